@@ -1,0 +1,1 @@
+"""Layout engine: text metrics, sizing, packing, placement, reflow and arrange."""
