@@ -156,3 +156,15 @@ def demo() -> None:
     for kind, n in sorted(kinds.items()):
         click.echo(f"  {kind:<10} {n}")
     _print_findings(result["findings"])
+
+
+@main.command("mcp")
+def mcp_command() -> None:
+    """Serve every operation as a tool over the tool protocol (MCP) on stdio."""
+    from layoutkit.adapters.mcp import run_stdio
+
+    run_stdio(Workspace.open())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,82 @@
+"""The tool-protocol (MCP) adapter: one tool per registered operation.
+
+Names, descriptions and input schemas come straight from the operation
+registry; every call goes through ``Workspace.call``. A refused operation is
+returned as a tool error whose structured content is the error body plus its
+HTTP-style status, so a model can read the code and correct itself.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.lowlevel.server import Server
+
+from layoutkit import ServiceError, Workspace
+from layoutkit.principal import Principal
+
+SERVER_NAME = "layoutkit"
+
+
+def _tools(ws: Workspace) -> list[types.Tool]:
+    return [
+        types.Tool(name=op["name"], description=op["description"], input_schema=op["params_schema"])
+        for op in ws.operations()
+    ]
+
+
+def _result(payload: dict[str, Any], *, error: bool) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=json.dumps(payload, ensure_ascii=False))],
+        structured_content=payload,
+        is_error=error,
+    )
+
+
+def call_tool(
+    ws: Workspace, name: str, arguments: dict[str, Any] | None, principal: Principal | None = None
+) -> types.CallToolResult:
+    """Run one tool call against ``ws``: a result, or a tool error carrying status and code."""
+    try:
+        return _result(ws.call(name, arguments or {}, principal), error=False)
+    except ServiceError as err:
+        return _result({"status": err.status, **err.body}, error=True)
+
+
+def build_server(ws: Workspace, principal: Principal | None = None) -> Server[Any]:
+    """An MCP server exposing every operation of ``ws`` as a tool."""
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=_tools(ws))
+
+    async def run_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        # Operations are synchronous engine + store work; keep the event loop free.
+        return await anyio.to_thread.run_sync(
+            call_tool, ws, params.name, dict(params.arguments or {}), principal
+        )
+
+    return Server(
+        SERVER_NAME,
+        version="0.1.0",
+        instructions="Compose boards and documents: send semantic content and placement "
+        "intent; layoutkit validates, sizes, places and stores it. Read the contract with "
+        "the docs tool.",
+        on_list_tools=list_tools,
+        on_call_tool=run_tool,
+    )
+
+
+def run_stdio(ws: Workspace, principal: Principal | None = None) -> None:
+    """Serve ``ws`` over standard input and output until the client hangs up."""
+    from mcp.server.stdio import stdio_server
+
+    server = build_server(ws, principal)
+
+    async def main() -> None:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    anyio.run(main)
