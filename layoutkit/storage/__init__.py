@@ -1,1 +1,79 @@
-"""layoutkit.storage"""
+"""Durable state of a workspace: the :class:`Store` protocol, its SQL backend and blobs.
+
+Open a store with :func:`open_store`, then work inside transactions::
+
+    store = open_store("sqlite:///boards.db")
+    with store.transaction() as tx:
+        ws = tx.ensure_workspace()
+        board = tx.create_board(ws.id, "roadmap", tags=["Q3"])
+        tx.lock_board(board.id)
+        tx.insert_cards(board.id, [NewCard("note", {"text": "hi"}, 0, 0, 200, 80, "ai", "agent:x")])
+
+Reads go through ``store.read()`` with the same ``tx`` methods.
+"""
+
+from layoutkit.storage._blobs import BlobStore, FileBlobStore, TableBlobStore, blob_key
+from layoutkit.storage._protocol import Store, Tx
+from layoutkit.storage._records import (
+    ApiTokenRecord,
+    AuditEventRecord,
+    BoardRecord,
+    CardBox,
+    CardRecord,
+    EdgeRecord,
+    NewCard,
+    NewEdge,
+    NewQuestion,
+    ProjectRecord,
+    QuestionRecord,
+    RequestKeyRecord,
+    ShareLinkRecord,
+    WorkspaceRecord,
+    fold_tag,
+    fold_tags,
+    input_hash,
+)
+from layoutkit.storage._sql import (
+    CARD_RETENTION,
+    REQUEST_KEY_RETENTION,
+    ConflictError,
+    NotFoundError,
+    SqlStore,
+    SqlTx,
+    StorageError,
+    open_store,
+)
+
+__all__ = [
+    "CARD_RETENTION",
+    "REQUEST_KEY_RETENTION",
+    "ApiTokenRecord",
+    "AuditEventRecord",
+    "BlobStore",
+    "BoardRecord",
+    "CardBox",
+    "CardRecord",
+    "ConflictError",
+    "EdgeRecord",
+    "FileBlobStore",
+    "NewCard",
+    "NewEdge",
+    "NewQuestion",
+    "NotFoundError",
+    "ProjectRecord",
+    "QuestionRecord",
+    "RequestKeyRecord",
+    "ShareLinkRecord",
+    "SqlStore",
+    "SqlTx",
+    "StorageError",
+    "Store",
+    "TableBlobStore",
+    "Tx",
+    "WorkspaceRecord",
+    "blob_key",
+    "fold_tag",
+    "fold_tags",
+    "input_hash",
+    "open_store",
+]

@@ -1,0 +1,251 @@
+"""Plain records the store returns and the inputs it takes for bulk writes.
+
+Records are frozen attrs classes; their JSON fields (``payload``, ``meta``,
+``options``...) are plain dicts and lists. Times are timezone-aware UTC.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import unicodedata
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any, Literal
+
+import attrs
+
+Layer = Literal["ai", "human"]
+QuestionState = Literal["staged", "answered", "released"]
+ShareMode = Literal["view", "annotate"]
+TokenKind = Literal["user", "agent", "service"]
+
+
+@attrs.frozen(slots=True)
+class WorkspaceRecord:
+    id: int
+    name: str
+    meta: dict[str, Any]
+    created_at: datetime
+
+
+@attrs.frozen(slots=True)
+class ProjectRecord:
+    id: int
+    workspace_id: int
+    slug: str
+    name: str | None
+    meta: dict[str, Any]
+    archived: bool
+    created_at: datetime
+    updated_at: datetime
+
+
+@attrs.frozen(slots=True)
+class BoardRecord:
+    id: int
+    workspace_id: int
+    slug: str
+    project_id: int | None
+    subgroup: str | None
+    tags: tuple[str, ...]
+    theme: str | None
+    archived: bool
+    meta: dict[str, Any]
+    lanes: list[Any]
+    parent_board_id: int | None
+    section: str | None
+    flow: str | None
+    created_by: str | None
+    created_at: datetime
+    updated_at: datetime
+
+
+@attrs.frozen(slots=True)
+class NewCard:
+    """A card to insert; the store assigns id, ordinal, version 1 and times."""
+
+    kind: str
+    payload: dict[str, Any]
+    x: float
+    y: float
+    w: float
+    h: float
+    layer: Layer
+    author: str
+    parent_id: int | None = None
+    children: list[int] | None = None
+    sized_by: str | None = None
+
+
+@attrs.frozen(slots=True)
+class CardRecord:
+    id: int
+    board_id: int
+    ordinal: int
+    kind: str
+    payload: dict[str, Any]
+    x: float
+    y: float
+    w: float
+    h: float
+    layer: Layer
+    version: int
+    parent_id: int | None
+    children: list[int] | None
+    author: str
+    sized_by: str | None
+    created_at: datetime
+    updated_at: datetime
+    deleted_at: datetime | None
+    deleted_by: str | None
+
+    @property
+    def deleted(self) -> bool:
+        return self.deleted_at is not None
+
+
+@attrs.frozen(slots=True)
+class CardBox:
+    """A card without its payload: what placement and overlap checks need."""
+
+    id: int
+    ordinal: int
+    kind: str
+    x: float
+    y: float
+    w: float
+    h: float
+    layer: Layer
+    version: int
+    parent_id: int | None
+    children: list[int] | None
+    author: str
+    sized_by: str | None
+
+
+@attrs.frozen(slots=True)
+class NewEdge:
+    from_card: int
+    to_card: int
+    rel: str | None = None
+    label: str | None = None
+    from_region: dict[str, Any] | None = None
+    to_region: dict[str, Any] | None = None
+    author: str | None = None
+
+
+@attrs.frozen(slots=True)
+class EdgeRecord:
+    id: int
+    board_id: int
+    from_card: int
+    to_card: int
+    rel: str | None
+    label: str | None
+    from_region: dict[str, Any] | None
+    to_region: dict[str, Any] | None
+    author: str | None
+    created_at: datetime
+
+
+@attrs.frozen(slots=True)
+class NewQuestion:
+    prompt: str
+    options: list[Any] = attrs.field(factory=list)
+    stakes: str | None = None
+    multi_select: bool = False
+    kind: Literal["choice", "text"] = "choice"
+    pivot: bool = False
+    card_id: int | None = None
+    author: str | None = None
+
+
+@attrs.frozen(slots=True)
+class QuestionRecord:
+    id: int
+    board_id: int
+    prompt: str
+    stakes: str | None
+    options: list[Any]
+    multi_select: bool
+    kind: str
+    pivot: bool
+    card_id: int | None
+    state: QuestionState
+    answers: Any
+    author: str | None
+    created_at: datetime
+    released_at: datetime | None
+    answered_at: datetime | None
+
+
+@attrs.frozen(slots=True)
+class ShareLinkRecord:
+    id: str
+    board_id: int
+    mode: ShareMode
+    card_id: int | None
+    created_by: str | None
+    created_at: datetime
+    revoked_at: datetime | None
+
+
+@attrs.frozen(slots=True)
+class ApiTokenRecord:
+    id: int
+    kind: TokenKind
+    name: str
+    created_at: datetime
+    revoked_at: datetime | None
+
+
+@attrs.frozen(slots=True)
+class RequestKeyRecord:
+    principal: str
+    key: str
+    operation: str
+    input_hash: str
+    receipt: dict[str, Any]
+    created_at: datetime
+
+
+@attrs.frozen(slots=True)
+class AuditEventRecord:
+    id: int
+    at: datetime
+    principal: str
+    action: str
+    board_id: int | None
+    detail: dict[str, Any]
+
+
+def fold_tag(tag: str) -> str:
+    """The folded form of a tag: diacritics dropped, case folded, spaces collapsed.
+
+    ``fold_tag("Café  Ideas") == fold_tag("cafe ideas") == "cafe ideas"``.
+    """
+    decomposed = unicodedata.normalize("NFKD", tag)
+    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return " ".join(bare.casefold().split())
+
+
+def fold_tags(tags: Iterable[str]) -> list[str]:
+    """Folded tags in first-seen order, without duplicates or empties."""
+    seen: dict[str, None] = {}
+    for tag in tags:
+        folded = fold_tag(tag)
+        if folded:
+            seen.setdefault(folded, None)
+    return list(seen)
+
+
+def input_hash(operation: str, params: Any) -> str:
+    """A stable hash of an operation's input, for requestKey comparisons.
+
+    Key order in objects does not matter; anything else does.
+    """
+    canonical = json.dumps(
+        [operation, params], sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
+    return hashlib.sha256(canonical.encode()).hexdigest()

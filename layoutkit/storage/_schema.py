@@ -1,0 +1,251 @@
+"""The SQL schema of a workspace store, declared once for SQLite and PostgreSQL.
+
+Every table is keyed by an integer id (share links by a short text id, blobs
+by their content key, request keys by principal and key). Boards belong to a
+workspace; everything on a board (cards, edges, questions, share links)
+hangs off ``boards.id`` with ``ON DELETE CASCADE`` so dropping a board never
+leaves strays behind.
+
+How later features fit, without touching these tables:
+
+- tasks: a ``tasks`` table keyed by workspace and project (status, type,
+  priority, assignee, parent_id self-reference, a JSON ``fields`` bag), and
+  ``task_refs`` (task_id, kind, ref, version, meta JSON) whose versions only
+  ever grow, the same way ``cards.version`` does.
+- annotations: ``annotations`` (board_id, card_id, card_version, region JSON,
+  prompt, intent, severity, category, state, author, verified principal)
+  referencing ``cards`` — soft-deleted cards keep their id, so an annotation
+  never dangles during the retention window; the purge cascades.
+- review rules: ``review_rules`` (rule_id, version, layer, body) with one
+  row per version, written together with an ``audit_events`` row
+  (action ``review.rules.update``).
+- review runs: ``review_runs`` (run id, board scope, state, sight attempts,
+  plan JSON) and ``review_receipts`` (run_id, card_id, state).
+
+A later migration adds those tables; see ``_migrations``.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.dialects.postgresql import BYTEA, JSONB
+
+metadata = MetaData()
+
+# JSONB on PostgreSQL (indexable, compact); JSON text on SQLite. none_as_null
+# keeps Python None as SQL NULL rather than the JSON literal ``null``.
+Json = JSON(none_as_null=True).with_variant(JSONB(none_as_null=True), "postgresql")
+Bytes = LargeBinary().with_variant(BYTEA(), "postgresql")
+# BigInteger ids autoincrement on PostgreSQL; on SQLite only INTEGER PRIMARY
+# KEY is the rowid, so the variant keeps SQLite on plain INTEGER.
+Id = BigInteger().with_variant(Integer(), "sqlite")
+When = DateTime(timezone=True)
+
+
+def _id() -> Column:
+    return Column("id", Id, primary_key=True, autoincrement=True)
+
+
+schema_version = Table(
+    "schema_version",
+    metadata,
+    Column("version", Integer, primary_key=True),
+    Column("applied_at", When, nullable=False),
+)
+
+workspaces = Table(
+    "workspaces",
+    metadata,
+    _id(),
+    Column("name", String(200), nullable=False, unique=True),
+    Column("meta", Json, nullable=False, default=dict),
+    Column("created_at", When, nullable=False),
+)
+
+projects = Table(
+    "projects",
+    metadata,
+    _id(),
+    Column("workspace_id", Id, ForeignKey("workspaces.id", ondelete="CASCADE"), nullable=False),
+    Column("slug", String(200), nullable=False),
+    Column("name", String(500), nullable=True),
+    Column("meta", Json, nullable=False, default=dict),
+    Column("archived", Boolean, nullable=False, default=False),
+    Column("created_at", When, nullable=False),
+    Column("updated_at", When, nullable=False),
+    UniqueConstraint("workspace_id", "slug", name="uq_projects_slug"),
+)
+
+boards = Table(
+    "boards",
+    metadata,
+    _id(),
+    Column("workspace_id", Id, ForeignKey("workspaces.id", ondelete="CASCADE"), nullable=False),
+    Column("slug", String(200), nullable=False),
+    Column("project_id", Id, ForeignKey("projects.id", ondelete="SET NULL"), nullable=True),
+    Column("subgroup", String(40), nullable=True),
+    Column("theme", String(40), nullable=True),
+    Column("archived", Boolean, nullable=False, default=False),
+    Column("meta", Json, nullable=False, default=dict),
+    Column("lanes", Json, nullable=False, default=list),
+    Column("parent_board_id", Id, ForeignKey("boards.id", ondelete="SET NULL"), nullable=True),
+    Column("section", String(500), nullable=True),
+    Column("flow", String(20), nullable=True),
+    Column("created_by", String(300), nullable=True),
+    # Next card ordinal: bumped by every card insert, which also makes the
+    # insert take the board row's write lock on PostgreSQL.
+    Column("card_seq", BigInteger, nullable=False, default=0),
+    Column("created_at", When, nullable=False),
+    Column("updated_at", When, nullable=False),
+    UniqueConstraint("workspace_id", "slug", name="uq_boards_slug"),
+)
+
+board_tags = Table(
+    "board_tags",
+    metadata,
+    Column("board_id", Id, ForeignKey("boards.id", ondelete="CASCADE"), primary_key=True),
+    Column("tag", String(200), primary_key=True),
+    Column("position", Integer, nullable=False),
+    Index("ix_board_tags_tag", "tag"),
+)
+
+cards = Table(
+    "cards",
+    metadata,
+    _id(),
+    Column("board_id", Id, ForeignKey("boards.id", ondelete="CASCADE"), nullable=False),
+    Column("ordinal", BigInteger, nullable=False),
+    Column("kind", String(60), nullable=False),
+    Column("payload", Json, nullable=False),
+    Column("x", Float, nullable=False),
+    Column("y", Float, nullable=False),
+    Column("w", Float, nullable=False),
+    Column("h", Float, nullable=False),
+    Column("layer", String(8), nullable=False),
+    Column("version", Integer, nullable=False, default=1),
+    Column("parent_id", Id, ForeignKey("cards.id", ondelete="SET NULL"), nullable=True),
+    Column("children", Json, nullable=True),
+    Column("author", String(300), nullable=False),
+    Column("sized_by", String(20), nullable=True),
+    Column("created_at", When, nullable=False),
+    Column("updated_at", When, nullable=False),
+    Column("deleted_at", When, nullable=True),
+    Column("deleted_by", String(300), nullable=True),
+    Index("ix_cards_board_ordinal", "board_id", "ordinal"),
+    Index("ix_cards_parent", "parent_id"),
+    Index("ix_cards_deleted_at", "deleted_at"),
+)
+
+edges = Table(
+    "edges",
+    metadata,
+    _id(),
+    Column("board_id", Id, ForeignKey("boards.id", ondelete="CASCADE"), nullable=False),
+    Column("from_card", Id, ForeignKey("cards.id", ondelete="CASCADE"), nullable=False),
+    Column("to_card", Id, ForeignKey("cards.id", ondelete="CASCADE"), nullable=False),
+    Column("rel", String(60), nullable=True),
+    Column("label", Text, nullable=True),
+    Column("from_region", Json, nullable=True),
+    Column("to_region", Json, nullable=True),
+    Column("author", String(300), nullable=True),
+    Column("created_at", When, nullable=False),
+    Index("ix_edges_board", "board_id"),
+    Index("ix_edges_from", "from_card"),
+    Index("ix_edges_to", "to_card"),
+)
+
+questions = Table(
+    "questions",
+    metadata,
+    _id(),
+    Column("board_id", Id, ForeignKey("boards.id", ondelete="CASCADE"), nullable=False),
+    Column("prompt", Text, nullable=False),
+    Column("stakes", Text, nullable=True),
+    Column("options", Json, nullable=False, default=list),
+    Column("multi_select", Boolean, nullable=False, default=False),
+    Column("kind", String(10), nullable=False, default="choice"),
+    Column("pivot", Boolean, nullable=False, default=False),
+    Column("card_id", Id, ForeignKey("cards.id", ondelete="SET NULL"), nullable=True),
+    Column("state", String(10), nullable=False, default="staged"),
+    Column("answers", Json, nullable=True),
+    Column("author", String(300), nullable=True),
+    Column("created_at", When, nullable=False),
+    Column("released_at", When, nullable=True),
+    Column("answered_at", When, nullable=True),
+    Index("ix_questions_board_state", "board_id", "state"),
+)
+
+share_links = Table(
+    "share_links",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("board_id", Id, ForeignKey("boards.id", ondelete="CASCADE"), nullable=False),
+    Column("mode", String(10), nullable=False),
+    Column("card_id", Id, ForeignKey("cards.id", ondelete="SET NULL"), nullable=True),
+    Column("token_hash", String(64), nullable=False, unique=True),
+    Column("created_by", String(300), nullable=True),
+    Column("created_at", When, nullable=False),
+    Column("revoked_at", When, nullable=True),
+    Index("ix_share_links_board", "board_id"),
+)
+
+api_tokens = Table(
+    "api_tokens",
+    metadata,
+    _id(),
+    Column("kind", String(10), nullable=False),
+    Column("name", String(200), nullable=False),
+    Column("token_hash", String(64), nullable=False, unique=True),
+    Column("created_at", When, nullable=False),
+    Column("revoked_at", When, nullable=True),
+)
+
+request_keys = Table(
+    "request_keys",
+    metadata,
+    Column("principal", String(300), primary_key=True),
+    Column("key", String(200), primary_key=True),
+    Column("operation", String(100), nullable=False),
+    Column("input_hash", String(64), nullable=False),
+    Column("receipt", Json, nullable=False),
+    Column("created_at", When, nullable=False),
+    Index("ix_request_keys_created", "created_at"),
+)
+
+audit_events = Table(
+    "audit_events",
+    metadata,
+    _id(),
+    Column("at", When, nullable=False),
+    Column("principal", String(300), nullable=False),
+    Column("action", String(100), nullable=False),
+    Column("board_id", Id, ForeignKey("boards.id", ondelete="SET NULL"), nullable=True),
+    Column("detail", Json, nullable=False, default=dict),
+    Index("ix_audit_board_at", "board_id", "at"),
+    Index("ix_audit_action", "action"),
+)
+
+blobs = Table(
+    "blobs",
+    metadata,
+    Column("key", String(80), primary_key=True),
+    Column("size", BigInteger, nullable=False),
+    Column("data", Bytes, nullable=False),
+    Column("created_at", When, nullable=False),
+)
