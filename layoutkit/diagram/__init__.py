@@ -1,1 +1,5 @@
-"""layoutkit.diagram"""
+"""Diagram engine: Mermaid text import, layered layout, orthogonal routing, geometry output."""
+
+from layoutkit.diagram.mermaid import import_text
+
+__all__ = ["import_text"]

@@ -1,0 +1,559 @@
+"""Reader for Mermaid ``flowchart`` / ``graph`` text."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from layoutkit.diagram._mermaid_common import (
+    broken,
+    clean_label,
+    finding,
+    note,
+    strip_comment,
+    tone_for_style,
+)
+
+# Mermaid shape names (bracket forms and ``@{ shape: }`` names) -> payload shape.
+SHAPES = {
+    "square": "rect",
+    "rect": "rect",
+    "proc": "rect",
+    "process": "rect",
+    "rectangle": "rect",
+    "round": "round",
+    "rounded": "round",
+    "event": "round",
+    "stadium": "stadium",
+    "pill": "stadium",
+    "terminal": "stadium",
+    "subroutine": "subroutine",
+    "subproc": "subroutine",
+    "fr-rect": "subroutine",
+    "subprocess": "subroutine",
+    "framed-rectangle": "subroutine",
+    "cylinder": "cylinder",
+    "cyl": "cylinder",
+    "db": "cylinder",
+    "database": "cylinder",
+    "das": "cylinder",
+    "h-cyl": "cylinder",
+    "lin-cyl": "cylinder",
+    "disk": "cylinder",
+    "datastore": "cylinder",
+    "bow-rect": "cylinder",
+    "stored-data": "cylinder",
+    "circle": "circle",
+    "circ": "circle",
+    "sm-circ": "start",
+    "small-circle": "start",
+    "f-circ": "start",
+    "filled-circle": "start",
+    "junction": "start",
+    "doublecircle": "double-circle",
+    "dbl-circ": "double-circle",
+    "double-circle": "double-circle",
+    "fr-circ": "end",
+    "framed-circle": "end",
+    "stop": "end",
+    "cross-circ": "circle",
+    "diamond": "diamond",
+    "decision": "diamond",
+    "diam": "diamond",
+    "question": "diamond",
+    "hexagon": "hexagon",
+    "hex": "hexagon",
+    "prepare": "hexagon",
+    "lean_right": "parallelogram",
+    "lean-r": "parallelogram",
+    "in-out": "parallelogram",
+    "lean_left": "parallelogram-alt",
+    "lean-l": "parallelogram-alt",
+    "out-in": "parallelogram-alt",
+    "trapezoid": "trapezoid",
+    "trap-b": "trapezoid",
+    "priority": "trapezoid",
+    "inv_trapezoid": "trapezoid-alt",
+    "trap-t": "trapezoid-alt",
+    "manual": "trapezoid-alt",
+    "curv-trap": "trapezoid-alt",
+    "display": "trapezoid-alt",
+    "odd": "asymmetric",
+    "flag": "asymmetric",
+    "paper-tape": "asymmetric",
+    "doc": "document",
+    "document": "document",
+    "lin-doc": "document",
+    "docs": "document",
+    "documents": "document",
+    "st-doc": "document",
+    "tag-doc": "document",
+    "manual-file": "trapezoid-alt",
+    "flip-tri": "trapezoid-alt",
+    "tri": "trapezoid",
+    "extract": "trapezoid",
+    "manual-input": "parallelogram",
+    "sl-rect": "parallelogram",
+    "fork": "fork",
+    "join": "fork",
+    "hourglass": "fork",
+    "collate": "fork",
+    "cloud": "cloud",
+    "bolt": "asymmetric",
+    "com-link": "asymmetric",
+}
+
+# bracket opener -> (closer, mermaid shape); longest first so ``(((`` wins over ``((``.
+_OPENERS = (
+    ("(((", ")))", "doublecircle"),
+    ("((", "))", "circle"),
+    ("([", "])", "stadium"),
+    ("[[", "]]", "subroutine"),
+    ("[(", ")]", "cylinder"),
+    ("{{", "}}", "hexagon"),
+    ("[/", None, "lean"),
+    ("[\\", None, "lean"),
+    (">", "]", "odd"),
+    ("(", ")", "round"),
+    ("[", "]", "square"),
+    ("{", "}", "diamond"),
+)
+
+_ID = re.compile(r"[\w$]+(?:[-.](?=[\w$])[\w$]+)*", re.UNICODE)
+_EDGE_ID = re.compile(r"([\w$]+)@(?=[-=.~<ox])")
+_LINK = re.compile(r"([<ox])?(-{2,}|={2,}|-\.+-|~{3,})(>|[ox](?![\w$]))?")
+_TEXT_OPEN = re.compile(r"([<ox])?(--|==|-\.)(?=\s)")
+_TEXT_CLOSE = re.compile(r"(-{2,}|={2,}|\.-+)(>|[ox](?![\w$]))?")
+_CLASS_SUFFIX = re.compile(r":::([\w-]+)")
+_DIRECTIONS = {
+    "TB": "TD",
+    "TD": "TD",
+    "BT": "TD",
+    "LR": "LR",
+    "RL": "LR",
+    "<": "LR",
+    ">": "LR",
+    "^": "TD",
+    "v": "TD",
+}
+_KEYWORDS = (
+    "classDef",
+    "class",
+    "style",
+    "linkStyle",
+    "click",
+    "accTitle",
+    "accDescr",
+    "direction",
+)
+
+
+def statements(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """Split the body into statements on newlines and ``;``, keeping quoted runs whole."""
+    out: list[tuple[int, str]] = []
+    buf: list[str] = []
+    start_line = 0
+    quoted = False
+    for number, raw in lines:
+        text = raw if quoted else strip_comment(raw)
+        if not buf:
+            start_line = number
+        for ch in text:
+            if ch == '"':
+                quoted = not quoted
+            if ch == ";" and not quoted:
+                out.append((start_line, "".join(buf)))
+                buf = []
+                start_line = number
+                continue
+            buf.append(ch)
+        if quoted:
+            buf.append("\n")
+            continue
+        out.append((start_line, "".join(buf)))
+        buf = []
+    if buf:
+        out.append((start_line, "".join(buf)))
+    return [(n, s.strip()) for n, s in out if s.strip()]
+
+
+class _Reader:
+    def __init__(self) -> None:
+        self.vertices: dict[str, dict[str, Any]] = {}
+        self.edges: list[dict[str, Any]] = []
+        self.edge_ids: dict[str, dict[str, Any]] = {}
+        self.subgraphs: list[dict[str, Any]] = []
+        self.stack: list[dict[str, Any]] = []
+        self.claimed: set[str] = set()
+        self.class_defs: dict[str, list[str]] = {}
+        self.classes: dict[str, list[str]] = {}
+        self.styles: dict[str, list[str]] = {}
+        self.notes: list[dict[str, Any]] = []
+        self.errors: list[dict[str, Any]] = []
+        self.subgraph_count = 0
+
+    # -- vertices --------------------------------------------------------
+    def mention(self, vid: str) -> dict[str, Any]:
+        vertex = self.vertices.get(vid)
+        if vertex is None:
+            vertex = {"id": vid, "label": vid, "shape": None}
+            self.vertices[vid] = vertex
+        if self.stack:
+            self.stack[-1]["mentioned"].append(vid)
+        return vertex
+
+    def read_node(self, s: str, i: int, line: int) -> int:
+        m = _ID.match(s, i)
+        if not m:
+            raise ValueError(f"expected a node id at {s[i : i + 20]!r}")
+        vid = m.group(0)
+        i = m.end()
+        vertex = self.mention(vid)
+        if s.startswith("@{", i):
+            end = _close_brace(s, i + 1)
+            self.apply_meta(vertex, s[i + 2 : end])
+            i = end + 1
+        else:
+            for opener, closer, shape in _OPENERS:
+                if s.startswith(opener, i) and not (opener == ">" and vid == ""):
+                    i = self.read_shape(s, i + len(opener), opener, closer, shape, vertex)
+                    break
+        cm = _CLASS_SUFFIX.match(s, i)
+        if cm:
+            self.classes.setdefault(vid, []).append(cm.group(1))
+            i = cm.end()
+        return i
+
+    def read_shape(
+        self, s: str, i: int, opener: str, closer: str | None, shape: str, vertex: dict[str, Any]
+    ) -> int:
+        j = i
+        while j < len(s) and s[j] == " ":
+            j += 1
+        if j < len(s) and s[j] == '"':
+            q = s.find('"', j + 1)
+            if q < 0:
+                raise ValueError("unterminated quoted label")
+            text, k = s[j : q + 1], q + 1
+        else:
+            text, k = None, i
+        if closer is None:
+            # [/ ... /] and [\ ... \] lean, mixed ones are trapezoids.
+            ends = [(s.find(c, k), c) for c in ("/]", "\\]")]
+            ends = [(p, c) for p, c in ends if p >= 0]
+            if not ends:
+                raise ValueError("unterminated shape")
+            p, c = min(ends)
+            if opener == "[/":
+                shape = "lean_right" if c == "/]" else "trapezoid"
+            else:
+                shape = "lean_left" if c == "\\]" else "inv_trapezoid"
+            end, width = p, 2
+        else:
+            end = s.find(closer, k)
+            if end < 0:
+                raise ValueError(f"missing {closer!r} after node text")
+            width = len(closer)
+        vertex["label"] = clean_label(text if text is not None else s[i:end])
+        vertex["shape"] = shape
+        return end + width
+
+    def apply_meta(self, vertex: dict[str, Any], body: str) -> None:
+        for key, value in _meta_pairs(body):
+            if key == "shape":
+                vertex["shape"] = value
+            elif key == "label":
+                vertex["label"] = clean_label(value)
+            elif key == "icon":
+                vertex["icon"] = value
+            elif key == "img":
+                vertex["image"] = value
+
+    # -- edges -----------------------------------------------------------
+    def read_link(self, s: str, i: int) -> tuple[int, dict[str, Any]] | None:
+        edge_id = None
+        m = _EDGE_ID.match(s, i)
+        if m:
+            edge_id = m.group(1)
+            i = m.end()
+        label = ""
+        tm = _TEXT_OPEN.match(s, i)
+        lm = _LINK.match(s, i)
+        if tm and not (lm and lm.end() > tm.end() and (lm.group(3) or len(lm.group(2)) > 2)):
+            close = _TEXT_CLOSE.search(s, tm.end())
+            if not close:
+                return None
+            label = s[tm.end() : close.start()]
+            left, body, right = tm.group(1), tm.group(2) + close.group(1), close.group(2)
+            i = close.end()
+        elif lm:
+            left, body, right = lm.group(1), lm.group(2), lm.group(3)
+            i = lm.end()
+        else:
+            return None
+        j = i
+        while j < len(s) and s[j] == " ":
+            j += 1
+        if j < len(s) and s[j] == "|":
+            k = s.find("|", j + 1)
+            if k < 0:
+                raise ValueError("unterminated |label|")
+            label = s[j + 1 : k]
+            i = k + 1
+        stroke = {"=": "thick", "~": "invisible"}.get(body[0], "normal")
+        if "." in body:
+            stroke = "dotted"
+        edge = {"label": clean_label(label), "stroke": stroke, "head": right, "tail": left}
+        if edge_id:
+            edge["id"] = edge_id
+        return i, edge
+
+    def read_chain(self, s: str, line: int) -> None:
+        i = 0
+        groups: list[list[str]] = []
+        links: list[dict[str, Any]] = []
+        while True:
+            ids: list[str] = []
+            while True:
+                i = _skip(s, i)
+                start = i
+                i = self.read_node(s, i, line)
+                ids.append(_ID.match(s, start).group(0))  # type: ignore[union-attr]
+                i = _skip(s, i)
+                if i < len(s) and s[i] == "&":
+                    i += 1
+                    continue
+                break
+            groups.append(ids)
+            if i >= len(s):
+                break
+            got = self.read_link(s, i)
+            if got is None:
+                raise ValueError(f"cannot read {s[i : i + 24]!r}")
+            i, link = got
+            links.append(link)
+        for k, link in enumerate(links):
+            for a in groups[k]:
+                for b in groups[k + 1]:
+                    edge = {"from": a, "to": b, **link}
+                    self.edges.append(edge)
+                    if "id" in link:
+                        self.edge_ids[link["id"]] = edge
+
+    # -- statements ------------------------------------------------------
+    def statement(self, line: int, s: str) -> None:
+        word = s.split(None, 1)[0]
+        rest = s[len(word) :].strip()
+        if word == "subgraph":
+            self.open_subgraph(rest, line)
+        elif word == "end" and not rest:
+            self.close_subgraph(line)
+        elif word == "direction":
+            if self.stack:
+                self.stack[-1]["dir"] = rest.strip()
+        elif word == "classDef":
+            names, _, props = rest.partition(" ")
+            for name in names.split(","):
+                self.class_defs[name.strip()] = _props(props)
+        elif word == "class":
+            ids, _, name = rest.rpartition(" ")
+            for vid in ids.split(","):
+                self.classes.setdefault(vid.strip(), []).append(name.strip())
+        elif word == "style":
+            vid, _, props = rest.partition(" ")
+            self.styles[vid] = _props(props)
+        elif word in ("linkStyle", "click", "accTitle", "accDescr") or word.startswith(
+            ("accTitle:", "accDescr:", "accDescr{")
+        ):
+            if word in ("linkStyle", "click"):
+                self.notes.append(
+                    note(f"ignored_{word}", f"{word} has no payload equivalent", line)
+                )
+        elif re.match(r"[\w$]+@\{", s) and s.split("@", 1)[0] in self.edge_ids:
+            self.notes.append(
+                note("ignored_edge_meta", "edge animation/curve options ignored", line)
+            )
+        else:
+            self.read_chain(s, line)
+
+    def open_subgraph(self, rest: str, line: int) -> None:
+        rest = rest.strip()
+        m = re.match(r"([\w$-]+)\s*\[(.*)\]\s*$", rest)
+        if m:
+            sid, title = m.group(1), clean_label(m.group(2))
+        elif rest.startswith('"') or rest.startswith("`"):
+            sid = title = clean_label(rest)
+        elif " " in rest or not rest:
+            sid = f"subGraph{self.subgraph_count}"
+            title = clean_label(rest)
+        else:
+            sid = title = rest
+        self.subgraph_count += 1
+        if self.stack:
+            self.stack[-1]["mentioned"].append(sid)
+        self.stack.append({"id": sid, "title": title, "mentioned": [], "dir": None, "line": line})
+
+    def close_subgraph(self, line: int) -> None:
+        if not self.stack:
+            raise ValueError("'end' without an open subgraph")
+        sg = self.stack.pop()
+        members: list[str] = []
+        for vid in sg["mentioned"]:
+            if vid not in self.claimed and vid not in members and vid != sg["id"]:
+                members.append(vid)
+        self.claimed.update(members)
+        self.subgraphs.append(
+            {"id": sg["id"], "title": sg["title"], "members": members, "dir": sg["dir"]}
+        )
+
+
+def _skip(s: str, i: int) -> int:
+    while i < len(s) and s[i] in " \t\n":
+        i += 1
+    return i
+
+
+def _close_brace(s: str, i: int) -> int:
+    quoted = False
+    for j in range(i, len(s)):
+        if s[j] == '"':
+            quoted = not quoted
+        elif s[j] == "}" and not quoted:
+            return j
+    raise ValueError("unterminated @{ ... }")
+
+
+def _meta_pairs(body: str) -> list[tuple[str, str]]:
+    parts: list[str] = []
+    buf = ""
+    quoted = False
+    for ch in body:
+        if ch == '"':
+            quoted = not quoted
+        if ch == "," and not quoted:
+            parts.append(buf)
+            buf = ""
+        else:
+            buf += ch
+    parts.append(buf)
+    out = []
+    for part in parts:
+        key, sep, value = part.partition(":")
+        if sep:
+            out.append((key.strip().strip('"'), value.strip().strip('"')))
+    return out
+
+
+def _props(text: str) -> list[str]:
+    return [p.strip() for p in text.strip().rstrip(";").split(",") if p.strip()]
+
+
+def _edge_style(edge: dict[str, Any]) -> str:
+    if edge["stroke"] == "invisible":
+        return "invisible"
+    if edge["stroke"] == "dotted":
+        return "dotted"
+    if edge["stroke"] == "thick":
+        return "thick"
+    head = edge["head"]
+    if edge["tail"] and head == ">":
+        return "both"
+    return {">": "solid", "o": "circle", "x": "cross"}.get(head or "", "plain")
+
+
+def read_flowchart(
+    header: str, lines: list[tuple[int, str]], meta: dict[str, str]
+) -> dict[str, Any]:
+    """Convert flowchart text (header already split off) into a diagram payload."""
+    parts = header.split()
+    direction = parts[1] if len(parts) > 1 else "TD"
+    reader = _Reader()
+    notes = reader.notes
+    if direction not in _DIRECTIONS:
+        raise broken(
+            "unknown flowchart direction",
+            [finding(lines[0][0] - 1 if lines else 1, f"direction {direction!r}")],
+        )
+    if direction in ("BT", "RL", "^", "<"):
+        notes.append(
+            note("direction_reversed", f"direction {direction} drawn as {_DIRECTIONS[direction]}")
+        )
+    for line, s in statements(lines):
+        try:
+            reader.statement(line, s)
+        except ValueError as exc:
+            reader.errors.append(finding(line, str(exc)))
+    if reader.stack:
+        reader.errors.append(
+            finding(reader.stack[-1]["line"], "subgraph is never closed with 'end'")
+        )
+    if reader.errors:
+        raise broken("the flowchart text cannot be read", reader.errors)
+    return _to_payload(reader, _DIRECTIONS[direction], meta)
+
+
+def _to_payload(reader: _Reader, direction: str, meta: dict[str, str]) -> dict[str, Any]:
+    group_ids = {sg["id"] for sg in reader.subgraphs}
+    nodes: dict[str, dict[str, Any]] = {}
+    for vid, v in reader.vertices.items():
+        if vid in group_ids:
+            continue
+        node: dict[str, Any] = {"id": vid, "title": v["label"]}
+        if v.get("shape"):
+            shape = SHAPES.get(v["shape"])
+            if shape is None:
+                reader.notes.append(
+                    note("shape_fallback", f"shape {v['shape']!r} of {vid!r} drawn as rect")
+                )
+            elif shape != "rect":
+                node["shape"] = shape
+        for key in ("icon", "image"):
+            if v.get(key):
+                node[key] = v[key]
+        props = list(reader.styles.get(vid, []))
+        for cls in reader.classes.get(vid, []):
+            props = reader.class_defs.get(cls, []) + props
+        if props:
+            tone = tone_for_style(props)
+            if tone:
+                node["tone"] = tone
+            else:
+                reader.notes.append(note("style_ignored", f"style of {vid!r} has no matching tone"))
+        nodes[vid] = node
+    sub_by_id = {sg["id"]: sg for sg in reader.subgraphs}
+    nested = {m for sg in reader.subgraphs for m in sg["members"] if m in group_ids}
+    placed: set[str] = set()
+
+    def build(sg: dict[str, Any]) -> dict[str, Any]:
+        group: dict[str, Any] = {"id": sg["id"], "title": sg["title"], "nodes": [], "groups": []}
+        if sg.get("dir"):
+            group["dir"] = sg["dir"]
+        for m in sg["members"]:
+            if m in sub_by_id:
+                group["groups"].append(build(sub_by_id[m]))
+            elif m in nodes:
+                group["nodes"].append(nodes[m])
+                placed.add(m)
+        return group
+
+    # Subgraphs are closed inner-first; keep the source order of the outer ones.
+    tops = [build(sg) for sg in reader.subgraphs if sg["id"] not in nested]
+    payload: dict[str, Any] = {}
+    if meta.get("title"):
+        payload["title"] = meta["title"]
+    payload["dir"] = direction
+    payload["nodes"] = [n for vid, n in nodes.items() if vid not in placed]
+    payload["groups"] = tops
+    edges = []
+    for e in reader.edges:
+        edge: dict[str, Any] = {"from": e["from"], "to": e["to"]}
+        style = _edge_style(e)
+        if style != "solid":
+            edge["style"] = style
+        if e["label"]:
+            edge["label"] = e["label"]
+        edges.append(edge)
+    payload["edges"] = edges
+    if reader.notes:
+        payload["diagnostics"] = reader.notes
+    return payload

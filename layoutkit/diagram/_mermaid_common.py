@@ -1,0 +1,123 @@
+"""Pieces shared by the Mermaid dialect readers: errors, labels, front matter."""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+from layoutkit.errors import ServiceError
+
+SUPPORTED_TYPES = ("flowchart", "graph", "sequenceDiagram", "stateDiagram", "stateDiagram-v2")
+
+_BR = re.compile(r"<br\s*/?>", re.IGNORECASE)
+_ENTITY = re.compile(r"(?<!&)#(\w+);")
+
+
+def clean_label(text: str) -> str:
+    """Turn a Mermaid label into payload text: line breaks as newlines, entities decoded.
+
+    Mermaid writes entities as ``#quot;`` / ``#9829;``; HTML ones (``&lt;``) pass too.
+    Markdown strings keep their inline markup but lose the backtick fence.
+    """
+    text = text.strip()
+    if len(text) >= 2 and text[0] == '"' and text[-1] == '"':
+        text = text[1:-1]
+    if len(text) >= 2 and text[0] == "`" and text[-1] == "`":
+        text = text[1:-1]
+    text = _ENTITY.sub(lambda m: _entity(m.group(1)), text)
+    text = html.unescape(text)
+    text = _BR.sub("\n", text)
+    return "\n".join(line.strip() for line in text.split("\n")).strip()
+
+
+def _entity(name: str) -> str:
+    if name.isdigit():
+        return chr(int(name))
+    decoded = html.unescape(f"&{name};")
+    return decoded if decoded != f"&{name};" else f"#{name};"
+
+
+def broken(message: str, findings: list[dict[str, Any]]) -> ServiceError:
+    return ServiceError(400, "diagram_text_invalid", message, findings=findings)
+
+
+def finding(line: int, message: str) -> dict[str, Any]:
+    return {"path": "diagram_text", "line": line, "severity": "error", "message": message}
+
+
+def note(code: str, message: str, line: int | None = None) -> dict[str, Any]:
+    entry: dict[str, Any] = {"level": "info", "phase": "import", "code": code, "message": message}
+    if line is not None:
+        entry["line"] = line
+    return entry
+
+
+def strip_comment(line: str) -> str:
+    """Drop a ``%%`` comment that is not inside a quoted string."""
+    if "%%" not in line:
+        return line
+    quoted = False
+    for i, ch in enumerate(line):
+        if ch == '"':
+            quoted = not quoted
+        elif not quoted and line.startswith("%%", i):
+            return line[:i]
+    return line
+
+
+def split_front_matter(text: str) -> tuple[dict[str, str], list[tuple[int, str]]]:
+    """Separate a ``---`` front matter block; return its flat keys and numbered body lines."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    meta: dict[str, str] = {}
+    start = 0
+    first = next((i for i, raw in enumerate(lines) if raw.strip()), None)
+    if first is not None and lines[first].strip() == "---":
+        for j in range(first + 1, len(lines)):
+            if lines[j].strip() == "---":
+                for raw in lines[first + 1 : j]:
+                    if raw[:1] not in (" ", "\t") and ":" in raw:
+                        key, _, value = raw.partition(":")
+                        meta[key.strip()] = value.strip().strip('"').strip("'")
+                start = j + 1
+                break
+    numbered = [(i + 1, raw) for i, raw in enumerate(lines) if i >= start]
+    return meta, numbered
+
+
+_HEX = re.compile(r"#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})\b")
+
+
+def tone_for_style(props: list[str]) -> str | None:
+    """Pick the diagram tone closest to a CSS fill (or stroke) colour, if there is one."""
+    colour = None
+    for key in ("fill", "stroke"):
+        for prop in props:
+            name, _, value = prop.partition(":")
+            if name.strip() == key:
+                m = _HEX.search(value)
+                if m:
+                    colour = m.group(1)
+                    break
+                if value.strip() in ("white", "black", "gray", "grey"):
+                    return "gray" if value.strip() != "white" else None
+        if colour:
+            break
+    if not colour:
+        return None
+    if len(colour) == 3:
+        colour = "".join(c * 2 for c in colour)
+    r, g, b = (int(colour[i : i + 2], 16) / 255 for i in (0, 2, 4))
+    hi, lo = max(r, g, b), min(r, g, b)
+    if hi - lo < 0.12:
+        return "gray"
+    if hi == r:
+        hue = (60 * ((g - b) / (hi - lo))) % 360
+    elif hi == g:
+        hue = 60 * ((b - r) / (hi - lo)) + 120
+    else:
+        hue = 60 * ((r - g) / (hi - lo)) + 240
+    for limit, tone in ((15, "red"), (65, "amber"), (165, "green"), (200, "teal"), (255, "blue")):
+        if hue < limit:
+            return tone
+    return "violet" if hue < 335 else "red"

@@ -1,0 +1,68 @@
+"""Mermaid text import: flowchart/graph, sequenceDiagram and stateDiagram into a diagram payload."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from layoutkit.diagram._flowchart import read_flowchart
+from layoutkit.diagram._mermaid_common import (
+    SUPPORTED_TYPES,
+    broken,
+    finding,
+    split_front_matter,
+    strip_comment,
+)
+from layoutkit.diagram._sequence import read_sequence
+from layoutkit.diagram._state import read_state
+from layoutkit.errors import ServiceError
+
+
+def import_text(text: str) -> dict[str, Any]:
+    """Convert Mermaid text into the semantic diagram payload.
+
+    Returns a dict with ``dir``, ``nodes``, ``groups``, ``lanes`` (sequence only),
+    ``edges``, ``title`` when the source has one, and ``diagnostics`` notes for
+    things the payload cannot express (ignored styles, reversed directions).
+    Node ids are the source ids; group ids are subgraph / composite ids.
+
+    Raises ``ServiceError(400, "diagram_text_unsupported")`` for any other
+    diagram type (``supported`` lists the accepted ones) and
+    ``ServiceError(400, "diagram_text_invalid")`` with line-numbered
+    ``findings`` for text that cannot be read.
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise broken("diagram_text is empty", [finding(1, "no diagram type line")])
+    meta, lines = split_front_matter(text)
+    header_at = None
+    for k, (number, raw) in enumerate(lines):
+        s = strip_comment(raw).strip()
+        if s and not (s.startswith("%%{") or s.startswith("%%")):
+            header_at = k
+            break
+    if header_at is None:
+        raise broken("diagram_text has no diagram type line", [finding(1, "no diagram type line")])
+    number, raw = lines[header_at]
+    header = strip_comment(raw).strip().rstrip(";")
+    body = lines[header_at + 1 :]
+    word = header.split()[0]
+    if word in ("flowchart", "graph", "flowchart-elk"):
+        return read_flowchart(header, body, meta)
+    if word == "sequenceDiagram":
+        return read_sequence(body, meta)
+    if word in ("stateDiagram", "stateDiagram-v2"):
+        return read_state(body, meta)
+    raise ServiceError(
+        400,
+        "diagram_text_unsupported",
+        f"diagram type {word!r} is not supported; use one of: {', '.join(SUPPORTED_TYPES)}",
+        supported=list(SUPPORTED_TYPES),
+        findings=[
+            {
+                "path": "diagram_text",
+                "line": number,
+                "severity": "error",
+                "message": f"unsupported diagram type {word!r}",
+                "allowed": list(SUPPORTED_TYPES),
+            }
+        ],
+    )

@@ -1,0 +1,139 @@
+"""Every Mermaid corpus example converts to the facts Mermaid's own parser extracts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from layoutkit.diagram import import_text
+from layoutkit.diagram._mermaid_common import clean_label
+from layoutkit.diagram._sequence import block_prefix
+from layoutkit.errors import ServiceError
+
+CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "mermaid"
+_SKIP = pytest.mark.skipif(
+    not CORPUS.is_dir(), reason="shared Mermaid corpus not found next to the repo"
+)
+
+
+def _examples(kind: str) -> list[Path]:
+    if not CORPUS.is_dir():
+        return []
+    return sorted((CORPUS / kind).glob("*.mmd"))
+
+
+def _walk(payload: dict[str, Any]) -> tuple[dict[str, str], dict[str, set[str]]]:
+    """All nodes (id -> title) and groups (id -> member ids, nested group ids included)."""
+    nodes: dict[str, str] = {}
+    groups: dict[str, set[str]] = {}
+
+    def visit(container: dict[str, Any], gid: str | None) -> None:
+        for n in container.get("nodes") or []:
+            nodes[n["id"]] = n["title"]
+            if gid is not None:
+                groups[gid].add(n["id"])
+        for g in container.get("groups") or []:
+            groups[g["id"]] = set()
+            if gid is not None:
+                groups[gid].add(g["id"])
+            visit(g, g["id"])
+
+    visit(payload, None)
+    for lane in payload.get("lanes") or []:
+        visit(lane, None)
+    return nodes, groups
+
+
+def _edges(payload: dict[str, Any]) -> list[tuple[str, str, str]]:
+    return sorted((e["from"], e["to"], e.get("label", "")) for e in payload["edges"])
+
+
+def _load(path: Path) -> tuple[str, dict[str, Any]]:
+    expected = json.loads(path.with_suffix("").with_suffix(".expected.json").read_text("utf-8"))
+    return path.read_text("utf-8"), expected
+
+
+@_SKIP
+@pytest.mark.parametrize("path", _examples("flowchart"), ids=lambda p: p.stem)
+def test_flowchart_example(path: Path) -> None:
+    text, expected = _load(path)
+    payload = import_text(text)
+    facts = expected["facts"]
+    sub_ids = {s["id"] for s in facts["subgraphs"]}
+    nodes, groups = _walk(payload)
+    assert nodes == {
+        v["id"]: clean_label(v["label"]) for v in facts["vertices"] if v["id"] not in sub_ids
+    }
+    assert groups == {s["id"]: set(s["members"]) for s in facts["subgraphs"]}
+    assert _edges(payload) == sorted(
+        (e["from"], e["to"], clean_label(e["label"])) for e in facts["edges"]
+    )
+    assert payload["dir"] == {"TB": "TD", "BT": "TD", "RL": "LR"}.get(
+        facts["direction"], facts["direction"]
+    )
+    assert payload.get("title") == expected["title"]
+
+
+@_SKIP
+@pytest.mark.parametrize("path", _examples("sequence"), ids=lambda p: p.stem)
+def test_sequence_example(path: Path) -> None:
+    text, expected = _load(path)
+    payload = import_text(text)
+    facts = expected["facts"]
+    assert len(payload["lanes"]) == 1
+    lane_ids = [n["id"] for n in payload["lanes"][0]["nodes"]]
+    assert lane_ids == [p["id"] for p in facts["participants"]]
+    nodes, _ = _walk(payload)
+    assert nodes == {p["id"]: clean_label(p["label"]) for p in facts["participants"]}
+    # Mermaid numbers messages when drawing, so its facts do not flag ``autonumber``.
+    numbered = any(line.strip() == "autonumber" for line in text.splitlines())
+    want = []
+    for k, m in enumerate(facts["messages"], start=1):
+        label = " ".join(
+            x for x in (block_prefix(m.get("blocks", [])), clean_label(m["text"])) if x
+        )
+        if numbered:
+            label = f"{k}. {label}"
+        want.append((m["from"], m["to"], label))
+    assert [(e["from"], e["to"], e.get("label", "")) for e in payload["edges"]] == want
+
+
+@_SKIP
+@pytest.mark.parametrize("path", _examples("state"), ids=lambda p: p.stem)
+def test_state_example(path: Path) -> None:
+    text, expected = _load(path)
+    payload = import_text(text)
+    facts = expected["facts"]
+    nodes, groups = _walk(payload)
+    plain = {"start": "Start", "end": "End"}
+    assert nodes == {
+        s["id"]: plain.get(s["kind"], clean_label(s["label"]))
+        for s in facts["states"]
+        if s["kind"] not in ("composite", "region")
+    }
+    assert groups == {c["id"]: set(c["members"]) for c in facts["composites"]}
+    assert _edges(payload) == sorted(
+        (t["from"], t["to"], clean_label(t["label"])) for t in facts["transitions"]
+    )
+    assert payload.get("title") == expected["title"]
+
+
+@_SKIP
+@pytest.mark.parametrize("path", _examples("refuse"), ids=lambda p: p.stem)
+def test_other_types_are_refused(path: Path) -> None:
+    with pytest.raises(ServiceError) as info:
+        import_text(path.read_text("utf-8"))
+    err = info.value
+    assert err.status == 400
+    assert err.code == "diagram_text_unsupported"
+    assert set(err.body["supported"]) == {
+        "flowchart",
+        "graph",
+        "sequenceDiagram",
+        "stateDiagram",
+        "stateDiagram-v2",
+    }
+    assert err.body["findings"][0]["line"] >= 1
