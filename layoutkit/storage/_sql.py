@@ -1134,7 +1134,7 @@ class SqlTx:
             "created_at": now,
         }
         stmt = self._insert_ignoring_conflict(s.request_keys).values(**values)
-        if self.conn.execute(stmt).rowcount == 0:
+        if self.conn.execute(stmt.returning(s.request_keys.c.key)).first() is None:
             raise ConflictError(f"request key {key!r} already used")
         return RequestKeyRecord(**values)
 

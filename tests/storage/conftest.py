@@ -1,0 +1,99 @@
+"""One suite, every backend: in-memory SQLite, a SQLite file and PostgreSQL.
+
+PostgreSQL runs when LAYOUTKIT_TEST_POSTGRES_URL is set. Each test gets a
+fresh schema with a random name, dropped afterwards, so runs never see each
+other's tables (nor tables a crashed earlier run left behind).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import attrs
+import pytest
+from sqlalchemy import create_engine, text
+
+from layoutkit.storage import SqlStore, open_store
+
+PG_URL = os.environ.get("LAYOUTKIT_TEST_POSTGRES_URL")
+PG_SKIP = "PostgreSQL tests need LAYOUTKIT_TEST_POSTGRES_URL (e.g. postgresql://postgres@127.0.0.1:5432/test)"
+
+BACKENDS = ["memory", "sqlite_file", pytest.param("postgres", marks=pytest.mark.postgres)]
+DURABLE_BACKENDS = ["sqlite_file", pytest.param("postgres", marks=pytest.mark.postgres)]
+
+
+class FakeClock:
+    """A settable UTC clock for retention tests."""
+
+    def __init__(self, start: datetime | None = None) -> None:
+        self.now = start or datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> None:
+        self.now += timedelta(**delta)
+
+
+@attrs.frozen
+class Location:
+    """Where a test's database lives; open as many stores on it as needed."""
+
+    backend: str
+    url: str | None
+    schema: str | None = None
+
+    def open(self, clock: FakeClock | None = None) -> SqlStore:
+        return open_store(self.url, schema=self.schema, clock=clock)
+
+
+def drop_schema(schema: str) -> None:
+    assert PG_URL is not None
+    engine = create_engine(PG_URL.replace("postgresql://", "postgresql+psycopg://", 1))
+    with engine.begin() as conn:
+        conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+    engine.dispose()
+
+
+def _location(backend: str, tmp_path: Path) -> Iterator[Location]:
+    if backend == "memory":
+        yield Location(backend, None)
+    elif backend == "sqlite_file":
+        yield Location(backend, f"sqlite:///{tmp_path / 'store.db'}")
+    else:
+        if not PG_URL:
+            pytest.skip(PG_SKIP)
+        schema = f"lk_test_{uuid.uuid4().hex[:12]}"
+        try:
+            yield Location(backend, PG_URL, schema)
+        finally:
+            drop_schema(schema)
+
+
+@pytest.fixture(params=BACKENDS)
+def location(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Location]:
+    yield from _location(request.param, tmp_path)
+
+
+@pytest.fixture(params=DURABLE_BACKENDS)
+def durable_location(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Location]:
+    """A database several processes can share (not the in-memory one)."""
+    yield from _location(request.param, tmp_path)
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def store(location: Location, clock: FakeClock) -> Iterator[SqlStore]:
+    opened = location.open(clock)
+    try:
+        yield opened
+    finally:
+        opened.close()
