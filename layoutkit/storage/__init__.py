@@ -13,6 +13,7 @@ Reads go through ``store.read()`` with the same ``tx`` methods.
 """
 
 from layoutkit.storage._blobs import BlobStore, FileBlobStore, TableBlobStore, blob_key
+from layoutkit.storage._errors import ConflictError, NotFoundError, StorageError
 from layoutkit.storage._protocol import Store, Tx
 from layoutkit.storage._records import (
     ApiTokenRecord,
@@ -36,11 +37,8 @@ from layoutkit.storage._records import (
 from layoutkit.storage._sql import (
     CARD_RETENTION,
     REQUEST_KEY_RETENTION,
-    ConflictError,
-    NotFoundError,
     SqlStore,
     SqlTx,
-    StorageError,
     open_store,
 )
 

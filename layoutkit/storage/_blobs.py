@@ -32,6 +32,7 @@ from sqlalchemy import Connection, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from layoutkit.storage import _schema as s
+from layoutkit.storage._errors import StorageError
 
 _KEY = re.compile(r"^sha256:([0-9a-f]{64})$")
 
@@ -118,11 +119,16 @@ class TableBlobStore:
         self,
         connection: Callable[[], AbstractContextManager[Connection]],
         clock: Callable[[], datetime],
+        *,
+        writable: bool = True,
     ) -> None:
         self._connection = connection
         self._clock = clock
+        self._writable = writable
 
     def put(self, data: bytes) -> str:
+        if not self._writable:
+            raise StorageError("this is a read-only transaction; use store.transaction()")
         key = blob_key(data)
         with self._connection() as conn:
             dialect = postgresql if conn.dialect.name == "postgresql" else sqlite

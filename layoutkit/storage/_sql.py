@@ -48,6 +48,7 @@ from sqlalchemy.pool import StaticPool
 from layoutkit.storage import _migrations
 from layoutkit.storage import _schema as s
 from layoutkit.storage._blobs import BlobStore, FileBlobStore, TableBlobStore
+from layoutkit.storage._errors import ConflictError, NotFoundError, StorageError
 from layoutkit.storage._records import (
     ApiTokenRecord,
     AuditEventRecord,
@@ -72,18 +73,6 @@ Clock = Callable[[], datetime]
 CARD_RETENTION = timedelta(days=30)
 REQUEST_KEY_RETENTION = timedelta(hours=24)
 SQLITE_BUSY_TIMEOUT_S = 30.0
-
-
-class StorageError(Exception):
-    """A storage-level refusal (bad URL, nested transaction, write in a read)."""
-
-
-class NotFoundError(StorageError, LookupError):
-    """A row the caller named does not exist."""
-
-
-class ConflictError(StorageError):
-    """A unique name or key is already taken (board slug, request key...)."""
 
 
 def _utc_now() -> datetime:
@@ -298,7 +287,9 @@ class SqlTx:
             if isinstance(self.store.blobs, FileBlobStore):
                 self._blobs = self.store.blobs
             else:
-                self._blobs = TableBlobStore(lambda: nullcontext(self.conn), self.store.clock)
+                self._blobs = TableBlobStore(
+                    lambda: nullcontext(self.conn), self.store.clock, writable=self.writable
+                )
         return self._blobs
 
     # -- workspaces -------------------------------------------------------

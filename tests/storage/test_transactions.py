@@ -1,0 +1,132 @@
+"""All-or-nothing transactions, read snapshots and their guard rails."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from layoutkit.storage import (
+    FileBlobStore,
+    NewCard,
+    NewEdge,
+    NewQuestion,
+    NotFoundError,
+    SqlStore,
+    StorageError,
+)
+from tests.storage.conftest import Location
+
+
+class Fault(Exception):
+    pass
+
+
+def card(i: int) -> NewCard:
+    return NewCard("note", {"text": str(i)}, 0, 40 * i, 200, 30, "ai", "agent:claude")
+
+
+def test_fault_between_writes_leaves_nothing(store: SqlStore) -> None:
+    with store.transaction() as tx:
+        ws = tx.ensure_workspace()
+        keep = tx.create_board(ws.id, "keep")
+        (anchor,) = tx.insert_cards(keep.id, [card(0)])
+    with pytest.raises(Fault), store.transaction() as tx:
+        board = tx.create_board(ws.id, "doomed", tags=["x"])
+        cards = tx.insert_cards(board.id, [card(i) for i in range(5)])
+        tx.insert_cards(keep.id, [card(1)])
+        tx.update_cards([{"id": anchor.id, "x": 999}])
+        tx.update_board(keep.id, meta={"composed": True})
+        tx.insert_edges(board.id, [NewEdge(cards[0].id, cards[1].id)])
+        tx.insert_questions(board.id, [NewQuestion("Which?")])
+        tx.save_request_key("agent:claude", "k", operation="op", input_hash="h", receipt={})
+        tx.record_event("compose", "agent:claude", board_id=board.id)
+        tx.create_share_link(board.id)
+        raise Fault("injected between writes")
+    with store.read() as tx:
+        assert tx.board_by_slug(ws.id, "doomed") is None
+        assert tx.board_slugs(ws.id) == ["keep"]
+        assert tx.cards(keep.id) == [anchor]
+        assert tx.board(keep.id).meta == {}  # type: ignore[union-attr]
+        assert tx.request_key("agent:claude", "k") is None
+        assert tx.events() == []
+        assert tx.tags(ws.id) == []
+
+
+def test_commit_makes_writes_visible_to_other_connections(durable_location: Location) -> None:
+    writer = durable_location.open()
+    reader = durable_location.open()
+    try:
+        with writer.transaction() as tx:
+            board = tx.create_board(tx.ensure_workspace().id, "b")
+        with writer.transaction() as tx:
+            tx.insert_cards(board.id, [card(1)])
+            with reader.read() as other:
+                assert other.count_cards(board.id) == 0
+        with reader.read() as other:
+            assert other.count_cards(board.id) == 1
+    finally:
+        writer.close()
+        reader.close()
+
+
+def test_read_snapshot_refuses_writes(store: SqlStore) -> None:
+    with store.transaction() as tx:
+        board = tx.create_board(tx.ensure_workspace().id, "b")
+    with store.read() as tx:
+        assert tx.writable is False
+        with pytest.raises(StorageError, match="read-only"):
+            tx.insert_cards(board.id, [card(0)])
+        with pytest.raises(StorageError):
+            tx.lock_board(board.id)
+        with pytest.raises(StorageError):
+            tx.ensure_workspace("new")
+        if not isinstance(store.blobs, FileBlobStore):
+            with pytest.raises(StorageError):
+                tx.blobs.put(b"x")
+
+
+def test_transactions_do_not_nest(store: SqlStore) -> None:
+    with store.transaction() as tx:
+        board = tx.create_board(tx.ensure_workspace().id, "b")
+        with pytest.raises(StorageError, match="already open"):
+            store.read().__enter__()
+        tx.insert_cards(board.id, [card(0)])
+    with store.read() as tx:
+        assert tx.count_cards(board.id) == 1
+
+
+def test_lock_board_returns_the_fresh_board(store: SqlStore) -> None:
+    with store.transaction() as tx:
+        board = tx.create_board(tx.ensure_workspace().id, "b", meta={"n": 1})
+        tx.update_board(board.id, meta={"n": 2})
+        assert tx.lock_board(board.id).meta == {"n": 2}
+        with pytest.raises(NotFoundError):
+            tx.lock_board(board.id + 1000)
+
+
+def test_threads_share_one_store(store: SqlStore) -> None:
+    with store.transaction() as tx:
+        board = tx.create_board(tx.ensure_workspace().id, "b")
+    errors: list[BaseException] = []
+
+    def write(worker: int) -> None:
+        try:
+            for i in range(10):
+                with store.transaction() as tx:
+                    locked = tx.lock_board(board.id)
+                    tx.update_board(board.id, meta={"n": locked.meta.get("n", 0) + 1})
+                    tx.insert_cards(board.id, [card(worker * 100 + i)])
+        except BaseException as exc:  # reported below, so a thread failure fails the test
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(w,)) for w in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert errors == []
+    with store.read() as tx:
+        assert tx.count_cards(board.id) == 30
+        assert tx.board(board.id).meta == {"n": 30}  # type: ignore[union-attr]
+        assert sorted(c.ordinal for c in tx.cards(board.id)) == list(range(1, 31))
