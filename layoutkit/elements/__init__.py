@@ -1,37 +1,100 @@
-"""The content contract (being built): element and card kinds, validation, docs topics."""
+"""The content contract: element and card kinds, validated, normalized and documented.
+
+Every kind is declared once as a table of fields (``_fields.Spec``); the same
+table validates payloads, fills defaults into the normalized value and
+generates the field tables of the docs topics.
+
+    >>> from layoutkit.elements import validate_element
+    >>> validate_element({"kind": "prose", "payload": {"md": "Hi"}}).ok
+    True
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-import attrs
+from layoutkit.elements._audience import filter_audience
+from layoutkit.elements._cards import BOARD_VOCABULARY, CARD_KINDS, check_card
+from layoutkit.elements._core import BAD, Ctx, Finding, Validation
+from layoutkit.elements._data import (
+    SPILL_THRESHOLD,
+    SPILL_THRESHOLD_ROWS,
+    SPILL_THRESHOLD_VALUES,
+    canonical_json,
+    data_ref,
+)
+from layoutkit.elements._docs import docs_index, docs_topic, topic_names
+from layoutkit.elements._element import (
+    ELEMENT_KINDS,
+    NESTING_CAP,
+    RETIRED_CARD_KINDS,
+    assign_section_ids,
+    check_element,
+    slugify,
+)
+
+__all__ = [
+    "BOARD_VOCABULARY",
+    "CARD_KINDS",
+    "ELEMENT_KINDS",
+    "NESTING_CAP",
+    "RETIRED_CARD_KINDS",
+    "SPILL_THRESHOLD",
+    "SPILL_THRESHOLD_ROWS",
+    "SPILL_THRESHOLD_VALUES",
+    "Finding",
+    "Validation",
+    "canonical_json",
+    "data_ref",
+    "docs_index",
+    "docs_topic",
+    "filter_audience",
+    "slugify",
+    "topic_names",
+    "validate_card",
+    "validate_element",
+]
 
 
-@attrs.frozen
-class Validation:
-    findings: list[dict[str, Any]]
-    normalized: Any
+def _finish(ctx: Ctx, out: Any) -> Validation:
+    if out is BAD:
+        return Validation(ctx.findings, None, ctx.spilled)
+    assign_section_ids(ctx)
+    return Validation(ctx.findings, out, ctx.spilled)
 
-    def as_dict(self) -> dict[str, Any]:
-        ok = not any(f["severity"] == "error" for f in self.findings)
-        return {"ok": ok, "findings": self.findings, "normalized": self.normalized}
+
+def _too_deep(ctx: Ctx) -> Validation:
+    ctx.error(None, None, "too_deep", "the value nests too deeply to be checked")
+    return Validation(ctx.findings, None, {})
 
 
 def validate_element(value: Any) -> Validation:
-    return Validation([], value)
+    """Validate and normalize one element of the document vocabulary.
+
+    Takes any Python/JSON value; never raises. The result's ``normalized`` is
+    None when the input is not an element object of a known kind with an
+    object payload. Section ids are derived and checked across the tree, and
+    section refs are resolved when the root is a doc.
+    """
+    ctx = Ctx()
+    ctx.track_sections = type(value) is dict and value.get("kind") == "doc"
+    try:
+        out = check_element(value, ctx, None, None)
+    except RecursionError:
+        return _too_deep(ctx)
+    return _finish(ctx, out)
 
 
 def validate_card(value: Any) -> Validation:
-    return Validation([], value)
+    """Validate and normalize one board card ({kind, payload, ref?, children?, anchor?, x/y/w/h?}).
 
-
-def docs_index() -> list[dict[str, str]]:
-    return []
-
-
-def docs_topic(topic: str) -> str | None:
-    return None
-
-
-def topic_names() -> list[str]:
-    return []
+    The board vocabulary is the card kinds plus the element kinds; where a name
+    is both (section, compare, doc, diagram, page) the card meaning applies.
+    Never raises.
+    """
+    ctx = Ctx()
+    try:
+        out = check_card(value, ctx)
+    except RecursionError:
+        return _too_deep(ctx)
+    return _finish(ctx, out)

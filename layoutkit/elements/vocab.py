@@ -59,10 +59,40 @@ NODE_SHAPE_DEFAULT = "rect"
 #: Diagram edge styles (open vocabulary; unknown falls back to ``EDGE_STYLE_DEFAULT``).
 #: ``plain`` is a line without an arrowhead, ``both`` has arrowheads at both ends,
 #: ``circle``/``cross`` end in that marker, ``invisible`` constrains layout only.
-EDGE_STYLES = ("solid", "dashed", "dotted", "thick", "plain", "both", "circle", "cross", "invisible")
+EDGE_STYLES = (
+    "solid",
+    "dashed",
+    "dotted",
+    "thick",
+    "plain",
+    "both",
+    "circle",
+    "cross",
+    "invisible",
+)
 EDGE_STYLE_DEFAULT = "solid"
 
 #: Named accent colours of a doc (also hashed from ``project``).
 ACCENT_NAMES = ("red", "coral", "amber", "olive", "teal", "azure", "violet", "magenta")
 
 AUDIENCES = ("public", "technical", "internal")
+
+#: The light/dark pair each named accent stands for (a doc stores accentColor as a pair).
+ACCENT_PAIRS = {
+    "red": {"light": "#c62828", "dark": "#ef6b6b"},
+    "coral": {"light": "#d8573c", "dark": "#f08a70"},
+    "amber": {"light": "#b26a00", "dark": "#f0b541"},
+    "olive": {"light": "#6b7a1f", "dark": "#b5c45a"},
+    "teal": {"light": "#00796b", "dark": "#4fc3b5"},
+    "azure": {"light": "#1565c0", "dark": "#64a8f0"},
+    "violet": {"light": "#6a3fc1", "dark": "#a78bfa"},
+    "magenta": {"light": "#ad1457", "dark": "#f06ba8"},
+}
+
+#: Card vocabulary additions the spec leaves open (see the card topics).
+NOTE_COLORS = ("yellow", "pink", "blue", "green", "purple", "gray")
+CARD_SHAPES = ("rect", "round", "circle", "diamond", "hexagon", "triangle", "arrow", "line")
+CALLOUT_TONES = ("info", "good", "warn", "bad")
+TEXT_ROLES = ("idea", "note", "pro", "con", "risk", "heading", "caption")
+LINK_DISPLAYS = ("preview", "phone", "widget", "live")
+CHAT_ROLES = ("user", "assistant", "system")

@@ -1,0 +1,181 @@
+"""Findings, the validation result, and the bookkeeping one validation run carries.
+
+Paths are built lazily: a location is a linked pair ``(parent, key)`` and is
+only formatted into text when a finding is recorded, so valid content never
+pays for path strings.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import attrs
+
+from layoutkit.errors import did_you_mean
+
+#: Marker a checker returns when the value cannot be kept in the normalized output.
+BAD: Any = type("_Bad", (), {"__repr__": lambda self: "BAD"})()
+
+#: Marker for "no default" in field declarations.
+MISSING: Any = type("_Missing", (), {"__repr__": lambda self: "MISSING"})()
+
+_PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+
+
+@attrs.frozen
+class Finding:
+    """One problem found in a payload, located by a path such as ``payload.items[2].tone``."""
+
+    path: str
+    severity: str
+    code: str
+    message: str
+    fix: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The finding as JSON-able dict; ``fix`` is present only when there is one."""
+        out: dict[str, Any] = {
+            "path": self.path,
+            "severity": self.severity,
+            "code": self.code,
+            "message": self.message,
+        }
+        if self.fix is not None:
+            out["fix"] = self.fix
+        return out
+
+
+@attrs.frozen
+class Validation:
+    """Result of validating one element or card.
+
+    ``normalized`` is None only when the input is not an object of a known kind.
+    ``spilled`` maps each ``dataRef`` the normalizer created to the bulk data it
+    moved out of the payload.
+    """
+
+    findings: list[Finding]
+    normalized: Any
+    spilled: dict[str, Any] = attrs.field(factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        """False iff some finding is an error."""
+        return not any(f.severity == "error" for f in self.findings)
+
+    def as_dict(self) -> dict[str, Any]:
+        """``{ok, findings, normalized}`` plus ``spilled`` when something was spilled."""
+        out: dict[str, Any] = {
+            "ok": self.ok,
+            "findings": [f.as_dict() for f in self.findings],
+            "normalized": self.normalized,
+        }
+        if self.spilled:
+            out["spilled"] = self.spilled
+        return out
+
+
+def format_path(parent: Any, key: Any) -> str:
+    """Render a linked location ``(parent, key)`` as ``payload.items[2].tone``."""
+    keys = [key]
+    node = parent
+    while node is not None:
+        node, k = node
+        keys.append(k)
+    parts: list[str] = []
+    for k in reversed(keys):
+        if k is None:
+            continue
+        if type(k) is int:
+            parts.append(f"[{k}]")
+        elif type(k) is str and _PLAIN_KEY.match(k):
+            parts.append(f".{k}" if parts else k)
+        else:
+            parts.append(f"[{show(k)}]")
+    return "".join(parts)
+
+
+def show(value: Any) -> str:
+    """A short, always-safe rendering of an arbitrary value for messages."""
+    t = type(value)
+    if t is str:
+        return repr(value if len(value) <= 40 else value[:37] + "...")
+    if t is bool or value is None:
+        return "true" if value is True else "false" if value is False else "null"
+    if t is int:
+        return str(value) if value.bit_length() < 64 else "a very large integer"
+    if t is float:
+        return repr(value)
+    return f"a value of type {typename(value)}"
+
+
+def typename(value: Any) -> str:
+    """JSON-flavoured name of a value's type."""
+    t = type(value)
+    if t is str:
+        return "string"
+    if t is bool:
+        return "boolean"
+    if t is int or t is float:
+        return "number"
+    if value is None:
+        return "null"
+    if t is dict:
+        return "object"
+    if t is list:
+        return "array"
+    return t.__name__
+
+
+class Ctx:
+    """Mutable state of one validation run: findings, nesting depth, sections, spills."""
+
+    __slots__ = (
+        "aux_depth",
+        "data_ref",
+        "depth",
+        "findings",
+        "pending_sections",
+        "section_ids",
+        "section_refs",
+        "spilled",
+        "track_sections",
+    )
+
+    def __init__(self) -> None:
+        self.findings: list[Finding] = []
+        self.depth = 0
+        # Depth of other recursive shapes (mockup trees, diagram groups).
+        self.aux_depth = 0
+        # True while checking the payload of an element whose envelope carries a dataRef.
+        self.data_ref = False
+        self.spilled: dict[str, Any] = {}
+        # Section ids are resolved after the whole tree is walked (document order).
+        self.track_sections = False
+        self.section_ids: dict[str, Any] = {}
+        self.pending_sections: list[tuple[dict[str, Any], str]] = []
+        self.section_refs: list[tuple[str, Any, Any]] = []
+
+    def error(self, parent: Any, key: Any, code: str, message: str, fix: str | None = None) -> None:
+        self.findings.append(Finding(format_path(parent, key), "error", code, message, fix))
+
+    def warn(self, parent: Any, key: Any, code: str, message: str, fix: str | None = None) -> None:
+        self.findings.append(Finding(format_path(parent, key), "warning", code, message, fix))
+
+    def wrong_type(self, parent: Any, key: Any, expected: str, value: Any) -> None:
+        self.error(parent, key, "wrong_type", f"expected {expected}, got {typename(value)}")
+
+    def unknown_field(self, parent: Any, key: Any, known: Any, where: str) -> None:
+        fix = None
+        if type(key) is str:
+            hits = did_you_mean(key, known, n=1)
+            if hits:
+                fix = f"did you mean {hits[0]!r}?"
+        self.warn(
+            parent,
+            key,
+            "unknown_field",
+            f"{where} has no field {show(key)}; it is left out of the normalized payload",
+            fix,
+        )

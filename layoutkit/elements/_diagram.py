@@ -1,0 +1,282 @@
+"""The diagram payload: semantic nodes, groups, lanes and edges (geometry is the server's)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from layoutkit.elements._core import BAD, Ctx, show
+from layoutkit.elements._fields import (
+    Spec,
+    boolean,
+    check_object,
+    custom,
+    enum,
+    number,
+    numbers,
+    obj,
+    objects,
+    open_enum,
+    server_owned,
+    str_or_number,
+    string,
+    text_block,
+)
+from layoutkit.elements._kind import Kind
+from layoutkit.elements._simple import SOURCE
+from layoutkit.elements.vocab import (
+    DIAGRAM_TONE_DEFAULT,
+    DIAGRAM_TONES,
+    EDGE_STYLE_DEFAULT,
+    EDGE_STYLES,
+    NODE_SHAPE_DEFAULT,
+    NODE_SHAPES,
+    NODE_TYPES,
+)
+from layoutkit.errors import did_you_mean
+
+GROUP_DEPTH_CAP = 8
+QUALITY_TIERS = ("showcase",)
+
+
+def _tone() -> Any:
+    return open_enum("tone", DIAGRAM_TONES, DIAGRAM_TONE_DEFAULT)
+
+
+def _check_fk(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
+    if type(v) is str or type(v) is bool:
+        return v
+    ctx.wrong_type(parent, key, "a string (target) or a boolean", v)
+    return BAD
+
+
+CHIP = Spec("node chip", [string("text", required=True), _tone()])
+PORT = Spec(
+    "port",
+    [string("id", required=True), string("label"), string("side"), number("order")],
+)
+DB_COLUMN = Spec(
+    "entity column",
+    [
+        string("name", required=True),
+        string("type"),
+        boolean("pk"),
+        custom("fk", "string or boolean", _check_fk, "Referenced column, or true."),
+        boolean("unique"),
+        boolean("nullable"),
+    ],
+)
+MAPPING = Spec(
+    "port mapping",
+    [
+        str_or_number("host", required=True),
+        str_or_number("cont", required=True),
+        string("proto"),
+    ],
+)
+NODE = Spec(
+    "node",
+    [
+        string("id", "Edge endpoint name; node.port addresses a port."),
+        enum("type", NODE_TYPES, "Closed set."),
+        string("title", required=True),
+        text_block("body"),
+        objects("chips", CHIP),
+        string("icon", "Icon name."),
+        open_enum("shape", NODE_SHAPES, NODE_SHAPE_DEFAULT),
+        _tone(),
+        objects("ports", PORT),
+        objects("columns", DB_COLUMN, "Entity columns."),
+        string("method", "Endpoint method."),
+        string("path", "Endpoint path."),
+        numbers("codes", "Response codes."),
+        string("tag"),
+        string("image", "Container image."),
+        number("replicas", minimum=0, integer=True),
+        objects("mappings", MAPPING),
+        number("doc", "Document number it links to.", integer=True),
+        string("docAnchor"),
+    ],
+)
+
+
+def _check_groups(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
+    if type(v) is not list:
+        ctx.wrong_type(parent, key, "an array of groups", v)
+        return BAD
+    if ctx.aux_depth >= GROUP_DEPTH_CAP:
+        ctx.error(
+            parent, key, "nesting_too_deep", f"diagram groups nest at most {GROUP_DEPTH_CAP} levels"
+        )
+        return BAD
+    ctx.aux_depth += 1
+    try:
+        path = (parent, key)
+        out = []
+        for i, g in enumerate(v):
+            y = check_object(GROUP, g, ctx, path, i)
+            if y is not BAD:
+                out.append(y)
+        return out
+    finally:
+        ctx.aux_depth -= 1
+
+
+GROUP = Spec(
+    "group",
+    [
+        string("id"),
+        string("title", required=True),
+        string("meta"),
+        _tone(),
+        objects("nodes", NODE),
+        custom("groups", "array of group", _check_groups, f"Nest up to {GROUP_DEPTH_CAP} deep."),
+    ],
+)
+LANE = Spec(
+    "lane",
+    [
+        string("label", required=True),
+        string("note"),
+        objects("nodes", NODE),
+        custom("groups", "array of group", _check_groups, members=GROUP),
+    ],
+)
+
+
+def _check_card_link(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
+    if type(v) is str or (type(v) is int and v > 0):
+        return v
+    ctx.wrong_type(parent, key, "a card id or a batch ref", v)
+    return BAD
+
+
+EDGE = Spec(
+    "edge",
+    [
+        string("from", "Node id or node.port.", required=True),
+        string("to", "Node id or node.port.", required=True),
+        open_enum("style", EDGE_STYLES, EDGE_STYLE_DEFAULT),
+        string("label"),
+        custom("card", "card id or ref", _check_card_link, "Card the edge stands for."),
+    ],
+)
+LEGEND = Spec(
+    "legend entry",
+    [open_enum("style", EDGE_STYLES, EDGE_STYLE_DEFAULT), string("label", required=True)],
+)
+STAT = Spec("diagram stat", [string("value", required=True), string("label", required=True)])
+
+
+def _check_quality(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
+    # Consumed by the write path from the authored payload; never kept.
+    if v not in QUALITY_TIERS:
+        ctx.warn(
+            parent,
+            key,
+            "unknown_value",
+            f"{show(v)} is not a quality tier; the default tier applies",
+            "use 'showcase' or leave quality out",
+        )
+    return BAD
+
+
+def _node_names(out: dict[str, Any], ids: dict[str, str], dup: list[str]) -> None:
+    for n in out.get("nodes", ()):
+        name = n.get("id")
+        if name is not None:
+            if name in ids and ids[name] == "id":
+                dup.append(name)
+            ids[name] = "id"
+        elif "title" in n:
+            ids.setdefault(n["title"], "title")
+    for g in out.get("groups", ()):
+        _node_names(g, ids, dup)
+    for lane in out.get("lanes", ()):
+        _node_names(lane, ids, dup)
+
+
+def _diagram_post(out: dict[str, Any], ctx: Ctx, path: Any) -> None:
+    has_text = "diagram_text" in out
+    has_members = bool(out.get("nodes") or out.get("groups") or out.get("lanes"))
+    if "title" not in out and not has_text:
+        ctx.error(path, "title", "missing_field", "a diagram needs a title")
+    if has_text and has_members:
+        ctx.warn(
+            path,
+            "diagram_text",
+            "ignored_field",
+            "diagram_text is only imported when there are no nodes, groups or lanes",
+        )
+    if not has_text and not has_members:
+        ctx.warn(path, None, "empty_diagram", "the diagram has no nodes, groups or lanes")
+    ids: dict[str, str] = {}
+    dup: list[str] = []
+    _node_names(out, ids, dup)
+    for name in dup:
+        ctx.error(path, "nodes", "duplicate_node", f"node id {name!r} is used twice")
+    if not has_members:
+        return
+    for i, e in enumerate(out.get("edges", ())):
+        for end in ("from", "to"):
+            name = e.get(end)
+            if name is None or name in ids or name.split(".", 1)[0] in ids:
+                continue
+            hits = did_you_mean(name, ids, n=1)
+            ctx.warn(
+                ((path, "edges"), i),
+                end,
+                "unknown_endpoint",
+                f"no node is named {name!r}",
+                f"did you mean {hits[0]!r}?" if hits else None,
+            )
+
+
+DIAGRAM_SPEC = Spec(
+    "diagram payload",
+    [
+        enum("dir", ("TD", "LR"), "Main flow direction.", default="TD"),
+        string("kicker"),
+        string("title", "Required unless diagram_text is given."),
+        string("subtitle"),
+        string("footer"),
+        text_block("caption"),
+        objects("stats", STAT, "Stat strip."),
+        objects("nodes", NODE, "Loose nodes (diagrams without lanes)."),
+        custom("groups", "array of group", _check_groups, "Top-level groups.", members=GROUP),
+        objects("lanes", LANE, "Swimlanes holding their members."),
+        objects("edges", EDGE),
+        objects("legend", LEGEND, "Explains edge styles."),
+        custom(
+            "quality",
+            "string",
+            _check_quality,
+            "showcase makes composition findings fail the write; never stored.",
+        ),
+        string(
+            "diagram_text",
+            "Text source (flowchart/graph, sequenceDiagram, stateDiagram) imported at write "
+            "time when there are no nodes, groups or lanes.",
+        ),
+        obj("source", SOURCE, "Living source, refreshed on request."),
+        server_owned("geo", "object", "Computed geometry."),
+        server_owned("render", "object"),
+        server_owned("overrides", "object", "Human adjustments; survive refresh."),
+        server_owned("metrics", "object"),
+        server_owned("repairs", "array"),
+        server_owned("diagnostics", "array"),
+    ],
+    _diagram_post,
+)
+
+DIAGRAM = Kind(
+    "diagram",
+    "A boxes-and-arrows diagram from semantics only; on a board, the diagram card.",
+    DIAGRAM_SPEC,
+    "Send meaning, not coordinates: nodes, groups (nestable), swimlanes and edges. The "
+    "server lays it out and writes geo.\n\n"
+    "Tones, node shapes and edge styles are open vocabularies: an unknown value is drawn "
+    "with the default and reported as a warning with a suggestion. Node types are closed.\n\n"
+    "Edges name nodes by id (or by title when a node has no id); node.port addresses a "
+    "port. As a card, nodes take an icon name and a living source is refreshed on request "
+    "while human overrides survive.",
+)

@@ -1,0 +1,559 @@
+"""Field declarations: one table per object shape drives validation, normalization and docs.
+
+A :class:`Spec` is compiled once at import. Checking a value walks its items
+once, keeps values whose type already matches a field's fast type without a
+function call, and only builds findings (and their path strings) when
+something is wrong.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+from layoutkit.elements._core import BAD, MISSING, Ctx, show, typename
+from layoutkit.errors import did_you_mean
+
+#: A checker takes (value, ctx, parent, key) and returns the normalized value or BAD.
+Check = Callable[[Any, Ctx, Any, Any], Any]
+
+_NUM_TYPES = frozenset((int, float))
+_STR_TYPES = frozenset((str,))
+_isfinite = math.isfinite
+_fsum = math.fsum
+
+
+@attrs.frozen
+class Field:
+    """One field of an object shape, as validated and as documented."""
+
+    name: str
+    type: str
+    check: Check | None = None
+    required: bool = False
+    default: Any = MISSING
+    notes: str = ""
+    fast: type | None = None
+    server: bool = False
+    members: Spec | None = None
+
+    @property
+    def default_doc(self) -> str:
+        if self.default is MISSING:
+            return ""
+        d = self.default
+        if callable(d):
+            d = d()
+        if isinstance(d, str):
+            return d
+        import json
+
+        return json.dumps(d)
+
+
+class Spec:
+    """A compiled object shape: fields by name, required names, defaults, a cross-field rule."""
+
+    __slots__ = ("by_name", "defaults", "fields", "label", "open", "post", "required", "title")
+
+    def __init__(
+        self,
+        label: str,
+        fields: list[Field] | tuple[Field, ...],
+        post: Callable[[dict[str, Any], Ctx, Any], None] | None = None,
+        *,
+        title: str = "",
+        open: bool = False,
+    ) -> None:
+        self.label = label
+        self.title = title or label
+        self.fields = tuple(fields)
+        self.by_name = {f.name: f for f in self.fields}
+        self.required = tuple(f.name for f in self.fields if f.required)
+        self.defaults = tuple((f.name, f.default) for f in self.fields if f.default is not MISSING)
+        self.post = post
+        self.open = open
+
+
+def check_object(spec: Spec, v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
+    """Validate ``v`` against ``spec``; returns the normalized dict or BAD when not an object."""
+    if type(v) is not dict:
+        ctx.wrong_type(parent, key, "an object", v)
+        return BAD
+    path = (parent, key)
+    out: dict[Any, Any] = {}
+    by_name = spec.by_name
+    for k, x in v.items():
+        f = by_name.get(k)
+        if f is None:
+            if spec.open:
+                out[k] = x
+            else:
+                ctx.unknown_field(path, k, by_name, spec.label)
+            continue
+        if type(x) is f.fast:
+            out[k] = x
+        elif f.check is not None:
+            y = f.check(x, ctx, path, k)
+            if y is not BAD:
+                out[k] = y
+        else:
+            out[k] = x
+    if spec.required:
+        for name in spec.required:
+            if name not in v:
+                ctx.error(path, name, "missing_field", f"{spec.label} needs {name!r}")
+    if spec.defaults:
+        for name, d in spec.defaults:
+            if name not in out:
+                out[name] = d() if callable(d) else d
+    if spec.post is not None:
+        spec.post(out, ctx, path)
+    return out
+
+
+def object_check(spec: Spec) -> Check:
+    """A checker for one object of shape ``spec`` (used for list items)."""
+
+    def check(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
+        return check_object(spec, v, ctx, parent, key)
+
+    return check
+
+
+# ---------------------------------------------------------------- scalar checks
+
+
+def _check_str(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
+    if type(v) is str:
+        return v
+    ctx.wrong_type(parent, key, "a string", v)
+    return BAD
+
+
+def _check_bool(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
+    if type(v) is bool:
+        return v
+    ctx.wrong_type(parent, key, "a boolean", v)
+    return BAD
+
+
+def is_number(v: Any) -> bool:
+    """True for finite JSON numbers (booleans excluded)."""
+    t = type(v)
+    return t is int or (t is float and _isfinite(v))
+
+
+def numbers_ok(v: list[Any]) -> bool:
+    """True when every item of the list is a finite number."""
+    ts = set(map(type, v))
+    if not ts <= _NUM_TYPES:
+        return False
+    if float in ts:
+        try:
+            return _isfinite(_fsum(v))
+        except OverflowError:
+            return all(type(x) is int or _isfinite(x) for x in v)
+    return True
+
+
+def number_check(
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    positive: bool = False,
+    integer: bool = False,
+) -> Check:
+    """A checker for a finite number within the given bounds."""
+
+    def check(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
+        t = type(v)
+        if t is not int and (integer or t is not float):
+            ctx.wrong_type(parent, key, "an integer" if integer else "a number", v)
+            return BAD
+        if t is float and not _isfinite(v):
+            ctx.error(parent, key, "not_finite", "numbers must be finite")
+            return BAD
+        if positive and not v > 0:
+            ctx.error(parent, key, "out_of_range", f"must be positive, got {show(v)}")
+            return BAD
+        if minimum is not None and v < minimum:
+            ctx.error(parent, key, "out_of_range", f"must be at least {minimum}, got {show(v)}")
+            return BAD
+        if maximum is not None and v > maximum:
+            ctx.error(parent, key, "out_of_range", f"must be at most {maximum}, got {show(v)}")
+            return BAD
+        return v
+
+    return check
+
+
+_check_number = number_check()
+
+
+def enum_check(choices: tuple[str, ...], what: str = "value") -> Check:
+    """A checker for a closed vocabulary; an unknown value is an error with a suggestion."""
+    allowed = frozenset(choices)
+    listed = ", ".join(choices)
+
+    def check(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
+        if type(v) is str and v in allowed:
+            return v
+        if type(v) is not str:
+            ctx.wrong_type(parent, key, f"one of {listed}", v)
+            return BAD
+        hits = did_you_mean(v, choices, n=1)
+        ctx.error(
+            parent,
+            key,
+            "unknown_value",
+            f"{show(v)} is not a known {what}; use one of {listed}",
+            f"did you mean {hits[0]!r}?" if hits else None,
+        )
+        return BAD
+
+    return check
+
+
+def open_enum_check(choices: tuple[str, ...], fallback: str, what: str) -> Check:
+    """A checker for an open vocabulary: unknown values fall back with a warning and a fix."""
+    allowed = frozenset(choices)
+
+    def check(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
+        if type(v) is str and v in allowed:
+            return v
+        hits = did_you_mean(v, choices, n=1) if type(v) is str else []
+        ctx.warn(
+            parent,
+            key,
+            "unknown_vocabulary",
+            f"{show(v)} is not a known {what}; drawn as {fallback!r}",
+            f"did you mean {hits[0]!r}?" if hits else f"use one of {', '.join(choices)}",
+        )
+        return fallback
+
+    return check
+
+
+def _check_strings(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
+    if type(v) is not list:
+        ctx.wrong_type(parent, key, "an array of strings", v)
+        return BAD
+    if set(map(type, v)) <= _STR_TYPES:
+        return v[:]
+    path = (parent, key)
+    out = []
+    for i, x in enumerate(v):
+        if type(x) is str:
+            out.append(x)
+        else:
+            ctx.wrong_type(path, i, "a string", x)
+    return out
+
+
+def _check_numbers(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
+    if type(v) is not list:
+        ctx.wrong_type(parent, key, "an array of numbers", v)
+        return BAD
+    if numbers_ok(v):
+        return v[:]
+    path = (parent, key)
+    out = []
+    for i, x in enumerate(v):
+        if is_number(x):
+            out.append(x)
+        else:
+            ctx.wrong_type(path, i, "a finite number", x)
+    return out
+
+
+def _check_str_or_strings(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
+    if type(v) is str:
+        return v
+    if type(v) is list:
+        return _check_strings(v, ctx, parent, key)
+    ctx.wrong_type(parent, key, "a string or an array of strings", v)
+    return BAD
+
+
+def _check_scalar(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
+    t = type(v)
+    if t is str or t is bool or t is int or v is None:
+        return v
+    if t is float:
+        if _isfinite(v):
+            return v
+        ctx.error(parent, key, "not_finite", "numbers must be finite")
+        return BAD
+    ctx.wrong_type(parent, key, "a string, number, boolean or null", v)
+    return BAD
+
+
+def _check_str_or_number(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
+    if type(v) is str or is_number(v):
+        return v
+    ctx.wrong_type(parent, key, "a string or a number", v)
+    return BAD
+
+
+def _check_card_id(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
+    if type(v) is int and v > 0:
+        return v
+    if type(v) is int:
+        ctx.error(parent, key, "out_of_range", "card ids are positive integers")
+        return BAD
+    ctx.wrong_type(parent, key, "a card id (positive integer)", v)
+    return BAD
+
+
+def list_check(
+    item: Check, what: str, *, min_items: int = 0, max_items: int | None = None
+) -> Check:
+    """A checker for an array whose items go through ``item``; bad items are dropped."""
+
+    def check(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
+        if type(v) is not list:
+            ctx.wrong_type(parent, key, f"an array of {what}", v)
+            return BAD
+        n = len(v)
+        if n < min_items:
+            ctx.error(parent, key, "too_few", f"needs at least {min_items} {what}, got {n}")
+        elif max_items is not None and n > max_items:
+            ctx.error(parent, key, "too_many", f"takes at most {max_items} {what}, got {n}")
+        path = (parent, key)
+        out = []
+        for i, x in enumerate(v):
+            y = item(x, ctx, path, i)
+            if y is not BAD:
+                out.append(y)
+        return out
+
+    return check
+
+
+def map_check(value: Check, what: str) -> Check:
+    """A checker for an object used as a map of string keys to values checked by ``value``."""
+
+    def check(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
+        if type(v) is not dict:
+            ctx.wrong_type(parent, key, f"an object mapping names to {what}", v)
+            return BAD
+        path = (parent, key)
+        out = {}
+        for k, x in v.items():
+            if type(k) is not str:
+                ctx.wrong_type(path, None, "string keys", k)
+                continue
+            y = value(x, ctx, path, k)
+            if y is not BAD:
+                out[k] = y
+        return out
+
+    return check
+
+
+def _pass(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
+    return v
+
+
+# ---------------------------------------------------------------- field constructors
+
+
+def string(name: str, notes: str = "", *, required: bool = False, default: Any = MISSING) -> Field:
+    return Field(name, "string", _check_str, required, default, notes, fast=str)
+
+
+def text_block(name: str, notes: str = "", *, required: bool = False) -> Field:
+    """A string holding inline markup or markdown (same check as a string)."""
+    return Field(name, "string (markdown)", _check_str, required, MISSING, notes, fast=str)
+
+
+def timestamp(name: str, notes: str = "", *, required: bool = False) -> Field:
+    return Field(name, "string (RFC 3339)", _check_timestamp, required, MISSING, notes)
+
+
+def number(
+    name: str,
+    notes: str = "",
+    *,
+    required: bool = False,
+    default: Any = MISSING,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    positive: bool = False,
+    integer: bool = False,
+) -> Field:
+    plain = minimum is None and maximum is None and not positive
+    check = (
+        _check_number
+        if plain and not integer
+        else number_check(minimum=minimum, maximum=maximum, positive=positive, integer=integer)
+    )
+    typ = "integer" if integer else "number"
+    if positive:
+        typ += " > 0"
+    elif minimum is not None and maximum is not None:
+        typ += f" {minimum:g}..{maximum:g}"
+    elif minimum is not None:
+        typ += f" >= {minimum:g}"
+    return Field(name, typ, check, required, default, notes, fast=int if plain else None)
+
+
+def boolean(name: str, notes: str = "", *, required: bool = False, default: Any = MISSING) -> Field:
+    return Field(name, "boolean", _check_bool, required, default, notes, fast=bool)
+
+
+def enum(
+    name: str,
+    choices: tuple[str, ...],
+    notes: str = "",
+    *,
+    required: bool = False,
+    default: Any = MISSING,
+) -> Field:
+    return Field(
+        name, "one of " + ", ".join(choices), enum_check(choices, name), required, default, notes
+    )
+
+
+def open_enum(name: str, choices: tuple[str, ...], fallback: str, notes: str = "") -> Field:
+    return Field(
+        name,
+        f"open vocabulary ({', '.join(choices)})",
+        open_enum_check(choices, fallback, name),
+        notes=notes + (" " if notes else "") + f"Unknown values fall back to {fallback!r}.",
+    )
+
+
+def strings(name: str, notes: str = "", *, required: bool = False) -> Field:
+    return Field(name, "array of string", _check_strings, required, MISSING, notes)
+
+
+def numbers(name: str, notes: str = "", *, required: bool = False) -> Field:
+    return Field(name, "array of number", _check_numbers, required, MISSING, notes)
+
+
+def str_or_strings(name: str, notes: str = "") -> Field:
+    return Field(name, "string or array of string", _check_str_or_strings, notes=notes, fast=str)
+
+
+def scalar(name: str, notes: str = "", *, required: bool = False) -> Field:
+    return Field(name, "string, number, boolean or null", _check_scalar, required, MISSING, notes)
+
+
+def str_or_number(name: str, notes: str = "", *, required: bool = False) -> Field:
+    return Field(name, "string or number", _check_str_or_number, required, MISSING, notes, fast=str)
+
+
+def card_id(name: str, notes: str = "", *, required: bool = False) -> Field:
+    return Field(name, "card id (integer)", _check_card_id, required, MISSING, notes)
+
+
+def obj(name: str, spec: Spec, notes: str = "", *, required: bool = False) -> Field:
+    return Field(
+        name,
+        f"object ({spec.title})",
+        object_check(spec),
+        required,
+        MISSING,
+        notes,
+        members=spec,
+    )
+
+
+def objects(
+    name: str,
+    spec: Spec,
+    notes: str = "",
+    *,
+    required: bool = False,
+    min_items: int = 0,
+    max_items: int | None = None,
+) -> Field:
+    what = spec.title
+    typ = f"array of {what}"
+    if min_items or max_items is not None:
+        typ += f" ({min_items}..{max_items if max_items is not None else ''})"
+    return Field(
+        name,
+        typ,
+        list_check(object_check(spec), what, min_items=min_items, max_items=max_items),
+        required,
+        MISSING,
+        notes,
+        members=spec,
+    )
+
+
+def custom(
+    name: str,
+    typ: str,
+    check: Check,
+    notes: str = "",
+    *,
+    required: bool = False,
+    default: Any = MISSING,
+    fast: type | None = None,
+    members: Spec | None = None,
+) -> Field:
+    return Field(name, typ, check, required, default, notes, fast=fast, members=members)
+
+
+def anything(name: str, typ: str, notes: str = "") -> Field:
+    """A field kept as sent (opaque to validation)."""
+    return Field(name, typ, _pass, notes=notes)
+
+
+def server_owned(name: str, typ: str = "object", notes: str = "") -> Field:
+    """A field the server writes: accepted as read back, passed through, rewritten on write."""
+    return Field(
+        name, typ, _pass, notes=(notes + " " if notes else "") + "Server-owned.", server=True
+    )
+
+
+# ---------------------------------------------------------------- timestamps
+
+_DIGITS = frozenset("0123456789")
+
+
+def _check_timestamp(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
+    if type(v) is not str:
+        ctx.wrong_type(parent, key, "an RFC 3339 time string", v)
+        return BAD
+    if parse_time(v) is None:
+        ctx.error(
+            parent,
+            key,
+            "bad_timestamp",
+            f"{show(v)} is not an RFC 3339 date or time",
+            "write it like 2024-05-01 or 2024-05-01T12:00:00Z",
+        )
+        return BAD
+    return v
+
+
+def parse_time(v: str) -> tuple[int, int, int] | None:
+    """Parse an RFC 3339 full-date or date-time; returns (year, month, day) or None."""
+    import datetime as _dt
+
+    if len(v) < 10 or v[4] != "-" or v[7] != "-":
+        return None
+    try:
+        if len(v) == 10:
+            d = _dt.date.fromisoformat(v)
+            return (d.year, d.month, d.day)
+        if v[10] not in "Tt ":
+            return None
+        stamp = v[:-1] + "+00:00" if v[-1] in "Zz" else v
+        t = _dt.datetime.fromisoformat(stamp)
+    except ValueError:
+        return None
+    return (t.year, t.month, t.day)
+
+
+def describe(v: Any) -> str:
+    """Type name for messages (re-exported for kind modules)."""
+    return typename(v)
