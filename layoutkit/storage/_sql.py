@@ -243,6 +243,10 @@ class SqlTx:
     to others until the ``with store.transaction()`` block exits normally,
     and nothing is kept when it raises. Write methods raise
     :class:`StorageError` inside ``store.read()``.
+
+    ``conn`` is the open SQLAlchemy connection, for later storage modules
+    (tasks, annotations, reviews) that add their own tables and queries
+    to the same transaction.
     """
 
     def __init__(self, store: SqlStore, conn: Connection, *, writable: bool) -> None:
