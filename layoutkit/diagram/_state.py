@@ -114,7 +114,9 @@ def read_state(lines: list[tuple[int, str]], meta: dict[str, str]) -> dict[str, 
                 d = s.split()[1]
                 if not r.stack:
                     direction = _DIRECTIONS.get(d, "TD")
-            elif s.startswith(("classDef ", "class ", "accTitle", "accDescr", "style ")) or _NOTE_ONE.match(s):
+            elif s.startswith(
+                ("classDef ", "class ", "accTitle", "accDescr", "style ")
+            ) or _NOTE_ONE.match(s):
                 continue
             elif _NOTE_OPEN.match(s):
                 in_note = True

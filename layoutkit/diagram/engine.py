@@ -1,0 +1,746 @@
+"""``lay_out``: a diagram payload in, the payload with ``geo``/``metrics``/``repairs``/``diagnostics`` out."""
+
+from __future__ import annotations
+
+import copy
+from collections import defaultdict
+from typing import Any
+
+from layoutkit.diagram import layered, placement
+from layoutkit.diagram.findings import composition_findings, count_crossings_orth
+from layoutkit.diagram.mermaid import import_text
+from layoutkit.diagram.model import Model, build_model
+from layoutkit.diagram.options import OPTIONS
+from layoutkit.errors import ServiceError
+from layoutkit.layout.text import measure, text_width
+
+SERVER_OWNED = ("geo", "render", "metrics", "repairs", "diagnostics")
+LABEL_SIZE = 12.0
+LABEL_MAX = 160.0
+# Real side -> side in the top-down frame, for left-right diagrams.
+_LR_SIDE = {"right": "bottom", "left": "top", "top": "left", "bottom": "right"}
+
+
+def _r(v: float) -> float:
+    return round(float(v), 2) + 0.0
+
+
+def lay_out(payload: dict[str, Any]) -> dict[str, Any]:
+    """Compute all geometry of a diagram payload.
+
+    Returns a new dict: the payload with ``geo`` (nodes, groups, lanes, edges,
+    ports, header/legend/stats/footer boxes, width, height), ``metrics``
+    (crossings, bends, edgeLength, area, ...), ``repairs`` and ``diagnostics``.
+    ``diagram_text`` is imported first when the payload has no nodes, groups
+    or lanes. ``overrides`` ({node id: {x, y}}, top-left corners) are kept and
+    applied. Raises ``ServiceError`` 400 ``diagram_text_*`` for bad text and
+    422 ``composition_findings`` when ``quality`` is ``showcase`` and the
+    result has overlaps, label collisions or edges through nodes.
+    """
+    out = {k: copy.deepcopy(v) for k, v in payload.items() if k not in SERVER_OWNED}
+    quality = out.pop("quality", None)
+    if not (out.get("nodes") or out.get("groups") or out.get("lanes")) and isinstance(
+        out.get("diagram_text"), str
+    ):
+        imported = import_text(out["diagram_text"])
+        for key, value in imported.items():
+            if key == "title" and out.get("title"):
+                continue
+            out[key] = value
+    model = build_model(out)
+    geo, metrics = _layout(model, out)
+    overrides = out.get("overrides")
+    if isinstance(overrides, dict) and overrides:
+        _apply_overrides(geo, overrides, model)
+        metrics.update(_measure(geo))
+    findings = composition_findings(geo)
+    diagnostics = list(model.diagnostics)
+    for f in findings:
+        diagnostics.append({"level": "warning", **f})
+    out["geo"] = geo
+    out["metrics"] = metrics
+    out["repairs"] = model.repairs
+    out["diagnostics"] = diagnostics
+    out.pop("diagram_text", None) if out.get("nodes") is None else None
+    if quality == "showcase" and findings:
+        raise ServiceError(
+            422,
+            "composition_findings",
+            f"{len(findings)} composition finding(s) in a showcase diagram",
+            findings=findings,
+        )
+    return out
+
+
+def _label_size(text: str) -> tuple[float, float]:
+    block = measure(text, LABEL_MAX, LABEL_SIZE)
+    return block.width + 8, block.height + 4
+
+
+def _first_leaf(model: Model, gid: str) -> str | None:
+    key = model.groups[gid]["path"]
+    best = None
+    for n in model.nodes.values():
+        if n.path[: len(key)] == key and (best is None or n.order < best.order):
+            best = n
+    return best.id if best else None
+
+
+def _leaves(model: Model, gid: str) -> list[str]:
+    key = model.groups[gid]["path"]
+    return [n.id for n in model.nodes.values() if n.path[: len(key)] == key]
+
+
+def _layout(model: Model, payload: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    lr = model.dir == "LR"
+    ids = list(model.nodes)
+    w = {v: (model.nodes[v].h if lr else model.nodes[v].w) for v in ids}
+    h = {v: (model.nodes[v].w if lr else model.nodes[v].h) for v in ids}
+    edges: list[tuple[str, str]] = []
+    meta: list[dict[str, Any]] = []
+    loops: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    extra_arcs: list[tuple[int, str, str]] = []
+    for e in model.edges:
+        a, b = e["from"], e["to"]
+        cut_a = a if a in model.groups else None
+        cut_b = b if b in model.groups else None
+        if cut_a:
+            a = _first_leaf(model, cut_a)
+        if cut_b:
+            b = _first_leaf(model, cut_b)
+        if a is None or b is None:
+            model.repairs.append(
+                {
+                    "path": f"edges[{e['index']}]",
+                    "action": "dropped",
+                    "message": "edge to an empty group dropped",
+                }
+            )
+            continue
+        if a == b:
+            loops[a].append(e)
+            continue
+        k = len(edges)
+        edges.append((a, b))
+        meta.append({**e, "cut_a": cut_a, "cut_b": cut_b})
+        for x in _leaves(model, cut_a) if cut_a else [a]:
+            for y in _leaves(model, cut_b) if cut_b else [b]:
+                if x != y and (x, y) != (a, b):
+                    extra_arcs.append((k, x, y))
+    labels: dict[int, tuple[float, float]] = {}
+    for k, m in enumerate(meta):
+        if m["label"]:
+            lw, lh = _label_size(m["label"])
+            labels[k] = (lh, lw) if lr else (lw, lh)
+    ports: dict[int, dict[str, tuple[str, float]]] = {}
+    for k, m in enumerate(meta):
+        spec = {}
+        for end, nid, port in (
+            ("src", edges[k][0], m["from_port"]),
+            ("dst", edges[k][1], m["to_port"]),
+        ):
+            if port:
+                side, t = model.nodes[nid].ports[port]
+                spec[end] = (_LR_SIDE[side] if lr else side, t)
+        if spec:
+            ports[k] = spec
+    loop_room = {
+        v: OPTIONS.loop_room
+        + 10 * (len(ls) - 1)
+        + max((_label_size(e["label"])[0] if e["label"] else 0) for e in ls)
+        for v, ls in loops.items()
+    }
+    g = layered.LayoutGraph(
+        nodes=ids,
+        w=w,
+        h=h,
+        edges=edges,
+        edge_labels=labels,
+        path={v: model.nodes[v].path for v in ids},
+        lane_count=len(model.lanes),
+        loop_room=loop_room,
+        ports=ports,
+    )
+    rev = layered.break_cycles(ids, edges)
+    minlen = 2 if labels else 1
+    arcs = [((b, a, minlen) if k in rev else (a, b, minlen)) for k, (a, b) in enumerate(edges)]
+    arcs += [((y, x, minlen) if k in rev else (x, y, minlen)) for k, x, y in extra_arcs]
+    arcs = _acyclic(ids, arcs)
+    layer = layered.assign_layers(ids, arcs)
+    comp = _components(ids, edges, model)
+    hier = layered.insert_dummies(g, layer, rev, comp)
+    order = layered.order_layers(hier, {v: model.nodes[v].order for v in ids})
+    out_off, in_off = placement.port_offsets(hier, order, ports)
+    titles = {}
+    for gid, grp in model.groups.items():
+        if grp["title"]:
+            tw = text_width(grp["title"], 13, "sans-bold")
+            titles[grp["path"]] = tw if not lr else 0.0
+    for lane in model.lanes:
+        if lane["label"]:
+            titles[lane["path"]] = text_width(lane["label"], 13, "sans-bold") if not lr else 0.0
+    placed = placement.assign_x(hier, order, out_off, in_off, titles)
+    track, counts = placement.plan_tracks(hier, order, placed)
+    frame = _assign_y(hier, order, counts, model, lr)
+    return _emit(model, payload, hier, order, placed, track, frame, meta, edges, loops, lr)
+
+
+def _acyclic(ids: list[str], arcs: list[tuple[str, str, int]]) -> list[tuple[str, str, int]]:
+    """Group-edge expansion can add cycles; drop the arcs that close one."""
+    pairs = [(a, b) for a, b, _ in arcs]
+    rev = layered.break_cycles(ids, pairs)
+    return [arc for k, arc in enumerate(arcs) if k not in rev and arc[0] != arc[1]]
+
+
+def _components(ids: list[str], edges: list[tuple[str, str]], model: Model) -> dict[str, int]:
+    parent = {v: v for v in ids}
+
+    def find(v: str) -> str:
+        while parent[v] != v:
+            parent[v] = parent[parent[v]]
+            v = parent[v]
+        return v
+
+    for a, b in edges:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb, key=lambda v: model.nodes[v].order)] = min(
+                ra, rb, key=lambda v: model.nodes[v].order
+            )
+    # Nodes sharing a group or lane stay in one component so frames are not torn apart.
+    for grp in model.groups.values():
+        members = [n.id for n in model.nodes.values() if n.path[: len(grp["path"])] == grp["path"]]
+        for a, b in zip(members, members[1:], strict=False):
+            ra, rb = find(a), find(b)
+            if ra != rb:
+                parent[max(ra, rb, key=lambda v: model.nodes[v].order)] = min(
+                    ra, rb, key=lambda v: model.nodes[v].order
+                )
+    roots: dict[str, int] = {}
+    sizes: dict[str, int] = defaultdict(int)
+    for v in ids:
+        sizes[find(v)] += 1
+    ranked = sorted({find(v) for v in ids}, key=lambda r: (-sizes[r], model.nodes[r].order))
+    for k, r in enumerate(ranked):
+        roots[r] = k
+    return {v: roots[find(v)] for v in ids}
+
+
+def _assign_y(
+    h: layered.Hierarchy, order: list[list[int]], counts: list[int], model: Model, lr: bool
+) -> dict[str, Any]:
+    items = h.items
+    nl = len(order)
+    layer_h = [max((items[i].h for i in layer), default=0.0) for layer in order]
+    span: dict[tuple, list[int]] = {}
+    for it in items:
+        for d in range(1, len(it.path) + 1):
+            key = it.path[:d]
+            if key[-1][0] != "group":
+                continue
+            s = span.setdefault(key, [it.layer, it.layer])
+            s[0] = min(s[0], it.layer)
+            s[1] = max(s[1], it.layer)
+    titled = {grp["path"] for grp in model.groups.values() if grp["title"]}
+    ext_top: dict[tuple, float] = {}
+    ext_bot: dict[tuple, float] = {}
+    for key in sorted(span, key=lambda k: (-len(k), str(k))):
+        inner_t = max(
+            (ext_top[c] for c in ext_top if c[:-1] == key and span[c][0] == span[key][0]),
+            default=0.0,
+        )
+        inner_b = max(
+            (ext_bot[c] for c in ext_bot if c[:-1] == key and span[c][1] == span[key][1]),
+            default=0.0,
+        )
+        band = OPTIONS.group_title if key in titled and not lr else 0.0
+        ext_top[key] = OPTIONS.group_pad + band + inner_t
+        ext_bot[key] = OPTIONS.group_pad + inner_b
+    top_ext = [0.0] * nl
+    bot_ext = [0.0] * nl
+    for key, (lo, hi) in span.items():
+        top_ext[lo] = max(top_ext[lo], ext_top[key])
+        bot_ext[hi] = max(bot_ext[hi], ext_bot[key])
+    lane_band = OPTIONS.lane_header if model.lanes else 0.0
+    y = lane_band + top_ext[0] + (OPTIONS.group_pad if model.lanes else 0.0)
+    layer_top = [0.0] * nl
+    track_y0 = [0.0] * nl
+    for L in range(nl):
+        layer_top[L] = y
+        y += layer_h[L]
+        if L == nl - 1:
+            break
+        y += bot_ext[L]
+        n = counts[L] if L < len(counts) else 0
+        need = (n + 1) * OPTIONS.track_gap
+        room = max(OPTIONS.layer_gap, need)
+        track_y0[L] = y + (room - (n - 1) * OPTIONS.track_gap) / 2 if n else y + room / 2
+        y += room + top_ext[L + 1]
+    y += (bot_ext[nl - 1] if nl else 0.0) + (OPTIONS.group_pad if model.lanes else 0.0)
+    frames_y = {}
+    for key, (lo, hi) in span.items():
+        frames_y[key] = (layer_top[lo] - ext_top[key], layer_top[hi] + layer_h[hi] + ext_bot[key])
+    return {
+        "layer_top": layer_top,
+        "layer_h": layer_h,
+        "track_y0": track_y0,
+        "height": y,
+        "frames_y": frames_y,
+    }
+
+
+def _simplify(points: list[tuple[float, float]]) -> list[list[float]]:
+    pts: list[tuple[float, float]] = []
+    for p in points:
+        if pts and abs(pts[-1][0] - p[0]) < 1e-6 and abs(pts[-1][1] - p[1]) < 1e-6:
+            continue
+        pts.append(p)
+    out: list[tuple[float, float]] = []
+    for p in pts:
+        if len(out) >= 2:
+            a, b = out[-2], out[-1]
+            if (abs(a[0] - b[0]) < 1e-6 and abs(b[0] - p[0]) < 1e-6) or (
+                abs(a[1] - b[1]) < 1e-6 and abs(b[1] - p[1]) < 1e-6
+            ):
+                out[-1] = p
+                continue
+        out.append(p)
+    return [[_r(x), _r(y)] for x, y in out]
+
+
+def _emit(
+    model, payload, h, order, placed, track, frame, meta, edges, loops, lr
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    items = h.items
+    x = placed.x
+    lt, lh = frame["layer_top"], frame["layer_h"]
+
+    def cy(i: int) -> float:
+        it = items[i]
+        return lt[it.layer] + lh[it.layer] / 2
+
+    boxes: dict[str, tuple[float, float, float, float]] = {}
+    for i, it in enumerate(items):
+        if it.kind == "node":
+            boxes[it.name] = (x[i] - it.w / 2, cy(i) - it.h / 2, it.w, it.h)
+    seg_of: dict[tuple[int, int], int] = {}
+    for s, (a, b, k) in enumerate(h.segments):
+        seg_of[(k, a)] = s
+    routes: dict[int, list[tuple[float, float]]] = {}
+    label_boxes: dict[int, tuple[float, float, float, float]] = {}
+    for k, chain in h.chains.items():
+        rev = k in h.reversed
+        spec = placed_ports = meta[k]
+        pins = {}
+        if meta[k]["from_port"] or meta[k]["to_port"]:
+            pins = _pins_for(model, meta[k], edges[k], lr)
+        upper_pin = pins.get("dst" if rev else "src")
+        lower_pin = pins.get("src" if rev else "dst")
+        pts: list[tuple[float, float]] = []
+        a0 = chain[0]
+        s0 = seg_of[(k, a0)]
+        bx, by, bw, bh = boxes[items[a0].name]
+        ex = x[a0] + placed.out_off.get(s0, 0.0)
+        pts += _end_path(bx, by, bw, bh, ex, upper_pin, upper=True)
+        for a in chain[:-1]:
+            s = seg_of[(k, a)]
+            b = h.segments[s][1]
+            xa = x[a] + placed.out_off.get(s, 0.0)
+            xb = x[b] + placed.in_off.get(s, 0.0)
+            if s in track:
+                ty = frame["track_y0"][items[a].layer] + track[s] * OPTIONS.track_gap
+                pts += [(xa, ty), (xb, ty)]
+            if items[b].kind == "label":
+                it = items[b]
+                label_boxes[k] = (
+                    xb + OPTIONS.label_gap,
+                    cy(b) - it.h / 2,
+                    it.w - OPTIONS.label_gap,
+                    it.h,
+                )
+        last = chain[-1]
+        sl = seg_of[(k, chain[-2])]
+        bx, by, bw, bh = boxes[items[last].name]
+        ix = x[last] + placed.in_off.get(sl, 0.0)
+        pts += list(reversed(_end_path(bx, by, bw, bh, ix, lower_pin, upper=False)))
+        if rev:
+            pts.reverse()
+        routes[k] = pts
+        del spec, placed_ports
+    # Self-loops on the right side (top-down frame), one inside the other.
+    loop_routes: list[tuple[dict[str, Any], list[tuple[float, float]], tuple | None]] = []
+    for nid, ls in loops.items():
+        bx, by, bw, bh = boxes[nid]
+        for j, e in enumerate(ls):
+            reach = 14 + 10 * j
+            y1 = by + bh * 0.3 - 4 * j
+            y2 = by + bh * 0.7 + 4 * j
+            right = bx + bw
+            pts = [(right, y1), (right + reach, y1), (right + reach, y2), (right, y2)]
+            lab = None
+            if e["label"]:
+                lw, lhh = _label_size(e["label"])
+                lw, lhh = (lhh, lw) if lr else (lw, lhh)
+                lab = (right + reach + 4, (y1 + y2) / 2 - lhh / 2, lw, lhh)
+            loop_routes.append((e, pts, lab))
+    frames_x = placed.frames_x
+    frames: dict[tuple, tuple[float, float, float, float]] = {}
+    for key, (fy0, fy1) in frame["frames_y"].items():
+        fx0, fx1 = frames_x.get(key, (0.0, 0.0))
+        frames[key] = (fx0, fy0, fx1 - fx0, fy1 - fy0)
+    total_h = frame["height"]
+    lane_rects = []
+    for lane in model.lanes:
+        fx0, fx1 = frames_x.get(lane["path"], (None, None))
+        if fx0 is None:
+            right = max((r[0] + r[2] for r in lane_rects), default=0.0)
+            fx0, fx1 = right + OPTIONS.lane_gap, right + OPTIONS.lane_gap + 120
+        lane_rects.append(
+            (fx0 - OPTIONS.lane_gap / 2 + OPTIONS.lane_gap / 2, 0.0, fx1 - fx0, total_h)
+        )
+    # Edges that end at a group stop at its frame.
+    for k, m in enumerate(meta):
+        if k not in routes:
+            continue
+        if m["cut_b"]:
+            routes[k] = _cut(routes[k], frames[model.groups[m["cut_b"]]["path"]], at_end=True)
+        if m["cut_a"]:
+            routes[k] = _cut(routes[k], frames[model.groups[m["cut_a"]]["path"]], at_end=False)
+
+    def tr(px: float, py: float) -> tuple[float, float]:
+        return (py, px) if lr else (px, py)
+
+    def trbox(b: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+        return (b[1], b[0], b[3], b[2]) if lr else b
+
+    min_x = min(
+        [b[0] for b in boxes.values()]
+        + [f[0] for f in frames.values()]
+        + [r[0] for r in lane_rects]
+        + [0.0]
+    )
+    width_int = max(
+        [b[0] + b[2] for b in boxes.values()]
+        + [f[0] + f[2] for f in frames.values()]
+        + [r[0] + r[2] for r in lane_rects]
+        + [0.0]
+    )
+    for pts, _, lab in loop_routes:
+        pass
+    for _, pts, lab in loop_routes:
+        width_int = max(width_int, max(p[0] for p in pts), (lab[0] + lab[2]) if lab else 0.0)
+    for lb in label_boxes.values():
+        width_int = max(width_int, lb[0] + lb[2])
+    for pts in routes.values():
+        for p in pts:
+            width_int = max(width_int, p[0])
+            min_x = min(min_x, p[0])
+    margin = 16.0
+    dx = margin - min_x
+    body_w, body_h = (width_int - min_x + 2 * margin), total_h + 2 * margin
+    if lr:
+        body_w, body_h = body_h, body_w
+    header = _header(payload, body_w)
+    off_y = header["h"] if header else 0.0
+
+    def place(px: float, py: float) -> list[float]:
+        a, b = tr(px + dx, py + margin)
+        return [_r(a), _r(b + off_y)]
+
+    def place_box(b: tuple[float, float, float, float]) -> dict[str, float]:
+        bb = trbox((b[0] + dx, b[1] + margin, b[2], b[3]))
+        return {"x": _r(bb[0]), "y": _r(bb[1] + off_y), "w": _r(bb[2]), "h": _r(bb[3])}
+
+    geo: dict[str, Any] = {"dir": model.dir}
+    geo["nodes"] = {nid: place_box(boxes[nid]) for nid in model.nodes}
+    geo["groups"] = {
+        gid: place_box(frames[grp["path"]])
+        for gid, grp in model.groups.items()
+        if grp["path"] in frames
+    }
+    geo["lanes"] = []
+    for lane, rect in zip(model.lanes, lane_rects, strict=False):
+        box = place_box(rect)
+        geo["lanes"].append({"label": lane["label"], **box})
+    geo_edges = []
+    for k, m in enumerate(meta):
+        if k not in routes:
+            continue
+        entry: dict[str, Any] = {
+            "from": m["ref_from"],
+            "to": m["ref_to"],
+            "index": m["index"],
+            "style": m["style"],
+        }
+        entry["points"] = [place(px, py) for px, py in (tuple(p) for p in _simplify(routes[k]))]
+        if k in label_boxes:
+            entry["label"] = {**place_box(label_boxes[k]), "text": m["label"]}
+        geo_edges.append(entry)
+    for e, pts, lab in loop_routes:
+        entry = {
+            "from": e["ref_from"],
+            "to": e["ref_to"],
+            "index": e["index"],
+            "style": e["style"],
+            "loop": True,
+        }
+        entry["points"] = [place(px, py) for px, py in pts]
+        if lab:
+            entry["label"] = {**place_box(lab), "text": e["label"]}
+        geo_edges.append(entry)
+    geo_edges.sort(key=lambda e: e["index"])
+    geo["edges"] = geo_edges
+    geo["ports"] = {}
+    for nid, node in model.nodes.items():
+        if node.ports:
+            b = geo["nodes"][nid]
+            geo["ports"][nid] = {
+                pid: _port_point(b, side, t) for pid, (side, t) in node.ports.items()
+            }
+    _footer(geo, payload, header, body_w, body_h)
+    metrics = _measure(geo)
+    metrics["layers"] = len(order)
+    metrics["reversedEdges"] = len(h.reversed)
+    return geo, metrics
+
+
+def _port_point(b: dict[str, float], side: str, t: float) -> dict[str, float]:
+    if side == "top":
+        return {"x": _r(b["x"] + t * b["w"]), "y": b["y"], "side": side}  # type: ignore[dict-item]
+    if side == "bottom":
+        return {"x": _r(b["x"] + t * b["w"]), "y": _r(b["y"] + b["h"]), "side": side}  # type: ignore[dict-item]
+    if side == "left":
+        return {"x": b["x"], "y": _r(b["y"] + t * b["h"]), "side": side}  # type: ignore[dict-item]
+    return {"x": _r(b["x"] + b["w"]), "y": _r(b["y"] + t * b["h"]), "side": side}  # type: ignore[dict-item]
+
+
+def _pins_for(
+    model: Model, m: dict[str, Any], pair: tuple[str, str], lr: bool
+) -> dict[str, tuple[str, float]]:
+    pins = {}
+    for end, nid, port in (("src", pair[0], m["from_port"]), ("dst", pair[1], m["to_port"])):
+        if port:
+            side, t = model.nodes[nid].ports[port]
+            pins[end] = (_LR_SIDE[side] if lr else side, t)
+    return pins
+
+
+def _end_path(bx, by, bw, bh, exit_x, pin, upper: bool) -> list[tuple[float, float]]:
+    """Points from an edge end on the node to where it leaves on the natural side (in order)."""
+    out_y = by + bh if upper else by
+    if pin is None:
+        return [(exit_x, out_y)]
+    side, t = pin
+    natural = "bottom" if upper else "top"
+    if side == natural:
+        return [(exit_x, out_y)]
+    if side in ("left", "right"):
+        py = by + t * bh
+        wall = bx if side == "left" else bx + bw
+        return [(wall, py), (exit_x, py)]
+    far_y = by if upper else by + bh
+    px = bx + t * bw
+    step = -placement.STUB if upper else placement.STUB
+    return [(px, far_y), (px, far_y + step), (exit_x, far_y + step)]
+
+
+def _cut(
+    pts: list[tuple[float, float]], rect: tuple[float, float, float, float], at_end: bool
+) -> list[tuple[float, float]]:
+    x0, y0, w, h = rect
+    x1, y1 = x0 + w, y0 + h
+
+    def inside(p: tuple[float, float]) -> bool:
+        return x0 < p[0] < x1 and y0 < p[1] < y1
+
+    seq = pts if at_end else list(reversed(pts))
+    for j in range(1, len(seq)):
+        if inside(seq[j]) and not inside(seq[j - 1]):
+            (ax, ay), (bx, by) = seq[j - 1], seq[j]
+            if abs(ax - bx) < 1e-9:
+                cyv = y0 if ay < y0 else y1
+                hit = (ax, cyv)
+            else:
+                cxv = x0 if ax < x0 else x1
+                hit = (cxv, ay)
+            res = [*seq[:j], hit]
+            return res if at_end else list(reversed(res))
+    return pts
+
+
+def _header(payload: dict[str, Any], width: float) -> dict[str, Any] | None:
+    parts = []
+    y = 16.0
+    for key, size, font in (
+        ("kicker", 12, "sans-bold"),
+        ("title", 20, "sans-bold"),
+        ("subtitle", 14, "sans"),
+    ):
+        text = payload.get(key)
+        if isinstance(text, str) and text:
+            block = measure(text, max(200.0, width - 32), size, font)  # type: ignore[arg-type]
+            parts.append(
+                {"key": key, "x": 16.0, "y": _r(y), "w": _r(block.width), "h": _r(block.height)}
+            )
+            y += block.height + 4
+    if not parts:
+        return None
+    return {"x": 0.0, "y": 0.0, "w": _r(width), "h": _r(y + 8), "parts": parts}
+
+
+def _footer(
+    geo: dict[str, Any], payload: dict[str, Any], header: dict | None, body_w: float, body_h: float
+) -> None:
+    y = (header["h"] if header else 0.0) + body_h
+    width = body_w
+    if header:
+        geo["header"] = header
+    legend = [x for x in payload.get("legend") or [] if isinstance(x, dict)]
+    if legend:
+        row = sum(text_width(str(x.get("label", "")), 12) + 60 for x in legend)
+        lines = max(1, int(row // max(200.0, width - 32)) + 1)
+        geo["legend"] = {
+            "x": 16.0,
+            "y": _r(y),
+            "w": _r(min(row, width - 32)),
+            "h": _r(22.0 * lines),
+        }
+        y += 22.0 * lines + 8
+    stats = [x for x in payload.get("stats") or [] if isinstance(x, dict)]
+    if stats:
+        cell = (
+            max(
+                max(
+                    text_width(str(s.get("value", "")), 20, "sans-bold"),
+                    text_width(str(s.get("label", "")), 12),
+                )
+                for s in stats
+            )
+            + 24
+        )
+        geo["stats"] = {
+            "x": 16.0,
+            "y": _r(y),
+            "w": _r(cell * len(stats)),
+            "h": 56.0,
+            "cell": _r(cell),
+        }
+        width = max(width, cell * len(stats) + 32)
+        y += 64.0
+    for key in ("caption", "footer"):
+        text = payload.get(key)
+        if isinstance(text, str) and text:
+            block = measure(text, max(200.0, width - 32), 12)
+            geo[key] = {"x": 16.0, "y": _r(y), "w": _r(block.width), "h": _r(block.height)}
+            y += block.height + 6
+    if header:
+        header["w"] = _r(width)
+    geo["width"] = _r(width)
+    geo["height"] = _r(y)
+
+
+def _measure(geo: dict[str, Any]) -> dict[str, Any]:
+    bends = 0
+    length = 0.0
+    for e in geo["edges"]:
+        pts = e["points"]
+        bends += max(0, len(pts) - 2)
+        length += sum(
+            abs(a[0] - b[0]) + abs(a[1] - b[1]) for a, b in zip(pts, pts[1:], strict=False)
+        )
+    return {
+        "crossings": count_crossings_orth(geo["edges"]),
+        "bends": bends,
+        "edgeLength": _r(length),
+        "area": _r(geo["width"] * geo["height"]),
+        "width": geo["width"],
+        "height": geo["height"],
+        "nodes": len(geo["nodes"]),
+        "edges": len(geo["edges"]),
+    }
+
+
+def _apply_overrides(geo: dict[str, Any], overrides: dict[str, Any], model: Model) -> None:
+    """Move overridden nodes to their top-left corner, re-route their edges, grow frames."""
+    moved = set()
+    for nid, pos in overrides.items():
+        box = geo["nodes"].get(nid)
+        if box is None or not isinstance(pos, dict):
+            model.repairs.append(
+                {
+                    "path": f"overrides.{nid}",
+                    "action": "ignored",
+                    "message": "override of an unknown node ignored",
+                }
+            )
+            continue
+        try:
+            box["x"], box["y"] = _r(pos["x"]), _r(pos["y"])
+        except (KeyError, TypeError, ValueError):
+            model.repairs.append(
+                {
+                    "path": f"overrides.{nid}",
+                    "action": "ignored",
+                    "message": "override needs numeric x and y",
+                }
+            )
+            continue
+        moved.add(nid)
+    if not moved:
+        return
+    for e in geo["edges"]:
+        a = str(e["from"]).split(".")[0] if e["from"] not in geo["nodes"] else e["from"]
+        b = str(e["to"]).split(".")[0] if e["to"] not in geo["nodes"] else e["to"]
+        if a not in moved and b not in moved:
+            continue
+        ba, bb = geo["nodes"].get(a), geo["nodes"].get(b)
+        if ba is None or bb is None:
+            continue
+        e.pop("label", None) if False else None
+        if a == b:
+            r = ba["x"] + ba["w"]
+            e["points"] = [
+                [r, ba["y"] + ba["h"] * 0.3],
+                [r + 14, ba["y"] + ba["h"] * 0.3],
+                [r + 14, ba["y"] + ba["h"] * 0.7],
+                [r, ba["y"] + ba["h"] * 0.7],
+            ]
+            continue
+        if model.dir == "LR":
+            sx, sy = ba["x"] + ba["w"], ba["y"] + ba["h"] / 2
+            tx, ty = bb["x"], bb["y"] + bb["h"] / 2
+            mx = _r((sx + tx) / 2)
+            e["points"] = [[_r(sx), _r(sy)], [mx, _r(sy)], [mx, _r(ty)], [_r(tx), _r(ty)]]
+        else:
+            sx, sy = ba["x"] + ba["w"] / 2, ba["y"] + ba["h"]
+            tx, ty = bb["x"] + bb["w"] / 2, bb["y"]
+            my = _r((sy + ty) / 2)
+            e["points"] = [[_r(sx), _r(sy)], [_r(sx), my], [_r(tx), my], [_r(tx), _r(ty)]]
+        if "label" in e:
+            pts = e["points"]
+            e["label"]["x"] = _r((pts[1][0] + pts[2][0]) / 2 + 6)
+            e["label"]["y"] = _r((pts[1][1] + pts[2][1]) / 2 + 4)
+    for gid, grp in sorted(model.groups.items(), key=lambda kv: -len(kv[1]["path"])):
+        frame = geo["groups"].get(gid)
+        if frame is None:
+            continue
+        members = [
+            geo["nodes"][n.id]
+            for n in model.nodes.values()
+            if n.path[: len(grp["path"])] == grp["path"]
+        ]
+        members += [
+            geo["groups"][c]
+            for c, cg in model.groups.items()
+            if cg["path"][:-1] == grp["path"] and c in geo["groups"]
+        ]
+        for b in members:
+            x0 = min(frame["x"], b["x"] - OPTIONS.group_pad)
+            y0 = min(frame["y"], b["y"] - OPTIONS.group_pad - OPTIONS.group_title)
+            x1 = max(frame["x"] + frame["w"], b["x"] + b["w"] + OPTIONS.group_pad)
+            y1 = max(frame["y"] + frame["h"], b["y"] + b["h"] + OPTIONS.group_pad)
+            frame.update(x=_r(x0), y=_r(y0), w=_r(x1 - x0), h=_r(y1 - y0))
+    right = max([b["x"] + b["w"] for b in geo["nodes"].values()] + [geo["width"]])
+    bottom = max([b["y"] + b["h"] for b in geo["nodes"].values()] + [geo["height"]])
+    geo["width"], geo["height"] = _r(right + 16), _r(bottom + 16)
+    geo["overridden"] = sorted(moved)

@@ -1,0 +1,263 @@
+"""Coordinate assignment and orthogonal routing for an ordered hierarchy (top-down frame)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+import attrs
+import numpy as np
+from scipy.optimize import linprog
+from scipy.sparse import coo_matrix
+
+from layoutkit.diagram.layered import Hierarchy
+from layoutkit.diagram.options import OPTIONS
+
+STUB = 12.0
+
+
+@attrs.define
+class Placed:
+    x: list[float]  # item centres
+    frames_x: dict[tuple, tuple[float, float]]  # container key -> (left, right)
+    out_off: dict[int, float]  # segment index -> exit offset at its upper item
+    in_off: dict[int, float]  # segment index -> entry offset at its lower item
+
+
+def port_offsets(
+    h: Hierarchy, layers: list[list[int]], ports: dict[int, dict[str, Any]]
+) -> tuple[dict[int, float], dict[int, float]]:
+    """Spread the edge ends over the bottom (out) and top (in) sides, ordered by the far end.
+
+    ``ports[edge]`` may pin an end: ``{"src": (side, t), "dst": (side, t)}`` in the
+    top-down frame, with ``t`` the fraction along the side.
+    """
+    pos: dict[int, int] = {}
+    for layer in layers:
+        for p, i in enumerate(layer):
+            pos[i] = p
+    items = h.items
+    outs: dict[int, list[int]] = defaultdict(list)
+    ins: dict[int, list[int]] = defaultdict(list)
+    for s, (a, b, _k) in enumerate(h.segments):
+        outs[a].append(s)
+        ins[b].append(s)
+    out_off: dict[int, float] = {}
+    in_off: dict[int, float] = {}
+
+    def pinned(s: int, upper: bool) -> tuple[str, float] | None:
+        k = h.segments[s][2]
+        spec = ports.get(k)
+        if not spec:
+            return None
+        rev = k in h.reversed
+        end = ("dst" if rev else "src") if upper else ("src" if rev else "dst")
+        return spec.get(end)
+
+    for table, groups, upper in ((out_off, outs, True), (in_off, ins, False)):
+        for i, segs in groups.items():
+            it = items[i]
+            if it.kind != "node":
+                for s in segs:
+                    table[s] = _line_offset(it)
+                continue
+            free = []
+            for s in segs:
+                pin = pinned(s, upper)
+                if pin is None:
+                    free.append(s)
+                else:
+                    table[s] = _pin_offset(pin, it.w, upper)
+            far = (
+                (lambda s: (pos[h.segments[s][1]], h.segments[s][2]))
+                if upper
+                else (lambda s: (pos[h.segments[s][0]], h.segments[s][2]))
+            )
+            free.sort(key=far)
+            n = len(free)
+            step = min(OPTIONS.port_step, it.w / (n + 1)) if n else 0
+            for j, s in enumerate(free):
+                table[s] = (j - (n - 1) / 2) * step
+    return out_off, in_off
+
+
+def _line_offset(it: Any) -> float:
+    # A label holder carries its edge along its left side, the label to the right.
+    return -it.w / 2 if it.kind == "label" else 0.0
+
+
+def _pin_offset(pin: tuple[str, float], w: float, upper: bool) -> float:
+    side, t = pin
+    if side == ("bottom" if upper else "top"):
+        return (t - 0.5) * w
+    if side == "left":
+        return -w / 2 - STUB
+    # right, or the far side: step out and go round on the right
+    return w / 2 + STUB
+
+
+def assign_x(
+    h: Hierarchy,
+    layers: list[list[int]],
+    out_off: dict[int, float],
+    in_off: dict[int, float],
+    titles: dict[tuple, float],
+) -> Placed:
+    """Horizontal centres that keep edges straight and short (LP, like network-simplex placement).
+
+    Containers (lanes, groups) get left/right variables so their members stay
+    inside and everybody else stays outside in every layer they span.
+    """
+    items = h.items
+    n = len(items)
+    keys: dict[tuple, int] = {}
+    for it in items:
+        for d in range(1, len(it.path) + 1):
+            keys.setdefault(it.path[:d], len(keys))
+    nc = len(keys)
+    m = len(h.segments)
+    nv = n + 2 * nc + m
+    rows: list[int] = []
+    cols: list[int] = []
+    vals: list[float] = []
+    rhs: list[float] = []
+    r = 0
+
+    def le(terms: list[tuple[int, float]], bound: float) -> None:
+        nonlocal r
+        for c, v in terms:
+            rows.append(r)
+            cols.append(c)
+            vals.append(v)
+        rhs.append(bound)
+        r += 1
+
+    def L(key: tuple) -> int:
+        return n + 2 * keys[key]
+
+    def R(key: tuple) -> int:
+        return n + 2 * keys[key] + 1
+
+    pad = OPTIONS.group_pad
+    cost = np.zeros(nv)
+    cost[:n] = 1e-3
+    for key, ci in keys.items():
+        cost[n + 2 * ci] = -0.05
+        cost[n + 2 * ci + 1] = 0.05
+    for s, (a, b, _k) in enumerate(h.segments):
+        t = n + 2 * nc + s
+        ka, kb = items[a].kind != "node", items[b].kind != "node"
+        cost[t] = 8.0 if ka and kb else 2.0 if ka or kb else 1.0
+        oa, ob = out_off.get(s, 0.0), in_off.get(s, 0.0)
+        le([(a, 1.0), (b, -1.0), (t, -1.0)], ob - oa)
+        le([(a, -1.0), (b, 1.0), (t, -1.0)], oa - ob)
+
+    def gap_between(ia: Any, ib: Any) -> float:
+        if ia.kind == "node" and ib.kind == "node":
+            return OPTIONS.node_gap
+        if ia.kind == "hold" or ib.kind == "hold":
+            return 0.0
+        return OPTIONS.dummy_gap
+
+    for layer in layers:
+        for p, i in enumerate(layer):
+            it = items[i]
+            half_r = it.w / 2 + it.extra_right
+            if it.path:
+                inner = it.path
+                le([(L(inner), 1.0), (i, -1.0)], -(it.w / 2 + pad))
+                le([(i, 1.0), (R(inner), -1.0)], -(half_r + pad))
+            if p == 0:
+                continue
+            j = layer[p - 1]
+            jt = items[j]
+            common = 0
+            while (
+                common < len(jt.path)
+                and common < len(it.path)
+                and jt.path[common] == it.path[common]
+            ):
+                common += 1
+            closing = [jt.path[:d] for d in range(len(jt.path), common, -1)]
+            opening = [it.path[:d] for d in range(common + 1, len(it.path) + 1)]
+            prev_var, prev_off = j, jt.w / 2 + jt.extra_right
+            for c in closing:
+                le([(prev_var, 1.0), (R(c), -1.0)], -(prev_off + pad))
+                prev_var, prev_off = R(c), 0.0
+            if closing or opening:
+                boundary = opening[0] if opening else closing[-1]
+                between = OPTIONS.lane_gap if boundary[-1][0] == "lane" else OPTIONS.node_gap / 2
+            else:
+                between = gap_between(jt, it)
+            for c in opening:
+                le([(prev_var, 1.0), (L(c), -1.0)], -(prev_off + between))
+                prev_var, prev_off, between = L(c), 0.0, pad
+            le([(prev_var, 1.0), (i, -1.0)], -(prev_off + it.w / 2 + between))
+    for key in keys:
+        if len(key) > 1:
+            parent = key[:-1]
+            le([(L(parent), 1.0), (L(key), -1.0)], -pad)
+            le([(R(key), 1.0), (R(parent), -1.0)], -pad)
+        tw = titles.get(key, 0.0)
+        if tw:
+            le([(L(key), 1.0), (R(key), -1.0)], -(tw + 2 * pad))
+    lanes = sorted((k for k in keys if len(k) == 1 and k[0][0] == "lane"), key=lambda k: k[0][1])
+    for a, b in zip(lanes, lanes[1:], strict=False):
+        le([(R(a), 1.0), (L(b), -1.0)], -OPTIONS.lane_gap)
+    a_ub = coo_matrix((vals, (rows, cols)), shape=(r, nv)).tocsr()
+    res = linprog(cost, A_ub=a_ub, b_ub=np.array(rhs), bounds=(0, None), method="highs-ds")
+    if not res.success:
+        res = linprog(cost, A_ub=a_ub, b_ub=np.array(rhs), bounds=(0, None), method="highs")
+    sol = np.round(res.x, 3) if res.success else np.zeros(nv)
+    x = [float(v) for v in sol[:n]]
+    frames = {key: (float(sol[L(key)]), float(sol[R(key)])) for key in keys}
+    return Placed(x, frames, out_off, in_off)
+
+
+# -- routing -------------------------------------------------------------------------
+
+
+def _cost_above(s: tuple[float, float], t: tuple[float, float]) -> int:
+    """Crossings when segment s (from x, to x) runs on a track above segment t."""
+    lo_t, hi_t = min(t), max(t)
+    lo_s, hi_s = min(s), max(s)
+    return int(lo_t < s[1] < hi_t) + int(lo_s < t[0] < hi_s)
+
+
+def plan_tracks(
+    h: Hierarchy, layers: list[list[int]], pl: Placed
+) -> tuple[dict[int, int], list[int]]:
+    """Track index per bending segment and the track count per layer gap."""
+    per_gap: dict[int, list[tuple[int, float, float]]] = defaultdict(list)
+    for s, (a, b, _k) in enumerate(h.segments):
+        xa = pl.x[a] + pl.out_off.get(s, 0.0)
+        xb = pl.x[b] + pl.in_off.get(s, 0.0)
+        if abs(xa - xb) > 0.5:
+            per_gap[h.items[a].layer].append((s, xa, xb))
+    track: dict[int, int] = {}
+    counts = [0] * max(1, len(layers))
+    for gap, segs in per_gap.items():
+        segs.sort(key=lambda e: (min(e[1], e[2]), e[0]))
+        order: list[tuple[int, float, float]] = []
+        for seg in segs:
+            sv = (seg[1], seg[2])
+            cost = sum(_cost_above(sv, (t[1], t[2])) for t in order)
+            best, best_p = cost, 0
+            for p, t in enumerate(order):
+                tv = (t[1], t[2])
+                cost += _cost_above(tv, sv) - _cost_above(sv, tv)
+                if cost < best:
+                    best, best_p = cost, p + 1
+            order.insert(best_p, seg)
+        placed: list[tuple[float, float, int]] = []
+        margin = OPTIONS.track_gap / 2
+        for s, xa, xb in order:
+            lo, hi = min(xa, xb) - margin, max(xa, xb) + margin
+            t = 0
+            for plo, phi, pt in placed:
+                if plo < hi and lo < phi and pt + 1 > t:
+                    t = pt + 1
+            track[s] = t
+            placed.append((lo, hi, t))
+            counts[gap] = max(counts[gap], t + 1)
+    return track, counts
