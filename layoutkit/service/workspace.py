@@ -9,6 +9,7 @@ import attrs
 from layoutkit.errors import ServiceError
 from layoutkit.principal import Principal
 from layoutkit.service.registry import REGISTRY, Registry
+from layoutkit.storage import Store, StorageError, open_store
 
 
 @attrs.frozen(slots=True)
@@ -26,20 +27,37 @@ class Workspace:
     Open one with :meth:`open`, then run operations by name with :meth:`call`.
     """
 
-    def __init__(self, url: str | None = None, *, registry: Registry = REGISTRY) -> None:
-        self.url = url
+    def __init__(
+        self, store: Store, *, name: str = "default", registry: Registry = REGISTRY
+    ) -> None:
+        self.store = store
         self.registry = registry
+        with store.transaction() as tx:
+            self.workspace_id: int = tx.ensure_workspace(name).id
 
     @classmethod
-    def open(cls, url: str | None = None) -> Workspace:
-        """Open a workspace; with no URL it lives in memory."""
-        if url is not None:
-            raise ServiceError(
-                400,
-                "unsupported_url",
-                f"no storage backend for {url!r}; only the in-memory workspace exists so far",
-            )
-        return cls(url)
+    def open(cls, url: str | None = None, *, name: str = "default") -> Workspace:
+        """Open a workspace stored at ``url``.
+
+        No URL keeps everything in memory; ``sqlite:///path.db`` is a file next
+        to which blobs are kept; ``postgresql://...`` shares one database between
+        processes. Migrations run on open. Raises :class:`ServiceError` (400
+        ``unsupported_url``) for a URL no backend understands.
+        """
+        try:
+            store = open_store(url)
+        except StorageError as exc:
+            raise ServiceError(400, "unsupported_url", str(exc)) from exc
+        return cls(store, name=name)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def call(
         self, op: str, params: dict[str, Any] | None = None, principal: Principal | None = None
