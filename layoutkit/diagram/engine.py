@@ -193,6 +193,9 @@ def _acyclic(ids: list[str], arcs: list[tuple[str, str, int]]) -> list[tuple[str
 
 
 def _components(ids: list[str], edges: list[tuple[str, str]], model: Model) -> dict[str, int]:
+    if model.lanes:
+        # Lanes already separate the drawing into bands; components stay inside them.
+        return dict.fromkeys(ids, 0)
     parent = {v: v for v in ids}
 
     def find(v: str) -> str:

@@ -343,9 +343,15 @@ def order_layers(h: Hierarchy, seed_order: dict[str, int]) -> list[list[int]]:
         for p, i in enumerate(layer):
             pos[i] = p
 
+    container_keys_now = container_keys()
+    # A first pass puts every layer in container order, so even "no sweep helped" is valid.
+    for L in range(len(layers)):
+        if L == 0:
+            sort_layer(0, down, 1) if len(layers) > 1 else sort_layer(0, up, 0)
+        else:
+            sort_layer(L, up, L - 1)
     best = [list(layer) for layer in layers]
     best_c = count_crossings(h, pos, down)
-    container_keys_now = container_keys()
     n_items = len(items)
     sweeps = OPTIONS.sweeps if n_items < 2500 else 4
     for it_no in range(sweeps):
