@@ -1,1 +1,48 @@
-"""layoutkit.render"""
+"""Rendering: documents to self-contained HTML, boards and cards to SVG and PNG.
+
+Pure code: plain dicts in, a string (HTML, SVG) or PNG bytes out; no I/O
+besides reading the bundled fonts.
+"""
+
+from __future__ import annotations
+
+from layoutkit.render._board import board_scene, card_scene, write
+from layoutkit.render._doc import render_document
+
+__all__ = ["render_board", "render_card", "render_doc"]
+
+
+def render_doc(doc: dict, *, audience: str | None = None, typeset: str | None = None) -> str:
+    """One self-contained HTML file (inline CSS, no network) for a doc element.
+
+    ``doc`` is a doc element ``{"kind": "doc", "payload": {...}}`` or its bare
+    payload. ``audience`` ("public", "technical" or "internal") exports only
+    what that audience may see and drops the in-page audience switch;
+    ``typeset`` overrides the doc's default typeset (the reader's own choice,
+    stored in the browser, still wins).
+
+    Raises ValueError for an unknown audience or typeset.
+    """
+    return render_document(doc, audience=audience, typeset=typeset)
+
+
+def render_board(board: dict, *, format: str = "svg") -> str | bytes:
+    """A whole board as an SVG string or PNG bytes (longest side at most 1600 px).
+
+    ``board`` is what ``scrape_board`` returns: ``{"board": {...}, "cards":
+    [{id, kind, payload, x, y, w, h, parent, ...}], "edges": [{from, to,
+    label, rel}]}``. Raises ValueError for a format other than "svg" or "png".
+    """
+    scene = board_scene(board)
+    meta = board.get("board") if isinstance(board.get("board"), dict) else {}
+    return write(scene, format, title=str(meta.get("title") or meta.get("slug") or "board"))
+
+
+def render_card(card: dict, *, format: str = "svg", max_dim: int = 1600) -> str | bytes:
+    """One card's face, exactly its ``w`` × ``h``, as SVG or PNG.
+
+    PNG output is scaled down so its longest side is at most ``max_dim``
+    pixels (never scaled up). Raises ValueError for an unknown format or a
+    non-positive ``max_dim``.
+    """
+    return write(card_scene(card), format, max_dim=max_dim, title=str(card.get("kind") or "card"))

@@ -1,0 +1,188 @@
+"""Boards and single cards laid out into one scene, written as SVG or PNG."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from layoutkit.layout.text import line_height, text_width
+from layoutkit.render._face_diagram import diagram_scene
+from layoutkit.render._faces import DEFAULT_SIZES, FRAME_KINDS, card_face, frame_items
+from layoutkit.render._format import as_number
+from layoutkit.render._palette import BOARD, CARD, FG, LINE, MUTED
+from layoutkit.render._scene import (
+    Box,
+    Item,
+    Path,
+    Scene,
+    Text,
+    arrowhead,
+    fit_line,
+    to_png,
+    to_svg,
+    to_svg_fragment,
+)
+
+PAD = 40.0
+HEADER = 64.0
+WIRE = "#6b7a90"
+MAX_FRAME_DEPTH = 5
+
+Rect = tuple[float, float, float, float]
+
+
+def _rect(card: dict) -> Rect:
+    kind = str(card.get("kind") or "")
+    dw, dh = DEFAULT_SIZES.get(kind, (320.0, 200.0))
+    x = as_number(card.get("x")) or 0.0
+    y = as_number(card.get("y")) or 0.0
+    w = as_number(card.get("w")) or dw
+    h = as_number(card.get("h")) or dh
+    return x, y, max(w, 1.0), max(h, 1.0)
+
+
+def _depths(cards: list[dict]) -> dict[Any, int]:
+    parent = {c.get("id"): c.get("parent") for c in cards}
+    depth: dict[Any, int] = {}
+    for cid in parent:
+        d, cur, seen = 0, parent.get(cid), {cid}
+        while cur is not None and cur in parent and cur not in seen and d <= MAX_FRAME_DEPTH + 1:
+            seen.add(cur)
+            d += 1
+            cur = parent.get(cur)
+        depth[cid] = d
+    return depth
+
+
+def _clip(center: tuple[float, float], toward: tuple[float, float], r: Rect) -> tuple[float, float]:
+    """Where the ray from ``center`` to ``toward`` leaves rectangle ``r``."""
+    cx, cy = center
+    dx, dy = toward[0] - cx, toward[1] - cy
+    if dx == 0 and dy == 0:
+        return center
+    tx = (r[2] / 2) / abs(dx) if dx else math.inf
+    ty = (r[3] / 2) / abs(dy) if dy else math.inf
+    t = min(tx, ty, 1.0)
+    return cx + dx * t, cy + dy * t
+
+
+def _wire(edge: dict, a: Rect, b: Rect) -> list[Item]:
+    ca = (a[0] + a[2] / 2, a[1] + a[3] / 2)
+    cb = (b[0] + b[2] / 2, b[1] + b[3] / 2)
+    start = _clip(ca, cb, a)
+    end = _clip(cb, ca, b)
+    if math.hypot(end[0] - start[0], end[1] - start[1]) < 4:
+        return []
+    rel = str(edge.get("rel") or "")
+    dash = (6.0, 4.0) if rel in ("relates", "related", "ref", "see-also") else None
+    items: list[Item] = [
+        Path((start, end), stroke=WIRE, width=1.8, dash=dash),
+        arrowhead(start, end, WIRE, 10),
+    ]
+    label = edge.get("label")
+    if label:
+        text = fit_line(str(label), 220, 11.5)
+        lw = text_width(text, 11.5) + 12
+        lh = line_height(11.5) + 4
+        mx, my = (start[0] + end[0]) / 2, (start[1] + end[1]) / 2
+        items.append(
+            Box(mx - lw / 2, my - lh / 2, lw, lh, fill=CARD, stroke=LINE, width=1, radius=lh / 2)
+        )
+        items.append(Text(mx, my - lh / 2 + 2, (text,), 11.5, "sans", FG, 0.0, "middle"))
+    return items
+
+
+def board_scene(board: dict) -> Scene:
+    """Scene of a whole board as ``scrape_board`` returns it (frames, cards, wires)."""
+    meta = board.get("board") if isinstance(board.get("board"), dict) else {}
+    cards = [c for c in board.get("cards") or [] if isinstance(c, dict)]
+    rects = {c.get("id"): _rect(c) for c in cards}
+    if rects:
+        x0 = min(r[0] for r in rects.values())
+        y0 = min(r[1] for r in rects.values())
+        x1 = max(r[0] + r[2] for r in rects.values())
+        y1 = max(r[1] + r[3] for r in rects.values())
+    else:
+        x0 = y0 = 0.0
+        x1, y1 = 480.0, 120.0
+    dx, dy = PAD - x0, PAD + HEADER - y0
+    width = max(x1 - x0 + 2 * PAD, 480.0)
+    height = y1 - y0 + 2 * PAD + HEADER
+    scene = Scene(width, height, background=BOARD)
+    title = str(meta.get("title") or meta.get("slug") or "Board")
+    scene.add(
+        Text(
+            PAD, 20, (fit_line(title, width - 2 * PAD - 160, 22, "sans-bold"),), 22, "sans-bold", FG
+        )
+    )
+    subtitle = " · ".join(
+        v
+        for v in (
+            str(meta.get("slug") or ""),
+            f"{len(cards)} cards",
+            f"{len(board.get('edges') or [])} wires",
+        )
+        if v
+    )
+    scene.add(Text(width - PAD, 26, (subtitle,), 12, "sans", MUTED, 0.0, "end"))
+    scene.add(Path(((PAD, HEADER + 8), (width - PAD, HEADER + 8)), stroke=LINE, width=1))
+
+    def moved(cid: Any) -> Rect:
+        x, y, w, h = rects[cid]
+        return x + dx, y + dy, w, h
+
+    depth = _depths(cards)
+    frames = sorted(
+        (c for c in cards if c.get("kind") in FRAME_KINDS), key=lambda c: depth.get(c.get("id"), 0)
+    )
+    for card in frames:
+        scene.add(
+            *frame_items(
+                str(card["kind"]),
+                card.get("payload"),
+                moved(card.get("id")),
+                depth.get(card.get("id"), 0),
+            )
+        )
+    for card in cards:
+        if card.get("kind") not in FRAME_KINDS:
+            scene.add(
+                *card_face(str(card.get("kind") or ""), card.get("payload"), moved(card.get("id")))
+            )
+    for edge in board.get("edges") or []:
+        if not isinstance(edge, dict):
+            continue
+        a, b = edge.get("from"), edge.get("to")
+        if a in rects and b in rects and a != b:
+            scene.add(*_wire(edge, moved(a), moved(b)))
+    return scene
+
+
+def card_scene(card: dict) -> Scene:
+    """Scene of one card at the origin, exactly its w × h."""
+    _, _, w, h = _rect(card)
+    kind = str(card.get("kind") or "")
+    scene = Scene(w, h, background=BOARD)
+    if kind in FRAME_KINDS:
+        scene.add(*frame_items(kind, card.get("payload"), (0.0, 0.0, w, h), 0))
+    else:
+        scene.add(*card_face(kind, card.get("payload"), (0.0, 0.0, w, h)))
+    return scene
+
+
+def write(scene: Scene, fmt: str, *, max_dim: int = 1600, title: str | None = None) -> str | bytes:
+    if fmt == "svg":
+        return to_svg(scene, title=title)
+    if fmt == "png":
+        if max_dim < 1:
+            raise ValueError("max_dim must be a positive number of pixels")
+        return to_png(scene, max_dim=max_dim)
+    raise ValueError(f"format must be 'svg' or 'png', got {fmt!r}")
+
+
+def diagram_svg(payload: dict) -> str:
+    """Inline SVG of a diagram payload drawn from its geo (for documents)."""
+    scene = diagram_scene(payload)
+    scene.background = ""
+    scene.items.insert(0, Box(0, 0, scene.width, scene.height, fill=CARD, stroke=LINE, radius=10))
+    return to_svg_fragment(scene, str(payload.get("title") or "diagram"))

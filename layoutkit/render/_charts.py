@@ -1,0 +1,586 @@
+"""Charts as inline SVG for documents: one function per ``viz``.
+
+Every chart is a self-contained ``<svg>`` sized by its viewBox and styled by
+classes the document CSS defines (series colours ``s0``…``s7``, tones), so a
+chart follows the page's light/dark scheme and accent. Text is escaped; label
+gutters are measured with the bundled font metrics.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from datetime import date, timedelta
+from typing import Any
+
+from layoutkit.layout.text import text_width
+from layoutkit.render._format import as_number, fmt_num, fmt_value, parse_when
+from layoutkit.render._safe import esc
+
+W = 640.0
+FONT = 12.0
+TONES = ("good", "warn", "bad", "neutral")
+
+
+def _svg(width: float, height: float, body: list[str], label: str) -> str:
+    return (
+        f'<svg class="chart-svg" viewBox="0 0 {width:.0f} {height:.0f}" role="img" '
+        f'aria-label="{esc(label)}" preserveAspectRatio="xMinYMin meet" '
+        f'xmlns="http://www.w3.org/2000/svg">{"".join(body)}</svg>'
+    )
+
+
+def _text(x: float, y: float, text: Any, cls: str = "lbl", anchor: str = "start") -> str:
+    return f'<text x="{x:.1f}" y="{y:.1f}" class="{cls}" text-anchor="{anchor}">{esc(text)}</text>'
+
+
+def _tone(tone: Any) -> str:
+    return f"tone-{tone}" if tone in TONES else ""
+
+
+def _nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
+    if hi <= lo:
+        hi = lo + 1
+    raw = (hi - lo) / max(count, 1)
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
+    start = math.floor(lo / step) * step
+    ticks = []
+    value = start
+    while value <= hi + step * 0.5 and len(ticks) < 12:
+        ticks.append(round(value, 10))
+        value += step
+    return ticks
+
+
+def _series_points(series: dict) -> list[tuple[float, float]]:
+    raw = series.get("points") if series.get("points") is not None else series.get("values")
+    out: list[tuple[float, float]] = []
+    for i, point in enumerate(raw or []):
+        if isinstance(point, (list, tuple)) and len(point) >= 2:
+            x, y = as_number(point[0]), as_number(point[1])
+            if x is None:
+                x = float(i)
+        else:
+            x, y = float(i), as_number(point)
+        if y is not None:
+            out.append((x, y))
+    return out
+
+
+def _ref_values(refs: list, xs: list[float]) -> list[tuple[str, list[tuple[float, float]]]]:
+    out = []
+    for ref in refs or []:
+        if not isinstance(ref, dict):
+            continue
+        label = str(ref.get("label") or "")
+        value = as_number(ref.get("value"))
+        if value is not None and xs:
+            out.append((label, [(min(xs), value), (max(xs), value)]))
+        elif ref.get("points"):
+            pts = _series_points({"points": ref["points"]})
+            if pts:
+                out.append((label, pts))
+    return out
+
+
+def _legend(labels: list[str], y: float) -> list[str]:
+    body, x = [], 56.0
+    for i, label in enumerate(labels):
+        if not label:
+            continue
+        body.append(f'<rect x="{x:.1f}" y="{y - 9:.1f}" width="10" height="10" class="s{i % 8}"/>')
+        body.append(_text(x + 14, y, label))
+        x += 14 + text_width(label, FONT) + 16
+    return body
+
+
+def _xy_chart(payload: dict, data: dict) -> tuple[str, float]:
+    viz = payload.get("viz")
+    series = [s for s in data.get("series") or [] if isinstance(s, dict)]
+    all_points = [_series_points(s) for s in series]
+    xs = [x for pts in all_points for x, _ in pts]
+    refs = _ref_values(data.get("refs") or [], xs)
+    stack = bool(data.get("stack")) and viz in ("bars", "area")
+    ys = [y for pts in all_points for _, y in pts] + [y for _, pts in refs for _, y in pts]
+    if stack and all_points:
+        sums: dict[float, float] = {}
+        for pts in all_points:
+            for x, y in pts:
+                sums[x] = sums.get(x, 0.0) + y
+        ys += list(sums.values())
+    lo = as_number(data.get("min"))
+    hi = as_number(data.get("max"))
+    lo = lo if lo is not None else min([0.0, *ys])
+    hi = hi if hi is not None else max([lo + 1, *ys])
+    ticks = _nice_ticks(lo, hi)
+    lo, hi = min(lo, ticks[0]), max(hi, ticks[-1])
+    unit = data.get("unit")
+    gutter = 12 + max(text_width(fmt_value(t, unit), FONT) for t in ticks)
+    top, plot_h = 12.0, 220.0
+    right = W - 16
+    plot_w = right - gutter
+    xmin, xmax = (min(xs), max(xs)) if xs else (0.0, 1.0)
+    if xmax == xmin:
+        xmax = xmin + 1
+
+    def sx(x: float) -> float:
+        if viz == "bars":
+            return gutter + (x - xmin + 0.5) / (xmax - xmin + 1) * plot_w
+        return gutter + (x - xmin) / (xmax - xmin) * plot_w
+
+    def sy(y: float) -> float:
+        return top + plot_h - (y - lo) / (hi - lo) * plot_h
+
+    body: list[str] = []
+    for t in ticks:
+        body.append(
+            f'<line x1="{gutter:.1f}" x2="{right:.1f}" y1="{sy(t):.1f}" y2="{sy(t):.1f}" class="grid"/>'
+        )
+        body.append(_text(gutter - 6, sy(t) + 4, fmt_value(t, unit), "axis", "end"))
+    labels_x = data.get("x") or []
+    for i, label in enumerate(labels_x[:24]):
+        body.append(_text(sx(float(i)), top + plot_h + 16, label, "axis", "middle"))
+    base = sy(max(lo, min(0.0, hi)))
+    if viz == "bars":
+        n = max(len(all_points), 1)
+        slot = plot_w / (xmax - xmin + 1)
+        bar_w = slot * 0.7 / (1 if stack else n)
+        acc: dict[float, float] = {}
+        for si, pts in enumerate(all_points):
+            for x, y in pts:
+                if stack:
+                    y0 = acc.get(x, 0.0)
+                    acc[x] = y0 + y
+                    y_top, y_bottom = sy(y0 + y), sy(y0)
+                    bx = sx(x) - bar_w / 2
+                else:
+                    y_top, y_bottom = min(sy(y), base), max(sy(y), base)
+                    bx = sx(x) - slot * 0.35 + si * bar_w
+                body.append(
+                    f'<rect x="{bx:.1f}" y="{y_top:.1f}" width="{max(bar_w - 1, 1):.1f}" '
+                    f'height="{max(abs(y_bottom - y_top), 0.5):.1f}" class="s{si % 8}"/>'
+                )
+    elif viz in ("line", "area"):
+        acc = {}
+        for si, pts in enumerate(all_points):
+            if not pts:
+                continue
+            if stack:
+                lifted = []
+                for x, y in pts:
+                    lifted.append((x, acc.get(x, 0.0) + y))
+                base_pts = [(x, acc.get(x, 0.0)) for x, _ in pts]
+                for x, y in lifted:
+                    acc[x] = y
+                pts = lifted
+            else:
+                base_pts = [(x, max(lo, min(0.0, hi))) for x, _ in pts]
+            line = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in pts)
+            if viz == "area":
+                back = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in reversed(base_pts))
+                body.append(f'<polygon points="{line} {back}" class="s{si % 8} area"/>')
+            body.append(f'<polyline points="{line}" class="ln{si % 8}" fill="none"/>')
+    else:  # scatter
+        for si, pts in enumerate(all_points):
+            for x, y in pts:
+                body.append(f'<circle cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="4" class="s{si % 8}"/>')
+    for label, pts in refs:
+        line = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in pts)
+        body.append(f'<polyline points="{line}" class="ref" fill="none"/>')
+        if label:
+            lx, ly = pts[-1]
+            body.append(_text(sx(lx) - 4, sy(ly) - 5, label, "ref-lbl", "end"))
+    height = top + plot_h + 26
+    names = [str(s.get("label") or "") for s in series]
+    if any(names):
+        body += _legend(names, height + 6)
+        height += 20
+    return _svg(W, height, body, payload.get("title") or str(viz)), height
+
+
+def _unit_groups(rows: list[tuple[dict, str | None]], key: Callable[[dict], list[float]]) -> dict:
+    scale: dict[str | None, float] = {}
+    for item, unit in rows:
+        scale[unit] = max([scale.get(unit, 0.0), *[abs(v) for v in key(item)]])
+    return scale
+
+
+def _item_bars(payload: dict, data: dict) -> str:
+    items = [i for i in data.get("items") or [] if isinstance(i, dict)]
+    rank = as_number(data.get("rank"))
+    share = False
+    if rank:
+        ordered = sorted(items, key=lambda i: -(as_number(i.get("value")) or 0.0))
+        keep, rest = ordered[: int(rank)], ordered[int(rank) :]
+        total = sum(as_number(i.get("value")) or 0.0 for i in ordered) or 1.0
+        if rest:
+            other = sum(as_number(i.get("value")) or 0.0 for i in rest)
+            keep = [*keep, {"label": f"other ({len(rest)})", "value": other, "tone": "neutral"}]
+        items = [
+            {**i, "display": f"{(as_number(i.get('value')) or 0) / total * 100:.1f}%"} for i in keep
+        ]
+        share = True
+    unit = data.get("unit")
+    rows = [(i, i.get("unit") or unit) for i in items]
+    scale = _unit_groups(rows, lambda i: [as_number(i.get("value")) or 0.0])
+    label_w = min(
+        220.0, 12 + max([text_width(str(i.get("label") or ""), FONT) for i in items] or [0])
+    )
+    value_w = 90.0
+    bar_w = W - label_w - value_w - 16
+    body: list[str] = []
+    y = 8.0
+    for index, (item, u) in enumerate(rows):
+        value = as_number(item.get("value")) or 0.0
+        top = scale.get(u) or 1.0
+        width = (value / top) * bar_w if share is False else (value / max(scale.values())) * bar_w
+        body.append(_text(label_w - 8, y + 14, item.get("label") or "", "lbl", "end"))
+        cls = _tone(item.get("tone")) or f"s{0 if not share else index % 8}"
+        body.append(
+            f'<rect x="{label_w:.1f}" y="{y + 3:.1f}" width="{max(abs(width), 1):.1f}" height="16" rx="2" class="{cls}"/>'
+        )
+        shown = item.get("display") or fmt_value(item.get("value"), u)
+        body.append(_text(label_w + max(abs(width), 1) + 6, y + 15, shown, "val"))
+        y += 26
+    return _svg(W, y + 6, body, payload.get("title") or "bars")
+
+
+def _arc(cx: float, cy: float, r: float, a0: float, a1: float, inner: float) -> str:
+    large = 1 if a1 - a0 > math.pi else 0
+    x0, y0 = cx + r * math.sin(a0), cy - r * math.cos(a0)
+    x1, y1 = cx + r * math.sin(a1), cy - r * math.cos(a1)
+    if inner <= 0:
+        return f"M{cx:.1f},{cy:.1f} L{x0:.1f},{y0:.1f} A{r},{r} 0 {large} 1 {x1:.1f},{y1:.1f} Z"
+    ix0, iy0 = cx + inner * math.sin(a1), cy - inner * math.cos(a1)
+    ix1, iy1 = cx + inner * math.sin(a0), cy - inner * math.cos(a0)
+    return (
+        f"M{x0:.1f},{y0:.1f} A{r},{r} 0 {large} 1 {x1:.1f},{y1:.1f} "
+        f"L{ix0:.1f},{iy0:.1f} A{inner},{inner} 0 {large} 0 {ix1:.1f},{iy1:.1f} Z"
+    )
+
+
+def _pie(payload: dict, data: dict) -> str:
+    items = [i for i in data.get("items") or [] if isinstance(i, dict)]
+    values = [max(as_number(i.get("value")) or 0.0, 0.0) for i in items]
+    total = sum(values) or 1.0
+    cx, cy, r = 130.0, 120.0, 100.0
+    inner = 58.0 if payload.get("viz") == "donut" else 0.0
+    body: list[str] = []
+    angle = 0.0
+    for i, value in enumerate(values):
+        sweep = value / total * 2 * math.pi
+        if sweep >= 2 * math.pi - 1e-9:
+            sweep = 2 * math.pi - 1e-4
+        if sweep > 0:
+            cls = _tone(items[i].get("tone")) or f"s{i % 8}"
+            body.append(
+                f'<path d="{_arc(cx, cy, r, angle, angle + sweep, inner)}" class="{cls} slice"/>'
+            )
+        angle += sweep
+    if inner:
+        body.append(_text(cx, cy + 6, fmt_value(sum(values), data.get("unit")), "big", "middle"))
+    y = 30.0
+    for i, item in enumerate(items):
+        cls = _tone(item.get("tone")) or f"s{i % 8}"
+        body.append(f'<rect x="270" y="{y - 10:.1f}" width="12" height="12" class="{cls}"/>')
+        pct = values[i] / total * 100
+        shown = item.get("display") or fmt_value(
+            item.get("value"), item.get("unit") or data.get("unit")
+        )
+        body.append(_text(290, y, f"{item.get('label') or ''} — {shown} ({pct:.0f}%)"))
+        y += 22
+    return _svg(W, max(250.0, y), body, payload.get("title") or "pie")
+
+
+def _heat_class(value: float, lo: float, hi: float) -> str:
+    level = 0 if hi <= lo else min(4, int((value - lo) / (hi - lo) * 4.999))
+    return f"heat{level}"
+
+
+def _heatmap(payload: dict, data: dict) -> str:
+    calendar = data.get("calendar")
+    body: list[str] = []
+    if isinstance(calendar, dict) and isinstance(calendar.get("values"), list):
+        parsed = parse_when(calendar.get("from"))
+        start = parsed.date() if parsed else date(2000, 1, 3)
+        values = [as_number(v) or 0.0 for v in calendar["values"]]
+        lo, hi = min(values, default=0.0), max(values, default=1.0)
+        cell = 12.0
+        offset = start.weekday()
+        for d, label in enumerate(("Mon", "", "Wed", "", "Fri", "", "")):
+            if label:
+                body.append(_text(30, 28 + d * (cell + 2) + 10, label, "axis", "end"))
+        last_month = None
+        for i, value in enumerate(values):
+            day = start + timedelta(days=i)
+            col, row = (i + offset) // 7, (i + offset) % 7
+            x, y = 36 + col * (cell + 2), 28 + row * (cell + 2)
+            if day.month != last_month and row <= 1:
+                body.append(_text(x, 18, day.strftime("%b"), "axis"))
+                last_month = day.month
+            body.append(
+                f'<rect x="{x:.1f}" y="{y:.1f}" width="{cell}" height="{cell}" rx="2" '
+                f'class="{_heat_class(value, lo, hi)}"><title>{day.isoformat()}: {esc(fmt_num(value))}</title></rect>'
+            )
+        cols = (len(values) + offset) // 7 + 1
+        return _svg(
+            max(W, 40 + cols * (cell + 2)),
+            28 + 7 * (cell + 2) + 8,
+            body,
+            payload.get("title") or "calendar",
+        )
+    xs, ys = data.get("x") or [], data.get("y") or []
+    grid = [
+        [as_number(v) for v in row] if isinstance(row, list) else []
+        for row in data.get("values") or []
+    ]
+    flat = [v for row in grid for v in row if v is not None]
+    lo, hi = min(flat, default=0.0), max(flat, default=1.0)
+    gutter = 12 + max([text_width(str(y), FONT) for y in ys] or [0])
+    cols = max([len(xs), *[len(r) for r in grid]])
+    cell_w = min(60.0, (W - gutter - 8) / max(cols, 1))
+    cell_h = 24.0
+    for i, label in enumerate(xs):
+        body.append(_text(gutter + i * cell_w + cell_w / 2, 14, label, "axis", "middle"))
+    for r, row in enumerate(grid):
+        y = 22 + r * cell_h
+        if r < len(ys):
+            body.append(_text(gutter - 6, y + 16, ys[r], "axis", "end"))
+        for c, value in enumerate(row):
+            if value is None:
+                continue
+            x = gutter + c * cell_w
+            body.append(
+                f'<rect x="{x:.1f}" y="{y:.1f}" width="{cell_w - 2:.1f}" height="{cell_h - 2}" '
+                f'class="{_heat_class(value, lo, hi)}"><title>{esc(fmt_num(value))}</title></rect>'
+            )
+    return _svg(W, 22 + len(grid) * cell_h + 8, body, payload.get("title") or "heatmap")
+
+
+def _spark(values: list, x: float, y: float, w: float, h: float, cls: str = "ln0") -> str:
+    nums = [v for v in (as_number(v) for v in values or []) if v is not None]
+    if len(nums) < 2:
+        return ""
+    lo, hi = min(nums), max(nums)
+    span = hi - lo or 1.0
+    pts = " ".join(
+        f"{x + i / (len(nums) - 1) * w:.1f},{y + h - (v - lo) / span * h:.1f}"
+        for i, v in enumerate(nums)
+    )
+    return f'<polyline points="{pts}" class="{cls} spark" fill="none"/>'
+
+
+def _stat(payload: dict, data: dict) -> str:
+    items = [i for i in data.get("items") or [] if isinstance(i, dict)] or [{}]
+    item = items[0]
+    body = [
+        _text(16, 30, item.get("label") or "", "lbl"),
+        _text(
+            16,
+            86,
+            item.get("display")
+            or fmt_value(item.get("value"), item.get("unit") or data.get("unit")),
+            "hero",
+        ),
+    ]
+    if item.get("delta") is not None:
+        body.append(
+            _text(
+                16,
+                116,
+                fmt_num(item["delta"]) if not isinstance(item["delta"], str) else item["delta"],
+                f"delta {_tone(item.get('tone'))}",
+            )
+        )
+    if item.get("spark"):
+        body.append(_spark(item["spark"], 360, 40, 260, 70))
+    return _svg(W, 130, body, payload.get("title") or "stat")
+
+
+def _matrix(payload: dict, data: dict) -> str:
+    items = [i for i in data.get("items") or [] if isinstance(i, dict)]
+    pts = [(as_number(i.get("x")), as_number(i.get("y"))) for i in items]
+    xs = [p[0] for p in pts if p[0] is not None] or [0.0, 1.0]
+    ys = [p[1] for p in pts if p[1] is not None] or [0.0, 1.0]
+    x0, x1 = min([0.0, *xs]), max([1.0, *xs])
+    y0, y1 = min([0.0, *ys]), max([1.0, *ys])
+    left, top, size_w, size_h = 40.0, 12.0, W - 60, 300.0
+    labels_x, labels_y = data.get("x") or [], data.get("y") or []
+    body = [
+        f'<rect x="{left}" y="{top}" width="{size_w}" height="{size_h}" class="frame" fill="none"/>',
+        f'<line x1="{left + size_w / 2}" x2="{left + size_w / 2}" y1="{top}" y2="{top + size_h}" class="grid"/>',
+        f'<line x1="{left}" x2="{left + size_w}" y1="{top + size_h / 2}" y2="{top + size_h / 2}" class="grid"/>',
+    ]
+    if labels_x:
+        body.append(
+            _text(
+                left + size_w / 2,
+                top + size_h + 18,
+                " → ".join(map(str, labels_x[:2])),
+                "axis",
+                "middle",
+            )
+        )
+    if labels_y:
+        body.append(
+            _text(left - 8, top + size_h / 2, " / ".join(map(str, labels_y[:2])), "axis", "end")
+        )
+    for item, (px, py) in zip(items, pts, strict=True):
+        if px is None or py is None:
+            continue
+        cx = left + (px - x0) / ((x1 - x0) or 1) * size_w
+        cy = top + size_h - (py - y0) / ((y1 - y0) or 1) * size_h
+        cls = _tone(item.get("tone")) or "s0"
+        body.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="6" class="{cls}"/>')
+        body.append(_text(cx + 9, cy + 4, item.get("label") or "", "lbl"))
+    return _svg(W, top + size_h + 26, body, payload.get("title") or "matrix")
+
+
+def _flow(payload: dict, data: dict) -> str:
+    items = [i for i in data.get("items") or [] if isinstance(i, dict)]
+    values = [as_number(i.get("value")) for i in items]
+    top = max([v for v in values if v is not None] or [1.0]) or 1.0
+    body: list[str] = []
+    y = 8.0
+    for i, item in enumerate(items):
+        value = values[i]
+        width = (value / top * (W - 40)) if value is not None else W - 40
+        x = (W - width) / 2
+        cls = _tone(item.get("tone")) or "s0"
+        body.append(
+            f'<rect x="{x:.1f}" y="{y:.1f}" width="{max(width, 2):.1f}" height="30" rx="4" class="{cls} stage"/>'
+        )
+        shown = item.get("display") or fmt_value(
+            item.get("value"), item.get("unit") or data.get("unit")
+        )
+        text = f"{item.get('label') or ''}  {shown}".strip()
+        if i > 0 and values[i] is not None and values[i - 1]:
+            text += f"  ({values[i] / values[i - 1] * 100:.0f}%)"
+        body.append(_text(W / 2, y + 20, text, "stage-lbl", "middle"))
+        y += 30
+        if i < len(items) - 1:
+            body.append(
+                f'<path d="M{W / 2 - 6:.1f},{y + 2:.1f} L{W / 2 + 6:.1f},{y + 2:.1f} L{W / 2:.1f},{y + 10:.1f} Z" class="muted-fill"/>'
+            )
+            y += 14
+    return _svg(W, y + 8, body, payload.get("title") or "flow")
+
+
+def _timeline(payload: dict, data: dict) -> str:
+    items = [i for i in data.get("items") or [] if isinstance(i, dict)]
+    whens = [parse_when(i.get("when")) for i in items]
+    body = [f'<line x1="20" x2="{W - 20}" y1="60" y2="60" class="axis-line"/>']
+    if items and all(whens):
+        t0 = min(w.timestamp() for w in whens if w)
+        t1 = max(w.timestamp() for w in whens if w)
+        span = (t1 - t0) or 1.0
+        xs = [20 + ((w.timestamp() - t0) / span) * (W - 40) if w else 20 for w in whens]
+    else:
+        xs = [20 + (i + 0.5) / max(len(items), 1) * (W - 40) for i in range(len(items))]
+    for i, (item, x) in enumerate(zip(items, xs, strict=True)):
+        cls = _tone(item.get("tone")) or "s0"
+        body.append(f'<circle cx="{x:.1f}" cy="60" r="6" class="{cls}"/>')
+        up = i % 2 == 0
+        body.append(_text(x, 40 if up else 86, item.get("label") or "", "lbl", "middle"))
+        when = item.get("when")
+        if when:
+            body.append(_text(x, 24 if up else 102, when, "axis", "middle"))
+    return _svg(W, 112, body, payload.get("title") or "timeline")
+
+
+def compare_delta(before: float, after: float, better: str | None) -> dict[str, Any]:
+    """Percent change, ratio and tone of one before/after pair."""
+    pct = None if before == 0 else (after - before) / abs(before) * 100
+    ratio = None if before == 0 or after == 0 else after / before
+    if after == before:
+        tone = "neutral"
+    elif better == "lower":
+        tone = "good" if after < before else "bad"
+    elif better == "higher":
+        tone = "good" if after > before else "bad"
+    else:
+        tone = "neutral"
+    return {"pct": pct, "ratio": ratio, "tone": tone}
+
+
+def delta_text(pct: float | None, ratio: float | None) -> str:
+    parts = []
+    if pct is not None:
+        parts.append(f"{pct:+.1f}%")
+    if ratio is not None:
+        parts.append(f"{ratio:.2f}×" if ratio < 10 else f"{ratio:.0f}×")
+    return " · ".join(parts) or "n/a"
+
+
+def _compare(payload: dict, data: dict) -> str:
+    items = [i for i in data.get("items") or [] if isinstance(i, dict)]
+    unit = data.get("unit")
+    better = data.get("better")
+    rows = [(i, i.get("unit") or unit) for i in items]
+    scale = _unit_groups(
+        rows, lambda i: [as_number(i.get("before")) or 0.0, as_number(i.get("after")) or 0.0]
+    )
+    name_before = data.get("before") or "Before"
+    name_after = data.get("after") or "After"
+    label_w = min(
+        200.0, 12 + max([text_width(str(i.get("label") or ""), FONT) for i in items] or [0])
+    )
+    chip_w = 150.0
+    bar_w = W - label_w - chip_w - 70
+    body = [
+        f'<rect x="{label_w:.1f}" y="4" width="10" height="10" class="before"/>',
+        _text(label_w + 14, 13, name_before, "axis"),
+        f'<rect x="{label_w + 24 + text_width(str(name_before), FONT):.1f}" y="4" width="10" height="10" class="after"/>',
+        _text(label_w + 38 + text_width(str(name_before), FONT), 13, name_after, "axis"),
+    ]
+    y = 24.0
+    for item, u in rows:
+        before = as_number(item.get("before")) or 0.0
+        after = as_number(item.get("after")) or 0.0
+        top = scale.get(u) or 1.0
+        delta = compare_delta(before, after, better)
+        tone = item.get("tone") if item.get("tone") in TONES else delta["tone"]
+        body.append(_text(label_w - 8, y + 20, item.get("label") or "", "lbl", "end"))
+        for k, (value, cls) in enumerate(((before, "before"), (after, "after"))):
+            width = max(abs(value) / top * bar_w, 1)
+            by = y + 3 + k * 16
+            body.append(
+                f'<rect x="{label_w:.1f}" y="{by:.1f}" width="{width:.1f}" height="13" rx="2" class="{cls}"/>'
+            )
+            body.append(_text(label_w + width + 5, by + 11, fmt_value(value, u), "val small"))
+        chip = delta_text(delta["pct"], delta["ratio"])
+        cx = W - chip_w
+        body.append(
+            f'<rect x="{cx:.1f}" y="{y + 8:.1f}" width="{chip_w - 8:.1f}" height="20" rx="10" class="chip-bg tone-{tone}"/>'
+        )
+        body.append(
+            _text(cx + (chip_w - 8) / 2, y + 22, chip, f"chip-txt tone-{tone}-txt", "middle")
+        )
+        if item.get("note"):
+            body.append(_text(label_w, y + 48, item["note"], "axis"))
+            y += 14
+        y += 44
+    return _svg(W, y + 4, body, payload.get("title") or "compare")
+
+
+def chart_svg(payload: dict) -> str:
+    """Inline SVG for a chart payload; an unknown or empty viz draws an empty frame."""
+    data = payload.get("data") if isinstance(payload.get("data"), dict) else {}
+    viz = payload.get("viz")
+    if viz in ("line", "area", "scatter") or (viz == "bars" and data.get("series")):
+        return _xy_chart(payload, data)[0]
+    drawer = {
+        "bars": _item_bars,
+        "pie": _pie,
+        "donut": _pie,
+        "heatmap": _heatmap,
+        "stat": _stat,
+        "matrix": _matrix,
+        "flow": _flow,
+        "timeline": _timeline,
+        "compare": _compare,
+    }.get(str(viz))
+    if drawer is None:
+        return _svg(W, 40, [_text(16, 24, f"no data for {viz}", "axis")], "chart")
+    return drawer(payload, data)

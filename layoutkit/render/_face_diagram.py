@@ -1,0 +1,710 @@
+"""Diagrams drawn from their server-owned ``geo`` (no layout happens here).
+
+The header (kicker, title, subtitle), the stats strip, the legend, the footer
+and the caption wrap the geo area; the geo area is scaled to fit the card, or
+drawn 1:1 when the diagram is rendered on its own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from layoutkit.layout.text import line_height, text_width
+from layoutkit.render._format import as_number
+from layoutkit.render._icons import icon_glyph
+from layoutkit.render._palette import CARD, FG, LINE, METHOD_COLORS, MUTED, SOFT, tone
+from layoutkit.render._scene import (
+    Box,
+    Ellipse,
+    Item,
+    Path,
+    Scene,
+    Text,
+    arrowhead,
+    fit_line,
+    text_run,
+)
+
+EDGE_COLOR = "#5f6878"
+
+
+def _collect_nodes(payload: dict) -> dict[str, dict]:
+    found: dict[str, dict] = {}
+
+    def walk_nodes(nodes: Any) -> None:
+        for node in nodes or []:
+            if isinstance(node, dict):
+                key = str(node.get("id") or node.get("title") or "")
+                if key:
+                    found.setdefault(key, node)
+
+    def walk_groups(groups: Any) -> None:
+        for group in groups or []:
+            if isinstance(group, dict):
+                walk_nodes(group.get("nodes"))
+                walk_groups(group.get("groups"))
+
+    walk_nodes(payload.get("nodes"))
+    walk_groups(payload.get("groups"))
+    for lane in payload.get("lanes") or []:
+        if isinstance(lane, dict):
+            walk_nodes(lane.get("nodes"))
+            walk_groups(lane.get("groups"))
+    return found
+
+
+def _collect_groups(payload: dict) -> dict[str, dict]:
+    found: dict[str, dict] = {}
+
+    def walk(groups: Any) -> None:
+        for group in groups or []:
+            if isinstance(group, dict):
+                key = str(group.get("id") or group.get("title") or "")
+                if key:
+                    found.setdefault(key, group)
+                walk(group.get("groups"))
+
+    walk(payload.get("groups"))
+    for lane in payload.get("lanes") or []:
+        if isinstance(lane, dict):
+            walk(lane.get("groups"))
+    return found
+
+
+def _box(rect: Any) -> tuple[float, float, float, float] | None:
+    if not isinstance(rect, dict):
+        return None
+    vals = [as_number(rect.get(k)) for k in ("x", "y", "w", "h")]
+    if any(v is None for v in vals):
+        return None
+    return vals[0], vals[1], vals[2], vals[3]  # type: ignore[return-value]
+
+
+class _Frame:
+    """Maps geo coordinates into the scene: offset plus uniform scale."""
+
+    def __init__(self, ox: float, oy: float, k: float) -> None:
+        self.ox, self.oy, self.k = ox, oy, k
+
+    def pt(self, x: float, y: float) -> tuple[float, float]:
+        return self.ox + x * self.k, self.oy + y * self.k
+
+    def rect(self, r: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+        x, y = self.pt(r[0], r[1])
+        return x, y, r[2] * self.k, r[3] * self.k
+
+
+def _shape_items(
+    shape: str, x: float, y: float, w: float, h: float, fill: str, stroke: str, k: float
+) -> list[Item]:
+    sw = max(1.2 * k, 0.5)
+    if shape in ("circle", "double-circle", "start", "end"):
+        out: list[Item] = [Ellipse(x, y, w, h, fill if shape != "start" else stroke, stroke, sw)]
+        if shape in ("double-circle", "end"):
+            inset = 4 * k
+            out.append(
+                Ellipse(
+                    x + inset,
+                    y + inset,
+                    w - 2 * inset,
+                    h - 2 * inset,
+                    None if shape != "end" else stroke,
+                    stroke,
+                    sw,
+                )
+            )
+        return out
+    if shape == "diamond":
+        pts = ((x + w / 2, y), (x + w, y + h / 2), (x + w / 2, y + h), (x, y + h / 2))
+        return [Path(pts, stroke=stroke, width=sw, closed=True, fill=fill)]
+    if shape == "hexagon":
+        d = min(w * 0.18, h / 2)
+        pts = (
+            (x + d, y),
+            (x + w - d, y),
+            (x + w, y + h / 2),
+            (x + w - d, y + h),
+            (x + d, y + h),
+            (x, y + h / 2),
+        )
+        return [Path(pts, stroke=stroke, width=sw, closed=True, fill=fill)]
+    if shape in ("parallelogram", "parallelogram-alt", "trapezoid", "trapezoid-alt"):
+        d = min(w * 0.15, 20 * k)
+        pts = {
+            "parallelogram": ((x + d, y), (x + w, y), (x + w - d, y + h), (x, y + h)),
+            "parallelogram-alt": ((x, y), (x + w - d, y), (x + w, y + h), (x + d, y + h)),
+            "trapezoid": ((x + d, y), (x + w - d, y), (x + w, y + h), (x, y + h)),
+            "trapezoid-alt": ((x, y), (x + w, y), (x + w - d, y + h), (x + d, y + h)),
+        }[shape]
+        return [Path(pts, stroke=stroke, width=sw, closed=True, fill=fill)]
+    if shape == "cylinder":
+        cap = min(h * 0.25, 14 * k)
+        return [
+            Box(x, y + cap / 2, w, h - cap, fill=fill, stroke=None),
+            Path(((x, y + cap / 2), (x, y + h - cap / 2)), stroke=stroke, width=sw),
+            Path(((x + w, y + cap / 2), (x + w, y + h - cap / 2)), stroke=stroke, width=sw),
+            Ellipse(x, y + h - cap, w, cap, fill, stroke, sw),
+            Box(x + sw, y + h - cap - 1, w - 2 * sw, cap / 2 + 1, fill=fill),
+            Ellipse(x, y, w, cap, fill, stroke, sw),
+        ]
+    if shape == "document":
+        wave = min(h * 0.12, 8 * k)
+        pts = (
+            (x, y),
+            (x + w, y),
+            (x + w, y + h - wave),
+            (x + w * 0.75, y + h - wave * 2),
+            (x + w * 0.25, y + h),
+            (x, y + h - wave),
+        )
+        return [Path(pts, stroke=stroke, width=sw, closed=True, fill=fill)]
+    radius = {
+        "round": 10 * k,
+        "stadium": h / 2,
+        "subroutine": 2 * k,
+        "cloud": h / 2.5,
+        "person": h / 3,
+    }.get(shape, 6 * k)
+    out = [Box(x, y, w, h, fill=fill, stroke=stroke, width=sw, radius=radius)]
+    if shape == "subroutine":
+        out.append(Path(((x + 8 * k, y), (x + 8 * k, y + h)), stroke=stroke, width=sw))
+        out.append(Path(((x + w - 8 * k, y), (x + w - 8 * k, y + h)), stroke=stroke, width=sw))
+    return out
+
+
+def _node_items(node: dict, rect: tuple[float, float, float, float], k: float) -> list[Item]:
+    x, y, w, h = rect
+    ntype = node.get("type") or "box"
+    ink, wash = tone(node.get("tone"))
+    pad = 8 * k
+    items: list[Item] = []
+    title = str(node.get("title") or node.get("id") or "")
+    fs = 13 * k
+    if ntype == "note":
+        fold = min(12 * k, h / 3)
+        pts = ((x, y), (x + w - fold, y), (x + w, y + fold), (x + w, y + h), (x, y + h))
+        items.append(Path(pts, stroke="#d9b84a", width=1.0 * k, closed=True, fill="#fff6cc"))
+        items.append(
+            text_run(
+                x + pad,
+                y + pad,
+                title + ("\n" + str(node["body"]) if node.get("body") else ""),
+                w - 2 * pad,
+                size=12 * k,
+                fill=FG,
+                max_lines=max(int((h - pad) // line_height(12 * k)), 1),
+            )
+        )
+        return items
+    if ntype == "service":
+        replicas = int(as_number(node.get("replicas")) or 1)
+        for r in range(min(max(replicas - 1, 0), 2), 0, -1):
+            items.append(
+                Box(
+                    x + 4 * k * r,
+                    y - 4 * k * r,
+                    w,
+                    h,
+                    fill=CARD,
+                    stroke=ink,
+                    width=0.8 * k,
+                    radius=6 * k,
+                )
+            )
+    if ntype == "entity":
+        items.append(Box(x, y, w, h, fill=CARD, stroke=ink, width=1.2 * k, radius=4 * k))
+        band = 26 * k
+        items.append(
+            Box(
+                x,
+                y,
+                w,
+                band,
+                fill=wash if node.get("tone") else "#eef2f8",
+                stroke=ink,
+                width=1.2 * k,
+                radius=4 * k,
+            )
+        )
+        items.append(
+            Text(
+                x + pad,
+                y + (band - line_height(fs)) / 2,
+                (fit_line(title, w - 2 * pad, fs, "sans-bold"),),
+                fs,
+                "sans-bold",
+                FG,
+            )
+        )
+        row_h = line_height(12 * k) + 2 * k
+        cy = y + band + 2 * k
+        for col in node.get("columns") or []:
+            if not isinstance(col, dict) or cy + row_h > y + h + 0.5:
+                continue
+            mark = "PK " if col.get("pk") else "FK " if col.get("fk") else ""
+            name = f"{mark}{col.get('name', '')}" + ("?" if col.get("nullable") else "")
+            items.append(
+                Text(
+                    x + pad,
+                    cy,
+                    (fit_line(name, w * 0.6, 12 * k, "mono"),),
+                    12 * k,
+                    "mono",
+                    ink if mark else FG,
+                )
+            )
+            if col.get("type"):
+                items.append(
+                    Text(
+                        x + w - pad,
+                        cy,
+                        (fit_line(str(col["type"]), w * 0.35, 11 * k, "mono"),),
+                        11 * k,
+                        "mono",
+                        MUTED,
+                        0.0,
+                        "end",
+                    )
+                )
+            cy += row_h
+        return items
+    shape = str(node.get("shape") or "rect")
+    items.extend(_shape_items(shape, x, y, w, h, wash, ink, k))
+    if shape in ("start", "end", "fork"):
+        return items
+    cy = y + pad
+    left = x + pad
+    if ntype == "endpoint":
+        method = str(node.get("method") or "").upper()
+        if method:
+            mw = text_width(method, 11 * k, "sans-bold") + 10 * k
+            items.append(
+                Box(left, cy, mw, 18 * k, fill=METHOD_COLORS.get(method, MUTED), radius=3 * k)
+            )
+            items.append(
+                Text(
+                    left + 5 * k,
+                    cy + (18 * k - line_height(11 * k)) / 2,
+                    (method,),
+                    11 * k,
+                    "sans-bold",
+                    "#ffffff",
+                )
+            )
+            left2 = left + mw + 6 * k
+        else:
+            left2 = left
+        path = str(node.get("path") or title)
+        items.append(
+            Text(
+                left2,
+                cy,
+                (fit_line(path, x + w - pad - left2, 12 * k, "mono"),),
+                12 * k,
+                "mono",
+                FG,
+            )
+        )
+        cy += 22 * k
+        if node.get("path") and title and title != path:
+            items.append(
+                Text(left, cy, (fit_line(title, w - 2 * pad, 11 * k),), 11 * k, "sans", MUTED)
+            )
+            cy += line_height(11 * k)
+        codes = [c for c in node.get("codes") or [] if isinstance(c, (int, float))]
+        cx = left
+        for code in codes[:8]:
+            label = str(int(code))
+            cw = text_width(label, 10 * k, "mono") + 8 * k
+            color = "#1f8a4c" if code < 300 else "#b7791f" if code < 500 else "#c92a2a"
+            if cx + cw > x + w - pad:
+                break
+            items.append(
+                Box(cx, cy, cw, 15 * k, fill=None, stroke=color, width=0.8 * k, radius=7 * k)
+            )
+            items.append(
+                Text(
+                    cx + 4 * k,
+                    cy + (15 * k - line_height(10 * k)) / 2,
+                    (label,),
+                    10 * k,
+                    "mono",
+                    color,
+                )
+            )
+            cx += cw + 4 * k
+        return items
+    icon = node.get("icon") or ("service" if ntype == "service" else None)
+    if icon:
+        items.append(Text(left, cy, (icon_glyph(str(icon)),), 15 * k, "sans", ink))
+        left += 20 * k
+    centered = shape in ("circle", "double-circle", "diamond", "hexagon")
+    tx = x + w / 2 if centered else left
+    width = w - 2 * pad - (left - x - pad)
+    if centered:
+        cy = y + h / 2 - line_height(fs) / 2 - (line_height(11 * k) / 2 if node.get("body") else 0)
+    items.append(
+        Text(
+            tx,
+            cy,
+            (fit_line(title, width, fs, "sans-bold"),),
+            fs,
+            "sans-bold",
+            FG,
+            0.0,
+            "middle" if centered else "start",
+        )
+    )
+    cy += line_height(fs)
+    if ntype == "service":
+        meta = []
+        if node.get("replicas") is not None:
+            meta.append(f"×{int(as_number(node['replicas']) or 1)} replicas")
+        if node.get("image"):
+            meta.append(str(node["image"]))
+        for m in node.get("mappings") or []:
+            if isinstance(m, dict):
+                meta.append(
+                    f"{m.get('host')}→{m.get('cont')}"
+                    + (f"/{m['proto']}" if m.get("proto") else "")
+                )
+        if meta:
+            items.append(
+                Text(
+                    x + pad,
+                    cy,
+                    (fit_line(" · ".join(meta), w - 2 * pad, 11 * k, "mono"),),
+                    11 * k,
+                    "mono",
+                    MUTED,
+                )
+            )
+            cy += line_height(11 * k)
+    if node.get("tag"):
+        items.append(
+            Text(
+                x + w - pad,
+                y + pad,
+                (fit_line(str(node["tag"]), w / 2, 10 * k),),
+                10 * k,
+                "sans",
+                MUTED,
+                0.0,
+                "end",
+            )
+        )
+    if node.get("body"):
+        room = max(
+            int((y + h - pad - cy - (20 * k if node.get("chips") else 0)) // line_height(11 * k)), 0
+        )
+        if room:
+            items.append(
+                text_run(
+                    tx,
+                    cy,
+                    str(node["body"]),
+                    width,
+                    size=11 * k,
+                    fill=MUTED,
+                    max_lines=room,
+                    anchor="middle" if centered else "start",
+                )
+            )
+            cy += line_height(11 * k) * min(room, len(items[-1].lines))  # type: ignore[union-attr]
+    chips = [c for c in node.get("chips") or [] if isinstance(c, dict)]
+    cx = x + pad
+    for chip in chips:
+        label = str(chip.get("text") or "")
+        c_ink, c_wash = tone(chip.get("tone"), "gray")
+        cw = text_width(label, 10 * k) + 10 * k
+        if cx + cw > x + w - pad or cy + 16 * k > y + h:
+            break
+        items.append(
+            Box(cx, cy + 2 * k, cw, 16 * k, fill=c_wash, stroke=c_ink, width=0.6 * k, radius=8 * k)
+        )
+        items.append(
+            Text(
+                cx + 5 * k,
+                cy + 2 * k + (16 * k - line_height(10 * k)) / 2,
+                (label,),
+                10 * k,
+                "sans",
+                c_ink,
+            )
+        )
+        cx += cw + 4 * k
+    return items
+
+
+EDGE_DASH = {"dashed": (6.0, 4.0), "dotted": (1.5, 3.5)}
+
+
+def _edge_items(edge: dict, spec: dict, frame: _Frame) -> list[Item]:
+    pts = [
+        frame.pt(float(p[0]), float(p[1]))
+        for p in edge.get("points") or []
+        if isinstance(p, (list, tuple)) and len(p) >= 2
+    ]
+    style = str(spec.get("style") or "solid")
+    if len(pts) < 2 or style == "invisible":
+        return []
+    k = frame.k
+    dash = EDGE_DASH.get(style)
+    items: list[Item] = [
+        Path(
+            tuple(pts),
+            stroke=EDGE_COLOR,
+            width=(2.6 if style == "thick" else 1.4) * k,
+            dash=tuple(d * k for d in dash) if dash else None,
+        )
+    ]
+    if style == "circle":
+        ex, ey = pts[-1]
+        items.append(Ellipse(ex - 4 * k, ey - 4 * k, 8 * k, 8 * k, CARD, EDGE_COLOR, 1.4 * k))
+    elif style == "cross":
+        ex, ey = pts[-1]
+        d = 4 * k
+        items.append(Path(((ex - d, ey - d), (ex + d, ey + d)), stroke=EDGE_COLOR, width=1.4 * k))
+        items.append(Path(((ex - d, ey + d), (ex + d, ey - d)), stroke=EDGE_COLOR, width=1.4 * k))
+    elif style != "plain":
+        items.append(arrowhead(pts[-2], pts[-1], EDGE_COLOR, 8 * k))
+        if style == "both":
+            items.append(arrowhead(pts[1], pts[0], EDGE_COLOR, 8 * k))
+    label = spec.get("label")
+    box = _box(edge.get("label"))
+    if label:
+        if box is None:
+            mid = len(pts) // 2
+            mx, my = (pts[mid - 1][0] + pts[mid][0]) / 2, (pts[mid - 1][1] + pts[mid][1]) / 2
+            lw = text_width(str(label), 11 * k) + 8 * k
+            lx, ly, lw, lh = mx - lw / 2, my - 9 * k, lw, 18 * k
+        else:
+            lx, ly, lw, lh = frame.rect(box)
+        items.append(Box(lx, ly, lw, lh, fill=CARD, stroke=LINE, width=0.6 * k, radius=3 * k))
+        items.append(
+            Text(
+                lx + lw / 2,
+                ly + (lh - line_height(11 * k)) / 2,
+                (fit_line(str(label), lw, 11 * k),),
+                11 * k,
+                "sans",
+                FG,
+                0.0,
+                "middle",
+            )
+        )
+    return items
+
+
+def _edge_specs(payload: dict, geo_edges: list) -> list[dict]:
+    specs = [e for e in payload.get("edges") or [] if isinstance(e, dict)]
+    if len(specs) == len(geo_edges):
+        return specs
+    by_pair: dict[tuple[str, str], list[dict]] = {}
+    for spec in specs:
+        by_pair.setdefault((str(spec.get("from")), str(spec.get("to"))), []).append(spec)
+    out = []
+    for edge in geo_edges:
+        bucket = by_pair.get((str(edge.get("from")), str(edge.get("to")))) or []
+        out.append(bucket.pop(0) if bucket else {"label": edge.get("text")})
+    return out
+
+
+def geo_items(payload: dict, frame: _Frame) -> list[Item]:
+    """Lanes, groups, edges and nodes of ``payload.geo`` mapped through ``frame``."""
+    geo = payload.get("geo") if isinstance(payload.get("geo"), dict) else {}
+    k = frame.k
+    items: list[Item] = []
+    lane_specs = [lane for lane in payload.get("lanes") or [] if isinstance(lane, dict)]
+    for i, lane in enumerate(geo.get("lanes") or []):
+        rect = _box(lane)
+        if rect is None:
+            continue
+        x, y, w, h = frame.rect(rect)
+        items.append(
+            Box(x, y, w, h, fill=SOFT if i % 2 == 0 else "#fafbfc", stroke=LINE, width=0.8 * k)
+        )
+        label = lane.get("label") or (lane_specs[i].get("label") if i < len(lane_specs) else "")
+        if label:
+            items.append(
+                Text(
+                    x + 8 * k,
+                    y + 6 * k,
+                    (fit_line(str(label).upper(), w - 16 * k, 11 * k, "sans-bold"),),
+                    11 * k,
+                    "sans-bold",
+                    MUTED,
+                )
+            )
+    groups = _collect_groups(payload)
+    for gid, rect in sorted(
+        (geo.get("groups") or {}).items(),
+        key=lambda kv: (_box(kv[1]) or (0, 0, 0, 0))[2] * -(_box(kv[1]) or (0, 0, 0, 1))[3],
+    ):
+        box = _box(rect)
+        if box is None:
+            continue
+        spec = groups.get(str(gid), {})
+        ink, wash = tone(spec.get("tone"), "gray")
+        x, y, w, h = frame.rect(box)
+        items.append(
+            Box(
+                x,
+                y,
+                w,
+                h,
+                fill=wash if spec.get("tone") else "#f8f9fb",
+                stroke=ink,
+                width=1.0 * k,
+                radius=8 * k,
+                dash=(5 * k, 3 * k),
+            )
+        )
+        title = str(spec.get("title") or gid)
+        meta = f"  {spec['meta']}" if spec.get("meta") else ""
+        items.append(
+            Text(
+                x + 10 * k,
+                y + 5 * k,
+                (fit_line(title + meta, w - 20 * k, 12 * k, "sans-bold"),),
+                12 * k,
+                "sans-bold",
+                ink,
+            )
+        )
+    geo_edges = [e for e in geo.get("edges") or [] if isinstance(e, dict)]
+    for edge, spec in zip(geo_edges, _edge_specs(payload, geo_edges), strict=True):
+        items.extend(_edge_items(edge, spec, frame))
+    nodes = _collect_nodes(payload)
+    for nid, rect in (geo.get("nodes") or {}).items():
+        box = _box(rect)
+        if box is not None:
+            items.extend(_node_items(nodes.get(str(nid), {"title": str(nid)}), frame.rect(box), k))
+    return items
+
+
+def diagram_scene_items(
+    payload: dict, x: float, y: float, w: float, h: float | None
+) -> tuple[list[Item], float]:
+    """Items of the whole diagram face in the box at (x, y) of width ``w``.
+
+    ``h`` None means natural height (geo drawn 1:1 unless wider than ``w``).
+    Returns the items and the height used.
+    """
+    items: list[Item] = []
+    pad = 12.0
+    cy = y + pad
+    inner = w - 2 * pad
+    if payload.get("kicker"):
+        items.append(
+            Text(
+                x + pad,
+                cy,
+                (fit_line(str(payload["kicker"]).upper(), inner, 11, "sans-bold"),),
+                11,
+                "sans-bold",
+                "#1c6ae4",
+            )
+        )
+        cy += line_height(11)
+    if payload.get("title"):
+        run = text_run(
+            x + pad, cy, str(payload["title"]), inner, size=18, font="sans-bold", max_lines=2
+        )
+        items.append(run)
+        cy += run.height
+    if payload.get("subtitle"):
+        run = text_run(
+            x + pad, cy, str(payload["subtitle"]), inner, size=13, fill=MUTED, max_lines=2
+        )
+        items.append(run)
+        cy += run.height
+    stats = [s for s in payload.get("stats") or [] if isinstance(s, dict)]
+    if stats:
+        cy += 6
+        cw = inner / len(stats)
+        for i, stat in enumerate(stats):
+            sx = x + pad + i * cw
+            items.append(Box(sx, cy, cw - 6, 48, fill=SOFT, radius=6))
+            items.append(
+                Text(
+                    sx + 8,
+                    cy + 4,
+                    (fit_line(str(stat.get("value") or ""), cw - 20, 18, "sans-bold"),),
+                    18,
+                    "sans-bold",
+                    FG,
+                )
+            )
+            items.append(
+                Text(
+                    sx + 8,
+                    cy + 29,
+                    (fit_line(str(stat.get("label") or ""), cw - 20, 11),),
+                    11,
+                    "sans",
+                    MUTED,
+                )
+            )
+        cy += 54
+    legend = [entry for entry in payload.get("legend") or [] if isinstance(entry, dict)]
+    footer_h = (line_height(11) if payload.get("footer") else 0) + (
+        line_height(12) * 2 if payload.get("caption") else 0
+    )
+    legend_h = 22.0 if legend else 0.0
+    geo = payload.get("geo") if isinstance(payload.get("geo"), dict) else {}
+    gw = as_number(geo.get("width")) or 0.0
+    gh = as_number(geo.get("height")) or 0.0
+    cy += 8
+    if gw > 0 and gh > 0:
+        avail_h = (y + h - cy - legend_h - footer_h - pad) if h is not None else gh
+        k = min(inner / gw, max(avail_h, 1.0) / gh, 1.0 if h is None else 4.0)
+        ox = x + pad + (inner - gw * k) / 2
+        items.extend(geo_items(payload, _Frame(ox, cy, k)))
+        cy += gh * k
+    elif payload.get("nodes") or payload.get("lanes") or payload.get("groups"):
+        items.append(Text(x + pad, cy, ("(layout pending)",), 12, "sans", MUTED))
+        cy += 20
+    if legend:
+        cy += 6
+        lx = x + pad
+        for entry in legend:
+            style = str(entry.get("style") or "solid")
+            dash = EDGE_DASH.get(style)
+            items.append(
+                Path(
+                    ((lx, cy + 8), (lx + 24, cy + 8)),
+                    stroke=EDGE_COLOR,
+                    width=2.6 if style == "thick" else 1.4,
+                    dash=dash,
+                )
+            )
+            label = str(entry.get("label") or style)
+            items.append(Text(lx + 30, cy, (label,), 11, "sans", MUTED))
+            lx += 30 + text_width(label, 11) + 18
+        cy += 16
+    if payload.get("footer"):
+        items.append(
+            Text(x + pad, cy, (fit_line(str(payload["footer"]), inner, 11),), 11, "sans", MUTED)
+        )
+        cy += line_height(11)
+    if payload.get("caption"):
+        run = text_run(
+            x + pad, cy, str(payload["caption"]), inner, size=12, fill=MUTED, max_lines=2
+        )
+        items.append(run)
+        cy += run.height
+    return items, cy + pad - y
+
+
+def diagram_scene(payload: dict) -> Scene:
+    gw = (
+        as_number((payload.get("geo") or {}).get("width"))
+        if isinstance(payload.get("geo"), dict)
+        else None
+    )
+    width = max((gw or 480.0) + 24, 320.0)
+    items, height = diagram_scene_items(payload, 0, 0, width, None)
+    scene = Scene(width, height, background=CARD)
+    scene.items = items
+    return scene

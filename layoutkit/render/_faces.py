@@ -1,0 +1,842 @@
+"""Card faces: what each board card kind looks like inside its (x, y, w, h) box.
+
+Frames (cluster, section) are drawn by the board writer around their
+children; every other kind gets a face here. Element kinds placed as cards
+reuse the element faces.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+from layoutkit.layout.text import line_height, text_width
+from layoutkit.render._face_diagram import diagram_scene_items
+from layoutkit.render._face_elements import ELEMENT_FACES, chip_row, element_face, elements_face
+from layoutkit.render._face_text import markdown_face, plain_inline
+from layoutkit.render._format import as_number, fmt_num
+from layoutkit.render._palette import (
+    ACCENT,
+    CARD,
+    FAINT,
+    FG,
+    LINE,
+    METHOD_COLORS,
+    MUTED,
+    ROLE_STYLE,
+    SOFT,
+    fill_color,
+    tone,
+)
+from layoutkit.render._safe import safe_url
+from layoutkit.render._scene import Box, Ellipse, Image, Item, Path, Text, fit_line, text_run
+
+PAD = 14.0
+Rect = tuple[float, float, float, float]
+CardFace = Callable[[dict, Rect], list[Item]]
+
+
+def chrome(r: Rect, fill: str = CARD, stroke: str = LINE, radius: float = 10.0) -> list[Item]:
+    x, y, w, h = r
+    return [
+        Box(x + 1, y + 2, w, h, fill="#1d2230", radius=radius, opacity=0.06),
+        Box(x, y, w, h, fill=fill, stroke=stroke, width=1.0, radius=radius),
+    ]
+
+
+def _inner(r: Rect, pad: float = PAD) -> Rect:
+    x, y, w, h = r
+    return x + pad, y + pad, max(w - 2 * pad, 8.0), max(h - 2 * pad, 8.0)
+
+
+def _md_of(p: dict) -> str:
+    for key in ("md", "text", "body", "label", "title"):
+        if isinstance(p.get(key), str):
+            return p[key]
+    return ""
+
+
+def _text(p: dict, r: Rect) -> list[Item]:
+    role = str(p.get("role") or "note")
+    ink, wash = ROLE_STYLE.get(role, ROLE_STYLE["note"])
+    items: list[Item] = []
+    md = str(p.get("md") or "")
+    if role == "heading":
+        size = {1: 28.0, 2: 22.0, 3: 18.0}.get(int(as_number(p.get("level")) or 1), 28.0)
+        x, y, w, h = r
+        plain = md.lstrip("# ").strip()
+        return [
+            text_run(
+                x,
+                y,
+                plain,
+                w,
+                size=size,
+                font="sans-bold",
+                fill=FG,
+                max_lines=max(int(h // line_height(size)), 1),
+            )
+        ]
+    if role == "caption":
+        x, y, w, h = r
+        return [
+            text_run(x, y, md, w, size=12, fill=MUTED, max_lines=max(int(h // line_height(12)), 1))
+        ]
+    items += chrome(r, fill=wash if wash != "#00000000" else CARD)
+    if role in ("idea", "pro", "con", "risk"):
+        x, y, w, h = r
+        items.append(Box(x, y + 8, 4, h - 16, fill=ink, radius=2))
+        items.append(Text(x + w - PAD, y + 8, (role.upper(),), 9.5, "sans-bold", ink, 0.0, "end"))
+    ix, iy, iw, ih = _inner(r)
+    faces, _ = markdown_face(md, ix, iy, iw, ih)
+    return items + faces
+
+
+def _note(p: dict, r: Rect) -> list[Item]:
+    items = chrome(
+        r, fill=fill_color(p.get("color") or p.get("fill"), "#fff3bf"), stroke="#e9d58a", radius=3
+    )
+    ix, iy, iw, ih = _inner(r)
+    faces, _ = markdown_face(_md_of(p), ix, iy, iw, ih)
+    return items + faces
+
+
+def _shape(p: dict, r: Rect) -> list[Item]:
+    from layoutkit.render._face_diagram import _shape_items
+
+    x, y, w, h = r
+    fill = fill_color(p.get("fill") or p.get("color"), "#d0e4ff")
+    stroke = fill_color(p.get("stroke"), "#4c6ef5")
+    shape = str(p.get("shape") or "rect")
+    if shape == "ellipse":
+        shape = "circle"
+    if shape == "triangle":
+        items: list[Item] = [
+            Path(
+                ((x + w / 2, y), (x + w, y + h), (x, y + h)),
+                stroke=stroke,
+                width=1.5,
+                closed=True,
+                fill=fill,
+            )
+        ]
+    else:
+        items = _shape_items(shape, x, y, w, h, fill, stroke, 1.0)
+    label = _md_of(p)
+    if label:
+        run = text_run(
+            x + w / 2, y, label, w * 0.8, size=14, font="sans-bold", max_lines=3, anchor="middle"
+        )
+        items.append(
+            Text(run.x, y + (h - run.height) / 2, run.lines, run.size, run.font, FG, 0.0, "middle")
+        )
+    return items
+
+
+def _callout(p: dict, r: Rect) -> list[Item]:
+    ink, wash = tone(p.get("tone") or "info")
+    x, y, _w, h = r
+    items = chrome(r, fill=wash, stroke=ink, radius=8)
+    items.append(Box(x, y, 5, h, fill=ink, radius=2))
+    ix, iy, iw, ih = _inner(r)
+    if p.get("icon"):
+        from layoutkit.render._icons import icon_glyph
+
+        items.append(Text(ix, iy, (icon_glyph(str(p["icon"])),), 18, "sans", ink))
+        ix, iw = ix + 26, iw - 26
+    if p.get("title"):
+        items.append(
+            Text(ix, iy, (fit_line(str(p["title"]), iw, 14, "sans-bold"),), 14, "sans-bold", ink)
+        )
+        iy += line_height(14) + 4
+        ih -= line_height(14) + 4
+    body = str(p.get("md") or p.get("text") or p.get("body") or "")
+    faces, _ = markdown_face(body, ix, iy, iw, ih)
+    return items + faces
+
+
+def _checklist(p: dict, r: Rect) -> list[Item]:
+    items = chrome(r)
+    ix, iy, iw, ih = _inner(r)
+    entries = []
+    for entry in p.get("items") or []:
+        if isinstance(entry, dict):
+            entries.append(
+                (
+                    str(entry.get("text") or entry.get("label") or ""),
+                    bool(entry.get("done") or entry.get("checked")),
+                )
+            )
+        elif isinstance(entry, str):
+            entries.append((entry, False))
+    done = sum(1 for _, d in entries if d)
+    title = str(p.get("title") or "Checklist")
+    items.append(Text(ix, iy, (fit_line(title, iw - 50, 14, "sans-bold"),), 14, "sans-bold", FG))
+    items.append(Text(ix + iw, iy + 2, (f"{done}/{len(entries)}",), 11, "sans", MUTED, 0.0, "end"))
+    cy = iy + line_height(14) + 6
+    for text, checked in entries:
+        if cy + 20 > iy + ih:
+            break
+        items.append(
+            Box(
+                ix,
+                cy + 3,
+                13,
+                13,
+                fill=ACCENT if checked else CARD,
+                stroke=ACCENT if checked else FAINT,
+                width=1.2,
+                radius=3,
+            )
+        )
+        if checked:
+            items.append(
+                Path(
+                    ((ix + 3, cy + 9.5), (ix + 5.5, cy + 12.5), (ix + 10.5, cy + 6)),
+                    stroke="#ffffff",
+                    width=1.8,
+                )
+            )
+        items.append(
+            Text(ix + 20, cy, (fit_line(text, iw - 20, 13),), 13, "sans", MUTED if checked else FG)
+        )
+        cy += 22
+    return items
+
+
+def _step(p: dict, r: Rect) -> list[Item]:
+    x, y, w, h = r
+    items = chrome(r)
+    number = p.get("n") or p.get("number") or p.get("index") or p.get("step")
+    head = 30.0
+    cx = x + 10
+    if number is not None:
+        label = str(number)
+        bw = max(text_width(label, 12, "sans-bold") + 12, 22)
+        items.append(Box(cx, y + 6, bw, 20, fill=ACCENT, radius=10))
+        items.append(
+            Text(
+                cx + bw / 2,
+                y + 6 + (20 - line_height(12)) / 2,
+                (label,),
+                12,
+                "sans-bold",
+                "#ffffff",
+                0.0,
+                "middle",
+            )
+        )
+        cx += bw + 8
+    title = str(p.get("title") or p.get("caption") or p.get("image") or "")
+    items.append(
+        Text(cx, y + 7, (fit_line(title, x + w - 10 - cx, 13, "sans-bold"),), 13, "sans-bold", FG)
+    )
+    sx, sy, sw, sh = x + 6, y + head + 2, w - 12, h - head - 8
+    items.append(Box(sx, sy, sw, sh, fill=SOFT, stroke=LINE, radius=4))
+    source = p.get("src") or p.get("url") or p.get("thumb")
+    if isinstance(source, str) and safe_url(source, image=True):
+        items.append(Image(sx, sy, sw, sh, source))
+    where = p.get("image") or (f"card #{p['cardId']}" if p.get("cardId") is not None else "screen")
+    items.append(
+        Text(
+            sx + sw / 2,
+            sy + sh / 2 - 8,
+            (fit_line(f"▣ {where}", sw - 12, 11),),
+            11,
+            "sans",
+            MUTED,
+            0.0,
+            "middle",
+        )
+    )
+    return items
+
+
+def _compare_card(p: dict, r: Rect) -> list[Item]:
+    x, y, w, h = r
+    items = chrome(r)
+    half = w / 2
+    for i, key in enumerate(("a", "b")):
+        ref = (
+            p.get(key)
+            if p.get(key) is not None
+            else (p.get("cards") or [None, None])[i]
+            if isinstance(p.get("cards"), list) and len(p["cards"]) > i
+            else None
+        )
+        items.append(Box(x + 6 + i * half, y + 6, half - 12, h - 12, fill=SOFT, radius=6))
+        items.append(
+            Text(
+                x + i * half + half / 2,
+                y + h / 2 - 10,
+                (
+                    fit_line(
+                        f"{key.upper()} · card {ref}" if ref is not None else key.upper(),
+                        half - 20,
+                        12,
+                    ),
+                ),
+                12,
+                "sans",
+                MUTED,
+                0.0,
+                "middle",
+            )
+        )
+    items.append(Path(((x + half, y + 4), (x + half, y + h - 4)), stroke=ACCENT, width=2.5))
+    items.append(Ellipse(x + half - 10, y + h / 2 - 10, 20, 20, CARD, ACCENT, 2))
+    items.append(
+        Text(
+            x + half,
+            y + h / 2 - line_height(10) / 2,
+            ("⇔",),
+            10,
+            "sans-bold",
+            ACCENT,
+            0.0,
+            "middle",
+        )
+    )
+    return items
+
+
+def doc_face_items(p: dict, r: Rect) -> list[Item]:
+    items = chrome(r)
+    ix, iy, iw, ih = _inner(r, 18)
+    cy = iy
+    if p.get("kicker"):
+        items.append(
+            Text(
+                ix,
+                cy,
+                (fit_line(str(p["kicker"]).upper(), iw, 10.5, "sans-bold"),),
+                10.5,
+                "sans-bold",
+                ACCENT,
+            )
+        )
+        cy += line_height(10.5)
+    if p.get("title"):
+        run = text_run(ix, cy, str(p["title"]), iw, size=20, font="sans-bold", max_lines=2)
+        items.append(run)
+        cy += run.height + 2
+    if p.get("intro"):
+        run = text_run(
+            ix, cy, plain_inline(str(p["intro"])), iw, size=12.5, fill=MUTED, max_lines=3
+        )
+        items.append(run)
+        cy += run.height + 4
+    chips = [
+        (str(c.get("k") or ""), str(c.get("v") or ""))
+        for c in p.get("chips") or []
+        if isinstance(c, dict)
+    ]
+    if chips:
+        more, used = chip_row(chips, ix, cy, iw)
+        items += more
+        cy += used + 4
+    sub, _ = elements_face(p.get("elements") or [], ix, cy + 6, iw, iy + ih - cy - 6)
+    return items + sub
+
+
+def _doc(p: dict, r: Rect) -> list[Item]:
+    return doc_face_items(p, r)
+
+
+def _host(url: str) -> str:
+    try:
+        return urlsplit(url).hostname or url
+    except ValueError:
+        return url
+
+
+def _link(p: dict, r: Rect) -> list[Item]:
+    x, y, w, h = r
+    url = str(p.get("url") or p.get("href") or "")
+    title = str(p.get("title") or _host(url) or "link")
+    desc = str(p.get("description") or p.get("desc") or "")
+    mode = str(p.get("mode") or p.get("display") or "preview")
+    items = chrome(r)
+    shot = p.get("screenshot") or p.get("image") or p.get("shot")
+    if p.get("error"):
+        items.append(
+            Text(x + PAD, y + PAD, (fit_line(url, w - 2 * PAD, 13, "mono"),), 13, "mono", FG)
+        )
+        items.append(
+            text_run(
+                x + PAD,
+                y + PAD + 24,
+                f"not fetched: {p['error']}",
+                w - 2 * PAD,
+                size=11,
+                fill=MUTED,
+                max_lines=3,
+            )
+        )
+        return items
+    if mode == "widget" or h < 90:
+        items.append(Box(x + 10, y + h / 2 - 12, 24, 24, fill=SOFT, radius=6))
+        items.append(
+            Text(x + 22, y + h / 2 - line_height(13) / 2, ("◍",), 13, "sans", ACCENT, 0.0, "middle")
+        )
+        items.append(
+            Text(
+                x + 42,
+                y + h / 2 - line_height(13),
+                (fit_line(title, w - 52, 13, "sans-bold"),),
+                13,
+                "sans-bold",
+                FG,
+            )
+        )
+        items.append(
+            Text(x + 42, y + h / 2, (fit_line(_host(url), w - 52, 11),), 11, "sans", MUTED)
+        )
+        return items
+    if mode == "phone":
+        pw = min(w - 20, (h - 20) * 9 / 19.5)
+        px = x + (w - pw) / 2
+        items.append(Box(px, y + 10, pw, h - 20, fill="#1d2230", radius=18))
+        items.append(Box(px + 5, y + 15, pw - 10, h - 30, fill=SOFT, radius=14))
+        if isinstance(shot, str) and safe_url(shot, image=True):
+            items.append(Image(px + 5, y + 15, pw - 10, h - 30, shot))
+        items.append(
+            Text(
+                px + pw / 2,
+                y + h / 2,
+                (fit_line(title, pw - 20, 11),),
+                11,
+                "sans",
+                MUTED,
+                0.0,
+                "middle",
+            )
+        )
+        return items
+    shot_h = min((w - 2) * 10 / 16, h - 70)
+    items.append(Box(x + 1, y + 1, w - 2, shot_h, fill=SOFT, radius=9))
+    if isinstance(shot, str) and safe_url(shot, image=True):
+        items.append(Image(x + 1, y + 1, w - 2, shot_h, shot))
+    else:
+        items.append(
+            Text(
+                x + w / 2,
+                y + shot_h / 2 - 8,
+                ("◍ " + _host(url),),
+                12,
+                "sans",
+                FAINT,
+                0.0,
+                "middle",
+            )
+        )
+    cy = y + shot_h + 8
+    items.append(
+        Text(x + PAD, cy, (fit_line(title, w - 2 * PAD, 13.5, "sans-bold"),), 13.5, "sans-bold", FG)
+    )
+    cy += line_height(13.5)
+    if desc and cy + line_height(11) < y + h - 18:
+        items.append(
+            text_run(
+                x + PAD,
+                cy,
+                desc,
+                w - 2 * PAD,
+                size=11,
+                fill=MUTED,
+                max_lines=max(int((y + h - 20 - cy) // line_height(11)), 1),
+            )
+        )
+    items.append(
+        Text(x + PAD, y + h - 20, (fit_line(_host(url), w - 2 * PAD, 10.5),), 10.5, "sans", ACCENT)
+    )
+    return items
+
+
+def _portal(p: dict, r: Rect) -> list[Item]:
+    x, y, w, h = r
+    items = chrome(r, fill="#fbfcfe", stroke=ACCENT)
+    target = str(p.get("title") or p.get("board") or p.get("slug") or p.get("target") or "board")
+    items.append(
+        Text(
+            x + PAD,
+            y + 10,
+            (fit_line("↗ " + target, w - 2 * PAD, 13, "sans-bold"),),
+            13,
+            "sans-bold",
+            ACCENT,
+        )
+    )
+    mx, my, mw, mh = x + 10, y + 36, w - 20, h - 46
+    items.append(Box(mx, my, mw, mh, fill=SOFT, radius=6))
+    cards = [
+        c
+        for c in p.get("minimap") or p.get("cards") or p.get("preview") or []
+        if isinstance(c, dict)
+    ]
+    boxes = [
+        (as_number(c.get("x")), as_number(c.get("y")), as_number(c.get("w")), as_number(c.get("h")))
+        for c in cards
+    ]
+    boxes = [b for b in boxes if None not in b]
+    if boxes:
+        x0 = min(b[0] for b in boxes)  # type: ignore[type-var]
+        y0 = min(b[1] for b in boxes)  # type: ignore[type-var]
+        x1 = max(b[0] + b[2] for b in boxes)  # type: ignore[operator]
+        y1 = max(b[1] + b[3] for b in boxes)  # type: ignore[operator]
+        k = min((mw - 12) / ((x1 - x0) or 1), (mh - 12) / ((y1 - y0) or 1))
+        for bx, by, bw, bh in boxes:
+            items.append(
+                Box(
+                    mx + 6 + (bx - x0) * k,
+                    my + 6 + (by - y0) * k,
+                    max(bw * k, 1),
+                    max(bh * k, 1),
+                    fill=CARD,
+                    stroke=LINE,
+                    width=0.5,
+                    radius=1,
+                )
+            )
+    else:
+        for i in range(3):
+            for j in range(2):
+                items.append(
+                    Box(
+                        mx + 8 + i * (mw - 16) / 3,
+                        my + 8 + j * (mh - 16) / 2,
+                        (mw - 16) / 3 - 6,
+                        (mh - 16) / 2 - 6,
+                        fill=CARD,
+                        stroke=LINE,
+                        width=0.5,
+                        radius=2,
+                    )
+                )
+    return items
+
+
+def _diagram_card(p: dict, r: Rect) -> list[Item]:
+    x, y, w, h = r
+    faces, _ = diagram_scene_items(p, x, y, w, h)
+    return chrome(r) + faces
+
+
+def _api(p: dict, r: Rect) -> list[Item]:
+    items = chrome(r)
+    ix, iy, iw, ih = _inner(r)
+    info = p.get("info") if isinstance(p.get("info"), dict) else {}
+    title = str(p.get("title") or info.get("title") or "API")
+    items.append(Text(ix, iy, (fit_line(title, iw - 80, 16, "sans-bold"),), 16, "sans-bold", FG))
+    version = info.get("version") or p.get("openapi") or p.get("swagger")
+    if version:
+        items.append(
+            Text(ix + iw, iy + 3, (fit_line(f"v{version}", 80, 11),), 11, "sans", MUTED, 0.0, "end")
+        )
+    cy = iy + line_height(16) + 6
+    groups: dict[str, list[tuple[str, str, str]]] = {}
+    paths = p.get("paths") if isinstance(p.get("paths"), dict) else {}
+    count = 0
+    for path, ops in paths.items():
+        if not isinstance(ops, dict):
+            continue
+        for method, op in ops.items():
+            if method.upper() not in METHOD_COLORS or not isinstance(op, dict):
+                continue
+            tag = str((op.get("tags") or ["default"])[0])
+            groups.setdefault(tag, []).append(
+                (method.upper(), str(path), str(op.get("summary") or ""))
+            )
+            count += 1
+    items.append(Text(ix, cy, (f"{count} endpoints · {len(groups)} groups",), 11, "sans", MUTED))
+    cy += line_height(11) + 4
+    for tag, ops in groups.items():
+        if cy + 40 > iy + ih:
+            break
+        items.append(
+            Text(ix, cy, (fit_line(tag.upper(), iw, 10.5, "sans-bold"),), 10.5, "sans-bold", MUTED)
+        )
+        cy += line_height(10.5) + 2
+        for method, path, summary in ops:
+            if cy + 20 > iy + ih:
+                break
+            mw = 52.0
+            items.append(Box(ix, cy + 1, mw, 16, fill=METHOD_COLORS[method], radius=3))
+            items.append(
+                Text(
+                    ix + mw / 2,
+                    cy + 1 + (16 - line_height(10)) / 2,
+                    (method,),
+                    10,
+                    "sans-bold",
+                    "#ffffff",
+                    0.0,
+                    "middle",
+                )
+            )
+            items.append(
+                Text(ix + mw + 8, cy, (fit_line(path, iw * 0.55, 11.5, "mono"),), 11.5, "mono", FG)
+            )
+            if summary:
+                left = ix + mw + 16 + min(text_width(path, 11.5, "mono"), iw * 0.55)
+                items.append(
+                    Text(
+                        left,
+                        cy + 1,
+                        (fit_line(summary, ix + iw - left, 10.5),),
+                        10.5,
+                        "sans",
+                        MUTED,
+                    )
+                )
+            cy += 20
+        cy += 4
+    return items
+
+
+def _page(p: dict, r: Rect) -> list[Item]:
+    items = chrome(r)
+    x, y, w, _h = r
+    items.append(Box(x, y, w, 4, fill=ACCENT, radius=2))
+    ix, iy, iw, ih = _inner(r, 18)
+    faces, _ = markdown_face(str(p.get("md") or ""), ix, iy, iw, ih, size=13)
+    return items + faces
+
+
+def _artifact(p: dict, r: Rect) -> list[Item]:
+    x, y, w, h = r
+    items = chrome(r)
+    items.append(Box(x, y, w, 26, fill=SOFT, radius=10))
+    for i, color in enumerate(("#ff6b6b", "#fcc419", "#51cf66")):
+        items.append(Ellipse(x + 10 + i * 14, y + 8, 10, 10, color))
+    title = str(p.get("title") or "HTML artifact")
+    items.append(Text(x + 58, y + 5, (fit_line(title, w - 70, 11.5),), 11.5, "sans", MUTED))
+    kind = "utility CSS body" if p.get("body") is not None else "HTML document"
+    size = len(str(p.get("html") or p.get("body") or "").encode("utf-8"))
+    items.append(
+        Text(
+            x + w / 2,
+            y + h / 2,
+            (fit_line(f"⧉ {kind} · {fmt_num(size)} bytes · sandboxed", w - 20, 11.5),),
+            11.5,
+            "sans",
+            MUTED,
+            0.0,
+            "middle",
+        )
+    )
+    return items
+
+
+def _chat(p: dict, r: Rect) -> list[Item]:
+    items = chrome(r)
+    ix, iy, iw, ih = _inner(r, 10)
+    messages = [m for m in p.get("messages") or p.get("turns") or [] if isinstance(m, dict)]
+    if p.get("title"):
+        items.append(
+            Text(ix, iy, (fit_line(str(p["title"]), iw, 13, "sans-bold"),), 13, "sans-bold", FG)
+        )
+        iy += line_height(13) + 4
+    cy = iy
+    for message in messages:
+        mine = message.get("role") in ("user", "human")
+        text = str(message.get("text") or message.get("content") or message.get("md") or "")
+        bw = iw * 0.8
+        run = text_run(0, 0, text, bw - 16, size=12, max_lines=4)
+        bh = run.height + 12
+        if cy + bh > iy + ih:
+            break
+        bx = ix + iw - bw if mine else ix
+        items.append(Box(bx, cy, bw, bh, fill="#dbe7fd" if mine else SOFT, radius=10))
+        items.append(Text(bx + 8, cy + 6, run.lines, 12, "sans", FG))
+        cy += bh + 6
+    if not messages:
+        items.append(Text(ix, cy, ("💬 conversation",), 12, "sans", MUTED))
+    return items
+
+
+def _file(p: dict, r: Rect) -> list[Item]:
+    x, y, w, h = r
+    name = str(p.get("name") or p.get("filename") or p.get("title") or "file")
+    mime = str(p.get("mime") or "")
+    is_pdf = mime == "application/pdf" or name.lower().endswith(".pdf")
+    if is_pdf:
+        items = chrome(r, radius=2)
+        items.append(Box(x, y, w, 6, fill="#c92a2a", radius=1))
+        pages = p.get("pages") or p.get("pageCount")
+        ix, iy, iw, _ = _inner(r, 16)
+        items.append(Text(ix, iy + 6, (fit_line(name, iw, 13, "sans-bold"),), 13, "sans-bold", FG))
+        for i in range(int(min(max((h - 90) // 14, 0), 30))):
+            items.append(
+                Box(ix, iy + 34 + i * 14, iw * (0.95 - 0.25 * (i % 3 == 2)), 5, fill=SOFT, radius=2)
+            )
+        label = f"PDF · {fmt_num(pages)} pages" if pages is not None else "PDF"
+        items.append(Text(ix, y + h - 26, (label,), 11, "sans", MUTED))
+        return items
+    items = chrome(r, radius=8)
+    ext = name.rsplit(".", 1)[-1].upper()[:4] if "." in name else "FILE"
+    items.append(Box(x + 10, y + h / 2 - 16, 32, 32, fill=SOFT, stroke=LINE, radius=4))
+    items.append(
+        Text(x + 26, y + h / 2 - line_height(9) / 2, (ext,), 9, "sans-bold", MUTED, 0.0, "middle")
+    )
+    items.append(
+        Text(
+            x + 50,
+            y + h / 2 - line_height(13),
+            (fit_line(name, w - 60, 13, "sans-bold"),),
+            13,
+            "sans-bold",
+            FG,
+        )
+    )
+    size = as_number(p.get("size"))
+    meta = " · ".join(
+        v for v in (mime, f"{fmt_num(round(size / 1024, 1))} KB" if size else "", "⤓ download") if v
+    )
+    items.append(Text(x + 50, y + h / 2, (fit_line(meta, w - 60, 11),), 11, "sans", MUTED))
+    return items
+
+
+def _element_card(kind: str) -> CardFace:
+    def face(p: dict, r: Rect) -> list[Item]:
+        items = chrome(r)
+        ix, iy, iw, ih = _inner(r)
+        faces, _ = element_face({"kind": kind, "payload": p}, ix, iy, iw, ih)
+        return items + faces
+
+    return face
+
+
+def _unknown(kind: str) -> CardFace:
+    def face(p: dict, r: Rect) -> list[Item]:
+        items = chrome(r, fill=SOFT)
+        ix, iy, iw, ih = _inner(r)
+        items.append(Text(ix, iy, (fit_line(kind, iw, 12, "sans-bold"),), 12, "sans-bold", MUTED))
+        label = p.get("title") or p.get("md") or ""
+        if label:
+            items.append(
+                text_run(
+                    ix,
+                    iy + 20,
+                    str(label),
+                    iw,
+                    size=12,
+                    max_lines=max(int((ih - 20) // line_height(12)), 1),
+                )
+            )
+        return items
+
+    return face
+
+
+CARD_FACES: dict[str, CardFace] = {
+    "text": _text,
+    "note": _note,
+    "shape": _shape,
+    "callout": _callout,
+    "checklist": _checklist,
+    "step": _step,
+    "compare": _compare_card,
+    "doc": _doc,
+    "link": _link,
+    "board": _portal,
+    "diagram": _diagram_card,
+    "api": _api,
+    "page": _page,
+    "artifact": _artifact,
+    "chat": _chat,
+    "file": _file,
+}
+
+FRAME_KINDS = frozenset({"cluster", "section"})
+DEFAULT_SIZES: dict[str, tuple[float, float]] = {
+    "text": (320, 160),
+    "note": (220, 220),
+    "shape": (160, 120),
+    "link": (360, 300),
+    "board": (320, 220),
+    "doc": (560, 640),
+    "diagram": (720, 480),
+    "api": (480, 420),
+    "file": (300, 80),
+    "step": (360, 280),
+}
+
+
+def card_face(kind: str, payload: Any, rect: Rect) -> list[Item]:
+    """Scene items of one card's face inside ``rect``."""
+    p = payload if isinstance(payload, dict) else {}
+    face = CARD_FACES.get(kind)
+    if face is None:
+        face = _element_card(kind) if kind in ELEMENT_FACES else _unknown(kind)
+    return face(p, rect)
+
+
+def frame_items(kind: str, payload: Any, rect: Rect, depth: int) -> list[Item]:
+    """A cluster or section frame: border, title band, description line."""
+    p = payload if isinstance(payload, dict) else {}
+    x, y, w, h = rect
+    title = p.get("title") or p.get("label")
+    if kind == "cluster" and not title:
+        return []  # an untitled cluster draws no chrome
+    items: list[Item] = []
+    if kind == "section":
+        items.append(
+            Box(
+                x,
+                y,
+                w,
+                h,
+                fill="#eef2f8" if depth % 2 == 0 else "#f6f8fb",
+                stroke="#b6c2d6",
+                width=1.2,
+                radius=14,
+                dash=(8, 5),
+            )
+        )
+        items.append(
+            Text(
+                x + 16,
+                y + 10,
+                (fit_line(str(title or "Section"), w - 32, 17, "sans-bold"),),
+                17,
+                "sans-bold",
+                FG,
+            )
+        )
+        if p.get("description"):
+            items.append(
+                Text(
+                    x + 16,
+                    y + 36,
+                    (fit_line(str(p["description"]), w - 32, 12),),
+                    12,
+                    "sans",
+                    MUTED,
+                )
+            )
+        return items
+    kanban = p.get("role") == "kanban"
+    items.append(
+        Box(x, y, w, h, fill="#f1f3f7" if kanban else "#fafbfd", stroke=LINE, width=1.0, radius=12)
+    )
+    items.append(
+        Text(x + 14, y + 9, (fit_line(str(title), w - 60, 14, "sans-bold"),), 14, "sans-bold", FG)
+    )
+    if kanban:
+        count = len(p.get("children") or [])
+        items.append(Box(x + w - 40, y + 9, 28, 18, fill=CARD, stroke=LINE, radius=9))
+        items.append(
+            Text(
+                x + w - 26,
+                y + 9 + (18 - line_height(11)) / 2,
+                (str(count),),
+                11,
+                "sans-bold",
+                MUTED,
+                0.0,
+                "middle",
+            )
+        )
+    return items

@@ -1,0 +1,99 @@
+"""Icon names to glyphs, shared by markdown icon tokens and diagram/card faces.
+
+Icons are drawn from characters the bundled DejaVu fonts carry, so the SVG and
+PNG outputs need no image assets. An unknown name still renders: a neutral dot
+whose tooltip names the icon.
+"""
+
+from __future__ import annotations
+
+from layoutkit.render._safe import esc
+
+ICONS: dict[str, str] = {
+    "check": "✓",
+    "done": "✓",
+    "ok": "✓",
+    "x": "✗",
+    "cross": "✗",
+    "close": "✗",
+    "warning": "⚠",
+    "warn": "⚠",
+    "alert": "⚠",
+    "info": "ℹ",
+    "star": "★",
+    "heart": "♥",
+    "bolt": "⚡",
+    "zap": "⚡",
+    "fire": "♨",
+    "flag": "⚑",
+    "pin": "⚲",
+    "lock": "⚿",
+    "key": "⚿",
+    "user": "☺",
+    "person": "☺",
+    "users": "☻",
+    "team": "☻",
+    "mail": "✉",
+    "email": "✉",
+    "phone": "☎",
+    "clock": "◷",
+    "time": "◷",
+    "calendar": "▦",
+    "database": "⛁",
+    "db": "⛁",
+    "server": "▤",
+    "service": "⚙",
+    "gear": "⚙",
+    "settings": "⚙",
+    "cloud": "☁",
+    "queue": "☰",
+    "list": "☰",
+    "file": "▯",
+    "doc": "▯",
+    "folder": "▭",
+    "link": "⚭",
+    "globe": "◍",
+    "web": "◍",
+    "api": "⇄",
+    "sync": "⟳",
+    "refresh": "⟳",
+    "search": "⌕",
+    "arrow-right": "→",
+    "arrow-left": "←",
+    "arrow-up": "↑",
+    "arrow-down": "↓",
+    "plus": "+",
+    "minus": "−",
+    "bug": "✱",
+    "rocket": "➚",
+    "chart": "▲",
+    "code": "⌨",
+    "terminal": "⌨",
+    "cpu": "▣",
+    "box": "▢",
+    "package": "▢",
+    "shield": "⛨",
+    "bell": "♪",
+    "eye": "◉",
+    "bulb": "☼",
+    "idea": "☼",
+    "sun": "☼",
+    "moon": "☾",
+    "question": "?",
+    "home": "⌂",
+}
+FALLBACK = "•"
+
+
+def icon_glyph(name: str | None) -> str:
+    """The glyph drawn for icon ``name`` (a neutral dot when unknown)."""
+    return ICONS.get((name or "").lower(), FALLBACK)
+
+
+def icon_html(name: str) -> str:
+    known = name in ICONS
+    cls = "icon" if known else "icon icon-unknown"
+    return (
+        f'<span class="{cls}" data-icon="{esc(name)}" title="{esc(name)}" role="img" '
+        f'aria-label="{esc(name)}">{esc(icon_glyph(name))}</span>'
+    )

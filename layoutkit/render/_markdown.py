@@ -1,0 +1,333 @@
+"""Extended markdown to safe HTML (markdown-it-py with HTML input switched off).
+
+Extensions beyond CommonMark + tables + strikethrough:
+
+* task list items ``- [ ]`` / ``- [x]`` (read-only checkboxes);
+* ``==highlight==`` marks (no nesting);
+* inline math ``$…$`` and display math ``$$…$$`` or a ```` ```math ```` fence,
+  shown as escaped TeX in ``span.math`` / ``div.math`` (no script, no network);
+* icon tokens ``:name:`` (``name`` = lower-case letter, then letters, digits or
+  '-', at most 40 characters; not glued to a letter or digit on either side);
+* wikilinks ``[[Target]]`` and ``[[Target|label]]`` linking to ``#slug(Target)``;
+* heading anchors: every heading gets a stable, document-unique slug id.
+
+Raw HTML is literal text. Link and image targets go through ``safe_url``
+after ``sources`` aliases are expanded; an unsafe target leaves the text
+without a link (or the image as its alt text).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_block import StateBlock
+from markdown_it.rules_inline import StateInline
+from markdown_it.token import Token
+
+from layoutkit.render._highlight import highlight
+from layoutkit.render._icons import icon_html
+from layoutkit.render._safe import Slugger, esc, expand_alias, safe_url
+
+_ICON = re.compile(r":([a-z][a-z0-9-]{0,39}):")
+
+
+def _mark_rule(state: StateInline, silent: bool) -> bool:
+    src, pos = state.src, state.pos
+    if not src.startswith("==", pos) or state.env.get("_in_mark"):
+        return False
+    end = src.find("==", pos + 2)
+    if end < 0 or end == pos + 2 or src[pos + 2].isspace() or src[end - 1].isspace():
+        return False
+    if not silent:
+        state.push("mark_open", "mark", 1)
+        old_pos, old_max = state.pos, state.posMax
+        state.pos, state.posMax = pos + 2, end
+        state.env["_in_mark"] = True
+        state.md.inline.tokenize(state)
+        state.env["_in_mark"] = False
+        state.pos, state.posMax = old_pos, old_max
+        state.push("mark_close", "mark", -1)
+    state.pos = end + 2
+    return True
+
+
+def _math_inline_rule(state: StateInline, silent: bool) -> bool:
+    src, pos = state.src, state.pos
+    if src[pos] != "$":
+        return False
+    display = src.startswith("$$", pos)
+    opener = 2 if display else 1
+    start = pos + opener
+    end = start
+    while True:
+        end = src.find("$$" if display else "$", end)
+        if end < 0 or end > state.posMax:
+            return False
+        if src[end - 1] != "\\":
+            break
+        end += 1
+    content = src[start:end]
+    if not content.strip() or (not display and (content[0].isspace() or content[-1].isspace())):
+        return False
+    if not display and end + 1 < len(src) and src[end + 1].isdigit():
+        return False  # "$5 and $6" is money, not math
+    if not silent:
+        token = state.push("math_inline_double" if display else "math_inline", "span", 0)
+        token.content = content
+    state.pos = end + opener
+    return True
+
+
+def _math_block_rule(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    pos = state.bMarks[start] + state.tShift[start]
+    maximum = state.eMarks[start]
+    line = state.src[pos:maximum]
+    if not line.startswith("$$"):
+        return False
+    first = line[2:]
+    if first.rstrip().endswith("$$") and first.strip() != "":
+        content = first.rstrip()[:-2]
+        next_line = start + 1
+    else:
+        lines = [first] if first.strip() else []
+        next_line = start + 1
+        found = False
+        while next_line < end:
+            lpos = state.bMarks[next_line] + state.tShift[next_line]
+            text = state.src[lpos : state.eMarks[next_line]]
+            if text.rstrip().endswith("$$"):
+                lines.append(text.rstrip()[:-2])
+                found = True
+                next_line += 1
+                break
+            lines.append(text)
+            next_line += 1
+        if not found:
+            return False
+        content = "\n".join(lines)
+    if silent:
+        return True
+    state.line = next_line
+    token = state.push("math_block", "div", 0)
+    token.content = content.strip()
+    token.map = [start, next_line]
+    return True
+
+
+def _icon_rule(state: StateInline, silent: bool) -> bool:
+    src, pos = state.src, state.pos
+    if src[pos] != ":" or (pos > 0 and src[pos - 1].isalnum()):
+        return False
+    match = _ICON.match(src, pos)
+    if not match or match.end() > state.posMax:
+        return False
+    after = match.end()
+    if after < len(src) and src[after].isalnum():
+        return False
+    if not silent:
+        token = state.push("icon", "span", 0)
+        token.content = match.group(1)
+    state.pos = after
+    return True
+
+
+def _wikilink_rule(state: StateInline, silent: bool) -> bool:
+    src, pos = state.src, state.pos
+    if not src.startswith("[[", pos):
+        return False
+    end = src.find("]]", pos + 2)
+    if end < 0 or end > state.posMax:
+        return False
+    inner = src[pos + 2 : end]
+    if not inner.strip() or "\n" in inner or "[" in inner:
+        return False
+    if not silent:
+        target, _, label = inner.partition("|")
+        token = state.push("wikilink", "a", 0)
+        token.content = (label or target).strip()
+        token.meta = {"target": target.strip()}
+    state.pos = end + 2
+    return True
+
+
+def _task_lists(state: Any) -> None:
+    tokens = state.tokens
+    for i in range(2, len(tokens)):
+        token = tokens[i]
+        if token.type != "inline" or tokens[i - 2].type != "list_item_open":
+            continue
+        match = re.match(r"^\[([ xX])\](?:\s|$)", token.content)
+        if not match or not token.children:
+            continue
+        first = token.children[0]
+        if first.type != "text" or not first.content.startswith(match.group(0).rstrip()):
+            continue
+        checked = match.group(1) != " "
+        first.content = first.content[len(match.group(0).rstrip()) :].lstrip()
+        box = Token("html_inline", "", 0)
+        box.content = '<input type="checkbox" disabled' + (" checked" if checked else "") + "> "
+        token.children.insert(0, box)
+        tokens[i - 2].attrJoin("class", "task" + (" done" if checked else ""))
+        # mark the enclosing list
+        for j in range(i - 3, -1, -1):
+            if tokens[j].type in ("bullet_list_open", "ordered_list_open") and tokens[j].level == (
+                tokens[i - 2].level - 1
+            ):
+                if "task-list" not in str(tokens[j].attrGet("class") or ""):
+                    tokens[j].attrJoin("class", "task-list")
+                break
+
+
+def _heading_ids(state: Any) -> None:
+    slugger: Slugger | None = state.env.get("slugger")
+    if slugger is None:
+        return
+    tokens = state.tokens
+    for i, token in enumerate(tokens):
+        if token.type == "heading_open" and i + 1 < len(tokens):
+            text = "".join(
+                child.content
+                for child in (tokens[i + 1].children or [])
+                if child.type in ("text", "code_inline", "math_inline", "wikilink")
+            )
+            token.attrSet("id", slugger.slug(text or "section"))
+
+
+def _link_open(self: Any, tokens: list[Token], idx: int, options: Any, env: dict) -> str:
+    token = tokens[idx]
+    href = expand_alias(str(token.attrGet("href") or ""), env.get("sources"))
+    safe = safe_url(href)
+    if safe is None:
+        token.meta = {**(token.meta or {}), "unsafe": True}
+        return '<a class="unsafe-link" title="link removed: unsafe target">'
+    attrs = f' href="{esc(safe)}"'
+    if token.attrGet("title"):
+        attrs += f' title="{esc(token.attrGet("title"))}"'
+    if safe.startswith(("http://", "https://", "//")):
+        attrs += ' rel="noopener noreferrer nofollow"'
+    return f"<a{attrs}>"
+
+
+def _image(self: Any, tokens: list[Token], idx: int, options: Any, env: dict) -> str:
+    token = tokens[idx]
+    alt = self.renderInlineAsText(token.children or [], options, env)
+    src = safe_url(expand_alias(str(token.attrGet("src") or ""), env.get("sources")), image=True)
+    if src is None:
+        return f'<span class="unsafe-image" title="image removed: unsafe source">{esc(alt)}</span>'
+    title = f' title="{esc(token.attrGet("title"))}"' if token.attrGet("title") else ""
+    return f'<img src="{esc(src)}" alt="{esc(alt)}"{title} loading="lazy">'
+
+
+def _fence(self: Any, tokens: list[Token], idx: int, options: Any, env: dict) -> str:
+    token = tokens[idx]
+    lang = (token.info or "").strip().split(maxsplit=1)[0] if token.info else ""
+    if lang.lower() in ("math", "latex", "tex", "katex"):
+        return f'<div class="math math-block" role="math">{esc(token.content.rstrip())}</div>\n'
+    return code_block_html(token.content, lang or None)
+
+
+def code_block_html(source: str, lang: str | None) -> str:
+    """A highlighted ``<pre>`` listing; the language label is escaped text."""
+    label = f' data-lang="{esc(lang)}"' if lang else ""
+    body = highlight(source.rstrip("\n"), lang)
+    return f'<pre class="code"{label}><code>{body}</code></pre>\n'
+
+
+def _code_block(self: Any, tokens: list[Token], idx: int, options: Any, env: dict) -> str:
+    return code_block_html(tokens[idx].content, "text")
+
+
+def _math_inline(self: Any, tokens: list[Token], idx: int, options: Any, env: dict) -> str:
+    return f'<span class="math" role="math">{esc(tokens[idx].content)}</span>'
+
+
+def _math_display(self: Any, tokens: list[Token], idx: int, options: Any, env: dict) -> str:
+    return f'<span class="math math-display" role="math">{esc(tokens[idx].content)}</span>'
+
+
+def _math_block(self: Any, tokens: list[Token], idx: int, options: Any, env: dict) -> str:
+    return f'<div class="math math-block" role="math">{esc(tokens[idx].content)}</div>\n'
+
+
+def _icon(self: Any, tokens: list[Token], idx: int, options: Any, env: dict) -> str:
+    return icon_html(tokens[idx].content)
+
+
+def _wikilink(self: Any, tokens: list[Token], idx: int, options: Any, env: dict) -> str:
+    from layoutkit.render._safe import slugify
+
+    token = tokens[idx]
+    target = token.meta["target"]
+    return (
+        f'<a class="wikilink" href="#{esc(slugify(target))}" data-target="{esc(target)}">'
+        f"{esc(token.content)}</a>"
+    )
+
+
+def _table_open(self: Any, tokens: list[Token], idx: int, options: Any, env: dict) -> str:
+    return '<div class="table-wrap"><table class="md-table">\n'
+
+
+def _table_close(self: Any, tokens: list[Token], idx: int, options: Any, env: dict) -> str:
+    return "</table></div>\n"
+
+
+def _build() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    md.enable(["table", "strikethrough"])
+    md.inline.ruler.before("link", "wikilink", _wikilink_rule)
+    md.inline.ruler.before("emphasis", "mark", _mark_rule)
+    md.inline.ruler.before("escape", "math_inline", _math_inline_rule)
+    md.inline.ruler.before("text", "icon", _icon_rule)
+    md.block.ruler.before("fence", "math_block", _math_block_rule, {"alt": ["paragraph"]})
+    md.core.ruler.push("task_lists", _task_lists)
+    md.core.ruler.push("heading_ids", _heading_ids)
+    for name, fn in (
+        ("link_open", _link_open),
+        ("image", _image),
+        ("fence", _fence),
+        ("code_block", _code_block),
+        ("math_inline", _math_inline),
+        ("math_inline_double", _math_display),
+        ("math_block", _math_block),
+        ("icon", _icon),
+        ("wikilink", _wikilink),
+        ("table_open", _table_open),
+        ("table_close", _table_close),
+    ):
+        md.add_render_rule(name, fn)
+    return md
+
+
+_MD = _build()
+
+
+def render_markdown(
+    text: Any,
+    *,
+    sources: Mapping[str, Any] | None = None,
+    slugger: Slugger | None = None,
+) -> str:
+    """Block markdown to HTML. Headings take ids from ``slugger`` (document-unique)."""
+    if not isinstance(text, str) or not text:
+        return ""
+    env: dict[str, Any] = {"sources": sources, "slugger": slugger or Slugger()}
+    return _MD.render(text, env)
+
+
+def render_inline(text: Any, *, sources: Mapping[str, Any] | None = None) -> str:
+    """Inline markdown (no paragraphs, no block constructs) to HTML."""
+    if text is None:
+        return ""
+    if not isinstance(text, str):
+        return esc(text)
+    env: dict[str, Any] = {"sources": sources}
+    return _MD.renderInline(text, env)
+
+
+def parse_blocks(text: str) -> list[Token]:
+    """Token stream of ``text`` for renderers that draw markdown themselves (SVG faces)."""
+    return _MD.parse(text or "", {"sources": None})

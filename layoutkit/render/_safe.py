@@ -1,0 +1,143 @@
+"""Escaping, URL vetting and ``sources`` alias expansion shared by every writer.
+
+Every URL that reaches an ``href``/``src`` attribute passes through
+:func:`safe_url`. Browsers drop ASCII whitespace and control characters inside
+a scheme and decode character references in attributes, so the check looks at
+the URL the way a browser will, not the way it was typed.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from collections.abc import Mapping
+from typing import Any
+
+_CONTROL = re.compile(r"[\x00-\x20\x7f-\x9f\u200b-\u200f\u2028\u2029\ufeff]+")
+_SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.\-]*):")
+_SAFE_LINK_SCHEMES = frozenset({"http", "https", "mailto", "tel"})
+_SAFE_IMAGE_SCHEMES = frozenset({"http", "https"})
+_SAFE_DATA_IMAGE = re.compile(
+    r"^data:image/(png|gif|jpe?g|webp|avif|bmp);base64,[a-z0-9+/=\s]*$", re.I
+)
+
+
+def esc(value: Any) -> str:
+    """HTML/XML-escape any value (quotes included) for text and attributes."""
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def _unwrap(url: str) -> str:
+    # Character references may be nested (&amp;#106;); decode until stable.
+    for _ in range(4):
+        decoded = html.unescape(url)
+        if decoded == url:
+            break
+        url = decoded
+    return _CONTROL.sub("", url)
+
+
+def scheme_of(url: str) -> str | None:
+    """The lower-cased scheme a browser would see in ``url``, or None if relative."""
+    match = _SCHEME.match(_unwrap(url))
+    return match.group(1).lower() if match else None
+
+
+def safe_url(url: Any, *, image: bool = False) -> str | None:
+    """Return ``url`` if following it cannot run script, else None.
+
+    Links may use http, https, mailto, tel and relative targets (paths,
+    ``#anchors``, ``?query``). Images may use http, https, relative targets and
+    ``data:`` URLs of raster types only (``image/svg+xml`` can carry script).
+    """
+    if not isinstance(url, str):
+        return None
+    cleaned = _unwrap(url).strip()
+    if not cleaned:
+        return None
+    # A backslash after the scheme position is read as a slash by browsers;
+    # refuse anything that still smuggles a colon before the first slash.
+    scheme = scheme_of(cleaned)
+    if scheme is None:
+        head = re.split(r"[/?#]", cleaned, maxsplit=1)[0]
+        if ":" in head:
+            return None
+        return url.strip()
+    if scheme == "data":
+        return cleaned if image and _SAFE_DATA_IMAGE.match(cleaned) else None
+    allowed = _SAFE_IMAGE_SCHEMES if image else _SAFE_LINK_SCHEMES
+    return url.strip() if scheme in allowed else None
+
+
+_LINES = re.compile(r"^L(\d+)(?:-L?(\d+))?$")
+
+
+def repo_url(repo: str, ref: str, path: str, fragment: str = "") -> str:
+    """Repository-host URL for ``path`` at ``ref`` in ``repo``.
+
+    ``owner/name`` means GitHub. A repo written with its host
+    (``gitlab.example.com/group/name`` or a full ``https://`` URL) keeps that
+    host; hosts whose name contains ``gitlab`` use GitLab's ``/-/blob/`` form,
+    every other host the ``/blob/`` form that GitHub, Gitea and Forgejo accept.
+    Line fragments ``L1-L5`` are kept as written.
+    """
+    repo = repo.strip().strip("/")
+    if repo.startswith(("http://", "https://")):
+        base = repo
+    elif repo.count("/") >= 2 and "." in repo.split("/", 1)[0]:
+        base = "https://" + repo
+    else:
+        base = "https://github.com/" + repo
+    host = base.split("/")[2].lower()
+    blob = "/-/blob/" if "gitlab" in host else "/blob/"
+    url = f"{base}{blob}{ref or 'HEAD'}/{path.lstrip('/')}"
+    if fragment:
+        url += "#" + fragment
+    return url
+
+
+def expand_alias(url: str, sources: Mapping[str, Any] | None) -> str:
+    """Expand ``alias:path#L1-L5`` when ``alias`` is a key of the doc's sources."""
+    if not sources or not isinstance(url, str):
+        return url
+    match = _SCHEME.match(url.strip())
+    if not match:
+        return url
+    alias = match.group(1)
+    source = sources.get(alias)
+    if not isinstance(source, Mapping) or not source.get("repo"):
+        return url
+    rest = url.strip()[len(alias) + 1 :]
+    path, _, fragment = rest.partition("#")
+    return repo_url(str(source["repo"]), str(source.get("ref") or ""), path, fragment)
+
+
+def slugify(text: str) -> str:
+    """Anchor slug: diacritics folded to ASCII, lower case, runs of other characters as '-'."""
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    slug = re.sub(r"[^a-z0-9]+", "-", folded.lower()).strip("-")
+    return slug[:64].rstrip("-") or "section"
+
+
+class Slugger:
+    """Hands out unique slugs in document order: repeats get -2, -3, ..."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, int] = {}
+
+    def reserve(self, slug: str) -> str:
+        if slug not in self._seen:
+            self._seen[slug] = 1
+            return slug
+        n = self._seen[slug]
+        while True:
+            n += 1
+            candidate = f"{slug[:60]}-{n}"
+            if candidate not in self._seen:
+                self._seen[slug] = n
+                self._seen[candidate] = 1
+                return candidate
+
+    def slug(self, text: str) -> str:
+        return self.reserve(slugify(text))

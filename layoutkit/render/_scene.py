@@ -1,0 +1,390 @@
+"""The display list: boxes, ellipses, text runs, paths and images in board pixels.
+
+Faces are laid out once into a :class:`Scene`; :func:`to_svg` and
+:func:`to_png` write the same items, so both outputs share one geometry. Text
+runs carry their lines already wrapped with the bundled font metrics, and both
+writers place line ``i`` of a run at the same baseline::
+
+    baseline = y + i * line_height + (line_height - size) / 2 + ascent(size)
+
+Arrowheads are ordinary closed paths, so no writer needs SVG markers.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import math
+from functools import lru_cache
+from typing import Literal
+
+import attrs
+from PIL import Image as PILImage
+from PIL import ImageDraw, ImageFont
+
+from layoutkit.layout.text import FontName, ascent, font_path, line_height, text_width, wrap
+from layoutkit.render._safe import esc, safe_url
+
+Anchor = Literal["start", "middle", "end"]
+
+
+@attrs.frozen(slots=True)
+class Box:
+    x: float
+    y: float
+    w: float
+    h: float
+    fill: str | None = None
+    stroke: str | None = None
+    width: float = 1.0
+    radius: float = 0.0
+    dash: tuple[float, ...] | None = None
+    opacity: float = 1.0
+
+
+@attrs.frozen(slots=True)
+class Ellipse:
+    x: float
+    y: float
+    w: float
+    h: float
+    fill: str | None = None
+    stroke: str | None = None
+    width: float = 1.0
+
+
+@attrs.frozen(slots=True)
+class Text:
+    x: float
+    y: float  # top of the first line box
+    lines: tuple[str, ...]
+    size: float = 14.0
+    font: FontName = "sans"
+    fill: str = "#1d2230"
+    line_height: float = 0.0  # 0 means line_height(size)
+    anchor: Anchor = "start"
+
+    @property
+    def lh(self) -> float:
+        return self.line_height or line_height(self.size)
+
+    @property
+    def height(self) -> float:
+        return self.lh * len(self.lines)
+
+    def baseline(self, index: int) -> float:
+        return self.y + index * self.lh + (self.lh - self.size) / 2 + ascent(self.size, self.font)
+
+
+@attrs.frozen(slots=True)
+class Path:
+    points: tuple[tuple[float, float], ...]
+    stroke: str | None = "#5f6878"
+    width: float = 1.5
+    dash: tuple[float, ...] | None = None
+    closed: bool = False
+    fill: str | None = None
+
+
+@attrs.frozen(slots=True)
+class Image:
+    x: float
+    y: float
+    w: float
+    h: float
+    href: str
+
+
+Item = Box | Ellipse | Text | Path | Image
+
+
+@attrs.define
+class Scene:
+    width: float
+    height: float
+    items: list[Item] = attrs.field(factory=list)
+    background: str = "#f7f8fa"
+
+    def add(self, *items: Item) -> None:
+        self.items.extend(items)
+
+
+def text_run(
+    x: float,
+    y: float,
+    text: str,
+    max_width: float,
+    *,
+    size: float = 14.0,
+    font: FontName = "sans",
+    fill: str = "#1d2230",
+    max_lines: int | None = None,
+    anchor: Anchor = "start",
+) -> Text:
+    """A wrapped text run; lines beyond ``max_lines`` are cut and the last one ends in '…'."""
+    lines = wrap(str(text), max(max_width, size), size, font) if text else [""]
+    if max_lines is not None and len(lines) > max_lines:
+        lines = lines[: max(max_lines, 1)]
+        last = lines[-1]
+        while last and text_width(last + "…", size, font) > max_width:
+            last = last[:-1]
+        lines[-1] = last.rstrip() + "…"
+    return Text(x, y, tuple(lines), size, font, fill, 0.0, anchor)
+
+
+def fit_line(text: str, max_width: float, size: float, font: FontName = "sans") -> str:
+    """``text`` cut to one line of ``max_width`` with an ellipsis when it overflows."""
+    text = " ".join(str(text).split())
+    if text_width(text, size, font) <= max_width:
+        return text
+    while text and text_width(text + "…", size, font) > max_width:
+        text = text[:-1]
+    return text.rstrip() + "…"
+
+
+def arrowhead(
+    tail: tuple[float, float], tip: tuple[float, float], color: str, size: float = 9.0
+) -> Path:
+    """A filled triangle at ``tip`` pointing away from ``tail``."""
+    dx, dy = tip[0] - tail[0], tip[1] - tail[1]
+    length = math.hypot(dx, dy) or 1.0
+    ux, uy = dx / length, dy / length
+    bx, by = tip[0] - ux * size, tip[1] - uy * size
+    half = size * 0.5
+    return Path(
+        ((tip[0], tip[1]), (bx - uy * half, by + ux * half), (bx + uy * half, by - ux * half)),
+        stroke=None,
+        width=0,
+        closed=True,
+        fill=color,
+    )
+
+
+# ------------------------------------------------------------------ SVG writer
+
+_FAMILY = {
+    "sans": "DejaVu Sans, Verdana, sans-serif",
+    "sans-bold": "DejaVu Sans, Verdana, sans-serif",
+    "mono": "DejaVu Sans Mono, Menlo, monospace",
+}
+
+
+def _n(v: float) -> str:
+    return f"{v:.1f}".rstrip("0").rstrip(".") if v != int(v) else str(int(v))
+
+
+def _paint(
+    fill: str | None, stroke: str | None, width: float, dash: tuple[float, ...] | None
+) -> str:
+    out = f' fill="{esc(fill)}"' if fill else ' fill="none"'
+    if stroke and width > 0:
+        out += f' stroke="{esc(stroke)}" stroke-width="{_n(width)}"'
+        if dash:
+            out += f' stroke-dasharray="{" ".join(_n(d) for d in dash)}"'
+    return out
+
+
+def _svg_item(item: Item) -> str:
+    if isinstance(item, Box):
+        rx = f' rx="{_n(item.radius)}"' if item.radius else ""
+        op = f' opacity="{item.opacity:.2f}"' if item.opacity < 1 else ""
+        return (
+            f'<rect x="{_n(item.x)}" y="{_n(item.y)}" width="{_n(max(item.w, 0))}" '
+            f'height="{_n(max(item.h, 0))}"{rx}{_paint(item.fill, item.stroke, item.width, item.dash)}{op}/>'
+        )
+    if isinstance(item, Ellipse):
+        return (
+            f'<ellipse cx="{_n(item.x + item.w / 2)}" cy="{_n(item.y + item.h / 2)}" '
+            f'rx="{_n(item.w / 2)}" ry="{_n(item.h / 2)}"{_paint(item.fill, item.stroke, item.width, None)}/>'
+        )
+    if isinstance(item, Text):
+        if not any(item.lines):
+            return ""
+        weight = ' font-weight="bold"' if item.font == "sans-bold" else ""
+        anchor = f' text-anchor="{item.anchor}"' if item.anchor != "start" else ""
+        spans = "".join(
+            f'<tspan x="{_n(item.x)}" y="{_n(item.baseline(i))}">{esc(line)}</tspan>'
+            for i, line in enumerate(item.lines)
+            if line
+        )
+        return (
+            f'<text font-family="{_FAMILY[item.font]}" font-size="{_n(item.size)}"{weight} '
+            f'fill="{esc(item.fill)}"{anchor} xml:space="preserve">{spans}</text>'
+        )
+    if isinstance(item, Path):
+        pts = " ".join(f"{_n(x)},{_n(y)}" for x, y in item.points)
+        tag = "polygon" if item.closed else "polyline"
+        paint = _paint(item.fill if item.closed else None, item.stroke, item.width, item.dash)
+        return f'<{tag} points="{pts}"{paint} stroke-linejoin="round" stroke-linecap="round"/>'
+    if isinstance(item, Image):
+        href = safe_url(item.href, image=True)
+        if not href:
+            return ""
+        return (
+            f'<image x="{_n(item.x)}" y="{_n(item.y)}" width="{_n(item.w)}" height="{_n(item.h)}" '
+            f'href="{esc(href)}" preserveAspectRatio="xMidYMid slice"/>'
+        )
+    raise TypeError(f"not a scene item: {item!r}")
+
+
+def to_svg(scene: Scene, *, title: str | None = None) -> str:
+    """The scene as a standalone SVG document (no scripts, no external fonts)."""
+    head = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{_n(scene.width)}" height="{_n(scene.height)}" '
+        f'viewBox="0 0 {_n(scene.width)} {_n(scene.height)}">'
+    )
+    if title:
+        head += f"<title>{esc(title)}</title>"
+    body = (
+        [f'<rect width="100%" height="100%" fill="{esc(scene.background)}"/>']
+        if scene.background
+        else []
+    )
+    body.extend(_svg_item(item) for item in scene.items)
+    return head + "".join(body) + "</svg>"
+
+
+def to_svg_fragment(scene: Scene, label: str) -> str:
+    """The scene as inline SVG for HTML: scales to its container by viewBox."""
+    inner = "".join(_svg_item(item) for item in scene.items)
+    bg = (
+        f'<rect width="100%" height="100%" fill="{esc(scene.background)}"/>'
+        if scene.background
+        else ""
+    )
+    return (
+        f'<svg viewBox="0 0 {_n(scene.width)} {_n(scene.height)}" role="img" aria-label="{esc(label)}" '
+        f'xmlns="http://www.w3.org/2000/svg" style="max-width:{_n(scene.width)}px">{bg}{inner}</svg>'
+    )
+
+
+# ------------------------------------------------------------------ PNG writer
+
+
+@lru_cache(maxsize=128)
+def _font(font: str, px: float) -> ImageFont.FreeTypeFont:
+    return ImageFont.truetype(font_path(font), size=max(px, 1.0))  # type: ignore[arg-type]
+
+
+def _rgba(color: str | None, opacity: float = 1.0) -> tuple[int, int, int, int] | None:
+    if not color or color == "none":
+        return None
+    c = color.lstrip("#")
+    if len(c) == 3:
+        c = "".join(ch * 2 for ch in c)
+    try:
+        r, g, b = int(c[0:2], 16), int(c[2:4], 16), int(c[4:6], 16)
+        a = int(c[6:8], 16) if len(c) >= 8 else 255
+    except (ValueError, IndexError):
+        return (128, 128, 128, int(255 * opacity))
+    return (r, g, b, int(a * opacity))
+
+
+def _dashed(
+    draw: ImageDraw.ImageDraw,
+    pts: list[tuple[float, float]],
+    color: tuple,
+    width: int,
+    dash: tuple[float, ...],
+) -> None:
+    pattern = [max(d, 0.5) for d in dash] or [4.0]
+    idx, left, on = 0, pattern[0], True
+    for (x0, y0), (x1, y1) in itertools.pairwise(pts):
+        seg = math.hypot(x1 - x0, y1 - y0)
+        pos = 0.0
+        while pos < seg:
+            step = min(left, seg - pos)
+            if on:
+                t0, t1 = pos / seg, (pos + step) / seg
+                draw.line(
+                    [
+                        (x0 + (x1 - x0) * t0, y0 + (y1 - y0) * t0),
+                        (x0 + (x1 - x0) * t1, y0 + (y1 - y0) * t1),
+                    ],
+                    fill=color,
+                    width=width,
+                )
+            pos += step
+            left -= step
+            if left <= 1e-9:
+                idx = (idx + 1) % len(pattern)
+                left, on = pattern[idx], not on
+
+
+def to_png(scene: Scene, *, max_dim: int = 1600) -> bytes:
+    """Rasterise the scene; the longest side is at most ``max_dim`` pixels (never upscaled).
+
+    Text smaller than 3 device pixels is drawn as a grey bar of its measured
+    width (greeking): glyphs that small are unreadable and slow to set.
+    """
+    longest = max(scene.width, scene.height, 1.0)
+    s = min(1.0, max_dim / longest)
+    size = (max(1, round(scene.width * s)), max(1, round(scene.height * s)))
+    img = PILImage.new("RGB", size, _rgba(scene.background or "#ffffff")[:3])  # type: ignore[index]
+    draw = ImageDraw.Draw(img, "RGBA")
+    for item in scene.items:
+        if isinstance(item, Box):
+            x0, y0 = item.x * s, item.y * s
+            x1, y1 = x0 + max(item.w * s, 0.5), y0 + max(item.h * s, 0.5)
+            fill = _rgba(item.fill, item.opacity)
+            stroke = _rgba(item.stroke, item.opacity)
+            width = max(1, round(item.width * s)) if stroke else 0
+            if item.dash and stroke:
+                if fill:
+                    draw.rectangle([x0, y0, x1, y1], fill=fill)
+                _dashed(
+                    draw,
+                    [(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)],
+                    stroke,
+                    width,
+                    tuple(d * s for d in item.dash),
+                )
+            elif item.radius * s >= 1 and x1 - x0 > 2 and y1 - y0 > 2:
+                r = min(item.radius * s, (x1 - x0) / 2, (y1 - y0) / 2)
+                draw.rounded_rectangle(
+                    [x0, y0, x1, y1], radius=r, fill=fill, outline=stroke, width=width
+                )
+            else:
+                draw.rectangle([x0, y0, x1, y1], fill=fill, outline=stroke, width=width)
+        elif isinstance(item, Ellipse):
+            stroke = _rgba(item.stroke)
+            draw.ellipse(
+                [item.x * s, item.y * s, (item.x + item.w) * s, (item.y + item.h) * s],
+                fill=_rgba(item.fill),
+                outline=stroke,
+                width=max(1, round(item.width * s)) if stroke else 0,
+            )
+        elif isinstance(item, Text):
+            color = _rgba(item.fill)
+            px = item.size * s
+            for i, line in enumerate(item.lines):
+                if not line:
+                    continue
+                base = item.baseline(i) * s
+                w = text_width(line, item.size, item.font) * s
+                x = item.x * s - (
+                    w if item.anchor == "end" else w / 2 if item.anchor == "middle" else 0
+                )
+                if px < 3:
+                    grey = (*color[:3], 90) if color else (128, 128, 128, 90)
+                    draw.rectangle([x, base - px * 0.7, x + w, base], fill=grey)
+                else:
+                    draw.text((x, base), line, font=_font(item.font, px), fill=color, anchor="ls")
+        elif isinstance(item, Path):
+            pts = [(x * s, y * s) for x, y in item.points]
+            if len(pts) < 2:
+                continue
+            stroke = _rgba(item.stroke)
+            width = max(1, round(item.width * s))
+            if item.closed:
+                draw.polygon(pts, fill=_rgba(item.fill), outline=stroke)
+            elif stroke:
+                if item.dash:
+                    _dashed(draw, pts, stroke, width, tuple(d * s for d in item.dash))
+                else:
+                    draw.line(pts, fill=stroke, width=width, joint="curve")
+        # Image items are never fetched (no I/O); their placeholder frame is
+        # part of the scene already.
+    out = io.BytesIO()
+    img.save(out, format="PNG", optimize=False)
+    return out.getvalue()
