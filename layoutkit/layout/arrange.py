@@ -1,0 +1,273 @@
+"""The arrange operation: re-lay out a scope of cards by mode."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+
+from layoutkit.errors import ServiceError
+from layoutkit.layout import frames, modes, sections
+from layoutkit.layout.frames import BLOCK_GAP, CARD_GAP
+from layoutkit.layout.model import Board, Card, CardId
+from layoutkit.layout.place import Changes, changes_from_journal
+
+ARRANGE_MODES = (
+    "column",
+    "row",
+    "grid",
+    "flow",
+    "lanes",
+    "masonry",
+    "timeline",
+    "timeaxis",
+    "compare",
+    "journey",
+    "graph",
+    "align-left",
+    "align-top",
+    "distribute-h",
+    "distribute-v",
+)
+UNSAVABLE = ("journey", "graph")
+#: Kinds the graph mode lays out as a tree (other cards in scope stay put).
+GRAPH_KINDS = frozenset({"doc", "page"})
+
+
+@attrs.frozen(slots=True)
+class ArrangeResult:
+    """Changes to write, the layouts to store on sections (``[{section, layout}]``) and
+    the arranged cards in their new order."""
+
+    changes: Changes
+    saved: tuple[dict[str, Any], ...]
+    arranged: tuple[CardId, ...]
+
+
+def arrange(
+    board: Board,
+    mode: str,
+    *,
+    gap: float | None = None,
+    padding: float | None = None,
+    scope: str | Sequence[CardId] = "ai",
+    save: bool = False,
+    sections_: Sequence[str] | None = None,
+    cols: int | str | None = None,
+    sort: str = "reading",
+) -> ArrangeResult:
+    """Arrange the cards in ``scope`` by ``mode`` and reflow around them.
+
+    ``scope``: "ai" (top-level AI-layer cards), "all", "section:<Name>" (that
+    section's children) or a list of card ids sharing one container.
+    ``sections_`` (the ``sections`` parameter): two names for compare, else one
+    name meaning the same as scope section:<Name>. ``save`` with a section
+    scope stores the layout on the section (returned in ``saved``; the
+    section's payload on the board is updated too). Raises 400
+    ``unknown_mode`` (with ``allowed``), ``not_persistable`` (save with journey
+    or graph), ``invalid_sections``, ``invalid_scope``, ``invalid_sort``; 404
+    ``unknown_section``/``unknown_card``. Unchanged board on error.
+    """
+    if mode not in ARRANGE_MODES:
+        raise ServiceError(
+            400, "unknown_mode", f"unknown arrange mode {mode!r}", allowed=list(ARRANGE_MODES)
+        )
+    if save and mode in UNSAVABLE:
+        raise ServiceError(400, "not_persistable", f"{mode} layouts cannot be saved")
+    if sort not in ("reading", "oldest"):
+        raise ServiceError(
+            400, "invalid_sort", "sort is reading or oldest", allowed=["reading", "oldest"]
+        )
+    n_cols: int | None
+    if cols is None:
+        n_cols = 3
+    elif cols == "auto":
+        n_cols = 0
+    elif isinstance(cols, int) and not isinstance(cols, bool) and cols >= 1:
+        n_cols = cols
+    else:
+        raise ServiceError(400, "invalid_cols", "cols is a number from 1 or 'auto'")
+    g = CARD_GAP if gap is None else float(gap)
+    board.begin()
+    try:
+        if mode == "compare":
+            result = _compare(board, sections_, scope, g, padding, save)
+        else:
+            result = _arrange(board, mode, g, padding, scope, save, sections_, n_cols, cols, sort)
+    except BaseException:
+        board.rollback()
+        raise
+    saved, arranged = result
+    return ArrangeResult(changes_from_journal(board, *board.commit()), saved, arranged)
+
+
+def _scope(
+    board: Board, scope: str | Sequence[CardId], names: Sequence[str] | None
+) -> tuple[CardId | None, list[Card]]:
+    if names:
+        if len(names) != 1:
+            raise ServiceError(400, "invalid_sections", "name one section (two only with compare)")
+        if scope not in ("ai", None):
+            raise ServiceError(
+                400, "invalid_sections", "sections cannot be combined with another scope"
+            )
+        scope = f"section:{names[0]}"
+    if isinstance(scope, str):
+        if scope.startswith("section:"):
+            sec = sections.require_section(board, scope[len("section:") :])
+            return sec.id, [board.cards[k] for k in sec.children]
+        if scope == "all":
+            return None, board.top_level()
+        if scope == "ai":
+            return None, [c for c in board.top_level() if c.layer == "ai"]
+        raise ServiceError(
+            400, "invalid_scope", "scope is ai, all, section:<Name> or a list of ids"
+        )
+    cards = []
+    for k in scope:
+        if k not in board.cards:
+            raise ServiceError(404, "unknown_card", f"no card {k!r} on this board", id=k)
+        cards.append(board.cards[k])
+    parents = {c.parent for c in cards}
+    if len(parents) > 1:
+        raise ServiceError(400, "invalid_scope", "the ids must share one container")
+    return (parents.pop() if parents else None), cards
+
+
+def reading_order(cards: Sequence[Card]) -> list[Card]:
+    """Rows top to bottom (a card joins a row when its top is above the row's middle), each
+    row left to right."""
+    by_y = sorted(cards, key=lambda c: (c.y, c.x, c.created))
+    rows: list[list[Card]] = []
+    limit = None
+    for c in by_y:
+        if rows and limit is not None and c.y < limit:
+            rows[-1].append(c)
+            limit = min(limit, c.y + c.h / 2)
+        else:
+            rows.append([c])
+            limit = c.y + c.h / 2
+    out: list[Card] = []
+    for r in rows:
+        out.extend(sorted(r, key=lambda c: (c.x, c.y, c.created)))
+    return out
+
+
+def _ordered(cards: Sequence[Card], sort: str) -> list[Card]:
+    if sort == "oldest":
+        return sorted(cards, key=lambda c: (c.created, str(c.id)))
+    return reading_order(cards)
+
+
+def _arrange(
+    board: Board,
+    mode: str,
+    gap: float,
+    padding: float | None,
+    scope: str | Sequence[CardId],
+    save: bool,
+    names: Sequence[str] | None,
+    n_cols: int | None,
+    raw_cols: Any,
+    sort: str,
+) -> tuple[tuple[dict[str, Any], ...], tuple[CardId, ...]]:
+    container, cards = _scope(board, scope, names)
+    if mode == "graph":
+        cards = [c for c in cards if c.kind in GRAPH_KINDS]
+    if not cards:
+        return (), ()
+    ordered = _ordered(cards, sort)
+    keys = [c.id for c in ordered]
+    if container is not None and board.cards[container].kind == "section":
+        frame = board.cards[container]
+        ox, oy = frames.content_origin(frame)
+        if padding is not None:
+            pad, _ = frames.chrome(frame)
+            ox, oy = ox - pad + padding, oy - pad + padding
+    else:
+        ox = min(c.x for c in ordered)
+        oy = min(c.y for c in ordered)
+    items = frames.items_of(board, keys, ox, oy)
+    wires: tuple = ()
+    if mode in ("journey", "graph"):
+        wires = frames.tree_wires(board, keys, "ref" if mode == "graph" else None)
+    pos, _, _ = modes.lay_out(mode, items, modes.Opts(gap=gap, cols=n_cols, wires=wires))
+    for it, (px, py) in zip(items, pos, strict=True):
+        board.move_tree(it.key, ox + px - (it.x + ox), oy + py - (it.y + oy))
+    saved: list[dict[str, Any]] = []
+    keep: list[CardId] = []
+    dirty: list[CardId] = []
+    if container is not None:
+        order_modes = mode not in ("align-left", "align-top", "distribute-h", "distribute-v")
+        if (
+            order_modes
+            and board.cards[container].children != keys
+            and set(keys) == set(board.cards[container].children)
+        ):
+            board.set_children(container, keys)
+        if save and board.cards[container].kind == "section":
+            layout: dict[str, Any] = {"mode": mode, "gap": gap}
+            if mode in ("grid", "masonry"):
+                layout["cols"] = "auto" if raw_cols == "auto" else (n_cols or 3)
+            if padding is not None:
+                layout["padding"] = padding
+            frame = board.cards[container]
+            board.set_payload(container, {**frame.payload, "layout": layout})
+            saved.append({"section": container, "layout": layout})
+            dirty.append(container)
+        else:
+            keep.append(container)
+    frames.settle(board, keys, pinned=keys, dirty=dirty, keep=keep)
+    return tuple(saved), tuple(keys)
+
+
+def _compare(
+    board: Board,
+    names: Sequence[str] | None,
+    scope: Any,
+    gap: float,
+    padding: float | None,
+    save: bool,
+) -> tuple[tuple[dict[str, Any], ...], tuple[CardId, ...]]:
+    """Two sections side by side, their children in one column each with rows aligned so
+    the n-th cards of both sides face each other."""
+    if not names or len(names) != 2:
+        raise ServiceError(400, "invalid_sections", "compare needs exactly two section names")
+    a = sections.require_section(board, names[0])
+    b = sections.require_section(board, names[1])
+    if a.id == b.id:
+        raise ServiceError(400, "invalid_sections", "compare needs two different sections")
+    left = reading_order([board.cards[k] for k in a.children])
+    right = reading_order([board.cards[k] for k in b.children])
+    rows = max(len(left), len(right))
+    heights = [
+        max(
+            left[i].h if i < len(left) else 0.0,
+            right[i].h if i < len(right) else 0.0,
+        )
+        for i in range(rows)
+    ]
+    saved: list[dict[str, Any]] = []
+    for frame, kids in ((a, left), (b, right)):
+        ox, oy = frames.content_origin(frame)
+        y = oy
+        for i, c in enumerate(kids):
+            board.move_tree(c.id, ox - c.x, y - c.y)
+            y += heights[i] + gap
+        board.set_children(frame.id, [c.id for c in kids])
+        if save:
+            layout = {"mode": "column", "gap": gap}
+            if padding is not None:
+                layout["padding"] = padding
+            board.set_payload(frame.id, {**frame.payload, "layout": layout})
+            saved.append({"section": frame.id, "layout": layout})
+    keep = [] if save else [a.id, b.id]
+    # Fit both frames first so B can be put right of A's final box.
+    frames.settle(board, [], dirty=[a.id], keep=keep)
+    a_card = board.cards[a.id]
+    b_card = board.cards[b.id]
+    if b_card.parent == a_card.parent:
+        board.move_tree(b.id, a_card.x + a_card.w + BLOCK_GAP - b_card.x, a_card.y - b_card.y)
+    frames.settle(board, [b.id], pinned=[a.id, b.id], dirty=[b.id], keep=keep)
+    return tuple(saved), (a.id, b.id)

@@ -1,0 +1,444 @@
+"""Layout modes: where a list of boxes goes, relative to an origin at (0, 0).
+
+Every mode has the same shape, ``mode(items, opts) -> list[(x, y)]`` with
+one position per item in input order, so compose (batch layouts), frames
+(managed section and cluster layouts) and ``arrange`` share one registry.
+Modes never produce overlapping boxes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Hashable, Sequence
+from datetime import date, datetime
+from typing import Any
+
+import attrs
+
+Pos = tuple[float, float]
+
+
+@attrs.frozen(slots=True)
+class Item:
+    """One box to lay out; ``x``/``y`` (relative to the origin) matter only to the
+    alignment modes, ``payload``/``kind``/``created`` to lanes, time and tree modes."""
+
+    key: Hashable
+    w: float
+    h: float
+    x: float = 0.0
+    y: float = 0.0
+    kind: str = ""
+    payload: dict[str, Any] = attrs.field(factory=dict)
+    created: int = 0
+
+
+@attrs.frozen(slots=True)
+class Opts:
+    gap: float = 24.0
+    cols: int | None = None  # None: the mode's default; 0: "auto"
+    aspect: float = 1.6
+    wires: tuple[tuple[Hashable, Hashable], ...] = ()
+
+
+ModeFn = Callable[[Sequence[Item], Opts], list[Pos]]
+
+
+def column(items: Sequence[Item], o: Opts) -> list[Pos]:
+    out, y = [], 0.0
+    for it in items:
+        out.append((0.0, y))
+        y += it.h + o.gap
+    return out
+
+
+def row(items: Sequence[Item], o: Opts) -> list[Pos]:
+    out, x = [], 0.0
+    for it in items:
+        out.append((x, 0.0))
+        x += it.w + o.gap
+    return out
+
+
+def resolve_cols(n: int, cols: int | None, default: int = 3) -> int:
+    """Column count: explicit, ``0`` for auto (near-square grid), else ``default``."""
+    if cols is None:
+        cols = default
+    if cols <= 0:
+        cols = max(1, round(math.sqrt(n * 1.6))) if n else 1
+    return max(1, min(cols, max(n, 1)))
+
+
+def grid(items: Sequence[Item], o: Opts) -> list[Pos]:
+    """Rows of ``cols`` cards; each column as wide as its widest card, each row as tall as
+    its tallest."""
+    n = len(items)
+    cols = resolve_cols(n, o.cols)
+    widths = [0.0] * cols
+    heights = [0.0] * ((n + cols - 1) // cols)
+    for i, it in enumerate(items):
+        widths[i % cols] = max(widths[i % cols], it.w)
+        heights[i // cols] = max(heights[i // cols], it.h)
+    xs = _offsets(widths, o.gap)
+    ys = _offsets(heights, o.gap)
+    return [(xs[i % cols], ys[i // cols]) for i in range(n)]
+
+
+def _offsets(sizes: list[float], gap: float) -> list[float]:
+    out, acc = [], 0.0
+    for s in sizes:
+        out.append(acc)
+        acc += s + gap
+    return out
+
+
+def shelf_rows(items: Sequence[Item], gap: float, limit: float) -> tuple[list[Pos], float, float]:
+    """Greedy shelf rows in order, wrapping before a row would pass ``limit`` wide.
+    Returns positions and the block's width and height."""
+    out: list[Pos] = []
+    x = y = row_h = width = 0.0
+    for it in items:
+        if x > 0 and x + it.w > limit + 1e-9:
+            y += row_h + gap
+            x = row_h = 0.0
+        out.append((x, y))
+        width = max(width, x + it.w)
+        row_h = max(row_h, it.h)
+        x += it.w + gap
+    return out, width, y + row_h
+
+
+def shelf(items: Sequence[Item], o: Opts) -> list[Pos]:
+    """Shelf rows in compose order whose block comes closest to ``o.aspect`` (w/h)."""
+    return shelf_pack(items, o.gap, o.aspect)[0]
+
+
+def shelf_pack(items: Sequence[Item], gap: float, aspect: float) -> tuple[list[Pos], float, float]:
+    """The shelf packing of :func:`shelf` with the block's width and height."""
+    if not items:
+        return [], 0.0, 0.0
+    widest = max(it.w for it in items)
+    total = sum(it.w for it in items) + gap * (len(items) - 1)
+    area = sum(it.w * it.h for it in items)
+    guess = math.sqrt(max(area, 1.0) * aspect)
+    limits = {widest, total, guess, guess * 1.1, guess * 0.9}
+    steps = 40
+    if total > widest:
+        ratio = total / widest
+        limits.update(widest * ratio ** (i / steps) for i in range(steps + 1))
+    best: tuple[float, float] | None = None
+    best_out: tuple[list[Pos], float, float] = ([], 0.0, 0.0)
+    for limit in sorted(limits):
+        if limit < widest:
+            continue
+        pos, w, h = shelf_rows(items, gap, limit)
+        fill = area / (w * h) if w and h else 1.0
+        score = abs(math.log((w / h) / aspect)) if w and h else 0.0
+        key = (round(score + 0.25 * (1 - fill), 9), w)
+        if best is None or key < best:
+            best, best_out = key, (pos, w, h)
+    return best_out
+
+
+def masonry(items: Sequence[Item], o: Opts) -> list[Pos]:
+    """Columns as wide as the widest card; each card drops into the shortest column."""
+    n = len(items)
+    cols = resolve_cols(n, o.cols)
+    cw = max((it.w for it in items), default=0.0)
+    tops = [0.0] * cols
+    out = []
+    for it in items:
+        c = min(range(cols), key=lambda i: (tops[i], i))
+        out.append((c * (cw + o.gap), tops[c]))
+        tops[c] += it.h + o.gap
+    return out
+
+
+def lane_key(it: Item) -> str:
+    p = it.payload
+    for k in ("lane", "status", "role"):
+        v = p.get(k)
+        if isinstance(v, str) and v:
+            return v
+    return it.kind or "card"
+
+
+def lanes(items: Sequence[Item], o: Opts) -> list[Pos]:
+    """One row per lane (payload lane, status or role, else kind), lanes in first-seen order."""
+    order: dict[str, list[int]] = {}
+    for i, it in enumerate(items):
+        order.setdefault(lane_key(it), []).append(i)
+    out: list[Pos] = [(0.0, 0.0)] * len(items)
+    y = 0.0
+    for members in order.values():
+        x, h = 0.0, 0.0
+        for i in members:
+            out[i] = (x, y)
+            x += items[i].w + o.gap
+            h = max(h, items[i].h)
+        y += h + o.gap
+    return out
+
+
+_TIME_KEYS = ("at", "when", "due", "starts", "reached", "date", "time", "ends")
+
+
+def item_time(it: Item) -> float | None:
+    """Seconds since the epoch of the first parseable time field of the payload."""
+    for k in _TIME_KEYS:
+        v = it.payload.get(k)
+        if isinstance(v, str) and v:
+            t = _parse_time(v)
+            if t is not None:
+                return t
+    return None
+
+
+def _parse_time(s: str) -> float | None:
+    try:
+        dt = datetime.fromisoformat(s.replace("Z", "+00:00"))
+    except ValueError:
+        try:
+            d = date.fromisoformat(s[:10])
+        except ValueError:
+            return None
+        dt = datetime(d.year, d.month, d.day)
+    if dt.tzinfo is None:
+        return (dt - datetime(1970, 1, 1)).total_seconds()
+    return dt.timestamp()
+
+
+def timeline(items: Sequence[Item], o: Opts) -> list[Pos]:
+    """One row in time order (cards without a time keep their order, after the timed ones)."""
+    keyed = sorted(
+        range(len(items)),
+        key=lambda i: (
+            (0, item_time(items[i]), i) if item_time(items[i]) is not None else (1, 0.0, i)
+        ),
+    )
+    out: list[Pos] = [(0.0, 0.0)] * len(items)
+    x = 0.0
+    for i in keyed:
+        out[i] = (x, 0.0)
+        x += items[i].w + o.gap
+    return out
+
+
+def timeaxis(items: Sequence[Item], o: Opts) -> list[Pos]:
+    """x proportional to time on one axis; cards that would collide drop to the next row.
+    Cards without a time form a last row."""
+    timed = [(item_time(it), i) for i, it in enumerate(items)]
+    with_t = sorted((t, i) for t, i in timed if t is not None)
+    without = [i for t, i in timed if t is None]
+    out: list[Pos] = [(0.0, 0.0)] * len(items)
+    rows_right: list[float] = []
+    rows_h: list[float] = []
+    placed: list[tuple[int, int, float]] = []
+    if with_t:
+        t0, t1 = with_t[0][0], with_t[-1][0]
+        length = sum(items[i].w for _, i in with_t) + o.gap * (len(with_t) - 1)
+        for t, i in with_t:
+            x = 0.0 if t1 == t0 else (t - t0) / (t1 - t0) * length
+            r = next((k for k, right in enumerate(rows_right) if right <= x), None)
+            if r is None:
+                rows_right.append(0.0)
+                rows_h.append(0.0)
+                r = len(rows_right) - 1
+            rows_right[r] = x + items[i].w + o.gap
+            rows_h[r] = max(rows_h[r], items[i].h)
+            placed.append((i, r, x))
+    ys = _offsets(rows_h, o.gap)
+    for i, r, x in placed:
+        out[i] = (x, ys[r])
+    y = (ys[-1] + rows_h[-1] + o.gap) if rows_h else 0.0
+    x = 0.0
+    for i in without:
+        out[i] = (x, y)
+        x += items[i].w + o.gap
+    return out
+
+
+def _forest(items: Sequence[Item], wires: Sequence[tuple[Hashable, Hashable]]):
+    idx = {it.key: i for i, it in enumerate(items)}
+    kids: list[list[int]] = [[] for _ in items]
+    indeg = [0] * len(items)
+    for a, b in wires:
+        if a in idx and b in idx and a != b:
+            kids[idx[a]].append(idx[b])
+            indeg[idx[b]] += 1
+    seen = [False] * len(items)
+    tree: list[list[int]] = [[] for _ in items]
+    roots: list[int] = []
+
+    def grow(root: int) -> None:
+        seen[root] = True
+        stack = [root]
+        while stack:
+            n = stack.pop()
+            for k in kids[n]:
+                if not seen[k]:
+                    seen[k] = True
+                    tree[n].append(k)
+                    stack.append(k)
+
+    for i in range(len(items)):
+        if indeg[i] == 0 and not seen[i]:
+            roots.append(i)
+            grow(i)
+    for i in range(len(items)):  # cycles with no entry point
+        if not seen[i]:
+            roots.append(i)
+            grow(i)
+    return roots, tree
+
+
+def _tree(items: Sequence[Item], o: Opts, across: bool) -> list[Pos]:
+    """Tidy tree: depth along one axis, disjoint bands per subtree along the other.
+    ``across`` True grows left to right (journey), False top down (graph)."""
+    roots, tree = _forest(items, o.wires)
+    depth = [0] * len(items)
+    order: list[int] = []
+    stack = list(reversed(roots))
+    while stack:
+        n = stack.pop()
+        order.append(n)
+        for k in reversed(tree[n]):
+            depth[k] = depth[n] + 1
+            stack.append(k)
+
+    def main(i: int) -> float:  # size along the depth axis
+        return items[i].w if across else items[i].h
+
+    def cross(i: int) -> float:
+        return items[i].h if across else items[i].w
+
+    levels = max(depth, default=0) + 1
+    level_size = [0.0] * levels
+    for i in range(len(items)):
+        level_size[depth[i]] = max(level_size[depth[i]], main(i))
+    level_at = _offsets(level_size, o.gap * 2)
+    band_of: dict[int, float] = {}
+    span: dict[int, float] = {}
+    for n in reversed(order):  # children before parents
+        kid_span = sum(span[k] for k in tree[n]) + o.gap * max(0, len(tree[n]) - 1)
+        span[n] = max(cross(n), kid_span)
+    out: list[Pos] = [(0.0, 0.0)] * len(items)
+    at = 0.0
+    for r in roots:
+        band_of[r] = at
+        at += span[r] + o.gap
+    for n in order:
+        start = band_of[n]
+        kid_span = sum(span[k] for k in tree[n]) + o.gap * max(0, len(tree[n]) - 1)
+        offset = max(0.0, (span[n] - kid_span) / 2)
+        c = start + offset
+        for k in tree[n]:
+            band_of[k] = c
+            c += span[k] + o.gap
+        pos_cross = start + (span[n] - cross(n)) / 2
+        pos_main = level_at[depth[n]]
+        out[n] = (pos_main, pos_cross) if across else (pos_cross, pos_main)
+    return out
+
+
+def journey(items: Sequence[Item], o: Opts) -> list[Pos]:
+    return _tree(items, o, across=True)
+
+
+def graph(items: Sequence[Item], o: Opts) -> list[Pos]:
+    return _tree(items, o, across=False)
+
+
+def _resolve(items: Sequence[Item], pos: list[Pos], o: Opts, axis: int) -> list[Pos]:
+    """Push boxes along ``axis`` (0: x, 1: y) until none overlap, keeping their order."""
+    order = sorted(range(len(items)), key=lambda i: (pos[i][axis], pos[i][1 - axis], i))
+    out = list(pos)
+    done: list[int] = []
+    for i in order:
+        x, y = out[i]
+        moved = True
+        while moved:
+            moved = False
+            for j in done:
+                jx, jy = out[j]
+                if (
+                    x < jx + items[j].w
+                    and jx < x + items[i].w
+                    and y < jy + items[j].h
+                    and jy < y + items[i].h
+                ):
+                    if axis == 1:
+                        y = jy + items[j].h + o.gap
+                    else:
+                        x = jx + items[j].w + o.gap
+                    moved = True
+        out[i] = (x, y)
+        done.append(i)
+    return out
+
+
+def align_left(items: Sequence[Item], o: Opts) -> list[Pos]:
+    left = min((it.x for it in items), default=0.0)
+    return _resolve(items, [(left, it.y) for it in items], o, axis=1)
+
+
+def align_top(items: Sequence[Item], o: Opts) -> list[Pos]:
+    top = min((it.y for it in items), default=0.0)
+    return _resolve(items, [(it.x, top) for it in items], o, axis=0)
+
+
+def _distribute(items: Sequence[Item], o: Opts, axis: int) -> list[Pos]:
+    if not items:
+        return []
+    size = (lambda it: it.w) if axis == 0 else (lambda it: it.h)
+    at = (lambda it: it.x) if axis == 0 else (lambda it: it.y)
+    order = sorted(range(len(items)), key=lambda i: (at(items[i]), i))
+    first, last = items[order[0]], items[order[-1]]
+    span = at(last) + size(last) - at(first)
+    total = sum(size(it) for it in items)
+    gap = max(o.gap, (span - total) / (len(items) - 1)) if len(items) > 1 else 0.0
+    out: list[Pos] = [(0.0, 0.0)] * len(items)
+    c = at(first)
+    for i in order:
+        it = items[i]
+        out[i] = (c, it.y) if axis == 0 else (it.x, c)
+        c += size(it) + gap
+    return out
+
+
+def distribute_h(items: Sequence[Item], o: Opts) -> list[Pos]:
+    return _distribute(items, o, 0)
+
+
+def distribute_v(items: Sequence[Item], o: Opts) -> list[Pos]:
+    return _distribute(items, o, 1)
+
+
+MODES: dict[str, ModeFn] = {
+    "column": column,
+    "row": row,
+    "grid": grid,
+    "flow": shelf,
+    "shelf": shelf,
+    "lanes": lanes,
+    "masonry": masonry,
+    "timeline": timeline,
+    "timeaxis": timeaxis,
+    "journey": journey,
+    "graph": graph,
+    "align-left": align_left,
+    "align-top": align_top,
+    "distribute-h": distribute_h,
+    "distribute-v": distribute_v,
+}
+
+
+def lay_out(mode: str, items: Sequence[Item], o: Opts) -> tuple[list[Pos], float, float]:
+    """Positions for ``items`` under ``mode`` plus the block's width and height.
+
+    Raises KeyError for an unknown mode (callers turn that into their own error).
+    """
+    pos = MODES[mode](items, o)
+    w = max((p[0] + it.w for p, it in zip(pos, items, strict=True)), default=0.0)
+    h = max((p[1] + it.h for p, it in zip(pos, items, strict=True)), default=0.0)
+    return pos, w, h

@@ -1,0 +1,113 @@
+"""Finding sections by name and journeys by key.
+
+Two section names are the *same* only when they are equal as written. They
+*nearly match* when they differ only by case or diacritics, or by a small
+edit distance (1 for names up to 6 characters, 2 up to 12, 3 beyond) once
+folded; a near match stops a batch with 409 ``section_near_match`` unless the
+author forces a new section.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from layoutkit.errors import ServiceError
+from layoutkit.layout.model import Board, Card
+
+
+def fold(name: str) -> str:
+    """Lower case, diacritics removed, inner whitespace collapsed."""
+    decomposed = unicodedata.normalize("NFKD", name)
+    bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return " ".join(bare.casefold().split())
+
+
+def edit_distance(a: str, b: str, cap: int = 4) -> int:
+    """Levenshtein distance, giving up (returning ``cap``) once it exceeds ``cap - 1``."""
+    if abs(len(a) - len(b)) >= cap:
+        return cap
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        if min(cur) >= cap:
+            return cap
+        prev = cur
+    return min(prev[-1], cap)
+
+
+def _allowed_distance(name: str) -> int:
+    n = len(name)
+    return 1 if n <= 6 else 2 if n <= 12 else 3
+
+
+def nearly_matches(name: str, other: str) -> bool:
+    """True for a near match (see module doc); equal names are not a near match."""
+    if name == other:
+        return False
+    a, b = fold(name), fold(other)
+    if a == b:
+        return True
+    return edit_distance(a, b) <= _allowed_distance(a)
+
+
+def section_title(card: Card) -> str:
+    t = card.payload.get("title")
+    return t if isinstance(t, str) else ""
+
+
+def find_section(board: Board, name: str) -> Card | None:
+    """The oldest section titled exactly ``name``."""
+    for s in board.sections():
+        if section_title(s) == name:
+            return s
+    return None
+
+
+def near_sections(board: Board, name: str) -> list[str]:
+    """Titles of sections that nearly match ``name``, oldest first, without repeats."""
+    out: list[str] = []
+    for s in board.sections():
+        t = section_title(s)
+        if t and nearly_matches(name, t) and t not in out:
+            out.append(t)
+    return out
+
+
+def require_section(board: Board, name: str) -> Card:
+    """The section titled ``name``; raises 404 ``unknown_section`` with ``didYouMean``."""
+    found = find_section(board, name)
+    if found is None:
+        raise ServiceError(
+            404,
+            "unknown_section",
+            f"no section titled {name!r} on this board",
+            didYouMean=near_sections(board, name),
+        )
+    return found
+
+
+def journey_passes(board: Board, key: str) -> list[Card]:
+    """Pass sections of journey ``key`` ordered by pass number."""
+    passes = [
+        s
+        for s in board.sections()
+        if s.payload.get("journey") == key and isinstance(s.payload.get("pass"), int)
+    ]
+    passes.sort(key=lambda s: s.payload["pass"])
+    return passes
+
+
+def adoptable_section(board: Board, key: str) -> Card | None:
+    """A plain section (no journey) whose title matches ``key`` case- and accent-blind."""
+    folded = fold(key)
+    for s in board.sections():
+        if "journey" not in s.payload and fold(section_title(s)) == folded:
+            return s
+    return None
+
+
+def pass_title(key: str, number: int) -> str:
+    """Title of a journey pass: the key for pass 1, ``"<key> · pass <n>"`` after."""
+    return key if number == 1 else f"{key} · pass {number}"

@@ -1,0 +1,624 @@
+"""Card sizes derived from content.
+
+Every size here is a pure function of the kind and the payload, measured
+with the bundled font metrics (:mod:`layoutkit.layout.text`), so the same
+card gets the same box on every machine.
+
+Defaults where the contract leaves the number open (all in board pixels):
+
+=============  ==========================================================
+kind           size
+=============  ==========================================================
+text           wrapped at 360 (heading role 560, caption 320), shrinks to
+               the text down to 120 wide; 16 padding
+note           wrapped at 240; callout at 400; checklist 320 wide
+shape          160 x 160 (payload w/h honoured)
+compare        640 x 400
+doc            720 wide, height from its elements (no cap)
+page           720 wide, height from the markdown, capped at 1200 (preview)
+diagram        payload.geo width/height + 16 padding + 48 title band,
+               scaled to at most 1600 wide; without geo 640 x 420
+step           screen image 360 wide (narrower for tall screens so the image
+               stays under 640 tall) at its true aspect + 40 number band;
+               aspect from natW/natH, width/height or imageWidth/imageHeight,
+               else 16:10
+media, figure  natural aspect at up to 480 wide; PDF media A4 (420 x 594);
+               audio 360 x 64; other files a 280 x 64 chip
+html           pinned width/height, else natW 1:1 up to 1600 then scaled
+               down; without natural size 800 x 600
+link           preview 480 x 300 (16:10), phone 300 x 620, widget 360 x 72,
+               live 800 x 500; mode from payload.display or payload.mode
+board          portal 400 x 260
+api            640 x 720
+artifact       640 x 480 (payload width/height honoured)
+chat           420 x 560
+file           PDF 420 x 594 (A4), other files 280 x 64
+cluster        empty 240 x 120; section empty 480 x 240 (then from children)
+element kinds  laid out as a one-element document 480 wide
+=============  ==========================================================
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from layoutkit.layout import text as _text
+
+Size = tuple[float, float]
+
+PAD = 16.0
+BODY = 14.0
+MAX_WIDE = 1600.0
+
+TEXT_WIDTH = {"heading": 560.0, "caption": 320.0}
+TEXT_DEFAULT_WIDTH = 360.0
+NOTE_WIDTH = 240.0
+CALLOUT_WIDTH = 400.0
+CHECKLIST_WIDTH = 320.0
+MIN_TEXT_WIDTH = 120.0
+DOC_WIDTH = 720.0
+ELEMENT_CARD_WIDTH = 480.0
+PAGE_MAX_HEIGHT = 1200.0
+DIAGRAM_DEFAULT: Size = (640.0, 420.0)
+DIAGRAM_BAND = 48.0
+STEP_IMAGE_WIDTH = 360.0
+STEP_IMAGE_MAX_HEIGHT = 640.0
+STEP_BAND = 40.0
+MEDIA_WIDTH = 480.0
+A4: Size = (420.0, 594.0)
+CHIP: Size = (280.0, 64.0)
+FIXED: dict[str, Size] = {
+    "shape": (160.0, 160.0),
+    "compare": (640.0, 400.0),
+    "board": (400.0, 260.0),
+    "api": (640.0, 720.0),
+    "artifact": (640.0, 480.0),
+    "chat": (420.0, 560.0),
+    "cluster": (240.0, 120.0),
+    "section": (480.0, 240.0),
+}
+LINK_SIZES: dict[str, Size] = {
+    "preview": (480.0, 300.0),
+    "phone": (300.0, 620.0),
+    "widget": (360.0, 72.0),
+    "live": (800.0, 500.0),
+}
+HTML_DEFAULT: Size = (800.0, 600.0)
+
+#: Kinds whose size the engine never derives from the payload.
+NOT_CONTENT_SIZED = frozenset({"cluster", "section"})
+
+
+def size_card(kind: str, payload: dict[str, Any] | None, width: float | None = None) -> Size:
+    """The (w, h) a card of ``kind`` with ``payload`` takes on a board.
+
+    ``width`` pins the width of text-like cards (they re-wrap to it); other
+    kinds ignore it. Unknown kinds are measured as document elements and fall
+    back to a small default, so this never raises.
+    """
+    p = payload if isinstance(payload, dict) else {}
+    fn = _CARD_SIZERS.get(kind)
+    if fn is not None:
+        w, h = fn(p, width)
+    elif kind in FIXED:
+        w, h = _pinned(p, FIXED[kind])
+    else:
+        cw = (width or ELEMENT_CARD_WIDTH) - 2 * PAD
+        w, h = cw + 2 * PAD, element_height(kind, p, cw) + 2 * PAD
+    return (round(w), round(h))
+
+
+def is_content_sized(kind: str) -> bool:
+    """True when a payload change re-sizes this kind (frames follow their children)."""
+    return kind not in NOT_CONTENT_SIZED
+
+
+# ------------------------------------------------------------------ text-like
+def _text_card(p: dict[str, Any], width: float | None) -> Size:
+    role = p.get("role")
+    default = TEXT_WIDTH.get(role, TEXT_DEFAULT_WIDTH) if isinstance(role, str) else 360.0
+    md = _str(p.get("md")) or _str(p.get("text")) or _str(p.get("title"))
+    if role == "heading":
+        level = p.get("level") if p.get("level") in (1, 2, 3) else 1
+        size = {1: 28.0, 2: 22.0, 3: 18.0}[level]
+        return _shrink_wrap(md, width or default, size, "sans-bold")
+    if role == "caption":
+        return _shrink_wrap(md, width or default, 12.0, "sans")
+    return _markdown_box(md, width, default)
+
+
+def _note(p: dict[str, Any], width: float | None) -> Size:
+    md = _str(p.get("md")) or _str(p.get("text")) or _str(p.get("title"))
+    return _markdown_box(md, width, NOTE_WIDTH, min_h=80.0)
+
+
+def _callout(p: dict[str, Any], width: float | None) -> Size:
+    md = _str(p.get("md")) or _str(p.get("text")) or _str(p.get("body"))
+    title = _str(p.get("title"))
+    w, h = _markdown_box(md, width, CALLOUT_WIDTH)
+    if title:
+        h += _text.measure(title, w - 2 * PAD, 16.0, "sans-bold").height + 4
+    return (w, h)
+
+
+def _checklist(p: dict[str, Any], width: float | None) -> Size:
+    w = width or CHECKLIST_WIDTH
+    cw = w - 2 * PAD - 24
+    h = 2 * PAD
+    title = _str(p.get("title"))
+    if title:
+        h += _text.measure(title, cw + 24, 16.0, "sans-bold").height + 8
+    items = p.get("items") if isinstance(p.get("items"), list) else []
+    for item in items:
+        label = (
+            item
+            if isinstance(item, str)
+            else _str((item or {}).get("text"))
+            if isinstance(item, dict)
+            else ""
+        )
+        if isinstance(item, dict) and not label:
+            label = _str(item.get("label")) or _str(item.get("title"))
+        h += max(28.0, _text.measure(label, cw, BODY).height + 8)
+    return (w, max(h, 64.0))
+
+
+def _shrink_wrap(s: str, width: float, size: float, font: _text.FontName) -> Size:
+    block = _text.measure(s, width - 2 * PAD, size, font)
+    w = max(MIN_TEXT_WIDTH, min(width, block.width + 2 * PAD + 1))
+    return (w, block.height + 2 * PAD)
+
+
+def _markdown_box(md: str, width: float | None, default: float, min_h: float = 0.0) -> Size:
+    w = width or default
+    h, widest = markdown_height(md, w - 2 * PAD)
+    if width is None:
+        w = max(MIN_TEXT_WIDTH, min(w, widest + 2 * PAD + 1))
+    return (w, max(min_h, h + 2 * PAD))
+
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
+_LIST = re.compile(r"^(\s*)([-*+]|\d+[.)])\s+(\[[ xX]\]\s+)?(.*)$")
+_HEADING_SIZES = {1: 26.0, 2: 21.0, 3: 18.0, 4: 16.0, 5: 14.0, 6: 14.0}
+
+
+def markdown_height(md: str, width: float) -> tuple[float, float]:
+    """Height of ``md`` rendered at ``width`` and the width of its widest line.
+
+    A line-oriented estimate: headings, list items, quotes, fenced code,
+    tables, rules, images and block math each get their own metrics;
+    everything else wraps as body text.
+    """
+    width = max(width, 40.0)
+    h = 0.0
+    widest = 0.0
+    in_code = False
+    in_math = False
+    prev_blank = True
+    for raw in md.split("\n"):
+        line = raw.rstrip()
+        stripped = line.strip()
+        if stripped.startswith("```") or stripped.startswith("~~~"):
+            in_code = not in_code
+            h += 12.0
+            continue
+        if in_code:
+            h += 13.0 * 1.4
+            widest = max(widest, min(width, _text.text_width(line, 13.0, "mono") + 24))
+            continue
+        if stripped == "$$":
+            in_math = not in_math
+            h += 20.0
+            continue
+        if in_math:
+            continue
+        if not stripped:
+            if not prev_blank:
+                h += 8.0
+            prev_blank = True
+            continue
+        prev_blank = False
+        m = _HEADING.match(stripped)
+        if m:
+            size = _HEADING_SIZES[len(m.group(1))]
+            block = _text.measure(m.group(2), width, size, "sans-bold")
+            h += block.height + 6.0
+            widest = max(widest, block.width)
+            continue
+        if re.fullmatch(r"[-*_]{3,}", stripped):
+            h += 16.0
+            continue
+        if stripped.startswith("|"):
+            if not re.fullmatch(r"\|?[\s:|-]+\|?", stripped):
+                h += 32.0
+            widest = width
+            continue
+        if stripped.startswith("!["):
+            h += min(240.0, width / 1.6)
+            widest = width
+            continue
+        m = _LIST.match(line)
+        if m:
+            indent = 20.0 + 16.0 * (len(m.group(1)) // 2)
+            block = _text.measure(m.group(4), width - indent, BODY)
+            h += block.height + 2.0
+            widest = max(widest, block.width + indent)
+            continue
+        if stripped.startswith(">"):
+            block = _text.measure(stripped.lstrip("> "), width - 16.0, BODY)
+            h += block.height
+            widest = max(widest, block.width + 16.0)
+            continue
+        block = _text.measure(stripped, width, BODY)
+        h += block.height
+        widest = max(widest, block.width)
+    return (max(h, _text.line_height(BODY)), widest)
+
+
+# ------------------------------------------------------------------ documents
+def _doc(p: dict[str, Any], width: float | None) -> Size:
+    w = width or DOC_WIDTH
+    cw = w - 4 * PAD
+    return (w, doc_height(p, cw) + 4 * PAD)
+
+
+def doc_height(p: dict[str, Any], cw: float) -> float:
+    """Height of a doc element's content at content width ``cw``."""
+    h = 0.0
+    if _str(p.get("kicker")):
+        h += 20.0
+    if _str(p.get("title")):
+        h += _text.measure(_str(p.get("title")), cw, 28.0, "sans-bold").height + 8
+    if _str(p.get("intro")):
+        h += _text.measure(_str(p.get("intro")), cw, 16.0).height + 8
+    if isinstance(p.get("chips"), list) and p["chips"]:
+        h += _chips_height(p["chips"], cw) + 8
+    h += elements_height(p.get("elements"), cw)
+    return max(h, 40.0)
+
+
+def elements_height(elements: Any, cw: float) -> float:
+    """Stacked height of a list of elements with 16 px between them."""
+    if not isinstance(elements, list) or not elements:
+        return 0.0
+    parts = [
+        element_height(_str(e.get("kind")), e.get("payload") or {}, cw)
+        for e in elements
+        if isinstance(e, dict)
+    ]
+    return sum(parts) + 16.0 * max(0, len(parts) - 1)
+
+
+def element_height(kind: str, p: Any, cw: float) -> float:
+    """Estimated height of one element of ``kind`` at content width ``cw``."""
+    if not isinstance(p, dict):
+        p = {}
+    fn = _ELEMENT_SIZERS.get(kind)
+    return fn(p, cw) if fn else 48.0
+
+
+def _titled(p: dict[str, Any], cw: float) -> float:
+    t = _str(p.get("title"))
+    return _text.measure(t, cw, 17.0, "sans-bold").height + 6 if t else 0.0
+
+
+def _caption(p: dict[str, Any], cw: float) -> float:
+    c = _str(p.get("caption"))
+    return _text.measure(c, cw, 12.0).height + 6 if c else 0.0
+
+
+def _chips_height(items: list[Any], cw: float) -> float:
+    rows, x = 1, 0.0
+    for it in items:
+        label = f"{it.get('k', '')} {it.get('v', '')}" if isinstance(it, dict) else str(it)
+        pill = _text.text_width(label, 12.0) + 24
+        if x and x + pill > cw:
+            rows, x = rows + 1, 0.0
+        x += pill + 6
+    return rows * 30.0
+
+
+def _el_chart(p: dict[str, Any], cw: float) -> float:
+    viz = p.get("viz")
+    data = p.get("data") if isinstance(p.get("data"), dict) else {}
+    items = data.get("items") if isinstance(data.get("items"), list) else []
+    if viz == "stat":
+        body = 96.0
+    elif viz in ("pie", "donut"):
+        body = min(cw * 0.55, 320.0)
+    elif viz in ("timeline", "flow", "compare") or (viz == "bars" and items):
+        body = max(1, len(items)) * 36.0 + 24
+    else:
+        body = cw / 1.8
+    return _titled(p, cw) + body + _caption(p, cw)
+
+
+def _el_table(p: dict[str, Any], cw: float) -> float:
+    rows = p.get("rows") if isinstance(p.get("rows"), list) else None
+    n = len(rows) if rows is not None else 10
+    foot = 32.0 if p.get("aggregates") else 0.0
+    return _titled(p, cw) + 36.0 + 32.0 * n + foot + _caption(p, cw)
+
+
+def _el_list(p: dict[str, Any], cw: float) -> float:
+    items = p.get("items") if isinstance(p.get("items"), list) else []
+    return sum(_text.measure(_str(i), cw - 20, BODY).height + 4 for i in items) or 20.0
+
+
+def _el_code(p: dict[str, Any], cw: float) -> float:
+    lines = _str(p.get("source")).count("\n") + 1
+    return lines * 13.0 * 1.4 + 24 + _caption(p, cw)
+
+
+def _el_columns(p: dict[str, Any], cw: float) -> float:
+    cols = p.get("cols") if isinstance(p.get("cols"), list) else []
+    if not cols:
+        return 20.0
+    ratio = _str(p.get("ratio")) or ":".join(["1"] * len(cols))
+    try:
+        parts = [float(x) for x in ratio.split(":")]
+    except ValueError:
+        parts = []
+    if len(parts) != len(cols):
+        parts = [1.0] * len(cols)
+    avail = cw - 24.0 * (len(cols) - 1)
+    return max(
+        elements_height(
+            (c or {}).get("elements") if isinstance(c, dict) else None, avail * f / sum(parts)
+        )
+        for c, f in zip(cols, parts, strict=True)
+    )
+
+
+def _el_compare(p: dict[str, Any], cw: float) -> float:
+    half = (cw - 24.0) / 2
+    sides = [p.get("a"), p.get("b")]
+    inner = (
+        max(
+            (elements_height(s.get("elements"), half) + (22.0 if s.get("label") else 0.0))
+            for s in sides
+            if isinstance(s, dict)
+        )
+        if any(isinstance(s, dict) for s in sides)
+        else 20.0
+    )
+    return _titled(p, cw) + inner
+
+
+def _el_section(p: dict[str, Any], cw: float) -> float:
+    h = 18.0 if _str(p.get("label")) else 0.0
+    if _str(p.get("title")):
+        h += _text.measure(_str(p.get("title")), cw, 21.0, "sans-bold").height + 6
+    if _str(p.get("note")):
+        h += _text.measure(_str(p.get("note")), cw, 13.0).height + 4
+    return h + elements_height(p.get("elements"), cw)
+
+
+def _el_gallery(p: dict[str, Any], cw: float) -> float:
+    items = p.get("items") if isinstance(p.get("items"), list) else []
+    n = max(1, len(items))
+    layout = p.get("layout") or "grid"
+    if layout == "carousel":
+        body = cw / 1.6
+    elif layout == "bento":
+        body = (cw / 3) * 2 + (((n - 1 + 3) // 4) * cw / 4 if n > 1 else 0)
+    else:
+        cols = 2 if n <= 4 else 3
+        tile = (cw - 12 * (cols - 1)) / cols / 1.6
+        body = ((n + cols - 1) // cols) * (tile + 12)
+    return body + _caption(p, cw)
+
+
+def _el_figure(p: dict[str, Any], cw: float) -> float:
+    aspect = natural_aspect(p) or 1.6
+    return min(cw / aspect, cw * 1.5) + _caption(p, cw)
+
+
+def _el_diagram(p: dict[str, Any], cw: float) -> float:
+    geo = p.get("geo") if isinstance(p.get("geo"), dict) else {}
+    gw, gh = _num(geo.get("width")), _num(geo.get("height"))
+    body = gh * min(1.0, cw / gw) if gw and gh else cw * 0.6
+    return _titled(p, cw) + body + _caption(p, cw)
+
+
+def _el_timeline(p: dict[str, Any], cw: float) -> float:
+    items = p.get("items") if isinstance(p.get("items"), list) else []
+    body = 0.0
+    for it in items:
+        it = it if isinstance(it, dict) else {}
+        text = _str(it.get("text")) or _str(it.get("summary"))
+        body += 28.0 + (_text.measure(text, cw - 40, 13.0).height if text else 0.0) + 8
+    return _titled(p, cw) + max(body, 40.0)
+
+
+def _el_prose(p: dict[str, Any], cw: float) -> float:
+    return markdown_height(_str(p.get("md")), cw)[0]
+
+
+def _el_paragraphs(*fields: str, base: float) -> Any:
+    def fn(p: dict[str, Any], cw: float) -> float:
+        h = base
+        for f in fields:
+            v = p.get(f)
+            if isinstance(v, list):
+                v = "\n".join(_str(x) for x in v)
+            if _str(v):
+                h += _text.measure(_str(v), cw - 24, BODY).height + 6
+        return h
+
+    return fn
+
+
+def _el_meter(p: dict[str, Any], cw: float) -> float:
+    items = p.get("items") if isinstance(p.get("items"), list) else []
+    return _titled(p, cw) + 40.0 * max(1, len(items))
+
+
+def _el_mockup(p: dict[str, Any], cw: float) -> float:
+    frames = p.get("frames") if isinstance(p.get("frames"), list) else []
+    return 260.0 * max(1, len(frames))
+
+
+def _el_html(p: dict[str, Any], cw: float) -> float:
+    w, h = _html(p, None)
+    return h * min(1.0, cw / w)
+
+
+def _el_ref(p: dict[str, Any], cw: float) -> float:
+    return 40.0 if p.get("mode", "link") == "link" else 200.0
+
+
+_ELEMENT_SIZERS: dict[str, Any] = {
+    "prose": _el_prose,
+    "page": _el_prose,
+    "chart": _el_chart,
+    "table": _el_table,
+    "list": _el_list,
+    "code": _el_code,
+    "columns": _el_columns,
+    "compare": _el_compare,
+    "section": _el_section,
+    "gallery": _el_gallery,
+    "figure": _el_figure,
+    "media": lambda p, cw: cw / 1.6 + _caption(p, cw),
+    "diagram": _el_diagram,
+    "timeline": _el_timeline,
+    "chips": lambda p, cw: _chips_height(p.get("items") or [], cw),
+    "stat": lambda p, cw: _titled(p, cw) + 96.0,
+    "meter": _el_meter,
+    "mockup": _el_mockup,
+    "html": _el_html,
+    "ref": _el_ref,
+    "doc": doc_height,
+    "finding": _el_paragraphs("title", "summary", "body", "cause", "fix", "evidence", base=24.0),
+    "verdict": _el_paragraphs("state", "text", base=16.0),
+    "epic": lambda p, cw: 76.0,
+    "goal": lambda p, cw: 76.0,
+    "release": lambda p, cw: 64.0,
+    "milestone": lambda p, cw: 56.0,
+    "deploy": lambda p, cw: 56.0,
+}
+
+
+# ------------------------------------------------------------- images & embeds
+def natural_aspect(p: dict[str, Any]) -> float | None:
+    """w/h of the payload's natural image size, when the payload carries one."""
+    for wk, hk in (
+        ("natW", "natH"),
+        ("naturalWidth", "naturalHeight"),
+        ("imageWidth", "imageHeight"),
+        ("width", "height"),
+        ("w", "h"),
+    ):
+        w, h = _num(p.get(wk)), _num(p.get(hk))
+        if w and h:
+            return w / h
+    return None
+
+
+def _natural_size(p: dict[str, Any]) -> Size | None:
+    for wk, hk in (("natW", "natH"), ("naturalWidth", "naturalHeight"), ("width", "height")):
+        w, h = _num(p.get(wk)), _num(p.get(hk))
+        if w and h:
+            return (w, h)
+    return None
+
+
+def _step(p: dict[str, Any], width: float | None) -> Size:
+    aspect = natural_aspect(p) or 1.6
+    iw = min(STEP_IMAGE_WIDTH, STEP_IMAGE_MAX_HEIGHT * aspect)
+    return (iw, iw / aspect + STEP_BAND)
+
+
+def _media(p: dict[str, Any], width: float | None) -> Size:
+    mime = _str(p.get("mime")).lower()
+    src = (_str(p.get("src")) or _str(p.get("ref"))).lower()
+    if mime == "application/pdf" or src.endswith(".pdf"):
+        return A4
+    if mime.startswith("audio/"):
+        return (360.0, 64.0)
+    is_visual = not mime or mime.startswith("image/") or mime.startswith("video/")
+    if not is_visual:
+        return CHIP
+    return _figure(p, width)
+
+
+def _figure(p: dict[str, Any], width: float | None) -> Size:
+    aspect = natural_aspect(p) or 1.6
+    nat = _natural_size(p)
+    w = min(MEDIA_WIDTH, nat[0]) if nat else MEDIA_WIDTH
+    h = w / aspect
+    caption = _str(p.get("caption"))
+    if caption:
+        h += _text.measure(caption, w - 2 * PAD, 12.0).height + 12
+    return (w, h)
+
+
+def _html(p: dict[str, Any], width: float | None) -> Size:
+    pw, ph = _num(p.get("width")), _num(p.get("height"))
+    if pw and ph:
+        return (pw, ph)
+    nw, nh = _num(p.get("natW")), _num(p.get("natH"))
+    if not (nw and nh):
+        return (pw or HTML_DEFAULT[0], ph or HTML_DEFAULT[1])
+    scale = min(1.0, MAX_WIDE / nw)
+    return (nw * scale, nh * scale)
+
+
+def _link(p: dict[str, Any], width: float | None) -> Size:
+    mode = p.get("display") or p.get("mode") or "preview"
+    return LINK_SIZES.get(mode, LINK_SIZES["preview"])
+
+
+def _file(p: dict[str, Any], width: float | None) -> Size:
+    mime = _str(p.get("mime")).lower()
+    name = (_str(p.get("name")) or _str(p.get("filename")) or _str(p.get("src"))).lower()
+    if mime == "application/pdf" or name.endswith(".pdf") or p.get("pages"):
+        return A4
+    return CHIP
+
+
+def _diagram(p: dict[str, Any], width: float | None) -> Size:
+    geo = p.get("geo") if isinstance(p.get("geo"), dict) else {}
+    gw, gh = _num(geo.get("width")), _num(geo.get("height"))
+    if not (gw and gh):
+        return DIAGRAM_DEFAULT
+    scale = min(1.0, (MAX_WIDE - 2 * PAD) / gw)
+    return (gw * scale + 2 * PAD, gh * scale + 2 * PAD + DIAGRAM_BAND)
+
+
+def _page(p: dict[str, Any], width: float | None) -> Size:
+    w = width or DOC_WIDTH
+    h, _ = markdown_height(_str(p.get("md")), w - 4 * PAD)
+    return (w, min(PAGE_MAX_HEIGHT, h + 4 * PAD))
+
+
+def _pinned(p: dict[str, Any], default: Size) -> Size:
+    w, h = _num(p.get("width")) or _num(p.get("w")), _num(p.get("height")) or _num(p.get("h"))
+    return (w or default[0], h or default[1])
+
+
+_CARD_SIZERS: dict[str, Any] = {
+    "text": _text_card,
+    "note": _note,
+    "callout": _callout,
+    "checklist": _checklist,
+    "doc": _doc,
+    "page": _page,
+    "diagram": _diagram,
+    "step": _step,
+    "media": _media,
+    "figure": _figure,
+    "html": _html,
+    "link": _link,
+    "file": _file,
+}
+
+
+def _str(v: Any) -> str:
+    return v if isinstance(v, str) else ""
+
+
+def _num(v: Any) -> float:
+    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) and v > 0 else 0.0
