@@ -18,7 +18,6 @@ import re
 import statistics
 import sys
 import time
-from collections import defaultdict
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -107,12 +106,11 @@ def main() -> None:
             f"{g['name']:28s} {row['t_layout_warm_ms']:8.1f}ms cross={row['crossings']} ovl={row['node_overlaps']} etn={row['edge_through_node']} det={row['detached_ends']}",
             file=sys.stderr,
         )
-    nonorth = {}
-    for f in files:
-        pass
     anchors = []
     if a.anchors:
-        anchors = [json.loads(line) for line in open(a.anchors) if line.strip()]
+        anchors = [
+            json.loads(line) for line in Path(a.anchors).read_text().splitlines() if line.strip()
+        ]
     names = {r["graph"] for r in rows}
     table(rows, [r for r in anchors if r.get("ok") and r["graph"] in names])
     synthetic_set()
@@ -169,7 +167,6 @@ def table(rows: list[dict], anchors: list[dict]) -> None:
             print(
                 f"| {b} | {s['crossings'] / max(1, e['crossings']):.2f} | {s['length'] / e['length']:.2f} | {s['area'] / e['area']:.2f} | {s['ms']:.1f} ({TARGET_MS[b]}) | {e['ms']:.1f} |"
             )
-    nonorth = 0
     print()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import itertools
 from collections import defaultdict
 from typing import Any
 
@@ -172,7 +173,7 @@ def _layout(model: Model, payload: dict[str, Any]) -> tuple[dict[str, Any], dict
     order = layered.order_layers(hier, {v: model.nodes[v].order for v in ids})
     out_off, in_off = placement.port_offsets(hier, order, ports)
     titles = {}
-    for gid, grp in model.groups.items():
+    for _gid, grp in model.groups.items():
         if grp["title"]:
             tw = text_width(grp["title"], 13, "sans-bold")
             titles[grp["path"]] = tw if not lr else 0.0
@@ -213,7 +214,7 @@ def _components(ids: list[str], edges: list[tuple[str, str]], model: Model) -> d
     # Nodes sharing a group or lane stay in one component so frames are not torn apart.
     for grp in model.groups.values():
         members = [n.id for n in model.nodes.values() if n.path[: len(grp["path"])] == grp["path"]]
-        for a, b in zip(members, members[1:], strict=False):
+        for a, b in itertools.pairwise(members):
             ra, rb = find(a), find(b)
             if ra != rb:
                 parent[max(ra, rb, key=lambda v: model.nodes[v].order)] = min(
@@ -271,10 +272,10 @@ def _assign_y(
     for L in range(nl):
         layer_top[L] = y
         y += layer_h[L]
-        if L == nl - 1:
+        if nl - 1 == L:
             break
         y += bot_ext[L]
-        n = counts[L] if L < len(counts) else 0
+        n = counts[L] if len(counts) > L else 0
         need = (n + 1) * OPTIONS.track_gap
         room = max(OPTIONS.layer_gap, need)
         track_y0[L] = y + (room - (n - 1) * OPTIONS.track_gap) / 2 if n else y + room / 2
@@ -327,7 +328,7 @@ def _emit(
         if it.kind == "node":
             boxes[it.name] = (x[i] - it.w / 2, cy(i) - it.h / 2, it.w, it.h)
     seg_of: dict[tuple[int, int], int] = {}
-    for s, (a, b, k) in enumerate(h.segments):
+    for s, (a, _b, k) in enumerate(h.segments):
         seg_of[(k, a)] = s
     routes: dict[int, list[tuple[float, float]]] = {}
     label_boxes: dict[int, tuple[float, float, float, float]] = {}
@@ -428,8 +429,6 @@ def _emit(
         + [r[0] + r[2] for r in lane_rects]
         + [0.0]
     )
-    for pts, _, lab in loop_routes:
-        pass
     for _, pts, lab in loop_routes:
         width_int = max(width_int, max(p[0] for p in pts), (lab[0] + lab[2]) if lab else 0.0)
     for lb in label_boxes.values():
@@ -559,7 +558,7 @@ def _cut(
     seq = pts if at_end else list(reversed(pts))
     for j in range(1, len(seq)):
         if inside(seq[j]) and not inside(seq[j - 1]):
-            (ax, ay), (bx, by) = seq[j - 1], seq[j]
+            (ax, ay), (bx, _by) = seq[j - 1], seq[j]
             if abs(ax - bx) < 1e-9:
                 cyv = y0 if ay < y0 else y1
                 hit = (ax, cyv)
@@ -648,9 +647,7 @@ def _measure(geo: dict[str, Any]) -> dict[str, Any]:
     for e in geo["edges"]:
         pts = e["points"]
         bends += max(0, len(pts) - 2)
-        length += sum(
-            abs(a[0] - b[0]) + abs(a[1] - b[1]) for a, b in zip(pts, pts[1:], strict=False)
-        )
+        length += sum(abs(a[0] - b[0]) + abs(a[1] - b[1]) for a, b in itertools.pairwise(pts))
     return {
         "crossings": count_crossings_orth(geo["edges"]),
         "bends": bends,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import itertools
 from typing import Any
 
 EPS = 1.0
@@ -73,7 +74,7 @@ def composition_findings(geo: dict[str, Any]) -> list[dict[str, Any]]:
                 break
             if nid in ends or r[2] < ex0:
                 continue
-            if any(_seg_enters(p, q, r) for p, q in zip(pts, pts[1:], strict=False)):
+            if any(_seg_enters(p, q, r) for p, q in itertools.pairwise(pts)):
                 out.append(
                     {
                         "code": "edge_through_node",

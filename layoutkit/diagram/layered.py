@@ -13,6 +13,7 @@ top-down frame (left-right diagrams are transposed before and after).
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections import defaultdict
 from typing import Any
 
@@ -192,11 +193,11 @@ def insert_dummies(
         mid = (lu + lv) // 2
         for L in range(lu + 1, lv):
             # Dummies keep the lane of the nearer end so lanes stay contiguous.
-            side = pu if L <= mid else pv
+            side = pu if mid >= L else pv
             dpath = common
             if side[:1] and side[0][0] == "lane" and common[:1] != side[:1]:
                 dpath = side[:1]
-            if label is not None and L == mid:
+            if label is not None and mid == L:
                 lw, lh = label
                 it = Item("label", f"{k}", L, lw + lab_gap, lh, dpath, comp[u])
             else:
@@ -204,7 +205,7 @@ def insert_dummies(
             chain.append(len(items))
             items.append(it)
         chain.append(idx[v])
-        for x, y in zip(chain, chain[1:], strict=False):
+        for x, y in itertools.pairwise(chain):
             segments.append((x, y, k))
         chains[k] = chain
     nlayers = max((it.layer for it in items), default=0) + 1

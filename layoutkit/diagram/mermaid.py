@@ -34,7 +34,7 @@ def import_text(text: str) -> dict[str, Any]:
         raise broken("diagram_text is empty", [finding(1, "no diagram type line")])
     meta, lines = split_front_matter(text)
     header_at = None
-    for k, (number, raw) in enumerate(lines):
+    for k, (_number, raw) in enumerate(lines):
         s = strip_comment(raw).strip()
         if s and not (s.startswith("%%{") or s.startswith("%%")):
             header_at = k

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 from typing import Any
 
@@ -141,7 +142,7 @@ def assign_x(
     pad = OPTIONS.group_pad
     cost = np.zeros(nv)
     cost[:n] = 1e-3
-    for key, ci in keys.items():
+    for ci in keys.values():
         cost[n + 2 * ci] = -0.05
         cost[n + 2 * ci + 1] = 0.05
     for s, (a, b, _k) in enumerate(h.segments):
@@ -202,7 +203,7 @@ def assign_x(
         if tw:
             le([(L(key), 1.0), (R(key), -1.0)], -(tw + 2 * pad))
     lanes = sorted((k for k in keys if len(k) == 1 and k[0][0] == "lane"), key=lambda k: k[0][1])
-    for a, b in zip(lanes, lanes[1:], strict=False):
+    for a, b in itertools.pairwise(lanes):
         le([(R(a), 1.0), (L(b), -1.0)], -OPTIONS.lane_gap)
     a_ub = coo_matrix((vals, (rows, cols)), shape=(r, nv)).tocsr()
     res = linprog(cost, A_ub=a_ub, b_ub=np.array(rhs), bounds=(0, None), method="highs-ds")

@@ -1,0 +1,354 @@
+"""Conformance of lay_out to the diagram rules: geometry, repairs, fallbacks, showcase, overrides."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from layoutkit.diagram import import_text, lay_out
+from layoutkit.diagram.findings import composition_findings
+from layoutkit.errors import ServiceError
+
+
+def _inside(b: dict, f: dict) -> bool:
+    return (
+        b["x"] >= f["x"] - 0.01
+        and b["y"] >= f["y"] - 0.01
+        and b["x"] + b["w"] <= f["x"] + f["w"] + 0.01
+        and b["y"] + b["h"] <= f["y"] + f["h"] + 0.01
+    )
+
+
+def _orthogonal(points: list[list[float]]) -> bool:
+    return all(a[0] == b[0] or a[1] == b[1] for a, b in itertools.pairwise(points))
+
+
+GROUPED = {
+    "title": "Checkout",
+    "dir": "TD",
+    "nodes": [{"id": "web", "title": "Web"}],
+    "groups": [
+        {
+            "id": "core",
+            "title": "Core services",
+            "nodes": [
+                {
+                    "id": "api",
+                    "title": "API",
+                    "type": "endpoint",
+                    "method": "POST",
+                    "path": "/orders",
+                    "codes": [201, 409],
+                }
+            ],
+            "groups": [
+                {
+                    "id": "data",
+                    "title": "Data",
+                    "nodes": [
+                        {
+                            "id": "db",
+                            "title": "Orders",
+                            "type": "entity",
+                            "columns": [{"name": "id", "type": "uuid", "pk": True}],
+                        }
+                    ],
+                }
+            ],
+        }
+    ],
+    "edges": [
+        {"from": "web", "to": "api", "label": "submit"},
+        {"from": "api", "to": "db"},
+        {"from": "web", "to": "data"},
+    ],
+}
+
+
+def test_geo_has_every_box_and_orthogonal_routes() -> None:
+    out = lay_out(GROUPED)
+    geo = out["geo"]
+    assert set(geo["nodes"]) == {"web", "api", "db"}
+    assert set(geo["groups"]) == {"core", "data"}
+    assert geo["width"] > 0 and geo["height"] > 0
+    assert all(_orthogonal(e["points"]) for e in geo["edges"])
+    assert composition_findings(geo) == []
+    assert {"crossings", "bends", "area"} <= set(out["metrics"])
+
+
+def test_groups_nest_and_contain_their_members() -> None:
+    geo = lay_out(GROUPED)["geo"]
+    assert _inside(geo["nodes"]["api"], geo["groups"]["core"])
+    assert _inside(geo["nodes"]["db"], geo["groups"]["data"])
+    assert _inside(geo["groups"]["data"], geo["groups"]["core"])
+    assert not _inside(geo["nodes"]["web"], geo["groups"]["core"])
+
+
+def test_edge_to_a_group_ends_on_its_frame() -> None:
+    geo = lay_out(GROUPED)["geo"]
+    edge = next(e for e in geo["edges"] if e["to"] == "data")
+    f = geo["groups"]["data"]
+    x, y = edge["points"][-1]
+    on_x = f["x"] - 0.01 <= x <= f["x"] + f["w"] + 0.01
+    on_y = f["y"] - 0.01 <= y <= f["y"] + f["h"] + 0.01
+    assert on_x and on_y
+    assert x in (f["x"], f["x"] + f["w"]) or y in (f["y"], f["y"] + f["h"])
+
+
+def test_content_sizes_nodes() -> None:
+    geo = lay_out(GROUPED)["geo"]
+    plain = lay_out({"title": "t", "nodes": [{"id": "api", "title": "API"}], "edges": []})["geo"]
+    assert geo["nodes"]["api"]["h"] > plain["nodes"]["api"]["h"]
+
+
+def test_lanes_are_bands_holding_their_members() -> None:
+    payload = {
+        "title": "Flow",
+        "lanes": [
+            {"label": "Client", "nodes": [{"id": "a", "title": "A"}, {"id": "b", "title": "B"}]},
+            {"label": "Server", "nodes": [{"id": "c", "title": "C"}]},
+        ],
+        "edges": [{"from": "a", "to": "c"}, {"from": "c", "to": "b"}],
+    }
+    geo = lay_out(payload)["geo"]
+    client, server = geo["lanes"]
+    assert client["label"] == "Client"
+    assert _inside(geo["nodes"]["a"], client) and _inside(geo["nodes"]["b"], client)
+    assert _inside(geo["nodes"]["c"], server)
+    assert client["x"] + client["w"] <= server["x"]
+
+
+def test_ports_attach_on_their_side_in_order() -> None:
+    payload = {
+        "title": "Ports",
+        "nodes": [
+            {
+                "id": "s",
+                "title": "Switch",
+                "ports": [
+                    {"id": "p2", "side": "bottom", "order": 2},
+                    {"id": "p1", "side": "bottom", "order": 1},
+                ],
+            },
+            {"id": "x", "title": "X"},
+            {"id": "y", "title": "Y"},
+        ],
+        "edges": [{"from": "s.p1", "to": "x"}, {"from": "s.p2", "to": "y"}],
+    }
+    geo = lay_out(payload)["geo"]
+    ports = geo["ports"]["s"]
+    assert ports["p1"]["x"] < ports["p2"]["x"]
+    assert ports["p1"]["y"] == geo["nodes"]["s"]["y"] + geo["nodes"]["s"]["h"]
+    first = {e["from"]: e["points"][0] for e in geo["edges"]}
+    assert first["s.p1"] == [ports["p1"]["x"], ports["p1"]["y"]]
+
+
+def test_self_loops_and_parallel_edges_are_distinct() -> None:
+    payload = {
+        "title": "Loops",
+        "nodes": [{"id": "a", "title": "A"}, {"id": "b", "title": "B"}],
+        "edges": [{"from": "a", "to": "b"}, {"from": "a", "to": "b"}, {"from": "a", "to": "a"}],
+    }
+    geo = lay_out(payload)["geo"]
+    routes = [e["points"] for e in geo["edges"]]
+    assert routes[0] != routes[1]
+    loop = geo["edges"][2]["points"]
+    a = geo["nodes"]["a"]
+    assert loop[0][0] == a["x"] + a["w"] and len(loop) == 4
+
+
+def test_disconnected_components_are_apart() -> None:
+    payload = {
+        "title": "Two",
+        "nodes": [{"id": k, "title": k} for k in "abcd"],
+        "edges": [{"from": "a", "to": "b"}, {"from": "c", "to": "d"}],
+    }
+    geo = lay_out(payload)["geo"]
+    left = max(geo["nodes"][k]["x"] + geo["nodes"][k]["w"] for k in "ab")
+    right = min(geo["nodes"][k]["x"] for k in "cd")
+    assert left < right
+
+
+def test_lr_flows_left_to_right() -> None:
+    geo = lay_out(
+        {
+            "title": "lr",
+            "dir": "LR",
+            "nodes": [{"id": "a", "title": "A"}, {"id": "b", "title": "B"}],
+            "edges": [{"from": "a", "to": "b"}],
+        }
+    )["geo"]
+    assert geo["nodes"]["a"]["x"] + geo["nodes"]["a"]["w"] <= geo["nodes"]["b"]["x"]
+
+
+def test_unknown_edge_end_is_dropped_and_repaired() -> None:
+    out = lay_out(
+        {
+            "title": "t",
+            "nodes": [{"id": "api", "title": "API"}],
+            "edges": [{"from": "api", "to": "apj"}],
+        }
+    )
+    assert out["geo"]["edges"] == []
+    assert out["repairs"][0]["action"] == "dropped"
+    assert out["repairs"][0]["didYouMean"] == ["api"]
+
+
+def test_open_vocabulary_falls_back_with_a_fix() -> None:
+    out = lay_out(
+        {
+            "title": "t",
+            "nodes": [{"id": "a", "title": "A", "tone": "gren", "shape": "diamnd"}],
+            "edges": [{"from": "a", "to": "a", "style": "dashd"}],
+        }
+    )
+    codes = {d["code"]: d for d in out["diagnostics"]}
+    assert codes["unknown_tone"]["fix"] == "use 'green'"
+    assert codes["unknown_shape"]["fix"] == "use 'diamond'"
+    assert codes["unknown_edge_style"]["fix"] == "use 'dashed'"
+
+
+def test_showcase_fails_on_composition_findings() -> None:
+    payload = {
+        "title": "t",
+        "quality": "showcase",
+        "nodes": [{"id": "a", "title": "A"}, {"id": "b", "title": "B"}],
+        "edges": [],
+        "overrides": {"b": {"x": 0, "y": 0}, "a": {"x": 0, "y": 0}},
+    }
+    with pytest.raises(ServiceError) as info:
+        lay_out(payload)
+    assert info.value.status == 422
+    assert info.value.code == "composition_findings"
+    assert info.value.body["findings"][0]["code"] == "node_overlap"
+    ok = lay_out({**payload, "overrides": {}})
+    assert "quality" not in ok
+
+
+def test_overrides_survive_a_relayout() -> None:
+    first = lay_out(
+        {
+            "title": "t",
+            "nodes": [{"id": "a", "title": "A"}, {"id": "b", "title": "B"}],
+            "edges": [{"from": "a", "to": "b"}],
+        }
+    )
+    moved = {**first, "overrides": {"b": {"x": 400, "y": 300}}}
+    again = lay_out(moved)
+    assert again["geo"]["nodes"]["b"]["x"] == 400 and again["geo"]["nodes"]["b"]["y"] == 300
+    assert again["overrides"] == {"b": {"x": 400, "y": 300}}
+    edge = again["geo"]["edges"][0]
+    assert edge["points"][-1][1] == 300
+    assert lay_out(again)["geo"] == again["geo"]
+
+
+def test_diagram_text_is_imported_when_there_are_no_nodes() -> None:
+    out = lay_out({"diagram_text": "flowchart LR\n  A[Start] --> B{Ok?}\n  B -->|yes| C"})
+    assert set(out["geo"]["nodes"]) == {"A", "B", "C"}
+    assert out["geo"]["edges"][1]["label"]["text"] == "yes"
+
+
+def test_broken_text_reports_line_numbers() -> None:
+    with pytest.raises(ServiceError) as info:
+        import_text("flowchart TD\n  A --> B\n  subgraph x\n  C --> D")
+    assert info.value.code == "diagram_text_invalid"
+    assert info.value.body["findings"][0]["line"] == 3
+
+
+def test_style_maps_to_tone() -> None:
+    payload = import_text("flowchart LR\n  a --> b\n  style a fill:#f66\n  linkStyle 0 stroke:#f00")
+    assert payload["nodes"][0]["tone"] == "red"
+    assert any(d["code"] == "ignored_linkStyle" for d in payload["diagnostics"])
+
+
+def test_sequence_blocks_prefix_labels() -> None:
+    payload = import_text(
+        "sequenceDiagram\n  participant A as Alice\n  loop Every day\n    A->>B: hi\n  end"
+    )
+    assert payload["lanes"][0]["nodes"][0] == {"id": "A", "title": "Alice"}
+    assert payload["edges"][0]["label"] == "[loop Every day] hi"
+
+
+def test_state_markers_and_composites() -> None:
+    payload = import_text(
+        "stateDiagram-v2\n  [*] --> Idle\n  state Busy {\n    [*] --> Work\n  }\n  Idle --> Busy"
+    )
+    assert {n["id"]: n["title"] for n in payload["nodes"]} == {
+        "root_start": "Start",
+        "Idle": "Idle",
+    }
+    assert payload["groups"][0]["id"] == "Busy"
+
+
+@st.composite
+def graphs(draw: st.DrawFn) -> dict:
+    n = draw(st.integers(2, 14))
+    ids = [f"n{i}" for i in range(n)]
+    pairs = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=2 * n))
+    grouped = draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    labels = draw(st.booleans())
+    nodes = [{"id": v, "title": f"Node {v}" * (1 + i % 2)} for i, v in enumerate(ids)]
+    members = [nd for nd, g in zip(nodes, grouped, strict=True) if g]
+    loose = [nd for nd, g in zip(nodes, grouped, strict=True) if not g]
+    edges = [
+        {"from": ids[a], "to": ids[b], **({"label": "uses"} if labels and (a + b) % 3 == 0 else {})}
+        for a, b in pairs
+    ]
+    payload = {
+        "title": "random",
+        "dir": draw(st.sampled_from(["TD", "LR"])),
+        "nodes": loose,
+        "edges": edges,
+    }
+    payload["groups"] = [{"id": "g", "title": "Group", "nodes": members}] if members else []
+    return payload
+
+
+@settings(max_examples=40, deadline=None)
+@given(graphs())
+def test_random_graphs_have_clean_deterministic_layouts(payload: dict) -> None:
+    out = lay_out(payload)
+    geo = out["geo"]
+    findings = [
+        f for f in composition_findings(geo) if f["code"] in ("node_overlap", "edge_through_node")
+    ]
+    assert findings == []
+    if geo["groups"]:
+        for nd in payload["groups"][0]["nodes"]:
+            assert _inside(geo["nodes"][nd["id"]], geo["groups"]["g"])
+        for nd in payload["nodes"]:
+            assert not _inside(geo["nodes"][nd["id"]], geo["groups"]["g"])
+    assert all(_orthogonal(e["points"]) for e in geo["edges"])
+    assert json.dumps(lay_out(payload), sort_keys=True) == json.dumps(out, sort_keys=True)
+
+
+@pytest.mark.parametrize(
+    "name,payload",
+    [
+        ("grouped", GROUPED),
+        (
+            "flowchart",
+            {
+                "diagram_text": "flowchart TD\n  A[Start] --> B{Is it?}\n  B -->|Yes| C[OK]\n  C --> D[Rethink]\n  D --> B\n  B ---->|No| E[End]"
+            },
+        ),
+        (
+            "sequence",
+            {
+                "diagram_text": "sequenceDiagram\n  Alice->>John: Hello\n  John-->>Alice: Great!\n  Alice-)John: See you"
+            },
+        ),
+        (
+            "state",
+            {
+                "diagram_text": "stateDiagram-v2\n  [*] --> Still\n  Still --> [*]\n  Still --> Moving\n  Moving --> Still\n  Moving --> Crash\n  Crash --> [*]"
+            },
+        ),
+    ],
+)
+def test_geo_snapshots(name: str, payload: dict, snapshot) -> None:
+    assert lay_out(payload)["geo"] == snapshot
