@@ -233,7 +233,7 @@ def plan_tracks(
     for s, (a, b, _k) in enumerate(h.segments):
         xa = pl.x[a] + pl.out_off.get(s, 0.0)
         xb = pl.x[b] + pl.in_off.get(s, 0.0)
-        if abs(xa - xb) > 0.5:
+        if abs(xa - xb) > 1e-6:
             per_gap[h.items[a].layer].append((s, xa, xb))
     track: dict[int, int] = {}
     counts = [0] * max(1, len(layers))
