@@ -1,0 +1,255 @@
+"""Envelope rules, nesting, server-owned fields, unknown fields, the result shapes."""
+
+from __future__ import annotations
+
+import pytest
+
+from layoutkit import elements
+from layoutkit.elements import (
+    CARD_KINDS,
+    ELEMENT_KINDS,
+    RETIRED_CARD_KINDS,
+    Finding,
+    Validation,
+    validate_element,
+)
+from tests.elements.conftest import P, codes, el, errors, warnings
+
+
+def test_public_surface() -> None:
+    for name in (
+        "ELEMENT_KINDS",
+        "CARD_KINDS",
+        "RETIRED_CARD_KINDS",
+        "Finding",
+        "Validation",
+        "validate_element",
+        "validate_card",
+        "filter_audience",
+        "docs_index",
+        "docs_topic",
+        "topic_names",
+        "SPILL_THRESHOLD",
+    ):
+        assert name in elements.__all__
+        assert hasattr(elements, name)
+    assert isinstance(ELEMENT_KINDS, tuple) and isinstance(CARD_KINDS, tuple)
+    assert RETIRED_CARD_KINDS == {"viz": "chart", "wireframe": "mockup"}
+
+
+def test_finding_as_dict_omits_missing_fix() -> None:
+    assert Finding("payload", "error", "x", "m").as_dict() == {
+        "path": "payload",
+        "severity": "error",
+        "code": "x",
+        "message": "m",
+    }
+    assert Finding("payload", "warning", "x", "m", "do y").as_dict()["fix"] == "do y"
+
+
+def test_validation_as_dict_and_ok() -> None:
+    warn = Finding("p", "warning", "c", "m")
+    err = Finding("p", "error", "c", "m")
+    assert Validation([warn], {"a": 1}).ok is True
+    assert Validation([warn, err], None).ok is False
+    assert Validation([], 1).as_dict() == {"ok": True, "findings": [], "normalized": 1}
+    assert Validation([], 1, {"sha256:x": [1]}).as_dict()["spilled"] == {"sha256:x": [1]}
+
+
+@pytest.mark.parametrize(
+    ("value", "path", "code"),
+    [
+        (None, "", "wrong_type"),
+        ([], "", "wrong_type"),
+        ({}, "kind", "missing_field"),
+        ({"kind": 3, "payload": {}}, "kind", "wrong_type"),
+        ({"kind": "slides", "payload": {}}, "kind", "unknown_kind"),
+        ({"kind": "prose"}, "payload", "missing_field"),
+        ({"kind": "prose", "payload": "hi"}, "payload", "wrong_type"),
+    ],
+)
+def test_not_an_element_gives_no_normalized_value(value: object, path: str, code: str) -> None:
+    v = validate_element(value)
+    assert (path, code) in errors(v)
+    assert v.normalized is None and not v.ok
+
+
+def test_unknown_kind_lists_the_allowed_kinds_and_suggests() -> None:
+    v = validate_element({"kind": "chrt", "payload": {}})
+    (f,) = v.findings
+    assert "prose" in f.message and "verdict" in f.message
+    assert f.fix == "did you mean 'chart'?"
+
+
+def test_retired_names_point_to_the_replacement_in_both_vocabularies() -> None:
+    f = validate_element({"kind": "viz", "payload": {}}).findings[0]
+    assert f.code == "retired_kind" and "'chart'" in f.message
+
+
+@pytest.mark.parametrize(
+    "audience", [["public"], ["technical", "internal"], ["public", "technical", "internal"]]
+)
+def test_audience_accepts_one_to_three_names(audience: list[str]) -> None:
+    v = validate_element(el("prose", {"md": "x"}, audience=audience))
+    assert v.ok
+    assert v.normalized["audience"] == audience
+
+
+@pytest.mark.parametrize(
+    ("audience", "path"),
+    [
+        ([], "audience"),
+        (["public", "technical", "internal", "public"], "audience"),
+        (["staff"], "audience[0]"),
+        (["public", "public"], "audience[1]"),
+        ("public", "audience"),
+    ],
+)
+def test_bad_audience_is_an_error(audience: object, path: str) -> None:
+    v = validate_element(el("prose", {"md": "x"}, audience=audience))
+    assert not v.ok
+    assert path in [p for p, _ in errors(v)]
+    assert "audience" not in v.normalized
+
+
+def test_data_ref_only_on_chart_and_table() -> None:
+    v = validate_element(el("prose", {"md": "x"}, dataRef="sha256:abc"))
+    assert ("dataRef", "misplaced_field") in errors(v)
+    assert validate_element(el("table", {"cols": [{"key": "a"}]}, dataRef="sha256:abc")).ok
+
+
+def test_data_ref_replaces_inline_data_wholesale() -> None:
+    v = validate_element(el("chart", {"viz": "line"}, dataRef="sha256:abc"))
+    assert v.ok, codes(v)
+    v = validate_element(el("chart", {"viz": "line", "data": {"series": []}}, dataRef="sha256:abc"))
+    assert ("payload.data", "replaced_by_dataref") in warnings(v)
+    assert "data" not in v.normalized["payload"]
+    assert v.normalized["dataRef"] == "sha256:abc"
+    v = validate_element(el("table", {"cols": [{"key": "a"}], "rows": [{"a": 1}]}, dataRef="r1"))
+    assert "rows" not in v.normalized["payload"]
+
+
+def test_unknown_field_warns_with_did_you_mean_and_is_left_out() -> None:
+    v = validate_element(el("chart", {"viz": "line", "titel": "x", "data": {"series": []}}))
+    assert v.ok
+    (f,) = v.findings
+    assert (f.path, f.code, f.severity, f.fix) == (
+        "payload.titel",
+        "unknown_field",
+        "warning",
+        "did you mean 'title'?",
+    )
+    assert "titel" not in v.normalized["payload"]
+
+
+def test_unknown_envelope_field_warns() -> None:
+    v = validate_element({"kind": "prose", "payload": {"md": "x"}, "audiance": ["public"]})
+    assert ("audiance", "unknown_field") in warnings(v)
+    assert v.findings[0].fix == "did you mean 'audience'?"
+
+
+def test_nested_paths_follow_the_spec_form() -> None:
+    doc = el(
+        "doc",
+        {
+            "elements": [
+                P,
+                el("section", {"title": "s", "elements": [el("chart", {"viz": "pyramid"})]}),
+            ]
+        },
+    )
+    v = validate_element(doc)
+    assert ("payload.elements[1].payload.elements[0].payload.viz", "unknown_value") in errors(v)
+
+
+def test_columns_and_compare_validate_children_recursively() -> None:
+    bad = el("prose", {"md": 1})
+    v = validate_element(el("columns", {"cols": [{"elements": [P]}, {"elements": [P, bad]}]}))
+    assert ("payload.cols[1].elements[1].payload.md", "wrong_type") in errors(v)
+    v = validate_element(
+        el(
+            "compare",
+            {"a": {"label": "a", "elements": [bad]}, "b": {"label": "b", "elements": [P]}},
+        )
+    )
+    assert ("payload.a.elements[0].payload.md", "wrong_type") in errors(v)
+
+
+def _nest(levels: int) -> dict:
+    node = P
+    for _ in range(levels):
+        node = el("section", {"title": "s", "elements": [node]})
+    return node
+
+
+def test_nesting_six_levels_is_fine_seven_is_not() -> None:
+    assert validate_element(_nest(6)).ok
+    v = validate_element(_nest(7))
+    (path, code) = errors(v)[0]
+    assert code == "nesting_too_deep"
+    assert path == ".".join(["payload.elements[0]"] * 6)
+
+
+def test_nesting_counts_every_container_kind() -> None:
+    inner = el("doc", {"elements": [P]})
+    for kind in ("columns", "compare", "section", "doc", "section", "section"):
+        if kind == "columns":
+            inner = el("columns", {"cols": [{"elements": [inner]}, {"elements": [P]}]})
+        elif kind == "compare":
+            inner = el(
+                "compare",
+                {"a": {"label": "a", "elements": [inner]}, "b": {"label": "b", "elements": [P]}},
+            )
+        else:
+            inner = el(kind, {"title": "t", "elements": [inner]})
+    assert "nesting_too_deep" in [c for _, c in errors(validate_element(inner))]
+
+
+SERVER_OWNED = [
+    (
+        "diagram",
+        {"title": "t", "nodes": [{"title": "a"}]},
+        ["geo", "render", "overrides", "metrics", "repairs", "diagnostics"],
+    ),
+    ("page", {"md": "x"}, ["pm", "pmStale"]),
+    ("ref", {"card": 3}, ["target"]),
+    ("html", {"src": "<html></html>"}, ["href", "natW", "natH"]),
+]
+
+
+@pytest.mark.parametrize(("kind", "payload", "fields"), SERVER_OWNED)
+def test_server_owned_fields_round_trip_without_findings(
+    kind: str, payload: dict, fields: list[str]
+) -> None:
+    read_back = {**payload, **{f: {"stamped": True} for f in fields}}
+    v = validate_element(el(kind, read_back))
+    assert v.ok and v.findings == [], codes(v)
+    for f in fields:
+        assert v.normalized["payload"][f] == {"stamped": True}
+
+
+def test_normalized_value_is_a_fresh_structure() -> None:
+    rows = [{"a": 1}]
+    payload = {"cols": [{"key": "a"}], "rows": rows}
+    v = validate_element(el("table", payload))
+    v.normalized["payload"]["rows"][0]["a"] = 2
+    assert rows == [{"a": 1}]
+
+
+def test_python_only_values_become_findings() -> None:
+    weird = {
+        "kind": "stat",
+        "payload": {
+            "items": [
+                {"label": "a", "value": float("nan")},
+                {"label": "b", "value": float("inf")},
+                {"label": "c", "value": 10**5000},
+                {("tuple", "key"): 1, 3: "x", "label": "d", "value": (1, 2)},
+            ]
+        },
+    }
+    v = validate_element(weird)
+    assert not v.ok
+    assert ("payload.items[0].value", "not_finite") in errors(v)
+    assert ("payload.items[3].value", "wrong_type") in errors(v)
+    assert v.normalized["payload"]["items"][2]["value"] == 10**5000
