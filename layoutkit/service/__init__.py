@@ -1,7 +1,15 @@
-"""Workspace, the operation registry and the operation families."""
+"""Workspace, the operation registry and the operation families.
 
-from layoutkit.service import content as _content  # noqa: F401  (registers operations)
+Importing this package registers every operation; the generic verbs come
+last so their ``kind`` lists cover what every family added.
+"""
+
+from layoutkit.service import boards as _boards  # noqa: F401  (registers operations)
+from layoutkit.service import content as _content  # noqa: F401
+from layoutkit.service.generic import register_generic_operations
 from layoutkit.service.registry import REGISTRY, Operation, Registry
 from layoutkit.service.workspace import Call, Workspace
+
+register_generic_operations()
 
 __all__ = ["REGISTRY", "Call", "Operation", "Registry", "Workspace"]

@@ -9,7 +9,7 @@ import attrs
 from layoutkit.errors import ServiceError
 from layoutkit.principal import Principal
 from layoutkit.service.registry import REGISTRY, Registry
-from layoutkit.storage import Store, StorageError, open_store
+from layoutkit.storage import StorageError, Store, open_store
 
 
 @attrs.frozen(slots=True)

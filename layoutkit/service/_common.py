@@ -1,0 +1,105 @@
+"""Pieces every operation family shares: board lookup, views of records, schema bits."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from layoutkit.errors import ServiceError, did_you_mean
+from layoutkit.principal import Principal
+from layoutkit.storage import BoardRecord, CardRecord, EdgeRecord, QuestionRecord, Tx
+
+SLUG_PATTERN = "^[a-z0-9][a-z0-9-]{0,79}$"
+SLUG = {"type": "string", "pattern": SLUG_PATTERN, "description": "board slug"}
+REQUEST_KEY = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": 200,
+    "description": "idempotency key: an unchanged retry returns the first receipt",
+}
+
+
+def find_board(tx: Tx, workspace_id: int, slug: str) -> BoardRecord:
+    """The board called ``slug``; 404 ``unknown_board`` with close slugs otherwise."""
+    board = tx.board_by_slug(workspace_id, slug)
+    if board is None:
+        raise ServiceError(
+            404,
+            "unknown_board",
+            f"no board {slug!r}; create it first (create kind board)",
+            didYouMean=did_you_mean(slug, tx.board_slugs(workspace_id)),
+        )
+    return board
+
+
+def check_board_access(principal: Principal, board: BoardRecord, *, write: bool) -> None:
+    """Share principals reach only their own board, and write only in annotate mode."""
+    if principal.kind != "share":
+        return
+    if principal.board != board.slug:
+        raise ServiceError(403, "forbidden", "this share link grants another board")
+    if write:
+        raise ServiceError(403, "forbidden", "a share link cannot change the board")
+
+
+def board_view(tx: Tx, board: BoardRecord) -> dict[str, Any]:
+    project = tx.project(board.project_id) if board.project_id is not None else None
+    parent = tx.board(board.parent_board_id) if board.parent_board_id is not None else None
+    return {
+        "slug": board.slug,
+        "project": project.slug if project else None,
+        "subgroup": board.subgroup,
+        "tags": list(board.tags),
+        "theme": board.theme,
+        "archived": board.archived,
+        "meta": board.meta,
+        "lanes": board.lanes,
+        "parentBoard": parent.slug if parent else None,
+        "section": board.section,
+        "flow": board.flow,
+        "createdAt": board.created_at.isoformat(),
+        "updatedAt": board.updated_at.isoformat(),
+    }
+
+
+def card_view(card: CardRecord, section: str | None = None) -> dict[str, Any]:
+    return {
+        "id": card.id,
+        "kind": card.kind,
+        "payload": card.payload,
+        "x": card.x,
+        "y": card.y,
+        "w": card.w,
+        "h": card.h,
+        "layer": card.layer,
+        "version": card.version,
+        "parent": card.parent_id,
+        "section": section,
+    }
+
+
+def edge_view(edge: EdgeRecord) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": edge.id, "from": edge.from_card, "to": edge.to_card}
+    for key, value in (
+        ("rel", edge.rel),
+        ("label", edge.label),
+        ("fromRegion", edge.from_region),
+        ("toRegion", edge.to_region),
+    ):
+        if value is not None:
+            out[key] = value
+    return out
+
+
+def question_view(q: QuestionRecord) -> dict[str, Any]:
+    return {
+        "id": q.id,
+        "prompt": q.prompt,
+        "stakes": q.stakes,
+        "options": q.options,
+        "multiSelect": q.multi_select,
+        "kind": q.kind,
+        "pivot": q.pivot,
+        "cardId": q.card_id,
+        "state": q.state,
+        "answers": q.answers if q.state == "released" else None,
+    }

@@ -1,0 +1,513 @@
+"""Board resources: creation with lanes, metadata, tags, sharing and questions."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+from layoutkit.errors import ServiceError
+from layoutkit.service._common import (
+    SLUG,
+    board_view,
+    check_board_access,
+    find_board,
+    question_view,
+)
+from layoutkit.service.generic import kind_handler
+from layoutkit.service.questions import QUESTION_SCHEMA, normalize_question
+from layoutkit.service.registry import REGISTRY
+from layoutkit.service.workspace import Call
+from layoutkit.storage import BoardRecord, NewQuestion, Tx, fold_tag
+
+SUBGROUPS = ("reviews", "testing", "sessions", "brainstorming", "design", "journeys")
+THEME_PATTERN = "^[a-z0-9][a-z0-9_-]{0,31}$"
+THEME_BUNDLES = (
+    "sketch",
+    "light-paper",
+    "dark-paper",
+    "playful",
+    "technical",
+    "diary",
+    "girlies",
+    "release",
+)
+LANE_KEY_PATTERN = "^[a-z0-9][a-z0-9-]{0,31}$"
+MAX_LANES = 12
+#: meta keys only the server writes; an author's value for them is ignored.
+SERVER_STAMPS = frozenset(
+    {"task", "composed", "planComposed", "sessionId", "sessionHub", "bugBoard", "lane"}
+)
+
+# Words in a slug or board type that file a board under a subgroup. design is
+# deliberately absent: it is only ever set explicitly.
+_INFERENCE = (
+    ("reviews", ("review", "reviews", "audit")),
+    ("testing", ("test", "tests", "testing", "qa")),
+    ("sessions", ("session", "sessions")),
+    ("brainstorming", ("brainstorm", "brainstorming", "ideas")),
+    ("journeys", ("journey", "journeys")),
+)
+
+_BOARD_FIELDS: dict[str, Any] = {
+    "project": {"type": "string", "pattern": "^[a-z0-9][a-z0-9-]{0,79}$"},
+    "subgroup": {"enum": list(SUBGROUPS)},
+    "tags": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 80}},
+    "theme": {"type": "string", "pattern": f"{THEME_PATTERN}|^$"},
+    "meta": {"type": "object"},
+    "archived": {"type": "boolean"},
+}
+
+
+def infer_subgroup(slug: str, board_type: str | None) -> str | None:
+    """The subgroup a slug or board type implies, or None."""
+    words = set(re.split(r"[-_\s]+", slug.lower()))
+    if board_type:
+        words.add(board_type.lower())
+    for subgroup, cues in _INFERENCE:
+        if words & set(cues):
+            return subgroup
+    return None
+
+
+def board_url(slug: str) -> str:
+    return f"/boards/{slug}"
+
+
+def _project_id(call: Call, tx: Tx, slug: str | None) -> int | None:
+    if slug is None:
+        return None
+    project = tx.project_by_slug(call.workspace.workspace_id, slug)
+    if project is None:
+        project = tx.create_project(call.workspace.workspace_id, slug)
+    return project.id
+
+
+def _clean_meta(meta: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in meta.items() if k not in SERVER_STAMPS}
+
+
+def _check_lanes(lanes: list[dict[str, Any]]) -> None:
+    if len(lanes) > MAX_LANES:
+        raise ServiceError(
+            400, "too_many_lanes", f"a run board takes at most {MAX_LANES} lanes", field="lanes"
+        )
+    seen: set[str] = set()
+    for i, lane in enumerate(lanes):
+        key = lane["key"]
+        if key == "overview":
+            raise ServiceError(
+                400, "invalid_lane", "lane key 'overview' is reserved", field=f"lanes[{i}].key"
+            )
+        if key in seen:
+            raise ServiceError(
+                400, "invalid_lane", f"lane key {key!r} repeats", field=f"lanes[{i}].key"
+            )
+        seen.add(key)
+
+
+def _create_request(call: Call) -> dict[str, Any]:
+    """The parts of a create call that decide whether a repeat is the same request."""
+    p = call.params
+    return {
+        k: p.get(k)
+        for k in (
+            "project",
+            "subgroup",
+            "tags",
+            "theme",
+            "lanes",
+            "meta",
+            "parentBoard",
+            "section",
+            "type",
+            "flow",
+        )
+    }
+
+
+@kind_handler(
+    "create",
+    "board",
+    {
+        "slug": SLUG,
+        **_BOARD_FIELDS,
+        "type": {"type": "string", "maxLength": 40, "description": "board type word"},
+        "lanes": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["key"],
+                "properties": {
+                    "key": {"type": "string", "pattern": LANE_KEY_PATTERN},
+                    "label": {"type": "string", "maxLength": 120},
+                },
+                "additionalProperties": False,
+            },
+        },
+        "parentBoard": SLUG,
+        "section": {"type": "string", "maxLength": 200},
+        "flow": {"enum": ["document"]},
+    },
+    required=("slug",),
+)
+def create_board(call: Call) -> dict[str, Any]:
+    p = call.params
+    lanes = p.get("lanes") or []
+    _check_lanes(lanes)
+    ws_id = call.workspace.workspace_id
+    with call.workspace.store.transaction() as tx:
+        existing = tx.board_by_slug(ws_id, p["slug"])
+        if existing is not None:
+            if existing.meta.get("createdWith") == _create_request(call):
+                return _create_receipt(tx, existing)
+            raise ServiceError(
+                409, "board_exists", f"board {p['slug']!r} exists with other settings"
+            )
+        parent = find_board(tx, ws_id, p["parentBoard"]) if "parentBoard" in p else None
+        meta = _clean_meta(p.get("meta") or {})
+        meta["createdWith"] = _create_request(call)
+        lane_rows = [
+            {
+                "key": lane["key"],
+                "label": lane.get("label", lane["key"]),
+                "slug": f"{p['slug']}-{lane['key']}",
+                "url": board_url(f"{p['slug']}-{lane['key']}"),
+            }
+            for lane in lanes
+        ]
+        if lane_rows:
+            meta["lanes"] = lane_rows
+        project_id = _project_id(call, tx, p.get("project"))
+        board = tx.create_board(
+            ws_id,
+            p["slug"],
+            project_id=project_id,
+            subgroup=p.get("subgroup") or infer_subgroup(p["slug"], p.get("type")),
+            tags=p.get("tags") or [],
+            theme=p.get("theme") or None,
+            meta=meta,
+            lanes=lane_rows,
+            parent_board_id=parent.id if parent else None,
+            section=p.get("section"),
+            flow=p.get("flow"),
+            created_by=call.principal.label,
+        )
+        for lane in lane_rows:
+            if tx.board_by_slug(ws_id, lane["slug"]) is not None:
+                raise ServiceError(
+                    409, "board_exists", f"lane board {lane['slug']!r} exists already"
+                )
+            tx.create_board(
+                ws_id,
+                lane["slug"],
+                project_id=project_id,
+                subgroup=board.subgroup,
+                meta={"parentBoard": board.slug, "lane": lane["key"], "title": lane["label"]},
+                parent_board_id=board.id,
+                created_by=call.principal.label,
+            )
+        tx.record_event("board.create", call.principal.label, board_id=board.id, detail={})
+        return _create_receipt(tx, board)
+
+
+def _create_receipt(tx: Tx, board: BoardRecord) -> dict[str, Any]:
+    view = board_view(tx, board)
+    view["meta"] = {k: v for k, v in view["meta"].items() if k != "createdWith"}
+    return {"board": view, "url": board_url(board.slug)}
+
+
+def _public_view(tx: Tx, board: BoardRecord) -> dict[str, Any]:
+    return _create_receipt(tx, board)["board"]
+
+
+@kind_handler("get", "board", {"board": SLUG}, required=("board",))
+def get_board(call: Call) -> dict[str, Any]:
+    with call.workspace.store.read() as tx:
+        board = find_board(tx, call.workspace.workspace_id, call.params["board"])
+        check_board_access(call.principal, board, write=False)
+        view = _public_view(tx, board)
+        view["cards"] = tx.count_cards(board.id)
+        return {"board": view}
+
+
+@kind_handler(
+    "list",
+    "board",
+    {
+        "tags": {"type": "array", "items": {"type": "string", "minLength": 1}},
+        "match": {"enum": ["all", "any"]},
+        "project": {"type": "string"},
+        "subgroup": {"enum": list(SUBGROUPS)},
+        "archived": {"type": "boolean"},
+        "parentBoard": SLUG,
+    },
+)
+def list_boards(call: Call) -> dict[str, Any]:
+    p = call.params
+    include = [fold_tag(t) for t in p.get("tags", []) if not t.startswith("-")]
+    exclude = [fold_tag(t[1:]) for t in p.get("tags", []) if t.startswith("-") and len(t) > 1]
+    ws_id = call.workspace.workspace_id
+    with call.workspace.store.read() as tx:
+        project_id = None
+        if "project" in p:
+            project = tx.project_by_slug(ws_id, p["project"])
+            if project is None:
+                return {"boards": []}
+            project_id = project.id
+        parent_id = find_board(tx, ws_id, p["parentBoard"]).id if "parentBoard" in p else None
+        boards = tx.boards(
+            ws_id,
+            project_id=project_id,
+            all_tags=include if p.get("match", "all") == "all" else (),
+            any_tags=include if p.get("match") == "any" else (),
+            without_tags=exclude,
+            archived=p.get("archived", False),
+            parent_board_id=parent_id,
+        )
+        if "subgroup" in p:
+            boards = [b for b in boards if b.subgroup == p["subgroup"]]
+        return {"boards": [_public_view(tx, b) for b in boards]}
+
+
+@kind_handler("list", "tag", {})
+def list_tags(call: Call) -> dict[str, Any]:
+    with call.workspace.store.read() as tx:
+        return {"tags": [{"tag": t, "count": n} for t, n in tx.tags(call.workspace.workspace_id)]}
+
+
+def _merge_meta(current: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+    """Top-level keys of ``patch`` replace or (with null) remove; stamps are kept."""
+    merged = dict(current)
+    for key, value in patch.items():
+        if key in SERVER_STAMPS or key == "createdWith":
+            continue
+        if value is None:
+            merged.pop(key, None)
+        else:
+            merged[key] = value
+    return merged
+
+
+_META_SCHEMA: dict[str, Any] = {
+    "board": SLUG,
+    "subgroup": {"enum": list(SUBGROUPS)},
+    "theme": {"type": "string", "pattern": f"{THEME_PATTERN}|^$"},
+    "tags": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 80}},
+    "tags_mode": {"enum": ["add", "set"]},
+    "archived": {"type": "boolean"},
+    "meta": {"type": "object"},
+}
+
+
+def _set_meta(call: Call) -> dict[str, Any]:
+    p = call.params
+    warnings: list[str] = []
+    with call.workspace.store.transaction() as tx:
+        board = find_board(tx, call.workspace.workspace_id, p["board"])
+        check_board_access(call.principal, board, write=True)
+        tx.lock_board(board.id)
+        fields: dict[str, Any] = {}
+        if "subgroup" in p:
+            fields["subgroup"] = p["subgroup"]
+        if "theme" in p:
+            fields["theme"] = p["theme"] or None
+            if p["theme"] and p["theme"] not in THEME_BUNDLES:
+                warnings.append(
+                    f"theme {p['theme']!r} is not a known bundle ({', '.join(THEME_BUNDLES)})"
+                )
+        if "archived" in p:
+            fields["archived"] = p["archived"]
+        if "meta" in p:
+            fields["meta"] = _merge_meta(board.meta, p["meta"])
+        if fields:
+            board = tx.update_board(board.id, **fields)
+        if "tags" in p:
+            tx.set_board_tags(board.id, p["tags"], mode=p.get("tags_mode", "add"))
+            board = tx.board(board.id) or board
+        tx.record_event(
+            "board.meta", call.principal.label, board_id=board.id, detail={"fields": sorted(p)}
+        )
+        out: dict[str, Any] = {"board": _public_view(tx, board)}
+    if warnings:
+        out["warnings"] = warnings
+    return out
+
+
+REGISTRY.operation(
+    "set_board_meta",
+    "Change a board's subgroup, theme (empty string restores the default), tags "
+    "(tags_mode add or set), archived flag, or meta (merge-patch of top-level keys; "
+    "server stamps are kept).",
+    {"required": ["board"], "properties": _META_SCHEMA, "additionalProperties": False},
+)(_set_meta)
+
+kind_handler("update", "board", {k: v for k, v in _META_SCHEMA.items()}, required=("board",))(
+    _set_meta
+)
+
+
+@REGISTRY.operation(
+    "share_board",
+    "Mint a share link for a board: mode view (default) or annotate; cardId picks what "
+    "opens first. The returned url is itself the credential. Personal boards never mint links.",
+    {
+        "required": ["board"],
+        "properties": {
+            "board": SLUG,
+            "mode": {"enum": ["view", "annotate"]},
+            "cardId": {"type": "integer"},
+        },
+        "additionalProperties": False,
+    },
+)
+def share_board(call: Call) -> dict[str, Any]:
+    p = call.params
+    if call.principal.kind == "share":
+        raise ServiceError(403, "forbidden", "a share link cannot mint share links")
+    with call.workspace.store.transaction() as tx:
+        board = find_board(tx, call.workspace.workspace_id, p["board"])
+        if board.meta.get("personal"):
+            raise ServiceError(
+                403, "personal_board", f"board {board.slug!r} is personal; it never mints links"
+            )
+        card_id = p.get("cardId")
+        if card_id is not None:
+            card = tx.card(card_id)
+            if card is None or card.board_id != board.id or card.deleted:
+                raise ServiceError(404, "unknown_card", f"no card {card_id} on this board")
+        link, token = tx.create_share_link(
+            board.id, p.get("mode", "view"), card_id=card_id, created_by=call.principal.label
+        )
+        tx.record_event(
+            "board.share", call.principal.label, board_id=board.id, detail={"id": link.id}
+        )
+    return {"id": link.id, "mode": link.mode, "url": f"/s/{token}"}
+
+
+@REGISTRY.operation(
+    "ask_board",
+    "Ask one question on a board: choice (one-click options, 1 to 12; an Other escape is "
+    "added) or kind text. Answers stay staged until the operator presses Send; read them "
+    "with get kind questions.",
+    {
+        "required": ["board", "prompt"],
+        "properties": {"board": SLUG, **QUESTION_SCHEMA["properties"]},
+        "additionalProperties": False,
+    },
+)
+def ask_board(call: Call) -> dict[str, Any]:
+    p = dict(call.params)
+    slug = p.pop("board")
+    if "cardRef" in p:
+        raise ServiceError(
+            400,
+            "invalid_question",
+            "cardRef names a card of a compose batch; use cardId here",
+            field="cardRef",
+        )
+    q = normalize_question(p)
+    with call.workspace.store.transaction() as tx:
+        board = find_board(tx, call.workspace.workspace_id, slug)
+        check_board_access(call.principal, board, write=True)
+        card_id = p.get("cardId")
+        if card_id is not None:
+            card = tx.card(card_id)
+            if card is None or card.board_id != board.id or card.deleted:
+                raise ServiceError(404, "unknown_card", f"no card {card_id} on this board")
+        (record,) = tx.insert_questions(board.id, [new_question(q, card_id, call)])
+        return {"question": question_view(record)}
+
+
+def new_question(q: dict[str, Any], card_id: int | None, call: Call) -> NewQuestion:
+    return NewQuestion(
+        prompt=q["prompt"],
+        options=q["options"],
+        stakes=q["stakes"],
+        multi_select=q["multiSelect"],
+        kind=q["kind"],
+        pivot=q["pivot"],
+        card_id=card_id,
+        author=call.principal.label,
+    )
+
+
+@kind_handler(
+    "get",
+    "questions",
+    {"board": SLUG, "state": {"enum": ["staged", "answered", "released"]}},
+    required=("board",),
+)
+def get_questions(call: Call) -> dict[str, Any]:
+    with call.workspace.store.read() as tx:
+        board = find_board(tx, call.workspace.workspace_id, call.params["board"])
+        check_board_access(call.principal, board, write=False)
+        records = tx.questions(board.id, state=call.params.get("state"))
+        return {"questions": [question_view(q) for q in records]}
+
+
+@REGISTRY.operation(
+    "answer_question",
+    "Record a person's answer to a staged question (board UI). Answers are held until "
+    "send_answers releases them as one batch.",
+    {
+        "required": ["id", "answer"],
+        "properties": {
+            "id": {"type": "integer"},
+            "answer": {"type": ["string", "array"], "items": {"type": "string"}},
+        },
+        "additionalProperties": False,
+    },
+)
+def answer_question(call: Call) -> dict[str, Any]:
+    if call.principal.layer == "ai":
+        raise ServiceError(403, "forbidden", "only people answer board questions")
+    with call.workspace.store.transaction() as tx:
+        q = tx.question(call.params["id"])
+        board = tx.board(q.board_id) if q is not None else None
+        if q is None or board is None or board.workspace_id != call.workspace.workspace_id:
+            raise ServiceError(404, "unknown_question", f"no question {call.params['id']}")
+        check_board_access(call.principal, board, write=True)
+        answer = call.params["answer"]
+        labels = [o["label"] for o in q.options]
+        chosen = [answer] if isinstance(answer, str) else list(answer)
+        if q.kind == "choice":
+            bad = [a for a in chosen if a not in labels and q.options[-1].get("other") is None]
+            if bad:
+                raise ServiceError(
+                    400, "invalid_answer", f"{bad[0]!r} is not an option", field="answer"
+                )
+            if len(chosen) > 1 and not q.multi_select:
+                raise ServiceError(
+                    400, "invalid_answer", "this question takes one answer", field="answer"
+                )
+        record = tx.answer_question(q.id, chosen)
+        return {"question": question_view(record)}
+
+
+@REGISTRY.operation(
+    "send_answers",
+    "Release every answered question of a board at once (the operator's Send); agents "
+    "then read the answers with get kind questions.",
+    {
+        "required": ["board"],
+        "properties": {"board": SLUG, "regenerate": {"type": "boolean"}},
+        "additionalProperties": False,
+    },
+)
+def send_answers(call: Call) -> dict[str, Any]:
+    if call.principal.layer == "ai":
+        raise ServiceError(403, "forbidden", "only people release answers")
+    with call.workspace.store.transaction() as tx:
+        board = find_board(tx, call.workspace.workspace_id, call.params["board"])
+        check_board_access(call.principal, board, write=True)
+        released = tx.release_questions(board.id)
+        return {
+            "released": [question_view(q) for q in released],
+            "regenerate": bool(call.params.get("regenerate", False)),
+        }
+
+
+def fold_text(text: str) -> str:
+    """Lower-case ASCII fold used by search (case and diacritics never matter)."""
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().casefold()
