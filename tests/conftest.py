@@ -1,10 +1,39 @@
 from __future__ import annotations
 
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
 
 from layoutkit import Workspace
 
+POSTGRES_URL = os.environ.get("LAYOUTKIT_TEST_POSTGRES_URL")
+
 
 @pytest.fixture
-def ws() -> Workspace:
-    return Workspace.open()
+def ws() -> Iterator[Workspace]:
+    with Workspace.open() as workspace:
+        yield workspace
+
+
+def _open_backend(kind: str, tmp_path: Path) -> Workspace:
+    if kind == "memory":
+        return Workspace.open()
+    if kind == "sqlite":
+        return Workspace.open(f"sqlite:///{tmp_path / 'ws.db'}")
+    if not POSTGRES_URL:
+        pytest.skip("LAYOUTKIT_TEST_POSTGRES_URL is not set; PostgreSQL tests need a server")
+    # A workspace of its own per test keeps runs apart in one shared database.
+    return Workspace.open(POSTGRES_URL, name=f"test-{uuid.uuid4().hex[:12]}")
+
+
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
+def any_ws(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Workspace]:
+    """The same workspace behaviour on every storage backend."""
+    workspace = _open_backend(request.param, tmp_path)
+    try:
+        yield workspace
+    finally:
+        workspace.close()

@@ -68,7 +68,11 @@ def register_generic_operations() -> None:
             {
                 # search defaults to every kind; the other verbs must name one.
                 "required": ["q"] if verb == "search" else ["kind"],
-                "properties": {"kind": {"type": "string", "enum": kinds}},
+                # No enum here: an unknown kind is answered by the dispatcher
+                # with the allowed kinds and a did-you-mean.
+                "properties": {
+                    "kind": {"type": "string", "description": f"one of: {', '.join(kinds)}"}
+                },
                 "additionalProperties": True,
             },
         )(_dispatcher(verb))
