@@ -618,7 +618,7 @@ def _artifact(p: dict, r: Rect) -> list[Item]:
         Text(
             x + w / 2,
             y + h / 2,
-            (fit_line(f"⧉ {kind} · {fmt_num(size)} bytes · sandboxed", w - 20, 11.5),),
+            (fit_line(f"▣ {kind} · {fmt_num(size)} bytes · sandboxed", w - 20, 11.5),),
             11.5,
             "sans",
             MUTED,
@@ -652,7 +652,7 @@ def _chat(p: dict, r: Rect) -> list[Item]:
         items.append(Text(bx + 8, cy + 6, run.lines, 12, "sans", FG))
         cy += bh + 6
     if not messages:
-        items.append(Text(ix, cy, ("💬 conversation",), 12, "sans", MUTED))
+        items.append(Text(ix, cy, ("✉ conversation",), 12, "sans", MUTED))
     return items
 
 
@@ -692,7 +692,7 @@ def _file(p: dict, r: Rect) -> list[Item]:
     )
     size = as_number(p.get("size"))
     meta = " · ".join(
-        v for v in (mime, f"{fmt_num(round(size / 1024, 1))} KB" if size else "", "⤓ download") if v
+        v for v in (mime, f"{fmt_num(round(size / 1024, 1))} KB" if size else "", "↓ download") if v
     )
     items.append(Text(x + 50, y + h / 2, (fit_line(meta, w - 60, 11),), 11, "sans", MUTED))
     return items
