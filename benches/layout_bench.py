@@ -23,8 +23,32 @@ from layoutkit.layout import (
 )
 from layoutkit.layout.modes import Item
 
-TOPICS = ["Research", "Design", "Backlog", "Findings", "Decisions", "Risks", "Questions", "Metrics", "Timeline", "Screens"]
-WORDS = "layout engine board card frame section anchor shelf pack flow reflow grid".split()
+TOPICS = [
+    "Research",
+    "Design",
+    "Backlog",
+    "Findings",
+    "Decisions",
+    "Risks",
+    "Questions",
+    "Metrics",
+    "Timeline",
+    "Screens",
+]
+WORDS = [
+    "layout",
+    "engine",
+    "board",
+    "card",
+    "frame",
+    "section",
+    "anchor",
+    "shelf",
+    "pack",
+    "flow",
+    "reflow",
+    "grid",
+]
 
 
 def mixed_card(rng: random.Random) -> BatchCard:
@@ -33,11 +57,19 @@ def mixed_card(rng: random.Random) -> BatchCard:
         md = " ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 60)))
         return BatchCard("text", {"md": md})
     if roll < 0.55:
-        return BatchCard("note", {"md": " ".join(rng.choice(WORDS) for _ in range(rng.randint(2, 20)))})
+        return BatchCard(
+            "note", {"md": " ".join(rng.choice(WORDS) for _ in range(rng.randint(2, 20)))}
+        )
     if roll < 0.7:
-        return BatchCard("step", {"image": "s.png", "natW": rng.choice([1440, 390]), "natH": rng.choice([900, 844])})
+        return BatchCard(
+            "step",
+            {"image": "s.png", "natW": rng.choice([1440, 390]), "natH": rng.choice([900, 844])},
+        )
     if roll < 0.8:
-        return BatchCard("link", {"url": "https://example.com", "display": rng.choice(["preview", "phone", "widget"])})
+        return BatchCard(
+            "link",
+            {"url": "https://example.com", "display": rng.choice(["preview", "phone", "widget"])},
+        )
     if roll < 0.9:
         return BatchCard(
             "doc",
@@ -45,11 +77,19 @@ def mixed_card(rng: random.Random) -> BatchCard:
                 "title": "Report",
                 "elements": [
                     {"kind": "prose", "payload": {"md": "Some text " * rng.randint(5, 80)}},
-                    {"kind": "table", "payload": {"cols": [{"key": "a"}], "rows": [{"a": 1}] * rng.randint(1, 12)}},
+                    {
+                        "kind": "table",
+                        "payload": {
+                            "cols": [{"key": "a"}],
+                            "rows": [{"a": 1}] * rng.randint(1, 12),
+                        },
+                    },
                 ],
             },
         )
-    return BatchCard("diagram", {"geo": {"width": rng.randint(300, 1200), "height": rng.randint(200, 800)}})
+    return BatchCard(
+        "diagram", {"geo": {"width": rng.randint(300, 1200), "height": rng.randint(200, 800)}}
+    )
 
 
 def stored_board(n: int, seed: int = 1) -> Board:
@@ -137,7 +177,13 @@ def bench_section_batches(n: int, batches: int) -> None:
     table(
         f"{batches} batches of 10 into 10 growing sections on a {n}-card board",
         ["median ms", "p95 ms", "max ms"],
-        [[f"{statistics.median(per) * 1000:.2f}", f"{per[int(len(per) * 0.95) - 1] * 1000:.2f}", f"{max(per) * 1000:.2f}"]],
+        [
+            [
+                f"{statistics.median(per) * 1000:.2f}",
+                f"{per[int(len(per) * 0.95) - 1] * 1000:.2f}",
+                f"{max(per) * 1000:.2f}",
+            ]
+        ],
     )
 
 
@@ -167,7 +213,7 @@ def rectpack_block(sizes: list[tuple[float, float]], aspect: float) -> tuple[flo
         bw = max(bh * aspect, widest)
         packer = rectpack.newPacker(rotation=False)
         for i, (w, h) in enumerate(sizes):
-            packer.add_rect(int(math.ceil(w)), int(math.ceil(h)), rid=i)
+            packer.add_rect(math.ceil(w), math.ceil(h), rid=i)
         packer.add_bin(int(bw) + 1, int(bh) + 1)
         packer.pack()
         rects = packer.rect_list()

@@ -21,7 +21,8 @@ compose_board::
     #   parents {id: parent}, payloads {id: payload}, sized_by {id: ...}, removed)
     # result.flow / result.flow_changed: the board flow mode to persist
     # Keys in parent/container/children are stored ids (int) or provisional keys (str);
-    # write sections first, then placements, then board.rekey({key: id, ...}).
+    # write sections first, then placements (result.new_keys() in that order), then
+    # board.rekey({key: id, ...}) if the board object lives on.
 
 update_cards::
 

@@ -129,7 +129,7 @@ class PlacementResult:
     flow: str | None
     flow_changed: bool
 
-    def keys(self) -> list[str]:
+    def new_keys(self) -> list[str]:
         """Provisional keys the caller must give stored ids to: sections first (they
         contain batch cards), then batch entries in order."""
         return [s.key for s in self.sections] + [p.key for p in self.placements]

@@ -34,7 +34,13 @@ def test_column_row_grid_layouts(board):
     row = compose(Board(), cards=sized(3), layout="row")
     assert [p.x for p in row.placements] == [0, 224, 448]
     grid = compose(Board(), cards=sized(5), layout="grid")
-    assert [(p.x, p.y) for p in grid.placements] == [(0, 0), (224, 0), (448, 0), (0, 124), (224, 124)]
+    assert [(p.x, p.y) for p in grid.placements] == [
+        (0, 0),
+        (224, 0),
+        (448, 0),
+        (0, 124),
+        (224, 124),
+    ]
 
 
 def test_shelf_packs_in_compose_order_toward_aspect():
@@ -54,7 +60,9 @@ def test_aspect_defaults_and_clamps():
 
 
 def test_free_batches_never_overlap_existing_cards():
-    b = stored(Card(1, "shape", {}, 0, 0, 500, 400), Card(2, "shape", {}, 600, 0, 300, 300, layer="human"))
+    b = stored(
+        Card(1, "shape", {}, 0, 0, 500, 400), Card(2, "shape", {}, 600, 0, 300, 300, layer="human")
+    )
     for _ in range(6):
         r = compose(b, cards=sized(4))
         assert all(p.placed_as == "free" for p in r.placements)
@@ -81,7 +89,12 @@ def test_section_frame_defaults_to_two_column_grid_and_children_order_overrides(
     r = compose(
         Board(),
         cards=[
-            {"kind": "section", "ref": "s", "payload": {"title": "Plan"}, "children": ["c", "a", "b"]},
+            {
+                "kind": "section",
+                "ref": "s",
+                "payload": {"title": "Plan"},
+                "children": ["c", "a", "b"],
+            },
             {"kind": "shape", "ref": "a", "payload": {"w": 100, "h": 50}},
             {"kind": "shape", "ref": "b", "payload": {"w": 100, "h": 50}},
             {"kind": "shape", "ref": "c", "payload": {"w": 100, "h": 50}},
@@ -98,11 +111,16 @@ def test_cluster_layout_row_and_grid_cols_and_untitled_has_no_chrome():
     r = compose(
         Board(),
         cards=[
-            {"kind": "cluster", "ref": "k", "payload": {"layout": {"mode": "grid", "cols": 2}}, "children": ["a", "b", "c"]},
+            {
+                "kind": "cluster",
+                "ref": "k",
+                "payload": {"layout": {"mode": "grid", "cols": 2}},
+                "children": ["a", "b", "c"],
+            },
             *[{"kind": "shape", "ref": r, "payload": {"w": 100, "h": 50}} for r in "abc"],
         ],
     )
-    k, a, b, c = r.placements
+    k, a, _, c = r.placements
     assert (k.x, k.y) == (a.x, a.y)  # untitled: no padding or title band
     assert (k.w, k.h) == (224, 124)
     assert c.y > a.y and c.x == a.x
@@ -112,7 +130,12 @@ def test_titled_kanban_cluster_is_a_status_column():
     r = compose(
         Board(),
         cards=[
-            {"kind": "cluster", "ref": "k", "payload": {"title": "Doing", "role": "kanban"}, "children": ["a", "b"]},
+            {
+                "kind": "cluster",
+                "ref": "k",
+                "payload": {"title": "Doing", "role": "kanban"},
+                "children": ["a", "b"],
+            },
             *[{"kind": "shape", "ref": r, "payload": {"w": 100, "h": 50}} for r in "ab"],
         ],
     )
@@ -124,7 +147,9 @@ def _nested(depth: int) -> list[dict]:
     cards = []
     for d in range(depth):
         kids = [f"f{d + 1}"] if d + 1 < depth else ["leaf"]
-        cards.append({"kind": "cluster", "ref": f"f{d}", "payload": {"title": f"L{d}"}, "children": kids})
+        cards.append(
+            {"kind": "cluster", "ref": f"f{d}", "payload": {"title": f"L{d}"}, "children": kids}
+        )
     cards.append({"kind": "shape", "ref": "leaf", "payload": {}})
     return cards
 
@@ -148,13 +173,25 @@ def test_depth_counts_the_target_section():
 
 def test_batch_structure_errors_carry_index():
     cases = [
-        ([{"kind": "text", "ref": "a", "payload": {}}, {"kind": "text", "ref": "a", "payload": {}}], "duplicate_ref", 1),
+        (
+            [
+                {"kind": "text", "ref": "a", "payload": {}},
+                {"kind": "text", "ref": "a", "payload": {}},
+            ],
+            "duplicate_ref",
+            1,
+        ),
         ([{"kind": "text", "payload": {}, "children": []}], "children_on_non_frame", 0),
         ([{"kind": "cluster", "payload": {}, "children": ["zz"]}], "unknown_ref", 0),
         (
             [
                 {"kind": "cluster", "ref": "k", "payload": {}, "children": ["a"]},
-                {"kind": "text", "ref": "a", "payload": {}, "anchor": {"ref": "k", "relation": "after"}},
+                {
+                    "kind": "text",
+                    "ref": "a",
+                    "payload": {},
+                    "anchor": {"ref": "k", "relation": "after"},
+                },
             ],
             "anchor_on_child",
             1,
@@ -213,7 +250,13 @@ def test_beside_is_the_default_and_finds_free_space_right_of_the_anchor():
 
 def test_into_appends_to_a_frame_and_refuses_plain_cards():
     b = Board()
-    s = compose(b, cards=[{"kind": "section", "payload": {"title": "S"}, "children": ["a"]}, {"kind": "shape", "ref": "a", "payload": {}}])
+    s = compose(
+        b,
+        cards=[
+            {"kind": "section", "payload": {"title": "S"}, "children": ["a"]},
+            {"kind": "shape", "ref": "a", "payload": {}},
+        ],
+    )
     b.rekey({s.placements[0].key: 10, s.placements[1].key: 11})
     r = compose(b, cards=sized(1), anchor={"cardId": 10, "relation": "into"})
     assert r.placements[0].container == 10 and r.placements[0].placed_as == "into"
@@ -237,7 +280,12 @@ def test_card_anchor_to_a_ref_in_the_same_batch():
     r = compose(
         Board(),
         cards=[
-            {"kind": "shape", "ref": "n", "payload": {"w": 100, "h": 100}, "anchor": {"ref": "m", "relation": "under"}},
+            {
+                "kind": "shape",
+                "ref": "n",
+                "payload": {"w": 100, "h": 100},
+                "anchor": {"ref": "m", "relation": "under"},
+            },
             {"kind": "shape", "ref": "m", "payload": {"w": 100, "h": 100}},
         ],
     )
@@ -262,7 +310,10 @@ def test_inside_a_managed_section_relations_become_insertions():
     assert r2.placements[0].placed_as == "after"
     assert r2.changes.children[sec] == (keys[0], r2.placements[0].key, keys[1], keys[2])
     r3 = compose(b, cards=sized(1), anchor={"cardId": keys[2], "relation": "before"})
-    assert b.cards[sec].children.index(r3.placements[0].key) == b.cards[sec].children.index(keys[2]) - 1
+    assert (
+        b.cards[sec].children.index(r3.placements[0].key)
+        == b.cards[sec].children.index(keys[2]) - 1
+    )
     assert_sound(b)
 
 
@@ -299,7 +350,10 @@ def test_unrelated_section_name_is_created():
 
 
 def test_section_lands_below_existing_content_of_an_unmanaged_section():
-    b = stored(Card(5, "section", {"title": "Free", "layout": None}, 0, 0, 600, 400), Card(6, "shape", {}, 24, 72, 300, 200, parent=5))
+    b = stored(
+        Card(5, "section", {"title": "Free", "layout": None}, 0, 0, 600, 400),
+        Card(6, "shape", {}, 24, 72, 300, 200, parent=5),
+    )
     b.cards[5].children.append(6)
     r = compose(b, cards=sized(1), section="Free")
     assert r.placements[0].y >= 72 + 200 + CARD_GAP
@@ -325,10 +379,14 @@ def test_exclusive_parameters():
 def test_failed_batch_leaves_the_board_unchanged():
     b = Board()
     compose(b, cards=sized(1), section="Research")
-    before = {k: (c.geometry, c.parent, list(c.children), dict(c.payload)) for k, c in b.cards.items()}
+    before = {
+        k: (c.geometry, c.parent, list(c.children), dict(c.payload)) for k, c in b.cards.items()
+    }
     with pytest.raises(ServiceError):
         compose(b, cards=sized(1), journey="Research", **{"pass": 7})
-    assert {k: (c.geometry, c.parent, list(c.children), dict(c.payload)) for k, c in b.cards.items()} == before
+    assert {
+        k: (c.geometry, c.parent, list(c.children), dict(c.payload)) for k, c in b.cards.items()
+    } == before
 
 
 # ---------------------------------------------------------------- journeys
@@ -375,7 +433,10 @@ def test_plain_section_with_matching_title_is_adopted_as_pass_one():
 def test_batch_objects_work_without_params():
     b = row_board()
     batch = Batch(
-        (BatchCard("shape", {"w": 50, "h": 50}, ref="x"), BatchCard("shape", {}, anchor=Anchor("under", ref="x"))),
+        (
+            BatchCard("shape", {"w": 50, "h": 50}, ref="x"),
+            BatchCard("shape", {}, anchor=Anchor("under", ref="x")),
+        ),
         anchor=Anchor("after", card_id=2),
         layer="human",
     )

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
-from layoutkit.layout import size_card
-from layoutkit.layout import sizing
+from layoutkit.layout import size_card, sizing
 
 
 def test_text_is_measured_with_bundled_metrics_and_shrinks_to_short_text():
