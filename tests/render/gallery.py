@@ -133,7 +133,7 @@ ALL_VIZ: list[dict[str, Any]] = [
         "data": {
             "stack": True,
             "series": [{"label": "a", "points": [1, 2, 3]}, {"label": "b", "points": [2, 2, 1]}],
-            "refs": [{"label": "plan", "points": [[0, 2], [1, 4], [2, 5]]}],
+            "refs": [{"label": "plan", "points": [2, 4, 5]}],
         },
     },
     {

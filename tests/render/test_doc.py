@@ -11,11 +11,50 @@ from layoutkit.render._audience import filter_element, visible_to
 from layoutkit.render._charts import compare_delta, delta_text
 from tests.render.gallery import DOCS, EVERY_ELEMENT, EVERY_ELEMENT_DOC, el
 
-ELEMENT_KINDS = (
-    "chart chips code columns compare deploy diagram doc epic figure finding gallery goal html list media "
-    "meter milestone mockup page prose ref release section stat table timeline verdict"
-).split()
-VIZ = "line area bars scatter pie donut heatmap stat matrix flow timeline compare".split()
+ELEMENT_KINDS = [
+    "chart",
+    "chips",
+    "code",
+    "columns",
+    "compare",
+    "deploy",
+    "diagram",
+    "doc",
+    "epic",
+    "figure",
+    "finding",
+    "gallery",
+    "goal",
+    "html",
+    "list",
+    "media",
+    "meter",
+    "milestone",
+    "mockup",
+    "page",
+    "prose",
+    "ref",
+    "release",
+    "section",
+    "stat",
+    "table",
+    "timeline",
+    "verdict",
+]
+VIZ = [
+    "line",
+    "area",
+    "bars",
+    "scatter",
+    "pie",
+    "donut",
+    "heatmap",
+    "stat",
+    "matrix",
+    "flow",
+    "timeline",
+    "compare",
+]
 
 
 def doc(*elements: dict, **payload: object) -> dict:
@@ -59,7 +98,7 @@ def test_direction_typeset_and_reader_switch() -> None:
     html = render_doc(doc(direction="terminal", typeset="bookish"))
     assert 'class="dir-terminal"' in html and 'data-typeset="bookish"' in html
     assert '<select data-switch="typeset">' in html
-    assert 'localStorage' in html  # the reader's stored choice is applied on load
+    assert "localStorage" in html  # the reader's stored choice is applied on load
     assert 'data-typeset="swiss"' in render_doc(doc(typeset="bookish"), typeset="swiss")
     assert 'data-typeset="house"' in render_doc(doc())
     with pytest.raises(ValueError):
@@ -68,7 +107,9 @@ def test_direction_typeset_and_reader_switch() -> None:
 
 def test_accent_colour_light_dark_pair() -> None:
     html = render_doc(doc(accentColor={"light": "#112233", "dark": "#aabbcc"}))
-    assert ":root{--accent:#112233}@media (prefers-color-scheme:dark){:root{--accent:#aabbcc}}" in html
+    assert (
+        ":root{--accent:#112233}@media (prefers-color-scheme:dark){:root{--accent:#aabbcc}}" in html
+    )
     named = render_doc(doc(accentColor="teal"))
     assert "--accent:#0c7c74" in named and "--accent:#4fd1c5" in named
     hashed_a = render_doc(doc(project="alpha"))
@@ -77,7 +118,9 @@ def test_accent_colour_light_dark_pair() -> None:
 
 
 def test_head_kicker_intro_chips_and_accent_phrase() -> None:
-    html = render_doc(doc(kicker="Weekly", intro="A *short* lede", chips=[{"k": "team", "v": "core"}], accent="T"))
+    html = render_doc(
+        doc(kicker="Weekly", intro="A *short* lede", chips=[{"k": "team", "v": "core"}], accent="T")
+    )
     assert '<div class="kicker">Weekly</div>' in html
     assert '<p class="intro">A <em>short</em> lede</p>' in html
     assert '<span class="k">team</span><span class="v">core</span>' in html
@@ -88,11 +131,15 @@ def test_audience_switch_marks_tagged_elements() -> None:
     html = render_doc(doc(el("prose", md="all"), el("prose", ["internal"], md="secret")))
     assert '<select data-switch="audience">' in html
     assert 'class="el el-prose" data-aud="internal"' in html
-    assert 'html[data-audience=public] [data-aud]:not([data-aud~=public])' in html
+    assert "html[data-audience=public] [data-aud]:not([data-aud~=public])" in html
 
 
 def test_container_audience_is_the_union_of_children() -> None:
-    section = el("section", title="S", elements=[el("prose", ["internal"], md="a"), el("prose", ["technical"], md="b")])
+    section = el(
+        "section",
+        title="S",
+        elements=[el("prose", ["internal"], md="a"), el("prose", ["technical"], md="b")],
+    )
     assert visible_to(section) == {"internal", "technical"}
     html = body(render_doc(doc(section)))
     assert 'class="el el-section" data-aud="internal technical"' in html
@@ -103,9 +150,25 @@ def test_audience_export_removes_content_and_empty_containers() -> None:
         el("prose", md="everyone"),
         el("prose", ["internal"], md="internal note"),
         el("section", title="Tech only", elements=[el("prose", ["technical"], md="deep")]),
-        el("columns", cols=[{"elements": [el("prose", ["internal"], md="x")]}, {"elements": [el("prose", md="kept col")]}]),
-        el("gallery", items=[{"src": "https://e.com/a.png", "alt": "pub", "audience": ["public"]}, {"src": "https://e.com/b.png", "alt": "int", "audience": ["internal"]}]),
-        el("table", cols=[{"key": "a"}], rows=[{"cells": {"a": "row-int"}, "audience": ["internal"]}]),
+        el(
+            "columns",
+            cols=[
+                {"elements": [el("prose", ["internal"], md="x")]},
+                {"elements": [el("prose", md="kept col")]},
+            ],
+        ),
+        el(
+            "gallery",
+            items=[
+                {"src": "https://e.com/a.png", "alt": "pub", "audience": ["public"]},
+                {"src": "https://e.com/b.png", "alt": "int", "audience": ["internal"]},
+            ],
+        ),
+        el(
+            "table",
+            cols=[{"key": "a"}],
+            rows=[{"cells": {"a": "row-int"}, "audience": ["internal"]}],
+        ),
     )
     html = body(render_doc(d, audience="public"))
     assert "everyone" in html and "kept col" in html and 'alt="pub"' in html
@@ -132,7 +195,15 @@ def test_print_css() -> None:
 
 
 def test_columns_ratio_and_stacking() -> None:
-    html = render_doc(doc(el("columns", ratio="2:1", cols=[{"elements": [el("prose", md="a")]}, {"elements": [el("prose", md="b")]}])))
+    html = render_doc(
+        doc(
+            el(
+                "columns",
+                ratio="2:1",
+                cols=[{"elements": [el("prose", md="a")]}, {"elements": [el("prose", md="b")]}],
+            )
+        )
+    )
     assert "--cols:minmax(0,2fr) minmax(0,1fr)" in html
     assert "@media (max-width:720px){.columns{grid-template-columns:1fr}}" in html
 
@@ -144,17 +215,37 @@ def test_compare_delta_percent_ratio_and_tone() -> None:
     assert compare_delta(10, 12, "higher")["tone"] == "good"
     assert compare_delta(5, 5, "higher")["tone"] == "neutral"
     assert delta_text(-60.0, 0.4) == "-60.0% · 0.40×"
-    chart = el("chart", viz="compare", data={"better": "higher", "items": [{"label": "x", "before": 10, "after": 5, "tone": "good"}]})
+    chart = el(
+        "chart",
+        viz="compare",
+        data={
+            "better": "higher",
+            "items": [{"label": "x", "before": 10, "after": 5, "tone": "good"}],
+        },
+    )
     html = body(render_doc(doc(chart)))
     assert "-50.0% · 0.50×" in html
     assert "chip-bg tone-good" in html  # the item's tone wins over the direction
 
 
 def test_compare_bars_share_one_scale_per_unit() -> None:
-    chart = el("chart", viz="compare", data={"better": "lower", "items": [{"label": "a", "before": 100, "after": 50, "unit": "ms"}, {"label": "b", "before": 2, "after": 1, "unit": "MB"}]})
+    chart = el(
+        "chart",
+        viz="compare",
+        data={
+            "better": "lower",
+            "items": [
+                {"label": "a", "before": 100, "after": 50, "unit": "ms"},
+                {"label": "b", "before": 2, "after": 1, "unit": "MB"},
+            ],
+        },
+    )
     svg = body(render_doc(doc(chart)))
-    bars = re.findall(r'<rect x="[\d.]+" y="[\d.]+" width="([\d.]+)" height="13" rx="2" class="(before|after)"', svg)
-    a_before, a_after, b_before, b_after = (float(w) for w, _ in bars)
+    bars = re.findall(
+        r'<rect x="[\d.]+" y="[\d.]+" width="([\d.]+)" height="13" rx="2" class="(before|after)"',
+        svg,
+    )
+    a_before, a_after, b_before, _b_after = (float(w) for w, _ in bars)
     assert a_before == b_before  # each unit scales to its own largest value
     assert a_after == pytest.approx(a_before / 2, abs=0.2)
 
@@ -166,7 +257,11 @@ def test_finding_status_reading_and_severity_rail() -> None:
 
 
 def test_timeline_time_axis_only_when_every_when_is_a_date() -> None:
-    dated = el("timeline", axis="time", items=[{"when": "2026-01-01", "title": "a"}, {"when": "2026-02-01", "title": "b"}])
+    dated = el(
+        "timeline",
+        axis="time",
+        items=[{"when": "2026-01-01", "title": "a"}, {"when": "2026-02-01", "title": "b"}],
+    )
     assert '<div class="timeline time">' in render_doc(doc(dated))
     mixed = el("timeline", axis="time", items=[{"when": "2026-01-01"}, {"when": "soon"}])
     assert '<ol class="timeline spine">' in render_doc(doc(mixed))
@@ -186,7 +281,10 @@ def test_table_types_tones_links_views_aggregates() -> None:
     html = body(render_doc(doc(table, sources={"src": {"repo": "o/r", "ref": "m"}})))
     assert '<td class="num">1,200.5</td>' in html
     assert '<td class="t-warn num">80</td>' in html
-    assert '<a href="https://example.com/api" rel="noopener noreferrer">https://example.com/api</a>' in html
+    assert (
+        '<a href="https://example.com/api" rel="noopener noreferrer">https://example.com/api</a>'
+        in html
+    )
     assert '<a href="#details">runbook</a>' in html
     assert html.count('<div class="view">') == 3
     assert 'title="sum">sum 1,280.5</td>' in html
@@ -196,25 +294,65 @@ def test_table_types_tones_links_views_aggregates() -> None:
 
 def test_gallery_layouts() -> None:
     for layout in ("grid", "bento", "masonry", "carousel"):
-        html = body(render_doc(doc(el("gallery", layout=layout, items=[{"src": "https://e.com/a.png", "alt": "a", "span": "wide"}]))))
+        html = body(
+            render_doc(
+                doc(
+                    el(
+                        "gallery",
+                        layout=layout,
+                        items=[{"src": "https://e.com/a.png", "alt": "a", "span": "wide"}],
+                    )
+                )
+            )
+        )
         assert f'class="gallery {layout}"' in html
-    assert 'class="span-wide"' in body(render_doc(doc(el("gallery", layout="bento", items=[{"src": "https://e.com/a.png", "span": "wide"}]))))
+    assert 'class="span-wide"' in body(
+        render_doc(
+            doc(
+                el(
+                    "gallery",
+                    layout="bento",
+                    items=[{"src": "https://e.com/a.png", "span": "wide"}],
+                )
+            )
+        )
+    )
 
 
 def test_section_anchor_ids() -> None:
-    html = body(render_doc(doc(el("section", label="Über uns", elements=[el("prose", md="x")]), el("section", label="Über uns", elements=[el("prose", md="y")]), el("section", id="fixed", elements=[el("prose", md="z")]))))
+    html = body(
+        render_doc(
+            doc(
+                el("section", label="Über uns", elements=[el("prose", md="x")]),
+                el("section", label="Über uns", elements=[el("prose", md="y")]),
+                el("section", id="fixed", elements=[el("prose", md="z")]),
+            )
+        )
+    )
     assert 'id="uber-uns"' in html and 'id="uber-uns-2"' in html and 'id="fixed"' in html
 
 
 def test_ref_chips() -> None:
-    html = body(render_doc(doc(el("ref", section="details", label="Details"), el("ref", card=7, mode="preview", target={"title": "Runbook", "summary": "deploy"}))))
+    html = body(
+        render_doc(
+            doc(
+                el("ref", section="details", label="Details"),
+                el("ref", card=7, mode="preview", target={"title": "Runbook", "summary": "deploy"}),
+            )
+        )
+    )
     assert '<a class="ref-chip" href="#details">Details</a>' in html
     assert '<a class="ref-preview" href="#card-7">' in html
 
 
 def test_media_kinds() -> None:
     html = body(render_doc(doc(*(e for e in EVERY_ELEMENT if e["kind"] == "media"))))
-    assert "<video controls" in html and 'type="application/pdf"' in html and "<audio controls" in html and "download>" in html
+    assert (
+        "<video controls" in html
+        and 'type="application/pdf"' in html
+        and "<audio controls" in html
+        and "download>" in html
+    )
 
 
 def test_every_gallery_doc_renders_deterministically() -> None:

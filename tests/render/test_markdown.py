@@ -67,7 +67,10 @@ def test_icon_tokens() -> None:
 
 def test_wikilinks() -> None:
     html = render_inline("See [[Release Notes]] and [[Runbook|the runbook]].")
-    assert '<a class="wikilink" href="#release-notes" data-target="Release Notes">Release Notes</a>' in html
+    assert (
+        '<a class="wikilink" href="#release-notes" data-target="Release Notes">Release Notes</a>'
+        in html
+    )
     assert '<a class="wikilink" href="#runbook" data-target="Runbook">the runbook</a>' in html
 
 
@@ -77,7 +80,10 @@ def test_highlight_marks_do_not_nest() -> None:
 
 
 def test_sources_alias_expands_to_repository_urls() -> None:
-    sources = {"src": {"repo": "acme/kit", "ref": "main"}, "gl": {"repo": "gitlab.com/acme/tools", "ref": "v2"}}
+    sources = {
+        "src": {"repo": "acme/kit", "ref": "main"},
+        "gl": {"repo": "gitlab.com/acme/tools", "ref": "v2"},
+    }
     html = render_inline("[x](src:lib/a.py#L1-L5) [y](gl:b.go#L3)", sources=sources)
     assert 'href="https://github.com/acme/kit/blob/main/lib/a.py#L1-L5"' in html
     assert 'href="https://gitlab.com/acme/tools/-/blob/v2/b.go#L3"' in html
@@ -87,12 +93,19 @@ def test_sources_alias_expands_to_repository_urls() -> None:
 
 def test_repo_url_host_forms() -> None:
     assert repo_url("o/r", "abc", "p.py", "L2") == "https://github.com/o/r/blob/abc/p.py#L2"
-    assert repo_url("https://git.example.org/o/r", "main", "/p") == "https://git.example.org/o/r/blob/main/p"
-    assert expand_alias("https://x.y/z", {"https": {"repo": "o/r"}}).startswith("https://github.com/o/r/")
+    assert (
+        repo_url("https://git.example.org/o/r", "main", "/p")
+        == "https://git.example.org/o/r/blob/main/p"
+    )
+    assert expand_alias("https://x.y/z", {"https": {"repo": "o/r"}}).startswith(
+        "https://github.com/o/r/"
+    )
     assert expand_alias("src:x", None) == "src:x"
 
 
 def test_links_and_images() -> None:
     html = render_markdown('[t](https://example.com "T") ![alt](https://example.com/i.png)')
-    assert '<a href="https://example.com" title="T" rel="noopener noreferrer nofollow">t</a>' in html
+    assert (
+        '<a href="https://example.com" title="T" rel="noopener noreferrer nofollow">t</a>' in html
+    )
     assert '<img src="https://example.com/i.png" alt="alt" loading="lazy">' in html

@@ -30,9 +30,9 @@ class _Audit(HTMLParser):
         for name, value in attrs:
             if name.startswith("on"):
                 self.problems.append(f"<{tag}> has event handler {name}")
-            if name in URL_ATTRS and value is not None:
-                if safe_url(value, image=tag in ("img", "image")) is None:
-                    self.problems.append(f"<{tag} {name}={value!r}> is unsafe")
+            unsafe = value is not None and safe_url(value, image=tag in ("img", "image")) is None
+            if name in URL_ATTRS and unsafe:
+                self.problems.append(f"<{tag} {name}={value!r}> is unsafe")
             if name == "style" and value and ("url(" in value or "expression" in value):
                 self.problems.append(f"<{tag}> style loads {value!r}")
         if tag in ("embed", "base", "form", "link", "meta") and tag != "meta":
@@ -99,7 +99,7 @@ def test_hostile_document_keeps_only_its_own_script() -> None:
 def test_hostile_html_element_is_sandboxed_and_escaped() -> None:
     html = render_doc(hostile_doc())
     assert 'sandbox="allow-scripts"' in html
-    assert f"srcdoc=\"&lt;script&gt;parent.{FIRE.replace(chr(39), '&#x27;')}" in html
+    assert f'srcdoc="&lt;script&gt;parent.{FIRE.replace(chr(39), "&#x27;")}' in html
 
 
 def test_raw_html_shows_as_text() -> None:
@@ -116,7 +116,16 @@ def test_safe_raster_data_images_survive() -> None:
 
 @pytest.mark.parametrize(
     "url",
-    ["https://example.com/a?b=1#c", "http://x.org", "mailto:a@b.c", "tel:+123", "/path/x", "#anchor", "?q=1", "rel/path.md"],
+    [
+        "https://example.com/a?b=1#c",
+        "http://x.org",
+        "mailto:a@b.c",
+        "tel:+123",
+        "/path/x",
+        "#anchor",
+        "?q=1",
+        "rel/path.md",
+    ],
 )
 def test_ordinary_targets_pass(url: str) -> None:
     assert safe_url(url) == url
@@ -127,8 +136,20 @@ def test_hostile_text_in_board_svg_is_escaped() -> None:
         {"id": i, "kind": "text", "payload": {"md": md}, "x": i * 300, "y": 0, "w": 280, "h": 200}
         for i, md in enumerate(HOSTILE_MARKDOWN)
     ]
-    cards.append({"id": 999, "kind": "step", "payload": {"src": f"javascript:{FIRE}"}, "x": 0, "y": 400, "w": 200, "h": 160})
-    svg = render_board({"board": {"title": f"<script>{FIRE}</script>"}, "cards": cards, "edges": []})
+    cards.append(
+        {
+            "id": 999,
+            "kind": "step",
+            "payload": {"src": f"javascript:{FIRE}"},
+            "x": 0,
+            "y": 400,
+            "w": 200,
+            "h": 160,
+        }
+    )
+    svg = render_board(
+        {"board": {"title": f"<script>{FIRE}</script>"}, "cards": cards, "edges": []}
+    )
     root = ElementTree.fromstring(svg)
     for node in root.iter():
         assert not node.tag.endswith("script")
