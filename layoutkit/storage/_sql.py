@@ -772,6 +772,29 @@ class SqlTx:
             raise NotFoundError(f"cards {missing}")
         return found
 
+    def link_new_cards(self, links: Sequence[Mapping[str, Any]]) -> None:
+        """Set ``parent_id`` and ``children`` of cards created in this transaction.
+
+        Frames and their members are inserted in one batch before their ids
+        are known; wiring them up afterwards is part of creating them, so the
+        version stays at 1. Each link is ``{"id", "parent_id", "children"}``.
+        """
+        self._write()
+        if not links:
+            return
+        stmt = (
+            update(s.cards)
+            .where(s.cards.c.id == bindparam("_id"))
+            .values(parent_id=bindparam("_parent_id"), children=bindparam("_children"))
+        )
+        self.conn.execute(
+            stmt,
+            [
+                {"_id": link["id"], "_parent_id": link["parent_id"], "_children": link["children"]}
+                for link in links
+            ],
+        )
+
     def remove_cards(self, card_ids: Iterable[int], *, by: str) -> list[int]:
         """Soft-delete live cards (version +1, ``deleted_at`` now, ``deleted_by`` ``by``).
 

@@ -1,0 +1,130 @@
+"""Write-time preparation of authored payloads: contract check, diagram import and layout.
+
+Shared by every operation that stores content (compose_board, update_cards),
+so a payload is checked and completed the same way whatever road it came by.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from layoutkit import diagram, elements
+from layoutkit.errors import ServiceError
+
+_DIAGRAM_CONTENT = ("nodes", "groups", "lanes")
+
+
+@attrs.frozen
+class Prepared:
+    """A card ready to place: its normalized kind and payload, warnings and spilled data."""
+
+    kind: str
+    payload: dict[str, Any]
+    warnings: list[dict[str, Any]]
+    spilled: dict[str, Any]
+
+
+def _refuse(index: int | None, findings: list[dict[str, Any]]) -> ServiceError:
+    first = next(f for f in findings if f["severity"] == "error")
+    extra: dict[str, Any] = {"findings": findings}
+    if index is not None:
+        extra["index"] = index
+    if first["code"] == "unknown_kind":
+        extra["allowed"] = list(elements.BOARD_VOCABULARY)
+    if first["code"] == "retired_kind":
+        extra["replacement"] = first.get("fix", "").removeprefix("use kind ").strip("'")
+    where = f"cards[{index}]." if index is not None else ""
+    return ServiceError(400, first["code"], f"{where}{first['path']}: {first['message']}", **extra)
+
+
+def prepare_card(card: dict[str, Any], index: int | None = None) -> Prepared:
+    """Check one card against the contract and complete its server-owned fields.
+
+    Diagram text is imported when the payload carries no nodes, groups or
+    lanes; every diagram (a diagram card, or a diagram element inside a doc)
+    gets its geometry. Raises 400 with the first error's code, the batch
+    ``index`` and every finding.
+    """
+    result = elements.validate_card(card)
+    findings = [f.as_dict() for f in result.findings]
+    if not result.ok:
+        raise _refuse(index, findings)
+    normalized = result.normalized
+    kind = normalized["kind"]
+    payload = normalized["payload"]
+    warnings = [f for f in findings if f["severity"] == "warning"]
+    try:
+        if kind == "diagram":
+            payload, more = _diagram(payload, index)
+            warnings += more
+        elif kind in ("doc", "section", "columns", "compare"):
+            warnings += _diagrams_inside(payload, index)
+    except ServiceError as err:
+        if index is not None:
+            err.body.setdefault("index", index)
+        raise
+    return Prepared(kind, payload, warnings, dict(result.spilled))
+
+
+def _diagram(
+    payload: dict[str, Any], index: int | None, path: str = "payload"
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    warnings: list[dict[str, Any]] = []
+    text = payload.get("diagram_text")
+    if isinstance(text, str) and not any(payload.get(k) for k in _DIAGRAM_CONTENT):
+        imported = diagram.import_text(text)
+        # The imported semantics replace the text: the stored payload is what a
+        # person would have written, and the title rule applies to it as usual.
+        merged = {**imported, **{k: v for k, v in payload.items() if v is not None}}
+        for key in (*_DIAGRAM_CONTENT, "edges"):
+            if key in imported:
+                merged[key] = imported[key]
+        merged.pop("diagram_text", None)
+        again = elements.validate_card({"kind": "diagram", "payload": merged})
+        findings = [f.as_dict() for f in again.findings]
+        if not again.ok:
+            raise _refuse(index, findings)
+        payload = again.normalized["payload"]
+        warnings += [f for f in findings if f["severity"] == "warning"]
+    elif not payload.get("title"):
+        raise ServiceError(
+            400,
+            "missing_field",
+            f"{path}.title: a diagram needs a title unless diagram_text supplies one",
+            findings=[
+                {
+                    "path": f"{path}.title",
+                    "severity": "error",
+                    "code": "missing_field",
+                    "message": "a diagram needs a title",
+                }
+            ],
+        )
+    laid = diagram.lay_out(payload)
+    for item in laid.get("diagnostics") or []:
+        if isinstance(item, dict) and item.get("severity") == "warning":
+            warnings.append({"path": f"{path}.{item.get('path', '')}".rstrip("."), **item})
+    return laid, warnings
+
+
+def _diagrams_inside(payload: dict[str, Any], index: int | None) -> list[dict[str, Any]]:
+    """Lay out every diagram element nested in a container payload, in place."""
+    warnings: list[dict[str, Any]] = []
+    stack: list[tuple[Any, str]] = [(payload, "payload")]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, dict):
+            if node.get("kind") == "diagram" and isinstance(node.get("payload"), dict):
+                node["payload"], more = _diagram(node["payload"], index, f"{path}.payload")
+                warnings += more
+                continue
+            for key, value in node.items():
+                if isinstance(value, dict | list):
+                    stack.append((value, f"{path}.{key}"))
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                if isinstance(value, dict | list):
+                    stack.append((value, f"{path}[{i}]"))
+    return warnings
