@@ -1,0 +1,340 @@
+"""``update_cards`` and ``arrange``: changing what is already on a board."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from layoutkit import layout
+from layoutkit.errors import ServiceError
+from layoutkit.principal import Principal
+from layoutkit.service._common import REQUEST_KEY, SLUG, check_board_access, find_board
+from layoutkit.service.board_model import load_board, write_changes
+from layoutkit.service.content_prep import prepare_card
+from layoutkit.service.idempotency import run_once
+from layoutkit.service.registry import REGISTRY
+from layoutkit.service.workspace import Call
+from layoutkit.storage import BoardRecord, CardRecord, Tx
+
+#: Removals at or past either limit, or of anyone else's card, need the confirm handshake.
+MAX_QUIET_REMOVALS = 25
+MAX_QUIET_SHARE = 0.30
+REASON_LENGTH = (20, 1000)
+
+_ID_LIST = {"type": "array", "items": {"type": "integer"}, "maxItems": 10000}
+
+
+def _may_patch(principal: Principal, card: CardRecord) -> bool:
+    """Agents and services patch their own AI-layer cards; people their own cards;
+    anyone may patch section frames; the owner may patch everything."""
+    if principal.kind == "owner" or card.kind == "section":
+        return True
+    if card.author != principal.label:
+        return False
+    return card.layer == "ai" or principal.layer == "human"
+
+
+def _cards_on_one_board(
+    tx: Tx, call: Call, ids: list[int], *, deleted: bool = False
+) -> BoardRecord:
+    records = tx.cards_by_id(ids)
+    found = {r.id: r for r in records}
+    missing = [i for i in ids if i not in found or found[i].deleted != deleted]
+    if missing:
+        state = "trashed " if deleted else ""
+        raise ServiceError(404, "unknown_card", f"no {state}card {missing[0]}", id=missing[0])
+    boards = {r.board_id for r in records}
+    if len(boards) > 1:
+        raise ServiceError(400, "mixed_boards", "one update_cards call changes one board")
+    board = tx.board(boards.pop())
+    if board is None or board.workspace_id != call.workspace.workspace_id:
+        raise ServiceError(404, "unknown_card", f"no card {ids[0]}", id=ids[0])
+    return board
+
+
+def _confirm_token(call: Call, ids: list[int]) -> str:
+    basis = f"{call.workspace.workspace_id}|{call.principal.label}|{sorted(set(ids))}"
+    return "rm_" + hashlib.sha256(basis.encode()).hexdigest()[:24]
+
+
+def _check_removal(call: Call, tx: Tx, board: BoardRecord, ids: list[int]) -> None:
+    records = tx.cards_by_id(ids)
+    foreign = [r for r in records if r.author != call.principal.label]
+    total = tx.count_cards(board.id)
+    share = len(set(ids)) / total if total else 1.0
+    reasons = []
+    if foreign and call.principal.kind != "owner":
+        reasons.append(f"{len(foreign)} card(s) belong to someone else")
+    if len(set(ids)) > MAX_QUIET_REMOVALS:
+        reasons.append(f"more than {MAX_QUIET_REMOVALS} cards")
+    if share >= MAX_QUIET_SHARE:
+        reasons.append(f"{share:.0%} of the board")
+    if not reasons:
+        return
+    token = _confirm_token(call, ids)
+    confirm = call.params.get("confirm")
+    reason = call.params.get("reason")
+    if confirm == token:
+        if not isinstance(reason, str) or not REASON_LENGTH[0] <= len(reason) <= REASON_LENGTH[1]:
+            raise ServiceError(
+                400,
+                "invalid_reason",
+                f"a confirmed removal needs a reason of {REASON_LENGTH[0]} to {REASON_LENGTH[1]} characters",
+                field="reason",
+            )
+        return
+    raise ServiceError(
+        409,
+        "needs_confirm",
+        f"removing these cards needs confirmation ({'; '.join(reasons)}); repeat the same "
+        "ids with confirm set to the token and a reason",
+        token=token,
+        preview=[
+            {
+                "id": r.id,
+                "kind": r.kind,
+                "title": _title(r.payload),
+                "author": r.author,
+                "layer": r.layer,
+            }
+            for r in records
+        ],
+    )
+
+
+def _title(payload: dict[str, Any]) -> str | None:
+    for key in ("title", "md", "text", "label", "url"):
+        value = payload.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip().splitlines()[0][:80]
+    return None
+
+
+def _merge_payload(current: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(current)
+    for key, value in patch.items():
+        if value is None:
+            merged.pop(key, None)
+        else:
+            merged[key] = value
+    return merged
+
+
+@REGISTRY.operation(
+    "update_cards",
+    "Patch cards (payload as a merge of top-level keys, x, y, w, h), remove cards (soft "
+    "delete, kept 30 days) or restore your own trashed cards, all on one board. Removing "
+    "someone else's card, more than 25 cards or 30% of the board answers 409 "
+    "needs_confirm with a token; repeat with confirm and a reason of 20-1000 characters.",
+    {
+        "properties": {
+            "patch": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["id"],
+                    "properties": {
+                        "id": {"type": "integer"},
+                        "payload": {"type": "object"},
+                        **{k: {"type": "number"} for k in ("x", "y")},
+                        **{k: {"type": "number", "exclusiveMinimum": 0} for k in ("w", "h")},
+                    },
+                    "additionalProperties": False,
+                },
+            },
+            "remove": _ID_LIST,
+            "restore": _ID_LIST,
+            "reason": {"type": "string", "maxLength": 1000},
+            "confirm": {"type": "string"},
+            "requestKey": REQUEST_KEY,
+        },
+        "additionalProperties": False,
+    },
+)
+def update_cards(call: Call) -> dict[str, Any]:
+    p = call.params
+    patches = p.get("patch") or []
+    remove = p.get("remove") or []
+    restore = p.get("restore") or []
+    ids = [x["id"] for x in patches] + remove
+    if not ids and not restore:
+        raise ServiceError(400, "empty_update", "send patch, remove or restore", field="patch")
+
+    def write(tx: Tx) -> dict[str, Any]:
+        board = _cards_on_one_board(tx, call, ids) if ids else None
+        if restore:
+            restored_board = _cards_on_one_board(tx, call, restore, deleted=True)
+            if board is not None and restored_board.id != board.id:
+                raise ServiceError(400, "mixed_boards", "one update_cards call changes one board")
+            board = restored_board
+        assert board is not None
+        check_board_access(call.principal, board, write=True)
+        tx.lock_board(board.id)
+        records = {r.id: r for r in tx.cards_by_id(ids + restore)}
+        for patch in patches:
+            if not _may_patch(call.principal, records[patch["id"]]):
+                raise ServiceError(
+                    403,
+                    "not_your_card",
+                    f"card {patch['id']} is not yours to patch; patch your own AI-layer cards and section frames",
+                    id=patch["id"],
+                )
+        for card_id in restore:
+            record = records[card_id]
+            if call.principal.kind != "owner" and record.author != call.principal.label:
+                raise ServiceError(
+                    403, "not_your_card", f"card {card_id} is not yours to restore", id=card_id
+                )
+        if remove:
+            _check_removal(call, tx, board, remove)
+
+        warnings: list[dict[str, Any]] = []
+        engine_patches = []
+        for i, patch in enumerate(patches):
+            payload = None
+            if "payload" in patch:
+                record = records[patch["id"]]
+                merged = _merge_payload(record.payload, patch["payload"])
+                prepared = prepare_card({"kind": record.kind, "payload": merged}, i)
+                warnings += [{**w, "index": i} for w in prepared.warnings]
+                payload = prepared.payload
+            engine_patches.append(
+                layout.CardPatch(
+                    patch["id"],
+                    payload,
+                    patch.get("x"),
+                    patch.get("y"),
+                    patch.get("w"),
+                    patch.get("h"),
+                )
+            )
+        model = load_board(tx, board, payloads="all")
+        if engine_patches:
+            write_changes(
+                tx,
+                layout.apply_patches(
+                    model, engine_patches, by_person=call.principal.layer == "human"
+                ),
+            )
+        if remove:
+            tx.remove_cards(remove, by=call.principal.label)
+            write_changes(tx, layout.remove_cards(model, remove))
+        if restore:
+            tx.restore_cards(restore)
+            restored = {r.id: r for r in tx.cards_by_id(restore)}
+            for card_id in restore:
+                r = restored[card_id]
+                model.add(
+                    layout.Card(
+                        r.id,
+                        r.kind,
+                        r.payload,
+                        r.x,
+                        r.y,
+                        r.w,
+                        r.h,
+                        parent=r.parent_id if r.parent_id in model else None,
+                        children=[c for c in (r.children or []) if c in model],
+                        layer=r.layer,
+                        created=r.ordinal,
+                        sized_by=r.sized_by or "content",
+                    )
+                )
+            write_changes(tx, layout.reflow(model, restore))
+        tx.record_event(
+            "cards.update",
+            call.principal.label,
+            board_id=board.id,
+            detail={
+                "patched": len(patches),
+                "removed": remove,
+                "restored": restore,
+                "reason": p.get("reason"),
+            },
+        )
+        final = {r.id: r for r in tx.cards_by_id([x["id"] for x in patches] + restore)}
+        return {
+            "board": board.slug,
+            "cards": [_box(final[x["id"]]) for x in patches],
+            "removed": remove,
+            "restored": [_box(final[i]) for i in restore],
+            "warnings": warnings,
+        }
+
+    return run_once(call, "update_cards", write)
+
+
+def _box(r: CardRecord) -> dict[str, Any]:
+    return {
+        "id": r.id,
+        "kind": r.kind,
+        "x": r.x,
+        "y": r.y,
+        "w": r.w,
+        "h": r.h,
+        "version": r.version,
+    }
+
+
+@REGISTRY.operation(
+    "arrange",
+    "Re-arrange cards of a board by mode (column, row, grid, flow, lanes, masonry, timeline, "
+    "timeaxis, compare, journey, graph, align-left, align-top, distribute-h, distribute-v) "
+    "with gap, padding, scope (ai, all, section:<Name> or ids), cols (number or auto) and "
+    "sort (reading or oldest). save with a section scope keeps the layout on the section.",
+    {
+        "required": ["board", "mode"],
+        "properties": {
+            "board": SLUG,
+            "mode": {"type": "string"},
+            "gap": {"type": "number", "minimum": 0, "maximum": 2000},
+            "padding": {"type": "number", "minimum": 0, "maximum": 2000},
+            "scope": {
+                "anyOf": [
+                    {"type": "string", "pattern": "^(ai|all|section:.+)$"},
+                    {"type": "array", "items": {"type": "integer"}, "minItems": 1},
+                ]
+            },
+            "save": {"type": "boolean"},
+            "sections": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+            "cols": {
+                "anyOf": [{"type": "integer", "minimum": 1, "maximum": 100}, {"const": "auto"}]
+            },
+            "sort": {"type": "string"},
+        },
+        "additionalProperties": False,
+    },
+)
+def arrange(call: Call) -> dict[str, Any]:
+    p = call.params
+    with call.workspace.store.transaction() as tx:
+        board = find_board(tx, call.workspace.workspace_id, p["board"])
+        check_board_access(call.principal, board, write=True)
+        board = tx.lock_board(board.id)
+        model = load_board(tx, board, payloads="all")
+        result = layout.arrange(
+            model,
+            p["mode"],
+            gap=p.get("gap"),
+            padding=p.get("padding"),
+            scope=p.get("scope", "ai"),
+            save=p.get("save", False),
+            sections_=p.get("sections"),
+            cols=p.get("cols"),
+            sort=p.get("sort", "reading"),
+        )
+        touched = write_changes(tx, result.changes)
+        tx.record_event(
+            "board.arrange",
+            call.principal.label,
+            board_id=board.id,
+            detail={"mode": p["mode"], "cards": touched},
+        )
+        moved = {r.id: r for r in tx.cards_by_id(list(result.arranged))} if result.arranged else {}
+        return {
+            "board": board.slug,
+            "mode": p["mode"],
+            "cards": [_box(moved[i]) for i in result.arranged if i in moved],
+            "moved": sorted(k for k in result.changes.moves if isinstance(k, int)),
+            "saved": list(result.saved),
+        }
