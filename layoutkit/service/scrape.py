@@ -1,0 +1,281 @@
+"""``scrape_board``: everything an agent needs to read a board back."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from layoutkit.errors import ServiceError, did_you_mean
+from layoutkit.service._common import (
+    SLUG,
+    board_view,
+    card_view,
+    check_board_access,
+    edge_view,
+    find_board,
+    question_view,
+)
+from layoutkit.service.registry import REGISTRY
+from layoutkit.service.workspace import Call
+from layoutkit.storage import BoardRecord, CardRecord, Tx
+
+#: How much of a page card's markdown a preview carries.
+PAGE_PREVIEW_CHARS = 600
+_IMAGE_KINDS = ("step", "media", "figure")
+
+
+def _section_title(card: CardRecord) -> str:
+    title = card.payload.get("title")
+    return title if isinstance(title, str) and title else f"section {card.id}"
+
+
+def _containing_sections(cards: dict[int, CardRecord]) -> dict[int, int | None]:
+    """For every card, the nearest enclosing section frame (by parent links)."""
+    out: dict[int, int | None] = {}
+    for card in cards.values():
+        parent = card.parent_id
+        found = None
+        seen = 0
+        while parent is not None and parent in cards and seen < 16:
+            if cards[parent].kind == "section":
+                found = parent
+                break
+            parent = cards[parent].parent_id
+            seen += 1
+        out[card.id] = found
+    return out
+
+
+def _members(cards: dict[int, CardRecord], frame: int) -> list[int]:
+    out: list[int] = []
+    stack = list(reversed(cards[frame].children or []))
+    while stack:
+        cid = stack.pop()
+        if cid in cards:
+            out.append(cid)
+            stack.extend(reversed(cards[cid].children or []))
+    return out
+
+
+def _image_file(card: CardRecord) -> str | None:
+    for key in ("image", "src", "ref", "file", "name"):
+        value = card.payload.get(key)
+        if isinstance(value, str) and value:
+            return value.rsplit("/", 1)[-1]
+    return None
+
+
+def _reading_order(cards: list[CardRecord]) -> list[CardRecord]:
+    return sorted(cards, key=lambda c: (round(c.y / 40), c.x, c.id))
+
+
+def _flow_chains(cards: dict[int, CardRecord], edges: list[Any]) -> list[list[int]]:
+    """Runs of cards joined by plain flow arrows (wires without rel), start to end."""
+    nxt: dict[int, int] = {}
+    has_prev: set[int] = set()
+    for e in edges:
+        if e.rel is None and e.from_card in cards and e.to_card in cards and e.from_card not in nxt:
+            nxt[e.from_card] = e.to_card
+            has_prev.add(e.to_card)
+    chains = []
+    for start in sorted(nxt):
+        if start in has_prev:
+            continue
+        chain = [start]
+        while chain[-1] in nxt and nxt[chain[-1]] not in chain:
+            chain.append(nxt[chain[-1]])
+        chains.append(chain)
+    return chains
+
+
+def _shape_card(card: CardRecord, section: str | None, pages: str) -> dict[str, Any]:
+    view = card_view(card, section)
+    if card.kind == "page" and pages == "preview":
+        md = card.payload.get("md", "")
+        payload = {k: v for k, v in card.payload.items() if k not in ("md", "pm")}
+        payload["md"] = md[:PAGE_PREVIEW_CHARS]
+        payload["truncated"] = len(md) > PAGE_PREVIEW_CHARS
+        view["payload"] = payload
+    if card.kind in _IMAGE_KINDS:
+        for key in ("vs", "dup", "device"):
+            if key in card.payload:
+                view[key] = card.payload[key]
+    return view
+
+
+@REGISTRY.operation(
+    "scrape_board",
+    "Read a board back: every card as {id, kind, payload, x, y, w, h, layer, version, "
+    "parent, section}, wires, notes, flow chains, the questions digest, sections and "
+    "journeys, and lanes on run boards. section isolates one section; diff pairs the "
+    "cards of two sections; pages preview (default) or full.",
+    {
+        "required": ["board"],
+        "properties": {
+            "board": SLUG,
+            "section": {"type": "string", "minLength": 1},
+            "pages": {"enum": ["preview", "full"]},
+            "diff": {
+                "type": "array",
+                "items": {"type": "string", "minLength": 1},
+                "minItems": 2,
+                "maxItems": 2,
+            },
+        },
+        "additionalProperties": False,
+    },
+)
+def scrape_board(call: Call) -> dict[str, Any]:
+    p = call.params
+    if "section" in p and "diff" in p:
+        raise ServiceError(400, "exclusive_params", "send section or diff, not both", field="diff")
+    with call.workspace.store.read() as tx:
+        board = find_board(tx, call.workspace.workspace_id, p["board"])
+        check_board_access(call.principal, board, write=False)
+        return _scrape(call, tx, board)
+
+
+def _find_section(cards: dict[int, CardRecord], name: str) -> CardRecord:
+    sections = [c for c in cards.values() if c.kind == "section"]
+    for card in sections:
+        if _section_title(card) == name:
+            return card
+    folded = name.casefold()
+    for card in sections:
+        if _section_title(card).casefold() == folded:
+            return card
+    raise ServiceError(
+        404,
+        "unknown_section",
+        f"no section {name!r} on this board",
+        didYouMean=did_you_mean(name, [_section_title(c) for c in sections]),
+    )
+
+
+def _scrape(call: Call, tx: Tx, board: BoardRecord) -> dict[str, Any]:
+    p = call.params
+    cards = {c.id: c for c in tx.cards(board.id)}
+    edges = tx.edges(board.id)
+    section_of = _containing_sections(cards)
+    titles = {cid: _section_title(c) for cid, c in cards.items() if c.kind == "section"}
+    pages = p.get("pages", "preview")
+
+    def shaped(ids: list[int]) -> list[dict[str, Any]]:
+        return [
+            _shape_card(cards[i], titles.get(section_of[i]) if section_of[i] else None, pages)
+            for i in ids
+        ]
+
+    out: dict[str, Any] = {"board": board_view(tx, board)}
+    out["board"]["meta"] = {k: v for k, v in board.meta.items() if k != "createdWith"}
+    if "diff" in p:
+        a, b = (_find_section(cards, name) for name in p["diff"])
+        out["diff"] = _diff(cards, a, b)
+        return out
+    if "section" in p:
+        frame = _find_section(cards, p["section"])
+        keep = [frame.id, *_members(cards, frame.id)]
+    else:
+        keep = sorted(cards, key=lambda i: cards[i].ordinal)
+    kept = set(keep)
+    out["cards"] = shaped(keep)
+    out["edges"] = [edge_view(e) for e in edges if e.from_card in kept and e.to_card in kept]
+    out["notes"] = [
+        {"id": c.id, "text": c.payload.get("md") or c.payload.get("text") or ""}
+        for c in (cards[i] for i in keep)
+        if c.kind == "note" or (c.kind == "text" and c.payload.get("role") == "note")
+    ]
+    out["flows"] = [chain for chain in _flow_chains(cards, edges) if set(chain) <= kept]
+    questions = tx.questions(board.id)
+    out["questions"] = {
+        "staged": sum(q.state == "staged" for q in questions),
+        "answered": sum(q.state == "answered" for q in questions),
+        "released": sum(q.state == "released" for q in questions),
+        "items": [question_view(q) for q in questions],
+    }
+    out["sections"] = [
+        {
+            "id": c.id,
+            "title": titles[c.id],
+            "x": c.x,
+            "y": c.y,
+            "w": c.w,
+            "h": c.h,
+            "cards": len(_members(cards, c.id)),
+            **(
+                {"journey": c.payload["journey"], "pass": c.payload.get("pass")}
+                if "journey" in c.payload
+                else {}
+            ),
+        }
+        for c in sorted((cards[i] for i in titles), key=lambda c: c.ordinal)
+    ]
+    journeys: dict[str, list[dict[str, Any]]] = {}
+    for s in out["sections"]:
+        if "journey" in s:
+            journeys.setdefault(s["journey"], []).append(
+                {"pass": s["pass"], "section": s["id"], "title": s["title"]}
+            )
+    out["journeys"] = {k: sorted(v, key=lambda x: x["pass"] or 0) for k, v in journeys.items()}
+    out.update(_lanes(tx, board))
+    return out
+
+
+def _lanes(tx: Tx, board: BoardRecord) -> dict[str, Any]:
+    if board.lanes:
+        return {"lanes": [{**lane, "openAnnotations": 0} for lane in board.lanes]}
+    parent_slug = board.meta.get("parentBoard")
+    if isinstance(parent_slug, str):
+        parent = tx.board_by_slug(board.workspace_id, parent_slug)
+        if parent is not None:
+            return {
+                "siblings": [
+                    {**lane, "active": lane.get("slug") == board.slug} for lane in parent.lanes
+                ]
+            }
+    return {}
+
+
+def _natural_key(name: str) -> list[Any]:
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
+
+
+def _diff(cards: dict[int, CardRecord], a: CardRecord, b: CardRecord) -> dict[str, Any]:
+    """Pair the cards of two sections: same file first, then reading order."""
+    left = _reading_order(
+        [cards[i] for i in _members(cards, a.id) if cards[i].kind not in ("section", "cluster")]
+    )
+    right = _reading_order(
+        [cards[i] for i in _members(cards, b.id) if cards[i].kind not in ("section", "cluster")]
+    )
+    pairs: list[dict[str, Any]] = []
+    used: set[int] = set()
+    by_file: dict[str, list[CardRecord]] = {}
+    for card in right:
+        name = _image_file(card)
+        if name:
+            by_file.setdefault(name, []).append(card)
+    rest_left: list[CardRecord] = []
+    for card in left:
+        name = _image_file(card)
+        match = (
+            next((c for c in by_file.get(name or "", []) if c.id not in used), None)
+            if name
+            else None
+        )
+        if match is not None:
+            used.add(match.id)
+            pairs.append({"a": card.id, "b": match.id, "by": "file"})
+        else:
+            rest_left.append(card)
+    rest_right = [c for c in right if c.id not in used]
+    for la, rb in zip(rest_left, rest_right, strict=False):
+        pairs.append({"a": la.id, "b": rb.id, "by": "order"})
+    n = min(len(rest_left), len(rest_right))
+    return {
+        "a": _section_title(a),
+        "b": _section_title(b),
+        "pairs": pairs,
+        "unpairedA": [c.id for c in rest_left[n:]],
+        "unpairedB": [c.id for c in rest_right[n:]],
+    }
