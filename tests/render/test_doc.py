@@ -363,3 +363,24 @@ def test_every_gallery_doc_renders_deterministically() -> None:
 def test_bare_payload_is_accepted() -> None:
     html = render_doc({"title": "Bare", "elements": [el("prose", md="hello")]})
     assert "<title>Bare</title>" in html and "hello" in html
+
+
+@pytest.mark.parametrize("name", sorted(DOCS))
+def test_normalized_documents_render(name: str) -> None:
+    """What the write path stores (validated, normalized) renders without unknown kinds."""
+    elements = pytest.importorskip("layoutkit.elements")
+    raw = DOCS[name] if "kind" in DOCS[name] else {"kind": "doc", "payload": DOCS[name]}
+    normalized = elements.validate_element(raw).normalized
+    assert normalized is not None
+    html = render_doc(normalized)
+    assert 'class="unknown-kind"' not in html
+    assert html == render_doc(normalized)
+
+
+@pytest.mark.parametrize("audience", ["public", "technical", "internal"])
+def test_fallback_filter_agrees_with_the_contract_filter(audience: str) -> None:
+    elements = pytest.importorskip("layoutkit.elements")
+    normalized = elements.validate_element(EVERY_ELEMENT_DOC).normalized
+    ours = filter_element(normalized, audience)
+    theirs = elements.filter_audience(normalized, audience)
+    assert render_doc(ours) == render_doc(theirs)
