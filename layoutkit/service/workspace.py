@@ -11,6 +11,13 @@ from layoutkit.principal import Principal
 from layoutkit.service.registry import REGISTRY, Registry
 from layoutkit.storage import StorageError, Store, open_store
 
+#: What a share link may do: read its board; annotate links may also annotate it.
+_READ_OPERATIONS = frozenset({"scrape_board", "get", "docs", "validate", "render_board"})
+SHARE_OPERATIONS: dict[str, frozenset[str]] = {
+    "view": _READ_OPERATIONS,
+    "annotate": _READ_OPERATIONS | {"annotate", "reply"},
+}
+
 
 @attrs.frozen(slots=True)
 class Call:
@@ -50,6 +57,37 @@ class Workspace:
             raise ServiceError(400, "unsupported_url", str(exc)) from exc
         return cls(store, name=name)
 
+    def create_token(self, kind: str, name: str) -> str:
+        """Mint an API token for ``kind`` (owner, user, agent, service) called ``name``.
+
+        The plain token is returned once; only its hash is stored. Raises
+        :class:`ServiceError` 400 ``invalid_token_kind`` for another kind.
+        """
+        if kind not in ("owner", "user", "agent", "service"):
+            raise ServiceError(
+                400, "invalid_token_kind", "token kind is owner, user, agent or service"
+            )
+        with self.store.transaction() as tx:
+            _, token = tx.create_api_token(kind, name)  # type: ignore[arg-type]
+            tx.record_event("token.create", f"{kind}:{name}", detail={"kind": kind})
+        return token
+
+    def authenticate(self, token: str) -> Principal | None:
+        """The principal a bearer token or share-link token stands for, or None."""
+        with self.store.read() as tx:
+            if token.startswith("lks_"):
+                link = tx.verify_share_token(token)
+                board = tx.board(link.board_id) if link is not None else None
+                if link is None or board is None or board.workspace_id != self.workspace_id:
+                    return None
+                return Principal.share(board.slug, link.mode)
+            record = tx.verify_api_token(token)
+        if record is None:
+            return None
+        if record.kind == "owner":
+            return Principal.owner(record.name)
+        return Principal(record.kind, record.name)
+
     def close(self) -> None:
         self.store.close()
 
@@ -69,8 +107,13 @@ class Workspace:
         (400 ``invalid_params``) or any refusal of the operation itself.
         """
         operation = self.registry.get(op)
+        who = principal or Principal.owner()
+        if who.kind == "share" and op not in SHARE_OPERATIONS[who.mode or "view"]:
+            raise ServiceError(
+                403, "forbidden", f"a {who.mode} share link cannot call {op}", operation=op
+            )
         checked = operation.check_params({} if params is None else params)
-        return operation.handler(Call(self, principal or Principal.owner(), checked))
+        return operation.handler(Call(self, who, checked))
 
     def operations(self) -> list[dict[str, Any]]:
         """Every registered operation as ``{name, description, params_schema}``."""

@@ -18,7 +18,7 @@ import attrs
 Layer = Literal["ai", "human"]
 QuestionState = Literal["staged", "answered", "released"]
 ShareMode = Literal["view", "annotate"]
-TokenKind = Literal["user", "agent", "service"]
+TokenKind = Literal["owner", "user", "agent", "service"]
 
 
 @attrs.frozen(slots=True)

@@ -1066,12 +1066,12 @@ class SqlTx:
     # -- API tokens -------------------------------------------------------
 
     def create_api_token(self, kind: TokenKind, name: str) -> tuple[ApiTokenRecord, str]:
-        """Issue a token for a user, agent or service; returns the record and the
+        """Issue a token for the owner, a user, an agent or a service; returns the record and the
         plain token (shown once; only its hash is kept). Raises ``ValueError`` for a bad kind.
         """
         self._write()
-        if kind not in ("user", "agent", "service"):
-            raise ValueError(f"token kind must be user, agent or service, not {kind!r}")
+        if kind not in ("owner", "user", "agent", "service"):
+            raise ValueError(f"token kind must be owner, user, agent or service, not {kind!r}")
         token = "lkt_" + secrets.token_urlsafe(32)
         now = self.now()
         token_id = self.conn.execute(
