@@ -15,6 +15,7 @@ from layoutkit.service._common import (
     find_board,
     question_view,
 )
+from layoutkit.service.generic import kind_handler
 from layoutkit.service.registry import REGISTRY
 from layoutkit.service.workspace import Call
 from layoutkit.storage import BoardRecord, CardRecord, Tx
@@ -278,4 +279,33 @@ def _diff(cards: dict[int, CardRecord], a: CardRecord, b: CardRecord) -> dict[st
         "pairs": pairs,
         "unpairedA": [c.id for c in rest_left[n:]],
         "unpairedB": [c.id for c in rest_right[n:]],
+    }
+
+
+@kind_handler("list", "section", {"board": SLUG}, required=("board",))
+def list_sections(call: Call) -> dict[str, Any]:
+    """The section frames of a board, oldest first, with journey and pass."""
+    with call.workspace.store.read() as tx:
+        board = find_board(tx, call.workspace.workspace_id, call.params["board"])
+        check_board_access(call.principal, board, write=False)
+        boxes = [c for c in tx.card_boxes(board.id) if c.kind == "section"]
+        full = {c.id: c for c in tx.cards_by_id([c.id for c in boxes])} if boxes else {}
+    return {
+        "sections": [
+            {
+                "id": c.id,
+                "title": _section_title(c),
+                "x": c.x,
+                "y": c.y,
+                "w": c.w,
+                "h": c.h,
+                "children": len(c.children or []),
+                **(
+                    {"journey": c.payload["journey"], "pass": c.payload.get("pass")}
+                    if "journey" in c.payload
+                    else {}
+                ),
+            }
+            for c in sorted(full.values(), key=lambda c: c.ordinal)
+        ]
     }
