@@ -182,7 +182,8 @@ def write(scene: Scene, fmt: str, *, max_dim: int = 1600, title: str | None = No
 
 def diagram_svg(payload: dict) -> str:
     """Inline SVG of a diagram payload drawn from its geo (for documents)."""
-    scene = diagram_scene(payload)
+    # The document shows the caption as a figcaption with inline markup.
+    scene = diagram_scene({k: v for k, v in payload.items() if k != "caption"})
     scene.background = ""
     scene.items.insert(0, Box(0, 0, scene.width, scene.height, fill=CARD, stroke=LINE, radius=10))
     return to_svg_fragment(scene, str(payload.get("title") or "diagram"))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from layoutkit.layout.text import line_height, text_width
+from layoutkit.render._face_text import plain_inline
 from layoutkit.render._format import as_number
 from layoutkit.render._icons import icon_glyph
 from layoutkit.render._palette import CARD, FG, LINE, METHOD_COLORS, MUTED, SOFT, tone
@@ -690,7 +691,7 @@ def diagram_scene_items(
         cy += line_height(11)
     if payload.get("caption"):
         run = text_run(
-            x + pad, cy, str(payload["caption"]), inner, size=12, fill=MUTED, max_lines=2
+            x + pad, cy, plain_inline(str(payload["caption"])), inner, size=12, fill=MUTED, max_lines=2
         )
         items.append(run)
         cy += run.height
