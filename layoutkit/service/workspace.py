@@ -12,7 +12,9 @@ from layoutkit.service.registry import REGISTRY, Registry
 from layoutkit.storage import StorageError, Store, open_store
 
 #: What a share link may do: read its board; annotate links may also annotate it.
-_READ_OPERATIONS = frozenset({"scrape_board", "get", "docs", "validate", "render_board"})
+_READ_OPERATIONS = frozenset(
+    {"scrape_board", "get", "docs", "validate", "render_board", "board_stamp"}
+)
 SHARE_OPERATIONS: dict[str, frozenset[str]] = {
     "view": _READ_OPERATIONS,
     "annotate": _READ_OPERATIONS | {"annotate", "reply"},

@@ -1,0 +1,107 @@
+"""Read-only views of stored content: board pictures, card refresh, page re-render."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from typing import Any
+
+from layoutkit import diagram, render
+from layoutkit.errors import ServiceError
+from layoutkit.service._common import SLUG, check_board_access, find_board
+from layoutkit.service.registry import REGISTRY
+from layoutkit.service.scrape import scrape_board
+from layoutkit.service.workspace import Call
+
+
+@REGISTRY.operation(
+    "render_board",
+    "Draw a board (or one section of it) as SVG text or PNG (base64, longest side at most "
+    "1600 px): frames with titles, wires, and every card's face. stamp changes whenever "
+    "the board does, so a viewer can poll it cheaply with board_stamp.",
+    {
+        "required": ["board"],
+        "properties": {
+            "board": SLUG,
+            "format": {"enum": ["svg", "png"]},
+            "section": {"type": "string", "minLength": 1},
+        },
+        "additionalProperties": False,
+    },
+)
+def render_board(call: Call) -> dict[str, Any]:
+    scrape_params = {"board": call.params["board"], "pages": "full"}
+    if "section" in call.params:
+        scrape_params["section"] = call.params["section"]
+    scraped = scrape_board(Call(call.workspace, call.principal, scrape_params))
+    fmt = call.params.get("format", "svg")
+    out = render.render_board(scraped, format=fmt)
+    result: dict[str, Any] = {
+        "board": call.params["board"],
+        "format": fmt,
+        "cards": len(scraped["cards"]),
+    }
+    if fmt == "svg":
+        result["svg"] = out
+    else:
+        result["png"] = base64.b64encode(out).decode("ascii")  # type: ignore[arg-type]
+    return result
+
+
+@REGISTRY.operation(
+    "board_stamp",
+    "A short value that changes whenever a board's cards or wires change; viewers poll it "
+    "to know when to redraw.",
+    {"required": ["board"], "properties": {"board": SLUG}, "additionalProperties": False},
+)
+def board_stamp(call: Call) -> dict[str, Any]:
+    with call.workspace.store.read() as tx:
+        board = find_board(tx, call.workspace.workspace_id, call.params["board"])
+        check_board_access(call.principal, board, write=False)
+        digest = hashlib.sha256()
+        for box in tx.card_boxes(board.id):
+            digest.update(f"{box.id}:{box.version};".encode())
+        for edge in tx.edges(board.id):
+            digest.update(f"e{edge.id};".encode())
+        digest.update(board.updated_at.isoformat().encode())
+    return {"board": board.slug, "stamp": digest.hexdigest()[:16]}
+
+
+@REGISTRY.operation(
+    "refresh_card",
+    "Lay a diagram card out again from its semantic payload; moved nodes (overrides) "
+    "survive. A card with a living source needs a repository connection, which this "
+    "deployment does not have (501).",
+    {"required": ["id"], "properties": {"id": {"type": "integer"}}, "additionalProperties": False},
+)
+def refresh_card(call: Call) -> dict[str, Any]:
+    with call.workspace.store.transaction() as tx:
+        card = tx.card(call.params["id"])
+        board = tx.board(card.board_id) if card is not None and not card.deleted else None
+        if card is None or board is None or board.workspace_id != call.workspace.workspace_id:
+            raise ServiceError(404, "unknown_card", f"no card {call.params['id']}")
+        check_board_access(call.principal, board, write=True)
+        if card.kind != "diagram":
+            raise ServiceError(400, "not_refreshable", f"a {card.kind} card has nothing to refresh")
+        if card.payload.get("source"):
+            raise ServiceError(
+                501,
+                "source_unavailable",
+                "refreshing from a living source needs a repository connection; none is configured",
+            )
+        tx.lock_board(board.id)
+        laid = diagram.lay_out(card.payload)
+        (updated,) = tx.update_cards([{"id": card.id, "payload": laid}])
+        return {"id": updated.id, "version": updated.version, "metrics": laid.get("metrics", {})}
+
+
+@REGISTRY.operation(
+    "render_pages",
+    "Re-render a page card's page images. Needs a capture sidecar; without one it answers "
+    "501 (do not retry).",
+    {"required": ["id"], "properties": {"id": {"type": "integer"}}, "additionalProperties": False},
+)
+def render_pages(call: Call) -> dict[str, Any]:
+    raise ServiceError(
+        501, "no_capture_sidecar", "page images need a capture sidecar; none is configured"
+    )
