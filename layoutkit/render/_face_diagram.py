@@ -446,7 +446,7 @@ def _edge_items(edge: dict, spec: dict, frame: _Frame) -> list[Item]:
         for p in edge.get("points") or []
         if isinstance(p, (list, tuple)) and len(p) >= 2
     ]
-    style = str(spec.get("style") or "solid")
+    style = str(spec.get("style") or edge.get("style") or "solid")
     if len(pts) < 2 or style == "invisible":
         return []
     k = frame.k
@@ -471,8 +471,9 @@ def _edge_items(edge: dict, spec: dict, frame: _Frame) -> list[Item]:
         items.append(arrowhead(pts[-2], pts[-1], EDGE_COLOR, 8 * k))
         if style == "both":
             items.append(arrowhead(pts[1], pts[0], EDGE_COLOR, 8 * k))
-    label = spec.get("label")
-    box = _box(edge.get("label"))
+    label_box = edge.get("label") if isinstance(edge.get("label"), dict) else {}
+    label = label_box.get("text") or spec.get("label")
+    box = _box(label_box)
     if label:
         if box is None:
             mid = len(pts) // 2
@@ -498,16 +499,22 @@ def _edge_items(edge: dict, spec: dict, frame: _Frame) -> list[Item]:
 
 
 def _edge_specs(payload: dict, geo_edges: list) -> list[dict]:
+    """The authored edge behind each geo edge: by ``index`` when the engine gave
+    one, else in order when the counts match, else by (from, to)."""
     specs = [e for e in payload.get("edges") or [] if isinstance(e, dict)]
-    if len(specs) == len(geo_edges):
-        return specs
     by_pair: dict[tuple[str, str], list[dict]] = {}
     for spec in specs:
         by_pair.setdefault((str(spec.get("from")), str(spec.get("to"))), []).append(spec)
     out = []
-    for edge in geo_edges:
-        bucket = by_pair.get((str(edge.get("from")), str(edge.get("to")))) or []
-        out.append(bucket.pop(0) if bucket else {"label": edge.get("text")})
+    for i, edge in enumerate(geo_edges):
+        index = edge.get("index")
+        if isinstance(index, int) and 0 <= index < len(specs):
+            out.append(specs[index])
+        elif len(specs) == len(geo_edges):
+            out.append(specs[i])
+        else:
+            bucket = by_pair.get((str(edge.get("from")), str(edge.get("to")))) or []
+            out.append(bucket.pop(0) if bucket else {})
     return out
 
 
@@ -581,6 +588,138 @@ def geo_items(payload: dict, frame: _Frame) -> list[Item]:
         box = _box(rect)
         if box is not None:
             items.extend(_node_items(nodes.get(str(nid), {"title": str(nid)}), frame.rect(box), k))
+    items.extend(_port_items(geo, nodes, frame))
+    return items
+
+
+def _port_items(geo: dict, nodes: dict[str, dict], frame: _Frame) -> list[Item]:
+    """A dot on the node border per port, with its label just inside the node."""
+    k = frame.k
+    items: list[Item] = []
+    ports = geo.get("ports") if isinstance(geo.get("ports"), dict) else {}
+    for nid, by_id in ports.items():
+        if not isinstance(by_id, dict):
+            continue
+        specs = {
+            str(p.get("id")): p
+            for p in nodes.get(str(nid), {}).get("ports") or []
+            if isinstance(p, dict)
+        }
+        for pid, spot in by_id.items():
+            px, py = (
+                as_number(spot.get("x")),
+                as_number(spot.get("y")) if isinstance(spot, dict) else (None, None),
+            )
+            if px is None or py is None:
+                continue
+            cx, cy = frame.pt(px, py)
+            items.append(
+                Ellipse(cx - 3.5 * k, cy - 3.5 * k, 7 * k, 7 * k, CARD, EDGE_COLOR, 1.2 * k)
+            )
+            label = specs.get(str(pid), {}).get("label")
+            if label:
+                side = spot.get("side") or specs.get(str(pid), {}).get("side") or "right"
+                size = 9.5 * k
+                dx = {"left": 6 * k, "right": -6 * k}.get(side, 0.0)
+                dy = {"top": 4 * k, "bottom": -4 * k - line_height(size)}.get(
+                    side, -line_height(size) / 2
+                )
+                anchor = {"left": "start", "right": "end"}.get(side, "middle")
+                items.append(
+                    Text(cx + dx, cy + dy, (str(label),), size, "sans", MUTED, 0.0, anchor)
+                )  # type: ignore[arg-type]
+    return items
+
+
+_ENGINE_BOXES = ("header", "legend", "stats", "caption", "footer")
+
+
+def _engine_chrome(payload: dict, geo: dict, frame: _Frame) -> list[Item]:
+    """Header, legend, stats strip, caption and footer at the boxes the engine placed."""
+    k = frame.k
+    items: list[Item] = []
+    header = geo.get("header") if isinstance(geo.get("header"), dict) else {}
+    styles = {
+        "kicker": (12.0, "sans-bold", "#1c6ae4"),
+        "title": (20.0, "sans-bold", FG),
+        "subtitle": (14.0, "sans", MUTED),
+    }
+    for part in header.get("parts") or []:
+        box = _box(part)
+        key = part.get("key") if isinstance(part, dict) else None
+        if box is None or key not in styles or not payload.get(key):
+            continue
+        size, font, color = styles[key]
+        # Wrapping at the measured block width gives back the engine's own lines.
+        run = text_run(0, 0, str(payload[key]), box[2] + 0.5, size=size, font=font)  # type: ignore[arg-type]
+        x, y = frame.pt(box[0], box[1])
+        items.append(Text(x, y, run.lines, size * k, font, color))  # type: ignore[arg-type]
+    legend = _box(geo.get("legend"))
+    if legend:
+        lx, ly = frame.pt(legend[0], legend[1])
+        right = lx + legend[2] * k
+        for entry in payload.get("legend") or []:
+            if not isinstance(entry, dict):
+                continue
+            label = str(entry.get("label") or "")
+            span = (text_width(label, 12) + 60) * k
+            if lx + span > right + 1 and lx > frame.pt(legend[0], 0)[0]:
+                lx, ly = frame.pt(legend[0], 0)[0], ly + 22 * k
+            style = str(entry.get("style") or "solid")
+            dash = EDGE_DASH.get(style)
+            items.append(
+                Path(
+                    ((lx, ly + 11 * k), (lx + 36 * k, ly + 11 * k)),
+                    stroke=EDGE_COLOR,
+                    width=(2.6 if style == "thick" else 1.4) * k,
+                    dash=tuple(d * k for d in dash) if dash else None,
+                )
+            )
+            items.append(
+                Text(
+                    lx + 44 * k,
+                    ly + (22 - line_height(12)) / 2 * k,
+                    (label,),
+                    12 * k,
+                    "sans",
+                    MUTED,
+                )
+            )
+            lx += span
+    stats = geo.get("stats") if isinstance(geo.get("stats"), dict) else None
+    box = _box(stats)
+    if box:
+        cell = as_number(stats.get("cell")) or box[2] / max(len(payload.get("stats") or [1]), 1)  # type: ignore[union-attr]
+        for i, stat in enumerate(s for s in payload.get("stats") or [] if isinstance(s, dict)):
+            sx, sy = frame.pt(box[0] + i * cell, box[1])
+            items.append(Box(sx, sy, (cell - 6) * k, box[3] * k, fill=SOFT, radius=6 * k))
+            items.append(
+                Text(
+                    sx + 10 * k,
+                    sy + 4 * k,
+                    (fit_line(str(stat.get("value") or ""), cell - 16, 20, "sans-bold"),),
+                    20 * k,
+                    "sans-bold",
+                    FG,
+                )
+            )
+            items.append(
+                Text(
+                    sx + 10 * k,
+                    sy + 34 * k,
+                    (fit_line(str(stat.get("label") or ""), cell - 16, 12),),
+                    12 * k,
+                    "sans",
+                    MUTED,
+                )
+            )
+    for key in ("caption", "footer"):
+        box = _box(geo.get(key))
+        if box and payload.get(key):
+            text = plain_inline(str(payload[key])) if key == "caption" else str(payload[key])
+            run = text_run(0, 0, text, box[2] + 0.5, size=12)
+            x, y = frame.pt(box[0], box[1])
+            items.append(Text(x, y, run.lines, 12 * k, "sans", MUTED))
     return items
 
 
@@ -592,6 +731,18 @@ def diagram_scene_items(
     ``h`` None means natural height (geo drawn 1:1 unless wider than ``w``).
     Returns the items and the height used.
     """
+    geo = payload.get("geo") if isinstance(payload.get("geo"), dict) else {}
+    gw = as_number(geo.get("width")) or 0.0
+    gh = as_number(geo.get("height")) or 0.0
+    outside = ("kicker", "title", "subtitle", "stats", "legend", "footer", "caption")
+    engine_made = any(key in geo for key in _ENGINE_BOXES) or not any(
+        payload.get(key) for key in outside
+    )
+    if gw > 0 and gh > 0 and engine_made:
+        # The engine laid out the whole face (header to footer): draw it as placed.
+        k = min(w / gw, 1.0) if h is None else min(w / gw, h / gh, 2.0)
+        frame = _Frame(x + (w - gw * k) / 2, y, k)
+        return geo_items(payload, frame) + _engine_chrome(payload, geo, frame), gh * k
     items: list[Item] = []
     pad = 12.0
     cy = y + pad
@@ -653,9 +804,6 @@ def diagram_scene_items(
         line_height(12) * 2 if payload.get("caption") else 0
     )
     legend_h = 22.0 if legend else 0.0
-    geo = payload.get("geo") if isinstance(payload.get("geo"), dict) else {}
-    gw = as_number(geo.get("width")) or 0.0
-    gh = as_number(geo.get("height")) or 0.0
     cy += 8
     if gw > 0 and gh > 0:
         avail_h = (y + h - cy - legend_h - footer_h - pad) if h is not None else gh
@@ -691,7 +839,13 @@ def diagram_scene_items(
         cy += line_height(11)
     if payload.get("caption"):
         run = text_run(
-            x + pad, cy, plain_inline(str(payload["caption"])), inner, size=12, fill=MUTED, max_lines=2
+            x + pad,
+            cy,
+            plain_inline(str(payload["caption"])),
+            inner,
+            size=12,
+            fill=MUTED,
+            max_lines=2,
         )
         items.append(run)
         cy += run.height
@@ -704,7 +858,9 @@ def diagram_scene(payload: dict) -> Scene:
         if isinstance(payload.get("geo"), dict)
         else None
     )
-    width = max((gw or 480.0) + 24, 320.0)
+    geo = payload.get("geo") if isinstance(payload.get("geo"), dict) else {}
+    engine_made = any(key in geo for key in _ENGINE_BOXES)
+    width = (gw or 480.0) if engine_made and gw else max((gw or 480.0) + 24, 320.0)
     items, height = diagram_scene_items(payload, 0, 0, width, None)
     scene = Scene(width, height, background=CARD)
     scene.items = items

@@ -306,3 +306,35 @@ def test_small_board_is_deterministic() -> None:
 def test_empty_board_renders() -> None:
     svg = render_board({"board": {"slug": "empty"}, "cards": [], "edges": []})
     assert "0 cards" in svg_text(svg)
+
+
+def test_engine_geo_places_header_footer_and_ports() -> None:
+    layout = pytest.importorskip("layoutkit.diagram")
+    payload = {k: v for k, v in DIAGRAM.items() if k != "geo"}
+    payload["caption"] = "A *short* caption"
+    web = {
+        "id": "web",
+        "title": "Web",
+        "ports": [{"id": "out", "label": "egress", "side": "right"}],
+    }
+    payload["lanes"] = [{**payload["lanes"][0], "nodes": [web]}, payload["lanes"][1]]
+    payload["edges"] = [{**payload["edges"][0], "from": "web.out"}, *payload["edges"][1:]]
+    laid = layout.lay_out(payload)
+    geo = laid["geo"]
+    scene = card_scene(
+        {"id": 1, "kind": "diagram", "payload": laid, "w": geo["width"], "h": geo["height"]}
+    )
+    texts = {line: item for item in scene.items if isinstance(item, Text) for line in item.lines}
+    title_box = next(p for p in geo["header"]["parts"] if p["key"] == "title")
+    assert texts["Checkout"].y == pytest.approx(title_box["y"])
+    assert texts["Checkout"].size == 20
+    assert texts["A short caption"].y == pytest.approx(geo["caption"]["y"])
+    assert texts["Drawn from geo"].y == pytest.approx(geo["footer"]["y"])
+    assert texts["99.9%"].y == pytest.approx(geo["stats"]["y"] + 4)
+    assert "writes" in texts and "egress" in texts and "HTTPS" in texts
+    port = geo["ports"]["web"]["out"]
+    dots = [i for i in scene.items if isinstance(i, Ellipse)]
+    assert any(
+        i.x + i.w / 2 == pytest.approx(port["x"]) and i.y + i.h / 2 == pytest.approx(port["y"])
+        for i in dots
+    )
