@@ -8,25 +8,27 @@ its params. No rule lives here: requests become ``Workspace.call`` and
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Awaitable, Callable
+from importlib import resources
 from typing import Any
 
 import anyio
 import attrs
 from starlette.applications import Starlette
+from starlette.datastructures import UploadFile
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import BaseRoute, Route
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
 
 from layoutkit import ServiceError, Workspace
+from layoutkit.adapters.viewer import viewer_page
 from layoutkit.principal import Principal
 
 API = "/api/v1"
 #: compose_board bodies may be up to 8 MiB; no route takes more JSON than that.
 MAX_JSON_BODY = 8 * 1024 * 1024
-
-Authenticate = Callable[[Request], Principal | None]
 
 
 @attrs.frozen
@@ -98,22 +100,40 @@ NAMED_ROUTES: tuple[NamedRoute, ...] = (
 )
 
 
+#: Multipart upload routes: path → operation, with the path param's name in the op.
+UPLOAD_ROUTES: tuple[NamedRoute, ...] = (
+    NamedRoute(
+        "POST", "/boards/{slug}/upload", "upload_files", {"slug": "board"}, summary="Upload files"
+    ),
+    NamedRoute(
+        "POST", "/tasks/{id}/upload", "upload_task_file", {"id": "id"}, summary="Attach a file"
+    ),
+)
+#: Per-file and per-request caps of multipart uploads (the operation checks its own too).
+MAX_UPLOAD_PART = 25 * 1024 * 1024
+MAX_UPLOAD_BODY = 100 * 1024 * 1024
+
+
 def error_response(err: ServiceError) -> JSONResponse:
     return JSONResponse(err.body, status_code=err.status)
 
 
-async def _json_body(request: Request) -> dict[str, Any]:
+async def _read_body(request: Request, limit: int) -> bytes:
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > MAX_JSON_BODY:
-        raise ServiceError(413, "payload_too_large", f"request body over {MAX_JSON_BODY} bytes")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise ServiceError(413, "payload_too_large", f"request body over {limit} bytes")
     chunks: list[bytes] = []
     size = 0
     async for chunk in request.stream():
         size += len(chunk)
-        if size > MAX_JSON_BODY:
-            raise ServiceError(413, "payload_too_large", f"request body over {MAX_JSON_BODY} bytes")
+        if size > limit:
+            raise ServiceError(413, "payload_too_large", f"request body over {limit} bytes")
         chunks.append(chunk)
-    raw = b"".join(chunks)
+    return b"".join(chunks)
+
+
+async def _json_body(request: Request) -> dict[str, Any]:
+    raw = await _read_body(request, MAX_JSON_BODY)
     if not raw.strip():
         return {}
     try:
@@ -132,24 +152,39 @@ def _coerce(value: str) -> Any:
     return value
 
 
-class HttpAdapter:
-    """Holds the workspace and the authenticator; builds the Starlette routes."""
+def bearer_token(request: Request) -> str | None:
+    """The credential of a request: ``Authorization: Bearer``, else a ``token`` query value.
 
-    def __init__(self, ws: Workspace, authenticate: Authenticate | None = None) -> None:
+    The query form exists for the browser viewer, whose image and poll requests
+    cannot set headers on a plain link.
+    """
+    header = request.headers.get("authorization", "")
+    if header.lower().startswith("bearer "):
+        return header[7:].strip() or None
+    return request.query_params.get("token") or None
+
+
+class HttpAdapter:
+    """Holds the workspace and builds the Starlette routes; no rules live here."""
+
+    def __init__(self, ws: Workspace, *, require_auth: bool = True) -> None:
         self.ws = ws
-        self.authenticate = authenticate
+        self.require_auth = require_auth
 
     def principal(self, request: Request) -> Principal | None:
-        if self.authenticate is None:
-            return None
-        principal = self.authenticate(request)
-        if principal is None:
+        token = bearer_token(request)
+        if token is None:
+            if not self.require_auth:
+                return None
             raise ServiceError(401, "unauthenticated", "send Authorization: Bearer <token>")
+        principal = self.ws.authenticate(token)
+        if principal is None:
+            raise ServiceError(401, "unauthenticated", "the token is unknown or revoked")
         return principal
 
     async def run(self, request: Request, op: str, params: dict[str, Any]) -> Response:
         try:
-            principal = self.principal(request)
+            principal = await anyio.to_thread.run_sync(self.principal, request)
             result = await anyio.to_thread.run_sync(self.ws.call, op, params, principal)
         except ServiceError as err:
             return error_response(err)
@@ -177,25 +212,150 @@ class HttpAdapter:
 
         return endpoint
 
+    def upload_endpoint(self, route: NamedRoute) -> Callable[[Request], Awaitable[Response]]:
+        async def endpoint(request: Request) -> Response:
+            try:
+                params = await _multipart_params(request)
+            except ServiceError as err:
+                return error_response(err)
+            for name, param in route.path_params.items():
+                params[param] = _coerce(request.path_params[name])
+            return await self.run(request, route.operation, params)
+
+        return endpoint
+
     async def openapi_endpoint(self, request: Request) -> Response:
         return JSONResponse(openapi_document(self.ws))
+
+    async def health_endpoint(self, request: Request) -> Response:
+        return JSONResponse({"ok": True})
+
+    async def viewer_endpoint(self, request: Request) -> Response:
+        return HTMLResponse(viewer_page(request.path_params["slug"], token=None))
+
+    async def share_endpoint(self, request: Request) -> Response:
+        token = request.path_params["token"]
+        principal = await anyio.to_thread.run_sync(self.ws.authenticate, token)
+        if principal is None or principal.kind != "share" or principal.board is None:
+            return HTMLResponse("<h1>This link is not valid.</h1>", status_code=404)
+        return HTMLResponse(viewer_page(principal.board, token=token))
 
     def routes(self) -> list[BaseRoute]:
         routes: list[BaseRoute] = [
             Route(f"{API}/openapi.json", self.openapi_endpoint, methods=["GET"]),
+            Route(f"{API}/health", self.health_endpoint, methods=["GET"]),
             Route(f"{API}/ops/{{operation}}", self.op_endpoint, methods=["POST"]),
+            Route("/boards/{slug}", self.viewer_endpoint, methods=["GET"]),
+            Route("/s/{token}", self.share_endpoint, methods=["GET"]),
         ]
         for named in NAMED_ROUTES:
             routes.append(
                 Route(API + named.path, self.named_endpoint(named), methods=[named.method])
             )
+        for upload in UPLOAD_ROUTES:
+            routes.append(Route(API + upload.path, self.upload_endpoint(upload), methods=["POST"]))
         return routes
 
 
-def create_app(ws: Workspace, authenticate: Authenticate | None = None) -> Starlette:
-    """The ASGI app serving ``ws``; ``authenticate`` maps a request to a principal (None → 401)."""
-    adapter = HttpAdapter(ws, authenticate)
-    return Starlette(routes=adapter.routes())
+async def _multipart_params(request: Request) -> dict[str, Any]:
+    """Turn a multipart upload (files plus plain fields) into operation params."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > MAX_UPLOAD_BODY:
+        raise ServiceError(413, "payload_too_large", f"uploads are at most {MAX_UPLOAD_BODY} bytes")
+    if not request.headers.get("content-type", "").startswith("multipart/form-data"):
+        raise ServiceError(400, "invalid_upload", "send multipart/form-data with one or more files")
+    try:
+        form = await request.form(max_files=200, max_fields=50, max_part_size=MAX_UPLOAD_PART)
+    except Exception as exc:  # the multipart parser raises its own error types
+        status = 413 if "size" in str(exc).lower() else 400
+        code = "payload_too_large" if status == 413 else "invalid_upload"
+        raise ServiceError(status, code, f"cannot read the upload: {exc}") from exc
+    params: dict[str, Any] = {}
+    files: list[dict[str, Any]] = []
+    async with form:
+        for key, value in form.multi_items():
+            if isinstance(value, UploadFile):
+                data = await value.read()
+                if len(data) > MAX_UPLOAD_PART:
+                    raise ServiceError(
+                        413,
+                        "payload_too_large",
+                        f"{value.filename} is over {MAX_UPLOAD_PART} bytes",
+                    )
+                entry: dict[str, Any] = {
+                    "name": value.filename or key,
+                    "data": base64.b64encode(data).decode("ascii"),
+                }
+                if value.content_type:
+                    entry["mime"] = value.content_type
+                files.append(entry)
+            elif key in ("createSection",):
+                params[key] = value.lower() in ("1", "true", "yes", "on")
+            elif key == "anchor" and value.isdigit():
+                params[key] = int(value)
+            else:
+                params[key] = value
+    params["files"] = files
+    return params
+
+
+def create_app(ws: Workspace, *, require_auth: bool = True, mcp: bool = True) -> Starlette:
+    """The ASGI app serving ``ws``: the API under ``/api/v1``, the board viewer and MCP.
+
+    Every request needs a credential (a bearer token or a share link's token)
+    unless ``require_auth`` is False, which embedding code may choose for a
+    private loopback server.
+    """
+    adapter = HttpAdapter(ws, require_auth=require_auth)
+    routes = adapter.routes()
+    lifespan = None
+    if mcp:
+        from layoutkit.adapters.mcp import streamable_http_app
+
+        mcp_app, lifespan = streamable_http_app(ws, adapter.principal)
+        routes.append(Mount("/mcp", app=mcp_app))
+    return Starlette(routes=routes, lifespan=lifespan)
+
+
+def run_server(
+    ws: Workspace,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    example: bool = False,
+    echo: Callable[[str], None] = print,
+) -> None:
+    """Serve ``ws`` with uvicorn until interrupted.
+
+    With ``example`` an example board is composed first (once). A fresh owner
+    token is minted and printed at start so a new user can call the API and
+    open the viewer straight away.
+    """
+    import uvicorn
+
+    if example:
+        slug = seed_example(ws)
+        echo(f"example board: http://{host}:{port}/boards/{slug}")
+    token = ws.create_token("owner", "local")
+    echo(f"owner token (keep it private): {token}")
+    echo(f"viewer: http://{host}:{port}/boards/<slug>?token={token}")
+    echo(f"API: http://{host}:{port}{API}/openapi.json   MCP: http://{host}:{port}/mcp")
+    uvicorn.run(create_app(ws), host=host, port=port, log_level="warning")
+
+
+def seed_example(ws: Workspace) -> str:
+    """Compose the bundled example board unless it exists; returns its slug."""
+    example = json.loads(
+        resources.files("layoutkit.examples").joinpath("board.json").read_text("utf-8")
+    )
+    slug = example["board"]["slug"]
+    existing = ws.call("list", {"kind": "board"})["boards"]
+    if any(b["slug"] == slug for b in existing):
+        return slug
+    ws.call("create", {"kind": "board", **example["board"]})
+    for batch in example["batches"]:
+        ws.call("compose_board", {"board": slug, **batch})
+    return slug
 
 
 _ERROR_SCHEMA = {

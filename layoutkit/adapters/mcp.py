@@ -9,11 +9,14 @@ HTTP-style status, so a model can read the code and correct itself.
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 import anyio
 import mcp_types as types
 from mcp.server.lowlevel.server import Server
+from starlette.types import ASGIApp
 
 from layoutkit import ServiceError, Workspace
 from layoutkit.principal import Principal
@@ -46,16 +49,35 @@ def call_tool(
         return _result({"status": err.status, **err.body}, error=True)
 
 
-def build_server(ws: Workspace, principal: Principal | None = None) -> Server[Any]:
-    """An MCP server exposing every operation of ``ws`` as a tool."""
+PrincipalOf = Callable[[Any], Principal | None]
+
+
+def build_server(
+    ws: Workspace, principal: Principal | None = None, principal_of: PrincipalOf | None = None
+) -> Server[Any]:
+    """An MCP server exposing every operation of ``ws`` as a tool.
+
+    Over stdio every call runs as ``principal``; over HTTP ``principal_of``
+    reads the caller from the HTTP request the transport attaches to the
+    request context.
+    """
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=_tools(ws))
 
+    def run_sync(ctx: Any, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        who = principal
+        if principal_of is not None:
+            try:
+                who = principal_of(getattr(ctx, "request", None))
+            except ServiceError as err:
+                return _result({"status": err.status, **err.body}, error=True)
+        return call_tool(ws, name, arguments, who)
+
     async def run_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         # Operations are synchronous engine + store work; keep the event loop free.
         return await anyio.to_thread.run_sync(
-            call_tool, ws, params.name, dict(params.arguments or {}), principal
+            run_sync, ctx, params.name, dict(params.arguments or {})
         )
 
     return Server(
@@ -67,6 +89,38 @@ def build_server(ws: Workspace, principal: Principal | None = None) -> Server[An
         on_list_tools=list_tools,
         on_call_tool=run_tool,
     )
+
+
+def streamable_http_app(
+    ws: Workspace, principal_of: PrincipalOf
+) -> tuple[ASGIApp, Callable[[Any], AbstractAsyncContextManager[None]]]:
+    """The streamable-HTTP MCP endpoint and the lifespan that runs its session manager.
+
+    ``principal_of`` maps the HTTP request to the caller (raising a 401
+    ServiceError when it carries no valid credential).
+    """
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+    server = build_server(ws, principal_of=principal_of)
+    manager = StreamableHTTPSessionManager(app=server, stateless=True, json_response=True)
+
+    async def endpoint(scope: Any, receive: Any, send: Any) -> None:
+        from starlette.requests import Request
+        from starlette.responses import JSONResponse
+
+        try:
+            principal_of(Request(scope))
+        except ServiceError as err:
+            await JSONResponse(err.body, status_code=err.status)(scope, receive, send)
+            return
+        await manager.handle_request(scope, receive, send)
+
+    @asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        async with manager.run():
+            yield
+
+    return endpoint, lifespan
 
 
 def run_stdio(ws: Workspace, principal: Principal | None = None) -> None:

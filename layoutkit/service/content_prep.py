@@ -57,7 +57,8 @@ def prepare_card(card: dict[str, Any], index: int | None = None) -> Prepared:
     warnings = [f for f in findings if f["severity"] == "warning"]
     try:
         if kind == "diagram":
-            payload, more = _diagram(payload, index)
+            authored = card.get("payload") if isinstance(card.get("payload"), dict) else {}
+            payload, more = _diagram(payload, index, authored=set(authored))
             warnings += more
         elif kind in ("doc", "section", "columns", "compare"):
             warnings += _diagrams_inside(payload, index)
@@ -69,7 +70,10 @@ def prepare_card(card: dict[str, Any], index: int | None = None) -> Prepared:
 
 
 def _diagram(
-    payload: dict[str, Any], index: int | None, path: str = "payload"
+    payload: dict[str, Any],
+    index: int | None,
+    path: str = "payload",
+    authored: set[str] | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     warnings: list[dict[str, Any]] = []
     text = payload.get("diagram_text")
@@ -77,7 +81,10 @@ def _diagram(
         imported = diagram.import_text(text)
         # The imported semantics replace the text: the stored payload is what a
         # person would have written, and the title rule applies to it as usual.
-        merged = {**imported, **{k: v for k, v in payload.items() if v is not None}}
+        # Only fields the author actually wrote override the import; defaults the
+        # normalizer filled in (dir TD...) must not mask what the text says.
+        keep = authored if authored is not None else set(payload)
+        merged = {**imported, **{k: v for k, v in payload.items() if k in keep and v is not None}}
         for key in (*_DIAGRAM_CONTENT, "edges"):
             if key in imported:
                 merged[key] = imported[key]
@@ -117,7 +124,12 @@ def _diagrams_inside(payload: dict[str, Any], index: int | None) -> list[dict[st
         node, path = stack.pop()
         if isinstance(node, dict):
             if node.get("kind") == "diagram" and isinstance(node.get("payload"), dict):
-                node["payload"], more = _diagram(node["payload"], index, f"{path}.payload")
+                node["payload"], more = _diagram(
+                    node["payload"],
+                    index,
+                    f"{path}.payload",
+                    authored=set(node["payload"]) - {"dir"},
+                )
                 warnings += more
                 continue
             for key, value in node.items():

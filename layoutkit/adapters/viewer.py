@@ -1,0 +1,82 @@
+"""The board viewer page: draws a board from the SVG the server renders, and keeps it fresh.
+
+The page itself holds no rules: it calls ``render_board`` and polls
+``board_stamp`` through the same ``/api/v1/ops`` road as every other client.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+
+#: How often the page asks whether the board changed.
+POLL_MS = 2000
+
+_PAGE = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>__TITLE__ · layoutkit</title>
+<style>
+  html, body { margin: 0; height: 100%; background: #eef0f3; font: 14px/1.4 "DejaVu Sans", Verdana, sans-serif; color: #1f2430; }
+  header { display: flex; gap: 12px; align-items: center; padding: 8px 16px; background: #fff; border-bottom: 1px solid #d9dde3; }
+  header h1 { font-size: 15px; margin: 0; }
+  #status { color: #667; font-size: 12px; }
+  #board { overflow: auto; height: calc(100% - 42px); }
+  #board svg { display: block; margin: 16px; background: #f7f8fa; box-shadow: 0 1px 3px rgba(0,0,0,.12); }
+  .error { color: #b3261e; padding: 16px; }
+</style>
+</head>
+<body>
+<header><h1>__TITLE__</h1><span id="status">loading…</span></header>
+<main id="board" aria-live="polite"></main>
+<script>
+(() => {
+  const SLUG = __SLUG__;
+  const params = new URLSearchParams(location.search);
+  const TOKEN = __TOKEN__ || params.get("token");
+  const headers = {"content-type": "application/json"};
+  if (TOKEN) headers["authorization"] = "Bearer " + TOKEN;
+  const status = document.getElementById("status");
+  const target = document.getElementById("board");
+  let stamp = null;
+  async function op(name, body) {
+    const res = await fetch("/api/v1/ops/" + name, {method: "POST", headers, body: JSON.stringify(body)});
+    const data = await res.json();
+    if (!res.ok) throw new Error(data.code + ": " + data.message);
+    return data;
+  }
+  async function draw() {
+    const out = await op("render_board", {board: SLUG, format: "svg"});
+    target.innerHTML = out.svg;
+    document.body.dataset.cards = String(out.cards);
+    document.body.dataset.ready = "1";
+    status.textContent = out.cards + " cards · updated " + new Date().toLocaleTimeString();
+  }
+  async function tick() {
+    try {
+      const now = (await op("board_stamp", {board: SLUG})).stamp;
+      if (now !== stamp) { stamp = now; await draw(); }
+    } catch (err) {
+      status.textContent = String(err.message || err);
+      status.className = "error";
+    }
+    setTimeout(tick, __POLL__);
+  }
+  tick();
+})();
+</script>
+</body>
+</html>
+"""
+
+
+def viewer_page(slug: str, *, token: str | None) -> str:
+    """The viewer HTML for board ``slug``; ``token`` is baked in for share-link pages."""
+    return (
+        _PAGE.replace("__TITLE__", html.escape(slug))
+        .replace("__SLUG__", json.dumps(slug).replace("<", "\\u003c"))
+        .replace("__TOKEN__", json.dumps(token).replace("<", "\\u003c"))
+        .replace("__POLL__", str(POLL_MS))
+    )
