@@ -5,6 +5,7 @@ import threading
 import time
 from collections.abc import Iterator
 
+import httpx
 import pytest
 import uvicorn
 
@@ -43,7 +44,29 @@ class LiveServer:
         self.sock.close()
 
 
+class Api:
+    """A workspace served over HTTP, with an owner token and a client that sends it."""
+
+    def __init__(self, ws: Workspace, server: LiveServer) -> None:
+        self.ws = ws
+        self.server = server
+        self.url = server.url
+        self.token = ws.create_token("owner", "tests")
+        self.client = httpx.Client(
+            base_url=server.url, headers={"authorization": f"Bearer {self.token}"}, timeout=30
+        )
+
+    def op(self, name: str, params: dict | None = None) -> httpx.Response:
+        return self.client.post(f"/api/v1/ops/{name}", json=params or {})
+
+
 @pytest.fixture
-def live_server() -> Iterator[LiveServer]:
-    with LiveServer(create_app(Workspace.open())) as server:
-        yield server
+def api() -> Iterator[Api]:
+    ws = Workspace.open()
+    with LiveServer(create_app(ws)) as server:
+        api = Api(ws, server)
+        try:
+            yield api
+        finally:
+            api.client.close()
+            ws.close()

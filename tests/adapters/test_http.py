@@ -4,61 +4,132 @@ from __future__ import annotations
 
 import httpx
 
-from tests.adapters.conftest import LiveServer
+from tests.adapters.conftest import Api
 
 
-def test_ops_route_runs_the_operation(live_server: LiveServer) -> None:
-    res = httpx.post(f"{live_server.url}/api/v1/ops/docs", json={"topic": "chart"})
+def test_ops_route_runs_the_operation(api: Api) -> None:
+    res = api.op("docs", {"topic": "chart"})
     assert res.status_code == 200
     assert res.json()["topic"] == "chart"
 
 
-def test_errors_map_to_status_and_body(live_server: LiveServer) -> None:
-    res = httpx.post(f"{live_server.url}/api/v1/ops/docs", json={"topic": "chrat"})
+def test_no_credential_is_401(api: Api) -> None:
+    res = httpx.post(f"{api.url}/api/v1/ops/docs", json={})
+    assert res.status_code == 401
+    assert res.json()["code"] == "unauthenticated"
+    res = httpx.post(
+        f"{api.url}/api/v1/ops/docs", json={}, headers={"authorization": "Bearer lkt_nope"}
+    )
+    assert res.status_code == 401
+
+
+def test_tokens_act_as_their_principal(api: Api) -> None:
+    api.op("create", {"kind": "board", "slug": "b"})
+    agent = api.ws.create_token("agent", "claude")
+    res = httpx.post(
+        f"{api.url}/api/v1/boards/b/compose",
+        json={"cards": [{"kind": "text", "payload": {"md": "hi"}}]},
+        headers={"authorization": f"Bearer {agent}"},
+    )
+    assert res.status_code == 200, res.text
+    card = api.op("scrape_board", {"board": "b"}).json()["cards"][0]
+    assert card["layer"] == "ai"
+
+
+def test_share_links_grant_one_board_and_one_mode(api: Api) -> None:
+    api.op("create", {"kind": "board", "slug": "a"})
+    api.op("create", {"kind": "board", "slug": "other"})
+    url = api.op("share_board", {"board": "a"}).json()["url"]
+    token = url.rsplit("/", 1)[-1]
+    shared = {"authorization": f"Bearer {token}"}
+    read = httpx.post(f"{api.url}/api/v1/ops/scrape_board", json={"board": "a"}, headers=shared)
+    assert read.status_code == 200
+    wrong_board = httpx.post(
+        f"{api.url}/api/v1/ops/scrape_board", json={"board": "other"}, headers=shared
+    )
+    assert wrong_board.status_code == 403
+    write = httpx.post(
+        f"{api.url}/api/v1/boards/a/compose",
+        json={"cards": [{"kind": "text", "payload": {"md": "x"}}]},
+        headers=shared,
+    )
+    assert (write.status_code, write.json()["code"]) == (403, "forbidden")
+    page = httpx.get(f"{api.url}{url}")
+    assert page.status_code == 200 and "render_board" in page.text
+
+
+def test_errors_map_to_status_and_body(api: Api) -> None:
+    res = api.op("docs", {"topic": "chrat"})
     assert res.status_code == 404
     body = res.json()
     assert body["code"] == "unknown_topic"
     assert "chart" in body["didYouMean"]
 
 
-def test_unknown_operation_is_404(live_server: LiveServer) -> None:
-    res = httpx.post(f"{live_server.url}/api/v1/ops/compose_bored", json={})
+def test_unknown_operation_is_404(api: Api) -> None:
+    res = api.op("compose_bored", {})
     assert res.status_code == 404
     assert res.json()["code"] == "unknown_operation"
 
 
-def test_bad_json_is_400(live_server: LiveServer) -> None:
-    res = httpx.post(
-        f"{live_server.url}/api/v1/ops/docs",
-        content=b"{not json",
-        headers={"content-type": "application/json"},
+def test_bad_json_is_400(api: Api) -> None:
+    res = api.client.post(
+        "/api/v1/ops/docs", content=b"{not json", headers={"content-type": "application/json"}
     )
     assert res.status_code == 400
     assert res.json()["code"] == "invalid_json"
 
 
-def test_invalid_params_name_the_field(live_server: LiveServer) -> None:
-    res = httpx.post(f"{live_server.url}/api/v1/ops/docs", json={"topic": 3})
+def test_invalid_params_name_the_field(api: Api) -> None:
+    res = api.op("docs", {"topic": 3})
     assert res.status_code == 400
     assert res.json()["field"] == "topic"
 
 
-def test_oversized_body_is_413(live_server: LiveServer) -> None:
+def test_oversized_body_is_413(api: Api) -> None:
     big = b'{"element": "' + b"x" * (8 * 1024 * 1024 + 10) + b'"}'
-    res = httpx.post(
-        f"{live_server.url}/api/v1/ops/validate",
-        content=big,
-        headers={"content-type": "application/json"},
-        timeout=30,
+    res = api.client.post(
+        "/api/v1/ops/validate", content=big, headers={"content-type": "application/json"}
     )
     assert res.status_code == 413
     assert res.json()["code"] == "payload_too_large"
 
 
-def test_openapi_document_lists_every_operation(live_server: LiveServer) -> None:
-    doc = httpx.get(f"{live_server.url}/api/v1/openapi.json").json()
+def test_named_routes_compose_and_search(api: Api) -> None:
+    api.op("create", {"kind": "board", "slug": "roadmap"})
+    res = api.client.post(
+        "/api/v1/boards/roadmap/compose",
+        json={"cards": [{"kind": "text", "payload": {"md": "Launch café"}, "ref": "a"}]},
+    )
+    assert res.status_code == 200
+    receipt = res.json()
+    assert receipt["cards"][0]["ref"] == "a"
+    found = api.client.get("/api/v1/search", params={"q": "cafe"}).json()
+    assert found["hits"][0]["board"] == "roadmap"
+    resolved = api.client.get("/api/v1/search", params={"q": "roadmap", "mode": "resolve"}).json()
+    assert resolved["verdict"] == "exact"
+
+
+def test_pages_route_is_501_without_a_capture_sidecar(api: Api) -> None:
+    res = api.client.post("/api/v1/cards/1/pages", json={})
+    assert res.status_code == 501
+    assert res.json()["code"] == "no_capture_sidecar"
+
+
+def test_openapi_document_lists_every_operation(api: Api) -> None:
+    doc = httpx.get(f"{api.url}/api/v1/openapi.json").json()
     assert doc["openapi"].startswith("3.1")
-    ops = httpx.post(f"{live_server.url}/api/v1/ops/docs", json={}).json()
-    assert ops["topics"]
     ids = {m["operationId"] for path in doc["paths"].values() for m in path.values()}
-    assert {"validate", "docs"} <= ids
+    assert {op["name"] for op in api.ws.operations()} <= ids
+
+
+def test_viewer_page_and_render(api: Api) -> None:
+    api.op("create", {"kind": "board", "slug": "v"})
+    api.client.post(
+        "/api/v1/boards/v/compose", json={"cards": [{"kind": "note", "payload": {"md": "n"}}]}
+    )
+    page = httpx.get(f"{api.url}/boards/v")
+    assert page.status_code == 200
+    assert "board_stamp" in page.text
+    svg = api.op("render_board", {"board": "v"}).json()
+    assert svg["svg"].startswith("<svg") and svg["cards"] == 1
