@@ -181,9 +181,10 @@ def _layout(model: Model, payload: dict[str, Any]) -> tuple[dict[str, Any], dict
         if lane["label"]:
             titles[lane["path"]] = text_width(lane["label"], 13, "sans-bold") if not lr else 0.0
     placed = placement.assign_x(hier, order, out_off, in_off, titles)
-    track, counts = placement.plan_tracks(hier, order, placed)
+    ends = placement.straighten(hier, placed)
+    track, counts = placement.plan_tracks(hier, order, ends)
     frame = _assign_y(hier, order, counts, model, lr)
-    return _emit(model, payload, hier, order, placed, track, frame, meta, edges, loops, lr)
+    return _emit(model, payload, hier, order, placed, ends, track, frame, meta, edges, loops, lr)
 
 
 def _acyclic(ids: list[str], arcs: list[tuple[str, str, int]]) -> list[tuple[str, str, int]]:
@@ -313,7 +314,7 @@ def _simplify(points: list[tuple[float, float]]) -> list[list[float]]:
 
 
 def _emit(
-    model, payload, h, order, placed, track, frame, meta, edges, loops, lr
+    model, payload, h, order, placed, ends, track, frame, meta, edges, loops, lr
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     items = h.items
     x = placed.x
@@ -344,20 +345,19 @@ def _emit(
         a0 = chain[0]
         s0 = seg_of[(k, a0)]
         bx, by, bw, bh = boxes[items[a0].name]
-        ex = x[a0] + placed.out_off.get(s0, 0.0)
+        ex = ends[s0][0]
         pts += _end_path(bx, by, bw, bh, ex, upper_pin, upper=True)
         for a in chain[:-1]:
             s = seg_of[(k, a)]
             b = h.segments[s][1]
-            xa = x[a] + placed.out_off.get(s, 0.0)
-            xb = x[b] + placed.in_off.get(s, 0.0)
+            xa, xb = ends[s]
             if s in track:
                 ty = frame["track_y0"][items[a].layer] + track[s] * OPTIONS.track_gap
                 pts += [(xa, ty), (xb, ty)]
             if items[b].kind == "label":
                 it = items[b]
                 label_boxes[k] = (
-                    xb + OPTIONS.label_gap,
+                    x[b] - it.w / 2 + OPTIONS.label_gap,
                     cy(b) - it.h / 2,
                     it.w - OPTIONS.label_gap,
                     it.h,
@@ -365,7 +365,7 @@ def _emit(
         last = chain[-1]
         sl = seg_of[(k, chain[-2])]
         bx, by, bw, bh = boxes[items[last].name]
-        ix = x[last] + placed.in_off.get(sl, 0.0)
+        ix = ends[sl][1]
         pts += list(reversed(_end_path(bx, by, bw, bh, ix, lower_pin, upper=False)))
         if rev:
             pts.reverse()

@@ -12,7 +12,6 @@ top-down frame (left-right diagrams are transposed before and after).
 
 from __future__ import annotations
 
-import bisect
 import itertools
 from collections import defaultdict
 from typing import Any
@@ -22,6 +21,7 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix
 
+from layoutkit.diagram import ordering
 from layoutkit.diagram.options import OPTIONS
 
 
@@ -235,172 +235,11 @@ def insert_dummies(
 # -- crossing minimisation ------------------------------------------------------
 
 
-def _bilayer_crossings(pairs: list[tuple[int, int]], n_lower: int) -> int:
-    """Crossings between two layers from (upper pos, lower pos) pairs (accumulator tree)."""
-    if len(pairs) < 2:
-        return 0
-    pairs.sort()
-    size = 1
-    while size < n_lower:
-        size *= 2
-    tree = [0] * (2 * size)
-    total = 0
-    for _, lo in pairs:
-        i = lo + size
-        tree[i] += 1
-        while i > 1:
-            if i % 2 == 0:
-                total += tree[i + 1]
-            i //= 2
-            tree[i] += 1
-    return total
-
-
 def count_crossings(h: Hierarchy, pos: list[int], down: list[list[int]]) -> int:
-    total = 0
-    for L in range(len(h.layers) - 1):
-        pairs = [(pos[a], pos[b]) for a in h.layers[L] for b in down[a]]
-        total += _bilayer_crossings(pairs, len(h.layers[L + 1]))
-    return total
+    """Exact crossings between consecutive layers of ``h`` for item positions ``pos``."""
+    return ordering.layer_crossings(h.layers, pos, down)
 
 
 def order_layers(h: Hierarchy, seed_order: dict[str, int]) -> list[list[int]]:
-    """Order each layer: barycenter sweeps inside the container hierarchy, best by exact count."""
-    items = h.items
-    up: list[list[int]] = [[] for _ in items]
-    down: list[list[int]] = [[] for _ in items]
-    for a, b, _ in h.segments:
-        down[a].append(b)
-        up[b].append(a)
-    # Initial order: depth-first from the sources in input order.
-    rank: list[float] = [0.0] * len(items)
-    seen = [False] * len(items)
-    counter = 0
-    starts = sorted(
-        range(len(items)), key=lambda i: (items[i].layer, seed_order.get(items[i].name, 0), i)
-    )
-    for s in starts:
-        if seen[s]:
-            continue
-        stack = [s]
-        while stack:
-            v = stack.pop()
-            if seen[v]:
-                continue
-            seen[v] = True
-            rank[v] = counter
-            counter += 1
-            stack.extend(reversed(down[v]))
-    layers = [sorted(layer, key=lambda i: rank[i]) for layer in h.layers]
-    pos = [0] * len(items)
-
-    def set_pos() -> None:
-        for layer in layers:
-            for p, i in enumerate(layer):
-                pos[i] = p
-
-    set_pos()
-    keys_static = [_static_key(items[i]) for i in range(len(items))]
-
-    def container_keys() -> dict[tuple, float]:
-        acc: dict[tuple, list[float]] = defaultdict(lambda: [0.0, 0.0])
-        for layer in layers:
-            n = len(layer)
-            for p, i in enumerate(layer):
-                path = items[i].path
-                for d in range(1, len(path) + 1):
-                    a = acc[path[:d]]
-                    a[0] += (p + 0.5) / n
-                    a[1] += 1
-        return {k: s / c for k, (s, c) in acc.items()}
-
-    def sort_layer(L: int, nbrs: list[list[int]], other: int) -> None:
-        layer = layers[L]
-        n = len(layer)
-        m = max(1, len(layers[other]))
-        bary: dict[int, float] = {}
-        for p, i in enumerate(layer):
-            ns = nbrs[i]
-            if ns:
-                bary[i] = sum((pos[j] + 0.5) / m for j in ns) / len(ns)
-            else:
-                bary[i] = (p + 0.5) / n
-        ck = container_keys_now
-
-        def key(i: int) -> tuple:
-            it = items[i]
-            parts: list[Any] = [keys_static[i]]
-            for d in range(1, len(it.path) + 1):
-                c = it.path[:d]
-                if c[-1][0] == "lane":
-                    parts.append((float(c[-1][1]), ""))
-                else:
-                    parts.append((ck.get(c, 0.5), str(c[-1][1])))
-            parts.append((bary[i], ""))
-            parts.append((pos[i],))
-            return tuple(parts)
-
-        layer.sort(key=key)
-        for p, i in enumerate(layer):
-            pos[i] = p
-
-    container_keys_now = container_keys()
-    # A first pass puts every layer in container order, so even "no sweep helped" is valid.
-    for L in range(len(layers)):
-        if L == 0:
-            sort_layer(0, down, 1) if len(layers) > 1 else sort_layer(0, up, 0)
-        else:
-            sort_layer(L, up, L - 1)
-    best = [list(layer) for layer in layers]
-    best_c = count_crossings(h, pos, down)
-    n_items = len(items)
-    sweeps = OPTIONS.sweeps if n_items < 2500 else 4
-    for it_no in range(sweeps):
-        container_keys_now = container_keys()
-        if it_no % 2 == 0:
-            for L in range(1, len(layers)):
-                sort_layer(L, up, L - 1)
-        else:
-            for L in range(len(layers) - 2, -1, -1):
-                sort_layer(L, down, L + 1)
-        _transpose(layers, pos, up, down, items, keys_static)
-        c = count_crossings(h, pos, down)
-        if c < best_c:
-            best_c = c
-            best = [list(layer) for layer in layers]
-        if best_c == 0:
-            break
-    return best
-
-
-def _static_key(it: Item) -> tuple:
-    return (float(it.comp), "")
-
-
-def _pair_cross(u: int, v: int, nbr: list[list[int]], pos: list[int]) -> int:
-    """Crossings among edges of u and v towards one neighbouring layer when u is left of v."""
-    pu = nbr[u]
-    pv = nbr[v]
-    if not pu or not pv:
-        return 0
-    sv = sorted(pos[j] for j in pv)
-    return sum(bisect.bisect_left(sv, pos[a]) for a in pu)
-
-
-def _transpose(layers, pos, up, down, items, keys_static, rounds: int = 3) -> None:
-    for _ in range(rounds):
-        improved = False
-        for layer in layers:
-            for k in range(len(layer) - 1):
-                u, v = layer[k], layer[k + 1]
-                iu, iv = items[u], items[v]
-                if iu.path != iv.path or keys_static[u] != keys_static[v]:
-                    continue
-                before = _pair_cross(u, v, up, pos) + _pair_cross(u, v, down, pos)
-                after = _pair_cross(v, u, up, pos) + _pair_cross(v, u, down, pos)
-                if after < before:
-                    layer[k], layer[k + 1] = v, u
-                    pos[u], pos[v] = k + 1, k
-                    improved = True
-        if not improved:
-            break
+    """Order each layer (see ``ordering``): restarts, sweeps, transposition, best by exact count."""
+    return ordering.order_layers(h, seed_order)

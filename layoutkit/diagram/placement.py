@@ -218,41 +218,65 @@ def assign_x(
 # -- routing -------------------------------------------------------------------------
 
 
-def _cost_above(s: tuple[float, float], t: tuple[float, float]) -> int:
-    """Crossings when segment s (from x, to x) runs on a track above segment t."""
-    lo_t, hi_t = min(t), max(t)
-    lo_s, hi_s = min(s), max(s)
-    return int(lo_t < s[1] < hi_t) + int(lo_s < t[0] < hi_s)
+# Shifts smaller than this between the two ends of a segment are drawn straight.
+SNAP = 1.0
+# Ends closer than this count as touching when ordering tracks (touching is a crossing).
+TOUCH = 0.5
+
+
+def straighten(h: Hierarchy, pl: Placed) -> dict[int, tuple[float, float]]:
+    """Drawn x of both ends of every segment, with sub-pixel jogs snapped away.
+
+    Walks each edge chain from its upper end; a lower end closer than ``SNAP``
+    to the line arriving from above takes that line's x, so the chain stays one
+    straight vertical instead of jogging by a fraction of a pixel.
+    """
+    seg_of: dict[tuple[int, int], int] = {}
+    for s, (a, _b, k) in enumerate(h.segments):
+        seg_of[(k, a)] = s
+    ends: dict[int, tuple[float, float]] = {}
+    for k, chain in h.chains.items():
+        carried: float | None = None
+        for a in chain[:-1]:
+            s = seg_of[(k, a)]
+            b = h.segments[s][1]
+            xa = pl.x[a] + pl.out_off.get(s, 0.0)
+            if carried is not None and abs(carried - xa) < SNAP:
+                xa = carried
+            xb = pl.x[b] + pl.in_off.get(s, 0.0)
+            if abs(xa - xb) < SNAP:
+                xb = xa
+            ends[s] = (xa, xb)
+            # Through dummies and label holders the line keeps its x.
+            carried = xb
+    return ends
 
 
 def plan_tracks(
-    h: Hierarchy, layers: list[list[int]], pl: Placed
+    h: Hierarchy, layers: list[list[int]], ends: dict[int, tuple[float, float]]
 ) -> tuple[dict[int, int], list[int]]:
-    """Track index per bending segment and the track count per layer gap."""
-    per_gap: dict[int, list[tuple[int, float, float]]] = defaultdict(list)
-    for s, (a, b, _k) in enumerate(h.segments):
-        xa = pl.x[a] + pl.out_off.get(s, 0.0)
-        xb = pl.x[b] + pl.in_off.get(s, 0.0)
-        if abs(xa - xb) > 1e-6:
-            per_gap[h.items[a].layer].append((s, xa, xb))
+    """Track index per bending segment and the track count per layer gap.
+
+    In each gap the bending segments are ordered top to bottom so that the
+    drawn polylines cross (or touch) as little as possible, counting only pairs
+    of edges that share no end node, then packed onto as few tracks as the
+    ordering allows.
+    """
+    per_gap: dict[int, list[int]] = defaultdict(list)
+    for s, (a, _b, _k) in enumerate(h.segments):
+        xa, xb = ends[s]
+        if xa != xb:
+            per_gap[h.items[a].layer].append(s)
+    end_nodes: dict[int, tuple[int, int]] = {k: (c[0], c[-1]) for k, c in h.chains.items()}
     track: dict[int, int] = {}
     counts = [0] * max(1, len(layers))
-    for gap, segs in per_gap.items():
-        segs.sort(key=lambda e: (min(e[1], e[2]), e[0]))
-        order: list[tuple[int, float, float]] = []
-        for seg in segs:
-            sv = (seg[1], seg[2])
-            cost = sum(_cost_above(sv, (t[1], t[2])) for t in order)
-            best, best_p = cost, 0
-            for p, t in enumerate(order):
-                tv = (t[1], t[2])
-                cost += _cost_above(tv, sv) - _cost_above(sv, tv)
-                if cost < best:
-                    best, best_p = cost, p + 1
-            order.insert(best_p, seg)
+    margin = OPTIONS.track_gap / 2
+    for gap in sorted(per_gap):
+        segs = sorted(per_gap[gap], key=lambda s: (min(ends[s]), s))
+        order = _order_tracks(segs, ends, [end_nodes[h.segments[s][2]] for s in segs])
         placed: list[tuple[float, float, int]] = []
-        margin = OPTIONS.track_gap / 2
-        for s, xa, xb in order:
+        for s in order:
+            xa, xb = ends[s]
             lo, hi = min(xa, xb) - margin, max(xa, xb) + margin
             t = 0
             for plo, phi, pt in placed:
@@ -262,3 +286,44 @@ def plan_tracks(
             placed.append((lo, hi, t))
             counts[gap] = max(counts[gap], t + 1)
     return track, counts
+
+
+def _order_tracks(
+    segs: list[int], ends: dict[int, tuple[float, float]], nodes: list[tuple[int, int]]
+) -> list[int]:
+    """Top-to-bottom order of one gap's bending segments with few crossings (sifting)."""
+    n = len(segs)
+    if n < 2:
+        return list(segs)
+    a = np.array([ends[s][0] for s in segs])
+    b = np.array([ends[s][1] for s in segs])
+    lo = np.minimum(a, b) - TOUCH
+    hi = np.maximum(a, b) + TOUCH
+    # cost[i, j]: points where i and j meet when i runs on a track above j. The
+    # upper vertical of j meets i's track; the lower vertical of i meets j's track.
+    cost = ((lo[:, None] <= a[None, :]) & (a[None, :] <= hi[:, None])).astype(np.int32)
+    cost += (lo[None, :] <= b[:, None]) & (b[:, None] <= hi[None, :])
+    u = np.array([p[0] for p in nodes])
+    v = np.array([p[1] for p in nodes])
+    shared = (u[:, None] == u[None, :]) | (u[:, None] == v[None, :])
+    shared |= (v[:, None] == u[None, :]) | (v[:, None] == v[None, :])
+    cost[shared] = 0
+    order = list(range(n))
+    for _ in range(8):
+        moved = False
+        for e in range(n):
+            q = order.index(e)
+            del order[q]
+            idx = np.array(order, dtype=np.intp)
+            above = np.concatenate(([0], np.cumsum(cost[idx, e])))  # the others above e
+            below = np.concatenate(([0], np.cumsum(cost[e, idx])))
+            total = above + (below[-1] - below)
+            p = int(np.argmin(total))
+            if total[p] < total[q]:
+                order.insert(p, e)
+                moved = True
+            else:
+                order.insert(q, e)
+        if not moved:
+            break
+    return [segs[i] for i in order]

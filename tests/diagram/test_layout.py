@@ -323,6 +323,10 @@ def test_random_graphs_have_clean_deterministic_layouts(payload: dict) -> None:
         for nd in payload["nodes"]:
             assert not _inside(geo["nodes"][nd["id"]], geo["groups"]["g"])
     assert all(_orthogonal(e["points"]) for e in geo["edges"])
+    # No sub-pixel jogs: every drawn piece of a route is at least a pixel long.
+    for e in geo["edges"]:
+        for p, q in itertools.pairwise(e["points"]):
+            assert abs(p[0] - q[0]) + abs(p[1] - q[1]) >= 1.0, e
     assert json.dumps(lay_out(payload), sort_keys=True) == json.dumps(out, sort_keys=True)
 
 

@@ -1,0 +1,320 @@
+"""Crossing minimisation for a layered hierarchy (the ordering phase).
+
+Several deterministic starts (depth-first from the sources, depth-first from
+the sinks, seeded shuffles) are each improved by alternating layer sweeps
+(median, then barycenter) followed by adjacent-exchange transposition until
+no exchange helps. The order with the lowest exact crossing count wins.
+
+Containers (lanes, groups) stay contiguous: every layer is sorted by a key
+that puts the container path before the item's own value, and transposition
+only exchanges neighbours that share their container path.
+"""
+
+from __future__ import annotations
+
+import bisect
+import random
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from layoutkit.diagram.layered import Hierarchy
+
+# Work units (items + segments, once per sweep) spent on restarts. Small
+# graphs get many restarts; large ones a few. Fixed numbers keep the output
+# deterministic: nothing here depends on the clock.
+WORK_BUDGET = 40_000
+MIN_STARTS = 2
+MAX_STARTS = 24
+MAX_SWEEPS = 30
+PATIENCE = 6
+
+
+def bilayer_crossings(pairs: list[tuple[int, int]], n_lower: int) -> int:
+    """Crossings between two layers from (upper pos, lower pos) pairs.
+
+    Counts inversions of the lower positions in upper order; pairs that share
+    an end never count. ``n_lower`` is the size of the lower layer.
+    """
+    if len(pairs) < 2:
+        return 0
+    pairs.sort()
+    seen: list[int] = []
+    total = 0
+    for _, lo in pairs:
+        k = bisect.bisect_right(seen, lo)
+        total += len(seen) - k
+        seen.insert(k, lo)
+    return total
+
+
+def layer_crossings(layers: list[list[int]], pos: list[int], down: list[list[int]]) -> int:
+    """Exact number of crossings between consecutive layers for the given positions."""
+    total = 0
+    for L in range(len(layers) - 1):
+        pairs = [(pos[a], pos[b]) for a in layers[L] for b in down[a]]
+        total += bilayer_crossings(pairs, len(layers[L + 1]))
+    return total
+
+
+def _median(ps: list[float]) -> float:
+    ps.sort()
+    m = len(ps)
+    half = m // 2
+    if m % 2:
+        return ps[half]
+    if m == 2:
+        return (ps[0] + ps[1]) / 2
+    left = ps[half - 1] - ps[0]
+    right = ps[-1] - ps[half]
+    if left + right == 0:
+        return (ps[half - 1] + ps[half]) / 2
+    return (ps[half - 1] * right + ps[half] * left) / (left + right)
+
+
+class _Orderer:
+    def __init__(self, h: Hierarchy, seed_order: dict[str, int]) -> None:
+        self.h = h
+        self.items = h.items
+        n = len(h.items)
+        self.up: list[list[int]] = [[] for _ in range(n)]
+        self.down: list[list[int]] = [[] for _ in range(n)]
+        for a, b, _ in h.segments:
+            self.down[a].append(b)
+            self.up[b].append(a)
+        self.seed_order = seed_order
+        self.static = [float(it.comp) for it in h.items]
+        self.paths = [it.path for it in h.items]
+        self.nested = any(it.path for it in h.items)
+        # Neighbours may be exchanged when they share container path and component.
+        classes: dict[tuple, int] = {}
+        self.cls = [classes.setdefault((it.path, it.comp), len(classes)) for it in h.items]
+        self.one_class = len(classes) <= 1
+
+    # -- starts -------------------------------------------------------------------
+
+    def dfs_start(self, from_top: bool) -> list[list[int]]:
+        items = self.items
+        nbr = self.down if from_top else self.up
+        rank = [0] * len(items)
+        seen = [False] * len(items)
+        counter = 0
+        sign = 1 if from_top else -1
+        starts = sorted(
+            range(len(items)),
+            key=lambda i: (sign * items[i].layer, self.seed_order.get(items[i].name, 0), i),
+        )
+        for s in starts:
+            if seen[s]:
+                continue
+            stack = [s]
+            while stack:
+                v = stack.pop()
+                if seen[v]:
+                    continue
+                seen[v] = True
+                rank[v] = counter
+                counter += 1
+                stack.extend(reversed(nbr[v]))
+        return [sorted(layer, key=lambda i: rank[i]) for layer in self.h.layers]
+
+    def shuffled_start(self, seed: int) -> list[list[int]]:
+        rng = random.Random(seed)
+        out = []
+        for layer in self.h.layers:
+            layer = sorted(layer)
+            rng.shuffle(layer)
+            out.append(layer)
+        return out
+
+    # -- sweeps -------------------------------------------------------------------
+
+    def container_keys(self, layers: list[list[int]]) -> dict[tuple, float]:
+        acc: dict[tuple, list[float]] = defaultdict(lambda: [0.0, 0.0])
+        for layer in layers:
+            n = len(layer)
+            for p, i in enumerate(layer):
+                path = self.paths[i]
+                for d in range(1, len(path) + 1):
+                    a = acc[path[:d]]
+                    a[0] += (p + 0.5) / n
+                    a[1] += 1
+        return {k: s / c for k, (s, c) in acc.items()}
+
+    def sort_layer(
+        self,
+        layers: list[list[int]],
+        pos: list[int],
+        L: int,
+        nbrs: list[list[int]],
+        other: int,
+        use_median: bool,
+        ck: dict[tuple, float],
+    ) -> None:
+        layer = layers[L]
+        n = len(layer)
+        m = max(1, len(layers[other]))
+        value: dict[int, float] = {}
+        for p, i in enumerate(layer):
+            ns = nbrs[i]
+            if not ns:
+                value[i] = (p + 0.5) / n
+            elif use_median:
+                value[i] = (_median([pos[j] for j in ns]) + 0.5) / m
+            else:
+                value[i] = (sum(pos[j] for j in ns) / len(ns) + 0.5) / m
+        static = self.static
+        if self.one_class:
+            layer.sort(key=value.__getitem__)
+        elif not self.nested:
+            layer.sort(key=lambda i: (static[i], value[i]))
+        else:
+            paths = self.paths
+
+            def key(i: int) -> tuple:
+                path = paths[i]
+                parts: list[Any] = [(static[i], "")]
+                for d in range(1, len(path) + 1):
+                    c = path[:d]
+                    if c[-1][0] == "lane":
+                        parts.append((float(c[-1][1]), ""))
+                    else:
+                        parts.append((ck.get(c, 0.5), str(c[-1][1])))
+                parts.append((value[i], ""))
+                parts.append((pos[i],))
+                return tuple(parts)
+
+            layer.sort(key=key)
+        for p, i in enumerate(layer):
+            pos[i] = p
+
+    def sweep(
+        self, layers: list[list[int]], pos: list[int], downward: bool, use_median: bool
+    ) -> None:
+        ck = self.container_keys(layers) if self.nested else {}
+        if downward:
+            for L in range(1, len(layers)):
+                self.sort_layer(layers, pos, L, self.up, L - 1, use_median, ck)
+        else:
+            for L in range(len(layers) - 2, -1, -1):
+                self.sort_layer(layers, pos, L, self.down, L + 1, use_median, ck)
+
+    def transpose(self, layers: list[list[int]], pos: list[int], equal_swaps: bool) -> None:
+        """Exchange neighbours while that lowers crossings (ties too when ``equal_swaps``)."""
+        up, down, cls = self.up, self.down, self.cls
+        check = not self.one_class
+        nl = len(layers)
+        dirty = [True] * nl
+        for _ in range(32):
+            any_swap = False
+            next_dirty = [False] * nl
+            for L in range(nl):
+                if not dirty[L]:
+                    continue
+                layer = layers[L]
+                for k in range(len(layer) - 1):
+                    u, v = layer[k], layer[k + 1]
+                    if check and cls[u] != cls[v]:
+                        continue
+                    uu, vu, ud, vd = up[u], up[v], down[u], down[v]
+                    before = after = 0
+                    for a in uu:
+                        pa = pos[a]
+                        for b in vu:
+                            pb = pos[b]
+                            if pa > pb:
+                                before += 1
+                            elif pa < pb:
+                                after += 1
+                    for a in ud:
+                        pa = pos[a]
+                        for b in vd:
+                            pb = pos[b]
+                            if pa > pb:
+                                before += 1
+                            elif pa < pb:
+                                after += 1
+                    if after < before or (equal_swaps and after == before and before > 0):
+                        layer[k], layer[k + 1] = v, u
+                        pos[u], pos[v] = k + 1, k
+                        if after < before:
+                            any_swap = True
+                        next_dirty[L] = True
+                        if L > 0:
+                            next_dirty[L - 1] = True
+                        if nl > L + 1:
+                            next_dirty[L + 1] = True
+            if not any_swap:
+                break
+            dirty = next_dirty
+
+    # -- driver -------------------------------------------------------------------
+
+    def improve(self, layers: list[list[int]], budget: int) -> tuple[list[list[int]], int, int]:
+        """Sweep from one start; returns the best order, its crossing count and sweeps spent."""
+        pos = [0] * len(self.items)
+        for layer in layers:
+            for p, i in enumerate(layer):
+                pos[i] = p
+        # A first downward pass puts every layer in container order.
+        ck = self.container_keys(layers) if self.nested else {}
+        if len(layers) > 1:
+            self.sort_layer(layers, pos, 0, self.down, 1, False, ck)
+        else:
+            self.sort_layer(layers, pos, 0, self.up, 0, False, ck)
+        self.sweep(layers, pos, True, False)
+        best = [list(layer) for layer in layers]
+        best_c = layer_crossings(layers, pos, self.down)
+        spent = 1
+        stale = 0
+        it = 0
+        while best_c > 0 and spent < budget and it < MAX_SWEEPS and stale < PATIENCE:
+            downward = it % 2 == 1
+            use_median = (it // 2) % 2 == 0
+            self.sweep(layers, pos, downward, use_median)
+            self.transpose(layers, pos, equal_swaps=it % 4 == 3)
+            c = layer_crossings(layers, pos, self.down)
+            spent += 1
+            it += 1
+            if c < best_c:
+                best_c = c
+                best = [list(layer) for layer in layers]
+                stale = 0
+            else:
+                stale += 1
+        return best, best_c, spent
+
+    def run(self) -> list[list[int]]:
+        size = len(self.items) + len(self.h.segments)
+        sweeps_total = max(MIN_STARTS * 4, WORK_BUDGET // max(1, size))
+        starts: list[list[list[int]]] = [self.dfs_start(True), self.dfs_start(False)]
+        best: list[list[int]] | None = None
+        best_c = -1
+        spent = 0
+        k = 0
+        while True:
+            if k < len(starts):
+                start = starts[k]
+            elif k < MAX_STARTS and spent < sweeps_total:
+                start = self.shuffled_start(k)
+            else:
+                break
+            left = max(MAX_SWEEPS // 2, sweeps_total - spent)
+            order, c, used = self.improve(start, left)
+            spent += used
+            k += 1
+            if best is None or c < best_c:
+                best, best_c = order, c
+            if best_c == 0:
+                break
+        assert best is not None
+        return best
+
+
+def order_layers(h: Hierarchy, seed_order: dict[str, int]) -> list[list[int]]:
+    """Order every layer to keep crossings low; containers stay contiguous.
+
+    Returns one list of item indices per layer, left to right. Deterministic
+    for a given hierarchy and seed order.
+    """
+    return _Orderer(h, seed_order).run()
