@@ -738,7 +738,7 @@ def element_face(
 
 
 def elements_face(
-    elements: list, x: float, y: float, w: float, budget: float
+    elements: list, x: float, y: float, w: float, budget: float, *, gap: float = 10.0
 ) -> tuple[list[Item], float]:
     """Elements stacked top to bottom until the budget runs out."""
     items: list[Item] = []
@@ -748,5 +748,5 @@ def elements_face(
             continue
         sub, used = element_face(element, x, y + cy, w, budget - cy)
         items += sub
-        cy += used + 10
-    return items, max(cy - 10, 0.0)
+        cy += used + gap
+    return items, max(cy - gap, 0.0)

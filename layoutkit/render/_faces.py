@@ -32,7 +32,8 @@ from layoutkit.render._palette import (
 from layoutkit.render._safe import safe_url
 from layoutkit.render._scene import Box, Ellipse, Image, Item, Path, Text, fit_line, text_run
 
-PAD = 14.0
+PAD = 16.0  # the card sizer's padding (layoutkit.layout.sizing.PAD)
+WIDE_PAD = 2 * PAD  # docs and pages pad twice as much
 Rect = tuple[float, float, float, float]
 CardFace = Callable[[dict, Rect], list[Item]]
 
@@ -64,14 +65,14 @@ def _text(p: dict, r: Rect) -> list[Item]:
     md = str(p.get("md") or "")
     if role == "heading":
         size = {1: 28.0, 2: 22.0, 3: 18.0}.get(int(as_number(p.get("level")) or 1), 28.0)
-        x, y, w, h = r
+        x, y, w, h = _inner(r)
         plain = md.lstrip("# ").strip()
         return [
             text_run(
                 x,
                 y,
                 plain,
-                w,
+                w + 1,
                 size=size,
                 font="sans-bold",
                 fill=FG,
@@ -79,15 +80,17 @@ def _text(p: dict, r: Rect) -> list[Item]:
             )
         ]
     if role == "caption":
-        x, y, w, h = r
+        x, y, w, h = _inner(r)
         return [
-            text_run(x, y, md, w, size=12, fill=MUTED, max_lines=max(int(h // line_height(12)), 1))
+            text_run(
+                x, y, md, w + 1, size=12, fill=MUTED, max_lines=max(int(h // line_height(12)), 1)
+            )
         ]
     items += chrome(r, fill=wash if wash != "#00000000" else CARD)
     if role in ("idea", "pro", "con", "risk"):
         x, y, w, h = r
         items.append(Box(x, y + 8, 4, h - 16, fill=ink, radius=2))
-        items.append(Text(x + w - PAD, y + 8, (role.upper(),), 9.5, "sans-bold", ink, 0.0, "end"))
+        items.append(Text(x + w - 6, y + 3, (role.upper(),), 9, "sans-bold", ink, 0.0, "end"))
     ix, iy, iw, ih = _inner(r)
     faces, _ = markdown_face(md, ix, iy, iw, ih)
     return items + faces
@@ -143,14 +146,14 @@ def _callout(p: dict, r: Rect) -> list[Item]:
     if p.get("icon"):
         from layoutkit.render._icons import icon_glyph
 
-        items.append(Text(ix, iy, (icon_glyph(str(p["icon"])),), 18, "sans", ink))
-        ix, iw = ix + 26, iw - 26
-    if p.get("title"):
         items.append(
-            Text(ix, iy, (fit_line(str(p["title"]), iw, 14, "sans-bold"),), 14, "sans-bold", ink)
+            Text(x + _w - 6, y + 2, (icon_glyph(str(p["icon"])),), 13, "sans", ink, 0.0, "end")
         )
-        iy += line_height(14) + 4
-        ih -= line_height(14) + 4
+    if p.get("title"):
+        run = text_run(ix, iy, str(p["title"]), iw, size=16, font="sans-bold", fill=ink)
+        items.append(run)
+        iy += run.height + 4
+        ih -= run.height + 4
     body = str(p.get("md") or p.get("text") or p.get("body") or "")
     faces, _ = markdown_face(body, ix, iy, iw, ih)
     return items + faces
@@ -171,19 +174,27 @@ def _checklist(p: dict, r: Rect) -> list[Item]:
         elif isinstance(entry, str):
             entries.append((entry, False))
     done = sum(1 for _, d in entries if d)
-    title = str(p.get("title") or "Checklist")
-    items.append(Text(ix, iy, (fit_line(title, iw - 50, 14, "sans-bold"),), 14, "sans-bold", FG))
-    items.append(Text(ix + iw, iy + 2, (f"{done}/{len(entries)}",), 11, "sans", MUTED, 0.0, "end"))
-    cy = iy + line_height(14) + 6
+    items.append(
+        Text(ix + iw + 8, r[1] + 4, (f"{done}/{len(entries)}",), 10, "sans", MUTED, 0.0, "end")
+    )
+    cy = iy
+    if p.get("title"):
+        run = text_run(ix, cy, str(p["title"]), iw, size=16, font="sans-bold")
+        items.append(run)
+        cy += run.height + 8
     for text, checked in entries:
-        if cy + 20 > iy + ih:
+        run = text_run(ix + 24, cy + 4, text, iw - 24, size=14, fill=MUTED if checked else FG)
+        row = max(28.0, run.height + 8)
+        if cy + row > iy + ih + 0.5:
             break
+        box = 14.0
+        by = cy + 4 + (run.lh - box) / 2
         items.append(
             Box(
                 ix,
-                cy + 3,
-                13,
-                13,
+                by,
+                box,
+                box,
                 fill=ACCENT if checked else CARD,
                 stroke=ACCENT if checked else FAINT,
                 width=1.2,
@@ -193,15 +204,13 @@ def _checklist(p: dict, r: Rect) -> list[Item]:
         if checked:
             items.append(
                 Path(
-                    ((ix + 3, cy + 9.5), (ix + 5.5, cy + 12.5), (ix + 10.5, cy + 6)),
+                    ((ix + 3, by + 7.5), (ix + 6, by + 10.5), (ix + 11, by + 4)),
                     stroke="#ffffff",
                     width=1.8,
                 )
             )
-        items.append(
-            Text(ix + 20, cy, (fit_line(text, iw - 20, 13),), 13, "sans", MUTED if checked else FG)
-        )
-        cy += 22
+        items.append(run)
+        cy += row
     return items
 
 
@@ -302,31 +311,22 @@ def _compare_card(p: dict, r: Rect) -> list[Item]:
 
 
 def doc_face_items(p: dict, r: Rect) -> list[Item]:
+    """A doc card: the head at the sizer's metrics, then simplified element faces."""
     items = chrome(r)
-    ix, iy, iw, ih = _inner(r, 18)
+    ix, iy, iw, ih = _inner(r, WIDE_PAD)
     cy = iy
     if p.get("kicker"):
-        items.append(
-            Text(
-                ix,
-                cy,
-                (fit_line(str(p["kicker"]).upper(), iw, 10.5, "sans-bold"),),
-                10.5,
-                "sans-bold",
-                ACCENT,
-            )
-        )
-        cy += line_height(10.5)
+        kicker = fit_line(str(p["kicker"]).upper(), iw, 12, "sans-bold")
+        items.append(Text(ix, cy, (kicker,), 12, "sans-bold", ACCENT))
+        cy += 20
     if p.get("title"):
-        run = text_run(ix, cy, str(p["title"]), iw, size=20, font="sans-bold", max_lines=2)
+        run = text_run(ix, cy, str(p["title"]), iw, size=28, font="sans-bold")
         items.append(run)
-        cy += run.height + 2
+        cy += run.height + 8
     if p.get("intro"):
-        run = text_run(
-            ix, cy, plain_inline(str(p["intro"])), iw, size=12.5, fill=MUTED, max_lines=3
-        )
+        run = text_run(ix, cy, plain_inline(str(p["intro"])), iw, size=16, fill=MUTED)
         items.append(run)
-        cy += run.height + 4
+        cy += run.height + 8
     chips = [
         (str(c.get("k") or ""), str(c.get("v") or ""))
         for c in p.get("chips") or []
@@ -335,8 +335,8 @@ def doc_face_items(p: dict, r: Rect) -> list[Item]:
     if chips:
         more, used = chip_row(chips, ix, cy, iw)
         items += more
-        cy += used + 4
-    sub, _ = elements_face(p.get("elements") or [], ix, cy + 6, iw, iy + ih - cy - 6)
+        cy += used + 8
+    sub, _ = elements_face(p.get("elements") or [], ix, cy, iw, iy + ih - cy, gap=16)
     return items + sub
 
 
@@ -517,10 +517,38 @@ def _portal(p: dict, r: Rect) -> list[Item]:
     return items
 
 
+DIAGRAM_BAND = 48.0  # the sizer's title band above a diagram card's geo
+
+
 def _diagram_card(p: dict, r: Rect) -> list[Item]:
     x, y, w, h = r
-    faces, _ = diagram_scene_items(p, x, y, w, h)
-    return chrome(r) + faces
+    items = chrome(r)
+    geo = p.get("geo") if isinstance(p.get("geo"), dict) else {}
+    nodes, edges = len(geo.get("nodes") or {}), len(geo.get("edges") or [])
+    band = f"◇ DIAGRAM · {nodes} nodes · {edges} edges" + (
+        f" · {geo['dir']}" if geo.get("dir") else ""
+    )
+    items.append(
+        Text(
+            x + PAD,
+            y + PAD,
+            (fit_line(band, w - 2 * PAD, 11, "sans-bold"),),
+            11,
+            "sans-bold",
+            MUTED,
+        )
+    )
+    items.append(
+        Path(
+            ((x + PAD, y + DIAGRAM_BAND - 6), (x + w - PAD, y + DIAGRAM_BAND - 6)),
+            stroke=LINE,
+            width=1,
+        )
+    )
+    faces, _ = diagram_scene_items(
+        p, x + PAD, y + DIAGRAM_BAND, w - 2 * PAD, h - DIAGRAM_BAND - PAD
+    )
+    return items + faces
 
 
 def _api(p: dict, r: Rect) -> list[Item]:
@@ -599,8 +627,8 @@ def _page(p: dict, r: Rect) -> list[Item]:
     items = chrome(r)
     x, y, w, _h = r
     items.append(Box(x, y, w, 4, fill=ACCENT, radius=2))
-    ix, iy, iw, ih = _inner(r, 18)
-    faces, _ = markdown_face(str(p.get("md") or ""), ix, iy, iw, ih, size=13)
+    ix, iy, iw, ih = _inner(r, WIDE_PAD)
+    faces, _ = markdown_face(str(p.get("md") or ""), ix, iy, iw, ih)
     return items + faces
 
 

@@ -310,6 +310,7 @@ def test_empty_board_renders() -> None:
 
 def test_engine_geo_places_header_footer_and_ports() -> None:
     layout = pytest.importorskip("layoutkit.diagram")
+    sizing = pytest.importorskip("layoutkit.layout.sizing")
     payload = {k: v for k, v in DIAGRAM.items() if k != "geo"}
     payload["caption"] = "A *short* caption"
     web = {
@@ -321,20 +322,74 @@ def test_engine_geo_places_header_footer_and_ports() -> None:
     payload["edges"] = [{**payload["edges"][0], "from": "web.out"}, *payload["edges"][1:]]
     laid = layout.lay_out(payload)
     geo = laid["geo"]
-    scene = card_scene(
-        {"id": 1, "kind": "diagram", "payload": laid, "w": geo["width"], "h": geo["height"]}
-    )
+    w, h = sizing.size_card("diagram", laid)
+    # The sizer frames the geo with 16 px padding under a 48 px band.
+    assert (w, h) == (round(geo["width"] + 32), round(geo["height"] + 32 + 48))
+    scene = card_scene({"id": 1, "kind": "diagram", "payload": laid, "w": w, "h": h})
+    k = min((w - 32) / geo["width"], (h - 64) / geo["height"])
+    ox, oy = 16.0 + (w - 32 - geo["width"] * k) / 2, 48.0
     texts = {line: item for item in scene.items if isinstance(item, Text) for line in item.lines}
     title_box = next(p for p in geo["header"]["parts"] if p["key"] == "title")
-    assert texts["Checkout"].y == pytest.approx(title_box["y"])
-    assert texts["Checkout"].size == 20
-    assert texts["A short caption"].y == pytest.approx(geo["caption"]["y"])
-    assert texts["Drawn from geo"].y == pytest.approx(geo["footer"]["y"])
-    assert texts["99.9%"].y == pytest.approx(geo["stats"]["y"] + 4)
+    assert k == pytest.approx(1.0, abs=0.01)
+    assert texts["Checkout"].y == pytest.approx(oy + title_box["y"] * k)
+    assert texts["Checkout"].size == pytest.approx(20 * k)
+    assert texts["A short caption"].y == pytest.approx(oy + geo["caption"]["y"] * k)
+    assert texts["Drawn from geo"].y == pytest.approx(oy + geo["footer"]["y"] * k)
+    assert texts["99.9%"].y == pytest.approx(oy + (geo["stats"]["y"] + 4) * k)
     assert "writes" in texts and "egress" in texts and "HTTPS" in texts
     port = geo["ports"]["web"]["out"]
     dots = [i for i in scene.items if isinstance(i, Ellipse)]
     assert any(
-        i.x + i.w / 2 == pytest.approx(port["x"]) and i.y + i.h / 2 == pytest.approx(port["y"])
+        i.x + i.w / 2 == pytest.approx(ox + port["x"] * k)
+        and i.y + i.h / 2 == pytest.approx(oy + port["y"] * k)
         for i in dots
     )
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    md=markdown_text,
+    width=st.one_of(st.none(), st.integers(160, 720)),
+    kind=st.sampled_from(["text", "note", "callout", "page"]),
+)
+def test_faces_fill_the_size_the_layout_engine_gives(md: str, width: int | None, kind: str) -> None:
+    """Sized by layoutkit.layout.sizing, a face draws all its text without cutting it."""
+    sizing = pytest.importorskip("layoutkit.layout.sizing")
+    payload = {"md": md, "title": "Heads up", "tone": "warn"}
+    w, h = sizing.size_card(kind, payload, width)
+    if kind == "page" and h >= sizing.PAGE_MAX_HEIGHT:
+        return  # pages preview at a capped height
+    scene = card_scene({"id": 1, "kind": kind, "payload": payload, "w": w, "h": h})
+    cut = [i for i in scene.items if isinstance(i, Text) and i.lines and i.lines[-1].endswith("…")]
+    assert cut == []
+    for item in scene.items:
+        box = _bounds(item)
+        if box is not None and not (isinstance(item, Box) and item.opacity < 1):
+            assert box[3] <= h + 0.5, item
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    items=st.lists(
+        st.one_of(
+            st.text(alphabet="abc def ghij klmnop", min_size=1, max_size=80),
+            st.fixed_dictionaries(
+                {
+                    "text": st.text(alphabet="xyz uvw", min_size=1, max_size=60),
+                    "done": st.booleans(),
+                }
+            ),
+        ),
+        max_size=8,
+    ),
+    title=st.sampled_from(
+        ["", "Launch", "A much longer checklist title that wraps over two lines"]
+    ),
+)
+def test_checklist_fills_its_sized_card(items: list, title: str) -> None:
+    sizing = pytest.importorskip("layoutkit.layout.sizing")
+    payload = {"title": title, "items": items}
+    w, h = sizing.size_card("checklist", payload)
+    scene = card_scene({"id": 1, "kind": "checklist", "payload": payload, "w": w, "h": h})
+    drawn = [i for i in scene.items if isinstance(i, Text) and i.font == "sans" and i.size == 14]
+    assert len(drawn) == len(items)
