@@ -7,8 +7,9 @@ from typing import Any
 
 from layoutkit import layout
 from layoutkit.errors import ServiceError
+from layoutkit.layout.place import changes_from_journal
 from layoutkit.principal import Principal
-from layoutkit.service._common import REQUEST_KEY, SLUG, check_board_access, find_board
+from layoutkit.service._common import ID, REQUEST_KEY, SLUG, check_board_access, find_board
 from layoutkit.service.board_model import load_board, write_changes
 from layoutkit.service.content_prep import prepare_card
 from layoutkit.service.idempotency import run_once
@@ -21,7 +22,7 @@ MAX_QUIET_REMOVALS = 25
 MAX_QUIET_SHARE = 0.30
 REASON_LENGTH = (20, 1000)
 
-_ID_LIST = {"type": "array", "items": {"type": "integer"}, "maxItems": 10000}
+_ID_LIST = {"type": "array", "items": ID, "maxItems": 10000}
 
 
 def _may_patch(principal: Principal, card: CardRecord) -> bool:
@@ -134,7 +135,7 @@ def _merge_payload(current: dict[str, Any], patch: dict[str, Any]) -> dict[str, 
                     "type": "object",
                     "required": ["id"],
                     "properties": {
-                        "id": {"type": "integer"},
+                        "id": ID,
                         "payload": {"type": "object"},
                         **{k: {"type": "number"} for k in ("x", "y")},
                         **{k: {"type": "number", "exclusiveMinimum": 0} for k in ("w", "h")},
@@ -221,26 +222,7 @@ def update_cards(call: Call) -> dict[str, Any]:
             write_changes(tx, layout.remove_cards(model, remove))
         if restore:
             tx.restore_cards(restore)
-            restored = {r.id: r for r in tx.cards_by_id(restore)}
-            for card_id in restore:
-                r = restored[card_id]
-                model.add(
-                    layout.Card(
-                        r.id,
-                        r.kind,
-                        r.payload,
-                        r.x,
-                        r.y,
-                        r.w,
-                        r.h,
-                        parent=r.parent_id if r.parent_id in model else None,
-                        children=[c for c in (r.children or []) if c in model],
-                        layer=r.layer,
-                        created=r.ordinal,
-                        sized_by=r.sized_by or "content",
-                    )
-                )
-            write_changes(tx, layout.reflow(model, restore))
+            _put_back(tx, model, tx.cards_by_id(restore))
         tx.record_event(
             "cards.update",
             call.principal.label,
@@ -262,6 +244,68 @@ def update_cards(call: Call) -> dict[str, Any]:
         }
 
     return run_once(call, "update_cards", write)
+
+
+def _put_back(tx: Tx, model: layout.Board, records: list[CardRecord]) -> None:
+    """Return restored cards to the board model and store the reflow around them.
+
+    A restored card rejoins its old frame when that frame is on the board (listed
+    among its children, in reading order, so a managed frame re-lays it out); a
+    restored frame takes back those of its old children that were lifted to its
+    level on removal and still sit inside its box. Without this the card would
+    name a parent that does not list it, and no reflow would ever place it.
+    """
+    model.begin()
+    dirty: list[Any] = []
+    for r in records:
+        model.add(
+            layout.Card(
+                r.id,
+                r.kind,
+                r.payload,
+                r.x,
+                r.y,
+                r.w,
+                r.h,
+                layer=r.layer,
+                created=r.ordinal,
+                sized_by=r.sized_by or ("frame" if r.kind in layout.FRAME_KINDS else "content"),
+            )
+        )
+    for r in records:
+        parent = r.parent_id if r.parent_id in model and r.parent_id != r.id else None
+        if parent is not None and model.get(parent).is_frame:
+            model.set_parent(r.id, parent, _reading_slot(model, parent, r.id))
+            dirty.append(parent)
+        if r.kind in layout.FRAME_KINDS:
+            box = model.get(r.id).rect
+            level = model.get(r.id).parent
+            for kid in r.children or []:
+                if (
+                    kid in model
+                    and kid != r.id
+                    and model.get(kid).parent == level
+                    and kid not in model.ancestors(r.id)
+                    and box.contains(model.get(kid).rect)
+                ):
+                    model.set_parent(kid, r.id, _reading_slot(model, r.id, kid))
+            dirty.append(r.id)
+    journal, added = model.commit()
+    links = changes_from_journal(model, journal, added)
+    write_changes(tx, links)
+    # The stored rows of the restored cards still name their old parent.
+    tx.update_cards([{"id": r.id, "parent_id": model.get(r.id).parent} for r in records])
+    ids = [r.id for r in records]
+    write_changes(tx, layout.reflow(model, ids, frames_to_relayout=dirty))
+
+
+def _reading_slot(model: layout.Board, frame: Any, key: Any) -> int:
+    card = model.get(key)
+    return sum(
+        1
+        for k in model.get(frame).children
+        if k != key and (model.get(k).y, model.get(k).x) < (card.y, card.x)
+    )
 
 
 def _box(r: CardRecord) -> dict[str, Any]:
@@ -292,7 +336,7 @@ def _box(r: CardRecord) -> dict[str, Any]:
             "scope": {
                 "anyOf": [
                     {"type": "string", "pattern": "^(ai|all|section:.+)$"},
-                    {"type": "array", "items": {"type": "integer"}, "minItems": 1},
+                    {"type": "array", "items": ID, "minItems": 1},
                 ]
             },
             "save": {"type": "boolean"},
