@@ -10,6 +10,8 @@ from layoutkit.storage import BoardRecord, CardRecord, EdgeRecord, QuestionRecor
 
 SLUG_PATTERN = "^[a-z0-9][a-z0-9-]{0,79}$"
 SLUG = {"type": "string", "pattern": SLUG_PATTERN, "description": "board slug"}
+#: Stored ids are positive and fit every backend's 64-bit integer (and JSON's safe range).
+ID: dict = {"type": "integer", "minimum": 1, "maximum": 2**53 - 1}
 REQUEST_KEY = {
     "type": "string",
     "minLength": 1,

@@ -8,6 +8,7 @@ from typing import Any
 
 from layoutkit.errors import ServiceError
 from layoutkit.service._common import (
+    ID,
     SLUG,
     board_view,
     check_board_access,
@@ -356,7 +357,7 @@ kind_handler("update", "board", {k: v for k, v in _META_SCHEMA.items()}, require
         "properties": {
             "board": SLUG,
             "mode": {"enum": ["view", "annotate"]},
-            "cardId": {"type": "integer"},
+            "cardId": ID,
         },
         "additionalProperties": False,
     },
@@ -453,7 +454,7 @@ def get_questions(call: Call) -> dict[str, Any]:
     {
         "required": ["id", "answer"],
         "properties": {
-            "id": {"type": "integer"},
+            "id": ID,
             "answer": {"type": ["string", "array"], "items": {"type": "string"}},
         },
         "additionalProperties": False,

@@ -137,8 +137,16 @@ def _merge_payload(current: dict[str, Any], patch: dict[str, Any]) -> dict[str, 
                     "properties": {
                         "id": ID,
                         "payload": {"type": "object"},
-                        **{k: {"type": "number"} for k in ("x", "y")},
-                        **{k: {"type": "number", "exclusiveMinimum": 0} for k in ("w", "h")},
+                        # A board is large but finite: coordinates stay where
+                        # float arithmetic is exact to well under a pixel.
+                        **{
+                            k: {"type": "number", "minimum": -1e7, "maximum": 1e7}
+                            for k in ("x", "y")
+                        },
+                        **{
+                            k: {"type": "number", "exclusiveMinimum": 0, "maximum": 1e6}
+                            for k in ("w", "h")
+                        },
                     },
                     "additionalProperties": False,
                 },

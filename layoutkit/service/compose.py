@@ -8,7 +8,7 @@ from typing import Any
 from layoutkit import layout
 from layoutkit.elements import canonical_json
 from layoutkit.errors import ServiceError
-from layoutkit.service._common import REQUEST_KEY, SLUG, check_board_access, find_board
+from layoutkit.service._common import ID, REQUEST_KEY, SLUG, check_board_access, find_board
 from layoutkit.service.board_model import load_board, write_changes
 from layoutkit.service.boards import new_question
 from layoutkit.service.content_prep import Prepared, prepare_card
@@ -24,13 +24,16 @@ MAX_BODY = 8 * 1024 * 1024
 _ANCHOR = {
     "type": "object",
     "properties": {
-        "cardId": {"type": "integer"},
+        "cardId": ID,
         "ref": {"type": "string"},
         "relation": {"enum": ["after", "before", "under", "beside", "into"]},
     },
     "additionalProperties": False,
 }
-_END = {"type": ["string", "integer"], "description": "batch ref or existing card id"}
+_END = {
+    "anyOf": [{"type": "string", "minLength": 1}, ID],
+    "description": "batch ref or existing card id",
+}
 _REGION = {
     "type": "object",
     "required": ["x", "y", "w", "h"],
@@ -75,10 +78,10 @@ COMPOSE_SCHEMA: dict[str, Any] = {
         "edges": {"type": "array", "items": EDGE_SCHEMA},
         "questions": {"type": "array", "items": QUESTION_SCHEMA},
         "layout": {"enum": ["column", "row", "grid"]},
-        "aspect": {"type": "number", "minimum": 0},
+        "aspect": {"type": "number", "minimum": 0, "maximum": 1000},
         "flow": {"enum": ["document"]},
         "anchor": _ANCHOR,
-        "anchorCardId": {"type": "integer"},
+        "anchorCardId": ID,
         "section": {"type": "string", "minLength": 1, "maxLength": 200},
         "createSection": {"type": "boolean"},
         "journey": {"type": "string", "minLength": 1, "maxLength": 200},

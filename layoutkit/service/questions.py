@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from layoutkit.errors import ServiceError
+from layoutkit.service._common import ID
 
 MAX_OPTIONS = 12
 MAX_HINT = 300
@@ -23,7 +24,7 @@ QUESTION_SCHEMA: dict[str, Any] = {
         "kind": {"enum": ["choice", "text"]},
         "pivot": {"type": "boolean"},
         "cardRef": {"type": "string"},
-        "cardId": {"type": "integer"},
+        "cardId": ID,
     },
     "additionalProperties": False,
 }

@@ -8,7 +8,7 @@ from typing import Any
 
 from layoutkit import diagram, render
 from layoutkit.errors import ServiceError
-from layoutkit.service._common import SLUG, check_board_access, find_board
+from layoutkit.service._common import ID, SLUG, check_board_access, find_board
 from layoutkit.service.registry import REGISTRY
 from layoutkit.service.scrape import scrape_board
 from layoutkit.service.workspace import Call
@@ -72,7 +72,7 @@ def board_stamp(call: Call) -> dict[str, Any]:
     "Lay a diagram card out again from its semantic payload; moved nodes (overrides) "
     "survive. A card with a living source needs a repository connection, which this "
     "deployment does not have (501).",
-    {"required": ["id"], "properties": {"id": {"type": "integer"}}, "additionalProperties": False},
+    {"required": ["id"], "properties": {"id": ID}, "additionalProperties": False},
 )
 def refresh_card(call: Call) -> dict[str, Any]:
     with call.workspace.store.transaction() as tx:
@@ -99,7 +99,7 @@ def refresh_card(call: Call) -> dict[str, Any]:
     "render_pages",
     "Re-render a page card's page images. Needs a capture sidecar; without one it answers "
     "501 (do not retry).",
-    {"required": ["id"], "properties": {"id": {"type": "integer"}}, "additionalProperties": False},
+    {"required": ["id"], "properties": {"id": ID}, "additionalProperties": False},
 )
 def render_pages(call: Call) -> dict[str, Any]:
     raise ServiceError(
