@@ -10,7 +10,9 @@ from typing import Any
 
 from layoutkit.elements._core import BAD, Ctx, show
 from layoutkit.elements._fields import (
+    INT_LIMIT,
     Spec,
+    _bad_number,
     boolean,
     check_object,
     custom,
@@ -61,7 +63,7 @@ _ITEMS_VIZ = frozenset(("pie", "donut", "bars", "stat", "timeline", "flow", "mat
 
 def _check_point(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
     t = type(v)
-    if t is int or (t is float and _isfinite(v)):
+    if (t is int or t is float) and is_number(v):
         return v
     if t is list and len(v) == 2 and (type(v[0]) is str or is_number(v[0])) and is_number(v[1]):
         return v[:]
@@ -335,6 +337,15 @@ _SCALARS = frozenset((str, int, float, bool, type(None)))
 _UNSAFE_SCHEME = re.compile(r"^\s*(javascript|data|vbscript|file):", re.IGNORECASE)
 
 
+def _cell_ok(x: Any) -> bool:
+    t = type(x)
+    if t is float:
+        return _isfinite(x)
+    if t is int:
+        return -INT_LIMIT <= x <= INT_LIMIT
+    return True
+
+
 def _rows_shape(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
     # Rows are checked against the columns in the table's cross-field rule.
     if type(v) is list:
@@ -347,7 +358,7 @@ def _cells(cells: dict[Any, Any], colkeys: frozenset[str], ctx: Ctx, parent: Any
     if cells.keys() <= colkeys:
         ts = set(map(type, cells.values()))
         if ts <= _SCALARS and (
-            float not in ts or all(type(x) is not float or _isfinite(x) for x in cells.values())
+            (float not in ts and int not in ts) or all(map(_cell_ok, cells.values()))
         ):
             return dict(cells)
     path = (parent, key)
@@ -371,10 +382,10 @@ def _cells(cells: dict[Any, Any], colkeys: frozenset[str], ctx: Ctx, parent: Any
                 ctx.error((path, k), "href", "unsafe_href", "this link scheme is not allowed")
                 del y["href"]
             out[k] = y
-        elif t in _SCALARS and (t is not float or _isfinite(x)):
+        elif t in _SCALARS and _cell_ok(x):
             out[k] = x
-        elif t is float:
-            ctx.error(path, k, "not_finite", "numbers must be finite")
+        elif t is float or t is int:
+            _bad_number(x, ctx, path, k)
         else:
             ctx.wrong_type(path, k, "a scalar or {v, href?, tone?}", x)
     return out

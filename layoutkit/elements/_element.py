@@ -17,6 +17,7 @@ from layoutkit.elements._fields import (
     map_check,
     object_check,
     objects,
+    server_owned,
     string,
     text_block,
 )
@@ -301,6 +302,7 @@ DOC_SPEC = Spec(
             members=REPO_SOURCE,
         ),
         elements_field("The content, in order."),
+        server_owned("set", "object", "Pushed set stamp: branch, version and its files."),
     ],
 )
 

@@ -8,6 +8,7 @@ something is wrong.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
 from typing import Any
@@ -21,6 +22,8 @@ from layoutkit.errors import did_you_mean
 Check = Callable[[Any, Ctx, Any, Any], Any]
 
 _NUM_TYPES = frozenset((int, float))
+#: Integers beyond signed 64 bits are refused: JSON consumers cannot hold them.
+INT_LIMIT = 2**63 - 1
 _STR_TYPES = frozenset((str,))
 _isfinite = math.isfinite
 _fsum = math.fsum
@@ -141,16 +144,27 @@ def _check_bool(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
     return BAD
 
 
+def _bad_number(v: Any, ctx: Ctx, parent: Any, key: Any) -> None:
+    if type(v) is float:
+        ctx.error(parent, key, "not_finite", "numbers must be finite")
+    else:
+        ctx.error(parent, key, "out_of_range", "integers must fit in 64 bits")
+
+
 def is_number(v: Any) -> bool:
     """True for finite JSON numbers (booleans excluded)."""
     t = type(v)
-    return t is int or (t is float and _isfinite(v))
+    if t is int:
+        return -INT_LIMIT <= v <= INT_LIMIT
+    return t is float and _isfinite(v)
 
 
 def numbers_ok(v: list[Any]) -> bool:
     """True when every item of the list is a finite number."""
     ts = set(map(type, v))
     if not ts <= _NUM_TYPES:
+        return False
+    if int in ts and v and (min(v) < -INT_LIMIT or max(v) > INT_LIMIT):
         return False
     if float in ts:
         try:
@@ -176,6 +190,9 @@ def number_check(
             return BAD
         if t is float and not _isfinite(v):
             ctx.error(parent, key, "not_finite", "numbers must be finite")
+            return BAD
+        if t is int and not -INT_LIMIT <= v <= INT_LIMIT:
+            ctx.error(parent, key, "out_of_range", "integers must fit in 64 bits")
             return BAD
         if positive and not v > 0:
             ctx.error(parent, key, "out_of_range", f"must be positive, got {show(v)}")
@@ -210,7 +227,7 @@ def enum_check(choices: tuple[str, ...], what: str = "value") -> Check:
             parent,
             key,
             "unknown_value",
-            f"{show(v)} is not a known {what}; use one of {listed}",
+            f"{show(v)} is not allowed for {what}; use one of {listed}",
             f"did you mean {hits[0]!r}?" if hits else None,
         )
         return BAD
@@ -281,12 +298,12 @@ def _check_str_or_strings(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
 
 def _check_scalar(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
     t = type(v)
-    if t is str or t is bool or t is int or v is None:
+    if t is str or t is bool or v is None:
         return v
-    if t is float:
-        if _isfinite(v):
+    if t is float or t is int:
+        if is_number(v):
             return v
-        ctx.error(parent, key, "not_finite", "numbers must be finite")
+        _bad_number(v, ctx, parent, key)
         return BAD
     ctx.wrong_type(parent, key, "a string, number, boolean or null", v)
     return BAD
@@ -320,9 +337,9 @@ def list_check(
             return BAD
         n = len(v)
         if n < min_items:
-            ctx.error(parent, key, "too_few", f"needs at least {min_items} {what}, got {n}")
+            ctx.error(parent, key, "too_few", f"needs at least {min_items} entries, got {n}")
         elif max_items is not None and n > max_items:
-            ctx.error(parent, key, "too_many", f"takes at most {max_items} {what}, got {n}")
+            ctx.error(parent, key, "too_many", f"takes at most {max_items} entries, got {n}")
         path = (parent, key)
         out = []
         for i, x in enumerate(v):
@@ -355,7 +372,15 @@ def map_check(value: Check, what: str) -> Check:
     return check
 
 
-def _pass(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
+def _plain_json(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
+    t = type(v)
+    if t is str or t is bool or v is None or ((t is int or t is float) and is_number(v)):
+        return v
+    try:
+        json.dumps(v, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        ctx.warn(parent, key, "not_plain_json", "this value is not plain JSON; it is dropped")
+        return BAD
     return v
 
 
@@ -399,7 +424,7 @@ def number(
         typ += f" {minimum:g}..{maximum:g}"
     elif minimum is not None:
         typ += f" >= {minimum:g}"
-    return Field(name, typ, check, required, default, notes, fast=int if plain else None)
+    return Field(name, typ, check, required, default, notes)
 
 
 def boolean(name: str, notes: str = "", *, required: bool = False, default: Any = MISSING) -> Field:
@@ -503,14 +528,14 @@ def custom(
 
 
 def anything(name: str, typ: str, notes: str = "") -> Field:
-    """A field kept as sent (opaque to validation)."""
-    return Field(name, typ, _pass, notes=notes)
+    """A field kept as sent (opaque to validation, but it must be plain JSON)."""
+    return Field(name, typ, _plain_json, notes=notes)
 
 
 def server_owned(name: str, typ: str = "object", notes: str = "") -> Field:
     """A field the server writes: accepted as read back, passed through, rewritten on write."""
     return Field(
-        name, typ, _pass, notes=(notes + " " if notes else "") + "Server-owned.", server=True
+        name, typ, _plain_json, notes=(notes + " " if notes else "") + "Server-owned.", server=True
     )
 
 

@@ -473,6 +473,8 @@ MEDIA = Kind(
             string("mime", "Type hint."),
             string("caption"),
             string("alt"),
+            server_owned("natW", "number", "Natural image width, read on upload."),
+            server_owned("natH", "number", "Natural image height, read on upload."),
         ],
         _media_post,
     ),

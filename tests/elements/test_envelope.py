@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from layoutkit import elements
@@ -252,4 +254,18 @@ def test_python_only_values_become_findings() -> None:
     assert not v.ok
     assert ("payload.items[0].value", "not_finite") in errors(v)
     assert ("payload.items[3].value", "wrong_type") in errors(v)
-    assert v.normalized["payload"]["items"][2]["value"] == 10**5000
+    assert ("payload.items[2].value", "out_of_range") in errors(v)
+    assert "value" not in v.normalized["payload"]["items"][2]
+    json.dumps(v.as_dict(), allow_nan=False)
+
+
+def test_server_owned_values_must_be_plain_json() -> None:
+    deep: list = []
+    for _ in range(5000):
+        deep = [deep]
+    v = validate_element(el("page", {"md": "x", "pm": deep, "pmStale": float("nan")}))
+    assert v.ok
+    assert {("payload.pm", "not_plain_json"), ("payload.pmStale", "not_plain_json")} <= set(
+        warnings(v)
+    )
+    assert v.normalized["payload"] == {"md": "x"}
