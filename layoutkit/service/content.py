@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from layoutkit import elements
 from layoutkit.errors import ServiceError, did_you_mean
-from layoutkit.service.registry import REGISTRY
+from layoutkit.service.registry import REGISTRY, Operation
 from layoutkit.service.workspace import Call
 
 _ANY = {"description": "Any JSON value; checked against the content contract."}
@@ -47,14 +48,69 @@ def validate(call: Call) -> dict[str, Any]:
 )
 def docs(call: Call) -> dict[str, Any]:
     topic = call.params.get("topic")
+    registry = call.workspace.registry
     if topic is None:
-        return {"topics": elements.docs_index()}
+        ops = [
+            {"topic": OP_PREFIX + op.name, "summary": op.description.split(". ")[0].rstrip(".")}
+            for op in registry
+        ]
+        return {"topics": elements.docs_index() + ops}
+    if topic.startswith(OP_PREFIX) and topic[len(OP_PREFIX) :] in registry.names():
+        return {"topic": topic, "text": operation_topic(registry.get(topic[len(OP_PREFIX) :]))}
     text = elements.docs_topic(topic)
     if text is None:
+        names = elements.topic_names() + [OP_PREFIX + n for n in registry.names()]
         raise ServiceError(
             404,
             "unknown_topic",
             f"no docs topic named {topic!r}",
-            didYouMean=did_you_mean(topic, elements.topic_names()),
+            didYouMean=did_you_mean(topic, names),
         )
     return {"topic": topic, "text": text}
+
+
+#: Operation topics are named ``op:<operation>`` so they never collide with kinds.
+OP_PREFIX = "op:"
+
+
+def _type_of(schema: dict[str, Any]) -> str:
+    if "enum" in schema:
+        return " | ".join(json.dumps(v) for v in schema["enum"])
+    if "const" in schema:
+        return json.dumps(schema["const"])
+    if "anyOf" in schema:
+        return " or ".join(_type_of(s) for s in schema["anyOf"])
+    kind = schema.get("type", "any")
+    if isinstance(kind, list):
+        kind = " or ".join(kind)
+    if kind == "array" and isinstance(schema.get("items"), dict):
+        return f"array of {_type_of(schema['items'])}"
+    return str(kind)
+
+
+def operation_topic(op: Operation) -> str:
+    """Markdown for one operation, generated from its registry entry."""
+    schema = op.params_schema
+    required = set(schema.get("required", []))
+    lines = [
+        f"# {op.name}",
+        "",
+        op.description,
+        "",
+        "| Param | Type | Required | Notes |",
+        "|---|---|---|---|",
+    ]
+    for name, spec in schema.get("properties", {}).items():
+        notes = spec.get("description") or spec.get("title") or ""
+        if "pattern" in spec:
+            notes = (notes + f" pattern `{spec['pattern']}`").strip()
+        lines.append(
+            f"| {name} | {_type_of(spec)} | {'yes' if name in required else 'no'} | {notes} |"
+        )
+    lines += [
+        "",
+        f'Call it as `Workspace.call("{op.name}", params)`, as the MCP tool `{op.name}`, '
+        f"over HTTP as `POST /api/v1/ops/{op.name}`, or with `layoutkit call {op.name} '<json>'`.",
+        "A refusal carries an HTTP-style status and a machine `code`.",
+    ]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,87 @@
+"""render_board, board_stamp, refresh_card, render_pages, search and update kind board."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from layoutkit import ServiceError, Workspace
+
+
+@pytest.fixture
+def board(ws: Workspace) -> Workspace:
+    ws.call("create", {"kind": "board", "slug": "v", "tags": ["Roadmap"]})
+    ws.call(
+        "compose_board",
+        {
+            "board": "v",
+            "cards": [
+                {"kind": "text", "payload": {"md": "Launch the café menu"}},
+                {
+                    "kind": "diagram",
+                    "payload": {"title": "Flow", "diagram_text": "graph LR\n  A-->B"},
+                },
+            ],
+        },
+    )
+    return ws
+
+
+def test_render_board_svg_and_png(board: Workspace) -> None:
+    svg = board.call("render_board", {"board": "v"})
+    assert svg["format"] == "svg" and svg["svg"].startswith("<svg") and svg["cards"] == 2
+    png = base64.b64decode(board.call("render_board", {"board": "v", "format": "png"})["png"])
+    assert png.startswith(b"\x89PNG")
+
+
+def test_board_stamp_changes_with_the_board(board: Workspace) -> None:
+    before = board.call("board_stamp", {"board": "v"})["stamp"]
+    assert board.call("board_stamp", {"board": "v"})["stamp"] == before
+    board.call("compose_board", {"board": "v", "cards": [{"kind": "note", "payload": {"md": "n"}}]})
+    assert board.call("board_stamp", {"board": "v"})["stamp"] != before
+
+
+def test_refresh_card_relays_a_diagram(board: Workspace) -> None:
+    diagram = next(
+        c for c in board.call("scrape_board", {"board": "v"})["cards"] if c["kind"] == "diagram"
+    )
+    out = board.call("refresh_card", {"id": diagram["id"]})
+    assert out["version"] == diagram["version"] + 1
+    text = next(
+        c for c in board.call("scrape_board", {"board": "v"})["cards"] if c["kind"] == "text"
+    )
+    with pytest.raises(ServiceError) as exc:
+        board.call("refresh_card", {"id": text["id"]})
+    assert (exc.value.status, exc.value.code) == (400, "not_refreshable")
+    with pytest.raises(ServiceError) as exc:
+        board.call("refresh_card", {"id": 999999})
+    assert exc.value.status == 404
+
+
+def test_render_pages_needs_a_capture_sidecar(board: Workspace) -> None:
+    with pytest.raises(ServiceError) as exc:
+        board.call("render_pages", {"id": 1})
+    assert (exc.value.status, exc.value.code) == (501, "no_capture_sidecar")
+
+
+def test_search_folds_case_and_diacritics(board: Workspace) -> None:
+    hits = board.call("search", {"q": "CAFE menu"})["hits"]
+    assert [h["kind"] for h in hits] == ["card"]
+    assert board.call("search", {"q": "roadmap", "kind": "board"})["hits"][0]["board"] == "v"
+    assert board.call("search", {"q": "nothing-like-this"})["hits"] == []
+
+
+def test_search_resolve_verdicts(board: Workspace) -> None:
+    board.call("create", {"kind": "board", "slug": "v-two"})
+    assert board.call("search", {"q": "v", "mode": "resolve"})["verdict"] == "exact"
+    assert board.call("search", {"q": "v-tw", "mode": "resolve"})["verdict"] == "confident"
+    assert board.call("search", {"q": "zzz", "mode": "resolve"})["verdict"] == "none"
+
+
+def test_update_kind_board_patches_meta(board: Workspace) -> None:
+    out = board.call("update", {"kind": "board", "board": "v", "archived": True})
+    assert out["board"]["archived"] is True
+    with pytest.raises(ServiceError) as exc:
+        board.call("update", {"kind": "board", "board": "v", "bogus": 1})
+    assert exc.value.body["field"] == "bogus"
