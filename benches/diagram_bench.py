@@ -89,10 +89,12 @@ def main() -> None:
         g = json.loads(f.read_text())
         lay = layout_graph(g)
         times = []
+        cpu = []
         for _ in range(a.reps):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             layout_graph(g)
             times.append((time.perf_counter() - t0) * 1000)
+            cpu.append((time.process_time() - c0) * 1000)
         row = {
             "graph": g["name"],
             "bucket": bucket(len(g["nodes"])),
@@ -101,6 +103,8 @@ def main() -> None:
         }
         row.update(metrics.compute(g, lay))
         row["t_layout_warm_ms"] = statistics.median(times)
+        row["cpu_ms"] = statistics.median(cpu)
+        row["non_orthogonal"] = non_orthogonal(lay)
         rows.append(row)
         print(
             f"{g['name']:28s} {row['t_layout_warm_ms']:8.1f}ms cross={row['crossings']} ovl={row['node_overlaps']} etn={row['edge_through_node']} det={row['detached_ends']}",
@@ -114,6 +118,16 @@ def main() -> None:
     names = {r["graph"] for r in rows}
     table(rows, [r for r in anchors if r.get("ok") and r["graph"] in names])
     synthetic_set()
+
+
+def non_orthogonal(lay: dict) -> int:
+    """Route pieces that are neither horizontal nor vertical (0.01 px tolerance)."""
+    return sum(
+        1
+        for e in lay["edges"]
+        for p, q in zip(e["points"], e["points"][1:], strict=False)
+        if abs(p[0] - q[0]) > 0.01 and abs(p[1] - q[1]) > 0.01
+    )
 
 
 def agg(rows: list[dict]) -> dict:
@@ -133,6 +147,8 @@ def agg(rows: list[dict]) -> dict:
             "ms": statistics.median(
                 r["t_layout_warm_ms"] for r in rs if r.get("t_layout_warm_ms") is not None
             ),
+            "cpu": statistics.median(r["cpu_ms"] for r in rs) if "cpu_ms" in rs[0] else None,
+            "nonorth": sum(r["non_orthogonal"] for r in rs) if "non_orthogonal" in rs[0] else None,
         }
     return out
 
@@ -143,29 +159,37 @@ def table(rows: list[dict], anchors: list[dict]) -> None:
         engines.setdefault(r["engine"], []).append(r)
     aggs = {e: agg(rs) for e, rs in engines.items()}
     print(
-        "| bucket | engine | graphs | overlaps | through | detached | crossings | edge length | area | median warm ms |"
+        "| bucket | engine | graphs | overlaps | through | detached | non-orthogonal | crossings | edge length | area | median warm ms | median cpu ms |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for b in BUCKETS:
         for e in ["layoutkit", *sorted(k for k in aggs if k != "layoutkit")]:
             s = aggs[e].get(b)
             if not s:
                 continue
+            nonorth = "-" if s["nonorth"] is None else s["nonorth"]
+            cpu = "-" if s["cpu"] is None else f"{s['cpu']:.1f}"
             print(
-                f"| {b} | {e} | {s['graphs']} | {s['overlaps']} | {s['through']} | {s['detached']} | {s['crossings']} | {s['length']:.0f} | {s['area']:.3g} | {s['ms']:.1f} |"
+                f"| {b} | {e} | {s['graphs']} | {s['overlaps']} | {s['through']} | {s['detached']} | {nonorth} | {s['crossings']} | {s['length']:.0f} | {s['area']:.3g} | {s['ms']:.1f} | {cpu} |"
             )
     if "elk" in aggs:
         print()
         print(
-            "| bucket | crossings / ELK (<= 0.8) | length / ELK (<= 1) | area / ELK (<= 1.15) | warm ms (target) | ELK ms |"
+            "| bucket | crossings / ELK (<= 0.8) | crossings / dot | length / ELK (<= 1) | length / dot | area / ELK (<= 1.15) | area / dot | warm ms (target) | cpu ms | ELK ms | dot ms |"
         )
-        print("|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
         for b in BUCKETS:
             s, e = aggs["layoutkit"].get(b), aggs["elk"].get(b)
             if not s or not e:
                 continue
+            d = aggs.get("dot", {}).get(b)
+
+            def vs_dot(key: str, s=s, d=d) -> str:
+                return f"{s[key] / max(1, d[key]):.2f}" if d else "-"
+
+            vs_dot_ms = f"{d['ms']:.1f}" if d else "-"
             print(
-                f"| {b} | {s['crossings'] / max(1, e['crossings']):.2f} | {s['length'] / e['length']:.2f} | {s['area'] / e['area']:.2f} | {s['ms']:.1f} ({TARGET_MS[b]}) | {e['ms']:.1f} |"
+                f"| {b} | {s['crossings'] / max(1, e['crossings']):.2f} | {vs_dot('crossings')} | {s['length'] / e['length']:.2f} | {vs_dot('length')} | {s['area'] / e['area']:.2f} | {vs_dot('area')} | {s['ms']:.1f} ({TARGET_MS[b]}) | {s['cpu']:.1f} | {e['ms']:.1f} | {vs_dot_ms} |"
             )
     print()
 

@@ -393,6 +393,12 @@ def _emit(
         fx0, fx1 = frames_x.get(key, (0.0, 0.0))
         frames[key] = (fx0, fy0, fx1 - fx0, fy1 - fy0)
     total_h = frame["height"]
+    if not model.lanes:
+        packed_h = _pack_components(
+            h, boxes, routes, edges, label_boxes, loop_routes, loops, frames, lr
+        )
+        if packed_h is not None:
+            total_h = packed_h
     lane_rects = []
     for lane in model.lanes:
         fx0, fx1 = frames_x.get(lane["path"], (None, None))
@@ -504,6 +510,97 @@ def _emit(
     metrics["layers"] = len(order)
     metrics["reversedEdges"] = len(h.reversed)
     return geo, metrics
+
+
+def _pack_components(
+    h: layered.Hierarchy,
+    boxes: dict[str, tuple[float, float, float, float]],
+    routes: dict[int, list[tuple[float, float]]],
+    edges: list[tuple[str, str]],
+    label_boxes: dict[int, tuple[float, float, float, float]],
+    loop_routes: list[tuple[dict[str, Any], list[tuple[float, float]], tuple | None]],
+    loops: dict[str, list[dict[str, Any]]],
+    frames: dict[tuple, tuple[float, float, float, float]],
+    lr: bool,
+) -> float | None:
+    """Shelf-pack the connected components (in place, top-down frame).
+
+    Components are cut out of the joint layout as rigid blocks (boxes,
+    routes, labels, frames), tallest first, and laid in rows no wider than
+    a row that would give the whole drawing a landscape aspect (portrait in
+    the top-down frame of a left-right diagram). Returns the new body height,
+    or None when there is a single component.
+    """
+    comp = {it.name: it.comp for it in h.items if it.kind == "node"}
+    if len(set(comp.values())) < 2:
+        return None
+    loop_comp = {id(e): comp[nid] for nid, ls in loops.items() for e in ls}
+    inf = float("inf")
+    bbox: dict[int, list[float]] = {}
+
+    def grow(c: int, x0: float, y0: float, x1: float, y1: float) -> None:
+        b = bbox.setdefault(c, [inf, inf, -inf, -inf])
+        b[0], b[1] = min(b[0], x0), min(b[1], y0)
+        b[2], b[3] = max(b[2], x1), max(b[3], y1)
+
+    for name, (x, y, w, hh) in boxes.items():
+        grow(comp[name], x, y, x + w, y + hh)
+    for k, pts in routes.items():
+        c = comp[edges[k][0]]
+        for px, py in pts:
+            grow(c, px, py, px, py)
+        if k in label_boxes:
+            x, y, w, hh = label_boxes[k]
+            grow(c, x, y, x + w, y + hh)
+    for e, pts, lab in loop_routes:
+        c = loop_comp[id(e)]
+        for px, py in pts:
+            grow(c, px, py, px, py)
+        if lab:
+            grow(c, lab[0], lab[1], lab[0] + lab[2], lab[1] + lab[3])
+    frame_comp: dict[tuple, int] = {}
+    for it in h.items:
+        if it.kind == "node":
+            for d in range(1, len(it.path) + 1):
+                frame_comp.setdefault(it.path[:d], it.comp)
+    for key, (x, y, w, hh) in frames.items():
+        if key in frame_comp:
+            grow(frame_comp[key], x, y, x + w, y + hh)
+    gap = OPTIONS.component_gap
+    top = min(b[1] for b in bbox.values())
+    left = min(b[0] for b in bbox.values())
+    area = sum((b[2] - b[0] + gap) * (b[3] - b[1] + gap) for b in bbox.values())
+    aspect = 1 / 1.6 if lr else 1.6
+    row_w = max(max(b[2] - b[0] for b in bbox.values()), (area * aspect) ** 0.5)
+    shift: dict[int, tuple[float, float]] = {}
+    x = y = row_h = 0.0
+    for c in sorted(bbox, key=lambda c: (-(bbox[c][3] - bbox[c][1]), c)):
+        b = bbox[c]
+        w, hh = b[2] - b[0], b[3] - b[1]
+        if x > 0 and x + w > row_w:
+            x, y, row_h = 0.0, y + row_h + gap, 0.0
+        shift[c] = (left + x - b[0], top + y - b[1])
+        x += w + gap
+        row_h = max(row_h, hh)
+    for name, (bx, by, w, hh) in list(boxes.items()):
+        dx, dy = shift[comp[name]]
+        boxes[name] = (bx + dx, by + dy, w, hh)
+    for k, pts in routes.items():
+        dx, dy = shift[comp[edges[k][0]]]
+        routes[k] = [(px + dx, py + dy) for px, py in pts]
+        if k in label_boxes:
+            lx, ly, w, hh = label_boxes[k]
+            label_boxes[k] = (lx + dx, ly + dy, w, hh)
+    for j, (e, pts, lab) in enumerate(loop_routes):
+        dx, dy = shift[loop_comp[id(e)]]
+        moved = [(px + dx, py + dy) for px, py in pts]
+        lab2 = (lab[0] + dx, lab[1] + dy, lab[2], lab[3]) if lab else None
+        loop_routes[j] = (e, moved, lab2)
+    for key, (fx, fy, w, hh) in list(frames.items()):
+        if key in frame_comp:
+            dx, dy = shift[frame_comp[key]]
+            frames[key] = (fx + dx, fy + dy, w, hh)
+    return max(b[3] + shift[c][1] for c, b in bbox.items())
 
 
 def _port_point(b: dict[str, float], side: str, t: float) -> dict[str, float]:

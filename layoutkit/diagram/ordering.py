@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 # Work units (items + segments, once per sweep) spent on restarts. Small
 # graphs get many restarts; large ones a few. Fixed numbers keep the output
 # deterministic: nothing here depends on the clock.
-WORK_BUDGET = 40_000
+WORK_BUDGET = 30_000
 MIN_STARTS = 2
 MAX_STARTS = 24
 MAX_SWEEPS = 30

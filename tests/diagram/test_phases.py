@@ -1,0 +1,142 @@
+"""The layout phases on their own: ordering, track ordering, component packing."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from layoutkit.diagram import lay_out, layered, ordering
+from layoutkit.diagram.findings import composition_findings
+from layoutkit.diagram.placement import _order_tracks
+
+
+def _hierarchy(n: int, edges: list[tuple[int, int]]) -> layered.Hierarchy:
+    nodes = [f"v{i}" for i in range(n)]
+    pairs = [(f"v{a}", f"v{b}") for a, b in edges]
+    g = layered.LayoutGraph(
+        nodes=nodes, w=dict.fromkeys(nodes, 40.0), h=dict.fromkeys(nodes, 20.0), edges=pairs
+    )
+    rev = layered.break_cycles(nodes, pairs)
+    arcs = [((b, a, 1) if k in rev else (a, b, 1)) for k, (a, b) in enumerate(pairs) if a != b]
+    layer = layered.assign_layers(nodes, arcs)
+    return layered.insert_dummies(g, layer, rev, dict.fromkeys(nodes, 0))
+
+
+def _crossings(h: layered.Hierarchy, layers: list[list[int]]) -> int:
+    pos = [0] * len(h.items)
+    for layer in layers:
+        for p, i in enumerate(layer):
+            pos[i] = p
+    down: list[list[int]] = [[] for _ in h.items]
+    for a, b, _ in h.segments:
+        down[a].append(b)
+    return ordering.layer_crossings(layers, pos, down)
+
+
+@st.composite
+def dags(draw: st.DrawFn) -> tuple[int, list[tuple[int, int]]]:
+    n = draw(st.integers(3, 18))
+    pairs = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=3 * n))
+    return n, [(min(a, b), max(a, b)) for a, b in pairs if a != b]
+
+
+@settings(max_examples=60, deadline=None)
+@given(dags())
+def test_ordering_is_a_permutation_no_worse_than_its_depth_first_start(
+    case: tuple[int, list[tuple[int, int]]],
+) -> None:
+    n, edges = case
+    h = _hierarchy(n, edges)
+    best = ordering.order_layers(h, {})
+    assert [sorted(layer) for layer in best] == [sorted(layer) for layer in h.layers]
+    start = ordering._Orderer(h, {}).dfs_start(True)
+    assert _crossings(h, best) <= _crossings(h, start)
+    assert ordering.order_layers(h, {}) == best
+
+
+def test_ordering_undoes_a_crossing_that_a_naive_order_makes() -> None:
+    # a->d, b->c with a, b and c, d in input order: the naive order crosses once.
+    h = _hierarchy(4, [(0, 3), (1, 2)])
+    assert _crossings(h, h.layers) == 1
+    assert _crossings(h, ordering.order_layers(h, {})) == 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 30), st.randoms(use_true_random=False))
+def test_trees_are_drawn_without_crossings(n: int, rnd) -> None:
+    edges = [{"from": f"n{rnd.randrange(i)}", "to": f"n{i}"} for i in range(1, n)]
+    payload = {
+        "title": "tree",
+        "nodes": [{"id": f"n{i}", "title": f"N{i}"} for i in range(n)],
+        "edges": edges,
+    }
+    assert lay_out(payload)["metrics"]["crossings"] == 0
+
+
+def _track_cost(order: list[int], ends: dict[int, tuple[float, float]]) -> int:
+    """Meeting points of the drawn segments for a top-to-bottom track order."""
+    total = 0
+    for i, j in itertools.combinations(order, 2):  # i above j
+        (a1, b1), (a2, b2) = ends[i], ends[j]
+        total += min(a1, b1) <= a2 <= max(a1, b1)
+        total += min(a2, b2) <= b1 <= max(a2, b2)
+    return total
+
+
+def test_track_order_avoids_a_crossing_between_two_jogs() -> None:
+    # Both jog right; drawing the later-starting one above keeps them apart.
+    ends = {0: (0.0, 50.0), 1: (10.0, 100.0)}
+    order = _order_tracks([0, 1], ends, [(0, 1), (2, 3)])
+    assert order == [1, 0]
+    assert _track_cost(order, ends) == 0
+
+
+def test_track_order_ignores_edges_that_share_an_end_node() -> None:
+    ends = {0: (0.0, 50.0), 1: (10.0, 100.0)}
+    # Same source node: no pair cost, the input order stays.
+    assert _order_tracks([0, 1], ends, [(0, 1), (0, 3)]) == [0, 1]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 20), st.integers(0, 20)).filter(lambda t: t[0] != t[1]),
+        min_size=2,
+        max_size=12,
+    )
+)
+def test_track_order_is_no_worse_than_left_to_right(spans: list[tuple[int, int]]) -> None:
+    ends = {s: (float(a * 10), float(b * 10)) for s, (a, b) in enumerate(spans)}
+    segs = sorted(ends, key=lambda s: (min(ends[s]), s))
+    nodes = [(2 * s, 2 * s + 1) for s in segs]
+    order = _order_tracks(segs, ends, nodes)
+    assert sorted(order) == sorted(segs)
+    assert _track_cost(order, ends) <= _track_cost(segs, ends)
+
+
+def _components_payload(count: int) -> dict:
+    nodes, edges = [], []
+    for c in range(count):
+        nodes += [{"id": f"a{c}", "title": f"A{c}"}, {"id": f"b{c}", "title": f"B{c}"}]
+        edges.append({"from": f"a{c}", "to": f"b{c}"})
+    return {"title": "many", "nodes": nodes, "edges": edges}
+
+
+def test_many_components_are_packed_into_rows() -> None:
+    geo = lay_out(_components_payload(12))["geo"]
+    assert composition_findings(geo) == []
+    tops = sorted({geo["nodes"][f"a{c}"]["y"] for c in range(12)})
+    assert len(tops) > 1  # more than one shelf
+    assert geo["width"] / geo["height"] < 4  # not one long strip
+
+
+def test_packed_components_keep_their_own_edges_attached() -> None:
+    geo = lay_out(_components_payload(7))["geo"]
+    for e in geo["edges"]:
+        a, b = geo["nodes"][e["from"]], geo["nodes"][e["to"]]
+        (x0, y0), (x1, y1) = e["points"][0], e["points"][-1]
+        assert np.isclose(y0, a["y"] + a["h"]) and a["x"] <= x0 <= a["x"] + a["w"]
+        assert np.isclose(y1, b["y"]) and b["x"] <= x1 <= b["x"] + b["w"]
