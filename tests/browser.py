@@ -1,0 +1,39 @@
+"""Headless Chromium for the browser tests (Debian's chromium package).
+
+Tests that need it skip with a reason when it is not installed.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+CHROMIUM = "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else shutil.which("chromium")
+ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
+SKIP_REASON = "headless Chromium not installed (install Debian's chromium package)"
+
+
+def run_chromium(*args: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
+    """Run Chromium headless with a throw-away profile and no background traffic."""
+    if CHROMIUM is None:
+        raise RuntimeError(SKIP_REASON)
+    with tempfile.TemporaryDirectory(prefix="layoutkit-chromium-") as profile:
+        cmd = [
+            str(CHROMIUM),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-quic",
+            "--no-first-run",
+            "--hide-scrollbars",
+            "--force-device-scale-factor=1",
+            "--force-color-profile=srgb",
+            f"--user-data-dir={profile}",
+            *args,
+        ]
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
