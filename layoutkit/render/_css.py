@@ -238,6 +238,11 @@ html[data-audience=public] [data-aud]:not([data-aud~=public]),html[data-audience
 .dir-release header.doc-head{border-bottom:2px solid var(--accent);padding-bottom:1rem}
 .dir-release section.section>.sec-head .eyebrow{display:inline-block;background:var(--accent);color:var(--bg);padding:.05em .6em;border-radius:4px}
 .dir-release .prose ul{padding-left:1.1em}
+/* An export (render_doc with an audience) shows every gallery item in a 2-column grid. */
+html.export .gallery{display:grid!important;grid-template-columns:1fr 1fr!important;grid-auto-rows:auto!important;columns:auto;overflow:visible}
+html.export .gallery figure{grid-column:auto!important;grid-row:auto!important;flex:none}
+html.export .gallery img,html.export .gallery .placeholder{aspect-ratio:16/10;height:auto;object-fit:contain}
+html.export .gallery.bento figcaption{display:block}
 /* Print: a clean PDF from the browser. */
 @media print{
   :root{--bg:#fff;--fg:#000;--muted:#444;--line:#ccc;--soft:#f3f3f3;color-scheme:light}

@@ -734,7 +734,7 @@ def render_document(doc: dict, *, audience: str | None = None, typeset: str | No
         note = f'<div class="audience-note">Edition for the {esc(audience)} audience</div>'
     page = (
         "<!DOCTYPE html>\n"
-        f'<html lang="en" data-typeset="{esc(chosen)}" data-audience="{esc(audience or "all")}" class="dir-{direction}">'
+        f'<html lang="en" data-typeset="{esc(chosen)}" data-audience="{esc(audience or "all")}" class="dir-{direction}{" export" if audience else ""}">'
         '<head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         '<meta name="referrer" content="no-referrer">'

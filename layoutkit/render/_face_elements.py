@@ -13,7 +13,7 @@ from typing import Any
 from layoutkit.layout.text import line_height, text_width
 from layoutkit.render._audience import element_parts
 from layoutkit.render._charts import compare_delta, delta_text
-from layoutkit.render._face_text import markdown_face
+from layoutkit.render._face_text import markdown_face, plain_inline
 from layoutkit.render._format import as_number, fmt_num, fmt_value, fmt_when
 from layoutkit.render._palette import ACCENT, CARD, FG, LINE, MUTED, SOFT, tone
 from layoutkit.render._scene import Box, Ellipse, Item, Path, Text, fit_line, text_run
@@ -400,7 +400,7 @@ def _table(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[I
                 shown = (
                     fmt_num(value)
                     if not isinstance(value, str) and value is not None
-                    else str(value or "")
+                    else plain_inline(value or "")
                 )
             anchor = "end" if col.get("type") == "number" else "start"
             tx = x + (i + 1) * cw - 6 if anchor == "end" else x + i * cw

@@ -214,20 +214,43 @@ def _checklist(p: dict, r: Rect) -> list[Item]:
     return items
 
 
+STEP_BAND = 40.0  # the sizer's number band above a step's screen
+
+
+def _screen(source: Any, label: str, r: Rect) -> list[Item]:
+    """A screen or image area: the picture when its URL is safe, over a labelled placeholder."""
+    x, y, w, h = r
+    items: list[Item] = [Box(x, y, w, h, fill=SOFT, stroke=LINE, width=0.8)]
+    items.append(
+        Text(
+            x + w / 2,
+            y + h / 2 - 8,
+            (fit_line(label, w - 12, 11),),
+            11,
+            "sans",
+            MUTED,
+            0.0,
+            "middle",
+        )
+    )
+    if isinstance(source, str) and safe_url(source, image=True):
+        items.append(Image(x, y, w, h, source))
+    return items
+
+
 def _step(p: dict, r: Rect) -> list[Item]:
     x, y, w, h = r
-    items = chrome(r)
+    items = chrome(r, radius=6)
     number = p.get("n") or p.get("number") or p.get("index") or p.get("step")
-    head = 30.0
     cx = x + 10
     if number is not None:
         label = str(number)
         bw = max(text_width(label, 12, "sans-bold") + 12, 22)
-        items.append(Box(cx, y + 6, bw, 20, fill=ACCENT, radius=10))
+        items.append(Box(cx, y + 9, bw, 22, fill=ACCENT, radius=11))
         items.append(
             Text(
                 cx + bw / 2,
-                y + 6 + (20 - line_height(12)) / 2,
+                y + 9 + (22 - line_height(12)) / 2,
                 (label,),
                 12,
                 "sans-bold",
@@ -239,27 +262,86 @@ def _step(p: dict, r: Rect) -> list[Item]:
         cx += bw + 8
     title = str(p.get("title") or p.get("caption") or p.get("image") or "")
     items.append(
-        Text(cx, y + 7, (fit_line(title, x + w - 10 - cx, 13, "sans-bold"),), 13, "sans-bold", FG)
+        Text(cx, y + 10, (fit_line(title, x + w - 10 - cx, 13, "sans-bold"),), 13, "sans-bold", FG)
     )
-    sx, sy, sw, sh = x + 6, y + head + 2, w - 12, h - head - 8
-    items.append(Box(sx, sy, sw, sh, fill=SOFT, stroke=LINE, radius=4))
-    source = p.get("src") or p.get("url") or p.get("thumb")
-    if isinstance(source, str) and safe_url(source, image=True):
-        items.append(Image(sx, sy, sw, sh, source))
     where = p.get("image") or (f"card #{p['cardId']}" if p.get("cardId") is not None else "screen")
-    items.append(
-        Text(
-            sx + sw / 2,
-            sy + sh / 2 - 8,
-            (fit_line(f"▣ {where}", sw - 12, 11),),
-            11,
-            "sans",
-            MUTED,
-            0.0,
-            "middle",
-        )
+    source = p.get("src") or p.get("url") or p.get("thumb")
+    return items + _screen(source, f"▣ {where}", (x, y + STEP_BAND, w, max(h - STEP_BAND, 1.0)))
+
+
+def _figure_card(p: dict, r: Rect) -> list[Item]:
+    x, y, w, h = r
+    caption = plain_inline(str(p.get("caption") or ""))
+    cap_h = text_run(0, 0, caption, w - 2 * PAD, size=12).height + 12 if caption else 0.0
+    label = str(
+        p.get("alt")
+        or p.get("ref")
+        or (f"shot {p['shot']}" if p.get("shot") is not None else "image")
     )
+    items = chrome(r, radius=4) + _screen(p.get("src"), label, (x, y, w, max(h - cap_h, 1.0)))
+    if caption:
+        items.append(
+            text_run(x + PAD, y + h - cap_h + 6, caption, w - 2 * PAD, size=12, fill=MUTED)
+        )
     return items
+
+
+def _media_card(p: dict, r: Rect) -> list[Item]:
+    src = str(p.get("src") or p.get("ref") or "")
+    mime = str(p.get("mime") or "").lower()
+    lower = src.lower().split("?")[0]
+    name = lower.rsplit("/", 1)[-1] or "media"
+    if mime == "application/pdf" or lower.endswith(".pdf"):
+        return _file({"name": name, "mime": "application/pdf", "pages": p.get("pages")}, r)
+    if mime.startswith("audio/") or lower.endswith((".mp3", ".wav", ".ogg", ".m4a", ".flac")):
+        x, y, w, h = r
+        items = chrome(r, radius=h / 2)
+        items.append(Ellipse(x + 12, y + h / 2 - 14, 28, 28, ACCENT))
+        items.append(
+            Path(
+                ((x + 23, y + h / 2 - 7), (x + 23, y + h / 2 + 7), (x + 33, y + h / 2)),
+                stroke=None,
+                width=0,
+                closed=True,
+                fill="#ffffff",
+            )
+        )
+        items.append(
+            Text(
+                x + 50,
+                y + h / 2 - line_height(12) / 2,
+                (fit_line(str(p.get("caption") or name), w - 64, 12),),
+                12,
+                "sans",
+                FG,
+            )
+        )
+        return items
+    if mime.startswith("video/") or lower.endswith((".mp4", ".webm", ".mov", ".ogv")):
+        x, y, w, h = r
+        items = [*chrome(r, radius=4), Box(x, y, w, h, fill="#1d2230", radius=4)]
+        items.append(Ellipse(x + w / 2 - 22, y + h / 2 - 22, 44, 44, "#ffffff"))
+        items.append(
+            Path(
+                (
+                    (x + w / 2 - 7, y + h / 2 - 11),
+                    (x + w / 2 - 7, y + h / 2 + 11),
+                    (x + w / 2 + 12, y + h / 2),
+                ),
+                stroke=None,
+                width=0,
+                closed=True,
+                fill="#1d2230",
+            )
+        )
+        return items
+    if mime.startswith("image/") or not mime:
+        return _figure_card(p, r)
+    return _file({"name": name, "mime": mime}, r)
+
+
+def _html_card(p: dict, r: Rect) -> list[Item]:
+    return _artifact({"title": p.get("title") or "HTML", "html": p.get("src") or ""}, r)
 
 
 def _compare_card(p: dict, r: Rect) -> list[Item]:
@@ -775,6 +857,9 @@ CARD_FACES: dict[str, CardFace] = {
     "artifact": _artifact,
     "chat": _chat,
     "file": _file,
+    "figure": _figure_card,
+    "media": _media_card,
+    "html": _html_card,
 }
 
 FRAME_KINDS = frozenset({"cluster", "section"})

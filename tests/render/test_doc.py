@@ -176,6 +176,9 @@ def test_audience_export_removes_content_and_empty_containers() -> None:
         assert gone not in html
     assert '<select data-switch="audience">' not in html
     assert "Edition for the public audience" in html
+    assert 'class="dir-editorial export"' in render_doc(
+        d, audience="public"
+    )  # galleries: 2-col grid
     with pytest.raises(ValueError):
         render_doc(d, audience="everyone")
 
