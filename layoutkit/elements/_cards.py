@@ -474,7 +474,7 @@ def check_card(v: Any, ctx: Ctx) -> Any:
         if "kind" not in v:
             ctx.error(None, "kind", "missing_field", "a card needs a kind")
         else:
-            code, msg, fix = kind_problem(kind_name, BOARD_VOCABULARY, "card")
+            code, msg, fix = kind_problem(kind_name, BOARD_VOCABULARY, "card", ctx)
             ctx.error(None, "kind", code, msg, fix)
         return BAD
     root = None

@@ -20,6 +20,9 @@ BAD: Any = type("_Bad", (), {"__repr__": lambda self: "BAD"})()
 #: Marker for "no default" in field declarations.
 MISSING: Any = type("_Missing", (), {"__repr__": lambda self: "MISSING"})()
 
+#: Fuzzy suggestions per validation run; past this, findings carry no did-you-mean.
+SUGGESTION_CAP = 200
+
 _PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 
 
@@ -140,11 +143,13 @@ class Ctx:
         "section_ids",
         "section_refs",
         "spilled",
+        "suggestions",
         "track_sections",
     )
 
     def __init__(self) -> None:
         self.findings: list[Finding] = []
+        self.suggestions = 0
         self.depth = 0
         # Depth of other recursive shapes (mockup trees, diagram groups).
         self.aux_depth = 0
@@ -166,12 +171,16 @@ class Ctx:
     def wrong_type(self, parent: Any, key: Any, expected: str, value: Any) -> None:
         self.error(parent, key, "wrong_type", f"expected {expected}, got {typename(value)}")
 
+    def suggest(self, word: Any, choices: Any) -> str | None:
+        """``did you mean 'x'?`` for a close match, or None (also once a run made many)."""
+        if type(word) is not str or self.suggestions >= SUGGESTION_CAP:
+            return None
+        self.suggestions += 1
+        hits = did_you_mean(word[:200], choices, n=1)
+        return f"did you mean {hits[0]!r}?" if hits else None
+
     def unknown_field(self, parent: Any, key: Any, known: Any, where: str) -> None:
-        fix = None
-        if type(key) is str:
-            hits = did_you_mean(key, known, n=1)
-            if hits:
-                fix = f"did you mean {hits[0]!r}?"
+        fix = self.suggest(key, known)
         self.warn(
             parent,
             key,

@@ -32,7 +32,6 @@ from layoutkit.elements.vocab import (
     NODE_SHAPES,
     NODE_TYPES,
 )
-from layoutkit.errors import did_you_mean
 
 GROUP_DEPTH_CAP = 8
 QUALITY_TIERS = ("showcase",)
@@ -221,13 +220,12 @@ def _diagram_post(out: dict[str, Any], ctx: Ctx, path: Any) -> None:
             name = e.get(end)
             if name is None or name in ids or name.split(".", 1)[0] in ids:
                 continue
-            hits = did_you_mean(name, ids, n=1)
             ctx.warn(
                 ((path, "edges"), i),
                 end,
                 "unknown_endpoint",
-                f"no node is named {name!r}",
-                f"did you mean {hits[0]!r}?" if hits else None,
+                f"no node is named {show(name)}",
+                ctx.suggest(name, ids),
             )
 
 

@@ -24,12 +24,28 @@ from layoutkit.elements._fields import (
 from layoutkit.elements._kind import AUDIENCE_FIELD, Kind, check_audience
 from layoutkit.elements._simple import CHIP, SIMPLE_KINDS
 from layoutkit.elements.vocab import ACCENT_NAMES, ACCENT_PAIRS
-from layoutkit.errors import did_you_mean
 
 NESTING_CAP = 6
 CONTAINER_KINDS = frozenset(("doc", "section", "columns", "compare"))
 SECTION_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 RETIRED_CARD_KINDS = {"viz": "chart", "wireframe": "mockup"}
+_CARD_ONLY = frozenset(
+    (
+        "text",
+        "note",
+        "shape",
+        "callout",
+        "checklist",
+        "cluster",
+        "step",
+        "link",
+        "board",
+        "api",
+        "artifact",
+        "chat",
+        "file",
+    )
+)
 
 
 def _check_elements(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
@@ -88,29 +104,31 @@ def assign_section_ids(ctx: Ctx) -> None:
             if sid in used:
                 ctx.error(path, "id", "duplicate_section_id", f"section id {sid!r} is used twice")
             used[sid] = path
+    next_suffix: dict[str, int] = {}
     for entry in ctx.pending_sections:
         if entry is None or "id" in entry[0]:
             continue
         payload = entry[0]
         source = payload.get("label") or payload.get("title") or ""
         base = slugify(source) or "section"
-        sid, n = base, 2
+        sid, n = base, next_suffix.get(base, 2)
+        # Remember where each base's numbering stopped so many repeats stay linear.
         while sid in used:
             suffix = f"-{n}"
             sid = base[: 64 - len(suffix)].rstrip("-") + suffix
             n += 1
+        next_suffix[base] = n
         used[sid] = entry[1]
         payload["id"] = sid
     ctx.section_ids = used
     for name, path, key in ctx.section_refs:
         if name not in used:
-            hits = did_you_mean(name, used, n=1)
             ctx.error(
                 path,
                 key,
                 "unknown_section",
-                f"no section in this document has id {name!r}",
-                f"did you mean {hits[0]!r}?" if hits else None,
+                f"no section in this document has id {show(name)}",
+                ctx.suggest(name, used),
             )
 
 
@@ -241,14 +259,13 @@ def _check_accent(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
         pair = ACCENT_PAIRS.get(v)
         if pair is not None:
             return dict(pair)
-        hits = did_you_mean(v, ACCENT_NAMES, n=1)
         ctx.error(
             parent,
             key,
             "unknown_value",
             f"{show(v)} is not a named accent; use one of {', '.join(ACCENT_NAMES)} "
             "or {light, dark}",
-            f"did you mean {hits[0]!r}?" if hits else None,
+            ctx.suggest(v, ACCENT_NAMES),
         )
         return BAD
     if type(v) is dict:
@@ -335,7 +352,7 @@ _SLOT = {"chart": "data", "table": "rows"}
 
 
 def kind_problem(
-    kind: Any, allowed: tuple[str, ...], vocabulary: str
+    kind: Any, allowed: tuple[str, ...], vocabulary: str, ctx: Ctx
 ) -> tuple[str, str, str | None]:
     """(code, message, fix) for a kind outside ``allowed``."""
     if type(kind) is not str:
@@ -347,11 +364,17 @@ def kind_problem(
             f"kind {kind!r} is retired; use {repl!r}",
             f"use kind {repl!r}",
         )
-    hits = did_you_mean(kind, allowed, n=1)
+    if vocabulary == "element" and kind in _CARD_ONLY:
+        return (
+            "unknown_kind",
+            f"{kind!r} is a board card kind, not a document element; allowed: "
+            + ", ".join(allowed),
+            None,
+        )
     return (
         "unknown_kind",
         f"unknown {vocabulary} kind {show(kind)}; allowed: {', '.join(allowed)}",
-        f"did you mean {hits[0]!r}?" if hits else None,
+        ctx.suggest(kind, allowed),
     )
 
 
@@ -441,7 +464,7 @@ def check_element(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
         if "kind" not in v:
             ctx.error(path, "kind", "missing_field", "an element needs a kind")
         else:
-            code, msg, fix = kind_problem(kind_name, ELEMENT_KINDS, "element")
+            code, msg, fix = kind_problem(kind_name, ELEMENT_KINDS, "element", ctx)
             ctx.error(path, "kind", code, msg, fix)
         return BAD
     out: dict[str, Any] = {"kind": kind_name}

@@ -16,7 +16,6 @@ from typing import Any
 import attrs
 
 from layoutkit.elements._core import BAD, MISSING, Ctx, show, typename
-from layoutkit.errors import did_you_mean
 
 #: A checker takes (value, ctx, parent, key) and returns the normalized value or BAD.
 Check = Callable[[Any, Ctx, Any, Any], Any]
@@ -222,13 +221,12 @@ def enum_check(choices: tuple[str, ...], what: str = "value") -> Check:
         if type(v) is not str:
             ctx.wrong_type(parent, key, f"one of {listed}", v)
             return BAD
-        hits = did_you_mean(v, choices, n=1)
         ctx.error(
             parent,
             key,
             "unknown_value",
             f"{show(v)} is not allowed for {what}; use one of {listed}",
-            f"did you mean {hits[0]!r}?" if hits else None,
+            ctx.suggest(v, choices),
         )
         return BAD
 
@@ -242,13 +240,13 @@ def open_enum_check(choices: tuple[str, ...], fallback: str, what: str) -> Check
     def check(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
         if type(v) is str and v in allowed:
             return v
-        hits = did_you_mean(v, choices, n=1) if type(v) is str else []
+        fix = ctx.suggest(v, choices)
         ctx.warn(
             parent,
             key,
             "unknown_vocabulary",
             f"{show(v)} is not a known {what}; drawn as {fallback!r}",
-            f"did you mean {hits[0]!r}?" if hits else f"use one of {', '.join(choices)}",
+            fix or f"use one of {', '.join(choices)}",
         )
         return fallback
 

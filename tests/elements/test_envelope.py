@@ -269,3 +269,18 @@ def test_server_owned_values_must_be_plain_json() -> None:
         warnings(v)
     )
     assert v.normalized["payload"] == {"md": "x"}
+
+
+def test_card_kinds_in_a_document_say_so() -> None:
+    f = validate_element({"kind": "checklist", "payload": {}}).findings[0]
+    assert f.code == "unknown_kind" and "board card kind" in f.message
+
+
+def test_many_repeated_titles_and_bad_names_stay_fast_and_complete() -> None:
+    same = [el("section", {"title": "Same", "elements": [P]}) for _ in range(3000)]
+    v = validate_element(el("doc", {"elements": same}))
+    last = v.normalized["payload"]["elements"][-1]["payload"]["id"]
+    assert last == "same-3000"
+    noisy = el("prose", {"md": "x", **{f"field{i}": i for i in range(500)}})
+    v = validate_element(noisy)
+    assert len(v.findings) == 500 and v.ok
