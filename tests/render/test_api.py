@@ -1,0 +1,40 @@
+"""The public surface of layoutkit.render stays what callers rely on."""
+
+from __future__ import annotations
+
+import inspect
+
+import layoutkit.render as render
+
+
+def test_exported_names() -> None:
+    assert sorted(render.__all__) == ["render_board", "render_card", "render_doc"]
+
+
+def test_signatures() -> None:
+    assert str(inspect.signature(render.render_doc)) == (
+        "(doc: 'dict', *, audience: 'str | None' = None, typeset: 'str | None' = None) -> 'str'"
+    )
+    assert str(inspect.signature(render.render_board)) == (
+        "(board: 'dict', *, format: 'str' = 'svg') -> 'str | bytes'"
+    )
+    assert str(inspect.signature(render.render_card)) == (
+        "(card: 'dict', *, format: 'str' = 'svg', max_dim: 'int' = 1600) -> 'str | bytes'"
+    )
+
+
+def test_engine_purity() -> None:
+    """render never reaches for storage, the service layer or the adapters."""
+    import pathlib
+
+    root = pathlib.Path(render.__file__).parent
+    for path in root.glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        for forbidden in (
+            "layoutkit.storage",
+            "layoutkit.service",
+            "layoutkit.adapters",
+            "open(",
+            "urllib.request",
+        ):
+            assert forbidden not in text, f"{path.name} uses {forbidden}"
