@@ -10,7 +10,7 @@ from typing import Any
 from layoutkit.diagram import layered, placement
 from layoutkit.diagram.findings import composition_findings, count_crossings_orth
 from layoutkit.diagram.mermaid import import_text
-from layoutkit.diagram.model import Model, build_model
+from layoutkit.diagram.model import Model, Node, build_model
 from layoutkit.diagram.options import OPTIONS
 from layoutkit.errors import ServiceError
 from layoutkit.layout.text import measure, text_width
@@ -92,7 +92,144 @@ def _leaves(model: Model, gid: str) -> list[str]:
     return [n.id for n in model.nodes.values() if n.path[: len(key)] == key]
 
 
+_GROUP_DIR = {"TD": "TD", "TB": "TD", "BT": "TD", "LR": "LR", "RL": "LR"}
+
+
+def _raw_groups(payload: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Group dicts of the payload by id (first one wins), nested ones included."""
+    found: dict[str, dict[str, Any]] = {}
+
+    def walk(groups: Any) -> None:
+        for g in groups or []:
+            if isinstance(g, dict):
+                if isinstance(g.get("id"), str):
+                    found.setdefault(g["id"], g)
+                walk(g.get("groups"))
+
+    walk(payload.get("groups"))
+    for lane in payload.get("lanes") or []:
+        if isinstance(lane, dict):
+            walk(lane.get("groups"))
+    return found
+
+
+def _block_groups(model: Model, payload: dict[str, Any]) -> list[tuple[str, str, list[int]]]:
+    """Groups laid out on their own in their inner direction: (id, dir, inner edge positions).
+
+    As in Mermaid, a group's own direction counts only while no edge links
+    something inside it to something outside; an edge to the group itself
+    is fine (it ends on the frame). Outermost such groups only; nested ones
+    are handled when their block is laid out.
+    """
+    raw = _raw_groups(payload)
+    out: list[tuple[str, str, list[int]]] = []
+    taken: list[tuple] = []
+    for gid, grp in sorted(model.groups.items(), key=lambda kv: len(kv[1]["path"])):
+        want = _GROUP_DIR.get(str((raw.get(gid) or {}).get("dir", "")).upper())
+        key = grp["path"]
+        if want is None or want == model.dir or any(key[: len(t)] == t for t in taken):
+            continue
+        if not any(n.path[: len(key)] == key for n in model.nodes.values()):
+            continue
+
+        def inside(ref: str, key: tuple = key, gid: str = gid) -> bool:
+            if ref in model.nodes:
+                return model.nodes[ref].path[: len(key)] == key
+            if ref == gid:
+                return False
+            return model.groups[ref]["path"][: len(key)] == key
+
+        inner: list[int] = []
+        crossing = False
+        for j, e in enumerate(model.edges):
+            ia, ib = inside(e["from"]), inside(e["to"])
+            if ia and ib:
+                inner.append(j)
+            elif ia or ib:
+                crossing = True
+                break
+        if crossing:
+            model.diagnostics.append(
+                {
+                    "level": "info",
+                    "code": "group_dir_ignored",
+                    "path": f"groups.{gid}",
+                    "message": f"group {gid!r} is drawn {model.dir}: an edge links one of its "
+                    f"members to something outside it, so its own dir {want} does not apply",
+                }
+            )
+            continue
+        taken.append(key)
+        out.append((gid, want, inner))
+    return out
+
+
 def _layout(model: Model, payload: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Lay out the model; groups with their own direction are laid out first as blocks."""
+    blocks = _block_groups(model, payload)
+    if not blocks:
+        return _layout_flat(model, payload)
+    raw = _raw_groups(payload)
+    inner: dict[str, tuple[dict[str, Any], list[int], float]] = {}
+    for gid, direction, inner_edges in blocks:
+        grp = raw[gid]
+        key = model.groups[gid]["path"]
+        sub = {
+            "dir": direction,
+            "nodes": grp.get("nodes") or [],
+            "groups": grp.get("groups") or [],
+            "edges": [payload["edges"][model.edges[j]["index"]] for j in inner_edges],
+        }
+        sub_geo, _ = _layout(build_model(sub), sub)
+        band = OPTIONS.group_title if model.groups[gid]["title"] else 0.0
+        members = [n for n in model.nodes.values() if n.path[: len(key)] == key]
+        for n in members:
+            del model.nodes[n.id]
+        for other in [g for g, v in model.groups.items() if v["path"][: len(key)] == key]:
+            del model.groups[other]
+        model.nodes[gid] = Node(
+            gid,
+            sub_geo["width"],
+            sub_geo["height"] + band,
+            "rect",
+            {},
+            key[:-1],
+            min(n.order for n in members),
+        )
+        indices = [model.edges[j]["index"] for j in inner_edges]
+        inner[gid] = (sub_geo, indices, band)
+        drop = set(inner_edges)
+        model.edges = [e for j, e in enumerate(model.edges) if j not in drop]
+    geo, metrics = _layout_flat(model, payload)
+    for gid, (sub_geo, indices, band) in inner.items():
+        box = geo["nodes"].pop(gid)
+        geo["groups"][gid] = box
+        dx, dy = box["x"], box["y"] + band
+        for nid, b in sub_geo["nodes"].items():
+            geo["nodes"][nid] = _shift_box(b, dx, dy)
+        for sid, b in sub_geo["groups"].items():
+            geo["groups"][sid] = _shift_box(b, dx, dy)
+        for nid, ports in sub_geo.get("ports", {}).items():
+            geo["ports"][nid] = {
+                pid: {**pt, "x": _r(pt["x"] + dx), "y": _r(pt["y"] + dy)}
+                for pid, pt in ports.items()
+            }
+        for e in sub_geo["edges"]:
+            moved = {**e, "index": indices[e["index"]]}
+            moved["points"] = [[_r(x + dx), _r(y + dy)] for x, y in e["points"]]
+            if "label" in e:
+                moved["label"] = {**e["label"], **_shift_box(e["label"], dx, dy)}
+            geo["edges"].append(moved)
+    geo["edges"].sort(key=lambda e: e["index"])
+    metrics.update(_measure(geo))
+    return geo, metrics
+
+
+def _shift_box(b: dict[str, Any], dx: float, dy: float) -> dict[str, Any]:
+    return {"x": _r(b["x"] + dx), "y": _r(b["y"] + dy), "w": b["w"], "h": b["h"]}
+
+
+def _layout_flat(model: Model, payload: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     lr = model.dir == "LR"
     ids = list(model.nodes)
     w = {v: (model.nodes[v].h if lr else model.nodes[v].w) for v in ids}

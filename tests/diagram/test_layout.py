@@ -304,7 +304,11 @@ def graphs(draw: st.DrawFn) -> dict:
         "nodes": loose,
         "edges": edges,
     }
-    payload["groups"] = [{"id": "g", "title": "Group", "nodes": members}] if members else []
+    group = {"id": "g", "title": "Group", "nodes": members}
+    inner_dir = draw(st.sampled_from([None, "TD", "LR"]))
+    if inner_dir:
+        group["dir"] = inner_dir
+    payload["groups"] = [group] if members else []
     return payload
 
 
@@ -356,3 +360,74 @@ def test_random_graphs_have_clean_deterministic_layouts(payload: dict) -> None:
 )
 def test_geo_snapshots(name: str, payload: dict, snapshot) -> None:
     assert lay_out(payload)["geo"] == snapshot
+
+
+_PIPELINE = """flowchart TD
+  A[Start] --> S
+  subgraph S [Pipeline]
+    direction LR
+    p1[Parse] --> p2[Check] --> p3[Emit]
+  end
+  S --> Z[Done]
+"""
+
+
+def test_group_with_its_own_direction_is_laid_out_as_a_block() -> None:
+    out = lay_out({"diagram_text": _PIPELINE})
+    geo = out["geo"]
+    p1, p2, p3 = (geo["nodes"][k] for k in ("p1", "p2", "p3"))
+    assert p1["y"] == p2["y"] == p3["y"]
+    assert p1["x"] < p2["x"] < p3["x"]
+    frame = geo["groups"]["S"]
+    assert all(_inside(geo["nodes"][k], frame) for k in ("p1", "p2", "p3"))
+    assert geo["nodes"]["A"]["y"] + geo["nodes"]["A"]["h"] <= frame["y"]
+    assert frame["y"] + frame["h"] <= geo["nodes"]["Z"]["y"]
+    assert composition_findings(geo) == []
+    assert all(_orthogonal(e["points"]) for e in geo["edges"])
+    assert [e["index"] for e in geo["edges"]] == sorted(e["index"] for e in geo["edges"])
+    assert out["metrics"]["edges"] == 4
+
+
+def test_group_direction_yields_to_edges_leaving_the_group() -> None:
+    out = lay_out({"diagram_text": _PIPELINE.replace("S --> Z[Done]", "p3 --> Z[Done]")})
+    geo = out["geo"]
+    ys = [geo["nodes"][k]["y"] for k in ("p1", "p2", "p3")]
+    assert ys == sorted(ys) and len(set(ys)) == 3
+    assert any(d.get("code") == "group_dir_ignored" for d in out["diagnostics"])
+
+
+def test_nested_group_directions_alternate() -> None:
+    payload = {
+        "title": "nested",
+        "dir": "LR",
+        "nodes": [{"id": "in", "title": "In"}],
+        "groups": [
+            {
+                "id": "outer",
+                "title": "Outer",
+                "dir": "TD",
+                "nodes": [{"id": "a", "title": "A"}, {"id": "b", "title": "B"}],
+                "groups": [
+                    {
+                        "id": "row",
+                        "title": "Row",
+                        "dir": "LR",
+                        "nodes": [{"id": "c", "title": "C"}, {"id": "d", "title": "D"}],
+                    }
+                ],
+            }
+        ],
+        "edges": [
+            {"from": "in", "to": "outer"},
+            {"from": "a", "to": "b"},
+            {"from": "b", "to": "row"},
+            {"from": "c", "to": "d"},
+        ],
+    }
+    geo = lay_out(payload)["geo"]
+    n = geo["nodes"]
+    assert n["in"]["x"] + n["in"]["w"] <= geo["groups"]["outer"]["x"]
+    assert n["a"]["y"] < n["b"]["y"] < n["c"]["y"]
+    assert n["c"]["y"] == n["d"]["y"] and n["c"]["x"] < n["d"]["x"]
+    assert _inside(geo["groups"]["row"], geo["groups"]["outer"])
+    assert composition_findings(geo) == []
