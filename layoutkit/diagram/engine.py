@@ -707,7 +707,7 @@ def _pack_components(
     top = min(b[1] for b in bbox.values())
     left = min(b[0] for b in bbox.values())
     area = sum((b[2] - b[0] + gap) * (b[3] - b[1] + gap) for b in bbox.values())
-    aspect = 1 / 1.6 if lr else 1.6
+    aspect = 1 / OPTIONS.pack_aspect if lr else OPTIONS.pack_aspect
     row_w = max(max(b[2] - b[0] for b in bbox.values()), (area * aspect) ** 0.5)
     shift: dict[int, tuple[float, float]] = {}
     x = y = row_h = 0.0

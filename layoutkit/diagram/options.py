@@ -20,7 +20,15 @@ class LayoutOptions:
     loop_room: float = 28.0  # space beside a node for its self-loops
     port_step: float = 18.0  # spacing of edge attachment points on a side
     component_gap: float = 60.0
-    sweeps: int = 8
+    pack_aspect: float = 1.6  # width / height the component shelves aim for
+    # Crossing minimisation effort. Work is counted in items + segments per
+    # sweep; fixed counts (never the clock) keep the output deterministic.
+    order_work: int = 30_000
+    order_starts: int = 24  # at most this many starts (two depth-first, then shuffles)
+    order_sweeps: int = 30  # at most this many sweeps from one start
+    order_patience: int = 6  # sweeps without a better count before a start is given up
+    snap: float = 1.0  # shifts below this between a segment's ends are drawn straight
+    touch: float = 0.5  # ends this close count as touching when ordering tracks
 
 
 OPTIONS = LayoutOptions()

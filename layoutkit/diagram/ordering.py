@@ -17,17 +17,10 @@ import random
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
+from layoutkit.diagram.options import OPTIONS
+
 if TYPE_CHECKING:
     from layoutkit.diagram.layered import Hierarchy
-
-# Work units (items + segments, once per sweep) spent on restarts. Small
-# graphs get many restarts; large ones a few. Fixed numbers keep the output
-# deterministic: nothing here depends on the clock.
-WORK_BUDGET = 30_000
-MIN_STARTS = 2
-MAX_STARTS = 24
-MAX_SWEEPS = 30
-PATIENCE = 6
 
 
 def bilayer_crossings(pairs: list[tuple[int, int]], n_lower: int) -> int:
@@ -268,7 +261,12 @@ class _Orderer:
         spent = 1
         stale = 0
         it = 0
-        while best_c > 0 and spent < budget and it < MAX_SWEEPS and stale < PATIENCE:
+        while (
+            best_c > 0
+            and spent < budget
+            and it < OPTIONS.order_sweeps
+            and stale < OPTIONS.order_patience
+        ):
             downward = it % 2 == 1
             use_median = (it // 2) % 2 == 0
             self.sweep(layers, pos, downward, use_median)
@@ -286,7 +284,8 @@ class _Orderer:
 
     def run(self) -> list[list[int]]:
         size = len(self.items) + len(self.h.segments)
-        sweeps_total = max(MIN_STARTS * 4, WORK_BUDGET // max(1, size))
+        # Even the largest graphs get both depth-first starts a few sweeps each.
+        sweeps_total = max(8, OPTIONS.order_work // max(1, size))
         starts: list[list[list[int]]] = [self.dfs_start(True), self.dfs_start(False)]
         best: list[list[int]] | None = None
         best_c = -1
@@ -295,11 +294,11 @@ class _Orderer:
         while True:
             if k < len(starts):
                 start = starts[k]
-            elif k < MAX_STARTS and spent < sweeps_total:
+            elif k < OPTIONS.order_starts and spent < sweeps_total:
                 start = self.shuffled_start(k)
             else:
                 break
-            left = max(MAX_SWEEPS // 2, sweeps_total - spent)
+            left = max(OPTIONS.order_sweeps // 2, sweeps_total - spent)
             order, c, used = self.improve(start, left)
             spent += used
             k += 1

@@ -218,16 +218,10 @@ def assign_x(
 # -- routing -------------------------------------------------------------------------
 
 
-# Shifts smaller than this between the two ends of a segment are drawn straight.
-SNAP = 1.0
-# Ends closer than this count as touching when ordering tracks (touching is a crossing).
-TOUCH = 0.5
-
-
 def straighten(h: Hierarchy, pl: Placed) -> dict[int, tuple[float, float]]:
     """Drawn x of both ends of every segment, with sub-pixel jogs snapped away.
 
-    Walks each edge chain from its upper end; a lower end closer than ``SNAP``
+    Walks each edge chain from its upper end; a lower end closer than ``OPTIONS.snap``
     to the line arriving from above takes that line's x, so the chain stays one
     straight vertical instead of jogging by a fraction of a pixel.
     """
@@ -241,10 +235,10 @@ def straighten(h: Hierarchy, pl: Placed) -> dict[int, tuple[float, float]]:
             s = seg_of[(k, a)]
             b = h.segments[s][1]
             xa = pl.x[a] + pl.out_off.get(s, 0.0)
-            if carried is not None and abs(carried - xa) < SNAP:
+            if carried is not None and abs(carried - xa) < OPTIONS.snap:
                 xa = carried
             xb = pl.x[b] + pl.in_off.get(s, 0.0)
-            if abs(xa - xb) < SNAP:
+            if abs(xa - xb) < OPTIONS.snap:
                 xb = xa
             ends[s] = (xa, xb)
             # Through dummies and label holders the line keeps its x.
@@ -297,8 +291,8 @@ def _order_tracks(
         return list(segs)
     a = np.array([ends[s][0] for s in segs])
     b = np.array([ends[s][1] for s in segs])
-    lo = np.minimum(a, b) - TOUCH
-    hi = np.maximum(a, b) + TOUCH
+    lo = np.minimum(a, b) - OPTIONS.touch
+    hi = np.maximum(a, b) + OPTIONS.touch
     # cost[i, j]: points where i and j meet when i runs on a track above j. The
     # upper vertical of j meets i's track; the lower vertical of i meets j's track.
     cost = ((lo[:, None] <= a[None, :]) & (a[None, :] <= hi[:, None])).astype(np.int32)
