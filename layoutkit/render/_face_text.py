@@ -11,7 +11,8 @@ from layoutkit.layout.text import line_height
 from layoutkit.render._icons import icon_glyph
 from layoutkit.render._markdown import parse_blocks
 from layoutkit.render._palette import FG, LINE, MUTED, SOFT
-from layoutkit.render._scene import Box, Item, Path, Text, fit_line, text_run
+from layoutkit.render._safe import safe_url
+from layoutkit.render._scene import Box, Image, Item, Path, Text, fit_line, text_run
 
 #: Block metrics shared with the card sizer (layoutkit.layout.sizing), so a
 #: text card's face fills the height the layout engine gave it.
@@ -28,6 +29,7 @@ FENCE_PAD = 12.0
 RULE_H = 16.0
 TABLE_ROW = 32.0
 MATH_BLOCK = 40.0
+IMAGE_MAX_H = 240.0
 
 
 def _inline_text(token) -> str:
@@ -216,6 +218,45 @@ def markdown_face(
             table_row = None
         elif t == "inline":
             text = _inline_text(token)
+            pictures = [c for c in token.children or [] if c.type == "image"]
+            alone = all(c.type in ("image", "softbreak") for c in token.children or [])
+            if pictures and alone and table_row is None and not heading:
+                # An image paragraph takes the sizer's image height.
+                for picture in pictures:
+                    ph = min(IMAGE_MAX_H, (w - indent) / 1.6)
+                    if cy + ph > bottom:
+                        cut = True
+                        break
+                    items.append(
+                        Box(
+                            x + indent,
+                            cy,
+                            w - indent,
+                            ph,
+                            fill=SOFT,
+                            stroke=LINE,
+                            width=0.8,
+                            radius=4,
+                        )
+                    )
+                    label = fit_line(picture.content or "image", w - indent - 16, 11)
+                    items.append(
+                        Text(
+                            x + indent + (w - indent) / 2,
+                            cy + ph / 2 - 8,
+                            (label,),
+                            11,
+                            "sans",
+                            MUTED,
+                            0.0,
+                            "middle",
+                        )
+                    )
+                    src = safe_url(str(picture.attrGet("src") or ""), image=True)
+                    if src:
+                        items.append(Image(x + indent, cy, w - indent, ph, src))
+                    cy += ph
+                continue
             if table_row is not None:
                 table_row.append(text)
             elif heading:

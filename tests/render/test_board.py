@@ -265,6 +265,7 @@ markdown_text = st.lists(
             "---",
             "Averyveryverylongwordwithoutanyspaces" * 2,
             "$x^2$",
+            "![diagram](https://example.com/d.png)",
         ]
     ),
     min_size=0,
