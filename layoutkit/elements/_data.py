@@ -357,10 +357,16 @@ def _rows_shape(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
 def _cells(cells: dict[Any, Any], colkeys: frozenset[str], ctx: Ctx, parent: Any, key: Any) -> Any:
     if cells.keys() <= colkeys:
         ts = set(map(type, cells.values()))
-        if ts <= _SCALARS and (
-            (float not in ts and int not in ts) or all(map(_cell_ok, cells.values()))
-        ):
-            return dict(cells)
+        if ts <= _SCALARS:
+            if float not in ts and int not in ts:
+                return dict(cells)
+            for x in cells.values():
+                t = type(x)
+                # x - x is 0.0 for a finite float and NaN (truthy) otherwise.
+                if (t is float and x - x) or (t is int and not -INT_LIMIT <= x <= INT_LIMIT):
+                    break
+            else:
+                return dict(cells)
     path = (parent, key)
     out = {}
     for k, x in cells.items():

@@ -15,7 +15,7 @@ from typing import Any
 
 import attrs
 
-from layoutkit.elements._core import BAD, MISSING, Ctx, show, typename
+from layoutkit.elements._core import BAD, MISSING, Ctx, show
 
 #: A checker takes (value, ctx, parent, key) and returns the normalized value or BAD.
 Check = Callable[[Any, Ctx, Any, Any], Any]
@@ -51,15 +51,24 @@ class Field:
             d = d()
         if isinstance(d, str):
             return d
-        import json
-
         return json.dumps(d)
 
 
 class Spec:
     """A compiled object shape: fields by name, required names, defaults, a cross-field rule."""
 
-    __slots__ = ("by_name", "defaults", "fields", "label", "open", "post", "required", "title")
+    __slots__ = (
+        "by_name",
+        "defaults",
+        "fields",
+        "label",
+        "open",
+        "post",
+        "required",
+        "required_set",
+        "table",
+        "title",
+    )
 
     def __init__(
         self,
@@ -74,10 +83,17 @@ class Spec:
         self.title = title or label
         self.fields = tuple(fields)
         self.by_name = {f.name: f for f in self.fields}
+        # The hot loop reads (fast type, checker) pairs rather than Field attributes.
+        self.table = {f.name: (f.fast, f.check or _keep) for f in self.fields}
         self.required = tuple(f.name for f in self.fields if f.required)
+        self.required_set = frozenset(self.required)
         self.defaults = tuple((f.name, f.default) for f in self.fields if f.default is not MISSING)
         self.post = post
         self.open = open
+
+
+def _keep(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
+    return v
 
 
 def check_object(spec: Spec, v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
@@ -87,24 +103,21 @@ def check_object(spec: Spec, v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
         return BAD
     path = (parent, key)
     out: dict[Any, Any] = {}
-    by_name = spec.by_name
+    table = spec.table
     for k, x in v.items():
-        f = by_name.get(k)
-        if f is None:
+        entry = table.get(k)
+        if entry is None:
             if spec.open:
                 out[k] = x
             else:
-                ctx.unknown_field(path, k, by_name, spec.label)
-            continue
-        if type(x) is f.fast:
+                ctx.unknown_field(path, k, table, spec.label)
+        elif type(x) is entry[0]:
             out[k] = x
-        elif f.check is not None:
-            y = f.check(x, ctx, path, k)
+        else:
+            y = entry[1](x, ctx, path, k)
             if y is not BAD:
                 out[k] = y
-        else:
-            out[k] = x
-    if spec.required:
+    if spec.required_set and not spec.required_set <= v.keys():
         for name in spec.required:
             if name not in v:
                 ctx.error(path, name, "missing_field", f"{spec.label} needs {name!r}")
@@ -575,8 +588,3 @@ def parse_time(v: str) -> tuple[int, int, int] | None:
     except ValueError:
         return None
     return (t.year, t.month, t.day)
-
-
-def describe(v: Any) -> str:
-    """Type name for messages (re-exported for kind modules)."""
-    return typename(v)
