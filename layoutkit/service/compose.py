@@ -103,7 +103,10 @@ COMPOSE_SCHEMA: dict[str, Any] = {
 )
 def compose_board(call: Call) -> dict[str, Any]:
     params = call.params
-    if len(json.dumps(params, separators=(",", ":"), default=str)) > MAX_BODY:
+    # Measured as the UTF-8 JSON a client sends; ASCII escapes (\uXXXX) would
+    # count a non-Latin character up to three times over.
+    body = json.dumps(params, separators=(",", ":"), ensure_ascii=False, default=str)
+    if len(body.encode("utf-8")) > MAX_BODY:
         raise ServiceError(
             413, "payload_too_large", f"compose_board bodies are at most {MAX_BODY} bytes"
         )

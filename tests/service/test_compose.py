@@ -181,6 +181,14 @@ def test_body_over_eight_mib_is_413(ws: Workspace, board: str) -> None:
     assert board_cards(ws, board) == []
 
 
+def test_body_limit_counts_utf8_bytes_not_json_escapes(ws: Workspace, board: str) -> None:
+    """Regression: the size was measured on ASCII-escaped JSON, so about 2.9 MB of
+    accented text (8.7 MB once escaped as \\u00e9) was refused with 413."""
+    md = "\u00e9" * 1_450_000
+    out = compose(ws, cards=[{"kind": "page", "payload": {"md": md}}])
+    assert out["cards"][0]["kind"] == "page"
+
+
 def test_unknown_board_is_404_with_did_you_mean(ws: Workspace, board: str) -> None:
     e = err(ws, "compose_board", {"board": "plna", "cards": [text("x")]})
     assert (e.status, e.code) == (404, "unknown_board")
