@@ -282,12 +282,14 @@ def _layout_flat(model: Model, payload: dict[str, Any]) -> tuple[dict[str, Any],
                 spec[end] = (_LR_SIDE[side] if lr else side, t)
         if spec:
             ports[k] = spec
-    loop_room = {
-        v: OPTIONS.loop_room
-        + 10 * (len(ls) - 1)
-        + max((_label_size(e["label"])[0] if e["label"] else 0) for e in ls)
-        for v, ls in loops.items()
-    }
+    # Loop labels sit side by side right of the outermost loop: their widths add
+    # up beside the node, and the tallest sets how tall the node's layer must be.
+    loop_room: dict[str, float] = {}
+    loop_span: dict[str, float] = {}
+    for v, ls in loops.items():
+        sizes = _loop_label_sizes(ls, lr)
+        loop_room[v] = OPTIONS.loop_room + 10 * (len(ls) - 1) + sum(sw + 4 for sw, _ in sizes)
+        loop_span[v] = max((sh for _, sh in sizes), default=0.0)
     g = layered.LayoutGraph(
         nodes=ids,
         w=w,
@@ -320,7 +322,7 @@ def _layout_flat(model: Model, payload: dict[str, Any]) -> tuple[dict[str, Any],
     placed = placement.assign_x(hier, order, out_off, in_off, titles)
     ends = placement.straighten(hier, placed)
     track, counts = placement.plan_tracks(hier, order, ends)
-    frame = _assign_y(hier, order, counts, model, lr)
+    frame = _assign_y(hier, order, counts, model, lr, loop_span)
     return _emit(model, payload, hier, order, placed, ends, track, frame, meta, edges, loops, lr)
 
 
@@ -368,12 +370,38 @@ def _components(ids: list[str], edges: list[tuple[str, str]], model: Model) -> d
     return {v: roots[find(v)] for v in ids}
 
 
+def _loop_label_sizes(ls: list[dict[str, Any]], lr: bool) -> list[tuple[float, float]]:
+    """Top-down-frame (w, h) of each self-loop's label, in loop order; labelled loops only."""
+    sizes = []
+    for e in ls:
+        if e["label"]:
+            lw, lh = _label_size(e["label"])
+            sizes.append((lh, lw) if lr else (lw, lh))
+    return sizes
+
+
 def _assign_y(
-    h: layered.Hierarchy, order: list[list[int]], counts: list[int], model: Model, lr: bool
+    h: layered.Hierarchy,
+    order: list[list[int]],
+    counts: list[int],
+    model: Model,
+    lr: bool,
+    loop_span: dict[str, float],
 ) -> dict[str, Any]:
     items = h.items
     nl = len(order)
-    layer_h = [max((items[i].h for i in layer), default=0.0) for layer in order]
+    layer_h = [
+        max(
+            (
+                max(items[i].h, loop_span.get(items[i].name, 0.0))
+                if items[i].kind == "node"
+                else items[i].h
+                for i in layer
+            ),
+            default=0.0,
+        )
+        for layer in order
+    ]
     span: dict[tuple, list[int]] = {}
     for it in items:
         for d in range(1, len(it.path) + 1):
@@ -512,17 +540,18 @@ def _emit(
     loop_routes: list[tuple[dict[str, Any], list[tuple[float, float]], tuple | None]] = []
     for nid, ls in loops.items():
         bx, by, bw, bh = boxes[nid]
+        right = bx + bw
+        label_x = right + 14 + 10 * (len(ls) - 1) + 4
         for j, e in enumerate(ls):
             reach = 14 + 10 * j
             y1 = by + bh * 0.3 - 4 * j
             y2 = by + bh * 0.7 + 4 * j
-            right = bx + bw
             pts = [(right, y1), (right + reach, y1), (right + reach, y2), (right, y2)]
             lab = None
             if e["label"]:
-                lw, lhh = _label_size(e["label"])
-                lw, lhh = (lhh, lw) if lr else (lw, lhh)
-                lab = (right + reach + 4, (y1 + y2) / 2 - lhh / 2, lw, lhh)
+                lw, lhh = _loop_label_sizes([e], lr)[0]
+                lab = (label_x, (y1 + y2) / 2 - lhh / 2, lw, lhh)
+                label_x += lw + 4
             loop_routes.append((e, pts, lab))
     frames_x = placed.frames_x
     frames: dict[tuple, tuple[float, float, float, float]] = {}

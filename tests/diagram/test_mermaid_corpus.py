@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from layoutkit.diagram import import_text
+from layoutkit.diagram import import_text, lay_out
 from layoutkit.diagram._mermaid_common import clean_label
 from layoutkit.diagram._sequence import block_prefix
+from layoutkit.diagram.findings import composition_findings
 from layoutkit.errors import ServiceError
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "mermaid"
@@ -137,3 +139,19 @@ def test_other_types_are_refused(path: Path) -> None:
         "stateDiagram-v2",
     }
     assert err.body["findings"][0]["line"] >= 1
+
+
+@_SKIP
+@pytest.mark.parametrize(
+    "path",
+    _examples("flowchart") + _examples("sequence") + _examples("state"),
+    ids=lambda p: f"{p.parent.name}-{p.stem}",
+)
+def test_example_lays_out_without_composition_findings(path: Path) -> None:
+    expected = json.loads(path.with_suffix("").with_suffix(".expected.json").read_text("utf-8"))
+    if not expected.get("ok", True):
+        pytest.skip("Mermaid itself refuses this example")
+    geo = lay_out({"diagram_text": path.read_text("utf-8")})["geo"]
+    assert composition_findings(geo) == []
+    for e in geo["edges"]:
+        assert all(p[0] == q[0] or p[1] == q[1] for p, q in itertools.pairwise(e["points"]))
