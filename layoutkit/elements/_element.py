@@ -348,6 +348,8 @@ ELEMENT_KINDS = tuple(ELEMENTS)
 
 ENVELOPE_FIELDS = ("kind", "payload", "audience", "dataRef")
 _DATA_KINDS = frozenset(("chart", "table"))
+# By identity: the section and compare card kinds share names with containers but are frames.
+_CONTAINER_IDS = frozenset(id(k) for k in (DOC, SECTION, COLUMNS, COMPARE))
 _SLOT = {"chart": "data", "table": "rows"}
 
 
@@ -409,7 +411,7 @@ def check_payload(kind: Kind, v: dict[Any, Any], out: dict[str, Any], ctx: Ctx, 
     data_kind = name in _DATA_KINDS
     if data_kind:
         ctx.data_ref = "dataRef" in out
-    if name in CONTAINER_KINDS:
+    if id(kind) in _CONTAINER_IDS:
         if ctx.depth >= NESTING_CAP:
             ctx.error(
                 path,
@@ -420,7 +422,7 @@ def check_payload(kind: Kind, v: dict[Any, Any], out: dict[str, Any], ctx: Ctx, 
             )
             return False
         slot = -1
-        if name == "section":
+        if kind is SECTION:
             slot = len(ctx.pending_sections)
             ctx.pending_sections.append(None)
         ctx.depth += 1
