@@ -14,7 +14,7 @@ from layoutkit.layout.text import line_height, text_width
 from layoutkit.render._audience import element_parts
 from layoutkit.render._charts import compare_delta, delta_text
 from layoutkit.render._face_text import markdown_face, plain_inline
-from layoutkit.render._format import as_number, fmt_num, fmt_value, fmt_when
+from layoutkit.render._format import as_number, fmt_num, fmt_value, fmt_when, parse_when
 from layoutkit.render._palette import ACCENT, CARD, FG, LINE, MUTED, SOFT, tone
 from layoutkit.render._scene import Box, Ellipse, Item, Path, Text, fit_line, text_run
 
@@ -53,194 +53,330 @@ def _prose(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[I
     return markdown_face(str(p.get("md") or p.get("text") or ""), x, y, w, budget, size=12.0)
 
 
-def _chart(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
-    items, cy = _title(p.get("title"), x, y, w)
-    data = p.get("data") if isinstance(p.get("data"), dict) else {}
-    area_h = min(90.0, budget - cy)
-    if area_h < 20:
-        return items, cy
-    top = y + cy
-    viz = p.get("viz")
-    if viz == "compare":
-        rows = [i for i in data.get("items") or [] if isinstance(i, dict)]
-        peak = (
-            max(
-                [abs(as_number(i.get(k)) or 0.0) for i in rows for k in ("before", "after")]
-                or [1.0]
-            )
-            or 1.0
-        )
-        ry = top
-        for item in rows:
-            if ry + 30 > top + area_h:
-                break
-            before, after = (
-                as_number(item.get("before")) or 0.0,
-                as_number(item.get("after")) or 0.0,
-            )
-            d = compare_delta(before, after, data.get("better"))
-            ink = tone(item.get("tone") if item.get("tone") else d["tone"])[0]
-            items.append(
-                Text(x, ry, (fit_line(str(item.get("label") or ""), w * 0.3, 11),), 11, "sans", FG)
-            )
-            bw = w * 0.4
-            items.append(Box(x + w * 0.32, ry + 2, max(before / peak * bw, 1), 6, fill="#adb5bd"))
-            items.append(Box(x + w * 0.32, ry + 10, max(after / peak * bw, 1), 6, fill=ACCENT))
-            items.append(
-                Text(
-                    x + w,
-                    ry,
-                    (fit_line(delta_text(d["pct"], d["ratio"]), w * 0.26, 10, "sans-bold"),),
-                    10,
-                    "sans-bold",
-                    ink,
-                    0.0,
-                    "end",
-                )
-            )
-            ry += 22
-        return items, ry - y
-    if data.get("series"):
-        series = [s for s in data["series"] if isinstance(s, dict)]
-        pts_all = []
-        for s in series:
-            raw = s.get("points") if s.get("points") is not None else s.get("values")
-            pts = []
-            for i, pt in enumerate(raw or []):
-                if isinstance(pt, (list, tuple)) and len(pt) >= 2:
-                    px, py = as_number(pt[0]), as_number(pt[1])
-                else:
-                    px, py = float(i), as_number(pt)
-                if px is not None and py is not None:
-                    pts.append((px, py))
-            pts_all.append(pts)
-        flat = [p for pts in pts_all for p in pts]
-        if flat:
-            x0, x1 = min(p[0] for p in flat), max(p[0] for p in flat)
-            y0, y1 = min(0.0, *(p[1] for p in flat)), max(p[1] for p in flat)
-            sx = lambda v: x + (v - x0) / ((x1 - x0) or 1) * w  # noqa: E731
-            sy = lambda v: top + area_h - (v - y0) / ((y1 - y0) or 1) * area_h  # noqa: E731
-            items.append(Path(((x, top + area_h), (x + w, top + area_h)), stroke=LINE, width=1))
-            for si, pts in enumerate(pts_all):
-                color = SERIES[si % 8]
-                if viz == "bars":
-                    bw = w / max(len(pts), 1) * 0.7 / max(len(pts_all), 1)
-                    for px, py in pts:
-                        bx = sx(px) * 0.92 + x * 0.08 + si * bw
-                        items.append(Box(bx, sy(py), bw, top + area_h - sy(py), fill=color))
-                elif viz == "scatter":
-                    items.extend(Ellipse(sx(px) - 2.5, sy(py) - 2.5, 5, 5, color) for px, py in pts)
-                elif len(pts) >= 2:
-                    items.append(
-                        Path(tuple((sx(px), sy(py)) for px, py in pts), stroke=color, width=2)
-                    )
-        return items, cy + area_h + 4
-    rows = [i for i in data.get("items") or [] if isinstance(i, dict)]
-    if viz in ("pie", "donut") and rows:
-        total = sum(max(as_number(i.get("value")) or 0.0, 0.0) for i in rows) or 1.0
-        bx = x
-        for i, item in enumerate(rows):
-            seg = max(as_number(item.get("value")) or 0.0, 0.0) / total * w
-            items.append(
-                Box(
-                    bx,
-                    top,
-                    seg,
-                    14,
-                    fill=tone(item["tone"])[0] if item.get("tone") else SERIES[i % 8],
-                )
-            )
-            bx += seg
-        legend = [
-            f"{i.get('label') or ''} {fmt_value(i.get('value'), i.get('unit') or data.get('unit'))}"
-            for i in rows
-        ]
-        more, used = _lines(legend, x, top + 20, w, area_h - 20, 11, MUTED)
-        return [*items, *more], cy + 20 + used
-    if viz == "stat" and rows:
-        item = rows[0]
-        items.append(
-            Text(
-                x,
-                top,
-                (
-                    fit_line(
-                        str(item.get("display") or fmt_value(item.get("value"), item.get("unit"))),
-                        w,
-                        28,
-                        "sans-bold",
-                    ),
-                ),
-                28,
-                "sans-bold",
-                FG,
-            )
-        )
-        items.append(
-            Text(x, top + 40, (fit_line(str(item.get("label") or ""), w, 11),), 11, "sans", MUTED)
-        )
-        return items, cy + 58
-    if viz == "heatmap":
-        grid = (
-            data.get("values")
-            or ((data.get("calendar") or {}).get("values") and [data["calendar"]["values"]])
-            or []
-        )
-        rows_v = [r for r in grid if isinstance(r, list)]
-        flat_v = [as_number(v) or 0.0 for r in rows_v for v in r]
-        hi = max(flat_v or [1.0]) or 1.0
-        cell = min(12.0, w / max(max((len(r) for r in rows_v), default=1), 1))
-        for ri, row in enumerate(rows_v[:8]):
-            for ci, v in enumerate(row[: int(w // cell)]):
-                alpha = int(40 + 215 * ((as_number(v) or 0.0) / hi))
+Area = tuple[float, float, float, float]
+
+
+def _unit_peaks(rows: list[dict], unit: Any, keys: tuple[str, ...]) -> dict[Any, float]:
+    """Largest magnitude per unit: bars share a scale only within one unit."""
+    peaks: dict[Any, float] = {}
+    for row in rows:
+        u = row.get("unit") or unit
+        for key in keys:
+            peaks[u] = max(peaks.get(u, 0.0), abs(as_number(row.get(key)) or 0.0))
+    return peaks
+
+
+def _series_pts(series: dict) -> list[tuple[float, float]]:
+    raw = series.get("points") if series.get("points") is not None else series.get("values")
+    pts = []
+    for i, pt in enumerate(raw or []):
+        if isinstance(pt, (list, tuple)) and len(pt) >= 2:
+            px, py = as_number(pt[0]), as_number(pt[1])
+        else:
+            px, py = float(i), as_number(pt)
+        if px is not None and py is not None:
+            pts.append((px, py))
+    return pts
+
+
+def _series_face(viz: Any, data: dict, a: Area) -> list[Item]:
+    x, top, w, h = a
+    series = [_series_pts(s) for s in data.get("series") or [] if isinstance(s, dict)]
+    flat = [p for pts in series for p in pts]
+    if not flat:
+        return []
+    stack = bool(data.get("stack")) and viz in ("bars", "area")
+    xs = sorted({p[0] for p in flat})
+    sums = {px: sum(py for pts in series for qx, py in pts if qx == px) for px in xs}
+    hi = max([*(p[1] for p in flat), *(sums.values() if stack else [])])
+    lo = min(0.0, *(p[1] for p in flat))
+    span = (hi - lo) or 1.0
+    items: list[Item] = [Path(((x, top + h), (x + w, top + h)), stroke=LINE, width=1)]
+
+    def sy(v: float) -> float:
+        return top + h - (v - lo) / span * h
+
+    if viz == "bars":
+        slot = w / max(len(xs), 1)
+        bar = slot * 0.7 / (1 if stack else max(len(series), 1))
+        base: dict[float, float] = {}
+        for si, pts in enumerate(series):
+            for px, py in pts:
+                left = x + xs.index(px) * slot + slot * 0.15 + (0 if stack else si * bar)
+                y0 = base.get(px, 0.0) if stack else 0.0
+                base[px] = y0 + py
+                y_top, y_bottom = sy(y0 + py), sy(y0)
                 items.append(
                     Box(
-                        x + ci * cell,
-                        top + ri * cell,
-                        cell - 1,
-                        cell - 1,
-                        fill=f"#1c6ae4{alpha:02x}",
+                        left,
+                        min(y_top, y_bottom),
+                        max(bar - 1, 1),
+                        abs(y_bottom - y_top),
+                        fill=SERIES[si % 8],
                     )
                 )
-        return items, cy + min(len(rows_v), 8) * cell + 4
-    peak = max([abs(as_number(i.get("value")) or 0.0) for i in rows] or [1.0]) or 1.0
-    ry = top
-    for i, item in enumerate(rows):
-        if ry + 16 > top + area_h:
-            break
-        value = as_number(item.get("value"))
-        items.append(
-            Text(
-                x,
-                ry,
-                (fit_line(str(item.get("label") or item.get("when") or ""), w * 0.35, 11),),
-                11,
-                "sans",
-                FG,
+        return items
+    x0, x1 = xs[0], xs[-1]
+
+    def sx(v: float) -> float:
+        return x + (v - x0) / ((x1 - x0) or 1) * w
+
+    acc: dict[float, float] = {}
+    for si, pts in enumerate(series):
+        color = SERIES[si % 8]
+        if stack:
+            pts = [(px, acc.get(px, 0.0) + py) for px, py in pts]
+            acc.update(dict(pts))
+        if viz == "scatter":
+            items.extend(Ellipse(sx(px) - 3, sy(py) - 3, 6, 6, color) for px, py in pts)
+        elif len(pts) >= 2:
+            items.append(Path(tuple((sx(px), sy(py)) for px, py in pts), stroke=color, width=2))
+    for ref in data.get("refs") or []:
+        value = as_number(ref.get("value")) if isinstance(ref, dict) else None
+        if value is not None and lo <= value <= hi:
+            items.append(
+                Path(((x, sy(value)), (x + w, sy(value))), stroke=MUTED, width=1, dash=(4.0, 3.0))
             )
+    return items
+
+
+def _bars_face(viz: Any, data: dict, a: Area, rows: list[dict]) -> list[Item]:
+    x, top, w, h = a
+    rank = as_number(data.get("rank"))
+    if viz == "bars" and rank:
+        ordered = sorted(rows, key=lambda r: -(as_number(r.get("value")) or 0.0))
+        keep, rest = ordered[: int(rank)], ordered[int(rank) :]
+        total = sum(as_number(r.get("value")) or 0.0 for r in ordered) or 1.0
+        if rest:
+            keep = [
+                *keep,
+                {
+                    "label": f"other ({len(rest)})",
+                    "value": sum(as_number(r.get("value")) or 0.0 for r in rest),
+                    "tone": "neutral",
+                },
+            ]
+        rows = [
+            {
+                **r,
+                "display": f"{(as_number(r.get('value')) or 0.0) / total * 100:.1f}%",
+                "unit": "%",
+            }
+            for r in keep
+        ]
+    unit = data.get("unit")
+    peaks = _unit_peaks(rows, unit, ("value",))
+    row_h = max(16.0, min(26.0, h / max(len(rows), 1)))
+    items: list[Item] = []
+    for i, row in enumerate(rows):
+        ry = top + i * row_h
+        if ry + 14 > top + h:
+            break
+        value = as_number(row.get("value"))
+        items.append(
+            Text(x, ry, (fit_line(str(row.get("label") or ""), w * 0.3, 11),), 11, "sans", FG)
         )
         if value is not None:
+            peak = peaks.get(row.get("unit") or unit) or 1.0
             color = (
-                tone(item["tone"])[0] if item.get("tone") else SERIES[0 if viz != "flow" else i % 8]
+                tone(row["tone"])[0] if row.get("tone") else SERIES[i % 8 if viz == "flow" else 0]
             )
             items.append(
                 Box(
-                    x + w * 0.37,
-                    ry + 3,
-                    max(abs(value) / peak * w * 0.45, 1),
-                    10,
+                    x + w * 0.32,
+                    ry + 2,
+                    max(abs(value) / peak * w * 0.5, 1),
+                    min(row_h - 6, 12),
                     fill=color,
                     radius=2,
                 )
             )
-        shown = item.get("display") or fmt_value(
-            item.get("value"), item.get("unit") or data.get("unit")
-        )
+        shown = row.get("display") or fmt_value(row.get("value"), row.get("unit") or unit)
         items.append(
             Text(x + w, ry, (fit_line(str(shown), w * 0.17, 10),), 10, "sans", MUTED, 0.0, "end")
         )
-        ry += 16
-    return items, ry - y + 4
+    return items
+
+
+def _compare_face(data: dict, a: Area, rows: list[dict]) -> list[Item]:
+    x, top, w, h = a
+    unit = data.get("unit")
+    peaks = _unit_peaks(rows, unit, ("before", "after"))
+    row_h = max(22.0, min(34.0, h / max(len(rows), 1)))
+    items: list[Item] = []
+    for i, item in enumerate(rows):
+        ry = top + i * row_h
+        if ry + 20 > top + h:
+            break
+        before, after = as_number(item.get("before")) or 0.0, as_number(item.get("after")) or 0.0
+        d = compare_delta(before, after, data.get("better"))
+        ink = tone(item.get("tone") if item.get("tone") else d["tone"])[0]
+        peak = peaks.get(item.get("unit") or unit) or 1.0
+        bw = w * 0.4
+        items.append(
+            Text(x, ry + 2, (fit_line(str(item.get("label") or ""), w * 0.28, 11),), 11, "sans", FG)
+        )
+        items.append(
+            Box(x + w * 0.3, ry + 2, max(abs(before) / peak * bw, 1), 7, fill="#adb5bd", radius=1)
+        )
+        items.append(
+            Box(x + w * 0.3, ry + 11, max(abs(after) / peak * bw, 1), 7, fill=ACCENT, radius=1)
+        )
+        chip = fit_line(delta_text(d["pct"], d["ratio"]), w * 0.28, 10, "sans-bold")
+        items.append(Text(x + w, ry + 3, (chip,), 10, "sans-bold", ink, 0.0, "end"))
+    return items
+
+
+def _pie_face(data: dict, a: Area, rows: list[dict]) -> list[Item]:
+    x, top, w, h = a
+    total = sum(max(as_number(r.get("value")) or 0.0, 0.0) for r in rows) or 1.0
+    items: list[Item] = []
+    bx = x
+    for i, row in enumerate(rows):
+        seg = max(as_number(row.get("value")) or 0.0, 0.0) / total * w
+        items.append(
+            Box(bx, top, seg, 16, fill=tone(row["tone"])[0] if row.get("tone") else SERIES[i % 8])
+        )
+        bx += seg
+    legend = [
+        f"{r.get('label') or ''} — {fmt_value(r.get('value'), r.get('unit') or data.get('unit'))}"
+        for r in rows
+    ]
+    more, _ = _lines(legend, x, top + 24, w, h - 24, 11, MUTED)
+    return items + more
+
+
+def _heat_face(data: dict, a: Area) -> list[Item]:
+    x, top, w, h = a
+    calendar = data.get("calendar") if isinstance(data.get("calendar"), dict) else None
+    if calendar and isinstance(calendar.get("values"), list):
+        values = [as_number(v) or 0.0 for v in calendar["values"]]
+        cells = [(i // 7, i % 7, v) for i, v in enumerate(values)]
+    else:
+        cells = [
+            (c, r, as_number(v) or 0.0)
+            for r, row in enumerate(data.get("values") or [])
+            if isinstance(row, list)
+            for c, v in enumerate(row)
+        ]
+    if not cells:
+        return []
+    cols = max(c for c, _, _ in cells) + 1
+    rows = max(r for _, r, _ in cells) + 1
+    size = max(min(28.0, w / cols, h / rows), 2.0)
+    hi = max(v for _, _, v in cells) or 1.0
+    items: list[Item] = []
+    for c, r, v in cells:
+        alpha = int(30 + 225 * max(min(v / hi, 1.0), 0.0))
+        items.append(
+            Box(
+                x + c * size,
+                top + r * size,
+                size - 1,
+                size - 1,
+                fill=f"#1c6ae4{alpha:02x}",
+                radius=1.5,
+            )
+        )
+    return items
+
+
+def _points_face(viz: Any, a: Area, rows: list[dict]) -> list[Item]:
+    """matrix: items on a 2x2 field; timeline: items on one axis."""
+    x, top, w, h = a
+    items: list[Item] = []
+    if viz == "matrix":
+        pts = [(as_number(r.get("x")), as_number(r.get("y"))) for r in rows]
+        xs = [p[0] for p in pts if p[0] is not None] or [0.0, 1.0]
+        ys = [p[1] for p in pts if p[1] is not None] or [0.0, 1.0]
+        x0, x1, y0, y1 = min(0.0, *xs), max(1.0, *xs), min(0.0, *ys), max(1.0, *ys)
+        items += [
+            Box(x, top, w, h, stroke=LINE, width=1),
+            Path(((x + w / 2, top), (x + w / 2, top + h)), stroke=LINE, width=1),
+            Path(((x, top + h / 2), (x + w, top + h / 2)), stroke=LINE, width=1),
+        ]
+        for row, (px, py) in zip(rows, pts, strict=True):
+            if px is None or py is None:
+                continue
+            cx = x + 8 + (px - x0) / ((x1 - x0) or 1) * (w - 16)
+            cy = top + h - 8 - (py - y0) / ((y1 - y0) or 1) * (h - 16)
+            ink = tone(row["tone"])[0] if row.get("tone") else ACCENT
+            items.append(Ellipse(cx - 4, cy - 4, 8, 8, ink))
+            items.append(
+                Text(
+                    cx + 7,
+                    cy - line_height(10) / 2,
+                    (fit_line(str(row.get("label") or ""), w / 3, 10),),
+                    10,
+                    "sans",
+                    FG,
+                )
+            )
+        return items
+    whens = [parse_when(r.get("when")) for r in rows]
+    mid = top + min(h / 2, 40)
+    items.append(Path(((x, mid), (x + w, mid)), stroke=LINE, width=2))
+    if rows and all(whens):
+        t0 = min(t.timestamp() for t in whens if t)
+        span = (max(t.timestamp() for t in whens if t) - t0) or 1.0
+        xs = [x + 6 + ((t.timestamp() - t0) / span) * (w - 12) for t in whens if t]
+    else:
+        xs = [x + (i + 0.5) / max(len(rows), 1) * w for i in range(len(rows))]
+    for i, (row, px) in enumerate(zip(rows, xs, strict=False)):
+        ink = tone(row["tone"])[0] if row.get("tone") else ACCENT
+        items.append(Ellipse(px - 5, mid - 5, 10, 10, ink))
+        ly = mid - 22 if i % 2 == 0 else mid + 8
+        items.append(
+            Text(
+                px,
+                ly,
+                (fit_line(str(row.get("label") or ""), w / 3, 10),),
+                10,
+                "sans",
+                FG,
+                0.0,
+                "middle",
+            )
+        )
+    return items
+
+
+def _chart(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
+    items, cy = _title(p.get("title"), x, y, w)
+    data = p.get("data") if isinstance(p.get("data"), dict) else {}
+    # Fill the card, but leave room for later elements inside a doc face.
+    area_h = min(budget - cy - 4, max(90.0, w * 0.5))
+    if area_h < 20:
+        return items, cy
+    viz = p.get("viz")
+    rows = [i for i in data.get("items") or [] if isinstance(i, dict)]
+    area = (x, y + cy, w, area_h)
+    if viz == "stat" and rows:
+        item = rows[0]
+        value = str(
+            item.get("display")
+            or fmt_value(item.get("value"), item.get("unit") or data.get("unit"))
+        )
+        items.append(Text(x, y + cy, (fit_line(value, w, 30, "sans-bold"),), 30, "sans-bold", FG))
+        items.append(
+            Text(
+                x, y + cy + 44, (fit_line(str(item.get("label") or ""), w, 11),), 11, "sans", MUTED
+            )
+        )
+        return items, cy + 62
+    if viz == "compare":
+        drawn = _compare_face(data, area, rows)
+    elif data.get("series") and viz in ("line", "area", "bars", "scatter"):
+        drawn = _series_face(viz, data, area)
+    elif viz in ("pie", "donut"):
+        drawn = _pie_face(data, area, rows)
+    elif viz == "heatmap":
+        drawn = _heat_face(data, area)
+    elif viz in ("matrix", "timeline"):
+        drawn = _points_face(viz, area, rows)
+    else:
+        drawn = _bars_face(viz, data, area, rows)
+    return items + drawn, cy + area_h + 4
 
 
 def _stat(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
@@ -641,6 +777,29 @@ def _diagram(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list
     return diagram_scene_items(p, x - 12, y - 12, w + 24, min(budget, w * 0.75))
 
 
+def _ref(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
+    target = p.get("target") if isinstance(p.get("target"), dict) else {}
+    where = (
+        p.get("section")
+        or p.get("page")
+        or (f"card {p['card']}" if p.get("card") is not None else "")
+    )
+    label = str(p.get("label") or target.get("title") or where or "reference")
+    width = min(text_width(label, 12) + 34, w)
+    items: list[Item] = [Box(x, y, width, 26, fill=CARD, stroke=LINE, radius=13)]
+    items.append(
+        Text(
+            x + 10,
+            y + (26 - line_height(12)) / 2,
+            (fit_line("↗ " + label, width - 16, 12),),
+            12,
+            "sans",
+            ACCENT,
+        )
+    )
+    return items, 28.0
+
+
 def _generic(kind: str) -> Face:
     def face(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
         label = p.get("title") or p.get("name") or p.get("state") or ""
@@ -713,9 +872,7 @@ ELEMENT_FACES: dict[str, Face] = {
             fmt_when(p.get("at")),
         ],
     ),
-    "ref": _tile(
-        "label", lambda p: [f"→ {p.get('card') or p.get('page') or p.get('section') or ''}"]
-    ),
+    "ref": _ref,
     "media": _tile(
         "caption", lambda p: [str(p.get("mime") or ""), str(p.get("src") or p.get("ref") or "")]
     ),
