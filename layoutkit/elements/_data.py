@@ -199,6 +199,16 @@ def _chart_post(out: dict[str, Any], ctx: Ctx, path: Any) -> None:
             for slot in ("x", "y", "values"):
                 if slot not in data:
                     ctx.error(dpath, slot, "missing_data", f"viz heatmap needs data.{slot}")
+            grid = data.get("values")
+            if grid is not None and "x" in data and "y" in data:
+                nx, ny = len(data["x"]), len(data["y"])
+                if len(grid) != ny or any(len(row) != nx for row in grid):
+                    ctx.warn(
+                        dpath,
+                        "values",
+                        "shape_mismatch",
+                        f"values should be {ny} rows (one per y) of {nx} cells (one per x)",
+                    )
     elif viz == "bars":
         if "series" not in data and "items" not in data:
             ctx.error(dpath, "series", "missing_data", "viz bars needs data.series or data.items")

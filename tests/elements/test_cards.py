@@ -233,3 +233,10 @@ def test_chart_card_may_carry_a_data_ref() -> None:
     assert ("dataRef", "misplaced_field") in errors(
         validate_card(card("text", {"md": "x"}, dataRef="r"))
     )
+
+
+def test_frame_cards_are_not_document_sections() -> None:
+    v = validate_card(card("section", {"title": "Pass 2"}))
+    assert "id" not in v.normalized["payload"]
+    v = validate_card(card("compare", {"a": 1, "b": 2}))
+    assert v.normalized["payload"] == {"a": 1, "b": 2, "mode": "wipe"}

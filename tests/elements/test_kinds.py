@@ -110,6 +110,12 @@ BAD = [
         ("payload.data.refs", "ignored_field"),
         "warning",
     ),
+    (
+        "chart",
+        {"viz": "heatmap", "data": {"x": [1, 2], "y": ["a"], "values": [[1], [2]]}},
+        ("payload.data.values", "shape_mismatch"),
+        "warning",
+    ),
     # chips, code
     ("chips", {"items": [{"k": "a"}]}, ("payload.items[0].v", "missing_field"), "error"),
     ("code", {"lang": "py"}, ("payload.source", "missing_field"), "error"),
