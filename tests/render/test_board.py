@@ -394,3 +394,12 @@ def test_checklist_fills_its_sized_card(items: list, title: str) -> None:
     scene = card_scene({"id": 1, "kind": "checklist", "payload": payload, "w": w, "h": h})
     drawn = [i for i in scene.items if isinstance(i, Text) and i.font == "sans" and i.size == 14]
     assert len(drawn) == len(items)
+
+
+def test_chart_card_bars_scale_per_unit() -> None:
+    mixed = next(v for v in ALL_VIZ if v.get("title") == "Mixed units")
+    scene = card_scene({"id": 1, "kind": "chart", "payload": mixed, "w": 480, "h": 230})
+    bars = [i for i in scene.items if isinstance(i, Box) and i.h == 12 and i.radius == 2]
+    cold, warm, bundle = (b.w for b in bars)
+    assert cold == pytest.approx(bundle)  # each unit's largest value spans the full bar
+    assert warm == pytest.approx(cold * 40 / 820, rel=0.01)
