@@ -76,6 +76,10 @@ class _Orderer:
             self.down[a].append(b)
             self.up[b].append(a)
         self.seed_order = seed_order
+        # Segments per layer gap, for the exact count.
+        self.gaps: list[list[tuple[int, int]]] = [[] for _ in h.layers]
+        for a, b, _ in h.segments:
+            self.gaps[h.items[a].layer].append((a, b))
         self.static = [float(it.comp) for it in h.items]
         self.paths = [it.path for it in h.items]
         self.nested = any(it.path for it in h.items)
@@ -150,7 +154,9 @@ class _Orderer:
         value: dict[int, float] = {}
         for p, i in enumerate(layer):
             ns = nbrs[i]
-            if not ns:
+            if len(ns) == 1:  # dummies: the common case
+                value[i] = (pos[ns[0]] + 0.5) / m
+            elif not ns:
                 value[i] = (p + 0.5) / n
             elif use_median:
                 value[i] = (_median([pos[j] for j in ns]) + 0.5) / m
@@ -180,6 +186,13 @@ class _Orderer:
             layer.sort(key=key)
         for p, i in enumerate(layer):
             pos[i] = p
+
+    def count(self, layers: list[list[int]], pos: list[int]) -> int:
+        total = 0
+        for L, segs in enumerate(self.gaps):
+            if len(segs) > 1:
+                total += bilayer_crossings([(pos[a], pos[b]) for a, b in segs], len(layers[L + 1]))
+        return total
 
     def sweep(
         self, layers: list[list[int]], pos: list[int], downward: bool, use_median: bool
@@ -257,7 +270,7 @@ class _Orderer:
             self.sort_layer(layers, pos, 0, self.up, 0, False, ck)
         self.sweep(layers, pos, True, False)
         best = [list(layer) for layer in layers]
-        best_c = layer_crossings(layers, pos, self.down)
+        best_c = self.count(layers, pos)
         spent = 1
         stale = 0
         it = 0
@@ -271,7 +284,7 @@ class _Orderer:
             use_median = (it // 2) % 2 == 0
             self.sweep(layers, pos, downward, use_median)
             self.transpose(layers, pos, equal_swaps=it % 4 == 3)
-            c = layer_crossings(layers, pos, self.down)
+            c = self.count(layers, pos)
             spent += 1
             it += 1
             if c < best_c:
