@@ -10,6 +10,7 @@ from layoutkit.service import compose as _compose  # noqa: F401
 from layoutkit.service import content as _content  # noqa: F401
 from layoutkit.service import scrape as _scrape  # noqa: F401
 from layoutkit.service import search as _search  # noqa: F401
+from layoutkit.service import uploads as _uploads  # noqa: F401
 from layoutkit.service import views as _views  # noqa: F401
 from layoutkit.service.generic import register_generic_operations
 from layoutkit.service.registry import REGISTRY, Operation, Registry

@@ -1,0 +1,312 @@
+"""``upload_files``: store files as blobs and place one card per file on a board.
+
+What each file becomes:
+
+- an image Pillow can read: a ``media`` card ``{ref, mime, alt, natW, natH}``
+  (the natural size lets the layout engine keep the picture's aspect);
+- a PDF: a ``file`` card ``{name, mime, size, ref, pages}`` drawn as an A4 sheet;
+- anything else: a ``file`` card ``{name, mime, size, ref}`` drawn as a download chip.
+
+Limits: at most :data:`MAX_FILE_BYTES` (25 MiB) per file and
+:data:`MAX_CALL_BYTES` (100 MiB) per call, counted on the decoded bytes;
+more answers 413 ``payload_too_large``. At most :data:`MAX_FILES` files per call.
+
+Placement goes through the layout engine like ``compose_board``: without
+placement options the batch lands in free space; ``section`` fills that frame
+(created on demand); ``anchor`` with ``side`` ``right`` joins the anchor's row
+right after it (relation ``after``), ``below`` opens a row under it (``under``).
+Blobs, cards and moved neighbours are written in one transaction.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import io
+import mimetypes
+import re
+import warnings
+import zlib
+from typing import Any
+
+import attrs
+from PIL import Image
+
+from layoutkit import layout
+from layoutkit.errors import ServiceError
+from layoutkit.service._common import REQUEST_KEY, SLUG, check_board_access, find_board
+from layoutkit.service.compose import _store_batch
+from layoutkit.service.content_prep import Prepared, prepare_card
+from layoutkit.service.idempotency import run_once
+from layoutkit.service.registry import REGISTRY
+from layoutkit.service.workspace import Call
+from layoutkit.storage import BoardRecord, Tx
+
+MAX_FILE_BYTES = 25 * 1024 * 1024
+MAX_CALL_BYTES = 100 * 1024 * 1024
+MAX_FILES = 200
+PDF_MIME = "application/pdf"
+OCTET = "application/octet-stream"
+
+#: ``side`` of an upload anchor → the compose relation it stands for.
+SIDE_RELATION = {"right": "after", "below": "under"}
+
+FILE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["name", "data"],
+    "properties": {
+        "name": {"type": "string", "minLength": 1, "maxLength": 255},
+        "data": {"type": "string", "description": "file bytes, base64"},
+        "mime": {"type": "string", "maxLength": 200},
+    },
+    "additionalProperties": False,
+}
+
+UPLOAD_SCHEMA: dict[str, Any] = {
+    "required": ["board", "files"],
+    "properties": {
+        "board": SLUG,
+        "requestKey": REQUEST_KEY,
+        "files": {"type": "array", "minItems": 1, "items": FILE_SCHEMA},
+        "section": {"type": "string", "minLength": 1, "maxLength": 200},
+        "createSection": {"type": "boolean"},
+        "anchor": {"type": "integer", "description": "card id the files are placed next to"},
+        "side": {"enum": ["right", "below"], "description": "where, next to anchor; default right"},
+    },
+    "additionalProperties": False,
+}
+
+
+@attrs.frozen
+class Decoded:
+    """One uploaded file: its name, bytes and declared (or guessed) type."""
+
+    name: str
+    data: bytes
+    mime: str
+
+
+def decode_files(files: list[dict[str, Any]], field: str = "files") -> list[Decoded]:
+    """Decode base64 file entries and enforce the size limits.
+
+    Raises 413 ``payload_too_large`` over :data:`MAX_FILE_BYTES` per file or
+    :data:`MAX_CALL_BYTES` in all, 400 ``too_many_files`` over
+    :data:`MAX_FILES`, 400 ``invalid_base64`` (with ``index``) for data that
+    is not base64.
+    """
+    if len(files) > MAX_FILES:
+        raise ServiceError(
+            400, "too_many_files", f"at most {MAX_FILES} files per call", field=field
+        )
+    total = 0
+    out = []
+    for i, entry in enumerate(files):
+        text = entry["data"]
+        # Cheap bound before decoding: base64 is 4 characters per 3 bytes.
+        if len(text) // 4 * 3 > MAX_FILE_BYTES + 3:
+            raise _too_large(entry["name"], i, field)
+        try:
+            data = base64.b64decode(text, validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise ServiceError(
+                400,
+                "invalid_base64",
+                f"{field}[{i}].data: {entry['name']} is not valid base64",
+                index=i,
+                field=f"{field}[{i}].data",
+            ) from exc
+        if len(data) > MAX_FILE_BYTES:
+            raise _too_large(entry["name"], i, field)
+        total += len(data)
+        if total > MAX_CALL_BYTES:
+            raise ServiceError(
+                413,
+                "payload_too_large",
+                f"files of one call are at most {MAX_CALL_BYTES} bytes together",
+                index=i,
+                field=field,
+                limit=MAX_CALL_BYTES,
+            )
+        out.append(Decoded(entry["name"], data, entry.get("mime") or guess_mime(entry["name"])))
+    return out
+
+
+def _too_large(name: str, index: int, field: str) -> ServiceError:
+    return ServiceError(
+        413,
+        "payload_too_large",
+        f"{name} is over the {MAX_FILE_BYTES}-byte limit per file",
+        index=index,
+        field=f"{field}[{index}].data",
+        limit=MAX_FILE_BYTES,
+    )
+
+
+def guess_mime(name: str) -> str:
+    """The MIME type a file name suggests, else ``application/octet-stream``."""
+    return mimetypes.guess_type(name, strict=False)[0] or OCTET
+
+
+def image_size(data: bytes) -> tuple[int, int, str] | None:
+    """(width, height, MIME) of an image Pillow reads, else None.
+
+    Only the header is read; a decompression-bomb sized image is still a
+    valid picture for the board (nothing decodes its pixels here).
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+        try:
+            with Image.open(io.BytesIO(data)) as img:
+                width, height = img.size
+                fmt = img.format
+        except Image.DecompressionBombError:
+            return None
+        except Exception:  # Pillow raises many types for bytes that are not an image
+            return None
+    if not (width and height):
+        return None
+    mime = Image.MIME.get(fmt or "", "") or f"image/{(fmt or 'octet-stream').lower()}"
+    return width, height, mime
+
+
+# Both key orders, kept inside one dictionary level (no ">" in between) so an
+# outline's /Count never pairs with a neighbouring page tree node.
+_PAGES_COUNT = re.compile(rb"/Type\s*/Pages\b[^>]*?/Count\s+(\d+)")
+_COUNT_PAGES = re.compile(rb"/Count\s+(\d+)[^>]*?/Type\s*/Pages\b")
+_PAGE = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")
+_STREAM = re.compile(rb"stream\r?\n(.*?)\r?\nendstream", re.S)
+
+
+def pdf_page_count(data: bytes) -> int | None:
+    """Pages of a PDF, read without a PDF library; None when they cannot be told.
+
+    The page tree's root carries the total as ``/Count``, so the largest
+    ``/Count`` of a ``/Type /Pages`` node is the page count. Newer writers
+    keep those objects in compressed object streams, so deflated streams are
+    inflated and searched too. Without any page tree node, leaf ``/Type
+    /Page`` objects are counted instead.
+    """
+    if not data.startswith(b"%PDF-"):
+        return None
+    chunks = [data]
+    if not _PAGES_COUNT.search(data) and not _COUNT_PAGES.search(data):
+        for match in _STREAM.finditer(data):
+            try:
+                chunks.append(zlib.decompress(match.group(1)))
+            except zlib.error:
+                continue
+    counts = [
+        int(m.group(1))
+        for chunk in chunks
+        for rx in (_PAGES_COUNT, _COUNT_PAGES)
+        for m in rx.finditer(chunk)
+    ]
+    if counts:
+        return max(counts)
+    leaves = sum(len(_PAGE.findall(chunk)) for chunk in chunks)
+    return leaves or None
+
+
+def card_for(file: Decoded, ref: str) -> dict[str, Any]:
+    """The card a stored file becomes: media for images, file for PDFs and the rest."""
+    size = image_size(file.data)
+    if size is not None:
+        width, height, mime = size
+        return {
+            "kind": "media",
+            "payload": {"ref": ref, "mime": mime, "alt": file.name, "natW": width, "natH": height},
+        }
+    payload: dict[str, Any] = {"name": file.name, "mime": file.mime, "size": len(file.data)}
+    if file.data.startswith(b"%PDF-") or file.mime == PDF_MIME:
+        payload["mime"] = PDF_MIME
+        pages = pdf_page_count(file.data)
+        if pages is not None:
+            payload["pages"] = pages
+    payload["ref"] = ref
+    return {"kind": "file", "payload": payload}
+
+
+def place_cards(
+    call: Call,
+    tx: Tx,
+    board: BoardRecord,
+    prepared: list[Prepared],
+    placement: dict[str, Any],
+) -> dict[str, Any]:
+    """Place ``prepared`` cards on the locked ``board`` as one compose batch and store them.
+
+    ``placement`` holds compose placement params (``section``,
+    ``createSection``, ``anchor``...). Returns compose_board's receipt. Raises
+    what the layout engine refuses (409 ``section_near_match`` and the like).
+    """
+    batch = layout.batch_from_params(
+        {
+            **placement,
+            "layer": call.principal.layer,
+            "cards": [{"kind": p.kind, "payload": p.payload} for p in prepared],
+        }
+    )
+    raw = [{} for _ in prepared]
+    return _store_batch(call, tx, board, batch, prepared, raw, [], [], [])
+
+
+def placement_params(params: dict[str, Any]) -> dict[str, Any]:
+    """Compose placement from upload params (``section``, ``anchor`` + ``side``)."""
+    if "side" in params and "anchor" not in params:
+        raise ServiceError(400, "invalid_params", "side needs an anchor card id", field="side")
+    out: dict[str, Any] = {}
+    if "section" in params:
+        out["section"] = params["section"]
+    if params.get("createSection"):
+        out["createSection"] = True
+    if "anchor" in params:
+        relation = SIDE_RELATION[params.get("side", "right")]
+        out["anchor"] = {"cardId": params["anchor"], "relation": relation}
+    return out
+
+
+@REGISTRY.operation(
+    "upload_files",
+    "Upload files (base64) onto a board: images become media cards with their natural "
+    "size, PDFs A4 file cards with a page count, other files download chips. Without "
+    "placement the batch lands in free space; section fills that frame (created on "
+    "demand); anchor with side right or below places the files next to a card. At most "
+    "25 MiB per file and 100 MiB per call (413 beyond).",
+    UPLOAD_SCHEMA,
+)
+def upload_files(call: Call) -> dict[str, Any]:
+    params = call.params
+    placement = placement_params(params)
+    files = decode_files(params["files"])
+
+    def write(tx: Tx) -> dict[str, Any]:
+        board = find_board(tx, call.workspace.workspace_id, params["board"])
+        check_board_access(call.principal, board, write=True)
+        board = tx.lock_board(board.id)
+        refs = [tx.blobs.put(f.data) for f in files]
+        cards = [card_for(f, ref) for f, ref in zip(files, refs, strict=True)]
+        prepared = [prepare_card(c, i) for i, c in enumerate(cards)]
+        receipt = place_cards(call, tx, board, prepared, placement)
+        receipt["files"] = [
+            {
+                "name": f.name,
+                "card": placed["id"],
+                "kind": card["kind"],
+                "ref": ref,
+                "size": len(f.data),
+                "mime": card["payload"]["mime"],
+                **{
+                    k: card["payload"][k] for k in ("natW", "natH", "pages") if k in card["payload"]
+                },
+            }
+            for f, ref, card, placed in zip(files, refs, cards, receipt["cards"], strict=True)
+        ]
+        tx.record_event(
+            "board.upload",
+            call.principal.label,
+            board_id=board.id,
+            detail={"files": len(files), "bytes": sum(len(f.data) for f in files)},
+        )
+        return receipt
+
+    return run_once(call, "upload_files", write)
