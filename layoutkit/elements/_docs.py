@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from layoutkit.elements._cards import API_LIMIT, ARTIFACT_LIMIT, CARD_ENVELOPE, CARDS
+from layoutkit.elements._cards import ANCHOR, API_LIMIT, ARTIFACT_LIMIT, CARD_ENVELOPE, CARDS
 from layoutkit.elements._data import SPILL_THRESHOLD_ROWS, SPILL_THRESHOLD_VALUES
 from layoutkit.elements._diagram import GROUP_DEPTH_CAP
 from layoutkit.elements._element import ELEMENTS, ENVELOPE_DOC, NESTING_CAP, RETIRED_CARD_KINDS
@@ -81,7 +81,13 @@ def _envelope_topic() -> str:
             "Where a name is both, such as section and compare, the card meaning applies. "
             f"Retired card names are refused: {retired}.",
             "",
+            "Besides kind and payload (and dataRef on chart and table cards), a card takes:",
+            "",
             field_table(CARD_ENVELOPE),
+            "",
+            "### anchor",
+            "",
+            field_table(ANCHOR),
             "",
             "## How validation answers",
             "",
@@ -97,7 +103,11 @@ def _envelope_topic() -> str:
             "Server-owned fields (diagram geo, render, overrides, metrics, repairs, "
             "diagnostics; page pm, pmStale; ref target; html href, natW, natH; link unfurl "
             "data; file pageImages) are never an error: a value read back can be sent again "
-            "and passes through normalization unchanged, and the write path replaces it.",
+            "and passes through normalization unchanged (as long as it is plain JSON), and "
+            "the write path replaces it.",
+            "",
+            "Numbers are finite; integers fit in signed 64 bits. Anything else is reported "
+            "as a finding, never raised.",
             "",
             "Bulk data: see the limits topic for when chart data and table rows move behind "
             "a dataRef.",
