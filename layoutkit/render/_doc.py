@@ -9,6 +9,7 @@ and a container whose children are all hidden hides with them.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -479,7 +480,8 @@ def _mockup(ctx: _Ctx, p: dict) -> str:
 def _ref(ctx: _Ctx, p: dict) -> str:
     target = p.get("target") if isinstance(p.get("target"), dict) else {}
     if p.get("section"):
-        href = "#" + slugify(str(p["section"]))
+        section = str(p["section"])
+        href = "#" + (section if _SECTION_ID.match(section) else slugify(section))
         label = p.get("label") or p["section"]
         return f'<a class="ref-chip" href="{esc(href)}">{esc(label)}</a>'
     if p.get("page"):
@@ -513,8 +515,12 @@ def _release(ctx: _Ctx, p: dict) -> str:
 
 
 def _section(ctx: _Ctx, p: dict) -> str:
-    basis = p.get("id") or p.get("label") or p.get("title") or "section"
-    anchor = ctx.slugger.reserve(str(p["id"])) if p.get("id") else ctx.slugger.slug(str(basis))
+    # Authored or derived section ids are reserved before rendering (see
+    # _reserve_section_ids), so they are used verbatim and headings yield.
+    if isinstance(p.get("id"), str) and _SECTION_ID.match(p["id"]):
+        anchor = p["id"]
+    else:
+        anchor = ctx.slugger.slug(str(p.get("label") or p.get("title") or "section"))
     head = ""
     if p.get("label"):
         head += f'<div class="eyebrow">{esc(p["label"])}</div>'
@@ -664,6 +670,32 @@ ELEMENT_HTML: dict[str, Callable[[_Ctx, dict], str]] = {
 }
 
 
+_SECTION_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+
+
+def _reserve_section_ids(ctx: _Ctx, elements: Any) -> None:
+    for element in elements or []:
+        if not isinstance(element, dict):
+            continue
+        kind, payload = element_parts(element)
+        if (
+            kind == "section"
+            and isinstance(payload.get("id"), str)
+            and _SECTION_ID.match(payload["id"])
+        ):
+            ctx.slugger.reserve(payload["id"])
+        if kind in ("doc", "section"):
+            _reserve_section_ids(ctx, payload.get("elements"))
+        elif kind == "columns":
+            for col in payload.get("cols") or []:
+                if isinstance(col, dict):
+                    _reserve_section_ids(ctx, col.get("elements"))
+        elif kind == "compare":
+            for side in (payload.get("a"), payload.get("b")):
+                if isinstance(side, dict):
+                    _reserve_section_ids(ctx, side.get("elements"))
+
+
 def element_html(ctx: _Ctx, element: dict) -> str:
     kind, payload = element_parts(element)
     draw = ELEMENT_HTML.get(kind) or _unknown(kind)
@@ -701,6 +733,7 @@ def render_document(doc: dict, *, audience: str | None = None, typeset: str | No
         filtered = filter_doc(doc, audience)
         payload = element_parts(filtered)[1] if filtered else {**payload, "elements": []}
     ctx = _Ctx(payload.get("sources"))
+    _reserve_section_ids(ctx, payload.get("elements"))
     direction = payload.get("direction") if payload.get("direction") in DIRECTIONS else "editorial"
     chosen = typeset or (payload.get("typeset") if payload.get("typeset") in TYPESETS else "house")
     accent = accent_pair(payload.get("accentColor"), payload.get("project"))

@@ -387,3 +387,18 @@ def test_fallback_filter_agrees_with_the_contract_filter(audience: str) -> None:
     ours = filter_element(normalized, audience)
     theirs = elements.filter_audience(normalized, audience)
     assert render_doc(ours) == render_doc(theirs)
+
+
+def test_section_ids_win_over_heading_slugs() -> None:
+    html = body(
+        render_doc(
+            doc(
+                el("prose", md="# Details"),
+                el("section", id="details", title="Details", elements=[el("prose", md="x")]),
+                el("ref", section="details"),
+            )
+        )
+    )
+    assert '<section class="section" id="details">' in html
+    assert '<h1 id="details-2">' in html
+    assert '<a class="ref-chip" href="#details">' in html
