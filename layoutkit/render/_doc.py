@@ -699,7 +699,14 @@ def _reserve_section_ids(ctx: _Ctx, elements: Any) -> None:
 def element_html(ctx: _Ctx, element: dict) -> str:
     kind, payload = element_parts(element)
     draw = ELEMENT_HTML.get(kind) or _unknown(kind)
-    inner = draw(ctx, payload)
+    slot = {"chart": "data", "table": "rows"}.get(kind)
+    if slot and element.get("dataRef") and not payload.get(slot):
+        # Bulk data lives outside the payload; the caller resolves dataRef
+        # before rendering (this package does no I/O).
+        title = esc(payload.get("title") or kind)
+        inner = f'<div class="placeholder" role="img" aria-label="{title}">{title}: data kept apart (dataRef)</div>'
+    else:
+        inner = draw(ctx, payload)
     return f'<div class="el el-{esc(kind)}"{_aud_attr(element)}>{inner}</div>'
 
 

@@ -402,3 +402,12 @@ def test_section_ids_win_over_heading_slugs() -> None:
     assert '<section class="section" id="details">' in html
     assert '<h1 id="details-2">' in html
     assert '<a class="ref-chip" href="#details">' in html
+
+
+def test_unresolved_data_ref_is_shown_as_such() -> None:
+    chart = {
+        "kind": "chart",
+        "payload": {"viz": "line", "title": "Big"},
+        "dataRef": {"blob": "abc"},
+    }
+    assert "Big: data kept apart (dataRef)" in body(render_doc(doc(chart)))
