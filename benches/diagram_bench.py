@@ -118,6 +118,7 @@ def main() -> None:
     names = {r["graph"] for r in rows}
     table(rows, [r for r in anchors if r.get("ok") and r["graph"] in names])
     synthetic_set()
+    components_set(files)
 
 
 def non_orthogonal(lay: dict) -> int:
@@ -257,6 +258,42 @@ def synthetic_set(count: int = 12) -> None:
         f"synthetic groups/lanes/ports/labels set: {count} diagrams, nodes outside frame {bad_frames}, "
         f"outside lane {bad_lanes}, label collisions {collisions}, other findings {others}"
     )
+
+
+def _extent(lay: dict) -> tuple[float, float]:
+    xs = [n["x"] for n in lay["nodes"]] + [n["x"] + n["w"] for n in lay["nodes"]]
+    ys = [n["y"] for n in lay["nodes"]] + [n["y"] + n["h"] for n in lay["nodes"]]
+    for e in lay["edges"]:
+        xs += [p[0] for p in e["points"]]
+        ys += [p[1] for p in e["points"]]
+    return max(xs) - min(xs), max(ys) - min(ys)
+
+
+def components_set(files: list[Path], per_case: int = 6) -> None:
+    """Corpus graphs merged into disconnected diagrams: packed area against one long row."""
+    small = [json.loads(f.read_text()) for f in files]
+    small = [g for g in small if len(g["nodes"]) <= 60 and g["dir"] == "TD"]
+    if len(small) < per_case:
+        return
+    print("| case | components | packed area / side-by-side area | packed aspect (w/h) |")
+    print("|---|---|---|---|")
+    for case in range(0, len(small) - per_case + 1, per_case):
+        parts = small[case : case + per_case]
+        merged = {"name": f"merged{case}", "dir": "TD", "nodes": [], "edges": []}
+        row_w, row_h = 0.0, 0.0
+        for k, g in enumerate(parts):
+            w, h = _extent(layout_graph(g))
+            row_w += w + (60 if k else 0)
+            row_h = max(row_h, h)
+            merged["nodes"] += [{**n, "id": f"c{k}_{n['id']}"} for n in g["nodes"]]
+            merged["edges"] += [
+                {"from": f"c{k}_{e['from']}", "to": f"c{k}_{e['to']}"} for e in g["edges"]
+            ]
+        w, h = _extent(layout_graph(merged))
+        print(
+            f"| {case // per_case} | {len(parts)} | {w * h / (row_w * row_h):.2f} | {w / h:.2f} |"
+        )
+    print()
 
 
 def inside(b: dict, f: dict) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import math
 from collections import defaultdict
 from typing import Any
 
@@ -692,10 +693,11 @@ def _pack_components(
     """Shelf-pack the connected components (in place, top-down frame).
 
     Components are cut out of the joint layout as rigid blocks (boxes,
-    routes, labels, frames), tallest first, and laid in rows no wider than
-    a row that would give the whole drawing a landscape aspect (portrait in
-    the top-down frame of a left-right diagram). Returns the new body height,
-    or None when there is a single component.
+    routes, labels, frames) and laid in rows, tallest first. Of the row
+    widths that end a row after some component, the one giving the smallest
+    drawing with a width/height between 1/2 and 3 wins (else the one nearest
+    ``OPTIONS.pack_aspect``). Returns the new body height, or None when there
+    is a single component.
     """
     comp = {it.name: it.comp for it in h.items if it.kind == "node"}
     if len(set(comp.values())) < 2:
@@ -735,19 +737,39 @@ def _pack_components(
     gap = OPTIONS.component_gap
     top = min(b[1] for b in bbox.values())
     left = min(b[0] for b in bbox.values())
-    area = sum((b[2] - b[0] + gap) * (b[3] - b[1] + gap) for b in bbox.values())
-    aspect = 1 / OPTIONS.pack_aspect if lr else OPTIONS.pack_aspect
-    row_w = max(max(b[2] - b[0] for b in bbox.values()), (area * aspect) ** 0.5)
-    shift: dict[int, tuple[float, float]] = {}
-    x = y = row_h = 0.0
-    for c in sorted(bbox, key=lambda c: (-(bbox[c][3] - bbox[c][1]), c)):
-        b = bbox[c]
-        w, hh = b[2] - b[0], b[3] - b[1]
-        if x > 0 and x + w > row_w:
-            x, y, row_h = 0.0, y + row_h + gap, 0.0
-        shift[c] = (left + x - b[0], top + y - b[1])
-        x += w + gap
-        row_h = max(row_h, hh)
+    ranked = sorted(bbox, key=lambda c: (-(bbox[c][3] - bbox[c][1]), c))
+    sizes = [(bbox[c][2] - bbox[c][0], bbox[c][3] - bbox[c][1]) for c in ranked]
+
+    def shelves(row_w: float) -> tuple[list[tuple[float, float]], float, float]:
+        at, x, y, row_h, width = [], 0.0, 0.0, 0.0, 0.0
+        for w, hh in sizes:
+            if x > 0 and x + w > row_w + 1e-6:
+                x, y, row_h = 0.0, y + row_h + gap, 0.0
+            at.append((x, y))
+            width = max(width, x + w)
+            x += w + gap
+            row_h = max(row_h, hh)
+        return at, width, y + row_h
+
+    # Try every row width that closes a row after some component; keep the
+    # smallest drawing whose aspect is reasonable, else the one nearest the aim.
+    aim = 1 / OPTIONS.pack_aspect if lr else OPTIONS.pack_aspect
+    lo, hi = (1 / 3, 2.0) if lr else (0.5, 3.0)
+    best: tuple[tuple, list[tuple[float, float]]] | None = None
+    acc = -gap
+    for w, _ in sizes:
+        acc += w + gap
+        at, width, height = shelves(max(acc, max(sw for sw, _ in sizes)))
+        aspect = width / max(height, 1.0)
+        fits = lo <= aspect <= hi
+        score = (0, width * height) if fits else (1, abs(math.log(aspect / aim)))
+        if best is None or score < best[0]:
+            best = (score, at)
+    assert best is not None
+    shift = {
+        c: (left + x - bbox[c][0], top + y - bbox[c][1])
+        for c, (x, y) in zip(ranked, best[1], strict=True)
+    }
     for name, (bx, by, w, hh) in list(boxes.items()):
         dx, dy = shift[comp[name]]
         boxes[name] = (bx + dx, by + dy, w, hh)
