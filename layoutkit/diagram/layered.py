@@ -4,7 +4,9 @@ Every phase is a function from plain values to plain values so each can be
 inspected and tested on its own:
 
 ``break_cycles`` -> ``assign_layers`` -> ``insert_dummies`` -> ``order_layers``
--> ``assign_x`` -> ``assign_y`` -> ``route_edges`` (in ``routing``).
+(crossing minimisation, in ``ordering``) -> ``port_offsets`` -> ``assign_x`` ->
+``straighten`` -> ``plan_tracks`` (in ``placement``) -> layer heights, shelf
+packing of components and drawing (in ``engine``).
 
 The caller (``engine``) maps a diagram payload onto a ``LayoutGraph`` in the
 top-down frame (left-right diagrams are transposed before and after).
