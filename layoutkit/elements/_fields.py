@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -402,9 +403,31 @@ def string(name: str, notes: str = "", *, required: bool = False, default: Any =
     return Field(name, "string", _check_str, required, default, notes, fast=str)
 
 
+_ENTITY = re.compile(r"&(#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+
+
+def _check_markdown(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
+    if type(v) is not str:
+        ctx.wrong_type(parent, key, "a string", v)
+        return BAD
+    # Markdown fields take characters as they are; an entity would show literally.
+    if "&" in v:
+        m = _ENTITY.search(v)
+        if m is not None:
+            ctx.warn(
+                parent,
+                key,
+                "html_entity",
+                f"{m.group(0)} is written as an HTML entity; markdown fields take the "
+                "character itself",
+                "type the character directly",
+            )
+    return v
+
+
 def text_block(name: str, notes: str = "", *, required: bool = False) -> Field:
-    """A string holding inline markup or markdown (same check as a string)."""
-    return Field(name, "string (markdown)", _check_str, required, MISSING, notes, fast=str)
+    """A string holding inline markup or markdown; HTML entities in it warn."""
+    return Field(name, "string (markdown)", _check_markdown, required, MISSING, notes)
 
 
 def timestamp(name: str, notes: str = "", *, required: bool = False) -> Field:

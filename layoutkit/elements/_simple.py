@@ -419,6 +419,8 @@ GALLERY_ITEM = Spec(
 def _gallery_post(out: dict[str, Any], ctx: Ctx, path: Any) -> None:
     bento = out.get("layout") == "bento"
     items_path = (path, "items")
+    if len(out.get("items", ())) == 1:
+        ctx.warn(path, "items", "single_image", "a gallery of one image", "use a figure")
     for i, item in enumerate(out.get("items", ())):
         one_of(item, ctx, (items_path, i), ("src", "ref", "shot"), "a gallery item")
         if "alt" not in item:

@@ -116,6 +116,14 @@ BAD = [
         ("payload.data.values", "shape_mismatch"),
         "warning",
     ),
+    ("prose", {"md": "Fish &amp; chips"}, ("payload.md", "html_entity"), "warning"),
+    ("verdict", {"text": "a &#8212; b"}, ("payload.text", "html_entity"), "warning"),
+    (
+        "gallery",
+        {"items": [{"src": "a", "alt": "a"}]},
+        ("payload.items", "single_image"),
+        "warning",
+    ),
     # chips, code
     ("chips", {"items": [{"k": "a"}]}, ("payload.items[0].v", "missing_field"), "error"),
     ("code", {"lang": "py"}, ("payload.source", "missing_field"), "error"),
@@ -720,7 +728,11 @@ def test_figure_takes_a_shot_index() -> None:
 
 
 def test_gallery_span_is_fine_on_bento() -> None:
-    v = validate_element(
-        el("gallery", {"layout": "bento", "items": [{"src": "a", "alt": "a", "span": "large"}]})
-    )
+    items = [{"src": "a", "alt": "a", "span": "large"}, {"ref": "b", "alt": "b"}]
+    v = validate_element(el("gallery", {"layout": "bento", "items": items}))
+    assert v.findings == []
+
+
+def test_ampersands_that_are_not_entities_are_fine() -> None:
+    v = validate_element(el("prose", {"md": "R&D and Q&A; a && b"}))
     assert v.findings == []
