@@ -1,28 +1,39 @@
 """The ``layoutkit`` command line: a thin shell over ``Workspace.call``.
 
-Exit codes: 0 ok, 1 findings or a refused operation, 2 usage errors.
+Every command that touches a workspace takes ``--db URL`` (default
+``sqlite:///./layoutkit.db``, or the ``LAYOUTKIT_DB`` environment variable).
+``--json`` prints machine output; otherwise results are readable lines and
+tables. Exit codes: 0 ok, 1 findings or a refused operation, 2 usage errors.
+The local command line acts as the workspace owner.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import sys
 from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from importlib import resources
-from typing import Any
+from pathlib import Path
+from typing import Any, NoReturn
 
 import click
 
 from layoutkit import ServiceError, Workspace
+from layoutkit.service.uploads import MAX_FILE_BYTES, guess_mime
 
 EXIT_REFUSED = 1
+DEFAULT_DB = "sqlite:///./layoutkit.db"
+#: Names inside a pushed set directory that are the set itself, not its files.
+SET_FILES = ("doc.json", "data.json")
 
 
 def _emit_json(value: Any) -> None:
     click.echo(json.dumps(value, indent=2, ensure_ascii=False))
 
 
-def _fail(err: ServiceError, as_json: bool) -> None:
+def _fail(err: ServiceError, as_json: bool) -> NoReturn:
     if as_json:
         _emit_json({"status": err.status, **err.body})
     else:
@@ -61,10 +72,107 @@ def _print_findings(findings: list[dict[str, Any]]) -> None:
             click.echo(f"        fix: {f['fix']}")
 
 
+def _table(rows: Sequence[dict[str, Any]], columns: Sequence[tuple[str, str]]) -> None:
+    """Print ``rows`` as aligned columns; ``columns`` are (key, heading) pairs."""
+    cells = [[_cell(row.get(key)) for key, _ in columns] for row in rows]
+    heads = [head for _, head in columns]
+    widths = [max([len(h), *(len(r[i]) for r in cells)]) for i, h in enumerate(heads)]
+    click.echo("  ".join(h.ljust(w) for h, w in zip(heads, widths, strict=True)).rstrip())
+    for r in cells:
+        click.echo("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def _size(n: int) -> str:
+    for unit in ("B", "KiB", "MiB"):
+        if n < 1024 or unit == "MiB":
+            return f"{n} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    return str(n)
+
+
+def db_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option(
+        "--db",
+        envvar="LAYOUTKIT_DB",
+        default=DEFAULT_DB,
+        show_default=True,
+        metavar="URL",
+        help="Workspace store: sqlite:///file.db or postgresql://... (env LAYOUTKIT_DB).",
+    )(func)
+
+
+def json_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")(func)
+
+
+def _open(db: str) -> Workspace:
+    try:
+        return Workspace.open(db)
+    except ServiceError as err:
+        raise click.BadParameter(err.message, param_hint="--db") from err
+
+
+def _run(db: str, op: str, params: dict[str, Any], as_json: bool) -> dict[str, Any]:
+    """Run ``op`` in the workspace at ``db``; a refusal prints and exits 1."""
+    ws = _open(db)
+    try:
+        return ws.call(op, params)
+    except ServiceError as err:
+        _fail(err, as_json)
+    finally:
+        ws.close()
+
+
+def _encode_files(
+    paths: Iterable[tuple[str, Path]], label: str, as_json: bool
+) -> list[dict[str, Any]]:
+    """Read files as ``{name, data, mime}`` entries, with a per-file progress bar on stderr."""
+    items = list(paths)
+    out: list[dict[str, Any]] = []
+    with click.progressbar(
+        items,
+        label=label,
+        file=sys.stderr,
+        item_show_func=lambda item: item[0] if item else None,
+        show_pos=True,
+    ) as bar:
+        for name, path in bar:
+            size = path.stat().st_size
+            if size > MAX_FILE_BYTES:
+                _fail(
+                    ServiceError(
+                        413,
+                        "payload_too_large",
+                        f"{name} is {_size(size)}; files are at most {_size(MAX_FILE_BYTES)}",
+                    ),
+                    as_json,
+                )
+            data = path.read_bytes()
+            out.append(
+                {
+                    "name": name,
+                    "data": base64.b64encode(data).decode("ascii"),
+                    "mime": guess_mime(name),
+                }
+            )
+    return out
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="layoutkit")
 def main() -> None:
     """layoutkit: validate, lay out, render and store boards and documents."""
+
+
+# ---------------------------------------------------------------- contract
 
 
 @main.command()
@@ -72,7 +180,7 @@ def main() -> None:
 @click.option(
     "--card", is_flag=True, help="Check FILE as a board card instead of a document element."
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option
 def validate(file: Any, card: bool, as_json: bool) -> None:
     """Check a document element (or a board card) in FILE against the content contract.
 
@@ -102,7 +210,7 @@ def validate(file: Any, card: bool, as_json: bool) -> None:
 
 @main.command()
 @click.argument("topic", required=False)
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option
 def docs(topic: str | None, as_json: bool) -> None:
     """Read the content contract: the topic index, or one TOPIC."""
     ws = Workspace.open()
@@ -120,17 +228,274 @@ def docs(topic: str | None, as_json: bool) -> None:
         click.echo(result["text"])
 
 
+# ---------------------------------------------------------------- any operation
+
+
 @main.command()
 @click.argument("operation")
 @click.argument("params", required=False, default="{}")
-def call(operation: str, params: str) -> None:
+@db_option
+@click.option("--json", "as_json", is_flag=True, help="Accepted for symmetry; output is JSON.")
+def call(operation: str, params: str, db: str, as_json: bool) -> None:
     """Run any registered OPERATION with PARAMS (JSON text, @file or -) and print the JSON result."""
-    ws = Workspace.open()
+    value = _read_json_arg(params)
+    _emit_json(_run(db, operation, value, True))
+
+
+@main.command()
+@click.argument("text", nargs=-1, required=True)
+@click.option("--resolve", is_flag=True, help="Read TEXT as one reference and give a verdict.")
+@click.option("--limit", type=click.IntRange(1, 50), help="At most this many hits.")
+@db_option
+@json_option
+def search(text: tuple[str, ...], resolve: bool, limit: int | None, db: str, as_json: bool) -> None:
+    """Search the workspace for TEXT (every word must occur), or resolve it with --resolve."""
+    params: dict[str, Any] = {"q": " ".join(text)}
+    if resolve:
+        params["mode"] = "resolve"
+    if limit is not None:
+        params["limit"] = limit
+    result = _run(db, "search", params, as_json)
+    if as_json:
+        _emit_json(result)
+    elif resolve:
+        click.echo(f"verdict: {result['verdict']}")
+        if result.get("candidates"):
+            _table(result["candidates"], [("board", "BOARD"), ("why", "WHY"), ("url", "URL")])
+    elif not result["hits"]:
+        click.echo("no hits")
+    else:
+        _table(
+            result["hits"],
+            [("kind", "KIND"), ("board", "BOARD"), ("id", "CARD"), ("cardKind", "CARD KIND")],
+        )
+
+
+# ---------------------------------------------------------------- boards
+
+
+@main.group()
+def board() -> None:
+    """Put files and document sets on a board."""
+
+
+@board.command("upload")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--board", "slug", required=True, help="Target board slug.")
+@click.option("--section", help="Land inside this section frame (created on demand).")
+@click.option("--anchor", type=int, help="Card id to place the files next to.")
+@click.option("--side", type=click.Choice(["right", "below"]), help="Where next to --anchor.")
+@click.option(
+    "--create-section", is_flag=True, help="Make a new section even if a name nearly matches."
+)
+@click.option("--request-key", help="Idempotency key: a retry returns the first receipt.")
+@db_option
+@json_option
+def upload(
+    files: tuple[str, ...],
+    slug: str,
+    section: str | None,
+    anchor: int | None,
+    side: str | None,
+    create_section: bool,
+    request_key: str | None,
+    db: str,
+    as_json: bool,
+) -> None:
+    """Upload FILES to a board: images become media cards, PDFs A4 file cards, others chips."""
+    if side is not None and anchor is None:
+        raise click.UsageError("--side needs --anchor")
+    entries = _encode_files(((Path(f).name, Path(f)) for f in files), "reading", as_json)
+    params: dict[str, Any] = {"board": slug, "files": entries}
+    for key, value in (("section", section), ("anchor", anchor), ("side", side)):
+        if value is not None:
+            params[key] = value
+    if create_section:
+        params["createSection"] = True
+    if request_key:
+        params["requestKey"] = request_key
+    result = _run(db, "upload_files", params, as_json)
+    if as_json:
+        _emit_json(result)
+        return
+    placed = {c["id"]: c for c in result["cards"]}
+    rows = [
+        {
+            **f,
+            "size": _size(f["size"]),
+            "box": "{w:g}x{h:g} at {x:g},{y:g}".format(**placed[f["card"]]),
+            "placedAs": placed[f["card"]]["placedAs"],
+            "detail": f"{f['natW']}x{f['natH']} px"
+            if "natW" in f
+            else (f"{f['pages']} pages" if "pages" in f else f["mime"]),
+        }
+        for f in result["files"]
+    ]
+    _table(
+        rows,
+        [
+            ("name", "FILE"),
+            ("kind", "KIND"),
+            ("card", "CARD"),
+            ("size", "SIZE"),
+            ("detail", "DETAIL"),
+            ("box", "BOX"),
+            ("placedAs", "PLACED AS"),
+        ],
+    )
+    click.echo(f"{len(rows)} file(s) on board {result['board']}")
+
+
+def _set_contents(path: Path) -> tuple[Path, Path | None, list[tuple[str, Path]]]:
+    """doc.json, optional data.json and the files of a set directory (or of doc.json's folder).
+
+    Files are images (by name) and any other file whose relative name the doc
+    or data.json mentions; hidden files are skipped.
+    """
+    if path.is_dir():
+        folder, doc = path, path / "doc.json"
+        if not doc.is_file():
+            raise click.BadParameter(f"{path} holds no doc.json", param_hint="PATH")
+    else:
+        folder, doc = path.parent, path
+    data = folder / "data.json"
+    mentioned = doc.read_text(encoding="utf-8", errors="replace")
+    if data.is_file():
+        mentioned += data.read_text(encoding="utf-8", errors="replace")
+    files = []
+    for item in sorted(folder.rglob("*")):
+        rel = item.relative_to(folder).as_posix()
+        if not item.is_file() or any(part.startswith(".") for part in rel.split("/")):
+            continue
+        if item == doc or rel in SET_FILES:
+            continue
+        if guess_mime(rel).startswith("image/") or f'"{rel}"' in mentioned:
+            files.append((rel, item))
+    return doc, (data if data.is_file() else None), files
+
+
+def _load_json_file(path: Path, what: str) -> Any:
     try:
-        result = ws.call(operation, _read_json_arg(params))
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise click.BadParameter(f"{what} {path.name}: {exc}", param_hint="PATH") from exc
+
+
+@board.command("push")
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.option("--board", "slug", required=True, help="Target board slug.")
+@click.option("--branch", default="main", show_default=True, help="Set branch to version on.")
+@click.option("--section", help="Land inside this section frame (created on demand).")
+@click.option("--request-key", help="Idempotency key: a retry returns the first receipt.")
+@db_option
+@json_option
+def push(
+    path: Path,
+    slug: str,
+    branch: str,
+    section: str | None,
+    request_key: str | None,
+    db: str,
+    as_json: bool,
+) -> None:
+    """Push a document set (a directory with doc.json, or a doc.json) onto a board.
+
+    The directory may hold data.json (its shots) and image files; the doc card
+    takes the next free version on --branch.
+    """
+    doc_path, data_path, files = _set_contents(path)
+    doc = _load_json_file(doc_path, "doc")
+    params: dict[str, Any] = {"board": slug, "doc": doc, "branch": branch}
+    if data_path is not None:
+        data = _load_json_file(data_path, "data")
+        shots = data.get("shots") if isinstance(data, dict) else data
+        if shots:
+            params["shots"] = shots
+    if files:
+        params["files"] = _encode_files(files, "reading set", as_json)
+    if section:
+        params["section"] = section
+    if request_key:
+        params["requestKey"] = request_key
+    result = _run(db, "push_doc", params, as_json)
+    if as_json:
+        _emit_json(result)
+        return
+    previous = f" (previous: card {result['previous']})" if result.get("previous") else ""
+    click.echo(
+        f"pushed {result['branch']} v{result['version']} to board {result['board']}: "
+        f"card {result['card']} {result['w']:g}x{result['h']:g} at "
+        f"{result['x']:g},{result['y']:g}{previous}"
+    )
+    if result["files"]:
+        _table(
+            [{**f, "size": _size(f["size"])} for f in result["files"]],
+            [("name", "FILE"), ("size", "SIZE"), ("ref", "BLOB")],
+        )
+    click.echo(f"shots: {result['shots']}  links expanded: {result['linksExpanded']}")
+    for w in result.get("warnings") or []:
+        click.echo(f"warning {w.get('path', '')}  [{w.get('code')}] {w.get('message')}")
+
+
+# ---------------------------------------------------------------- tokens
+
+
+@main.group()
+def token() -> None:
+    """API tokens for the HTTP API and the tool protocol."""
+
+
+@token.command("create")
+@click.argument("name")
+@click.option(
+    "--kind",
+    type=click.Choice(["owner", "user", "agent", "service"]),
+    required=True,
+    help="Who the token stands for; an agent token's name is its runtime.",
+)
+@db_option
+@json_option
+def token_create(name: str, kind: str, db: str, as_json: bool) -> None:
+    """Mint a token called NAME and print it once (only its hash is kept)."""
+    ws = _open(db)
+    try:
+        plain = ws.create_token(kind, name)
     except ServiceError as err:
-        _fail(err, True)
-    _emit_json(result)
+        _fail(err, as_json)
+    finally:
+        ws.close()
+    if as_json:
+        _emit_json({"kind": kind, "name": name, "token": plain})
+    else:
+        click.echo(plain)
+        click.echo(f"{kind} token {name!r}: shown once, keep it private", err=True)
+
+
+# ---------------------------------------------------------------- servers
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
+@click.option("--example", is_flag=True, help="Compose the example board first (once).")
+@db_option
+def serve(host: str, port: int, example: bool, db: str) -> None:
+    """Serve the HTTP API, the board viewer and MCP over HTTP until interrupted."""
+    from layoutkit.adapters.http import run_server
+
+    run_server(_open(db), host=host, port=port, example=example, echo=click.echo)
+
+
+@main.command("mcp")
+@db_option
+def mcp_command(db: str) -> None:
+    """Serve every operation as a tool over the tool protocol (MCP) on stdio."""
+    from layoutkit.adapters.mcp import run_stdio
+
+    run_stdio(_open(db))
+
+
+# ---------------------------------------------------------------- demo
 
 
 @main.command()
@@ -156,14 +521,6 @@ def demo() -> None:
     for kind, n in sorted(kinds.items()):
         click.echo(f"  {kind:<10} {n}")
     _print_findings(result["findings"])
-
-
-@main.command("mcp")
-def mcp_command() -> None:
-    """Serve every operation as a tool over the tool protocol (MCP) on stdio."""
-    from layoutkit.adapters.mcp import run_stdio
-
-    run_stdio(Workspace.open())
 
 
 if __name__ == "__main__":
