@@ -107,10 +107,17 @@ def frame_size(
     pad, band = chrome(card)
     if not has_children:
         return sizing.FIXED[card.kind]
-    untitled_cluster = card.kind == "cluster" and card.title is None
-    min_w = 0.0 if untitled_cluster else 240.0
-    min_h = 0.0 if untitled_cluster else band + 2 * pad + 40.0
+    min_w, min_h = min_frame_size(card)
     return max(content_w + 2 * pad, min_w), max(content_h + band + 2 * pad, min_h)
+
+
+def min_frame_size(card: Card) -> tuple[float, float]:
+    """Smallest box a frame may have whatever its content: room for the title band,
+    padding and one short row (nothing for an untitled cluster, which draws no chrome)."""
+    if card.kind == "cluster" and card.title is None:
+        return 0.0, 0.0
+    pad, band = chrome(card)
+    return 240.0, band + 2 * pad + 40.0
 
 
 def items_of(
@@ -166,6 +173,17 @@ def fit(board: Board, fid: CardId) -> None:
     need = Rect(x0, y0, x1 - x0, y1 - y0)
     box = card.rect.union(need) if card.w > 0 and card.h > 0 else need
     board.set_rect(fid, box.x, box.y, box.w, box.h)
+
+
+def hold(board: Board, fid: CardId) -> None:
+    """Grow a frame whose box was set from outside (a w/h patch) back to what its content
+    needs: its children where they are plus padding and title band, and never below
+    :func:`min_frame_size`. A box larger than that is kept; children never move."""
+    fit(board, fid)
+    card = board.cards[fid]
+    min_w, min_h = min_frame_size(card)
+    if card.w < min_w or card.h < min_h:
+        board.set_rect(fid, card.x, card.y, max(card.w, min_w), max(card.h, min_h))
 
 
 def at_level(board: Board, key: CardId, level: CardId | None) -> CardId | None:

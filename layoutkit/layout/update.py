@@ -35,6 +35,8 @@ def apply_patches(
     A payload patch re-sizes a content-sized card unless the same patch sets
     ``h`` or the card was sized by a person (a given ``w`` re-wraps text at that
     width). Setting ``w``/``h`` with ``by_person`` marks the card person-sized.
+    A frame given a box smaller than its content needs keeps its children where they
+    are and is clamped back to hold them (see :func:`frames.hold`); a larger box stays.
     Moving a card (x/y) makes it a member of the innermost frame under its
     centre. Raises 404 ``unknown_card``; the board is unchanged when it raises.
     """
@@ -90,6 +92,10 @@ def _apply_one(
         moved.append(p.id)
     if (w, h) != (card.w, card.h):
         board.set_rect(p.id, card.x, card.y, w, h)
+    if card.is_frame and (p.w is not None or p.h is not None):
+        # A frame is never smaller than its content: settle only looks at the level
+        # above the patched frame, so clamp the frame itself here.
+        frames.hold(board, p.id)
     changed.append(p.id)
     if p.x is not None or p.y is not None:
         _rehome(board, p.id, dirty)

@@ -3,7 +3,16 @@ from __future__ import annotations
 import pytest
 
 from layoutkit.errors import ServiceError
-from layoutkit.layout import Board, Card, CardPatch, apply_patches, reflow, remove_cards, size_card
+from layoutkit.layout import (
+    Board,
+    Card,
+    CardPatch,
+    apply_patches,
+    chrome,
+    reflow,
+    remove_cards,
+    size_card,
+)
 
 from .conftest import assert_sound, compose, stored
 
@@ -119,4 +128,78 @@ def test_reflow_after_restore_pushes_away_overlaps():
     b.add(Card(2, "shape", {}, 100, 100, 200, 200))
     ch = reflow(b, [2])
     assert 1 in ch.moves
+    assert_sound(b)
+
+
+def _cluster_board(payload: dict) -> tuple[Board, str]:
+    b = Board()
+    r = compose(
+        b,
+        cards=[
+            {"kind": "cluster", "ref": "f", "payload": payload, "children": ["a", "b"]},
+            {"kind": "text", "ref": "a", "payload": {"md": "first card"}},
+            {"kind": "text", "ref": "b", "payload": {"md": "second card " * 20}},
+        ],
+    )
+    return b, r.placements[0].key
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [{"title": "C"}, {}, {"title": "C", "layout": {"mode": "grid", "cols": 1}}],
+    ids=["titled", "untitled", "grid"],
+)
+def test_shrinking_a_frame_clamps_it_to_its_content(payload):
+    b, f = _cluster_board(payload)
+    before = {k: c.geometry for k, c in b.cards.items()}
+    ch = apply_patches(b, [CardPatch(f, w=100, h=50)])
+    # The frame keeps holding its children where they were; it is no smaller than before.
+    assert b.cards[f].geometry == before[f]
+    assert all(b.cards[k].geometry == before[k] for k in b.cards[f].children)
+    assert f not in ch.moves
+    assert_sound(b)
+
+
+def test_shrinking_an_unmanaged_section_keeps_children_inside_and_grows_the_parent():
+    b = Board()
+    r = compose(
+        b,
+        cards=[
+            {"kind": "section", "ref": "o", "payload": {"title": "Outer"}, "children": ["i"]},
+            {
+                "kind": "section",
+                "ref": "i",
+                "payload": {"title": "Inner", "layout": None},
+                "children": ["t", "u"],
+            },
+            {"kind": "text", "ref": "t", "payload": {"md": "x"}},
+            {"kind": "text", "ref": "u", "payload": {"md": "y " * 100}},
+        ],
+    )
+    o, i = r.placements[0].key, r.placements[1].key
+    b.add(Card(99, "shape", {}, b.cards[o].x + b.cards[o].w + 24, b.cards[o].y, 80, 80))
+    need = b.cards[i].geometry
+    # Shrink in height only, and grow in width: the width is kept, the height clamps back.
+    apply_patches(b, [CardPatch(i, w=need[2] + 200, h=10)])
+    assert b.cards[i].geometry == (need[0], need[1], need[2] + 200, need[3])
+    assert b.cards[o].w >= need[2] + 200
+    assert b.cards[99].x >= b.cards[o].x + b.cards[o].w  # the neighbour made room
+    assert_sound(b)
+
+
+def test_shrinking_an_empty_frame_keeps_room_for_its_chrome():
+    b = Board()
+    r = compose(b, cards=[{"kind": "section", "payload": {"title": "Empty", "layout": None}}])
+    s = r.placements[0].key
+    apply_patches(b, [CardPatch(s, w=5, h=5)])
+    pad, band = chrome(b.cards[s])
+    assert b.cards[s].w >= 2 * pad and b.cards[s].h >= band + 2 * pad
+    assert_sound(b)
+
+
+def test_growing_a_frame_by_hand_is_kept():
+    b, f = _cluster_board({"title": "C", "layout": None})
+    x, y, w, h = b.cards[f].geometry
+    apply_patches(b, [CardPatch(f, w=w + 300, h=h + 100)], by_person=True)
+    assert b.cards[f].geometry == (x, y, w + 300, h + 100)
     assert_sound(b)

@@ -159,11 +159,6 @@ def test_patches_leave_the_board_tidy(ws: Workspace, board: str) -> None:
     assert_tidy(ws, board)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="layout engine: a w/h patch that shrinks a frame below its children leaves them "
-    "outside (frames.settle neither fits nor re-lays out the patched frame itself)",
-)
 def test_shrinking_a_frame_keeps_its_children_inside(ws: Workspace, board: str) -> None:
     out = ws.call(
         "compose_board",
