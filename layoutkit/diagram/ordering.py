@@ -297,8 +297,8 @@ class _Orderer:
 
     def run(self) -> list[list[int]]:
         size = len(self.items) + len(self.h.segments)
-        # Even the largest graphs get both depth-first starts a few sweeps each.
-        sweeps_total = max(8, OPTIONS.order_work // max(1, size))
+        # Even the largest graphs give both depth-first starts a few sweeps each.
+        sweeps_total = max(8, int(OPTIONS.order_work / max(1, size) ** 0.5))
         starts: list[list[list[int]]] = [self.dfs_start(True), self.dfs_start(False)]
         best: list[list[int]] | None = None
         best_c = -1
