@@ -1,18 +1,28 @@
 """Finding sections by name and journeys by key.
 
 Two section names are the *same* only when they are equal as written. They
-*nearly match* when they differ only by case or diacritics, or by a small
-edit distance (1 for names up to 6 characters, 2 up to 12, 3 beyond) once
-folded; a near match stops a batch with 409 ``section_near_match`` unless the
-author forces a new section.
+*nearly match* when, once folded (case, diacritics, spacing), they are equal,
+or they differ by a small typo: an edit distance, with a swap of two
+neighbouring letters counting as one edit, of 1 for names up to 6 characters,
+2 up to 12 and 3 beyond. Two guards keep distinct sections apart: names whose
+numbers differ ("Step 1" / "Step 2", "Q1" / "Q2", "Research" / "Research 2")
+never nearly match, and names of 3 folded characters or fewer nearly match
+only when they fold to the same text. A near match stops a batch with 409
+``section_near_match`` unless the author forces a new section.
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from layoutkit.errors import ServiceError
 from layoutkit.layout.model import Board, Card
+
+#: Folded names this short are too short for typo matching: one edit is most of the name.
+SHORT_NAME = 3
+
+_NUMBER = re.compile(r"\d+")
 
 
 def fold(name: str) -> str:
@@ -23,17 +33,23 @@ def fold(name: str) -> str:
 
 
 def edit_distance(a: str, b: str, cap: int = 4) -> int:
-    """Levenshtein distance, giving up (returning ``cap``) once it exceeds ``cap - 1``."""
+    """Edit distance where inserting, deleting or changing a character, or swapping two
+    neighbouring ones, costs 1 (optimal string alignment); gives up with ``cap`` once
+    the distance reaches it."""
     if abs(len(a) - len(b)) >= cap:
         return cap
+    before: list[int] = []
     prev = list(range(len(b) + 1))
     for i, ca in enumerate(a, 1):
         cur = [i]
         for j, cb in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+            d = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                d = min(d, before[j - 2] + 1)
+            cur.append(d)
         if min(cur) >= cap:
             return cap
-        prev = cur
+        before, prev = prev, cur
     return min(prev[-1], cap)
 
 
@@ -42,14 +58,27 @@ def _allowed_distance(name: str) -> int:
     return 1 if n <= 6 else 2 if n <= 12 else 3
 
 
+def _numbers(folded: str) -> list[int]:
+    return [int(n) for n in _NUMBER.findall(folded)]
+
+
+def _canonical(folded: str) -> str:
+    # "Step 01" and "Step 1" carry the same number; compare them as written the same way.
+    return _NUMBER.sub(lambda m: str(int(m.group())), folded)
+
+
 def nearly_matches(name: str, other: str) -> bool:
-    """True for a near match (see module doc); equal names are not a near match."""
+    """True when ``name`` and ``other`` nearly match (see the module doc); equal names
+    are not a near match. Symmetric in its two arguments."""
     if name == other:
         return False
     a, b = fold(name), fold(other)
     if a == b:
         return True
-    return edit_distance(a, b) <= _allowed_distance(a)
+    if min(len(a), len(b)) <= SHORT_NAME or _numbers(a) != _numbers(b):
+        return False
+    a, b = _canonical(a), _canonical(b)
+    return edit_distance(a, b) <= _allowed_distance(min(a, b, key=len))
 
 
 def section_title(card: Card) -> str:

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import pytest
+
 import layoutkit.layout as layout
 
 
@@ -77,3 +79,39 @@ def test_near_match_folding():
     assert layout.nearly_matches("Research", "Reserch")
     assert not layout.nearly_matches("Research", "Research")
     assert not layout.nearly_matches("Plan", "Risks")
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Step 1", "Step 2"),
+        ("Q1", "Q2"),
+        ("R", "L"),
+        ("UX", "UI"),
+        ("API", "APIs"),
+        ("Pass 10", "Pass 11"),
+        ("Research", "Research 2"),
+        ("Onboarding 2", "Onbaording 3"),
+    ],
+)
+def test_numbered_and_short_names_are_different_sections(a, b):
+    assert not layout.nearly_matches(a, b)
+    assert not layout.nearly_matches(b, a)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Onboarding", "Onbaording"),
+        ("Step 1", "step 1"),
+        ("Step 1", "Step 01"),
+        ("Step 1", "Stpe 1"),
+        ("UX", "ux"),
+        ("Q&A", "q&a"),
+        ("É", "e"),
+        ("Open questions", "Open question"),
+    ],
+)
+def test_case_accent_and_typo_near_matches_remain(a, b):
+    assert layout.nearly_matches(a, b)
+    assert layout.nearly_matches(b, a)
