@@ -350,6 +350,9 @@ ENVELOPE_FIELDS = ("kind", "payload", "audience", "dataRef")
 _DATA_KINDS = frozenset(("chart", "table"))
 # By identity: the section and compare card kinds share names with containers but are frames.
 _CONTAINER_IDS = frozenset(id(k) for k in (DOC, SECTION, COLUMNS, COMPARE))
+_LEAF_IDS = frozenset(
+    id(k) for k in ELEMENT_KIND_LIST if k not in (DOC, SECTION, COLUMNS, COMPARE, CHART, TABLE)
+)
 _SLOT = {"chart": "data", "table": "rows"}
 
 
@@ -469,6 +472,14 @@ def check_element(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
             code, msg, fix = kind_problem(kind_name, ELEMENT_KINDS, "element", ctx)
             ctx.error(path, "kind", code, msg, fix)
         return BAD
+    if id(kind) in _LEAF_IDS and len(v) == 2:
+        # The common case: a plain {kind, payload} of a kind without nesting or bulk data.
+        raw = v.get("payload")
+        if type(raw) is dict:
+            return {
+                "kind": kind_name,
+                "payload": check_object(kind.spec, raw, ctx, path, "payload"),
+            }
     out: dict[str, Any] = {"kind": kind_name}
     if len(v) > 2 or "payload" not in v:
         for k in v:

@@ -363,6 +363,30 @@ def list_check(
     return check
 
 
+def objects_check(spec: Spec, *, min_items: int = 0, max_items: int | None = None) -> Check:
+    """A checker for an array of objects of shape ``spec`` (one call level less per item)."""
+    what = spec.title
+
+    def check(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
+        if type(v) is not list:
+            ctx.wrong_type(parent, key, f"an array of {what}", v)
+            return BAD
+        n = len(v)
+        if n < min_items:
+            ctx.error(parent, key, "too_few", f"needs at least {min_items} entries, got {n}")
+        elif max_items is not None and n > max_items:
+            ctx.error(parent, key, "too_many", f"takes at most {max_items} entries, got {n}")
+        path = (parent, key)
+        out = []
+        for i, x in enumerate(v):
+            y = check_object(spec, x, ctx, path, i)
+            if y is not BAD:
+                out.append(y)
+        return out
+
+    return check
+
+
 def map_check(value: Check, what: str) -> Check:
     """A checker for an object used as a map of string keys to values checked by ``value``."""
 
@@ -539,7 +563,7 @@ def objects(
     return Field(
         name,
         typ,
-        list_check(object_check(spec), what, min_items=min_items, max_items=max_items),
+        objects_check(spec, min_items=min_items, max_items=max_items),
         required,
         MISSING,
         notes,

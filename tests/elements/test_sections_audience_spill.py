@@ -310,3 +310,18 @@ def test_spill_happens_inside_documents_and_equal_data_shares_a_ref() -> None:
     v = validate_element(doc)
     a, b = v.normalized["payload"]["elements"]
     assert a["dataRef"] == b["dataRef"] and len(v.spilled) == 1
+
+
+def test_example_report_per_audience() -> None:
+    from importlib import resources
+
+    raw = resources.files("layoutkit.examples").joinpath("report.json").read_text()
+    doc = validate_element(json.loads(raw)).normalized
+    public = filter_audience(doc, "public")
+    internal = filter_audience(doc, "internal")
+    labels = [e["payload"].get("label") for e in public["payload"]["elements"]]
+    assert "Internal notes" not in labels
+    assert "Internal notes" in [e["payload"].get("label") for e in internal["payload"]["elements"]]
+    gallery = [e for e in public["payload"]["elements"] if e["kind"] == "gallery"][0]
+    assert len(gallery["payload"]["items"]) == 2
+    assert validate_element(public).ok
