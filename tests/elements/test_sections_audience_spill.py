@@ -322,6 +322,6 @@ def test_example_report_per_audience() -> None:
     labels = [e["payload"].get("label") for e in public["payload"]["elements"]]
     assert "Internal notes" not in labels
     assert "Internal notes" in [e["payload"].get("label") for e in internal["payload"]["elements"]]
-    gallery = [e for e in public["payload"]["elements"] if e["kind"] == "gallery"][0]
+    gallery = next(e for e in public["payload"]["elements"] if e["kind"] == "gallery")
     assert len(gallery["payload"]["items"]) == 2
     assert validate_element(public).ok
