@@ -13,6 +13,7 @@ from layoutkit.render._palette import BOARD, CARD, FG, LINE, MUTED
 from layoutkit.render._scene import (
     Box,
     Item,
+    Mark,
     Path,
     Scene,
     Text,
@@ -149,6 +150,9 @@ def board_scene(board: dict) -> Scene:
             scene.add(
                 *card_face(str(card.get("kind") or ""), card.get("payload"), moved(card.get("id")))
             )
+    for card in cards:
+        x, y, w, h = moved(card.get("id"))
+        scene.add(Mark(x, y, w, h, str(card.get("id")), str(card.get("kind") or "")))
     for edge in board.get("edges") or []:
         if not isinstance(edge, dict):
             continue

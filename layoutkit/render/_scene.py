@@ -95,7 +95,22 @@ class Image:
     href: str
 
 
-Item = Box | Ellipse | Text | Path | Image
+@attrs.frozen(slots=True)
+class Mark:
+    """An invisible box naming the card drawn under it (SVG only; PNG skips it).
+
+    Viewers and tests find cards by it: ``data-card-id`` and ``data-kind``.
+    """
+
+    x: float
+    y: float
+    w: float
+    h: float
+    card_id: str
+    kind: str
+
+
+Item = Box | Ellipse | Text | Path | Image | Mark
 
 
 @attrs.define
@@ -223,6 +238,12 @@ def _svg_item(item: Item) -> str:
         return (
             f'<image x="{_n(item.x)}" y="{_n(item.y)}" width="{_n(item.w)}" height="{_n(item.h)}" '
             f'href="{esc(href)}" preserveAspectRatio="xMidYMid slice"/>'
+        )
+    if isinstance(item, Mark):
+        return (
+            f'<rect class="card" data-card-id="{esc(item.card_id)}" data-kind="{esc(item.kind)}" '
+            f'x="{_n(item.x)}" y="{_n(item.y)}" width="{_n(max(item.w, 0))}" '
+            f'height="{_n(max(item.h, 0))}" fill="none" pointer-events="all"/>'
         )
     raise TypeError(f"not a scene item: {item!r}")
 
