@@ -46,8 +46,10 @@ def check_board_access(principal: Principal, board: BoardRecord, *, write: bool)
 def board_view(tx: Tx, board: BoardRecord) -> dict[str, Any]:
     project = tx.project(board.project_id) if board.project_id is not None else None
     parent = tx.board(board.parent_board_id) if board.parent_board_id is not None else None
+    title = board.meta.get("title")
     return {
         "slug": board.slug,
+        "title": title if isinstance(title, str) else None,
         "project": project.slug if project else None,
         "subgroup": board.subgroup,
         "tags": list(board.tags),
