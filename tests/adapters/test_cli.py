@@ -89,21 +89,24 @@ def test_docs_unknown_topic_suggests() -> None:
     assert "chart" in res.output
 
 
-def test_call_runs_any_operation() -> None:
-    res = CliRunner().invoke(main, ["call", "docs", '{"topic": "limits"}'])
+def test_call_runs_any_operation(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'ws.db'}"
+    res = CliRunner().invoke(main, ["call", "docs", '{"topic": "limits"}', "--db", db])
     assert res.exit_code == 0, res.output
     assert json.loads(res.output)["topic"] == "limits"
 
 
-def test_call_reports_coded_errors_as_json() -> None:
-    res = CliRunner().invoke(main, ["call", "nope"])
+def test_call_reports_coded_errors_as_json(tmp_path: Path) -> None:
+    res = CliRunner().invoke(main, ["call", "nope", "--db", f"sqlite:///{tmp_path / 'ws.db'}"])
     assert res.exit_code == 1
     body = json.loads(res.output)
     assert (body["status"], body["code"]) == (404, "unknown_operation")
 
 
-def test_call_bad_json_argument_is_usage_error() -> None:
-    res = CliRunner().invoke(main, ["call", "docs", "{oops"])
+def test_call_bad_json_argument_is_usage_error(tmp_path: Path) -> None:
+    res = CliRunner().invoke(
+        main, ["call", "docs", "{oops", "--db", f"sqlite:///{tmp_path / 'w.db'}"]
+    )
     assert res.exit_code == 2
 
 

@@ -1,0 +1,385 @@
+"""CLI commands that touch a workspace: board upload/push, search, token, call, serve, mcp."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from click.testing import CliRunner, Result
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from PIL import Image
+
+from layoutkit import Workspace
+from layoutkit.adapters import cli
+from layoutkit.adapters.cli import main
+from layoutkit.storage import blob_key
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    url = f"sqlite:///{tmp_path / 'ws.db'}"
+    with Workspace.open(url) as ws:
+        ws.call("create", {"kind": "board", "slug": "demo"})
+    return url
+
+
+def run(*args: str, input: str | None = None) -> Result:
+    return CliRunner().invoke(main, list(args), input=input)
+
+
+def image(path: Path, w: int, h: int) -> Path:
+    Image.new("RGB", (w, h), "orange").save(path)
+    return path
+
+
+def pdf(path: Path, pages: int) -> Path:
+    sheets = [Image.new("RGB", (60, 85), "white") for _ in range(pages)]
+    sheets[0].save(path, "PDF", save_all=True, append_images=sheets[1:])
+    return path
+
+
+def cards(db: str, slug: str = "demo") -> list[dict[str, Any]]:
+    with Workspace.open(db) as ws:
+        return ws.call("scrape_board", {"board": slug})["cards"]
+
+
+# ---------------------------------------------------------------- board upload
+
+
+def test_upload_prints_a_table_of_placed_files(db: str, tmp_path: Path) -> None:
+    a = image(tmp_path / "hero.png", 640, 400)
+    b = pdf(tmp_path / "spec.pdf", 2)
+    c = tmp_path / "notes.txt"
+    c.write_text("hello")
+    res = run("board", "upload", str(a), str(b), str(c), "--board", "demo", "--db", db)
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    assert lines[0].split() == ["FILE", "KIND", "CARD", "SIZE", "DETAIL", "BOX", "PLACED", "AS"]
+    assert "hero.png" in lines[1] and "media" in lines[1] and "640x400 px" in lines[1]
+    assert "spec.pdf" in lines[2] and "2 pages" in lines[2] and "420x594" in lines[2]
+    assert "notes.txt" in lines[3] and "text/plain" in lines[3]
+    assert lines[-1] == "3 file(s) on board demo"
+    assert "reading" in res.stderr  # the per-file progress goes to stderr
+    assert [c["kind"] for c in cards(db)] == ["media", "file", "file"]
+
+
+def test_upload_json_receipt_and_anchor_side(db: str, tmp_path: Path) -> None:
+    a = image(tmp_path / "a.png", 100, 100)
+    first = json.loads(
+        run("board", "upload", str(a), "--board", "demo", "--db", db, "--json").stdout
+    )
+    anchor = first["cards"][0]
+    b = image(tmp_path / "b.png", 50, 100)
+    res = run(
+        "board",
+        "upload",
+        str(b),
+        "--board",
+        "demo",
+        "--anchor",
+        str(anchor["id"]),
+        "--side",
+        "below",
+        "--db",
+        db,
+        "--json",
+    )
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["cards"][0]["placedAs"] == "under"
+    assert out["cards"][0]["y"] >= anchor["y"] + anchor["h"]
+    assert out["files"][0]["ref"] == blob_key(b.read_bytes())
+
+
+def test_upload_into_a_section_with_create_section(db: str, tmp_path: Path) -> None:
+    f = tmp_path / "x.txt"
+    f.write_text("x")
+    run("board", "upload", str(f), "--board", "demo", "--section", "Evidence", "--db", db)
+    near = run("board", "upload", str(f), "--board", "demo", "--section", "Evidense", "--db", db)
+    assert near.exit_code == 1
+    assert "section_near_match" in near.stderr and "Evidence" in near.stderr
+    forced = run(
+        "board", "upload", str(f), "--board", "demo", "--section", "Evidense", "--create-section",
+        "--db", db, "--json",
+    )  # fmt: skip
+    assert forced.exit_code == 0, forced.output
+    assert json.loads(forced.stdout)["sections"][0]["title"] == "Evidense"
+
+
+def test_upload_refusals_exit_1_and_usage_errors_exit_2(db: str, tmp_path: Path) -> None:
+    f = tmp_path / "x.txt"
+    f.write_text("x")
+    unknown = run("board", "upload", str(f), "--board", "demoo", "--db", db, "--json")
+    assert unknown.exit_code == 1
+    body = json.loads(unknown.stdout)
+    assert (body["status"], body["code"], body["didYouMean"]) == (404, "unknown_board", ["demo"])
+    assert (
+        run("board", "upload", str(f), "--board", "demo", "--side", "right", "--db", db).exit_code
+        == 2
+    )
+    assert (
+        run(
+            "board", "upload", str(tmp_path / "missing.png"), "--board", "demo", "--db", db
+        ).exit_code
+        == 2
+    )
+    assert run("board", "upload", str(f), "--db", db).exit_code == 2  # no --board
+    assert (
+        run("board", "upload", str(f), "--board", "demo", "--side", "up", "--db", db).exit_code == 2
+    )
+
+
+def test_upload_over_the_file_limit_stops_before_sending(
+    db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cli, "MAX_FILE_BYTES", 3)
+    f = tmp_path / "big.txt"
+    f.write_text("four")
+    res = run("board", "upload", str(f), "--board", "demo", "--db", db, "--json")
+    assert res.exit_code == 1
+    assert json.loads(res.stdout)["status"] == 413
+    assert cards(db) == []
+
+
+# ---------------------------------------------------------------- board push
+
+
+def make_set(folder: Path, title: str = "Checkout") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    image(folder / "home.png", 320, 200)
+    (folder / "shots").mkdir(exist_ok=True)
+    image(folder / "shots" / "cart.png", 200, 400)
+    (folder / "notes.md").write_text("# unrelated, not mentioned")
+    (folder / ".hidden.png").write_bytes(b"skip me")
+    doc = {
+        "kind": "doc",
+        "payload": {
+            "title": title,
+            "sources": {"app": {"repo": "acme/shop", "ref": "v2"}},
+            "elements": [
+                {"kind": "prose", "payload": {"md": "Code: [cart](app:src/cart.py#L1-L5)"}},
+                {"kind": "figure", "payload": {"shot": 0}},
+                {"kind": "figure", "payload": {"src": "home.png", "alt": "Home"}},
+            ],
+        },
+    }
+    (folder / "doc.json").write_text(json.dumps(doc))
+    (folder / "data.json").write_text(
+        json.dumps({"shots": [{"file": "shots/cart.png", "title": "Cart"}]})
+    )
+    return folder
+
+
+def test_push_a_set_directory(db: str, tmp_path: Path) -> None:
+    folder = make_set(tmp_path / "set")
+    res = run("board", "push", str(folder), "--board", "demo", "--db", db)
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    assert lines[0].startswith("pushed main v1 to board demo: card ")
+    assert "home.png" in res.stdout and "shots/cart.png" in res.stdout
+    assert "notes.md" not in res.stdout and ".hidden" not in res.stdout
+    assert lines[-1] == "shots: 1  links expanded: 1"
+    assert "reading set" in res.stderr
+    (card,) = cards(db)
+    els = card["payload"]["elements"]
+    assert (
+        els[0]["payload"]["md"]
+        == "Code: [cart](https://github.com/acme/shop/blob/v2/src/cart.py#L1-L5)"
+    )
+    assert els[1]["payload"]["ref"] == blob_key((folder / "shots" / "cart.png").read_bytes())
+    assert card["payload"]["set"]["version"] == 1
+
+
+def test_re_push_and_branches_take_the_next_free_version(db: str, tmp_path: Path) -> None:
+    folder = make_set(tmp_path / "set")
+    outs = [
+        json.loads(
+            run(
+                "board", "push", str(folder), "--board", "demo", "--db", db, "--json", *extra
+            ).stdout
+        )
+        for extra in ((), (), ("--branch", "feature"), ())
+    ]
+    assert [(o["branch"], o["version"]) for o in outs] == [
+        ("main", 1),
+        ("main", 2),
+        ("feature", 1),
+        ("main", 3),
+    ]
+    assert outs[1]["previous"] == outs[0]["card"]
+
+
+def test_push_a_doc_json_path_uses_its_folder(db: str, tmp_path: Path) -> None:
+    folder = make_set(tmp_path / "set")
+    res = run("board", "push", str(folder / "doc.json"), "--board", "demo", "--db", db, "--json")
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["shots"] == 1
+
+
+def test_push_a_lone_doc_without_data(db: str, tmp_path: Path) -> None:
+    doc = tmp_path / "report.json"
+    doc.write_text(
+        json.dumps(
+            {"kind": "doc", "payload": {"elements": [{"kind": "prose", "payload": {"md": "x"}}]}}
+        )
+    )
+    res = run("board", "push", str(doc), "--board", "demo", "--db", db, "--section", "Reports")
+    assert res.exit_code == 0, res.output
+    assert "pushed main v1" in res.stdout
+
+
+def test_push_refusals_and_usage(db: str, tmp_path: Path) -> None:
+    folder = make_set(tmp_path / "set")
+    (folder / "data.json").write_text(json.dumps({"shots": []}))  # figure shot 0 now dangles
+    res = run("board", "push", str(folder), "--board", "demo", "--db", db, "--json")
+    assert res.exit_code == 1
+    body = json.loads(res.stdout)
+    assert (body["status"], body["code"]) == (400, "unknown_shot")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert run("board", "push", str(empty), "--board", "demo", "--db", db).exit_code == 2
+    broken = tmp_path / "broken.json"
+    broken.write_text("{nope")
+    assert run("board", "push", str(broken), "--board", "demo", "--db", db).exit_code == 2
+    assert run("board", "push", str(folder), "--db", db).exit_code == 2
+
+
+# ---------------------------------------------------------------- search, token, call
+
+
+def test_search_and_resolve(db: str, tmp_path: Path) -> None:
+    with Workspace.open(db) as ws:
+        ws.call("create", {"kind": "board", "slug": "checkout-flow"})
+        ws.call(
+            "compose_board",
+            {"board": "demo", "cards": [{"kind": "text", "payload": {"md": "Checkout totals"}}]},
+        )
+    res = run("search", "checkout", "--db", db)
+    assert res.exit_code == 0, res.output
+    assert res.stdout.splitlines()[0].split() == ["KIND", "BOARD", "CARD", "CARD", "KIND"]
+    assert "checkout-flow" in res.stdout and "text" in res.stdout
+    hits = json.loads(run("search", "checkout", "totals", "--db", db, "--json").stdout)["hits"]
+    assert [h["kind"] for h in hits] == ["card"]
+    resolved = run("search", "checkout-flw", "--resolve", "--db", db)
+    assert resolved.stdout.splitlines()[0] == "verdict: confident"
+    assert "checkout-flow" in resolved.stdout
+    exact = json.loads(run("search", "demo", "--resolve", "--db", db, "--json").stdout)
+    assert exact["verdict"] == "exact"
+    assert run("search", "zzz", "--db", db).stdout.strip() == "no hits"
+    assert run("search", "--db", db).exit_code == 2
+
+
+def test_token_create_prints_a_working_token_once(db: str) -> None:
+    res = run("token", "create", "--kind", "agent", "claude", "--db", db)
+    assert res.exit_code == 0, res.output
+    plain = res.stdout.strip()
+    assert "shown once" in res.stderr
+    with Workspace.open(db) as ws:
+        who = ws.authenticate(plain)
+    assert (who.kind, who.name) == ("agent", "claude")
+    out = json.loads(run("token", "create", "--kind", "service", "ci", "--db", db, "--json").stdout)
+    assert (out["kind"], out["name"]) == ("service", "ci")
+    assert run("token", "create", "--kind", "root", "x", "--db", db).exit_code == 2
+    assert run("token", "create", "x", "--db", db).exit_code == 2
+
+
+def test_call_reads_file_and_stdin(db: str, tmp_path: Path) -> None:
+    params = tmp_path / "p.json"
+    params.write_text(
+        json.dumps({"board": "demo", "cards": [{"kind": "note", "payload": {"md": "n"}}]})
+    )
+    res = run("call", "compose_board", f"@{params}", "--db", db)
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["cards"][0]["kind"] == "note"
+    res = run("call", "scrape_board", "-", "--db", db, input='{"board": "demo"}')
+    assert [c["kind"] for c in json.loads(res.stdout)["cards"]] == ["note"]
+    assert run("call", "docs", "@missing.json", "--db", db).exit_code == 2
+
+
+def test_db_comes_from_the_environment(db: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LAYOUTKIT_DB", db)
+    res = run("search", "demo", "--resolve", "--json")
+    assert json.loads(res.stdout)["verdict"] == "exact"
+
+
+def test_unusable_db_url_is_a_usage_error() -> None:
+    res = run("search", "x", "--db", "mysql://nowhere/x")
+    assert res.exit_code == 2
+    assert "--db" in res.output
+
+
+def test_default_db_is_a_file_in_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("LAYOUTKIT_DB", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert run("token", "create", "--kind", "user", "ann").exit_code == 0
+    assert (tmp_path / "layoutkit.db").is_file()
+
+
+# ---------------------------------------------------------------- servers
+
+
+def test_serve_calls_run_server_with_the_workspace(
+    db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import uvicorn
+
+    started: dict[str, Any] = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: started.update(app=app, **kw))
+    res = run("serve", "--db", db, "--port", "8123", "--example")
+    assert res.exit_code == 0, res.output
+    assert (started["host"], started["port"]) == ("127.0.0.1", 8123)
+    assert "example board: http://127.0.0.1:8123/boards/" in res.stdout
+    token = next(
+        line.split(": ", 1)[1] for line in res.stdout.splitlines() if "owner token" in line
+    )
+    with Workspace.open(db) as ws:
+        assert ws.authenticate(token).kind == "owner"
+
+
+def test_mcp_over_stdio_lists_and_runs_the_new_operations(db: str, tmp_path: Path) -> None:
+    async def main_() -> tuple[set[str], Any]:
+        params = StdioServerParameters(
+            command=sys.executable, args=["-m", "layoutkit.adapters.cli", "mcp", "--db", db]
+        )
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            tools = {t.name for t in (await session.list_tools()).tools}
+            pushed = await session.call_tool(
+                "push_doc",
+                {
+                    "board": "demo",
+                    "doc": {
+                        "kind": "doc",
+                        "payload": {"elements": [{"kind": "prose", "payload": {"md": "m"}}]},
+                    },
+                },
+            )
+            return tools, pushed
+
+    tools, pushed = anyio.run(main_)
+    assert {"upload_files", "push_doc"} <= tools
+    assert pushed.is_error is False
+    assert pushed.structured_content["version"] == 1
+    assert [c["kind"] for c in cards(db)] == ["doc"]
+
+
+def test_module_and_console_script_entry_points(tmp_path: Path) -> None:
+    env = {**os.environ, "LAYOUTKIT_DB": f"sqlite:///{tmp_path / 'e.db'}"}
+    out = subprocess.run(
+        [sys.executable, "-m", "layoutkit.adapters.cli", "board", "--help"],
+        capture_output=True, text=True, env=env, check=True,
+    )  # fmt: skip
+    assert "push" in out.stdout and "upload" in out.stdout
+    from importlib.metadata import entry_points
+
+    (script,) = [e for e in entry_points(group="console_scripts") if e.name == "layoutkit"]
+    assert script.value == "layoutkit.adapters.cli:main"
