@@ -135,6 +135,7 @@ class Ctx:
     """Mutable state of one validation run: findings, nesting depth, sections, spills."""
 
     __slots__ = (
+        "anchor_refs",
         "aux_depth",
         "data_ref",
         "depth",
@@ -161,6 +162,8 @@ class Ctx:
         self.section_ids: dict[str, Any] = {}
         self.pending_sections: list[tuple[dict[str, Any], str]] = []
         self.section_refs: list[tuple[str, Any, Any]] = []
+        # Table links to #section-id: a missing anchor warns rather than fails.
+        self.anchor_refs: list[tuple[str, Any, Any]] = []
 
     def error(self, parent: Any, key: Any, code: str, message: str, fix: str | None = None) -> None:
         self.findings.append(Finding(format_path(parent, key), "error", code, message, fix))

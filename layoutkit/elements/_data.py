@@ -397,6 +397,8 @@ def _cells(cells: dict[Any, Any], colkeys: frozenset[str], ctx: Ctx, parent: Any
             if href is not None and _UNSAFE_SCHEME.match(href):
                 ctx.error((path, k), "href", "unsafe_href", "this link scheme is not allowed")
                 del y["href"]
+            elif href is not None and href[:1] == "#" and ctx.track_sections:
+                ctx.anchor_refs.append((href[1:], (path, k), "href"))
             out[k] = y
         elif t in _SCALARS and _cell_ok(x):
             out[k] = x
@@ -458,6 +460,8 @@ def _table_post(out: dict[str, Any], ctx: Ctx, path: Any) -> None:
         if "group" in view and view["group"] not in colkeys:
             ctx.error(vpath, "group", "unknown_column", f"no column has key {view['group']!r}")
             del view["group"]
+    if rows is not None:
+        _check_options(cols, out["rows"], ctx, path)
     aggs = out.get("aggregates")
     if aggs:
         types = {c["key"]: c.get("type", "text") for c in cols if "key" in c}
@@ -476,6 +480,28 @@ def _table_post(out: dict[str, Any], ctx: Ctx, path: Any) -> None:
 
 
 _WRAPPED = frozenset(("cells", "audience"))
+
+
+def _check_options(cols: Any, rows: list[Any], ctx: Ctx, path: Any) -> None:
+    """Warn about select cells whose value is not one of the column's options."""
+    selects = [
+        (c["key"], frozenset(c["options"]))
+        for c in cols
+        if c.get("type") == "select" and "options" in c and "key" in c
+    ]
+    for key, options in selects:
+        for i, row in enumerate(rows):
+            cells = row["cells"] if type(row.get("cells")) is dict and len(row) <= 2 else row
+            value = cells.get(key)
+            if type(value) is dict:
+                value = value.get("v")
+            if type(value) is str and value and value not in options:
+                ctx.warn(
+                    ((path, "rows"), i),
+                    key,
+                    "unknown_option",
+                    f"{show(value)} is not an option of select column {key!r}",
+                )
 
 
 def _col_ref(col: Any, colkeys: frozenset[str], ctx: Ctx, path: Any) -> None:

@@ -130,6 +130,15 @@ def assign_section_ids(ctx: Ctx) -> None:
                 f"no section in this document has id {show(name)}",
                 ctx.suggest(name, used),
             )
+    for name, path, key in ctx.anchor_refs:
+        if name not in used:
+            ctx.warn(
+                path,
+                key,
+                "unknown_anchor",
+                f"no section in this document has id {show(name)}",
+                ctx.suggest(name, used),
+            )
 
 
 # ---------------------------------------------------------------- container kinds

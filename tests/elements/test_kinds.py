@@ -402,6 +402,15 @@ BAD = [
         ("payload.aggregates.a", "aggregate_type"),
         "warning",
     ),
+    (
+        "table",
+        {
+            "cols": [{"key": "s", "type": "select", "options": ["open", "done"]}],
+            "rows": [{"s": "open"}, {"cells": {"s": {"v": "dne"}}, "audience": ["public"]}],
+        },
+        ("payload.rows[1].s", "unknown_option"),
+        "warning",
+    ),
     # timeline
     (
         "timeline",

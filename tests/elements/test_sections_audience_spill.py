@@ -325,3 +325,21 @@ def test_example_report_per_audience() -> None:
     gallery = next(e for e in public["payload"]["elements"] if e["kind"] == "gallery")
     assert len(gallery["payload"]["items"]) == 2
     assert validate_element(public).ok
+
+
+def test_table_links_to_sections_are_checked_softly() -> None:
+    table = el(
+        "table",
+        {
+            "cols": [{"key": "a", "type": "link"}],
+            "rows": [
+                {"a": {"v": "ok", "href": "#results"}},
+                {"a": {"v": "bad", "href": "#result"}},
+            ],
+        },
+    )
+    v = validate_element(el("doc", {"elements": [sec(label="Results"), table]}))
+    assert v.ok
+    assert [(f.path, f.code, f.fix) for f in v.findings] == [
+        ("payload.elements[1].payload.rows[1].a.href", "unknown_anchor", "did you mean 'results'?")
+    ]
