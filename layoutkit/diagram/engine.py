@@ -694,10 +694,10 @@ def _pack_components(
 
     Components are cut out of the joint layout as rigid blocks (boxes,
     routes, labels, frames) and laid in rows, tallest first. Of the row
-    widths that end a row after some component, the one giving the smallest
-    drawing with a width/height between 1/2 and 3 wins (else the one nearest
-    ``OPTIONS.pack_aspect``). Returns the new body height, or None when there
-    is a single component.
+    widths that end a row after some component, the one whose drawing has
+    the least area wins, the area weighted by sqrt(e^|log(aspect / aim)|)
+    with ``OPTIONS.pack_aspect`` as the aim. Returns the new body height, or
+    None when there is a single component.
     """
     comp = {it.name: it.comp for it in h.items if it.kind == "node"}
     if len(set(comp.values())) < 2:
@@ -752,17 +752,15 @@ def _pack_components(
         return at, width, y + row_h
 
     # Try every row width that closes a row after some component; keep the
-    # smallest drawing whose aspect is reasonable, else the one nearest the aim.
+    # drawing with the least area, weighted by how far its aspect is from the aim.
     aim = 1 / OPTIONS.pack_aspect if lr else OPTIONS.pack_aspect
-    lo, hi = (1 / 3, 2.0) if lr else (0.5, 3.0)
-    best: tuple[tuple, list[tuple[float, float]]] | None = None
+    best: tuple[float, list[tuple[float, float]]] | None = None
     acc = -gap
     for w, _ in sizes:
         acc += w + gap
         at, width, height = shelves(max(acc, max(sw for sw, _ in sizes)))
-        aspect = width / max(height, 1.0)
-        fits = lo <= aspect <= hi
-        score = (0, width * height) if fits else (1, abs(math.log(aspect / aim)))
+        off = abs(math.log(width / max(height, 1.0) / aim))
+        score = width * height * math.exp(off / 2)
         if best is None or score < best[0]:
             best = (score, at)
     assert best is not None
