@@ -32,7 +32,7 @@ from layoutkit.elements._fields import (
     text_block,
 )
 from layoutkit.elements._kind import Kind, one_of
-from layoutkit.elements._simple import PAGE
+from layoutkit.elements._media import PAGE
 from layoutkit.elements.vocab import (
     CALLOUT_TONES,
     CARD_SHAPES,

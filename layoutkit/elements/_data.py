@@ -541,7 +541,8 @@ TABLE = Kind(
     "String cells render inline markdown. A link in a cell may be https, mailto, a "
     "#section-id, a path or a doc sources alias; script, data and file schemes are refused. "
     "Views filter with eq, ne, lt, gt, contains, empty and nonempty and sort asc or desc; "
-    "every column they name must exist.\n\n"
+    "every column they name must exist. A select cell outside its column's options, and "
+    "a #section-id link to an id no section carries, warn.\n\n"
     f"More than {SPILL_THRESHOLD_ROWS} inline rows are moved behind a dataRef when "
     "normalized, unless some row carries an audience (filtering needs them inline).",
 )

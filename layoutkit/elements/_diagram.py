@@ -22,7 +22,7 @@ from layoutkit.elements._fields import (
     text_block,
 )
 from layoutkit.elements._kind import Kind
-from layoutkit.elements._simple import SOURCE
+from layoutkit.elements._media import SOURCE
 from layoutkit.elements.vocab import (
     DIAGRAM_TONE_DEFAULT,
     DIAGRAM_TONES,

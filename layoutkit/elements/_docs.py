@@ -10,7 +10,7 @@ from layoutkit.elements._diagram import GROUP_DEPTH_CAP
 from layoutkit.elements._element import ELEMENTS, ENVELOPE_DOC, NESTING_CAP, RETIRED_CARD_KINDS
 from layoutkit.elements._fields import Spec
 from layoutkit.elements._kind import Kind
-from layoutkit.elements._simple import _TREE_CAP
+from layoutkit.elements._media import TREE_CAP
 from layoutkit.elements.vocab import AUDIENCES
 
 _SHARED = ("doc", "diagram", "page")
@@ -148,7 +148,7 @@ def _limits_topic() -> str:
         ("Section id", "64 characters, ^[a-z0-9][a-z0-9-]{0,63}$"),
         ("Frame nesting on a board", "5"),
         ("Diagram group nesting", f"{GROUP_DEPTH_CAP} levels"),
-        ("Mockup primitive tree", f"{_TREE_CAP} levels"),
+        ("Mockup primitive tree", f"{TREE_CAP} levels"),
         ("html element width", "1:1 up to 1600 px, scaled beyond"),
         ("artifact html", f"{ARTIFACT_LIMIT} bytes (8 MiB)"),
         ("api card description", f"under {API_LIMIT} bytes (512 KB) as JSON"),

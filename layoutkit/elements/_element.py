@@ -22,6 +22,7 @@ from layoutkit.elements._fields import (
     text_block,
 )
 from layoutkit.elements._kind import AUDIENCE_FIELD, Kind, check_audience
+from layoutkit.elements._media import MEDIA_KINDS
 from layoutkit.elements._simple import CHIP, SIMPLE_KINDS
 from layoutkit.elements.vocab import ACCENT_NAMES, ACCENT_PAIRS
 
@@ -345,6 +346,7 @@ DOC = Kind(
 ELEMENT_KIND_LIST = (
     CHART,
     *SIMPLE_KINDS,
+    *MEDIA_KINDS,
     COLUMNS,
     COMPARE,
     DIAGRAM,
