@@ -30,6 +30,7 @@ class LayoutOptions:
     order_patience: int = 6  # sweeps without a better count before a start is given up
     snap: float = 1.0  # shifts below this between a segment's ends are drawn straight
     touch: float = 0.5  # ends this close count as touching when ordering tracks
+    unswap: float = 3.0  # sideways shift that parts two lines trading columns in one gap
 
 
 OPTIONS = LayoutOptions()

@@ -243,7 +243,82 @@ def straighten(h: Hierarchy, pl: Placed) -> dict[int, tuple[float, float]]:
             ends[s] = (xa, xb)
             # Through dummies and label holders the line keeps its x.
             carried = xb
+    _unswap(h, ends, seg_of)
     return ends
+
+
+def _unswap(
+    h: Hierarchy, ends: dict[int, tuple[float, float]], seg_of: dict[tuple[int, int], int]
+) -> None:
+    """Give two lines that trade columns in one gap a clean single crossing.
+
+    When segment s runs x1 -> x2 and t runs x2 -> x1, their verticals share
+    both columns and any track order makes them touch twice. Shifting one of
+    the four column ends sideways by ``OPTIONS.unswap`` leaves one crossing.
+    Only a straight run of dummies bounded by jogs on both sides is shifted,
+    so no new jog appears and no node end moves.
+    """
+    items = h.items
+    place: dict[int, tuple[int, int]] = {}  # segment -> (edge, position in its chain)
+    for k, chain in h.chains.items():
+        for j, a in enumerate(chain[:-1]):
+            place[seg_of[(k, a)]] = (k, j)
+    touch = OPTIONS.touch
+    per_gap: dict[int, list[int]] = defaultdict(list)
+    for s, (a, _b, _k) in enumerate(h.segments):
+        if ends[s][0] != ends[s][1]:
+            per_gap[items[a].layer].append(s)
+
+    def run_of(k: int, first: int, step: int) -> list[int] | None:
+        """Chain positions of the straight dummy run starting at ``first``, walking ``step``."""
+        chain = h.chains[k]
+        run = []
+        p = first
+        while 0 < p < len(chain) - 1 and items[chain[p]].kind == "dummy":
+            run.append(p)
+            nxt = p + step
+            seg = seg_of[(k, chain[min(p, nxt)])]
+            if ends[seg][0] != ends[seg][1]:
+                return run  # bounded by a jog
+            p = nxt
+        return None  # reaches a node or label holder
+
+    def shift(k: int, run: list[int], dx: float) -> bool:
+        chain = h.chains[k]
+        lo, hi = min(run), max(run)
+        enter = seg_of[(k, chain[lo - 1])]
+        leave = seg_of[(k, chain[hi])]
+        x = ends[enter][1] + dx
+        if abs(ends[enter][0] - x) < OPTIONS.snap or abs(ends[leave][1] - x) < OPTIONS.snap:
+            return False
+        ends[enter] = (ends[enter][0], x)
+        for p in range(lo, hi):
+            ends[seg_of[(k, chain[p])]] = (x, x)
+        ends[leave] = (x, ends[leave][1])
+        return True
+
+    for gap in sorted(per_gap):
+        segs = sorted(per_gap[gap])
+        by_top: dict[int, list[int]] = defaultdict(list)
+        for t in segs:
+            by_top[round(ends[t][0])].append(t)
+        for s in segs:
+            xa, xb = ends[s]
+            for t in by_top.get(round(xb), []):
+                ta, tb = ends[t]
+                if t == s or abs(ta - xb) > touch or abs(tb - xa) > touch:
+                    continue
+                (ks, js), (kt, jt) = place[s], place[t]
+                # Try the four column ends: below s, above s, below t, above t.
+                for k, first, step in (
+                    (ks, js + 1, 1),
+                    (ks, js, -1),
+                    (kt, jt + 1, 1),
+                    (kt, jt, -1),
+                ):
+                    run = run_of(k, first, step)
+                    if run and shift(k, run, OPTIONS.unswap):
+                        break
 
 
 def plan_tracks(

@@ -140,3 +140,32 @@ def test_packed_components_keep_their_own_edges_attached() -> None:
         (x0, y0), (x1, y1) = e["points"][0], e["points"][-1]
         assert np.isclose(y0, a["y"] + a["h"]) and a["x"] <= x0 <= a["x"] + a["w"]
         assert np.isclose(y1, b["y"]) and b["x"] <= x1 <= b["x"] + b["w"]
+
+
+def test_lines_trading_columns_are_parted_to_cross_once() -> None:
+    from layoutkit.diagram.layered import Hierarchy, Item
+    from layoutkit.diagram.placement import Placed, straighten
+
+    def item(kind: str, name: str, layer: int) -> Item:
+        return Item(kind, name, layer, 40.0 if kind == "node" else 0.0, 20.0, ())
+
+    # Edge 0: n0 -> a1 -> a2 -> a3 -> n1, edge 1: m0 -> b1 -> b2 -> b3 -> m1.
+    items = [item("node", "n0", 0), item("node", "m0", 0)]
+    for layer in (1, 2, 3):
+        items += [item("dummy", "0", layer), item("dummy", "1", layer)]
+    items += [item("node", "n1", 4), item("node", "m1", 4)]
+    chains = {0: [0, 2, 4, 6, 8], 1: [1, 3, 5, 7, 9]}
+    segments = [(c[j], c[j + 1], k) for k, c in chains.items() for j in range(4)]
+    h = Hierarchy(items, [[0, 1], [2, 3], [4, 5], [6, 7], [8, 9]], segments, chains, set())
+    # Between layers 1 and 2 the lines trade the columns 86 and 100.
+    x = [0.0, 300.0, 86.0, 100.0, 100.0, 86.0, 100.0, 86.0, 0.0, 300.0]
+    ends = straighten(h, Placed(x, {}, {}, {}))
+    gap = [s for s, (a, _b, _k) in enumerate(segments) if items[a].layer == 1]
+    (a0, b0), (a1, b1) = ends[gap[0]], ends[gap[1]]
+    assert not (b0 == a1 and a0 == b1)
+    order = _order_tracks(gap, ends, [(0, 8), (1, 9)])
+    assert _track_cost(order, ends) == 1
+    # The shifted run stays straight and every jog left is at least a pixel wide.
+    for s in ends:
+        xa, xb = ends[s]
+        assert xa == xb or abs(xa - xb) >= 1.0
