@@ -8,6 +8,8 @@ import math
 from collections import defaultdict
 from typing import Any
 
+import attrs
+
 from layoutkit.diagram import layered, placement
 from layoutkit.diagram.findings import composition_findings, count_crossings_orth
 from layoutkit.diagram.mermaid import import_text
@@ -171,6 +173,11 @@ def _layout(model: Model, payload: dict[str, Any]) -> tuple[dict[str, Any], dict
     if not blocks:
         return _layout_flat(model, payload)
     raw = _raw_groups(payload)
+    # Work on a shallow copy: the caller's model keeps every node and group
+    # (overrides grow block frames too); repairs and diagnostics stay shared.
+    model = attrs.evolve(
+        model, nodes=dict(model.nodes), groups=dict(model.groups), edges=list(model.edges)
+    )
     inner: dict[str, tuple[dict[str, Any], list[int], float]] = {}
     for gid, direction, inner_edges in blocks:
         grp = raw[gid]

@@ -431,3 +431,10 @@ def test_nested_group_directions_alternate() -> None:
     assert n["c"]["y"] == n["d"]["y"] and n["c"]["x"] < n["d"]["x"]
     assert _inside(geo["groups"]["row"], geo["groups"]["outer"])
     assert composition_findings(geo) == []
+
+
+def test_moving_a_member_of_a_block_grows_its_frame() -> None:
+    frame = lay_out({"diagram_text": _PIPELINE})["geo"]["groups"]["S"]
+    moved = {"p3": {"x": frame["x"] + frame["w"] + 50, "y": frame["y"] + 40}}
+    geo = lay_out({"diagram_text": _PIPELINE, "overrides": moved})["geo"]
+    assert _inside(geo["nodes"]["p3"], geo["groups"]["S"])
