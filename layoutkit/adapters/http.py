@@ -272,7 +272,7 @@ async def _multipart_params(request: Request) -> dict[str, Any]:
         raise ServiceError(status, code, f"cannot read the upload: {exc}") from exc
     params: dict[str, Any] = {}
     files: list[dict[str, Any]] = []
-    async with form:
+    try:
         for key, value in form.multi_items():
             if isinstance(value, UploadFile):
                 data = await value.read()
@@ -295,6 +295,8 @@ async def _multipart_params(request: Request) -> dict[str, Any]:
                 params[key] = int(value)
             else:
                 params[key] = value
+    finally:
+        await form.close()
     params["files"] = files
     return params
 

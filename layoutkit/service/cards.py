@@ -11,6 +11,7 @@ from layoutkit.layout.place import changes_from_journal
 from layoutkit.principal import Principal
 from layoutkit.service._common import ID, REQUEST_KEY, SLUG, check_board_access, find_board
 from layoutkit.service.board_model import load_board, write_changes
+from layoutkit.service.compose import SERVER_STAMPS
 from layoutkit.service.content_prep import prepare_card
 from layoutkit.service.idempotency import run_once
 from layoutkit.service.registry import REGISTRY
@@ -203,7 +204,10 @@ def update_cards(call: Call) -> dict[str, Any]:
             payload = None
             if "payload" in patch:
                 record = records[patch["id"]]
-                merged = _merge_payload(record.payload, patch["payload"])
+                # Server stamps (a doc's push-set) keep their stored value.
+                stamps = SERVER_STAMPS.get(record.kind, ())
+                authored = {k: v for k, v in patch["payload"].items() if k not in stamps}
+                merged = _merge_payload(record.payload, authored)
                 prepared = prepare_card({"kind": record.kind, "payload": merged}, i)
                 warnings += [{**w, "index": i} for w in prepared.warnings]
                 payload = prepared.payload

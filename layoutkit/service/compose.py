@@ -128,7 +128,7 @@ def compose_board(call: Call) -> dict[str, Any]:
             400, "empty_batch", "send at least one card, edge or question", field="cards"
         )
 
-    prepared = [prepare_card(card, i) for i, card in enumerate(cards)]
+    prepared = [_without_stamps(prepare_card(card, i)) for i, card in enumerate(cards)]
     staged = [normalize_question(q, f"questions[{i}]") for i, q in enumerate(questions)]
     batch_params = {
         **{
@@ -167,9 +167,20 @@ def compose_board(call: Call) -> dict[str, Any]:
         if extend_section is not None:
             _require_section(tx, board, extend_section)
         _check_portals(tx, board, prepared)
-        return _store_batch(call, tx, board, batch, prepared, cards, edges, questions, staged)
+        return store_batch(call, tx, board, batch, prepared, cards, edges, questions, staged)
 
     return run_once(call, "compose_board", write)
+
+
+#: Payload fields only the server writes on a compose: a doc's push-set stamp.
+SERVER_STAMPS = {"doc": ("set",)}
+
+
+def _without_stamps(prepared: Prepared) -> Prepared:
+    """Drop stamps an author may not forge (push_doc sets them after preparing)."""
+    for key in SERVER_STAMPS.get(prepared.kind, ()):
+        prepared.payload.pop(key, None)
+    return prepared
 
 
 def _require_section(tx: Tx, board: BoardRecord, title: str) -> None:
@@ -199,7 +210,7 @@ def _check_portals(tx: Tx, board: BoardRecord, prepared: list[Prepared]) -> None
             )
 
 
-def _store_batch(
+def store_batch(
     call: Call,
     tx: Tx,
     board: BoardRecord,

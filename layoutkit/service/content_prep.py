@@ -56,12 +56,12 @@ def prepare_card(card: dict[str, Any], index: int | None = None) -> Prepared:
     payload = normalized["payload"]
     warnings = [f for f in findings if f["severity"] == "warning"]
     try:
+        raw = card.get("payload") if isinstance(card.get("payload"), dict) else {}
         if kind == "diagram":
-            authored = card.get("payload") if isinstance(card.get("payload"), dict) else {}
-            payload, more = _diagram(payload, index, authored=set(authored))
+            payload, more = _diagram(payload, index, raw=raw)
             warnings += more
         elif kind in ("doc", "section", "columns", "compare"):
-            warnings += _diagrams_inside(payload, index)
+            warnings += _diagrams_inside(payload, raw, index)
     except ServiceError as err:
         if index is not None:
             err.body.setdefault("index", index)
@@ -73,18 +73,24 @@ def _diagram(
     payload: dict[str, Any],
     index: int | None,
     path: str = "payload",
-    authored: set[str] | None = None,
+    raw: dict[str, Any] | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Import, check and lay out one diagram payload.
+
+    ``raw`` is what the author wrote: only its fields override an import
+    (defaults the normalizer filled in, such as dir TD, must not mask what
+    the text declares), and its ``quality`` tier, which the normalizer never
+    keeps, decides how strict the layout is.
+    """
+    raw = raw if raw is not None else payload
+    quality = raw.get("quality")
     warnings: list[dict[str, Any]] = []
     text = payload.get("diagram_text")
     if isinstance(text, str) and not any(payload.get(k) for k in _DIAGRAM_CONTENT):
         imported = diagram.import_text(text)
         # The imported semantics replace the text: the stored payload is what a
         # person would have written, and the title rule applies to it as usual.
-        # Only fields the author actually wrote override the import; defaults the
-        # normalizer filled in (dir TD...) must not mask what the text says.
-        keep = authored if authored is not None else set(payload)
-        merged = {**imported, **{k: v for k, v in payload.items() if k in keep and v is not None}}
+        merged = {**imported, **{k: v for k, v in payload.items() if k in raw and v is not None}}
         for key in (*_DIAGRAM_CONTENT, "edges"):
             if key in imported:
                 merged[key] = imported[key]
@@ -109,34 +115,38 @@ def _diagram(
                 }
             ],
         )
-    laid = diagram.lay_out(payload)
+    laid = diagram.lay_out({**payload, "quality": quality} if quality else payload)
     for item in laid.get("diagnostics") or []:
         if isinstance(item, dict) and item.get("severity") == "warning":
             warnings.append({"path": f"{path}.{item.get('path', '')}".rstrip("."), **item})
     return laid, warnings
 
 
-def _diagrams_inside(payload: dict[str, Any], index: int | None) -> list[dict[str, Any]]:
-    """Lay out every diagram element nested in a container payload, in place."""
+def _diagrams_inside(payload: dict[str, Any], raw: Any, index: int | None) -> list[dict[str, Any]]:
+    """Lay out every diagram element nested in a container payload, in place.
+
+    The authored payload is walked alongside (normalization keeps element
+    positions), so each nested diagram sees what its author wrote.
+    """
     warnings: list[dict[str, Any]] = []
-    stack: list[tuple[Any, str]] = [(payload, "payload")]
+    stack: list[tuple[Any, Any, str]] = [(payload, raw, "payload")]
     while stack:
-        node, path = stack.pop()
+        node, src, path = stack.pop()
         if isinstance(node, dict):
+            src = src if isinstance(src, dict) else {}
             if node.get("kind") == "diagram" and isinstance(node.get("payload"), dict):
+                authored = src.get("payload") if isinstance(src.get("payload"), dict) else {}
                 node["payload"], more = _diagram(
-                    node["payload"],
-                    index,
-                    f"{path}.payload",
-                    authored=set(node["payload"]) - {"dir"},
+                    node["payload"], index, f"{path}.payload", authored
                 )
                 warnings += more
                 continue
             for key, value in node.items():
                 if isinstance(value, dict | list):
-                    stack.append((value, f"{path}.{key}"))
+                    stack.append((value, src.get(key), f"{path}.{key}"))
         elif isinstance(node, list):
+            src = src if isinstance(src, list) else []
             for i, value in enumerate(node):
                 if isinstance(value, dict | list):
-                    stack.append((value, f"{path}[{i}]"))
+                    stack.append((value, src[i] if i < len(src) else None, f"{path}[{i}]"))
     return warnings

@@ -35,7 +35,7 @@ from PIL import Image
 from layoutkit import layout
 from layoutkit.errors import ServiceError
 from layoutkit.service._common import REQUEST_KEY, SLUG, check_board_access, find_board
-from layoutkit.service.compose import _store_batch
+from layoutkit.service.compose import store_batch
 from layoutkit.service.content_prep import Prepared, prepare_card
 from layoutkit.service.idempotency import run_once
 from layoutkit.service.registry import REGISTRY
@@ -247,7 +247,7 @@ def place_cards(
         }
     )
     raw = [{} for _ in prepared]
-    return _store_batch(call, tx, board, batch, prepared, raw, [], [], [])
+    return store_batch(call, tx, board, batch, prepared, raw, [], [], [])
 
 
 def placement_params(params: dict[str, Any]) -> dict[str, Any]:

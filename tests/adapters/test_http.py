@@ -133,3 +133,46 @@ def test_viewer_page_and_render(api: Api) -> None:
     assert "board_stamp" in page.text
     svg = api.op("render_board", {"board": "v"}).json()
     assert svg["svg"].startswith("<svg") and svg["cards"] == 1
+
+
+def test_multipart_upload_makes_media_and_file_cards(api: Api) -> None:
+    import io
+
+    from PIL import Image
+
+    api.op("create", {"kind": "board", "slug": "up"})
+    png = io.BytesIO()
+    Image.new("RGB", (320, 200), "white").save(png, "PNG")
+    res = api.client.post(
+        "/api/v1/boards/up/upload",
+        files=[
+            ("files", ("shot.png", png.getvalue(), "image/png")),
+            ("files", ("notes.txt", b"hello", "text/plain")),
+        ],
+        data={"createSection": "true", "section": "Uploads"},
+    )
+    assert res.status_code == 200, res.text
+    kinds = [f["kind"] for f in res.json()["files"]]
+    assert kinds == ["media", "file"]
+    media = res.json()["files"][0]
+    assert (media["natW"], media["natH"]) == (320, 200)
+
+
+def test_multipart_upload_needs_multipart(api: Api) -> None:
+    api.op("create", {"kind": "board", "slug": "up"})
+    res = api.client.post(
+        "/api/v1/boards/up/upload", content=b"x", headers={"content-type": "text/plain"}
+    )
+    assert (res.status_code, res.json()["code"]) == (400, "invalid_upload")
+
+
+def test_compose_cannot_forge_a_push_set_stamp(api: Api) -> None:
+    api.op("create", {"kind": "board", "slug": "d"})
+    doc = {
+        "title": "T",
+        "elements": [{"kind": "prose", "payload": {"md": "x"}}],
+        "set": {"branch": "main", "version": 99},
+    }
+    api.client.post("/api/v1/boards/d/compose", json={"cards": [{"kind": "doc", "payload": doc}]})
+    card = api.op("scrape_board", {"board": "d"}).json()["cards"][0]
+    assert "set" not in card["payload"]

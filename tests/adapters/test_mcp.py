@@ -14,7 +14,8 @@ from layoutkit import Workspace
 def _run(script):  # type: ignore[no-untyped-def]
     async def main():  # type: ignore[no-untyped-def]
         params = StdioServerParameters(
-            command=sys.executable, args=["-m", "layoutkit.adapters.cli", "mcp"]
+            command=sys.executable,
+            args=["-m", "layoutkit.adapters.cli", "mcp", "--db", "sqlite://"],
         )
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
             await session.initialize()

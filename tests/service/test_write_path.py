@@ -1,0 +1,100 @@
+"""Write-time completion of payloads: diagram import and layout, quality tiers, stamps."""
+
+from __future__ import annotations
+
+import pytest
+
+from layoutkit import ServiceError, Workspace
+
+OVERLAPPING = {
+    "title": "Tight",
+    "nodes": [{"id": "a", "title": "A"}, {"id": "b", "title": "B"}],
+    "edges": [{"from": "a", "to": "b", "label": "x"}],
+    "overrides": {"b": {"x": 0, "y": 0}},
+}
+
+
+@pytest.fixture
+def board(ws: Workspace) -> Workspace:
+    ws.call("create", {"kind": "board", "slug": "w"})
+    return ws
+
+
+def test_showcase_quality_fails_the_write_on_composition_findings(board: Workspace) -> None:
+    with pytest.raises(ServiceError) as exc:
+        board.call(
+            "compose_board",
+            {
+                "board": "w",
+                "cards": [{"kind": "diagram", "payload": {**OVERLAPPING, "quality": "showcase"}}],
+            },
+        )
+    assert exc.value.code == "composition_findings"
+    assert exc.value.body["index"] == 0
+    assert board.call("scrape_board", {"board": "w"})["cards"] == []
+
+
+def test_without_showcase_the_same_diagram_is_stored_and_quality_never_is(board: Workspace) -> None:
+    board.call(
+        "compose_board", {"board": "w", "cards": [{"kind": "diagram", "payload": OVERLAPPING}]}
+    )
+    payload = board.call("scrape_board", {"board": "w"})["cards"][0]["payload"]
+    assert "geo" in payload and "quality" not in payload
+
+
+def test_diagram_text_keeps_its_declared_direction_inside_a_doc(board: Workspace) -> None:
+    doc = {
+        "title": "D",
+        "elements": [
+            {"kind": "diagram", "payload": {"title": "x", "diagram_text": "graph LR\n  A-->B"}}
+        ],
+    }
+    board.call("compose_board", {"board": "w", "cards": [{"kind": "doc", "payload": doc}]})
+    inner = board.call("scrape_board", {"board": "w"})["cards"][0]["payload"]["elements"][0][
+        "payload"
+    ]
+    assert inner["dir"] == "LR"
+    assert set(inner["geo"]["nodes"]) == {"A", "B"}
+
+
+def test_diagram_text_without_a_title_is_refused(board: Workspace) -> None:
+    with pytest.raises(ServiceError) as exc:
+        board.call(
+            "compose_board",
+            {
+                "board": "w",
+                "cards": [{"kind": "diagram", "payload": {"diagram_text": "graph TD\n A-->B"}}],
+            },
+        )
+    assert (exc.value.status, exc.value.code, exc.value.body["index"]) == (400, "missing_field", 0)
+
+
+def test_unsupported_diagram_text_is_refused_with_the_supported_types(board: Workspace) -> None:
+    with pytest.raises(ServiceError) as exc:
+        board.call(
+            "compose_board",
+            {
+                "board": "w",
+                "cards": [
+                    {
+                        "kind": "diagram",
+                        "payload": {"title": "g", "diagram_text": "gantt\n title x"},
+                    }
+                ],
+            },
+        )
+    assert exc.value.status == 400
+    assert exc.value.body["index"] == 0
+
+
+def test_update_cannot_forge_a_push_set_stamp(board: Workspace) -> None:
+    doc = {"title": "T", "elements": [{"kind": "prose", "payload": {"md": "x"}}]}
+    card = board.call("compose_board", {"board": "w", "cards": [{"kind": "doc", "payload": doc}]})[
+        "cards"
+    ][0]
+    board.call(
+        "update_cards",
+        {"patch": [{"id": card["id"], "payload": {"set": {"branch": "main", "version": 50}}}]},
+    )
+    payload = board.call("scrape_board", {"board": "w"})["cards"][0]["payload"]
+    assert "set" not in payload
