@@ -335,13 +335,14 @@ def run_server(
     """
     import uvicorn
 
-    if example:
-        slug = seed_example(ws)
-        echo(f"example board: http://{host}:{port}/boards/{slug}")
+    slug = seed_example(ws) if example else None
     token = ws.create_token("owner", "local")
+    base = f"http://{host}:{port}"
+    echo(f"layoutkit serving on {base}")
     echo(f"owner token (keep it private): {token}")
-    echo(f"viewer: http://{host}:{port}/boards/<slug>?token={token}")
-    echo(f"API: http://{host}:{port}{API}/openapi.json   MCP: http://{host}:{port}/mcp")
+    if slug:
+        echo(f"open the example board: {base}/boards/{slug}?token={token}")
+    echo(f"API: {base}{API}/openapi.json   MCP (streamable HTTP): {base}/mcp")
     uvicorn.run(create_app(ws), host=host, port=port, log_level="warning")
 
 
