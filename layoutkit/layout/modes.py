@@ -92,20 +92,128 @@ def _offsets(sizes: list[float], gap: float) -> list[float]:
     return out
 
 
-def shelf_rows(items: Sequence[Item], gap: float, limit: float) -> tuple[list[Pos], float, float]:
-    """Greedy shelf rows in order, wrapping before a row would pass ``limit`` wide.
-    Returns positions and the block's width and height."""
+#: A card may stack under a sub-column up to this many times the sub-column's width
+#: (the sub-column widens); wider cards start a sub-column of their own.
+SHELF_WIDEN = 3.0
+#: Weight of wasted area against distance from the target aspect when choosing the width.
+SHELF_FILL_WEIGHT = 2.0
+#: Off-aspect tolerated before it costs much more (log of 1.25: a quarter off target).
+SHELF_ASPECT_SLACK = math.log(1.25)
+_EPS = 1e-9
+
+
+def _shelf_row(
+    ws: Sequence[float], hs: Sequence[float], start: int, cap: float, gap: float, limit: float
+) -> tuple[list[Pos], int, float, float, int | None]:
+    """One row from card ``start`` on (widths ``ws``, heights ``hs``) within ``cap`` high.
+
+    Cards go into sub-columns left to right; a card drops under the current sub-column
+    when it fits there below ``cap``, and a card narrow enough sits beside the one above
+    it on that sub-column's current line. Returns positions relative to the row's top
+    left, the index after the row, the row's width and height, and the index of a card
+    that would fit only if the row were taller (None when the row ended on width)."""
     out: list[Pos] = []
-    x = y = row_h = width = 0.0
-    for it in items:
-        if x > 0 and x + it.w > limit + 1e-9:
-            y += row_h + gap
-            x = row_h = 0.0
-        out.append((x, y))
-        width = max(width, x + it.w)
-        row_h = max(row_h, it.h)
-        x += it.w + gap
-    return out, width, y + row_h
+    x = height = 0.0
+    col_x = col_w = 0.0  # current sub-column
+    line_x = line_y = line_h = 0.0  # current line inside it
+    lines = 0
+    cap_e = cap + _EPS
+    limit_e = limit + _EPS
+    j, n = start, len(ws)
+    while j < n:
+        w, h = ws[j], hs[j]
+        if lines and h <= cap_e:
+            if lines > 1 and line_x + w <= col_x + col_w + _EPS and line_y + h <= cap_e:
+                out.append((line_x, line_y))
+                line_x += w + gap
+                if h > line_h:
+                    line_h = h
+                    if line_y + h > height:
+                        height = line_y + h
+                j += 1
+                continue
+            below = line_y + line_h + gap
+            wide = w if w > col_w else col_w
+            if below + h <= cap_e and w <= col_w * SHELF_WIDEN and col_x + wide <= limit_e:
+                out.append((col_x, below))
+                col_w = wide
+                x = col_x + wide + gap
+                line_x, line_y, line_h, lines = col_x + w + gap, below, h, lines + 1
+                if below + h > height:
+                    height = below + h
+                j += 1
+                continue
+        if h > cap_e:
+            return out, j, max(x - gap, 0.0), height, j
+        if lines and x + w > limit_e:
+            return out, j, x - gap, height, None
+        out.append((x, 0.0))
+        col_x, col_w = x, w
+        line_x, line_y, line_h, lines = x + w + gap, 0.0, h, 1
+        x += w + gap
+        if h > height:
+            height = h
+        j += 1
+    return out, j, x - gap, height, None
+
+
+def _shelf_rows(
+    ws: Sequence[float], hs: Sequence[float], gap: float, limit: float
+) -> tuple[list[Pos], float, float]:
+    pos: list[Pos] = []
+    y = width = 0.0
+    i, n = 0, len(ws)
+    while i < n:
+        cap = hs[i]
+        row = _shelf_row(ws, hs, i, cap, gap, limit)
+        while True:
+            # A taller card just after the row (the one that stopped it, or the tallest
+            # within a row's width ahead) may fit if the row were as tall as it, since
+            # the cards before it could then stack. Keep that row only if the tall card
+            # makes it in; every kept row ends later, so this stops.
+            k = row[4] if row[4] is not None else _taller_ahead(ws, hs, row[1], cap, gap, limit)
+            if k is None:
+                break
+            taller = _shelf_row(ws, hs, i, hs[k], gap, limit)
+            if taller[1] <= k:
+                break
+            row, cap = taller, hs[k]
+        out, i, w, h, _ = row
+        if y:
+            pos.extend([(px, y + py) for px, py in out])
+        else:
+            pos.extend(out)
+        if w > width:
+            width = w
+        y += h + gap
+    return pos, width, max(y - gap, 0.0)
+
+
+def _taller_ahead(
+    ws: Sequence[float], hs: Sequence[float], j: int, cap: float, gap: float, limit: float
+) -> int | None:
+    """The tallest card taller than ``cap`` among those from ``j`` on that would fill one
+    row's width, or None."""
+    best: int | None = None
+    tallest = cap
+    span = 0.0
+    n = len(ws)
+    while j < n and span <= limit:
+        if hs[j] > tallest + _EPS:
+            best, tallest = j, hs[j]
+        span += ws[j] + gap
+        j += 1
+    return best
+
+
+def shelf_rows(items: Sequence[Item], gap: float, limit: float) -> tuple[list[Pos], float, float]:
+    """Rows no wider than ``limit`` (or the widest card), in order; returns positions and
+    the block's width and height.
+
+    A row is as tall as its tallest card, and shorter cards stack in sub-columns inside
+    it, so the reading order is: rows top to bottom, sub-columns left to right, cards in
+    a sub-column top to bottom (side by side on one line when two fit its width)."""
+    return _shelf_rows([it.w for it in items], [it.h for it in items], gap, limit)
 
 
 def shelf(items: Sequence[Item], o: Opts) -> list[Pos]:
@@ -113,31 +221,53 @@ def shelf(items: Sequence[Item], o: Opts) -> list[Pos]:
     return shelf_pack(items, o.gap, o.aspect)[0]
 
 
+def _shelf_score(off: float, fill: float) -> float:
+    """Lower is better: distance from the target aspect (log ratio), steeply more once
+    it passes :data:`SHELF_ASPECT_SLACK`, plus the weighted share of wasted area."""
+    over = max(0.0, off - SHELF_ASPECT_SLACK)
+    return off + 4.0 * over + SHELF_FILL_WEIGHT * (1.0 - fill)
+
+
 def shelf_pack(items: Sequence[Item], gap: float, aspect: float) -> tuple[list[Pos], float, float]:
-    """The shelf packing of :func:`shelf` with the block's width and height."""
+    """The packing of :func:`shelf` with the block's width and height.
+
+    Tries row widths from the widest card to one single row (a geometric sweep, then a
+    finer sweep around the best) and keeps the one whose block is closest to ``aspect``
+    while wasting the least area; ties go to the narrower block."""
     if not items:
         return [], 0.0, 0.0
     widest = max(it.w for it in items)
     total = sum(it.w for it in items) + gap * (len(items) - 1)
     area = sum(it.w * it.h for it in items)
     guess = math.sqrt(max(area, 1.0) * aspect)
-    limits = {widest, total, guess, guess * 1.1, guess * 0.9}
-    steps = 40
-    if total > widest:
-        ratio = total / widest
-        limits.update(widest * ratio ** (i / steps) for i in range(steps + 1))
-    best: tuple[float, float] | None = None
-    best_out: tuple[list[Pos], float, float] = ([], 0.0, 0.0)
-    for limit in sorted(limits):
-        if limit < widest:
-            continue
-        pos, w, h = shelf_rows(items, gap, limit)
+    ws = [it.w for it in items]
+    hs = [it.h for it in items]
+    tried: dict[float, tuple[tuple[float, float], tuple[list[Pos], float, float]]] = {}
+
+    def attempt(limit: float) -> None:
+        limit = max(limit, widest)
+        if limit in tried:
+            return
+        pos, w, h = _shelf_rows(ws, hs, gap, limit)
         fill = area / (w * h) if w and h else 1.0
-        score = abs(math.log((w / h) / aspect)) if w and h else 0.0
-        key = (round(score + 0.25 * (1 - fill), 9), w)
-        if best is None or key < best:
-            best, best_out = key, (pos, w, h)
-    return best_out
+        off = abs(math.log((w / h) / aspect)) if w and h else 0.0
+        tried[limit] = ((round(_shelf_score(off, fill), 9), w), (pos, w, h))
+
+    # Large blocks average out the jumps between nearby widths; a coarser sweep keeps
+    # arranging thousands of cards well under a second.
+    steps, fine = (40, 16) if len(items) <= 500 else (16, 8)
+    ratio = total / widest if total > widest else 1.0
+    sweep = sorted({widest * ratio ** (i / steps) for i in range(steps + 1)} | {total})
+    for limit in (*sweep, guess, guess * 1.1, guess * 0.9):
+        attempt(limit)
+    best = min(tried, key=lambda k: tried[k][0])
+    # Row breaks change in jumps between sweep points; look closer around the best.
+    lo = max((s for s in sweep if s < best), default=best)
+    hi = min((s for s in sweep if s > best), default=best)
+    for i in range(1, fine):
+        attempt(lo + (hi - lo) * i / fine)
+    best = min(tried, key=lambda k: tried[k][0])
+    return tried[best][1]
 
 
 def masonry(items: Sequence[Item], o: Opts) -> list[Pos]:
