@@ -116,11 +116,35 @@ class Board:
         self._added: list[CardId] = []
         self._added_set: set[CardId] = set()
         self._flow_before: str | None = None
+        self._load(cards)
+
+    def _load(self, cards: Iterable[Card]) -> None:
+        """Take in the stored cards in one pass: the index is filled in bulk and the
+        extent and created counter are worked out once, not per card."""
+        by_id = self.cards
+        sections = self._sections
+        created = -1
         for card in cards:
-            self._insert(card)
-        for card in self.cards.values():
-            if card.parent is not None and card.parent not in self.cards:
+            key = card.id
+            if key in by_id:
+                raise ValueError(f"duplicate card id {key!r}")
+            by_id[key] = card
+            if card.kind == "section":
+                sections[key] = None
+            if card.created > created:
+                created = card.created
+        self._next_created = max(self._next_created, created + 1)
+        self.index.insert_many((c.id, c.x, c.y, c.w, c.h) for c in by_id.values())
+        for card in by_id.values():
+            if card.parent is not None and card.parent not in by_id:
                 card.parent = None
+        top = [c for c in by_id.values() if c.parent is None]
+        if top:
+            x0 = min(c.x for c in top)
+            y0 = min(c.y for c in top)
+            x1 = max(c.x + c.w for c in top)
+            y1 = max(c.y + c.h for c in top)
+            self._extent = Rect(x0, y0, x1 - x0, y1 - y0)
 
     # ----------------------------------------------------------------- reading
     def __contains__(self, key: object) -> bool:

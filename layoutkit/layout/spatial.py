@@ -7,7 +7,7 @@ covers, while an STRtree has to be rebuilt from scratch after every change.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator
+from collections.abc import Hashable, Iterable, Iterator
 from math import floor
 
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1
@@ -57,6 +57,38 @@ class GridIndex:
                 cells[cell] = {key}
             else:
                 bucket.add(key)
+
+    def insert_many(self, entries: Iterable[tuple[Hashable, float, float, float, float]]) -> None:
+        """Add many ``(key, x, y, w, h)`` boxes at once (a board load); same result as
+        calling :meth:`insert` for each, with the cell arithmetic done inline."""
+        boxes = self._boxes
+        cells = self._cells
+        c = self._cell
+        for key, x, y, w, h in entries:
+            if key in boxes:
+                self.insert(key, x, y, w, h)
+                continue
+            x1, y1 = x + w, y + h
+            boxes[key] = (x, y, x1, y1)
+            i0 = floor(x / c)
+            j0 = floor(y / c)
+            i1 = floor((x1 - 1e-9) / c) if x1 > x else i0
+            j1 = floor((y1 - 1e-9) / c) if y1 > y else j0
+            if i0 == i1 and j0 == j1:
+                # Most cards sit inside one cell; skip the span loops for them.
+                bucket = cells.get((i0, j0))
+                if bucket is None:
+                    cells[(i0, j0)] = {key}
+                else:
+                    bucket.add(key)
+                continue
+            for i in range(i0, i1 + 1):
+                for j in range(j0, j1 + 1):
+                    bucket = cells.get((i, j))
+                    if bucket is None:
+                        cells[(i, j)] = {key}
+                    else:
+                        bucket.add(key)
 
     def remove(self, key: Hashable) -> None:
         """Forget ``key``; unknown keys are ignored."""
