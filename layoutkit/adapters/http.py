@@ -120,7 +120,7 @@ def error_response(err: ServiceError) -> JSONResponse:
 
 async def _read_body(request: Request, limit: int) -> bytes:
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
+    if declared is not None and declared.isascii() and declared.isdigit() and int(declared) > limit:
         raise ServiceError(413, "payload_too_large", f"request body over {limit} bytes")
     chunks: list[bytes] = []
     size = 0
@@ -147,7 +147,8 @@ async def _json_body(request: Request) -> dict[str, Any]:
 
 def _coerce(value: str) -> Any:
     """Path and query values are text; ids and numbers arrive as numbers."""
-    if value.isdigit():
+    # isdigit() alone accepts characters such as '²' that int() refuses.
+    if value.isascii() and value.isdigit():
         return int(value)
     return value
 
@@ -260,7 +261,12 @@ class HttpAdapter:
 async def _multipart_params(request: Request) -> dict[str, Any]:
     """Turn a multipart upload (files plus plain fields) into operation params."""
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > MAX_UPLOAD_BODY:
+    if (
+        declared is not None
+        and declared.isascii()
+        and declared.isdigit()
+        and int(declared) > MAX_UPLOAD_BODY
+    ):
         raise ServiceError(413, "payload_too_large", f"uploads are at most {MAX_UPLOAD_BODY} bytes")
     if not request.headers.get("content-type", "").startswith("multipart/form-data"):
         raise ServiceError(400, "invalid_upload", "send multipart/form-data with one or more files")
@@ -291,7 +297,7 @@ async def _multipart_params(request: Request) -> dict[str, Any]:
                 files.append(entry)
             elif key in ("createSection",):
                 params[key] = value.lower() in ("1", "true", "yes", "on")
-            elif key == "anchor" and value.isdigit():
+            elif key == "anchor" and value.isascii() and value.isdigit():
                 params[key] = int(value)
             else:
                 params[key] = value

@@ -176,3 +176,9 @@ def test_compose_cannot_forge_a_push_set_stamp(api: Api) -> None:
     api.client.post("/api/v1/boards/d/compose", json={"cards": [{"kind": "doc", "payload": doc}]})
     card = api.op("scrape_board", {"board": "d"}).json()["cards"][0]
     assert "set" not in card["payload"]
+
+
+def test_query_numbers_that_only_look_like_digits_are_text(api: Api) -> None:
+    # '²' passes str.isdigit() but is no number; it once crashed the search route.
+    res = api.client.get("/api/v1/search", params={"q": "x", "limit": "²"})
+    assert (res.status_code, res.json()["code"]) == (400, "invalid_params")
