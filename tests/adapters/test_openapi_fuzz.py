@@ -6,6 +6,8 @@ with schema-shaped and schema-breaking params.
 
 from __future__ import annotations
 
+import os
+
 import schemathesis
 from hypothesis import HealthCheck, settings
 
@@ -23,7 +25,8 @@ schema = schemathesis.openapi.from_asgi("/api/v1/openapi.json", _APP)
 
 @schema.parametrize()
 @settings(
-    max_examples=12,
+    max_examples=int(os.environ.get("LAYOUTKIT_FUZZ_EXAMPLES", "12")),
+    derandomize=os.environ.get("LAYOUTKIT_FUZZ_RANDOM") is None,
     deadline=None,
     suppress_health_check=list(HealthCheck),
 )
