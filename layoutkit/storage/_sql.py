@@ -1222,6 +1222,12 @@ class SqlStore:
         # The in-memory database is one connection; only one transaction may
         # use it at a time.
         self._guard: threading.RLock | None = threading.RLock() if self.memory else None
+        # SQLite lets one writer in at a time and makes the others poll with
+        # growing sleeps; queueing this process's writers on a lock instead
+        # keeps their wait short and fair (other processes still poll).
+        self._writer: threading.Lock | None = (
+            threading.Lock() if self.dialect == "sqlite" and not self.memory else None
+        )
         self._local = threading.local()
         self.blobs: BlobStore = (
             FileBlobStore(blobs_dir)
@@ -1238,7 +1244,12 @@ class SqlStore:
             raise StorageError("a transaction is already open on this thread; pass its tx along")
         self._local.open = True
         try:
-            with self._guard or nullcontext(), self.engine.connect() as conn:
+            writer = self._writer if writable else None
+            with (
+                self._guard or nullcontext(),
+                writer or nullcontext(),
+                self.engine.connect() as conn,
+            ):
                 if self.dialect == "sqlite":
                     conn.execution_options(layoutkit_begin="IMMEDIATE" if writable else "DEFERRED")
                 elif not writable:
