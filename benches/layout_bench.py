@@ -170,6 +170,23 @@ def bench_batches(sizes: list[int], batches: int) -> None:
     )
 
 
+def bench_board_load(sizes: list[int]) -> None:
+    """Board(cards) alone, as update_cards and compose pay it on every call."""
+    rows = []
+    for n in sizes:
+        stored = list(stored_board(n).cards.values())
+        per = []
+        for _ in range(7):
+            cards = [
+                Card(c.id, c.kind, c.payload, c.x, c.y, c.w, c.h, created=c.created) for c in stored
+            ]
+            gc.collect()  # start each load from a clean heap, as a fresh request does
+            _, t = timed(Board, cards)
+            per.append(t)
+        rows.append([str(n), f"{statistics.median(per) * 1000:.1f}", f"{min(per) * 1000:.1f}"])
+    table("Board(cards) load (7 runs)", ["cards", "median ms", "min ms"], rows)
+
+
 def bench_section_batches(n: int, batches: int) -> None:
     board = stored_board(n)
     rng = random.Random(3)
@@ -273,6 +290,7 @@ def main() -> None:
     # Load the font tables once so the first timed call does not pay for it.
     place_batch(Board(), Batch((BatchCard("text", {"md": "warm up"}),)))
     bench_one_big_batch()
+    bench_board_load([5000] if quick else [5000, 20000])
     bench_batches([1000, 5000] if quick else [1000, 5000, 20000], 100)
     bench_section_batches(5000, 50 if quick else 100)
     bench_arrange(2000 if quick else 10000)
