@@ -425,6 +425,37 @@ def openapi_document(ws: Workspace) -> dict[str, Any]:
         if route.method != "GET":
             entry["requestBody"] = {"content": {"application/json": {"schema": {"type": "object"}}}}
         paths.setdefault(API + route.path, {})[route.method.lower()] = entry
+    for route in UPLOAD_ROUTES:
+        if route.operation not in ops:
+            continue
+        fields = {
+            "files": {"type": "array", "items": {"type": "string", "format": "binary"}},
+            "section": {"type": "string"},
+            "anchor": {"type": "string", "description": "card id"},
+            "side": {"enum": ["right", "below"]},
+            "createSection": {"type": "string", "description": "true or false"},
+        }
+        paths.setdefault(API + route.path, {})["post"] = {
+            "operationId": f"{route.operation}_multipart_route",
+            "summary": route.summary,
+            "parameters": [
+                {"name": n, "in": "path", "required": True, "schema": {"type": "string"}}
+                for n in route.path_params
+            ],
+            "requestBody": {
+                "required": True,
+                "content": {
+                    "multipart/form-data": {
+                        "schema": {"type": "object", "required": ["files"], "properties": fields}
+                    }
+                },
+            },
+            "responses": {
+                "200": {"description": "Receipt"},
+                "413": {"description": "Too large"},
+                **errors,
+            },
+        }
     return {
         "openapi": "3.1.0",
         "info": {"title": "layoutkit", "version": "0.1.0"},
