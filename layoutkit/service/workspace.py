@@ -43,6 +43,10 @@ class Workspace:
         self.registry = registry
         with store.transaction() as tx:
             self.workspace_id: int = tx.ensure_workspace(name).id
+            # Retention is enforced when a workspace opens: trashed cards go
+            # after 30 days, request keys after their 24-hour replay window.
+            tx.purge_deleted_cards()
+            tx.purge_request_keys()
 
     @classmethod
     def open(cls, url: str | None = None, *, name: str = "default") -> Workspace:
