@@ -342,8 +342,13 @@ def _node_items(node: dict, rect: tuple[float, float, float, float], k: float) -
     centered = shape in ("circle", "double-circle", "diamond", "hexagon")
     tx = x + w / 2 if centered else left
     width = w - 2 * pad - (left - x - pad)
+    title_only = ntype == "box" and not node.get("body") and not node.get("chips")
     if centered:
         cy = y + h / 2 - line_height(fs) / 2 - (line_height(11 * k) / 2 if node.get("body") else 0)
+    elif title_only:
+        # A lone title sits in the middle of its box (a cylinder's below its lid).
+        lid = min(h * 0.18, 10 * k) if shape == "cylinder" else 0.0
+        cy = y + lid / 2 + (h - line_height(fs)) / 2
     items.append(
         Text(
             tx,
