@@ -12,7 +12,7 @@ from layoutkit.principal import Principal
 from layoutkit.service._common import ID, REQUEST_KEY, SLUG, check_board_access, find_board
 from layoutkit.service.board_model import load_board, write_changes
 from layoutkit.service.compose import SERVER_STAMPS
-from layoutkit.service.content_prep import prepare_card
+from layoutkit.service.content_prep import prepare_card, store_spilled
 from layoutkit.service.idempotency import run_once
 from layoutkit.service.registry import REGISTRY
 from layoutkit.service.workspace import Call
@@ -208,7 +208,10 @@ def update_cards(call: Call) -> dict[str, Any]:
                 stamps = SERVER_STAMPS.get(record.kind, ())
                 authored = {k: v for k, v in patch["payload"].items() if k not in stamps}
                 merged = _merge_payload(record.payload, authored)
+                if "rows" in authored or "data" in authored:
+                    merged.pop("dataRef", None)  # new inline data replaces the kept blob
                 prepared = prepare_card({"kind": record.kind, "payload": merged}, i)
+                store_spilled(tx, prepared)
                 warnings += [{**w, "index": i} for w in prepared.warnings]
                 payload = prepared.payload
             engine_patches.append(

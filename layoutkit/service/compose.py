@@ -6,12 +6,11 @@ import json
 from typing import Any
 
 from layoutkit import layout
-from layoutkit.elements import canonical_json
 from layoutkit.errors import ServiceError
 from layoutkit.service._common import ID, REQUEST_KEY, SLUG, check_board_access, find_board
 from layoutkit.service.board_model import load_board, write_changes
 from layoutkit.service.boards import new_question
-from layoutkit.service.content_prep import Prepared, prepare_card
+from layoutkit.service.content_prep import Prepared, prepare_card, store_spilled
 from layoutkit.service.idempotency import run_once
 from layoutkit.service.questions import QUESTION_SCHEMA, normalize_question
 from layoutkit.service.registry import REGISTRY
@@ -227,10 +226,7 @@ def store_batch(
     layer = call.principal.layer
 
     for p in prepared:
-        for key, data in p.spilled.items():
-            stored = tx.blobs.put(canonical_json(data))
-            if stored != key:  # both sides hash the same canonical bytes
-                raise RuntimeError(f"blob key mismatch for {key}")
+        store_spilled(tx, p)
 
     # Ids are assigned on insert; parent and children links follow in link_new_cards.
     new_rows: list[tuple[str, NewCard]] = [

@@ -12,6 +12,7 @@ import attrs
 
 from layoutkit import diagram, elements
 from layoutkit.errors import ServiceError
+from layoutkit.storage import Tx
 
 _DIAGRAM_CONTENT = ("nodes", "groups", "lanes")
 
@@ -24,6 +25,22 @@ class Prepared:
     payload: dict[str, Any]
     warnings: list[dict[str, Any]]
     spilled: dict[str, Any]
+
+
+def _lift_data_ref(card: dict[str, Any]) -> dict[str, Any]:
+    payload = card.get("payload")
+    if isinstance(payload, dict) and "dataRef" in payload and "dataRef" not in card:
+        inner = dict(payload)
+        return {**card, "payload": inner, "dataRef": inner.pop("dataRef")}
+    return card
+
+
+def store_spilled(tx: Tx, prepared: Prepared) -> None:
+    """Keep the bulk data the normalizer moved out, as blobs under their dataRef keys."""
+    for key, data in prepared.spilled.items():
+        stored = tx.blobs.put(elements.canonical_json(data))
+        if stored != key:  # both sides hash the same canonical bytes
+            raise RuntimeError(f"blob key mismatch for {key}")
 
 
 def _refuse(index: int | None, findings: list[dict[str, Any]]) -> ServiceError:
@@ -47,6 +64,7 @@ def prepare_card(card: dict[str, Any], index: int | None = None) -> Prepared:
     gets its geometry. Raises 400 with the first error's code, the batch
     ``index`` and every finding.
     """
+    card = _lift_data_ref(card)
     result = elements.validate_card(card)
     findings = [f.as_dict() for f in result.findings]
     if not result.ok:
@@ -54,6 +72,10 @@ def prepare_card(card: dict[str, Any], index: int | None = None) -> Prepared:
     normalized = result.normalized
     kind = normalized["kind"]
     payload = normalized["payload"]
+    if "dataRef" in normalized:
+        # A card has no envelope of its own in storage: its dataRef travels in
+        # the payload and is lifted back out when the payload is written again.
+        payload["dataRef"] = normalized["dataRef"]
     warnings = [f for f in findings if f["severity"] == "warning"]
     try:
         raw = card.get("payload") if isinstance(card.get("payload"), dict) else {}

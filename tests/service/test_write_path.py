@@ -98,3 +98,34 @@ def test_update_cannot_forge_a_push_set_stamp(board: Workspace) -> None:
     )
     payload = board.call("scrape_board", {"board": "w"})["cards"][0]["payload"]
     assert "set" not in payload
+
+
+def test_bulk_rows_patched_in_are_kept_as_a_blob(board: Workspace) -> None:
+    small = {"cols": [{"key": "n", "type": "number"}], "rows": [{"n": 1}]}
+    card = board.call(
+        "compose_board", {"board": "w", "cards": [{"kind": "table", "payload": small}]}
+    )["cards"][0]
+    rows = [{"n": i} for i in range(500)]
+    board.call("update_cards", {"patch": [{"id": card["id"], "payload": {"rows": rows}}]})
+    payload = board.call("scrape_board", {"board": "w"})["cards"][0]["payload"]
+    ref = payload.get("dataRef")
+    assert ref and ref.startswith("sha256:") and "rows" not in payload
+    with board.store.read() as tx:
+        assert tx.blobs.has(ref)
+
+
+def test_new_inline_rows_replace_a_spilled_table(board: Workspace) -> None:
+    cols = [{"key": "n", "type": "number"}]
+    big = {"cols": cols, "rows": [{"n": i} for i in range(300)]}
+    card = board.call(
+        "compose_board", {"board": "w", "cards": [{"kind": "table", "payload": big}]}
+    )["cards"][0]
+    first = board.call("scrape_board", {"board": "w"})["cards"][0]["payload"]
+    assert first["dataRef"].startswith("sha256:")
+    board.call("update_cards", {"patch": [{"id": card["id"], "payload": {"rows": [{"n": 7}]}}]})
+    payload = board.call("scrape_board", {"board": "w"})["cards"][0]["payload"]
+    assert payload["rows"] == [{"n": 7}] and "dataRef" not in payload
+    # A read-back payload written again keeps its dataRef.
+    board.call("update_cards", {"patch": [{"id": card["id"], "payload": first}]})
+    again = board.call("scrape_board", {"board": "w"})["cards"][0]["payload"]
+    assert again["dataRef"] == first["dataRef"]
