@@ -9,18 +9,12 @@ from __future__ import annotations
 import hashlib
 import re
 
-from layoutkit.elements.vocab import ACCENT_NAMES
+from layoutkit.elements.vocab import ACCENT_NAMES, ACCENT_PAIRS
 
-#: Named accents as (light, dark) pairs.
+#: Named accents as (light, dark) pairs: the very pairs the contract stores for a
+#: named accentColor, so a doc looks the same whether it names or spells its colour.
 ACCENTS: dict[str, tuple[str, str]] = {
-    "red": ("#c92a2a", "#ff8787"),
-    "coral": ("#d9480f", "#ff9f76"),
-    "amber": ("#b7791f", "#f6c14b"),
-    "olive": ("#5c7c16", "#b2d35a"),
-    "teal": ("#0c7c74", "#4fd1c5"),
-    "azure": ("#1c6ae4", "#74b4ff"),
-    "violet": ("#6741d9", "#b197fc"),
-    "magenta": ("#b8236b", "#f783ac"),
+    name: (pair["light"], pair["dark"]) for name, pair in ACCENT_PAIRS.items()
 }
 DEFAULT_ACCENT = "azure"
 _HEX = re.compile(r"^#[0-9a-fA-F]{6}$")
