@@ -40,6 +40,7 @@ element kinds  laid out as a one-element document 480 wide
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -106,6 +107,9 @@ def size_card(kind: str, payload: dict[str, Any] | None, width: float | None = N
     else:
         cw = (width or ELEMENT_CARD_WIDTH) - 2 * PAD
         w, h = cw + 2 * PAD, element_height(kind, p, cw) + 2 * PAD
+    if fn is None or kind == "doc":
+        # element faces stop drawing at the box's edge: never round their height down
+        return (round(w), math.ceil(h - 1e-9))
     return (round(w), round(h))
 
 
@@ -273,7 +277,8 @@ def doc_height(p: dict[str, Any], cw: float) -> float:
     if _str(p.get("intro")):
         h += _text.measure(_str(p.get("intro")), cw, 16.0).height + 8
     if isinstance(p.get("chips"), list) and p["chips"]:
-        h += _chips_height(p["chips"], cw) + 8
+        labels = [lb for lb in (chip_label(c) for c in p["chips"]) if lb is not None]
+        h += chip_rows(labels, cw) * CHIP_ROW_H + 8 if labels else 0.0
     h += elements_height(p.get("elements"), cw)
     return max(h, 40.0)
 
@@ -306,44 +311,6 @@ def _titled(p: dict[str, Any], cw: float) -> float:
 def _caption(p: dict[str, Any], cw: float) -> float:
     c = _str(p.get("caption"))
     return _text.measure(c, cw, 12.0).height + 6 if c else 0.0
-
-
-def _chips_height(items: list[Any], cw: float) -> float:
-    rows, x = 1, 0.0
-    for it in items:
-        label = f"{it.get('k', '')} {it.get('v', '')}" if isinstance(it, dict) else str(it)
-        pill = _text.text_width(label, 12.0) + 24
-        if x and x + pill > cw:
-            rows, x = rows + 1, 0.0
-        x += pill + 6
-    return rows * 30.0
-
-
-def _el_chart(p: dict[str, Any], cw: float) -> float:
-    viz = p.get("viz")
-    data = p.get("data") if isinstance(p.get("data"), dict) else {}
-    items = data.get("items") if isinstance(data.get("items"), list) else []
-    if viz == "stat":
-        body = 96.0
-    elif viz in ("pie", "donut"):
-        body = min(cw * 0.55, 320.0)
-    elif viz in ("timeline", "flow", "compare") or (viz == "bars" and items):
-        body = max(1, len(items)) * 36.0 + 24
-    else:
-        body = cw / 1.8
-    return _titled(p, cw) + body + _caption(p, cw)
-
-
-def _el_table(p: dict[str, Any], cw: float) -> float:
-    rows = p.get("rows") if isinstance(p.get("rows"), list) else None
-    n = len(rows) if rows is not None else 10
-    foot = 32.0 if p.get("aggregates") else 0.0
-    return _titled(p, cw) + 36.0 + 32.0 * n + foot + _caption(p, cw)
-
-
-def _el_list(p: dict[str, Any], cw: float) -> float:
-    items = p.get("items") if isinstance(p.get("items"), list) else []
-    return sum(_text.measure(_str(i), cw - 20, BODY).height + 4 for i in items) or 20.0
 
 
 def _el_code(p: dict[str, Any], cw: float) -> float:
@@ -422,37 +389,8 @@ def _el_diagram(p: dict[str, Any], cw: float) -> float:
     return _titled(p, cw) + body + _caption(p, cw)
 
 
-def _el_timeline(p: dict[str, Any], cw: float) -> float:
-    items = p.get("items") if isinstance(p.get("items"), list) else []
-    body = 0.0
-    for it in items:
-        it = it if isinstance(it, dict) else {}
-        text = _str(it.get("text")) or _str(it.get("summary"))
-        body += 28.0 + (_text.measure(text, cw - 40, 13.0).height if text else 0.0) + 8
-    return _titled(p, cw) + max(body, 40.0)
-
-
 def _el_prose(p: dict[str, Any], cw: float) -> float:
     return markdown_height(_str(p.get("md")), cw)[0]
-
-
-def _el_paragraphs(*fields: str, base: float) -> Any:
-    def fn(p: dict[str, Any], cw: float) -> float:
-        h = base
-        for f in fields:
-            v = p.get(f)
-            if isinstance(v, list):
-                v = "\n".join(_str(x) for x in v)
-            if _str(v):
-                h += _text.measure(_str(v), cw - 24, BODY).height + 6
-        return h
-
-    return fn
-
-
-def _el_meter(p: dict[str, Any], cw: float) -> float:
-    items = p.get("items") if isinstance(p.get("items"), list) else []
-    return _titled(p, cw) + 40.0 * max(1, len(items))
 
 
 def _el_mockup(p: dict[str, Any], cw: float) -> float:
@@ -469,12 +407,193 @@ def _el_ref(p: dict[str, Any], cw: float) -> float:
     return 40.0 if p.get("mode", "link") == "link" else 200.0
 
 
+# ---------------------------------------------------------- element faces
+# Element kinds drawn as cards (and inside doc cards) get simplified faces in
+# layoutkit.render; these are the metrics those faces draw with, so the box
+# the engine gives such a card is the height its face fills.
+FACE_TITLE_SIZE = 13.0
+STAT_TILE_H = 52.0
+STAT_ROW_H = 58.0
+CHART_STAT_H = 62.0
+CHART_GAP = 4.0
+BAR_ROW_H = 26.0
+COMPARE_ROW_H = 34.0
+PIE_BAND_H = 24.0
+PIE_LEGEND_SIZE = 11.0
+POINTS_AXIS_H = 64.0
+HEAT_CELL_MAX = 28.0
+METER_ROW_H = 30.0
+LIST_TEXT_SIZE = 12.0
+CHIP_H = 18.0
+CHIP_ROW_H = 22.0
+CHIP_TEXT_SIZE = 10.5
+CHIP_GAP = 5.0
+TABLE_TEXT_SIZE = 11.0
+TIMELINE_ROW_H = 20.0
+VERDICT_SIZE = 13.0
+VERDICT_MAX_LINES = 3
+FINDING_TITLE_SIZE = 12.5
+
+
+def face_title_height(title: Any) -> float:
+    """Height of an element face's one-line title band (0 without a title)."""
+    return _text.line_height(FACE_TITLE_SIZE) + 2 if title else 0.0
+
+
+def table_row_height() -> float:
+    """Height of one row (and of the header) in a table face."""
+    return _text.line_height(TABLE_TEXT_SIZE) + 3
+
+
+def chip_rows(labels: list[str], w: float) -> int:
+    """How many rows of pills a chip face wraps ``labels`` into at width ``w``."""
+    if not labels:
+        return 0
+    rows, cx = 1, 0.0
+    for label in labels:
+        pill = min(_text.text_width(label, CHIP_TEXT_SIZE) + 14, w)
+        if cx + pill > w and cx > 0:
+            rows, cx = rows + 1, 0.0
+        cx += pill + CHIP_GAP
+    return rows
+
+
+def chip_label(item: Any) -> str | None:
+    """The text of one chip (``k  v``), or None for an entry a chip face skips."""
+    if not isinstance(item, dict):
+        return None
+    return f"{item.get('k') or ''}  {item.get('v') or ''}".strip()
+
+
+def chart_rows(viz: Any, data: dict[str, Any]) -> int:
+    """Rows a row-based chart face draws (ranked bars fold the rest into one row)."""
+    rows = [i for i in data.get("items") or [] if isinstance(i, dict)]
+    rank = data.get("rank")
+    if viz == "bars" and _num(rank):
+        keep = int(_num(rank))
+        return min(keep, len(rows)) + (1 if len(rows) > keep else 0)
+    return len(rows)
+
+
+def chart_area_height(viz: Any, data: Any, w: float) -> float:
+    """Height of a chart face's plot area at width ``w`` (title and stat excluded)."""
+    data = data if isinstance(data, dict) else {}
+    n = chart_rows(viz, data)
+    if viz == "compare":
+        return COMPARE_ROW_H * n
+    if data.get("series") and viz in ("line", "area", "bars", "scatter"):
+        return max(90.0, w * 0.5)
+    if viz in ("pie", "donut"):
+        return PIE_BAND_H + n * _text.line_height(PIE_LEGEND_SIZE) if n else 0.0
+    if viz == "heatmap":
+        return _heat_height(data, w)
+    if viz == "matrix":
+        return max(90.0, w * 0.5)
+    if viz == "timeline":
+        return POINTS_AXIS_H if n else 0.0
+    return BAR_ROW_H * n
+
+
+def _heat_height(data: dict[str, Any], w: float) -> float:
+    calendar = data.get("calendar") if isinstance(data.get("calendar"), dict) else None
+    if calendar and isinstance(calendar.get("values"), list):
+        count = len(calendar["values"])
+        if not count:
+            return 0.0
+        cols, rows = (count - 1) // 7 + 1, min(count, 7)
+    else:
+        grid = [r for r in data.get("values") or [] if isinstance(r, list)]
+        widths = [len(r) for r in grid]
+        if not any(widths):
+            return 0.0
+        rows = max(i for i, n in enumerate(widths) if n) + 1
+        cols = max(widths)
+    return max(min(HEAT_CELL_MAX, w / cols), 2.0) * rows
+
+
+def _face_chart(p: dict[str, Any], cw: float) -> float:
+    h = face_title_height(p.get("title"))
+    data = p.get("data") if isinstance(p.get("data"), dict) else {}
+    viz = p.get("viz")
+    if viz == "stat" and any(isinstance(i, dict) for i in data.get("items") or []):
+        return h + CHART_STAT_H
+    area = chart_area_height(viz, data, cw)
+    return h + area + CHART_GAP if area >= 20 else h
+
+
+def _face_stat(p: dict[str, Any], cw: float) -> float:
+    h = face_title_height(p.get("title"))
+    has = any(isinstance(i, dict) for i in p.get("items") or [])
+    return h + STAT_ROW_H if has else max(h, 20.0)
+
+
+def _face_meter(p: dict[str, Any], cw: float) -> float:
+    items = p.get("items") if isinstance(p.get("items"), list) else []
+    n = sum(1 for i in items if isinstance(i, dict))
+    return face_title_height(p.get("title")) + METER_ROW_H * n or 20.0
+
+
+def _face_list(p: dict[str, Any], cw: float) -> float:
+    items = p.get("items") if isinstance(p.get("items"), list) else []
+    return len(items) * _text.line_height(LIST_TEXT_SIZE) or 20.0
+
+
+def _face_chips(p: dict[str, Any], cw: float) -> float:
+    items = p.get("items") if isinstance(p.get("items"), list) else []
+    labels = [lb for lb in (chip_label(i) for i in items) if lb is not None]
+    return chip_rows(labels, cw) * CHIP_ROW_H or 20.0
+
+
+def _face_table(p: dict[str, Any], cw: float) -> float:
+    h = face_title_height(p.get("title"))
+    cols = [c for c in p.get("cols") or [] if isinstance(c, dict) and c.get("key")]
+    if not cols:
+        return max(h, 20.0)
+    rows = p.get("rows") if isinstance(p.get("rows"), list) else None
+    # rows kept out of the payload (dataRef) are not drawn; size for a page of them
+    n = sum(1 for r in rows if _table_cells(r) is not None) if rows is not None else 10
+    return h + table_row_height() * (1 + n)
+
+
+def _table_cells(row: Any) -> dict[str, Any] | None:
+    if isinstance(row, dict) and isinstance(row.get("cells"), dict):
+        return row["cells"]
+    return row if isinstance(row, dict) else None
+
+
+def _face_timeline(p: dict[str, Any], cw: float) -> float:
+    items = p.get("items") if isinstance(p.get("items"), list) else []
+    n = sum(1 for i in items if isinstance(i, dict))
+    return face_title_height(p.get("title")) + TIMELINE_ROW_H * n or 20.0
+
+
+def _face_verdict(p: dict[str, Any], cw: float) -> float:
+    text = str(p.get("state") or p.get("text") or "")
+    w = cw - 20
+    lines = len(_text.wrap(text, max(w, VERDICT_SIZE), VERDICT_SIZE, "sans-bold")) if text else 1
+    return min(lines, VERDICT_MAX_LINES) * _text.line_height(VERDICT_SIZE) + 16 + 4
+
+
+def _face_finding(p: dict[str, Any], cw: float) -> float:
+    h = 4.0
+    if any(p.get(k) for k in ("sev", "tag", "status")):
+        h += _text.line_height(10.0)
+    title = str(p.get("title") or p.get("summary") or "finding")
+    lines = len(
+        _text.wrap(title, max(cw - 12, FINDING_TITLE_SIZE), FINDING_TITLE_SIZE, "sans-bold")
+    )
+    h += min(max(lines, 1), 2) * _text.line_height(FINDING_TITLE_SIZE)
+    if p.get("where"):
+        h += _text.line_height(10.5)
+    return h + 6
+
+
 _ELEMENT_SIZERS: dict[str, Any] = {
     "prose": _el_prose,
     "page": _el_prose,
-    "chart": _el_chart,
-    "table": _el_table,
-    "list": _el_list,
+    "chart": _face_chart,
+    "table": _face_table,
+    "list": _face_list,
     "code": _el_code,
     "columns": _el_columns,
     "compare": _el_compare,
@@ -483,16 +602,16 @@ _ELEMENT_SIZERS: dict[str, Any] = {
     "figure": _el_figure,
     "media": lambda p, cw: cw / 1.6 + _caption(p, cw),
     "diagram": _el_diagram,
-    "timeline": _el_timeline,
-    "chips": lambda p, cw: _chips_height(p.get("items") or [], cw),
-    "stat": lambda p, cw: _titled(p, cw) + 96.0,
-    "meter": _el_meter,
+    "timeline": _face_timeline,
+    "chips": _face_chips,
+    "stat": _face_stat,
+    "meter": _face_meter,
     "mockup": _el_mockup,
     "html": _el_html,
     "ref": _el_ref,
     "doc": doc_height,
-    "finding": _el_paragraphs("title", "summary", "body", "cause", "fix", "evidence", base=24.0),
-    "verdict": _el_paragraphs("state", "text", base=16.0),
+    "finding": _face_finding,
+    "verdict": _face_verdict,
     "epic": lambda p, cw: 76.0,
     "goal": lambda p, cw: 76.0,
     "release": lambda p, cw: 64.0,

@@ -10,6 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from layoutkit.layout.sizing import (
+    CHART_GAP,
+    CHART_STAT_H,
+    FACE_TITLE_SIZE,
+    STAT_ROW_H,
+    STAT_TILE_H,
+    chart_area_height,
+)
 from layoutkit.layout.text import line_height, text_width
 from layoutkit.render._audience import element_parts
 from layoutkit.render._charts import compare_delta, delta_text
@@ -22,7 +30,9 @@ Face = Callable[[dict, float, float, float, float], tuple[list[Item], float]]
 SERIES = ("#1c6ae4", "#e8590c", "#2f9e44", "#ae3ec9", "#1098ad", "#f08c00", "#868e96", "#d6336c")
 
 
-def _title(text: Any, x: float, y: float, w: float, size: float = 13.0) -> tuple[list[Item], float]:
+def _title(
+    text: Any, x: float, y: float, w: float, size: float = FACE_TITLE_SIZE
+) -> tuple[list[Item], float]:
     if not text:
         return [], 0.0
     return [
@@ -42,7 +52,8 @@ def _lines(
     items: list[Item] = []
     cy = y
     for text in texts:
-        if cy + line_height(size) > y + budget:
+        # a hair of tolerance: the sizer sums the same line heights in another order
+        if cy + line_height(size) > y + budget + 0.01:
             break
         items.append(Text(x, cy, (fit_line(text, w, size),), size, "sans", fill))
         cy += line_height(size)
@@ -344,12 +355,14 @@ def _points_face(viz: Any, a: Area, rows: list[dict]) -> list[Item]:
 def _chart(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
     items, cy = _title(p.get("title"), x, y, w)
     data = p.get("data") if isinstance(p.get("data"), dict) else {}
-    # Fill the card, but leave room for later elements inside a doc face.
-    area_h = min(budget - cy - 4, max(90.0, w * 0.5))
-    if area_h < 20:
-        return items, cy
     viz = p.get("viz")
     rows = [i for i in data.get("items") or [] if isinstance(i, dict)]
+    # The sizer gives the card this much plot area; a doc face may have less left.
+    area_h = min(budget - cy - CHART_GAP, chart_area_height(viz, data, w))
+    if viz == "stat" and rows:
+        area_h = CHART_STAT_H
+    if area_h < 20:
+        return items, cy
     area = (x, y + cy, w, area_h)
     if viz == "stat" and rows:
         item = rows[0]
@@ -363,7 +376,7 @@ def _chart(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[I
                 x, y + cy + 44, (fit_line(str(item.get("label") or ""), w, 11),), 11, "sans", MUTED
             )
         )
-        return items, cy + 62
+        return items, cy + CHART_STAT_H
     if viz == "compare":
         drawn = _compare_face(data, area, rows)
     elif data.get("series") and viz in ("line", "area", "bars", "scatter"):
@@ -376,7 +389,7 @@ def _chart(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[I
         drawn = _points_face(viz, area, rows)
     else:
         drawn = _bars_face(viz, data, area, rows)
-    return items + drawn, cy + area_h + 4
+    return items + drawn, cy + area_h + CHART_GAP
 
 
 def _stat(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
@@ -391,7 +404,7 @@ def _stat(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[It
         value = stat.get("display") or (raw if isinstance(raw, str) else fmt_num(raw))
         if stat.get("unit") and not stat.get("display"):
             value = f"{value} {stat['unit']}"
-        items.append(Box(sx, y + cy, cw - 4, 52, fill=SOFT, radius=6))
+        items.append(Box(sx, y + cy, cw - 4, STAT_TILE_H, fill=SOFT, radius=6))
         items.append(
             Text(
                 sx + 6,
@@ -412,7 +425,7 @@ def _stat(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[It
                 MUTED,
             )
         )
-    return items, cy + 58
+    return items, cy + STAT_ROW_H
 
 
 def _meter(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
