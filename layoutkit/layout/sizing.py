@@ -362,49 +362,11 @@ def _el_section(p: dict[str, Any], cw: float) -> float:
     return h + elements_height(p.get("elements"), cw)
 
 
-def _el_gallery(p: dict[str, Any], cw: float) -> float:
-    items = p.get("items") if isinstance(p.get("items"), list) else []
-    n = max(1, len(items))
-    layout = p.get("layout") or "grid"
-    if layout == "carousel":
-        body = cw / 1.6
-    elif layout == "bento":
-        body = (cw / 3) * 2 + (((n - 1 + 3) // 4) * cw / 4 if n > 1 else 0)
-    else:
-        cols = 2 if n <= 4 else 3
-        tile = (cw - 12 * (cols - 1)) / cols / 1.6
-        body = ((n + cols - 1) // cols) * (tile + 12)
-    return body + _caption(p, cw)
-
-
-def _el_figure(p: dict[str, Any], cw: float) -> float:
-    aspect = natural_aspect(p) or 1.6
-    return min(cw / aspect, cw * 1.5) + _caption(p, cw)
-
-
 def _el_diagram(p: dict[str, Any], cw: float) -> float:
     geo = p.get("geo") if isinstance(p.get("geo"), dict) else {}
     gw, gh = _num(geo.get("width")), _num(geo.get("height"))
     body = gh * min(1.0, cw / gw) if gw and gh else cw * 0.6
     return _titled(p, cw) + body + _caption(p, cw)
-
-
-def _el_prose(p: dict[str, Any], cw: float) -> float:
-    return markdown_height(_str(p.get("md")), cw)[0]
-
-
-def _el_mockup(p: dict[str, Any], cw: float) -> float:
-    frames = p.get("frames") if isinstance(p.get("frames"), list) else []
-    return 260.0 * max(1, len(frames))
-
-
-def _el_html(p: dict[str, Any], cw: float) -> float:
-    w, h = _html(p, None)
-    return h * min(1.0, cw / w)
-
-
-def _el_ref(p: dict[str, Any], cw: float) -> float:
-    return 40.0 if p.get("mode", "link") == "link" else 200.0
 
 
 # ---------------------------------------------------------- element faces
@@ -588,9 +550,32 @@ def _face_finding(p: dict[str, Any], cw: float) -> float:
     return h + 6
 
 
+TILE_H = 52.0
+REF_H = 28.0
+GALLERY_COLS = 3
+GALLERY_MAX = 6
+GALLERY_GAP = 6.0
+
+
+def _face_prose(p: dict[str, Any], cw: float) -> float:
+    return markdown_height(_str(p.get("md")) or _str(p.get("text")), cw)[0]
+
+
+def _face_figure(p: dict[str, Any], cw: float) -> float:
+    return cw * 10 / 16 + 4
+
+
+def _face_gallery(p: dict[str, Any], cw: float) -> float:
+    items = p.get("items") if isinstance(p.get("items"), list) else []
+    n = min(sum(1 for i in items if isinstance(i, dict)), GALLERY_MAX)
+    tile = (cw - GALLERY_GAP * (GALLERY_COLS - 1)) / GALLERY_COLS * 10 / 16
+    return (n + GALLERY_COLS - 1) // GALLERY_COLS * (tile + GALLERY_GAP) or 20.0
+
+
 _ELEMENT_SIZERS: dict[str, Any] = {
-    "prose": _el_prose,
-    "page": _el_prose,
+    "prose": _face_prose,
+    "page": _face_prose,
+    "text": _face_prose,
     "chart": _face_chart,
     "table": _face_table,
     "list": _face_list,
@@ -598,25 +583,25 @@ _ELEMENT_SIZERS: dict[str, Any] = {
     "columns": _el_columns,
     "compare": _el_compare,
     "section": _el_section,
-    "gallery": _el_gallery,
-    "figure": _el_figure,
-    "media": lambda p, cw: cw / 1.6 + _caption(p, cw),
+    "gallery": _face_gallery,
+    "figure": _face_figure,
+    "media": lambda p, cw: TILE_H,
     "diagram": _el_diagram,
     "timeline": _face_timeline,
     "chips": _face_chips,
     "stat": _face_stat,
     "meter": _face_meter,
-    "mockup": _el_mockup,
-    "html": _el_html,
-    "ref": _el_ref,
+    "mockup": lambda p, cw: TILE_H,
+    "html": lambda p, cw: TILE_H,
+    "ref": lambda p, cw: REF_H,
     "doc": doc_height,
     "finding": _face_finding,
     "verdict": _face_verdict,
-    "epic": lambda p, cw: 76.0,
-    "goal": lambda p, cw: 76.0,
-    "release": lambda p, cw: 64.0,
-    "milestone": lambda p, cw: 56.0,
-    "deploy": lambda p, cw: 56.0,
+    "epic": lambda p, cw: TILE_H,
+    "goal": lambda p, cw: TILE_H,
+    "release": lambda p, cw: TILE_H,
+    "milestone": lambda p, cw: TILE_H,
+    "deploy": lambda p, cw: TILE_H,
 }
 
 

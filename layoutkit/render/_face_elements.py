@@ -61,7 +61,8 @@ def _lines(
 
 
 def _prose(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
-    return markdown_face(str(p.get("md") or p.get("text") or ""), x, y, w, budget, size=12.0)
+    # body size as the sizer measures it (markdown_height), so the face fills its box
+    return markdown_face(str(p.get("md") or p.get("text") or ""), x, y, w, budget)
 
 
 Area = tuple[float, float, float, float]

@@ -115,6 +115,23 @@ CASES: list[tuple[str, dict]] = [
         },
     ),
     ("timeline", {"title": "Plan", "items": [{"title": f"step {i}"} for i in range(6)]}),
+    ("prose", {"md": "# Head\n\n" + LONG + "\n\n- a\n- b"}),
+    ("gallery", {"items": [{"alt": "a"}, {"alt": "b"}, {"alt": "c"}, {"alt": "d"}]}),
+    ("epic", {"title": "Checkout", "phase": "build", "done": 3, "total": 8}),
+    ("milestone", {"title": "Beta", "due": "2024-05-01"}),
+    ("ref", {"label": "see the spec"}),
+    ("code", {"source": "a = 1\nb = 2\nprint(a + b)"}),
+    (
+        "doc",
+        {
+            "title": "Prose",
+            "elements": [
+                {"kind": "prose", "payload": {"md": LONG}},
+                {"kind": "figure", "payload": {"alt": "shot"}},
+                {"kind": "ref", "payload": {"label": "more"}},
+            ],
+        },
+    ),
     (
         "doc",
         {
