@@ -25,7 +25,7 @@ AGENT = Principal.agent("fault")
 
 
 class InjectedFault(RuntimeError):
-    pass
+    """Raised between the writes of a batch to prove nothing of it is kept."""
 
 
 def _snapshot(ws: Workspace, slug: str) -> dict[str, Any]:

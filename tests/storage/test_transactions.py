@@ -19,7 +19,7 @@ from tests.storage.conftest import Location
 
 
 class Fault(Exception):
-    pass
+    """Raised inside a transaction to prove it rolls back."""
 
 
 def card(i: int) -> NewCard:
