@@ -536,17 +536,105 @@ def _face_verdict(p: dict[str, Any], cw: float) -> float:
     return min(lines, VERDICT_MAX_LINES) * _text.line_height(VERDICT_SIZE) + 16 + 4
 
 
-def _face_finding(p: dict[str, Any], cw: float) -> float:
-    h = 4.0
-    if any(p.get(k) for k in ("sev", "tag", "status")):
-        h += _text.line_height(10.0)
-    title = str(p.get("title") or p.get("summary") or "finding")
-    lines = len(
-        _text.wrap(title, max(cw - 12, FINDING_TITLE_SIZE), FINDING_TITLE_SIZE, "sans-bold")
-    )
-    h += min(max(lines, 1), 2) * _text.line_height(FINDING_TITLE_SIZE)
+#: How a finding's status word reads (spec vocabulary); other words read as none.
+FINDING_READING = {
+    "verified": "resolved",
+    "confirmed": "resolved",
+    "fixed": "resolved",
+    "suspected": "pending",
+    "likely": "pending",
+    "open": "pending",
+    "refuted": "refuted",
+    "wont-fix": "wont-fix",
+}
+FINDING_INSET = 10.0  # text starts right of the severity rail
+FINDING_HEAD_SIZE = 10.0
+FINDING_HEAD_H = 18.0  # the head row holds the status chip (CHIP_H) beside sev/tag
+FINDING_WHERE_SIZE = 10.5
+FINDING_TEXT_SIZE = 11.5
+FINDING_GAP = 4.0  # above summary, each body paragraph, cause, fix and evidence
+FINDING_TITLE_LINES = 2
+FINDING_BODY_LINES = 12  # a face, not the document: long bodies end in an ellipsis
+FINDING_EVIDENCE_MAX = 4
+FINDING_EVIDENCE_LINES = 2
+FINDING_BULLET = 12.0
+
+FindingBlock = tuple[str, tuple[str, ...], float]
+
+
+def finding_blocks(p: dict[str, Any], cw: float) -> list[FindingBlock]:
+    """The text blocks a finding face draws at content width ``cw``, top to bottom.
+
+    Each block is ``(role, lines, gap above)``; roles are title, where,
+    summary, body, cause, fix, evidence and more (the count of evidence items
+    left out). The sizer and the face both read this plan, so they agree.
+    """
+    w = max(cw - FINDING_INSET - 2, FINDING_TEXT_SIZE)
+    out: list[FindingBlock] = []
+
+    def add(role: str, lines: tuple[str, ...], gap: bool = True) -> None:
+        out.append((role, lines, FINDING_GAP if gap and out else 0.0))
+
+    title = _str(p.get("title")) or ("" if _str(p.get("summary")) else "finding")
+    if title:
+        add("title", _cut(title, w, FINDING_TITLE_SIZE, "sans-bold", FINDING_TITLE_LINES))
     if p.get("where"):
-        h += _text.line_height(10.5)
+        add("where", (" ".join(str(p["where"]).split()),), gap=False)
+    if _str(p.get("summary")):
+        add("summary", tuple(_text.wrap(_flat(p["summary"]), w, FINDING_TEXT_SIZE, "sans-bold")))
+    left = FINDING_BODY_LINES
+    for para in re.split(r"\n\s*\n", _str(p.get("body"))):
+        if not para.strip() or left <= 0:
+            continue
+        lines = _cut(_flat(para), w, FINDING_TEXT_SIZE, "sans", left)
+        left -= len(lines)
+        add("body", lines)
+    if _str(p.get("cause")):
+        add("cause", tuple(_text.wrap("Cause: " + _flat(p["cause"]), w, FINDING_TEXT_SIZE)))
+    if _str(p.get("fix")):
+        add("fix", ("Fix: " + _flat(p["fix"]),))
+    evidence = p.get("evidence")
+    listed = [_flat(e) for e in (evidence if isinstance(evidence, list) else [evidence])]
+    listed = [e for e in listed if e]
+    for i, item in enumerate(listed[:FINDING_EVIDENCE_MAX]):
+        lines = _cut(item, w - FINDING_BULLET, FINDING_TEXT_SIZE, "sans", FINDING_EVIDENCE_LINES)
+        add("evidence", lines, gap=i == 0)
+    if len(listed) > FINDING_EVIDENCE_MAX:
+        add("more", (f"+{len(listed) - FINDING_EVIDENCE_MAX} more",), gap=False)
+    return out
+
+
+def finding_block_height(role: str, lines: tuple[str, ...]) -> float:
+    """Height of one block of :func:`finding_blocks` (its gap excluded)."""
+    size = {"title": FINDING_TITLE_SIZE, "where": FINDING_WHERE_SIZE}.get(role, FINDING_TEXT_SIZE)
+    return len(lines) * _text.line_height(size)
+
+
+def finding_head(p: dict[str, Any]) -> tuple[str, str]:
+    """(``sev · tag`` label, status word) of a finding's head row; either may be empty."""
+    head = " · ".join(str(p[k]) for k in ("sev", "tag") if p.get(k))
+    return head, str(p.get("status") or "")
+
+
+def _flat(v: Any) -> str:
+    return " ".join(v.split()) if isinstance(v, str) else ""
+
+
+def _cut(s: str, w: float, size: float, font: _text.FontName, most: int) -> tuple[str, ...]:
+    lines = _text.wrap(s, w, size, font) or [""]
+    if len(lines) > most:
+        lines = lines[:most]
+        last = lines[-1]
+        while last and _text.text_width(last + "…", size, font) > w:
+            last = last[:-1]
+        lines[-1] = last.rstrip() + "…"
+    return tuple(lines)
+
+
+def _face_finding(p: dict[str, Any], cw: float) -> float:
+    h = 4.0 + (FINDING_HEAD_H if any(finding_head(p)) else 0.0)
+    for role, lines, gap in finding_blocks(p, cw):
+        h += gap + finding_block_height(role, lines)
     return h + 6
 
 

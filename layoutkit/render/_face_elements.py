@@ -13,10 +13,22 @@ from typing import Any
 from layoutkit.layout.sizing import (
     CHART_GAP,
     CHART_STAT_H,
+    CHIP_H,
     FACE_TITLE_SIZE,
+    FINDING_BULLET,
+    FINDING_HEAD_H,
+    FINDING_HEAD_SIZE,
+    FINDING_INSET,
+    FINDING_READING,
+    FINDING_TEXT_SIZE,
+    FINDING_TITLE_SIZE,
+    FINDING_WHERE_SIZE,
     STAT_ROW_H,
     STAT_TILE_H,
     chart_area_height,
+    finding_block_height,
+    finding_blocks,
+    finding_head,
 )
 from layoutkit.layout.text import line_height, text_width
 from layoutkit.render._audience import element_parts
@@ -582,45 +594,70 @@ def _finding(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list
     sev = {"high": "bad", "medium": "warn", "low": "info"}.get(str(p.get("sev")), "gray")
     ink = tone(sev)[0]
     items: list[Item] = []
-    head = " · ".join(str(v) for v in (p.get("sev"), p.get("tag"), p.get("status")) if v)
+    tx, tw = x + FINDING_INSET, w - FINDING_INSET - 2
+    head, status = finding_head(p)
     cy = 4.0
-    if head:
-        items.append(
-            Text(
-                x + 10,
-                y + cy,
-                (fit_line(head.upper(), w - 12, 10, "sans-bold"),),
-                10,
-                "sans-bold",
-                ink,
+    if head or status:
+        chip_w = 0.0
+        if status:
+            reading = FINDING_READING.get(status, "")
+            c_ink, c_wash = tone(_READING_TONE.get(reading, "gray"))
+            chip_w = min(text_width(status, FINDING_HEAD_SIZE) + 14, tw)
+            cx = tx + tw - chip_w
+            items.append(
+                Box(cx, y + cy, chip_w, CHIP_H, fill=c_wash, stroke=c_ink, width=0.8, radius=9)
             )
-        )
-        cy += line_height(10)
-    run = text_run(
-        x + 10,
-        y + cy,
-        str(p.get("title") or p.get("summary") or "finding"),
-        w - 12,
-        size=12.5,
-        font="sans-bold",
-        max_lines=2,
-    )
-    items.append(run)
-    cy += run.height
-    if p.get("where"):
-        items.append(
-            Text(
-                x + 10,
-                y + cy,
-                (fit_line(str(p["where"]), w - 12, 10.5, "mono"),),
-                10.5,
-                "mono",
-                MUTED,
+            items.append(
+                Text(
+                    cx + 7,
+                    y + cy + (CHIP_H - line_height(FINDING_HEAD_SIZE)) / 2,
+                    (fit_line(status, chip_w - 12, FINDING_HEAD_SIZE),),
+                    FINDING_HEAD_SIZE,
+                    "sans",
+                    c_ink,
+                )
             )
-        )
-        cy += line_height(10.5)
+        if head:
+            items.append(
+                Text(
+                    tx,
+                    y + cy + (CHIP_H - line_height(FINDING_HEAD_SIZE)) / 2,
+                    (fit_line(head.upper(), tw - chip_w - 6, FINDING_HEAD_SIZE, "sans-bold"),),
+                    FINDING_HEAD_SIZE,
+                    "sans-bold",
+                    ink,
+                )
+            )
+        cy += FINDING_HEAD_H
+    refuted = FINDING_READING.get(status) == "refuted"
+    for role, lines, gap in finding_blocks(p, w):
+        h = finding_block_height(role, lines)
+        # the sizer sums the same heights; stop at a pinned box's edge
+        if cy + gap + h > budget + 0.01:
+            break
+        cy += gap
+        size, font, fill, dx = FINDING_TEXT_SIZE, "sans", FG, 0.0
+        if role == "title":
+            size, font, fill = FINDING_TITLE_SIZE, "sans-bold", MUTED if refuted else FG
+        elif role == "where":
+            size, font, fill = FINDING_WHERE_SIZE, "mono", MUTED
+            lines = (fit_line(lines[0], tw, size, font),)
+        elif role == "summary":
+            font = "sans-bold"
+        elif role == "fix":
+            lines = (fit_line(lines[0], tw, size),)
+        elif role == "evidence":
+            dx = FINDING_BULLET
+            items.append(Text(tx, y + cy, ("•",), size, "sans", MUTED))
+        elif role in ("cause", "more"):
+            fill = MUTED
+        items.append(Text(tx + dx, y + cy, lines, size, font, fill))
+        cy += h
     items.insert(0, Box(x, y, 4, cy + 4, fill=ink, radius=2))
     return items, cy + 6
+
+
+_READING_TONE = {"resolved": "good", "pending": "warn", "refuted": "muted", "wont-fix": "neutral"}
 
 
 def _verdict(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:

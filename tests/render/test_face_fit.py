@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from layoutkit.layout.sizing import size_card
+from layoutkit.layout.sizing import CHIP_H, FINDING_EVIDENCE_MAX, size_card
 from layoutkit.render._faces import card_face
+from layoutkit.render._palette import tone
 from layoutkit.render._scene import Box, Ellipse, Image, Item, Path, Text
 
 ROWS3 = [
@@ -20,6 +21,26 @@ ROWS3 = [
 ]
 ROWS8 = [{"label": f"row {i}", "value": i * 3 + 1} for i in range(8)]
 LONG = "a finding title that is long enough to wrap onto a second line in the card face " * 2
+BODY = (
+    "The cache key ignores the tenant id, so two tenants can read each other's rows. " * 3
+    + "\n\nA second paragraph says how far the damage goes, in more words than one line holds."
+)
+FULL_FINDING = {
+    "sev": "high",
+    "tag": "security",
+    "status": "confirmed",
+    "title": "Cache leaks across tenants",
+    "where": "cache/keys.py:40",
+    "summary": "Tenant isolation is broken for cached reads.",
+    "body": BODY,
+    "cause": "The key builder predates multi-tenancy and was never revisited.",
+    "fix": "Add the tenant id to every cache key and flush the cache once.",
+    "evidence": [
+        "repro: tenant B sees tenant A's invoice",
+        "log: cache hit for another tenant's key at 12:00 " * 3,
+        "test_cache_isolation fails",
+    ],
+}
 
 CASES: list[tuple[str, dict]] = [
     (
@@ -90,6 +111,13 @@ CASES: list[tuple[str, dict]] = [
     ("verdict", {"state": LONG, "text": "details", "tone": "warn"}),
     ("finding", {"sev": "high", "tag": "perf", "title": "Slow query", "where": "db/query.py:12"}),
     ("finding", {"title": LONG, "summary": "s", "body": "b " * 80, "fix": "f"}),
+    ("finding", FULL_FINDING),
+    ("finding", {"sev": "medium", "status": "suspected", "body": "word " * 300, "evidence": "x"}),
+    (
+        "finding",
+        {"status": "refuted", "title": "Not a bug", "evidence": [f"run {i}" for i in range(7)]},
+    ),
+    ("finding", {"summary": LONG, "body": "one\n\n\n\ntwo\n\nthree", "cause": LONG}),
     (
         "table",
         {
@@ -140,6 +168,16 @@ CASES: list[tuple[str, dict]] = [
                 {"kind": "stat", "payload": {"items": [{"value": 3, "label": "a"}]}},
                 {"kind": "chart", "payload": {"viz": "bars", "data": {"items": ROWS3}}},
                 {"kind": "list", "payload": {"items": ["x", "y"]}},
+            ],
+        },
+    ),
+    (
+        "doc",
+        {
+            "title": "Findings",
+            "elements": [
+                {"kind": "finding", "payload": FULL_FINDING},
+                {"kind": "finding", "payload": {"title": "Second", "body": BODY, "evidence": BODY}},
             ],
         },
     ),
@@ -208,3 +246,64 @@ def test_face_draws_every_item_it_was_sized_for(kind: str) -> None:
     drawn = card_face(kind, payload, (0.0, 0.0, float(w), float(h)))
     texts = [i for i in drawn if isinstance(i, Text)]
     assert len(texts) >= len(items)
+
+
+def _drawn_text(kind: str, payload: dict) -> list[str]:
+    w, h = size_card(kind, payload)
+    drawn = card_face(kind, payload, (0.0, 0.0, float(w), float(h)))
+    return [line for i in drawn if isinstance(i, Text) for line in i.lines]
+
+
+@pytest.mark.parametrize("kind", ["finding", "doc"])
+def test_finding_face_draws_every_field_in_order(kind: str) -> None:
+    payload = (
+        FULL_FINDING
+        if kind == "finding"
+        else {"elements": [{"kind": "finding", "payload": FULL_FINDING}]}
+    )
+    text = " ".join(_drawn_text(kind, payload))
+    marks = [
+        "HIGH · SECURITY",
+        "Cache leaks",
+        "cache/keys.py:40",
+        "Tenant isolation",
+        "The cache key ignores",
+        "A second paragraph",
+        "Cause: The key builder",
+        "Fix: Add the tenant id",
+        "repro: tenant B",
+        "log: cache hit",
+        "test_cache_isolation",
+    ]
+    at = [text.find(m) for m in marks]
+    assert -1 not in at, [m for m, i in zip(marks, at, strict=True) if i < 0]
+    assert at == sorted(at)
+    assert "confirmed" in text
+
+
+def test_finding_status_chip_reads_the_status() -> None:
+    def chip_stroke(status: str) -> str | None:
+        payload = {"title": "t", "status": status}
+        w, h = size_card("finding", payload)
+        drawn = card_face("finding", payload, (0.0, 0.0, float(w), float(h)))
+        boxes = [i for i in drawn[2:] if isinstance(i, Box) and i.h == CHIP_H]
+        return boxes[0].stroke if boxes else None
+
+    assert chip_stroke("fixed") == chip_stroke("verified") == tone("good")[0]
+    assert chip_stroke("open") == chip_stroke("likely") == tone("warn")[0]
+    assert chip_stroke("refuted") == tone("muted")[0]
+    assert chip_stroke("fixed") != chip_stroke("open")
+
+
+def test_finding_evidence_is_a_short_bulleted_list() -> None:
+    payload = {"title": "t", "evidence": [f"item {i}" for i in range(9)]}
+    lines = _drawn_text("finding", payload)
+    assert lines.count("•") == FINDING_EVIDENCE_MAX
+    assert f"+{9 - FINDING_EVIDENCE_MAX} more" in lines
+    assert _drawn_text("finding", {"evidence": "only one"}).count("•") == 1
+
+
+def test_finding_fix_stays_on_one_line() -> None:
+    lines = _drawn_text("finding", {"title": "t", "fix": LONG})
+    fixes = [ln for ln in lines if ln.startswith("Fix: ")]
+    assert len(fixes) == 1 and fixes[0].endswith("…")
