@@ -16,8 +16,9 @@ shape          160 x 160 (payload w/h honoured)
 compare        640 x 400
 doc            720 wide, height from its elements (no cap)
 page           720 wide, height from the markdown, capped at 1200 (preview)
-diagram        payload.geo width/height + 16 padding + 48 title band,
-               scaled to at most 1600 wide; without geo 640 x 420
+diagram        payload.geo width/height, scaled to at most 1600 wide, + 16
+               padding + 48 band (its top padding included) + what a
+               hand-placed geo's face draws around it; without geo 640 x 420
 step           screen image 360 wide (narrower for tall screens so the image
                stays under 640 tall) at its true aspect + 40 number band;
                aspect from natW/natH, width/height or imageWidth/imageHeight,
@@ -107,6 +108,9 @@ def size_card(kind: str, payload: dict[str, Any] | None, width: float | None = N
     else:
         cw = (width or ELEMENT_CARD_WIDTH) - 2 * PAD
         w, h = cw + 2 * PAD, element_height(kind, p, cw) + 2 * PAD
+    if kind == "diagram":
+        # rounding down would draw the geo a hair under scale 1
+        return (math.ceil(w - 1e-9), math.ceil(h - 1e-9))
     if fn is None or kind == "doc":
         # element faces stop drawing at the box's edge: never round their height down
         return (round(w), math.ceil(h - 1e-9))
@@ -777,7 +781,62 @@ def _diagram(p: dict[str, Any], width: float | None) -> Size:
     if not (gw and gh):
         return DIAGRAM_DEFAULT
     scale = min(1.0, (MAX_WIDE - 2 * PAD) / gw)
-    return (gw * scale + 2 * PAD, gh * scale + 2 * PAD + DIAGRAM_BAND)
+    w = gw * scale + 2 * PAD
+    return (w, DIAGRAM_BAND + diagram_body_height(p, w - 2 * PAD, gh * scale) + PAD)
+
+
+#: geo boxes that show the engine placed the whole face, header to footer
+DIAGRAM_ENGINE_BOXES = ("header", "legend", "stats", "caption", "footer")
+DIAGRAM_OUTSIDE = ("kicker", "title", "subtitle", "stats", "legend", "footer", "caption")
+DIAGRAM_INSET = 12.0  # a hand-placed geo's face pads its header and footer this much
+DIAGRAM_STATS_H = 60.0
+DIAGRAM_LEGEND_H = 22.0
+DIAGRAM_TITLE_SIZE = 18.0
+DIAGRAM_SUBTITLE_SIZE = 13.0
+DIAGRAM_NOTE_SIZE = 11.0  # kicker and footer
+DIAGRAM_CAPTION_SIZE = 12.0
+
+
+def diagram_engine_made(p: dict[str, Any]) -> bool:
+    """True when the diagram's geo holds its whole face (drawn as placed, nothing around it)."""
+    geo = p.get("geo") if isinstance(p.get("geo"), dict) else {}
+    return any(k in geo for k in DIAGRAM_ENGINE_BOXES) or not any(p.get(k) for k in DIAGRAM_OUTSIDE)
+
+
+def diagram_caption_height(caption: str, inner: float) -> float:
+    """Height of a diagram face's caption (at most two lines) at width ``inner``."""
+    if not caption:
+        return 0.0
+    lines = len(_text.wrap(caption, max(inner, DIAGRAM_CAPTION_SIZE), DIAGRAM_CAPTION_SIZE))
+    return min(max(lines, 1), 2) * _text.line_height(DIAGRAM_CAPTION_SIZE)
+
+
+def diagram_body_height(p: dict[str, Any], inner: float, geo_h: float) -> float:
+    """Height of a diagram face whose geo is drawn ``geo_h`` tall at content width ``inner``.
+
+    An engine-made geo is the whole face; a hand-placed one gets the header,
+    stats, legend, footer and caption the face draws around it.
+    """
+    if diagram_engine_made(p):
+        return geo_h
+    h = 8.0  # the face's gap above the geo
+    if p.get("kicker"):
+        h += _text.line_height(DIAGRAM_NOTE_SIZE)
+    for key, size, font in (
+        ("title", DIAGRAM_TITLE_SIZE, "sans-bold"),
+        ("subtitle", DIAGRAM_SUBTITLE_SIZE, "sans"),
+    ):
+        if p.get(key):
+            lines = len(_text.wrap(str(p[key]), max(inner, size), size, font))  # type: ignore[arg-type]
+            h += min(max(lines, 1), 2) * _text.line_height(size)
+    if any(isinstance(s, dict) for s in p.get("stats") or []):
+        h += DIAGRAM_STATS_H
+    if any(isinstance(e, dict) for e in p.get("legend") or []):
+        h += DIAGRAM_LEGEND_H
+    if p.get("footer"):
+        h += _text.line_height(DIAGRAM_NOTE_SIZE)
+    # the face shows the caption without its markdown markers, never wider than this
+    return h + geo_h + diagram_caption_height(_str(p.get("caption")), inner)
 
 
 def _page(p: dict[str, Any], width: float | None) -> Size:

@@ -9,6 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from layoutkit.layout.sizing import (
+    DIAGRAM_ENGINE_BOXES,
+    DIAGRAM_INSET,
+    DIAGRAM_LEGEND_H,
+    diagram_caption_height,
+    diagram_engine_made,
+)
 from layoutkit.layout.text import line_height, text_width
 from layoutkit.render._face_text import plain_inline
 from layoutkit.render._format import as_number
@@ -636,7 +643,7 @@ def _port_items(geo: dict, nodes: dict[str, dict], frame: _Frame) -> list[Item]:
     return items
 
 
-_ENGINE_BOXES = ("header", "legend", "stats", "caption", "footer")
+_ENGINE_BOXES = DIAGRAM_ENGINE_BOXES
 
 
 def _engine_chrome(payload: dict, geo: dict, frame: _Frame) -> list[Item]:
@@ -739,17 +746,13 @@ def diagram_scene_items(
     geo = payload.get("geo") if isinstance(payload.get("geo"), dict) else {}
     gw = as_number(geo.get("width")) or 0.0
     gh = as_number(geo.get("height")) or 0.0
-    outside = ("kicker", "title", "subtitle", "stats", "legend", "footer", "caption")
-    engine_made = any(key in geo for key in _ENGINE_BOXES) or not any(
-        payload.get(key) for key in outside
-    )
-    if gw > 0 and gh > 0 and engine_made:
+    if gw > 0 and gh > 0 and diagram_engine_made(payload):
         # The engine laid out the whole face (header to footer): draw it as placed.
         k = min(w / gw, 1.0) if h is None else min(w / gw, h / gh, 2.0)
         frame = _Frame(x + (w - gw * k) / 2, y, k)
         return geo_items(payload, frame) + _engine_chrome(payload, geo, frame), gh * k
     items: list[Item] = []
-    pad = 12.0
+    pad = DIAGRAM_INSET
     cy = y + pad
     inner = w - 2 * pad
     if payload.get("kicker"):
@@ -805,10 +808,11 @@ def diagram_scene_items(
             )
         cy += 54
     legend = [entry for entry in payload.get("legend") or [] if isinstance(entry, dict)]
-    footer_h = (line_height(11) if payload.get("footer") else 0) + (
-        line_height(12) * 2 if payload.get("caption") else 0
+    caption = plain_inline(str(payload["caption"])) if payload.get("caption") else ""
+    footer_h = (line_height(11) if payload.get("footer") else 0) + diagram_caption_height(
+        caption, inner
     )
-    legend_h = 22.0 if legend else 0.0
+    legend_h = DIAGRAM_LEGEND_H if legend else 0.0
     cy += 8
     if gw > 0 and gh > 0:
         avail_h = (y + h - cy - legend_h - footer_h - pad) if h is not None else gh
@@ -842,11 +846,11 @@ def diagram_scene_items(
             Text(x + pad, cy, (fit_line(str(payload["footer"]), inner, 11),), 11, "sans", MUTED)
         )
         cy += line_height(11)
-    if payload.get("caption"):
+    if caption:
         run = text_run(
             x + pad,
             cy,
-            plain_inline(str(payload["caption"])),
+            caption,
             inner,
             size=12,
             fill=MUTED,

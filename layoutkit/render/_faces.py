@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
+from layoutkit.layout.sizing import DIAGRAM_BAND, DIAGRAM_INSET, diagram_engine_made
 from layoutkit.layout.text import line_height, text_width
 from layoutkit.render._face_diagram import diagram_scene_items
 from layoutkit.render._face_elements import ELEMENT_FACES, chip_row, element_face, elements_face
@@ -599,9 +600,6 @@ def _portal(p: dict, r: Rect) -> list[Item]:
     return items
 
 
-DIAGRAM_BAND = 48.0  # the sizer's title band above a diagram card's geo
-
-
 def _diagram_card(p: dict, r: Rect) -> list[Item]:
     x, y, w, h = r
     items = chrome(r)
@@ -627,8 +625,16 @@ def _diagram_card(p: dict, r: Rect) -> list[Item]:
             width=1,
         )
     )
+    # the geo sits in the chrome at scale 1 when the card has its sized box; a
+    # hand-placed geo's face pads its header and footer itself, so it gets the
+    # padding back and its geo fits the same inner width
+    inset = 0.0 if diagram_engine_made(p) else DIAGRAM_INSET
     faces, _ = diagram_scene_items(
-        p, x + PAD, y + DIAGRAM_BAND, w - 2 * PAD, h - DIAGRAM_BAND - PAD
+        p,
+        x + PAD - inset,
+        y + DIAGRAM_BAND - inset,
+        w - 2 * PAD + 2 * inset,
+        h - DIAGRAM_BAND - PAD + 2 * inset,
     )
     return items + faces
 

@@ -63,7 +63,8 @@ def test_table_height_counts_rows():
 
 def test_diagram_from_geo_plus_chrome_and_default():
     w, h = size_card("diagram", {"geo": {"width": 500, "height": 300}})
-    assert (w, h) == (500 + 2 * sizing.PAD, 300 + 2 * sizing.PAD + sizing.DIAGRAM_BAND)
+    # the band holds the top padding; padding on the other three sides
+    assert (w, h) == (500 + 2 * sizing.PAD, 300 + sizing.PAD + sizing.DIAGRAM_BAND)
     assert size_card("diagram", {"title": "x"}) == sizing.DIAGRAM_DEFAULT
 
 

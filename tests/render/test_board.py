@@ -4,6 +4,7 @@ and one geometry behind both outputs."""
 from __future__ import annotations
 
 import io
+import math
 import re
 from xml.etree import ElementTree
 
@@ -324,8 +325,9 @@ def test_engine_geo_places_header_footer_and_ports() -> None:
     laid = layout.lay_out(payload)
     geo = laid["geo"]
     w, h = sizing.size_card("diagram", laid)
-    # The sizer frames the geo with 16 px padding under a 48 px band.
-    assert (w, h) == (round(geo["width"] + 32), round(geo["height"] + 32 + 48))
+    # The sizer frames the geo with 16 px padding under a 48 px band (top padding
+    # included), rounding up.
+    assert (w, h) == (math.ceil(geo["width"] + 32), math.ceil(geo["height"] + 16 + 48))
     scene = card_scene({"id": 1, "kind": "diagram", "payload": laid, "w": w, "h": h})
     k = min((w - 32) / geo["width"], (h - 64) / geo["height"])
     ox, oy = 16.0 + (w - 32 - geo["width"] * k) / 2, 48.0

@@ -7,12 +7,16 @@ content must stay inside the box and leave little empty space at its bottom.
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
+from layoutkit.diagram import lay_out
 from layoutkit.layout.sizing import CHIP_H, FINDING_EVIDENCE_MAX, size_card
 from layoutkit.render._faces import card_face
 from layoutkit.render._palette import tone
 from layoutkit.render._scene import Box, Ellipse, Image, Item, Path, Text
+from tests.render.gallery import DIAGRAM
 
 ROWS3 = [
     {"label": "alpha", "value": 12},
@@ -202,6 +206,40 @@ CASES: list[tuple[str, dict]] = [
 ]
 
 
+FLOW_LR = {
+    "dir": "LR",
+    "nodes": [
+        {"id": "a", "title": "Start"},
+        {"id": "b", "title": "Work"},
+        {"id": "c", "title": "End"},
+    ],
+    "edges": [{"from": "a", "to": "b"}, {"from": "b", "to": "c", "label": "done"}],
+}
+FLOW_TD = {
+    "dir": "TD",
+    "nodes": [{"id": f"n{i}", "title": f"Node {i}"} for i in range(6)],
+    "edges": [
+        {"from": "n0", "to": "n1"},
+        {"from": "n0", "to": "n2"},
+        {"from": "n1", "to": "n3"},
+        {"from": "n2", "to": "n4"},
+        {"from": "n3", "to": "n5"},
+        {"from": "n4", "to": "n5"},
+    ],
+}
+CAPTIONED = {**FLOW_LR, "title": "Pipeline", "caption": "How a job moves, from start to *end*."}
+DIAGRAMS = {"lr": FLOW_LR, "td": FLOW_TD, "captioned": CAPTIONED}
+
+
+def laid_diagram(name: str) -> dict:
+    return lay_out(DIAGRAMS[name])
+
+
+def hand_placed(**extra: object) -> dict:
+    """A diagram whose geo was placed by hand: its face draws header and footer around it."""
+    return {**{k: v for k, v in DIAGRAM.items() if k != "geo"}, "geo": DIAGRAM["geo"], **extra}
+
+
 def _bottom(item: Item) -> float:
     if isinstance(item, Box | Ellipse | Image):
         return item.y + item.h
@@ -210,6 +248,15 @@ def _bottom(item: Item) -> float:
     if isinstance(item, Path):
         return max(py for _, py in item.points)
     return 0.0
+
+
+def _extent(item: Item) -> tuple[float, float]:
+    if isinstance(item, Box | Ellipse | Image):
+        return (item.w, item.h)
+    if isinstance(item, Path) and item.points:
+        xs, ys = [px for px, _ in item.points], [py for _, py in item.points]
+        return (max(xs) - min(xs), max(ys) - min(ys))
+    return (0.0, 0.0)
 
 
 def content_bottom(kind: str, payload: dict) -> tuple[float, float]:
@@ -307,3 +354,52 @@ def test_finding_fix_stays_on_one_line() -> None:
     lines = _drawn_text("finding", {"title": "t", "fix": LONG})
     fixes = [ln for ln in lines if ln.startswith("Fix: ")]
     assert len(fixes) == 1 and fixes[0].endswith("…")
+
+
+DIAGRAM_CASES = ["lr", "td", "captioned", "hand", "hand-captioned"]
+
+
+def _diagram_payload(name: str) -> dict:
+    if name == "hand":
+        return hand_placed()
+    if name == "hand-captioned":
+        return hand_placed(caption="Drawn by hand, **captioned** under its footer.")
+    return laid_diagram(name)
+
+
+@pytest.mark.parametrize("name", DIAGRAM_CASES)
+def test_diagram_card_fills_its_sized_box(name: str) -> None:
+    payload = _diagram_payload(name)
+    h, bottom = content_bottom("diagram", payload)
+    assert bottom <= h + 0.5, f"diagram content runs {bottom - h:.1f}px past the box"
+    # an engine geo keeps its own 16 px margin under the last node
+    slack = h - 16.0 - bottom
+    assert slack <= 24.0, f"diagram leaves {slack:.1f}px empty of {h}"
+
+
+@pytest.mark.parametrize("name", DIAGRAM_CASES)
+def test_diagram_card_draws_geo_at_scale_one(name: str) -> None:
+    payload = _diagram_payload(name)
+    w, h = size_card("diagram", payload)
+    drawn = card_face("diagram", payload, (0.0, 0.0, float(w), float(h)))
+    geo = payload["geo"]
+    # the sizer rounds the box up, so the face may draw a fraction of a pixel larger
+    sizes = [_extent(i) for i in drawn]
+    # the hand-placed geo's note and cylinder are drawn as several parts; check its boxes
+    ids = ["web", "api", "worker"] if name.startswith("hand") else list(geo["nodes"])
+    for node in (geo["nodes"][i] for i in ids):
+        assert any(
+            ew == pytest.approx(node["w"], abs=0.25) and eh == pytest.approx(node["h"], abs=0.25)
+            for ew, eh in sizes
+        ), node
+
+
+@pytest.mark.parametrize("name", ["lr", "td", "captioned"])
+def test_engine_diagram_card_is_chrome_plus_geo(name: str) -> None:
+    payload = laid_diagram(name)
+    geo = payload["geo"]
+    # 48 px band (top padding included) above, 16 px padding on the other sides
+    assert size_card("diagram", payload) == (
+        math.ceil(geo["width"] + 32),
+        math.ceil(geo["height"] + 48 + 16),
+    )
