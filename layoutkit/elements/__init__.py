@@ -32,6 +32,7 @@ from layoutkit.elements._element import (
     check_element,
     slugify,
 )
+from layoutkit.elements._sources import repo_url
 
 __all__ = [
     "BOARD_VOCABULARY",
@@ -49,6 +50,7 @@ __all__ = [
     "docs_index",
     "docs_topic",
     "filter_audience",
+    "repo_url",
     "slugify",
     "topic_names",
     "validate_card",

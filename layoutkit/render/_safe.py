@@ -14,6 +14,8 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
+from layoutkit.elements._sources import repo_url
+
 _CONTROL = re.compile(r"[\x00-\x20\x7f-\x9f\u200b-\u200f\u2028\u2029\ufeff]+")
 _SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.\-]*):")
 _SAFE_LINK_SCHEMES = frozenset({"http", "https", "mailto", "tel"})
@@ -71,30 +73,6 @@ def safe_url(url: Any, *, image: bool = False) -> str | None:
 
 
 _LINES = re.compile(r"^L(\d+)(?:-L?(\d+))?$")
-
-
-def repo_url(repo: str, ref: str, path: str, fragment: str = "") -> str:
-    """Repository-host URL for ``path`` at ``ref`` in ``repo``.
-
-    ``owner/name`` means GitHub. A repo written with its host
-    (``gitlab.example.com/group/name`` or a full ``https://`` URL) keeps that
-    host; hosts whose name contains ``gitlab`` use GitLab's ``/-/blob/`` form,
-    every other host the ``/blob/`` form that GitHub, Gitea and Forgejo accept.
-    Line fragments ``L1-L5`` are kept as written.
-    """
-    repo = repo.strip().strip("/")
-    if repo.startswith(("http://", "https://")):
-        base = repo
-    elif repo.count("/") >= 2 and "." in repo.split("/", 1)[0]:
-        base = "https://" + repo
-    else:
-        base = "https://github.com/" + repo
-    host = base.split("/")[2].lower()
-    blob = "/-/blob/" if "gitlab" in host else "/blob/"
-    url = f"{base}{blob}{ref or 'HEAD'}/{path.lstrip('/')}"
-    if fragment:
-        url += "#" + fragment
-    return url
 
 
 def expand_alias(url: str, sources: Mapping[str, Any] | None) -> str:

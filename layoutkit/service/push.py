@@ -26,8 +26,8 @@ import copy
 import re
 from typing import Any
 
+from layoutkit.elements import repo_url
 from layoutkit.errors import ServiceError, did_you_mean
-from layoutkit.render._safe import repo_url
 from layoutkit.service._common import REQUEST_KEY, SLUG, check_board_access, find_board
 from layoutkit.service.content_prep import prepare_card
 from layoutkit.service.idempotency import run_once
