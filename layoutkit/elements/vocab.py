@@ -9,6 +9,18 @@ from __future__ import annotations
 #: Tones of chart items, stat and meter items, table cells.
 ITEM_TONES = ("good", "warn", "bad", "neutral")
 
+#: How a finding's status word reads; words outside the list read as nothing.
+FINDING_STATUS_READING = {
+    "verified": "resolved",
+    "confirmed": "resolved",
+    "fixed": "resolved",
+    "suspected": "pending",
+    "likely": "pending",
+    "open": "pending",
+    "refuted": "refuted",
+    "wont-fix": "wont-fix",
+}
+
 #: Diagram tones (open vocabulary: unknown values fall back to ``DIAGRAM_TONE_DEFAULT``).
 DIAGRAM_TONES = (
     "neutral",

@@ -540,17 +540,6 @@ def _face_verdict(p: dict[str, Any], cw: float) -> float:
     return min(lines, VERDICT_MAX_LINES) * _text.line_height(VERDICT_SIZE) + 16 + 4
 
 
-#: How a finding's status word reads (spec vocabulary); other words read as none.
-FINDING_READING = {
-    "verified": "resolved",
-    "confirmed": "resolved",
-    "fixed": "resolved",
-    "suspected": "pending",
-    "likely": "pending",
-    "open": "pending",
-    "refuted": "refuted",
-    "wont-fix": "wont-fix",
-}
 FINDING_INSET = 10.0  # text starts right of the severity rail
 FINDING_HEAD_SIZE = 10.0
 FINDING_HEAD_H = 18.0  # the head row holds the status chip (CHIP_H) beside sev/tag

@@ -13,13 +13,14 @@ from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Any
 
+from layoutkit.elements.vocab import ITEM_TONES
 from layoutkit.layout.text import text_width
 from layoutkit.render._format import as_number, fmt_num, fmt_value, parse_when
 from layoutkit.render._safe import esc
 
 W = 640.0
 FONT = 12.0
-TONES = ("good", "warn", "bad", "neutral")
+TONES = ITEM_TONES
 
 
 def _svg(width: float, height: float, body: list[str], label: str) -> str:

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from layoutkit.elements.vocab import FINDING_STATUS_READING, ITEM_TONES
 from layoutkit.render._audience import AUDIENCES, element_parts, filter_doc, visible_to
 from layoutkit.render._charts import _spark, chart_svg
 from layoutkit.render._css import DIRECTIONS, TYPESETS, accent_pair, document_css
@@ -20,17 +21,7 @@ from layoutkit.render._format import as_number, fmt_num, fmt_value, fmt_when, pa
 from layoutkit.render._markdown import code_block_html, render_inline, render_markdown
 from layoutkit.render._safe import Slugger, esc, expand_alias, safe_url, slugify
 
-TONES = ("good", "warn", "bad", "neutral")
-FINDING_READING = {
-    "verified": "resolved",
-    "confirmed": "resolved",
-    "fixed": "resolved",
-    "suspected": "pending",
-    "likely": "pending",
-    "open": "pending",
-    "refuted": "refuted",
-    "wont-fix": "wont-fix",
-}
+TONES = ITEM_TONES
 
 # The only script in the page: it restores and stores the reader's typeset and
 # audience choice. It reads no document content, so no payload reaches it.
@@ -267,7 +258,7 @@ def _figure(ctx: _Ctx, p: dict) -> str:
 def _finding(ctx: _Ctx, p: dict) -> str:
     sev = p.get("sev") if p.get("sev") in ("high", "medium", "low") else "none"
     status = p.get("status")
-    reading = FINDING_READING.get(str(status), "")
+    reading = FINDING_STATUS_READING.get(str(status), "")
     head = ""
     if sev != "none":
         head += _badge(sev, {"high": "bad", "medium": "warn", "low": "info"}[sev])
@@ -578,7 +569,7 @@ def _timeline(ctx: _Ctx, p: dict) -> str:
         status = item.get("status")
         tone = {"done": "good", "good": "good", "warn": "warn", "bad": "bad"}.get(str(status), "")
         tone = tone or {"resolved": "good", "pending": "warn", "refuted": ""}.get(
-            FINDING_READING.get(str(status), ""), ""
+            FINDING_STATUS_READING.get(str(status), ""), ""
         )
         head = f'<span class="when">{esc(item.get("when"))}</span> ' if item.get("when") else ""
         head += (

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from layoutkit.elements.vocab import FINDING_STATUS_READING
 from layoutkit.layout.sizing import (
     CHART_GAP,
     CHART_STAT_H,
@@ -19,7 +20,6 @@ from layoutkit.layout.sizing import (
     FINDING_HEAD_H,
     FINDING_HEAD_SIZE,
     FINDING_INSET,
-    FINDING_READING,
     FINDING_TEXT_SIZE,
     FINDING_TITLE_SIZE,
     FINDING_WHERE_SIZE,
@@ -600,7 +600,7 @@ def _finding(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list
     if head or status:
         chip_w = 0.0
         if status:
-            reading = FINDING_READING.get(status, "")
+            reading = FINDING_STATUS_READING.get(status, "")
             c_ink, c_wash = tone(_READING_TONE.get(reading, "gray"))
             chip_w = min(text_width(status, FINDING_HEAD_SIZE) + 14, tw)
             cx = tx + tw - chip_w
@@ -629,7 +629,7 @@ def _finding(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list
                 )
             )
         cy += FINDING_HEAD_H
-    refuted = FINDING_READING.get(status) == "refuted"
+    refuted = FINDING_STATUS_READING.get(status) == "refuted"
     for role, lines, gap in finding_blocks(p, w):
         h = finding_block_height(role, lines)
         # the sizer sums the same heights; stop at a pinned box's edge

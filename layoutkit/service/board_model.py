@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from layoutkit import layout
@@ -9,20 +10,23 @@ from layoutkit.layout import Board, Card, Wire
 from layoutkit.storage import BoardRecord, Tx
 
 
-def load_board(tx: Tx, board: BoardRecord, *, payloads: str = "frames") -> Board:
+def load_board(
+    tx: Tx, board: BoardRecord, *, payloads: str = "frames", also: Iterable[int] = ()
+) -> Board:
     """The live cards of ``board`` as a layout :class:`Board`.
 
     ``payloads="frames"`` reads payloads only for frames (the engine needs
-    their layout and titles; geometry is enough for everything else), which
-    keeps a compose onto a large board cheap; ``"all"`` reads every payload.
+    their layout and titles; geometry is enough for everything else) and for
+    the cards named in ``also``, which keeps work on a large board cheap;
+    ``"all"`` reads every payload (arrange sorts and groups by content).
     """
     if payloads == "all":
         records: list[Any] = tx.cards(board.id)
         bodies = {r.id: r.payload for r in records}
     else:
         records = tx.card_boxes(board.id)
-        frame_ids = [r.id for r in records if r.kind in layout.FRAME_KINDS]
-        bodies = {r.id: r.payload for r in tx.cards_by_id(frame_ids)} if frame_ids else {}
+        wanted = {r.id for r in records if r.kind in layout.FRAME_KINDS} | set(also)
+        bodies = {r.id: r.payload for r in tx.cards_by_id(sorted(wanted))} if wanted else {}
     cards = [
         Card(
             r.id,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from typing import Any
 
 from layoutkit.errors import ServiceError
@@ -507,8 +506,3 @@ def send_answers(call: Call) -> dict[str, Any]:
             "released": [question_view(q) for q in released],
             "regenerate": bool(call.params.get("regenerate", False)),
         }
-
-
-def fold_text(text: str) -> str:
-    """Lower-case ASCII fold used by search (case and diacritics never matter)."""
-    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().casefold()

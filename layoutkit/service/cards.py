@@ -59,8 +59,9 @@ def _confirm_token(call: Call, ids: list[int]) -> str:
     return "rm_" + hashlib.sha256(basis.encode()).hexdigest()[:24]
 
 
-def _check_removal(call: Call, tx: Tx, board: BoardRecord, ids: list[int]) -> None:
-    records = tx.cards_by_id(ids)
+def _check_removal(
+    call: Call, tx: Tx, board: BoardRecord, ids: list[int], records: list[CardRecord]
+) -> None:
     foreign = [r for r in records if r.author != call.principal.label]
     total = tx.count_cards(board.id)
     share = len(set(ids)) / total if total else 1.0
@@ -196,7 +197,7 @@ def update_cards(call: Call) -> dict[str, Any]:
                     403, "not_your_card", f"card {card_id} is not yours to restore", id=card_id
                 )
         if remove:
-            _check_removal(call, tx, board, remove)
+            _check_removal(call, tx, board, remove, [records[i] for i in dict.fromkeys(remove)])
 
         warnings: list[dict[str, Any]] = []
         engine_patches = []
@@ -224,7 +225,8 @@ def update_cards(call: Call) -> dict[str, Any]:
                     patch.get("h"),
                 )
             )
-        model = load_board(tx, board, payloads="all")
+        # Frames' payloads plus the patched cards' (a width-only patch re-wraps their text).
+        model = load_board(tx, board, also=[p["id"] for p in patches])
         if engine_patches:
             write_changes(
                 tx,

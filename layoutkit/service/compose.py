@@ -183,11 +183,9 @@ def _without_stamps(prepared: Prepared) -> Prepared:
 
 
 def _require_section(tx: Tx, board: BoardRecord, title: str) -> None:
-    for card in tx.card_boxes(board.id):
-        if card.kind == "section":
-            (full,) = tx.cards_by_id([card.id])
-            if full.payload.get("title") == title:
-                return
+    section_ids = [c.id for c in tx.card_boxes(board.id) if c.kind == "section"]
+    if any(c.payload.get("title") == title for c in tx.cards_by_id(section_ids)):
+        return
     raise ServiceError(
         404, "unknown_section", f"no section {title!r} on board {board.slug!r} to extend"
     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from layoutkit.errors import ServiceError, did_you_mean
@@ -235,10 +234,6 @@ def _lanes(tx: Tx, board: BoardRecord) -> dict[str, Any]:
                 ]
             }
     return {}
-
-
-def _natural_key(name: str) -> list[Any]:
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
 
 
 def _diff(cards: dict[int, CardRecord], a: CardRecord, b: CardRecord) -> dict[str, Any]:

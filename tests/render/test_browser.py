@@ -13,9 +13,6 @@ rewrite ``tests/render/baselines/*.png``.
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +20,8 @@ import pytest
 from PIL import Image
 
 from layoutkit.render import render_board, render_doc
+from tests.browser import CHROMIUM, SKIP_REASON
+from tests.browser import run_chromium as chromium
 from tests.render.gallery import BOARDS, DOCS
 from tests.render.xss import FIRE, MARKER, hostile_doc
 
@@ -31,36 +30,13 @@ pytestmark = pytest.mark.browser
 REPO = Path(__file__).resolve().parents[2]
 BASELINES = Path(__file__).resolve().parent / "baselines"
 ARTIFACTS = REPO / "artifacts" / "render"
-CHROMIUM = "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else shutil.which("chromium")
 MEAN_TOLERANCE = 3.0
 PIXEL_DELTA = 40
 PIXEL_SHARE = 0.01
 WINDOW = (1000, 1400)
 
 if CHROMIUM is None:
-    pytest.skip(
-        "headless Chromium not installed (/usr/bin/chromium absent)", allow_module_level=True
-    )
-
-
-def chromium(*args: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
-    with tempfile.TemporaryDirectory(prefix="layoutkit-chromium-") as profile:
-        cmd = [
-            str(CHROMIUM),
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            "--hide-scrollbars",
-            "--force-device-scale-factor=1",
-            "--force-color-profile=srgb",
-            f"--user-data-dir={profile}",
-            *args,
-        ]
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
+    pytest.skip(SKIP_REASON, allow_module_level=True)
 
 
 def screenshot(page: Path, out: Path) -> Image.Image:

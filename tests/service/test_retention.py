@@ -30,7 +30,16 @@ def test_trashed_cards_and_old_request_keys_are_purged_on_open() -> None:
     doomed = first["cards"][0]["id"]
     ws.call("update_cards", {"remove": [doomed]}, agent)
 
-    clock.now += timedelta(days=29)
+    clock.now += timedelta(hours=23)
+    ws = Workspace(store)
+    replay = ws.call(
+        "compose_board",
+        {"board": "r", "requestKey": "k1", "cards": [{"kind": "note", "payload": {"md": "a"}}] * 4},
+        agent,
+    )
+    assert replay == first  # keys are kept for at least a day
+
+    clock.now += timedelta(days=28)
     ws = Workspace(store)
     ws.call("update_cards", {"restore": [doomed]}, agent)  # still inside the window
     ws.call("update_cards", {"remove": [doomed]}, agent)
