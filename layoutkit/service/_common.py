@@ -5,19 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from layoutkit.errors import ServiceError, did_you_mean
-from layoutkit.principal import Principal
 from layoutkit.storage import BoardRecord, CardRecord, EdgeRecord, QuestionRecord, Tx
 
 SLUG_PATTERN = "^[a-z0-9][a-z0-9-]{0,79}$"
 SLUG = {"type": "string", "pattern": SLUG_PATTERN, "description": "board slug"}
 #: Stored ids are positive and fit every backend's 64-bit integer (and JSON's safe range).
 ID: dict = {"type": "integer", "minimum": 1, "maximum": 2**53 - 1}
-REQUEST_KEY = {
-    "type": "string",
-    "minLength": 1,
-    "maxLength": 200,
-    "description": "idempotency key: an unchanged retry returns the first receipt",
-}
 
 
 def find_board(tx: Tx, workspace_id: int, slug: str) -> BoardRecord:
@@ -33,14 +26,13 @@ def find_board(tx: Tx, workspace_id: int, slug: str) -> BoardRecord:
     return board
 
 
-def check_board_access(principal: Principal, board: BoardRecord, *, write: bool) -> None:
-    """Share principals reach only their own board, and write only in annotate mode."""
-    if principal.kind != "share":
-        return
-    if principal.board != board.slug:
-        raise ServiceError(403, "forbidden", "this share link grants another board")
-    if write:
-        raise ServiceError(403, "forbidden", "a share link cannot change the board")
+def card_board(tx: Tx, workspace_id: int, card_id: int) -> BoardRecord:
+    """The board a live card sits on; 404 ``unknown_card`` for another workspace's card."""
+    card = tx.card(card_id)
+    board = tx.board(card.board_id) if card is not None and not card.deleted else None
+    if board is None or board.workspace_id != workspace_id:
+        raise ServiceError(404, "unknown_card", f"no card {card_id}")
+    return board
 
 
 def board_view(tx: Tx, board: BoardRecord) -> dict[str, Any]:

@@ -6,19 +6,13 @@ import re
 from typing import Any
 
 from layoutkit.errors import ServiceError
-from layoutkit.service._common import (
-    ID,
-    SLUG,
-    board_view,
-    check_board_access,
-    find_board,
-    question_view,
-)
+from layoutkit.service._common import ID, SLUG, board_view, find_board, question_view
 from layoutkit.service.generic import kind_handler
+from layoutkit.service.placing import new_question
 from layoutkit.service.questions import QUESTION_SCHEMA, normalize_question
 from layoutkit.service.registry import REGISTRY
 from layoutkit.service.workspace import Call
-from layoutkit.storage import BoardRecord, NewQuestion, Tx, fold_tag
+from layoutkit.storage import BoardRecord, Tx, fold_tag
 
 SUBGROUPS = ("reviews", "testing", "sessions", "brainstorming", "design", "journeys")
 THEME_PATTERN = "^[a-z0-9][a-z0-9_-]{0,31}$"
@@ -150,65 +144,61 @@ def _create_request(call: Call) -> dict[str, Any]:
         "flow": {"enum": ["document"]},
     },
     required=("slug",),
+    writes=True,
 )
 def create_board(call: Call) -> dict[str, Any]:
-    p = call.params
+    p, tx = call.params, call.tx
     lanes = p.get("lanes") or []
     _check_lanes(lanes)
-    ws_id = call.workspace.workspace_id
-    with call.workspace.store.transaction() as tx:
-        existing = tx.board_by_slug(ws_id, p["slug"])
-        if existing is not None:
-            if existing.meta.get("createdWith") == _create_request(call):
-                return _create_receipt(tx, existing)
-            raise ServiceError(
-                409, "board_exists", f"board {p['slug']!r} exists with other settings"
-            )
-        parent = find_board(tx, ws_id, p["parentBoard"]) if "parentBoard" in p else None
-        meta = _clean_meta(p.get("meta") or {})
-        meta["createdWith"] = _create_request(call)
-        lane_rows = [
-            {
-                "key": lane["key"],
-                "label": lane.get("label", lane["key"]),
-                "slug": f"{p['slug']}-{lane['key']}",
-                "url": board_url(f"{p['slug']}-{lane['key']}"),
-            }
-            for lane in lanes
-        ]
-        if lane_rows:
-            meta["lanes"] = lane_rows
-        project_id = _project_id(call, tx, p.get("project"))
-        board = tx.create_board(
+    ws_id = call.workspace_id
+    existing = tx.board_by_slug(ws_id, p["slug"])
+    if existing is not None:
+        if existing.meta.get("createdWith") == _create_request(call):
+            return _create_receipt(tx, existing)
+        raise ServiceError(409, "board_exists", f"board {p['slug']!r} exists with other settings")
+    parent = find_board(tx, ws_id, p["parentBoard"]) if "parentBoard" in p else None
+    meta = _clean_meta(p.get("meta") or {})
+    meta["createdWith"] = _create_request(call)
+    lane_rows = [
+        {
+            "key": lane["key"],
+            "label": lane.get("label", lane["key"]),
+            "slug": f"{p['slug']}-{lane['key']}",
+            "url": board_url(f"{p['slug']}-{lane['key']}"),
+        }
+        for lane in lanes
+    ]
+    if lane_rows:
+        meta["lanes"] = lane_rows
+    project_id = _project_id(call, tx, p.get("project"))
+    board = tx.create_board(
+        ws_id,
+        p["slug"],
+        project_id=project_id,
+        subgroup=p.get("subgroup") or infer_subgroup(p["slug"], p.get("type")),
+        tags=p.get("tags") or [],
+        theme=p.get("theme") or None,
+        meta=meta,
+        lanes=lane_rows,
+        parent_board_id=parent.id if parent else None,
+        section=p.get("section"),
+        flow=p.get("flow"),
+        created_by=call.principal.label,
+    )
+    for lane in lane_rows:
+        if tx.board_by_slug(ws_id, lane["slug"]) is not None:
+            raise ServiceError(409, "board_exists", f"lane board {lane['slug']!r} exists already")
+        tx.create_board(
             ws_id,
-            p["slug"],
+            lane["slug"],
             project_id=project_id,
-            subgroup=p.get("subgroup") or infer_subgroup(p["slug"], p.get("type")),
-            tags=p.get("tags") or [],
-            theme=p.get("theme") or None,
-            meta=meta,
-            lanes=lane_rows,
-            parent_board_id=parent.id if parent else None,
-            section=p.get("section"),
-            flow=p.get("flow"),
+            subgroup=board.subgroup,
+            meta={"parentBoard": board.slug, "lane": lane["key"], "title": lane["label"]},
+            parent_board_id=board.id,
             created_by=call.principal.label,
         )
-        for lane in lane_rows:
-            if tx.board_by_slug(ws_id, lane["slug"]) is not None:
-                raise ServiceError(
-                    409, "board_exists", f"lane board {lane['slug']!r} exists already"
-                )
-            tx.create_board(
-                ws_id,
-                lane["slug"],
-                project_id=project_id,
-                subgroup=board.subgroup,
-                meta={"parentBoard": board.slug, "lane": lane["key"], "title": lane["label"]},
-                parent_board_id=board.id,
-                created_by=call.principal.label,
-            )
-        tx.record_event("board.create", call.principal.label, board_id=board.id, detail={})
-        return _create_receipt(tx, board)
+    tx.record_event("board.create", call.principal.label, board_id=board.id, detail={})
+    return _create_receipt(tx, board)
 
 
 def _create_receipt(tx: Tx, board: BoardRecord) -> dict[str, Any]:
@@ -221,14 +211,18 @@ def _public_view(tx: Tx, board: BoardRecord) -> dict[str, Any]:
     return _create_receipt(tx, board)["board"]
 
 
-@kind_handler("get", "board", {"board": SLUG}, required=("board",))
+@kind_handler(
+    "get",
+    "board",
+    {"board": SLUG, "slug": SLUG},
+    required=(("board", "slug"),),
+    board=("board", "slug"),
+    share=("view", "annotate"),
+)
 def get_board(call: Call) -> dict[str, Any]:
-    with call.workspace.store.read() as tx:
-        board = find_board(tx, call.workspace.workspace_id, call.params["board"])
-        check_board_access(call.principal, board, write=False)
-        view = _public_view(tx, board)
-        view["cards"] = tx.count_cards(board.id)
-        return {"board": view}
+    view = _public_view(call.tx, call.board)
+    view["cards"] = call.tx.count_cards(call.board.id)
+    return {"board": view}
 
 
 @kind_handler(
@@ -247,33 +241,31 @@ def list_boards(call: Call) -> dict[str, Any]:
     p = call.params
     include = [fold_tag(t) for t in p.get("tags", []) if not t.startswith("-")]
     exclude = [fold_tag(t[1:]) for t in p.get("tags", []) if t.startswith("-") and len(t) > 1]
-    ws_id = call.workspace.workspace_id
-    with call.workspace.store.read() as tx:
-        project_id = None
-        if "project" in p:
-            project = tx.project_by_slug(ws_id, p["project"])
-            if project is None:
-                return {"boards": []}
-            project_id = project.id
-        parent_id = find_board(tx, ws_id, p["parentBoard"]).id if "parentBoard" in p else None
-        boards = tx.boards(
-            ws_id,
-            project_id=project_id,
-            all_tags=include if p.get("match", "all") == "all" else (),
-            any_tags=include if p.get("match") == "any" else (),
-            without_tags=exclude,
-            archived=p.get("archived", False),
-            parent_board_id=parent_id,
-        )
-        if "subgroup" in p:
-            boards = [b for b in boards if b.subgroup == p["subgroup"]]
-        return {"boards": [_public_view(tx, b) for b in boards]}
+    ws_id, tx = call.workspace_id, call.tx
+    project_id = None
+    if "project" in p:
+        project = tx.project_by_slug(ws_id, p["project"])
+        if project is None:
+            return {"boards": []}
+        project_id = project.id
+    parent_id = find_board(tx, ws_id, p["parentBoard"]).id if "parentBoard" in p else None
+    boards = tx.boards(
+        ws_id,
+        project_id=project_id,
+        all_tags=include if p.get("match", "all") == "all" else (),
+        any_tags=include if p.get("match") == "any" else (),
+        without_tags=exclude,
+        archived=p.get("archived", False),
+        parent_board_id=parent_id,
+    )
+    if "subgroup" in p:
+        boards = [b for b in boards if b.subgroup == p["subgroup"]]
+    return {"boards": [_public_view(tx, b) for b in boards]}
 
 
 @kind_handler("list", "tag", {})
 def list_tags(call: Call) -> dict[str, Any]:
-    with call.workspace.store.read() as tx:
-        return {"tags": [{"tag": t, "count": n} for t, n in tx.tags(call.workspace.workspace_id)]}
+    return {"tags": [{"tag": t, "count": n} for t, n in call.tx.tags(call.workspace_id)]}
 
 
 def _merge_meta(current: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
@@ -301,34 +293,30 @@ _META_SCHEMA: dict[str, Any] = {
 
 
 def _set_meta(call: Call) -> dict[str, Any]:
-    p = call.params
+    p, tx, board = call.params, call.tx, call.board
     warnings: list[str] = []
-    with call.workspace.store.transaction() as tx:
-        board = find_board(tx, call.workspace.workspace_id, p["board"])
-        check_board_access(call.principal, board, write=True)
-        tx.lock_board(board.id)
-        fields: dict[str, Any] = {}
-        if "subgroup" in p:
-            fields["subgroup"] = p["subgroup"]
-        if "theme" in p:
-            fields["theme"] = p["theme"] or None
-            if p["theme"] and p["theme"] not in THEME_BUNDLES:
-                warnings.append(
-                    f"theme {p['theme']!r} is not a known bundle ({', '.join(THEME_BUNDLES)})"
-                )
-        if "archived" in p:
-            fields["archived"] = p["archived"]
-        if "meta" in p:
-            fields["meta"] = _merge_meta(board.meta, p["meta"])
-        if fields:
-            board = tx.update_board(board.id, **fields)
-        if "tags" in p:
-            tx.set_board_tags(board.id, p["tags"], mode=p.get("tags_mode", "add"))
-            board = tx.board(board.id) or board
-        tx.record_event(
-            "board.meta", call.principal.label, board_id=board.id, detail={"fields": sorted(p)}
-        )
-        out: dict[str, Any] = {"board": _public_view(tx, board)}
+    fields: dict[str, Any] = {}
+    if "subgroup" in p:
+        fields["subgroup"] = p["subgroup"]
+    if "theme" in p:
+        fields["theme"] = p["theme"] or None
+        if p["theme"] and p["theme"] not in THEME_BUNDLES:
+            warnings.append(
+                f"theme {p['theme']!r} is not a known bundle ({', '.join(THEME_BUNDLES)})"
+            )
+    if "archived" in p:
+        fields["archived"] = p["archived"]
+    if "meta" in p:
+        fields["meta"] = _merge_meta(board.meta, p["meta"])
+    if fields:
+        board = tx.update_board(board.id, **fields)
+    if "tags" in p:
+        tx.set_board_tags(board.id, p["tags"], mode=p.get("tags_mode", "add"))
+        board = tx.board(board.id) or board
+    tx.record_event(
+        "board.meta", call.principal.label, board_id=board.id, detail={"fields": sorted(p)}
+    )
+    out: dict[str, Any] = {"board": _public_view(tx, board)}
     if warnings:
         out["warnings"] = warnings
     return out
@@ -340,11 +328,18 @@ REGISTRY.operation(
     "(tags_mode add or set), archived flag, or meta (merge-patch of top-level keys; "
     "server stamps are kept).",
     {"required": ["board"], "properties": _META_SCHEMA, "additionalProperties": False},
+    board="board",
+    writes=True,
 )(_set_meta)
 
-kind_handler("update", "board", {k: v for k, v in _META_SCHEMA.items()}, required=("board",))(
-    _set_meta
-)
+kind_handler(
+    "update",
+    "board",
+    {**_META_SCHEMA, "slug": SLUG},
+    required=(("board", "slug"),),
+    board=("board", "slug"),
+    writes=True,
+)(_set_meta)
 
 
 @REGISTRY.operation(
@@ -360,28 +355,24 @@ kind_handler("update", "board", {k: v for k, v in _META_SCHEMA.items()}, require
         },
         "additionalProperties": False,
     },
+    board="board",
+    writes=True,
 )
 def share_board(call: Call) -> dict[str, Any]:
-    p = call.params
-    if call.principal.kind == "share":
-        raise ServiceError(403, "forbidden", "a share link cannot mint share links")
-    with call.workspace.store.transaction() as tx:
-        board = find_board(tx, call.workspace.workspace_id, p["board"])
-        if board.meta.get("personal"):
-            raise ServiceError(
-                403, "personal_board", f"board {board.slug!r} is personal; it never mints links"
-            )
-        card_id = p.get("cardId")
-        if card_id is not None:
-            card = tx.card(card_id)
-            if card is None or card.board_id != board.id or card.deleted:
-                raise ServiceError(404, "unknown_card", f"no card {card_id} on this board")
-        link, token = tx.create_share_link(
-            board.id, p.get("mode", "view"), card_id=card_id, created_by=call.principal.label
+    p, tx, board = call.params, call.tx, call.board
+    if board.meta.get("personal"):
+        raise ServiceError(
+            403, "personal_board", f"board {board.slug!r} is personal; it never mints links"
         )
-        tx.record_event(
-            "board.share", call.principal.label, board_id=board.id, detail={"id": link.id}
-        )
+    card_id = p.get("cardId")
+    if card_id is not None:
+        card = tx.card(card_id)
+        if card is None or card.board_id != board.id or card.deleted:
+            raise ServiceError(404, "unknown_card", f"no card {card_id} on this board")
+    link, token = tx.create_share_link(
+        board.id, p.get("mode", "view"), card_id=card_id, created_by=call.principal.label
+    )
+    tx.record_event("board.share", call.principal.label, board_id=board.id, detail={"id": link.id})
     return {"id": link.id, "mode": link.mode, "url": f"/s/{token}"}
 
 
@@ -395,10 +386,13 @@ def share_board(call: Call) -> dict[str, Any]:
         "properties": {"board": SLUG, **QUESTION_SCHEMA["properties"]},
         "additionalProperties": False,
     },
+    board="board",
+    writes=True,
 )
 def ask_board(call: Call) -> dict[str, Any]:
     p = dict(call.params)
-    slug = p.pop("board")
+    p.pop("board")
+    p.pop("requestKey", None)
     if "cardRef" in p:
         raise ServiceError(
             400,
@@ -407,29 +401,14 @@ def ask_board(call: Call) -> dict[str, Any]:
             field="cardRef",
         )
     q = normalize_question(p)
-    with call.workspace.store.transaction() as tx:
-        board = find_board(tx, call.workspace.workspace_id, slug)
-        check_board_access(call.principal, board, write=True)
-        card_id = p.get("cardId")
-        if card_id is not None:
-            card = tx.card(card_id)
-            if card is None or card.board_id != board.id or card.deleted:
-                raise ServiceError(404, "unknown_card", f"no card {card_id} on this board")
-        (record,) = tx.insert_questions(board.id, [new_question(q, card_id, call)])
-        return {"question": question_view(record)}
-
-
-def new_question(q: dict[str, Any], card_id: int | None, call: Call) -> NewQuestion:
-    return NewQuestion(
-        prompt=q["prompt"],
-        options=q["options"],
-        stakes=q["stakes"],
-        multi_select=q["multiSelect"],
-        kind=q["kind"],
-        pivot=q["pivot"],
-        card_id=card_id,
-        author=call.principal.label,
-    )
+    tx, board = call.tx, call.board
+    card_id = p.get("cardId")
+    if card_id is not None:
+        card = tx.card(card_id)
+        if card is None or card.board_id != board.id or card.deleted:
+            raise ServiceError(404, "unknown_card", f"no card {card_id} on this board")
+    (record,) = tx.insert_questions(board.id, [new_question(q, card_id, call.principal)])
+    return {"question": question_view(record)}
 
 
 @kind_handler(
@@ -437,13 +416,12 @@ def new_question(q: dict[str, Any], card_id: int | None, call: Call) -> NewQuest
     "questions",
     {"board": SLUG, "state": {"enum": ["staged", "answered", "released"]}},
     required=("board",),
+    board="board",
+    share=("view", "annotate"),
 )
 def get_questions(call: Call) -> dict[str, Any]:
-    with call.workspace.store.read() as tx:
-        board = find_board(tx, call.workspace.workspace_id, call.params["board"])
-        check_board_access(call.principal, board, write=False)
-        records = tx.questions(board.id, state=call.params.get("state"))
-        return {"questions": [question_view(q) for q in records]}
+    records = call.tx.questions(call.board.id, state=call.params.get("state"))
+    return {"questions": [question_view(q) for q in records]}
 
 
 @REGISTRY.operation(
@@ -458,31 +436,29 @@ def get_questions(call: Call) -> dict[str, Any]:
         },
         "additionalProperties": False,
     },
+    board=lambda tx, call: _question_board(tx, call),
+    writes=True,
+    people_only=True,
 )
 def answer_question(call: Call) -> dict[str, Any]:
-    if call.principal.layer == "ai":
-        raise ServiceError(403, "forbidden", "only people answer board questions")
-    with call.workspace.store.transaction() as tx:
-        q = tx.question(call.params["id"])
-        board = tx.board(q.board_id) if q is not None else None
-        if q is None or board is None or board.workspace_id != call.workspace.workspace_id:
-            raise ServiceError(404, "unknown_question", f"no question {call.params['id']}")
-        check_board_access(call.principal, board, write=True)
-        answer = call.params["answer"]
-        labels = [o["label"] for o in q.options]
-        chosen = [answer] if isinstance(answer, str) else list(answer)
-        if q.kind == "choice":
-            bad = [a for a in chosen if a not in labels and q.options[-1].get("other") is None]
-            if bad:
-                raise ServiceError(
-                    400, "invalid_answer", f"{bad[0]!r} is not an option", field="answer"
-                )
-            if len(chosen) > 1 and not q.multi_select:
-                raise ServiceError(
-                    400, "invalid_answer", "this question takes one answer", field="answer"
-                )
-        record = tx.answer_question(q.id, chosen)
-        return {"question": question_view(record)}
+    tx = call.tx
+    q = tx.question(call.params["id"])
+    assert q is not None  # the road found its board
+    answer = call.params["answer"]
+    labels = [o["label"] for o in q.options]
+    chosen = [answer] if isinstance(answer, str) else list(answer)
+    if q.kind == "choice":
+        bad = [a for a in chosen if a not in labels and q.options[-1].get("other") is None]
+        if bad:
+            raise ServiceError(
+                400, "invalid_answer", f"{bad[0]!r} is not an option", field="answer"
+            )
+        if len(chosen) > 1 and not q.multi_select:
+            raise ServiceError(
+                400, "invalid_answer", "this question takes one answer", field="answer"
+            )
+    record = tx.answer_question(q.id, chosen)
+    return {"question": question_view(record)}
 
 
 @REGISTRY.operation(
@@ -494,15 +470,23 @@ def answer_question(call: Call) -> dict[str, Any]:
         "properties": {"board": SLUG, "regenerate": {"type": "boolean"}},
         "additionalProperties": False,
     },
+    board="board",
+    writes=True,
+    people_only=True,
 )
 def send_answers(call: Call) -> dict[str, Any]:
-    if call.principal.layer == "ai":
-        raise ServiceError(403, "forbidden", "only people release answers")
-    with call.workspace.store.transaction() as tx:
-        board = find_board(tx, call.workspace.workspace_id, call.params["board"])
-        check_board_access(call.principal, board, write=True)
-        released = tx.release_questions(board.id)
-        return {
-            "released": [question_view(q) for q in released],
-            "regenerate": bool(call.params.get("regenerate", False)),
-        }
+    tx, board = call.tx, call.board
+    released = tx.release_questions(board.id)
+    return {
+        "released": [question_view(q) for q in released],
+        "regenerate": bool(call.params.get("regenerate", False)),
+    }
+
+
+def _question_board(tx: Tx, call: Call) -> BoardRecord:
+    """The board a question id belongs to; 404 for another workspace's question."""
+    q = tx.question(call.params["id"])
+    board = tx.board(q.board_id) if q is not None else None
+    if q is None or board is None or board.workspace_id != call.workspace_id:
+        raise ServiceError(404, "unknown_question", f"no question {call.params['id']}")
+    return board

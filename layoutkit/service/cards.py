@@ -9,11 +9,9 @@ from layoutkit import layout
 from layoutkit.errors import ServiceError
 from layoutkit.layout.place import changes_from_journal
 from layoutkit.principal import Principal
-from layoutkit.service._common import ID, REQUEST_KEY, SLUG, check_board_access, find_board
+from layoutkit.service._common import ID, SLUG
 from layoutkit.service.board_model import load_board, write_changes
-from layoutkit.service.compose import SERVER_STAMPS
-from layoutkit.service.content_prep import prepare_card, store_spilled
-from layoutkit.service.idempotency import run_once
+from layoutkit.service.content_prep import SERVER_STAMPS, prepare_card, store_spilled
 from layoutkit.service.registry import REGISTRY
 from layoutkit.service.workspace import Call
 from layoutkit.storage import BoardRecord, CardRecord, Tx
@@ -157,110 +155,116 @@ def _merge_payload(current: dict[str, Any], patch: dict[str, Any]) -> dict[str, 
             "restore": _ID_LIST,
             "reason": {"type": "string", "maxLength": 1000},
             "confirm": {"type": "string"},
-            "requestKey": REQUEST_KEY,
         },
         "additionalProperties": False,
     },
+    board=lambda tx, call: _update_board(tx, call),
+    writes=True,
+    prepare=lambda call: _check_update(call),
 )
 def update_cards(call: Call) -> dict[str, Any]:
-    p = call.params
+    p, tx, board = call.params, call.tx, call.board
     patches = p.get("patch") or []
     remove = p.get("remove") or []
     restore = p.get("restore") or []
     ids = [x["id"] for x in patches] + remove
-    if not ids and not restore:
+    records = {r.id: r for r in tx.cards_by_id(ids + restore)}
+    for patch in patches:
+        if not _may_patch(call.principal, records[patch["id"]]):
+            raise ServiceError(
+                403,
+                "not_your_card",
+                f"card {patch['id']} is not yours to patch; patch your own AI-layer cards and section frames",
+                id=patch["id"],
+            )
+    for card_id in restore:
+        record = records[card_id]
+        if call.principal.kind != "owner" and record.author != call.principal.label:
+            raise ServiceError(
+                403, "not_your_card", f"card {card_id} is not yours to restore", id=card_id
+            )
+    if remove:
+        _check_removal(call, tx, board, remove, [records[i] for i in dict.fromkeys(remove)])
+
+    warnings: list[dict[str, Any]] = []
+    engine_patches = []
+    for i, patch in enumerate(patches):
+        payload = None
+        if "payload" in patch:
+            record = records[patch["id"]]
+            # Server stamps (a doc's push-set) keep their stored value.
+            stamps = SERVER_STAMPS.get(record.kind, ())
+            authored = {k: v for k, v in patch["payload"].items() if k not in stamps}
+            merged = _merge_payload(record.payload, authored)
+            if "rows" in authored or "data" in authored:
+                merged.pop("dataRef", None)  # new inline data replaces the kept blob
+            prepared = prepare_card({"kind": record.kind, "payload": merged}, i)
+            store_spilled(tx, prepared)
+            warnings += [{**w, "index": i} for w in prepared.warnings]
+            payload = prepared.payload
+        engine_patches.append(
+            layout.CardPatch(
+                patch["id"],
+                payload,
+                patch.get("x"),
+                patch.get("y"),
+                patch.get("w"),
+                patch.get("h"),
+            )
+        )
+    # Frames' payloads plus the patched cards' (a width-only patch re-wraps their text).
+    model = load_board(tx, board, also=[p["id"] for p in patches])
+    if engine_patches:
+        write_changes(
+            tx,
+            layout.apply_patches(model, engine_patches, by_person=call.principal.layer == "human"),
+        )
+    if remove:
+        tx.remove_cards(remove, by=call.principal.label)
+        write_changes(tx, layout.remove_cards(model, remove))
+    if restore:
+        tx.restore_cards(restore)
+        _put_back(tx, model, tx.cards_by_id(restore))
+    tx.record_event(
+        "cards.update",
+        call.principal.label,
+        board_id=board.id,
+        detail={
+            "patched": len(patches),
+            "removed": remove,
+            "restored": restore,
+            "reason": p.get("reason"),
+        },
+    )
+    final = {r.id: r for r in tx.cards_by_id([x["id"] for x in patches] + restore)}
+    return {
+        "board": board.slug,
+        "cards": [_box(final[x["id"]]) for x in patches],
+        "removed": remove,
+        "restored": [_box(final[i]) for i in restore],
+        "warnings": warnings,
+    }
+
+
+def _check_update(call: Call) -> None:
+    p = call.params
+    if not (p.get("patch") or p.get("remove") or p.get("restore")):
         raise ServiceError(400, "empty_update", "send patch, remove or restore", field="patch")
 
-    def write(tx: Tx) -> dict[str, Any]:
-        board = _cards_on_one_board(tx, call, ids) if ids else None
-        if restore:
-            restored_board = _cards_on_one_board(tx, call, restore, deleted=True)
-            if board is not None and restored_board.id != board.id:
-                raise ServiceError(400, "mixed_boards", "one update_cards call changes one board")
-            board = restored_board
-        assert board is not None
-        check_board_access(call.principal, board, write=True)
-        tx.lock_board(board.id)
-        records = {r.id: r for r in tx.cards_by_id(ids + restore)}
-        for patch in patches:
-            if not _may_patch(call.principal, records[patch["id"]]):
-                raise ServiceError(
-                    403,
-                    "not_your_card",
-                    f"card {patch['id']} is not yours to patch; patch your own AI-layer cards and section frames",
-                    id=patch["id"],
-                )
-        for card_id in restore:
-            record = records[card_id]
-            if call.principal.kind != "owner" and record.author != call.principal.label:
-                raise ServiceError(
-                    403, "not_your_card", f"card {card_id} is not yours to restore", id=card_id
-                )
-        if remove:
-            _check_removal(call, tx, board, remove, [records[i] for i in dict.fromkeys(remove)])
 
-        warnings: list[dict[str, Any]] = []
-        engine_patches = []
-        for i, patch in enumerate(patches):
-            payload = None
-            if "payload" in patch:
-                record = records[patch["id"]]
-                # Server stamps (a doc's push-set) keep their stored value.
-                stamps = SERVER_STAMPS.get(record.kind, ())
-                authored = {k: v for k, v in patch["payload"].items() if k not in stamps}
-                merged = _merge_payload(record.payload, authored)
-                if "rows" in authored or "data" in authored:
-                    merged.pop("dataRef", None)  # new inline data replaces the kept blob
-                prepared = prepare_card({"kind": record.kind, "payload": merged}, i)
-                store_spilled(tx, prepared)
-                warnings += [{**w, "index": i} for w in prepared.warnings]
-                payload = prepared.payload
-            engine_patches.append(
-                layout.CardPatch(
-                    patch["id"],
-                    payload,
-                    patch.get("x"),
-                    patch.get("y"),
-                    patch.get("w"),
-                    patch.get("h"),
-                )
-            )
-        # Frames' payloads plus the patched cards' (a width-only patch re-wraps their text).
-        model = load_board(tx, board, also=[p["id"] for p in patches])
-        if engine_patches:
-            write_changes(
-                tx,
-                layout.apply_patches(
-                    model, engine_patches, by_person=call.principal.layer == "human"
-                ),
-            )
-        if remove:
-            tx.remove_cards(remove, by=call.principal.label)
-            write_changes(tx, layout.remove_cards(model, remove))
-        if restore:
-            tx.restore_cards(restore)
-            _put_back(tx, model, tx.cards_by_id(restore))
-        tx.record_event(
-            "cards.update",
-            call.principal.label,
-            board_id=board.id,
-            detail={
-                "patched": len(patches),
-                "removed": remove,
-                "restored": restore,
-                "reason": p.get("reason"),
-            },
-        )
-        final = {r.id: r for r in tx.cards_by_id([x["id"] for x in patches] + restore)}
-        return {
-            "board": board.slug,
-            "cards": [_box(final[x["id"]]) for x in patches],
-            "removed": remove,
-            "restored": [_box(final[i]) for i in restore],
-            "warnings": warnings,
-        }
-
-    return run_once(call, "update_cards", write)
+def _update_board(tx: Tx, call: Call) -> BoardRecord:
+    """The one board every patched, removed and restored card sits on."""
+    p = call.params
+    ids = [x["id"] for x in p.get("patch") or []] + list(p.get("remove") or [])
+    restore = p.get("restore") or []
+    board = _cards_on_one_board(tx, call, ids) if ids else None
+    if restore:
+        restored_board = _cards_on_one_board(tx, call, restore, deleted=True)
+        if board is not None and restored_board.id != board.id:
+            raise ServiceError(400, "mixed_boards", "one update_cards call changes one board")
+        board = restored_board
+    assert board is not None  # _check_update saw at least one id
+    return board
 
 
 def _put_back(tx: Tx, model: layout.Board, records: list[CardRecord]) -> None:
@@ -365,37 +369,35 @@ def _box(r: CardRecord) -> dict[str, Any]:
         },
         "additionalProperties": False,
     },
+    board="board",
+    writes=True,
 )
 def arrange(call: Call) -> dict[str, Any]:
-    p = call.params
-    with call.workspace.store.transaction() as tx:
-        board = find_board(tx, call.workspace.workspace_id, p["board"])
-        check_board_access(call.principal, board, write=True)
-        board = tx.lock_board(board.id)
-        model = load_board(tx, board, payloads="all")
-        result = layout.arrange(
-            model,
-            p["mode"],
-            gap=p.get("gap"),
-            padding=p.get("padding"),
-            scope=p.get("scope", "ai"),
-            save=p.get("save", False),
-            sections_=p.get("sections"),
-            cols=p.get("cols"),
-            sort=p.get("sort", "reading"),
-        )
-        touched = write_changes(tx, result.changes)
-        tx.record_event(
-            "board.arrange",
-            call.principal.label,
-            board_id=board.id,
-            detail={"mode": p["mode"], "cards": touched},
-        )
-        moved = {r.id: r for r in tx.cards_by_id(list(result.arranged))} if result.arranged else {}
-        return {
-            "board": board.slug,
-            "mode": p["mode"],
-            "cards": [_box(moved[i]) for i in result.arranged if i in moved],
-            "moved": sorted(k for k in result.changes.moves if isinstance(k, int)),
-            "saved": list(result.saved),
-        }
+    p, tx, board = call.params, call.tx, call.board
+    model = load_board(tx, board, payloads="all")
+    result = layout.arrange(
+        model,
+        p["mode"],
+        gap=p.get("gap"),
+        padding=p.get("padding"),
+        scope=p.get("scope", "ai"),
+        save=p.get("save", False),
+        sections_=p.get("sections"),
+        cols=p.get("cols"),
+        sort=p.get("sort", "reading"),
+    )
+    touched = write_changes(tx, result.changes)
+    tx.record_event(
+        "board.arrange",
+        call.principal.label,
+        board_id=board.id,
+        detail={"mode": p["mode"], "cards": touched},
+    )
+    moved = {r.id: r for r in tx.cards_by_id(list(result.arranged))} if result.arranged else {}
+    return {
+        "board": board.slug,
+        "mode": p["mode"],
+        "cards": [_box(moved[i]) for i in result.arranged if i in moved],
+        "moved": sorted(k for k in result.changes.moves if isinstance(k, int)),
+        "saved": list(result.saved),
+    }

@@ -26,6 +26,8 @@ _ANY = {"description": "Any JSON value; checked against the content contract."}
         "additionalProperties": False,
         "oneOf": [{"required": ["element"]}, {"required": ["card"]}],
     },
+    share=("view", "annotate"),
+    pure=True,
 )
 def validate(call: Call) -> dict[str, Any]:
     params = call.params
@@ -45,6 +47,8 @@ def validate(call: Call) -> dict[str, Any]:
         "properties": {"topic": {"type": "string", "maxLength": 200}},
         "additionalProperties": False,
     },
+    share=("view", "annotate"),
+    pure=True,
 )
 def docs(call: Call) -> dict[str, Any]:
     topic = call.params.get("topic")

@@ -172,3 +172,14 @@ def _diagrams_inside(payload: dict[str, Any], raw: Any, index: int | None) -> li
                 if isinstance(value, dict | list):
                     stack.append((value, src[i] if i < len(src) else None, f"{path}[{i}]"))
     return warnings
+
+
+#: Payload fields only the server writes on a compose: a doc's push-set stamp.
+SERVER_STAMPS = {"doc": ("set",)}
+
+
+def without_stamps(prepared: Prepared) -> Prepared:
+    """Drop stamps an author may not forge (push_doc sets them after preparing)."""
+    for key in SERVER_STAMPS.get(prepared.kind, ()):
+        prepared.payload.pop(key, None)
+    return prepared

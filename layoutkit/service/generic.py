@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from jsonschema import Draft202012Validator
+import attrs
 
-from layoutkit.errors import ServiceError, did_you_mean
-from layoutkit.service.registry import REGISTRY, Operation
+from layoutkit.service.registry import REGISTRY, Operation, declare
 from layoutkit.service.workspace import Call
 
 VERBS = ("create", "update", "list", "get", "search")
@@ -34,26 +33,33 @@ _DESCRIPTIONS = {
 
 
 def kind_handler(
-    verb: str, kind: str, properties: dict[str, Any], required: tuple[str, ...] = ()
+    verb: str,
+    kind: str,
+    properties: dict[str, Any],
+    required: tuple[str | tuple[str, ...], ...] = (),
+    **needs: Any,
 ) -> Callable[[KindHandler], KindHandler]:
     """Register ``handler`` for ``verb`` on resources of ``kind``.
 
     ``properties`` and ``required`` describe the params besides ``kind``; they
-    are checked before the handler runs, so a bad field is named in a 400.
+    are checked before the handler runs, so a bad field is named in a 400. A
+    tuple in ``required`` lists aliases of which one must be sent.
+    ``needs`` are what the road does first (``board``, ``writes``, ``share``,
+    ...; see :func:`layoutkit.service.registry.declare`).
     """
-    schema = {
-        "type": "object",
-        "required": [*required],
+    schema: dict[str, Any] = {
+        "required": [r for r in required if isinstance(r, str)],
         "properties": {"kind": {"const": kind}, **properties},
         "additionalProperties": False,
     }
+    aliases = [r for r in required if isinstance(r, tuple)]
+    if aliases:
+        schema["allOf"] = [{"anyOf": [{"required": [name]} for name in a]} for a in aliases]
 
     def register(handler: KindHandler) -> KindHandler:
         if kind in _HANDLERS[verb]:
             raise ValueError(f"{verb} {kind} registered twice")
-        _HANDLERS[verb][kind] = Operation(
-            f"{verb} {kind}", "", schema, handler, Draft202012Validator(schema)
-        )
+        _HANDLERS[verb][kind] = declare(f"{verb} {kind}", "", schema, handler, **needs)
         return handler
 
     return register
@@ -62,36 +68,30 @@ def kind_handler(
 def register_generic_operations() -> None:
     for verb in VERBS:
         kinds = sorted(_HANDLERS[verb])
-        REGISTRY.operation(
-            verb,
-            _DESCRIPTIONS[verb] + f" Kinds: {', '.join(kinds)}.",
-            {
-                # search defaults to every kind; the other verbs must name one.
-                "required": ["q"] if verb == "search" else ["kind"],
-                # No enum here: an unknown kind is answered by the dispatcher
-                # with the allowed kinds and a did-you-mean.
-                "properties": {
-                    "kind": {"type": "string", "description": f"one of: {', '.join(kinds)}"}
-                },
-                "additionalProperties": True,
-            },
-        )(_dispatcher(verb))
-
-
-def _dispatcher(verb: str) -> KindHandler:
-    def dispatch(call: Call) -> dict[str, Any]:
-        kind = call.params.get("kind", "any" if verb == "search" else None)
-        op = _HANDLERS[verb].get(kind)
-        if op is None:
-            raise ServiceError(
-                400,
-                "unknown_kind",
-                f"{verb} takes kind {', '.join(sorted(_HANDLERS[verb]))}",
-                allowed=sorted(_HANDLERS[verb]),
-                didYouMean=did_you_mean(str(kind), _HANDLERS[verb]),
+        REGISTRY.add(
+            attrs.evolve(
+                declare(
+                    verb,
+                    _DESCRIPTIONS[verb] + f" Kinds: {', '.join(kinds)}.",
+                    {
+                        # search defaults to every kind; the other verbs must name one.
+                        "required": ["q"] if verb == "search" else ["kind"],
+                        # No enum here: an unknown kind is answered by the road
+                        # with the allowed kinds and a did-you-mean.
+                        "properties": {
+                            "kind": {
+                                "type": "string",
+                                "description": f"one of: {', '.join(kinds)}",
+                            }
+                        },
+                        "additionalProperties": True,
+                    },
+                    _unreachable,
+                ),
+                kinds=_HANDLERS[verb],
             )
-        op.check_params(call.params)
-        return op.handler(call)
+        )
 
-    dispatch.__name__ = verb
-    return dispatch
+
+def _unreachable(call: Call) -> dict[str, Any]:
+    raise AssertionError("the road dispatches generic verbs to their kind's handler")

@@ -1,57 +1,54 @@
 """requestKey: an unchanged retry returns the first receipt; changed input conflicts.
 
 Keys are scoped to the workspace and the calling principal and kept at least
-24 hours (older ones are purged when a workspace opens). The receipt is saved
-in the same transaction as the writes it describes, so a key never points at
-work that was rolled back.
+24 hours (older ones are purged when a workspace opens). The road
+(``Workspace.call``) saves the receipt in the same transaction as the writes
+it describes, so a key never points at work that was rolled back.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from layoutkit.errors import ServiceError
-from layoutkit.service.workspace import Call
 from layoutkit.storage import ConflictError, RequestKeyRecord, Tx, input_hash
 
+if TYPE_CHECKING:
+    from layoutkit.service.workspace import Call
 
-def _scope(call: Call) -> str:
-    return f"{call.workspace.workspace_id}:{call.principal.label}"
+__all__ = ["ConflictError", "Replay"]
 
 
-def _replay(record: RequestKeyRecord, digest: str, key: str) -> dict[str, Any]:
-    if record.input_hash != digest:
-        raise ServiceError(
-            409,
-            "request_key_conflict",
-            f"requestKey {key!r} was used with different input; use a new key",
+class Replay:
+    """One call's request key: where it is kept and the digest of the input it stands for."""
+
+    def __init__(self, call: Call, operation: str, key: str) -> None:
+        self.key = key
+        self.operation = operation
+        self.scope = f"{call.workspace.workspace_id}:{call.principal.label}"
+        self.digest = input_hash(
+            operation, {k: v for k, v in call.params.items() if k != "requestKey"}
         )
-    return record.receipt
 
+    def lookup(self, tx: Tx) -> dict[str, Any] | None:
+        """The first receipt for this key, None for a new key; 409 for changed input."""
+        record = tx.request_key(self.scope, self.key)
+        return None if record is None else self._replay(record)
 
-def run_once(call: Call, operation: str, write: Callable[[Tx], dict[str, Any]]) -> dict[str, Any]:
-    """Run ``write`` in one transaction, honouring ``call.params['requestKey']``."""
-    store = call.workspace.store
-    key = call.params.get("requestKey")
-    if key is None:
-        with store.transaction() as tx:
-            return write(tx)
-    scope = _scope(call)
-    digest = input_hash(operation, {k: v for k, v in call.params.items() if k != "requestKey"})
-    with store.read() as tx:
-        record = tx.request_key(scope, key)
-    if record is not None:
-        return _replay(record, digest, key)
-    try:
-        with store.transaction() as tx:
-            receipt = write(tx)
-            tx.save_request_key(scope, key, operation=operation, input_hash=digest, receipt=receipt)
-        return receipt
-    except ConflictError:
-        # Another caller committed the same key first: answer as a retry would.
-        with store.read() as tx:
-            record = tx.request_key(scope, key)
-        if record is None:
-            raise
-        return _replay(record, digest, key)
+    def record(self, tx: Tx, receipt: dict[str, Any]) -> None:
+        tx.save_request_key(
+            self.scope,
+            self.key,
+            operation=self.operation,
+            input_hash=self.digest,
+            receipt=receipt,
+        )
+
+    def _replay(self, record: RequestKeyRecord) -> dict[str, Any]:
+        if record.input_hash != self.digest:
+            raise ServiceError(
+                409,
+                "request_key_conflict",
+                f"requestKey {self.key!r} was used with different input; use a new key",
+            )
+        return record.receipt

@@ -26,13 +26,15 @@ import copy
 import re
 from typing import Any
 
+import attrs
+
 from layoutkit.elements import repo_url
 from layoutkit.errors import ServiceError, did_you_mean
-from layoutkit.service._common import REQUEST_KEY, SLUG, check_board_access, find_board
-from layoutkit.service.content_prep import prepare_card
-from layoutkit.service.idempotency import run_once
+from layoutkit.service._common import SLUG
+from layoutkit.service.content_prep import Prepared, prepare_card
+from layoutkit.service.placing import place_cards
 from layoutkit.service.registry import REGISTRY
-from layoutkit.service.uploads import FILE_SCHEMA, Decoded, decode_files, place_cards
+from layoutkit.service.uploads import FILE_SCHEMA, Decoded, decode_files
 from layoutkit.service.workspace import Call
 from layoutkit.storage import CardRecord, Tx, blob_key
 
@@ -67,7 +69,6 @@ PUSH_SCHEMA: dict[str, Any] = {
     "required": ["board", "doc"],
     "properties": {
         "board": SLUG,
-        "requestKey": REQUEST_KEY,
         "doc": {"type": "object", "description": "the doc element (doc.json)"},
         "files": {"type": "array", "items": FILE_SCHEMA},
         "shots": {"type": "array", "items": SHOT_SCHEMA},
@@ -274,16 +275,19 @@ def _versions(cards: list[CardRecord], branch: str) -> tuple[int, CardRecord | N
     return top, latest
 
 
-@REGISTRY.operation(
-    "push_doc",
-    "Publish a document set on a board: doc is the doc element (doc.json), shots the "
-    "data.json shots, files the set's files in base64. Images named by file or shot index "
-    "are stored and linked, sources aliases in links become repository URLs, and the doc "
-    "card takes the next free version on its branch (default main). Returns board, "
-    "branch, version and the card.",
-    PUSH_SCHEMA,
-)
-def push_doc(call: Call) -> dict[str, Any]:
+@attrs.frozen(slots=True)
+class _Push:
+    """A push request resolved without the board: the doc card and what it links to."""
+
+    prepared: Prepared
+    resolved: dict[str, Any]
+    decoded: list[Decoded]
+    file_refs: dict[str, str]
+    shots: list[dict[str, Any]]
+    links_expanded: int
+
+
+def _prepare(call: Call) -> _Push:
     params = call.params
     # Resolution rewrites the tree; the caller's params (and their requestKey hash) stay intact.
     doc = copy.deepcopy(params["doc"])
@@ -294,7 +298,6 @@ def push_doc(call: Call) -> dict[str, Any]:
             "doc must be a doc element: {kind: 'doc', payload: {title?, elements: [...]}}",
             field="doc",
         )
-    branch = params.get("branch", DEFAULT_BRANCH)
     decoded = decode_files(list(params.get("files") or []))
     names = [f.name for f in decoded]
     if len(set(names)) != len(names):
@@ -307,51 +310,67 @@ def push_doc(call: Call) -> dict[str, Any]:
     expander = _Expander(sources) if sources else None
     resolved = _walk(doc, "doc", _SetResolver(file_refs, shots), expander)
     prepared = prepare_card({"kind": "doc", "payload": resolved["payload"]})
+    return _Push(prepared, resolved, decoded, file_refs, shots, expander.count if expander else 0)
+
+
+@REGISTRY.operation(
+    "push_doc",
+    "Publish a document set on a board: doc is the doc element (doc.json), shots the "
+    "data.json shots, files the set's files in base64. Images named by file or shot index "
+    "are stored and linked, sources aliases in links become repository URLs, and the doc "
+    "card takes the next free version on its branch (default main). Returns board, "
+    "branch, version and the card.",
+    PUSH_SCHEMA,
+    board="board",
+    writes=True,
+    prepare=_prepare,
+)
+def push_doc(call: Call) -> dict[str, Any]:
+    params, tx, board = call.params, call.tx, call.board
+    push: _Push = call.prepared
+    branch = params.get("branch", DEFAULT_BRANCH)
     placement = {k: params[k] for k in ("section", "createSection") if k in params}
-
-    def write(tx: Tx) -> dict[str, Any]:
-        board = find_board(tx, call.workspace.workspace_id, params["board"])
-        check_board_access(call.principal, board, write=True)
-        board = tx.lock_board(board.id)
-        _store_files(tx, decoded)
-        _check_blob_refs(tx, resolved, shots)
-        top, latest = _versions(tx.cards(board.id, include_deleted=True), branch)
-        version = top + 1
-        prepared.payload["set"] = {
-            "branch": branch,
-            "version": version,
-            "files": file_refs,
-            "shots": [s["ref"] for s in shots],
-        }
-        where = dict(placement)
-        if latest is not None and "section" not in where:
-            where["anchor"] = {"cardId": latest.id, "relation": "beside"}
-        receipt = place_cards(call, tx, board, [prepared], where)
-        (card,) = receipt["cards"]
-        tx.record_event(
-            "board.push",
-            call.principal.label,
-            board_id=board.id,
-            detail={"branch": branch, "version": version, "card": card["id"]},
-        )
-        return {
-            "board": board.slug,
-            "branch": branch,
-            "version": version,
-            "card": card["id"],
-            "previous": latest.id if latest is not None else None,
-            **{k: card[k] for k in ("x", "y", "w", "h", "placedAs", "container")},
-            "sections": receipt["sections"],
-            "moved": receipt["moved"],
-            "files": [
-                {"name": f.name, "ref": file_refs[f.name], "size": len(f.data)} for f in decoded
-            ],
-            "shots": len(shots),
-            "linksExpanded": expander.count if expander else 0,
-            "warnings": receipt["warnings"],
-        }
-
-    return run_once(call, "push_doc", write)
+    _store_files(tx, push.decoded)
+    _check_blob_refs(tx, push.resolved, push.shots)
+    top, latest = _versions(tx.cards(board.id, include_deleted=True), branch)
+    version = top + 1
+    # The card is prepared once per call; a replayed key never reaches here twice.
+    payload = dict(push.prepared.payload)
+    payload["set"] = {
+        "branch": branch,
+        "version": version,
+        "files": push.file_refs,
+        "shots": [s["ref"] for s in push.shots],
+    }
+    where = dict(placement)
+    if latest is not None and "section" not in where:
+        where["anchor"] = {"cardId": latest.id, "relation": "beside"}
+    card_in = attrs.evolve(push.prepared, payload=payload)
+    receipt = place_cards(call.principal, tx, board, [card_in], where)
+    (card,) = receipt["cards"]
+    tx.record_event(
+        "board.push",
+        call.principal.label,
+        board_id=board.id,
+        detail={"branch": branch, "version": version, "card": card["id"]},
+    )
+    return {
+        "board": board.slug,
+        "branch": branch,
+        "version": version,
+        "card": card["id"],
+        "previous": latest.id if latest is not None else None,
+        **{k: card[k] for k in ("x", "y", "w", "h", "placedAs", "container")},
+        "sections": receipt["sections"],
+        "moved": receipt["moved"],
+        "files": [
+            {"name": f.name, "ref": push.file_refs[f.name], "size": len(f.data)}
+            for f in push.decoded
+        ],
+        "shots": len(push.shots),
+        "linksExpanded": push.links_expanded,
+        "warnings": receipt["warnings"],
+    }
 
 
 def _store_files(tx: Tx, files: list[Decoded]) -> None:

@@ -1,13 +1,16 @@
-"""The one operation registry: name -> description, params schema, handler.
+"""The one operation registry: name -> description, params schema, needs, handler.
 
 Every adapter (MCP tools, the HTTP API and its OpenAPI document, the CLI's
 generic ``call``) is generated from this table, so they cannot drift apart.
+An operation also declares what the road must do before its handler runs
+(which param names its board, whether it writes, who may call it); the road
+itself is ``Workspace.call``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 from jsonschema import Draft202012Validator
@@ -16,17 +19,53 @@ from layoutkit.errors import ServiceError, did_you_mean
 
 if TYPE_CHECKING:
     from layoutkit.service.workspace import Call
+    from layoutkit.storage import BoardRecord, Tx
 
 Handler = Callable[["Call"], dict[str, Any]]
+#: Work done before the transaction opens (validation, layout of diagrams,
+#: decoding files): its result reaches the handler as ``call.prepared``.
+Prepare = Callable[["Call"], Any]
+#: Finds the board of an operation whose params name it indirectly (by card id).
+BoardResolver = Callable[["Tx", "Call"], "BoardRecord"]
+ShareMode = Literal["view", "annotate"]
+
+REQUEST_KEY: dict[str, Any] = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": 200,
+    "description": "idempotency key: an unchanged retry returns the first receipt",
+}
 
 
 @attrs.frozen(slots=True)
 class Operation:
+    """One operation: its public description, its params schema and what it needs.
+
+    ``board`` names the param that holds the board's slug (a tuple lists
+    aliases, first match wins), or is a resolver for boards named through a
+    card or question id. ``writes`` opens a write transaction (and locks the
+    board); ``idempotent`` honours ``requestKey`` (every write does by
+    default). ``share`` lists the share-link modes that may call it;
+    ``people_only`` refuses agents and services; ``pure`` operations run
+    without a transaction.
+    """
+
     name: str
     description: str
     params_schema: dict[str, Any]
     handler: Handler
     validator: Draft202012Validator = attrs.field(eq=False, repr=False)
+    board: str | tuple[str, ...] | BoardResolver | None = attrs.field(default=None, eq=False)
+    writes: bool = False
+    idempotent: bool = False
+    share: frozenset[ShareMode] = frozenset()
+    people_only: bool = False
+    prepare: Prepare | None = attrs.field(default=None, eq=False)
+    #: Touches no storage (validate, docs): the road opens no transaction.
+    pure: bool = False
+    #: Generic verbs dispatch on ``kind`` to one of these; the road then runs
+    #: with the kind's own declarations.
+    kinds: dict[str, Operation] | None = attrs.field(default=None, eq=False, repr=False)
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -46,7 +85,7 @@ class Operation:
             )
         errors = sorted(self.validator.iter_errors(params), key=lambda e: list(e.absolute_path))
         if errors:
-            findings = [{"path": _path(e), "message": e.message} for e in errors[:20]]
+            findings = [{"path": _path(e), "message": _message(e)} for e in errors[:20]]
             first = findings[0]
             where = first["path"] or "params"
             raise ServiceError(
@@ -59,11 +98,26 @@ class Operation:
         return params
 
 
+def _message(error: Any) -> str:
+    if error.validator == "anyOf" and all(
+        set(sub) == {"required"} for sub in error.validator_value
+    ):
+        names = [sub["required"][0] for sub in error.validator_value]
+        return f"send one of {', '.join(repr(n) for n in names)}"
+    return str(error.message)
+
+
 def _path(error: Any) -> str:
     out = ""
     for part in error.absolute_path:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    if error.validator == "required" and isinstance(error.instance, dict):
+    if error.validator == "anyOf" and all(
+        set(sub) == {"required"} for sub in error.validator_value
+    ):
+        # One of several aliases is required: name the first as the field to send.
+        missing = error.validator_value[0]["required"][0]
+        out = f"{out}.{missing}" if out else missing
+    elif error.validator == "required" and isinstance(error.instance, dict):
         missing = next((r for r in error.validator_value if r not in error.instance), None)
         if missing is not None:
             out = f"{out}.{missing}" if out else missing
@@ -75,6 +129,42 @@ def _path(error: Any) -> str:
     return out
 
 
+def declare(
+    name: str,
+    description: str,
+    params_schema: dict[str, Any],
+    handler: Handler,
+    *,
+    board: str | tuple[str, ...] | BoardResolver | None = None,
+    writes: bool = False,
+    idempotent: bool | None = None,
+    share: tuple[ShareMode, ...] = (),
+    people_only: bool = False,
+    prepare: Prepare | None = None,
+    pure: bool = False,
+) -> Operation:
+    """Build an :class:`Operation`; a writing one takes ``requestKey`` unless told not to."""
+    schema = {"type": "object", **params_schema}
+    keyed = writes if idempotent is None else idempotent
+    if keyed:
+        schema["properties"] = {**schema.get("properties", {}), "requestKey": REQUEST_KEY}
+    Draft202012Validator.check_schema(schema)
+    return Operation(
+        name,
+        description,
+        schema,
+        handler,
+        Draft202012Validator(schema),
+        board=board,
+        writes=writes,
+        idempotent=keyed,
+        share=frozenset(share),
+        people_only=people_only,
+        prepare=prepare,
+        pure=pure,
+    )
+
+
 class Registry:
     """Operations by name, in registration order."""
 
@@ -82,21 +172,45 @@ class Registry:
         self._ops: dict[str, Operation] = {}
 
     def operation(
-        self, name: str, description: str, params_schema: dict[str, Any]
+        self,
+        name: str,
+        description: str,
+        params_schema: dict[str, Any],
+        *,
+        board: str | tuple[str, ...] | BoardResolver | None = None,
+        writes: bool = False,
+        idempotent: bool | None = None,
+        share: tuple[ShareMode, ...] = (),
+        people_only: bool = False,
+        prepare: Prepare | None = None,
+        pure: bool = False,
     ) -> Callable[[Handler], Handler]:
-        """Decorator registering ``handler`` as operation ``name``."""
-        schema = {"type": "object", **params_schema}
-        Draft202012Validator.check_schema(schema)
+        """Decorator registering ``handler`` as operation ``name`` with its needs."""
 
         def register(handler: Handler) -> Handler:
-            if name in self._ops:
-                raise ValueError(f"operation {name!r} registered twice")
-            self._ops[name] = Operation(
-                name, description, schema, handler, Draft202012Validator(schema)
+            self.add(
+                declare(
+                    name,
+                    description,
+                    params_schema,
+                    handler,
+                    board=board,
+                    writes=writes,
+                    idempotent=idempotent,
+                    share=share,
+                    people_only=people_only,
+                    prepare=prepare,
+                    pure=pure,
+                )
             )
             return handler
 
         return register
+
+    def add(self, op: Operation) -> None:
+        if op.name in self._ops:
+            raise ValueError(f"operation {op.name!r} registered twice")
+        self._ops[op.name] = op
 
     def get(self, name: str) -> Operation:
         op = self._ops.get(name)

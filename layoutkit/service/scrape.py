@@ -9,9 +9,7 @@ from layoutkit.service._common import (
     SLUG,
     board_view,
     card_view,
-    check_board_access,
     edge_view,
-    find_board,
     question_view,
 )
 from layoutkit.service.generic import kind_handler
@@ -124,15 +122,11 @@ def _shape_card(card: CardRecord, section: str | None, pages: str) -> dict[str, 
         },
         "additionalProperties": False,
     },
+    board="board",
+    share=("view", "annotate"),
 )
 def scrape_board(call: Call) -> dict[str, Any]:
-    p = call.params
-    if "section" in p and "diff" in p:
-        raise ServiceError(400, "exclusive_params", "send section or diff, not both", field="diff")
-    with call.workspace.store.read() as tx:
-        board = find_board(tx, call.workspace.workspace_id, p["board"])
-        check_board_access(call.principal, board, write=False)
-        return _scrape(call, tx, board)
+    return scrape(call.tx, call.board, call.params)
 
 
 def _find_section(cards: dict[int, CardRecord], name: str) -> CardRecord:
@@ -152,8 +146,13 @@ def _find_section(cards: dict[int, CardRecord], name: str) -> CardRecord:
     )
 
 
-def _scrape(call: Call, tx: Tx, board: BoardRecord) -> dict[str, Any]:
-    p = call.params
+def scrape(tx: Tx, board: BoardRecord, p: dict[str, Any]) -> dict[str, Any]:
+    """A board read back as scrape_board answers it (``p``: section, diff, pages).
+
+    Shared by every operation that needs the board's content (render_board draws it).
+    """
+    if "section" in p and "diff" in p:
+        raise ServiceError(400, "exclusive_params", "send section or diff, not both", field="diff")
     cards = {c.id: c for c in tx.cards(board.id)}
     edges = tx.edges(board.id)
     section_of = _containing_sections(cards)
@@ -277,14 +276,12 @@ def _diff(cards: dict[int, CardRecord], a: CardRecord, b: CardRecord) -> dict[st
     }
 
 
-@kind_handler("list", "section", {"board": SLUG}, required=("board",))
+@kind_handler("list", "section", {"board": SLUG}, required=("board",), board="board")
 def list_sections(call: Call) -> dict[str, Any]:
     """The section frames of a board, oldest first, with journey and pass."""
-    with call.workspace.store.read() as tx:
-        board = find_board(tx, call.workspace.workspace_id, call.params["board"])
-        check_board_access(call.principal, board, write=False)
-        boxes = [c for c in tx.card_boxes(board.id) if c.kind == "section"]
-        full = {c.id: c for c in tx.cards_by_id([c.id for c in boxes])} if boxes else {}
+    tx, board = call.tx, call.board
+    boxes = [c for c in tx.card_boxes(board.id) if c.kind == "section"]
+    full = {c.id: c for c in tx.cards_by_id([c.id for c in boxes])} if boxes else {}
     return {
         "sections": [
             {

@@ -63,40 +63,37 @@ def _search(call: Call, kinds: tuple[str, ...]) -> dict[str, Any]:
     wanted = words(q)
     limit = call.params.get("limit", MAX_HITS)
     hits: list[dict[str, Any]] = []
-    with call.workspace.store.read() as tx:
-        boards = tx.boards(call.workspace.workspace_id)
-        if "board" in kinds:
-            for board in boards:
-                text = _board_text(board)
+    tx = call.tx
+    boards = tx.boards(call.workspace_id)
+    if "board" in kinds:
+        for board in boards:
+            text = _board_text(board)
+            if all(w in text for w in wanted):
+                hits.append({"kind": "board", "board": board.slug, "url": f"/boards/{board.slug}"})
+    if "card" in kinds:
+        for board in boards:
+            for card in tx.cards(board.id):
+                text = _card_text(card.payload)
                 if all(w in text for w in wanted):
                     hits.append(
-                        {"kind": "board", "board": board.slug, "url": f"/boards/{board.slug}"}
+                        {
+                            "kind": "card",
+                            "id": card.id,
+                            "cardKind": card.kind,
+                            "board": board.slug,
+                        }
                     )
-        if "card" in kinds:
-            for board in boards:
-                for card in tx.cards(board.id):
-                    text = _card_text(card.payload)
-                    if all(w in text for w in wanted):
-                        hits.append(
-                            {
-                                "kind": "card",
-                                "id": card.id,
-                                "cardKind": card.kind,
-                                "board": board.slug,
-                            }
-                        )
-                        if len(hits) >= limit:
-                            break
-                if len(hits) >= limit:
-                    break
+                    if len(hits) >= limit:
+                        break
+            if len(hits) >= limit:
+                break
     return {"q": q, "hits": hits[:limit]}
 
 
 def _resolve(call: Call, q: str) -> dict[str, Any]:
     """Read ``q`` as a reference to one board: exact, confident, ambiguous or none."""
     ref = fold(q.strip().lstrip("#"))
-    with call.workspace.store.read() as tx:
-        boards = tx.boards(call.workspace.workspace_id)
+    boards = call.tx.boards(call.workspace_id)
     slugs = [b.slug for b in boards]
     if ref in slugs:
         return {

@@ -32,15 +32,12 @@ from typing import Any
 import attrs
 from PIL import Image
 
-from layoutkit import layout
 from layoutkit.errors import ServiceError
-from layoutkit.service._common import REQUEST_KEY, SLUG, check_board_access, find_board
-from layoutkit.service.compose import store_batch
-from layoutkit.service.content_prep import Prepared, prepare_card
-from layoutkit.service.idempotency import run_once
+from layoutkit.service._common import SLUG
+from layoutkit.service.content_prep import prepare_card
+from layoutkit.service.placing import place_cards
 from layoutkit.service.registry import REGISTRY
 from layoutkit.service.workspace import Call
-from layoutkit.storage import BoardRecord, Tx
 
 MAX_FILE_BYTES = 25 * 1024 * 1024
 MAX_CALL_BYTES = 100 * 1024 * 1024
@@ -66,7 +63,6 @@ UPLOAD_SCHEMA: dict[str, Any] = {
     "required": ["board", "files"],
     "properties": {
         "board": SLUG,
-        "requestKey": REQUEST_KEY,
         "files": {"type": "array", "minItems": 1, "items": FILE_SCHEMA},
         "section": {"type": "string", "minLength": 1, "maxLength": 200},
         "createSection": {"type": "boolean"},
@@ -226,30 +222,6 @@ def card_for(file: Decoded, ref: str) -> dict[str, Any]:
     return {"kind": "file", "payload": payload}
 
 
-def place_cards(
-    call: Call,
-    tx: Tx,
-    board: BoardRecord,
-    prepared: list[Prepared],
-    placement: dict[str, Any],
-) -> dict[str, Any]:
-    """Place ``prepared`` cards on the locked ``board`` as one compose batch and store them.
-
-    ``placement`` holds compose placement params (``section``,
-    ``createSection``, ``anchor``...). Returns compose_board's receipt. Raises
-    what the layout engine refuses (409 ``section_near_match`` and the like).
-    """
-    batch = layout.batch_from_params(
-        {
-            **placement,
-            "layer": call.principal.layer,
-            "cards": [{"kind": p.kind, "payload": p.payload} for p in prepared],
-        }
-    )
-    raw = [{} for _ in prepared]
-    return store_batch(call, tx, board, batch, prepared, raw, [], [], [])
-
-
 def placement_params(params: dict[str, Any]) -> dict[str, Any]:
     """Compose placement from upload params (``section``, ``anchor`` + ``side``)."""
     if "side" in params and "anchor" not in params:
@@ -273,40 +245,33 @@ def placement_params(params: dict[str, Any]) -> dict[str, Any]:
     "demand); anchor with side right or below places the files next to a card. At most "
     "25 MiB per file and 100 MiB per call (413 beyond).",
     UPLOAD_SCHEMA,
+    board="board",
+    writes=True,
+    prepare=lambda call: (placement_params(call.params), decode_files(call.params["files"])),
 )
 def upload_files(call: Call) -> dict[str, Any]:
-    params = call.params
-    placement = placement_params(params)
-    files = decode_files(params["files"])
-
-    def write(tx: Tx) -> dict[str, Any]:
-        board = find_board(tx, call.workspace.workspace_id, params["board"])
-        check_board_access(call.principal, board, write=True)
-        board = tx.lock_board(board.id)
-        refs = [tx.blobs.put(f.data) for f in files]
-        cards = [card_for(f, ref) for f, ref in zip(files, refs, strict=True)]
-        prepared = [prepare_card(c, i) for i, c in enumerate(cards)]
-        receipt = place_cards(call, tx, board, prepared, placement)
-        receipt["files"] = [
-            {
-                "name": f.name,
-                "card": placed["id"],
-                "kind": card["kind"],
-                "ref": ref,
-                "size": len(f.data),
-                "mime": card["payload"]["mime"],
-                **{
-                    k: card["payload"][k] for k in ("natW", "natH", "pages") if k in card["payload"]
-                },
-            }
-            for f, ref, card, placed in zip(files, refs, cards, receipt["cards"], strict=True)
-        ]
-        tx.record_event(
-            "board.upload",
-            call.principal.label,
-            board_id=board.id,
-            detail={"files": len(files), "bytes": sum(len(f.data) for f in files)},
-        )
-        return receipt
-
-    return run_once(call, "upload_files", write)
+    placement, files = call.prepared
+    tx, board = call.tx, call.board
+    refs = [tx.blobs.put(f.data) for f in files]
+    cards = [card_for(f, ref) for f, ref in zip(files, refs, strict=True)]
+    prepared = [prepare_card(c, i) for i, c in enumerate(cards)]
+    receipt = place_cards(call.principal, tx, board, prepared, placement)
+    receipt["files"] = [
+        {
+            "name": f.name,
+            "card": placed["id"],
+            "kind": card["kind"],
+            "ref": ref,
+            "size": len(f.data),
+            "mime": card["payload"]["mime"],
+            **{k: card["payload"][k] for k in ("natW", "natH", "pages") if k in card["payload"]},
+        }
+        for f, ref, card, placed in zip(files, refs, cards, receipt["cards"], strict=True)
+    ]
+    tx.record_event(
+        "board.upload",
+        call.principal.label,
+        board_id=board.id,
+        detail={"files": len(files), "bytes": sum(len(f.data) for f in files)},
+    )
+    return receipt

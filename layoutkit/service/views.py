@@ -8,9 +8,9 @@ from typing import Any
 
 from layoutkit import diagram, render
 from layoutkit.errors import ServiceError
-from layoutkit.service._common import ID, SLUG, check_board_access, find_board
+from layoutkit.service._common import ID, SLUG, card_board
 from layoutkit.service.registry import REGISTRY
-from layoutkit.service.scrape import scrape_board
+from layoutkit.service.scrape import scrape
 from layoutkit.service.workspace import Call
 
 
@@ -28,12 +28,14 @@ from layoutkit.service.workspace import Call
         },
         "additionalProperties": False,
     },
+    board="board",
+    share=("view", "annotate"),
 )
 def render_board(call: Call) -> dict[str, Any]:
-    scrape_params = {"board": call.params["board"], "pages": "full"}
+    scrape_params = {"pages": "full"}
     if "section" in call.params:
         scrape_params["section"] = call.params["section"]
-    scraped = scrape_board(Call(call.workspace, call.principal, scrape_params))
+    scraped = scrape(call.tx, call.board, scrape_params)
     fmt = call.params.get("format", "svg")
     out = render.render_board(scraped, format=fmt)
     result: dict[str, Any] = {
@@ -53,17 +55,17 @@ def render_board(call: Call) -> dict[str, Any]:
     "A short value that changes whenever a board's cards or wires change; viewers poll it "
     "to know when to redraw.",
     {"required": ["board"], "properties": {"board": SLUG}, "additionalProperties": False},
+    board="board",
+    share=("view", "annotate"),
 )
 def board_stamp(call: Call) -> dict[str, Any]:
-    with call.workspace.store.read() as tx:
-        board = find_board(tx, call.workspace.workspace_id, call.params["board"])
-        check_board_access(call.principal, board, write=False)
-        digest = hashlib.sha256()
-        for box in tx.card_boxes(board.id):
-            digest.update(f"{box.id}:{box.version};".encode())
-        for edge in tx.edges(board.id):
-            digest.update(f"e{edge.id};".encode())
-        digest.update(board.updated_at.isoformat().encode())
+    tx, board = call.tx, call.board
+    digest = hashlib.sha256()
+    for box in tx.card_boxes(board.id):
+        digest.update(f"{box.id}:{box.version};".encode())
+    for edge in tx.edges(board.id):
+        digest.update(f"e{edge.id};".encode())
+    digest.update(board.updated_at.isoformat().encode())
     return {"board": board.slug, "stamp": digest.hexdigest()[:16]}
 
 
@@ -73,26 +75,24 @@ def board_stamp(call: Call) -> dict[str, Any]:
     "survive. A card with a living source needs a repository connection, which this "
     "deployment does not have (501).",
     {"required": ["id"], "properties": {"id": ID}, "additionalProperties": False},
+    board=lambda tx, call: card_board(tx, call.workspace_id, call.params["id"]),
+    writes=True,
 )
 def refresh_card(call: Call) -> dict[str, Any]:
-    with call.workspace.store.transaction() as tx:
-        card = tx.card(call.params["id"])
-        board = tx.board(card.board_id) if card is not None and not card.deleted else None
-        if card is None or board is None or board.workspace_id != call.workspace.workspace_id:
-            raise ServiceError(404, "unknown_card", f"no card {call.params['id']}")
-        check_board_access(call.principal, board, write=True)
-        if card.kind != "diagram":
-            raise ServiceError(400, "not_refreshable", f"a {card.kind} card has nothing to refresh")
-        if card.payload.get("source"):
-            raise ServiceError(
-                501,
-                "source_unavailable",
-                "refreshing from a living source needs a repository connection; none is configured",
-            )
-        tx.lock_board(board.id)
-        laid = diagram.lay_out(card.payload)
-        (updated,) = tx.update_cards([{"id": card.id, "payload": laid}])
-        return {"id": updated.id, "version": updated.version, "metrics": laid.get("metrics", {})}
+    tx = call.tx
+    card = tx.card(call.params["id"])
+    assert card is not None  # the road found its board
+    if card.kind != "diagram":
+        raise ServiceError(400, "not_refreshable", f"a {card.kind} card has nothing to refresh")
+    if card.payload.get("source"):
+        raise ServiceError(
+            501,
+            "source_unavailable",
+            "refreshing from a living source needs a repository connection; none is configured",
+        )
+    laid = diagram.lay_out(card.payload)
+    (updated,) = tx.update_cards([{"id": card.id, "payload": laid}])
+    return {"id": updated.id, "version": updated.version, "metrics": laid.get("metrics", {})}
 
 
 @REGISTRY.operation(

@@ -6,28 +6,35 @@ from typing import Any
 
 import attrs
 
-from layoutkit.errors import ServiceError
+from layoutkit.errors import ServiceError, did_you_mean
 from layoutkit.principal import Principal
-from layoutkit.service.registry import REGISTRY, Registry
-from layoutkit.storage import StorageError, Store, open_store
-
-#: What a share link may do: read its board; annotate links may also annotate it.
-_READ_OPERATIONS = frozenset(
-    {"scrape_board", "get", "docs", "validate", "render_board", "board_stamp"}
-)
-SHARE_OPERATIONS: dict[str, frozenset[str]] = {
-    "view": _READ_OPERATIONS,
-    "annotate": _READ_OPERATIONS | {"annotate", "reply"},
-}
+from layoutkit.service import idempotency
+from layoutkit.service._common import find_board
+from layoutkit.service.registry import REGISTRY, Operation, Registry
+from layoutkit.storage import BoardRecord, StorageError, Store, Tx, open_store
 
 
 @attrs.frozen(slots=True)
 class Call:
-    """What a handler receives: the workspace, who is calling and the checked params."""
+    """What a handler receives from the road.
+
+    ``params`` are checked against the operation's schema; ``tx`` is the one
+    transaction the road opened (a write transaction for operations that
+    write); ``board`` is the board the operation names, found, access-checked
+    and (for writes) locked; ``prepared`` is what the operation's ``prepare``
+    step returned before the transaction opened.
+    """
 
     workspace: Workspace
     principal: Principal
     params: dict[str, Any]
+    tx: Tx = attrs.field(default=None, repr=False)
+    board: BoardRecord = attrs.field(default=None, repr=False)
+    prepared: Any = attrs.field(default=None, repr=False)
+
+    @property
+    def workspace_id(self) -> int:
+        return self.workspace.workspace_id
 
 
 class Workspace:
@@ -110,17 +117,108 @@ class Workspace:
 
         Raises :class:`ServiceError` for an unknown operation (404
         ``unknown_operation``), params that do not fit the operation's schema
-        (400 ``invalid_params``) or any refusal of the operation itself.
+        (400 ``invalid_params``), an unknown board (404 ``unknown_board``), a
+        caller the operation does not admit (403 ``forbidden``) or any refusal
+        of the operation itself.
         """
         operation = self.registry.get(op)
         who = principal or Principal.owner()
-        if who.kind == "share" and op not in SHARE_OPERATIONS[who.mode or "view"]:
-            raise ServiceError(
-                403, "forbidden", f"a {who.mode} share link cannot call {op}", operation=op
-            )
-        checked = operation.check_params({} if params is None else params)
-        return operation.handler(Call(self, who, checked))
+        raw: Any = {} if params is None else params
+        if operation.kinds is not None:
+            operation = _select_kind(operation, operation.check_params(raw))
+        _admit(op, operation, who)
+        checked = operation.check_params(raw)
+        return self._run(operation, Call(self, who, checked))
+
+    def _run(self, op: Operation, call: Call) -> dict[str, Any]:
+        """The road every operation travels, in this order: replay a known
+        requestKey, prepare outside the transaction, then one transaction that
+        finds the board, checks access, locks it for writes, runs the handler
+        and records the requestKey with the receipt it describes."""
+        key = call.params.get("requestKey") if op.idempotent else None
+        replay = idempotency.Replay(call, op.name, key) if key is not None else None
+        if replay is not None:
+            with self.store.read() as tx:
+                earlier = replay.lookup(tx)
+            if earlier is not None:
+                return earlier
+        if op.prepare is not None:
+            call = attrs.evolve(call, prepared=op.prepare(call))
+        if op.pure:
+            return op.handler(call)
+        try:
+            with self.store.transaction() if op.writes else self.store.read() as tx:
+                board = _board(op, tx, call)
+                result = op.handler(attrs.evolve(call, tx=tx, board=board))
+                if replay is not None:
+                    replay.record(tx, result)
+            return result
+        except idempotency.ConflictError:
+            # Another caller committed the same key first: answer as a retry would.
+            if replay is None:
+                raise
+            with self.store.read() as tx:
+                earlier = replay.lookup(tx)
+            if earlier is None:
+                raise
+            return earlier
 
     def operations(self) -> list[dict[str, Any]]:
         """Every registered operation as ``{name, description, params_schema}``."""
         return [op.describe() for op in self.registry]
+
+
+def _select_kind(verb: Operation, params: dict[str, Any]) -> Operation:
+    """The kind operation a generic verb's ``kind`` names (search defaults to any)."""
+    assert verb.kinds is not None
+    kind = params.get("kind", "any" if verb.name == "search" else None)
+    chosen = verb.kinds.get(kind) if isinstance(kind, str) else None
+    if chosen is None:
+        raise ServiceError(
+            400,
+            "unknown_kind",
+            f"{verb.name} takes kind {', '.join(sorted(verb.kinds))}",
+            allowed=sorted(verb.kinds),
+            didYouMean=did_you_mean(str(kind), verb.kinds),
+        )
+    return chosen
+
+
+def _admit(name: str, op: Operation, who: Principal) -> None:
+    """Refuse callers the operation does not declare: share links by mode, AI by people_only."""
+    if who.kind == "share" and (who.mode or "view") not in op.share:
+        raise ServiceError(
+            403, "forbidden", f"a {who.mode} share link cannot call {name}", operation=name
+        )
+    if op.people_only and who.layer == "ai":
+        raise ServiceError(
+            403, "forbidden", f"only people call {name}; agents and services cannot", operation=name
+        )
+
+
+def _board(op: Operation, tx: Tx, call: Call) -> BoardRecord | None:
+    """The board ``op`` names: found (404 with close slugs), access-checked, locked for writes."""
+    if op.board is None:
+        return None
+    if callable(op.board):
+        board = op.board(tx, call)
+    else:
+        names = (op.board,) if isinstance(op.board, str) else op.board
+        sent = [n for n in names if n in call.params]
+        if not sent:
+            return None
+        slug = call.params[sent[0]]
+        other = next((n for n in sent[1:] if call.params[n] != slug), None)
+        if other is not None:
+            raise ServiceError(
+                400,
+                "invalid_params",
+                f"{sent[0]} and {other} name the same board; they differ",
+                field=other,
+            )
+        board = find_board(tx, call.workspace.workspace_id, slug)
+    who = call.principal
+    # A share link is bound to one board; what its mode may do was admitted above.
+    if who.kind == "share" and who.board != board.slug:
+        raise ServiceError(403, "forbidden", "this share link grants another board")
+    return tx.lock_board(board.id) if op.writes else board
