@@ -172,37 +172,13 @@ class Registry:
         self._ops: dict[str, Operation] = {}
 
     def operation(
-        self,
-        name: str,
-        description: str,
-        params_schema: dict[str, Any],
-        *,
-        board: str | tuple[str, ...] | BoardResolver | None = None,
-        writes: bool = False,
-        idempotent: bool | None = None,
-        share: tuple[ShareMode, ...] = (),
-        people_only: bool = False,
-        prepare: Prepare | None = None,
-        pure: bool = False,
+        self, name: str, description: str, params_schema: dict[str, Any], **needs: Any
     ) -> Callable[[Handler], Handler]:
-        """Decorator registering ``handler`` as operation ``name`` with its needs."""
+        """Decorator registering ``handler`` as operation ``name``; ``needs`` are
+        :func:`declare`'s keywords (board, writes, share, prepare, ...)."""
 
         def register(handler: Handler) -> Handler:
-            self.add(
-                declare(
-                    name,
-                    description,
-                    params_schema,
-                    handler,
-                    board=board,
-                    writes=writes,
-                    idempotent=idempotent,
-                    share=share,
-                    people_only=people_only,
-                    prepare=prepare,
-                    pure=pure,
-                )
-            )
+            self.add(declare(name, description, params_schema, handler, **needs))
             return handler
 
         return register
