@@ -10,7 +10,7 @@ from layoutkit.service._common import ID, SLUG, board_view, find_board, question
 from layoutkit.service.generic import kind_handler
 from layoutkit.service.placing import new_question
 from layoutkit.service.questions import QUESTION_SCHEMA, normalize_question
-from layoutkit.service.registry import REGISTRY
+from layoutkit.service.registry import PEOPLE, REGISTRY
 from layoutkit.service.workspace import Call
 from layoutkit.storage import BoardRecord, Tx, fold_tag
 
@@ -438,7 +438,7 @@ def get_questions(call: Call) -> dict[str, Any]:
     },
     board=lambda tx, call: _question_board(tx, call),
     writes=True,
-    people_only=True,
+    principals=PEOPLE,
 )
 def answer_question(call: Call) -> dict[str, Any]:
     tx = call.tx
@@ -472,7 +472,7 @@ def answer_question(call: Call) -> dict[str, Any]:
     },
     board="board",
     writes=True,
-    people_only=True,
+    principals=PEOPLE,
 )
 def send_answers(call: Call) -> dict[str, Any]:
     tx, board = call.tx, call.board

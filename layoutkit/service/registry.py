@@ -16,6 +16,7 @@ import attrs
 from jsonschema import Draft202012Validator
 
 from layoutkit.errors import ServiceError, did_you_mean
+from layoutkit.principal import PrincipalKind
 
 if TYPE_CHECKING:
     from layoutkit.service.workspace import Call
@@ -28,6 +29,9 @@ Prepare = Callable[["Call"], Any]
 #: Finds the board of an operation whose params name it indirectly (by card id).
 BoardResolver = Callable[["Tx", "Call"], "BoardRecord"]
 ShareMode = Literal["view", "annotate"]
+#: Who may call an operation unless it says otherwise; share links are admitted by mode.
+ALL_PRINCIPALS: frozenset[PrincipalKind] = frozenset({"owner", "user", "agent", "service"})
+PEOPLE: tuple[PrincipalKind, ...] = ("owner", "user")
 
 REQUEST_KEY: dict[str, Any] = {
     "type": "string",
@@ -46,8 +50,8 @@ class Operation:
     card or question id. ``writes`` opens a write transaction (and locks the
     board); ``idempotent`` honours ``requestKey`` (every write does by
     default). ``share`` lists the share-link modes that may call it;
-    ``people_only`` refuses agents and services; ``pure`` operations run
-    without a transaction.
+    ``principals`` lists the other principal kinds that may call it (people
+    only: owner and user); ``pure`` operations run without a transaction.
     """
 
     name: str
@@ -59,7 +63,7 @@ class Operation:
     writes: bool = False
     idempotent: bool = False
     share: frozenset[ShareMode] = frozenset()
-    people_only: bool = False
+    principals: frozenset[PrincipalKind] = ALL_PRINCIPALS
     prepare: Prepare | None = attrs.field(default=None, eq=False)
     #: Touches no storage (validate, docs): the road opens no transaction.
     pure: bool = False
@@ -139,7 +143,7 @@ def declare(
     writes: bool = False,
     idempotent: bool | None = None,
     share: tuple[ShareMode, ...] = (),
-    people_only: bool = False,
+    principals: tuple[PrincipalKind, ...] = tuple(ALL_PRINCIPALS),
     prepare: Prepare | None = None,
     pure: bool = False,
 ) -> Operation:
@@ -159,7 +163,7 @@ def declare(
         writes=writes,
         idempotent=keyed,
         share=frozenset(share),
-        people_only=people_only,
+        principals=frozenset(principals),
         prepare=prepare,
         pure=pure,
     )

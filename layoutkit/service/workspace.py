@@ -185,14 +185,20 @@ def _select_kind(verb: Operation, params: dict[str, Any]) -> Operation:
 
 
 def _admit(name: str, op: Operation, who: Principal) -> None:
-    """Refuse callers the operation does not declare: share links by mode, AI by people_only."""
-    if who.kind == "share" and (who.mode or "view") not in op.share:
+    """Refuse callers the operation does not declare: share links by mode, others by kind."""
+    if who.kind == "share":
+        if (who.mode or "view") not in op.share:
+            raise ServiceError(
+                403, "forbidden", f"a {who.mode} share link cannot call {name}", operation=name
+            )
+    elif who.kind not in op.principals:
+        allowed = sorted(op.principals)
         raise ServiceError(
-            403, "forbidden", f"a {who.mode} share link cannot call {name}", operation=name
-        )
-    if op.people_only and who.layer == "ai":
-        raise ServiceError(
-            403, "forbidden", f"only people call {name}; agents and services cannot", operation=name
+            403,
+            "forbidden",
+            f"{name} is for {', '.join(allowed)}; a {who.kind} cannot call it",
+            operation=name,
+            allowed=allowed,
         )
 
 

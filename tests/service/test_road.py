@@ -201,12 +201,12 @@ def test_share_links_reach_only_declared_operations_on_their_board(ws: Workspace
         assert (e.status, e.code, e.body["operation"]) == (403, "forbidden", op)
 
 
-def test_people_only_operations_refuse_agents_before_any_lookup(ws: Workspace) -> None:
+def test_operations_for_people_refuse_agents_before_any_lookup(ws: Workspace) -> None:
     # The board does not exist: the refusal comes from the declaration, not the handler.
     e = err(ws, "send_answers", {"board": "nowhere"}, AGENT)
     assert (e.status, e.code) == (403, "forbidden")
     e = err(ws, "answer_question", {"id": 1, "answer": "a"}, Principal.service("ci"))
-    assert (e.status, e.code) == (403, "forbidden")
+    assert (e.status, e.code, e.body["allowed"]) == (403, "forbidden", ["owner", "user"])
 
 
 # --- the road itself, observed through test operations -----------------------------
