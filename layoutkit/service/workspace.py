@@ -28,6 +28,8 @@ class Call:
     workspace: Workspace
     principal: Principal
     params: dict[str, Any]
+    # Typed as present: the road sets them before any handler runs (tx for every
+    # operation that is not pure, board for every one that declares it).
     tx: Tx = attrs.field(default=None, repr=False)
     board: BoardRecord = attrs.field(default=None, repr=False)
     prepared: Any = attrs.field(default=None, repr=False)
