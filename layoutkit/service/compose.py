@@ -13,6 +13,7 @@ from layoutkit.service.boards import new_question
 from layoutkit.service.content_prep import Prepared, prepare_card, store_spilled
 from layoutkit.service.idempotency import run_once
 from layoutkit.service.questions import QUESTION_SCHEMA, normalize_question
+from layoutkit.service.ref_targets import stamp_ref_targets
 from layoutkit.service.registry import REGISTRY
 from layoutkit.service.templates import expand
 from layoutkit.service.workspace import Call
@@ -220,6 +221,12 @@ def store_batch(
 ) -> dict[str, Any]:
     model = load_board(tx, board)
     result = layout.place_batch(model, batch)
+    stamp_ref_targets(
+        tx,
+        board.workspace_id,
+        ((i, pl.kind, model.get(pl.key).payload) for i, pl in enumerate(result.placements)),
+        "cards",
+    )
     author = call.principal.label
     layer = call.principal.layer
 
