@@ -14,13 +14,12 @@ import json
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from importlib import resources
 from pathlib import Path
 from typing import Any, NoReturn
 
 import click
 
-from layoutkit import ServiceError, Workspace
+from layoutkit import ServiceError, Workspace, examples
 from layoutkit.service.uploads import MAX_FILE_BYTES, guess_mime
 
 EXIT_REFUSED = 1
@@ -515,9 +514,7 @@ def mcp_command(db: str) -> None:
 @main.command()
 def demo() -> None:
     """Validate the bundled example document and summarise what it holds."""
-    doc = json.loads(
-        resources.files("layoutkit.examples").joinpath("report.json").read_text("utf-8")
-    )
+    doc = examples.load("report.json")
     result = Workspace.open().call("validate", {"element": doc})
     kinds: Counter[str] = Counter()
     stack = [result["normalized"]]

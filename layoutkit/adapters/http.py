@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Awaitable, Callable
-from importlib import resources
 from typing import Any
 
 import anyio
@@ -24,6 +23,7 @@ from starlette.routing import BaseRoute, Mount, Route
 
 from layoutkit import ServiceError, Workspace
 from layoutkit.adapters.viewer import message_page, viewer_page
+from layoutkit.examples import seed_example
 from layoutkit.principal import Principal
 
 API = "/api/v1"
@@ -388,21 +388,6 @@ def run_server(
         echo(f"open the example board: {base}/boards/{slug}?token={token}")
     echo(f"API: {base}{API}/openapi.json   MCP (streamable HTTP): {base}/mcp")
     uvicorn.run(create_app(ws), host=host, port=port, log_level="warning")
-
-
-def seed_example(ws: Workspace) -> str:
-    """Compose the bundled example board unless it exists; returns its slug."""
-    example = json.loads(
-        resources.files("layoutkit.examples").joinpath("board.json").read_text("utf-8")
-    )
-    slug = example["board"]["slug"]
-    existing = ws.call("list", {"kind": "board"})["boards"]
-    if any(b["slug"] == slug for b in existing):
-        return slug
-    ws.call("create", {"kind": "board", **example["board"]})
-    for batch in example["batches"]:
-        ws.call("compose_board", {"board": slug, **batch})
-    return slug
 
 
 _ERROR_SCHEMA = {
