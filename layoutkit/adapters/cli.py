@@ -14,13 +14,12 @@ import json
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from importlib import resources
 from pathlib import Path
 from typing import Any, NoReturn
 
 import click
 
-from layoutkit import ServiceError, Workspace
+from layoutkit import ServiceError, Workspace, examples
 from layoutkit.service.uploads import MAX_FILE_BYTES, guess_mime
 
 EXIT_REFUSED = 1
@@ -56,11 +55,18 @@ def _read_json_arg(source: str) -> Any:
             raise click.BadParameter(f"cannot read {source[1:]}: {exc.strerror}") from exc
     else:
         text = source
+    return _parse_json(text)
+
+
+def _parse_json(text: str, source: str = "", param_hint: str | None = None) -> Any:
+    """``json.loads`` whose failure is a usage error (exit 2) saying where the text broke."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
+        where = f"{source} is " if source else ""
         raise click.BadParameter(
-            f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+            f"{where}not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+            param_hint=param_hint,
         ) from exc
 
 
@@ -186,11 +192,15 @@ def validate(file: Any, card: bool, as_json: bool) -> None:
 
     FILE may be - for standard input. Exits 1 when there is any error finding.
     """
+    # A file that is not JSON is a usage error (exit 2), like a missing one: the
+    # contract was never consulted, so there are no findings to exit 1 with.
     try:
-        value = json.load(file)
-    except json.JSONDecodeError as exc:
-        click.echo(f"error: {file.name} is not JSON: {exc.msg} at line {exc.lineno}", err=True)
-        sys.exit(EXIT_REFUSED)
+        text = file.read()
+    except UnicodeDecodeError as exc:
+        raise click.BadParameter(
+            f"{file.name} is not UTF-8 text: {exc.reason}", param_hint="FILE"
+        ) from exc
+    value = _parse_json(text, file.name, "FILE")
     ws = Workspace.open()
     try:
         result = ws.call("validate", {"card" if card else "element": value})
@@ -376,9 +386,12 @@ def _set_contents(path: Path) -> tuple[Path, Path | None, list[tuple[str, Path]]
 
 def _load_json_file(path: Path, what: str) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise click.BadParameter(f"{what} {path.name}: {exc}", param_hint="PATH") from exc
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise click.BadParameter(
+            f"cannot read {what} {path.name}: {exc}", param_hint="PATH"
+        ) from exc
+    return _parse_json(text, f"{what} {path.name}", "PATH")
 
 
 @board.command("push")
@@ -501,9 +514,7 @@ def mcp_command(db: str) -> None:
 @main.command()
 def demo() -> None:
     """Validate the bundled example document and summarise what it holds."""
-    doc = json.loads(
-        resources.files("layoutkit.examples").joinpath("report.json").read_text("utf-8")
-    )
+    doc = examples.load("report.json")
     result = Workspace.open().call("validate", {"element": doc})
     kinds: Counter[str] = Counter()
     stack = [result["normalized"]]

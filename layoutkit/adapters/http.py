@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Awaitable, Callable
-from importlib import resources
 from typing import Any
 
 import anyio
@@ -23,7 +22,8 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 
 from layoutkit import ServiceError, Workspace
-from layoutkit.adapters.viewer import viewer_page
+from layoutkit.adapters.viewer import message_page, viewer_page
+from layoutkit.examples import seed_example
 from layoutkit.principal import Principal
 
 API = "/api/v1"
@@ -41,6 +41,8 @@ class NamedRoute:
     path_params: dict[str, str] = attrs.field(factory=dict)  # path name -> param name
     query_params: tuple[str, ...] = ()
     summary: str = ""
+    #: The status of a success: 201 where the route creates what it answers with.
+    status: int = 200
 
 
 NAMED_ROUTES: tuple[NamedRoute, ...] = (
@@ -103,10 +105,20 @@ NAMED_ROUTES: tuple[NamedRoute, ...] = (
 #: Multipart upload routes: path → operation, with the path param's name in the op.
 UPLOAD_ROUTES: tuple[NamedRoute, ...] = (
     NamedRoute(
-        "POST", "/boards/{slug}/upload", "upload_files", {"slug": "board"}, summary="Upload files"
+        "POST",
+        "/boards/{slug}/upload",
+        "upload_files",
+        {"slug": "board"},
+        summary="Upload files",
+        status=201,
     ),
     NamedRoute(
-        "POST", "/tasks/{id}/upload", "upload_task_file", {"id": "id"}, summary="Attach a file"
+        "POST",
+        "/tasks/{id}/upload",
+        "upload_task_file",
+        {"id": "id"},
+        summary="Attach a file",
+        status=201,
     ),
 )
 #: Per-file and per-request caps of multipart uploads (the operation checks its own too).
@@ -183,13 +195,15 @@ class HttpAdapter:
             raise ServiceError(401, "unauthenticated", "the token is unknown or revoked")
         return principal
 
-    async def run(self, request: Request, op: str, params: dict[str, Any]) -> Response:
+    async def run(
+        self, request: Request, op: str, params: dict[str, Any], status: int = 200
+    ) -> Response:
         try:
             principal = await anyio.to_thread.run_sync(self.principal, request)
             result = await anyio.to_thread.run_sync(self.ws.call, op, params, principal)
         except ServiceError as err:
             return error_response(err)
-        return JSONResponse(result)
+        return JSONResponse(result, status_code=status)
 
     async def op_endpoint(self, request: Request) -> Response:
         try:
@@ -221,24 +235,46 @@ class HttpAdapter:
                 return error_response(err)
             for name, param in route.path_params.items():
                 params[param] = _coerce(request.path_params[name])
-            return await self.run(request, route.operation, params)
+            return await self.run(request, route.operation, params, route.status)
 
         return endpoint
 
     async def openapi_endpoint(self, request: Request) -> Response:
-        return JSONResponse(openapi_document(self.ws))
+        return JSONResponse(openapi_document(self.ws, require_auth=self.require_auth))
 
     async def health_endpoint(self, request: Request) -> Response:
         return JSONResponse({"ok": True})
 
     async def viewer_endpoint(self, request: Request) -> Response:
-        return HTMLResponse(viewer_page(request.path_params["slug"], token=None))
+        slug = request.path_params["slug"]
+        # The page itself is served without a credential (its API calls carry the
+        # token), so the workspace answers whether the board exists; the visitor
+        # learns only that about the name they typed, never a board's content.
+        try:
+            await anyio.to_thread.run_sync(self.ws.call, "board_stamp", {"board": slug})
+        except ServiceError as err:
+            if err.status not in (400, 404):  # 400: not even a well-formed slug
+                raise
+            return HTMLResponse(
+                message_page(
+                    "No such board",
+                    f"There is no board called “{slug}” here. Check the address, or create "
+                    "the board first (create with kind board).",
+                ),
+                status_code=404,
+            )
+        return HTMLResponse(viewer_page(slug, token=None))
 
     async def share_endpoint(self, request: Request) -> Response:
         token = request.path_params["token"]
         principal = await anyio.to_thread.run_sync(self.ws.authenticate, token)
         if principal is None or principal.kind != "share" or principal.board is None:
-            return HTMLResponse("<h1>This link is not valid.</h1>", status_code=404)
+            return HTMLResponse(
+                message_page(
+                    "This link is not valid", "The share link is unknown or has been revoked."
+                ),
+                status_code=404,
+            )
         return HTMLResponse(viewer_page(principal.board, token=token))
 
     def routes(self) -> list[BaseRoute]:
@@ -321,6 +357,8 @@ def create_app(ws: Workspace, *, require_auth: bool = True, mcp: bool = True) ->
         from layoutkit.adapters.mcp import streamable_http_app
 
         mcp_app, lifespan = streamable_http_app(ws, adapter.principal)
+        # /mcp is the advertised address; the mount keeps /mcp/ working too.
+        routes.append(Route("/mcp", mcp_app))
         routes.append(Mount("/mcp", app=mcp_app))
     return Starlette(routes=routes, lifespan=lifespan)
 
@@ -352,21 +390,6 @@ def run_server(
     uvicorn.run(create_app(ws), host=host, port=port, log_level="warning")
 
 
-def seed_example(ws: Workspace) -> str:
-    """Compose the bundled example board unless it exists; returns its slug."""
-    example = json.loads(
-        resources.files("layoutkit.examples").joinpath("board.json").read_text("utf-8")
-    )
-    slug = example["board"]["slug"]
-    existing = ws.call("list", {"kind": "board"})["boards"]
-    if any(b["slug"] == slug for b in existing):
-        return slug
-    ws.call("create", {"kind": "board", **example["board"]})
-    for batch in example["batches"]:
-        ws.call("compose_board", {"board": slug, **batch})
-    return slug
-
-
 _ERROR_SCHEMA = {
     "type": "object",
     "required": ["code", "message"],
@@ -375,15 +398,46 @@ _ERROR_SCHEMA = {
 }
 
 
-def openapi_document(ws: Workspace) -> dict[str, Any]:
-    """OpenAPI 3.1 for every registered operation and every named route that has one."""
+#: How a request names its caller (see :func:`bearer_token`). Share-link tokens
+#: travel the same two ways, so they need no scheme of their own.
+SECURITY_SCHEMES: dict[str, Any] = {
+    "bearer": {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "An API token from `layoutkit token create` (or the one `serve` prints), "
+        "or a share link's token, which grants its one board.",
+    },
+    "tokenQuery": {
+        "type": "apiKey",
+        "in": "query",
+        "name": "token",
+        "description": "The same token as a query value, for browser links that cannot set "
+        "headers (the board viewer).",
+    },
+}
+
+
+def openapi_document(ws: Workspace, *, require_auth: bool = True) -> dict[str, Any]:
+    """OpenAPI 3.1 for every registered operation and every named route that has one.
+
+    ``require_auth`` False (a private loopback server) makes the credential optional.
+    """
     paths: dict[str, Any] = {}
+    security: list[dict[str, list[str]]] = [{name: []} for name in SECURITY_SCHEMES]
+    if not require_auth:
+        security.append({})
     errors = {
         str(code): {
             "description": text,
             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
         }
-        for code, text in ((400, "Bad request"), (404, "Not found"), (409, "Conflict"))
+        for code, text in (
+            (400, "Bad request"),
+            (401, "No credential, or an unknown or revoked one"),
+            (403, "The credential does not grant this"),
+            (404, "Not found"),
+            (409, "Conflict"),
+        )
     }
     ops = {op["name"]: op for op in ws.operations()}
     for name, op in ops.items():
@@ -392,6 +446,7 @@ def openapi_document(ws: Workspace) -> dict[str, Any]:
                 "operationId": name,
                 "summary": op["description"].split(". ")[0][:120],
                 "description": op["description"],
+                "security": security,
                 "requestBody": {
                     "required": True,
                     "content": {"application/json": {"schema": op["params_schema"]}},
@@ -419,8 +474,9 @@ def openapi_document(ws: Workspace) -> dict[str, Any]:
         entry: dict[str, Any] = {
             "operationId": f"{route.operation}_{route.method.lower()}_route",
             "summary": route.summary,
+            "security": security,
             "parameters": parameters,
-            "responses": {"200": {"description": "Result"}, **errors},
+            "responses": {str(route.status): {"description": "Result"}, **errors},
         }
         if route.method != "GET":
             entry["requestBody"] = {"content": {"application/json": {"schema": {"type": "object"}}}}
@@ -438,6 +494,7 @@ def openapi_document(ws: Workspace) -> dict[str, Any]:
         paths.setdefault(API + route.path, {})["post"] = {
             "operationId": f"{route.operation}_multipart_route",
             "summary": route.summary,
+            "security": security,
             "parameters": [
                 {"name": n, "in": "path", "required": True, "schema": {"type": "string"}}
                 for n in route.path_params
@@ -451,7 +508,10 @@ def openapi_document(ws: Workspace) -> dict[str, Any]:
                 },
             },
             "responses": {
-                "200": {"description": "Receipt"},
+                str(route.status): {
+                    "description": "Created: the receipt lists the new cards and the files",
+                    "content": {"application/json": {"schema": {"type": "object"}}},
+                },
                 "413": {"description": "Too large"},
                 **errors,
             },
@@ -460,5 +520,6 @@ def openapi_document(ws: Workspace) -> dict[str, Any]:
         "openapi": "3.1.0",
         "info": {"title": "layoutkit", "version": "0.1.0"},
         "paths": paths,
-        "components": {"schemas": {"Error": _ERROR_SCHEMA}},
+        "security": security,
+        "components": {"schemas": {"Error": _ERROR_SCHEMA}, "securitySchemes": SECURITY_SCHEMES},
     }

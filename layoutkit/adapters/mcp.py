@@ -11,15 +11,19 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
+import attrs
 import mcp_types as types
 from mcp.server.lowlevel.server import Server
 from starlette.types import ASGIApp
 
 from layoutkit import ServiceError, Workspace
 from layoutkit.principal import Principal
+
+if TYPE_CHECKING:
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 SERVER_NAME = "layoutkit"
 
@@ -104,23 +108,36 @@ def streamable_http_app(
     server = build_server(ws, principal_of=principal_of)
     manager = StreamableHTTPSessionManager(app=server, stateless=True, json_response=True)
 
-    async def endpoint(scope: Any, receive: Any, send: Any) -> None:
-        from starlette.requests import Request
-        from starlette.responses import JSONResponse
-
-        try:
-            principal_of(Request(scope))
-        except ServiceError as err:
-            await JSONResponse(err.body, status_code=err.status)(scope, receive, send)
-            return
-        await manager.handle_request(scope, receive, send)
-
     @asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
         async with manager.run():
             yield
 
-    return endpoint, lifespan
+    return _Endpoint(manager, principal_of), lifespan
+
+
+@attrs.frozen
+class _Endpoint:
+    """The ASGI app of the MCP endpoint: checks the credential, then hands over to MCP.
+
+    A class rather than a function so that Starlette's ``Route`` serves it as
+    a raw ASGI app at ``/mcp`` itself (a ``Mount`` alone answers ``/mcp`` with a
+    redirect to ``/mcp/``, which MCP clients do not all follow for a POST).
+    """
+
+    manager: StreamableHTTPSessionManager
+    principal_of: PrincipalOf
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        from starlette.requests import Request
+        from starlette.responses import JSONResponse
+
+        try:
+            self.principal_of(Request(scope))
+        except ServiceError as err:
+            await JSONResponse(err.body, status_code=err.status)(scope, receive, send)
+            return
+        await self.manager.handle_request(scope, receive, send)
 
 
 def run_stdio(ws: Workspace, principal: Principal | None = None) -> None:

@@ -80,3 +80,28 @@ def viewer_page(slug: str, *, token: str | None) -> str:
         .replace("__TOKEN__", json.dumps(token).replace("<", "\\u003c"))
         .replace("__POLL__", str(POLL_MS))
     )
+
+
+_MESSAGE_PAGE = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>__TITLE__ · layoutkit</title>
+<style>
+  body { margin: 0; padding: 48px 24px; background: #eef0f3; font: 15px/1.5 "DejaVu Sans", Verdana, sans-serif; color: #1f2430; }
+  main { max-width: 560px; margin: 0 auto; background: #fff; padding: 24px 28px; border-radius: 8px; box-shadow: 0 1px 3px rgba(0,0,0,.12); }
+  h1 { font-size: 20px; margin: 0 0 8px; }
+  p { margin: 0; color: #4a5160; }
+</style>
+</head>
+<body><main><h1>__TITLE__</h1><p>__TEXT__</p></main></body>
+</html>
+"""
+
+
+def message_page(title: str, text: str) -> str:
+    """A small readable HTML page for a viewer address that leads nowhere (sent with a 404)."""
+    return _MESSAGE_PAGE.replace("__TITLE__", html.escape(title)).replace(
+        "__TEXT__", html.escape(text)
+    )

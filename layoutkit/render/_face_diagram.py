@@ -1,14 +1,17 @@
-"""Diagrams drawn from their server-owned ``geo`` (no layout happens here).
+"""Diagrams drawn from their server-owned ``geo``.
 
 The header (kicker, title, subtitle), the stats strip, the legend, the footer
 and the caption wrap the geo area; the geo area is scaled to fit the card, or
-drawn 1:1 when the diagram is rendered on its own.
+drawn 1:1 when the diagram is rendered on its own. A diagram stored through the
+service always has its geo; one written by hand and rendered directly is laid
+out here first (:func:`with_geo`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from layoutkit import diagram
 from layoutkit.layout.sizing import (
     DIAGRAM_ENGINE_BOXES,
     DIAGRAM_INSET,
@@ -34,6 +37,25 @@ from layoutkit.render._scene import (
 )
 
 EDGE_COLOR = "#5f6878"
+
+
+_CONTENT = ("nodes", "groups", "lanes")
+
+
+def with_geo(payload: dict) -> dict:
+    """``payload`` itself when it has a ``geo``, else the diagram engine's layout of it.
+
+    Without this a diagram that never went through the write path (a document
+    rendered straight from its JSON) would draw as an empty box. The quality
+    tier is a write-time gate, not a drawing concern, so it is left out. Raises
+    the diagram engine's error for diagram text it cannot read.
+    """
+    if isinstance(payload.get("geo"), dict):
+        return payload
+    has_text = isinstance(payload.get("diagram_text"), str)
+    if not has_text and not any(payload.get(key) for key in _CONTENT):
+        return payload
+    return diagram.lay_out({k: v for k, v in payload.items() if k != "quality"})
 
 
 def _collect_nodes(payload: dict) -> dict[str, dict]:
@@ -743,6 +765,7 @@ def diagram_scene_items(
     ``h`` None means natural height (geo drawn 1:1 unless wider than ``w``).
     Returns the items and the height used.
     """
+    payload = with_geo(payload)
     geo = payload.get("geo") if isinstance(payload.get("geo"), dict) else {}
     gw = as_number(geo.get("width")) or 0.0
     gh = as_number(geo.get("height")) or 0.0
@@ -820,9 +843,6 @@ def diagram_scene_items(
         ox = x + pad + (inner - gw * k) / 2
         items.extend(geo_items(payload, _Frame(ox, cy, k)))
         cy += gh * k
-    elif payload.get("nodes") or payload.get("lanes") or payload.get("groups"):
-        items.append(Text(x + pad, cy, ("(layout pending)",), 12, "sans", MUTED))
-        cy += 20
     if legend:
         cy += 6
         lx = x + pad
@@ -862,6 +882,7 @@ def diagram_scene_items(
 
 
 def diagram_scene(payload: dict) -> Scene:
+    payload = with_geo(payload)
     gw = (
         as_number((payload.get("geo") or {}).get("width"))
         if isinstance(payload.get("geo"), dict)

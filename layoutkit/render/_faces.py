@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 from layoutkit.layout.sizing import DIAGRAM_BAND, DIAGRAM_INSET, diagram_engine_made
 from layoutkit.layout.text import line_height, text_width
-from layoutkit.render._face_diagram import diagram_scene_items
+from layoutkit.render._face_diagram import diagram_scene_items, with_geo
 from layoutkit.render._face_elements import ELEMENT_FACES, chip_row, element_face, elements_face
 from layoutkit.render._face_text import markdown_face, plain_inline
 from layoutkit.render._format import as_number, fmt_num
@@ -603,6 +603,7 @@ def _portal(p: dict, r: Rect) -> list[Item]:
 def _diagram_card(p: dict, r: Rect) -> list[Item]:
     x, y, w, h = r
     items = chrome(r)
+    p = with_geo(p)
     geo = p.get("geo") if isinstance(p.get("geo"), dict) else {}
     nodes, edges = len(geo.get("nodes") or {}), len(geo.get("edges") or [])
     band = f"◇ DIAGRAM · {nodes} nodes · {edges} edges" + (

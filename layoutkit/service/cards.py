@@ -12,6 +12,7 @@ from layoutkit.principal import Principal
 from layoutkit.service._common import ID, SLUG
 from layoutkit.service.board_model import load_board, write_changes
 from layoutkit.service.content_prep import SERVER_STAMPS, prepare_card, store_spilled
+from layoutkit.service.ref_targets import card_title, refresh_ref_targets, stamp_ref_targets
 from layoutkit.service.registry import REGISTRY
 from layoutkit.service.workspace import Call
 from layoutkit.storage import BoardRecord, CardRecord, Tx
@@ -94,21 +95,13 @@ def _check_removal(
             {
                 "id": r.id,
                 "kind": r.kind,
-                "title": _title(r.payload),
+                "title": card_title(r.payload),
                 "author": r.author,
                 "layer": r.layer,
             }
             for r in records
         ],
     )
-
-
-def _title(payload: dict[str, Any]) -> str | None:
-    for key in ("title", "md", "text", "label", "url"):
-        value = payload.get(key)
-        if isinstance(value, str) and value.strip():
-            return value.strip().splitlines()[0][:80]
-    return None
 
 
 def _merge_payload(current: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
@@ -200,6 +193,7 @@ def update_cards(call: Call) -> dict[str, Any]:
                 merged.pop("dataRef", None)  # new inline data replaces the kept blob
             prepared = prepare_card({"kind": record.kind, "payload": merged}, i)
             store_spilled(tx, prepared)
+            stamp_ref_targets(tx, board.workspace_id, [(i, record.kind, prepared.payload)], "patch")
             warnings += [{**w, "index": i} for w in prepared.warnings]
             payload = prepared.payload
         engine_patches.append(
@@ -225,6 +219,7 @@ def update_cards(call: Call) -> dict[str, Any]:
     if restore:
         tx.restore_cards(restore)
         _put_back(tx, model, tx.cards_by_id(restore))
+    refresh_ref_targets(tx, board, [x["id"] for x in patches if "payload" in x] + remove + restore)
     tx.record_event(
         "cards.update",
         call.principal.label,

@@ -38,16 +38,31 @@ _REGION = {
     "required": ["x", "y", "w", "h"],
     "properties": {k: {"type": "number"} for k in ("x", "y", "w", "h")},
 }
+#: A wire between two cards of one board; also the source of the ``edge`` docs topic.
 EDGE_SCHEMA: dict[str, Any] = {
     "type": "object",
+    "title": "edge",
+    "description": "A wire from one card to another on the same board, drawn as an arrow.",
     "required": ["from", "to"],
     "properties": {
-        "from": _END,
-        "to": _END,
-        "rel": {"type": "string", "maxLength": 80},
-        "label": {"type": "string", "maxLength": 500},
-        "fromRegion": _REGION,
-        "toRegion": _REGION,
+        "from": {**_END, "description": "where the wire starts: a batch ref or a card id"},
+        "to": {**_END, "description": "where the wire ends: a batch ref or a card id"},
+        "rel": {
+            "type": "string",
+            "maxLength": 80,
+            "description": "the kind of relation (such as depends-on); without one the wire "
+            "is a plain flow arrow, and scrape_board's flows follow runs of those",
+        },
+        "label": {"type": "string", "maxLength": 500, "description": "text on the wire"},
+        "fromRegion": {
+            **_REGION,
+            "description": "the part of the start card the wire leaves from, in the card's "
+            "own coordinates (a crop of a screenshot, say)",
+        },
+        "toRegion": {
+            **_REGION,
+            "description": "the part of the end card the wire points at, in its coordinates",
+        },
     },
     "additionalProperties": False,
 }

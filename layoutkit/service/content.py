@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from layoutkit import elements
 from layoutkit.errors import ServiceError, did_you_mean
+from layoutkit.service.compose import EDGE_SCHEMA
 from layoutkit.service.registry import REGISTRY, Operation
 from layoutkit.service.workspace import Call
 
@@ -58,12 +60,17 @@ def docs(call: Call) -> dict[str, Any]:
             {"topic": OP_PREFIX + op.name, "summary": op.description.split(". ")[0].rstrip(".")}
             for op in registry
         ]
-        return {"topics": elements.docs_index() + ops}
+        shapes = [
+            {"topic": name, "summary": summary} for name, (summary, _) in SCHEMA_TOPICS.items()
+        ]
+        return {"topics": elements.docs_index() + shapes + ops}
     if topic.startswith(OP_PREFIX) and topic[len(OP_PREFIX) :] in registry.names():
         return {"topic": topic, "text": operation_topic(registry.get(topic[len(OP_PREFIX) :]))}
-    text = elements.docs_topic(topic)
+    topic = TOPIC_ALIASES.get(topic, topic)
+    text = SCHEMA_TOPICS[topic][1]() if topic in SCHEMA_TOPICS else elements.docs_topic(topic)
     if text is None:
-        names = elements.topic_names() + [OP_PREFIX + n for n in registry.names()]
+        names = [*elements.topic_names(), *SCHEMA_TOPICS, *TOPIC_ALIASES]
+        names += [OP_PREFIX + n for n in registry.names()]
         raise ServiceError(
             404,
             "unknown_topic",
@@ -92,18 +99,10 @@ def _type_of(schema: dict[str, Any]) -> str:
     return str(kind)
 
 
-def operation_topic(op: Operation) -> str:
-    """Markdown for one operation, generated from its registry entry."""
-    schema = op.params_schema
+def _property_table(schema: dict[str, Any], heading: str) -> list[str]:
+    """Markdown table rows of an object schema's properties."""
     required = set(schema.get("required", []))
-    lines = [
-        f"# {op.name}",
-        "",
-        op.description,
-        "",
-        "| Param | Type | Required | Notes |",
-        "|---|---|---|---|",
-    ]
+    lines = [f"| {heading} | Type | Required | Notes |", "|---|---|---|---|"]
     for name, spec in schema.get("properties", {}).items():
         notes = spec.get("description") or spec.get("title") or ""
         if "pattern" in spec:
@@ -111,6 +110,12 @@ def operation_topic(op: Operation) -> str:
         lines.append(
             f"| {name} | {_type_of(spec)} | {'yes' if name in required else 'no'} | {notes} |"
         )
+    return lines
+
+
+def operation_topic(op: Operation) -> str:
+    """Markdown for one operation, generated from its registry entry."""
+    lines = [f"# {op.name}", "", op.description, "", *_property_table(op.params_schema, "Param")]
     lines += [
         "",
         f'Call it as `Workspace.call("{op.name}", params)`, as the MCP tool `{op.name}`, '
@@ -118,3 +123,46 @@ def operation_topic(op: Operation) -> str:
         "A refusal carries an HTTP-style status and a machine `code`.",
     ]
     return "\n".join(lines) + "\n"
+
+
+def edge_topic() -> str:
+    """Markdown for wires, generated from the edge schema compose_board checks them with."""
+    region = EDGE_SCHEMA["properties"]["fromRegion"]
+    lines = [
+        "# edge (wire)",
+        "",
+        EDGE_SCHEMA["description"],
+        "",
+        "Send wires in compose_board's `edges`, beside the cards they join: `from` and `to` "
+        "name a card by its `ref` in the same batch or by the id of a card already on the "
+        "board. scrape_board lists them under `edges` with their ids.",
+        "",
+        *_property_table(EDGE_SCHEMA, "Field"),
+        "",
+        "## Region (fromRegion, toRegion)",
+        "",
+        *_property_table(region, "Field"),
+        "",
+        "```json",
+        json.dumps(
+            {
+                "board": "roadmap",
+                "cards": [
+                    {"kind": "text", "ref": "goal", "payload": {"md": "# Ship"}},
+                    {"kind": "note", "ref": "risk", "payload": {"md": "Fonts"}},
+                ],
+                "edges": [{"from": "goal", "to": "risk", "rel": "depends-on", "label": "needs"}],
+            },
+            indent=2,
+        ),
+        "```",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+#: Topics generated from an operation's JSON Schema (the contract's kinds live in elements).
+SCHEMA_TOPICS: dict[str, tuple[str, Callable[[], str]]] = {
+    "edge": ("Wires between cards: from, to, rel, label and regions.", edge_topic),
+}
+#: Other names people reach for.
+TOPIC_ALIASES = {"wire": "edge", "wires": "edge", "edges": "edge"}

@@ -13,6 +13,7 @@ from layoutkit.errors import ServiceError
 from layoutkit.principal import Principal
 from layoutkit.service.board_model import load_board, write_changes
 from layoutkit.service.content_prep import Prepared, store_spilled
+from layoutkit.service.ref_targets import stamp_ref_targets
 from layoutkit.storage import BoardRecord, NewCard, NewEdge, NewQuestion, Tx
 
 
@@ -72,6 +73,12 @@ def store_batch(
     """
     model = load_board(tx, board)
     result = layout.place_batch(model, batch)
+    stamp_ref_targets(
+        tx,
+        board.workspace_id,
+        ((i, pl.kind, model.get(pl.key).payload) for i, pl in enumerate(result.placements)),
+        "cards",
+    )
     author = principal.label
     layer = principal.layer
 

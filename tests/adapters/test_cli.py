@@ -54,17 +54,29 @@ def test_validate_card_vocabulary(tmp_path: Path) -> None:
     assert "chart" in res.output  # the retired name points at its replacement
 
 
-def test_validate_not_json_exits_1(tmp_path: Path) -> None:
+def test_validate_not_json_is_usage_error(tmp_path: Path) -> None:
+    # The README promises exit 2 for usage errors; 1 is kept for findings.
     path = tmp_path / "broken.json"
-    path.write_text("{nope", encoding="utf-8")
+    path.write_text('{"kind": "doc",\n nope', encoding="utf-8")
     res = CliRunner().invoke(main, ["validate", str(path)])
-    assert res.exit_code == 1
-    assert "not JSON" in res.output
+    assert res.exit_code == 2
+    assert "broken.json is not JSON" in res.output
+    assert "line 2 column 2" in res.output
+    assert "Traceback" not in res.output
+
+
+def test_validate_binary_file_is_usage_error(tmp_path: Path) -> None:
+    path = tmp_path / "shot.png"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe")
+    res = CliRunner().invoke(main, ["validate", str(path)])
+    assert res.exit_code == 2
+    assert "shot.png is not UTF-8 text" in res.output
 
 
 def test_validate_missing_file_is_usage_error() -> None:
     res = CliRunner().invoke(main, ["validate", "no-such-file.json"])
     assert res.exit_code == 2
+    assert "no-such-file.json" in res.output and "No such file" in res.output
 
 
 def test_validate_reads_stdin() -> None:

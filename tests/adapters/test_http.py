@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import httpx
+import pytest
 
+from layoutkit import Workspace
+from layoutkit.adapters.http import openapi_document
 from tests.adapters.conftest import Api
 
 
@@ -123,6 +126,41 @@ def test_openapi_document_lists_every_operation(api: Api) -> None:
     assert {op["name"] for op in api.ws.operations()} <= ids
 
 
+def test_unknown_boards_viewer_page_is_a_readable_404(api: Api) -> None:
+    api.op("create", {"kind": "board", "slug": "real"})
+    for slug in ("rael", "Not_A_Slug"):
+        page = httpx.get(f"{api.url}/boards/{slug}")
+        assert page.status_code == 404, slug
+        assert page.headers["content-type"].startswith("text/html")
+        assert "No such board" in page.text and f"“{slug}”" in page.text
+        assert "render_board" not in page.text  # not the viewer that would poll forever
+    escaped = httpx.get(f"{api.url}/boards/%3Cb%3Ex")
+    assert escaped.status_code == 404 and "“&lt;b&gt;x”" in escaped.text
+    assert httpx.get(f"{api.url}/boards/real").status_code == 200
+
+
+def test_openapi_declares_the_bearer_credential(api: Api) -> None:
+    doc = httpx.get(f"{api.url}/api/v1/openapi.json").json()
+    schemes = doc["components"]["securitySchemes"]
+    assert schemes["bearer"] == {**schemes["bearer"], "type": "http", "scheme": "bearer"}
+    assert schemes["tokenQuery"]["in"] == "query" and schemes["tokenQuery"]["name"] == "token"
+    assert {"bearer": []} in doc["security"]
+    operations = [m for path in doc["paths"].values() for m in path.values()]
+    assert operations and all({"bearer": []} in m["security"] for m in operations)
+    assert all("401" in m["responses"] for m in operations)
+    upload = doc["paths"]["/api/v1/boards/{slug}/upload"]["post"]["responses"]
+    assert "201" in upload and "200" not in upload
+
+
+@pytest.mark.parametrize(("require_auth", "optional"), [(True, False), (False, True)])
+def test_openapi_credential_is_optional_only_without_auth(
+    require_auth: bool, optional: bool
+) -> None:
+    with Workspace.open() as ws:
+        doc = openapi_document(ws, require_auth=require_auth)
+    assert ({} in doc["security"]) is optional
+
+
 def test_viewer_page_and_render(api: Api) -> None:
     api.op("create", {"kind": "board", "slug": "v"})
     api.client.post(
@@ -151,11 +189,15 @@ def test_multipart_upload_makes_media_and_file_cards(api: Api) -> None:
         ],
         data={"createSection": "true", "section": "Uploads"},
     )
-    assert res.status_code == 200, res.text
+    assert res.status_code == 201, res.text
     kinds = [f["kind"] for f in res.json()["files"]]
     assert kinds == ["media", "file"]
     media = res.json()["files"][0]
     assert (media["natW"], media["natH"]) == (320, 200)
+    # The created cards come back with their boxes, one per file.
+    cards = {c["id"]: c for c in res.json()["cards"]}
+    assert [cards[f["card"]]["kind"] for f in res.json()["files"]] == kinds
+    assert all(c["w"] > 0 and c["h"] > 0 for c in cards.values())
 
 
 def test_multipart_upload_needs_multipart(api: Api) -> None:
