@@ -14,7 +14,6 @@ Reads go through ``store.read()`` with the same ``tx`` methods.
 
 from layoutkit.storage._blobs import BlobStore, FileBlobStore, TableBlobStore, blob_key
 from layoutkit.storage._errors import ConflictError, NotFoundError, StorageError
-from layoutkit.storage._protocol import Store, Tx
 from layoutkit.storage._records import (
     ApiTokenRecord,
     AuditEventRecord,
@@ -34,13 +33,9 @@ from layoutkit.storage._records import (
     fold_tags,
     input_hash,
 )
-from layoutkit.storage._sql import (
-    CARD_RETENTION,
-    REQUEST_KEY_RETENTION,
-    SqlStore,
-    SqlTx,
-    open_store,
-)
+from layoutkit.storage._retention import CARD_RETENTION, REQUEST_KEY_RETENTION
+from layoutkit.storage._sql import SqlStore, SqlTx, open_store
+from layoutkit.storage.protocols import Store, Tx
 
 __all__ = [
     "CARD_RETENTION",
