@@ -26,12 +26,11 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, create_engine, event, select, text
+from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import StaticPool
 
 from layoutkit.storage import _migrations
-from layoutkit.storage import _schema as s
 from layoutkit.storage._blobs import BlobStore, FileBlobStore, TableBlobStore
 from layoutkit.storage._errors import StorageError
 from layoutkit.storage._sql._base import utc_now
@@ -145,10 +144,12 @@ class SqlStore:
         with self.transaction() as tx:
             yield tx.conn
 
-    def schema_version(self) -> int:
-        """The highest migration version applied to the database."""
+    def schema_version(self) -> str:
+        """The schema revision the database is at (an Alembic revision id)."""
         with self.read() as tx:
-            return max(tx.conn.execute(select(s.schema_version.c.version)).scalars(), default=0)
+            found = _migrations.current(tx.conn)
+        assert found is not None, "open_store migrates before handing the store out"
+        return found
 
     def close(self) -> None:
         """Release every pooled connection (an in-memory database is gone afterwards)."""
@@ -177,7 +178,7 @@ def _sqlite_events(engine: Engine, *, wal: bool) -> None:
         conn.exec_driver_sql(f"BEGIN {mode}")
 
 
-def _migrate(engine: Engine, clock: Clock, schema: str | None) -> None:
+def _migrate(engine: Engine, schema: str | None) -> None:
     with engine.connect() as conn:
         if engine.dialect.name == "sqlite":
             conn.execution_options(layoutkit_begin="IMMEDIATE")
@@ -186,7 +187,7 @@ def _migrate(engine: Engine, clock: Clock, schema: str | None) -> None:
                 _migrations.lock_postgres(conn, schema or "public")
                 if schema is not None:
                     conn.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{schema}"'))
-            _migrations.apply(conn, clock())
+            _migrations.upgrade(conn)
 
 
 def open_store(
@@ -217,7 +218,7 @@ def open_store(
             connect_args={"check_same_thread": False},
         )
         _sqlite_events(engine, wal=False)
-        _migrate(engine, clock, None)
+        _migrate(engine, None)
         return SqlStore(engine, url=None, clock=clock, blobs_dir=None)
 
     parsed = make_url(url)
@@ -234,7 +235,7 @@ def open_store(
             connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_S},
         )
         _sqlite_events(engine, wal=True)
-        _migrate(engine, clock, None)
+        _migrate(engine, None)
         return SqlStore(
             engine, url=url, clock=clock, blobs_dir=path.with_name(path.name + ".blobs")
         )
@@ -251,6 +252,6 @@ def open_store(
             pool_pre_ping=True,
             connect_args=connect_args,
         )
-        _migrate(engine, clock, schema)
+        _migrate(engine, schema)
         return SqlStore(engine, url=url, clock=clock, blobs_dir=None, schema=schema)
     raise StorageError(f"no storage backend for {url!r}; use sqlite:///path.db or postgresql://...")
