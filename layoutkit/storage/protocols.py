@@ -344,9 +344,12 @@ class AccessTx(Protocol):
         """Revoke a link; returns whether a live link was revoked."""
         ...
 
-    def create_api_token(self, kind: TokenKind, name: str) -> tuple[ApiTokenRecord, str]:
+    def create_api_token(
+        self, kind: TokenKind, name: str, *, purpose: str | None = None
+    ) -> tuple[ApiTokenRecord, str]:
         """Issue a token for the owner, a user, an agent or a service; returns the record and the
-        plain token (shown once; only its hash is kept). Raises ``ValueError`` for a bad kind.
+        plain token (shown once; only its hash is kept). ``purpose`` marks a token a tool
+        mints for itself (``serve``). Raises ``ValueError`` for a bad kind.
         """
         ...
 

@@ -65,7 +65,9 @@ class AccessRows(TxBase):
         )
         return result.rowcount > 0
 
-    def create_api_token(self, kind: TokenKind, name: str) -> tuple[ApiTokenRecord, str]:
+    def create_api_token(
+        self, kind: TokenKind, name: str, *, purpose: str | None = None
+    ) -> tuple[ApiTokenRecord, str]:
         self._write()
         if kind not in _TOKEN_KINDS:
             raise ValueError(f"token kind must be owner, user, agent or service, not {kind!r}")
@@ -73,7 +75,13 @@ class AccessRows(TxBase):
         now = self.now()
         row = self.conn.execute(
             insert(s.api_tokens)
-            .values(kind=kind, name=name, token_hash=token_hash(token), created_at=now)
+            .values(
+                kind=kind,
+                name=name,
+                token_hash=token_hash(token),
+                created_at=now,
+                purpose=purpose,
+            )
             .returning(*s.api_tokens.c)
         ).one()
         return record(row, ApiTokenRecord), token
