@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event, text
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
 from sqlalchemy.pool import StaticPool
 
 from layoutkit.storage import _migrations
@@ -210,48 +210,58 @@ def open_store(
     ``clock`` returns the current UTC time (tests inject one). Raises
     :class:`StorageError` for an unsupported URL.
     """
-    clock = clock or utc_now
     if url is None or url in ("sqlite://", "sqlite:///:memory:"):
-        engine = create_engine(
-            "sqlite://",
-            poolclass=StaticPool,
-            connect_args={"check_same_thread": False},
-        )
-        _sqlite_events(engine, wal=False)
-        _migrate(engine, None)
-        return SqlStore(engine, url=None, clock=clock, blobs_dir=None)
+        engine, blobs_dir, url, schema = _memory_engine(), None, None, None
+    else:
+        parsed = make_url(url)
+        backend = parsed.get_backend_name()
+        if backend == "sqlite":
+            engine, blobs_dir = _sqlite_file_engine(parsed, url)
+            schema = None  # a SQLite file has no schemas
+        elif backend in ("postgresql", "postgres"):
+            engine, blobs_dir = _postgres_engine(parsed, schema, pool_size), None
+        else:
+            raise StorageError(
+                f"no storage backend for {url!r}; use sqlite:///path.db or postgresql://..."
+            )
+    _migrate(engine, schema)
+    return SqlStore(engine, url=url, clock=clock or utc_now, blobs_dir=blobs_dir, schema=schema)
 
-    parsed = make_url(url)
-    backend = parsed.get_backend_name()
-    if backend == "sqlite":
-        if parsed.get_driver_name() not in ("pysqlite", ""):
-            raise StorageError(f"unsupported SQLite driver in {url!r}; use sqlite:///path.db")
-        path = Path(parsed.database or "")
-        if not parsed.database:
-            raise StorageError(f"no database file in {url!r}")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(
-            parsed.set(drivername="sqlite+pysqlite"),
-            connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_S},
-        )
-        _sqlite_events(engine, wal=True)
-        _migrate(engine, None)
-        return SqlStore(
-            engine, url=url, clock=clock, blobs_dir=path.with_name(path.name + ".blobs")
-        )
-    if backend in ("postgresql", "postgres"):
-        connect_args: dict[str, Any] = {}
-        if schema is not None:
-            if not schema.replace("_", "").isalnum():
-                raise StorageError(f"schema name {schema!r} must be letters, digits and _")
-            connect_args["options"] = f"-c search_path={schema}"
-        engine = create_engine(
-            parsed.set(drivername="postgresql+psycopg"),
-            pool_size=pool_size,
-            max_overflow=pool_size * 2,
-            pool_pre_ping=True,
-            connect_args=connect_args,
-        )
-        _migrate(engine, schema)
-        return SqlStore(engine, url=url, clock=clock, blobs_dir=None, schema=schema)
-    raise StorageError(f"no storage backend for {url!r}; use sqlite:///path.db or postgresql://...")
+
+def _memory_engine() -> Engine:
+    engine = create_engine(
+        "sqlite://", poolclass=StaticPool, connect_args={"check_same_thread": False}
+    )
+    _sqlite_events(engine, wal=False)
+    return engine
+
+
+def _sqlite_file_engine(parsed: URL, url: str) -> tuple[Engine, Path]:
+    """The engine of a SQLite file and the directory its blobs go to."""
+    if parsed.get_driver_name() not in ("pysqlite", ""):
+        raise StorageError(f"unsupported SQLite driver in {url!r}; use sqlite:///path.db")
+    if not parsed.database:
+        raise StorageError(f"no database file in {url!r}")
+    path = Path(parsed.database)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(
+        parsed.set(drivername="sqlite+pysqlite"),
+        connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_S},
+    )
+    _sqlite_events(engine, wal=True)
+    return engine, path.with_name(path.name + ".blobs")
+
+
+def _postgres_engine(parsed: URL, schema: str | None, pool_size: int) -> Engine:
+    connect_args: dict[str, Any] = {}
+    if schema is not None:
+        if not schema.replace("_", "").isalnum():
+            raise StorageError(f"schema name {schema!r} must be letters, digits and _")
+        connect_args["options"] = f"-c search_path={schema}"
+    return create_engine(
+        parsed.set(drivername="postgresql+psycopg"),
+        pool_size=pool_size,
+        max_overflow=pool_size * 2,
+        pool_pre_ping=True,
+        connect_args=connect_args,
+    )
