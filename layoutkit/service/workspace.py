@@ -79,19 +79,23 @@ class Workspace:
         The plain token is returned once; only its hash is stored. Raises
         :class:`ServiceError` 400 ``invalid_token_kind`` for another kind.
         """
-        return api_tokens.create_token(self.store, kind, name)
+        with self.store.transaction() as tx:
+            return api_tokens.create_token(tx, kind, name)
 
     def tokens(self) -> list[dict[str, Any]]:
         """Every API token (id, kind, name, created, revoked, purpose), never the secret."""
-        return api_tokens.list_tokens(self.store)
+        with self.store.read() as tx:
+            return api_tokens.list_tokens(tx)
 
     def revoke_token(self, ref: str) -> dict[str, Any]:
         """Revoke the live token with this id or name; see :func:`api_tokens.revoke_token`."""
-        return api_tokens.revoke_token(self.store, ref)
+        with self.store.transaction() as tx:
+            return api_tokens.revoke_token(tx, ref)
 
     def serve_token(self, *, new: bool = False) -> tuple[str | None, dict[str, Any]]:
         """The owner token ``layoutkit serve`` keeps; see :func:`api_tokens.serve_token`."""
-        return api_tokens.serve_token(self.store, new=new)
+        with self.store.transaction() as tx:
+            return api_tokens.serve_token(tx, new=new)
 
     def authenticate(self, token: str) -> Principal | None:
         """The principal a bearer token or share-link token stands for, or None."""
