@@ -9,7 +9,11 @@ Open a store with :func:`open_store`, then work inside transactions::
         tx.lock_board(board.id)
         tx.insert_cards(board.id, [NewCard("note", {"text": "hi"}, 0, 0, 200, 80, "ai", "agent:x")])
 
-Reads go through ``store.read()`` with the same ``tx`` methods.
+Reads go through ``store.read()`` with the same ``tx`` methods. The service
+types against the :class:`Store` and :class:`Tx` protocols (``protocols``);
+``SqlStore``/``SqlTx`` implement them with one module per resource family
+under ``_sql``. Opening a store brings its schema to the newest Alembic
+revision (``_migrations``, scripts in ``migrations/versions``).
 """
 
 from layoutkit.storage._blobs import BlobStore, FileBlobStore, TableBlobStore, blob_key

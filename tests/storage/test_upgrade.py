@@ -17,7 +17,7 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import create_engine, inspect
 
 from layoutkit import Workspace
-from layoutkit.storage import _migrations
+from layoutkit.storage import StorageError, _migrations
 from layoutkit.storage import _schema as s
 from tests.storage.conftest import DURABLE_BACKENDS, PG_URL, Location, _location
 
@@ -80,3 +80,12 @@ def test_the_upgraded_database_reads_and_composes(release_0_1: Location) -> None
         assert {c["id"] for c in before["cards"]} < {c["id"] for c in after["cards"]}
         slugs = {b["slug"] for b in ws.call("list", {"kind": "board"})["boards"]}
         assert slugs == {"welcome", "new-after-upgrade"}
+
+
+def test_a_schema_version_no_release_made_is_refused(tmp_path: Path) -> None:
+    location = Location("sqlite_file", f"sqlite:///{tmp_path / 'odd.db'}")
+    _load_release_0_1(location)
+    with sqlite3.connect(tmp_path / "odd.db") as db:
+        db.execute("UPDATE schema_version SET version = 2")
+    with pytest.raises(StorageError, match="schema_version 2"):
+        location.open()
