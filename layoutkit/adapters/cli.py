@@ -484,6 +484,58 @@ def token_create(name: str, kind: str, db: str, as_json: bool) -> None:
         click.echo(f"{kind} token {name!r}: shown once, keep it private", err=True)
 
 
+@token.command("list")
+@db_option
+@json_option
+def token_list(db: str, as_json: bool) -> None:
+    """List every token: id, kind, name, created, revoked. Tokens themselves are never shown
+    (only their hashes are kept); the serve token is marked as such."""
+    ws = _open(db)
+    try:
+        rows = ws.tokens()
+    finally:
+        ws.close()
+    if as_json:
+        _emit_json({"tokens": rows})
+        return
+    if not rows:
+        click.echo("no tokens")
+        return
+    _table(
+        [{**r, "revoked": r["revoked"] or "-", "purpose": r["purpose"] or "-"} for r in rows],
+        [
+            ("id", "ID"),
+            ("kind", "KIND"),
+            ("name", "NAME"),
+            ("created", "CREATED"),
+            ("revoked", "REVOKED"),
+            ("purpose", "PURPOSE"),
+        ],
+    )
+
+
+@token.command("revoke")
+@click.argument("ref", metavar="ID_OR_NAME")
+@db_option
+@json_option
+def token_revoke(ref: str, db: str, as_json: bool) -> None:
+    """Revoke the live token with this id or name; it stops authenticating at once.
+
+    A name several live tokens share is refused: revoke by id (see 'token list').
+    """
+    ws = _open(db)
+    try:
+        revoked = ws.revoke_token(ref)
+    except ServiceError as err:
+        _fail(err, as_json)
+    finally:
+        ws.close()
+    if as_json:
+        _emit_json(revoked)
+    else:
+        click.echo(f"revoked {revoked['kind']} token {revoked['id']} {revoked['name']!r}")
+
+
 # ---------------------------------------------------------------- servers
 
 
@@ -491,12 +543,24 @@ def token_create(name: str, kind: str, db: str, as_json: bool) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
 @click.option("--example", is_flag=True, help="Compose the example board first (once).")
+@click.option(
+    "--new-token",
+    is_flag=True,
+    help="Mint a new owner token for this database and revoke the one serve printed before.",
+)
 @db_option
-def serve(host: str, port: int, example: bool, db: str) -> None:
-    """Serve the HTTP API, the board viewer and MCP over HTTP until interrupted."""
+def serve(host: str, port: int, example: bool, new_token: bool, db: str) -> None:
+    """Serve the HTTP API, the board viewer and MCP over HTTP until interrupted.
+
+    The first start on a database prints an owner token; later starts reuse it
+    and do not print it again (only its hash is kept). Lost it? Start with
+    --new-token: a fresh one is printed and the old one stops working.
+    """
     from layoutkit.adapters.http import run_server
 
-    run_server(_open(db), host=host, port=port, example=example, echo=click.echo)
+    run_server(
+        _open(db), host=host, port=port, example=example, new_token=new_token, echo=click.echo
+    )
 
 
 @main.command("mcp")

@@ -369,23 +369,33 @@ def run_server(
     host: str = "127.0.0.1",
     port: int = 8000,
     example: bool = False,
+    new_token: bool = False,
     echo: Callable[[str], None] = print,
 ) -> None:
     """Serve ``ws`` with uvicorn until interrupted.
 
-    With ``example`` an example board is composed first (once). A fresh owner
-    token is minted and printed at start so a new user can call the API and
-    open the viewer straight away.
+    With ``example`` an example board is composed first (once). The first
+    start on a database mints an owner token and prints it, so a new user can
+    call the API and open the viewer straight away; later starts reuse it
+    (only its hash is kept, so it is not printed again). ``new_token`` mints
+    a fresh one and revokes the previous serve token.
     """
     import uvicorn
 
     slug = seed_example(ws) if example else None
-    token = ws.create_token("owner", "local")
+    plain, kept = ws.serve_token(new=new_token)
     base = f"http://{host}:{port}"
     echo(f"layoutkit serving on {base}")
-    echo(f"owner token (keep it private): {token}")
+    if plain is not None:
+        echo(f"owner token (keep it private): {plain}")
+    else:
+        echo(
+            f"owner token: the one printed when this database was first served "
+            f"(token {kept['id']}, created {kept['created']}); "
+            "'layoutkit serve --new-token' mints a new one and revokes it"
+        )
     if slug:
-        echo(f"open the example board: {base}/boards/{slug}?token={token}")
+        echo(f"open the example board: {base}/boards/{slug}?token={plain or '<owner token>'}")
     echo(f"API: {base}{API}/openapi.json   MCP (streamable HTTP): {base}/mcp")
     uvicorn.run(create_app(ws), host=host, port=port, log_level="warning")
 

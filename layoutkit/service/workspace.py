@@ -9,6 +9,7 @@ import attrs
 from layoutkit.errors import ServiceError, did_you_mean
 from layoutkit.principal import Principal
 from layoutkit.service import idempotency
+from layoutkit.service import tokens as api_tokens
 from layoutkit.service._common import find_board
 from layoutkit.service.registry import REGISTRY, Operation, Registry
 from layoutkit.storage import BoardRecord, StorageError, Store, Tx, open_store
@@ -78,14 +79,23 @@ class Workspace:
         The plain token is returned once; only its hash is stored. Raises
         :class:`ServiceError` 400 ``invalid_token_kind`` for another kind.
         """
-        if kind not in ("owner", "user", "agent", "service"):
-            raise ServiceError(
-                400, "invalid_token_kind", "token kind is owner, user, agent or service"
-            )
         with self.store.transaction() as tx:
-            _, token = tx.create_api_token(kind, name)  # type: ignore[arg-type]
-            tx.record_event("token.create", f"{kind}:{name}", detail={"kind": kind})
-        return token
+            return api_tokens.create_token(tx, kind, name)
+
+    def tokens(self) -> list[dict[str, Any]]:
+        """Every API token (id, kind, name, created, revoked, purpose), never the secret."""
+        with self.store.read() as tx:
+            return api_tokens.list_tokens(tx)
+
+    def revoke_token(self, ref: str) -> dict[str, Any]:
+        """Revoke the live token with this id or name; see :func:`api_tokens.revoke_token`."""
+        with self.store.transaction() as tx:
+            return api_tokens.revoke_token(tx, ref)
+
+    def serve_token(self, *, new: bool = False) -> tuple[str | None, dict[str, Any]]:
+        """The owner token ``layoutkit serve`` keeps; see :func:`api_tokens.serve_token`."""
+        with self.store.transaction() as tx:
+            return api_tokens.serve_token(tx, new=new)
 
     def authenticate(self, token: str) -> Principal | None:
         """The principal a bearer token or share-link token stands for, or None."""

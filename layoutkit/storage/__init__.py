@@ -9,12 +9,15 @@ Open a store with :func:`open_store`, then work inside transactions::
         tx.lock_board(board.id)
         tx.insert_cards(board.id, [NewCard("note", {"text": "hi"}, 0, 0, 200, 80, "ai", "agent:x")])
 
-Reads go through ``store.read()`` with the same ``tx`` methods.
+Reads go through ``store.read()`` with the same ``tx`` methods. The service
+types against the :class:`Store` and :class:`Tx` protocols (``protocols``);
+``SqlStore``/``SqlTx`` implement them with one module per resource family
+under ``_sql``. Opening a store brings its schema to the newest Alembic
+revision (``_migrations``, scripts in ``migrations/versions``).
 """
 
 from layoutkit.storage._blobs import BlobStore, FileBlobStore, TableBlobStore, blob_key
 from layoutkit.storage._errors import ConflictError, NotFoundError, StorageError
-from layoutkit.storage._protocol import Store, Tx
 from layoutkit.storage._records import (
     ApiTokenRecord,
     AuditEventRecord,
@@ -34,13 +37,9 @@ from layoutkit.storage._records import (
     fold_tags,
     input_hash,
 )
-from layoutkit.storage._sql import (
-    CARD_RETENTION,
-    REQUEST_KEY_RETENTION,
-    SqlStore,
-    SqlTx,
-    open_store,
-)
+from layoutkit.storage._retention import CARD_RETENTION, REQUEST_KEY_RETENTION
+from layoutkit.storage._sql import SqlStore, SqlTx, open_store
+from layoutkit.storage.protocols import Store, Tx
 
 __all__ = [
     "CARD_RETENTION",

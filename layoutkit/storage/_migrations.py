@@ -1,79 +1,103 @@
-"""Versioned schema migrations, applied in order when a store opens.
+"""Schema migrations: Alembic revisions under ``migrations/versions``, run when a store opens.
 
-``MIGRATIONS`` is an ordered list of ``(version, name, function)``. The
-``schema_version`` table holds one row per applied version. Opening a store
-takes a lock first (a transaction-scoped advisory lock on PostgreSQL, an
-immediate write transaction on SQLite) so two processes opening one
-database at the same moment apply each migration exactly once; the second
-waits and then finds nothing left to do.
+Opening a store takes a lock first (a transaction-scoped advisory lock on
+PostgreSQL, an immediate write transaction on SQLite) and upgrades to the
+head revision inside that transaction, so two processes opening one database
+at the same moment apply each revision exactly once; the second waits and
+then finds nothing left to do.
 
-Migration 1 creates the tables as ``_schema`` declares them. A later change
-to a table is a new migration written as explicit DDL that first inspects
-what exists (``sqlalchemy.inspect(conn)``), so it is a no-op on a database
-already created from the newer declaration.
+A schema change is a new revision file next to the others (``down_revision``
+names the one before; batch operations so SQLite can follow) plus the same
+change in ``_schema``; a test checks the two agree. Databases made by release
+0.1.0 carry a ``schema_version`` table instead of Alembic's: they are stamped
+at the baseline revision, which is that release's schema, and upgraded from there.
 """
 
 from __future__ import annotations
 
 import zlib
-from collections.abc import Callable, Sequence
-from datetime import datetime
+from functools import cache
+from pathlib import Path
 
-from sqlalchemy import Connection, select, text
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from alembic.script.revision import RevisionError
+from alembic.util import CommandError
+from sqlalchemy import Connection, inspect, text
 
-from layoutkit.storage import _schema as s
+from layoutkit.storage._errors import StorageError
 
-Migration = tuple[int, str, Callable[[Connection], None]]
-
-
-def _initial(conn: Connection) -> None:
-    s.metadata.create_all(conn, checkfirst=True)
-
-
-MIGRATIONS: list[Migration] = [
-    (
-        1,
-        "initial schema: workspaces, projects, boards, cards, edges, questions, links, keys",
-        _initial,
-    ),
-]
+SCRIPTS = Path(__file__).with_name("migrations")
+#: The revision a database of release 0.1.0 (``schema_version`` 1) is at.
+BASELINE = "0001"
+_LEGACY_TABLE = "schema_version"
 
 
-def current_version(conn: Connection) -> int:
-    """The highest applied migration version (0 on an empty database)."""
-    s.schema_version.create(conn, checkfirst=True)
-    found = conn.execute(select(s.schema_version.c.version)).scalars().all()
-    return max(found, default=0)
+def _config(location: Path, conn: Connection | None = None) -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(location))
+    config.attributes["connection"] = conn
+    return config
+
+
+@cache
+def scripts(location: Path = SCRIPTS) -> ScriptDirectory:
+    """The revision scripts at ``location`` (read once per process)."""
+    return ScriptDirectory.from_config(_config(location))
+
+
+def head(location: Path = SCRIPTS) -> str:
+    """The newest revision at ``location``; raises :class:`StorageError` for a fork."""
+    try:
+        found = scripts(location).get_current_head()
+    except CommandError as exc:  # two revisions claim the same parent
+        raise StorageError(str(exc)) from exc
+    if found is None:
+        raise StorageError("no migration revisions are shipped with layoutkit")
+    return found
+
+
+def current(conn: Connection) -> str | None:
+    """The revision the database is at (None when Alembic never ran on it)."""
+    return MigrationContext.configure(conn).get_current_revision()
+
+
+def upgrade(conn: Connection, location: Path = SCRIPTS) -> list[str]:
+    """Bring the database to the head revision, oldest step first.
+
+    Must run inside a transaction that already holds the migration lock.
+    Returns the revisions applied now (empty when the schema was current).
+    Raises :class:`StorageError` for a database newer than this code.
+    ``location`` is another revision directory, for tests of later revisions.
+    """
+    _adopt_release_0_1(conn, location)
+    at = current(conn)
+    if at == head(location):
+        return []
+    try:
+        pending = [s.revision for s in scripts(location).iterate_revisions("head", at)]
+    except RevisionError as exc:
+        raise StorageError(f"database schema revision {at!r} is unknown to this layoutkit") from exc
+    command.upgrade(_config(location, conn), "head")
+    return pending[::-1]
+
+
+def _adopt_release_0_1(conn: Connection, location: Path) -> None:
+    tables = set(inspect(conn).get_table_names())
+    if _LEGACY_TABLE not in tables or "alembic_version" in tables:
+        return
+    version = conn.execute(text(f"SELECT max(version) FROM {_LEGACY_TABLE}")).scalar()
+    if version != 1:
+        raise StorageError(f"schema_version {version} was not made by a known layoutkit release")
+    command.stamp(_config(location, conn), BASELINE)
+    conn.execute(text(f"DROP TABLE {_LEGACY_TABLE}"))
 
 
 def advisory_key(scope: str) -> int:
     """A stable signed 64-bit key for ``pg_advisory_xact_lock`` derived from ``scope``."""
     return zlib.crc32(f"layoutkit-migrate:{scope}".encode()) - 2**31
-
-
-def apply(
-    conn: Connection,
-    now: datetime,
-    migrations: Sequence[Migration] = MIGRATIONS,
-) -> list[int]:
-    """Apply every migration newer than the database, in version order.
-
-    Must run inside a transaction that already holds the migration lock.
-    Returns the versions applied now (empty when the schema was current).
-    Raises ``ValueError`` when two migrations share a version.
-    """
-    versions = [v for v, _, _ in migrations]
-    if len(set(versions)) != len(versions):
-        raise ValueError(f"duplicate migration versions in {versions}")
-    have = current_version(conn)
-    applied: list[int] = []
-    for version, _name, step in sorted(migrations, key=lambda m: m[0]):
-        if version <= have:
-            continue
-        step(conn)
-        conn.execute(s.schema_version.insert().values(version=version, applied_at=now))
-        applied.append(version)
-    return applied
 
 
 def lock_postgres(conn: Connection, scope: str) -> None:

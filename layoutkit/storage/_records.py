@@ -198,6 +198,8 @@ class ApiTokenRecord:
     name: str
     created_at: datetime
     revoked_at: datetime | None
+    #: ``serve`` for the owner token ``layoutkit serve`` keeps; None for tokens made by hand.
+    purpose: str | None = None
 
 
 @attrs.frozen(slots=True)

@@ -22,7 +22,7 @@ How later features fit, without touching these tables:
 - review runs: ``review_runs`` (run id, board scope, state, sight attempts,
   plan JSON) and ``review_receipts`` (run_id, card_id, state).
 
-A later migration adds those tables; see ``_migrations``.
+Each arrives as a new Alembic revision in ``migrations/versions``; see ``_migrations``.
 """
 
 from __future__ import annotations
@@ -61,13 +61,6 @@ When = DateTime(timezone=True)
 def _id() -> Column:
     return Column("id", Id, primary_key=True, autoincrement=True)
 
-
-schema_version = Table(
-    "schema_version",
-    metadata,
-    Column("version", Integer, primary_key=True),
-    Column("applied_at", When, nullable=False),
-)
 
 workspaces = Table(
     "workspaces",
@@ -214,6 +207,8 @@ api_tokens = Table(
     Column("token_hash", String(64), nullable=False, unique=True),
     Column("created_at", When, nullable=False),
     Column("revoked_at", When, nullable=True),
+    # "serve" marks the owner token ``layoutkit serve`` keeps for its database.
+    Column("purpose", String(20), nullable=True),
 )
 
 request_keys = Table(

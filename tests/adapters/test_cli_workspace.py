@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx
 import pytest
 from click.testing import CliRunner, Result
 from mcp.client.session import ClientSession
@@ -290,6 +291,69 @@ def test_token_create_prints_a_working_token_once(db: str) -> None:
     assert run("token", "create", "x", "--db", db).exit_code == 2
 
 
+def _token_line(output: str) -> str | None:
+    lines = [line for line in output.splitlines() if line.startswith("owner token (keep")]
+    return lines[0].split(": ", 1)[1] if lines else None
+
+
+def test_token_list_never_shows_a_token_and_revoke_stops_it(db: str) -> None:
+    first = run("token", "create", "--kind", "agent", "bot", "--db", db).stdout.strip()
+    second = run("token", "create", "--kind", "agent", "bot", "--db", db).stdout.strip()
+    ann = run("token", "create", "--kind", "user", "ann", "--db", db).stdout.strip()
+    listed = run("token", "list", "--db", db)
+    assert listed.exit_code == 0, listed.output
+    assert listed.stdout.splitlines()[0].split() == [
+        "ID",
+        "KIND",
+        "NAME",
+        "CREATED",
+        "REVOKED",
+        "PURPOSE",
+    ]
+    assert "ann" in listed.stdout
+    rows = json.loads(run("token", "list", "--db", db, "--json").stdout)["tokens"]
+    assert [(r["kind"], r["name"], r["revoked"]) for r in rows] == [
+        ("agent", "bot", None),
+        ("agent", "bot", None),
+        ("user", "ann", None),
+    ]
+    for plain in (first, second, ann):
+        assert plain[4:] not in listed.stdout + json.dumps(rows)
+
+    ambiguous = run("token", "revoke", "bot", "--db", db, "--json")
+    assert ambiguous.exit_code == 1
+    body = json.loads(ambiguous.stdout)
+    assert (body["code"], body["ids"]) == ("ambiguous_token", [rows[0]["id"], rows[1]["id"]])
+
+    assert run("token", "revoke", "ann", "--db", db).stdout.startswith("revoked user token")
+    by_id = json.loads(run("token", "revoke", str(rows[0]["id"]), "--db", db, "--json").stdout)
+    assert by_id["revoked"] is not None
+    with Workspace.open(db) as ws:
+        assert ws.authenticate(ann) is None
+        assert ws.authenticate(first) is None
+        assert ws.authenticate(second).name == "bot"  # type: ignore[union-attr]
+    # With one live "bot" left, the name is no longer ambiguous.
+    assert run("token", "revoke", "bot", "--db", db).exit_code == 0
+    gone = run("token", "revoke", "ann", "--db", db)
+    assert gone.exit_code == 1
+    assert "unknown_token" in gone.stderr
+
+
+def test_a_revoked_token_stops_working_over_http(db: str) -> None:
+    from layoutkit.adapters.http import create_app
+    from tests.adapters.conftest import LiveServer
+
+    plain = run("token", "create", "--kind", "agent", "claude", "--db", db).stdout.strip()
+    with Workspace.open(db) as ws, LiveServer(create_app(ws)) as server:
+        headers = {"authorization": f"Bearer {plain}"}
+        url = f"{server.url}/api/v1/ops/scrape_board"
+        assert httpx.post(url, json={"board": "demo"}, headers=headers).status_code == 200
+        assert run("token", "revoke", "claude", "--db", db).exit_code == 0
+        refused = httpx.post(url, json={"board": "demo"}, headers=headers)
+        assert refused.status_code == 401
+        assert refused.json()["code"] == "unauthenticated"
+
+
 def test_call_reads_file_and_stdin(db: str, tmp_path: Path) -> None:
     params = tmp_path / "p.json"
     params.write_text(
@@ -343,6 +407,34 @@ def test_serve_calls_run_server_with_the_workspace(
     )
     with Workspace.open(db) as ws:
         assert ws.authenticate(token).kind == "owner"
+
+
+def test_serve_keeps_its_owner_token_until_asked_for_a_new_one(
+    db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import uvicorn
+
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: None)
+    first = run("serve", "--db", db)
+    token = _token_line(first.stdout)
+    assert token is not None and token.startswith("lkt_")
+
+    again = run("serve", "--db", db, "--example")
+    assert again.exit_code == 0, again.output
+    assert _token_line(again.stdout) is None
+    assert "lkt_" not in again.stdout
+    assert "printed when this database was first served" in again.stdout
+    assert "--new-token" in again.stdout
+    assert "?token=<owner token>" in again.stdout
+
+    fresh = _token_line(run("serve", "--db", db, "--new-token").stdout)
+    assert fresh is not None and fresh != token
+    with Workspace.open(db) as ws:
+        assert ws.authenticate(token) is None
+        assert ws.authenticate(fresh).kind == "owner"  # type: ignore[union-attr]
+        serve_tokens = [t for t in ws.tokens() if t["purpose"] == "serve"]
+    assert [t["revoked"] is None for t in serve_tokens] == [False, True]
+    assert "--new-token" in run("serve", "--help").stdout
 
 
 def test_mcp_over_stdio_lists_and_runs_the_new_operations(db: str, tmp_path: Path) -> None:

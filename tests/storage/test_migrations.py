@@ -1,29 +1,36 @@
-"""Versioned migrations: ordered, recorded, idempotent, safe to race."""
+"""Alembic migrations: run on open, once, in order, safe to race, and they build `_schema`."""
 
 from __future__ import annotations
 
 import multiprocessing as mp
-from datetime import UTC, datetime
+import shutil
+from pathlib import Path
 
 import pytest
-from sqlalchemy import Connection, inspect, select, text
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import inspect, text
 
-from layoutkit.storage import SqlStore, _migrations
+from layoutkit.storage import SqlStore, StorageError, _migrations
 from layoutkit.storage import _schema as s
 from tests.storage.conftest import Location
 
-NOW = datetime(2025, 1, 1, tzinfo=UTC)
+HEAD = _migrations.head()
+
+
+def _versions(store: SqlStore) -> list[str]:
+    with store.read() as tx:
+        return list(tx.conn.execute(text("SELECT version_num FROM alembic_version")).scalars())
 
 
 def test_open_applies_every_migration_once(location: Location) -> None:
     first = location.open()
     try:
-        assert first.schema_version() == _migrations.MIGRATIONS[-1][0]
+        assert first.schema_version() == HEAD
         with first.read() as tx:
             names = set(inspect(tx.conn).get_table_names())
-            rows = tx.conn.execute(select(s.schema_version.c.version)).scalars().all()
         assert set(s.metadata.tables) <= names
-        assert rows == [v for v, _, _ in _migrations.MIGRATIONS]
+        assert _versions(first) == [HEAD]
     finally:
         if location.backend != "memory":
             first.close()
@@ -33,42 +40,93 @@ def test_open_applies_every_migration_once(location: Location) -> None:
     again = location.open()
     try:
         with again.transaction() as tx:
-            assert _migrations.apply(tx.conn, NOW) == []
-            rows = tx.conn.execute(select(s.schema_version.c.version)).scalars().all()
-        assert rows == [v for v, _, _ in _migrations.MIGRATIONS]
+            assert _migrations.upgrade(tx.conn) == []
+        assert _versions(again) == [HEAD]
     finally:
         again.close()
 
 
-def _add_notes_table(conn: Connection) -> None:
-    if "extra_notes" not in inspect(conn).get_table_names():
-        conn.execute(text("CREATE TABLE extra_notes (id INTEGER PRIMARY KEY, body TEXT)"))
+def test_the_migrations_build_exactly_the_declared_schema(store: SqlStore) -> None:
+    # _schema is what the queries are written against; the revisions are what
+    # databases get. Any drift between the two shows up here.
+    with store.read() as tx:
+        assert compare_metadata(MigrationContext.configure(tx.conn), s.metadata) == []
 
 
-def _add_notes_column(conn: Connection) -> None:
-    columns = {c["name"] for c in inspect(conn).get_columns("extra_notes")}
-    if "tone" not in columns:
-        conn.execute(text("ALTER TABLE extra_notes ADD COLUMN tone TEXT"))
+def test_revisions_form_one_line_from_the_baseline() -> None:
+    chain = [r.revision for r in _migrations.scripts().walk_revisions()][::-1]
+    assert chain[0] == _migrations.BASELINE
+    assert chain[-1] == HEAD
+    assert _migrations.scripts().get_heads() == [HEAD]
 
 
-def test_later_migrations_run_in_version_order(store: SqlStore) -> None:
-    later = [
-        *_migrations.MIGRATIONS,
-        (3, "tone", _add_notes_column),
-        (2, "notes", _add_notes_table),
-    ]
+LATER = {
+    "0901_notes.py": """
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0901"
+down_revision = "{head}"
+
+
+def upgrade() -> None:
+    op.create_table("extra_notes", sa.Column("id", sa.Integer, primary_key=True), sa.Column("body", sa.Text))
+""",
+    "0902_tone.py": """
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0902"
+down_revision = "0901"
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("extra_notes") as batch:
+        batch.add_column(sa.Column("tone", sa.Text))
+        batch.alter_column("body", existing_type=sa.Text, nullable=False)
+""",
+}
+
+
+def _later_scripts(tmp_path: Path, files: dict[str, str]) -> Path:
+    location = tmp_path / "migrations"
+    shutil.copytree(_migrations.SCRIPTS, location, ignore=shutil.ignore_patterns("__pycache__"))
+    for name, body in files.items():
+        (location / "versions" / name).write_text(body.replace("{head}", HEAD))
+    return location
+
+
+def test_later_revisions_run_in_order_once(store: SqlStore, tmp_path: Path) -> None:
+    location = _later_scripts(tmp_path, LATER)
     with store.transaction() as tx:
-        assert _migrations.apply(tx.conn, NOW, later) == [2, 3]
-        assert _migrations.apply(tx.conn, NOW, later) == []
-        columns = {c["name"] for c in inspect(tx.conn).get_columns("extra_notes")}
-    assert columns == {"id", "body", "tone"}
-    assert store.schema_version() == 3
+        assert _migrations.upgrade(tx.conn, location) == ["0901", "0902"]
+        assert _migrations.upgrade(tx.conn, location) == []
+        columns = {c["name"]: c for c in inspect(tx.conn).get_columns("extra_notes")}
+    assert set(columns) == {"id", "body", "tone"}
+    # The NOT NULL change needs a table rebuild on SQLite: batch mode did it.
+    assert columns["body"]["nullable"] is False
+    assert store.schema_version() == "0902"
 
 
-def test_duplicate_versions_are_refused(store: SqlStore) -> None:
-    twice = [*_migrations.MIGRATIONS, (2, "a", _add_notes_table), (2, "b", _add_notes_table)]
-    with pytest.raises(ValueError, match="duplicate"), store.transaction() as tx:
-        _migrations.apply(tx.conn, NOW, twice)
+def test_two_revisions_with_one_parent_are_refused(store: SqlStore, tmp_path: Path) -> None:
+    fork = LATER["0901_notes.py"].replace('"0901"', '"0911"')
+    location = _later_scripts(tmp_path, {"0901_notes.py": LATER["0901_notes.py"], "0911.py": fork})
+    with pytest.raises(StorageError, match="head"), store.transaction() as tx:
+        _migrations.upgrade(tx.conn, location)
+
+
+def test_a_database_newer_than_the_code_is_refused(
+    store: SqlStore, tmp_path: Path, location: Location
+) -> None:
+    with store.transaction() as tx:
+        _migrations.upgrade(tx.conn, _later_scripts(tmp_path, LATER))
+    if location.backend == "memory":
+        with pytest.raises(StorageError, match="0902"), store.transaction() as tx:
+            _migrations.upgrade(tx.conn)
+        return
+    store.close()
+    with pytest.raises(StorageError, match="0902"):
+        location.open()
 
 
 def test_reopening_keeps_data(durable_location: Location) -> None:
@@ -108,12 +166,9 @@ def test_two_processes_opening_at_once(durable_location: Location) -> None:
         p.join(timeout=30)
         if p.is_alive():
             p.kill()
-    latest = _migrations.MIGRATIONS[-1][0]
-    assert results == [latest, latest]
+    assert results == [HEAD, HEAD]
     store = durable_location.open()
     try:
-        with store.read() as tx:
-            rows = tx.conn.execute(select(s.schema_version.c.version)).scalars().all()
-        assert rows == [v for v, _, _ in _migrations.MIGRATIONS]
+        assert _versions(store) == [HEAD]
     finally:
         store.close()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -90,3 +92,20 @@ def test_the_sql_store_satisfies_the_protocol() -> None:
         assert isinstance(store.blobs, storage.BlobStore)
     finally:
         store.close()
+
+
+def test_the_sql_transaction_implements_every_tx_method_with_its_signature() -> None:
+    # The service types against the protocol; this keeps the backend honest
+    # about every method, argument and default without a static checker.
+    declared = {
+        name: value
+        for family in storage.Tx.__mro__
+        if family.__module__ == storage.Tx.__module__
+        for name, value in vars(family).items()
+        if callable(value) and not name.startswith("_")
+    }
+    assert len(declared) > 50
+    for name, method in declared.items():
+        implemented = getattr(storage.SqlTx, name)
+        assert inspect.signature(implemented) == inspect.signature(method), name
+    assert isinstance(vars(storage.Tx)["blobs"], property)

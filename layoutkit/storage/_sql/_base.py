@@ -1,0 +1,113 @@
+"""What every resource family of the SQL transaction shares: the connection, the clock,
+the read-only guard and the conversion of rows into records."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from contextlib import nullcontext
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import attrs
+import cattrs
+from sqlalchemy import Connection, Table
+from sqlalchemy.dialects import postgresql, sqlite
+
+from layoutkit.storage._blobs import BlobStore, FileBlobStore, TableBlobStore
+from layoutkit.storage._errors import StorageError
+
+if TYPE_CHECKING:
+    from layoutkit.storage._sql.store import SqlStore
+
+
+R = TypeVar("R")
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def utc(value: datetime | None) -> datetime | None:
+    # SQLite hands back naive datetimes; we only ever write UTC.
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+# Rows become records by field name; the only conversion a column needs is the
+# UTC stamp on times. Extra columns (token hashes, card_seq) are left behind.
+# The database already typed every value, so plain values pass through as
+# they are and errors are not gathered field by field: both would only cost
+# time on reads of thousands of rows.
+_rows = cattrs.Converter(detailed_validation=False)
+_rows.register_structure_hook(datetime, lambda value, _: utc(value))
+for _plain in (str, int, float, bool):
+    _rows.register_structure_hook(_plain, lambda value, _: value)
+
+
+def record(row: Any, cls: type[R], **extra: Any) -> R:
+    """The record ``cls`` built from a result row's columns (plus ``extra`` fields)."""
+    # The row's own mapping is read by name without a copy unless fields are added.
+    return _rows.structure({**row._mapping, **extra} if extra else row._mapping, cls)
+
+
+def columns(value: Any, **extra: Any) -> dict[str, Any]:
+    """The column values of an insert: ``value``'s fields (a ``New...`` input) plus ``extra``."""
+    # Not recursive: JSON fields are plain values already and may be large.
+    return {**attrs.asdict(value, recurse=False), **extra}
+
+
+def token_hash(token: str) -> str:
+    # Tokens carry 256 random bits, so a plain digest is enough: there is no
+    # dictionary to attack, and lookups stay a single indexed equality.
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def check_fields(fields: Mapping[str, Any], allowed: frozenset[str], what: str) -> None:
+    unknown = set(fields) - allowed
+    if unknown:
+        raise ValueError(f"cannot change {sorted(unknown)} of a {what}; allowed: {sorted(allowed)}")
+
+
+class TxBase:
+    """One open transaction (or read snapshot) on a connection of a :class:`SqlStore`.
+
+    Each resource family is a mixin of this class; ``SqlTx`` composes them.
+    ``conn`` is the open SQLAlchemy connection every family reads and writes on.
+    """
+
+    def __init__(self, store: SqlStore, conn: Connection, *, writable: bool) -> None:
+        self.store = store
+        self.conn = conn
+        self.writable = writable
+        self._pg = store.dialect == "postgresql"
+        self._blobs: BlobStore | None = None
+
+    def now(self) -> datetime:
+        """The store clock's current time (UTC)."""
+        return self.store.clock()
+
+    def _write(self) -> None:
+        if not self.writable:
+            raise StorageError("this is a read-only transaction; use store.transaction()")
+
+    def _insert_ignoring_conflict(self, table: Table) -> Any:
+        # ON CONFLICT DO NOTHING instead of catching IntegrityError: on
+        # PostgreSQL a failed statement aborts the whole transaction.
+        dialect = postgresql if self._pg else sqlite
+        return dialect.insert(table).on_conflict_do_nothing()
+
+    @property
+    def blobs(self) -> BlobStore:
+        """The blob store bound to this transaction (table blobs roll back with it)."""
+        if self._blobs is None:
+            if isinstance(self.store.blobs, FileBlobStore):
+                self._blobs = self.store.blobs
+            else:
+                self._blobs = TableBlobStore(
+                    lambda: nullcontext(self.conn), self.store.clock, writable=self.writable
+                )
+        return self._blobs

@@ -1,0 +1,109 @@
+"""Who may reach a board: share links and API tokens, both kept only as hashes."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Literal
+
+from sqlalchemy import insert, select, update
+
+from layoutkit.storage import _schema as s
+from layoutkit.storage._records import ApiTokenRecord, ShareLinkRecord, TokenKind
+from layoutkit.storage._sql._base import TxBase, columns, record, token_hash
+
+_TOKEN_KINDS = ("owner", "user", "agent", "service")
+
+
+class AccessRows(TxBase):
+    def create_share_link(
+        self,
+        board_id: int,
+        mode: Literal["view", "annotate"] = "view",
+        *,
+        card_id: int | None = None,
+        created_by: str | None = None,
+    ) -> tuple[ShareLinkRecord, str]:
+        self._write()
+        if mode not in ("view", "annotate"):
+            raise ValueError(f"share mode must be view or annotate, not {mode!r}")
+        token = "lks_" + secrets.token_urlsafe(32)
+        link = ShareLinkRecord(
+            "sh_" + secrets.token_hex(8), board_id, mode, card_id, created_by, self.now(), None
+        )
+        self.conn.execute(
+            insert(s.share_links).values(**columns(link), token_hash=token_hash(token))
+        )
+        return link, token
+
+    def share_link(self, link_id: str) -> ShareLinkRecord | None:
+        row = self.conn.execute(select(s.share_links).where(s.share_links.c.id == link_id)).first()
+        return None if row is None else record(row, ShareLinkRecord)
+
+    def share_links(self, board_id: int) -> list[ShareLinkRecord]:
+        rows = self.conn.execute(
+            select(s.share_links)
+            .where(s.share_links.c.board_id == board_id)
+            .order_by(s.share_links.c.created_at, s.share_links.c.id)
+        )
+        return [record(r, ShareLinkRecord) for r in rows]
+
+    def verify_share_token(self, token: str) -> ShareLinkRecord | None:
+        row = self.conn.execute(
+            select(s.share_links).where(
+                s.share_links.c.token_hash == token_hash(token),
+                s.share_links.c.revoked_at.is_(None),
+            )
+        ).first()
+        return None if row is None else record(row, ShareLinkRecord)
+
+    def revoke_share_link(self, link_id: str) -> bool:
+        self._write()
+        result = self.conn.execute(
+            update(s.share_links)
+            .where(s.share_links.c.id == link_id, s.share_links.c.revoked_at.is_(None))
+            .values(revoked_at=self.now())
+        )
+        return result.rowcount > 0
+
+    def create_api_token(
+        self, kind: TokenKind, name: str, *, purpose: str | None = None
+    ) -> tuple[ApiTokenRecord, str]:
+        self._write()
+        if kind not in _TOKEN_KINDS:
+            raise ValueError(f"token kind must be owner, user, agent or service, not {kind!r}")
+        token = "lkt_" + secrets.token_urlsafe(32)
+        now = self.now()
+        row = self.conn.execute(
+            insert(s.api_tokens)
+            .values(
+                kind=kind,
+                name=name,
+                token_hash=token_hash(token),
+                created_at=now,
+                purpose=purpose,
+            )
+            .returning(*s.api_tokens.c)
+        ).one()
+        return record(row, ApiTokenRecord), token
+
+    def verify_api_token(self, token: str) -> ApiTokenRecord | None:
+        row = self.conn.execute(
+            select(s.api_tokens).where(
+                s.api_tokens.c.token_hash == token_hash(token),
+                s.api_tokens.c.revoked_at.is_(None),
+            )
+        ).first()
+        return None if row is None else record(row, ApiTokenRecord)
+
+    def api_tokens(self) -> list[ApiTokenRecord]:
+        rows = self.conn.execute(select(s.api_tokens).order_by(s.api_tokens.c.id))
+        return [record(r, ApiTokenRecord) for r in rows]
+
+    def revoke_api_token(self, token_id: int) -> bool:
+        self._write()
+        result = self.conn.execute(
+            update(s.api_tokens)
+            .where(s.api_tokens.c.id == token_id, s.api_tokens.c.revoked_at.is_(None))
+            .values(revoked_at=self.now())
+        )
+        return result.rowcount > 0

@@ -1,0 +1,240 @@
+"""Boards and their tags (stored folded, in the order given)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal
+
+from sqlalchemy import Row, delete, func, insert, select, update
+
+from layoutkit.storage import _schema as s
+from layoutkit.storage._errors import ConflictError, NotFoundError
+from layoutkit.storage._records import BoardRecord, fold_tags
+from layoutkit.storage._sql._base import TxBase, check_fields, record
+
+_BOARD_FIELDS = frozenset(
+    {
+        "slug",
+        "project_id",
+        "subgroup",
+        "theme",
+        "archived",
+        "meta",
+        "lanes",
+        "parent_board_id",
+        "section",
+        "flow",
+    }
+)
+
+
+class BoardRows(TxBase):
+    def _tags_of(self, board_ids: Sequence[int]) -> dict[int, list[str]]:
+        out: dict[int, list[str]] = {b: [] for b in board_ids}
+        if not board_ids:
+            return out
+        rows = self.conn.execute(
+            select(s.board_tags.c.board_id, s.board_tags.c.tag)
+            .where(s.board_tags.c.board_id.in_(board_ids))
+            .order_by(s.board_tags.c.board_id, s.board_tags.c.position)
+        )
+        for board_id, tag in rows:
+            out[board_id].append(tag)
+        return out
+
+    def _write_tags(self, board_id: int, tags: Sequence[str], start: int = 0) -> None:
+        if tags:
+            self.conn.execute(
+                insert(s.board_tags),
+                [
+                    {"board_id": board_id, "tag": t, "position": start + i}
+                    for i, t in enumerate(tags)
+                ],
+            )
+
+    def _board(self, row: Row[Any] | None) -> BoardRecord | None:
+        if row is None:
+            return None
+        return record(row, BoardRecord, tags=self._tags_of([row.id])[row.id])
+
+    def create_board(
+        self,
+        workspace_id: int,
+        slug: str,
+        *,
+        project_id: int | None = None,
+        subgroup: str | None = None,
+        tags: Iterable[str] = (),
+        theme: str | None = None,
+        archived: bool = False,
+        meta: Mapping[str, Any] | None = None,
+        lanes: Sequence[Any] | None = None,
+        parent_board_id: int | None = None,
+        section: str | None = None,
+        flow: str | None = None,
+        created_by: str | None = None,
+    ) -> BoardRecord:
+        self._write()
+        now = self.now()
+        stmt = self._insert_ignoring_conflict(s.boards).values(
+            workspace_id=workspace_id,
+            slug=slug,
+            project_id=project_id,
+            subgroup=subgroup,
+            theme=theme,
+            archived=archived,
+            meta=dict(meta or {}),
+            lanes=list(lanes or []),
+            parent_board_id=parent_board_id,
+            section=section,
+            flow=flow,
+            created_by=created_by,
+            card_seq=0,
+            created_at=now,
+            updated_at=now,
+        )
+        row = self.conn.execute(stmt.returning(*s.boards.c)).first()
+        if row is None:
+            raise ConflictError(f"board {slug!r} exists")
+        folded = fold_tags(tags)
+        self._write_tags(row.id, folded)
+        return record(row, BoardRecord, tags=folded)
+
+    def board(self, board_id: int) -> BoardRecord | None:
+        return self._board(
+            self.conn.execute(select(s.boards).where(s.boards.c.id == board_id)).first()
+        )
+
+    def board_by_slug(self, workspace_id: int, slug: str) -> BoardRecord | None:
+        return self._board(
+            self.conn.execute(
+                select(s.boards).where(
+                    s.boards.c.workspace_id == workspace_id, s.boards.c.slug == slug
+                )
+            ).first()
+        )
+
+    def lock_board(self, board_id: int) -> BoardRecord:
+        # On SQLite the write transaction (BEGIN IMMEDIATE) already excludes
+        # every other writer, so only PostgreSQL needs the row lock.
+        self._write()
+        query = select(s.boards).where(s.boards.c.id == board_id)
+        if self._pg:
+            query = query.with_for_update()
+        board = self._board(self.conn.execute(query).first())
+        if board is None:
+            raise NotFoundError(f"board {board_id}")
+        return board
+
+    def boards(
+        self,
+        workspace_id: int,
+        *,
+        project_id: int | None = None,
+        all_tags: Iterable[str] = (),
+        any_tags: Iterable[str] = (),
+        without_tags: Iterable[str] = (),
+        archived: bool | None = None,
+        parent_board_id: int | None = None,
+    ) -> list[BoardRecord]:
+        t = s.board_tags
+        query = select(s.boards).where(s.boards.c.workspace_id == workspace_id)
+        if project_id is not None:
+            query = query.where(s.boards.c.project_id == project_id)
+        if archived is not None:
+            query = query.where(s.boards.c.archived == archived)
+        if parent_board_id is not None:
+            query = query.where(s.boards.c.parent_board_id == parent_board_id)
+        for tag in fold_tags(all_tags):
+            query = query.where(
+                select(t.c.board_id).where(t.c.board_id == s.boards.c.id, t.c.tag == tag).exists()
+            )
+        wanted = fold_tags(any_tags)
+        if wanted:
+            query = query.where(
+                select(t.c.board_id)
+                .where(t.c.board_id == s.boards.c.id, t.c.tag.in_(wanted))
+                .exists()
+            )
+        unwanted = fold_tags(without_tags)
+        if unwanted:
+            query = query.where(
+                ~select(t.c.board_id)
+                .where(t.c.board_id == s.boards.c.id, t.c.tag.in_(unwanted))
+                .exists()
+            )
+        rows = self.conn.execute(query.order_by(s.boards.c.slug)).all()
+        tags = self._tags_of([r.id for r in rows])
+        return [record(r, BoardRecord, tags=tags[r.id]) for r in rows]
+
+    def board_slugs(self, workspace_id: int) -> list[str]:
+        return list(
+            self.conn.execute(
+                select(s.boards.c.slug)
+                .where(s.boards.c.workspace_id == workspace_id)
+                .order_by(s.boards.c.slug)
+            ).scalars()
+        )
+
+    def update_board(self, board_id: int, **fields: Any) -> BoardRecord:
+        self._write()
+        check_fields(fields, _BOARD_FIELDS, "board")
+        if "slug" in fields:
+            current = self.board(board_id)
+            if current is None:
+                raise NotFoundError(f"board {board_id}")
+            other = self.board_by_slug(current.workspace_id, fields["slug"])
+            if other is not None and other.id != board_id:
+                raise ConflictError(f"board {fields['slug']!r} exists")
+        board = self._board(
+            self.conn.execute(
+                update(s.boards)
+                .where(s.boards.c.id == board_id)
+                .values(**fields, updated_at=self.now())
+                .returning(*s.boards.c)
+            ).first()
+        )
+        if board is None:
+            raise NotFoundError(f"board {board_id}")
+        return board
+
+    def set_board_tags(
+        self, board_id: int, tags: Iterable[str], mode: Literal["add", "set"] = "set"
+    ) -> tuple[str, ...]:
+        self._write()
+        if (
+            self.conn.execute(select(s.boards.c.id).where(s.boards.c.id == board_id)).first()
+            is None
+        ):
+            raise NotFoundError(f"board {board_id}")
+        current = self._tags_of([board_id])[board_id]
+        folded = fold_tags(tags)
+        if mode == "set":
+            self.conn.execute(delete(s.board_tags).where(s.board_tags.c.board_id == board_id))
+            self._write_tags(board_id, folded)
+            result = folded
+        elif mode == "add":
+            extra = [t for t in folded if t not in current]
+            self._write_tags(board_id, extra, start=len(current))
+            result = current + extra
+        else:
+            raise ValueError(f"tags mode must be 'add' or 'set', not {mode!r}")
+        self.conn.execute(
+            update(s.boards).where(s.boards.c.id == board_id).values(updated_at=self.now())
+        )
+        return tuple(result)
+
+    def tags(self, workspace_id: int) -> list[tuple[str, int]]:
+        rows = self.conn.execute(
+            select(s.board_tags.c.tag, func.count())
+            .join(s.boards, s.boards.c.id == s.board_tags.c.board_id)
+            .where(s.boards.c.workspace_id == workspace_id)
+            .group_by(s.board_tags.c.tag)
+            .order_by(s.board_tags.c.tag)
+        )
+        return [(tag, int(n)) for tag, n in rows]
+
+    def delete_board(self, board_id: int) -> bool:
+        self._write()
+        result = self.conn.execute(delete(s.boards).where(s.boards.c.id == board_id))
+        return result.rowcount > 0

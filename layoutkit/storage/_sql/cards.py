@@ -1,0 +1,255 @@
+"""Cards (versioned, soft-deleted, purged after retention) and the wires between them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import timedelta
+from typing import Any
+
+import attrs
+from sqlalchemy import bindparam, delete, func, insert, select, update
+
+from layoutkit.storage import _schema as s
+from layoutkit.storage._errors import NotFoundError
+from layoutkit.storage._records import CardBox, CardRecord, EdgeRecord, NewCard, NewEdge
+from layoutkit.storage._retention import CARD_RETENTION
+from layoutkit.storage._sql._base import TxBase, check_fields, columns, record, utc
+
+_CARD_PATCH_FIELDS = frozenset(
+    {"kind", "payload", "x", "y", "w", "h", "layer", "parent_id", "children", "sized_by"}
+)
+_EDGE_FIELDS = frozenset({"rel", "label", "from_region", "to_region"})
+
+
+def _card(row: Any) -> CardRecord:
+    # Positional unpacking, not the name-based ``record``: boards of thousands
+    # of cards make per-field lookups on rows the hot spot. The column order
+    # is pinned below.
+    *head, created_at, updated_at, deleted_at, deleted_by = row
+    return CardRecord(*head, utc(created_at), utc(updated_at), utc(deleted_at), deleted_by)
+
+
+if [c.name for c in s.cards.c] != [f.name for f in attrs.fields(CardRecord)]:
+    raise RuntimeError("cards table columns and CardRecord fields must stay in the same order")
+
+
+class CardRows(TxBase):
+    def insert_cards(self, board_id: int, cards: Sequence[NewCard]) -> list[CardRecord]:
+        self._write()
+        if not cards:
+            return []
+        now = self.now()
+        # Bumping the board's sequence hands out the ordinals and, on
+        # PostgreSQL, takes the board row's write lock.
+        last = self.conn.execute(
+            update(s.boards)
+            .where(s.boards.c.id == board_id)
+            .values(card_seq=s.boards.c.card_seq + len(cards), updated_at=now)
+            .returning(s.boards.c.card_seq)
+        ).scalar()
+        if last is None:
+            raise NotFoundError(f"board {board_id}")
+        first = last - len(cards) + 1
+        rows = [
+            {
+                "board_id": board_id,
+                "ordinal": first + i,
+                "kind": c.kind,
+                "payload": c.payload,
+                "x": float(c.x),
+                "y": float(c.y),
+                "w": float(c.w),
+                "h": float(c.h),
+                "layer": c.layer,
+                "version": 1,
+                "parent_id": c.parent_id,
+                "children": c.children,
+                "author": c.author,
+                "sized_by": c.sized_by,
+                "created_at": now,
+                "updated_at": now,
+                "deleted_at": None,
+                "deleted_by": None,
+            }
+            for i, c in enumerate(cards)
+        ]
+        ids = self.conn.execute(
+            insert(s.cards).returning(s.cards.c.id, sort_by_parameter_order=True), rows
+        ).scalars()
+        return [
+            CardRecord(id=card_id, **row)  # type: ignore[arg-type]
+            for card_id, row in zip(ids, rows, strict=True)
+        ]
+
+    def card(self, card_id: int) -> CardRecord | None:
+        row = self.conn.execute(select(s.cards).where(s.cards.c.id == card_id)).first()
+        return None if row is None else _card(row)
+
+    def cards_by_id(self, card_ids: Iterable[int]) -> list[CardRecord]:
+        ids = list(dict.fromkeys(card_ids))
+        if not ids:
+            return []
+        found = {
+            r.id: _card(r) for r in self.conn.execute(select(s.cards).where(s.cards.c.id.in_(ids)))
+        }
+        return [found[i] for i in ids if i in found]
+
+    def cards(self, board_id: int, *, include_deleted: bool = False) -> list[CardRecord]:
+        query = select(s.cards).where(s.cards.c.board_id == board_id)
+        if not include_deleted:
+            query = query.where(s.cards.c.deleted_at.is_(None))
+        rows = self.conn.execute(query.order_by(s.cards.c.ordinal, s.cards.c.id))
+        return [_card(r) for r in rows]
+
+    def card_boxes(self, board_id: int) -> list[CardBox]:
+        c = s.cards.c
+        rows = self.conn.execute(
+            select(*(c[f.name] for f in attrs.fields(CardBox)))
+            .where(c.board_id == board_id, c.deleted_at.is_(None))
+            .order_by(c.ordinal, c.id)
+        )
+        return [CardBox(*r) for r in rows]
+
+    def count_cards(self, board_id: int, *, include_deleted: bool = False) -> int:
+        query = select(func.count()).select_from(s.cards).where(s.cards.c.board_id == board_id)
+        if not include_deleted:
+            query = query.where(s.cards.c.deleted_at.is_(None))
+        return int(self.conn.execute(query).scalar_one())
+
+    def update_cards(self, patches: Sequence[Mapping[str, Any]]) -> list[CardRecord]:
+        self._write()
+        # Patches with the same field set go out as one executemany.
+        groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+        for patch in patches:
+            fields = {k: v for k, v in patch.items() if k != "id"}
+            check_fields(fields, _CARD_PATCH_FIELDS, "card")
+            key = tuple(sorted(fields))
+            groups.setdefault(key, []).append({"_id": patch["id"], **fields})
+        now = self.now()
+        for key, rows in groups.items():
+            stmt = (
+                update(s.cards)
+                .where(s.cards.c.id == bindparam("_id"))
+                .values(
+                    version=s.cards.c.version + 1,
+                    updated_at=now,
+                    **{name: bindparam(f"_{name}") for name in key},
+                )
+            )
+            self.conn.execute(
+                stmt, [{"_id": r["_id"], **{f"_{k}": r[k] for k in key}} for r in rows]
+            )
+        ids = [p["id"] for p in patches]
+        found = self.cards_by_id(ids)
+        if len(found) != len(set(ids)):
+            missing = sorted(set(ids) - {c.id for c in found})
+            raise NotFoundError(f"cards {missing}")
+        return found
+
+    def link_new_cards(self, links: Sequence[Mapping[str, Any]]) -> None:
+        # Frames and their members are inserted in one batch before their ids
+        # are known; wiring them up is part of creating them, so no version bump.
+        self._write()
+        if not links:
+            return
+        stmt = (
+            update(s.cards)
+            .where(s.cards.c.id == bindparam("_id"))
+            .values(parent_id=bindparam("_parent_id"), children=bindparam("_children"))
+        )
+        self.conn.execute(
+            stmt,
+            [
+                {"_id": link["id"], "_parent_id": link["parent_id"], "_children": link["children"]}
+                for link in links
+            ],
+        )
+
+    def remove_cards(self, card_ids: Iterable[int], *, by: str) -> list[int]:
+        self._write()
+        ids = list(dict.fromkeys(card_ids))
+        if not ids:
+            return []
+        trashed = self.conn.execute(
+            update(s.cards)
+            .where(s.cards.c.id.in_(ids), s.cards.c.deleted_at.is_(None))
+            .values(
+                deleted_at=self.now(),
+                deleted_by=by,
+                version=s.cards.c.version + 1,
+                updated_at=self.now(),
+            )
+            .returning(s.cards.c.id)
+        ).scalars()
+        return sorted(trashed)
+
+    def restore_cards(self, card_ids: Iterable[int]) -> list[int]:
+        self._write()
+        ids = list(dict.fromkeys(card_ids))
+        if not ids:
+            return []
+        restored = self.conn.execute(
+            update(s.cards)
+            .where(s.cards.c.id.in_(ids), s.cards.c.deleted_at.is_not(None))
+            .values(
+                deleted_at=None,
+                deleted_by=None,
+                version=s.cards.c.version + 1,
+                updated_at=self.now(),
+            )
+            .returning(s.cards.c.id)
+        ).scalars()
+        return sorted(restored)
+
+    def trash(self, board_id: int, *, deleted_by: str | None = None) -> list[CardRecord]:
+        query = select(s.cards).where(
+            s.cards.c.board_id == board_id, s.cards.c.deleted_at.is_not(None)
+        )
+        if deleted_by is not None:
+            query = query.where(s.cards.c.deleted_by == deleted_by)
+        rows = self.conn.execute(query.order_by(s.cards.c.deleted_at.desc(), s.cards.c.id))
+        return [_card(r) for r in rows]
+
+    def purge_deleted_cards(self, retention: timedelta = CARD_RETENTION) -> int:
+        self._write()
+        cutoff = self.now() - retention
+        result = self.conn.execute(
+            delete(s.cards).where(s.cards.c.deleted_at.is_not(None), s.cards.c.deleted_at < cutoff)
+        )
+        return result.rowcount
+
+    def insert_edges(self, board_id: int, new_edges: Sequence[NewEdge]) -> list[EdgeRecord]:
+        self._write()
+        if not new_edges:
+            return []
+        now = self.now()
+        rows = [columns(e, board_id=board_id, created_at=now) for e in new_edges]
+        ids = self.conn.execute(
+            insert(s.edges).returning(s.edges.c.id, sort_by_parameter_order=True), rows
+        ).scalars()
+        return [EdgeRecord(id=i, **r) for i, r in zip(ids, rows, strict=True)]
+
+    def edges(self, board_id: int, *, include_trashed_ends: bool = False) -> list[EdgeRecord]:
+        e = s.edges
+        query = select(e).where(e.c.board_id == board_id)
+        if not include_trashed_ends:
+            live = select(s.cards.c.id).where(s.cards.c.deleted_at.is_(None))
+            query = query.where(e.c.from_card.in_(live), e.c.to_card.in_(live))
+        return [record(r, EdgeRecord) for r in self.conn.execute(query.order_by(e.c.id))]
+
+    def update_edge(self, edge_id: int, **fields: Any) -> EdgeRecord:
+        self._write()
+        check_fields(fields, _EDGE_FIELDS, "edge")
+        row = self.conn.execute(
+            update(s.edges).where(s.edges.c.id == edge_id).values(**fields).returning(*s.edges.c)
+        ).first()
+        if row is None:
+            raise NotFoundError(f"edge {edge_id}")
+        return record(row, EdgeRecord)
+
+    def delete_edges(self, edge_ids: Iterable[int]) -> int:
+        self._write()
+        ids = list(edge_ids)
+        if not ids:
+            return 0
+        return self.conn.execute(delete(s.edges).where(s.edges.c.id.in_(ids))).rowcount

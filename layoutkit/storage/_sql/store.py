@@ -1,0 +1,267 @@
+"""The SQL store: SQLite (file or in-memory) and PostgreSQL on SQLAlchemy Core.
+
+Concurrency model:
+
+- SQLite file: WAL journal, so readers never block the writer. A write
+  transaction starts with ``BEGIN IMMEDIATE``, taking the database's single
+  write lock up front; concurrent writers (threads or processes) queue on
+  the busy timeout instead of failing halfway. That exclusivity is what
+  serialises writers to a board, so ``lock_board`` only re-reads the row.
+- In-memory SQLite: one shared connection for the store's whole life; a
+  process-local lock lets one transaction use it at a time.
+- PostgreSQL: a pooled psycopg 3 engine; write transactions run at READ
+  COMMITTED and ``lock_board`` takes ``SELECT ... FOR UPDATE`` on the board
+  row, so every read after the lock sees the other writers' commits. Read
+  transactions run at REPEATABLE READ for one consistent snapshot.
+
+Transactions do not nest: opening a second one on the same thread while one
+is open raises :class:`StorageError` (pass the open ``tx`` along instead).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.pool import StaticPool
+
+from layoutkit.storage import _migrations
+from layoutkit.storage._blobs import BlobStore, FileBlobStore, TableBlobStore
+from layoutkit.storage._errors import StorageError
+from layoutkit.storage._sql._base import utc_now
+from layoutkit.storage._sql.access import AccessRows
+from layoutkit.storage._sql.boards import BoardRows
+from layoutkit.storage._sql.cards import CardRows
+from layoutkit.storage._sql.events import EventRows
+from layoutkit.storage._sql.questions import QuestionRows
+from layoutkit.storage._sql.request_keys import RequestKeyRows
+from layoutkit.storage._sql.workspaces import WorkspaceRows
+from layoutkit.storage.protocols import Clock
+
+SQLITE_BUSY_TIMEOUT_S = 30.0
+
+
+class SqlTx(
+    WorkspaceRows, BoardRows, CardRows, QuestionRows, AccessRows, RequestKeyRows, EventRows
+):
+    """One open transaction (or read snapshot) of a :class:`SqlStore`: the
+    :class:`~layoutkit.storage.Tx` protocol on SQL, one mixin per resource family.
+
+    Every method reads or writes on the same connection; nothing is visible
+    to others until the ``with store.transaction()`` block exits normally,
+    and nothing is kept when it raises. Write methods raise
+    :class:`StorageError` inside ``store.read()``. A new family of tables
+    gets its own mixin module beside these.
+    """
+
+
+class SqlStore:
+    """A workspace store on one SQL database. Create it with :func:`open_store`."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        url: str | None,
+        clock: Clock,
+        blobs_dir: Path | None,
+        schema: str | None = None,
+    ) -> None:
+        self.engine = engine
+        self.url = url
+        self.clock = clock
+        self.schema = schema
+        self.dialect = engine.dialect.name
+        self.memory = self.dialect == "sqlite" and blobs_dir is None
+        # The in-memory database is one connection; only one transaction may
+        # use it at a time.
+        self._guard: threading.RLock | None = threading.RLock() if self.memory else None
+        # SQLite lets one writer in at a time and makes the others poll with
+        # growing sleeps; queueing this process's writers on a lock instead
+        # keeps their wait short and fair (other processes still poll).
+        self._writer: threading.Lock | None = (
+            threading.Lock() if self.dialect == "sqlite" and not self.memory else None
+        )
+        self._local = threading.local()
+        self.blobs: BlobStore = (
+            FileBlobStore(blobs_dir)
+            if blobs_dir is not None
+            else TableBlobStore(self._short_write, clock)
+        )
+
+    def __repr__(self) -> str:
+        return f"SqlStore({self.dialect}, {'memory' if self.memory else self.url!r})"
+
+    @contextmanager
+    def _open(self, *, writable: bool) -> Iterator[SqlTx]:
+        if getattr(self._local, "open", False):
+            raise StorageError("a transaction is already open on this thread; pass its tx along")
+        self._local.open = True
+        try:
+            writer = self._writer if writable else None
+            with (
+                self._guard or nullcontext(),
+                writer or nullcontext(),
+                self.engine.connect() as conn,
+            ):
+                if self.dialect == "sqlite":
+                    conn.execution_options(layoutkit_begin="IMMEDIATE" if writable else "DEFERRED")
+                elif not writable:
+                    conn.execution_options(isolation_level="REPEATABLE READ")
+                conn.begin()
+                tx = SqlTx(self, conn, writable=writable)
+                try:
+                    yield tx
+                except BaseException:
+                    conn.rollback()
+                    raise
+                if writable:
+                    conn.commit()
+                else:
+                    conn.rollback()
+        finally:
+            self._local.open = False
+
+    def transaction(self) -> AbstractContextManager[SqlTx]:
+        """A write transaction: ``with store.transaction() as tx: ...``.
+
+        Commits when the block ends normally; rolls everything back when it
+        raises. Raises :class:`StorageError` when one is already open on this thread.
+        """
+        return self._open(writable=True)
+
+    def read(self) -> AbstractContextManager[SqlTx]:
+        """A read-only snapshot with the same ``tx`` read methods; never writes."""
+        return self._open(writable=False)
+
+    @contextmanager
+    def _short_write(self) -> Iterator[Connection]:
+        with self.transaction() as tx:
+            yield tx.conn
+
+    def schema_version(self) -> str:
+        """The schema revision the database is at (an Alembic revision id)."""
+        with self.read() as tx:
+            found = _migrations.current(tx.conn)
+        assert found is not None, "open_store migrates before handing the store out"
+        return found
+
+    def close(self) -> None:
+        """Release every pooled connection (an in-memory database is gone afterwards)."""
+        self.engine.dispose()
+
+
+def _sqlite_events(engine: Engine, *, wal: bool) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        # Hand transaction control to us (the driver's implicit BEGIN cannot
+        # do BEGIN IMMEDIATE), then set per-connection pragmas.
+        dbapi_conn.isolation_level = None
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA foreign_keys=ON")
+        cur.execute(f"PRAGMA busy_timeout={int(SQLITE_BUSY_TIMEOUT_S * 1000)}")
+        if wal:
+            cur.execute("PRAGMA journal_mode=WAL")
+            # Durable at every checkpoint and safe against corruption in WAL
+            # mode; skips an fsync per commit.
+            cur.execute("PRAGMA synchronous=NORMAL")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        mode = conn.get_execution_options().get("layoutkit_begin", "DEFERRED")
+        conn.exec_driver_sql(f"BEGIN {mode}")
+
+
+def _migrate(engine: Engine, schema: str | None) -> None:
+    with engine.connect() as conn:
+        if engine.dialect.name == "sqlite":
+            conn.execution_options(layoutkit_begin="IMMEDIATE")
+        with conn.begin():
+            if engine.dialect.name == "postgresql":
+                _migrations.lock_postgres(conn, schema or "public")
+                if schema is not None:
+                    conn.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{schema}"'))
+            _migrations.upgrade(conn)
+
+
+def open_store(
+    url: str | None = None,
+    *,
+    clock: Clock | None = None,
+    schema: str | None = None,
+    pool_size: int = 5,
+) -> SqlStore:
+    """Open (creating and migrating as needed) the store at ``url``.
+
+    - ``None``, ``"sqlite://"`` or ``"sqlite:///:memory:"``: a private
+      in-memory SQLite that lives as long as the store.
+    - ``"sqlite:///path.db"``: a SQLite file in WAL mode; blobs go to
+      ``path.db.blobs/``.
+    - ``"postgresql://..."`` (or ``postgresql+psycopg://``): PostgreSQL via
+      psycopg 3 with a connection pool of ``pool_size``; ``schema`` puts
+      every table in that schema (created if missing).
+
+    ``clock`` returns the current UTC time (tests inject one). Raises
+    :class:`StorageError` for an unsupported URL.
+    """
+    if url is None or url in ("sqlite://", "sqlite:///:memory:"):
+        engine, blobs_dir, url, schema = _memory_engine(), None, None, None
+    else:
+        parsed = make_url(url)
+        backend = parsed.get_backend_name()
+        if backend == "sqlite":
+            engine, blobs_dir = _sqlite_file_engine(parsed, url)
+            schema = None  # a SQLite file has no schemas
+        elif backend in ("postgresql", "postgres"):
+            engine, blobs_dir = _postgres_engine(parsed, schema, pool_size), None
+        else:
+            raise StorageError(
+                f"no storage backend for {url!r}; use sqlite:///path.db or postgresql://..."
+            )
+    _migrate(engine, schema)
+    return SqlStore(engine, url=url, clock=clock or utc_now, blobs_dir=blobs_dir, schema=schema)
+
+
+def _memory_engine() -> Engine:
+    engine = create_engine(
+        "sqlite://", poolclass=StaticPool, connect_args={"check_same_thread": False}
+    )
+    _sqlite_events(engine, wal=False)
+    return engine
+
+
+def _sqlite_file_engine(parsed: URL, url: str) -> tuple[Engine, Path]:
+    """The engine of a SQLite file and the directory its blobs go to."""
+    if parsed.get_driver_name() not in ("pysqlite", ""):
+        raise StorageError(f"unsupported SQLite driver in {url!r}; use sqlite:///path.db")
+    if not parsed.database:
+        raise StorageError(f"no database file in {url!r}")
+    path = Path(parsed.database)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(
+        parsed.set(drivername="sqlite+pysqlite"),
+        connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_S},
+    )
+    _sqlite_events(engine, wal=True)
+    return engine, path.with_name(path.name + ".blobs")
+
+
+def _postgres_engine(parsed: URL, schema: str | None, pool_size: int) -> Engine:
+    connect_args: dict[str, Any] = {}
+    if schema is not None:
+        if not schema.replace("_", "").isalnum():
+            raise StorageError(f"schema name {schema!r} must be letters, digits and _")
+        connect_args["options"] = f"-c search_path={schema}"
+    return create_engine(
+        parsed.set(drivername="postgresql+psycopg"),
+        pool_size=pool_size,
+        max_overflow=pool_size * 2,
+        pool_pre_ping=True,
+        connect_args=connect_args,
+    )

@@ -1,0 +1,459 @@
+"""What the service types against: the :class:`Store` and :class:`Tx` protocols.
+
+``Tx`` is the transaction API, composed of one protocol per resource family
+so that a family added later (tasks, annotations, reviews) is a protocol and
+a backend module of its own. The SQL backend (``SqlStore``/``SqlTx``)
+implements them; a second backend would implement the same methods.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
+from datetime import datetime, timedelta
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from layoutkit.storage._blobs import BlobStore
+from layoutkit.storage._records import (
+    ApiTokenRecord,
+    AuditEventRecord,
+    BoardRecord,
+    CardBox,
+    CardRecord,
+    EdgeRecord,
+    NewCard,
+    NewEdge,
+    NewQuestion,
+    ProjectRecord,
+    QuestionRecord,
+    RequestKeyRecord,
+    ShareLinkRecord,
+    TokenKind,
+    WorkspaceRecord,
+)
+from layoutkit.storage._retention import CARD_RETENTION, REQUEST_KEY_RETENTION
+
+Clock = Callable[[], datetime]
+
+
+class WorkspaceTx(Protocol):
+    """Workspaces and their projects."""
+
+    def create_workspace(self, name: str, meta: Mapping[str, Any] | None = None) -> WorkspaceRecord:
+        """Create a workspace; raises :class:`ConflictError` when ``name`` is taken."""
+        ...
+
+    def ensure_workspace(self, name: str = "default") -> WorkspaceRecord:
+        """The workspace called ``name``, created if missing (race-safe)."""
+        ...
+
+    def workspace(self, workspace_id: int) -> WorkspaceRecord | None:
+        """The workspace with this id, or None."""
+        ...
+
+    def workspace_by_name(self, name: str) -> WorkspaceRecord | None:
+        """The workspace called ``name``, or None."""
+        ...
+
+    def workspaces(self) -> list[WorkspaceRecord]:
+        """Every workspace, oldest first."""
+        ...
+
+    def create_project(
+        self,
+        workspace_id: int,
+        slug: str,
+        *,
+        name: str | None = None,
+        meta: Mapping[str, Any] | None = None,
+    ) -> ProjectRecord:
+        """Create a project; raises :class:`ConflictError` when the slug is taken."""
+        ...
+
+    def project(self, project_id: int) -> ProjectRecord | None:
+        """The project with this id, or None."""
+        ...
+
+    def project_by_slug(self, workspace_id: int, slug: str) -> ProjectRecord | None:
+        """The workspace's project called ``slug``, or None."""
+        ...
+
+    def projects(self, workspace_id: int) -> list[ProjectRecord]:
+        """A workspace's projects ordered by slug."""
+        ...
+
+    def update_project(self, project_id: int, **fields: Any) -> ProjectRecord:
+        """Change ``slug``, ``name``, ``meta`` (replaced whole) or ``archived``.
+
+        Raises :class:`NotFoundError`, :class:`ConflictError` (slug taken) or
+        ``ValueError`` (unknown field).
+        """
+        ...
+
+    def delete_project(self, project_id: int) -> bool:
+        """Delete a project (its boards stay, unfiled). Returns whether it existed."""
+        ...
+
+
+class BoardTx(Protocol):
+    """Boards and their folded tags."""
+
+    def create_board(
+        self,
+        workspace_id: int,
+        slug: str,
+        *,
+        project_id: int | None = None,
+        subgroup: str | None = None,
+        tags: Iterable[str] = (),
+        theme: str | None = None,
+        archived: bool = False,
+        meta: Mapping[str, Any] | None = None,
+        lanes: Sequence[Any] | None = None,
+        parent_board_id: int | None = None,
+        section: str | None = None,
+        flow: str | None = None,
+        created_by: str | None = None,
+    ) -> BoardRecord:
+        """Create a board; tags are stored folded.
+
+        Raises :class:`ConflictError` when the slug exists in the workspace.
+        """
+        ...
+
+    def board(self, board_id: int) -> BoardRecord | None:
+        """The board with this id, or None."""
+        ...
+
+    def board_by_slug(self, workspace_id: int, slug: str) -> BoardRecord | None:
+        """The workspace's board called ``slug``, or None."""
+        ...
+
+    def lock_board(self, board_id: int) -> BoardRecord:
+        """Serialise writers to this board until the transaction ends; returns it fresh.
+
+        PostgreSQL takes the board row's lock (``FOR UPDATE``); on SQLite the
+        write transaction already excludes every other writer. Raises
+        :class:`NotFoundError` and, in a read transaction, :class:`StorageError`.
+        """
+        ...
+
+    def boards(
+        self,
+        workspace_id: int,
+        *,
+        project_id: int | None = None,
+        all_tags: Iterable[str] = (),
+        any_tags: Iterable[str] = (),
+        without_tags: Iterable[str] = (),
+        archived: bool | None = None,
+        parent_board_id: int | None = None,
+    ) -> list[BoardRecord]:
+        """Boards of a workspace ordered by slug, filtered.
+
+        A board must carry every tag of ``all_tags``, at least one of
+        ``any_tags`` (when given) and none of ``without_tags``; tags are
+        folded before matching. ``archived`` None means both.
+        """
+        ...
+
+    def board_slugs(self, workspace_id: int) -> list[str]:
+        """Every board slug of a workspace (for did-you-mean suggestions)."""
+        ...
+
+    def update_board(self, board_id: int, **fields: Any) -> BoardRecord:
+        """Change board fields: slug, project_id, subgroup, theme, archived, meta,
+        lanes, parent_board_id, section, flow (JSON fields are replaced whole;
+        merge-patching is the caller's rule). Tags go through :meth:`set_board_tags`.
+
+        Raises :class:`NotFoundError`, :class:`ConflictError` (slug taken) or
+        ``ValueError`` (unknown field).
+        """
+        ...
+
+    def set_board_tags(
+        self, board_id: int, tags: Iterable[str], mode: Literal["add", "set"] = "set"
+    ) -> tuple[str, ...]:
+        """Replace (``set``) or extend (``add``) a board's tags; returns them folded, in order."""
+        ...
+
+    def tags(self, workspace_id: int) -> list[tuple[str, int]]:
+        """Every folded tag in the workspace with its number of boards, by tag."""
+        ...
+
+    def delete_board(self, board_id: int) -> bool:
+        """Delete a board with everything on it. Returns whether it existed."""
+        ...
+
+
+class CardTx(Protocol):
+    """Cards (versioned, soft-deleted) and the wires between them."""
+
+    def insert_cards(self, board_id: int, cards: Sequence[NewCard]) -> list[CardRecord]:
+        """Insert cards in order (one multi-row statement); returns them with ids.
+
+        Each gets the board's next ordinal (compose order), version 1 and the
+        clock's time. Raises :class:`NotFoundError` for an unknown board.
+        """
+        ...
+
+    def card(self, card_id: int) -> CardRecord | None:
+        """One card by id, trashed or not."""
+        ...
+
+    def cards_by_id(self, card_ids: Iterable[int]) -> list[CardRecord]:
+        """The named cards that exist (trashed included), in the order of ``card_ids``."""
+        ...
+
+    def cards(self, board_id: int, *, include_deleted: bool = False) -> list[CardRecord]:
+        """A board's cards in created order; trashed ones only when asked."""
+        ...
+
+    def card_boxes(self, board_id: int) -> list[CardBox]:
+        """A board's live cards without payloads, in created order (cheaper than :meth:`cards`)."""
+        ...
+
+    def count_cards(self, board_id: int, *, include_deleted: bool = False) -> int:
+        """How many cards a board has; trashed ones only when asked."""
+        ...
+
+    def update_cards(self, patches: Sequence[Mapping[str, Any]]) -> list[CardRecord]:
+        """Apply patches ``{"id": n, <field>: value, ...}``; every patched card's
+        version goes up by one. Fields: kind, payload (replaced whole), x, y, w,
+        h, layer, parent_id, children, sized_by.
+
+        Patches with the same field set go out as one executemany. Returns the
+        updated cards in patch order. Raises ``ValueError`` for an unknown
+        field and :class:`NotFoundError` for an unknown id (the caller's
+        transaction then rolls back).
+        """
+        ...
+
+    def link_new_cards(self, links: Sequence[Mapping[str, Any]]) -> None:
+        """Set ``parent_id`` and ``children`` of cards created in this transaction.
+
+        Frames and their members are inserted in one batch before their ids
+        are known; wiring them up afterwards is part of creating them, so the
+        version stays at 1. Each link is ``{"id", "parent_id", "children"}``.
+        """
+        ...
+
+    def remove_cards(self, card_ids: Iterable[int], *, by: str) -> list[int]:
+        """Soft-delete live cards (version +1, ``deleted_at`` now, ``deleted_by`` ``by``).
+
+        Returns the ids actually trashed; already-trashed or unknown ids are skipped.
+        """
+        ...
+
+    def restore_cards(self, card_ids: Iterable[int]) -> list[int]:
+        """Bring trashed cards back (version +1). Returns the ids restored."""
+        ...
+
+    def trash(self, board_id: int, *, deleted_by: str | None = None) -> list[CardRecord]:
+        """A board's trashed cards still within retention, newest first."""
+        ...
+
+    def purge_deleted_cards(self, retention: timedelta = CARD_RETENTION) -> int:
+        """Delete for good every card trashed longer than ``retention`` (30 days) ago.
+
+        Their edges go with them; children and questions pointing at them
+        lose the reference. Returns the number of cards purged.
+        """
+        ...
+
+    def insert_edges(self, board_id: int, new_edges: Sequence[NewEdge]) -> list[EdgeRecord]:
+        """Insert wires in order; returns them with ids."""
+        ...
+
+    def edges(self, board_id: int, *, include_trashed_ends: bool = False) -> list[EdgeRecord]:
+        """A board's wires in created order; by default only those whose two cards are live."""
+        ...
+
+    def update_edge(self, edge_id: int, **fields: Any) -> EdgeRecord:
+        """Change rel, label, from_region or to_region. Raises :class:`NotFoundError`."""
+        ...
+
+    def delete_edges(self, edge_ids: Iterable[int]) -> int:
+        """Delete wires; returns how many existed."""
+        ...
+
+
+class QuestionTx(Protocol):
+    """Questions on a board: staged, answered, released."""
+
+    def insert_questions(
+        self, board_id: int, new_questions: Sequence[NewQuestion]
+    ) -> list[QuestionRecord]:
+        """Stage questions on a board; returns them with ids, state ``staged``."""
+        ...
+
+    def question(self, question_id: int) -> QuestionRecord | None:
+        """The question with this id, or None."""
+        ...
+
+    def questions(self, board_id: int, *, state: str | None = None) -> list[QuestionRecord]:
+        """A board's questions in asked order, optionally of one state."""
+        ...
+
+    def answer_question(self, question_id: int, answers: Any) -> QuestionRecord:
+        """Record an answer (state ``answered``; held until released). Raises :class:`NotFoundError`."""
+        ...
+
+    def release_questions(self, board_id: int) -> list[QuestionRecord]:
+        """Release every answered question of a board at once (the operator's Send).
+
+        Returns the released questions in asked order.
+        """
+        ...
+
+    def delete_questions(self, question_ids: Iterable[int]) -> int:
+        """Delete questions; returns how many existed."""
+        ...
+
+
+class AccessTx(Protocol):
+    """Share links and API tokens; only hashes of their secrets are kept."""
+
+    def create_share_link(
+        self,
+        board_id: int,
+        mode: Literal["view", "annotate"] = "view",
+        *,
+        card_id: int | None = None,
+        created_by: str | None = None,
+    ) -> tuple[ShareLinkRecord, str]:
+        """Mint a share link; returns the record and its secret token (shown once).
+
+        Only the token's hash is stored. Raises ``ValueError`` for a bad mode.
+        """
+        ...
+
+    def share_link(self, link_id: str) -> ShareLinkRecord | None:
+        """The share link with this id (revoked or not), or None."""
+        ...
+
+    def share_links(self, board_id: int) -> list[ShareLinkRecord]:
+        """A board's share links, oldest first."""
+        ...
+
+    def verify_share_token(self, token: str) -> ShareLinkRecord | None:
+        """The live (unrevoked) link this token opens, or None."""
+        ...
+
+    def revoke_share_link(self, link_id: str) -> bool:
+        """Revoke a link; returns whether a live link was revoked."""
+        ...
+
+    def create_api_token(
+        self, kind: TokenKind, name: str, *, purpose: str | None = None
+    ) -> tuple[ApiTokenRecord, str]:
+        """Issue a token for the owner, a user, an agent or a service; returns the record and the
+        plain token (shown once; only its hash is kept). ``purpose`` marks a token a tool
+        mints for itself (``serve``). Raises ``ValueError`` for a bad kind.
+        """
+        ...
+
+    def verify_api_token(self, token: str) -> ApiTokenRecord | None:
+        """The live token record matching ``token``, or None."""
+        ...
+
+    def api_tokens(self) -> list[ApiTokenRecord]:
+        """Every API token record (revoked ones too), oldest first."""
+        ...
+
+    def revoke_api_token(self, token_id: int) -> bool:
+        """Revoke a token; returns whether a live token was revoked."""
+        ...
+
+
+class RequestKeyTx(Protocol):
+    """Receipts kept under request keys for replay."""
+
+    def request_key(self, principal: str, key: str) -> RequestKeyRecord | None:
+        """The stored outcome of ``key`` for this principal, or None."""
+        ...
+
+    def save_request_key(
+        self,
+        principal: str,
+        key: str,
+        *,
+        operation: str,
+        input_hash: str,
+        receipt: Mapping[str, Any],
+    ) -> RequestKeyRecord:
+        """Remember an operation's receipt under ``key``.
+
+        Raises :class:`ConflictError` when the principal already used the key
+        (the transaction stays usable).
+        """
+        ...
+
+    def purge_request_keys(self, keep: timedelta = REQUEST_KEY_RETENTION) -> int:
+        """Forget request keys older than ``keep`` (24 hours); returns how many."""
+        ...
+
+
+class EventTx(Protocol):
+    """The audit trail."""
+
+    def record_event(
+        self,
+        action: str,
+        principal: str,
+        *,
+        board_id: int | None = None,
+        detail: Mapping[str, Any] | None = None,
+    ) -> AuditEventRecord:
+        """Append an audit event stamped with the clock's time."""
+        ...
+
+    def events(
+        self,
+        *,
+        board_id: int | None = None,
+        action: str | None = None,
+        since: datetime | None = None,
+        limit: int | None = None,
+    ) -> list[AuditEventRecord]:
+        """Audit events oldest first, filtered; ``limit`` keeps the newest ones."""
+        ...
+
+
+class Tx(WorkspaceTx, BoardTx, CardTx, QuestionTx, AccessTx, RequestKeyTx, EventTx, Protocol):
+    """One open transaction or read snapshot; write methods raise
+    :class:`~layoutkit.storage.StorageError` in a read snapshot."""
+
+    def now(self) -> datetime:
+        """The store clock's current time (UTC)."""
+        ...
+
+    @property
+    def blobs(self) -> BlobStore:
+        """The blob store bound to this transaction (table blobs roll back with it)."""
+        ...
+
+
+@runtime_checkable
+class Store(Protocol):
+    """A workspace's durable state: transactions, read snapshots and blobs."""
+
+    dialect: str
+    clock: Clock
+    blobs: BlobStore
+
+    def transaction(self) -> AbstractContextManager[Tx]:
+        """An all-or-nothing write transaction."""
+        ...
+
+    def read(self) -> AbstractContextManager[Tx]:
+        """A consistent read-only snapshot."""
+        ...
+
+    def schema_version(self) -> str:
+        """The schema revision the database is at."""
+        ...
+
+    def close(self) -> None:
+        """Release connections."""
+        ...
