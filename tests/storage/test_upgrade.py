@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,7 @@ def _load_release_0_1(location: Location) -> None:
     if location.backend == "sqlite_file":
         dump = (FIXTURES / "release-0.1.sqlite.sql").read_text()
         assert location.url is not None
-        with sqlite3.connect(location.url.removeprefix("sqlite:///")) as db:
+        with closing(sqlite3.connect(location.url.removeprefix("sqlite:///"))) as db:
             db.executescript(dump)
         return
     assert PG_URL is not None and location.schema is not None
@@ -85,7 +86,7 @@ def test_the_upgraded_database_reads_and_composes(release_0_1: Location) -> None
 def test_a_schema_version_no_release_made_is_refused(tmp_path: Path) -> None:
     location = Location("sqlite_file", f"sqlite:///{tmp_path / 'odd.db'}")
     _load_release_0_1(location)
-    with sqlite3.connect(tmp_path / "odd.db") as db:
+    with closing(sqlite3.connect(tmp_path / "odd.db")) as db, db:
         db.execute("UPDATE schema_version SET version = 2")
     with pytest.raises(StorageError, match="schema_version 2"):
         location.open()
