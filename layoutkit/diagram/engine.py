@@ -15,7 +15,7 @@ from layoutkit.diagram.findings import composition_findings, count_crossings_ort
 from layoutkit.diagram.mermaid import import_text
 from layoutkit.diagram.model import Model, Node, build_model
 from layoutkit.diagram.options import OPTIONS
-from layoutkit.errors import ServiceError
+from layoutkit.errors import DiagramError
 from layoutkit.layout.text import measure, text_width
 
 SERVER_OWNED = ("geo", "render", "metrics", "repairs", "diagnostics")
@@ -37,8 +37,8 @@ def lay_out(payload: dict[str, Any]) -> dict[str, Any]:
     (crossings, bends, edgeLength, area, ...), ``repairs`` and ``diagnostics``.
     ``diagram_text`` is imported first when the payload has no nodes, groups
     or lanes. ``overrides`` ({node id: {x, y}}, top-left corners) are kept and
-    applied. Raises ``ServiceError`` 400 ``diagram_text_*`` for bad text and
-    422 ``composition_findings`` when ``quality`` is ``showcase`` and the
+    applied. Raises :class:`DiagramError` ``diagram_text_*`` for bad text and
+    ``composition_findings`` when ``quality`` is ``showcase`` and the
     result has overlaps, label collisions or edges through nodes.
     """
     out = {k: copy.deepcopy(v) for k, v in payload.items() if k not in SERVER_OWNED}
@@ -67,8 +67,7 @@ def lay_out(payload: dict[str, Any]) -> dict[str, Any]:
     out["diagnostics"] = diagnostics
     out.pop("diagram_text", None) if out.get("nodes") is None else None
     if quality == "showcase" and findings:
-        raise ServiceError(
-            422,
+        raise DiagramError(
             "composition_findings",
             f"{len(findings)} composition finding(s) in a showcase diagram",
             findings=findings,

@@ -12,6 +12,7 @@ from layoutkit.service.board_model import load_board, write_changes
 from layoutkit.service.boards import new_question
 from layoutkit.service.content_prep import Prepared, prepare_card, store_spilled
 from layoutkit.service.idempotency import run_once
+from layoutkit.service.layout_params import batch_from_params
 from layoutkit.service.questions import QUESTION_SCHEMA, normalize_question
 from layoutkit.service.registry import REGISTRY
 from layoutkit.service.templates import expand
@@ -157,7 +158,7 @@ def compose_board(call: Call) -> dict[str, Any]:
             for p, card in zip(prepared, cards, strict=True)
         ],
     }
-    batch = layout.batch_from_params(batch_params)
+    batch = batch_from_params(batch_params)
 
     def write(tx: Tx) -> dict[str, Any]:
         board = find_board(tx, call.workspace.workspace_id, params["board"])

@@ -32,12 +32,12 @@ from typing import Any
 import attrs
 from PIL import Image
 
-from layoutkit import layout
 from layoutkit.errors import ServiceError
 from layoutkit.service._common import REQUEST_KEY, SLUG, check_board_access, find_board
 from layoutkit.service.compose import store_batch
 from layoutkit.service.content_prep import Prepared, prepare_card
 from layoutkit.service.idempotency import run_once
+from layoutkit.service.layout_params import batch_from_params
 from layoutkit.service.registry import REGISTRY
 from layoutkit.service.workspace import Call
 from layoutkit.storage import BoardRecord, Tx
@@ -239,7 +239,7 @@ def place_cards(
     ``createSection``, ``anchor``...). Returns compose_board's receipt. Raises
     what the layout engine refuses (409 ``section_near_match`` and the like).
     """
-    batch = layout.batch_from_params(
+    batch = batch_from_params(
         {
             **placement,
             "layer": call.principal.layer,

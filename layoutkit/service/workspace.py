@@ -6,8 +6,9 @@ from typing import Any
 
 import attrs
 
-from layoutkit.errors import ServiceError
+from layoutkit.errors import EngineError, ServiceError
 from layoutkit.principal import Principal
+from layoutkit.service.errors import to_service_error
 from layoutkit.service.registry import REGISTRY, Registry
 from layoutkit.storage import StorageError, Store, open_store
 
@@ -119,7 +120,11 @@ class Workspace:
                 403, "forbidden", f"a {who.mode} share link cannot call {op}", operation=op
             )
         checked = operation.check_params({} if params is None else params)
-        return operation.handler(Call(self, who, checked))
+        try:
+            return operation.handler(Call(self, who, checked))
+        except EngineError as err:
+            # Engines speak in codes; statuses are given here, once, for every operation.
+            raise to_service_error(err) from err
 
     def operations(self) -> list[dict[str, Any]]:
         """Every registered operation as ``{name, description, params_schema}``."""

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from layoutkit.diagram import import_text, lay_out
 from layoutkit.diagram.findings import composition_findings
-from layoutkit.errors import ServiceError
+from layoutkit.errors import DiagramError
+from tests.refusal import refused
 
 
 def _inside(b: dict, f: dict) -> bool:
@@ -220,7 +221,7 @@ def test_showcase_fails_on_composition_findings() -> None:
         "edges": [],
         "overrides": {"b": {"x": 0, "y": 0}, "a": {"x": 0, "y": 0}},
     }
-    with pytest.raises(ServiceError) as info:
+    with refused(DiagramError) as info:
         lay_out(payload)
     assert info.value.status == 422
     assert info.value.code == "composition_findings"
@@ -253,7 +254,7 @@ def test_diagram_text_is_imported_when_there_are_no_nodes() -> None:
 
 
 def test_broken_text_reports_line_numbers() -> None:
-    with pytest.raises(ServiceError) as info:
+    with refused(DiagramError) as info:
         import_text("flowchart TD\n  A --> B\n  subgraph x\n  C --> D")
     assert info.value.code == "diagram_text_invalid"
     assert info.value.body["findings"][0]["line"] == 3
