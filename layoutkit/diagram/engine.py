@@ -9,6 +9,7 @@ from collections import defaultdict
 from typing import Any
 
 import attrs
+import networkx as nx
 
 from layoutkit.diagram import layered, placement
 from layoutkit.diagram.findings import composition_findings, count_crossings_orth
@@ -341,40 +342,23 @@ def _acyclic(ids: list[str], arcs: list[tuple[str, str, int]]) -> list[tuple[str
 
 
 def _components(ids: list[str], edges: list[tuple[str, str]], model: Model) -> dict[str, int]:
+    """Connected component number of each node: largest component first, ties by the
+    earliest node, so the packing order follows the payload."""
     if model.lanes:
         # Lanes already separate the drawing into bands; components stay inside them.
         return dict.fromkeys(ids, 0)
-    parent = {v: v for v in ids}
-
-    def find(v: str) -> str:
-        while parent[v] != v:
-            parent[v] = parent[parent[v]]
-            v = parent[v]
-        return v
-
-    for a, b in edges:
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[max(ra, rb, key=lambda v: model.nodes[v].order)] = min(
-                ra, rb, key=lambda v: model.nodes[v].order
-            )
-    # Nodes sharing a group or lane stay in one component so frames are not torn apart.
+    graph = nx.Graph()
+    graph.add_nodes_from(ids)
+    graph.add_edges_from(edges)
+    # Nodes sharing a group stay in one component so frames are not torn apart.
     for grp in model.groups.values():
         members = [n.id for n in model.nodes.values() if n.path[: len(grp["path"])] == grp["path"]]
-        for a, b in itertools.pairwise(members):
-            ra, rb = find(a), find(b)
-            if ra != rb:
-                parent[max(ra, rb, key=lambda v: model.nodes[v].order)] = min(
-                    ra, rb, key=lambda v: model.nodes[v].order
-                )
-    roots: dict[str, int] = {}
-    sizes: dict[str, int] = defaultdict(int)
-    for v in ids:
-        sizes[find(v)] += 1
-    ranked = sorted({find(v) for v in ids}, key=lambda r: (-sizes[r], model.nodes[r].order))
-    for k, r in enumerate(ranked):
-        roots[r] = k
-    return {v: roots[find(v)] for v in ids}
+        graph.add_edges_from(itertools.pairwise(members))
+    order = {v: model.nodes[v].order for v in ids}
+    comps = [(min(c, key=order.__getitem__), c) for c in nx.connected_components(graph)]
+    comps.sort(key=lambda fc: (-len(fc[1]), order[fc[0]]))
+    number = {v: k for k, (_, members) in enumerate(comps) for v in members}
+    return {v: number[v] for v in ids}
 
 
 def _loop_label_sizes(ls: list[dict[str, Any]], lr: bool) -> list[tuple[float, float]]:

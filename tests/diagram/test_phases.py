@@ -57,6 +57,21 @@ def test_ordering_is_a_permutation_no_worse_than_its_depth_first_start(
     assert ordering.order_layers(h, {}) == best
 
 
+def test_cycle_breaking_searches_from_the_sources_and_reverses_every_parallel_back_edge() -> None:
+    # "a" is the only source although it comes last: the search starts there, reaches
+    # c through b, and both copies of c -> b close the cycle. Starting at "c" instead
+    # would reverse b -> c. Self-loops are never reversed.
+    edges = [("a", "b"), ("b", "c"), ("c", "b"), ("c", "b"), ("a", "a")]
+    assert layered.break_cycles(["c", "b", "a"], edges) == {2, 3}
+    # With no source at all, the first node in the given order starts.
+    assert layered.break_cycles(["y", "x"], [("x", "y"), ("y", "x")]) == {0}
+
+
+def test_longest_path_layers_follow_the_longest_chain() -> None:
+    arcs = [("a", "b", 1), ("b", "c", 2), ("a", "c", 1), ("a", "b", 2)]
+    assert layered._longest_path(["c", "b", "a", "d"], arcs) == {"a": 0, "b": 2, "c": 4, "d": 0}
+
+
 def test_ordering_undoes_a_crossing_that_a_naive_order_makes() -> None:
     # a->d, b->c with a, b and c, d in input order: the naive order crosses once.
     h = _hierarchy(4, [(0, 3), (1, 2)])
