@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import itertools
-import math
 from collections import defaultdict
 from typing import Any
 
@@ -17,6 +16,8 @@ from layoutkit.diagram.mermaid import import_text
 from layoutkit.diagram.model import Model, Node, build_model
 from layoutkit.diagram.options import OPTIONS
 from layoutkit.errors import DiagramError
+from layoutkit.layout.modes import Item as PackItem
+from layoutkit.layout.modes import shelf_pack
 from layoutkit.layout.text import measure, text_width
 
 SERVER_OWNED = ("geo", "render", "metrics", "repairs", "diagnostics")
@@ -683,11 +684,10 @@ def _pack_components(
     """Shelf-pack the connected components (in place, top-down frame).
 
     Components are cut out of the joint layout as rigid blocks (boxes,
-    routes, labels, frames) and laid in rows, tallest first. Of the row
-    widths that end a row after some component, the one whose drawing has
-    the least area wins, the area weighted by sqrt(e^|log(aspect / aim)|)
-    with ``OPTIONS.pack_aspect`` as the aim. Returns the new body height, or
-    None when there is a single component.
+    routes, labels, frames) and packed tallest first by the board's shelf
+    packer (:func:`layoutkit.layout.modes.shelf_pack`), aiming at
+    ``OPTIONS.pack_aspect``. Returns the new body height, or None when there
+    is a single component.
     """
     comp = {it.name: it.comp for it in h.items if it.kind == "node"}
     if len(set(comp.values())) < 2:
@@ -727,36 +727,14 @@ def _pack_components(
     gap = OPTIONS.component_gap
     top = min(b[1] for b in bbox.values())
     left = min(b[0] for b in bbox.values())
+    # Tallest first, so shorter components can stack in a shelf's sub-columns.
     ranked = sorted(bbox, key=lambda c: (-(bbox[c][3] - bbox[c][1]), c))
-    sizes = [(bbox[c][2] - bbox[c][0], bbox[c][3] - bbox[c][1]) for c in ranked]
-
-    def shelves(row_w: float) -> tuple[list[tuple[float, float]], float, float]:
-        at, x, y, row_h, width = [], 0.0, 0.0, 0.0, 0.0
-        for w, hh in sizes:
-            if x > 0 and x + w > row_w + 1e-6:
-                x, y, row_h = 0.0, y + row_h + gap, 0.0
-            at.append((x, y))
-            width = max(width, x + w)
-            x += w + gap
-            row_h = max(row_h, hh)
-        return at, width, y + row_h
-
-    # Try every row width that closes a row after some component; keep the
-    # drawing with the least area, weighted by how far its aspect is from the aim.
+    blocks = [PackItem(c, bbox[c][2] - bbox[c][0], bbox[c][3] - bbox[c][1]) for c in ranked]
     aim = 1 / OPTIONS.pack_aspect if lr else OPTIONS.pack_aspect
-    best: tuple[float, list[tuple[float, float]]] | None = None
-    acc = -gap
-    for w, _ in sizes:
-        acc += w + gap
-        at, width, height = shelves(max(acc, max(sw for sw, _ in sizes)))
-        off = abs(math.log(width / max(height, 1.0) / aim))
-        score = width * height * math.exp(off / 2)
-        if best is None or score < best[0]:
-            best = (score, at)
-    assert best is not None
+    at, _, _ = shelf_pack(blocks, gap, aim)
     shift = {
         c: (left + x - bbox[c][0], top + y - bbox[c][1])
-        for c, (x, y) in zip(ranked, best[1], strict=True)
+        for c, (x, y) in zip(ranked, at, strict=True)
     }
     for name, (bx, by, w, hh) in list(boxes.items()):
         dx, dy = shift[comp[name]]

@@ -157,6 +157,25 @@ def test_packed_components_keep_their_own_edges_attached() -> None:
         assert np.isclose(y1, b["y"]) and b["x"] <= x1 <= b["x"] + b["w"]
 
 
+def test_components_are_packed_by_the_board_shelf_packer() -> None:
+    # One tall chain and six short pairs: the board's shelf packer stacks the short
+    # components in sub-columns beside the tall one, three to a column, where plain
+    # rows would leave them in one long strip.
+    payload = _components_payload(6)
+    payload["nodes"] += [{"id": f"t{i}", "title": f"T{i}"} for i in range(7)]
+    payload["edges"] += [{"from": f"t{i}", "to": f"t{i + 1}"} for i in range(6)]
+    geo = lay_out(payload)["geo"]
+    assert composition_findings(geo) == []
+    columns: dict[float, list[float]] = {}
+    for c in range(6):
+        columns.setdefault(geo["nodes"][f"a{c}"]["x"], []).append(geo["nodes"][f"a{c}"]["y"])
+    assert [len(ys) for ys in columns.values()] == [3, 3]
+    tall = [geo["nodes"][f"t{i}"] for i in (0, 6)]
+    assert all(
+        tall[0]["y"] <= y < tall[1]["y"] + tall[1]["h"] for ys in columns.values() for y in ys
+    )
+
+
 def test_lines_trading_columns_are_parted_to_cross_once() -> None:
     from layoutkit.diagram.layered import Hierarchy, Item
     from layoutkit.diagram.placement import Placed, straighten
