@@ -13,7 +13,7 @@ import networkx as nx
 from layoutkit.diagram import layered, placement
 from layoutkit.diagram.findings import composition_findings, count_crossings_orth
 from layoutkit.diagram.mermaid import import_text
-from layoutkit.diagram.model import Model, Node, build_model
+from layoutkit.diagram.model import Model, Node, build_model, containers
 from layoutkit.diagram.options import OPTIONS
 from layoutkit.errors import DiagramError
 from layoutkit.layout.modes import Item as PackItem
@@ -102,18 +102,9 @@ _GROUP_DIR = {"TD": "TD", "TB": "TD", "BT": "TD", "LR": "LR", "RL": "LR"}
 def _raw_groups(payload: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Group dicts of the payload by id (first one wins), nested ones included."""
     found: dict[str, dict[str, Any]] = {}
-
-    def walk(groups: Any) -> None:
-        for g in groups or []:
-            if isinstance(g, dict):
-                if isinstance(g.get("id"), str):
-                    found.setdefault(g["id"], g)
-                walk(g.get("groups"))
-
-    walk(payload.get("groups"))
-    for lane in payload.get("lanes") or []:
-        if isinstance(lane, dict):
-            walk(lane.get("groups"))
+    for holder, group in containers(payload):
+        if holder == "group" and isinstance(group.get("id"), str):
+            found.setdefault(group["id"], group)
     return found
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from layoutkit.diagram.model import containers
 from layoutkit.layout.sizing import (
     DIAGRAM_ENGINE_BOXES,
     DIAGRAM_INSET,
@@ -38,44 +39,22 @@ EDGE_COLOR = "#5f6878"
 
 def _collect_nodes(payload: dict) -> dict[str, dict]:
     found: dict[str, dict] = {}
-
-    def walk_nodes(nodes: Any) -> None:
-        for node in nodes or []:
+    for _, holder in containers(payload):
+        for node in holder.get("nodes") or []:
             if isinstance(node, dict):
                 key = str(node.get("id") or node.get("title") or "")
                 if key:
                     found.setdefault(key, node)
-
-    def walk_groups(groups: Any) -> None:
-        for group in groups or []:
-            if isinstance(group, dict):
-                walk_nodes(group.get("nodes"))
-                walk_groups(group.get("groups"))
-
-    walk_nodes(payload.get("nodes"))
-    walk_groups(payload.get("groups"))
-    for lane in payload.get("lanes") or []:
-        if isinstance(lane, dict):
-            walk_nodes(lane.get("nodes"))
-            walk_groups(lane.get("groups"))
     return found
 
 
 def _collect_groups(payload: dict) -> dict[str, dict]:
     found: dict[str, dict] = {}
-
-    def walk(groups: Any) -> None:
-        for group in groups or []:
-            if isinstance(group, dict):
-                key = str(group.get("id") or group.get("title") or "")
-                if key:
-                    found.setdefault(key, group)
-                walk(group.get("groups"))
-
-    walk(payload.get("groups"))
-    for lane in payload.get("lanes") or []:
-        if isinstance(lane, dict):
-            walk(lane.get("groups"))
+    for holder, group in containers(payload):
+        if holder == "group":
+            key = str(group.get("id") or group.get("title") or "")
+            if key:
+                found.setdefault(key, group)
     return found
 
 
