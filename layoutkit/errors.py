@@ -1,4 +1,4 @@
-"""The one error type every operation raises."""
+"""Error values: ``ServiceError`` for operations, ``EngineError`` for the pure engines."""
 
 from __future__ import annotations
 
@@ -26,6 +26,33 @@ class ServiceError(Exception):
 
     def __repr__(self) -> str:
         return f"ServiceError({self.status}, {self.code!r}, {self.message!r})"
+
+
+class EngineError(Exception):
+    """Pure engine work refused: a machine ``code``, a ``message`` and code-specific ``fields``.
+
+    Engines (elements, layout, diagram, render) know nothing of transports, so
+    they carry no status; the service gives each code its status when the error
+    leaves an operation. ``fields`` become the extra keys of the response body
+    (``index``, ``allowed``, ``didYouMean``, ``findings``...), in their order.
+    """
+
+    def __init__(self, code: str, message: str, **fields: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.fields: dict[str, Any] = fields
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.code!r}, {self.message!r})"
+
+
+class LayoutError(EngineError):
+    """A refusal of the layout engine (placement, arrange, card updates); the board is unchanged."""
+
+
+class DiagramError(EngineError):
+    """A refusal of the diagram engine (unreadable text, a showcase diagram with findings)."""
 
 
 def did_you_mean(word: str, choices: Iterable[str], n: int = 3) -> list[str]:

@@ -6,7 +6,7 @@ import html
 import re
 from typing import Any
 
-from layoutkit.errors import ServiceError
+from layoutkit.errors import DiagramError
 
 SUPPORTED_TYPES = ("flowchart", "graph", "sequenceDiagram", "stateDiagram", "stateDiagram-v2")
 
@@ -38,8 +38,8 @@ def _entity(name: str) -> str:
     return decoded if decoded != f"&{name};" else f"#{name};"
 
 
-def broken(message: str, findings: list[dict[str, Any]]) -> ServiceError:
-    return ServiceError(400, "diagram_text_invalid", message, findings=findings)
+def broken(message: str, findings: list[dict[str, Any]]) -> DiagramError:
+    return DiagramError("diagram_text_invalid", message, findings=findings)
 
 
 def finding(line: int, message: str) -> dict[str, Any]:

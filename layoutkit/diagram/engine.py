@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import copy
 import itertools
-import math
 from collections import defaultdict
 from typing import Any
 
 import attrs
+import networkx as nx
 
 from layoutkit.diagram import layered, placement
 from layoutkit.diagram.findings import composition_findings, count_crossings_orth
 from layoutkit.diagram.mermaid import import_text
-from layoutkit.diagram.model import Model, Node, build_model
+from layoutkit.diagram.model import Model, Node, build_model, containers
 from layoutkit.diagram.options import OPTIONS
-from layoutkit.errors import ServiceError
+from layoutkit.errors import DiagramError
+from layoutkit.layout.modes import Item as PackItem
+from layoutkit.layout.modes import shelf_pack
 from layoutkit.layout.text import measure, text_width
 
 SERVER_OWNED = ("geo", "render", "metrics", "repairs", "diagnostics")
@@ -37,8 +39,8 @@ def lay_out(payload: dict[str, Any]) -> dict[str, Any]:
     (crossings, bends, edgeLength, area, ...), ``repairs`` and ``diagnostics``.
     ``diagram_text`` is imported first when the payload has no nodes, groups
     or lanes. ``overrides`` ({node id: {x, y}}, top-left corners) are kept and
-    applied. Raises ``ServiceError`` 400 ``diagram_text_*`` for bad text and
-    422 ``composition_findings`` when ``quality`` is ``showcase`` and the
+    applied. Raises :class:`DiagramError` ``diagram_text_*`` for bad text and
+    ``composition_findings`` when ``quality`` is ``showcase`` and the
     result has overlaps, label collisions or edges through nodes.
     """
     out = {k: copy.deepcopy(v) for k, v in payload.items() if k not in SERVER_OWNED}
@@ -67,8 +69,7 @@ def lay_out(payload: dict[str, Any]) -> dict[str, Any]:
     out["diagnostics"] = diagnostics
     out.pop("diagram_text", None) if out.get("nodes") is None else None
     if quality == "showcase" and findings:
-        raise ServiceError(
-            422,
+        raise DiagramError(
             "composition_findings",
             f"{len(findings)} composition finding(s) in a showcase diagram",
             findings=findings,
@@ -101,18 +102,9 @@ _GROUP_DIR = {"TD": "TD", "TB": "TD", "BT": "TD", "LR": "LR", "RL": "LR"}
 def _raw_groups(payload: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Group dicts of the payload by id (first one wins), nested ones included."""
     found: dict[str, dict[str, Any]] = {}
-
-    def walk(groups: Any) -> None:
-        for g in groups or []:
-            if isinstance(g, dict):
-                if isinstance(g.get("id"), str):
-                    found.setdefault(g["id"], g)
-                walk(g.get("groups"))
-
-    walk(payload.get("groups"))
-    for lane in payload.get("lanes") or []:
-        if isinstance(lane, dict):
-            walk(lane.get("groups"))
+    for holder, group in containers(payload):
+        if holder == "group" and isinstance(group.get("id"), str):
+            found.setdefault(group["id"], group)
     return found
 
 
@@ -342,40 +334,23 @@ def _acyclic(ids: list[str], arcs: list[tuple[str, str, int]]) -> list[tuple[str
 
 
 def _components(ids: list[str], edges: list[tuple[str, str]], model: Model) -> dict[str, int]:
+    """Connected component number of each node: largest component first, ties by the
+    earliest node, so the packing order follows the payload."""
     if model.lanes:
         # Lanes already separate the drawing into bands; components stay inside them.
         return dict.fromkeys(ids, 0)
-    parent = {v: v for v in ids}
-
-    def find(v: str) -> str:
-        while parent[v] != v:
-            parent[v] = parent[parent[v]]
-            v = parent[v]
-        return v
-
-    for a, b in edges:
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[max(ra, rb, key=lambda v: model.nodes[v].order)] = min(
-                ra, rb, key=lambda v: model.nodes[v].order
-            )
-    # Nodes sharing a group or lane stay in one component so frames are not torn apart.
+    graph = nx.Graph()
+    graph.add_nodes_from(ids)
+    graph.add_edges_from(edges)
+    # Nodes sharing a group stay in one component so frames are not torn apart.
     for grp in model.groups.values():
         members = [n.id for n in model.nodes.values() if n.path[: len(grp["path"])] == grp["path"]]
-        for a, b in itertools.pairwise(members):
-            ra, rb = find(a), find(b)
-            if ra != rb:
-                parent[max(ra, rb, key=lambda v: model.nodes[v].order)] = min(
-                    ra, rb, key=lambda v: model.nodes[v].order
-                )
-    roots: dict[str, int] = {}
-    sizes: dict[str, int] = defaultdict(int)
-    for v in ids:
-        sizes[find(v)] += 1
-    ranked = sorted({find(v) for v in ids}, key=lambda r: (-sizes[r], model.nodes[r].order))
-    for k, r in enumerate(ranked):
-        roots[r] = k
-    return {v: roots[find(v)] for v in ids}
+        graph.add_edges_from(itertools.pairwise(members))
+    order = {v: model.nodes[v].order for v in ids}
+    comps = [(min(c, key=order.__getitem__), c) for c in nx.connected_components(graph)]
+    comps.sort(key=lambda fc: (-len(fc[1]), order[fc[0]]))
+    number = {v: k for k, (_, members) in enumerate(comps) for v in members}
+    return {v: number[v] for v in ids}
 
 
 def _loop_label_sizes(ls: list[dict[str, Any]], lr: bool) -> list[tuple[float, float]]:
@@ -700,11 +675,10 @@ def _pack_components(
     """Shelf-pack the connected components (in place, top-down frame).
 
     Components are cut out of the joint layout as rigid blocks (boxes,
-    routes, labels, frames) and laid in rows, tallest first. Of the row
-    widths that end a row after some component, the one whose drawing has
-    the least area wins, the area weighted by sqrt(e^|log(aspect / aim)|)
-    with ``OPTIONS.pack_aspect`` as the aim. Returns the new body height, or
-    None when there is a single component.
+    routes, labels, frames) and packed tallest first by the board's shelf
+    packer (:func:`layoutkit.layout.modes.shelf_pack`), aiming at
+    ``OPTIONS.pack_aspect``. Returns the new body height, or None when there
+    is a single component.
     """
     comp = {it.name: it.comp for it in h.items if it.kind == "node"}
     if len(set(comp.values())) < 2:
@@ -744,36 +718,14 @@ def _pack_components(
     gap = OPTIONS.component_gap
     top = min(b[1] for b in bbox.values())
     left = min(b[0] for b in bbox.values())
+    # Tallest first, so shorter components can stack in a shelf's sub-columns.
     ranked = sorted(bbox, key=lambda c: (-(bbox[c][3] - bbox[c][1]), c))
-    sizes = [(bbox[c][2] - bbox[c][0], bbox[c][3] - bbox[c][1]) for c in ranked]
-
-    def shelves(row_w: float) -> tuple[list[tuple[float, float]], float, float]:
-        at, x, y, row_h, width = [], 0.0, 0.0, 0.0, 0.0
-        for w, hh in sizes:
-            if x > 0 and x + w > row_w + 1e-6:
-                x, y, row_h = 0.0, y + row_h + gap, 0.0
-            at.append((x, y))
-            width = max(width, x + w)
-            x += w + gap
-            row_h = max(row_h, hh)
-        return at, width, y + row_h
-
-    # Try every row width that closes a row after some component; keep the
-    # drawing with the least area, weighted by how far its aspect is from the aim.
+    blocks = [PackItem(c, bbox[c][2] - bbox[c][0], bbox[c][3] - bbox[c][1]) for c in ranked]
     aim = 1 / OPTIONS.pack_aspect if lr else OPTIONS.pack_aspect
-    best: tuple[float, list[tuple[float, float]]] | None = None
-    acc = -gap
-    for w, _ in sizes:
-        acc += w + gap
-        at, width, height = shelves(max(acc, max(sw for sw, _ in sizes)))
-        off = abs(math.log(width / max(height, 1.0) / aim))
-        score = width * height * math.exp(off / 2)
-        if best is None or score < best[0]:
-            best = (score, at)
-    assert best is not None
+    at, _, _ = shelf_pack(blocks, gap, aim)
     shift = {
         c: (left + x - bbox[c][0], top + y - bbox[c][1])
-        for c, (x, y) in zip(ranked, best[1], strict=True)
+        for c, (x, y) in zip(ranked, at, strict=True)
     }
     for name, (bx, by, w, hh) in list(boxes.items()):
         dx, dy = shift[comp[name]]

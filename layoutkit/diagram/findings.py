@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import bisect
-import itertools
+from collections import defaultdict
 from typing import Any
+
+import numpy as np
+import shapely
 
 EPS = 1.0
 
@@ -17,24 +20,52 @@ def _overlap(a: tuple, b: tuple, eps: float = 0.5) -> bool:
     return a[0] < b[2] - eps and b[0] < a[2] - eps and a[1] < b[3] - eps and b[1] < a[3] - eps
 
 
-def _seg_enters(p: list[float], q: list[float], r: tuple, tol: float = EPS) -> bool:
-    x0, y0, x1, y1 = r[0] + tol, r[1] + tol, r[2] - tol, r[3] - tol
-    if x1 <= x0 or y1 <= y0:
-        return False
-    if abs(p[0] - q[0]) < 1e-9:
-        lo, hi = sorted((p[1], q[1]))
-        return x0 < p[0] < x1 and lo < y1 and hi > y0
-    if abs(p[1] - q[1]) < 1e-9:
-        lo, hi = sorted((p[0], q[0]))
-        return y0 < p[1] < y1 and lo < x1 and hi > x0
-    # Not axis-aligned (moved nodes only ever give orthogonal routes): sample.
-    steps = 32
-    for k in range(1, steps):
-        t = k / steps
-        x, y = p[0] + (q[0] - p[0]) * t, p[1] + (q[1] - p[1]) * t
-        if x0 < x < x1 and y0 < y < y1:
-            return True
-    return False
+def _edges_through_nodes(
+    edges: list[dict[str, Any]], rects: list[tuple[str, tuple]], by_x: list[int]
+) -> list[dict[str, Any]]:
+    """Each edge whose route enters a node it does not end on, edges in order and nodes
+    left to right.
+
+    "Enters" means the route reaches the node's interior shrunk by ``EPS``: running
+    along a border or stopping on it does not count. Routes are polylines, so in
+    shapely's terms that is "intersects and does not only touch", asked of an
+    STRtree over the shrunk boxes for all routes at once.
+    """
+    inner = [
+        (j, (r[0] + EPS, r[1] + EPS, r[2] - EPS, r[3] - EPS))
+        for j, (_, r) in enumerate(rects)
+        if r[2] - EPS > r[0] + EPS and r[3] - EPS > r[1] + EPS
+    ]
+    routed = [e for e in edges if len(e["points"]) >= 2]
+    if not inner or not routed:
+        return []
+    boxes = shapely.box(*np.array([b for _, b in inner], dtype=float).T)
+    lines = shapely.linestrings(
+        np.array([p for e in routed for p in e["points"]], dtype=float),
+        indices=np.repeat(np.arange(len(routed)), [len(e["points"]) for e in routed]),
+    )
+    line_at, box_at = shapely.STRtree(boxes).query(lines, predicate="intersects")
+    enters = ~shapely.touches(lines[line_at], boxes[box_at])
+    rank = {j: k for k, j in enumerate(by_x)}
+    hits: dict[int, list[int]] = defaultdict(list)
+    for k, b in zip(line_at[enters].tolist(), box_at[enters].tolist(), strict=True):
+        hits[k].append(inner[b][0])
+    out: list[dict[str, Any]] = []
+    for k in sorted(hits):
+        e = routed[k]
+        ends = {str(e["from"]).split(".")[0], str(e["to"]).split(".")[0], e["from"], e["to"]}
+        for j in sorted(hits[k], key=rank.__getitem__):
+            nid = rects[j][0]
+            if nid not in ends:
+                out.append(
+                    {
+                        "code": "edge_through_node",
+                        "message": f"edge {e['from']!r} -> {e['to']!r} passes through node {nid!r}",
+                        "edge": e["index"],
+                        "node": nid,
+                    }
+                )
+    return out
 
 
 def composition_findings(geo: dict[str, Any]) -> list[dict[str, Any]]:
@@ -59,30 +90,7 @@ def composition_findings(geo: dict[str, Any]) -> list[dict[str, Any]]:
                         "nodes": [a, b],
                     }
                 )
-    for e in geo["edges"]:
-        ends = {str(e["from"]).split(".")[0], str(e["to"]).split(".")[0], e["from"], e["to"]}
-        pts = e["points"]
-        if len(pts) < 2:
-            continue
-        ex0 = min(p[0] for p in pts)
-        ex1 = max(p[0] for p in pts)
-        lo = bisect.bisect_left(xs, ex0 - 2000)
-        for jj in range(lo, len(by_x)):
-            j = by_x[jj]
-            nid, r = rects[j]
-            if r[0] > ex1:
-                break
-            if nid in ends or r[2] < ex0:
-                continue
-            if any(_seg_enters(p, q, r) for p, q in itertools.pairwise(pts)):
-                out.append(
-                    {
-                        "code": "edge_through_node",
-                        "message": f"edge {e['from']!r} -> {e['to']!r} passes through node {nid!r}",
-                        "edge": e["index"],
-                        "node": nid,
-                    }
-                )
+    out += _edges_through_nodes(geo["edges"], rects, by_x)
     labels = [(e["index"], _rect(e["label"])) for e in geo["edges"] if e.get("label")]
     for k, (idx, lr) in enumerate(labels):
         for nid, r in rects:

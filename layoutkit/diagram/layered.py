@@ -15,10 +15,10 @@ top-down frame (left-right diagrams are transposed before and after).
 from __future__ import annotations
 
 import itertools
-from collections import defaultdict
 from typing import Any
 
 import attrs
+import networkx as nx
 import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix
@@ -73,36 +73,28 @@ class Hierarchy:
 
 
 def break_cycles(nodes: list[str], edges: list[tuple[str, str]]) -> set[int]:
-    """Edges to reverse so the graph becomes acyclic (depth-first back edges, source order)."""
-    out: dict[str, list[tuple[str, int]]] = defaultdict(list)
-    indeg: dict[str, int] = defaultdict(int)
-    for k, (a, b) in enumerate(edges):
-        if a != b:
-            out[a].append((b, k))
-            indeg[b] += 1
-    state: dict[str, int] = {}
-    rev: set[int] = set()
-    roots = [v for v in nodes if indeg[v] == 0] + list(nodes)
-    for root in roots:
-        if root in state:
-            continue
-        state[root] = 1
-        stack = [(root, iter(out[root]))]
-        while stack:
-            v, it = stack[-1]
-            nxt = next(it, None)
-            if nxt is None:
-                state[v] = 2
-                stack.pop()
-                continue
-            w, k = nxt
-            s = state.get(w)
-            if s == 1:
-                rev.add(k)
-            elif s is None:
-                state[w] = 1
-                stack.append((w, iter(out[w])))
-    return rev
+    """Edges to reverse so the graph becomes acyclic: the back edges of a depth-first
+    search that starts from the sources (nodes with no incoming edge), then from every
+    other node, each in ``nodes`` order, and follows edges in their order.
+
+    Every parallel copy of a back edge is reversed too (self-loops never are)."""
+    # networkx starts a search from each node in insertion order and follows each
+    # node's edges in insertion order; inserting sources first pins the result.
+    targets = {b for a, b in edges if a != b}
+    graph = nx.DiGraph()
+    graph.add_nodes_from([v for v in nodes if v not in targets])
+    graph.add_nodes_from(nodes)
+    graph.add_edges_from((a, b) for a, b in edges if a != b)
+    open_: set[str] = set()  # nodes on the current depth-first path
+    back: set[tuple[str, str]] = set()
+    for u, v, kind in nx.dfs_labeled_edges(graph):
+        if kind == "forward":
+            open_.add(v)
+        elif kind == "reverse":
+            open_.discard(v)
+        elif kind == "nontree" and v in open_:
+            back.add((u, v))
+    return {k for k, pair in enumerate(edges) if pair in back}
 
 
 # -- layering -------------------------------------------------------------------
@@ -138,15 +130,17 @@ def assign_layers(nodes: list[str], arcs: list[tuple[str, str, int]]) -> dict[st
 
 
 def _longest_path(nodes: list[str], arcs: list[tuple[str, str, int]]) -> dict[str, int]:
+    """Each node as low as its longest chain of ``minlen`` steps from a source allows."""
+    graph = nx.DiGraph()
+    graph.add_nodes_from(nodes)
+    for u, v, m in arcs:
+        if graph.has_edge(u, v):
+            m = max(m, graph[u][v]["minlen"])
+        graph.add_edge(u, v, minlen=m)
     layer = dict.fromkeys(nodes, 0)
-    for _ in range(len(nodes)):
-        changed = False
-        for u, v, m in arcs:
-            if layer[v] < layer[u] + m:
-                layer[v] = layer[u] + m
-                changed = True
-        if not changed:
-            break
+    for u in nx.topological_sort(graph):
+        for v, data in graph.succ[u].items():
+            layer[v] = max(layer[v], layer[u] + data["minlen"])
     return layer
 
 

@@ -14,7 +14,7 @@ from layoutkit.diagram._mermaid_common import (
 )
 from layoutkit.diagram._sequence import read_sequence
 from layoutkit.diagram._state import read_state
-from layoutkit.errors import ServiceError
+from layoutkit.errors import DiagramError
 
 
 def import_text(text: str) -> dict[str, Any]:
@@ -25,9 +25,9 @@ def import_text(text: str) -> dict[str, Any]:
     things the payload cannot express (ignored styles, reversed directions).
     Node ids are the source ids; group ids are subgraph / composite ids.
 
-    Raises ``ServiceError(400, "diagram_text_unsupported")`` for any other
+    Raises ``DiagramError("diagram_text_unsupported")`` for any other
     diagram type (``supported`` lists the accepted ones) and
-    ``ServiceError(400, "diagram_text_invalid")`` with line-numbered
+    ``DiagramError("diagram_text_invalid")`` with line-numbered
     ``findings`` for text that cannot be read.
     """
     if not isinstance(text, str) or not text.strip():
@@ -51,8 +51,7 @@ def import_text(text: str) -> dict[str, Any]:
         return read_sequence(body, meta)
     if word in ("stateDiagram", "stateDiagram-v2"):
         return read_state(body, meta)
-    raise ServiceError(
-        400,
+    raise DiagramError(
         "diagram_text_unsupported",
         f"diagram type {word!r} is not supported; use one of: {', '.join(SUPPORTED_TYPES)}",
         supported=list(SUPPORTED_TYPES),

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, Literal
 
 import attrs
 
@@ -46,6 +47,32 @@ class Model:
     edges: list[dict[str, Any]]  # {"index", "from", "to", "from_port", "to_port", "label", "style"}
     repairs: list[dict[str, Any]]
     diagnostics: list[dict[str, Any]]
+
+
+Holder = Literal["diagram", "group", "lane"]
+
+
+def containers(payload: dict[str, Any]) -> Iterator[tuple[Holder, dict[str, Any]]]:
+    """Everything in a diagram payload that holds nodes, in document order.
+
+    The payload itself, its groups depth first (a group before the groups nested
+    in it), then each lane followed by its groups depth first. Entries that are
+    not objects are skipped: this is a walk over what an author wrote, before or
+    after normalization.
+    """
+
+    def groups(raw: Any) -> Iterator[tuple[Holder, dict[str, Any]]]:
+        for group in raw or []:
+            if isinstance(group, dict):
+                yield "group", group
+                yield from groups(group.get("groups"))
+
+    yield "diagram", payload
+    yield from groups(payload.get("groups"))
+    for lane in payload.get("lanes") or []:
+        if isinstance(lane, dict):
+            yield "lane", lane
+            yield from groups(lane.get("groups"))
 
 
 def _warn(diags: list[dict[str, Any]], path: str, code: str, message: str, fix: str | None) -> None:

@@ -13,7 +13,7 @@ Build the board once per call from storage::
 
 compose_board::
 
-    result = place_batch(board, batch_from_params(params))   # or Batch(...)
+    result = place_batch(board, Batch(cards=(BatchCard(kind, payload, ...), ...), ...))
     # result.placements: one Placement per batch card, in batch order:
     #   index, key ("new:<n>"), ref, kind, x, y, w, h, parent, placed_as, container
     # result.sections: NewSection(key, kind, payload, x, y, w, h, children) created on demand
@@ -39,7 +39,7 @@ arrange::
 
 Sizing alone: ``size_card(kind, payload, width=None) -> (w, h)``.
 
-Every refusal is a :class:`layoutkit.errors.ServiceError`; the board is left
+Every refusal is a :class:`layoutkit.errors.LayoutError`; the board is left
 unchanged when one is raised.
 """
 
@@ -62,7 +62,6 @@ from layoutkit.layout.place import (
     NewSection,
     Placement,
     PlacementResult,
-    batch_from_params,
     clamp_aspect,
     place_batch,
 )
@@ -95,7 +94,6 @@ __all__ = [
     "Wire",
     "apply_patches",
     "arrange",
-    "batch_from_params",
     "chrome",
     "clamp_aspect",
     "fold",

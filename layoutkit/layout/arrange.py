@@ -7,7 +7,7 @@ from typing import Any
 
 import attrs
 
-from layoutkit.errors import ServiceError
+from layoutkit.errors import LayoutError
 from layoutkit.layout import frames, modes, sections
 from layoutkit.layout.frames import BLOCK_GAP, CARD_GAP
 from layoutkit.layout.model import Board, Card, CardId
@@ -64,20 +64,20 @@ def arrange(
     ``sections_`` (the ``sections`` parameter): two names for compare, else one
     name meaning the same as scope section:<Name>. ``save`` with a section
     scope stores the layout on the section (returned in ``saved``; the
-    section's payload on the board is updated too). Raises 400
+    section's payload on the board is updated too). Raises :class:`LayoutError`
     ``unknown_mode`` (with ``allowed``), ``not_persistable`` (save with journey
-    or graph), ``invalid_sections``, ``invalid_scope``, ``invalid_sort``; 404
+    or graph), ``invalid_sections``, ``invalid_scope``, ``invalid_sort``,
     ``unknown_section``/``unknown_card``. Unchanged board on error.
     """
     if mode not in ARRANGE_MODES:
-        raise ServiceError(
-            400, "unknown_mode", f"unknown arrange mode {mode!r}", allowed=list(ARRANGE_MODES)
+        raise LayoutError(
+            "unknown_mode", f"unknown arrange mode {mode!r}", allowed=list(ARRANGE_MODES)
         )
     if save and mode in UNSAVABLE:
-        raise ServiceError(400, "not_persistable", f"{mode} layouts cannot be saved")
+        raise LayoutError("not_persistable", f"{mode} layouts cannot be saved")
     if sort not in ("reading", "oldest"):
-        raise ServiceError(
-            400, "invalid_sort", "sort is reading or oldest", allowed=["reading", "oldest"]
+        raise LayoutError(
+            "invalid_sort", "sort is reading or oldest", allowed=["reading", "oldest"]
         )
     n_cols: int | None
     if cols is None:
@@ -87,7 +87,7 @@ def arrange(
     elif isinstance(cols, int) and not isinstance(cols, bool) and cols >= 1:
         n_cols = cols
     else:
-        raise ServiceError(400, "invalid_cols", "cols is a number from 1 or 'auto'")
+        raise LayoutError("invalid_cols", "cols is a number from 1 or 'auto'")
     g = CARD_GAP if gap is None else float(gap)
     board.begin()
     try:
@@ -107,11 +107,9 @@ def _scope(
 ) -> tuple[CardId | None, list[Card]]:
     if names:
         if len(names) != 1:
-            raise ServiceError(400, "invalid_sections", "name one section (two only with compare)")
+            raise LayoutError("invalid_sections", "name one section (two only with compare)")
         if scope not in ("ai", None):
-            raise ServiceError(
-                400, "invalid_sections", "sections cannot be combined with another scope"
-            )
+            raise LayoutError("invalid_sections", "sections cannot be combined with another scope")
         scope = f"section:{names[0]}"
     if isinstance(scope, str):
         if scope.startswith("section:"):
@@ -121,17 +119,15 @@ def _scope(
             return None, board.top_level()
         if scope == "ai":
             return None, [c for c in board.top_level() if c.layer == "ai"]
-        raise ServiceError(
-            400, "invalid_scope", "scope is ai, all, section:<Name> or a list of ids"
-        )
+        raise LayoutError("invalid_scope", "scope is ai, all, section:<Name> or a list of ids")
     cards = []
     for k in scope:
         if k not in board.cards:
-            raise ServiceError(404, "unknown_card", f"no card {k!r} on this board", id=k)
+            raise LayoutError("unknown_card", f"no card {k!r} on this board", id=k)
         cards.append(board.cards[k])
     parents = {c.parent for c in cards}
     if len(parents) > 1:
-        raise ServiceError(400, "invalid_scope", "the ids must share one container")
+        raise LayoutError("invalid_scope", "the ids must share one container")
     return (parents.pop() if parents else None), cards
 
 
@@ -233,11 +229,11 @@ def _compare(
     """Two sections side by side, their children in one column each with rows aligned so
     the n-th cards of both sides face each other."""
     if not names or len(names) != 2:
-        raise ServiceError(400, "invalid_sections", "compare needs exactly two section names")
+        raise LayoutError("invalid_sections", "compare needs exactly two section names")
     a = sections.require_section(board, names[0])
     b = sections.require_section(board, names[1])
     if a.id == b.id:
-        raise ServiceError(400, "invalid_sections", "compare needs two different sections")
+        raise LayoutError("invalid_sections", "compare needs two different sections")
     left = reading_order([board.cards[k] for k in a.children])
     right = reading_order([board.cards[k] for k in b.children])
     rows = max(len(left), len(right))

@@ -2,7 +2,7 @@
 
 :func:`place_batch` validates the whole batch first, then places it on the
 board (mutating it), reflows frames and pushes neighbours away. On any
-:class:`~layoutkit.errors.ServiceError` the board is left exactly as it was.
+:class:`~layoutkit.errors.LayoutError` the board is left exactly as it was.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 import attrs
 
-from layoutkit.errors import ServiceError
+from layoutkit.errors import LayoutError
 from layoutkit.geometry import Rect
 from layoutkit.layout import frames, modes, sections, sizing
 from layoutkit.layout.frames import BLOCK_GAP, CARD_GAP
@@ -135,48 +135,6 @@ class PlacementResult:
         return [s.key for s in self.sections] + [p.key for p in self.placements]
 
 
-def batch_from_params(params: Mapping[str, Any]) -> Batch:
-    """Build a :class:`Batch` from compose_board parameters (``cards``, ``layout``,
-    ``aspect``, ``flow``, ``anchor``, ``anchorCardId``, ``section``, ``createSection``,
-    ``journey``, ``pass``). Raises 400 ``exclusive_params`` for anchor with anchorCardId."""
-    cards = []
-    for raw in params.get("cards") or []:
-        kids = raw.get("children")
-        cards.append(
-            BatchCard(
-                kind=raw.get("kind", ""),
-                payload=dict(raw.get("payload") or {}),
-                ref=raw.get("ref"),
-                children=tuple(kids) if kids is not None else None,
-                anchor=_anchor(raw.get("anchor")),
-                size=tuple(raw["size"]) if raw.get("size") else None,
-            )
-        )
-    anchor = _anchor(params.get("anchor"))
-    if params.get("anchorCardId") is not None:
-        if anchor is not None:
-            raise ServiceError(400, "exclusive_params", "send anchor or anchorCardId, not both")
-        anchor = Anchor("beside", card_id=params["anchorCardId"])
-    return Batch(
-        cards=tuple(cards),
-        layout=params.get("layout"),
-        aspect=params.get("aspect"),
-        flow=params.get("flow"),
-        anchor=anchor,
-        section=params.get("section"),
-        create_section=bool(params.get("createSection")),
-        journey=params.get("journey"),
-        pass_=params.get("pass"),
-        layer=params.get("layer", "ai"),
-    )
-
-
-def _anchor(raw: Any) -> Anchor | None:
-    if not isinstance(raw, Mapping):
-        return None
-    return Anchor(raw.get("relation") or "beside", card_id=raw.get("cardId"), ref=raw.get("ref"))
-
-
 def clamp_aspect(aspect: float | None) -> float:
     """0 or None → 1.6; otherwise clamped to [1, 3.2]."""
     if not aspect:
@@ -189,10 +147,10 @@ def place_batch(board: Board, batch: Batch) -> PlacementResult:
 
     The board is updated in place (new cards under provisional keys, moved
     neighbours, grown frames); use :meth:`Board.rekey` after storing. Raises
-    ServiceError: 400 with ``code`` and ``index`` for a malformed batch,
-    400 ``relation_unsupported`` (into a non-frame, anchor-ref cycle),
-    400 ``exclusive_params`` / ``anchor_outside_section`` / ``nesting_too_deep``,
-    409 ``section_near_match`` with ``didYouMean``, 404 ``unknown_pass``.
+    :class:`LayoutError` with ``code`` and ``index`` for a malformed batch,
+    ``relation_unsupported`` (into a non-frame, anchor-ref cycle),
+    ``exclusive_params`` / ``anchor_outside_section`` / ``nesting_too_deep``,
+    ``unknown_anchor``, ``section_near_match`` with ``didYouMean``, ``unknown_pass``.
     The board is unchanged when it raises.
     """
     board.begin()
@@ -254,12 +212,10 @@ class _Placer:
         self.aspect = clamp_aspect(batch.aspect)
 
     # --------------------------------------------------------------- checks
-    def _fail(
-        self, code: str, message: str, index: int | None = None, status: int = 400, **extra: Any
-    ) -> None:
+    def _fail(self, code: str, message: str, index: int | None = None, **extra: Any) -> None:
         if index is not None:
             extra["index"] = index
-        raise ServiceError(status, code, message, **extra)
+        raise LayoutError(code, message, **extra)
 
     def check(self) -> None:
         b = self.batch
@@ -363,7 +319,6 @@ class _Placer:
                     "unknown_anchor",
                     f"anchor card {a.card_id!r} is not on this board",
                     index,
-                    status=404,
                 )
             kind = card.kind
         if a.relation == "into" and kind not in FRAME_KINDS:
@@ -489,7 +444,6 @@ class _Placer:
                     "section_near_match",
                     f"no section is titled {b.section!r}, but {near[0]!r} is close; "
                     "use that name or set createSection",
-                    status=409,
                     didYouMean=near,
                 )
             self._depth_ok(None, [])
@@ -523,7 +477,6 @@ class _Placer:
             self._fail(
                 "unknown_pass",
                 f"journey {key!r} has no pass {b.pass_}",
-                status=404,
                 passes=[s.payload["pass"] for s in passes],
             )
         return passes[-1].id

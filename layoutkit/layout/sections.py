@@ -7,7 +7,7 @@ neighbouring letters counting as one edit, of 1 for names up to 6 characters,
 2 up to 12 and 3 beyond. Two guards keep distinct sections apart: names whose
 numbers differ ("Step 1" / "Step 2", "Q1" / "Q2", "Research" / "Research 2")
 never nearly match, and names of 3 folded characters or fewer nearly match
-only when they fold to the same text. A near match stops a batch with 409
+only when they fold to the same text. A near match stops a batch with
 ``section_near_match`` unless the author forces a new section.
 """
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from layoutkit.errors import ServiceError
+from layoutkit.errors import LayoutError
 from layoutkit.layout.model import Board, Card
 
 #: Folded names this short are too short for typo matching: one edit is most of the name.
@@ -105,11 +105,10 @@ def near_sections(board: Board, name: str) -> list[str]:
 
 
 def require_section(board: Board, name: str) -> Card:
-    """The section titled ``name``; raises 404 ``unknown_section`` with ``didYouMean``."""
+    """The section titled ``name``; raises ``unknown_section`` with ``didYouMean``."""
     found = find_section(board, name)
     if found is None:
-        raise ServiceError(
-            404,
+        raise LayoutError(
             "unknown_section",
             f"no section titled {name!r} on this board",
             didYouMean=near_sections(board, name),

@@ -7,7 +7,7 @@ from typing import Any
 
 import attrs
 
-from layoutkit.errors import ServiceError
+from layoutkit.errors import LayoutError
 from layoutkit.geometry import Rect
 from layoutkit.layout import frames, sizing
 from layoutkit.layout.model import MAX_FRAME_DEPTH, Board, CardId
@@ -38,7 +38,7 @@ def apply_patches(
     A frame given a box smaller than its content needs keeps its children where they
     are and is clamped back to hold them (see :func:`frames.hold`); a larger box stays.
     Moving a card (x/y) makes it a member of the innermost frame under its
-    centre. Raises 404 ``unknown_card``; the board is unchanged when it raises.
+    centre. Raises :class:`LayoutError` ``unknown_card``; the board is unchanged when it raises.
     """
     board.begin()
     try:
@@ -47,7 +47,7 @@ def apply_patches(
         dirty: list[CardId] = []
         for p in patches:
             if p.id not in board.cards:
-                raise ServiceError(404, "unknown_card", f"no card {p.id!r} on this board", id=p.id)
+                raise LayoutError("unknown_card", f"no card {p.id!r} on this board", id=p.id)
             _apply_one(board, p, by_person, changed, moved, dirty)
         frames.settle(board, changed, pinned=moved, dirty=dirty)
     except BaseException:
@@ -133,14 +133,14 @@ def remove_cards(board: Board, ids: Iterable[CardId]) -> Changes:
     """Take cards off the board (soft delete is the caller's business) and reflow.
 
     Children of a removed frame stay where they are and move up to the removed
-    frame's container. Raises 404 ``unknown_card``; unchanged board on error.
+    frame's container. Raises :class:`LayoutError` ``unknown_card``; unchanged board on error.
     """
     board.begin()
     try:
         dirty: list[CardId] = []
         for key in ids:
             if key not in board.cards:
-                raise ServiceError(404, "unknown_card", f"no card {key!r} on this board", id=key)
+                raise LayoutError("unknown_card", f"no card {key!r} on this board", id=key)
             card = board.cards[key]
             for child in list(card.children):
                 board.set_parent(child, card.parent)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from layoutkit import diagram
+from layoutkit.diagram.model import containers
 from layoutkit.layout.sizing import (
     DIAGRAM_ENGINE_BOXES,
     DIAGRAM_INSET,
@@ -60,44 +61,22 @@ def with_geo(payload: dict) -> dict:
 
 def _collect_nodes(payload: dict) -> dict[str, dict]:
     found: dict[str, dict] = {}
-
-    def walk_nodes(nodes: Any) -> None:
-        for node in nodes or []:
+    for _, holder in containers(payload):
+        for node in holder.get("nodes") or []:
             if isinstance(node, dict):
                 key = str(node.get("id") or node.get("title") or "")
                 if key:
                     found.setdefault(key, node)
-
-    def walk_groups(groups: Any) -> None:
-        for group in groups or []:
-            if isinstance(group, dict):
-                walk_nodes(group.get("nodes"))
-                walk_groups(group.get("groups"))
-
-    walk_nodes(payload.get("nodes"))
-    walk_groups(payload.get("groups"))
-    for lane in payload.get("lanes") or []:
-        if isinstance(lane, dict):
-            walk_nodes(lane.get("nodes"))
-            walk_groups(lane.get("groups"))
     return found
 
 
 def _collect_groups(payload: dict) -> dict[str, dict]:
     found: dict[str, dict] = {}
-
-    def walk(groups: Any) -> None:
-        for group in groups or []:
-            if isinstance(group, dict):
-                key = str(group.get("id") or group.get("title") or "")
-                if key:
-                    found.setdefault(key, group)
-                walk(group.get("groups"))
-
-    walk(payload.get("groups"))
-    for lane in payload.get("lanes") or []:
-        if isinstance(lane, dict):
-            walk(lane.get("groups"))
+    for holder, group in containers(payload):
+        if holder == "group":
+            key = str(group.get("id") or group.get("title") or "")
+            if key:
+                found.setdefault(key, group)
     return found
 
 

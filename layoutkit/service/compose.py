@@ -11,6 +11,7 @@ from layoutkit import layout
 from layoutkit.errors import ServiceError
 from layoutkit.service._common import ID, SLUG
 from layoutkit.service.content_prep import Prepared, prepare_card, without_stamps
+from layoutkit.service.layout_params import batch_from_params
 from layoutkit.service.placing import store_batch
 from layoutkit.service.questions import QUESTION_SCHEMA, normalize_question
 from layoutkit.service.registry import REGISTRY
@@ -177,7 +178,7 @@ def _prepare(call: Call) -> _Batch:
             for p, card in zip(prepared, cards, strict=True)
         ],
     }
-    batch = layout.batch_from_params(batch_params)
+    batch = batch_from_params(batch_params)
     return _Batch(batch, prepared, cards, edges, questions, staged, extend_section)
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import attrs
 
 from layoutkit import diagram, elements
-from layoutkit.errors import ServiceError
+from layoutkit.errors import EngineError, ServiceError
 from layoutkit.storage import Tx
 
 _DIAGRAM_CONTENT = ("nodes", "groups", "lanes")
@@ -87,6 +87,10 @@ def prepare_card(card: dict[str, Any], index: int | None = None) -> Prepared:
     except ServiceError as err:
         if index is not None:
             err.body.setdefault("index", index)
+        raise
+    except EngineError as err:
+        if index is not None:
+            err.fields.setdefault("index", index)
         raise
     return Prepared(kind, payload, warnings, dict(result.spilled))
 

@@ -13,6 +13,7 @@ from layoutkit.errors import ServiceError
 from layoutkit.principal import Principal
 from layoutkit.service.board_model import load_board, write_changes
 from layoutkit.service.content_prep import Prepared, store_spilled
+from layoutkit.service.layout_params import batch_from_params
 from layoutkit.service.ref_targets import stamp_ref_targets
 from layoutkit.storage import BoardRecord, NewCard, NewEdge, NewQuestion, Tx
 
@@ -30,7 +31,7 @@ def place_cards(
     ``createSection``, ``anchor``...). Returns compose_board's receipt. Raises
     what the layout engine refuses (409 ``section_near_match`` and the like).
     """
-    batch = layout.batch_from_params(
+    batch = batch_from_params(
         {
             **placement,
             "layer": principal.layer,

@@ -6,11 +6,12 @@ from typing import Any
 
 import attrs
 
-from layoutkit.errors import ServiceError, did_you_mean
+from layoutkit.errors import EngineError, ServiceError, did_you_mean
 from layoutkit.principal import Principal
 from layoutkit.service import idempotency
 from layoutkit.service import tokens as api_tokens
 from layoutkit.service._common import find_board
+from layoutkit.service.errors import to_service_error
 from layoutkit.service.registry import REGISTRY, Operation, Registry
 from layoutkit.storage import BoardRecord, StorageError, Store, Tx, open_store
 
@@ -140,7 +141,11 @@ class Workspace:
             operation = _select_kind(operation, operation.check_params(raw))
         _admit(op, operation, who)
         checked = operation.check_params(raw)
-        return self._run(operation, Call(self, who, checked))
+        try:
+            return self._run(operation, Call(self, who, checked))
+        except EngineError as err:
+            # Engines speak in codes; statuses are given here, once, for every operation.
+            raise to_service_error(err) from err
 
     def _run(self, op: Operation, call: Call) -> dict[str, Any]:
         """The road every operation travels, in this order: replay a known

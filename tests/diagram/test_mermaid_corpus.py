@@ -13,7 +13,8 @@ from layoutkit.diagram import import_text, lay_out
 from layoutkit.diagram._mermaid_common import clean_label
 from layoutkit.diagram._sequence import block_prefix
 from layoutkit.diagram.findings import composition_findings
-from layoutkit.errors import ServiceError
+from layoutkit.errors import DiagramError
+from tests.refusal import refused
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "mermaid"
 _SKIP = pytest.mark.skipif(
@@ -126,7 +127,7 @@ def test_state_example(path: Path) -> None:
 @_SKIP
 @pytest.mark.parametrize("path", _examples("refuse"), ids=lambda p: p.stem)
 def test_other_types_are_refused(path: Path) -> None:
-    with pytest.raises(ServiceError) as info:
+    with refused(DiagramError) as info:
         import_text(path.read_text("utf-8"))
     err = info.value
     assert err.status == 400

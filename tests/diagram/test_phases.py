@@ -57,6 +57,21 @@ def test_ordering_is_a_permutation_no_worse_than_its_depth_first_start(
     assert ordering.order_layers(h, {}) == best
 
 
+def test_cycle_breaking_searches_from_the_sources_and_reverses_every_parallel_back_edge() -> None:
+    # "a" is the only source although it comes last: the search starts there, reaches
+    # c through b, and both copies of c -> b close the cycle. Starting at "c" instead
+    # would reverse b -> c. Self-loops are never reversed.
+    edges = [("a", "b"), ("b", "c"), ("c", "b"), ("c", "b"), ("a", "a")]
+    assert layered.break_cycles(["c", "b", "a"], edges) == {2, 3}
+    # With no source at all, the first node in the given order starts.
+    assert layered.break_cycles(["y", "x"], [("x", "y"), ("y", "x")]) == {0}
+
+
+def test_longest_path_layers_follow_the_longest_chain() -> None:
+    arcs = [("a", "b", 1), ("b", "c", 2), ("a", "c", 1), ("a", "b", 2)]
+    assert layered._longest_path(["c", "b", "a", "d"], arcs) == {"a": 0, "b": 2, "c": 4, "d": 0}
+
+
 def test_ordering_undoes_a_crossing_that_a_naive_order_makes() -> None:
     # a->d, b->c with a, b and c, d in input order: the naive order crosses once.
     h = _hierarchy(4, [(0, 3), (1, 2)])
@@ -140,6 +155,25 @@ def test_packed_components_keep_their_own_edges_attached() -> None:
         (x0, y0), (x1, y1) = e["points"][0], e["points"][-1]
         assert np.isclose(y0, a["y"] + a["h"]) and a["x"] <= x0 <= a["x"] + a["w"]
         assert np.isclose(y1, b["y"]) and b["x"] <= x1 <= b["x"] + b["w"]
+
+
+def test_components_are_packed_by_the_board_shelf_packer() -> None:
+    # One tall chain and six short pairs: the board's shelf packer stacks the short
+    # components in sub-columns beside the tall one, three to a column, where plain
+    # rows would leave them in one long strip.
+    payload = _components_payload(6)
+    payload["nodes"] += [{"id": f"t{i}", "title": f"T{i}"} for i in range(7)]
+    payload["edges"] += [{"from": f"t{i}", "to": f"t{i + 1}"} for i in range(6)]
+    geo = lay_out(payload)["geo"]
+    assert composition_findings(geo) == []
+    columns: dict[float, list[float]] = {}
+    for c in range(6):
+        columns.setdefault(geo["nodes"][f"a{c}"]["x"], []).append(geo["nodes"][f"a{c}"]["y"])
+    assert [len(ys) for ys in columns.values()] == [3, 3]
+    tall = [geo["nodes"][f"t{i}"] for i in (0, 6)]
+    assert all(
+        tall[0]["y"] <= y < tall[1]["y"] + tall[1]["h"] for ys in columns.values() for y in ys
+    )
 
 
 def test_lines_trading_columns_are_parted_to_cross_once() -> None:

@@ -4,7 +4,8 @@ from typing import Any
 
 import pytest
 
-from layoutkit.layout import MAX_FRAME_DEPTH, Board, Card, batch_from_params, place_batch
+from layoutkit.layout import MAX_FRAME_DEPTH, Board, Card, place_batch
+from layoutkit.service.layout_params import batch_from_params
 
 
 def assert_sound(board: Board) -> None:

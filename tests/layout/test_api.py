@@ -31,7 +31,6 @@ def test_public_surface_is_pinned():
             "Wire",
             "apply_patches",
             "arrange",
-            "batch_from_params",
             "chrome",
             "clamp_aspect",
             "fold",

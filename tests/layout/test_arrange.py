@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from layoutkit.errors import ServiceError
+from layoutkit.errors import LayoutError
 from layoutkit.layout import ARRANGE_MODES, Board, Card, Wire, arrange
+from tests.refusal import refused
 
 from .conftest import assert_sound, compose, stored
 
@@ -36,7 +37,7 @@ def test_every_mode_leaves_a_sound_board(mode):
 
 
 def test_unknown_mode_lists_the_valid_ones():
-    with pytest.raises(ServiceError) as e:
+    with refused(LayoutError) as e:
         arrange(Board(), "spiral")
     assert (e.value.status, e.value.code) == (400, "unknown_mode")
     assert e.value.body["allowed"] == list(ARRANGE_MODES)
@@ -44,7 +45,7 @@ def test_unknown_mode_lists_the_valid_ones():
 
 @pytest.mark.parametrize("mode", ["journey", "graph"])
 def test_tree_modes_cannot_be_saved(mode):
-    with pytest.raises(ServiceError) as e:
+    with refused(LayoutError) as e:
         arrange(scattered(), mode, save=True)
     assert e.value.status == 400
 
@@ -62,7 +63,7 @@ def test_cols_auto_and_invalid_cols():
     b = scattered(9)
     arrange(b, "grid", scope="all", cols="auto")
     assert_sound(b)
-    with pytest.raises(ServiceError):
+    with refused(LayoutError):
         arrange(b, "grid", cols="many")
 
 
@@ -116,15 +117,15 @@ def test_sections_param_names_one_section():
     b, sec = _with_section()
     r = arrange(b, "row", sections_=["S"])
     assert set(r.arranged) == set(b.cards[sec].children)
-    with pytest.raises(ServiceError):
+    with refused(LayoutError):
         arrange(b, "row", sections_=["S", "T"])
-    with pytest.raises(ServiceError):
+    with refused(LayoutError):
         arrange(b, "row", sections_=["S"], scope="all")
 
 
 def test_unknown_section_scope_is_404_with_did_you_mean():
     b, _ = _with_section("Research")
-    with pytest.raises(ServiceError) as e:
+    with refused(LayoutError) as e:
         arrange(b, "grid", scope="section:research")
     assert e.value.status == 404 and e.value.body["didYouMean"] == ["Research"]
 
@@ -144,7 +145,7 @@ def test_compare_lays_two_sections_side_by_side():
     right = [b.cards[k].y for k in B.children]
     assert left == right  # rows face each other
     assert_sound(b)
-    with pytest.raises(ServiceError):
+    with refused(LayoutError):
         arrange(b, "compare", sections_=["Before"])
 
 

@@ -8,16 +8,16 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from layoutkit.errors import ServiceError
+from layoutkit.errors import LayoutError, ServiceError
 from layoutkit.layout import (
     ARRANGE_MODES,
     Board,
     CardPatch,
     apply_patches,
     arrange,
-    batch_from_params,
     place_batch,
 )
+from layoutkit.service.layout_params import batch_from_params
 
 from .conftest import assert_sound
 
@@ -75,7 +75,7 @@ def run_sequence(data, steps: int) -> tuple[Board, list]:
         params = data.draw(batch(sorted(k for k in board.cards if isinstance(k, int))))
         try:
             r = place_batch(board, batch_from_params(params))
-        except ServiceError as e:
+        except (LayoutError, ServiceError) as e:
             trace.append(("error", e.code))
             continue
         mapping = {}

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from layoutkit.errors import ServiceError
+from layoutkit.errors import LayoutError
 from layoutkit.layout import (
     Board,
     Card,
@@ -13,6 +13,7 @@ from layoutkit.layout import (
     remove_cards,
     size_card,
 )
+from tests.refusal import refused
 
 from .conftest import assert_sound, compose, stored
 
@@ -117,7 +118,7 @@ def test_removing_a_frame_keeps_its_children_in_place():
 def test_unknown_card_is_404_and_board_unchanged():
     b = section_board()
     before = {k: c.geometry for k, c in b.cards.items()}
-    with pytest.raises(ServiceError) as e:
+    with refused(LayoutError) as e:
         apply_patches(b, [CardPatch(11, payload={"md": "x " * 300}), CardPatch(999, x=1)])
     assert e.value.status == 404
     assert {k: c.geometry for k, c in b.cards.items()} == before

@@ -1,0 +1,66 @@
+"""The one table that gives each engine refusal its HTTP-style status.
+
+Engines raise :class:`~layoutkit.errors.EngineError` values with a machine code
+and no status; :meth:`Workspace.call` turns them into :class:`ServiceError`
+with :func:`to_service_error`, so an operation answers the same whichever
+engine refused it.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from layoutkit.errors import EngineError, ServiceError
+
+#: Status of every code an engine raises. 400: the request cannot be done as sent;
+#: 404: it names something that is not there; 409: it nearly names something that
+#: is (say which, or force it); 422: it was understood but fails a quality bar.
+STATUS_BY_CODE: MappingProxyType[str, int] = MappingProxyType(
+    {
+        # layout: compose placement
+        "anchor_on_child": 400,
+        "anchor_outside_section": 400,
+        "children_on_non_frame": 400,
+        "duplicate_child": 400,
+        "duplicate_ref": 400,
+        "exclusive_params": 400,
+        "frame_cycle": 400,
+        "invalid_anchor": 400,
+        "invalid_flow": 400,
+        "invalid_layout": 400,
+        "invalid_pass": 400,
+        "nesting_too_deep": 400,
+        "relation_unsupported": 400,
+        "unknown_ref": 400,
+        "unknown_relation": 400,
+        "unknown_anchor": 404,
+        "unknown_pass": 404,
+        "section_near_match": 409,
+        # layout: arrange, card updates, sections
+        "invalid_cols": 400,
+        "invalid_scope": 400,
+        "invalid_sections": 400,
+        "invalid_sort": 400,
+        "not_persistable": 400,
+        "unknown_mode": 400,
+        "unknown_card": 404,
+        "unknown_section": 404,
+        # diagram
+        "diagram_text_invalid": 400,
+        "diagram_text_unsupported": 400,
+        "composition_findings": 422,
+    }
+)
+
+#: A code missing from the table is still a refusal of the request as sent.
+DEFAULT_STATUS = 400
+
+
+def status_of(err: EngineError) -> int:
+    """The status an engine refusal answers with (see :data:`STATUS_BY_CODE`)."""
+    return STATUS_BY_CODE.get(err.code, DEFAULT_STATUS)
+
+
+def to_service_error(err: EngineError) -> ServiceError:
+    """The operation error for an engine refusal: its status, code, message and fields."""
+    return ServiceError(status_of(err), err.code, err.message, **err.fields)
