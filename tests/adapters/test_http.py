@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from tests.adapters.conftest import Api
 
@@ -164,6 +165,22 @@ def test_multipart_upload_needs_multipart(api: Api) -> None:
         "/api/v1/boards/up/upload", content=b"x", headers={"content-type": "text/plain"}
     )
     assert (res.status_code, res.json()["code"]) == (400, "invalid_upload")
+
+
+def test_multipart_upload_is_held_to_the_upload_operations_limits(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The adapter refuses before reading the body, with the operation's own cap.
+    from layoutkit.service import uploads
+
+    monkeypatch.setattr(uploads, "MAX_CALL_BYTES", 100)
+    api.op("create", {"kind": "board", "slug": "up"})
+    res = api.client.post(
+        "/api/v1/boards/up/upload", files=[("files", ("a.txt", b"x" * 200, "text/plain"))]
+    )
+    assert (res.status_code, res.json()["code"]) == (413, "payload_too_large")
+    assert res.json()["message"] == "uploads are at most 100 bytes"
+    assert api.op("scrape_board", {"board": "up"}).json()["cards"] == []
 
 
 def test_compose_cannot_forge_a_push_set_stamp(api: Api) -> None:
