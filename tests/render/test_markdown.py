@@ -50,6 +50,13 @@ def test_fenced_code_is_highlighted_and_escaped() -> None:
     assert "&lt;" in html
 
 
+def test_code_in_a_language_pygments_does_not_know_is_escaped_as_written() -> None:
+    html = render_markdown("```no-such-language\nif x < 1: return 'a'\n```")
+    assert '<pre class="code" data-lang="no-such-language">' in html
+    assert "tok-" not in html
+    assert "<code>if x &lt; 1: return &#x27;a&#x27;</code>" in html
+
+
 def test_inline_and_block_math() -> None:
     html = render_markdown("Energy $E=mc^2$ costs $5 and $6.\n\n$$\n\\sum_i x_i < y\n$$")
     assert '<span class="math" role="math">E=mc^2</span>' in html
