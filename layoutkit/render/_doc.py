@@ -13,13 +13,14 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from layoutkit.elements import slugify
 from layoutkit.elements.vocab import FINDING_STATUS_READING, ITEM_TONES
 from layoutkit.render._audience import AUDIENCES, element_parts, filter_doc, visible_to
 from layoutkit.render._charts import _spark, chart_svg
 from layoutkit.render._css import DIRECTIONS, TYPESETS, accent_pair, document_css
 from layoutkit.render._format import as_number, fmt_num, fmt_value, fmt_when, parse_when
 from layoutkit.render._markdown import code_block_html, render_inline, render_markdown
-from layoutkit.render._safe import Slugger, esc, expand_alias, safe_url, slugify
+from layoutkit.render._safe import Slugger, esc, expand_alias, safe_url
 
 TONES = ITEM_TONES
 

@@ -257,7 +257,7 @@ def _icon(self: Any, tokens: list[Token], idx: int, options: Any, env: dict) -> 
 
 
 def _wikilink(self: Any, tokens: list[Token], idx: int, options: Any, env: dict) -> str:
-    from layoutkit.render._safe import slugify
+    from layoutkit.elements import slugify
 
     token = tokens[idx]
     target = token.meta["target"]

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import html
 import re
-import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
-from layoutkit.elements._sources import repo_url
+from layoutkit.elements import repo_url, slugify
 
 _CONTROL = re.compile(r"[\x00-\x20\x7f-\x9f\u200b-\u200f\u2028\u2029\ufeff]+")
 _SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.\-]*):")
@@ -89,13 +88,6 @@ def expand_alias(url: str, sources: Mapping[str, Any] | None) -> str:
     rest = url.strip()[len(alias) + 1 :]
     path, _, fragment = rest.partition("#")
     return repo_url(str(source["repo"]), str(source.get("ref") or ""), path, fragment)
-
-
-def slugify(text: str) -> str:
-    """Anchor slug: diacritics folded to ASCII, lower case, runs of other characters as '-'."""
-    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
-    slug = re.sub(r"[^a-z0-9]+", "-", folded.lower()).strip("-")
-    return slug[:64].rstrip("-") or "section"
 
 
 class Slugger:

@@ -44,8 +44,11 @@ def ids(v) -> list[str]:  # type: ignore[no-untyped-def]
         ("Résumé & Été", "resume-ete"),
         ("  Hello,   World!  ", "hello-world"),
         ("Straße Ångström", "strae-angstrom"),
+        ("Ça marche — très bien!", "ca-marche-tres-bien"),
         ("x" * 80, "x" * 64),
-        ("日本", ""),
+        ("x" * 200, "x" * 64),
+        ("日本", "section"),
+        ("!!!", "section"),
     ],
 )
 def test_slugify_folds_to_ascii(text: str, slug: str) -> None:
