@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from layoutkit.elements.vocab import FRAME_KINDS
 from layoutkit.errors import ServiceError, did_you_mean
 from layoutkit.service._common import (
     SLUG,
@@ -239,10 +240,10 @@ def _lanes(tx: Tx, board: BoardRecord) -> dict[str, Any]:
 def _diff(cards: dict[int, CardRecord], a: CardRecord, b: CardRecord) -> dict[str, Any]:
     """Pair the cards of two sections: same file first, then reading order."""
     left = _reading_order(
-        [cards[i] for i in _members(cards, a.id) if cards[i].kind not in ("section", "cluster")]
+        [cards[i] for i in _members(cards, a.id) if cards[i].kind not in FRAME_KINDS]
     )
     right = _reading_order(
-        [cards[i] for i in _members(cards, b.id) if cards[i].kind not in ("section", "cluster")]
+        [cards[i] for i in _members(cards, b.id) if cards[i].kind not in FRAME_KINDS]
     )
     pairs: list[dict[str, Any]] = []
     used: set[int] = set()
