@@ -14,6 +14,7 @@ from layoutkit.service.board_model import load_board, write_changes
 from layoutkit.service.compose import SERVER_STAMPS
 from layoutkit.service.content_prep import prepare_card, store_spilled
 from layoutkit.service.idempotency import run_once
+from layoutkit.service.merge_patch import merge_patch
 from layoutkit.service.registry import REGISTRY
 from layoutkit.service.workspace import Call
 from layoutkit.storage import BoardRecord, CardRecord, Tx
@@ -113,16 +114,6 @@ def _title(payload: dict[str, Any]) -> str | None:
     return None
 
 
-def _merge_payload(current: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
-    merged = dict(current)
-    for key, value in patch.items():
-        if value is None:
-            merged.pop(key, None)
-        else:
-            merged[key] = value
-    return merged
-
-
 @REGISTRY.operation(
     "update_cards",
     "Patch cards (payload as a merge of top-level keys, x, y, w, h), remove cards (soft "
@@ -208,7 +199,7 @@ def update_cards(call: Call) -> dict[str, Any]:
                 # Server stamps (a doc's push-set) keep their stored value.
                 stamps = SERVER_STAMPS.get(record.kind, ())
                 authored = {k: v for k, v in patch["payload"].items() if k not in stamps}
-                merged = _merge_payload(record.payload, authored)
+                merged = merge_patch(record.payload, authored)
                 if "rows" in authored or "data" in authored:
                     merged.pop("dataRef", None)  # new inline data replaces the kept blob
                 prepared = prepare_card({"kind": record.kind, "payload": merged}, i)
