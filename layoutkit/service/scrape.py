@@ -6,6 +6,7 @@ from typing import Any
 
 from layoutkit.elements.vocab import FRAME_KINDS
 from layoutkit.errors import ServiceError, did_you_mean
+from layoutkit.folding import fold
 from layoutkit.service._common import (
     SLUG,
     board_view,
@@ -141,9 +142,9 @@ def _find_section(cards: dict[int, CardRecord], name: str) -> CardRecord:
     for card in sections:
         if _section_title(card) == name:
             return card
-    folded = name.casefold()
+    folded = fold(name)
     for card in sections:
-        if _section_title(card).casefold() == folded:
+        if fold(_section_title(card)) == folded:
             return card
     raise ServiceError(
         404,
