@@ -32,7 +32,7 @@ from layoutkit.elements._element import (
     check_element,
     slugify,
 )
-from layoutkit.elements._sources import repo_url
+from layoutkit.elements._sources import doc_source, repo_url, source_url
 
 __all__ = [
     "BOARD_VOCABULARY",
@@ -47,11 +47,13 @@ __all__ = [
     "Validation",
     "canonical_json",
     "data_ref",
+    "doc_source",
     "docs_index",
     "docs_topic",
     "filter_audience",
     "repo_url",
     "slugify",
+    "source_url",
     "topic_names",
     "validate_card",
     "validate_element",

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from layoutkit.elements import repo_url, slugify
+from layoutkit.elements import doc_source, slugify, source_url
 
 _CONTROL = re.compile(r"[\x00-\x20\x7f-\x9f\u200b-\u200f\u2028\u2029\ufeff]+")
 _SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.\-]*):")
@@ -82,12 +82,10 @@ def expand_alias(url: str, sources: Mapping[str, Any] | None) -> str:
     if not match:
         return url
     alias = match.group(1)
-    source = sources.get(alias)
-    if not isinstance(source, Mapping) or not source.get("repo"):
+    source = doc_source(sources, alias)
+    if source is None:
         return url
-    rest = url.strip()[len(alias) + 1 :]
-    path, _, fragment = rest.partition("#")
-    return repo_url(str(source["repo"]), str(source.get("ref") or ""), path, fragment)
+    return source_url(source, url.strip()[len(alias) + 1 :])
 
 
 class Slugger:

@@ -26,7 +26,7 @@ import copy
 import re
 from typing import Any
 
-from layoutkit.elements import repo_url
+from layoutkit.elements import doc_source, source_url
 from layoutkit.errors import ServiceError, did_you_mean
 from layoutkit.service._common import REQUEST_KEY, SLUG, check_board_access, find_board
 from layoutkit.service.content_prep import prepare_card
@@ -79,17 +79,6 @@ PUSH_SCHEMA: dict[str, Any] = {
 }
 
 
-def source_url(source: dict[str, Any], target: str) -> str:
-    """The repository-host URL of ``path#L1-L5`` in ``source {repo, ref}``.
-
-    ``owner/name`` means ``https://github.com/owner/name/blob/<ref>/<path>``;
-    a repo written with its host keeps it (GitLab hosts use ``/-/blob/``).
-    The ``#L1-L5`` fragment is kept as written.
-    """
-    path, _, fragment = target.partition("#")
-    return repo_url(str(source["repo"]), str(source["ref"]), path, fragment)
-
-
 class _Expander:
     """Rewrites ``alias:path`` link targets of one doc's sources in markdown and hrefs."""
 
@@ -128,7 +117,7 @@ class _Expander:
 def _check_sources(sources: Any) -> dict[str, Any]:
     if not isinstance(sources, dict):
         return {}
-    for alias, source in sources.items():
+    for alias in sources:
         if not _ALIAS.match(alias) or alias.lower() in RESERVED_ALIASES:
             raise ServiceError(
                 400,
@@ -137,7 +126,7 @@ def _check_sources(sources: Any) -> dict[str, Any]:
                 f"_ . -; not a URL scheme such as {', '.join(sorted(RESERVED_ALIASES)[:4])})",
                 field=f"doc.payload.sources.{alias}",
             )
-        if not (isinstance(source, dict) and source.get("repo") and source.get("ref")):
+        if doc_source(sources, alias) is None:
             raise ServiceError(
                 400,
                 "invalid_source",

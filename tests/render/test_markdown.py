@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from layoutkit.render._markdown import render_inline, render_markdown
-from layoutkit.render._safe import Slugger, expand_alias, repo_url
+from layoutkit.render._safe import Slugger, expand_alias
 
 
 def test_headings_get_stable_unique_slugs() -> None:
@@ -92,16 +92,14 @@ def test_sources_alias_expands_to_repository_urls() -> None:
     assert 'class="unsafe-link"' in render_inline("[z](nope:x.py)", sources=sources)
 
 
-def test_repo_url_host_forms() -> None:
-    assert repo_url("o/r", "abc", "p.py", "L2") == "https://github.com/o/r/blob/abc/p.py#L2"
-    assert (
-        repo_url("https://git.example.org/o/r", "main", "/p")
-        == "https://git.example.org/o/r/blob/main/p"
-    )
-    assert expand_alias("https://x.y/z", {"https": {"repo": "o/r"}}).startswith(
-        "https://github.com/o/r/"
+def test_expand_alias_through_declared_sources_only() -> None:
+    assert expand_alias("https://x.y/z", {"https": {"repo": "o/r", "ref": "v1"}}).startswith(
+        "https://github.com/o/r/blob/v1/"
     )
     assert expand_alias("src:x", None) == "src:x"
+    # A source without a ref is no source: the link stays as written (and is neutralised).
+    assert expand_alias("src:x#L2", {"src": {"repo": "o/r"}}) == "src:x#L2"
+    assert 'class="unsafe-link"' in render_inline("[z](src:x.py)", sources={"src": {"repo": "o/r"}})
 
 
 def test_links_and_images() -> None:
