@@ -10,7 +10,7 @@ from layoutkit.errors import ServiceError
 from layoutkit.layout.place import changes_from_journal
 from layoutkit.principal import Principal
 from layoutkit.service._common import ID, REQUEST_KEY, SLUG, check_board_access, find_board
-from layoutkit.service.board_model import load_board, write_changes
+from layoutkit.service.board_model import layout_card, load_board, write_changes
 from layoutkit.service.compose import SERVER_STAMPS
 from layoutkit.service.content_prep import prepare_card, store_spilled
 from layoutkit.service.idempotency import run_once
@@ -266,20 +266,7 @@ def _put_back(tx: Tx, model: layout.Board, records: list[CardRecord]) -> None:
     model.begin()
     dirty: list[Any] = []
     for r in records:
-        model.add(
-            layout.Card(
-                r.id,
-                r.kind,
-                r.payload,
-                r.x,
-                r.y,
-                r.w,
-                r.h,
-                layer=r.layer,
-                created=r.ordinal,
-                sized_by=r.sized_by or ("frame" if r.kind in layout.FRAME_KINDS else "content"),
-            )
-        )
+        model.add(layout_card(r, r.payload, linked=False))
     for r in records:
         parent = r.parent_id if r.parent_id in model and r.parent_id != r.id else None
         if parent is not None and model.get(parent).is_frame:
