@@ -8,6 +8,7 @@ from typing import Any
 from layoutkit import layout
 from layoutkit.errors import ServiceError
 from layoutkit.layout.place import changes_from_journal
+from layoutkit.layout.reading import reading_order
 from layoutkit.principal import Principal
 from layoutkit.service._common import ID, REQUEST_KEY, SLUG, check_board_access, find_board
 from layoutkit.service.board_model import layout_card, load_board, write_changes
@@ -295,12 +296,12 @@ def _put_back(tx: Tx, model: layout.Board, records: list[CardRecord]) -> None:
 
 
 def _reading_slot(model: layout.Board, frame: Any, key: Any) -> int:
-    card = model.get(key)
-    return sum(
-        1
-        for k in model.get(frame).children
-        if k != key and (model.get(k).y, model.get(k).x) < (card.y, card.x)
-    )
+    siblings = [model.get(k) for k in model.get(frame).children if k != key]
+    return reading_order([*siblings, model.get(key)], tie=_created).index(model.get(key))
+
+
+def _created(card: layout.Card) -> int:
+    return card.created
 
 
 def _box(r: CardRecord) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from typing import Any
 from layoutkit.elements.vocab import FRAME_KINDS
 from layoutkit.errors import ServiceError, did_you_mean
 from layoutkit.folding import fold
+from layoutkit.layout.reading import reading_order
 from layoutkit.service._common import (
     SLUG,
     board_view,
@@ -65,10 +66,6 @@ def _image_file(card: CardRecord) -> str | None:
         if isinstance(value, str) and value:
             return value.rsplit("/", 1)[-1]
     return None
-
-
-def _reading_order(cards: list[CardRecord]) -> list[CardRecord]:
-    return sorted(cards, key=lambda c: (round(c.y / 40), c.x, c.id))
 
 
 def _flow_chains(cards: dict[int, CardRecord], edges: list[Any]) -> list[list[int]]:
@@ -238,13 +235,17 @@ def _lanes(tx: Tx, board: BoardRecord) -> dict[str, Any]:
     return {}
 
 
+def _id(card: CardRecord) -> int:
+    return card.id
+
+
 def _diff(cards: dict[int, CardRecord], a: CardRecord, b: CardRecord) -> dict[str, Any]:
     """Pair the cards of two sections: same file first, then reading order."""
-    left = _reading_order(
-        [cards[i] for i in _members(cards, a.id) if cards[i].kind not in FRAME_KINDS]
+    left = reading_order(
+        [cards[i] for i in _members(cards, a.id) if cards[i].kind not in FRAME_KINDS], tie=_id
     )
-    right = _reading_order(
-        [cards[i] for i in _members(cards, b.id) if cards[i].kind not in FRAME_KINDS]
+    right = reading_order(
+        [cards[i] for i in _members(cards, b.id) if cards[i].kind not in FRAME_KINDS], tie=_id
     )
     pairs: list[dict[str, Any]] = []
     used: set[int] = set()
