@@ -32,6 +32,23 @@ def _section_title(card: CardRecord) -> str:
     return title if isinstance(title, str) and title else f"section {card.id}"
 
 
+def _section_summary(card: CardRecord, **counts: int) -> dict[str, Any]:
+    """A section frame as scrape and list_sections report it: box, title, ``counts``, journey."""
+    out: dict[str, Any] = {
+        "id": card.id,
+        "title": _section_title(card),
+        "x": card.x,
+        "y": card.y,
+        "w": card.w,
+        "h": card.h,
+        **counts,
+    }
+    if "journey" in card.payload:
+        out["journey"] = card.payload["journey"]
+        out["pass"] = card.payload.get("pass")
+    return out
+
+
 def _containing_sections(cards: dict[int, CardRecord]) -> dict[int, int | None]:
     """For every card, the nearest enclosing section frame (by parent links)."""
     out: dict[int, int | None] = {}
@@ -193,20 +210,7 @@ def _scrape(call: Call, tx: Tx, board: BoardRecord) -> dict[str, Any]:
         "items": [question_view(q) for q in questions],
     }
     out["sections"] = [
-        {
-            "id": c.id,
-            "title": titles[c.id],
-            "x": c.x,
-            "y": c.y,
-            "w": c.w,
-            "h": c.h,
-            "cards": len(_members(cards, c.id)),
-            **(
-                {"journey": c.payload["journey"], "pass": c.payload.get("pass")}
-                if "journey" in c.payload
-                else {}
-            ),
-        }
+        _section_summary(c, cards=len(_members(cards, c.id)))
         for c in sorted((cards[i] for i in titles), key=lambda c: c.ordinal)
     ]
     journeys: dict[str, list[dict[str, Any]]] = {}
@@ -290,20 +294,7 @@ def list_sections(call: Call) -> dict[str, Any]:
         full = {c.id: c for c in tx.cards_by_id([c.id for c in boxes])} if boxes else {}
     return {
         "sections": [
-            {
-                "id": c.id,
-                "title": _section_title(c),
-                "x": c.x,
-                "y": c.y,
-                "w": c.w,
-                "h": c.h,
-                "children": len(c.children or []),
-                **(
-                    {"journey": c.payload["journey"], "pass": c.payload.get("pass")}
-                    if "journey" in c.payload
-                    else {}
-                ),
-            }
+            _section_summary(c, children=len(c.children or []))
             for c in sorted(full.values(), key=lambda c: c.ordinal)
         ]
     }
