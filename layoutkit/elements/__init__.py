@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from layoutkit.elements._audience import filter_audience
+from layoutkit.elements._audience import filter_audience, visible_to
 from layoutkit.elements._cards import BOARD_VOCABULARY, CARD_KINDS, check_card
 from layoutkit.elements._core import BAD, Ctx, Finding, Validation
 from layoutkit.elements._data import (
@@ -57,6 +57,7 @@ __all__ = [
     "topic_names",
     "validate_card",
     "validate_element",
+    "visible_to",
 ]
 
 

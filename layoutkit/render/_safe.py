@@ -1,4 +1,4 @@
-"""Escaping, URL vetting and ``sources`` alias expansion shared by every writer.
+"""Escaping, URL vetting, ``sources`` alias expansion and element envelopes shared by every writer.
 
 Every URL that reaches an ``href``/``src`` attribute passes through
 :func:`safe_url`. Browsers drop ASCII whitespace and control characters inside
@@ -109,3 +109,10 @@ class Slugger:
 
     def slug(self, text: str) -> str:
         return self.reserve(slugify(text))
+
+
+def element_parts(element: dict) -> tuple[str, dict]:
+    """(kind, payload) of an element envelope; a bare payload is read as a doc."""
+    if isinstance(element.get("payload"), dict) and isinstance(element.get("kind"), str):
+        return element["kind"], element["payload"]
+    return "doc", element
