@@ -59,6 +59,18 @@ def test_inline_and_block_math() -> None:
     assert 'class="math math-block"' in render_markdown("```math\na+b\n```")
 
 
+def test_plugin_tokens_keep_the_house_shape() -> None:
+    # Task text starts after the box however many spaces follow it, and display math is
+    # trimmed of the line breaks around it, also across a blank line, as before the plugins.
+    html = render_markdown("- [x]   spaced\n- [ ] open")
+    assert '<li class="task done"><input type="checkbox" disabled checked> spaced</li>' in html
+    assert (
+        render_markdown("$$\na\n\nb\n$$")
+        == '<div class="math math-block" role="math">a\n\nb</div>\n'
+    )
+    assert "<li>[x]</li>" in render_markdown("- [x]\n- b")  # GFM: a box needs text after it
+
+
 def test_icon_tokens() -> None:
     html = render_inline("ok :check: unknown :zz-top: not a:b:c nor 10:30:00")
     assert 'data-icon="check"' in html and "✓" in html
