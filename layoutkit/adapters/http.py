@@ -286,12 +286,6 @@ async def _multipart_params(request: Request) -> dict[str, Any]:
         for key, value in form.multi_items():
             if isinstance(value, UploadFile):
                 data = await value.read()
-                if len(data) > uploads.MAX_FILE_BYTES:
-                    raise ServiceError(
-                        413,
-                        "payload_too_large",
-                        f"{value.filename} is over {uploads.MAX_FILE_BYTES} bytes",
-                    )
                 entry: dict[str, Any] = {
                     "name": value.filename or key,
                     "data": base64.b64encode(data).decode("ascii"),
