@@ -25,6 +25,7 @@ from layoutkit import ServiceError, Workspace
 from layoutkit.adapters.viewer import message_page, viewer_page
 from layoutkit.examples import seed_example
 from layoutkit.principal import Principal
+from layoutkit.service import uploads
 
 API = "/api/v1"
 #: compose_board bodies may be up to 8 MiB; no route takes more JSON than that.
@@ -121,9 +122,6 @@ UPLOAD_ROUTES: tuple[NamedRoute, ...] = (
         status=201,
     ),
 )
-#: Per-file and per-request caps of multipart uploads (the operation checks its own too).
-MAX_UPLOAD_PART = 25 * 1024 * 1024
-MAX_UPLOAD_BODY = 100 * 1024 * 1024
 
 
 def error_response(err: ServiceError) -> JSONResponse:
@@ -297,17 +295,23 @@ class HttpAdapter:
 async def _multipart_params(request: Request) -> dict[str, Any]:
     """Turn a multipart upload (files plus plain fields) into operation params."""
     declared = request.headers.get("content-length")
+    # The upload operation's own caps (read at call time, so there is one value), checked
+    # here before the body is read into memory.
     if (
         declared is not None
         and declared.isascii()
         and declared.isdigit()
-        and int(declared) > MAX_UPLOAD_BODY
+        and int(declared) > uploads.MAX_CALL_BYTES
     ):
-        raise ServiceError(413, "payload_too_large", f"uploads are at most {MAX_UPLOAD_BODY} bytes")
+        raise ServiceError(
+            413, "payload_too_large", f"uploads are at most {uploads.MAX_CALL_BYTES} bytes"
+        )
     if not request.headers.get("content-type", "").startswith("multipart/form-data"):
         raise ServiceError(400, "invalid_upload", "send multipart/form-data with one or more files")
     try:
-        form = await request.form(max_files=200, max_fields=50, max_part_size=MAX_UPLOAD_PART)
+        form = await request.form(
+            max_files=uploads.MAX_FILES, max_fields=50, max_part_size=uploads.MAX_FILE_BYTES
+        )
     except Exception as exc:  # the multipart parser raises its own error types
         status = 413 if "size" in str(exc).lower() else 400
         code = "payload_too_large" if status == 413 else "invalid_upload"
@@ -318,12 +322,6 @@ async def _multipart_params(request: Request) -> dict[str, Any]:
         for key, value in form.multi_items():
             if isinstance(value, UploadFile):
                 data = await value.read()
-                if len(data) > MAX_UPLOAD_PART:
-                    raise ServiceError(
-                        413,
-                        "payload_too_large",
-                        f"{value.filename} is over {MAX_UPLOAD_PART} bytes",
-                    )
                 entry: dict[str, Any] = {
                     "name": value.filename or key,
                     "data": base64.b64encode(data).decode("ascii"),

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from layoutkit.elements._audience import filter_audience
+from layoutkit.elements._audience import filter_audience, visible_to
 from layoutkit.elements._cards import BOARD_VOCABULARY, CARD_KINDS, check_card
 from layoutkit.elements._core import BAD, Ctx, Finding, Validation
 from layoutkit.elements._data import (
@@ -32,7 +32,7 @@ from layoutkit.elements._element import (
     check_element,
     slugify,
 )
-from layoutkit.elements._sources import repo_url
+from layoutkit.elements._sources import doc_source, repo_url, source_url
 
 __all__ = [
     "BOARD_VOCABULARY",
@@ -47,14 +47,17 @@ __all__ = [
     "Validation",
     "canonical_json",
     "data_ref",
+    "doc_source",
     "docs_index",
     "docs_topic",
     "filter_audience",
     "repo_url",
     "slugify",
+    "source_url",
     "topic_names",
     "validate_card",
     "validate_element",
+    "visible_to",
 ]
 
 

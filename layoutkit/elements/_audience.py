@@ -1,8 +1,14 @@
-"""What one audience sees of a normalized element tree."""
+"""What one audience sees of an element tree: the export filter and the viewer switch.
+
+:func:`filter_audience` is the rule; :func:`visible_to` asks it, so the viewer's
+audience switch hides exactly what an export for that audience drops.
+"""
 
 from __future__ import annotations
 
 from typing import Any
+
+from layoutkit.elements.vocab import AUDIENCES
 
 _MAX_DEPTH = 64
 
@@ -23,6 +29,11 @@ def filter_audience(element: Any, audience: str) -> dict[str, Any] | None:
     """
     kept = _filter(element, audience, 0, splice=False)
     return kept[0] if kept else None
+
+
+def visible_to(element: Any) -> frozenset[str]:
+    """The audiences for which :func:`filter_audience` keeps ``element``."""
+    return frozenset(a for a in AUDIENCES if filter_audience(element, a) is not None)
 
 
 def _filter_list(items: Any, audience: str, depth: int) -> list[Any]:

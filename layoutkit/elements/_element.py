@@ -70,10 +70,16 @@ def elements_field(notes: str = "", *, required: bool = True) -> Any:
 
 
 def slugify(text: str) -> str:
-    """Fold ``text`` to an anchor id: ASCII, lower case, dashes, at most 64 characters."""
+    """Fold ``text`` to an anchor id: ASCII, lower case, dashes, at most 64 characters.
+
+    Text with nothing left after folding (punctuation, a script with no ASCII
+    reading) gets ``section``: an anchor id is never empty. Section ids, heading
+    anchors and wikilink targets all use this one rule, so a link built from a
+    title finds the anchor the renderer gave it.
+    """
     folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
     slug = re.sub(r"[^a-z0-9]+", "-", folded.lower()).strip("-")
-    return slug[:64].rstrip("-")
+    return slug[:64].rstrip("-") or "section"
 
 
 def _check_section_id(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
@@ -88,7 +94,7 @@ def _check_section_id(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
         "bad_section_id",
         f"{show(v)} is not a section id (lower-case letters, digits and dashes, "
         "starting with a letter or digit, at most 64)",
-        f"use {slugify(v) or 'section'!r}",
+        f"use {slugify(v)!r}",
     )
     return BAD
 
@@ -111,7 +117,7 @@ def assign_section_ids(ctx: Ctx) -> None:
             continue
         payload = entry[0]
         source = payload.get("label") or payload.get("title") or ""
-        base = slugify(source) or "section"
+        base = slugify(source)
         sid, n = base, next_suffix.get(base, 2)
         # Remember where each base's numbering stopped so many repeats stay linear.
         while sid in used:

@@ -89,6 +89,10 @@ ACCENT_NAMES = ("red", "coral", "amber", "olive", "teal", "azure", "violet", "ma
 
 AUDIENCES = ("public", "technical", "internal")
 
+#: Card kinds that contain other cards (frames): their children are member cards, and
+#: their size comes from those children, never from their own payload.
+FRAME_KINDS = frozenset({"cluster", "section"})
+
 #: The light/dark pair each named accent stands for (a doc stores accentColor as a pair).
 ACCENT_PAIRS = {
     "red": {"light": "#c62828", "dark": "#ef6b6b"},

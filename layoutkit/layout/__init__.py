@@ -43,6 +43,7 @@ Every refusal is a :class:`layoutkit.errors.LayoutError`; the board is left
 unchanged when one is raised.
 """
 
+from layoutkit.folding import fold
 from layoutkit.layout.arrange import ARRANGE_MODES, ArrangeResult, arrange
 from layoutkit.layout.frames import (
     BLOCK_GAP,
@@ -65,7 +66,7 @@ from layoutkit.layout.place import (
     clamp_aspect,
     place_batch,
 )
-from layoutkit.layout.sections import fold, nearly_matches
+from layoutkit.layout.sections import nearly_matches
 from layoutkit.layout.sizing import is_content_sized, size_card
 from layoutkit.layout.spatial import GridIndex
 from layoutkit.layout.update import CardPatch, apply_patches, reflow, remove_cards

@@ -12,6 +12,7 @@ from layoutkit.layout import frames, modes, sections
 from layoutkit.layout.frames import BLOCK_GAP, CARD_GAP
 from layoutkit.layout.model import Board, Card, CardId
 from layoutkit.layout.place import Changes, changes_from_journal
+from layoutkit.layout.reading import reading_order
 
 ARRANGE_MODES = (
     "column",
@@ -131,29 +132,14 @@ def _scope(
     return (parents.pop() if parents else None), cards
 
 
-def reading_order(cards: Sequence[Card]) -> list[Card]:
-    """Rows top to bottom (a card joins a row when its top is above the row's middle), each
-    row left to right."""
-    by_y = sorted(cards, key=lambda c: (c.y, c.x, c.created))
-    rows: list[list[Card]] = []
-    limit = None
-    for c in by_y:
-        if rows and limit is not None and c.y < limit:
-            rows[-1].append(c)
-            limit = min(limit, c.y + c.h / 2)
-        else:
-            rows.append([c])
-            limit = c.y + c.h / 2
-    out: list[Card] = []
-    for r in rows:
-        out.extend(sorted(r, key=lambda c: (c.x, c.y, c.created)))
-    return out
+def _created(card: Card) -> int:
+    return card.created
 
 
 def _ordered(cards: Sequence[Card], sort: str) -> list[Card]:
     if sort == "oldest":
         return sorted(cards, key=lambda c: (c.created, str(c.id)))
-    return reading_order(cards)
+    return reading_order(cards, tie=_created)
 
 
 def _arrange(
@@ -234,8 +220,8 @@ def _compare(
     b = sections.require_section(board, names[1])
     if a.id == b.id:
         raise LayoutError("invalid_sections", "compare needs two different sections")
-    left = reading_order([board.cards[k] for k in a.children])
-    right = reading_order([board.cards[k] for k in b.children])
+    left = reading_order([board.cards[k] for k in a.children], tie=_created)
+    right = reading_order([board.cards[k] for k in b.children], tie=_created)
     rows = max(len(left), len(right))
     heights = [
         max(

@@ -18,14 +18,12 @@ from typing import Any
 
 import attrs
 
+from layoutkit.elements.vocab import FRAME_KINDS
 from layoutkit.geometry import Rect
 from layoutkit.layout.spatial import GridIndex, key_order
 
 CardId = int | str
 Geometry = tuple[float, float, float, float]
-
-#: Kinds that contain other cards.
-FRAME_KINDS = frozenset({"cluster", "section"})
 
 #: Deepest allowed frame nesting (a frame inside four others is the limit).
 MAX_FRAME_DEPTH = 5

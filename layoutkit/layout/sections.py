@@ -14,22 +14,15 @@ only when they fold to the same text. A near match stops a batch with
 from __future__ import annotations
 
 import re
-import unicodedata
 
 from layoutkit.errors import LayoutError
+from layoutkit.folding import fold
 from layoutkit.layout.model import Board, Card
 
 #: Folded names this short are too short for typo matching: one edit is most of the name.
 SHORT_NAME = 3
 
 _NUMBER = re.compile(r"\d+")
-
-
-def fold(name: str) -> str:
-    """Lower case, diacritics removed, inner whitespace collapsed."""
-    decomposed = unicodedata.normalize("NFKD", name)
-    bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    return " ".join(bare.casefold().split())
 
 
 def edit_distance(a: str, b: str, cap: int = 4) -> int:

@@ -45,6 +45,7 @@ import math
 import re
 from typing import Any
 
+from layoutkit.elements.vocab import FRAME_KINDS
 from layoutkit.layout import text as _text
 
 Size = tuple[float, float]
@@ -88,9 +89,6 @@ LINK_SIZES: dict[str, Size] = {
 }
 HTML_DEFAULT: Size = (800.0, 600.0)
 
-#: Kinds whose size the engine never derives from the payload.
-NOT_CONTENT_SIZED = frozenset({"cluster", "section"})
-
 
 def size_card(kind: str, payload: dict[str, Any] | None, width: float | None = None) -> Size:
     """The (w, h) a card of ``kind`` with ``payload`` takes on a board.
@@ -119,7 +117,7 @@ def size_card(kind: str, payload: dict[str, Any] | None, width: float | None = N
 
 def is_content_sized(kind: str) -> bool:
     """True when a payload change re-sizes this kind (frames follow their children)."""
-    return kind not in NOT_CONTENT_SIZED
+    return kind not in FRAME_KINDS
 
 
 # ------------------------------------------------------------------ text-like

@@ -5,9 +5,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from layoutkit.elements.vocab import FRAME_KINDS
 from layoutkit.layout.text import line_height, text_width
 from layoutkit.render._face_diagram import diagram_scene
-from layoutkit.render._faces import DEFAULT_SIZES, FRAME_KINDS, card_face, frame_items
+from layoutkit.render._faces import DEFAULT_SIZES, card_face, frame_items
 from layoutkit.render._format import as_number
 from layoutkit.render._palette import BOARD, CARD, FG, LINE, MUTED
 from layoutkit.render._scene import (

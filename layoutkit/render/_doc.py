@@ -13,13 +13,13 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from layoutkit.elements.vocab import FINDING_STATUS_READING, ITEM_TONES
-from layoutkit.render._audience import AUDIENCES, element_parts, filter_doc, visible_to
+from layoutkit.elements import filter_audience, slugify, visible_to
+from layoutkit.elements.vocab import AUDIENCES, FINDING_STATUS_READING, ITEM_TONES
 from layoutkit.render._charts import _spark, chart_svg
 from layoutkit.render._css import DIRECTIONS, TYPESETS, accent_pair, document_css
 from layoutkit.render._format import as_number, fmt_num, fmt_value, fmt_when, parse_when
 from layoutkit.render._markdown import code_block_html, render_inline, render_markdown
-from layoutkit.render._safe import Slugger, esc, expand_alias, safe_url, slugify
+from layoutkit.render._safe import Slugger, element_parts, esc, expand_alias, safe_url
 
 TONES = ITEM_TONES
 
@@ -64,7 +64,7 @@ class _Ctx:
 
 def _aud_attr(element: dict) -> str:
     seen = visible_to(element)
-    if seen >= AUDIENCES:
+    if len(seen) == len(AUDIENCES):
         return ""
     return f' data-aud="{" ".join(sorted(seen)) or "none"}"'
 
@@ -728,7 +728,9 @@ def render_document(doc: dict, *, audience: str | None = None, typeset: str | No
         raise ValueError(f"typeset must be one of {list(TYPESETS)}, got {typeset!r}")
     _, payload = element_parts(doc)
     if audience is not None:
-        filtered = filter_doc(doc, audience)
+        # A bare doc payload is filtered as the doc element it stands for.
+        envelope = doc if payload is not doc else {"kind": "doc", "payload": doc}
+        filtered = filter_audience(envelope, audience)
         payload = element_parts(filtered)[1] if filtered else {**payload, "elements": []}
     ctx = _Ctx(payload.get("sources"))
     _reserve_section_ids(ctx, payload.get("elements"))

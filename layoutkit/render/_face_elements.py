@@ -31,11 +31,11 @@ from layoutkit.layout.sizing import (
     finding_head,
 )
 from layoutkit.layout.text import line_height, text_width
-from layoutkit.render._audience import element_parts
 from layoutkit.render._charts import compare_delta, delta_text
 from layoutkit.render._face_text import markdown_face, plain_inline
 from layoutkit.render._format import as_number, fmt_num, fmt_value, fmt_when, parse_when
 from layoutkit.render._palette import ACCENT, CARD, FG, LINE, MUTED, SOFT, tone
+from layoutkit.render._safe import element_parts
 from layoutkit.render._scene import Box, Ellipse, Item, Path, Text, fit_line, text_run
 
 Face = Callable[[dict, float, float, float, float], tuple[list[Item], float]]

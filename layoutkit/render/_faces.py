@@ -869,7 +869,6 @@ CARD_FACES: dict[str, CardFace] = {
     "html": _html_card,
 }
 
-FRAME_KINDS = frozenset({"cluster", "section"})
 DEFAULT_SIZES: dict[str, tuple[float, float]] = {
     "text": (320, 160),
     "note": (220, 220),

@@ -1,129 +1,20 @@
-"""Syntax highlighting for fenced code and code elements.
+"""Syntax highlighting for fenced code and code elements, by Pygments.
 
-Pygments is used when it is importable (it is a test-time dependency of the
-project); otherwise a small built-in tokenizer marks comments, strings,
-numbers and keywords. Both emit ``<span class="tok-…">`` runs styled by the
-same CSS, and both escape every character of the source.
+Every token becomes a ``<span class="tok-…">`` run styled by the document CSS,
+and every character of the source is escaped.
 """
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
+from pygments import lex
+from pygments.lexer import Lexer
+from pygments.lexers import TextLexer, get_lexer_by_name, guess_lexer
+from pygments.token import Token
+from pygments.util import ClassNotFound
+
 from layoutkit.render._safe import esc
-
-try:  # pragma: no cover - exercised only where pygments is missing
-    from pygments import lex
-    from pygments.lexers import get_lexer_by_name, guess_lexer
-    from pygments.token import Token
-    from pygments.util import ClassNotFound
-
-    HAVE_PYGMENTS = True
-except ImportError:  # pragma: no cover
-    HAVE_PYGMENTS = False
-
-_KEYWORDS = frozenset(
-    [
-        "and",
-        "as",
-        "assert",
-        "async",
-        "await",
-        "break",
-        "case",
-        "catch",
-        "class",
-        "const",
-        "continue",
-        "def",
-        "default",
-        "del",
-        "do",
-        "elif",
-        "else",
-        "enum",
-        "export",
-        "extends",
-        "false",
-        "final",
-        "finally",
-        "fn",
-        "for",
-        "from",
-        "func",
-        "function",
-        "go",
-        "if",
-        "impl",
-        "import",
-        "in",
-        "interface",
-        "is",
-        "let",
-        "match",
-        "mod",
-        "module",
-        "mut",
-        "new",
-        "nil",
-        "none",
-        "null",
-        "or",
-        "package",
-        "pass",
-        "private",
-        "protected",
-        "pub",
-        "public",
-        "raise",
-        "return",
-        "select",
-        "self",
-        "static",
-        "struct",
-        "super",
-        "switch",
-        "this",
-        "throw",
-        "true",
-        "try",
-        "type",
-        "use",
-        "var",
-        "void",
-        "where",
-        "while",
-        "with",
-        "yield",
-    ]
-)
-_BUILTIN = re.compile(
-    r"(?P<comment>#[^\n]*|//[^\n]*|/\*.*?\*/|--[^\n]*)"
-    r"|(?P<string>\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|`[^`]*`)"
-    r"|(?P<number>\b\d[\d_]*(?:\.\d+)?(?:e[+-]?\d+)?\b)"
-    r"|(?P<word>\b[A-Za-z_][A-Za-z0-9_]*\b)",
-    re.S,
-)
-
-
-def _builtin(source: str) -> str:
-    out: list[str] = []
-    pos = 0
-    for match in _BUILTIN.finditer(source):
-        out.append(esc(source[pos : match.start()]))
-        kind = match.lastgroup
-        text = match.group(0)
-        if kind == "word":
-            out.append(
-                f'<span class="tok-k">{esc(text)}</span>' if text in _KEYWORDS else esc(text)
-            )
-        else:
-            cls = {"comment": "c", "string": "s", "number": "n"}[kind or "comment"]
-            out.append(f'<span class="tok-{cls}">{esc(text)}</span>')
-        pos = match.end()
-    out.append(esc(source[pos:]))
-    return "".join(out)
 
 
 def _token_class(ttype: object) -> str | None:
@@ -149,12 +40,12 @@ def _token_class(ttype: object) -> str | None:
 @lru_cache(maxsize=256)
 def highlight(source: str, lang: str | None = None) -> str:
     """Escaped HTML of ``source`` with token spans; ``lang`` None means autodetect."""
-    if not HAVE_PYGMENTS:
-        return _builtin(source)
+    lexer: Lexer
     try:
         lexer = get_lexer_by_name(lang) if lang else guess_lexer(source)
     except ClassNotFound:
-        return _builtin(source)
+        # A language Pygments does not know is shown as written rather than guessed at.
+        lexer = TextLexer()
     out: list[str] = []
     for ttype, value in lex(source, lexer):
         cls = _token_class(ttype)

@@ -11,6 +11,12 @@ Extensions beyond CommonMark + tables + strikethrough:
 * wikilinks ``[[Target]]`` and ``[[Target|label]]`` linking to ``#slug(Target)``;
 * heading anchors: every heading gets a stable, document-unique slug id.
 
+Task lists and dollar math are parsed by mdit-py-plugins (``tasklists``,
+``dollarmath``) and drawn by the render rules here; marks, icons, wikilinks
+and heading anchors have no plugin that does the same (mdit-py-plugins has
+no ``==mark==``, and its anchors plugin cannot share one slug set across the
+blocks of a document), so they stay as rules of their own.
+
 Raw HTML is literal text. Link and image targets go through ``safe_url``
 after ``sources`` aliases are expanded; an unsafe target leaves the text
 without a link (or the image as its alt text).
@@ -23,10 +29,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from markdown_it import MarkdownIt
-from markdown_it.rules_block import StateBlock
+from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+from mdit_py_plugins.tasklists import tasklists_plugin
 
+from layoutkit.elements import slugify
 from layoutkit.render._highlight import highlight
 from layoutkit.render._icons import icon_html
 from layoutkit.render._safe import Slugger, esc, expand_alias, safe_url
@@ -51,69 +60,6 @@ def _mark_rule(state: StateInline, silent: bool) -> bool:
         state.pos, state.posMax = old_pos, old_max
         state.push("mark_close", "mark", -1)
     state.pos = end + 2
-    return True
-
-
-def _math_inline_rule(state: StateInline, silent: bool) -> bool:
-    src, pos = state.src, state.pos
-    if src[pos] != "$":
-        return False
-    display = src.startswith("$$", pos)
-    opener = 2 if display else 1
-    start = pos + opener
-    end = start
-    while True:
-        end = src.find("$$" if display else "$", end)
-        if end < 0 or end > state.posMax:
-            return False
-        if src[end - 1] != "\\":
-            break
-        end += 1
-    content = src[start:end]
-    if not content.strip() or (not display and (content[0].isspace() or content[-1].isspace())):
-        return False
-    if not display and end + 1 < len(src) and src[end + 1].isdigit():
-        return False  # "$5 and $6" is money, not math
-    if not silent:
-        token = state.push("math_inline_double" if display else "math_inline", "span", 0)
-        token.content = content
-    state.pos = end + opener
-    return True
-
-
-def _math_block_rule(state: StateBlock, start: int, end: int, silent: bool) -> bool:
-    pos = state.bMarks[start] + state.tShift[start]
-    maximum = state.eMarks[start]
-    line = state.src[pos:maximum]
-    if not line.startswith("$$"):
-        return False
-    first = line[2:]
-    if first.rstrip().endswith("$$") and first.strip() != "":
-        content = first.rstrip()[:-2]
-        next_line = start + 1
-    else:
-        lines = [first] if first.strip() else []
-        next_line = start + 1
-        found = False
-        while next_line < end:
-            lpos = state.bMarks[next_line] + state.tShift[next_line]
-            text = state.src[lpos : state.eMarks[next_line]]
-            if text.rstrip().endswith("$$"):
-                lines.append(text.rstrip()[:-2])
-                found = True
-                next_line += 1
-                break
-            lines.append(text)
-            next_line += 1
-        if not found:
-            return False
-        content = "\n".join(lines)
-    if silent:
-        return True
-    state.line = next_line
-    token = state.push("math_block", "div", 0)
-    token.content = content.strip()
-    token.map = [start, next_line]
     return True
 
 
@@ -153,32 +99,25 @@ def _wikilink_rule(state: StateInline, silent: bool) -> bool:
     return True
 
 
-def _task_lists(state: Any) -> None:
-    tokens = state.tokens
-    for i in range(2, len(tokens)):
-        token = tokens[i]
-        if token.type != "inline" or tokens[i - 2].type != "list_item_open":
-            continue
-        match = re.match(r"^\[([ xX])\](?:\s|$)", token.content)
-        if not match or not token.children:
-            continue
-        first = token.children[0]
-        if first.type != "text" or not first.content.startswith(match.group(0).rstrip()):
-            continue
-        checked = match.group(1) != " "
-        first.content = first.content[len(match.group(0).rstrip()) :].lstrip()
-        box = Token("html_inline", "", 0)
-        box.content = '<input type="checkbox" disabled' + (" checked" if checked else "") + "> "
-        token.children.insert(0, box)
-        tokens[i - 2].attrJoin("class", "task" + (" done" if checked else ""))
-        # mark the enclosing list
-        for j in range(i - 3, -1, -1):
-            if tokens[j].type in ("bullet_list_open", "ordered_list_open") and tokens[j].level == (
-                tokens[i - 2].level - 1
-            ):
-                if "task-list" not in str(tokens[j].attrGet("class") or ""):
-                    tokens[j].attrJoin("class", "task-list")
-                break
+def _house_style(state: StateCore) -> None:
+    """Give the plugins' tokens the shape the HTML, the CSS and the SVG faces read.
+
+    Task items become ``ul.task-list > li.task[.done]`` with a bare disabled
+    checkbox followed by the item's text; display math loses the newlines that
+    frame it between the ``$$`` lines.
+    """
+    for i, token in enumerate(state.tokens):
+        if token.type == "math_block":
+            token.content = token.content.strip()
+        elif token.type == "list_item_open" and token.attrGet("class") == "task-list-item":
+            box, *rest = state.tokens[i + 2].children or [Token("html_inline", "", 0)]
+            checked = 'checked="checked"' in box.content
+            token.attrSet("class", "task done" if checked else "task")
+            box.content = '<input type="checkbox" disabled' + (" checked> " if checked else "> ")
+            if rest and rest[0].type == "text":
+                rest[0].content = rest[0].content.lstrip()
+        elif token.attrGet("class") == "contains-task-list":
+            token.attrSet("class", "task-list")
 
 
 def _heading_ids(state: Any) -> None:
@@ -257,8 +196,6 @@ def _icon(self: Any, tokens: list[Token], idx: int, options: Any, env: dict) -> 
 
 
 def _wikilink(self: Any, tokens: list[Token], idx: int, options: Any, env: dict) -> str:
-    from layoutkit.render._safe import slugify
-
     token = tokens[idx]
     target = token.meta["target"]
     return (
@@ -278,12 +215,20 @@ def _table_close(self: Any, tokens: list[Token], idx: int, options: Any, env: di
 def _build() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.enable(["table", "strikethrough"])
+    # No space inside the dollars and no digit after the closing one: "$5 and $6" is money.
+    md.use(
+        dollarmath_plugin,
+        allow_labels=False,
+        allow_space=False,
+        allow_digits=False,
+        allow_blank_lines=True,
+        double_inline=True,
+    )
+    md.use(tasklists_plugin)
     md.inline.ruler.before("link", "wikilink", _wikilink_rule)
     md.inline.ruler.before("emphasis", "mark", _mark_rule)
-    md.inline.ruler.before("escape", "math_inline", _math_inline_rule)
     md.inline.ruler.before("text", "icon", _icon_rule)
-    md.block.ruler.before("fence", "math_block", _math_block_rule, {"alt": ["paragraph"]})
-    md.core.ruler.push("task_lists", _task_lists)
+    md.core.ruler.after("github-tasklists", "house_style", _house_style)
     md.core.ruler.push("heading_ids", _heading_ids)
     for name, fn in (
         ("link_open", _link_open),

@@ -1,4 +1,4 @@
-"""Escaping, URL vetting and ``sources`` alias expansion shared by every writer.
+"""Escaping, URL vetting, ``sources`` alias expansion and element envelopes shared by every writer.
 
 Every URL that reaches an ``href``/``src`` attribute passes through
 :func:`safe_url`. Browsers drop ASCII whitespace and control characters inside
@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import html
 import re
-import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
-from layoutkit.elements._sources import repo_url
+from layoutkit.elements import doc_source, slugify, source_url
 
 _CONTROL = re.compile(r"[\x00-\x20\x7f-\x9f\u200b-\u200f\u2028\u2029\ufeff]+")
 _SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.\-]*):")
@@ -83,19 +82,10 @@ def expand_alias(url: str, sources: Mapping[str, Any] | None) -> str:
     if not match:
         return url
     alias = match.group(1)
-    source = sources.get(alias)
-    if not isinstance(source, Mapping) or not source.get("repo"):
+    source = doc_source(sources, alias)
+    if source is None:
         return url
-    rest = url.strip()[len(alias) + 1 :]
-    path, _, fragment = rest.partition("#")
-    return repo_url(str(source["repo"]), str(source.get("ref") or ""), path, fragment)
-
-
-def slugify(text: str) -> str:
-    """Anchor slug: diacritics folded to ASCII, lower case, runs of other characters as '-'."""
-    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
-    slug = re.sub(r"[^a-z0-9]+", "-", folded.lower()).strip("-")
-    return slug[:64].rstrip("-") or "section"
+    return source_url(source, url.strip()[len(alias) + 1 :])
 
 
 class Slugger:
@@ -119,3 +109,10 @@ class Slugger:
 
     def slug(self, text: str) -> str:
         return self.reserve(slugify(text))
+
+
+def element_parts(element: dict) -> tuple[str, dict]:
+    """(kind, payload) of an element envelope; a bare payload is read as a doc."""
+    if isinstance(element.get("payload"), dict) and isinstance(element.get("kind"), str):
+        return element["kind"], element["payload"]
+    return "doc", element

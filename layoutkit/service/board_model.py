@@ -7,7 +7,7 @@ from typing import Any
 
 from layoutkit import layout
 from layoutkit.layout import Board, Card, Wire
-from layoutkit.storage import BoardRecord, Tx
+from layoutkit.storage import BoardRecord, CardBox, CardRecord, Tx
 
 
 def load_board(
@@ -27,25 +27,35 @@ def load_board(
         records = tx.card_boxes(board.id)
         wanted = {r.id for r in records if r.kind in layout.FRAME_KINDS} | set(also)
         bodies = {r.id: r.payload for r in tx.cards_by_id(sorted(wanted))} if wanted else {}
-    cards = [
-        Card(
-            r.id,
-            r.kind,
-            bodies.get(r.id, {}),
-            r.x,
-            r.y,
-            r.w,
-            r.h,
-            parent=r.parent_id,
-            children=list(r.children or []),
-            layer=r.layer,
-            created=r.ordinal,
-            sized_by=r.sized_by or ("frame" if r.kind in layout.FRAME_KINDS else "content"),
-        )
-        for r in records
-    ]
+    cards = [layout_card(r, bodies.get(r.id, {})) for r in records]
     wires = [Wire(e.from_card, e.to_card, e.rel) for e in tx.edges(board.id)]
     return Board(cards, wires, flow=board.flow)
+
+
+def layout_card(
+    record: CardRecord | CardBox, payload: dict[str, Any], *, linked: bool = True
+) -> Card:
+    """The layout engine's :class:`Card` for a stored card.
+
+    A card stored before ``sized_by`` was recorded is sized by its frame when it
+    is a frame and by its content otherwise. ``linked=False`` leaves out the
+    stored parent and children, for a caller that re-links the card itself
+    (its old frame may no longer be on the board).
+    """
+    return Card(
+        record.id,
+        record.kind,
+        payload,
+        record.x,
+        record.y,
+        record.w,
+        record.h,
+        parent=record.parent_id if linked else None,
+        children=list(record.children or []) if linked else [],
+        layer=record.layer,
+        created=record.ordinal,
+        sized_by=record.sized_by or ("frame" if record.kind in layout.FRAME_KINDS else "content"),
+    )
 
 
 def write_changes(tx: Tx, changes: layout.Changes, ids: dict[Any, int] | None = None) -> int:

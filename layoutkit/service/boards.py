@@ -8,6 +8,7 @@ from typing import Any
 from layoutkit.errors import ServiceError
 from layoutkit.service._common import ID, SLUG, board_view, find_board, question_view
 from layoutkit.service.generic import kind_handler
+from layoutkit.service.merge_patch import merge_patch
 from layoutkit.service.placing import new_question
 from layoutkit.service.questions import QUESTION_SCHEMA, normalize_question
 from layoutkit.service.registry import PEOPLE, REGISTRY
@@ -268,19 +269,6 @@ def list_tags(call: Call) -> dict[str, Any]:
     return {"tags": [{"tag": t, "count": n} for t, n in call.tx.tags(call.workspace_id)]}
 
 
-def _merge_meta(current: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
-    """Top-level keys of ``patch`` replace or (with null) remove; stamps are kept."""
-    merged = dict(current)
-    for key, value in patch.items():
-        if key in SERVER_STAMPS or key == "createdWith":
-            continue
-        if value is None:
-            merged.pop(key, None)
-        else:
-            merged[key] = value
-    return merged
-
-
 _META_SCHEMA: dict[str, Any] = {
     "board": SLUG,
     "subgroup": {"enum": list(SUBGROUPS)},
@@ -307,7 +295,7 @@ def _set_meta(call: Call) -> dict[str, Any]:
     if "archived" in p:
         fields["archived"] = p["archived"]
     if "meta" in p:
-        fields["meta"] = _merge_meta(board.meta, p["meta"])
+        fields["meta"] = merge_patch(board.meta, p["meta"], ignore=SERVER_STAMPS | {"createdWith"})
     if fields:
         board = tx.update_board(board.id, **fields)
     if "tags" in p:

@@ -8,10 +8,12 @@ from typing import Any
 from layoutkit import layout
 from layoutkit.errors import ServiceError
 from layoutkit.layout.place import changes_from_journal
+from layoutkit.layout.reading import reading_order
 from layoutkit.principal import Principal
 from layoutkit.service._common import ID, SLUG
-from layoutkit.service.board_model import load_board, write_changes
+from layoutkit.service.board_model import layout_card, load_board, write_changes
 from layoutkit.service.content_prep import SERVER_STAMPS, prepare_card, store_spilled
+from layoutkit.service.merge_patch import merge_patch
 from layoutkit.service.ref_targets import card_title, refresh_ref_targets, stamp_ref_targets
 from layoutkit.service.registry import REGISTRY
 from layoutkit.service.workspace import Call
@@ -104,16 +106,6 @@ def _check_removal(
     )
 
 
-def _merge_payload(current: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
-    merged = dict(current)
-    for key, value in patch.items():
-        if value is None:
-            merged.pop(key, None)
-        else:
-            merged[key] = value
-    return merged
-
-
 @REGISTRY.operation(
     "update_cards",
     "Patch cards (payload as a merge of top-level keys, x, y, w, h), remove cards (soft "
@@ -188,7 +180,7 @@ def update_cards(call: Call) -> dict[str, Any]:
             # Server stamps (a doc's push-set) keep their stored value.
             stamps = SERVER_STAMPS.get(record.kind, ())
             authored = {k: v for k, v in patch["payload"].items() if k not in stamps}
-            merged = _merge_payload(record.payload, authored)
+            merged = merge_patch(record.payload, authored)
             if "rows" in authored or "data" in authored:
                 merged.pop("dataRef", None)  # new inline data replaces the kept blob
             prepared = prepare_card({"kind": record.kind, "payload": merged}, i)
@@ -274,20 +266,7 @@ def _put_back(tx: Tx, model: layout.Board, records: list[CardRecord]) -> None:
     model.begin()
     dirty: list[Any] = []
     for r in records:
-        model.add(
-            layout.Card(
-                r.id,
-                r.kind,
-                r.payload,
-                r.x,
-                r.y,
-                r.w,
-                r.h,
-                layer=r.layer,
-                created=r.ordinal,
-                sized_by=r.sized_by or ("frame" if r.kind in layout.FRAME_KINDS else "content"),
-            )
-        )
+        model.add(layout_card(r, r.payload, linked=False))
     for r in records:
         parent = r.parent_id if r.parent_id in model and r.parent_id != r.id else None
         if parent is not None and model.get(parent).is_frame:
@@ -316,12 +295,12 @@ def _put_back(tx: Tx, model: layout.Board, records: list[CardRecord]) -> None:
 
 
 def _reading_slot(model: layout.Board, frame: Any, key: Any) -> int:
-    card = model.get(key)
-    return sum(
-        1
-        for k in model.get(frame).children
-        if k != key and (model.get(k).y, model.get(k).x) < (card.y, card.x)
-    )
+    siblings = [model.get(k) for k in model.get(frame).children if k != key]
+    return reading_order([*siblings, model.get(key)], tie=_created).index(model.get(key))
+
+
+def _created(card: layout.Card) -> int:
+    return card.created
 
 
 def _box(r: CardRecord) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from typing import Any
 
 import attrs
 
-from layoutkit.elements import repo_url
+from layoutkit.elements import doc_source, source_url
 from layoutkit.errors import ServiceError, did_you_mean
 from layoutkit.service._common import SLUG
 from layoutkit.service.content_prep import Prepared, prepare_card
@@ -80,17 +80,6 @@ PUSH_SCHEMA: dict[str, Any] = {
 }
 
 
-def source_url(source: dict[str, Any], target: str) -> str:
-    """The repository-host URL of ``path#L1-L5`` in ``source {repo, ref}``.
-
-    ``owner/name`` means ``https://github.com/owner/name/blob/<ref>/<path>``;
-    a repo written with its host keeps it (GitLab hosts use ``/-/blob/``).
-    The ``#L1-L5`` fragment is kept as written.
-    """
-    path, _, fragment = target.partition("#")
-    return repo_url(str(source["repo"]), str(source["ref"]), path, fragment)
-
-
 class _Expander:
     """Rewrites ``alias:path`` link targets of one doc's sources in markdown and hrefs."""
 
@@ -129,7 +118,7 @@ class _Expander:
 def _check_sources(sources: Any) -> dict[str, Any]:
     if not isinstance(sources, dict):
         return {}
-    for alias, source in sources.items():
+    for alias in sources:
         if not _ALIAS.match(alias) or alias.lower() in RESERVED_ALIASES:
             raise ServiceError(
                 400,
@@ -138,7 +127,7 @@ def _check_sources(sources: Any) -> dict[str, Any]:
                 f"_ . -; not a URL scheme such as {', '.join(sorted(RESERVED_ALIASES)[:4])})",
                 field=f"doc.payload.sources.{alias}",
             )
-        if not (isinstance(source, dict) and source.get("repo") and source.get("ref")):
+        if doc_source(sources, alias) is None:
             raise ServiceError(
                 400,
                 "invalid_source",

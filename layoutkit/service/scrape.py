@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from layoutkit.elements.vocab import FRAME_KINDS
 from layoutkit.errors import ServiceError, did_you_mean
+from layoutkit.folding import fold
+from layoutkit.layout.reading import reading_order
 from layoutkit.service._common import (
     SLUG,
     board_view,
@@ -25,6 +28,23 @@ _IMAGE_KINDS = ("step", "media", "figure")
 def _section_title(card: CardRecord) -> str:
     title = card.payload.get("title")
     return title if isinstance(title, str) and title else f"section {card.id}"
+
+
+def _section_summary(card: CardRecord, **counts: int) -> dict[str, Any]:
+    """A section frame as scrape and list_sections report it: box, title, ``counts``, journey."""
+    out: dict[str, Any] = {
+        "id": card.id,
+        "title": _section_title(card),
+        "x": card.x,
+        "y": card.y,
+        "w": card.w,
+        "h": card.h,
+        **counts,
+    }
+    if "journey" in card.payload:
+        out["journey"] = card.payload["journey"]
+        out["pass"] = card.payload.get("pass")
+    return out
 
 
 def _containing_sections(cards: dict[int, CardRecord]) -> dict[int, int | None]:
@@ -61,10 +81,6 @@ def _image_file(card: CardRecord) -> str | None:
         if isinstance(value, str) and value:
             return value.rsplit("/", 1)[-1]
     return None
-
-
-def _reading_order(cards: list[CardRecord]) -> list[CardRecord]:
-    return sorted(cards, key=lambda c: (round(c.y / 40), c.x, c.id))
 
 
 def _flow_chains(cards: dict[int, CardRecord], edges: list[Any]) -> list[list[int]]:
@@ -134,9 +150,9 @@ def _find_section(cards: dict[int, CardRecord], name: str) -> CardRecord:
     for card in sections:
         if _section_title(card) == name:
             return card
-    folded = name.casefold()
+    folded = fold(name)
     for card in sections:
-        if _section_title(card).casefold() == folded:
+        if fold(_section_title(card)) == folded:
             return card
     raise ServiceError(
         404,
@@ -193,20 +209,7 @@ def scrape(tx: Tx, board: BoardRecord, p: dict[str, Any]) -> dict[str, Any]:
         "items": [question_view(q) for q in questions],
     }
     out["sections"] = [
-        {
-            "id": c.id,
-            "title": titles[c.id],
-            "x": c.x,
-            "y": c.y,
-            "w": c.w,
-            "h": c.h,
-            "cards": len(_members(cards, c.id)),
-            **(
-                {"journey": c.payload["journey"], "pass": c.payload.get("pass")}
-                if "journey" in c.payload
-                else {}
-            ),
-        }
+        _section_summary(c, cards=len(_members(cards, c.id)))
         for c in sorted((cards[i] for i in titles), key=lambda c: c.ordinal)
     ]
     journeys: dict[str, list[dict[str, Any]]] = {}
@@ -235,13 +238,17 @@ def _lanes(tx: Tx, board: BoardRecord) -> dict[str, Any]:
     return {}
 
 
+def _id(card: CardRecord) -> int:
+    return card.id
+
+
 def _diff(cards: dict[int, CardRecord], a: CardRecord, b: CardRecord) -> dict[str, Any]:
     """Pair the cards of two sections: same file first, then reading order."""
-    left = _reading_order(
-        [cards[i] for i in _members(cards, a.id) if cards[i].kind not in ("section", "cluster")]
+    left = reading_order(
+        [cards[i] for i in _members(cards, a.id) if cards[i].kind not in FRAME_KINDS], tie=_id
     )
-    right = _reading_order(
-        [cards[i] for i in _members(cards, b.id) if cards[i].kind not in ("section", "cluster")]
+    right = reading_order(
+        [cards[i] for i in _members(cards, b.id) if cards[i].kind not in FRAME_KINDS], tie=_id
     )
     pairs: list[dict[str, Any]] = []
     used: set[int] = set()
@@ -284,20 +291,7 @@ def list_sections(call: Call) -> dict[str, Any]:
     full = {c.id: c for c in tx.cards_by_id([c.id for c in boxes])} if boxes else {}
     return {
         "sections": [
-            {
-                "id": c.id,
-                "title": _section_title(c),
-                "x": c.x,
-                "y": c.y,
-                "w": c.w,
-                "h": c.h,
-                "children": len(c.children or []),
-                **(
-                    {"journey": c.payload["journey"], "pass": c.payload.get("pass")}
-                    if "journey" in c.payload
-                    else {}
-                ),
-            }
+            _section_summary(c, children=len(c.children or []))
             for c in sorted(full.values(), key=lambda c: c.ordinal)
         ]
     }

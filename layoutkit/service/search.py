@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import difflib
 import re
-import unicodedata
 from typing import Any
 
+from layoutkit.folding import fold
 from layoutkit.service.generic import kind_handler
 from layoutkit.service.workspace import Call
 from layoutkit.storage import BoardRecord
@@ -18,10 +18,6 @@ from layoutkit.storage import BoardRecord
 MAX_HITS = 50
 MAX_CANDIDATES = 5
 _TEXT_KEYS = ("title", "md", "text", "label", "caption", "state", "url", "name", "body", "summary")
-
-
-def fold(text: str) -> str:
-    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().casefold()
 
 
 def words(q: str) -> list[str]:

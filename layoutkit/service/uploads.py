@@ -24,13 +24,12 @@ import base64
 import binascii
 import io
 import mimetypes
-import re
 import warnings
-import zlib
 from typing import Any
 
 import attrs
 from PIL import Image
+from pypdf import PdfReader
 
 from layoutkit.errors import ServiceError
 from layoutkit.service._common import SLUG
@@ -165,42 +164,26 @@ def image_size(data: bytes) -> tuple[int, int, str] | None:
     return width, height, mime
 
 
-# Both key orders, kept inside one dictionary level (no ">" in between) so an
-# outline's /Count never pairs with a neighbouring page tree node.
-_PAGES_COUNT = re.compile(rb"/Type\s*/Pages\b[^>]*?/Count\s+(\d+)")
-_COUNT_PAGES = re.compile(rb"/Count\s+(\d+)[^>]*?/Type\s*/Pages\b")
-_PAGE = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")
-_STREAM = re.compile(rb"stream\r?\n(.*?)\r?\nendstream", re.S)
-
-
 def pdf_page_count(data: bytes) -> int | None:
-    """Pages of a PDF, read without a PDF library; None when they cannot be told.
+    """Pages of a PDF as a viewer shows them; None when they cannot be told.
 
-    The page tree's root carries the total as ``/Count``, so the largest
-    ``/Count`` of a ``/Type /Pages`` node is the page count. Newer writers
-    keep those objects in compressed object streams, so deflated streams are
-    inflated and searched too. Without any page tree node, leaf ``/Type
-    /Page`` objects are counted instead.
+    pypdf follows the cross-reference chain, so an incremental update that
+    adds or removes pages counts as its latest revision, page trees kept in
+    compressed object streams are read, and an encrypted file opens with the
+    empty user password that permission-only files use. A file that needs a
+    password to open, or that does not parse, has no count.
     """
     if not data.startswith(b"%PDF-"):
         return None
-    chunks = [data]
-    if not _PAGES_COUNT.search(data) and not _COUNT_PAGES.search(data):
-        for match in _STREAM.finditer(data):
-            try:
-                chunks.append(zlib.decompress(match.group(1)))
-            except zlib.error:
-                continue
-    counts = [
-        int(m.group(1))
-        for chunk in chunks
-        for rx in (_PAGES_COUNT, _COUNT_PAGES)
-        for m in rx.finditer(chunk)
-    ]
-    if counts:
-        return max(counts)
-    leaves = sum(len(_PAGE.findall(chunk)) for chunk in chunks)
-    return leaves or None
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted and not reader.decrypt(""):
+            return None
+        return len(reader.pages)
+    # Uploads are untrusted bytes and pypdf signals a malformed file with many
+    # exception types; any of them only means the count cannot be told.
+    except Exception:
+        return None
 
 
 def card_for(file: Decoded, ref: str) -> dict[str, Any]:

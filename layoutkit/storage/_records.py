@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import unicodedata
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Any, Literal
 
 import attrs
+
+from layoutkit.folding import fold
 
 Layer = Literal["ai", "human"]
 QuestionState = Literal["staged", "answered", "released"]
@@ -222,14 +223,8 @@ class AuditEventRecord:
     detail: dict[str, Any]
 
 
-def fold_tag(tag: str) -> str:
-    """The folded form of a tag: diacritics dropped, case folded, spaces collapsed.
-
-    ``fold_tag("Café  Ideas") == fold_tag("cafe ideas") == "cafe ideas"``.
-    """
-    decomposed = unicodedata.normalize("NFKD", tag)
-    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return " ".join(bare.casefold().split())
+#: The folded form a tag is stored and matched as: tags compare like every other typed name.
+fold_tag = fold
 
 
 def fold_tags(tags: Iterable[str]) -> list[str]:

@@ -208,6 +208,37 @@ def test_multipart_upload_needs_multipart(api: Api) -> None:
     assert (res.status_code, res.json()["code"]) == (400, "invalid_upload")
 
 
+def test_multipart_upload_is_held_to_the_upload_operations_limits(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The adapter refuses before reading the body, with the operation's own cap.
+    from layoutkit.service import uploads
+
+    monkeypatch.setattr(uploads, "MAX_CALL_BYTES", 100)
+    api.op("create", {"kind": "board", "slug": "up"})
+    res = api.client.post(
+        "/api/v1/boards/up/upload", files=[("files", ("a.txt", b"x" * 200, "text/plain"))]
+    )
+    assert (res.status_code, res.json()["code"]) == (413, "payload_too_large")
+    assert res.json()["message"] == "uploads are at most 100 bytes"
+    assert api.op("scrape_board", {"board": "up"}).json()["cards"] == []
+    # The per-file cap is the operation's alone: it names the file that is over it.
+    monkeypatch.setattr(uploads, "MAX_CALL_BYTES", 1000)
+    monkeypatch.setattr(uploads, "MAX_FILE_BYTES", 10)
+    res = api.client.post(
+        "/api/v1/boards/up/upload",
+        files=[
+            ("files", ("a.txt", b"ok", "text/plain")),
+            ("files", ("b.txt", b"x" * 11, "text/plain")),
+        ],
+    )
+    assert (res.status_code, res.json()["code"], res.json()["index"]) == (
+        413,
+        "payload_too_large",
+        1,
+    )
+
+
 def test_compose_cannot_forge_a_push_set_stamp(api: Api) -> None:
     api.op("create", {"kind": "board", "slug": "d"})
     doc = {

@@ -6,7 +6,10 @@ import copy
 
 import pytest
 
+from layoutkit import layout
 from layoutkit.elements import CARD_KINDS, ELEMENT_KINDS, validate_card
+from layoutkit.elements.vocab import FRAME_KINDS
+from layoutkit.layout.sizing import is_content_sized
 from tests.elements.conftest import VALID_CARDS, VALID_ELEMENTS, P, codes, errors, warnings
 
 
@@ -240,3 +243,11 @@ def test_frame_cards_are_not_document_sections() -> None:
     assert "id" not in v.normalized["payload"]
     v = validate_card(card("compare", {"a": 1, "b": 2}))
     assert v.normalized["payload"] == {"a": 1, "b": 2, "mode": "wipe"}
+
+
+@pytest.mark.parametrize("kind", CARD_KINDS)
+def test_frame_kinds_are_one_rule_for_the_contract_layout_and_sizing(kind: str) -> None:
+    frame = kind in ("cluster", "section")
+    assert (kind in FRAME_KINDS) is frame
+    assert layout.Card(1, kind, {}, 0, 0, 10, 10).is_frame is frame
+    assert is_content_sized(kind) is not frame

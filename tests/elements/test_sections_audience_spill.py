@@ -14,6 +14,7 @@ from layoutkit.elements import (
     slugify,
     validate_card,
     validate_element,
+    visible_to,
 )
 from tests.elements.conftest import P, codes, el, errors
 
@@ -44,8 +45,11 @@ def ids(v) -> list[str]:  # type: ignore[no-untyped-def]
         ("Résumé & Été", "resume-ete"),
         ("  Hello,   World!  ", "hello-world"),
         ("Straße Ångström", "strae-angstrom"),
+        ("Ça marche — très bien!", "ca-marche-tres-bien"),
         ("x" * 80, "x" * 64),
-        ("日本", ""),
+        ("x" * 200, "x" * 64),
+        ("日本", "section"),
+        ("!!!", "section"),
     ],
 )
 def test_slugify_folds_to_ascii(text: str, slug: str) -> None:
@@ -343,3 +347,30 @@ def test_table_links_to_sections_are_checked_softly() -> None:
     assert [(f.path, f.code, f.fix) for f in v.findings] == [
         ("payload.elements[1].payload.rows[1].a.href", "unknown_anchor", "did you mean 'results'?")
     ]
+
+
+def test_visible_to_names_the_audiences_the_filter_keeps_an_element_for() -> None:
+    # The viewer's audience switch reads this, so it hides what an export drops.
+    section = el(
+        "section",
+        {
+            "title": "S",
+            "elements": [
+                el("prose", {"md": "a"}, audience=INT),
+                el("prose", {"md": "b"}, audience=["technical"]),
+            ],
+        },
+    )
+    assert visible_to(section) == {"internal", "technical"}
+    assert visible_to(el("section", {"title": "S", "elements": [section]}, audience=INT)) == {
+        "internal"
+    }
+    assert visible_to(P) == {"public", "technical", "internal"}
+    gallery = el(
+        "gallery", {"items": [{"src": "https://e.com/a.png", "audience": INT}]}, audience=PUB
+    )
+    assert visible_to(gallery) == frozenset()
+    for element in (section, gallery, P):
+        for audience in ("public", "technical", "internal"):
+            kept = filter_audience(element, audience) is not None
+            assert kept is (audience in visible_to(element))

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
+from layoutkit.elements import filter_audience
 from layoutkit.render import render_doc
-from layoutkit.render._audience import filter_element, visible_to
 from layoutkit.render._charts import compare_delta, delta_text
 from tests.render.gallery import DOCS, EVERY_ELEMENT, EVERY_ELEMENT_DOC, el
 
@@ -141,9 +141,28 @@ def test_container_audience_is_the_union_of_children() -> None:
         title="S",
         elements=[el("prose", ["internal"], md="a"), el("prose", ["technical"], md="b")],
     )
-    assert visible_to(section) == {"internal", "technical"}
     html = body(render_doc(doc(section)))
     assert 'class="el el-section" data-aud="internal technical"' in html
+
+
+def test_gallery_items_are_marked_for_the_audiences_they_name() -> None:
+    # Items used to be read as empty docs, marked for nobody and hidden by every switch.
+    html = body(
+        render_doc(
+            doc(
+                el(
+                    "gallery",
+                    items=[
+                        {"src": "https://e.com/a.png", "alt": "all"},
+                        {"src": "https://e.com/b.png", "alt": "int", "audience": ["internal"]},
+                    ],
+                )
+            )
+        )
+    )
+    assert '<figure><img src="https://e.com/a.png"' in html
+    assert '<figure data-aud="internal"><img src="https://e.com/b.png"' in html
+    assert 'data-aud="none"' not in html
 
 
 def test_audience_export_removes_content_and_empty_containers() -> None:
@@ -185,8 +204,8 @@ def test_audience_export_removes_content_and_empty_containers() -> None:
 
 
 def test_filter_keeps_untagged_and_drops_empty_doc() -> None:
-    assert filter_element(el("prose", ["internal"], md="x"), "public") is None
-    kept = filter_element(el("prose", md="x"), "public")
+    assert filter_audience(el("prose", ["internal"], md="x"), "public") is None
+    kept = filter_audience(el("prose", md="x"), "public")
     assert kept == el("prose", md="x")
 
 
@@ -379,15 +398,6 @@ def test_normalized_documents_render(name: str) -> None:
     html = render_doc(normalized)
     assert 'class="unknown-kind"' not in html
     assert html == render_doc(normalized)
-
-
-@pytest.mark.parametrize("audience", ["public", "technical", "internal"])
-def test_fallback_filter_agrees_with_the_contract_filter(audience: str) -> None:
-    elements = pytest.importorskip("layoutkit.elements")
-    normalized = elements.validate_element(EVERY_ELEMENT_DOC).normalized
-    ours = filter_element(normalized, audience)
-    theirs = elements.filter_audience(normalized, audience)
-    assert render_doc(ours) == render_doc(theirs)
 
 
 def test_section_ids_win_over_heading_slugs() -> None:

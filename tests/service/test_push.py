@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from layoutkit import Workspace
-from layoutkit.service.push import source_url
 from layoutkit.storage import blob_key
 from tests.service.helpers import assert_tidy, err
 
@@ -301,35 +300,6 @@ def test_nested_elements_expand_too(ws: Workspace) -> None:
     r = push(ws, doc=doc(section, sources=SOURCES))
     items = payload(ws, r["card"])["elements"][0]["payload"]["elements"][0]["payload"]["items"]
     assert items == ["[x](https://github.com/acme/shop/blob/3f2a9c1/x.py)"]
-
-
-@pytest.mark.parametrize(
-    ("repo", "ref", "target", "url"),
-    [
-        (
-            "acme/shop",
-            "v1.2",
-            "a/b.py#L1-L5",
-            "https://github.com/acme/shop/blob/v1.2/a/b.py#L1-L5",
-        ),
-        ("acme/shop", "main", "/README.md", "https://github.com/acme/shop/blob/main/README.md"),
-        (
-            "gitlab.example.com/g/p",
-            "dev",
-            "x.go#L9",
-            "https://gitlab.example.com/g/p/-/blob/dev/x.go#L9",
-        ),
-        ("codeberg.org/o/r", "main", "x", "https://codeberg.org/o/r/blob/main/x"),
-        (
-            "https://git.example.org/o/r/",
-            "abc",
-            "y.rs",
-            "https://git.example.org/o/r/blob/abc/y.rs",
-        ),
-    ],
-)
-def test_source_url_mapping(repo: str, ref: str, target: str, url: str) -> None:
-    assert source_url({"repo": repo, "ref": ref}, target) == url
 
 
 @pytest.mark.parametrize("alias", ["https", "mailto", "JavaScript", "9x", "a b"])

@@ -219,3 +219,16 @@ def test_share_links_read_only_their_board(ws: Workspace, board: str) -> None:
     assert ws.call("scrape_board", {"board": board}, Principal.share(board))["cards"]
     e = err(ws, "scrape_board", {"board": "other"}, Principal.share(board))
     assert e.status == 403
+
+
+def test_scrape_and_list_sections_report_a_section_alike(ws: Workspace, board: str) -> None:
+    compose(ws, section="Notes", createSection=True, cards=[text("a"), text("b")])
+    compose(ws, journey="signup", cards=[step("s.png", "Start")])
+    scraped = ws.call("scrape_board", {"board": board})["sections"]
+    listed = ws.call("list", {"kind": "section", "board": board})["sections"]
+    assert [s.pop("cards") for s in scraped] == [2, 1]
+    assert [s.pop("children") for s in listed] == [2, 1]
+    assert scraped == listed
+    assert [s.get("journey") for s in listed] == [None, "signup"]
+    assert set(listed[0]) == {"id", "title", "x", "y", "w", "h"}
+    assert listed[1]["title"] and "pass" in listed[1]

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from PIL import Image
+from pypdf import PdfWriter
 
 from layoutkit import Principal, Workspace
 from layoutkit.service import uploads
@@ -137,29 +138,88 @@ def test_same_bytes_share_one_blob(ws: Workspace) -> None:
     assert a["card"] != b["card"]
 
 
+def blank_pdf(pages: int, **encryption: str) -> bytes:
+    writer = PdfWriter()
+    for _ in range(pages):
+        writer.add_blank_page(612, 792)
+    if encryption:
+        writer.encrypt(**encryption, algorithm="AES-256")
+    buf = io.BytesIO()
+    writer.write(buf)
+    return buf.getvalue()
+
+
+def object_stream_pdf(pages: int) -> bytes:
+    """A PDF 1.5 whose catalog and page tree sit in a compressed object stream, found through
+    a cross-reference stream (pypdf reads such files but does not write them)."""
+    kids = " ".join(f"{3 + i} 0 R" for i in range(pages))
+    bodies = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        f"<< /Type /Pages /Kids [{kids}] /Count {pages} >>".encode(),
+    ]
+    bodies += [b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>"] * pages
+    offsets, at = [], 0
+    for body in bodies:
+        offsets.append(at)
+        at += len(body) + 1
+    header = " ".join(f"{n + 1} {off}" for n, off in enumerate(offsets)).encode() + b" "
+    content = zlib.compress(header + b" ".join(bodies) + b" ")
+    stm, xref = len(bodies) + 1, len(bodies) + 2
+    out = bytearray(b"%PDF-1.5\n")
+    stm_at = len(out)
+    out += f"{stm} 0 obj\n<< /Type /ObjStm /N {len(bodies)} /First {len(header)} /Filter /FlateDecode /Length {len(content)} >>\nstream\n".encode()
+    out += content + b"\nendstream\nendobj\n"
+    xref_at = len(out)
+    rows = [bytes([0]) + (0).to_bytes(4, "big") + (65535).to_bytes(2, "big")]
+    rows += [bytes([2]) + stm.to_bytes(4, "big") + n.to_bytes(2, "big") for n in range(len(bodies))]
+    rows += [
+        bytes([1]) + at.to_bytes(4, "big") + (0).to_bytes(2, "big") for at in (stm_at, xref_at)
+    ]
+    table = b"".join(rows)
+    out += f"{xref} 0 obj\n<< /Type /XRef /Size {xref + 1} /W [1 4 2] /Root 1 0 R /Length {len(table)} >>\nstream\n".encode()
+    out += table + f"\nendstream\nendobj\nstartxref\n{xref_at}\n%%EOF\n".encode()
+    return bytes(out)
+
+
 def test_pdf_page_count_reads_compressed_object_streams() -> None:
-    objstm = zlib.compress(
-        b"1 0 2 40 << /Type /Catalog /Pages 2 0 R >> << /Type /Pages /Kids [3 0 R] /Count 7 >>"
-    )
-    data = (
-        b"%PDF-1.5\n5 0 obj\n<< /Type /ObjStm /N 2 /First 8 /Filter /FlateDecode /Length "
-        + str(len(objstm)).encode()
-        + b" >>\nstream\n"
-        + objstm
-        + b"\nendstream\nendobj\n%%EOF\n"
-    )
+    data = object_stream_pdf(7)
+    assert b"/Count 7" not in data  # only inside the deflated object stream
     assert pdf_page_count(data) == 7
 
 
-def test_pdf_page_count_ignores_outline_counts_and_falls_back_to_leaves() -> None:
-    tree = (
-        b"%PDF-1.4\n1 0 obj << /Type /Outlines /Count 40 >> endobj\n"
-        b"2 0 obj << /Count 2 /Kids [3 0 R 4 0 R] /Type /Pages >> endobj\n"
-    )
-    assert pdf_page_count(tree) == 2
-    leaves = b"%PDF-1.4\n3 0 obj << /Type /Page >> endobj\n4 0 obj << /Type/Page >> endobj\n"
-    assert pdf_page_count(leaves) == 2
+def test_pdf_page_count_takes_the_latest_incremental_update() -> None:
+    original = blank_pdf(3)
+    update = PdfWriter(io.BytesIO(original), incremental=True)
+    update.remove_page(0)
+    buf = io.BytesIO()
+    update.write(buf)
+    revised = buf.getvalue()
+    # The first revision, with its 3 pages, is still in the file, unchanged.
+    assert revised.startswith(original)
+    assert pdf_page_count(revised) == 2
+
+
+def test_pdf_page_count_of_encrypted_files() -> None:
+    # Permission-only encryption (empty user password) opens in every viewer: counted.
+    assert pdf_page_count(blank_pdf(4, user_password="", owner_password="owner")) == 4
+    # A file that needs a password to open cannot be counted.
+    assert pdf_page_count(blank_pdf(4, user_password="secret", owner_password="owner")) is None
+
+
+def test_pdf_page_count_ignores_outline_counts() -> None:
+    writer = PdfWriter()
+    for _ in range(2):
+        writer.add_blank_page(612, 792)
+    for n in range(40):
+        writer.add_outline_item(title=f"heading {n}", page_number=0)
+    buf = io.BytesIO()
+    writer.write(buf)
+    assert pdf_page_count(buf.getvalue()) == 2
+
+
+def test_pdf_page_count_is_none_for_what_is_not_a_readable_pdf() -> None:
     assert pdf_page_count(b"%PDF-1.4\nnothing here") is None
+    assert pdf_page_count(blank_pdf(2)[:200]) is None
     assert pdf_page_count(b"GIF89a") is None
 
 

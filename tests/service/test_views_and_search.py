@@ -72,6 +72,16 @@ def test_search_folds_case_and_diacritics(board: Workspace) -> None:
     assert board.call("search", {"q": "nothing-like-this"})["hits"] == []
 
 
+def test_search_matches_text_in_scripts_without_ascii_letters(board: Workspace) -> None:
+    # Folding once dropped every non-ASCII letter, so such a query matched every card.
+    board.call(
+        "compose_board", {"board": "v", "cards": [{"kind": "note", "payload": {"md": "東京 plan"}}]}
+    )
+    hits = board.call("search", {"q": "東京", "kind": "card"})["hits"]
+    assert len(hits) == 1
+    assert board.call("search", {"q": "大阪", "kind": "card"})["hits"] == []
+
+
 def test_search_resolve_verdicts(board: Workspace) -> None:
     board.call("create", {"kind": "board", "slug": "v-two"})
     assert board.call("search", {"q": "v", "mode": "resolve"})["verdict"] == "exact"

@@ -1,0 +1,25 @@
+"""The comparison key for typed names (section titles, tags, search text)."""
+
+from __future__ import annotations
+
+import pytest
+
+from layoutkit.folding import fold
+
+
+@pytest.mark.parametrize(
+    ("text", "folded"),
+    [
+        ("  Résumé  Draft ", "resume draft"),
+        ("Café\tIdeas", "cafe ideas"),
+        ("Straße", "strasse"),
+        ("ÅNGSTRÖM", "angstrom"),
+        # A script without case or accents keeps its letters, so it still matches itself.
+        ("日本 語", "日本 語"),
+        ("Søren", "søren"),
+        ("", ""),
+    ],
+)
+def test_fold_drops_case_diacritics_and_extra_spacing_only(text: str, folded: str) -> None:
+    assert fold(text) == folded
+    assert fold(folded) == folded
