@@ -375,9 +375,40 @@ _ERROR_SCHEMA = {
 }
 
 
+_DEFS = "#/$defs/"
+_COMPONENTS = "#/components/schemas/"
+
+
+def _hoisted(schema: dict[str, Any], components: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with its ``$defs`` moved into the OpenAPI components.
+
+    Inside an OpenAPI document a ``#/...`` reference resolves against the
+    document, not against the operation's schema, so the definitions move to
+    ``components/schemas`` and the references follow them.
+    """
+
+    def rewrite(node: Any) -> Any:
+        if isinstance(node, dict):
+            out = {k: rewrite(v) for k, v in node.items() if k != "$defs"}
+            ref = out.get("$ref")
+            if isinstance(ref, str) and ref.startswith(_DEFS):
+                out["$ref"] = _COMPONENTS + ref[len(_DEFS) :]
+            return out
+        if isinstance(node, list):
+            return [rewrite(v) for v in node]
+        return node
+
+    for name, definition in schema.get("$defs", {}).items():
+        moved = rewrite(definition)
+        if components.setdefault(name, moved) != moved:
+            raise ValueError(f"two operations define the schema {name!r} differently")
+    return rewrite(schema)
+
+
 def openapi_document(ws: Workspace) -> dict[str, Any]:
     """OpenAPI 3.1 for every registered operation and every named route that has one."""
     paths: dict[str, Any] = {}
+    components: dict[str, Any] = {"Error": _ERROR_SCHEMA}
     errors = {
         str(code): {
             "description": text,
@@ -394,7 +425,9 @@ def openapi_document(ws: Workspace) -> dict[str, Any]:
                 "description": op["description"],
                 "requestBody": {
                     "required": True,
-                    "content": {"application/json": {"schema": op["params_schema"]}},
+                    "content": {
+                        "application/json": {"schema": _hoisted(op["params_schema"], components)}
+                    },
                 },
                 "responses": {
                     "200": {
@@ -460,5 +493,5 @@ def openapi_document(ws: Workspace) -> dict[str, Any]:
         "openapi": "3.1.0",
         "info": {"title": "layoutkit", "version": "0.1.0"},
         "paths": paths,
-        "components": {"schemas": {"Error": _ERROR_SCHEMA}},
+        "components": {"schemas": components},
     }

@@ -32,7 +32,14 @@ from layoutkit.elements._element import (
     check_element,
     slugify,
 )
-from layoutkit.elements._schema import card_schema, card_variants, element_schema, schema_defs
+from layoutkit.elements._fields import schema_ref
+from layoutkit.elements._schema import (
+    card_schema,
+    card_variants,
+    element_payload_ref,
+    element_schema,
+    schema_defs,
+)
 from layoutkit.elements._sources import repo_url
 
 __all__ = [
@@ -52,10 +59,12 @@ __all__ = [
     "data_ref",
     "docs_index",
     "docs_topic",
+    "element_payload_ref",
     "element_schema",
     "filter_audience",
     "repo_url",
     "schema_defs",
+    "schema_ref",
     "slugify",
     "topic_names",
     "validate_card",

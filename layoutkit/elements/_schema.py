@@ -144,6 +144,11 @@ def schema_defs() -> dict[str, Any]:
     return copy.deepcopy(_definitions())
 
 
+def element_payload_ref(kind: str) -> dict[str, Any]:
+    """A ``$ref`` to the payload shape of element ``kind`` (among ``schema_defs``)."""
+    return spec_ref(ELEMENTS[kind].spec)
+
+
 def card_variants() -> list[dict[str, Any]]:
     """One ``{kind: const, payload: $ref}`` branch per board kind (for a ``oneOf``).
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
-from layoutkit import layout
+from layoutkit import elements, layout
 from layoutkit.errors import ServiceError
 from layoutkit.service._common import ID, REQUEST_KEY, SLUG, check_board_access, find_board
 from layoutkit.service.board_model import load_board, write_changes
@@ -92,6 +93,21 @@ COMPOSE_SCHEMA: dict[str, Any] = {
 }
 
 
+def _shown_schema() -> dict[str, Any]:
+    """COMPOSE_SCHEMA with each card's payload shape spelled out per kind.
+
+    Only shown: the check leaves kind and payload to the content contract,
+    whose refusal names the batch index, the allowed kinds and every finding.
+    """
+    shown = copy.deepcopy(COMPOSE_SCHEMA)
+    item = shown["properties"]["cards"]["items"]
+    item["properties"]["kind"] = {"enum": list(elements.BOARD_VOCABULARY)}
+    item["properties"]["payload"]["description"] = "Shape depends on the kind."
+    item["oneOf"] = elements.card_variants()
+    shown["$defs"] = elements.schema_defs()
+    return shown
+
+
 @REGISTRY.operation(
     "compose_board",
     "Add cards, wires and staged questions to a board in one all-or-nothing batch. Send "
@@ -99,6 +115,7 @@ COMPOSE_SCHEMA: dict[str, Any] = {
     "journey/pass, template); the server sizes and places every card. The receipt lists "
     "each entry's id, box, placedAs and container.",
     COMPOSE_SCHEMA,
+    shown=_shown_schema(),
 )
 def compose_board(call: Call) -> dict[str, Any]:
     params = call.params

@@ -26,6 +26,7 @@ import copy
 import re
 from typing import Any
 
+from layoutkit import elements
 from layoutkit.elements import repo_url
 from layoutkit.errors import ServiceError, did_you_mean
 from layoutkit.service._common import REQUEST_KEY, SLUG, check_board_access, find_board
@@ -76,6 +77,23 @@ PUSH_SCHEMA: dict[str, Any] = {
         "createSection": {"type": "boolean"},
     },
     "additionalProperties": False,
+}
+# Only shown: the handler answers a doc that is not {kind: doc, payload} with not_a_doc,
+# and the content contract answers its payload with findings.
+_SHOWN_SCHEMA: dict[str, Any] = {
+    **PUSH_SCHEMA,
+    "properties": {
+        **PUSH_SCHEMA["properties"],
+        "doc": {
+            **PUSH_SCHEMA["properties"]["doc"],
+            "required": ["kind", "payload"],
+            "properties": {
+                "kind": {"const": "doc"},
+                "payload": elements.element_payload_ref("doc"),
+            },
+        },
+    },
+    "$defs": elements.schema_defs(),
 }
 
 
@@ -282,6 +300,7 @@ def _versions(cards: list[CardRecord], branch: str) -> tuple[int, CardRecord | N
     "card takes the next free version on its branch (default main). Returns board, "
     "branch, version and the card.",
     PUSH_SCHEMA,
+    shown=_SHOWN_SCHEMA,
 )
 def push_doc(call: Call) -> dict[str, Any]:
     params = call.params

@@ -22,11 +22,20 @@ Handler = Callable[["Call"], dict[str, Any]]
 
 @attrs.frozen(slots=True)
 class Operation:
+    """One operation: ``params_schema`` is what hosts are shown, ``validator`` what is checked.
+
+    The two differ where the handler checks a part itself and answers better
+    than a schema error would (an unknown kind with the allowed kinds, a card
+    payload with the contract's findings); ``variants`` are the per-kind
+    schemas of a verb that dispatches on ``kind``.
+    """
+
     name: str
     description: str
     params_schema: dict[str, Any]
     handler: Handler
     validator: Draft202012Validator = attrs.field(eq=False, repr=False)
+    variants: tuple[dict[str, Any], ...] = attrs.field(default=(), eq=False, repr=False)
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -82,17 +91,34 @@ class Registry:
         self._ops: dict[str, Operation] = {}
 
     def operation(
-        self, name: str, description: str, params_schema: dict[str, Any]
+        self,
+        name: str,
+        description: str,
+        params_schema: dict[str, Any],
+        *,
+        shown: dict[str, Any] | None = None,
+        variants: tuple[dict[str, Any], ...] = (),
     ) -> Callable[[Handler], Handler]:
-        """Decorator registering ``handler`` as operation ``name``."""
+        """Decorator registering ``handler`` as operation ``name``.
+
+        Params are checked against ``params_schema``. ``shown``, when given, is
+        what hosts see instead: the same params with the parts the handler
+        checks itself spelled out. It must accept every call the check and the
+        handler accept, and it keeps ``oneOf``/``anyOf`` off its top level, which
+        several tool hosts refuse.
+        """
         schema = {"type": "object", **params_schema}
         Draft202012Validator.check_schema(schema)
+        advertised = schema if shown is None else {"type": "object", **shown}
+        Draft202012Validator.check_schema(advertised)
+        for variant in variants:
+            Draft202012Validator.check_schema(variant)
 
         def register(handler: Handler) -> Handler:
             if name in self._ops:
                 raise ValueError(f"operation {name!r} registered twice")
             self._ops[name] = Operation(
-                name, description, schema, handler, Draft202012Validator(schema)
+                name, description, advertised, handler, Draft202012Validator(schema), variants
             )
             return handler
 
