@@ -406,6 +406,36 @@ _ERROR_SCHEMA = {
 }
 
 
+_DEFS = "#/$defs/"
+_COMPONENTS = "#/components/schemas/"
+
+
+def _hoisted(schema: dict[str, Any], components: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with its ``$defs`` moved into the OpenAPI components.
+
+    Inside an OpenAPI document a ``#/...`` reference resolves against the
+    document, not against the operation's schema, so the definitions move to
+    ``components/schemas`` and the references follow them.
+    """
+
+    def rewrite(node: Any) -> Any:
+        if isinstance(node, dict):
+            out = {k: rewrite(v) for k, v in node.items() if k != "$defs"}
+            ref = out.get("$ref")
+            if isinstance(ref, str) and ref.startswith(_DEFS):
+                out["$ref"] = _COMPONENTS + ref[len(_DEFS) :]
+            return out
+        if isinstance(node, list):
+            return [rewrite(v) for v in node]
+        return node
+
+    for name, definition in schema.get("$defs", {}).items():
+        moved = rewrite(definition)
+        if components.setdefault(name, moved) != moved:
+            raise ValueError(f"two operations define the schema {name!r} differently")
+    return rewrite(schema)
+
+
 #: How a request names its caller (see :func:`bearer_token`). Share-link tokens
 #: travel the same two ways, so they need no scheme of their own.
 SECURITY_SCHEMES: dict[str, Any] = {
@@ -431,6 +461,7 @@ def openapi_document(ws: Workspace, *, require_auth: bool = True) -> dict[str, A
     ``require_auth`` False (a private loopback server) makes the credential optional.
     """
     paths: dict[str, Any] = {}
+    components: dict[str, Any] = {"Error": _ERROR_SCHEMA}
     security: list[dict[str, list[str]]] = [{name: []} for name in SECURITY_SCHEMES]
     if not require_auth:
         security.append({})
@@ -457,7 +488,9 @@ def openapi_document(ws: Workspace, *, require_auth: bool = True) -> dict[str, A
                 "security": security,
                 "requestBody": {
                     "required": True,
-                    "content": {"application/json": {"schema": op["params_schema"]}},
+                    "content": {
+                        "application/json": {"schema": _hoisted(op["params_schema"], components)}
+                    },
                 },
                 "responses": {
                     "200": {
@@ -529,5 +562,5 @@ def openapi_document(ws: Workspace, *, require_auth: bool = True) -> dict[str, A
         "info": {"title": "layoutkit", "version": "0.1.0"},
         "paths": paths,
         "security": security,
-        "components": {"schemas": {"Error": _ERROR_SCHEMA}, "securitySchemes": SECURITY_SCHEMES},
+        "components": {"schemas": components, "securitySchemes": SECURITY_SCHEMES},
     }

@@ -1,8 +1,8 @@
 """The content contract: element and card kinds, validated, normalized and documented.
 
 Every kind is declared once as a table of fields (``_fields.Spec``); the same
-table validates payloads, fills defaults into the normalized value and
-generates the field tables of the docs topics.
+table validates payloads, fills defaults into the normalized value, generates
+the field tables of the docs topics and the JSON Schema of each kind.
 
     >>> from layoutkit.elements import validate_element
     >>> validate_element({"kind": "prose", "payload": {"md": "Hi"}}).ok
@@ -32,6 +32,14 @@ from layoutkit.elements._element import (
     check_element,
     slugify,
 )
+from layoutkit.elements._fields import schema_ref
+from layoutkit.elements._schema import (
+    card_schema,
+    card_variants,
+    element_payload_ref,
+    element_schema,
+    schema_defs,
+)
 from layoutkit.elements._sources import doc_source, repo_url, source_url
 
 __all__ = [
@@ -46,12 +54,18 @@ __all__ = [
     "Finding",
     "Validation",
     "canonical_json",
+    "card_schema",
+    "card_variants",
     "data_ref",
     "doc_source",
     "docs_index",
     "docs_topic",
+    "element_payload_ref",
+    "element_schema",
     "filter_audience",
     "repo_url",
+    "schema_defs",
+    "schema_ref",
     "slugify",
     "source_url",
     "topic_names",

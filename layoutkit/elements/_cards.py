@@ -27,6 +27,7 @@ from layoutkit.elements._fields import (
     objects,
     open_enum,
     server_owned,
+    spec_ref,
     str_or_strings,
     string,
     text_block,
@@ -139,6 +140,10 @@ def _nullable(spec: Spec) -> Any:
     return check
 
 
+def _or_null(spec: Spec) -> dict[str, Any]:
+    return {"anyOf": [spec_ref(spec), {"type": "null"}]}
+
+
 CLUSTER_LAYOUT = Spec(
     "cluster layout",
     [enum("mode", ("row", "grid"), required=True), number("cols", minimum=1, integer=True)],
@@ -155,6 +160,7 @@ CLUSTER = Kind(
                 "layout",
                 "cluster layout or null",
                 _nullable(CLUSTER_LAYOUT),
+                schema=_or_null(CLUSTER_LAYOUT),
                 members=CLUSTER_LAYOUT,
             ),
         ],
@@ -186,6 +192,7 @@ CARD_SECTION = Kind(
                 "section layout or null",
                 _nullable(SECTION_LAYOUT),
                 "null hands placement back to the author.",
+                schema=_or_null(SECTION_LAYOUT),
                 default=lambda: {"mode": "grid", "cols": 2},
                 members=SECTION_LAYOUT,
             ),
@@ -255,7 +262,14 @@ LINK = Kind(
     Spec(
         "link card",
         [
-            custom("url", "http(s) URL", _check_url, required=True),
+            custom(
+                "url",
+                "http(s) URL",
+                _check_url,
+                # The contract matches the scheme case-insensitively; JSON Schema patterns cannot.
+                schema={"type": "string", "pattern": r"^[hH][tT][tT][pP][sS]?://[^\s/?#]+"},
+                required=True,
+            ),
             enum("display", LINK_DISPLAYS, "How the card shows the site.", default="preview"),
             string("title", "Overrides the unfurled title."),
             server_owned("meta", "object", "Unfurled metadata."),
@@ -318,8 +332,8 @@ API = Kind(
         [
             string("openapi", "Version (OpenAPI 3)."),
             string("swagger", "Version (Swagger 2)."),
-            custom("paths", "object", _check_obj, required=True),
-            custom("info", "object", _check_obj),
+            custom("paths", "object", _check_obj, schema={"type": "object"}, required=True),
+            custom("info", "object", _check_obj, schema={"type": "object"}),
             string("title", "Default: info.title."),
         ],
         _api_post,
@@ -434,6 +448,12 @@ ANCHOR = Spec(
 )
 
 
+#: A card named by its batch ref or by its id.
+BATCH_REF_SCHEMA: dict[str, Any] = {
+    "anyOf": [{"type": "string"}, {"type": "integer", "minimum": 1}]
+}
+
+
 def _check_children(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
     if type(v) is not list:
         ctx.wrong_type(parent, key, "an array of refs", v)
@@ -452,8 +472,20 @@ CARD_ENVELOPE = Spec(
     "card",
     [
         string("ref", "Batch-local handle."),
-        custom("children", "array of ref", _check_children, "Members of a cluster or section."),
-        custom("anchor", "object (anchor)", object_check(ANCHOR), members=ANCHOR),
+        custom(
+            "children",
+            "array of ref",
+            _check_children,
+            "Members of a cluster or section.",
+            schema={"type": "array", "items": BATCH_REF_SCHEMA},
+        ),
+        custom(
+            "anchor",
+            "object (anchor)",
+            object_check(ANCHOR),
+            schema=spec_ref(ANCHOR),
+            members=ANCHOR,
+        ),
         number("x"),
         number("y"),
         number("w", positive=True),

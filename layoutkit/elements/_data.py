@@ -11,6 +11,7 @@ from typing import Any
 from layoutkit.elements._core import BAD, Ctx, show
 from layoutkit.elements._fields import (
     INT_LIMIT,
+    STR_OR_NUMBER_SCHEMA,
     Spec,
     _bad_number,
     boolean,
@@ -123,7 +124,26 @@ SERIES = Spec(
     "series",
     [
         string("label"),
-        custom("points", "array of number or [x, y]", _check_points, "Scatter takes pairs only."),
+        custom(
+            "points",
+            "array of number or [x, y]",
+            _check_points,
+            "Scatter takes pairs only.",
+            schema={
+                "type": "array",
+                "items": {
+                    "anyOf": [
+                        {"type": "number"},
+                        {
+                            "type": "array",
+                            "prefixItems": [STR_OR_NUMBER_SCHEMA, {"type": "number"}],
+                            "minItems": 2,
+                            "maxItems": 2,
+                        },
+                    ]
+                },
+            },
+        ),
         numbers("values"),
     ],
 )
@@ -137,8 +157,18 @@ CHART_ITEM = Spec(
         string("unit", "Overrides data.unit for this row."),
         enum("tone", ITEM_TONES, "Stated meaning; never inferred."),
         string("when"),
-        custom("x", "string or number", lambda v, c, p, k: _axis_value(v, c, p, k)),
-        custom("y", "string or number", lambda v, c, p, k: _axis_value(v, c, p, k)),
+        custom(
+            "x",
+            "string or number",
+            lambda v, c, p, k: _axis_value(v, c, p, k),
+            schema=STR_OR_NUMBER_SCHEMA,
+        ),
+        custom(
+            "y",
+            "string or number",
+            lambda v, c, p, k: _axis_value(v, c, p, k),
+            schema=STR_OR_NUMBER_SCHEMA,
+        ),
         numbers("spark"),
         number("before"),
         number("after"),
@@ -162,14 +192,21 @@ CALENDAR = Spec(
     "calendar",
     [string("from", "First day.", required=True), numbers("values", required=True)],
 )
+_AXIS = {"type": "array", "items": STR_OR_NUMBER_SCHEMA}
 CHART_DATA = Spec(
     "chart data",
     [
         objects("series", SERIES, "line, area, bars, scatter."),
         objects("items", CHART_ITEM, "pie, donut, bars, stat, timeline, flow, matrix, compare."),
-        custom("x", "array of string or number", _check_axis, "Heatmap columns."),
-        custom("y", "array of string or number", _check_axis, "Heatmap rows."),
-        custom("values", "array of number arrays", _check_matrix, "Heatmap cells, one row per y."),
+        custom("x", "array of string or number", _check_axis, "Heatmap columns.", schema=_AXIS),
+        custom("y", "array of string or number", _check_axis, "Heatmap rows.", schema=_AXIS),
+        custom(
+            "values",
+            "array of number arrays",
+            _check_matrix,
+            "Heatmap cells, one row per y.",
+            schema={"type": "array", "items": {"type": "array", "items": {"type": "number"}}},
+        ),
         number("min"),
         number("max"),
         boolean("stack"),
@@ -308,7 +345,13 @@ COLUMN = Spec(
     [
         string("key", "Cell key in rows.", required=True),
         string("label", "Header text; default the key."),
-        custom("type", "one of " + ", ".join(COL_TYPES), _check_col_type, "formula is reserved."),
+        custom(
+            "type",
+            "one of " + ", ".join(COL_TYPES),
+            _check_col_type,
+            "formula is reserved.",
+            schema={"enum": list(COL_TYPES)},
+        ),
         strings("options", "Choices of a select column."),
         number("width", positive=True),
     ],
@@ -510,6 +553,12 @@ def _col_ref(col: Any, colkeys: frozenset[str], ctx: Ctx, path: Any) -> None:
 
 
 _AGG = enum_check(("sum", "avg", "count"), "aggregate")
+# Cells under a key no column has are dropped with a warning whatever they hold, and
+# the column keys are the payload's own, so a row's members cannot be typed here.
+_ROW = {
+    "type": "object",
+    "description": "Column key to cell (a scalar or a cell object), or {cells, audience}.",
+}
 
 TABLE = Kind(
     "table",
@@ -526,6 +575,7 @@ TABLE = Kind(
                 _rows_shape,
                 "A row maps column keys to cells, or is {cells, audience}. A cell is a "
                 "scalar or {v, href?, tone?}. Sparse rows are fine.",
+                schema={"type": "array", "items": _ROW},
                 members=CELL,
             ),
             objects("views", VIEW),
@@ -534,6 +584,10 @@ TABLE = Kind(
                 "map of column key to sum, avg or count",
                 map_check(_AGG, "aggregates"),
                 "Shown in the footer.",
+                schema={
+                    "type": "object",
+                    "additionalProperties": {"enum": ["sum", "avg", "count"]},
+                },
             ),
         ],
         _table_post,

@@ -6,6 +6,7 @@ from typing import Any
 
 from layoutkit.elements._core import BAD, Ctx, show
 from layoutkit.elements._fields import (
+    CARD_ID_SCHEMA,
     Spec,
     boolean,
     check_object,
@@ -16,6 +17,7 @@ from layoutkit.elements._fields import (
     obj,
     objects,
     open_enum,
+    schema_ref,
     server_owned,
     str_or_number,
     string,
@@ -59,7 +61,13 @@ DB_COLUMN = Spec(
         string("name", required=True),
         string("type"),
         boolean("pk"),
-        custom("fk", "string or boolean", _check_fk, "Referenced column, or true."),
+        custom(
+            "fk",
+            "string or boolean",
+            _check_fk,
+            "Referenced column, or true.",
+            schema={"type": ["string", "boolean"]},
+        ),
         boolean("unique"),
         boolean("nullable"),
     ],
@@ -120,6 +128,7 @@ def _check_groups(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
         ctx.aux_depth -= 1
 
 
+_GROUPS = {"type": "array", "items": schema_ref("group")}
 GROUP = Spec(
     "group",
     [
@@ -128,7 +137,14 @@ GROUP = Spec(
         string("meta"),
         _tone(),
         objects("nodes", NODE),
-        custom("groups", "array of group", _check_groups, f"Nest up to {GROUP_DEPTH_CAP} deep."),
+        custom(
+            "groups",
+            "array of group",
+            _check_groups,
+            f"Nest up to {GROUP_DEPTH_CAP} deep.",
+            # The group shape is still being defined here, so it is named rather than passed.
+            schema=_GROUPS,
+        ),
     ],
 )
 LANE = Spec(
@@ -137,7 +153,7 @@ LANE = Spec(
         string("label", required=True),
         string("note"),
         objects("nodes", NODE),
-        custom("groups", "array of group", _check_groups, members=GROUP),
+        custom("groups", "array of group", _check_groups, schema=_GROUPS, members=GROUP),
     ],
 )
 
@@ -156,7 +172,13 @@ EDGE = Spec(
         string("to", "Node id or node.port.", required=True),
         open_enum("style", EDGE_STYLES, EDGE_STYLE_DEFAULT),
         string("label"),
-        custom("card", "card id or ref", _check_card_link, "Card the edge stands for."),
+        custom(
+            "card",
+            "card id or ref",
+            _check_card_link,
+            "Card the edge stands for.",
+            schema={"anyOf": [{"type": "string"}, CARD_ID_SCHEMA]},
+        ),
     ],
 )
 LEGEND = Spec(
@@ -240,7 +262,14 @@ DIAGRAM_SPEC = Spec(
         text_block("caption"),
         objects("stats", STAT, "Stat strip."),
         objects("nodes", NODE, "Loose nodes (diagrams without lanes)."),
-        custom("groups", "array of group", _check_groups, "Top-level groups.", members=GROUP),
+        custom(
+            "groups",
+            "array of group",
+            _check_groups,
+            "Top-level groups.",
+            schema=_GROUPS,
+            members=GROUP,
+        ),
         objects("lanes", LANE, "Swimlanes holding their members."),
         objects("edges", EDGE),
         objects("legend", LEGEND, "Explains edge styles."),
@@ -249,6 +278,8 @@ DIAGRAM_SPEC = Spec(
             "string",
             _check_quality,
             "showcase makes composition findings fail the write; never stored.",
+            # Another value only warns (the default tier applies).
+            schema={"examples": list(QUALITY_TIERS)},
         ),
         string(
             "diagram_text",

@@ -17,7 +17,9 @@ from layoutkit.elements._fields import (
     map_check,
     object_check,
     objects,
+    schema_ref,
     server_owned,
+    spec_ref,
     string,
     text_block,
 )
@@ -63,7 +65,14 @@ def _check_elements(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
 
 
 def elements_field(notes: str = "", *, required: bool = True) -> Any:
-    return custom("elements", "array of element", _check_elements, notes, required=required)
+    return custom(
+        "elements",
+        "array of element",
+        _check_elements,
+        notes,
+        schema={"type": "array", "items": schema_ref("element")},
+        required=required,
+    )
 
 
 # ---------------------------------------------------------------- section ids
@@ -162,7 +171,13 @@ SECTION = Kind(
     Spec(
         "section payload",
         [
-            custom("id", "string", _check_section_id, "Anchor id; derived when absent."),
+            custom(
+                "id",
+                "string",
+                _check_section_id,
+                "Anchor id; derived when absent.",
+                schema={"type": "string", "pattern": SECTION_ID.pattern},
+            ),
             string("label", "Upper-case eyebrow."),
             text_block("title"),
             string("note", "Muted line under the title."),
@@ -177,7 +192,8 @@ SECTION = Kind(
 )
 
 RATIOS = ("1:1", "1:2", "2:1", "1:1:1")
-COLUMN = Spec("column", [elements_field("At least one.")])
+# Named apart from the table column in the generated JSON Schema definitions.
+COLUMN = Spec("column", [elements_field("At least one.")], name="columns column")
 
 
 def _columns_post(out: dict[str, Any], ctx: Ctx, path: Any) -> None:
@@ -249,6 +265,7 @@ COMPARE = Kind(
                 "object (compare side)",
                 object_check(SIDE),
                 "Left side.",
+                schema=spec_ref(SIDE),
                 required=True,
                 members=SIDE,
             ),
@@ -257,6 +274,7 @@ COMPARE = Kind(
                 "object (compare side)",
                 object_check(SIDE),
                 "Right side.",
+                schema=spec_ref(SIDE),
                 required=True,
                 members=SIDE,
             ),
@@ -268,6 +286,7 @@ COMPARE = Kind(
 )
 
 _HEX = re.compile(r"^#[0-9a-fA-F]{6}$")
+_HEX_SCHEMA = {"type": "string", "pattern": _HEX.pattern}
 
 
 def _check_accent(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
@@ -325,6 +344,16 @@ DOC_SPEC = Spec(
             "accent name or {light, dark} of #rrggbb",
             _check_accent,
             "Normalized to a {light, dark} pair. Names: " + ", ".join(ACCENT_NAMES) + ".",
+            schema={
+                "anyOf": [
+                    {"enum": list(ACCENT_NAMES)},
+                    {
+                        "type": "object",
+                        "required": ["light", "dark"],
+                        "properties": {"light": _HEX_SCHEMA, "dark": _HEX_SCHEMA},
+                    },
+                ]
+            },
         ),
         string("project", "Project reported on."),
         custom(
@@ -332,6 +361,7 @@ DOC_SPEC = Spec(
             "map of alias to {repo, ref}",
             map_check(object_check(REPO_SOURCE), "repository sources"),
             "Aliases usable in links as alias:path#L1-L9.",
+            schema={"type": "object", "additionalProperties": spec_ref(REPO_SOURCE)},
             members=REPO_SOURCE,
         ),
         elements_field("The content, in order."),

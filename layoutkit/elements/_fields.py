@@ -42,6 +42,9 @@ class Field:
     fast: type | None = None
     server: bool = False
     members: Spec | None = None
+    #: The JSON Schema of the value (nested shapes as ``$ref``s, see ``spec_ref``); it
+    #: describes, the checker decides, so it never refuses what only draws a warning.
+    schema: dict[str, Any] | None = attrs.field(default=None, eq=False)
 
     @property
     def default_doc(self) -> str:
@@ -63,6 +66,7 @@ class Spec:
         "defaults",
         "fields",
         "label",
+        "name",
         "open",
         "post",
         "required",
@@ -79,9 +83,13 @@ class Spec:
         *,
         title: str = "",
         open: bool = False,
+        name: str = "",
     ) -> None:
         self.label = label
         self.title = title or label
+        # The shape's name among the generated JSON Schema definitions; ``name``
+        # tells apart shapes that share a label.
+        self.name = (name or label).replace(" ", "-")
         self.fields = tuple(fields)
         self.by_name = {f.name: f for f in self.fields}
         # The hot loop reads (fast type, checker) pairs rather than Field attributes.
@@ -91,6 +99,16 @@ class Spec:
         self.defaults = tuple((f.name, f.default) for f in self.fields if f.default is not MISSING)
         self.post = post
         self.open = open
+
+
+def schema_ref(name: str) -> dict[str, Any]:
+    """A JSON Schema reference to the generated definition ``name`` (a shape or a union)."""
+    return {"$ref": f"#/$defs/{name}"}
+
+
+def spec_ref(spec: Spec) -> dict[str, Any]:
+    """A JSON Schema reference to the definition generated for ``spec``."""
+    return schema_ref(spec.name)
 
 
 def _keep(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
@@ -422,9 +440,17 @@ def _plain_json(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
 
 # ---------------------------------------------------------------- field constructors
 
+SCALAR_SCHEMA: dict[str, Any] = {"type": ["string", "number", "boolean", "null"]}
+STR_OR_NUMBER_SCHEMA: dict[str, Any] = {"type": ["string", "number"]}
+CARD_ID_SCHEMA: dict[str, Any] = {"type": "integer", "minimum": 1}
+
+
+_STRING = {"type": "string"}
+_NUMBER = {"type": "number"}
+
 
 def string(name: str, notes: str = "", *, required: bool = False, default: Any = MISSING) -> Field:
-    return Field(name, "string", _check_str, required, default, notes, fast=str)
+    return Field(name, "string", _check_str, required, default, notes, fast=str, schema=_STRING)
 
 
 _ENTITY = re.compile(r"&(#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
@@ -451,11 +477,23 @@ def _check_markdown(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
 
 def text_block(name: str, notes: str = "", *, required: bool = False) -> Field:
     """A string holding inline markup or markdown; HTML entities in it warn."""
-    return Field(name, "string (markdown)", _check_markdown, required, MISSING, notes)
+    return Field(
+        name,
+        "string (markdown)",
+        _check_markdown,
+        required,
+        MISSING,
+        notes,
+        schema={"type": "string", "contentMediaType": "text/markdown"},
+    )
 
 
 def timestamp(name: str, notes: str = "", *, required: bool = False) -> Field:
-    return Field(name, "string (RFC 3339)", _check_timestamp, required, MISSING, notes)
+    # parse_time reads the date at fixed offsets; the pattern states just that much.
+    schema = {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}"}
+    return Field(
+        name, "string (RFC 3339)", _check_timestamp, required, MISSING, notes, schema=schema
+    )
 
 
 def number(
@@ -482,11 +520,27 @@ def number(
         typ += f" {minimum:g}..{maximum:g}"
     elif minimum is not None:
         typ += f" >= {minimum:g}"
-    return Field(name, typ, check, required, default, notes)
+    schema: dict[str, Any] = {"type": "integer" if integer else "number"}
+    if positive:
+        schema["exclusiveMinimum"] = 0
+    if minimum is not None:
+        schema["minimum"] = minimum
+    if maximum is not None:
+        schema["maximum"] = maximum
+    return Field(name, typ, check, required, default, notes, schema=schema)
 
 
 def boolean(name: str, notes: str = "", *, required: bool = False, default: Any = MISSING) -> Field:
-    return Field(name, "boolean", _check_bool, required, default, notes, fast=bool)
+    return Field(
+        name,
+        "boolean",
+        _check_bool,
+        required,
+        default,
+        notes,
+        fast=bool,
+        schema={"type": "boolean"},
+    )
 
 
 def enum(
@@ -498,7 +552,13 @@ def enum(
     default: Any = MISSING,
 ) -> Field:
     return Field(
-        name, "one of " + ", ".join(choices), enum_check(choices, name), required, default, notes
+        name,
+        "one of " + ", ".join(choices),
+        enum_check(choices, name),
+        required,
+        default,
+        notes,
+        schema={"enum": list(choices)},
     )
 
 
@@ -508,31 +568,75 @@ def open_enum(name: str, choices: tuple[str, ...], fallback: str, notes: str = "
         f"open vocabulary ({', '.join(choices)})",
         open_enum_check(choices, fallback, name),
         notes=notes + (" " if notes else "") + f"Unknown values fall back to {fallback!r}.",
+        # Any value is accepted (with a warning), so the known ones are examples, not an enum.
+        schema={"examples": list(choices)},
     )
 
 
 def strings(name: str, notes: str = "", *, required: bool = False) -> Field:
-    return Field(name, "array of string", _check_strings, required, MISSING, notes)
+    return Field(
+        name,
+        "array of string",
+        _check_strings,
+        required,
+        MISSING,
+        notes,
+        schema={"type": "array", "items": _STRING},
+    )
 
 
 def numbers(name: str, notes: str = "", *, required: bool = False) -> Field:
-    return Field(name, "array of number", _check_numbers, required, MISSING, notes)
+    return Field(
+        name,
+        "array of number",
+        _check_numbers,
+        required,
+        MISSING,
+        notes,
+        schema={"type": "array", "items": _NUMBER},
+    )
 
 
 def str_or_strings(name: str, notes: str = "") -> Field:
-    return Field(name, "string or array of string", _check_str_or_strings, notes=notes, fast=str)
+    return Field(
+        name,
+        "string or array of string",
+        _check_str_or_strings,
+        notes=notes,
+        fast=str,
+        schema={"type": ["string", "array"], "items": _STRING},
+    )
 
 
 def scalar(name: str, notes: str = "", *, required: bool = False) -> Field:
-    return Field(name, "string, number, boolean or null", _check_scalar, required, MISSING, notes)
+    return Field(
+        name,
+        "string, number, boolean or null",
+        _check_scalar,
+        required,
+        MISSING,
+        notes,
+        schema=SCALAR_SCHEMA,
+    )
 
 
 def str_or_number(name: str, notes: str = "", *, required: bool = False) -> Field:
-    return Field(name, "string or number", _check_str_or_number, required, MISSING, notes, fast=str)
+    return Field(
+        name,
+        "string or number",
+        _check_str_or_number,
+        required,
+        MISSING,
+        notes,
+        fast=str,
+        schema=STR_OR_NUMBER_SCHEMA,
+    )
 
 
 def card_id(name: str, notes: str = "", *, required: bool = False) -> Field:
-    return Field(name, "card id (integer)", _check_card_id, required, MISSING, notes)
+    return Field(
+        name, "card id (integer)", _check_card_id, required, MISSING, notes, schema=CARD_ID_SCHEMA
+    )
 
 
 def obj(name: str, spec: Spec, notes: str = "", *, required: bool = False) -> Field:
@@ -544,6 +648,7 @@ def obj(name: str, spec: Spec, notes: str = "", *, required: bool = False) -> Fi
         MISSING,
         notes,
         members=spec,
+        schema=spec_ref(spec),
     )
 
 
@@ -558,8 +663,14 @@ def objects(
 ) -> Field:
     what = spec.title
     typ = f"array of {what}"
+    schema: dict[str, Any] = {"type": "array", "items": spec_ref(spec)}
     if min_items or max_items is not None:
         typ += f" ({min_items}..{max_items if max_items is not None else ''})"
+    # Too few or too many entries is an error in the contract, so the bounds hold here too.
+    if min_items:
+        schema["minItems"] = min_items
+    if max_items is not None:
+        schema["maxItems"] = max_items
     return Field(
         name,
         typ,
@@ -568,6 +679,7 @@ def objects(
         MISSING,
         notes,
         members=spec,
+        schema=schema,
     )
 
 
@@ -577,23 +689,38 @@ def custom(
     check: Check,
     notes: str = "",
     *,
+    schema: dict[str, Any],
     required: bool = False,
     default: Any = MISSING,
     fast: type | None = None,
     members: Spec | None = None,
 ) -> Field:
-    return Field(name, typ, check, required, default, notes, fast=fast, members=members)
+    """A field with its own checker; ``schema`` describes the values it accepts.
+
+    ``members`` names the shape ``schema`` refers to, so the schema generator
+    reaches it.
+    """
+    return Field(
+        name, typ, check, required, default, notes, fast=fast, members=members, schema=schema
+    )
 
 
 def anything(name: str, typ: str, notes: str = "") -> Field:
     """A field kept as sent (opaque to validation, but it must be plain JSON)."""
-    return Field(name, typ, _plain_json, notes=notes)
+    return Field(name, typ, _plain_json, notes=notes, schema={})
 
 
 def server_owned(name: str, typ: str = "object", notes: str = "") -> Field:
     """A field the server writes: accepted as read back, passed through, rewritten on write."""
+    # Any plain JSON is taken back as sent, so the schema marks the field read-only
+    # rather than demanding the type the server writes.
     return Field(
-        name, typ, _plain_json, notes=(notes + " " if notes else "") + "Server-owned.", server=True
+        name,
+        typ,
+        _plain_json,
+        notes=(notes + " " if notes else "") + "Server-owned.",
+        server=True,
+        schema={"readOnly": True},
     )
 
 

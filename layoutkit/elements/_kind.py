@@ -80,4 +80,11 @@ AUDIENCE_FIELD = Field(
     "array of 1..3 of " + ", ".join(AUDIENCES),
     check_audience,
     notes="Only these readers see it; absent means everyone.",
+    schema={
+        "type": "array",
+        "items": {"enum": list(AUDIENCES)},
+        "minItems": 1,
+        "maxItems": 3,
+        "uniqueItems": True,
+    },
 )

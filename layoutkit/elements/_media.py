@@ -16,6 +16,7 @@ from layoutkit.elements._fields import (
     number,
     obj,
     objects,
+    schema_ref,
     server_owned,
     str_or_number,
     string,
@@ -162,6 +163,11 @@ HTML = Kind(
                 "map of path to string",
                 _check_files,
                 "Flat file set; must include index.html.",
+                schema={
+                    "type": "object",
+                    "required": ["index.html"],
+                    "additionalProperties": {"type": "string"},
+                },
             ),
             string("title"),
             number("width", "Pinned width in px; absent means measured.", positive=True),
@@ -202,6 +208,7 @@ def _check_tree(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
         ctx.aux_depth -= 1
 
 
+_TREE = {"type": "array", "items": schema_ref("primitive")}
 PRIMITIVE = Spec(
     "primitive",
     [
@@ -212,7 +219,14 @@ PRIMITIVE = Spec(
         number("n", "Repeat count.", minimum=0),
         enum("dir", ("row", "col")),
         string("name"),
-        custom("children", "array of primitive", _check_tree, "Nested primitives."),
+        custom(
+            "children",
+            "array of primitive",
+            _check_tree,
+            "Nested primitives.",
+            # The primitive shape is still being defined here, so it is named rather than passed.
+            schema=_TREE,
+        ),
     ],
 )
 
@@ -222,7 +236,14 @@ FRAME = Spec(
         string("name", required=True),
         number("w", positive=True),
         number("h", positive=True),
-        custom("tree", "array of primitive", _check_tree, required=True, members=PRIMITIVE),
+        custom(
+            "tree",
+            "array of primitive",
+            _check_tree,
+            schema=_TREE,
+            required=True,
+            members=PRIMITIVE,
+        ),
     ],
 )
 TOKENS = Spec(

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
 import attrs
 
-from layoutkit import layout
+from layoutkit import elements, layout
 from layoutkit.errors import ServiceError
 from layoutkit.service._common import ID, SLUG
 from layoutkit.service.content_prep import Prepared, prepare_card, without_stamps
@@ -107,6 +108,21 @@ COMPOSE_SCHEMA: dict[str, Any] = {
 }
 
 
+def _shown_schema() -> dict[str, Any]:
+    """COMPOSE_SCHEMA with each card's payload shape spelled out per kind.
+
+    Only shown: the check leaves kind and payload to the content contract,
+    whose refusal names the batch index, the allowed kinds and every finding.
+    """
+    shown = copy.deepcopy(COMPOSE_SCHEMA)
+    item = shown["properties"]["cards"]["items"]
+    item["properties"]["kind"] = {"enum": list(elements.BOARD_VOCABULARY)}
+    item["properties"]["payload"]["description"] = "Shape depends on the kind."
+    item["oneOf"] = elements.card_variants()
+    shown["$defs"] = elements.schema_defs()
+    return shown
+
+
 @attrs.frozen(slots=True)
 class _Batch:
     """A compose request after every check that needs no board: what the handler stores."""
@@ -192,6 +208,7 @@ def _prepare(call: Call) -> _Batch:
     board="board",
     writes=True,
     prepare=_prepare,
+    shown=_shown_schema(),
 )
 def compose_board(call: Call) -> dict[str, Any]:
     b: _Batch = call.prepared

@@ -13,6 +13,8 @@ from layoutkit.service.registry import REGISTRY, Operation
 from layoutkit.service.workspace import Call
 
 _ANY = {"description": "Any JSON value; checked against the content contract."}
+_ELEMENT_TITLE = "document element {kind, payload, audience?, dataRef?}"
+_CARD_TITLE = "board card {kind, payload, ...}"
 
 
 @REGISTRY.operation(
@@ -21,15 +23,27 @@ _ANY = {"description": "Any JSON value; checked against the content contract."}
     "ok, the findings (path, severity, code, message, fix) and the normalized payload "
     "with every default filled in. Send exactly one of element or card.",
     {
+        # Any value is taken: answering what is wrong with it is the operation's job.
         "properties": {
-            "element": {**_ANY, "title": "document element {kind, payload, audience?, dataRef?}"},
-            "card": {**_ANY, "title": "board card {kind, payload, ...}"},
+            "element": {**_ANY, "title": _ELEMENT_TITLE},
+            "card": {**_ANY, "title": _CARD_TITLE},
         },
         "additionalProperties": False,
         "oneOf": [{"required": ["element"]}, {"required": ["card"]}],
     },
     share=("view", "annotate"),
     pure=True,
+    # Hosts see the contract's shapes, and "exactly one" without a top-level oneOf.
+    shown={
+        "properties": {
+            "element": {**elements.schema_ref("element"), "title": _ELEMENT_TITLE},
+            "card": {**elements.schema_ref("card"), "title": _CARD_TITLE},
+        },
+        "additionalProperties": False,
+        "minProperties": 1,
+        "maxProperties": 1,
+        "$defs": elements.schema_defs(),
+    },
 )
 def validate(call: Call) -> dict[str, Any]:
     params = call.params
@@ -85,6 +99,8 @@ OP_PREFIX = "op:"
 
 
 def _type_of(schema: dict[str, Any]) -> str:
+    if "$ref" in schema:
+        return schema["$ref"].rsplit("/", 1)[-1]
     if "enum" in schema:
         return " | ".join(json.dumps(v) for v in schema["enum"])
     if "const" in schema:
@@ -99,23 +115,34 @@ def _type_of(schema: dict[str, Any]) -> str:
     return str(kind)
 
 
-def _property_table(schema: dict[str, Any], heading: str) -> list[str]:
+def _property_table(
+    schema: dict[str, Any], heading: str, skip: frozenset[str] = frozenset()
+) -> list[str]:
     """Markdown table rows of an object schema's properties."""
     required = set(schema.get("required", []))
     lines = [f"| {heading} | Type | Required | Notes |", "|---|---|---|---|"]
     for name, spec in schema.get("properties", {}).items():
+        if name in skip:
+            continue
         notes = spec.get("description") or spec.get("title") or ""
         if "pattern" in spec:
             notes = (notes + f" pattern `{spec['pattern']}`").strip()
-        lines.append(
-            f"| {name} | {_type_of(spec)} | {'yes' if name in required else 'no'} | {notes} |"
-        )
+        cells = (name, _type_of(spec), "yes" if name in required else "no", notes)
+        # A pipe inside a cell (enums are written a | b) would split the row.
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return lines
 
 
 def operation_topic(op: Operation) -> str:
     """Markdown for one operation, generated from its registry entry."""
     lines = [f"# {op.name}", "", op.description, "", *_property_table(op.params_schema, "Param")]
+    for variant in op.variants:
+        kind = variant["properties"]["kind"]["const"]
+        lines += ["", f"## kind {kind}", ""]
+        if len(variant["properties"]) > 1:
+            lines += _property_table(variant, "Param", frozenset({"kind"}))
+        else:
+            lines.append("No params besides kind.")
     lines += [
         "",
         f'Call it as `Workspace.call("{op.name}", params)`, as the MCP tool `{op.name}`, '

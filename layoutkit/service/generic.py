@@ -3,10 +3,19 @@
 Each operation family adds the kinds it owns with :func:`kind_handler`; the
 five operations are registered last (see ``layoutkit.service``) so their
 ``kind`` enums list exactly what exists.
+
+A verb stays one operation whose params depend on ``kind`` (rather than one
+operation per verb and kind): the spec and every client name these five
+verbs, and an unknown kind is answered with the allowed kinds and a
+did-you-mean. Hosts are shown every field of every kind in one flat object,
+each field naming the kinds that take it, because tool hosts refuse a
+``oneOf`` at the top of an input schema; the per-kind schemas are kept as the
+operation's variants (the docs topic shows one table per kind).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -20,8 +29,7 @@ KindHandler = Callable[[Call], dict[str, Any]]
 _HANDLERS: dict[str, dict[str, Operation]] = {verb: {} for verb in VERBS}
 
 _DESCRIPTIONS = {
-    "create": "Create a resource of the given kind (board: slug, project, subgroup, tags, "
-    "theme, lanes, parentBoard, section, meta).",
+    "create": "Create a resource of the given kind.",
     "update": "Change a resource of the given kind (board: the same fields as set_board_meta).",
     "list": "List resources of the given kind (board: tags with AND by default, match any, "
     "a leading minus excludes a tag; tag: every tag with its count; section: a board's "
@@ -65,6 +73,40 @@ def kind_handler(
     return register
 
 
+def _shown(verb: str) -> dict[str, Any]:
+    """Every field of every kind of ``verb`` in one object; a field names the kinds taking it."""
+    kinds = sorted(_HANDLERS[verb])
+    # name -> canonical JSON of one declaration -> the kinds declaring it so
+    by_name: dict[str, dict[str, list[str]]] = {}
+    for kind in kinds:
+        for name, spec in _HANDLERS[verb][kind].params_schema["properties"].items():
+            if name != "kind":
+                by_name.setdefault(name, {}).setdefault(json.dumps(spec), []).append(kind)
+    kind_spec: dict[str, Any] = {"enum": kinds}
+    if verb == "search":
+        kind_spec["default"] = "any"
+    properties: dict[str, Any] = {"kind": kind_spec}
+    for name, declarations in by_name.items():
+        specs = [json.loads(text) for text in declarations]
+        spec = specs[0] if len(specs) == 1 else {"anyOf": specs}
+        takers = sorted(k for ks in declarations.values() for k in ks)
+        if takers != kinds:
+            only = f"Only for kind {', '.join(takers)}."
+            said = spec.get("description", "").rstrip(".")
+            spec["description"] = f"{said}. {only}" if said else only
+        properties[name] = spec
+    variants = [_HANDLERS[verb][kind].params_schema for kind in kinds]
+    required = set.intersection(*(set(v.get("required", ())) for v in variants))
+    if verb != "search":
+        required.add("kind")
+    return {
+        "required": [name for name in properties if name in required],
+        "properties": properties,
+        # Every kind's schema is closed, so a name no kind declares is refused.
+        "additionalProperties": False,
+    }
+
+
 def register_generic_operations() -> None:
     for verb in VERBS:
         kinds = sorted(_HANDLERS[verb])
@@ -77,16 +119,14 @@ def register_generic_operations() -> None:
                         # search defaults to every kind; the other verbs must name one.
                         "required": ["q"] if verb == "search" else ["kind"],
                         # No enum here: an unknown kind is answered by the road
-                        # with the allowed kinds and a did-you-mean.
-                        "properties": {
-                            "kind": {
-                                "type": "string",
-                                "description": f"one of: {', '.join(kinds)}",
-                            }
-                        },
+                        # with the allowed kinds and a did-you-mean, and each
+                        # kind's own schema names a bad field.
+                        "properties": {"kind": {"type": "string"}},
                         "additionalProperties": True,
                     },
                     _unreachable,
+                    shown=_shown(verb),
+                    variants=tuple(_HANDLERS[verb][kind].params_schema for kind in kinds),
                 ),
                 kinds=_HANDLERS[verb],
             )

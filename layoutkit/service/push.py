@@ -28,6 +28,7 @@ from typing import Any
 
 import attrs
 
+from layoutkit import elements
 from layoutkit.elements import doc_source, source_url
 from layoutkit.errors import ServiceError, did_you_mean
 from layoutkit.service._common import SLUG
@@ -77,6 +78,23 @@ PUSH_SCHEMA: dict[str, Any] = {
         "createSection": {"type": "boolean"},
     },
     "additionalProperties": False,
+}
+# Only shown: the handler answers a doc that is not {kind: doc, payload} with not_a_doc,
+# and the content contract answers its payload with findings.
+_SHOWN_SCHEMA: dict[str, Any] = {
+    **PUSH_SCHEMA,
+    "properties": {
+        **PUSH_SCHEMA["properties"],
+        "doc": {
+            **PUSH_SCHEMA["properties"]["doc"],
+            "required": ["kind", "payload"],
+            "properties": {
+                "kind": {"const": "doc"},
+                "payload": elements.element_payload_ref("doc"),
+            },
+        },
+    },
+    "$defs": elements.schema_defs(),
 }
 
 
@@ -313,6 +331,7 @@ def _prepare(call: Call) -> _Push:
     board="board",
     writes=True,
     prepare=_prepare,
+    shown=_SHOWN_SCHEMA,
 )
 def push_doc(call: Call) -> dict[str, Any]:
     params, tx, board = call.params, call.tx, call.board

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 
 from layoutkit.errors import ServiceError, did_you_mean
 from layoutkit.principal import PrincipalKind
@@ -33,6 +33,15 @@ ShareMode = Literal["view", "annotate"]
 ALL_PRINCIPALS: frozenset[PrincipalKind] = frozenset({"owner", "user", "agent", "service"})
 PEOPLE: tuple[PrincipalKind, ...] = ("owner", "user")
 
+#: JSON Schema counts 1.0 as an integer; handlers use integers as ids, counts and
+#: slice bounds, so a params check takes only real integers (floats answer 400).
+ParamsValidator = validators.extend(
+    Draft202012Validator,
+    type_checker=Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _, value: isinstance(value, int) and not isinstance(value, bool)
+    ),
+)
+
 REQUEST_KEY: dict[str, Any] = {
     "type": "string",
     "minLength": 1,
@@ -44,6 +53,12 @@ REQUEST_KEY: dict[str, Any] = {
 @attrs.frozen(slots=True)
 class Operation:
     """One operation: its public description, its params schema and what it needs.
+
+    ``params_schema`` is what hosts are shown, ``validator`` what is checked.
+    The two differ where the handler checks a part itself and answers better
+    than a schema error would (an unknown kind with the allowed kinds, a card
+    payload with the contract's findings); ``variants`` are the per-kind
+    schemas of a verb that dispatches on ``kind``.
 
     ``board`` names the param that holds the board's slug (a tuple lists
     aliases, first match wins), or is a resolver for boards named through a
@@ -70,6 +85,7 @@ class Operation:
     #: Generic verbs dispatch on ``kind`` to one of these; the road then runs
     #: with the kind's own declarations.
     kinds: dict[str, Operation] | None = attrs.field(default=None, eq=False, repr=False)
+    variants: tuple[dict[str, Any], ...] = attrs.field(default=(), eq=False, repr=False)
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -146,19 +162,35 @@ def declare(
     principals: tuple[PrincipalKind, ...] = tuple(ALL_PRINCIPALS),
     prepare: Prepare | None = None,
     pure: bool = False,
+    shown: dict[str, Any] | None = None,
+    variants: tuple[dict[str, Any], ...] = (),
 ) -> Operation:
-    """Build an :class:`Operation`; a writing one takes ``requestKey`` unless told not to."""
-    schema = {"type": "object", **params_schema}
+    """Build an :class:`Operation`; a writing one takes ``requestKey`` unless told not to.
+
+    Params are checked against ``params_schema``. ``shown``, when given, is what
+    hosts see instead: the same params with the parts the handler checks itself
+    spelled out. It must accept every call the check and the handler accept,
+    and it keeps ``oneOf``/``anyOf`` off its top level, which several tool hosts
+    refuse.
+    """
     keyed = writes if idempotent is None else idempotent
-    if keyed:
-        schema["properties"] = {**schema.get("properties", {}), "requestKey": REQUEST_KEY}
-    Draft202012Validator.check_schema(schema)
+    schemas = []
+    for declared in (params_schema, params_schema if shown is None else shown):
+        schema = {"type": "object", **declared}
+        if keyed:
+            schema["properties"] = {**schema.get("properties", {}), "requestKey": REQUEST_KEY}
+        Draft202012Validator.check_schema(schema)
+        schemas.append(schema)
+    checked, advertised = schemas
+    for variant in variants:
+        Draft202012Validator.check_schema(variant)
     return Operation(
         name,
         description,
-        schema,
+        advertised,
         handler,
-        Draft202012Validator(schema),
+        ParamsValidator(checked),
+        variants=variants,
         board=board,
         writes=writes,
         idempotent=keyed,

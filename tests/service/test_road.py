@@ -332,3 +332,12 @@ def test_no_operation_imports_another_operations_handler() -> None:
             if isinstance(node, ast.ImportFrom) and node.module:
                 for alias in node.names:
                     assert (node.module, alias.name) not in handlers, (path.name, alias.name)
+
+
+def test_integer_params_take_only_integers(ws: Workspace) -> None:
+    # JSON Schema alone counts 1.0 as an integer; handlers slice and look up by them.
+    e = err(ws, "search", {"q": "x", "limit": 1.0})
+    assert (e.status, e.code, e.body["field"]) == (400, "invalid_params", "limit")
+    e = err(ws, "refresh_card", {"id": True})
+    assert (e.status, e.body["field"]) == (400, "id")
+    assert ws.call("search", {"q": "x", "limit": 1}) == {"q": "x", "hits": []}
