@@ -455,6 +455,15 @@ SECURITY_SCHEMES: dict[str, Any] = {
 }
 
 
+def _without(schema: dict[str, Any], names: set[str]) -> dict[str, Any]:
+    """An operation's params schema as a route body: the params its path carries are gone."""
+    return {
+        **schema,
+        "properties": {k: v for k, v in schema.get("properties", {}).items() if k not in names},
+        "required": [r for r in schema.get("required", []) if r not in names],
+    }
+
+
 def openapi_document(ws: Workspace, *, require_auth: bool = True) -> dict[str, Any]:
     """OpenAPI 3.1 for every registered operation and every named route that has one.
 
@@ -520,7 +529,10 @@ def openapi_document(ws: Workspace, *, require_auth: bool = True) -> dict[str, A
             "responses": {str(route.status): {"description": "Result"}, **errors},
         }
         if route.method != "GET":
-            entry["requestBody"] = {"content": {"application/json": {"schema": {"type": "object"}}}}
+            body = _without(op["params_schema"], set(route.path_params.values()))
+            entry["requestBody"] = {
+                "content": {"application/json": {"schema": _hoisted(body, components)}}
+            }
         paths.setdefault(API + route.path, {})[route.method.lower()] = entry
     for route in UPLOAD_ROUTES:
         if route.operation not in ops:

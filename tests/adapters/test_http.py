@@ -255,3 +255,14 @@ def test_query_numbers_that_only_look_like_digits_are_text(api: Api) -> None:
     # '²' passes str.isdigit() but is no number; it once crashed the search route.
     res = api.client.get("/api/v1/search", params={"q": "x", "limit": "²"})
     assert (res.status_code, res.json()["code"]) == (400, "invalid_params")
+
+
+def test_named_route_bodies_show_the_operations_params_without_the_path_ones() -> None:
+    doc = openapi_document(Workspace.open())
+    body = doc["paths"]["/api/v1/boards/{slug}/compose"]["post"]["requestBody"]
+    schema = body["content"]["application/json"]["schema"]
+    # The slug travels in the path; everything else compose takes is declared.
+    assert "board" not in schema["properties"]
+    assert {"cards", "edges", "questions", "section", "requestKey"} <= set(schema["properties"])
+    refresh = doc["paths"]["/api/v1/cards/{id}/refresh"]["post"]["requestBody"]
+    assert "id" not in refresh["content"]["application/json"]["schema"]["properties"]

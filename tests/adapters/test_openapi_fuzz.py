@@ -20,7 +20,7 @@ _WS.call("create", {"kind": "board", "slug": "fuzz"})
 _WS.call("compose_board", {"board": "fuzz", "cards": [{"kind": "text", "payload": {"md": "seed"}}]})
 _APP = create_app(_WS, mcp=False)
 
-#: These three show the whole content contract (every card and element shape,
+#: These three (and compose's named route) show the whole content contract (every card and element shape,
 #: recursive). Schemathesis's coverage phase walks every negative branch of a
 #: schema at collection, minutes for these alone; their payloads are covered by
 #: the contract's own property tests, and the fuzzing phase still runs for them.
@@ -29,7 +29,9 @@ _CONFIG = schemathesis.Config.from_dict(
     {
         "operations": [
             {
-                "include-path-regex": f"^/api/v1/ops/({'|'.join(_CONTRACT_SHAPED)})$",
+                "include-path-regex": (
+                    rf"^/api/v1/(ops/({'|'.join(_CONTRACT_SHAPED)})|boards/\{{slug\}}/compose)$"
+                ),
                 "phases": {"coverage": {"enabled": False}},
             }
         ]
