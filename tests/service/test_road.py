@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from jsonschema import Draft202012Validator
 from PIL import Image
 
 import layoutkit.service
@@ -341,3 +342,12 @@ def test_integer_params_take_only_integers(ws: Workspace) -> None:
     e = err(ws, "refresh_card", {"id": True})
     assert (e.status, e.body["field"]) == (400, "id")
     assert ws.call("search", {"q": "x", "limit": 1}) == {"q": "x", "hits": []}
+
+
+def test_every_shown_schema_and_variant_is_valid_json_schema() -> None:
+    # declare() meta-checks only the schema it checks params with; what hosts are
+    # shown (the whole contract, for some) is meta-checked here instead of at start-up.
+    for op in _every_operation():
+        Draft202012Validator.check_schema(op.params_schema)
+        for variant in op.variants:
+            Draft202012Validator.check_schema(variant)
