@@ -155,12 +155,28 @@ async def _json_body(request: Request) -> dict[str, Any]:
     return body
 
 
-def _coerce(value: str) -> Any:
-    """Path and query values are text; ids and numbers arrive as numbers."""
+def _coerce(value: str, schema: Any) -> Any:
+    """A path or query value (always text) as the operation's param declares it.
+
+    Only a param declared as a number becomes one: a slug or a query made of
+    digits (``/boards/2024/compose``, ``?q=2024``) stays the text it is.
+    """
+    declared = schema.get("type") if isinstance(schema, dict) else None
+    types = declared if isinstance(declared, list) else [declared]
+    numeric = ("integer" in types or "number" in types) and "string" not in types
     # isdigit() alone accepts characters such as '²' that int() refuses.
-    if value.isascii() and value.isdigit():
+    if numeric and value.isascii() and value.isdigit():
         return int(value)
     return value
+
+
+def _param_schema(ws: Workspace, operation: str, param: str) -> Any:
+    """The declared schema of one param of ``operation`` (None when it declares none)."""
+    try:
+        op = ws.registry.get(operation)
+    except ServiceError:
+        return None
+    return op.params_schema.get("properties", {}).get(param)
 
 
 def bearer_token(request: Request) -> str | None:
@@ -181,6 +197,9 @@ class HttpAdapter:
     def __init__(self, ws: Workspace, *, require_auth: bool = True) -> None:
         self.ws = ws
         self.require_auth = require_auth
+
+    def coerce(self, operation: str, param: str, value: str) -> Any:
+        return _coerce(value, _param_schema(self.ws, operation, param))
 
     def principal(self, request: Request) -> Principal | None:
         token = bearer_token(request)
@@ -217,10 +236,10 @@ class HttpAdapter:
             except ServiceError as err:
                 return error_response(err)
             for name, param in route.path_params.items():
-                params[param] = _coerce(request.path_params[name])
+                params[param] = self.coerce(route.operation, param, request.path_params[name])
             for name in route.query_params:
                 if name in request.query_params:
-                    params[name] = _coerce(request.query_params[name])
+                    params[name] = self.coerce(route.operation, name, request.query_params[name])
             return await self.run(request, route.operation, params)
 
         return endpoint
@@ -232,7 +251,7 @@ class HttpAdapter:
             except ServiceError as err:
                 return error_response(err)
             for name, param in route.path_params.items():
-                params[param] = _coerce(request.path_params[name])
+                params[param] = self.coerce(route.operation, param, request.path_params[name])
             return await self.run(request, route.operation, params, route.status)
 
         return endpoint

@@ -266,3 +266,16 @@ def test_named_route_bodies_show_the_operations_params_without_the_path_ones() -
     assert {"cards", "edges", "questions", "section", "requestKey"} <= set(schema["properties"])
     refresh = doc["paths"]["/api/v1/cards/{id}/refresh"]["post"]["requestBody"]
     assert "id" not in refresh["content"]["application/json"]["schema"]["properties"]
+
+
+def test_all_digit_slugs_and_queries_stay_text_on_named_routes(api: Api) -> None:
+    api.op("create", {"kind": "board", "slug": "2024"})
+    res = api.client.post(
+        "/api/v1/boards/2024/compose", json={"cards": [{"kind": "text", "payload": {"md": "y"}}]}
+    )
+    assert res.status_code == 200, res.text
+    assert res.json()["board"] == "2024"
+    found = api.client.get("/api/v1/search", params={"q": "2024", "limit": "5"})
+    assert found.status_code == 200, found.text
+    # A param declared as a number still arrives as one.
+    assert api.client.post("/api/v1/cards/1/pages", json={}).json()["code"] != "invalid_params"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -823,6 +824,35 @@ def test_request_key_replays_the_original_receipt(any_ws: Workspace) -> None:
     # A fresh key is a fresh operation.
     fresh = any_ws.call("compose_board", {**params, "requestKey": "batch-2"})
     assert {c["id"] for c in fresh["cards"]}.isdisjoint(c["id"] for c in first["cards"])
+
+
+def test_request_key_compares_numbers_by_value_not_spelling(ws: Workspace, board: str) -> None:
+    params = {
+        "board": board,
+        "requestKey": "nums",
+        "aspect": 2,
+        "cards": [
+            {
+                "kind": "chart",
+                "payload": {
+                    "viz": "bars",
+                    "data": {"items": [{"label": "a", "value": 3}, {"label": "b", "value": -0.0}]},
+                },
+            }
+        ],
+    }
+    first = ws.call("compose_board", params)
+    respelled = json.loads(
+        json.dumps(params)
+        .replace('"aspect": 2', '"aspect": 2.0')
+        .replace('"value": 3', '"value": 3.0')
+    )
+    respelled["cards"][0]["payload"]["data"]["items"][1]["value"] = 0
+    assert isinstance(respelled["aspect"], float)
+    assert ws.call("compose_board", respelled) == first
+    assert len(board_cards(ws, board)) == 1
+    changed = {**params, "aspect": 2.5}
+    assert err(ws, "compose_board", changed).code == "request_key_conflict"
 
 
 def test_request_keys_belong_to_their_principal(ws: Workspace, board: str) -> None:
