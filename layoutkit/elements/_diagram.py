@@ -256,7 +256,11 @@ DIAGRAM_SPEC = Spec(
     [
         enum("dir", ("TD", "LR"), "Main flow direction.", default="TD"),
         string("kicker"),
-        string("title", "Required unless diagram_text is given."),
+        string(
+            "title",
+            "Required unless diagram_text is given; text that names no title is titled "
+            "after its type (Flowchart, Sequence diagram, State diagram).",
+        ),
         string("subtitle"),
         string("footer"),
         text_block("caption"),

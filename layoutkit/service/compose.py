@@ -93,7 +93,12 @@ COMPOSE_SCHEMA: dict[str, Any] = {
         "edges": {"type": "array", "items": EDGE_SCHEMA},
         "questions": {"type": "array", "items": QUESTION_SCHEMA},
         "layout": {"enum": ["column", "row", "grid"]},
-        "aspect": {"type": "number", "minimum": 0, "maximum": 1000},
+        # Any number is taken and clamped to [1, 3.2] by the placement engine
+        # (the limit says clamped, not refused); 0 means the default 1.6.
+        "aspect": {
+            "type": "number",
+            "description": "target block aspect w/h; 0 or omitted means 1.6; clamped to [1, 3.2]",
+        },
         "flow": {"enum": ["document"]},
         "anchor": _ANCHOR,
         "anchorCardId": ID,

@@ -121,6 +121,19 @@ def _diagram(
             if key in imported:
                 merged[key] = imported[key]
         merged.pop("diagram_text", None)
+        if not merged.get("title"):
+            # The contract requires a title unless the import supplies one: text
+            # without a title of its own is named after its diagram type.
+            merged["title"] = diagram.type_title(text)
+            warnings.append(
+                {
+                    "path": f"{path}.title",
+                    "severity": "warning",
+                    "code": "derived_title",
+                    "message": f"the diagram text names no title; it is called {merged['title']!r}",
+                    "fix": "give title, or a title in the text's front matter",
+                }
+            )
         again = elements.validate_card({"kind": "diagram", "payload": merged})
         findings = [f.as_dict() for f in again.findings]
         if not again.ok:
