@@ -12,7 +12,12 @@ from layoutkit.layout.reading import reading_order
 from layoutkit.principal import Principal
 from layoutkit.service._common import ID, SLUG
 from layoutkit.service.board_model import layout_card, load_board, write_changes
-from layoutkit.service.content_prep import SERVER_STAMPS, prepare_card, store_spilled
+from layoutkit.service.content_prep import (
+    SERVER_STAMPS,
+    check_portals,
+    prepare_card,
+    store_spilled,
+)
 from layoutkit.service.merge_patch import merge_patch
 from layoutkit.service.ref_targets import card_title, refresh_ref_targets, stamp_ref_targets
 from layoutkit.service.registry import REGISTRY
@@ -184,6 +189,7 @@ def update_cards(call: Call) -> dict[str, Any]:
             if "rows" in authored or "data" in authored:
                 merged.pop("dataRef", None)  # new inline data replaces the kept blob
             prepared = prepare_card({"kind": record.kind, "payload": merged}, i)
+            check_portals(tx, board, [(i, prepared.kind, prepared.payload)])
             store_spilled(tx, prepared)
             stamp_ref_targets(tx, board.workspace_id, [(i, record.kind, prepared.payload)], "patch")
             warnings += [{**w, "index": i} for w in prepared.warnings]

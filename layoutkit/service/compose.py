@@ -11,7 +11,12 @@ import attrs
 from layoutkit import elements, layout
 from layoutkit.errors import ServiceError
 from layoutkit.service._common import ID, SLUG
-from layoutkit.service.content_prep import Prepared, prepare_card, without_stamps
+from layoutkit.service.content_prep import (
+    Prepared,
+    check_portals,
+    prepare_card,
+    without_stamps,
+)
 from layoutkit.service.layout_params import batch_from_params
 from layoutkit.service.placing import store_batch
 from layoutkit.service.questions import QUESTION_SCHEMA, normalize_question
@@ -219,7 +224,7 @@ def compose_board(call: Call) -> dict[str, Any]:
     b: _Batch = call.prepared
     if b.extend_section is not None:
         _require_section(call.tx, call.board, b.extend_section)
-    _check_portals(call.tx, call.board, b.prepared)
+    check_portals(call.tx, call.board, ((i, p.kind, p.payload) for i, p in enumerate(b.prepared)))
     return store_batch(
         call.principal,
         call.tx,
@@ -240,19 +245,3 @@ def _require_section(tx: Tx, board: BoardRecord, title: str) -> None:
     raise ServiceError(
         404, "unknown_section", f"no section {title!r} on board {board.slug!r} to extend"
     )
-
-
-def _check_portals(tx: Tx, board: BoardRecord, prepared: list[Prepared]) -> None:
-    for i, p in enumerate(prepared):
-        if p.kind != "board":
-            continue
-        target = p.payload.get("board")
-        if target == board.slug:
-            raise ServiceError(400, "portal_to_self", "a portal cannot show its own board", index=i)
-        if tx.board_by_slug(board.workspace_id, target) is None:
-            raise ServiceError(
-                400,
-                "unknown_portal_board",
-                f"portal target board {target!r} does not exist",
-                index=i,
-            )

@@ -6,13 +6,14 @@ so a payload is checked and completed the same way whatever road it came by.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import attrs
 
 from layoutkit import diagram, elements
 from layoutkit.errors import EngineError, ServiceError
-from layoutkit.storage import Tx
+from layoutkit.storage import BoardRecord, Tx
 
 _DIAGRAM_CONTENT = ("nodes", "groups", "lanes")
 
@@ -200,3 +201,27 @@ def without_stamps(prepared: Prepared) -> Prepared:
     for key in SERVER_STAMPS.get(prepared.kind, ()):
         prepared.payload.pop(key, None)
     return prepared
+
+
+def check_portals(
+    tx: Tx, board: BoardRecord, cards: Iterable[tuple[int, str, dict[str, Any]]]
+) -> None:
+    """The portal rule, for every write that stores a card (compose and payload patches).
+
+    ``cards`` are (index, kind, payload) triples. A board card must show an existing
+    board other than its own: 400 ``portal_to_self`` or ``unknown_portal_board``
+    with the index otherwise.
+    """
+    for i, kind, payload in cards:
+        if kind != "board":
+            continue
+        target = payload.get("board")
+        if target == board.slug:
+            raise ServiceError(400, "portal_to_self", "a portal cannot show its own board", index=i)
+        if tx.board_by_slug(board.workspace_id, target) is None:
+            raise ServiceError(
+                400,
+                "unknown_portal_board",
+                f"portal target board {target!r} does not exist",
+                index=i,
+            )

@@ -375,3 +375,19 @@ def test_share_links_cannot_update(ws: Workspace, board: str) -> None:
         ws, "update_cards", {"patch": [{"id": a["id"], "x": 3}]}, Principal.share(board, "annotate")
     )
     assert e.status == 403
+
+
+def test_a_portal_patch_follows_the_compose_rules(ws: Workspace, board: str) -> None:
+    ws.call("create", {"kind": "board", "slug": "elsewhere"})
+    portal = {"kind": "board", "payload": {"board": "elsewhere"}}
+    (note, card) = compose(ws, [text("n"), portal], AGENT)
+    for target, code in (("b", "portal_to_self"), ("nowhere", "unknown_portal_board")):
+        patch = [{"id": note["id"], "x": 900}, {"id": card["id"], "payload": {"board": target}}]
+        e = err(ws, "update_cards", {"patch": patch}, AGENT)
+        assert (e.status, e.code, e.body["index"]) == (400, code, 1)
+    stored = by_id(ws)
+    assert stored[card["id"]]["payload"]["board"] == "elsewhere"
+    assert stored[note["id"]]["x"] == note["x"]  # the batch is all-or-nothing
+    ws.call("create", {"kind": "board", "slug": "third"})
+    ws.call("update_cards", {"patch": [{"id": card["id"], "payload": {"board": "third"}}]}, AGENT)
+    assert by_id(ws)[card["id"]]["payload"]["board"] == "third"
