@@ -293,7 +293,7 @@ DIAGRAM_SPEC = Spec(
         obj("source", SOURCE, "Living source, refreshed on request."),
         server_owned("geo", "object", "Computed geometry."),
         server_owned("render", "object"),
-        server_owned("overrides", "object", "Human adjustments; survive refresh."),
+        server_owned("overrides", "object", "Human adjustments; survive refresh.", editor=True),
         server_owned("metrics", "object"),
         server_owned("repairs", "array"),
         server_owned("diagnostics", "array"),

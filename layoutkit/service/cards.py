@@ -13,12 +13,11 @@ from layoutkit.principal import Principal
 from layoutkit.service._common import ID, SLUG
 from layoutkit.service.board_model import layout_card, load_board, write_changes
 from layoutkit.service.content_prep import (
-    SERVER_STAMPS,
+    authored_patch,
     check_portals,
     prepare_card,
     store_spilled,
 )
-from layoutkit.service.merge_patch import merge_patch
 from layoutkit.service.ref_targets import card_title, refresh_ref_targets, stamp_ref_targets
 from layoutkit.service.registry import REGISTRY
 from layoutkit.service.workspace import Call
@@ -182,13 +181,18 @@ def update_cards(call: Call) -> dict[str, Any]:
         payload = None
         if "payload" in patch:
             record = records[patch["id"]]
-            # Server stamps (a doc's push-set) keep their stored value.
-            stamps = SERVER_STAMPS.get(record.kind, ())
-            authored = {k: v for k, v in patch["payload"].items() if k not in stamps}
-            merged = merge_patch(record.payload, authored)
+            authored = patch["payload"]
+            # Server-owned fields (a doc's push set, a ref's target, measured sizes)
+            # keep their stored values; a person's patch is the editor's write path.
+            merged = authored_patch(record.kind, record.payload, authored)
             if "rows" in authored or "data" in authored:
                 merged.pop("dataRef", None)  # new inline data replaces the kept blob
-            prepared = prepare_card({"kind": record.kind, "payload": merged}, i)
+            prepared = prepare_card(
+                {"kind": record.kind, "payload": merged},
+                i,
+                stored=record.payload,
+                editor=call.principal.layer == "human",
+            )
             check_portals(tx, board, [(i, prepared.kind, prepared.payload)])
             store_spilled(tx, prepared)
             stamp_ref_targets(tx, board.workspace_id, [(i, record.kind, prepared.payload)], "patch")

@@ -15,7 +15,6 @@ from layoutkit.service.content_prep import (
     Prepared,
     check_portals,
     prepare_card,
-    without_stamps,
 )
 from layoutkit.service.layout_params import batch_from_params
 from layoutkit.service.placing import store_batch
@@ -174,7 +173,7 @@ def _prepare(call: Call) -> _Batch:
             400, "empty_batch", "send at least one card, edge or question", field="cards"
         )
 
-    prepared = [without_stamps(prepare_card(card, i)) for i, card in enumerate(cards)]
+    prepared = [prepare_card(card, i) for i, card in enumerate(cards)]
     staged = [normalize_question(q, f"questions[{i}]") for i, q in enumerate(questions)]
     batch_params = {
         **{
