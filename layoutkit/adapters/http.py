@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
+import urllib.parse
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -121,6 +122,13 @@ UPLOAD_ROUTES: tuple[NamedRoute, ...] = (
         summary="Attach a file",
         status=201,
     ),
+)
+
+
+#: Stored files shown in the browser as they are; anything else is downloaded (an
+#: uploaded HTML or SVG file must never run as a page of this origin).
+INLINE_FILE_TYPES = frozenset(
+    {"application/pdf", "image/png", "image/jpeg", "image/gif", "image/webp", "text/plain"}
 )
 
 
@@ -256,6 +264,30 @@ class HttpAdapter:
 
         return endpoint
 
+    async def file_endpoint(self, request: Request) -> Response:
+        """A card's stored file as bytes: the artifact URL scrape_board hands out."""
+        raw = request.path_params["id"]
+        params = {"id": self.coerce("card_file", "id", raw)}
+        try:
+            principal = await anyio.to_thread.run_sync(self.principal, request)
+            out = await anyio.to_thread.run_sync(self.ws.call, "card_file", params, principal)
+        except ServiceError as err:
+            return error_response(err)
+        mime = out["mime"]
+        inline = mime in INLINE_FILE_TYPES
+        disposition = "inline" if inline else "attachment"
+        quoted = urllib.parse.quote(out["name"], safe="")
+        return Response(
+            base64.b64decode(out["data"]),
+            media_type=mime if inline else "application/octet-stream",
+            headers={
+                "content-disposition": f"{disposition}; filename*=UTF-8''{quoted}",
+                # Uploaded bytes are never run as a page of this origin.
+                "x-content-type-options": "nosniff",
+                **({} if mime == "application/pdf" else {"content-security-policy": "sandbox"}),
+            },
+        )
+
     async def openapi_endpoint(self, request: Request) -> Response:
         return JSONResponse(openapi_document(self.ws, require_auth=self.require_auth))
 
@@ -301,6 +333,7 @@ class HttpAdapter:
             Route(f"{API}/ops/{{operation}}", self.op_endpoint, methods=["POST"]),
             Route("/boards/{slug}", self.viewer_endpoint, methods=["GET"]),
             Route("/s/{token}", self.share_endpoint, methods=["GET"]),
+            Route(f"{API}/cards/{{id}}/file", self.file_endpoint, methods=["GET"]),
         ]
         for named in NAMED_ROUTES:
             routes.append(
@@ -587,6 +620,24 @@ def openapi_document(ws: Workspace, *, require_auth: bool = True) -> dict[str, A
                 "413": {"description": "Too large"},
                 **errors,
             },
+        }
+    if "card_file" in ops:
+        paths[f"{API}/cards/{{id}}/file"] = {
+            "get": {
+                "operationId": "card_file_get_route",
+                "summary": "Download a card's stored file",
+                "security": security,
+                "parameters": [
+                    {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
+                ],
+                "responses": {
+                    "200": {
+                        "description": "The file's bytes (PDFs and plain images inline)",
+                        "content": {"*/*": {"schema": {"type": "string", "format": "binary"}}},
+                    },
+                    **errors,
+                },
+            }
         }
     return {
         "openapi": "3.1.0",

@@ -8,6 +8,7 @@ from layoutkit.service import boards as _boards  # noqa: F401  (registers operat
 from layoutkit.service import cards as _cards  # noqa: F401
 from layoutkit.service import compose as _compose  # noqa: F401
 from layoutkit.service import content as _content  # noqa: F401
+from layoutkit.service import files as _files  # noqa: F401
 from layoutkit.service import push as _push  # noqa: F401
 from layoutkit.service import scrape as _scrape  # noqa: F401
 from layoutkit.service import search as _search  # noqa: F401

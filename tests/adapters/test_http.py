@@ -279,3 +279,26 @@ def test_all_digit_slugs_and_queries_stay_text_on_named_routes(api: Api) -> None
     assert found.status_code == 200, found.text
     # A param declared as a number still arrives as one.
     assert api.client.post("/api/v1/cards/1/pages", json={}).json()["code"] != "invalid_params"
+
+
+def test_a_file_cards_artifact_url_serves_the_document(api: Api) -> None:
+    api.op("create", {"kind": "board", "slug": "files"})
+    res = api.client.post(
+        "/api/v1/boards/files/upload",
+        files=[
+            ("files", ("notes.txt", b"hello", "text/plain")),
+            ("files", ("page.html", b"<script>alert(1)</script>", "text/html")),
+        ],
+    )
+    assert res.status_code == 201, res.text
+    cards = api.op("scrape_board", {"board": "files"}).json()["cards"]
+    text_url, html_url = (c["artifact"] for c in cards)
+    got = api.client.get(text_url)
+    assert got.status_code == 200 and got.content == b"hello"
+    assert got.headers["content-type"].startswith("text/plain")
+    assert got.headers["x-content-type-options"] == "nosniff"
+    # An uploaded page is never served as a page of this origin.
+    page = api.client.get(html_url)
+    assert page.headers["content-type"] == "application/octet-stream"
+    assert page.headers["content-disposition"].startswith("attachment")
+    assert httpx.get(f"{api.url}{text_url}").status_code == 401
