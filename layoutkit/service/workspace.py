@@ -10,7 +10,7 @@ from layoutkit.errors import EngineError, ServiceError, did_you_mean
 from layoutkit.principal import Principal
 from layoutkit.service import idempotency
 from layoutkit.service import tokens as api_tokens
-from layoutkit.service._common import find_board
+from layoutkit.service._common import find_board, may_reach
 from layoutkit.service.errors import to_service_error
 from layoutkit.service.registry import REGISTRY, Operation, Registry
 from layoutkit.storage import BoardRecord, StorageError, Store, Tx, open_store
@@ -244,4 +244,11 @@ def _board(op: Operation, tx: Tx, call: Call) -> BoardRecord | None:
     # A share link is bound to one board; what its mode may do was admitted above.
     if who.kind == "share" and who.board != board.slug:
         raise ServiceError(403, "forbidden", "this share link grants another board")
+    if not may_reach(who, board):
+        raise ServiceError(
+            403,
+            "personal_board",
+            f"board {board.slug!r} is personal to its owner",
+            board=board.slug,
+        )
     return tx.lock_board(board.id) if op.writes else board
