@@ -85,13 +85,12 @@ class Workspace:
 
     def tokens(self) -> list[dict[str, Any]]:
         """Every API token (id, kind, name, created, revoked, purpose), never the secret."""
-        with self.store.read() as tx:
-            return api_tokens.list_tokens(tx)
+        tokens: list[dict[str, Any]] = self.call("list_tokens", {})["tokens"]
+        return tokens
 
     def revoke_token(self, ref: str) -> dict[str, Any]:
-        """Revoke the live token with this id or name; see :func:`api_tokens.revoke_token`."""
-        with self.store.transaction() as tx:
-            return api_tokens.revoke_token(tx, ref)
+        """Revoke the live token with this id or name (the ``revoke_token`` operation)."""
+        return self.call("revoke_token", {"token": ref})
 
     def serve_token(self, *, new: bool = False) -> tuple[str | None, dict[str, Any]]:
         """The owner token ``layoutkit serve`` keeps; see :func:`api_tokens.serve_token`."""

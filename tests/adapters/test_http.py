@@ -302,3 +302,27 @@ def test_a_file_cards_artifact_url_serves_the_document(api: Api) -> None:
     assert page.headers["content-type"] == "application/octet-stream"
     assert page.headers["content-disposition"].startswith("attachment")
     assert httpx.get(f"{api.url}{text_url}").status_code == 401
+
+
+def test_revoked_share_links_and_tokens_answer_401(api: Api) -> None:
+    api.op("create", {"kind": "board", "slug": "r"})
+    link = api.op("share_board", {"board": "r"}).json()
+    shared = {"authorization": f"Bearer {link['url'].rsplit('/', 1)[-1]}"}
+    agent = api.ws.create_token("agent", "revokable")
+    as_agent = {"authorization": f"Bearer {agent}"}
+    url = f"{api.url}/api/v1/ops/scrape_board"
+    for headers in (shared, as_agent):
+        assert httpx.post(url, json={"board": "r"}, headers=headers).status_code == 200
+    revoked = api.op("revoke_share_link", {"board": "r", "id": link["id"]})
+    assert revoked.status_code == 200, revoked.text
+    (mine,) = httpx.post(f"{api.url}/api/v1/ops/list_tokens", json={}, headers=as_agent).json()[
+        "tokens"
+    ]
+    own = httpx.post(
+        f"{api.url}/api/v1/ops/revoke_token", json={"token": str(mine["id"])}, headers=as_agent
+    )
+    assert own.status_code == 200, own.text
+    for headers in (shared, as_agent):
+        refused = httpx.post(url, json={"board": "r"}, headers=headers)
+        assert (refused.status_code, refused.json()["code"]) == (401, "unauthenticated")
+    assert httpx.get(f"{api.url}{link['url']}").status_code == 404
