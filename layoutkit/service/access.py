@@ -81,14 +81,27 @@ def _own_token(principal: Principal, token: dict[str, Any]) -> bool:
 
 @REGISTRY.operation(
     "list_tokens",
-    "List API tokens (id, kind, name, created, revoked, purpose); never the tokens "
+    "List API tokens (id, kind, name, created, revoked, purpose; live true leaves out "
+    "revoked ones); never the tokens "
     "themselves, whose hashes alone are kept. The owner sees every token, anyone else "
     "the tokens in their own name.",
-    {"properties": {}, "additionalProperties": False},
+    {
+        "properties": {
+            "live": {"type": "boolean", "description": "only tokens not revoked (default false)"}
+        },
+        "additionalProperties": False,
+    },
 )
 def list_tokens(call: Call) -> dict[str, Any]:
     rows = api_tokens.list_tokens(call.tx)
-    return {"tokens": [t for t in rows if _own_token(call.principal, t)]}
+    live = call.params.get("live", False)
+    return {
+        "tokens": [
+            t
+            for t in rows
+            if _own_token(call.principal, t) and not (live and t["revoked"] is not None)
+        ]
+    }
 
 
 @REGISTRY.operation(

@@ -70,3 +70,5 @@ def test_tokens_are_revoked_by_the_owner_or_in_their_own_name(ws: Workspace) -> 
     assert ws.call("revoke_token", {"token": str(ben_id)})["revoked"] is not None
     assert ws.authenticate(ben) is None
     assert err(ws, "revoke_token", {"token": ben_name}).code == "unknown_token"
+    live = {t["name"] for t in ws.call("list_tokens", {"live": True})["tokens"]}
+    assert not {ana_name, ben_name} & live
