@@ -58,6 +58,9 @@ class Workspace:
             # after 30 days, request keys after their 24-hour replay window.
             tx.purge_deleted_cards()
             tx.purge_request_keys()
+            # Made here, in a transaction that commits, so every process signs
+            # and checks removal tokens with the same key.
+            self.confirm_key: bytes = bytes.fromhex(tx.server_key("confirm"))
 
     @classmethod
     def open(cls, url: str | None = None, *, name: str = "default") -> Workspace:
