@@ -19,7 +19,7 @@ import attrs
 from starlette.applications import Starlette
 from starlette.datastructures import UploadFile
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 
 from layoutkit import ServiceError, Workspace
@@ -187,16 +187,48 @@ def _param_schema(ws: Workspace, operation: str, param: str) -> Any:
     return op.params_schema.get("properties", {}).get(param)
 
 
-def bearer_token(request: Request) -> str | None:
-    """The credential of a request: ``Authorization: Bearer``, else a ``token`` query value.
+#: The cookie a viewer page trades a ``?token=`` (or a share link) for. It is sent
+#: only to the API (the viewer's own calls), never readable by scripts, never
+#: sent by another site.
+TOKEN_COOKIE = "lk_token"
 
-    The query form exists for the browser viewer, whose image and poll requests
-    cannot set headers on a plain link.
+
+def bearer_token(request: Request) -> str | None:
+    """The credential of a request: ``Authorization: Bearer``, else the viewer's cookie.
+
+    A token in the query string is not taken on API routes: it would end up in
+    logs and browser histories. Only the viewer pages take one, and trade it
+    for the cookie (:meth:`HttpAdapter.viewer_endpoint`).
     """
     header = request.headers.get("authorization", "")
     if header.lower().startswith("bearer "):
         return header[7:].strip() or None
-    return request.query_params.get("token") or None
+    return request.cookies.get(TOKEN_COOKIE) or None
+
+
+def _cookie_redirect(request: Request, location: str, token: str) -> Response:
+    """A redirect to ``location`` that leaves ``token`` behind in the viewer's cookie."""
+    response = RedirectResponse(location, status_code=303)
+    response.set_cookie(
+        TOKEN_COOKIE,
+        token,
+        path=API,
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+    )
+    # The address that carried the token is not passed on to anyone.
+    response.headers["referrer-policy"] = "no-referrer"
+    response.headers["cache-control"] = "no-store"
+    return response
+
+
+def _invalid_token_page() -> Response:
+    return HTMLResponse(
+        message_page("This link is not valid", "The token is unknown or has been revoked."),
+        status_code=401,
+        headers={"referrer-policy": "no-referrer", "cache-control": "no-store"},
+    )
 
 
 class HttpAdapter:
@@ -296,12 +328,24 @@ class HttpAdapter:
 
     async def viewer_endpoint(self, request: Request) -> Response:
         slug = request.path_params["slug"]
+        token = request.query_params.get("token")
+        if token is not None:
+            # Trade the token for the cookie and show the clean address.
+            if await anyio.to_thread.run_sync(self.ws.authenticate, token) is None:
+                return _invalid_token_page()
+            rest = urllib.parse.urlencode(
+                [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
+            )
+            location = request.url.path + (f"?{rest}" if rest else "")
+            return _cookie_redirect(request, location, token)
         # The page itself is served without a credential (its API calls carry the
-        # token), so the workspace answers whether the board exists; the visitor
+        # cookie), so the workspace answers whether the board exists; the visitor
         # learns only that about the name they typed, never a board's content.
         try:
             await anyio.to_thread.run_sync(self.ws.call, "board_stamp", {"board": slug})
         except ServiceError as err:
+            if err.status == 403:  # it exists, but is not for everyone: the API decides
+                return HTMLResponse(viewer_page(slug))
             if err.status not in (400, 404):  # 400: not even a well-formed slug
                 raise
             return HTMLResponse(
@@ -312,7 +356,7 @@ class HttpAdapter:
                 ),
                 status_code=404,
             )
-        return HTMLResponse(viewer_page(slug, token=None))
+        return HTMLResponse(viewer_page(slug))
 
     async def share_endpoint(self, request: Request) -> Response:
         token = request.path_params["token"]
@@ -323,8 +367,9 @@ class HttpAdapter:
                     "This link is not valid", "The share link is unknown or has been revoked."
                 ),
                 status_code=404,
+                headers={"referrer-policy": "no-referrer"},
             )
-        return HTMLResponse(viewer_page(principal.board, token=token))
+        return _cookie_redirect(request, f"/boards/{principal.board}", token)
 
     def routes(self) -> list[BaseRoute]:
         routes: list[BaseRoute] = [
@@ -489,7 +534,7 @@ def _hoisted(schema: dict[str, Any], components: dict[str, Any]) -> dict[str, An
 
 
 #: How a request names its caller (see :func:`bearer_token`). Share-link tokens
-#: travel the same two ways, so they need no scheme of their own.
+#: travel the same ways, so they need no scheme of their own.
 SECURITY_SCHEMES: dict[str, Any] = {
     "bearer": {
         "type": "http",
@@ -497,12 +542,13 @@ SECURITY_SCHEMES: dict[str, Any] = {
         "description": "An API token from `layoutkit token create` (or the one `serve` prints), "
         "or a share link's token, which grants its one board.",
     },
-    "tokenQuery": {
+    "viewerCookie": {
         "type": "apiKey",
-        "in": "query",
-        "name": "token",
-        "description": "The same token as a query value, for browser links that cannot set "
-        "headers (the board viewer).",
+        "in": "cookie",
+        "name": TOKEN_COOKIE,
+        "description": "The cookie a viewer page sets when opened with ?token= or through a "
+        "share link (HttpOnly, SameSite=Strict, path /api/v1). API routes never take a token "
+        "in the query string.",
     },
 }
 
