@@ -237,7 +237,13 @@ def update_cards(call: Call) -> dict[str, Any]:
             )
             check_portals(tx, board, [(i, prepared.kind, prepared.payload)])
             store_spilled(tx, prepared)
-            stamp_ref_targets(tx, board.workspace_id, [(i, record.kind, prepared.payload)], "patch")
+            stamp_ref_targets(
+                tx,
+                board.workspace_id,
+                [(i, record.kind, prepared.payload)],
+                "patch",
+                call.principal,
+            )
             warnings += [{**w, "index": i} for w in prepared.warnings]
             payload = prepared.payload
         engine_patches.append(

@@ -216,6 +216,18 @@ def test_a_personal_board_is_its_owners_alone(any_ws: Workspace) -> None:
     assert "diary" in {b["slug"] for b in any_ws.call("list", {"kind": "board"}, ANA)["boards"]}
 
 
+def test_a_ref_cannot_read_a_card_of_someone_elses_personal_board(any_ws: Workspace) -> None:
+    any_ws.call("create", {"kind": "board", "slug": "diary", "meta": {"personal": True}}, ANA)
+    any_ws.call("create", {"kind": "board", "slug": "team"}, BEN)
+    secret = {"kind": "text", "payload": {"md": "Secret plan"}}
+    (card,) = any_ws.call("compose_board", {"board": "diary", "cards": [secret]}, ANA)["cards"]
+    ref = {"kind": "ref", "payload": {"card": card["id"]}}
+    e = _err(any_ws, "compose_board", {"board": "team", "cards": [ref]}, BEN)
+    assert (e.status, e.code) == (400, "unknown_card")
+    # Its owner may point at it from another board.
+    any_ws.call("compose_board", {"board": "team", "cards": [ref]}, ANA)
+
+
 def test_marking_a_board_personal_revokes_its_share_links(any_ws: Workspace) -> None:
     any_ws.call("create", {"kind": "board", "slug": "notes"}, ANA)
     url = any_ws.call("share_board", {"board": "notes"}, ANA)["url"]
