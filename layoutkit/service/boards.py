@@ -162,7 +162,10 @@ def create_board(call: Call) -> dict[str, Any]:
     ws_id = call.workspace_id
     existing = tx.board_by_slug(ws_id, p["slug"])
     if existing is not None:
-        if existing.meta.get("createdWith") == _create_request(call):
+        # Someone else's personal board is not theirs to read, even as a create receipt.
+        if existing.meta.get("createdWith") == _create_request(call) and may_reach(
+            call.principal, existing
+        ):
             return _create_receipt(tx, existing)
         raise ServiceError(409, "board_exists", f"board {p['slug']!r} exists with other settings")
     parent = find_board(tx, ws_id, p["parentBoard"]) if "parentBoard" in p else None

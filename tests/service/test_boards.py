@@ -212,6 +212,10 @@ def test_a_personal_board_is_its_owners_alone(any_ws: Workspace) -> None:
     for who in (BEN, AGENT):
         found = any_ws.call("search", {"q": "private"}, who)
         assert not [h for h in found["hits"] if h.get("board") == "diary"]
+    again = _err(
+        any_ws, "create", {"kind": "board", "slug": "diary", "meta": {"personal": True}}, BEN
+    )
+    assert (again.status, again.code) == (409, "board_exists")
     assert any_ws.call("scrape_board", {"board": "diary"}, ANA)["cards"]
     assert "diary" in {b["slug"] for b in any_ws.call("list", {"kind": "board"}, ANA)["boards"]}
 
