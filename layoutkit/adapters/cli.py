@@ -286,7 +286,7 @@ def search(text: tuple[str, ...], resolve: bool, limit: int | None, db: str, as_
 
 @main.group()
 def board() -> None:
-    """Put files and document sets on a board."""
+    """Put files and document sets on a board; share it and revoke its links."""
 
 
 @board.command("upload")
@@ -448,6 +448,52 @@ def push(
     click.echo(f"shots: {result['shots']}  links expanded: {result['linksExpanded']}")
     for w in result.get("warnings") or []:
         click.echo(f"warning {w.get('path', '')}  [{w.get('code')}] {w.get('message')}")
+
+
+@board.command("share")
+@click.argument("slug")
+@click.option("--mode", type=click.Choice(["view", "annotate"]), default="view", show_default=True)
+@db_option
+@json_option
+def board_share(slug: str, mode: str, db: str, as_json: bool) -> None:
+    """Mint a share link for board SLUG and print its id and URL (the URL is the credential)."""
+    result = _run(db, "share_board", {"board": slug, "mode": mode}, as_json)
+    if as_json:
+        _emit_json(result)
+    else:
+        click.echo(f"{result['id']}  {result['mode']}  {result['url']}")
+
+
+@board.command("links")
+@click.argument("slug")
+@db_option
+@json_option
+def board_links(slug: str, db: str, as_json: bool) -> None:
+    """List the share links of board SLUG (revoked ones too); never the URLs themselves."""
+    result = _run(db, "list_share_links", {"board": slug}, as_json)
+    if as_json:
+        _emit_json(result)
+    elif not result["links"]:
+        click.echo("no share links")
+    else:
+        _table(
+            [{**r, "revoked": r["revoked"] or "-"} for r in result["links"]],
+            [("id", "ID"), ("mode", "MODE"), ("created", "CREATED"), ("revoked", "REVOKED")],
+        )
+
+
+@board.command("unshare")
+@click.argument("slug")
+@click.argument("link_id", metavar="LINK_ID")
+@db_option
+@json_option
+def board_unshare(slug: str, link_id: str, db: str, as_json: bool) -> None:
+    """Revoke share link LINK_ID of board SLUG; its URL stops working at once."""
+    result = _run(db, "revoke_share_link", {"board": slug, "id": link_id}, as_json)
+    if as_json:
+        _emit_json(result)
+    else:
+        click.echo(f"revoked share link {result['link']['id']} of {result['board']}")
 
 
 # ---------------------------------------------------------------- tokens

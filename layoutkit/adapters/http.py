@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
+import urllib.parse
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -18,7 +19,7 @@ import attrs
 from starlette.applications import Starlette
 from starlette.datastructures import UploadFile
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 
 from layoutkit import ServiceError, Workspace
@@ -124,6 +125,13 @@ UPLOAD_ROUTES: tuple[NamedRoute, ...] = (
 )
 
 
+#: Stored files shown in the browser as they are; anything else is downloaded (an
+#: uploaded HTML or SVG file must never run as a page of this origin).
+INLINE_FILE_TYPES = frozenset(
+    {"application/pdf", "image/png", "image/jpeg", "image/gif", "image/webp", "text/plain"}
+)
+
+
 def error_response(err: ServiceError) -> JSONResponse:
     return JSONResponse(err.body, status_code=err.status)
 
@@ -155,24 +163,72 @@ async def _json_body(request: Request) -> dict[str, Any]:
     return body
 
 
-def _coerce(value: str) -> Any:
-    """Path and query values are text; ids and numbers arrive as numbers."""
+def _coerce(value: str, schema: Any) -> Any:
+    """A path or query value (always text) as the operation's param declares it.
+
+    Only a param declared as a number becomes one: a slug or a query made of
+    digits (``/boards/2024/compose``, ``?q=2024``) stays the text it is.
+    """
+    declared = schema.get("type") if isinstance(schema, dict) else None
+    types = declared if isinstance(declared, list) else [declared]
+    numeric = ("integer" in types or "number" in types) and "string" not in types
     # isdigit() alone accepts characters such as '²' that int() refuses.
-    if value.isascii() and value.isdigit():
+    if numeric and value.isascii() and value.isdigit():
         return int(value)
     return value
 
 
-def bearer_token(request: Request) -> str | None:
-    """The credential of a request: ``Authorization: Bearer``, else a ``token`` query value.
+def _param_schema(ws: Workspace, operation: str, param: str) -> Any:
+    """The declared schema of one param of ``operation`` (None when it declares none)."""
+    try:
+        op = ws.registry.get(operation)
+    except ServiceError:
+        return None
+    return op.params_schema.get("properties", {}).get(param)
 
-    The query form exists for the browser viewer, whose image and poll requests
-    cannot set headers on a plain link.
+
+#: The cookie a viewer page trades a ``?token=`` (or a share link) for. It is sent
+#: only to the API (the viewer's own calls), never readable by scripts, never
+#: sent by another site.
+TOKEN_COOKIE = "lk_token"
+
+
+def bearer_token(request: Request) -> str | None:
+    """The credential of a request: ``Authorization: Bearer``, else the viewer's cookie.
+
+    A token in the query string is not taken on API routes: it would end up in
+    logs and browser histories. Only the viewer pages take one, and trade it
+    for the cookie (:meth:`HttpAdapter.viewer_endpoint`).
     """
     header = request.headers.get("authorization", "")
     if header.lower().startswith("bearer "):
         return header[7:].strip() or None
-    return request.query_params.get("token") or None
+    return request.cookies.get(TOKEN_COOKIE) or None
+
+
+def _cookie_redirect(request: Request, location: str, token: str) -> Response:
+    """A redirect to ``location`` that leaves ``token`` behind in the viewer's cookie."""
+    response = RedirectResponse(location, status_code=303)
+    response.set_cookie(
+        TOKEN_COOKIE,
+        token,
+        path=API,
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+    )
+    # The address that carried the token is not passed on to anyone.
+    response.headers["referrer-policy"] = "no-referrer"
+    response.headers["cache-control"] = "no-store"
+    return response
+
+
+def _invalid_token_page() -> Response:
+    return HTMLResponse(
+        message_page("This link is not valid", "The token is unknown or has been revoked."),
+        status_code=401,
+        headers={"referrer-policy": "no-referrer", "cache-control": "no-store"},
+    )
 
 
 class HttpAdapter:
@@ -181,6 +237,9 @@ class HttpAdapter:
     def __init__(self, ws: Workspace, *, require_auth: bool = True) -> None:
         self.ws = ws
         self.require_auth = require_auth
+
+    def coerce(self, operation: str, param: str, value: str) -> Any:
+        return _coerce(value, _param_schema(self.ws, operation, param))
 
     def principal(self, request: Request) -> Principal | None:
         token = bearer_token(request)
@@ -217,10 +276,10 @@ class HttpAdapter:
             except ServiceError as err:
                 return error_response(err)
             for name, param in route.path_params.items():
-                params[param] = _coerce(request.path_params[name])
+                params[param] = self.coerce(route.operation, param, request.path_params[name])
             for name in route.query_params:
                 if name in request.query_params:
-                    params[name] = _coerce(request.query_params[name])
+                    params[name] = self.coerce(route.operation, name, request.query_params[name])
             return await self.run(request, route.operation, params)
 
         return endpoint
@@ -232,10 +291,34 @@ class HttpAdapter:
             except ServiceError as err:
                 return error_response(err)
             for name, param in route.path_params.items():
-                params[param] = _coerce(request.path_params[name])
+                params[param] = self.coerce(route.operation, param, request.path_params[name])
             return await self.run(request, route.operation, params, route.status)
 
         return endpoint
+
+    async def file_endpoint(self, request: Request) -> Response:
+        """A card's stored file as bytes: the artifact URL scrape_board hands out."""
+        raw = request.path_params["id"]
+        params = {"id": self.coerce("card_file", "id", raw)}
+        try:
+            principal = await anyio.to_thread.run_sync(self.principal, request)
+            out = await anyio.to_thread.run_sync(self.ws.call, "card_file", params, principal)
+        except ServiceError as err:
+            return error_response(err)
+        mime = out["mime"]
+        inline = mime in INLINE_FILE_TYPES
+        disposition = "inline" if inline else "attachment"
+        quoted = urllib.parse.quote(out["name"], safe="")
+        return Response(
+            base64.b64decode(out["data"]),
+            media_type=mime if inline else "application/octet-stream",
+            headers={
+                "content-disposition": f"{disposition}; filename*=UTF-8''{quoted}",
+                # Uploaded bytes are never run as a page of this origin.
+                "x-content-type-options": "nosniff",
+                **({} if mime == "application/pdf" else {"content-security-policy": "sandbox"}),
+            },
+        )
 
     async def openapi_endpoint(self, request: Request) -> Response:
         return JSONResponse(openapi_document(self.ws, require_auth=self.require_auth))
@@ -245,12 +328,24 @@ class HttpAdapter:
 
     async def viewer_endpoint(self, request: Request) -> Response:
         slug = request.path_params["slug"]
+        token = request.query_params.get("token")
+        if token is not None:
+            # Trade the token for the cookie and show the clean address.
+            if await anyio.to_thread.run_sync(self.ws.authenticate, token) is None:
+                return _invalid_token_page()
+            rest = urllib.parse.urlencode(
+                [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
+            )
+            location = request.url.path + (f"?{rest}" if rest else "")
+            return _cookie_redirect(request, location, token)
         # The page itself is served without a credential (its API calls carry the
-        # token), so the workspace answers whether the board exists; the visitor
+        # cookie), so the workspace answers whether the board exists; the visitor
         # learns only that about the name they typed, never a board's content.
         try:
             await anyio.to_thread.run_sync(self.ws.call, "board_stamp", {"board": slug})
         except ServiceError as err:
+            if err.status == 403:  # it exists, but is not for everyone: the API decides
+                return HTMLResponse(viewer_page(slug))
             if err.status not in (400, 404):  # 400: not even a well-formed slug
                 raise
             return HTMLResponse(
@@ -261,7 +356,7 @@ class HttpAdapter:
                 ),
                 status_code=404,
             )
-        return HTMLResponse(viewer_page(slug, token=None))
+        return HTMLResponse(viewer_page(slug))
 
     async def share_endpoint(self, request: Request) -> Response:
         token = request.path_params["token"]
@@ -272,8 +367,9 @@ class HttpAdapter:
                     "This link is not valid", "The share link is unknown or has been revoked."
                 ),
                 status_code=404,
+                headers={"referrer-policy": "no-referrer"},
             )
-        return HTMLResponse(viewer_page(principal.board, token=token))
+        return _cookie_redirect(request, f"/boards/{principal.board}", token)
 
     def routes(self) -> list[BaseRoute]:
         routes: list[BaseRoute] = [
@@ -282,6 +378,7 @@ class HttpAdapter:
             Route(f"{API}/ops/{{operation}}", self.op_endpoint, methods=["POST"]),
             Route("/boards/{slug}", self.viewer_endpoint, methods=["GET"]),
             Route("/s/{token}", self.share_endpoint, methods=["GET"]),
+            Route(f"{API}/cards/{{id}}/file", self.file_endpoint, methods=["GET"]),
         ]
         for named in NAMED_ROUTES:
             routes.append(
@@ -437,7 +534,7 @@ def _hoisted(schema: dict[str, Any], components: dict[str, Any]) -> dict[str, An
 
 
 #: How a request names its caller (see :func:`bearer_token`). Share-link tokens
-#: travel the same two ways, so they need no scheme of their own.
+#: travel the same ways, so they need no scheme of their own.
 SECURITY_SCHEMES: dict[str, Any] = {
     "bearer": {
         "type": "http",
@@ -445,12 +542,13 @@ SECURITY_SCHEMES: dict[str, Any] = {
         "description": "An API token from `layoutkit token create` (or the one `serve` prints), "
         "or a share link's token, which grants its one board.",
     },
-    "tokenQuery": {
+    "viewerCookie": {
         "type": "apiKey",
-        "in": "query",
-        "name": "token",
-        "description": "The same token as a query value, for browser links that cannot set "
-        "headers (the board viewer).",
+        "in": "cookie",
+        "name": TOKEN_COOKIE,
+        "description": "The cookie a viewer page sets when opened with ?token= or through a "
+        "share link (HttpOnly, SameSite=Strict, path /api/v1). API routes never take a token "
+        "in the query string.",
     },
 }
 
@@ -568,6 +666,24 @@ def openapi_document(ws: Workspace, *, require_auth: bool = True) -> dict[str, A
                 "413": {"description": "Too large"},
                 **errors,
             },
+        }
+    if "card_file" in ops:
+        paths[f"{API}/cards/{{id}}/file"] = {
+            "get": {
+                "operationId": "card_file_get_route",
+                "summary": "Download a card's stored file",
+                "security": security,
+                "parameters": [
+                    {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
+                ],
+                "responses": {
+                    "200": {
+                        "description": "The file's bytes (PDFs and plain images inline)",
+                        "content": {"*/*": {"schema": {"type": "string", "format": "binary"}}},
+                    },
+                    **errors,
+                },
+            }
         }
     return {
         "openapi": "3.1.0",

@@ -34,15 +34,14 @@ _PAGE = """<!doctype html>
 <script>
 (() => {
   const SLUG = __SLUG__;
-  const params = new URLSearchParams(location.search);
-  const TOKEN = __TOKEN__ || params.get("token");
+  // The credential is the HttpOnly cookie this page's address traded its token
+  // for; same-origin requests carry it, and no script can read it.
   const headers = {"content-type": "application/json"};
-  if (TOKEN) headers["authorization"] = "Bearer " + TOKEN;
   const status = document.getElementById("status");
   const target = document.getElementById("board");
   let stamp = null;
   async function op(name, body) {
-    const res = await fetch("/api/v1/ops/" + name, {method: "POST", headers, body: JSON.stringify(body)});
+    const res = await fetch("/api/v1/ops/" + name, {method: "POST", headers, credentials: "same-origin", body: JSON.stringify(body)});
     const data = await res.json();
     if (!res.ok) throw new Error(data.code + ": " + data.message);
     return data;
@@ -72,12 +71,11 @@ _PAGE = """<!doctype html>
 """
 
 
-def viewer_page(slug: str, *, token: str | None) -> str:
-    """The viewer HTML for board ``slug``; ``token`` is baked in for share-link pages."""
+def viewer_page(slug: str) -> str:
+    """The viewer HTML for board ``slug``; it holds no credential (its calls send the cookie)."""
     return (
         _PAGE.replace("__TITLE__", html.escape(slug))
         .replace("__SLUG__", json.dumps(slug).replace("<", "\\u003c"))
-        .replace("__TOKEN__", json.dumps(token).replace("<", "\\u003c"))
         .replace("__POLL__", str(POLL_MS))
     )
 

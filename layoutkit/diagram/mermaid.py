@@ -16,6 +16,26 @@ from layoutkit.diagram._sequence import read_sequence
 from layoutkit.diagram._state import read_state
 from layoutkit.errors import DiagramError
 
+#: Titles for imported text that names none, by the text's diagram type word.
+_TYPE_TITLES = {
+    "flowchart": "Flowchart",
+    "flowchart-elk": "Flowchart",
+    "graph": "Flowchart",
+    "sequenceDiagram": "Sequence diagram",
+    "stateDiagram": "State diagram",
+    "stateDiagram-v2": "State diagram",
+}
+
+
+def type_title(text: str) -> str:
+    """A title for a diagram imported from ``text`` that names none: its type in words."""
+    _, lines = split_front_matter(text)
+    for _, raw in lines:
+        s = strip_comment(raw).strip()
+        if s and not s.startswith("%%"):
+            return _TYPE_TITLES.get(s.split()[0].rstrip(";"), "Diagram")
+    return "Diagram"
+
 
 def import_text(text: str) -> dict[str, Any]:
     """Convert Mermaid text into the semantic diagram payload.

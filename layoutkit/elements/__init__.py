@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from layoutkit.elements._audience import filter_audience, visible_to
-from layoutkit.elements._cards import BOARD_VOCABULARY, CARD_KINDS, check_card
+from layoutkit.elements._cards import BOARD_KINDS, BOARD_VOCABULARY, CARD_KINDS, check_card
 from layoutkit.elements._core import BAD, Ctx, Finding, Validation
 from layoutkit.elements._data import (
     SPILL_THRESHOLD,
@@ -66,6 +66,7 @@ __all__ = [
     "repo_url",
     "schema_defs",
     "schema_ref",
+    "server_fields",
     "slugify",
     "source_url",
     "topic_names",
@@ -87,7 +88,7 @@ def _too_deep(ctx: Ctx) -> Validation:
     return Validation(ctx.findings, None, {})
 
 
-def validate_element(value: Any) -> Validation:
+def validate_element(value: Any, *, authored: bool = False) -> Validation:
     """Validate and normalize one element of the document vocabulary.
 
     Takes any Python/JSON value; never raises. The result's ``normalized`` is
@@ -95,7 +96,7 @@ def validate_element(value: Any) -> Validation:
     object payload. Section ids are derived and checked across the tree, and
     section refs are resolved when the root is a doc.
     """
-    ctx = Ctx()
+    ctx = Ctx(authored=authored)
     ctx.track_sections = type(value) is dict and value.get("kind") == "doc"
     try:
         out = check_element(value, ctx, None, None)
@@ -104,16 +105,26 @@ def validate_element(value: Any) -> Validation:
     return _finish(ctx, out)
 
 
-def validate_card(value: Any) -> Validation:
+def validate_card(value: Any, *, authored: bool = False, editor: bool = False) -> Validation:
     """Validate and normalize one board card ({kind, payload, ref?, children?, anchor?, x/y/w/h?}).
 
     The board vocabulary is the card kinds plus the element kinds; where a name
     is both (section, compare, doc, diagram, page) the card meaning applies.
+    ``authored`` drops every server-owned field, at any depth, with a
+    ``server_owned`` warning (``editor`` keeps the ones the editor writes).
     Never raises.
     """
-    ctx = Ctx()
+    ctx = Ctx(authored=authored, editor=editor)
     try:
         out = check_card(value, ctx)
     except RecursionError:
         return _too_deep(ctx)
     return _finish(ctx, out)
+
+
+def server_fields(kind: str) -> frozenset[str]:
+    """The server-owned payload fields of a board kind (none for an unknown kind)."""
+    declared = BOARD_KINDS.get(kind)
+    if declared is None:
+        return frozenset()
+    return frozenset(f.name for f in declared.spec.fields if f.server)

@@ -23,6 +23,7 @@ from layoutkit.elements._fields import (
     custom,
     enum,
     number,
+    number_check,
     object_check,
     objects,
     open_enum,
@@ -169,11 +170,26 @@ CLUSTER = Kind(
 )
 
 SECTION_MODES = ("column", "row", "grid", "flow", "lanes", "masonry", "timeline", "timeaxis")
+_COUNT = number_check(minimum=1, integer=True)
+
+
+def _check_section_cols(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
+    # arrange takes cols "auto" and save stores the layout as arranged, so the
+    # section keeps choosing a near-square grid on every reflow.
+    return v if v == "auto" else _COUNT(v, ctx, parent, key)
+
+
 SECTION_LAYOUT = Spec(
     "section layout",
     [
         enum("mode", SECTION_MODES, required=True),
-        number("cols", minimum=1, integer=True),
+        custom(
+            "cols",
+            "integer or auto",
+            _check_section_cols,
+            "Columns of grid and masonry; auto picks a near-square grid on every reflow.",
+            schema={"anyOf": [{"type": "integer", "minimum": 1}, {"const": "auto"}]},
+        ),
         number("gap", minimum=0),
         number("padding", minimum=0),
         enum("sort", ("reading", "oldest")),

@@ -136,9 +136,11 @@ class Ctx:
 
     __slots__ = (
         "anchor_refs",
+        "authored",
         "aux_depth",
         "data_ref",
         "depth",
+        "editor",
         "findings",
         "pending_sections",
         "section_ids",
@@ -148,8 +150,13 @@ class Ctx:
         "track_sections",
     )
 
-    def __init__(self) -> None:
+    def __init__(self, *, authored: bool = False, editor: bool = False) -> None:
         self.findings: list[Finding] = []
+        # An authored value (what a client wrote) may not carry server-owned fields:
+        # they are dropped with a warning. ``editor`` lets the editor-written ones
+        # (a page's pm, a diagram's overrides) through: the editor's write path.
+        self.authored = authored
+        self.editor = editor
         self.suggestions = 0
         self.depth = 0
         # Depth of other recursive shapes (mockup trees, diagram groups).

@@ -256,7 +256,11 @@ DIAGRAM_SPEC = Spec(
     [
         enum("dir", ("TD", "LR"), "Main flow direction.", default="TD"),
         string("kicker"),
-        string("title", "Required unless diagram_text is given."),
+        string(
+            "title",
+            "Required unless diagram_text is given; text that names no title is titled "
+            "after its type (Flowchart, Sequence diagram, State diagram).",
+        ),
         string("subtitle"),
         string("footer"),
         text_block("caption"),
@@ -289,7 +293,7 @@ DIAGRAM_SPEC = Spec(
         obj("source", SOURCE, "Living source, refreshed on request."),
         server_owned("geo", "object", "Computed geometry."),
         server_owned("render", "object"),
-        server_owned("overrides", "object", "Human adjustments; survive refresh."),
+        server_owned("overrides", "object", "Human adjustments; survive refresh.", editor=True),
         server_owned("metrics", "object"),
         server_owned("repairs", "array"),
         server_owned("diagnostics", "array"),

@@ -102,9 +102,13 @@ def _envelope_topic() -> str:
             "",
             "Server-owned fields (diagram geo, render, overrides, metrics, repairs, "
             "diagnostics; page pm, pmStale; ref target; html href, natW, natH; link unfurl "
-            "data; file pageImages) are never an error: a value read back can be sent again "
-            "and passes through normalization unchanged (as long as it is plain JSON), and "
-            "the write path replaces it.",
+            "data; file pageImages; doc set) are never an error: a value read back can be "
+            "sent again. validate passes it through unchanged (as long as it is plain JSON); "
+            "every write (compose, update_cards, push, and elements nested in a doc card) "
+            "drops what was sent with a server_owned warning and keeps or recomputes the "
+            "server's own value. A page's pm and a diagram's overrides are the editor's: only "
+            "a person's payload patch (the board's editor) sets them; a new md under an "
+            "unchanged pm sets pmStale.",
             "",
             "Numbers are finite; integers fit in signed 64 bits. Anything else is reported "
             "as a finding, never raised.",

@@ -710,14 +710,33 @@ def anything(name: str, typ: str, notes: str = "") -> Field:
     return Field(name, typ, _plain_json, notes=notes, schema={})
 
 
-def server_owned(name: str, typ: str = "object", notes: str = "") -> Field:
-    """A field the server writes: accepted as read back, passed through, rewritten on write."""
+def server_owned(name: str, typ: str = "object", notes: str = "", *, editor: bool = False) -> Field:
+    """A field the server writes: accepted as read back, passed through, rewritten on write.
+
+    In an authored value (``Ctx.authored``) it is dropped with a ``server_owned``
+    warning, wherever it is nested: this is the one place that rule lives.
+    ``editor`` marks the fields the editor writes (a page's mirror, a diagram's
+    human overrides), which its own write path (``Ctx.editor``) may set.
+    """
+
+    def check(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
+        if ctx.authored and not (editor and ctx.editor):
+            ctx.warn(
+                parent,
+                key,
+                "server_owned",
+                f"{key} is written by the server; the value sent is ignored",
+                f"leave {key} out",
+            )
+            return BAD
+        return _plain_json(v, ctx, parent, key)
+
     # Any plain JSON is taken back as sent, so the schema marks the field read-only
     # rather than demanding the type the server writes.
     return Field(
         name,
         typ,
-        _plain_json,
+        check,
         notes=(notes + " " if notes else "") + "Server-owned.",
         server=True,
         schema={"readOnly": True},

@@ -278,7 +278,7 @@ PAGE = Kind(
         [
             text_block("md", "The durable truth.", required=True),
             obj("source", SOURCE, "Repository file the page mirrors; a push refreshes it."),
-            server_owned("pm", "object", "Editor mirror."),
+            server_owned("pm", "object", "Editor mirror.", editor=True),
             server_owned("pmStale", "boolean", "Whether pm lags md."),
         ],
     ),

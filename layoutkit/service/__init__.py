@@ -4,10 +4,12 @@ Importing this package registers every operation; the generic verbs come
 last so their ``kind`` lists cover what every family added.
 """
 
-from layoutkit.service import boards as _boards  # noqa: F401  (registers operations)
+from layoutkit.service import access as _access  # noqa: F401  (registers operations)
+from layoutkit.service import boards as _boards  # noqa: F401
 from layoutkit.service import cards as _cards  # noqa: F401
 from layoutkit.service import compose as _compose  # noqa: F401
 from layoutkit.service import content as _content  # noqa: F401
+from layoutkit.service import files as _files  # noqa: F401
 from layoutkit.service import push as _push  # noqa: F401
 from layoutkit.service import scrape as _scrape  # noqa: F401
 from layoutkit.service import search as _search  # noqa: F401

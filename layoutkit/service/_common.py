@@ -5,12 +5,28 @@ from __future__ import annotations
 from typing import Any
 
 from layoutkit.errors import ServiceError, did_you_mean
+from layoutkit.principal import Principal
 from layoutkit.storage import BoardRecord, CardRecord, EdgeRecord, QuestionRecord, Tx
 
 SLUG_PATTERN = "^[a-z0-9][a-z0-9-]{0,79}$"
 SLUG = {"type": "string", "pattern": SLUG_PATTERN, "description": "board slug"}
 #: Stored ids are positive and fit every backend's 64-bit integer (and JSON's safe range).
 ID: dict = {"type": "integer", "minimum": 1, "maximum": 2**53 - 1}
+
+
+def owns_board(principal: Principal, board: BoardRecord) -> bool:
+    """Whether ``principal`` is the board's owner: the one who created it (the
+    workspace owner for a board of unknown origin). Share links own nothing."""
+    if principal.kind == "share":
+        return False
+    if board.created_by is None:
+        return principal.kind == "owner"
+    return principal.label == board.created_by
+
+
+def may_reach(principal: Principal, board: BoardRecord) -> bool:
+    """A personal board is its owner's alone (to read and to write); others are open."""
+    return not board.meta.get("personal") or owns_board(principal, board)
 
 
 def find_board(tx: Tx, workspace_id: int, slug: str) -> BoardRecord:

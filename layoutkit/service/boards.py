@@ -6,7 +6,15 @@ import re
 from typing import Any
 
 from layoutkit.errors import ServiceError
-from layoutkit.service._common import ID, SLUG, board_view, find_board, question_view
+from layoutkit.service._common import (
+    ID,
+    SLUG,
+    board_view,
+    find_board,
+    may_reach,
+    owns_board,
+    question_view,
+)
 from layoutkit.service.generic import kind_handler
 from layoutkit.service.merge_patch import merge_patch
 from layoutkit.service.placing import new_question
@@ -154,7 +162,10 @@ def create_board(call: Call) -> dict[str, Any]:
     ws_id = call.workspace_id
     existing = tx.board_by_slug(ws_id, p["slug"])
     if existing is not None:
-        if existing.meta.get("createdWith") == _create_request(call):
+        # Someone else's personal board is not theirs to read, even as a create receipt.
+        if existing.meta.get("createdWith") == _create_request(call) and may_reach(
+            call.principal, existing
+        ):
             return _create_receipt(tx, existing)
         raise ServiceError(409, "board_exists", f"board {p['slug']!r} exists with other settings")
     parent = find_board(tx, ws_id, p["parentBoard"]) if "parentBoard" in p else None
@@ -261,6 +272,7 @@ def list_boards(call: Call) -> dict[str, Any]:
     )
     if "subgroup" in p:
         boards = [b for b in boards if b.subgroup == p["subgroup"]]
+    boards = [b for b in boards if may_reach(call.principal, b)]
     return {"boards": [_public_view(tx, b) for b in boards]}
 
 
@@ -294,17 +306,40 @@ def _set_meta(call: Call) -> dict[str, Any]:
             )
     if "archived" in p:
         fields["archived"] = p["archived"]
+    revoked: list[str] = []
     if "meta" in p:
-        fields["meta"] = merge_patch(board.meta, p["meta"], ignore=SERVER_STAMPS | {"createdWith"})
+        meta = merge_patch(board.meta, p["meta"], ignore=SERVER_STAMPS | {"createdWith"})
+        was, now = bool(board.meta.get("personal")), bool(meta.get("personal"))
+        if was != now and not owns_board(call.principal, board):
+            raise ServiceError(
+                403,
+                "not_board_owner",
+                f"only the owner of board {board.slug!r} ({board.created_by or 'the workspace owner'}) "
+                "may change personal",
+                field="meta.personal",
+            )
+        if now and not was:
+            # A personal board is its owner's alone: links minted before stop working.
+            revoked = [
+                link.id
+                for link in tx.share_links(board.id)
+                if link.revoked_at is None and tx.revoke_share_link(link.id)
+            ]
+        fields["meta"] = meta
     if fields:
         board = tx.update_board(board.id, **fields)
     if "tags" in p:
         tx.set_board_tags(board.id, p["tags"], mode=p.get("tags_mode", "add"))
         board = tx.board(board.id) or board
     tx.record_event(
-        "board.meta", call.principal.label, board_id=board.id, detail={"fields": sorted(p)}
+        "board.meta",
+        call.principal.label,
+        board_id=board.id,
+        detail={"fields": sorted(p), **({"revokedLinks": revoked} if revoked else {})},
     )
     out: dict[str, Any] = {"board": _public_view(tx, board)}
+    if revoked:
+        out["revokedLinks"] = revoked
     if warnings:
         out["warnings"] = warnings
     return out
@@ -314,7 +349,9 @@ REGISTRY.operation(
     "set_board_meta",
     "Change a board's subgroup, theme (empty string restores the default), tags "
     "(tags_mode add or set), archived flag, or meta (merge-patch of top-level keys; "
-    "server stamps are kept).",
+    "server stamps are kept). meta.personal makes the board its owner's alone (to read and "
+    "write); only the owner (its creator) changes it, and setting it revokes the board's "
+    "share links.",
     {"required": ["board"], "properties": _META_SCHEMA, "additionalProperties": False},
     board="board",
     writes=True,

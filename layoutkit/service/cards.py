@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import hmac
+import secrets
+import time
 from typing import Any
 
 from layoutkit import layout
@@ -12,8 +15,12 @@ from layoutkit.layout.reading import reading_order
 from layoutkit.principal import Principal
 from layoutkit.service._common import ID, SLUG
 from layoutkit.service.board_model import layout_card, load_board, write_changes
-from layoutkit.service.content_prep import SERVER_STAMPS, prepare_card, store_spilled
-from layoutkit.service.merge_patch import merge_patch
+from layoutkit.service.content_prep import (
+    authored_patch,
+    check_portals,
+    prepare_card,
+    store_spilled,
+)
 from layoutkit.service.ref_targets import card_title, refresh_ref_targets, stamp_ref_targets
 from layoutkit.service.registry import REGISTRY
 from layoutkit.service.workspace import Call
@@ -23,6 +30,9 @@ from layoutkit.storage import BoardRecord, CardRecord, Tx
 MAX_QUIET_REMOVALS = 25
 MAX_QUIET_SHARE = 0.30
 REASON_LENGTH = (20, 1000)
+#: How long a removal token stays good: long enough to read the preview and ask
+#: a person, short enough that a token found later in a log is useless.
+CONFIRM_TTL = 600
 
 _ID_LIST = {"type": "array", "items": ID, "maxItems": 10000}
 
@@ -55,9 +65,43 @@ def _cards_on_one_board(
     return board
 
 
+def _confirm_basis(call: Call, ids: list[int], expires: int, nonce: str) -> bytes:
+    return (
+        f"{call.workspace.workspace_id}|{call.principal.label}|{sorted(set(ids))}|{expires}|{nonce}"
+    ).encode()
+
+
 def _confirm_token(call: Call, ids: list[int]) -> str:
-    basis = f"{call.workspace.workspace_id}|{call.principal.label}|{sorted(set(ids))}"
-    return "rm_" + hashlib.sha256(basis.encode()).hexdigest()[:24]
+    """A removal token: random, valid for CONFIRM_TTL seconds, for these ids and this caller.
+
+    It is signed with the store's ``confirm`` key (not kept per token: the 409
+    that hands it out rolls its transaction back), so any process of the
+    deployment checks it, and nobody computes one without being shown it.
+    """
+    expires = int(time.time()) + CONFIRM_TTL
+    nonce = secrets.token_hex(8)
+    mac = hmac.new(
+        call.workspace.confirm_key, _confirm_basis(call, ids, expires, nonce), hashlib.sha256
+    )
+    return f"rm_{expires:x}_{nonce}_{mac.hexdigest()[:32]}"
+
+
+def _confirmed(call: Call, ids: list[int], token: Any) -> bool:
+    """Whether ``token`` was handed out for removing ``ids`` by this caller and is still fresh."""
+    parts = token.split("_") if isinstance(token, str) else []
+    if len(parts) != 4 or parts[0] != "rm":
+        return False
+    _, expires_hex, nonce, sent = parts
+    try:
+        expires = int(expires_hex, 16)
+    except ValueError:
+        return False
+    if expires < time.time():
+        return False
+    mac = hmac.new(
+        call.workspace.confirm_key, _confirm_basis(call, ids, expires, nonce), hashlib.sha256
+    )
+    return hmac.compare_digest(mac.hexdigest()[:32], sent)
 
 
 def _check_removal(
@@ -75,10 +119,9 @@ def _check_removal(
         reasons.append(f"{share:.0%} of the board")
     if not reasons:
         return
-    token = _confirm_token(call, ids)
     confirm = call.params.get("confirm")
     reason = call.params.get("reason")
-    if confirm == token:
+    if _confirmed(call, ids, confirm):
         if not isinstance(reason, str) or not REASON_LENGTH[0] <= len(reason) <= REASON_LENGTH[1]:
             raise ServiceError(
                 400,
@@ -87,12 +130,14 @@ def _check_removal(
                 field="reason",
             )
         return
+    stale = " (the confirm token sent is expired or for other cards)" if confirm else ""
     raise ServiceError(
         409,
         "needs_confirm",
-        f"removing these cards needs confirmation ({'; '.join(reasons)}); repeat the same "
-        "ids with confirm set to the token and a reason",
-        token=token,
+        f"removing these cards needs confirmation ({'; '.join(reasons)}){stale}; repeat the "
+        f"same ids within {CONFIRM_TTL // 60} minutes with confirm set to the token and a reason",
+        token=_confirm_token(call, ids),
+        expiresIn=CONFIRM_TTL,
         preview=[
             {
                 "id": r.id,
@@ -111,7 +156,8 @@ def _check_removal(
     "Patch cards (payload as a merge of top-level keys, x, y, w, h), remove cards (soft "
     "delete, kept 30 days) or restore your own trashed cards, all on one board. Removing "
     "someone else's card, more than 25 cards or 30% of the board answers 409 "
-    "needs_confirm with a token; repeat with confirm and a reason of 20-1000 characters.",
+    "needs_confirm with a token and a preview; repeat the same ids within 10 minutes, "
+    "as the same caller, with confirm set to that token and a reason of 20-1000 characters.",
     {
         "properties": {
             "patch": {
@@ -177,15 +223,27 @@ def update_cards(call: Call) -> dict[str, Any]:
         payload = None
         if "payload" in patch:
             record = records[patch["id"]]
-            # Server stamps (a doc's push-set) keep their stored value.
-            stamps = SERVER_STAMPS.get(record.kind, ())
-            authored = {k: v for k, v in patch["payload"].items() if k not in stamps}
-            merged = merge_patch(record.payload, authored)
+            authored = patch["payload"]
+            # Server-owned fields (a doc's push set, a ref's target, measured sizes)
+            # keep their stored values; a person's patch is the editor's write path.
+            merged = authored_patch(record.kind, record.payload, authored)
             if "rows" in authored or "data" in authored:
                 merged.pop("dataRef", None)  # new inline data replaces the kept blob
-            prepared = prepare_card({"kind": record.kind, "payload": merged}, i)
+            prepared = prepare_card(
+                {"kind": record.kind, "payload": merged},
+                i,
+                stored=record.payload,
+                editor=call.principal.layer == "human",
+            )
+            check_portals(tx, board, [(i, prepared.kind, prepared.payload)])
             store_spilled(tx, prepared)
-            stamp_ref_targets(tx, board.workspace_id, [(i, record.kind, prepared.payload)], "patch")
+            stamp_ref_targets(
+                tx,
+                board.workspace_id,
+                [(i, record.kind, prepared.payload)],
+                "patch",
+                call.principal,
+            )
             warnings += [{**w, "index": i} for w in prepared.warnings]
             payload = prepared.payload
         engine_patches.append(

@@ -11,7 +11,11 @@ import attrs
 from layoutkit import elements, layout
 from layoutkit.errors import ServiceError
 from layoutkit.service._common import ID, SLUG
-from layoutkit.service.content_prep import Prepared, prepare_card, without_stamps
+from layoutkit.service.content_prep import (
+    Prepared,
+    check_portals,
+    prepare_card,
+)
 from layoutkit.service.layout_params import batch_from_params
 from layoutkit.service.placing import store_batch
 from layoutkit.service.questions import QUESTION_SCHEMA, normalize_question
@@ -93,7 +97,12 @@ COMPOSE_SCHEMA: dict[str, Any] = {
         "edges": {"type": "array", "items": EDGE_SCHEMA},
         "questions": {"type": "array", "items": QUESTION_SCHEMA},
         "layout": {"enum": ["column", "row", "grid"]},
-        "aspect": {"type": "number", "minimum": 0, "maximum": 1000},
+        # Any number is taken and clamped to [1, 3.2] by the placement engine
+        # (the limit says clamped, not refused); 0 means the default 1.6.
+        "aspect": {
+            "type": "number",
+            "description": "target block aspect w/h; 0 or omitted means 1.6; clamped to [1, 3.2]",
+        },
         "flow": {"enum": ["document"]},
         "anchor": _ANCHOR,
         "anchorCardId": ID,
@@ -164,7 +173,7 @@ def _prepare(call: Call) -> _Batch:
             400, "empty_batch", "send at least one card, edge or question", field="cards"
         )
 
-    prepared = [without_stamps(prepare_card(card, i)) for i, card in enumerate(cards)]
+    prepared = [prepare_card(card, i) for i, card in enumerate(cards)]
     staged = [normalize_question(q, f"questions[{i}]") for i, q in enumerate(questions)]
     batch_params = {
         **{
@@ -214,7 +223,7 @@ def compose_board(call: Call) -> dict[str, Any]:
     b: _Batch = call.prepared
     if b.extend_section is not None:
         _require_section(call.tx, call.board, b.extend_section)
-    _check_portals(call.tx, call.board, b.prepared)
+    check_portals(call.tx, call.board, ((i, p.kind, p.payload) for i, p in enumerate(b.prepared)))
     return store_batch(
         call.principal,
         call.tx,
@@ -235,19 +244,3 @@ def _require_section(tx: Tx, board: BoardRecord, title: str) -> None:
     raise ServiceError(
         404, "unknown_section", f"no section {title!r} on board {board.slug!r} to extend"
     )
-
-
-def _check_portals(tx: Tx, board: BoardRecord, prepared: list[Prepared]) -> None:
-    for i, p in enumerate(prepared):
-        if p.kind != "board":
-            continue
-        target = p.payload.get("board")
-        if target == board.slug:
-            raise ServiceError(400, "portal_to_self", "a portal cannot show its own board", index=i)
-        if tx.board_by_slug(board.workspace_id, target) is None:
-            raise ServiceError(
-                400,
-                "unknown_portal_board",
-                f"portal target board {target!r} does not exist",
-                index=i,
-            )

@@ -6,13 +6,15 @@ so a payload is checked and completed the same way whatever road it came by.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import attrs
 
 from layoutkit import diagram, elements
 from layoutkit.errors import EngineError, ServiceError
-from layoutkit.storage import Tx
+from layoutkit.service.merge_patch import merge_patch
+from layoutkit.storage import BoardRecord, Tx
 
 _DIAGRAM_CONTENT = ("nodes", "groups", "lanes")
 
@@ -56,8 +58,22 @@ def _refuse(index: int | None, findings: list[dict[str, Any]]) -> ServiceError:
     return ServiceError(400, first["code"], f"{where}{first['path']}: {first['message']}", **extra)
 
 
-def prepare_card(card: dict[str, Any], index: int | None = None) -> Prepared:
+def prepare_card(
+    card: dict[str, Any],
+    index: int | None = None,
+    *,
+    authored: bool = True,
+    stored: dict[str, Any] | None = None,
+    editor: bool = False,
+) -> Prepared:
     """Check one card against the contract and complete its server-owned fields.
+
+    An ``authored`` card (what a client sent: compose, push, a payload patch)
+    loses every server-owned field it carries, at any depth, with a
+    ``server_owned`` warning; only a server-made card (an upload's) keeps them.
+    ``stored`` is the payload a patch applies to: its top-level server-owned
+    fields are kept. ``editor`` is the editor's write path, which may set the
+    fields the editor writes (a page's ``pm``, a diagram's ``overrides``).
 
     Diagram text is imported when the payload carries no nodes, groups or
     lanes; every diagram (a diagram card, or a diagram element inside a doc)
@@ -65,13 +81,15 @@ def prepare_card(card: dict[str, Any], index: int | None = None) -> Prepared:
     ``index`` and every finding.
     """
     card = _lift_data_ref(card)
-    result = elements.validate_card(card)
+    result = elements.validate_card(card, authored=authored, editor=editor)
     findings = [f.as_dict() for f in result.findings]
     if not result.ok:
         raise _refuse(index, findings)
     normalized = result.normalized
     kind = normalized["kind"]
     payload = normalized["payload"]
+    if stored is not None:
+        _keep_stamps(kind, payload, stored, editor)
     if "dataRef" in normalized:
         # A card has no envelope of its own in storage: its dataRef travels in
         # the payload and is lifted back out when the payload is written again.
@@ -121,6 +139,19 @@ def _diagram(
             if key in imported:
                 merged[key] = imported[key]
         merged.pop("diagram_text", None)
+        if not merged.get("title"):
+            # The contract requires a title unless the import supplies one: text
+            # without a title of its own is named after its diagram type.
+            merged["title"] = diagram.type_title(text)
+            warnings.append(
+                {
+                    "path": f"{path}.title",
+                    "severity": "warning",
+                    "code": "derived_title",
+                    "message": f"the diagram text names no title; it is called {merged['title']!r}",
+                    "fix": "give title, or a title in the text's front matter",
+                }
+            )
         again = elements.validate_card({"kind": "diagram", "payload": merged})
         findings = [f.as_dict() for f in again.findings]
         if not again.ok:
@@ -178,12 +209,56 @@ def _diagrams_inside(payload: dict[str, Any], raw: Any, index: int | None) -> li
     return warnings
 
 
-#: Payload fields only the server writes on a compose: a doc's push-set stamp.
-SERVER_STAMPS = {"doc": ("set",)}
+def _keep_stamps(kind: str, payload: dict[str, Any], stored: dict[str, Any], editor: bool) -> None:
+    """Carry the stored server-owned fields over to a patched payload, in place.
+
+    A page's ``pmStale`` is the server's to keep: a new mirror from the editor
+    is fresh, and a new ``md`` under an unchanged mirror makes it stale.
+    """
+    for key in elements.server_fields(kind):
+        if key in stored and key not in payload:
+            payload[key] = stored[key]
+    if kind == "page" and "pm" in payload:
+        if editor and payload["pm"] != stored.get("pm"):
+            payload["pmStale"] = False
+        elif payload.get("md") != stored.get("md"):
+            payload["pmStale"] = True
+    elif kind == "page":
+        payload.pop("pmStale", None)
 
 
-def without_stamps(prepared: Prepared) -> Prepared:
-    """Drop stamps an author may not forge (push_doc sets them after preparing)."""
-    for key in SERVER_STAMPS.get(prepared.kind, ()):
-        prepared.payload.pop(key, None)
-    return prepared
+def authored_patch(kind: str, stored: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+    """What a payload patch asks for, merged over ``stored`` without its server-owned fields.
+
+    Server-owned fields sent back unchanged (a payload read back and written
+    again) are left out of the patch, so only a changed value draws a warning;
+    the stored ones come back in :func:`prepare_card` (its ``stored``).
+    """
+    owned = elements.server_fields(kind)
+    base = {k: v for k, v in stored.items() if k not in owned}
+    sent = {k: v for k, v in patch.items() if not (k in owned and stored.get(k) == v)}
+    return merge_patch(base, sent)
+
+
+def check_portals(
+    tx: Tx, board: BoardRecord, cards: Iterable[tuple[int, str, dict[str, Any]]]
+) -> None:
+    """The portal rule, for every write that stores a card (compose and payload patches).
+
+    ``cards`` are (index, kind, payload) triples. A board card must show an existing
+    board other than its own: 400 ``portal_to_self`` or ``unknown_portal_board``
+    with the index otherwise.
+    """
+    for i, kind, payload in cards:
+        if kind != "board":
+            continue
+        target = payload.get("board")
+        if target == board.slug:
+            raise ServiceError(400, "portal_to_self", "a portal cannot show its own board", index=i)
+        if tx.board_by_slug(board.workspace_id, target) is None:
+            raise ServiceError(
+                400,
+                "unknown_portal_board",
+                f"portal target board {target!r} does not exist",
+                index=i,
+            )

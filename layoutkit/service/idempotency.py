@@ -19,6 +19,22 @@ if TYPE_CHECKING:
 __all__ = ["ConflictError", "Replay"]
 
 
+def canonical(value: Any) -> Any:
+    """``value`` with every number in one spelling, so equal JSON hashes alike.
+
+    JSON does not tell ``2`` from ``2.0`` (nor ``-0`` from ``0``); a client's
+    serializer may write either on a retry. As in RFC 8785, a float with an
+    integral value is written as that integer. Booleans stay booleans.
+    """
+    if type(value) is float and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: canonical(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [canonical(v) for v in value]
+    return value
+
+
 class Replay:
     """One call's request key: where it is kept and the digest of the input it stands for."""
 
@@ -27,7 +43,7 @@ class Replay:
         self.operation = operation
         self.scope = f"{call.workspace.workspace_id}:{call.principal.label}"
         self.digest = input_hash(
-            operation, {k: v for k, v in call.params.items() if k != "requestKey"}
+            operation, canonical({k: v for k, v in call.params.items() if k != "requestKey"})
         )
 
     def lookup(self, tx: Tx) -> dict[str, Any] | None:

@@ -79,6 +79,7 @@ def store_batch(
         board.workspace_id,
         ((i, pl.kind, model.get(pl.key).payload) for i, pl in enumerate(result.placements)),
         "cards",
+        principal,
     )
     author = principal.label
     layer = principal.layer

@@ -15,6 +15,8 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from layoutkit.errors import ServiceError
+from layoutkit.principal import Principal
+from layoutkit.service._common import may_reach
 from layoutkit.storage import BoardRecord, CardRecord, Tx
 
 #: Card kinds whose payload can hold a ref: the ref card and the element containers.
@@ -83,26 +85,38 @@ def ref_payloads(kind: str, payload: dict[str, Any]) -> Iterator[tuple[str, dict
             )
 
 
-def _summaries(tx: Tx, workspace_id: int, card_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
-    """Summaries of the named cards that live in the workspace (trashed ones included)."""
+def _summaries(
+    tx: Tx, workspace_id: int, card_ids: Iterable[int], reader: Principal | None = None
+) -> dict[int, dict[str, Any]]:
+    """Summaries of the named cards that live in the workspace (trashed ones included)
+    and, with a ``reader``, on boards that reader may reach (not others' personal ones)."""
     boards: dict[int, BoardRecord | None] = {}
     out: dict[int, dict[str, Any]] = {}
     for card in tx.cards_by_id(card_ids):
         if card.board_id not in boards:
             boards[card.board_id] = tx.board(card.board_id)
         board = boards[card.board_id]
-        if board is not None and board.workspace_id == workspace_id:
+        if (
+            board is not None
+            and board.workspace_id == workspace_id
+            and (reader is None or may_reach(reader, board))
+        ):
             out[card.id] = target_summary(card, board)
     return out
 
 
 def stamp_ref_targets(
-    tx: Tx, workspace_id: int, cards: Iterable[tuple[int, str, dict[str, Any]]], where: str
+    tx: Tx,
+    workspace_id: int,
+    cards: Iterable[tuple[int, str, dict[str, Any]]],
+    where: str,
+    author: Principal | None = None,
 ) -> None:
     """Write the ``target`` of every ref in ``cards``, in place.
 
     ``cards`` are (index, kind, payload) triples; ``where`` names the list the
-    index points into (``cards``, ``patch``) for the error's field. An authored
+    index points into (``cards``, ``patch``) for the error's field; ``author``, the
+    caller, may only point at cards on boards it may reach. An authored
     target is overwritten; a ref by page or section loses it. Raises 400
     ``unknown_card`` (with ``index`` and ``field``) for a ref to a card that is
     not in the workspace.
@@ -112,7 +126,7 @@ def stamp_ref_targets(
     ]
     if not refs:
         return
-    summaries = _summaries(tx, workspace_id, (r["card"] for _, _, r in refs if "card" in r))
+    summaries = _summaries(tx, workspace_id, (r["card"] for _, _, r in refs if "card" in r), author)
     for i, path, ref in refs:
         ref.pop("target", None)
         if "card" not in ref:

@@ -15,6 +15,7 @@ from layoutkit.service._common import (
     edge_view,
     question_view,
 )
+from layoutkit.service.files import file_url
 from layoutkit.service.generic import kind_handler
 from layoutkit.service.registry import REGISTRY
 from layoutkit.service.workspace import Call
@@ -110,6 +111,10 @@ def _shape_card(card: CardRecord, section: str | None, pages: str) -> dict[str, 
         payload["md"] = md[:PAGE_PREVIEW_CHARS]
         payload["truncated"] = len(md) > PAGE_PREVIEW_CHARS
         view["payload"] = payload
+    url = file_url(card)
+    if url is not None and card.kind == "file":
+        # The contract: file cards carry their document URL under artifact.
+        view["artifact"] = url
     if card.kind in _IMAGE_KINDS:
         for key in ("vs", "dup", "device"):
             if key in card.payload:

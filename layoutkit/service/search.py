@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from layoutkit.folding import fold
+from layoutkit.service._common import may_reach
 from layoutkit.service.generic import kind_handler
 from layoutkit.service.workspace import Call
 from layoutkit.storage import BoardRecord
@@ -60,7 +61,7 @@ def _search(call: Call, kinds: tuple[str, ...]) -> dict[str, Any]:
     limit = call.params.get("limit", MAX_HITS)
     hits: list[dict[str, Any]] = []
     tx = call.tx
-    boards = tx.boards(call.workspace_id)
+    boards = [b for b in tx.boards(call.workspace_id) if may_reach(call.principal, b)]
     if "board" in kinds:
         for board in boards:
             text = _board_text(board)
@@ -89,7 +90,7 @@ def _search(call: Call, kinds: tuple[str, ...]) -> dict[str, Any]:
 def _resolve(call: Call, q: str) -> dict[str, Any]:
     """Read ``q`` as a reference to one board: exact, confident, ambiguous or none."""
     ref = fold(q.strip().lstrip("#"))
-    boards = call.tx.boards(call.workspace_id)
+    boards = [b for b in call.tx.boards(call.workspace_id) if may_reach(call.principal, b)]
     slugs = [b.slug for b in boards]
     if ref in slugs:
         return {

@@ -237,7 +237,8 @@ def upload_files(call: Call) -> dict[str, Any]:
     tx, board = call.tx, call.board
     refs = [tx.blobs.put(f.data) for f in files]
     cards = [card_for(f, ref) for f, ref in zip(files, refs, strict=True)]
-    prepared = [prepare_card(c, i) for i, c in enumerate(cards)]
+    # Upload cards are made by the server: their measured sizes and page counts stand.
+    prepared = [prepare_card(c, i, authored=False) for i, c in enumerate(cards)]
     receipt = place_cards(call.principal, tx, board, prepared, placement)
     receipt["files"] = [
         {

@@ -10,7 +10,7 @@ from layoutkit.errors import EngineError, ServiceError, did_you_mean
 from layoutkit.principal import Principal
 from layoutkit.service import idempotency
 from layoutkit.service import tokens as api_tokens
-from layoutkit.service._common import find_board
+from layoutkit.service._common import find_board, may_reach
 from layoutkit.service.errors import to_service_error
 from layoutkit.service.registry import REGISTRY, Operation, Registry
 from layoutkit.storage import BoardRecord, StorageError, Store, Tx, open_store
@@ -58,6 +58,9 @@ class Workspace:
             # after 30 days, request keys after their 24-hour replay window.
             tx.purge_deleted_cards()
             tx.purge_request_keys()
+            # Made here, in a transaction that commits, so every process signs
+            # and checks removal tokens with the same key.
+            self.confirm_key: bytes = bytes.fromhex(tx.server_key("confirm"))
 
     @classmethod
     def open(cls, url: str | None = None, *, name: str = "default") -> Workspace:
@@ -85,13 +88,12 @@ class Workspace:
 
     def tokens(self) -> list[dict[str, Any]]:
         """Every API token (id, kind, name, created, revoked, purpose), never the secret."""
-        with self.store.read() as tx:
-            return api_tokens.list_tokens(tx)
+        tokens: list[dict[str, Any]] = self.call("list_tokens", {})["tokens"]
+        return tokens
 
     def revoke_token(self, ref: str) -> dict[str, Any]:
-        """Revoke the live token with this id or name; see :func:`api_tokens.revoke_token`."""
-        with self.store.transaction() as tx:
-            return api_tokens.revoke_token(tx, ref)
+        """Revoke the live token with this id or name (the ``revoke_token`` operation)."""
+        return self.call("revoke_token", {"token": ref})
 
     def serve_token(self, *, new: bool = False) -> tuple[str | None, dict[str, Any]]:
         """The owner token ``layoutkit serve`` keeps; see :func:`api_tokens.serve_token`."""
@@ -244,4 +246,11 @@ def _board(op: Operation, tx: Tx, call: Call) -> BoardRecord | None:
     # A share link is bound to one board; what its mode may do was admitted above.
     if who.kind == "share" and who.board != board.slug:
         raise ServiceError(403, "forbidden", "this share link grants another board")
+    if not may_reach(who, board):
+        raise ServiceError(
+            403,
+            "personal_board",
+            f"board {board.slug!r} is personal to its owner",
+            board=board.slug,
+        )
     return tx.lock_board(board.id) if op.writes else board

@@ -211,6 +211,15 @@ api_tokens = Table(
     Column("purpose", String(20), nullable=True),
 )
 
+#: Random secrets the store keeps for itself (``confirm`` signs removal tokens).
+server_keys = Table(
+    "server_keys",
+    metadata,
+    Column("name", String(40), primary_key=True),
+    Column("secret", String(128), nullable=False),
+    Column("created_at", When, nullable=False),
+)
+
 request_keys = Table(
     "request_keys",
     metadata,

@@ -365,6 +365,14 @@ class AccessTx(Protocol):
         """Revoke a token; returns whether a live token was revoked."""
         ...
 
+    def server_key(self, name: str) -> str:
+        """The store's secret called ``name`` (hex), made at random on first use.
+
+        Concurrent first uses agree on one value. Call it in a transaction that
+        commits, or a new key may be handed out and then rolled back.
+        """
+        ...
+
 
 class RequestKeyTx(Protocol):
     """Receipts kept under request keys for replay."""

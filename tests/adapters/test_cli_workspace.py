@@ -475,3 +475,18 @@ def test_module_and_console_script_entry_points(tmp_path: Path) -> None:
 
     (script,) = [e for e in entry_points(group="console_scripts") if e.name == "layoutkit"]
     assert script.value == "layoutkit.adapters.cli:main"
+
+
+def test_board_share_links_are_listed_and_revoked(db: str) -> None:
+    minted = json.loads(run("board", "share", "demo", "--db", db, "--json").stdout)
+    assert minted["url"].startswith("/s/")
+    listed = run("board", "links", "demo", "--db", db)
+    assert listed.exit_code == 0 and minted["id"] in listed.stdout
+    assert minted["url"] not in listed.stdout
+    out = run("board", "unshare", "demo", minted["id"], "--db", db)
+    assert out.exit_code == 0, out.output
+    assert out.stdout.startswith(f"revoked share link {minted['id']}")
+    with Workspace.open(db) as ws:
+        assert ws.authenticate(minted["url"].rsplit("/", 1)[-1]) is None
+    again = run("board", "unshare", "demo", minted["id"], "--db", db, "--json")
+    assert (again.exit_code, json.loads(again.stdout)["code"]) == (1, "unknown_share_link")

@@ -57,8 +57,9 @@ def test_share_links_grant_one_board_and_one_mode(api: Api) -> None:
         headers=shared,
     )
     assert (write.status_code, write.json()["code"]) == (403, "forbidden")
-    page = httpx.get(f"{api.url}{url}")
+    page = httpx.get(f"{api.url}{url}", follow_redirects=True)
     assert page.status_code == 200 and "render_board" in page.text
+    assert token not in page.text  # the page holds no credential; its cookie does
 
 
 def test_errors_map_to_status_and_body(api: Api) -> None:
@@ -143,7 +144,13 @@ def test_openapi_declares_the_bearer_credential(api: Api) -> None:
     doc = httpx.get(f"{api.url}/api/v1/openapi.json").json()
     schemes = doc["components"]["securitySchemes"]
     assert schemes["bearer"] == {**schemes["bearer"], "type": "http", "scheme": "bearer"}
-    assert schemes["tokenQuery"]["in"] == "query" and schemes["tokenQuery"]["name"] == "token"
+    assert schemes["viewerCookie"] == {
+        **schemes["viewerCookie"],
+        "type": "apiKey",
+        "in": "cookie",
+        "name": "lk_token",
+    }
+    assert not [s for s in schemes.values() if s.get("in") == "query"]
     assert {"bearer": []} in doc["security"]
     operations = [m for path in doc["paths"].values() for m in path.values()]
     assert operations and all({"bearer": []} in m["security"] for m in operations)
@@ -266,3 +273,105 @@ def test_named_route_bodies_show_the_operations_params_without_the_path_ones() -
     assert {"cards", "edges", "questions", "section", "requestKey"} <= set(schema["properties"])
     refresh = doc["paths"]["/api/v1/cards/{id}/refresh"]["post"]["requestBody"]
     assert "id" not in refresh["content"]["application/json"]["schema"]["properties"]
+
+
+def test_all_digit_slugs_and_queries_stay_text_on_named_routes(api: Api) -> None:
+    api.op("create", {"kind": "board", "slug": "2024"})
+    res = api.client.post(
+        "/api/v1/boards/2024/compose", json={"cards": [{"kind": "text", "payload": {"md": "y"}}]}
+    )
+    assert res.status_code == 200, res.text
+    assert res.json()["board"] == "2024"
+    found = api.client.get("/api/v1/search", params={"q": "2024", "limit": "5"})
+    assert found.status_code == 200, found.text
+    # A param declared as a number still arrives as one.
+    assert api.client.post("/api/v1/cards/1/pages", json={}).json()["code"] != "invalid_params"
+
+
+def test_a_file_cards_artifact_url_serves_the_document(api: Api) -> None:
+    api.op("create", {"kind": "board", "slug": "files"})
+    res = api.client.post(
+        "/api/v1/boards/files/upload",
+        files=[
+            ("files", ("notes.txt", b"hello", "text/plain")),
+            ("files", ("page.html", b"<script>alert(1)</script>", "text/html")),
+        ],
+    )
+    assert res.status_code == 201, res.text
+    cards = api.op("scrape_board", {"board": "files"}).json()["cards"]
+    text_url, html_url = (c["artifact"] for c in cards)
+    got = api.client.get(text_url)
+    assert got.status_code == 200 and got.content == b"hello"
+    assert got.headers["content-type"].startswith("text/plain")
+    assert got.headers["x-content-type-options"] == "nosniff"
+    # An uploaded page is never served as a page of this origin.
+    page = api.client.get(html_url)
+    assert page.headers["content-type"] == "application/octet-stream"
+    assert page.headers["content-disposition"].startswith("attachment")
+    assert httpx.get(f"{api.url}{text_url}").status_code == 401
+
+
+def test_revoked_share_links_and_tokens_answer_401(api: Api) -> None:
+    api.op("create", {"kind": "board", "slug": "r"})
+    link = api.op("share_board", {"board": "r"}).json()
+    shared = {"authorization": f"Bearer {link['url'].rsplit('/', 1)[-1]}"}
+    agent = api.ws.create_token("agent", "revokable")
+    as_agent = {"authorization": f"Bearer {agent}"}
+    url = f"{api.url}/api/v1/ops/scrape_board"
+    for headers in (shared, as_agent):
+        assert httpx.post(url, json={"board": "r"}, headers=headers).status_code == 200
+    revoked = api.op("revoke_share_link", {"board": "r", "id": link["id"]})
+    assert revoked.status_code == 200, revoked.text
+    (mine,) = httpx.post(f"{api.url}/api/v1/ops/list_tokens", json={}, headers=as_agent).json()[
+        "tokens"
+    ]
+    own = httpx.post(
+        f"{api.url}/api/v1/ops/revoke_token", json={"token": str(mine["id"])}, headers=as_agent
+    )
+    assert own.status_code == 200, own.text
+    for headers in (shared, as_agent):
+        refused = httpx.post(url, json={"board": "r"}, headers=headers)
+        assert (refused.status_code, refused.json()["code"]) == (401, "unauthenticated")
+    assert httpx.get(f"{api.url}{link['url']}").status_code == 404
+
+
+def test_api_routes_never_take_a_token_in_the_query(api: Api) -> None:
+    api.op("create", {"kind": "board", "slug": "q"})
+    url = f"{api.url}/api/v1/ops/scrape_board?token={api.token}"
+    res = httpx.post(url, json={"board": "q"})
+    assert (res.status_code, res.json()["code"]) == (401, "unauthenticated")
+    search = httpx.get(f"{api.url}/api/v1/search", params={"q": "q", "token": api.token})
+    assert search.status_code == 401
+
+
+def test_the_viewer_trades_a_token_for_a_cookie_and_a_clean_address(api: Api) -> None:
+    api.op("create", {"kind": "board", "slug": "v"})
+    api.op("create", {"kind": "board", "slug": "other"})
+    with httpx.Client(base_url=api.url) as browser:
+        res = browser.get("/boards/v", params={"token": api.token, "section": "x"})
+        assert res.status_code == 303
+        assert res.headers["location"] == "/boards/v?section=x"
+        cookie = res.headers["set-cookie"].lower()
+        assert cookie.startswith(f"lk_token={api.token.lower()};")
+        for attribute in ("httponly", "samesite=strict", "path=/api/v1"):
+            assert attribute in cookie
+        assert res.headers["referrer-policy"] == "no-referrer"
+        page = browser.get(res.headers["location"])
+        assert page.status_code == 200 and api.token not in page.text
+        # The cookie is the viewer's credential on the API.
+        assert browser.post("/api/v1/ops/scrape_board", json={"board": "v"}).status_code == 200
+    bad = httpx.get(f"{api.url}/boards/v", params={"token": "lkt_nope"})
+    assert bad.status_code == 401 and "set-cookie" not in bad.headers
+
+
+def test_a_share_link_opens_the_viewer_with_a_cookie_for_its_board_only(api: Api) -> None:
+    api.op("create", {"kind": "board", "slug": "shared"})
+    api.op("create", {"kind": "board", "slug": "private"})
+    url = api.op("share_board", {"board": "shared"}).json()["url"]
+    with httpx.Client(base_url=api.url) as browser:
+        res = browser.get(url)
+        assert (res.status_code, res.headers["location"]) == (303, "/boards/shared")
+        assert "httponly" in res.headers["set-cookie"].lower()
+        assert browser.post("/api/v1/ops/scrape_board", json={"board": "shared"}).status_code == 200
+        other = browser.post("/api/v1/ops/scrape_board", json={"board": "private"})
+        assert other.status_code == 403

@@ -13,6 +13,7 @@ from layoutkit.elements import (
     RETIRED_CARD_KINDS,
     Finding,
     Validation,
+    validate_card,
     validate_element,
 )
 from tests.elements.conftest import P, codes, el, errors, warnings
@@ -228,6 +229,24 @@ def test_server_owned_fields_round_trip_without_findings(
     assert v.ok and v.findings == [], codes(v)
     for f in fields:
         assert v.normalized["payload"][f] == {"stamped": True}
+
+
+@pytest.mark.parametrize(("kind", "payload", "fields"), SERVER_OWNED)
+def test_authored_server_owned_fields_are_dropped_with_a_warning(
+    kind: str, payload: dict, fields: list[str]
+) -> None:
+    sent = {**payload, **{f: {"forged": True} for f in fields}}
+    for v in (
+        validate_card({"kind": kind, "payload": sent}, authored=True),
+        validate_element(el("doc", {"elements": [el(kind, sent)]}), authored=True),
+    ):
+        assert v.ok, codes(v)
+        inner = v.normalized["payload"]
+        inner = inner["elements"][0]["payload"] if v.normalized["kind"] == "doc" else inner
+        assert not set(fields) & set(inner)
+        assert sorted(
+            f.path.rsplit(".", 1)[-1] for f in v.findings if f.code == "server_owned"
+        ) == sorted(fields)
 
 
 def test_normalized_value_is_a_fresh_structure() -> None:

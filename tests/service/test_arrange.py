@@ -166,6 +166,34 @@ def test_section_scope_and_save_persist_the_layout(ws_board: Workspace) -> None:
     assert_tidy(ws_board, "b")
 
 
+def test_a_saved_auto_grid_stays_patchable_and_passes_on(ws: Workspace) -> None:
+    ws.call("create", {"kind": "board", "slug": "j"})
+    first = {"board": "j", "journey": "signup", "cards": [text(f"s{i}") for i in range(5)]}
+    ws.call("compose_board", first, AGENT)
+    out = ws.call(
+        "arrange",
+        {"board": "j", "mode": "grid", "cols": "auto", "scope": "section:signup", "save": True},
+        AGENT,
+    )
+    assert out["saved"][0]["layout"]["cols"] == "auto"
+    section = out["saved"][0]["section"]
+    patched = ws.call(
+        "update_cards", {"patch": [{"id": section, "payload": {"title": "signup"}}]}, AGENT
+    )
+    assert patched["cards"][0]["id"] == section
+    # The next pass inherits the layout, and is as patchable.
+    ws.call("compose_board", {**first, "pass": "next"}, AGENT)
+    passes = [s for s in ws.call("scrape_board", {"board": "j"})["sections"] if s["id"] != section]
+    (second,) = passes
+    on_board = {c["id"]: c for c in board_cards(ws, "j")}
+    assert on_board[second["id"]]["payload"]["layout"]["cols"] == "auto"
+    ws.call("update_cards", {"patch": [{"id": second["id"], "payload": {"description": "d"}}]})
+    assert ws.call(
+        "validate", {"card": {"kind": "section", "payload": on_board[section]["payload"]}}
+    )["ok"]
+    assert_tidy(ws, "j")
+
+
 def test_sections_parameter(ws_board: Workspace) -> None:
     out = ws_board.call("arrange", {"board": "b", "mode": "row", "sections": ["Before"]}, AGENT)
     assert len(out["cards"]) == 2

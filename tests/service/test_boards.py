@@ -171,6 +171,82 @@ def test_personal_boards_never_mint_links(ws: Workspace) -> None:
     assert (err.status, err.code) == (403, "personal_board")
 
 
+ANA = Principal.user("ana")
+BEN = Principal.user("ben")
+AGENT = Principal.agent("claude")
+
+
+def test_only_the_boards_owner_changes_personal(any_ws: Workspace) -> None:
+    any_ws.call("create", {"kind": "board", "slug": "diary", "meta": {"personal": True}}, ANA)
+    any_ws.call("create", {"kind": "board", "slug": "team"}, ANA)
+    for who in (BEN, AGENT, Principal.owner()):
+        for board, value in (("diary", False), ("diary", None), ("team", True)):
+            e = _err(any_ws, "set_board_meta", {"board": board, "meta": {"personal": value}}, who)
+            assert e.status == 403, (who, board)
+    # Another writer can still change what is not personal about the shared board.
+    any_ws.call("set_board_meta", {"board": "team", "meta": {"title": "Team"}}, BEN)
+    # The owner clears and sets it.
+    any_ws.call("set_board_meta", {"board": "diary", "meta": {"personal": None}}, ANA)
+    any_ws.call("update", {"kind": "board", "board": "diary", "meta": {"personal": True}}, ANA)
+    got = any_ws.call("get", {"kind": "board", "board": "diary"}, ANA)
+    assert got["board"]["meta"]["personal"] is True
+
+
+def test_a_personal_board_is_its_owners_alone(any_ws: Workspace) -> None:
+    any_ws.call("create", {"kind": "board", "slug": "diary", "meta": {"personal": True}}, ANA)
+    card = {"kind": "text", "payload": {"md": "private note"}}
+    (mine,) = any_ws.call("compose_board", {"board": "diary", "cards": [card]}, ANA)["cards"]
+    for who in (BEN, AGENT, Principal.owner(), Principal.share("diary")):
+        for op, params in (
+            ("scrape_board", {"board": "diary"}),
+            ("get", {"kind": "board", "board": "diary"}),
+            ("render_board", {"board": "diary"}),
+            ("compose_board", {"board": "diary", "cards": [card]}),
+            ("update_cards", {"patch": [{"id": mine["id"], "x": 5}]}),
+        ):
+            e = _err(any_ws, op, params, who)
+            assert e.status == 403, (who, op, e.code)
+        listed = any_ws.call("list", {"kind": "board"}, who if who.kind != "share" else None)
+        if who.kind != "share":
+            assert "diary" not in {b["slug"] for b in listed["boards"]}
+    for who in (BEN, AGENT):
+        found = any_ws.call("search", {"q": "private"}, who)
+        assert not [h for h in found["hits"] if h.get("board") == "diary"]
+    again = _err(
+        any_ws, "create", {"kind": "board", "slug": "diary", "meta": {"personal": True}}, BEN
+    )
+    assert (again.status, again.code) == (409, "board_exists")
+    assert any_ws.call("scrape_board", {"board": "diary"}, ANA)["cards"]
+    assert "diary" in {b["slug"] for b in any_ws.call("list", {"kind": "board"}, ANA)["boards"]}
+
+
+def test_a_ref_cannot_read_a_card_of_someone_elses_personal_board(any_ws: Workspace) -> None:
+    any_ws.call("create", {"kind": "board", "slug": "diary", "meta": {"personal": True}}, ANA)
+    any_ws.call("create", {"kind": "board", "slug": "team"}, BEN)
+    secret = {"kind": "text", "payload": {"md": "Secret plan"}}
+    (card,) = any_ws.call("compose_board", {"board": "diary", "cards": [secret]}, ANA)["cards"]
+    ref = {"kind": "ref", "payload": {"card": card["id"]}}
+    e = _err(any_ws, "compose_board", {"board": "team", "cards": [ref]}, BEN)
+    assert (e.status, e.code) == (400, "unknown_card")
+    # Its owner may point at it from another board.
+    any_ws.call("compose_board", {"board": "team", "cards": [ref]}, ANA)
+
+
+def test_marking_a_board_personal_revokes_its_share_links(any_ws: Workspace) -> None:
+    any_ws.call("create", {"kind": "board", "slug": "notes"}, ANA)
+    url = any_ws.call("share_board", {"board": "notes"}, ANA)["url"]
+    token = url.rsplit("/", 1)[-1]
+    link = any_ws.authenticate(token)
+    assert link is not None
+    any_ws.call("scrape_board", {"board": "notes"}, link)
+    out = any_ws.call("set_board_meta", {"board": "notes", "meta": {"personal": True}}, ANA)
+    assert len(out["revokedLinks"]) == 1
+    assert any_ws.authenticate(token) is None
+    # Clearing personal again does not bring the old link back.
+    any_ws.call("set_board_meta", {"board": "notes", "meta": {"personal": False}}, ANA)
+    assert any_ws.authenticate(token) is None
+
+
 def test_questions_stage_until_send(any_ws: Workspace) -> None:
     any_ws.call("create", {"kind": "board", "slug": "q"})
     q = any_ws.call(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -285,6 +286,9 @@ def test_shelf_packing_follows_aspect(ws: Workspace) -> None:
     assert spread(0) == pytest.approx(default)  # 0 means the default 1.6
     assert spread(9.0) == pytest.approx(wide)  # clamped to 3.2
     assert spread(0.2) == pytest.approx(narrow)  # clamped to 1
+    # Far outside the range is clamped too, never refused.
+    assert spread(5000) == pytest.approx(wide)
+    assert spread(-3) == pytest.approx(narrow)
 
 
 def test_flow_document_persists_and_stacks_later_batches(ws: Workspace, board: str) -> None:
@@ -672,6 +676,29 @@ def test_diagram_text_is_imported_and_laid_out(ws: Workspace, board: str) -> Non
     assert card["payload"].get("geo")
 
 
+@pytest.mark.parametrize(
+    ("text_", "title"),
+    [
+        ("flowchart TD\nA --> B", "Flowchart"),
+        ("stateDiagram-v2\n[*] --> Idle", "State diagram"),
+        ("---\ntitle: Checkout\n---\ngraph LR\nA --> B", "Checkout"),
+    ],
+)
+def test_a_diagram_with_only_diagram_text_is_taken(
+    ws: Workspace, board: str, text_: str, title: str
+) -> None:
+    # The contract asks for a title unless the text import supplies one: the
+    # import names a titleless text after its type (and says so in a warning).
+    diagram = {"kind": "diagram", "payload": {"diagram_text": text_}}
+    out = compose(ws, cards=[diagram, {"kind": "doc", "payload": {"elements": [diagram]}}])
+    cards = {c["id"]: c for c in board_cards(ws, board)}
+    card, doc = (cards[c["id"]]["payload"] for c in out["cards"])
+    assert card["title"] == title and card["geo"]
+    assert doc["elements"][0]["payload"]["title"] == title
+    derived = [w for w in out["warnings"] if w["code"] == "derived_title"]
+    assert len(derived) == (0 if title == "Checkout" else 2)
+
+
 def test_a_diagram_without_title_or_text_is_refused(ws: Workspace, board: str) -> None:
     e = err(
         ws,
@@ -823,6 +850,35 @@ def test_request_key_replays_the_original_receipt(any_ws: Workspace) -> None:
     # A fresh key is a fresh operation.
     fresh = any_ws.call("compose_board", {**params, "requestKey": "batch-2"})
     assert {c["id"] for c in fresh["cards"]}.isdisjoint(c["id"] for c in first["cards"])
+
+
+def test_request_key_compares_numbers_by_value_not_spelling(ws: Workspace, board: str) -> None:
+    params = {
+        "board": board,
+        "requestKey": "nums",
+        "aspect": 2,
+        "cards": [
+            {
+                "kind": "chart",
+                "payload": {
+                    "viz": "bars",
+                    "data": {"items": [{"label": "a", "value": 3}, {"label": "b", "value": -0.0}]},
+                },
+            }
+        ],
+    }
+    first = ws.call("compose_board", params)
+    respelled = json.loads(
+        json.dumps(params)
+        .replace('"aspect": 2', '"aspect": 2.0')
+        .replace('"value": 3', '"value": 3.0')
+    )
+    respelled["cards"][0]["payload"]["data"]["items"][1]["value"] = 0
+    assert isinstance(respelled["aspect"], float)
+    assert ws.call("compose_board", respelled) == first
+    assert len(board_cards(ws, board)) == 1
+    changed = {**params, "aspect": 2.5}
+    assert err(ws, "compose_board", changed).code == "request_key_conflict"
 
 
 def test_request_keys_belong_to_their_principal(ws: Workspace, board: str) -> None:

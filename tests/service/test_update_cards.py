@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
+import time
+import uuid
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from layoutkit import Principal, Workspace
+from layoutkit.service import cards as cards_module
+from layoutkit.service.cards import CONFIRM_TTL
 from tests.service.helpers import assert_tidy, board_cards, err
 
 AGENT = Principal.agent("claude")
@@ -213,7 +220,8 @@ def test_removing_someone_elses_card_needs_confirm(ws: Workspace, board: str) ->
         {"remove": [theirs["id"]], "confirm": "rm_nope", "reason": REASON},
         AGENT,
     )
-    assert again.code == "needs_confirm" and again.body["token"] == token
+    # Each refusal hands out a fresh random token; the first one stays good.
+    assert again.code == "needs_confirm" and again.body["token"] != token
     short = err(
         ws,
         "update_cards",
@@ -232,6 +240,57 @@ def test_confirm_token_is_bound_to_the_ids(ws: Workspace, board: str) -> None:
     e = err(ws, "update_cards", {"remove": [b["id"]], "confirm": token, "reason": REASON}, AGENT)
     assert e.code == "needs_confirm"
     assert b["id"] in by_id(ws)
+
+
+def test_confirm_token_cannot_be_computed_and_is_bound_to_the_caller(
+    ws: Workspace, board: str
+) -> None:
+    compose(ws, [text(f"filler {i}") for i in range(8)], AGENT)
+    (theirs,) = compose(ws, [text("human idea")], USER)
+    ids = [theirs["id"]]
+    # What the token used to be: a hash of values anyone knows.
+    basis = f"{ws.workspace_id}|{AGENT.label}|{sorted(ids)}"
+    guessed = "rm_" + hashlib.sha256(basis.encode()).hexdigest()[:24]
+    e = err(ws, "update_cards", {"remove": ids, "confirm": guessed, "reason": REASON}, AGENT)
+    assert e.code == "needs_confirm"
+    token = e.body["token"]
+    assert e.body["expiresIn"] == CONFIRM_TTL
+    # Another caller cannot use it, nor can a forged expiry stretch it.
+    e = err(ws, "update_cards", {"remove": ids, "confirm": token, "reason": REASON}, OTHER_AGENT)
+    assert e.code == "needs_confirm"
+    _, expires, nonce, mac = token.split("_")
+    later = f"rm_{int(expires, 16) + 3600:x}_{nonce}_{mac}"
+    e = err(ws, "update_cards", {"remove": ids, "confirm": later, "reason": REASON}, AGENT)
+    assert e.code == "needs_confirm"
+    assert theirs["id"] in by_id(ws)
+
+
+def test_confirm_token_expires(ws: Workspace, board: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    compose(ws, [text(f"filler {i}") for i in range(8)], AGENT)
+    (theirs,) = compose(ws, [text("human idea")], USER)
+    ids = [theirs["id"]]
+    token = err(ws, "update_cards", {"remove": ids}, AGENT).body["token"]
+    now = time.time()
+    monkeypatch.setattr(cards_module.time, "time", lambda: now + CONFIRM_TTL + 1)
+    e = err(ws, "update_cards", {"remove": ids, "confirm": token, "reason": REASON}, AGENT)
+    assert e.code == "needs_confirm" and "expired" in e.message
+    fresh = e.body["token"]
+    ws.call("update_cards", {"remove": ids, "confirm": fresh, "reason": REASON}, AGENT)
+    assert theirs["id"] not in by_id(ws)
+
+
+def test_confirm_token_works_in_another_process(tmp_path: Path) -> None:
+    url = os.environ.get("LAYOUTKIT_TEST_POSTGRES_URL") or f"sqlite:///{tmp_path / 'ws.db'}"
+    name = f"confirm-{uuid.uuid4().hex[:8]}"
+    with Workspace.open(url, name=name) as first, Workspace.open(url, name=name) as second:
+        first.call("create", {"kind": "board", "slug": "b"})
+        first.call("compose_board", {"board": "b", "cards": [text("mine")]}, AGENT)
+        (theirs,) = first.call("compose_board", {"board": "b", "cards": [text("t")]}, USER)["cards"]
+        token = err(first, "update_cards", {"remove": [theirs["id"]]}, AGENT).body["token"]
+        second.call(
+            "update_cards", {"remove": [theirs["id"]], "confirm": token, "reason": REASON}, AGENT
+        )
+        assert theirs["id"] not in {c["id"] for c in board_cards(first, "b")}
 
 
 def test_more_than_25_cards_needs_confirm(ws: Workspace, board: str) -> None:
@@ -375,3 +434,19 @@ def test_share_links_cannot_update(ws: Workspace, board: str) -> None:
         ws, "update_cards", {"patch": [{"id": a["id"], "x": 3}]}, Principal.share(board, "annotate")
     )
     assert e.status == 403
+
+
+def test_a_portal_patch_follows_the_compose_rules(ws: Workspace, board: str) -> None:
+    ws.call("create", {"kind": "board", "slug": "elsewhere"})
+    portal = {"kind": "board", "payload": {"board": "elsewhere"}}
+    (note, card) = compose(ws, [text("n"), portal], AGENT)
+    for target, code in (("b", "portal_to_self"), ("nowhere", "unknown_portal_board")):
+        patch = [{"id": note["id"], "x": 900}, {"id": card["id"], "payload": {"board": target}}]
+        e = err(ws, "update_cards", {"patch": patch}, AGENT)
+        assert (e.status, e.code, e.body["index"]) == (400, code, 1)
+    stored = by_id(ws)
+    assert stored[card["id"]]["payload"]["board"] == "elsewhere"
+    assert stored[note["id"]]["x"] == note["x"]  # the batch is all-or-nothing
+    ws.call("create", {"kind": "board", "slug": "third"})
+    ws.call("update_cards", {"patch": [{"id": card["id"], "payload": {"board": "third"}}]}, AGENT)
+    assert by_id(ws)[card["id"]]["payload"]["board"] == "third"

@@ -414,3 +414,26 @@ def test_receipt_snapshot(ws: Workspace, snapshot: Any) -> None:
     assert [
         {k: v for k, v in f.items() if k not in ("ref", "size")} for f in r["files"]
     ] == snapshot
+
+
+def test_scrape_gives_file_cards_their_document_url_under_artifact(ws: Workspace) -> None:
+    data = pdf(2)
+    out = ws.call(
+        "upload_files",
+        {"board": "up", "files": [entry("spec.pdf", data), entry("a.png", png(40, 30))]},
+    )
+    file_id, media_id = (c["id"] for c in out["cards"])
+    cards = {c["id"]: c for c in ws.call("scrape_board", {"board": "up"})["cards"]}
+    assert cards[file_id]["kind"] == "file"
+    assert cards[file_id]["artifact"] == f"/api/v1/cards/{file_id}/file"
+    assert "artifact" not in cards[media_id]
+    got = ws.call("card_file", {"id": file_id}, Principal.share("up"))
+    assert (got["name"], got["mime"], got["size"]) == ("spec.pdf", "application/pdf", len(data))
+    assert base64.b64decode(got["data"]) == data
+    # A share link of another board cannot read it; a card without a file has none.
+    ws.call("create", {"kind": "board", "slug": "other"})
+    assert err(ws, "card_file", {"id": file_id}, Principal.share("other")).status == 403
+    (note,) = ws.call(
+        "compose_board", {"board": "up", "cards": [{"kind": "note", "payload": {"md": "n"}}]}
+    )["cards"]
+    assert err(ws, "card_file", {"id": note["id"]}).code == "no_file"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from layoutkit import ServiceError, Workspace
+from layoutkit import Principal, ServiceError, Workspace
 
 OVERLAPPING = {
     "title": "Tight",
@@ -21,17 +21,26 @@ def board(ws: Workspace) -> Workspace:
 
 
 def test_showcase_quality_fails_the_write_on_composition_findings(board: Workspace) -> None:
+    # Overrides are the editor's (a person moving nodes): a person's patch sets them.
+    person = Principal.user("ana")
+    plain = {k: v for k, v in OVERLAPPING.items() if k != "overrides"}
+    (card,) = board.call(
+        "compose_board", {"board": "w", "cards": [{"kind": "diagram", "payload": plain}]}, person
+    )["cards"]
+    patch = {"id": card["id"], "payload": {"overrides": OVERLAPPING["overrides"]}}
     with pytest.raises(ServiceError) as exc:
         board.call(
-            "compose_board",
-            {
-                "board": "w",
-                "cards": [{"kind": "diagram", "payload": {**OVERLAPPING, "quality": "showcase"}}],
-            },
+            "update_cards",
+            {"patch": [{**patch, "payload": {**patch["payload"], "quality": "showcase"}}]},
+            person,
         )
     assert exc.value.code == "composition_findings"
     assert exc.value.body["index"] == 0
-    assert board.call("scrape_board", {"board": "w"})["cards"] == []
+    stored = board.call("scrape_board", {"board": "w"})["cards"][0]["payload"]
+    assert "overrides" not in stored
+    board.call("update_cards", {"patch": [patch]}, person)
+    stored = board.call("scrape_board", {"board": "w"})["cards"][0]["payload"]
+    assert stored["overrides"] == OVERLAPPING["overrides"]
 
 
 def test_without_showcase_the_same_diagram_is_stored_and_quality_never_is(board: Workspace) -> None:
@@ -55,18 +64,6 @@ def test_diagram_text_keeps_its_declared_direction_inside_a_doc(board: Workspace
     ]
     assert inner["dir"] == "LR"
     assert set(inner["geo"]["nodes"]) == {"A", "B"}
-
-
-def test_diagram_text_without_a_title_is_refused(board: Workspace) -> None:
-    with pytest.raises(ServiceError) as exc:
-        board.call(
-            "compose_board",
-            {
-                "board": "w",
-                "cards": [{"kind": "diagram", "payload": {"diagram_text": "graph TD\n A-->B"}}],
-            },
-        )
-    assert (exc.value.status, exc.value.code, exc.value.body["index"]) == (400, "missing_field", 0)
 
 
 def test_unsupported_diagram_text_is_refused_with_the_supported_types(board: Workspace) -> None:

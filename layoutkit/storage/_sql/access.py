@@ -107,3 +107,21 @@ class AccessRows(TxBase):
             .values(revoked_at=self.now())
         )
         return result.rowcount > 0
+
+    def server_key(self, name: str) -> str:
+        found = self.conn.execute(
+            select(s.server_keys.c.secret).where(s.server_keys.c.name == name)
+        ).scalar()
+        if found is not None:
+            return str(found)
+        self._write()
+        # Two processes may both miss it: the loser's insert is a no-op, and both
+        # read the winner's secret.
+        stmt = self._insert_ignoring_conflict(s.server_keys).values(
+            name=name, secret=secrets.token_hex(32), created_at=self.now()
+        )
+        self.conn.execute(stmt)
+        secret = self.conn.execute(
+            select(s.server_keys.c.secret).where(s.server_keys.c.name == name)
+        ).scalar_one()
+        return str(secret)

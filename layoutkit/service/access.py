@@ -1,0 +1,147 @@
+"""Revoking what grants access: share links of a board, and API tokens.
+
+A revoked share link or token stops authenticating at once (the HTTP API
+answers 401 to it). Listing shows what identifies a credential, never the
+credential itself (only hashes are kept).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from layoutkit.errors import ServiceError
+from layoutkit.principal import Principal
+from layoutkit.service import tokens as api_tokens
+from layoutkit.service._common import SLUG
+from layoutkit.service.registry import REGISTRY
+from layoutkit.service.workspace import Call
+from layoutkit.storage import ShareLinkRecord
+
+_LINK_ID = {"type": "string", "pattern": "^sh_[A-Za-z0-9_-]{1,80}$", "description": "share link id"}
+
+
+def _link_view(link: ShareLinkRecord) -> dict[str, Any]:
+    return {
+        "id": link.id,
+        "mode": link.mode,
+        "cardId": link.card_id,
+        "createdBy": link.created_by,
+        "created": link.created_at.isoformat(),
+        "revoked": None if link.revoked_at is None else link.revoked_at.isoformat(),
+    }
+
+
+@REGISTRY.operation(
+    "list_share_links",
+    "List a board's share links, revoked ones included: id, mode, cardId, who minted it and "
+    "when, and when it was revoked. The link URLs are not kept and never shown.",
+    {"required": ["board"], "properties": {"board": SLUG}, "additionalProperties": False},
+    board="board",
+)
+def list_share_links(call: Call) -> dict[str, Any]:
+    links = call.tx.share_links(call.board.id)
+    return {"board": call.board.slug, "links": [_link_view(link) for link in links]}
+
+
+@REGISTRY.operation(
+    "revoke_share_link",
+    "Revoke one share link of a board (by the id share_board returned): its URL stops "
+    "working at once. Revoking a revoked link answers 404.",
+    {
+        "required": ["board", "id"],
+        "properties": {"board": SLUG, "id": _LINK_ID},
+        "additionalProperties": False,
+    },
+    board="board",
+    writes=True,
+)
+def revoke_share_link(call: Call) -> dict[str, Any]:
+    tx, board = call.tx, call.board
+    link = tx.share_link(call.params["id"])
+    if link is None or link.board_id != board.id or link.revoked_at is not None:
+        raise ServiceError(
+            404,
+            "unknown_share_link",
+            f"board {board.slug!r} has no live share link {call.params['id']!r}",
+            field="id",
+        )
+    tx.revoke_share_link(link.id)
+    tx.record_event(
+        "board.unshare", call.principal.label, board_id=board.id, detail={"id": link.id}
+    )
+    revoked = tx.share_link(link.id)
+    assert revoked is not None
+    return {"board": board.slug, "link": _link_view(revoked)}
+
+
+def _own_token(principal: Principal, token: dict[str, Any]) -> bool:
+    """The workspace owner manages every token; anyone else only tokens in their own name."""
+    return principal.kind == "owner" or f"{token['kind']}:{token['name']}" == principal.label
+
+
+@REGISTRY.operation(
+    "list_tokens",
+    "List API tokens (id, kind, name, created, revoked, purpose; live true leaves out "
+    "revoked ones); never the tokens "
+    "themselves, whose hashes alone are kept. The owner sees every token, anyone else "
+    "the tokens in their own name.",
+    {
+        "properties": {
+            "live": {"type": "boolean", "description": "only tokens not revoked (default false)"}
+        },
+        "additionalProperties": False,
+    },
+)
+def list_tokens(call: Call) -> dict[str, Any]:
+    rows = api_tokens.list_tokens(call.tx)
+    live = call.params.get("live", False)
+    return {
+        "tokens": [
+            t
+            for t in rows
+            if _own_token(call.principal, t) and not (live and t["revoked"] is not None)
+        ]
+    }
+
+
+@REGISTRY.operation(
+    "revoke_token",
+    "Revoke an API token by id or name: it answers 401 from then on. The owner revokes any "
+    "token, anyone else only tokens in their own name. A name several live tokens share "
+    "answers 409 with their ids; revoke by id.",
+    {
+        "required": ["token"],
+        "properties": {
+            "token": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 200,
+                "description": "the token's id or name (see list_tokens)",
+            }
+        },
+        "additionalProperties": False,
+    },
+    writes=True,
+)
+def revoke_token(call: Call) -> dict[str, Any]:
+    ref = call.params["token"]
+    live = [
+        t
+        for t in api_tokens.list_tokens(call.tx)
+        if t["revoked"] is None and _own_token(call.principal, t)
+    ]
+    matches = [t for t in live if str(t["id"]) == ref] or [t for t in live if t["name"] == ref]
+    if not matches:
+        # Someone else's token is as unknown to the caller as one that never was.
+        raise ServiceError(
+            404,
+            "unknown_token",
+            f"no live token of yours has id or name {ref!r}",
+            didYouMean=sorted({t["name"] for t in live}),
+        )
+    if len(matches) > 1:
+        ids = [t["id"] for t in matches]
+        raise ServiceError(
+            409, "ambiguous_token", f"{len(ids)} live tokens are called {ref!r}", ids=ids
+        )
+    return api_tokens.revoke_token(call.tx, str(matches[0]["id"]))
