@@ -10,6 +10,7 @@ from layoutkit.errors import ServiceError
 from layoutkit.layout.place import changes_from_journal
 from layoutkit.layout.reading import reading_order
 from layoutkit.principal import Principal
+from layoutkit.service import links
 from layoutkit.service._common import ID, SLUG
 from layoutkit.service.board_model import layout_card, load_board, write_changes
 from layoutkit.service.content_prep import SERVER_STAMPS, prepare_card, store_spilled
@@ -173,6 +174,7 @@ def update_cards(call: Call) -> dict[str, Any]:
 
     warnings: list[dict[str, Any]] = []
     engine_patches = []
+    refetch: list[tuple[int, str]] = []
     for i, patch in enumerate(patches):
         payload = None
         if "payload" in patch:
@@ -183,6 +185,8 @@ def update_cards(call: Call) -> dict[str, Any]:
             merged = merge_patch(record.payload, authored)
             if "rows" in authored or "data" in authored:
                 merged.pop("dataRef", None)  # new inline data replaces the kept blob
+            if record.kind == "link" and links.stamp_patch(call.workspace, record.payload, merged):
+                refetch.append((record.id, merged["url"]))
             prepared = prepare_card({"kind": record.kind, "payload": merged}, i)
             store_spilled(tx, prepared)
             stamp_ref_targets(tx, board.workspace_id, [(i, record.kind, prepared.payload)], "patch")
@@ -212,6 +216,7 @@ def update_cards(call: Call) -> dict[str, Any]:
         tx.restore_cards(restore)
         _put_back(tx, model, tx.cards_by_id(restore))
     refresh_ref_targets(tx, board, [x["id"] for x in patches if "payload" in x] + remove + restore)
+    links.schedule(call, board, refetch)
     tx.record_event(
         "cards.update",
         call.principal.label,

@@ -10,6 +10,7 @@ import attrs
 
 from layoutkit import elements, layout
 from layoutkit.errors import ServiceError
+from layoutkit.service import links
 from layoutkit.service._common import ID, SLUG
 from layoutkit.service.content_prep import Prepared, prepare_card, without_stamps
 from layoutkit.service.layout_params import batch_from_params
@@ -165,6 +166,7 @@ def _prepare(call: Call) -> _Batch:
         )
 
     prepared = [without_stamps(prepare_card(card, i)) for i, card in enumerate(cards)]
+    links.stamp_new(call.workspace, prepared)
     staged = [normalize_question(q, f"questions[{i}]") for i, q in enumerate(questions)]
     batch_params = {
         **{
@@ -215,7 +217,7 @@ def compose_board(call: Call) -> dict[str, Any]:
     if b.extend_section is not None:
         _require_section(call.tx, call.board, b.extend_section)
     _check_portals(call.tx, call.board, b.prepared)
-    return store_batch(
+    receipt = store_batch(
         call.principal,
         call.tx,
         call.board,
@@ -226,6 +228,15 @@ def compose_board(call: Call) -> dict[str, Any]:
         b.questions,
         b.staged,
     )
+    _fetch_links(call, receipt)
+    return receipt
+
+
+def _fetch_links(call: Call, receipt: dict[str, Any]) -> None:
+    ids = [c["id"] for c in receipt["cards"] if c.get("kind") == "link"]
+    if ids and call.workspace.unfurler is not None:
+        stored = call.tx.cards_by_id(ids)
+        links.schedule(call, call.board, [(r.id, r.payload["url"]) for r in stored])
 
 
 def _require_section(tx: Tx, board: BoardRecord, title: str) -> None:

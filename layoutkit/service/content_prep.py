@@ -178,8 +178,9 @@ def _diagrams_inside(payload: dict[str, Any], raw: Any, index: int | None) -> li
     return warnings
 
 
-#: Payload fields only the server writes on a compose: a doc's push-set stamp.
-SERVER_STAMPS = {"doc": ("set",)}
+#: Payload fields only the server writes on a compose: a doc's push-set stamp and
+#: a link card's unfurl (see ``service/links.py``).
+SERVER_STAMPS = {"doc": ("set",), "link": ("meta", "icon", "framable", "shots", "error")}
 
 
 def without_stamps(prepared: Prepared) -> Prepared:

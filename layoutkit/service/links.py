@@ -1,0 +1,123 @@
+"""Link cards: the server-owned fields of an unfurl, and the job that fills them in.
+
+A link card is written with its URL only; the write's receipt goes back at
+once. With an unfurler configured, a background job then fetches the page
+(``layoutkit.net``: public addresses only) and lands ``meta``, ``icon``,
+``framable`` and ``shots`` (or the refusal's reason in ``error``) in its own
+short transaction, which bumps the card's version, so ``board_stamp`` changes
+and a viewer redraws. Without an unfurler the card is stamped with the reason
+in the same write.
+
+The job never clobbers: it re-reads the card when it lands and drops its
+result when the card was removed or its URL changed meanwhile (the change
+queued a job of its own); other edits made meanwhile are kept, as only the
+server-owned fields are replaced.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from layoutkit.storage import BoardRecord, Tx
+
+if TYPE_CHECKING:
+    from layoutkit.service.content_prep import Prepared
+    from layoutkit.service.workspace import Call, Workspace
+
+#: The link card fields only the server writes: authored values never survive a write.
+SERVER_FIELDS = ("meta", "icon", "framable", "shots", "error")
+#: The reason an air-gapped install gives on every link card.
+OFFLINE = "not fetched: this install does not fetch links (network access is off)"
+BUSY = "not fetched: too many links were waiting to be fetched; send the URL again later"
+
+
+def stamp_new(workspace: Workspace, prepared: list[Prepared]) -> None:
+    """Clear authored server fields of new link cards; say why when nothing will fetch them."""
+    for p in prepared:
+        if p.kind == "link":
+            _clear(p.payload)
+            if workspace.unfurler is None:
+                p.payload["error"] = OFFLINE
+
+
+def stamp_patch(workspace: Workspace, before: dict[str, Any], merged: dict[str, Any]) -> bool:
+    """Settle the server fields of a patched link card; True when it needs fetching again.
+
+    The same URL keeps what the last unfurl stored (authored values were
+    dropped before the merge); a new URL clears it and, air-gapped, says why.
+    """
+    if merged.get("url") == before.get("url"):
+        return False
+    _clear(merged)
+    if workspace.unfurler is None:
+        merged["error"] = OFFLINE
+        return False
+    return True
+
+
+def _clear(payload: dict[str, Any]) -> None:
+    for key in SERVER_FIELDS:
+        payload.pop(key, None)
+
+
+def schedule(call: Call, board: BoardRecord, cards: list[tuple[int, str]]) -> None:
+    """Fetch ``(card id, url)`` pairs once the call's transaction has committed."""
+    ws = call.workspace
+    if ws.unfurler is None or not cards:
+        return
+
+    def start() -> None:
+        for card_id, url in cards:
+            if not ws.jobs.submit(lambda c=card_id, u=url: fetch_and_land(ws, board.id, c, u)):
+                ws.background_write(board.id, lambda tx, _b, c=card_id, u=url: _busy(tx, c, u))
+
+    call.after.append(start)
+
+
+def fetch_and_land(ws: Workspace, board_id: int, card_id: int, url: str) -> bool:
+    """Unfurl ``url`` (outside any transaction), then land it on the card; False if dropped."""
+    assert ws.unfurler is not None
+    result = ws.unfurler.unfurl(url)
+    landed = ws.background_write(
+        board_id, lambda tx, board: _land(tx, board, card_id, url, result.fields, result.shots)
+    )
+    return bool(landed)
+
+
+def _current(tx: Tx, board: BoardRecord, card_id: int, url: str) -> Any:
+    card = tx.card(card_id)
+    if card is None or card.deleted or card.board_id != board.id or card.kind != "link":
+        return None
+    return card if card.payload.get("url") == url else None
+
+
+def _land(
+    tx: Tx,
+    board: BoardRecord,
+    card_id: int,
+    url: str,
+    fields: dict[str, Any],
+    shots: dict[str, bytes],
+) -> bool:
+    card = _current(tx, board, card_id, url)
+    if card is None:
+        return False
+    fields = dict(fields)
+    if shots:
+        fields["shots"] = {view: {"ref": tx.blobs.put(png)} for view, png in sorted(shots.items())}
+    payload = {k: v for k, v in card.payload.items() if k not in SERVER_FIELDS}
+    tx.update_cards([{"id": card_id, "payload": {**payload, **fields}}])
+    tx.record_event(
+        "card.unfurl",
+        "layoutkit",
+        board_id=board.id,
+        detail={"card": card_id, "ok": "error" not in fields},
+    )
+    return True
+
+
+def _busy(tx: Tx, card_id: int, url: str) -> None:
+    card = tx.card(card_id)
+    if card is not None and not card.deleted and card.payload.get("url") == url:
+        payload = {k: v for k, v in card.payload.items() if k not in SERVER_FIELDS}
+        tx.update_cards([{"id": card_id, "payload": {**payload, "error": BUSY}}])
