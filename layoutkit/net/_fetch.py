@@ -242,7 +242,14 @@ class Fetcher:
         target = parse_target(url)
         chain: list[str] = []
         for hop in range(self.max_redirects + 1):
-            address = self.check(target, deadline)
+            try:
+                address = self.check(target, deadline)
+            except FetchError as err:
+                if not chain:
+                    raise
+                raise FetchError(
+                    err.code, f"redirect to {target.url}: {err.message}", **err.fields
+                ) from err
             status, headers, body, truncated = self._one(target, address, deadline)
             location = headers.get("location")
             if status in _REDIRECTS and location:
