@@ -13,6 +13,14 @@ from layoutkit.net._address import (
     parse_target,
     refusal,
 )
+from layoutkit.net._capture import (
+    VIEWS,
+    ChromiumCapture,
+    Shot,
+    SidecarCapture,
+    capture_from,
+    make_shot,
+)
 from layoutkit.net._errors import FetchError
 from layoutkit.net._fetch import (
     MAX_BYTES,
@@ -33,16 +41,22 @@ __all__ = [
     "MAX_BYTES",
     "MAX_REDIRECTS",
     "TIME_LIMIT",
+    "VIEWS",
     "Capture",
+    "ChromiumCapture",
     "Dial",
     "FetchError",
     "Fetched",
     "Fetcher",
     "Resolver",
+    "Shot",
+    "SidecarCapture",
     "Target",
     "Unfurler",
+    "capture_from",
     "direct_dial",
     "framable",
+    "make_shot",
     "parse_target",
     "read_page",
     "refusal",

@@ -6,6 +6,7 @@ from typing import Any, Protocol
 
 import attrs
 
+from layoutkit.net._capture import Shot
 from layoutkit.net._errors import FetchError
 from layoutkit.net._fetch import Fetcher
 from layoutkit.net._unfurl import framable, read_page
@@ -18,12 +19,12 @@ class Capture(Protocol):
     """A capture sidecar: screenshots of a page already checked and fetched.
 
     ``shoot`` gets the final URL and the public address it was fetched from and
-    must load the page from that address only; it returns PNG bytes by view
-    (``desktop`` at 16:10, ``phone``) or raises :class:`FetchError`
+    must load the page from that address only; it returns a :class:`Shot` by
+    view (``desktop`` at 16:10, ``phone``) or raises :class:`FetchError`
     (``capture_failed``).
     """
 
-    def shoot(self, url: str, address: str) -> dict[str, bytes]: ...
+    def shoot(self, url: str, address: str) -> dict[str, Shot]: ...
 
 
 @attrs.frozen(slots=True)
@@ -32,7 +33,7 @@ class Unfurled:
     or ``error``) and the screenshots to store, by view."""
 
     fields: dict[str, Any]
-    shots: dict[str, bytes] = attrs.field(factory=dict)
+    shots: dict[str, Shot] = attrs.field(factory=dict)
 
 
 class Unfurler:

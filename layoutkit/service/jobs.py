@@ -30,6 +30,8 @@ class JobRunner:
         self._pending = 0
         self._idle = threading.Condition()
         self._closed = False
+        self._drops: dict[Future[None], Callable[[], None]] = {}
+        self._dropped: list[Callable[[], None]] = []
 
     @property
     def pending(self) -> int:
@@ -37,8 +39,12 @@ class JobRunner:
         with self._idle:
             return self._pending
 
-    def submit(self, job: Callable[[], None]) -> bool:
-        """Queue ``job``; False when the runner is shut down or already holds ``limit`` jobs."""
+    def submit(self, job: Callable[[], None], on_drop: Callable[[], None] | None = None) -> bool:
+        """Queue ``job``; False when the runner is shut down or already holds ``limit`` jobs.
+
+        ``on_drop`` runs instead of ``job`` when the runner shuts down before the
+        job started, so the job can leave word that it never ran.
+        """
         with self._idle:
             if self._closed or self._pending >= self._limit:
                 return False
@@ -48,6 +54,9 @@ class JobRunner:
         except RuntimeError:  # the pool shut down between the check and the submit
             self._done()
             return False
+        if on_drop is not None:
+            with self._idle:
+                self._drops[future] = on_drop
         future.add_done_callback(self._cancelled)
         return True
 
@@ -62,7 +71,11 @@ class JobRunner:
             self._done()
 
     def _cancelled(self, future: Future[None]) -> None:
+        with self._idle:
+            on_drop = self._drops.pop(future, None)
         if future.cancelled():
+            if on_drop is not None:
+                self._dropped.append(on_drop)
             self._done()
 
     def _done(self) -> None:
@@ -77,7 +90,14 @@ class JobRunner:
             return self._idle.wait_for(lambda: self._pending == 0, timeout)
 
     def shutdown(self) -> None:
-        """Refuse new jobs, drop those not started, and wait for the running ones."""
+        """Refuse new jobs, drop those not started (running their ``on_drop``), and
+        wait for the running ones."""
         with self._idle:
             self._closed = True
         self._pool.shutdown(wait=True, cancel_futures=True)
+        dropped, self._dropped = self._dropped, []
+        for on_drop in dropped:
+            try:
+                on_drop()
+            except Exception:
+                log.exception("a dropped job's note failed")

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from layoutkit.storage import BoardRecord, Tx
 
 if TYPE_CHECKING:
+    from layoutkit.net import Shot
     from layoutkit.service.content_prep import Prepared
     from layoutkit.service.workspace import Call, Workspace
 
@@ -29,6 +30,7 @@ SERVER_FIELDS = ("meta", "icon", "framable", "shots", "error")
 #: The reason an air-gapped install gives on every link card.
 OFFLINE = "not fetched: this install does not fetch links (network access is off)"
 BUSY = "not fetched: too many links were waiting to be fetched; send the URL again later"
+STOPPED = "not fetched: the server stopped before fetching this link; send the URL again"
 
 
 def stamp_new(workspace: Workspace, prepared: list[Prepared]) -> None:
@@ -68,8 +70,11 @@ def schedule(call: Call, board: BoardRecord, cards: list[tuple[int, str]]) -> No
 
     def start() -> None:
         for card_id, url in cards:
-            if not ws.jobs.submit(lambda c=card_id, u=url: fetch_and_land(ws, board.id, c, u)):
-                ws.background_write(board.id, lambda tx, _b, c=card_id, u=url: _busy(tx, c, u))
+            if not ws.jobs.submit(
+                lambda c=card_id, u=url: fetch_and_land(ws, board.id, c, u),
+                on_drop=lambda c=card_id, u=url: _note(ws, board.id, c, u, STOPPED),
+            ):
+                _note(ws, board.id, card_id, url, BUSY)
 
     call.after.append(start)
 
@@ -97,14 +102,22 @@ def _land(
     card_id: int,
     url: str,
     fields: dict[str, Any],
-    shots: dict[str, bytes],
+    shots: dict[str, Shot],
 ) -> bool:
     card = _current(tx, board, card_id, url)
     if card is None:
         return False
     fields = dict(fields)
     if shots:
-        fields["shots"] = {view: {"ref": tx.blobs.put(png)} for view, png in sorted(shots.items())}
+        fields["shots"] = {
+            view: {
+                "ref": tx.blobs.put(shot.png),
+                "w": shot.width,
+                "h": shot.height,
+                "thumb": tx.blobs.put(shot.thumb),
+            }
+            for view, shot in sorted(shots.items())
+        }
     payload = {k: v for k, v in card.payload.items() if k not in SERVER_FIELDS}
     tx.update_cards([{"id": card_id, "payload": {**payload, **fields}}])
     tx.record_event(
@@ -116,8 +129,8 @@ def _land(
     return True
 
 
-def _busy(tx: Tx, card_id: int, url: str) -> None:
-    card = tx.card(card_id)
-    if card is not None and not card.deleted and card.payload.get("url") == url:
-        payload = {k: v for k, v in card.payload.items() if k not in SERVER_FIELDS}
-        tx.update_cards([{"id": card_id, "payload": {**payload, "error": BUSY}}])
+def _note(ws: Workspace, board_id: int, card_id: int, url: str, reason: str) -> None:
+    """Say on the card why its link was not fetched (when the card still shows that URL)."""
+    ws.background_write(
+        board_id, lambda tx, board: _land(tx, board, card_id, url, {"error": reason}, {})
+    )

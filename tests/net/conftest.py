@@ -138,6 +138,16 @@ class _Handler(BaseHTTPRequestHandler):
             self._drip()
         elif path == "/missing":
             self._send(404, b"<title>Not here</title>")
+        elif path == "/leaky":
+            # A page that tries to reach a private service three ways while it is captured.
+            inner = f"http://127.0.0.1:{q['p']}"
+            body = (
+                f'<html><body style="background:#2b6"><h1>Leaky</h1>'
+                f'<img src="{inner}/img.png"><img src="http://other.example.net/x.png">'
+                f'<iframe src="http://[::1]:{q["p"]}/frame"></iframe>'
+                f'<script>fetch("{inner}/fetch").catch(() => 0)</script></body></html>'
+            )
+            self._send(200, body.encode())
         elif path == "/pdf":
             self._send(200, b"%PDF-1.4 ...", {"content-type": "application/pdf"})
         else:
