@@ -16,6 +16,7 @@ server-owned fields are replaced.
 
 from __future__ import annotations
 
+import base64
 from typing import TYPE_CHECKING, Any
 
 from layoutkit.storage import BoardRecord, Tx
@@ -134,3 +135,21 @@ def _note(ws: Workspace, board_id: int, card_id: int, url: str, reason: str) -> 
     ws.background_write(
         board_id, lambda tx, board: _land(tx, board, card_id, url, {"error": reason}, {})
     )
+
+
+def inline_shots(tx: Tx, scraped: dict[str, Any]) -> None:
+    """Give each stored screenshot of the scraped link cards a ``src``: its thumbnail as a
+    ``data:`` URL, so a board picture shows it without a blob route (the stored payloads
+    are not touched)."""
+    for card in scraped.get("cards", []):
+        shots = card.get("payload", {}).get("shots") if card.get("kind") == "link" else None
+        if not isinstance(shots, dict):
+            continue
+        inlined = {}
+        for view, shot in shots.items():
+            thumb = shot.get("thumb") if isinstance(shot, dict) else None
+            data = tx.blobs.get(thumb) if isinstance(thumb, str) else None
+            if data and data.startswith(b"\xff\xd8"):  # a JPEG, as the capture made it
+                shot = {**shot, "src": "data:image/jpeg;base64," + base64.b64encode(data).decode()}
+            inlined[view] = shot
+        card["payload"] = {**card["payload"], "shots": inlined}
