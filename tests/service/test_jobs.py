@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 from layoutkit import Workspace
@@ -55,6 +56,7 @@ def test_shutdown_drops_queued_jobs_and_runs_their_note() -> None:
     assert runner.submit(lambda: ran.append("second"), on_drop=lambda: dropped.append("second"))
     stopper = threading.Thread(target=runner.shutdown)
     stopper.start()
+    _until(lambda: runner.pending == 1)  # the queued job was dropped
     gate.set()
     stopper.join(30)
     assert ran == ["first"] and dropped == ["second"] and runner.pending == 0
@@ -78,8 +80,10 @@ def test_links_still_queued_when_the_workspace_closes_say_so(tmp_path: Path) -> 
     ws.call("create", {"kind": "board", "slug": "b"})
     cards = [{"kind": "link", "payload": {"url": f"https://e{i}.example.org/"}} for i in range(6)]
     ws.call("compose_board", {"board": "b", "cards": cards})
+    _until(lambda: ws.jobs.pending == 6)
     closer = threading.Thread(target=ws.close)
     closer.start()
+    _until(lambda: ws.jobs.pending == 4)  # the two queued fetches were dropped
     held.go.set()
     closer.join(60)
     with Workspace.open(db) as again:
@@ -87,4 +91,11 @@ def test_links_still_queued_when_the_workspace_closes_say_so(tmp_path: Path) -> 
     fetched = [p for p in payloads if "meta" in p]
     stopped = [p for p in payloads if p.get("error") == STOPPED]
     # Four workers were fetching; the two still queued were dropped and say why.
-    assert len(fetched) + len(stopped) == 6 and len(stopped) >= 1
+    assert (len(fetched), len(stopped)) == (4, 2)
+
+
+def _until(condition: object, limit: float = 30.0) -> None:
+    deadline = time.monotonic() + limit
+    while not condition():  # type: ignore[operator]
+        assert time.monotonic() < deadline, "the condition never held"
+        time.sleep(0.01)
