@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from layoutkit.net import Unfurler
 
 T = TypeVar("T")
+log = logging.getLogger("layoutkit.workspace")
 
 
 @attrs.frozen(slots=True)
@@ -209,7 +211,12 @@ class Workspace:
                 if replay is not None:
                     replay.record(tx, result)
             for start in call.after:
-                start()
+                try:
+                    start()
+                except Exception:
+                    # The write is committed and its receipt is owed to the caller;
+                    # a job that fails to start only loses its own work.
+                    log.exception("starting background work after %s failed", op.name)
             return result
         except idempotency.ConflictError:
             # Another caller committed the same key first: answer as a retry would.

@@ -169,3 +169,8 @@ def test_the_unfurler_turns_every_outcome_into_card_fields(make_fetcher: Any) ->
     assert missing == {"error": "the site answered HTTP 404"}
     pdf = unfurler.unfurl(f"http://{SITE}/pdf").fields
     assert pdf["meta"] == {"url": f"http://{SITE}/pdf", "contentType": "application/pdf"}
+
+
+def test_a_public_ipv6_literal_is_dialled_as_written(make_fetcher: Any, router: Any) -> None:
+    page = make_fetcher().get(f"http://[{PUBLIC6}]/title")
+    assert page.status == 200 and page.address == PUBLIC6 and router.dialled[-1] == PUBLIC6

@@ -186,3 +186,12 @@ def test_a_card_removed_while_fetching_stays_removed_and_unchanged(gated: Any) -
     with ws.store.read() as tx:
         card = tx.card(card_id)
     assert card is not None and card.deleted and "meta" not in card.payload
+
+
+def test_the_unfurl_lands_on_every_backend(any_ws: Workspace, make_fetcher: Any) -> None:
+    any_ws.unfurler = Unfurler(make_fetcher())
+    any_ws.call("create", {"kind": "board", "slug": "b"})
+    card_id = _compose_link(any_ws, f"http://{SITE}/title")
+    assert any_ws.jobs.drain(30)
+    card = _card(any_ws, "b", card_id)
+    assert card["payload"]["meta"]["title"] == "Only a title" and card["version"] == 2
