@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import ssl
 import threading
 import time
 import zlib
@@ -125,12 +126,12 @@ class _PinnedBackend(httpcore.NetworkBackend):
 class _PinnedTransport(httpx.HTTPTransport):
     """httpx's transport over a one-connection pool whose backend is pinned."""
 
-    def __init__(self, backend: _PinnedBackend) -> None:
+    def __init__(self, backend: _PinnedBackend, tls: ssl.SSLContext | None) -> None:
         super().__init__(trust_env=False, retries=0)
         # httpx offers no network_backend argument; the pool it built is
         # replaced by one with the same TLS context and the pinned backend.
         self._pool = httpcore.ConnectionPool(
-            ssl_context=httpx.create_ssl_context(trust_env=False),
+            ssl_context=tls or httpx.create_ssl_context(trust_env=False),
             max_connections=1,
             retries=0,
             network_backend=backend,
@@ -185,7 +186,8 @@ class Fetcher:
 
     ``resolver`` and ``dial`` are the two seams (tests stub the first and map
     the second onto loopback servers); the address check between them is not a
-    seam and cannot be turned off.
+    seam and cannot be turned off. ``tls`` replaces the default TLS context
+    (the system's CA bundle via certifi, hostname checks on), for a private CA.
     """
 
     def __init__(
@@ -193,12 +195,14 @@ class Fetcher:
         *,
         resolver: Resolver = system_resolver,
         dial: Dial = direct_dial,
+        tls: ssl.SSLContext | None = None,
         max_bytes: int = MAX_BYTES,
         time_limit: float = TIME_LIMIT,
         max_redirects: int = MAX_REDIRECTS,
     ) -> None:
         self.resolver = resolver
         self.dial = dial
+        self.tls = tls
         self.max_bytes = max_bytes
         self.time_limit = time_limit
         self.max_redirects = max_redirects
@@ -286,7 +290,7 @@ class Fetcher:
         try:
             with (
                 httpx.Client(
-                    transport=_PinnedTransport(backend),
+                    transport=_PinnedTransport(backend, self.tls),
                     trust_env=False,
                     follow_redirects=False,
                     timeout=httpx.Timeout(left),
