@@ -34,12 +34,13 @@ from layoutkit.net._fetch import (
     system_resolver,
 )
 from layoutkit.net._unfurl import framable, read_page
-from layoutkit.net._unfurler import Capture, Unfurler
+from layoutkit.net._unfurler import NO_CAPTURE, Capture, Unfurled, Unfurler
 
 __all__ = [
     "ALLOWED_PORTS",
     "MAX_BYTES",
     "MAX_REDIRECTS",
+    "NO_CAPTURE",
     "TIME_LIMIT",
     "VIEWS",
     "Capture",
@@ -52,6 +53,7 @@ __all__ = [
     "Shot",
     "SidecarCapture",
     "Target",
+    "Unfurled",
     "Unfurler",
     "capture_from",
     "direct_dial",

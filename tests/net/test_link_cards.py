@@ -8,8 +8,7 @@ from typing import Any
 import pytest
 
 from layoutkit import Workspace
-from layoutkit.net import Unfurler
-from layoutkit.net._unfurler import Unfurled
+from layoutkit.net import Unfurled, Unfurler
 from layoutkit.service.links import OFFLINE
 from tests.net.conftest import SITE
 

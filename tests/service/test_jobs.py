@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from layoutkit import Workspace
-from layoutkit.net._unfurler import Unfurled
+from layoutkit.net import Unfurled
 from layoutkit.service.jobs import JobRunner
 from layoutkit.service.links import STOPPED
 
