@@ -29,6 +29,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -94,7 +95,13 @@ def _checked(url: str, address: str) -> tuple[Any, ipaddress.IPv4Address | ipadd
 
 
 class ChromiumCapture:
-    """Screenshots from a local headless Chromium pinned to the checked address."""
+    """Screenshots from a local headless Chromium pinned to the checked address.
+
+    One browser runs at a time, whatever the number of fetch workers: a
+    browser is heavy, and a burst of links should queue, not swap.
+    """
+
+    _one_at_a_time = threading.Lock()
 
     def __init__(self, binary: str | None = None, *, dial: Dial = direct_dial) -> None:
         found = binary or shutil.which("chromium") or shutil.which("chromium-browser")
@@ -118,10 +125,11 @@ class ChromiumCapture:
             blackhole.bind(("127.0.0.1", 0))
             proxy = f"http://127.0.0.1:{blackhole.getsockname()[1]}"
             bypass = f"{target.host};<-loopback>"
-            return {
-                view: make_shot(self._view(target.url, w, h, mobile, rules, proxy, bypass))
-                for view, (w, h, mobile) in VIEWS.items()
-            }
+            with self._one_at_a_time:
+                return {
+                    view: make_shot(self._view(target.url, w, h, mobile, rules, proxy, bypass))
+                    for view, (w, h, mobile) in VIEWS.items()
+                }
 
     def _view(
         self,

@@ -185,7 +185,9 @@ def update_cards(call: Call) -> dict[str, Any]:
             merged = merge_patch(record.payload, authored)
             if "rows" in authored or "data" in authored:
                 merged.pop("dataRef", None)  # new inline data replaces the kept blob
-            if record.kind == "link" and links.stamp_patch(call.workspace, record.payload, merged):
+            if record.kind == "link" and links.stamp_patch(
+                call.workspace, record.payload, authored, merged
+            ):
                 refetch.append((record.id, merged["url"]))
             prepared = prepare_card({"kind": record.kind, "payload": merged}, i)
             store_spilled(tx, prepared)

@@ -43,13 +43,18 @@ def stamp_new(workspace: Workspace, prepared: list[Prepared]) -> None:
                 p.payload["error"] = OFFLINE
 
 
-def stamp_patch(workspace: Workspace, before: dict[str, Any], merged: dict[str, Any]) -> bool:
+def stamp_patch(
+    workspace: Workspace, before: dict[str, Any], authored: dict[str, Any], merged: dict[str, Any]
+) -> bool:
     """Settle the server fields of a patched link card; True when it needs fetching again.
 
-    The same URL keeps what the last unfurl stored (authored values were
-    dropped before the merge); a new URL clears it and, air-gapped, says why.
+    An unchanged URL keeps what the last unfurl stored (authored values were
+    dropped before the merge). A new URL, or the same URL sent again to a card
+    that could not be fetched, clears it: fetched again, or, air-gapped, the
+    reason is written.
     """
-    if merged.get("url") == before.get("url"):
+    retry = "url" in authored and "error" in before
+    if merged.get("url") == before.get("url") and not retry:
         return False
     _clear(merged)
     if workspace.unfurler is None:

@@ -10,7 +10,7 @@ import pytest
 from layoutkit import Workspace
 from layoutkit.net import Unfurled, Unfurler
 from layoutkit.service.links import OFFLINE
-from tests.net.conftest import SITE
+from tests.net.conftest import PUBLIC, SITE
 
 FORGED = {
     "meta": {"title": "Your bank: log in here"},
@@ -194,3 +194,25 @@ def test_the_unfurl_lands_on_every_backend(any_ws: Workspace, make_fetcher: Any)
     assert any_ws.jobs.drain(30)
     card = _card(any_ws, "b", card_id)
     assert card["payload"]["meta"]["title"] == "Only a title" and card["version"] == 2
+
+
+def test_sending_the_same_url_again_retries_a_card_that_was_not_fetched(
+    make_fetcher: Any,
+) -> None:
+    table: dict[str, Any] = {"later.example.net": []}  # no address yet: unresolved
+    ws = Workspace.open(unfurler=Unfurler(make_fetcher(table)))
+    try:
+        ws.call("create", {"kind": "board", "slug": "b"})
+        card_id = _compose_link(ws, "http://later.example.net/title")
+        assert ws.jobs.drain(30)
+        assert "has no address" in _card(ws, "b", card_id)["payload"]["error"]
+        ws.unfurler.fetcher.resolver.table["later.example.net"] = [PUBLIC]  # type: ignore[union-attr]
+        ws.call(
+            "update_cards",
+            {"patch": [{"id": card_id, "payload": {"url": "http://later.example.net/title"}}]},
+        )
+        assert ws.jobs.drain(30)
+        payload = _card(ws, "b", card_id)["payload"]
+        assert payload["meta"]["title"] == "Only a title" and "error" not in payload
+    finally:
+        ws.close()
