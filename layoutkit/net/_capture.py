@@ -124,7 +124,8 @@ class ChromiumCapture:
             # Bound and never listened on: every connection to it is refused.
             blackhole.bind(("127.0.0.1", 0))
             proxy = f"http://127.0.0.1:{blackhole.getsockname()[1]}"
-            bypass = f"{target.host};<-loopback>"
+            host_rule = f"[{target.host}]" if ":" in target.host else target.host
+            bypass = f"{host_rule};<-loopback>"
             with self._one_at_a_time:
                 return {
                     view: make_shot(self._view(target.url, w, h, mobile, rules, proxy, bypass))
