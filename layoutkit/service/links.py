@@ -73,16 +73,29 @@ def schedule(call: Call, board: BoardRecord, cards: list[tuple[int, str]]) -> No
     ws = call.workspace
     if ws.unfurler is None or not cards:
         return
+    call.after.append(lambda: queue(ws, [(board.id, c, u) for c, u in cards]))
 
-    def start() -> None:
-        for card_id, url in cards:
-            if not ws.jobs.submit(
-                lambda c=card_id, u=url: fetch_and_land(ws, board.id, c, u),
-                on_drop=lambda c=card_id, u=url: _note(ws, board.id, c, u, STOPPED),
-            ):
-                _note(ws, board.id, card_id, url, BUSY)
 
-    call.after.append(start)
+def queue(ws: Workspace, cards: list[tuple[int, int, str]]) -> None:
+    """Start a fetch job for each ``(board id, card id, url)``; a full queue says so on the card."""
+    for board_id, card_id, url in cards:
+        if not ws.jobs.submit(
+            lambda b=board_id, c=card_id, u=url: fetch_and_land(ws, b, c, u),
+            on_drop=lambda b=board_id, c=card_id, u=url: _note(ws, b, c, u, STOPPED),
+        ):
+            _note(ws, board_id, card_id, url, BUSY)
+
+
+def unfinished(tx: Tx, workspace_id: int) -> list[tuple[int, int, str]]:
+    """Live link cards with neither an unfurl nor a reason: their fetch never landed
+    (the server stopped mid-fetch). ``(board id, card id, url)``, board by board."""
+    out = []
+    for board in tx.boards(workspace_id):
+        for card in tx.cards(board.id):
+            p = card.payload
+            if card.kind == "link" and not any(k in p for k in SERVER_FIELDS) and p.get("url"):
+                out.append((board.id, card.id, p["url"]))
+    return out
 
 
 def fetch_and_land(ws: Workspace, board_id: int, card_id: int, url: str) -> bool:

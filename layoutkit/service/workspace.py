@@ -10,7 +10,7 @@ import attrs
 
 from layoutkit.errors import EngineError, ServiceError, did_you_mean
 from layoutkit.principal import Principal
-from layoutkit.service import idempotency
+from layoutkit.service import idempotency, links
 from layoutkit.service import tokens as api_tokens
 from layoutkit.service._common import find_board
 from layoutkit.service.errors import to_service_error
@@ -140,6 +140,16 @@ class Workspace:
         if record.kind == "owner":
             return Principal.owner(record.name)
         return Principal(record.kind, record.name)
+
+    def resume_links(self) -> int:
+        """Fetch again every link card whose fetch never landed (a server stopped
+        mid-fetch, or crashed); the number queued. Servers call it when they start."""
+        if self.unfurler is None:
+            return 0
+        with self.store.read() as tx:
+            cards = links.unfinished(tx, self.workspace_id)
+        links.queue(self, cards)
+        return len(cards)
 
     def background_write(self, board_id: int, work: Callable[[Tx, BoardRecord], T]) -> T | None:
         """Run ``work`` in one short write transaction with board ``board_id`` locked,

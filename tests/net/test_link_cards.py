@@ -216,3 +216,23 @@ def test_sending_the_same_url_again_retries_a_card_that_was_not_fetched(
         assert payload["meta"]["title"] == "Only a title" and "error" not in payload
     finally:
         ws.close()
+
+
+def test_a_server_that_starts_again_fetches_the_links_whose_fetch_never_landed(
+    tmp_path: Any, make_fetcher: Any
+) -> None:
+    db = f"sqlite:///{tmp_path / 'ws.db'}"
+    with Workspace.open(db) as first:
+        first.call("create", {"kind": "board", "slug": "b"})
+        card_id = _compose_link(first, f"http://{SITE}/title")
+        done = _compose_link(first, f"http://{SITE}/")
+        # As a server killed mid-fetch leaves it: the URL and nothing else.
+        with first.store.transaction() as tx:
+            tx.update_cards([{"id": card_id, "payload": {"url": f"http://{SITE}/title"}}])
+    with Workspace.open(db, unfurler=Unfurler(make_fetcher())) as again:
+        assert again.resume_links() == 1
+        assert again.jobs.drain(30)
+        assert _card(again, "b", card_id)["payload"]["meta"]["title"] == "Only a title"
+        assert _card(again, "b", done)["payload"]["error"] == OFFLINE  # left alone
+    with Workspace.open(db) as offline:
+        assert offline.resume_links() == 0
