@@ -625,7 +625,7 @@ def serve(
     from layoutkit.adapters.http import run_server
 
     ws = _open(db, fetch=fetch_setting(fetch, server=True), capture=capture)
-    ws.resume_links()
+    ws.jobs.submit(ws.resume_links)  # in the background: it reads every board
     try:
         run_server(ws, host=host, port=port, example=example, new_token=new_token, echo=click.echo)
     finally:
@@ -640,7 +640,7 @@ def mcp_command(db: str, fetch: bool | None, capture: str | None) -> None:
     from layoutkit.adapters.mcp import run_stdio
 
     ws = _open(db, fetch=fetch_setting(fetch, server=True), capture=capture)
-    ws.resume_links()
+    ws.jobs.submit(ws.resume_links)  # in the background: it reads every board
     try:
         run_stdio(ws)
     finally:
