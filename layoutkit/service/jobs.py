@@ -39,7 +39,7 @@ class JobRunner:
         with self._idle:
             return self._pending
 
-    def submit(self, job: Callable[[], None], on_drop: Callable[[], None] | None = None) -> bool:
+    def submit(self, job: Callable[[], object], on_drop: Callable[[], None] | None = None) -> bool:
         """Queue ``job``; False when the runner is shut down or already holds ``limit`` jobs.
 
         ``on_drop`` runs instead of ``job`` when the runner shuts down before the
@@ -60,7 +60,7 @@ class JobRunner:
         future.add_done_callback(self._cancelled)
         return True
 
-    def _run(self, job: Callable[[], None]) -> None:
+    def _run(self, job: Callable[[], object]) -> None:
         try:
             job()
         except Exception:
