@@ -486,9 +486,12 @@ def _link_unfetched(v: dict[str, str], r: Rect) -> list[Item]:
     items = chrome(r)
     ix, iy, iw, ih = _inner(r)
     items += _site_row({**v, "site": v["host"]}, ix, iy, iw)
-    url = text_run(ix, iy + 26, v["url"], iw, size=12, font="mono", max_lines=3)
+    room = ih - 26 - 8  # below the site row, less the gap between URL and reason
+    # The reason matters most: the URL yields lines until two of the reason fit.
+    url_lines = max(1, min(3, int((room - 2 * line_height(11)) // line_height(12))))
+    url = text_run(ix, iy + 26, v["url"], iw, size=12, font="mono", max_lines=url_lines)
     items.append(url)
-    left = int((iy + ih - (iy + 34 + url.height)) // line_height(11))
+    left = int((room - url.height) // line_height(11))
     if left >= 1:
         items.append(
             text_run(ix, iy + 34 + url.height, v["error"], iw, size=11, fill=MUTED, max_lines=left)

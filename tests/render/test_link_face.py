@@ -73,8 +73,8 @@ def test_every_line_fits_and_none_overlap(state: str, display: str) -> None:
         assert overlap_x <= 0.5 or overlap_y <= 0.5, (state, display, a, b)
 
 
-def _texts(payload: dict, display: str = "preview") -> str:
-    w, h = LINK_SIZES[display]
+def _texts(payload: dict, display: str = "preview", box: tuple[float, float] | None = None) -> str:
+    w, h = box or LINK_SIZES[display]
     items = card_face("link", {**payload, "display": display}, (0.0, 0.0, w, h))
     return " ".join(line for i in items if isinstance(i, Text) for line in i.lines)
 
@@ -96,6 +96,13 @@ def test_a_card_that_was_not_fetched_shows_the_bare_url_and_the_reason() -> None
     assert "not fetched" in _texts(
         {"url": "https://a.example.org/x", "error": "not fetched: off"}, "widget"
     )
+
+
+@pytest.mark.parametrize("box", [(260.0, 120.0), (200.0, 100.0), (480.0, 300.0)])
+def test_the_reason_survives_a_long_url_in_a_small_card(box: tuple[float, float]) -> None:
+    url = "https://intranet.example.com/" + "segment/" * 60
+    shown = _texts({"url": url, "error": "10.0.0.5 is a private address"}, box=box)
+    assert "10.0.0.5 is a private" in shown and "https://intranet" in shown
 
 
 def test_screenshots_are_drawn_from_their_inlined_thumbnails_only() -> None:
