@@ -174,3 +174,13 @@ def test_the_unfurler_turns_every_outcome_into_card_fields(make_fetcher: Any) ->
 def test_a_public_ipv6_literal_is_dialled_as_written(make_fetcher: Any, router: Any) -> None:
     page = make_fetcher().get(f"http://[{PUBLIC6}]/title")
     assert page.status == 200 and page.address == PUBLIC6 and router.dialled[-1] == PUBLIC6
+
+
+def test_a_public_address_in_another_spelling_is_fetched_as_that_address(
+    make_fetcher: Any, router: Any, site: Any
+) -> None:
+    # 1572395042 and 0x5d.0xb8.0xd8.0x22 both mean 93.184.216.34, the test site's address.
+    for url in ("http://1572395042/title", "http://0x5d.0xb8.0xd8.0x22/title"):
+        page = make_fetcher().get(url)
+        assert page.status == 200 and router.dialled[-1] == "93.184.216.34"
+        assert page.url == "http://93.184.216.34/title" and site.hosts[-1] == "93.184.216.34"
