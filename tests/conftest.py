@@ -10,6 +10,10 @@ import pytest
 from layoutkit import Workspace
 
 POSTGRES_URL = os.environ.get("LAYOUTKIT_TEST_POSTGRES_URL")
+# The suite never fetches links from the real network: servers the tests start
+# (serve, mcp in subprocesses) inherit this, and tests/net wires its fetchers to
+# a stub resolver and loopback servers.
+os.environ["LAYOUTKIT_FETCH"] = "off"
 
 
 @pytest.fixture

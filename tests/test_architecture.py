@@ -120,3 +120,27 @@ def test_every_engine_code_has_a_status() -> None:
                     codes.add(first.value)
     assert codes, "no engine refusal found: the scan itself is broken"
     assert sorted(codes - set(STATUS_BY_CODE)) == []
+
+
+def test_the_network_package_sits_below_the_service() -> None:
+    # layoutkit.net fetches and reads pages; storing what it found is the service's job.
+    offenders = [
+        f"{path.relative_to(PACKAGE)} imports {name}"
+        for path in sorted((PACKAGE / "net").rglob("*.py"))
+        for name in _imports(path)
+        if name.startswith(FORBIDDEN)
+    ]
+    assert not offenders, "\n".join(offenders)
+
+
+def test_only_the_network_package_fetches() -> None:
+    # Outside net/ no module may reach the network on its own; the HTTP client is
+    # httpx in net/ only (the adapters serve, they do not fetch).
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.is_relative_to(PACKAGE / "net"):
+            continue
+        for name in _imports(path):
+            if name == "httpx" or name.startswith("httpx.") or name == "urllib.request":
+                offenders.append(f"{path.relative_to(PACKAGE)} imports {name}")
+    assert not offenders, "\n".join(offenders)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -24,6 +25,13 @@ from layoutkit.service.uploads import MAX_FILE_BYTES, guess_mime
 
 EXIT_REFUSED = 1
 DEFAULT_DB = "sqlite:///./layoutkit.db"
+#: on/off: whether link cards are fetched. Servers (serve, mcp) fetch unless told
+#: not to; one-shot commands do not (the process would end before the fetch).
+FETCH_ENV = "LAYOUTKIT_FETCH"
+#: The capture sidecar: an http(s) URL of a screenshot service, or ``chromium``.
+CAPTURE_ENV = "LAYOUTKIT_CAPTURE"
+#: How long a one-shot command waits for the link fetches it started.
+ONE_SHOT_DRAIN_S = 30.0
 #: Names inside a pushed set directory that are the set itself, not its files.
 SET_FILES = ("doc.json", "data.json")
 
@@ -119,9 +127,35 @@ def json_option(func: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")(func)
 
 
-def _open(db: str) -> Workspace:
+def fetch_setting(flag: bool | None, *, server: bool) -> bool:
+    """Whether link cards are fetched: the flag, else ``LAYOUTKIT_FETCH``, else on for servers."""
+    if flag is not None:
+        return flag
+    value = os.environ.get(FETCH_ENV, "").strip().lower()
+    if value in ("1", "on", "true", "yes"):
+        return True
+    if value in ("0", "off", "false", "no"):
+        return False
+    if value:
+        raise click.BadParameter(f"{FETCH_ENV} is on or off, not {value!r}")
+    return server
+
+
+def _unfurler(fetch: bool, capture: str | None) -> Any:
+    if not fetch:
+        return None
+    from layoutkit.net import FetchError, Unfurler, capture_from
+
     try:
-        return Workspace.open(db)
+        return Unfurler(capture=capture_from(capture) if capture else None)
+    except FetchError as err:
+        raise click.BadParameter(err.message, param_hint="--capture") from err
+
+
+def _open(db: str, *, fetch: bool | None = None, capture: str | None = None) -> Workspace:
+    unfurler = _unfurler(fetch_setting(fetch, server=False), capture)
+    try:
+        return Workspace.open(db, unfurler=unfurler)
     except ServiceError as err:
         raise click.BadParameter(err.message, param_hint="--db") from err
 
@@ -134,7 +168,27 @@ def _run(db: str, op: str, params: dict[str, Any], as_json: bool) -> dict[str, A
     except ServiceError as err:
         _fail(err, as_json)
     finally:
+        # Link fetches this command started land before it exits (each is capped at
+        # a few seconds); any still queued after the wait say so on their card.
+        ws.jobs.drain(ONE_SHOT_DRAIN_S)
         ws.close()
+
+
+def fetch_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``--fetch/--no-fetch`` and ``--capture`` for the commands that serve."""
+    func = click.option(
+        "--capture",
+        envvar=CAPTURE_ENV,
+        metavar="URL|chromium",
+        help="Capture sidecar for link screenshots: a screenshot service URL, or "
+        "'chromium' for a local headless Chromium (env LAYOUTKIT_CAPTURE). None by default.",
+    )(func)
+    return click.option(
+        "--fetch/--no-fetch",
+        default=None,
+        help="Fetch link cards (title, icon, frameability) from public addresses. On by "
+        "default for servers; env LAYOUTKIT_FETCH=on|off.",
+    )(func)
 
 
 def _encode_files(
@@ -594,28 +648,49 @@ def token_revoke(ref: str, db: str, as_json: bool) -> None:
     is_flag=True,
     help="Mint a new owner token for this database and revoke the one serve printed before.",
 )
+@fetch_options
 @db_option
-def serve(host: str, port: int, example: bool, new_token: bool, db: str) -> None:
+def serve(
+    host: str,
+    port: int,
+    example: bool,
+    new_token: bool,
+    db: str,
+    fetch: bool | None,
+    capture: str | None,
+) -> None:
     """Serve the HTTP API, the board viewer and MCP over HTTP until interrupted.
 
     The first start on a database prints an owner token; later starts reuse it
     and do not print it again (only its hash is kept). Lost it? Start with
     --new-token: a fresh one is printed and the old one stops working.
+
+    Link cards are unfurled from public internet addresses in the background;
+    --no-fetch (or LAYOUTKIT_FETCH=off) keeps an air-gapped install off the network.
     """
     from layoutkit.adapters.http import run_server
 
-    run_server(
-        _open(db), host=host, port=port, example=example, new_token=new_token, echo=click.echo
-    )
+    ws = _open(db, fetch=fetch_setting(fetch, server=True), capture=capture)
+    ws.jobs.submit(ws.resume_links)  # in the background: it reads every board
+    try:
+        run_server(ws, host=host, port=port, example=example, new_token=new_token, echo=click.echo)
+    finally:
+        ws.close()
 
 
 @main.command("mcp")
+@fetch_options
 @db_option
-def mcp_command(db: str) -> None:
+def mcp_command(db: str, fetch: bool | None, capture: str | None) -> None:
     """Serve every operation as a tool over the tool protocol (MCP) on stdio."""
     from layoutkit.adapters.mcp import run_stdio
 
-    run_stdio(_open(db))
+    ws = _open(db, fetch=fetch_setting(fetch, server=True), capture=capture)
+    ws.jobs.submit(ws.resume_links)  # in the background: it reads every board
+    try:
+        run_stdio(ws)
+    finally:
+        ws.close()
 
 
 # ---------------------------------------------------------------- demo

@@ -297,7 +297,10 @@ LINK = Kind(
     ),
     "display (the contract leaves its name open) is preview (16:10), phone (mobile frame), "
     "widget (compact row) or live (embedded frame when the site allows it). Only public "
-    "internet addresses are fetched.",
+    "internet addresses are fetched, after the write: meta (url, contentType, title, "
+    "description, siteName, image, type), icon, framable and shots ({desktop, phone} as "
+    "{ref, w, h, thumb} blob keys, or {reason} without a capture sidecar) land on the card "
+    "when the fetch does; error says why only the bare URL is kept.",
 )
 
 BOARD = Kind(

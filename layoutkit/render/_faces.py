@@ -434,79 +434,141 @@ def _host(url: str) -> str:
         return url
 
 
-def _link(p: dict, r: Rect) -> list[Item]:
-    x, y, w, h = r
+def _link_view(p: dict) -> dict[str, str]:
+    """What a link card shows, from its URL, the author's title and the server's unfurl."""
     url = str(p.get("url") or p.get("href") or "")
-    title = str(p.get("title") or _host(url) or "link")
-    desc = str(p.get("description") or p.get("desc") or "")
-    mode = str(p.get("mode") or p.get("display") or "preview")
-    items = chrome(r)
-    shot = p.get("screenshot") or p.get("image") or p.get("shot")
-    if p.get("error"):
-        items.append(
-            Text(x + PAD, y + PAD, (fit_line(url, w - 2 * PAD, 13, "mono"),), 13, "mono", FG)
-        )
-        items.append(
-            text_run(
-                x + PAD,
-                y + PAD + 24,
-                f"not fetched: {p['error']}",
-                w - 2 * PAD,
-                size=11,
-                fill=MUTED,
-                max_lines=3,
-            )
-        )
-        return items
-    if mode == "widget" or h < 90:
-        items.append(Box(x + 10, y + h / 2 - 12, 24, 24, fill=SOFT, radius=6))
-        items.append(
-            Text(x + 22, y + h / 2 - line_height(13) / 2, ("◍",), 13, "sans", ACCENT, 0.0, "middle")
-        )
+    meta = p.get("meta") if isinstance(p.get("meta"), dict) else {}
+    host = _host(url) or "link"
+    return {
+        "url": url,
+        "host": host,
+        "title": str(p.get("title") or meta.get("title") or host),
+        "site": str(meta.get("siteName") or host),
+        "desc": str(meta.get("description") or p.get("description") or ""),
+        "icon": str(p.get("icon") or ""),
+        "error": str(p.get("error") or ""),
+        "pending": "" if (meta or p.get("error")) else "fetching the preview…",
+        "image": str(meta.get("image") or p.get("screenshot") or p.get("image") or ""),
+    }
+
+
+def _shot_src(p: dict, view: str) -> str | None:
+    """The inlined thumbnail of a stored screenshot (render_board puts it at ``src``)."""
+    shots = p.get("shots") if isinstance(p.get("shots"), dict) else {}
+    shot = shots.get(view) if isinstance(shots.get(view), dict) else {}
+    src = shot.get("src")
+    return src if isinstance(src, str) and safe_url(src, image=True) else None
+
+
+def _site_row(v: dict[str, str], x: float, y: float, w: float) -> list[Item]:
+    """The icon (or a globe) and the site name on one 16-px row."""
+    items: list[Item] = [Box(x, y, 16, 16, fill=SOFT, radius=4)]
+    if safe_url(v["icon"], image=True):
+        items.append(Image(x, y, 16, 16, v["icon"]))
+    else:
+        items.append(Text(x + 8, y + 1, ("◍",), 11, "sans", ACCENT, 0.0, "middle"))
+    if v["site"] and w > 40:
         items.append(
             Text(
-                x + 42,
+                x + 22,
+                y + 1,
+                (fit_line(v["site"], w - 22, 11, "sans-bold"),),
+                11,
+                "sans-bold",
+                MUTED,
+            )
+        )
+    return items
+
+
+def _link_unfetched(v: dict[str, str], r: Rect) -> list[Item]:
+    """The bare URL and why it was not fetched, wrapped inside the card."""
+    items = chrome(r)
+    ix, iy, iw, ih = _inner(r)
+    items += _site_row({**v, "site": v["host"]}, ix, iy, iw)
+    room = ih - 26 - 8  # below the site row, less the gap between URL and reason
+    # The reason matters most: the URL yields lines until two of the reason fit.
+    url_lines = max(1, min(3, int((room - 2 * line_height(11)) // line_height(12))))
+    url = text_run(ix, iy + 26, v["url"], iw, size=12, font="mono", max_lines=url_lines)
+    items.append(url)
+    left = int((room - url.height) // line_height(11))
+    if left >= 1:
+        items.append(
+            text_run(ix, iy + 34 + url.height, v["error"], iw, size=11, fill=MUTED, max_lines=left)
+        )
+    return items
+
+
+def _link(p: dict, r: Rect) -> list[Item]:
+    x, y, w, h = r
+    v = _link_view(p)
+    mode = str(p.get("display") or p.get("mode") or "preview")
+    if v["error"] and mode != "widget":
+        return _link_unfetched(v, r)
+    items = chrome(r)
+    if mode == "widget" or h < 90:
+        items += _site_row({**v, "site": ""}, x + 12, y + h / 2 - 8, 16)
+        items.append(
+            Text(
+                x + 38,
                 y + h / 2 - line_height(13),
-                (fit_line(title, w - 52, 13, "sans-bold"),),
+                (fit_line(v["title"], w - 50, 13, "sans-bold"),),
                 13,
                 "sans-bold",
                 FG,
             )
         )
-        items.append(
-            Text(x + 42, y + h / 2, (fit_line(_host(url), w - 52, 11),), 11, "sans", MUTED)
-        )
+        below = v["error"] or v["pending"] or v["site"]
+        items.append(Text(x + 38, y + h / 2, (fit_line(below, w - 50, 11),), 11, "sans", MUTED))
         return items
     if mode == "phone":
         pw = min(w - 20, (h - 20) * 9 / 19.5)
         px = x + (w - pw) / 2
         items.append(Box(px, y + 10, pw, h - 20, fill="#1d2230", radius=18))
         items.append(Box(px + 5, y + 15, pw - 10, h - 30, fill=SOFT, radius=14))
-        if isinstance(shot, str) and safe_url(shot, image=True):
-            items.append(Image(px + 5, y + 15, pw - 10, h - 30, shot))
-        items.append(
-            Text(
-                px + pw / 2,
-                y + h / 2,
-                (fit_line(title, pw - 20, 11),),
-                11,
-                "sans",
-                MUTED,
-                0.0,
-                "middle",
-            )
+        shot = _shot_src(p, "phone")
+        # The title and the reason sit under the screenshot, which covers them when drawn.
+        shots = p.get("shots") if isinstance(p.get("shots"), dict) else {}
+        why = "" if shot else v["pending"] or str(shots.get("reason") or "")
+        title = text_run(
+            px + pw / 2,
+            y + h / 2 - 24,
+            v["title"],
+            pw - 24,
+            size=12,
+            font="sans-bold",
+            max_lines=3,
+            anchor="middle",
         )
+        items.append(title)
+        if why:
+            items.append(
+                text_run(
+                    px + pw / 2,
+                    y + h / 2 - 16 + title.height,
+                    why,
+                    pw - 24,
+                    size=10.5,
+                    fill=MUTED,
+                    max_lines=4,
+                    anchor="middle",
+                )
+            )
+        if shot:
+            items.append(Image(px + 5, y + 15, pw - 10, h - 30, shot))
         return items
-    shot_h = min((w - 2) * 10 / 16, h - 70)
+    # preview and live: the picture on top, then site, title and description.
+    shot_h = max(min((w - 2) * 10 / 16, h - 96), 0.0)
     items.append(Box(x + 1, y + 1, w - 2, shot_h, fill=SOFT, radius=9))
-    if isinstance(shot, str) and safe_url(shot, image=True):
-        items.append(Image(x + 1, y + 1, w - 2, shot_h, shot))
+    picture = _shot_src(p, "desktop") or (v["image"] if safe_url(v["image"], image=True) else None)
+    if picture:
+        items.append(Image(x + 1, y + 1, w - 2, shot_h, picture))
     else:
         items.append(
             Text(
                 x + w / 2,
-                y + shot_h / 2 - 8,
-                ("◍ " + _host(url),),
+                y + shot_h / 2 - line_height(12) / 2,
+                (fit_line(v["host"], w - 2 * PAD, 12),),
                 12,
                 "sans",
                 FAINT,
@@ -514,26 +576,36 @@ def _link(p: dict, r: Rect) -> list[Item]:
                 "middle",
             )
         )
-    cy = y + shot_h + 8
-    items.append(
-        Text(x + PAD, cy, (fit_line(title, w - 2 * PAD, 13.5, "sans-bold"),), 13.5, "sans-bold", FG)
-    )
-    cy += line_height(13.5)
-    if desc and cy + line_height(11) < y + h - 18:
+    if mode == "live":
+        badge = "live" if p.get("framable") is True else "preview: the site refuses frames"
+        if p.get("framable") is None:
+            badge = "live when the site allows frames"
+        bw = min(text_width(badge, 10, "sans-bold") + 14, w - 20)
+        items.append(Box(x + w - bw - 10, y + 10, bw, 18, fill="#1d2230", radius=9, opacity=0.8))
         items.append(
-            text_run(
-                x + PAD,
-                cy,
-                desc,
-                w - 2 * PAD,
-                size=11,
-                fill=MUTED,
-                max_lines=max(int((y + h - 20 - cy) // line_height(11)), 1),
+            Text(
+                x + w - bw / 2 - 10,
+                y + 10 + (18 - line_height(10)) / 2,
+                (fit_line(badge, bw - 10, 10, "sans-bold"),),
+                10,
+                "sans-bold",
+                "#ffffff",
+                0.0,
+                "middle",
             )
         )
+    ix, iw = x + PAD, w - 2 * PAD
+    cy = y + shot_h + 10
+    items += _site_row(v, ix, cy, iw)
+    cy += 22
     items.append(
-        Text(x + PAD, y + h - 20, (fit_line(_host(url), w - 2 * PAD, 10.5),), 10.5, "sans", ACCENT)
+        Text(ix, cy, (fit_line(v["title"], iw, 13.5, "sans-bold"),), 13.5, "sans-bold", FG)
     )
+    cy += line_height(13.5) + 2
+    desc = v["desc"] or v["pending"]
+    lines = int((y + h - PAD / 2 - cy) // line_height(11))
+    if desc and lines >= 1:
+        items.append(text_run(ix, cy, desc, iw, size=11, fill=MUTED, max_lines=lines))
     return items
 
 

@@ -13,6 +13,7 @@ from layoutkit.errors import ServiceError
 from layoutkit.layout.place import changes_from_journal
 from layoutkit.layout.reading import reading_order
 from layoutkit.principal import Principal
+from layoutkit.service import links
 from layoutkit.service._common import ID, SLUG
 from layoutkit.service.board_model import layout_card, load_board, write_changes
 from layoutkit.service.content_prep import (
@@ -219,6 +220,7 @@ def update_cards(call: Call) -> dict[str, Any]:
 
     warnings: list[dict[str, Any]] = []
     engine_patches = []
+    refetch: list[tuple[int, str]] = []
     for i, patch in enumerate(patches):
         payload = None
         if "payload" in patch:
@@ -236,6 +238,11 @@ def update_cards(call: Call) -> dict[str, Any]:
                 editor=call.principal.layer == "human",
             )
             check_portals(tx, board, [(i, prepared.kind, prepared.payload)])
+            # A new URL clears what the last unfurl stored (kept above) and fetches again.
+            if record.kind == "link" and links.stamp_patch(
+                call.workspace, record.payload, authored, prepared.payload
+            ):
+                refetch.append((record.id, prepared.payload["url"]))
             store_spilled(tx, prepared)
             stamp_ref_targets(
                 tx,
@@ -270,6 +277,7 @@ def update_cards(call: Call) -> dict[str, Any]:
         tx.restore_cards(restore)
         _put_back(tx, model, tx.cards_by_id(restore))
     refresh_ref_targets(tx, board, [x["id"] for x in patches if "payload" in x] + remove + restore)
+    links.schedule(call, board, refetch)
     tx.record_event(
         "cards.update",
         call.principal.label,

@@ -10,6 +10,7 @@ import attrs
 
 from layoutkit import elements, layout
 from layoutkit.errors import ServiceError
+from layoutkit.service import links
 from layoutkit.service._common import ID, SLUG
 from layoutkit.service.content_prep import (
     Prepared,
@@ -174,6 +175,7 @@ def _prepare(call: Call) -> _Batch:
         )
 
     prepared = [prepare_card(card, i) for i, card in enumerate(cards)]
+    links.stamp_new(call.workspace, prepared)
     staged = [normalize_question(q, f"questions[{i}]") for i, q in enumerate(questions)]
     batch_params = {
         **{
@@ -224,7 +226,7 @@ def compose_board(call: Call) -> dict[str, Any]:
     if b.extend_section is not None:
         _require_section(call.tx, call.board, b.extend_section)
     check_portals(call.tx, call.board, ((i, p.kind, p.payload) for i, p in enumerate(b.prepared)))
-    return store_batch(
+    receipt = store_batch(
         call.principal,
         call.tx,
         call.board,
@@ -235,6 +237,15 @@ def compose_board(call: Call) -> dict[str, Any]:
         b.questions,
         b.staged,
     )
+    _fetch_links(call, receipt)
+    return receipt
+
+
+def _fetch_links(call: Call, receipt: dict[str, Any]) -> None:
+    ids = [c["id"] for c in receipt["cards"] if c.get("kind") == "link"]
+    if ids and call.workspace.unfurler is not None:
+        stored = call.tx.cards_by_id(ids)
+        links.schedule(call, call.board, [(r.id, r.payload["url"]) for r in stored])
 
 
 def _require_section(tx: Tx, board: BoardRecord, title: str) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from layoutkit import diagram, render
 from layoutkit.errors import ServiceError
+from layoutkit.service import links
 from layoutkit.service._common import ID, SLUG, card_board
 from layoutkit.service.registry import REGISTRY
 from layoutkit.service.scrape import scrape
@@ -37,6 +38,8 @@ def render_board(call: Call) -> dict[str, Any]:
         scrape_params["section"] = call.params["section"]
     scraped = scrape(call.tx, call.board, scrape_params)
     fmt = call.params.get("format", "svg")
+    if fmt == "svg":  # PNG pictures never draw images
+        links.inline_shots(call.tx, scraped)
     out = render.render_board(scraped, format=fmt)
     result: dict[str, Any] = {
         "board": call.params["board"],

@@ -2,18 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Any
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
 
 from layoutkit.errors import EngineError, ServiceError, did_you_mean
 from layoutkit.principal import Principal
-from layoutkit.service import idempotency
+from layoutkit.service import idempotency, links
 from layoutkit.service import tokens as api_tokens
 from layoutkit.service._common import find_board, may_reach
 from layoutkit.service.errors import to_service_error
+from layoutkit.service.jobs import JobRunner
 from layoutkit.service.registry import REGISTRY, Operation, Registry
 from layoutkit.storage import BoardRecord, StorageError, Store, Tx, open_store
+
+if TYPE_CHECKING:
+    from layoutkit.net import Unfurler
+
+T = TypeVar("T")
+log = logging.getLogger("layoutkit.workspace")
 
 
 @attrs.frozen(slots=True)
@@ -35,6 +44,9 @@ class Call:
     tx: Tx = attrs.field(default=None, repr=False)
     board: BoardRecord = attrs.field(default=None, repr=False)
     prepared: Any = attrs.field(default=None, repr=False)
+    #: Work to start once the transaction has committed (background jobs that
+    #: must see what the handler wrote); nothing runs when the call fails.
+    after: list[Callable[[], None]] = attrs.field(factory=list, repr=False)
 
     @property
     def workspace_id(self) -> int:
@@ -45,13 +57,24 @@ class Workspace:
     """A workspace of boards, documents and their operations.
 
     Open one with :meth:`open`, then run operations by name with :meth:`call`.
+
+    ``unfurler`` fetches link cards (title, icon, frameability, screenshots) in
+    the background after the write; without one the workspace is air-gapped:
+    a link card keeps its bare URL and says why in ``payload.error``.
     """
 
     def __init__(
-        self, store: Store, *, name: str = "default", registry: Registry = REGISTRY
+        self,
+        store: Store,
+        *,
+        name: str = "default",
+        registry: Registry = REGISTRY,
+        unfurler: Unfurler | None = None,
     ) -> None:
         self.store = store
         self.registry = registry
+        self.unfurler = unfurler
+        self.jobs = JobRunner()
         with store.transaction() as tx:
             self.workspace_id: int = tx.ensure_workspace(name).id
             # Retention is enforced when a workspace opens: trashed cards go
@@ -63,19 +86,23 @@ class Workspace:
             self.confirm_key: bytes = bytes.fromhex(tx.server_key("confirm"))
 
     @classmethod
-    def open(cls, url: str | None = None, *, name: str = "default") -> Workspace:
+    def open(
+        cls, url: str | None = None, *, name: str = "default", unfurler: Unfurler | None = None
+    ) -> Workspace:
         """Open a workspace stored at ``url``.
 
         No URL keeps everything in memory; ``sqlite:///path.db`` is a file next
         to which blobs are kept; ``postgresql://...`` shares one database between
-        processes. Migrations run on open. Raises :class:`ServiceError` (400
+        processes. Migrations run on open. Link cards are fetched only when an
+        ``unfurler`` is given (``layoutkit.net.Unfurler()``); by default the
+        workspace touches no network. Raises :class:`ServiceError` (400
         ``unsupported_url``) for a URL no backend understands.
         """
         try:
             store = open_store(url)
         except StorageError as exc:
             raise ServiceError(400, "unsupported_url", str(exc)) from exc
-        return cls(store, name=name)
+        return cls(store, name=name, unfurler=unfurler)
 
     def create_token(self, kind: str, name: str) -> str:
         """Mint an API token for ``kind`` (owner, user, agent, service) called ``name``.
@@ -116,7 +143,31 @@ class Workspace:
             return Principal.owner(record.name)
         return Principal(record.kind, record.name)
 
+    def resume_links(self) -> int:
+        """Fetch again every link card whose fetch never landed (a server stopped
+        mid-fetch, or crashed); the number queued. Servers call it when they start."""
+        if self.unfurler is None:
+            return 0
+        with self.store.read() as tx:
+            cards = links.unfinished(tx, self.workspace_id)
+        links.queue(self, cards)
+        return len(cards)
+
+    def background_write(self, board_id: int, work: Callable[[Tx, BoardRecord], T]) -> T | None:
+        """Run ``work`` in one short write transaction with board ``board_id`` locked,
+        as a background job lands its result; None when the board is gone.
+
+        ``work`` must re-read what it changes: the job ran outside any
+        transaction, and the board may have changed since.
+        """
+        with self.store.transaction() as tx:
+            if tx.board(board_id) is None:
+                return None
+            return work(tx, tx.lock_board(board_id))
+
     def close(self) -> None:
+        """Stop background jobs (those not started are dropped) and close the store."""
+        self.jobs.shutdown()
         self.store.close()
 
     def __enter__(self) -> Workspace:
@@ -171,6 +222,13 @@ class Workspace:
                 result = op.handler(attrs.evolve(call, tx=tx, board=board))
                 if replay is not None:
                     replay.record(tx, result)
+            for start in call.after:
+                try:
+                    start()
+                except Exception:
+                    # The write is committed and its receipt is owed to the caller;
+                    # a job that fails to start only loses its own work.
+                    log.exception("starting background work after %s failed", op.name)
             return result
         except idempotency.ConflictError:
             # Another caller committed the same key first: answer as a retry would.
