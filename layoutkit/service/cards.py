@@ -237,7 +237,7 @@ def update_cards(call: Call) -> dict[str, Any]:
                 stored=record.payload,
                 editor=call.principal.layer == "human",
             )
-            check_portals(tx, board, [(i, prepared.kind, prepared.payload)])
+            check_portals(tx, board, call.principal, [(i, prepared.kind, prepared.payload)])
             # A new URL clears what the last unfurl stored (kept above) and fetches again.
             if record.kind == "link" and links.stamp_patch(
                 call.workspace, record.payload, authored, prepared.payload

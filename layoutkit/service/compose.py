@@ -225,7 +225,12 @@ def compose_board(call: Call) -> dict[str, Any]:
     b: _Batch = call.prepared
     if b.extend_section is not None:
         _require_section(call.tx, call.board, b.extend_section)
-    check_portals(call.tx, call.board, ((i, p.kind, p.payload) for i, p in enumerate(b.prepared)))
+    check_portals(
+        call.tx,
+        call.board,
+        call.principal,
+        ((i, p.kind, p.payload) for i, p in enumerate(b.prepared)),
+    )
     receipt = store_batch(
         call.principal,
         call.tx,

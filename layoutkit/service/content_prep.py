@@ -13,6 +13,8 @@ import attrs
 
 from layoutkit import diagram, elements
 from layoutkit.errors import EngineError, ServiceError
+from layoutkit.principal import Principal
+from layoutkit.service._common import may_reach
 from layoutkit.service.merge_patch import merge_patch
 from layoutkit.storage import BoardRecord, Tx
 
@@ -241,13 +243,17 @@ def authored_patch(kind: str, stored: dict[str, Any], patch: dict[str, Any]) -> 
 
 
 def check_portals(
-    tx: Tx, board: BoardRecord, cards: Iterable[tuple[int, str, dict[str, Any]]]
+    tx: Tx,
+    board: BoardRecord,
+    principal: Principal,
+    cards: Iterable[tuple[int, str, dict[str, Any]]],
 ) -> None:
     """The portal rule, for every write that stores a card (compose and payload patches).
 
     ``cards`` are (index, kind, payload) triples. A board card must show an existing
     board other than its own: 400 ``portal_to_self`` or ``unknown_portal_board``
-    with the index otherwise.
+    with the index otherwise. Someone else's personal board answers as one that
+    does not exist, so a portal cannot tell whether it is there.
     """
     for i, kind, payload in cards:
         if kind != "board":
@@ -255,7 +261,8 @@ def check_portals(
         target = payload.get("board")
         if target == board.slug:
             raise ServiceError(400, "portal_to_self", "a portal cannot show its own board", index=i)
-        if tx.board_by_slug(board.workspace_id, target) is None:
+        found = tx.board_by_slug(board.workspace_id, target)
+        if found is None or not may_reach(principal, found):
             raise ServiceError(
                 400,
                 "unknown_portal_board",

@@ -232,6 +232,24 @@ def test_a_ref_cannot_read_a_card_of_someone_elses_personal_board(any_ws: Worksp
     any_ws.call("compose_board", {"board": "team", "cards": [ref]}, ANA)
 
 
+def test_a_portal_cannot_reveal_someone_elses_personal_board(any_ws: Workspace) -> None:
+    any_ws.call("create", {"kind": "board", "slug": "diary", "meta": {"personal": True}}, ANA)
+    any_ws.call("create", {"kind": "board", "slug": "team"}, BEN)
+    portal = {"kind": "board", "payload": {"board": "diary"}}
+    hidden = _err(any_ws, "compose_board", {"board": "team", "cards": [portal]}, BEN)
+    missing = _err(
+        any_ws,
+        "compose_board",
+        {"board": "team", "cards": [{"kind": "board", "payload": {"board": "nowhere"}}]},
+        BEN,
+    )
+    # The same answer as for a board that does not exist, so it tells nothing.
+    assert (hidden.status, hidden.code) == (missing.status, missing.code)
+    assert hidden.code == "unknown_portal_board"
+    # Its owner may show it on a shared board.
+    any_ws.call("compose_board", {"board": "team", "cards": [portal]}, ANA)
+
+
 def test_marking_a_board_personal_revokes_its_share_links(any_ws: Workspace) -> None:
     any_ws.call("create", {"kind": "board", "slug": "notes"}, ANA)
     url = any_ws.call("share_board", {"board": "notes"}, ANA)["url"]
