@@ -9,7 +9,6 @@ its params. No rule lives here: requests become ``Workspace.call`` and
 from __future__ import annotations
 
 import base64
-import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -26,6 +25,7 @@ from layoutkit.adapters.viewer import message_page, viewer_page
 from layoutkit.examples import seed_example
 from layoutkit.principal import Principal
 from layoutkit.service import uploads
+from layoutkit.service.errors import parse_request_json
 
 API = "/api/v1"
 #: compose_board bodies may be up to 8 MiB; no route takes more JSON than that.
@@ -146,10 +146,7 @@ async def _json_body(request: Request) -> dict[str, Any]:
     raw = await _read_body(request, MAX_JSON_BODY)
     if not raw.strip():
         return {}
-    try:
-        body = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ServiceError(400, "invalid_json", f"request body is not JSON: {exc}") from exc
+    body = parse_request_json(raw)
     if not isinstance(body, dict):
         raise ServiceError(400, "invalid_params", "request body must be a JSON object", field="")
     return body

@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING, Any, Literal
 import attrs
 from jsonschema import Draft202012Validator, validators
 
-from layoutkit.errors import ServiceError, did_you_mean
+from layoutkit.errors import EngineError, ServiceError, did_you_mean
+from layoutkit.limits import check_json_value
 from layoutkit.principal import PrincipalKind
+from layoutkit.service.errors import to_service_error
 
 if TYPE_CHECKING:
     from layoutkit.service.workspace import Call
@@ -103,6 +105,13 @@ class Operation:
                 f"params of {self.name} must be a JSON object",
                 field="",
             )
+        try:
+            # Every adapter and embedder reaches an operation through here, so this is
+            # the one door that keeps NaN, overflowing integers, lone surrogates and
+            # runaway nesting out of handlers and storage.
+            check_json_value(params)
+        except EngineError as err:
+            raise to_service_error(err) from err
         errors = sorted(self.validator.iter_errors(params), key=lambda e: list(e.absolute_path))
         if errors:
             findings = [{"path": _path(e), "message": _message(e)} for e in errors[:20]]
