@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from layoutkit import Workspace
-from layoutkit.limits import JSON_DEPTH
+from layoutkit.limits import JSON_DEPTH, TITLE_CHARS
 
 from .helpers import err
 
@@ -122,3 +122,19 @@ def test_ordinary_values_pass(ws: Workspace, value: Any) -> None:
     _board(ws)
     got = ws.call("set_board_meta", {"board": "door", "meta": {"k": value}})
     assert got["board"]["meta"]["k"] == value
+
+
+def test_a_board_title_over_the_cap_is_refused_naming_the_limit(ws: Workspace) -> None:
+    huge = "t" * 1_000_000
+    created = err(ws, "create", {"kind": "board", "slug": "long", "meta": {"title": huge}})
+    assert (created.status, created.code) == (413, "limit_exceeded")
+    assert created.body["limit"] == "titleChars"
+    assert created.body["max"] == TITLE_CHARS
+    assert created.body["value"] == 1_000_000
+    assert created.body["field"] == "meta.title"
+    _board(ws)
+    patched = err(ws, "set_board_meta", {"board": "door", "meta": {"title": huge}})
+    assert (patched.code, patched.body["limit"]) == ("limit_exceeded", "titleChars")
+    assert "title" not in ws.call("get", {"kind": "board", "board": "door"})["board"]["meta"]
+    # At the cap it is accepted.
+    ws.call("set_board_meta", {"board": "door", "meta": {"title": "t" * TITLE_CHARS}})
