@@ -19,6 +19,7 @@ from starlette.datastructures import UploadFile
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
+from starlette.types import Message, Receive
 
 from layoutkit import ServiceError, Workspace
 from layoutkit.adapters.viewer import message_page, viewer_page
@@ -289,6 +290,32 @@ class HttpAdapter:
         return routes
 
 
+#: Room for multipart boundaries, part headers and plain fields beside the files.
+_FORM_SLACK = 1024 * 1024
+
+
+def _capped_receive(request: Request, limit: int) -> Receive:
+    """``request``'s ASGI receive, refusing (413) once the body passes ``limit`` bytes."""
+    receive = request.receive
+    seen = 0
+
+    async def capped() -> Message:
+        nonlocal seen
+        message = await receive()
+        if message["type"] == "http.request":
+            seen += len(message.get("body", b""))
+            if seen > limit:
+                raise ServiceError(
+                    413,
+                    "payload_too_large",
+                    f"uploads are at most {uploads.MAX_CALL_BYTES} bytes",
+                    limit=uploads.MAX_CALL_BYTES,
+                )
+        return message
+
+    return capped
+
+
 async def _multipart_params(request: Request) -> dict[str, Any]:
     """Turn a multipart upload (files plus plain fields) into operation params."""
     declared = request.headers.get("content-length")
@@ -305,10 +332,15 @@ async def _multipart_params(request: Request) -> dict[str, Any]:
         )
     if not request.headers.get("content-type", "").startswith("multipart/form-data"):
         raise ServiceError(400, "invalid_upload", "send multipart/form-data with one or more files")
+    # A chunked body declares no length: count while it streams and stop at the cap,
+    # so a body of any size costs no more than the cap to refuse.
+    request = Request(request.scope, _capped_receive(request, uploads.MAX_CALL_BYTES + _FORM_SLACK))
     try:
         form = await request.form(
             max_files=uploads.MAX_FILES, max_fields=50, max_part_size=uploads.MAX_FILE_BYTES
         )
+    except ServiceError:
+        raise
     except Exception as exc:  # the multipart parser raises its own error types
         status = 413 if "size" in str(exc).lower() else 400
         code = "payload_too_large" if status == 413 else "invalid_upload"
