@@ -65,7 +65,12 @@ def prepare_card(card: dict[str, Any], index: int | None = None) -> Prepared:
     ``index`` and every finding.
     """
     card = _lift_data_ref(card)
-    result = elements.validate_card(card)
+    try:
+        result = elements.validate_card(card)
+    except EngineError as err:  # a limit of layoutkit.limits, met while checking
+        if index is not None:
+            err.fields.setdefault("index", index)
+        raise
     findings = [f.as_dict() for f in result.findings]
     if not result.ok:
         raise _refuse(index, findings)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from layoutkit.limits import PDF_BYTES, PDF_OBJECTS, PDF_PAGES, PDF_SECONDS
 
-WORKER = Path(__file__).with_name("_pdf_worker.py")
+WORKER = Path(__file__).resolve().parent.parent / "_pdf_worker.py"
 #: Address space of the counting process: pypdf and Python take about 60 MiB.
 WORKER_MEMORY = 512 * 1024 * 1024
 #: Bytes one compressed stream may inflate to while the page tree is read.
