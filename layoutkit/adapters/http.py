@@ -126,7 +126,9 @@ UPLOAD_ROUTES: tuple[NamedRoute, ...] = (
 
 
 def error_response(err: ServiceError) -> JSONResponse:
-    return JSONResponse(err.body, status_code=err.status)
+    retry = err.body.get("retryAfter")
+    headers = {"Retry-After": str(retry)} if isinstance(retry, int) else None
+    return JSONResponse(err.body, status_code=err.status, headers=headers)
 
 
 async def _read_body(request: Request, limit: int) -> bytes:

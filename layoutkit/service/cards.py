@@ -12,7 +12,14 @@ from layoutkit.layout.reading import reading_order
 from layoutkit.principal import Principal
 from layoutkit.service._common import ID, SLUG
 from layoutkit.service.board_model import layout_card, load_board, write_changes
-from layoutkit.service.content_prep import SERVER_STAMPS, prepare_card, store_spilled
+from layoutkit.service.content_prep import (
+    SERVER_STAMPS,
+    Outcome,
+    Prepared,
+    attempt,
+    prepare_card,
+    store_spilled,
+)
 from layoutkit.service.merge_patch import merge_patch
 from layoutkit.service.ref_targets import card_title, refresh_ref_targets, stamp_ref_targets
 from layoutkit.service.registry import REGISTRY
@@ -145,7 +152,8 @@ def _check_removal(
     },
     board=lambda tx, call: _update_board(tx, call),
     writes=True,
-    prepare=lambda call: _check_update(call),
+    snapshot=lambda tx, call: _patched_payloads(tx, call),
+    prepare=lambda call: _prepare_patches(call),
 )
 def update_cards(call: Call) -> dict[str, Any]:
     p, tx, board = call.params, call.tx, call.board
@@ -173,17 +181,17 @@ def update_cards(call: Call) -> dict[str, Any]:
 
     warnings: list[dict[str, Any]] = []
     engine_patches = []
+    early: dict[int, tuple[str, dict[str, Any], Outcome]] = call.prepared
     for i, patch in enumerate(patches):
         payload = None
         if "payload" in patch:
             record = records[patch["id"]]
-            # Server stamps (a doc's push-set) keep their stored value.
-            stamps = SERVER_STAMPS.get(record.kind, ())
-            authored = {k: v for k, v in patch["payload"].items() if k not in stamps}
-            merged = merge_patch(record.payload, authored)
-            if "rows" in authored or "data" in authored:
-                merged.pop("dataRef", None)  # new inline data replaces the kept blob
-            prepared = prepare_card({"kind": record.kind, "payload": merged}, i)
+            done = early.get(i)
+            if done is not None and done[:2] == (record.kind, record.payload):
+                prepared = done[2].get()
+            else:
+                # The card changed since the snapshot: check the patch against it now.
+                prepared = _patched(record.kind, record.payload, patch["payload"], i)
             store_spilled(tx, prepared)
             stamp_ref_targets(tx, board.workspace_id, [(i, record.kind, prepared.payload)], "patch")
             warnings += [{**w, "index": i} for w in prepared.warnings]
@@ -237,6 +245,45 @@ def _check_update(call: Call) -> None:
     p = call.params
     if not (p.get("patch") or p.get("remove") or p.get("restore")):
         raise ServiceError(400, "empty_update", "send patch, remove or restore", field="patch")
+
+
+def _patched(kind: str, stored: dict[str, Any], authored: dict[str, Any], index: int) -> Prepared:
+    """A payload patch merged onto the stored payload, checked and laid out."""
+    # Server stamps (a doc's push-set) keep their stored value.
+    stamps = SERVER_STAMPS.get(kind, ())
+    authored = {k: v for k, v in authored.items() if k not in stamps}
+    merged = merge_patch(stored, authored)
+    if "rows" in authored or "data" in authored:
+        merged.pop("dataRef", None)  # new inline data replaces the kept blob
+    return prepare_card({"kind": kind, "payload": merged}, index)
+
+
+def _patched_payloads(tx: Tx, call: Call) -> dict[int, tuple[str, dict[str, Any]]]:
+    """Kind and stored payload of every card a payload patch names (read before the lock)."""
+    ids = [x["id"] for x in call.params.get("patch") or [] if "payload" in x]
+    return {r.id: (r.kind, r.payload) for r in tx.cards_by_id(ids)} if ids else {}
+
+
+def _prepare_patches(call: Call) -> dict[int, tuple[str, dict[str, Any], Outcome]]:
+    """Merge, check and lay out payload patches before the write transaction opens.
+
+    A diagram patch lays the diagram out, which can take a while; done here,
+    the database's write lock is held only for the write. The handler uses a
+    result only if the card's kind and payload are still the ones read here.
+    """
+    _check_update(call)
+    stored = call.snapshot or {}
+    out: dict[int, tuple[str, dict[str, Any], Outcome]] = {}
+    for i, patch in enumerate(call.params.get("patch") or []):
+        found = stored.get(patch["id"])
+        if "payload" in patch and found is not None:
+            kind, payload = found
+            out[i] = (
+                kind,
+                payload,
+                attempt(lambda k=kind, p=payload, a=patch["payload"], n=i: _patched(k, p, a, n)),
+            )
+    return out
 
 
 def _update_board(tx: Tx, call: Call) -> BoardRecord:

@@ -6,6 +6,7 @@ so a payload is checked and completed the same way whatever road it came by.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -25,6 +26,32 @@ class Prepared:
     payload: dict[str, Any]
     warnings: list[dict[str, Any]]
     spilled: dict[str, Any]
+
+
+@attrs.frozen
+class Outcome:
+    """Engine work done before the transaction: its result, or the refusal it met."""
+
+    value: Any = None
+    error: Exception | None = None
+
+    def get(self) -> Any:
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+
+def attempt(work: Callable[[], Any]) -> Outcome:
+    """Run engine work before the transaction, keeping a refusal for the handler.
+
+    Work done before the road checks access must not answer for a card the
+    caller may not see, so its refusals wait until the handler, after the
+    checks, asks for the result.
+    """
+    try:
+        return Outcome(work())
+    except (ServiceError, EngineError) as err:
+        return Outcome(error=err)
 
 
 def _lift_data_ref(card: dict[str, Any]) -> dict[str, Any]:

@@ -28,6 +28,10 @@ Handler = Callable[["Call"], dict[str, Any]]
 #: Work done before the transaction opens (validation, layout of diagrams,
 #: decoding files): its result reaches the handler as ``call.prepared``.
 Prepare = Callable[["Call"], Any]
+#: Reads what ``prepare`` needs from storage, in a short read transaction of its
+#: own before ``prepare`` runs; its result reaches both as ``call.snapshot``. It
+#: runs before access checks, so it only reads: refusals belong to the handler.
+Snapshot = Callable[["Tx", "Call"], Any]
 #: Finds the board of an operation whose params name it indirectly (by card id).
 BoardResolver = Callable[["Tx", "Call"], "BoardRecord"]
 ShareMode = Literal["view", "annotate"]
@@ -82,6 +86,7 @@ class Operation:
     share: frozenset[ShareMode] = frozenset()
     principals: frozenset[PrincipalKind] = ALL_PRINCIPALS
     prepare: Prepare | None = attrs.field(default=None, eq=False)
+    snapshot: Snapshot | None = attrs.field(default=None, eq=False)
     #: Touches no storage (validate, docs): the road opens no transaction.
     pure: bool = False
     #: Generic verbs dispatch on ``kind`` to one of these; the road then runs
@@ -170,6 +175,7 @@ def declare(
     share: tuple[ShareMode, ...] = (),
     principals: tuple[PrincipalKind, ...] = tuple(ALL_PRINCIPALS),
     prepare: Prepare | None = None,
+    snapshot: Snapshot | None = None,
     pure: bool = False,
     shown: dict[str, Any] | None = None,
     variants: tuple[dict[str, Any], ...] = (),
@@ -209,6 +215,7 @@ def declare(
         share=frozenset(share),
         principals=frozenset(principals),
         prepare=prepare,
+        snapshot=snapshot,
         pure=pure,
     )
 

@@ -13,7 +13,10 @@ from layoutkit.service import tokens as api_tokens
 from layoutkit.service._common import find_board
 from layoutkit.service.errors import to_service_error
 from layoutkit.service.registry import REGISTRY, Operation, Registry
-from layoutkit.storage import BoardRecord, StorageError, Store, Tx, open_store
+from layoutkit.storage import BoardRecord, BusyError, StorageError, Store, Tx, open_store
+
+#: Seconds a caller refused with 503 busy is told to wait before retrying.
+RETRY_AFTER_S = 1
 
 
 @attrs.frozen(slots=True)
@@ -35,6 +38,7 @@ class Call:
     tx: Tx = attrs.field(default=None, repr=False)
     board: BoardRecord = attrs.field(default=None, repr=False)
     prepared: Any = attrs.field(default=None, repr=False)
+    snapshot: Any = attrs.field(default=None, repr=False)
 
     @property
     def workspace_id(self) -> int:
@@ -159,6 +163,11 @@ class Workspace:
                 earlier = replay.lookup(tx)
             if earlier is not None:
                 return earlier
+        if op.snapshot is not None:
+            # Engine work that needs stored state reads it here, so the write
+            # transaction below holds its locks only for the write itself.
+            with self.store.read() as tx:
+                call = attrs.evolve(call, snapshot=op.snapshot(tx, call))
         if op.prepare is not None:
             call = attrs.evolve(call, prepared=op.prepare(call))
         if op.pure:
@@ -170,6 +179,15 @@ class Workspace:
                 if replay is not None:
                     replay.record(tx, result)
             return result
+        except BusyError as exc:
+            # A lock not granted within the store's wait: nothing was written, and
+            # the same call will most likely go through in a moment.
+            raise ServiceError(
+                503,
+                "busy",
+                "the workspace is busy with other writes; nothing was written, retry shortly",
+                retryAfter=RETRY_AFTER_S,
+            ) from exc
         except idempotency.ConflictError:
             # Another caller committed the same key first: answer as a retry would.
             if replay is None:

@@ -1,16 +1,21 @@
-"""The per-call upload cap holds while a body streams, not only on a declared Content-Length."""
+"""Over HTTP: the upload cap holds while a body streams; a busy workspace says when to retry."""
 
 from __future__ import annotations
 
 import json
 import select
 import socket
+import sqlite3
+from pathlib import Path
 
 import pytest
 
+from layoutkit import Workspace
+from layoutkit.adapters.http import create_app
 from layoutkit.service import uploads
+from layoutkit.storage._sql import store as sql_store
 
-from .conftest import Api
+from .conftest import Api, LiveServer
 
 BOUNDARY = "lkboundary"
 CHUNK = 64 * 1024
@@ -77,3 +82,27 @@ def test_a_chunked_upload_over_the_cap_is_refused_while_it_streams(
     # Refused after about the cap (plus what the sockets buffer), not the whole body.
     assert sent < BUDGET // 2
     assert api.op("scrape_board", {"board": "up"}).json()["cards"] == []
+
+
+def test_a_busy_workspace_answers_503_with_retry_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sql_store, "SQLITE_BUSY_TIMEOUT_S", 0.2)
+    db = tmp_path / "ws.db"
+    ws = Workspace.open(f"sqlite:///{db}")
+    ws.call("create", {"kind": "board", "slug": "b"})
+    with LiveServer(create_app(ws)) as server:
+        api = Api(ws, server)
+        holder = sqlite3.connect(db, isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")
+        try:
+            res = api.op("set_board_meta", {"board": "b", "meta": {"k": 1}})
+        finally:
+            holder.execute("ROLLBACK")
+            holder.close()
+        assert res.status_code == 503
+        assert res.headers["retry-after"] == "1"
+        assert (res.json()["code"], res.json()["retryAfter"]) == ("busy", 1)
+        assert api.op("set_board_meta", {"board": "b", "meta": {"k": 1}}).status_code == 200
+        api.client.close()
+    ws.close()
