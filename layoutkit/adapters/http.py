@@ -25,10 +25,12 @@ from layoutkit import ServiceError, Workspace
 from layoutkit.adapters.viewer import message_page, viewer_page
 from layoutkit.examples import seed_example
 from layoutkit.principal import Principal
-from layoutkit.service import uploads
+from layoutkit.service import offload, uploads
 from layoutkit.service.errors import parse_request_json
 
 API = "/api/v1"
+#: Worker processes ``layoutkit serve`` starts for diagram layout (see service.offload).
+ENGINE_WORKERS = 2
 #: compose_board bodies may be up to 8 MiB; no route takes more JSON than that.
 MAX_JSON_BODY = 8 * 1024 * 1024
 
@@ -372,13 +374,18 @@ async def _multipart_params(request: Request) -> dict[str, Any]:
     return params
 
 
-def create_app(ws: Workspace, *, require_auth: bool = True, mcp: bool = True) -> Starlette:
+def create_app(
+    ws: Workspace, *, require_auth: bool = True, mcp: bool = True, engine_workers: int = 0
+) -> Starlette:
     """The ASGI app serving ``ws``: the API under ``/api/v1``, the board viewer and MCP.
 
     Every request needs a credential (a bearer token or a share link's token)
     unless ``require_auth`` is False, which embedding code may choose for a
-    private loopback server.
+    private loopback server. ``engine_workers`` above 0 starts that many
+    worker processes for CPU-heavy engine work (diagram layout), so a long
+    request does not slow the others down (``layoutkit serve`` starts two).
     """
+    offload.start(engine_workers)
     adapter = HttpAdapter(ws, require_auth=require_auth)
     routes = adapter.routes()
     lifespan = None
@@ -426,7 +433,12 @@ def run_server(
     if slug:
         echo(f"open the example board: {base}/boards/{slug}?token={plain or '<owner token>'}")
     echo(f"API: {base}{API}/openapi.json   MCP (streamable HTTP): {base}/mcp")
-    uvicorn.run(create_app(ws), host=host, port=port, log_level="warning")
+    try:
+        uvicorn.run(
+            create_app(ws, engine_workers=ENGINE_WORKERS), host=host, port=port, log_level="warning"
+        )
+    finally:
+        offload.stop()
 
 
 _ERROR_SCHEMA = {

@@ -13,6 +13,7 @@ import attrs
 
 from layoutkit import diagram, elements
 from layoutkit.errors import EngineError, ServiceError
+from layoutkit.service import offload
 from layoutkit.storage import Tx
 
 _DIAGRAM_CONTENT = ("nodes", "groups", "lanes")
@@ -173,7 +174,7 @@ def _diagram(
                 }
             ],
         )
-    laid = diagram.lay_out({**payload, "quality": quality} if quality else payload)
+    laid = offload.run(diagram.lay_out, {**payload, "quality": quality} if quality else payload)
     for item in laid.get("diagnostics") or []:
         if isinstance(item, dict) and item.get("severity") == "warning":
             warnings.append({"path": f"{path}.{item.get('path', '')}".rstrip("."), **item})

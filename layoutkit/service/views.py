@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 from typing import Any
 
 from layoutkit import diagram, render
 from layoutkit.errors import ServiceError
+from layoutkit.service import offload
 from layoutkit.service._common import ID, SLUG, card_board
 from layoutkit.service.content_prep import Outcome, attempt
 from layoutkit.service.registry import REGISTRY
@@ -39,7 +41,8 @@ def render_board(call: Call) -> dict[str, Any]:
         scrape_params["section"] = call.params["section"]
     scraped = scrape(call.tx, call.board, scrape_params)
     fmt = call.params.get("format", "svg")
-    out = render.render_board(scraped, format=fmt)
+    # Drawing a large board is long CPU work: in a worker process when the server runs them.
+    out = offload.run(functools.partial(render.render_board, format=fmt), scraped)
     result: dict[str, Any] = {
         "board": call.params["board"],
         "format": fmt,
@@ -79,7 +82,7 @@ def _refresh_prepare(call: Call) -> Outcome | None:
     card: CardRecord | None = call.snapshot
     if card is None or card.kind != "diagram" or card.payload.get("source"):
         return None
-    return attempt(lambda: diagram.lay_out(card.payload))
+    return attempt(lambda: offload.run(diagram.lay_out, card.payload))
 
 
 @REGISTRY.operation(
@@ -110,7 +113,7 @@ def refresh_card(call: Call) -> dict[str, Any]:
         laid = call.prepared.get()
     else:
         # The payload changed between the snapshot and the lock: lay the stored one out.
-        laid = diagram.lay_out(card.payload)
+        laid = offload.run(diagram.lay_out, card.payload)
     (updated,) = tx.update_cards([{"id": card.id, "payload": laid}])
     return {"id": updated.id, "version": updated.version, "metrics": laid.get("metrics", {})}
 
