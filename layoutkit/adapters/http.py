@@ -528,6 +528,8 @@ def openapi_document(ws: Workspace, *, require_auth: bool = True) -> dict[str, A
             (403, "The credential does not grant this"),
             (404, "Not found"),
             (409, "Conflict"),
+            (413, "Over a limit: the body names the limit, its max and the value"),
+            (503, "Busy: nothing was written; retry after the Retry-After seconds"),
         )
     }
     ops = {op["name"]: op for op in ws.operations()}
@@ -608,7 +610,6 @@ def openapi_document(ws: Workspace, *, require_auth: bool = True) -> dict[str, A
                     "description": "Created: the receipt lists the new cards and the files",
                     "content": {"application/json": {"schema": {"type": "object"}}},
                 },
-                "413": {"description": "Too large"},
                 **errors,
             },
         }
