@@ -71,3 +71,26 @@ def test_cli_call_treats_hostile_json_as_a_usage_error(
     assert res.exception is None or isinstance(res.exception, SystemExit)
     with Workspace.open(db) as ws:
         assert "k" not in ws.call("get", {"kind": "board", "board": "b"})["board"].get("meta", {})
+
+
+def test_mcp_tool_calls_meet_the_same_door() -> None:
+    import math
+
+    from layoutkit.adapters.mcp import call_tool
+
+    with Workspace.open() as ws:
+        ws.call("create", {"kind": "board", "slug": "b"})
+        for meta, code in (
+            ({"k": math.nan}, "invalid_number"),
+            ({"k": "\udc00"}, "invalid_text"),
+            ({"k": 10**30}, "invalid_number"),
+        ):
+            result = call_tool(ws, "set_board_meta", {"board": "b", "meta": meta})
+            assert result.is_error
+            assert result.structured_content is not None
+            content = result.structured_content
+            assert (content["status"], content["code"]) == (
+                400,
+                code,
+            )
+        assert "k" not in ws.call("get", {"kind": "board", "board": "b"})["board"].get("meta", {})
