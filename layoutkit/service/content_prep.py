@@ -13,6 +13,7 @@ import attrs
 
 from layoutkit import diagram, elements
 from layoutkit.errors import EngineError, ServiceError
+from layoutkit.limits import check_limit
 from layoutkit.service import offload
 from layoutkit.storage import Tx
 
@@ -84,6 +85,25 @@ def _refuse(index: int | None, findings: list[dict[str, Any]]) -> ServiceError:
     return ServiceError(400, first["code"], f"{where}{first['path']}: {first['message']}", **extra)
 
 
+def _check_diagram_size(payload: dict[str, Any]) -> None:
+    """Refuse a diagram over the node or edge cap before checking it node by node."""
+    nodes = 0
+    stack: list[Any] = [payload]
+    while stack:
+        holder = stack.pop()
+        if not isinstance(holder, dict):
+            continue
+        members = holder.get("nodes")
+        nodes += len(members) if isinstance(members, list) else 0
+        for key in ("groups", "lanes"):
+            inner = holder.get(key)
+            if isinstance(inner, list):
+                stack.extend(inner)
+    edges = payload.get("edges")
+    check_limit("diagramNodes", nodes, field="payload.nodes")
+    check_limit("diagramEdges", len(edges) if isinstance(edges, list) else 0, field="payload.edges")
+
+
 def prepare_card(card: dict[str, Any], index: int | None = None) -> Prepared:
     """Check one card against the contract and complete its server-owned fields.
 
@@ -94,6 +114,8 @@ def prepare_card(card: dict[str, Any], index: int | None = None) -> Prepared:
     """
     card = _lift_data_ref(card)
     try:
+        if card.get("kind") == "diagram" and isinstance(card.get("payload"), dict):
+            _check_diagram_size(card["payload"])
         result = elements.validate_card(card)
     except EngineError as err:  # a limit of layoutkit.limits, met while checking
         if index is not None:
