@@ -46,6 +46,18 @@ class EngineError(Exception):
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.code!r}, {self.message!r})"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Subclasses take other constructor arguments; rebuild from the state so a
+        # refusal raised in a worker process arrives whole (code, message, fields).
+        return (_rebuild, (type(self), self.code, self.message, self.fields))
+
+
+def _rebuild(cls: type[EngineError], code: str, message: str, fields: dict[str, Any]) -> Any:
+    err = cls.__new__(cls)
+    Exception.__init__(err, message)
+    err.code, err.message, err.fields = code, message, fields
+    return err
+
 
 class LayoutError(EngineError):
     """A refusal of the layout engine (placement, arrange, card updates); the board is unchanged."""

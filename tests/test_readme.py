@@ -24,3 +24,16 @@ def test_every_path_the_readme_names_exists() -> None:
     assert named, "the README names no paths; is the pattern still right?"
     missing = [p for p in named if not (ROOT / p).exists()]
     assert not missing, missing
+
+
+def test_the_limits_table_is_the_one_in_the_code() -> None:
+    from layoutkit.limits import LIMITS
+
+    rows = re.findall(r"^\| (`[^|]+`) \| ([^|]+) \|", README, re.M)
+    shown: dict[str, str] = {}
+    for names, values in rows:
+        keys = re.findall(r"`(\w+)`", names)
+        vals = [v.strip() for v in values.split(",")]
+        if len(keys) == len(vals) and all(k in LIMITS for k in keys):
+            shown.update(zip(keys, vals, strict=True))
+    assert shown == {k: str(v) for k, v in LIMITS.items()}

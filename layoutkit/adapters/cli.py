@@ -21,6 +21,8 @@ from typing import Any, NoReturn
 import click
 
 from layoutkit import ServiceError, Workspace, examples
+from layoutkit.errors import EngineError
+from layoutkit.limits import json_loads
 from layoutkit.service.uploads import MAX_FILE_BYTES, guess_mime
 
 EXIT_REFUSED = 1
@@ -67,11 +69,18 @@ def _read_json_arg(source: str) -> Any:
 
 
 def _parse_json(text: str, source: str = "", param_hint: str | None = None) -> Any:
-    """``json.loads`` whose failure is a usage error (exit 2) saying where the text broke."""
+    """``json.loads`` whose failure is a usage error (exit 2) saying where the text broke.
+
+    The value rules of every request apply while parsing (no NaN, no integer
+    over 64 bits, no nesting past the parser's depth), so such text is a usage
+    error here rather than a crash.
+    """
+    where = f"{source} is " if source else ""
     try:
-        return json.loads(text)
+        return json_loads(text, json.loads)
+    except EngineError as exc:
+        raise click.BadParameter(f"{where}refused: {exc.message}", param_hint=param_hint) from exc
     except json.JSONDecodeError as exc:
-        where = f"{source} is " if source else ""
         raise click.BadParameter(
             f"{where}not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
             param_hint=param_hint,

@@ -9,7 +9,6 @@ its params. No rule lives here: requests become ``Workspace.call`` and
 from __future__ import annotations
 
 import base64
-import json
 import urllib.parse
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -21,14 +20,18 @@ from starlette.datastructures import UploadFile
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
+from starlette.types import Message, Receive
 
 from layoutkit import ServiceError, Workspace
 from layoutkit.adapters.viewer import message_page, viewer_page
 from layoutkit.examples import seed_example
 from layoutkit.principal import Principal
-from layoutkit.service import uploads
+from layoutkit.service import offload, uploads
+from layoutkit.service.errors import parse_request_json
 
 API = "/api/v1"
+#: Worker processes ``layoutkit serve`` starts for diagram layout (see service.offload).
+ENGINE_WORKERS = 2
 #: compose_board bodies may be up to 8 MiB; no route takes more JSON than that.
 MAX_JSON_BODY = 8 * 1024 * 1024
 
@@ -133,7 +136,9 @@ INLINE_FILE_TYPES = frozenset(
 
 
 def error_response(err: ServiceError) -> JSONResponse:
-    return JSONResponse(err.body, status_code=err.status)
+    retry = err.body.get("retryAfter")
+    headers = {"Retry-After": str(retry)} if isinstance(retry, int) else None
+    return JSONResponse(err.body, status_code=err.status, headers=headers)
 
 
 async def _read_body(request: Request, limit: int) -> bytes:
@@ -154,10 +159,7 @@ async def _json_body(request: Request) -> dict[str, Any]:
     raw = await _read_body(request, MAX_JSON_BODY)
     if not raw.strip():
         return {}
-    try:
-        body = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ServiceError(400, "invalid_json", f"request body is not JSON: {exc}") from exc
+    body = parse_request_json(raw)
     if not isinstance(body, dict):
         raise ServiceError(400, "invalid_params", "request body must be a JSON object", field="")
     return body
@@ -389,6 +391,32 @@ class HttpAdapter:
         return routes
 
 
+#: Room for multipart boundaries, part headers and plain fields beside the files.
+_FORM_SLACK = 1024 * 1024
+
+
+def _capped_receive(request: Request, limit: int) -> Receive:
+    """``request``'s ASGI receive, refusing (413) once the body passes ``limit`` bytes."""
+    receive = request.receive
+    seen = 0
+
+    async def capped() -> Message:
+        nonlocal seen
+        message = await receive()
+        if message["type"] == "http.request":
+            seen += len(message.get("body", b""))
+            if seen > limit:
+                raise ServiceError(
+                    413,
+                    "payload_too_large",
+                    f"uploads are at most {uploads.MAX_CALL_BYTES} bytes",
+                    limit=uploads.MAX_CALL_BYTES,
+                )
+        return message
+
+    return capped
+
+
 async def _multipart_params(request: Request) -> dict[str, Any]:
     """Turn a multipart upload (files plus plain fields) into operation params."""
     declared = request.headers.get("content-length")
@@ -405,10 +433,15 @@ async def _multipart_params(request: Request) -> dict[str, Any]:
         )
     if not request.headers.get("content-type", "").startswith("multipart/form-data"):
         raise ServiceError(400, "invalid_upload", "send multipart/form-data with one or more files")
+    # A chunked body declares no length: count while it streams and stop at the cap,
+    # so a body of any size costs no more than the cap to refuse.
+    request = Request(request.scope, _capped_receive(request, uploads.MAX_CALL_BYTES + _FORM_SLACK))
     try:
         form = await request.form(
             max_files=uploads.MAX_FILES, max_fields=50, max_part_size=uploads.MAX_FILE_BYTES
         )
+    except ServiceError:
+        raise
     except Exception as exc:  # the multipart parser raises its own error types
         status = 413 if "size" in str(exc).lower() else 400
         code = "payload_too_large" if status == 413 else "invalid_upload"
@@ -438,13 +471,18 @@ async def _multipart_params(request: Request) -> dict[str, Any]:
     return params
 
 
-def create_app(ws: Workspace, *, require_auth: bool = True, mcp: bool = True) -> Starlette:
+def create_app(
+    ws: Workspace, *, require_auth: bool = True, mcp: bool = True, engine_workers: int = 0
+) -> Starlette:
     """The ASGI app serving ``ws``: the API under ``/api/v1``, the board viewer and MCP.
 
     Every request needs a credential (a bearer token or a share link's token)
     unless ``require_auth`` is False, which embedding code may choose for a
-    private loopback server.
+    private loopback server. ``engine_workers`` above 0 starts that many
+    worker processes for CPU-heavy engine work (diagram layout), so a long
+    request does not slow the others down (``layoutkit serve`` starts two).
     """
+    offload.start(engine_workers)
     adapter = HttpAdapter(ws, require_auth=require_auth)
     routes = adapter.routes()
     lifespan = None
@@ -492,7 +530,12 @@ def run_server(
     if slug:
         echo(f"open the example board: {base}/boards/{slug}?token={plain or '<owner token>'}")
     echo(f"API: {base}{API}/openapi.json   MCP (streamable HTTP): {base}/mcp")
-    uvicorn.run(create_app(ws), host=host, port=port, log_level="warning")
+    try:
+        uvicorn.run(
+            create_app(ws, engine_workers=ENGINE_WORKERS), host=host, port=port, log_level="warning"
+        )
+    finally:
+        offload.stop()
 
 
 _ERROR_SCHEMA = {
@@ -583,6 +626,8 @@ def openapi_document(ws: Workspace, *, require_auth: bool = True) -> dict[str, A
             (403, "The credential does not grant this"),
             (404, "Not found"),
             (409, "Conflict"),
+            (413, "Over a limit: the body names the limit, its max and the value"),
+            (503, "Busy: nothing was written; retry after the Retry-After seconds"),
         )
     }
     ops = {op["name"]: op for op in ws.operations()}
@@ -663,7 +708,6 @@ def openapi_document(ws: Workspace, *, require_auth: bool = True) -> dict[str, A
                     "description": "Created: the receipt lists the new cards and the files",
                     "content": {"application/json": {"schema": {"type": "object"}}},
                 },
-                "413": {"description": "Too large"},
                 **errors,
             },
         }

@@ -19,6 +19,7 @@ from layoutkit.errors import DiagramError
 from layoutkit.layout.modes import Item as PackItem
 from layoutkit.layout.modes import shelf_pack
 from layoutkit.layout.text import measure, text_width
+from layoutkit.limits import check_limit
 
 SERVER_OWNED = ("geo", "render", "metrics", "repairs", "diagnostics")
 LABEL_SIZE = 12.0
@@ -54,6 +55,9 @@ def lay_out(payload: dict[str, Any]) -> dict[str, Any]:
                 continue
             out[key] = value
     model = build_model(out)
+    # Layout time grows faster than linearly with the graph: bound it before starting.
+    check_limit("diagramNodes", len(model.nodes), field="nodes")
+    check_limit("diagramEdges", len(model.edges), field="edges")
     geo, metrics = _layout(model, out)
     overrides = out.get("overrides")
     if isinstance(overrides, dict) and overrides:

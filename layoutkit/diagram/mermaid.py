@@ -15,6 +15,7 @@ from layoutkit.diagram._mermaid_common import (
 from layoutkit.diagram._sequence import read_sequence
 from layoutkit.diagram._state import read_state
 from layoutkit.errors import DiagramError
+from layoutkit.limits import check_limit
 
 #: Titles for imported text that names none, by the text's diagram type word.
 _TYPE_TITLES = {
@@ -52,6 +53,7 @@ def import_text(text: str) -> dict[str, Any]:
     """
     if not isinstance(text, str) or not text.strip():
         raise broken("diagram_text is empty", [finding(1, "no diagram type line")])
+    check_limit("diagramLines", text.count("\n") + 1, field="diagram_text")
     meta, lines = split_front_matter(text)
     header_at = None
     for k, (_number, raw) in enumerate(lines):

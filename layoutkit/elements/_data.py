@@ -8,7 +8,7 @@ import math
 import re
 from typing import Any
 
-from layoutkit.elements._core import BAD, Ctx, show
+from layoutkit.elements._core import BAD, Ctx, format_path, show
 from layoutkit.elements._fields import (
     INT_LIMIT,
     STR_OR_NUMBER_SCHEMA,
@@ -33,6 +33,7 @@ from layoutkit.elements._fields import (
 )
 from layoutkit.elements._kind import Kind, check_audience
 from layoutkit.elements.vocab import ITEM_TONES
+from layoutkit.limits import check_limit
 
 #: A table whose inline rows outnumber this is stored with its rows behind a dataRef.
 SPILL_THRESHOLD_ROWS = 200
@@ -402,6 +403,7 @@ def _cell_ok(x: Any) -> bool:
 def _rows_shape(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
     # Rows are checked against the columns in the table's cross-field rule.
     if type(v) is list:
+        check_limit("tableRows", len(v), field=format_path(parent, key))
         return v
     ctx.wrong_type(parent, key, "an array of rows", v)
     return BAD

@@ -16,7 +16,8 @@ from typing import Any
 
 import attrs
 
-from layoutkit.elements._core import BAD, MISSING, Ctx, show
+from layoutkit.elements._core import BAD, MISSING, Ctx, format_path, show
+from layoutkit.limits import check_limit
 
 #: A checker takes (value, ctx, parent, key) and returns the normalized value or BAD.
 Check = Callable[[Any, Ctx, Any, Any], Any]
@@ -460,6 +461,8 @@ def _check_markdown(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
     if type(v) is not str:
         ctx.wrong_type(parent, key, "a string", v)
         return BAD
+    # Parsing and sizing markdown is linear but not cheap: one text is bounded.
+    check_limit("markdownChars", len(v), field=format_path(parent, key))
     # Markdown fields take characters as they are; an entity would show literally.
     if "&" in v:
         m = _ENTITY.search(v)

@@ -13,6 +13,7 @@ from layoutkit.layout.frames import BLOCK_GAP, CARD_GAP
 from layoutkit.layout.model import Board, Card, CardId
 from layoutkit.layout.place import Changes, changes_from_journal
 from layoutkit.layout.reading import reading_order
+from layoutkit.limits import check_limit
 
 ARRANGE_MODES = (
     "column",
@@ -155,6 +156,7 @@ def _arrange(
     sort: str,
 ) -> tuple[tuple[dict[str, Any], ...], tuple[CardId, ...]]:
     container, cards = _scope(board, scope, names)
+    check_limit("arrangeCards", len(cards), field="scope")
     if mode == "graph":
         cards = [c for c in cards if c.kind in GRAPH_KINDS]
     if not cards:
@@ -222,6 +224,7 @@ def _compare(
         raise LayoutError("invalid_sections", "compare needs two different sections")
     left = reading_order([board.cards[k] for k in a.children], tie=_created)
     right = reading_order([board.cards[k] for k in b.children], tie=_created)
+    check_limit("arrangeCards", len(left) + len(right), field="sections")
     rows = max(len(left), len(right))
     heights = [
         max(

@@ -615,10 +615,7 @@ def _cut(s: str, w: float, size: float, font: _text.FontName, most: int) -> tupl
     lines = _text.wrap(s, w, size, font) or [""]
     if len(lines) > most:
         lines = lines[:most]
-        last = lines[-1]
-        while last and _text.text_width(last + "…", size, font) > w:
-            last = last[:-1]
-        lines[-1] = last.rstrip() + "…"
+        lines[-1] = _text.fit_prefix(lines[-1], w, size, font, "…").rstrip() + "…"
     return tuple(lines)
 
 

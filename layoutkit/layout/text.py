@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from importlib import resources
+from itertools import accumulate
 from typing import Literal
 
 import attrs
@@ -72,6 +73,31 @@ def text_width(text: str, size: float = 14, font: FontName = "sans") -> float:
         adv, fb = table.advances, table.fallback
         return sum(adv.get(ch, fb) for ch in text) * size
     return _em_width(text, font) * size
+
+
+def fit_prefix(
+    text: str, max_width: float, size: float = 14, font: FontName = "sans", tail: str = ""
+) -> str:
+    """The longest prefix of ``text`` that, followed by ``tail``, is at most ``max_width`` wide.
+
+    The running widths are summed once and the cut is found by bisection, so
+    fitting is linear in the text (cutting one character at a time and
+    measuring again was quadratic: a 40,000-character title took 45 s). The
+    sums run left to right as :func:`text_width` does, so the cut is the one
+    that loop found.
+    """
+    table = _tables()[font]
+    adv, fb = table.advances, table.fallback
+    tail_em = sum(adv.get(ch, fb) for ch in tail)
+    running = list(accumulate((adv.get(ch, fb) for ch in text), initial=0.0))
+    lo, hi = 0, len(text)  # running[lo] fits (or lo is 0); find the largest that does
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if (running[mid] + tail_em) * size <= max_width:
+            lo = mid
+        else:
+            hi = mid - 1
+    return text[:lo]
 
 
 def line_height(size: float = 14, factor: float = LINE_HEIGHT) -> float:

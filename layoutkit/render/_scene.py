@@ -22,7 +22,15 @@ import attrs
 from PIL import Image as PILImage
 from PIL import ImageDraw, ImageFont
 
-from layoutkit.layout.text import FontName, ascent, font_path, line_height, text_width, wrap
+from layoutkit.layout.text import (
+    FontName,
+    ascent,
+    fit_prefix,
+    font_path,
+    line_height,
+    text_width,
+    wrap,
+)
 from layoutkit.render._safe import esc, safe_url
 
 Anchor = Literal["start", "middle", "end"]
@@ -140,10 +148,7 @@ def text_run(
     lines = wrap(str(text), max(max_width, size), size, font) if text else [""]
     if max_lines is not None and len(lines) > max_lines:
         lines = lines[: max(max_lines, 1)]
-        last = lines[-1]
-        while last and text_width(last + "…", size, font) > max_width:
-            last = last[:-1]
-        lines[-1] = last.rstrip() + "…"
+        lines[-1] = fit_prefix(lines[-1], max_width, size, font, "…").rstrip() + "…"
     return Text(x, y, tuple(lines), size, font, fill, 0.0, anchor)
 
 
@@ -152,9 +157,7 @@ def fit_line(text: str, max_width: float, size: float, font: FontName = "sans") 
     text = " ".join(str(text).split())
     if text_width(text, size, font) <= max_width:
         return text
-    while text and text_width(text + "…", size, font) > max_width:
-        text = text[:-1]
-    return text.rstrip() + "…"
+    return fit_prefix(text, max_width, size, font, "…").rstrip() + "…"
 
 
 def arrowhead(

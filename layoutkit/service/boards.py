@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from layoutkit.errors import ServiceError
+from layoutkit.limits import check_limit
 from layoutkit.service._common import (
     ID,
     SLUG,
@@ -87,7 +88,15 @@ def _project_id(call: Call, tx: Tx, slug: str | None) -> int | None:
 
 
 def _clean_meta(meta: dict[str, Any]) -> dict[str, Any]:
+    _check_title(meta)
     return {k: v for k, v in meta.items() if k not in SERVER_STAMPS}
+
+
+def _check_title(meta: dict[str, Any]) -> None:
+    """A board title is one line of the board's header: longer ones are refused (413)."""
+    title = meta.get("title")
+    if isinstance(title, str):
+        check_limit("titleChars", len(title), field="meta.title")
 
 
 def _check_lanes(lanes: list[dict[str, Any]]) -> None:
@@ -308,6 +317,7 @@ def _set_meta(call: Call) -> dict[str, Any]:
         fields["archived"] = p["archived"]
     revoked: list[str] = []
     if "meta" in p:
+        _check_title(p["meta"])
         meta = merge_patch(board.meta, p["meta"], ignore=SERVER_STAMPS | {"createdWith"})
         was, now = bool(board.meta.get("personal")), bool(meta.get("personal"))
         if was != now and not owns_board(call.principal, board):

@@ -17,6 +17,9 @@ from layoutkit.service import links
 from layoutkit.service._common import ID, SLUG
 from layoutkit.service.board_model import layout_card, load_board, write_changes
 from layoutkit.service.content_prep import (
+    Outcome,
+    Prepared,
+    attempt,
     authored_patch,
     check_portals,
     prepare_card,
@@ -192,7 +195,8 @@ def _check_removal(
     },
     board=lambda tx, call: _update_board(tx, call),
     writes=True,
-    prepare=lambda call: _check_update(call),
+    snapshot=lambda tx, call: _patched_payloads(tx, call),
+    prepare=lambda call: _prepare_patches(call),
 )
 def update_cards(call: Call) -> dict[str, Any]:
     p, tx, board = call.params, call.tx, call.board
@@ -221,22 +225,18 @@ def update_cards(call: Call) -> dict[str, Any]:
     warnings: list[dict[str, Any]] = []
     engine_patches = []
     refetch: list[tuple[int, str]] = []
+    early: dict[int, tuple[str, dict[str, Any], Outcome]] = call.prepared
     for i, patch in enumerate(patches):
         payload = None
         if "payload" in patch:
             record = records[patch["id"]]
             authored = patch["payload"]
-            # Server-owned fields (a doc's push set, a ref's target, measured sizes)
-            # keep their stored values; a person's patch is the editor's write path.
-            merged = authored_patch(record.kind, record.payload, authored)
-            if "rows" in authored or "data" in authored:
-                merged.pop("dataRef", None)  # new inline data replaces the kept blob
-            prepared = prepare_card(
-                {"kind": record.kind, "payload": merged},
-                i,
-                stored=record.payload,
-                editor=call.principal.layer == "human",
-            )
+            done = early.get(i)
+            if done is not None and done[:2] == (record.kind, record.payload):
+                prepared = done[2].get()
+            else:
+                # The card changed since the snapshot: check the patch against it now.
+                prepared = _patched(record.kind, record.payload, authored, i, call.principal)
             check_portals(tx, board, call.principal, [(i, prepared.kind, prepared.payload)])
             # A new URL clears what the last unfurl stored (kept above) and fetches again.
             if record.kind == "link" and links.stamp_patch(
@@ -303,6 +303,54 @@ def _check_update(call: Call) -> None:
     p = call.params
     if not (p.get("patch") or p.get("remove") or p.get("restore")):
         raise ServiceError(400, "empty_update", "send patch, remove or restore", field="patch")
+
+
+def _patched(
+    kind: str, stored: dict[str, Any], authored: dict[str, Any], index: int, who: Principal
+) -> Prepared:
+    """A payload patch merged onto the stored payload, checked and laid out.
+
+    Server-owned fields (a doc's push set, a ref's target, measured sizes) keep
+    their stored values; a person's patch is the editor's write path.
+    """
+    merged = authored_patch(kind, stored, authored)
+    if "rows" in authored or "data" in authored:
+        merged.pop("dataRef", None)  # new inline data replaces the kept blob
+    return prepare_card(
+        {"kind": kind, "payload": merged}, index, stored=stored, editor=who.layer == "human"
+    )
+
+
+def _patched_payloads(tx: Tx, call: Call) -> dict[int, tuple[str, dict[str, Any]]]:
+    """Kind and stored payload of every card a payload patch names (read before the lock)."""
+    ids = [x["id"] for x in call.params.get("patch") or [] if "payload" in x]
+    return {r.id: (r.kind, r.payload) for r in tx.cards_by_id(ids)} if ids else {}
+
+
+def _prepare_patches(call: Call) -> dict[int, tuple[str, dict[str, Any], Outcome]]:
+    """Merge, check and lay out payload patches before the write transaction opens.
+
+    A diagram patch lays the diagram out, which can take a while; done here,
+    the database's write lock is held only for the write. The handler uses a
+    result only if the card's kind and payload are still the ones read here.
+    """
+    _check_update(call)
+    stored = call.snapshot or {}
+    out: dict[int, tuple[str, dict[str, Any], Outcome]] = {}
+    for i, patch in enumerate(call.params.get("patch") or []):
+        found = stored.get(patch["id"])
+        if "payload" in patch and found is not None:
+            kind, payload = found
+            out[i] = (
+                kind,
+                payload,
+                attempt(
+                    lambda k=kind, p=payload, a=patch["payload"], n=i: _patched(
+                        k, p, a, n, call.principal
+                    )
+                ),
+            )
+    return out
 
 
 def _update_board(tx: Tx, call: Call) -> BoardRecord:

@@ -6,14 +6,16 @@ so a payload is checked and completed the same way whatever road it came by.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import attrs
 
 from layoutkit import diagram, elements
 from layoutkit.errors import EngineError, ServiceError
+from layoutkit.limits import check_limit
 from layoutkit.principal import Principal
+from layoutkit.service import offload
 from layoutkit.service._common import may_reach
 from layoutkit.service.merge_patch import merge_patch
 from layoutkit.storage import BoardRecord, Tx
@@ -29,6 +31,32 @@ class Prepared:
     payload: dict[str, Any]
     warnings: list[dict[str, Any]]
     spilled: dict[str, Any]
+
+
+@attrs.frozen
+class Outcome:
+    """Engine work done before the transaction: its result, or the refusal it met."""
+
+    value: Any = None
+    error: Exception | None = None
+
+    def get(self) -> Any:
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+
+def attempt(work: Callable[[], Any]) -> Outcome:
+    """Run engine work before the transaction, keeping a refusal for the handler.
+
+    Work done before the road checks access must not answer for a card the
+    caller may not see, so its refusals wait until the handler, after the
+    checks, asks for the result.
+    """
+    try:
+        return Outcome(work())
+    except (ServiceError, EngineError) as err:
+        return Outcome(error=err)
 
 
 def _lift_data_ref(card: dict[str, Any]) -> dict[str, Any]:
@@ -60,6 +88,25 @@ def _refuse(index: int | None, findings: list[dict[str, Any]]) -> ServiceError:
     return ServiceError(400, first["code"], f"{where}{first['path']}: {first['message']}", **extra)
 
 
+def _check_diagram_size(payload: dict[str, Any]) -> None:
+    """Refuse a diagram over the node or edge cap before checking it node by node."""
+    nodes = 0
+    stack: list[Any] = [payload]
+    while stack:
+        holder = stack.pop()
+        if not isinstance(holder, dict):
+            continue
+        members = holder.get("nodes")
+        nodes += len(members) if isinstance(members, list) else 0
+        for key in ("groups", "lanes"):
+            inner = holder.get(key)
+            if isinstance(inner, list):
+                stack.extend(inner)
+    edges = payload.get("edges")
+    check_limit("diagramNodes", nodes, field="payload.nodes")
+    check_limit("diagramEdges", len(edges) if isinstance(edges, list) else 0, field="payload.edges")
+
+
 def prepare_card(
     card: dict[str, Any],
     index: int | None = None,
@@ -83,7 +130,14 @@ def prepare_card(
     ``index`` and every finding.
     """
     card = _lift_data_ref(card)
-    result = elements.validate_card(card, authored=authored, editor=editor)
+    try:
+        if card.get("kind") == "diagram" and isinstance(card.get("payload"), dict):
+            _check_diagram_size(card["payload"])
+        result = elements.validate_card(card, authored=authored, editor=editor)
+    except EngineError as err:  # a limit of layoutkit.limits, met while checking
+        if index is not None:
+            err.fields.setdefault("index", index)
+        raise
     findings = [f.as_dict() for f in result.findings]
     if not result.ok:
         raise _refuse(index, findings)
@@ -174,7 +228,7 @@ def _diagram(
                 }
             ],
         )
-    laid = diagram.lay_out({**payload, "quality": quality} if quality else payload)
+    laid = offload.run(diagram.lay_out, {**payload, "quality": quality} if quality else payload)
     for item in laid.get("diagnostics") or []:
         if isinstance(item, dict) and item.get("severity") == "warning":
             warnings.append({"path": f"{path}.{item.get('path', '')}".rstrip("."), **item})

@@ -8,9 +8,12 @@ engine refused it.
 
 from __future__ import annotations
 
+import json
 from types import MappingProxyType
+from typing import Any
 
 from layoutkit.errors import EngineError, ServiceError
+from layoutkit.limits import json_loads
 
 #: Status of every code an engine raises. 400: the request cannot be done as sent;
 #: 404: it names something that is not there; 409: it nearly names something that
@@ -49,6 +52,10 @@ STATUS_BY_CODE: MappingProxyType[str, int] = MappingProxyType(
         "diagram_text_invalid": 400,
         "diagram_text_unsupported": 400,
         "composition_findings": 422,
+        # limits and values at the door (layoutkit.limits)
+        "limit_exceeded": 413,
+        "invalid_number": 400,
+        "invalid_text": 400,
     }
 )
 
@@ -64,3 +71,19 @@ def status_of(err: EngineError) -> int:
 def to_service_error(err: EngineError) -> ServiceError:
     """The operation error for an engine refusal: its status, code, message and fields."""
     return ServiceError(status_of(err), err.code, err.message, **err.fields)
+
+
+def parse_request_json(text: str | bytes) -> Any:
+    """Parse a request's JSON text (an HTTP body, a CLI argument) under the value rules.
+
+    Syntax errors answer 400 ``invalid_json``; NaN, Infinity and integers over
+    64 bits 400 ``invalid_number``; nesting deeper than the parser can follow
+    413 ``limit_exceeded`` (``jsonDepth``). The door (``Operation.check_params``)
+    applies the same rules to params that arrive already parsed.
+    """
+    try:
+        return json_loads(text, json.loads)
+    except EngineError as err:
+        raise to_service_error(err) from err
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ServiceError(400, "invalid_json", f"request body is not JSON: {exc}") from exc

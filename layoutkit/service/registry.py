@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING, Any, Literal
 import attrs
 from jsonschema import Draft202012Validator, validators
 
-from layoutkit.errors import ServiceError, did_you_mean
+from layoutkit.errors import EngineError, ServiceError, did_you_mean
+from layoutkit.limits import check_json_value
 from layoutkit.principal import PrincipalKind
+from layoutkit.service.errors import to_service_error
 
 if TYPE_CHECKING:
     from layoutkit.service.workspace import Call
@@ -26,6 +28,10 @@ Handler = Callable[["Call"], dict[str, Any]]
 #: Work done before the transaction opens (validation, layout of diagrams,
 #: decoding files): its result reaches the handler as ``call.prepared``.
 Prepare = Callable[["Call"], Any]
+#: Reads what ``prepare`` needs from storage, in a short read transaction of its
+#: own before ``prepare`` runs; its result reaches both as ``call.snapshot``. It
+#: runs before access checks, so it only reads: refusals belong to the handler.
+Snapshot = Callable[["Tx", "Call"], Any]
 #: Finds the board of an operation whose params name it indirectly (by card id).
 BoardResolver = Callable[["Tx", "Call"], "BoardRecord"]
 ShareMode = Literal["view", "annotate"]
@@ -80,6 +86,7 @@ class Operation:
     share: frozenset[ShareMode] = frozenset()
     principals: frozenset[PrincipalKind] = ALL_PRINCIPALS
     prepare: Prepare | None = attrs.field(default=None, eq=False)
+    snapshot: Snapshot | None = attrs.field(default=None, eq=False)
     #: Touches no storage (validate, docs): the road opens no transaction.
     pure: bool = False
     #: Generic verbs dispatch on ``kind`` to one of these; the road then runs
@@ -103,6 +110,13 @@ class Operation:
                 f"params of {self.name} must be a JSON object",
                 field="",
             )
+        try:
+            # Every adapter and embedder reaches an operation through here, so this is
+            # the one door that keeps NaN, overflowing integers, lone surrogates and
+            # runaway nesting out of handlers and storage.
+            check_json_value(params)
+        except EngineError as err:
+            raise to_service_error(err) from err
         errors = sorted(self.validator.iter_errors(params), key=lambda e: list(e.absolute_path))
         if errors:
             findings = [{"path": _path(e), "message": _message(e)} for e in errors[:20]]
@@ -161,6 +175,7 @@ def declare(
     share: tuple[ShareMode, ...] = (),
     principals: tuple[PrincipalKind, ...] = tuple(ALL_PRINCIPALS),
     prepare: Prepare | None = None,
+    snapshot: Snapshot | None = None,
     pure: bool = False,
     shown: dict[str, Any] | None = None,
     variants: tuple[dict[str, Any], ...] = (),
@@ -200,6 +215,7 @@ def declare(
         share=frozenset(share),
         principals=frozenset(principals),
         prepare=prepare,
+        snapshot=snapshot,
         pure=pure,
     )
 

@@ -24,16 +24,18 @@ import base64
 import binascii
 import io
 import mimetypes
+import re
 import warnings
 from typing import Any
 
 import attrs
 from PIL import Image
-from pypdf import PdfReader
 
 from layoutkit.errors import ServiceError
+from layoutkit.limits import IMAGE_PIXELS, LimitExceeded, check_limit
 from layoutkit.service._common import SLUG
 from layoutkit.service.content_prep import prepare_card
+from layoutkit.service.pdf_pages import pdf_page_counts
 from layoutkit.service.placing import place_cards
 from layoutkit.service.registry import REGISTRY
 from layoutkit.service.workspace import Call
@@ -142,11 +144,13 @@ def guess_mime(name: str) -> str:
     return mimetypes.guess_type(name, strict=False)[0] or OCTET
 
 
-def image_size(data: bytes) -> tuple[int, int, str] | None:
+def image_size(data: bytes, index: int = 0, field: str = "files") -> tuple[int, int, str] | None:
     """(width, height, MIME) of an image Pillow reads, else None.
 
-    Only the header is read; a decompression-bomb sized image is still a
-    valid picture for the board (nothing decodes its pixels here).
+    Only the header is read. An image of more than
+    :data:`~layoutkit.limits.IMAGE_PIXELS` pixels is refused (413
+    ``limit_exceeded`` ``imagePixels``): it is a decompression bomb to anything
+    that later decodes it (thumbnails, contact sheets), not a file to keep.
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", Image.DecompressionBombWarning)
@@ -154,43 +158,48 @@ def image_size(data: bytes) -> tuple[int, int, str] | None:
             with Image.open(io.BytesIO(data)) as img:
                 width, height = img.size
                 fmt = img.format
-        except Image.DecompressionBombError:
-            return None
+        except Image.DecompressionBombError as exc:
+            # Pillow refuses twice its threshold before telling the size; its
+            # message carries the pixel count.
+            found = re.search(r"\((\d+) pixels\)", str(exc))
+            pixels = int(found.group(1)) if found else IMAGE_PIXELS + 1
+            raise LimitExceeded("imagePixels", pixels, field=f"{field}[{index}].data") from exc
         except Exception:  # Pillow raises many types for bytes that are not an image
             return None
     if not (width and height):
         return None
+    check_limit("imagePixels", width * height, field=f"{field}[{index}].data")
     mime = Image.MIME.get(fmt or "", "") or f"image/{(fmt or 'octet-stream').lower()}"
     return width, height, mime
 
 
-def pdf_page_count(data: bytes) -> int | None:
-    """Pages of a PDF as a viewer shows them; None when they cannot be told.
+@attrs.frozen
+class Inspected:
+    """What a file's bytes told before the transaction: its picture size or its pages."""
 
-    pypdf follows the cross-reference chain, so an incremental update that
-    adds or removes pages counts as its latest revision, page trees kept in
-    compressed object streams are read, and an encrypted file opens with the
-    empty user password that permission-only files use. A file that needs a
-    password to open, or that does not parse, has no count.
+    image: tuple[int, int, str] | None
+    pages: int | None
+
+
+def inspect_files(files: list[Decoded], field: str = "files") -> list[Inspected]:
+    """Read every file's header (images) or page tree (PDFs), outside any transaction.
+
+    Raises 413 ``limit_exceeded`` for an image over the pixel limit.
     """
-    if not data.startswith(b"%PDF-"):
-        return None
-    try:
-        reader = PdfReader(io.BytesIO(data))
-        if reader.is_encrypted and not reader.decrypt(""):
-            return None
-        return len(reader.pages)
-    # Uploads are untrusted bytes and pypdf signals a malformed file with many
-    # exception types; any of them only means the count cannot be told.
-    except Exception:
-        return None
+    images = [image_size(f.data, i, field) for i, f in enumerate(files)]
+    pdfs = [
+        i
+        for i, f in enumerate(files)
+        if images[i] is None and (f.data.startswith(b"%PDF-") or f.mime == PDF_MIME)
+    ]
+    counts = dict(zip(pdfs, pdf_page_counts([files[i].data for i in pdfs]), strict=True))
+    return [Inspected(images[i], counts.get(i)) for i in range(len(files))]
 
 
-def card_for(file: Decoded, ref: str) -> dict[str, Any]:
+def card_for(file: Decoded, ref: str, seen: Inspected) -> dict[str, Any]:
     """The card a stored file becomes: media for images, file for PDFs and the rest."""
-    size = image_size(file.data)
-    if size is not None:
-        width, height, mime = size
+    if seen.image is not None:
+        width, height, mime = seen.image
         return {
             "kind": "media",
             "payload": {"ref": ref, "mime": mime, "alt": file.name, "natW": width, "natH": height},
@@ -198,9 +207,8 @@ def card_for(file: Decoded, ref: str) -> dict[str, Any]:
     payload: dict[str, Any] = {"name": file.name, "mime": file.mime, "size": len(file.data)}
     if file.data.startswith(b"%PDF-") or file.mime == PDF_MIME:
         payload["mime"] = PDF_MIME
-        pages = pdf_page_count(file.data)
-        if pages is not None:
-            payload["pages"] = pages
+        if seen.pages is not None:
+            payload["pages"] = seen.pages
     payload["ref"] = ref
     return {"kind": "file", "payload": payload}
 
@@ -220,6 +228,14 @@ def placement_params(params: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _prepare(params: dict[str, Any]) -> tuple[dict[str, Any], list[Decoded], list[Inspected]]:
+    # Decoding, image headers and PDF page trees are read before the write
+    # transaction opens, so a slow file never holds the database's write lock.
+    placement = placement_params(params)
+    files = decode_files(params["files"])
+    return placement, files, inspect_files(files)
+
+
 @REGISTRY.operation(
     "upload_files",
     "Upload files (base64) onto a board: images become media cards with their natural "
@@ -230,13 +246,13 @@ def placement_params(params: dict[str, Any]) -> dict[str, Any]:
     UPLOAD_SCHEMA,
     board="board",
     writes=True,
-    prepare=lambda call: (placement_params(call.params), decode_files(call.params["files"])),
+    prepare=lambda call: _prepare(call.params),
 )
 def upload_files(call: Call) -> dict[str, Any]:
-    placement, files = call.prepared
+    placement, files, seen = call.prepared
     tx, board = call.tx, call.board
     refs = [tx.blobs.put(f.data) for f in files]
-    cards = [card_for(f, ref) for f, ref in zip(files, refs, strict=True)]
+    cards = [card_for(f, ref, s) for f, ref, s in zip(files, refs, seen, strict=True)]
     # Upload cards are made by the server: their measured sizes and page counts stand.
     prepared = [prepare_card(c, i, authored=False) for i, c in enumerate(cards)]
     receipt = place_cards(call.principal, tx, board, prepared, placement)

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 from typing import Any
 
 from layoutkit import diagram, render
 from layoutkit.errors import ServiceError
-from layoutkit.service import links
+from layoutkit.service import links, offload
 from layoutkit.service._common import ID, SLUG, card_board
+from layoutkit.service.content_prep import Outcome, attempt
 from layoutkit.service.registry import REGISTRY
 from layoutkit.service.scrape import scrape
 from layoutkit.service.workspace import Call
+from layoutkit.storage import CardRecord, Tx
 
 
 @REGISTRY.operation(
@@ -40,7 +43,8 @@ def render_board(call: Call) -> dict[str, Any]:
     fmt = call.params.get("format", "svg")
     if fmt == "svg":  # PNG pictures never draw images
         links.inline_shots(call.tx, scraped)
-    out = render.render_board(scraped, format=fmt)
+    # Drawing a large board is long CPU work: in a worker process when the server runs them.
+    out = offload.run(functools.partial(render.render_board, format=fmt), scraped)
     result: dict[str, Any] = {
         "board": call.params["board"],
         "format": fmt,
@@ -72,6 +76,17 @@ def board_stamp(call: Call) -> dict[str, Any]:
     return {"board": board.slug, "stamp": digest.hexdigest()[:16]}
 
 
+def _refresh_snapshot(tx: Tx, call: Call) -> CardRecord | None:
+    return tx.card(call.params["id"])
+
+
+def _refresh_prepare(call: Call) -> Outcome | None:
+    card: CardRecord | None = call.snapshot
+    if card is None or card.kind != "diagram" or card.payload.get("source"):
+        return None
+    return attempt(lambda: offload.run(diagram.lay_out, card.payload))
+
+
 @REGISTRY.operation(
     "refresh_card",
     "Lay a diagram card out again from its semantic payload; moved nodes (overrides) "
@@ -80,6 +95,8 @@ def board_stamp(call: Call) -> dict[str, Any]:
     {"required": ["id"], "properties": {"id": ID}, "additionalProperties": False},
     board=lambda tx, call: card_board(tx, call.workspace_id, call.params["id"]),
     writes=True,
+    snapshot=_refresh_snapshot,
+    prepare=_refresh_prepare,
 )
 def refresh_card(call: Call) -> dict[str, Any]:
     tx = call.tx
@@ -93,7 +110,12 @@ def refresh_card(call: Call) -> dict[str, Any]:
             "source_unavailable",
             "refreshing from a living source needs a repository connection; none is configured",
         )
-    laid = diagram.lay_out(card.payload)
+    before: CardRecord | None = call.snapshot
+    if call.prepared is not None and before is not None and before.payload == card.payload:
+        laid = call.prepared.get()
+    else:
+        # The payload changed between the snapshot and the lock: lay the stored one out.
+        laid = offload.run(diagram.lay_out, card.payload)
     (updated,) = tx.update_cards([{"id": card.id, "payload": laid}])
     return {"id": updated.id, "version": updated.version, "metrics": laid.get("metrics", {})}
 

@@ -16,7 +16,10 @@ from layoutkit.service._common import find_board, may_reach
 from layoutkit.service.errors import to_service_error
 from layoutkit.service.jobs import JobRunner
 from layoutkit.service.registry import REGISTRY, Operation, Registry
-from layoutkit.storage import BoardRecord, StorageError, Store, Tx, open_store
+from layoutkit.storage import BoardRecord, BusyError, StorageError, Store, Tx, open_store
+
+#: Seconds a caller refused with 503 busy is told to wait before retrying.
+RETRY_AFTER_S = 1
 
 if TYPE_CHECKING:
     from layoutkit.net import Unfurler
@@ -47,6 +50,7 @@ class Call:
     #: Work to start once the transaction has committed (background jobs that
     #: must see what the handler wrote); nothing runs when the call fails.
     after: list[Callable[[], None]] = attrs.field(factory=list, repr=False)
+    snapshot: Any = attrs.field(default=None, repr=False)
 
     @property
     def workspace_id(self) -> int:
@@ -212,6 +216,11 @@ class Workspace:
                 earlier = replay.lookup(tx)
             if earlier is not None:
                 return earlier
+        if op.snapshot is not None:
+            # Engine work that needs stored state reads it here, so the write
+            # transaction below holds its locks only for the write itself.
+            with self.store.read() as tx:
+                call = attrs.evolve(call, snapshot=op.snapshot(tx, call))
         if op.prepare is not None:
             call = attrs.evolve(call, prepared=op.prepare(call))
         if op.pure:
@@ -230,6 +239,15 @@ class Workspace:
                     # a job that fails to start only loses its own work.
                     log.exception("starting background work after %s failed", op.name)
             return result
+        except BusyError as exc:
+            # A lock not granted within the store's wait: nothing was written, and
+            # the same call will most likely go through in a moment.
+            raise ServiceError(
+                503,
+                "busy",
+                "the workspace is busy with other writes; nothing was written, retry shortly",
+                retryAfter=RETRY_AFTER_S,
+            ) from exc
         except idempotency.ConflictError:
             # Another caller committed the same key first: answer as a retry would.
             if replay is None:

@@ -17,7 +17,7 @@ revision (``_migrations``, scripts in ``migrations/versions``).
 """
 
 from layoutkit.storage._blobs import BlobStore, FileBlobStore, TableBlobStore, blob_key
-from layoutkit.storage._errors import ConflictError, NotFoundError, StorageError
+from layoutkit.storage._errors import BusyError, ConflictError, NotFoundError, StorageError
 from layoutkit.storage._records import (
     ApiTokenRecord,
     AuditEventRecord,
@@ -48,6 +48,7 @@ __all__ = [
     "AuditEventRecord",
     "BlobStore",
     "BoardRecord",
+    "BusyError",
     "CardBox",
     "CardRecord",
     "ConflictError",

@@ -13,3 +13,8 @@ class NotFoundError(StorageError, LookupError):
 
 class ConflictError(StorageError):
     """A unique name or key is already taken (board slug, request key...)."""
+
+
+class BusyError(StorageError):
+    """A lock was not granted in time (SQLite busy, PostgreSQL lock timeout,
+    serialization failure or deadlock); the transaction wrote nothing."""

@@ -185,9 +185,10 @@ def test_body_over_eight_mib_is_413(ws: Workspace, board: str) -> None:
 def test_body_limit_counts_utf8_bytes_not_json_escapes(ws: Workspace, board: str) -> None:
     """Regression: the size was measured on ASCII-escaped JSON, so about 2.9 MB of
     accented text (8.7 MB once escaped as \\u00e9) was refused with 413."""
-    md = "\u00e9" * 1_450_000
-    out = compose(ws, cards=[{"kind": "page", "payload": {"md": md}}])
-    assert out["cards"][0]["kind"] == "page"
+    # Eight cards, each under the markdownChars limit, 2.9 MB of UTF-8 in all.
+    md = "\u00e9" * 181_250
+    out = compose(ws, cards=[{"kind": "page", "payload": {"md": md}} for _ in range(8)])
+    assert [c["kind"] for c in out["cards"]] == ["page"] * 8
 
 
 def test_unknown_board_is_404_with_did_you_mean(ws: Workspace, board: str) -> None:

@@ -13,7 +13,8 @@ from pypdf import PdfWriter
 
 from layoutkit import Principal, Workspace
 from layoutkit.service import uploads
-from layoutkit.service.uploads import MAX_CALL_BYTES, MAX_FILE_BYTES, pdf_page_count
+from layoutkit.service.pdf_pages import pdf_page_count
+from layoutkit.service.uploads import MAX_CALL_BYTES, MAX_FILE_BYTES
 from layoutkit.storage import blob_key
 from tests.service.helpers import assert_tidy, err
 

@@ -28,11 +28,13 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import TimeoutError as SATimeoutError
 from sqlalchemy.pool import StaticPool
 
 from layoutkit.storage import _migrations
 from layoutkit.storage._blobs import BlobStore, FileBlobStore, TableBlobStore
-from layoutkit.storage._errors import StorageError
+from layoutkit.storage._errors import BusyError, StorageError
 from layoutkit.storage._sql._base import utc_now
 from layoutkit.storage._sql.access import AccessRows
 from layoutkit.storage._sql.boards import BoardRows
@@ -44,6 +46,26 @@ from layoutkit.storage._sql.workspaces import WorkspaceRows
 from layoutkit.storage.protocols import Clock
 
 SQLITE_BUSY_TIMEOUT_S = 30.0
+PG_LOCK_TIMEOUT_S = 30.0
+#: PostgreSQL states of a lock not granted: lock_not_available (lock_timeout),
+#: serialization_failure, deadlock_detected.
+_PG_BUSY = frozenset({"55P03", "40001", "40P01"})
+
+
+@contextmanager
+def _busy_as_busy_error() -> Iterator[None]:
+    """Turn the drivers' "waited too long for a lock" errors into :class:`BusyError`."""
+    try:
+        yield
+    except DBAPIError as exc:
+        orig = exc.orig
+        message = str(orig).lower()
+        code = getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None)
+        if code in _PG_BUSY or "database is locked" in message or "database is busy" in message:
+            raise BusyError(str(orig)) from exc
+        raise
+    except SATimeoutError as exc:  # no pooled connection came free in time
+        raise BusyError(str(exc)) from exc
 
 
 class SqlTx(
@@ -105,6 +127,7 @@ class SqlStore:
         try:
             writer = self._writer if writable else None
             with (
+                _busy_as_busy_error(),
                 self._guard or nullcontext(),
                 writer or nullcontext(),
                 self.engine.connect() as conn,
@@ -114,6 +137,11 @@ class SqlStore:
                 elif not writable:
                     conn.execution_options(isolation_level="REPEATABLE READ")
                 conn.begin()
+                if self.dialect == "postgresql" and writable:
+                    # Wait for a row lock as long as SQLite waits for its write lock,
+                    # then give up (503 busy) rather than hold a worker forever.
+                    ms = int(PG_LOCK_TIMEOUT_S * 1000)
+                    conn.exec_driver_sql(f"SET LOCAL lock_timeout = {ms}")
                 tx = SqlTx(self, conn, writable=writable)
                 try:
                     yield tx

@@ -1,0 +1,193 @@
+"""The one table of work limits: how much one request may ask of the server.
+
+Every limit here bounds the time or memory a single request can take, so
+that one caller cannot pin a worker for minutes or exhaust the server's
+memory. A request over a limit is refused before the work starts with
+:class:`LimitExceeded` (code ``limit_exceeded``, HTTP 413), whose fields name
+the limit, its maximum and the value sent. The spec's own limits (compose
+body 8 MiB, frame depth 5...) live where they are enforced; this table holds
+the ones this project chose where the spec is silent, and the docs'
+"Limits" table repeats it (a test keeps the two in step).
+
+The module also holds the rule for the values a request may carry at all
+(:func:`check_json_value`): finite numbers, integers that fit 64 bits, text
+that is valid Unicode, nesting no deeper than :data:`JSON_DEPTH`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from layoutkit.errors import EngineError
+
+#: Deepest nesting of objects and arrays in one request's params (the contract's
+#: deepest shapes, doc nesting of 6 levels, stay well under 40).
+JSON_DEPTH = 64
+#: Integers are ids, counts and coordinates: they fit a signed 64-bit column.
+MAX_INT = 2**63 - 1
+#: Characters of a board title (it is drawn on one line of the board header).
+TITLE_CHARS = 200
+#: Nodes of one diagram (every node of every group) and its edges. Layout time
+#: grows with edges per node: at these caps the worst graphs measured lay out in
+#: about 2 s (100 nodes with 600 edges); 1,000 edges on 100 nodes took 10 s.
+DIAGRAM_NODES = 500
+DIAGRAM_EDGES = 600
+#: Lines of diagram text (enough for a diagram at the node and edge caps).
+DIAGRAM_LINES = 2000
+#: Cards one arrange call may move.
+ARRANGE_CARDS = 5000
+#: Rows of a table card's inline data.
+TABLE_ROWS = 5000
+#: Characters of one markdown text (a note's md, a doc block). A card grows to show all
+#: of its text, so drawing it is linear in the text: 200,000 characters draw in about 1 s.
+MARKDOWN_CHARS = 200_000
+#: Pixels of an uploaded image, read from its header before anything decodes it
+#: (Pillow's own decompression-bomb threshold).
+IMAGE_PIXELS = 89_478_485
+#: Bytes, indirect objects and pages pypdf may read to count a PDF's pages, and
+#: the wall time the count may take; over any of them the file has no count.
+PDF_BYTES = 25 * 1024 * 1024
+PDF_OBJECTS = 200_000
+PDF_PAGES = 100_000
+PDF_SECONDS = 2.0
+
+#: Name → maximum, as the error bodies and the docs name them.
+LIMITS: dict[str, int | float] = {
+    "jsonDepth": JSON_DEPTH,
+    "titleChars": TITLE_CHARS,
+    "diagramNodes": DIAGRAM_NODES,
+    "diagramEdges": DIAGRAM_EDGES,
+    "diagramLines": DIAGRAM_LINES,
+    "arrangeCards": ARRANGE_CARDS,
+    "tableRows": TABLE_ROWS,
+    "markdownChars": MARKDOWN_CHARS,
+    "imagePixels": IMAGE_PIXELS,
+    "pdfBytes": PDF_BYTES,
+    "pdfObjects": PDF_OBJECTS,
+    "pdfPages": PDF_PAGES,
+    "pdfSeconds": PDF_SECONDS,
+}
+
+
+class LimitExceeded(EngineError):
+    """A request over one of :data:`LIMITS`: names the limit, its maximum and the value."""
+
+    def __init__(self, limit: str, value: int | float, *, field: str | None = None) -> None:
+        maximum = LIMITS[limit]
+        where = f"{field}: " if field else ""
+        extra: dict[str, Any] = {"field": field} if field is not None else {}
+        super().__init__(
+            "limit_exceeded",
+            f"{where}{value} is over the {limit} limit of {maximum}",
+            limit=limit,
+            max=maximum,
+            value=value,
+            **extra,
+        )
+
+
+def check_limit(limit: str, value: int | float, *, field: str | None = None) -> None:
+    """Raise :class:`LimitExceeded` when ``value`` is over the limit named ``limit``."""
+    if value > LIMITS[limit]:
+        raise LimitExceeded(limit, value, field=field)
+
+
+class InvalidValue(EngineError):
+    """A value no request may carry: a non-finite number, a 64-bit overflow, broken Unicode."""
+
+
+def _path(parts: tuple[str | int, ...]) -> str:
+    out = ""
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _bad_text(text: str) -> bool:
+    # A lone surrogate cannot be encoded; the common case costs one C-level encode.
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def check_json_value(value: Any, *, depth: int = JSON_DEPTH) -> None:
+    """Refuse what no request may carry, anywhere in ``value``.
+
+    Numbers are finite and integers fit 64 bits (``invalid_number``); text,
+    keys included, is valid Unicode (``invalid_text``: a lone surrogate cannot
+    be stored or sent back); objects and arrays nest at most ``depth`` deep
+    (:class:`LimitExceeded` ``jsonDepth``). The walk is iterative, so a value
+    nested far deeper than the interpreter's recursion limit is refused too.
+    """
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(value, ())]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, dict | list):
+            if len(where) >= depth:
+                raise LimitExceeded("jsonDepth", len(where) + 1, field=_path(where))
+            if isinstance(node, dict):
+                for key, child in node.items():
+                    if not isinstance(key, str) or _bad_text(key):
+                        raise InvalidValue(
+                            "invalid_text",
+                            f"{_path(where) or 'params'}: a key is not valid Unicode text",
+                            field=_path(where),
+                        )
+                    stack.append((child, (*where, key)))
+            else:
+                stack.extend((child, (*where, i)) for i, child in enumerate(node))
+        elif isinstance(node, bool) or node is None:
+            continue
+        elif isinstance(node, int):
+            if not -MAX_INT - 1 <= node <= MAX_INT:
+                raise InvalidValue(
+                    "invalid_number",
+                    f"{_path(where) or 'params'}: integers fit 64 bits",
+                    field=_path(where),
+                )
+        elif isinstance(node, float):
+            if not math.isfinite(node):
+                raise InvalidValue(
+                    "invalid_number",
+                    f"{_path(where) or 'params'}: {node} is not a number JSON can carry",
+                    field=_path(where),
+                )
+        elif isinstance(node, str) and _bad_text(node):
+            raise InvalidValue(
+                "invalid_text",
+                f"{_path(where) or 'params'}: text holds a lone surrogate",
+                field=_path(where),
+            )
+
+
+def _refuse_constant(name: str) -> Any:
+    raise InvalidValue("invalid_number", f"{name} is not a number JSON can carry")
+
+
+def _bounded_int(text: str) -> int:
+    # Parse at most 20 digits: a longer integer is over MAX_INT anyway, and
+    # converting thousands of digits is quadratic in the interpreter.
+    if len(text.lstrip("-")) > 20:
+        raise InvalidValue(
+            "invalid_number", f"an integer of {len(text)} digits does not fit 64 bits"
+        )
+    return int(text)
+
+
+def json_loads(text: str | bytes, loads: Callable[..., Any]) -> Any:
+    """Parse request JSON with the value rules applied while parsing.
+
+    ``loads`` is :func:`json.loads` (passed in so callers keep their own error
+    handling of syntax errors). NaN and Infinity and overlong integers raise
+    :class:`InvalidValue`; nesting deeper than the interpreter can parse raises
+    :class:`LimitExceeded` ``jsonDepth``. The parsed value still goes through
+    :func:`check_json_value` at the door.
+    """
+    try:
+        return loads(text, parse_constant=_refuse_constant, parse_int=_bounded_int)
+    except RecursionError:
+        raise LimitExceeded("jsonDepth", JSON_DEPTH + 1) from None

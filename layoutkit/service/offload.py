@@ -1,0 +1,86 @@
+"""CPU-heavy engine work in worker processes, so one request cannot starve the others.
+
+Diagram layout and board rendering go through :func:`run`. The HTTP server
+runs operations in threads, but a diagram layout holds the
+interpreter lock for most of its run and, inside the LP solver, for tens of
+milliseconds at a stretch: small requests beside it waited up to 160 ms.
+With a pool started (:func:`start`, done by ``layoutkit serve``), :func:`run`
+sends the work to a worker process and the calling thread waits without the
+lock. Without one (embedders, the CLI, tests) the work runs in the caller,
+as before. Engine refusals cross the process boundary intact
+(:class:`~layoutkit.errors.EngineError` pickles with its code and fields).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+_pool: ProcessPoolExecutor | None = None
+_lock = threading.Lock()
+
+
+def _warm(parent: int) -> None:
+    # Import the engines once per worker, not on its first job.
+    import layoutkit.diagram
+    import layoutkit.render  # noqa: F401
+
+    # A server stopped by a signal does not shut its pool down: a worker whose
+    # parent is gone exits by itself rather than linger.
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def start(workers: int) -> None:
+    """Start the pool of ``workers`` processes (once; later calls keep the first pool)."""
+    global _pool
+    with _lock:
+        if _pool is None and workers > 0:
+            # spawn: a fork of a threaded server can inherit a held lock.
+            context = multiprocessing.get_context("spawn")
+            _pool = ProcessPoolExecutor(
+                workers, mp_context=context, initializer=_warm, initargs=(os.getpid(),)
+            )
+
+
+def stop() -> None:
+    """Shut the pool down (the work goes back to the callers' threads)."""
+    global _pool
+    with _lock:
+        pool, _pool = _pool, None
+    if pool is not None:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def running() -> bool:
+    return _pool is not None
+
+
+def run(fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` in a worker process when the pool runs, else here.
+
+    ``fn`` must be a module-level function and ``args`` picklable. A pool whose
+    worker died (killed, out of memory) is replaced and the call runs here.
+    """
+    pool = _pool
+    if pool is None:
+        return fn(*args)
+    try:
+        return pool.submit(fn, *args).result()
+    except BrokenProcessPool:
+        workers = pool._max_workers  # the same size again
+        stop()
+        start(workers)
+        return fn(*args)
