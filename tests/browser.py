@@ -10,6 +10,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from layoutkit.net._capture import HEADLESS_FLAGS
+
 CHROMIUM = "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else shutil.which("chromium")
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
 SKIP_REASON = "headless Chromium not installed (install Debian's chromium package)"
@@ -22,16 +24,8 @@ def run_chromium(*args: str, timeout: float = 90) -> subprocess.CompletedProcess
     with tempfile.TemporaryDirectory(prefix="layoutkit-chromium-") as profile:
         cmd = [
             str(CHROMIUM),
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--disable-quic",
-            "--no-first-run",
+            *HEADLESS_FLAGS,
             "--hide-scrollbars",
-            "--force-device-scale-factor=1",
             "--force-color-profile=srgb",
             f"--user-data-dir={profile}",
             *args,

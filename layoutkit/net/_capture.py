@@ -41,6 +41,21 @@ from layoutkit.net._address import parse_target, refusal
 from layoutkit.net._errors import FetchError
 from layoutkit.net._fetch import Dial, direct_dial
 
+#: How every headless Chromium of layoutkit starts (the capture sidecar, and the
+#: test suite's browser checks): no sandbox for root, no GPU, and none of the
+#: background traffic a closed network refuses.
+HEADLESS_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--no-first-run",
+    "--force-device-scale-factor=1",
+)
+
 #: The views taken: name -> (width, height, mobile). Desktop is 16:10.
 VIEWS: dict[str, tuple[int, int, bool]] = {"desktop": (1280, 800, False), "phone": (390, 844, True)}
 PHONE_AGENT = (
@@ -146,15 +161,7 @@ class ChromiumCapture:
             out = Path(tmp) / "shot.png"
             args = [
                 self.binary,
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--disable-quic",
-                "--no-first-run",
-                "--force-device-scale-factor=1",
+                *HEADLESS_FLAGS,
                 "--disable-features=HttpsUpgrades,DnsOverHttps",
                 "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
                 "--hide-scrollbars",
