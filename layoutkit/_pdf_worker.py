@@ -1,8 +1,10 @@
 """Count the pages of PDFs in a child process (run as a script, never imported).
 
 Reads from standard input, for each file, an 8-byte big-endian length and
-the bytes; writes one line per file: the page count, or ``-`` when it cannot
-be told. The parent (:mod:`layoutkit.service.pdf_pages`) kills this process
+the bytes; writes one line per file: the page count, ``-`` when it cannot
+be told, the name of a cap and the value that passed it (``pdfPages 12000000``)
+when the file asks for more than the caps allow, or ``refused`` and a reason when
+reading it passed one of the reader's own safety limits. The parent (:mod:`layoutkit.service.pdf_pages`) kills this process
 when one file takes too long, so a hostile PDF costs at most its time cap,
 and the address-space cap set below bounds its memory: neither reaches the
 server process. It imports only pypdf, so it starts in a fraction of a second.
@@ -15,8 +17,9 @@ import resource
 import sys
 
 
-def _count(data: bytes, limits: dict[str, int]) -> int | None:
+def _count(data: bytes, limits: dict[str, int]) -> int | str | None:
     from pypdf import Configuration, PdfReader, apply_configuration
+    from pypdf.errors import LimitReachedError
 
     config = Configuration().with_overwrites(
         # Counting pages needs the page tree and the object streams that hold it,
@@ -32,14 +35,21 @@ def _count(data: bytes, limits: dict[str, int]) -> int | None:
         array_maximum_element_count=limits["objects"],
         dictionary_maximum_element_count=limits["objects"],
     )
-    with apply_configuration(config):
-        reader = PdfReader(io.BytesIO(data))
-        if reader.is_encrypted and not reader.decrypt(""):
-            return None
-        if len(reader.xref_objStm) + sum(len(v) for v in reader.xref.values()) > limits["objects"]:
-            return None
-        pages = len(reader.pages)
-    return pages if pages <= limits["pages"] else None
+    try:
+        with apply_configuration(config):
+            reader = PdfReader(io.BytesIO(data))
+            if reader.is_encrypted and not reader.decrypt(""):
+                return None
+            objects = len(reader.xref_objStm) + sum(len(v) for v in reader.xref.values())
+            if objects > limits["objects"]:
+                return f"pdfObjects {objects}"
+            pages = len(reader.pages)
+    except LimitReachedError as err:
+        # Past one of the reader's limits (a stream that inflates without end, a
+        # number of thousands of digits): a file built to hurt a reader, not a broken one.
+        return "refused " + " ".join(str(err).split())[:200]
+    # A page count is a number the file states: a hostile one may have thousands of digits.
+    return pages if pages <= limits["pages"] else f"pdfPages {min(pages, 2**53)}"
 
 
 def main() -> None:

@@ -47,7 +47,8 @@ MARKDOWN_CHARS = 200_000
 #: (Pillow's own decompression-bomb threshold).
 IMAGE_PIXELS = 89_478_485
 #: Bytes, indirect objects and pages pypdf may read to count a PDF's pages, and
-#: the wall time the count may take; over any of them the file has no count.
+#: the wall time the count may take. A larger or slower file has no count; one over
+#: the object or page cap is refused (see layoutkit.service.pdf_pages).
 PDF_BYTES = 25 * 1024 * 1024
 PDF_OBJECTS = 200_000
 PDF_PAGES = 100_000

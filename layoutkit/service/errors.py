@@ -56,6 +56,8 @@ STATUS_BY_CODE: MappingProxyType[str, int] = MappingProxyType(
         "limit_exceeded": 413,
         "invalid_number": 400,
         "invalid_text": 400,
+        # uploads: a PDF built to hurt its reader
+        "pdf_refused": 422,
     }
 )
 

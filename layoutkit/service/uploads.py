@@ -184,7 +184,8 @@ class Inspected:
 def inspect_files(files: list[Decoded], field: str = "files") -> list[Inspected]:
     """Read every file's header (images) or page tree (PDFs), outside any transaction.
 
-    Raises 413 ``limit_exceeded`` for an image over the pixel limit.
+    Raises 413 ``limit_exceeded`` for an image over the pixel limit and a PDF
+    over the page or object limit.
     """
     images = [image_size(f.data, i, field) for i, f in enumerate(files)]
     pdfs = [
@@ -192,7 +193,7 @@ def inspect_files(files: list[Decoded], field: str = "files") -> list[Inspected]
         for i, f in enumerate(files)
         if images[i] is None and (f.data.startswith(b"%PDF-") or f.mime == PDF_MIME)
     ]
-    counts = dict(zip(pdfs, pdf_page_counts([files[i].data for i in pdfs]), strict=True))
+    counts = dict(zip(pdfs, pdf_page_counts([files[i].data for i in pdfs], field), strict=True))
     return [Inspected(images[i], counts.get(i)) for i in range(len(files))]
 
 

@@ -89,10 +89,10 @@ def _object_stream_pdf(pages: int, padding: int) -> bytes:
     return bytes(out)
 
 
-def _count_digits_pdf() -> bytes:
+def _count_digits_pdf(count: bytes = b"9" * 5000) -> bytes:
     objs = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count " + b"9" * 5000 + b" >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count " + count + b" >>",
         b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 10 10] >>",
     ]
     out, offsets = b"%PDF-1.4\n", []
@@ -108,22 +108,48 @@ HOSTILE = {
     # 4 MB of one unterminated page-tree dictionary: froze the regex count for minutes.
     "pages regex bomb": b"%PDF-1.4\n<< /Type /Pages " + b"a" * 4_000_000 + b"\n",
     "repeated /Type /Pages": b"%PDF-1.4\n" + b"/Type /Pages aaaa " * 250_000,
-    # An object stream that inflates to 1 GB: the old count inflated every stream.
-    "compressed-stream bomb": _object_stream_pdf(3, 1_000_000_000),
-    "/Count of 5,000 digits": _count_digits_pdf(),
     "60,000 objects, no xref": b"%PDF-1.4\n"
     + b"".join(b"%d 0 obj\n<< /Type /Pages /Kids [] >>\nendobj\n" % i for i in range(1, 60_000))
     + b"trailer\n<< /Root 1 0 R >>\n%%EOF\n",
 }
+#: Files built to hurt a reader: refused (nothing written), not kept as file cards.
+REFUSED = {
+    # An object stream that inflates to 1 GB: the old count inflated every stream.
+    "compressed-stream bomb": _object_stream_pdf(3, 1_000_000_000),
+    # A page count of 5,000 digits: int() of it crashed the request with a 500.
+    "/Count of 5,000 digits": _count_digits_pdf(),
+}
 
 
 @pytest.mark.parametrize("name", list(HOSTILE))
-def test_hostile_pdfs_upload_as_file_cards_without_a_count(ws: Workspace, name: str) -> None:
+def test_unreadable_pdfs_upload_as_file_cards_without_a_count(ws: Workspace, name: str) -> None:
     data = HOSTILE[name]
     r = ws.call("upload_files", {"board": "up", "files": [entry("x.pdf", data)]})
     (f,) = r["files"]
     assert (f["kind"], f["mime"], f["size"]) == ("file", "application/pdf", len(data))
     assert "pages" not in f
+
+
+@pytest.mark.parametrize("name", list(REFUSED))
+def test_hostile_pdfs_are_refused_and_nothing_is_written(ws: Workspace, name: str) -> None:
+    ok = entry("fine.pdf", blank_pdf(1))
+    e = err(ws, "upload_files", {"board": "up", "files": [ok, entry("x.pdf", REFUSED[name])]})
+    assert (e.status, e.code, e.body["field"]) == (422, "pdf_refused", "files[1]")
+    assert ws.call("scrape_board", {"board": "up"})["cards"] == []
+
+
+def test_a_pdf_with_more_pages_than_the_cap_is_refused(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pdf_pages, "PDF_PAGES", 3)
+    e = err(ws, "upload_files", {"board": "up", "files": [entry("x.pdf", blank_pdf(5))]})
+    assert (e.status, e.code, e.body["field"]) == (422, "pdf_refused", "files[0]")
+    assert ws.call("scrape_board", {"board": "up"})["cards"] == []
+    monkeypatch.undo()
+    # A file that only states a large /Count is counted by its real page tree.
+    claim = _count_digits_pdf(b"123456789012")
+    (f,) = ws.call("upload_files", {"board": "up", "files": [entry("x.pdf", claim)]})["files"]
+    assert f["pages"] == 1
 
 
 def test_a_page_tree_inside_a_modest_object_stream_is_still_counted() -> None:
@@ -143,6 +169,8 @@ def test_a_pdf_that_takes_longer_than_the_time_cap_has_no_count(
     assert pdf_page_counts([blank_pdf(2), b"GIF89a", blank_pdf(3)]) == [2, None, 3]
 
 
-def test_a_stream_over_the_inflate_cap_has_no_count(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_stream_over_the_inflate_cap_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pdf_pages, "INFLATE_BYTES", 500_000)
-    assert pdf_page_count(_object_stream_pdf(4, 1_000_000)) is None
+    with pytest.raises(pdf_pages.PdfRefused) as got:
+        pdf_page_count(_object_stream_pdf(4, 1_000_000))
+    assert got.value.code == "pdf_refused"
