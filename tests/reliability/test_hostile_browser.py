@@ -345,11 +345,13 @@ def test_hostile_boards_and_documents_execute_nothing(backend: Backend, beacon: 
     with backend.open() as ws:
         cards, labels, refused = corpus(ws, beacon.base)
         boards = []
+        nboards = -(-len(cards) // CARDS_PER_BOARD)
         for n in range(0, len(cards), CARDS_PER_BOARD):
             slug = f"hostile-{n // CARDS_PER_BOARD}"
             ws.call("create", {"kind": "board", "slug": slug})
             batch = cards[n : n + CARDS_PER_BOARD]
-            chunk = labels[(n // CARDS_PER_BOARD) :: max(1, len(cards) // CARDS_PER_BOARD)][:40]
+            # Every text vector once as a frame title and once as a wire label.
+            chunk = labels[n // CARDS_PER_BOARD :: nboards]
             receipt = ws.call("compose_board", {"board": slug, "cards": batch}, AGENT)
             ids = [c["id"] for c in receipt["cards"]]
             # Frame titles and wire labels carry the text vectors too.
