@@ -483,7 +483,6 @@ _BOARD_READERS_AND_WRITERS = (
 _CARD_TAKERS: dict[str, Callable[[str], dict[str, Any]]] = {
     "update_cards": lambda card: {"patch": [{"id": card}]},
     "refresh_card": lambda card: {"id": card},
-    "render_pages": lambda card: {"id": card},
 }
 
 #: OpenAPI links: which value of a success answer the next call takes (a client,
