@@ -10,11 +10,13 @@ from __future__ import annotations
 import os
 import sqlite3
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import attrs
+import psycopg
 import pytest
 from sqlalchemy import text
 
@@ -59,7 +61,31 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]
         return
     if not POSTGRES_URL:
         pytest.skip(PG_SKIP)
-    yield Backend("postgres", POSTGRES_URL, name)
+    with pg_schema() as url:
+        yield Backend("postgres", url, name)
+
+
+@contextmanager
+def pg_schema() -> Iterator[str]:
+    """A URL of the test PostgreSQL database whose tables live in a schema of their own,
+    dropped afterwards. Retention purges every workspace of a database by the store's
+    clock, and the state machine moves its clock; a schema keeps each test's data (and
+    its clock) away from tests running beside it, in every process that opens the URL."""
+    assert POSTGRES_URL is not None
+    schema = f"rel_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(_libpq(POSTGRES_URL), autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    sep = "&" if "?" in POSTGRES_URL else "?"
+    try:
+        yield f"{POSTGRES_URL}{sep}options=-csearch_path%3D{schema}"
+    finally:
+        with psycopg.connect(_libpq(POSTGRES_URL), autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+def _libpq(url: str) -> str:
+    """The URL as libpq reads it (without SQLAlchemy's +driver part)."""
+    return url.replace("postgresql+psycopg://", "postgresql://")
 
 
 # Rows of one workspace that break the store's own rules. Every query returns
@@ -82,14 +108,18 @@ _CONSISTENCY = {
         WHERE b.workspace_id = :ws AND c.ordinal > b.card_seq""",
     "question naming a card of another board": """
         SELECT q.id FROM questions q JOIN cards c ON c.id = q.card_id
-        WHERE q.board_id <> c.board_id""",
+        JOIN boards b ON b.id = q.board_id
+        WHERE b.workspace_id = :ws AND q.board_id <> c.board_id""",
 }
 
 
-def consistency_problems(backend: Backend, ws: Workspace) -> list[str]:
+def consistency_problems(
+    backend: Backend, ws: Workspace, boards: Sequence[str] | None = None
+) -> list[str]:
     """What is wrong with the database after a crash: SQLite's own integrity and
-    foreign-key checks, then the store's rules (frames and their children agree,
-    nothing points across boards, ordinals are unique)."""
+    foreign-key checks (whole file), then the store's rules (frames and their
+    children agree, nothing points across boards, ordinals are unique) on
+    ``boards`` (slugs), or on the whole workspace."""
     problems: list[str] = []
     if backend.sqlite_path is not None:
         raw = sqlite3.connect(backend.sqlite_path)
@@ -102,17 +132,22 @@ def consistency_problems(backend: Backend, ws: Workspace) -> list[str]:
                 problems.append(f"foreign_key_check: {fk[:5]}")
         finally:
             raw.close()
+    where, args = "b.workspace_id = :ws", {"ws": ws.workspace_id}
+    if boards is not None:
+        where += " AND b.slug IN ({})".format(", ".join(f":s{i}" for i in range(len(boards))))
+        args |= {f"s{i}": slug for i, slug in enumerate(boards)}
     with ws.store.read() as tx:
         for what, sql in _CONSISTENCY.items():
-            rows = tx.conn.execute(text(sql), {"ws": ws.workspace_id}).fetchall()
-            if rows:
-                problems.append(f"{what}: {[tuple(r) for r in rows[:5]]}")
+            rows = tx.conn.execute(text(sql.replace("b.workspace_id = :ws", where)), args)
+            found = rows.fetchall()
+            if found:
+                problems.append(f"{what}: {[tuple(r) for r in found[:5]]}")
         rows = tx.conn.execute(
             text(
                 "SELECT c.id, c.parent_id, c.children, c.deleted_at FROM cards c "
-                "JOIN boards b ON b.id = c.board_id WHERE b.workspace_id = :ws"
+                f"JOIN boards b ON b.id = c.board_id WHERE {where}"
             ),
-            {"ws": ws.workspace_id},
+            args,
         ).fetchall()
     problems += _frame_problems(rows)
     return problems

@@ -8,8 +8,8 @@ succeed (a lock timeout or "database is locked" reaching the caller fails the
 test), and afterwards the board holds every card each process believes it
 wrote, once, with unique ids, one frame per section name and no overlaps.
 
-``LAYOUTKIT_RELIABILITY_WRITERS`` processes (default 8) each make
-``LAYOUTKIT_RELIABILITY_WRITES`` writes (default 100).
+``LAYOUTKIT_RELIABILITY_WRITERS`` processes (default 6) each make
+``LAYOUTKIT_RELIABILITY_WRITES`` writes (default 60).
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from layoutkit import Principal, Workspace
 from tests.reliability.conftest import Backend, consistency_problems, count
 from tests.service.helpers import geometry_problems
 
-WRITERS = count("writers", 8)
-WRITES = count("writes", 100)
+WRITERS = count("writers", 6)
+WRITES = count("writes", 60)
 SECTIONS = ("Alpha", "Beta", "Gamma")
 
 

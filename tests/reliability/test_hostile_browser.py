@@ -37,7 +37,7 @@ from tests.reliability.conftest import Backend, count
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(CHROMIUM is None, reason=SKIP_REASON)]
 
 MUTATIONS = min(count("hostile_mutations", 5), 5)
-CARDS_PER_BOARD = 500
+CARDS_PER_BOARD = 1100
 AGENT = Principal.agent("hostile")
 #: Built at run time so the marker never appears literally in a payload.
 MARK = "PW" + "NED"
@@ -404,7 +404,7 @@ def test_hostile_boards_and_documents_execute_nothing(backend: Backend, beacon: 
             }
         )
         pages.append(beacon.serve(f"/page/{backend.kind}-doc-{n}.html", "text/html", html))
-    for d in docs[:: max(1, len(docs) // 4)]:
+    for d in docs[:: max(1, len(docs) // 2)]:
         html = render_doc({"kind": "doc", "payload": d})
         pages.append(
             beacon.serve(f"/page/{backend.kind}-doc-one-{len(pages)}.html", "text/html", html)

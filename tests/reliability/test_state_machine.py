@@ -20,6 +20,7 @@ Runs on SQLite and PostgreSQL; ``LAYOUTKIT_RELIABILITY_SM_EXAMPLES`` (default
 
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
 from datetime import UTC, datetime, timedelta
@@ -40,7 +41,7 @@ from hypothesis.stateful import (
 from layoutkit import Principal, ServiceError, Workspace
 from layoutkit.storage import open_store
 from tests.conftest import POSTGRES_URL
-from tests.reliability.conftest import PG_SKIP, count
+from tests.reliability.conftest import PG_SKIP, count, pg_schema
 from tests.service.helpers import rect
 
 EXAMPLES = count("sm_examples", 15)
@@ -385,7 +386,16 @@ class BoardMachine(RuleBasedStateMachine):
 def test_board_state_machine(kind: str, tmp_path: Any) -> None:
     if kind == "postgres" and not POSTGRES_URL:
         pytest.skip(PG_SKIP)
-    url = f"sqlite:///{tmp_path / 'sm.db'}" if kind == "sqlite" else POSTGRES_URL
+    with contextlib.ExitStack() as stack:
+        url = (
+            f"sqlite:///{tmp_path / 'sm.db'}"
+            if kind == "sqlite"
+            else stack.enter_context(pg_schema())
+        )
+        _run(url)
+
+
+def _run(url: str) -> None:
     clock = Clock()
     store = open_store(url, clock=clock)
     machine = type("Machine", (BoardMachine,), {"store": store, "clock": clock})
