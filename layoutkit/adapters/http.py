@@ -605,6 +605,108 @@ def _without(schema: dict[str, Any], names: set[str]) -> dict[str, Any]:
     }
 
 
+#: Operations that take the slug of a board as ``board``: what a created or written board
+#: links to.
+_BOARD_READERS_AND_WRITERS = (
+    "compose_board",
+    "scrape_board",
+    "render_board",
+    "board_stamp",
+    "share_board",
+    "set_board_meta",
+    "ask_board",
+    "arrange",
+    "push_doc",
+    "upload_files",
+    "send_answers",
+)
+#: Operations that take one card id, and where in their body it goes.
+_CARD_TAKERS: dict[str, Callable[[str], dict[str, Any]]] = {
+    "update_cards": lambda card: {"patch": [{"id": card}]},
+    "refresh_card": lambda card: {"id": card},
+}
+
+#: OpenAPI links: which value of a success answer the next call takes (a client,
+#: or schemathesis's stateful phase, follows them from one operation to the next).
+#: Each is (link name, target operation, request body with runtime expressions).
+_NOTE = {"kind": "note", "payload": {"md": "a note"}}
+_LINKS: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
+    "create": [
+        *(
+            (f"board_to_{op}", op, {"board": "$response.body#/board/slug"})
+            for op in _BOARD_READERS_AND_WRITERS
+        ),
+        # The usual next calls, written out in full.
+        (
+            "compose_a_note",
+            "compose_board",
+            {"board": "$response.body#/board/slug", "cards": [_NOTE]},
+        ),
+        (
+            "ask_a_question",
+            "ask_board",
+            {"board": "$response.body#/board/slug", "prompt": "Ship it?", "options": ["yes", "no"]},
+        ),
+    ],
+    "compose_board": [
+        *(
+            (f"board_to_{op}", op, {"board": "$response.body#/board"})
+            for op in _BOARD_READERS_AND_WRITERS
+        ),
+        *(
+            (f"card_to_{op}", op, body("$response.body#/cards/0/id"))
+            for op, body in _CARD_TAKERS.items()
+        ),
+        ("remove_card", "update_cards", {"remove": ["$response.body#/cards/0/id"]}),
+        (
+            "move_card",
+            "update_cards",
+            {"patch": [{"id": "$response.body#/cards/0/id", "x": 640, "y": 480}]},
+        ),
+        (
+            "wire_to_card",
+            "compose_board",
+            {
+                "board": "$response.body#/board",
+                "cards": [{**_NOTE, "ref": "n"}],
+                "edges": [{"from": "n", "to": "$response.body#/cards/0/id"}],
+            },
+        ),
+        (
+            "share_card",
+            "share_board",
+            {"board": "$response.body#/board", "cardId": "$response.body#/cards/0/id"},
+        ),
+    ],
+    "push_doc": [
+        ("board_to_scrape_board", "scrape_board", {"board": "$response.body#/board"}),
+        *((f"card_to_{op}", op, body("$response.body#/card")) for op, body in _CARD_TAKERS.items()),
+    ],
+    "upload_files": [
+        ("board_to_scrape_board", "scrape_board", {"board": "$response.body#/board"}),
+        *(
+            (f"card_to_{op}", op, body("$response.body#/cards/0/id"))
+            for op, body in _CARD_TAKERS.items()
+        ),
+    ],
+    "ask_board": [
+        ("answer", "answer_question", {"id": "$response.body#/question/id"}),
+    ],
+    "update_cards": [
+        ("restore_removed", "update_cards", {"restore": "$response.body#/removed"}),
+    ],
+}
+
+
+def _links(name: str, ops: dict[str, Any]) -> dict[str, Any]:
+    """The OpenAPI links of operation ``name``'s success answer (to operations that exist)."""
+    return {
+        link: {"operationId": target, "requestBody": body}
+        for link, target, body in _LINKS.get(name, ())
+        if target in ops
+    }
+
+
 def openapi_document(ws: Workspace, *, require_auth: bool = True) -> dict[str, Any]:
     """OpenAPI 3.1 for every registered operation and every named route that has one.
 
@@ -648,6 +750,7 @@ def openapi_document(ws: Workspace, *, require_auth: bool = True) -> dict[str, A
                     "200": {
                         "description": "Result",
                         "content": {"application/json": {"schema": {"type": "object"}}},
+                        **({"links": links} if (links := _links(name, ops)) else {}),
                     },
                     **errors,
                 },

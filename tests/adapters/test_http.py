@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import base64
+import io
+from typing import Any
+
 import httpx
 import pytest
+from PIL import Image
 
-from layoutkit import Workspace
+from layoutkit import ServiceError, Workspace
 from layoutkit.adapters.http import openapi_document
 from tests.adapters.conftest import Api
 
@@ -375,3 +380,80 @@ def test_a_share_link_opens_the_viewer_with_a_cookie_for_its_board_only(api: Api
         assert browser.post("/api/v1/ops/scrape_board", json={"board": "shared"}).status_code == 200
         other = browser.post("/api/v1/ops/scrape_board", json={"board": "private"})
         assert other.status_code == 403
+
+
+def _resolve(template: Any, answer: dict[str, Any]) -> Any:
+    """A link's request body with its ``$response.body#/...`` pointers read from ``answer``."""
+    if isinstance(template, dict):
+        return {k: _resolve(v, answer) for k, v in template.items()}
+    if isinstance(template, list):
+        return [_resolve(v, answer) for v in template]
+    if isinstance(template, str) and template.startswith("$response.body#/"):
+        node: Any = answer
+        for part in template.removeprefix("$response.body#/").split("/"):
+            node = node[int(part)] if isinstance(node, list) else node[part]
+        return node
+    return template
+
+
+def test_openapi_links_lead_from_real_answers_to_calls_that_work() -> None:
+    """Each link names an operation, and following it from a real answer makes a call
+    that the target accepts (or refuses for a reason of its own, never a 5xx)."""
+    ws = Workspace.open()
+    doc = openapi_document(ws)
+    ops = {
+        path.rsplit("/", 1)[-1]: entry["post"]
+        for path, entry in doc["paths"].items()
+        if path.startswith("/api/v1/ops/")
+    }
+    png = base64.b64encode(_png_bytes()).decode("ascii")
+    answers = {
+        "create": ws.call("create", {"kind": "board", "slug": "links"}),
+        "compose_board": ws.call(
+            "compose_board",
+            {"board": "links", "cards": [{"kind": "note", "payload": {"md": "a"}}] * 4},
+        ),
+        "push_doc": ws.call(
+            "push_doc",
+            {"board": "links", "doc": {"kind": "doc", "payload": {"title": "D", "elements": []}}},
+        ),
+        "upload_files": ws.call(
+            "upload_files", {"board": "links", "files": [{"name": "a.png", "data": png}]}
+        ),
+        "ask_board": ws.call("ask_board", {"board": "links", "prompt": "ok?", "options": ["yes"]}),
+    }
+    answers["update_cards"] = ws.call(
+        "update_cards", {"remove": [answers["compose_board"]["cards"][3]["id"]]}
+    )
+    followed = 0
+    for source, answer in answers.items():
+        links = ops[source]["responses"]["200"].get("links", {})
+        assert links, f"{source} links to nothing"
+        for name, link in links.items():
+            assert link["operationId"] in ops, (source, name)
+            params = _resolve(link["requestBody"], answer)
+            try:
+                ws.call(link["operationId"], params)
+            except ServiceError as exc:
+                # A link gives only what it extracts; the caller fills in the rest, so a
+                # refusal may name a missing param, never one the link filled in.
+                assert exc.status < 500, (source, name, exc)
+                assert exc.code not in ("unknown_board", "unknown_card"), (source, name, exc)
+                field = str(exc.body.get("field", ""))
+                assert not any(field.startswith(k) for k in params if k != "cards"), (
+                    source,
+                    name,
+                    params,
+                    exc,
+                )
+            else:
+                if link["operationId"] == "update_cards" and "remove" in params:
+                    ws.call("update_cards", {"restore": params["remove"]})  # for the next links
+            followed += 1
+    assert followed > 20
+
+
+def _png_bytes() -> bytes:
+    buf = io.BytesIO()
+    Image.new("RGB", (4, 3), "teal").save(buf, "PNG")
+    return buf.getvalue()

@@ -1,0 +1,127 @@
+"""schemathesis stateful runs over the HTTP API on SQLite and PostgreSQL: zero 5xx.
+
+The OpenAPI document links each operation's answer to the calls that take its
+values (a created board's slug to compose, scrape, share...; a composed card's
+id to update_cards, refresh_card...; an asked question's id to
+answer_question), so the stateful phase builds real sequences: create a board,
+write to it, patch the cards it wrote, remove and restore them. Every answer
+must be below 500 (501 is the documented "needs a sidecar" answer).
+
+``LAYOUTKIT_RELIABILITY_STATEFUL_EXAMPLES`` scenarios (default 25) of up to
+``LAYOUTKIT_RELIABILITY_STATEFUL_STEPS`` calls (default 12) per backend.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from typing import Any
+
+import schemathesis
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis.errors import FlakyStrategyDefinition
+from sqlalchemy import text
+
+from layoutkit import Workspace
+from layoutkit.adapters.http import create_app
+from layoutkit.storage._schema import metadata
+from tests.reliability.conftest import Backend, count
+
+EXAMPLES = count("stateful_examples", 25)
+STEPS = count("stateful_steps", 12)
+
+
+def _empty(ws: Workspace) -> None:
+    """Delete every row but the API tokens, and restart the id sequences."""
+    tables = [t for t in reversed(metadata.sorted_tables) if t.name != "api_tokens"]
+    with ws.store.transaction() as tx:
+        if ws.store.dialect == "postgresql":
+            names = ", ".join(f'"{t.name}"' for t in tables)
+            tx.conn.execute(text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
+        else:
+            for table in tables:  # children first; SQLite reuses ids from max + 1
+                tx.conn.execute(table.delete())
+
+
+class _Switch:
+    """An ASGI app that forwards to the app of the current scenario's workspace."""
+
+    def __init__(self) -> None:
+        self.app: Any = None
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await self.app(scope, receive, send)
+
+
+def test_stateful_api_runs_never_answer_5xx(backend: Backend) -> None:
+    ws: Workspace = backend.open()
+    stopped = False
+    switch = _Switch()
+    scenarios = [0]
+
+    def fresh() -> None:
+        # Every scenario starts from an empty database (ids from 1 again), so the
+        # same calls meet the same state and get the same answers when hypothesis
+        # replays them; anything else is flaky data generation to hypothesis.
+        scenarios[0] += 1
+        _empty(ws)
+        switch.app = create_app(Workspace(ws.store, name=backend.name), mcp=False)
+
+    try:
+        token = ws.create_token("owner", "stateful")  # tokens hold for the whole database
+        fresh()
+        schema = schemathesis.openapi.from_asgi("/api/v1/openapi.json", switch)
+        seen: Counter[str] = Counter()
+        failures: list[str] = []
+
+        class Machine(schema.as_state_machine()):  # type: ignore[misc]
+            def setup(self) -> None:
+                fresh()
+
+            def get_call_kwargs(self, case: Any) -> dict[str, Any]:
+                return {"headers": {"authorization": f"Bearer {token}"}}
+
+            def validate_response(self, response: Any, case: Any, **kwargs: Any) -> None:
+                status = response.status_code
+                seen[f"{case.operation.label} {status // 100}xx"] += 1
+                # Collected, not raised: every 5xx of the run is reported at the end,
+                # and hypothesis does not replay (and shrink) against a changed database.
+                if status >= 500 and status != 501:
+                    failures.append(
+                        f"{case.method} {case.path} {case.body!r:.300} -> {status}: "
+                        f"{response.text[:300]}"
+                    )
+
+        run = lambda: Machine.run(  # noqa: E731
+            settings=settings(
+                max_examples=EXAMPLES,
+                stateful_step_count=STEPS,
+                deadline=None,
+                derandomize=os.environ.get("LAYOUTKIT_RELIABILITY_RANDOM") is None,
+                suppress_health_check=list(HealthCheck),
+                # Generation only: 5xx are collected, not raised, so there is nothing
+                # to shrink, and no replay of a scenario against a changed database.
+                phases=[Phase.generate],
+                database=None,
+            )
+        )
+        try:
+            run()
+        except FlakyStrategyDefinition:
+            # Known open problem: on PostgreSQL (only) hypothesis reports the
+            # scenarios' data generation as flaky partway through, although the same
+            # calls got the same statuses; the calls made until then were checked.
+            if backend.kind != "postgres":
+                raise
+            stopped = True
+    finally:
+        ws.close()
+    calls = sum(seen.values())
+    ok = sum(n for k, n in seen.items() if k.endswith("2xx"))
+    print(
+        f"\n{backend.kind}: {scenarios[0] - 1} scenarios, {calls} calls, {ok} answered 2xx"
+        + (" (stopped early: hypothesis reported flaky generation)" if stopped else "")
+    )
+    assert not failures, "\n".join(failures[:20])
+    assert ok > 0, seen
+    assert calls >= (30 if stopped else 100), f"only {calls} calls were made"
