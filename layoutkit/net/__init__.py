@@ -34,7 +34,7 @@ from layoutkit.net._fetch import (
     system_resolver,
 )
 from layoutkit.net._unfurl import framable, read_page
-from layoutkit.net._unfurler import NO_CAPTURE, Capture, Unfurled, Unfurler
+from layoutkit.net._unfurler import NO_CAPTURE, Capture, Unfurled, Unfurler, picture_data_url
 
 __all__ = [
     "ALLOWED_PORTS",
@@ -60,6 +60,7 @@ __all__ = [
     "framable",
     "make_shot",
     "parse_target",
+    "picture_data_url",
     "read_page",
     "refusal",
     "system_resolver",

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import base64
+import io
 from typing import Any, Protocol
 
 import attrs
+from PIL import Image
 
 from layoutkit.net._capture import Shot
 from layoutkit.net._errors import FetchError
@@ -13,6 +16,35 @@ from layoutkit.net._unfurl import framable, read_page
 
 #: Why a card has no screenshots when no capture sidecar is configured.
 NO_CAPTURE = "no capture sidecar is configured"
+#: Pixel sizes of the pictures kept inline: the icon, and the page's own image
+#: (``og:image``) as a preview. Pictures are fetched under the same address rules
+#: and kept as small data URLs, so a board's picture never makes its viewers'
+#: browsers call the site (nor breaks when it cannot).
+ICON_PX = 32
+PREVIEW_PX = (480, 300)
+#: A picture whose header states more pixels than this is not decoded.
+PICTURE_PIXELS = 25_000_000
+
+
+def picture_data_url(data: bytes, box: tuple[int, int], fmt: str) -> str | None:
+    """``data`` (any raster Pillow reads) fitted into ``box`` as a PNG or JPEG data URL.
+
+    None for what is not a picture, or one larger than :data:`PICTURE_PIXELS`
+    (read from its header, before decoding: a decompression bomb costs nothing).
+    """
+    try:
+        with Image.open(io.BytesIO(data)) as img:
+            if img.width * img.height > PICTURE_PIXELS:
+                return None
+            img.draft("RGB", box)  # JPEG decodes at a reduced scale
+            small = img.convert("RGBA" if fmt == "PNG" else "RGB")
+    except (OSError, ValueError, Image.DecompressionBombError, SyntaxError):
+        return None
+    small.thumbnail(box)
+    out = io.BytesIO()
+    small.save(out, format=fmt, **({"quality": 75} if fmt == "JPEG" else {}))
+    mime = "image/png" if fmt == "PNG" else "image/jpeg"
+    return f"data:{mime};base64," + base64.b64encode(out.getvalue()).decode("ascii")
 
 
 class Capture(Protocol):
@@ -54,8 +86,14 @@ class Unfurler:
             return Unfurled({"error": f"the site answered HTTP {page.status}"})
         read = read_page(page)
         fields: dict[str, Any] = {"meta": read["meta"], "framable": framable(page)}
-        if read["icon"]:
-            fields["icon"] = read["icon"]
+        icon = self._picture(read["icon"], (ICON_PX, ICON_PX), "PNG") if read["icon"] else None
+        if icon is not None:
+            fields["icon"] = icon
+        image = read["meta"].get("image")
+        if isinstance(image, str):
+            preview = self._picture(image, PREVIEW_PX, "JPEG")
+            if preview is not None:
+                fields["meta"] = {**read["meta"], "imageData": preview}
         if self.capture is None:
             fields["shots"] = {"reason": NO_CAPTURE}
             return Unfurled(fields)
@@ -65,3 +103,13 @@ class Unfurler:
             fields["shots"] = {"reason": f"the capture failed: {err.message}"}
             return Unfurled(fields)
         return Unfurled(fields, shots)
+
+    def _picture(self, url: str, box: tuple[int, int], fmt: str) -> str | None:
+        """The picture at ``url`` as a small data URL, or None when it cannot be had."""
+        try:
+            got = self.fetcher.get(url)
+        except FetchError:
+            return None
+        if got.status >= 400 or got.truncated:
+            return None
+        return picture_data_url(got.body, box, fmt)

@@ -445,11 +445,23 @@ def _link_view(p: dict) -> dict[str, str]:
         "title": str(p.get("title") or meta.get("title") or host),
         "site": str(meta.get("siteName") or host),
         "desc": str(meta.get("description") or p.get("description") or ""),
-        "icon": str(p.get("icon") or ""),
+        "icon": _inline(p.get("icon")),
         "error": str(p.get("error") or ""),
         "pending": "" if (meta or p.get("error")) else "fetching the preview…",
-        "image": str(meta.get("image") or p.get("screenshot") or p.get("image") or ""),
+        "image": _inline(meta.get("imageData")),
     }
+
+
+def _inline(src: Any) -> str:
+    """A picture the unfurl stored inline (a raster data URL), else "".
+
+    A link face never draws a picture by its address on the site: the board
+    would call the site from every viewer's browser, and show a broken picture
+    wherever the site cannot be reached.
+    """
+    if isinstance(src, str) and src.startswith("data:image/") and safe_url(src, image=True):
+        return src
+    return ""
 
 
 def _shot_src(p: dict, view: str) -> str | None:

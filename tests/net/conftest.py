@@ -12,6 +12,7 @@ accepted by ``inside``.
 from __future__ import annotations
 
 import gzip
+import io
 import ipaddress
 import threading
 import time
@@ -21,6 +22,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from PIL import Image
 
 from layoutkit.net import Fetcher
 
@@ -54,6 +56,23 @@ TITLE_PAGE = (
     b"<html><head><title>Only a title</title>"
     b'<meta name="description" content="A plain meta description."></head></html>'
 )
+
+
+PRIVATE_PICTURES_PAGE = b"""<html><head><title>Pictures elsewhere</title>
+<meta property="og:image" content="http://10.0.0.7/card.png">
+<link rel="icon" href="http://localhost/favicon.png">
+</head></html>
+"""
+
+
+def _png(width: int, height: int, color: str) -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (width, height), color).save(out, format="PNG")
+    return out.getvalue()
+
+
+#: The test site's pictures: its icon and the page's og:image.
+PICTURES = {"/favicon-32.png": _png(32, 32, "#c0392b"), "/img/card.png": _png(1200, 630, "#2e86c1")}
 
 
 class LoopbackServer(ThreadingHTTPServer):
@@ -102,6 +121,10 @@ class _Handler(BaseHTTPRequestHandler):
         path = url.path
         if path == "/":
             self._send(200, PAGE)
+        elif path in PICTURES:
+            self._send(200, PICTURES[path], {"content-type": "image/png"})
+        elif path == "/private-pictures":
+            self._send(200, PRIVATE_PICTURES_PAGE)
         elif path == "/twitter":
             self._send(200, TWITTER_PAGE)
         elif path == "/title":

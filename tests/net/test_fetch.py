@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import base64
+import io
 from typing import Any
 
 import httpx
 import pytest
+from PIL import Image
 
-from layoutkit.net import MAX_BYTES, Fetched, FetchError, Unfurler, framable, read_page
+from layoutkit.net import (
+    MAX_BYTES,
+    Fetched,
+    FetchError,
+    Unfurler,
+    framable,
+    picture_data_url,
+    read_page,
+)
 from tests.net.conftest import PUBLIC6, SITE
 
 
@@ -160,7 +171,10 @@ def test_the_unfurler_turns_every_outcome_into_card_fields(make_fetcher: Any) ->
     unfurler = Unfurler(make_fetcher())
     ok = unfurler.unfurl(f"http://{SITE}/").fields
     assert ok["meta"]["title"] == "The OG title" and ok["framable"] is True
-    assert ok["icon"] == f"http://{SITE}/favicon-32.png"
+    assert ok["meta"]["image"] == f"http://{SITE}/img/card.png"
+    assert _picture(ok["icon"]) == ((32, 32), "PNG")
+    # The page's image is kept as a preview that fits 480x300, drawn without the site.
+    assert _picture(ok["meta"]["imageData"]) == ((480, 252), "JPEG")
     assert ok["shots"] == {"reason": "no capture sidecar is configured"}
     assert "error" not in ok
     refused = unfurler.unfurl("http://127.0.0.1/").fields
@@ -169,6 +183,31 @@ def test_the_unfurler_turns_every_outcome_into_card_fields(make_fetcher: Any) ->
     assert missing == {"error": "the site answered HTTP 404"}
     pdf = unfurler.unfurl(f"http://{SITE}/pdf").fields
     assert pdf["meta"] == {"url": f"http://{SITE}/pdf", "contentType": "application/pdf"}
+
+
+def _picture(src: str) -> tuple[tuple[int, int], str]:
+    head, _, data = src.partition(",")
+    assert head in ("data:image/png;base64", "data:image/jpeg;base64")
+    with Image.open(io.BytesIO(base64.b64decode(data))) as img:
+        return img.size, str(img.format)
+
+
+def test_pictures_in_private_space_are_never_fetched(
+    make_fetcher: Any, site: Any, inside: Any
+) -> None:
+    seen, reached = len(site.paths), inside.accepted
+    fields = Unfurler(make_fetcher()).unfurl(f"http://{SITE}/private-pictures").fields
+    assert fields["meta"]["title"] == "Pictures elsewhere"
+    assert "icon" not in fields and "imageData" not in fields["meta"]
+    assert site.paths[seen:] == ["/private-pictures"]
+    assert inside.accepted == reached
+
+
+def test_a_picture_bomb_is_not_decoded() -> None:
+    out = io.BytesIO()
+    Image.new("1", (6000, 6000)).save(out, format="PNG")  # 36 Mpx in a few kB
+    assert picture_data_url(out.getvalue(), (32, 32), "PNG") is None
+    assert picture_data_url(b"<svg onload=alert(1)>", (32, 32), "PNG") is None
 
 
 def test_a_public_ipv6_literal_is_dialled_as_written(make_fetcher: Any, router: Any) -> None:

@@ -70,7 +70,7 @@ def test_the_unfurl_lands_after_the_receipt_and_changes_the_board_stamp(
     payload = card["payload"]
     assert payload["meta"]["title"] == "The OG title"
     assert payload["meta"]["siteName"] == "Example Site"
-    assert payload["icon"] == f"http://{SITE}/favicon-32.png"
+    assert payload["icon"].startswith("data:image/png;base64,")
     assert payload["framable"] is True
     assert payload["shots"] == {"reason": "no capture sidecar is configured"}
     assert "error" not in payload
