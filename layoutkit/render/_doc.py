@@ -341,6 +341,16 @@ def _goal(ctx: _Ctx, p: dict) -> str:
     )
 
 
+#: The policy an embedded HTML element runs under: its own inline script, styles
+#: and data pictures, and no network at all (no beacons, no fetches, no remote
+#: assets), like the artifact card's sandbox. It leads the frame's document, so
+#: it holds before anything the author wrote is parsed.
+HTML_FRAME_POLICY = (
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+    "img-src data: blob:; font-src data:; media-src data: blob:; form-action 'none'"
+)
+
+
 def _html(ctx: _Ctx, p: dict) -> str:
     src = p.get("src")
     if not isinstance(src, str) and isinstance(p.get("files"), dict):
@@ -349,11 +359,15 @@ def _html(ctx: _Ctx, p: dict) -> str:
     height = as_number(p.get("height")) or as_number(p.get("natH")) or 480
     style = f"height:{height:.0f}px" + (f";width:{min(width, 1600):.0f}px" if width else "")
     title = esc(p.get("title") or "Embedded HTML")
+    src = (
+        f'<!doctype html><meta http-equiv="Content-Security-Policy" content="{HTML_FRAME_POLICY}">'
+        + (src or "")
+    )
     # Sandboxed without allow-same-origin: the frame gets an opaque origin and
     # cannot reach this page, its storage or its cookies.
     return (
         f'<div class="html-frame"><iframe sandbox="allow-scripts" referrerpolicy="no-referrer" '
-        f'title="{title}" style="{style}" srcdoc="{esc(src or "")}"></iframe></div>'
+        f'title="{title}" style="{style}" srcdoc="{esc(src)}"></iframe></div>'
     )
 
 

@@ -341,6 +341,31 @@ def test_the_detector_sees_a_payload_that_runs(beacon: Beacon) -> None:
     beacon.hits[before:] = []
 
 
+def test_an_embedded_html_element_runs_without_any_network(beacon: Beacon) -> None:
+    """The html element's script runs in its sandbox, but reaches no server."""
+    before = len(beacon.hits)
+    base = beacon.base
+    src = (
+        f'<!doctype html><html><head><link rel="stylesheet" href="{base}/css/x">'
+        f'<script src="{base}/js/src"></script></head><body>'
+        f'<img src="{base}/img/x"><script>fetch("{base}/js/fetch");'
+        f'new Image().src="{base}/img/js";navigator.sendBeacon("{base}/js/beacon");'
+        f'document.body.dataset.ran="yes"</script></body></html>'
+    )
+    element = {"kind": "html", "payload": {"src": src}}
+    doc = {"kind": "doc", "payload": {"title": "Embed", "elements": [element]}}
+    html = render_doc(doc)
+    assert "<iframe" in html
+    page = beacon.serve("/page/html-element.html", "text/html", html)
+    load(page)
+    assert beacon.hits[before:] == []
+    # Control: the same document on its own page reaches the server on every channel.
+    load(beacon.serve("/page/html-element-control.html", "text/html", src))
+    reached = set(beacon.hits[before:])
+    assert {"/css/x", "/js/src", "/img/x", "/js/fetch", "/img/js", "/js/beacon"} <= reached
+    beacon.hits[before:] = []
+
+
 def test_hostile_boards_and_documents_execute_nothing(backend: Backend, beacon: Beacon) -> None:
     with backend.open() as ws:
         cards, labels, refused = corpus(ws, beacon.base)

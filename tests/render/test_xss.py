@@ -99,7 +99,12 @@ def test_hostile_document_keeps_only_its_own_script() -> None:
 def test_hostile_html_element_is_sandboxed_and_escaped() -> None:
     html = render_doc(hostile_doc())
     assert 'sandbox="allow-scripts"' in html
-    assert f'srcdoc="&lt;script&gt;parent.{FIRE.replace(chr(39), "&#x27;")}' in html
+    assert f"&gt;&lt;script&gt;parent.{FIRE.replace(chr(39), '&#x27;')}" in html
+    # The frame's document opens with a policy that allows it no network at all.
+    assert (
+        'srcdoc="&lt;!doctype html&gt;&lt;meta http-equiv=&quot;Content-Security-Policy&quot; content=&quot;default-src &#x27;none&#x27;;'
+        in html
+    )
 
 
 def test_raw_html_shows_as_text() -> None:
