@@ -293,7 +293,7 @@ def test_timeline_time_axis_only_when_every_when_is_a_date() -> None:
 def test_html_element_in_sandboxed_frame() -> None:
     html = render_doc(doc(el("html", src="<p>hi</p>", width=2400, height=300)))
     assert '<iframe sandbox="allow-scripts"' in html and "allow-same-origin" not in html
-    assert 'srcdoc="&lt;p&gt;hi&lt;/p&gt;"' in html
+    assert '&gt;&lt;p&gt;hi&lt;/p&gt;"' in html  # after the frame's policy
     assert "width:1600px" in html  # 1:1 up to 1600 px
     files = render_doc(doc(el("html", files={"index.html": "<p>index</p>"})))
     assert "&lt;p&gt;index&lt;/p&gt;" in files
