@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import zlib
 
 import pytest
 from PIL import Image
@@ -13,7 +12,7 @@ from layoutkit.limits import IMAGE_PIXELS
 from layoutkit.service import pdf_pages
 from layoutkit.service.pdf_pages import pdf_page_count, pdf_page_counts
 from tests.service.helpers import err
-from tests.service.test_uploads import blank_pdf, entry
+from tests.service.test_uploads import blank_pdf, entry, object_stream_pdf
 
 
 @pytest.fixture
@@ -50,45 +49,6 @@ def test_a_picture_at_the_limit_is_a_media_card(ws: Workspace) -> None:
     assert r["files"][0]["kind"] == "media"
 
 
-def _object_stream_pdf(pages: int, padding: int) -> bytes:
-    """Catalog and page tree in a compressed object stream padded with ``padding`` spaces:
-    a few hundred kilobytes that inflate to ``padding`` bytes when the tree is read."""
-    kids = " ".join(f"{3 + i} 0 R" for i in range(pages))
-    bodies = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        f"<< /Type /Pages /Kids [{kids}] /Count {pages} >>".encode(),
-    ]
-    bodies += [b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>"] * pages
-    offsets, at = [], 0
-    for body in bodies:
-        offsets.append(at)
-        at += len(body) + 1
-    header = " ".join(f"{n + 1} {off}" for n, off in enumerate(offsets)).encode() + b" "
-    z = zlib.compressobj(9)
-    content = z.compress(header + b" ".join(bodies) + b" ")
-    chunk = b" " * 1_000_000
-    content += b"".join(z.compress(chunk) for _ in range(padding // len(chunk))) + z.flush()
-    stm, xref = len(bodies) + 1, len(bodies) + 2
-    out = bytearray(b"%PDF-1.5\n")
-    stm_at = len(out)
-    out += (
-        f"{stm} 0 obj\n<< /Type /ObjStm /N {len(bodies)} /First {len(header)} "
-        f"/Filter /FlateDecode /Length {len(content)} >>\nstream\n"
-    ).encode()
-    out += content + b"\nendstream\nendobj\n"
-    xref_at = len(out)
-    rows = [bytes([0]) + (0).to_bytes(4, "big") + (65535).to_bytes(2, "big")]
-    rows += [bytes([2]) + stm.to_bytes(4, "big") + n.to_bytes(2, "big") for n in range(len(bodies))]
-    rows += [bytes([1]) + a.to_bytes(4, "big") + (0).to_bytes(2, "big") for a in (stm_at, xref_at)]
-    table = b"".join(rows)
-    out += (
-        f"{xref} 0 obj\n<< /Type /XRef /Size {xref + 1} /W [1 4 2] /Root 1 0 R "
-        f"/Length {len(table)} >>\nstream\n"
-    ).encode()
-    out += table + f"\nendstream\nendobj\nstartxref\n{xref_at}\n%%EOF\n".encode()
-    return bytes(out)
-
-
 def _count_digits_pdf(count: bytes = b"9" * 5000) -> bytes:
     objs = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
@@ -115,7 +75,7 @@ HOSTILE = {
 #: Files built to hurt a reader: refused (nothing written), not kept as file cards.
 REFUSED = {
     # An object stream that inflates to 1 GB: the old count inflated every stream.
-    "compressed-stream bomb": _object_stream_pdf(3, 1_000_000_000),
+    "compressed-stream bomb": object_stream_pdf(3, 1_000_000_000),
     # A page count of 5,000 digits: int() of it crashed the request with a 500.
     "/Count of 5,000 digits": _count_digits_pdf(),
 }
@@ -154,7 +114,7 @@ def test_a_pdf_with_more_pages_than_the_cap_is_refused(
 
 def test_a_page_tree_inside_a_modest_object_stream_is_still_counted() -> None:
     # 1 MB inflated is far under the per-stream cap: a real (if padded) file counts.
-    assert pdf_page_count(_object_stream_pdf(4, 1_000_000)) == 4
+    assert pdf_page_count(object_stream_pdf(4, 1_000_000)) == 4
 
 
 def test_a_pdf_that_takes_longer_than_the_time_cap_has_no_count(
@@ -172,5 +132,5 @@ def test_a_pdf_that_takes_longer_than_the_time_cap_has_no_count(
 def test_a_stream_over_the_inflate_cap_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pdf_pages, "INFLATE_BYTES", 500_000)
     with pytest.raises(pdf_pages.PdfRefused) as got:
-        pdf_page_count(_object_stream_pdf(4, 1_000_000))
+        pdf_page_count(object_stream_pdf(4, 1_000_000))
     assert got.value.code == "pdf_refused"

@@ -150,9 +150,10 @@ def blank_pdf(pages: int, **encryption: str) -> bytes:
     return buf.getvalue()
 
 
-def object_stream_pdf(pages: int) -> bytes:
+def object_stream_pdf(pages: int, padding: int = 0) -> bytes:
     """A PDF 1.5 whose catalog and page tree sit in a compressed object stream, found through
-    a cross-reference stream (pypdf reads such files but does not write them)."""
+    a cross-reference stream (pypdf reads such files but does not write them). ``padding``
+    spaces pad the stream: a few hundred kilobytes that inflate to that many bytes."""
     kids = " ".join(f"{3 + i} 0 R" for i in range(pages))
     bodies = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
@@ -164,20 +165,27 @@ def object_stream_pdf(pages: int) -> bytes:
         offsets.append(at)
         at += len(body) + 1
     header = " ".join(f"{n + 1} {off}" for n, off in enumerate(offsets)).encode() + b" "
-    content = zlib.compress(header + b" ".join(bodies) + b" ")
+    z = zlib.compressobj(9)
+    content = z.compress(header + b" ".join(bodies) + b" ")
+    chunk = b" " * 1_000_000
+    content += b"".join(z.compress(chunk) for _ in range(padding // len(chunk))) + z.flush()
     stm, xref = len(bodies) + 1, len(bodies) + 2
     out = bytearray(b"%PDF-1.5\n")
     stm_at = len(out)
-    out += f"{stm} 0 obj\n<< /Type /ObjStm /N {len(bodies)} /First {len(header)} /Filter /FlateDecode /Length {len(content)} >>\nstream\n".encode()
+    out += (
+        f"{stm} 0 obj\n<< /Type /ObjStm /N {len(bodies)} /First {len(header)} "
+        f"/Filter /FlateDecode /Length {len(content)} >>\nstream\n"
+    ).encode()
     out += content + b"\nendstream\nendobj\n"
     xref_at = len(out)
     rows = [bytes([0]) + (0).to_bytes(4, "big") + (65535).to_bytes(2, "big")]
     rows += [bytes([2]) + stm.to_bytes(4, "big") + n.to_bytes(2, "big") for n in range(len(bodies))]
-    rows += [
-        bytes([1]) + at.to_bytes(4, "big") + (0).to_bytes(2, "big") for at in (stm_at, xref_at)
-    ]
+    rows += [bytes([1]) + a.to_bytes(4, "big") + (0).to_bytes(2, "big") for a in (stm_at, xref_at)]
     table = b"".join(rows)
-    out += f"{xref} 0 obj\n<< /Type /XRef /Size {xref + 1} /W [1 4 2] /Root 1 0 R /Length {len(table)} >>\nstream\n".encode()
+    out += (
+        f"{xref} 0 obj\n<< /Type /XRef /Size {xref + 1} /W [1 4 2] /Root 1 0 R "
+        f"/Length {len(table)} >>\nstream\n"
+    ).encode()
     out += table + f"\nendstream\nendobj\nstartxref\n{xref_at}\n%%EOF\n".encode()
     return bytes(out)
 
