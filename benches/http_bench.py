@@ -1,39 +1,32 @@
 """HTTP compose throughput: 10-card batches at 1, 8 and 32 concurrent clients on loopback.
 
-Starts ``uvicorn`` in a child process on 127.0.0.1 over a fresh SQLite file, so
-the clients and the server do not share one interpreter, then prints
-requests/s and latency percentiles per concurrency level.
+Runs ``layoutkit serve`` itself in a child process on 127.0.0.1 (as a user
+starts it), once with one worker process and once with one per core, over a
+fresh SQLite file and, when a PostgreSQL URL is given (``--postgres`` or
+``LAYOUTKIT_TEST_POSTGRES_URL``), over a fresh PostgreSQL database made for the
+run and dropped after it. Prints what the clients wait for: requests/s and
+latency percentiles per backend, worker count and concurrency, and the ratio
+of N workers to one.
 
-    python benches/http_bench.py [--requests-per-client 15]
+    python benches/http_bench.py [--requests-per-client 15] [--postgres URL]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import textwrap
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
-
-SERVER = textwrap.dedent(
-    """
-    import sys, uvicorn
-    from layoutkit import Workspace
-    from layoutkit.adapters.http import create_app
-    ws = Workspace.open(sys.argv[1])
-    token = ws.create_token("owner", "bench")
-    print(token, flush=True)
-    uvicorn.run(create_app(ws, mcp=False), host="127.0.0.1", port=int(sys.argv[2]), log_level="warning")
-    """
-)
 
 
 def free_port() -> int:
@@ -81,46 +74,110 @@ async def level(
     return time.perf_counter() - t0, latencies
 
 
+@contextlib.contextmanager
+def serving(db: str, workers: int) -> Iterator[tuple[str, str]]:
+    """``layoutkit serve`` on ``db`` with ``workers`` processes: (base URL, owner token)."""
+    port = free_port()
+    command = ["serve", "--db", db, "--port", str(port), "--workers", str(workers), "--no-fetch"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "layoutkit.adapters.cli", *command],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        token = ""
+        for line in proc.stdout:  # type: ignore[union-attr]
+            if line.startswith("owner token (keep it private): "):
+                token = line.split(": ", 1)[1].strip()
+                break
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                httpx.get(f"{base}/api/v1/health", timeout=1)
+                break
+            except httpx.HTTPError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        yield base, token
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+@contextlib.contextmanager
+def fresh_postgres(url: str) -> Iterator[str]:
+    """A new empty database on the server of ``url``, dropped afterwards."""
+    import psycopg
+
+    name = f"lk_http_bench_{os.getpid()}"
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name}")
+        conn.execute(f"CREATE DATABASE {name}")
+    try:
+        yield url.rsplit("/", 1)[0] + "/" + name
+    finally:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def run_levels(
+    db: str, workers: int, per_client: int
+) -> dict[int, tuple[int, float, float, float]]:
+    """clients -> (requests, req/s, median ms, p95 ms)."""
+    out = {}
+    with serving(db, workers) as (base, token):
+        for clients in (1, 8, 32):
+            elapsed, lat = asyncio.run(
+                level(base, token, clients, per_client, f"w{workers}c{clients}")
+            )
+            lat.sort()
+            p95 = lat[max(0, int(len(lat) * 0.95) - 1)]
+            out[clients] = (
+                len(lat),
+                len(lat) / elapsed,
+                statistics.median(lat) * 1000,
+                p95 * 1000,
+            )
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--requests-per-client", type=int, default=15)
+    parser.add_argument("--postgres", default=os.environ.get("LAYOUTKIT_TEST_POSTGRES_URL"))
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        port = free_port()
-        db = f"sqlite:///{Path(tmp) / 'bench.db'}"
-        proc = subprocess.Popen(
-            [sys.executable, "-c", SERVER, db, str(port)],
-            stdout=subprocess.PIPE,
-            text=True,
-            env={**os.environ},
-        )
-        try:
-            token = proc.stdout.readline().strip()  # type: ignore[union-attr]
-            base = f"http://127.0.0.1:{port}"
-            deadline = time.monotonic() + 20
-            while True:
-                try:
-                    httpx.get(f"{base}/api/v1/health", timeout=1)
-                    break
-                except httpx.HTTPError:
-                    if time.monotonic() > deadline:
-                        raise
-                    time.sleep(0.1)
-            print("| clients | requests | req/s | median ms | p95 ms |")
-            print("|---|---|---|---|---|")
-            for clients in (1, 8, 32):
-                elapsed, lat = asyncio.run(
-                    level(base, token, clients, args.requests_per_client, f"c{clients}")
-                )
-                lat.sort()
-                p95 = lat[max(0, int(len(lat) * 0.95) - 1)]
-                print(
-                    f"| {clients} | {len(lat)} | {len(lat) / elapsed:.1f} | "
-                    f"{statistics.median(lat) * 1000:.1f} | {p95 * 1000:.1f} |"
-                )
-        finally:
-            proc.terminate()
-            proc.wait(timeout=10)
+    cores = os.cpu_count() or 1
+    print(
+        f"compose_board over HTTP, 10 cards a request, layoutkit serve with 1 and {cores} workers"
+    )
+    print("(what the clients wait for, end to end on loopback)")
+    print()
+    print(
+        "| backend | workers | clients | requests | req/s | median ms | p95 ms | req/s vs 1 worker |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    backends: list[tuple[str, contextlib.AbstractContextManager[str]]] = []
+    tmp = tempfile.TemporaryDirectory()
+    backends.append(("sqlite", contextlib.nullcontext(f"sqlite:///{Path(tmp.name) / 'b.db'}")))
+    if args.postgres:
+        backends.append(("postgresql", fresh_postgres(args.postgres)))
+    else:
+        print("| postgresql | skipped: no --postgres URL or LAYOUTKIT_TEST_POSTGRES_URL |")
+    with tmp:
+        for name, opened in backends:
+            with opened as db:
+                one = run_levels(db, 1, args.requests_per_client)
+                many = run_levels(db, cores, args.requests_per_client) if cores > 1 else {}
+            for workers, rows in ((1, one), (cores, many)):
+                for clients, (n, rps, median, p95) in rows.items():
+                    ratio = rps / one[clients][1]
+                    print(
+                        f"| {name} | {workers} | {clients} | {n} | {rps:.1f} | "
+                        f"{median:.1f} | {p95:.1f} | {ratio:.2f}x |"
+                    )
 
 
 if __name__ == "__main__":

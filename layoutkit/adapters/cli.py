@@ -151,12 +151,10 @@ def fetch_setting(flag: bool | None, *, server: bool) -> bool:
 
 
 def _unfurler(fetch: bool, capture: str | None) -> Any:
-    if not fetch:
-        return None
-    from layoutkit.net import FetchError, Unfurler, capture_from
+    from layoutkit.net import FetchError, unfurler_for
 
     try:
-        return Unfurler(capture=capture_from(capture) if capture else None)
+        return unfurler_for(fetch, capture)
     except FetchError as err:
         raise click.BadParameter(err.message, param_hint="--capture") from err
 
@@ -657,6 +655,12 @@ def token_revoke(ref: str, db: str, as_json: bool) -> None:
     is_flag=True,
     help="Mint a new owner token for this database and revoke the one serve printed before.",
 )
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 64),
+    default=None,
+    help="Processes that serve requests, sharing the database  [default: the number of cores]",
+)
 @fetch_options
 @db_option
 def serve(
@@ -664,6 +668,7 @@ def serve(
     port: int,
     example: bool,
     new_token: bool,
+    workers: int | None,
     db: str,
     fetch: bool | None,
     capture: str | None,
@@ -676,13 +681,28 @@ def serve(
 
     Link cards are unfurled from public internet addresses in the background;
     --no-fetch (or LAYOUTKIT_FETCH=off) keeps an air-gapped install off the network.
+
+    --workers N serves from N processes that share the database (on SQLite one
+    write at a time still holds); the API, the viewer and MCP answer on every one.
     """
     from layoutkit.adapters.http import run_server
 
-    ws = _open(db, fetch=fetch_setting(fetch, server=True), capture=capture)
+    fetching = fetch_setting(fetch, server=True)
+    ws = _open(db, fetch=fetching, capture=capture)
     ws.jobs.submit(ws.resume_links)  # in the background: it reads every board
     try:
-        run_server(ws, host=host, port=port, example=example, new_token=new_token, echo=click.echo)
+        run_server(
+            ws,
+            host=host,
+            port=port,
+            example=example,
+            new_token=new_token,
+            echo=click.echo,
+            workers=workers or os.cpu_count() or 1,
+            db=db,
+            fetch=fetching,
+            capture=capture,
+        )
     finally:
         ws.close()
 

@@ -9,6 +9,8 @@ its params. No rule lives here: requests become ``Workspace.call`` and
 from __future__ import annotations
 
 import base64
+import json
+import os
 import urllib.parse
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -32,6 +34,9 @@ from layoutkit.service.errors import parse_request_json
 API = "/api/v1"
 #: Worker processes ``layoutkit serve`` starts for diagram layout (see service.offload).
 ENGINE_WORKERS = 2
+#: Where ``layoutkit serve --workers N`` hands its settings to the worker processes
+#: uvicorn starts (they are spawned: they share the database, not this process).
+WORKER_SETTINGS_ENV = "LAYOUTKIT_SERVE_WORKER"
 #: compose_board bodies may be up to 8 MiB; no route takes more JSON than that.
 MAX_JSON_BODY = 8 * 1024 * 1024
 
@@ -504,6 +509,10 @@ def run_server(
     example: bool = False,
     new_token: bool = False,
     echo: Callable[[str], None] = print,
+    workers: int = 1,
+    db: str | None = None,
+    fetch: bool = False,
+    capture: str | None = None,
 ) -> None:
     """Serve ``ws`` with uvicorn until interrupted.
 
@@ -512,13 +521,18 @@ def run_server(
     call the API and open the viewer straight away; later starts reuse it
     (only its hash is kept, so it is not printed again). ``new_token`` mints
     a fresh one and revokes the previous serve token.
+
+    ``workers`` above 1 serves from that many processes, each opening the
+    database ``db`` (the URL ``ws`` was opened from) with the same link
+    settings (``fetch``, ``capture``); ``ws`` itself then only prepares the
+    database and runs this process's background jobs.
     """
     import uvicorn
 
     slug = seed_example(ws) if example else None
     plain, kept = ws.serve_token(new=new_token)
     base = f"http://{host}:{port}"
-    echo(f"layoutkit serving on {base}")
+    echo(f"layoutkit serving on {base}" + (f" ({workers} worker processes)" if workers > 1 else ""))
     if plain is not None:
         echo(f"owner token (keep it private): {plain}")
     else:
@@ -530,12 +544,43 @@ def run_server(
     if slug:
         echo(f"open the example board: {base}/boards/{slug}?token={plain or '<owner token>'}")
     echo(f"API: {base}{API}/openapi.json   MCP (streamable HTTP): {base}/mcp")
+    if workers > 1:
+        if db is None:
+            raise ValueError("serving from several workers needs the database URL (db)")
+        # Each worker has engine processes of its own: together about one per core.
+        engines = max(1, ENGINE_WORKERS // workers)
+        settings = {"db": db, "fetch": fetch, "capture": capture, "engines": engines}
+        os.environ[WORKER_SETTINGS_ENV] = json.dumps(settings)
+        uvicorn.run(
+            f"{__name__}:worker_app",
+            factory=True,
+            workers=workers,
+            host=host,
+            port=port,
+            log_level="warning",
+        )
+        return
     try:
         uvicorn.run(
             create_app(ws, engine_workers=ENGINE_WORKERS), host=host, port=port, log_level="warning"
         )
     finally:
         offload.stop()
+
+
+def worker_app() -> Starlette:
+    """The app of one worker process of ``layoutkit serve --workers N`` (a uvicorn factory).
+
+    It opens the database named in :data:`WORKER_SETTINGS_ENV` as a workspace of
+    its own: the database (and, on PostgreSQL, the blobs in it) is what the
+    workers share; tokens, share links, confirm tokens and board locks live there.
+    """
+    from layoutkit.net import unfurler_for
+
+    settings = json.loads(os.environ[WORKER_SETTINGS_ENV])
+    unfurler = unfurler_for(settings["fetch"], settings.get("capture"))
+    ws = Workspace.open(settings["db"], unfurler=unfurler)
+    return create_app(ws, engine_workers=settings["engines"])
 
 
 _ERROR_SCHEMA = {

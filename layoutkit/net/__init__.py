@@ -34,7 +34,14 @@ from layoutkit.net._fetch import (
     system_resolver,
 )
 from layoutkit.net._unfurl import framable, read_page
-from layoutkit.net._unfurler import NO_CAPTURE, Capture, Unfurled, Unfurler, picture_data_url
+from layoutkit.net._unfurler import (
+    NO_CAPTURE,
+    Capture,
+    Unfurled,
+    Unfurler,
+    picture_data_url,
+    unfurler_for,
+)
 
 __all__ = [
     "ALLOWED_PORTS",
@@ -64,4 +71,5 @@ __all__ = [
     "read_page",
     "refusal",
     "system_resolver",
+    "unfurler_for",
 ]

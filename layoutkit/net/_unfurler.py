@@ -113,3 +113,14 @@ class Unfurler:
         if got.status >= 400 or got.truncated:
             return None
         return picture_data_url(got.body, box, fmt)
+
+
+def unfurler_for(fetch: bool, capture: str | None = None) -> Unfurler | None:
+    """The unfurler a server runs with: None when fetching is off (an air-gapped
+    install), else one with the capture sidecar ``capture`` names (``chromium`` or a
+    URL; see :func:`~layoutkit.net.capture_from`). Raises FetchError for a bad one."""
+    if not fetch:
+        return None
+    from layoutkit.net._capture import capture_from
+
+    return Unfurler(capture=capture_from(capture) if capture else None)
