@@ -77,20 +77,20 @@ async def level(
 @contextlib.contextmanager
 def serving(db: str, workers: int) -> Iterator[tuple[str, str]]:
     """``layoutkit serve`` on ``db`` with ``workers`` processes: (base URL, owner token)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from layoutkit import Workspace
+
+    # A token of its own: serve prints the owner token only on a database's first start.
+    with Workspace.open(db) as ws:
+        token = ws.create_token("owner", f"http-bench-{workers}-{time.time_ns()}")
     port = free_port()
     command = ["serve", "--db", db, "--port", str(port), "--workers", str(workers), "--no-fetch"]
     proc = subprocess.Popen(
         [sys.executable, "-m", "layoutkit.adapters.cli", *command],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
-        token = ""
-        for line in proc.stdout:  # type: ignore[union-attr]
-            if line.startswith("owner token (keep it private): "):
-                token = line.split(": ", 1)[1].strip()
-                break
         base = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 60
         while True:

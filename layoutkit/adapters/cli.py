@@ -658,8 +658,9 @@ def token_revoke(ref: str, db: str, as_json: bool) -> None:
 @click.option(
     "--workers",
     type=click.IntRange(1, 64),
-    default=None,
-    help="Processes that serve requests, sharing the database  [default: the number of cores]",
+    default=1,
+    show_default=True,
+    help="Processes that serve requests, sharing the database (see docs/deploy.md).",
 )
 @fetch_options
 @db_option
@@ -668,7 +669,7 @@ def serve(
     port: int,
     example: bool,
     new_token: bool,
-    workers: int | None,
+    workers: int,
     db: str,
     fetch: bool | None,
     capture: str | None,
@@ -698,7 +699,7 @@ def serve(
             example=example,
             new_token=new_token,
             echo=click.echo,
-            workers=workers or os.cpu_count() or 1,
+            workers=workers,
             db=db,
             fetch=fetching,
             capture=capture,
