@@ -9,8 +9,10 @@ its params. No rule lives here: requests become ``Workspace.call`` and
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
+import socket
 import urllib.parse
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -551,7 +553,9 @@ def run_server(
         engines = max(1, ENGINE_WORKERS // workers)
         settings = {"db": db, "fetch": fetch, "capture": capture, "engines": engines}
         os.environ[WORKER_SETTINGS_ENV] = json.dumps(settings)
-        uvicorn.run(
+        from uvicorn.supervisors import Multiprocess
+
+        config = uvicorn.Config(
             f"{__name__}:worker_app",
             factory=True,
             workers=workers,
@@ -559,6 +563,13 @@ def run_server(
             port=port,
             log_level="warning",
         )
+        sock = config.bind_socket()
+        # asyncio sets TCP_NODELAY only on connections of sockets it created itself;
+        # the workers accept on this one, so without it every answer waited for the
+        # client's delayed ACK (about 45 ms a request). Accepted sockets inherit it.
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        with contextlib.suppress(KeyboardInterrupt):
+            Multiprocess(config, sockets=[sock]).run()
         return
     try:
         uvicorn.run(
