@@ -17,7 +17,7 @@ import ipaddress
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -25,6 +25,7 @@ import pytest
 from PIL import Image
 
 from layoutkit.net import Fetcher
+from tests.loopback import QuietHandler
 
 #: Public addresses the stub resolver hands out for the test site.
 PUBLIC = "93.184.216.34"
@@ -96,12 +97,9 @@ class LoopbackServer(ThreadingHTTPServer):
         return self.server_address[1]
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(QuietHandler):
     server: LoopbackServer
     protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args: Any) -> None:
-        pass
 
     def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
         self.send_response(status)
@@ -186,7 +184,7 @@ class _Handler(BaseHTTPRequestHandler):
             for _ in range(chunks):
                 self.wfile.write(b"x" * chunk)
         except OSError:
-            pass  # the fetcher stopped reading at its cap and hung up
+            return  # the fetcher stopped reading at its cap and hung up
 
     def _drip(self) -> None:
         self.send_response(200)
@@ -199,7 +197,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self.wfile.flush()
                 time.sleep(0.1)
         except OSError:
-            pass
+            return  # the fetcher gave up at its time limit and hung up
 
 
 def _serve() -> Iterator[LoopbackServer]:

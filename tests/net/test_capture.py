@@ -6,7 +6,7 @@ import base64
 import io
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -20,6 +20,7 @@ from layoutkit.net import (
     capture_from,
 )
 from tests.browser import CHROMIUM, SKIP_REASON
+from tests.loopback import QuietHandler
 from tests.net.conftest import PUBLIC, SITE
 
 
@@ -54,11 +55,8 @@ def test_a_capture_refuses_an_address_that_is_not_public() -> None:
     assert caught.value.code == "not_public"
 
 
-class _Service(BaseHTTPRequestHandler):
+class _Service(QuietHandler):
     seen: list[dict[str, Any]] = []  # noqa: RUF012
-
-    def log_message(self, *args: Any) -> None:
-        pass
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["content-length"])))

@@ -6,9 +6,8 @@ import datetime as dt
 import ssl
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
 from cryptography import x509
@@ -17,6 +16,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from layoutkit.net import Fetcher, FetchError
+from tests.loopback import QuietHandler
 from tests.net.conftest import PUBLIC, SITE, StubResolver
 
 
@@ -61,11 +61,8 @@ def _cert(tmp: Path, name: str) -> tuple[Path, Path, Path]:
     return paths
 
 
-class _Hello(BaseHTTPRequestHandler):
+class _Hello(QuietHandler):
     names: list[str | None] = []  # noqa: RUF012
-
-    def log_message(self, *args: Any) -> None:
-        pass
 
     def do_GET(self) -> None:
         body = b"<title>Over TLS</title>"

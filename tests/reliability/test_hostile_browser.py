@@ -24,7 +24,7 @@ import json
 import re
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -32,6 +32,7 @@ import pytest
 from layoutkit import Principal, Workspace
 from layoutkit.render import render_doc
 from tests.browser import CHROMIUM, SKIP_REASON, run_chromium
+from tests.loopback import QuietHandler
 from tests.reliability.conftest import Backend, count
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(CHROMIUM is None, reason=SKIP_REASON)]
@@ -51,7 +52,7 @@ class Beacon:
         self.hits: list[str] = []
         beacon = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def _answer(self) -> None:
                 page = beacon.pages.get(self.path)
                 if page is None:
@@ -67,9 +68,6 @@ class Beacon:
                 self.wfile.write(page[1])
 
             do_GET = do_POST = do_HEAD = _answer
-
-            def log_message(self, *args: Any) -> None:
-                pass
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
