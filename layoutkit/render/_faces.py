@@ -494,20 +494,32 @@ def _site_row(v: dict[str, str], x: float, y: float, w: float) -> list[Item]:
 
 
 def _link_unfetched(v: dict[str, str], r: Rect) -> list[Item]:
-    """The bare URL and why it was not fetched, wrapped inside the card."""
+    """The bare URL and why it was not fetched, wrapped inside the card.
+
+    The block sits in the middle of the card: a preview-sized card with only
+    these few lines would otherwise hold an empty band under them.
+    """
     items = chrome(r)
     ix, iy, iw, ih = _inner(r)
-    items += _site_row({**v, "site": v["host"]}, ix, iy, iw)
     room = ih - 26 - 8  # below the site row, less the gap between URL and reason
     # The reason matters most: the URL yields lines until two of the reason fit.
     url_lines = max(1, min(3, int((room - 2 * line_height(11)) // line_height(12))))
-    url = text_run(ix, iy + 26, v["url"], iw, size=12, font="mono", max_lines=url_lines)
+
+    def url_at(top: float) -> Text:
+        return text_run(ix, top, v["url"], iw, size=12, font="mono", max_lines=url_lines)
+
+    left = int((room - url_at(0).height) // line_height(11))
+
+    def reason_at(top: float) -> Text:
+        return text_run(ix, top, v["error"], iw, size=11, fill=MUTED, max_lines=left)
+
+    block = 26 + url_at(0).height + (8 + reason_at(0).height if left >= 1 else 0)
+    top = iy + max(0.0, (ih - block) / 2)
+    items += _site_row({**v, "site": v["host"]}, ix, top, iw)
+    url = url_at(top + 26)
     items.append(url)
-    left = int((room - url.height) // line_height(11))
     if left >= 1:
-        items.append(
-            text_run(ix, iy + 34 + url.height, v["error"], iw, size=11, fill=MUTED, max_lines=left)
-        )
+        items.append(reason_at(top + 34 + url.height))
     return items
 
 
