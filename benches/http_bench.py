@@ -4,9 +4,10 @@ Runs ``layoutkit serve`` itself in a child process on 127.0.0.1 (as a user
 starts it), once with one worker process and once with one per core, over a
 fresh SQLite file and, when a PostgreSQL URL is given (``--postgres`` or
 ``LAYOUTKIT_TEST_POSTGRES_URL``), over a fresh PostgreSQL database made for the
-run and dropped after it. Prints what the clients wait for: requests/s and
-latency percentiles per backend, worker count and concurrency, and the ratio
-of N workers to one.
+run and dropped after it. Prints what the clients wait for (requests/s and
+latency percentiles, wall time) per backend, worker count and concurrency,
+the CPU time the server's processes and the bench's clients spent per
+request, and the ratio of N workers to one.
 
     python benches/http_bench.py [--requests-per-client 15] [--postgres URL]
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import os
 import socket
 import statistics
@@ -48,14 +50,38 @@ def batch(i: int) -> dict:
 
 
 async def client(base: str, token: str, board: str, n: int, latencies: list[float]) -> None:
-    headers = {"authorization": f"Bearer {token}"}
-    async with httpx.AsyncClient(base_url=base, headers=headers, timeout=120) as http:
+    """One keep-alive connection sending ``n`` composes one after another.
+
+    Plain HTTP/1.1 on asyncio streams rather than an HTTP library: the clients
+    share the machine's cores with the server, and a lean client leaves them
+    to the server (a full client library spends about as much CPU per request
+    as the server's own HTTP layer).
+    """
+    host, port = base.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    try:
         for i in range(n):
+            body = json.dumps(batch(i)).encode()
+            head = (
+                f"POST /api/v1/boards/{board}/compose HTTP/1.1\r\n"
+                f"Host: {host}:{port}\r\nAuthorization: Bearer {token}\r\n"
+                f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+            )
             t0 = time.perf_counter()
-            res = await http.post(f"/api/v1/boards/{board}/compose", json=batch(i))
+            writer.write(head.encode() + body)
+            await writer.drain()
+            status = await reader.readline()
+            length = 0
+            while (line := await reader.readline()) not in (b"\r\n", b""):
+                name, _, value = line.decode("latin-1").partition(":")
+                if name.strip().lower() == "content-length":
+                    length = int(value)
+            answer = await reader.readexactly(length)
             latencies.append(time.perf_counter() - t0)
-            if res.status_code != 200:
-                raise RuntimeError(f"{res.status_code}: {res.text[:300]}")
+            if b" 200 " not in status:
+                raise RuntimeError(f"{status!r}: {answer[:300]!r}")
+    finally:
+        writer.close()
 
 
 async def level(
@@ -75,8 +101,8 @@ async def level(
 
 
 @contextlib.contextmanager
-def serving(db: str, workers: int) -> Iterator[tuple[str, str]]:
-    """``layoutkit serve`` on ``db`` with ``workers`` processes: (base URL, owner token)."""
+def serving(db: str, workers: int) -> Iterator[tuple[str, str, int]]:
+    """``layoutkit serve`` on ``db`` with ``workers`` processes: (base URL, owner token, pid)."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from layoutkit import Workspace
 
@@ -101,7 +127,7 @@ def serving(db: str, workers: int) -> Iterator[tuple[str, str]]:
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.1)
-        yield base, token
+        yield base, token, proc.pid
     finally:
         proc.terminate()
         proc.wait(timeout=30)
@@ -123,16 +149,36 @@ def fresh_postgres(url: str) -> Iterator[str]:
             conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) of process ``pid`` and its live descendants, from /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total, stack = 0.0, [pid]
+    while stack:
+        p = stack.pop()
+        try:
+            stat = Path(f"/proc/{p}/stat").read_text()
+            fields = stat.rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+            for task in Path(f"/proc/{p}/task").iterdir():
+                stack += [int(c) for c in (task / "children").read_text().split()]
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+    return total
+
+
 def run_levels(
     db: str, workers: int, per_client: int
-) -> dict[int, tuple[int, float, float, float]]:
-    """clients -> (requests, req/s, median ms, p95 ms)."""
+) -> dict[int, tuple[int, float, float, float, float, float]]:
+    """clients -> (requests, req/s, median ms, p95 ms, server CPU ms a request, bench CPU ms)."""
     out = {}
-    with serving(db, workers) as (base, token):
+    with serving(db, workers) as (base, token, pid):
         for clients in (1, 8, 32):
+            server0, client0 = cpu_seconds(pid), time.process_time()
             elapsed, lat = asyncio.run(
                 level(base, token, clients, per_client, f"w{workers}c{clients}")
             )
+            server = (cpu_seconds(pid) - server0) / len(lat) * 1000
+            bench = (time.process_time() - client0) / len(lat) * 1000
             lat.sort()
             p95 = lat[max(0, int(len(lat) * 0.95) - 1)]
             out[clients] = (
@@ -140,6 +186,8 @@ def run_levels(
                 len(lat) / elapsed,
                 statistics.median(lat) * 1000,
                 p95 * 1000,
+                server,
+                bench,
             )
     return out
 
@@ -156,9 +204,10 @@ def main() -> None:
     print("(what the clients wait for, end to end on loopback)")
     print()
     print(
-        "| backend | workers | clients | requests | req/s | median ms | p95 ms | req/s vs 1 worker |"
+        "| backend | workers | clients | requests | req/s | median ms | p95 ms "
+        "| server CPU ms/req | client CPU ms/req | req/s vs 1 worker |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     backends: list[tuple[str, contextlib.AbstractContextManager[str]]] = []
     tmp = tempfile.TemporaryDirectory()
     backends.append(("sqlite", contextlib.nullcontext(f"sqlite:///{Path(tmp.name) / 'b.db'}")))
@@ -172,11 +221,11 @@ def main() -> None:
                 one = run_levels(db, 1, args.requests_per_client)
                 many = run_levels(db, cores, args.requests_per_client) if cores > 1 else {}
             for workers, rows in ((1, one), (cores, many)):
-                for clients, (n, rps, median, p95) in rows.items():
+                for clients, (n, rps, median, p95, server, bench) in rows.items():
                     ratio = rps / one[clients][1]
                     print(
                         f"| {name} | {workers} | {clients} | {n} | {rps:.1f} | "
-                        f"{median:.1f} | {p95:.1f} | {ratio:.2f}x |"
+                        f"{median:.1f} | {p95:.1f} | {server:.1f} | {bench:.1f} | {ratio:.2f}x |"
                     )
 
 

@@ -14,6 +14,9 @@ POSTGRES_URL = os.environ.get("LAYOUTKIT_TEST_POSTGRES_URL")
 # (serve, mcp in subprocesses) inherit this, and tests/net wires its fetchers to
 # a stub resolver and loopback servers.
 os.environ["LAYOUTKIT_FETCH"] = "off"
+# Every warm board model a write uses is compared with one built from the
+# database (service/board_model.py); a stale model fails the test that used it.
+os.environ.setdefault("LAYOUTKIT_VERIFY_MODELS", "1")
 
 
 @pytest.fixture

@@ -114,6 +114,10 @@ class Board:
         self._added: list[CardId] = []
         self._added_set: set[CardId] = set()
         self._flow_before: str | None = None
+        #: Counts changes made through the methods below (a rollback takes
+        #: its own back), so a holder of the board can tell it is untouched.
+        self.edits = 0
+        self._edits_before = 0
         self._load(cards)
 
     def _load(self, cards: Iterable[Card]) -> None:
@@ -195,8 +199,16 @@ class Board:
     def extent(self) -> Rect | None:
         """Bounding box of every top-level card, or None on an empty board."""
         if self._extent_dirty:
-            rects = [c.rect for c in self.cards.values() if c.parent is None]
-            self._extent = _bound(rects)
+            # Plain floats, not a Rect per card: this scans the whole board.
+            top = [c for c in self.cards.values() if c.parent is None]
+            if top:
+                x0 = min([c.x for c in top])
+                y0 = min([c.y for c in top])
+                x1 = max([c.x + c.w for c in top])
+                y1 = max([c.y + c.h for c in top])
+                self._extent = Rect(x0, y0, x1 - x0, y1 - y0)
+            else:
+                self._extent = None
             self._extent_dirty = False
         return self._extent
 
@@ -221,6 +233,7 @@ class Board:
     def _insert(self, card: Card) -> None:
         if card.id in self.cards:
             raise ValueError(f"duplicate card id {card.id!r}")
+        self.edits += 1
         self.cards[card.id] = card
         self.index.insert(card.id, card.x, card.y, card.w, card.h)
         if card.kind == "section":
@@ -235,6 +248,7 @@ class Board:
         self._extent = rect if self._extent is None else self._extent.union(rect)
 
     def _touch(self, key: CardId) -> None:
+        self.edits += 1
         if self._journal is None or key in self._journal or key in self._added_set:
             return
         c = self.cards[key]
@@ -309,10 +323,12 @@ class Board:
         self.cards[key].sized_by = sized_by
 
     def set_flow(self, flow: str | None) -> None:
+        self.edits += 1
         self.flow = flow
 
     def rekey(self, mapping: Mapping[CardId, CardId]) -> None:
         """Swap provisional keys for stored ids once the caller has written the cards."""
+        self.edits += 1
         for old, new in mapping.items():
             if old == new or old not in self.cards:
                 continue
@@ -324,7 +340,22 @@ class Board:
             if old in self._sections:
                 del self._sections[old]
                 self._sections[new] = None
-        for card in self.cards.values():
+        # Only the renamed cards and the cards they link to can hold an old
+        # key; visiting just those keeps a call's cost off the board's size.
+        linked: dict[CardId, None] = {}
+        for new in mapping.values():
+            card = self.cards.get(new)
+            if card is None:
+                continue
+            linked[new] = None
+            if card.parent is not None:
+                linked[mapping.get(card.parent, card.parent)] = None
+            for k in card.children:
+                linked[mapping.get(k, k)] = None
+        for key in linked:
+            card = self.cards.get(key)
+            if card is None:
+                continue
             if card.parent in mapping:
                 card.parent = mapping[card.parent]
             if any(k in mapping for k in card.children):
@@ -333,6 +364,73 @@ class Board:
             wire.src = mapping.get(wire.src, wire.src)
             wire.dst = mapping.get(wire.dst, wire.dst)
 
+    def sync(self, cards: Iterable[Card], removed: Iterable[CardId] = ()) -> None:
+        """Catch up with changes stored by others, outside any journal.
+
+        ``cards`` replace the cards of the same id (or join the board) and
+        ``removed`` leave it. A card whose frame is not on the board is
+        top-level, as when the board is built from scratch. The index, the
+        section list and the extent follow; only the cards named are visited.
+        """
+        if self._journal is not None:
+            raise RuntimeError("sync() while a change is being recorded")
+        by_id = self.cards
+        orphans: list[Card] = []
+        for key in removed:
+            card = by_id.pop(key, None)
+            if card is None:
+                continue
+            self.index.remove(key)
+            self._sections.pop(key, None)
+            if card.parent is None:
+                self._retire(card.rect)
+            for k in card.children:
+                child = by_id.get(k)
+                if child is not None and child.parent == key:
+                    child.parent = None
+                    orphans.append(child)
+        fresh = list(cards)
+        for card in fresh:
+            old = by_id.get(card.id)
+            if old is not None and old.parent is None:
+                # Exact comparisons: the extent is compared exactly as well.
+                stays = (
+                    card.parent is None
+                    and card.x <= old.x
+                    and card.y <= old.y
+                    and card.x + card.w >= old.x + old.w
+                    and card.y + card.h >= old.y + old.h
+                )
+                if not stays:
+                    self._retire(old.rect)
+            by_id[card.id] = card
+            self.index.insert(card.id, card.x, card.y, card.w, card.h)
+            if card.kind == "section":
+                self._sections[card.id] = None
+            else:
+                self._sections.pop(card.id, None)
+            if card.created >= self._next_created:
+                self._next_created = card.created + 1
+        for card in fresh:
+            if card.parent is not None and card.parent not in by_id:
+                card.parent = None
+        for card in (*fresh, *orphans):
+            if card.parent is None and by_id.get(card.id) is card:
+                self._grow_extent(card.rect)
+
+    def _retire(self, rect: Rect) -> None:
+        """A top-level box leaves: the extent can only shrink if it touched an edge."""
+        ext = self._extent
+        if self._extent_dirty or ext is None:
+            return
+        if (
+            rect.x <= ext.x
+            or rect.y <= ext.y
+            or rect.right >= ext.right
+            or rect.bottom >= ext.bottom
+        ):
+            self._extent_dirty = True
+
     # ----------------------------------------------------------------- journal
     def begin(self) -> None:
         """Start recording changes (see :meth:`commit` and :meth:`rollback`)."""
@@ -340,6 +438,7 @@ class Board:
         self._added = []
         self._added_set = set()
         self._flow_before = self.flow
+        self._edits_before = self.edits
 
     def commit(self) -> tuple[dict[CardId, _Snapshot], list[CardId]]:
         """Stop recording; returns the before-images of touched cards and the added keys."""
@@ -371,6 +470,7 @@ class Board:
             self.index.insert(key, card.x, card.y, card.w, card.h)
         self.flow = self._flow_before
         self._extent_dirty = True
+        self.edits = self._edits_before
 
 
 def _bound(rects: list[Rect]) -> Rect | None:

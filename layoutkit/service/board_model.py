@@ -1,13 +1,37 @@
-"""Loading a stored board into the layout engine's model and writing changes back."""
+"""Loading a stored board into the layout engine's model and writing changes back.
+
+A write on a large board should cost what it changes, not what the board
+holds. :class:`BoardModels` keeps each board's model warm in the process
+between calls, tagged with the board rev it matches (every stored change to a
+board's cards or edges bumps ``boards.rev`` and stamps the changed card rows
+with it). Under the board lock, the next write reads only the rows changed
+since that rev, by this process or any other, and brings the model up to date
+with :meth:`Board.sync`. A model goes back into the cache only when its
+transaction commits, or untouched when it rolls back, so it never holds
+anything the database does not.
+"""
 
 from __future__ import annotations
 
+import logging
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
+
+import attrs
 
 from layoutkit import layout
 from layoutkit.layout import Board, Card, Wire
-from layoutkit.storage import BoardRecord, CardBox, CardRecord, Tx
+from layoutkit.storage import BoardRecord, CardBox, CardRecord, EdgeRecord, Tx
+
+log = logging.getLogger(__name__)
+
+#: How long a call waits for another thread of this process to hand a board's
+#: model back before it builds one of its own. The board lock already orders
+#: writers, so the wait is the few microseconds between commit and hand-back.
+LEASE_WAIT_S = 2.0
 
 
 def load_board(
@@ -20,6 +44,13 @@ def load_board(
     the cards named in ``also``, which keeps work on a large board cheap;
     ``"all"`` reads every payload (arrange sorts and groups by content).
     """
+    wires = [Wire(e.from_card, e.to_card, e.rel) for e in tx.edges(board.id)]
+    return Board(_cards(tx, board, payloads=payloads, also=also), wires, flow=board.flow)
+
+
+def _cards(
+    tx: Tx, board: BoardRecord, *, payloads: str = "frames", also: Iterable[int] = ()
+) -> list[Card]:
     if payloads == "all":
         records: list[Any] = tx.cards(board.id)
         bodies = {r.id: r.payload for r in records}
@@ -27,9 +58,223 @@ def load_board(
         records = tx.card_boxes(board.id)
         wanted = {r.id for r in records if r.kind in layout.FRAME_KINDS} | set(also)
         bodies = {r.id: r.payload for r in tx.cards_by_id(sorted(wanted))} if wanted else {}
-    cards = [layout_card(r, bodies.get(r.id, {})) for r in records]
-    wires = [Wire(e.from_card, e.to_card, e.rel) for e in tx.edges(board.id)]
-    return Board(cards, wires, flow=board.flow)
+    return [layout_card(r, bodies.get(r.id, {})) for r in records]
+
+
+@attrs.define(eq=False)
+class _Entry:
+    """A board's warm model and the stored state it matches."""
+
+    board_id: int
+    created_at: datetime  # with the id, names the board (SQLite may reuse a deleted board's id)
+    rev: int
+    seq: int  # the board's card_seq: every ordinal up to it has been seen
+    model: Board
+    edges: list[EdgeRecord]  # every edge of the board, trashed ends included
+
+
+@attrs.define(eq=False)
+class _Lease:
+    lock: threading.Lock = attrs.field(factory=threading.Lock)
+    owner: int | None = None
+
+
+class BoardModels:
+    """Warm board models of one process (see the module docs).
+
+    ``max_cards`` bounds the cards held over all boards; the least recently
+    used boards leave first. ``verify`` compares every model handed out with
+    one built from scratch and raises on any difference (the test suite turns
+    it on with ``LAYOUTKIT_VERIFY_MODELS=1``). ``last`` says how the latest
+    model was obtained, for tests and benches: ``"warm"``, ``"delta:<rows>"``,
+    ``"fresh"`` or ``"bypass"``.
+    """
+
+    def __init__(self, max_cards: int = 250_000, *, verify: bool = False) -> None:
+        self.max_cards = max_cards
+        self.verify = verify
+        self.last = ""
+        self._lock = threading.Lock()
+        self._entries: OrderedDict[int, _Entry] = OrderedDict()
+        self._leases: dict[int, _Lease] = {}
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    def load(self, tx: Tx, board: BoardRecord, *, also: Iterable[int] = ()) -> Board:
+        """The model of ``board``, locked in the write transaction ``tx``; as
+        :func:`load_board` with frame payloads plus those of ``also``.
+
+        The caller may change the model freely: it returns to the cache when
+        ``tx`` commits, and is dropped when ``tx`` rolls back after a change.
+        """
+        also = list(also)
+        # The revs as of now, under the lock the road took, whatever record the caller holds.
+        current = tx.board(board.id)
+        if current is None:
+            raise ValueError(f"board {board.id} is gone")
+        lease = self._lease(board.id)
+        me = threading.get_ident()
+        # A second load of one board in one transaction, or a thread that never
+        # handed its model back: build from scratch, keep nothing.
+        if lease.owner == me or not lease.lock.acquire(timeout=LEASE_WAIT_S):
+            self.last = "bypass"
+            return load_board(tx, current, also=also)
+        lease.owner = me
+        try:
+            entry = self._checkout(tx, current)
+        except BaseException:
+            lease.owner = None
+            lease.lock.release()
+            raise
+        model = entry.model
+        wanted = [r for r in tx.cards_by_id(also) if r.id in model] if also else []
+        for r in wanted:
+            model.cards[r.id].payload = r.payload
+        if self.verify:
+            _check_same(model, load_board(tx, current, also=also), board.slug)
+        untouched = model.edits
+        tx.on_end(lambda committed: self._check_in(entry, lease, also, committed, untouched))
+        return model
+
+    def _lease(self, board_id: int) -> _Lease:
+        with self._lock:
+            lease = self._leases.get(board_id)
+            if lease is None:
+                lease = self._leases[board_id] = _Lease()
+            return lease
+
+    def _checkout(self, tx: Tx, board: BoardRecord) -> _Entry:
+        with self._lock:
+            entry = self._entries.pop(board.id, None)
+        if (
+            entry is not None
+            and entry.created_at == board.created_at
+            and board.purged_rev <= entry.rev <= board.rev
+            and self._catch_up(tx, board, entry)
+        ):
+            return entry
+        self.last = "fresh"
+        edges = tx.edges(board.id, include_trashed_ends=True)
+        model = Board(_cards(tx, board), flow=board.flow)
+        model.wires = _wires(edges, model)
+        return _Entry(board.id, board.created_at, board.rev, board.card_seq, model, edges)
+
+    def _catch_up(self, tx: Tx, board: BoardRecord, entry: _Entry) -> bool:
+        """Bring ``entry`` to ``board``'s rev; False when only a rebuild will do."""
+        model = entry.model
+        if entry.rev < board.rev:
+            rows = tx.card_changes(board.id, entry.rev)
+            upserts: list[Card] = []
+            removed: list[int] = []
+            for r in rows:
+                frame = r.kind in layout.FRAME_KINDS
+                present = r.id in model
+                if r.deleted:
+                    if present:
+                        if frame:
+                            return False  # its members' links change in ways rows do not show
+                        removed.append(r.id)
+                elif not present and r.ordinal <= entry.seq:
+                    # A restored card: a fresh build takes it where it belongs.
+                    return False
+                else:
+                    upserts.append(layout_card(r, r.payload if frame else {}))
+            model.sync(upserts, removed)
+            self.last = f"delta:{len(rows)}"
+        else:
+            self.last = "warm"
+        if board.edges_rev > entry.rev:
+            entry.edges = tx.edges(board.id, include_trashed_ends=True)
+        entry.rev = board.rev
+        entry.seq = board.card_seq
+        model.wires = _wires(entry.edges, model)
+        model.flow = board.flow
+        return True
+
+    def _check_in(
+        self, entry: _Entry, lease: _Lease, also: list[int], committed: bool, untouched: int
+    ) -> None:
+        try:
+            model = entry.model
+            # A rolled-back call may keep its model only if nothing changed it;
+            # a committed one keeps it at the rev it was taken at, so the next
+            # load reads this call's own rows back and the model matches the
+            # database again whatever the call did in memory.
+            if not committed and model.edits != untouched:
+                return
+            for key in also:
+                card = model.cards.get(key)
+                if card is not None and not card.is_frame:
+                    card.payload = {}
+            with self._lock:
+                self._entries[entry.board_id] = entry
+                held = sum(len(e.model) for e in self._entries.values())
+                while held > self.max_cards and self._entries:
+                    _, oldest = self._entries.popitem(last=False)
+                    held -= len(oldest.model)
+        finally:
+            lease.owner = None
+            lease.lock.release()
+
+
+def _wires(edges: list[EdgeRecord], model: Board) -> list[Wire]:
+    """The wires between live cards, as :meth:`Tx.edges` without trashed ends gives them."""
+    cards = model.cards
+    return [
+        Wire(e.from_card, e.to_card, e.rel)
+        for e in edges
+        if e.from_card in cards and e.to_card in cards
+    ]
+
+
+def _check_same(warm: Board, fresh: Board, slug: str) -> None:
+    """Raise when a warm model differs from one built from the database.
+
+    Compared: every card's stored state, the wires in order, the flow, the
+    sections, the extent and the spatial index. Not compared: the order of
+    the card dict (no engine rule reads it; placement sorts what it scans)
+    and the next creation number (a call only needs it above every card's).
+    """
+    problems: list[str] = []
+
+    def state(card: Card) -> tuple[Any, ...]:
+        return (
+            card.kind,
+            card.payload,
+            card.geometry,
+            card.parent,
+            card.children,
+            card.layer,
+            card.created,
+            card.sized_by,
+        )
+
+    if warm.cards.keys() != fresh.cards.keys():
+        extra = sorted(map(str, warm.cards.keys() - fresh.cards.keys()))[:5]
+        missing = sorted(map(str, fresh.cards.keys() - warm.cards.keys()))[:5]
+        problems.append(f"cards differ: extra {extra}, missing {missing}")
+    else:
+        for key, card in fresh.cards.items():
+            if state(warm.cards[key]) != state(card):
+                problems.append(f"card {key}: {state(warm.cards[key])} != {state(card)}")
+                break
+    if [attrs.astuple(w) for w in warm.wires] != [attrs.astuple(w) for w in fresh.wires]:
+        problems.append("wires differ")
+    if warm.flow != fresh.flow:
+        problems.append(f"flow {warm.flow!r} != {fresh.flow!r}")
+    if [c.id for c in warm.sections()] != [c.id for c in fresh.sections()]:
+        problems.append("sections differ")
+    if warm.extent() != fresh.extent():
+        problems.append(f"extent {warm.extent()} != {fresh.extent()}")
+    if any(warm.index.box(k) != fresh.index.box(k) for k in fresh.cards):
+        problems.append("spatial index differs")
+    if problems:
+        raise AssertionError(f"warm model of board {slug!r} is stale: " + "; ".join(problems))
 
 
 def layout_card(

@@ -264,7 +264,7 @@ def update_cards(call: Call) -> dict[str, Any]:
             )
         )
     # Frames' payloads plus the patched cards' (a width-only patch re-wraps their text).
-    model = load_board(tx, board, also=[p["id"] for p in patches])
+    model = call.workspace.models.load(tx, board, also=[p["id"] for p in patches])
     if engine_patches:
         write_changes(
             tx,

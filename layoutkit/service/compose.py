@@ -241,6 +241,7 @@ def compose_board(call: Call) -> dict[str, Any]:
         b.edges,
         b.questions,
         b.staged,
+        models=call.workspace.models,
     )
     _fetch_links(call, receipt)
     return receipt
@@ -254,7 +255,7 @@ def _fetch_links(call: Call, receipt: dict[str, Any]) -> None:
 
 
 def _require_section(tx: Tx, board: BoardRecord, title: str) -> None:
-    section_ids = [c.id for c in tx.card_boxes(board.id) if c.kind == "section"]
+    section_ids = [c.id for c in tx.card_boxes(board.id, kinds=["section"])]
     if any(c.payload.get("title") == title for c in tx.cards_by_id(section_ids)):
         return
     raise ServiceError(

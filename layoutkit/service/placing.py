@@ -11,7 +11,7 @@ from typing import Any
 from layoutkit import layout
 from layoutkit.errors import ServiceError
 from layoutkit.principal import Principal
-from layoutkit.service.board_model import load_board, write_changes
+from layoutkit.service.board_model import BoardModels, write_changes
 from layoutkit.service.content_prep import Prepared, store_spilled
 from layoutkit.service.layout_params import batch_from_params
 from layoutkit.service.ref_targets import stamp_ref_targets
@@ -24,6 +24,8 @@ def place_cards(
     board: BoardRecord,
     prepared: list[Prepared],
     placement: dict[str, Any],
+    *,
+    models: BoardModels,
 ) -> dict[str, Any]:
     """Place ``prepared`` cards on the locked ``board`` as one compose batch and store them.
 
@@ -39,7 +41,7 @@ def place_cards(
         }
     )
     raw = [{} for _ in prepared]
-    return store_batch(principal, tx, board, batch, prepared, raw, [], [], [])
+    return store_batch(principal, tx, board, batch, prepared, raw, [], [], [], models=models)
 
 
 def new_question(q: dict[str, Any], card_id: int | None, principal: Principal) -> NewQuestion:
@@ -65,6 +67,8 @@ def store_batch(
     raw_edges: list[dict[str, Any]],
     raw_questions: list[dict[str, Any]],
     staged: list[dict[str, Any]],
+    *,
+    models: BoardModels,
 ) -> dict[str, Any]:
     """Place ``batch`` on the locked ``board`` and store cards, wires and questions.
 
@@ -72,7 +76,7 @@ def store_batch(
     lists are what the caller sent (refs, wire ends, question card links).
     Returns compose_board's receipt.
     """
-    model = load_board(tx, board)
+    model = models.load(tx, board)
     result = layout.place_batch(model, batch)
     stamp_ref_targets(
         tx,

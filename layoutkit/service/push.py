@@ -354,7 +354,7 @@ def push_doc(call: Call) -> dict[str, Any]:
     if latest is not None and "section" not in where:
         where["anchor"] = {"cardId": latest.id, "relation": "beside"}
     card_in = attrs.evolve(push.prepared, payload=payload)
-    receipt = place_cards(call.principal, tx, board, [card_in], where)
+    receipt = place_cards(call.principal, tx, board, [card_in], where, models=call.workspace.models)
     (card,) = receipt["cards"]
     tx.record_event(
         "board.push",

@@ -153,7 +153,7 @@ def refresh_ref_targets(tx: Tx, board: BoardRecord, changed: Iterable[int]) -> l
     changed = set(changed)
     if not changed:
         return []
-    holders = [b.id for b in tx.card_boxes(board.id) if b.kind in REF_HOLDERS]
+    holders = [b.id for b in tx.card_boxes(board.id, kinds=REF_HOLDERS)]
     summaries = _summaries(tx, board.workspace_id, changed)
     updates = []
     for holder in tx.cards_by_id(holders):

@@ -292,7 +292,7 @@ def _diff(cards: dict[int, CardRecord], a: CardRecord, b: CardRecord) -> dict[st
 def list_sections(call: Call) -> dict[str, Any]:
     """The section frames of a board, oldest first, with journey and pass."""
     tx, board = call.tx, call.board
-    boxes = [c for c in tx.card_boxes(board.id) if c.kind == "section"]
+    boxes = tx.card_boxes(board.id, kinds=["section"])
     full = {c.id: c for c in tx.cards_by_id([c.id for c in boxes])} if boxes else {}
     return {
         "sections": [

@@ -256,7 +256,9 @@ def upload_files(call: Call) -> dict[str, Any]:
     cards = [card_for(f, ref, s) for f, ref, s in zip(files, refs, seen, strict=True)]
     # Upload cards are made by the server: their measured sizes and page counts stand.
     prepared = [prepare_card(c, i, authored=False) for i, c in enumerate(cards)]
-    receipt = place_cards(call.principal, tx, board, prepared, placement)
+    receipt = place_cards(
+        call.principal, tx, board, prepared, placement, models=call.workspace.models
+    )
     receipt["files"] = [
         {
             "name": f.name,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -13,6 +14,7 @@ from layoutkit.principal import Principal
 from layoutkit.service import idempotency, links
 from layoutkit.service import tokens as api_tokens
 from layoutkit.service._common import find_board, may_reach
+from layoutkit.service.board_model import BoardModels
 from layoutkit.service.errors import to_service_error
 from layoutkit.service.jobs import JobRunner
 from layoutkit.service.registry import REGISTRY, Operation, Registry
@@ -79,6 +81,9 @@ class Workspace:
         self.registry = registry
         self.unfurler = unfurler
         self.jobs = JobRunner()
+        # Warm layout models of the boards this process writes to; the test
+        # suite checks each against a fresh build (LAYOUTKIT_VERIFY_MODELS=1).
+        self.models = BoardModels(verify=os.environ.get("LAYOUTKIT_VERIFY_MODELS") == "1")
         with store.transaction() as tx:
             self.workspace_id: int = tx.ensure_workspace(name).id
             # Retention is enforced when a workspace opens: trashed cards go

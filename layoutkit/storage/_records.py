@@ -60,6 +60,11 @@ class BoardRecord:
     created_by: str | None
     created_at: datetime
     updated_at: datetime
+    #: Change counters (see the boards table); ``card_seq`` is the last ordinal handed out.
+    card_seq: int = 0
+    rev: int = 0
+    edges_rev: int = 0
+    purged_rev: int = 0
 
 
 @attrs.frozen(slots=True)
@@ -100,6 +105,7 @@ class CardRecord:
     updated_at: datetime
     deleted_at: datetime | None
     deleted_by: str | None
+    rev: int = 0
 
     @property
     def deleted(self) -> bool:

@@ -106,6 +106,14 @@ boards = Table(
     Column("card_seq", BigInteger, nullable=False, default=0),
     Column("created_at", When, nullable=False),
     Column("updated_at", When, nullable=False),
+    # Change counters for warm board models (service/board_model.py): every
+    # write to the board's cards or edges bumps ``rev`` and stamps the changed
+    # card rows with it, so a model at rev r catches up by reading the rows
+    # with a larger rev. ``edges_rev`` is the rev of the last edge change and
+    # ``purged_rev`` of the last purge (purged rows leave no row to read).
+    Column("rev", BigInteger, nullable=False, default=0, server_default="0"),
+    Column("edges_rev", BigInteger, nullable=False, default=0, server_default="0"),
+    Column("purged_rev", BigInteger, nullable=False, default=0, server_default="0"),
     UniqueConstraint("workspace_id", "slug", name="uq_boards_slug"),
 )
 
@@ -140,7 +148,10 @@ cards = Table(
     Column("updated_at", When, nullable=False),
     Column("deleted_at", When, nullable=True),
     Column("deleted_by", String(300), nullable=True),
+    # The board rev of the card's last change (see boards.rev).
+    Column("rev", BigInteger, nullable=False, default=0, server_default="0"),
     Index("ix_cards_board_ordinal", "board_id", "ordinal"),
+    Index("ix_cards_board_rev", "board_id", "rev"),
     Index("ix_cards_parent", "parent_id"),
     Index("ix_cards_deleted_at", "deleted_at"),
 )

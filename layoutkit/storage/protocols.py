@@ -209,8 +209,14 @@ class CardTx(Protocol):
         """A board's cards in created order; trashed ones only when asked."""
         ...
 
-    def card_boxes(self, board_id: int) -> list[CardBox]:
-        """A board's live cards without payloads, in created order (cheaper than :meth:`cards`)."""
+    def card_boxes(self, board_id: int, *, kinds: Iterable[str] | None = None) -> list[CardBox]:
+        """A board's live cards without payloads, in created order (cheaper than
+        :meth:`cards`); only those of ``kinds`` when given."""
+        ...
+
+    def card_changes(self, board_id: int, since: int) -> list[CardRecord]:
+        """The board's cards changed after board rev ``since``, soft-deleted ones
+        included, in ordinal order (see :attr:`BoardRecord.rev`)."""
         ...
 
     def count_cards(self, board_id: int, *, include_deleted: bool = False) -> int:
@@ -431,6 +437,12 @@ class EventTx(Protocol):
 class Tx(WorkspaceTx, BoardTx, CardTx, QuestionTx, AccessTx, RequestKeyTx, EventTx, Protocol):
     """One open transaction or read snapshot; write methods raise
     :class:`~layoutkit.storage.StorageError` in a read snapshot."""
+
+    def on_end(self, callback: Callable[[bool], None]) -> None:
+        """Call ``callback(committed)`` once the transaction has ended, after the
+        commit (True) or the rollback (False); for caches that must only keep
+        what was committed."""
+        ...
 
     def now(self) -> datetime:
         """The store clock's current time (UTC)."""

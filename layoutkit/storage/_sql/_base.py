@@ -4,7 +4,7 @@ the read-only guard and the conversion of rows into records."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import nullcontext
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -85,6 +85,11 @@ class TxBase:
         self.writable = writable
         self._pg = store.dialect == "postgresql"
         self._blobs: BlobStore | None = None
+        self.ended: list[Callable[[bool], None]] = []
+
+    def on_end(self, callback: Callable[[bool], None]) -> None:
+        """Call ``callback(committed)`` once this transaction has ended."""
+        self.ended.append(callback)
 
     def now(self) -> datetime:
         """The store clock's current time (UTC)."""

@@ -25,8 +25,21 @@ def _card(row: Any) -> CardRecord:
     # Positional unpacking, not the name-based ``record``: boards of thousands
     # of cards make per-field lookups on rows the hot spot. The column order
     # is pinned below.
-    *head, created_at, updated_at, deleted_at, deleted_by = row
-    return CardRecord(*head, utc(created_at), utc(updated_at), utc(deleted_at), deleted_by)
+    *head, created_at, updated_at, deleted_at, deleted_by, rev = row
+    return CardRecord(*head, utc(created_at), utc(updated_at), utc(deleted_at), deleted_by, rev)
+
+
+#: A changed card row takes its board's rev, which the same statement's
+#: transaction has just bumped (see ``CardRows._bump``).
+_BOARD_REV = select(s.boards.c.rev).where(s.boards.c.id == s.cards.c.board_id).scalar_subquery()
+
+
+def _boards_of_cards(ids: list[int]) -> Any:
+    return select(s.cards.c.board_id).where(s.cards.c.id.in_(ids))
+
+
+def _boards_of_edges(ids: list[int]) -> Any:
+    return select(s.edges.c.board_id).where(s.edges.c.id.in_(ids))
 
 
 if [c.name for c in s.cards.c] != [f.name for f in attrs.fields(CardRecord)]:
@@ -34,6 +47,17 @@ if [c.name for c in s.cards.c] != [f.name for f in attrs.fields(CardRecord)]:
 
 
 class CardRows(TxBase):
+    def _bump(self, boards: Any, *, edges: bool = False, purged: bool = False) -> None:
+        """Bump the rev of the boards selected by ``boards`` (an id or a subquery of ids)."""
+        b = s.boards.c
+        where = b.id == boards if isinstance(boards, int) else b.id.in_(boards)
+        values: dict[str, Any] = {"rev": b.rev + 1}
+        if edges:
+            values["edges_rev"] = b.rev + 1
+        if purged:
+            values["purged_rev"] = b.rev + 1
+        self.conn.execute(update(s.boards).where(where).values(**values))
+
     def insert_cards(self, board_id: int, cards: Sequence[NewCard]) -> list[CardRecord]:
         self._write()
         if not cards:
@@ -41,14 +65,19 @@ class CardRows(TxBase):
         now = self.now()
         # Bumping the board's sequence hands out the ordinals and, on
         # PostgreSQL, takes the board row's write lock.
-        last = self.conn.execute(
+        found = self.conn.execute(
             update(s.boards)
             .where(s.boards.c.id == board_id)
-            .values(card_seq=s.boards.c.card_seq + len(cards), updated_at=now)
-            .returning(s.boards.c.card_seq)
-        ).scalar()
-        if last is None:
+            .values(
+                card_seq=s.boards.c.card_seq + len(cards),
+                rev=s.boards.c.rev + 1,
+                updated_at=now,
+            )
+            .returning(s.boards.c.card_seq, s.boards.c.rev)
+        ).first()
+        if found is None:
             raise NotFoundError(f"board {board_id}")
+        last, rev = found
         first = last - len(cards) + 1
         rows = [
             {
@@ -70,6 +99,7 @@ class CardRows(TxBase):
                 "updated_at": now,
                 "deleted_at": None,
                 "deleted_by": None,
+                "rev": rev,
             }
             for i, c in enumerate(cards)
         ]
@@ -101,14 +131,22 @@ class CardRows(TxBase):
         rows = self.conn.execute(query.order_by(s.cards.c.ordinal, s.cards.c.id))
         return [_card(r) for r in rows]
 
-    def card_boxes(self, board_id: int) -> list[CardBox]:
+    def card_boxes(self, board_id: int, *, kinds: Iterable[str] | None = None) -> list[CardBox]:
+        c = s.cards.c
+        query = select(*(c[f.name] for f in attrs.fields(CardBox))).where(
+            c.board_id == board_id, c.deleted_at.is_(None)
+        )
+        if kinds is not None:
+            query = query.where(c.kind.in_(sorted(kinds)))
+        rows = self.conn.execute(query.order_by(c.ordinal, c.id))
+        return [CardBox(*r) for r in rows]
+
+    def card_changes(self, board_id: int, since: int) -> list[CardRecord]:
         c = s.cards.c
         rows = self.conn.execute(
-            select(*(c[f.name] for f in attrs.fields(CardBox)))
-            .where(c.board_id == board_id, c.deleted_at.is_(None))
-            .order_by(c.ordinal, c.id)
+            select(s.cards).where(c.board_id == board_id, c.rev > since).order_by(c.ordinal, c.id)
         )
-        return [CardBox(*r) for r in rows]
+        return [_card(r) for r in rows]
 
     def count_cards(self, board_id: int, *, include_deleted: bool = False) -> int:
         query = select(func.count()).select_from(s.cards).where(s.cards.c.board_id == board_id)
@@ -126,12 +164,15 @@ class CardRows(TxBase):
             key = tuple(sorted(fields))
             groups.setdefault(key, []).append({"_id": patch["id"], **fields})
         now = self.now()
+        if patches:
+            self._bump(_boards_of_cards([p["id"] for p in patches]))
         for key, rows in groups.items():
             stmt = (
                 update(s.cards)
                 .where(s.cards.c.id == bindparam("_id"))
                 .values(
                     version=s.cards.c.version + 1,
+                    rev=_BOARD_REV,
                     updated_at=now,
                     **{name: bindparam(f"_{name}") for name in key},
                 )
@@ -152,10 +193,13 @@ class CardRows(TxBase):
         self._write()
         if not links:
             return
+        self._bump(_boards_of_cards([link["id"] for link in links]))
         stmt = (
             update(s.cards)
             .where(s.cards.c.id == bindparam("_id"))
-            .values(parent_id=bindparam("_parent_id"), children=bindparam("_children"))
+            .values(
+                parent_id=bindparam("_parent_id"), children=bindparam("_children"), rev=_BOARD_REV
+            )
         )
         self.conn.execute(
             stmt,
@@ -170,12 +214,14 @@ class CardRows(TxBase):
         ids = list(dict.fromkeys(card_ids))
         if not ids:
             return []
+        self._bump(_boards_of_cards(ids))
         trashed = self.conn.execute(
             update(s.cards)
             .where(s.cards.c.id.in_(ids), s.cards.c.deleted_at.is_(None))
             .values(
                 deleted_at=self.now(),
                 deleted_by=by,
+                rev=_BOARD_REV,
                 version=s.cards.c.version + 1,
                 updated_at=self.now(),
             )
@@ -188,12 +234,14 @@ class CardRows(TxBase):
         ids = list(dict.fromkeys(card_ids))
         if not ids:
             return []
+        self._bump(_boards_of_cards(ids))
         restored = self.conn.execute(
             update(s.cards)
             .where(s.cards.c.id.in_(ids), s.cards.c.deleted_at.is_not(None))
             .values(
                 deleted_at=None,
                 deleted_by=None,
+                rev=_BOARD_REV,
                 version=s.cards.c.version + 1,
                 updated_at=self.now(),
             )
@@ -213,15 +261,18 @@ class CardRows(TxBase):
     def purge_deleted_cards(self, retention: timedelta = CARD_RETENTION) -> int:
         self._write()
         cutoff = self.now() - retention
-        result = self.conn.execute(
-            delete(s.cards).where(s.cards.c.deleted_at.is_not(None), s.cards.c.deleted_at < cutoff)
-        )
+        expired = (s.cards.c.deleted_at.is_not(None), s.cards.c.deleted_at < cutoff)
+        # A purged row leaves nothing for a warm model to read, and its edges
+        # go with it: models of these boards reload.
+        self._bump(select(s.cards.c.board_id).where(*expired), edges=True, purged=True)
+        result = self.conn.execute(delete(s.cards).where(*expired))
         return result.rowcount
 
     def insert_edges(self, board_id: int, new_edges: Sequence[NewEdge]) -> list[EdgeRecord]:
         self._write()
         if not new_edges:
             return []
+        self._bump(board_id, edges=True)
         now = self.now()
         rows = [columns(e, board_id=board_id, created_at=now) for e in new_edges]
         ids = self.conn.execute(
@@ -240,6 +291,7 @@ class CardRows(TxBase):
     def update_edge(self, edge_id: int, **fields: Any) -> EdgeRecord:
         self._write()
         check_fields(fields, _EDGE_FIELDS, "edge")
+        self._bump(_boards_of_edges([edge_id]), edges=True)
         row = self.conn.execute(
             update(s.edges).where(s.edges.c.id == edge_id).values(**fields).returning(*s.edges.c)
         ).first()
@@ -252,4 +304,5 @@ class CardRows(TxBase):
         ids = list(edge_ids)
         if not ids:
             return 0
+        self._bump(_boards_of_edges(ids), edges=True)
         return self.conn.execute(delete(s.edges).where(s.edges.c.id.in_(ids))).rowcount

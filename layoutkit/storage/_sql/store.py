@@ -20,6 +20,7 @@ is open raises :class:`StorageError` (pass the open ``tx`` along instead).
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -44,6 +45,8 @@ from layoutkit.storage._sql.questions import QuestionRows
 from layoutkit.storage._sql.request_keys import RequestKeyRows
 from layoutkit.storage._sql.workspaces import WorkspaceRows
 from layoutkit.storage.protocols import Clock
+
+log = logging.getLogger(__name__)
 
 SQLITE_BUSY_TIMEOUT_S = 30.0
 PG_LOCK_TIMEOUT_S = 30.0
@@ -143,15 +146,28 @@ class SqlStore:
                     ms = int(PG_LOCK_TIMEOUT_S * 1000)
                     conn.exec_driver_sql(f"SET LOCAL lock_timeout = {ms}")
                 tx = SqlTx(self, conn, writable=writable)
+                committed = False
                 try:
-                    yield tx
-                except BaseException:
-                    conn.rollback()
-                    raise
-                if writable:
-                    conn.commit()
-                else:
-                    conn.rollback()
+                    try:
+                        yield tx
+                    except BaseException:
+                        conn.rollback()
+                        raise
+                    if writable:
+                        conn.commit()
+                        committed = True
+                    else:
+                        conn.rollback()
+                finally:
+                    # Still inside the write lock: the next writer finds what
+                    # these callbacks keep (a warm board model) already in place.
+                    for callback in tx.ended:
+                        try:
+                            callback(committed)
+                        except Exception:
+                            # The transaction's outcome stands; a cache that
+                            # failed to keep something only loses that.
+                            log.exception("a transaction-end callback failed")
         finally:
             self._local.open = False
 
