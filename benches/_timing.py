@@ -63,12 +63,20 @@ class Timing:
 TIMING_HEADER = ["wall med ms", "wall p95 ms", "cpu med ms", "cpu p95 ms"]
 
 
-def measure(fn: Callable[[int], Any], rounds: int, warmup: int = 1) -> Timing:
-    """Run ``fn(round)`` ``warmup`` times untimed (with negative rounds), then ``rounds`` times."""
+def measure(
+    fn: Callable[[int], Any],
+    rounds: int,
+    warmup: int = 1,
+    before: Callable[[], Any] | None = None,
+) -> Timing:
+    """Run ``fn(round)`` ``warmup`` times untimed (with negative rounds), then ``rounds`` times;
+    ``before()`` runs untimed ahead of each timed round."""
     for w in range(warmup):
         fn(-1 - w)
     wall, cpu = [], []
     for r in range(rounds):
+        if before is not None:
+            before()
         w0, c0 = time.perf_counter(), time.process_time()
         fn(r)
         cpu.append((time.process_time() - c0) * 1000)
@@ -93,20 +101,21 @@ def table(title: str, header: list[str], rows: list[list[str]]) -> None:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)))
 
 
-def workspaces() -> Iterator[tuple[str, Workspace]]:
+def workspaces(**open_kw: Any) -> Iterator[tuple[str, Workspace]]:
     """Workspaces to time a caller's wait in: a SQLite file, and PostgreSQL when
     LAYOUTKIT_TEST_POSTGRES_URL is set (a workspace of its own per run, so runs
-    never meet). Each is closed before the next one opens."""
+    never meet). Each is closed before the next one opens; ``open_kw`` go to
+    ``Workspace.open`` (e.g. an unfurler)."""
     with (
         tempfile.TemporaryDirectory() as tmp,
-        Workspace.open(f"sqlite:///{Path(tmp) / 'bench.db'}") as ws,
+        Workspace.open(f"sqlite:///{Path(tmp) / 'bench.db'}", **open_kw) as ws,
     ):
         yield "sqlite", ws
     url = os.environ.get("LAYOUTKIT_TEST_POSTGRES_URL")
     if not url:
         print("(postgresql skipped: set LAYOUTKIT_TEST_POSTGRES_URL to include it)")
         return
-    with Workspace.open(url, name=f"bench-{uuid.uuid4().hex[:10]}") as ws:
+    with Workspace.open(url, name=f"bench-{uuid.uuid4().hex[:10]}", **open_kw) as ws:
         yield "postgresql", ws
 
 
