@@ -34,6 +34,7 @@ from _timing import CALLER, ENGINE, TIMING_HEADER, measure, once, table, workspa
 
 from layoutkit.diagram import LayoutOptions, lay_out  # noqa: E402
 from layoutkit.diagram.findings import composition_findings  # noqa: E402
+from layoutkit.limits import DIAGRAM_EDGES, DIAGRAM_NODES  # noqa: E402
 
 BUCKETS = (10, 50, 100, 200, 500)
 TARGET_MS = {10: 20, 50: 60, 100: 120, 200: 300, 500: 1200}
@@ -91,8 +92,13 @@ def main() -> None:
     files = [f for f in files if re.search(a.filter, f.name)]
     rows = []
     graphs = []
+    over_caps = []
     for f in files:
         g = json.loads(f.read_text())
+        if len(g["nodes"]) > DIAGRAM_NODES or len(g["edges"]) > DIAGRAM_EDGES:
+            # lay_out refuses a diagram over the caps (LimitExceeded), as a request would be.
+            over_caps.append(g["name"])
+            continue
         graphs.append(g)
         lay = layout_graph(g)
         timing = measure(lambda _, g=g: layout_graph(g), a.reps, warmup=0)
@@ -118,6 +124,11 @@ def main() -> None:
             json.loads(line) for line in Path(a.anchors).read_text().splitlines() if line.strip()
         ]
     names = {r["graph"] for r in rows}
+    if over_caps:
+        print(
+            f"skipped {len(over_caps)} graphs over the diagram caps ({DIAGRAM_NODES} nodes, "
+            f"{DIAGRAM_EDGES} edges), left out of every engine's rows: {', '.join(over_caps)}\n"
+        )
     anchor_table(rows, [r for r in anchors if r.get("ok") and r["graph"] in names])
     caller_set(graphs, a.caller_reps)
     synthetic_set()
@@ -200,18 +211,26 @@ def anchor_table(rows: list[dict], anchors: list[dict]) -> None:
             "| bucket | crossings / ELK (<= 0.8) | crossings / dot | length / ELK (<= 1) | length / dot | area / ELK (<= 1.15, both 60 px layer gap) | area / dot (both 60 px) | warm wall ms (target) | cpu ms | ELK wall ms | dot wall ms |"
         )
         print("|---|---|---|---|---|---|---|---|---|---|---|")
+        # Ratios sum both engines over the same graphs: an anchor may lack a graph
+        # (a failed or unfinished run), and layoutkit's rows must then leave it out too.
+        same = {
+            other: agg([r for r in rows if r["graph"] in {x["graph"] for x in engines[other]}])
+            for other in ("elk", "dot")
+            if other in engines
+        }
         for b in BUCKETS:
             s, e = aggs["layoutkit"].get(b), aggs["elk"].get(b)
-            if not s or not e:
+            se, sd = same["elk"].get(b), same.get("dot", {}).get(b)
+            if not s or not e or not se:
                 continue
             d = aggs.get("dot", {}).get(b)
 
-            def vs_dot(key: str, s=s, d=d) -> str:
-                return f"{s[key] / max(1, d[key]):.2f}" if d else "-"
+            def vs_dot(key: str, sd=sd, d=d) -> str:
+                return f"{sd[key] / max(1, d[key]):.2f}" if d and sd else "-"
 
             vs_dot_ms = _ms(d["ms"]) if d else "-"
             print(
-                f"| {b} | {s['crossings'] / max(1, e['crossings']):.2f} | {vs_dot('crossings')} | {s['length'] / e['length']:.2f} | {vs_dot('length')} | {s['area'] / e['area']:.2f} | {vs_dot('area')} | {_ms(s['ms'])} ({TARGET_MS[b]}) | {_ms(s['cpu'])} | {_ms(e['ms'])} | {vs_dot_ms} |"
+                f"| {b} | {se['crossings'] / max(1, e['crossings']):.2f} | {vs_dot('crossings')} | {se['length'] / e['length']:.2f} | {vs_dot('length')} | {se['area'] / e['area']:.2f} | {vs_dot('area')} | {_ms(s['ms'])} ({TARGET_MS[b]}) | {_ms(s['cpu'])} | {_ms(e['ms'])} | {vs_dot_ms} |"
             )
     print()
 
@@ -353,6 +372,9 @@ def components_set(files: list[Path], per_case: int = 6) -> None:
             merged["edges"] += [
                 {"from": f"c{k}_{e['from']}", "to": f"c{k}_{e['to']}"} for e in g["edges"]
             ]
+        if len(merged["edges"]) > DIAGRAM_EDGES:
+            print(f"| {case // per_case} | {len(parts)} | over the {DIAGRAM_EDGES}-edge cap | - |")
+            continue
         w, h = _extent(layout_graph(merged))
         print(
             f"| {case // per_case} | {len(parts)} | {w * h / (row_w * row_h):.2f} | {w / h:.2f} |"
