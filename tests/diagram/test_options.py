@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from layoutkit.diagram import LayoutOptions, lay_out
 
 CHAIN = {
@@ -16,7 +18,7 @@ def _layer_gaps(out: dict) -> list[float]:
     """Free space between consecutive nodes of the chain (top of one minus bottom of the other)."""
     nodes = out["geo"]["nodes"]
     boxes = [nodes[v] for v in "abcd"]
-    return [b["y"] - (a["y"] + a["h"]) for a, b in zip(boxes, boxes[1:], strict=False)]
+    return [b["y"] - (a["y"] + a["h"]) for a, b in itertools.pairwise(boxes)]
 
 
 def test_default_options_give_the_same_geometry_as_no_options() -> None:
