@@ -1,11 +1,19 @@
 """Diagram layout bench: layoutkit over the shared graph corpus, beside the layout anchors.
 
-usage: python benches/diagram_bench.py [--anchors PATH/TO/results/rows.jsonl] [--reps 5] [--filter REGEX]
+usage: python benches/diagram_bench.py [--anchors PATH/TO/results/rows.jsonl] [--reps 5]
+       [--filter REGEX] [--shared PATH/TO/shared]
 
 Scoring follows the anchors harness (tools/layout-anchors/metrics.py): its
-``compute`` is imported from the harness folder when present next to the
-corpus (../shared/tools/layout-anchors), so both columns are scored alike.
-A second synthetic set (groups, lanes, ports, labels) checks containment
+``compute`` is imported from the harness folder next to the corpus
+(``--shared``, default ../shared beside the repo), so both columns are scored alike.
+The corpus run lays out with the corpus node sizes and the anchors' spacing
+(60 px between layers, 40 px between nodes, as the ELK and dot runs), through
+the public ``lay_out(..., options=, node_sizes=)``. Its times are the engine
+alone; a second table times what a caller waits for through
+``Workspace.call("compose_board")`` with one diagram card of a graph per bucket
+(SQLite; PostgreSQL when LAYOUTKIT_TEST_POSTGRES_URL is set) beside the engine
+alone on the same payload. Wall and CPU time side by side.
+A synthetic set (groups, lanes, ports, labels) checks containment
 and label collisions.
 """
 
@@ -17,18 +25,26 @@ import random
 import re
 import statistics
 import sys
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
 sys.path.insert(0, str(REPO))
 
-from layoutkit.diagram import lay_out  # noqa: E402
+from _timing import CALLER, ENGINE, TIMING_HEADER, measure, once, table, workspaces  # noqa: E402
+
+from layoutkit.diagram import LayoutOptions, lay_out  # noqa: E402
 from layoutkit.diagram.findings import composition_findings  # noqa: E402
+from layoutkit.limits import DIAGRAM_EDGES, DIAGRAM_NODES  # noqa: E402
 
 BUCKETS = (10, 50, 100, 200, 500)
 TARGET_MS = {10: 20, 50: 60, 100: 120, 200: 300, 500: 1200}
+# The anchors harness runs ELK and dot with 60 px between layers and 40 px
+# between nodes (runners/elk.js, runners/dot_runner.py); layoutkit's node gap
+# is 40 px already, its default layer gap 36 px.
+ANCHOR_OPTIONS = LayoutOptions(layer_gap=60.0, node_gap=40.0)
+# Rows of the anchors file that name this bench's own engine are a separate,
+# earlier run (no CPU time, other options): they get a column of their own.
+FILE_LAYOUTKIT = "layoutkit (rows file)"
 
 
 def bucket(n: int) -> int:
@@ -47,21 +63,10 @@ def to_payload(g: dict) -> dict:
     }
 
 
-def layout_graph(g: dict) -> dict:
-    """The harness's engine shape: layoutkit with the corpus node sizes."""
-    import layoutkit.diagram.model as model
-
+def layout_graph(g: dict, options: LayoutOptions = ANCHOR_OPTIONS) -> dict:
+    """The harness's engine shape: layoutkit with the corpus node sizes and the anchors' spacing."""
     sizes = {n["id"]: (n["w"], n["h"]) for n in g["nodes"]}
-    original = model.size_node
-
-    def fixed(node, shape):  # the corpus fixes every node's box
-        return sizes[node["id"]]
-
-    model.size_node = fixed
-    try:
-        out = lay_out(to_payload(g))
-    finally:
-        model.size_node = original
+    out = lay_out(to_payload(g), options=options, node_sizes=sizes)
     geo = out["geo"]
     nodes = [{"id": k, **v} for k, v in geo["nodes"].items()]
     edges = [{"from": e["from"], "to": e["to"], "points": e["points"]} for e in geo["edges"]]
@@ -73,28 +78,30 @@ def main() -> None:
     ap.add_argument("--anchors", help="results/rows.jsonl written by the layout-anchors harness")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--filter", default="")
+    ap.add_argument("--shared", default=str(REPO.parent / "shared"), help="folder of the corpus")
+    ap.add_argument("--caller-reps", type=int, default=5)
     a = ap.parse_args()
-    harness = SHARED / "tools" / "layout-anchors"
+    shared = Path(a.shared)
+    harness = shared / "tools" / "layout-anchors"
     if not (harness / "metrics.py").exists():
-        sys.exit(
-            "layout-anchors harness not found next to the repo (../shared/tools/layout-anchors)"
-        )
+        sys.exit(f"layout-anchors harness not found in {harness} (see --shared)")
     sys.path.insert(0, str(harness))
     import metrics  # the harness scoring, unchanged
 
-    files = sorted((SHARED / "corpus" / "graphs").glob("*/*.json"))
+    files = sorted((shared / "corpus" / "graphs").glob("*/*.json"))
     files = [f for f in files if re.search(a.filter, f.name)]
     rows = []
+    graphs = []
+    over_caps = []
     for f in files:
         g = json.loads(f.read_text())
+        if len(g["nodes"]) > DIAGRAM_NODES or len(g["edges"]) > DIAGRAM_EDGES:
+            # lay_out refuses a diagram over the caps (LimitExceeded), as a request would be.
+            over_caps.append(g["name"])
+            continue
+        graphs.append(g)
         lay = layout_graph(g)
-        times = []
-        cpu = []
-        for _ in range(a.reps):
-            t0, c0 = time.perf_counter(), time.process_time()
-            layout_graph(g)
-            times.append((time.perf_counter() - t0) * 1000)
-            cpu.append((time.process_time() - c0) * 1000)
+        timing = measure(lambda _, g=g: layout_graph(g), a.reps, warmup=0)
         row = {
             "graph": g["name"],
             "bucket": bucket(len(g["nodes"])),
@@ -102,12 +109,13 @@ def main() -> None:
             "ok": True,
         }
         row.update(metrics.compute(g, lay))
-        row["t_layout_warm_ms"] = statistics.median(times)
-        row["cpu_ms"] = statistics.median(cpu)
+        row["t_layout_warm_ms"] = timing.wall_median
+        row["cpu_ms"] = timing.cpu_median
         row["non_orthogonal"] = non_orthogonal(lay)
         rows.append(row)
         print(
-            f"{g['name']:28s} {row['t_layout_warm_ms']:8.1f}ms cross={row['crossings']} ovl={row['node_overlaps']} etn={row['edge_through_node']} det={row['detached_ends']}",
+            f"{g['name']:28s} wall {timing.wall_median:8.1f} ms cpu {timing.cpu_median:8.1f} ms "
+            f"cross={row['crossings']} ovl={row['node_overlaps']} etn={row['edge_through_node']} det={row['detached_ends']}",
             file=sys.stderr,
         )
     anchors = []
@@ -116,7 +124,13 @@ def main() -> None:
             json.loads(line) for line in Path(a.anchors).read_text().splitlines() if line.strip()
         ]
     names = {r["graph"] for r in rows}
-    table(rows, [r for r in anchors if r.get("ok") and r["graph"] in names])
+    if over_caps:
+        print(
+            f"skipped {len(over_caps)} graphs over the diagram caps ({DIAGRAM_NODES} nodes, "
+            f"{DIAGRAM_EDGES} edges), left out of every engine's rows: {', '.join(over_caps)}\n"
+        )
+    anchor_table(rows, [r for r in anchors if r.get("ok") and r["graph"] in names])
+    caller_set(graphs, a.caller_reps)
     synthetic_set()
     components_set(files)
 
@@ -145,22 +159,41 @@ def agg(rows: list[dict]) -> dict:
             "crossings": sum(r["crossings"] for r in rs),
             "length": sum(r["edge_length"] for r in rs),
             "area": sum(r["area"] for r in rs),
-            "ms": statistics.median(
-                r["t_layout_warm_ms"] for r in rs if r.get("t_layout_warm_ms") is not None
+            "ms": _median([r.get("t_layout_warm_ms") for r in rs]),
+            "cpu": _median([r.get("cpu_ms") for r in rs]),
+            "nonorth": (
+                sum(r["non_orthogonal"] for r in rs)
+                if all("non_orthogonal" in r for r in rs)
+                else None
             ),
-            "cpu": statistics.median(r["cpu_ms"] for r in rs) if "cpu_ms" in rs[0] else None,
-            "nonorth": sum(r["non_orthogonal"] for r in rs) if "non_orthogonal" in rs[0] else None,
         }
     return out
 
 
-def table(rows: list[dict], anchors: list[dict]) -> None:
+def _median(values: list[float | None]) -> float | None:
+    """Median of the values present; None when a file's rows carry none."""
+    present = [v for v in values if v is not None]
+    return statistics.median(present) if present else None
+
+
+def _ms(v: float | None) -> str:
+    return "-" if v is None else f"{v:.1f}"
+
+
+def anchor_table(rows: list[dict], anchors: list[dict]) -> None:
     engines = {"layoutkit": rows}
     for r in anchors:
-        engines.setdefault(r["engine"], []).append(r)
+        name = FILE_LAYOUTKIT if r["engine"] == "layoutkit" else r["engine"]
+        engines.setdefault(name, []).append(r)
     aggs = {e: agg(rs) for e, rs in engines.items()}
     print(
-        "| bucket | engine | graphs | overlaps | through | detached | non-orthogonal | crossings | edge length | area | median warm ms | median cpu ms |"
+        f"layoutkit: corpus node sizes, layer gap {ANCHOR_OPTIONS.layer_gap:.0f} px, node gap "
+        f"{ANCHOR_OPTIONS.node_gap:.0f} px (the ELK and dot runs' spacing), so areas compare; "
+        f"times are {ENGINE} (lay_out in this process), wall and CPU"
+    )
+    print()
+    print(
+        "| bucket | engine | graphs | overlaps | through | detached | non-orthogonal | crossings | edge length | area | median warm ms (wall) | median cpu ms |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for b in BUCKETS:
@@ -169,29 +202,75 @@ def table(rows: list[dict], anchors: list[dict]) -> None:
             if not s:
                 continue
             nonorth = "-" if s["nonorth"] is None else s["nonorth"]
-            cpu = "-" if s["cpu"] is None else f"{s['cpu']:.1f}"
             print(
-                f"| {b} | {e} | {s['graphs']} | {s['overlaps']} | {s['through']} | {s['detached']} | {nonorth} | {s['crossings']} | {s['length']:.0f} | {s['area']:.3g} | {s['ms']:.1f} | {cpu} |"
+                f"| {b} | {e} | {s['graphs']} | {s['overlaps']} | {s['through']} | {s['detached']} | {nonorth} | {s['crossings']} | {s['length']:.0f} | {s['area']:.3g} | {_ms(s['ms'])} | {_ms(s['cpu'])} |"
             )
     if "elk" in aggs:
         print()
         print(
-            "| bucket | crossings / ELK (<= 0.8) | crossings / dot | length / ELK (<= 1) | length / dot | area / ELK (<= 1.15) | area / dot | warm ms (target) | cpu ms | ELK ms | dot ms |"
+            "| bucket | crossings / ELK (<= 0.8) | crossings / dot | length / ELK (<= 1) | length / dot | area / ELK (<= 1.15, both 60 px layer gap) | area / dot (both 60 px) | warm wall ms (target) | cpu ms | ELK wall ms | dot wall ms |"
         )
         print("|---|---|---|---|---|---|---|---|---|---|---|")
+        # Ratios sum both engines over the same graphs: an anchor may lack a graph
+        # (a failed or unfinished run), and layoutkit's rows must then leave it out too.
+        same = {
+            other: agg([r for r in rows if r["graph"] in {x["graph"] for x in engines[other]}])
+            for other in ("elk", "dot")
+            if other in engines
+        }
         for b in BUCKETS:
             s, e = aggs["layoutkit"].get(b), aggs["elk"].get(b)
-            if not s or not e:
+            se, sd = same["elk"].get(b), same.get("dot", {}).get(b)
+            if not s or not e or not se:
                 continue
             d = aggs.get("dot", {}).get(b)
 
-            def vs_dot(key: str, s=s, d=d) -> str:
-                return f"{s[key] / max(1, d[key]):.2f}" if d else "-"
+            def vs_dot(key: str, sd=sd, d=d) -> str:
+                return f"{sd[key] / max(1, d[key]):.2f}" if d and sd else "-"
 
-            vs_dot_ms = f"{d['ms']:.1f}" if d else "-"
+            vs_dot_ms = _ms(d["ms"]) if d else "-"
             print(
-                f"| {b} | {s['crossings'] / max(1, e['crossings']):.2f} | {vs_dot('crossings')} | {s['length'] / e['length']:.2f} | {vs_dot('length')} | {s['area'] / e['area']:.2f} | {vs_dot('area')} | {s['ms']:.1f} ({TARGET_MS[b]}) | {s['cpu']:.1f} | {e['ms']:.1f} | {vs_dot_ms} |"
+                f"| {b} | {se['crossings'] / max(1, e['crossings']):.2f} | {vs_dot('crossings')} | {se['length'] / e['length']:.2f} | {vs_dot('length')} | {se['area'] / e['area']:.2f} | {vs_dot('area')} | {_ms(s['ms'])} ({TARGET_MS[b]}) | {_ms(s['cpu'])} | {_ms(e['ms'])} | {vs_dot_ms} |"
             )
+    print()
+
+
+def caller_set(graphs: list[dict], reps: int) -> None:
+    """Per bucket one graph (its median size) as a caller sends it: a diagram card through
+    ``compose_board``, beside ``lay_out`` alone on the same payload (content-sized nodes,
+    default options, as compose lays it out)."""
+    picks = []
+    for b in BUCKETS:
+        gs = sorted(
+            (g for g in graphs if bucket(len(g["nodes"])) == b), key=lambda g: len(g["nodes"])
+        )
+        if gs:
+            picks.append((b, gs[len(gs) // 2]))
+    if not picks:
+        return
+    rows = []
+    for b, g in picks:
+        payload = to_payload(g)
+        engine = measure(lambda _, p=payload: lay_out(p), reps)
+        rows.append([str(b), g["name"], str(len(g["nodes"])), ENGINE, "-", *engine.cells()])
+    for backend, ws in workspaces():
+        ws.call("create", {"kind": "board", "slug": "diagrams"})
+        for b, g in picks:
+            card = {"kind": "diagram", "payload": to_payload(g)}
+
+            def compose(_: int, card: dict = card, ws=ws) -> None:
+                ws.call("compose_board", {"board": "diagrams", "cards": [card]})
+
+            caller = measure(compose, reps)
+            rows.append([str(b), g["name"], str(len(g["nodes"])), CALLER, backend, *caller.cells()])
+    rows.sort(key=lambda r: int(r[0]))
+    table(
+        f"One diagram card per bucket: {CALLER} for compose_board (params, contract, layout, "
+        f"writes, commit) vs {ENGINE} (lay_out of the same payload); {reps} rounds, "
+        "CPU is this process only",
+        ["bucket", "graph", "nodes", "figure", "backend", *TIMING_HEADER],
+        rows,
+    )
     print()
 
 
@@ -199,6 +278,7 @@ def synthetic_set(count: int = 12) -> None:
     """Diagrams with groups, lanes, ports and labels: containment and label collisions."""
     rng = random.Random(7)
     bad_frames = bad_lanes = collisions = others = 0
+    wall = cpu = 0.0
     for case in range(count):
         n = rng.randint(8, 30)
         ids = [f"v{i}" for i in range(n)]
@@ -236,7 +316,9 @@ def synthetic_set(count: int = 12) -> None:
             "lanes": lanes,
             "edges": edges,
         }
-        out = lay_out(payload)
+        out, timing = once(lambda payload=payload: lay_out(payload))
+        wall += timing.wall_median
+        cpu += timing.cpu_median
         geo = out["geo"]
         for lane_in, lane_geo in zip(lanes, geo["lanes"], strict=False):
             members = [x["id"] for x in lane_in["nodes"]] + [
@@ -256,7 +338,8 @@ def synthetic_set(count: int = 12) -> None:
                 others += 1
     print(
         f"synthetic groups/lanes/ports/labels set: {count} diagrams, nodes outside frame {bad_frames}, "
-        f"outside lane {bad_lanes}, label collisions {collisions}, other findings {others}"
+        f"outside lane {bad_lanes}, label collisions {collisions}, other findings {others}; "
+        f"{ENGINE}: lay_out of all {count} took {wall:.0f} ms wall, {cpu:.0f} ms CPU"
     )
 
 
@@ -289,6 +372,9 @@ def components_set(files: list[Path], per_case: int = 6) -> None:
             merged["edges"] += [
                 {"from": f"c{k}_{e['from']}", "to": f"c{k}_{e['to']}"} for e in g["edges"]
             ]
+        if len(merged["edges"]) > DIAGRAM_EDGES:
+            print(f"| {case // per_case} | {len(parts)} | over the {DIAGRAM_EDGES}-edge cap | - |")
+            continue
         w, h = _extent(layout_graph(merged))
         print(
             f"| {case // per_case} | {len(parts)} | {w * h / (row_w * row_h):.2f} | {w / h:.2f} |"

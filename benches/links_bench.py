@@ -3,21 +3,23 @@
 Run: ``python benches/links_bench.py [--rounds N]``. No network is touched:
 pages are made in memory and fed to the reader as a fetch would.
 
-Prints the median and p95 of: checking a URL against the address rules (a
-public name, a decimal IPv4 spelling, a mapped IPv6 literal), reading the
-preview metadata of a small page and of a 2 MiB page (the body cap), and
-the frameability probe; then the time from a compose receipt to the landed
-unfurl with an in-memory fetch (the job runner and the landing transaction).
+Prints the median and p95, wall and CPU, of: checking a URL against the
+address rules (a public name, a decimal IPv4 spelling, a mapped IPv6
+literal), reading the preview metadata of a small page and of a 2 MiB page
+(the body cap), and the frameability probe, all engine only; then what a
+caller waits for through ``Workspace.call``: the compose receipt of one link
+card, and the time from that call to the landed unfurl with an in-memory
+fetch (the job runner and the landing transaction), on SQLite and on
+PostgreSQL when LAYOUTKIT_TEST_POSTGRES_URL is set.
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 from collections.abc import Callable
 
 import httpx
+from _timing import CALLER, ENGINE, TIMING_HEADER, Timing, measure, table, workspaces
 
 from layoutkit import Workspace
 from layoutkit.net import (
@@ -43,14 +45,8 @@ def _page(size: int) -> Fetched:
     return Fetched("https://a.example.org/", "93.184.216.34", 200, headers, body[:size], False, ())
 
 
-def _time(fn: Callable[[], object], rounds: int) -> tuple[float, float]:
-    times = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1000)
-    times.sort()
-    return statistics.median(times), times[int(len(times) * 0.95) - 1]
+def _time(fn: Callable[[], object], rounds: int) -> Timing:
+    return measure(lambda _: fn(), rounds, warmup=0)
 
 
 def _check(url: str) -> Callable[[], object]:
@@ -68,19 +64,33 @@ class _Instant:
         return Unfurled({"meta": {"url": url, "title": "t"}, "framable": True})
 
 
-def _landing(rounds: int) -> tuple[float, float]:
-    ws = Workspace.open(unfurler=_Instant())  # type: ignore[arg-type]
+def _caller(rounds: int) -> list[list[str]]:
+    rows = []
+    for backend, ws in workspaces(unfurler=_Instant()):
+        rows += [[backend, *row] for row in _landing(ws, rounds)]
+    return rows
+
+
+def _landing(ws: Workspace, rounds: int) -> list[list[str]]:
     ws.call("create", {"kind": "board", "slug": "b"})
     card = [{"kind": "link", "payload": {"url": "https://a.example.org/"}}]
 
-    def run() -> None:
+    def receipt() -> None:
         ws.call("compose_board", {"board": "b", "cards": card})
+
+    def landed() -> None:
+        receipt()
         ws.jobs.drain(30)
 
-    try:
-        return _time(run, rounds)
-    finally:
-        ws.close()
+    # Each receipt starts with no unfurl of an earlier round still running beside it.
+    receipt_timing = measure(
+        lambda _: receipt(), rounds, warmup=0, before=lambda: ws.jobs.drain(30)
+    )
+    ws.jobs.drain(30)
+    return [
+        ["compose receipt (one link card)", *receipt_timing.cells(3)],
+        ["compose call -> unfurl landed", *_time(landed, rounds).cells(3)],
+    ]
 
 
 def main() -> None:
@@ -98,11 +108,13 @@ def main() -> None:
         ("read a 20 kB page", _time(lambda: read_page(small), rounds)),
         ("read a 2 MiB page", _time(lambda: read_page(big), max(rounds // 5, 3))),
         ("frameability probe", _time(lambda: framable(small), rounds)),
-        ("compose receipt -> unfurl landed", _landing(max(rounds // 2, 3))),
     ]
-    print(f"{'step':<44} {'median ms':>10} {'p95 ms':>10}")
-    for name, (median, p95) in rows:
-        print(f"{name:<44} {median:>10.3f} {p95:>10.3f}")
+    table(ENGINE, ["step", *TIMING_HEADER], [[name, *t.cells(3)] for name, t in rows])
+    table(
+        f"{CALLER}, in-memory fetch, CPU is this process only (the job runner's threads count)",
+        ["backend", "step", *TIMING_HEADER],
+        _caller(max(rounds // 2, 3)),
+    )
 
 
 if __name__ == "__main__":

@@ -6,20 +6,24 @@ LAYOUTKIT_TEST_POSTGRES_URL is set (in a scratch schema dropped afterwards).
 
 Per backend it prints the time to insert the 5,000-card board, then the
 median and p95 of one transaction that locks the board, reads its cards
-(full records, or payload-free boxes) and inserts 10 cards.
+(full records, or payload-free boxes) and inserts 10 cards: the storage
+alone. Then what a caller waits for with the same write, 10 cards onto a
+5,000-card board through ``Workspace.call("compose_board")`` (the
+transaction plus params check, board load, placement). Wall and CPU time
+side by side; CPU is this process only (a PostgreSQL server's work shows
+in wall time).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import tempfile
-import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+from _timing import CALLER, ENGINE, TIMING_HEADER, Timing, measure, seed_board, table, workspaces
 from sqlalchemy import create_engine, text
 
 from layoutkit.storage import NewCard, SqlStore, SqlTx, open_store
@@ -49,36 +53,52 @@ def _read_boxes(tx: SqlTx, board_id: int) -> int:
     return len(tx.card_boxes(board_id))
 
 
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
-def bench(store: SqlStore, rounds: int) -> list[tuple[str, float, float, float]]:
-    """Rows of (scenario, first-or-median ms, p95 ms, rounds)."""
+def bench(store: SqlStore, rounds: int) -> list[tuple[str, Timing, int]]:
+    """Rows of (scenario, timing, rounds)."""
     with store.transaction() as tx:
         ws = tx.ensure_workspace()
         board = tx.create_board(ws.id, f"bench-{uuid.uuid4().hex[:6]}")
-    started = time.perf_counter()
-    with store.transaction() as tx:
-        tx.insert_cards(board.id, [_card(i) for i in range(BOARD_CARDS)])
-    rows = [("insert 5,000-card board", (time.perf_counter() - started) * 1000, float("nan"), 1)]
+
+    def insert_board(_: int) -> None:
+        with store.transaction() as tx:
+            tx.insert_cards(board.id, [_card(i) for i in range(BOARD_CARDS)])
+
+    rows = [("insert 5,000-card board", measure(insert_board, 1, warmup=0), 1)]
     reads: list[tuple[str, Callable[[SqlTx, int], int]]] = [
         ("lock + read cards + insert 10 + commit", _read_full),
         ("lock + read boxes + insert 10 + commit", _read_boxes),
     ]
     for label, read in reads:
-        timings = []
-        for r in range(rounds):
-            started = time.perf_counter()
+
+        def write(r: int, read: Callable[[SqlTx, int], int] = read) -> None:
             with store.transaction() as tx:
                 tx.lock_board(board.id)
                 assert read(tx, board.id) >= BOARD_CARDS
                 tx.insert_cards(
                     board.id, [_card(BOARD_CARDS + r * BATCH + k) for k in range(BATCH)]
                 )
-            timings.append((time.perf_counter() - started) * 1000)
-        rows.append((label, statistics.median(timings), _percentile(timings, 0.95), rounds))
+
+        rows.append((label, measure(write, rounds, warmup=0), rounds))
+    return rows
+
+
+def caller(rounds: int) -> list[list[str]]:
+    """10 cards onto a 5,000-card board as a caller sends them: one compose_board call."""
+    board = [("note", c.payload, (c.x, c.y, c.w, c.h)) for c in map(_card, range(BOARD_CARDS))]
+    rows = []
+    for backend, ws in workspaces():
+        seed_board(ws, "big", board)
+
+        def compose(r: int, ws=ws) -> None:
+            cards = [
+                {"kind": "note", "payload": {"md": f"Round {r} note {k}"}} for k in range(BATCH)
+            ]
+            ws.call("compose_board", {"board": "big", "cards": cards})
+
+        timing = measure(compose, rounds)
+        rows.append(
+            [backend, "compose_board: 10 notes onto the board", *timing.cells(), str(rounds)]
+        )
     return rows
 
 
@@ -86,7 +106,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=40)
     args = parser.parse_args()
-    results: list[tuple[str, str, float, float, float]] = []
+    results: list[tuple[str, str, Timing, int]] = []
     with tempfile.TemporaryDirectory() as tmp:
         store = open_store(f"sqlite:///{Path(tmp) / 'bench.db'}")
         try:
@@ -107,10 +127,20 @@ def main() -> None:
             engine.dispose()
     else:
         print("(PostgreSQL skipped: set LAYOUTKIT_TEST_POSTGRES_URL to include it)")
-    print(f"{'backend':<12} {'scenario':<42} {'median ms':>10} {'p95 ms':>8} {'rounds':>7}")
-    for backend, label, median, p95, rounds in results:
-        p95_text = "-" if p95 != p95 else f"{p95:8.1f}"
-        print(f"{backend:<12} {label:<42} {median:>10.1f} {p95_text:>8} {int(rounds):>7}")
+    table(
+        f"{ENGINE}: the storage alone (SqlStore transactions, no operation around them)",
+        ["backend", "scenario", *TIMING_HEADER, "rounds"],
+        [
+            [backend, label, *timing.cells(), str(rounds)]
+            for backend, label, timing, rounds in results
+        ],
+    )
+    table(
+        f"The same write through Workspace.call on a seeded 5,000-card board ({CALLER}; "
+        "CPU is this process only)",
+        ["backend", "work", *TIMING_HEADER, "rounds"],
+        caller(args.rounds),
+    )
 
 
 if __name__ == "__main__":

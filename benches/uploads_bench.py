@@ -1,8 +1,10 @@
-"""upload_files and push_doc bench on a SQLite file workspace.
+"""upload_files and push_doc bench: what a caller waits for through ``Workspace.call``.
 
 Run: ``python benches/uploads_bench.py [--rounds N]``. Each round is one full
 ``Workspace.call``: base64 decode, image header read / PDF page count, blob
-writes (files next to the database), placement and commit.
+writes, placement and commit. SQLite (blobs are files next to the database)
+always; PostgreSQL when LAYOUTKIT_TEST_POSTGRES_URL is set. Wall and CPU
+time side by side; CPU is this process only.
 
 Every round sends new bytes (blobs are content-addressed, so a repeat would
 only find them stored). Shapes: 20 PNG screenshots (1280x800) in one upload; one 40-page PDF; a doc
@@ -15,23 +17,24 @@ from __future__ import annotations
 import argparse
 import base64
 import io
-import statistics
-import tempfile
-import time
-from collections.abc import Callable
-from pathlib import Path
+import uuid
 from typing import Any
 
+from _timing import CALLER, TIMING_HEADER, measure, table, workspaces
 from PIL import Image
 from PIL.PngImagePlugin import PngInfo
 
 from layoutkit import Workspace
 
+# Blobs are content-addressed: bytes new to this run, so a PostgreSQL database
+# kept between runs does not find them stored already.
+RUN = uuid.uuid4().hex
+
 
 def _png(i: int, round_: int) -> bytes:
     # A text chunk makes every round's bytes new, so blob writes are measured, not dedup.
     info = PngInfo()
-    info.add_text("round", str(round_))
+    info.add_text("round", f"{RUN}-{round_}")
     buf = io.BytesIO()
     Image.new("RGB", (1280, 800), (i * 7 % 256, 90, 140)).save(buf, "PNG", pnginfo=info)
     return buf.getvalue()
@@ -46,17 +49,6 @@ def _pdf(pages: int) -> bytes:
 
 def _entry(name: str, data: bytes) -> dict[str, Any]:
     return {"name": name, "data": base64.b64encode(data).decode("ascii")}
-
-
-def _time(fn: Callable[[int], Any], rounds: int) -> tuple[float, float]:
-    fn(-1)  # warm-up
-    samples = []
-    for i in range(rounds):
-        start = time.perf_counter()
-        fn(i)
-        samples.append((time.perf_counter() - start) * 1000)
-    samples.sort()
-    return statistics.median(samples), samples[max(0, int(len(samples) * 0.95) - 1)]
 
 
 def main() -> None:
@@ -78,45 +70,40 @@ def main() -> None:
             ],
         },
     }
-    with tempfile.TemporaryDirectory() as tmp:
-        ws = Workspace.open(f"sqlite:///{Path(tmp) / 'bench.db'}")
-        ws.call("create", {"kind": "board", "slug": "bench"})
-        rows = [
-            (
-                "upload 20 PNG 1280x800",
-                _time(
-                    lambda r: ws.call("upload_files", {"board": "bench", "files": sets[r]}),
-                    args.rounds,
-                ),
-            ),
-            (
-                "upload 1 PDF, 40 pages",
-                _time(
-                    lambda _: ws.call("upload_files", {"board": "bench", "files": pdf}), args.rounds
-                ),
-            ),
-            (
-                "push_doc, 20 shots",
-                _time(
-                    lambda _: ws.call(
-                        "push_doc",
-                        {
-                            "board": "bench",
-                            "doc": doc,
-                            "files": shots,
-                            "shots": [s["name"] for s in shots],
-                        },
-                    ),
-                    args.rounds,
-                ),
-            ),
-        ]
-        size = sum(len(base64.b64decode(s["data"])) for s in shots)
-        print(f"20 screenshots = {size / 1024:.0f} KiB; rounds = {args.rounds}")
-        print(f"{'shape':<26} {'median ms':>10} {'p95 ms':>10}")
-        for name, (median, p95) in rows:
-            print(f"{name:<26} {median:>10.1f} {p95:>10.1f}")
-        ws.close()
+    size = sum(len(base64.b64decode(s["data"])) for s in shots)
+    print(f"20 screenshots = {size / 1024:.0f} KiB; rounds = {args.rounds}")
+    rows = []
+    for backend, ws in workspaces():
+        rows += [[backend, *row] for row in _rows(ws, sets, pdf, doc, shots, args.rounds)]
+    table(
+        f"{CALLER}, CPU is this process only",
+        ["backend", "shape", *TIMING_HEADER],
+        rows,
+    )
+
+
+def _rows(
+    ws: Workspace,
+    sets: dict[int, list[dict[str, Any]]],
+    pdf: list[dict[str, Any]],
+    doc: dict[str, Any],
+    shots: list[dict[str, Any]],
+    rounds: int,
+) -> list[list[str]]:
+    ws.call("create", {"kind": "board", "slug": "bench"})
+    push = {"board": "bench", "doc": doc, "files": shots, "shots": [s["name"] for s in shots]}
+    shapes = [
+        (
+            "upload 20 PNG 1280x800",
+            lambda r: ws.call("upload_files", {"board": "bench", "files": sets[r]}),
+        ),
+        (
+            "upload 1 PDF, 40 pages",
+            lambda _: ws.call("upload_files", {"board": "bench", "files": pdf}),
+        ),
+        ("push_doc, 20 shots", lambda _: ws.call("push_doc", push)),
+    ]
+    return [[name, *measure(fn, rounds).cells()] for name, fn in shapes]
 
 
 if __name__ == "__main__":

@@ -2,5 +2,6 @@
 
 from layoutkit.diagram.engine import lay_out
 from layoutkit.diagram.mermaid import import_text, type_title
+from layoutkit.diagram.options import LayoutOptions
 
-__all__ = ["import_text", "lay_out", "type_title"]
+__all__ = ["LayoutOptions", "import_text", "lay_out", "type_title"]

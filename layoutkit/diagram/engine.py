@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import itertools
 from collections import defaultdict
+from collections.abc import Mapping
 from typing import Any
 
 import attrs
@@ -14,7 +15,7 @@ from layoutkit.diagram import layered, placement
 from layoutkit.diagram.findings import composition_findings, count_crossings_orth
 from layoutkit.diagram.mermaid import import_text
 from layoutkit.diagram.model import Model, Node, build_model, containers
-from layoutkit.diagram.options import OPTIONS
+from layoutkit.diagram.options import OPTIONS, LayoutOptions
 from layoutkit.errors import DiagramError
 from layoutkit.layout.modes import Item as PackItem
 from layoutkit.layout.modes import shelf_pack
@@ -32,7 +33,12 @@ def _r(v: float) -> float:
     return round(float(v), 2) + 0.0
 
 
-def lay_out(payload: dict[str, Any]) -> dict[str, Any]:
+def lay_out(
+    payload: dict[str, Any],
+    *,
+    options: LayoutOptions | None = None,
+    node_sizes: Mapping[str, tuple[float, float]] | None = None,
+) -> dict[str, Any]:
     """Compute all geometry of a diagram payload.
 
     Returns a new dict: the payload with ``geo`` (nodes, groups, lanes, edges,
@@ -43,7 +49,13 @@ def lay_out(payload: dict[str, Any]) -> dict[str, Any]:
     applied. Raises :class:`DiagramError` ``diagram_text_*`` for bad text and
     ``composition_findings`` when ``quality`` is ``showcase`` and the
     result has overlaps, label collisions or edges through nodes.
+
+    ``options`` sets spacing and effort for this call only (default:
+    ``LayoutOptions()``). ``node_sizes`` ({node id: (width, height)}) fixes
+    the box of the nodes it names instead of sizing them from their content,
+    e.g. to lay out a graph whose node sizes another engine was given.
     """
+    opts = OPTIONS if options is None else options
     out = {k: copy.deepcopy(v) for k, v in payload.items() if k not in SERVER_OWNED}
     quality = out.pop("quality", None)
     if not (out.get("nodes") or out.get("groups") or out.get("lanes")) and isinstance(
@@ -54,14 +66,14 @@ def lay_out(payload: dict[str, Any]) -> dict[str, Any]:
             if key == "title" and out.get("title"):
                 continue
             out[key] = value
-    model = build_model(out)
+    model = build_model(out, node_sizes)
     # Layout time grows faster than linearly with the graph: bound it before starting.
     check_limit("diagramNodes", len(model.nodes), field="nodes")
     check_limit("diagramEdges", len(model.edges), field="edges")
-    geo, metrics = _layout(model, out)
+    geo, metrics = _layout(model, out, opts, node_sizes)
     overrides = out.get("overrides")
     if isinstance(overrides, dict) and overrides:
-        _apply_overrides(geo, overrides, model)
+        _apply_overrides(geo, overrides, model, opts)
         metrics.update(_measure(geo))
     findings = composition_findings(geo)
     diagnostics = list(model.diagnostics)
@@ -163,11 +175,16 @@ def _block_groups(model: Model, payload: dict[str, Any]) -> list[tuple[str, str,
     return out
 
 
-def _layout(model: Model, payload: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+def _layout(
+    model: Model,
+    payload: dict[str, Any],
+    opts: LayoutOptions,
+    node_sizes: Mapping[str, tuple[float, float]] | None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """Lay out the model; groups with their own direction are laid out first as blocks."""
     blocks = _block_groups(model, payload)
     if not blocks:
-        return _layout_flat(model, payload)
+        return _layout_flat(model, payload, opts)
     raw = _raw_groups(payload)
     # Work on a shallow copy: the caller's model keeps every node and group
     # (overrides grow block frames too); repairs and diagnostics stay shared.
@@ -184,8 +201,8 @@ def _layout(model: Model, payload: dict[str, Any]) -> tuple[dict[str, Any], dict
             "groups": grp.get("groups") or [],
             "edges": [payload["edges"][model.edges[j]["index"]] for j in inner_edges],
         }
-        sub_geo, _ = _layout(build_model(sub), sub)
-        band = OPTIONS.group_title if model.groups[gid]["title"] else 0.0
+        sub_geo, _ = _layout(build_model(sub, node_sizes), sub, opts, node_sizes)
+        band = opts.group_title if model.groups[gid]["title"] else 0.0
         members = [n for n in model.nodes.values() if n.path[: len(key)] == key]
         for n in members:
             del model.nodes[n.id]
@@ -204,7 +221,7 @@ def _layout(model: Model, payload: dict[str, Any]) -> tuple[dict[str, Any], dict
         inner[gid] = (sub_geo, indices, band)
         drop = set(inner_edges)
         model.edges = [e for j, e in enumerate(model.edges) if j not in drop]
-    geo, metrics = _layout_flat(model, payload)
+    geo, metrics = _layout_flat(model, payload, opts)
     for gid, (sub_geo, indices, band) in inner.items():
         box = geo["nodes"].pop(gid)
         geo["groups"][gid] = box
@@ -233,7 +250,9 @@ def _shift_box(b: dict[str, Any], dx: float, dy: float) -> dict[str, Any]:
     return {"x": _r(b["x"] + dx), "y": _r(b["y"] + dy), "w": b["w"], "h": b["h"]}
 
 
-def _layout_flat(model: Model, payload: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+def _layout_flat(
+    model: Model, payload: dict[str, Any], opts: LayoutOptions
+) -> tuple[dict[str, Any], dict[str, Any]]:
     lr = model.dir == "LR"
     ids = list(model.nodes)
     w = {v: (model.nodes[v].h if lr else model.nodes[v].w) for v in ids}
@@ -292,7 +311,7 @@ def _layout_flat(model: Model, payload: dict[str, Any]) -> tuple[dict[str, Any],
     loop_span: dict[str, float] = {}
     for v, ls in loops.items():
         sizes = _loop_label_sizes(ls, lr)
-        loop_room[v] = OPTIONS.loop_room + 10 * (len(ls) - 1) + sum(sw + 4 for sw, _ in sizes)
+        loop_room[v] = opts.loop_room + 10 * (len(ls) - 1) + sum(sw + 4 for sw, _ in sizes)
         loop_span[v] = max((sh for _, sh in sizes), default=0.0)
     g = layered.LayoutGraph(
         nodes=ids,
@@ -312,9 +331,9 @@ def _layout_flat(model: Model, payload: dict[str, Any]) -> tuple[dict[str, Any],
     arcs = _acyclic(ids, arcs)
     layer = layered.assign_layers(ids, arcs)
     comp = _components(ids, edges, model)
-    hier = layered.insert_dummies(g, layer, rev, comp)
-    order = layered.order_layers(hier, {v: model.nodes[v].order for v in ids})
-    out_off, in_off = placement.port_offsets(hier, order, ports)
+    hier = layered.insert_dummies(g, layer, rev, comp, opts)
+    order = layered.order_layers(hier, {v: model.nodes[v].order for v in ids}, opts)
+    out_off, in_off = placement.port_offsets(hier, order, ports, opts)
     titles = {}
     for _gid, grp in model.groups.items():
         if grp["title"]:
@@ -323,11 +342,13 @@ def _layout_flat(model: Model, payload: dict[str, Any]) -> tuple[dict[str, Any],
     for lane in model.lanes:
         if lane["label"]:
             titles[lane["path"]] = text_width(lane["label"], 13, "sans-bold") if not lr else 0.0
-    placed = placement.assign_x(hier, order, out_off, in_off, titles)
-    ends = placement.straighten(hier, placed)
-    track, counts = placement.plan_tracks(hier, order, ends)
-    frame = _assign_y(hier, order, counts, model, lr, loop_span)
-    return _emit(model, payload, hier, order, placed, ends, track, frame, meta, edges, loops, lr)
+    placed = placement.assign_x(hier, order, out_off, in_off, titles, opts)
+    ends = placement.straighten(hier, placed, opts)
+    track, counts = placement.plan_tracks(hier, order, ends, opts)
+    frame = _assign_y(hier, order, counts, model, lr, loop_span, opts)
+    return _emit(
+        model, payload, hier, order, placed, ends, track, frame, meta, edges, loops, lr, opts
+    )
 
 
 def _acyclic(ids: list[str], arcs: list[tuple[str, str, int]]) -> list[tuple[str, str, int]]:
@@ -374,6 +395,7 @@ def _assign_y(
     model: Model,
     lr: bool,
     loop_span: dict[str, float],
+    opts: LayoutOptions,
 ) -> dict[str, Any]:
     items = h.items
     nl = len(order)
@@ -410,16 +432,16 @@ def _assign_y(
             (ext_bot[c] for c in ext_bot if c[:-1] == key and span[c][1] == span[key][1]),
             default=0.0,
         )
-        band = OPTIONS.group_title if key in titled and not lr else 0.0
-        ext_top[key] = OPTIONS.group_pad + band + inner_t
-        ext_bot[key] = OPTIONS.group_pad + inner_b
+        band = opts.group_title if key in titled and not lr else 0.0
+        ext_top[key] = opts.group_pad + band + inner_t
+        ext_bot[key] = opts.group_pad + inner_b
     top_ext = [0.0] * nl
     bot_ext = [0.0] * nl
     for key, (lo, hi) in span.items():
         top_ext[lo] = max(top_ext[lo], ext_top[key])
         bot_ext[hi] = max(bot_ext[hi], ext_bot[key])
-    lane_band = OPTIONS.lane_header if model.lanes else 0.0
-    y = lane_band + top_ext[0] + (OPTIONS.group_pad if model.lanes else 0.0)
+    lane_band = opts.lane_header if model.lanes else 0.0
+    y = lane_band + top_ext[0] + (opts.group_pad if model.lanes else 0.0)
     layer_top = [0.0] * nl
     track_y0 = [0.0] * nl
     for L in range(nl):
@@ -429,11 +451,11 @@ def _assign_y(
             break
         y += bot_ext[L]
         n = counts[L] if len(counts) > L else 0
-        need = (n + 1) * OPTIONS.track_gap
-        room = max(OPTIONS.layer_gap, need)
-        track_y0[L] = y + (room - (n - 1) * OPTIONS.track_gap) / 2 if n else y + room / 2
+        need = (n + 1) * opts.track_gap
+        room = max(opts.layer_gap, need)
+        track_y0[L] = y + (room - (n - 1) * opts.track_gap) / 2 if n else y + room / 2
         y += room + top_ext[L + 1]
-    y += (bot_ext[nl - 1] if nl else 0.0) + (OPTIONS.group_pad if model.lanes else 0.0)
+    y += (bot_ext[nl - 1] if nl else 0.0) + (opts.group_pad if model.lanes else 0.0)
     frames_y = {}
     for key, (lo, hi) in span.items():
         frames_y[key] = (layer_top[lo] - ext_top[key], layer_top[hi] + layer_h[hi] + ext_bot[key])
@@ -466,7 +488,7 @@ def _simplify(points: list[tuple[float, float]]) -> list[list[float]]:
 
 
 def _emit(
-    model, payload, h, order, placed, ends, track, frame, meta, edges, loops, lr
+    model, payload, h, order, placed, ends, track, frame, meta, edges, loops, lr, opts
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     items = h.items
     x = placed.x
@@ -504,14 +526,14 @@ def _emit(
             b = h.segments[s][1]
             xa, xb = ends[s]
             if s in track:
-                ty = frame["track_y0"][items[a].layer] + track[s] * OPTIONS.track_gap
+                ty = frame["track_y0"][items[a].layer] + track[s] * opts.track_gap
                 pts += [(xa, ty), (xb, ty)]
             if items[b].kind == "label":
                 it = items[b]
                 label_boxes[k] = (
-                    x[b] - it.w / 2 + OPTIONS.label_gap,
+                    x[b] - it.w / 2 + opts.label_gap,
                     cy(b) - it.h / 2,
-                    it.w - OPTIONS.label_gap,
+                    it.w - opts.label_gap,
                     it.h,
                 )
         last = chain[-1]
@@ -548,7 +570,7 @@ def _emit(
     total_h = frame["height"]
     if not model.lanes:
         packed_h = _pack_components(
-            h, boxes, routes, edges, label_boxes, loop_routes, loops, frames, lr
+            h, boxes, routes, edges, label_boxes, loop_routes, loops, frames, lr, opts
         )
         if packed_h is not None:
             total_h = packed_h
@@ -557,10 +579,8 @@ def _emit(
         fx0, fx1 = frames_x.get(lane["path"], (None, None))
         if fx0 is None:
             right = max((r[0] + r[2] for r in lane_rects), default=0.0)
-            fx0, fx1 = right + OPTIONS.lane_gap, right + OPTIONS.lane_gap + 120
-        lane_rects.append(
-            (fx0 - OPTIONS.lane_gap / 2 + OPTIONS.lane_gap / 2, 0.0, fx1 - fx0, total_h)
-        )
+            fx0, fx1 = right + opts.lane_gap, right + opts.lane_gap + 120
+        lane_rects.append((fx0 - opts.lane_gap / 2 + opts.lane_gap / 2, 0.0, fx1 - fx0, total_h))
     # Edges that end at a group stop at its frame.
     for k, m in enumerate(meta):
         if k not in routes:
@@ -675,13 +695,14 @@ def _pack_components(
     loops: dict[str, list[dict[str, Any]]],
     frames: dict[tuple, tuple[float, float, float, float]],
     lr: bool,
+    opts: LayoutOptions,
 ) -> float | None:
     """Shelf-pack the connected components (in place, top-down frame).
 
     Components are cut out of the joint layout as rigid blocks (boxes,
     routes, labels, frames) and packed tallest first by the board's shelf
     packer (:func:`layoutkit.layout.modes.shelf_pack`), aiming at
-    ``OPTIONS.pack_aspect``. Returns the new body height, or None when there
+    ``opts.pack_aspect``. Returns the new body height, or None when there
     is a single component.
     """
     comp = {it.name: it.comp for it in h.items if it.kind == "node"}
@@ -719,13 +740,13 @@ def _pack_components(
     for key, (x, y, w, hh) in frames.items():
         if key in frame_comp:
             grow(frame_comp[key], x, y, x + w, y + hh)
-    gap = OPTIONS.component_gap
+    gap = opts.component_gap
     top = min(b[1] for b in bbox.values())
     left = min(b[0] for b in bbox.values())
     # Tallest first, so shorter components can stack in a shelf's sub-columns.
     ranked = sorted(bbox, key=lambda c: (-(bbox[c][3] - bbox[c][1]), c))
     blocks = [PackItem(c, bbox[c][2] - bbox[c][0], bbox[c][3] - bbox[c][1]) for c in ranked]
-    aim = 1 / OPTIONS.pack_aspect if lr else OPTIONS.pack_aspect
+    aim = 1 / opts.pack_aspect if lr else opts.pack_aspect
     at, _, _ = shelf_pack(blocks, gap, aim)
     shift = {
         c: (left + x - bbox[c][0], top + y - bbox[c][1])
@@ -906,7 +927,9 @@ def _measure(geo: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _apply_overrides(geo: dict[str, Any], overrides: dict[str, Any], model: Model) -> None:
+def _apply_overrides(
+    geo: dict[str, Any], overrides: dict[str, Any], model: Model, opts: LayoutOptions
+) -> None:
     """Move overridden nodes to their top-left corner, re-route their edges, grow frames."""
     moved = set()
     for nid, pos in overrides.items():
@@ -981,10 +1004,10 @@ def _apply_overrides(geo: dict[str, Any], overrides: dict[str, Any], model: Mode
             if cg["path"][:-1] == grp["path"] and c in geo["groups"]
         ]
         for b in members:
-            x0 = min(frame["x"], b["x"] - OPTIONS.group_pad)
-            y0 = min(frame["y"], b["y"] - OPTIONS.group_pad - OPTIONS.group_title)
-            x1 = max(frame["x"] + frame["w"], b["x"] + b["w"] + OPTIONS.group_pad)
-            y1 = max(frame["y"] + frame["h"], b["y"] + b["h"] + OPTIONS.group_pad)
+            x0 = min(frame["x"], b["x"] - opts.group_pad)
+            y0 = min(frame["y"], b["y"] - opts.group_pad - opts.group_title)
+            x1 = max(frame["x"] + frame["w"], b["x"] + b["w"] + opts.group_pad)
+            y1 = max(frame["y"] + frame["h"], b["y"] + b["h"] + opts.group_pad)
             frame.update(x=_r(x0), y=_r(y0), w=_r(x1 - x0), h=_r(y1 - y0))
     right = max([b["x"] + b["w"] for b in geo["nodes"].values()] + [geo["width"]])
     bottom = max([b["y"] + b["h"] for b in geo["nodes"].values()] + [geo["height"]])

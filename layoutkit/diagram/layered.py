@@ -24,7 +24,7 @@ from scipy.optimize import linprog
 from scipy.sparse import coo_matrix
 
 from layoutkit.diagram import ordering
-from layoutkit.diagram.options import OPTIONS
+from layoutkit.diagram.options import OPTIONS, LayoutOptions
 
 
 @attrs.define
@@ -155,7 +155,11 @@ def _common(a: tuple, b: tuple) -> tuple:
 
 
 def insert_dummies(
-    g: LayoutGraph, layer: dict[str, int], rev: set[int], comp: dict[str, int]
+    g: LayoutGraph,
+    layer: dict[str, int],
+    rev: set[int],
+    comp: dict[str, int],
+    opts: LayoutOptions = OPTIONS,
 ) -> Hierarchy:
     """Split edges spanning several layers into chains; label holders sit mid-chain."""
     items: list[Item] = []
@@ -176,7 +180,7 @@ def insert_dummies(
         )
     segments: list[tuple[int, int, int]] = []
     chains: dict[int, list[int]] = {}
-    lab_gap = OPTIONS.label_gap
+    lab_gap = opts.label_gap
     for k, (a, b) in enumerate(g.edges):
         if a == b:
             continue
@@ -197,7 +201,7 @@ def insert_dummies(
                 lw, lh = label
                 it = Item("label", f"{k}", L, lw + lab_gap, lh, dpath, comp[u])
             else:
-                it = Item("dummy", f"{k}", L, OPTIONS.dummy_width, 0.0, dpath, comp[u])
+                it = Item("dummy", f"{k}", L, opts.dummy_width, 0.0, dpath, comp[u])
             chain.append(len(items))
             items.append(it)
         chain.append(idx[v])
@@ -236,6 +240,8 @@ def count_crossings(h: Hierarchy, pos: list[int], down: list[list[int]]) -> int:
     return ordering.layer_crossings(h.layers, pos, down)
 
 
-def order_layers(h: Hierarchy, seed_order: dict[str, int]) -> list[list[int]]:
+def order_layers(
+    h: Hierarchy, seed_order: dict[str, int], opts: LayoutOptions = OPTIONS
+) -> list[list[int]]:
     """Order each layer (see ``ordering``): restarts, sweeps, transposition, best by exact count."""
-    return ordering.order_layers(h, seed_order)
+    return ordering.order_layers(h, seed_order, opts)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any, Literal
 
 import attrs
@@ -182,8 +182,14 @@ def size_node(node: dict[str, Any], shape: str) -> tuple[float, float]:
     return w, h
 
 
-def build_model(payload: dict[str, Any]) -> Model:
-    """Collect nodes from loose, group and lane members; resolve edges; note every repair."""
+def build_model(
+    payload: dict[str, Any], node_sizes: Mapping[str, tuple[float, float]] | None = None
+) -> Model:
+    """Collect nodes from loose, group and lane members; resolve edges; note every repair.
+
+    ``node_sizes`` gives fixed (width, height) boxes by node id; other nodes are
+    sized from their content.
+    """
     repairs: list[dict[str, Any]] = []
     diags: list[dict[str, Any]] = [
         d
@@ -233,7 +239,8 @@ def build_model(payload: dict[str, Any]) -> Model:
         _open_vocab(
             raw.get("tone"), DIAGRAM_TONES, DIAGRAM_TONE_DEFAULT, f"{where}.tone", "tone", diags
         )
-        w, h = size_node(raw, shape)
+        fixed = node_sizes.get(nid) if node_sizes else None
+        w, h = (float(fixed[0]), float(fixed[1])) if fixed else size_node(raw, shape)
         ports: dict[str, tuple[str, float]] = {}
         plist = [p for p in raw.get("ports") or [] if isinstance(p, dict) and p.get("id")]
         by_side: dict[str, list[dict[str, Any]]] = {}

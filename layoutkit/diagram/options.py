@@ -1,4 +1,8 @@
-"""Spacing and effort defaults of the diagram layout, declared in one place (pixels)."""
+"""Spacing and effort of the diagram layout, declared in one place (pixels).
+
+``lay_out(payload, options=LayoutOptions(layer_gap=60))`` sets them for one
+call; ``OPTIONS`` holds the defaults and is never changed at run time.
+"""
 
 from __future__ import annotations
 
@@ -34,3 +38,4 @@ class LayoutOptions:
 
 
 OPTIONS = LayoutOptions()
+"""The defaults, used when a call passes no options."""

@@ -17,7 +17,7 @@ import random
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
-from layoutkit.diagram.options import OPTIONS
+from layoutkit.diagram.options import OPTIONS, LayoutOptions
 
 if TYPE_CHECKING:
     from layoutkit.diagram.layered import Hierarchy
@@ -66,7 +66,10 @@ def _median(ps: list[float]) -> float:
 
 
 class _Orderer:
-    def __init__(self, h: Hierarchy, seed_order: dict[str, int]) -> None:
+    def __init__(
+        self, h: Hierarchy, seed_order: dict[str, int], opts: LayoutOptions = OPTIONS
+    ) -> None:
+        self.opts = opts
         self.h = h
         self.items = h.items
         n = len(h.items)
@@ -277,8 +280,8 @@ class _Orderer:
         while (
             best_c > 0
             and spent < budget
-            and it < OPTIONS.order_sweeps
-            and stale < OPTIONS.order_patience
+            and it < self.opts.order_sweeps
+            and stale < self.opts.order_patience
         ):
             downward = it % 2 == 1
             use_median = (it // 2) % 2 == 0
@@ -298,7 +301,7 @@ class _Orderer:
     def run(self) -> list[list[int]]:
         size = len(self.items) + len(self.h.segments)
         # Even the largest graphs give both depth-first starts a few sweeps each.
-        sweeps_total = max(8, int(OPTIONS.order_work / max(1, size) ** 0.5))
+        sweeps_total = max(8, int(self.opts.order_work / max(1, size) ** 0.5))
         starts: list[list[list[int]]] = [self.dfs_start(True), self.dfs_start(False)]
         best: list[list[int]] | None = None
         best_c = -1
@@ -307,11 +310,11 @@ class _Orderer:
         while True:
             if k < len(starts):
                 start = starts[k]
-            elif k < OPTIONS.order_starts and spent < sweeps_total:
+            elif k < self.opts.order_starts and spent < sweeps_total:
                 start = self.shuffled_start(k)
             else:
                 break
-            left = max(OPTIONS.order_sweeps // 2, sweeps_total - spent)
+            left = max(self.opts.order_sweeps // 2, sweeps_total - spent)
             order, c, used = self.improve(start, left)
             spent += used
             k += 1
@@ -323,10 +326,12 @@ class _Orderer:
         return best
 
 
-def order_layers(h: Hierarchy, seed_order: dict[str, int]) -> list[list[int]]:
+def order_layers(
+    h: Hierarchy, seed_order: dict[str, int], opts: LayoutOptions = OPTIONS
+) -> list[list[int]]:
     """Order every layer to keep crossings low; containers stay contiguous.
 
     Returns one list of item indices per layer, left to right. Deterministic
     for a given hierarchy and seed order.
     """
-    return _Orderer(h, seed_order).run()
+    return _Orderer(h, seed_order, opts).run()

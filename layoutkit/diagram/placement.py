@@ -12,7 +12,7 @@ from scipy.optimize import linprog
 from scipy.sparse import coo_matrix
 
 from layoutkit.diagram.layered import Hierarchy
-from layoutkit.diagram.options import OPTIONS
+from layoutkit.diagram.options import OPTIONS, LayoutOptions
 
 STUB = 12.0
 
@@ -26,7 +26,10 @@ class Placed:
 
 
 def port_offsets(
-    h: Hierarchy, layers: list[list[int]], ports: dict[int, dict[str, Any]]
+    h: Hierarchy,
+    layers: list[list[int]],
+    ports: dict[int, dict[str, Any]],
+    opts: LayoutOptions = OPTIONS,
 ) -> tuple[dict[int, float], dict[int, float]]:
     """Spread the edge ends over the bottom (out) and top (in) sides, ordered by the far end.
 
@@ -76,7 +79,7 @@ def port_offsets(
             )
             free.sort(key=far)
             n = len(free)
-            step = min(OPTIONS.port_step, it.w / (n + 1)) if n else 0
+            step = min(opts.port_step, it.w / (n + 1)) if n else 0
             for j, s in enumerate(free):
                 table[s] = (j - (n - 1) / 2) * step
     return out_off, in_off
@@ -103,6 +106,7 @@ def assign_x(
     out_off: dict[int, float],
     in_off: dict[int, float],
     titles: dict[tuple, float],
+    opts: LayoutOptions = OPTIONS,
 ) -> Placed:
     """Horizontal centres that keep edges straight and short (LP, like network-simplex placement).
 
@@ -139,7 +143,7 @@ def assign_x(
     def R(key: tuple) -> int:
         return n + 2 * keys[key] + 1
 
-    pad = OPTIONS.group_pad
+    pad = opts.group_pad
     cost = np.zeros(nv)
     cost[:n] = 1e-3
     for ci in keys.values():
@@ -155,10 +159,10 @@ def assign_x(
 
     def gap_between(ia: Any, ib: Any) -> float:
         if ia.kind == "node" and ib.kind == "node":
-            return OPTIONS.node_gap
+            return opts.node_gap
         if ia.kind == "hold" or ib.kind == "hold":
             return 0.0
-        return OPTIONS.dummy_gap
+        return opts.dummy_gap
 
     for layer in layers:
         for p, i in enumerate(layer):
@@ -187,7 +191,7 @@ def assign_x(
                 prev_var, prev_off = R(c), 0.0
             if closing or opening:
                 boundary = opening[0] if opening else closing[-1]
-                between = OPTIONS.lane_gap if boundary[-1][0] == "lane" else OPTIONS.node_gap / 2
+                between = opts.lane_gap if boundary[-1][0] == "lane" else opts.node_gap / 2
             else:
                 between = gap_between(jt, it)
             for c in opening:
@@ -204,7 +208,7 @@ def assign_x(
             le([(L(key), 1.0), (R(key), -1.0)], -(tw + 2 * pad))
     lanes = sorted((k for k in keys if len(k) == 1 and k[0][0] == "lane"), key=lambda k: k[0][1])
     for a, b in itertools.pairwise(lanes):
-        le([(R(a), 1.0), (L(b), -1.0)], -OPTIONS.lane_gap)
+        le([(R(a), 1.0), (L(b), -1.0)], -opts.lane_gap)
     a_ub = coo_matrix((vals, (rows, cols)), shape=(r, nv)).tocsr()
     res = linprog(cost, A_ub=a_ub, b_ub=np.array(rhs), bounds=(0, None), method="highs-ds")
     if not res.success:
@@ -218,10 +222,12 @@ def assign_x(
 # -- routing -------------------------------------------------------------------------
 
 
-def straighten(h: Hierarchy, pl: Placed) -> dict[int, tuple[float, float]]:
+def straighten(
+    h: Hierarchy, pl: Placed, opts: LayoutOptions = OPTIONS
+) -> dict[int, tuple[float, float]]:
     """Drawn x of both ends of every segment, with sub-pixel jogs snapped away.
 
-    Walks each edge chain from its upper end; a lower end closer than ``OPTIONS.snap``
+    Walks each edge chain from its upper end; a lower end closer than ``opts.snap``
     to the line arriving from above takes that line's x, so the chain stays one
     straight vertical instead of jogging by a fraction of a pixel.
     """
@@ -235,26 +241,29 @@ def straighten(h: Hierarchy, pl: Placed) -> dict[int, tuple[float, float]]:
             s = seg_of[(k, a)]
             b = h.segments[s][1]
             xa = pl.x[a] + pl.out_off.get(s, 0.0)
-            if carried is not None and abs(carried - xa) < OPTIONS.snap:
+            if carried is not None and abs(carried - xa) < opts.snap:
                 xa = carried
             xb = pl.x[b] + pl.in_off.get(s, 0.0)
-            if abs(xa - xb) < OPTIONS.snap:
+            if abs(xa - xb) < opts.snap:
                 xb = xa
             ends[s] = (xa, xb)
             # Through dummies and label holders the line keeps its x.
             carried = xb
-    _unswap(h, ends, seg_of)
+    _unswap(h, ends, seg_of, opts)
     return ends
 
 
 def _unswap(
-    h: Hierarchy, ends: dict[int, tuple[float, float]], seg_of: dict[tuple[int, int], int]
+    h: Hierarchy,
+    ends: dict[int, tuple[float, float]],
+    seg_of: dict[tuple[int, int], int],
+    opts: LayoutOptions,
 ) -> None:
     """Give two lines that trade columns in one gap a clean single crossing.
 
     When segment s runs x1 -> x2 and t runs x2 -> x1, their verticals share
     both columns and any track order makes them touch twice. Shifting one of
-    the four column ends sideways by ``OPTIONS.unswap`` leaves one crossing.
+    the four column ends sideways by ``opts.unswap`` leaves one crossing.
     Only a straight run of dummies bounded by jogs on both sides is shifted,
     so no new jog appears and no node end moves.
     """
@@ -263,7 +272,7 @@ def _unswap(
     for k, chain in h.chains.items():
         for j, a in enumerate(chain[:-1]):
             place[seg_of[(k, a)]] = (k, j)
-    touch = OPTIONS.touch
+    touch = opts.touch
     per_gap: dict[int, list[int]] = defaultdict(list)
     for s, (a, _b, _k) in enumerate(h.segments):
         if ends[s][0] != ends[s][1]:
@@ -289,7 +298,7 @@ def _unswap(
         enter = seg_of[(k, chain[lo - 1])]
         leave = seg_of[(k, chain[hi])]
         x = ends[enter][1] + dx
-        if abs(ends[enter][0] - x) < OPTIONS.snap or abs(ends[leave][1] - x) < OPTIONS.snap:
+        if abs(ends[enter][0] - x) < opts.snap or abs(ends[leave][1] - x) < opts.snap:
             return False
         ends[enter] = (ends[enter][0], x)
         for p in range(lo, hi):
@@ -317,12 +326,15 @@ def _unswap(
                     (kt, jt, -1),
                 ):
                     run = run_of(k, first, step)
-                    if run and shift(k, run, OPTIONS.unswap):
+                    if run and shift(k, run, opts.unswap):
                         break
 
 
 def plan_tracks(
-    h: Hierarchy, layers: list[list[int]], ends: dict[int, tuple[float, float]]
+    h: Hierarchy,
+    layers: list[list[int]],
+    ends: dict[int, tuple[float, float]],
+    opts: LayoutOptions = OPTIONS,
 ) -> tuple[dict[int, int], list[int]]:
     """Track index per bending segment and the track count per layer gap.
 
@@ -339,10 +351,10 @@ def plan_tracks(
     end_nodes: dict[int, tuple[int, int]] = {k: (c[0], c[-1]) for k, c in h.chains.items()}
     track: dict[int, int] = {}
     counts = [0] * max(1, len(layers))
-    margin = OPTIONS.track_gap / 2
+    margin = opts.track_gap / 2
     for gap in sorted(per_gap):
         segs = sorted(per_gap[gap], key=lambda s: (min(ends[s]), s))
-        order = _order_tracks(segs, ends, [end_nodes[h.segments[s][2]] for s in segs])
+        order = _order_tracks(segs, ends, [end_nodes[h.segments[s][2]] for s in segs], opts.touch)
         placed: list[tuple[float, float, int]] = []
         for s in order:
             xa, xb = ends[s]
@@ -358,7 +370,10 @@ def plan_tracks(
 
 
 def _order_tracks(
-    segs: list[int], ends: dict[int, tuple[float, float]], nodes: list[tuple[int, int]]
+    segs: list[int],
+    ends: dict[int, tuple[float, float]],
+    nodes: list[tuple[int, int]],
+    touch: float = OPTIONS.touch,
 ) -> list[int]:
     """Top-to-bottom order of one gap's bending segments with few crossings (sifting)."""
     n = len(segs)
@@ -366,8 +381,8 @@ def _order_tracks(
         return list(segs)
     a = np.array([ends[s][0] for s in segs])
     b = np.array([ends[s][1] for s in segs])
-    lo = np.minimum(a, b) - OPTIONS.touch
-    hi = np.maximum(a, b) + OPTIONS.touch
+    lo = np.minimum(a, b) - touch
+    hi = np.maximum(a, b) + touch
     # cost[i, j]: points where i and j meet when i runs on a track above j. The
     # upper vertical of j meets i's track; the lower vertical of i meets j's track.
     cost = ((lo[:, None] <= a[None, :]) & (a[None, :] <= hi[:, None])).astype(np.int32)
