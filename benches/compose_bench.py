@@ -32,37 +32,24 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from _timing import seed_board
+
 from layoutkit import Principal, Workspace
-from layoutkit.storage import NewCard
 
 BATCH = 10
 AGENT = Principal.agent("bench")
 
 
 def _seed(ws: Workspace, slug: str, size: int) -> float:
-    start = time.perf_counter()
-    ws.call("create", {"kind": "board", "slug": slug})
-    with ws.store.transaction() as tx:
-        board = tx.board_by_slug(ws.workspace_id, slug)
-        assert board is not None
-        tx.insert_cards(
-            board.id,
-            [
-                NewCard(
-                    "note",
-                    {"md": f"Seeded note {i}: a short line of text."},
-                    (i % 100) * 240.0,
-                    (i // 100) * 140.0,
-                    216.0,
-                    116.0,
-                    "ai",
-                    AGENT.label,
-                    sized_by="content",
-                )
-                for i in range(size)
-            ],
+    notes = [
+        (
+            "note",
+            {"md": f"Seeded note {i}: a short line of text."},
+            ((i % 100) * 240.0, (i // 100) * 140.0, 216.0, 116.0),
         )
-    return time.perf_counter() - start
+        for i in range(size)
+    ]
+    return seed_board(ws, slug, notes)
 
 
 def _cards(call_no: int) -> list[dict[str, Any]]:
