@@ -29,9 +29,10 @@ def may_reach(principal: Principal, board: BoardRecord) -> bool:
     return not board.meta.get("personal") or owns_board(principal, board)
 
 
-def find_board(tx: Tx, workspace_id: int, slug: str) -> BoardRecord:
-    """The board called ``slug``; 404 ``unknown_board`` with close slugs otherwise."""
-    board = tx.board_by_slug(workspace_id, slug)
+def find_board(tx: Tx, workspace_id: int, slug: str, *, lock: bool = False) -> BoardRecord:
+    """The board called ``slug`` (locked for the write transaction ``tx`` with
+    ``lock``); 404 ``unknown_board`` with close slugs otherwise."""
+    board = tx.board_by_slug(workspace_id, slug, lock=lock)
     if board is None:
         raise ServiceError(
             404,

@@ -24,7 +24,7 @@ import attrs
 
 from layoutkit import layout
 from layoutkit.layout import Board, Card, Wire
-from layoutkit.storage import BoardRecord, CardBox, CardRecord, EdgeRecord, Tx
+from layoutkit.storage import BoardRecord, BoardRevs, CardBox, CardRecord, EdgeRecord, Tx
 
 log = logging.getLogger(__name__)
 
@@ -45,17 +45,17 @@ def load_board(
     ``"all"`` reads every payload (arrange sorts and groups by content).
     """
     wires = [Wire(e.from_card, e.to_card, e.rel) for e in tx.edges(board.id)]
-    return Board(_cards(tx, board, payloads=payloads, also=also), wires, flow=board.flow)
+    return Board(_cards(tx, board.id, payloads=payloads, also=also), wires, flow=board.flow)
 
 
 def _cards(
-    tx: Tx, board: BoardRecord, *, payloads: str = "frames", also: Iterable[int] = ()
+    tx: Tx, board_id: int, *, payloads: str = "frames", also: Iterable[int] = ()
 ) -> list[Card]:
     if payloads == "all":
-        records: list[Any] = tx.cards(board.id)
+        records: list[Any] = tx.cards(board_id)
         bodies = {r.id: r.payload for r in records}
     else:
-        records = tx.card_boxes(board.id)
+        records = tx.card_boxes(board_id)
         wanted = {r.id for r in records if r.kind in layout.FRAME_KINDS} | set(also)
         bodies = {r.id: r.payload for r in tx.cards_by_id(sorted(wanted))} if wanted else {}
     return [layout_card(r, bodies.get(r.id, {})) for r in records]
@@ -114,7 +114,7 @@ class BoardModels:
         """
         also = list(also)
         # The revs as of now, under the lock the road took, whatever record the caller holds.
-        current = tx.board(board.id)
+        current = tx.board_revs(board.id)
         if current is None:
             raise ValueError(f"board {board.id} is gone")
         lease = self._lease(board.id)
@@ -123,10 +123,10 @@ class BoardModels:
         # handed its model back: build from scratch, keep nothing.
         if lease.owner == me or not lease.lock.acquire(timeout=LEASE_WAIT_S):
             self.last = "bypass"
-            return load_board(tx, current, also=also)
+            return load_board(tx, board, also=also)
         lease.owner = me
         try:
-            entry = self._checkout(tx, current)
+            entry = self._checkout(tx, board.id, current)
         except BaseException:
             lease.owner = None
             lease.lock.release()
@@ -136,7 +136,9 @@ class BoardModels:
         for r in wanted:
             model.cards[r.id].payload = r.payload
         if self.verify:
-            _check_same(model, load_board(tx, current, also=also), board.slug)
+            fresh = tx.board(board.id)
+            assert fresh is not None
+            _check_same(model, load_board(tx, fresh, also=also), board.slug)
         untouched = model.edits
         tx.on_end(lambda committed: self._check_in(entry, lease, also, committed, untouched))
         return model
@@ -148,27 +150,27 @@ class BoardModels:
                 lease = self._leases[board_id] = _Lease()
             return lease
 
-    def _checkout(self, tx: Tx, board: BoardRecord) -> _Entry:
+    def _checkout(self, tx: Tx, board_id: int, board: BoardRevs) -> _Entry:
         with self._lock:
-            entry = self._entries.pop(board.id, None)
+            entry = self._entries.pop(board_id, None)
         if (
             entry is not None
             and entry.created_at == board.created_at
             and board.purged_rev <= entry.rev <= board.rev
-            and self._catch_up(tx, board, entry)
+            and self._catch_up(tx, board_id, board, entry)
         ):
             return entry
         self.last = "fresh"
-        edges = tx.edges(board.id, include_trashed_ends=True)
-        model = Board(_cards(tx, board), flow=board.flow)
+        edges = tx.edges(board_id, include_trashed_ends=True)
+        model = Board(_cards(tx, board_id), flow=board.flow)
         model.wires = _wires(edges, model)
-        return _Entry(board.id, board.created_at, board.rev, board.card_seq, model, edges)
+        return _Entry(board_id, board.created_at, board.rev, board.card_seq, model, edges)
 
-    def _catch_up(self, tx: Tx, board: BoardRecord, entry: _Entry) -> bool:
+    def _catch_up(self, tx: Tx, board_id: int, board: BoardRevs, entry: _Entry) -> bool:
         """Bring ``entry`` to ``board``'s rev; False when only a rebuild will do."""
         model = entry.model
         if entry.rev < board.rev:
-            rows = tx.card_changes(board.id, entry.rev)
+            rows = tx.card_changes(board_id, entry.rev)
             upserts: list[Card] = []
             removed: list[int] = []
             for r in rows:
@@ -189,7 +191,7 @@ class BoardModels:
         else:
             self.last = "warm"
         if board.edges_rev > entry.rev:
-            entry.edges = tx.edges(board.id, include_trashed_ends=True)
+            entry.edges = tx.edges(board_id, include_trashed_ends=True)
         entry.rev = board.rev
         entry.seq = board.card_seq
         model.wires = _wires(entry.edges, model)

@@ -322,7 +322,7 @@ def _board(op: Operation, tx: Tx, call: Call) -> BoardRecord | None:
                 f"{sent[0]} and {other} name the same board; they differ",
                 field=other,
             )
-        board = find_board(tx, call.workspace.workspace_id, slug)
+        board = find_board(tx, call.workspace.workspace_id, slug, lock=op.writes)
     who = call.principal
     # A share link is bound to one board; what its mode may do was admitted above.
     if who.kind == "share" and who.board != board.slug:
@@ -334,4 +334,5 @@ def _board(op: Operation, tx: Tx, call: Call) -> BoardRecord | None:
             f"board {board.slug!r} is personal to its owner",
             board=board.slug,
         )
-    return tx.lock_board(board.id) if op.writes else board
+    # A board found by slug for a write was locked as it was read.
+    return tx.lock_board(board.id) if op.writes and callable(op.board) else board

@@ -68,6 +68,19 @@ class BoardRecord:
 
 
 @attrs.frozen(slots=True)
+class BoardRevs:
+    """What a warm board model checks against: the board's change counters (see
+    the boards table), its flow, and when it was made (ids may be reused)."""
+
+    created_at: datetime
+    card_seq: int
+    rev: int
+    edges_rev: int
+    purged_rev: int
+    flow: str | None
+
+
+@attrs.frozen(slots=True)
 class NewCard:
     """A card to insert; the store assigns id, ordinal, version 1 and times."""
 

@@ -18,6 +18,7 @@ from layoutkit.storage._records import (
     ApiTokenRecord,
     AuditEventRecord,
     BoardRecord,
+    BoardRevs,
     CardBox,
     CardRecord,
     EdgeRecord,
@@ -125,8 +126,15 @@ class BoardTx(Protocol):
         """The board with this id, or None."""
         ...
 
-    def board_by_slug(self, workspace_id: int, slug: str) -> BoardRecord | None:
-        """The workspace's board called ``slug``, or None."""
+    def board_by_slug(
+        self, workspace_id: int, slug: str, *, lock: bool = False
+    ) -> BoardRecord | None:
+        """The workspace's board called ``slug``, or None; ``lock`` locks it as
+        :meth:`lock_board` does, in the same read."""
+        ...
+
+    def board_revs(self, board_id: int) -> BoardRevs | None:
+        """The board's change counters and flow, or None (one narrow read)."""
         ...
 
     def lock_board(self, board_id: int) -> BoardRecord:

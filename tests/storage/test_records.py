@@ -54,6 +54,7 @@ def test_public_surface_is_pinned() -> None:
             "AuditEventRecord",
             "BlobStore",
             "BoardRecord",
+            "BoardRevs",
             "BusyError",
             "CardBox",
             "CardRecord",

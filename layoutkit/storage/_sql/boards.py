@@ -9,8 +9,8 @@ from sqlalchemy import Row, delete, func, insert, select, update
 
 from layoutkit.storage import _schema as s
 from layoutkit.storage._errors import ConflictError, NotFoundError
-from layoutkit.storage._records import BoardRecord, fold_tags
-from layoutkit.storage._sql._base import TxBase, check_fields, record
+from layoutkit.storage._records import BoardRecord, BoardRevs, fold_tags
+from layoutkit.storage._sql._base import TxBase, check_fields, record, utc
 
 _BOARD_FIELDS = frozenset(
     {
@@ -105,22 +105,33 @@ class BoardRows(TxBase):
             self.conn.execute(select(s.boards).where(s.boards.c.id == board_id)).first()
         )
 
-    def board_by_slug(self, workspace_id: int, slug: str) -> BoardRecord | None:
-        return self._board(
-            self.conn.execute(
-                select(s.boards).where(
-                    s.boards.c.workspace_id == workspace_id, s.boards.c.slug == slug
-                )
-            ).first()
+    def board_by_slug(
+        self, workspace_id: int, slug: str, *, lock: bool = False
+    ) -> BoardRecord | None:
+        query = select(s.boards).where(
+            s.boards.c.workspace_id == workspace_id, s.boards.c.slug == slug
         )
+        return self._board(self.conn.execute(self._locking(query, lock)).first())
 
-    def lock_board(self, board_id: int) -> BoardRecord:
+    def _locking(self, query: Any, lock: bool) -> Any:
+        if not lock:
+            return query
         # On SQLite the write transaction (BEGIN IMMEDIATE) already excludes
         # every other writer, so only PostgreSQL needs the row lock.
         self._write()
-        query = select(s.boards).where(s.boards.c.id == board_id)
-        if self._pg:
-            query = query.with_for_update()
+        return query.with_for_update() if self._pg else query
+
+    def board_revs(self, board_id: int) -> BoardRevs | None:
+        b = s.boards.c
+        row = self.conn.execute(
+            select(b.created_at, b.card_seq, b.rev, b.edges_rev, b.purged_rev, b.flow).where(
+                b.id == board_id
+            )
+        ).first()
+        return None if row is None else BoardRevs(utc(row[0]), *row[1:])
+
+    def lock_board(self, board_id: int) -> BoardRecord:
+        query = self._locking(select(s.boards).where(s.boards.c.id == board_id), True)
         board = self._board(self.conn.execute(query).first())
         if board is None:
             raise NotFoundError(f"board {board_id}")

@@ -140,11 +140,6 @@ class SqlStore:
                 elif not writable:
                     conn.execution_options(isolation_level="REPEATABLE READ")
                 conn.begin()
-                if self.dialect == "postgresql" and writable:
-                    # Wait for a row lock as long as SQLite waits for its write lock,
-                    # then give up (503 busy) rather than hold a worker forever.
-                    ms = int(PG_LOCK_TIMEOUT_S * 1000)
-                    conn.exec_driver_sql(f"SET LOCAL lock_timeout = {ms}")
                 tx = SqlTx(self, conn, writable=writable)
                 committed = False
                 try:
@@ -297,11 +292,15 @@ def _sqlite_file_engine(parsed: URL, url: str) -> tuple[Engine, Path]:
 
 
 def _postgres_engine(parsed: URL, schema: str | None, pool_size: int) -> Engine:
-    connect_args: dict[str, Any] = {}
+    # Wait for a row lock as long as SQLite waits for its write lock, then
+    # give up (503 busy) rather than hold a worker forever. Set once per
+    # connection, as a startup option: no round trip per transaction.
+    options = [f"-c lock_timeout={int(PG_LOCK_TIMEOUT_S * 1000)}"]
     if schema is not None:
         if not schema.replace("_", "").isalnum():
             raise StorageError(f"schema name {schema!r} must be letters, digits and _")
-        connect_args["options"] = f"-c search_path={schema}"
+        options.append(f"-c search_path={schema}")
+    connect_args: dict[str, Any] = {"options": " ".join(options)}
     return create_engine(
         parsed.set(drivername="postgresql+psycopg"),
         pool_size=pool_size,
