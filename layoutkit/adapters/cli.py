@@ -658,9 +658,9 @@ def token_revoke(ref: str, db: str, as_json: bool) -> None:
 @click.option(
     "--workers",
     type=click.IntRange(1, 64),
-    default=1,
-    show_default=True,
-    help="Processes that serve requests, sharing the database (see docs/deploy.md).",
+    default=None,
+    help="Processes that serve requests, sharing the database (see docs/deploy.md); "
+    "default: one per core (one for an in-memory database).",
 )
 @fetch_options
 @db_option
@@ -669,7 +669,7 @@ def serve(
     port: int,
     example: bool,
     new_token: bool,
-    workers: int,
+    workers: int | None,
     db: str,
     fetch: bool | None,
     capture: str | None,
@@ -685,11 +685,22 @@ def serve(
 
     --workers N serves from N processes that share the database (on SQLite one
     write at a time still holds); the API, the viewer and MCP answer on every one.
+    The default is one process per core.
     """
     from layoutkit.adapters.http import run_server
 
     fetching = fetch_setting(fetch, server=True)
     ws = _open(db, fetch=fetching, capture=capture)
+    # Each process of an in-memory database would hold a database of its own.
+    private = bool(getattr(ws.store, "memory", False))
+    if workers is None:
+        workers = 1 if private else os.cpu_count() or 1
+    elif workers > 1 and private:
+        ws.close()
+        raise click.UsageError(
+            "an in-memory database cannot be shared by several workers; "
+            "serve a SQLite file or PostgreSQL, or pass --workers 1"
+        )
     ws.jobs.submit(ws.resume_links)  # in the background: it reads every board
     try:
         run_server(

@@ -398,7 +398,7 @@ def test_serve_calls_run_server_with_the_workspace(
 
     started: dict[str, Any] = {}
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: started.update(app=app, **kw))
-    res = run("serve", "--db", db, "--port", "8123", "--example")
+    res = run("serve", "--db", db, "--port", "8123", "--example", "--workers", "1")
     assert res.exit_code == 0, res.output
     assert (started["host"], started["port"]) == ("127.0.0.1", 8123)
     assert "example board: http://127.0.0.1:8123/boards/" in res.stdout
@@ -415,11 +415,11 @@ def test_serve_keeps_its_owner_token_until_asked_for_a_new_one(
     import uvicorn
 
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: None)
-    first = run("serve", "--db", db)
+    first = run("serve", "--db", db, "--workers", "1")
     token = _token_line(first.stdout)
     assert token is not None and token.startswith("lkt_")
 
-    again = run("serve", "--db", db, "--example")
+    again = run("serve", "--db", db, "--example", "--workers", "1")
     assert again.exit_code == 0, again.output
     assert _token_line(again.stdout) is None
     assert "lkt_" not in again.stdout
@@ -427,7 +427,7 @@ def test_serve_keeps_its_owner_token_until_asked_for_a_new_one(
     assert "--new-token" in again.stdout
     assert "?token=<owner token>" in again.stdout
 
-    fresh = _token_line(run("serve", "--db", db, "--new-token").stdout)
+    fresh = _token_line(run("serve", "--db", db, "--new-token", "--workers", "1").stdout)
     assert fresh is not None and fresh != token
     with Workspace.open(db) as ws:
         assert ws.authenticate(token) is None
@@ -435,6 +435,22 @@ def test_serve_keeps_its_owner_token_until_asked_for_a_new_one(
         serve_tokens = [t for t in ws.tokens() if t["purpose"] == "serve"]
     assert [t["revoked"] is None for t in serve_tokens] == [False, True]
     assert "--new-token" in run("serve", "--help").stdout
+
+
+def test_serve_defaults_to_one_worker_per_core_and_one_for_memory(
+    db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from layoutkit.adapters import http
+
+    seen: list[int] = []
+    monkeypatch.setattr(http, "run_server", lambda ws, **kw: seen.append(kw["workers"]))
+    monkeypatch.setattr(os, "cpu_count", lambda: 6)
+    assert run("serve", "--db", db).exit_code == 0
+    assert run("serve", "--db", "sqlite://").exit_code == 0
+    assert run("serve", "--db", db, "--workers", "3").exit_code == 0
+    assert seen == [6, 1, 3]
+    refused = run("serve", "--db", "sqlite://", "--workers", "2")
+    assert refused.exit_code == 2 and "in-memory database" in refused.output
 
 
 def test_mcp_over_stdio_lists_and_runs_the_new_operations(db: str, tmp_path: Path) -> None:
