@@ -162,8 +162,12 @@ async def _read_body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-async def _json_body(request: Request) -> dict[str, Any]:
-    raw = await _read_body(request, MAX_JSON_BODY)
+async def _json_bytes(request: Request) -> bytes:
+    return await _read_body(request, MAX_JSON_BODY)
+
+
+def _json_object(raw: bytes) -> dict[str, Any]:
+    """A request body as the params object (parsed off the event loop: bodies reach 8 MiB)."""
     if not raw.strip():
         return {}
     body = parse_request_json(raw)
@@ -262,33 +266,54 @@ class HttpAdapter:
         return principal
 
     async def run(
-        self, request: Request, op: str, params: dict[str, Any], status: int = 200
+        self,
+        request: Request,
+        op: str,
+        params: dict[str, Any] | Callable[[], dict[str, Any]],
+        status: int = 200,
     ) -> Response:
-        try:
-            principal = await anyio.to_thread.run_sync(self.principal, request)
-            result = await anyio.to_thread.run_sync(self.ws.call, op, params, principal)
-        except ServiceError as err:
-            return error_response(err)
-        return JSONResponse(result, status_code=status)
+        """Answer ``op`` with ``params`` (or what the callable makes of the body).
+
+        Parsing, the token check, the call and encoding the answer all run in
+        one worker thread: none of it is I/O the event loop could overlap, and
+        large bodies and answers would hold up every other request there.
+        """
+
+        def answer() -> Response:
+            try:
+                checked = params() if callable(params) else params
+                principal = self.principal(request)
+                result = self.ws.call(op, checked, principal)
+            except ServiceError as err:
+                return error_response(err)
+            return JSONResponse(result, status_code=status)
+
+        return await anyio.to_thread.run_sync(answer)
 
     async def op_endpoint(self, request: Request) -> Response:
         try:
-            params = await _json_body(request)
+            raw = await _json_bytes(request)
         except ServiceError as err:
             return error_response(err)
-        return await self.run(request, request.path_params["operation"], params)
+        return await self.run(request, request.path_params["operation"], lambda: _json_object(raw))
 
     def named_endpoint(self, route: NamedRoute) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
             try:
-                params = await _json_body(request) if route.method != "GET" else {}
+                raw = await _json_bytes(request) if route.method != "GET" else b""
             except ServiceError as err:
                 return error_response(err)
-            for name, param in route.path_params.items():
-                params[param] = self.coerce(route.operation, param, request.path_params[name])
-            for name in route.query_params:
-                if name in request.query_params:
-                    params[name] = self.coerce(route.operation, name, request.query_params[name])
+
+            def params() -> dict[str, Any]:
+                params = _json_object(raw)
+                for name, param in route.path_params.items():
+                    params[param] = self.coerce(route.operation, param, request.path_params[name])
+                for name in route.query_params:
+                    if name in request.query_params:
+                        value = request.query_params[name]
+                        params[name] = self.coerce(route.operation, name, value)
+                return params
+
             return await self.run(request, route.operation, params)
 
         return endpoint
