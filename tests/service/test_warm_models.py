@@ -206,3 +206,54 @@ def test_two_writers_in_any_order_never_see_a_stale_model(
             compose(ws, cards=[text(f"doc {step}")], flow="document")
     for ws in (one, two):
         compose(ws, cards=[text("last")])
+
+
+def _writer(url: str, name: str, seed: int, steps: int) -> list[str]:
+    """One process's share of the two-process test: composes, moves and removals
+    on board "b", with every warm model it takes checked against the database."""
+    import os
+
+    os.environ["LAYOUTKIT_VERIFY_MODELS"] = "1"
+    rng = random.Random(seed)
+    seen: list[str] = []
+    with Workspace.open(url, name=name) as ws:
+        assert ws.models.verify
+        mine: list[int] = []
+        for step in range(steps):
+            roll = rng.random()
+            if roll < 0.6 or len(mine) < 2:
+                cards = [text(f"p{seed}.{step}.{j}") for j in range(rng.randint(1, 3))]
+                mine += [c["id"] for c in compose(ws, cards=cards)["cards"]]
+            elif roll < 0.85:
+                patch = {
+                    "id": rng.choice(mine),
+                    "x": rng.randint(0, 4000),
+                    "y": rng.randint(0, 4000),
+                }
+                ws.call("update_cards", {"patch": [patch]}, AGENT)
+            else:
+                remove(ws, [mine.pop(rng.randrange(len(mine)))])
+            seen.append(ws.models.last)
+    return seen
+
+
+def test_two_processes_writing_one_board_read_each_others_rows_as_deltas(
+    tmp_path: Path,
+) -> None:
+    """Real processes, one SQLite file: each sees the other's writes as deltas, never stale."""
+    import concurrent.futures
+    import multiprocessing
+
+    url = f"sqlite:///{tmp_path / 'ws.db'}"
+    with Workspace.open(url) as ws:
+        ws.call("create", {"kind": "board", "slug": "b"})
+    context = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(2, mp_context=context) as pool:
+        runs = [pool.submit(_writer, url, "default", seed, 30) for seed in (11, 12)]
+        seen = [run.result(timeout=120) for run in runs]
+    for kinds in seen:
+        # Only each process's first write builds its model from scratch.
+        assert kinds[0] == "fresh"
+        assert all(k.startswith("delta:") or k == "warm" for k in kinds[1:]), kinds
+    with Workspace.open(url) as ws:
+        compose(ws, cards=[text("a last look, checked against the database")])
