@@ -1,27 +1,52 @@
-"""Render bench: a 500-element document to HTML, a 1,000-card board to SVG and PNG.
+"""Render bench: documents to HTML, boards to SVG and PNG, engine only and as a caller waits.
 
-Run: ``python benches/render_bench.py [--reps 5]``. Prints the median, best and
-worst wall time per scenario plus output sizes. The inputs are built from
-the test gallery's element and card kinds, cycled, so every face and element
-renderer is on the path; code listings get distinct sources so the
-highlighter's cache does not flatter the figure.
+Run: ``python benches/render_bench.py [--reps 5]``. Every scenario prints the
+median, best and worst wall time and, beside them, the median CPU time of the
+process (``time.process_time``): CPU below wall means waiting (I/O, another
+process); CPU near wall means the figure is this process's own work.
+
+Two kinds of figure, labelled in the table:
+
+- ``engine``: ``layoutkit.render`` called on dicts already in memory.
+- ``caller``: ``Workspace.call("render_board", ...)`` on a board stored in
+  SQLite (a file in a temporary directory) and in PostgreSQL when
+  LAYOUTKIT_TEST_POSTGRES_URL is set (in a workspace of its own): the whole
+  call a caller waits for, read of the board included.
+
+The inputs are built from the test gallery's element and card kinds, cycled,
+each card's text made distinct (its number), so every face and element
+renderer is on the path and no cache keyed by content is flattered by
+identical cards; code listings get distinct sources for the same reason. The
+first call of each scenario is printed on its own ("first"): fonts, lexers
+and caches fill there.
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
+import os
 import statistics
 import sys
+import tempfile
 import time
+import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from layoutkit import Principal, Workspace  # noqa: E402
 from layoutkit.render import render_board, render_doc  # noqa: E402
+from layoutkit.storage import NewCard  # noqa: E402
 from tests.render.gallery import EVERY_CARD, EVERY_ELEMENT  # noqa: E402
+
+AGENT = Principal.agent("bench")
+# Frames, and compare cards (they point at other cards by id), are left out of the grid.
+_GRID_SKIP = ("section", "cluster", "compare")
+_TEXT_KEYS = ("md", "title", "label", "text", "name", "description")
 
 
 def big_doc(n: int = 500) -> dict[str, Any]:
@@ -40,60 +65,148 @@ def big_doc(n: int = 500) -> dict[str, Any]:
     }
 
 
-def big_board(n: int = 1000) -> dict[str, Any]:
-    faces = [c for c in EVERY_CARD if c["kind"] not in ("section", "cluster")]
-    cards, edges = [], []
-    cols = 40
+def _distinct(payload: dict[str, Any], i: int) -> dict[str, Any]:
+    """A copy of ``payload`` whose first text field carries the card's number."""
+    out = copy.deepcopy(payload)
+    for key in _TEXT_KEYS:
+        if isinstance(out.get(key), str) and out[key]:
+            out[key] = f"{out[key]} #{i}"
+            break
+    return out
+
+
+def grid_cards(n: int, cols: int = 50) -> list[dict[str, Any]]:
+    """``n`` cards of every face kind in rows of ``cols``: id, kind, payload, x, y, w, h."""
+    faces = [c for c in EVERY_CARD if c["kind"] not in _GRID_SKIP]
+    cards = []
     for i in range(n):
         proto = faces[i % len(faces)]
-        w, h = min(proto["w"], 420), min(proto["h"], 320)
         cards.append(
             {
                 "id": i + 1,
                 "kind": proto["kind"],
-                "payload": proto["payload"],
-                "x": (i % cols) * 460,
-                "y": (i // cols) * 360,
-                "w": w,
-                "h": h,
+                "payload": _distinct(proto["payload"], i),
+                "x": (i % cols) * 460.0,
+                "y": (i // cols) * 360.0,
+                "w": float(min(proto["w"], 420)),
+                "h": float(min(proto["h"], 320)),
                 "parent": None,
             }
         )
-        if i and i % 3 == 0:
-            edges.append({"from": i, "to": i + 1, "label": f"e{i}"})
+    return cards
+
+
+def big_board(n: int = 1000, cols: int = 40) -> dict[str, Any]:
+    cards = grid_cards(n, cols)
+    edges = [{"from": i, "to": i + 1, "label": f"e{i}"} for i in range(3, n, 3)]
     return {"board": {"slug": "bench", "title": "Bench board"}, "cards": cards, "edges": edges}
 
 
-def timed(fn, reps: int) -> tuple[list[float], Any]:
-    times, out = [], None
+def seed(ws: Workspace, slug: str, cards: list[dict[str, Any]]) -> float:
+    """The cards stored on a new board by direct inserts; returns the seconds it took."""
+    start = time.perf_counter()
+    ws.call("create", {"kind": "board", "slug": slug})
+    with ws.store.transaction() as tx:
+        board = tx.board_by_slug(ws.workspace_id, slug)
+        assert board is not None
+        tx.insert_cards(
+            board.id,
+            [
+                NewCard(c["kind"], c["payload"], c["x"], c["y"], c["w"], c["h"], "ai", AGENT.label)
+                for c in cards
+            ],
+        )
+    return time.perf_counter() - start
+
+
+Row = tuple[str, str, float, list[float], list[float], int]
+
+
+def timed(label: str, name: str, fn: Callable[[], Any], reps: int) -> Row:
+    """One cold call, then ``reps`` timed calls: wall and CPU seconds of each."""
+    start = time.perf_counter()
+    out = fn()
+    first = time.perf_counter() - start
+    walls, cpus = [], []
     for _ in range(reps):
-        start = time.perf_counter()
+        w0, c0 = time.perf_counter(), time.process_time()
         out = fn()
-        times.append(time.perf_counter() - start)
-    return times, out
+        cpus.append(time.process_time() - c0)
+        walls.append(time.perf_counter() - w0)
+    if isinstance(out, dict):
+        out = out.get("svg") or out.get("png") or ""
+    return label, name, first, walls, cpus, len(out)
+
+
+def caller_rows(backend: str, url: str, cards: list[dict[str, Any]], reps: int) -> list[Row]:
+    rows = []
+    with Workspace.open(url, name=f"bench-{uuid.uuid4().hex[:10]}") as ws:
+        took = seed(ws, "big", cards)
+        print(f"{backend}: seeded {len(cards)} cards in {took * 1000:.0f} ms", file=sys.stderr)
+        for fmt in ("svg", "png"):
+            rows.append(
+                timed(
+                    f"caller/{backend}",
+                    f"board {len(cards):,} cards -> {fmt.upper()}",
+                    lambda fmt=fmt: ws.call("render_board", {"board": "big", "format": fmt}),
+                    reps,
+                )
+            )
+    return rows
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--cards", type=int, default=5000, help="cards of the stored board")
     args = parser.parse_args()
     doc = big_doc()
     board = big_board()
-    rows = []
-    for name, fn in (
-        ("doc 500 elements -> HTML", lambda: render_doc(doc)),
-        ("board 1,000 cards -> SVG", lambda: render_board(board)),
-        ("board 1,000 cards -> PNG (1600 px)", lambda: render_board(board, format="png")),
-    ):
-        first, _ = timed(fn, 1)  # cold: fonts, lexers and caches fill here
-        times, out = timed(fn, args.reps)
-        rows.append((name, first[0], statistics.median(times), min(times), max(times), len(out)))
+    large = {
+        "board": {"slug": "big", "title": "big"},
+        "cards": grid_cards(args.cards),
+        "edges": [],
+    }
+    n = f"{args.cards:,}"
+    rows = [
+        timed("engine", "doc 500 elements -> HTML", lambda: render_doc(doc), args.reps),
+        timed("engine", "board 1,000 cards -> SVG", lambda: render_board(board), args.reps),
+        timed(
+            "engine",
+            "board 1,000 cards -> PNG",
+            lambda: render_board(board, format="png"),
+            args.reps,
+        ),
+        timed("engine", f"board {n} cards -> SVG", lambda: render_board(large), args.reps),
+        timed(
+            "engine",
+            f"board {n} cards -> PNG",
+            lambda: render_board(large, format="png"),
+            args.reps,
+        ),
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        rows += caller_rows(
+            "sqlite", f"sqlite:///{Path(tmp) / 'bench.db'}", large["cards"], args.reps
+        )
+    pg = os.environ.get("LAYOUTKIT_TEST_POSTGRES_URL")
+    if pg:
+        rows += caller_rows("postgresql", pg, large["cards"], args.reps)
+    else:
+        print("postgresql: skipped (LAYOUTKIT_TEST_POSTGRES_URL is not set)", file=sys.stderr)
     print(
-        f"{'scenario':<38} {'first ms':>9} {'median ms':>10} {'best ms':>9} {'worst ms':>9} {'output bytes':>13}"
+        f"engine = layoutkit.render on dicts in memory; caller = Workspace.call('render_board') "
+        f"on a stored board. {args.reps} reps after one first call."
     )
-    for name, cold, med, best, worst, size in rows:
+    print(
+        f"{'who':<18}{'scenario':<28}{'first ms':>9}{'median ms':>10}{'best ms':>9}{'worst ms':>9}"
+        f"{'cpu med ms':>11}{'output bytes':>14}"
+    )
+    for label, name, first, walls, cpus, size in rows:
         print(
-            f"{name:<38} {cold * 1000:>9.1f} {med * 1000:>10.1f} {best * 1000:>9.1f} {worst * 1000:>9.1f} {size:>13,}"
+            f"{label:<18}{name:<28}{first * 1000:>9.1f}{statistics.median(walls) * 1000:>10.1f}"
+            f"{min(walls) * 1000:>9.1f}{max(walls) * 1000:>9.1f}{statistics.median(cpus) * 1000:>11.1f}"
+            f"{size:>14,}"
         )
 
 
