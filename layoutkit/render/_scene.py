@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import itertools
 import math
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import Literal
 
@@ -118,7 +119,16 @@ class Mark:
     kind: str
 
 
-Item = Box | Ellipse | Text | Path | Image | Mark
+@attrs.define(eq=False)
+class Group:
+    """Items drawn together, as one card's face: kept whole by a cache of faces, which
+    also keeps the SVG text of the items once :func:`to_svg` wrote it."""
+
+    items: tuple[Box | Ellipse | Text | Path | Image | Mark, ...]
+    svg: str | None = None
+
+
+Item = Box | Ellipse | Text | Path | Image | Mark | Group
 
 
 @attrs.define
@@ -242,6 +252,10 @@ def _svg_item(item: Item) -> str:
             f'<image x="{_n(item.x)}" y="{_n(item.y)}" width="{_n(item.w)}" height="{_n(item.h)}" '
             f'href="{esc(href)}" preserveAspectRatio="xMidYMid slice"/>'
         )
+    if isinstance(item, Group):
+        if item.svg is None:
+            item.svg = "".join(_svg_item(i) for i in item.items)
+        return item.svg
     if isinstance(item, Mark):
         return (
             f'<rect class="card" data-card-id="{esc(item.card_id)}" data-kind="{esc(item.kind)}" '
@@ -346,7 +360,16 @@ def to_png(scene: Scene, *, max_dim: int = 1600) -> bytes:
     size = (max(1, round(scene.width * s)), max(1, round(scene.height * s)))
     img = PILImage.new("RGB", size, _rgba(scene.background or "#ffffff")[:3])  # type: ignore[index]
     draw = ImageDraw.Draw(img, "RGBA")
-    for item in scene.items:
+    _draw(draw, scene.items, s)
+    out = io.BytesIO()
+    img.save(out, format="PNG", optimize=False)
+    return out.getvalue()
+
+
+def _draw(draw: ImageDraw.ImageDraw, items: Iterable[Item], s: float) -> None:
+    for item in items:
+        if isinstance(item, Group):
+            _draw(draw, item.items, s)
         if isinstance(item, Box):
             x0, y0 = item.x * s, item.y * s
             x1, y1 = x0 + max(item.w * s, 0.5), y0 + max(item.h * s, 0.5)
@@ -409,6 +432,3 @@ def to_png(scene: Scene, *, max_dim: int = 1600) -> bytes:
                     draw.line(pts, fill=stroke, width=width, joint="curve")
         # Image items are never fetched (no I/O); their placeholder frame is
         # part of the scene already.
-    out = io.BytesIO()
-    img.save(out, format="PNG", optimize=False)
-    return out.getvalue()
