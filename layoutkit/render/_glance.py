@@ -39,7 +39,8 @@ def card_title(kind: str, payload: Any) -> str:
     for key in _TITLE_KEYS:
         value = p.get(key)
         if isinstance(value, str) and value.strip():
-            for line in value.splitlines():
+            # A long page's text is cut first: splitting all of it was a fifth of a glance PNG.
+            for line in value[:400].splitlines():
                 line = line.strip().lstrip("#>-*[] ").strip()
                 if line:
                     return line
