@@ -20,7 +20,7 @@ from collections import OrderedDict
 from typing import Any
 
 from layoutkit.render._face_diagram import _shape_items
-from layoutkit.render._faces import card_face, chrome
+from layoutkit.render._faces import card_face
 from layoutkit.render._palette import CARD, FG, LINE, ROLE_STYLE, fill_color, tone
 from layoutkit.render._scene import Box, Group, Item, Path, Text, fit_line
 
@@ -47,15 +47,18 @@ def card_title(kind: str, payload: Any) -> str:
     return kind
 
 
+def _box(rect: Rect, fill: str, stroke: str, radius: float = 10.0) -> list[Item]:
+    # A face's box without its drop shadow: a shadow 2 px off is nothing at a tenth of size.
+    return [Box(*rect, fill=fill, stroke=stroke, width=1.0, radius=radius)]
+
+
 def card_glance(kind: str, payload: Any, rect: Rect) -> list[Item]:
     """A card drawn for a glance: its box in its face's colours and its title on one line."""
     p = payload if isinstance(payload, dict) else {}
     x, y, w, h = rect
     items: list[Item]
     if kind == "note":
-        items = chrome(
-            rect, fill=fill_color(p.get("color") or p.get("fill"), "#fff3bf"), stroke="#e9d58a"
-        )
+        items = _box(rect, fill_color(p.get("color") or p.get("fill"), "#fff3bf"), "#e9d58a")
     elif kind == "shape":
         fill = fill_color(p.get("fill") or p.get("color"), "#d0e4ff")
         stroke = fill_color(p.get("stroke"), "#4c6ef5")
@@ -76,13 +79,13 @@ def card_glance(kind: str, payload: Any, rect: Rect) -> list[Item]:
             )
     elif kind == "callout":
         ink, wash = tone(p.get("tone") or "info")
-        items = chrome(rect, fill=wash, stroke=ink, radius=8)
+        items = _box(rect, wash, ink, 8)
         items.append(Box(x, y, 5, h, fill=ink, radius=2))
     elif kind == "text":
         ink, wash = ROLE_STYLE.get(str(p.get("role") or "note"), ROLE_STYLE["note"])
-        items = [] if wash.endswith("00000000") else chrome(rect, fill=wash, stroke=LINE)
+        items = [] if wash.endswith("00000000") else _box(rect, wash, LINE)
     else:
-        items = chrome(rect, fill=CARD, stroke=LINE)
+        items = _box(rect, CARD, LINE)
     size = min(GLANCE_TITLE, max(h * 0.4, 6.0))
     title = fit_line(card_title(kind, p), max(w - 20, size), size, "sans-bold")
     anchor = "middle" if kind == "shape" else "start"

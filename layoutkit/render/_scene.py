@@ -315,6 +315,7 @@ def _font(font: str, px: float) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(font_path(font), size=max(px, 1.0))  # type: ignore[arg-type]
 
 
+@lru_cache(maxsize=1024)  # a board uses few colours; parsed once each, not per item
 def _rgba(color: str | None, opacity: float = 1.0) -> tuple[int, int, int, int] | None:
     if not color or color == "none":
         return None
