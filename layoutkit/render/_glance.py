@@ -15,6 +15,7 @@ cards that changed or moved.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -96,41 +97,60 @@ def card_glance(kind: str, payload: Any, rect: Rect) -> list[Item]:
 
 
 class FaceCache:
-    """Least recently used faces, at most ``size`` of them; safe across threads."""
+    """Least recently used faces, at most ``size`` of them and about ``budget`` bytes;
+    safe across threads.
 
-    def __init__(self, size: int = 12000) -> None:
+    A face's weight is its payload's text plus a fixed share for its items and SVG
+    (about 6 KB a card on the bench board), so a few huge payloads (inlined
+    screenshots, long documents) cannot hold the memory of thousands of cards.
+    """
+
+    def __init__(self, size: int = 12000, budget: int = 96_000_000) -> None:
         self.size = size
-        self._faces: OrderedDict[tuple, Group] = OrderedDict()
+        self.budget = budget
+        self._faces: OrderedDict[tuple, tuple[Group, int]] = OrderedDict()
+        self._weight = 0
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
 
     def face(self, kind: str, payload: Any, rect: Rect) -> Group:
         """The face of a card at ``rect``, drawn now or taken from an earlier drawing."""
-        # repr of JSON values is unambiguous, so equal keys mean equal payloads;
-        # a payload whose keys come in another order only misses.
-        key = (kind, repr(payload), *rect)
+        # repr of JSON values is unambiguous, so equal digests mean equal payloads
+        # (a payload whose keys come in another order only misses); the digest
+        # keeps a long payload's text out of the key.
+        text = repr(payload)
+        digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        key = (kind, digest, *rect)
         with self._lock:
-            drawn = self._faces.get(key)
-            if drawn is not None:
+            found = self._faces.get(key)
+            if found is not None:
                 self._faces.move_to_end(key)
                 self.hits += 1
-                return drawn
+                return found[0]
         drawn = Group(tuple(card_face(kind, payload, rect)))  # type: ignore[arg-type]
+        weight = len(text) + _ITEMS_WEIGHT
         with self._lock:
             self.misses += 1
-            self._faces[key] = drawn
-            while len(self._faces) > self.size:
-                self._faces.popitem(last=False)
+            old = self._faces.pop(key, None)
+            if old is not None:
+                self._weight -= old[1]
+            self._faces[key] = (drawn, weight)
+            self._weight += weight
+            while self._faces and (len(self._faces) > self.size or self._weight > self.budget):
+                _, (_, gone) = self._faces.popitem(last=False)
+                self._weight -= gone
         return drawn
 
     def clear(self) -> None:
         with self._lock:
             self._faces.clear()
+            self._weight = 0
             self.hits = self.misses = 0
 
     def __len__(self) -> int:
         return len(self._faces)
 
 
+_ITEMS_WEIGHT = 6000
 FACES = FaceCache()

@@ -144,3 +144,12 @@ def test_a_glance_title_fits_its_card() -> None:
     long = {"title": "A title far too long to fit on one line of a narrow card " * 3}
     (title,) = [i for i in card_glance("link", long, (0, 0, 200, 120)) if isinstance(i, Text)]
     assert title.lines[0].endswith("…")
+
+
+def test_the_cache_keeps_about_its_budget_of_bytes() -> None:
+    cache = FaceCache(budget=40_000)
+    for i in range(3):
+        cache.face("note", {"md": f"{i} " + "long text " * 2000}, (0, 0, 220, 160))
+    assert len(cache) == 1  # each weighs ~26 KB: only the last one stays
+    cache.face("note", {"md": "short"}, (0, 0, 220, 160))
+    assert len(cache) == 2
