@@ -100,7 +100,8 @@ def board_scene(board: dict, *, max_dim: int | None = None) -> Scene:
 
     ``max_dim`` is the longest side, in pixels, of the picture the scene is for
     (PNG); drawn smaller than :data:`GLANCE_SCALE` of full size, cards show as
-    glances (box and title) instead of their whole faces. Faces come from the
+    glances (box and title) instead of their whole faces, and the scene has no
+    :class:`Mark` items (only SVG writes them). Faces come from the
     cache of faces, so drawing a board again builds only the changed cards.
     """
     meta = board.get("board") if isinstance(board.get("board"), dict) else {}
@@ -162,7 +163,7 @@ def board_scene(board: dict, *, max_dim: int | None = None) -> Scene:
             scene.add(*card_glance(kind, card.get("payload"), moved(card.get("id"))))
         else:
             scene.add(FACES.face(kind, card.get("payload"), moved(card.get("id"))))
-    for card in cards:
+    for card in cards if max_dim is None else ():  # a picture has no use for card marks
         x, y, w, h = moved(card.get("id"))
         scene.add(Mark(x, y, w, h, str(card.get("id")), str(card.get("kind") or "")))
     for edge in board.get("edges") or []:
