@@ -108,7 +108,8 @@ class FaceCache:
     def __init__(self, size: int = 12000, budget: int = 96_000_000) -> None:
         self.size = size
         self.budget = budget
-        self._faces: OrderedDict[tuple, tuple[Group, int]] = OrderedDict()
+        self._faces: OrderedDict[tuple, Group] = OrderedDict()
+        self._weights: dict[tuple, int] = {}
         self._weight = 0
         self._lock = threading.Lock()
         self.hits = 0
@@ -118,33 +119,35 @@ class FaceCache:
         """The face of a card at ``rect``, drawn now or taken from an earlier drawing."""
         # repr of JSON values is unambiguous, so equal digests mean equal payloads
         # (a payload whose keys come in another order only misses); the digest
-        # keeps a long payload's text out of the key.
+        # keeps a long payload's text out of the key. The key is one string, not a
+        # tuple: the garbage collector does not walk strings.
         text = repr(payload)
-        digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
-        key = (kind, digest, *rect)
+        digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16)
+        key = f"{kind}|{digest.hexdigest()}|{rect!r}"
         with self._lock:
             found = self._faces.get(key)
             if found is not None:
                 self._faces.move_to_end(key)
                 self.hits += 1
-                return found[0]
+                return found
         drawn = Group(tuple(card_face(kind, payload, rect)))  # type: ignore[arg-type]
         weight = len(text) + _ITEMS_WEIGHT
         with self._lock:
             self.misses += 1
-            old = self._faces.pop(key, None)
-            if old is not None:
-                self._weight -= old[1]
-            self._faces[key] = (drawn, weight)
+            if key in self._faces:
+                self._weight -= self._weights[key]
+            self._faces[key] = drawn
+            self._weights[key] = weight
             self._weight += weight
             while self._faces and (len(self._faces) > self.size or self._weight > self.budget):
-                _, (_, gone) = self._faces.popitem(last=False)
-                self._weight -= gone
+                gone, _ = self._faces.popitem(last=False)
+                self._weight -= self._weights.pop(gone)
         return drawn
 
     def clear(self) -> None:
         with self._lock:
             self._faces.clear()
+            self._weights.clear()
             self._weight = 0
             self.hits = self.misses = 0
 
