@@ -11,6 +11,8 @@ from layoutkit.render._doc import render_document
 
 __all__ = ["render_board", "render_card", "render_doc"]
 
+PNG_MAX_DIM = 1600
+
 
 def render_doc(doc: dict, *, audience: str | None = None, typeset: str | None = None) -> str:
     """One self-contained HTML file (inline CSS, no network) for a doc element.
@@ -29,13 +31,22 @@ def render_doc(doc: dict, *, audience: str | None = None, typeset: str | None = 
 def render_board(board: dict, *, format: str = "svg") -> str | bytes:
     """A whole board as an SVG string or PNG bytes (longest side at most 1600 px).
 
+    A PNG drawn at less than a tenth of the board's size shows each card as a
+    glance, its box and title, instead of its whole face: the face's text
+    would be too small to read.
+
     ``board`` is what ``scrape_board`` returns: ``{"board": {...}, "cards":
     [{id, kind, payload, x, y, w, h, parent, ...}], "edges": [{from, to,
     label, rel}]}``. Raises ValueError for a format other than "svg" or "png".
     """
-    scene = board_scene(board)
+    scene = board_scene(board, max_dim=PNG_MAX_DIM if format == "png" else None)
     meta = board.get("board") if isinstance(board.get("board"), dict) else {}
-    return write(scene, format, title=str(meta.get("title") or meta.get("slug") or "board"))
+    return write(
+        scene,
+        format,
+        max_dim=PNG_MAX_DIM,
+        title=str(meta.get("title") or meta.get("slug") or "board"),
+    )
 
 
 def render_card(card: dict, *, format: str = "svg", max_dim: int = 1600) -> str | bytes:

@@ -10,6 +10,7 @@ from layoutkit.layout.text import line_height, text_width
 from layoutkit.render._face_diagram import diagram_scene
 from layoutkit.render._faces import DEFAULT_SIZES, card_face, frame_items
 from layoutkit.render._format import as_number
+from layoutkit.render._glance import FACES, GLANCE_SCALE, card_glance
 from layoutkit.render._palette import BOARD, CARD, FG, LINE, MUTED
 from layoutkit.render._scene import (
     Box,
@@ -94,8 +95,15 @@ def _wire(edge: dict, a: Rect, b: Rect) -> list[Item]:
     return items
 
 
-def board_scene(board: dict) -> Scene:
-    """Scene of a whole board as ``scrape_board`` returns it (frames, cards, wires)."""
+def board_scene(board: dict, *, max_dim: int | None = None) -> Scene:
+    """Scene of a whole board as ``scrape_board`` returns it (frames, cards, wires).
+
+    ``max_dim`` is the longest side, in pixels, of the picture the scene is for
+    (PNG); drawn smaller than :data:`GLANCE_SCALE` of full size, cards show as
+    glances (box and title) instead of their whole faces, and the scene has no
+    :class:`Mark` items (only SVG writes them). Faces come from the
+    cache of faces, so drawing a board again builds only the changed cards.
+    """
     meta = board.get("board") if isinstance(board.get("board"), dict) else {}
     cards = [c for c in board.get("cards") or [] if isinstance(c, dict)]
     rects = {c.get("id"): _rect(c) for c in cards}
@@ -111,6 +119,7 @@ def board_scene(board: dict) -> Scene:
     width = max(x1 - x0 + 2 * PAD, 480.0)
     height = y1 - y0 + 2 * PAD + HEADER
     scene = Scene(width, height, background=BOARD)
+    glance = max_dim is not None and max_dim / max(width, height) < GLANCE_SCALE
     title = str(meta.get("title") or meta.get("slug") or "Board")
     scene.add(
         Text(
@@ -147,11 +156,14 @@ def board_scene(board: dict) -> Scene:
             )
         )
     for card in cards:
-        if card.get("kind") not in FRAME_KINDS:
-            scene.add(
-                *card_face(str(card.get("kind") or ""), card.get("payload"), moved(card.get("id")))
-            )
-    for card in cards:
+        kind = str(card.get("kind") or "")
+        if kind in FRAME_KINDS:
+            continue
+        if glance:
+            scene.add(*card_glance(kind, card.get("payload"), moved(card.get("id"))))
+        else:
+            scene.add(FACES.face(kind, card.get("payload"), moved(card.get("id"))))
+    for card in cards if max_dim is None else ():  # a picture has no use for card marks
         x, y, w, h = moved(card.get("id"))
         scene.add(Mark(x, y, w, h, str(card.get("id")), str(card.get("kind") or "")))
     for edge in board.get("edges") or []:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import itertools
 import math
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import Literal
 
@@ -118,7 +119,16 @@ class Mark:
     kind: str
 
 
-Item = Box | Ellipse | Text | Path | Image | Mark
+@attrs.define(eq=False)
+class Group:
+    """Items drawn together, as one card's face: kept whole by a cache of faces, which
+    also keeps the SVG text of the items once :func:`to_svg` wrote it."""
+
+    items: tuple[Box | Ellipse | Text | Path | Image | Mark, ...]
+    svg: str | None = None
+
+
+Item = Box | Ellipse | Text | Path | Image | Mark | Group
 
 
 @attrs.define
@@ -188,15 +198,26 @@ _FAMILY = {
 
 
 def _n(v: float) -> str:
-    return f"{v:.1f}".rstrip("0").rstrip(".") if v != int(v) else str(int(v))
+    # Called for every coordinate of an SVG (a quarter of a million for 5,000 cards).
+    i = int(v)
+    if v == i:
+        return str(i)
+    s = f"{v:.1f}"
+    return s[:-2] if s.endswith(".0") else s
+
+
+@lru_cache(maxsize=1024)
+def _color(value: str) -> str:
+    # A board uses a few dozen colours, escaped once each instead of per item.
+    return esc(value)
 
 
 def _paint(
     fill: str | None, stroke: str | None, width: float, dash: tuple[float, ...] | None
 ) -> str:
-    out = f' fill="{esc(fill)}"' if fill else ' fill="none"'
+    out = f' fill="{_color(fill)}"' if fill else ' fill="none"'
     if stroke and width > 0:
-        out += f' stroke="{esc(stroke)}" stroke-width="{_n(width)}"'
+        out += f' stroke="{_color(stroke)}" stroke-width="{_n(width)}"'
         if dash:
             out += f' stroke-dasharray="{" ".join(_n(d) for d in dash)}"'
     return out
@@ -227,7 +248,7 @@ def _svg_item(item: Item) -> str:
         )
         return (
             f'<text font-family="{_FAMILY[item.font]}" font-size="{_n(item.size)}"{weight} '
-            f'fill="{esc(item.fill)}"{anchor} xml:space="preserve">{spans}</text>'
+            f'fill="{_color(item.fill)}"{anchor} xml:space="preserve">{spans}</text>'
         )
     if isinstance(item, Path):
         pts = " ".join(f"{_n(x)},{_n(y)}" for x, y in item.points)
@@ -242,6 +263,10 @@ def _svg_item(item: Item) -> str:
             f'<image x="{_n(item.x)}" y="{_n(item.y)}" width="{_n(item.w)}" height="{_n(item.h)}" '
             f'href="{esc(href)}" preserveAspectRatio="xMidYMid slice"/>'
         )
+    if isinstance(item, Group):
+        if item.svg is None:
+            item.svg = "".join(_svg_item(i) for i in item.items)
+        return item.svg
     if isinstance(item, Mark):
         return (
             f'<rect class="card" data-card-id="{esc(item.card_id)}" data-kind="{esc(item.kind)}" '
@@ -290,6 +315,7 @@ def _font(font: str, px: float) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(font_path(font), size=max(px, 1.0))  # type: ignore[arg-type]
 
 
+@lru_cache(maxsize=1024)  # a board uses few colours; parsed once each, not per item
 def _rgba(color: str | None, opacity: float = 1.0) -> tuple[int, int, int, int] | None:
     if not color or color == "none":
         return None
@@ -346,7 +372,16 @@ def to_png(scene: Scene, *, max_dim: int = 1600) -> bytes:
     size = (max(1, round(scene.width * s)), max(1, round(scene.height * s)))
     img = PILImage.new("RGB", size, _rgba(scene.background or "#ffffff")[:3])  # type: ignore[index]
     draw = ImageDraw.Draw(img, "RGBA")
-    for item in scene.items:
+    _draw(draw, scene.items, s)
+    out = io.BytesIO()
+    img.save(out, format="PNG", optimize=False)
+    return out.getvalue()
+
+
+def _draw(draw: ImageDraw.ImageDraw, items: Iterable[Item], s: float) -> None:
+    for item in items:
+        if isinstance(item, Group):
+            _draw(draw, item.items, s)
         if isinstance(item, Box):
             x0, y0 = item.x * s, item.y * s
             x1, y1 = x0 + max(item.w * s, 0.5), y0 + max(item.h * s, 0.5)
@@ -409,6 +444,3 @@ def to_png(scene: Scene, *, max_dim: int = 1600) -> bytes:
                     draw.line(pts, fill=stroke, width=width, joint="curve")
         # Image items are never fetched (no I/O); their placeholder frame is
         # part of the scene already.
-    out = io.BytesIO()
-    img.save(out, format="PNG", optimize=False)
-    return out.getvalue()

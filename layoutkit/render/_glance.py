@@ -1,0 +1,159 @@
+"""Cheap stand-ins for card faces: level of detail and a cache of drawn faces.
+
+A board drawn small (a 5,000-card board in a 1,600 px picture puts a card in
+about 30 px) shows none of a face's text: the PNG writer greys out text under
+3 device pixels. Building those faces (markdown parsing, wrapping, tables)
+costs most of the time and shows nothing, so :func:`card_glance` draws the
+card's box in its face's colours and its title as one line, which at that
+scale is what a person can make out: where cards are and of what kind.
+
+:class:`FaceCache` keeps the items and the SVG of faces already drawn, keyed
+by everything a face depends on (kind, payload, position and size), so a
+board drawn again, as a viewer polling it does, builds only the faces of the
+cards that changed or moved.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from layoutkit.render._face_diagram import _shape_items
+from layoutkit.render._faces import card_face
+from layoutkit.render._palette import CARD, FG, LINE, ROLE_STYLE, fill_color, tone
+from layoutkit.render._scene import Box, Group, Item, Path, Text, fit_line
+
+Rect = tuple[float, float, float, float]
+
+#: Below this drawing scale the largest face text (28 px headings) is under
+#: 3 device pixels, drawn as a grey bar anyway: cards are drawn as glances.
+GLANCE_SCALE = 0.1
+GLANCE_TITLE = 18.0
+_TITLE_KEYS = ("title", "label", "name", "md", "text", "url", "board", "question")
+
+
+def card_title(kind: str, payload: Any) -> str:
+    """The one line a card is known by: its title, label, name or first text line."""
+    p = payload if isinstance(payload, dict) else {}
+    for key in _TITLE_KEYS:
+        value = p.get(key)
+        if isinstance(value, str) and value.strip():
+            # A long page's text is cut first: splitting all of it was a fifth of a glance PNG.
+            for line in value[:400].splitlines():
+                line = line.strip().lstrip("#>-*[] ").strip()
+                if line:
+                    return line
+    return kind
+
+
+def _box(rect: Rect, fill: str, stroke: str, radius: float = 10.0) -> list[Item]:
+    # A face's box without its drop shadow: a shadow 2 px off is nothing at a tenth of size.
+    return [Box(*rect, fill=fill, stroke=stroke, width=1.0, radius=radius)]
+
+
+def card_glance(kind: str, payload: Any, rect: Rect) -> list[Item]:
+    """A card drawn for a glance: its box in its face's colours and its title on one line."""
+    p = payload if isinstance(payload, dict) else {}
+    x, y, w, h = rect
+    items: list[Item]
+    if kind == "note":
+        items = _box(rect, fill_color(p.get("color") or p.get("fill"), "#fff3bf"), "#e9d58a")
+    elif kind == "shape":
+        fill = fill_color(p.get("fill") or p.get("color"), "#d0e4ff")
+        stroke = fill_color(p.get("stroke"), "#4c6ef5")
+        shape = str(p.get("shape") or "rect")
+        if shape == "triangle":
+            items = [
+                Path(
+                    ((x + w / 2, y), (x + w, y + h), (x, y + h)),
+                    stroke=stroke,
+                    width=1.5,
+                    closed=True,
+                    fill=fill,
+                )
+            ]
+        else:
+            items = _shape_items(
+                "circle" if shape == "ellipse" else shape, x, y, w, h, fill, stroke, 1.0
+            )
+    elif kind == "callout":
+        ink, wash = tone(p.get("tone") or "info")
+        items = _box(rect, wash, ink, 8)
+        items.append(Box(x, y, 5, h, fill=ink, radius=2))
+    elif kind == "text":
+        ink, wash = ROLE_STYLE.get(str(p.get("role") or "note"), ROLE_STYLE["note"])
+        items = [] if wash.endswith("00000000") else _box(rect, wash, LINE)
+    else:
+        items = _box(rect, CARD, LINE)
+    size = min(GLANCE_TITLE, max(h * 0.4, 6.0))
+    title = fit_line(card_title(kind, p), max(w - 20, size), size, "sans-bold")
+    anchor = "middle" if kind == "shape" else "start"
+    tx = x + w / 2 if anchor == "middle" else x + 10
+    ty = y + (h - size * 1.2) / 2 if kind == "shape" else y + min(10.0, h * 0.2)
+    items.append(Text(tx, ty, (title,), size, "sans-bold", FG, 0.0, anchor))
+    return items
+
+
+class FaceCache:
+    """Least recently used faces, at most ``size`` of them and about ``budget`` bytes;
+    safe across threads.
+
+    A face's weight is its payload's text plus a fixed share for its items and SVG
+    (about 6 KB a card on the bench board), so a few huge payloads (inlined
+    screenshots, long documents) cannot hold the memory of thousands of cards.
+    """
+
+    def __init__(self, size: int = 12000, budget: int = 96_000_000) -> None:
+        self.size = size
+        self.budget = budget
+        self._faces: OrderedDict[tuple, Group] = OrderedDict()
+        self._weights: dict[tuple, int] = {}
+        self._weight = 0
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def face(self, kind: str, payload: Any, rect: Rect) -> Group:
+        """The face of a card at ``rect``, drawn now or taken from an earlier drawing."""
+        # repr of JSON values is unambiguous, so equal digests mean equal payloads
+        # (a payload whose keys come in another order only misses); the digest
+        # keeps a long payload's text out of the key. The key is one string, not a
+        # tuple: the garbage collector does not walk strings.
+        text = repr(payload)
+        digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16)
+        key = f"{kind}|{digest.hexdigest()}|{rect!r}"
+        with self._lock:
+            found = self._faces.get(key)
+            if found is not None:
+                self._faces.move_to_end(key)
+                self.hits += 1
+                return found
+        drawn = Group(tuple(card_face(kind, payload, rect)))  # type: ignore[arg-type]
+        weight = len(text) + _ITEMS_WEIGHT
+        with self._lock:
+            self.misses += 1
+            if key in self._faces:
+                self._weight -= self._weights[key]
+            self._faces[key] = drawn
+            self._weights[key] = weight
+            self._weight += weight
+            while self._faces and (len(self._faces) > self.size or self._weight > self.budget):
+                gone, _ = self._faces.popitem(last=False)
+                self._weight -= self._weights.pop(gone)
+        return drawn
+
+    def clear(self) -> None:
+        with self._lock:
+            self._faces.clear()
+            self._weights.clear()
+            self._weight = 0
+            self.hits = self.misses = 0
+
+    def __len__(self) -> int:
+        return len(self._faces)
+
+
+_ITEMS_WEIGHT = 6000
+FACES = FaceCache()
