@@ -28,8 +28,17 @@ def render_doc(doc: dict, *, audience: str | None = None, typeset: str | None = 
     return render_document(doc, audience=audience, typeset=typeset)
 
 
-def render_board(board: dict, *, format: str = "svg") -> str | bytes:
+def render_board(
+    board: dict,
+    *,
+    format: str = "svg",
+    region: tuple[float, float, float, float] | None = None,
+) -> str | bytes:
     """A whole board as an SVG string or PNG bytes (longest side at most 1600 px).
+
+    ``region`` (x, y, w, h in board coordinates) draws only that window, at
+    full size and without the title band (``board`` need only hold the cards
+    that reach into it).
 
     A PNG drawn at less than a tenth of the board's size shows each card as a
     glance, its box and title, instead of its whole face: the face's text
@@ -39,7 +48,9 @@ def render_board(board: dict, *, format: str = "svg") -> str | bytes:
     [{id, kind, payload, x, y, w, h, parent, ...}], "edges": [{from, to,
     label, rel}]}``. Raises ValueError for a format other than "svg" or "png".
     """
-    scene = board_scene(board, max_dim=PNG_MAX_DIM if format == "png" else None)
+    if region is not None and not (region[2] > 0 and region[3] > 0):
+        raise ValueError("a region needs a positive width and height")
+    scene = board_scene(board, max_dim=PNG_MAX_DIM if format == "png" else None, region=region)
     meta = board.get("board") if isinstance(board.get("board"), dict) else {}
     return write(
         scene,

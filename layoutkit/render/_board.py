@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from layoutkit.elements.vocab import FRAME_KINDS
@@ -95,7 +96,7 @@ def _wire(edge: dict, a: Rect, b: Rect) -> list[Item]:
     return items
 
 
-def board_scene(board: dict, *, max_dim: int | None = None) -> Scene:
+def board_scene(board: dict, *, max_dim: int | None = None, region: Rect | None = None) -> Scene:
     """Scene of a whole board as ``scrape_board`` returns it (frames, cards, wires).
 
     ``max_dim`` is the longest side, in pixels, of the picture the scene is for
@@ -103,10 +104,16 @@ def board_scene(board: dict, *, max_dim: int | None = None) -> Scene:
     glances (box and title) instead of their whole faces, and the scene has no
     :class:`Mark` items (only SVG writes them). Faces come from the
     cache of faces, so drawing a board again builds only the changed cards.
+
+    ``region`` (x, y, w, h in board coordinates) draws just that window of the
+    board at full size, without the title band: what a viewer shows of a board
+    too large to draw whole. Whatever reaches past its edges is cut off there.
     """
     meta = board.get("board") if isinstance(board.get("board"), dict) else {}
     cards = [c for c in board.get("cards") or [] if isinstance(c, dict)]
     rects = {c.get("id"): _rect(c) for c in cards}
+    if region is not None:
+        return _region_scene(board, cards, rects, region, marks=max_dim is None)
     if rects:
         x0 = min(r[0] for r in rects.values())
         y0 = min(r[1] for r in rects.values())
@@ -142,6 +149,36 @@ def board_scene(board: dict, *, max_dim: int | None = None) -> Scene:
         x, y, w, h = rects[cid]
         return x + dx, y + dy, w, h
 
+    # A picture (PNG) has no use for card marks.
+    _draw_cards(scene, board, cards, rects, moved, glance=glance, marks=max_dim is None)
+    return scene
+
+
+def _region_scene(
+    board: dict, cards: list[dict], rects: dict[Any, Rect], region: Rect, *, marks: bool
+) -> Scene:
+    rx, ry, rw, rh = region
+    scene = Scene(rw, rh, background=BOARD)
+
+    def moved(cid: Any) -> Rect:
+        x, y, w, h = rects[cid]
+        return x - rx, y - ry, w, h
+
+    _draw_cards(scene, board, cards, rects, moved, glance=False, marks=marks)
+    return scene
+
+
+def _draw_cards(
+    scene: Scene,
+    board: dict,
+    cards: list[dict],
+    rects: dict[Any, Rect],
+    moved: Callable[[Any], Rect],
+    *,
+    glance: bool,
+    marks: bool,
+) -> None:
+    """Frames (outermost first), faces, card marks and wires, at ``moved`` boxes."""
     depth = _depths(cards)
     frames = sorted(
         (c for c in cards if c.get("kind") in FRAME_KINDS), key=lambda c: depth.get(c.get("id"), 0)
@@ -163,7 +200,7 @@ def board_scene(board: dict, *, max_dim: int | None = None) -> Scene:
             scene.add(*card_glance(kind, card.get("payload"), moved(card.get("id"))))
         else:
             scene.add(FACES.face(kind, card.get("payload"), moved(card.get("id"))))
-    for card in cards if max_dim is None else ():  # a picture has no use for card marks
+    for card in cards if marks else ():
         x, y, w, h = moved(card.get("id"))
         scene.add(Mark(x, y, w, h, str(card.get("id")), str(card.get("kind") or "")))
     for edge in board.get("edges") or []:
@@ -172,7 +209,6 @@ def board_scene(board: dict, *, max_dim: int | None = None) -> Scene:
         a, b = edge.get("from"), edge.get("to")
         if a in rects and b in rects and a != b:
             scene.add(*_wire(edge, moved(a), moved(b)))
-    return scene
 
 
 def card_scene(card: dict) -> Scene:

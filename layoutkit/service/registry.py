@@ -32,6 +32,9 @@ Prepare = Callable[["Call"], Any]
 #: own before ``prepare`` runs; its result reaches both as ``call.snapshot``. It
 #: runs before access checks, so it only reads: refusals belong to the handler.
 Snapshot = Callable[["Tx", "Call"], Any]
+#: CPU work on what a read-only handler read, run after its transaction has
+#: closed, so the connection is back in the pool while the CPU works (drawing).
+Finish = Callable[["Call", dict[str, Any]], dict[str, Any]]
 #: Finds the board of an operation whose params name it indirectly (by card id).
 BoardResolver = Callable[["Tx", "Call"], "BoardRecord"]
 ShareMode = Literal["view", "annotate"]
@@ -87,6 +90,7 @@ class Operation:
     principals: frozenset[PrincipalKind] = ALL_PRINCIPALS
     prepare: Prepare | None = attrs.field(default=None, eq=False)
     snapshot: Snapshot | None = attrs.field(default=None, eq=False)
+    finish: Finish | None = attrs.field(default=None, eq=False)
     #: Touches no storage (validate, docs): the road opens no transaction.
     pure: bool = False
     #: Generic verbs dispatch on ``kind`` to one of these; the road then runs
@@ -176,6 +180,7 @@ def declare(
     principals: tuple[PrincipalKind, ...] = tuple(ALL_PRINCIPALS),
     prepare: Prepare | None = None,
     snapshot: Snapshot | None = None,
+    finish: Finish | None = None,
     pure: bool = False,
     shown: dict[str, Any] | None = None,
     variants: tuple[dict[str, Any], ...] = (),
@@ -189,6 +194,9 @@ def declare(
     refuse.
     """
     keyed = writes if idempotent is None else idempotent
+    if finish is not None and writes:
+        # A write's receipt is recorded for replay inside its transaction.
+        raise ValueError(f"{name}: only a read-only operation may finish after its transaction")
 
     def with_key(declared: dict[str, Any]) -> dict[str, Any]:
         schema = {"type": "object", **declared}
@@ -216,6 +224,7 @@ def declare(
         principals=frozenset(principals),
         prepare=prepare,
         snapshot=snapshot,
+        finish=finish,
         pure=pure,
     )
 

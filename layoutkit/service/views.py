@@ -13,42 +13,98 @@ from layoutkit.service import links, offload
 from layoutkit.service._common import ID, SLUG, card_board
 from layoutkit.service.content_prep import Outcome, attempt
 from layoutkit.service.registry import REGISTRY
-from layoutkit.service.scrape import scrape
+from layoutkit.service.scrape import scrape, scrape_region
 from layoutkit.service.workspace import Call
 from layoutkit.storage import CardRecord, Tx
+
+#: The largest side of a region render_board draws (board pixels).
+MAX_REGION = 20_000
+
+_REGION = {
+    "type": "object",
+    "required": ["x", "y", "w", "h"],
+    "properties": {
+        "x": {"type": "number"},
+        "y": {"type": "number"},
+        "w": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_REGION},
+        "h": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_REGION},
+    },
+    "additionalProperties": False,
+    "description": "draw only this window of the board (board coordinates), at full size and "
+    "without the title band; reads only the cards that reach into it",
+}
 
 
 @REGISTRY.operation(
     "render_board",
-    "Draw a board (or one section of it) as SVG text or PNG (base64, longest side at most "
-    "1600 px): frames with titles, wires, and every card's face. stamp changes whenever "
-    "the board does, so a viewer can poll it cheaply with board_stamp.",
+    "Draw a board (or one section of it, or one region of it) as SVG text or PNG (base64, "
+    "longest side at most 1600 px): frames with titles, wires, and every card's face. "
+    "cards counts the cards drawn, total those on the board; extent is the box around the "
+    "whole board's cards, so a viewer can size its canvas and ask for the region in view; stamp changes whenever the board does, so a viewer can "
+    "poll it cheaply with board_stamp.",
     {
         "required": ["board"],
         "properties": {
             "board": SLUG,
             "format": {"enum": ["svg", "png"]},
             "section": {"type": "string", "minLength": 1},
+            "region": _REGION,
         },
         "additionalProperties": False,
     },
     board="board",
     share=("view", "annotate"),
+    finish=lambda call, read: _draw(read),
 )
 def render_board(call: Call) -> dict[str, Any]:
-    scrape_params = {"pages": "full"}
-    if "section" in call.params:
-        scrape_params["section"] = call.params["section"]
-    scraped = scrape(call.tx, call.board, scrape_params)
-    fmt = call.params.get("format", "svg")
+    """Read what the picture shows; :func:`_draw` draws it once the transaction is closed."""
+    p, tx, board = call.params, call.tx, call.board
+    if "section" in p and "region" in p:
+        raise ServiceError(
+            400, "exclusive_params", "send section or region, not both", field="region"
+        )
+    region = p.get("region")
+    window = (region["x"], region["y"], region["w"], region["h"]) if region else None
+    if window is not None:
+        x, y, w, h = window
+        scraped = scrape_region(tx, board, (x, y, x + w, y + h))
+    else:
+        scrape_params = {"pages": "full"}
+        if "section" in p:
+            scrape_params["section"] = p["section"]
+        scraped = scrape(tx, board, scrape_params)
+    fmt = p.get("format", "svg")
     if fmt == "svg":  # PNG pictures never draw images
-        links.inline_shots(call.tx, scraped)
+        links.inline_shots(tx, scraped)
+    extent = tx.card_extent(board.id)
+    return {
+        "board": p["board"],
+        "format": fmt,
+        "total": tx.count_cards(board.id),
+        "window": window,
+        "scraped": scraped,
+        "extent": None
+        if extent is None
+        else {
+            "x": extent[0],
+            "y": extent[1],
+            "w": extent[2] - extent[0],
+            "h": extent[3] - extent[1],
+        },
+    }
+
+
+def _draw(read: dict[str, Any]) -> dict[str, Any]:
+    scraped, fmt = read["scraped"], read["format"]
     # Drawing a large board is long CPU work: in a worker process when the server runs them.
-    out = offload.run(functools.partial(render.render_board, format=fmt), scraped)
+    draw = functools.partial(render.render_board, format=fmt, region=read["window"])
+    out = offload.run(draw, scraped)
     result: dict[str, Any] = {
-        "board": call.params["board"],
+        "board": read["board"],
         "format": fmt,
         "cards": len(scraped["cards"]),
+        "total": read["total"],
+        "extent": read["extent"],
     }
     if fmt == "svg":
         result["svg"] = out

@@ -236,6 +236,8 @@ class Workspace:
                 result = op.handler(attrs.evolve(call, tx=tx, board=board))
                 if replay is not None:
                     replay.record(tx, result)
+            if op.finish is not None:
+                result = op.finish(attrs.evolve(call, board=board), result)
             for start in call.after:
                 try:
                     start()

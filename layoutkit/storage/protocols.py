@@ -217,9 +217,20 @@ class CardTx(Protocol):
         """A board's cards in created order; trashed ones only when asked."""
         ...
 
-    def card_boxes(self, board_id: int, *, kinds: Iterable[str] | None = None) -> list[CardBox]:
+    def card_boxes(
+        self,
+        board_id: int,
+        *,
+        kinds: Iterable[str] | None = None,
+        within: tuple[float, float, float, float] | None = None,
+    ) -> list[CardBox]:
         """A board's live cards without payloads, in created order (cheaper than
-        :meth:`cards`); only those of ``kinds`` when given."""
+        :meth:`cards`); only those of ``kinds``, and only those whose box overlaps
+        ``within`` (x0, y0, x1, y1), when given."""
+        ...
+
+    def card_extent(self, board_id: int) -> tuple[float, float, float, float] | None:
+        """(x0, y0, x1, y1) around the board's live top-level cards; None when it has none."""
         ...
 
     def card_changes(self, board_id: int, since: int) -> list[CardRecord]:

@@ -1,4 +1,4 @@
-"""The board viewer in headless Chromium: every card of the board is drawn."""
+"""The board viewer in headless Chromium: the cards in view are drawn, and only those."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import re
 import pytest
 
 from layoutkit.adapters.http import seed_example
+from layoutkit.storage import NewCard
 from tests.adapters.conftest import Api
 from tests.browser import ARTIFACTS, CHROMIUM, SKIP_REASON, run_chromium
 
@@ -16,16 +17,20 @@ pytestmark = [
 ]
 
 
-def test_viewer_draws_every_card(api: Api) -> None:
+def _drawn(dom: str) -> set[int]:
+    return {int(i) for i in re.findall(r'data-card-id="(\d+)"', dom)}
+
+
+def test_viewer_draws_every_card_in_view(api: Api) -> None:
     slug = seed_example(api.ws)
     cards = api.op("scrape_board", {"board": slug}).json()["cards"]
     page = f"{api.url}/boards/{slug}?token={api.token}"
-    dom = run_chromium("--dump-dom", "--virtual-time-budget=8000", page)
+    # A window larger than the board: the region asked for holds every card.
+    dom = run_chromium("--dump-dom", "--window-size=4000,3000", "--virtual-time-budget=8000", page)
     assert dom.returncode == 0, dom.stderr[-2000:]
     assert 'data-ready="1"' in dom.stdout, dom.stdout[-2000:]
     assert f'data-cards="{len(cards)}"' in dom.stdout
-    drawn = {int(i) for i in re.findall(r'data-card-id="(\d+)"', dom.stdout)}
-    assert drawn == {c["id"] for c in cards}
+    assert _drawn(dom.stdout) == {c["id"] for c in cards}
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     shot = ARTIFACTS / "viewer-welcome.png"
@@ -33,6 +38,47 @@ def test_viewer_draws_every_card(api: Api) -> None:
         f"--screenshot={shot}", "--window-size=1600,1000", "--virtual-time-budget=8000", page
     )
     assert shot.exists() and shot.stat().st_size > 10_000, result.stderr[-2000:]
+
+
+def test_viewer_of_a_large_board_reads_only_the_cards_near_the_view(api: Api) -> None:
+    """A 3,000-card board: the page draws the cards around the view, not the board."""
+    api.ws.call("create", {"kind": "board", "slug": "huge"})
+    with api.ws.store.transaction() as tx:
+        board = tx.board_by_slug(api.ws.workspace_id, "huge")
+        assert board is not None
+        tx.insert_cards(
+            board.id,
+            [
+                NewCard(
+                    "note",
+                    {"md": f"Note {i}"},
+                    (i % 60) * 240.0,
+                    (i // 60) * 140.0,
+                    216.0,
+                    116.0,
+                    "ai",
+                    "agent:seed",
+                    sized_by="content",
+                )
+                for i in range(3000)
+            ],
+        )
+    page = f"{api.url}/boards/huge?token={api.token}"
+    dom = run_chromium("--dump-dom", "--window-size=1200,800", "--virtual-time-budget=8000", page)
+    assert 'data-ready="1"' in dom.stdout, dom.stdout[-2000:]
+    drawn = _drawn(dom.stdout)
+    # The view and half a view around it: a few dozen cards, the top-left ones among them.
+    assert 10 < len(drawn) < 300, len(drawn)
+    assert f'data-cards="{len(drawn)}"' in dom.stdout
+    with api.ws.store.read() as tx:
+        first = tx.card_boxes(board.id)[0].id
+    assert first in drawn
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shot = ARTIFACTS / "viewer-large-board.png"
+    run_chromium(
+        f"--screenshot={shot}", "--window-size=1200,800", "--virtual-time-budget=8000", page
+    )
+    assert shot.exists() and shot.stat().st_size > 10_000
 
 
 def test_share_link_opens_the_viewer(api: Api) -> None:

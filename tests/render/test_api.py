@@ -16,7 +16,8 @@ def test_signatures() -> None:
         "(doc: 'dict', *, audience: 'str | None' = None, typeset: 'str | None' = None) -> 'str'"
     )
     assert str(inspect.signature(render.render_board)) == (
-        "(board: 'dict', *, format: 'str' = 'svg') -> 'str | bytes'"
+        "(board: 'dict', *, format: 'str' = 'svg', "
+        "region: 'tuple[float, float, float, float] | None' = None) -> 'str | bytes'"
     )
     assert str(inspect.signature(render.render_card)) == (
         "(card: 'dict', *, format: 'str' = 'svg', max_dim: 'int' = 1600) -> 'str | bytes'"

@@ -131,15 +131,35 @@ class CardRows(TxBase):
         rows = self.conn.execute(query.order_by(s.cards.c.ordinal, s.cards.c.id))
         return [_card(r) for r in rows]
 
-    def card_boxes(self, board_id: int, *, kinds: Iterable[str] | None = None) -> list[CardBox]:
+    def card_boxes(
+        self,
+        board_id: int,
+        *,
+        kinds: Iterable[str] | None = None,
+        within: tuple[float, float, float, float] | None = None,
+    ) -> list[CardBox]:
         c = s.cards.c
         query = select(*(c[f.name] for f in attrs.fields(CardBox))).where(
             c.board_id == board_id, c.deleted_at.is_(None)
         )
         if kinds is not None:
             query = query.where(c.kind.in_(sorted(kinds)))
+        if within is not None:
+            x0, y0, x1, y1 = within
+            query = query.where(c.x < x1, c.x + c.w > x0, c.y < y1, c.y + c.h > y0)
         rows = self.conn.execute(query.order_by(c.ordinal, c.id))
         return [CardBox(*r) for r in rows]
+
+    def card_extent(self, board_id: int) -> tuple[float, float, float, float] | None:
+        c = s.cards.c
+        row = self.conn.execute(
+            select(func.min(c.x), func.min(c.y), func.max(c.x + c.w), func.max(c.y + c.h)).where(
+                c.board_id == board_id, c.deleted_at.is_(None), c.parent_id.is_(None)
+            )
+        ).first()
+        if row is None or row[0] is None:
+            return None
+        return (float(row[0]), float(row[1]), float(row[2]), float(row[3]))
 
     def card_changes(self, board_id: int, since: int) -> list[CardRecord]:
         c = s.cards.c
