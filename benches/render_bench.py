@@ -25,6 +25,10 @@ changed), and fonts and lexers fill there on the first scenario. In the
 5,000-card scenarios one note is edited (untimed) before each timed call, so
 the median is a board drawn again after a change, as a viewer polling
 ``board_stamp`` redraws it. PNG sizes are of the decoded bytes.
+
+"viewer opens" is what the board viewer waits for when it opens a stored
+50,000-card board (``--viewer``): ``render_board`` of the window around a
+1,600 x 1,000 screen, which reads and draws only the cards reaching into it.
 """
 
 from __future__ import annotations
@@ -189,6 +193,27 @@ def caller_rows(backend: str, url: str, count: int, reps: int) -> list[Row]:
     return rows
 
 
+#: The window the board viewer asks for on a 1,600 x 1,000 screen: the view and half
+#: a view around it, clipped at the board's top-left corner.
+VIEWER_WINDOW = {"x": -24, "y": -24, "w": 2424, "h": 1524}
+
+
+def viewer_rows(backend: str, url: str, count: int, reps: int) -> list[Row]:
+    """What the viewer waits for when it opens a stored board of ``count`` cards."""
+    with Workspace.open(url, name=f"bench-{uuid.uuid4().hex[:10]}") as ws:
+        took = seed(ws, "huge", grid_cards(count))
+        print(f"{backend}: seeded {count} cards in {took * 1000:.0f} ms", file=sys.stderr)
+        region = {"board": "huge", "format": "svg", "region": VIEWER_WINDOW}
+        return [
+            timed(
+                f"caller/{backend}",
+                f"viewer opens {count:,}",
+                lambda: ws.call("render_board", region),
+                reps,
+            )
+        ]
+
+
 def engine_rows(cards: int, reps: int) -> list[Row]:
     doc = big_doc()
     board = big_board()
@@ -228,6 +253,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--cards", type=int, default=5000, help="cards of the stored board")
+    parser.add_argument(
+        "--viewer", type=int, default=50000, help="cards of the board the viewer opens"
+    )
     args = parser.parse_args()
     rows = engine_rows(args.cards, args.reps)
     # A server holds no board in memory between calls: the engine's inputs are gone
@@ -235,9 +263,11 @@ def main() -> None:
     gc.collect()
     with tempfile.TemporaryDirectory() as tmp:
         rows += caller_rows("sqlite", f"sqlite:///{Path(tmp) / 'bench.db'}", args.cards, args.reps)
+        rows += viewer_rows("sqlite", f"sqlite:///{Path(tmp) / 'bench.db'}", args.viewer, args.reps)
     pg = os.environ.get("LAYOUTKIT_TEST_POSTGRES_URL")
     if pg:
         rows += caller_rows("postgresql", pg, args.cards, args.reps)
+        rows += viewer_rows("postgresql", pg, args.viewer, args.reps)
     else:
         print("postgresql: skipped (LAYOUTKIT_TEST_POSTGRES_URL is not set)", file=sys.stderr)
     print(
