@@ -106,21 +106,25 @@ def _path(parts: tuple[str | int, ...]) -> str:
     return out
 
 
-def _bad_text(text: str) -> bool:
+def _bad_text(text: str) -> str | None:
+    """What is wrong with ``text`` for storage, or None."""
     # A lone surrogate cannot be encoded; the common case costs one C-level encode.
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return True
-    return False
+        return "a lone surrogate"
+    # PostgreSQL keeps no U+0000 in text or JSON; refused on every backend alike.
+    if "\x00" in text:
+        return "a NUL character (U+0000)"
+    return None
 
 
 def check_json_value(value: Any, *, depth: int = JSON_DEPTH) -> None:
     """Refuse what no request may carry, anywhere in ``value``.
 
     Numbers are finite and integers fit 64 bits (``invalid_number``); text,
-    keys included, is valid Unicode (``invalid_text``: a lone surrogate cannot
-    be stored or sent back); objects and arrays nest at most ``depth`` deep
+    keys included, is valid Unicode without U+0000 (``invalid_text``: a lone
+    surrogate cannot be stored or sent back, and PostgreSQL keeps no NUL); objects and arrays nest at most ``depth`` deep
     (:class:`LimitExceeded` ``jsonDepth``). The walk is iterative, so a value
     nested far deeper than the interpreter's recursion limit is refused too.
     """
@@ -132,10 +136,11 @@ def check_json_value(value: Any, *, depth: int = JSON_DEPTH) -> None:
                 raise LimitExceeded("jsonDepth", len(where) + 1, field=_path(where))
             if isinstance(node, dict):
                 for key, child in node.items():
-                    if not isinstance(key, str) or _bad_text(key):
+                    bad = _bad_text(key) if isinstance(key, str) else "no text"
+                    if bad:
                         raise InvalidValue(
                             "invalid_text",
-                            f"{_path(where) or 'params'}: a key is not valid Unicode text",
+                            f"{_path(where) or 'params'}: a key holds {bad}",
                             field=_path(where),
                         )
                     stack.append((child, (*where, key)))
@@ -157,10 +162,10 @@ def check_json_value(value: Any, *, depth: int = JSON_DEPTH) -> None:
                     f"{_path(where) or 'params'}: {node} is not a number JSON can carry",
                     field=_path(where),
                 )
-        elif isinstance(node, str) and _bad_text(node):
+        elif isinstance(node, str) and (bad := _bad_text(node)):
             raise InvalidValue(
                 "invalid_text",
-                f"{_path(where) or 'params'}: text holds a lone surrogate",
+                f"{_path(where) or 'params'}: text holds {bad}",
                 field=_path(where),
             )
 

@@ -138,7 +138,8 @@ class Workspace:
 
     def authenticate(self, token: str) -> Principal | None:
         """The principal a bearer token or share-link token stands for, or None."""
-        with self.store.read() as tx:
+        # Every API request asks: no snapshot needed for a lookup by hash.
+        with self.store.read(snapshot=False) as tx:
             if token.startswith("lks_"):
                 link = tx.verify_share_token(token)
                 board = tx.board(link.board_id) if link is not None else None

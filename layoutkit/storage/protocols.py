@@ -485,8 +485,9 @@ class Store(Protocol):
         """An all-or-nothing write transaction."""
         ...
 
-    def read(self) -> AbstractContextManager[Tx]:
-        """A consistent read-only snapshot."""
+    def read(self, *, snapshot: bool = True) -> AbstractContextManager[Tx]:
+        """A read-only transaction with one consistent snapshot; ``snapshot=False``
+        lets each statement read the latest commits instead (cheaper for one row)."""
         ...
 
     def schema_version(self) -> str:

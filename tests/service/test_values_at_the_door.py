@@ -71,11 +71,19 @@ def _hostile(ids: list[int]) -> list[tuple[str, str, dict[str, Any], str]]:
          "cards[0].payload.md"),
         ("key lone surrogate", "set_board_meta",
          {"board": "door", "meta": {"\ud83d": 1}}, "meta"),
+        # PostgreSQL keeps no U+0000 in text or JSON: refused on every backend alike.
+        ("note md NUL", "compose_board",
+         {"board": "door", "cards": [{"kind": "note", "payload": {"md": "a\x00b"}}]},
+         "cards[0].payload.md"),
+        ("requestKey NUL", "compose_board",
+         {"board": "door", "cards": [{"kind": "note", "payload": {"md": "x"}}],
+          "requestKey": "k\x00"}, "requestKey"),
+        ("key NUL", "set_board_meta", {"board": "door", "meta": {"a\x00": 1}}, "meta"),
     ]  # fmt: skip
 
 
 def _code(name: str) -> str:
-    if "surrogate" in name:
+    if "surrogate" in name or "NUL" in name:
         return "invalid_text"
     return "invalid_number"
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from sqlalchemy import Row, delete, func, insert, select, update
+from sqlalchemy.dialects.postgresql import aggregate_order_by
 
 from layoutkit.storage import _schema as s
 from layoutkit.storage._errors import ConflictError, NotFoundError
@@ -57,6 +59,31 @@ class BoardRows(TxBase):
             return None
         return record(row, BoardRecord, tags=self._tags_of([row.id])[row.id])
 
+    def _select_board(self) -> Any:
+        """The board row with its tags in one read, in their order (one round trip
+        fewer on every write, which reads its board first)."""
+        t = s.board_tags.c
+        if self._pg:
+            tags = select(func.json_agg(aggregate_order_by(t.tag, t.position)))
+            tags = tags.where(t.board_id == s.boards.c.id)
+        else:
+            ordered = (
+                select(t.tag)
+                .where(t.board_id == s.boards.c.id)
+                .order_by(t.position)
+                .correlate(s.boards)
+                .subquery()
+            )
+            tags = select(func.json_group_array(ordered.c.tag))
+        return select(s.boards, tags.scalar_subquery().label("tag_list"))
+
+    def _board_with_tags(self, row: Row[Any] | None) -> BoardRecord | None:
+        if row is None:
+            return None
+        found = row.tag_list
+        tags = json.loads(found) if isinstance(found, str) else found
+        return record(row, BoardRecord, tags=tuple(tags or ()))
+
     def create_board(
         self,
         workspace_id: int,
@@ -101,17 +128,16 @@ class BoardRows(TxBase):
         return record(row, BoardRecord, tags=folded)
 
     def board(self, board_id: int) -> BoardRecord | None:
-        return self._board(
-            self.conn.execute(select(s.boards).where(s.boards.c.id == board_id)).first()
-        )
+        query = self._select_board().where(s.boards.c.id == board_id)
+        return self._board_with_tags(self.conn.execute(query).first())
 
     def board_by_slug(
         self, workspace_id: int, slug: str, *, lock: bool = False
     ) -> BoardRecord | None:
-        query = select(s.boards).where(
+        query = self._select_board().where(
             s.boards.c.workspace_id == workspace_id, s.boards.c.slug == slug
         )
-        return self._board(self.conn.execute(self._locking(query, lock)).first())
+        return self._board_with_tags(self.conn.execute(self._locking(query, lock)).first())
 
     def _locking(self, query: Any, lock: bool) -> Any:
         if not lock:
@@ -131,8 +157,8 @@ class BoardRows(TxBase):
         return None if row is None else BoardRevs(utc(row[0]), *row[1:])
 
     def lock_board(self, board_id: int) -> BoardRecord:
-        query = self._locking(select(s.boards).where(s.boards.c.id == board_id), True)
-        board = self._board(self.conn.execute(query).first())
+        query = self._locking(self._select_board().where(s.boards.c.id == board_id), True)
+        board = self._board_with_tags(self.conn.execute(query).first())
         if board is None:
             raise NotFoundError(f"board {board_id}")
         return board

@@ -123,7 +123,7 @@ class SqlStore:
         return f"SqlStore({self.dialect}, {'memory' if self.memory else self.url!r})"
 
     @contextmanager
-    def _open(self, *, writable: bool) -> Iterator[SqlTx]:
+    def _open(self, *, writable: bool, snapshot: bool = True) -> Iterator[SqlTx]:
         if getattr(self._local, "open", False):
             raise StorageError("a transaction is already open on this thread; pass its tx along")
         self._local.open = True
@@ -138,7 +138,10 @@ class SqlStore:
                 if self.dialect == "sqlite":
                     conn.execution_options(layoutkit_begin="IMMEDIATE" if writable else "DEFERRED")
                 elif not writable:
-                    conn.execution_options(isolation_level="REPEATABLE READ")
+                    # Without a snapshot each statement reads the latest commits,
+                    # and no BEGIN and ROLLBACK travel to the server.
+                    level = "REPEATABLE READ" if snapshot else "AUTOCOMMIT"
+                    conn.execution_options(isolation_level=level)
                 conn.begin()
                 tx = SqlTx(self, conn, writable=writable)
                 committed = False
@@ -174,9 +177,14 @@ class SqlStore:
         """
         return self._open(writable=True)
 
-    def read(self) -> AbstractContextManager[SqlTx]:
-        """A read-only snapshot with the same ``tx`` read methods; never writes."""
-        return self._open(writable=False)
+    def read(self, *, snapshot: bool = True) -> AbstractContextManager[SqlTx]:
+        """A read-only snapshot with the same ``tx`` read methods; never writes.
+
+        ``snapshot=False`` lets each statement see the latest commits on its
+        own: for a read of one row (a token check), it saves PostgreSQL the
+        round trips of opening and closing a transaction.
+        """
+        return self._open(writable=False, snapshot=snapshot)
 
     @contextmanager
     def _short_write(self) -> Iterator[Connection]:
