@@ -9,6 +9,10 @@ write would be lost or two cards would overlap.
 from __future__ import annotations
 
 import multiprocessing as mp
+import time
+from pathlib import Path
+
+import pytest
 
 from layoutkit.storage import NewCard
 from tests.storage.conftest import Location
@@ -84,3 +88,30 @@ def test_two_processes_writing_one_board(durable_location: Location) -> None:
         assert len(set(by_y[: ROUNDS + 1])) == 2
     finally:
         store.close()
+
+
+def test_writers_on_one_sqlite_file_queue_on_the_lock_beside_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stores on one file (as server processes are) take turns at writing; a writer
+    that waits past the busy timeout gives up with BusyError, and the lock frees
+    as soon as the holder's transaction ends."""
+    from layoutkit.storage import BusyError, open_store
+    from layoutkit.storage._sql import store as sql_store
+
+    monkeypatch.setattr(sql_store, "SQLITE_BUSY_TIMEOUT_S", 0.3)
+    url = f"sqlite:///{tmp_path / 'w.db'}"
+    first, second = open_store(url), open_store(url)
+    try:
+        with first.transaction() as tx:
+            tx.ensure_workspace("held")
+            assert (tmp_path / "w.db.lock").exists()
+            started = time.monotonic()
+            with pytest.raises(BusyError), second.transaction():
+                pass
+            assert time.monotonic() - started >= 0.3
+        with second.transaction() as tx:
+            assert tx.workspace_by_name("held") is not None
+    finally:
+        first.close()
+        second.close()

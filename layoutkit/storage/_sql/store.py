@@ -21,7 +21,9 @@ is open raises :class:`StorageError` (pass the open ``tx`` along instead).
 from __future__ import annotations
 
 import logging
+import os
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
@@ -45,6 +47,11 @@ from layoutkit.storage._sql.questions import QuestionRows
 from layoutkit.storage._sql.request_keys import RequestKeyRows
 from layoutkit.storage._sql.workspaces import WorkspaceRows
 from layoutkit.storage.protocols import Clock
+
+try:
+    import fcntl
+except ImportError:  # Windows: SQLite's own busy handler queues the writers there
+    fcntl = None  # type: ignore[assignment]
 
 log = logging.getLogger(__name__)
 
@@ -112,6 +119,12 @@ class SqlStore:
         self._writer: threading.Lock | None = (
             threading.Lock() if self.dialect == "sqlite" and not self.memory else None
         )
+        # ...and the other processes' writers on the same file, on a lock beside it.
+        self._file_lock = (
+            _FileWriteLock(blobs_dir.with_name(blobs_dir.name.removesuffix(".blobs") + ".lock"))
+            if self._writer is not None and blobs_dir is not None and fcntl is not None
+            else None
+        )
         self._local = threading.local()
         self.blobs: BlobStore = (
             FileBlobStore(blobs_dir)
@@ -129,10 +142,12 @@ class SqlStore:
         self._local.open = True
         try:
             writer = self._writer if writable else None
+            across = self._file_lock if writable else None
             with (
                 _busy_as_busy_error(),
                 self._guard or nullcontext(),
                 writer or nullcontext(),
+                across.held() if across is not None else nullcontext(),
                 self.engine.connect() as conn,
             ):
                 if self.dialect == "sqlite":
@@ -201,6 +216,57 @@ class SqlStore:
     def close(self) -> None:
         """Release every pooled connection (an in-memory database is gone afterwards)."""
         self.engine.dispose()
+        if self._file_lock is not None:
+            self._file_lock.close()
+
+
+class _FileWriteLock:
+    """One write at a time across every process on one SQLite file, waited for
+    in fine steps.
+
+    SQLite's own busy handler makes a blocked writer sleep 1, 2, 5, 10, 15, 20,
+    25... ms between tries, so with several server processes a write often
+    sleeps long past the moment the lock came free. Writers take this lock on
+    a file beside the database first and retry it every fraction of a
+    millisecond; BEGIN IMMEDIATE then finds the database free. A process that
+    dies holding it loses it with its file descriptor.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._fd: int | None = None
+        self._guard = threading.Lock()
+
+    def _file(self) -> int:
+        with self._guard:
+            if self._fd is None:
+                self._fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o600)
+            return self._fd
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        fd = self._file()
+        deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_S
+        pause = 0.0002
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise BusyError(f"another process held {self._path.name} too long") from None
+                time.sleep(pause)
+                pause = min(pause * 2, 0.001)
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+
+    def close(self) -> None:
+        with self._guard:
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
 
 
 def _sqlite_events(engine: Engine, *, wal: bool) -> None:
