@@ -27,6 +27,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import Message, Receive
 
 from layoutkit import ServiceError, Workspace
+from layoutkit.adapters import _workers
 from layoutkit.adapters.viewer import message_page, viewer_page
 from layoutkit.examples import seed_example
 from layoutkit.principal import Principal
@@ -578,20 +579,21 @@ def run_server(
         engines = max(1, ENGINE_WORKERS // workers)
         settings = {"db": db, "fetch": fetch, "capture": capture, "engines": engines}
         os.environ[WORKER_SETTINGS_ENV] = json.dumps(settings)
+        app = f"{__name__}:worker_app"
+        if _workers.can_share_port():
+            settings = {"app": app, "factory": True, "log_level": "warning"}
+            status = _workers.supervise(_workers.listening_sockets(host, port, workers), settings)
+            if status:
+                raise SystemExit(status)
+            return
         from uvicorn.supervisors import Multiprocess
 
+        # Without SO_REUSEPORT the workers share one socket (and the kernel
+        # decides, unevenly, which one takes each connection).
         config = uvicorn.Config(
-            f"{__name__}:worker_app",
-            factory=True,
-            workers=workers,
-            host=host,
-            port=port,
-            log_level="warning",
+            app, factory=True, workers=workers, host=host, port=port, log_level="warning"
         )
         sock = config.bind_socket()
-        # asyncio sets TCP_NODELAY only on connections of sockets it created itself;
-        # the workers accept on this one, so without it every answer waited for the
-        # client's delayed ACK (about 45 ms a request). Accepted sockets inherit it.
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         with contextlib.suppress(KeyboardInterrupt):
             Multiprocess(config, sockets=[sock]).run()

@@ -118,6 +118,32 @@ def test_several_workers_serve_one_database(served: Served) -> None:
             assert a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1], (a, b)
 
 
+def _cpu_ticks(pid: int) -> int:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def test_kept_alive_connections_spread_over_the_workers(served: Served) -> None:
+    """Each worker listens on a socket of its own (SO_REUSEPORT): sixteen clients,
+    each on one kept-alive connection, reach both workers, not the last one to wait."""
+    workers = _workers(served.proc)
+    served.post("create", {"kind": "board", "slug": "spread"})
+    before = {pid: _cpu_ticks(pid) for pid in workers}
+    headers = {"authorization": f"Bearer {served.token}"}
+
+    def client(i: int) -> None:
+        with httpx.Client(base_url=served.url, headers=headers, timeout=30) as http:
+            for j in range(6):
+                card = {"kind": "text", "payload": {"md": f"client {i} card {j}"}}
+                body = {"board": "spread", "cards": [card]}
+                assert http.post("/api/v1/ops/compose_board", json=body).status_code == 200
+
+    with ThreadPoolExecutor(16) as pool:
+        list(pool.map(client, range(16)))
+    spent = {pid: _cpu_ticks(pid) - before[pid] for pid in workers}
+    assert all(ticks > 0 for ticks in spent.values()), spent
+
+
 def test_mcp_and_the_viewer_answer_on_every_worker(served: Served) -> None:
     async def calls() -> list[Any]:
         headers = {"authorization": f"Bearer {served.token}"}
