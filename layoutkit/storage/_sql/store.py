@@ -23,7 +23,6 @@ from __future__ import annotations
 import logging
 import os
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
@@ -221,15 +220,15 @@ class SqlStore:
 
 
 class _FileWriteLock:
-    """One write at a time across every process on one SQLite file, waited for
-    in fine steps.
+    """One write at a time across every process on one SQLite file, handed over
+    by the kernel.
 
     SQLite's own busy handler makes a blocked writer sleep 1, 2, 5, 10, 15, 20,
     25... ms between tries, so with several server processes a write often
     sleeps long past the moment the lock came free. Writers take this lock on
-    a file beside the database first and retry it every fraction of a
-    millisecond; BEGIN IMMEDIATE then finds the database free. A process that
-    dies holding it loses it with its file descriptor.
+    a file beside the database first (``flock``, waited for in the kernel);
+    BEGIN IMMEDIATE then finds the database free. A process that dies holding
+    it loses it with its file descriptor.
     """
 
     def __init__(self, path: Path) -> None:
@@ -246,21 +245,39 @@ class _FileWriteLock:
     @contextmanager
     def held(self) -> Iterator[None]:
         fd = self._file()
-        deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_S
-        pause = 0.0002
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise BusyError(f"another process held {self._path.name} too long") from None
-                time.sleep(pause)
-                pause = min(pause * 2, 0.001)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._wait(fd)
         try:
             yield
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)
+
+    def _wait(self, fd: int) -> None:
+        """Wait in the kernel, which hands the lock over the moment it is free, but
+        no longer than the busy timeout: a helper thread blocks in flock, and one
+        that gets the lock after its caller gave up lets it go at once."""
+        state = {"got": False, "gave_up": False}
+        handed = threading.Condition()
+
+        def block() -> None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                with handed:
+                    if state["gave_up"]:
+                        fcntl.flock(fd, fcntl.LOCK_UN)
+                        return
+                    state["got"] = True
+                    handed.notify()
+            except OSError:
+                return  # the store closed its lock file while this waited
+
+        threading.Thread(target=block, name="layoutkit-write-lock", daemon=True).start()
+        with handed:
+            if not handed.wait_for(lambda: state["got"], SQLITE_BUSY_TIMEOUT_S):
+                state["gave_up"] = True
+                raise BusyError(f"another process held {self._path.name} too long")
 
     def close(self) -> None:
         with self._guard:
