@@ -902,6 +902,13 @@ def _footer(
             block = measure(text, max(200.0, width - 32), 12)
             geo[key] = {"x": 16.0, "y": _r(y), "w": _r(block.width), "h": _r(block.height)}
             y += block.height + 6
+    # Text wraps at no less than 200 px, so a small diagram (or an empty one) is
+    # widened to its title and captions rather than letting them run off the card.
+    texts = [
+        *(header["parts"] if header else []),
+        *(geo[k] for k in ("caption", "footer") if k in geo),
+    ]
+    width = max([width, *(t["x"] + t["w"] + 16.0 for t in texts)])
     if header:
         header["w"] = _r(width)
     geo["width"] = _r(width)

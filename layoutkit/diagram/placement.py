@@ -209,6 +209,8 @@ def assign_x(
     lanes = sorted((k for k in keys if len(k) == 1 and k[0][0] == "lane"), key=lambda k: k[0][1])
     for a, b in itertools.pairwise(lanes):
         le([(R(a), 1.0), (L(b), -1.0)], -opts.lane_gap)
+    if nv == 0:  # a diagram with nothing in it: there is nothing to place
+        return Placed([], {}, out_off, in_off)
     a_ub = coo_matrix((vals, (rows, cols)), shape=(r, nv)).tocsr()
     res = linprog(cost, A_ub=a_ub, b_ub=np.array(rhs), bounds=(0, None), method="highs-ds")
     if not res.success:

@@ -473,3 +473,20 @@ def test_edge_through_node_is_exact_for_a_slanted_route() -> None:
     assert [(f["code"], f["node"]) for f in composition_findings(geo)] == [
         ("edge_through_node", "c")
     ]
+
+
+def test_an_empty_diagram_lays_out_and_is_as_wide_as_its_title() -> None:
+    """No nodes at all used to crash the placement step (a 500 from compose_board)."""
+    out = lay_out({"title": "Nothing drawn yet", "nodes": [], "edges": []})
+    geo = out["geo"]
+    assert geo["nodes"] == {} and geo["edges"] == []
+    title = geo["header"]["parts"][0]
+    assert geo["width"] >= title["x"] + title["w"] + 16
+
+
+def test_a_title_wider_than_the_graph_widens_the_diagram() -> None:
+    geo = lay_out(
+        {"title": "A diagram whose title is far wider than its one node", "nodes": [{"id": "a"}]}
+    )["geo"]
+    for part in geo["header"]["parts"]:
+        assert part["x"] + part["w"] <= geo["width"] - 16
