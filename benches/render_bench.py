@@ -50,13 +50,13 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from layoutkit import Principal, Workspace  # noqa: E402
+from _timing import seed_board  # noqa: E402
+
+from layoutkit import Workspace  # noqa: E402
 from layoutkit.render import render_board, render_doc  # noqa: E402
 from layoutkit.render._glance import FACES  # noqa: E402
-from layoutkit.storage import NewCard  # noqa: E402
 from tests.render.gallery import EVERY_CARD, EVERY_ELEMENT  # noqa: E402
 
-AGENT = Principal.agent("bench")
 # Frames, and compare cards (they point at other cards by id), are left out of the grid.
 _GRID_SKIP = ("section", "cluster", "compare")
 _TEXT_KEYS = ("md", "title", "label", "text", "name", "description")
@@ -117,19 +117,8 @@ def big_board(n: int = 1000, cols: int = 40) -> dict[str, Any]:
 
 def seed(ws: Workspace, slug: str, cards: list[dict[str, Any]]) -> float:
     """The cards stored on a new board by direct inserts; returns the seconds it took."""
-    start = time.perf_counter()
-    ws.call("create", {"kind": "board", "slug": slug})
-    with ws.store.transaction() as tx:
-        board = tx.board_by_slug(ws.workspace_id, slug)
-        assert board is not None
-        tx.insert_cards(
-            board.id,
-            [
-                NewCard(c["kind"], c["payload"], c["x"], c["y"], c["w"], c["h"], "ai", AGENT.label)
-                for c in cards
-            ],
-        )
-    return time.perf_counter() - start
+    boxes = [(c["kind"], c["payload"], (c["x"], c["y"], c["w"], c["h"])) for c in cards]
+    return seed_board(ws, slug, boxes)
 
 
 Row = tuple[str, str, tuple[float, float], list[float], list[float], int]

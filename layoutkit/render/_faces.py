@@ -106,7 +106,8 @@ def _note(p: dict, r: Rect) -> list[Item]:
     return items + faces
 
 
-def _shape(p: dict, r: Rect) -> list[Item]:
+def shape_outline(p: dict, r: Rect) -> list[Item]:
+    """A shape card's outline in its colours (the face and its glance share it)."""
     from layoutkit.render._face_diagram import _shape_items
 
     x, y, w, h = r
@@ -116,7 +117,7 @@ def _shape(p: dict, r: Rect) -> list[Item]:
     if shape == "ellipse":
         shape = "circle"
     if shape == "triangle":
-        items: list[Item] = [
+        return [
             Path(
                 ((x + w / 2, y), (x + w, y + h), (x, y + h)),
                 stroke=stroke,
@@ -125,8 +126,12 @@ def _shape(p: dict, r: Rect) -> list[Item]:
                 fill=fill,
             )
         ]
-    else:
-        items = _shape_items(shape, x, y, w, h, fill, stroke, 1.0)
+    return _shape_items(shape, x, y, w, h, fill, stroke, 1.0)
+
+
+def _shape(p: dict, r: Rect) -> list[Item]:
+    x, y, w, h = r
+    items = shape_outline(p, r)
     label = _md_of(p)
     if label:
         run = text_run(

@@ -20,10 +20,9 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-from layoutkit.render._face_diagram import _shape_items
-from layoutkit.render._faces import card_face
+from layoutkit.render._faces import card_face, shape_outline
 from layoutkit.render._palette import CARD, FG, LINE, ROLE_STYLE, fill_color, tone
-from layoutkit.render._scene import Box, Group, Item, Path, Text, fit_line
+from layoutkit.render._scene import Box, Group, Item, Text, fit_line
 
 Rect = tuple[float, float, float, float]
 
@@ -61,23 +60,7 @@ def card_glance(kind: str, payload: Any, rect: Rect) -> list[Item]:
     if kind == "note":
         items = _box(rect, fill_color(p.get("color") or p.get("fill"), "#fff3bf"), "#e9d58a")
     elif kind == "shape":
-        fill = fill_color(p.get("fill") or p.get("color"), "#d0e4ff")
-        stroke = fill_color(p.get("stroke"), "#4c6ef5")
-        shape = str(p.get("shape") or "rect")
-        if shape == "triangle":
-            items = [
-                Path(
-                    ((x + w / 2, y), (x + w, y + h), (x, y + h)),
-                    stroke=stroke,
-                    width=1.5,
-                    closed=True,
-                    fill=fill,
-                )
-            ]
-        else:
-            items = _shape_items(
-                "circle" if shape == "ellipse" else shape, x, y, w, h, fill, stroke, 1.0
-            )
+        items = shape_outline(p, rect)
     elif kind == "callout":
         ink, wash = tone(p.get("tone") or "info")
         items = _box(rect, wash, ink, 8)
