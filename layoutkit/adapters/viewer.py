@@ -46,7 +46,15 @@ _PAGE = """<!doctype html>
   const status = document.getElementById("status");
   const scroller = document.getElementById("board");
   const canvas = document.getElementById("canvas");
-  let stamp = null, extent = null, drawn = null, busy = false, again = false;
+  let stamp = null, extent = null, drawn = null, busy = false, again = false, placed = false;
+  // An address ending in #at=x,y opens the board centred on that board point.
+  function goToAsked() {
+    const m = /^#at=(-?\\d+(?:\\.\\d+)?),(-?\\d+(?:\\.\\d+)?)$/.exec(location.hash);
+    if (!m) return;
+    const o = origin();
+    scroller.scrollLeft = Number(m[1]) - o.x - scroller.clientWidth / 2;
+    scroller.scrollTop = Number(m[2]) - o.y - scroller.clientHeight / 2;
+  }
   async function op(name, body) {
     const res = await fetch("/api/v1/ops/" + name, {method: "POST", headers, credentials: "same-origin", body: JSON.stringify(body)});
     const data = await res.json();
@@ -93,6 +101,7 @@ _PAGE = """<!doctype html>
         svg.style.left = (want.x - o.x) + "px";
         svg.style.top = (want.y - o.y) + "px";
         drawn = want;
+        if (!placed) { placed = true; goToAsked(); }
         document.body.dataset.cards = String(out.cards);
         document.body.dataset.ready = "1";
         status.className = "";

@@ -80,6 +80,21 @@ def test_viewer_of_a_large_board_reads_only_the_cards_near_the_view(api: Api) ->
     )
     assert shot.exists() and shot.stat().st_size > 10_000
 
+    # Moving the view (here through an #at= address, which scrolls the page) draws
+    # the cards around the new place and leaves the first ones behind.
+    far = f"{page}#at=9000,3000"
+    dom = run_chromium("--dump-dom", "--window-size=1200,800", "--virtual-time-budget=8000", far)
+    moved = _drawn(dom.stdout)
+    assert 10 < len(moved) < 300 and first not in moved, len(moved)
+    with api.ws.store.read() as tx:
+        near = {b.id for b in tx.card_boxes(board.id, within=(8900, 2900, 9100, 3100))}
+    assert near and near <= moved
+    shot = ARTIFACTS / "viewer-large-board-moved.png"
+    run_chromium(
+        f"--screenshot={shot}", "--window-size=1200,800", "--virtual-time-budget=8000", far
+    )
+    assert shot.exists() and shot.stat().st_size > 10_000
+
 
 def test_share_link_opens_the_viewer(api: Api) -> None:
     slug = seed_example(api.ws)
