@@ -13,6 +13,7 @@ as before. Engine refusals cross the process boundary intact
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import threading
@@ -41,6 +42,9 @@ def _warm(parent: int) -> None:
         os._exit(0)
 
     threading.Thread(target=watch, daemon=True).start()
+    # What the imports made lives as long as the worker: out of the collector's
+    # sight, a full collection (one lands in most board drawings) skips it.
+    gc.freeze()
 
 
 def start(workers: int) -> None:
