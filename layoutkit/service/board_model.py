@@ -13,7 +13,6 @@ anything the database does not.
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
@@ -25,8 +24,6 @@ import attrs
 from layoutkit import layout
 from layoutkit.layout import Board, Card, Wire
 from layoutkit.storage import BoardRecord, BoardRevs, CardBox, CardRecord, EdgeRecord, Tx
-
-log = logging.getLogger(__name__)
 
 #: How long a call waits for another thread of this process to hand a board's
 #: model back before it builds one of its own. The board lock already orders
@@ -127,18 +124,19 @@ class BoardModels:
         lease.owner = me
         try:
             entry = self._checkout(tx, board.id, current)
+            model = entry.model
+            wanted = [r for r in tx.cards_by_id(also) if r.id in model] if also else []
+            for r in wanted:
+                model.cards[r.id].payload = r.payload
+            if self.verify:
+                fresh = tx.board(board.id)
+                assert fresh is not None
+                _check_same(model, load_board(tx, fresh, also=also), board.slug)
         except BaseException:
+            # Nothing was handed out: free the board for the next call, keep no model.
             lease.owner = None
             lease.lock.release()
             raise
-        model = entry.model
-        wanted = [r for r in tx.cards_by_id(also) if r.id in model] if also else []
-        for r in wanted:
-            model.cards[r.id].payload = r.payload
-        if self.verify:
-            fresh = tx.board(board.id)
-            assert fresh is not None
-            _check_same(model, load_board(tx, fresh, also=also), board.slug)
         untouched = model.edits
         tx.on_end(lambda committed: self._check_in(entry, lease, also, committed, untouched))
         return model
