@@ -4,15 +4,18 @@ Concurrency model:
 
 - SQLite file: WAL journal, so readers never block the writer. A write
   transaction starts with ``BEGIN IMMEDIATE``, taking the database's single
-  write lock up front; concurrent writers (threads or processes) queue on
-  the busy timeout instead of failing halfway. That exclusivity is what
-  serialises writers to a board, so ``lock_board`` only re-reads the row.
+  write lock up front. Writers queue before that: this process's threads on
+  a lock of the store, other processes' on ``<file>.lock`` (see
+  :class:`_FileWriteLock`), both bounded by the busy timeout, so none fails
+  halfway. That exclusivity is what serialises writers to a board, so
+  ``lock_board`` only re-reads the row.
 - In-memory SQLite: one shared connection for the store's whole life; a
   process-local lock lets one transaction use it at a time.
 - PostgreSQL: a pooled psycopg 3 engine; write transactions run at READ
   COMMITTED and ``lock_board`` takes ``SELECT ... FOR UPDATE`` on the board
   row, so every read after the lock sees the other writers' commits. Read
-  transactions run at REPEATABLE READ for one consistent snapshot.
+  transactions run at REPEATABLE READ for one consistent snapshot, or in
+  autocommit (``read(snapshot=False)``) for a one-row lookup.
 
 Transactions do not nest: opening a second one on the same thread while one
 is open raises :class:`StorageError` (pass the open ``tx`` along instead).
@@ -171,8 +174,9 @@ class SqlStore:
                     else:
                         conn.rollback()
                 finally:
-                    # Still inside the write lock: the next writer finds what
-                    # these callbacks keep (a warm board model) already in place.
+                    # Before the connection goes back (and, on SQLite, inside the
+                    # write lock): the next writer mostly finds what these
+                    # callbacks keep, a warm board model, already in place.
                     for callback in tx.ended:
                         try:
                             callback(committed)
