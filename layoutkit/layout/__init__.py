@@ -44,7 +44,7 @@ unchanged when one is raised.
 """
 
 from layoutkit.folding import fold
-from layoutkit.layout.arrange import ARRANGE_MODES, ArrangeResult, arrange
+from layoutkit.layout.arrange import ARRANGE_MODES, ArrangeResult, arrange, arrange_reads
 from layoutkit.layout.frames import (
     BLOCK_GAP,
     CARD_GAP,
@@ -95,6 +95,7 @@ __all__ = [
     "Wire",
     "apply_patches",
     "arrange",
+    "arrange_reads",
     "chrome",
     "clamp_aspect",
     "fold",

@@ -104,6 +104,22 @@ def arrange(
     return ArrangeResult(changes_from_journal(board, *board.commit()), saved, arranged)
 
 
+def arrange_reads(
+    board: Board,
+    mode: str,
+    scope: str | Sequence[CardId] = "ai",
+    sections_: Sequence[str] | None = None,
+) -> list[CardId]:
+    """The cards whose payloads :func:`arrange` reads (lanes, dates and trees come
+    from content): those it places; compare places by geometry alone. A board
+    model needs only these payloads beside its frames'. Raises as arrange does
+    for a scope it cannot resolve."""
+    if mode == "compare":
+        return []
+    _, cards = _scope(board, scope, sections_)
+    return [c.id for c in cards]
+
+
 def _scope(
     board: Board, scope: str | Sequence[CardId], names: Sequence[str] | None
 ) -> tuple[CardId | None, list[Card]]:

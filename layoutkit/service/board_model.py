@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 
@@ -31,30 +31,22 @@ from layoutkit.storage import BoardRecord, BoardRevs, CardBox, CardRecord, EdgeR
 LEASE_WAIT_S = 2.0
 
 
-def load_board(
-    tx: Tx, board: BoardRecord, *, payloads: str = "frames", also: Iterable[int] = ()
-) -> Board:
-    """The live cards of ``board`` as a layout :class:`Board`.
+def load_board(tx: Tx, board: BoardRecord, *, also: Iterable[int] = ()) -> Board:
+    """The live cards of ``board`` as a layout :class:`Board`, built from scratch.
 
-    ``payloads="frames"`` reads payloads only for frames (the engine needs
-    their layout and titles; geometry is enough for everything else) and for
-    the cards named in ``also``, which keeps work on a large board cheap;
-    ``"all"`` reads every payload (arrange sorts and groups by content).
+    Payloads are read only for frames (the engine needs their layout and
+    titles; geometry is enough for everything else) and for the cards named
+    in ``also``, which keeps work on a large board cheap. Writes take their
+    model from :class:`BoardModels`, which builds it this way once.
     """
     wires = [Wire(e.from_card, e.to_card, e.rel) for e in tx.edges(board.id)]
-    return Board(_cards(tx, board.id, payloads=payloads, also=also), wires, flow=board.flow)
+    return Board(_cards(tx, board.id, also=also), wires, flow=board.flow)
 
 
-def _cards(
-    tx: Tx, board_id: int, *, payloads: str = "frames", also: Iterable[int] = ()
-) -> list[Card]:
-    if payloads == "all":
-        records: list[Any] = tx.cards(board_id)
-        bodies = {r.id: r.payload for r in records}
-    else:
-        records = tx.card_boxes(board_id)
-        wanted = {r.id for r in records if r.kind in layout.FRAME_KINDS} | set(also)
-        bodies = {r.id: r.payload for r in tx.cards_by_id(sorted(wanted))} if wanted else {}
+def _cards(tx: Tx, board_id: int, *, also: Iterable[int] = ()) -> list[Card]:
+    records = tx.card_boxes(board_id)
+    wanted = {r.id for r in records if r.kind in layout.FRAME_KINDS} | set(also)
+    bodies = {r.id: r.payload for r in tx.cards_by_id(sorted(wanted))} if wanted else {}
     return [layout_card(r, bodies.get(r.id, {})) for r in records]
 
 
@@ -102,9 +94,17 @@ class BoardModels:
         with self._lock:
             self._entries.clear()
 
-    def load(self, tx: Tx, board: BoardRecord, *, also: Iterable[int] = ()) -> Board:
+    def load(
+        self,
+        tx: Tx,
+        board: BoardRecord,
+        *,
+        also: Iterable[int] = (),
+        also_of: Callable[[Board], Iterable[int]] | None = None,
+    ) -> Board:
         """The model of ``board``, locked in the write transaction ``tx``; as
-        :func:`load_board` with frame payloads plus those of ``also``.
+        :func:`load_board` with frame payloads plus those of ``also`` and of
+        the cards ``also_of`` picks from the model (before their payloads are read).
 
         The caller may change the model freely: it returns to the cache when
         ``tx`` commits, and is dropped when ``tx`` rolls back after a change.
@@ -120,11 +120,19 @@ class BoardModels:
         # handed its model back: build from scratch, keep nothing.
         if lease.owner == me or not lease.lock.acquire(timeout=LEASE_WAIT_S):
             self.last = "bypass"
-            return load_board(tx, board, also=also)
+            model = load_board(tx, board, also=also)
+            if also_of is not None:
+                extra = [k for k in also_of(model) if isinstance(k, int)]
+                for r in tx.cards_by_id(extra):
+                    if r.id in model:
+                        model.cards[r.id].payload = r.payload
+            return model
         lease.owner = me
         try:
             entry = self._checkout(tx, board.id, current)
             model = entry.model
+            if also_of is not None:
+                also += [k for k in also_of(model) if isinstance(k, int)]
             wanted = [r for r in tx.cards_by_id(also) if r.id in model] if also else []
             for r in wanted:
                 model.cards[r.id].payload = r.payload

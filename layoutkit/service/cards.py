@@ -15,7 +15,7 @@ from layoutkit.layout.reading import reading_order
 from layoutkit.principal import Principal
 from layoutkit.service import links
 from layoutkit.service._common import ID, SLUG
-from layoutkit.service.board_model import layout_card, load_board, write_changes
+from layoutkit.service.board_model import layout_card, write_changes
 from layoutkit.service.content_prep import (
     Outcome,
     Prepared,
@@ -462,13 +462,19 @@ def _box(r: CardRecord) -> dict[str, Any]:
 )
 def arrange(call: Call) -> dict[str, Any]:
     p, tx, board = call.params, call.tx, call.board
-    model = load_board(tx, board, payloads="all")
+    scope = p.get("scope", "ai")
+    # Payloads only of the cards arranged (lanes, dates and trees read content).
+    model = call.workspace.models.load(
+        tx,
+        board,
+        also_of=lambda m: layout.arrange_reads(m, p["mode"], scope, p.get("sections")),
+    )
     result = layout.arrange(
         model,
         p["mode"],
         gap=p.get("gap"),
         padding=p.get("padding"),
-        scope=p.get("scope", "ai"),
+        scope=scope,
         save=p.get("save", False),
         sections_=p.get("sections"),
         cols=p.get("cols"),

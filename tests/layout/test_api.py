@@ -31,6 +31,7 @@ def test_public_surface_is_pinned():
             "Wire",
             "apply_patches",
             "arrange",
+            "arrange_reads",
             "chrome",
             "clamp_aspect",
             "fold",

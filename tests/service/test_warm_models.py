@@ -257,3 +257,24 @@ def test_two_processes_writing_one_board_read_each_others_rows_as_deltas(
         assert all(k.startswith("delta:") or k == "warm" for k in kinds[1:]), kinds
     with Workspace.open(url) as ws:
         compose(ws, cards=[text("a last look, checked against the database")])
+
+
+def test_arrange_reads_the_payloads_of_the_cards_it_places_from_a_warm_model(
+    ws: Workspace,
+) -> None:
+    """Lanes come from content (here a text's role): on a warm model, which holds
+    payloads of frames only, arrange still reads those of the cards it places."""
+    ws.call("create", {"kind": "board", "slug": "b"})
+    lanes = ["pro", "con", "pro", "con", "pro"]
+    cards = [
+        {"kind": "text", "payload": {"md": f"point {i}", "role": lane}}
+        for i, lane in enumerate(lanes)
+    ]
+    ids = [c["id"] for c in compose(ws, cards=cards)["cards"]]
+    compose(ws, cards=[text("warms the model")])
+    out = ws.call("arrange", {"board": "b", "mode": "lanes", "scope": ids}, AGENT)
+    assert ws.models.last.startswith("delta:")
+    rows = {c["id"]: c["y"] for c in out["cards"]}
+    pros = {rows[i] for i, lane in zip(ids, lanes, strict=True) if lane == "pro"}
+    cons = {rows[i] for i, lane in zip(ids, lanes, strict=True) if lane == "con"}
+    assert len(pros) == 1 and len(cons) == 1 and pros != cons
