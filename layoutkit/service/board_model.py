@@ -14,7 +14,7 @@ anything the database does not.
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
@@ -76,13 +76,14 @@ class BoardModels:
     one built from scratch and raises on any difference (the test suite turns
     it on with ``LAYOUTKIT_VERIFY_MODELS=1``). ``last`` says how the latest
     model was obtained, for tests and benches: ``"warm"``, ``"delta:<rows>"``,
-    ``"fresh"`` or ``"bypass"``.
+    ``"fresh"`` or ``"bypass"``; ``counts`` counts each way (deltas as ``"delta"``).
     """
 
     def __init__(self, max_cards: int = 250_000, *, verify: bool = False) -> None:
         self.max_cards = max_cards
         self.verify = verify
         self.last = ""
+        self.counts: Counter[str] = Counter()
         self._lock = threading.Lock()
         self._entries: OrderedDict[int, _Entry] = OrderedDict()
         self._leases: dict[int, _Lease] = {}
@@ -120,6 +121,7 @@ class BoardModels:
         # handed its model back: build from scratch, keep nothing.
         if lease.owner == me or not lease.lock.acquire(timeout=LEASE_WAIT_S):
             self.last = "bypass"
+            self.counts["bypass"] += 1
             model = load_board(tx, board, also=also)
             if also_of is not None:
                 extra = [k for k in also_of(model) if isinstance(k, int)]
@@ -167,6 +169,7 @@ class BoardModels:
         ):
             return entry
         self.last = "fresh"
+        self.counts["fresh"] += 1
         edges = tx.edges(board_id, include_trashed_ends=True)
         model = Board(_cards(tx, board_id), flow=board.flow)
         model.wires = _wires(edges, model)
@@ -194,8 +197,10 @@ class BoardModels:
                     upserts.append(layout_card(r, r.payload if frame else {}))
             model.sync(upserts, removed)
             self.last = f"delta:{len(rows)}"
+            self.counts["delta"] += 1
         else:
             self.last = "warm"
+            self.counts["warm"] += 1
         if board.edges_rev > entry.rev:
             entry.edges = tx.edges(board_id, include_trashed_ends=True)
         entry.rev = board.rev

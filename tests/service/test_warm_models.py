@@ -278,3 +278,26 @@ def test_arrange_reads_the_payloads_of_the_cards_it_places_from_a_warm_model(
     pros = {rows[i] for i, lane in zip(ids, lanes, strict=True) if lane == "pro"}
     cons = {rows[i] for i, lane in zip(ids, lanes, strict=True) if lane == "con"}
     assert len(pros) == 1 and len(cons) == 1 and pros != cons
+
+
+def test_threads_of_one_process_share_a_board_model_in_turn(
+    pair: tuple[Workspace, Workspace],
+) -> None:
+    """Threads writing one board take its model in turn (the board lock orders them,
+    the lease hands the model over); every model is checked against the database."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    one, _ = pair
+
+    def writer(i: int) -> int:
+        placed = 0
+        for j in range(8):
+            placed += len(compose(one, cards=[text(f"thread {i} card {j}")])["cards"])
+        return placed
+
+    with ThreadPoolExecutor(4) as pool:
+        assert sum(pool.map(writer, range(4))) == 32
+    assert one.models.counts["bypass"] == 0
+    assert one.models.counts["fresh"] == 1
+    compose(one, cards=[text("checked against the database")])
+    assert len(one.call("scrape_board", {"board": "b"})["cards"]) == 33
