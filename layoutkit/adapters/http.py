@@ -335,26 +335,31 @@ class HttpAdapter:
     async def file_endpoint(self, request: Request) -> Response:
         """A card's stored file as bytes: the artifact URL scrape_board hands out."""
         raw = request.path_params["id"]
-        params = {"id": self.coerce("card_file", "id", raw)}
-        try:
-            principal = await anyio.to_thread.run_sync(self.principal, request)
-            out = await anyio.to_thread.run_sync(self.ws.call, "card_file", params, principal)
-        except ServiceError as err:
-            return error_response(err)
-        mime = out["mime"]
-        inline = mime in INLINE_FILE_TYPES
-        disposition = "inline" if inline else "attachment"
-        quoted = urllib.parse.quote(out["name"], safe="")
-        return Response(
-            base64.b64decode(out["data"]),
-            media_type=mime if inline else "application/octet-stream",
-            headers={
-                "content-disposition": f"{disposition}; filename*=UTF-8''{quoted}",
-                # Uploaded bytes are never run as a page of this origin.
-                "x-content-type-options": "nosniff",
-                **({} if mime == "application/pdf" else {"content-security-policy": "sandbox"}),
-            },
-        )
+
+        def answer() -> Response:
+            # In a worker thread: decoding a 25 MiB file would hold up the event loop.
+            try:
+                params = {"id": self.coerce("card_file", "id", raw)}
+                out = self.ws.call("card_file", params, self.principal(request))
+            except ServiceError as err:
+                return error_response(err)
+            mime = out["mime"]
+            inline = mime in INLINE_FILE_TYPES
+            disposition = "inline" if inline else "attachment"
+            quoted = urllib.parse.quote(out["name"], safe="")
+            sandbox = {} if mime == "application/pdf" else {"content-security-policy": "sandbox"}
+            return Response(
+                base64.b64decode(out["data"]),
+                media_type=mime if inline else "application/octet-stream",
+                headers={
+                    "content-disposition": f"{disposition}; filename*=UTF-8''{quoted}",
+                    # Uploaded bytes are never run as a page of this origin.
+                    "x-content-type-options": "nosniff",
+                    **sandbox,
+                },
+            )
+
+        return await anyio.to_thread.run_sync(answer)
 
     async def openapi_endpoint(self, request: Request) -> Response:
         return JSONResponse(openapi_document(self.ws, require_auth=self.require_auth))
