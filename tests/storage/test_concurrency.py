@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from layoutkit.storage import NewCard
+from tests.conftest import POSTGRES_URL
 from tests.storage.conftest import Location
 
 ROUNDS = 25
@@ -115,3 +116,28 @@ def test_writers_on_one_sqlite_file_queue_on_the_lock_beside_it(
     finally:
         first.close()
         second.close()
+
+
+@pytest.mark.skipif(not POSTGRES_URL, reason="LAYOUTKIT_TEST_POSTGRES_URL is not set")
+def test_a_pooled_postgres_connection_the_server_dropped_is_replaced(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Connections idle past the threshold are pinged at checkout; one the server
+    ended (a restart, a proxy's idle cut) is replaced before a statement fails."""
+    import psycopg
+
+    from layoutkit.storage import open_store
+    from layoutkit.storage._sql import store as sql_store
+
+    assert POSTGRES_URL is not None
+    monkeypatch.setattr(sql_store, "PING_AFTER_IDLE_S", 0.0)
+    store = open_store(POSTGRES_URL, pool_size=1)
+    try:
+        with store.read() as tx:
+            pid = tx.conn.exec_driver_sql("SELECT pg_backend_pid()").scalar()
+        with psycopg.connect(POSTGRES_URL, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        with store.read() as tx:
+            assert tx.conn.exec_driver_sql("SELECT pg_backend_pid()").scalar() != pid
+    finally:
+        store.close()
