@@ -122,22 +122,15 @@ class BoardModels:
         if lease.owner == me or not lease.lock.acquire(timeout=LEASE_WAIT_S):
             self.last = "bypass"
             self.counts["bypass"] += 1
-            model = load_board(tx, board, also=also)
-            if also_of is not None:
-                extra = [k for k in also_of(model) if isinstance(k, int)]
-                for r in tx.cards_by_id(extra):
-                    if r.id in model:
-                        model.cards[r.id].payload = r.payload
+            model = load_board(tx, board)
+            _fill_payloads(tx, model, also + _picked(model, also_of))
             return model
         lease.owner = me
         try:
             entry = self._checkout(tx, board.id, current)
             model = entry.model
-            if also_of is not None:
-                also += [k for k in also_of(model) if isinstance(k, int)]
-            wanted = [r for r in tx.cards_by_id(also) if r.id in model] if also else []
-            for r in wanted:
-                model.cards[r.id].payload = r.payload
+            also += _picked(model, also_of)
+            _fill_payloads(tx, model, also)
             if self.verify:
                 fresh = tx.board(board.id)
                 assert fresh is not None
@@ -233,6 +226,17 @@ class BoardModels:
         finally:
             lease.owner = None
             lease.lock.release()
+
+
+def _picked(model: Board, also_of: Callable[[Board], Iterable[int]] | None) -> list[int]:
+    return [] if also_of is None else [k for k in also_of(model) if isinstance(k, int)]
+
+
+def _fill_payloads(tx: Tx, model: Board, ids: list[int]) -> None:
+    """Give the model's cards named in ``ids`` their stored payloads."""
+    for r in tx.cards_by_id(ids) if ids else ():
+        if r.id in model:
+            model.cards[r.id].payload = r.payload
 
 
 def _wires(edges: list[EdgeRecord], model: Board) -> list[Wire]:

@@ -18,6 +18,7 @@ from typing import Any
 import attrs
 import psycopg
 import pytest
+from hypothesis import HealthCheck, settings
 from sqlalchemy import text
 
 from layoutkit import Workspace
@@ -36,6 +37,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def count(name: str, default: int) -> int:
     """A trial count: ``LAYOUTKIT_RELIABILITY_<NAME>`` if set, else ``default``."""
     return int(os.environ.get(f"LAYOUTKIT_RELIABILITY_{name.upper()}", default))
+
+
+def stateful_settings(examples: int, steps: int, **more: Any) -> settings:
+    """Hypothesis settings of the stateful runs: bounded, and the same examples on
+    every run unless ``LAYOUTKIT_RELIABILITY_RANDOM`` is set."""
+    return settings(
+        max_examples=examples,
+        stateful_step_count=steps,
+        deadline=None,
+        derandomize=os.environ.get("LAYOUTKIT_RELIABILITY_RANDOM") is None,
+        suppress_health_check=list(HealthCheck),
+        **more,
+    )
 
 
 @attrs.frozen

@@ -104,10 +104,15 @@ def _b64(text: str) -> str:
     return base64.b64encode(text.encode()).decode("ascii")
 
 
+def _svg_document(f: str) -> str:
+    """An SVG document that runs ``f`` twice over: from onload and from a script."""
+    return f'<svg xmlns="http://www.w3.org/2000/svg" onload="{f}"><script>{f}</script></svg>'
+
+
 def text_vectors(base: str, vid: str) -> list[str]:
     """Markup and markdown that would run script or load a stylesheet if rendered raw."""
     f = fire(base, vid)
-    svg_script = f'<svg xmlns="http://www.w3.org/2000/svg" onload="{f}"><script>{f}</script></svg>'
+    svg_script = _svg_document(f)
     return [
         f"<script>{f}</script>",
         f'<img src=x onerror="{f}">',
@@ -156,7 +161,7 @@ def text_vectors(base: str, vid: str) -> list[str]:
 def url_vectors(base: str, vid: str) -> list[str]:
     """URLs that would run script if a link or image followed them."""
     f = fire(base, vid)
-    svg = f'<svg xmlns="http://www.w3.org/2000/svg" onload="{f}"><script>{f}</script></svg>'
+    svg = _svg_document(f)
     return [
         f"javascript:{f}",
         f" JAVASCRIPT:{f}",

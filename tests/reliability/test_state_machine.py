@@ -21,13 +21,11 @@ Runs on SQLite and PostgreSQL; ``LAYOUTKIT_RELIABILITY_SM_EXAMPLES`` (default
 from __future__ import annotations
 
 import contextlib
-import os
 import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     RuleBasedStateMachine,
@@ -41,7 +39,7 @@ from hypothesis.stateful import (
 from layoutkit import Principal, ServiceError, Workspace
 from layoutkit.storage import open_store
 from tests.conftest import POSTGRES_URL
-from tests.reliability.conftest import PG_SKIP, count, pg_schema
+from tests.reliability.conftest import PG_SKIP, count, pg_schema, stateful_settings
 from tests.service.helpers import rect
 
 EXAMPLES = count("sm_examples", 15)
@@ -402,13 +400,7 @@ def _run(url: str) -> None:
     try:
         run_state_machine_as_test(
             machine,
-            settings=settings(
-                max_examples=EXAMPLES,
-                stateful_step_count=STEPS,
-                deadline=None,
-                derandomize=os.environ.get("LAYOUTKIT_RELIABILITY_RANDOM") is None,
-                suppress_health_check=list(HealthCheck),
-            ),
+            settings=stateful_settings(EXAMPLES, STEPS),
         )
     finally:
         store.close()

@@ -13,19 +13,18 @@ must be below 500 (501 is the documented "needs a sidecar" answer).
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from typing import Any
 
 import schemathesis
-from hypothesis import HealthCheck, Phase, settings
+from hypothesis import Phase
 from hypothesis.errors import FlakyStrategyDefinition
 from sqlalchemy import text
 
 from layoutkit import Workspace
 from layoutkit.adapters.http import create_app
 from layoutkit.storage._schema import metadata
-from tests.reliability.conftest import Backend, count
+from tests.reliability.conftest import Backend, count, stateful_settings
 
 EXAMPLES = count("stateful_examples", 25)
 STEPS = count("stateful_steps", 12)
@@ -93,12 +92,9 @@ def test_stateful_api_runs_never_answer_5xx(backend: Backend) -> None:
                     )
 
         run = lambda: Machine.run(  # noqa: E731
-            settings=settings(
-                max_examples=EXAMPLES,
-                stateful_step_count=STEPS,
-                deadline=None,
-                derandomize=os.environ.get("LAYOUTKIT_RELIABILITY_RANDOM") is None,
-                suppress_health_check=list(HealthCheck),
+            settings=stateful_settings(
+                EXAMPLES,
+                STEPS,
                 # Generation only: 5xx are collected, not raised, so there is nothing
                 # to shrink, and no replay of a scenario against a changed database.
                 phases=[Phase.generate],

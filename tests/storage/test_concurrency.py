@@ -108,11 +108,13 @@ def test_writers_on_one_sqlite_file_queue_on_the_lock_beside_it(
             tx.ensure_workspace("held")
             assert (tmp_path / "w.db.lock").exists()
             started = time.monotonic()
-            with pytest.raises(BusyError), second.transaction():
-                pass
+            with pytest.raises(BusyError), second.transaction() as blocked:
+                # Not reached: opening the transaction waits for the lock and gives up.
+                blocked.ensure_workspace("never")
             assert time.monotonic() - started >= 0.3
         with second.transaction() as tx:
             assert tx.workspace_by_name("held") is not None
+            assert tx.workspace_by_name("never") is None
     finally:
         first.close()
         second.close()
