@@ -175,6 +175,13 @@ class Workspace:
                 return None
             return work(tx, tx.lock_board(board_id))
 
+    def cache_write(self, work: Callable[[Tx], T]) -> T:
+        """Run ``work`` in one short write transaction that locks no board: for what is
+        derived from stored content and checked before use (stored faces), so it is
+        right to write whatever changed meanwhile."""
+        with self.store.transaction() as tx:
+            return work(tx)
+
     def close(self) -> None:
         """Stop background jobs (those not started are dropped) and close the store."""
         self.jobs.shutdown()

@@ -156,6 +156,22 @@ cards = Table(
     Index("ix_cards_deleted_at", "deleted_at"),
 )
 
+# The SVG text of each card's face as last drawn: a process that never drew
+# the board reads faces instead of drawing them. A face is current while the
+# card's row keeps the rev it was drawn for and the renderer keeps its code
+# digest; past that, its key (layoutkit.render.face_key: kind, payload, size,
+# code) still serves a card that only moved. Only a cache: losing a row costs
+# a drawing, and a stale face is never served.
+card_faces = Table(
+    "card_faces",
+    metadata,
+    Column("card_id", Id, ForeignKey("cards.id", ondelete="CASCADE"), primary_key=True),
+    Column("rev", BigInteger, nullable=False),
+    Column("code", String(16), nullable=False),
+    Column("key", String(32), nullable=False),
+    Column("svg", Text, nullable=False),
+)
+
 edges = Table(
     "edges",
     metadata,

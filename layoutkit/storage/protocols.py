@@ -20,8 +20,10 @@ from layoutkit.storage._records import (
     BoardRecord,
     BoardRevs,
     CardBox,
+    CardPicture,
     CardRecord,
     EdgeRecord,
+    FaceRow,
     NewCard,
     NewEdge,
     NewQuestion,
@@ -231,6 +233,27 @@ class CardTx(Protocol):
 
     def card_extent(self, board_id: int) -> tuple[float, float, float, float] | None:
         """(x0, y0, x1, y1) around the board's live top-level cards; None when it has none."""
+        ...
+
+    def card_pictures(
+        self,
+        board_id: int,
+        *,
+        code: str | None = None,
+        card_ids: Iterable[int] | None = None,
+        keys: Sequence[str] | None = None,
+        whole: Iterable[str] = (),
+    ) -> list[CardPicture]:
+        """What pictures of the board's live cards need (only those of ``card_ids`` when
+        given), in created order: a card whose stored face was drawn for its current
+        row by renderer code ``code`` comes with that face instead of its payload.
+        With ``keys``, a payload holds only those fields (text cut to 400 characters),
+        but for cards of kinds ``whole``."""
+        ...
+
+    def store_faces(self, faces: Sequence[FaceRow]) -> int:
+        """Keep each card's face, replacing the one it had; cards gone meanwhile are
+        skipped. Returns how many were kept."""
         ...
 
     def card_changes(self, board_id: int, since: int) -> list[CardRecord]:
