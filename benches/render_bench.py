@@ -200,7 +200,7 @@ def caller_rows(backend: str, url: str, count: int, reps: int) -> list[Row]:
 
         n = f"{count:,}"
         who = f"caller/{backend}"
-        drain = ws.jobs.drain
+        drain = ws.drawing.drain
         rows.append(timed(who, f"{n} -> SVG, never drawn", svg, reps, forget, drain))
         rows.append(timed(who, f"{n} -> SVG, new process", svg, reps, new_process, drain))
         rows.append(timed(who, f"{n} -> SVG, after an edit", svg, reps, edit, drain))

@@ -11,7 +11,7 @@ from typing import Any
 
 import attrs
 
-from layoutkit.render._board import board_scene, card_scene, draws_glances, write
+from layoutkit.render._board import board_scene, card_scene, draws_glances, faces_of, write
 from layoutkit.render._doc import render_document
 from layoutkit.render._glance import GLANCE_KEYS, code_digest, face_key
 
@@ -19,6 +19,7 @@ __all__ = [
     "GLANCE_KEYS",
     "BoardSvg",
     "board_svg",
+    "card_faces",
     "code_digest",
     "face_key",
     "png_glances",
@@ -109,6 +110,15 @@ def board_svg(
     svg = write(scene, "svg", title=_title(board))
     # Every fresh face was written into the SVG just now, so its text is known.
     return BoardSvg(str(svg), {cid: (key, str(face.svg)) for cid, key, face in fresh})
+
+
+def card_faces(
+    cards: list[dict], stored: Mapping[str, str] | None = None
+) -> dict[Any, tuple[str, str]]:
+    """The faces of ``cards`` (frames have none) as :func:`board_svg` would draw them:
+    card id → (face key, SVG text at the origin), taken from ``stored`` by key
+    where it holds them; a caller keeps them to hand back to :func:`board_svg`."""
+    return faces_of(cards, stored or {})
 
 
 def _check_region(region: tuple[float, float, float, float] | None) -> None:

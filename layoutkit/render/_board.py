@@ -26,6 +26,7 @@ from layoutkit.render._scene import (
     Text,
     arrowhead,
     fit_line,
+    group_svg,
     to_png,
     to_svg,
     to_svg_fragment,
@@ -132,7 +133,8 @@ def board_scene(
     ``stored`` maps face keys (:func:`~layoutkit.render._glance.face_key`) to the
     SVG text of faces drawn before, kept by the caller; an SVG scene takes its
     faces from there and appends to ``fresh`` every face it did not get from the
-    caller, for the caller to keep. A card that carries ``face`` (SVG text of its
+    caller as the card's own ``face``, for the caller to keep (against the card as
+    it is now). A card that carries ``face`` (SVG text of its
     face at the origin, drawn for this very card) is taken as it is.
     """
     faces = _Faces(stored or {}, fresh, svg=max_dim is None)
@@ -209,9 +211,18 @@ class _Faces:
         payload = card.get("payload")
         key = face_key(kind, payload, w, h)
         group = FACES.face(kind, payload, w, h, key=key, stored=self.stored, items=not self.svg)
-        if self.fresh is not None and key not in self.stored:
+        if self.fresh is not None:
             self.fresh.append((card.get("id"), key, group))
         return Placed(group, x, y)
+
+
+def faces_of(cards: list[dict], stored: Mapping[str, str]) -> dict[Any, tuple[str, str]]:
+    faces = _Faces(stored, [], svg=True)
+    for card in cards:
+        kind = str(card.get("kind") or "")
+        if kind not in FRAME_KINDS and not isinstance(card.get("face"), str):
+            faces.face(card, kind, _rect(card))
+    return {cid: (key, group_svg(group)) for cid, key, group in faces.fresh or ()}
 
 
 def _region_scene(

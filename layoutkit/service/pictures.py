@@ -7,7 +7,7 @@ instead: a card whose stored face is current for its row and for the
 renderer's code comes with that face (SVG text) and without its payload, so a
 board drawn before, by any process, costs reading it and writing the SVG.
 
-The faces a drawing makes are kept after the reply, by a background job
+The faces a drawing makes are kept after the reply, by a background job on the workspace's drawing thread
 (:func:`keep_faces`): a failure there costs a later drawing, never a picture.
 """
 
@@ -18,10 +18,10 @@ from typing import Any
 
 from layoutkit import render
 from layoutkit.elements.vocab import FRAME_KINDS
-from layoutkit.service import links
+from layoutkit.service import links, offload
 from layoutkit.service._common import board_view, edge_view
 from layoutkit.service.scrape import _containing_sections, _find_section, _members, _section_title
-from layoutkit.service.workspace import Workspace
+from layoutkit.service.workspace import BOARD_WRITTEN, Workspace
 from layoutkit.storage import BoardRecord, CardPicture, FaceRow, Tx
 
 log = logging.getLogger("layoutkit.pictures")
@@ -130,6 +130,37 @@ def _region(
     return cards, edges
 
 
+def draw_behind(workspace: Workspace, board_id: int, since: int) -> None:
+    """Draw and keep, in a background job, the faces of the board's cards changed
+    after rev ``since``: the next picture of the board, in any process, reads them.
+
+    A board written through the operations is thus never drawn whole cold; only
+    one stored otherwise (or drawn last by older renderer code) is.
+    """
+    code = render.code_digest()
+
+    def draw() -> None:
+        def read(tx: Tx) -> list[CardPicture]:
+            return tx.card_pictures(board_id, code=code, since=since)
+
+        try:
+            changed = [c for c in workspace.cache_read(read) if c.face is None]
+            if not changed:
+                return
+            cards, stale = _shown({c.id: c for c in changed})
+            drawn = offload.run(render.card_faces, cards, stale)
+            rows = [FaceRow(c.id, c.rev, code, *drawn[c.id]) for c in changed if c.id in drawn]
+            if rows:
+                workspace.cache_write(lambda tx: tx.store_faces(rows))
+        except Exception:
+            log.warning("drawing the faces of board %d failed", board_id, exc_info=True)
+
+    workspace.drawing.submit(draw)
+
+
+BOARD_WRITTEN.append(draw_behind)
+
+
 def keep_faces(
     workspace: Workspace, drawn: dict[Any, tuple[str, str]], revs: dict[int, int]
 ) -> None:
@@ -148,4 +179,4 @@ def keep_faces(
         except Exception:
             log.warning("keeping %d drawn faces failed", len(rows), exc_info=True)
 
-    workspace.jobs.submit(keep)
+    workspace.drawing.submit(keep)

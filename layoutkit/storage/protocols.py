@@ -243,12 +243,14 @@ class CardTx(Protocol):
         card_ids: Iterable[int] | None = None,
         keys: Sequence[str] | None = None,
         whole: Iterable[str] = (),
+        since: int | None = None,
     ) -> list[CardPicture]:
         """What pictures of the board's live cards need (only those of ``card_ids`` when
         given), in created order: a card whose stored face was drawn for its current
         row by renderer code ``code`` comes with that face instead of its payload.
         With ``keys``, a payload holds only those fields (text cut to 400 characters),
-        but for cards of kinds ``whole``."""
+        but for cards of kinds ``whole``; with ``since``, only the cards changed after
+        that board rev."""
         ...
 
     def store_faces(self, faces: Sequence[FaceRow]) -> int:

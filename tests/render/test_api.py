@@ -12,6 +12,7 @@ def test_exported_names() -> None:
         "BoardSvg",
         "GLANCE_KEYS",
         "board_svg",
+        "card_faces",
         "code_digest",
         "face_key",
         "png_glances",

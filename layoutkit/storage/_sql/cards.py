@@ -195,6 +195,7 @@ class CardRows(TxBase):
         card_ids: Iterable[int] | None = None,
         keys: Sequence[str] | None = None,
         whole: Iterable[str] = (),
+        since: int | None = None,
     ) -> list[CardPicture]:
         c, f = s.cards.c, s.card_faces.c
         current = and_(f.rev == c.rev, f.code == code) if code is not None else false()
@@ -218,6 +219,8 @@ class CardRows(TxBase):
             .where(c.board_id == board_id, c.deleted_at.is_(None))
             .order_by(c.ordinal, c.id)
         )
+        if since is not None:
+            query = query.where(c.rev > since)
         head = len(_PICTURE_HEAD)
 
         def picture(row: Any) -> CardPicture:
