@@ -787,7 +787,8 @@ def render_brief(
         lines.append(f"[{rule.id}, {_platform_label(rule)}, {rule.severity}] {rule.sentence}")
         lines.extend(f"  - verify: {item}" for item in rule.verify)
         lines.append("")
-    who = persona.strip() if persona and persona.strip() else DEFAULT_PERSONA
+    # One line whatever was sent: the persona must not start lines of its own.
+    who = " ".join((persona or "").split()) or DEFAULT_PERSONA
     lines.append(f"Persona: review as {who}.")
     return "\n".join(lines) + "\n"
 
