@@ -309,6 +309,10 @@ def _near(value: Any, allowed: Sequence[str]) -> str | None:
     folded = value.strip().lower()
     if folded in allowed:
         return folded
+    # An abbreviation (``med``, ``hi``) names the one value it starts.
+    starts = [a for a in allowed if len(folded) >= 2 and a.startswith(folded)]
+    if len(starts) == 1:
+        return starts[0]
     hits = difflib.get_close_matches(folded, allowed, n=1, cutoff=0.75)
     return hits[0] if hits else None
 
