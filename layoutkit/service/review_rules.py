@@ -230,7 +230,13 @@ def request_review(call: Call) -> dict[str, Any]:
         "review.request",
         call.principal.label,
         board_id=None if board is None else board.id,
-        detail={**scope, "source": source, "rubricHash": rubric, "sent": sent},
+        detail={
+            "workspace": call.workspace_id,
+            **scope,
+            "source": source,
+            "rubricHash": rubric,
+            "sent": sent,
+        },
     )
     return {
         "request": event.id,
@@ -365,7 +371,9 @@ def _audit(call: Call, project: ProjectRecord | None, rec: ReviewRuleRecord, act
     call.tx.record_event(
         AUDIT_ACTION,
         call.principal.label,
+        # Events carry no workspace column; a rule write names no board to find it by.
         detail={
+            "workspace": call.workspace_id,
             "action": action,
             "layer": _layer_name(project),
             "project": None if project is None else project.slug,

@@ -196,9 +196,7 @@ def test_fix_snaps_enum_near_misses(written: str, key: str, snapped: object) -> 
     front = "\n".join(line for line in front.splitlines() if not line.startswith("__drop__"))
     source = _with(front + "\n" + written + "\n")
     before = lint(source)
-    assert [f.code for f in before.findings] == [f"invalid-{key}"] * (
-        2 if key == "platform" else 1
-    )
+    assert [f.code for f in before.findings] == [f"invalid-{key}"] * (2 if key == "platform" else 1)
     assert before.findings[0].did_you_mean
     result = lint(source, fix=True)
     assert result.ok and result.findings == ()
