@@ -26,6 +26,7 @@ the service resolves the layers (built-in, workspace, project) with
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import html
 import json
@@ -317,10 +318,6 @@ def _near(value: Any, allowed: Sequence[str]) -> str | None:
     return hits[0] if hits else None
 
 
-def _line(split: _Split, lines: dict[str, int], key: str) -> int | None:
-    return lines[key] + 2 if key in lines else None
-
-
 def lint(source: str, *, filename: str | None = None, fix: bool = False) -> LintResult:
     """Lint one rule file; with ``fix``, repair what can be repaired and lint the result.
 
@@ -362,8 +359,7 @@ def parse(source: str, *, filename: str | None = None) -> Rule:
 
 
 def _clean(source: str) -> str:
-    text = source.removeprefix("\ufeff")
-    return text
+    return source.removeprefix("\ufeff")
 
 
 def _build(source: str) -> Rule:
@@ -454,7 +450,8 @@ def _lint_frontmatter(split: _Split, derived: str | None, repairs: _Repairs) -> 
         return [LintFinding(err.code, err.message, line, field="frontmatter")]
 
     def at(key: str) -> int | None:
-        return _line(split, lines, key)
+        # Key lines count from the frontmatter's first line, which is the file's second.
+        return lines[key] + 2 if key in lines else None
 
     for key in meta:
         if key not in KEYS:
@@ -738,23 +735,22 @@ BUILTIN_IDS = (
     "not-a-finding",
 )
 
-_builtins: tuple[Rule, ...] | None = None
+
+@functools.cache
+def _builtin_texts() -> tuple[tuple[str, str], ...]:
+    folder = resources.files("layoutkit.review").joinpath("builtin")
+    return tuple((rid, folder.joinpath(f"{rid}.md").read_text("utf-8")) for rid in BUILTIN_IDS)
 
 
 def builtin_sources() -> dict[str, str]:
-    """The shipped rule files by id (read from the package's ``builtin`` folder)."""
-    folder = resources.files("layoutkit.review").joinpath("builtin")
-    return {rid: folder.joinpath(f"{rid}.md").read_text("utf-8") for rid in BUILTIN_IDS}
+    """The shipped rule files by id (read once from the package's ``builtin`` folder)."""
+    return dict(_builtin_texts())
 
 
+@functools.cache
 def builtin_rules() -> tuple[Rule, ...]:
     """The built-in layer, parsed once per process."""
-    global _builtins
-    if _builtins is None:
-        _builtins = tuple(
-            parse(text, filename=f"{rid}.md") for rid, text in builtin_sources().items()
-        )
-    return _builtins
+    return tuple(parse(text, filename=f"{rid}.md") for rid, text in builtin_sources().items())
 
 
 # ---------------------------------------------------------------- the brief

@@ -242,6 +242,21 @@ class AuditEventRecord:
     detail: dict[str, Any]
 
 
+@attrs.frozen(slots=True)
+class ReviewRuleRecord:
+    """One version of a review rule file at the workspace layer (``project_id``
+    None) or a project's; ``source`` None records a deletion."""
+
+    id: int
+    workspace_id: int
+    project_id: int | None
+    rule_id: str
+    version: int
+    source: str | None
+    author: str
+    created_at: datetime
+
+
 #: The folded form a tag is stored and matched as: tags compare like every other typed name.
 fold_tag = fold
 
@@ -265,18 +280,3 @@ def input_hash(operation: str, params: Any) -> str:
         [operation, params], sort_keys=True, separators=(",", ":"), ensure_ascii=False
     )
     return hashlib.sha256(canonical.encode()).hexdigest()
-
-
-@attrs.frozen(slots=True)
-class ReviewRuleRecord:
-    """One version of a review rule file at the workspace layer (``project_id``
-    None) or a project's; ``source`` None records a deletion."""
-
-    id: int
-    workspace_id: int
-    project_id: int | None
-    rule_id: str
-    version: int
-    source: str | None
-    author: str
-    created_at: datetime

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 
 from layoutkit import Principal, Workspace
@@ -285,3 +287,15 @@ def test_lint_operation_needs_no_storage_and_fixes() -> None:
         )
         assert out["ok"] and [f["code"] for f in out["fixed"]] == ["missing-check"]
         assert "check: judgment" in out["source"]
+
+
+def test_writers_at_once_each_take_their_own_version(shop: Workspace) -> None:
+    # Writers of one layer queue on its project row: no two take the same version.
+    def write(_: int) -> int:
+        return shop.call("put_review_rule", {"project": "shop", "source": SOURCE})["version"]
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        versions = list(pool.map(write, range(12)))
+    assert sorted(versions) == list(range(1, 13))
+    history = shop.call("get_review_rule", {"project": "shop", "id": "tone", "history": True})
+    assert [h["version"] for h in history["history"]] == list(range(1, 13))
