@@ -75,25 +75,23 @@ class StrictLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
-def key_lines(text: str) -> dict[str, int]:
-    """0-based line of each top-level key of a frontmatter block already loaded."""
-    node = yaml.compose(text, Loader=StrictLoader)
-    if not isinstance(node, yaml.MappingNode):
-        return {}
-    return {
-        str(k.value): k.start_mark.line for k, _ in node.value if isinstance(k, yaml.ScalarNode)
-    }
-
-
 def load(text: str) -> dict[str, Any]:
     """The frontmatter block ``text`` as a mapping; :class:`FrontmatterError` otherwise."""
-    size = len(text.encode("utf-8"))
+    return read(text)[0]
+
+
+def read(text: str) -> tuple[dict[str, Any], dict[str, int]]:
+    """The frontmatter block as a mapping, and the 0-based line of each top-level key,
+    read in one pass; :class:`FrontmatterError` when it is refused."""
+    size = len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_FRONTMATTER_BYTES:
         raise FrontmatterError(
             "too-large", f"frontmatter is {size} bytes; at most {MAX_FRONTMATTER_BYTES}", 0
         )
+    loader = StrictLoader(text)
     try:
-        value = yaml.load(text, Loader=StrictLoader)
+        node = loader.get_single_node()
+        value = None if node is None else loader.construct_document(node)
     except FrontmatterError:
         raise
     except yaml.MarkedYAMLError as exc:
@@ -107,13 +105,18 @@ def load(text: str) -> dict[str, Any]:
         raise FrontmatterError(
             "invalid-frontmatter", f"frontmatter is not valid YAML: {exc}"
         ) from None
+    finally:
+        loader.dispose()
     if value is None:
-        return {}
+        return {}, {}
     if not isinstance(value, dict):
         raise FrontmatterError(
             "invalid-frontmatter", "frontmatter must be a mapping of keys to values", 0
         )
-    return value
+    lines = {
+        str(k.value): k.start_mark.line for k, _ in node.value if isinstance(k, yaml.ScalarNode)
+    }
+    return value, lines
 
 
 def dump_value(key: str, value: Any) -> str:

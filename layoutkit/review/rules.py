@@ -327,24 +327,29 @@ def lint(source: str, *, filename: str | None = None, fix: bool = False) -> Lint
     file name or the first heading, and sets a missing check to ``judgment``.
     A frontmatter it repairs is written back in canonical key order.
     """
-    findings, repairs = _lint(source, filename)
+    findings, read = _lint(source, filename)
     if not fix or not any(f.fixable for f in findings):
-        return LintResult(source, tuple(findings), (), _rule_if_ok(source, findings))
-    fixed_text = _apply_fixes(source, filename, findings, repairs)
-    after, _ = _lint(fixed_text, filename)
+        return LintResult(source, tuple(findings), (), _rule_if_ok(read, findings))
+    fixed_text = _apply_fixes(source, filename, findings, read)
+    after, again = _lint(fixed_text, filename)
     done = tuple(f for f in findings if f.fixable)
-    return LintResult(fixed_text, tuple(after), done, _rule_if_ok(fixed_text, after))
+    return LintResult(fixed_text, tuple(after), done, _rule_if_ok(again, after))
 
 
-def _rule_if_ok(source: str, findings: Sequence[LintFinding]) -> Rule | None:
+def _rule_if_ok(read: _Read, findings: Sequence[LintFinding]) -> Rule | None:
     if any(f.severity == "error" for f in findings):
         return None
-    return _build(source)
+    return _build(read)
 
 
+@functools.lru_cache(maxsize=512)
 def parse(source: str, *, filename: str | None = None) -> Rule:
     """The rule in ``source``; :class:`RuleError` ``invalid_rule`` with the lint
-    findings when it has errors."""
+    findings when it has errors.
+
+    Cached: every brief parses the stored rules of its layers again, and a rule
+    is a value of its text alone.
+    """
     result = lint(source, filename=filename)
     if result.rule is None:
         errors = [f for f in result.findings if f.severity == "error"]
@@ -362,12 +367,10 @@ def _clean(source: str) -> str:
     return source.removeprefix("\ufeff")
 
 
-def _build(source: str) -> Rule:
-    """The rule of a source that lints without errors."""
-    split = _split(_clean(source))
-    assert split.frontmatter is not None
-    meta = _frontmatter.load(split.frontmatter)
-    body = _read_body(split.body)
+def _build(read: _Read) -> Rule:
+    """The rule of a source that linted without errors, from what lint read."""
+    meta, body, split = read.meta, read.body, read.split
+    assert meta is not None and body is not None and split is not None
     platform = meta.get("platform")
     plats = (platform,) if isinstance(platform, str) else tuple(platform or ())
     assert body.sentence is not None
@@ -384,16 +387,20 @@ def _build(source: str) -> Rule:
     )
 
 
-@attrs.frozen(slots=True)
-class _Repairs:
-    """What the fix option would write into the frontmatter."""
+@attrs.define(slots=True)
+class _Read:
+    """What lint read of a file (kept so a clean file is not read twice), and the
+    values the fix option would write into its frontmatter."""
 
+    split: _Split | None = None
+    meta: dict[str, Any] | None = None
+    body: _Body | None = None
     values: dict[str, Any] = attrs.field(factory=dict)
 
 
-def _lint(source: str, filename: str | None) -> tuple[list[LintFinding], _Repairs]:
+def _lint(source: str, filename: str | None) -> tuple[list[LintFinding], _Read]:
     out: list[LintFinding] = []
-    repairs = _Repairs()
+    repairs = _Read()
     size = len(source.encode("utf-8", "surrogatepass"))
     if size > MAX_RULE_BYTES:
         out.append(
@@ -418,6 +425,7 @@ def _lint(source: str, filename: str | None) -> tuple[list[LintFinding], _Repair
                 )
     split = _split(text)
     body = _read_body(split.body)
+    repairs.split, repairs.body = split, body
     derived = slug_id(_file_stem(filename) or "") or (
         slug_id(body.heading) if body.heading else None
     )
@@ -439,15 +447,15 @@ def _lint(source: str, filename: str | None) -> tuple[list[LintFinding], _Repair
     return out, repairs
 
 
-def _lint_frontmatter(split: _Split, derived: str | None, repairs: _Repairs) -> list[LintFinding]:
+def _lint_frontmatter(split: _Split, derived: str | None, repairs: _Read) -> list[LintFinding]:
     assert split.frontmatter is not None
     out: list[LintFinding] = []
     try:
-        meta = _frontmatter.load(split.frontmatter)
-        lines = _frontmatter.key_lines(split.frontmatter)
+        meta, lines = _frontmatter.read(split.frontmatter)
     except FrontmatterError as err:
         line = err.line + 2 if err.line is not None else 1
         return [LintFinding(err.code, err.message, line, field="frontmatter")]
+    repairs.meta = meta
 
     def at(key: str) -> int | None:
         # Key lines count from the frontmatter's first line, which is the file's second.
@@ -550,7 +558,7 @@ def _lint_frontmatter(split: _Split, derived: str | None, repairs: _Repairs) -> 
     return out
 
 
-def _lint_platform(value: Any, line: int | None, repairs: _Repairs) -> list[LintFinding]:
+def _lint_platform(value: Any, line: int | None, repairs: _Read) -> list[LintFinding]:
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, list) or not items:
         return [
@@ -629,7 +637,7 @@ def _lint_body(split: _Split, body: _Body) -> list[LintFinding]:
 
 
 def _apply_fixes(
-    source: str, filename: str | None, findings: Sequence[LintFinding], repairs: _Repairs
+    source: str, filename: str | None, findings: Sequence[LintFinding], repairs: _Read
 ) -> str:
     codes = {f.code for f in findings if f.fixable}
     text = _clean(source) if "byte-order-mark" in codes else source
@@ -638,17 +646,11 @@ def _apply_fixes(
         text = _ENTITY.sub(lambda m: html.unescape(m.group(0)).replace("\xa0", " "), text)
         # An id derived from a heading is derived from the decoded text.
         _, repairs = _lint(text, filename)
-    if not repairs.values:
+    # Repairs are only found in a frontmatter that was read whole (``meta`` set).
+    if not repairs.values or repairs.meta is None or repairs.split is None:
         return text
-    split = _split(text)
-    if split.frontmatter is None or not split.closed:
-        return text
-    try:
-        meta = dict(_frontmatter.load(split.frontmatter))
-    except FrontmatterError:
-        return text
-    meta.update(repairs.values)
-    return render_source(meta, split.body.lstrip("\n"))
+    meta = {**repairs.meta, **repairs.values}
+    return render_source(meta, repairs.split.body.lstrip("\n"))
 
 
 def render_source(meta: dict[str, Any], body: str) -> str:
@@ -796,5 +798,6 @@ def render_brief(
 def rubric_hash(resolved: Sequence[ResolvedRule]) -> str:
     """A digest of the enabled rules in force: any edit to one of them changes it
     (a review plan re-judges images judged under another rubric)."""
-    rules = [e.rule.to_source() for e in resolved if e.rule.enabled]
-    return hashlib.sha256(json.dumps(rules, ensure_ascii=False).encode()).hexdigest()
+    rules = [e.rule.to_dict() for e in resolved if e.rule.enabled]
+    text = json.dumps(rules, ensure_ascii=False, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
