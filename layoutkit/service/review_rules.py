@@ -298,11 +298,20 @@ def get_review_rule(call: Call) -> dict[str, Any]:
     history = tx.review_rule_history(
         call.workspace_id, rule_id, None if project is None else project.id
     )
+    if found.layer == "builtin":
+        source = engine.builtin_sources()[rule_id]
+    else:
+        # The rule in force may come from the workspace layer below the project named.
+        layer_id = project.id if found.layer == "project" and project is not None else None
+        versions = (
+            history
+            if layer_id == (None if project is None else project.id)
+            else tx.review_rule_history(call.workspace_id, rule_id, layer_id)
+        )
+        source = next(r.source for r in versions if r.version == found.version)
     out: dict[str, Any] = {
         "rule": found.to_dict(),
-        "source": engine.builtin_sources()[rule_id]
-        if found.layer == "builtin"
-        else _source_of(history, found.version),
+        "source": source,
         "definedIn": [
             {"layer": name, "version": e.version}
             for name, entries in layers
@@ -325,11 +334,6 @@ def get_review_rule(call: Call) -> dict[str, Any]:
             )
         out["version"] = {**_version_view(rec), "source": rec.source}
     return out
-
-
-def _source_of(history: list[ReviewRuleRecord], version: int) -> str | None:
-    rec = next((r for r in history if r.version == version), None)
-    return None if rec is None else rec.source
 
 
 def _version_view(rec: ReviewRuleRecord) -> dict[str, Any]:

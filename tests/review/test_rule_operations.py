@@ -63,9 +63,14 @@ def test_workspace_replaces_built_in_and_project_replaces_both(shop: Workspace) 
     )
     # the workspace's own view does not see the project's layer
     assert _rule(shop, "copy")["layer"] == "workspace"
+    # a project's view of a workspace rule shows the workspace's source
+    shop.call("put_review_rule", {"source": SOURCE})
+    assert shop.call("get_review_rule", {"project": "shop", "id": "tone"})["source"] == SOURCE
+    builtin = shop.call("get_review_rule", {"project": "shop", "id": "states"})["source"]
+    assert builtin == rules.builtin_sources()["states"]
     # the replaced rule keeps its place in the list
     ids = [r["id"] for r in shop.call("list_review_rules", {"project": "shop"})["rules"]]
-    assert ids == list(rules.BUILTIN_IDS)
+    assert ids == [*rules.BUILTIN_IDS, "tone"]
 
 
 def test_a_new_id_is_appended_after_the_lower_layers(shop: Workspace) -> None:
