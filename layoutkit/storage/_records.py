@@ -279,6 +279,21 @@ class AuditEventRecord:
     detail: dict[str, Any]
 
 
+@attrs.frozen(slots=True)
+class ReviewRuleRecord:
+    """One version of a review rule file at the workspace layer (``project_id``
+    None) or a project's; ``source`` None records a deletion."""
+
+    id: int
+    workspace_id: int
+    project_id: int | None
+    rule_id: str
+    version: int
+    source: str | None
+    author: str
+    created_at: datetime
+
+
 #: The folded form a tag is stored and matched as: tags compare like every other typed name.
 fold_tag = fold
 

@@ -30,6 +30,7 @@ from layoutkit.storage._records import (
     ProjectRecord,
     QuestionRecord,
     RequestKeyRecord,
+    ReviewRuleRecord,
     ShareLinkRecord,
     TokenKind,
     WorkspaceRecord,
@@ -478,7 +479,54 @@ class EventTx(Protocol):
         ...
 
 
-class Tx(WorkspaceTx, BoardTx, CardTx, QuestionTx, AccessTx, RequestKeyTx, EventTx, Protocol):
+class ReviewRuleTx(Protocol):
+    """Review rule files of the workspace layer (``project_id`` None) and of projects.
+
+    Rows are never changed: every write adds the layer's next version of the
+    rule, a deletion included, so the whole history stays readable.
+    """
+
+    def review_rules(
+        self, workspace_id: int, project_id: int | None = None
+    ) -> list[ReviewRuleRecord]:
+        """The layer's live rules (latest version of each id, deletions left out),
+        in the order each id was first written."""
+        ...
+
+    def review_rule_history(
+        self, workspace_id: int, rule_id: str, project_id: int | None = None
+    ) -> list[ReviewRuleRecord]:
+        """Every version of one rule at one layer, oldest first (deletions included)."""
+        ...
+
+    def write_review_rule(
+        self,
+        workspace_id: int,
+        rule_id: str,
+        source: str | None,
+        *,
+        author: str,
+        project_id: int | None = None,
+    ) -> ReviewRuleRecord:
+        """Add the next version of a rule at a layer; ``source`` None deletes it there.
+
+        Writers of one layer are serialised (the workspace's or project's row is
+        locked on PostgreSQL). Raises :class:`NotFoundError` for an unknown project.
+        """
+        ...
+
+
+class Tx(
+    WorkspaceTx,
+    BoardTx,
+    CardTx,
+    QuestionTx,
+    AccessTx,
+    RequestKeyTx,
+    EventTx,
+    ReviewRuleTx,
+    Protocol,
+):
     """One open transaction or read snapshot; write methods raise
     :class:`~layoutkit.storage.StorageError` in a read snapshot."""
 

@@ -70,6 +70,7 @@ def test_public_surface_is_pinned() -> None:
             "ProjectRecord",
             "QuestionRecord",
             "RequestKeyRecord",
+            "ReviewRuleRecord",
             "ShareLinkRecord",
             "SqlStore",
             "SqlTx",
