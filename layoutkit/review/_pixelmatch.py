@@ -296,6 +296,8 @@ def antialiased(img: Words, a32: Words, b32: Words, hood: Hood) -> np.ndarray:
 #: candidates fill at least 1/_DENSE of its rectangle is handled as a window.
 _CELL = 32
 _DENSE = 6
+#: Fewer pixels than this are always gathered: clustering them costs more than it saves.
+_FEW = 2048
 
 
 def hoods(idx: Index, width: int, height: int) -> list[tuple[Hood, Index, Index]]:
@@ -306,6 +308,8 @@ def hoods(idx: Index, width: int, height: int) -> list[tuple[Hood, Index, Index]
 
     if idx.size == 0:
         return []
+    if idx.size < _FEW:
+        return [(SparseHood(idx, width, height), np.arange(idx.size), np.arange(idx.size))]
     y, x = np.divmod(idx, width)
     gh, gw = -(-height // _CELL), -(-width // _CELL)
     cell = (y // _CELL) * gw + x // _CELL
