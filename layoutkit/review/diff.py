@@ -292,7 +292,7 @@ def diff_pixels(
     counted = found.counted
     shifted = shifted_pixels(pa.words, pb.words, counted, width, height)
     real = counted[~shifted]
-    boxes = change_boxes(real, width, height)
+    boxes = grow_boxes(change_boxes(real, width, height), counted, width)
     return DiffResult(
         "colour",
         pa.size,
@@ -367,6 +367,37 @@ def change_boxes(
         if per[i] >= min_pixels
     ]
     return tuple(sorted(_merge(boxes, gap), key=lambda b: (b.y, b.x)))
+
+
+#: Growing boxes over nearby counted pixels stops above this many box × pixel tests.
+_GROW_WORK = 20_000_000
+
+
+def grow_boxes(
+    boxes: tuple[Box, ...], counted: npt.NDArray[np.intp], width: int, gap: int = MERGE_GAP
+) -> tuple[Box, ...]:
+    """Grow each box over the counted pixels within ``gap`` of it, once (not from pixel
+    to pixel, so a box never creeps along a shifted edge across the screen).
+
+    The shift test drops a changed label's letters that happen to match the old
+    ones ("Save" → "Send" keeps its "S"); this gives the box back the whole label.
+    """
+    if not boxes or len(boxes) * counted.size > _GROW_WORK:
+        return boxes
+    y, x = np.divmod(counted, width)
+    grown = []
+    for box in boxes:
+        near = (
+            (x >= box.x - gap) & (x < box.right + gap) & (y >= box.y - gap) & (y < box.bottom + gap)
+        )
+        if not near.any():
+            grown.append(box)
+            continue
+        nx, ny = x[near], y[near]
+        x0, y0 = min(box.x, int(nx.min())), min(box.y, int(ny.min()))
+        x1, y1 = max(box.right, int(nx.max()) + 1), max(box.bottom, int(ny.max()) + 1)
+        grown.append(Box(x0, y0, x1 - x0, y1 - y0, box.pixels))
+    return tuple(sorted(_merge(grown, gap), key=lambda b: (b.y, b.x)))
 
 
 def _near(a: Box, b: Box, gap: int) -> bool:
