@@ -18,7 +18,8 @@ Counted pixels are then sorted into real changes and shifts: a counted pixel
 whose colour lies, channel by channel, within the range of the other image's
 3×3 neighbourhood around it – and the other image's colour within the range of
 this one's – is content moved by at most one pixel (or re-sampled edges), not a
-change. The real-change pixels are grouped into boxes: 16-pixel cells joined when
+change. On the image's edge one of the two suffices (the other half of content
+that moved in or out lies beyond the edge). The real-change pixels are grouped into boxes: 16-pixel cells joined when
 they touch (8-connected labelling), boxes whose rectangles come within 16
 pixels of each other merged, and groups of fewer than 4 pixels dropped as
 specks.
@@ -311,10 +312,14 @@ def shifted_pixels(
 ) -> np.ndarray:
     """Which of the pixels ``idx`` are a shift of at most one pixel: the colour of each
     image lies, channel by channel, within the range of the other's 3×3
-    neighbourhood (the pixel and its 8 neighbours)."""
+    neighbourhood (the pixel and its 8 neighbours).
+
+    On the image's edge one direction suffices: content that moved in from
+    beyond the edge, or out past it, has its other half outside the image.
+    """
     out = np.zeros(idx.size, dtype=bool)
     for hood, which, at in pm.hoods(idx, width, height):
-        inside = np.ones(at.size, dtype=bool)
+        ways = []
         for mine, other in ((a32, b32), (b32, a32)):
             # Neighbours beyond the edge are clamped onto the edge, which lies inside
             # the same 3×3 neighbourhood: they widen nothing.
@@ -324,8 +329,10 @@ def shifted_pixels(
             channels = near.view(np.uint8).reshape(9, at.size, 4)
             low, high = channels.min(axis=0), channels.max(axis=0)
             own = hood.centre(mine)[at].view(np.uint8).reshape(at.size, 4)
-            inside &= ((own >= low) & (own <= high)).all(axis=1)
-        out[which] = inside
+            ways.append(((own >= low) & (own <= high)).all(axis=1))
+        y, x = np.divmod(idx[which], width)
+        edge = (x == 0) | (y == 0) | (x == width - 1) | (y == height - 1)
+        out[which] = (ways[0] & ways[1]) | (edge & (ways[0] | ways[1]))
     return out
 
 
