@@ -55,9 +55,7 @@ def _has_many_siblings(img: bytes, x1: int, y1: int, width: int, height: int) ->
     return False
 
 
-def _antialiased(
-    img: bytes, x1: int, y1: int, width: int, height: int, a: bytes, b: bytes
-) -> bool:
+def _antialiased(img: bytes, x1: int, y1: int, width: int, height: int, a: bytes, b: bytes) -> bool:
     x0, y0 = max(x1 - 1, 0), max(y1 - 1, 0)
     x2, y2 = min(x1 + 1, width - 1), min(y1 + 1, height - 1)
     pos = (y1 * width + x1) * 4
@@ -89,7 +87,12 @@ def _antialiased(
 
 
 def pixelmatch(
-    img1: bytes, img2: bytes, width: int, height: int, threshold: float = 0.1, include_aa: bool = False
+    img1: bytes,
+    img2: bytes,
+    width: int,
+    height: int,
+    threshold: float = 0.1,
+    include_aa: bool = False,
 ) -> int:
     """The number of mismatched pixels, as pixelmatch 7 counts them."""
     max_delta = 35215 * threshold * threshold

@@ -7,8 +7,8 @@ pixel by pixel (sparse) and sliced from windows (dense).
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from collections.abc import Iterator
+from contextlib import contextmanager
 from unittest import mock
 
 import numpy as np
