@@ -146,19 +146,27 @@ class WindowHood(Hood):
         self.n = self.h * self.w
         self._siblings: dict[int, np.ndarray] = {}
         self.inside, self.edge = None, 0
+        self._ring_hood: WindowHood | None = None
         if y0 == 0 or x0 == 0 or y1 == height or x1 == width:
-            ys = np.arange(y0, y1)[:, None]
-            xs = np.arange(x0, x1)[None, :]
-            edge = (ys == 0) | (ys == height - 1) | (xs == 0) | (xs == width - 1)
-            self.edge = edge.ravel().astype(np.int64)
-            self.inside = np.stack(
-                [
-                    (
-                        (ys + dy >= 0) & (ys + dy < height) & (xs + dx >= 0) & (xs + dx < width)
-                    ).ravel()
-                    for dx, dy in _NEIGHBOURS
-                ]
-            )
+            h, w = self.h, self.w
+            edge = np.zeros((h, w), dtype=np.int64)
+            inside = np.ones((8, h, w), dtype=bool)
+            # Only the image's outermost rows and columns miss neighbours.
+            for k, (dx, dy) in enumerate(_NEIGHBOURS):
+                if y0 == 0 and dy < 0:
+                    inside[k, 0, :] = False
+                if y1 == height and dy > 0:
+                    inside[k, -1, :] = False
+                if x0 == 0 and dx < 0:
+                    inside[k, :, 0] = False
+                if x1 == width and dx > 0:
+                    inside[k, :, -1] = False
+            edge[0, :] |= y0 == 0
+            edge[-1, :] |= y1 == height
+            edge[:, 0] |= x0 == 0
+            edge[:, -1] |= x1 == width
+            self.edge = edge.reshape(-1)
+            self.inside = inside.reshape(8, -1)
 
     def _grid(self, img: Words) -> Words:
         return img.reshape(self.height, self.width)
@@ -177,6 +185,9 @@ class WindowHood(Hood):
                 (before_y, self.h + 2 - part.shape[0] - before_y),
                 (before_x, self.w + 2 - part.shape[1] - before_x),
             ),
+            # Outside the image: masked by ``inside``; opaque white keeps the
+            # integer fast path of opaque images.
+            constant_values=0xFFFFFFFF,
         )
         out = np.empty((8, self.n), dtype=img.dtype)
         for k, (dx, dy) in enumerate(_NEIGHBOURS):
@@ -186,14 +197,16 @@ class WindowHood(Hood):
         return out
 
     def _ring(self) -> WindowHood:
-        return WindowHood(
-            max(self.y0 - 1, 0),
-            min(self.y1 + 1, self.height),
-            max(self.x0 - 1, 0),
-            min(self.x1 + 1, self.width),
-            self.width,
-            self.height,
-        )
+        if self._ring_hood is None:
+            self._ring_hood = WindowHood(
+                max(self.y0 - 1, 0),
+                min(self.y1 + 1, self.height),
+                max(self.x0 - 1, 0),
+                min(self.x1 + 1, self.width),
+                self.width,
+                self.height,
+            )
+        return self._ring_hood
 
     def _many(self, img: Words) -> tuple[WindowHood, np.ndarray]:
         """``has_many_siblings`` over this window and a ring of one pixel around it."""
@@ -209,6 +222,18 @@ class WindowHood(Hood):
         yy = yy + (self.y0 - ring.y0) + _DY[k]
         xx = xx + (self.x0 - ring.x0) + _DX[k]
         return many[yy * ring.w + xx]
+
+    def flat_index(self, rows: Index) -> Index:
+        """Flat image indices of window pixels ``rows``."""
+        yy, xx = np.divmod(rows, self.w)
+        return (yy + self.y0) * self.width + (xx + self.x0)
+
+    def many_here(self, img: Words) -> np.ndarray:
+        """``has_many_siblings`` at each pixel of the window (from the ring's map)."""
+        ring, many = self._many(img)
+        top, left = self.y0 - ring.y0, self.x0 - ring.x0
+        grid = many.reshape(ring.h, ring.w)[top : top + self.h, left : left + self.w]
+        return grid.reshape(-1)
 
     def any_sibling_rich(self, a32: Words, b32: Words) -> np.ndarray:
         """Per pixel: some neighbour has 3+ identical siblings in both images, which
@@ -250,18 +275,24 @@ def antialiased(img: Words, a32: Words, b32: Words, hood: Hood) -> np.ndarray:
     of them has 3+ identical siblings in both ``a32`` and ``b32``.
     """
     result = np.zeros(hood.n, dtype=bool)
-    centre = hood.centre(img)
-    near = hood.near(img)
     # An identical word has zero brightness delta: 3+ of them rule anti-aliasing
     # out before any arithmetic (most pixels of flat areas stop here).
-    possible = hood.count(near == centre) <= 2
     if isinstance(hood, WindowHood):
-        possible &= hood.any_sibling_rich(a32, b32)
-    keep = np.flatnonzero(possible)
-    if keep.size == 0:
-        return result
-    inside, edge = _subset(hood, keep)
-    delta = brightness_delta(centre[keep], near[:, keep])
+        # The same test as has_many_siblings, whose maps the window keeps anyway;
+        # the few pixels left are gathered.
+        keep = np.flatnonzero(~hood.many_here(img) & hood.any_sibling_rich(a32, b32))
+        if keep.size == 0:
+            return result
+        few = SparseHood(hood.flat_index(keep), hood.width, hood.height)
+        centre, near, inside, edge = few.centre(img), few.near(img), few.inside, few.edge
+    else:
+        centre, near = hood.centre(img), hood.near(img)
+        keep = np.flatnonzero(hood.count(near == centre) <= 2)
+        if keep.size == 0:
+            return result
+        inside, edge = _subset(hood, keep)
+        centre, near = centre[keep], near[:, keep]
+    delta = brightness_delta(centre, near)
     m = keep.size
     zeroes = np.broadcast_to(edge, (m,)).copy()
     darkest, brightest = np.zeros(m), np.zeros(m)
@@ -298,12 +329,34 @@ _CELL = 32
 _DENSE = 6
 #: Fewer pixels than this are always gathered: clustering them costs more than it saves.
 _FEW = 2048
+#: Pixels in one band of a window.
+_BAND = 1 << 15
+
+
+def _bands(
+    y0: int, y1: int, x0: int, x1: int, which: Index, y: Index, x: Index, width: int, height: int
+) -> list[tuple[Hood, Index, Index]]:
+    """A window cut into bands of rows, each small enough for the CPU's caches: the
+    work per pixel is a few dozen passes, far cheaper when they stay in cache."""
+    rows = max(8, _BAND // (x1 - x0))
+    out: list[tuple[Hood, Index, Index]] = []
+    ys = y[which]
+    for top in range(y0, y1, rows):
+        bottom = min(top + rows, y1)
+        lo, hi = np.searchsorted(ys, [top, bottom])
+        if lo == hi:
+            continue
+        part = which[lo:hi]
+        at = (y[part] - top) * (x1 - x0) + (x[part] - x0)
+        out.append((WindowHood(top, bottom, x0, x1, width, height), part, at))
+    return out
 
 
 def hoods(idx: Index, width: int, height: int) -> list[tuple[Hood, Index, Index]]:
-    """Split the pixels ``idx`` into neighbourhoods to compute on: dense clusters as
-    windows, the rest as one sparse set. Each entry is ``(hood, which, at)``: the
-    positions in ``idx`` it serves and where those pixels sit in the hood."""
+    """Split the pixels ``idx`` (ascending) into neighbourhoods to compute on: dense
+    clusters as windows (in bands), the rest as one sparse set. Each entry is
+    ``(hood, which, at)``: the positions in ``idx`` it serves and where those
+    pixels sit in the hood."""
     from scipy import ndimage
 
     if idx.size == 0:
@@ -311,6 +364,8 @@ def hoods(idx: Index, width: int, height: int) -> list[tuple[Hood, Index, Index]
     if idx.size < _FEW:
         return [(SparseHood(idx, width, height), np.arange(idx.size), np.arange(idx.size))]
     y, x = np.divmod(idx, width)
+    if idx.size * _DENSE >= width * height:  # dense over the whole screen
+        return _bands(0, height, 0, width, np.arange(idx.size), y, x, width, height)
     gh, gw = -(-height // _CELL), -(-width // _CELL)
     cell = (y // _CELL) * gw + x // _CELL
     grid = np.zeros(gh * gw, dtype=bool)
@@ -329,8 +384,7 @@ def hoods(idx: Index, width: int, height: int) -> list[tuple[Hood, Index, Index]
             continue
         which = np.flatnonzero(per_label == label)
         sparse[which] = False
-        hood = WindowHood(y0, y1, x0, x1, width, height)
-        out.append((hood, which, (y[which] - y0) * (x1 - x0) + (x[which] - x0)))
+        out += _bands(y0, y1, x0, x1, which, y, x, width, height)
     which = np.flatnonzero(sparse)
     if which.size:
         out.append((SparseHood(idx[which], width, height), which, np.arange(which.size)))

@@ -319,21 +319,65 @@ def shifted_pixels(
     """
     out = np.zeros(idx.size, dtype=bool)
     for hood, which, at in pm.hoods(idx, width, height):
-        ways = []
-        for mine, other in ((a32, b32), (b32, a32)):
-            # Neighbours beyond the edge are clamped onto the edge, which lies inside
-            # the same 3×3 neighbourhood: they widen nothing.
-            near = np.empty((9, at.size), dtype=np.uint32)
-            near[:8] = hood.near(other)[:, at]
-            near[8] = hood.centre(other)[at]
-            channels = near.view(np.uint8).reshape(9, at.size, 4)
-            low, high = channels.min(axis=0), channels.max(axis=0)
-            own = hood.centre(mine)[at].view(np.uint8).reshape(at.size, 4)
-            ways.append(((own >= low) & (own <= high)).all(axis=1))
+        if isinstance(hood, pm.WindowHood):
+            ways = _within_range_window(a32, b32, hood, at)
+        else:
+            ways = _within_range_gathered(a32, b32, hood, at)
         y, x = np.divmod(idx[which], width)
         edge = (x == 0) | (y == 0) | (x == width - 1) | (y == height - 1)
         out[which] = (ways[0] & ways[1]) | (edge & (ways[0] | ways[1]))
     return out
+
+
+def _within_range_gathered(
+    a32: Words, b32: Words, hood: pm.Hood, at: npt.NDArray[np.intp]
+) -> list[np.ndarray]:
+    ways = []
+    for mine, other in ((a32, b32), (b32, a32)):
+        # Neighbours beyond the edge are clamped onto the edge, which lies inside
+        # the same 3×3 neighbourhood: they widen nothing.
+        near = np.empty((9, at.size), dtype=np.uint32)
+        near[:8] = hood.near(other)[:, at]
+        near[8] = hood.centre(other)[at]
+        channels = near.view(np.uint8).reshape(9, at.size, 4)
+        low, high = channels.min(axis=0), channels.max(axis=0)
+        own = hood.centre(mine)[at].view(np.uint8).reshape(at.size, 4)
+        ways.append(((own >= low) & (own <= high)).all(axis=1))
+    return ways
+
+
+def _range3(channel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Minimum and maximum over each pixel's 3×3 neighbourhood (the array's edge
+    clamps), separably: a row pass, then a column pass."""
+    low, high = channel.copy(), channel.copy()
+    for out, op in ((low, np.minimum), (high, np.maximum)):
+        op(out[:, 1:], channel[:, :-1], out=out[:, 1:])
+        op(out[:, :-1], channel[:, 1:], out=out[:, :-1])
+        rows = out.copy()
+        op(out[1:], rows[:-1], out=out[1:])
+        op(out[:-1], rows[1:], out=out[:-1])
+    return low, high
+
+
+def _within_range_window(
+    a32: Words, b32: Words, hood: pm.WindowHood, at: npt.NDArray[np.intp]
+) -> list[np.ndarray]:
+    top, left = max(hood.y0 - 1, 0), max(hood.x0 - 1, 0)
+    bottom, right = min(hood.y1 + 1, hood.height), min(hood.x1 + 1, hood.width)
+    inner = (slice(hood.y0 - top, hood.y1 - top), slice(hood.x0 - left, hood.x1 - left))
+    ways = []
+    for mine, other in ((a32, b32), (b32, a32)):
+        theirs = other.view(np.uint8).reshape(hood.height, hood.width, 4)[top:bottom, left:right]
+        own = mine.view(np.uint8).reshape(hood.height, hood.width, 4)[
+            hood.y0 : hood.y1, hood.x0 : hood.x1
+        ]
+        within = np.ones((hood.h, hood.w), dtype=bool)
+        for c in range(4):
+            low, high = _range3(np.ascontiguousarray(theirs[..., c]))
+            mine_c = np.ascontiguousarray(own[..., c])
+            within &= (mine_c >= low[inner]) & (mine_c <= high[inner])
+        ways.append(within.reshape(-1)[at])
+    return ways
 
 
 def change_boxes(
