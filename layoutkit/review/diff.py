@@ -404,14 +404,24 @@ def change_boxes(
     labels, count = ndimage.label(cells, structure=np.ones((3, 3)))
     of = labels[y // cell, x // cell] - 1
     per = np.bincount(of, minlength=count)
-    x0 = np.full(count, width)
-    y0 = np.full(count, height)
-    x1 = np.zeros(count, dtype=np.int64)
-    y1 = np.zeros(count, dtype=np.int64)
-    np.minimum.at(x0, of, x)
-    np.minimum.at(y0, of, y)
-    np.maximum.at(x1, of, x + 1)
-    np.maximum.at(y1, of, y + 1)
+    if idx.size > _SCAN_ABOVE:
+        # Many pixels: one scan of a label image beats four scattered reductions.
+        image = np.zeros(width * height, dtype=np.int32)
+        image[idx] = of + 1
+        found = ndimage.find_objects(image.reshape(height, width), max_label=count)
+        y0 = np.array([s[0].start for s in found])
+        y1 = np.array([s[0].stop for s in found])
+        x0 = np.array([s[1].start for s in found])
+        x1 = np.array([s[1].stop for s in found])
+    else:
+        x0 = np.full(count, width)
+        y0 = np.full(count, height)
+        x1 = np.zeros(count, dtype=np.int64)
+        y1 = np.zeros(count, dtype=np.int64)
+        np.minimum.at(x0, of, x)
+        np.minimum.at(y0, of, y)
+        np.maximum.at(x1, of, x + 1)
+        np.maximum.at(y1, of, y + 1)
     boxes = [
         Box(int(x0[i]), int(y0[i]), int(x1[i] - x0[i]), int(y1[i] - y0[i]), int(per[i]))
         for i in range(count)
@@ -420,6 +430,8 @@ def change_boxes(
     return tuple(sorted(_merge(boxes, gap), key=lambda b: (b.y, b.x)))
 
 
+#: Above this many pixels, box bounds come from one scan of a label image.
+_SCAN_ABOVE = 50_000
 #: Growing boxes over nearby counted pixels stops above this many box × pixel tests.
 _GROW_WORK = 20_000_000
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -212,10 +213,15 @@ def test_an_image_against_itself_is_identical_and_empty(seed: int) -> None:
 
 
 @SETTINGS
-@given(idx=st.lists(st.integers(0, 99 * 80 - 1), min_size=1, max_size=300, unique=True))
-def test_change_boxes_cover_every_pixel_given(idx: list[int]) -> None:
+@given(
+    idx=st.lists(st.integers(0, 99 * 80 - 1), min_size=1, max_size=300, unique=True),
+    scan=st.booleans(),
+)
+def test_change_boxes_cover_every_pixel_given(idx: list[int], scan: bool) -> None:
     flat = np.array(sorted(idx))
-    boxes = rd.change_boxes(flat, 99, 80, min_pixels=1)
+    # Both ways of bounding groups: scattered reductions, or one scan of a label image.
+    with mock.patch.object(rd, "_SCAN_ABOVE", 0 if scan else 10**9):
+        boxes = rd.change_boxes(flat, 99, 80, min_pixels=1)
     y, x = np.divmod(flat, 99)
     for px, py in zip(x, y, strict=True):
         assert any(b.x <= px < b.right and b.y <= py < b.bottom for b in boxes)
