@@ -37,6 +37,7 @@ Pure: the only input is bytes or arrays given by the caller.
 from __future__ import annotations
 
 import io
+import os
 import warnings
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -231,16 +232,17 @@ def decode(data: bytes, *, field: str = "image") -> Pixels:
     return Pixels(img.width, img.height, words)
 
 
-_pool: ThreadPoolExecutor | None = None
+_pool: tuple[int, ThreadPoolExecutor] | None = None
 
 
 def _decode_pair(a: bytes, b: bytes) -> tuple[Pixels, Pixels]:
     # Pillow's PNG decoder lets go of the GIL, so two screenshots decode side by
-    # side on two cores: the wall time of one decode instead of two.
+    # side on two cores: the wall time of one decode instead of two. The pool is
+    # per process: a forked engine worker must not inherit the parent's threads.
     global _pool
-    if _pool is None:
-        _pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="review-decode")
-    later = _pool.submit(decode, b, field="b")
+    if _pool is None or _pool[0] != os.getpid():
+        _pool = (os.getpid(), ThreadPoolExecutor(1, thread_name_prefix="review-decode"))
+    later = _pool[1].submit(decode, b, field="b")
     first = decode(a, field="a")
     return first, later.result()
 
