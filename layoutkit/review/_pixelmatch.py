@@ -213,8 +213,25 @@ class WindowHood(Hood):
         ring = self._ring()
         key = id(img)
         if key not in self._siblings:
-            self._siblings[key] = ring.count(ring.near(img) == ring.centre(img)) > 2
+            self._siblings[key] = ring.equal_neighbours(img).reshape(-1) > 2
         return ring, self._siblings[key]
+
+    def equal_neighbours(self, img: Words) -> np.ndarray:
+        """Per pixel of the window, ``(h, w)``: neighbours holding the same word, the
+        outside of the image counting as one (``hasManySiblings``'s count), from
+        slices of the image: no ``(8, n)`` copy."""
+        grid = self._grid(img)
+        count = np.zeros((self.h, self.w), dtype=np.uint8)
+        if not isinstance(self.edge, int):
+            count += self.edge.reshape(self.h, self.w).astype(np.uint8)
+        for dx, dy in _NEIGHBOURS:
+            # The rows and columns of the window whose neighbour lies in the image.
+            y0, y1 = max(self.y0, -dy), min(self.y1, self.height - dy)
+            x0, x1 = max(self.x0, -dx), min(self.x1, self.width - dx)
+            count[y0 - self.y0 : y1 - self.y0, x0 - self.x0 : x1 - self.x0] += (
+                grid[y0:y1, x0:x1] == grid[y0 + dy : y1 + dy, x0 + dx : x1 + dx]
+            )
+        return count
 
     def many_siblings(self, img: Words, k: Index, rows: Index) -> np.ndarray:
         ring, many = self._many(img)

@@ -398,24 +398,30 @@ def change_boxes(
 
     if idx.size == 0:
         return ()
-    y, x = np.divmod(idx, width)
     gh, gw = -(-height // cell), -(-width // cell)
-    cells = np.zeros((gh, gw), dtype=bool)
-    cells[y // cell, x // cell] = True
-    # Touching cells join here; boxes that still come within ``gap`` merge below.
-    labels, count = ndimage.label(cells, structure=np.ones((3, 3)))
-    of = labels[y // cell, x // cell] - 1
-    per = np.bincount(of, minlength=count)
     if idx.size > _SCAN_ABOVE:
-        # Many pixels: one scan of a label image beats four scattered reductions.
-        image = np.zeros(width * height, dtype=np.int32)
-        image[idx] = of + 1
-        found = ndimage.find_objects(image.reshape(height, width), max_label=count)
+        # Many pixels: whole-image passes beat per-pixel index work.
+        mask = np.zeros((gh * cell, gw * cell), dtype=bool)
+        mask.reshape(-1)[(idx // width) * (gw * cell) + idx % width] = True
+        per_cell = mask.reshape(gh, cell, gw, cell).sum(axis=(1, 3))
+        labels, count = ndimage.label(per_cell > 0, structure=np.ones((3, 3)))
+        per = np.bincount(labels.reshape(-1), weights=per_cell.reshape(-1), minlength=count + 1)
+        per = per[1:].astype(np.int64)
+        image = np.repeat(np.repeat(labels, cell, axis=0), cell, axis=1)
+        image[~mask] = 0
+        found = ndimage.find_objects(image, max_label=count)
         y0 = np.array([s[0].start for s in found])
         y1 = np.array([s[0].stop for s in found])
         x0 = np.array([s[1].start for s in found])
         x1 = np.array([s[1].stop for s in found])
     else:
+        y, x = np.divmod(idx, width)
+        cells = np.zeros((gh, gw), dtype=bool)
+        cells[y // cell, x // cell] = True
+        # Touching cells join here; boxes that still come within ``gap`` merge below.
+        labels, count = ndimage.label(cells, structure=np.ones((3, 3)))
+        of = labels[y // cell, x // cell] - 1
+        per = np.bincount(of, minlength=count)
         x0 = np.full(count, width)
         y0 = np.full(count, height)
         x1 = np.zeros(count, dtype=np.int64)
@@ -447,7 +453,26 @@ def grow_boxes(
     The shift test drops a changed label's letters that happen to match the old
     ones ("Save" → "Send" keeps its "S"); this gives the box back the whole label.
     """
-    if not boxes or len(boxes) * counted.size > _GROW_WORK:
+    if not boxes or counted.size == 0:
+        return boxes
+    if counted.size > _SCAN_ABOVE:
+        # Many pixels: look in each box's surroundings of a mask, not at every pixel.
+        mask = np.zeros((int(counted.max()) // width + 1, width), dtype=bool)
+        mask.reshape(-1)[counted] = True
+        grown = []
+        for box in boxes:
+            top, left = max(box.y - gap, 0), max(box.x - gap, 0)
+            near = mask[top : box.bottom + gap, left : box.right + gap]
+            rows, cols = np.flatnonzero(near.any(axis=1)), np.flatnonzero(near.any(axis=0))
+            if rows.size == 0:
+                grown.append(box)
+                continue
+            x0, y0 = min(box.x, left + int(cols[0])), min(box.y, top + int(rows[0]))
+            x1 = max(box.right, left + int(cols[-1]) + 1)
+            y1 = max(box.bottom, top + int(rows[-1]) + 1)
+            grown.append(Box(x0, y0, x1 - x0, y1 - y0, box.pixels))
+        return tuple(sorted(_merge(grown, gap), key=lambda b: (b.y, b.x)))
+    if len(boxes) * counted.size > _GROW_WORK:
         return boxes
     y, x = np.divmod(counted, width)
     grown = []

@@ -169,8 +169,11 @@ def test_a_speck_of_fewer_than_four_pixels_is_dropped() -> None:
     assert diff_pixels(a, b).boxes == (Box(50, 50, 2, 2, 4),)
 
 
-def test_a_box_grows_over_counted_pixels_near_it() -> None:
-    boxes = rd.grow_boxes((Box(10, 10, 5, 5, 25),), np.array([12 * 100 + 25, 90 * 100 + 90]), 100)
+@pytest.mark.parametrize("scan", [False, True])
+def test_a_box_grows_over_counted_pixels_near_it(scan: bool) -> None:
+    counted = np.array([12 * 100 + 25, 90 * 100 + 90])
+    with mock.patch.object(rd, "_SCAN_ABOVE", 0 if scan else 10**9):
+        boxes = rd.grow_boxes((Box(10, 10, 5, 5, 25),), counted, 100)
     assert boxes == (Box(10, 10, 16, 5, 25),)  # (25, 12) joins; (90, 90) is too far
 
 
