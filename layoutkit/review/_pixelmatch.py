@@ -422,12 +422,18 @@ _DELTA_PER_STEP = 1.1440
 def _over(wa: Words, wb: Words, where: Index, limit: float) -> Index:
     """The positions ``where`` whose colour delta is over ``limit``."""
     if (wa >= _OPAQUE).all() and (wb >= _OPAQUE).all():
-        pa = wa.view(np.uint8).reshape(-1, 4)
-        pb = wb.view(np.uint8).reshape(-1, 4)
-        steps = [np.maximum(pa[:, c], pb[:, c]) - np.minimum(pa[:, c], pb[:, c]) for c in range(3)]
-        step = np.maximum(np.maximum(steps[0], steps[1]), steps[2])
         least = int(np.sqrt(limit / _DELTA_PER_STEP))  # a step up to this cannot count
-        maybe = np.flatnonzero(step > least)
+        if least < 128:
+            # Byte-wise |a - b| in the words, then "some RGB byte over least" with
+            # one addition per word: (d & 0x7F) + (127 - least) carries into bit 7
+            # exactly when d > least, and never into the next byte.
+            ba, bb = wa.view(np.uint8), wb.view(np.uint8)
+            step = (np.maximum(ba, bb) - np.minimum(ba, bb)).view(np.uint32)
+            high = step & np.uint32(0x00808080)
+            low = (step & np.uint32(0x007F7F7F)) + np.uint32((127 - least) * 0x010101)
+            maybe = np.flatnonzero((high | low) & np.uint32(0x00808080))
+        else:
+            maybe = np.arange(wa.size)
         wa, wb, where = wa[maybe], wb[maybe], where[maybe]
     return where[np.abs(colour_delta(wa, wb)) > limit]
 

@@ -148,3 +148,24 @@ def test_an_anti_aliased_edge_pixel_is_not_counted_unless_asked() -> None:
     b[3, 3, :3] = 128
     assert count(a, b) == 0
     assert count(a, b, include_aa=True) == 1
+
+
+@SETTINGS
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    spread=st.integers(1, 255),
+    threshold=st.sampled_from([0.0, 0.01, 0.05, 0.1, 0.2, 0.5, 1.0]),
+)
+def test_the_integer_pre_test_sets_aside_only_pairs_that_cannot_count(
+    seed: int, spread: int, threshold: float
+) -> None:
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 256, (4000, 4), dtype=np.int64)
+    b = np.clip(a + rng.integers(-spread, spread + 1, a.shape), 0, 255)
+    a[:, 3] = b[:, 3] = 255
+    wa = a.astype(np.uint8).reshape(-1).view("<u4")
+    wb = b.astype(np.uint8).reshape(-1).view("<u4")
+    where = np.arange(wa.size)
+    limit = pm.max_delta(threshold)
+    expected = where[np.abs(pm.colour_delta(wa, wb)) > limit]
+    assert np.array_equal(pm._over(wa, wb, where, limit), expected)
