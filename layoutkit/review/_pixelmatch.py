@@ -284,8 +284,11 @@ def _subset(hood: Hood, keep: Index) -> tuple[np.ndarray | None, np.ndarray | in
     return inside, edge
 
 
-def antialiased(img: Words, a32: Words, b32: Words, hood: Hood) -> np.ndarray:
-    """pixelmatch's ``antialiased`` for every pixel of ``hood``, seen in ``img``.
+def antialiased(
+    img: Words, a32: Words, b32: Words, hood: Hood, only: Index | None = None
+) -> np.ndarray:
+    """pixelmatch's ``antialiased`` for the pixels ``only`` of ``hood`` (all when
+    ``None``), seen in ``img``; the result has one entry per pixel of the hood.
 
     A pixel looks anti-aliased when at most 2 neighbours share its brightness,
     it has both darker and brighter neighbours, and the darkest or the brightest
@@ -297,14 +300,16 @@ def antialiased(img: Words, a32: Words, b32: Words, hood: Hood) -> np.ndarray:
     if isinstance(hood, WindowHood):
         # The same test as has_many_siblings, whose maps the window keeps anyway;
         # the few pixels left are gathered.
-        keep = np.flatnonzero(~hood.many_here(img) & hood.any_sibling_rich(a32, b32))
+        possible = ~hood.many_here(img) & hood.any_sibling_rich(a32, b32)
+        keep = np.flatnonzero(possible) if only is None else only[possible[only]]
         if keep.size == 0:
             return result
         few = SparseHood(hood.flat_index(keep), hood.width, hood.height)
         centre, near, inside, edge = few.centre(img), few.near(img), few.inside, few.edge
     else:
         centre, near = hood.centre(img), hood.near(img)
-        keep = np.flatnonzero(hood.count(near == centre) <= 2)
+        possible = hood.count(near == centre) <= 2
+        keep = np.flatnonzero(possible) if only is None else only[possible[only]]
         if keep.size == 0:
             return result
         inside, edge = _subset(hood, keep)
@@ -472,5 +477,9 @@ def mismatch(
         return Mismatch(differing, over, over[:0])
     aa = np.zeros(over.size, dtype=bool)
     for hood, which, at in hoods(over, width, height):
-        aa[which] = antialiased(a32, a32, b32, hood)[at] | antialiased(b32, b32, a32, hood)[at]
+        # As pixelmatch: the second image is asked only where the first said no.
+        first = antialiased(a32, a32, b32, hood, at)[at]
+        rest = np.flatnonzero(~first)
+        first[rest] = antialiased(b32, b32, a32, hood, at[rest])[at[rest]]
+        aa[which] = first
     return Mismatch(differing, over[~aa], over[aa])
