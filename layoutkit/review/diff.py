@@ -19,17 +19,20 @@ whose colour lies, channel by channel, within the range of the other image's
 3×3 neighbourhood around it – and the other image's colour within the range of
 this one's – is content moved by at most one pixel (or re-sampled edges), not a
 change. On the image's edge one of the two suffices (the other half of content
-that moved in or out lies beyond the edge). The real-change pixels are grouped into boxes: 16-pixel cells joined when
-they touch (8-connected labelling), boxes whose rectangles come within 16
-pixels of each other merged, and groups of fewer than 4 pixels dropped as
-specks.
+that moved in or out lies beyond the edge). The real-change pixels are grouped
+into boxes: 16-pixel cells joined when they touch (8-connected labelling),
+groups of fewer than 4 pixels dropped as specks, boxes within 16 pixels of each
+other merged. Each box then grows, once, over the counted pixels within 16
+pixels of it, so a changed label is boxed whole even where some of its letters
+match the old ones.
 
 **Share** is the area of the union of the change boxes over the screen's area.
 Boxes, not pixel counts, because a crop shows rectangles: a scrolled page
-changes only the text strokes (14% of pixels) yet every part of the screen
-(98%). A share over :data:`CROP_SHARE` (35%) makes the screen its own tile in a
-review; so does a size change. :func:`crop_for` gives that decision and, below
-it, the crop: the union rectangle of the boxes, padded.
+changes only its text strokes (14% of the pixels of the corpus' ``scroll40``)
+yet every region of the screen (72%). A share over :data:`CROP_SHARE` (35%;
+exactly 35% is not over) makes the screen its own tile in a review; so does a
+size change. :func:`crop_for` gives that decision and, below it, the crop: the
+union rectangle of the boxes, padded.
 
 Pure: the only input is bytes or arrays given by the caller.
 """
