@@ -12,6 +12,8 @@ words, row-major, ``width * height`` long.
 
 from __future__ import annotations
 
+import functools
+
 import attrs
 import numpy as np
 import numpy.typing as npt
@@ -145,28 +147,39 @@ class WindowHood(Hood):
         self.h, self.w = y1 - y0, x1 - x0
         self.n = self.h * self.w
         self._siblings: dict[int, np.ndarray] = {}
-        self.inside, self.edge = None, 0
         self._ring_hood: WindowHood | None = None
-        if y0 == 0 or x0 == 0 or y1 == height or x1 == width:
-            h, w = self.h, self.w
-            edge = np.zeros((h, w), dtype=np.int64)
-            inside = np.ones((8, h, w), dtype=bool)
-            # Only the image's outermost rows and columns miss neighbours.
-            for k, (dx, dy) in enumerate(_NEIGHBOURS):
-                if y0 == 0 and dy < 0:
-                    inside[k, 0, :] = False
-                if y1 == height and dy > 0:
-                    inside[k, -1, :] = False
-                if x0 == 0 and dx < 0:
-                    inside[k, :, 0] = False
-                if x1 == width and dx > 0:
-                    inside[k, :, -1] = False
-            edge[0, :] |= y0 == 0
-            edge[-1, :] |= y1 == height
-            edge[:, 0] |= x0 == 0
-            edge[:, -1] |= x1 == width
-            self.edge = edge.reshape(-1)
-            self.inside = inside.reshape(8, -1)
+        self._touches = y0 == 0 or x0 == 0 or y1 == height or x1 == width
+
+    def _edge_grid(self) -> np.ndarray:
+        """``(h, w)``: the pixels on the image's outermost rows and columns."""
+        edge = np.zeros((self.h, self.w), dtype=bool)
+        edge[0, :] |= self.y0 == 0
+        edge[-1, :] |= self.y1 == self.height
+        edge[:, 0] |= self.x0 == 0
+        edge[:, -1] |= self.x1 == self.width
+        return edge
+
+    # Built only when asked for: the window's own work reads slices, not masks.
+    @functools.cached_property
+    def edge(self) -> np.ndarray | int:  # type: ignore[override]
+        return self._edge_grid().reshape(-1).astype(np.int64) if self._touches else 0
+
+    @functools.cached_property
+    def inside(self) -> np.ndarray | None:  # type: ignore[override]
+        if not self._touches:
+            return None
+        inside = np.ones((8, self.h, self.w), dtype=bool)
+        # Only the image's outermost rows and columns miss neighbours.
+        for k, (dx, dy) in enumerate(_NEIGHBOURS):
+            if self.y0 == 0 and dy < 0:
+                inside[k, 0, :] = False
+            if self.y1 == self.height and dy > 0:
+                inside[k, -1, :] = False
+            if self.x0 == 0 and dx < 0:
+                inside[k, :, 0] = False
+            if self.x1 == self.width and dx > 0:
+                inside[k, :, -1] = False
+        return inside.reshape(8, -1)
 
     def _grid(self, img: Words) -> Words:
         return img.reshape(self.height, self.width)
@@ -222,8 +235,8 @@ class WindowHood(Hood):
         slices of the image: no ``(8, n)`` copy."""
         grid = self._grid(img)
         count = np.zeros((self.h, self.w), dtype=np.uint8)
-        if not isinstance(self.edge, int):
-            count += self.edge.reshape(self.h, self.w).astype(np.uint8)
+        if self._touches:
+            count += self._edge_grid()
         for dx, dy in _NEIGHBOURS:
             # The rows and columns of the window whose neighbour lies in the image.
             y0, y1 = max(self.y0, -dy), min(self.y1, self.height - dy)
@@ -424,9 +437,13 @@ def hoods(idx: Index, width: int, height: int) -> list[tuple[Hood, Index, Index]
 _DELTA_PER_STEP = 1.1440
 
 
-def _over(wa: Words, wb: Words, where: Index, limit: float) -> Index:
-    """The positions ``where`` whose colour delta is over ``limit``."""
-    if (wa >= _OPAQUE).all() and (wb >= _OPAQUE).all():
+def _over(
+    wa: Words, wb: Words, where: Index, limit: float, pretest: bool = True
+) -> tuple[Index, bool]:
+    """The positions ``where`` whose colour delta is over ``limit``, and whether the
+    integer pre-test paid (set aside at least half of them)."""
+    paid = False
+    if pretest and (wa >= _OPAQUE).all() and (wb >= _OPAQUE).all():
         least = int(np.sqrt(limit / _DELTA_PER_STEP))  # a step up to this cannot count
         if least < 128:
             # Byte-wise |a - b| in the words, then "some RGB byte over least" with
@@ -439,8 +456,9 @@ def _over(wa: Words, wb: Words, where: Index, limit: float) -> Index:
             maybe = np.flatnonzero((high | low) & np.uint32(0x00808080))
         else:
             maybe = np.arange(wa.size)
+        paid = 2 * maybe.size <= wa.size
         wa, wb, where = wa[maybe], wb[maybe], where[maybe]
-    return where[np.abs(colour_delta(wa, wb)) > limit]
+    return where[np.abs(colour_delta(wa, wb)) > limit], paid
 
 
 @attrs.frozen
@@ -466,13 +484,13 @@ def mismatch(
     if differing is None:
         differing = np.flatnonzero(a32 != b32)
     limit = max_delta(threshold)
-    # In runs that stay in the CPU's caches: a dozen float passes per pixel.
-    over = np.concatenate(
-        [
-            _over(a32[part], b32[part], part, limit)
-            for part in np.split(differing, range(_BAND, differing.size, _BAND))
-        ]
-    )
+    # In runs that stay in the CPU's caches: a dozen float passes per pixel. The
+    # pre-test stops once it sets aside too little to pay (a theme change).
+    runs, pretest = [], True
+    for part in np.split(differing, range(_BAND, differing.size, _BAND)):
+        found, pretest = _over(a32[part], b32[part], part, limit, pretest)
+        runs.append(found)
+    over = np.concatenate(runs)
     if include_aa or over.size == 0:
         return Mismatch(differing, over, over[:0])
     aa = np.zeros(over.size, dtype=bool)

@@ -168,4 +168,5 @@ def test_the_integer_pre_test_sets_aside_only_pairs_that_cannot_count(
     where = np.arange(wa.size)
     limit = pm.max_delta(threshold)
     expected = where[np.abs(pm.colour_delta(wa, wb)) > limit]
-    assert np.array_equal(pm._over(wa, wb, where, limit), expected)
+    assert np.array_equal(pm._over(wa, wb, where, limit)[0], expected)
+    assert np.array_equal(pm._over(wa, wb, where, limit, pretest=False)[0], expected)
