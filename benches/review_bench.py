@@ -47,7 +47,7 @@ DEFAULT_CORPUS = HERE.parents[1] / "shared" / "corpus" / "screens"
 DECODED = [
     ("identical", "same pixels", ("ms", 2.0)),
     ("label", "label, 0.02% changed", ("ms", 2.0)),
-    ("aa_mild", "re-sampled, AA only", ("ms", 2.0)),
+    ("aa_mild", "re-sampled: 7% of words differ", ("ms", 2.0)),
     ("table20", "table rows, 0.7% counted", ("ms", 25.0)),
     ("photo5", "image area, 5% changed", ("ms", 25.0)),
     ("shift1px", "all moved 1 px", None),
