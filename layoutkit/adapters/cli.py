@@ -643,6 +643,149 @@ def token_revoke(ref: str, db: str, as_json: bool) -> None:
         click.echo(f"revoked {revoked['kind']} token {revoked['id']} {revoked['name']!r}")
 
 
+# ---------------------------------------------------------------- review
+
+
+@main.group()
+def review() -> None:
+    """Review rules and the review brief."""
+
+
+def _project_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option(
+        "--project", metavar="SLUG", help="Project whose rules apply (else the workspace's)."
+    )(func)
+
+
+def _with_project(params: dict[str, Any], project: str | None) -> dict[str, Any]:
+    return {**params, "project": project} if project else params
+
+
+@review.command("brief")
+@_project_option
+@click.option("--persona", help="Who the reviewer reviews as (the brief's last line).")
+@db_option
+@json_option
+def review_brief(project: str | None, persona: str | None, db: str, as_json: bool) -> None:
+    """Print the review brief: the enabled rules in force as one prompt block."""
+    params = _with_project({"persona": persona} if persona else {}, project)
+    result = _run(db, "review_brief", params, as_json)
+    if as_json:
+        _emit_json(result)
+    else:
+        click.echo(result["brief"], nl=False)
+
+
+@review.group("rules")
+def review_rules() -> None:
+    """Review rules in layers: built-in, then the workspace's, then a project's."""
+
+
+@review_rules.command("list")
+@_project_option
+@db_option
+@json_option
+def review_rules_list(project: str | None, db: str, as_json: bool) -> None:
+    """List the rules in force with the layer each comes from."""
+    result = _run(db, "list_review_rules", _with_project({}, project), as_json)
+    if as_json:
+        _emit_json(result)
+        return
+    _table(
+        [
+            {**r, "platform": "+".join(r["platform"]), "enabled": "yes" if r["enabled"] else "no"}
+            for r in result["rules"]
+        ],
+        [
+            ("id", "ID"),
+            ("severity", "SEVERITY"),
+            ("check", "CHECK"),
+            ("platform", "PLATFORM"),
+            ("enabled", "ENABLED"),
+            ("layer", "LAYER"),
+            ("version", "VERSION"),
+        ],
+    )
+
+
+@review_rules.command("get")
+@click.argument("rule_id", metavar="ID")
+@_project_option
+@db_option
+@json_option
+def review_rules_get(rule_id: str, project: str | None, db: str, as_json: bool) -> None:
+    """Print the source of rule ID as it is in force (layer and version on stderr)."""
+    result = _run(db, "get_review_rule", _with_project({"id": rule_id}, project), as_json)
+    if as_json:
+        _emit_json(result)
+        return
+    rule = result["rule"]
+    click.echo(f"{rule['id']}: {rule['layer']} layer, version {rule['version']}", err=True)
+    click.echo(result["source"], nl=False)
+
+
+def _print_lint(findings: list[dict[str, Any]], name: str) -> None:
+    for f in findings:
+        where = f"{name}:{f['line']}" if f.get("line") else name
+        fix = " (fixable)" if f["fixable"] else ""
+        click.echo(f"{where}: {f['severity']} [{f['code']}] {f['message']}{fix}")
+
+
+@review_rules.command("lint")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--fix", is_flag=True, help="Repair what can be repaired and rewrite FILE.")
+@json_option
+def review_rules_lint(file: Path, fix: bool, as_json: bool) -> None:
+    """Lint the rule file FILE; exit 1 while it has errors. Needs no workspace."""
+    raw = file.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise click.BadParameter(f"{file} is not UTF-8 text", param_hint="FILE") from exc
+    ws = Workspace.open()
+    try:
+        result = ws.call("lint_review_rule", {"source": text, "filename": file.name, "fix": fix})
+    except ServiceError as err:
+        _fail(err, as_json)
+    finally:
+        ws.close()
+    if fix and result["source"] != text:
+        file.write_text(result["source"], encoding="utf-8")
+    if as_json:
+        _emit_json(result)
+    else:
+        for f in result["fixed"]:
+            click.echo(f"{file}: fixed [{f['code']}] {f['message']}")
+        _print_lint(result["findings"], str(file))
+        if result["ok"] and not result["findings"]:
+            click.echo(f"{file}: ok")
+    if not result["ok"]:
+        sys.exit(EXIT_REFUSED)
+
+
+@review_rules.command("put")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@_project_option
+@click.option("--workspace", is_flag=True, help="Write the workspace layer, not a project's.")
+@db_option
+@json_option
+def review_rules_put(
+    file: Path, project: str | None, workspace: bool, db: str, as_json: bool
+) -> None:
+    """Store the rule file FILE as the next version at a project's layer (--project) or
+    the workspace's (--workspace)."""
+    if workspace == bool(project):
+        raise click.UsageError("name the layer: --project SLUG or --workspace (one of them)")
+    text = file.read_text(encoding="utf-8")
+    result = _run(db, "put_review_rule", _with_project({"source": text}, project), as_json)
+    if as_json:
+        _emit_json(result)
+        return
+    rule = result["rule"]
+    click.echo(f"{rule['id']}: {result['layer']} layer, version {result['version']}")
+    _print_lint(result["warnings"], str(file))
+
+
 # ---------------------------------------------------------------- servers
 
 

@@ -118,6 +118,23 @@ NAMED_ROUTES: tuple[NamedRoute, ...] = (
         query_params=("persona",),
         summary="Review brief",
     ),
+    *(
+        NamedRoute(method, prefix + path, op, {**params, **extra}, query, summary)
+        for prefix, params in (
+            ("/projects/{project}/review/rules", {"project": "project"}),
+            # The workspace layer's rules: the spec names no path; this one mirrors
+            # the project path without the project.
+            ("/review/rules", {}),
+        )
+        for method, path, op, extra, query, summary in (
+            ("GET", "", "list_review_rules", {}, (), "Review rules in force"),
+            ("PUT", "", "put_review_rule", {}, (), "Write a review rule (id from the source)"),
+            ("DELETE", "", "clear_review_rules", {}, (), "Delete every rule of the layer"),
+            ("GET", "/{id}", "get_review_rule", {"id": "id"}, ("history", "version"), "A rule"),
+            ("PUT", "/{id}", "put_review_rule", {"id": "id"}, (), "Write a review rule"),
+            ("DELETE", "/{id}", "delete_review_rule", {"id": "id"}, (), "Delete a review rule"),
+        )
+    ),
     NamedRoute("POST", "/review/plan", "review_plan", summary="Plan a review run"),
     NamedRoute(
         "POST", "/tasks/{id}/brief", "compose_brief", {"id": "id"}, summary="Compose a brief"
@@ -191,7 +208,8 @@ def _coerce(value: str, schema: Any) -> Any:
     """A path or query value (always text) as the operation's param declares it.
 
     Only a param declared as a number becomes one: a slug or a query made of
-    digits (``/boards/2024/compose``, ``?q=2024``) stays the text it is.
+    digits (``/boards/2024/compose``, ``?q=2024``) stays the text it is; a
+    boolean param takes ``true`` or ``false``.
     """
     declared = schema.get("type") if isinstance(schema, dict) else None
     types = declared if isinstance(declared, list) else [declared]
@@ -199,6 +217,8 @@ def _coerce(value: str, schema: Any) -> Any:
     # isdigit() alone accepts characters such as '²' that int() refuses.
     if numeric and value.isascii() and value.isdigit():
         return int(value)
+    if "boolean" in types and "string" not in types and value in ("true", "false"):
+        return value == "true"
     return value
 
 

@@ -6,10 +6,27 @@ besides reading the bundled fonts.
 
 from __future__ import annotations
 
-from layoutkit.render._board import board_scene, card_scene, write
-from layoutkit.render._doc import render_document
+from collections.abc import Mapping
+from typing import Any
 
-__all__ = ["render_board", "render_card", "render_doc"]
+import attrs
+
+from layoutkit.render._board import board_scene, card_scene, draws_glances, faces_of, write
+from layoutkit.render._doc import render_document
+from layoutkit.render._glance import GLANCE_KEYS, code_digest, face_key
+
+__all__ = [
+    "GLANCE_KEYS",
+    "BoardSvg",
+    "board_svg",
+    "card_faces",
+    "code_digest",
+    "face_key",
+    "png_glances",
+    "render_board",
+    "render_card",
+    "render_doc",
+]
 
 PNG_MAX_DIM = 1600
 
@@ -48,16 +65,70 @@ def render_board(
     [{id, kind, payload, x, y, w, h, parent, ...}], "edges": [{from, to,
     label, rel}]}``. Raises ValueError for a format other than "svg" or "png".
     """
+    if format == "svg":
+        return board_svg(board, region=region).svg
+    _check_region(region)
+    scene = board_scene(board, max_dim=PNG_MAX_DIM if format == "png" else None, region=region)
+    return write(scene, format, max_dim=PNG_MAX_DIM, title=_title(board))
+
+
+def png_glances(board: dict) -> bool:
+    """Whether :func:`render_board` draws this whole board as PNG with its cards as
+    glances: then each card's payload needs only the fields of :data:`GLANCE_KEYS`
+    (frames excepted), and text of at most 400 characters."""
+    return draws_glances(board, PNG_MAX_DIM)
+
+
+@attrs.frozen
+class BoardSvg:
+    """A board drawn as SVG, and the faces drawn for it that the caller did not hold:
+    ``faces`` maps card ids to (face key, SVG text of the face at the origin)."""
+
+    svg: str
+    faces: dict[Any, tuple[str, str]]
+
+
+def board_svg(
+    board: dict,
+    *,
+    region: tuple[float, float, float, float] | None = None,
+    stored: Mapping[str, str] | None = None,
+) -> BoardSvg:
+    """:func:`render_board` as SVG, taking faces drawn before from the caller.
+
+    A caller that keeps the faces a call returned (:attr:`BoardSvg.faces`, in a
+    database) draws a board whose cards did not change since at the cost of
+    reading it, whatever this process's cache holds. It hands them back either
+    as a card's ``face`` (the SVG text, when it knows the card is unchanged
+    since: its payload may then be left out) or in ``stored`` by
+    :func:`face_key` (any card whose kind, payload and size give that key).
+    :attr:`BoardSvg.faces` holds every face not given as ``face``.
+    """
+    _check_region(region)
+    fresh: list = []
+    scene = board_scene(board, region=region, stored=stored, fresh=fresh)
+    svg = write(scene, "svg", title=_title(board))
+    # Every fresh face was written into the SVG just now, so its text is known.
+    return BoardSvg(str(svg), {cid: (key, str(face.svg)) for cid, key, face in fresh})
+
+
+def card_faces(
+    cards: list[dict], stored: Mapping[str, str] | None = None
+) -> dict[Any, tuple[str, str]]:
+    """The faces of ``cards`` (frames have none) as :func:`board_svg` would draw them:
+    card id → (face key, SVG text at the origin), taken from ``stored`` by key
+    where it holds them; a caller keeps them to hand back to :func:`board_svg`."""
+    return faces_of(cards, stored or {})
+
+
+def _check_region(region: tuple[float, float, float, float] | None) -> None:
     if region is not None and not (region[2] > 0 and region[3] > 0):
         raise ValueError("a region needs a positive width and height")
-    scene = board_scene(board, max_dim=PNG_MAX_DIM if format == "png" else None, region=region)
+
+
+def _title(board: dict) -> str:
     meta = board.get("board") if isinstance(board.get("board"), dict) else {}
-    return write(
-        scene,
-        format,
-        max_dim=PNG_MAX_DIM,
-        title=str(meta.get("title") or meta.get("slug") or "board"),
-    )
+    return str(meta.get("title") or meta.get("slug") or "board")
 
 
 def render_card(card: dict, *, format: str = "svg", max_dim: int = 1600) -> str | bytes:

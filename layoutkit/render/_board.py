@@ -3,25 +3,30 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
+
+import attrs
 
 from layoutkit.elements.vocab import FRAME_KINDS
 from layoutkit.layout.text import line_height, text_width
 from layoutkit.render._face_diagram import diagram_scene
 from layoutkit.render._faces import DEFAULT_SIZES, card_face, frame_items
 from layoutkit.render._format import as_number
-from layoutkit.render._glance import FACES, GLANCE_SCALE, card_glance
+from layoutkit.render._glance import FACES, GLANCE_SCALE, card_glance, face_key
 from layoutkit.render._palette import BOARD, CARD, FG, LINE, MUTED
 from layoutkit.render._scene import (
     Box,
+    Group,
     Item,
     Mark,
     Path,
+    Placed,
     Scene,
     Text,
     arrowhead,
     fit_line,
+    group_svg,
     to_png,
     to_svg,
     to_svg_fragment,
@@ -36,12 +41,17 @@ Rect = tuple[float, float, float, float]
 
 
 def _rect(card: dict) -> Rect:
+    x, y, w, h = card.get("x"), card.get("y"), card.get("w"), card.get("h")
+    # Stored cards hold finite floats: the checks below are for hand-made boards.
+    floats = type(x) is type(y) is type(w) is type(h) is float
+    if floats and w >= 1.0 and h >= 1.0 and math.isfinite(x + y + w + h):
+        return x, y, w, h
     kind = str(card.get("kind") or "")
     dw, dh = DEFAULT_SIZES.get(kind, (320.0, 200.0))
-    x = as_number(card.get("x")) or 0.0
-    y = as_number(card.get("y")) or 0.0
-    w = as_number(card.get("w")) or dw
-    h = as_number(card.get("h")) or dh
+    x = as_number(x) or 0.0
+    y = as_number(y) or 0.0
+    w = as_number(w) or dw
+    h = as_number(h) or dh
     return x, y, max(w, 1.0), max(h, 1.0)
 
 
@@ -96,7 +106,18 @@ def _wire(edge: dict, a: Rect, b: Rect) -> list[Item]:
     return items
 
 
-def board_scene(board: dict, *, max_dim: int | None = None, region: Rect | None = None) -> Scene:
+#: A face drawn for a board: the card's id, the face's key and the face.
+Fresh = list[tuple[Any, str, Group]]
+
+
+def board_scene(
+    board: dict,
+    *,
+    max_dim: int | None = None,
+    region: Rect | None = None,
+    stored: Mapping[str, str] | None = None,
+    fresh: Fresh | None = None,
+) -> Scene:
     """Scene of a whole board as ``scrape_board`` returns it (frames, cards, wires).
 
     ``max_dim`` is the longest side, in pixels, of the picture the scene is for
@@ -108,23 +129,22 @@ def board_scene(board: dict, *, max_dim: int | None = None, region: Rect | None 
     ``region`` (x, y, w, h in board coordinates) draws just that window of the
     board at full size, without the title band: what a viewer shows of a board
     too large to draw whole. Whatever reaches past its edges is cut off there.
+
+    ``stored`` maps face keys (:func:`~layoutkit.render._glance.face_key`) to the
+    SVG text of faces drawn before, kept by the caller; an SVG scene takes its
+    faces from there and appends to ``fresh`` every face it did not get from the
+    caller as the card's own ``face``, for the caller to keep (against the card as
+    it is now). A card that carries ``face`` (SVG text of its
+    face at the origin, drawn for this very card) is taken as it is.
     """
+    faces = _Faces(stored or {}, fresh, svg=max_dim is None)
     meta = board.get("board") if isinstance(board.get("board"), dict) else {}
     cards = [c for c in board.get("cards") or [] if isinstance(c, dict)]
     rects = {c.get("id"): _rect(c) for c in cards}
     if region is not None:
-        return _region_scene(board, cards, rects, region, marks=max_dim is None)
-    if rects:
-        x0 = min(r[0] for r in rects.values())
-        y0 = min(r[1] for r in rects.values())
-        x1 = max(r[0] + r[2] for r in rects.values())
-        y1 = max(r[1] + r[3] for r in rects.values())
-    else:
-        x0 = y0 = 0.0
-        x1, y1 = 480.0, 120.0
+        return _region_scene(board, cards, rects, region, faces)
+    (x0, y0), (width, height) = _frame(rects)
     dx, dy = PAD - x0, PAD + HEADER - y0
-    width = max(x1 - x0 + 2 * PAD, 480.0)
-    height = y1 - y0 + 2 * PAD + HEADER
     scene = Scene(width, height, background=BOARD)
     glance = max_dim is not None and max_dim / max(width, height) < GLANCE_SCALE
     title = str(meta.get("title") or meta.get("slug") or "Board")
@@ -149,13 +169,64 @@ def board_scene(board: dict, *, max_dim: int | None = None, region: Rect | None 
         x, y, w, h = rects[cid]
         return x + dx, y + dy, w, h
 
-    # A picture (PNG) has no use for card marks.
-    _draw_cards(scene, board, cards, rects, moved, glance=glance, marks=max_dim is None)
+    _draw_cards(scene, board, cards, rects, moved, faces, glance=glance)
     return scene
 
 
+def _frame(rects: dict[Any, Rect]) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The top-left corner of the cards and the size of the whole board's picture."""
+    if rects:
+        x0 = min(r[0] for r in rects.values())
+        y0 = min(r[1] for r in rects.values())
+        x1 = max(r[0] + r[2] for r in rects.values())
+        y1 = max(r[1] + r[3] for r in rects.values())
+    else:
+        x0 = y0 = 0.0
+        x1, y1 = 480.0, 120.0
+    return (x0, y0), (max(x1 - x0 + 2 * PAD, 480.0), y1 - y0 + 2 * PAD + HEADER)
+
+
+def draws_glances(board: dict, max_dim: int) -> bool:
+    """Whether a picture of the whole ``board`` at most ``max_dim`` pixels on its longest
+    side shows its cards as glances (their payloads need only the glance keys)."""
+    cards = [c for c in board.get("cards") or [] if isinstance(c, dict)]
+    _, (width, height) = _frame({c.get("id"): _rect(c) for c in cards})
+    return max_dim / max(width, height) < GLANCE_SCALE
+
+
+@attrs.define
+class _Faces:
+    """Where a scene's faces come from and where fresh ones go; an SVG scene also
+    marks each card (a picture, PNG, has no use for marks)."""
+
+    stored: Mapping[str, str]
+    fresh: Fresh | None
+    svg: bool
+
+    def face(self, card: dict, kind: str, rect: Rect) -> Placed:
+        x, y, w, h = rect
+        given = card.get("face")
+        if self.svg and isinstance(given, str):
+            return Placed(Group(None, given), x, y)
+        payload = card.get("payload")
+        key = face_key(kind, payload, w, h)
+        group = FACES.face(kind, payload, w, h, key=key, stored=self.stored, items=not self.svg)
+        if self.fresh is not None:
+            self.fresh.append((card.get("id"), key, group))
+        return Placed(group, x, y)
+
+
+def faces_of(cards: list[dict], stored: Mapping[str, str]) -> dict[Any, tuple[str, str]]:
+    faces = _Faces(stored, [], svg=True)
+    for card in cards:
+        kind = str(card.get("kind") or "")
+        if kind not in FRAME_KINDS and not isinstance(card.get("face"), str):
+            faces.face(card, kind, _rect(card))
+    return {cid: (key, group_svg(group)) for cid, key, group in faces.fresh or ()}
+
+
 def _region_scene(
-    board: dict, cards: list[dict], rects: dict[Any, Rect], region: Rect, *, marks: bool
+    board: dict, cards: list[dict], rects: dict[Any, Rect], region: Rect, faces: _Faces
 ) -> Scene:
     rx, ry, rw, rh = region
     scene = Scene(rw, rh, background=BOARD)
@@ -164,7 +235,7 @@ def _region_scene(
         x, y, w, h = rects[cid]
         return x - rx, y - ry, w, h
 
-    _draw_cards(scene, board, cards, rects, moved, glance=False, marks=marks)
+    _draw_cards(scene, board, cards, rects, moved, faces, glance=False)
     return scene
 
 
@@ -174,9 +245,9 @@ def _draw_cards(
     cards: list[dict],
     rects: dict[Any, Rect],
     moved: Callable[[Any], Rect],
+    faces: _Faces,
     *,
     glance: bool,
-    marks: bool,
 ) -> None:
     """Frames (outermost first), faces, card marks and wires, at ``moved`` boxes."""
     depth = _depths(cards)
@@ -199,8 +270,8 @@ def _draw_cards(
         if glance:
             scene.add(*card_glance(kind, card.get("payload"), moved(card.get("id"))))
         else:
-            scene.add(FACES.face(kind, card.get("payload"), moved(card.get("id"))))
-    for card in cards if marks else ():
+            scene.add(faces.face(card, kind, moved(card.get("id"))))
+    for card in cards if faces.svg else ():
         x, y, w, h = moved(card.get("id"))
         scene.add(Mark(x, y, w, h, str(card.get("id")), str(card.get("kind") or "")))
     for edge in board.get("edges") or []:

@@ -8,16 +8,21 @@ card's box in its face's colours and its title as one line, which at that
 scale is what a person can make out: where cards are and of what kind.
 
 :class:`FaceCache` keeps the items and the SVG of faces already drawn, keyed
-by everything a face depends on (kind, payload, position and size), so a
-board drawn again, as a viewer polling it does, builds only the faces of the
-cards that changed or moved.
+by everything a face depends on (:func:`face_key`: kind, payload, size and the
+renderer's code, not the position), so a board drawn again, as a viewer
+polling it does, builds only the faces of the cards that changed. The same
+key lets a caller store faces' SVG text and hand it back (``stored``), so a
+process that never drew a board draws only what no process drew before.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import threading
 from collections import OrderedDict
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from layoutkit.render._faces import card_face, shape_outline
@@ -31,6 +36,9 @@ Rect = tuple[float, float, float, float]
 GLANCE_SCALE = 0.1
 GLANCE_TITLE = 18.0
 _TITLE_KEYS = ("title", "label", "name", "md", "text", "url", "board", "question")
+#: Every payload field a glance reads (title keys, colours, shape, tone, role): a
+#: caller may hand glances only these, and text cut to 400 characters.
+GLANCE_KEYS = (*_TITLE_KEYS, "color", "fill", "stroke", "shape", "tone", "role")
 
 
 def card_title(kind: str, payload: Any) -> str:
@@ -79,6 +87,42 @@ def card_glance(kind: str, payload: Any, rect: Rect) -> list[Item]:
     return items
 
 
+def _code_digest() -> str:
+    """A digest of the code a face depends on: a face stored by an older renderer,
+    text measure or payload rule must not be served by a newer one."""
+    import layoutkit
+
+    root = Path(layoutkit.__file__).parent
+    digest = hashlib.blake2b(digest_size=8)
+    for package in ("render", "layout", "elements", "fonts"):
+        for path in sorted((root / package).iterdir()):
+            if path.suffix in (".py", ".json"):
+                digest.update(path.name.encode())
+                digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+@functools.cache
+def code_digest() -> str:
+    """16 hex digits that change whenever the code faces are drawn by changes."""
+    return _code_digest()
+
+
+def face_key(kind: str, payload: Any, w: float, h: float) -> str:
+    """What a card's face depends on, as 32 hex digits: its kind, payload and size
+    (not its position: faces are drawn at the origin) and the renderer's code.
+
+    Equal keys mean equal faces, so a face drawn once can be stored and shown
+    again, by any process of the same code.
+    """
+    # repr of JSON values is unambiguous, so equal digests mean equal payloads (a
+    # payload whose keys come in another order only misses).
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(f"{code_digest()}|{kind}|{w!r}|{h!r}|".encode())
+    digest.update(repr(payload).encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
 class FaceCache:
     """Least recently used faces, at most ``size`` of them and about ``budget`` bytes;
     safe across threads.
@@ -91,30 +135,41 @@ class FaceCache:
     def __init__(self, size: int = 12000, budget: int = 96_000_000) -> None:
         self.size = size
         self.budget = budget
-        self._faces: OrderedDict[tuple, Group] = OrderedDict()
-        self._weights: dict[tuple, int] = {}
+        self._faces: OrderedDict[str, Group] = OrderedDict()
+        self._weights: dict[str, int] = {}
         self._weight = 0
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
 
-    def face(self, kind: str, payload: Any, rect: Rect) -> Group:
-        """The face of a card at ``rect``, drawn now or taken from an earlier drawing."""
-        # repr of JSON values is unambiguous, so equal digests mean equal payloads
-        # (a payload whose keys come in another order only misses); the digest
-        # keeps a long payload's text out of the key. The key is one string, not a
-        # tuple: the garbage collector does not walk strings.
-        text = repr(payload)
-        digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16)
-        key = f"{kind}|{digest.hexdigest()}|{rect!r}"
+    def face(
+        self,
+        kind: str,
+        payload: Any,
+        w: float,
+        h: float,
+        *,
+        key: str | None = None,
+        stored: Mapping[str, str] | None = None,
+        items: bool = True,
+    ) -> Group:
+        """The face of a ``w`` x ``h`` card at the origin, drawn now or taken from an
+        earlier drawing: this cache, or ``stored`` SVG text by :func:`face_key`
+        (used only when ``items`` is False: a PNG needs the items)."""
+        key = key or face_key(kind, payload, w, h)
         with self._lock:
             found = self._faces.get(key)
-            if found is not None:
+            if found is not None and (found.items is not None or not items):
                 self._faces.move_to_end(key)
                 self.hits += 1
                 return found
-        drawn = Group(tuple(card_face(kind, payload, rect)))  # type: ignore[arg-type]
-        weight = len(text) + _ITEMS_WEIGHT
+        svg = None if items or stored is None else stored.get(key)
+        if svg is not None:
+            drawn = Group(None, svg)
+            weight = len(svg)
+        else:
+            drawn = Group(tuple(card_face(kind, payload, (0.0, 0.0, w, h))))  # type: ignore[arg-type]
+            weight = len(repr(payload)) + _ITEMS_WEIGHT
         with self._lock:
             self.misses += 1
             if key in self._faces:

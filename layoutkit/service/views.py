@@ -9,11 +9,10 @@ from typing import Any
 
 from layoutkit import diagram, render
 from layoutkit.errors import ServiceError
-from layoutkit.service import links, offload
+from layoutkit.service import offload, pictures
 from layoutkit.service._common import ID, SLUG, card_board
 from layoutkit.service.content_prep import Outcome, attempt
 from layoutkit.service.registry import REGISTRY
-from layoutkit.service.scrape import scrape, scrape_region
 from layoutkit.service.workspace import Call
 from layoutkit.storage import CardRecord, Tx
 
@@ -54,7 +53,7 @@ _REGION = {
     },
     board="board",
     share=("view", "annotate"),
-    finish=lambda call, read: _draw(read),
+    finish=lambda call, read: _draw(call, read),
 )
 def render_board(call: Call) -> dict[str, Any]:
     """Read what the picture shows; :func:`_draw` draws it once the transaction is closed."""
@@ -65,24 +64,25 @@ def render_board(call: Call) -> dict[str, Any]:
         )
     region = p.get("region")
     window = (region["x"], region["y"], region["w"], region["h"]) if region else None
-    if window is not None:
-        x, y, w, h = window
-        scraped = scrape_region(tx, board, (x, y, x + w, y + h))
-    else:
-        scrape_params = {"pages": "full"}
-        if "section" in p:
-            scrape_params["section"] = p["section"]
-        scraped = scrape(tx, board, scrape_params)
     fmt = p.get("format", "svg")
-    if fmt == "svg":  # PNG pictures never draw images
-        links.inline_shots(tx, scraped)
+    picture, stale, revs = pictures.read_picture(
+        tx,
+        board,
+        section=p.get("section"),
+        region=None
+        if window is None
+        else (window[0], window[1], window[0] + window[2], window[1] + window[3]),
+        faces=fmt == "svg",
+    )
     extent = tx.card_extent(board.id)
     return {
         "board": p["board"],
         "format": fmt,
         "total": tx.count_cards(board.id),
         "window": window,
-        "scraped": scraped,
+        "picture": picture,
+        "stale": stale,
+        "revs": revs,
         "extent": None
         if extent is None
         else {
@@ -94,15 +94,20 @@ def render_board(call: Call) -> dict[str, Any]:
     }
 
 
-def _draw(read: dict[str, Any]) -> dict[str, Any]:
-    scraped, fmt = read["scraped"], read["format"]
+def _draw(call: Call, read: dict[str, Any]) -> dict[str, Any]:
+    picture, fmt = read["picture"], read["format"]
     # Drawing a large board is long CPU work: in a worker process when the server runs them.
-    draw = functools.partial(render.render_board, format=fmt, region=read["window"])
-    out = offload.run(draw, scraped)
+    if fmt == "svg":
+        drawing = functools.partial(render.board_svg, region=read["window"], stored=read["stale"])
+        done = offload.run(drawing, picture)
+        out: str | bytes = done.svg
+        pictures.keep_faces(call.workspace, done.faces, read["revs"])
+    else:
+        out = offload.run(functools.partial(render.render_board, format=fmt), picture)
     result: dict[str, Any] = {
         "board": read["board"],
         "format": fmt,
-        "cards": len(scraped["cards"]),
+        "cards": len(picture["cards"]),
         "total": read["total"],
         "extent": read["extent"],
     }

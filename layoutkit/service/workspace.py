@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 from collections.abc import Callable
@@ -28,6 +29,12 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 log = logging.getLogger("layoutkit.workspace")
+
+
+#: Called after a write to a board committed, as background work is started, with
+#: the workspace, the board's id and its rev before the write (what pictures.py
+#: registers: drawing the faces of the cards that changed).
+BOARD_WRITTEN: list[Callable[[Workspace, int, int], None]] = []
 
 
 @attrs.frozen(slots=True)
@@ -81,6 +88,10 @@ class Workspace:
         self.registry = registry
         self.unfurler = unfurler
         self.jobs = JobRunner()
+        # Faces drawn behind writes and kept after pictures (pictures.py): CPU work
+        # on a thread of its own, so it never waits behind link fetches nor holds
+        # one of their places.
+        self.drawing = JobRunner(workers=1)
         # Warm layout models of the boards this process writes to; the test
         # suite checks each against a fresh build (LAYOUTKIT_VERIFY_MODELS=1).
         self.models = BoardModels(verify=os.environ.get("LAYOUTKIT_VERIFY_MODELS") == "1")
@@ -175,9 +186,23 @@ class Workspace:
                 return None
             return work(tx, tx.lock_board(board_id))
 
+    def cache_read(self, work: Callable[[Tx], T]) -> T:
+        """Run ``work`` in one read transaction, for background work that derives what
+        :meth:`cache_write` keeps."""
+        with self.store.read() as tx:
+            return work(tx)
+
+    def cache_write(self, work: Callable[[Tx], T]) -> T:
+        """Run ``work`` in one short write transaction that locks no board: for what is
+        derived from stored content and checked before use (stored faces), so it is
+        right to write whatever changed meanwhile."""
+        with self.store.transaction() as tx:
+            return work(tx)
+
     def close(self) -> None:
         """Stop background jobs (those not started are dropped) and close the store."""
         self.jobs.shutdown()
+        self.drawing.shutdown()
         self.store.close()
 
     def __enter__(self) -> Workspace:
@@ -239,6 +264,9 @@ class Workspace:
                     replay.record(tx, result)
             if op.finish is not None:
                 result = op.finish(attrs.evolve(call, board=board), result)
+            if op.writes and board is not None:
+                for hook in BOARD_WRITTEN:
+                    call.after.append(functools.partial(hook, self, board.id, board.rev))
             for start in call.after:
                 try:
                     start()

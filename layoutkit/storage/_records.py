@@ -145,6 +145,43 @@ class CardBox:
 
 
 @attrs.frozen(slots=True)
+class CardPicture:
+    """What a picture of a card needs: its box and frame links, and either its stored
+    face (``face``: SVG text, current for the card's row and the renderer's code)
+    or its payload (``payload`` None when ``face`` is given). ``face_key`` and
+    ``stored`` are the face kept for an older row, still good if the card only
+    moved (its key says what the face depends on)."""
+
+    id: int
+    ordinal: int
+    kind: str
+    x: float
+    y: float
+    w: float
+    h: float
+    layer: Layer
+    version: int
+    parent_id: int | None
+    children: list[int] | None
+    rev: int
+    payload: dict[str, Any] | None
+    face: str | None
+    face_key: str | None
+    stored: str | None
+
+
+@attrs.frozen(slots=True)
+class FaceRow:
+    """A card's face as drawn for its row at ``rev`` by renderer code ``code``."""
+
+    card_id: int
+    rev: int
+    code: str
+    key: str
+    svg: str
+
+
+@attrs.frozen(slots=True)
 class NewEdge:
     from_card: int
     to_card: int
@@ -240,6 +277,21 @@ class AuditEventRecord:
     action: str
     board_id: int | None
     detail: dict[str, Any]
+
+
+@attrs.frozen(slots=True)
+class ReviewRuleRecord:
+    """One version of a review rule file at the workspace layer (``project_id``
+    None) or a project's; ``source`` None records a deletion."""
+
+    id: int
+    workspace_id: int
+    project_id: int | None
+    rule_id: str
+    version: int
+    source: str | None
+    author: str
+    created_at: datetime
 
 
 #: The folded form a tag is stored and matched as: tags compare like every other typed name.

@@ -16,9 +16,7 @@ How later features fit, without touching these tables:
   prompt, intent, severity, category, state, author, verified principal)
   referencing ``cards`` — soft-deleted cards keep their id, so an annotation
   never dangles during the retention window; the purge cascades.
-- review rules: ``review_rules`` (rule_id, version, layer, body) with one
-  row per version, written together with an ``audit_events`` row
-  (action ``review.rules.update``).
+- review rules: ``review_rules`` below.
 - review runs: ``review_runs`` (run id, board scope, state, sight attempts,
   plan JSON) and ``review_receipts`` (run_id, card_id, state).
 
@@ -156,6 +154,22 @@ cards = Table(
     Index("ix_cards_deleted_at", "deleted_at"),
 )
 
+# The SVG text of each card's face as last drawn: a process that never drew
+# the board reads faces instead of drawing them. A face is current while the
+# card's row keeps the rev it was drawn for and the renderer keeps its code
+# digest; past that, its key (layoutkit.render.face_key: kind, payload, size,
+# code) still serves a card that only moved. Only a cache: losing a row costs
+# a drawing, and a stale face is never served.
+card_faces = Table(
+    "card_faces",
+    metadata,
+    Column("card_id", Id, ForeignKey("cards.id", ondelete="CASCADE"), primary_key=True),
+    Column("rev", BigInteger, nullable=False),
+    Column("code", String(16), nullable=False),
+    Column("key", String(32), nullable=False),
+    Column("svg", Text, nullable=False),
+)
+
 edges = Table(
     "edges",
     metadata,
@@ -254,6 +268,26 @@ audit_events = Table(
     Column("detail", Json, nullable=False, default=dict),
     Index("ix_audit_board_at", "board_id", "at"),
     Index("ix_audit_action", "action"),
+)
+
+#: Review rule files of the workspace and project layers, one row per version: a
+#: write never changes a row, it adds the next version; ``source`` NULL is a
+#: deletion (the lower layer shows again). ``scope`` is ``workspace`` or
+#: ``project:<id>``: NULLs never collide in a unique constraint, so the layer is
+#: spelled out for the one that keeps two writers from taking one version.
+review_rules = Table(
+    "review_rules",
+    metadata,
+    _id(),
+    Column("workspace_id", Id, ForeignKey("workspaces.id", ondelete="CASCADE"), nullable=False),
+    Column("project_id", Id, ForeignKey("projects.id", ondelete="CASCADE"), nullable=True),
+    Column("scope", String(40), nullable=False),
+    Column("rule_id", String(41), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("source", Text, nullable=True),
+    Column("author", String(300), nullable=False),
+    Column("created_at", When, nullable=False),
+    UniqueConstraint("workspace_id", "scope", "rule_id", "version", name="uq_review_rules_version"),
 )
 
 blobs = Table(

@@ -20,14 +20,17 @@ from layoutkit.storage._records import (
     BoardRecord,
     BoardRevs,
     CardBox,
+    CardPicture,
     CardRecord,
     EdgeRecord,
+    FaceRow,
     NewCard,
     NewEdge,
     NewQuestion,
     ProjectRecord,
     QuestionRecord,
     RequestKeyRecord,
+    ReviewRuleRecord,
     ShareLinkRecord,
     TokenKind,
     WorkspaceRecord,
@@ -231,6 +234,29 @@ class CardTx(Protocol):
 
     def card_extent(self, board_id: int) -> tuple[float, float, float, float] | None:
         """(x0, y0, x1, y1) around the board's live top-level cards; None when it has none."""
+        ...
+
+    def card_pictures(
+        self,
+        board_id: int,
+        *,
+        code: str | None = None,
+        card_ids: Iterable[int] | None = None,
+        keys: Sequence[str] | None = None,
+        whole: Iterable[str] = (),
+        since: int | None = None,
+    ) -> list[CardPicture]:
+        """What pictures of the board's live cards need (only those of ``card_ids`` when
+        given), in created order: a card whose stored face was drawn for its current
+        row by renderer code ``code`` comes with that face instead of its payload.
+        With ``keys``, a payload holds only those fields (text cut to 400 characters),
+        but for cards of kinds ``whole``; with ``since``, only the cards changed after
+        that board rev."""
+        ...
+
+    def store_faces(self, faces: Sequence[FaceRow]) -> int:
+        """Keep each card's face, replacing the one it had; cards gone meanwhile are
+        skipped. Returns how many were kept."""
         ...
 
     def card_changes(self, board_id: int, since: int) -> list[CardRecord]:
@@ -453,7 +479,54 @@ class EventTx(Protocol):
         ...
 
 
-class Tx(WorkspaceTx, BoardTx, CardTx, QuestionTx, AccessTx, RequestKeyTx, EventTx, Protocol):
+class ReviewRuleTx(Protocol):
+    """Review rule files of the workspace layer (``project_id`` None) and of projects.
+
+    Rows are never changed: every write adds the layer's next version of the
+    rule, a deletion included, so the whole history stays readable.
+    """
+
+    def review_rules(
+        self, workspace_id: int, project_id: int | None = None
+    ) -> list[ReviewRuleRecord]:
+        """The layer's live rules (latest version of each id, deletions left out),
+        in the order each id was first written."""
+        ...
+
+    def review_rule_history(
+        self, workspace_id: int, rule_id: str, project_id: int | None = None
+    ) -> list[ReviewRuleRecord]:
+        """Every version of one rule at one layer, oldest first (deletions included)."""
+        ...
+
+    def write_review_rule(
+        self,
+        workspace_id: int,
+        rule_id: str,
+        source: str | None,
+        *,
+        author: str,
+        project_id: int | None = None,
+    ) -> ReviewRuleRecord:
+        """Add the next version of a rule at a layer; ``source`` None deletes it there.
+
+        Writers of one layer are serialised (the workspace's or project's row is
+        locked on PostgreSQL). Raises :class:`NotFoundError` for an unknown project.
+        """
+        ...
+
+
+class Tx(
+    WorkspaceTx,
+    BoardTx,
+    CardTx,
+    QuestionTx,
+    AccessTx,
+    RequestKeyTx,
+    EventTx,
+    ReviewRuleTx,
+    Protocol,
+):
     """One open transaction or read snapshot; write methods raise
     :class:`~layoutkit.storage.StorageError` in a read snapshot."""
 

@@ -8,7 +8,18 @@ import layoutkit.render as render
 
 
 def test_exported_names() -> None:
-    assert sorted(render.__all__) == ["render_board", "render_card", "render_doc"]
+    assert sorted(render.__all__) == [
+        "BoardSvg",
+        "GLANCE_KEYS",
+        "board_svg",
+        "card_faces",
+        "code_digest",
+        "face_key",
+        "png_glances",
+        "render_board",
+        "render_card",
+        "render_doc",
+    ]
 
 
 def test_signatures() -> None:

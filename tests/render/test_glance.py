@@ -14,7 +14,7 @@ from PIL import Image as PILImage
 from layoutkit.render import render_board
 from layoutkit.render._board import board_scene
 from layoutkit.render._glance import FACES, FaceCache, card_glance, card_title
-from layoutkit.render._scene import Group, Text, to_svg
+from layoutkit.render._scene import Group, Placed, Text, to_svg
 from tests.render.gallery import EVERY_CARD, EVERY_CARD_BOARD
 
 
@@ -28,7 +28,9 @@ def empty_cache() -> Iterator[None]:
 def texts(items: Any) -> list[str]:
     out = []
     for item in items:
-        if isinstance(item, Group):
+        if isinstance(item, Placed):
+            out += texts(item.face.items)
+        elif isinstance(item, Group):
             out += texts(item.items)
         elif isinstance(item, Text):
             out += [line for line in item.lines if line]
@@ -40,28 +42,37 @@ NOTE = {"md": "Ship the release notes"}
 
 def test_the_same_card_drawn_again_comes_from_the_cache() -> None:
     cache = FaceCache()
-    first = cache.face("note", dict(NOTE), (0, 0, 220, 160))
-    again = cache.face("note", dict(NOTE), (0, 0, 220, 160))
+    first = cache.face("note", dict(NOTE), 220, 160)
+    again = cache.face("note", dict(NOTE), 220, 160)
     assert again is first
     assert (cache.hits, cache.misses) == (1, 1)
 
 
+def test_a_moved_card_keeps_its_face() -> None:
+    board = copy.deepcopy(EVERY_CARD_BOARD)
+    render_board(board)
+    misses = FACES.misses
+    for card in board["cards"]:
+        card["x"] = float(card.get("x") or 0) + 37
+    render_board(board)
+    assert FACES.misses == misses
+
+
 @pytest.mark.parametrize(
-    ("payload", "rect"),
+    ("payload", "size"),
     [
-        ({"md": "Ship the release notes today"}, (0, 0, 220, 160)),  # text changed
-        ({**NOTE, "color": "blue"}, (0, 0, 220, 160)),  # a field added
-        (NOTE, (0, 0, 120, 160)),  # narrower
-        (NOTE, (0, 0, 220, 60)),  # lower
-        (NOTE, (30, 40, 220, 160)),  # moved
+        ({"md": "Ship the release notes today"}, (220, 160)),  # text changed
+        ({**NOTE, "color": "blue"}, (220, 160)),  # a field added
+        (NOTE, (120, 160)),  # narrower
+        (NOTE, (220, 60)),  # lower
     ],
 )
-def test_a_changed_payload_size_or_place_draws_anew(
-    payload: dict[str, Any], rect: tuple[float, ...]
+def test_a_changed_payload_or_size_draws_anew(
+    payload: dict[str, Any], size: tuple[float, float]
 ) -> None:
     cache = FaceCache()
-    before = cache.face("note", NOTE, (0, 0, 220, 160))
-    after = cache.face("note", payload, rect)  # type: ignore[arg-type]
+    before = cache.face("note", NOTE, 220, 160)
+    after = cache.face("note", payload, *size)
     assert after is not before
     assert cache.misses == 2
 
@@ -69,17 +80,17 @@ def test_a_changed_payload_size_or_place_draws_anew(
 def test_a_payload_changed_in_place_draws_anew() -> None:
     cache = FaceCache()
     payload = {"md": "Before"}
-    assert texts(cache.face("note", payload, (0, 0, 220, 160)).items) == ["Before"]
+    assert texts(cache.face("note", payload, 220, 160).items) == ["Before"]
     payload["md"] = "After"
-    assert texts(cache.face("note", payload, (0, 0, 220, 160)).items) == ["After"]
+    assert texts(cache.face("note", payload, 220, 160).items) == ["After"]
 
 
 def test_the_cache_keeps_at_most_its_size() -> None:
     cache = FaceCache(size=3)
     for i in range(5):
-        cache.face("note", {"md": f"n{i}"}, (0, 0, 220, 160))
+        cache.face("note", {"md": f"n{i}"}, 220, 160)
     assert len(cache) == 3
-    cache.face("note", {"md": "n0"}, (0, 0, 220, 160))  # evicted first, so drawn again
+    cache.face("note", {"md": "n0"}, 220, 160)  # evicted first, so drawn again
     assert cache.misses == 6
 
 
@@ -118,7 +129,7 @@ def grid(n: int, cols: int = 40) -> dict[str, Any]:
 def test_a_board_drawn_under_a_tenth_of_its_size_shows_glances() -> None:
     board = grid(400)  # 18,400 board px wide: a 1,600 px picture is at 0.087
     scene = board_scene(board, max_dim=1600)
-    assert not any(isinstance(i, Group) for i in scene.items)  # no whole face was built
+    assert not any(isinstance(i, Placed) for i in scene.items)  # no whole face was built
     shown = texts(scene.items)
     for card in board["cards"]:
         assert card_title(card["kind"], card["payload"]) in shown or card["kind"] == "text"
@@ -129,7 +140,7 @@ def test_a_board_drawn_under_a_tenth_of_its_size_shows_glances() -> None:
 def test_a_board_drawn_at_a_tenth_or_more_shows_whole_faces() -> None:
     board = grid(300, cols=30)  # 13,800 px wide: 1,600 px is 0.116 of it
     scene = board_scene(board, max_dim=1600)
-    assert sum(isinstance(i, Group) for i in scene.items) == 300
+    assert sum(isinstance(i, Placed) for i in scene.items) == 300
     assert to_svg(board_scene(board), title="Grid") == render_board(board)  # SVG never glances
 
 
@@ -149,7 +160,7 @@ def test_a_glance_title_fits_its_card() -> None:
 def test_the_cache_keeps_about_its_budget_of_bytes() -> None:
     cache = FaceCache(budget=40_000)
     for i in range(3):
-        cache.face("note", {"md": f"{i} " + "long text " * 2000}, (0, 0, 220, 160))
+        cache.face("note", {"md": f"{i} " + "long text " * 2000}, 220, 160)
     assert len(cache) == 1  # each weighs ~26 KB: only the last one stays
-    cache.face("note", {"md": "short"}, (0, 0, 220, 160))
+    cache.face("note", {"md": "short"}, 220, 160)
     assert len(cache) == 2

@@ -7,11 +7,31 @@ from datetime import timedelta
 from typing import Any
 
 import attrs
-from sqlalchemy import bindparam, delete, func, insert, select, update
+from sqlalchemy import (
+    and_,
+    bindparam,
+    case,
+    delete,
+    false,
+    func,
+    insert,
+    select,
+    type_coerce,
+    update,
+)
+from sqlalchemy.dialects import postgresql, sqlite
 
 from layoutkit.storage import _schema as s
 from layoutkit.storage._errors import NotFoundError
-from layoutkit.storage._records import CardBox, CardRecord, EdgeRecord, NewCard, NewEdge
+from layoutkit.storage._records import (
+    CardBox,
+    CardPicture,
+    CardRecord,
+    EdgeRecord,
+    FaceRow,
+    NewCard,
+    NewEdge,
+)
 from layoutkit.storage._retention import CARD_RETENTION
 from layoutkit.storage._sql._base import TxBase, check_fields, columns, record, utc
 
@@ -19,6 +39,10 @@ _CARD_PATCH_FIELDS = frozenset(
     {"kind", "payload", "x", "y", "w", "h", "layer", "parent_id", "children", "sized_by"}
 )
 _EDGE_FIELDS = frozenset({"rel", "label", "from_region", "to_region"})
+#: Ids per IN list: well under SQLite's bound-parameter limit.
+_IN_CHUNK = 900
+#: The longest text a picture read takes of one payload field (``keys``).
+FIELD_CHARS = 400
 
 
 def _card(row: Any) -> CardRecord:
@@ -41,6 +65,8 @@ def _boards_of_cards(ids: list[int]) -> Any:
 def _boards_of_edges(ids: list[int]) -> Any:
     return select(s.edges.c.board_id).where(s.edges.c.id.in_(ids))
 
+
+_PICTURE_HEAD = [s.cards.c[f.name] for f in attrs.fields(CardPicture)[:12]]
 
 if [c.name for c in s.cards.c] != [f.name for f in attrs.fields(CardRecord)]:
     raise RuntimeError("cards table columns and CardRecord fields must stay in the same order")
@@ -160,6 +186,82 @@ class CardRows(TxBase):
         if row is None or row[0] is None:
             return None
         return (float(row[0]), float(row[1]), float(row[2]), float(row[3]))
+
+    def card_pictures(
+        self,
+        board_id: int,
+        *,
+        code: str | None = None,
+        card_ids: Iterable[int] | None = None,
+        keys: Sequence[str] | None = None,
+        whole: Iterable[str] = (),
+        since: int | None = None,
+    ) -> list[CardPicture]:
+        c, f = s.cards.c, s.card_faces.c
+        current = and_(f.rev == c.rev, f.code == code) if code is not None else false()
+        # A current face stands in for the payload: the payload is not even read.
+        payload: list[Any] = [type_coerce(case((current, None), else_=c.payload), s.Json)]
+        if keys is not None:
+            # The database takes the few fields out: decoding whole payloads was most
+            # of the time of a picture of small cards.
+            whole_kinds = c.kind.in_(sorted(whole))
+            payload = [type_coerce(case((whole_kinds, c.payload), else_=None), s.Json)]
+            payload += [func.substr(c.payload[k].as_string(), 1, FIELD_CHARS) for k in keys]
+        query = (
+            select(
+                *_PICTURE_HEAD,
+                *payload,
+                case((current, f.svg), else_=None),
+                f.key,
+                case((current, None), else_=f.svg),
+            )
+            .select_from(s.cards.outerjoin(s.card_faces, f.card_id == c.id))
+            .where(c.board_id == board_id, c.deleted_at.is_(None))
+            .order_by(c.ordinal, c.id)
+        )
+        if since is not None:
+            query = query.where(c.rev > since)
+        head = len(_PICTURE_HEAD)
+
+        def picture(row: Any) -> CardPicture:
+            if keys is None:
+                return CardPicture(*row)
+            fields = row[head + 1 : head + 1 + len(keys)]
+            found = row[head]
+            if found is None:
+                found = {k: v for k, v in zip(keys, fields, strict=True) if v is not None}
+            return CardPicture(*row[:head], found, *row[head + 1 + len(keys) :])
+
+        if card_ids is None:
+            return [picture(row) for row in self.conn.execute(query)]
+        ids = sorted(set(card_ids))
+        out: list[CardPicture] = []
+        for at in range(0, len(ids), _IN_CHUNK):
+            chunk = query.where(c.id.in_(ids[at : at + _IN_CHUNK]))
+            out.extend(picture(row) for row in self.conn.execute(chunk))
+        return sorted(out, key=lambda p: (p.ordinal, p.id))
+
+    def store_faces(self, faces: Sequence[FaceRow]) -> int:
+        self._write()
+        wanted = sorted({face.card_id for face in faces})
+        live: set[int] = set()
+        for at in range(0, len(wanted), _IN_CHUNK):
+            chunk = wanted[at : at + _IN_CHUNK]
+            live.update(
+                self.conn.execute(select(s.cards.c.id).where(s.cards.c.id.in_(chunk))).scalars()
+            )
+        rows = [attrs.asdict(face) for face in faces if face.card_id in live]
+        if rows:
+            dialect = postgresql if self._pg else sqlite
+            stmt = dialect.insert(s.card_faces)
+            self.conn.execute(
+                stmt.on_conflict_do_update(
+                    index_elements=["card_id"],
+                    set_={k: stmt.excluded[k] for k in ("rev", "code", "key", "svg")},
+                ),
+                rows,
+            )
+        return len(rows)
 
     def card_changes(self, board_id: int, since: int) -> list[CardRecord]:
         c = s.cards.c

@@ -48,6 +48,7 @@ from layoutkit.storage._sql.cards import CardRows
 from layoutkit.storage._sql.events import EventRows
 from layoutkit.storage._sql.questions import QuestionRows
 from layoutkit.storage._sql.request_keys import RequestKeyRows
+from layoutkit.storage._sql.review_rules import ReviewRuleRows
 from layoutkit.storage._sql.workspaces import WorkspaceRows
 from layoutkit.storage.protocols import Clock
 
@@ -82,7 +83,14 @@ def _busy_as_busy_error() -> Iterator[None]:
 
 
 class SqlTx(
-    WorkspaceRows, BoardRows, CardRows, QuestionRows, AccessRows, RequestKeyRows, EventRows
+    WorkspaceRows,
+    BoardRows,
+    CardRows,
+    QuestionRows,
+    AccessRows,
+    RequestKeyRows,
+    EventRows,
+    ReviewRuleRows,
 ):
     """One open transaction (or read snapshot) of a :class:`SqlStore`: the
     :class:`~layoutkit.storage.Tx` protocol on SQL, one mixin per resource family.

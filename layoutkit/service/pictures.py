@@ -1,0 +1,182 @@
+"""What a board picture reads, and the faces it keeps for the next one.
+
+``render_board`` does not draw from a whole ``scrape_board`` read: a picture
+needs each card's box, frame links and face, not the questions digest, flow
+chains or timestamps. It reads :class:`~layoutkit.storage.CardPicture` rows
+instead: a card whose stored face is current for its row and for the
+renderer's code comes with that face (SVG text) and without its payload, so a
+board drawn before, by any process, costs reading it and writing the SVG.
+
+The faces a drawing makes are kept after the reply, by a background job on the workspace's drawing thread
+(:func:`keep_faces`): a failure there costs a later drawing, never a picture.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from layoutkit import render
+from layoutkit.elements.vocab import FRAME_KINDS
+from layoutkit.service import links, offload
+from layoutkit.service._common import board_view, edge_view
+from layoutkit.service.scrape import _containing_sections, _find_section, _members, _section_title
+from layoutkit.service.workspace import BOARD_WRITTEN, Workspace
+from layoutkit.storage import BoardRecord, CardPicture, FaceRow, Tx
+
+log = logging.getLogger("layoutkit.pictures")
+
+Rect = tuple[float, float, float, float]
+
+
+def read_picture(
+    tx: Tx,
+    board: BoardRecord,
+    *,
+    section: str | None = None,
+    region: Rect | None = None,
+    faces: bool = True,
+) -> tuple[dict[str, Any], dict[str, str], dict[int, int]]:
+    """The board as :func:`layoutkit.render.board_svg` draws it, the stale faces it may
+    still use (by face key) and each card's row rev (to keep new faces against).
+
+    ``region`` is (x0, y0, x1, y1): only the cards reaching into it, their frames
+    and the far ends of their wires. ``faces`` False reads every payload and no
+    face (a PNG draws its faces itself).
+    """
+    code = render.code_digest() if faces else None
+    # A whole board in a PNG is mostly drawn as glances, which need a few fields.
+    keys = render.GLANCE_KEYS if not faces and region is None else None
+    cards, edges = _cards(tx, board, section, region, code, keys)
+    shown, stale = _shown(cards)
+    if keys is not None and not render.png_glances({"cards": shown}):
+        cards, edges = _cards(tx, board, section, region, code, None)
+        shown, stale = _shown(cards)
+    out: dict[str, Any] = {"board": board_view(tx, board)}
+    out["board"]["meta"] = {k: v for k, v in board.meta.items() if k != "createdWith"}
+    out["cards"] = shown
+    out["edges"] = [edge_view(e) for e in edges if e.from_card in cards and e.to_card in cards]
+    if faces:  # SVG pictures show stored screenshots; PNG pictures draw no images
+        links.inline_shots(tx, out)
+    return out, stale, {c.id: c.rev for c in cards.values()}
+
+
+def _cards(
+    tx: Tx,
+    board: BoardRecord,
+    section: str | None,
+    region: Rect | None,
+    code: str | None,
+    keys: tuple[str, ...] | None,
+) -> tuple[dict[int, CardPicture], list[Any]]:
+    if region is not None:
+        return _region(tx, board, region, code)
+    read = tx.card_pictures(board.id, code=code, keys=keys, whole=FRAME_KINDS)
+    cards = {c.id: c for c in read}
+    if section is not None:
+        frame = _find_section(cards, section)  # type: ignore[arg-type]
+        kept = {frame.id, *_members(cards, frame.id)}  # type: ignore[arg-type]
+        cards = {i: c for i, c in cards.items() if i in kept}
+    return cards, tx.edges(board.id)
+
+
+def _shown(cards: dict[int, CardPicture]) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """The cards as the renderer takes them, and the stale faces by key."""
+    section_of = _containing_sections(cards)  # type: ignore[arg-type]
+    titles = {i: _section_title(c) for i, c in cards.items() if c.kind == "section"}  # type: ignore[arg-type]
+    shown = []
+    stale: dict[str, str] = {}
+    for card in sorted(cards.values(), key=lambda c: (c.ordinal, c.id)):
+        within = section_of.get(card.id)
+        view: dict[str, Any] = {
+            "id": card.id,
+            "kind": card.kind,
+            "x": card.x,
+            "y": card.y,
+            "w": card.w,
+            "h": card.h,
+            "layer": card.layer,
+            "version": card.version,
+            "parent": card.parent_id,
+            "section": titles.get(within) if within else None,
+        }
+        if card.face is not None:
+            view["face"] = card.face
+        else:
+            view["payload"] = card.payload or {}
+        if card.stored is not None and card.face_key is not None:
+            stale[card.face_key] = card.stored
+        shown.append(view)
+    return shown, stale
+
+
+def _region(
+    tx: Tx, board: BoardRecord, region: Rect, code: str | None
+) -> tuple[dict[int, CardPicture], list[Any]]:
+    wanted = {b.id for b in tx.card_boxes(board.id, within=region)}
+    edges = tx.edges(board.id)
+    ends = {
+        end
+        for e in edges
+        if e.from_card in wanted or e.to_card in wanted
+        for end in (e.from_card, e.to_card)
+    }
+    cards = {c.id: c for c in tx.card_pictures(board.id, code=code, card_ids=wanted | ends)}
+    for _ in range(16):  # frames nest at most five deep; the bound only guards bad data
+        frames = {c.parent_id for c in cards.values() if c.parent_id is not None} - set(cards)
+        if not frames:
+            break
+        cards.update((c.id, c) for c in tx.card_pictures(board.id, code=code, card_ids=frames))
+    return cards, edges
+
+
+def draw_behind(workspace: Workspace, board_id: int, since: int) -> None:
+    """Draw and keep, in a background job, the faces of the board's cards changed
+    after rev ``since``: the next picture of the board, in any process, reads them.
+
+    A board written through the operations is thus never drawn whole cold; only
+    one stored otherwise (or drawn last by older renderer code) is.
+    """
+    code = render.code_digest()
+
+    def draw() -> None:
+        def read(tx: Tx) -> list[CardPicture]:
+            return tx.card_pictures(board_id, code=code, since=since)
+
+        try:
+            changed = [c for c in workspace.cache_read(read) if c.face is None]
+            if not changed:
+                return
+            cards, stale = _shown({c.id: c for c in changed})
+            drawn = offload.run(render.card_faces, cards, stale)
+            rows = [FaceRow(c.id, c.rev, code, *drawn[c.id]) for c in changed if c.id in drawn]
+            if rows:
+                workspace.cache_write(lambda tx: tx.store_faces(rows))
+        except Exception:
+            log.warning("drawing the faces of board %d failed", board_id, exc_info=True)
+
+    workspace.drawing.submit(draw)
+
+
+BOARD_WRITTEN.append(draw_behind)
+
+
+def keep_faces(
+    workspace: Workspace, drawn: dict[Any, tuple[str, str]], revs: dict[int, int]
+) -> None:
+    """Store the faces a drawing made (``drawn``: card id → (face key, SVG)), each
+    against the row rev it was drawn from, in a background job."""
+    code = render.code_digest()
+    rows = [
+        FaceRow(cid, revs[cid], code, key, svg) for cid, (key, svg) in drawn.items() if cid in revs
+    ]
+    if not rows:
+        return
+
+    def keep() -> None:
+        try:
+            workspace.cache_write(lambda tx: tx.store_faces(rows))
+        except Exception:
+            log.warning("keeping %d drawn faces failed", len(rows), exc_info=True)
+
+    workspace.drawing.submit(keep)
