@@ -60,6 +60,8 @@ STATUS_BY_CODE: MappingProxyType[str, int] = MappingProxyType(
         "pdf_refused": 422,
         # review: a rule file that does not lint clean
         "invalid_rule": 422,
+        # review: screenshot bytes no decoder reads
+        "image_undecodable": 422,
     }
 )
 

@@ -1,0 +1,255 @@
+"""Review diff bench: layoutkit.review.diff beside pixelmatch (JS) and odiff, in one run.
+
+On the shared screenshot corpus at 1440×900 (``desk``), base against each
+variant:
+
+- ``bytes``: two byte-identical files (the first tier; no decoding).
+- ``decoded``: ``diff_pixels`` on pixels already decoded (engine only), beside
+  pixelmatch 7 timing itself in node on the same decoded pixels.
+- ``files``: ``diff_png`` from the two files' bytes, decoding included, beside
+  the odiff CLI comparing the same two files (a process per pair; its time is
+  the child's wall time, its CPU the child's user+system).
+
+Medians of ``--rounds`` rounds; wall and CPU (this process's ``process_time``;
+for pixelmatch, node's ``process.cpuUsage``). Ratios are ours over the anchor
+measured in this run; targets are the issue's. The anchors come from an npm
+folder outside the repository (``--tools DIR`` holding
+``npm install pixelmatch@7 pngjs odiff-bin``); without it the anchor columns are
+left empty, with a note. Asserts nothing.
+
+    python benches/review_bench.py --tools ../npm-tools [--rounds 15] [--corpus DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from _timing import ENGINE, Timing, measure, table
+
+from layoutkit.review.diff import decode, diff_pixels, diff_png
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_CORPUS = HERE.parents[1] / "shared" / "corpus" / "screens"
+
+# (variant, what it is, the target for ours: (kind, limit)); kind "ms" is an
+# absolute median wall time, "x" a ratio to the anchor of the row.
+DECODED = [
+    ("identical", "same pixels", ("ms", 2.0)),
+    ("label", "label, 0.02% changed", ("ms", 2.0)),
+    ("aa_mild", "re-sampled: 7% of words differ", ("ms", 2.0)),
+    ("table20", "table rows, 0.7% counted", ("ms", 25.0)),
+    ("photo5", "image area, 5% changed", ("ms", 25.0)),
+    ("shift1px", "all moved 1 px", None),
+    ("scroll40", "scrolled", None),
+    ("theme", "theme, 94%", None),
+]
+FILES = ["identical", "reencode", "label", "photo5", "table20", "shift1px", "scroll40", "theme"]
+
+
+def _ms(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def pixelmatch_times(tools: Path, corpus: Path, variants: list[str], rounds: int) -> dict:
+    """pixelmatch's own timing of each pair on decoded pixels (median wall, CPU in ms)."""
+    args = []
+    for v in variants:
+        args += [str(corpus / "desk__base.png"), str(corpus / f"desk__{v}.png")]
+    out = subprocess.run(
+        [
+            "node",
+            str(HERE / "anchors" / "pixelmatch_anchor.mjs"),
+            "--tools",
+            str(tools),
+            "--rounds",
+            str(rounds),
+            *args,
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    found = {}
+    for line in out.splitlines():
+        row = json.loads(line)
+        variant = row["b"].removeprefix("desk__").removesuffix(".png")
+        found[variant] = (_ms(row["wall_ms"]), _ms(row["cpu_ms"]), row["count"])
+    return found
+
+
+def odiff_time(odiff: Path, a: Path, b: Path, rounds: int) -> Timing:
+    """The odiff CLI on two files: the child's wall time and user+system CPU time."""
+    wall, cpu = [], []
+    for r in range(rounds + 1):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        subprocess.run([str(odiff), str(a), str(b)], capture_output=True, check=False)
+        elapsed = (time.perf_counter() - start) * 1000
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if r == 0:
+            continue  # warm the page cache and the binary
+        wall.append(elapsed)
+        cpu.append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000)
+    return Timing(wall, cpu)
+
+
+def _verdict(value: float, target: tuple[str, float] | None, anchor: float | None) -> str:
+    if target is None:
+        return "-"
+    kind, limit = target
+    if kind == "ms":
+        return f"≤ {limit:g} ms: {'ok' if value <= limit else 'MISSED'}"
+    if anchor is None:
+        return f"≤ {limit:g}× anchor: (no anchor)"
+    return f"≤ {limit:g}× anchor: {'ok' if value <= limit * anchor else 'MISSED'}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tools", type=Path, help="npm folder with pixelmatch@7, pngjs, odiff-bin")
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--rounds", type=int, default=15)
+    args = parser.parse_args()
+    corpus: Path = args.corpus
+    if not (corpus / "desk__base.png").is_file():
+        sys.exit(f"corpus not found: {corpus} (give --corpus)")
+    tools: Path | None = args.tools
+    odiff = None
+    if tools is not None:
+        for candidate in [
+            *sorted((tools / "node_modules" / "@odiff").glob("*/odiff")),
+            tools / "node_modules" / "odiff-bin" / "bin" / "odiff",
+        ]:
+            if candidate.is_file() and os.access(candidate, os.X_OK):
+                odiff = candidate
+                break
+    have_pm = tools is not None and (tools / "node_modules" / "pixelmatch").is_dir()
+    notes = []
+    if not have_pm:
+        notes.append("pixelmatch columns empty: no --tools folder with pixelmatch@7 and pngjs")
+    if odiff is None:
+        notes.append("odiff columns empty: no odiff binary under --tools (npm install odiff-bin)")
+
+    base_file = corpus / "desk__base.png"
+    base_bytes = base_file.read_bytes()
+    base = decode(base_bytes)
+    rounds = args.rounds
+
+    # 1. identical bytes
+    same = (corpus / "desk__identical.png").read_bytes()
+    t = measure(lambda _: diff_png(base_bytes, same), rounds * 4)
+    od = odiff_time(odiff, base_file, corpus / "desk__identical.png", rounds) if odiff else None
+    rows = [
+        [
+            "identical bytes",
+            *t.cells(3)[0:1],
+            t.cells(3)[2],
+            f"{od.wall_median:.1f}" if od else "",
+            f"{t.wall_median / od.wall_median:.3f}" if od else "",
+            _verdict(t.wall_median, ("ms", 0.5), None),
+        ]
+    ]
+    table(
+        f"Tier 1, byte-identical files, desk 1440×900 ({ENGINE}; {rounds * 4} rounds)",
+        ["pair", "ours wall ms", "ours cpu ms", "odiff CLI wall ms", "ours/odiff", "target"],
+        rows,
+    )
+
+    # 2. decoded pixels, beside pixelmatch on the same decoded pixels
+    pm = (
+        pixelmatch_times(tools, corpus, [v for v, _, _ in DECODED], rounds)
+        if have_pm and tools
+        else {}
+    )
+    rows = []
+    for variant, what, target in DECODED:
+        other = decode((corpus / f"desk__{variant}.png").read_bytes())
+        result = diff_pixels(base, other)
+        n = rounds if variant not in ("scroll40", "theme") else max(3, rounds // 3)
+        t = measure(lambda _, o=other: diff_pixels(base, o), n)
+        anchor = pm.get(variant)
+        rows.append(
+            [
+                variant,
+                what,
+                f"{result.changed_pixels}",
+                f"{anchor[2]}" if anchor else "",
+                f"{t.wall_median:.2f}",
+                f"{t.cpu_median:.2f}",
+                f"{anchor[0]:.2f}" if anchor else "",
+                f"{anchor[1]:.2f}" if anchor else "",
+                f"{t.wall_median / anchor[0]:.2f}" if anchor else "",
+                f"{len(result.boxes)}",
+                f"{result.share:.1%}",
+                _verdict(t.wall_median, target, anchor[0] if anchor else None),
+            ]
+        )
+    table(
+        f"Tiers 3–4 on decoded pixels, desk 1440×900 ({ENGINE}; medians of {rounds} rounds, "
+        "3+ for the largest changes)",
+        [
+            "variant",
+            "what",
+            "count",
+            "pm count",
+            "ours wall ms",
+            "ours cpu ms",
+            "pm wall ms",
+            "pm cpu ms",
+            "ours/pm",
+            "boxes",
+            "share",
+            "target",
+        ],
+        rows,
+    )
+
+    # 3. from two PNG files, decoding included, beside the odiff CLI
+    rows = []
+    for variant in FILES:
+        path = corpus / f"desk__{variant}.png"
+        n = rounds if variant not in ("scroll40", "theme") else max(3, rounds // 3)
+        t = measure(lambda _, p=path: diff_png(base_file.read_bytes(), p.read_bytes()), n)
+        od = odiff_time(odiff, base_file, path, n) if odiff else None
+        rows.append(
+            [
+                variant,
+                f"{t.wall_median:.1f}",
+                f"{t.cpu_median:.1f}",
+                f"{od.wall_median:.1f}" if od else "",
+                f"{od.cpu_median:.1f}" if od else "",
+                f"{t.wall_median / od.wall_median:.2f}" if od else "",
+                _verdict(t.wall_median, ("x", 2.5), od.wall_median if od else None),
+            ]
+        )
+    table(
+        "From two PNG files, decoding included, desk 1440×900 (ours: read + diff_png in this "
+        "process, two decodes side by side; odiff: its CLI, a process per pair)",
+        [
+            "variant",
+            "ours wall ms",
+            "ours cpu ms",
+            "odiff wall ms",
+            "odiff cpu ms",
+            "ours/odiff",
+            "target",
+        ],
+        rows,
+    )
+    for note in notes:
+        print(f"note: {note}")
+
+
+if __name__ == "__main__":
+    main()

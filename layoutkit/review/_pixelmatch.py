@@ -1,0 +1,503 @@
+"""pixelmatch 7's colour distance and anti-aliasing test, vectorised with numpy.
+
+This is a port of mapbox/pixelmatch 7 (``index.js``), computed only where it
+matters: the YIQ delta at pixels whose RGBA words differ, the anti-aliasing
+test only at pixels whose delta is over the threshold. Each step keeps the
+JavaScript's arithmetic order in float64, so the count equals pixelmatch's.
+
+Semi-transparent pixels are blended with white (pixelmatch 7.0's rule, and 7.2's
+with ``checkerboard: false``). Images are flat little-endian ``uint32`` RGBA
+words, row-major, ``width * height`` long.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import attrs
+import numpy as np
+import numpy.typing as npt
+
+#: The largest value the YIQ delta can take (pixelmatch's ``35215``).
+MAX_YIQ_DELTA = 35215
+
+Words = npt.NDArray[np.uint32]
+Index = npt.NDArray[np.intp]
+
+# The 8 neighbours in pixelmatch's visiting order (x outer, y inner): the order
+# decides which of equally dark (or bright) neighbours is "the darkest".
+_NEIGHBOURS = tuple((dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy)
+
+
+def max_delta(threshold: float) -> float:
+    """The squared YIQ distance over which two colours differ at ``threshold`` (0..1)."""
+    return MAX_YIQ_DELTA * threshold * threshold
+
+
+_DX = np.array([d[0] for d in _NEIGHBOURS])
+_DY = np.array([d[1] for d in _NEIGHBOURS])
+_OPAQUE = np.uint32(0xFF000000)
+
+
+def _diffs(wa: Words, wb: Words) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-channel differences of two arrays of colours (broadcast), blended with white.
+
+    pixelmatch blends only when an alpha is under 255; with both opaque its
+    formula gives ``255 * (c1 - c2) / 255``, which float64 returns as exactly
+    ``c1 - c2``, so the blend may run on any pair and the integer difference is
+    only the fast path for opaque images.
+    """
+    wa, wb = np.ascontiguousarray(wa), np.ascontiguousarray(wb)
+    pa = wa.view(np.uint8).reshape(*wa.shape, 4)
+    pb = wb.view(np.uint8).reshape(*wb.shape, 4)
+    if (wa >= _OPAQUE).all() and (wb >= _OPAQUE).all():
+        pa, pb = pa.astype(np.int16), pb.astype(np.int16)
+        return pa[..., 0] - pb[..., 0], pa[..., 1] - pb[..., 1], pa[..., 2] - pb[..., 2]
+    fa, fb = pa.astype(np.float64), pb.astype(np.float64)
+    a1, a2 = fa[..., 3], fb[..., 3]
+    da = a1 - a2
+    return tuple(  # type: ignore[return-value]
+        (fa[..., c] * a1 - fb[..., c] * a2 - 255.0 * da) / 255.0 for c in range(3)
+    )
+
+
+def _brightness(dr: np.ndarray, dg: np.ndarray, db: np.ndarray) -> np.ndarray:
+    return dr * 0.29889531 + dg * 0.58662247 + db * 0.11448223
+
+
+def colour_delta(wa: Words, wb: Words) -> np.ndarray:
+    """pixelmatch's ``colorDelta``: the squared YIQ distance of each pair of colours,
+    negative where the second colour is lighter (``y > 0``)."""
+    dr, dg, db = _diffs(wa, wb)
+    y = _brightness(dr, dg, db)
+    i = dr * 0.59597799 - dg * 0.27417610 - db * 0.32180189
+    q = dr * 0.21147017 - dg * 0.52261711 + db * 0.31114694
+    delta = 0.5053 * y * y + 0.299 * i * i + 0.1957 * q * q
+    return np.where(y > 0, -delta, delta)
+
+
+def brightness_delta(wa: Words, wb: Words) -> np.ndarray:
+    """pixelmatch's ``brightnessDelta``: the Y (luma) part of the distance, signed."""
+    return _brightness(*_diffs(wa, wb))
+
+
+class Hood:
+    """The 8 neighbours of a set of pixels, in pixelmatch's visiting order.
+
+    ``near(img)`` is ``(8, n)``; ``inside`` marks neighbours inside the image
+    (``None`` when all are) and ``edge`` is 1 for a pixel on the image's edge
+    (pixelmatch counts the missing outside as one equal neighbour).
+    """
+
+    n: int
+    inside: np.ndarray | None
+    edge: np.ndarray | int
+
+    def centre(self, img: Words) -> Words:
+        raise NotImplementedError
+
+    def near(self, img: Words) -> Words:
+        raise NotImplementedError
+
+    def many_siblings(self, img: Words, k: Index, rows: Index) -> np.ndarray:
+        """``has_many_siblings`` at neighbour ``k[i]`` of pixel ``rows[i]``."""
+        raise NotImplementedError
+
+    def count(self, mask: np.ndarray) -> np.ndarray:
+        """Per pixel: ``edge`` plus the neighbours inside the image where ``mask`` holds."""
+        if self.inside is not None:
+            mask &= self.inside
+        return self.edge + mask.sum(axis=0)
+
+
+class SparseHood(Hood):
+    """Scattered pixels (flat indices): neighbours are gathered one by one."""
+
+    def __init__(self, idx: Index, width: int, height: int) -> None:
+        self.idx, self.width, self.height, self.n = idx, width, height, idx.size
+        y, x = np.divmod(idx, width)
+        self.flat = idx + (_DY * width + _DX)[:, None]
+        on_edge = (x == 0) | (x == width - 1) | (y == 0) | (y == height - 1)
+        border = np.flatnonzero(on_edge)
+        self.inside, self.edge = None, 0
+        if border.size:
+            xs, ys = x[border] + _DX[:, None], y[border] + _DY[:, None]
+            self.inside = np.ones(self.flat.shape, dtype=bool)
+            self.inside[:, border] = (xs >= 0) & (xs < width) & (ys >= 0) & (ys < height)
+            self.flat[:, border] = np.clip(ys, 0, height - 1) * width + np.clip(xs, 0, width - 1)
+            self.edge = on_edge.astype(np.int64)
+
+    def centre(self, img: Words) -> Words:
+        return img[self.idx]
+
+    def near(self, img: Words) -> Words:
+        return img[self.flat]
+
+    def many_siblings(self, img: Words, k: Index, rows: Index) -> np.ndarray:
+        return has_many_siblings(img, self.flat[k, rows], self.width, self.height)
+
+
+class WindowHood(Hood):
+    """Every pixel of a rectangle: neighbours come from shifted slices, which costs far
+    less per pixel than gathering when the pixels of interest are dense."""
+
+    def __init__(self, y0: int, y1: int, x0: int, x1: int, width: int, height: int) -> None:
+        self.y0, self.y1, self.x0, self.x1 = y0, y1, x0, x1
+        self.width, self.height = width, height
+        self.h, self.w = y1 - y0, x1 - x0
+        self.n = self.h * self.w
+        self._siblings: dict[int, np.ndarray] = {}
+        self._ring_hood: WindowHood | None = None
+        self._touches = y0 == 0 or x0 == 0 or y1 == height or x1 == width
+
+    def _edge_grid(self) -> np.ndarray:
+        """``(h, w)``: the pixels on the image's outermost rows and columns."""
+        edge = np.zeros((self.h, self.w), dtype=bool)
+        edge[0, :] |= self.y0 == 0
+        edge[-1, :] |= self.y1 == self.height
+        edge[:, 0] |= self.x0 == 0
+        edge[:, -1] |= self.x1 == self.width
+        return edge
+
+    # Built only when asked for: the window's own work reads slices, not masks.
+    @functools.cached_property
+    def edge(self) -> np.ndarray | int:  # type: ignore[override]
+        return self._edge_grid().reshape(-1).astype(np.int64) if self._touches else 0
+
+    @functools.cached_property
+    def inside(self) -> np.ndarray | None:  # type: ignore[override]
+        if not self._touches:
+            return None
+        inside = np.ones((8, self.h, self.w), dtype=bool)
+        # Only the image's outermost rows and columns miss neighbours.
+        for k, (dx, dy) in enumerate(_NEIGHBOURS):
+            if self.y0 == 0 and dy < 0:
+                inside[k, 0, :] = False
+            if self.y1 == self.height and dy > 0:
+                inside[k, -1, :] = False
+            if self.x0 == 0 and dx < 0:
+                inside[k, :, 0] = False
+            if self.x1 == self.width and dx > 0:
+                inside[k, :, -1] = False
+        return inside.reshape(8, -1)
+
+    def _grid(self, img: Words) -> Words:
+        return img.reshape(self.height, self.width)
+
+    def centre(self, img: Words) -> Words:
+        return self._grid(img)[self.y0 : self.y1, self.x0 : self.x1].ravel()
+
+    def near(self, img: Words) -> Words:
+        grid = self._grid(img)
+        top, left = max(self.y0 - 1, 0), max(self.x0 - 1, 0)
+        part = grid[top : min(self.y1 + 1, self.height), left : min(self.x1 + 1, self.width)]
+        before_y, before_x = 1 - (self.y0 - top), 1 - (self.x0 - left)
+        pad = np.pad(
+            part,
+            (
+                (before_y, self.h + 2 - part.shape[0] - before_y),
+                (before_x, self.w + 2 - part.shape[1] - before_x),
+            ),
+            # Outside the image: masked by ``inside``; opaque white keeps the
+            # integer fast path of opaque images.
+            constant_values=0xFFFFFFFF,
+        )
+        out = np.empty((8, self.n), dtype=img.dtype)
+        for k, (dx, dy) in enumerate(_NEIGHBOURS):
+            out[k].reshape(self.h, self.w)[...] = pad[
+                1 + dy : 1 + dy + self.h, 1 + dx : 1 + dx + self.w
+            ]
+        return out
+
+    def _ring(self) -> WindowHood:
+        if self._ring_hood is None:
+            self._ring_hood = WindowHood(
+                max(self.y0 - 1, 0),
+                min(self.y1 + 1, self.height),
+                max(self.x0 - 1, 0),
+                min(self.x1 + 1, self.width),
+                self.width,
+                self.height,
+            )
+        return self._ring_hood
+
+    def _many(self, img: Words) -> tuple[WindowHood, np.ndarray]:
+        """``has_many_siblings`` over this window and a ring of one pixel around it."""
+        ring = self._ring()
+        key = id(img)
+        if key not in self._siblings:
+            self._siblings[key] = ring.equal_neighbours(img).reshape(-1) > 2
+        return ring, self._siblings[key]
+
+    def equal_neighbours(self, img: Words) -> np.ndarray:
+        """Per pixel of the window, ``(h, w)``: neighbours holding the same word, the
+        outside of the image counting as one (``hasManySiblings``'s count), from
+        slices of the image: no ``(8, n)`` copy."""
+        grid = self._grid(img)
+        count = np.zeros((self.h, self.w), dtype=np.uint8)
+        if self._touches:
+            count += self._edge_grid()
+        for dx, dy in _NEIGHBOURS:
+            # The rows and columns of the window whose neighbour lies in the image.
+            y0, y1 = max(self.y0, -dy), min(self.y1, self.height - dy)
+            x0, x1 = max(self.x0, -dx), min(self.x1, self.width - dx)
+            count[y0 - self.y0 : y1 - self.y0, x0 - self.x0 : x1 - self.x0] += (
+                grid[y0:y1, x0:x1] == grid[y0 + dy : y1 + dy, x0 + dx : x1 + dx]
+            )
+        return count
+
+    def many_siblings(self, img: Words, k: Index, rows: Index) -> np.ndarray:
+        ring, many = self._many(img)
+        yy, xx = np.divmod(rows, self.w)
+        yy = yy + (self.y0 - ring.y0) + _DY[k]
+        xx = xx + (self.x0 - ring.x0) + _DX[k]
+        return many[yy * ring.w + xx]
+
+    def flat_index(self, rows: Index) -> Index:
+        """Flat image indices of window pixels ``rows``."""
+        yy, xx = np.divmod(rows, self.w)
+        return (yy + self.y0) * self.width + (xx + self.x0)
+
+    def many_here(self, img: Words) -> np.ndarray:
+        """``has_many_siblings`` at each pixel of the window (from the ring's map)."""
+        ring, many = self._many(img)
+        top, left = self.y0 - ring.y0, self.x0 - ring.x0
+        grid = many.reshape(ring.h, ring.w)[top : top + self.h, left : left + self.w]
+        return grid.reshape(-1)
+
+    def any_sibling_rich(self, a32: Words, b32: Words) -> np.ndarray:
+        """Per pixel: some neighbour has 3+ identical siblings in both images, which
+        the anti-aliasing test needs; integer work that spares the float work
+        where it cannot succeed (inside photos, gradients)."""
+        ring, many_a = self._many(a32)
+        _, many_b = self._many(b32)
+        both = (many_a & many_b).reshape(ring.h, ring.w)
+        top, left = self.y0 - ring.y0, self.x0 - ring.x0
+        out = np.zeros((self.h, self.w), dtype=bool)
+        for dx, dy in _NEIGHBOURS:
+            # Neighbours outside the image fall outside the ring: clip the slices.
+            sy0, sx0 = top + dy, left + dx
+            ty0, tx0 = max(0, -sy0), max(0, -sx0)
+            ty1 = min(self.h, ring.h - sy0)
+            tx1 = min(self.w, ring.w - sx0)
+            out[ty0:ty1, tx0:tx1] |= both[sy0 + ty0 : sy0 + ty1, sx0 + tx0 : sx0 + tx1]
+        return out.ravel()
+
+
+def has_many_siblings(img: Words, idx: Index, width: int, height: int) -> np.ndarray:
+    """pixelmatch's ``hasManySiblings``: 3 or more of the 8 neighbours (the outside of
+    the image counting as one) hold the very same RGBA word."""
+    hood = SparseHood(idx, width, height)
+    return hood.count(hood.near(img) == hood.centre(img)) > 2
+
+
+def _subset(hood: Hood, keep: Index) -> tuple[np.ndarray | None, np.ndarray | int]:
+    inside = None if hood.inside is None else hood.inside[:, keep]
+    edge = hood.edge if isinstance(hood.edge, int) else hood.edge[keep]
+    return inside, edge
+
+
+def antialiased(
+    img: Words, a32: Words, b32: Words, hood: Hood, only: Index | None = None
+) -> np.ndarray:
+    """pixelmatch's ``antialiased`` for the pixels ``only`` of ``hood`` (all when
+    ``None``), seen in ``img``; the result has one entry per pixel of the hood.
+
+    A pixel looks anti-aliased when at most 2 neighbours share its brightness,
+    it has both darker and brighter neighbours, and the darkest or the brightest
+    of them has 3+ identical siblings in both ``a32`` and ``b32``.
+    """
+    result = np.zeros(hood.n, dtype=bool)
+    # An identical word has zero brightness delta: 3+ of them rule anti-aliasing
+    # out before any arithmetic (most pixels of flat areas stop here).
+    if isinstance(hood, WindowHood):
+        # The same test as has_many_siblings, whose maps the window keeps anyway;
+        # the few pixels left are gathered.
+        possible = ~hood.many_here(img) & hood.any_sibling_rich(a32, b32)
+        keep = np.flatnonzero(possible) if only is None else only[possible[only]]
+        if keep.size == 0:
+            return result
+        few = SparseHood(hood.flat_index(keep), hood.width, hood.height)
+        centre, near, inside, edge = few.centre(img), few.near(img), few.inside, few.edge
+    else:
+        centre, near = hood.centre(img), hood.near(img)
+        possible = hood.count(near == centre) <= 2
+        keep = np.flatnonzero(possible) if only is None else only[possible[only]]
+        if keep.size == 0:
+            return result
+        inside, edge = _subset(hood, keep)
+        centre, near = centre[keep], near[:, keep]
+    delta = brightness_delta(centre, near)
+    m = keep.size
+    zeroes = np.broadcast_to(edge, (m,)).copy()
+    darkest, brightest = np.zeros(m), np.zeros(m)
+    dark_at, bright_at = np.zeros(m, dtype=np.intp), np.zeros(m, dtype=np.intp)
+    # Visit the neighbours in pixelmatch's order with its strict "<" and ">", so
+    # that of equally dark (or bright) neighbours the first one is kept.
+    for k in range(8):
+        d = delta[k]
+        ok = None if inside is None else inside[k]
+        zeroes += (d == 0) if ok is None else ((d == 0) & ok)
+        darker = d < darkest if ok is None else (d < darkest) & ok
+        np.copyto(darkest, d, where=darker)
+        np.copyto(dark_at, k, where=darker)
+        brighter = d > brightest if ok is None else (d > brightest) & ok
+        np.copyto(brightest, d, where=brighter)
+        np.copyto(bright_at, k, where=brighter)
+    todo = np.flatnonzero((zeroes <= 2) & (darkest < 0) & (brightest > 0))
+    if todo.size == 0:
+        return result
+    rows = keep[todo]
+    hits = np.zeros(todo.size, dtype=bool)
+    for at in (dark_at[todo], bright_at[todo]):
+        many = hood.many_siblings(a32, at, rows)
+        both = np.flatnonzero(many)
+        many[both] = hood.many_siblings(b32, at[both], rows[both])
+        hits |= many
+    result[rows] = hits
+    return result
+
+
+#: Cells of this many pixels group candidates into clusters; a cluster whose
+#: candidates fill at least 1/_DENSE of its rectangle is handled as a window.
+_CELL = 32
+_DENSE = 6
+#: Fewer pixels than this are always gathered: clustering them costs more than it saves.
+_FEW = 2048
+#: Pixels in one band of a window.
+_BAND = 1 << 17
+
+
+def _bands(
+    y0: int, y1: int, x0: int, x1: int, which: Index, idx: Index, width: int, height: int
+) -> list[tuple[Hood, Index, Index]]:
+    """A window cut into bands of rows, each small enough for the CPU's caches: the
+    work per pixel is a few dozen passes, far cheaper when they stay in cache."""
+    w = x1 - x0
+    rows = max(8, _BAND // w)
+    out: list[tuple[Hood, Index, Index]] = []
+    flat = idx[which]  # ascending, so each band is a run
+    for top in range(y0, y1, rows):
+        bottom = min(top + rows, y1)
+        lo, hi = np.searchsorted(flat, [top * width, bottom * width])
+        if lo == hi:
+            continue
+        part, here = which[lo:hi], flat[lo:hi] - top * width
+        if w == width:
+            at = here
+        else:
+            yy, xx = np.divmod(here, width)
+            at = yy * w + (xx - x0)
+        out.append((WindowHood(top, bottom, x0, x1, width, height), part, at))
+    return out
+
+
+def hoods(idx: Index, width: int, height: int) -> list[tuple[Hood, Index, Index]]:
+    """Split the pixels ``idx`` (ascending) into neighbourhoods to compute on: dense
+    clusters as windows (in bands), the rest as one sparse set. Each entry is
+    ``(hood, which, at)``: the positions in ``idx`` it serves and where those
+    pixels sit in the hood."""
+    from scipy import ndimage
+
+    if idx.size == 0:
+        return []
+    if idx.size < _FEW:
+        return [(SparseHood(idx, width, height), np.arange(idx.size), np.arange(idx.size))]
+    if idx.size * _DENSE >= width * height:  # dense over the whole screen
+        return _bands(0, height, 0, width, np.arange(idx.size), idx, width, height)
+    y, x = np.divmod(idx, width)
+    gh, gw = -(-height // _CELL), -(-width // _CELL)
+    cell = (y // _CELL) * gw + x // _CELL
+    grid = np.zeros(gh * gw, dtype=bool)
+    grid[cell] = True
+    labels, count = ndimage.label(grid.reshape(gh, gw), structure=np.ones((3, 3)))
+    per_label = labels.ravel()[cell]
+    out: list[tuple[Hood, Index, Index]] = []
+    sparse = np.ones(idx.size, dtype=bool)
+    sizes = np.bincount(per_label, minlength=count + 1)
+    for label, box in enumerate(ndimage.find_objects(labels), start=1):
+        if box is None:
+            continue
+        y0, y1 = box[0].start * _CELL, min(box[0].stop * _CELL, height)
+        x0, x1 = box[1].start * _CELL, min(box[1].stop * _CELL, width)
+        if sizes[label] * _DENSE < (y1 - y0) * (x1 - x0):
+            continue
+        which = np.flatnonzero(per_label == label)
+        sparse[which] = False
+        out += _bands(y0, y1, x0, x1, which, idx, width, height)
+    which = np.flatnonzero(sparse)
+    if which.size:
+        out.append((SparseHood(idx[which], width, height), which, np.arange(which.size)))
+    return out
+
+
+#: No opaque pair whose channels each differ by at most m has a YIQ delta over
+#: this times m² (the sum of each row's absolute weights, squared and weighted:
+#: 1.14391...), so integer work can set aside the pairs that cannot count.
+_DELTA_PER_STEP = 1.1440
+
+
+def _over(
+    wa: Words, wb: Words, where: Index, limit: float, pretest: bool = True
+) -> tuple[Index, bool]:
+    """The positions ``where`` whose colour delta is over ``limit``, and whether the
+    integer pre-test paid (set aside at least half of them)."""
+    paid = False
+    if pretest and (wa >= _OPAQUE).all() and (wb >= _OPAQUE).all():
+        least = int(np.sqrt(limit / _DELTA_PER_STEP))  # a step up to this cannot count
+        if least < 128:
+            # Byte-wise |a - b| in the words, then "some RGB byte over least" with
+            # one addition per word: (d & 0x7F) + (127 - least) carries into bit 7
+            # exactly when d > least, and never into the next byte.
+            ba, bb = wa.view(np.uint8), wb.view(np.uint8)
+            step = (np.maximum(ba, bb) - np.minimum(ba, bb)).view(np.uint32)
+            high = step & np.uint32(0x00808080)
+            low = (step & np.uint32(0x007F7F7F)) + np.uint32((127 - least) * 0x010101)
+            maybe = np.flatnonzero((high | low) & np.uint32(0x00808080))
+        else:
+            maybe = np.arange(wa.size)
+        paid = 2 * maybe.size <= wa.size
+        wa, wb, where = wa[maybe], wb[maybe], where[maybe]
+    return where[np.abs(colour_delta(wa, wb)) > limit], paid
+
+
+@attrs.frozen
+class Mismatch:
+    """Where two equally sized images differ, in pixelmatch's terms (flat indices)."""
+
+    differing: Index  #: RGBA words that differ at all
+    counted: Index  #: colour delta over the threshold and not anti-aliasing
+    antialiased: Index  #: over the threshold but anti-aliasing (not counted)
+
+
+def mismatch(
+    a32: Words,
+    b32: Words,
+    width: int,
+    height: int,
+    threshold: float = 0.1,
+    include_aa: bool = False,
+    differing: Index | None = None,
+) -> Mismatch:
+    """Classify every differing pixel as pixelmatch 7 does; ``len(counted)`` is its return
+    value. ``differing`` may be given when the caller already found it."""
+    if differing is None:
+        differing = np.flatnonzero(a32 != b32)
+    limit = max_delta(threshold)
+    # In runs that stay in the CPU's caches: a dozen float passes per pixel. The
+    # pre-test stops once it sets aside too little to pay (a theme change).
+    runs, pretest = [], True
+    for part in np.split(differing, range(_BAND, differing.size, _BAND)):
+        found, pretest = _over(a32[part], b32[part], part, limit, pretest)
+        runs.append(found)
+    over = np.concatenate(runs)
+    if include_aa or over.size == 0:
+        return Mismatch(differing, over, over[:0])
+    aa = np.zeros(over.size, dtype=bool)
+    for hood, which, at in hoods(over, width, height):
+        # As pixelmatch: the second image is asked only where the first said no.
+        first = antialiased(a32, a32, b32, hood, at)[at]
+        rest = np.flatnonzero(~first)
+        first[rest] = antialiased(b32, b32, a32, hood, at[rest])[at[rest]]
+        aa[which] = first
+    return Mismatch(differing, over[~aa], over[aa])

@@ -1,0 +1,550 @@
+"""Screenshot diffs for review: is a screen the same, and if not, where did it change?
+
+Two screenshots are compared in tiers, each cheaper than the next and each
+ending the work when it can answer:
+
+1. **bytes** – the encoded files are byte-identical (a ``bytes`` compare; the
+   blob store's content keys say the same thing when the caller has them).
+2. **size** – the decoded images differ in width or height: a size change, with
+   no pixel diff (it counts as a change of the whole screen, ``share`` 1).
+3. **pixels** – the decoded RGBA buffers, viewed as 32-bit words, are equal over
+   the whole buffer (a re-encoded file, a different PNG writer).
+4. **colour** – pixelmatch 7's colour distance, computed only at the words that
+   differ: the YIQ delta against ``35215 * threshold²`` (threshold 0.1 unless
+   told), then its anti-aliasing test on the pixels over it, against both
+   images (``include_aa`` false). ``changed_pixels`` equals pixelmatch's count.
+
+Counted pixels are then sorted into real changes and shifts: a counted pixel
+whose colour lies, channel by channel, within the range of the other image's
+3×3 neighbourhood around it – and the other image's colour within the range of
+this one's – is content moved by at most one pixel (or re-sampled edges), not a
+change. On the image's edge one of the two suffices (the other half of content
+that moved in or out lies beyond the edge). The real-change pixels are grouped
+into boxes: 16-pixel cells joined when they touch (8-connected labelling),
+groups of fewer than 4 pixels dropped as specks, boxes within 16 pixels of each
+other merged. Each box then grows, once, over the counted pixels within 16
+pixels of it, so a changed label is boxed whole even where some of its letters
+match the old ones.
+
+**Share** is the area of the union of the change boxes over the screen's area.
+Boxes, not pixel counts, because a crop shows rectangles: a scrolled page
+changes only its text strokes (14% of the pixels of the corpus' ``scroll40``)
+yet every region of the screen (72%). A share over :data:`CROP_SHARE` (35%;
+exactly 35% is not over) makes the screen its own tile in a review; so does a
+size change. :func:`crop_for` gives that decision and, below it, the crop: the
+union rectangle of the boxes, padded.
+
+Pure: the only input is bytes or arrays given by the caller.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import warnings
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import attrs
+import numpy as np
+import numpy.typing as npt
+from PIL import Image
+
+from layoutkit.errors import EngineError
+from layoutkit.limits import check_limit
+from layoutkit.review import _pixelmatch as pm
+
+#: A change over this share of the screen (area of the change boxes) makes its own tile.
+CROP_SHARE = 0.35
+#: pixelmatch's default matching threshold (0..1; smaller is more sensitive).
+DEFAULT_THRESHOLD = 0.1
+#: Side of the cells real-change pixels are grouped on.
+CELL = 16
+#: Changes this close (pixels) belong to one box.
+MERGE_GAP = 16
+#: A group with fewer real-change pixels than this is a speck, not a change.
+MIN_PIXELS = 4
+#: Padding around the union of the boxes when cropping.
+CROP_PAD = 16
+
+Words = npt.NDArray[np.uint32]
+
+
+@attrs.frozen
+class Box:
+    """A rectangle of the screen, in pixels; ``pixels`` counts the real-change pixels in it."""
+
+    x: int
+    y: int
+    width: int
+    height: int
+    pixels: int = 0
+
+    @property
+    def right(self) -> int:
+        return self.x + self.width
+
+    @property
+    def bottom(self) -> int:
+        return self.y + self.height
+
+    @property
+    def area(self) -> int:
+        return self.width * self.height
+
+    def union(self, other: Box) -> Box:
+        x, y = min(self.x, other.x), min(self.y, other.y)
+        right, bottom = max(self.right, other.right), max(self.bottom, other.bottom)
+        return Box(x, y, right - x, bottom - y, self.pixels + other.pixels)
+
+    def padded(self, pad: int, width: int, height: int) -> Box:
+        """Grown by ``pad`` on each side, kept inside a ``width`` × ``height`` screen."""
+        x, y = max(self.x - pad, 0), max(self.y - pad, 0)
+        right, bottom = min(self.right + pad, width), min(self.bottom + pad, height)
+        return Box(x, y, right - x, bottom - y, self.pixels)
+
+    def as_dict(self) -> dict[str, int]:
+        return attrs.asdict(self)
+
+
+@attrs.frozen
+class Pixels:
+    """A decoded image: ``words`` holds ``width * height`` little-endian RGBA words."""
+
+    width: int
+    height: int
+    words: Words = attrs.field(eq=False, repr=False)
+
+    @classmethod
+    def from_rgba(cls, rgba: npt.NDArray[np.uint8]) -> Pixels:
+        """From an ``(height, width, 4)`` uint8 array (no copy when it is contiguous)."""
+        if rgba.ndim != 3 or rgba.shape[2] != 4 or rgba.dtype != np.uint8:
+            raise ValueError(
+                f"expected (height, width, 4) uint8 RGBA, got {rgba.shape} {rgba.dtype}"
+            )
+        height, width = rgba.shape[:2]
+        words = np.ascontiguousarray(rgba).view("<u4").reshape(-1)
+        return cls(width, height, words)
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return (self.width, self.height)
+
+    def rgba(self) -> npt.NDArray[np.uint8]:
+        """The pixels as an ``(height, width, 4)`` uint8 array (a view)."""
+        return self.words.view(np.uint8).reshape(self.height, self.width, 4)
+
+
+@attrs.frozen
+class DiffResult:
+    """What changed between screenshot ``a`` (before) and ``b`` (after).
+
+    ``tier`` says which step answered: ``bytes``, ``size``, ``pixels`` or
+    ``colour`` (see the module's text). Pixel counts: ``differing_pixels``
+    RGBA words differ at all; ``changed_pixels`` pixelmatch's count;
+    ``antialiased_pixels`` over the threshold but anti-aliasing;
+    ``shifted_pixels`` counted but explained by a shift of at most one pixel.
+    """
+
+    tier: str
+    size_a: tuple[int, int]
+    size_b: tuple[int, int]
+    differing_pixels: int = 0
+    changed_pixels: int = 0
+    antialiased_pixels: int = 0
+    shifted_pixels: int = 0
+    boxes: tuple[Box, ...] = ()
+    share: float = 0.0
+
+    @property
+    def identical(self) -> bool:
+        """Same pixels (identical bytes or identical decoded words)."""
+        return self.tier in ("bytes", "pixels")
+
+    @property
+    def same_size(self) -> bool:
+        return self.size_a == self.size_b
+
+    @property
+    def changed(self) -> bool:
+        """A change a person would call one: a size change or at least one box."""
+        return not self.same_size or bool(self.boxes)
+
+    @property
+    def over_threshold(self) -> bool:
+        """The change covers more than :data:`CROP_SHARE` of the screen."""
+        return self.share > CROP_SHARE
+
+    @property
+    def whole_tile(self) -> bool:
+        """The screen is its own tile: a size change or a change over the crop share."""
+        return not self.same_size or self.over_threshold
+
+    def as_dict(self) -> dict[str, Any]:
+        out = attrs.asdict(self, recurse=True)
+        out["size_a"], out["size_b"] = list(self.size_a), list(self.size_b)
+        out["boxes"] = [b.as_dict() for b in self.boxes]
+        out.update(
+            identical=self.identical,
+            same_size=self.same_size,
+            changed=self.changed,
+            over_threshold=self.over_threshold,
+            whole_tile=self.whole_tile,
+        )
+        return out
+
+
+@attrs.frozen
+class Crop:
+    """How a review shows screen ``b`` beside its baseline ``a``.
+
+    ``whole`` is true for a size change or a change over :data:`CROP_SHARE`;
+    otherwise ``rect`` is the padded union of the change boxes (``None`` when
+    nothing changed). ``reason``: ``identical``, ``unchanged`` (differences but
+    no real change), ``size``, ``over_threshold`` or ``crop``.
+    """
+
+    whole: bool
+    rect: Box | None
+    share: float
+    reason: str
+
+
+def decode(data: bytes, *, field: str = "image") -> Pixels:
+    """Decode an image file (PNG, or any format Pillow reads) into RGBA words.
+
+    Refuses more pixels than the ``imagePixels`` limit (413 ``limit_exceeded``)
+    and bytes that are not an image (``image_undecodable``).
+    """
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            img = Image.open(io.BytesIO(data))
+            check_limit("imagePixels", img.width * img.height, field=field)
+            img.load()
+    except EngineError:
+        raise
+    except Exception as exc:  # Pillow raises many types for bytes that are not an image
+        raise EngineError(
+            "image_undecodable", f"{field}: not a decodable image ({exc})", field=field
+        ) from exc
+    if img.mode != "RGBA":
+        img = img.convert("RGBA")
+    words = np.frombuffer(img.tobytes(), dtype="<u4")
+    return Pixels(img.width, img.height, words)
+
+
+_pool: tuple[int, ThreadPoolExecutor] | None = None
+
+
+def _decode_pair(a: bytes, b: bytes) -> tuple[Pixels, Pixels]:
+    # Pillow's PNG decoder lets go of the GIL, so two screenshots decode side by
+    # side on two cores: the wall time of one decode instead of two. The pool is
+    # per process: a forked engine worker must not inherit the parent's threads.
+    global _pool
+    if _pool is None or _pool[0] != os.getpid():
+        _pool = (os.getpid(), ThreadPoolExecutor(1, thread_name_prefix="review-decode"))
+    later = _pool[1].submit(decode, b, field="b")
+    first = decode(a, field="a")
+    return first, later.result()
+
+
+def diff_png(
+    a: bytes, b: bytes, threshold: float = DEFAULT_THRESHOLD, *, include_aa: bool = False
+) -> DiffResult:
+    """Compare two encoded screenshots (``a`` before, ``b`` after); see the module text."""
+    if a == b:
+        pa = _header_size(a)
+        return DiffResult("bytes", pa, pa)
+    pa, pb = _decode_pair(a, b)
+    return diff_pixels(pa, pb, threshold, include_aa=include_aa)
+
+
+def _header_size(data: bytes) -> tuple[int, int]:
+    try:
+        with Image.open(io.BytesIO(data)) as img:
+            return img.size
+    except Exception as exc:
+        raise EngineError(
+            "image_undecodable", f"image: not a decodable image ({exc})", field="image"
+        ) from exc
+
+
+def _pixels(image: Pixels | npt.NDArray[np.uint8]) -> Pixels:
+    return image if isinstance(image, Pixels) else Pixels.from_rgba(image)
+
+
+def diff_pixels(
+    a: Pixels | npt.NDArray[np.uint8],
+    b: Pixels | npt.NDArray[np.uint8],
+    threshold: float = DEFAULT_THRESHOLD,
+    *,
+    include_aa: bool = False,
+) -> DiffResult:
+    """Compare two decoded screenshots (``Pixels`` or ``(h, w, 4)`` uint8 RGBA arrays)."""
+    if not 0 <= threshold <= 1:
+        raise EngineError("invalid_number", f"threshold {threshold} is not within 0..1")
+    pa, pb = _pixels(a), _pixels(b)
+    if pa.size != pb.size:
+        return DiffResult("size", pa.size, pb.size, share=1.0)
+    differing = np.flatnonzero(pa.words != pb.words)
+    if differing.size == 0:
+        return DiffResult("pixels", pa.size, pb.size)
+    width, height = pa.size
+    found = pm.mismatch(
+        pa.words, pb.words, width, height, threshold, include_aa=include_aa, differing=differing
+    )
+    counted = found.counted
+    shifted = shifted_pixels(pa.words, pb.words, counted, width, height)
+    real = counted[~shifted]
+    boxes = grow_boxes(change_boxes(real, width, height), counted, width)
+    return DiffResult(
+        "colour",
+        pa.size,
+        pb.size,
+        differing_pixels=int(differing.size),
+        changed_pixels=int(counted.size),
+        antialiased_pixels=int(found.antialiased.size),
+        shifted_pixels=int(np.count_nonzero(shifted)),
+        boxes=boxes,
+        share=union_area(boxes, width, height) / (width * height),
+    )
+
+
+def shifted_pixels(
+    a32: Words, b32: Words, idx: npt.NDArray[np.intp], width: int, height: int
+) -> np.ndarray:
+    """Which of the pixels ``idx`` are a shift of at most one pixel: the colour of each
+    image lies, channel by channel, within the range of the other's 3×3
+    neighbourhood (the pixel and its 8 neighbours).
+
+    On the image's edge one direction suffices: content that moved in from
+    beyond the edge, or out past it, has its other half outside the image.
+    """
+    out = np.zeros(idx.size, dtype=bool)
+    for hood, which, at in pm.hoods(idx, width, height):
+        if isinstance(hood, pm.WindowHood):
+            ways = _within_range_window(a32, b32, hood, at)
+        else:
+            ways = _within_range_gathered(a32, b32, hood, at)
+        y, x = np.divmod(idx[which], width)
+        edge = (x == 0) | (y == 0) | (x == width - 1) | (y == height - 1)
+        out[which] = (ways[0] & ways[1]) | (edge & (ways[0] | ways[1]))
+    return out
+
+
+def _within_range_gathered(
+    a32: Words, b32: Words, hood: pm.Hood, at: npt.NDArray[np.intp]
+) -> list[np.ndarray]:
+    ways = []
+    for mine, other in ((a32, b32), (b32, a32)):
+        # Neighbours beyond the edge are clamped onto the edge, which lies inside
+        # the same 3×3 neighbourhood: they widen nothing.
+        near = np.empty((9, at.size), dtype=np.uint32)
+        near[:8] = hood.near(other)[:, at]
+        near[8] = hood.centre(other)[at]
+        channels = near.view(np.uint8).reshape(9, at.size, 4)
+        low, high = channels.min(axis=0), channels.max(axis=0)
+        own = hood.centre(mine)[at].view(np.uint8).reshape(at.size, 4)
+        ways.append(((own >= low) & (own <= high)).all(axis=1))
+    return ways
+
+
+def _range3(channel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Minimum and maximum over each pixel's 3×3 neighbourhood (the array's edge
+    clamps), separably: a row pass, then a column pass."""
+    low, high = channel.copy(), channel.copy()
+    for out, op in ((low, np.minimum), (high, np.maximum)):
+        op(out[:, 1:], channel[:, :-1], out=out[:, 1:])
+        op(out[:, :-1], channel[:, 1:], out=out[:, :-1])
+        rows = out.copy()
+        op(out[1:], rows[:-1], out=out[1:])
+        op(out[:-1], rows[1:], out=out[:-1])
+    return low, high
+
+
+def _within_range_window(
+    a32: Words, b32: Words, hood: pm.WindowHood, at: npt.NDArray[np.intp]
+) -> list[np.ndarray]:
+    top, left = max(hood.y0 - 1, 0), max(hood.x0 - 1, 0)
+    bottom, right = min(hood.y1 + 1, hood.height), min(hood.x1 + 1, hood.width)
+    inner = (slice(hood.y0 - top, hood.y1 - top), slice(hood.x0 - left, hood.x1 - left))
+    ways = []
+    for mine, other in ((a32, b32), (b32, a32)):
+        theirs = other.view(np.uint8).reshape(hood.height, hood.width, 4)[top:bottom, left:right]
+        own = mine.view(np.uint8).reshape(hood.height, hood.width, 4)[
+            hood.y0 : hood.y1, hood.x0 : hood.x1
+        ]
+        within = np.ones((hood.h, hood.w), dtype=bool)
+        for c in range(4):
+            low, high = _range3(np.ascontiguousarray(theirs[..., c]))
+            mine_c = np.ascontiguousarray(own[..., c])
+            within &= (mine_c >= low[inner]) & (mine_c <= high[inner])
+        ways.append(within.reshape(-1)[at])
+    return ways
+
+
+def change_boxes(
+    idx: npt.NDArray[np.intp],
+    width: int,
+    height: int,
+    *,
+    cell: int = CELL,
+    gap: int = MERGE_GAP,
+    min_pixels: int = MIN_PIXELS,
+) -> tuple[Box, ...]:
+    """Group the pixels ``idx`` (flat indices) into change boxes, top to bottom then left
+    to right: touching cells of ``cell`` pixels joined, groups under ``min_pixels``
+    dropped, boxes that come within ``gap`` of each other merged."""
+    from scipy import ndimage
+
+    if idx.size == 0:
+        return ()
+    gh, gw = -(-height // cell), -(-width // cell)
+    if idx.size > _SCAN_ABOVE:
+        # Many pixels: whole-image passes beat per-pixel index work.
+        mask = np.zeros((gh * cell, gw * cell), dtype=bool)
+        mask.reshape(-1)[(idx // width) * (gw * cell) + idx % width] = True
+        per_cell = mask.reshape(gh, cell, gw, cell).sum(axis=(1, 3))
+        labels, count = ndimage.label(per_cell > 0, structure=np.ones((3, 3)))
+        per = np.bincount(labels.reshape(-1), weights=per_cell.reshape(-1), minlength=count + 1)
+        per = per[1:].astype(np.int64)
+        image = np.repeat(np.repeat(labels, cell, axis=0), cell, axis=1)
+        image[~mask] = 0
+        found = ndimage.find_objects(image, max_label=count)
+        y0 = np.array([s[0].start for s in found])
+        y1 = np.array([s[0].stop for s in found])
+        x0 = np.array([s[1].start for s in found])
+        x1 = np.array([s[1].stop for s in found])
+    else:
+        y, x = np.divmod(idx, width)
+        cells = np.zeros((gh, gw), dtype=bool)
+        cells[y // cell, x // cell] = True
+        # Touching cells join here; boxes that still come within ``gap`` merge below.
+        labels, count = ndimage.label(cells, structure=np.ones((3, 3)))
+        of = labels[y // cell, x // cell] - 1
+        per = np.bincount(of, minlength=count)
+        x0 = np.full(count, width)
+        y0 = np.full(count, height)
+        x1 = np.zeros(count, dtype=np.int64)
+        y1 = np.zeros(count, dtype=np.int64)
+        np.minimum.at(x0, of, x)
+        np.minimum.at(y0, of, y)
+        np.maximum.at(x1, of, x + 1)
+        np.maximum.at(y1, of, y + 1)
+    boxes = [
+        Box(int(x0[i]), int(y0[i]), int(x1[i] - x0[i]), int(y1[i] - y0[i]), int(per[i]))
+        for i in range(count)
+        if per[i] >= min_pixels
+    ]
+    return tuple(sorted(_merge(boxes, gap), key=lambda b: (b.y, b.x)))
+
+
+#: Above this many pixels, box bounds come from one scan of a label image.
+_SCAN_ABOVE = 50_000
+#: Growing boxes over nearby counted pixels stops above this many box × pixel tests.
+_GROW_WORK = 20_000_000
+
+
+def grow_boxes(
+    boxes: tuple[Box, ...], counted: npt.NDArray[np.intp], width: int, gap: int = MERGE_GAP
+) -> tuple[Box, ...]:
+    """Grow each box over the counted pixels within ``gap`` of it, once (not from pixel
+    to pixel, so a box never creeps along a shifted edge across the screen).
+
+    The shift test drops a changed label's letters that happen to match the old
+    ones ("Save" → "Send" keeps its "S"); this gives the box back the whole label.
+    """
+    if not boxes or counted.size == 0:
+        return boxes
+    if counted.size > _SCAN_ABOVE:
+        # Many pixels: look in each box's surroundings of a mask, not at every pixel.
+        mask = np.zeros((int(counted.max()) // width + 1, width), dtype=bool)
+        mask.reshape(-1)[counted] = True
+        grown = []
+        for box in boxes:
+            top, left = max(box.y - gap, 0), max(box.x - gap, 0)
+            near = mask[top : box.bottom + gap, left : box.right + gap]
+            rows, cols = np.flatnonzero(near.any(axis=1)), np.flatnonzero(near.any(axis=0))
+            if rows.size == 0:
+                grown.append(box)
+                continue
+            x0, y0 = min(box.x, left + int(cols[0])), min(box.y, top + int(rows[0]))
+            x1 = max(box.right, left + int(cols[-1]) + 1)
+            y1 = max(box.bottom, top + int(rows[-1]) + 1)
+            grown.append(Box(x0, y0, x1 - x0, y1 - y0, box.pixels))
+        return tuple(sorted(_merge(grown, gap), key=lambda b: (b.y, b.x)))
+    if len(boxes) * counted.size > _GROW_WORK:
+        return boxes
+    y, x = np.divmod(counted, width)
+    grown = []
+    for box in boxes:
+        near = (
+            (x >= box.x - gap) & (x < box.right + gap) & (y >= box.y - gap) & (y < box.bottom + gap)
+        )
+        if not near.any():
+            grown.append(box)
+            continue
+        nx, ny = x[near], y[near]
+        x0, y0 = min(box.x, int(nx.min())), min(box.y, int(ny.min()))
+        x1, y1 = max(box.right, int(nx.max()) + 1), max(box.bottom, int(ny.max()) + 1)
+        grown.append(Box(x0, y0, x1 - x0, y1 - y0, box.pixels))
+    return tuple(sorted(_merge(grown, gap), key=lambda b: (b.y, b.x)))
+
+
+def _near(a: Box, b: Box, gap: int) -> bool:
+    return (
+        a.x - gap < b.right
+        and b.x - gap < a.right
+        and a.y - gap < b.bottom
+        and b.y - gap < a.bottom
+    )
+
+
+def _merge(boxes: list[Box], gap: int) -> list[Box]:
+    """Merge boxes that come within ``gap`` of each other until none do."""
+    merged = True
+    while merged:
+        merged = False
+        out: list[Box] = []
+        for box in boxes:
+            for i, kept in enumerate(out):
+                if _near(box, kept, gap):
+                    out[i] = kept.union(box)
+                    merged = True
+                    break
+            else:
+                out.append(box)
+        boxes = out
+    return boxes
+
+
+def union_area(boxes: Sequence[Box], width: int, height: int) -> int:
+    """Pixels of a ``width`` × ``height`` screen covered by at least one of ``boxes``."""
+    if not boxes:
+        return 0
+    if len(boxes) == 1:
+        return boxes[0].area
+    covered = np.zeros((height, width), dtype=bool)
+    for b in boxes:
+        covered[b.y : b.bottom, b.x : b.right] = True
+    return int(np.count_nonzero(covered))
+
+
+def crop_for(result: DiffResult, pad: int = CROP_PAD) -> Crop:
+    """Whole tile or crop, and the crop rectangle (the union of the change boxes grown
+    by ``pad`` and kept on screen ``b``)."""
+    if not result.same_size:
+        return Crop(True, None, result.share, "size")
+    if result.identical:
+        return Crop(False, None, 0.0, "identical")
+    if not result.boxes:
+        return Crop(False, None, result.share, "unchanged")
+    if result.over_threshold:
+        return Crop(True, None, result.share, "over_threshold")
+    rect = result.boxes[0]
+    for box in result.boxes[1:]:
+        rect = rect.union(box)
+    width, height = result.size_b
+    return Crop(False, rect.padded(pad, width, height), result.share, "crop")

@@ -1,0 +1,111 @@
+"""The diff on the shared screenshot corpus: pixelmatch's counts, and the boxes a
+reviewer needs (see shared/corpus/screens/README.md for what each variant is)."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+from layoutkit.review.diff import CROP_SHARE, DiffResult, crop_for, decode, diff_png
+from tests.review.corpus import COUNTS, SCREEN_NAMES, VARIANTS, needs_corpus, read
+
+pytestmark = needs_corpus
+
+PAIRS = [(s, v) for s in SCREEN_NAMES for v in VARIANTS]
+
+
+@functools.cache
+def result(screen: str, variant: str) -> DiffResult:
+    return diff_png(read(screen, "base"), read(screen, variant))
+
+
+def test_every_variant_in_the_corpus_is_covered() -> None:
+    from tests.review.corpus import SCREENS
+
+    found = {p.stem for p in SCREENS.glob("*__*.png")} - {f"{s}__base" for s in SCREEN_NAMES}
+    assert found == {f"{s}__{v}" for s, v in PAIRS}
+    assert set(COUNTS["counts"]) | set(COUNTS["sizes"]) == found
+
+
+@pytest.mark.parametrize(("screen", "variant"), PAIRS)
+def test_the_changed_pixel_count_is_pixelmatch_7s(screen: str, variant: str) -> None:
+    # The counts were recorded by running pixelmatch 7.2.0 itself (node, see the
+    # "how" field of pixelmatch_counts.json and benches/anchors/pixelmatch_anchor.mjs).
+    key = f"{screen}__{variant}"
+    got = result(screen, variant)
+    if key in COUNTS["sizes"]:
+        assert got.tier == "size"
+        assert [list(got.size_a), list(got.size_b)] == COUNTS["sizes"][key]
+    else:
+        assert got.changed_pixels == COUNTS["counts"][key]
+
+
+@pytest.mark.parametrize("screen", SCREEN_NAMES)
+def test_identical_and_reencoded_screens_stop_early(screen: str) -> None:
+    assert result(screen, "identical").tier == "bytes"
+    assert result(screen, "reencode").tier == "pixels"
+    assert crop_for(result(screen, "reencode")).reason == "identical"
+
+
+@pytest.mark.parametrize("screen", SCREEN_NAMES)
+@pytest.mark.parametrize("variant", ["aa_mild", "aa_subpx", "shift1px", "reencode"])
+def test_anti_aliasing_and_one_pixel_shifts_box_at_most_a_tenth(screen: str, variant: str) -> None:
+    got = result(screen, variant)
+    width, height = got.size_b
+    assert sum(b.area for b in got.boxes) <= 0.10 * width * height
+    assert got.share <= 0.10 and not got.whole_tile
+
+
+# Where each real change is (x0, y0, x1, y1): the bounding box of the RGBA words
+# that differ in each region, read off the corpus images. The boxes over it
+# must match it to within the 2-pixel fringe of anti-aliased edges, which
+# pixelmatch does not count.
+REAL_CHANGES = {
+    ("desk", "label"): [(1337, 99, 1375, 110)],
+    ("desk", "photo5"): [(1068, 342, 1388, 542)],
+    ("desk", "table20"): [(292, 632, 1271, 900)],
+    ("phone", "label"): [(55, 257, 119, 271)],
+    ("phone", "photo5"): [(230, 160, 358, 288)],
+    ("phone", "table20"): [(29, 327, 358, 468)],
+}
+
+
+@pytest.mark.parametrize(("screen", "variant"), sorted(REAL_CHANGES))
+def test_each_real_change_gets_a_box_and_a_crop(screen: str, variant: str) -> None:
+    got = result(screen, variant)
+    assert got.boxes and got.changed and not got.whole_tile
+    for x0, y0, x1, y1 in REAL_CHANGES[screen, variant]:
+        inside = [b for b in got.boxes if b.x < x1 and x0 < b.right and b.y < y1 and y0 < b.bottom]
+        assert inside, f"no box over {(x0, y0, x1, y1)}"
+        left, top = min(b.x for b in inside), min(b.y for b in inside)
+        right, bottom = max(b.right for b in inside), max(b.bottom for b in inside)
+        found = (left, top, right, bottom)
+        assert max(abs(f - e) for f, e in zip(found, (x0, y0, x1, y1), strict=True)) <= 2, found
+    crop = crop_for(got)
+    assert crop.reason == "crop" and crop.rect is not None
+
+
+@pytest.mark.parametrize("screen", SCREEN_NAMES)
+def test_a_size_change_is_its_own_tile(screen: str) -> None:
+    got = result(screen, "size")
+    assert got.tier == "size" and not got.same_size and got.whole_tile
+
+
+@pytest.mark.parametrize("screen", SCREEN_NAMES)
+@pytest.mark.parametrize("variant", ["theme", "scroll40"])
+def test_theme_and_scroll_changes_are_over_35_percent(screen: str, variant: str) -> None:
+    got = result(screen, variant)
+    assert got.share > CROP_SHARE and got.over_threshold and got.whole_tile
+    assert crop_for(got).reason == "over_threshold"
+
+
+@pytest.mark.parametrize("variant", ["label", "photo5", "table20"])
+def test_change_boxes_snapshot(variant: str, snapshot) -> None:
+    assert [b.as_dict() for b in result("phone", variant).boxes] == snapshot
+
+
+def test_decoding_gives_rgba_words_of_the_screen() -> None:
+    pixels = decode(read("desk", "reencode"))  # an RGB file
+    assert pixels.size == (1440, 900) and pixels.words.size == 1440 * 900
+    assert (pixels.rgba()[..., 3] == 255).all()

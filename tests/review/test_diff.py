@@ -1,0 +1,300 @@
+"""layoutkit.review.diff: the tiers, the shift filter, change boxes, the 35% share, crops."""
+
+from __future__ import annotations
+
+import io
+from unittest import mock
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from PIL import Image
+
+from layoutkit.errors import EngineError
+from layoutkit.review import _pixelmatch as pm
+from layoutkit.review import diff as rd
+from layoutkit.review.diff import Box, Pixels, crop_for, diff_pixels, diff_png
+
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+WHITE = (255, 255, 255, 255)
+INK = (20, 30, 40, 255)
+
+
+def screen(width: int = 200, height: int = 100, colour: tuple = WHITE) -> np.ndarray:
+    img = np.empty((height, width, 4), dtype=np.uint8)
+    img[...] = colour
+    return img
+
+
+def png(img: np.ndarray, **save: object) -> bytes:
+    out = io.BytesIO()
+    Image.fromarray(img, "RGBA").save(out, "PNG", **save)
+    return out.getvalue()
+
+
+def text_like(seed: int = 1, width: int = 200, height: int = 100) -> np.ndarray:
+    """Strokes of ink with grey edges, like rendered text."""
+    rng = np.random.default_rng(seed)
+    img = screen(width, height)
+    for _ in range(40):
+        x, y = int(rng.integers(2, width - 12)), int(rng.integers(2, height - 12))
+        w, h = int(rng.integers(1, 3)), int(rng.integers(4, 10))
+        img[y - 1 : y + h + 1, x - 1 : x + w + 1, :3] = 160
+        img[y : y + h, x : x + w] = INK
+    return img
+
+
+# --- tiers ------------------------------------------------------------------
+
+
+def test_identical_bytes_answer_before_decoding() -> None:
+    data = png(text_like())
+    result = diff_png(data, data)
+    assert result.tier == "bytes" and result.identical and result.same_size
+    assert result.size_a == (200, 100) and not result.changed and not result.boxes
+
+
+def test_same_pixels_in_other_bytes_are_identical_pixels() -> None:
+    img = text_like()
+    a, b = png(img, compress_level=1), png(img, compress_level=9)
+    assert a != b
+    result = diff_png(a, b)
+    assert result.tier == "pixels" and result.identical and result.share == 0
+
+
+def test_an_rgb_file_equals_its_opaque_rgba_twin() -> None:
+    img = text_like()
+    out = io.BytesIO()
+    Image.fromarray(img[..., :3], "RGB").save(out, "PNG")
+    assert diff_png(png(img), out.getvalue()).tier == "pixels"
+
+
+def test_a_size_change_is_reported_without_a_pixel_diff() -> None:
+    result = diff_png(png(screen(200, 100)), png(screen(200, 120)))
+    assert result.tier == "size" and not result.same_size
+    assert (result.size_a, result.size_b) == ((200, 100), (200, 120))
+    assert result.changed and result.whole_tile and result.changed_pixels == 0
+    assert crop_for(result).reason == "size" and crop_for(result).whole
+
+
+def test_bytes_that_are_no_image_are_refused_with_a_code() -> None:
+    with pytest.raises(EngineError) as err:
+        diff_png(b"not a png", png(screen()))
+    assert err.value.code == "image_undecodable"
+    assert err.value.fields["field"] == "a"
+
+
+def test_an_image_over_the_pixel_limit_is_refused_before_decoding(monkeypatch) -> None:
+    from layoutkit import limits
+
+    monkeypatch.setitem(limits.LIMITS, "imagePixels", 100)
+    with pytest.raises(EngineError) as err:
+        diff_png(png(screen(20, 20)), png(screen(20, 10)))
+    assert err.value.code == "limit_exceeded" and err.value.fields["limit"] == "imagePixels"
+
+
+def test_threshold_outside_zero_to_one_is_refused() -> None:
+    with pytest.raises(EngineError) as err:
+        diff_pixels(screen(), screen(), threshold=1.5)
+    assert err.value.code == "invalid_number"
+
+
+def test_decoded_arrays_and_pixels_give_the_same_result() -> None:
+    a, b = text_like(1), text_like(2)
+    assert diff_pixels(a, b) == diff_pixels(Pixels.from_rgba(a), Pixels.from_rgba(b))
+    assert diff_pixels(a, b) == diff_png(png(a), png(b))
+
+
+# --- colour tier: counts and boxes ----------------------------------------------
+
+
+def test_the_count_is_pixelmatchs() -> None:
+    a, b = text_like(1), text_like(2)
+    result = diff_pixels(a, b)
+    words = (a.reshape(-1).view("<u4"), b.reshape(-1).view("<u4"))
+    expected = pm.mismatch(*words, 200, 100)
+    assert result.tier == "colour"
+    assert result.changed_pixels == expected.counted.size
+    assert result.antialiased_pixels == expected.antialiased.size
+    assert result.differing_pixels == np.count_nonzero(words[0] != words[1])
+
+
+def test_a_solid_change_is_boxed_exactly() -> None:
+    a = screen()
+    b = a.copy()
+    b[10:30, 40:90] = INK
+    result = diff_pixels(a, b)
+    assert result.boxes == (Box(40, 10, 50, 20, 1000),)
+    assert result.share == pytest.approx(1000 / 20000)
+
+
+def test_distant_changes_get_boxes_of_their_own_and_near_ones_merge() -> None:
+    a = screen(400, 200)
+    b = a.copy()
+    b[10:20, 10:20] = INK
+    b[10:20, 30:40] = INK  # 10 px away from the first: one box
+    b[150:160, 300:330] = INK  # far away: a box of its own
+    result = diff_pixels(a, b)
+    assert [(x.x, x.y, x.width, x.height) for x in result.boxes] == [
+        (10, 10, 30, 10),
+        (300, 150, 30, 10),
+    ]
+
+
+def test_a_one_pixel_shift_of_the_same_content_is_no_change() -> None:
+    a = text_like(3)
+    for dx, dy in [(1, 0), (0, 1), (1, 1), (-1, 0), (0, -1)]:
+        b = np.roll(a, (dy, dx), axis=(0, 1))
+        result = diff_pixels(a, b)
+        assert result.changed_pixels > 0  # pixelmatch sees it...
+        assert result.boxes == () and result.shifted_pixels == result.changed_pixels  # ...we do not
+        assert crop_for(result).reason == "unchanged"
+
+
+def test_a_two_pixel_shift_is_a_change() -> None:
+    a = text_like(3)
+    assert diff_pixels(a, np.roll(a, 2, axis=1)).boxes
+
+
+def test_a_speck_of_fewer_than_four_pixels_is_dropped() -> None:
+    a = screen()
+    b = a.copy()
+    b[50, 50] = INK
+    b[51, 50] = INK
+    result = diff_pixels(a, b)
+    assert result.changed_pixels == 2 and result.boxes == ()
+    b[50:52, 51] = INK
+    assert diff_pixels(a, b).boxes == (Box(50, 50, 2, 2, 4),)
+
+
+@pytest.mark.parametrize("scan", [False, True])
+def test_a_box_grows_over_counted_pixels_near_it(scan: bool) -> None:
+    counted = np.array([12 * 100 + 25, 90 * 100 + 90])
+    with mock.patch.object(rd, "_SCAN_ABOVE", 0 if scan else 10**9):
+        boxes = rd.grow_boxes((Box(10, 10, 5, 5, 25),), counted, 100)
+    assert boxes == (Box(10, 10, 16, 5, 25),)  # (25, 12) joins; (90, 90) is too far
+
+
+@SETTINGS
+@given(
+    x=st.integers(0, 190),
+    y=st.integers(0, 90),
+    w=st.integers(2, 60),
+    h=st.integers(2, 40),
+    seed=st.integers(0, 5),
+)
+def test_the_count_is_symmetric_and_boxes_cover_every_real_change(
+    x: int, y: int, w: int, h: int, seed: int
+) -> None:
+    a = text_like(seed)
+    b = a.copy()
+    b[y : y + h, x : x + w] = (200, 40, 40, 255)
+    ab, ba = diff_pixels(a, b), diff_pixels(b, a)
+    assert ab.changed_pixels == ba.changed_pixels
+    words = (a.reshape(-1).view("<u4"), b.reshape(-1).view("<u4"))
+    counted = pm.mismatch(*words, 200, 100).counted
+    real = counted[~rd.shifted_pixels(*words, counted, 200, 100)]
+    ry, rx = np.divmod(real, 200)
+    covered = np.zeros(real.size, dtype=bool)
+    for box in ab.boxes:
+        covered |= (rx >= box.x) & (rx < box.right) & (ry >= box.y) & (ry < box.bottom)
+    # What no box covers belongs to a speck: a group under MIN_PIXELS.
+    specks = [g for g in rd.change_boxes(real, 200, 100, min_pixels=1) if g.pixels < rd.MIN_PIXELS]
+    for px, py in zip(rx[~covered], ry[~covered], strict=True):
+        assert any(g.x <= px < g.right and g.y <= py < g.bottom for g in specks)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 50))
+def test_an_image_against_itself_is_identical_and_empty(seed: int) -> None:
+    a = text_like(seed)
+    result = diff_pixels(a, a.copy())
+    assert result.identical and result.tier == "pixels"
+    assert result.boxes == () and result.share == 0 and not result.changed
+
+
+@SETTINGS
+@given(
+    idx=st.lists(st.integers(0, 99 * 80 - 1), min_size=1, max_size=300, unique=True),
+    scan=st.booleans(),
+)
+def test_change_boxes_cover_every_pixel_given(idx: list[int], scan: bool) -> None:
+    flat = np.array(sorted(idx))
+    # Both ways of bounding groups: scattered reductions, or one scan of a label image.
+    with mock.patch.object(rd, "_SCAN_ABOVE", 0 if scan else 10**9):
+        boxes = rd.change_boxes(flat, 99, 80, min_pixels=1)
+    y, x = np.divmod(flat, 99)
+    for px, py in zip(x, y, strict=True):
+        assert any(b.x <= px < b.right and b.y <= py < b.bottom for b in boxes)
+    assert sum(b.pixels for b in boxes) == len(idx)
+    for i, one in enumerate(boxes):  # merged: no two boxes within the gap
+        for other in boxes[i + 1 :]:
+            assert not rd._near(one, other, rd.MERGE_GAP)
+
+
+# --- the 35% share ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("columns", "over"),
+    [(69, False), (70, False), (71, True)],  # 34.5%, exactly 35% (not over), 35.5%
+)
+def test_the_crop_threshold_is_a_share_over_35_percent_of_the_screen(
+    columns: int, over: bool
+) -> None:
+    a = screen(200, 100)
+    b = a.copy()
+    b[:, 50 : 50 + columns] = INK
+    result = diff_pixels(a, b)
+    assert result.share == pytest.approx(columns / 200)
+    assert result.over_threshold is over and result.whole_tile is over
+    crop = crop_for(result)
+    assert crop.whole is over
+    assert crop.reason == ("over_threshold" if over else "crop")
+
+
+def test_the_share_is_box_area_not_changed_pixels() -> None:
+    # Thin strokes over the whole screen: few pixels, but a crop would show it all.
+    a = screen(200, 100)
+    b = a.copy()
+    b[::6, :, :3] = 0
+    result = diff_pixels(a, b)
+    assert result.changed_pixels / 20000 < 0.2
+    assert result.share > 0.9 and result.whole_tile
+
+
+def test_overlapping_boxes_count_once_in_the_share() -> None:
+    boxes = [Box(0, 0, 10, 10), Box(5, 5, 10, 10)]
+    assert rd.union_area(boxes, 100, 100) == 175
+
+
+# --- crops -----------------------------------------------------------------------
+
+
+def test_the_crop_is_the_padded_union_of_the_boxes_on_screen() -> None:
+    a = screen(400, 200)
+    b = a.copy()
+    b[5:15, 10:20] = INK
+    b[100:120, 300:350] = INK
+    result = diff_pixels(a, b)
+    crop = crop_for(result)
+    assert crop.reason == "crop" and not crop.whole
+    assert crop.rect == Box(0, 0, 366, 136, 1100)  # padded by 16, clipped at the top left
+    assert crop_for(result, pad=0).rect == Box(10, 5, 340, 115, 1100)
+
+
+def test_identical_screens_need_no_crop() -> None:
+    a = text_like()
+    assert crop_for(diff_pixels(a, a.copy())) == rd.Crop(False, None, 0.0, "identical")
+
+
+def test_result_as_dict_carries_the_decisions() -> None:
+    a = screen()
+    b = a.copy()
+    b[10:30, 40:90] = INK
+    out = diff_pixels(a, b).as_dict()
+    assert out["boxes"] == [{"x": 40, "y": 10, "width": 50, "height": 20, "pixels": 1000}]
+    assert out["tier"] == "colour" and out["size_a"] == [200, 100]
+    assert out["changed"] and not out["over_threshold"] and not out["whole_tile"]

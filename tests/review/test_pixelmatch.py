@@ -1,0 +1,172 @@
+"""The vectorised port counts what pixelmatch 7 counts.
+
+Checked against ``reference.py`` (index.js transliterated into loops) on
+generated images, through both ways the port computes neighbourhoods: gathered
+pixel by pixel (sparse) and sliced from windows (dense).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from unittest import mock
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from layoutkit.review import _pixelmatch as pm
+from tests.review import reference
+
+SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+# A few flat colours make the equal siblings the anti-aliasing test looks for;
+# greys between them make edges that look anti-aliased; some are see-through.
+PALETTE = [
+    (255, 255, 255, 255),
+    (0, 0, 0, 255),
+    (30, 90, 200, 255),
+    (128, 128, 128, 255),
+    (200, 200, 200, 255),
+    (60, 60, 60, 255),
+    (255, 0, 0, 128),
+    (0, 0, 0, 0),
+]
+
+
+@contextmanager
+def mode(name: str) -> Iterator[None]:
+    """Force every neighbourhood to be gathered (sparse) or sliced from a window (dense)."""
+    if name == "sparse":
+        with mock.patch.object(pm, "_FEW", 10**9):
+            yield
+    else:
+        with mock.patch.object(pm, "_FEW", 0), mock.patch.object(pm, "_DENSE", 10**9):
+            yield
+
+
+@st.composite
+def image_pairs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray]:
+    width = draw(st.integers(1, 14))
+    height = draw(st.integers(1, 10))
+    colour = st.sampled_from(PALETTE) | st.tuples(
+        st.integers(0, 255), st.integers(0, 255), st.integers(0, 255), st.just(255)
+    )
+    base = draw(st.sampled_from(PALETTE[:3]))
+    a = np.empty((height, width, 4), dtype=np.uint8)
+    a[...] = base
+    for _ in range(draw(st.integers(0, 6))):  # rectangles of flat colour
+        x, y = draw(st.integers(0, width - 1)), draw(st.integers(0, height - 1))
+        a[y : y + draw(st.integers(1, 5)), x : x + draw(st.integers(1, 5))] = draw(colour)
+    b = a.copy()
+    for _ in range(draw(st.integers(0, 12))):  # scattered pixel changes
+        x, y = draw(st.integers(0, width - 1)), draw(st.integers(0, height - 1))
+        b[y, x] = draw(colour)
+    if draw(st.booleans()):  # and perhaps a shifted copy of a region
+        b[1:, 1:] = a[:-1, :-1]
+    return a, b
+
+
+def count(a: np.ndarray, b: np.ndarray, **kw: object) -> int:
+    h, w = a.shape[:2]
+    a32 = a.reshape(-1).view("<u4")
+    b32 = b.reshape(-1).view("<u4")
+    return int(pm.mismatch(a32, b32, w, h, **kw).counted.size)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("how", ["sparse", "dense"])
+@SETTINGS
+@given(pair=image_pairs(), threshold=st.sampled_from([0.0, 0.05, 0.1, 0.3]))
+def test_count_equals_the_reference(how: str, pair: tuple, threshold: float) -> None:
+    a, b = pair
+    h, w = a.shape[:2]
+    expected = reference.pixelmatch(a.tobytes(), b.tobytes(), w, h, threshold)
+    with mode(how):
+        assert count(a, b, threshold=threshold) == expected
+
+
+@SETTINGS
+@given(pair=image_pairs())
+def test_count_with_anti_aliasing_included_equals_the_reference(pair: tuple) -> None:
+    a, b = pair
+    h, w = a.shape[:2]
+    expected = reference.pixelmatch(a.tobytes(), b.tobytes(), w, h, include_aa=True)
+    assert count(a, b, include_aa=True) == expected
+
+
+@SETTINGS
+@given(pair=image_pairs())
+def test_count_is_symmetric(pair: tuple) -> None:
+    a, b = pair
+    assert count(a, b) == count(b, a)
+
+
+def test_colour_delta_matches_the_reference_on_every_palette_pair() -> None:
+    colours = np.array(PALETTE, dtype=np.uint8)
+    words = colours.reshape(-1).view("<u4")
+    for i, ci in enumerate(colours):
+        for j, cj in enumerate(colours):
+            got = pm.colour_delta(words[i : i + 1], words[j : j + 1])[0]
+            assert got == reference.colour_delta(ci.tobytes(), cj.tobytes(), 0, 0)
+
+
+def test_the_largest_delta_stays_under_pixelmatchs_maximum() -> None:
+    # 35215 bounds the YIQ delta over all colours; the extremes sit at the cube's corners.
+    corners = np.array(
+        [(r, g, b, 255) for r in (0, 255) for g in (0, 255) for b in (0, 255)], dtype=np.uint8
+    )
+    words = corners.reshape(-1).view("<u4")
+    deltas = np.abs(pm.colour_delta(np.repeat(words, 8), np.tile(words, 8)))
+    assert 35000 < deltas.max() <= pm.MAX_YIQ_DELTA
+
+
+def test_threshold_sets_the_largest_equal_delta() -> None:
+    assert pm.max_delta(0.1) == pytest.approx(352.15)
+    a = np.full((1, 1, 4), 200, dtype=np.uint8)
+    a[..., 3] = 255
+    b = a.copy()
+    b[0, 0, :3] = 180  # a grey step: delta 0.5053 * 20² ≈ 202
+    assert count(a, b, threshold=0.1) == 0
+    assert count(a, b, threshold=0.07) == 1
+
+
+def test_transparent_pixels_blend_with_white() -> None:
+    clear = np.zeros((1, 1, 4), dtype=np.uint8)
+    white = np.full((1, 1, 4), 255, dtype=np.uint8)
+    black = np.array([[[0, 0, 0, 255]]], dtype=np.uint8)
+    assert count(clear, white) == 0
+    assert count(clear, black) == 1
+
+
+def test_an_anti_aliased_edge_pixel_is_not_counted_unless_asked() -> None:
+    # A black block on white; in b one edge pixel turns grey, as a renderer's
+    # anti-aliasing would draw it: both darker and brighter flat neighbours.
+    a = np.full((7, 7, 4), 255, dtype=np.uint8)
+    a[:, 4:, :3] = 0
+    b = a.copy()
+    b[3, 3, :3] = 128
+    assert count(a, b) == 0
+    assert count(a, b, include_aa=True) == 1
+
+
+@SETTINGS
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    spread=st.integers(1, 255),
+    threshold=st.sampled_from([0.0, 0.01, 0.05, 0.1, 0.2, 0.5, 1.0]),
+)
+def test_the_integer_pre_test_sets_aside_only_pairs_that_cannot_count(
+    seed: int, spread: int, threshold: float
+) -> None:
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 256, (4000, 4), dtype=np.int64)
+    b = np.clip(a + rng.integers(-spread, spread + 1, a.shape), 0, 255)
+    a[:, 3] = b[:, 3] = 255
+    wa = a.astype(np.uint8).reshape(-1).view("<u4")
+    wb = b.astype(np.uint8).reshape(-1).view("<u4")
+    where = np.arange(wa.size)
+    limit = pm.max_delta(threshold)
+    expected = where[np.abs(pm.colour_delta(wa, wb)) > limit]
+    assert np.array_equal(pm._over(wa, wb, where, limit)[0], expected)
+    assert np.array_equal(pm._over(wa, wb, where, limit, pretest=False)[0], expected)
