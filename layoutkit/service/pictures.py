@@ -14,6 +14,7 @@ The faces a drawing makes are kept after the reply, by a background job on the w
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 from layoutkit import render
@@ -130,6 +131,20 @@ def _region(
     return cards, edges
 
 
+#: How long no operation must have run before faces are drawn behind writes or kept
+#: after a picture: that work only saves later work, so it yields to requests (each
+#: drawing holds the interpreter lock and the SQLite write lock).
+LULL_S = 0.25
+#: The longest a job waits for a lull; then it runs anyway.
+LULL_WAIT_S = 10.0
+
+
+def _lull(workspace: Workspace) -> None:
+    deadline = time.monotonic() + LULL_WAIT_S
+    while not workspace.idle_for(LULL_S) and time.monotonic() < deadline:
+        time.sleep(LULL_S / 5)
+
+
 def draw_behind(workspace: Workspace, board_id: int, since: int) -> None:
     """Draw and keep, in a background job, the faces of the board's cards changed
     after rev ``since``: the next picture of the board, in any process, reads them.
@@ -140,6 +155,8 @@ def draw_behind(workspace: Workspace, board_id: int, since: int) -> None:
     code = render.code_digest()
 
     def draw() -> None:
+        _lull(workspace)
+
         def read(tx: Tx) -> list[CardPicture]:
             return tx.card_pictures(board_id, code=code, since=since)
 
@@ -174,6 +191,7 @@ def keep_faces(
         return
 
     def keep() -> None:
+        _lull(workspace)
         try:
             workspace.cache_write(lambda tx: tx.store_faces(rows))
         except Exception:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -88,6 +89,10 @@ class Workspace:
         self.registry = registry
         self.unfurler = unfurler
         self.jobs = JobRunner()
+        # Operations running now and when the last one ended (see idle_for); a
+        # plain counter: a lost update under threads only moves a lull a little.
+        self._calls = 0
+        self._last_call = 0.0
         # Faces drawn behind writes and kept after pictures (pictures.py): CPU work
         # on a thread of its own, so it never waits behind link fetches nor holds
         # one of their places.
@@ -229,11 +234,20 @@ class Workspace:
             operation = _select_kind(operation, operation.check_params(raw))
         _admit(op, operation, who)
         checked = operation.check_params(raw)
+        self._calls += 1
         try:
             return self._run(operation, Call(self, who, checked))
         except EngineError as err:
             # Engines speak in codes; statuses are given here, once, for every operation.
             raise to_service_error(err) from err
+        finally:
+            self._calls -= 1
+            self._last_call = time.monotonic()
+
+    def idle_for(self, seconds: float) -> bool:
+        """Whether no operation ran in this process for ``seconds``: background work
+        that only saves later work (drawing faces) waits for such a lull."""
+        return self._calls == 0 and time.monotonic() - self._last_call >= seconds
 
     def _run(self, op: Operation, call: Call) -> dict[str, Any]:
         """The road every operation travels, in this order: replay a known
