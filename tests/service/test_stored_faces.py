@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import re
+import time
 import uuid
 from collections.abc import Iterator
 from datetime import timedelta
@@ -17,6 +18,7 @@ from sqlalchemy import func, select
 import layoutkit.render._glance as glance
 from layoutkit import Principal, Workspace, render
 from layoutkit.render._glance import FACES
+from layoutkit.service import pictures
 from layoutkit.service.scrape import scrape
 from layoutkit.storage import FaceRow, NewCard
 from layoutkit.storage import _schema as schema
@@ -282,3 +284,22 @@ def test_a_board_drawn_as_glances_reads_only_what_glances_show(any_ws: Workspace
         whole = scrape(tx, board, {"pages": "full"})
     assert render.png_glances(whole)
     assert base64.b64decode(picture) == render.render_board(whole, format="png")
+
+
+def test_faces_wait_for_a_lull_in_the_calls(
+    pair: tuple[Workspace, Workspace], drawn: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    one, _ = pair
+    monkeypatch.setattr(pictures, "LULL_S", 0.5)
+    one.call("create", {"kind": "board", "slug": "faces"})
+    card = {"kind": "note", "payload": {"md": f"busy {MARK}"}}
+    one.call("compose_board", {"board": "faces", "cards": [card]}, AGENT)
+    assert not one.idle_for(0.5)
+    # Calls keep coming faster than the lull: nothing is drawn meanwhile.
+    until = time.monotonic() + 1.0
+    while time.monotonic() < until:
+        one.call("board_stamp", {"board": "faces"})
+        time.sleep(0.05)
+    assert drawn == []
+    one.drawing.drain()
+    assert drawn == ["note"] and one.idle_for(0.5)
