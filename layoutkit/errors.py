@@ -19,6 +19,14 @@ class ServiceError(Exception):
         self.status = status
         self.code = code
         self.body: dict[str, Any] = {"code": code, "message": message, **extra}
+        #: Commit what the operation wrote before refusing: a refusal that is itself
+        #: recorded (a wrong sight code counts towards locking its run).
+        self.keep_writes = False
+
+    def keeping_writes(self) -> ServiceError:
+        """This refusal, with the operation's writes committed before it is raised."""
+        self.keep_writes = True
+        return self
 
     @property
     def message(self) -> str:

@@ -12,6 +12,7 @@ from layoutkit.service import content as _content  # noqa: F401
 from layoutkit.service import files as _files  # noqa: F401
 from layoutkit.service import push as _push  # noqa: F401
 from layoutkit.service import review_rules as _review_rules  # noqa: F401
+from layoutkit.service import review_runs as _review_runs  # noqa: F401
 from layoutkit.service import scrape as _scrape  # noqa: F401
 from layoutkit.service import search as _search  # noqa: F401
 from layoutkit.service import uploads as _uploads  # noqa: F401

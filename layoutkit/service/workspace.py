@@ -271,11 +271,20 @@ class Workspace:
         if op.pure:
             return op.handler(call)
         try:
+            kept: ServiceError | None = None
             with self.store.transaction() if op.writes else self.store.read() as tx:
                 board = _board(op, tx, call)
-                result = op.handler(attrs.evolve(call, tx=tx, board=board))
-                if replay is not None:
-                    replay.record(tx, result)
+                try:
+                    result = op.handler(attrs.evolve(call, tx=tx, board=board))
+                except ServiceError as exc:
+                    if not exc.keep_writes:
+                        raise
+                    kept = exc  # leaves the block normally: what it wrote commits
+                else:
+                    if replay is not None:
+                        replay.record(tx, result)
+            if kept is not None:
+                raise kept
             if op.finish is not None:
                 result = op.finish(attrs.evolve(call, board=board), result)
             if op.writes and board is not None:

@@ -294,6 +294,25 @@ class ReviewRuleRecord:
     created_at: datetime
 
 
+@attrs.frozen
+class ReviewRunRecord:
+    """A review run: ``plan`` is the plan as made (sheets, gaps, receipts, judged
+    blob keys); ``served`` the sheet numbers served; ``misses`` wrong sight codes."""
+
+    id: str
+    workspace_id: int
+    project_id: int | None
+    state: str
+    rubric: str
+    sight: str
+    misses: int
+    served: list[int]
+    plan: dict[str, Any]
+    author: str
+    created_at: datetime
+    updated_at: datetime
+
+
 #: The folded form a tag is stored and matched as: tags compare like every other typed name.
 fold_tag = fold
 

@@ -290,6 +290,27 @@ review_rules = Table(
     UniqueConstraint("workspace_id", "scope", "rule_id", "version", name="uq_review_rules_version"),
 )
 
+# A review run: its plan (sheets of tiles, gaps, receipts, the blob keys it
+# judges) as one JSON document written when the plan is made, and the state the
+# sight rule moves (served sheets, wrong codes).
+review_runs = Table(
+    "review_runs",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("workspace_id", Id, ForeignKey("workspaces.id", ondelete="CASCADE"), nullable=False),
+    Column("project_id", Id, ForeignKey("projects.id", ondelete="CASCADE"), nullable=True),
+    Column("state", String(16), nullable=False),
+    Column("rubric", String(64), nullable=False),
+    Column("sight", String(16), nullable=False),
+    Column("misses", Integer, nullable=False),
+    Column("served", Json, nullable=False),
+    Column("plan", Json, nullable=False),
+    Column("author", String(300), nullable=False),
+    Column("created_at", When, nullable=False),
+    Column("updated_at", When, nullable=False),
+    Index("ix_review_runs_project", "workspace_id", "project_id", "rubric"),
+)
+
 blobs = Table(
     "blobs",
     metadata,

@@ -31,6 +31,7 @@ from layoutkit.storage._records import (
     QuestionRecord,
     RequestKeyRecord,
     ReviewRuleRecord,
+    ReviewRunRecord,
     ShareLinkRecord,
     TokenKind,
     WorkspaceRecord,
@@ -516,6 +517,41 @@ class ReviewRuleTx(Protocol):
         ...
 
 
+class ReviewRunTx(Protocol):
+    """Review runs: the plan is written once; only the state, the sheets served and
+    the wrong sight codes change after."""
+
+    def insert_review_run(
+        self,
+        run_id: str,
+        workspace_id: int,
+        project_id: int | None,
+        *,
+        rubric: str,
+        sight: str,
+        plan: dict[str, Any],
+        author: str,
+    ) -> ReviewRunRecord:
+        """Store a new run in state ``planned``."""
+        ...
+
+    def review_run(
+        self, workspace_id: int, run_id: str, *, lock: bool = False
+    ) -> ReviewRunRecord | None:
+        """The run, or None; ``lock`` holds its row to the end of the transaction."""
+        ...
+
+    def update_review_run(self, run_id: str, **fields: Any) -> ReviewRunRecord:
+        """Set ``state``, ``misses`` or ``served``; raises :class:`NotFoundError`."""
+        ...
+
+    def verified_runs(
+        self, workspace_id: int, project_id: int | None, rubric: str
+    ) -> list[ReviewRunRecord]:
+        """The project's verified runs under ``rubric``, oldest first."""
+        ...
+
+
 class Tx(
     WorkspaceTx,
     BoardTx,
@@ -525,6 +561,7 @@ class Tx(
     RequestKeyTx,
     EventTx,
     ReviewRuleTx,
+    ReviewRunTx,
     Protocol,
 ):
     """One open transaction or read snapshot; write methods raise

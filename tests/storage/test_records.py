@@ -71,6 +71,7 @@ def test_public_surface_is_pinned() -> None:
             "QuestionRecord",
             "RequestKeyRecord",
             "ReviewRuleRecord",
+            "ReviewRunRecord",
             "ShareLinkRecord",
             "SqlStore",
             "SqlTx",
