@@ -648,7 +648,7 @@ def token_revoke(ref: str, db: str, as_json: bool) -> None:
 
 @main.group()
 def review() -> None:
-    """Review rules and the review brief."""
+    """Review rules, the review brief and review plans."""
 
 
 def _project_option(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -674,6 +674,44 @@ def review_brief(project: str | None, persona: str | None, db: str, as_json: boo
         _emit_json(result)
     else:
         click.echo(result["brief"], nl=False)
+
+
+@review.command("plan")
+@click.argument("boards", nargs=-1, required=True)
+@click.option("--scope", type=click.Choice(["latest", "all"]), help="Capture passes to take.")
+@click.option("--section", "sections", multiple=True, help="Only screens of this section.")
+@click.option("--full", is_flag=True, help="Judge everything again; reuse nothing.")
+@db_option
+@json_option
+def review_plan(
+    boards: tuple[str, ...],
+    scope: str | None,
+    sections: tuple[str, ...],
+    full: bool,
+    db: str,
+    as_json: bool,
+) -> None:
+    """Plan a review run of the screens of BOARDS (slugs of one project)."""
+    params: dict[str, Any] = {"boards": list(boards)}
+    if scope:
+        params["scope"] = scope
+    if sections:
+        params["sections"] = list(sections)
+    if full:
+        params["full"] = True
+    result = _run(db, "review_plan", params, as_json)
+    if as_json:
+        _emit_json(result)
+        return
+    tiles, planned, tokens = result["tiles"], result["planned"], result["tokens"]
+    click.echo(
+        f"{result['run']}: {result['sheets']} sheets, {tiles['whole']} whole screens and "
+        f"{tiles['crop']} crops; {planned['exactDuplicates']} exact duplicates, "
+        f"{planned['reused']} reused, {planned['gaps']} gaps; "
+        f"about {tokens['plan']:,} image tokens ({tokens['saved']:,} saved)"
+    )
+    for gap in result["gaps"]:
+        click.echo(f"  gap: card {gap['cardId']} on {gap['board']}: {gap['reason']}")
 
 
 @review.group("rules")

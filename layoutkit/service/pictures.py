@@ -139,10 +139,15 @@ LULL_S = 0.25
 LULL_WAIT_S = 10.0
 
 
-def _lull(workspace: Workspace) -> None:
+def _lull(workspace: Workspace) -> bool:
+    """Wait for a lull; False when the workspace is closing (the work is dropped: it
+    only saved later work, and a one-shot command should not wait for it)."""
     deadline = time.monotonic() + LULL_WAIT_S
     while not workspace.idle_for(LULL_S) and time.monotonic() < deadline:
+        if workspace.closing:
+            return False
         time.sleep(LULL_S / 5)
+    return not workspace.closing
 
 
 def draw_behind(workspace: Workspace, board_id: int, since: int) -> None:
@@ -155,7 +160,8 @@ def draw_behind(workspace: Workspace, board_id: int, since: int) -> None:
     code = render.code_digest()
 
     def draw() -> None:
-        _lull(workspace)
+        if not _lull(workspace):
+            return
 
         def read(tx: Tx) -> list[CardPicture]:
             return tx.card_pictures(board_id, code=code, since=since)
@@ -191,7 +197,8 @@ def keep_faces(
         return
 
     def keep() -> None:
-        _lull(workspace)
+        if not _lull(workspace):
+            return
         try:
             workspace.cache_write(lambda tx: tx.store_faces(rows))
         except Exception:

@@ -93,6 +93,8 @@ class Workspace:
         # plain counter: a lost update under threads only moves a lull a little.
         self._calls = 0
         self._last_call = 0.0
+        #: Set when close() begins: work that only saves later work gives up.
+        self.closing = False
         # Faces drawn behind writes and kept after pictures (pictures.py): CPU work
         # on a thread of its own, so it never waits behind link fetches nor holds
         # one of their places.
@@ -206,6 +208,7 @@ class Workspace:
 
     def close(self) -> None:
         """Stop background jobs (those not started are dropped) and close the store."""
+        self.closing = True
         self.jobs.shutdown()
         self.drawing.shutdown()
         self.store.close()
