@@ -117,6 +117,8 @@ class Plan:
     exact: int
     devices: dict[int, str]
     themes: dict[int, str]
+    #: Every duplicate (exact or near) → the card its group is judged by.
+    dups: dict[int, int] = attrs.field(factory=dict)
 
     @property
     def tiles(self) -> list[Tile]:
@@ -175,6 +177,7 @@ def make_plan(screens: Sequence[Screen], *, judged: Iterable[str] = (), full: bo
     devices: dict[int, str] = {}
     themes: dict[int, str] = {}
     gaps: list[dict[str, Any]] = []
+    dups: dict[int, int] = {}
     first_of_key: dict[str, Screen] = {}
     fresh: list[Screen] = []
     exact = 0
@@ -195,6 +198,7 @@ def make_plan(screens: Sequence[Screen], *, judged: Iterable[str] = (), full: bo
         if seen is not None:
             receipts[screen.card_id] = "represented"
             by[screen.card_id] = seen.card_id
+            dups[screen.card_id] = seen.card_id
             exact += 1
             continue
         first_of_key[screen.key] = screen
@@ -212,6 +216,7 @@ def make_plan(screens: Sequence[Screen], *, judged: Iterable[str] = (), full: bo
         receipts[base.card_id] = "inspected"
         for position in group.others:
             screen = fresh[position]
+            dups[screen.card_id] = base.card_id
             assert base.pixels is not None and screen.pixels is not None
             crop = crop_for(diff_pixels(base.pixels, screen.pixels))
             if crop.whole:
@@ -237,7 +242,10 @@ def make_plan(screens: Sequence[Screen], *, judged: Iterable[str] = (), full: bo
                 receipts[screen.card_id] = "inspected"
     sheets = [tuple(wholes[i : i + MAX_WHOLE]) for i in range(0, len(wholes), MAX_WHOLE)]
     sheets += [tuple(crops[i : i + MAX_CROPS]) for i in range(0, len(crops), MAX_CROPS)]
-    return Plan(tuple(sheets), tuple(gaps), receipts, by, exact, devices, themes)
+    # A duplicate of a duplicate is judged by the first card of the chain.
+    for card, judged_by in list(dups.items()):
+        dups[card] = dups.get(judged_by, judged_by)
+    return Plan(tuple(sheets), tuple(gaps), receipts, by, exact, devices, themes, dups)
 
 
 def _whole(screen: Screen) -> Tile:

@@ -282,6 +282,7 @@ def _prepare(call: Call) -> dict[str, Any] | None:
         "receipts": {str(k): v for k, v in made.receipts.items()},
         "by": {str(k): v for k, v in made.by.items()},
         "devices": {str(k): v for k, v in made.devices.items()},
+        "dups": {str(k): v for k, v in made.dups.items()},
         "judged": sorted({k for t in tiles if (k := keys[t.card_id])}),
         "prior": gathered.prior,
         "counts": made.counts(),

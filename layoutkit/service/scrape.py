@@ -8,6 +8,7 @@ from layoutkit.elements.vocab import FRAME_KINDS
 from layoutkit.errors import ServiceError, did_you_mean
 from layoutkit.folding import fold
 from layoutkit.layout.reading import reading_order
+from layoutkit.review.plan import DEVICES, device_of
 from layoutkit.service._common import (
     SLUG,
     board_view,
@@ -103,7 +104,21 @@ def _flow_chains(cards: dict[int, CardRecord], edges: list[Any]) -> list[list[in
     return chains
 
 
-def _shape_card(card: CardRecord, section: str | None, pages: str) -> dict[str, Any]:
+def _marks(tx: Tx, board: BoardRecord) -> tuple[dict[str, str], dict[str, int]]:
+    """Devices and near-duplicate groups of the board's image cards, as the newest
+    review plan that took the board found them (card id as text → value)."""
+    for run in tx.recent_review_runs(board.workspace_id, board.project_id):
+        if board.slug in run.plan.get("boards", ()):
+            return run.plan.get("devices", {}), run.plan.get("dups", {})
+    return {}, {}
+
+
+def _shape_card(
+    card: CardRecord,
+    section: str | None,
+    pages: str,
+    marks: tuple[dict[str, str], dict[str, int]] = ({}, {}),
+) -> dict[str, Any]:
     view = card_view(card, section)
     if card.kind == "page" and pages == "preview":
         md = card.payload.get("md", "")
@@ -116,9 +131,19 @@ def _shape_card(card: CardRecord, section: str | None, pages: str) -> dict[str, 
         # The contract: file cards carry their document URL under artifact.
         view["artifact"] = url
     if card.kind in _IMAGE_KINDS:
-        for key in ("vs", "dup", "device"):
-            if key in card.payload:
-                view[key] = card.payload[key]
+        devices, dups = marks
+        width = card.payload.get("natW")
+        if card.payload.get("device") in DEVICES:
+            view["device"] = card.payload["device"]
+        elif str(card.id) in devices:
+            view["device"] = devices[str(card.id)]
+        elif isinstance(width, int) and width > 0:
+            view["device"] = device_of(width)
+        if str(card.id) in dups:
+            view["dup"] = dups[str(card.id)]
+        # vs stays absent until a score is given: nothing scores screens yet.
+        if isinstance(card.payload.get("vs"), int | float):
+            view["vs"] = card.payload["vs"]
     return view
 
 
@@ -180,9 +205,13 @@ def scrape(tx: Tx, board: BoardRecord, p: dict[str, Any]) -> dict[str, Any]:
     titles = {cid: _section_title(c) for cid, c in cards.items() if c.kind == "section"}
     pages = p.get("pages", "preview")
 
+    marks = _marks(tx, board)
+
     def shaped(ids: list[int]) -> list[dict[str, Any]]:
         return [
-            _shape_card(cards[i], titles.get(section_of[i]) if section_of[i] else None, pages)
+            _shape_card(
+                cards[i], titles.get(section_of[i]) if section_of[i] else None, pages, marks
+            )
             for i in ids
         ]
 

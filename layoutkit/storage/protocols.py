@@ -551,6 +551,12 @@ class ReviewRunTx(Protocol):
         """The project's verified runs under ``rubric``, oldest first."""
         ...
 
+    def recent_review_runs(
+        self, workspace_id: int, project_id: int | None, limit: int = 20
+    ) -> list[ReviewRunRecord]:
+        """The project's newest runs first, at most ``limit``."""
+        ...
+
 
 class Tx(
     WorkspaceTx,

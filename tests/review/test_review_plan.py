@@ -316,3 +316,15 @@ def test_screens_judged_before_are_reused_unless_full() -> None:
     screens = [planner.Screen(1, "app", 1, "sha256:a", pixels(screen()))]
     assert planner.make_plan(screens, judged={"sha256:a"}).receipts == {1: "reused"}
     assert planner.make_plan(screens, judged={"sha256:a"}, full=True).receipts == {1: "inspected"}
+
+
+def test_scrape_shows_device_and_duplicates_of_image_cards(ws: Workspace) -> None:
+    ids = board(ws, "app", [screen(), screen(), screen("Send"), screen(size=(390, 844))])
+    before = {c["id"]: c for c in ws.call("scrape_board", {"board": "app"})["cards"]}
+    assert "dup" not in before[ids[1]] and "vs" not in before[ids[0]]
+    ws.call("review_plan", {"boards": ["app"]}, AGENT)
+    cards = {c["id"]: c for c in ws.call("scrape_board", {"board": "app"})["cards"]}
+    assert [cards[i]["device"] for i in ids] == ["desktop", "desktop", "desktop", "phone"]
+    assert cards[ids[1]]["dup"] == ids[0] and cards[ids[2]]["dup"] == ids[0]
+    assert "dup" not in cards[ids[0]] and "dup" not in cards[ids[3]]
+    assert all("vs" not in c for c in cards.values())  # absent until scored

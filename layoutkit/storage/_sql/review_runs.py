@@ -80,3 +80,16 @@ class ReviewRunRows(TxBase):
         return [
             record(row, ReviewRunRecord) for row in self.conn.execute(query.order_by(r.created_at))
         ]
+
+    def recent_review_runs(
+        self, workspace_id: int, project_id: int | None, limit: int = 20
+    ) -> list[ReviewRunRecord]:
+        r = s.review_runs.c
+        project = r.project_id.is_(None) if project_id is None else r.project_id == project_id
+        query = (
+            select(s.review_runs)
+            .where(r.workspace_id == workspace_id, project)
+            .order_by(r.created_at.desc(), r.id.desc())
+            .limit(limit)
+        )
+        return [record(row, ReviewRunRecord) for row in self.conn.execute(query)]
