@@ -328,3 +328,19 @@ def test_scrape_shows_device_and_duplicates_of_image_cards(ws: Workspace) -> Non
     assert cards[ids[1]]["dup"] == ids[0] and cards[ids[2]]["dup"] == ids[0]
     assert "dup" not in cards[ids[0]] and "dup" not in cards[ids[3]]
     assert all("vs" not in c for c in cards.values())  # absent until scored
+
+
+def test_the_plan_document(ws: Workspace, snapshot: Any) -> None:
+    board(
+        ws,
+        "app",
+        [screen(), screen(), screen("Send"), screen(dark=True), skeleton(), None],
+    )
+    out = ws.call("review_plan", {"boards": ["app"]}, AGENT)
+    with ws.store.read() as tx:
+        run = tx.review_run(ws.workspace_id, out["run"])
+        assert run is not None
+    # Blob keys are digests of PNG bytes, which another zlib may encode otherwise.
+    assert len(run.plan["judged"]) == 3
+    assert {k: v for k, v in run.plan.items() if k != "judged"} == snapshot
+    assert {k: v for k, v in out.items() if k != "run"} == snapshot
