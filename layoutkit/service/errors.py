@@ -60,6 +60,11 @@ STATUS_BY_CODE: MappingProxyType[str, int] = MappingProxyType(
         "pdf_refused": 422,
         # review: a rule file that does not lint clean
         "invalid_rule": 422,
+        # review: card images and sheets
+        "region_outside": 400,
+        "too_many_tiles": 400,
+        "no_tiles": 400,
+        "undecodable_image": 422,
     }
 )
 
