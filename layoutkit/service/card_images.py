@@ -3,7 +3,7 @@
 What a card's picture is: an image card (:func:`stored_image_ref`) draws its stored
 image from the blob its payload names; any other card draws its face as the renderer
 draws it, from the kind, payload and size it had at that version (kept in
-``card_versions``), at one board pixel per image pixel. The board's theme is today's.
+``card_versions``), at one board pixel per image pixel, by today's renderer.
 
 The operation reads in its transaction and draws after it has closed (``finish``), in a
 worker process when the server runs them, so the connection and the event loop are
@@ -43,11 +43,12 @@ PNG = "image/png"
 _REGION = {
     "type": "object",
     "required": ["x", "y", "w", "h"],
+    # Bounded as board coordinates are: edges stay finite and exact to well under a pixel.
     "properties": {
-        "x": {"type": "number"},
-        "y": {"type": "number"},
-        "w": {"type": "number", "exclusiveMinimum": 0},
-        "h": {"type": "number", "exclusiveMinimum": 0},
+        "x": {"type": "number", "minimum": -1e7, "maximum": 1e7},
+        "y": {"type": "number", "minimum": -1e7, "maximum": 1e7},
+        "w": {"type": "number", "exclusiveMinimum": 0, "maximum": 1e7},
+        "h": {"type": "number", "exclusiveMinimum": 0, "maximum": 1e7},
     },
     "additionalProperties": False,
     "description": "the part to draw, in the card image's own pixels; clamped to the image",
