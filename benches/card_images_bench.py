@@ -21,14 +21,19 @@ from importlib import resources
 from _timing import CALLER, ENGINE, TIMING_HEADER, measure, table, workspaces
 from PIL import Image
 
-from layoutkit import Workspace, render
+from layoutkit import Workspace
 from layoutkit.review import sheets
 
 
 def _screen() -> bytes:
-    board = json.loads(resources.files("layoutkit.examples").joinpath("board.json").read_text())
-    drawn = render.render_board(board, format="png")
-    assert isinstance(drawn, bytes)
+    example = json.loads(resources.files("layoutkit.examples").joinpath("board.json").read_text())
+    with Workspace.open() as ws:
+        ws.call("create", {"kind": "board", "slug": "welcome"})
+        for batch in example["batches"]:
+            ws.call("compose_board", {"board": "welcome", **batch})
+        drawn = base64.b64decode(
+            ws.call("render_board", {"board": "welcome", "format": "png"})["png"]
+        )
     img = Image.open(io.BytesIO(drawn)).convert("RGB").resize((1440, 900))
     out = io.BytesIO()
     img.save(out, format="PNG")
