@@ -21,6 +21,7 @@ from starlette.types import ASGIApp
 
 from layoutkit import ServiceError, Workspace
 from layoutkit.principal import Principal
+from layoutkit.service.registry import TEXT_FIELD, split_image
 
 if TYPE_CHECKING:
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -36,11 +37,19 @@ def _tools(ws: Workspace) -> list[types.Tool]:
 
 
 def _result(payload: dict[str, Any], *, error: bool) -> types.CallToolResult:
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=json.dumps(payload, ensure_ascii=False))],
-        structured_content=payload,
-        is_error=error,
-    )
+    # A result carrying a picture (the registry's result-shape rule) shows it as image
+    # content, its text block as text, and the rest as JSON, without the picture's bytes.
+    image, text, rest = split_image(payload)
+    content: list[types.ContentBlock] = []
+    if image is not None:
+        content.append(
+            types.ImageContent(type="image", data=image["data"], mime_type=image["mime"])
+        )
+    if text is not None:
+        content.append(types.TextContent(type="text", text=text))
+    content.append(types.TextContent(type="text", text=json.dumps(rest, ensure_ascii=False)))
+    structured = rest if text is None else {**rest, TEXT_FIELD: text}
+    return types.CallToolResult(content=content, structured_content=structured, is_error=error)
 
 
 def call_tool(

@@ -35,10 +35,8 @@ from PIL import Image
 
 from layoutkit.review.diff import Box, Pixels, crop_for, diff_pixels
 from layoutkit.review.neardup import group_near_duplicates, perceptual_hash
+from layoutkit.review.sheets import MAX_CROPS, MAX_WHOLE
 
-#: Whole screens on one sheet, and crops on one sheet.
-MAX_WHOLE = 12
-MAX_CROPS = 24
 #: Screens a plan takes without the caller narrowing the scope.
 MAX_SCREENS = 600
 #: A screen reduced to 256 px, every pixel grey (channels within SKELETON_TINT) and

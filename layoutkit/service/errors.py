@@ -62,6 +62,10 @@ STATUS_BY_CODE: MappingProxyType[str, int] = MappingProxyType(
         "invalid_rule": 422,
         # review: screenshot bytes no decoder reads
         "image_undecodable": 422,
+        # review: card images and sheets
+        "region_outside": 400,
+        "too_many_tiles": 400,
+        "no_tiles": 400,
     }
 )
 

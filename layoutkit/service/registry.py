@@ -51,6 +51,37 @@ ParamsValidator = validators.extend(
     ),
 )
 
+#: The result-shape rule for pictures: a result whose ``image`` field is ``{"mime":
+#: "image/...", "data": <base64>}`` carries one picture. Adapters that can show pictures
+#: show it as one (MCP image content) and send the rest of the result as usual; a
+#: ``text`` string beside it (a sheet's text block) is shown as text of its own.
+IMAGE_FIELD = "image"
+TEXT_FIELD = "text"
+
+
+def split_image(result: dict[str, Any]) -> tuple[dict[str, str] | None, str | None, dict[str, Any]]:
+    """``(image, text, rest)`` of a result that carries a picture under :data:`IMAGE_FIELD`:
+    ``rest`` is the result without the text block and without the picture's data (its
+    ``mime`` stays). ``(None, None, result)`` for any other result."""
+    image = result.get(IMAGE_FIELD)
+    if not (
+        isinstance(image, dict)
+        and isinstance(image.get("mime"), str)
+        and image["mime"].startswith("image/")
+        and isinstance(image.get("data"), str)
+    ):
+        return None, None, result
+    text = result.get(TEXT_FIELD)
+    text = text if isinstance(text, str) else None
+    rest = {
+        k: v
+        for k, v in result.items()
+        if k != IMAGE_FIELD and not (k == TEXT_FIELD and text is not None)
+    }
+    rest[IMAGE_FIELD] = {k: v for k, v in image.items() if k != "data"}
+    return image, text, rest
+
+
 REQUEST_KEY: dict[str, Any] = {
     "type": "string",
     "minLength": 1,

@@ -25,6 +25,7 @@ from layoutkit.errors import EngineError, ServiceError, did_you_mean
 from layoutkit.review import plan as planner
 from layoutkit.review import rules as rule_engine
 from layoutkit.review.diff import decode
+from layoutkit.review.sheets import image_tokens
 from layoutkit.service.registry import REGISTRY
 from layoutkit.service.review_rules import _resolved
 from layoutkit.service.scrape import _containing_sections, _section_title
@@ -38,13 +39,6 @@ SIGHT_TRIES = 3
 #: The letters of a sight code: no 0/O or 1/I/L to misread.
 _SIGHT_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 _SLUGS = {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1}
-
-
-def _tokens(width: int, height: int) -> int:
-    # Images are scaled to at most 1,568 px a side and cost about one token per
-    # 750 pixels: the estimate of the common vision models (documented in docs/review.md).
-    scale = min(1.0, 1568 / max(width, height, 1))
-    return max(1, round(width * scale * height * scale / 750))
 
 
 @REGISTRY.operation(
@@ -162,7 +156,7 @@ def _needs_scope(boards: list[BoardRecord], counts: dict[str, int]) -> ServiceEr
             {
                 "scope": scope,
                 "screens": screens,
-                "tokens": screens * _tokens(1440, 900),
+                "tokens": screens * image_tokens(1440, 900),
                 "call": {"boards": [b.slug for b in boards], "scope": scope},
             }
         )
@@ -270,9 +264,9 @@ def _prepare(call: Call) -> dict[str, Any] | None:
     made = planner.make_plan(screens, judged=gathered.judged, full=bool(call.params.get("full")))
     keys = {s.card_id: s.key for s in screens}
     tiles = made.tiles
-    baseline = sum(_tokens(s.pixels.width, s.pixels.height) for s in screens if s.pixels)
+    baseline = sum(image_tokens(s.pixels.width, s.pixels.height) for s in screens if s.pixels)
     cost = sum(
-        _tokens(t.crop.width if t.crop else t.width, t.crop.height if t.crop else t.height)
+        image_tokens(t.crop.width if t.crop else t.width, t.crop.height if t.crop else t.height)
         for t in tiles
     )
     return {

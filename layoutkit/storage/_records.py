@@ -126,6 +126,20 @@ class CardRecord:
 
 
 @attrs.frozen(slots=True)
+class CardVersionRecord:
+    """A card as drawn from ``version`` on: its kind, payload and size. Versions
+    after it that only moved, removed or restored the card draw the same."""
+
+    card_id: int
+    version: int
+    kind: str
+    payload: dict[str, Any]
+    w: float
+    h: float
+    created_at: datetime
+
+
+@attrs.frozen(slots=True)
 class CardBox:
     """A card without its payload: what placement and overlap checks need."""
 

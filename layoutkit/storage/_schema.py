@@ -170,6 +170,23 @@ card_faces = Table(
     Column("svg", Text, nullable=False),
 )
 
+#: What each card looked like as it was drawn at each version: the kind, payload and
+#: size of the version that last changed one of them. A version that only moved,
+#: removed or restored the card draws as the row before it, so no row is written for
+#: it (arrange moves hundreds of cards at once). Image payloads name their picture
+#: by blob key, never by copy. Rows go with their card (purge, board delete).
+card_versions = Table(
+    "card_versions",
+    metadata,
+    Column("card_id", Id, ForeignKey("cards.id", ondelete="CASCADE"), primary_key=True),
+    Column("version", Integer, primary_key=True),
+    Column("kind", String(60), nullable=False),
+    Column("payload", Json, nullable=False),
+    Column("w", Float, nullable=False),
+    Column("h", Float, nullable=False),
+    Column("created_at", When, nullable=False),
+)
+
 edges = Table(
     "edges",
     metadata,

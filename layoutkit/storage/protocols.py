@@ -22,6 +22,7 @@ from layoutkit.storage._records import (
     CardBox,
     CardPicture,
     CardRecord,
+    CardVersionRecord,
     EdgeRecord,
     FaceRow,
     NewCard,
@@ -204,13 +205,26 @@ class CardTx(Protocol):
     def insert_cards(self, board_id: int, cards: Sequence[NewCard]) -> list[CardRecord]:
         """Insert cards in order (one multi-row statement); returns them with ids.
 
-        Each gets the board's next ordinal (compose order), version 1 and the
-        clock's time. Raises :class:`NotFoundError` for an unknown board.
+        Each gets the board's next ordinal (compose order), version 1 (kept, see
+        :meth:`card_version`) and the clock's time. Raises :class:`NotFoundError` for an unknown board.
         """
         ...
 
     def card(self, card_id: int) -> CardRecord | None:
         """One card by id, trashed or not."""
+        ...
+
+    def card_version(self, card_id: int, version: int) -> CardVersionRecord | None:
+        """How the card was drawn at ``version``: the kept row of the latest version at
+        or before it that changed its kind, payload or size (that row's ``version`` may
+        be lower). None when none is kept that early (a card stored before versions
+        were kept has only the version it had then). The caller checks ``version``
+        against the card's current one."""
+        ...
+
+    def card_versions(self, card_id: int) -> list[CardVersionRecord]:
+        """Every kept version of the card, oldest first: its first version and each
+        one that changed its kind, payload or size."""
         ...
 
     def cards_by_id(self, card_ids: Iterable[int]) -> list[CardRecord]:
@@ -272,7 +286,8 @@ class CardTx(Protocol):
     def update_cards(self, patches: Sequence[Mapping[str, Any]]) -> list[CardRecord]:
         """Apply patches ``{"id": n, <field>: value, ...}``; every patched card's
         version goes up by one. Fields: kind, payload (replaced whole), x, y, w,
-        h, layer, parent_id, children, sized_by.
+        h, layer, parent_id, children, sized_by. A patch of kind, payload, w or
+        h keeps the new version (:meth:`card_version`) in the same transaction.
 
         Patches with the same field set go out as one executemany. Returns the
         updated cards in patch order. Raises ``ValueError`` for an unknown

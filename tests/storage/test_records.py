@@ -59,6 +59,7 @@ def test_public_surface_is_pinned() -> None:
             "CardBox",
             "CardPicture",
             "CardRecord",
+            "CardVersionRecord",
             "ConflictError",
             "EdgeRecord",
             "FaceRow",

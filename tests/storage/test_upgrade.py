@@ -66,6 +66,13 @@ def test_the_upgraded_database_reads_and_composes(release_0_1: Location) -> None
     with Workspace(release_0_1.open()) as ws:
         before = ws.call("scrape_board", {"board": "welcome"})
         assert len(before["cards"]) == 11
+        # Each card keeps the version it had (migration 0007), drawable as it is.
+        with ws.store.read() as tx:
+            kept = {c["id"]: tx.card_versions(c["id"]) for c in before["cards"]}
+        assert all([v.version for v in kept[c["id"]]] == [c["version"]] for c in before["cards"])
+        first = before["cards"][0]
+        image = ws.call("get_card_image", {"board": "welcome", "cardId": first["id"]})
+        assert image["cardVersion"] == first["version"]
         ws.call(
             "compose_board",
             {

@@ -12,6 +12,7 @@ from sqlalchemy import (
     bindparam,
     case,
     delete,
+    exists,
     false,
     func,
     insert,
@@ -27,6 +28,7 @@ from layoutkit.storage._records import (
     CardBox,
     CardPicture,
     CardRecord,
+    CardVersionRecord,
     EdgeRecord,
     FaceRow,
     NewCard,
@@ -43,6 +45,10 @@ _EDGE_FIELDS = frozenset({"rel", "label", "from_region", "to_region"})
 _IN_CHUNK = 900
 #: The longest text a picture read takes of one payload field (``keys``).
 FIELD_CHARS = 400
+#: Patch fields that change how a card is drawn: a patch of any keeps the new version
+#: (of w or h alone, only when the size differs from the latest kept one).
+_DRAWN_FIELDS = frozenset({"kind", "payload", "w", "h"})
+_VERSION_COLUMNS = ["card_id", "version", "kind", "payload", "w", "h", "created_at"]
 
 
 def _card(row: Any) -> CardRecord:
@@ -83,6 +89,28 @@ class CardRows(TxBase):
         if purged:
             values["purged_rev"] = b.rev + 1
         self.conn.execute(update(s.boards).where(where).values(**values))
+
+    def _keep_versions(self, which: Any, *, sized_only: bool = False) -> None:
+        """Copy the drawn fields of the cards ``which`` selects, at their current
+        version, into ``card_versions``: on the server, so payloads are not sent twice.
+
+        ``sized_only`` (a patch of w or h alone) skips the cards whose latest kept row
+        has their size already: moves carry the size too, and most keep it.
+        """
+        c = s.cards.c
+        query = select(c.id, c.version, c.kind, c.payload, c.w, c.h, c.updated_at).where(which)
+        if sized_only:
+            kept, newer = s.card_versions.alias("kept"), s.card_versions.alias("newer")
+            latest = select(func.max(newer.c.version)).where(newer.c.card_id == c.id)
+            query = query.where(
+                ~exists().where(
+                    kept.c.card_id == c.id,
+                    kept.c.version == latest.scalar_subquery(),
+                    kept.c.w == c.w,
+                    kept.c.h == c.h,
+                )
+            )
+        self.conn.execute(insert(s.card_versions).from_select(_VERSION_COLUMNS, query))
 
     def insert_cards(self, board_id: int, cards: Sequence[NewCard]) -> list[CardRecord]:
         self._write()
@@ -132,14 +160,34 @@ class CardRows(TxBase):
         ids = self.conn.execute(
             insert(s.cards).returning(s.cards.c.id, sort_by_parameter_order=True), rows
         ).scalars()
-        return [
+        out = [
             CardRecord(id=card_id, **row)  # type: ignore[arg-type]
             for card_id, row in zip(ids, rows, strict=True)
         ]
+        c = s.cards.c
+        self._keep_versions(and_(c.board_id == board_id, c.ordinal.between(first, last)))
+        return out
 
     def card(self, card_id: int) -> CardRecord | None:
         row = self.conn.execute(select(s.cards).where(s.cards.c.id == card_id)).first()
         return None if row is None else _card(row)
+
+    def card_version(self, card_id: int, version: int) -> CardVersionRecord | None:
+        v = s.card_versions.c
+        row = self.conn.execute(
+            select(s.card_versions)
+            .where(v.card_id == card_id, v.version <= version)
+            .order_by(v.version.desc())
+            .limit(1)
+        ).first()
+        return None if row is None else record(row, CardVersionRecord)
+
+    def card_versions(self, card_id: int) -> list[CardVersionRecord]:
+        v = s.card_versions.c
+        rows = self.conn.execute(
+            select(s.card_versions).where(v.card_id == card_id).order_by(v.version)
+        )
+        return [record(r, CardVersionRecord) for r in rows]
 
     def cards_by_id(self, card_ids: Iterable[int]) -> list[CardRecord]:
         ids = list(dict.fromkeys(card_ids))
@@ -302,6 +350,12 @@ class CardRows(TxBase):
             self.conn.execute(
                 stmt, [{"_id": r["_id"], **{f"_{k}": r[k] for k in key}} for r in rows]
             )
+            if _DRAWN_FIELDS.intersection(key):
+                drawn = sorted({r["_id"] for r in rows})
+                sized_only = not {"kind", "payload"}.intersection(key)
+                for at in range(0, len(drawn), _IN_CHUNK):
+                    chunk = s.cards.c.id.in_(drawn[at : at + _IN_CHUNK])
+                    self._keep_versions(chunk, sized_only=sized_only)
         ids = [p["id"] for p in patches]
         found = self.cards_by_id(ids)
         if len(found) != len(set(ids)):
