@@ -28,7 +28,7 @@ import attrs
 from layoutkit import render
 from layoutkit.errors import ServiceError
 from layoutkit.review import sheets
-from layoutkit.service import offload
+from layoutkit.service import offload, review_runs
 from layoutkit.service._common import ID, SLUG
 from layoutkit.service.registry import IMAGE_FIELD, REGISTRY, TEXT_FIELD
 from layoutkit.service.workspace import Call
@@ -165,6 +165,18 @@ def _image(png: bytes) -> dict[str, str]:
 # ------------------------------------------------------------------ the operation
 
 
+_RUN_PARAMS: dict[str, Any] = {
+    "run": {"type": "string", "minLength": 1, "maxLength": 40, "description": "a review run"},
+    "sheet": {"type": "integer", "minimum": 1, "description": "the run's sheet (from 1)"},
+    "sight": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 16,
+        "description": "the sight code printed on sheet 1 (needed from sheet 2 on)",
+    },
+}
+
+
 @REGISTRY.operation(
     "get_card_image",
     "A card's picture as PNG, to look at. Single: {board, cardId, version?, region?, "
@@ -175,9 +187,10 @@ def _image(png: bytes) -> dict[str, str]:
     "cardVersion, cropped, imageWidth, imageHeight, region (the part drawn), source "
     f"(image or face) and the PNG under image. Survey: {{board, cardIds}} (at most "
     f"{sheets.MAX_SURVEY}) draws one contact sheet, each tile labelled #<card id>, and "
-    "gives each tile's rectangle on the sheet (at).",
+    "gives each tile's rectangle on the sheet (at). Run sheets: {run, sheet, sight} draws "
+    "sheet n of a review run (review_plan) with a text block mapping each tile to its card; "
+    "sheet 1 prints the run's sight code in its pixels, later sheets need it echoed as sight.",
     {
-        "required": ["board"],
         "properties": {
             "board": SLUG,
             "cardId": ID,
@@ -185,13 +198,13 @@ def _image(png: bytes) -> dict[str, str]:
             "region": _REGION,
             "maxDim": {"type": "integer", "minimum": 1, "maximum": 2**31 - 1},
             "cardIds": {"type": "array", "items": ID, "minItems": 1, "maxItems": 1000},
+            **_RUN_PARAMS,
         },
         "additionalProperties": False,
     },
     shown={
-        "required": ["board"],
         "properties": {
-            "board": SLUG,
+            "board": {**SLUG, "description": "the board of the card(s); not with run"},
             "cardId": {**ID, "description": "one card (single read)"},
             "version": {
                 "type": "integer",
@@ -212,6 +225,7 @@ def _image(png: bytes) -> dict[str, str]:
                 "maxItems": sheets.MAX_SURVEY,
                 "description": "several cards on one contact sheet (survey)",
             },
+            **_RUN_PARAMS,
         },
         "additionalProperties": False,
     },
@@ -222,6 +236,15 @@ def _image(png: bytes) -> dict[str, str]:
 def get_card_image(call: Call) -> dict[str, Any]:
     """Read the sources; :func:`_draw` draws them once the transaction has closed."""
     p, tx, board = call.params, call.tx, call.board
+    if "run" in p:
+        return {"run": _read_run_sheet(call)}
+    if "sheet" in p or "sight" in p:
+        field = "sheet" if "sheet" in p else "sight"
+        raise ServiceError(400, "invalid_params", f"{field} is for run sheets (run)", field=field)
+    if board is None:
+        raise ServiceError(
+            400, "invalid_params", "send board with cardId or cardIds, or run", field="board"
+        )
     if "cardId" in p and "cardIds" in p:
         raise ServiceError(
             400, "exclusive_params", "send cardId or cardIds, not both", field="cardIds"
@@ -264,6 +287,8 @@ def get_card_image(call: Call) -> dict[str, Any]:
 
 def _draw(call: Call, read: dict[str, Any]) -> dict[str, Any]:
     p = call.params
+    if "run" in read:
+        return _draw_run_sheet(call, read["run"])
     if "single" in read:
         source: Source = read["single"]
         done = offload.run(
@@ -299,6 +324,61 @@ def _draw(call: Call, read: dict[str, Any]) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------ run sheets
+
+
+def _read_run_sheet(call: Call) -> dict[str, Any]:
+    p = call.params
+    extra = next((k for k in ("board", "cardId", "cardIds", "version", "region") if k in p), None)
+    if extra is not None:
+        raise ServiceError(400, "exclusive_params", f"{extra} is not for run sheets", field=extra)
+    if call.principal.kind == "share":
+        raise ServiceError(403, "forbidden", "a share link reaches one board, not review runs")
+    run = review_runs.load_run(call.tx, call.workspace_id, p["run"])
+    sheet = p.get("sheet", 1)
+    total = review_runs.sheet_count(run, sheet)
+    specs = [
+        {
+            "cardId": t["cardId"],
+            "version": t["cardVersion"],
+            "crop": t.get("crop"),
+            "vs": t.get("vs"),
+        }
+        for t in run.plan["sheets"][sheet - 1]
+    ]
+    return {
+        "id": run.id,
+        "sheet": sheet,
+        "total": total,
+        "tiles": read_tiles(call.tx, call.workspace_id, specs),
+    }
+
+
+def _draw_run_sheet(call: Call, read: dict[str, Any]) -> dict[str, Any]:
+    # The sight check and the served mark are one short write after the read: a wrong
+    # code is counted (and locks the run at the third) even though the call is refused.
+    workspace_id = call.workspace_id
+    p = call.params
+    served = call.workspace.cache_write(
+        lambda tx: review_runs.serve_sheet(
+            tx, workspace_id, read["id"], read["sheet"], p.get("sight")
+        )
+    )
+    if isinstance(served, ServiceError):
+        raise served
+    drawn = draw_sheet(
+        read["tiles"],
+        sight=served.sight if read["sheet"] == 1 else None,
+        run=read["id"],
+        sheet=read["sheet"],
+        sheets_total=read["total"],
+    )
+    return {
+        "run": read["id"],
+        "sheet": read["sheet"],
+        "sheets": read["total"],
+        "state": served.state,
+        **drawn.reply(),
+    }
 
 
 @attrs.frozen

@@ -317,71 +317,81 @@ def _view(run: ReviewRunRecord, cards: list[int] | None = None) -> dict[str, Any
 # ---------------------------------------------------------------- sight rule and receipt
 
 
-def load_run(call: Call, run_id: str) -> ReviewRunRecord:
-    run = call.tx.review_run(call.workspace_id, run_id, lock=True)
+def load_run(tx: Tx, workspace_id: int, run_id: str, *, lock: bool = False) -> ReviewRunRecord:
+    run = tx.review_run(workspace_id, run_id, lock=lock)
     if run is None:
         raise ServiceError(404, "unknown_run", f"no review run {run_id!r}", field="run")
     return run
 
 
-def check_sight(call: Call, run: ReviewRunRecord, sight: str | None) -> ReviewRunRecord:
-    """The sight rule: a locked run answers 409 ``sight_locked``; a missing code 403
-    ``sight_required``; a wrong one counts, and the third locks the run."""
+def _locked() -> ServiceError:
+    return ServiceError(409, "sight_locked", "three wrong sight codes locked this run")
+
+
+def sight_refusal(tx: Tx, run: ReviewRunRecord, sight: str | None) -> ServiceError | None:
+    """The sight rule, in a write transaction: None when ``sight`` is the run's code;
+    else the refusal (a locked run 409 ``sight_locked``, a missing code 403
+    ``sight_required``), a wrong code counted first (the third locks the run). The
+    refusal keeps that count: the caller commits before raising it."""
     if run.state == "locked":
-        raise ServiceError(409, "sight_locked", "three wrong sight codes locked this run")
+        return _locked()
     if sight is None:
-        raise ServiceError(
-            403,
-            "sight_required",
-            "echo the sight code printed on sheet 1 as sight",
-            field="sight",
+        return ServiceError(
+            403, "sight_required", "echo the sight code printed on sheet 1 as sight", field="sight"
         )
-    if sight.strip().upper() != run.sight:
-        misses = run.misses + 1
-        state = "locked" if misses >= SIGHT_TRIES else run.state
-        call.tx.update_review_run(run.id, misses=misses, state=state)
-        # The miss is counted even though the call is refused.
-        if state == "locked":
-            raise ServiceError(
-                409, "sight_locked", "three wrong sight codes locked this run"
-            ).keeping_writes()
-        raise ServiceError(
-            403,
-            "sight_required",
-            f"wrong sight code; {SIGHT_TRIES - misses} tries left",
-            field="sight",
-            triesLeft=SIGHT_TRIES - misses,
-        ).keeping_writes()
-    return run
+    if sight.strip().upper() == run.sight:
+        return None
+    misses = run.misses + 1
+    locked = misses >= SIGHT_TRIES
+    tx.update_review_run(run.id, misses=misses, state="locked" if locked else run.state)
+    if locked:
+        return _locked().keeping_writes()
+    return ServiceError(
+        403,
+        "sight_required",
+        f"wrong sight code; {SIGHT_TRIES - misses} tries left",
+        field="sight",
+        triesLeft=SIGHT_TRIES - misses,
+    ).keeping_writes()
 
 
-def serve_sheet(
-    call: Call, run_id: str, sheet: int, sight: str | None
-) -> tuple[ReviewRunRecord, list[dict[str, Any]]]:
-    """Serve sheet ``sheet`` (1-based) of a run under the sight rule: sheet 1 needs no
-    code (it prints it), every later sheet does. Returns the run and the sheet's tiles."""
-    run = load_run(call, run_id)
-    if run.state == "locked":
-        raise ServiceError(409, "sight_locked", "three wrong sight codes locked this run")
+def sheet_count(run: ReviewRunRecord, sheet: int) -> int:
+    """How many sheets the run has; 404 ``unknown_sheet`` when ``sheet`` is not one."""
     count = len(run.plan["sheets"])
     if not 1 <= sheet <= count:
         raise ServiceError(
             404, "unknown_sheet", f"run {run.id} has {count} sheets", field="sheet", sheets=count
         )
+    return count
+
+
+def serve_sheet(
+    tx: Tx, workspace_id: int, run_id: str, sheet: int, sight: str | None
+) -> ReviewRunRecord | ServiceError:
+    """Record sheet ``sheet`` (1-based) of a run as served, under the sight rule:
+    sheet 1 needs no code (it prints it), every later sheet does. Returns the run,
+    or the refusal to raise once the transaction has committed (it counted a miss)."""
+    run = load_run(tx, workspace_id, run_id, lock=True)
+    if run.state == "locked":
+        return _locked()
+    sheet_count(run, sheet)
     if sheet > 1:
-        run = check_sight(call, run, sight)
+        refused = sight_refusal(tx, run, sight)
+        if refused is not None:
+            return refused
     served = sorted({*run.served, sheet})
     state = "pending" if run.state == "planned" else run.state
-    run = call.tx.update_review_run(run.id, served=served, state=state)
-    return run, run.plan["sheets"][sheet - 1]
+    return tx.update_review_run(run.id, served=served, state=state)
 
 
 def _receipt(call: Call) -> dict[str, Any]:
     p = call.params
-    run = load_run(call, p["run"])
+    run = load_run(call.tx, call.workspace_id, p["run"], lock=True)
     if run.state == "verified":
         return _view(run, p.get("cards"))
-    run = check_sight(call, run, p.get("sight"))
+    refused = sight_refusal(call.tx, run, p.get("sight"))
+    if refused is not None:
+        raise refused
     every = set(range(1, len(run.plan["sheets"]) + 1))
     if every <= set(run.served):
         run = call.tx.update_review_run(run.id, state="verified")

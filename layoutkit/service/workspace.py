@@ -201,8 +201,9 @@ class Workspace:
 
     def cache_write(self, work: Callable[[Tx], T]) -> T:
         """Run ``work`` in one short write transaction that locks no board: for what is
-        derived from stored content and checked before use (stored faces), so it is
-        right to write whatever changed meanwhile."""
+        derived from stored content and checked before use (stored faces), and for
+        the short record a read-only operation leaves after its read (the sheets a
+        review run served, its wrong sight codes), which takes its own row lock."""
         with self.store.transaction() as tx:
             return work(tx)
 

@@ -344,3 +344,66 @@ def test_the_plan_document(ws: Workspace, snapshot: Any) -> None:
     assert len(run.plan["judged"]) == 3
     assert {k: v for k, v in run.plan.items() if k != "judged"} == snapshot
     assert {k: v for k, v in out.items() if k != "run"} == snapshot
+
+
+def serve(ws: Workspace, run: str, sheet: int, sight: str | None = None) -> dict[str, Any]:
+    params: dict[str, Any] = {"run": run, "sheet": sheet}
+    if sight is not None:
+        params["sight"] = sight
+    return ws.call("get_card_image", params, AGENT)
+
+
+def test_a_run_is_served_sheet_by_sheet_then_verified_and_its_screens_reused(
+    ws: Workspace,
+) -> None:
+    ids = board(ws, "app", [screen(), screen("Send"), screen(dark=True)])
+    planned = ws.call("review_plan", {"boards": ["app"]}, AGENT)
+    run, code = planned["run"], sight_of(ws, planned["run"])
+    assert planned["sheets"] == 2
+    first = serve(ws, run, 1)  # sheet 1 prints the code; it needs none
+    assert first["state"] == "pending" and first["image"]["mime"] == "image/png"
+    assert code not in repr({k: v for k, v in first.items() if k != "image"})
+    assert [t["cardId"] for t in first["tiles"]] == [ids[0], ids[2]]
+    assert f"cardId={ids[0]}" in first["text"]
+    with pytest.raises(ServiceError) as err:
+        serve(ws, run, 2)
+    assert (err.value.status, err.value.code) == (403, "sight_required")
+    with pytest.raises(ServiceError) as err:
+        serve(ws, run, 2, "ZZZZ")
+    assert err.value.body["triesLeft"] == 2
+    second = serve(ws, run, 2, code)
+    (crop,) = second["tiles"]
+    assert crop["cardId"] == ids[1] and crop["vs"] == ids[0] and "crop" in crop
+    with pytest.raises(ServiceError) as err:
+        serve(ws, run, 3, code)
+    assert (err.value.status, err.value.code, err.value.body["sheets"]) == (404, "unknown_sheet", 2)
+    receipt = ws.call("review_plan", {"run": run, "sight": code}, AGENT)
+    assert receipt["state"] == "verified"
+    assert set(states(receipt).values()) == {"inspected"}
+    again = ws.call("review_plan", {"boards": ["app"]}, AGENT)
+    assert set(states(again).values()) == {"reused"} and again["prior"] == [run]
+    assert again["sheets"] == 0
+    fresh = ws.call("review_plan", {"boards": ["app"], "full": True}, AGENT)
+    assert fresh["planned"]["reused"] == 0 and fresh["sheets"] == 2
+
+
+def test_a_rule_edit_judges_again(ws: Workspace) -> None:
+    board(ws, "app", [screen()])
+    planned = ws.call("review_plan", {"boards": ["app"]}, AGENT)
+    run, code = planned["run"], sight_of(ws, planned["run"])
+    serve(ws, run, 1)
+    ws.call("review_plan", {"run": run, "sight": code}, AGENT)
+    ws.call("put_review_rule", {"project": "shop", "id": "copy", "enabled": False})
+    again = ws.call("review_plan", {"boards": ["app"]}, AGENT)
+    assert again["planned"]["reused"] == 0 and again["prior"] == []
+
+
+def test_a_locked_run_serves_no_sheet(ws: Workspace) -> None:
+    board(ws, "app", [screen(seed=i, rows=2 + i, dark=i % 2 == 1) for i in range(13)])
+    run = ws.call("review_plan", {"boards": ["app"]}, AGENT)["run"]
+    for _ in range(3):
+        with pytest.raises(ServiceError):
+            serve(ws, run, 2, "ZZZZ")
+    with pytest.raises(ServiceError) as err:
+        serve(ws, run, 1)
+    assert (err.value.status, err.value.code) == (409, "sight_locked")
