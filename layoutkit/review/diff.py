@@ -55,6 +55,11 @@ from layoutkit.errors import EngineError
 from layoutkit.limits import check_limit
 from layoutkit.review import _pixelmatch as pm
 
+try:
+    from imagecodecs import spng_decode as _spng
+except ImportError:  # without imagecodecs every file goes through Pillow
+    _spng = None
+
 #: A change over this share of the screen (area of the change boxes) makes its own tile.
 CROP_SHARE = 0.35
 #: pixelmatch's default matching threshold (0..1; smaller is more sensitive).
@@ -211,12 +216,57 @@ class Crop:
     reason: str
 
 
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def _png_header(data: bytes) -> tuple[int, int, int, int] | None:
+    """Width, height, bit depth and colour type from a PNG's IHDR, or ``None``."""
+    if len(data) < 33 or not data.startswith(_PNG_SIGNATURE) or data[12:16] != b"IHDR":
+        return None
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    return width, height, data[24], data[25]
+
+
+def _decode_spng(data: bytes, field: str) -> Pixels | None:
+    """8-bit RGBA and RGB PNGs (every screenshot tool writes one of them) through
+    libspng: zlib-ng's inflate plus SIMD unfiltering decode a 1440×900 screenshot
+    in about half of Pillow's time. ``None`` for any other file, which Pillow reads."""
+    if _spng is None:
+        return None
+    header = _png_header(data)
+    if header is None:
+        return None
+    width, height, depth, colour = header
+    # Colour type 6 is RGBA, 2 is RGB. An RGB file with a tRNS chunk has a
+    # transparent colour that Pillow's RGBA conversion honours: leave it to Pillow.
+    if depth != 8 or colour not in (2, 6) or (colour == 2 and b"tRNS" in data):
+        return None
+    check_limit("imagePixels", width * height, field=field)
+    try:
+        rgb = _spng(data)
+    except Exception as exc:  # imagecodecs raises its own error types for broken files
+        raise EngineError(
+            "image_undecodable", f"{field}: not a decodable image ({exc})", field=field
+        ) from exc
+    if rgb.shape[:2] != (height, width) or rgb.ndim != 3 or rgb.dtype != np.uint8:
+        return None
+    if rgb.shape[2] == 4:
+        return Pixels.from_rgba(rgb)
+    rgba = np.empty((height, width, 4), dtype=np.uint8)
+    rgba[..., :3] = rgb
+    rgba[..., 3] = 255
+    return Pixels.from_rgba(rgba)
+
+
 def decode(data: bytes, *, field: str = "image") -> Pixels:
     """Decode an image file (PNG, or any format Pillow reads) into RGBA words.
 
     Refuses more pixels than the ``imagePixels`` limit (413 ``limit_exceeded``)
     and bytes that are not an image (``image_undecodable``).
     """
+    fast = _decode_spng(data, field)
+    if fast is not None:
+        return fast
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
@@ -239,8 +289,8 @@ _pool: tuple[int, ThreadPoolExecutor] | None = None
 
 
 def _decode_pair(a: bytes, b: bytes) -> tuple[Pixels, Pixels]:
-    # Pillow's PNG decoder lets go of the GIL, so two screenshots decode side by
-    # side on two cores: the wall time of one decode instead of two. The pool is
+    # libspng (and Pillow's PNG decoder) let go of the GIL, so two screenshots
+    # decode side by side on two cores: the wall time of one decode instead of two. The pool is
     # per process: a forked engine worker must not inherit the parent's threads.
     global _pool
     if _pool is None or _pool[0] != os.getpid():
