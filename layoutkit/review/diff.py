@@ -401,17 +401,21 @@ def _within_range_gathered(
     return ways
 
 
-def _range3(channel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Minimum and maximum over each pixel's 3×3 neighbourhood (the array's edge
-    clamps), separably: a row pass, then a column pass."""
-    low, high = channel.copy(), channel.copy()
+def _range3(pixels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per channel, the minimum and maximum over each pixel's 3×3 neighbourhood (the
+    array's edge clamps) of ``(h, w, 4)`` uint8 pixels, separably: a row pass, then
+    a column pass. The channels stay interleaved – a neighbour's channel sits 4
+    bytes away – so each pass is one numpy call on the whole block, not four."""
+    h, w = pixels.shape[:2]
+    flat = np.ascontiguousarray(pixels).reshape(h, w * 4)
+    low, high = flat.copy(), flat.copy()
     for out, op in ((low, np.minimum), (high, np.maximum)):
-        op(out[:, 1:], channel[:, :-1], out=out[:, 1:])
-        op(out[:, :-1], channel[:, 1:], out=out[:, :-1])
+        op(out[:, 4:], flat[:, :-4], out=out[:, 4:])
+        op(out[:, :-4], flat[:, 4:], out=out[:, :-4])
         rows = out.copy()
         op(out[1:], rows[:-1], out=out[1:])
         op(out[:-1], rows[1:], out=out[:-1])
-    return low, high
+    return low.reshape(h, w, 4), high.reshape(h, w, 4)
 
 
 def _within_range_window(
@@ -426,11 +430,12 @@ def _within_range_window(
         own = mine.view(np.uint8).reshape(hood.height, hood.width, 4)[
             hood.y0 : hood.y1, hood.x0 : hood.x1
         ]
-        within = np.ones((hood.h, hood.w), dtype=bool)
-        for c in range(4):
-            low, high = _range3(np.ascontiguousarray(theirs[..., c]))
-            mine_c = np.ascontiguousarray(own[..., c])
-            within &= (mine_c >= low[inner]) & (mine_c <= high[inner])
+        low, high = _range3(theirs)
+        # All four channels within range: the four bytes of (own >= low) & (own <=
+        # high) read as one word are all ones (numpy's .all over an axis of 4 is
+        # an order of magnitude slower than this compare).
+        ok = (own >= low[inner]) & (own <= high[inner])
+        within = np.ascontiguousarray(ok).view(np.uint32) == np.uint32(0x01010101)
         ways.append(within.reshape(-1)[at])
     return ways
 
@@ -453,20 +458,29 @@ def change_boxes(
         return ()
     gh, gw = -(-height // cell), -(-width // cell)
     if idx.size > _SCAN_ABOVE:
-        # Many pixels: whole-image passes beat per-pixel index work.
+        # Many pixels: whole-image passes beat per-pixel index work. Each cell's
+        # own first and last row and column holding a pixel give, per label,
+        # the exact pixel bounds without a full-size label image.
         mask = np.zeros((gh * cell, gw * cell), dtype=bool)
         mask.reshape(-1)[(idx // width) * (gw * cell) + idx % width] = True
-        per_cell = mask.reshape(gh, cell, gw, cell).sum(axis=(1, 3))
+        grid = mask.reshape(gh, cell, gw, cell)
+        per_cell = grid.sum(axis=(1, 3))
         labels, count = ndimage.label(per_cell > 0, structure=np.ones((3, 3)))
-        per = np.bincount(labels.reshape(-1), weights=per_cell.reshape(-1), minlength=count + 1)
-        per = per[1:].astype(np.int64)
-        image = np.repeat(np.repeat(labels, cell, axis=0), cell, axis=1)
-        image[~mask] = 0
-        found = ndimage.find_objects(image, max_label=count)
-        y0 = np.array([s[0].start for s in found])
-        y1 = np.array([s[0].stop for s in found])
-        x0 = np.array([s[1].start for s in found])
-        x1 = np.array([s[1].stop for s in found])
+        cy, cx = np.nonzero(labels)
+        of = labels[cy, cx] - 1
+        per = np.bincount(of, weights=per_cell[cy, cx], minlength=count).astype(np.int64)
+        rows = grid.any(axis=3)[cy, :, cx]  # (cells, cell): rows of the cell in use
+        cols = grid.any(axis=1)[cy, cx, :]
+        first_row, last_row = rows.argmax(axis=1), cell - 1 - rows[:, ::-1].argmax(axis=1)
+        first_col, last_col = cols.argmax(axis=1), cell - 1 - cols[:, ::-1].argmax(axis=1)
+        y0 = np.full(count, gh * cell)
+        x0 = np.full(count, gw * cell)
+        y1 = np.zeros(count, dtype=np.int64)
+        x1 = np.zeros(count, dtype=np.int64)
+        np.minimum.at(y0, of, cy * cell + first_row)
+        np.minimum.at(x0, of, cx * cell + first_col)
+        np.maximum.at(y1, of, cy * cell + last_row + 1)
+        np.maximum.at(x1, of, cx * cell + last_col + 1)
     else:
         y, x = np.divmod(idx, width)
         cells = np.zeros((gh, gw), dtype=bool)
