@@ -433,30 +433,40 @@ def hoods(idx: Index, width: int, height: int) -> list[tuple[Hood, Index, Index]
 #: this times m² (the sum of each row's absolute weights, squared and weighted:
 #: 1.14391...), so integer work can set aside the pairs that cannot count.
 _DELTA_PER_STEP = 1.1440
+#: The YIQ delta is a positive definite quadratic form of the channel steps; its
+#: smallest eigenvalue (0.044815...) rounded down. Every pair whose largest
+#: channel step is m has a delta of at least this times m², so a step long enough
+#: counts without float work (most pixels of a theme change). The rounding
+#: margin (3e-4 relative) dwarfs float64's error.
+_DELTA_PER_SQUARE = 0.0448
+_RGB_HIGH = np.uint32(0x00808080)
+_RGB_LOW = np.uint32(0x007F7F7F)
+
+
+def _some_byte_over(step: Words, least: int) -> np.ndarray:
+    """Per word of byte-wise steps: some RGB byte is over ``least`` (0..127), with one
+    addition: (d & 0x7F) + (127 - least) carries into bit 7 exactly when d > least,
+    and never into the next byte."""
+    low = (step & _RGB_LOW) + np.uint32((127 - least) * 0x010101)
+    return ((step & _RGB_HIGH) | low) & _RGB_HIGH != 0
 
 
 def _over(
     wa: Words, wb: Words, where: Index, limit: float, pretest: bool = True
 ) -> tuple[Index, bool]:
     """The positions ``where`` whose colour delta is over ``limit``, and whether the
-    integer pre-test paid (set aside at least half of them)."""
-    paid = False
-    if pretest and (wa >= _OPAQUE).all() and (wb >= _OPAQUE).all():
-        least = int(np.sqrt(limit / _DELTA_PER_STEP))  # a step up to this cannot count
-        if least < 128:
-            # Byte-wise |a - b| in the words, then "some RGB byte over least" with
-            # one addition per word: (d & 0x7F) + (127 - least) carries into bit 7
-            # exactly when d > least, and never into the next byte.
-            ba, bb = wa.view(np.uint8), wb.view(np.uint8)
-            step = (np.maximum(ba, bb) - np.minimum(ba, bb)).view(np.uint32)
-            high = step & np.uint32(0x00808080)
-            low = (step & np.uint32(0x007F7F7F)) + np.uint32((127 - least) * 0x010101)
-            maybe = np.flatnonzero((high | low) & np.uint32(0x00808080))
-        else:
-            maybe = np.arange(wa.size)
-        paid = 2 * maybe.size <= wa.size
-        wa, wb, where = wa[maybe], wb[maybe], where[maybe]
-    return where[np.abs(colour_delta(wa, wb)) > limit], paid
+    integer pre-test paid (decided at least half of them without float work)."""
+    if not (pretest and (wa >= _OPAQUE).all() and (wb >= _OPAQUE).all()):
+        return where[np.abs(colour_delta(wa, wb)) > limit], False
+    ba, bb = wa.view(np.uint8), wb.view(np.uint8)
+    step = (np.maximum(ba, bb) - np.minimum(ba, bb)).view(np.uint32)
+    least = int(np.sqrt(limit / _DELTA_PER_STEP))  # a step up to this cannot count
+    sure = int(np.sqrt(limit / _DELTA_PER_SQUARE))  # a step over this always counts
+    maybe = _some_byte_over(step, least) if least < 128 else np.ones(wa.size, dtype=bool)
+    counts = _some_byte_over(step, sure) if sure < 128 else np.zeros(wa.size, dtype=bool)
+    unsure = np.flatnonzero(maybe & ~counts)
+    counts[unsure] = np.abs(colour_delta(wa[unsure], wb[unsure])) > limit
+    return where[counts], 2 * unsure.size <= wa.size
 
 
 @attrs.frozen
