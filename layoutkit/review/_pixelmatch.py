@@ -466,11 +466,14 @@ def _over(
     step = (np.maximum(ba, bb) - np.minimum(ba, bb)).view(np.uint32)
     least = int(np.sqrt(limit / _DELTA_PER_STEP))  # a step up to this cannot count
     sure = int(np.sqrt(limit / _DELTA_PER_SQUARE))  # a step over this always counts
-    maybe = _some_byte_over(step, least) if least < 128 else np.ones(wa.size, dtype=bool)
-    counts = _some_byte_over(step, sure) if sure < 128 else np.zeros(wa.size, dtype=bool)
-    unsure = np.flatnonzero(maybe & ~counts)
-    counts[unsure] = np.abs(colour_delta(wa[unsure], wb[unsure])) > limit
-    return where[counts], 2 * unsure.size <= wa.size
+    maybe = np.flatnonzero(_some_byte_over(step, least)) if least < 128 else np.arange(wa.size)
+    # Only the pairs that may count are asked the second question: after a
+    # re-sampling (anti-aliasing noise), almost none.
+    counts = _some_byte_over(step[maybe], sure) if sure < 128 else np.zeros(maybe.size, bool)
+    unsure = np.flatnonzero(~counts)
+    at = maybe[unsure]
+    counts[unsure] = np.abs(colour_delta(wa[at], wb[at])) > limit
+    return where[maybe[counts]], 2 * unsure.size <= wa.size
 
 
 @attrs.frozen
