@@ -232,18 +232,28 @@ class WindowHood(Hood):
     def equal_neighbours(self, img: Words) -> np.ndarray:
         """Per pixel of the window, ``(h, w)``: neighbours holding the same word, the
         outside of the image counting as one (``hasManySiblings``'s count), from
-        slices of the image: no ``(8, n)`` copy."""
+        slices of the image: no ``(8, n)`` copy.
+
+        Equality is symmetric, so each of the 4 directions right, down, down-right
+        and down-left is compared once over the window and its one-pixel ring and
+        credited to both pixels of the pair: half the word compares of 8 passes."""
         grid = self._grid(img)
-        count = np.zeros((self.h, self.w), dtype=np.uint8)
+        top, left = max(self.y0 - 1, 0), max(self.x0 - 1, 0)
+        around = grid[top : min(self.y1 + 1, self.height), left : min(self.x1 + 1, self.width)]
+        h, w = around.shape
+        count = np.zeros((h, w), dtype=np.uint8)
+        for dy, dx in ((0, 1), (1, 0), (1, 1), (1, -1)):
+            first = (slice(0, h - dy), slice(max(0, -dx), w - max(0, dx)))
+            second = (slice(dy, h), slice(max(0, dx), w - max(0, -dx)))
+            same = around[first] == around[second]
+            count[first] += same
+            count[second] += same
+        # The ring's own counts miss neighbours beyond it; only the window's are kept.
+        count = count[
+            self.y0 - top : self.y0 - top + self.h, self.x0 - left : self.x0 - left + self.w
+        ]
         if self._touches:
             count += self._edge_grid()
-        for dx, dy in _NEIGHBOURS:
-            # The rows and columns of the window whose neighbour lies in the image.
-            y0, y1 = max(self.y0, -dy), min(self.y1, self.height - dy)
-            x0, x1 = max(self.x0, -dx), min(self.x1, self.width - dx)
-            count[y0 - self.y0 : y1 - self.y0, x0 - self.x0 : x1 - self.x0] += (
-                grid[y0:y1, x0:x1] == grid[y0 + dy : y1 + dy, x0 + dx : x1 + dx]
-            )
         return count
 
     def many_siblings(self, img: Words, k: Index, rows: Index) -> np.ndarray:
