@@ -378,9 +378,13 @@ def shifted_pixels(
             ways = _within_range_window(a32, b32, hood, at)
         else:
             ways = _within_range_gathered(a32, b32, hood, at)
-        y, x = np.divmod(idx[which], width)
-        edge = (x == 0) | (y == 0) | (x == width - 1) | (y == height - 1)
-        out[which] = (ways[0] & ways[1]) | (edge & (ways[0] | ways[1]))
+        both = ways[0] & ways[1]
+        # One way only: a shift only on the image's edge. Few pixels, so their
+        # positions are worked out here rather than for every pixel.
+        one = np.flatnonzero(ways[0] ^ ways[1])
+        y, x = np.divmod(idx[which[one]], width)
+        both[one] = (x == 0) | (y == 0) | (x == width - 1) | (y == height - 1)
+        out[which] = both
     return out
 
 
