@@ -466,7 +466,10 @@ def change_boxes(
         # own first and last row and column holding a pixel give, per label,
         # the exact pixel bounds without a full-size label image.
         mask = np.zeros((gh * cell, gw * cell), dtype=bool)
-        mask.reshape(-1)[(idx // width) * (gw * cell) + idx % width] = True
+        # When the width is a whole number of cells, mask rows are image rows and
+        # the flat indices need no division (a million of them for a theme change).
+        at = idx if gw * cell == width else (idx // width) * (gw * cell) + idx % width
+        mask.reshape(-1)[at] = True
         grid = mask.reshape(gh, cell, gw, cell)
         per_cell = grid.sum(axis=(1, 3))
         labels, count = ndimage.label(per_cell > 0, structure=np.ones((3, 3)))

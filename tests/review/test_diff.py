@@ -234,6 +234,21 @@ def test_change_boxes_cover_every_pixel_given(idx: list[int], scan: bool) -> Non
             assert not rd._near(one, other, rd.MERGE_GAP)
 
 
+@SETTINGS
+@given(
+    idx=st.lists(st.integers(0, 96 * 80 - 1), min_size=1, max_size=400, unique=True),
+    width=st.sampled_from([96, 99]),
+)
+def test_both_ways_of_bounding_groups_give_the_same_boxes(idx: list[int], width: int) -> None:
+    # 96 is a whole number of cells (the scan skips a division), 99 is not.
+    flat = np.array(sorted(idx))
+    found = []
+    for scan_above in (0, 10**9):
+        with mock.patch.object(rd, "_SCAN_ABOVE", scan_above):
+            found.append(rd.change_boxes(flat, width, -(-(96 * 80) // width), min_pixels=1))
+    assert found[0] == found[1]
+
+
 # --- the 35% share ---------------------------------------------------------------
 
 
