@@ -426,6 +426,11 @@ def hoods(idx: Index, width: int, height: int) -> list[tuple[Hood, Index, Index]
     out: list[tuple[Hood, Index, Index]] = []
     sparse = np.ones(idx.size, dtype=bool)
     sizes = np.bincount(per_label, minlength=count + 1)
+    # The candidates grouped by cluster, each group still ascending: one sort
+    # instead of a scan of all candidates per cluster (a scrolled page has
+    # dozens of clusters).
+    by_label = np.argsort(per_label, kind="stable")
+    starts = np.concatenate(([0], np.cumsum(sizes)))
     for label, box in enumerate(ndimage.find_objects(labels), start=1):
         if box is None:
             continue
@@ -433,7 +438,7 @@ def hoods(idx: Index, width: int, height: int) -> list[tuple[Hood, Index, Index]
         x0, x1 = box[1].start * _CELL, min(box[1].stop * _CELL, width)
         if sizes[label] * _DENSE < (y1 - y0) * (x1 - x0):
             continue
-        which = np.flatnonzero(per_label == label)
+        which = by_label[starts[label] : starts[label + 1]]
         sparse[which] = False
         out += _bands(y0, y1, x0, x1, which, idx, width, height)
     which = np.flatnonzero(sparse)
