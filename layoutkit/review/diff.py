@@ -39,10 +39,11 @@ Pure: the only input is bytes or arrays given by the caller.
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -54,11 +55,6 @@ from PIL import Image
 from layoutkit.errors import EngineError
 from layoutkit.limits import check_limit
 from layoutkit.review import _pixelmatch as pm
-
-try:
-    from imagecodecs import spng_decode as _spng
-except ImportError:  # without imagecodecs every file goes through Pillow
-    _spng = None
 
 #: A change over this share of the screen (area of the change boxes) makes its own tile.
 CROP_SHARE = 0.35
@@ -227,11 +223,23 @@ def _png_header(data: bytes) -> tuple[int, int, int, int] | None:
     return width, height, data[24], data[25]
 
 
+@functools.cache
+def _spng_decoder() -> Callable[[bytes], npt.NDArray[np.uint8]] | None:
+    # Imported on the first decode, not with the module: it adds ~10 ms to the
+    # start of every process that merely imports the engine.
+    try:
+        from imagecodecs import spng_decode
+    except ImportError:  # without imagecodecs every file goes through Pillow
+        return None
+    return spng_decode
+
+
 def _decode_spng(data: bytes, field: str) -> Pixels | None:
     """8-bit RGBA and RGB PNGs (every screenshot tool writes one of them) through
     libspng: zlib-ng's inflate plus SIMD unfiltering decode a 1440×900 screenshot
     in about half of Pillow's time. ``None`` for any other file, which Pillow reads."""
-    if _spng is None:
+    spng = _spng_decoder()
+    if spng is None:
         return None
     header = _png_header(data)
     if header is None:
@@ -243,7 +251,7 @@ def _decode_spng(data: bytes, field: str) -> Pixels | None:
         return None
     check_limit("imagePixels", width * height, field=field)
     try:
-        rgb = _spng(data)
+        rgb = spng(data)
     except Exception as exc:  # imagecodecs raises its own error types for broken files
         raise EngineError(
             "image_undecodable", f"{field}: not a decodable image ({exc})", field=field

@@ -345,5 +345,5 @@ def test_a_truncated_png_is_refused_with_a_code() -> None:
 def test_without_imagecodecs_pillow_decodes_everything(monkeypatch) -> None:
     data = png(screen())
     expected = decode(data).rgba().copy()
-    monkeypatch.setattr(rd, "_spng", None)
+    monkeypatch.setattr(rd, "_spng_decoder", lambda: None)
     assert np.array_equal(decode(data).rgba(), expected)
