@@ -338,20 +338,24 @@ def antialiased(
         inside, edge = _subset(hood, keep)
         centre, near = centre[keep], near[:, keep]
     delta = brightness_delta(centre, near)
-    if inside is not None:
-        # A neighbour outside the image is neither equal, darker nor brighter;
-        # the missing outside is counted once, in ``edge``.
-        delta[~inside] = np.nan
-    zeroes = edge + np.count_nonzero(delta == 0, axis=0)
-    # pixelmatch keeps the first of equally dark (or bright) neighbours in its
-    # visiting order (strict "<" and ">" from 0), which is what argmin and argmax
-    # return: the first extreme, starting from 0 as the loop does. NaN (outside)
-    # must not win, so it is swapped for 0, which never beats the start.
-    if inside is not None:
-        np.nan_to_num(delta, copy=False, nan=0.0)
-    dark_at, bright_at = delta.argmin(axis=0), delta.argmax(axis=0)
-    cols = np.arange(keep.size)
-    darkest, brightest = delta[dark_at, cols], delta[bright_at, cols]
+    m = keep.size
+    zeroes = np.broadcast_to(edge, (m,)).copy()
+    darkest, brightest = np.zeros(m), np.zeros(m)
+    dark_at, bright_at = np.zeros(m, dtype=np.intp), np.zeros(m, dtype=np.intp)
+    # Visit the neighbours in pixelmatch's order with its strict "<" and ">", so
+    # that of equally dark (or bright) neighbours the first one is kept. (argmin
+    # and argmax over the (8, m) deltas give the same answer; they measured no
+    # faster on the corpus.)
+    for k in range(8):
+        d = delta[k]
+        ok = None if inside is None else inside[k]
+        zeroes += (d == 0) if ok is None else ((d == 0) & ok)
+        darker = d < darkest if ok is None else (d < darkest) & ok
+        np.copyto(darkest, d, where=darker)
+        np.copyto(dark_at, k, where=darker)
+        brighter = d > brightest if ok is None else (d > brightest) & ok
+        np.copyto(brightest, d, where=brighter)
+        np.copyto(bright_at, k, where=brighter)
     todo = np.flatnonzero((zeroes <= 2) & (darkest < 0) & (brightest > 0))
     if todo.size == 0:
         return result

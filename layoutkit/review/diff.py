@@ -387,12 +387,18 @@ def shifted_pixels(
         else:
             ways = _within_range_gathered(a32, b32, hood, at)
         both = ways[0] & ways[1]
-        # One way only: a shift only on the image's edge. Few pixels, so their
-        # positions are worked out here rather than for every pixel.
         one = np.flatnonzero(ways[0] ^ ways[1])
-        y, x = np.divmod(idx[which[one]], width)
-        both[one] = (x == 0) | (y == 0) | (x == width - 1) | (y == height - 1)
-        out[which] = both
+        # One way only: a shift only on the image's edge. When those are few (a
+        # theme change), only their positions are worked out; otherwise (a page
+        # moved by one pixel) every pixel's, which is then cheaper.
+        if 4 * one.size < both.size:
+            y, x = np.divmod(idx[which[one]], width)
+            both[one] = (x == 0) | (y == 0) | (x == width - 1) | (y == height - 1)
+            out[which] = both
+        else:
+            y, x = np.divmod(idx[which], width)
+            edge = (x == 0) | (y == 0) | (x == width - 1) | (y == height - 1)
+            out[which] = both | (edge & (ways[0] | ways[1]))
     return out
 
 
