@@ -109,3 +109,18 @@ def test_decoding_gives_rgba_words_of_the_screen() -> None:
     pixels = decode(read("desk", "reencode"))  # an RGB file
     assert pixels.size == (1440, 900) and pixels.words.size == 1440 * 900
     assert (pixels.rgba()[..., 3] == 255).all()
+
+
+@pytest.mark.parametrize("name", ["base", *VARIANTS])
+@pytest.mark.parametrize("screen", SCREEN_NAMES)
+def test_the_fast_png_decoder_gives_pillows_pixels(screen: str, name: str) -> None:
+    # decode() takes 8-bit RGB and RGBA PNGs through libspng; the words must be
+    # exactly those of Pillow's RGBA conversion, the reference every count rests on.
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    data = read(screen, name)
+    expected = np.asarray(Image.open(io.BytesIO(data)).convert("RGBA"))
+    assert np.array_equal(decode(data).rgba(), expected)

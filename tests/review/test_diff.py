@@ -14,7 +14,7 @@ from PIL import Image
 from layoutkit.errors import EngineError
 from layoutkit.review import _pixelmatch as pm
 from layoutkit.review import diff as rd
-from layoutkit.review.diff import Box, Pixels, crop_for, diff_pixels, diff_png
+from layoutkit.review.diff import Box, Pixels, crop_for, decode, diff_pixels, diff_png
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -234,6 +234,21 @@ def test_change_boxes_cover_every_pixel_given(idx: list[int], scan: bool) -> Non
             assert not rd._near(one, other, rd.MERGE_GAP)
 
 
+@SETTINGS
+@given(
+    idx=st.lists(st.integers(0, 96 * 80 - 1), min_size=1, max_size=400, unique=True),
+    width=st.sampled_from([96, 99]),
+)
+def test_both_ways_of_bounding_groups_give_the_same_boxes(idx: list[int], width: int) -> None:
+    # 96 is a whole number of cells (the scan skips a division), 99 is not.
+    flat = np.array(sorted(idx))
+    found = []
+    for scan_above in (0, 10**9):
+        with mock.patch.object(rd, "_SCAN_ABOVE", scan_above):
+            found.append(rd.change_boxes(flat, width, -(-(96 * 80) // width), min_pixels=1))
+    assert found[0] == found[1]
+
+
 # --- the 35% share ---------------------------------------------------------------
 
 
@@ -298,3 +313,37 @@ def test_result_as_dict_carries_the_decisions() -> None:
     assert out["boxes"] == [{"x": 40, "y": 10, "width": 50, "height": 20, "pixels": 1000}]
     assert out["tier"] == "colour" and out["size_a"] == [200, 100]
     assert out["changed"] and not out["over_threshold"] and not out["whole_tile"]
+
+
+@pytest.mark.parametrize("mode", ["RGBA", "RGB", "L", "LA", "P", "I;16"])
+def test_every_png_mode_decodes_to_pillows_rgba(mode: str) -> None:
+    # RGB and RGBA take the libspng path, the other modes (and an RGB file with
+    # a transparent colour) Pillow's; both must give the same words.
+    rng = np.random.default_rng(7)
+    img = Image.fromarray(rng.integers(0, 256, (9, 13, 4), dtype=np.uint8), "RGBA").convert(mode)
+    buf = io.BytesIO()
+    img.save(buf, "PNG")
+    expected = np.asarray(Image.open(io.BytesIO(buf.getvalue())).convert("RGBA"))
+    assert np.array_equal(decode(buf.getvalue()).rgba(), expected)
+
+
+def test_an_rgb_png_with_a_transparent_colour_keeps_it_transparent() -> None:
+    rgb = np.zeros((4, 4, 3), dtype=np.uint8)
+    rgb[0, 0] = (10, 20, 30)
+    buf = io.BytesIO()
+    Image.fromarray(rgb, "RGB").save(buf, "PNG", transparency=(10, 20, 30))
+    assert decode(buf.getvalue()).rgba()[0, 0, 3] == 0
+
+
+def test_a_truncated_png_is_refused_with_a_code() -> None:
+    data = png(screen())
+    with pytest.raises(EngineError) as err:
+        diff_png(data[: len(data) // 2], data)
+    assert err.value.code == "image_undecodable"
+
+
+def test_without_imagecodecs_pillow_decodes_everything(monkeypatch) -> None:
+    data = png(screen())
+    expected = decode(data).rgba().copy()
+    monkeypatch.setattr(rd, "_spng_decoder", lambda: None)
+    assert np.array_equal(decode(data).rgba(), expected)

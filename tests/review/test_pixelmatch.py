@@ -170,3 +170,26 @@ def test_the_integer_pre_test_sets_aside_only_pairs_that_cannot_count(
     expected = where[np.abs(pm.colour_delta(wa, wb)) > limit]
     assert np.array_equal(pm._over(wa, wb, where, limit)[0], expected)
     assert np.array_equal(pm._over(wa, wb, where, limit, pretest=False)[0], expected)
+
+
+@pytest.mark.parametrize("threshold", [0.0, 0.05, 0.1, 0.2])
+def test_the_integer_bounds_agree_with_the_float_delta_on_every_step_near_them(
+    threshold: float,
+) -> None:
+    # Every opaque step (dr, dg, db) in a cube around the two integer bounds
+    # (nothing can count at or below one, everything counts above the other):
+    # the pre-test's answer is the float delta's on each of them.
+    span = np.arange(-100, 101, dtype=np.int64)
+    dr, dg, db = (g.ravel() for g in np.meshgrid(span, span, span, indexing="ij"))
+    a = np.full((dr.size, 4), 255, dtype=np.int64)
+    a[:, :3] = 127
+    b = a.copy()
+    b[:, 0] += dr
+    b[:, 1] += dg
+    b[:, 2] += db
+    wa = a.astype(np.uint8).reshape(-1).view("<u4")
+    wb = b.astype(np.uint8).reshape(-1).view("<u4")
+    where = np.arange(wa.size)
+    limit = pm.max_delta(threshold)
+    expected = where[np.abs(pm.colour_delta(wa, wb)) > limit]
+    assert np.array_equal(pm._over(wa, wb, where, limit)[0], expected)
