@@ -12,6 +12,7 @@ words, row-major, ``width * height`` long.
 
 from __future__ import annotations
 
+import abc
 import functools
 
 import attrs
@@ -81,7 +82,7 @@ def brightness_delta(wa: Words, wb: Words) -> np.ndarray:
     return _brightness(*_diffs(wa, wb))
 
 
-class Hood:
+class Hood(abc.ABC):
     """The 8 neighbours of a set of pixels, in pixelmatch's visiting order.
 
     ``near(img)`` is ``(8, n)``; ``inside`` marks neighbours inside the image
@@ -93,15 +94,17 @@ class Hood:
     inside: np.ndarray | None
     edge: np.ndarray | int
 
+    @abc.abstractmethod
     def centre(self, img: Words) -> Words:
-        raise NotImplementedError
+        """The pixels themselves, ``(n,)``."""
 
+    @abc.abstractmethod
     def near(self, img: Words) -> Words:
-        raise NotImplementedError
+        """Their 8 neighbours, ``(8, n)``."""
 
+    @abc.abstractmethod
     def many_siblings(self, img: Words, k: Index, rows: Index) -> np.ndarray:
         """``has_many_siblings`` at neighbour ``k[i]`` of pixel ``rows[i]``."""
-        raise NotImplementedError
 
     def count(self, mask: np.ndarray) -> np.ndarray:
         """Per pixel: ``edge`` plus the neighbours inside the image where ``mask`` holds."""
