@@ -195,7 +195,7 @@ def _find_section(cards: dict[int, CardRecord], name: str) -> CardRecord:
 def scrape(tx: Tx, board: BoardRecord, p: dict[str, Any]) -> dict[str, Any]:
     """A board read back as scrape_board answers it (``p``: section, diff, pages).
 
-    Shared by every operation that needs the board's content (render_board draws it).
+    Shared by every operation that needs the board's content (pictures read less: see pictures.py).
     """
     if "section" in p and "diff" in p:
         raise ServiceError(400, "exclusive_params", "send section or diff, not both", field="diff")
@@ -254,43 +254,6 @@ def scrape(tx: Tx, board: BoardRecord, p: dict[str, Any]) -> dict[str, Any]:
             )
     out["journeys"] = {k: sorted(v, key=lambda x: x["pass"] or 0) for k, v in journeys.items()}
     out.update(_lanes(tx, board))
-    return out
-
-
-def scrape_region(
-    tx: Tx, board: BoardRecord, region: tuple[float, float, float, float]
-) -> dict[str, Any]:
-    """What a picture of one region (x0, y0, x1, y1) of ``board`` draws, shaped as
-    :func:`scrape` shapes it: the cards overlapping the region, the frames around
-    them, and the far ends of their wires, each with its full payload.
-
-    Reads only those cards' payloads, so drawing the part of a 50,000-card
-    board a screen shows costs what that part holds.
-    """
-    wanted = {b.id for b in tx.card_boxes(board.id, within=region)}
-    edges = tx.edges(board.id)
-    ends = {
-        end
-        for e in edges
-        if e.from_card in wanted or e.to_card in wanted
-        for end in (e.from_card, e.to_card)
-    }
-    cards = {c.id: c for c in tx.cards_by_id(sorted(wanted | ends))}
-    for _ in range(16):  # frames nest at most five deep; the bound only guards bad data
-        frames = {c.parent_id for c in cards.values() if c.parent_id is not None} - set(cards)
-        if not frames:
-            break
-        cards.update((c.id, c) for c in tx.cards_by_id(sorted(frames)) if not c.deleted)
-    section_of = _containing_sections(cards)
-    titles = {cid: _section_title(c) for cid, c in cards.items() if c.kind == "section"}
-    keep = sorted(cards, key=lambda i: cards[i].ordinal)
-    out: dict[str, Any] = {"board": board_view(tx, board)}
-    out["board"]["meta"] = {k: v for k, v in board.meta.items() if k != "createdWith"}
-    out["cards"] = [
-        _shape_card(cards[i], titles.get(section_of[i]) if section_of[i] else None, "full")
-        for i in keep
-    ]
-    out["edges"] = [edge_view(e) for e in edges if e.from_card in cards and e.to_card in cards]
     return out
 
 
