@@ -13,7 +13,7 @@ from layoutkit.layout.text import line_height, text_width
 from layoutkit.render._face_diagram import diagram_scene
 from layoutkit.render._faces import DEFAULT_SIZES, card_face, frame_items
 from layoutkit.render._format import as_number
-from layoutkit.render._glance import FACES, GLANCE_SCALE, card_glance, face_key
+from layoutkit.render._glance import FACES, GLANCE_SCALE, GLANCES, face_key
 from layoutkit.render._palette import BOARD, CARD, FG, LINE, MUTED
 from layoutkit.render._scene import (
     Box,
@@ -268,7 +268,8 @@ def _draw_cards(
         if kind in FRAME_KINDS:
             continue
         if glance:
-            scene.add(*card_glance(kind, card.get("payload"), moved(card.get("id"))))
+            x, y, w, h = moved(card.get("id"))
+            scene.add(Placed(GLANCES.glance(kind, card.get("payload"), w, h), x, y))
         else:
             scene.add(faces.face(card, kind, moved(card.get("id"))))
     for card in cards if faces.svg else ():

@@ -6,6 +6,8 @@ about 30 px) shows none of a face's text: the PNG writer greys out text under
 costs most of the time and shows nothing, so :func:`card_glance` draws the
 card's box in its face's colours and its title as one line, which at that
 scale is what a person can make out: where cards are and of what kind.
+:data:`GLANCES` keeps glances drawn at the origin, so a board drawn again
+places them where its cards are now.
 
 :class:`FaceCache` keeps the items and the SVG of faces already drawn, keyed
 by everything a face depends on (:func:`face_key`: kind, payload, size and the
@@ -85,6 +87,47 @@ def card_glance(kind: str, payload: Any, rect: Rect) -> list[Item]:
     ty = y + (h - size * 1.2) / 2 if kind == "shape" else y + min(10.0, h * 0.2)
     items.append(Text(tx, ty, (title,), size, "sans-bold", FG, 0.0, anchor))
     return items
+
+
+class GlanceCache:
+    """Least recently used glances drawn at the origin, at most ``size`` of them; safe
+    across threads.
+
+    A glance PNG of a large board drawn again (a viewer's overview after an edit)
+    finds almost every card's glance here: building the title line and the box
+    items was about a third of such a picture.
+    """
+
+    def __init__(self, size: int = 60000) -> None:
+        self.size = size
+        self._glances: OrderedDict[tuple, Group] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def glance(self, kind: str, payload: Any, w: float, h: float) -> Group:
+        """:func:`card_glance` of a ``w`` x ``h`` card at the origin, as a group."""
+        # A glance reads a few short fields (GLANCE_KEYS), so the payload's repr is a cheap key.
+        key = (kind, w, h, repr(payload))
+        with self._lock:
+            found = self._glances.get(key)
+            if found is not None:
+                self._glances.move_to_end(key)
+                return found
+        drawn = Group(tuple(card_glance(kind, payload, (0.0, 0.0, w, h))))  # type: ignore[arg-type]
+        with self._lock:
+            self._glances[key] = drawn
+            while len(self._glances) > self.size:
+                self._glances.popitem(last=False)
+        return drawn
+
+    def clear(self) -> None:
+        with self._lock:
+            self._glances.clear()
+
+    def __len__(self) -> int:
+        return len(self._glances)
+
+
+GLANCES = GlanceCache()
 
 
 def _code_digest() -> str:

@@ -22,6 +22,7 @@ from layoutkit.elements.vocab import FRAME_KINDS
 from layoutkit.service import links, offload
 from layoutkit.service._common import board_view, edge_view
 from layoutkit.service.scrape import _containing_sections, _find_section, _members, _section_title
+from layoutkit.service.warm_pictures import WarmPictures
 from layoutkit.service.workspace import BOARD_WRITTEN, Workspace
 from layoutkit.storage import BoardRecord, CardPicture, FaceRow, Tx
 
@@ -37,20 +38,26 @@ def read_picture(
     section: str | None = None,
     region: Rect | None = None,
     faces: bool = True,
+    warm: WarmPictures | None = None,
 ) -> tuple[dict[str, Any], dict[str, str], dict[int, int]]:
     """The board as :func:`layoutkit.render.board_svg` draws it, the stale faces it may
     still use (by face key) and each card's row rev (to keep new faces against).
 
     ``region`` is (x0, y0, x1, y1): only the cards reaching into it, their frames
     and the far ends of their wires. ``faces`` False reads every payload and no
-    face (a PNG draws its faces itself).
+    face (a PNG draws its faces itself). ``warm`` keeps the reads of whole boards
+    drawn as glances between calls.
     """
     code = render.code_digest() if faces else None
     # A whole board in a PNG is mostly drawn as glances, which need a few fields.
-    keys = render.GLANCE_KEYS if not faces and region is None else None
-    cards, edges = _cards(tx, board, section, region, code, keys)
+    glances = not faces and region is None
+    if glances and warm is not None:
+        cards, edges = _in_section(tx, *warm.read(tx, board), section)
+    else:
+        keys = render.GLANCE_KEYS if glances else None
+        cards, edges = _cards(tx, board, section, region, code, keys)
     shown, stale = _shown(cards)
-    if keys is not None and not render.png_glances({"cards": shown}):
+    if glances and not render.png_glances({"cards": shown}):
         cards, edges = _cards(tx, board, section, region, code, None)
         shown, stale = _shown(cards)
     out: dict[str, Any] = {"board": board_view(tx, board)}
@@ -73,12 +80,17 @@ def _cards(
     if region is not None:
         return _region(tx, board, region, code)
     read = tx.card_pictures(board.id, code=code, keys=keys, whole=FRAME_KINDS)
-    cards = {c.id: c for c in read}
+    return _in_section(tx, {c.id: c for c in read}, tx.edges(board.id), section)
+
+
+def _in_section(
+    tx: Tx, cards: dict[int, CardPicture], edges: list[Any], section: str | None
+) -> tuple[dict[int, CardPicture], list[Any]]:
     if section is not None:
         frame = _find_section(cards, section)  # type: ignore[arg-type]
         kept = {frame.id, *_members(cards, frame.id)}  # type: ignore[arg-type]
         cards = {i: c for i, c in cards.items() if i in kept}
-    return cards, tx.edges(board.id)
+    return cards, edges
 
 
 def _shown(cards: dict[int, CardPicture]) -> tuple[list[dict[str, Any]], dict[str, str]]:

@@ -73,6 +73,7 @@ def render_board(call: Call) -> dict[str, Any]:
         if window is None
         else (window[0], window[1], window[0] + window[2], window[1] + window[3]),
         faces=fmt == "svg",
+        warm=call.workspace.pictures,
     )
     extent = tx.card_extent(board.id)
     return {

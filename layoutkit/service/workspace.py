@@ -20,6 +20,7 @@ from layoutkit.service.board_model import BoardModels
 from layoutkit.service.errors import to_service_error
 from layoutkit.service.jobs import JobRunner
 from layoutkit.service.registry import REGISTRY, Operation, Registry
+from layoutkit.service.warm_pictures import WarmPictures
 from layoutkit.storage import BoardRecord, BusyError, StorageError, Store, Tx, open_store
 
 #: Seconds a caller refused with 503 busy is told to wait before retrying.
@@ -102,6 +103,8 @@ class Workspace:
         # Warm layout models of the boards this process writes to; the test
         # suite checks each against a fresh build (LAYOUTKIT_VERIFY_MODELS=1).
         self.models = BoardModels(verify=os.environ.get("LAYOUTKIT_VERIFY_MODELS") == "1")
+        # The glance reads of whole boards drawn as PNG, kept warm the same way.
+        self.pictures = WarmPictures(verify=self.models.verify)
         with store.transaction() as tx:
             self.workspace_id: int = tx.ensure_workspace(name).id
             # Retention is enforced when a workspace opens: trashed cards go

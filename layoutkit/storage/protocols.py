@@ -263,8 +263,8 @@ class CardTx(Protocol):
     ) -> list[CardPicture]:
         """What pictures of the board's live cards need (only those of ``card_ids`` when
         given), in created order: a card whose stored face was drawn for its current
-        row by renderer code ``code`` comes with that face instead of its payload.
-        With ``keys``, a payload holds only those fields (text cut to 400 characters),
+        row by renderer code ``code`` comes with that face instead of its payload;
+        without ``code`` no face comes (nor a stale one). With ``keys``, a payload holds only those fields (text cut to 400 characters),
         but for cards of kinds ``whole``; with ``since``, only the cards changed after
         that board rev."""
         ...

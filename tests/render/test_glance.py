@@ -13,7 +13,7 @@ from PIL import Image as PILImage
 
 from layoutkit.render import render_board
 from layoutkit.render._board import board_scene
-from layoutkit.render._glance import FACES, FaceCache, card_glance, card_title
+from layoutkit.render._glance import FACES, GLANCES, FaceCache, card_glance, card_title
 from layoutkit.render._scene import Group, Placed, Text, to_svg
 from tests.render.gallery import EVERY_CARD, EVERY_CARD_BOARD
 
@@ -128,8 +128,9 @@ def grid(n: int, cols: int = 40) -> dict[str, Any]:
 
 def test_a_board_drawn_under_a_tenth_of_its_size_shows_glances() -> None:
     board = grid(400)  # 18,400 board px wide: a 1,600 px picture is at 0.087
+    FACES.clear()
     scene = board_scene(board, max_dim=1600)
-    assert not any(isinstance(i, Placed) for i in scene.items)  # no whole face was built
+    assert len(FACES) == 0  # no whole face was built
     shown = texts(scene.items)
     for card in board["cards"]:
         assert card_title(card["kind"], card["payload"]) in shown or card["kind"] == "text"
@@ -164,3 +165,19 @@ def test_the_cache_keeps_about_its_budget_of_bytes() -> None:
     assert len(cache) == 1  # each weighs ~26 KB: only the last one stays
     cache.face("note", {"md": "short"}, 220, 160)
     assert len(cache) == 2
+
+
+def test_a_glance_drawn_once_is_placed_again_wherever_its_card_moves() -> None:
+    GLANCES.clear()
+    board = grid(400)
+    first = board_scene(board, max_dim=1600)
+    board["cards"][1]["x"] += 230.0  # inside the board: its frame stays
+    again = board_scene(board, max_dim=1600)
+    placed = [i for i in first.items if isinstance(i, Placed)]
+    moved = [i for i in again.items if isinstance(i, Placed)]
+    assert len(placed) == len(moved) == 400
+    # Cards of equal kind, payload and size share one glance, drawn at the origin.
+    assert len(GLANCES) == len({(c["kind"], repr(c["payload"])) for c in board["cards"]})
+    for i, (a, b) in enumerate(zip(placed, moved, strict=True)):
+        assert a.face is b.face
+        assert (b.dx, b.dy) == ((a.dx + 230.0) if i == 1 else a.dx, a.dy)

@@ -16,6 +16,7 @@ from sqlalchemy import (
     false,
     func,
     insert,
+    null,
     select,
     type_coerce,
     update,
@@ -255,15 +256,17 @@ class CardRows(TxBase):
             whole_kinds = c.kind.in_(sorted(whole))
             payload = [type_coerce(case((whole_kinds, c.payload), else_=None), s.Json)]
             payload += [func.substr(c.payload[k].as_string(), 1, FIELD_CHARS) for k in keys]
+        if code is None:
+            # No renderer code, no face to hand back: a PNG draws its faces itself, and
+            # the stored SVG text would be most of what the rows carry.
+            faces: list[Any] = [null(), null(), null()]
+            source: Any = s.cards
+        else:
+            faces = [case((current, f.svg), else_=None), f.key, case((current, None), else_=f.svg)]
+            source = s.cards.outerjoin(s.card_faces, f.card_id == c.id)
         query = (
-            select(
-                *_PICTURE_HEAD,
-                *payload,
-                case((current, f.svg), else_=None),
-                f.key,
-                case((current, None), else_=f.svg),
-            )
-            .select_from(s.cards.outerjoin(s.card_faces, f.card_id == c.id))
+            select(*_PICTURE_HEAD, *payload, *faces)
+            .select_from(source)
             .where(c.board_id == board_id, c.deleted_at.is_(None))
             .order_by(c.ordinal, c.id)
         )
