@@ -59,7 +59,7 @@ from sqlalchemy import delete, select  # noqa: E402
 
 from layoutkit import Workspace  # noqa: E402
 from layoutkit.render import render_board, render_doc  # noqa: E402
-from layoutkit.render._glance import FACES  # noqa: E402
+from layoutkit.render._glance import FACES, GLANCES  # noqa: E402
 from layoutkit.storage._schema import card_faces, cards  # noqa: E402
 from tests.render.gallery import EVERY_CARD, EVERY_ELEMENT  # noqa: E402
 
@@ -205,7 +205,17 @@ def caller_rows(backend: str, url: str, count: int, reps: int) -> list[Row]:
         rows.append(timed(who, f"{n} -> SVG, new process", svg, reps, new_process, drain))
         rows.append(timed(who, f"{n} -> SVG, after an edit", svg, reps, edit, drain))
         png = {"board": "big", "format": "png"}
-        rows.append(timed(who, f"{n} -> PNG", lambda: ws.call("render_board", png), reps, edit))
+
+        def png_new_process(rep: int) -> None:
+            # A process that never drew the board: no glance in memory, no warm read.
+            GLANCES.clear()
+            ws.pictures.clear()
+
+        def draw_png() -> Any:
+            return ws.call("render_board", png)
+
+        rows.append(timed(who, f"{n} -> PNG, new process", draw_png, reps, png_new_process))
+        rows.append(timed(who, f"{n} -> PNG, after an edit", draw_png, reps, edit))
     return rows
 
 

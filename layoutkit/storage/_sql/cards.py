@@ -284,7 +284,8 @@ class CardRows(TxBase):
             return CardPicture(*row[:head], found, *row[head + 1 + len(keys) :])
 
         if card_ids is None:
-            return [picture(row) for row in self.conn.execute(query)]
+            # all(): one fetch of every row; iterating the result fetched them one by one.
+            return [picture(row) for row in self.conn.execute(query).all()]
         ids = sorted(set(card_ids))
         out: list[CardPicture] = []
         for at in range(0, len(ids), _IN_CHUNK):
