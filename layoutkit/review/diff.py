@@ -39,22 +39,18 @@ Pure: the only input is bytes or arrays given by the caller.
 
 from __future__ import annotations
 
-import functools
-import io
 import os
-import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import attrs
 import numpy as np
 import numpy.typing as npt
-from PIL import Image
 
 from layoutkit.errors import EngineError
-from layoutkit.limits import check_limit
 from layoutkit.review import _pixelmatch as pm
+from layoutkit.review.images import Pixels, Words, decode, open_picture
 
 #: A change over this share of the screen (area of the change boxes) makes its own tile.
 CROP_SHARE = 0.35
@@ -68,8 +64,6 @@ MERGE_GAP = 16
 MIN_PIXELS = 4
 #: Padding around the union of the boxes when cropping.
 CROP_PAD = 16
-
-Words = npt.NDArray[np.uint32]
 
 
 @attrs.frozen
@@ -107,34 +101,6 @@ class Box:
 
     def as_dict(self) -> dict[str, int]:
         return attrs.asdict(self)
-
-
-@attrs.frozen
-class Pixels:
-    """A decoded image: ``words`` holds ``width * height`` little-endian RGBA words."""
-
-    width: int
-    height: int
-    words: Words = attrs.field(eq=False, repr=False)
-
-    @classmethod
-    def from_rgba(cls, rgba: npt.NDArray[np.uint8]) -> Pixels:
-        """From an ``(height, width, 4)`` uint8 array (no copy when it is contiguous)."""
-        if rgba.ndim != 3 or rgba.shape[2] != 4 or rgba.dtype != np.uint8:
-            raise ValueError(
-                f"expected (height, width, 4) uint8 RGBA, got {rgba.shape} {rgba.dtype}"
-            )
-        height, width = rgba.shape[:2]
-        words = np.ascontiguousarray(rgba).view("<u4").reshape(-1)
-        return cls(width, height, words)
-
-    @property
-    def size(self) -> tuple[int, int]:
-        return (self.width, self.height)
-
-    def rgba(self) -> npt.NDArray[np.uint8]:
-        """The pixels as an ``(height, width, 4)`` uint8 array (a view)."""
-        return self.words.view(np.uint8).reshape(self.height, self.width, 4)
 
 
 @attrs.frozen
@@ -212,87 +178,6 @@ class Crop:
     reason: str
 
 
-_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-
-
-def _png_header(data: bytes) -> tuple[int, int, int, int] | None:
-    """Width, height, bit depth and colour type from a PNG's IHDR, or ``None``."""
-    if len(data) < 33 or not data.startswith(_PNG_SIGNATURE) or data[12:16] != b"IHDR":
-        return None
-    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
-    return width, height, data[24], data[25]
-
-
-@functools.cache
-def _spng_decoder() -> Callable[[bytes], npt.NDArray[np.uint8]] | None:
-    # Imported on the first decode, not with the module: it adds ~10 ms to the
-    # start of every process that merely imports the engine.
-    try:
-        from imagecodecs import spng_decode
-    except ImportError:  # without imagecodecs every file goes through Pillow
-        return None
-    return spng_decode
-
-
-def _decode_spng(data: bytes, field: str) -> Pixels | None:
-    """8-bit RGBA and RGB PNGs (every screenshot tool writes one of them) through
-    libspng: zlib-ng's inflate plus SIMD unfiltering decode a 1440×900 screenshot
-    in about half of Pillow's time. ``None`` for any other file, which Pillow reads."""
-    spng = _spng_decoder()
-    if spng is None:
-        return None
-    header = _png_header(data)
-    if header is None:
-        return None
-    width, height, depth, colour = header
-    # Colour type 6 is RGBA, 2 is RGB. An RGB file with a tRNS chunk has a
-    # transparent colour that Pillow's RGBA conversion honours: leave it to Pillow.
-    if depth != 8 or colour not in (2, 6) or (colour == 2 and b"tRNS" in data):
-        return None
-    check_limit("imagePixels", width * height, field=field)
-    try:
-        rgb = spng(data)
-    except Exception as exc:  # imagecodecs raises its own error types for broken files
-        raise EngineError(
-            "image_undecodable", f"{field}: not a decodable image ({exc})", field=field
-        ) from exc
-    if rgb.shape[:2] != (height, width) or rgb.ndim != 3 or rgb.dtype != np.uint8:
-        return None
-    if rgb.shape[2] == 4:
-        return Pixels.from_rgba(rgb)
-    rgba = np.empty((height, width, 4), dtype=np.uint8)
-    rgba[..., :3] = rgb
-    rgba[..., 3] = 255
-    return Pixels.from_rgba(rgba)
-
-
-def decode(data: bytes, *, field: str = "image") -> Pixels:
-    """Decode an image file (PNG, or any format Pillow reads) into RGBA words.
-
-    Refuses more pixels than the ``imagePixels`` limit (413 ``limit_exceeded``)
-    and bytes that are not an image (``image_undecodable``).
-    """
-    fast = _decode_spng(data, field)
-    if fast is not None:
-        return fast
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            img = Image.open(io.BytesIO(data))
-            check_limit("imagePixels", img.width * img.height, field=field)
-            img.load()
-    except EngineError:
-        raise
-    except Exception as exc:  # Pillow raises many types for bytes that are not an image
-        raise EngineError(
-            "image_undecodable", f"{field}: not a decodable image ({exc})", field=field
-        ) from exc
-    if img.mode != "RGBA":
-        img = img.convert("RGBA")
-    words = np.frombuffer(img.tobytes(), dtype="<u4")
-    return Pixels(img.width, img.height, words)
-
-
 _pool: tuple[int, ThreadPoolExecutor] | None = None
 
 
@@ -320,13 +205,7 @@ def diff_png(
 
 
 def _header_size(data: bytes) -> tuple[int, int]:
-    try:
-        with Image.open(io.BytesIO(data)) as img:
-            return img.size
-    except Exception as exc:
-        raise EngineError(
-            "image_undecodable", f"image: not a decodable image ({exc})", field="image"
-        ) from exc
+    return open_picture(data, load=False).size
 
 
 def _pixels(image: Pixels | npt.NDArray[np.uint8]) -> Pixels:

@@ -59,7 +59,6 @@ from __future__ import annotations
 
 import io
 import math
-import warnings
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
@@ -69,7 +68,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from layoutkit.errors import EngineError
 from layoutkit.layout.text import font_path
-from layoutkit.limits import IMAGE_PIXELS, LimitExceeded
+from layoutkit.review.images import decode_picture, open_picture
 
 #: Whole screens one sheet holds.
 MAX_WHOLE = 12
@@ -119,30 +118,6 @@ def _box(value: Box) -> dict[str, int]:
 
 
 # ------------------------------------------------------------------ decoding
-
-
-def decode(data: bytes, *, load: bool = True) -> Image.Image:
-    """The picture in ``data`` (PNG, JPEG, or anything Pillow reads); with ``load``
-    False only its header is read (size and format), the pixels when first used.
-
-    Raises :class:`EngineError` ``image_undecodable`` for bytes that are not a
-    picture, and ``limit_exceeded`` (``imagePixels``) for one over the pixel limit.
-    """
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-        try:
-            img = Image.open(io.BytesIO(data))
-            if img.width * img.height > IMAGE_PIXELS:
-                raise LimitExceeded("imagePixels", img.width * img.height)
-            if load:
-                img.load()
-        except (EngineError, Image.DecompressionBombError):
-            raise
-        except Exception as exc:  # Pillow raises many types for bytes that are not a picture
-            raise EngineError(
-                "image_undecodable", f"the stored picture cannot be decoded: {exc}"
-            ) from exc
-    return img
 
 
 def _rgb(img: Image.Image) -> Image.Image:
@@ -251,7 +226,7 @@ def card_image(
     """
     if max_dim < 1:
         raise ValueError("max_dim must be a positive number of pixels")
-    img = decode(data, load=False)
+    img = open_picture(data, load=False)
     width, height = img.size
     box = clamp_region(region, width, height) if region is not None else (0, 0, width, height)
     cropped = box != (0, 0, width, height)
@@ -260,7 +235,7 @@ def card_image(
         # Asked whole and small enough: the stored bytes are the answer.
         png = data
     else:
-        img = decode(data)
+        img = decode_picture(data)
         part = img.crop((box[0], box[1], box[0] + box[2], box[1] + box[3])) if cropped else img
         png = _png(_scaled(_rgb(part), size))
     return CardImage(
@@ -487,7 +462,7 @@ def contact_sheet(tiles: Sequence[Tile], *, sight_code: str | None = None) -> Sh
     boxes: list[Box | None] = []
     sources: list[tuple[int, int]] = []
     for i, tile in enumerate(tiles):
-        img = decode(tile.image)
+        img = decode_picture(tile.image, field=f"tiles[{i}].image")
         sources.append(img.size)
         box = None
         if tile.crop is not None:

@@ -14,6 +14,7 @@ from PIL import Image
 from layoutkit.errors import EngineError
 from layoutkit.review import _pixelmatch as pm
 from layoutkit.review import diff as rd
+from layoutkit.review import images
 from layoutkit.review.diff import Box, Pixels, crop_for, decode, diff_pixels, diff_png
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -345,5 +346,5 @@ def test_a_truncated_png_is_refused_with_a_code() -> None:
 def test_without_imagecodecs_pillow_decodes_everything(monkeypatch) -> None:
     data = png(screen())
     expected = decode(data).rgba().copy()
-    monkeypatch.setattr(rd, "_spng_decoder", lambda: None)
+    monkeypatch.setattr(images, "_spng_decoder", lambda: None)
     assert np.array_equal(decode(data).rgba(), expected)
