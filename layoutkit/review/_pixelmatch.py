@@ -363,13 +363,14 @@ def antialiased(
     if todo.size == 0:
         return result
     rows = keep[todo]
-    hits = np.zeros(todo.size, dtype=bool)
-    for at in (dark_at[todo], bright_at[todo]):
-        many = hood.many_siblings(a32, at, rows)
-        both = np.flatnonzero(many)
-        many[both] = hood.many_siblings(b32, at[both], rows[both])
-        hits |= many
-    result[rows] = hits
+    # The darkest and the brightest neighbours asked together: one gather per image
+    # instead of two (each costs its own neighbourhood of a few hundred pixels).
+    at = np.concatenate((dark_at[todo], bright_at[todo]))
+    both_rows = np.concatenate((rows, rows))
+    many = hood.many_siblings(a32, at, both_rows)
+    ask = np.flatnonzero(many)
+    many[ask] = hood.many_siblings(b32, at[ask], both_rows[ask])
+    result[rows] = many[: todo.size] | many[todo.size :]
     return result
 
 
