@@ -225,13 +225,11 @@ def diff_pixels(
     pa, pb = _pixels(a), _pixels(b)
     if pa.size != pb.size:
         return DiffResult("size", pa.size, pb.size, share=1.0)
-    differing = np.flatnonzero(pa.words != pb.words)
+    width, height = pa.size
+    found = pm.mismatch(pa.words, pb.words, width, height, threshold, include_aa=include_aa)
+    differing = found.differing
     if differing.size == 0:
         return DiffResult("pixels", pa.size, pb.size)
-    width, height = pa.size
-    found = pm.mismatch(
-        pa.words, pb.words, width, height, threshold, include_aa=include_aa, differing=differing
-    )
     counted = found.counted
     shifted = shifted_pixels(pa.words, pb.words, counted, width, height)
     real = counted[~shifted]
