@@ -325,9 +325,13 @@ def _layout_flat(
         ports=ports,
     )
     rev = layered.break_cycles(ids, edges, opts)
-    minlen = 2 if labels else 1
-    arcs = [((b, a, minlen) if k in rev else (a, b, minlen)) for k, (a, b) in enumerate(edges)]
-    arcs += [((y, x, minlen) if k in rev else (x, y, minlen)) for k, x, y in extra_arcs]
+    # A labelled edge spans two layers so its label holder gets the layer between
+    # (ELK's label dummies); unlabelled edges keep the shortest span.
+    minlen = [2 if k in labels else 1 for k in range(len(edges))]
+    arcs = [
+        ((b, a, minlen[k]) if k in rev else (a, b, minlen[k])) for k, (a, b) in enumerate(edges)
+    ]
+    arcs += [((y, x, minlen[k]) if k in rev else (x, y, minlen[k])) for k, x, y in extra_arcs]
     arcs = _acyclic(ids, arcs, opts)
     layer = layered.assign_layers(ids, arcs)
     comp = _components(ids, edges, model)
