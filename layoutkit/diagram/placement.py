@@ -364,8 +364,10 @@ def _place_by_sweeps(
     # Edge lines hold their column harder than nodes, so long edges stay straight
     # and nodes move to them (what the LP's weights achieve).
     stiff = np.array([1.0 if it.kind == "node" else STIFF for it in items])
-    gaps = [
-        [sep.pair_gap.get((layer[p - 1], layer[p]), 0.0) for p in range(1, len(layer))]
+    offsets = [
+        np.concatenate(
+            ([0.0], np.cumsum([sep.pair_gap.get(pair, 0.0) for pair in itertools.pairwise(layer)]))
+        )
         for layer in layers
     ]
     xs = np.array(x[:n])
@@ -388,7 +390,8 @@ def _place_by_sweeps(
             pulled = np.bincount(rows, weights=w * xs[other], minlength=k) + const
             want = np.where(lonely, xs[idx], pulled / np.where(lonely, 1.0, total))
             weight = np.where(lonely, 1e-3, total) * stiff[idx]
-            new = np.array(_project(want.tolist(), weight.tolist(), gaps[L]))
+            off = offsets[L]
+            new = _pav((want - off).tolist(), weight.tolist()) + off
             moved = max(moved, float(np.abs(new - xs[idx]).max()))
             xs[idx] = new
         # Settled: go straight to the two-sided rounds, or stop after one of them.
@@ -418,21 +421,27 @@ def _place_by_sweeps(
 def _project(want: list[float], weight: list[float], gaps: list[float]) -> list[float]:
     """Closest positions (weighted least squares) to ``want`` with ``pos[p] - pos[p-1] >=
     gaps[p-1]``: pool-adjacent-violators on the positions less their cumulative gaps."""
-    offset = [0.0]
-    for g in gaps:
-        offset.append(offset[-1] + g)
-    blocks: list[list[float]] = []  # [weighted sum, weight, count]
-    for p, (v, w) in enumerate(zip(want, weight, strict=True)):
-        blocks.append([(v - offset[p]) * w, w, 1])
-        while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] >= blocks[-1][0] / blocks[-1][1]:
-            s, w2, c = blocks.pop()
-            blocks[-1][0] += s
-            blocks[-1][1] += w2
-            blocks[-1][2] += c
-    out: list[float] = []
-    for s, w, c in blocks:
-        out += [s / w] * int(c)
-    return [v + o for v, o in zip(out, offset, strict=True)]
+    offset = np.concatenate(([0.0], np.cumsum(gaps)))
+    return (_pav((np.array(want) - offset).tolist(), weight) + offset).tolist()
+
+
+def _pav(target: list[float], weight: list[float]) -> np.ndarray:
+    """Weighted least-squares non-decreasing fit of ``target`` (pool adjacent violators)."""
+    sums: list[float] = []
+    wts: list[float] = []
+    cnts: list[int] = []
+    for t, w in zip(target, weight, strict=True):
+        s = t * w
+        c = 1
+        # pool while the previous block's mean is not below this one's (weights > 0)
+        while sums and sums[-1] * w >= s * wts[-1]:
+            s += sums.pop()
+            w += wts.pop()
+            c += cnts.pop()
+        sums.append(s)
+        wts.append(w)
+        cnts.append(c)
+    return np.repeat(np.array(sums) / np.array(wts), cnts)
 
 
 # -- routing -------------------------------------------------------------------------

@@ -70,6 +70,7 @@ def test_dense_graph_gets_the_smaller_hierarchy() -> None:
     assert layered.break_cycles(nodes, edges, big) == dfs
 
 
+@settings(deadline=None)
 @given(
     st.lists(
         st.tuples(st.floats(-50, 50), st.floats(0.1, 10), st.floats(0, 20)), min_size=1, max_size=12
@@ -193,12 +194,13 @@ def orthogonal_edges(draw: st.DrawFn) -> list[dict]:
     return out
 
 
-@settings(max_examples=150)
+@settings(max_examples=150, deadline=None)
 @given(orthogonal_edges())
 def test_crossing_count_matches_all_pairs(edges: list[dict]) -> None:
     assert count_crossings_orth(edges) == _brute_crossings(edges)
 
 
+@settings(deadline=None)
 @given(
     st.lists(
         st.tuples(st.integers(0, 40), st.integers(0, 40), st.integers(1, 15), st.integers(1, 15)),
