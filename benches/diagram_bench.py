@@ -1,7 +1,8 @@
 """Diagram layout bench: layoutkit over the shared graph corpus, beside the layout anchors.
 
 usage: python benches/diagram_bench.py [--anchors PATH/TO/results/rows.jsonl] [--reps 5]
-       [--filter REGEX] [--shared PATH/TO/shared]
+       [--filter REGEX] [--shared PATH/TO/shared] [--sets corpus,caller,synthetic,...]
+       [--labelled-anchors ROWS.jsonl] [--dense-anchors ROWS.jsonl]
 
 Scoring follows the anchors harness (tools/layout-anchors/metrics.py): its
 ``compute`` is imported from the harness folder next to the corpus
@@ -15,11 +16,26 @@ alone; a second table times what a caller waits for through
 alone on the same payload. Wall and CPU time side by side.
 A synthetic set (groups, lanes, ports, labels) checks containment
 and label collisions.
+
+Two corpora of this folder (``benches/corpus``, written by ``make_corpora.py``)
+sit beside ELK and dot from the same harness, run on those folders (their rows
+files by ``--labelled-anchors`` / ``--dense-anchors``):
+
+- ``labelled``: 48 graphs of 10 to 300 nodes with 1 to 6 lines of text per node
+  and a fifth of the edges labelled; ratios per bucket against ELK given the same
+  node and label boxes.
+- ``dense``: 3 to 5 edges per node up to 2,000 nodes / 4,000 edges and a
+  5,000-node chain, plus a 10,000-line Mermaid chain. These are over the diagram
+  caps (layoutkit.limits), which this bench lifts for them alone; each row says
+  whether the hierarchy stayed exact or took the large-graph path (more than
+  ``LayoutOptions.exact_items`` items: greedy cycle breaking, bounded ordering,
+  sweep placement; see docs/diagram-layout.md).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import random
 import re
@@ -32,7 +48,8 @@ sys.path.insert(0, str(REPO))
 
 from _timing import CALLER, ENGINE, TIMING_HEADER, measure, once, table, workspaces  # noqa: E402
 
-from layoutkit.diagram import LayoutOptions, lay_out  # noqa: E402
+from layoutkit import limits  # noqa: E402
+from layoutkit.diagram import LayoutOptions, lay_out, layered  # noqa: E402
 from layoutkit.diagram.findings import composition_findings  # noqa: E402
 from layoutkit.limits import DIAGRAM_EDGES, DIAGRAM_NODES  # noqa: E402
 
@@ -80,7 +97,15 @@ def main() -> None:
     ap.add_argument("--filter", default="")
     ap.add_argument("--shared", default=str(REPO.parent / "shared"), help="folder of the corpus")
     ap.add_argument("--caller-reps", type=int, default=5)
+    ap.add_argument(
+        "--sets",
+        default="corpus,caller,synthetic,components,labelled,dense",
+        help="comma-separated: corpus, caller, synthetic, components, labelled, dense",
+    )
+    ap.add_argument("--labelled-anchors", help="rows.jsonl of the harness on corpus/labelled")
+    ap.add_argument("--dense-anchors", help="rows.jsonl of the harness on corpus/dense")
     a = ap.parse_args()
+    sets = set(a.sets.split(","))
     shared = Path(a.shared)
     harness = shared / "tools" / "layout-anchors"
     if not (harness / "metrics.py").exists():
@@ -90,6 +115,8 @@ def main() -> None:
 
     files = sorted((shared / "corpus" / "graphs").glob("*/*.json"))
     files = [f for f in files if re.search(a.filter, f.name)]
+    if "corpus" not in sets:
+        files = []
     rows = []
     graphs = []
     over_caps = []
@@ -129,10 +156,230 @@ def main() -> None:
             f"skipped {len(over_caps)} graphs over the diagram caps ({DIAGRAM_NODES} nodes, "
             f"{DIAGRAM_EDGES} edges), left out of every engine's rows: {', '.join(over_caps)}\n"
         )
-    anchor_table(rows, [r for r in anchors if r.get("ok") and r["graph"] in names])
-    caller_set(graphs, a.caller_reps)
-    synthetic_set()
-    components_set(files)
+    if rows:
+        anchor_table(rows, [r for r in anchors if r.get("ok") and r["graph"] in names])
+    if "caller" in sets:
+        caller_set(graphs, a.caller_reps)
+    if "synthetic" in sets:
+        synthetic_set()
+    if "components" in sets:
+        components_set(files)
+    if "labelled" in sets:
+        labelled_set(metrics, _rows(a.labelled_anchors), a.reps)
+    if "dense" in sets:
+        dense_set(metrics, _rows(a.dense_anchors), a.caller_reps)
+
+
+HERE = Path(__file__).resolve().parent
+
+
+def _rows(path: str | None) -> list[dict]:
+    if not path:
+        return []
+    return [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+
+
+@contextlib.contextmanager
+def caps_lifted() -> contextlib.Iterator[None]:
+    """Lift the diagram caps for the dense set only (a request could not send these)."""
+    keys = ("diagramNodes", "diagramEdges", "diagramLines")
+    saved = {k: limits.LIMITS[k] for k in keys}
+    limits.LIMITS.update(dict.fromkeys(keys, 10**9))
+    try:
+        yield
+    finally:
+        limits.LIMITS.update(saved)
+
+
+@contextlib.contextmanager
+def hierarchy_size(box: list[int]) -> contextlib.Iterator[None]:
+    """Record the item count of each hierarchy built (to say exact or large-graph path)."""
+    real = layered.insert_dummies
+
+    def spy(*args, **kw):
+        h = real(*args, **kw)
+        box.append(len(h.items))
+        return h
+
+    layered.insert_dummies = spy
+    try:
+        yield
+    finally:
+        layered.insert_dummies = real
+
+
+def labelled_payload(g: dict) -> dict:
+    """A labelled corpus graph as a caller would send it: titled nodes, labelled edges."""
+    return {
+        "title": g["name"],
+        "dir": g["dir"],
+        "nodes": [{"id": n["id"], "title": n.get("text", "")} for n in g["nodes"]],
+        "edges": [
+            {
+                "from": e["from"],
+                "to": e["to"],
+                **({"label": e["label"]["text"]} if "label" in e else {}),
+            }
+            for e in g["edges"]
+        ],
+    }
+
+
+def lay_labelled(g: dict, options: LayoutOptions = ANCHOR_OPTIONS) -> dict:
+    sizes = {n["id"]: (n["w"], n["h"]) for n in g["nodes"]}
+    out = lay_out(labelled_payload(g), options=options, node_sizes=sizes)
+    geo = out["geo"]
+    return {
+        "nodes": [{"id": k, **v} for k, v in geo["nodes"].items()],
+        "edges": [{"from": e["from"], "to": e["to"], "points": e["points"]} for e in geo["edges"]],
+    }
+
+
+def labelled_set(metrics, anchors: list[dict], reps: int) -> None:
+    """The labelled corpus beside ELK given the same node and label boxes, per bucket."""
+    files = sorted((HERE / "corpus" / "labelled").glob("*.json"))
+    if not files:
+        print("labelled corpus missing: run benches/make_corpora.py")
+        return
+    elk = {r["graph"]: r for r in anchors if r.get("ok") and r["engine"] == "elk"}
+    rows = []
+    for f in files:
+        g = json.loads(f.read_text())
+        lay = lay_labelled(g)
+        timing = measure(lambda _, g=g: lay_labelled(g), max(1, reps // 2), warmup=0)
+        row = {"graph": g["name"], "bucket": bucket(len(g["nodes"])), **metrics.compute(g, lay)}
+        row["ms"], row["cpu"] = timing.wall_median, timing.cpu_median
+        rows.append(row)
+    print(
+        f"\nLabelled corpus ({len(rows)} graphs, 1-6 text lines per node, 20% of edges labelled, "
+        f"TD and LR): layoutkit {ENGINE} (lay_out with the file's node boxes, label boxes "
+        "from the same text metrics) vs ELK given the same boxes; sums per bucket over the "
+        "graphs both engines laid out. Targets: crossings <= ELK (<= 0.8x where ELK's are "
+        "not 0), length <= 1.0x, area <= 1.15x, >= 3x faster. ELK's times come from the "
+        "harness run (wall only, another moment's load): on a shared machine compare "
+        "ELK's wall with layoutkit's CPU as well"
+    )
+    print(
+        "| bucket | graphs | crossings lk / ELK | ratio | length ratio | area ratio | "
+        "overlaps lk | through lk | lk median wall ms | lk median cpu ms | ELK median wall ms | "
+        "ELK wall / lk wall | ELK wall / lk cpu |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for b in BUCKETS:
+        rs = [r for r in rows if r["bucket"] == b and (r["graph"] in elk or not elk)]
+        if not rs:
+            continue
+        es = [elk[r["graph"]] for r in rs if r["graph"] in elk]
+        lk_ms = statistics.median(r["ms"] for r in rs)
+        lk_cpu = statistics.median(r["cpu"] for r in rs)
+        if es:
+            ec = sum(e["crossings"] for e in es)
+            lc = sum(r["crossings"] for r in rs)
+            e_ms = statistics.median(e["t_layout_warm_ms"] for e in es)
+            cells = [
+                f"{lc} / {ec}",
+                f"{lc / ec:.2f}" if ec else ("0 = 0" if lc == 0 else "ELK 0"),
+                f"{sum(r['edge_length'] for r in rs) / sum(e['edge_length'] for e in es):.2f}",
+                f"{sum(r['area'] for r in rs) / sum(e['area'] for e in es):.2f}",
+            ]
+            tail = [f"{e_ms:.1f}", f"{e_ms / lk_ms:.1f}x", f"{e_ms / lk_cpu:.1f}x"]
+        else:
+            cells = [f"{sum(r['crossings'] for r in rs)} / -", "-", "-", "-"]
+            tail = ["-", "-", "-"]
+        print(
+            f"| {b} | {len(rs)} | {' | '.join(cells)} | {sum(r['node_overlaps'] for r in rs)} | "
+            f"{sum(r['edge_through_node'] for r in rs)} | {lk_ms:.1f} | {lk_cpu:.1f} | {' | '.join(tail)} |"
+        )
+    print()
+
+
+def mermaid_chain(lines: int) -> str:
+    return "flowchart TD\n" + "\n".join(f"  n{i} --> n{i + 1}" for i in range(lines - 1))
+
+
+def dense_set(metrics, anchors: list[dict], caller_reps: int) -> None:
+    """Dense graphs and long chains, engine alone (caps lifted) beside ELK and dot."""
+    files = sorted((HERE / "corpus" / "dense").glob("*.json"))
+    if not files:
+        print("dense corpus missing: run benches/make_corpora.py")
+        return
+    by = {(r["engine"], r["graph"]): r for r in anchors}
+    limit = ANCHOR_OPTIONS.exact_items
+    print(
+        f"\nDense graphs and chains: layoutkit {ENGINE} (one run each, caps lifted for this set) "
+        f"beside ELK and dot from the harness; 'path' is exact (hierarchy <= {limit} items) or "
+        "large (greedy cycle breaking, bounded ordering, sweep placement). Targets: 200/1,000 "
+        "<= 2 s, 2,000/4,000 <= 10 s"
+    )
+    print(
+        "| graph | nodes | edges | items | path | lk wall ms | lk cpu ms | crossings lk / ELK / dot "
+        "| length lk / ELK | area lk / ELK | ELK wall ms | dot wall ms |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    with caps_lifted():
+        for f in sorted(files, key=lambda f: len(f.read_text())):
+            g = json.loads(f.read_text())
+            box: list[int] = []
+            with hierarchy_size(box):
+                lay, timing = once(lambda g=g: layout_graph(g))
+            m = metrics.compute(g, lay)
+            e, d = by.get(("elk", g["name"])), by.get(("dot", g["name"]))
+
+            def fig(r: dict | None, key: str) -> str:
+                if not r:
+                    return "-"
+                if not r.get("ok"):
+                    return "failed" if "timeout" not in str(r.get("error")) else "timeout"
+                return f"{r[key]:.0f}" if isinstance(r[key], float) else str(r[key])
+
+            def ratio(key: str, e: dict | None = e, m: dict = m) -> str:
+                return f"{m[key] / e[key]:.2f}" if e and e.get("ok") and e[key] else "-"
+
+            items = max(box) if box else 0
+            print(
+                f"| {g['name']} | {len(g['nodes'])} | {len(g['edges'])} | {items} | "
+                f"{'large' if items > limit else 'exact'} | {timing.wall_median:.0f} | "
+                f"{timing.cpu_median:.0f} | {m['crossings']} / {fig(e, 'crossings')} / "
+                f"{fig(d, 'crossings')} | {ratio('edge_length')} | {ratio('area')} | "
+                f"{fig(e, 't_layout_warm_ms')} | {fig(d, 't_layout_warm_ms')} |"
+            )
+        text = mermaid_chain(10_000)
+        box = []
+        with hierarchy_size(box):
+            _, timing = once(lambda: lay_out({"title": "chain", "diagram_text": text}))
+        print(
+            f"| mermaid chain, 10,000 lines | 10000 | 9999 | {max(box)} | "
+            f"{'large' if max(box) > limit else 'exact'} | {timing.wall_median:.0f} | "
+            f"{timing.cpu_median:.0f} | - | - | - | - | - |"
+        )
+    # What a caller waits for: the densest graph a request may carry (at the caps).
+    capped = [json.loads(f.read_text()) for f in files if f.stem.startswith("dense_")]
+    capped = [
+        g
+        for g in capped
+        if len(g["nodes"]) <= limits.DIAGRAM_NODES and len(g["edges"]) <= limits.DIAGRAM_EDGES
+    ]
+    rows = []
+    for g in capped:
+        payload = to_payload(g)
+        engine = measure(lambda _, p=payload: lay_out(p), caller_reps)
+        rows.append([g["name"], ENGINE, "-", *engine.cells()])
+        for backend, ws in workspaces():
+            ws.call("create", {"kind": "board", "slug": "dense"})
+            card = {"kind": "diagram", "payload": payload}
+
+            def compose(_: int, card: dict = card, ws=ws) -> None:
+                ws.call("compose_board", {"board": "dense", "cards": [card]})
+
+            rows.append([g["name"], CALLER, backend, *measure(compose, caller_reps).cells()])
+    if rows:
+        table(
+            f"Dense graphs within the caps: {CALLER} for compose_board vs {ENGINE}; "
+            f"{caller_reps} rounds, content-sized nodes, default options",
+            ["graph", "figure", "backend", *TIMING_HEADER],
+            rows,
+        )
+        print()
 
 
 def non_orthogonal(lay: dict) -> int:

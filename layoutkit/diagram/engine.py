@@ -324,11 +324,15 @@ def _layout_flat(
         loop_room=loop_room,
         ports=ports,
     )
-    rev = layered.break_cycles(ids, edges)
-    minlen = 2 if labels else 1
-    arcs = [((b, a, minlen) if k in rev else (a, b, minlen)) for k, (a, b) in enumerate(edges)]
-    arcs += [((y, x, minlen) if k in rev else (x, y, minlen)) for k, x, y in extra_arcs]
-    arcs = _acyclic(ids, arcs)
+    rev = layered.break_cycles(ids, edges, opts)
+    # A labelled edge spans two layers so its label holder gets the layer between
+    # (ELK's label dummies); unlabelled edges keep the shortest span.
+    minlen = [2 if k in labels else 1 for k in range(len(edges))]
+    arcs = [
+        ((b, a, minlen[k]) if k in rev else (a, b, minlen[k])) for k, (a, b) in enumerate(edges)
+    ]
+    arcs += [((y, x, minlen[k]) if k in rev else (x, y, minlen[k])) for k, x, y in extra_arcs]
+    arcs = _acyclic(ids, arcs, opts)
     layer = layered.assign_layers(ids, arcs)
     comp = _components(ids, edges, model)
     hier = layered.insert_dummies(g, layer, rev, comp, opts)
@@ -351,10 +355,12 @@ def _layout_flat(
     )
 
 
-def _acyclic(ids: list[str], arcs: list[tuple[str, str, int]]) -> list[tuple[str, str, int]]:
+def _acyclic(
+    ids: list[str], arcs: list[tuple[str, str, int]], opts: LayoutOptions
+) -> list[tuple[str, str, int]]:
     """Group-edge expansion can add cycles; drop the arcs that close one."""
     pairs = [(a, b) for a, b, _ in arcs]
-    rev = layered.break_cycles(ids, pairs)
+    rev = layered.break_cycles(ids, pairs, opts)
     return [arc for k, arc in enumerate(arcs) if k not in rev and arc[0] != arc[1]]
 
 

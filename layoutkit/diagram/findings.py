@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import bisect
 from collections import defaultdict
 from typing import Any
 
@@ -68,28 +67,40 @@ def _edges_through_nodes(
     return out
 
 
+def _overlapping_pairs(rects: list[tuple[str, tuple]], by_x: list[int]) -> list[tuple[int, int]]:
+    """Pairs of overlapping boxes, ordered by the left-to-right rank of the first box,
+    then of the second.
+
+    An STRtree finds the candidate pairs (boxes that meet at all), so a tall stack of
+    boxes at one x costs no more than a row of them."""
+    if len(rects) < 2:
+        return []
+    boxes = shapely.box(*np.array([r for _, r in rects], dtype=float).T)
+    first, second = shapely.STRtree(boxes).query(boxes, predicate="intersects")
+    rank = {j: k for k, j in enumerate(by_x)}
+    pairs = []
+    for i, j in zip(first.tolist(), second.tolist(), strict=True):
+        if rank[i] < rank[j] and _overlap(rects[i][1], rects[j][1]):
+            pairs.append((rank[i], rank[j], i, j))
+    pairs.sort()
+    return [(i, j) for _, _, i, j in pairs]
+
+
 def composition_findings(geo: dict[str, Any]) -> list[dict[str, Any]]:
     """Every node overlap, edge through a node and label collision, in a stable order."""
     out: list[dict[str, Any]] = []
     nodes = sorted(geo["nodes"].items())
     rects = [(nid, _rect(b)) for nid, b in nodes]
     by_x = sorted(range(len(rects)), key=lambda i: rects[i][1][0])
-    xs = [rects[i][1][0] for i in by_x]
-    for ii, i in enumerate(by_x):
-        ri = rects[i][1]
-        for jj in range(ii + 1, len(by_x)):
-            j = by_x[jj]
-            if xs[jj] >= ri[2]:
-                break
-            if _overlap(ri, rects[j][1]):
-                a, b = sorted((rects[i][0], rects[j][0]))
-                out.append(
-                    {
-                        "code": "node_overlap",
-                        "message": f"nodes {a!r} and {b!r} overlap",
-                        "nodes": [a, b],
-                    }
-                )
+    for i, j in _overlapping_pairs(rects, by_x):
+        a, b = sorted((rects[i][0], rects[j][0]))
+        out.append(
+            {
+                "code": "node_overlap",
+                "message": f"nodes {a!r} and {b!r} overlap",
+                "nodes": [a, b],
+            }
+        )
     out += _edges_through_nodes(geo["edges"], rects, by_x)
     labels = [(e["index"], _rect(e["label"])) for e in geo["edges"] if e.get("label")]
     for k, (idx, lr) in enumerate(labels):
@@ -117,23 +128,69 @@ def composition_findings(geo: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def count_crossings_orth(edges: list[dict[str, Any]]) -> int:
-    """Crossings between axis-aligned segments of edges that share no end."""
-    hs: list[tuple[float, float, float, int]] = []
-    vs: list[tuple[float, float, float, int]] = []
-    ends = []
+    """Crossings between axis-aligned segments of edges that share no end.
+
+    The meeting pairs come from an STRtree over the vertical pieces (work follows
+    the crossings found rather than all pairs); filtering and deduplication are
+    numpy."""
+    end_ids: dict[str, int] = {}
+    ends: list[tuple[int, int]] = []
+    pts: list[list[float]] = []
+    owner: list[int] = []
     for k, e in enumerate(edges):
-        ends.append({str(e["from"]).split(".")[0], str(e["to"]).split(".")[0]})
-        for p, q in zip(e["points"], e["points"][1:], strict=False):
-            if abs(p[1] - q[1]) < 1e-9 and abs(p[0] - q[0]) > 1e-9:
-                hs.append((p[1], min(p[0], q[0]), max(p[0], q[0]), k))
-            elif abs(p[0] - q[0]) < 1e-9 and abs(p[1] - q[1]) > 1e-9:
-                vs.append((p[0], min(p[1], q[1]), max(p[1], q[1]), k))
-    vs.sort()
-    vx = [v[0] for v in vs]
-    seen: set[tuple[int, int, int, int]] = set()
-    for y, x0, x1, k in hs:
-        for j in range(bisect.bisect_left(vx, x0), bisect.bisect_right(vx, x1)):
-            x, y0, y1, k2 = vs[j]
-            if k2 != k and y0 <= y <= y1 and not (ends[k] & ends[k2]):
-                seen.add((min(k, k2), max(k, k2), round(x), round(y)))
-    return len(seen)
+        a = end_ids.setdefault(str(e["from"]).split(".")[0], len(end_ids))
+        b = end_ids.setdefault(str(e["to"]).split(".")[0], len(end_ids))
+        ends.append((a, b))
+        pts += e["points"]
+        owner += [k] * len(e["points"])
+    if len(pts) < 2:
+        return 0
+    p_all = np.array(pts, dtype=float)
+    own = np.array(owner, dtype=np.int64)
+    p, q = p_all[:-1], p_all[1:]
+    same = own[:-1] == own[1:]  # consecutive points of one edge form a piece
+    dx, dy = np.abs(p[:, 0] - q[:, 0]), np.abs(p[:, 1] - q[:, 1])
+    flat = same & (dy < 1e-9) & (dx > 1e-9)
+    tall = same & (dx < 1e-9) & (dy > 1e-9)
+    if not flat.any() or not tall.any():
+        return 0
+    h_y = p[flat, 1]
+    h_x0 = np.minimum(p[flat, 0], q[flat, 0])
+    h_x1 = np.maximum(p[flat, 0], q[flat, 0])
+    hk = own[:-1][flat]
+    v = np.stack(
+        [
+            p[tall, 0],
+            np.minimum(p[tall, 1], q[tall, 1]),
+            np.maximum(p[tall, 1], q[tall, 1]),
+            own[:-1][tall].astype(float),
+        ],
+        axis=1,
+    )
+    v = v[np.lexsort(v.T[::-1])]  # by x, then y0, y1, edge
+    vx, vy0, vy1, vk = v[:, 0], v[:, 1], v[:, 2], v[:, 3].astype(np.int64)
+    end = np.array(ends, dtype=np.int64)
+    # For axis-aligned pieces the bounding boxes meet exactly when the pieces do,
+    # so an STRtree's envelope query lists the touching pairs, in C.
+    tall_lines = shapely.linestrings(np.stack([np.stack([vx, vy0], 1), np.stack([vx, vy1], 1)], 1))
+    flat_lines = shapely.linestrings(
+        np.stack([np.stack([h_x0, h_y], 1), np.stack([h_x1, h_y], 1)], 1)
+    )
+    hi, vi = shapely.STRtree(tall_lines).query(flat_lines)
+    k, k2 = hk[hi], vk[vi]
+    ea, eb = end[k], end[k2]
+    ok = k2 != k
+    ok &= (ea[:, 0] != eb[:, 0]) & (ea[:, 0] != eb[:, 1])
+    ok &= (ea[:, 1] != eb[:, 0]) & (ea[:, 1] != eb[:, 1])
+    if not ok.any():
+        return 0
+    found = np.stack(
+        [
+            np.minimum(k, k2)[ok],
+            np.maximum(k, k2)[ok],
+            np.round(vx[vi][ok]).astype(np.int64),
+            np.round(h_y[hi][ok]).astype(np.int64),
+        ],
+        axis=1,
+    )
+    return len(np.unique(found, axis=0))

@@ -14,6 +14,7 @@ top-down frame (left-right diagrams are transposed before and after).
 
 from __future__ import annotations
 
+import heapq
 import itertools
 from typing import Any
 
@@ -72,10 +73,31 @@ class Hierarchy:
 # -- cycle breaking -----------------------------------------------------------
 
 
-def break_cycles(nodes: list[str], edges: list[tuple[str, str]]) -> set[int]:
-    """Edges to reverse so the graph becomes acyclic: the back edges of a depth-first
-    search that starts from the sources (nodes with no incoming edge), then from every
-    other node, each in ``nodes`` order, and follows edges in their order.
+def break_cycles(
+    nodes: list[str], edges: list[tuple[str, str]], opts: LayoutOptions = OPTIONS
+) -> set[int]:
+    """Edges to reverse so the graph becomes acyclic.
+
+    The back edges of a depth-first search (``_dfs_back_edges``) keep small
+    graphs as they always were. Depth-first trees of dense graphs are deep, so
+    their layering can need hundreds of layers and tens of thousands of dummies;
+    when the depth-first choice would give a hierarchy of more than
+    ``opts.exact_items`` items, the greedy order of Eades, Lin and Smyth
+    (``_greedy_back_edges``, ELK's default) is tried too and the choice with the
+    smaller hierarchy (estimated by longest-path layering) is kept.
+    """
+    back = _dfs_back_edges(nodes, edges)
+    dfs_size = _hierarchy_estimate(nodes, edges, back)
+    if not back or dfs_size <= opts.exact_items:
+        return back
+    greedy = _greedy_back_edges(nodes, edges)
+    return greedy if _hierarchy_estimate(nodes, edges, greedy) < dfs_size else back
+
+
+def _dfs_back_edges(nodes: list[str], edges: list[tuple[str, str]]) -> set[int]:
+    """The back edges of a depth-first search that starts from the sources (nodes with
+    no incoming edge), then from every other node, each in ``nodes`` order, and follows
+    edges in their order.
 
     Every parallel copy of a back edge is reversed too (self-loops never are)."""
     # networkx starts a search from each node in insertion order and follows each
@@ -95,6 +117,92 @@ def break_cycles(nodes: list[str], edges: list[tuple[str, str]]) -> set[int]:
         elif kind == "nontree" and v in open_:
             back.add((u, v))
     return {k for k, pair in enumerate(edges) if pair in back}
+
+
+def _greedy_back_edges(nodes: list[str], edges: list[tuple[str, str]]) -> set[int]:
+    """Eades-Lin-Smyth: peel sinks to the right and sources to the left, else move the
+    node with the largest out-degree minus in-degree left; edges pointing leftwards in
+    the resulting sequence are reversed. Ties go to the earlier node, so the result
+    is deterministic; parallel copies count with their multiplicity."""
+    index = {v: i for i, v in enumerate(nodes)}
+    n = len(nodes)
+    succ: list[dict[int, int]] = [{} for _ in range(n)]
+    pred: list[dict[int, int]] = [{} for _ in range(n)]
+    for a, b in edges:
+        if a == b:
+            continue
+        ia, ib = index[a], index[b]
+        succ[ia][ib] = succ[ia].get(ib, 0) + 1
+        pred[ib][ia] = pred[ib].get(ia, 0) + 1
+    outd = [sum(s.values()) for s in succ]
+    ind = [sum(p.values()) for p in pred]
+    alive = [True] * n
+    sinks = [v for v in range(n) if outd[v] == 0]
+    sources = [v for v in range(n) if ind[v] == 0 and outd[v] > 0]
+    heap = [(ind[v] - outd[v], v) for v in range(n)]
+    heapq.heapify(heap)
+    left: list[int] = []
+    right: list[int] = []
+
+    def remove(v: int) -> None:
+        alive[v] = False
+        for w, k in succ[v].items():
+            if alive[w]:
+                ind[w] -= k
+                if ind[w] == 0:
+                    sources.append(w)
+                heapq.heappush(heap, (ind[w] - outd[w], w))
+        for u, k in pred[v].items():
+            if alive[u]:
+                outd[u] -= k
+                if outd[u] == 0:
+                    sinks.append(u)
+                heapq.heappush(heap, (ind[u] - outd[u], u))
+
+    while len(left) + len(right) < n:
+        if sinks:
+            v = sinks.pop()
+            if alive[v]:
+                right.append(v)
+                remove(v)
+            continue
+        if sources:
+            v = sources.pop()
+            if alive[v]:
+                left.append(v)
+                remove(v)
+            continue
+        key, v = heapq.heappop(heap)
+        if alive[v] and key == ind[v] - outd[v]:
+            left.append(v)
+            remove(v)
+    seq = {v: p for p, v in enumerate(left + right[::-1])}
+    return {k for k, (a, b) in enumerate(edges) if a != b and seq[index[a]] > seq[index[b]]}
+
+
+def _hierarchy_estimate(nodes: list[str], edges: list[tuple[str, str]], rev: set[int]) -> int:
+    """Nodes plus layer gaps crossed by the edges under longest-path layering: about the
+    items and segments the hierarchy will hold (the exact layering only shortens edges)."""
+    index = {v: i for i, v in enumerate(nodes)}
+    n = len(nodes)
+    succ: list[list[int]] = [[] for _ in range(n)]
+    ind = [0] * n
+    for k, (a, b) in enumerate(edges):
+        if a == b:
+            continue
+        u, v = (index[b], index[a]) if k in rev else (index[a], index[b])
+        succ[u].append(v)
+        ind[v] += 1
+    layer = [0] * n
+    todo = [v for v in range(n) if ind[v] == 0]
+    while todo:
+        u = todo.pop()
+        for v in succ[u]:
+            layer[v] = max(layer[v], layer[u] + 1)
+            ind[v] -= 1
+            if ind[v] == 0:
+                todo.append(v)
+    return n + sum(layer[v] - layer[u] for u in range(n) for v in succ[u])
 
 
 # -- layering -------------------------------------------------------------------

@@ -31,7 +31,14 @@ class LayoutOptions:
     order_work: int = 1600
     order_starts: int = 24  # at most this many starts (two depth-first, then shuffles)
     order_sweeps: int = 30  # at most this many sweeps from one start
-    order_patience: int = 6  # sweeps without a better count before a start is given up
+    order_patience: int = 6
+    order_large_sweeps: int = 8  # sweeps in all above exact_items (two starts)  # sweeps without a better count before a start is given up
+    # Hierarchies (nodes + dummies + label holders) above this many items take the
+    # cheaper phase of each pair: greedy cycle breaking (when it gives fewer items),
+    # bounded ordering effort and heuristic placement instead of the exact LP. The
+    # bench corpus (at most about 1,650 items) stays below it, so its layouts are
+    # the exact ones; see docs/diagram-layout.md.
+    exact_items: int = 2000
     snap: float = 1.0  # shifts below this between a segment's ends are drawn straight
     touch: float = 0.5  # ends this close count as touching when ordering tracks
     unswap: float = 3.0  # sideways shift that parts two lines trading columns in one gap

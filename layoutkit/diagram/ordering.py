@@ -90,6 +90,8 @@ class _Orderer:
         classes: dict[tuple, int] = {}
         self.cls = [classes.setdefault((it.path, it.comp), len(classes)) for it in h.items]
         self.one_class = len(classes) <= 1
+        # Past this size a sweep costs more than its gain: see ``run``.
+        self.large = n > opts.exact_items
 
     # -- starts -------------------------------------------------------------------
 
@@ -208,13 +210,16 @@ class _Orderer:
             for L in range(len(layers) - 2, -1, -1):
                 self.sort_layer(layers, pos, L, self.down, L + 1, use_median, ck)
 
-    def transpose(self, layers: list[list[int]], pos: list[int], equal_swaps: bool) -> None:
-        """Exchange neighbours while that lowers crossings (ties too when ``equal_swaps``)."""
+    def transpose(
+        self, layers: list[list[int]], pos: list[int], equal_swaps: bool, passes: int = 32
+    ) -> None:
+        """Exchange neighbours while that lowers crossings (ties too when ``equal_swaps``),
+        at most ``passes`` times over the layers that changed."""
         up, down, cls = self.up, self.down, self.cls
         check = not self.one_class
         nl = len(layers)
         dirty = [True] * nl
-        for _ in range(32):
+        for _ in range(passes):
             any_swap = False
             next_dirty = [False] * nl
             for L in range(nl):
@@ -286,7 +291,7 @@ class _Orderer:
             downward = it % 2 == 1
             use_median = (it // 2) % 2 == 0
             self.sweep(layers, pos, downward, use_median)
-            self.transpose(layers, pos, equal_swaps=it % 4 == 3)
+            self.transpose(layers, pos, equal_swaps=it % 4 == 3, passes=1 if self.large else 32)
             c = self.count(layers, pos)
             spent += 1
             it += 1
@@ -300,8 +305,13 @@ class _Orderer:
 
     def run(self) -> list[list[int]]:
         size = len(self.items) + len(self.h.segments)
-        # Even the largest graphs give both depth-first starts a few sweeps each.
+        # Even the largest graphs give both depth-first starts a few sweeps each;
+        # above ``exact_items`` items only those two starts run, with
+        # ``order_large_sweeps`` sweeps in all and one transposition pass per sweep,
+        # so ordering time stays linear in the hierarchy.
         sweeps_total = max(8, int(self.opts.order_work / max(1, size) ** 0.5))
+        if self.large:
+            sweeps_total = self.opts.order_large_sweeps
         starts: list[list[list[int]]] = [self.dfs_start(True), self.dfs_start(False)]
         best: list[list[int]] | None = None
         best_c = -1
@@ -310,11 +320,13 @@ class _Orderer:
         while True:
             if k < len(starts):
                 start = starts[k]
-            elif k < self.opts.order_starts and spent < sweeps_total:
+            elif k < self.opts.order_starts and spent < sweeps_total and not self.large:
                 start = self.shuffled_start(k)
             else:
                 break
             left = max(self.opts.order_sweeps // 2, sweeps_total - spent)
+            if self.large:
+                left = max(2, sweeps_total // 2)
             order, c, used = self.improve(start, left)
             spent += used
             k += 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 from collections import defaultdict
 from typing import Any
 
@@ -15,6 +16,7 @@ from layoutkit.diagram.layered import Hierarchy
 from layoutkit.diagram.options import OPTIONS, LayoutOptions
 
 STUB = 12.0
+STIFF = 10.0
 
 
 @attrs.define
@@ -112,14 +114,17 @@ def assign_x(
 
     Containers (lanes, groups) get left/right variables so their members stay
     inside and everybody else stays outside in every layer they span.
+
+    Above ``opts.exact_items`` items the LP (whose solve time grows much faster
+    than the hierarchy) gives way to ``_place_by_sweeps``, which meets the same
+    separation constraints with median sweeps and per-layer projections.
     """
     items = h.items
     n = len(items)
-    keys: dict[tuple, int] = {}
-    for it in items:
-        for d in range(1, len(it.path) + 1):
-            keys.setdefault(it.path[:d], len(keys))
-    nc = len(keys)
+    sep = _Separations(h, layers, titles, opts)
+    nc = len(sep.keys)
+    if n > opts.exact_items:
+        return _place_by_sweeps(h, layers, out_off, in_off, sep)
     m = len(h.segments)
     nv = n + 2 * nc + m
     rows: list[int] = []
@@ -137,78 +142,19 @@ def assign_x(
         rhs.append(bound)
         r += 1
 
-    def L(key: tuple) -> int:
-        return n + 2 * keys[key]
-
-    def R(key: tuple) -> int:
-        return n + 2 * keys[key] + 1
-
-    pad = opts.group_pad
     cost = np.zeros(nv)
     cost[:n] = 1e-3
-    for ci in keys.values():
+    for ci in sep.keys.values():
         cost[n + 2 * ci] = -0.05
         cost[n + 2 * ci + 1] = 0.05
     for s, (a, b, _k) in enumerate(h.segments):
         t = n + 2 * nc + s
-        ka, kb = items[a].kind != "node", items[b].kind != "node"
-        cost[t] = 8.0 if ka and kb else 2.0 if ka or kb else 1.0
+        cost[t] = _segment_weight(items[a].kind, items[b].kind)
         oa, ob = out_off.get(s, 0.0), in_off.get(s, 0.0)
         le([(a, 1.0), (b, -1.0), (t, -1.0)], ob - oa)
         le([(a, -1.0), (b, 1.0), (t, -1.0)], oa - ob)
-
-    def gap_between(ia: Any, ib: Any) -> float:
-        if ia.kind == "node" and ib.kind == "node":
-            return opts.node_gap
-        if ia.kind == "hold" or ib.kind == "hold":
-            return 0.0
-        return opts.dummy_gap
-
-    for layer in layers:
-        for p, i in enumerate(layer):
-            it = items[i]
-            half_r = it.w / 2 + it.extra_right
-            if it.path:
-                inner = it.path
-                le([(L(inner), 1.0), (i, -1.0)], -(it.w / 2 + pad))
-                le([(i, 1.0), (R(inner), -1.0)], -(half_r + pad))
-            if p == 0:
-                continue
-            j = layer[p - 1]
-            jt = items[j]
-            common = 0
-            while (
-                common < len(jt.path)
-                and common < len(it.path)
-                and jt.path[common] == it.path[common]
-            ):
-                common += 1
-            closing = [jt.path[:d] for d in range(len(jt.path), common, -1)]
-            opening = [it.path[:d] for d in range(common + 1, len(it.path) + 1)]
-            prev_var, prev_off = j, jt.w / 2 + jt.extra_right
-            for c in closing:
-                le([(prev_var, 1.0), (R(c), -1.0)], -(prev_off + pad))
-                prev_var, prev_off = R(c), 0.0
-            if closing or opening:
-                boundary = opening[0] if opening else closing[-1]
-                between = opts.lane_gap if boundary[-1][0] == "lane" else opts.node_gap / 2
-            else:
-                between = gap_between(jt, it)
-            for c in opening:
-                le([(prev_var, 1.0), (L(c), -1.0)], -(prev_off + between))
-                prev_var, prev_off, between = L(c), 0.0, pad
-            le([(prev_var, 1.0), (i, -1.0)], -(prev_off + it.w / 2 + between))
-    for key in keys:
-        if len(key) > 1:
-            parent = key[:-1]
-            le([(L(parent), 1.0), (L(key), -1.0)], -pad)
-            le([(R(key), 1.0), (R(parent), -1.0)], -pad)
-        tw = titles.get(key, 0.0)
-        if tw:
-            le([(L(key), 1.0), (R(key), -1.0)], -(tw + 2 * pad))
-    lanes = sorted((k for k in keys if len(k) == 1 and k[0][0] == "lane"), key=lambda k: k[0][1])
-    for a, b in itertools.pairwise(lanes):
-        le([(R(a), 1.0), (L(b), -1.0)], -opts.lane_gap)
+    for p, q, gap in sep.rows:
+        le([(p, 1.0), (q, -1.0)], -gap)
     if nv == 0:  # a diagram with nothing in it: there is nothing to place
         return Placed([], {}, out_off, in_off)
     a_ub = coo_matrix((vals, (rows, cols)), shape=(r, nv)).tocsr()
@@ -217,8 +163,285 @@ def assign_x(
         res = linprog(cost, A_ub=a_ub, b_ub=np.array(rhs), bounds=(0, None), method="highs")
     sol = np.round(res.x, 3) if res.success else np.zeros(nv)
     x = [float(v) for v in sol[:n]]
-    frames = {key: (float(sol[L(key)]), float(sol[R(key)])) for key in keys}
+    frames = {key: (float(sol[sep.left(key)]), float(sol[sep.right(key)])) for key in sep.keys}
     return Placed(x, frames, out_off, in_off)
+
+
+def _segment_weight(kind_a: str, kind_b: str) -> float:
+    """How much a unit of sideways shift costs on a segment: long edges (dummy to
+    dummy) most, so they stay straight verticals."""
+    ka, kb = kind_a != "node", kind_b != "node"
+    return 8.0 if ka and kb else 2.0 if ka or kb else 1.0
+
+
+class _Separations:
+    """The difference constraints of placement: ``x[q] >= x[p] + gap`` per row.
+
+    Variables are the items, then a left and a right variable per container.
+    ``pair_gap[(j, i)]`` is the least distance between the centres of the
+    neighbours ``j``, ``i`` of one layer along the chain of constraints between
+    them (closing and opening frames included).
+    """
+
+    def __init__(
+        self,
+        h: Hierarchy,
+        layers: list[list[int]],
+        titles: dict[tuple, float],
+        opts: LayoutOptions,
+    ) -> None:
+        items = h.items
+        self.n = n = len(items)
+        self.keys: dict[tuple, int] = {}
+        for it in items:
+            for d in range(1, len(it.path) + 1):
+                self.keys.setdefault(it.path[:d], len(self.keys))
+        self.rows: list[tuple[int, int, float]] = []
+        self.pair_gap: dict[tuple[int, int], float] = {}
+        rows = self.rows
+        L, R = self.left, self.right
+        pad = opts.group_pad
+
+        def gap_between(ia: Any, ib: Any) -> float:
+            if ia.kind == "node" and ib.kind == "node":
+                return opts.node_gap
+            if ia.kind == "hold" or ib.kind == "hold":
+                return 0.0
+            return opts.dummy_gap
+
+        for layer in layers:
+            for p, i in enumerate(layer):
+                it = items[i]
+                half_r = it.w / 2 + it.extra_right
+                if it.path:
+                    inner = it.path
+                    rows.append((L(inner), i, it.w / 2 + pad))
+                    rows.append((i, R(inner), half_r + pad))
+                if p == 0:
+                    continue
+                j = layer[p - 1]
+                jt = items[j]
+                common = 0
+                while (
+                    common < len(jt.path)
+                    and common < len(it.path)
+                    and jt.path[common] == it.path[common]
+                ):
+                    common += 1
+                closing = [jt.path[:d] for d in range(len(jt.path), common, -1)]
+                opening = [it.path[:d] for d in range(common + 1, len(it.path) + 1)]
+                prev_var, prev_off = j, jt.w / 2 + jt.extra_right
+                total = 0.0
+                for c in closing:
+                    rows.append((prev_var, R(c), prev_off + pad))
+                    total += prev_off + pad
+                    prev_var, prev_off = R(c), 0.0
+                if closing or opening:
+                    boundary = opening[0] if opening else closing[-1]
+                    between = opts.lane_gap if boundary[-1][0] == "lane" else opts.node_gap / 2
+                else:
+                    between = gap_between(jt, it)
+                for c in opening:
+                    rows.append((prev_var, L(c), prev_off + between))
+                    total += prev_off + between
+                    prev_var, prev_off, between = L(c), 0.0, pad
+                rows.append((prev_var, i, prev_off + it.w / 2 + between))
+                self.pair_gap[(j, i)] = total + prev_off + it.w / 2 + between
+        for key in self.keys:
+            if len(key) > 1:
+                parent = key[:-1]
+                rows.append((L(parent), L(key), pad))
+                rows.append((R(key), R(parent), pad))
+            tw = titles.get(key, 0.0)
+            if tw:
+                rows.append((L(key), R(key), tw + 2 * pad))
+        lanes = sorted(
+            (k for k in self.keys if len(k) == 1 and k[0][0] == "lane"), key=lambda k: k[0][1]
+        )
+        for a, b in itertools.pairwise(lanes):
+            rows.append((R(a), L(b), opts.lane_gap))
+        del n
+
+    def left(self, key: tuple) -> int:
+        return self.n + 2 * self.keys[key]
+
+    def right(self, key: tuple) -> int:
+        return self.n + 2 * self.keys[key] + 1
+
+
+def _place_by_sweeps(
+    h: Hierarchy,
+    layers: list[list[int]],
+    out_off: dict[int, float],
+    in_off: dict[int, float],
+    sep: _Separations,
+    rounds: int = 8,
+) -> Placed:
+    """Placement for large hierarchies in time linear in their size per round.
+
+    Starts from the leftmost packing, then ``rounds`` sweeps (alternately down
+    and up, the last two looking both ways) move every item toward the weighted
+    mean of where its neighbours' edges would make its segments vertical; each
+    layer is projected back onto its separations by pool-adjacent-violators
+    (least squares under minimum gaps). Two passes over all constraints then
+    make containers enclose their members and keep everybody else out, with
+    each frame's left side as far right as its members allow.
+    """
+    items = h.items
+    n = sep.n
+    nv = n + 2 * len(sep.keys)
+    if nv == 0:
+        return Placed([], {}, out_off, in_off)
+    succ: list[list[tuple[int, float]]] = [[] for _ in range(nv)]
+    indeg = [0] * nv
+    for p, q, gap in sep.rows:
+        succ[p].append((q, gap))
+        indeg[q] += 1
+    topo = [v for v in range(nv) if indeg[v] == 0]
+    for v in topo:  # Kahn's order; the list grows while it is walked
+        for q, _gap in succ[v]:
+            indeg[q] -= 1
+            if indeg[q] == 0:
+                topo.append(q)
+    if len(topo) < nv:  # contradictory constraints: place the rest in index order
+        seen = set(topo)
+        topo += [v for v in range(nv) if v not in seen]
+    lows = [-math.inf] * nv
+
+    def push(x: list[float]) -> None:
+        """Move each variable right until every constraint into it holds."""
+        for v in range(nv):
+            lows[v] = -math.inf
+        for v in topo:
+            if lows[v] > x[v]:
+                x[v] = lows[v]
+            xv = x[v]
+            for q, gap in succ[v]:
+                if xv + gap > lows[q]:
+                    lows[q] = xv + gap
+
+    x = [0.0] * nv
+    push(x)
+    # Per layer and look direction, the segments pulling its items: the weighted
+    # mean of where the neighbours would put an item is two bincounts.
+    seg = h.segments
+    a_idx = np.array([a for a, _, _ in seg], dtype=np.int64)
+    b_idx = np.array([b for _, b, _ in seg], dtype=np.int64)
+    wts = np.array([_segment_weight(items[a].kind, items[b].kind) for a, b, _ in seg])
+    # b sits straight below a's exit when x[b] = x[a] + shift.
+    shift = np.array([out_off.get(s, 0.0) - in_off.get(s, 0.0) for s in range(len(seg))])
+    layer_of = np.array([it.layer for it in items], dtype=np.int64)
+    row_in_layer = np.zeros(n, dtype=np.int64)
+    for layer in layers:
+        for p, i in enumerate(layer):
+            row_in_layer[i] = p
+    nl = len(layers)
+
+    def pull(looks: tuple[str, ...]) -> list[tuple[np.ndarray, ...]]:
+        """Per layer: (row, other item, weight, weighted offset, total weight per row)."""
+        parts = []
+        for look in looks:
+            me, other, sign = (b_idx, a_idx, 1.0) if look == "up" else (a_idx, b_idx, -1.0)
+            parts.append((me, other, wts, wts * shift * sign))
+        me = np.concatenate([p[0] for p in parts])
+        other = np.concatenate([p[1] for p in parts])
+        w = np.concatenate([p[2] for p in parts])
+        off = np.concatenate([p[3] for p in parts])
+        by = np.argsort(layer_of[me], kind="stable")
+        me, other, w, off = me[by], other[by], w[by], off[by]
+        cut = np.searchsorted(layer_of[me], np.arange(nl + 1))
+        out = []
+        for L in range(nl):
+            sl = slice(cut[L], cut[L + 1])
+            rows = row_in_layer[me[sl]]
+            k = len(layers[L])
+            total = np.bincount(rows, weights=w[sl], minlength=k)
+            const = np.bincount(rows, weights=off[sl], minlength=k)
+            out.append((rows, other[sl], w[sl], const, total))
+        return out
+
+    tables: dict[str, list[tuple[np.ndarray, ...]]] = {}
+    # Edge lines hold their column harder than nodes, so long edges stay straight
+    # and nodes move to them (what the LP's weights achieve).
+    stiff = np.array([1.0 if it.kind == "node" else STIFF for it in items])
+    offsets = [
+        np.concatenate(
+            ([0.0], np.cumsum([sep.pair_gap.get(pair, 0.0) for pair in itertools.pairwise(layer)]))
+        )
+        for layer in layers
+    ]
+    xs = np.array(x[:n])
+    r = 0
+    while r < rounds:
+        down = r % 2 == 0
+        look = "both" if r >= rounds - 2 else "up" if down else "down"
+        if look not in tables:
+            tables[look] = pull(("up", "down") if look == "both" else (look,))
+        table = tables[look]
+        moved = 0.0
+        for L in range(nl) if down else range(nl - 1, -1, -1):
+            layer = layers[L]
+            if not layer:
+                continue
+            rows, other, w, const, total = table[L]
+            idx = np.array(layer, dtype=np.int64)
+            k = len(layer)
+            lonely = total == 0
+            pulled = np.bincount(rows, weights=w * xs[other], minlength=k) + const
+            want = np.where(lonely, xs[idx], pulled / np.where(lonely, 1.0, total))
+            weight = np.where(lonely, 1e-3, total) * stiff[idx]
+            off = offsets[L]
+            new = _pav((want - off).tolist(), weight.tolist()) + off
+            moved = max(moved, float(np.abs(new - xs[idx]).max()))
+            xs[idx] = new
+        # Settled: go straight to the two-sided rounds, or stop after one of them.
+        if moved < 0.5:
+            if r >= rounds - 2:
+                break
+            r = rounds - 2
+        else:
+            r += 1
+    x[:n] = xs.tolist()
+    # Frames: lower bounds first, then each left side as far right as its contents allow.
+    for key in sep.keys:
+        x[sep.left(key)] = -math.inf
+        x[sep.right(key)] = -math.inf
+    push(x)
+    rank = {v: p for p, v in enumerate(topo)}
+    lefts = sorted((sep.left(k) for k in sep.keys), key=rank.__getitem__, reverse=True)
+    for v in lefts:
+        x[v] = min((x[q] - gap for q, gap in succ[v]), default=x[v])
+    push(x)
+    base = min(x)
+    x = [round(v - base, 3) for v in x]
+    frames = {key: (x[sep.left(key)], x[sep.right(key)]) for key in sep.keys}
+    return Placed(x[:n], frames, out_off, in_off)
+
+
+def _project(want: list[float], weight: list[float], gaps: list[float]) -> list[float]:
+    """Closest positions (weighted least squares) to ``want`` with ``pos[p] - pos[p-1] >=
+    gaps[p-1]``: pool-adjacent-violators on the positions less their cumulative gaps."""
+    offset = np.concatenate(([0.0], np.cumsum(gaps)))
+    return (_pav((np.array(want) - offset).tolist(), weight) + offset).tolist()
+
+
+def _pav(target: list[float], weight: list[float]) -> np.ndarray:
+    """Weighted least-squares non-decreasing fit of ``target`` (pool adjacent violators)."""
+    sums: list[float] = []
+    wts: list[float] = []
+    cnts: list[int] = []
+    for t, w in zip(target, weight, strict=True):
+        s = t * w
+        c = 1
+        # pool while the previous block's mean is not below this one's (weights > 0)
+        while sums and sums[-1] * w >= s * wts[-1]:
+            s += sums.pop()
+            w += wts.pop()
+            c += cnts.pop()
+        sums.append(s)
+        wts.append(w)
+        cnts.append(c)
+    return np.repeat(np.array(sums) / np.array(wts), cnts)
 
 
 # -- routing -------------------------------------------------------------------------
@@ -343,8 +566,12 @@ def plan_tracks(
     In each gap the bending segments are ordered top to bottom so that the
     drawn polylines cross (or touch) as little as possible, counting only pairs
     of edges that share no end node, then packed onto as few tracks as the
-    ordering allows.
+    ordering allows. Above ``opts.exact_items`` items a gap's order comes from a
+    sort key instead of up to eight sifting rounds (each costs the square of the
+    gap's segments); on dense graphs the key order crosses less, at the price of
+    a few more tracks.
     """
+    rounds = 0 if len(h.items) > opts.exact_items else 8
     per_gap: dict[int, list[int]] = defaultdict(list)
     for s, (a, _b, _k) in enumerate(h.segments):
         xa, xb = ends[s]
@@ -356,17 +583,25 @@ def plan_tracks(
     margin = opts.track_gap / 2
     for gap in sorted(per_gap):
         segs = sorted(per_gap[gap], key=lambda s: (min(ends[s]), s))
-        order = _order_tracks(segs, ends, [end_nodes[h.segments[s][2]] for s in segs], opts.touch)
-        placed: list[tuple[float, float, int]] = []
-        for s in order:
+        order = _order_tracks(
+            segs, ends, [end_nodes[h.segments[s][2]] for s in segs], opts.touch, rounds
+        )
+        # Each segment takes the track below the lowest one it overlaps among those
+        # placed before it (numpy over the placed ones: a dense gap has hundreds).
+        k = len(order)
+        los = np.empty(k)
+        his = np.empty(k)
+        tracks = np.empty(k, dtype=np.int64)
+        for p, s in enumerate(order):
             xa, xb = ends[s]
             lo, hi = min(xa, xb) - margin, max(xa, xb) + margin
-            t = 0
-            for plo, phi, pt in placed:
-                if plo < hi and lo < phi and pt + 1 > t:
-                    t = pt + 1
+            if p:
+                hit = (los[:p] < hi) & (lo < his[:p])
+                t = int(tracks[:p][hit].max()) + 1 if hit.any() else 0
+            else:
+                t = 0
+            los[p], his[p], tracks[p] = lo, hi, t
             track[s] = t
-            placed.append((lo, hi, t))
             counts[gap] = max(counts[gap], t + 1)
     return track, counts
 
@@ -376,6 +611,7 @@ def _order_tracks(
     ends: dict[int, tuple[float, float]],
     nodes: list[tuple[int, int]],
     touch: float = OPTIONS.touch,
+    rounds: int = 8,
 ) -> list[int]:
     """Top-to-bottom order of one gap's bending segments with few crossings (sifting)."""
     n = len(segs)
@@ -394,8 +630,14 @@ def _order_tracks(
     shared = (u[:, None] == u[None, :]) | (u[:, None] == v[None, :])
     shared |= (v[:, None] == u[None, :]) | (v[:, None] == v[None, :])
     cost[shared] = 0
-    order = list(range(n))
-    for _ in range(8):
+    if rounds:
+        order = list(range(n))
+    else:
+        # Without sifting: rightward pieces on top, the one starting furthest right
+        # highest, then leftward ones, the one starting furthest left highest (such
+        # pieces then cross only where their spans force it).
+        order = sorted(range(n), key=lambda i: (0, -a[i], i) if b[i] > a[i] else (1, a[i], i))
+    for _ in range(rounds):
         moved = False
         for e in range(n):
             q = order.index(e)

@@ -1,0 +1,218 @@
+"""The large-graph path of the layout (hierarchies over ``LayoutOptions.exact_items``)
+and the metrics that must stay cheap on big drawings."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import networkx as nx
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from layoutkit.diagram import LayoutOptions, lay_out, layered
+from layoutkit.diagram.findings import (
+    _overlap,
+    _overlapping_pairs,
+    composition_findings,
+    count_crossings_orth,
+)
+from layoutkit.diagram.placement import _project
+
+# Every hierarchy takes the large-graph path under these options.
+LARGE = LayoutOptions(exact_items=0)
+
+
+def _random_digraph(n: int, m: int, seed: int) -> tuple[list[str], list[tuple[str, str]]]:
+    rng = random.Random(seed)
+    nodes = [f"v{i}" for i in range(n)]
+    edges: list[tuple[str, str]] = []
+    while len(edges) < m:
+        a, b = rng.sample(nodes, 2)
+        if (a, b) not in edges:
+            edges.append((a, b))
+    return nodes, edges
+
+
+def _acyclic_after(nodes: list[str], edges: list[tuple[str, str]], rev: set[int]) -> bool:
+    g = nx.DiGraph()
+    g.add_nodes_from(nodes)
+    g.add_edges_from((b, a) if k in rev else (a, b) for k, (a, b) in enumerate(edges) if a != b)
+    return nx.is_directed_acyclic_graph(g)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 30), st.integers(0, 90), st.integers(0, 10_000))
+def test_greedy_back_edges_leave_no_cycle(n: int, m: int, seed: int) -> None:
+    nodes, edges = _random_digraph(n, min(m, n * (n - 1)), seed)
+    edges += [(nodes[0], nodes[0]), *edges[:3]]  # a self-loop and parallel copies
+    rev = layered._greedy_back_edges(nodes, edges)
+    assert _acyclic_after(nodes, edges, rev)
+    assert all(edges[k][0] != edges[k][1] for k in rev)
+    # parallel copies are reversed together
+    for j, k in itertools.combinations(range(len(edges)), 2):
+        if edges[j] == edges[k]:
+            assert (j in rev) == (k in rev)
+
+
+def test_dense_graph_gets_the_smaller_hierarchy() -> None:
+    nodes, edges = _random_digraph(100, 300, 1)
+    dfs = layered._dfs_back_edges(nodes, edges)
+    chosen = layered.break_cycles(nodes, edges)
+    assert chosen != dfs
+    assert _acyclic_after(nodes, edges, chosen)
+    assert layered._hierarchy_estimate(nodes, edges, chosen) < layered._hierarchy_estimate(
+        nodes, edges, dfs
+    )
+    # below the threshold the depth-first choice stands, as it always did
+    big = LayoutOptions(exact_items=10**9)
+    assert layered.break_cycles(nodes, edges, big) == dfs
+
+
+@settings(deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.floats(-50, 50), st.floats(0.1, 10), st.floats(0, 20)), min_size=1, max_size=12
+    )
+)
+def test_project_is_the_closest_feasible_row(rows: list[tuple[float, float, float]]) -> None:
+    want = [r[0] for r in rows]
+    weight = [r[1] for r in rows]
+    gaps = [r[2] for r in rows[1:]]
+    got = _project(want, weight, gaps)
+    for p in range(1, len(got)):
+        assert got[p] - got[p - 1] >= gaps[p - 1] - 1e-6
+    # no single feasible shift of the whole row or of its tail does better
+    cost = sum(w * (g - v) ** 2 for g, v, w in zip(got, want, weight, strict=True))
+    for cut in range(len(got)):
+        for d in (-0.5, 0.5):
+            moved = got[:cut] + [g + d for g in got[cut:]]
+            if all(moved[p] - moved[p - 1] >= gaps[p - 1] - 1e-9 for p in range(1, len(moved))):
+                worse = sum(w * (g - v) ** 2 for g, v, w in zip(moved, want, weight, strict=True))
+                assert worse >= cost - 1e-6
+
+
+def _grouped_payload(seed: int) -> dict:
+    rng = random.Random(seed)
+    lanes = [{"label": f"Lane {k}", "nodes": [], "groups": []} for k in range(2)]
+    ids = [f"n{i}" for i in range(24)]
+    for i, v in enumerate(ids):
+        lane = lanes[i % 2]
+        node = {"id": v, "title": f"Step {v}"}
+        if i % 3 == 0:
+            if not lane["groups"]:
+                lane["groups"].append({"id": f"g{i % 2}", "title": "Group", "nodes": []})
+            lane["groups"][0]["nodes"].append(node)
+        else:
+            lane["nodes"].append(node)
+    edges = []
+    for _ in range(60):
+        a, b = rng.sample(ids, 2)
+        edges.append({"from": a, "to": b, **({"label": "calls"} if rng.random() < 0.2 else {})})
+    return {"title": "t", "dir": rng.choice(["TD", "LR"]), "lanes": lanes, "edges": edges}
+
+
+def _inside(b: dict, f: dict) -> bool:
+    return (
+        b["x"] >= f["x"] - 0.01
+        and b["y"] >= f["y"] - 0.01
+        and b["x"] + b["w"] <= f["x"] + f["w"] + 0.01
+        and b["y"] + b["h"] <= f["y"] + f["h"] + 0.01
+    )
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_large_path_keeps_frames_and_lanes(seed: int) -> None:
+    payload = _grouped_payload(seed)
+    geo = lay_out(payload, options=LARGE)["geo"]
+    codes = {f["code"] for f in composition_findings(geo)}
+    assert "node_overlap" not in codes
+    for lane_in, lane_geo in zip(payload["lanes"], geo["lanes"], strict=True):
+        members = [n["id"] for n in lane_in["nodes"]]
+        members += [n["id"] for g in lane_in["groups"] for n in g["nodes"]]
+        assert all(_inside(geo["nodes"][m], lane_geo) for m in members)
+        for g in lane_in["groups"]:
+            assert all(_inside(geo["nodes"][n["id"]], geo["groups"][g["id"]]) for n in g["nodes"])
+    # frames of the two lanes do not overlap
+    a, b = geo["lanes"]
+    assert not _overlap(
+        (a["x"], a["y"], a["x"] + a["w"], a["y"] + a["h"]),
+        (b["x"], b["y"], b["x"] + b["w"], b["y"] + b["h"]),
+    )
+
+
+def test_large_path_is_deterministic_and_clean() -> None:
+    nodes, edges = _random_digraph(60, 200, 3)
+    payload = {
+        "title": "dense",
+        "dir": "TD",
+        "nodes": [{"id": v, "title": v} for v in nodes],
+        "edges": [{"from": a, "to": b} for a, b in edges],
+    }
+    first = lay_out(payload, options=LARGE)
+    assert lay_out(payload, options=LARGE)["geo"] == first["geo"]
+    codes = {f["code"] for f in composition_findings(first["geo"])}
+    assert not codes & {"node_overlap", "edge_through_node"}
+    for e in first["geo"]["edges"]:  # orthogonal routes
+        for p, q in itertools.pairwise(e["points"]):
+            assert abs(p[0] - q[0]) < 0.01 or abs(p[1] - q[1]) < 0.01
+
+
+def _brute_crossings(edges: list[dict]) -> int:
+    hs, vs, ends = [], [], []
+    for k, e in enumerate(edges):
+        ends.append({e["from"].split(".")[0], e["to"].split(".")[0]})
+        for p, q in itertools.pairwise(e["points"]):
+            if p[1] == q[1] and p[0] != q[0]:
+                hs.append((p[1], min(p[0], q[0]), max(p[0], q[0]), k))
+            elif p[0] == q[0] and p[1] != q[1]:
+                vs.append((p[0], min(p[1], q[1]), max(p[1], q[1]), k))
+    seen = set()
+    for y, x0, x1, k in hs:
+        for x, y0, y1, k2 in vs:
+            if k != k2 and x0 <= x <= x1 and y0 <= y <= y1 and not ends[k] & ends[k2]:
+                seen.add((min(k, k2), max(k, k2), round(x), round(y)))
+    return len(seen)
+
+
+@st.composite
+def orthogonal_edges(draw: st.DrawFn) -> list[dict]:
+    out = []
+    for k in range(draw(st.integers(0, 8))):
+        x, y = draw(st.integers(0, 12)), draw(st.integers(0, 12))
+        pts = [[float(x), float(y)]]
+        for j in range(draw(st.integers(1, 5))):
+            step = draw(st.integers(-6, 6))
+            if j % 2:
+                y += step
+            else:
+                x += step
+            pts.append([float(x), float(y)])
+        ends = draw(st.lists(st.sampled_from("abcdef"), min_size=2, max_size=2))
+        out.append({"from": ends[0], "to": f"{ends[1]}.p" if k % 3 else ends[1], "points": pts})
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(orthogonal_edges())
+def test_crossing_count_matches_all_pairs(edges: list[dict]) -> None:
+    assert count_crossings_orth(edges) == _brute_crossings(edges)
+
+
+@settings(deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 40), st.integers(0, 40), st.integers(1, 15), st.integers(1, 15)),
+        max_size=14,
+    )
+)
+def test_overlapping_pairs_match_all_pairs(boxes: list[tuple[int, int, int, int]]) -> None:
+    rects = [(f"n{i}", (x, y, x + w, y + h)) for i, (x, y, w, h) in enumerate(boxes)]
+    by_x = sorted(range(len(rects)), key=lambda i: rects[i][1][0])
+    expected = [
+        (by_x[a], by_x[b])
+        for a, b in itertools.combinations(range(len(by_x)), 2)
+        if _overlap(rects[by_x[a]][1], rects[by_x[b]][1])
+    ]
+    assert _overlapping_pairs(rects, by_x) == expected
