@@ -326,7 +326,7 @@ class _Reader:
                 self.errors.append(finding(number, f"{word!r} outside a block it can divide"))
                 return
             b = self.stack[-1]
-            self.blocks[b]["branches"].append({"word": word, "label": _message_text(rest)})
+            self.blocks[b]["branches"].append({"kind": word, "label": _message_text(rest)})
             self.events.append(
                 {"event": "branch", "block": b, "branch": len(self.blocks[b]["branches"]) - 1}
             )
@@ -517,7 +517,7 @@ class _Reader:
                 "label": block["label"],
             }
             if block["branches"]:
-                entry["branch"] = block["branches"][-1]["word"]
+                entry["branch"] = block["branches"][-1]["kind"]
                 entry["branchLabel"] = block["branches"][-1]["label"]
             out.append(entry)
         return out

@@ -199,6 +199,7 @@ class _Rows:
         self.destroyed_at: dict[str, float] = {}
         self.last_arrow: tuple[int, float] | None = None
         people = {p["id"]: p for p in seq["participants"]}
+        self.kinds = {pid: p.get("kind") for pid, p in people.items()}
         self.creates = {p.get("created"): pid for pid, p in people.items() if "created" in p}
         self.destroys = {p.get("destroyed"): pid for pid, p in people.items() if "destroyed" in p}
 
@@ -268,6 +269,8 @@ class _Rows:
             x1 = self._edge_x(dst, sx, extra)
             if created:
                 hw = self.heads[created][0] / 2
+                if self.kinds.get(created) in _FIGURES:
+                    hw = 16.0  # the figure, not its name, is what the arrow meets
                 x1 = dx - hw if dx > sx else dx + hw
                 self.created_at[created] = y
             mid = (x0 + x1) / 2
@@ -287,17 +290,18 @@ class _Rows:
         note = self.seq["notes"][j]
         actors = [a for a in note.get("actors") or [] if a in self.xs]
         text = str(note.get("text") or "")
-        tw, th = _text_box(text, NOTE_MAX, NOTE_FONT)
-        w, h = tw + 16, th + 12
         xs = sorted(self.xs[a] for a in actors) or [0.0]
+        spread = xs[-1] - xs[0] + 50 if len(actors) > 1 else 0.0
+        # A note over two lifelines wraps to their spread, as it is drawn.
+        tw, th = _text_box(text, max(NOTE_MAX, spread - 16), NOTE_FONT)
+        w, h = tw + 16, th + 12
         where = note.get("placement")
         if where == "left":
             x = xs[0] - BAR_W / 2 - 6 - w
         elif where == "right":
             x = xs[0] + BAR_W / 2 + 6
         elif len(actors) > 1:
-            span = xs[-1] - xs[0] + 50
-            w = max(w, span)
+            w = max(w, spread)
             x = (xs[0] + xs[-1]) / 2 - w / 2
         else:
             w = max(w, 60.0)
