@@ -1,7 +1,7 @@
 """A sequence diagram drawn from ``geo.sequence`` (see :mod:`layoutkit.diagram.sequence_layout`).
 
 Drawn back to front: participant boxes, coloured ``rect`` blocks, lifelines,
-block frames with their keyword tab and branch dividers, activation bars,
+activation bars, block frames with their keyword tab and branch dividers,
 message arrows with their labels and numbers, notes, then the participant
 heads at the top and again at the bottom (actors as stick figures). The
 arrowheads follow Mermaid's: a filled triangle, none, a cross, an open
@@ -266,6 +266,11 @@ def sequence_items(geo: dict[str, Any], titles: dict[str, str], frame: _Mapping)
             d = 7 * k
             items.append(Path(((cx - d, cy - d), (cx + d, cy + d)), stroke=INK, width=1.8 * k))
             items.append(Path(((cx - d, cy + d), (cx + d, cy - d)), stroke=INK, width=1.8 * k))
+    for bar in seq.get("activations") or []:
+        r = _rect(bar)
+        if r is not None:
+            x, y, w, h = frame.rect(r)
+            items.append(Box(x, y, w, h, fill=BAR_FILL, stroke=HEAD_STROKE, width=1.0 * k))
     for f in frames:
         if f.get("type") == "rect":
             continue
@@ -325,11 +330,6 @@ def sequence_items(geo: dict[str, Any], titles: dict[str, str], frame: _Mapping)
                         "middle",
                     )
                 )
-    for bar in seq.get("activations") or []:
-        r = _rect(bar)
-        if r is not None:
-            x, y, w, h = frame.rect(r)
-            items.append(Box(x, y, w, h, fill=BAR_FILL, stroke=HEAD_STROKE, width=1.0 * k))
     shown = {m.get("index"): m for m in seq.get("messages") or [] if isinstance(m, dict)}
     for e in geo.get("edges") or []:
         if not isinstance(e, dict):
@@ -357,7 +357,9 @@ def sequence_items(geo: dict[str, Any], titles: dict[str, str], frame: _Mapping)
         label = e.get("label") if isinstance(e.get("label"), dict) else None
         box = _rect(label)
         if label and box and label.get("text"):
-            lx, ly, lw, _ = frame.rect(box)
+            lx, ly, lw, lh = frame.rect(box)
+            # A lifeline under the text would strike it through.
+            items.append(Box(lx - 2 * k, ly, lw + 4 * k, lh, fill=CARD, opacity=0.85))
             run = text_run(
                 lx + lw / 2,
                 ly,
