@@ -75,7 +75,7 @@ def lay_out(
     if seq is not None:
         geo, metrics = _layout_sequence(model, out, seq)
     else:
-        if "sequence" in out:
+        if isinstance(out.get("sequence"), dict) and out["sequence"].get("participants"):
             model.diagnostics.append(
                 {
                     "level": "info",

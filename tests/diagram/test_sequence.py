@@ -7,6 +7,8 @@ import itertools
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from layoutkit.diagram import import_text, lay_out
 from layoutkit.diagram.findings import composition_findings
@@ -459,3 +461,69 @@ EXAMPLES = {
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
 def test_sequence_geo_snapshots(name: str, snapshot) -> None:
     assert laid(EXAMPLES[name])["geo"] == snapshot
+
+
+@st.composite
+def sequence_texts(draw: st.DrawFn) -> str:
+    names = draw(st.lists(st.sampled_from("ABCDEFG"), min_size=1, max_size=5, unique=True))
+    lines = ["sequenceDiagram", f"{names[0]}->>{names[-1]}: first"]
+    if draw(st.booleans()):
+        lines.append("autonumber")
+    open_blocks: list[str] = []
+    active: dict[str, int] = {}
+    for _ in range(draw(st.integers(1, 14))):
+        step = draw(st.sampled_from(["msg", "msg", "msg", "note", "block", "branch", "end", "act"]))
+        a, b = draw(st.sampled_from(names)), draw(st.sampled_from(names))
+        if step == "msg":
+            arrow = draw(st.sampled_from([a[0] for a in ARROWS]))
+            words = draw(st.sampled_from(["go", "a longer message text", "", "x y z"]))
+            lines.append(f"{a}{arrow}{b}: {words}")
+        elif step == "note":
+            where = draw(st.sampled_from(["left of", "right of", "over"]))
+            lines.append(f"note {where} {a}: some note")
+        elif step == "block":
+            kind = draw(st.sampled_from(["loop", "alt", "opt", "par", "critical", "break", "rect"]))
+            open_blocks.append(kind)
+            lines.append(f"{kind} cond" if kind != "rect" else "rect rgb(230, 240, 255)")
+        elif step == "branch" and open_blocks and open_blocks[-1] in ("alt", "par", "critical"):
+            word = {"alt": "else", "par": "and", "critical": "option"}[open_blocks[-1]]
+            lines.append(f"{word} other")
+        elif step == "end" and open_blocks:
+            open_blocks.pop()
+            lines.append("end")
+        elif step == "act":
+            if active.get(a):
+                active[a] -= 1
+                lines.append(f"deactivate {a}")
+            else:
+                active[a] = 1
+                lines.append(f"activate {a}")
+    lines += ["end"] * len(open_blocks)
+    return "\n".join(lines)
+
+
+@settings(max_examples=60, deadline=None)
+@given(sequence_texts())
+def test_any_sequence_lays_out_in_order_inside_its_frames(text: str) -> None:
+    out = lay_out({"diagram_text": text})
+    geo = out["geo"]
+    assert "sequence" in geo
+    ys = [e["points"][0][1] for e in geo["edges"]]
+    assert ys == sorted(ys) and len(set(ys)) == len(ys)
+    assert composition_findings(geo) == []
+    events = out["sequence"]["events"]
+    frames = {f["block"]: f for f in geo["sequence"]["frames"]}
+    open_blocks: list[int] = []
+    for ev in events:
+        if ev["event"] == "start":
+            open_blocks.append(ev["block"])
+        elif ev["event"] == "end":
+            open_blocks.pop()
+        elif ev["event"] == "message":
+            e = geo["edges"][ev["index"]]
+            for b in open_blocks:
+                f = frames[b]
+                for x, y in e["points"]:
+                    assert f["x"] <= x <= f["x"] + f["w"]
+                    assert f["y"] < y < f["y"] + f["h"]
+    assert lay_out(out)["geo"] == geo
