@@ -135,7 +135,7 @@ def _columns(
         lw, _ = _text_box(text, LABEL_MAX, LABEL_FONT)
         if i == j:
             if i + 1 < n:
-                needs.append((i, i + 1, max(lw, LOOP_W) + 24 + heads[order[i + 1]][0] / 2 * 0))
+                needs.append((i, i + 1, max(lw + 12, LOOP_W) + 24))
         else:
             needs.append((min(i, j), max(i, j), lw + 32 + BAR_W))
     for note in seq.get("notes") or []:
@@ -255,9 +255,9 @@ class _Rows:
             y = self.y + 8 + lh + 4
             x0 = self._edge_x(src, sx + 1)
             pts = [[x0, y], [x0 + LOOP_W, y], [x0 + LOOP_W, y + LOOP_H], [x0, y + LOOP_H]]
-            label = (x0 + 6, y - lh - 3, lw, lh) if text else None
+            label = (x0 + 12, y - lh - 3, lw, lh) if text else None
             self.arrows[k] = {"points": pts, "label": label, "y": y, "self": True}
-            self._grow(x0 - BAR_W, max(x0 + LOOP_W, x0 + 6 + lw))
+            self._grow(x0 - BAR_W, max(x0 + LOOP_W, x0 + 12 + lw))
             self.y = y + LOOP_H + 12
         else:
             dx = self.xs[dst]
