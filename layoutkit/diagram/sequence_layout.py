@@ -279,6 +279,13 @@ class _Rows:
             lo, hi = min(x0, x1), max(x0, x1)
             if label:
                 lo, hi = min(lo, label[0]), max(hi, label[0] + lw)
+            # A frame around the message also clears the activation bars it meets.
+            for pid, more in ((src, 0), (dst, extra)):
+                depth = len(self.active[pid]) + more
+                if depth:
+                    cx = self.xs[pid]
+                    lo = min(lo, cx - BAR_W / 2)
+                    hi = max(hi, cx + BAR_W / 2 + (depth - 1) * BAR_W / 2)
             self._grow(lo, hi)
             self.y = y + (head_h / 2 + 10 if created else 14)
         gone = self.destroys.get(k)

@@ -114,3 +114,18 @@ def test_browser_draws_lifelines_and_messages_in_order(tmp_path: Path) -> None:
     assert not any(
         t["text"].startswith("[alt") and "Authorised" in t["text"] for t in seen["texts"]
     )
+
+
+def test_sequence_screenshot_matches_baseline(tmp_path: Path) -> None:
+    """The drawing as Chromium paints it, against the kept baseline (``seq-checkout.png``)."""
+    from tests.render.test_browser import ARTIFACTS, compare, screenshot
+
+    payload = lay_out({"title": "Checkout", "diagram_text": TEXT})
+    page = tmp_path / "sequence.html"
+    page.write_text(
+        "<!doctype html><html><body style='margin:0;background:#fff'>"
+        + diagram_svg(payload)
+        + "</body></html>",
+        encoding="utf-8",
+    )
+    compare(screenshot(page, ARTIFACTS / "seq-checkout.png"), "seq-checkout")
