@@ -148,6 +148,11 @@ def _statements(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
         if ch in " \t\r\n;":
             advance(i + 1)
             continue
+        if text.startswith("%%{", i):
+            # A directive (%%{init: …}%%) may span lines.
+            end = text.find("}%%", i)
+            advance(n if end < 0 else end + 3)
+            continue
         if ch in "#%":
             end = text.find("\n", i)
             advance(n if end < 0 else end)

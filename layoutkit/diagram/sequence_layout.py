@@ -382,15 +382,16 @@ def lay_out_sequence(
     """Geometry of a sequence diagram's body; returns (geo, body width, body height).
 
     The body starts ``top`` below the drawing's top edge (the header's
-    height); the returned height leaves it out. ``overrides`` ({participant id: {x, y}}) move a head (and
-    its lifeline, and the ends of its messages) to that top-left corner.
+    height); the returned height leaves it out. ``overrides`` ({participant
+    id: {x, y}}) move a head (and its lifeline, and the ends of its
+    messages) to that top-left corner.
     """
     titles = _titles(payload)
     people = {p["id"]: p for p in seq["participants"]}
     order = [p["id"] for p in seq["participants"]]
     kinds = {pid: str(people[pid].get("kind") or "participant") for pid in order}
     heads = {pid: _head_size(titles.get(pid, pid), kinds[pid]) for pid in order}
-    edges = [e for e in payload.get("edges") or []]
+    edges = list(payload.get("edges") or [])
     texts = [_message_text(m, e) for m, e in zip(seq["messages"], edges, strict=True)]
     boxes = [b for b in seq.get("boxes") or [] if isinstance(b, dict)]
     boxed = {pid: people[pid].get("box") for pid in order}

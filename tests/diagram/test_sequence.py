@@ -527,3 +527,8 @@ def test_any_sequence_lays_out_in_order_inside_its_frames(text: str) -> None:
                     assert f["x"] <= x <= f["x"] + f["w"]
                     assert f["y"] < y < f["y"] + f["h"]
     assert lay_out(out)["geo"] == geo
+
+
+def test_directives_may_span_lines() -> None:
+    ms = messages("%%{init: {\n  'theme': 'dark'\n}}%%\nA->>B: after")
+    assert [(m["from"], m["text"]) for m in ms] == [("A", "after")]
