@@ -11,7 +11,7 @@ from typing import Any
 import attrs
 import networkx as nx
 
-from layoutkit.diagram import layered, placement
+from layoutkit.diagram import layered, placement, sequence_layout
 from layoutkit.diagram.findings import composition_findings, count_crossings_orth
 from layoutkit.diagram.mermaid import import_text
 from layoutkit.diagram.model import Model, Node, build_model, containers
@@ -70,11 +70,25 @@ def lay_out(
     # Layout time grows faster than linearly with the graph: bound it before starting.
     check_limit("diagramNodes", len(model.nodes), field="nodes")
     check_limit("diagramEdges", len(model.edges), field="edges")
-    geo, metrics = _layout(model, out, opts, node_sizes)
     overrides = out.get("overrides")
-    if isinstance(overrides, dict) and overrides:
-        _apply_overrides(geo, overrides, model, opts)
-        metrics.update(_measure(geo))
+    seq = sequence_layout.usable(out, model)
+    if seq is not None:
+        geo, metrics = _layout_sequence(model, out, seq)
+    else:
+        if isinstance(out.get("sequence"), dict) and out["sequence"].get("participants"):
+            model.diagnostics.append(
+                {
+                    "level": "info",
+                    "code": "sequence_ignored",
+                    "path": "sequence",
+                    "message": "the participants or messages changed since the text was "
+                    "imported, so the diagram is drawn as a graph",
+                }
+            )
+        geo, metrics = _layout(model, out, opts, node_sizes)
+        if isinstance(overrides, dict) and overrides:
+            _apply_overrides(geo, overrides, model, opts)
+            metrics.update(_measure(geo))
     findings = composition_findings(geo)
     diagnostics = list(model.diagnostics)
     for f in findings:
@@ -91,6 +105,23 @@ def lay_out(
             findings=findings,
         )
     return out
+
+
+def _layout_sequence(
+    model: Model, payload: dict[str, Any], seq: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A sequence diagram drawn as one (:mod:`layoutkit.diagram.sequence_layout`)."""
+    overrides = payload.get("overrides") if isinstance(payload.get("overrides"), dict) else None
+    # The header wraps to the body's width, and the body sits below the header.
+    _, body_w, _ = sequence_layout.lay_out_sequence(model, payload, seq, None)
+    header = _header(payload, body_w)
+    top = header["h"] if header else 0.0
+    geo, body_w, body_h = sequence_layout.lay_out_sequence(model, payload, seq, overrides, top)
+    header = _header(payload, body_w)
+    _footer(geo, payload, header, body_w, body_h)
+    metrics = _measure(geo)
+    metrics["messages"] = len(seq["messages"])
+    return geo, metrics
 
 
 def _label_size(text: str) -> tuple[float, float]:

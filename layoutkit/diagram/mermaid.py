@@ -66,11 +66,11 @@ def import_text(text: str) -> dict[str, Any]:
     number, raw = lines[header_at]
     header = strip_comment(raw).strip().rstrip(";")
     body = lines[header_at + 1 :]
-    word = header.split()[0]
+    word = header.replace(";", " ").split()[0]
     if word in ("flowchart", "graph", "flowchart-elk"):
         return read_flowchart(header, body, meta)
     if word == "sequenceDiagram":
-        return read_sequence(body, meta)
+        return read_sequence(lines[header_at:], meta)
     if word in ("stateDiagram", "stateDiagram-v2"):
         return read_state(body, meta)
     raise DiagramError(

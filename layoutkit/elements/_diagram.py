@@ -292,6 +292,12 @@ DIAGRAM_SPEC = Spec(
         ),
         obj("source", SOURCE, "Living source, refreshed on request."),
         server_owned("geo", "object", "Computed geometry."),
+        server_owned(
+            "sequence",
+            "object",
+            "What a sequenceDiagram import found beyond lanes and edges (arrow kinds, blocks, "
+            "notes, activations, numbering, boxes, create/destroy); lay_out draws from it.",
+        ),
         server_owned("render", "object"),
         server_owned("overrides", "object", "Human adjustments; survive refresh.", editor=True),
         server_owned("metrics", "object"),

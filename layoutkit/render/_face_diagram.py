@@ -534,6 +534,12 @@ def _edge_specs(payload: dict, geo_edges: list) -> list[dict]:
 def geo_items(payload: dict, frame: _Frame) -> list[Item]:
     """Lanes, groups, edges and nodes of ``payload.geo`` mapped through ``frame``."""
     geo = payload.get("geo") if isinstance(payload.get("geo"), dict) else {}
+    if isinstance(geo.get("sequence"), dict):
+        # Imported just here: the sequence face reuses this module's shapes.
+        from layoutkit.render._face_sequence import sequence_items
+
+        titles = {nid: str(n.get("title") or nid) for nid, n in _collect_nodes(payload).items()}
+        return sequence_items(geo, titles, frame)
     k = frame.k
     items: list[Item] = []
     lane_specs = [lane for lane in payload.get("lanes") or [] if isinstance(lane, dict)]

@@ -156,3 +156,52 @@ def test_example_lays_out_without_composition_findings(path: Path) -> None:
     assert composition_findings(geo) == []
     for e in geo["edges"]:
         assert all(p[0] == q[0] or p[1] == q[1] for p, q in itertools.pairwise(e["points"]))
+
+
+_PLACEMENT = {"LEFTOF": "left", "RIGHTOF": "right", "OVER": "over"}
+
+
+@_SKIP
+@pytest.mark.parametrize("path", _examples("sequence"), ids=lambda p: p.stem)
+def test_sequence_structure_matches_mermaid(path: Path) -> None:
+    """The server-owned ``sequence`` record holds the notes, blocks, activations,
+    boxes and create/destroy points Mermaid's parser finds, in its order."""
+    text, expected = _load(path)
+    seq = import_text(text)["sequence"]
+    facts = expected["facts"]
+    assert [m["text"] for m in seq["messages"]] == [
+        clean_label(m["text"]) for m in facts["messages"]
+    ]
+    assert [
+        (_PLACEMENT[n["placement"]], n["actors"], clean_label(n["text"])) for n in facts["notes"]
+    ] == [(n["placement"], list(dict.fromkeys(n["actors"])), n["text"]) for n in seq["notes"]]
+    assert [
+        (
+            b["type"],
+            clean_label(b["label"]),
+            [(r["kind"], clean_label(r["label"])) for r in b["branches"]],
+        )
+        for b in facts["blocks"]
+    ] == [
+        (
+            "par" if b["type"] == "par_over" else b["type"],
+            b["label"],
+            [(r["kind"], r["label"]) for r in b["branches"]],
+        )
+        for b in seq["blocks"]
+    ]
+    switched = [
+        (e["actor"], e["event"] == "activate")
+        for e in seq["events"]
+        if e["event"] in ("activate", "deactivate")
+    ]
+    assert switched == [(a["actor"], a["on"]) for a in facts["activations"]]
+    assert [(b["label"], b["members"]) for b in seq["boxes"]] == [
+        (clean_label(b["name"]), b["members"]) for b in facts["boxes"]
+    ]
+    people = {p["id"]: p for p in seq["participants"]}
+    assert {pid: p["created"] for pid, p in people.items() if "created" in p} == facts["created"]
+    assert {pid: p["destroyed"] for pid, p in people.items() if "destroyed" in p} == facts[
+        "destroyed"
+    ]
+    assert [p["kind"] for p in seq["participants"]] == [p["kind"] for p in facts["participants"]]

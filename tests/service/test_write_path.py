@@ -126,3 +126,41 @@ def test_new_inline_rows_replace_a_spilled_table(board: Workspace) -> None:
     board.call("update_cards", {"patch": [{"id": card["id"], "payload": first}]})
     again = board.call("scrape_board", {"board": "w"})["cards"][0]["payload"]
     assert again["dataRef"] == first["dataRef"]
+
+
+SEQUENCE = (
+    "sequenceDiagram\n  participant A as Alice\n  A->>+B: hi\n  loop daily\n    B-->>-A: ok\n  end"
+)
+
+
+def test_sequence_text_is_stored_with_its_record_and_drawn_as_a_sequence(board: Workspace) -> None:
+    person = Principal.user("ana")
+    (card,) = board.call(
+        "compose_board",
+        {"board": "w", "cards": [{"kind": "diagram", "payload": {"diagram_text": SEQUENCE}}]},
+        person,
+    )["cards"]
+    stored = board.call("scrape_board", {"board": "w"})["cards"][0]["payload"]
+    assert [m["text"] for m in stored["sequence"]["messages"]] == ["hi", "ok"]
+    assert [e["label"] for e in stored["edges"]] == ["hi", "[loop daily] ok"]
+    assert [line["id"] for line in stored["geo"]["sequence"]["lifelines"]] == ["A", "B"]
+    # A person's override moves a participant head; the record survives the patch.
+    patch = {"id": card["id"], "payload": {"overrides": {"B": {"x": 500, "y": 60}}}}
+    board.call("update_cards", {"patch": [patch]}, person)
+    stored = board.call("scrape_board", {"board": "w"})["cards"][0]["payload"]
+    assert stored["geo"]["nodes"]["B"]["x"] == 500
+    assert "sequence" in stored["geo"] and stored["sequence"]["messages"][0]["from"] == "A"
+
+
+def test_an_authored_sequence_record_is_not_taken(board: Workspace) -> None:
+    payload = {
+        "title": "t",
+        "lanes": [{"label": "P", "nodes": [{"id": "A", "title": "A"}]}],
+        "sequence": {"participants": [{"id": "A", "kind": "actor"}], "messages": []},
+    }
+    out = board.call(
+        "compose_board", {"board": "w", "cards": [{"kind": "diagram", "payload": payload}]}
+    )
+    stored = board.call("scrape_board", {"board": "w"})["cards"][0]["payload"]
+    assert "sequence" not in stored
+    assert any(w.get("code") == "server_owned" for w in out.get("warnings") or [])

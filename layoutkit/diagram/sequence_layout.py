@@ -1,0 +1,634 @@
+"""A sequence diagram laid out as one: heads across the top, lifelines, messages in time order.
+
+:func:`lay_out_sequence` places what the Mermaid import recorded in the
+payload's ``sequence`` field. Columns come first: each participant gets a
+lifeline, spaced so that every message label, self-message and note fits
+between the lifelines it spans. Rows follow the recorded event order from
+the top down: a message is one row (its label above a horizontal arrow), a
+note is a row, a block's start, branch and end take a band each, so a
+block's frame encloses exactly the rows of its events.
+
+The geometry keeps the engine's shape: ``nodes`` are the participant heads,
+``edges`` the message arrows (two points; four for a self-message) with
+their label boxes, so composition checks, metrics and overrides work as for
+any diagram. ``geo.sequence`` adds what only a sequence diagram has:
+lifelines, activation bars, notes, block frames, participant boxes, the
+bottom row of heads, and each message's line and arrowhead kinds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from layoutkit.diagram.model import Model
+from layoutkit.layout.text import measure, text_width
+
+HEAD_FONT = 14.0
+LABEL_FONT = 12.0
+NOTE_FONT = 12.0
+FRAME_FONT = 11.0
+HEAD_GAP = 36.0  # least free space between neighbouring heads
+LABEL_MAX = 320.0
+NOTE_MAX = 200.0
+BAR_W = 10.0
+LOOP_W = 30.0
+LOOP_H = 18.0
+FRAME_PAD = 12.0
+TAB_H = 20.0
+BOX_BAND = 26.0  # label band of a participant box above the heads
+FIGURE_H = 38.0  # actor stick figure / symbol above the name
+MARGIN = 16.0
+_FIGURES = ("actor", "boundary", "control", "entity")
+
+
+def _r(v: float) -> float:
+    return round(float(v), 2) + 0.0
+
+
+def usable(payload: dict[str, Any], model: Model) -> dict[str, Any] | None:
+    """The payload's ``sequence`` record when it still matches its lane and edges, else None.
+
+    A patch can change the participants or messages after the import; then the
+    record no longer describes the diagram and it is laid out as a graph.
+    """
+    seq = payload.get("sequence")
+    if not isinstance(seq, dict):
+        return None
+    people = seq.get("participants")
+    messages = seq.get("messages")
+    if not isinstance(people, list) or not isinstance(messages, list):
+        return None
+    ids = [p.get("id") for p in people if isinstance(p, dict)]
+    if len(ids) != len(people) or sorted(ids) != sorted(model.nodes) or not ids:
+        return None
+    raw_edges = payload.get("edges") or []
+    if len(raw_edges) != len(messages) or len(model.edges) != len(messages):
+        return None
+    for m, e in zip(messages, raw_edges, strict=True):
+        if not isinstance(m, dict) or not isinstance(e, dict):
+            return None
+        if (m.get("from"), m.get("to")) != (e.get("from"), e.get("to")):
+            return None
+    for ev in seq.get("events") or []:
+        if not isinstance(ev, dict):
+            return None
+    return seq
+
+
+def _head_size(title: str, kind: str) -> tuple[float, float]:
+    block = measure(title, 200.0, HEAD_FONT, "sans-bold")
+    if kind in _FIGURES:
+        return max(block.width + 12, 56.0), FIGURE_H + 4 + block.height
+    w, h = max(block.width + 28, 90.0), max(block.height + 20, 40.0)
+    if kind == "database":
+        h += 14
+    elif kind == "collections":
+        w += 6
+        h += 6
+    elif kind == "queue":
+        w += 18
+    return w, h
+
+
+def _text_box(text: str, max_w: float, size: float) -> tuple[float, float]:
+    if not text:
+        return 0.0, 0.0
+    block = measure(text, max_w, size)
+    return block.width, block.height
+
+
+def _titles(payload: dict[str, Any]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for lane in payload.get("lanes") or []:
+        for n in (lane or {}).get("nodes") or []:
+            if isinstance(n, dict) and isinstance(n.get("id"), str):
+                out[n["id"]] = str(n.get("title") or n["id"])
+    return out
+
+
+def _message_text(seq_msg: dict[str, Any], edge: dict[str, Any]) -> str:
+    """The text a message shows once: the recorded text unless the edge label was rewritten."""
+    text = str(seq_msg.get("text") or "")
+    label = str(edge.get("label") or "")
+    return text if label.endswith(text) else label
+
+
+def _columns(
+    order: list[str],
+    heads: dict[str, tuple[float, float]],
+    seq: dict[str, Any],
+    texts: list[str],
+    boxed: dict[str, int | None],
+) -> dict[str, float]:
+    """Lifeline x of each participant: neighbours apart, every spanned label fitting."""
+    pos = {pid: i for i, pid in enumerate(order)}
+    n = len(order)
+    gaps = []
+    for i in range(n - 1):
+        a, b = order[i], order[i + 1]
+        extra = 20.0 if boxed.get(a) != boxed.get(b) else 0.0
+        gaps.append(heads[a][0] / 2 + heads[b][0] / 2 + HEAD_GAP + extra)
+    needs: list[tuple[int, int, float]] = []
+    for m, text in zip(seq["messages"], texts, strict=True):
+        i, j = pos[m["from"]], pos[m["to"]]
+        lw, _ = _text_box(text, LABEL_MAX, LABEL_FONT)
+        if i == j:
+            if i + 1 < n:
+                needs.append((i, i + 1, max(lw + 12, LOOP_W) + 24))
+        else:
+            needs.append((min(i, j), max(i, j), lw + 32 + BAR_W))
+    for note in seq.get("notes") or []:
+        actors = [a for a in note.get("actors") or [] if a in pos]
+        if not actors:
+            continue
+        nw, _ = _text_box(str(note.get("text") or ""), NOTE_MAX, NOTE_FONT)
+        nw += 16
+        i = pos[actors[0]]
+        if note.get("placement") == "left" and i > 0:
+            needs.append((i - 1, i, nw + 16))
+        elif note.get("placement") == "right" and i + 1 < n:
+            needs.append((i, i + 1, nw + 16))
+        elif note.get("placement") == "over" and len(actors) == 1:
+            if i > 0:
+                needs.append((i - 1, i, nw / 2 + 12))
+            if i + 1 < n:
+                needs.append((i, i + 1, nw / 2 + 12))
+    # Narrow spans first: a wide message then only widens what is still short.
+    for lo, hi, need in sorted(needs, key=lambda t: (t[1] - t[0], t[0], t[1])):
+        have = sum(gaps[lo:hi])
+        if have < need:
+            share = (need - have) / (hi - lo)
+            for k in range(lo, hi):
+                gaps[k] += share
+    xs: dict[str, float] = {}
+    x = heads[order[0]][0] / 2
+    for i, pid in enumerate(order):
+        xs[pid] = x
+        if i < n - 1:
+            x += gaps[i]
+    return xs
+
+
+class _Rows:
+    """Walks the events top-down and records the geometry of each (internal frame)."""
+
+    def __init__(
+        self,
+        seq: dict[str, Any],
+        order: list[str],
+        xs: dict[str, float],
+        heads: dict[str, tuple[float, float]],
+        texts: list[str],
+        top: float,
+    ) -> None:
+        self.seq = seq
+        self.order = order
+        self.xs = xs
+        self.heads = heads
+        self.texts = texts
+        self.y = top
+        self.active: dict[str, list[float]] = {pid: [] for pid in order}
+        self.bars: list[dict[str, Any]] = []
+        self.arrows: dict[int, dict[str, Any]] = {}
+        self.notes: list[dict[str, Any]] = []
+        self.frames: dict[int, dict[str, Any]] = {}
+        self.open: list[int] = []
+        self.extent: dict[int, list[float]] = {}
+        self.created_at: dict[str, float] = {}
+        self.destroyed_at: dict[str, float] = {}
+        self.last_arrow: tuple[int, float] | None = None
+        people = {p["id"]: p for p in seq["participants"]}
+        self.kinds = {pid: p.get("kind") for pid, p in people.items()}
+        self.creates = {p.get("created"): pid for pid, p in people.items() if "created" in p}
+        self.destroys = {p.get("destroyed"): pid for pid, p in people.items() if "destroyed" in p}
+
+    def _grow(self, x0: float, x1: float) -> None:
+        for b in self.open:
+            e = self.extent.setdefault(b, [x0, x1])
+            e[0], e[1] = min(e[0], x0), max(e[1], x1)
+
+    def _edge_x(self, pid: str, toward: float, extra: int = 0) -> float:
+        """Where an arrow meets ``pid``'s lifeline, or the side of its top activation bar."""
+        depth = len(self.active[pid]) + extra
+        cx = self.xs[pid]
+        if depth == 0:
+            return cx
+        shift = (depth - 1) * BAR_W / 2
+        return cx + shift + (BAR_W / 2 if toward > cx else -BAR_W / 2)
+
+    def run(self) -> None:
+        events = self.seq.get("events") or []
+        for k, ev in enumerate(events):
+            nxt = events[k + 1] if k + 1 < len(events) else {}
+            kind = ev.get("event")
+            if kind == "message":
+                self.message(int(ev["index"]), nxt)
+            elif kind == "note":
+                self.note(int(ev["index"]))
+            elif kind == "activate":
+                self.activate(str(ev.get("actor")))
+            elif kind == "deactivate":
+                self.deactivate(str(ev.get("actor")))
+            elif kind == "start":
+                self.start(int(ev["block"]))
+            elif kind == "branch":
+                self.branch(int(ev["block"]), int(ev["branch"]))
+            elif kind == "end":
+                self.end(int(ev["block"]))
+            if kind != "message" and kind not in ("activate", "deactivate"):
+                self.last_arrow = None
+        self.y += 12
+        for pid, starts in self.active.items():
+            while starts:
+                self._bar(pid, starts.pop(), self.y, len(starts))
+
+    def message(self, k: int, nxt: dict[str, Any]) -> None:
+        m = self.seq["messages"][k]
+        src, dst = m["from"], m["to"]
+        text = self.texts[k]
+        lw, lh = _text_box(text, LABEL_MAX, LABEL_FONT)
+        created = self.creates.get(k)
+        head_h = self.heads[created][1] if created else 0.0
+        sx = self.xs[src]
+        if src == dst:
+            y = self.y + 8 + lh + 4
+            x0 = self._edge_x(src, sx + 1)
+            pts = [[x0, y], [x0 + LOOP_W, y], [x0 + LOOP_W, y + LOOP_H], [x0, y + LOOP_H]]
+            label = (x0 + 12, y - lh - 3, lw, lh) if text else None
+            self.arrows[k] = {"points": pts, "label": label, "y": y, "self": True}
+            self._grow(x0 - BAR_W, max(x0 + LOOP_W, x0 + 12 + lw))
+            self.y = y + LOOP_H + 12
+        else:
+            dx = self.xs[dst]
+            y = self.y + 8 + lh + 4
+            if created:
+                y = max(y, self.y + 4 + head_h / 2)
+            extra = 1 if nxt.get("event") == "activate" and nxt.get("actor") == dst else 0
+            x0 = self._edge_x(src, dx)
+            x1 = self._edge_x(dst, sx, extra)
+            if created:
+                hw = self.heads[created][0] / 2
+                if self.kinds.get(created) in _FIGURES:
+                    hw = 16.0  # the figure, not its name, is what the arrow meets
+                x1 = dx - hw if dx > sx else dx + hw
+                self.created_at[created] = y
+            mid = (x0 + x1) / 2
+            label = (mid - lw / 2, y - lh - 4, lw, lh) if text else None
+            self.arrows[k] = {"points": [[x0, y], [x1, y]], "label": label, "y": y, "self": False}
+            lo, hi = min(x0, x1), max(x0, x1)
+            if label:
+                lo, hi = min(lo, label[0]), max(hi, label[0] + lw)
+            # A frame around the message also clears the activation bars it meets.
+            for pid, more in ((src, 0), (dst, extra)):
+                depth = len(self.active[pid]) + more
+                if depth:
+                    cx = self.xs[pid]
+                    lo = min(lo, cx - BAR_W / 2)
+                    hi = max(hi, cx + BAR_W / 2 + (depth - 1) * BAR_W / 2)
+            self._grow(lo, hi)
+            self.y = y + (head_h / 2 + 10 if created else 14)
+        gone = self.destroys.get(k)
+        if gone:
+            self.destroyed_at[gone] = self.arrows[k]["y"]
+        self.last_arrow = (k, self.arrows[k]["y"])
+
+    def note(self, j: int) -> None:
+        note = self.seq["notes"][j]
+        actors = [a for a in note.get("actors") or [] if a in self.xs]
+        text = str(note.get("text") or "")
+        xs = sorted(self.xs[a] for a in actors) or [0.0]
+        spread = xs[-1] - xs[0] + 50 if len(actors) > 1 else 0.0
+        # A note over two lifelines wraps to their spread, as it is drawn.
+        tw, th = _text_box(text, max(NOTE_MAX, spread - 16), NOTE_FONT)
+        w, h = tw + 16, th + 12
+        where = note.get("placement")
+        if where == "left":
+            x = xs[0] - BAR_W / 2 - 6 - w
+        elif where == "right":
+            x = xs[0] + BAR_W / 2 + 6
+        elif len(actors) > 1:
+            w = max(w, spread)
+            x = (xs[0] + xs[-1]) / 2 - w / 2
+        else:
+            w = max(w, 60.0)
+            x = xs[0] - w / 2
+        y = self.y + 10
+        self.notes.append({"x": x, "y": y, "w": w, "h": h, "text": text, "placement": where})
+        self._grow(x, x + w)
+        self.y = y + h + 4
+
+    def activate(self, pid: str) -> None:
+        if pid not in self.active:
+            return
+        at = self.y
+        if self.last_arrow is not None and self._touches(self.last_arrow[0], pid):
+            at = self.last_arrow[1]
+        self.active[pid].append(at)
+
+    def deactivate(self, pid: str) -> None:
+        if not self.active.get(pid):
+            return
+        at = self.y
+        if self.last_arrow is not None and self._touches(self.last_arrow[0], pid):
+            at = self.last_arrow[1]
+        start = self.active[pid].pop()
+        self._bar(pid, start, at, len(self.active[pid]))
+
+    def _touches(self, k: int, pid: str) -> bool:
+        m = self.seq["messages"][k]
+        return pid in (m["from"], m["to"])
+
+    def _bar(self, pid: str, y0: float, y1: float, depth: int) -> None:
+        y1 = max(y1, y0 + 10)
+        x = self.xs[pid] - BAR_W / 2 + depth * BAR_W / 2
+        self.bars.append({"actor": pid, "x": x, "y": y0, "w": BAR_W, "h": y1 - y0})
+        self._grow(x, x + BAR_W)
+
+    def start(self, b: int) -> None:
+        block = self.seq["blocks"][b]
+        self.frames[b] = {"top": self.y + 6, "dividers": [], "depth": len(self.open)}
+        self.open.append(b)
+        self.y += 6 + (TAB_H + 6 if block.get("type") != "rect" else 8)
+
+    def branch(self, b: int, i: int) -> None:
+        if b not in self.frames:
+            return
+        self.y += 6
+        self.frames[b]["dividers"].append({"y": self.y, "branch": i})
+        self.y += 4 + TAB_H
+
+    def end(self, b: int) -> None:
+        if b not in self.frames:
+            return
+        self.y += 8
+        self.frames[b]["bottom"] = self.y
+        if b in self.open:
+            self.open.remove(b)
+        inner = self.extent.get(b)
+        if inner is not None:
+            # The parent frame holds this frame and its padding.
+            self._grow(inner[0] - FRAME_PAD, inner[1] + FRAME_PAD)
+        self.y += 4
+
+
+def lay_out_sequence(
+    model: Model,
+    payload: dict[str, Any],
+    seq: dict[str, Any],
+    overrides: Mapping[str, Any] | None,
+    top: float = 0.0,
+) -> tuple[dict[str, Any], float, float]:
+    """Geometry of a sequence diagram's body; returns (geo, body width, body height).
+
+    The body starts ``top`` below the drawing's top edge (the header's
+    height); the returned height leaves it out. ``overrides`` ({participant
+    id: {x, y}}) move a head (and its lifeline, and the ends of its
+    messages) to that top-left corner.
+    """
+    titles = _titles(payload)
+    people = {p["id"]: p for p in seq["participants"]}
+    order = [p["id"] for p in seq["participants"]]
+    kinds = {pid: str(people[pid].get("kind") or "participant") for pid in order}
+    heads = {pid: _head_size(titles.get(pid, pid), kinds[pid]) for pid in order}
+    edges = list(payload.get("edges") or [])
+    texts = [_message_text(m, e) for m, e in zip(seq["messages"], edges, strict=True)]
+    boxes = [b for b in seq.get("boxes") or [] if isinstance(b, dict)]
+    boxed = {pid: people[pid].get("box") for pid in order}
+    xs = _columns(order, heads, seq, texts, boxed)
+    moved: dict[str, tuple[float, float]] = {}
+    for pid, pos in (overrides or {}).items():
+        if pid not in xs or not isinstance(pos, dict):
+            model.repairs.append(
+                {
+                    "path": f"overrides.{pid}",
+                    "action": "ignored",
+                    "message": "override of an unknown node ignored",
+                }
+            )
+            continue
+        try:
+            ox, oy = float(pos["x"]), float(pos["y"])
+        except (KeyError, TypeError, ValueError):
+            model.repairs.append(
+                {
+                    "path": f"overrides.{pid}",
+                    "action": "ignored",
+                    "message": "override needs numeric x and y",
+                }
+            )
+            continue
+        moved[pid] = (ox, oy)
+    band = BOX_BAND if any(b.get("label") for b in boxes) else (10.0 if boxes else 0.0)
+    first = _Body(seq, order, xs, heads, texts, people, boxes, band)
+    dx = MARGIN - first.left
+    if moved:
+        # An override is the head's final top-left corner: the body keeps the
+        # offset of the layout without overrides, so moving one head moves
+        # nothing else.
+        xs = dict(xs)
+        for pid, (ox, _oy) in moved.items():
+            xs[pid] = ox - dx + heads[pid][0] / 2
+        body = _Body(seq, order, xs, heads, texts, people, boxes, band)
+    else:
+        body = first
+    rows, frames_out, box_rects = body.rows, body.frames, body.boxes
+    head_top, top_h, mirror_y, height = body.head_top, body.top_h, body.mirror_y, body.height
+    right = max(body.right, first.right)
+    left = first.left
+    dy = MARGIN + top
+
+    def box(x: float, y: float, w: float, h: float) -> dict[str, float]:
+        return {"x": _r(x + dx), "y": _r(y + dy), "w": _r(w), "h": _r(h)}
+
+    def pt(x: float, y: float) -> list[float]:
+        return [_r(x + dx), _r(y + dy)]
+
+    nodes: dict[str, dict[str, float]] = {}
+    lifelines = []
+    mirrors: dict[str, dict[str, float]] = {}
+    for pid in order:
+        w, h = heads[pid]
+        x = xs[pid] - w / 2
+        # A created participant's head sits on its creating message.
+        y = rows.created_at[pid] - h / 2 if pid in rows.created_at else head_top + top_h - h
+        if pid in moved:
+            # The override is the head's final top-left corner.
+            nodes[pid] = {"x": _r(moved[pid][0]), "y": _r(moved[pid][1]), "w": _r(w), "h": _r(h)}
+            y = moved[pid][1] - dy
+        else:
+            nodes[pid] = box(x, y, w, h)
+        end = rows.destroyed_at.get(pid, mirror_y)
+        line = {"id": pid, "x": _r(xs[pid] + dx), "y0": _r(y + h + dy), "y1": _r(end + dy)}
+        if pid in rows.destroyed_at:
+            line["destroyed"] = True
+        else:
+            mirrors[pid] = box(x, mirror_y, w, h)
+        lifelines.append(line)
+    geo_edges = []
+    messages_out = []
+    for k, m in enumerate(seq["messages"]):
+        a = rows.arrows.get(k)
+        if a is None:
+            continue
+        e = model.edges[k] if k < len(model.edges) else {}
+        entry: dict[str, Any] = {
+            "from": m["from"],
+            "to": m["to"],
+            "index": e.get("index", k),
+            "style": e.get("style", "solid"),
+            "points": [pt(p[0], p[1]) for p in a["points"]],
+        }
+        if a["self"]:
+            entry["loop"] = True
+        if a["label"]:
+            lx, ly, lw, lh = a["label"]
+            entry["label"] = {**box(lx, ly, lw, lh), "text": texts[k]}
+        geo_edges.append(entry)
+        shown: dict[str, Any] = {
+            "index": k,
+            "line": m.get("line", "solid"),
+            "start": m.get("start", "none"),
+            "end": m.get("end", "arrow"),
+        }
+        if m.get("central"):
+            shown["central"] = m["central"]
+        if "number" in m:
+            p0 = a["points"][0]
+            shown["number"] = {**dict(zip(("x", "y"), pt(p0[0], p0[1]), strict=True))}
+            shown["number"]["text"] = _number(m["number"])
+        messages_out.append(shown)
+    geo: dict[str, Any] = {"dir": model.dir, "nodes": nodes, "groups": {}, "lanes": []}
+    geo["edges"] = geo_edges
+    geo["ports"] = {}
+    geo["sequence"] = {
+        "kinds": kinds,
+        "lifelines": lifelines,
+        "mirrors": mirrors,
+        "messages": messages_out,
+        "activations": [
+            box(b["x"], b["y"], b["w"], b["h"]) | {"actor": b["actor"]} for b in rows.bars
+        ],
+        "notes": [
+            box(n["x"], n["y"], n["w"], n["h"]) | {"text": n["text"], "placement": n["placement"]}
+            for n in rows.notes
+        ],
+        "frames": [
+            box(f["x"], f["y"], f["w"], f["h"])
+            | {k: v for k, v in f.items() if k not in ("x", "y", "w", "h", "dividers")}
+            | {"dividers": [{"y": _r(d["y"] + dy), "label": d["label"]} for d in f["dividers"]]}
+            for f in frames_out
+        ],
+        "boxes": [
+            box(b["x"], b["y"], b["w"], b["h"]) | {k: b[k] for k in b if k in ("label", "color")}
+            for b in box_rects
+        ],
+    }
+    if moved:
+        geo["overridden"] = sorted(moved)
+    body_w = right - left + 2 * MARGIN
+    body_h = height + 2 * MARGIN
+    for b in nodes.values():
+        body_w = max(body_w, b["x"] + b["w"] + MARGIN)
+        body_h = max(body_h, b["y"] - top + b["h"] + MARGIN)
+    return geo, body_w, body_h
+
+
+class _Body:
+    """Rows, frames and participant boxes for given lifeline positions, with their extent."""
+
+    def __init__(
+        self,
+        seq: dict[str, Any],
+        order: list[str],
+        xs: dict[str, float],
+        heads: dict[str, tuple[float, float]],
+        texts: list[str],
+        people: dict[str, dict[str, Any]],
+        boxes: list[dict[str, Any]],
+        band: float,
+    ) -> None:
+        self.head_top = band
+        self.top_h = max((heads[p][1] for p in order if "created" not in people[p]), default=40.0)
+        rows = _Rows(seq, order, xs, heads, texts, self.head_top + self.top_h + 14)
+        rows.run()
+        self.rows = rows
+        bottom = rows.y
+        left = min(xs[p] - heads[p][0] / 2 for p in order)
+        right = max(xs[p] + heads[p][0] / 2 for p in order)
+        self.frames: list[dict[str, Any]] = []
+        for b, fr in sorted(rows.frames.items()):
+            block = seq["blocks"][b]
+            ext = rows.extent.get(b) or [min(xs.values()), max(xs.values())]
+            lo, hi = ext[0] - FRAME_PAD, ext[1] + FRAME_PAD
+            word = _block_word(block)
+            tab_w = text_width(word, FRAME_FONT, "sans-bold") + 18 if word else 0.0
+            cond = f"[{block['label']}]" if block.get("label") and word else ""
+            need = tab_w + (text_width(cond, FRAME_FONT) + 16 if cond else 0.0)
+            for d in fr["dividers"]:
+                br = block["branches"][d["branch"]]
+                need = max(need, text_width(f"[{br.get('label', '')}]", FRAME_FONT) + 24)
+            hi = max(hi, lo + need)
+            out: dict[str, Any] = {
+                "block": b,
+                "type": block["type"],
+                "x": lo,
+                "y": fr["top"],
+                "w": hi - lo,
+                "h": fr.get("bottom", bottom) - fr["top"],
+                "depth": fr["depth"],
+            }
+            if word:
+                out["tab"] = {"text": word, "w": _r(tab_w), "h": TAB_H}
+            if cond:
+                out["label"] = cond
+            if block["type"] == "rect" and block.get("label"):
+                out["color"] = block["label"]
+            out["dividers"] = [
+                {"y": d["y"], "label": f"[{block['branches'][d['branch']].get('label', '')}]"}
+                for d in fr["dividers"]
+            ]
+            self.frames.append(out)
+            left, right = min(left, lo), max(right, hi)
+        for note in rows.notes:
+            left, right = min(left, note["x"]), max(right, note["x"] + note["w"])
+        for a in rows.arrows.values():
+            for p in a["points"]:
+                right = max(right, p[0])
+            if a["label"]:
+                left = min(left, a["label"][0])
+                right = max(right, a["label"][0] + a["label"][2])
+        self.mirror_y = bottom + 10
+        bottom_h = max((heads[p][1] for p in order if "destroyed" not in people[p]), default=0.0)
+        height = self.mirror_y + bottom_h
+        self.boxes: list[dict[str, Any]] = []
+        for i, b in enumerate(boxes):
+            members = [p for p in order if people[p].get("box") == i]
+            if not members:
+                continue
+            x0 = min(xs[p] - heads[p][0] / 2 for p in members) - 10
+            x1 = max(xs[p] + heads[p][0] / 2 for p in members) + 10
+            rect: dict[str, Any] = {"x": x0, "y": 0.0, "w": x1 - x0, "h": height + 6}
+            rect["label"] = str(b.get("label") or "")
+            if b.get("color"):
+                rect["color"] = b["color"]
+            self.boxes.append(rect)
+            left, right = min(left, x0), max(right, x1)
+        if self.boxes:
+            height += 6
+        self.left, self.right, self.height = left, right, height
+
+
+def _block_word(block: dict[str, Any]) -> str:
+    kind = str(block.get("type") or "")
+    if kind == "rect":
+        return ""
+    return "par" if kind == "par_over" else kind
+
+
+def _number(value: Any) -> str:
+    try:
+        f = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    return str(int(f)) if f == int(f) else f"{f:g}"

@@ -1,0 +1,411 @@
+"""A sequence diagram drawn from ``geo.sequence`` (see :mod:`layoutkit.diagram.sequence_layout`).
+
+Drawn back to front: participant boxes, coloured ``rect`` blocks, lifelines,
+activation bars, block frames with their keyword tab and branch dividers,
+message arrows with their labels and numbers, notes, then the participant
+heads at the top and again at the bottom (actors as stick figures). The
+arrowheads follow Mermaid's: a filled triangle, none, a cross, an open
+chevron for async messages, and half heads (filled or a single stroke) on
+the upper or lower side of the line.
+"""
+
+from __future__ import annotations
+
+import colorsys
+import math
+import re
+from typing import Any, Protocol
+
+from PIL import ImageColor
+
+from layoutkit.layout.text import line_height
+from layoutkit.render._face_diagram import _shape_items
+from layoutkit.render._format import as_number
+from layoutkit.render._palette import CARD, FG, MUTED
+from layoutkit.render._scene import Box, Ellipse, Item, Path, Text, arrowhead, text_run
+
+INK = "#3d4660"
+LIFELINE = "#9aa3b2"
+HEAD_FILL = "#eef1fb"
+HEAD_STROKE = "#5d6a92"
+NOTE_FILL = "#fff6c2"
+NOTE_STROKE = "#c9b64a"
+BAR_FILL = "#f3f4f7"
+FRAME_STROKE = "#5f6878"
+TAB_FILL = "#e9ecf3"
+DOTTED = (4.0, 3.0)
+_FIGURES = ("actor", "boundary", "control", "entity")
+
+
+class _Mapping(Protocol):
+    k: float
+
+    def pt(self, x: float, y: float) -> tuple[float, float]: ...
+
+    def rect(self, r: tuple[float, float, float, float]) -> tuple[float, float, float, float]: ...
+
+
+def _rect(b: Any) -> tuple[float, float, float, float] | None:
+    if not isinstance(b, dict):
+        return None
+    vals = [as_number(b.get(key)) for key in ("x", "y", "w", "h")]
+    if any(v is None for v in vals):
+        return None
+    return vals[0], vals[1], vals[2], vals[3]  # type: ignore[return-value]
+
+
+def css_colour(text: str) -> tuple[str, float] | None:
+    """A CSS colour as Mermaid's ``rect`` and ``box`` take it: (#rrggbb, opacity), or None."""
+    s = str(text or "").strip().lower()
+    m = re.match(r"^(rgba?|hsla?)\s*\(([^)]*)\)$", s)
+    if m:
+        parts = [p for p in re.split(r"[\s,/]+", m.group(2)) if p]
+        try:
+            nums = [float(p.rstrip("%")) for p in parts]
+        except ValueError:
+            return None
+        if len(nums) < 3:
+            return None
+        alpha = nums[3] if len(nums) > 3 else 1.0
+        if len(parts) > 3 and parts[3].endswith("%"):
+            alpha /= 100
+        if m.group(1).startswith("rgb"):
+            r, g, b = (max(0, min(255, round(v))) for v in nums[:3])
+        else:
+            rf, gf, bf = colorsys.hls_to_rgb(nums[0] / 360 % 1, nums[2] / 100, nums[1] / 100)
+            r, g, b = round(rf * 255), round(gf * 255), round(bf * 255)
+        return f"#{r:02x}{g:02x}{b:02x}", max(0.0, min(1.0, alpha))
+    if s == "transparent":
+        return None
+    try:
+        rgb = ImageColor.getrgb(s)
+    except ValueError:
+        return None
+    alpha = rgb[3] / 255 if len(rgb) > 3 else 1.0
+    return "#{:02x}{:02x}{:02x}".format(*rgb[:3]), alpha
+
+
+def _head(kind: str, title: str, rect: tuple[float, float, float, float], k: float) -> list[Item]:
+    x, y, w, h = rect
+    sw = max(1.2 * k, 0.5)
+    size = 14 * k
+    items: list[Item] = []
+    if kind in _FIGURES:
+        cx = x + w / 2
+        fig = 38 * k
+        if kind == "actor":
+            r = 6 * k
+            items.append(Ellipse(cx - r, y + 2 * k, 2 * r, 2 * r, CARD, HEAD_STROKE, sw))
+            neck, hip = y + 2 * k + 2 * r, y + 24 * k
+            items.append(Path(((cx, neck), (cx, hip)), stroke=HEAD_STROKE, width=sw))
+            arms = neck + 5 * k
+            items.append(
+                Path(((cx - 10 * k, arms), (cx + 10 * k, arms)), stroke=HEAD_STROKE, width=sw)
+            )
+            items.append(
+                Path(
+                    ((cx - 9 * k, y + fig - 2 * k), (cx, hip), (cx + 9 * k, y + fig - 2 * k)),
+                    stroke=HEAD_STROKE,
+                    width=sw,
+                )
+            )
+        else:
+            r = 14 * k
+            cy = y + 2 * k + r
+            items.append(Ellipse(cx - r, cy - r, 2 * r, 2 * r, HEAD_FILL, HEAD_STROKE, sw))
+            if kind == "boundary":
+                items.append(
+                    Path(
+                        ((cx - r - 8 * k, cy - r), (cx - r - 8 * k, cy + r)),
+                        stroke=HEAD_STROKE,
+                        width=sw,
+                    )
+                )
+                items.append(
+                    Path(((cx - r - 8 * k, cy), (cx - r, cy)), stroke=HEAD_STROKE, width=sw)
+                )
+            elif kind == "control":
+                items.append(
+                    arrowhead((cx + 6 * k, cy - r), (cx - 2 * k, cy - r), HEAD_STROKE, 7 * k)
+                )
+            else:
+                items.append(
+                    Path(
+                        ((cx - r, cy + r + 2 * k), (cx + r, cy + r + 2 * k)),
+                        stroke=HEAD_STROKE,
+                        width=sw,
+                    )
+                )
+        run = text_run(
+            cx,
+            y + fig + 4 * k,
+            title,
+            w + 0.5 * k,
+            size=size,
+            font="sans-bold",
+            fill=FG,
+            anchor="middle",
+        )
+        items.append(run)
+        return items
+    if kind == "database":
+        items += _shape_items("cylinder", x, y, w, h, HEAD_FILL, HEAD_STROKE, k)
+    elif kind == "collections":
+        d = 6 * k
+        items.append(
+            Box(x + d, y, w - d, h - d, fill=HEAD_FILL, stroke=HEAD_STROKE, width=sw, radius=3 * k)
+        )
+        items.append(
+            Box(x, y + d, w - d, h - d, fill=HEAD_FILL, stroke=HEAD_STROKE, width=sw, radius=3 * k)
+        )
+        w, y, h = w - d, y + d, h - d
+    elif kind == "queue":
+        items.append(Box(x, y, w, h, fill=HEAD_FILL, stroke=HEAD_STROKE, width=sw, radius=h / 2))
+        items.append(Ellipse(x + w - h * 0.6, y, h * 0.6, h, None, HEAD_STROKE, sw))
+    else:
+        items.append(Box(x, y, w, h, fill=HEAD_FILL, stroke=HEAD_STROKE, width=sw, radius=4 * k))
+    cap = 7 * k if kind == "database" else 0.0
+    run = text_run(
+        x + w / 2,
+        y,
+        title,
+        w - 16 * k + 0.5 * k,
+        size=size,
+        font="sans-bold",
+        fill=FG,
+        anchor="middle",
+    )
+    top = y + cap + (h - cap - run.height) / 2
+    items.append(Text(run.x, top, run.lines, size, "sans-bold", FG, 0.0, "middle"))
+    return items
+
+
+def _tip(
+    kind: str,
+    tail: tuple[float, float],
+    tip: tuple[float, float],
+    k: float,
+) -> list[Item]:
+    """The arrowhead of one message end at ``tip``, the line coming from ``tail``."""
+    size = 9 * k
+    dx, dy = tip[0] - tail[0], tip[1] - tail[1]
+    length = math.hypot(dx, dy) or 1.0
+    ux, uy = dx / length, dy / length
+    # "Top" is the side above a horizontal line whichever way the message runs.
+    nx, ny = (uy, -ux) if ux >= 0 else (-uy, ux)
+    if ny > 0:
+        nx, ny = -nx, -ny
+    back = (tip[0] - ux * size, tip[1] - uy * size)
+    half = size * 0.5
+    sw = 1.4 * k
+    if kind == "arrow":
+        return [arrowhead(tail, tip, INK, size)]
+    if kind == "cross":
+        d = 4.5 * k
+        cx, cy = tip[0] - ux * d, tip[1] - uy * d
+        return [
+            Path(((cx - d, cy - d), (cx + d, cy + d)), stroke=INK, width=sw),
+            Path(((cx - d, cy + d), (cx + d, cy - d)), stroke=INK, width=sw),
+        ]
+    if kind == "async":
+        a = (back[0] + nx * half, back[1] + ny * half)
+        b = (back[0] - nx * half, back[1] - ny * half)
+        return [Path((a, tip, b), stroke=INK, width=sw)]
+    if kind in ("half-top", "half-bottom", "stick-top", "stick-bottom"):
+        sgn = 1.0 if kind.endswith("top") else -1.0
+        wing = (back[0] + sgn * nx * half, back[1] + sgn * ny * half)
+        if kind.startswith("half"):
+            return [Path((tip, wing, back), stroke=None, width=0, closed=True, fill=INK)]
+        return [Path((tip, wing), stroke=INK, width=sw)]
+    return []
+
+
+def sequence_items(geo: dict[str, Any], titles: dict[str, str], frame: _Mapping) -> list[Item]:
+    """Everything of a laid-out sequence diagram, mapped through ``frame``."""
+    seq = geo.get("sequence") if isinstance(geo.get("sequence"), dict) else {}
+    k = frame.k
+    items: list[Item] = []
+    kinds = seq.get("kinds") if isinstance(seq.get("kinds"), dict) else {}
+    for b in seq.get("boxes") or []:
+        r = _rect(b)
+        if r is None:
+            continue
+        x, y, w, h = frame.rect(r)
+        colour = css_colour(str(b.get("color") or ""))
+        fill, alpha = colour if colour else ("#f6f7fa", 1.0)
+        items.append(
+            Box(x, y, w, h, fill=fill, stroke="#c3c9d6", width=0.8 * k, radius=4 * k, opacity=alpha)
+        )
+        if b.get("label"):
+            run = text_run(
+                x + w / 2,
+                y + 5 * k,
+                str(b["label"]),
+                w - 12 * k,
+                size=12 * k,
+                font="sans-bold",
+                fill=MUTED,
+                max_lines=1,
+                anchor="middle",
+            )
+            items.append(run)
+    frames = [f for f in seq.get("frames") or [] if _rect(f) is not None]
+    for f in frames:
+        if f.get("type") != "rect":
+            continue
+        x, y, w, h = frame.rect(_rect(f))  # type: ignore[arg-type]
+        colour = css_colour(str(f.get("color") or "")) or ("#e8eefc", 1.0)
+        items.append(Box(x, y, w, h, fill=colour[0], stroke=None, opacity=colour[1]))
+    for line in seq.get("lifelines") or []:
+        lx, y0, y1 = (as_number(line.get(key)) for key in ("x", "y0", "y1"))
+        if lx is None or y0 is None or y1 is None:
+            continue
+        items.append(Path((frame.pt(lx, y0), frame.pt(lx, y1)), stroke=LIFELINE, width=1.0 * k))
+        if line.get("destroyed"):
+            cx, cy = frame.pt(lx, y1)
+            d = 7 * k
+            items.append(Path(((cx - d, cy - d), (cx + d, cy + d)), stroke=INK, width=1.8 * k))
+            items.append(Path(((cx - d, cy + d), (cx + d, cy - d)), stroke=INK, width=1.8 * k))
+    for bar in seq.get("activations") or []:
+        r = _rect(bar)
+        if r is not None:
+            x, y, w, h = frame.rect(r)
+            items.append(Box(x, y, w, h, fill=BAR_FILL, stroke=HEAD_STROKE, width=1.0 * k))
+    for f in frames:
+        if f.get("type") == "rect":
+            continue
+        x, y, w, h = frame.rect(_rect(f))  # type: ignore[arg-type]
+        items.append(Box(x, y, w, h, fill=None, stroke=FRAME_STROKE, width=1.0 * k))
+        tab = f.get("tab") if isinstance(f.get("tab"), dict) else None
+        fs = 11 * k
+        if tab:
+            tw = (as_number(tab.get("w")) or 40.0) * k
+            th = (as_number(tab.get("h")) or 20.0) * k
+            cut = 6 * k
+            pts = ((x, y), (x + tw, y), (x + tw, y + th - cut), (x + tw - cut, y + th), (x, y + th))
+            items.append(Path(pts, stroke=FRAME_STROKE, width=1.0 * k, closed=True, fill=TAB_FILL))
+            items.append(
+                Text(
+                    x + tw / 2 - 3 * k,
+                    y + (th - line_height(fs)) / 2,
+                    (str(tab.get("text") or ""),),
+                    fs,
+                    "sans-bold",
+                    FG,
+                    0.0,
+                    "middle",
+                )
+            )
+            if f.get("label"):
+                items.append(
+                    Text(
+                        x + tw + 8 * k,
+                        y + (th - line_height(fs)) / 2,
+                        (str(f["label"]),),
+                        fs,
+                        "sans-bold",
+                        INK,
+                    )
+                )
+        for d in f.get("dividers") or []:
+            dy = as_number(d.get("y"))
+            if dy is None:
+                continue
+            _, py = frame.pt(0, dy)
+            items.append(
+                Path(
+                    ((x, py), (x + w, py)), stroke=FRAME_STROKE, width=1.0 * k, dash=(5 * k, 3 * k)
+                )
+            )
+            if d.get("label"):
+                items.append(
+                    Text(
+                        x + w / 2,
+                        py + 3 * k,
+                        (str(d["label"]),),
+                        fs,
+                        "sans-bold",
+                        INK,
+                        0.0,
+                        "middle",
+                    )
+                )
+    shown = {m.get("index"): m for m in seq.get("messages") or [] if isinstance(m, dict)}
+    for e in geo.get("edges") or []:
+        if not isinstance(e, dict):
+            continue
+        pts = [frame.pt(float(p[0]), float(p[1])) for p in e.get("points") or []]
+        if len(pts) < 2:
+            continue
+        m = shown.get(e.get("index"), {})
+        dotted = m.get("line") == "dotted"
+        items.append(
+            Path(
+                tuple(pts),
+                stroke=INK,
+                width=1.4 * k,
+                dash=tuple(v * k for v in DOTTED) if dotted else None,
+            )
+        )
+        items += _tip(str(m.get("end", "arrow")), pts[-2], pts[-1], k)
+        items += _tip(str(m.get("start", "none")), pts[1], pts[0], k)
+        central = m.get("central")
+        for end, (px, py) in (("start", pts[0]), ("end", pts[-1])):
+            if central in (end, "both"):
+                r = 4 * k
+                items.append(Ellipse(px - r, py - r, 2 * r, 2 * r, CARD, INK, 1.2 * k))
+        label = e.get("label") if isinstance(e.get("label"), dict) else None
+        box = _rect(label)
+        if label and box and label.get("text"):
+            lx, ly, lw, lh = frame.rect(box)
+            # A lifeline under the text would strike it through.
+            items.append(Box(lx - 2 * k, ly, lw + 4 * k, lh, fill=CARD, opacity=0.85))
+            run = text_run(
+                lx + lw / 2,
+                ly,
+                str(label["text"]),
+                lw + 0.5 * k,
+                size=12 * k,
+                fill=FG,
+                anchor="middle",
+            )
+            items.append(run)
+        num = m.get("number") if isinstance(m.get("number"), dict) else None
+        if num:
+            nx, ny = frame.pt(as_number(num.get("x")) or 0.0, as_number(num.get("y")) or 0.0)
+            text = str(num.get("text") or "")
+            r = max(8.0, 3.5 + 3.4 * len(text)) * k
+            items.append(Ellipse(nx - r, ny - 8 * k, 2 * r, 16 * k, INK, None, 0))
+            fs = 10 * k
+            items.append(
+                Text(nx, ny - line_height(fs) / 2, (text,), fs, "sans-bold", CARD, 0.0, "middle")
+            )
+    for note in seq.get("notes") or []:
+        r = _rect(note)
+        if r is None:
+            continue
+        x, y, w, h = frame.rect(r)
+        items.append(Box(x, y, w, h, fill=NOTE_FILL, stroke=NOTE_STROKE, width=1.0 * k))
+        run = text_run(
+            x + w / 2,
+            y + 6 * k,
+            str(note.get("text") or ""),
+            w - 16 * k + 0.5 * k,
+            size=12 * k,
+            fill=FG,
+            anchor="middle",
+        )
+        items.append(run)
+    heads = geo.get("nodes") if isinstance(geo.get("nodes"), dict) else {}
+    mirrors = seq.get("mirrors") if isinstance(seq.get("mirrors"), dict) else {}
+    for group in (heads, mirrors):
+        for pid, b in group.items():
+            r = _rect(b)
+            if r is not None:
+                items += _head(
+                    str(kinds.get(pid) or "participant"),
+                    titles.get(pid, str(pid)),
+                    frame.rect(r),
+                    k,
+                )
+    return items
