@@ -52,7 +52,7 @@ def read_picture(
     # A whole board in a PNG is mostly drawn as glances, which need a few fields.
     glances = not faces and region is None
     if glances and warm is not None:
-        cards, edges = _in_section(tx, *warm.read(tx, board), section)
+        cards, edges = _in_section(tx, *warm.cards_of(tx, board), section)
     else:
         keys = render.GLANCE_KEYS if glances else None
         cards, edges = _cards(tx, board, section, region, code, keys)
