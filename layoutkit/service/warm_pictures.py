@@ -68,7 +68,9 @@ class WarmPictures:
         with self._lock:
             self._reads.clear()
 
-    def cards_of(self, tx: Tx, board: BoardRecord) -> tuple[dict[int, CardPicture], list[EdgeRecord]]:
+    def cards_of(
+        self, tx: Tx, board: BoardRecord
+    ) -> tuple[dict[int, CardPicture], list[EdgeRecord]]:
         """The board's cards as :func:`glance_read` gives them and all its wires."""
         # The revs first: rows read after them are as new or newer, and a newer row
         # read again at the next call changes nothing.
