@@ -43,6 +43,21 @@ def test_a_new_card_keeps_its_first_version(store: SqlStore) -> None:
         assert tx.card_version(a.id, 0) is None
 
 
+def test_a_move_sending_its_size_is_judged_by_its_own_versions(store: SqlStore) -> None:
+    # Another card with more kept versions must not make a plain move look like a resize.
+    with store.transaction() as tx:
+        board = new_board(tx)
+        mover, other = tx.insert_cards(board, [_media(), _media(400)])
+    for size in (300.0, 320.0, 340.0):
+        with store.transaction() as tx:
+            tx.update_cards([{"id": other.id, "w": size, "h": 200.0}])
+    with store.transaction() as tx:
+        tx.update_cards([{"id": mover.id, "x": 90.0, "y": 0.0, "w": 360.0, "h": 225.0}])
+    with store.read() as tx:
+        assert [v.version for v in tx.card_versions(mover.id)] == [1]
+        assert [v.version for v in tx.card_versions(other.id)] == [1, 2, 3, 4]
+
+
 def test_drawn_changes_keep_a_version_and_moves_do_not(store: SqlStore, clock: FakeClock) -> None:
     with store.transaction() as tx:
         board = new_board(tx)

@@ -102,7 +102,12 @@ class CardRows(TxBase):
         query = select(c.id, c.version, c.kind, c.payload, c.w, c.h, c.updated_at).where(which)
         if sized_only:
             kept, newer = s.card_versions.alias("kept"), s.card_versions.alias("newer")
-            latest = select(func.max(newer.c.version)).where(newer.c.card_id == c.id)
+            # Correlated by hand: nested two levels down, SQLAlchemy would otherwise
+            # list ``cards`` in the subquery's own FROM and take the maximum over
+            # every card of the database.
+            latest = (
+                select(func.max(newer.c.version)).where(newer.c.card_id == c.id).correlate(s.cards)
+            )
             query = query.where(
                 ~exists().where(
                     kept.c.card_id == c.id,
