@@ -6,10 +6,8 @@ from __future__ import annotations
 import base64
 import re
 import time
-import uuid
 from collections.abc import Iterator
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,26 +20,8 @@ from layoutkit.service import pictures
 from layoutkit.service.scrape import scrape
 from layoutkit.storage import FaceRow, NewCard
 from layoutkit.storage import _schema as schema
-from tests.conftest import POSTGRES_URL
 
 AGENT = Principal.agent("claude")
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'ws.db'}"
-    if not POSTGRES_URL:
-        pytest.skip("LAYOUTKIT_TEST_POSTGRES_URL is not set; PostgreSQL tests need a server")
-    return POSTGRES_URL
-
-
-@pytest.fixture
-def pair(url: str) -> Iterator[tuple[Workspace, Workspace]]:
-    """Two workspaces on one database, as two server processes see it."""
-    name = f"faces-{uuid.uuid4().hex[:10]}"
-    with Workspace.open(url, name=name) as one, Workspace.open(url, name=name) as two:
-        yield one, two
 
 
 #: In the text of every card these tests make: faces drawn behind other tests' writes

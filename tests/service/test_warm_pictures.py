@@ -5,34 +5,14 @@ a fresh read draws."""
 from __future__ import annotations
 
 import base64
-import uuid
-from collections.abc import Iterator
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
 from layoutkit import Workspace
 from layoutkit.render._glance import GLANCES
 from layoutkit.service.warm_pictures import WarmPictures
-from layoutkit.storage import NewCard
-from tests.conftest import POSTGRES_URL
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'ws.db'}"
-    if not POSTGRES_URL:
-        pytest.skip("LAYOUTKIT_TEST_POSTGRES_URL is not set; PostgreSQL tests need a server")
-    return POSTGRES_URL
-
-
-@pytest.fixture
-def pair(url: str) -> Iterator[tuple[Workspace, Workspace]]:
-    """Two workspaces on one database, as two server processes see it."""
-    name = f"warm-{uuid.uuid4().hex[:10]}"
-    with Workspace.open(url, name=name) as one, Workspace.open(url, name=name) as two:
-        yield one, two
+from layoutkit.storage import NewCard, Tx
 
 
 def _wide_board(ws: Workspace, slug: str = "wide") -> dict[str, int]:
@@ -57,10 +37,10 @@ def _png(ws: Workspace, slug: str = "wide") -> bytes:
     return base64.b64decode(ws.call("render_board", {"board": slug, "format": "png"})["png"])
 
 
-def _fresh_png(url: str, name: str) -> bytes:
+def _fresh_png(store_url: str, name: str) -> bytes:
     """The picture as a process that never drew the board draws it."""
     GLANCES.clear()
-    with Workspace.open(url, name=name) as ws:
+    with Workspace.open(store_url, name=name) as ws:
         png = _png(ws)
         assert ws.pictures.last == "fresh"
         return png
@@ -81,7 +61,7 @@ def test_a_picture_drawn_again_reads_nothing_new(pair: tuple[Workspace, Workspac
 
 
 def test_another_process_edit_is_read_as_a_delta(
-    pair: tuple[Workspace, Workspace], url: str
+    pair: tuple[Workspace, Workspace], store_url: str
 ) -> None:
     one, two = pair
     ids = _wide_board(one)
@@ -91,11 +71,11 @@ def test_another_process_edit_is_read_as_a_delta(
     after = _png(one)
     assert one.pictures.last == "delta:1"
     assert after != before  # the note turned red
-    assert after == _fresh_png(url, _workspace_name(one))
+    assert after == _fresh_png(store_url, _workspace_name(one))
 
 
 def test_deleted_and_restored_cards_leave_and_come_back(
-    pair: tuple[Workspace, Workspace], url: str
+    pair: tuple[Workspace, Workspace], store_url: str
 ) -> None:
     one, two = pair
     ids = _wide_board(one)
@@ -105,29 +85,30 @@ def test_deleted_and_restored_cards_leave_and_come_back(
     without = _png(one)
     assert one.pictures.last == "delta:1"
     assert without != whole
-    assert without == _fresh_png(url, _workspace_name(one))
+    assert without == _fresh_png(store_url, _workspace_name(one))
     with two.store.transaction() as tx:
         tx.restore_cards([ids["n5"]])
     assert _png(one) == whole
     assert one.pictures.last == "delta:1"
 
 
-def test_a_deleted_frame_makes_a_fresh_read(pair: tuple[Workspace, Workspace]) -> None:
+def _delete_the_frame(tx: Tx, ids: dict[str, int]) -> None:
+    tx.remove_cards([ids["section"]], by="agent:test")
+
+
+def _move_most_cards(tx: Tx, ids: dict[str, int]) -> None:
+    tx.update_cards([{"id": ids[f"n{i}"], "x": i * 2100.0} for i in range(8)])
+
+
+@pytest.mark.parametrize("write", [_delete_the_frame, _move_most_cards])
+def test_a_deleted_frame_or_a_change_to_most_of_the_board_makes_a_fresh_read(
+    pair: tuple[Workspace, Workspace], write: Callable[[Tx, dict[str, int]], None]
+) -> None:
     one, two = pair
     ids = _wide_board(one)
     _png(one)
     with two.store.transaction() as tx:
-        tx.remove_cards([ids["section"]], by="agent:test")
-    _png(one)
-    assert one.pictures.last == "fresh"
-
-
-def test_a_change_to_most_of_the_board_is_read_whole(pair: tuple[Workspace, Workspace]) -> None:
-    one, two = pair
-    ids = _wide_board(one)
-    _png(one)
-    with two.store.transaction() as tx:
-        tx.update_cards([{"id": ids[f"n{i}"], "x": i * 2100.0} for i in range(8)])
+        write(tx, ids)
     _png(one)
     assert one.pictures.last == "fresh"
 

@@ -1,0 +1,30 @@
+"""Fixtures shared by the service tests that stand two server processes on one database."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from layoutkit import Workspace
+from tests.conftest import POSTGRES_URL
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A database URL of each backend; PostgreSQL skips without a test server."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'ws.db'}"
+    if not POSTGRES_URL:
+        pytest.skip("LAYOUTKIT_TEST_POSTGRES_URL is not set; PostgreSQL tests need a server")
+    return POSTGRES_URL
+
+
+@pytest.fixture
+def pair(store_url: str) -> Iterator[tuple[Workspace, Workspace]]:
+    """Two workspaces on one database, as two server processes see it."""
+    name = f"pair-{uuid.uuid4().hex[:10]}"
+    with Workspace.open(store_url, name=name) as one, Workspace.open(store_url, name=name) as two:
+        yield one, two
