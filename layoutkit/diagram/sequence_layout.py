@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import attrs
+
 from layoutkit.diagram.model import Model
 from layoutkit.layout.text import measure, text_width
 
@@ -170,25 +172,26 @@ def _columns(
     return xs
 
 
+@attrs.frozen
+class _Columns:
+    """What the rows and the body are laid out over: the sequence record, the
+    participants in order, their lifeline x, head sizes and the message texts."""
+
+    seq: dict[str, Any]
+    order: list[str]
+    xs: dict[str, float]
+    heads: dict[str, tuple[float, float]]
+    texts: list[str]
+
+
 class _Rows:
     """Walks the events top-down and records the geometry of each (internal frame)."""
 
-    def __init__(
-        self,
-        seq: dict[str, Any],
-        order: list[str],
-        xs: dict[str, float],
-        heads: dict[str, tuple[float, float]],
-        texts: list[str],
-        top: float,
-    ) -> None:
-        self.seq = seq
-        self.order = order
-        self.xs = xs
-        self.heads = heads
-        self.texts = texts
+    def __init__(self, cols: _Columns, top: float) -> None:
+        self.seq, self.order, self.xs = cols.seq, cols.order, cols.xs
+        self.heads, self.texts = cols.heads, cols.texts
         self.y = top
-        self.active: dict[str, list[float]] = {pid: [] for pid in order}
+        self.active: dict[str, list[float]] = {pid: [] for pid in cols.order}
         self.bars: list[dict[str, Any]] = []
         self.arrows: dict[int, dict[str, Any]] = {}
         self.notes: list[dict[str, Any]] = []
@@ -198,7 +201,7 @@ class _Rows:
         self.created_at: dict[str, float] = {}
         self.destroyed_at: dict[str, float] = {}
         self.last_arrow: tuple[int, float] | None = None
-        people = {p["id"]: p for p in seq["participants"]}
+        people = {p["id"]: p for p in cols.seq["participants"]}
         self.kinds = {pid: p.get("kind") for pid, p in people.items()}
         self.creates = {p.get("created"): pid for pid, p in people.items() if "created" in p}
         self.destroys = {p.get("destroyed"): pid for pid, p in people.items() if "destroyed" in p}
@@ -420,7 +423,7 @@ def lay_out_sequence(
             continue
         moved[pid] = (ox, oy)
     band = BOX_BAND if any(b.get("label") for b in boxes) else (10.0 if boxes else 0.0)
-    first = _Body(seq, order, xs, heads, texts, people, boxes, band)
+    first = _Body(_Columns(seq, order, xs, heads, texts), people, boxes, band)
     dx = MARGIN - first.left
     if moved:
         # An override is the head's final top-left corner: the body keeps the
@@ -429,7 +432,7 @@ def lay_out_sequence(
         xs = dict(xs)
         for pid, (ox, _oy) in moved.items():
             xs[pid] = ox - dx + heads[pid][0] / 2
-        body = _Body(seq, order, xs, heads, texts, people, boxes, band)
+        body = _Body(_Columns(seq, order, xs, heads, texts), people, boxes, band)
     else:
         body = first
     rows, frames_out, box_rects = body.rows, body.frames, body.boxes
@@ -539,18 +542,15 @@ class _Body:
 
     def __init__(
         self,
-        seq: dict[str, Any],
-        order: list[str],
-        xs: dict[str, float],
-        heads: dict[str, tuple[float, float]],
-        texts: list[str],
+        cols: _Columns,
         people: dict[str, dict[str, Any]],
         boxes: list[dict[str, Any]],
         band: float,
     ) -> None:
+        seq, order, xs, heads = cols.seq, cols.order, cols.xs, cols.heads
         self.head_top = band
         self.top_h = max((heads[p][1] for p in order if "created" not in people[p]), default=40.0)
-        rows = _Rows(seq, order, xs, heads, texts, self.head_top + self.top_h + 14)
+        rows = _Rows(cols, self.head_top + self.top_h + 14)
         rows.run()
         self.rows = rows
         bottom = rows.y
