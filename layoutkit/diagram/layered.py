@@ -160,21 +160,16 @@ def _greedy_back_edges(nodes: list[str], edges: list[tuple[str, str]]) -> set[in
                 heapq.heappush(heap, (ind[u] - outd[u], u))
 
     while len(left) + len(right) < n:
-        if sinks:
-            v = sinks.pop()
-            if alive[v]:
-                right.append(v)
-                remove(v)
-            continue
-        if sources:
-            v = sources.pop()
-            if alive[v]:
-                left.append(v)
-                remove(v)
-            continue
-        key, v = heapq.heappop(heap)
-        if alive[v] and key == ind[v] - outd[v]:
-            left.append(v)
+        # Sinks first, then sources; only when neither is left does the heap choose.
+        pending = sinks or sources
+        if pending:
+            v, side = pending.pop(), right if pending is sinks else left
+            ok = alive[v]
+        else:
+            key, v = heapq.heappop(heap)
+            side, ok = left, alive[v] and key == ind[v] - outd[v]
+        if ok:
+            side.append(v)
             remove(v)
     seq = {v: p for p, v in enumerate(left + right[::-1])}
     return {k for k, (a, b) in enumerate(edges) if a != b and seq[index[a]] > seq[index[b]]}
