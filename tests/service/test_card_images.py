@@ -8,6 +8,7 @@ import base64
 import io
 from typing import Any
 
+import numpy as np
 import pytest
 from PIL import Image
 
@@ -83,7 +84,7 @@ def test_an_older_version_is_drawn_as_it_was(board: Workspace) -> None:
     again = board.call("get_card_image", {"board": "home", "cardId": card, "version": 1})
     assert again["cardVersion"] == 1
     assert (again["width"], again["height"]) == (first["width"], first["height"])
-    assert list(_pixels(again).getdata()) == list(_pixels(first).getdata())
+    assert np.array_equal(np.asarray(_pixels(again)), np.asarray(_pixels(first)))
     # Version 3 only moved the card: it draws as version 2 did.
     two = board.call("get_card_image", {"board": "home", "cardId": card, "version": 2})
     assert two["image"] == now["image"]
@@ -98,7 +99,7 @@ def test_a_face_is_the_renderers_at_one_pixel_per_board_pixel(board: Workspace) 
     expected = Image.open(io.BytesIO(drawn)).convert("RGB")
     assert got["source"] == "face"
     assert (got["imageWidth"], got["imageHeight"]) == (round(stored["w"]), round(stored["h"]))
-    assert list(_pixels(got).getdata()) == list(expected.getdata())
+    assert np.array_equal(np.asarray(_pixels(got)), np.asarray(expected))
 
 
 def test_region_and_max_dim(board: Workspace) -> None:
