@@ -456,7 +456,8 @@ def ask_board(call: Call) -> dict[str, Any]:
 )
 def get_questions(call: Call) -> dict[str, Any]:
     records = call.tx.questions(call.board.id, state=call.params.get("state"))
-    return {"questions": [question_view(q) for q in records]}
+    people = call.principal.kind in PEOPLE
+    return {"questions": [question_view(q, staged_answers=people) for q in records]}
 
 
 @REGISTRY.operation(
@@ -493,7 +494,7 @@ def answer_question(call: Call) -> dict[str, Any]:
                 400, "invalid_answer", "this question takes one answer", field="answer"
             )
     record = tx.answer_question(q.id, chosen)
-    return {"question": question_view(record)}
+    return {"question": question_view(record, staged_answers=True)}
 
 
 @REGISTRY.operation(
