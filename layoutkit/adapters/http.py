@@ -481,7 +481,7 @@ class HttpAdapter:
         slug = request.path_params["slug"]
         raw = request.headers.get("last-event-id") or request.query_params.get("since", "")
         since = int(raw) if raw.isascii() and raw.isdigit() else None
-        known = (request.query_params.get("q"), request.query_params.get("at"))
+        known = (request.query_params.get("q"), request.query_params.get("look"))
 
         def check(rev: int) -> dict[str, Any]:
             # The credential is checked at every check: a revoked link stops the stream.

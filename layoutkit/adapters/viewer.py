@@ -66,7 +66,7 @@ async def change_stream(
     seen: tuple[Any, ...] = (since, *known)
     out = first
     while True:
-        now = (out["rev"], out["questions"], out["updated"])
+        now = (out["rev"], out["questions"], out["look"])
         if now != seen or out["cards"] or out["reset"] or out["edges"]:
             yield _event("change", out, out["rev"])
             seen, quiet = now, loop.time()
@@ -107,6 +107,7 @@ _PAGE = r"""<!doctype html>
   #board { position: relative; flex: 1; overflow: hidden; touch-action: none; cursor: grab; background: #eef0f3; outline: none; }
   #board.panning { cursor: grabbing; }
   #outline, #minimap { position: absolute; display: block; }
+  #minimap[hidden] { display: none; }
   #outline { left: 0; top: 0; }
   #world { position: absolute; left: 0; top: 0; transform-origin: 0 0; }
   #faces > svg, #faces > .patch { position: absolute; display: block; }
@@ -300,6 +301,8 @@ _PAGE = r"""<!doctype html>
     }
     el.append(box);
     el.hidden = false;
+    minimap.hidden = true;
+    for (const b of document.querySelectorAll("header button")) b.hidden = true;
     document.body.dataset.notice = title;
   }
   function noAccess(err) {
@@ -324,7 +327,7 @@ _PAGE = r"""<!doctype html>
   // ------------------------------------------------------------------ the view
   // view.x, view.y: the board point at the top left of the board area; view.s: its scale.
   const view = {x: 0, y: 0, s: 1};
-  let outline = new Map(), extent = null, rev = 0, qstamp = null, updated = null;
+  let outline = new Map(), extent = null, rev = 0, qstamp = null, look = null;
   let title = SLUG;
   function size() { return {w: Math.max(boardEl.clientWidth, 1), h: Math.max(boardEl.clientHeight, 1)}; }
   function visible() { const z = size(); return {x: view.x, y: view.y, w: z.w / view.s, h: z.h / view.s}; }
@@ -339,6 +342,7 @@ _PAGE = r"""<!doctype html>
     world.style.transform = "translate(" + (-view.x * view.s) + "px," + (-view.y * view.s) + "px) scale(" + view.s + ")";
     $("zoom-level").textContent = Math.round(view.s * 100) + "%";
     document.body.dataset.scale = view.s.toFixed(4);
+    document.body.dataset.view = view.x.toFixed(1) + "," + view.y.toFixed(1) + "," + view.s.toFixed(4);
     paint();
     facesSoon();
   }
@@ -396,8 +400,14 @@ _PAGE = r"""<!doctype html>
       for (const c of outline.values()) {
         if (FRAMES.has(c.kind) !== pass || !intersects(c, v)) continue;
         const x = (c.x - v.x) * s, y = (c.y - v.y) * s, w = c.w * s, h = c.h * s;
-        g.fillRect(x, y, w, h);
-        if (w > 3 && h > 3) g.strokeRect(x + .5, y + .5, w - 1, h - 1);
+        if (w > 12 && h > 12) { g.fillRect(x, y, w, h); g.strokeRect(x + .5, y + .5, w - 1, h - 1); }
+        else {
+          // Too small for a border: a darker block reads as a card from afar.
+          const fill = g.fillStyle;
+          g.fillStyle = pass ? "#d3d9e2" : "#b4bcc9";
+          g.fillRect(x, y, Math.max(w, 1), Math.max(h, 1));
+          g.fillStyle = fill;
+        }
       }
     }
   }
@@ -409,6 +419,9 @@ _PAGE = r"""<!doctype html>
     return {k, ox: m + (W - 2 * m - extent.w * k) / 2 - extent.x * k, oy: m + (H - 2 * m - extent.h * k) / 2 - extent.y * k};
   }
   function drawMinimap() {
+    // Nothing to find when the whole board is in view.
+    minimap.hidden = !extent || covers(visible(), extent);
+    if (minimap.hidden) return;
     const f = miniFrame(), g = minimap.getContext("2d");
     g.clearRect(0, 0, minimap.width, minimap.height);
     if (!f) return;
@@ -449,7 +462,7 @@ _PAGE = r"""<!doctype html>
     outline = new Map();
     for (const r of out.cards) outline.set(r[ci], {id: r[ci], kind: r[ck], x: r[cx], y: r[cy], w: r[cw], h: r[ch], parent: r[cp]});
     extent = out.extent;
-    rev = out.rev; qstamp = out.questions; updated = out.updated;
+    rev = out.rev; qstamp = out.questions; look = out.look;
     if (out.may) may = out.may;
     if (out.title) title = out.title;
     mini = null;
@@ -749,9 +762,9 @@ _PAGE = r"""<!doctype html>
 
   // ------------------------------------------------------------------ changes
   async function apply(ch) {
-    if (ch.rev === rev && ch.questions === qstamp && ch.updated === updated && !ch.cards.length && !ch.reset && !ch.edges) return;
+    if (ch.rev === rev && ch.questions === qstamp && ch.look === look && !ch.cards.length && !ch.reset && !ch.edges) return;
     if (ch.questions !== qstamp) { qstamp = ch.questions; loadQuestions().catch(failed); }
-    if (ch.reset || ch.updated !== updated) {
+    if (ch.reset || ch.look !== look) {
       // Too much or the board itself changed (its theme): read and draw it all again.
       readOutline(await op("board_outline", {board: SLUG}));
       payloads.clear();
@@ -789,7 +802,7 @@ _PAGE = r"""<!doctype html>
     if (!window.EventSource || force) return poll();
     let opened = false, failures = 0;
     const url = "/api/v1/boards/" + encodeURIComponent(SLUG) + "/events?since=" + rev +
-      "&q=" + encodeURIComponent(qstamp || "") + "&at=" + encodeURIComponent(updated || "");
+      "&q=" + encodeURIComponent(qstamp || "") + "&look=" + encodeURIComponent(look || "");
     stream = new EventSource(url);
     mode = "sse";
     document.body.dataset.live = "sse";
@@ -902,6 +915,12 @@ _PAGE = r"""<!doctype html>
     if (at) return {at: [Number(at[1]), Number(at[2])]};
     return {};
   }
+  // An address changed in place (#card=…, #at=…) moves the view the same way.
+  window.addEventListener("hashchange", () => {
+    const want = asked();
+    if (want.card) focusCard(want.card);
+    else if (want.at) centerOn(want.at[0], want.at[1], 1);
+  });
   async function start() {
     let out;
     try {

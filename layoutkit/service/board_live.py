@@ -53,6 +53,13 @@ def _extent(board: BoardRecord, call: Call) -> dict[str, float] | None:
     return {"x": x0, "y": y0, "w": x1 - x0, "h": y1 - y0}
 
 
+def _look(board: BoardRecord) -> str:
+    """A short value that changes when what every card is drawn with changes (theme, title);
+    not with each write, which stamps the board's meta too."""
+    basis = json.dumps([board.theme, board.meta.get("title")], default=str)
+    return hashlib.sha256(basis.encode()).hexdigest()[:12]
+
+
 def _question_stamp(questions: list[QuestionRecord]) -> str:
     """A short value that changes when a question is asked, answered, released or removed."""
     basis = json.dumps([(q.id, q.state, q.answers) for q in questions], default=str)
@@ -70,7 +77,8 @@ def _may(principal: Principal, names: list[str], call: Call) -> dict[str, bool]:
     "board_outline",
     "Every live card of a board as a box without its content: rows of id, kind, x, y, w, h "
     "and parent (columns names them), the extent around the top-level cards, the board's "
-    "change counter rev (give it to board_changes as since) and the questions stamp. region "
+    "change counter rev (give it to board_changes as since), the questions stamp and the "
+    "look stamp (theme and title). region "
     "keeps only the cards reaching into that window. ops lists operation names to learn "
     "which of them the caller may call (may). What a viewer's overview, minimap and deep "
     "links read.",
@@ -98,16 +106,16 @@ def board_outline(call: Call) -> dict[str, Any]:
         if region is None
         else (region["x"], region["y"], region["x"] + region["w"], region["y"] + region["h"])
     )
-    boxes = tx.card_boxes(board.id, within=within)
+    rows = tx.card_outline(board.id, within=within)
     out: dict[str, Any] = {
         "board": board.slug,
         "title": board.meta.get("title") if isinstance(board.meta.get("title"), str) else None,
         "rev": board.rev,
-        "updated": board.updated_at.isoformat(),
+        "look": _look(board),
         "questions": _question_stamp(tx.questions(board.id)),
         "extent": _extent(board, call),
         "columns": list(OUTLINE_COLUMNS),
-        "cards": [[b.id, b.kind, b.x, b.y, b.w, b.h, b.parent_id] for b in boxes],
+        "cards": rows,
     }
     if "ops" in p:
         out["may"] = _may(call.principal, p["ops"], call)
@@ -118,8 +126,8 @@ def board_outline(call: Call) -> dict[str, Any]:
     "board_changes",
     "What changed on a board after its change counter was at since (a rev from "
     "board_outline or an earlier board_changes): the boxes of the cards written since "
-    "(removed ones with removed true), whether wires changed, the questions stamp and when "
-    "the board itself last changed. reset true means redraw everything (a purge, or too "
+    "(removed ones with removed true), whether wires changed, the questions stamp and the look "
+    "stamp (it changes with the theme or title, when every card looks different). reset true means redraw everything (a purge, or too "
     "many changes to list). The same answer with no cards means nothing changed.",
     {
         "required": ["board", "since"],
@@ -136,7 +144,7 @@ def board_changes(call: Call) -> dict[str, Any]:
         "board": board.slug,
         "since": since,
         "rev": board.rev,
-        "updated": board.updated_at.isoformat(),
+        "look": _look(board),
         "questions": _question_stamp(tx.questions(board.id)),
         "edges": board.edges_rev > since,
         "reset": board.purged_rev > since or since > board.rev,

@@ -513,9 +513,18 @@ def answer_question(call: Call) -> dict[str, Any]:
 def send_answers(call: Call) -> dict[str, Any]:
     tx, board = call.tx, call.board
     released = tx.release_questions(board.id)
+    regenerate = bool(call.params.get("regenerate", False))
+    if released:
+        # The audit trail keeps which press released what (Regenerate asks for a fresh take).
+        tx.record_event(
+            "questions.send",
+            call.principal.label,
+            board_id=board.id,
+            detail={"released": [q.id for q in released], "regenerate": regenerate},
+        )
     return {
         "released": [question_view(q) for q in released],
-        "regenerate": bool(call.params.get("regenerate", False)),
+        "regenerate": regenerate,
     }
 
 
