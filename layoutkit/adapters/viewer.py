@@ -489,9 +489,12 @@ _PAGE = r"""<!doctype html>
   }
   function covers(r, v) { return r && v.x >= r.x && v.y >= r.y && v.x + v.w <= r.x + r.w && v.y + v.h <= r.y + r.h; }
   function countIn(r) { let n = 0; for (const c of outline.values()) if (intersects(c, r) && ++n > FACE_CARDS) break; return n; }
+  let asking = null;  // the region of the drawing on its way, if any
   async function faces(force) {
     const v = visible();
-    if (!force && drawn && covers(drawn, v)) return;
+    // Drawn already, or on its way: a second request would only replace the first.
+    if (!force && ((drawn && covers(drawn, v)) || (asking && covers(asking, v)))) return;
+    clearTimeout(facesTimer);
     const want = wanted();
     if (want.w > MAX_REGION || want.h > MAX_REGION || countIn(want) > FACE_CARDS) {
       // Too many cards to read their faces: the outline shows them.
@@ -500,7 +503,10 @@ _PAGE = r"""<!doctype html>
       return;
     }
     const seq = ++facesSeq;
-    const out = await op("render_board", {board: SLUG, format: "svg", region: want});
+    asking = want;
+    let out;
+    try { out = await op("render_board", {board: SLUG, format: "svg", region: want}); }
+    finally { if (seq === facesSeq) asking = null; }
     if (seq !== facesSeq) return;  // the view moved on meanwhile
     const holder = document.createElement("div");
     holder.innerHTML = out.svg;
@@ -923,6 +929,9 @@ _PAGE = r"""<!doctype html>
   });
   async function start() {
     let out;
+    // The questions come with the outline: their panel takes room from the board that
+    // fitting measures.
+    const questionsRead = op("get", {kind: "questions", board: SLUG}).catch((err) => err);
     try {
       out = await op("board_outline", {board: SLUG, ops: [...new Set(Object.values(ACTIONS).map((a) => a.op))]});
     } catch (err) {
@@ -931,8 +940,9 @@ _PAGE = r"""<!doctype html>
     }
     readOutline(out);
     if (title !== SLUG) { $("title").textContent = title; document.title = title + " · layoutkit"; }
-    // The questions first: their panel takes room from the board that fitting measures.
-    await loadQuestions().catch(failed);
+    const asked_ = await questionsRead;
+    if (asked_ instanceof Error) failed(asked_);
+    else { for (const q of asked_.questions) questions.set(q.id, q); drawQuestions(); }
     const want = asked();
     if (want.card) focusCard(want.card);
     else if (want.at) centerOn(want.at[0], want.at[1], 1);

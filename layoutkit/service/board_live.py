@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
+import weakref
+from collections import OrderedDict
 from typing import Any
 
 from layoutkit.errors import ServiceError
@@ -43,6 +46,34 @@ _WINDOW = {
     },
     "additionalProperties": False,
 }
+
+
+#: Whole-board outlines kept per workspace, by board: a board's rev moves with every
+#: write to its cards, so an outline read at a rev is the outline while the rev holds.
+#: A few boards only (a 50,000-card outline is about 10 MB of tuples).
+KEPT_OUTLINES = 4
+_kept: weakref.WeakKeyDictionary[Any, OrderedDict[int, tuple[Any, list[Any]]]] = (
+    weakref.WeakKeyDictionary()
+)
+_kept_lock = threading.Lock()
+
+
+def _whole_outline(call: Call, board: BoardRecord) -> list[Any]:
+    """Every live card's outline row, read again only when the board's rev moved."""
+    stamp = (board.rev, board.created_at)
+    with _kept_lock:
+        kept = _kept.setdefault(call.workspace, OrderedDict())
+        hit = kept.get(board.id)
+        if hit is not None and hit[0] == stamp:
+            kept.move_to_end(board.id)
+            return hit[1]
+    rows = call.tx.card_outline(board.id)
+    with _kept_lock:
+        kept[board.id] = (stamp, rows)
+        kept.move_to_end(board.id)
+        while len(kept) > KEPT_OUTLINES:
+            kept.popitem(last=False)
+    return rows
 
 
 def _extent(board: BoardRecord, call: Call) -> dict[str, float] | None:
@@ -106,7 +137,9 @@ def board_outline(call: Call) -> dict[str, Any]:
         if region is None
         else (region["x"], region["y"], region["x"] + region["w"], region["y"] + region["h"])
     )
-    rows = tx.card_outline(board.id, within=within)
+    rows = (
+        _whole_outline(call, board) if within is None else tx.card_outline(board.id, within=within)
+    )
     out: dict[str, Any] = {
         "board": board.slug,
         "title": board.meta.get("title") if isinstance(board.meta.get("title"), str) else None,
