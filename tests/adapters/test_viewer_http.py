@@ -11,11 +11,17 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
+import anyio
 import httpx
+import httpx2
 import pytest
+from click.testing import CliRunner
+from mcp.client.session import ClientSession
+from mcp.client.streamable_http import streamable_http_client
 
 from layoutkit import Workspace
 from layoutkit.adapters import viewer
+from layoutkit.adapters.cli import main
 from layoutkit.adapters.http import CALLS_AT_ONCE, create_app
 from layoutkit.principal import Principal
 from tests.adapters.conftest import Api, LiveServer
@@ -279,3 +285,58 @@ def test_the_viewer_page_names_the_operations_it_uses(api: Api, board: str) -> N
         assert name in page.text, name
     ops = {op["name"] for op in api.ws.operations()}
     assert {"board_outline", "board_changes", "tick_checklist"} <= ops
+
+
+# --------------------------------------------------------------------------- the other roads
+
+
+def test_an_agent_ticks_and_reads_the_outline_over_mcp(api: Api, board: str) -> None:
+
+    card = api.op(
+        "compose_board",
+        {"board": board, "cards": [{"kind": "checklist", "payload": {"items": [{"text": "a"}]}}]},
+    ).json()["cards"][0]["id"]
+    agent = api.ws.create_token("agent", "claude")
+
+    async def main() -> tuple[Any, Any]:
+        http = httpx2.AsyncClient(headers={"authorization": f"Bearer {agent}"}, timeout=30)
+        async with (
+            http,
+            streamable_http_client(f"{api.url}/mcp/", http_client=http) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            ticked = await session.call_tool(
+                "tick_checklist", {"id": card, "item": 0, "done": True}
+            )
+            outline = await session.call_tool("board_outline", {"board": board})
+            return ticked, outline
+
+    ticked, outline = anyio.run(main)
+    assert ticked.is_error is False and ticked.structured_content["changed"] is True
+    assert card in [row[0] for row in outline.structured_content["cards"]]
+    with api.ws.store.read() as tx:
+        record = tx.card(card)
+        assert record is not None and record.payload["items"][0]["done"] is True
+
+
+def test_the_cli_ticks_through_call(tmp_path: Any) -> None:
+
+    db = f"sqlite:///{tmp_path / 'ws.db'}"
+    with Workspace.open(db) as ws:
+        ws.call("create", {"kind": "board", "slug": "cli"})
+        card = ws.call(
+            "compose_board",
+            {
+                "board": "cli",
+                "cards": [{"kind": "checklist", "payload": {"items": [{"text": "a"}]}}],
+            },
+        )["cards"][0]["id"]
+    params = json.dumps({"id": card, "item": 0, "done": True})
+    res = CliRunner().invoke(main, ["call", "tick_checklist", params, "--db", db])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["items"] == [{"text": "a", "done": True}]
+    res = CliRunner().invoke(
+        main, ["call", "tick_checklist", '{"id": 999999, "item": 0, "done": true}', "--db", db]
+    )
+    assert res.exit_code == 1 and "unknown_card" in res.output
