@@ -799,7 +799,7 @@ _PAGE = r"""<!doctype html>
     else if (dirty.length) await liveCards();
     live();
   }
-  function live() { status(outline.size + " cards · " + (mode === "sse" ? "live" : "checking every " + POLL_MS / 1000 + " s") + " · " + new Date().toLocaleTimeString()); }
+  function live() { status(outline.size + (outline.size === 1 ? " card · " : " cards · ") + (mode === "sse" ? "live" : "checking every " + POLL_MS / 1000 + " s") + " · " + new Date().toLocaleTimeString()); }
 
   let mode = null, stream = null, queue = Promise.resolve();
   function enqueue(ch) { queue = queue.then(() => apply(ch)).catch(failed); }
