@@ -80,7 +80,7 @@ async def change_stream(
             out = await check(out["rev"])
         except ServiceError as err:
             # A revoked link or a removed board ends the stream with the reason.
-            yield _event("gone", err.body)
+            yield _event("gone", {**err.body, "status": err.status})
             return
 
 
@@ -318,6 +318,9 @@ _PAGE = r"""<!doctype html>
       notice("This link does not open this board", [
         err.body.code === "personal_board" ? "The board is personal to its owner." : "The link you used was made for another board.",
         "Open the board through its own share link, or ask its owner for one."]);
+    } else if (err.status === 404) {
+      notice("This board is gone", ["It was deleted or renamed while the page was open.",
+        "Ask whoever shared it where it lives now."]);
     } else {
       notice("The board could not be shown", [readable(err), "Reload the page to try again."]);
     }
@@ -799,7 +802,7 @@ _PAGE = r"""<!doctype html>
     else if (dirty.length) await liveCards();
     live();
   }
-  function live() { status(outline.size + (outline.size === 1 ? " card · " : " cards · ") + (mode === "sse" ? "live" : "checking every " + POLL_MS / 1000 + " s") + " · " + new Date().toLocaleTimeString()); }
+  function live() { status((outline.size ? outline.size + (outline.size === 1 ? " card · " : " cards · ") : "no cards yet · ") + (mode === "sse" ? "live" : "checking every " + POLL_MS / 1000 + " s") + " · " + new Date().toLocaleTimeString()); }
 
   let mode = null, stream = null, queue = Promise.resolve();
   function enqueue(ch) { queue = queue.then(() => apply(ch)).catch(failed); }
@@ -814,7 +817,11 @@ _PAGE = r"""<!doctype html>
     document.body.dataset.live = "sse";
     stream.addEventListener("open", () => { opened = true; failures = 0; });
     stream.addEventListener("change", (e) => enqueue(JSON.parse(e.data)));
-    stream.addEventListener("gone", (e) => { stream.close(); noAccess(new ApiError(401, JSON.parse(e.data))); });
+    stream.addEventListener("gone", (e) => {
+      stream.close();
+      const why = JSON.parse(e.data);
+      noAccess(new ApiError(why.status || 401, why));
+    });
     stream.addEventListener("error", () => {
       failures += 1;
       // A stream that never opened, or one the browser gave up on: ask instead.

@@ -148,7 +148,7 @@ def test_a_stream_ends_with_the_reason_when_its_link_is_revoked(api: Api, board:
         rest = list(lines)
     assert "event: gone" in rest
     gone = json.loads(next(line for line in rest if line.startswith("data: "))[6:])
-    assert gone["code"] == "unauthenticated"
+    assert (gone["status"], gone["code"]) == (401, "unauthenticated")
 
 
 def _until(lines: Iterator[str], prefix: str) -> list[str]:
