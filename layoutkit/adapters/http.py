@@ -847,6 +847,7 @@ _BOARD_READERS_AND_WRITERS = (
     "scrape_board",
     "render_board",
     "board_stamp",
+    "board_outline",
     "share_board",
     "set_board_meta",
     "ask_board",
