@@ -21,6 +21,8 @@ class Principal:
     name: str
     board: str | None = None
     mode: Literal["view", "annotate"] | None = None
+    #: The card a share link opens on (its ``cardId``); the link still grants the board.
+    card: int | None = None
 
     @classmethod
     def owner(cls, name: str = "owner") -> Principal:
@@ -39,8 +41,10 @@ class Principal:
         return cls("service", name)
 
     @classmethod
-    def share(cls, board: str, mode: Literal["view", "annotate"] = "view") -> Principal:
-        return cls("share", f"share:{board}", board=board, mode=mode)
+    def share(
+        cls, board: str, mode: Literal["view", "annotate"] = "view", card: int | None = None
+    ) -> Principal:
+        return cls("share", f"share:{board}", board=board, mode=mode, card=card)
 
     @property
     def layer(self) -> Literal["ai", "human"]:

@@ -8,7 +8,11 @@ from __future__ import annotations
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from layoutkit.net._capture import HEADLESS_FLAGS
 
@@ -31,3 +35,21 @@ def run_chromium(*args: str, timeout: float = 90) -> subprocess.CompletedProcess
             *args,
         ]
         return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
+
+
+def playwright_browser() -> Iterator[Any]:
+    """Playwright driving Debian's Chromium (no browser download of its own); skips
+    the test when either is missing."""
+    if CHROMIUM is None:
+        pytest.skip(SKIP_REASON)
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed (pip install -e '.[dev]')"
+    )
+    with sync_api.sync_playwright() as driver:
+        browser = driver.chromium.launch(
+            executable_path=str(CHROMIUM), args=["--force-color-profile=srgb"]
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()

@@ -514,11 +514,15 @@ def push(
 @board.command("share")
 @click.argument("slug")
 @click.option("--mode", type=click.Choice(["view", "annotate"]), default="view", show_default=True)
+@click.option("--card", type=int, default=None, help="The card the link opens on.")
 @db_option
 @json_option
-def board_share(slug: str, mode: str, db: str, as_json: bool) -> None:
+def board_share(slug: str, mode: str, card: int | None, db: str, as_json: bool) -> None:
     """Mint a share link for board SLUG and print its id and URL (the URL is the credential)."""
-    result = _run(db, "share_board", {"board": slug, "mode": mode}, as_json)
+    params: dict[str, Any] = {"board": slug, "mode": mode}
+    if card is not None:
+        params["cardId"] = card
+    result = _run(db, "share_board", params, as_json)
     if as_json:
         _emit_json(result)
     else:

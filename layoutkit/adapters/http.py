@@ -24,14 +24,21 @@ import anyio
 import attrs
 from starlette.applications import Starlette
 from starlette.datastructures import UploadFile
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import (
+    HTMLResponse,
+    JSONResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import Message, Receive
 
 from layoutkit import ServiceError, Workspace
 from layoutkit.adapters import _workers
-from layoutkit.adapters.viewer import message_page, viewer_page
+from layoutkit.adapters.viewer import change_stream, message_page, viewer_page
 from layoutkit.examples import seed_example
 from layoutkit.principal import Principal
 from layoutkit.service import offload, uploads
@@ -269,7 +276,13 @@ def _cookie_redirect(request: Request, location: str, token: str) -> Response:
 
 def _invalid_token_page() -> Response:
     return HTMLResponse(
-        message_page("This link is not valid", "The token is unknown or has been revoked."),
+        message_page(
+            "This link is not valid",
+            "The token in it is unknown or has been revoked, so it no longer opens anything.",
+            "Ask whoever gave you the link for a new one. If you run this server, make a token "
+            "with `layoutkit token create <your name> --kind user` and add it to the board's "
+            "address as ?token=<the token>.",
+        ),
         status_code=401,
         headers={"referrer-policy": "no-referrer", "cache-control": "no-store"},
     )
@@ -446,12 +459,45 @@ class HttpAdapter:
         if principal is None or principal.kind != "share" or principal.board is None:
             return HTMLResponse(
                 message_page(
-                    "This link is not valid", "The share link is unknown or has been revoked."
+                    "This link is not valid",
+                    "The share link is unknown or has been revoked, so it no longer opens the "
+                    "board.",
+                    "Ask whoever shared the board with you for a new link.",
                 ),
                 status_code=404,
                 headers={"referrer-policy": "no-referrer"},
             )
-        return _cookie_redirect(request, f"/boards/{principal.board}", token)
+        # A link minted with cardId opens on that card (the page reads ?card=).
+        where = f"/boards/{principal.board}"
+        if principal.card is not None:
+            where += f"?card={principal.card}"
+        return _cookie_redirect(request, where, token)
+
+    async def events_endpoint(self, request: Request) -> Response:
+        """Server-sent events for one board: a ``change`` event whenever its change
+        counter, its questions or the board itself moved on (see :mod:`viewer`'s
+        stream). Between checks the stream waits on the event loop: it holds no
+        database connection and no worker thread."""
+        slug = request.path_params["slug"]
+        raw = request.headers.get("last-event-id") or request.query_params.get("since", "")
+        since = int(raw) if raw.isascii() and raw.isdigit() else None
+        known = (request.query_params.get("q"), request.query_params.get("look"))
+
+        def check(rev: int) -> dict[str, Any]:
+            # The credential is checked at every check: a revoked link stops the stream.
+            return self.ws.call(
+                "board_changes", {"board": slug, "since": rev}, self.principal(request)
+            )
+
+        try:
+            first = await self.in_thread(check, since if since is not None else 0)
+        except ServiceError as err:
+            return error_response(err)
+        return StreamingResponse(
+            change_stream(request, first, since, known, lambda rev: self.in_thread(check, rev)),
+            media_type="text/event-stream",
+            headers={"cache-control": "no-store", "x-accel-buffering": "no"},
+        )
 
     def routes(self) -> list[BaseRoute]:
         routes: list[BaseRoute] = [
@@ -460,6 +506,7 @@ class HttpAdapter:
             Route(f"{API}/ops/{{operation}}", self.op_endpoint, methods=["POST"]),
             Route("/boards/{slug}", self.viewer_endpoint, methods=["GET"]),
             Route("/s/{token}", self.share_endpoint, methods=["GET"]),
+            Route(f"{API}/boards/{{slug}}/events", self.events_endpoint, methods=["GET"]),
             Route(f"{API}/cards/{{id}}/file", self.file_endpoint, methods=["GET"]),
         ]
         for named in NAMED_ROUTES:
@@ -573,7 +620,61 @@ def create_app(
         # /mcp is the advertised address; the mount keeps /mcp/ working too.
         routes.append(Route("/mcp", mcp_app))
         routes.append(Mount("/mcp", app=mcp_app))
-    return Starlette(routes=routes, lifespan=lifespan)
+    return Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        exception_handlers={HTTPException: _http_error, 500: _server_error},
+    )
+
+
+def _for_people(request: Request) -> bool:
+    """Whether an error answers a person's page (HTML) rather than an API client (JSON)."""
+    path = request.url.path
+    return not (path.startswith(API) or path.startswith("/mcp"))
+
+
+_HTTP_ERRORS = {
+    404: (
+        "Page not found",
+        "There is nothing at this address. Check it, or open a board at /boards/<name>.",
+    ),
+    405: ("Not allowed here", "This address does not take that kind of request."),
+}
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """Routing errors (no such address, wrong method): a readable page for people, the
+    API's error body for API clients."""
+    assert isinstance(exc, HTTPException)
+    code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+    if not _for_people(request):
+        return JSONResponse(
+            {"code": code, "message": str(exc.detail)},
+            status_code=exc.status_code,
+            headers=exc.headers,
+        )
+    title, text = _HTTP_ERRORS.get(exc.status_code, ("Something went wrong", str(exc.detail)))
+    return HTMLResponse(message_page(title, text), status_code=exc.status_code, headers=exc.headers)
+
+
+async def _server_error(request: Request, exc: Exception) -> Response:
+    """An unexpected failure: the same readable page or error body, never a bare trace."""
+    if not _for_people(request):
+        return JSONResponse(
+            {
+                "code": "internal_error",
+                "message": "the server failed; nothing is known to be written",
+            },
+            status_code=500,
+        )
+    return HTMLResponse(
+        message_page(
+            "Something went wrong",
+            "The server could not show this page. Reload it in a moment; if it keeps failing, "
+            "tell whoever runs this server.",
+        ),
+        status_code=500,
+    )
 
 
 def run_server(
@@ -746,6 +847,7 @@ _BOARD_READERS_AND_WRITERS = (
     "scrape_board",
     "render_board",
     "board_stamp",
+    "board_outline",
     "share_board",
     "set_board_meta",
     "ask_board",

@@ -103,7 +103,10 @@ def edge_view(edge: EdgeRecord) -> dict[str, Any]:
     return out
 
 
-def question_view(q: QuestionRecord) -> dict[str, Any]:
+def question_view(q: QuestionRecord, *, staged_answers: bool = False) -> dict[str, Any]:
+    """A question as callers see it. Answers show once released; ``staged_answers`` also
+    shows an answer not yet sent (to the people who answer, never to agents)."""
+    shown = q.state == "released" or (staged_answers and q.state == "answered")
     return {
         "id": q.id,
         "prompt": q.prompt,
@@ -114,5 +117,5 @@ def question_view(q: QuestionRecord) -> dict[str, Any]:
         "pivot": q.pivot,
         "cardId": q.card_id,
         "state": q.state,
-        "answers": q.answers if q.state == "released" else None,
+        "answers": q.answers if shown else None,
     }

@@ -456,7 +456,8 @@ def ask_board(call: Call) -> dict[str, Any]:
 )
 def get_questions(call: Call) -> dict[str, Any]:
     records = call.tx.questions(call.board.id, state=call.params.get("state"))
-    return {"questions": [question_view(q) for q in records]}
+    people = call.principal.kind in PEOPLE
+    return {"questions": [question_view(q, staged_answers=people) for q in records]}
 
 
 @REGISTRY.operation(
@@ -493,7 +494,7 @@ def answer_question(call: Call) -> dict[str, Any]:
                 400, "invalid_answer", "this question takes one answer", field="answer"
             )
     record = tx.answer_question(q.id, chosen)
-    return {"question": question_view(record)}
+    return {"question": question_view(record, staged_answers=True)}
 
 
 @REGISTRY.operation(
@@ -512,9 +513,18 @@ def answer_question(call: Call) -> dict[str, Any]:
 def send_answers(call: Call) -> dict[str, Any]:
     tx, board = call.tx, call.board
     released = tx.release_questions(board.id)
+    regenerate = bool(call.params.get("regenerate", False))
+    if released:
+        # The audit trail keeps which press released what (Regenerate asks for a fresh take).
+        tx.record_event(
+            "questions.send",
+            call.principal.label,
+            board_id=board.id,
+            detail={"released": [q.id for q in released], "regenerate": regenerate},
+        )
     return {
         "released": [question_view(q) for q in released],
-        "regenerate": bool(call.params.get("regenerate", False)),
+        "regenerate": regenerate,
     }
 
 

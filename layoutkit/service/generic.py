@@ -35,7 +35,7 @@ _DESCRIPTIONS = {
     "a leading minus excludes a tag; tag: every tag with its count; section: a board's "
     "sections).",
     "get": "Read one resource of the given kind (board; questions: a board's durable "
-    "question record).",
+    "question record; cards: up to 200 of a board's live cards by id, with payloads).",
     "search": "Find resources whose text holds every word of q (boards and cards).",
 }
 

@@ -166,7 +166,7 @@ class Workspace:
                 board = tx.board(link.board_id) if link is not None else None
                 if link is None or board is None or board.workspace_id != self.workspace_id:
                     return None
-                return Principal.share(board.slug, link.mode)
+                return Principal.share(board.slug, link.mode, link.card_id)
             record = tx.verify_api_token(token)
         if record is None:
             return None
@@ -343,6 +343,14 @@ def _select_kind(verb: Operation, params: dict[str, Any]) -> Operation:
             didYouMean=did_you_mean(str(kind), verb.kinds),
         )
     return chosen
+
+
+def admits(op: Operation, who: Principal) -> bool:
+    """Whether ``op`` admits callers like ``who`` (share links by mode, others by kind);
+    the board access check still follows when it runs."""
+    if who.kind == "share":
+        return (who.mode or "view") in op.share
+    return who.kind in op.principals
 
 
 def _admit(name: str, op: Operation, who: Principal) -> None:

@@ -247,6 +247,14 @@ class CardTx(Protocol):
         ``within`` (x0, y0, x1, y1), when given."""
         ...
 
+    def card_outline(
+        self, board_id: int, *, within: tuple[float, float, float, float] | None = None
+    ) -> list[tuple[int, str, float, float, float, float, int | None]]:
+        """``(id, kind, x, y, w, h, parent_id)`` of a board's live cards in created order
+        (only those overlapping ``within`` (x0, y0, x1, y1) when given): the narrowest
+        read of a whole board, for outlines and minimaps."""
+        ...
+
     def card_extent(self, board_id: int) -> tuple[float, float, float, float] | None:
         """(x0, y0, x1, y1) around the board's live top-level cards; None when it has none."""
         ...

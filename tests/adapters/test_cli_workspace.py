@@ -506,3 +506,17 @@ def test_board_share_links_are_listed_and_revoked(db: str) -> None:
         assert ws.authenticate(minted["url"].rsplit("/", 1)[-1]) is None
     again = run("board", "unshare", "demo", minted["id"], "--db", db, "--json")
     assert (again.exit_code, json.loads(again.stdout)["code"]) == (1, "unknown_share_link")
+
+
+def test_board_share_can_open_on_a_card(db: str) -> None:
+    with Workspace.open(db) as ws:
+        note = {"kind": "note", "payload": {"md": "here"}}
+        card = ws.call("compose_board", {"board": "demo", "cards": [note]})["cards"][0]["id"]
+    minted = json.loads(
+        run("board", "share", "demo", "--card", str(card), "--db", db, "--json").stdout
+    )
+    with Workspace.open(db) as ws:
+        who = ws.authenticate(minted["url"].rsplit("/", 1)[-1])
+    assert who is not None and who.card == card
+    missing = run("board", "share", "demo", "--card", "999999", "--db", db, "--json")
+    assert (missing.exit_code, json.loads(missing.stdout)["code"]) == (1, "unknown_card")

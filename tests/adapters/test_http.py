@@ -180,7 +180,7 @@ def test_viewer_page_and_render(api: Api) -> None:
     )
     page = httpx.get(f"{api.url}/boards/v")
     assert page.status_code == 200
-    assert "board_stamp" in page.text
+    assert "board_changes" in page.text  # what the page asks when no event stream is open
     svg = api.op("render_board", {"board": "v"}).json()
     assert svg["svg"].startswith("<svg") and svg["cards"] == 1
 

@@ -238,6 +238,22 @@ def test_insert_cards_assigns_ids_ordinals_and_version_one(store: SqlStore) -> N
         ]
 
 
+def test_card_outline_is_the_live_boxes_as_tuples(store: SqlStore) -> None:
+    with store.transaction() as tx:
+        board_id = new_board(tx)
+        a, b, c = tx.insert_cards(board_id, [note("a"), note("b", x=500), note("c", x=900)])
+        tx.update_cards([{"id": b.id, "parent_id": a.id}])
+        tx.remove_cards([c.id], by="user:ana")
+    with store.read() as tx:
+        rows = tx.card_outline(board_id)
+        boxes = tx.card_boxes(board_id)
+        assert rows == [(x.id, x.kind, x.x, x.y, x.w, x.h, x.parent_id) for x in boxes]
+        assert [r[0] for r in rows] == [a.id, b.id] and rows[1][6] == a.id
+        # Only the boxes reaching into the window (x0, y0, x1, y1).
+        assert [r[0] for r in tx.card_outline(board_id, within=(450, -10, 600, 10))] == [b.id]
+        assert tx.card_outline(board_id, within=(5000, 5000, 5100, 5100)) == []
+
+
 def test_card_version_goes_up_on_every_change(store: SqlStore) -> None:
     with store.transaction() as tx:
         board_id = new_board(tx)

@@ -230,6 +230,19 @@ class CardRows(TxBase):
         rows = self.conn.execute(query.order_by(c.ordinal, c.id))
         return [CardBox(*r) for r in rows]
 
+    def card_outline(
+        self, board_id: int, *, within: tuple[float, float, float, float] | None = None
+    ) -> list[tuple[int, str, float, float, float, float, int | None]]:
+        c = s.cards.c
+        query = select(c.id, c.kind, c.x, c.y, c.w, c.h, c.parent_id).where(
+            c.board_id == board_id, c.deleted_at.is_(None)
+        )
+        if within is not None:
+            x0, y0, x1, y1 = within
+            query = query.where(c.x < x1, c.x + c.w > x0, c.y < y1, c.y + c.h > y0)
+        # Plain tuples: a 50,000-card outline is read in a fraction of what records cost.
+        return [tuple(r) for r in self.conn.execute(query.order_by(c.ordinal, c.id))]
+
     def card_extent(self, board_id: int) -> tuple[float, float, float, float] | None:
         c = s.cards.c
         row = self.conn.execute(

@@ -1,0 +1,342 @@
+"""The viewer's HTTP side: the change stream (server-sent events), share-link deep links and
+readable error pages, over a real server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import httpx
+import httpx2
+import pytest
+from click.testing import CliRunner
+from mcp.client.session import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+from layoutkit import Workspace
+from layoutkit.adapters import viewer
+from layoutkit.adapters.cli import main
+from layoutkit.adapters.http import CALLS_AT_ONCE, create_app
+from layoutkit.principal import Principal
+from tests.adapters.conftest import Api, LiveServer
+from tests.conftest import POSTGRES_URL
+
+AGENT = Principal.agent("claude")
+
+
+class Stream:
+    """One open event stream, read by a thread into a queue of (event, data, id)."""
+
+    def __init__(
+        self, api: Api, slug: str, *, headers: dict[str, str] | None = None, **query: Any
+    ) -> None:
+        self.events: queue.Queue[tuple[str, Any, str | None] | None] = queue.Queue()
+        self.client = httpx.Client(base_url=api.url, timeout=httpx.Timeout(30, read=60))
+        self.request = self.client.build_request(
+            "GET",
+            f"/api/v1/boards/{slug}/events",
+            params=query,
+            headers={"authorization": f"Bearer {api.token}", **(headers or {})},
+        )
+        self.response = self.client.send(self.request, stream=True)
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        name, data, ident = "message", "", None
+        try:
+            for line in self.response.iter_lines():
+                if line.startswith("event: "):
+                    name = line[7:]
+                elif line.startswith("data: "):
+                    data = line[6:]
+                elif line.startswith("id: "):
+                    ident = line[4:]
+                elif line == "" and data:
+                    self.events.put((name, json.loads(data), ident))
+                    name, data, ident = "message", "", None
+        except httpx.HTTPError:
+            pass
+        self.events.put(None)
+
+    def next(self, timeout: float = 10) -> tuple[str, Any, str | None] | None:
+        return self.events.get(timeout=timeout)
+
+    def close(self) -> None:
+        self.response.close()
+        self.client.close()
+
+
+@pytest.fixture
+def board(api: Api) -> str:
+    api.op("create", {"kind": "board", "slug": "live"})
+    api.op("compose_board", {"board": "live", "cards": [{"kind": "note", "payload": {"md": "a"}}]})
+    return "live"
+
+
+def test_the_stream_pushes_each_change_with_its_rev(api: Api, board: str) -> None:
+    start = api.op("board_outline", {"board": board}).json()
+    stream = Stream(api, board, since=start["rev"], q=start["questions"], look=start["look"])
+    try:
+        assert stream.response.status_code == 200
+        assert stream.response.headers["content-type"].startswith("text/event-stream")
+        assert stream.response.headers["cache-control"] == "no-store"
+        # Nothing changed since the page's rev: the stream stays quiet.
+        with pytest.raises(queue.Empty):
+            stream.next(timeout=1.5)
+        out = api.ws.call(
+            "compose_board",
+            {"board": board, "cards": [{"kind": "note", "payload": {"md": "b"}}]},
+            AGENT,
+        )
+        event = stream.next()
+        assert event is not None
+        name, data, ident = event
+        assert name == "change" and ident == str(data["rev"]) and data["rev"] > start["rev"]
+        assert [c["id"] for c in data["cards"]] == [out["cards"][0]["id"]]
+        # A question asked shows as a new questions stamp, cards unchanged.
+        api.ws.call("ask_board", {"board": board, "prompt": "Ok?", "options": ["yes"]}, AGENT)
+        event = stream.next()
+        assert event is not None and event[1]["questions"] != start["questions"]
+        assert event[1]["cards"] == []
+    finally:
+        stream.close()
+
+
+def test_a_reconnect_resumes_from_the_last_event_id(api: Api, board: str) -> None:
+    start = api.op("board_outline", {"board": board}).json()
+    api.ws.call(
+        "compose_board", {"board": board, "cards": [{"kind": "note", "payload": {"md": "c"}}]}
+    )
+    # The browser sends the id of the last event it saw; what came after it arrives at once.
+    stream = Stream(
+        api,
+        board,
+        headers={"last-event-id": str(start["rev"])},
+        since=0,
+        q=start["questions"],
+        look=start["look"],
+    )
+    try:
+        event = stream.next()
+        assert (
+            event is not None and event[1]["since"] == start["rev"] and len(event[1]["cards"]) == 1
+        )
+    finally:
+        stream.close()
+
+
+def test_a_stream_ends_with_the_reason_when_its_link_is_revoked(api: Api, board: str) -> None:
+    link = api.op("share_board", {"board": board}).json()
+    token = link["url"].rsplit("/", 1)[-1]
+    with (
+        httpx.Client(base_url=api.url, timeout=30) as client,
+        client.stream(
+            "GET", f"/api/v1/boards/{board}/events", headers={"authorization": f"Bearer {token}"}
+        ) as response,
+    ):
+        assert response.status_code == 200
+        lines = response.iter_lines()
+        assert any(line.startswith("event: change") for line in _until(lines, "data: "))
+        api.op("revoke_share_link", {"board": board, "id": link["id"]})
+        rest = list(lines)
+    assert "event: gone" in rest
+    gone = json.loads(next(line for line in rest if line.startswith("data: "))[6:])
+    assert (gone["status"], gone["code"]) == (401, "unauthenticated")
+
+
+def _until(lines: Iterator[str], prefix: str) -> list[str]:
+    seen = []
+    for line in lines:
+        seen.append(line)
+        if line.startswith(prefix):
+            return seen
+    return seen
+
+
+def test_a_stream_is_refused_like_any_call(api: Api, board: str) -> None:
+    bare = httpx.get(f"{api.url}/api/v1/boards/{board}/events", timeout=10)
+    assert (bare.status_code, bare.json()["code"]) == (401, "unauthenticated")
+    missing = api.client.get("/api/v1/boards/nowhere/events")
+    assert (missing.status_code, missing.json()["code"]) == (404, "unknown_board")
+    other = api.op("share_board", {"board": board}).json()["url"].rsplit("/", 1)[-1]
+    api.op("create", {"kind": "board", "slug": "elsewhere"})
+    refused = httpx.get(
+        f"{api.url}/api/v1/boards/elsewhere/events",
+        headers={"authorization": f"Bearer {other}"},
+        timeout=10,
+    )
+    assert refused.status_code == 403
+
+
+def test_a_stream_ends_after_its_time_and_the_browser_reconnects(
+    api: Api, board: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(viewer, "STREAM_S", 1.0)
+    started = time.monotonic()
+    with httpx.Client(base_url=api.url, timeout=30) as client:
+        res = client.get(
+            f"/api/v1/boards/{board}/events", headers={"authorization": f"Bearer {api.token}"}
+        )
+    assert time.monotonic() - started < 5
+    assert res.text.startswith(f"retry: {viewer.RETRY_MS}\n\n")
+
+
+@pytest.fixture
+def pg_api() -> Iterator[Api]:
+    if not POSTGRES_URL:
+        pytest.skip("LAYOUTKIT_TEST_POSTGRES_URL is not set; PostgreSQL tests need a server")
+    ws = Workspace.open(POSTGRES_URL, name=f"test-{uuid.uuid4().hex[:12]}")
+    try:
+        with LiveServer(create_app(ws)) as server:
+            api = Api(ws, server)
+            try:
+                yield api
+            finally:
+                api.client.close()
+    finally:
+        ws.close()
+
+
+def test_waiting_streams_hold_no_connection_and_no_turn(
+    monkeypatch: pytest.MonkeyPatch, pg_api: Api
+) -> None:
+    """More open streams than the server runs calls at once, and than the pool has
+    connections: between checks they hold neither, so calls still answer at once."""
+    api = pg_api
+    # The streams end by themselves soon after the test, so the server stops at once
+    # (monkeypatch comes first: it is undone after the server has stopped).
+    monkeypatch.setattr(viewer, "STREAM_S", 4.0)
+    api.op("create", {"kind": "board", "slug": "many"})
+    start = api.op("board_outline", {"board": "many"}).json()
+    streams = [
+        Stream(api, "many", since=start["rev"], q=start["questions"], look=start["look"])
+        for _ in range(CALLS_AT_ONCE + 4)
+    ]
+    try:
+        time.sleep(1.5)  # every stream has made a few checks
+        engine = api.ws.store.engine  # type: ignore[attr-defined]
+        held = []
+        for _ in range(10):
+            held.append(engine.pool.checkedout())
+            time.sleep(0.05)
+        # A check holds its connection for a few milliseconds: most samples see none.
+        assert sorted(held)[len(held) // 2] <= 1, held
+        began = time.monotonic()
+        api.op(
+            "compose_board", {"board": "many", "cards": [{"kind": "note", "payload": {"md": "x"}}]}
+        )
+        assert time.monotonic() - began < 2
+        for stream in streams:
+            event = stream.next()
+            assert event is not None and len(event[1]["cards"]) == 1
+    finally:
+        for stream in streams:
+            stream.close()
+
+
+# --------------------------------------------------------------------------- links and pages
+
+
+def test_a_share_link_made_for_a_card_redirects_to_it(api: Api, board: str) -> None:
+    card = api.op("board_outline", {"board": board}).json()["cards"][0][0]
+    url = api.op("share_board", {"board": board, "cardId": card}).json()["url"]
+    res = httpx.get(f"{api.url}{url}", follow_redirects=False)
+    assert res.status_code == 303
+    assert res.headers["location"] == f"/boards/{board}?card={card}"
+    plain = api.op("share_board", {"board": board}).json()["url"]
+    assert httpx.get(f"{api.url}{plain}").headers["location"] == f"/boards/{board}"
+
+
+def test_pages_a_person_meets_are_readable_html_and_the_api_answers_json(api: Api) -> None:
+    page = httpx.get(f"{api.url}/no/such/page")
+    assert page.status_code == 404 and page.headers["content-type"].startswith("text/html")
+    assert "Page not found" in page.text and "/boards/" in page.text
+    wrong = httpx.post(f"{api.url}/boards/x")
+    assert wrong.status_code == 405 and "Not allowed here" in wrong.text
+    api_missing = api.client.get("/api/v1/no-such-route")
+    assert api_missing.status_code == 404
+    assert api_missing.json() == {"code": "not_found", "message": "Not Found"}
+    revoked = httpx.get(f"{api.url}/s/lks_not-a-real-token")
+    assert revoked.status_code == 404 and "Ask whoever shared the board" in revoked.text
+    bad_token = httpx.get(f"{api.url}/boards/x?token=nope")
+    assert bad_token.status_code == 401 and "layoutkit token create" in bad_token.text
+    assert "Bearer" not in bad_token.text
+
+
+def test_the_viewer_page_names_the_operations_it_uses(api: Api, board: str) -> None:
+    page = httpx.get(f"{api.url}/boards/{board}")
+    assert page.status_code == 200
+    for name in (
+        "board_outline",
+        "render_board",
+        "board_changes",
+        "tick_checklist",
+        "answer_question",
+        "send_answers",
+        "/events",
+    ):
+        assert name in page.text, name
+    ops = {op["name"] for op in api.ws.operations()}
+    assert {"board_outline", "board_changes", "tick_checklist"} <= ops
+
+
+# --------------------------------------------------------------------------- the other roads
+
+
+def test_an_agent_ticks_and_reads_the_outline_over_mcp(api: Api, board: str) -> None:
+
+    card = api.op(
+        "compose_board",
+        {"board": board, "cards": [{"kind": "checklist", "payload": {"items": [{"text": "a"}]}}]},
+    ).json()["cards"][0]["id"]
+    agent = api.ws.create_token("agent", "claude")
+
+    async def main() -> tuple[Any, Any]:
+        http = httpx2.AsyncClient(headers={"authorization": f"Bearer {agent}"}, timeout=30)
+        async with (
+            http,
+            streamable_http_client(f"{api.url}/mcp/", http_client=http) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            ticked = await session.call_tool(
+                "tick_checklist", {"id": card, "item": 0, "done": True}
+            )
+            outline = await session.call_tool("board_outline", {"board": board})
+            return ticked, outline
+
+    ticked, outline = anyio.run(main)
+    assert ticked.is_error is False and ticked.structured_content["changed"] is True
+    assert card in [row[0] for row in outline.structured_content["cards"]]
+    with api.ws.store.read() as tx:
+        record = tx.card(card)
+        assert record is not None and record.payload["items"][0]["done"] is True
+
+
+def test_the_cli_ticks_through_call(tmp_path: Any) -> None:
+
+    db = f"sqlite:///{tmp_path / 'ws.db'}"
+    with Workspace.open(db) as ws:
+        ws.call("create", {"kind": "board", "slug": "cli"})
+        card = ws.call(
+            "compose_board",
+            {
+                "board": "cli",
+                "cards": [{"kind": "checklist", "payload": {"items": [{"text": "a"}]}}],
+            },
+        )["cards"][0]["id"]
+    params = json.dumps({"id": card, "item": 0, "done": True})
+    res = CliRunner().invoke(main, ["call", "tick_checklist", params, "--db", db])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["items"] == [{"text": "a", "done": True}]
+    res = CliRunner().invoke(
+        main, ["call", "tick_checklist", '{"id": 999999, "item": 0, "done": true}', "--db", db]
+    )
+    assert res.exit_code == 1 and "unknown_card" in res.output
