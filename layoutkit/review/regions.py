@@ -152,11 +152,11 @@ def clamp(rect: Rect, width: int, height: int, form: RegionForm = "pixels") -> R
         return Resolved(
             form, "unresolved", error={"code": "empty_region", "message": "w and h must be > 0"}
         )
+    if rect.x >= 0 and rect.y >= 0 and rect.x + rect.w <= width and rect.y + rect.h <= height:
+        return Resolved(form, "ok", rect)
     picture = Rect(0, 0, width, height)
     inside = rect.shape().intersection(picture.shape())
     share_out = max(0.0, 1.0 - inside.area / rect.area)
-    if share_out == 0.0:
-        return Resolved(form, "ok", rect)
     if share_out > SMALL_OVERSHOOT:
         return Resolved(
             form,
@@ -172,7 +172,10 @@ def clamp(rect: Rect, width: int, height: int, form: RegionForm = "pixels") -> R
                 "imageHeight": height,
             },
         )
-    x0, y0, x1, y1 = inside.bounds
+    # Cut by plain min and max, not the intersection's bounds: an edge already inside
+    # keeps its exact value.
+    x0, y0 = max(rect.x, 0.0), max(rect.y, 0.0)
+    x1, y1 = min(rect.x + rect.w, float(width)), min(rect.y + rect.h, float(height))
     return Resolved(form, "ok", Rect(x0, y0, x1 - x0, y1 - y0), clamped=True, outside=share_out)
 
 
