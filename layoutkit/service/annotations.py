@@ -715,9 +715,8 @@ def set_status(call: Call) -> dict[str, Any]:
             allowed=["working", "in_review"],
         )
     a = _load(call)
-    if a.state == "cancelled":
-        raise _cancelled(a)
     if a.state != status:
+        _needs_live(a)
         allowed = {"working": ("open", "in_review"), "in_review": ("working",)}[status]
         if a.state not in allowed:
             raise ServiceError(
