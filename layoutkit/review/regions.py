@@ -307,6 +307,10 @@ def overlap_share(a: Rect, b: Rect) -> float:
     smaller = min(a.area, b.area)
     if smaller <= 0:
         return 0.0
+    # Boxes apart share nothing: said without building shapes (a batch compares each
+    # region with every open finding on its card version).
+    if a.x >= b.x + b.w or b.x >= a.x + a.w or a.y >= b.y + b.h or b.y >= a.y + a.h:
+        return 0.0
     return float(a.shape().intersection(b.shape()).area) / smaller
 
 

@@ -366,14 +366,19 @@ class _Batch:
         self.pictures: dict[tuple[int, int], Picture] = call.prepared
         items = p["items"]
         ids = {i["cardId"] for i in items if isinstance(i, dict) and type(i.get("cardId")) is int}
-        self.cards: dict[int, CardRecord] = {
-            c.id: c
-            for c in self.tx.cards_by_id(sorted(ids))
-            if c.board_id == self.board.id and not c.deleted
+        # Only where each card is and its version: its payload was read (and drawn)
+        # before the transaction, for the version the item names.
+        self.versions: dict[int, int] = {
+            card: version
+            for card, (board_id, version) in self.tx.card_heads(sorted(ids)).items()
+            if board_id == self.board.id
         }
         keys = {i["key"] for i in items if isinstance(i, dict) and isinstance(i.get("key"), str)}
         self.stored = {a.key: a for a in self.tx.annotations(self.board.id, keys=sorted(keys))}
-        self.filed = _live(self.tx.annotations(self.board.id, states=OPEN_STATES))
+        # Open findings by what a restatement shares with them: card, version, category.
+        self.filed: dict[tuple[int, int, str | None], list[_Filed]] = {}
+        for found in _live(self.tx.annotations(self.board.id, states=OPEN_STATES)):
+            self.filed.setdefault((found.card_id, found.version, found.category), []).append(found)
         self.keys: dict[str, int | None] = {}
 
     def judge(self, item: Any) -> dict[str, Any]:
@@ -420,45 +425,46 @@ class _Batch:
                 "id": found.id,
                 "url": annotation_url(self.board.slug, found.id),
             }
-        card = self.cards.get(item["cardId"])
-        if card is None:
+        card = item["cardId"]
+        current = self.versions.get(card)
+        if current is None:
             return out | _status(
                 "rejected",
                 "unknown_card",
                 f"no card {item['cardId']} on board {self.board.slug!r}",
             )
-        if self.run is not None and str(card.id) not in self.run.plan["receipts"]:
+        if self.run is not None and str(card) not in self.run.plan["receipts"]:
             return out | _status(
                 "rejected",
                 "card_not_in_run",
-                f"card {card.id} is not one of the screens of run {self.run.id}",
+                f"card {card} is not one of the screens of run {self.run.id}",
             )
         version = item["cardVersion"]
-        if version > card.version:
+        if version > current:
             return out | _status(
                 "rejected",
                 "unknown_version",
-                f"card {card.id} is at version {card.version}; it has no version {version}",
-                currentVersion=card.version,
+                f"card {card} is at version {current}; it has no version {version}",
+                currentVersion=current,
             )
-        if version < card.version and not self.pin:
+        if version < current and not self.pin:
             return out | {
                 "status": "stale",
-                "currentVersion": card.version,
+                "currentVersion": current,
                 "error": {
                     "code": "stale",
-                    "message": f"card {card.id} moved on from version {version} to "
-                    f"{card.version}: look again, or send pinStale to file against "
+                    "message": f"card {card} moved on from version {version} to "
+                    f"{current}: look again, or send pinStale to file against "
                     f"version {version}",
                 },
             }
-        picture = self.pictures.get((card.id, version))
+        picture = self.pictures.get((card, version))
         if picture is None:
             return out | _status(
                 "rejected",
                 "unknown_version",
-                f"card {card.id} keeps no picture of version {version}",
-                currentVersion=card.version,
+                f"card {card} keeps no picture of version {version}",
+                currentVersion=current,
             )
         region = item["region"]
         try:
@@ -482,13 +488,9 @@ class _Batch:
         rect = resolved.rect
         assert rect is not None and picture.width is not None and picture.height is not None
         category = item.get("category")
-        for other in self.filed:
-            if (
-                other.card_id == card.id
-                and other.version == version
-                and other.category == category
-                and regions.restates(rect, other.rect)
-            ):
+        same = self.filed.setdefault((card, version, category), [])
+        for other in same:
+            if regions.restates(rect, other.rect):
                 dup = out | _status(
                     "duplicate",
                     "duplicate",
@@ -511,13 +513,13 @@ class _Batch:
             "clamped": resolved.clamped,
             "image": {"width": picture.width, "height": picture.height},
         }
-        crop = crop_url(self.board.slug, card.id, version, shown["rect"])
+        crop = crop_url(self.board.slug, card, version, shown["rect"])
         result = out | {"status": "created", "region": shown, "crop": crop}
-        if version < card.version:
-            result["currentVersion"] = card.version
+        if version < current:
+            result["currentVersion"] = current
         new_id: int | None = None
         if not self.dry:
-            new_id = self._write(item, card, version, shown, prompt, crop)
+            new_id = self._write(item, card, version, current, shown, prompt, crop)
             if new_id is None:  # another writer took the key first
                 found = self.tx.annotations(self.board.id, keys=[key])[0]
                 return out | {
@@ -527,14 +529,15 @@ class _Batch:
                 }
             result |= {"id": new_id, "url": annotation_url(self.board.slug, new_id)}
         self.keys[key] = new_id
-        self.filed.append(_Filed(card.id, version, category, rect, new_id, key))
+        same.append(_Filed(card, version, category, rect, new_id, key))
         return result
 
     def _write(
         self,
         item: dict[str, Any],
-        card: CardRecord,
+        card: int,
         version: int,
+        current: int,
         region: dict[str, Any],
         prompt: dict[str, str],
         crop: str,
@@ -542,9 +545,9 @@ class _Batch:
         try:
             made = self.tx.insert_annotation(
                 board_id=self.board.id,
-                card_id=card.id,
+                card_id=card,
                 card_version=version,
-                filed_version=card.version,
+                filed_version=current,
                 key=item["key"],
                 region=region,
                 prompt=prompt,
@@ -559,7 +562,7 @@ class _Batch:
                 replies=[],
                 deck={
                     "before": {
-                        "cardId": card.id,
+                        "cardId": card,
                         "cardVersion": version,
                         "region": region["rect"],
                         "url": crop,

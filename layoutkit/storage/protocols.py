@@ -602,6 +602,12 @@ class AnnotationTx(Protocol):
         """Set ``state``, ``intent``, ``replies`` or ``deck``; raises :class:`NotFoundError`."""
         ...
 
+    def card_heads(self, card_ids: Iterable[int]) -> dict[int, tuple[int, int]]:
+        """``card id -> (board id, current version)`` of the live cards among ``card_ids``,
+        without reading their payloads (a finding needs only where a card is and its
+        version)."""
+        ...
+
     def count_annotations(self, board_ids: Iterable[int], states: Iterable[str]) -> dict[int, int]:
         """How many findings in ``states`` each board holds (boards with none left out)."""
         ...

@@ -71,6 +71,16 @@ class AnnotationRows(TxBase):
             raise NotFoundError(f"no annotation {annotation_id}")
         return record(row, AnnotationRecord)
 
+    def card_heads(self, card_ids: Iterable[int]) -> dict[int, tuple[int, int]]:
+        c = s.cards.c
+        ids = list(card_ids)
+        if not ids:
+            return {}
+        query = select(c.id, c.board_id, c.version).where(c.id.in_(ids), c.deleted_at.is_(None))
+        return {
+            card_id: (board_id, version) for card_id, board_id, version in self.conn.execute(query)
+        }
+
     def count_annotations(self, board_ids: Iterable[int], states: Iterable[str]) -> dict[int, int]:
         a = s.annotations.c
         boards = list(board_ids)
