@@ -5,15 +5,19 @@ from __future__ import annotations
 
 import base64
 import io
+import json
+from pathlib import Path
 
 import anyio
 import httpx
 import httpx2
+from click.testing import CliRunner
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from PIL import Image
 
 from layoutkit import Workspace
+from layoutkit.adapters.cli import main
 from layoutkit.adapters.http import create_app
 from tests.adapters.conftest import Api, LiveServer
 
@@ -198,3 +202,33 @@ def test_annotate_as_an_mcp_tool_with_an_agent_token() -> None:
     assert status.is_error is True and status.structured_content["code"] == "not_accepted"
     assert reply.is_error is False
     assert reply.structured_content["replies"][0]["author"] == "agent:claude"
+
+
+def test_the_cli_files_and_gives_the_verdict_through_the_generic_call(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'ws.db'}"
+    with Workspace.open(db) as ws:
+        ws.call("create", {"kind": "board", "slug": "rev"})
+        cards = [{"kind": "checklist", "payload": {"items": [{"text": "Pay now"}]}}]
+        face = ws.call("compose_board", {"board": "rev", "cards": cards})["cards"][0]["id"]
+    item = {
+        "key": "a",
+        "cardId": face,
+        "cardVersion": 1,
+        "region": {"text": "Pay now"},
+        "prompt": "x",
+    }
+    runner = CliRunner()
+    params = json.dumps({"board": "rev", "items": [item]})
+    missing = runner.invoke(main, ["call", "annotate", params, "--db", db])
+    assert missing.exit_code == 1 and json.loads(missing.output)["code"] == "missing_param"
+    params = json.dumps({"board": "rev", "agent": "claude", "items": [item]})
+    filed = runner.invoke(main, ["call", "annotate", params, "--db", db])
+    assert filed.exit_code == 0, filed.output
+    out = json.loads(filed.output)
+    assert out["results"][0]["status"] == "created" and out["author"] == "agent:claude"
+    verdict = runner.invoke(
+        main,
+        ["call", "agent_verdict", json.dumps({"board": "rev", "action": "accept"}), "--db", db],
+    )
+    assert verdict.exit_code == 0, verdict.output
+    assert [c["state"] for c in json.loads(verdict.output)["changed"]] == ["open"]
