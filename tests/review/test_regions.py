@@ -4,6 +4,7 @@ duplicate overlap and the image basis (pure engine: layoutkit.review.regions).""
 from __future__ import annotations
 
 import io
+import math
 
 import attrs
 import numpy as np
@@ -212,3 +213,14 @@ def test_text_boxes_land_on_the_drawn_text(height: float) -> None:
         assert _ink(png, rect) > 120, text
         right = {"x": box.x + box.w + 4 * box.h, "y": box.y, "w": box.h, "h": box.h}
         assert _ink(png, right) < 60, text
+
+
+@pytest.mark.parametrize("size", [(320.5, 200.4), (4999.7, 120.0), (90.0, 8000.2), (1.0, 1.0)])
+def test_the_picture_size_is_known_without_drawing(size: tuple[float, float]) -> None:
+    """What annotate measures regions against is the size get_card_image draws."""
+    w, h = size
+    card = {"kind": "text", "payload": {"md": "Hello"}, "w": w, "h": h}
+    max_dim = min(4096, math.ceil(max(w, h)))
+    png = render.render_card(card, format="png", max_dim=max_dim)
+    assert isinstance(png, bytes)
+    assert render.card_png_size(card, max_dim=max_dim) == Image.open(io.BytesIO(png)).size
