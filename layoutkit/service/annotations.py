@@ -43,7 +43,7 @@ from layoutkit.service.annotation_views import (
 from layoutkit.service.card_images import FACE_MAX, Source, read_source
 from layoutkit.service.registry import PEOPLE, REGISTRY
 from layoutkit.service.workspace import Call
-from layoutkit.storage import AnnotationRecord, BoardRecord, CardRecord, ConflictError, Tx
+from layoutkit.storage import AnnotationRecord, BoardRecord, CardRecord, Tx
 
 #: Items of one annotate batch, and bytes of one prompt (summary and detail, UTF-8).
 MAX_ITEMS = 100
@@ -379,7 +379,9 @@ class _Batch:
         self.filed: dict[tuple[int, int, str | None], list[_Filed]] = {}
         for found in _live(self.tx.annotations(self.board.id, states=OPEN_STATES)):
             self.filed.setdefault((found.card_id, found.version, found.category), []).append(found)
-        self.keys: dict[str, int | None] = {}
+        self.keys: set[str] = set()
+        self.pending: list[tuple[dict[str, Any], dict[str, Any]]] = []
+        self.refs: list[tuple[dict[str, Any], str]] = []
 
     def judge(self, item: Any) -> dict[str, Any]:
         key = item.get("key") if isinstance(item, dict) else None
@@ -408,16 +410,8 @@ class _Batch:
                 value=size,
             )
         if key in self.keys:
-            earlier = self.keys[key]
-            return (
-                out
-                | {"status": "existing"}
-                | (
-                    {"id": earlier, "url": annotation_url(self.board.slug, earlier)}
-                    if earlier is not None
-                    else {}
-                )
-            )
+            # Earlier in this batch: its id is known once the batch is written.
+            return self._refer(out | {"status": "existing"}, key)
         if key in self.stored:
             found = self.stored[key]
             return out | {
@@ -500,8 +494,8 @@ class _Batch:
                     duplicateOf=other.key,
                 )
                 if other.id is not None:
-                    dup |= {"id": other.id, "url": annotation_url(self.board.slug, other.id)}
-                return dup
+                    return dup | {"id": other.id, "url": annotation_url(self.board.slug, other.id)}
+                return self._refer(dup, other.key)
         shown = {
             "rect": rect.as_dict(),
             "normalized": {
@@ -517,22 +511,22 @@ class _Batch:
         result = out | {"status": "created", "region": shown, "crop": crop}
         if version < current:
             result["currentVersion"] = current
-        new_id: int | None = None
         if not self.dry:
-            new_id = self._write(item, card, version, current, shown, prompt, crop)
-            if new_id is None:  # another writer took the key first
-                found = self.tx.annotations(self.board.id, keys=[key])[0]
-                return out | {
-                    "status": "existing",
-                    "id": found.id,
-                    "url": annotation_url(self.board.slug, found.id),
-                }
-            result |= {"id": new_id, "url": annotation_url(self.board.slug, new_id)}
-        self.keys[key] = new_id
-        same.append(_Filed(card, version, category, rect, new_id, key))
+            self.pending.append(
+                (result, self._row(item, card, version, current, shown, prompt, crop))
+            )
+            self._refer(result, key)
+        self.keys.add(key)
+        same.append(_Filed(card, version, category, rect, None, key))
         return result
 
-    def _write(
+    def _refer(self, result: dict[str, Any], key: str) -> dict[str, Any]:
+        """``result`` names the finding of this batch filed under ``key``: it gets its id
+        and url when :meth:`write` has stored the batch."""
+        self.refs.append((result, key))
+        return result
+
+    def _row(
         self,
         item: dict[str, Any],
         card: int,
@@ -541,38 +535,52 @@ class _Batch:
         region: dict[str, Any],
         prompt: dict[str, str],
         crop: str,
-    ) -> int | None:
-        try:
-            made = self.tx.insert_annotation(
-                board_id=self.board.id,
-                card_id=card,
-                card_version=version,
-                filed_version=current,
-                key=item["key"],
-                region=region,
-                prompt=prompt,
-                intent=item.get("intent", "fix"),
-                severity=item.get("severity"),
-                category=item.get("category"),
-                related=item.get("related"),
-                state="staged",
-                author=self.who.author,
-                principal=self.who.principal,
-                run_id=self.run.id if self.run is not None else None,
-                replies=[],
-                deck={
-                    "before": {
-                        "cardId": card,
-                        "cardVersion": version,
-                        "region": region["rect"],
-                        "url": crop,
-                    },
-                    "attempts": [],
+    ) -> dict[str, Any]:
+        return {
+            "board_id": self.board.id,
+            "card_id": card,
+            "card_version": version,
+            "filed_version": current,
+            "key": item["key"],
+            "region": region,
+            "prompt": prompt,
+            "intent": item.get("intent", "fix"),
+            "severity": item.get("severity"),
+            "category": item.get("category"),
+            "related": item.get("related"),
+            "state": "staged",
+            "author": self.who.author,
+            "principal": self.who.principal,
+            "run_id": self.run.id if self.run is not None else None,
+            "replies": [],
+            "deck": {
+                "before": {
+                    "cardId": card,
+                    "cardVersion": version,
+                    "region": region["rect"],
+                    "url": crop,
                 },
-            )
-        except ConflictError:
-            return None
-        return made.id
+                "attempts": [],
+            },
+        }
+
+    def write(self) -> None:
+        """Store the batch's new findings in one statement and give the results their ids."""
+        if not self.pending:
+            return
+        made = {a.key: a for a in self.tx.insert_annotations([row for _, row in self.pending])}
+        for result, row in self.pending:
+            if row["key"] not in made:
+                # Another writer filed the key first (the board lock makes this rare).
+                made[row["key"]] = self.tx.annotations(self.board.id, keys=[row["key"]])[0]
+                for gone in ("region", "crop", "currentVersion"):
+                    result.pop(gone, None)
+                result["status"] = "existing"
+        slug = self.board.slug
+        for result, key in self.refs:
+            found = made.get(key)
+            if found is not None:
+                result |= {"id": found.id, "url": annotation_url(slug, found.id)}
 
 
 def _status(status: str, code: str, message: str, **fields: Any) -> dict[str, Any]:
@@ -616,6 +624,7 @@ def annotate(call: Call) -> dict[str, Any]:
     run = _run_for(call) if "run" in call.params else None
     batch = _Batch(call, who, run)
     results = [batch.judge(item) for item in call.params["items"]]
+    batch.write()
     counts = {s: sum(r["status"] == s for r in results) for s in ("created", "existing")}
     return {
         "board": call.board.slug,

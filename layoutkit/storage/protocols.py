@@ -582,6 +582,11 @@ class AnnotationTx(Protocol):
         :class:`ConflictError` when its board already holds its key."""
         ...
 
+    def insert_annotations(self, rows: Sequence[Mapping[str, Any]]) -> list[AnnotationRecord]:
+        """Store new findings in one statement, in the order given; a row whose key its
+        board already holds is left out of the answer (nothing of it is written)."""
+        ...
+
     def annotation(self, annotation_id: int) -> AnnotationRecord | None:
         """The finding, or None."""
         ...
