@@ -224,3 +224,33 @@ def test_the_picture_size_is_known_without_drawing(size: tuple[float, float]) ->
     png = render.render_card(card, format="png", max_dim=max_dim)
     assert isinstance(png, bytes)
     assert render.card_png_size(card, max_dim=max_dim) == Image.open(io.BytesIO(png)).size
+
+
+LABELS = st.lists(st.sampled_from(["Save", "Cancel", "Sign in", "Sign out", "OK"]), max_size=8)
+
+
+@settings(max_examples=40, deadline=None)
+@given(LABELS)
+def test_every_drawn_label_resolves_and_repeats_need_nth_in_row_order(labels: list[str]) -> None:
+    """On a checklist face, a label drawn n times resolves only with nth, and nth 0..n-1
+    walk down the rows that draw it."""
+    card = {
+        "kind": "checklist",
+        "payload": {"title": "Steps", "items": [{"text": t} for t in labels]},
+        "w": 320.0,
+        "h": 80.0 + 28.0 * len(labels),
+    }
+    index = TextIndex.of(render.card_text_lines(card, max_dim=4096))
+    for label in set(labels):
+        n = labels.count(label)
+        alone = index.find(label, None)
+        if n == 1:
+            assert alone.status == "ok"
+        else:
+            assert alone.status == "unresolved" and alone.error is not None
+            assert alone.error["count"] == n
+        rows = [index.find(label, k).rect for k in range(n)]
+        assert all(r is not None for r in rows)
+        ys = [r.y for r in rows if r is not None]
+        assert ys == sorted(ys) and len(set(ys)) == n
+        assert index.find(label, n).status == "unresolved"
