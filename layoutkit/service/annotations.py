@@ -265,7 +265,8 @@ def _snapshot(tx: Tx, call: Call) -> _Read | None:
         if card.board_id != board.id or card.deleted:
             continue
         for version in wanted[card.id]:
-            if version > card.version:
+            # A stale item files nothing unless pinned: its older picture is not drawn.
+            if version > card.version or (version < card.version and not p.get("pinStale")):
                 continue
             try:
                 sources[card.id, version] = read_source(tx, card, board.slug, version)
