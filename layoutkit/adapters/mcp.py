@@ -31,8 +31,8 @@ SERVER_NAME = "layoutkit"
 
 def _tools(ws: Workspace) -> list[types.Tool]:
     return [
-        types.Tool(name=op["name"], description=op["description"], input_schema=op["params_schema"])
-        for op in ws.operations()
+        types.Tool(name=op.name, description=op.description, input_schema=op.params_schema)
+        for op in ws.registry.tools()
     ]
 
 
@@ -57,6 +57,11 @@ def call_tool(
 ) -> types.CallToolResult:
     """Run one tool call against ``ws``: a result, or a tool error carrying status and code."""
     try:
+        if name in ws.registry.names() and not ws.registry.get(name).tool:
+            # A board-UI route for people: reachable over HTTP, never as a tool.
+            raise ServiceError(
+                404, "unknown_operation", f"{name} is a route of the board UI, not a tool"
+            )
         return _result(ws.call(name, arguments or {}, principal), error=False)
     except ServiceError as err:
         return _result({"status": err.status, **err.body}, error=True)

@@ -11,15 +11,26 @@ from typing import Any
 
 import attrs
 
-from layoutkit.render._board import board_scene, card_scene, draws_glances, faces_of, write
+from layoutkit.render._board import (
+    board_scene,
+    card_rect,
+    card_scene,
+    draws_glances,
+    faces_of,
+    write,
+)
+from layoutkit.render._boxes import TextLine, png_size, text_lines
 from layoutkit.render._doc import render_document
 from layoutkit.render._glance import GLANCE_KEYS, code_digest, face_key
 
 __all__ = [
     "GLANCE_KEYS",
     "BoardSvg",
+    "TextLine",
     "board_svg",
     "card_faces",
+    "card_png_size",
+    "card_text_lines",
     "code_digest",
     "face_key",
     "png_glances",
@@ -139,3 +150,18 @@ def render_card(card: dict, *, format: str = "svg", max_dim: int = 1600) -> str 
     non-positive ``max_dim``.
     """
     return write(card_scene(card), format, max_dim=max_dim, title=str(card.get("kind") or "card"))
+
+
+def card_png_size(card: dict, *, max_dim: int = 1600) -> tuple[int, int]:
+    """The pixel size of :func:`render_card`'s PNG of ``card`` at ``max_dim``, without
+    drawing it."""
+    _, _, w, h = card_rect(card)
+    return png_size(w, h, max_dim)
+
+
+def card_text_lines(card: dict, *, max_dim: int = 1600) -> list[TextLine]:
+    """Every line of text :func:`render_card` draws on ``card``'s face, with its box in
+    the pixels of the PNG drawn at ``max_dim``: the run it belongs to (text runs
+    counted in drawing order), its line in that run, its text and x, y, w, h."""
+    _, _, w, h = card_rect(card)
+    return text_lines(str(card.get("kind") or ""), card.get("payload"), w, h, max_dim)

@@ -40,6 +40,12 @@ MAX_FRAME_DEPTH = 5
 Rect = tuple[float, float, float, float]
 
 
+def card_rect(card: dict) -> Rect:
+    """A card's x, y, w, h as drawn: stored floats as they are, defaults for what a
+    hand-made card leaves out."""
+    return _rect(card)
+
+
 def _rect(card: dict) -> Rect:
     x, y, w, h = card.get("x"), card.get("y"), card.get("w"), card.get("h")
     # Stored cards hold finite floats: the checks below are for hand-made boards.

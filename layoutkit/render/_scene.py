@@ -384,14 +384,19 @@ def _dashed(
                 left, on = pattern[idx], not on
 
 
+def png_scale(width: float, height: float, max_dim: int) -> float:
+    """Picture pixels per board pixel of a ``width`` x ``height`` scene drawn with its
+    longest side at most ``max_dim`` (never scaled up)."""
+    return min(1.0, max_dim / max(width, height, 1.0))
+
+
 def to_png(scene: Scene, *, max_dim: int = 1600) -> bytes:
     """Rasterise the scene; the longest side is at most ``max_dim`` pixels (never upscaled).
 
     Text smaller than 3 device pixels is drawn as a grey bar of its measured
     width (greeking): glyphs that small are unreadable and slow to set.
     """
-    longest = max(scene.width, scene.height, 1.0)
-    s = min(1.0, max_dim / longest)
+    s = png_scale(scene.width, scene.height, max_dim)
     size = (max(1, round(scene.width * s)), max(1, round(scene.height * s)))
     img = PILImage.new("RGB", size, _rgba(scene.background or "#ffffff")[:3])  # type: ignore[index]
     draw = ImageDraw.Draw(img, "RGBA")

@@ -5,6 +5,7 @@ last so their ``kind`` lists cover what every family added.
 """
 
 from layoutkit.service import access as _access  # noqa: F401  (registers operations)
+from layoutkit.service import annotations as _annotations  # noqa: F401
 from layoutkit.service import board_live as _board_live  # noqa: F401
 from layoutkit.service import boards as _boards  # noqa: F401
 from layoutkit.service import card_images as _card_images  # noqa: F401

@@ -128,6 +128,10 @@ class Operation:
     #: with the kind's own declarations.
     kinds: dict[str, Operation] | None = attrs.field(default=None, eq=False, repr=False)
     variants: tuple[dict[str, Any], ...] = attrs.field(default=(), eq=False, repr=False)
+    #: Offered to agents as an MCP tool. A route of the board UI for people (the
+    #: verdict on agents' findings) is an operation, so HTTP and the CLI reach it
+    #: through the one road, but no tool: agents are never handed it.
+    tool: bool = True
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -215,6 +219,7 @@ def declare(
     pure: bool = False,
     shown: dict[str, Any] | None = None,
     variants: tuple[dict[str, Any], ...] = (),
+    tool: bool = True,
 ) -> Operation:
     """Build an :class:`Operation`; a writing one takes ``requestKey`` unless told not to.
 
@@ -257,6 +262,7 @@ def declare(
         snapshot=snapshot,
         finish=finish,
         pure=pure,
+        tool=tool,
     )
 
 
@@ -296,6 +302,10 @@ class Registry:
 
     def names(self) -> list[str]:
         return list(self._ops)
+
+    def tools(self) -> list[Operation]:
+        """The operations offered as MCP tools (every one but the board UI's routes)."""
+        return [op for op in self._ops.values() if op.tool]
 
     def __iter__(self) -> Iterator[Operation]:
         return iter(self._ops.values())

@@ -16,6 +16,7 @@ from layoutkit.service._common import (
     edge_view,
     question_view,
 )
+from layoutkit.service.annotation_views import OPEN_STATES, annotation_view
 from layoutkit.service.files import file_url
 from layoutkit.service.generic import kind_handler
 from layoutkit.service.registry import REGISTRY
@@ -253,13 +254,31 @@ def scrape(tx: Tx, board: BoardRecord, p: dict[str, Any]) -> dict[str, Any]:
                 {"pass": s["pass"], "section": s["id"], "title": s["title"]}
             )
     out["journeys"] = {k: sorted(v, key=lambda x: x["pass"] or 0) for k, v in journeys.items()}
+    out["annotations"] = [
+        annotation_view(a, board.slug)
+        for a in tx.annotations(board.id, states=OPEN_STATES)
+        if a.card_id in kept
+    ]
     out.update(_lanes(tx, board))
     return out
 
 
 def _lanes(tx: Tx, board: BoardRecord) -> dict[str, Any]:
     if board.lanes:
-        return {"lanes": [{**lane, "openAnnotations": 0} for lane in board.lanes]}
+        slugs = [lane.get("slug") for lane in board.lanes]
+        ids = {
+            slug: found.id
+            for slug in slugs
+            if isinstance(slug, str)
+            and (found := tx.board_by_slug(board.workspace_id, slug)) is not None
+        }
+        counts = tx.count_annotations(ids.values(), OPEN_STATES)
+        return {
+            "lanes": [
+                {**lane, "openAnnotations": counts.get(ids.get(lane.get("slug"), 0), 0)}
+                for lane in board.lanes
+            ]
+        }
     parent_slug = board.meta.get("parentBoard")
     if isinstance(parent_slug, str):
         parent = tx.board_by_slug(board.workspace_id, parent_slug)

@@ -19,6 +19,7 @@ revision (``_migrations``, scripts in ``migrations/versions``).
 from layoutkit.storage._blobs import BlobStore, FileBlobStore, TableBlobStore, blob_key
 from layoutkit.storage._errors import BusyError, ConflictError, NotFoundError, StorageError
 from layoutkit.storage._records import (
+    AnnotationRecord,
     ApiTokenRecord,
     AuditEventRecord,
     BoardRecord,
@@ -50,6 +51,7 @@ from layoutkit.storage.protocols import Store, Tx
 __all__ = [
     "CARD_RETENTION",
     "REQUEST_KEY_RETENTION",
+    "AnnotationRecord",
     "ApiTokenRecord",
     "AuditEventRecord",
     "BlobStore",

@@ -327,6 +327,35 @@ class ReviewRunRecord:
     updated_at: datetime
 
 
+@attrs.frozen(slots=True)
+class AnnotationRecord:
+    """A finding filed on version ``card_version`` of a card. ``region`` holds the
+    rectangle in that version's picture pixels and the region as sent; ``prompt`` is
+    ``{summary, detail?}``; ``replies`` the thread; ``deck`` the before shot and the
+    fix attempts; ``filed_version`` the card's version when it was filed."""
+
+    id: int
+    board_id: int
+    card_id: int
+    card_version: int
+    filed_version: int
+    key: str
+    region: dict[str, Any]
+    prompt: dict[str, Any]
+    intent: str
+    severity: str | None
+    category: str | None
+    related: Any
+    state: str
+    author: str
+    principal: str
+    run_id: str | None
+    replies: list[dict[str, Any]]
+    deck: dict[str, Any]
+    created_at: datetime
+    updated_at: datetime
+
+
 #: The folded form a tag is stored and matched as: tags compare like every other typed name.
 fold_tag = fold
 

@@ -12,10 +12,7 @@ How later features fit, without touching these tables:
   priority, assignee, parent_id self-reference, a JSON ``fields`` bag), and
   ``task_refs`` (task_id, kind, ref, version, meta JSON) whose versions only
   ever grow, the same way ``cards.version`` does.
-- annotations: ``annotations`` (board_id, card_id, card_version, region JSON,
-  prompt, intent, severity, category, state, author, verified principal)
-  referencing ``cards`` — soft-deleted cards keep their id, so an annotation
-  never dangles during the retention window; the purge cascades.
+- annotations: ``annotations`` below.
 - review rules: ``review_rules`` below.
 - review runs: ``review_runs`` (run id, board scope, state, sight attempts,
   plan JSON) and ``review_receipts`` (run_id, card_id, state).
@@ -326,6 +323,42 @@ review_runs = Table(
     Column("created_at", When, nullable=False),
     Column("updated_at", When, nullable=False),
     Index("ix_review_runs_project", "workspace_id", "project_id", "rubric"),
+)
+
+# A finding an agent filed on one version of a card: the region as resolved in the
+# pixels of that version's picture (and as sent), the prompt, triage fields, the
+# lifecycle state, who wrote it (``author`` agent:<runtime>) and who was signed in
+# (``principal``), its thread of replies and its before/after deck. It references
+# ``cards``: a soft-deleted card keeps its id, so a finding never dangles during the
+# retention window, and the purge cascades. A key names one finding per board.
+annotations = Table(
+    "annotations",
+    metadata,
+    _id(),
+    Column("board_id", Id, ForeignKey("boards.id", ondelete="CASCADE"), nullable=False),
+    Column("card_id", Id, ForeignKey("cards.id", ondelete="CASCADE"), nullable=False),
+    Column("card_version", Integer, nullable=False),
+    # The card's current version when the finding was filed: above card_version for a
+    # finding pinned to an older version (pinStale), shown with a version badge.
+    Column("filed_version", Integer, nullable=False),
+    Column("key", String(200), nullable=False),
+    Column("region", Json, nullable=False),
+    Column("prompt", Json, nullable=False),
+    Column("intent", String(20), nullable=False),
+    Column("severity", String(40), nullable=True),
+    Column("category", String(100), nullable=True),
+    Column("related", Json, nullable=True),
+    Column("state", String(16), nullable=False),
+    Column("author", String(300), nullable=False),
+    Column("principal", String(300), nullable=False),
+    Column("run_id", String(40), nullable=True),
+    Column("replies", Json, nullable=False),
+    Column("deck", Json, nullable=False),
+    Column("created_at", When, nullable=False),
+    Column("updated_at", When, nullable=False),
+    UniqueConstraint("board_id", "key", name="uq_annotations_key"),
+    Index("ix_annotations_board_state", "board_id", "state"),
+    Index("ix_annotations_card", "card_id", "card_version"),
 )
 
 blobs = Table(

@@ -15,6 +15,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from layoutkit.storage._blobs import BlobStore
 from layoutkit.storage._records import (
+    AnnotationRecord,
     ApiTokenRecord,
     AuditEventRecord,
     BoardRecord,
@@ -581,6 +582,50 @@ class ReviewRunTx(Protocol):
         ...
 
 
+class AnnotationTx(Protocol):
+    """Annotations: findings on card versions, their state, thread and deck."""
+
+    def insert_annotation(self, **fields: Any) -> AnnotationRecord:
+        """Store a new finding (every column but id and the times); raises
+        :class:`ConflictError` when its board already holds its key."""
+        ...
+
+    def insert_annotations(self, rows: Sequence[Mapping[str, Any]]) -> list[AnnotationRecord]:
+        """Store new findings in one statement, in the order given; a row whose key its
+        board already holds is left out of the answer (nothing of it is written)."""
+        ...
+
+    def annotation(self, annotation_id: int) -> AnnotationRecord | None:
+        """The finding, or None."""
+        ...
+
+    def annotations(
+        self,
+        board_id: int,
+        *,
+        states: Iterable[str] | None = None,
+        card_id: int | None = None,
+        keys: Iterable[str] | None = None,
+        ids: Iterable[int] | None = None,
+    ) -> list[AnnotationRecord]:
+        """A board's findings, oldest first, narrowed by state, card, key or id."""
+        ...
+
+    def update_annotation(self, annotation_id: int, **fields: Any) -> AnnotationRecord:
+        """Set ``state``, ``intent``, ``replies`` or ``deck``; raises :class:`NotFoundError`."""
+        ...
+
+    def card_heads(self, card_ids: Iterable[int]) -> dict[int, tuple[int, int]]:
+        """``card id -> (board id, current version)`` of the live cards among ``card_ids``,
+        without reading their payloads (a finding needs only where a card is and its
+        version)."""
+        ...
+
+    def count_annotations(self, board_ids: Iterable[int], states: Iterable[str]) -> dict[int, int]:
+        """How many findings in ``states`` each board holds (boards with none left out)."""
+        ...
+
+
 class Tx(
     WorkspaceTx,
     BoardTx,
@@ -591,6 +636,7 @@ class Tx(
     EventTx,
     ReviewRuleTx,
     ReviewRunTx,
+    AnnotationTx,
     Protocol,
 ):
     """One open transaction or read snapshot; write methods raise

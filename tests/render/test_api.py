@@ -11,8 +11,11 @@ def test_exported_names() -> None:
     assert sorted(render.__all__) == [
         "BoardSvg",
         "GLANCE_KEYS",
+        "TextLine",
         "board_svg",
         "card_faces",
+        "card_png_size",
+        "card_text_lines",
         "code_digest",
         "face_key",
         "png_glances",

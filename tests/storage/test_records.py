@@ -50,6 +50,7 @@ def test_public_surface_is_pinned() -> None:
         [
             "CARD_RETENTION",
             "REQUEST_KEY_RETENTION",
+            "AnnotationRecord",
             "ApiTokenRecord",
             "AuditEventRecord",
             "BlobStore",

@@ -43,6 +43,7 @@ from layoutkit.storage._blobs import BlobStore, FileBlobStore, TableBlobStore
 from layoutkit.storage._errors import BusyError, StorageError
 from layoutkit.storage._sql._base import utc_now
 from layoutkit.storage._sql.access import AccessRows
+from layoutkit.storage._sql.annotations import AnnotationRows
 from layoutkit.storage._sql.boards import BoardRows
 from layoutkit.storage._sql.cards import CardRows
 from layoutkit.storage._sql.events import EventRows
@@ -93,6 +94,7 @@ class SqlTx(
     EventRows,
     ReviewRuleRows,
     ReviewRunRows,
+    AnnotationRows,
 ):
     """One open transaction (or read snapshot) of a :class:`SqlStore`: the
     :class:`~layoutkit.storage.Tx` protocol on SQL, one mixin per resource family.
