@@ -14,14 +14,17 @@ import attrs
 from layoutkit.render._board import board_scene, card_scene, draws_glances, faces_of, write
 from layoutkit.render._doc import render_document
 from layoutkit.render._glance import GLANCE_KEYS, code_digest, face_key
+from layoutkit.render._images import card_blob_base, image_keys, place_blobs
 
 __all__ = [
     "GLANCE_KEYS",
     "BoardSvg",
     "board_svg",
+    "card_blob_base",
     "card_faces",
     "code_digest",
     "face_key",
+    "image_keys",
     "png_glances",
     "render_board",
     "render_card",
@@ -138,4 +141,6 @@ def render_card(card: dict, *, format: str = "svg", max_dim: int = 1600) -> str 
     pixels (never scaled up). Raises ValueError for an unknown format or a
     non-positive ``max_dim``.
     """
-    return write(card_scene(card), format, max_dim=max_dim, title=str(card.get("kind") or "card"))
+    out = write(card_scene(card), format, max_dim=max_dim, title=str(card.get("kind") or "card"))
+    # A face drawn alone links its blob pictures through its own card, as on a board.
+    return place_blobs(out, card["id"]) if isinstance(out, str) and "id" in card else out

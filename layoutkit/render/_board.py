@@ -141,11 +141,14 @@ def board_scene(
     meta = board.get("board") if isinstance(board.get("board"), dict) else {}
     cards = [c for c in board.get("cards") or [] if isinstance(c, dict)]
     rects = {c.get("id"): _rect(c) for c in cards}
+    images = board.get("images") if isinstance(board.get("images"), Mapping) else {}
     if region is not None:
-        return _region_scene(board, cards, rects, region, faces)
+        scene = _region_scene(board, cards, rects, region, faces)
+        scene.images = images
+        return scene
     (x0, y0), (width, height) = _frame(rects)
     dx, dy = PAD - x0, PAD + HEADER - y0
-    scene = Scene(width, height, background=BOARD)
+    scene = Scene(width, height, background=BOARD, images=images)
     glance = max_dim is not None and max_dim / max(width, height) < GLANCE_SCALE
     title = str(meta.get("title") or meta.get("slug") or "Board")
     scene.add(
@@ -206,14 +209,16 @@ class _Faces:
     def face(self, card: dict, kind: str, rect: Rect) -> Placed:
         x, y, w, h = rect
         given = card.get("face")
+        cid = card.get("id")
+        owner = None if cid is None else str(cid)
         if self.svg and isinstance(given, str):
-            return Placed(Group(None, given), x, y)
+            return Placed(Group(None, given), x, y, owner)
         payload = card.get("payload")
         key = face_key(kind, payload, w, h)
         group = FACES.face(kind, payload, w, h, key=key, stored=self.stored, items=not self.svg)
         if self.fresh is not None:
-            self.fresh.append((card.get("id"), key, group))
-        return Placed(group, x, y)
+            self.fresh.append((cid, key, group))
+        return Placed(group, x, y, owner)
 
 
 def faces_of(cards: list[dict], stored: Mapping[str, str]) -> dict[Any, tuple[str, str]]:
@@ -287,7 +292,8 @@ def card_scene(card: dict) -> Scene:
     """Scene of one card at the origin, exactly its w × h."""
     _, _, w, h = _rect(card)
     kind = str(card.get("kind") or "")
-    scene = Scene(w, h, background=BOARD)
+    images = card.get("images") if isinstance(card.get("images"), Mapping) else {}
+    scene = Scene(w, h, background=BOARD, images=images)
     if kind in FRAME_KINDS:
         scene.add(*frame_items(kind, card.get("payload"), (0.0, 0.0, w, h), 0))
     else:

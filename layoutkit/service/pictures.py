@@ -69,6 +69,29 @@ def read_picture(
     return out, stale, {c.id: c.rev for c in cards.values()}
 
 
+#: Blob bytes one PNG picture reads for the pictures on its faces; past it the rest
+#: keep their placeholders (a board of hundreds of photos is drawn, just not all
+#: of them as pixels).
+IMAGE_BYTES = 64 * 1024 * 1024
+
+
+def read_images(tx: Tx, cards: list[dict[str, Any]], budget: int = IMAGE_BYTES) -> dict[str, bytes]:
+    """The blob bytes the faces of ``cards`` show as pictures (a PNG has no browser to
+    fetch them), by key, at most ``budget`` bytes in drawing order."""
+    out: dict[str, bytes] = {}
+    total = 0
+    for card in cards:
+        for key in sorted(render.image_keys(str(card.get("kind") or ""), card.get("payload"))):
+            if key in out:
+                continue
+            data = tx.blobs.get(key)
+            if data is None or total + len(data) > budget:
+                continue
+            out[key] = data
+            total += len(data)
+    return out
+
+
 def _cards(
     tx: Tx,
     board: BoardRecord,

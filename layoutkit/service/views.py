@@ -75,6 +75,8 @@ def render_board(call: Call) -> dict[str, Any]:
         faces=fmt == "svg",
         warm=call.workspace.pictures,
     )
+    if fmt == "png":
+        picture["images"] = pictures.read_images(tx, picture["cards"])
     extent = tx.card_extent(board.id)
     return {
         "board": p["board"],

@@ -101,3 +101,28 @@ def test_share_link_opens_the_viewer(api: Api) -> None:
     url = api.op("share_board", {"board": slug}).json()["url"]
     dom = run_chromium("--dump-dom", "--virtual-time-budget=8000", f"{api.url}{url}")
     assert 'data-ready="1"' in dom.stdout, dom.stdout[-2000:]
+
+
+def test_viewer_shows_an_uploaded_image_fetched_through_the_blob_route(api: Api) -> None:
+    import io
+
+    from PIL import Image
+
+    api.op("create", {"kind": "board", "slug": "photos"})
+    picture = io.BytesIO()
+    Image.new("RGB", (480, 320), "#e11d48").save(picture, format="PNG")
+    res = api.client.post(
+        "/api/v1/boards/photos/upload",
+        files=[("files", ("rose.png", picture.getvalue(), "image/png"))],
+    )
+    assert res.status_code == 201, res.text
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shot = ARTIFACTS / "viewer-image.png"
+    page = f"{api.url}/boards/photos?token={api.token}"
+    result = run_chromium(
+        f"--screenshot={shot}", "--window-size=1000,700", "--virtual-time-budget=8000", page
+    )
+    assert shot.exists(), result.stderr[-2000:]
+    colours = Image.open(shot).convert("RGB").getcolors(1 << 20) or []
+    # The picture itself, not its placeholder: most of its 480 x 320 pixels in its colour.
+    assert sum(n for n, c in colours if c == (225, 29, 72)) > 100_000

@@ -1,0 +1,81 @@
+"""Uploaded pictures on board pictures: render_board's PNG draws their pixels (the
+service hands the blob bytes to the renderer), its SVG links them through the
+blob route, and a face follows its blob when the card names another."""
+
+from __future__ import annotations
+
+import base64
+import io
+from collections.abc import Iterator
+
+import pytest
+from PIL import Image
+
+from layoutkit import Principal, Workspace
+from layoutkit.service import pictures
+from layoutkit.storage import blob_key
+
+AGENT = Principal.agent("claude")
+
+
+def png(color: str, w: int = 480, h: int = 320) -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (w, h), color).save(out, format="PNG")
+    return out.getvalue()
+
+
+@pytest.fixture
+def ws() -> Iterator[Workspace]:
+    with Workspace.open() as ws:
+        ws.call("create", {"kind": "board", "slug": "pics"}, AGENT)
+        yield ws
+
+
+def upload(ws: Workspace, name: str, data: bytes) -> dict:
+    files = [{"name": name, "data": base64.b64encode(data).decode()}]
+    return ws.call("upload_files", {"board": "pics", "files": files}, AGENT)["files"][0]
+
+
+def colours(b64: str) -> dict[tuple[int, int, int], int]:
+    img = Image.open(io.BytesIO(base64.b64decode(b64))).convert("RGB")
+    return {c: n for n, c in img.getcolors(1 << 22) or []}
+
+
+def test_a_png_of_the_board_shows_the_uploaded_picture(ws: Workspace) -> None:
+    upload(ws, "rose.png", png("#e11d48"))
+    out = ws.call("render_board", {"board": "pics", "format": "png"}, AGENT)
+    assert colours(out["png"]).get((225, 29, 72), 0) > 100_000
+
+
+def test_the_svg_links_the_picture_and_follows_a_new_blob(ws: Workspace) -> None:
+    f = upload(ws, "rose.png", png("#e11d48"))
+    svg = ws.call("render_board", {"board": "pics"}, AGENT)["svg"]
+    assert f'href="/api/v1/cards/{f["card"]}/blobs/{f["ref"]}"' in svg
+    ws.jobs.drain(10)
+    ws.drawing.drain(10)
+    # The card names another picture: its stored face is not served for it any more.
+    green = png("#16a34a")
+    with ws.store.transaction() as tx:
+        new = tx.blobs.put(green)
+    ws.call(
+        "update_cards",
+        {"patch": [{"id": f["card"], "payload": {"ref": new}}]},
+        AGENT,
+    )
+    svg = ws.call("render_board", {"board": "pics"}, AGENT)["svg"]
+    assert f"/blobs/{new}" in svg and f"/blobs/{f['ref']}" not in svg
+    out = ws.call("render_board", {"board": "pics", "format": "png"}, AGENT)
+    assert colours(out["png"]).get((22, 163, 74), 0) > 100_000
+    assert blob_key(green) == new
+
+
+def test_a_picture_over_the_budget_keeps_its_placeholder(ws: Workspace) -> None:
+    upload(ws, "a.png", png("#e11d48"))
+    upload(ws, "b.png", png("#2563eb"))
+    with ws.store.read() as tx:
+        board = tx.board_by_slug(ws.workspace_id, "pics")
+        assert board is not None
+        picture, _, _ = pictures.read_picture(tx, board, faces=False)
+        everything = pictures.read_images(tx, picture["cards"])
+        one = pictures.read_images(tx, picture["cards"], budget=max(map(len, everything.values())))
+    assert len(everything) == 2 and len(one) == 1
