@@ -883,6 +883,7 @@ def serve(
             "serve a SQLite file or PostgreSQL, or pass --workers 1"
         )
     ws.jobs.submit(ws.resume_links)  # in the background: it reads every board
+    ws.jobs.submit(ws.resume_pages)
     try:
         run_server(
             ws,
@@ -909,6 +910,7 @@ def mcp_command(db: str, fetch: bool | None, capture: str | None) -> None:
 
     ws = _open(db, fetch=fetch_setting(fetch, server=True), capture=capture)
     ws.jobs.submit(ws.resume_links)  # in the background: it reads every board
+    ws.jobs.submit(ws.resume_pages)
     try:
         run_stdio(ws)
     finally:

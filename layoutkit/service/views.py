@@ -1,4 +1,4 @@
-"""Read-only views of stored content: board pictures, card refresh, page re-render."""
+"""Read-only views of stored content: board pictures and card refresh."""
 
 from __future__ import annotations
 
@@ -179,15 +179,3 @@ def refresh_card(call: Call) -> dict[str, Any]:
         laid = offload.run(diagram.lay_out, card.payload)
     (updated,) = tx.update_cards([{"id": card.id, "payload": laid}])
     return {"id": updated.id, "version": updated.version, "metrics": laid.get("metrics", {})}
-
-
-@REGISTRY.operation(
-    "render_pages",
-    "Re-render a page card's page images. Needs a capture sidecar; without one it answers "
-    "501 (do not retry).",
-    {"required": ["id"], "properties": {"id": ID}, "additionalProperties": False},
-)
-def render_pages(call: Call) -> dict[str, Any]:
-    raise ServiceError(
-        501, "no_capture_sidecar", "page images need a capture sidecar; none is configured"
-    )
