@@ -117,6 +117,7 @@ def board_scene(
     region: Rect | None = None,
     stored: Mapping[str, str] | None = None,
     fresh: Fresh | None = None,
+    scale: float | None = None,
 ) -> Scene:
     """Scene of a whole board as ``scrape_board`` returns it (frames, cards, wires).
 
@@ -125,6 +126,9 @@ def board_scene(
     glances (box and title) instead of their whole faces, and the scene has no
     :class:`Mark` items (only SVG writes them). Faces come from the
     cache of faces, so drawing a board again builds only the changed cards.
+
+    ``scale`` (PNG pixels per board pixel) replaces ``max_dim`` in that choice when
+    the picture is drawn at a scale of the caller's.
 
     ``region`` (x, y, w, h in board coordinates) draws just that window of the
     board at full size, without the title band: what a viewer shows of a board
@@ -149,7 +153,8 @@ def board_scene(
     (x0, y0), (width, height) = _frame(rects)
     dx, dy = PAD - x0, PAD + HEADER - y0
     scene = Scene(width, height, background=BOARD, images=images)
-    glance = max_dim is not None and max_dim / max(width, height) < GLANCE_SCALE
+    shrink = scale if scale is not None else (max_dim or 0) / max(width, height)
+    glance = max_dim is not None and shrink < GLANCE_SCALE
     title = str(meta.get("title") or meta.get("slug") or "Board")
     scene.add(
         Text(
@@ -301,13 +306,20 @@ def card_scene(card: dict) -> Scene:
     return scene
 
 
-def write(scene: Scene, fmt: str, *, max_dim: int = 1600, title: str | None = None) -> str | bytes:
+def write(
+    scene: Scene,
+    fmt: str,
+    *,
+    max_dim: int = 1600,
+    title: str | None = None,
+    scale: float | None = None,
+) -> str | bytes:
     if fmt == "svg":
         return to_svg(scene, title=title)
     if fmt == "png":
         if max_dim < 1:
             raise ValueError("max_dim must be a positive number of pixels")
-        return to_png(scene, max_dim=max_dim)
+        return to_png(scene, max_dim=max_dim, scale=scale)
     raise ValueError(f"format must be 'svg' or 'png', got {fmt!r}")
 
 

@@ -399,14 +399,22 @@ def _dashed(
                 left, on = pattern[idx], not on
 
 
-def to_png(scene: Scene, *, max_dim: int = 1600) -> bytes:
-    """Rasterise the scene; the longest side is at most ``max_dim`` pixels (never upscaled).
+#: The longest side of any PNG, whatever scale is asked: 8192 px of RGB is 200 MB.
+PNG_HARD_MAX = 8192
+
+
+def to_png(scene: Scene, *, max_dim: int = 1600, scale: float | None = None) -> bytes:
+    """Rasterise the scene; the longest side is at most ``max_dim`` pixels (never upscaled),
+    or, with ``scale``, ``scale`` pixels per board pixel (at most :data:`PNG_HARD_MAX`).
 
     Text smaller than 3 device pixels is drawn as a grey bar of its measured
     width (greeking): glyphs that small are unreadable and slow to set.
     """
     longest = max(scene.width, scene.height, 1.0)
-    s = min(1.0, max_dim / longest)
+    if scale is not None and scale > 0:
+        s = min(scale, PNG_HARD_MAX / longest)
+    else:
+        s = min(1.0, max_dim / longest)
     size = (max(1, round(scene.width * s)), max(1, round(scene.height * s)))
     img = PILImage.new("RGB", size, _rgba(scene.background or "#ffffff")[:3])  # type: ignore[index]
     draw = ImageDraw.Draw(img, "RGBA")

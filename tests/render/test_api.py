@@ -17,6 +17,7 @@ def test_exported_names() -> None:
         "code_digest",
         "face_key",
         "image_keys",
+        "picture_size",
         "png_glances",
         "render_board",
         "render_card",
@@ -30,7 +31,8 @@ def test_signatures() -> None:
     )
     assert str(inspect.signature(render.render_board)) == (
         "(board: 'dict', *, format: 'str' = 'svg', "
-        "region: 'tuple[float, float, float, float] | None' = None) -> 'str | bytes'"
+        "region: 'tuple[float, float, float, float] | None' = None, "
+        "scale: 'float | None' = None) -> 'str | bytes'"
     )
     assert str(inspect.signature(render.render_card)) == (
         "(card: 'dict', *, format: 'str' = 'svg', max_dim: 'int' = 1600) -> 'str | bytes'"

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 from PIL import Image
 
-from layoutkit import Principal, Workspace
+from layoutkit import Principal, ServiceError, Workspace
 from layoutkit.service import pictures
 from layoutkit.storage import blob_key
 
@@ -44,7 +44,7 @@ def colours(b64: str) -> dict[tuple[int, int, int], int]:
 def test_a_png_of_the_board_shows_the_uploaded_picture(ws: Workspace) -> None:
     upload(ws, "rose.png", png("#e11d48"))
     out = ws.call("render_board", {"board": "pics", "format": "png"}, AGENT)
-    assert colours(out["png"]).get((225, 29, 72), 0) > 100_000
+    assert colours(out["image"]["data"]).get((225, 29, 72), 0) > 100_000
 
 
 def test_the_svg_links_the_picture_and_follows_a_new_blob(ws: Workspace) -> None:
@@ -65,7 +65,7 @@ def test_the_svg_links_the_picture_and_follows_a_new_blob(ws: Workspace) -> None
     svg = ws.call("render_board", {"board": "pics"}, AGENT)["svg"]
     assert f"/blobs/{new}" in svg and f"/blobs/{f['ref']}" not in svg
     out = ws.call("render_board", {"board": "pics", "format": "png"}, AGENT)
-    assert colours(out["png"]).get((22, 163, 74), 0) > 100_000
+    assert colours(out["image"]["data"]).get((22, 163, 74), 0) > 100_000
     assert blob_key(green) == new
 
 
@@ -79,3 +79,23 @@ def test_a_picture_over_the_budget_keeps_its_placeholder(ws: Workspace) -> None:
         everything = pictures.read_images(tx, picture["cards"])
         one = pictures.read_images(tx, picture["cards"], budget=max(map(len, everything.values())))
     assert len(everything) == 2 and len(one) == 1
+
+
+def test_card_blob_serves_only_what_the_card_names(ws: Workspace) -> None:
+    data = png("#e11d48")
+    f = upload(ws, "rose.png", data)
+    got = ws.call("card_blob", {"id": f["card"], "key": f["ref"]}, Principal.share("pics"))
+    assert (got["mime"], got["size"]) == ("image/png", len(data))
+    assert base64.b64decode(got["data"]) == data
+    head = ws.call("card_blob", {"id": f["card"], "key": f["ref"], "data": False}, AGENT)
+    assert head == {"id": f["card"], "key": f["ref"]}
+    ws.call("create", {"kind": "board", "slug": "other"}, AGENT)
+    with pytest.raises(ServiceError) as exc:
+        ws.call("card_blob", {"id": f["card"], "key": f["ref"]}, Principal.share("other"))
+    assert exc.value.status == 403
+    with ws.store.transaction() as tx:
+        stored_elsewhere = tx.blobs.put(png("#000000"))
+    for params in ({"key": stored_elsewhere}, {"key": stored_elsewhere, "data": False}):
+        with pytest.raises(ServiceError) as exc:
+            ws.call("card_blob", {"id": f["card"], **params}, AGENT)
+        assert (exc.value.status, exc.value.code) == (404, "unknown_blob")

@@ -64,7 +64,9 @@ def test_the_board_picture_shows_the_first_page(ws: Workspace) -> None:
     key = payload(ws, f["card"])["pageImages"][0]["ref"]
     svg = ws.call("render_board", {"board": "docs"}, AGENT)["svg"]
     assert f"/api/v1/cards/{f['card']}/blobs/{key}" in svg and "report.pdf" in svg
-    png = base64.b64decode(ws.call("render_board", {"board": "docs", "format": "png"})["png"])
+    png = base64.b64decode(
+        ws.call("render_board", {"board": "docs", "format": "png"})["image"]["data"]
+    )
     img = Image.open(io.BytesIO(png)).convert("RGB")
     blue = sum(n for n, c in img.getcolors(1 << 22) or [] if near(c, BLOCK))
     assert blue > 20_000

@@ -31,7 +31,9 @@ def board(ws: Workspace) -> Workspace:
 def test_render_board_svg_and_png(board: Workspace) -> None:
     svg = board.call("render_board", {"board": "v"})
     assert svg["format"] == "svg" and svg["svg"].startswith("<svg") and svg["cards"] == 2
-    png = base64.b64decode(board.call("render_board", {"board": "v", "format": "png"})["png"])
+    png = base64.b64decode(
+        board.call("render_board", {"board": "v", "format": "png"})["image"]["data"]
+    )
     assert png.startswith(b"\x89PNG")
 
 
