@@ -224,11 +224,13 @@ def _checklist(p: dict, r: Rect) -> list[Item]:
 STEP_BAND = 40.0  # the sizer's number band above a step's screen
 
 
-def _screen(source: Any, label: str, r: Rect, fit: Fit = "cover") -> list[Item]:
+def _screen(source: Any, label: str, r: Rect, fit: Fit = "cover", fill: str = SOFT) -> list[Item]:
     """A screen or image area: the picture when its URL is safe, over a labelled placeholder
     (what shows while it loads, or when it cannot be fetched)."""
     x, y, w, h = r
-    items: list[Item] = [Box(x, y, w, h, fill=SOFT, stroke=LINE, width=0.8)]
+    items: list[Item] = [
+        Box(x, y, w, h, fill=fill, stroke=LINE if fill == SOFT else None, width=0.8)
+    ]
     items.append(
         Text(
             x + w / 2,
@@ -242,7 +244,7 @@ def _screen(source: Any, label: str, r: Rect, fit: Fit = "cover") -> list[Item]:
         )
     )
     if isinstance(source, str) and safe_url(source, image=True):
-        items.append(Image(x, y, w, h, source, fit))
+        items.append(Image(x, y, w, h, source, fit, label))
     return items
 
 
@@ -934,7 +936,9 @@ def _pdf_first_page(p: dict, name: str, r: Rect) -> list[Item]:
     page_h = max(h - 6 - PDF_FOOTER, 1.0)
     key = page_image_key(p)
     assert key is not None
-    items += _screen(blob_href(key), "page 1", (x + 1, y + 6, w - 2, page_h), "contain")
+    # A page is paper: the margins around it, where its aspect is not the card's, stay white.
+    page = (x + 1, y + 6, w - 2, page_h)
+    items += _screen(blob_href(key), f"{name}, page 1", page, "contain", CARD)
     items.append(Box(x, y, w, 6, fill="#c92a2a", radius=1))
     items.append(Path(((x, y + h - PDF_FOOTER), (x + w, y + h - PDF_FOOTER)), stroke=LINE, width=1))
     pages = p.get("pages") or p.get("pageCount")

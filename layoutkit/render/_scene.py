@@ -109,6 +109,8 @@ class Image:
     h: float
     href: str
     fit: Fit = "cover"
+    #: What the picture is (its alt text or file name): a broken one says which it was.
+    label: str = ""
 
 
 @attrs.frozen(slots=True)
@@ -446,23 +448,31 @@ class _Pictures:
         if fitted is None:
             if href.startswith(BLOB_MARK) and href[len(BLOB_MARK) :] not in self.images:
                 return  # not handed in (over the picture's budget): the placeholder stays
-            _broken(draw, x0, y0, w, h, s)
+            _broken(draw, x0, y0, w, h, s, item.label)
             return
         px, py = x0 + (w - fitted.width) // 2, y0 + (h - fitted.height) // 2
         mask = fitted if fitted.mode == "RGBA" else None
         self.canvas.paste(fitted, (px, py), mask)
 
 
-def _broken(draw: ImageDraw.ImageDraw, x: int, y: int, w: int, h: int, s: float) -> None:
-    """A picture that cannot be shown: a crossed frame and a line saying so."""
+def _broken(
+    draw: ImageDraw.ImageDraw, x: int, y: int, w: int, h: int, s: float, label: str = ""
+) -> None:
+    """A picture that cannot be shown: a crossed frame, a line saying so and which it was."""
     ink = (179, 38, 30, 255)
     draw.rectangle([x, y, x + w - 1, y + h - 1], fill=(253, 236, 234, 255), outline=ink)
     draw.line([(x, y), (x + w - 1, y + h - 1)], fill=(179, 38, 30, 90), width=1)
     draw.line([(x, y + h - 1), (x + w - 1, y)], fill=(179, 38, 30, 90), width=1)
     px = 12 * max(s, 0.25)
     if px >= 3 and w > 40:
-        label = fit_line("image cannot be shown", (w - 8) / s, 12)
-        draw.text((x + w / 2, y + h / 2), label, font=_font("sans", px), fill=ink, anchor="mm")
+        font = _font("sans", px)
+        said = fit_line("image cannot be shown", (w - 8) / s, 12)
+        below = h > 3 * px and bool(label)
+        middle = y + h / 2 - (px * 0.7 if below else 0)
+        draw.text((x + w / 2, middle), said, font=font, fill=ink, anchor="mm")
+        if below:
+            name = fit_line(label, (w - 8) / s, 12)
+            draw.text((x + w / 2, middle + px * 1.4), name, font=font, fill=ink, anchor="mm")
 
 
 def _draw(
