@@ -64,8 +64,9 @@ def read_picture(
     out["board"]["meta"] = {k: v for k, v in board.meta.items() if k != "createdWith"}
     out["cards"] = shown
     out["edges"] = [edge_view(e) for e in edges if e.from_card in cards and e.to_card in cards]
-    if faces:  # SVG pictures show stored screenshots; PNG pictures draw no images
-        links.inline_shots(tx, out)
+    # Stored link screenshots travel inline: an SVG shows them, a PNG pastes their pixels
+    # (a glance picture's payloads hold no shots, so it reads none).
+    links.inline_shots(tx, out)
     return out, stale, {c.id: c.rev for c in cards.values()}
 
 

@@ -189,3 +189,26 @@ def test_any_bytes_as_a_picture_never_break_a_drawing(data: bytes, kind: str) ->
     card = {"id": 1, "kind": kind, "payload": {"ref": key}, "x": 0, "y": 0, "w": 120, "h": 90}
     shot = render.render_board(board(card, images={key: data}), format="png")
     assert isinstance(shot, bytes) and shot.startswith(b"\x89PNG")
+
+
+def test_a_link_cards_stored_screenshot_is_pasted_into_a_png() -> None:
+    shot = io.BytesIO()
+    PILImage.new("RGB", (320, 200), "#65a30d").save(shot, format="JPEG", quality=95)
+    src = "data:image/jpeg;base64," + base64.b64encode(shot.getvalue()).decode()
+    link = {
+        "id": 1,
+        "kind": "link",
+        "payload": {
+            "url": "https://example.com",
+            "title": "Example",
+            "shots": {"desktop": {"src": src}},
+        },
+        "x": 0,
+        "y": 0,
+        "w": 360,
+        "h": 300,
+    }
+    out = render.render_board(board(link), format="png")
+    assert isinstance(out, bytes)
+    r, g, b = pixel(out, X0 + 180, Y0 + 60)
+    assert abs(r - 101) < 12 and abs(g - 163) < 12 and abs(b - 13) < 12
