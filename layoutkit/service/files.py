@@ -31,6 +31,11 @@ def file_url(card: CardRecord) -> str | None:
     return None
 
 
+def is_blob_key(value: object) -> bool:
+    """Whether ``value`` is a blob key, ``sha256:<64 hex>``."""
+    return isinstance(value, str) and bool(_BLOB_KEY.match(value))
+
+
 def _stored_ref(card: CardRecord) -> str | None:
     ref = card.payload.get("ref")
     return ref if isinstance(ref, str) and _BLOB_KEY.match(ref) else None

@@ -99,3 +99,18 @@ def test_card_blob_serves_only_what_the_card_names(ws: Workspace) -> None:
         with pytest.raises(ServiceError) as exc:
             ws.call("card_blob", {"id": f["card"], **params}, AGENT)
         assert (exc.value.status, exc.value.code) == (404, "unknown_blob")
+
+
+def test_scrape_gives_picture_and_page_image_urls(ws: Workspace) -> None:
+    from tests.pdfs import report_pdf
+
+    f = upload(ws, "rose.png", png("#e11d48"))
+    files = [{"name": "r.pdf", "data": base64.b64encode(report_pdf(2)).decode()}]
+    pdf = ws.call("upload_files", {"board": "pics", "files": files}, AGENT)["files"][0]
+    assert ws.jobs.drain(60)
+    cards = {c["id"]: c for c in ws.call("scrape_board", {"board": "pics"}, AGENT)["cards"]}
+    assert cards[f["card"]]["image"] == f"/api/v1/cards/{f['card']}/blobs/{f['ref']}"
+    pages = cards[pdf["card"]]["pageImages"]
+    refs = [i["ref"] for i in cards[pdf["card"]]["payload"]["pageImages"]]
+    assert pages == [f"/api/v1/cards/{pdf['card']}/blobs/{r}" for r in refs] and len(pages) == 2
+    assert "image" not in cards[pdf["card"]]
