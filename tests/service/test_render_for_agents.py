@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import base64
 import io
+import itertools
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image
 
 from layoutkit import Principal, ServiceError, Workspace
@@ -153,3 +156,35 @@ def test_a_tile_reads_where_the_overview_greys_text_out(ws: Workspace) -> None:
     tile = Image.open(io.BytesIO(base64.b64decode(out["tiles"][0]["data"]))).convert("RGB")
     note = tile.crop((30, 30, 320, 200))
     assert len(note.getcolors(1 << 16) or []) > 40
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.floats(-5000, 5000),
+            st.floats(-5000, 5000),
+            st.floats(10, 3000),
+            st.floats(10, 3000),
+        ),
+        min_size=1,
+        max_size=25,
+    ),
+    st.sampled_from([0.25, 0.5, 1.0, 2.0]),
+)
+def test_tiles_cover_every_card_without_overlap(boxes: list, scale: float) -> None:
+    cards = [
+        {"id": i, "kind": "note", "x": x, "y": y, "w": w, "h": h}
+        for i, (x, y, w, h) in enumerate(boxes)
+    ]
+    tiles = views._tile_regions({"cards": cards}, None, scale)
+    side = views.TILE_PX / scale
+    assert all(0 < t[2] <= side + 1e-6 and 0 < t[3] <= side + 1e-6 for t in tiles)
+    assert tiles == sorted(tiles, key=lambda t: (t[1], t[0]))  # reading order
+    for a, b in itertools.combinations(tiles, 2):
+        overlap_w = min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0])
+        overlap_h = min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1])
+        assert overlap_w <= 1e-6 or overlap_h <= 1e-6
+    for c in cards:  # every corner of every card lies in some tile
+        for px, py in ((c["x"], c["y"]), (c["x"] + c["w"] - 1e-3, c["y"] + c["h"] - 1e-3)):
+            assert any(t[0] <= px <= t[0] + t[2] and t[1] <= py <= t[1] + t[3] for t in tiles)
