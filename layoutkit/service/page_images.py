@@ -34,8 +34,6 @@ if TYPE_CHECKING:
 PDF = "application/pdf"
 #: The payload fields this module writes (server-owned on file cards).
 FIELDS = ("pageImages", "pagesError")
-BUSY = "not rasterised: too many PDFs were waiting; re-render with POST /cards/{id}/pages"
-STOPPED = "not rasterised: the server stopped first; re-render with POST /cards/{id}/pages"
 
 
 def pdf_ref(card: CardRecord) -> str | None:
@@ -56,13 +54,14 @@ def schedule(call: Call, board: BoardRecord, cards: list[tuple[int, str]]) -> No
 
 
 def queue(ws: Workspace, cards: list[tuple[int, int, str]]) -> None:
-    """A job per ``(board id, card id, blob key)``; a full queue says so on the card."""
+    """A job per ``(board id, card id, blob key)``.
+
+    A job refused (a full queue) or dropped (the process stopped first) leaves the
+    card as it was, with neither field: the next server start queues it again
+    (:func:`resume`), and ``render_pages`` does it on request.
+    """
     for board_id, card_id, ref in cards:
-        if not ws.jobs.submit(
-            lambda b=board_id, c=card_id, r=ref: rasterise_and_land(ws, b, c, r),
-            on_drop=lambda b=board_id, c=card_id, r=ref: _note(ws, b, c, r, STOPPED),
-        ):
-            _note(ws, board_id, card_id, ref, BUSY)
+        ws.jobs.submit(lambda b=board_id, c=card_id, r=ref: rasterise_and_land(ws, b, c, r))
 
 
 def rasterise_and_land(ws: Workspace, board_id: int, card_id: int, ref: str) -> bool:
@@ -100,13 +99,6 @@ def land(
         detail={"card": card_id, "pages": len(raster.pages), "ok": raster.error is None},
     )
     return updated
-
-
-def _note(ws: Workspace, board_id: int, card_id: int, ref: str, reason: str) -> None:
-    ws.background_write(
-        board_id,
-        lambda tx, board: land(tx, board, card_id, ref, pdf_pages.Raster((), None, reason)),
-    )
 
 
 def unfinished(tx: Tx, workspace_id: int) -> list[tuple[int, int, str]]:

@@ -7,6 +7,7 @@ import base64
 import io
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from PIL import Image
@@ -150,3 +151,16 @@ def test_pdfs_whose_pages_never_landed_are_queued_again(ws: Workspace) -> None:
     assert ws.jobs.drain(60)
     assert len(payload(ws, f["card"])["pageImages"]) == 1
     assert ws.resume_pages() == 0
+
+
+def test_a_job_dropped_at_shutdown_leaves_the_card_for_the_next_start(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'ws.db'}"
+    with Workspace.open(url) as ws:
+        ws.call("create", {"kind": "board", "slug": "docs"}, AGENT)
+        ws.jobs.shutdown()  # as a process stopping before its jobs start
+        f = upload(ws, "report.pdf", report_pdf(1))
+        assert not any(k in payload(ws, f["card"]) for k in page_images.FIELDS)
+    with Workspace.open(url) as again:
+        assert again.resume_pages() == 1
+        assert again.jobs.drain(60)
+        assert len(payload(again, f["card"])["pageImages"]) == 1
