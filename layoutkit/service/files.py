@@ -131,8 +131,9 @@ def card_blob(call: Call) -> dict[str, Any]:
     card = call.tx.card(call.params["id"])
     assert card is not None  # the road found its board
     key = call.params["key"]
-    # A key the card does not name is unknown here even when stored: keys are not
-    # secrets, so the card is what grants a blob, not knowing its hash.
+    # A key the card does not name is unknown here even when stored: a reader reaches
+    # a blob only through a card they may read. A hash is not a credential on its own
+    # (it is known only to someone who could see the content behind it).
     present = key in blob_keys(card.payload)
     if present and not call.params.get("data", True):
         present = call.tx.blobs.has(key)
