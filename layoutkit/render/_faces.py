@@ -275,7 +275,7 @@ def _step(p: dict, r: Rect) -> list[Item]:
         Text(cx, y + 10, (fit_line(title, x + w - 10 - cx, 13, "sans-bold"),), 13, "sans-bold", FG)
     )
     where = p.get("image") or (f"card #{p['cardId']}" if p.get("cardId") is not None else "screen")
-    source = p.get("src") or p.get("url") or p.get("thumb")
+    source = image_href(p) or p.get("url") or p.get("thumb")
     return items + _screen(source, f"▣ {where}", (x, y + STEP_BAND, w, max(h - STEP_BAND, 1.0)))
 
 

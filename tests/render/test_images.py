@@ -212,3 +212,14 @@ def test_a_link_cards_stored_screenshot_is_pasted_into_a_png() -> None:
     assert isinstance(out, bytes)
     r, g, b = pixel(out, X0 + 180, Y0 + 60)
     assert abs(r - 101) < 12 and abs(g - 163) < 12 and abs(b - 13) < 12
+
+
+def test_a_step_shows_its_stored_screen() -> None:
+    data = png(360, 240, "#7c3aed")
+    key = blob_key(data)
+    step = {"id": 2, "kind": "step", "payload": {"n": 1, "title": "Sign up", "ref": key}}
+    step.update(x=0, y=0, w=360, h=280)
+    assert f"/api/v1/cards/2/blobs/{key}" in str(render.render_board(board(step)))
+    shot = render.render_board(board(step, images={key: data}), format="png")
+    assert isinstance(shot, bytes)
+    assert pixel(shot, X0 + 180, Y0 + 160) == (124, 58, 237)
