@@ -76,20 +76,32 @@ def read_picture(
 IMAGE_BYTES = 64 * 1024 * 1024
 
 
-def read_images(tx: Tx, cards: list[dict[str, Any]], budget: int = IMAGE_BYTES) -> dict[str, bytes]:
+def read_images(
+    tx: Tx,
+    cards: list[dict[str, Any]],
+    budget: int = IMAGE_BYTES,
+    pool: dict[str, bytes] | None = None,
+) -> dict[str, bytes]:
     """The blob bytes the faces of ``cards`` show as pictures (a PNG has no browser to
-    fetch them), by key, at most ``budget`` bytes in drawing order."""
+    fetch them), by key, in drawing order. ``pool`` holds blobs already read for the
+    same answer (taken from it at no cost, and added to); ``budget`` bounds the bytes
+    in the pool, so the pictures of one answer (an overview and its tiles) hold at
+    most that much however many of them there are."""
+    pool = {} if pool is None else pool
+    total = sum(map(len, pool.values()))
     out: dict[str, bytes] = {}
-    total = 0
     for card in cards:
         for key in sorted(render.image_keys(str(card.get("kind") or ""), card.get("payload"))):
             if key in out:
                 continue
-            data = tx.blobs.get(key)
-            if data is None or total + len(data) > budget:
-                continue
+            data = pool.get(key)
+            if data is None:
+                data = tx.blobs.get(key)
+                if data is None or total + len(data) > budget:
+                    continue
+                pool[key] = data
+                total += len(data)
             out[key] = data
-            total += len(data)
     return out
 
 

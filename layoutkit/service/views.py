@@ -131,8 +131,9 @@ def render_board(call: Call) -> dict[str, Any]:
         },
     }
     if fmt == "png":
-        picture["images"] = pictures.read_images(tx, picture["cards"])
-        read.update(_plan_tiles(tx, board, picture, window, p.get("scale")))
+        pool: dict[str, bytes] = {}  # every picture of the answer, within one budget
+        picture["images"] = pictures.read_images(tx, picture["cards"], pool=pool)
+        read.update(_plan_tiles(tx, board, picture, window, p.get("scale"), pool))
     return read
 
 
@@ -141,7 +142,12 @@ def _corners(window: Box) -> Box:
 
 
 def _plan_tiles(
-    tx: Tx, board: Any, picture: dict[str, Any], window: Box | None, scale: float | None
+    tx: Tx,
+    board: Any,
+    picture: dict[str, Any],
+    window: Box | None,
+    scale: float | None,
+    pool: dict[str, bytes],
 ) -> dict[str, Any]:
     """How a PNG is drawn: whole at one scale, or an overview plus tiles, whose pictures
     are read here (the transaction is still open)."""
@@ -157,7 +163,7 @@ def _plan_tiles(
     drawn = []
     for tile in regions[:MAX_TILES]:
         tile_picture, _, _ = pictures.read_picture(tx, board, region=_corners(tile), faces=False)
-        tile_picture["images"] = pictures.read_images(tx, tile_picture["cards"])
+        tile_picture["images"] = pictures.read_images(tx, tile_picture["cards"], pool=pool)
         drawn.append((tile, tile_picture))
     return {
         "scale": fit,

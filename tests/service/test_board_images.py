@@ -114,3 +114,18 @@ def test_scrape_gives_picture_and_page_image_urls(ws: Workspace) -> None:
     refs = [i["ref"] for i in cards[pdf["card"]]["payload"]["pageImages"]]
     assert pages == [f"/api/v1/cards/{pdf['card']}/blobs/{r}" for r in refs] and len(pages) == 2
     assert "image" not in cards[pdf["card"]]
+
+
+def test_the_pictures_of_one_answer_share_one_budget(ws: Workspace) -> None:
+    upload(ws, "a.png", png("#e11d48"))
+    upload(ws, "b.png", png("#2563eb"))
+    with ws.store.read() as tx:
+        board = tx.board_by_slug(ws.workspace_id, "pics")
+        assert board is not None
+        picture, _, _ = pictures.read_picture(tx, board, faces=False)
+        pool: dict[str, bytes] = {}
+        first = pictures.read_images(tx, picture["cards"][:1], pool=pool)
+        size = len(next(iter(first.values())))
+        # The same picture again costs nothing; a new one past the budget is left out.
+        again = pictures.read_images(tx, picture["cards"], budget=size, pool=pool)
+    assert list(again) == list(first) and len(pool) == 1
