@@ -417,6 +417,64 @@ def upload(
     click.echo(f"{len(rows)} file(s) on board {result['board']}")
 
 
+@board.command("render")
+@click.argument("slug")
+@click.option(
+    "--out",
+    "out",
+    required=True,
+    type=click.Path(dir_okay=False, writable=True),
+    help="PNG file to write; tiles go beside it as NAME-tile-N.png.",
+)
+@click.option("--scale", type=float, help="PNG pixels per board pixel (1 reads like the board).")
+@click.option("--section", help="Draw only this section frame.")
+@click.option("--region", metavar="X,Y,W,H", help="Draw only this window (board pixels).")
+@db_option
+@json_option
+def render_command(
+    slug: str,
+    out: str,
+    scale: float | None,
+    section: str | None,
+    region: str | None,
+    db: str,
+    as_json: bool,
+) -> None:
+    """Draw board SLUG as PNG: the picture, and readable tiles when it is large."""
+    params: dict[str, Any] = {"board": slug, "format": "png"}
+    if scale is not None:
+        params["scale"] = scale
+    if section is not None:
+        params["section"] = section
+    if region is not None:
+        try:
+            x, y, w, h = (float(v) for v in region.split(","))
+        except ValueError as exc:
+            raise click.BadParameter("give X,Y,W,H as four numbers", param_hint="--region") from exc
+        params["region"] = {"x": x, "y": y, "w": w, "h": h}
+    result = _run(db, "render_board", params, as_json)
+    target = Path(out)
+    written = [target]
+    target.write_bytes(base64.b64decode(result["image"]["data"]))
+    for i, tile in enumerate(result.get("tiles", ()), start=1):
+        path = target.with_name(f"{target.stem}-tile-{i}{target.suffix or '.png'}")
+        path.write_bytes(base64.b64decode(tile["data"]))
+        written.append(path)
+    if as_json:
+        files = [str(p) for p in written]
+        _emit_json(
+            {k: v for k, v in result.items() if k not in ("image", "tiles")} | {"files": files}
+        )
+        return
+    image = result["image"]
+    click.echo(f"{target}: {image['width']}x{image['height']} px at scale {image['scale']:g}")
+    for path, tile in zip(written[1:], result.get("tiles", ()), strict=True):
+        r = tile["region"]
+        click.echo(f"{path}: board x {r['x']:g}, y {r['y']:g}, w {r['w']:g}, h {r['h']:g}")
+    if result.get("moreTiles"):
+        click.echo(f"{len(result['moreTiles'])} more tiles not drawn: ask for them with --region")
+
+
 def _set_contents(path: Path) -> tuple[Path, Path | None, list[tuple[str, Path]]]:
     """doc.json, optional data.json and the files of a set directory (or of doc.json's folder).
 
@@ -887,6 +945,7 @@ def serve(
             "serve a SQLite file or PostgreSQL, or pass --workers 1"
         )
     ws.jobs.submit(ws.resume_links)  # in the background: it reads every board
+    ws.jobs.submit(ws.resume_pages)
     try:
         run_server(
             ws,
@@ -913,6 +972,7 @@ def mcp_command(db: str, fetch: bool | None, capture: str | None) -> None:
 
     ws = _open(db, fetch=fetch_setting(fetch, server=True), capture=capture)
     ws.jobs.submit(ws.resume_links)  # in the background: it reads every board
+    ws.jobs.submit(ws.resume_pages)
     try:
         run_stdio(ws)
     finally:

@@ -178,6 +178,17 @@ INLINE_FILE_TYPES = frozenset(
 )
 
 
+#: Caching of a blob answer: its address names its content, so it never goes stale;
+#: private because who may read it depends on the caller.
+BLOB_CACHE = "private, max-age=31536000, immutable"
+
+
+def _etags(header: str) -> set[str]:
+    """The entity tags of an If-None-Match header, weak ones compared as strong
+    (RFC 9110 compares weakly for If-None-Match); ``*`` matches any."""
+    return {t.strip().removeprefix("W/") for t in header.split(",") if t.strip()}
+
+
 def error_response(err: ServiceError) -> JSONResponse:
     retry = err.body.get("retryAfter")
     headers = {"Retry-After": str(retry)} if isinstance(retry, int) else None
@@ -455,6 +466,43 @@ class HttpAdapter:
                 headers={"x-content-type-options": "nosniff", "cache-control": "private"},
             )
 
+    async def blob_endpoint(self, request: Request) -> Response:
+        """A blob a card names, by its content key: the address board pictures link images to.
+
+        The key is the hash of the bytes, so the answer never changes: it carries
+        the key as its ETag (a matching If-None-Match answers 304 without the
+        bytes) and may be kept for a year. It is private: the caller's access to
+        the card's board decides, so shared caches must not keep it.
+        """
+        raw_id, key = request.path_params["id"], request.path_params["key"]
+        etag = f'"{key}"'
+        sent = _etags(request.headers.get("if-none-match", ""))
+        fresh = etag in sent or "*" in sent
+
+        def answer() -> Response:
+            try:
+                params: dict[str, Any] = {"id": self.coerce("card_blob", "id", raw_id), "key": key}
+                if fresh:
+                    params["data"] = False
+                out = self.ws.call("card_blob", params, self.principal(request))
+            except ServiceError as err:
+                return error_response(err)
+            headers = {
+                "etag": etag,
+                "cache-control": BLOB_CACHE,
+                "x-content-type-options": "nosniff",
+            }
+            if fresh:
+                return Response(status_code=304, headers=headers)
+            mime = out["mime"]
+            if mime not in INLINE_FILE_TYPES:
+                # Not a type a browser shows as it is: a download that never runs here.
+                mime = "application/octet-stream"
+                headers["content-disposition"] = "attachment"
+            if mime != "application/pdf":
+                headers["content-security-policy"] = "sandbox"
+            return Response(base64.b64decode(out["data"]), media_type=mime, headers=headers)
+
         return await self.in_thread(answer)
 
     async def openapi_endpoint(self, request: Request) -> Response:
@@ -553,6 +601,7 @@ class HttpAdapter:
             Route(
                 f"{API}/boards/{{slug}}/cards/{{id}}/image", self.image_endpoint, methods=["GET"]
             ),
+            Route(f"{API}/cards/{{id}}/blobs/{{key}}", self.blob_endpoint, methods=["GET"]),
         ]
         for named in NAMED_ROUTES:
             routes.append(
@@ -1141,6 +1190,35 @@ def openapi_document(ws: Workspace, *, require_auth: bool = True) -> dict[str, A
                             "image/png": {"schema": {"type": "string", "format": "binary"}}
                         },
                     },
+                    **errors,
+                },
+            }
+        }
+    if "card_blob" in ops:
+        paths[f"{API}/cards/{{id}}/blobs/{{key}}"] = {
+            "get": {
+                "operationId": "card_blob_get_route",
+                "summary": "A blob a card names, by its content key",
+                "security": security,
+                "parameters": [
+                    {"name": n, "in": "path", "required": True, "schema": {"type": "string"}}
+                    for n in ("id", "key")
+                ]
+                + [
+                    {
+                        "name": "If-None-Match",
+                        "in": "header",
+                        "required": False,
+                        "schema": {"type": "string"},
+                    }
+                ],
+                "responses": {
+                    "200": {
+                        "description": "The blob's bytes; ETag is the quoted key and the "
+                        "answer may be cached for a year (private, immutable)",
+                        "content": {"*/*": {"schema": {"type": "string", "format": "binary"}}},
+                    },
+                    "304": {"description": "Not modified: the ETag sent still names it"},
                     **errors,
                 },
             }

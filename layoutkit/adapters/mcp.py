@@ -37,16 +37,20 @@ def _tools(ws: Workspace) -> list[types.Tool]:
 
 
 def _result(payload: dict[str, Any], *, error: bool) -> types.CallToolResult:
-    # A result carrying a picture (the registry's result-shape rule) shows it as image
-    # content, its text block as text, and the rest as JSON, without the picture's bytes.
-    image, text, rest = split_image(payload)
-    content: list[types.ContentBlock] = []
-    if image is not None:
-        content.append(
-            types.ImageContent(type="image", data=image["data"], mime_type=image["mime"])
-        )
+    # A result carrying pictures (the registry's result-shape rule) shows the first as
+    # image content, its text block as text, any further ones (a board's tiles) as image
+    # content after it, and the rest as JSON, without the pictures' bytes.
+    images, text, rest = split_image(payload)
+    content: list[types.ContentBlock] = [
+        types.ImageContent(type="image", data=image["data"], mime_type=image["mime"])
+        for image in images[:1]
+    ]
     if text is not None:
         content.append(types.TextContent(type="text", text=text))
+    content += [
+        types.ImageContent(type="image", data=image["data"], mime_type=image["mime"])
+        for image in images[1:]
+    ]
     content.append(types.TextContent(type="text", text=json.dumps(rest, ensure_ascii=False)))
     structured = rest if text is None else {**rest, TEXT_FIELD: text}
     return types.CallToolResult(content=content, structured_content=structured, is_error=error)

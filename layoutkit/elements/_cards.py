@@ -424,7 +424,10 @@ FILE = Kind(
             number("size", "Bytes.", minimum=0, integer=True),
             number("pages", minimum=0, integer=True),
             string("ref", "Blob reference."),
-            server_owned("pageImages", "array", "Rasterized PDF pages."),
+            server_owned(
+                "pageImages", "array", "Rasterized PDF pages: the first 24, each {ref, w, h}."
+            ),
+            server_owned("pagesError", "string", "Why the PDF's pages could not be rasterized."),
         ],
     ),
     "Normally produced by uploads; images become media cards instead.",

@@ -1,12 +1,14 @@
 """Bundled examples: the welcome board of ``layoutkit serve --example`` and the report of ``layoutkit demo``.
 
-The board's figures are counted when it is composed (operations from the
+The board's bundled pictures (``uploads``) are uploaded as a person would, so the
+board shows a picture card. The board's figures are counted when it is composed (operations from the
 registry, kinds from the contract, cards by kind from the example itself), so
 they stay true as the project grows.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 from collections import Counter
 from importlib import resources
@@ -41,6 +43,8 @@ def example_board(operations: int) -> dict[str, Any]:
         {"label": "Element kinds", "value": len(elements.ELEMENT_KINDS)},
     ]
     counts = Counter(card["kind"] for card in cards)
+    # Bundled pictures are uploaded, and an uploaded picture becomes a media card.
+    counts.update("media" for _ in example.get("uploads", ()))
     by_ref[KINDS_REF]["payload"]["data"]["items"] = [
         {"label": kind, "value": n} for kind, n in counts.most_common()
     ]
@@ -57,4 +61,8 @@ def seed_example(ws: Workspace) -> str:
     ws.call("create", {"kind": "board", **example["board"]})
     for batch in example["batches"]:
         ws.call("compose_board", {"board": slug, **batch})
+    for upload in example.get("uploads", ()):
+        data = resources.files(__name__).joinpath(upload["file"]).read_bytes()
+        files = [{"name": upload["file"], "data": base64.b64encode(data).decode("ascii")}]
+        ws.call("upload_files", {"board": slug, "section": upload["section"], "files": files})
     return slug

@@ -11,6 +11,8 @@ from typing import Any
 
 import attrs
 
+from layoutkit.render._board import _frame as frame_size
+from layoutkit.render._board import _rect as rect_of
 from layoutkit.render._board import (
     board_scene,
     card_rect,
@@ -22,17 +24,21 @@ from layoutkit.render._board import (
 from layoutkit.render._boxes import TextLine, png_size, text_lines
 from layoutkit.render._doc import render_document
 from layoutkit.render._glance import GLANCE_KEYS, code_digest, face_key
+from layoutkit.render._images import card_blob_base, image_keys, place_blobs
 
 __all__ = [
     "GLANCE_KEYS",
     "BoardSvg",
     "TextLine",
     "board_svg",
+    "card_blob_base",
     "card_faces",
     "card_png_size",
     "card_text_lines",
     "code_digest",
     "face_key",
+    "image_keys",
+    "picture_size",
     "png_glances",
     "render_board",
     "render_card",
@@ -61,8 +67,13 @@ def render_board(
     *,
     format: str = "svg",
     region: tuple[float, float, float, float] | None = None,
+    scale: float | None = None,
 ) -> str | bytes:
     """A whole board as an SVG string or PNG bytes (longest side at most 1600 px).
+
+    ``scale`` (PNG only) draws at that many pixels per board pixel instead of
+    fitting 1600 px: 1.0 shows a card's text at the size a person reads it
+    (the picture is at most 8192 px on its longest side either way).
 
     ``region`` (x, y, w, h in board coordinates) draws only that window, at
     full size and without the title band (``board`` need only hold the cards
@@ -79,8 +90,24 @@ def render_board(
     if format == "svg":
         return board_svg(board, region=region).svg
     _check_region(region)
-    scene = board_scene(board, max_dim=PNG_MAX_DIM if format == "png" else None, region=region)
-    return write(scene, format, max_dim=PNG_MAX_DIM, title=_title(board))
+    if scale is not None and not scale > 0:
+        raise ValueError("scale must be a positive number of pixels per board pixel")
+    png = format == "png"
+    scene = board_scene(
+        board, max_dim=PNG_MAX_DIM if png else None, region=region, scale=scale if png else None
+    )
+    return write(scene, format, max_dim=PNG_MAX_DIM, title=_title(board), scale=scale)
+
+
+def picture_size(
+    board: dict, region: tuple[float, float, float, float] | None = None
+) -> tuple[float, float]:
+    """The size, in board pixels, of the picture :func:`render_board` draws of ``board``
+    (or of ``region``, x, y, w, h): what a scale multiplies into PNG pixels."""
+    if region is not None:
+        return region[2], region[3]
+    cards = [c for c in board.get("cards") or [] if isinstance(c, dict)]
+    return frame_size({c.get("id"): rect_of(c) for c in cards})[1]
 
 
 def png_glances(board: dict) -> bool:
@@ -149,7 +176,9 @@ def render_card(card: dict, *, format: str = "svg", max_dim: int = 1600) -> str 
     pixels (never scaled up). Raises ValueError for an unknown format or a
     non-positive ``max_dim``.
     """
-    return write(card_scene(card), format, max_dim=max_dim, title=str(card.get("kind") or "card"))
+    out = write(card_scene(card), format, max_dim=max_dim, title=str(card.get("kind") or "card"))
+    # A face drawn alone links its blob pictures through its own card, as on a board.
+    return place_blobs(out, card["id"]) if isinstance(out, str) and "id" in card else out
 
 
 def card_png_size(card: dict, *, max_dim: int = 1600) -> tuple[int, int]:

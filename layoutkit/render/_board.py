@@ -123,6 +123,7 @@ def board_scene(
     region: Rect | None = None,
     stored: Mapping[str, str] | None = None,
     fresh: Fresh | None = None,
+    scale: float | None = None,
 ) -> Scene:
     """Scene of a whole board as ``scrape_board`` returns it (frames, cards, wires).
 
@@ -131,6 +132,9 @@ def board_scene(
     glances (box and title) instead of their whole faces, and the scene has no
     :class:`Mark` items (only SVG writes them). Faces come from the
     cache of faces, so drawing a board again builds only the changed cards.
+
+    ``scale`` (PNG pixels per board pixel) replaces ``max_dim`` in that choice when
+    the picture is drawn at a scale of the caller's.
 
     ``region`` (x, y, w, h in board coordinates) draws just that window of the
     board at full size, without the title band: what a viewer shows of a board
@@ -147,12 +151,16 @@ def board_scene(
     meta = board.get("board") if isinstance(board.get("board"), dict) else {}
     cards = [c for c in board.get("cards") or [] if isinstance(c, dict)]
     rects = {c.get("id"): _rect(c) for c in cards}
+    images = board.get("images") if isinstance(board.get("images"), Mapping) else {}
     if region is not None:
-        return _region_scene(board, cards, rects, region, faces)
+        scene = _region_scene(board, cards, rects, region, faces)
+        scene.images = images
+        return scene
     (x0, y0), (width, height) = _frame(rects)
     dx, dy = PAD - x0, PAD + HEADER - y0
-    scene = Scene(width, height, background=BOARD)
-    glance = max_dim is not None and max_dim / max(width, height) < GLANCE_SCALE
+    scene = Scene(width, height, background=BOARD, images=images)
+    shrink = scale if scale is not None else (max_dim or 0) / max(width, height)
+    glance = max_dim is not None and shrink < GLANCE_SCALE
     title = str(meta.get("title") or meta.get("slug") or "Board")
     scene.add(
         Text(
@@ -212,14 +220,16 @@ class _Faces:
     def face(self, card: dict, kind: str, rect: Rect) -> Placed:
         x, y, w, h = rect
         given = card.get("face")
+        cid = card.get("id")
+        owner = None if cid is None else str(cid)
         if self.svg and isinstance(given, str):
-            return Placed(Group(None, given), x, y)
+            return Placed(Group(None, given), x, y, owner)
         payload = card.get("payload")
         key = face_key(kind, payload, w, h)
         group = FACES.face(kind, payload, w, h, key=key, stored=self.stored, items=not self.svg)
         if self.fresh is not None:
-            self.fresh.append((card.get("id"), key, group))
-        return Placed(group, x, y)
+            self.fresh.append((cid, key, group))
+        return Placed(group, x, y, owner)
 
 
 def faces_of(cards: list[dict], stored: Mapping[str, str]) -> dict[Any, tuple[str, str]]:
@@ -293,7 +303,8 @@ def card_scene(card: dict) -> Scene:
     """Scene of one card at the origin, exactly its w × h."""
     _, _, w, h = _rect(card)
     kind = str(card.get("kind") or "")
-    scene = Scene(w, h, background=BOARD)
+    images = card.get("images") if isinstance(card.get("images"), Mapping) else {}
+    scene = Scene(w, h, background=BOARD, images=images)
     if kind in FRAME_KINDS:
         scene.add(*frame_items(kind, card.get("payload"), (0.0, 0.0, w, h), 0))
     else:
@@ -301,13 +312,20 @@ def card_scene(card: dict) -> Scene:
     return scene
 
 
-def write(scene: Scene, fmt: str, *, max_dim: int = 1600, title: str | None = None) -> str | bytes:
+def write(
+    scene: Scene,
+    fmt: str,
+    *,
+    max_dim: int = 1600,
+    title: str | None = None,
+    scale: float | None = None,
+) -> str | bytes:
     if fmt == "svg":
         return to_svg(scene, title=title)
     if fmt == "png":
         if max_dim < 1:
             raise ValueError("max_dim must be a positive number of pixels")
-        return to_png(scene, max_dim=max_dim)
+        return to_png(scene, max_dim=max_dim, scale=scale)
     raise ValueError(f"format must be 'svg' or 'png', got {fmt!r}")
 
 

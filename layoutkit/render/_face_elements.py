@@ -34,9 +34,10 @@ from layoutkit.layout.text import line_height, text_width
 from layoutkit.render._charts import compare_delta, delta_text
 from layoutkit.render._face_text import markdown_face, plain_inline
 from layoutkit.render._format import as_number, fmt_num, fmt_value, fmt_when, parse_when
+from layoutkit.render._images import image_href
 from layoutkit.render._palette import ACCENT, CARD, FG, LINE, MUTED, SOFT, tone
 from layoutkit.render._safe import element_parts
-from layoutkit.render._scene import Box, Ellipse, Item, Path, Text, fit_line, text_run
+from layoutkit.render._scene import Box, Ellipse, Image, Item, Path, Text, fit_line, text_run
 
 Face = Callable[[dict, float, float, float, float], tuple[list[Item], float]]
 SERIES = ("#1c6ae4", "#e8590c", "#2f9e44", "#ae3ec9", "#1098ad", "#f08c00", "#868e96", "#d6336c")
@@ -791,6 +792,9 @@ def _gallery(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list
                 "middle",
             )
         )
+        href = image_href(tile)
+        if href is not None:
+            items.append(Image(tx, ty, tw, th, href))
     rows = (len(tiles) + cols - 1) // cols
     return items, rows * (th + 6)
 
@@ -810,6 +814,9 @@ def _figure(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[
             "middle",
         )
     )
+    href = image_href(p)
+    if href is not None:
+        items.append(Image(x, y, w, h, href, "contain"))
     return items, h + 4
 
 

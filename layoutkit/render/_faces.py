@@ -17,6 +17,7 @@ from layoutkit.render._face_diagram import diagram_scene_items, with_geo
 from layoutkit.render._face_elements import ELEMENT_FACES, chip_row, element_face, elements_face
 from layoutkit.render._face_text import markdown_face, plain_inline
 from layoutkit.render._format import as_number, fmt_num
+from layoutkit.render._images import Fit, blob_href, image_href, page_image_key
 from layoutkit.render._palette import (
     ACCENT,
     CARD,
@@ -223,10 +224,13 @@ def _checklist(p: dict, r: Rect) -> list[Item]:
 STEP_BAND = 40.0  # the sizer's number band above a step's screen
 
 
-def _screen(source: Any, label: str, r: Rect) -> list[Item]:
-    """A screen or image area: the picture when its URL is safe, over a labelled placeholder."""
+def _screen(source: Any, label: str, r: Rect, fit: Fit = "cover", fill: str = SOFT) -> list[Item]:
+    """A screen or image area: the picture when its URL is safe, over a labelled placeholder
+    (what shows while it loads, or when it cannot be fetched)."""
     x, y, w, h = r
-    items: list[Item] = [Box(x, y, w, h, fill=SOFT, stroke=LINE, width=0.8)]
+    items: list[Item] = [
+        Box(x, y, w, h, fill=fill, stroke=LINE if fill == SOFT else None, width=0.8)
+    ]
     items.append(
         Text(
             x + w / 2,
@@ -240,7 +244,7 @@ def _screen(source: Any, label: str, r: Rect) -> list[Item]:
         )
     )
     if isinstance(source, str) and safe_url(source, image=True):
-        items.append(Image(x, y, w, h, source))
+        items.append(Image(x, y, w, h, source, fit, label))
     return items
 
 
@@ -271,7 +275,7 @@ def _step(p: dict, r: Rect) -> list[Item]:
         Text(cx, y + 10, (fit_line(title, x + w - 10 - cx, 13, "sans-bold"),), 13, "sans-bold", FG)
     )
     where = p.get("image") or (f"card #{p['cardId']}" if p.get("cardId") is not None else "screen")
-    source = p.get("src") or p.get("url") or p.get("thumb")
+    source = image_href(p) or p.get("url") or p.get("thumb")
     return items + _screen(source, f"▣ {where}", (x, y + STEP_BAND, w, max(h - STEP_BAND, 1.0)))
 
 
@@ -284,7 +288,9 @@ def _figure_card(p: dict, r: Rect) -> list[Item]:
         or p.get("ref")
         or (f"shot {p['shot']}" if p.get("shot") is not None else "image")
     )
-    items = chrome(r, radius=4) + _screen(p.get("src"), label, (x, y, w, max(h - cap_h, 1.0)))
+    # contain: a figure shows the whole picture (its card has the picture's aspect).
+    area = (x, y, w, max(h - cap_h, 1.0))
+    items = chrome(r, radius=4) + _screen(image_href(p), label, area, "contain")
     if caption:
         items.append(
             text_run(x + PAD, y + h - cap_h + 6, caption, w - 2 * PAD, size=12, fill=MUTED)
@@ -298,7 +304,8 @@ def _media_card(p: dict, r: Rect) -> list[Item]:
     lower = src.lower().split("?")[0]
     name = lower.rsplit("/", 1)[-1] or "media"
     if mime == "application/pdf" or lower.endswith(".pdf"):
-        return _file({"name": name, "mime": "application/pdf", "pages": p.get("pages")}, r)
+        pdf = {"name": name, "mime": "application/pdf", "pages": p.get("pages")}
+        return _file({**pdf, "pageImages": p.get("pageImages")}, r)
     if mime.startswith("audio/") or lower.endswith((".mp3", ".wav", ".ogg", ".m4a", ".flac")):
         x, y, w, h = r
         items = chrome(r, radius=h / 2)
@@ -879,6 +886,8 @@ def _file(p: dict, r: Rect) -> list[Item]:
     name = str(p.get("name") or p.get("filename") or p.get("title") or "file")
     mime = str(p.get("mime") or "")
     is_pdf = mime == "application/pdf" or name.lower().endswith(".pdf")
+    if is_pdf and page_image_key(p):
+        return _pdf_first_page(p, name, r)
     if is_pdf:
         items = chrome(r, radius=2)
         items.append(Box(x, y, w, 6, fill="#c92a2a", radius=1))
@@ -913,6 +922,33 @@ def _file(p: dict, r: Rect) -> list[Item]:
         v for v in (mime, f"{fmt_num(round(size / 1024, 1))} KB" if size else "", "↓ download") if v
     )
     items.append(Text(x + 50, y + h / 2, (fit_line(meta, w - 60, 11),), 11, "sans", MUTED))
+    return items
+
+
+PDF_FOOTER = 34.0
+
+
+def _pdf_first_page(p: dict, name: str, r: Rect) -> list[Item]:
+    """A PDF card that has its pages rasterised: the first page, whole, over a footer
+    with the file's name and page count."""
+    x, y, w, h = r
+    items = chrome(r, radius=2)
+    page_h = max(h - 6 - PDF_FOOTER, 1.0)
+    key = page_image_key(p)
+    assert key is not None
+    # A page is paper: the margins around it, where its aspect is not the card's, stay white.
+    page = (x + 1, y + 6, w - 2, page_h)
+    items += _screen(blob_href(key), f"{name}, page 1", page, "contain", CARD)
+    items.append(Box(x, y, w, 6, fill="#c92a2a", radius=1))
+    items.append(Path(((x, y + h - PDF_FOOTER), (x + w, y + h - PDF_FOOTER)), stroke=LINE, width=1))
+    pages = p.get("pages") or p.get("pageCount")
+    label = f"PDF · {fmt_num(pages)} pages" if pages is not None else "PDF"
+    label_w = text_width(label, 11) + 8
+    ty = y + h - PDF_FOOTER + (PDF_FOOTER - line_height(13)) / 2
+    items.append(
+        Text(x + 10, ty, (fit_line(name, w - 28 - label_w, 13, "sans-bold"),), 13, "sans-bold", FG)
+    )
+    items.append(Text(x + w - 10, ty + 1, (label,), 11, "sans", MUTED, 0.0, "end"))
     return items
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import io
 import itertools
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Literal
 
@@ -32,6 +32,7 @@ from layoutkit.layout.text import (
     text_width,
     wrap,
 )
+from layoutkit.render._images import BLOB_MARK, PIXELS, Fit, data_of, place_blobs, source_key
 from layoutkit.render._safe import esc, safe_url
 
 Anchor = Literal["start", "middle", "end"]
@@ -97,11 +98,19 @@ class Path:
 
 @attrs.frozen(slots=True)
 class Image:
+    """A picture by address: ``cover`` fills the box (cropping at the centre),
+    ``contain`` shows all of it inside the box. A PNG draws it from the
+    scene's ``images`` (blobs) or a ``data:`` URL, and a placeholder saying it
+    cannot be shown when it is missing or undecodable; an SVG links it."""
+
     x: float
     y: float
     w: float
     h: float
     href: str
+    fit: Fit = "cover"
+    #: What the picture is (its alt text or file name): a broken one says which it was.
+    label: str = ""
 
 
 @attrs.frozen(slots=True)
@@ -140,6 +149,8 @@ class Placed:
     face: Group
     dx: float
     dy: float
+    #: The card the face belongs to: its blob images are linked through it.
+    card: str | None = None
 
 
 Item = Box | Ellipse | Text | Path | Image | Mark | Group | Placed
@@ -151,6 +162,8 @@ class Scene:
     height: float
     items: list[Item] = attrs.field(factory=list)
     background: str = "#f7f8fa"
+    #: Blob bytes by key, for the pictures a PNG draws (an SVG links them instead).
+    images: Mapping[str, bytes] = attrs.field(factory=dict)
 
     def add(self, *items: Item) -> None:
         self.items.extend(items)
@@ -275,12 +288,16 @@ def _svg_item(item: Item) -> str:
         href = safe_url(item.href, image=True)
         if not href:
             return ""
+        ratio = "slice" if item.fit == "cover" else "meet"
         return (
             f'<image x="{_n(item.x)}" y="{_n(item.y)}" width="{_n(item.w)}" height="{_n(item.h)}" '
-            f'href="{esc(href)}" preserveAspectRatio="xMidYMid slice"/>'
+            f'href="{esc(href)}" preserveAspectRatio="xMidYMid {ratio}"/>'
         )
     if isinstance(item, Placed):
-        return f'<g transform="translate({_n(item.dx)},{_n(item.dy)})">{group_svg(item.face)}</g>'
+        face = group_svg(item.face)
+        if item.card is not None:
+            face = place_blobs(face, item.card)
+        return f'<g transform="translate({_n(item.dx)},{_n(item.dy)})">{face}</g>'
     if isinstance(item, Group):
         return group_svg(item)
     if isinstance(item, Mark):
@@ -384,23 +401,32 @@ def _dashed(
                 left, on = pattern[idx], not on
 
 
-def png_scale(width: float, height: float, max_dim: int) -> float:
-    """Picture pixels per board pixel of a ``width`` x ``height`` scene drawn with its
+def png_scale(width: float, height: float, max_dim: int, scale: float | None = None) -> float:
+    """Picture pixels per board pixel of a ``width`` x ``height`` scene: ``scale`` when
+    given (capped so the longest side stays within :data:`PNG_HARD_MAX`), else the
     longest side at most ``max_dim`` (never scaled up)."""
-    return min(1.0, max_dim / max(width, height, 1.0))
+    longest = max(width, height, 1.0)
+    if scale is not None and scale > 0:
+        return min(scale, PNG_HARD_MAX / longest)
+    return min(1.0, max_dim / longest)
 
 
-def to_png(scene: Scene, *, max_dim: int = 1600) -> bytes:
-    """Rasterise the scene; the longest side is at most ``max_dim`` pixels (never upscaled).
+#: The longest side of any PNG, whatever scale is asked: 8192 px of RGB is 200 MB.
+PNG_HARD_MAX = 8192
+
+
+def to_png(scene: Scene, *, max_dim: int = 1600, scale: float | None = None) -> bytes:
+    """Rasterise the scene; the longest side is at most ``max_dim`` pixels (never upscaled),
+    or, with ``scale``, ``scale`` pixels per board pixel (at most :data:`PNG_HARD_MAX`).
 
     Text smaller than 3 device pixels is drawn as a grey bar of its measured
     width (greeking): glyphs that small are unreadable and slow to set.
     """
-    s = png_scale(scene.width, scene.height, max_dim)
+    s = png_scale(scene.width, scene.height, max_dim, scale)
     size = (max(1, round(scene.width * s)), max(1, round(scene.height * s)))
     img = PILImage.new("RGB", size, _rgba(scene.background or "#ffffff")[:3])  # type: ignore[index]
     draw = ImageDraw.Draw(img, "RGBA")
-    _draw(draw, scene.items, s)
+    _draw(draw, scene.items, s, pictures=_Pictures(img, scene.images))
     out = io.BytesIO()
     # The fastest zlib level: on a 5,000-card board picture it took two thirds of the
     # default level's time (56 ms against 84) for a file half again as large.
@@ -408,17 +434,73 @@ def to_png(scene: Scene, *, max_dim: int = 1600) -> bytes:
     return out.getvalue()
 
 
+@attrs.frozen
+class _Pictures:
+    """What a PNG pastes pictures onto, and the blob bytes it may decode."""
+
+    canvas: PILImage.Image
+    images: Mapping[str, bytes]
+
+    def paste(self, draw: ImageDraw.ImageDraw, item: Image, s: float, ox: float, oy: float) -> None:
+        x0, y0 = round((item.x + ox) * s), round((item.y + oy) * s)
+        w, h = round(item.w * s), round(item.h * s)
+        if w < 1 or h < 1:
+            return
+        href = safe_url(item.href, image=True) or ""
+        source = source_key(href) if href else None
+        if source is None:
+            return  # an address only a browser could fetch: the placeholder under it stays
+        fitted = PIXELS.fitted(source, lambda: data_of(href, self.images), w, h, item.fit)
+        if fitted is None:
+            if href.startswith(BLOB_MARK) and href[len(BLOB_MARK) :] not in self.images:
+                return  # not handed in (over the picture's budget): the placeholder stays
+            _broken(draw, x0, y0, w, h, s, item.label)
+            return
+        px, py = x0 + (w - fitted.width) // 2, y0 + (h - fitted.height) // 2
+        mask = fitted if fitted.mode == "RGBA" else None
+        self.canvas.paste(fitted, (px, py), mask)
+
+
+def _broken(
+    draw: ImageDraw.ImageDraw, x: int, y: int, w: int, h: int, s: float, label: str = ""
+) -> None:
+    """A picture that cannot be shown: a crossed frame, a line saying so and which it was."""
+    ink = (179, 38, 30, 255)
+    draw.rectangle([x, y, x + w - 1, y + h - 1], fill=(253, 236, 234, 255), outline=ink)
+    draw.line([(x, y), (x + w - 1, y + h - 1)], fill=(179, 38, 30, 90), width=1)
+    draw.line([(x, y + h - 1), (x + w - 1, y)], fill=(179, 38, 30, 90), width=1)
+    px = 12 * max(s, 0.25)
+    if px >= 3 and w > 40:
+        font = _font("sans", px)
+        said = fit_line("image cannot be shown", (w - 8) / s, 12)
+        below = h > 3 * px and bool(label)
+        middle = y + h / 2 - (px * 0.7 if below else 0)
+        draw.text((x + w / 2, middle), said, font=font, fill=ink, anchor="mm")
+        if below:
+            name = fit_line(label, (w - 8) / s, 12)
+            draw.text((x + w / 2, middle + px * 1.4), name, font=font, fill=ink, anchor="mm")
+
+
 def _draw(
-    draw: ImageDraw.ImageDraw, items: Iterable[Item], s: float, ox: float = 0.0, oy: float = 0.0
+    draw: ImageDraw.ImageDraw,
+    items: Iterable[Item],
+    s: float,
+    ox: float = 0.0,
+    oy: float = 0.0,
+    *,
+    pictures: _Pictures | None = None,
 ) -> None:
     """Draw ``items`` at scale ``s``, moved by (ox, oy) board units (a placed face)."""
     for item in items:
         if isinstance(item, Placed):
             if item.face.items is None:
                 raise ValueError("a face read back as SVG text has no items to draw as PNG")
-            _draw(draw, item.face.items, s, ox + item.dx, oy + item.dy)
+            _draw(draw, item.face.items, s, ox + item.dx, oy + item.dy, pictures=pictures)
         elif isinstance(item, Group):
-            _draw(draw, item.items or (), s, ox, oy)
+            _draw(draw, item.items or (), s, ox, oy, pictures=pictures)
+        elif isinstance(item, Image):
+            if pictures is not None:
+                pictures.paste(draw, item, s, ox, oy)
         elif isinstance(item, Box):
             x0, y0 = (item.x + ox) * s, (item.y + oy) * s
             x1, y1 = x0 + max(item.w * s, 0.5), y0 + max(item.h * s, 0.5)
@@ -484,5 +566,5 @@ def _draw(
                     _dashed(draw, pts, stroke, width, tuple(d * s for d in item.dash))
                 else:
                     draw.line(pts, fill=stroke, width=width, joint="curve")
-        # Image items are never fetched (no I/O); their placeholder frame is
-        # part of the scene already.
+        # Image items are pasted above; a picture only a browser could fetch (an
+        # http address) is never fetched here (no I/O): its placeholder stays.

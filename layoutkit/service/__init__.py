@@ -13,6 +13,7 @@ from layoutkit.service import cards as _cards  # noqa: F401
 from layoutkit.service import compose as _compose  # noqa: F401
 from layoutkit.service import content as _content  # noqa: F401
 from layoutkit.service import files as _files  # noqa: F401
+from layoutkit.service import page_images as _page_images  # noqa: F401
 from layoutkit.service import push as _push  # noqa: F401
 from layoutkit.service import review_rules as _review_rules  # noqa: F401
 from layoutkit.service import review_runs as _review_runs  # noqa: F401

@@ -132,6 +132,12 @@ def read_source(
     if data is not None:
         return Source(card.id, slug, want, kind, data=data)
     face = {"id": card.id, "kind": kind, "payload": payload, "x": 0, "y": 0, "w": w, "h": h}
+    # The pictures on the face (a PDF's first page, a document's figures) as pixels.
+    face["images"] = {
+        key: found
+        for key in sorted(render.image_keys(kind, payload))
+        if (found := tx.blobs.get(key)) is not None
+    }
     return Source(card.id, slug, want, kind, face=face)
 
 

@@ -31,6 +31,11 @@ def file_url(card: CardRecord) -> str | None:
     return None
 
 
+def is_blob_key(value: object) -> bool:
+    """Whether ``value`` is a blob key, ``sha256:<64 hex>``."""
+    return isinstance(value, str) and bool(_BLOB_KEY.match(value))
+
+
 def _stored_ref(card: CardRecord) -> str | None:
     ref = card.payload.get("ref")
     return ref if isinstance(ref, str) and _BLOB_KEY.match(ref) else None
@@ -63,3 +68,86 @@ def card_file(call: Call) -> dict[str, Any]:
         "size": len(data),
         "data": base64.b64encode(data).decode("ascii"),
     }
+
+
+#: Leading bytes of the types a blob is served as (the bytes decide, not a name).
+_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"),
+    (b"%PDF-", "application/pdf"),
+)
+
+
+def sniff_mime(data: bytes) -> str | None:
+    """The type the bytes themselves announce (raster images and PDF), else None."""
+    for magic, mime in _MAGIC:
+        if data.startswith(magic):
+            return mime
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+def blob_keys(value: Any) -> set[str]:
+    """Every blob key a payload names, at any depth (a file's ref, its page images,
+    a link's screenshots, the figures of a pushed document)."""
+    found: set[str] = set()
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            if len(node) == 71 and _BLOB_KEY.match(node):
+                found.add(node)
+        elif isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return found
+
+
+@REGISTRY.operation(
+    "card_blob",
+    "One stored blob a card names (its file, page images, screenshots, or a figure of its "
+    "document), by its content key: mime (read from the bytes), size and the bytes in "
+    "base64. Only keys the card's payload names are served, so a share link reaches its "
+    "own board's blobs alone. data false checks access and presence without the bytes. "
+    "Over HTTP, GET /api/v1/cards/{id}/blobs/{key} serves the bytes with an ETag and "
+    "year-long immutable caching (the key is the hash of the content).",
+    {
+        "required": ["id", "key"],
+        "properties": {
+            "id": ID,
+            "key": {"type": "string", "pattern": _BLOB_KEY.pattern, "description": "sha256:<hex>"},
+            "data": {"type": "boolean", "description": "send the bytes (default true)"},
+        },
+        "additionalProperties": False,
+    },
+    board=lambda tx, call: card_board(tx, call.workspace_id, call.params["id"]),
+    share=("view", "annotate"),
+)
+def card_blob(call: Call) -> dict[str, Any]:
+    card = call.tx.card(call.params["id"])
+    assert card is not None  # the road found its board
+    key = call.params["key"]
+    # A key the card does not name is unknown here even when stored: a reader reaches
+    # a blob only through a card they may read. A hash is not a credential on its own
+    # (it is known only to someone who could see the content behind it).
+    present = key in blob_keys(card.payload)
+    if present and not call.params.get("data", True):
+        present = call.tx.blobs.has(key)
+        data = None
+    else:
+        data = call.tx.blobs.get(key) if present else None
+        present = data is not None
+    if not present:
+        raise ServiceError(
+            404, "unknown_blob", f"card {card.id} names no stored blob {key}", id=card.id, key=key
+        )
+    out: dict[str, Any] = {"id": card.id, "key": key}
+    if data is not None:
+        declared = card.payload.get("mime") if card.payload.get("ref") == key else None
+        mime = sniff_mime(data) or (declared if isinstance(declared, str) and declared else OCTET)
+        out.update(mime=mime, size=len(data), data=base64.b64encode(data).decode("ascii"))
+    return out

@@ -16,10 +16,15 @@ has no count, like any file pypdf cannot read.
 
 from __future__ import annotations
 
+import importlib.util
+import math
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+
+import attrs
 
 from layoutkit.errors import EngineError
 from layoutkit.limits import PDF_BYTES, PDF_OBJECTS, PDF_PAGES, PDF_SECONDS, LimitExceeded
@@ -131,3 +136,100 @@ def _read_line(proc: subprocess.Popen[bytes], seconds: float) -> str | None:
                 return None
             buf += chunk
     return buf.decode("ascii", "replace").strip()
+
+
+# ------------------------------------------------------------------ page images
+
+RASTER_WORKER = Path(__file__).resolve().parent.parent / "_pdf_raster_worker.py"
+#: Pages rasterised per PDF (the contract's cap on a PDF's page images).
+PAGE_IMAGES = 24
+#: Pixels on a page's longest side: an A4 page at 1200 px keeps 9 pt text readable.
+PAGE_PX = 1200
+#: Wall-clock seconds for one PDF's pages (the child is killed past them; the pages it
+#: finished are kept); its CPU limit is the same.
+RASTER_SECONDS = 30
+#: Address space of the rasterising process: pdfium, Pillow and one page's bitmap.
+RASTER_MEMORY = 1024 * 1024 * 1024
+#: One PDF rasterised at a time per process: each takes a core while it runs.
+_RASTER_TURNS = threading.BoundedSemaphore(1)
+
+
+@attrs.frozen
+class PageImage:
+    """One rasterised page: its encoded bytes (PNG, or JPEG for a photo) and size."""
+
+    data: bytes
+    width: int
+    height: int
+
+
+@attrs.frozen
+class Raster:
+    """What rasterising a PDF gave: its first pages, its page count, and why it stopped
+    short (``error``: unreadable, or out of time) when it did."""
+
+    pages: tuple[PageImage, ...]
+    count: int | None
+    error: str | None = None
+
+
+def can_rasterise() -> bool:
+    """Whether this install can rasterise PDFs (pypdfium2 is importable)."""
+    return importlib.util.find_spec("pypdfium2") is not None
+
+
+def rasterise(
+    data: bytes,
+    *,
+    pages: int = PAGE_IMAGES,
+    longest: int = PAGE_PX,
+    seconds: float = RASTER_SECONDS,
+    memory: int = RASTER_MEMORY,
+) -> Raster:
+    """The first ``pages`` pages of PDF ``data`` as images, drawn by pdfium in a child
+    process under a time and an address-space cap (one PDF at a time)."""
+    if not is_pdf(data):
+        return Raster((), None, "not a PDF")
+    args = [str(memory), str(max(1, math.ceil(seconds))), str(pages), str(longest)]
+    with _RASTER_TURNS:
+        # -I: nothing of the server (nor the environment's PYTHONPATH) enters the child.
+        proc = subprocess.Popen(
+            [sys.executable, "-I", str(RASTER_WORKER), *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        late = False
+        try:
+            out, _ = proc.communicate(data, timeout=seconds + STARTUP_SECONDS)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, _ = proc.communicate()  # what it wrote before it was killed
+            late = True
+    return _read_frames(out, late, proc.returncode, seconds)
+
+
+def _read_frames(out: bytes, late: bool, status: int | None, seconds: float) -> Raster:
+    found: list[PageImage] = []
+    count: int | None = None
+    error: str | None = None
+    at = 0
+    while at + 9 <= len(out):
+        letter, size = out[at : at + 1], int.from_bytes(out[at + 1 : at + 9], "big")
+        body = out[at + 9 : at + 9 + size]
+        if len(body) < size:
+            break  # cut off mid-frame when the child was killed
+        at += 9 + size
+        if letter == b"N" and body.isdigit():
+            count = int(body)
+        elif letter == b"P" and size > 8:
+            w, h = int.from_bytes(body[:4], "big"), int.from_bytes(body[4:8], "big")
+            found.append(PageImage(body[8:], w, h))
+        elif letter == b"X":
+            error = body.decode("utf-8", "replace") or "unreadable PDF"
+    if late:
+        error = f"rasterising took over {seconds:g} s; {len(found)} pages kept"
+    elif error is None and (count is None or len(found) < min(count, PAGE_IMAGES)):
+        # The child died (its memory or CPU cap) before it said why.
+        error = f"the PDF could not be rasterised (the rasteriser stopped, status {status})"
+    return Raster(tuple(found), count, error)

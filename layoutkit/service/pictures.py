@@ -64,9 +64,45 @@ def read_picture(
     out["board"]["meta"] = {k: v for k, v in board.meta.items() if k != "createdWith"}
     out["cards"] = shown
     out["edges"] = [edge_view(e) for e in edges if e.from_card in cards and e.to_card in cards]
-    if faces:  # SVG pictures show stored screenshots; PNG pictures draw no images
-        links.inline_shots(tx, out)
+    # Stored link screenshots travel inline: an SVG shows them, a PNG pastes their pixels
+    # (a glance picture's payloads hold no shots, so it reads none).
+    links.inline_shots(tx, out)
     return out, stale, {c.id: c.rev for c in cards.values()}
+
+
+#: Blob bytes one PNG picture reads for the pictures on its faces; past it the rest
+#: keep their placeholders (a board of hundreds of photos is drawn, just not all
+#: of them as pixels).
+IMAGE_BYTES = 64 * 1024 * 1024
+
+
+def read_images(
+    tx: Tx,
+    cards: list[dict[str, Any]],
+    budget: int = IMAGE_BYTES,
+    pool: dict[str, bytes] | None = None,
+) -> dict[str, bytes]:
+    """The blob bytes the faces of ``cards`` show as pictures (a PNG has no browser to
+    fetch them), by key, in drawing order. ``pool`` holds blobs already read for the
+    same answer (taken from it at no cost, and added to); ``budget`` bounds the bytes
+    in the pool, so the pictures of one answer (an overview and its tiles) hold at
+    most that much however many of them there are."""
+    pool = {} if pool is None else pool
+    total = sum(map(len, pool.values()))
+    out: dict[str, bytes] = {}
+    for card in cards:
+        for key in sorted(render.image_keys(str(card.get("kind") or ""), card.get("payload"))):
+            if key in out:
+                continue
+            data = pool.get(key)
+            if data is None:
+                data = tx.blobs.get(key)
+                if data is None or total + len(data) > budget:
+                    continue
+                pool[key] = data
+                total += len(data)
+            out[key] = data
+    return out
 
 
 def _cards(

@@ -57,20 +57,29 @@ ParamsValidator = validators.extend(
 #: ``text`` string beside it (a sheet's text block) is shown as text of its own.
 IMAGE_FIELD = "image"
 TEXT_FIELD = "text"
+#: Further pictures of a result (a board's tiles), each shaped like :data:`IMAGE_FIELD`.
+TILES_FIELD = "tiles"
 
 
-def split_image(result: dict[str, Any]) -> tuple[dict[str, str] | None, str | None, dict[str, Any]]:
-    """``(image, text, rest)`` of a result that carries a picture under :data:`IMAGE_FIELD`:
-    ``rest`` is the result without the text block and without the picture's data (its
-    ``mime`` stays). ``(None, None, result)`` for any other result."""
+def _is_picture(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("mime"), str)
+        and value["mime"].startswith("image/")
+        and isinstance(value.get("data"), str)
+    )
+
+
+def split_image(
+    result: dict[str, Any],
+) -> tuple[list[dict[str, Any]], str | None, dict[str, Any]]:
+    """``(pictures, text, rest)`` of a result that carries a picture under
+    :data:`IMAGE_FIELD` (and perhaps more under :data:`TILES_FIELD`): ``rest`` is the
+    result without the text block and without the pictures' data (the rest of each
+    picture's fields stay). ``([], None, result)`` for any other result."""
     image = result.get(IMAGE_FIELD)
-    if not (
-        isinstance(image, dict)
-        and isinstance(image.get("mime"), str)
-        and image["mime"].startswith("image/")
-        and isinstance(image.get("data"), str)
-    ):
-        return None, None, result
+    if not _is_picture(image):
+        return [], None, result
     text = result.get(TEXT_FIELD)
     text = text if isinstance(text, str) else None
     rest = {
@@ -79,7 +88,12 @@ def split_image(result: dict[str, Any]) -> tuple[dict[str, str] | None, str | No
         if k != IMAGE_FIELD and not (k == TEXT_FIELD and text is not None)
     }
     rest[IMAGE_FIELD] = {k: v for k, v in image.items() if k != "data"}
-    return image, text, rest
+    found = [image]
+    tiles = result.get(TILES_FIELD)
+    if isinstance(tiles, list) and all(_is_picture(t) for t in tiles):
+        found += tiles
+        rest[TILES_FIELD] = [{k: v for k, v in t.items() if k != "data"} for t in tiles]
+    return found, text, rest
 
 
 REQUEST_KEY: dict[str, Any] = {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from layoutkit import render
 from layoutkit.elements.vocab import FRAME_KINDS
 from layoutkit.errors import ServiceError, did_you_mean
 from layoutkit.folding import fold
@@ -17,7 +18,7 @@ from layoutkit.service._common import (
     question_view,
 )
 from layoutkit.service.annotation_views import OPEN_STATES, annotation_view
-from layoutkit.service.files import file_url
+from layoutkit.service.files import file_url, is_blob_key
 from layoutkit.service.generic import kind_handler
 from layoutkit.service.registry import REGISTRY
 from layoutkit.service.workspace import Call
@@ -86,6 +87,26 @@ def _image_file(card: CardRecord) -> str | None:
     return None
 
 
+def _picture_urls(card: CardRecord, view: dict[str, Any]) -> None:
+    """The image URLs of a card: its stored picture (``image``) and a PDF's page images
+    (``pageImages``), each at the blob route, which checks the reader's access."""
+    p = card.payload
+    ref = p.get("ref")
+    base = render.card_blob_base(card.id)
+    mime = p.get("mime")
+    if (
+        card.kind in ("media", "figure")
+        and is_blob_key(ref)
+        and (not isinstance(mime, str) or mime.startswith("image/"))
+    ):
+        view["image"] = base + ref
+    pages = p.get("pageImages") if card.kind == "file" else None
+    if isinstance(pages, list):
+        urls = [base + i["ref"] for i in pages if isinstance(i, dict) and is_blob_key(i.get("ref"))]
+        if urls:
+            view["pageImages"] = urls
+
+
 def _flow_chains(cards: dict[int, CardRecord], edges: list[Any]) -> list[list[int]]:
     """Runs of cards joined by plain flow arrows (wires without rel), start to end."""
     nxt: dict[int, int] = {}
@@ -131,6 +152,7 @@ def _shape_card(
     if url is not None and card.kind == "file":
         # The contract: file cards carry their document URL under artifact.
         view["artifact"] = url
+    _picture_urls(card, view)
     if card.kind in _IMAGE_KINDS:
         devices, dups = marks
         width = card.payload.get("natW")
@@ -152,8 +174,10 @@ def _shape_card(
     "scrape_board",
     "Read a board back: every card as {id, kind, payload, x, y, w, h, layer, version, "
     "parent, section}, wires, notes, flow chains, the questions digest, sections and "
-    "journeys, and lanes on run boards. section isolates one section; diff pairs the "
-    "cards of two sections; pages preview (default) or full.",
+    "journeys, and lanes on run boards. A stored picture's card adds image (its URL); a "
+    "file card adds artifact (its document URL) and, for a PDF, pageImages (the URLs of "
+    "its rasterised pages). section isolates one section; diff pairs the cards of two "
+    "sections; pages preview (default) or full.",
     {
         "required": ["board"],
         "properties": {

@@ -33,6 +33,7 @@ from PIL import Image
 
 from layoutkit.errors import ServiceError
 from layoutkit.limits import IMAGE_PIXELS, LimitExceeded, check_limit
+from layoutkit.service import page_images
 from layoutkit.service._common import SLUG
 from layoutkit.service.content_prep import prepare_card
 from layoutkit.service.pdf_pages import pdf_page_counts
@@ -271,6 +272,15 @@ def upload_files(call: Call) -> dict[str, Any]:
         }
         for f, ref, card, placed in zip(files, refs, cards, receipt["cards"], strict=True)
     ]
+    page_images.schedule(
+        call,
+        board,
+        [
+            (placed["id"], ref)
+            for ref, card, placed in zip(refs, cards, receipt["cards"], strict=True)
+            if card["kind"] == "file" and card["payload"]["mime"] == PDF_MIME
+        ],
+    )
     tx.record_event(
         "board.upload",
         call.principal.label,

@@ -1,18 +1,20 @@
-"""Read-only views of stored content: board pictures, card refresh, page re-render."""
+"""Read-only views of stored content: board pictures and card refresh."""
 
 from __future__ import annotations
 
 import base64
 import functools
 import hashlib
+import math
 from typing import Any
 
 from layoutkit import diagram, render
+from layoutkit.elements.vocab import FRAME_KINDS
 from layoutkit.errors import ServiceError
 from layoutkit.service import offload, pictures
 from layoutkit.service._common import ID, SLUG, card_board
 from layoutkit.service.content_prep import Outcome, attempt
-from layoutkit.service.registry import REGISTRY
+from layoutkit.service.registry import REGISTRY, TEXT_FIELD
 from layoutkit.service.workspace import Call
 from layoutkit.storage import CardRecord, Tx
 
@@ -34,13 +36,40 @@ _REGION = {
 }
 
 
+#: Longest side, in PNG pixels, of a picture that comes back whole; a larger one comes
+#: back as an overview of that size plus tiles.
+PICTURE_MAX = 1600
+#: Side of a tile, in PNG pixels (vision models read about this much at full detail).
+TILE_PX = 1200
+#: Tiles drawn in one answer; the regions of further tiles are listed for later calls.
+MAX_TILES = 12
+#: Regions of further tiles listed at most.
+MAX_LISTED = 48
+#: Scale of tiles when the caller names none: a card's text at the size it was set.
+READABLE_SCALE = 1.0
+#: A picture drawn smaller than this shows 14 px text under 7 px, which no one reads:
+#: without a scale of the caller's, tiles come with it.
+LEGIBLE_SCALE = 0.5
+#: Board pixels around the cards that tiles cover (the margin a picture has).
+TILE_MARGIN = 24.0
+
+Box = tuple[float, float, float, float]
+
+
 @REGISTRY.operation(
     "render_board",
-    "Draw a board (or one section of it, or one region of it) as SVG text or PNG (base64, "
-    "longest side at most 1600 px): frames with titles, wires, and every card's face. "
-    "cards counts the cards drawn, total those on the board; extent is the box around the "
-    "whole board's cards, so a viewer can size its canvas and ask for the region in view; stamp changes whenever the board does, so a viewer can "
-    "poll it cheaply with board_stamp.",
+    "Draw a board (or one section of it, or one region of it) as SVG text or PNG: frames "
+    "with titles, wires, and every card's face, pictures included. Agents: ask for format "
+    "png, which comes back as image content (image: {mime, data, width, height, scale}). "
+    "scale is PNG pixels per board pixel (1 shows card text at its real size); without it "
+    "the picture fits 1600 px. A picture over 1600 px, or one that fitting would make "
+    "unreadable (under scale 0.5), comes back as an overview plus readable tiles: "
+    "1200 x 1200 px each at the scale asked (default 1), over the cards' extent in reading "
+    "order, only where cards are, at most 12 drawn (tiles[] with their board regions); "
+    "further tiles are listed in moreTiles for later calls with region and scale. cards "
+    "counts the cards drawn, total those on the board; extent is the box around the whole "
+    "board's cards, so a viewer can size its canvas and ask for the region in view; stamp "
+    "changes whenever the board does, so a viewer can poll it cheaply with board_stamp.",
     {
         "required": ["board"],
         "properties": {
@@ -48,6 +77,12 @@ _REGION = {
             "format": {"enum": ["svg", "png"]},
             "section": {"type": "string", "minLength": 1},
             "region": _REGION,
+            "scale": {
+                "type": "number",
+                "minimum": 0.05,
+                "maximum": 4,
+                "description": "PNG pixels per board pixel (png only); 1 reads like the board",
+            },
         },
         "additionalProperties": False,
     },
@@ -62,21 +97,23 @@ def render_board(call: Call) -> dict[str, Any]:
         raise ServiceError(
             400, "exclusive_params", "send section or region, not both", field="region"
         )
+    fmt = p.get("format", "svg")
+    if "scale" in p and fmt != "png":
+        raise ServiceError(
+            400, "scale_needs_png", "scale sets the pixels of a PNG: send format png", field="scale"
+        )
     region = p.get("region")
     window = (region["x"], region["y"], region["w"], region["h"]) if region else None
-    fmt = p.get("format", "svg")
     picture, stale, revs = pictures.read_picture(
         tx,
         board,
         section=p.get("section"),
-        region=None
-        if window is None
-        else (window[0], window[1], window[0] + window[2], window[1] + window[3]),
+        region=None if window is None else _corners(window),
         faces=fmt == "svg",
         warm=call.workspace.pictures,
     )
     extent = tx.card_extent(board.id)
-    return {
+    read: dict[str, Any] = {
         "board": p["board"],
         "format": fmt,
         "total": tx.count_cards(board.id),
@@ -93,18 +130,104 @@ def render_board(call: Call) -> dict[str, Any]:
             "h": extent[3] - extent[1],
         },
     }
+    if fmt == "png":
+        pool: dict[str, bytes] = {}  # every picture of the answer, within one budget
+        picture["images"] = pictures.read_images(tx, picture["cards"], pool=pool)
+        read.update(_plan_tiles(tx, board, picture, window, p.get("scale"), pool))
+    return read
+
+
+def _corners(window: Box) -> Box:
+    return window[0], window[1], window[0] + window[2], window[1] + window[3]
+
+
+def _plan_tiles(
+    tx: Tx,
+    board: Any,
+    picture: dict[str, Any],
+    window: Box | None,
+    scale: float | None,
+    pool: dict[str, bytes],
+) -> dict[str, Any]:
+    """How a PNG is drawn: whole at one scale, or an overview plus tiles, whose pictures
+    are read here (the transaction is still open)."""
+    width, height = render.picture_size(picture, window)
+    fit = min(1.0, PICTURE_MAX / max(width, height, 1.0))
+    whole = scale if scale is not None else fit
+    if max(width, height) * whole <= PICTURE_MAX + 0.5 and (
+        scale is not None or fit >= LEGIBLE_SCALE
+    ):
+        return {"scale": whole, "tiling": None}
+    tile_scale = scale if scale is not None else READABLE_SCALE
+    regions = _tile_regions(picture, window, tile_scale)
+    drawn = []
+    for tile in regions[:MAX_TILES]:
+        tile_picture, _, _ = pictures.read_picture(tx, board, region=_corners(tile), faces=False)
+        tile_picture["images"] = pictures.read_images(tx, tile_picture["cards"], pool=pool)
+        drawn.append((tile, tile_picture))
+    return {
+        "scale": fit,
+        "tiling": {"scale": tile_scale, "drawn": drawn, "more": regions[MAX_TILES:]},
+    }
+
+
+def _tile_regions(picture: dict[str, Any], window: Box | None, scale: float) -> list[Box]:
+    """Square tiles of :data:`TILE_PX` pixels at ``scale`` over the cards (or ``window``),
+    in reading order, keeping those some card (not a frame alone) reaches into."""
+    cards = [c for c in picture["cards"] if c.get("kind") not in FRAME_KINDS] or picture["cards"]
+    if window is not None:
+        x0, y0, x1, y1 = _corners(window)
+    elif cards:
+        x0 = min(c["x"] for c in cards) - TILE_MARGIN
+        y0 = min(c["y"] for c in cards) - TILE_MARGIN
+        x1 = max(c["x"] + c["w"] for c in cards) + TILE_MARGIN
+        y1 = max(c["y"] + c["h"] for c in cards) + TILE_MARGIN
+    else:
+        return []
+    side = TILE_PX / scale
+    cols, rows = math.ceil((x1 - x0) / side), math.ceil((y1 - y0) / side)
+    reached: set[tuple[int, int]] = set()
+    for c in cards:
+        c0 = max(int((c["x"] - x0) // side), 0)
+        c1 = min(int((c["x"] + c["w"] - x0) // side), cols - 1)
+        r0 = max(int((c["y"] - y0) // side), 0)
+        r1 = min(int((c["y"] + c["h"] - y0) // side), rows - 1)
+        reached.update((r, k) for r in range(r0, r1 + 1) for k in range(c0, c1 + 1))
+    return [
+        (x0 + k * side, y0 + r * side, min(side, x1 - x0 - k * side), min(side, y1 - y0 - r * side))
+        for r, k in sorted(reached)
+    ]
+
+
+def _png_size(png: bytes) -> tuple[int, int]:
+    return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+
+
+def _region_view(box: Box) -> dict[str, float]:
+    return {
+        "x": round(box[0], 1),
+        "y": round(box[1], 1),
+        "w": round(box[2], 1),
+        "h": round(box[3], 1),
+    }
+
+
+def _png_image(png: bytes, scale: float, region: Box | None) -> dict[str, Any]:
+    width, height = _png_size(png)
+    out: dict[str, Any] = {
+        "mime": "image/png",
+        "data": base64.b64encode(png).decode("ascii"),
+        "width": width,
+        "height": height,
+        "scale": round(scale, 4),
+    }
+    if region is not None:
+        out["region"] = _region_view(region)
+    return out
 
 
 def _draw(call: Call, read: dict[str, Any]) -> dict[str, Any]:
     picture, fmt = read["picture"], read["format"]
-    # Drawing a large board is long CPU work: in a worker process when the server runs them.
-    if fmt == "svg":
-        drawing = functools.partial(render.board_svg, region=read["window"], stored=read["stale"])
-        done = offload.run(drawing, picture)
-        out: str | bytes = done.svg
-        pictures.keep_faces(call.workspace, done.faces, read["revs"])
-    else:
-        out = offload.run(functools.partial(render.render_board, format=fmt), picture)
     result: dict[str, Any] = {
         "board": read["board"],
         "format": fmt,
@@ -112,11 +235,60 @@ def _draw(call: Call, read: dict[str, Any]) -> dict[str, Any]:
         "total": read["total"],
         "extent": read["extent"],
     }
+    # Drawing a large board is long CPU work: in a worker process when the server runs them.
     if fmt == "svg":
-        result["svg"] = out
-    else:
-        result["png"] = base64.b64encode(out).decode("ascii")  # type: ignore[arg-type]
+        drawing = functools.partial(render.board_svg, region=read["window"], stored=read["stale"])
+        done = offload.run(drawing, picture)
+        pictures.keep_faces(call.workspace, done.faces, read["revs"])
+        result["svg"] = done.svg
+        return result
+    tiling = read["tiling"]
+    window = read["window"]
+    # The picture's own scale when a caller's fits; a fitted overview otherwise.
+    scale = read["scale"] if tiling is None and "scale" in call.params else None
+    drawing = functools.partial(render.render_board, format="png", region=window, scale=scale)
+    png = offload.run(drawing, picture)
+    assert isinstance(png, bytes)
+    result["image"] = _png_image(png, read["scale"], window)
+    if tiling is None:
+        return result
+    tiles = []
+    for box, tile_picture in tiling["drawn"]:
+        tile = functools.partial(
+            render.render_board, format="png", region=box, scale=tiling["scale"]
+        )
+        drawn = offload.run(tile, tile_picture)
+        assert isinstance(drawn, bytes)
+        tiles.append(_png_image(drawn, tiling["scale"], box))
+    result["tiles"] = tiles
+    more = tiling["more"]
+    result["tilesTotal"] = len(tiles) + len(more)
+    if more:
+        result["moreTiles"] = [_region_view(b) for b in more[:MAX_LISTED]]
+    result[TEXT_FIELD] = _tiles_text(result, tiling["scale"])
     return result
+
+
+def _tiles_text(result: dict[str, Any], scale: float) -> str:
+    """What an agent reads beside the pictures: which board region each tile shows."""
+    image = result["image"]
+    lines = [
+        f"Board {result['board']}: {result['cards']} cards drawn of {result['total']}. "
+        f"Image 1 is an overview ({image['width']} x {image['height']} px, scale "
+        f"{image['scale']:g}); the next {len(result['tiles'])} are tiles at scale {scale:g} "
+        "(board region x, y, w, h), in reading order:"
+    ]
+    for i, tile in enumerate(result["tiles"], start=2):
+        r = tile["region"]
+        lines.append(f"  image {i}: x {r['x']:g}, y {r['y']:g}, w {r['w']:g}, h {r['h']:g}")
+    more = result.get("moreTiles") or []
+    if more:
+        lines.append(
+            f"{result['tilesTotal'] - len(result['tiles'])} more tiles are not drawn; ask for "
+            f"one with render_board {{board, format: png, region, scale: {scale:g}}} using a "
+            "region from moreTiles."
+        )
+    return "\n".join(lines)
 
 
 @REGISTRY.operation(
@@ -177,15 +349,3 @@ def refresh_card(call: Call) -> dict[str, Any]:
         laid = offload.run(diagram.lay_out, card.payload)
     (updated,) = tx.update_cards([{"id": card.id, "payload": laid}])
     return {"id": updated.id, "version": updated.version, "metrics": laid.get("metrics", {})}
-
-
-@REGISTRY.operation(
-    "render_pages",
-    "Re-render a page card's page images. Needs a capture sidecar; without one it answers "
-    "501 (do not retry).",
-    {"required": ["id"], "properties": {"id": ID}, "additionalProperties": False},
-)
-def render_pages(call: Call) -> dict[str, Any]:
-    raise ServiceError(
-        501, "no_capture_sidecar", "page images need a capture sidecar; none is configured"
-    )

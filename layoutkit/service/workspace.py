@@ -184,6 +184,13 @@ class Workspace:
         links.queue(self, cards)
         return len(cards)
 
+    def resume_pages(self) -> int:
+        """Rasterise again every uploaded PDF whose page images never landed (a server
+        stopped first); the number queued. Servers call it when they start."""
+        from layoutkit.service import page_images
+
+        return page_images.resume(self)
+
     def background_write(self, board_id: int, work: Callable[[Tx, BoardRecord], T]) -> T | None:
         """Run ``work`` in one short write transaction with board ``board_id`` locked,
         as a background job lands its result; None when the board is gone.

@@ -119,10 +119,11 @@ def test_named_routes_compose_and_search(api: Api) -> None:
     assert resolved["verdict"] == "exact"
 
 
-def test_pages_route_is_501_without_a_capture_sidecar(api: Api) -> None:
-    res = api.client.post("/api/v1/cards/1/pages", json={})
-    assert res.status_code == 501
-    assert res.json()["code"] == "no_capture_sidecar"
+def test_pages_route_names_an_unknown_card(api: Api) -> None:
+    # Re-rendering works (tests/adapters/test_pdf_pages_http.py); a card that is not there is 404.
+    res = api.client.post("/api/v1/cards/999999/pages", json={})
+    assert res.status_code == 404
+    assert res.json()["code"] == "unknown_card"
 
 
 def test_openapi_document_lists_every_operation(api: Api) -> None:

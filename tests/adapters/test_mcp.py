@@ -56,3 +56,32 @@ def test_structured_result_and_coded_error() -> None:
     assert bad.structured_content["code"] == "unknown_topic"
     assert unknown.is_error is True
     assert unknown.structured_content["code"] == "unknown_operation"
+
+
+def test_render_board_comes_back_as_image_content_with_readable_tiles() -> None:
+    notes = [{"kind": "note", "payload": {"md": f"Note {i}: read me"}} for i in range(60)]
+
+    async def script(session: ClientSession):  # type: ignore[no-untyped-def]
+        await session.call_tool("create", {"kind": "board", "slug": "seen"})
+        await session.call_tool("compose_board", {"board": "seen", "cards": notes})
+        small = await session.call_tool(
+            "render_board",
+            {"board": "seen", "format": "png", "region": {"x": 0, "y": 0, "w": 600, "h": 400}},
+        )
+        large = await session.call_tool(
+            "render_board", {"board": "seen", "format": "png", "scale": 1.5}
+        )
+        return small, large
+
+    small, large = _run(script)
+    assert not small.is_error and not large.is_error
+    assert [c.type for c in small.content] == ["image", "text"]
+    assert small.content[0].mime_type == "image/png"
+    kinds = [c.type for c in large.content]
+    tiles = large.structured_content["tiles"]
+    # The overview, the text mapping each tile to its board region, the tiles, the JSON.
+    assert kinds == ["image", "text", *["image"] * len(tiles), "text"] and len(tiles) > 1
+    assert "image 2: x" in large.content[1].text
+    assert "data" not in large.structured_content["image"]
+    assert all("data" not in t and t["scale"] == 1.5 for t in tiles)
+    assert '"data"' not in large.content[-1].text  # no picture bytes in the JSON text

@@ -13,11 +13,14 @@ def test_exported_names() -> None:
         "GLANCE_KEYS",
         "TextLine",
         "board_svg",
+        "card_blob_base",
         "card_faces",
         "card_png_size",
         "card_text_lines",
         "code_digest",
         "face_key",
+        "image_keys",
+        "picture_size",
         "png_glances",
         "render_board",
         "render_card",
@@ -31,7 +34,8 @@ def test_signatures() -> None:
     )
     assert str(inspect.signature(render.render_board)) == (
         "(board: 'dict', *, format: 'str' = 'svg', "
-        "region: 'tuple[float, float, float, float] | None' = None) -> 'str | bytes'"
+        "region: 'tuple[float, float, float, float] | None' = None, "
+        "scale: 'float | None' = None) -> 'str | bytes'"
     )
     assert str(inspect.signature(render.render_card)) == (
         "(card: 'dict', *, format: 'str' = 'svg', max_dim: 'int' = 1600) -> 'str | bytes'"

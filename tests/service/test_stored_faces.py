@@ -195,7 +195,7 @@ def test_a_png_draws_its_faces_itself(pair: tuple[Workspace, Workspace], drawn: 
     _render(one)
     FACES.clear()
     drawn.clear()
-    png = one.call("render_board", {"board": "faces", "format": "png"})["png"]
+    png = one.call("render_board", {"board": "faces", "format": "png"})["image"]["data"]
     assert png and len(drawn) == 6
 
 
@@ -257,7 +257,7 @@ def test_a_board_drawn_as_glances_reads_only_what_glances_show(any_ws: Workspace
                 for i in range(40)
             ],
         )
-    picture = any_ws.call("render_board", {"board": "wide", "format": "png"})["png"]
+    picture = any_ws.call("render_board", {"board": "wide", "format": "png"})["image"]["data"]
     with any_ws.store.read() as tx:
         board = tx.board_by_slug(any_ws.workspace_id, "wide")
         assert board is not None

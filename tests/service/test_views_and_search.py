@@ -31,7 +31,9 @@ def board(ws: Workspace) -> Workspace:
 def test_render_board_svg_and_png(board: Workspace) -> None:
     svg = board.call("render_board", {"board": "v"})
     assert svg["format"] == "svg" and svg["svg"].startswith("<svg") and svg["cards"] == 2
-    png = base64.b64decode(board.call("render_board", {"board": "v", "format": "png"})["png"])
+    png = base64.b64decode(
+        board.call("render_board", {"board": "v", "format": "png"})["image"]["data"]
+    )
     assert png.startswith(b"\x89PNG")
 
 
@@ -59,10 +61,10 @@ def test_refresh_card_relays_a_diagram(board: Workspace) -> None:
     assert exc.value.status == 404
 
 
-def test_render_pages_needs_a_capture_sidecar(board: Workspace) -> None:
+def test_render_pages_needs_a_pdf_card(board: Workspace) -> None:
     with pytest.raises(ServiceError) as exc:
         board.call("render_pages", {"id": 1})
-    assert (exc.value.status, exc.value.code) == (501, "no_capture_sidecar")
+    assert (exc.value.status, exc.value.code) == (400, "not_a_pdf")
 
 
 def test_search_folds_case_and_diacritics(board: Workspace) -> None:

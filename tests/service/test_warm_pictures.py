@@ -34,7 +34,9 @@ def _wide_board(ws: Workspace, slug: str = "wide") -> dict[str, int]:
 
 
 def _png(ws: Workspace, slug: str = "wide") -> bytes:
-    return base64.b64decode(ws.call("render_board", {"board": slug, "format": "png"})["png"])
+    return base64.b64decode(
+        ws.call("render_board", {"board": slug, "format": "png"})["image"]["data"]
+    )
 
 
 def _fresh_png(store_url: str, name: str) -> bytes:

@@ -1,0 +1,236 @@
+"""Pictures on faces: which image a face shows, its address in an SVG, its pixels in a PNG.
+
+A face names an image either by URL (``src``: ``https:``, a relative path, or
+a raster ``data:`` URL) or by a stored blob (``ref``: ``sha256:<hex>``). A
+face is drawn at the origin and kept by a key of its kind, payload and size,
+never of the card it belongs to, so a blob cannot be linked by the card's
+own address while the face is drawn. The face writes :data:`BLOB_MARK` in its
+place and the SVG writer puts the card's id into it when it places the face
+(:func:`card_blob_base`): the blob route checks access by that card.
+
+A PNG has no browser to fetch anything: the caller hands the blob bytes in
+(``images``, blob key → bytes) and :class:`Pixels` decodes each once into a
+bounded cache. An image that is missing or cannot be decoded is drawn as a
+placeholder that says so; drawing never fails on one.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import re
+import threading
+import warnings
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
+
+from PIL import Image as PILImage
+
+from layoutkit.render._safe import safe_url
+
+#: Where a face's blob image will be served: the writer replaces ``{card}``.
+BLOB_MARK = "/api/v1/cards/{card}/blobs/"
+_KEY = re.compile(r"^sha256:[0-9a-f]{64}$")
+#: Decoded pictures are kept at most this long on their longest side: a board
+#: picture draws a card at its board size (cards are at most a few thousand
+#: pixels), and a 40-megapixel photo would otherwise hold 160 MB.
+DECODE_MAX = 2048
+
+Fit = Literal["cover", "contain"]
+
+
+def is_blob_key(value: Any) -> bool:
+    return isinstance(value, str) and bool(_KEY.match(value))
+
+
+def blob_href(key: str) -> str:
+    """The address a face writes for blob ``key`` (completed when the face is placed)."""
+    return BLOB_MARK + key
+
+
+def card_blob_base(card_id: Any) -> str:
+    """The blob route of card ``card_id``: what :data:`BLOB_MARK` becomes."""
+    return BLOB_MARK.replace("{card}", str(card_id))
+
+
+def place_blobs(svg: str, card_id: Any) -> str:
+    """``svg`` (a face's text) with its blob addresses made the card's own."""
+    return svg.replace(BLOB_MARK, card_blob_base(card_id)) if BLOB_MARK in svg else svg
+
+
+def image_href(item: Mapping[str, Any]) -> str | None:
+    """The address of the picture a figure, gallery item or media card shows: its blob
+    (``ref``) or its safe ``src``; None when it names neither (a ``shot`` outside its
+    set, an unresolved upload name, an unsafe URL)."""
+    ref = item.get("ref")
+    if is_blob_key(ref):
+        return blob_href(ref)
+    src = item.get("src")
+    return src if isinstance(src, str) and safe_url(src, image=True) else None
+
+
+def page_image_key(payload: Mapping[str, Any]) -> str | None:
+    """The blob key of a PDF card's first rasterised page, if it has one."""
+    pages = payload.get("pageImages")
+    first = pages[0] if isinstance(pages, list) and pages else None
+    ref = first.get("ref") if isinstance(first, dict) else first
+    return ref if is_blob_key(ref) else None
+
+
+def image_keys(kind: str, payload: Any) -> set[str]:
+    """The blob keys a face of ``kind`` with ``payload`` draws as pictures: what a
+    caller hands a PNG in ``images``. A PDF's own bytes are never among them."""
+    p = payload if isinstance(payload, dict) else {}
+    found: set[str] = set()
+    first_page = page_image_key(p)
+    if first_page:
+        found.add(first_page)
+    stack: list[Any] = [p]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+            continue
+        if not isinstance(node, dict):
+            continue
+        mime = node.get("mime")
+        if is_blob_key(node.get("ref")) and (
+            not isinstance(mime, str) or not mime or mime.startswith("image/")
+        ):
+            found.add(node["ref"])
+        stack.extend(v for k, v in node.items() if k not in ("pageImages", "shots"))
+    if (
+        kind == "file"
+        and p.get("ref") in found
+        and not str(p.get("mime") or "").startswith("image/")
+    ):
+        found.discard(p["ref"])
+    return found
+
+
+def source_key(href: str) -> str | None:
+    """The cache key of the pixels behind ``href``: the blob key, or a digest of a
+    ``data:`` URL; None for an address a PNG cannot read (no I/O here)."""
+    if href.startswith(BLOB_MARK):
+        key = href[len(BLOB_MARK) :]
+        return key if is_blob_key(key) else None
+    if href.startswith("data:image/"):
+        return "data:" + hashlib.blake2b(href.encode(), digest_size=16).hexdigest()
+    return None
+
+
+def _decode(data: bytes) -> PILImage.Image | None:
+    try:
+        with warnings.catch_warnings():
+            # Bombs are refused at upload; anything past Pillow's own cap still errors.
+            warnings.simplefilter("ignore", PILImage.DecompressionBombWarning)
+            img = PILImage.open(io.BytesIO(data))
+            # JPEG decodes straight at a fraction of its size when that is enough.
+            img.draft("RGB", (DECODE_MAX, DECODE_MAX))
+            img.load()
+        img.thumbnail((DECODE_MAX, DECODE_MAX))
+        if img.mode not in ("RGB", "RGBA"):
+            img = img.convert("RGBA" if "transparency" in img.info or "A" in img.mode else "RGB")
+        return img
+    # Blob bytes are untrusted: Pillow signals a broken or unknown file with many types.
+    except Exception:
+        return None
+
+
+class Pixels:
+    """Decoded pictures by source (blob key or ``data:`` digest), least recently used
+    dropped past ``budget`` bytes of pixels; safe across threads.
+
+    A failure is remembered as well, so a broken image costs one decode attempt.
+    Fitted copies (a picture resized to one box) are kept beside the originals,
+    in the same budget: a board drawn again pastes them as they are.
+    """
+
+    def __init__(self, budget: int = 128 * 1024 * 1024) -> None:
+        self.budget = budget
+        self._kept: OrderedDict[tuple, PILImage.Image | None] = OrderedDict()
+        self._weight = 0
+        self._lock = threading.Lock()
+        self.decodes = 0
+
+    @staticmethod
+    def _size(img: PILImage.Image | None) -> int:
+        return 64 if img is None else img.width * img.height * len(img.getbands())
+
+    def _get(self, key: tuple) -> tuple[bool, PILImage.Image | None]:
+        with self._lock:
+            if key in self._kept:
+                self._kept.move_to_end(key)
+                return True, self._kept[key]
+        return False, None
+
+    def _put(self, key: tuple, img: PILImage.Image | None) -> None:
+        with self._lock:
+            if key in self._kept:
+                return
+            self._kept[key] = img
+            self._weight += self._size(img)
+            while self._weight > self.budget and len(self._kept) > 1:
+                _, gone = self._kept.popitem(last=False)
+                self._weight -= self._size(gone)
+
+    def picture(self, source: str, load: Callable[[], bytes | None]) -> PILImage.Image | None:
+        """The decoded picture of ``source`` (``load()`` decoded on a miss; None when
+        there is nothing to decode or it does not decode)."""
+        found, img = self._get((source,))
+        if found:
+            return img
+        data = load()
+        if data is None:
+            return None  # not handed in this time: no failure to remember
+        self.decodes += 1
+        img = _decode(data)
+        self._put((source,), img)
+        return img
+
+    def fitted(
+        self, source: str, load: Callable[[], bytes | None], w: int, h: int, fit: Fit
+    ) -> PILImage.Image | None:
+        """The picture resized for a ``w`` x ``h`` box: ``cover`` fills it (cropping the
+        overflow at the centre), ``contain`` fits inside it (its own size)."""
+        key = (source, w, h, fit)
+        found, img = self._get(key)
+        if found:
+            return img
+        base = self.picture(source, load)
+        if base is None:
+            return None
+        scale = (max if fit == "cover" else min)(w / base.width, h / base.height)
+        size = (max(1, round(base.width * scale)), max(1, round(base.height * scale)))
+        out = base.resize(size, PILImage.Resampling.LANCZOS)
+        if fit == "cover" and (out.width > w or out.height > h):
+            left, top = (out.width - w) // 2, (out.height - h) // 2
+            out = out.crop((left, top, left + min(w, out.width), top + min(h, out.height)))
+        self._put(key, out)
+        return out
+
+    def clear(self) -> None:
+        with self._lock:
+            self._kept.clear()
+            self._weight = 0
+            self.decodes = 0
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+
+PIXELS = Pixels()
+
+
+def data_of(href: str, images: Mapping[str, bytes]) -> bytes | None:
+    """The encoded bytes behind ``href``: a handed-in blob or a ``data:`` URL's payload."""
+    if href.startswith(BLOB_MARK):
+        return images.get(href[len(BLOB_MARK) :])
+    if href.startswith("data:image/") and ";base64," in href:
+        try:
+            return base64.b64decode(href.split(",", 1)[1], validate=False)
+        except ValueError:
+            return None
+    return None

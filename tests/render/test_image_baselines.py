@@ -1,0 +1,96 @@
+"""Visual baselines of pictures on cards, drawn by layoutkit's own PNG writer (no browser):
+an image card, a broken image, a PDF card showing its first page, and the example board
+with its picture. Same tolerance as the browser baselines (tests/render/test_browser.py):
+same size, mean channel difference at most 3.0, at most 1% of pixels off by more than 40.
+``LAYOUTKIT_UPDATE_BASELINES=1`` rewrites them; each drawing is also written under
+``artifacts/render/`` to look at."""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from layoutkit import Workspace, render
+from layoutkit.examples import seed_example
+from layoutkit.service import pdf_pages
+from layoutkit.storage import blob_key
+from tests.pdfs import report_pdf
+
+BASELINES = Path(__file__).resolve().parent / "baselines"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "render"
+MEAN_TOLERANCE = 3.0
+PIXEL_DELTA = 40
+PIXEL_SHARE = 0.01
+
+LANDING = resources.files("layoutkit.examples").joinpath("landing.png").read_bytes()
+
+
+def compare(png: bytes, name: str) -> None:
+    shot = Image.open(io.BytesIO(png)).convert("RGB")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shot.save(ARTIFACTS / f"{name}.png")
+    path = BASELINES / f"{name}.png"
+    if os.environ.get("LAYOUTKIT_UPDATE_BASELINES") == "1" or not path.exists():
+        shot.save(path)
+        if os.environ.get("LAYOUTKIT_UPDATE_BASELINES") != "1":
+            pytest.skip(f"baseline {path.name} created; commit it")
+        return
+    baseline = Image.open(path).convert("RGB")
+    assert shot.size == baseline.size, f"{name}: size {shot.size} != baseline {baseline.size}"
+    diff = np.abs(np.asarray(shot, dtype=np.int16) - np.asarray(baseline, dtype=np.int16))
+    mean = float(diff.mean())
+    share = float((diff.max(axis=2) > PIXEL_DELTA).mean())
+    assert mean <= MEAN_TOLERANCE, f"{name}: mean difference {mean:.2f}"
+    assert share <= PIXEL_SHARE, f"{name}: {share:.2%} of pixels differ"
+
+
+def card(kind: str, payload: dict, w: float, h: float, images: dict[str, bytes]) -> dict:
+    return {"id": 1, "kind": kind, "payload": payload, "w": w, "h": h, "images": images}
+
+
+def test_image_card_baseline() -> None:
+    key = blob_key(LANDING)
+    payload = {"ref": key, "mime": "image/png", "alt": "landing.png", "caption": "Landing page"}
+    png = render.render_card(card("media", payload, 480, 330, {key: LANDING}), format="png")
+    assert isinstance(png, bytes)
+    compare(png, "card-image")
+
+
+def test_broken_image_card_baseline() -> None:
+    broken = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
+    key = blob_key(broken)
+    payload = {"ref": key, "mime": "image/png", "alt": "broken.png"}
+    png = render.render_card(card("media", payload, 360, 240, {key: broken}), format="png")
+    assert isinstance(png, bytes)
+    compare(png, "card-image-broken")
+
+
+def test_pdf_card_baseline() -> None:
+    raster = pdf_pages.rasterise(report_pdf(3))
+    assert raster.error is None and len(raster.pages) == 3
+    first = raster.pages[0]
+    key = blob_key(first.data)
+    payload = {
+        "name": "quarterly-report.pdf",
+        "mime": "application/pdf",
+        "pages": 3,
+        "ref": "sha256:" + "0" * 64,
+        "pageImages": [{"ref": key, "w": first.width, "h": first.height}],
+    }
+    png = render.render_card(card("file", payload, 420, 594, {key: first.data}), format="png")
+    assert isinstance(png, bytes)
+    compare(png, "card-pdf")
+
+
+def test_example_board_with_its_picture_baseline() -> None:
+    with Workspace.open() as ws:
+        slug = seed_example(ws)
+        out = ws.call("render_board", {"board": slug, "format": "png"})
+    compare(base64.b64decode(out["image"]["data"]), "board-welcome")
