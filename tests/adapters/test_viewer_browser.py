@@ -18,7 +18,7 @@ from layoutkit.adapters.http import create_app, seed_example
 from layoutkit.principal import Principal
 from layoutkit.storage import NewCard
 from tests.adapters.conftest import Api, LiveServer
-from tests.browser import ARTIFACTS, CHROMIUM, SKIP_REASON, playwright_browser
+from tests.browser import ARTIFACTS, CHROMIUM, SKIP_REASON, playwright_browser, run_chromium
 from tests.conftest import POSTGRES_URL
 
 pytestmark = [
