@@ -466,6 +466,8 @@ class HttpAdapter:
                 headers={"x-content-type-options": "nosniff", "cache-control": "private"},
             )
 
+        return await self.in_thread(answer)
+
     async def blob_endpoint(self, request: Request) -> Response:
         """A blob a card names, by its content key: the address board pictures link images to.
 
