@@ -18,7 +18,7 @@ from layoutkit.adapters.http import create_app, seed_example
 from layoutkit.principal import Principal
 from layoutkit.storage import NewCard
 from tests.adapters.conftest import Api, LiveServer
-from tests.browser import ARTIFACTS, CHROMIUM, SKIP_REASON, playwright_browser, run_chromium
+from tests.browser import ARTIFACTS, CHROMIUM, SKIP_REASON, playwright_browser
 from tests.conftest import POSTGRES_URL
 
 pytestmark = [
@@ -562,16 +562,16 @@ def test_a_revoked_link_reads_as_a_page(api: Api, page: Any) -> None:
     assert "Ask whoever shared the board" in page.locator("main").inner_text()
 
 
-def test_viewer_shows_an_uploaded_image_fetched_through_the_blob_route(api: Api) -> None:
+def test_viewer_shows_an_uploaded_image_fetched_through_the_blob_route(api: Api, page: Any) -> None:
     import io
 
     from PIL import Image
 
+    from tests.pdfs import BLOCK, report_pdf
+
     api.op("create", {"kind": "board", "slug": "photos"})
     picture = io.BytesIO()
     Image.new("RGB", (480, 320), "#e11d48").save(picture, format="PNG")
-    from tests.pdfs import BLOCK, report_pdf
-
     res = api.client.post(
         "/api/v1/boards/photos/upload",
         files=[
@@ -581,16 +581,19 @@ def test_viewer_shows_an_uploaded_image_fetched_through_the_blob_route(api: Api)
     )
     assert res.status_code == 201, res.text
     assert api.ws.jobs.drain(60)  # the PDF's pages have landed
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    shot = ARTIFACTS / "viewer-image.png"
-    page = f"{api.url}/boards/photos?token={api.token}"
-    result = run_chromium(
-        f"--screenshot={shot}", "--window-size=1100,800", "--virtual-time-budget=8000", page
-    )
-    assert shot.exists(), result.stderr[-2000:]
-    colours = Image.open(shot).convert("RGB").getcolors(1 << 20) or []
-    # The picture itself, not its placeholder: most of its 480 x 320 pixels in its colour.
-    assert sum(n for n, c in colours if c == (225, 29, 72)) > 100_000
-    # The PDF card shows its first page (the page's blue block), fetched by the browser.
-    near = [n for n, c in colours if all(abs(a - b) <= 12 for a, b in zip(c, BLOCK, strict=True))]
-    assert sum(near) > 20_000
+    _open(page, api, "/boards/photos")
+
+    def shown() -> bool:
+        colours = Image.open(io.BytesIO(page.screenshot())).convert("RGB").getcolors(1 << 20)
+        # The picture itself, not its placeholder: most of its pixels in its colour;
+        # and the PDF card's first page (its blue block), both fetched by the browser.
+        rose = sum(n for n, c in colours or [] if c == (225, 29, 72))
+        near = sum(
+            n
+            for n, c in colours or []
+            if all(abs(a - b) <= 12 for a, b in zip(c, BLOCK, strict=True))
+        )
+        return rose > 20_000 and near > 5_000
+
+    _wait(shown, timeout=20.0)
+    _shot(page, "viewer-image.png")
