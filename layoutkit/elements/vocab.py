@@ -84,6 +84,9 @@ EDGE_STYLES = (
 )
 EDGE_STYLE_DEFAULT = "solid"
 
+#: Edge end marks (``head``/``tail``), for styles that do not fix their ends.
+EDGE_ENDS = ("arrow", "none", "circle", "cross")
+
 #: Named accent colours of a doc (also hashed from ``project``).
 ACCENT_NAMES = ("red", "coral", "amber", "olive", "teal", "azure", "violet", "magenta")
 

@@ -453,6 +453,34 @@ def _node_items(node: dict, rect: tuple[float, float, float, float], k: float) -
 EDGE_DASH = {"dashed": (6.0, 4.0), "dotted": (1.5, 3.5)}
 
 
+def _edge_ends(style: str, spec: dict) -> tuple[str, str]:
+    """(head, tail) marks of an edge: its style's own ends unless ``head``/``tail`` say."""
+    head = {"plain": "none", "circle": "circle", "cross": "cross"}.get(style, "arrow")
+    tail = "arrow" if style == "both" else "none"
+    if spec.get("head") in ("arrow", "none", "circle", "cross"):
+        head = spec["head"]
+    if spec.get("tail") in ("arrow", "none", "circle", "cross"):
+        tail = spec["tail"]
+    return head, tail
+
+
+def _end_mark(
+    mark: str, before: tuple[float, float], at: tuple[float, float], color: str, k: float
+) -> list[Item]:
+    ex, ey = at
+    if mark == "circle":
+        return [Ellipse(ex - 4 * k, ey - 4 * k, 8 * k, 8 * k, CARD, color, 1.4 * k)]
+    if mark == "cross":
+        d = 4 * k
+        return [
+            Path(((ex - d, ey - d), (ex + d, ey + d)), stroke=color, width=1.4 * k),
+            Path(((ex - d, ey + d), (ex + d, ey - d)), stroke=color, width=1.4 * k),
+        ]
+    if mark == "arrow":
+        return [arrowhead(before, at, color, 8 * k)]
+    return []
+
+
 def _edge_items(edge: dict, spec: dict, frame: _Frame) -> list[Item]:
     pts = [
         frame.pt(float(p[0]), float(p[1]))
@@ -464,26 +492,18 @@ def _edge_items(edge: dict, spec: dict, frame: _Frame) -> list[Item]:
         return []
     k = frame.k
     dash = EDGE_DASH.get(style)
+    color = tone(spec.get("tone"))[0] if spec.get("tone") else EDGE_COLOR
     items: list[Item] = [
         Path(
             tuple(pts),
-            stroke=EDGE_COLOR,
+            stroke=color,
             width=(2.6 if style == "thick" else 1.4) * k,
             dash=tuple(d * k for d in dash) if dash else None,
         )
     ]
-    if style == "circle":
-        ex, ey = pts[-1]
-        items.append(Ellipse(ex - 4 * k, ey - 4 * k, 8 * k, 8 * k, CARD, EDGE_COLOR, 1.4 * k))
-    elif style == "cross":
-        ex, ey = pts[-1]
-        d = 4 * k
-        items.append(Path(((ex - d, ey - d), (ex + d, ey + d)), stroke=EDGE_COLOR, width=1.4 * k))
-        items.append(Path(((ex - d, ey + d), (ex + d, ey - d)), stroke=EDGE_COLOR, width=1.4 * k))
-    elif style != "plain":
-        items.append(arrowhead(pts[-2], pts[-1], EDGE_COLOR, 8 * k))
-        if style == "both":
-            items.append(arrowhead(pts[1], pts[0], EDGE_COLOR, 8 * k))
+    head, tail = _edge_ends(style, spec)
+    items.extend(_end_mark(head, pts[-2], pts[-1], color, k))
+    items.extend(_end_mark(tail, pts[1], pts[0], color, k))
     label_box = edge.get("label") if isinstance(edge.get("label"), dict) else {}
     label = label_box.get("text") or spec.get("label")
     box = _box(label_box)
