@@ -7,7 +7,7 @@ from typing import Any
 
 from layoutkit.diagram._mermaid_common import broken, clean_label, finding
 
-_SHAPES = {"start": "start", "end": "end", "fork": "fork", "join": "fork", "choice": "diamond"}
+_SHAPES = {"start": "start", "end": "end", "fork": "fork", "join": "fork", "choice": "choice"}
 _DIRECTIONS = {"TB": "TD", "TD": "TD", "BT": "TD", "LR": "LR", "RL": "LR"}
 
 

@@ -13,6 +13,7 @@ import networkx as nx
 
 from layoutkit.diagram import layered, placement, sequence_layout
 from layoutkit.diagram.findings import composition_findings, count_crossings_orth
+from layoutkit.diagram.labels import edge_label_size
 from layoutkit.diagram.mermaid import import_text
 from layoutkit.diagram.model import Model, Node, build_model, containers
 from layoutkit.diagram.options import OPTIONS, LayoutOptions
@@ -125,8 +126,8 @@ def _layout_sequence(
 
 
 def _label_size(text: str) -> tuple[float, float]:
-    block = measure(text, LABEL_MAX, LABEL_SIZE)
-    return block.width + 8, block.height + 4
+    # The drawing wraps the label with the same call (labels.edge_label_lines).
+    return edge_label_size(text)
 
 
 def _first_leaf(model: Model, gid: str) -> str | None:
