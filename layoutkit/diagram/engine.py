@@ -569,7 +569,7 @@ def _emit(
             if items[b].kind == "label":
                 it = items[b]
                 label_boxes[k] = (
-                    x[b] - it.w / 2 + opts.label_gap,
+                    x[b] - (it.w - opts.label_gap) / 2,
                     cy(b) - it.h / 2,
                     it.w - opts.label_gap,
                     it.h,

@@ -88,8 +88,9 @@ def port_offsets(
 
 
 def _line_offset(it: Any) -> float:
-    # A label holder carries its edge along its left side, the label to the right.
-    return -it.w / 2 if it.kind == "label" else 0.0
+    # A label holder carries its edge through its middle: the label sits on its own
+    # edge (its backing box breaks the line), so two parallel edges never share one.
+    return 0.0
 
 
 def _pin_offset(pin: tuple[str, float], w: float, upper: bool) -> float:
