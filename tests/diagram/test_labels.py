@@ -81,8 +81,10 @@ def test_breaks_are_kept_and_nothing_is_cut_with_an_ellipsis() -> None:
     )
     items = _drawn({"title": "t", "diagram_text": text})
     lines = [line for t in items for line in t.lines]
-    assert ["First line", "second line", "third"] == [
-        x for x in lines if x in ("First line", "second line", "third")
+    assert [x for x in lines if x in ("First line", "second line", "third")] == [
+        "First line",
+        "second line",
+        "third",
     ]
     assert not any("…" in line for line in lines)
     assert "that needs two lines" in " ".join(lines)
