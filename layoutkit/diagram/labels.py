@@ -56,6 +56,14 @@ def display_text(text: str) -> tuple[str, str | None]:
     return "\n".join(" ".join(line.split()) for line in text.split("\n")).strip(), icon
 
 
+def _icon_name(value: Any) -> str | None:
+    """An icon field as a plain name: Mermaid's ``fa:user`` or ``fa:fa-user`` gives ``user``."""
+    if not value:
+        return None
+    name = str(value).rsplit(":", 1)[-1]
+    return name[3:] if name.startswith("fa-") else name
+
+
 def wrap_lines(text: str, width: float, size: float, font: str = "sans") -> list[str]:
     """Lines of ``text`` wrapped at ``min(width, MAX_TEXT)``; hard breaks are kept."""
     if not text:
@@ -90,7 +98,7 @@ def label(node: dict[str, Any], width: float = MAX_TEXT) -> Label:
     """The title and body of a box-type ``node`` wrapped at ``width`` (capped at ``MAX_TEXT``)."""
     raw = str(node.get("title") or node.get("id") or "")
     title_text, fa = display_text(raw)
-    icon = node.get("icon") or fa
+    icon = _icon_name(node.get("icon")) or fa
     body_text = display_text(str(node["body"]))[0] if node.get("body") else ""
     room = width - (ICON_W if icon else 0.0)
     title = wrap_lines(title_text, room, TITLE_SIZE, "sans-bold")

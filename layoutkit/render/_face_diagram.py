@@ -630,6 +630,38 @@ def _node_items(node: dict, rect: tuple[float, float, float, float], k: float) -
 EDGE_DASH = {"dashed": (6.0, 4.0), "dotted": (1.5, 3.5)}
 
 
+def _on_outline(
+    p: tuple[float, float],
+    q: tuple[float, float],
+    box: tuple[float, float, float, float],
+    shape: str,
+) -> tuple[float, float]:
+    """``p`` (on the box of ``shape``) moved along the segment from ``q`` onto the outline."""
+    x, y, w, h = box
+    cx, cy, a, b = x + w / 2, y + h / 2, w / 2, h / 2
+    horizontal = abs(p[1] - q[1]) < 1e-6 and abs(p[0] - q[0]) > 1e-6
+    vertical = abs(p[0] - q[0]) < 1e-6 and abs(p[1] - q[1]) > 1e-6
+    if not (horizontal or vertical) or a <= 0 or b <= 0:
+        return p
+    # Offset across the approach (t) and half the outline's width there.
+    t = abs(p[1] - cy) / b if horizontal else abs(p[0] - cx) / a
+    if t >= 1:
+        return p
+    if shape in ("diamond", "choice"):
+        reach = 1 - t
+    elif shape in ("circle", "double-circle", "ellipse", "start", "end", "filled-circle"):
+        reach = math.sqrt(1 - t * t)
+    elif shape == "hexagon" and horizontal:
+        reach = 1 - SLANTS["hexagon"] * h / a * t
+    else:
+        return p
+    if horizontal:
+        side = 1.0 if p[0] >= cx else -1.0
+        return cx + side * a * reach, p[1]
+    side = 1.0 if p[1] >= cy else -1.0
+    return p[0], cy + side * b * reach
+
+
 def _edge_ends(style: str, spec: dict) -> tuple[str, str]:
     """(head, tail) marks of an edge: its style's own ends unless ``head``/``tail`` say."""
     head = {"plain": "none", "circle": "circle", "cross": "cross"}.get(style, "arrow")
@@ -658,12 +690,24 @@ def _end_mark(
     return []
 
 
-def _edge_items(edge: dict, spec: dict, frame: _Frame) -> list[Item]:
-    pts = [
-        frame.pt(float(p[0]), float(p[1]))
+def _edge_items(
+    edge: dict,
+    spec: dict,
+    frame: _Frame,
+    outlines: dict[str, tuple[tuple[float, float, float, float], str]] | None = None,
+) -> list[Item]:
+    raw = [
+        (float(p[0]), float(p[1]))
         for p in edge.get("points") or []
         if isinstance(p, (list, tuple)) and len(p) >= 2
     ]
+    if outlines and len(raw) >= 2:
+        # Routes end on the node's box; round and pointed shapes are met at their outline.
+        for key, end, nxt in (("from", 0, 1), ("to", -1, -2)):
+            hit = outlines.get(str(edge.get(key)))
+            if hit is not None:
+                raw[end] = _on_outline(raw[end], raw[nxt], *hit)
+    pts = [frame.pt(x, y) for x, y in raw]
     style = str(spec.get("style") or edge.get("style") or "solid")
     if len(pts) < 2 or style == "invisible":
         return []
@@ -803,9 +847,14 @@ def geo_items(payload: dict, frame: _Frame) -> list[Item]:
             )
         )
     geo_edges = [e for e in geo.get("edges") or [] if isinstance(e, dict)]
-    for edge, spec in zip(geo_edges, _edge_specs(payload, geo_edges), strict=True):
-        items.extend(_edge_items(edge, spec, frame))
     nodes = _collect_nodes(payload)
+    outlines = {
+        str(nid): (box, str(nodes.get(str(nid), {}).get("shape") or "rect"))
+        for nid, rect in (geo.get("nodes") or {}).items()
+        if (box := _box(rect)) is not None
+    }
+    for edge, spec in zip(geo_edges, _edge_specs(payload, geo_edges), strict=True):
+        items.extend(_edge_items(edge, spec, frame, outlines))
     for nid, rect in (geo.get("nodes") or {}).items():
         box = _box(rect)
         if box is not None:

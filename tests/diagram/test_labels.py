@@ -212,3 +212,27 @@ def test_start_marker_never_sits_on_a_frame_title() -> None:
 )
 def test_geometry_snapshots(name: str, text: str, snapshot) -> None:
     assert lay_out({"title": name, "diagram_text": text})["geo"] == snapshot
+
+
+def test_edges_meet_round_and_pointed_shapes_at_their_outline() -> None:
+    out = lay_out({"title": "t", "diagram_text": "flowchart LR\nA --> B{Stock?} --> C((Done))"})
+    geo = out["geo"]
+    drawn = [
+        i
+        for i in diagram_scene(out).items
+        if isinstance(i, Path) and not i.closed and len(i.points) >= 2 and i.stroke
+    ]
+    b, c = geo["nodes"]["B"], geo["nodes"]["C"]
+    ends = [p for path in drawn for p in (path.points[0], path.points[-1])]
+
+    def on_diamond(p: tuple[float, float]) -> bool:
+        cx, cy = b["x"] + b["w"] / 2, b["y"] + b["h"] / 2
+        return abs(abs(p[0] - cx) / (b["w"] / 2) + abs(p[1] - cy) / (b["h"] / 2) - 1) < 0.02
+
+    def on_circle(p: tuple[float, float]) -> bool:
+        cx, cy, r = c["x"] + c["w"] / 2, c["y"] + c["h"] / 2, c["w"] / 2
+        return abs(((p[0] - cx) ** 2 + (p[1] - cy) ** 2) ** 0.5 - r) < 0.5
+
+    # A diagram rendered on its own is drawn 1:1 at the geo's coordinates.
+    assert sum(on_diamond(p) for p in ends) == 2
+    assert any(on_circle(p) for p in ends)
