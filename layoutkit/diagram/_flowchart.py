@@ -174,6 +174,7 @@ SHAPES = {
 _OPENERS = (
     ("(((", ")))", "doublecircle"),
     ("(-", "-)", "ellipse"),
+    ("[|", "]", "props"),
     ("((", "))", "circle"),
     ("([", "])", "stadium"),
     ("[[", "]]", "subroutine"),
@@ -187,7 +188,8 @@ _OPENERS = (
     ("{", "}", "diamond"),
 )
 
-_ID = re.compile(r"[\w$]+(?:[-.](?=[\w$])[\w$]+)*", re.UNICODE)
+# Mermaid's NODE_STRING: a ``-`` belongs to an id unless a link follows it (``-end-B``).
+_ID = re.compile(r"-?[\w$]+(?:[-.](?=[\w$])[\w$]+)*", re.UNICODE)
 _EDGE_ID = re.compile(r"([\w$]+)@(?=[-=.~<ox])")
 # Mermaid's link tokens, in the order its lexer tries them: a whole link, then the
 # opening half of a link with text inside (``-- text -->``), per stroke.
@@ -342,6 +344,12 @@ class _Reader:
     def read_shape(
         self, s: str, i: int, opener: str, closer: str | None, shape: str, vertex: dict[str, Any]
     ) -> int:
+        if shape == "props":
+            # ``A[|field:value|text]``: a rect whose one property has no payload field.
+            bar = s.find("|", i)
+            if bar < 0:
+                raise ValueError("missing '|' after the node property")
+            i, shape = bar + 1, "rect"
         j = i
         while j < len(s) and s[j] == " ":
             j += 1

@@ -83,6 +83,10 @@ class _Reader:
             self.region += 1
             self._wrap_region(frame, f"region-{self.region}")
         self.stack.pop()
+        if not frame["members"]:
+            # A composite with an empty body (or only a direction) is a plain state.
+            self.states[frame["id"]]["kind"] = "state"
+            return
         self.states[frame["id"]]["members"] = frame["members"]
 
 

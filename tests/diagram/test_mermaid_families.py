@@ -38,6 +38,10 @@ FAMILIES: list[tuple[str, str, dict[str, Any]]] = [
     ("style-undeclared-node", FLOW + "A-->B\nstyle C fill:#f9f,stroke:#333;", {"nodes": {**AB, "C": "C"}, "edges": [("A", "B", "")]}),
     ("acc-multiline", FLOW + "accTitle: a; b\naccDescr {\n  two\n  lines\n}\nA-->B", {"nodes": AB, "edges": [("A", "B", "")]}),
     ("ellipse", FLOW + "A(-oval-)-->B", {"nodes": {"A": "oval", "B": "B"}, "edges": [("A", "B", "")]}),
+    ("node-id-leading-dash", "graph TD;A_end-->-end-B(((double)));", {"nodes": {"A_end": "A_end", "-end-B": "double"}, "edges": [("A_end", "-end-B", "")]}),
+    ("node-property-rect", "graph TD;A-->B[|borders:lt|Has a property];", {"nodes": {"A": "A", "B": "Has a property"}, "edges": [("A", "B", "")]}),
+    ("cross-head-then-id", "graph TD;A--xv(my text);", {"nodes": {"A": "A", "v": "my text"}, "edges": [("A", "v", "")], "ends": [{"style": "cross"}]}),
+    ("directive-over-lines", '%%{\n  init: {"theme": "dark"}\n}%%\nflowchart LR\nA-->B', {"nodes": AB, "edges": [("A", "B", "")]}),
     ("state-scale", STATE + "scale 350 width\n[*] --> A", {"nodes": {"root_start": "Start", "A": "A"}, "edges": [("root_start", "A", "")]}),
     ("state-escaped-fork", STATE + "state f &lt;&lt;fork&gt;&gt;\n[*] --> f", {"nodes": {"root_start": "Start", "f": "f"}, "edges": [("root_start", "f", "")]}),
     ("state-floating-note", STATE + 'note "floating text" as N1\nA --> B', {"nodes": AB, "edges": [("A", "B", "")]}),
@@ -49,6 +53,9 @@ FAMILIES: list[tuple[str, str, dict[str, Any]]] = [
     ("state-class-after-transition", STATE + "classDef bad fill:#f00\nA --> B\nclass A bad\nB --> C:::bad", {"nodes": {**AB, "C": "C"}, "edges": [("A", "B", ""), ("B", "C", "")]}),
     ("state-header-line", "stateDiagram-v2 A --> B", {"nodes": AB, "edges": [("A", "B", "")]}),
     ("state-statements-share-a-line", STATE + "A --> B C --> D", {"nodes": {**AB, "C": "C", "D": "D"}, "edges": [("A", "B", ""), ("C", "D", "")]}),
+    ("state-empty-composite-is-a-state", STATE + "state L1 {\n  state L2 {\n  }\n}", {"nodes": {"L2": "L2"}, "groups": {"L1": {"L2"}}, "edges": []}),
+    ("state-transition-back-to-its-composite", STATE + "state Outer {\n  state Inner {\n    leaf\n  }\n  Inner --> Outer: back\n}", {"nodes": {"leaf": "leaf"}, "groups": {"Outer": {"Inner"}, "Inner": {"leaf"}}, "edges": [("Inner", "Outer", "back")]}),
+    ("state-named-as", STATE + 'state "as" as as\nassemble\nstate assemble', {"nodes": {"as": "as", "assemble": "assemble"}, "edges": []}),
     ("state-comment-hash", STATE + "A --> B # not a label\n%% whole line", {"nodes": AB, "edges": [("A", "B", "")]}),
 ]  # fmt: skip
 
