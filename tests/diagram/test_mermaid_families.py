@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from layoutkit.diagram import import_text, lay_out
 from layoutkit.diagram.findings import composition_findings
@@ -77,3 +79,154 @@ def test_family_lays_out_cleanly(name: str, text: str, facts: dict[str, Any]) ->
     geo = lay_out({"diagram_text": text})["geo"]
     assert composition_findings(geo) == []
     assert set(geo["nodes"]) == set(facts["nodes"])
+
+
+# --- generated flowcharts: any mix of the link and node forms reads back its facts -------
+
+_IDS = ["A", "b1", "node_x", "N-2", "v", "end2", "ö3"]
+_WORDS = st.text(alphabet="abcdefghijklmnopqrstuvwyz0123456789", min_size=1, max_size=8)
+_TEXT = st.lists(_WORDS, min_size=1, max_size=4).map(" ".join)
+_SHAPES = [
+    ("[", "]"), ("(", ")"), ("{", "}"), ("([", "])"), ("[[", "]]"), ("[(", ")]"),
+    ("((", "))"), ("{{", "}}"), (">", "]"), ("[/", "/]"), ("[\\", "\\]"), ("[/", "\\]"),
+    ("[\\", "/]"), ("(((", ")))"), ('["', '"]'), ("(-", "-)"),
+]  # fmt: skip
+# stroke -> (whole link body before the end mark, inline opening, inline closing body)
+_STROKES = {
+    "normal": ("--", "--", "--"),
+    "thick": ("==", "==", "=="),
+    "dotted": ("-.-", "-.", ".-"),
+}
+_OPEN_END = {"normal": "-", "thick": "=", "dotted": ""}
+
+
+@st.composite
+def _flowcharts(draw: Any) -> tuple[str, dict[str, str], list[tuple[str, str, str]], list[dict]]:
+    titles: dict[str, str] = {}
+    edges: list[tuple[str, str, str]] = []
+    ends: list[dict] = []
+    statements = []
+
+    def node() -> str:
+        vid = draw(st.sampled_from(_IDS))
+        if vid in titles or draw(st.booleans()):
+            titles.setdefault(vid, vid)
+            return vid
+        text = draw(_TEXT)
+        opener, closer = draw(st.sampled_from(_SHAPES))
+        titles[vid] = text
+        return f"{vid}{opener}{text}{closer}"
+
+    for _ in range(draw(st.integers(1, 6))):
+        a_src = node()
+        stroke = draw(st.sampled_from(sorted(_STROKES)))
+        head = draw(st.sampled_from([">", None, "x", "o"]))
+        tail = draw(st.booleans()) and head is not None
+        mark = {">": "<"}.get(head, head) if tail else ""
+        label = draw(st.one_of(st.just(""), _TEXT))
+        form = draw(st.sampled_from(["pipe", "inline"])) if label else "none"
+        whole, opening, closing = _STROKES[stroke]
+        end = head or _OPEN_END[stroke]
+        if form == "inline":
+            link = f" {mark}{opening} {label} {closing}{end} "
+        else:
+            link = f" {mark}{whole}{end}" + (f"|{label}|" if form == "pipe" else "") + " "
+        b_src = node()
+        a, b = (s.split("[")[0].split("(")[0].split("{")[0].split(">")[0] for s in (a_src, b_src))
+        statements.append(f"{a_src}{link}{b_src}")
+        edges.append((a, b, label))
+        style = _expected_ends(stroke, head, mark)
+        ends.append(style)
+    sep = draw(st.sampled_from([";", "\n", ";\n", " ;\n"]))
+    header = draw(st.sampled_from(["flowchart LR\n", "graph TD;", "flowchart TB;\n"]))
+    return header + sep.join(statements), titles, edges, ends
+
+
+def _expected_ends(stroke: str, head: str | None, mark: str) -> dict:
+    names = {">": "arrow", "<": "arrow", "o": "circle", "x": "cross", None: "none"}
+    if stroke in ("dotted", "thick"):
+        out = {"style": stroke}
+        if head != ">":
+            out["head"] = names[head]
+        if mark:
+            out["tail"] = names[mark]
+        return out
+    if mark and head == ">":
+        return {"style": "both"}
+    out = {"style": {">": "solid", "o": "circle", "x": "cross"}.get(head or "", "plain")}
+    if mark:
+        out["tail"] = names[mark]
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(case=_flowcharts())
+def test_generated_flowcharts_read_back_their_facts(case: tuple) -> None:
+    text, titles, edges, ends = case
+    payload = import_text(text)
+    nodes, _ = _walk(payload)
+    assert nodes == titles
+    assert [(e["from"], e["to"], e.get("label", "")) for e in payload["edges"]] == edges
+    keys = ("style", "head", "tail")
+    got = [{k: e.get(k, "solid" if k == "style" else None) for k in keys} for e in payload["edges"]]
+    assert [{k: v for k, v in g.items() if v is not None} for g in got] == ends
+
+
+@st.composite
+def _state_texts(draw: Any) -> tuple[str, dict[str, str], list[tuple[str, str, str]]]:
+    nodes: dict[str, str] = {}
+    edges: list[tuple[str, str, str]] = []
+
+    def end(parent: str, start: bool) -> str:
+        if draw(st.integers(0, 3)) == 0:
+            sid = f"{parent}_{'start' if start else 'end'}"
+            nodes[sid] = "Start" if start else "End"
+            return "[*]", sid
+        sid = draw(st.sampled_from(["Idle", "Run_1", "s2", "Done", "x.y"]))
+        nodes.setdefault(sid, sid)
+        return sid + draw(st.sampled_from(["", ":::hot"])), sid
+
+    def transitions(parent: str, indent: str) -> list[str]:
+        lines = []
+        for _ in range(draw(st.integers(1, 4))):
+            a_src, a = end(parent, True)
+            b_src, b = end(parent, False)
+            label = draw(st.one_of(st.just(""), _TEXT))
+            arrow = draw(st.sampled_from(["-->", " --> ", "--> "]))
+            tail = f"{draw(st.sampled_from([':', ' : ', ': ']))}{label}" if label else ""
+            lines.append(f"{indent}{a_src}{arrow}{b_src}{tail}")
+            edges.append((a, b, label))
+        return lines
+
+    body = transitions("root", "  ")
+    if draw(st.booleans()):
+        brace = draw(st.sampled_from([" {", "\n  {"]))
+        # A composite keeps at least one state of its own (an empty one is a plain state).
+        nodes["Comp_start"], nodes["Inner"] = "Start", "Inner"
+        edges.append(("Comp_start", "Inner", ""))
+        inner = ["    [*] --> Inner", *transitions("Comp", "    ")]
+        body += [f"  state Comp{brace}", *inner, "  }"]
+    extras = draw(
+        st.lists(
+            st.sampled_from(
+                [
+                    "  scale 200 width",
+                    "  %% note",
+                    "  hide empty description",
+                    "  classDef hot fill:#f00",
+                ]
+            ),
+            max_size=2,
+        )
+    )
+    return "stateDiagram-v2\n" + "\n".join(extras + body), nodes, edges
+
+
+@settings(max_examples=100, deadline=None)
+@given(case=_state_texts())
+def test_generated_state_diagrams_read_back_their_facts(case: tuple) -> None:
+    text, nodes, edges = case
+    payload = import_text(text)
+    got, _ = _walk(payload)
+    assert got == nodes
+    assert _edges(payload) == sorted(edges)
