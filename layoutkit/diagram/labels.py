@@ -119,8 +119,17 @@ def balanced_label(node: dict[str, Any], shape: str) -> Label:
     if shape not in _BALANCED or len(best.title) + len(best.body) == 0:
         return best
     best_area = _area(shape, best)
+    # Never narrower than the longest word: a balanced label breaks between words only.
+    title_text, fa = display_text(str(node.get("title") or node.get("id") or ""))
+    icon = ICON_W if (node.get("icon") or fa) else 0.0
+    body_text = display_text(str(node["body"]))[0] if node.get("body") else ""
+    floor = max(
+        max((text_width(w, TITLE_SIZE, "sans-bold") for w in title_text.split()), default=0.0)
+        + icon,
+        max((text_width(w, BODY_SIZE, "sans") for w in body_text.split()), default=0.0),
+    )
     for width in (180.0, 150.0, 120.0, 100.0, 80.0, 60.0):
-        if width >= best.width:
+        if width >= best.width or width < floor:
             continue
         cand = label(node, width)
         area = _area(shape, cand)

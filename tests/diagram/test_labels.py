@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from layoutkit.diagram import import_text, lay_out
@@ -39,6 +39,8 @@ def _drawn(payload: dict[str, Any]) -> list[Text]:
 
 @settings(max_examples=60, deadline=None)
 @given(title=texts, body=st.one_of(st.none(), texts), shape=st.sampled_from(TEXT_SHAPES))
+@example(title="Diamond with\nline break", body=None, shape="diamond")
+@example(title="Inner circle and some odd special characters", body=None, shape="circle")
 def test_every_label_fits_the_box_the_layout_sized(
     title: str, body: str | None, shape: str
 ) -> None:
