@@ -17,6 +17,7 @@ from typing import Any
 
 import attrs
 
+from layoutkit.icons import ICONS
 from layoutkit.layout.text import line_height, text_width, wrap
 
 TITLE_SIZE = 14.0
@@ -50,8 +51,12 @@ def display_text(text: str) -> tuple[str, str | None]:
     icon = None
     m = _FA.search(text)
     if m:
-        icon = m.group(1)
+        # A Font Awesome name this project has a glyph for becomes the icon; others drop.
+        icon = m.group(1) if m.group(1) in ICONS else None
         text = _FA.sub("", text)
+        if icon is None and not text.strip():
+            # A node that is only an unknown icon keeps it (drawn as the neutral dot).
+            icon = m.group(1)
     text = _BOLD.sub(lambda b: b.group(1) or b.group(2), text)
     return "\n".join(" ".join(line.split()) for line in text.split("\n")).strip(), icon
 
