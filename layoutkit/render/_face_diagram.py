@@ -636,30 +636,39 @@ def _on_outline(
     box: tuple[float, float, float, float],
     shape: str,
 ) -> tuple[float, float]:
-    """``p`` (on the box of ``shape``) moved along the segment from ``q`` onto the outline."""
+    """``p`` (on the box of ``shape``) moved on along the segment from ``q`` to the outline."""
     x, y, w, h = box
-    cx, cy, a, b = x + w / 2, y + h / 2, w / 2, h / 2
-    horizontal = abs(p[1] - q[1]) < 1e-6 and abs(p[0] - q[0]) > 1e-6
-    vertical = abs(p[0] - q[0]) < 1e-6 and abs(p[1] - q[1]) > 1e-6
-    if not (horizontal or vertical) or a <= 0 or b <= 0:
+    length = math.hypot(p[0] - q[0], p[1] - q[1])
+    if length < 1e-9 or w <= 0 or h <= 0:
         return p
-    # Offset across the approach (t) and half the outline's width there.
-    t = abs(p[1] - cy) / b if horizontal else abs(p[0] - cx) / a
-    if t >= 1:
+    ux, uy = (p[0] - q[0]) / length, (p[1] - q[1]) / length
+    if shape in ("circle", "double-circle", "ellipse", "start", "end", "filled-circle"):
+        # Solve |(p + t u - c) / (a, b)| = 1 for the nearer t >= 0.
+        a, b = w / 2, h / 2
+        px, py = (p[0] - x - a) / a, (p[1] - y - b) / b
+        vx, vy = ux / a, uy / b
+        qa, qb, qc = vx * vx + vy * vy, 2 * (px * vx + py * vy), px * px + py * py - 1
+        disc = qb * qb - 4 * qa * qc
+        if disc < 0:
+            return p
+        t = (-qb - math.sqrt(disc)) / (2 * qa)
+        return (p[0] + ux * t, p[1] + uy * t) if t >= 0 else p
+    pts = _outline(shape, x, y, w, h, 1.0)
+    if not pts:
         return p
-    if shape in ("diamond", "choice"):
-        reach = 1 - t
-    elif shape in ("circle", "double-circle", "ellipse", "start", "end", "filled-circle"):
-        reach = math.sqrt(1 - t * t)
-    elif shape == "hexagon" and horizontal:
-        reach = 1 - SLANTS["hexagon"] * h / a * t
-    else:
+    best = None
+    for (ax, ay), (bx, by) in itertools.pairwise([*pts, pts[0]]):
+        ex, ey = bx - ax, by - ay
+        den = ux * ey - uy * ex
+        if abs(den) < 1e-12:
+            continue
+        t = ((ax - p[0]) * ey - (ay - p[1]) * ex) / den
+        s = ((ax - p[0]) * uy - (ay - p[1]) * ux) / den
+        if t >= -1e-6 and -1e-9 <= s <= 1 + 1e-9 and (best is None or t < best):
+            best = t
+    if best is None or best <= 0:
         return p
-    if horizontal:
-        side = 1.0 if p[0] >= cx else -1.0
-        return cx + side * a * reach, p[1]
-    side = 1.0 if p[1] >= cy else -1.0
-    return p[0], cy + side * b * reach
+    return p[0] + ux * best, p[1] + uy * best
 
 
 def _edge_ends(style: str, spec: dict) -> tuple[str, str]:
