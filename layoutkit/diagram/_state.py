@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from layoutkit.diagram._mermaid_common import broken, clean_label, finding
+from layoutkit.diagram._mermaid_common import broken, clean_label, finding, tone_for_style
 
 _SHAPES = {"start": "start", "end": "end", "fork": "fork", "join": "fork", "choice": "choice"}
 _DIRECTIONS = {"TB": "TD", "TD": "TD", "BT": "TD", "LR": "LR", "RL": "LR"}
@@ -20,6 +20,8 @@ class _Reader:
         self.divider = 0
         self.region = 0
         self.direction = "TD"
+        self.class_defs: dict[str, list[str]] = {}
+        self.classes: dict[str, list[str]] = {}
 
     @property
     def parent(self) -> str | None:
@@ -102,8 +104,8 @@ _LEX = [
     (re.compile(r"accTitle\s*:[^\n]*", re.I), None),
     (re.compile(r"accDescr\s*:[^\n]*", re.I), None),
     (re.compile(r"accDescr\s*\{[^}]*\}", re.I), None),
-    (re.compile(r"classDef\s+[^\n]*", re.I), None),
-    (re.compile(r"class\s+(\w+(?:\s*,\s*\w+)*)[^\n]*", re.I), None),
+    (re.compile(r"classDef\s+(\w+)\s+([^\n]*)", re.I), "CLASSDEF"),
+    (re.compile(r"class\s+(\w+(?:\s*,\s*\w+)*)\s+([^\n]*)", re.I), "CLASS"),
     (re.compile(r"state\s+", re.I), "STATE"),
     (re.compile(r"note\s+", re.I), "NOTE"),
     (re.compile(r"hide empty description", re.I), None),
@@ -141,6 +143,8 @@ def _tokens(text: str, lines: list[int]) -> list[tuple[str, str, int]]:
             i = _note_tokens(text, i, lines, out)
         elif kind == "DESCR":
             out.append(("DESCR", m.group(0).strip()[1:].strip(), line))
+        elif kind in ("CLASSDEF", "CLASS"):
+            out.append((kind, f"{m.group(1)}\x02{m.group(2).strip()}", line))
         elif kind is not None:
             out.append((kind, m.group(0), line))
     return out
@@ -288,6 +292,8 @@ class _Parser:
             return None
         self.take()
         if self.peek()[0] == "STYLE_SEP" and self.peek(1)[0] == "ID":
+            if kind == "ID":
+                self.r.classes.setdefault(self.text(value), []).append(self.peek(1)[1])
             self.i += 2
         return self.text(value) if kind == "ID" else value, kind == "EDGE_STATE"
 
@@ -296,6 +302,15 @@ class _Parser:
         kind, value, line = self.peek()
         if kind == "NL":
             self.take()
+        elif kind == "CLASSDEF":
+            self.take()
+            name, _, props = value.partition("\x02")
+            r.class_defs[name] = [p.strip() for p in props.rstrip(";").split(",") if p.strip()]
+        elif kind == "CLASS":
+            self.take()
+            ids, _, name = value.partition("\x02")
+            for sid in ids.split(","):
+                r.classes.setdefault(sid.strip(), []).append(name.strip())
         elif kind == "DIR":
             self.take()
             if not r.stack:
@@ -374,6 +389,14 @@ class _Parser:
             raise _Bad(line, f"cannot read {value[:30]!r}")
 
 
+def _tone(r: _Reader, sid: str) -> str | None:
+    """The tone nearest the fill of the classes applied to a state (``default`` first)."""
+    names = ["default", *r.classes.get(sid, [])]
+    props = [p for name in names for p in r.class_defs.get(name, [])]
+    # Later classes win, as later CSS rules do: read the props last-first.
+    return tone_for_style(list(reversed(props))) if props else None
+
+
 def _to_payload(r: _Reader, direction: str, meta: dict[str, str]) -> dict[str, Any]:
     groups_of = {sid for sid, st in r.states.items() if st["kind"] in ("composite", "region")}
 
@@ -383,6 +406,9 @@ def _to_payload(r: _Reader, direction: str, meta: dict[str, str]) -> dict[str, A
         out: dict[str, Any] = {"id": st["id"], "title": title}
         if kind in _SHAPES:
             out["shape"] = _SHAPES[kind]
+        tone = _tone(r, st["id"])
+        if tone:
+            out["tone"] = tone
         return out
 
     def group(st: dict[str, Any]) -> dict[str, Any]:

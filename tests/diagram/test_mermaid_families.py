@@ -230,3 +230,12 @@ def test_generated_state_diagrams_read_back_their_facts(case: tuple) -> None:
     got, _ = _walk(payload)
     assert got == nodes
     assert _edges(payload) == sorted(edges)
+
+
+def test_state_classes_map_to_the_nearest_tone() -> None:
+    payload = import_text(
+        STATE + "classDef bad fill:#f00,color:white\nclassDef ok fill:#0a0\nA --> B\n"
+        "class A bad\nB --> C:::ok\nclassDef plain fill:white\nclass B plain"
+    )
+    tones = {n["id"]: n.get("tone") for n in payload["nodes"]}
+    assert tones == {"A": "red", "B": None, "C": "green"}
