@@ -7,6 +7,8 @@ lines the drawing writes into them, for every shape.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,8 +24,11 @@ from layoutkit.diagram.labels import (
     text_box,
 )
 from layoutkit.elements.vocab import NODE_SHAPES
+from layoutkit.layout.text import text_width
 from layoutkit.render._face_diagram import diagram_scene
-from layoutkit.render._scene import Path, Text
+from layoutkit.render._scene import Path as Line
+from layoutkit.render._scene import Text
+from tests.diagram.test_mermaid_corpus import _examples
 
 TEXT_SHAPES = [s for s in NODE_SHAPES if s not in NO_TEXT and s != "person"]
 
@@ -173,7 +178,7 @@ def test_concurrency_regions_are_split_by_a_dashed_divider() -> None:
     dashed = [
         i
         for i in scene.items
-        if isinstance(i, Path)
+        if isinstance(i, Line)
         and i.dash
         and len(i.points) == 2
         and i.points[0][0] == i.points[1][0]
@@ -222,7 +227,7 @@ def test_edges_meet_round_and_pointed_shapes_at_their_outline() -> None:
     drawn = [
         i
         for i in diagram_scene(out).items
-        if isinstance(i, Path) and not i.closed and len(i.points) >= 2 and i.stroke
+        if isinstance(i, Line) and not i.closed and len(i.points) >= 2 and i.stroke
     ]
     b, c = geo["nodes"]["B"], geo["nodes"]["C"]
     ends = [p for path in drawn for p in (path.points[0], path.points[-1])]
@@ -238,3 +243,34 @@ def test_edges_meet_round_and_pointed_shapes_at_their_outline() -> None:
     # A diagram rendered on its own is drawn 1:1 at the geo's coordinates.
     assert sum(on_diamond(p) for p in ends) == 2
     assert any(on_circle(p) for p in ends)
+
+
+def _written_lines(payload: dict[str, Any]) -> list[tuple[float, float, float, float]]:
+    """Boxes of every written line below the header, from the font metrics the drawing uses."""
+    out = []
+    for it in diagram_scene(payload).items:
+        if not isinstance(it, Text) or it.y < 45:
+            continue
+        for i, line in enumerate(it.lines):
+            if not line.strip():
+                continue
+            w = text_width(line, it.size, it.font)
+            x0 = it.x - {"middle": w / 2, "end": w}.get(it.anchor, 0.0)
+            y0 = it.y + i * it.lh + (it.lh - it.size) / 2
+            out.append((x0, y0, x0 + w, y0 + it.size))
+    return out
+
+
+@pytest.mark.parametrize(
+    "path",
+    _examples("flowchart") + _examples("state") + _examples("sequence"),
+    ids=lambda p: f"{p.parent.name}-{p.stem}",
+)
+def test_no_two_written_lines_overlap_in_a_corpus_drawing(path: Path) -> None:
+    expected = json.loads(path.with_suffix("").with_suffix(".expected.json").read_text("utf-8"))
+    if not expected.get("ok", True):
+        pytest.skip("Mermaid itself refuses this example")
+    boxes = _written_lines(lay_out({"title": "t", "diagram_text": path.read_text("utf-8")}))
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            assert min(a[2], b[2]) - max(a[0], b[0]) <= 1 or min(a[3], b[3]) - max(a[1], b[1]) <= 1
