@@ -428,7 +428,10 @@ class _Reader:
             return None
         j = _skip(s, i)
         if j < len(s) and s[j] == "|":
-            k = s.find("|", j + 1)
+            q = _skip(s, j + 1)
+            # A quoted label may hold a pipe: look for the closing one after its quote.
+            after = s.find('"', q + 1) + 1 if q < len(s) and s[q] == '"' else j + 1
+            k = s.find("|", max(after, j + 1))
             if k < 0:
                 raise ValueError("unterminated |label|")
             label = s[j + 1 : k]

@@ -31,6 +31,7 @@ FAMILIES: list[tuple[str, str, dict[str, Any]]] = [
     ("edge-meta-multiline", FLOW + "A e1@--> B\ne1@{\n  animate: true\n}", {"nodes": AB, "edges": [("A", "B", "")]}),
     ("edge-text-no-spaces", FLOW + "A--text-->B==thick==>C-.dots.->D", {"nodes": {**AB, "C": "C", "D": "D"}, "edges": [("A", "B", "text"), ("B", "C", "thick"), ("C", "D", "dots")]}),
     ("edge-text-quoted-dashes", FLOW + 'A-- "a -- b" -->B', {"nodes": AB, "edges": [("A", "B", "a -- b")]}),
+    ("edge-pipe-quoted-pipe", FLOW + 'A-->|"a | b"|B', {"nodes": AB, "edges": [("A", "B", "a | b")]}),
     ("edge-pipe-text", FLOW + "A-->|yes; no|B", {"nodes": AB, "edges": [("A", "B", "yes; no")]}),
     ("dotted-short-forms", FLOW + "A .-> B\nB <.-> C", {"nodes": {**AB, "C": "C"}, "edges": [("A", "B", ""), ("B", "C", "")], "ends": [{"style": "dotted"}, {"style": "dotted", "tail": "arrow"}]}),
     ("circle-cross-heads", FLOW + "A -.-o B\nB ==x C\nC o==o D\nD x--x E\nE --o F", {"nodes": {**AB, **{c: c for c in "CDEF"}}, "edges": [("A", "B", ""), ("B", "C", ""), ("C", "D", ""), ("D", "E", ""), ("E", "F", "")], "ends": [{"style": "dotted", "head": "circle"}, {"style": "thick", "head": "cross"}, {"style": "thick", "head": "circle", "tail": "circle"}, {"style": "cross", "tail": "cross"}, {"style": "circle"}]}),
