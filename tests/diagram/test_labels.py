@@ -274,3 +274,25 @@ def test_no_two_written_lines_overlap_in_a_corpus_drawing(path: Path) -> None:
     for i, a in enumerate(boxes):
         for b in boxes[i + 1 :]:
             assert min(a[2], b[2]) - max(a[0], b[0]) <= 1 or min(a[3], b[3]) - max(a[1], b[1]) <= 1
+
+
+@pytest.mark.parametrize("direction", ["TD", "LR"])
+def test_frame_titles_have_their_band_and_their_width(direction: str) -> None:
+    text = (
+        f"flowchart {direction}\nsubgraph s1 [A rather long subgraph title here]\nA-->B\nend\n"
+        "subgraph s3 [Another quite long title for one node]\nD\n"
+        "subgraph inner [Inner title]\n[*]\nE\nend\nend\nB-->D"
+    ).replace("[*]\n", "")
+    out = lay_out({"title": "t", "diagram_text": text})
+    geo = out["geo"]
+    titles = {"s1": "A rather long subgraph title here", "s3": "Another quite long title for one node", "inner": "Inner title"}  # fmt: skip
+    members = {"s1": ["A", "B"], "s3": ["D", "inner"], "inner": ["E"]}
+    for gid, title in titles.items():
+        frame = geo["groups"][gid]
+        assert frame["w"] >= text_width(title, 12, "sans-bold") + 20
+        for m in members[gid]:
+            box = geo["nodes"].get(m) or geo["groups"][m]
+            # Members start below the title line (drawn 5 px under the frame's top).
+            assert box["y"] >= frame["y"] + 5 + 12 * 1.35 - 0.01
+    written = [line for i in diagram_scene(out).items if isinstance(i, Text) for line in i.lines]
+    assert all(t in written for t in titles.values())
