@@ -14,98 +14,167 @@ from layoutkit.diagram._mermaid_common import (
     tone_for_style,
 )
 
-# Mermaid shape names (bracket forms and ``@{ shape: }`` names) -> payload shape.
+# Mermaid 11 shape names (bracket forms, ``@{ shape: }`` names, their aliases) -> payload shape.
 SHAPES = {
-    "square": "rect",
     "rect": "rect",
     "proc": "rect",
     "process": "rect",
     "rectangle": "rect",
-    "round": "round",
+    "squareRect": "rect",
+    "square": "rect",
+    "class-box": "rect",
+    "classBox": "rect",
+    "icon": "rect",
+    "iconSquare": "rect",
+    "iconCircle": "rect",
+    "iconRounded": "rect",
+    "imageSquare": "rect",
     "rounded": "round",
     "event": "round",
+    "round": "round",
+    "roundedRect": "round",
+    "state": "round",
     "stadium": "stadium",
-    "pill": "stadium",
     "terminal": "stadium",
-    "subroutine": "subroutine",
-    "subproc": "subroutine",
+    "pill": "stadium",
     "fr-rect": "subroutine",
     "subprocess": "subroutine",
+    "subproc": "subroutine",
     "framed-rectangle": "subroutine",
-    "cylinder": "cylinder",
+    "subroutine": "subroutine",
     "cyl": "cylinder",
     "db": "cylinder",
     "database": "cylinder",
-    "das": "cylinder",
-    "h-cyl": "cylinder",
-    "lin-cyl": "cylinder",
-    "disk": "cylinder",
-    "datastore": "cylinder",
-    "bow-rect": "cylinder",
-    "stored-data": "cylinder",
+    "cylinder": "cylinder",
     "circle": "circle",
     "circ": "circle",
-    "sm-circ": "start",
-    "small-circle": "start",
-    "f-circ": "start",
-    "filled-circle": "start",
-    "junction": "start",
-    "doublecircle": "double-circle",
-    "dbl-circ": "double-circle",
-    "double-circle": "double-circle",
-    "fr-circ": "end",
-    "framed-circle": "end",
-    "stop": "end",
-    "cross-circ": "circle",
-    "diamond": "diamond",
-    "decision": "diamond",
     "diam": "diamond",
+    "decision": "diamond",
+    "diamond": "diamond",
     "question": "diamond",
-    "hexagon": "hexagon",
     "hex": "hexagon",
+    "hexagon": "hexagon",
     "prepare": "hexagon",
-    "lean_right": "parallelogram",
     "lean-r": "parallelogram",
+    "lean-right": "parallelogram",
     "in-out": "parallelogram",
-    "lean_left": "parallelogram-alt",
+    "lean_right": "parallelogram",
     "lean-l": "parallelogram-alt",
+    "lean-left": "parallelogram-alt",
     "out-in": "parallelogram-alt",
-    "trapezoid": "trapezoid",
+    "lean_left": "parallelogram-alt",
     "trap-b": "trapezoid",
     "priority": "trapezoid",
-    "inv_trapezoid": "trapezoid-alt",
+    "trapezoid-bottom": "trapezoid",
+    "trapezoid": "trapezoid",
     "trap-t": "trapezoid-alt",
     "manual": "trapezoid-alt",
-    "curv-trap": "trapezoid-alt",
-    "display": "trapezoid-alt",
-    "odd": "asymmetric",
-    "flag": "asymmetric",
-    "paper-tape": "asymmetric",
-    "doc": "document",
-    "document": "document",
-    "lin-doc": "document",
-    "docs": "document",
-    "documents": "document",
-    "st-doc": "document",
-    "tag-doc": "document",
-    "manual-file": "trapezoid-alt",
-    "flip-tri": "trapezoid-alt",
-    "tri": "trapezoid",
-    "extract": "trapezoid",
-    "manual-input": "parallelogram",
-    "sl-rect": "parallelogram",
+    "trapezoid-top": "trapezoid-alt",
+    "inv-trapezoid": "trapezoid-alt",
+    "inv_trapezoid": "trapezoid-alt",
+    "dbl-circ": "double-circle",
+    "double-circle": "double-circle",
+    "doublecircle": "double-circle",
+    "text": "text",
+    "notch-rect": "notched-rect",
+    "card": "notched-rect",
+    "notched-rectangle": "notched-rect",
+    "lin-rect": "lined-rect",
+    "lined-rectangle": "lined-rect",
+    "lined-process": "lined-rect",
+    "lin-proc": "lined-rect",
+    "shaded-process": "lined-rect",
+    "sm-circ": "start",
+    "start": "start",
+    "small-circle": "start",
+    "stateStart": "start",
+    "fr-circ": "end",
+    "stop": "end",
+    "framed-circle": "end",
+    "stateEnd": "end",
     "fork": "fork",
     "join": "fork",
-    "hourglass": "fork",
-    "collate": "fork",
-    "cloud": "cloud",
-    "bolt": "asymmetric",
-    "com-link": "asymmetric",
+    "forkJoin": "fork",
+    "hourglass": "hourglass",
+    "collate": "hourglass",
+    "brace": "brace-left",
+    "comment": "brace-left",
+    "brace-l": "brace-left",
+    "brace-r": "brace-right",
+    "braces": "braces",
+    "bolt": "bolt",
+    "com-link": "bolt",
+    "lightning-bolt": "bolt",
+    "doc": "document",
+    "document": "document",
+    "delay": "delay",
+    "half-rounded-rectangle": "delay",
+    "h-cyl": "h-cylinder",
+    "das": "h-cylinder",
+    "horizontal-cylinder": "h-cylinder",
+    "lin-cyl": "lined-cylinder",
+    "disk": "lined-cylinder",
+    "lined-cylinder": "lined-cylinder",
+    "curv-trap": "curved-trapezoid",
+    "curved-trapezoid": "curved-trapezoid",
+    "display": "curved-trapezoid",
+    "div-rect": "divided-rect",
+    "div-proc": "divided-rect",
+    "divided-rectangle": "divided-rect",
+    "divided-process": "divided-rect",
+    "tri": "triangle",
+    "extract": "triangle",
+    "triangle": "triangle",
+    "win-pane": "window-pane",
+    "internal-storage": "window-pane",
+    "window-pane": "window-pane",
+    "f-circ": "filled-circle",
+    "junction": "filled-circle",
+    "filled-circle": "filled-circle",
+    "notch-pent": "notched-pentagon",
+    "loop-limit": "notched-pentagon",
+    "notched-pentagon": "notched-pentagon",
+    "flip-tri": "flipped-triangle",
+    "manual-file": "flipped-triangle",
+    "flipped-triangle": "flipped-triangle",
+    "sl-rect": "sloped-rect",
+    "manual-input": "sloped-rect",
+    "sloped-rectangle": "sloped-rect",
+    "docs": "stacked-document",
+    "documents": "stacked-document",
+    "st-doc": "stacked-document",
+    "stacked-document": "stacked-document",
+    "st-rect": "stacked-rect",
+    "procs": "stacked-rect",
+    "processes": "stacked-rect",
+    "stacked-rectangle": "stacked-rect",
+    "bow-rect": "bow-rect",
+    "stored-data": "bow-rect",
+    "bow-tie-rectangle": "bow-rect",
+    "cross-circ": "crossed-circle",
+    "summary": "crossed-circle",
+    "crossed-circle": "crossed-circle",
+    "tag-doc": "tagged-document",
+    "tagged-document": "tagged-document",
+    "tag-rect": "tagged-rect",
+    "tagged-rectangle": "tagged-rect",
+    "tag-proc": "tagged-rect",
+    "tagged-process": "tagged-rect",
+    "flag": "flag",
+    "paper-tape": "flag",
+    "odd": "asymmetric",
+    "rect_left_inv_arrow": "asymmetric",
+    "lin-doc": "lined-document",
+    "lined-document": "lined-document",
+    "ellipse": "ellipse",
+    "choice": "choice",
 }
 
 # bracket opener -> (closer, mermaid shape); longest first so ``(((`` wins over ``((``.
 _OPENERS = (
     ("(((", ")))", "doublecircle"),
+    ("(-", "-)", "ellipse"),
+    ("[|", "]", "props"),
     ("((", "))", "circle"),
     ("([", "])", "stadium"),
     ("[[", "]]", "subroutine"),
@@ -119,11 +188,17 @@ _OPENERS = (
     ("{", "}", "diamond"),
 )
 
-_ID = re.compile(r"[\w$]+(?:[-.](?=[\w$])[\w$]+)*", re.UNICODE)
+# Mermaid's NODE_STRING: a ``-`` belongs to an id unless a link follows it (``-end-B``).
+_ID = re.compile(r"-?[\w$]+(?:[-.](?=[\w$])[\w$]+)*", re.UNICODE)
 _EDGE_ID = re.compile(r"([\w$]+)@(?=[-=.~<ox])")
-_LINK = re.compile(r"([<ox])?(-{2,}|={2,}|-\.+-|~{3,})(>|[ox](?![\w$]))?")
-_TEXT_OPEN = re.compile(r"([<ox])?(--|==|-\.)(?=\s)")
-_TEXT_CLOSE = re.compile(r"(-{2,}|={2,}|\.-+)(>|[ox](?![\w$]))?")
+# Mermaid's link tokens, in the order its lexer tries them: a whole link, then the
+# opening half of a link with text inside (``-- text -->``), per stroke.
+_LINKS = (
+    (re.compile(r"\s*[xo<]?--+[-xo>]\s*"), re.compile(r"\s*[xo<]?--\s*")),
+    (re.compile(r"\s*[xo<]?==+[=xo>]\s*"), re.compile(r"\s*[xo<]?==\s*")),
+    (re.compile(r"\s*[xo<]?-?\.+-[xo>]?\s*"), re.compile(r"\s*[xo<]?-\.\s*")),
+)
+_INVISIBLE = re.compile(r"\s*~~~+\s*")
 _CLASS_SUFFIX = re.compile(r":::([\w-]+)")
 _DIRECTIONS = {
     "TB": "TD",
@@ -148,33 +223,72 @@ _KEYWORDS = (
 )
 
 
+_ENTITY_TAIL = re.compile(r"#\w+$")
+_STYLE_WORDS = ("style", "classDef", "linkStyle")
+
+
 def statements(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
-    """Split the body into statements on newlines and ``;``, keeping quoted runs whole."""
+    """Split the body into statements the way Mermaid's lexer separates them.
+
+    Newlines and ``;`` end a statement, except inside a quoted or markdown string,
+    inside node brackets or an edge's ``|text|``, inside ``@{ ... }`` metadata
+    (which may span lines), and when the ``;`` closes an entity code such as
+    ``#quot;`` (Mermaid encodes those before parsing). A multi-line
+    ``accDescr { ... }`` and the rest of an ``accTitle:`` line are one statement.
+    Statements keep their trailing blanks: a padded subgraph title changes its id.
+    """
     out: list[tuple[int, str]] = []
     buf: list[str] = []
     start_line = 0
-    quoted = False
+    quoted = meta = described = False
     for number, raw in lines:
-        text = raw if quoted else strip_comment(raw)
+        text = raw if (quoted or meta or described) else strip_comment(raw)
         if not buf:
             start_line = number
+        depth = 0
+        piped = False
+        to_eol = False
         for ch in text:
+            if described:
+                buf.append(ch)
+                if ch == "}":
+                    described = False
+                continue
             if ch == '"':
                 quoted = not quoted
-            if ch == ";" and not quoted:
-                out.append((start_line, "".join(buf)))
-                buf = []
-                start_line = number
-                continue
+            elif quoted:
+                pass
+            elif meta:
+                if ch == "}":
+                    meta = False
+            elif ch == "{" and buf and buf[-1] == "@":
+                meta = True
+            elif ch == "{" and "".join(buf).strip() == "accDescr":
+                described = True
+            elif ch == ":" and "".join(buf).strip() in ("accTitle", "accDescr"):
+                to_eol = True
+            elif ch in "[({":
+                depth += 1
+            elif ch in "])}":
+                depth = max(depth - 1, 0)
+            elif ch == "|" and depth == 0:
+                piped = not piped
+            elif ch == ";" and not (depth or piped or to_eol):
+                head = "".join(buf).lstrip()
+                if not (_ENTITY_TAIL.search(head) and not head.startswith(_STYLE_WORDS)):
+                    out.append((start_line, head))
+                    buf = []
+                    start_line = number
+                    continue
             buf.append(ch)
-        if quoted:
+        if quoted or meta or described:
             buf.append("\n")
             continue
         out.append((start_line, "".join(buf)))
         buf = []
     if buf:
         out.append((start_line, "".join(buf)))
-    return [(n, s.strip()) for n, s in out if s.strip()]
+    return [(n, s.lstrip()) for n, s in out if s.strip()]
 
 
 class _Reader:
@@ -191,6 +305,8 @@ class _Reader:
         self.notes: list[dict[str, Any]] = []
         self.errors: list[dict[str, Any]] = []
         self.subgraph_count = 0
+        self.link_tones: dict[int, str] = {}
+        self.default_link_tone: str | None = None
 
     # -- vertices --------------------------------------------------------
     def mention(self, vid: str) -> dict[str, Any]:
@@ -209,24 +325,31 @@ class _Reader:
         vid = m.group(0)
         i = m.end()
         vertex = self.mention(vid)
-        if s.startswith("@{", i):
-            end = _close_brace(s, i + 1)
-            self.apply_meta(vertex, s[i + 2 : end])
-            i = end + 1
-        else:
-            for opener, closer, shape in _OPENERS:
-                if s.startswith(opener, i) and not (opener == ">" and vid == ""):
-                    i = self.read_shape(s, i + len(opener), opener, closer, shape, vertex)
-                    break
+        for opener, closer, shape in _OPENERS:
+            if s.startswith(opener, i):
+                i = self.read_shape(s, i + len(opener), opener, closer, shape, vertex)
+                break
         cm = _CLASS_SUFFIX.match(s, i)
         if cm:
             self.classes.setdefault(vid, []).append(cm.group(1))
             i = cm.end()
+        # Shape data may follow the id, its bracket form or its class.
+        j = _skip(s, i)
+        if s.startswith("@{", j):
+            end = _close_brace(s, j + 1)
+            self.apply_meta(vertex, s[j + 2 : end])
+            i = end + 1
         return i
 
     def read_shape(
         self, s: str, i: int, opener: str, closer: str | None, shape: str, vertex: dict[str, Any]
     ) -> int:
+        if shape == "props":
+            # ``A[|field:value|text]``: a rect whose one property has no payload field.
+            bar = s.find("|", i)
+            if bar < 0:
+                raise ValueError("missing '|' after the node property")
+            i, shape = bar + 1, "rect"
         j = i
         while j < len(s) and s[j] == " ":
             j += 1
@@ -277,33 +400,43 @@ class _Reader:
             edge_id = m.group(1)
             i = m.end()
         label = ""
-        tm = _TEXT_OPEN.match(s, i)
-        lm = _LINK.match(s, i)
-        if tm and not (lm and lm.end() > tm.end() and (lm.group(3) or len(lm.group(2)) > 2)):
-            close = _TEXT_CLOSE.search(s, tm.end())
-            if not close:
-                return None
-            label = s[tm.end() : close.start()]
-            left, body, right = tm.group(1), tm.group(2) + close.group(1), close.group(2)
-            i = close.end()
-        elif lm:
-            left, body, right = lm.group(1), lm.group(2), lm.group(3)
-            i = lm.end()
-        else:
+        token = start = None
+        inv = _INVISIBLE.match(s, i)
+        if inv:
+            token, i = inv.group(0), inv.end()
+        for whole, opening in _LINKS if token is None else ():
+            lm = whole.match(s, i)
+            if lm:
+                token, i = lm.group(0), lm.end()
+                break
+            om = opening.match(s, i)
+            if om:
+                j = _skip(s, om.end())
+                if j < len(s) and s[j] == '"':
+                    # A quoted edge text may hold dashes; it ends at its quote.
+                    q = s.find('"', j + 1)
+                    close = whole.search(s, q + 1) if q > 0 else None
+                else:
+                    close = whole.search(s, om.end())
+                if close is None:
+                    return None
+                start, token = om.group(0), close.group(0)
+                label = s[om.end() : close.start()]
+                i = close.end()
+                break
+        if token is None:
             return None
-        j = i
-        while j < len(s) and s[j] == " ":
-            j += 1
+        j = _skip(s, i)
         if j < len(s) and s[j] == "|":
-            k = s.find("|", j + 1)
+            q = _skip(s, j + 1)
+            # A quoted label may hold a pipe: look for the closing one after its quote.
+            after = s.find('"', q + 1) + 1 if q < len(s) and s[q] == '"' else j + 1
+            k = s.find("|", max(after, j + 1))
             if k < 0:
                 raise ValueError("unterminated |label|")
             label = s[j + 1 : k]
             i = k + 1
-        stroke = {"=": "thick", "~": "invisible"}.get(body[0], "normal")
-        if "." in body:
-            stroke = "dotted"
-        edge = {"label": clean_label(label), "stroke": stroke, "head": right, "tail": left}
+        edge = {"label": clean_label(label), **_destruct(token, start)}
         if edge_id:
             edge["id"] = edge_id
         return i, edge
@@ -341,11 +474,12 @@ class _Reader:
                         self.edge_ids[link["id"]] = edge
 
     # -- statements ------------------------------------------------------
-    def statement(self, line: int, s: str) -> None:
+    def statement(self, line: int, raw: str) -> None:
+        s = raw.strip()
         word = s.split(None, 1)[0]
         rest = s[len(word) :].strip()
         if word == "subgraph":
-            self.open_subgraph(rest, line)
+            self.open_subgraph(raw.lstrip()[len(word) :], line)
         elif word == "end" and not rest:
             self.close_subgraph(line)
         elif word == "direction":
@@ -361,14 +495,17 @@ class _Reader:
                 self.classes.setdefault(vid.strip(), []).append(name.strip())
         elif word == "style":
             vid, _, props = rest.partition(" ")
+            # Mermaid's style statement adds the vertex when it is not declared yet.
+            if vid not in self.vertices:
+                self.vertices[vid] = {"id": vid, "label": vid, "shape": None}
             self.styles[vid] = _props(props)
-        elif word in ("linkStyle", "click", "accTitle", "accDescr") or word.startswith(
+        elif word == "linkStyle":
+            self.link_style(rest, line)
+        elif word in ("click", "accTitle", "accDescr") or word.startswith(
             ("accTitle:", "accDescr:", "accDescr{")
         ):
-            if word in ("linkStyle", "click"):
-                self.notes.append(
-                    note(f"ignored_{word}", f"{word} has no payload equivalent", line)
-                )
+            if word == "click":
+                self.notes.append(note("ignored_click", "click has no payload equivalent", line))
         elif re.match(r"[\w$]+@\{", s) and s.split("@", 1)[0] in self.edge_ids:
             self.notes.append(
                 note("ignored_edge_meta", "edge animation/curve options ignored", line)
@@ -376,35 +513,82 @@ class _Reader:
         else:
             self.read_chain(s, line)
 
-    def open_subgraph(self, rest: str, line: int) -> None:
-        rest = rest.strip()
-        m = re.match(r"([\w$-]+)\s*\[(.*)\]\s*$", rest)
+    def link_style(self, rest: str, line: int) -> None:
+        which, _, props = rest.partition(" ")
+        props = re.sub(r"^interpolate\s+\S+\s*", "", props.strip())
+        tone = tone_for_style(_props(props))
+        if tone is None:
+            if props:
+                self.notes.append(note("style_ignored", "linkStyle has no matching tone", line))
+            return
+        if which == "default":
+            self.default_link_tone = tone
+            return
+        for part in which.split(","):
+            if part.strip().isdigit():
+                self.link_tones[int(part)] = tone
+
+    def open_subgraph(self, after: str, line: int) -> None:
+        # ``after`` is the text after the keyword, blanks kept: Mermaid gives a subgraph
+        # whose bare title holds any blank (padding included) a made-up subGraphN id.
+        text = after[1:] if after[:1] in (" ", "\t") else after
+        m = re.match(r"\s*([^\s\[\]\"]+)\s*\[(.*)\]\s*$", text)
         if m:
             sid, title = m.group(1), clean_label(m.group(2))
-        elif rest.startswith('"') or rest.startswith("`"):
-            sid = title = clean_label(rest)
-        elif " " in rest or not rest:
-            sid = f"subGraph{self.subgraph_count}"
-            title = clean_label(rest)
         else:
-            sid = title = rest
-        self.subgraph_count += 1
+            bare = text.strip()
+            if bare[:1] == '"' and bare[-1:] == '"' and len(bare) >= 2:
+                inner = bare[1:-1]
+                inner = inner[1:-1] if inner[:1] == inner[-1:] == "`" and len(inner) > 1 else inner
+                spaced = bool(re.search(r"\s", inner))
+            else:
+                spaced = bool(re.search(r"\s", text)) or not bare
+            title = clean_label(bare)
+            sid = None if spaced else title
+        # Until it closes, an unnamed subgraph stands in its parent under a private key.
+        key = sid if sid is not None else f"\x00{len(self.subgraphs)}:{len(self.stack)}"
         if self.stack:
-            self.stack[-1]["mentioned"].append(sid)
-        self.stack.append({"id": sid, "title": title, "mentioned": [], "dir": None, "line": line})
+            self.stack[-1]["mentioned"].append(key)
+        self.stack.append(
+            {"id": sid, "key": key, "title": title, "mentioned": [], "dir": None, "line": line}
+        )
 
     def close_subgraph(self, line: int) -> None:
         if not self.stack:
             raise ValueError("'end' without an open subgraph")
         sg = self.stack.pop()
+        # Mermaid numbers made-up ids when a subgraph closes, so inner ones come first.
+        sid = sg["id"] if sg["id"] is not None else f"subGraph{self.subgraph_count}"
+        self.subgraph_count += 1
+        if self.stack:
+            held = self.stack[-1]["mentioned"]
+            held[held.index(sg["key"])] = sid
         members: list[str] = []
         for vid in sg["mentioned"]:
-            if vid not in self.claimed and vid not in members and vid != sg["id"]:
+            if vid not in self.claimed and vid not in members and vid != sid:
                 members.append(vid)
         self.claimed.update(members)
         self.subgraphs.append(
-            {"id": sg["id"], "title": sg["title"], "members": members, "dir": sg["dir"]}
+            {"id": sid, "title": sg["title"], "members": members, "dir": sg["dir"]}
         )
+
+
+def _destruct(token: str, start: str | None) -> dict[str, Any]:
+    """Stroke, ends and length of a link token, as Mermaid's ``destructLink`` reads them."""
+    end = token.strip()
+    first = (start or end).strip()[:1]
+    head = end[-1] if end[-1] in "xo>" else None
+    # A start mark counts only when it matches the head (``<-->``, ``x--x``, ``o--o``).
+    tail = first if head and first == {">": "<"}.get(head, head) else None
+    body = end[:-1] if head else end
+    stroke = "normal"
+    if "=" in body:
+        stroke = "thick"
+    elif "~" in body:
+        stroke = "invisible"
+    elif "." in body or (start and "." in start):
+        stroke = "dotted"
+    return {"stroke": stroke, "head": head, "tail": tail}
 
 
 def _skip(s: str, i: int) -> int:
@@ -424,13 +608,20 @@ def _close_brace(s: str, i: int) -> int:
 
 
 def _meta_pairs(body: str) -> list[tuple[str, str]]:
+    """Key/value pairs of ``@{ ... }`` shape data: YAML flow (``a: 1, b: 2``) or one
+    pair per line; a quoted value may span lines (Mermaid keeps those breaks)."""
     parts: list[str] = []
     buf = ""
-    quoted = False
+    quote = ""
     for ch in body:
-        if ch == '"':
-            quoted = not quoted
-        if ch == "," and not quoted:
+        if quote:
+            if ch == quote:
+                quote = ""
+            buf += ch
+            continue
+        if ch in "\"'":
+            quote = ch
+        if ch in ",\n":
             parts.append(buf)
             buf = ""
         else:
@@ -439,8 +630,12 @@ def _meta_pairs(body: str) -> list[tuple[str, str]]:
     out = []
     for part in parts:
         key, sep, value = part.partition(":")
-        if sep:
-            out.append((key.strip().strip('"'), value.strip().strip('"')))
+        if sep and key.strip():
+            value = value.strip()
+            if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+                value = value[1:-1]
+            lines = [line.strip() for line in value.split("\n")]
+            out.append((key.strip().strip("\"'"), "<br>".join(x for x in lines if x)))
     return out
 
 
@@ -448,17 +643,28 @@ def _props(text: str) -> list[str]:
     return [p.strip() for p in text.strip().rstrip(";").split(",") if p.strip()]
 
 
-def _edge_style(edge: dict[str, Any]) -> str:
-    if edge["stroke"] == "invisible":
-        return "invisible"
-    if edge["stroke"] == "dotted":
-        return "dotted"
-    if edge["stroke"] == "thick":
-        return "thick"
-    head = edge["head"]
-    if edge["tail"] and head == ">":
-        return "both"
-    return {">": "solid", "o": "circle", "x": "cross"}.get(head or "", "plain")
+_END_NAMES = {">": "arrow", "<": "arrow", "o": "circle", "x": "cross", None: "none"}
+
+
+def _edge_style(edge: dict[str, Any]) -> dict[str, str]:
+    """Payload ``style`` (plus ``head``/``tail`` where the style cannot say the ends)."""
+    stroke, head, tail = edge["stroke"], edge["head"], edge["tail"]
+    if stroke == "invisible":
+        return {"style": "invisible"}
+    if stroke in ("dotted", "thick"):
+        out = {"style": stroke}
+        if head != ">":
+            out["head"] = _END_NAMES[head]
+        if tail:
+            out["tail"] = _END_NAMES[tail]
+        return out
+    if tail and head == ">":
+        return {"style": "both"}
+    style = {">": "solid", "o": "circle", "x": "cross"}.get(head or "", "plain")
+    out = {"style": style}
+    if tail:
+        out["tail"] = _END_NAMES[tail]
+    return out
 
 
 def read_flowchart(
@@ -545,11 +751,15 @@ def _to_payload(reader: _Reader, direction: str, meta: dict[str, str]) -> dict[s
     payload["nodes"] = [n for vid, n in nodes.items() if vid not in placed]
     payload["groups"] = tops
     edges = []
-    for e in reader.edges:
+    for index, e in enumerate(reader.edges):
         edge: dict[str, Any] = {"from": e["from"], "to": e["to"]}
+        tone = reader.link_tones.get(index, reader.default_link_tone)
+        if tone:
+            edge["tone"] = tone
         style = _edge_style(e)
-        if style != "solid":
-            edge["style"] = style
+        if style.get("style") == "solid":
+            del style["style"]
+        edge.update(style)
         if e["label"]:
             edge["label"] = e["label"]
         edges.append(edge)

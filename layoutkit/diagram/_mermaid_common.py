@@ -66,9 +66,16 @@ def strip_comment(line: str) -> str:
     return line
 
 
+_DIRECTIVE = re.compile(r"%%\{.*?\}%%", re.DOTALL)
+
+
 def split_front_matter(text: str) -> tuple[dict[str, str], list[tuple[int, str]]]:
     """Separate a ``---`` front matter block; return its flat keys and numbered body lines."""
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    # Mermaid drops directives (``%%{init: ...}%%``, which may span lines) before
+    # parsing; blank them out but keep their lines so findings keep their numbers.
+    text = _DIRECTIVE.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    lines = text.split("\n")
     meta: dict[str, str] = {}
     start = 0
     first = next((i for i, raw in enumerate(lines) if raw.strip()), None)

@@ -5,19 +5,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from layoutkit.diagram._mermaid_common import broken, clean_label, finding, strip_comment
+from layoutkit.diagram._mermaid_common import broken, clean_label, finding, tone_for_style
 
-_TRANSITION = re.compile(
-    r"^(?P<a>\[\*\]|[\w.-]+)(?::::[\w-]+)?\s*-->\s*(?P<b>\[\*\]|[\w.-]+)(?::::[\w-]+)?\s*(?::(?P<label>.*))?$"
-)
-_STATE_AS = re.compile(r'^state\s+"(?P<desc>[^"]*)"\s+as\s+(?P<id>[\w.-]+)\s*(?P<open>\{)?\s*$')
-_STATE_KIND = re.compile(r"^state\s+(?P<id>[\w.-]+)\s+<<(?P<kind>fork|join|choice)>>\s*$")
-_STATE_OPEN = re.compile(r"^state\s+(?P<id>[\w.-]+)\s*(?P<open>\{)?\s*$")
-_DESCRIPTION = re.compile(r"^(?P<id>[\w.-]+)(?::::[\w-]+)?\s*:\s*(?P<desc>.*)$")
-_BARE = re.compile(r"^(?P<id>[\w.-]+)(?::::[\w-]+)?$")
-_NOTE_ONE = re.compile(r"^note\s+(left|right)\s+of\s+[\w.-]+\s*:.*$", re.IGNORECASE)
-_NOTE_OPEN = re.compile(r"^note\s+(left|right)\s+of\s+[\w.-]+\s*$", re.IGNORECASE)
-_SHAPES = {"start": "start", "end": "end", "fork": "fork", "join": "fork", "choice": "diamond"}
+_SHAPES = {"start": "start", "end": "end", "fork": "fork", "join": "fork", "choice": "choice"}
 _DIRECTIONS = {"TB": "TD", "TD": "TD", "BT": "TD", "LR": "LR", "RL": "LR"}
 
 
@@ -29,6 +19,9 @@ class _Reader:
         self.stack: list[dict[str, Any]] = []
         self.divider = 0
         self.region = 0
+        self.direction = "TD"
+        self.class_defs: dict[str, list[str]] = {}
+        self.classes: dict[str, list[str]] = {}
 
     @property
     def parent(self) -> str | None:
@@ -92,77 +85,316 @@ class _Reader:
             self.region += 1
             self._wrap_region(frame, f"region-{self.region}")
         self.stack.pop()
+        if not frame["members"]:
+            # A composite with an empty body (or only a direction) is a plain state.
+            self.states[frame["id"]]["kind"] = "state"
+            return
         self.states[frame["id"]]["members"] = frame["members"]
 
 
-def read_state(lines: list[tuple[int, str]], meta: dict[str, str]) -> dict[str, Any]:
-    """Convert state diagram text (header already split off) into a diagram payload."""
-    r = _Reader()
-    errors: list[dict[str, Any]] = []
-    direction = "TD"
-    in_note = False
-    for number, raw in lines:
-        s = strip_comment(raw).strip()
-        if in_note:
-            if s.lower() == "end note":
-                in_note = False
-            continue
-        if not s:
-            continue
-        try:
-            if s.startswith("direction "):
-                d = s.split()[1]
-                if not r.stack:
-                    direction = _DIRECTIONS.get(d, "TD")
-            elif s.startswith(
-                ("classDef ", "class ", "accTitle", "accDescr", "style ")
-            ) or _NOTE_ONE.match(s):
-                continue
-            elif _NOTE_OPEN.match(s):
-                in_note = True
-            elif s == "--":
-                r.divide()
-            elif s == "}":
-                r.close()
-            elif m := _TRANSITION.match(s):
-                a = r.marker(True) if m.group("a") == "[*]" else r.state(m.group("a"))["id"]
-                b = r.marker(False) if m.group("b") == "[*]" else r.state(m.group("b"))["id"]
-                r.transitions.append(
-                    {"from": a, "to": b, "label": clean_label(m.group("label") or "")}
-                )
-            elif m := _STATE_KIND.match(s):
-                r.state(m.group("id"), m.group("kind"))
-            elif m := _STATE_AS.match(s):
-                st = r.state(m.group("id"))
-                st["label"] = clean_label(m.group("desc"))
-                if m.group("open"):
-                    r.open(m.group("id"))
-            elif m := _STATE_OPEN.match(s):
-                if m.group("open"):
-                    r.open(m.group("id"))
-                else:
-                    r.state(m.group("id"))
-            elif m := _DESCRIPTION.match(s):
-                st = r.state(m.group("id"))
-                desc = clean_label(m.group("desc"))
-                st["label"] = desc if st["label"] == st["id"] else f"{st['label']}\n{desc}"
-            elif m := _BARE.match(s):
-                r.state(m.group("id"))
-            else:
-                raise ValueError(f"cannot read {s[:40]!r}")
-        except ValueError as exc:
-            errors.append(finding(number, str(exc)))
-    if r.stack:
-        errors.append(
-            finding(
-                lines[-1][0] if lines else 1, f"composite {r.stack[-1]['id']!r} is never closed"
-            )
+_ENTITY_CODE = re.compile(r"#\w+;")
+# Mermaid's state lexer, rule by rule in its order (case-insensitive); ``None`` kinds are skipped.
+_LEX = [
+    (re.compile(r"[^\n]*direction\s+(TB|BT|RL|LR)[^\n]*", re.I), "DIR"),
+    (re.compile(r"%%[^\n]*"), None),
+    (re.compile(r"\n+"), "NL"),
+    (re.compile(r"[^\S\n]+"), None),
+    (re.compile(r"#[^\n]*"), None),
+    (re.compile(r"scale\s+\d+(\s+width)?", re.I), None),
+    (re.compile(r"accTitle\s*:[^\n]*", re.I), None),
+    (re.compile(r"accDescr\s*:[^\n]*", re.I), None),
+    (re.compile(r"accDescr\s*\{[^}]*\}", re.I), None),
+    (re.compile(r"classDef\s+(\w+)\s+([^\n]*)", re.I), "CLASSDEF"),
+    (re.compile(r"class\s+(\w+(?:\s*,\s*\w+)*)\s+([^\n]*)", re.I), "CLASS"),
+    (re.compile(r"state\s+", re.I), "STATE"),
+    (re.compile(r"note\s+", re.I), "NOTE"),
+    (re.compile(r"hide empty description", re.I), None),
+    (re.compile(r"\[\*\]"), "EDGE_STATE"),
+    (re.compile(r"[^:\n\s\-{}]+"), "ID"),
+    (re.compile(r"[^\S\n]*:[^:\n;]+"), "DESCR"),
+    (re.compile(r"-->"), "ARROW"),
+    (re.compile(r"--"), "CONCURRENT"),
+    (re.compile(r":::"), "STYLE_SEP"),
+    (re.compile(r"\{"), "OPEN"),
+    (re.compile(r"\}"), "CLOSE"),
+]
+_KIND_MARK = re.compile(r"[^\n]*?(<<|\[\[)(fork|join|choice)(>>|\]\])", re.I)
+_AS = re.compile(r"\s*as\s+", re.I)
+
+
+def _tokens(text: str, lines: list[int]) -> list[tuple[str, str, int]]:
+    """Tokens of a state diagram body; ``lines[i]`` is the source line of character i."""
+    out: list[tuple[str, str, int]] = []
+    i, n = 0, len(text)
+    while i < n:
+        line = lines[i]
+        hit = next(
+            ((m, kind) for rx, kind in _LEX if (m := rx.match(text, i)) and m.end() > i), None
         )
-    if in_note:
-        errors.append(finding(lines[-1][0] if lines else 1, "note is never closed with 'end note'"))
-    if errors:
-        raise broken("the state diagram text cannot be read", errors)
-    return _to_payload(r, direction, meta)
+        if hit is None:
+            raise _Bad(line, f"cannot read {text[i : i + 30]!r}")
+        m, kind = hit
+        i = m.end()
+        if kind == "DIR":
+            out.append(("DIR", m.group(1).upper(), line))
+        elif kind == "STATE":
+            i = _state_tokens(text, i, lines, out)
+        elif kind == "NOTE":
+            i = _note_tokens(text, i, lines, out)
+        elif kind == "DESCR":
+            out.append(("DESCR", m.group(0).strip()[1:].strip(), line))
+        elif kind in ("CLASSDEF", "CLASS"):
+            out.append((kind, f"{m.group(1)}\x02{m.group(2).strip()}", line))
+        elif kind is not None:
+            out.append((kind, m.group(0), line))
+    return out
+
+
+def _state_tokens(text: str, i: int, lines: list[int], out: list[tuple[str, str, int]]) -> int:
+    """The rest of a ``state`` statement (the lexer's STATE mode)."""
+    line = lines[min(i, len(lines) - 1)]
+    km = _KIND_MARK.match(text, i)
+    if km:
+        out.append(("KIND", f"{km.group(2).lower()}:{text[i : km.start(1)].strip()}", line))
+        return km.end()
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\n":
+            return i + 1
+        if ch in " \t":
+            i += 1
+        elif ch == "#":
+            while i < n and text[i] != "\n":
+                i += 1
+        elif ch == '"':
+            end = text.find('"', i + 1)
+            if end < 0:
+                raise _Bad(line, "unterminated state description")
+            out.append(("STATE_DESCR", text[i + 1 : end], line))
+            i = end + 1
+            am = _AS.match(text, i)
+            if am:
+                j = am.end()
+                while j < n and text[j] not in "\n{":
+                    j += 1
+                out.append(("AS_ID", text[am.end() : j], line))
+                i = j
+        elif ch == "{":
+            out.append(("OPEN", "{", line))
+            return i + 1
+        else:
+            j = i
+            while j < n and text[j] not in " \t\n{":
+                j += 1
+            out.append(("COMPOSIT", text[i:j], line))
+            i = j
+    return i
+
+
+def _note_tokens(text: str, i: int, lines: list[int], out: list[tuple[str, str, int]]) -> int:
+    line = lines[min(i, len(lines) - 1)]
+    m = re.compile(r"(left|right) of\s*([^:\n\s\-]+)", re.I).match(text, i)
+    if m:
+        i = m.end()
+        one = re.compile(r"[^\S\n]*:[^:\n;]+").match(text, i)
+        if one:
+            out.append(("NOTE", m.group(2), line))
+            return one.end()
+        end = re.compile(r"end note", re.I).search(text, i)
+        if end is None:
+            raise _Bad(line, "note is never closed with 'end note'")
+        out.append(("NOTE", m.group(2), line))
+        return end.end()
+    if text.startswith('"', i):
+        # A floating note: ``note "text" as N1``; Mermaid keeps no state for it.
+        end = text.find('"', i + 1)
+        if end < 0:
+            raise _Bad(line, "unterminated note text")
+        j = text.find("\n", end)
+        return len(text) if j < 0 else j
+    raise _Bad(line, "a note needs 'left of', 'right of' or a quoted text")
+
+
+class _Bad(ValueError):
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+def read_state(lines: list[tuple[int, str]], meta: dict[str, str]) -> dict[str, Any]:
+    """Convert state diagram text (header already split off) into a diagram payload.
+
+    The body is read with the tokens of Mermaid's state grammar, so statements may
+    share a line, a composite's ``{`` may start the next line and ``#``/``%%``
+    comments, ``scale``, ``hide empty description`` and floating notes are skipped
+    as Mermaid skips them. Entity codes (``#quot;``) are kept apart from comments.
+    """
+    codes: list[str] = []
+
+    def hide(m: re.Match[str]) -> str:
+        codes.append(m.group(0))
+        return f"\x00{len(codes) - 1}\x01"
+
+    text_parts: list[str] = []
+    where: list[int] = []
+    for number, raw in lines:
+        piece = _ENTITY_CODE.sub(hide, raw) + "\n"
+        text_parts.append(piece)
+        where.extend([number] * len(piece))
+    text = "".join(text_parts)
+    last = lines[-1][0] if lines else 1
+    try:
+        tokens = _tokens(text, where)
+        r = _Parser(tokens, codes).run()
+    except _Bad as exc:
+        raise broken(
+            "the state diagram text cannot be read", [finding(exc.line, str(exc))]
+        ) from None
+    except ValueError as exc:
+        raise broken("the state diagram text cannot be read", [finding(last, str(exc))]) from None
+    return _to_payload(r, r.direction, meta)
+
+
+class _Parser:
+    """Statements of the state grammar over the token list, fed to a :class:`_Reader`."""
+
+    def __init__(self, tokens: list[tuple[str, str, int]], codes: list[str]) -> None:
+        self.t = tokens
+        self.i = 0
+        self.codes = codes
+        self.r = _Reader()
+        self.r.direction = "TD"
+
+    def text(self, raw: str) -> str:
+        return clean_label(re.sub(r"\x00(\d+)\x01", lambda m: self.codes[int(m.group(1))], raw))
+
+    def peek(self, k: int = 0) -> tuple[str, str, int]:
+        j = self.i + k
+        return self.t[j] if j < len(self.t) else ("EOF", "", self.t[-1][2] if self.t else 1)
+
+    def take(self) -> tuple[str, str, int]:
+        tok = self.peek()
+        self.i += 1
+        return tok
+
+    def run(self) -> _Reader:
+        while self.peek()[0] != "EOF":
+            self.statement()
+        if self.r.stack:
+            raise _Bad(self.peek()[2], f"composite {self.r.stack[-1]['id']!r} is never closed")
+        return self.r
+
+    def ident(self) -> tuple[str, bool] | None:
+        """An idStatement: (id, is [*]) with an optional ``:::class``."""
+        kind, value, _ = self.peek()
+        if kind not in ("ID", "EDGE_STATE"):
+            return None
+        self.take()
+        if self.peek()[0] == "STYLE_SEP" and self.peek(1)[0] == "ID":
+            if kind == "ID":
+                self.r.classes.setdefault(self.text(value), []).append(self.peek(1)[1])
+            self.i += 2
+        return self.text(value) if kind == "ID" else value, kind == "EDGE_STATE"
+
+    def statement(self) -> None:
+        r = self.r
+        kind, value, line = self.peek()
+        if kind == "NL":
+            self.take()
+        elif kind == "CLASSDEF":
+            self.take()
+            name, _, props = value.partition("\x02")
+            r.class_defs[name] = [p.strip() for p in props.rstrip(";").split(",") if p.strip()]
+        elif kind == "CLASS":
+            self.take()
+            ids, _, name = value.partition("\x02")
+            for sid in ids.split(","):
+                r.classes.setdefault(sid.strip(), []).append(name.strip())
+        elif kind == "DIR":
+            self.take()
+            if not r.stack:
+                r.direction = _DIRECTIONS.get(value, "TD")
+        elif kind == "CONCURRENT":
+            self.take()
+            try:
+                r.divide()
+            except ValueError as exc:
+                raise _Bad(line, str(exc)) from None
+        elif kind == "CLOSE":
+            self.take()
+            try:
+                r.close()
+            except ValueError as exc:
+                raise _Bad(line, str(exc)) from None
+        elif kind == "KIND":
+            self.take()
+            mark, _, sid = value.partition(":")
+            r.state(self.text(sid), mark)
+        elif kind == "NOTE":
+            self.take()
+            # A note names its state, and Mermaid adds that state when it is new.
+            r.state(self.text(value))
+        elif kind == "STATE_DESCR":
+            self.take()
+            nk, nv, _ = self.peek()
+            if nk != "AS_ID":
+                # ``state "text"`` with no ``as id`` keeps no state, as in Mermaid.
+                return
+            self.take()
+            sid, _, desc = nv.partition(":")
+            st = r.state(self.text(sid))
+            label = self.text(value)
+            st["label"] = f"{label}\n{self.text(desc)}" if desc.strip() else label
+            if self.peek()[0] == "OPEN":
+                self.take()
+                r.open(st["id"])
+        elif kind == "COMPOSIT":
+            self.take()
+            following = self.i
+            while self.peek()[0] == "NL" and self.peek(1)[0] == "OPEN":
+                self.take()
+            if self.peek()[0] == "OPEN":
+                self.take()
+                r.open(self.text(value))
+            else:
+                # A bare ``state X`` reduces to a plain string in Mermaid's grammar:
+                # it adds no state of its own.
+                self.i = following
+        elif kind in ("ID", "EDGE_STATE"):
+            a, a_marker = self.ident()  # type: ignore[misc]
+            if self.peek()[0] == "ARROW":
+                self.take()
+                got = self.ident()
+                if got is None:
+                    raise _Bad(line, "a transition needs a target state")
+                b, b_marker = got
+                label = ""
+                if self.peek()[0] == "DESCR":
+                    label = self.text(self.take()[1])
+                src = r.marker(True) if a_marker else r.state(a)["id"]
+                dst = r.marker(False) if b_marker else r.state(b)["id"]
+                r.transitions.append({"from": src, "to": dst, "label": label})
+            elif self.peek()[0] == "DESCR":
+                desc = self.text(self.take()[1])
+                if a_marker:
+                    return
+                st = r.state(a)
+                st["label"] = desc if st["label"] == st["id"] else f"{st['label']}\n{desc}"
+            elif not a_marker:
+                r.state(a)
+        elif kind == "OPEN":
+            raise _Bad(line, "'{' without a state")
+        else:
+            raise _Bad(line, f"cannot read {value[:30]!r}")
+
+
+def _tone(r: _Reader, sid: str) -> str | None:
+    """The tone nearest the fill of the classes applied to a state (``default`` first)."""
+    names = ["default", *r.classes.get(sid, [])]
+    props = [p for name in names for p in r.class_defs.get(name, [])]
+    # Later classes win, as later CSS rules do: read the props last-first.
+    return tone_for_style(list(reversed(props))) if props else None
 
 
 def _to_payload(r: _Reader, direction: str, meta: dict[str, str]) -> dict[str, Any]:
@@ -174,6 +406,9 @@ def _to_payload(r: _Reader, direction: str, meta: dict[str, str]) -> dict[str, A
         out: dict[str, Any] = {"id": st["id"], "title": title}
         if kind in _SHAPES:
             out["shape"] = _SHAPES[kind]
+        tone = _tone(r, st["id"])
+        if tone:
+            out["tone"] = tone
         return out
 
     def group(st: dict[str, Any]) -> dict[str, Any]:

@@ -13,6 +13,7 @@ import networkx as nx
 
 from layoutkit.diagram import layered, placement, sequence_layout
 from layoutkit.diagram.findings import composition_findings, count_crossings_orth
+from layoutkit.diagram.labels import edge_label_size
 from layoutkit.diagram.mermaid import import_text
 from layoutkit.diagram.model import Model, Node, build_model, containers
 from layoutkit.diagram.options import OPTIONS, LayoutOptions
@@ -125,8 +126,8 @@ def _layout_sequence(
 
 
 def _label_size(text: str) -> tuple[float, float]:
-    block = measure(text, LABEL_MAX, LABEL_SIZE)
-    return block.width + 8, block.height + 4
+    # The drawing wraps the label with the same call (labels.edge_label_lines).
+    return edge_label_size(text)
 
 
 def _first_leaf(model: Model, gid: str) -> str | None:
@@ -377,7 +378,13 @@ def _layout_flat(
     for lane in model.lanes:
         if lane["label"]:
             titles[lane["path"]] = text_width(lane["label"], 13, "sans-bold") if not lr else 0.0
-    placed = placement.assign_x(hier, order, out_off, in_off, titles, opts)
+    # Left-right frames carry their title on top, which is the left side before the turn.
+    bands = (
+        {grp["path"]: opts.group_title for grp in model.groups.values() if grp["title"]}
+        if lr
+        else {}
+    )
+    placed = placement.assign_x(hier, order, out_off, in_off, titles, opts, bands)
     ends = placement.straighten(hier, placed, opts)
     track, counts = placement.plan_tracks(hier, order, ends, opts)
     frame = _assign_y(hier, order, counts, model, lr, loop_span, opts)
@@ -435,7 +442,6 @@ def _assign_y(
     opts: LayoutOptions,
 ) -> dict[str, Any]:
     items = h.items
-    nl = len(order)
     layer_h = [
         max(
             (
@@ -458,6 +464,41 @@ def _assign_y(
             s[0] = min(s[0], it.layer)
             s[1] = max(s[1], it.layer)
     titled = {grp["path"] for grp in model.groups.values() if grp["title"]}
+    # Left-right frames take their width from the layers they span; one too narrow
+    # for its title is widened after its last layer, so the title is never cut.
+    title_w = {
+        grp["path"]: text_width(grp["title"], 13, "sans-bold") + 2 * opts.group_pad
+        for grp in model.groups.values()
+        if grp["title"] and lr
+    }
+    widen: dict[tuple, float] = {}
+    for _ in range(4):
+        frame = _frame_rows(span, titled, widen, layer_h, counts, model, lr, opts)
+        short = {
+            key: need - (frame["frames_y"][key][1] - frame["frames_y"][key][0])
+            for key, need in title_w.items()
+            if key in span
+        }
+        short = {key: gap for key, gap in short.items() if gap > 0.5}
+        if not short:
+            break
+        for key, gap in short.items():
+            widen[key] = widen.get(key, 0.0) + gap
+    return frame
+
+
+def _frame_rows(
+    span: dict[tuple, list[int]],
+    titled: set,
+    widen: dict[tuple, float],
+    layer_h: list[float],
+    counts: list[int],
+    model: Model,
+    lr: bool,
+    opts: LayoutOptions,
+) -> dict[str, Any]:
+    """Layer tops, track rows and frame extents for given layer heights and frame pads."""
+    nl = len(layer_h)
     ext_top: dict[tuple, float] = {}
     ext_bot: dict[tuple, float] = {}
     for key in sorted(span, key=lambda k: (-len(k), str(k))):
@@ -471,7 +512,7 @@ def _assign_y(
         )
         band = opts.group_title if key in titled and not lr else 0.0
         ext_top[key] = opts.group_pad + band + inner_t
-        ext_bot[key] = opts.group_pad + inner_b
+        ext_bot[key] = opts.group_pad + inner_b + widen.get(key, 0.0)
     top_ext = [0.0] * nl
     bot_ext = [0.0] * nl
     for key, (lo, hi) in span.items():
@@ -568,7 +609,7 @@ def _emit(
             if items[b].kind == "label":
                 it = items[b]
                 label_boxes[k] = (
-                    x[b] - it.w / 2 + opts.label_gap,
+                    x[b] - (it.w - opts.label_gap) / 2,
                     cy(b) - it.h / 2,
                     it.w - opts.label_gap,
                     it.h,

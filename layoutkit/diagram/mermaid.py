@@ -64,14 +64,22 @@ def import_text(text: str) -> dict[str, Any]:
     if header_at is None:
         raise broken("diagram_text has no diagram type line", [finding(1, "no diagram type line")])
     number, raw = lines[header_at]
-    header = strip_comment(raw).strip().rstrip(";")
+    first = strip_comment(raw).strip()
+    word = first.replace(";", " ").split()[0]
     body = lines[header_at + 1 :]
-    word = header.replace(";", " ").split()[0]
     if word in ("flowchart", "graph", "flowchart-elk"):
-        return read_flowchart(header, body, meta)
+        # Statements may follow the header after a ``;`` (``graph TD;A-->B;``).
+        header, _, rest = first.partition(";")
+        if rest.strip():
+            body = [(number, rest), *body]
+        return read_flowchart(header.strip(), body, meta)
     if word == "sequenceDiagram":
         return read_sequence(lines[header_at:], meta)
     if word in ("stateDiagram", "stateDiagram-v2"):
+        # The state lexer reads the header as a token: statements may follow it.
+        rest = first[len(word) :].lstrip(";")
+        if rest.strip():
+            body = [(number, rest), *body]
         return read_state(body, meta)
     raise DiagramError(
         "diagram_text_unsupported",

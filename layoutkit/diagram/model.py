@@ -7,6 +7,13 @@ from typing import Any, Literal
 
 import attrs
 
+from layoutkit.diagram.labels import (
+    ICON_W,
+    MAX_TEXT,
+    balanced_label,
+    label,
+    outer_size,
+)
 from layoutkit.elements.vocab import (
     DIAGRAM_TONE_DEFAULT,
     DIAGRAM_TONES,
@@ -17,11 +24,8 @@ from layoutkit.elements.vocab import (
     NODE_TYPES,
 )
 from layoutkit.errors import did_you_mean
-from layoutkit.layout.text import line_height, measure, text_width
+from layoutkit.layout.text import line_height, text_width
 
-PAD_X = 14.0
-PAD_Y = 10.0
-MAX_TEXT = 220.0
 TITLE_SIZE = 14.0
 BODY_SIZE = 12.0
 ROW = 20.0
@@ -95,18 +99,17 @@ def _open_vocab(
     return default
 
 
-def _lines(text: str, size: float, font: str = "sans") -> tuple[float, float]:
-    block = measure(text, MAX_TEXT, size, font)  # type: ignore[arg-type]
-    return block.width, block.height
-
-
 def size_node(node: dict[str, Any], shape: str) -> tuple[float, float]:
-    """Width and height of a node box from its content, with the layout engine's font metrics."""
+    """Width and height of a node box from its content, with the layout engine's font metrics.
+
+    The title and body come from :func:`layoutkit.diagram.labels.balanced_label`,
+    the same lines the drawing writes, and the shape's box is sized around them
+    (:func:`layoutkit.diagram.labels.outer_size`).
+    """
     kind = node.get("type") or "box"
-    title = str(node.get("title") or node.get("id") or "")
-    tw, th = _lines(title, TITLE_SIZE, "sans-bold")
-    widths = [tw]
-    height = th
+    lab = balanced_label(node, shape) if kind == "box" else label(node)
+    widths = [lab.width]
+    height = lab.height
     if kind == "entity":
         for col in node.get("columns") or []:
             if not isinstance(col, dict):
@@ -138,11 +141,6 @@ def size_node(node: dict[str, Any], shape: str) -> tuple[float, float]:
                     )
                 )
                 height += ROW
-    body = node.get("body")
-    if body:
-        bw, bh = _lines(str(body), BODY_SIZE)
-        widths.append(bw)
-        height += bh + 4
     chips = [c for c in node.get("chips") or [] if isinstance(c, dict)]
     if chips:
         row = sum(text_width(str(c.get("text", "")), 11) + 16 for c in chips) + 6 * (len(chips) - 1)
@@ -151,10 +149,9 @@ def size_node(node: dict[str, Any], shape: str) -> tuple[float, float]:
     if node.get("tag"):
         widths.append(text_width(str(node["tag"]), 11) + 12)
         height += 18
-    if node.get("icon") or node.get("image"):
-        widths[0] += 26
-    w = max(widths) + 2 * PAD_X
-    h = height + 2 * PAD_Y
+    if node.get("image") and not lab.icon:
+        widths[0] += ICON_W
+    w, h = outer_size(shape, max(widths), height)
     ports = [p for p in node.get("ports") or [] if isinstance(p, dict)]
     if ports:
         per_side: dict[str, int] = {}
@@ -162,23 +159,6 @@ def size_node(node: dict[str, Any], shape: str) -> tuple[float, float]:
             per_side[p.get("side") or "bottom"] = per_side.get(p.get("side") or "bottom", 0) + 1
         w = max(w, 28.0 * (max(per_side.get("top", 0), per_side.get("bottom", 0)) + 1))
         h = max(h, 22.0 * (max(per_side.get("left", 0), per_side.get("right", 0)) + 1))
-    w = max(w, 80.0)
-    h = max(h, 40.0)
-    if shape in ("start", "end"):
-        return 28.0, 28.0
-    if shape == "fork":
-        return 90.0, 12.0
-    if shape in ("circle", "double-circle"):
-        d = max(w, h) * 1.05
-        return d, d
-    if shape == "diamond":
-        return w * 1.45, h * 1.45
-    if shape in ("hexagon", "parallelogram", "parallelogram-alt", "trapezoid", "trapezoid-alt"):
-        return w + 30, h
-    if shape == "cylinder":
-        return w, h + 16
-    if shape == "person":
-        return w, h + 24
     return w, h
 
 
@@ -241,6 +221,9 @@ def build_model(
         )
         fixed = node_sizes.get(nid) if node_sizes else None
         w, h = (float(fixed[0]), float(fixed[1])) if fixed else size_node(raw, shape)
+        if shape == "fork" and direction == "LR" and not fixed:
+            # A fork or join bar lies across the flow.
+            w, h = h, w
         ports: dict[str, tuple[str, float]] = {}
         plist = [p for p in raw.get("ports") or [] if isinstance(p, dict) and p.get("id")]
         by_side: dict[str, list[dict[str, Any]]] = {}

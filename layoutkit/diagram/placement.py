@@ -88,8 +88,9 @@ def port_offsets(
 
 
 def _line_offset(it: Any) -> float:
-    # A label holder carries its edge along its left side, the label to the right.
-    return -it.w / 2 if it.kind == "label" else 0.0
+    # A label holder carries its edge through its middle: the label sits on its own
+    # edge (its backing box breaks the line), so two parallel edges never share one.
+    return 0.0
 
 
 def _pin_offset(pin: tuple[str, float], w: float, upper: bool) -> float:
@@ -109,6 +110,7 @@ def assign_x(
     in_off: dict[int, float],
     titles: dict[tuple, float],
     opts: LayoutOptions = OPTIONS,
+    bands: dict[tuple, float] | None = None,
 ) -> Placed:
     """Horizontal centres that keep edges straight and short (LP, like network-simplex placement).
 
@@ -121,7 +123,7 @@ def assign_x(
     """
     items = h.items
     n = len(items)
-    sep = _Separations(h, layers, titles, opts)
+    sep = _Separations(h, layers, titles, opts, bands or {})
     nc = len(sep.keys)
     if n > opts.exact_items:
         return _place_by_sweeps(h, layers, out_off, in_off, sep)
@@ -189,7 +191,11 @@ class _Separations:
         layers: list[list[int]],
         titles: dict[tuple, float],
         opts: LayoutOptions,
+        bands: dict[tuple, float] | None = None,
     ) -> None:
+        # ``bands``: extra room on a container's left side (a left-right diagram's
+        # frame title, which the turn puts on top).
+        band = bands or {}
         items = h.items
         self.n = n = len(items)
         self.keys: dict[tuple, int] = {}
@@ -215,7 +221,7 @@ class _Separations:
                 half_r = it.w / 2 + it.extra_right
                 if it.path:
                     inner = it.path
-                    rows.append((L(inner), i, it.w / 2 + pad))
+                    rows.append((L(inner), i, it.w / 2 + pad + band.get(inner, 0.0)))
                     rows.append((i, R(inner), half_r + pad))
                 if p == 0:
                     continue
@@ -244,13 +250,13 @@ class _Separations:
                 for c in opening:
                     rows.append((prev_var, L(c), prev_off + between))
                     total += prev_off + between
-                    prev_var, prev_off, between = L(c), 0.0, pad
+                    prev_var, prev_off, between = L(c), 0.0, pad + band.get(c, 0.0)
                 rows.append((prev_var, i, prev_off + it.w / 2 + between))
                 self.pair_gap[(j, i)] = total + prev_off + it.w / 2 + between
         for key in self.keys:
             if len(key) > 1:
                 parent = key[:-1]
-                rows.append((L(parent), L(key), pad))
+                rows.append((L(parent), L(key), pad + band.get(parent, 0.0)))
                 rows.append((R(key), R(parent), pad))
             tw = titles.get(key, 0.0)
             if tw:

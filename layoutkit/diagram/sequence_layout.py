@@ -253,6 +253,9 @@ class _Rows:
         lw, lh = _text_box(text, LABEL_MAX, LABEL_FONT)
         created = self.creates.get(k)
         head_h = self.heads[created][1] if created else 0.0
+        # A destroyed participant's bottom head sits on its destroying message.
+        gone = self.destroys.get(k)
+        gone_h = self.heads[gone][1] if gone and src != dst else 0.0
         sx = self.xs[src]
         if src == dst:
             y = self.y + 8 + lh + 4
@@ -265,8 +268,8 @@ class _Rows:
         else:
             dx = self.xs[dst]
             y = self.y + 8 + lh + 4
-            if created:
-                y = max(y, self.y + 4 + head_h / 2)
+            if created or gone_h:
+                y = max(y, self.y + 4 + max(head_h, gone_h) / 2)
             extra = 1 if nxt.get("event") == "activate" and nxt.get("actor") == dst else 0
             x0 = self._edge_x(src, dx)
             x1 = self._edge_x(dst, sx, extra)
@@ -276,6 +279,14 @@ class _Rows:
                     hw = 16.0  # the figure, not its name, is what the arrow meets
                 x1 = dx - hw if dx > sx else dx + hw
                 self.created_at[created] = y
+            if gone_h:
+                hw = self.heads[gone][0] / 2
+                if self.kinds.get(gone) in _FIGURES:
+                    hw = 16.0
+                if gone == dst:
+                    x1 = dx - hw if dx > sx else dx + hw
+                else:
+                    x0 = sx + hw if dx > sx else sx - hw
             mid = (x0 + x1) / 2
             label = (mid - lw / 2, y - lh - 4, lw, lh) if text else None
             self.arrows[k] = {"points": [[x0, y], [x1, y]], "label": label, "y": y, "self": False}
@@ -290,8 +301,8 @@ class _Rows:
                     lo = min(lo, cx - BAR_W / 2)
                     hi = max(hi, cx + BAR_W / 2 + (depth - 1) * BAR_W / 2)
             self._grow(lo, hi)
-            self.y = y + (head_h / 2 + 10 if created else 14)
-        gone = self.destroys.get(k)
+            tall = max(head_h, gone_h)
+            self.y = y + (tall / 2 + 10 if tall else 14)
         if gone:
             self.destroyed_at[gone] = self.arrows[k]["y"]
         self.last_arrow = (k, self.arrows[k]["y"])
@@ -462,11 +473,13 @@ def lay_out_sequence(
         else:
             nodes[pid] = box(x, y, w, h)
         end = rows.destroyed_at.get(pid, mirror_y)
+        if pid in rows.destroyed_at:
+            # The bottom head is centred on the destroying message; the lifeline stops there.
+            end -= h / 2
         line = {"id": pid, "x": _r(xs[pid] + dx), "y0": _r(y + h + dy), "y1": _r(end + dy)}
         if pid in rows.destroyed_at:
             line["destroyed"] = True
-        else:
-            mirrors[pid] = box(x, mirror_y, w, h)
+        mirrors[pid] = box(x, end, w, h)
         lifelines.append(line)
     geo_edges = []
     messages_out = []

@@ -28,6 +28,7 @@ from layoutkit.elements._media import SOURCE
 from layoutkit.elements.vocab import (
     DIAGRAM_TONE_DEFAULT,
     DIAGRAM_TONES,
+    EDGE_ENDS,
     EDGE_STYLE_DEFAULT,
     EDGE_STYLES,
     NODE_SHAPE_DEFAULT,
@@ -171,6 +172,15 @@ EDGE = Spec(
         string("from", "Node id or node.port.", required=True),
         string("to", "Node id or node.port.", required=True),
         open_enum("style", EDGE_STYLES, EDGE_STYLE_DEFAULT),
+        open_enum(
+            "head",
+            EDGE_ENDS,
+            "arrow",
+            "End mark at the target when the style leaves it open (a dotted or thick "
+            "line ending in a circle, a cross or nothing).",
+        ),
+        open_enum("tail", EDGE_ENDS, "none", "End mark at the source."),
+        _tone(),
         string("label"),
         custom(
             "card",

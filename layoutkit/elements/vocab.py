@@ -65,6 +65,35 @@ NODE_SHAPES = (
     "start",
     "end",
     "fork",
+    "choice",
+    "ellipse",
+    "text",
+    "notched-rect",
+    "lined-rect",
+    "divided-rect",
+    "window-pane",
+    "stacked-rect",
+    "tagged-rect",
+    "stacked-document",
+    "lined-document",
+    "tagged-document",
+    "triangle",
+    "flipped-triangle",
+    "hourglass",
+    "bolt",
+    "delay",
+    "h-cylinder",
+    "lined-cylinder",
+    "curved-trapezoid",
+    "bow-rect",
+    "crossed-circle",
+    "notched-pentagon",
+    "sloped-rect",
+    "flag",
+    "brace-left",
+    "brace-right",
+    "braces",
+    "filled-circle",
 )
 NODE_SHAPE_DEFAULT = "rect"
 
@@ -83,6 +112,9 @@ EDGE_STYLES = (
     "invisible",
 )
 EDGE_STYLE_DEFAULT = "solid"
+
+#: Edge end marks (``head``/``tail``), for styles that do not fix their ends.
+EDGE_ENDS = ("arrow", "none", "circle", "cross")
 
 #: Named accent colours of a doc (also hashed from ``project``).
 ACCENT_NAMES = ("red", "coral", "amber", "olive", "teal", "azure", "violet", "magenta")

@@ -9,9 +9,26 @@ out here first (:func:`with_geo`).
 
 from __future__ import annotations
 
+import itertools
+import math
 from typing import Any
 
 from layoutkit import diagram
+from layoutkit.diagram.labels import (
+    BODY_GAP,
+    BODY_SIZE,
+    EDGE_LABEL_PAD_X,
+    EDGE_LABEL_SIZE,
+    FIGURE,
+    ICON_W,
+    NO_TEXT,
+    PAD_Y,
+    SLANTS,
+    TITLE_SIZE,
+    edge_label_lines,
+    edge_label_size,
+    text_box,
+)
 from layoutkit.diagram.model import containers
 from layoutkit.layout.sizing import (
     DIAGRAM_ENGINE_BOXES,
@@ -103,81 +120,245 @@ class _Frame:
         return x, y, r[2] * self.k, r[3] * self.k
 
 
+def _arc(
+    cx: float, cy: float, rx: float, ry: float, a0: float, a1: float, n: int = 10
+) -> list[tuple[float, float]]:
+    """Points along an elliptic arc from angle ``a0`` to ``a1`` (degrees, y down)."""
+    out = []
+    for i in range(n + 1):
+        t = math.radians(a0 + (a1 - a0) * i / n)
+        out.append((cx + rx * math.cos(t), cy + ry * math.sin(t)))
+    return out
+
+
+def _wave(x0: float, x1: float, y: float, amp: float, n: int = 16) -> list[tuple[float, float]]:
+    """One sine period from ``x0`` to ``x1`` around ``y`` (a document's lower edge)."""
+    return [(x0 + (x1 - x0) * i / n, y + amp * math.sin(2 * math.pi * i / n)) for i in range(n + 1)]
+
+
+def _outline(
+    shape: str, x: float, y: float, w: float, h: float, k: float
+) -> list[tuple[float, float]] | None:
+    """The closed outline of a polygon-like shape (slants as in ``labels.inner_box``)."""
+    r, b = x + w, y + h
+    slant = SLANTS.get(shape, 0.0) * h
+    if shape == "diamond" or shape == "choice":
+        return [(x + w / 2, y), (r, y + h / 2), (x + w / 2, b), (x, y + h / 2)]
+    if shape == "hexagon":
+        return [
+            (x + slant, y),
+            (r - slant, y),
+            (r, y + h / 2),
+            (r - slant, b),
+            (x + slant, b),
+            (x, y + h / 2),
+        ]
+    if shape == "parallelogram":
+        return [(x + slant, y), (r, y), (r - slant, b), (x, b)]
+    if shape == "parallelogram-alt":
+        return [(x, y), (r - slant, y), (r, b), (x + slant, b)]
+    if shape == "trapezoid":
+        return [(x + slant, y), (r - slant, y), (r, b), (x, b)]
+    if shape == "trapezoid-alt":
+        return [(x, y), (r, y), (r - slant, b), (x + slant, b)]
+    if shape == "notched-pentagon":
+        return [(x + slant, y), (r - slant, y), (r, y + slant), (r, b), (x, b), (x, y + slant)]
+    if shape == "asymmetric":
+        return [(x, y), (r, y), (r, b), (x, b), (x + slant, y + h / 2)]
+    if shape == "notched-rect":
+        n = 12 * k
+        return [(x + n, y), (r, y), (r, b), (x, b), (x, y + n)]
+    if shape == "triangle":
+        return [(x + w / 2, y), (r, b), (x, b)]
+    if shape == "flipped-triangle":
+        return [(x, y), (r, y), (x + w / 2, b)]
+    if shape == "sloped-rect":
+        return [(x, y + 12 * k), (r, y), (r, b), (x, b)]
+    if shape in ("document", "tagged-document", "lined-document"):
+        amp = min(h * 0.08, 5 * k)
+        return [(x, y), (r, y), *reversed(_wave(x, r, b - amp, amp))]
+    if shape == "flag":
+        amp = min(h * 0.08, 5 * k)
+        return [*_wave(x, r, y + amp, amp), *reversed(_wave(x, r, b - amp, amp))]
+    if shape == "delay":
+        rad = h / 2
+        return [(x, y), (r - rad, y), *_arc(r - rad, y + rad, rad, rad, -90, 90), (x, b)]
+    if shape == "curved-trapezoid":
+        rad = h / 2
+        return [
+            (x + slant, y),
+            (r - rad, y),
+            *_arc(r - rad, y + rad, rad, rad, -90, 90),
+            (x + slant, b),
+            (x, y + h / 2),
+        ]
+    if shape == "bow-rect":
+        c = 10 * k
+        return [
+            (x, y),
+            (r, y),
+            *_arc(r, y + h / 2, c, h / 2, -90, -270, 12),
+            (x, b),
+            *_arc(x, y + h / 2, c, h / 2, 90, -90, 12),
+        ]
+    return None
+
+
 def _shape_items(
     shape: str, x: float, y: float, w: float, h: float, fill: str, stroke: str, k: float
 ) -> list[Item]:
     sw = max(1.2 * k, 0.5)
-    if shape in ("circle", "double-circle", "start", "end"):
-        out: list[Item] = [Ellipse(x, y, w, h, fill if shape != "start" else stroke, stroke, sw)]
+    r, b = x + w, y + h
+    if shape == "fork":
+        # Fork and join bars are solid.
+        return [Box(x, y, w, h, fill=stroke, stroke=None, radius=2 * k)]
+    if shape in ("start", "filled-circle"):
+        return [Ellipse(x, y, w, h, stroke, stroke, sw)]
+    if shape in ("circle", "double-circle", "end", "ellipse"):
+        out: list[Item] = [Ellipse(x, y, w, h, fill, stroke, sw)]
         if shape in ("double-circle", "end"):
             inset = 4 * k
+            inner_fill = stroke if shape == "end" else None
             out.append(
-                Ellipse(
-                    x + inset,
-                    y + inset,
-                    w - 2 * inset,
-                    h - 2 * inset,
-                    None if shape != "end" else stroke,
-                    stroke,
-                    sw,
+                Ellipse(x + inset, y + inset, w - 2 * inset, h - 2 * inset, inner_fill, stroke, sw)
+            )
+        return out
+    if shape == "text":
+        return []
+    if shape in ("hourglass", "bolt", "crossed-circle"):
+        # A small figure above the label.
+        f = FIGURE * k
+        fx, fy = x + (w - f) / 2, y
+        if shape == "hourglass":
+            pts = ((fx, fy), (fx + f, fy), (fx, fy + f), (fx + f, fy + f))
+            return [Path(pts, stroke=stroke, width=sw, closed=True, fill=fill)]
+        if shape == "bolt":
+            pts = (
+                (fx + f * 0.55, fy),
+                (fx + f * 0.2, fy + f * 0.55),
+                (fx + f * 0.5, fy + f * 0.55),
+                (fx + f * 0.35, fy + f),
+                (fx + f * 0.85, fy + f * 0.4),
+                (fx + f * 0.55, fy + f * 0.4),
+            )
+            return [Path(pts, stroke=stroke, width=sw, closed=True, fill=fill)]
+        d = f / (2 * math.sqrt(2))
+        cx, cy = fx + f / 2, fy + f / 2
+        return [
+            Ellipse(fx, fy, f, f, fill, stroke, sw),
+            Path(((cx - d, cy - d), (cx + d, cy + d)), stroke=stroke, width=sw),
+            Path(((cx - d, cy + d), (cx + d, cy - d)), stroke=stroke, width=sw),
+        ]
+    if shape in ("brace-left", "brace-right", "braces"):
+        out = []
+        c = 6 * k
+        if shape in ("brace-left", "braces"):
+            out.append(
+                Path(
+                    (
+                        (x + 2 * c, y),
+                        (x + c, y + c),
+                        (x + c, y + h / 2 - c),
+                        (x, y + h / 2),
+                        (x + c, y + h / 2 + c),
+                        (x + c, b - c),
+                        (x + 2 * c, b),
+                    ),
+                    stroke=stroke,
+                    width=sw,
+                )
+            )
+        if shape in ("brace-right", "braces"):
+            out.append(
+                Path(
+                    (
+                        (r - 2 * c, y),
+                        (r - c, y + c),
+                        (r - c, y + h / 2 - c),
+                        (r, y + h / 2),
+                        (r - c, y + h / 2 + c),
+                        (r - c, b - c),
+                        (r - 2 * c, b),
+                    ),
+                    stroke=stroke,
+                    width=sw,
                 )
             )
         return out
-    if shape == "diamond":
-        pts = ((x + w / 2, y), (x + w, y + h / 2), (x + w / 2, y + h), (x, y + h / 2))
-        return [Path(pts, stroke=stroke, width=sw, closed=True, fill=fill)]
-    if shape == "hexagon":
-        d = min(w * 0.18, h / 2)
-        pts = (
-            (x + d, y),
-            (x + w - d, y),
-            (x + w, y + h / 2),
-            (x + w - d, y + h),
-            (x + d, y + h),
-            (x, y + h / 2),
-        )
-        return [Path(pts, stroke=stroke, width=sw, closed=True, fill=fill)]
-    if shape in ("parallelogram", "parallelogram-alt", "trapezoid", "trapezoid-alt"):
-        d = min(w * 0.15, 20 * k)
-        pts = {
-            "parallelogram": ((x + d, y), (x + w, y), (x + w - d, y + h), (x, y + h)),
-            "parallelogram-alt": ((x, y), (x + w - d, y), (x + w, y + h), (x + d, y + h)),
-            "trapezoid": ((x + d, y), (x + w - d, y), (x + w, y + h), (x, y + h)),
-            "trapezoid-alt": ((x, y), (x + w, y), (x + w - d, y + h), (x + d, y + h)),
-        }[shape]
-        return [Path(pts, stroke=stroke, width=sw, closed=True, fill=fill)]
-    if shape == "cylinder":
+    if shape in ("stacked-rect", "stacked-document"):
+        off = 4 * k
+        base = "rect" if shape == "stacked-rect" else "document"
+        out = []
+        for i in (2, 1):
+            out.extend(
+                _shape_items(
+                    base, x + off * i, y + off * (2 - i), w - 2 * off, h - 2 * off, fill, stroke, k
+                )
+            )
+        out.extend(_shape_items(base, x, y + 2 * off, w - 2 * off, h - 2 * off, fill, stroke, k))
+        return out
+    pts = _outline(shape, x, y, w, h, k)
+    if pts is not None:
+        out = [Path(tuple(pts), stroke=stroke, width=sw, closed=True, fill=fill)]
+        if shape == "lined-document":
+            out.append(Path(((x + 10 * k, y), (x + 10 * k, b - 4 * k)), stroke=stroke, width=sw))
+        if shape == "tagged-document":
+            t = min(w, h) * 0.25
+            out.append(Path(((r - t, b - 2 * k), (r, b - t - 2 * k)), stroke=stroke, width=sw))
+        return out
+    if shape in ("cylinder", "lined-cylinder"):
         cap = min(h * 0.25, 14 * k)
-        return [
+        out = [
             Box(x, y + cap / 2, w, h - cap, fill=fill, stroke=None),
-            Path(((x, y + cap / 2), (x, y + h - cap / 2)), stroke=stroke, width=sw),
-            Path(((x + w, y + cap / 2), (x + w, y + h - cap / 2)), stroke=stroke, width=sw),
-            Ellipse(x, y + h - cap, w, cap, fill, stroke, sw),
-            Box(x + sw, y + h - cap - 1, w - 2 * sw, cap / 2 + 1, fill=fill),
+            Path(((x, y + cap / 2), (x, b - cap / 2)), stroke=stroke, width=sw),
+            Path(((r, y + cap / 2), (r, b - cap / 2)), stroke=stroke, width=sw),
+            Path(
+                tuple(_arc(x + w / 2, b - cap / 2, w / 2, cap / 2, 0, 180)), stroke=stroke, width=sw
+            ),
             Ellipse(x, y, w, cap, fill, stroke, sw),
         ]
-    if shape == "document":
-        wave = min(h * 0.12, 8 * k)
-        pts = (
-            (x, y),
-            (x + w, y),
-            (x + w, y + h - wave),
-            (x + w * 0.75, y + h - wave * 2),
-            (x + w * 0.25, y + h),
-            (x, y + h - wave),
-        )
-        return [Path(pts, stroke=stroke, width=sw, closed=True, fill=fill)]
+        if shape == "lined-cylinder":
+            out.append(
+                Path(
+                    tuple(_arc(x + w / 2, y + cap, w / 2, cap / 2, 0, 180)), stroke=stroke, width=sw
+                )
+            )
+        return out
+    if shape == "h-cylinder":
+        cap = min(w * 0.2, 12 * k)
+        return [
+            Box(x + cap / 2, y, w - cap, h, fill=fill, stroke=None),
+            Path(((x + cap / 2, y), (r - cap / 2, y)), stroke=stroke, width=sw),
+            Path(((x + cap / 2, b), (r - cap / 2, b)), stroke=stroke, width=sw),
+            Path(
+                tuple(_arc(x + cap / 2, y + h / 2, cap / 2, h / 2, 90, 270)),
+                stroke=stroke,
+                width=sw,
+            ),
+            Ellipse(r - cap, y, cap, h, fill, stroke, sw),
+        ]
     radius = {
         "round": 10 * k,
         "stadium": h / 2,
         "subroutine": 2 * k,
         "cloud": h / 2.5,
         "person": h / 3,
-    }.get(shape, 6 * k)
+        "rect": 2 * k,
+    }.get(shape, 3 * k)
     out = [Box(x, y, w, h, fill=fill, stroke=stroke, width=sw, radius=radius)]
     if shape == "subroutine":
-        out.append(Path(((x + 8 * k, y), (x + 8 * k, y + h)), stroke=stroke, width=sw))
-        out.append(Path(((x + w - 8 * k, y), (x + w - 8 * k, y + h)), stroke=stroke, width=sw))
+        out.append(Path(((x + 8 * k, y), (x + 8 * k, b)), stroke=stroke, width=sw))
+        out.append(Path(((r - 8 * k, y), (r - 8 * k, b)), stroke=stroke, width=sw))
+    elif shape == "lined-rect":
+        out.append(Path(((x + 8 * k, y), (x + 8 * k, b)), stroke=stroke, width=sw))
+    elif shape == "divided-rect":
+        out.append(Path(((x, y + 10 * k), (r, y + 10 * k)), stroke=stroke, width=sw))
+    elif shape == "window-pane":
+        out.append(Path(((x, y + 10 * k), (r, y + 10 * k)), stroke=stroke, width=sw))
+        out.append(Path(((x + 10 * k, y), (x + 10 * k, b)), stroke=stroke, width=sw))
+    elif shape == "tagged-rect":
+        t = min(w, h) * 0.25
+        out.append(Path(((r - t, b), (r, b - t)), stroke=stroke, width=sw))
     return out
 
 
@@ -279,7 +460,7 @@ def _node_items(node: dict, rect: tuple[float, float, float, float], k: float) -
         return items
     shape = str(node.get("shape") or "rect")
     items.extend(_shape_items(shape, x, y, w, h, wash, ink, k))
-    if shape in ("start", "end", "fork"):
+    if shape in NO_TEXT:
         return items
     cy = y + pad
     left = x + pad
@@ -343,33 +524,32 @@ def _node_items(node: dict, rect: tuple[float, float, float, float], k: float) -
             )
             cx += cw + 4 * k
         return items
-    icon = node.get("icon") or ("service" if ntype == "service" else None)
+    lab, (bx, by, bw, _bh) = text_box(node, shape, w / k, h / k)
+    extras = ntype == "service" or node.get("tag") or node.get("chips")
+    if extras:
+        # Rows below the text (service facts, chips) need the block at the top.
+        by = PAD_Y
+    tx, cy = x + bx * k, y + by * k
+    icon = lab.icon or ("service" if ntype == "service" else None)
     if icon:
-        items.append(Text(left, cy, (icon_glyph(str(icon)),), 15 * k, "sans", ink))
-        left += 20 * k
-    centered = shape in ("circle", "double-circle", "diamond", "hexagon")
-    tx = x + w / 2 if centered else left
-    width = w - 2 * pad - (left - x - pad)
-    title_only = ntype == "box" and not node.get("body") and not node.get("chips")
-    if centered:
-        cy = y + h / 2 - line_height(fs) / 2 - (line_height(11 * k) / 2 if node.get("body") else 0)
-    elif title_only:
-        # A lone title sits in the middle of its box (a cylinder's below its lid).
-        lid = min(h * 0.18, 10 * k) if shape == "cylinder" else 0.0
-        cy = y + lid / 2 + (h - line_height(fs)) / 2
-    items.append(
-        Text(
-            tx,
-            cy,
-            (fit_line(title, width, fs, "sans-bold"),),
-            fs,
-            "sans-bold",
-            FG,
-            0.0,
-            "middle" if centered else "start",
+        items.append(Text(tx, cy, (icon_glyph(str(icon)),), 15 * k, "sans", ink))
+    title_x = tx + (ICON_W * k if icon else 0.0)
+    title_w = bw * k - (title_x - tx)
+    centred = not extras
+    if lab.title:
+        items.append(
+            Text(
+                title_x + title_w / 2 if centred else title_x,
+                cy,
+                lab.title,
+                TITLE_SIZE * k,
+                "sans-bold",
+                FG,
+                0.0,
+                "middle" if centred else "start",
+            )
         )
-    )
-    cy += line_height(fs)
+        cy += lab.title_h * k
     if ntype == "service":
         meta = []
         if node.get("replicas") is not None:
@@ -407,24 +587,21 @@ def _node_items(node: dict, rect: tuple[float, float, float, float], k: float) -
                 "end",
             )
         )
-    if node.get("body"):
-        room = max(
-            int((y + h - pad - cy - (20 * k if node.get("chips") else 0)) // line_height(11 * k)), 0
-        )
-        if room:
-            items.append(
-                text_run(
-                    tx,
-                    cy,
-                    str(node["body"]),
-                    width,
-                    size=11 * k,
-                    fill=MUTED,
-                    max_lines=room,
-                    anchor="middle" if centered else "start",
-                )
+    if lab.body:
+        cy += BODY_GAP * k
+        items.append(
+            Text(
+                tx + bw * k / 2 if centred else tx,
+                cy,
+                lab.body,
+                BODY_SIZE * k,
+                "sans",
+                MUTED,
+                0.0,
+                "middle" if centred else "start",
             )
-            cy += line_height(11 * k) * min(room, len(items[-1].lines))  # type: ignore[union-attr]
+        )
+        cy += lab.body_h * k
     chips = [c for c in node.get("chips") or [] if isinstance(c, dict)]
     cx = x + pad
     for chip in chips:
@@ -453,37 +630,110 @@ def _node_items(node: dict, rect: tuple[float, float, float, float], k: float) -
 EDGE_DASH = {"dashed": (6.0, 4.0), "dotted": (1.5, 3.5)}
 
 
-def _edge_items(edge: dict, spec: dict, frame: _Frame) -> list[Item]:
-    pts = [
-        frame.pt(float(p[0]), float(p[1]))
+def _on_outline(
+    p: tuple[float, float],
+    q: tuple[float, float],
+    box: tuple[float, float, float, float],
+    shape: str,
+) -> tuple[float, float]:
+    """``p`` (on the box of ``shape``) moved on along the segment from ``q`` to the outline."""
+    x, y, w, h = box
+    length = math.hypot(p[0] - q[0], p[1] - q[1])
+    if length < 1e-9 or w <= 0 or h <= 0:
+        return p
+    ux, uy = (p[0] - q[0]) / length, (p[1] - q[1]) / length
+    if shape in ("circle", "double-circle", "ellipse", "start", "end", "filled-circle"):
+        # Solve |(p + t u - c) / (a, b)| = 1 for the nearer t >= 0.
+        a, b = w / 2, h / 2
+        px, py = (p[0] - x - a) / a, (p[1] - y - b) / b
+        vx, vy = ux / a, uy / b
+        qa, qb, qc = vx * vx + vy * vy, 2 * (px * vx + py * vy), px * px + py * py - 1
+        disc = qb * qb - 4 * qa * qc
+        if disc < 0:
+            return p
+        t = (-qb - math.sqrt(disc)) / (2 * qa)
+        return (p[0] + ux * t, p[1] + uy * t) if t >= 0 else p
+    pts = _outline(shape, x, y, w, h, 1.0)
+    if not pts:
+        return p
+    best = None
+    for (ax, ay), (bx, by) in itertools.pairwise([*pts, pts[0]]):
+        ex, ey = bx - ax, by - ay
+        den = ux * ey - uy * ex
+        if abs(den) < 1e-12:
+            continue
+        t = ((ax - p[0]) * ey - (ay - p[1]) * ex) / den
+        s = ((ax - p[0]) * uy - (ay - p[1]) * ux) / den
+        if t >= -1e-6 and -1e-9 <= s <= 1 + 1e-9 and (best is None or t < best):
+            best = t
+    if best is None or best <= 0:
+        return p
+    return p[0] + ux * best, p[1] + uy * best
+
+
+def _edge_ends(style: str, spec: dict) -> tuple[str, str]:
+    """(head, tail) marks of an edge: its style's own ends unless ``head``/``tail`` say."""
+    head = {"plain": "none", "circle": "circle", "cross": "cross"}.get(style, "arrow")
+    tail = "arrow" if style == "both" else "none"
+    if spec.get("head") in ("arrow", "none", "circle", "cross"):
+        head = spec["head"]
+    if spec.get("tail") in ("arrow", "none", "circle", "cross"):
+        tail = spec["tail"]
+    return head, tail
+
+
+def _end_mark(
+    mark: str, before: tuple[float, float], at: tuple[float, float], color: str, k: float
+) -> list[Item]:
+    ex, ey = at
+    if mark == "circle":
+        return [Ellipse(ex - 4 * k, ey - 4 * k, 8 * k, 8 * k, CARD, color, 1.4 * k)]
+    if mark == "cross":
+        d = 4 * k
+        return [
+            Path(((ex - d, ey - d), (ex + d, ey + d)), stroke=color, width=1.4 * k),
+            Path(((ex - d, ey + d), (ex + d, ey - d)), stroke=color, width=1.4 * k),
+        ]
+    if mark == "arrow":
+        return [arrowhead(before, at, color, 8 * k)]
+    return []
+
+
+def _edge_items(
+    edge: dict,
+    spec: dict,
+    frame: _Frame,
+    outlines: dict[str, tuple[tuple[float, float, float, float], str]] | None = None,
+) -> list[Item]:
+    raw = [
+        (float(p[0]), float(p[1]))
         for p in edge.get("points") or []
         if isinstance(p, (list, tuple)) and len(p) >= 2
     ]
+    if outlines and len(raw) >= 2:
+        # Routes end on the node's box; round and pointed shapes are met at their outline.
+        for key, end, nxt in (("from", 0, 1), ("to", -1, -2)):
+            hit = outlines.get(str(edge.get(key)))
+            if hit is not None:
+                raw[end] = _on_outline(raw[end], raw[nxt], *hit)
+    pts = [frame.pt(x, y) for x, y in raw]
     style = str(spec.get("style") or edge.get("style") or "solid")
     if len(pts) < 2 or style == "invisible":
         return []
     k = frame.k
     dash = EDGE_DASH.get(style)
+    color = tone(spec.get("tone"))[0] if spec.get("tone") else EDGE_COLOR
     items: list[Item] = [
         Path(
             tuple(pts),
-            stroke=EDGE_COLOR,
+            stroke=color,
             width=(2.6 if style == "thick" else 1.4) * k,
             dash=tuple(d * k for d in dash) if dash else None,
         )
     ]
-    if style == "circle":
-        ex, ey = pts[-1]
-        items.append(Ellipse(ex - 4 * k, ey - 4 * k, 8 * k, 8 * k, CARD, EDGE_COLOR, 1.4 * k))
-    elif style == "cross":
-        ex, ey = pts[-1]
-        d = 4 * k
-        items.append(Path(((ex - d, ey - d), (ex + d, ey + d)), stroke=EDGE_COLOR, width=1.4 * k))
-        items.append(Path(((ex - d, ey + d), (ex + d, ey - d)), stroke=EDGE_COLOR, width=1.4 * k))
-    elif style != "plain":
-        items.append(arrowhead(pts[-2], pts[-1], EDGE_COLOR, 8 * k))
-        if style == "both":
-            items.append(arrowhead(pts[1], pts[0], EDGE_COLOR, 8 * k))
+    head, tail = _edge_ends(style, spec)
+    items.extend(_end_mark(head, pts[-2], pts[-1], color, k))
+    items.extend(_end_mark(tail, pts[1], pts[0], color, k))
     label_box = edge.get("label") if isinstance(edge.get("label"), dict) else {}
     label = label_box.get("text") or spec.get("label")
     box = _box(label_box)
@@ -491,17 +741,19 @@ def _edge_items(edge: dict, spec: dict, frame: _Frame) -> list[Item]:
         if box is None:
             mid = len(pts) // 2
             mx, my = (pts[mid - 1][0] + pts[mid][0]) / 2, (pts[mid - 1][1] + pts[mid][1]) / 2
-            lw = text_width(str(label), 11 * k) + 8 * k
-            lx, ly, lw, lh = mx - lw / 2, my - 9 * k, lw, 18 * k
+            bw, bh = edge_label_size(str(label))
+            lx, ly, lw, lh = mx - bw * k / 2, my - bh * k / 2, bw * k, bh * k
         else:
             lx, ly, lw, lh = frame.rect(box)
+        lines = edge_label_lines(str(label), lw / k - 2 * EDGE_LABEL_PAD_X + 0.5)
+        size = EDGE_LABEL_SIZE * k
         items.append(Box(lx, ly, lw, lh, fill=CARD, stroke=LINE, width=0.6 * k, radius=3 * k))
         items.append(
             Text(
                 lx + lw / 2,
-                ly + (lh - line_height(11 * k)) / 2,
-                (fit_line(str(label), lw, 11 * k),),
-                11 * k,
+                ly + (lh - line_height(size) * len(lines)) / 2,
+                tuple(lines),
+                size,
                 "sans",
                 FG,
                 0.0,
@@ -564,12 +816,13 @@ def geo_items(payload: dict, frame: _Frame) -> list[Item]:
                 )
             )
     groups = _collect_groups(payload)
+    regions = _regions(payload)
     for gid, rect in sorted(
         (geo.get("groups") or {}).items(),
         key=lambda kv: (_box(kv[1]) or (0, 0, 0, 0))[2] * -(_box(kv[1]) or (0, 0, 0, 1))[3],
     ):
         box = _box(rect)
-        if box is None:
+        if box is None or str(gid) in regions:
             continue
         spec = groups.get(str(gid), {})
         ink, wash = tone(spec.get("tone"), "gray")
@@ -587,8 +840,11 @@ def geo_items(payload: dict, frame: _Frame) -> list[Item]:
                 dash=(5 * k, 3 * k),
             )
         )
-        title = str(spec.get("title") or gid)
+        items.extend(_dividers(gid, box, regions, geo, frame))
+        title = str(spec.get("title") or "")
         meta = f"  {spec['meta']}" if spec.get("meta") else ""
+        if not (title or meta):
+            continue
         items.append(
             Text(
                 x + 10 * k,
@@ -600,14 +856,70 @@ def geo_items(payload: dict, frame: _Frame) -> list[Item]:
             )
         )
     geo_edges = [e for e in geo.get("edges") or [] if isinstance(e, dict)]
-    for edge, spec in zip(geo_edges, _edge_specs(payload, geo_edges), strict=True):
-        items.extend(_edge_items(edge, spec, frame))
     nodes = _collect_nodes(payload)
+    outlines = {
+        str(nid): (box, str(nodes.get(str(nid), {}).get("shape") or "rect"))
+        for nid, rect in (geo.get("nodes") or {}).items()
+        if (box := _box(rect)) is not None
+    }
+    for edge, spec in zip(geo_edges, _edge_specs(payload, geo_edges), strict=True):
+        items.extend(_edge_items(edge, spec, frame, outlines))
     for nid, rect in (geo.get("nodes") or {}).items():
         box = _box(rect)
         if box is not None:
             items.extend(_node_items(nodes.get(str(nid), {"title": str(nid)}), frame.rect(box), k))
     items.extend(_port_items(geo, nodes, frame))
+    return items
+
+
+def _regions(payload: dict) -> dict[str, str]:
+    """Concurrency regions: region id -> the group they split.
+
+    A group holding no nodes of its own and two or more groups, all untitled, is
+    split into regions (a state imported with ``--`` dividers): it is drawn as one
+    frame with dashed dividers between them, and the regions get no frame or title.
+    """
+    out: dict[str, str] = {}
+    for holder, group in containers(payload):
+        if holder != "group" or group.get("nodes"):
+            continue
+        kids = [g for g in group.get("groups") or [] if isinstance(g, dict)]
+        if len(kids) >= 2 and all(not g.get("title") and g.get("id") for g in kids):
+            for g in kids:
+                out[str(g["id"])] = str(group.get("id") or "")
+    return out
+
+
+def _dividers(
+    gid: str,
+    box: tuple[float, float, float, float],
+    regions: dict[str, str],
+    geo: dict,
+    frame: _Frame,
+) -> list[Item]:
+    """Dashed lines between the regions of group ``gid``, across its frame."""
+    boxes = [
+        b
+        for rid, parent in regions.items()
+        if parent == str(gid) and (b := _box((geo.get("groups") or {}).get(rid))) is not None
+    ]
+    if len(boxes) < 2:
+        return []
+    k = frame.k
+    items: list[Item] = []
+    side_by_side = all(
+        a[0] + a[2] <= b[0] + 0.5 for a, b in itertools.pairwise(sorted(boxes, key=lambda r: r[0]))
+    )
+    ordered = sorted(boxes, key=lambda r: r[0] if side_by_side else r[1])
+    top = min(b[1] for b in boxes)
+    for a, b in itertools.pairwise(ordered):
+        if side_by_side:
+            mid = (a[0] + a[2] + b[0]) / 2
+            p0, p1 = frame.pt(mid, top), frame.pt(mid, box[1] + box[3])
+        else:
+            mid = (a[1] + a[3] + b[1]) / 2
+            p0, p1 = frame.pt(box[0], mid), frame.pt(box[0] + box[2], mid)
+        items.append(Path((p0, p1), stroke=MUTED, width=1.0 * k, dash=(6 * k, 4 * k)))
     return items
 
 

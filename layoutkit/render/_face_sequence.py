@@ -45,6 +45,10 @@ class _Mapping(Protocol):
     def rect(self, r: tuple[float, float, float, float]) -> tuple[float, float, float, float]: ...
 
 
+def mirrors_of(seq: dict) -> dict:
+    return seq.get("mirrors") if isinstance(seq.get("mirrors"), dict) else {}
+
+
 def _rect(b: Any) -> tuple[float, float, float, float] | None:
     if not isinstance(b, dict):
         return None
@@ -261,7 +265,8 @@ def sequence_items(geo: dict[str, Any], titles: dict[str, str], frame: _Mapping)
         if lx is None or y0 is None or y1 is None:
             continue
         items.append(Path((frame.pt(lx, y0), frame.pt(lx, y1)), stroke=LIFELINE, width=1.0 * k))
-        if line.get("destroyed"):
+        if line.get("destroyed") and str(line.get("id")) not in mirrors_of(seq):
+            # Older drawings have no bottom head at the destroy point: mark the end.
             cx, cy = frame.pt(lx, y1)
             d = 7 * k
             items.append(Path(((cx - d, cy - d), (cx + d, cy + d)), stroke=INK, width=1.8 * k))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,11 @@ from layoutkit.diagram.findings import composition_findings
 from layoutkit.errors import DiagramError
 from tests.refusal import refused
 
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "mermaid"
+# The shared corpus sits next to the repository; LAYOUTKIT_MERMAID_CORPUS points elsewhere.
+CORPUS = Path(
+    os.environ.get("LAYOUTKIT_MERMAID_CORPUS")
+    or Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "mermaid"
+)
 _SKIP = pytest.mark.skipif(
     not CORPUS.is_dir(), reason="shared Mermaid corpus not found next to the repo"
 )

@@ -390,8 +390,18 @@ def test_create_and_destroy_place_heads_and_end_lifelines() -> None:
     assert head["y"] < make[1][1] < head["y"] + head["h"]
     assert make[1][0] == pytest.approx(head["x"], abs=0.02)
     line = next(line for line in geo["sequence"]["lifelines"] if line["id"] == "C")
-    assert line["destroyed"] and line["y1"] == bye[0][1]
-    assert "C" not in geo["sequence"]["mirrors"]
+    # The destroyed participant's bottom head is centred on the destroying message,
+    # the arrow meets its side and the lifeline stops at its top.
+    foot = geo["sequence"]["mirrors"]["C"]
+    assert foot["y"] < bye[1][1] < foot["y"] + foot["h"]
+    assert bye[1][0] == pytest.approx(foot["x"], abs=0.02)
+    assert line["destroyed"] and line["y1"] == foot["y"]
+    # Rows after it start below the head.
+    later = laid("sequenceDiagram\nA->>B: hi\nparticipant C\ndestroy C\nA-xC: bye\nA->>B: after")[
+        "geo"
+    ]
+    foot = later["sequence"]["mirrors"]["C"]
+    assert later["edges"][2]["points"][0][1] > foot["y"] + foot["h"]
 
 
 def test_participant_boxes_surround_their_heads() -> None:

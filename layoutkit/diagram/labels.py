@@ -1,0 +1,304 @@
+"""Node labels and shape boxes, shared by the layout (which sizes a node) and the
+drawing (which writes its text), so both see the same lines.
+
+A node's text block is its title (bold) over its body, each wrapped by
+:func:`wrap_lines`. Each shape has an outer size for a text block
+(:func:`outer_size`) and an inner box where text may go (:func:`inner_box`):
+never across a slanted or curved border. Circles and diamonds try a few wrap
+widths and keep the one that gives the smallest shape, so a long label becomes
+a few balanced lines instead of one long one.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import attrs
+
+from layoutkit.icons import ICONS
+from layoutkit.layout.text import line_height, text_width, wrap
+
+TITLE_SIZE = 14.0
+BODY_SIZE = 12.0
+MAX_TEXT = 220.0
+PAD_X = 14.0
+PAD_Y = 10.0
+#: Gap between the title and the body.
+BODY_GAP = 4.0
+#: Room an icon takes left of the title.
+ICON_W = 26.0
+
+# ``fa:fa-car``, ``fab:fa-github``: Mermaid's Font Awesome prefixes (never printed).
+_FA = re.compile(r"\b(?:fa[bsrkl]?|fa-\w+):fa-([\w-]+)\s*")
+_BOLD = re.compile(r"\*\*(.+?)\*\*|__(.+?)__")
+
+#: Shapes drawn without text (markers and bars).
+NO_TEXT = frozenset({"start", "end", "fork", "choice", "filled-circle"})
+#: Shapes whose figure sits above the label (the figure has no room for text).
+FIGURE_ABOVE = frozenset({"hourglass", "bolt", "crossed-circle"})
+FIGURE = 36.0
+#: Shapes that try narrower wraps to stay round or square.
+_BALANCED = frozenset({"circle", "double-circle", "diamond", "ellipse"})
+
+
+def display_text(text: str) -> tuple[str, str | None]:
+    """``text`` as drawn: Font Awesome prefixes and markdown bold markers removed.
+
+    Returns the text and the first icon name found (``fa:fa-car`` gives ``car``).
+    """
+    icon = None
+    m = _FA.search(text)
+    if m:
+        # A Font Awesome name this project has a glyph for becomes the icon; others drop.
+        icon = m.group(1) if m.group(1) in ICONS else None
+        text = _FA.sub("", text)
+        if icon is None and not text.strip():
+            # A node that is only an unknown icon keeps it (drawn as the neutral dot).
+            icon = m.group(1)
+    text = _BOLD.sub(lambda b: b.group(1) or b.group(2), text)
+    return "\n".join(" ".join(line.split()) for line in text.split("\n")).strip(), icon
+
+
+def _icon_name(value: Any) -> str | None:
+    """An icon field as a plain name: Mermaid's ``fa:user`` or ``fa:fa-user`` gives ``user``."""
+    if not value:
+        return None
+    name = str(value).rsplit(":", 1)[-1]
+    return name[3:] if name.startswith("fa-") else name
+
+
+def wrap_lines(text: str, width: float, size: float, font: str = "sans") -> list[str]:
+    """Lines of ``text`` wrapped at ``min(width, MAX_TEXT)``; hard breaks are kept."""
+    if not text:
+        return []
+    return wrap(text, max(min(width, MAX_TEXT), size), size, font)  # type: ignore[arg-type]
+
+
+def _width(lines: list[str], size: float, font: str) -> float:
+    return max((text_width(s, size, font) for s in lines), default=0.0)  # type: ignore[arg-type]
+
+
+@attrs.frozen
+class Label:
+    """A node's text as drawn: wrapped lines and the block they make."""
+
+    title: tuple[str, ...]
+    body: tuple[str, ...]
+    icon: str | None
+    width: float
+    height: float
+
+    @property
+    def title_h(self) -> float:
+        return line_height(TITLE_SIZE) * len(self.title)
+
+    @property
+    def body_h(self) -> float:
+        return line_height(BODY_SIZE) * len(self.body)
+
+
+def label(node: dict[str, Any], width: float = MAX_TEXT) -> Label:
+    """The title and body of a box-type ``node`` wrapped at ``width`` (capped at ``MAX_TEXT``)."""
+    raw = str(node.get("title") or node.get("id") or "")
+    title_text, fa = display_text(raw)
+    icon = _icon_name(node.get("icon")) or fa
+    body_text = display_text(str(node["body"]))[0] if node.get("body") else ""
+    room = width - (ICON_W if icon else 0.0)
+    title = wrap_lines(title_text, room, TITLE_SIZE, "sans-bold")
+    body = wrap_lines(body_text, width, BODY_SIZE)
+    w = max(
+        _width(title, TITLE_SIZE, "sans-bold") + (ICON_W if icon else 0.0),
+        _width(body, BODY_SIZE, "sans"),
+    )
+    h = line_height(TITLE_SIZE) * len(title)
+    if body:
+        h += BODY_GAP + line_height(BODY_SIZE) * len(body)
+    return Label(tuple(title), tuple(body), str(icon) if icon else None, w, h)
+
+
+def balanced_label(node: dict[str, Any], shape: str) -> Label:
+    """The label a node of ``shape`` is sized for (the same call sizes and draws it)."""
+    best = label(node)
+    if shape not in _BALANCED or len(best.title) + len(best.body) == 0:
+        return best
+    best_area = _area(shape, best)
+    # Never narrower than the longest word: a balanced label breaks between words only.
+    title_text, fa = display_text(str(node.get("title") or node.get("id") or ""))
+    icon = ICON_W if (node.get("icon") or fa) else 0.0
+    body_text = display_text(str(node["body"]))[0] if node.get("body") else ""
+    floor = max(
+        max((text_width(w, TITLE_SIZE, "sans-bold") for w in title_text.split()), default=0.0)
+        + icon,
+        max((text_width(w, BODY_SIZE, "sans") for w in body_text.split()), default=0.0),
+    )
+    for width in (180.0, 150.0, 120.0, 100.0, 80.0, 60.0):
+        if width >= best.width or width < floor:
+            continue
+        cand = label(node, width)
+        area = _area(shape, cand)
+        if area < best_area - 1e-6:
+            best, best_area = cand, area
+    return best
+
+
+def _area(shape: str, lab: Label) -> float:
+    w, h = outer_size(shape, lab.width, lab.height)
+    return w * h
+
+
+def outer_size(shape: str, tw: float, th: float) -> tuple[float, float]:
+    """Outer box of ``shape`` that holds a ``tw`` x ``th`` text block in its inner box."""
+    bw, bh = tw + 2 * PAD_X, th + 2 * PAD_Y
+    if shape in ("start", "end", "filled-circle"):
+        return 28.0, 28.0
+    if shape == "choice":
+        return 28.0, 28.0
+    if shape == "fork":
+        return 90.0, 10.0
+    if shape in ("circle", "double-circle"):
+        d = math.hypot(tw + 16, th + 12) + (10 if shape == "double-circle" else 0)
+        return max(d, 40.0), max(d, 40.0)
+    if shape == "ellipse":
+        return max((tw + 16) * math.sqrt(2), 60.0), max((th + 12) * math.sqrt(2), 40.0)
+    if shape == "diamond":
+        s = max((tw + 12) + (th + 12), 48.0)
+        return s, s
+    if shape in FIGURE_ABOVE:
+        return max(bw, FIGURE + 8), FIGURE + 6 + max(th + PAD_Y, 0.0)
+    h = max(bh, 40.0)
+    w = max(bw, 80.0)
+    if shape == "stadium":
+        return max(tw + 16 + h, 80.0), h
+    if shape in SLANTS:
+        return max(tw + 24 + 2 * SLANTS[shape] * h, 80.0), h
+    if shape in ("triangle", "flipped-triangle"):
+        return max(2 * (tw + 12), 60.0), max(2 * (th + 12), 40.0)
+    extra_w, extra_h = _FRAMED.get(shape, (0.0, 0.0))
+    return w + extra_w, h + extra_h
+
+
+#: Slant of each slanted shape's sides, as a share of its height, on each side.
+SLANTS = {
+    "hexagon": 0.25,
+    "parallelogram": 0.3,
+    "parallelogram-alt": 0.3,
+    "trapezoid": 0.3,
+    "trapezoid-alt": 0.3,
+    "curved-trapezoid": 0.25,
+    "notched-pentagon": 0.25,
+    "asymmetric": 0.25,
+}
+#: Extra (width, height) of framed shapes around their text.
+_FRAMED = {
+    "subroutine": (16.0, 0.0),
+    "cylinder": (0.0, 20.0),
+    "lined-cylinder": (0.0, 26.0),
+    "h-cylinder": (24.0, 0.0),
+    "document": (0.0, 10.0),
+    "lined-document": (12.0, 10.0),
+    "tagged-document": (0.0, 10.0),
+    "stacked-document": (8.0, 18.0),
+    "stacked-rect": (8.0, 8.0),
+    "lined-rect": (10.0, 0.0),
+    "divided-rect": (0.0, 10.0),
+    "window-pane": (10.0, 10.0),
+    "notched-rect": (8.0, 0.0),
+    "delay": (12.0, 0.0),
+    "bow-rect": (20.0, 0.0),
+    "flag": (0.0, 12.0),
+    "sloped-rect": (0.0, 12.0),
+    "brace-left": (12.0, 0.0),
+    "brace-right": (12.0, 0.0),
+    "braces": (24.0, 0.0),
+    "person": (0.0, 24.0),
+    "cloud": (24.0, 12.0),
+}
+
+
+def inner_box(shape: str, w: float, h: float) -> tuple[float, float, float, float]:
+    """(dx, dy, width, height) of the area text may use inside a ``w`` x ``h`` ``shape``."""
+    if shape in ("circle", "double-circle"):
+        # The inscribed square; a wider, flatter block fits too (``text_box`` checks
+        # the block against the circle itself) and is centred the same way.
+        side = (min(w, h) - (10.0 if shape == "double-circle" else 0.0)) / math.sqrt(2)
+        return (w - side) / 2, (h - side) / 2, side, side
+    if shape == "ellipse":
+        iw, ih = w / math.sqrt(2), h / math.sqrt(2)
+        return (w - iw) / 2, (h - ih) / 2, iw, ih
+    if shape == "diamond":
+        return w / 4, h / 4, w / 2, h / 2
+    if shape in ("triangle", "flipped-triangle"):
+        return w / 4, (h / 2 if shape == "triangle" else 0.0), w / 2, h / 2
+    if shape in FIGURE_ABOVE:
+        return 0.0, FIGURE + 6, w, h - FIGURE - 6
+    if shape == "stadium":
+        return h / 2 - 8, 0.0, w - h + 16, h
+    if SLANTS.get(shape):
+        d = SLANTS[shape] * h
+        return d, 0.0, w - 2 * d, h
+    ew, eh = _FRAMED.get(shape, (0.0, 0.0))
+    top = {
+        "cylinder": eh * 0.75,
+        "lined-cylinder": eh * 0.8,
+        "stacked-document": 8.0,
+        "stacked-rect": 8.0,
+        "divided-rect": eh,
+        "window-pane": eh,
+        "person": eh,
+        "cloud": eh / 2,
+    }.get(shape, 0.0)
+    left = {
+        "lined-rect": ew,
+        "lined-document": ew,
+        "window-pane": ew,
+        "brace-left": ew,
+        "braces": ew / 2,
+        "subroutine": ew / 2,
+        "h-cylinder": 0.0,
+        "notched-rect": ew,
+        "cloud": ew / 2,
+    }.get(shape, 0.0)
+    return left, top, w - ew, h - eh
+
+
+def text_box(
+    node: dict[str, Any], shape: str, w: float, h: float
+) -> tuple[Label, tuple[float, float, float, float]]:
+    """The label to draw in a ``w`` x ``h`` node of ``shape`` and where its block goes.
+
+    The label is the one the layout sized the node for; a box made smaller than
+    that (an override, a fixed size) re-wraps to its inner width instead.
+    Returns the label and (dx, dy, width, height) of the block, centred in the
+    inner box.
+    """
+    lab = balanced_label(node, shape)
+    ix, iy, iw, ih = inner_box(shape, w, h)
+    need_w, need_h = outer_size(shape, lab.width, lab.height)
+    if need_w > w + 0.5 or need_h > h + 0.5:
+        tight = shape in ("circle", "double-circle", "ellipse", "diamond")
+        room = iw - (8.0 if tight else 2 * PAD_X)
+        lab = label(node, max(room, TITLE_SIZE))
+    return lab, (ix + (iw - lab.width) / 2, iy + (ih - lab.height) / 2, lab.width, lab.height)
+
+
+#: Edge labels: font size, widest line, and the padding of their box.
+EDGE_LABEL_SIZE = 12.0
+EDGE_LABEL_MAX = 160.0
+EDGE_LABEL_PAD_X = 4.0
+EDGE_LABEL_PAD_Y = 2.0
+
+
+def edge_label_lines(text: str, width: float = EDGE_LABEL_MAX) -> list[str]:
+    """An edge label's lines, wrapped at ``width`` (at most ``EDGE_LABEL_MAX``)."""
+    return wrap_lines(display_text(text)[0], width, EDGE_LABEL_SIZE)
+
+
+def edge_label_size(text: str) -> tuple[float, float]:
+    """The box the layout reserves for an edge label: its lines plus padding."""
+    lines = edge_label_lines(text)
+    return (
+        _width(lines, EDGE_LABEL_SIZE, "sans") + 2 * EDGE_LABEL_PAD_X,
+        line_height(EDGE_LABEL_SIZE) * max(len(lines), 1) + 2 * EDGE_LABEL_PAD_Y,
+    )

@@ -1,0 +1,298 @@
+"""Labels in full and true shapes: the layout and the drawing measure the same lines.
+
+Node titles and bodies and edge labels are wrapped by one module
+(``layoutkit.diagram.labels``); these tests hold the layout's boxes against the
+lines the drawing writes into them, for every shape.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from layoutkit.diagram import import_text, lay_out
+from layoutkit.diagram.labels import (
+    NO_TEXT,
+    edge_label_lines,
+    edge_label_size,
+    outer_size,
+    text_box,
+)
+from layoutkit.elements.vocab import NODE_SHAPES
+from layoutkit.layout.text import text_width
+from layoutkit.render._face_diagram import diagram_scene
+from layoutkit.render._scene import Path as Line
+from layoutkit.render._scene import Text
+from tests.diagram.test_mermaid_corpus import _examples
+
+TEXT_SHAPES = [s for s in NODE_SHAPES if s not in NO_TEXT and s != "person"]
+
+words = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJ0123456789", min_size=1, max_size=14)
+texts = st.lists(
+    st.tuples(words, st.sampled_from([" ", " ", " ", "\n"])), min_size=1, max_size=24
+).map(lambda parts: "".join(w + sep for w, sep in parts).strip())
+
+
+def _drawn(payload: dict[str, Any]) -> list[Text]:
+    return [i for i in diagram_scene(lay_out(payload)).items if isinstance(i, Text)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(title=texts, body=st.one_of(st.none(), texts), shape=st.sampled_from(TEXT_SHAPES))
+@example(title="Diamond with\nline break", body=None, shape="diamond")
+@example(title="Inner circle and some odd special characters", body=None, shape="circle")
+def test_every_label_fits_the_box_the_layout_sized(
+    title: str, body: str | None, shape: str
+) -> None:
+    node: dict[str, Any] = {"id": "n", "title": title, "shape": shape}
+    if body:
+        node["body"] = body
+    geo = lay_out({"title": "t", "nodes": [node], "edges": []})["geo"]
+    box = geo["nodes"]["n"]
+    lab, (dx, dy, bw, bh) = text_box(node, shape, box["w"], box["h"])
+    # Every word is written, in order, and none is cut short.
+    assert " ".join(lab.title).split() == title.split()
+    assert " ".join(lab.body).split() == (body or "").split()
+    # The block lies inside the shape's inner box, which lies inside the node box.
+    need_w, need_h = outer_size(shape, lab.width, lab.height)
+    assert need_w <= box["w"] + 0.5 and need_h <= box["h"] + 0.5
+    assert dx >= -0.01 and dy >= -0.01
+    assert dx + bw <= box["w"] + 0.01 and dy + bh <= box["h"] + 0.01
+
+
+@settings(max_examples=40, deadline=None)
+@given(text=texts)
+def test_edge_labels_are_drawn_on_the_lines_their_box_was_sized_for(text: str) -> None:
+    out = lay_out(
+        {"title": "t", "nodes": [{"id": "a", "title": "A"}, {"id": "b", "title": "B"}],
+         "edges": [{"from": "a", "to": "b", "label": text}]}
+    )  # fmt: skip
+    box = out["geo"]["edges"][0]["label"]
+    assert (box["w"], box["h"]) == pytest.approx(edge_label_size(text), abs=0.02)
+    lines = edge_label_lines(text, box["w"] - 8 + 0.5)
+    assert lines == edge_label_lines(text)
+    assert " ".join(lines).split() == text.split()
+    drawn = [t for t in _drawn(out) if t.size == 12.0 and t.lines == tuple(lines)]
+    assert drawn, "the label is written with the layout's lines"
+
+
+def test_breaks_are_kept_and_nothing_is_cut_with_an_ellipsis() -> None:
+    text = (
+        'flowchart LR\nA["First line<br>second line<br/>third"] -- a fairly long edge '
+        "label that needs two lines --> B(A rounded node with a title long enough to wrap)"
+    )
+    items = _drawn({"title": "t", "diagram_text": text})
+    lines = [line for t in items for line in t.lines]
+    assert [x for x in lines if x in ("First line", "second line", "third")] == [
+        "First line",
+        "second line",
+        "third",
+    ]
+    assert not any("…" in line for line in lines)
+    assert "that needs two lines" in " ".join(lines)
+    assert "wrap" in " ".join(lines)
+
+
+def test_font_awesome_prefixes_are_never_printed() -> None:
+    items = _drawn(
+        {"title": "t", "diagram_text": "flowchart LR\nA[fa:fa-user User] --> B[fab:fa-github Code]"}
+    )
+    joined = " ".join(line for t in items for line in t.lines)
+    assert "fa:" not in joined and "fab:" not in joined and "fa-" not in joined
+    assert "User" in joined and "Code" in joined
+    # The prefix becomes the node's icon: a glyph left of the title.
+    assert any(t.lines == ("☺",) for t in items)
+
+
+@pytest.mark.parametrize("shape", ["circle", "diamond", "double-circle"])
+def test_round_shapes_are_sized_to_their_wrapped_label(shape: str) -> None:
+    title = "a decision with a label long enough to need several lines of text"
+    geo = lay_out({"title": "t", "nodes": [{"id": "n", "title": title, "shape": shape}]})["geo"]
+    box = geo["nodes"]["n"]
+    lab, _ = text_box({"title": title}, shape, box["w"], box["h"])
+    assert len(lab.title) >= 3
+    # One long line would need a shape about twice as wide.
+    assert box["w"] < 260
+
+
+def test_every_mermaid_shape_name_is_drawn_as_a_known_shape() -> None:
+    from layoutkit.diagram._flowchart import SHAPES
+
+    assert set(SHAPES.values()) <= set(NODE_SHAPES)
+    for name in ("notch-rect", "lin-cyl", "win-pane", "tri", "flip-tri", "bow-rect", "brace-r"):
+        payload = import_text(f'flowchart LR\nA@{{ shape: {name}, label: "x" }}')
+        assert payload["nodes"][0]["shape"] == SHAPES[name]
+        assert not any(d["code"] == "shape_fallback" for d in payload.get("diagnostics", []))
+
+
+STATES = """stateDiagram-v2
+[*] --> Active
+state Active {
+  [*] --> Off
+  Off --> On : press
+  --
+  [*] --> CapsOff
+  CapsOff --> CapsOn : caps
+}
+state fork_state <<fork>>
+Active --> fork_state
+fork_state --> S2
+fork_state --> S3
+state join_state <<join>>
+S2 --> join_state
+S3 --> join_state
+state if_state <<choice>>
+join_state --> if_state
+if_state --> Low: if n < 0
+if_state --> High : if n >= 0
+"""
+
+
+def test_state_fork_join_bars_and_choice_diamond() -> None:
+    for direction, tall in (("", False), ("direction LR\n", True)):
+        text = STATES.replace("stateDiagram-v2\n", "stateDiagram-v2\n" + direction)
+        geo = lay_out({"title": "t", "diagram_text": text})["geo"]
+        for bar in ("fork_state", "join_state"):
+            b = geo["nodes"][bar]
+            assert (b["h"] > b["w"] * 4) if tall else (b["w"] > b["h"] * 4)
+        choice = geo["nodes"]["if_state"]
+        assert choice["w"] == choice["h"] <= 30
+    scene = diagram_scene(lay_out({"title": "t", "diagram_text": STATES}))
+    texts = " ".join(line for i in scene.items if isinstance(i, Text) for line in i.lines)
+    # Regions are never titled with their internal ids, and choice shows no text.
+    assert "divider-id" not in texts and "region-" not in texts and "if_state" not in texts
+
+
+def test_concurrency_regions_are_split_by_a_dashed_divider() -> None:
+    out = lay_out({"title": "t", "diagram_text": STATES})
+    geo = out["geo"]
+    regions = [g for g in geo["groups"] if g != "Active"]
+    assert len(regions) == 2
+    a, b = sorted((geo["groups"][r] for r in regions), key=lambda r: r["x"])
+    scene = diagram_scene(out)
+    dashed = [
+        i
+        for i in scene.items
+        if isinstance(i, Line)
+        and i.dash
+        and len(i.points) == 2
+        and i.points[0][0] == i.points[1][0]
+    ]
+    assert dashed, "a vertical dashed divider between the side-by-side regions"
+    assert a["x"] + a["w"] <= b["x"]
+
+
+def test_start_marker_never_sits_on_a_frame_title() -> None:
+    text = (
+        "stateDiagram-v2\n[*] --> First\nstate First {\n  [*] --> second\n  second --> [*]\n}\n"
+        "state Second {\n  direction LR\n  [*] --> a\n  a --> [*]\n}\nFirst --> Second"
+    )
+    geo = lay_out({"title": "t", "diagram_text": text})["geo"]
+    for gid, start in (("First", "First_start"), ("Second", "Second_start")):
+        frame, marker = geo["groups"][gid], geo["nodes"][start]
+        # The title line (12 px type) is drawn 5 px below the frame's top.
+        assert marker["y"] >= frame["y"] + 5 + 12 * 1.35 - 0.01
+
+
+@pytest.mark.parametrize(
+    "name,text",
+    [
+        ("state-regions-fork-choice", STATES),
+        (
+            "state-nested-composites",
+            "stateDiagram-v2\n[*] --> First\nstate First {\n [*] --> Second\n state Second {\n"
+            "  [*] --> second\n  second --> Third\n  state Third {\n   [*] --> third\n"
+            "   third --> [*]\n  }\n }\n}",
+        ),
+        (
+            "flowchart-shapes-and-labels",
+            "flowchart LR\nA[fa:fa-user Customer] -->|places an order with a long note| B{Stock?}\n"
+            "B -->|yes| C[(Orders DB)]\nB -->|no| D>Backorder]\nC -.-> E((Done))\nD ==> E",
+        ),
+    ],
+    ids=lambda v: v if "\n" not in v else "",
+)
+def test_geometry_snapshots(name: str, text: str, snapshot) -> None:
+    assert lay_out({"title": name, "diagram_text": text})["geo"] == snapshot
+
+
+def test_edges_meet_round_and_pointed_shapes_at_their_outline() -> None:
+    out = lay_out({"title": "t", "diagram_text": "flowchart LR\nA --> B{Stock?} --> C((Done))"})
+    geo = out["geo"]
+    drawn = [
+        i
+        for i in diagram_scene(out).items
+        if isinstance(i, Line) and not i.closed and len(i.points) >= 2 and i.stroke
+    ]
+    b, c = geo["nodes"]["B"], geo["nodes"]["C"]
+    ends = [p for path in drawn for p in (path.points[0], path.points[-1])]
+
+    def on_diamond(p: tuple[float, float]) -> bool:
+        cx, cy = b["x"] + b["w"] / 2, b["y"] + b["h"] / 2
+        return abs(abs(p[0] - cx) / (b["w"] / 2) + abs(p[1] - cy) / (b["h"] / 2) - 1) < 0.02
+
+    def on_circle(p: tuple[float, float]) -> bool:
+        cx, cy, r = c["x"] + c["w"] / 2, c["y"] + c["h"] / 2, c["w"] / 2
+        return abs(((p[0] - cx) ** 2 + (p[1] - cy) ** 2) ** 0.5 - r) < 0.5
+
+    # A diagram rendered on its own is drawn 1:1 at the geo's coordinates.
+    assert sum(on_diamond(p) for p in ends) == 2
+    assert any(on_circle(p) for p in ends)
+
+
+def _written_lines(payload: dict[str, Any]) -> list[tuple[float, float, float, float]]:
+    """Boxes of every written line below the header, from the font metrics the drawing uses."""
+    out = []
+    for it in diagram_scene(payload).items:
+        if not isinstance(it, Text) or it.y < 45:
+            continue
+        for i, line in enumerate(it.lines):
+            if not line.strip():
+                continue
+            w = text_width(line, it.size, it.font)
+            x0 = it.x - {"middle": w / 2, "end": w}.get(it.anchor, 0.0)
+            y0 = it.y + i * it.lh + (it.lh - it.size) / 2
+            out.append((x0, y0, x0 + w, y0 + it.size))
+    return out
+
+
+@pytest.mark.parametrize(
+    "path",
+    _examples("flowchart") + _examples("state") + _examples("sequence"),
+    ids=lambda p: f"{p.parent.name}-{p.stem}",
+)
+def test_no_two_written_lines_overlap_in_a_corpus_drawing(path: Path) -> None:
+    expected = json.loads(path.with_suffix("").with_suffix(".expected.json").read_text("utf-8"))
+    if not expected.get("ok", True):
+        pytest.skip("Mermaid itself refuses this example")
+    boxes = _written_lines(lay_out({"title": "t", "diagram_text": path.read_text("utf-8")}))
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            assert min(a[2], b[2]) - max(a[0], b[0]) <= 1 or min(a[3], b[3]) - max(a[1], b[1]) <= 1
+
+
+@pytest.mark.parametrize("direction", ["TD", "LR"])
+def test_frame_titles_have_their_band_and_their_width(direction: str) -> None:
+    text = (
+        f"flowchart {direction}\nsubgraph s1 [A rather long subgraph title here]\nA-->B\nend\n"
+        "subgraph s3 [Another quite long title for one node]\nD\n"
+        "subgraph inner [Inner title]\n[*]\nE\nend\nend\nB-->D"
+    ).replace("[*]\n", "")
+    out = lay_out({"title": "t", "diagram_text": text})
+    geo = out["geo"]
+    titles = {"s1": "A rather long subgraph title here", "s3": "Another quite long title for one node", "inner": "Inner title"}  # fmt: skip
+    members = {"s1": ["A", "B"], "s3": ["D", "inner"], "inner": ["E"]}
+    for gid, title in titles.items():
+        frame = geo["groups"][gid]
+        assert frame["w"] >= text_width(title, 12, "sans-bold") + 20
+        for m in members[gid]:
+            box = geo["nodes"].get(m) or geo["groups"][m]
+            # Members start below the title line (drawn 5 px under the frame's top).
+            assert box["y"] >= frame["y"] + 5 + 12 * 1.35 - 0.01
+    written = [line for i in diagram_scene(out).items if isinstance(i, Text) for line in i.lines]
+    assert all(t in written for t in titles.values())
