@@ -195,7 +195,8 @@ class TaskRows(TxBase):
             .select_from(s.task_vocab)
             .where(v.workspace_id == workspace_id, v.scope == scope, v.kind == kind)
         ).scalar_one()
-        done = self.conn.execute(
+        # RETURNING rather than rowcount: psycopg reports -1 for this statement.
+        made = self.conn.execute(
             self._insert_ignoring_conflict(s.task_vocab).values(
                 workspace_id=workspace_id,
                 project_id=project_id,
@@ -207,13 +208,14 @@ class TaskRows(TxBase):
                 position=position,
                 created_at=self.now(),
             )
-        )
+            .returning(v.id)
+        ).first()
         row = self.conn.execute(
             select(s.task_vocab).where(
                 v.workspace_id == workspace_id, v.scope == scope, v.kind == kind, v.key == key
             )
         ).one()
-        return record(row, TaskVocabRecord), done.rowcount == 1
+        return record(row, TaskVocabRecord), made is not None
 
     # ------------------------------------------------------------------ refs
 
