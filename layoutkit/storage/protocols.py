@@ -637,6 +637,10 @@ class TaskTx(Protocol):
         """Every version of every ref of the task, oldest first."""
         ...
 
+    def refs_of_tasks(self, task_ids: Sequence[int]) -> dict[int, list[TaskRefRecord]]:
+        """:meth:`task_refs` of several tasks at once, by task id."""
+        ...
+
     def add_task_ref_version(
         self,
         task_id: int,

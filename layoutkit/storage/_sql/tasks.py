@@ -197,7 +197,8 @@ class TaskRows(TxBase):
         ).scalar_one()
         # RETURNING rather than rowcount: psycopg reports -1 for this statement.
         made = self.conn.execute(
-            self._insert_ignoring_conflict(s.task_vocab).values(
+            self._insert_ignoring_conflict(s.task_vocab)
+            .values(
                 workspace_id=workspace_id,
                 project_id=project_id,
                 scope=scope,
@@ -224,6 +225,18 @@ class TaskRows(TxBase):
         r = s.task_refs.c
         query = select(s.task_refs).where(r.task_id == task_id).order_by(r.id)
         return [record(row, TaskRefRecord) for row in self.conn.execute(query)]
+
+    def refs_of_tasks(self, task_ids: Sequence[int]) -> dict[int, list[TaskRefRecord]]:
+        """:meth:`task_refs` of several tasks in one query, by task id."""
+        out: dict[int, list[TaskRefRecord]] = {i: [] for i in task_ids}
+        if not out:
+            return out
+        r = s.task_refs.c
+        query = select(s.task_refs).where(r.task_id.in_(list(out))).order_by(r.id)
+        for row in self.conn.execute(query):
+            ref = record(row, TaskRefRecord)
+            out[ref.task_id].append(ref)
+        return out
 
     def add_task_ref_version(
         self,
