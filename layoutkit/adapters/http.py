@@ -841,6 +841,23 @@ def _links(name: str, ops: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _request_schema(ws: Workspace, name: str, op: dict[str, Any]) -> dict[str, Any]:
+    """The body schema of ``POST /ops/<name>``: the params hosts are shown, and for a
+    generic verb also ``oneOf`` its kinds' own schemas.
+
+    A verb's shown params are every field of every kind in one object (tool hosts
+    refuse a top-level ``oneOf``), so a body drawn from them alone mostly mixes
+    the fields of two kinds and is refused. HTTP clients have no such limit, so
+    the document says exactly which fields go with which kind; a body valid by
+    the ``oneOf`` is valid by the flat object too, so the two never disagree.
+    """
+    variants = ws.registry.get(name).variants
+    shown: dict[str, Any] = op["params_schema"]
+    if not variants:
+        return shown
+    return {**shown, "oneOf": [dict(v) for v in variants]}
+
+
 def openapi_document(ws: Workspace, *, require_auth: bool = True) -> dict[str, Any]:
     """OpenAPI 3.1 for every registered operation and every named route that has one.
 
@@ -877,7 +894,9 @@ def openapi_document(ws: Workspace, *, require_auth: bool = True) -> dict[str, A
                 "requestBody": {
                     "required": True,
                     "content": {
-                        "application/json": {"schema": _hoisted(op["params_schema"], components)}
+                        "application/json": {
+                            "schema": _hoisted(_request_schema(ws, name, op), components)
+                        }
                     },
                 },
                 "responses": {
