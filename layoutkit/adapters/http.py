@@ -375,13 +375,19 @@ class HttpAdapter:
 
     async def file_endpoint(self, request: Request) -> Response:
         """A card's stored file as bytes: the artifact URL scrape_board hands out."""
-        raw = request.path_params["id"]
+        return await self._file_bytes(request, "card_file", {"id": request.path_params["id"]})
 
+    async def task_file_endpoint(self, request: Request) -> Response:
+        """One version of a task's uploaded file as bytes: the url its ref carries."""
+        raw = {"id": request.path_params["id"], "refId": request.path_params["ref"]}
+        return await self._file_bytes(request, "task_file", raw)
+
+    async def _file_bytes(self, request: Request, op: str, raw: dict[str, str]) -> Response:
         def answer() -> Response:
             # In a worker thread: decoding a 25 MiB file would hold up the event loop.
             try:
-                params = {"id": self.coerce("card_file", "id", raw)}
-                out = self.ws.call("card_file", params, self.principal(request))
+                params = {k: self.coerce(op, k, v) for k, v in raw.items()}
+                out = self.ws.call(op, params, self.principal(request))
             except ServiceError as err:
                 return error_response(err)
             mime = out["mime"]
@@ -461,6 +467,7 @@ class HttpAdapter:
             Route("/boards/{slug}", self.viewer_endpoint, methods=["GET"]),
             Route("/s/{token}", self.share_endpoint, methods=["GET"]),
             Route(f"{API}/cards/{{id}}/file", self.file_endpoint, methods=["GET"]),
+            Route(f"{API}/tasks/{{id}}/files/{{ref}}", self.task_file_endpoint, methods=["GET"]),
         ]
         for named in NAMED_ROUTES:
             routes.append(
@@ -841,6 +848,23 @@ def _links(name: str, ops: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+#: The plain fields of each multipart route besides ``files`` (all travel as text).
+_FORM_FIELDS: dict[str, dict[str, Any]] = {
+    "upload_files": {
+        "section": {"type": "string"},
+        "anchor": {"type": "string", "description": "card id"},
+        "side": {"enum": ["right", "below"]},
+        "createSection": {"type": "string", "description": "true or false"},
+    },
+    "upload_task_file": {
+        "kind": {"type": "string", "description": "document kind; default file"},
+        "hint": {"type": "string", "description": "one line: when to load it"},
+        "load": {"enum": ["first", "on-demand", "never"]},
+        "versionOf": {"type": "string", "description": "the lineage to continue"},
+    },
+}
+
+
 def _request_schema(ws: Workspace, name: str, op: dict[str, Any]) -> dict[str, Any]:
     """The body schema of ``POST /ops/<name>``: the params hosts are shown, and for a
     generic verb also ``oneOf`` its kinds' own schemas.
@@ -938,10 +962,7 @@ def openapi_document(ws: Workspace, *, require_auth: bool = True) -> dict[str, A
             continue
         fields = {
             "files": {"type": "array", "items": {"type": "string", "format": "binary"}},
-            "section": {"type": "string"},
-            "anchor": {"type": "string", "description": "card id"},
-            "side": {"enum": ["right", "below"]},
-            "createSection": {"type": "string", "description": "true or false"},
+            **_FORM_FIELDS.get(route.operation, {}),
         }
         paths.setdefault(API + route.path, {})["post"] = {
             "operationId": f"{route.operation}_multipart_route",
@@ -966,6 +987,25 @@ def openapi_document(ws: Workspace, *, require_auth: bool = True) -> dict[str, A
                 },
                 **errors,
             },
+        }
+    if "task_file" in ops:
+        paths[f"{API}/tasks/{{id}}/files/{{ref}}"] = {
+            "get": {
+                "operationId": "task_file_get_route",
+                "summary": "Download one version of a task's uploaded file",
+                "security": security,
+                "parameters": [
+                    {"name": n, "in": "path", "required": True, "schema": {"type": "string"}}
+                    for n in ("id", "ref")
+                ],
+                "responses": {
+                    "200": {
+                        "description": "The file's bytes",
+                        "content": {"*/*": {"schema": {"type": "string", "format": "binary"}}},
+                    },
+                    **errors,
+                },
+            }
         }
     if "card_file" in ops:
         paths[f"{API}/cards/{{id}}/file"] = {

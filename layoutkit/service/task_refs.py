@@ -804,3 +804,38 @@ def ask_task(call: Call) -> dict[str, Any]:
         return _ask_id(call, data)
     except AiError as exc:
         raise ServiceError(502, "ai_backend_failed", str(exc)) from exc
+
+
+# ------------------------------------------------------------------ task_file
+
+
+@REGISTRY.operation(
+    "task_file",
+    "One stored version of a task's uploaded file: name, mime, size and the bytes in "
+    "base64. Over HTTP, GET /api/v1/tasks/{id}/files/{refId} serves the bytes themselves "
+    "(the url a ref of an uploaded file carries).",
+    {
+        "required": ["id", "refId"],
+        "properties": {"id": TASK_ID, "refId": ID},
+        "additionalProperties": False,
+    },
+)
+def task_file(call: Call) -> dict[str, Any]:
+    task = find_task(call, call.params["id"], operation="task_file")
+    row = next((r for r in call.tx.task_refs(task.id) if r.id == call.params["refId"]), None)
+    data = call.tx.blobs.get(row.blob) if row is not None and row.blob is not None else None
+    if row is None or data is None:
+        raise ServiceError(
+            404, "no_file", f"task {task.id} has no stored file {call.params['refId']}"
+        )
+    name = row.meta.get("filename")
+    mime = row.meta.get("mime")
+    return {
+        "id": row.id,
+        "ref": row.ref,
+        "version": row.version,
+        "name": name if isinstance(name, str) else row.ref,
+        "mime": mime if isinstance(mime, str) else "text/plain",
+        "size": len(data),
+        "data": base64.b64encode(data).decode("ascii"),
+    }
