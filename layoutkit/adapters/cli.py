@@ -23,6 +23,7 @@ import click
 from layoutkit import ServiceError, Workspace, examples
 from layoutkit.errors import EngineError
 from layoutkit.limits import json_loads
+from layoutkit.service.ai import backend_from_env
 from layoutkit.service.uploads import MAX_FILE_BYTES, guess_mime
 
 EXIT_REFUSED = 1
@@ -162,7 +163,8 @@ def _unfurler(fetch: bool, capture: str | None) -> Any:
 def _open(db: str, *, fetch: bool | None = None, capture: str | None = None) -> Workspace:
     unfurler = _unfurler(fetch_setting(fetch, server=False), capture)
     try:
-        return Workspace.open(db, unfurler=unfurler)
+        # The AI backend is the deployment's: configured by LAYOUTKIT_AI_URL, none by default.
+        return Workspace.open(db, unfurler=unfurler, ai=backend_from_env())
     except ServiceError as err:
         raise click.BadParameter(err.message, param_hint="--db") from err
 
