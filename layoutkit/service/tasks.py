@@ -74,6 +74,16 @@ GATE: dict[str, Any] = {
         "at": {"type": "string", "maxLength": 40},
         "evidence": {"type": "string", "maxLength": MAX_TEXT},
         "done": {"type": "boolean"},
+        # What a hand-back files with an item (service/hand_back.py).
+        "id": {"type": "string", "maxLength": 20},
+        "when": {"type": "string", "maxLength": 300},
+        "ask": {"type": "string", "maxLength": 90},
+        "why": {"type": "string", "maxLength": MAX_TEXT},
+        "verb": {"enum": ["decide", "approve", "review", "test", "answer"]},
+        "type": {"enum": ["task", "bug"]},
+        "priority": {"enum": list(PRIORITIES)},
+        "body": {"type": "string", "maxLength": MAX_TEXT},
+        "task": {"type": "integer", "minimum": 1, "maximum": 2**53 - 1},
     },
     "additionalProperties": False,
 }
@@ -449,10 +459,38 @@ def _changes(before: TaskRecord, after: TaskRecord, columns: Iterable[str]) -> d
     return out
 
 
+#: Checklist kinds that block completion until ticked.
+BLOCKING_KINDS = frozenset({"human", "date"})
+
+
+def open_gates(task: TaskRecord) -> list[dict[str, Any]]:
+    """The human and date gates of ``task`` not ticked yet: they block completion."""
+    return [g for g in task.gates if g.get("kind") in BLOCKING_KINDS and not g.get("done")]
+
+
 def complete_task(call: Call, task: TaskRecord, why: str) -> TaskRecord:
-    """Move ``task`` to done (a merged PR, say), unless it is closed already."""
+    """Move ``task`` to done (a merged PR, say), unless it is closed already or an open
+    human or date gate holds it (then it waits in review, and the log says why)."""
     if task.status in CLOSED:
         return task
+    gates = open_gates(task)
+    if gates:
+        call.tx.record_task_event(
+            task.id,
+            "task.status",
+            call.principal.label,
+            {"blocked": [g["title"] for g in gates], "why": why},
+        )
+        if task.status == "in_review":
+            return task
+        moved = call.tx.update_task(task.id, status="in_review")
+        call.tx.record_task_event(
+            task.id,
+            "task.status",
+            call.principal.label,
+            {"status": {"from": task.status, "to": "in_review"}, "why": why},
+        )
+        return moved
     done = call.tx.update_task(task.id, status="done")
     call.tx.record_task_event(
         task.id,
