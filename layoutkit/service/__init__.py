@@ -17,6 +17,7 @@ from layoutkit.service import review_rules as _review_rules  # noqa: F401
 from layoutkit.service import review_runs as _review_runs  # noqa: F401
 from layoutkit.service import scrape as _scrape  # noqa: F401
 from layoutkit.service import search as _search  # noqa: F401
+from layoutkit.service import spot as _spot  # noqa: F401
 from layoutkit.service import task_refs as _task_refs  # noqa: F401
 from layoutkit.service import tasks as _tasks  # noqa: F401
 from layoutkit.service import uploads as _uploads  # noqa: F401

@@ -306,21 +306,8 @@ def hand_back(call: Call) -> dict[str, Any]:
     if checklist != task.gates:
         task = tx.update_task(task.id, gates=checklist)
     # Refs first: the status rule reads the PRs this hand-back attaches.
+    attached = hand_back_refs(call, task, p.get("refs", []))
     rows = tx.task_refs(task.id)
-    attached = []
-    for ref in p.get("refs", []):
-        key = normalize_ref(call, task, ref["kind"], ref["ref"])
-        same = [r for r in rows if (r.kind, r.ref) == (ref["kind"], key)]
-        latest = max(same, key=lambda r: r.version) if same else None
-        meta = ref.get("meta") or {}
-        if latest is None:
-            row = tx.add_task_ref_version(
-                task.id, ref["kind"], key, meta=_merged_meta({}, meta), author=who
-            )
-        else:
-            row = tx.set_task_ref_meta(latest.id, _merged_meta(latest.meta, meta))
-        rows = [r for r in rows if r.id != row.id] + [row]
-        attached.append(row)
     # The session's live run on the task ends here.
     session = p.get("sessionId")
     for row in list(rows):
@@ -398,6 +385,33 @@ def hand_back(call: Call) -> dict[str, Any]:
         "warnings": warnings,
         "text": text,
     }
+
+
+def hand_back_refs(call: Call, task: TaskRecord, refs: list[dict[str, Any]]) -> list[Any]:
+    """Attach ``refs`` to ``task`` as add_task_ref does (re-attaching changes meta)."""
+    tx = call.tx
+    rows = tx.task_refs(task.id)
+    attached = []
+    for ref in refs:
+        key = normalize_ref(call, task, ref["kind"], ref["ref"])
+        same = [r for r in rows if (r.kind, r.ref) == (ref["kind"], key)]
+        latest = max(same, key=lambda r: r.version) if same else None
+        meta = ref.get("meta") or {}
+        if latest is None:
+            row = tx.add_task_ref_version(
+                task.id, ref["kind"], key, meta=_merged_meta({}, meta), author=call.principal.label
+            )
+        else:
+            row = tx.set_task_ref_meta(latest.id, _merged_meta(latest.meta, meta))
+        rows = [r for r in rows if r.id != row.id] + [row]
+        attached.append(row)
+        tx.record_task_event(
+            task.id,
+            "task.ref",
+            call.principal.label,
+            {"kind": row.kind, "ref": row.ref, "version": row.version},
+        )
+    return attached
 
 
 def _status(call: Call, task: TaskRecord, attached: list[Any], run: Any) -> str:
