@@ -6,6 +6,7 @@ last so their ``kind`` lists cover what every family added.
 
 from layoutkit.service import access as _access  # noqa: F401  (registers operations)
 from layoutkit.service import boards as _boards  # noqa: F401
+from layoutkit.service import bulk_tasks as _bulk_tasks  # noqa: F401
 from layoutkit.service import card_images as _card_images  # noqa: F401
 from layoutkit.service import cards as _cards  # noqa: F401
 from layoutkit.service import compose as _compose  # noqa: F401

@@ -541,11 +541,37 @@ def update_task(call: Call) -> dict[str, Any]:
         return {"task": task_view(call.tx, before), "changed": {}}
     after = call.tx.update_task(before.id, **columns)
     if "project_id" in columns and after.project_id != before.project_id:
+        after = remap_vocabulary(call, after, keep=frozenset(columns))
         _move_subtree(call, after)
     changed = _changes(before, after, columns)
     if changed:
         call.tx.record_task_event(after.id, "task.update", call.principal.label, changed)
     return {"task": task_view(call.tx, after), "changed": sorted(changed)}
+
+
+def remap_vocabulary(
+    call: Call, task: TaskRecord, keep: frozenset[str] = frozenset()
+) -> TaskRecord:
+    """The vocabulary of a task that moved project, found again in its new one by key:
+    its state, labels and field keys, and its project's sprint and milestone (a
+    workspace-wide one stays). Keys the new project lacks are made there; columns
+    in ``keep`` were set by the caller and are left as they are."""
+    tx = call.tx
+    ws, project_id = task.workspace_id, task.project_id
+    words = [("state", task.state)] if task.state else []
+    words += [("label", label) for label in task.labels]
+    words += [("field", key) for key in task.fields]
+    for kind, word in words:
+        tx.ensure_task_vocab(ws, kind, word, project_id=project_id)
+    changes: dict[str, Any] = {}
+    for kind, column in (("sprint", "sprint_id"), ("milestone", "milestone_id")):
+        item_id = getattr(task, column)
+        item = tx.task_vocab_item(item_id) if item_id is not None and column not in keep else None
+        if item is None or item.project_id is None or item.project_id == project_id:
+            continue
+        target, _ = tx.ensure_task_vocab(ws, kind, item.key, project_id=project_id, name=item.name)
+        changes[column] = target.id
+    return tx.update_task(task.id, **changes) if changes else task
 
 
 def _move_subtree(call: Call, root: TaskRecord) -> None:
@@ -559,7 +585,8 @@ def _move_subtree(call: Call, root: TaskRecord) -> None:
                 continue
             seen.add(child.id)
             if child.project_id != root.project_id:
-                tx.update_task(child.id, project_id=root.project_id)
+                moved = tx.update_task(child.id, project_id=root.project_id)
+                remap_vocabulary(call, moved)
                 tx.record_task_event(
                     child.id,
                     "task.update",
