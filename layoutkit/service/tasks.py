@@ -274,6 +274,8 @@ def task_view(tx: Tx, task: TaskRecord) -> dict[str, Any]:
         "decisions": task.decisions,
         "branch": task.branch,
         "fields": dict(task.fields),
+        # Only a proposed task says so: pending until a person accepts or declines it.
+        **({"draft": task.draft, "source": task.source} if task.draft is not None else {}),
         "createdBy": task.created_by,
         "createdAt": task.created_at.isoformat(),
         "updatedAt": task.updated_at.isoformat(),
@@ -662,6 +664,10 @@ _FILTER: dict[str, Any] = {
         "parentId": ID,
         "human": {"type": "boolean"},
         "live": {"type": "boolean", "description": "true: only tasks not done or cancelled"},
+        "draft": {
+            "type": "boolean",
+            "description": "true: only drafts waiting for a person (left out otherwise)",
+        },
     },
     "additionalProperties": False,
 }
@@ -700,6 +706,8 @@ def list_tasks(call: Call) -> dict[str, Any]:
         and ("label" not in f or f["label"] in t.labels)
         and ("human" not in f or is_human(t) == f["human"])
         and (not f.get("live") or t.status not in CLOSED)
+        # Drafts stay out of normal lists until a person accepts them.
+        and (t.draft == "pending" if f.get("draft") else t.draft is None)
     ]
     matched: dict[int, list[str]] = {}
     if "text" in f:

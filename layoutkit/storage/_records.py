@@ -338,6 +338,8 @@ class TaskRecord:
     decisions: str
     branch: str
     fields: dict[str, Any]
+    draft: str | None
+    source: dict[str, Any] | None
     created_by: str
     created_at: datetime
     updated_at: datetime

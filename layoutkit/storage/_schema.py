@@ -359,6 +359,9 @@ tasks = Table(
     Column("decisions", Text, nullable=False, default=""),
     Column("branch", String(300), nullable=False, default=""),
     Column("fields", Json, nullable=False, default=dict),
+    # A proposed task waiting for a person: "pending", or "declined"; NULL for a task.
+    Column("draft", String(10), nullable=True),
+    Column("source", Json, nullable=True),
     Column("created_by", String(300), nullable=False),
     Column("created_at", When, nullable=False),
     Column("updated_at", When, nullable=False),

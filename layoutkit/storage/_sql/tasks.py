@@ -43,6 +43,8 @@ TASK_COLUMNS = frozenset(
         "decisions",
         "branch",
         "fields",
+        "draft",
+        "source",
     }
 )
 #: What a task row holds when a write leaves a column out.
@@ -69,6 +71,8 @@ _TASK_DEFAULTS: dict[str, Any] = {
     "decisions": "",
     "branch": "",
     "fields": {},
+    "draft": None,
+    "source": None,
 }
 VOCAB_KINDS = frozenset({"state", "label", "field", "sprint", "milestone", "view", "rule"})
 

@@ -79,6 +79,8 @@ def upgrade() -> None:
         sa.Column("decisions", sa.Text(), nullable=False),
         sa.Column("branch", sa.String(300), nullable=False),
         sa.Column("fields", Json, nullable=False),
+        sa.Column("draft", sa.String(10), nullable=True),
+        sa.Column("source", Json, nullable=True),
         sa.Column("created_by", sa.String(300), nullable=False),
         sa.Column("created_at", When, nullable=False),
         sa.Column("updated_at", When, nullable=False),
