@@ -16,7 +16,7 @@ import attrs
 
 from layoutkit.errors import ServiceError
 from layoutkit.service.registry import REGISTRY
-from layoutkit.service.tasks import TASK_FIELDS, TASK_ID, update_task
+from layoutkit.service.tasks import TASK_FIELDS, TASK_ID, change_task
 from layoutkit.service.workspace import Call
 
 MAX_BULK = 200
@@ -78,7 +78,7 @@ def bulk_update_tasks(call: Call) -> dict[str, Any]:
             continue
         seen.add(task_id)
         try:
-            done = update_task(attrs.evolve(call, params={"kind": "task", "id": task_id, **patch}))
+            done = change_task(attrs.evolve(call, params={"kind": "task", "id": task_id, **patch}))
         except ServiceError as exc:
             # The whole batch rolls back; the refusal says which id it was.
             exc.body.setdefault("index", i)

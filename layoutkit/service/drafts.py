@@ -26,7 +26,7 @@ from layoutkit.folding import fold
 from layoutkit.service.hand_back import hand_back_refs
 from layoutkit.service.registry import PEOPLE, REGISTRY
 from layoutkit.service.task_refs import KINDS, META
-from layoutkit.service.tasks import CLOSED, TASK_FIELDS, TASK_ID, create_task, find_task
+from layoutkit.service.tasks import CLOSED, TASK_FIELDS, TASK_ID, find_task, new_task
 from layoutkit.service.workspace import Call
 from layoutkit.storage import TaskRecord
 
@@ -179,7 +179,7 @@ def _file(
             )
         fields["parentId"] = parent
     try:
-        made = create_task(attrs.evolve(call, params={"kind": "task", **fields}))
+        made = new_task(attrs.evolve(call, params={"kind": "task", **fields}))
     except ServiceError as exc:
         exc.body.setdefault("index", i)
         raise

@@ -18,7 +18,7 @@ from layoutkit.errors import ServiceError
 from layoutkit.service.hand_back import hand_back_refs
 from layoutkit.service.registry import REGISTRY
 from layoutkit.service.task_refs import KINDS, META
-from layoutkit.service.tasks import TASK_FIELDS, TASK_ID, create_task, find_task, task_url
+from layoutkit.service.tasks import TASK_FIELDS, TASK_ID, find_task, new_task, task_url
 from layoutkit.service.workspace import Call
 from layoutkit.storage import TaskRecord
 
@@ -41,7 +41,7 @@ def _rolling_epic(call: Call, project: str | None) -> TaskRecord:
                 and task.project_id == project_id
             ):
                 return task
-    made = create_task(
+    made = new_task(
         attrs.evolve(
             call,
             params={
@@ -124,7 +124,7 @@ def spot(call: Call) -> dict[str, Any]:
     if parent.project_id is not None and "project" not in fields:
         project = tx.project(parent.project_id)
         fields["project"] = project.slug if project is not None else None
-    child = create_task(
+    child = new_task(
         attrs.evolve(
             call,
             params={"kind": "task", "title": title, "parentId": parent.id, **fields},

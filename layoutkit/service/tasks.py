@@ -511,6 +511,12 @@ def complete_task(call: Call, task: TaskRecord, why: str) -> TaskRecord:
     writes=True,
 )
 def create_task(call: Call) -> dict[str, Any]:
+    return new_task(call)
+
+
+def new_task(call: Call) -> dict[str, Any]:
+    """What ``create`` kind task does with ``call.params``, for operations that file
+    tasks of their own (spot, propose_tasks): ``{task, url}``."""
     columns = _columns(call, None, call.workspace_id)
     title = columns.pop("title")
     task = call.tx.insert_task(
@@ -537,6 +543,12 @@ def create_task(call: Call) -> dict[str, Any]:
     writes=True,
 )
 def update_task(call: Call) -> dict[str, Any]:
+    return change_task(call)
+
+
+def change_task(call: Call) -> dict[str, Any]:
+    """What ``update`` kind task does with ``call.params`` (bulk_update_tasks runs it per
+    task): ``{task, changed}``."""
     before = find_task(call, call.params["id"], operation="update", lock=True)
     columns = _columns(call, before, before.workspace_id)
     if not columns:

@@ -98,6 +98,7 @@ FREE_FORM = {
     ("compose_board", "params"): "template parameters; each template names its own",
     ("create", "fields"): "a task's custom fields; the workspace's field vocabulary names them",
     ("update", "fields"): "a task's custom fields; the workspace's field vocabulary names them",
+    ("spot", "fields"): "a task's custom fields; the workspace's field vocabulary names them",
 }
 
 
