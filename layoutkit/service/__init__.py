@@ -13,6 +13,7 @@ from layoutkit.service import compose as _compose  # noqa: F401
 from layoutkit.service import content as _content  # noqa: F401
 from layoutkit.service import drafts as _drafts  # noqa: F401
 from layoutkit.service import files as _files  # noqa: F401
+from layoutkit.service import gates as _gates  # noqa: F401
 from layoutkit.service import hand_back as _hand_back  # noqa: F401
 from layoutkit.service import push as _push  # noqa: F401
 from layoutkit.service import review_rules as _review_rules  # noqa: F401

@@ -31,6 +31,7 @@ import re
 from typing import Any
 
 from layoutkit.errors import ServiceError
+from layoutkit.service.gates import fire
 from layoutkit.service.registry import REGISTRY
 from layoutkit.service.task_refs import KINDS, META, _merged_meta, normalize_ref, refs_view
 from layoutkit.service.tasks import (
@@ -307,6 +308,11 @@ def hand_back(call: Call) -> dict[str, Any]:
         task = tx.update_task(task.id, gates=checklist)
     # Refs first: the status rule reads the PRs this hand-back attaches.
     attached = hand_back_refs(call, task, p.get("refs", []))
+    for row in attached:
+        if row.kind == "pr" and row.meta.get("merged") is True:
+            for when in ("pr merged", f"pr {row.ref} merged"):
+                fire(call, tx.task(task.id) or task, when, f"PR {row.ref} merged")
+    task = tx.task(task.id) or task
     rows = tx.task_refs(task.id)
     # The session's live run on the task ends here.
     session = p.get("sessionId")

@@ -32,6 +32,7 @@ import attrs
 from layoutkit.errors import ServiceError, did_you_mean
 from layoutkit.service._common import ID, find_board
 from layoutkit.service.ai import AiBackend, AiError
+from layoutkit.service.gates import fire
 from layoutkit.service.registry import REGISTRY
 from layoutkit.service.tasks import (
     CLOSED,
@@ -198,6 +199,15 @@ def _merged_meta(current: dict[str, Any], patch: dict[str, Any]) -> dict[str, An
     return out
 
 
+def pr_merged(call: Call, task: TaskRecord, pr: str) -> TaskRecord:
+    """A PR of the task merged: its ``when`` conditions fire, then the task completes
+    (unless a gate still holds it)."""
+    for when in ("pr merged", f"pr {pr} merged"):
+        current = call.tx.task(task.id) or task
+        fire(call, current, when, f"PR {pr} merged")
+    return complete_task(call, call.tx.task(task.id) or task, f"PR {pr} merged")
+
+
 def ref_view(task: TaskRecord, row: TaskRefRecord, versions: int) -> dict[str, Any]:
     out: dict[str, Any] = {
         "id": row.id,
@@ -283,7 +293,7 @@ def add_task_ref(call: Call) -> dict[str, Any]:
         {"kind": row.kind, "ref": row.ref, "version": row.version, "attached": attached},
     )
     if row.kind == "pr" and row.meta.get("merged") is True:
-        task = complete_task(call, task, f"PR {row.ref} merged")
+        task = pr_merged(call, task, row.ref)
     versions = sum(1 for r in tx.task_refs(task.id) if (r.kind, r.ref) == (row.kind, row.ref))
     return {
         "task": task_view(tx, tx.task(task.id) or task),

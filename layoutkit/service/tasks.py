@@ -84,6 +84,11 @@ GATE: dict[str, Any] = {
         "priority": {"enum": list(PRIORITIES)},
         "body": {"type": "string", "maxLength": MAX_TEXT},
         "task": {"type": "integer", "minimum": 1, "maximum": 2**53 - 1},
+        "ripeAt": {"type": "string", "maxLength": 40, "description": "when its condition fired"},
+        "state": {
+            "enum": ["open", "waiting", "due", "done"],
+            "description": "shown, never stored: derived from done, when and ripeAt",
+        },
     },
     "additionalProperties": False,
 }
@@ -234,6 +239,16 @@ def _reference_refusal(call: Call, text: str, operation: str, field: str) -> Ser
 # ------------------------------------------------------------------ views
 
 
+def item_state(item: dict[str, Any]) -> str:
+    """A checklist item's state: done once ticked; else due once its ``when`` fired
+    (``ripeAt``), waiting while it has a ``when`` that has not, open otherwise."""
+    if item.get("done"):
+        return "done"
+    if item.get("ripeAt"):
+        return "due"
+    return "waiting" if item.get("when") else "open"
+
+
 def is_human(task: TaskRecord) -> bool:
     """The task's level: as set, else the type rule (epics, and stories people filed)."""
     if task.human is not None:
@@ -268,7 +283,7 @@ def task_view(tx: Tx, task: TaskRecord) -> dict[str, Any]:
         "human": is_human(task),
         "humanByRule": task.human is None,
         "labels": list(task.labels),
-        "gates": list(task.gates),
+        "gates": [{**g, "state": item_state(g)} for g in task.gates],
         "nextAction": task.next_action,
         "outcome": task.outcome,
         "decisions": task.decisions,
@@ -427,6 +442,9 @@ def _columns(call: Call, task: TaskRecord | None, workspace_id: int) -> dict[str
         _check_parent(call, task, workspace_id, p["parentId"])
     if "labels" in p:
         out["labels"] = list(dict.fromkeys(p["labels"]))
+    if "gates" in p:
+        # An item's state is derived each time it is shown, never kept.
+        out["gates"] = [{k: v for k, v in g.items() if k != "state"} for g in p["gates"]]
     if "fields" in p:
         current = dict(task.fields) if task is not None else {}
         for key, value in p["fields"].items():
