@@ -462,10 +462,6 @@ def _columns(call: Call, task: TaskRecord | None, workspace_id: int) -> dict[str
     return out
 
 
-def _json_value(value: Any) -> Any:
-    return value
-
-
 def _changes(before: TaskRecord, after: TaskRecord, columns: Iterable[str]) -> dict[str, Any]:
     names = {v: k for k, v in _COLUMN.items()}
     out = {}
@@ -570,7 +566,7 @@ def change_task(call: Call) -> dict[str, Any]:
     before = find_task(call, call.params["id"], operation="update", lock=True)
     columns = _columns(call, before, before.workspace_id)
     if not columns:
-        return {"task": task_view(call.tx, before), "changed": {}}
+        return {"task": task_view(call.tx, before), "changed": []}
     after = call.tx.update_task(before.id, **columns)
     if "project_id" in columns and after.project_id != before.project_id:
         after = remap_vocabulary(call, after, keep=frozenset(columns))

@@ -137,7 +137,8 @@ class Workspace:
         processes. Migrations run on open. Link cards are fetched only when an
         ``unfurler`` is given (``layoutkit.net.Unfurler()``); by default the
         workspace touches no network. An ``ai`` backend is asked only by the
-        operations that need one (``ask_task``, distilling in ``read_task_ref``). Raises :class:`ServiceError` (400
+        operations that need one (``ask_task``, distilling in
+        ``read_task_ref``). Raises :class:`ServiceError` (400
         ``unsupported_url``) for a URL no backend understands.
         """
         try:
