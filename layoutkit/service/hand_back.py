@@ -183,8 +183,9 @@ def _items(
             # Re-filed by name: the same item, its tick and evidence kept.
             item["id"] = before.get("id")
             item["done"] = bool(before.get("done"))
-            if "evidence" in before:
-                item["evidence"] = before["evidence"]
+            for kept_key in ("evidence", "ripeAt"):
+                if kept_key in before:
+                    item[kept_key] = before[kept_key]
             kept[kept.index(before)] = item
         else:
             counter += 1
