@@ -23,6 +23,7 @@ import click
 from layoutkit import ServiceError, Workspace, examples
 from layoutkit.errors import EngineError
 from layoutkit.limits import json_loads
+from layoutkit.service.ai import backend_from_env
 from layoutkit.service.uploads import MAX_FILE_BYTES, guess_mime
 
 EXIT_REFUSED = 1
@@ -162,7 +163,8 @@ def _unfurler(fetch: bool, capture: str | None) -> Any:
 def _open(db: str, *, fetch: bool | None = None, capture: str | None = None) -> Workspace:
     unfurler = _unfurler(fetch_setting(fetch, server=False), capture)
     try:
-        return Workspace.open(db, unfurler=unfurler)
+        # The AI backend is the deployment's: configured by LAYOUTKIT_AI_URL, none by default.
+        return Workspace.open(db, unfurler=unfurler, ai=backend_from_env())
     except ServiceError as err:
         raise click.BadParameter(err.message, param_hint="--db") from err
 
@@ -473,6 +475,72 @@ def render_command(
         click.echo(f"{path}: board x {r['x']:g}, y {r['y']:g}, w {r['w']:g}, h {r['h']:g}")
     if result.get("moreTiles"):
         click.echo(f"{len(result['moreTiles'])} more tiles not drawn: ask for them with --region")
+
+
+# ---------------------------------------------------------------- tasks
+
+
+@main.group()
+def task() -> None:
+    """Attach files to tasks."""
+
+
+@task.command("upload")
+@click.argument("task_id", metavar="ID")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--kind",
+    default="file",
+    show_default=True,
+    help="Document kind of the files (file, plan, brief, notes, ...).",
+)
+@click.option("--hint", help="One line saying when to load the files (meta.hint).")
+@click.option(
+    "--load", type=click.Choice(["first", "on-demand", "never"]), help="When readers load them."
+)
+@click.option("--version-of", help="Continue this lineage (one file only).")
+@click.option("--request-key", help="Idempotency key: a retry returns the first receipt.")
+@db_option
+@json_option
+def task_upload(
+    task_id: str,
+    files: tuple[str, ...],
+    kind: str,
+    hint: str | None,
+    load: str | None,
+    version_of: str | None,
+    request_key: str | None,
+    db: str,
+    as_json: bool,
+) -> None:
+    """Attach text FILES to task ID; a file named like one it has becomes its next version."""
+    entries = _encode_files(((Path(f).name, Path(f)) for f in files), "reading", as_json)
+    params: dict[str, Any] = {"id": task_id, "kind": kind, "files": entries}
+    for key, value in (
+        ("hint", hint),
+        ("load", load),
+        ("versionOf", version_of),
+        ("requestKey", request_key),
+    ):
+        if value is not None:
+            params[key] = value
+    result = _run(db, "upload_task_file", params, as_json)
+    if as_json:
+        _emit_json(result)
+        return
+    rows = [{**u, "size": _size(u["size"])} for u in result["uploaded"]]
+    _table(
+        rows,
+        [
+            ("filename", "FILE"),
+            ("kind", "KIND"),
+            ("ref", "REF"),
+            ("version", "VERSION"),
+            ("size", "SIZE"),
+            ("tokens", "TOKENS"),
+        ],
+    )
+    click.echo(f"{len(rows)} file(s) on task {result['task']['id']}")
 
 
 def _set_contents(path: Path) -> tuple[Path, Path | None, list[tuple[str, Path]]]:

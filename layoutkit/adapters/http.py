@@ -409,13 +409,19 @@ class HttpAdapter:
 
     async def file_endpoint(self, request: Request) -> Response:
         """A card's stored file as bytes: the artifact URL scrape_board hands out."""
-        raw = request.path_params["id"]
+        return await self._file_bytes(request, "card_file", {"id": request.path_params["id"]})
 
+    async def task_file_endpoint(self, request: Request) -> Response:
+        """One version of a task's uploaded file as bytes: the url its ref carries."""
+        raw = {"id": request.path_params["id"], "refId": request.path_params["ref"]}
+        return await self._file_bytes(request, "task_file", raw)
+
+    async def _file_bytes(self, request: Request, op: str, raw: dict[str, str]) -> Response:
         def answer() -> Response:
             # In a worker thread: decoding a 25 MiB file would hold up the event loop.
             try:
-                params = {"id": self.coerce("card_file", "id", raw)}
-                out = self.ws.call("card_file", params, self.principal(request))
+                params = {k: self.coerce(op, k, v) for k, v in raw.items()}
+                out = self.ws.call(op, params, self.principal(request))
             except ServiceError as err:
                 return error_response(err)
             mime = out["mime"]
@@ -604,6 +610,7 @@ class HttpAdapter:
                 f"{API}/boards/{{slug}}/cards/{{id}}/image", self.image_endpoint, methods=["GET"]
             ),
             Route(f"{API}/cards/{{id}}/blobs/{{key}}", self.blob_endpoint, methods=["GET"]),
+            Route(f"{API}/tasks/{{id}}/files/{{ref}}", self.task_file_endpoint, methods=["GET"]),
         ]
         for named in NAMED_ROUTES:
             routes.append(
@@ -858,10 +865,11 @@ def worker_app() -> Starlette:
     workers share; tokens, share links, confirm tokens and board locks live there.
     """
     from layoutkit.net import unfurler_for
+    from layoutkit.service.ai import backend_from_env
 
     settings = json.loads(os.environ[WORKER_SETTINGS_ENV])
     unfurler = unfurler_for(settings["fetch"], settings.get("capture"))
-    ws = Workspace.open(settings["db"], unfurler=unfurler)
+    ws = Workspace.open(settings["db"], unfurler=unfurler, ai=backend_from_env())
     app = create_app(ws, engine_workers=settings["engines"])
     # Modules, schemas and the registry live as long as the worker: out of the
     # collector's sight, each full collection skips them.
@@ -1039,6 +1047,40 @@ def _links(name: str, ops: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+#: The plain fields of each multipart route besides ``files`` (all travel as text).
+_FORM_FIELDS: dict[str, dict[str, Any]] = {
+    "upload_files": {
+        "section": {"type": "string"},
+        "anchor": {"type": "string", "description": "card id"},
+        "side": {"enum": ["right", "below"]},
+        "createSection": {"type": "string", "description": "true or false"},
+    },
+    "upload_task_file": {
+        "kind": {"type": "string", "description": "document kind; default file"},
+        "hint": {"type": "string", "description": "one line: when to load it"},
+        "load": {"enum": ["first", "on-demand", "never"]},
+        "versionOf": {"type": "string", "description": "the lineage to continue"},
+    },
+}
+
+
+def _request_schema(ws: Workspace, name: str, op: dict[str, Any]) -> dict[str, Any]:
+    """The body schema of ``POST /ops/<name>``: the params hosts are shown, and for a
+    generic verb also ``oneOf`` its kinds' own schemas.
+
+    A verb's shown params are every field of every kind in one object (tool hosts
+    refuse a top-level ``oneOf``), so a body drawn from them alone mostly mixes
+    the fields of two kinds and is refused. HTTP clients have no such limit, so
+    the document says exactly which fields go with which kind; a body valid by
+    the ``oneOf`` is valid by the flat object too, so the two never disagree.
+    """
+    variants = ws.registry.get(name).variants
+    shown: dict[str, Any] = op["params_schema"]
+    if not variants:
+        return shown
+    return {**shown, "oneOf": [dict(v) for v in variants]}
+
+
 def openapi_document(ws: Workspace, *, require_auth: bool = True) -> dict[str, Any]:
     """OpenAPI 3.1 for every registered operation and every named route that has one.
 
@@ -1075,7 +1117,9 @@ def openapi_document(ws: Workspace, *, require_auth: bool = True) -> dict[str, A
                 "requestBody": {
                     "required": True,
                     "content": {
-                        "application/json": {"schema": _hoisted(op["params_schema"], components)}
+                        "application/json": {
+                            "schema": _hoisted(_request_schema(ws, name, op), components)
+                        }
                     },
                 },
                 "responses": {
@@ -1117,10 +1161,7 @@ def openapi_document(ws: Workspace, *, require_auth: bool = True) -> dict[str, A
             continue
         fields = {
             "files": {"type": "array", "items": {"type": "string", "format": "binary"}},
-            "section": {"type": "string"},
-            "anchor": {"type": "string", "description": "card id"},
-            "side": {"enum": ["right", "below"]},
-            "createSection": {"type": "string", "description": "true or false"},
+            **_FORM_FIELDS.get(route.operation, {}),
         }
         paths.setdefault(API + route.path, {})["post"] = {
             "operationId": f"{route.operation}_multipart_route",
@@ -1145,6 +1186,25 @@ def openapi_document(ws: Workspace, *, require_auth: bool = True) -> dict[str, A
                 },
                 **errors,
             },
+        }
+    if "task_file" in ops:
+        paths[f"{API}/tasks/{{id}}/files/{{ref}}"] = {
+            "get": {
+                "operationId": "task_file_get_route",
+                "summary": "Download one version of a task's uploaded file",
+                "security": security,
+                "parameters": [
+                    {"name": n, "in": "path", "required": True, "schema": {"type": "string"}}
+                    for n in ("id", "ref")
+                ],
+                "responses": {
+                    "200": {
+                        "description": "The file's bytes",
+                        "content": {"*/*": {"schema": {"type": "string", "format": "binary"}}},
+                    },
+                    **errors,
+                },
+            }
         }
     if "card_file" in ops:
         paths[f"{API}/cards/{{id}}/file"] = {

@@ -28,6 +28,7 @@ RETRY_AFTER_S = 1
 
 if TYPE_CHECKING:
     from layoutkit.net import Unfurler
+    from layoutkit.service.ai import AiBackend
 
 T = TypeVar("T")
 log = logging.getLogger("layoutkit.workspace")
@@ -76,6 +77,9 @@ class Workspace:
     ``unfurler`` fetches link cards (title, icon, frameability, screenshots) in
     the background after the write; without one the workspace is air-gapped:
     a link card keeps its bare URL and says why in ``payload.error``.
+
+    ``ai`` is the deployment's AI backend (``layoutkit.service.ai``): without
+    one, ``ask_task`` answers 501 and ``read_task_ref`` never distils.
     """
 
     def __init__(
@@ -85,10 +89,12 @@ class Workspace:
         name: str = "default",
         registry: Registry = REGISTRY,
         unfurler: Unfurler | None = None,
+        ai: AiBackend | None = None,
     ) -> None:
         self.store = store
         self.registry = registry
         self.unfurler = unfurler
+        self.ai = ai
         self.jobs = JobRunner()
         # Operations running now and when the last one ended (see idle_for); a
         # plain counter: a lost update under threads only moves a lull a little.
@@ -117,7 +123,12 @@ class Workspace:
 
     @classmethod
     def open(
-        cls, url: str | None = None, *, name: str = "default", unfurler: Unfurler | None = None
+        cls,
+        url: str | None = None,
+        *,
+        name: str = "default",
+        unfurler: Unfurler | None = None,
+        ai: AiBackend | None = None,
     ) -> Workspace:
         """Open a workspace stored at ``url``.
 
@@ -125,14 +136,16 @@ class Workspace:
         to which blobs are kept; ``postgresql://...`` shares one database between
         processes. Migrations run on open. Link cards are fetched only when an
         ``unfurler`` is given (``layoutkit.net.Unfurler()``); by default the
-        workspace touches no network. Raises :class:`ServiceError` (400
+        workspace touches no network. An ``ai`` backend is asked only by the
+        operations that need one (``ask_task``, distilling in
+        ``read_task_ref``). Raises :class:`ServiceError` (400
         ``unsupported_url``) for a URL no backend understands.
         """
         try:
             store = open_store(url)
         except StorageError as exc:
             raise ServiceError(400, "unsupported_url", str(exc)) from exc
-        return cls(store, name=name, unfurler=unfurler)
+        return cls(store, name=name, unfurler=unfurler, ai=ai)
 
     def create_token(self, kind: str, name: str) -> str:
         """Mint an API token for ``kind`` (owner, user, agent, service) called ``name``.

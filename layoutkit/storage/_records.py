@@ -308,6 +308,86 @@ class ReviewRuleRecord:
     created_at: datetime
 
 
+@attrs.frozen(slots=True)
+class TaskRecord:
+    """A task as stored; ``human`` None follows the type rule (service/tasks.py)."""
+
+    id: int
+    workspace_id: int
+    project_id: int | None
+    key: str | None
+    title: str
+    body: str
+    state: str | None
+    status: str
+    type: str
+    priority: str
+    assignee: str | None
+    assignee_id: int | None
+    sprint_id: int | None
+    milestone_id: int | None
+    parent_id: int | None
+    due_at: str | None
+    estimate: float | None
+    human: bool | None
+    asked_by: str
+    labels: list[str]
+    gates: list[dict[str, Any]]
+    next_action: str
+    outcome: str
+    decisions: str
+    branch: str
+    fields: dict[str, Any]
+    draft: str | None
+    source: dict[str, Any] | None
+    created_by: str
+    created_at: datetime
+    updated_at: datetime
+
+
+@attrs.frozen(slots=True)
+class TaskVocabRecord:
+    """One word of a workspace's (or project's) task vocabulary: a state, label,
+    field, sprint, milestone, view or rule."""
+
+    id: int
+    workspace_id: int
+    project_id: int | None
+    kind: str
+    key: str
+    name: str
+    meta: dict[str, Any]
+    position: int
+    created_at: datetime
+
+
+@attrs.frozen(slots=True)
+class TaskRefRecord:
+    """One version of a task's ref; ``blob`` names the bytes of an uploaded file."""
+
+    id: int
+    task_id: int
+    kind: str
+    ref: str
+    version: int
+    meta: dict[str, Any]
+    blob: str | None
+    size: int | None
+    author: str
+    created_at: datetime
+    updated_at: datetime
+
+
+@attrs.frozen(slots=True)
+class TaskEventRecord:
+    id: int
+    task_id: int
+    at: datetime
+    principal: str
+    action: str
+    detail: dict[str, Any]
+
+
 @attrs.frozen
 class ReviewRunRecord:
     """A review run: ``plan`` is the plan as made (sheets, gaps, receipts, judged

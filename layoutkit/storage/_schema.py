@@ -8,10 +8,7 @@ leaves strays behind.
 
 How later features fit, without touching these tables:
 
-- tasks: a ``tasks`` table keyed by workspace and project (status, type,
-  priority, assignee, parent_id self-reference, a JSON ``fields`` bag), and
-  ``task_refs`` (task_id, kind, ref, version, meta JSON) whose versions only
-  ever grow, the same way ``cards.version`` does.
+- tasks: ``tasks`` below, with ``task_refs``, ``task_vocab`` and ``task_events``.
 - annotations: ``annotations`` below.
 - review rules: ``review_rules`` below.
 - review runs: ``review_runs`` (run id, board scope, state, sight attempts,
@@ -359,6 +356,106 @@ annotations = Table(
     UniqueConstraint("board_id", "key", name="uq_annotations_key"),
     Index("ix_annotations_board_state", "board_id", "state"),
     Index("ix_annotations_card", "card_id", "card_version"),
+)
+
+# A task of the task engine. The columns are the fields a patch sets; ``human``
+# NULL means "follow the type rule" (see service/tasks.py), and ``asked_by`` is
+# the kind of principal that filed it (the rule reads it). The text fields
+# search reads are columns of their own (gates is a list of items, each with
+# its evidence); ``fields`` holds the workspace's custom fields by key.
+tasks = Table(
+    "tasks",
+    metadata,
+    _id(),
+    Column("workspace_id", Id, ForeignKey("workspaces.id", ondelete="CASCADE"), nullable=False),
+    Column("project_id", Id, ForeignKey("projects.id", ondelete="SET NULL"), nullable=True),
+    Column("key", String(80), nullable=True),
+    Column("title", Text, nullable=False),
+    Column("body", Text, nullable=False, default=""),
+    Column("state", String(80), nullable=True),
+    Column("status", String(20), nullable=False),
+    Column("type", String(20), nullable=False),
+    Column("priority", String(10), nullable=False, default=""),
+    Column("assignee", String(300), nullable=True),
+    Column("assignee_id", BigInteger, nullable=True),
+    Column("sprint_id", Id, ForeignKey("task_vocab.id", ondelete="SET NULL"), nullable=True),
+    Column("milestone_id", Id, ForeignKey("task_vocab.id", ondelete="SET NULL"), nullable=True),
+    Column("parent_id", Id, ForeignKey("tasks.id", ondelete="SET NULL"), nullable=True),
+    Column("due_at", String(40), nullable=True),
+    Column("estimate", Float, nullable=True),
+    Column("human", Boolean, nullable=True),
+    Column("asked_by", String(10), nullable=False),
+    Column("labels", Json, nullable=False, default=list),
+    Column("gates", Json, nullable=False, default=list),
+    Column("next_action", Text, nullable=False, default=""),
+    Column("outcome", Text, nullable=False, default=""),
+    Column("decisions", Text, nullable=False, default=""),
+    Column("branch", String(300), nullable=False, default=""),
+    Column("fields", Json, nullable=False, default=dict),
+    # A proposed task waiting for a person: "pending", or "declined"; NULL for a task.
+    Column("draft", String(10), nullable=True),
+    Column("source", Json, nullable=True),
+    Column("created_by", String(300), nullable=False),
+    Column("created_at", When, nullable=False),
+    Column("updated_at", When, nullable=False),
+    UniqueConstraint("workspace_id", "key", name="uq_tasks_key"),
+    Index("ix_tasks_workspace_updated", "workspace_id", "updated_at"),
+    Index("ix_tasks_parent", "parent_id"),
+    Index("ix_tasks_project", "project_id"),
+)
+
+# Workspace vocabulary of the task engine: states, labels, fields, sprints,
+# milestones, views and rules, each a row keyed by (kind, key) in one scope.
+# ``scope`` is ``workspace`` or ``project:<id>``, spelled out because NULL
+# project ids never collide in a unique constraint.
+task_vocab = Table(
+    "task_vocab",
+    metadata,
+    _id(),
+    Column("workspace_id", Id, ForeignKey("workspaces.id", ondelete="CASCADE"), nullable=False),
+    Column("project_id", Id, ForeignKey("projects.id", ondelete="CASCADE"), nullable=True),
+    Column("scope", String(40), nullable=False),
+    Column("kind", String(20), nullable=False),
+    Column("key", String(120), nullable=False),
+    Column("name", String(300), nullable=False),
+    Column("meta", Json, nullable=False, default=dict),
+    Column("position", Integer, nullable=False),
+    Column("created_at", When, nullable=False),
+    UniqueConstraint("workspace_id", "scope", "kind", "key", name="uq_task_vocab_key"),
+)
+
+# A task's refs (attachments), one row per version: a ref is (task, kind, ref)
+# and its versions only grow; re-attaching changes the newest version's meta.
+# Uploaded files keep their bytes as a blob (``blob`` is its key).
+task_refs = Table(
+    "task_refs",
+    metadata,
+    _id(),
+    Column("task_id", Id, ForeignKey("tasks.id", ondelete="CASCADE"), nullable=False),
+    Column("kind", String(20), nullable=False),
+    Column("ref", String(1000), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("meta", Json, nullable=False, default=dict),
+    Column("blob", String(80), nullable=True),
+    Column("size", BigInteger, nullable=True),
+    Column("author", String(300), nullable=False),
+    Column("created_at", When, nullable=False),
+    Column("updated_at", When, nullable=False),
+    UniqueConstraint("task_id", "kind", "ref", "version", name="uq_task_refs_version"),
+)
+
+# What happened to a task, oldest first: creation, field changes (from, to),
+# refs attached. Append-only, like the audit trail.
+task_events = Table(
+    "task_events",
+    metadata,
+    _id(),
+    Column("task_id", Id, ForeignKey("tasks.id", ondelete="CASCADE"), nullable=False),
+    Column("at", When, nullable=False),
+    Column("principal", String(300), nullable=False),
+    Column("action", String(60), nullable=False),
+    Column("detail", Json, nullable=False, default=dict),
+    Index("ix_task_events_task", "task_id", "id"),
 )
 
 blobs = Table(

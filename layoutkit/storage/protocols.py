@@ -35,6 +35,10 @@ from layoutkit.storage._records import (
     ReviewRuleRecord,
     ReviewRunRecord,
     ShareLinkRecord,
+    TaskEventRecord,
+    TaskRecord,
+    TaskRefRecord,
+    TaskVocabRecord,
     TokenKind,
     WorkspaceRecord,
 )
@@ -626,6 +630,99 @@ class AnnotationTx(Protocol):
         ...
 
 
+class TaskTx(Protocol):
+    """The task engine: tasks, their vocabulary, their versioned refs and events."""
+
+    def insert_task(
+        self, workspace_id: int, *, title: str, created_by: str, asked_by: str, **values: Any
+    ) -> TaskRecord:
+        """Store a new task; ``values`` are columns of the tasks table."""
+        ...
+
+    def task(self, task_id: int, *, lock: bool = False) -> TaskRecord | None:
+        """The task, or None; ``lock`` holds its row to the end of the transaction."""
+        ...
+
+    def task_by_key(self, workspace_id: int, key: str) -> TaskRecord | None:
+        """The workspace's task with this key, or None."""
+        ...
+
+    def update_task(self, task_id: int, **fields: Any) -> TaskRecord:
+        """Set columns of a task; raises :class:`NotFoundError`."""
+        ...
+
+    def tasks(
+        self,
+        workspace_id: int,
+        *,
+        project_id: int | None = None,
+        parent_id: int | None = None,
+        ids: Sequence[int] | None = None,
+        limit: int | None = None,
+    ) -> list[TaskRecord]:
+        """Tasks most recently updated first, filtered."""
+        ...
+
+    def task_vocab(
+        self, workspace_id: int, kind: str, project_id: int | None = None
+    ) -> list[TaskVocabRecord]:
+        """The scope's vocabulary of one kind, in the order it was made."""
+        ...
+
+    def task_vocab_item(self, item_id: int) -> TaskVocabRecord | None:
+        """One vocabulary row by id, or None."""
+        ...
+
+    def ensure_task_vocab(
+        self,
+        workspace_id: int,
+        kind: str,
+        key: str,
+        *,
+        project_id: int | None = None,
+        name: str | None = None,
+        meta: Mapping[str, Any] | None = None,
+    ) -> tuple[TaskVocabRecord, bool]:
+        """The row of ``key``, created if missing; the flag is True when created."""
+        ...
+
+    def task_refs(self, task_id: int) -> list[TaskRefRecord]:
+        """Every version of every ref of the task, oldest first."""
+        ...
+
+    def refs_of_tasks(self, task_ids: Sequence[int]) -> dict[int, list[TaskRefRecord]]:
+        """:meth:`task_refs` of several tasks at once, by task id."""
+        ...
+
+    def add_task_ref_version(
+        self,
+        task_id: int,
+        kind: str,
+        ref: str,
+        *,
+        meta: Mapping[str, Any],
+        author: str,
+        blob: str | None = None,
+        size: int | None = None,
+    ) -> TaskRefRecord:
+        """Add the next version of a ref (version 1 for a new one)."""
+        ...
+
+    def set_task_ref_meta(self, ref_id: int, meta: Mapping[str, Any]) -> TaskRefRecord:
+        """Replace the meta of one ref version; raises :class:`NotFoundError`."""
+        ...
+
+    def record_task_event(
+        self, task_id: int, action: str, principal: str, detail: Mapping[str, Any] | None = None
+    ) -> TaskEventRecord:
+        """Append an event to the task's log."""
+        ...
+
+    def task_events(self, task_id: int, *, limit: int | None = None) -> list[TaskEventRecord]:
+        """The task's events oldest first; ``limit`` keeps the newest ones."""
+        ...
+
+
 class Tx(
     WorkspaceTx,
     BoardTx,
@@ -637,6 +734,7 @@ class Tx(
     ReviewRuleTx,
     ReviewRunTx,
     AnnotationTx,
+    TaskTx,
     Protocol,
 ):
     """One open transaction or read snapshot; write methods raise

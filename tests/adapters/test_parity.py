@@ -96,6 +96,9 @@ FREE_FORM = {
     ("update", "meta"): "a board's own metadata; the author decides its members",
     ("set_board_meta", "meta"): "a board's own metadata; the author decides its members",
     ("compose_board", "params"): "template parameters; each template names its own",
+    ("create", "fields"): "a task's custom fields; the workspace's field vocabulary names them",
+    ("update", "fields"): "a task's custom fields; the workspace's field vocabulary names them",
+    ("spot", "fields"): "a task's custom fields; the workspace's field vocabulary names them",
 }
 
 

@@ -49,7 +49,10 @@ def test_search_declares_q_everywhere(ws: Workspace) -> None:
 def test_a_field_of_some_kinds_names_them(ws: Workspace) -> None:
     shown = ws.registry.get("get").params_schema["properties"]
     assert shown["state"]["description"].endswith("Only for kind questions.")
-    assert "Only for" not in shown["board"].get("description", "")
+    assert shown["board"]["description"].endswith("Only for kind board, questions.")
+    # A field every kind takes names none of them.
+    q = ws.registry.get("search").params_schema["properties"]["q"]
+    assert "Only for" not in q.get("description", "")
 
 
 def test_showing_more_keeps_the_answers_of_the_check(ws: Workspace) -> None:

@@ -138,8 +138,15 @@ def test_a_database_from_before_versions_keeps_each_cards_current_one(
             tx.update_cards([{"id": cards[0].id, "payload": {"ref": REF, "alt": "v2"}}])
             # As a database at revision 0006 had them: no versions kept (and no
             # tables of later revisions).
-            s.annotations.drop(tx.conn)
-            s.review_runs.drop(tx.conn)
+            for table in (
+                s.annotations,
+                s.task_events,
+                s.task_refs,
+                s.tasks,
+                s.task_vocab,
+                s.review_runs,
+            ):
+                table.drop(tx.conn)
             s.card_versions.drop(tx.conn)
             tx.conn.execute(text("UPDATE alembic_version SET version_num = '0006'"))
         with store.transaction() as tx:

@@ -4,7 +4,7 @@ with its thread of replies and its before/after deck. A key names a finding once
 per board.
 
 Revision ID: 0010
-Revises: 0008 (0009 belongs to another branch; the chain is re-tied at merge)
+Revises: 0009
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from alembic import op
 from sqlalchemy.dialects import postgresql
 
 revision = "0010"
-down_revision = "0008"
+down_revision = "0009"
 branch_labels = None
 depends_on = None
 

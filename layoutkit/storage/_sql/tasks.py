@@ -1,0 +1,320 @@
+"""The task engine's rows: tasks, their vocabulary, their versioned refs and their events."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import func, insert, select, update
+
+from layoutkit.storage import _schema as s
+from layoutkit.storage._errors import NotFoundError
+from layoutkit.storage._records import (
+    TaskEventRecord,
+    TaskRecord,
+    TaskRefRecord,
+    TaskVocabRecord,
+)
+from layoutkit.storage._sql._base import TxBase, check_fields, record
+
+#: Columns a task write may set (the service maps spec names onto these).
+TASK_COLUMNS = frozenset(
+    {
+        "project_id",
+        "key",
+        "title",
+        "body",
+        "state",
+        "status",
+        "type",
+        "priority",
+        "assignee",
+        "assignee_id",
+        "sprint_id",
+        "milestone_id",
+        "parent_id",
+        "due_at",
+        "estimate",
+        "human",
+        "labels",
+        "gates",
+        "next_action",
+        "outcome",
+        "decisions",
+        "branch",
+        "fields",
+        "draft",
+        "source",
+    }
+)
+#: What a task row holds when a write leaves a column out.
+_TASK_DEFAULTS: dict[str, Any] = {
+    "project_id": None,
+    "key": None,
+    "body": "",
+    "state": None,
+    "status": "backlog",
+    "type": "task",
+    "priority": "",
+    "assignee": None,
+    "assignee_id": None,
+    "sprint_id": None,
+    "milestone_id": None,
+    "parent_id": None,
+    "due_at": None,
+    "estimate": None,
+    "human": None,
+    "labels": [],
+    "gates": [],
+    "next_action": "",
+    "outcome": "",
+    "decisions": "",
+    "branch": "",
+    "fields": {},
+    "draft": None,
+    "source": None,
+}
+VOCAB_KINDS = frozenset({"state", "label", "field", "sprint", "milestone", "view", "rule"})
+
+
+def vocab_scope(project_id: int | None) -> str:
+    return "workspace" if project_id is None else f"project:{project_id}"
+
+
+class TaskRows(TxBase):
+    # ------------------------------------------------------------------ tasks
+
+    def insert_task(
+        self, workspace_id: int, *, title: str, created_by: str, asked_by: str, **values: Any
+    ) -> TaskRecord:
+        self._write()
+        check_fields(values, TASK_COLUMNS, "task")
+        now = self.now()
+        row = self.conn.execute(
+            insert(s.tasks)
+            .values(
+                **{**_TASK_DEFAULTS, **values},
+                workspace_id=workspace_id,
+                title=title,
+                created_by=created_by,
+                asked_by=asked_by,
+                created_at=now,
+                updated_at=now,
+            )
+            .returning(*s.tasks.c)
+        ).one()
+        return record(row, TaskRecord)
+
+    def task(self, task_id: int, *, lock: bool = False) -> TaskRecord | None:
+        query = select(s.tasks).where(s.tasks.c.id == task_id)
+        if lock and self._pg:
+            query = query.with_for_update()
+        row = self.conn.execute(query).first()
+        return None if row is None else record(row, TaskRecord)
+
+    def task_by_key(self, workspace_id: int, key: str) -> TaskRecord | None:
+        t = s.tasks.c
+        row = self.conn.execute(
+            select(s.tasks).where(t.workspace_id == workspace_id, t.key == key)
+        ).first()
+        return None if row is None else record(row, TaskRecord)
+
+    def update_task(self, task_id: int, **fields: Any) -> TaskRecord:
+        self._write()
+        check_fields(fields, TASK_COLUMNS, "task")
+        t = s.tasks.c
+        row = self.conn.execute(
+            update(s.tasks)
+            .where(t.id == task_id)
+            .values(**fields, updated_at=self.now())
+            .returning(*s.tasks.c)
+        ).first()
+        if row is None:
+            raise NotFoundError(f"no task {task_id}")
+        return record(row, TaskRecord)
+
+    def tasks(
+        self,
+        workspace_id: int,
+        *,
+        project_id: int | None = None,
+        parent_id: int | None = None,
+        ids: Sequence[int] | None = None,
+        limit: int | None = None,
+    ) -> list[TaskRecord]:
+        """The workspace's tasks, most recently updated first, filtered."""
+        t = s.tasks.c
+        query = select(s.tasks).where(t.workspace_id == workspace_id)
+        if project_id is not None:
+            query = query.where(t.project_id == project_id)
+        if parent_id is not None:
+            query = query.where(t.parent_id == parent_id)
+        if ids is not None:
+            query = query.where(t.id.in_(list(ids)))
+        query = query.order_by(t.updated_at.desc(), t.id.desc())
+        if limit is not None:
+            query = query.limit(limit)
+        return [record(r, TaskRecord) for r in self.conn.execute(query)]
+
+    # ------------------------------------------------------------ vocabulary
+
+    def task_vocab(
+        self, workspace_id: int, kind: str, project_id: int | None = None
+    ) -> list[TaskVocabRecord]:
+        v = s.task_vocab.c
+        query = (
+            select(s.task_vocab)
+            .where(
+                v.workspace_id == workspace_id,
+                v.scope == vocab_scope(project_id),
+                v.kind == kind,
+            )
+            .order_by(v.position, v.id)
+        )
+        return [record(r, TaskVocabRecord) for r in self.conn.execute(query)]
+
+    def task_vocab_item(self, item_id: int) -> TaskVocabRecord | None:
+        row = self.conn.execute(select(s.task_vocab).where(s.task_vocab.c.id == item_id)).first()
+        return None if row is None else record(row, TaskVocabRecord)
+
+    def ensure_task_vocab(
+        self,
+        workspace_id: int,
+        kind: str,
+        key: str,
+        *,
+        project_id: int | None = None,
+        name: str | None = None,
+        meta: Mapping[str, Any] | None = None,
+    ) -> tuple[TaskVocabRecord, bool]:
+        """The vocabulary row of ``key`` in its scope, created when missing
+        (race-safe); the flag says whether this call created it."""
+        self._write()
+        if kind not in VOCAB_KINDS:
+            raise ValueError(f"not a vocabulary kind: {kind!r}")
+        v = s.task_vocab.c
+        scope = vocab_scope(project_id)
+        position = self.conn.execute(
+            select(func.count())
+            .select_from(s.task_vocab)
+            .where(v.workspace_id == workspace_id, v.scope == scope, v.kind == kind)
+        ).scalar_one()
+        # RETURNING rather than rowcount: psycopg reports -1 for this statement.
+        made = self.conn.execute(
+            self._insert_ignoring_conflict(s.task_vocab)
+            .values(
+                workspace_id=workspace_id,
+                project_id=project_id,
+                scope=scope,
+                kind=kind,
+                key=key,
+                name=name or key,
+                meta=dict(meta or {}),
+                position=position,
+                created_at=self.now(),
+            )
+            .returning(v.id)
+        ).first()
+        row = self.conn.execute(
+            select(s.task_vocab).where(
+                v.workspace_id == workspace_id, v.scope == scope, v.kind == kind, v.key == key
+            )
+        ).one()
+        return record(row, TaskVocabRecord), made is not None
+
+    # ------------------------------------------------------------------ refs
+
+    def task_refs(self, task_id: int) -> list[TaskRefRecord]:
+        """Every version of every ref of the task, in the order they were attached."""
+        r = s.task_refs.c
+        query = select(s.task_refs).where(r.task_id == task_id).order_by(r.id)
+        return [record(row, TaskRefRecord) for row in self.conn.execute(query)]
+
+    def refs_of_tasks(self, task_ids: Sequence[int]) -> dict[int, list[TaskRefRecord]]:
+        """:meth:`task_refs` of several tasks in one query, by task id."""
+        out: dict[int, list[TaskRefRecord]] = {i: [] for i in task_ids}
+        if not out:
+            return out
+        r = s.task_refs.c
+        query = select(s.task_refs).where(r.task_id.in_(list(out))).order_by(r.id)
+        for row in self.conn.execute(query):
+            ref = record(row, TaskRefRecord)
+            out[ref.task_id].append(ref)
+        return out
+
+    def add_task_ref_version(
+        self,
+        task_id: int,
+        kind: str,
+        ref: str,
+        *,
+        meta: Mapping[str, Any],
+        author: str,
+        blob: str | None = None,
+        size: int | None = None,
+    ) -> TaskRefRecord:
+        """The next version of ``(kind, ref)`` on the task (1 for a new ref). Writers
+        of one task are serialised by the caller locking the task row."""
+        self._write()
+        r = s.task_refs.c
+        latest = self.conn.execute(
+            select(func.max(r.version)).where(r.task_id == task_id, r.kind == kind, r.ref == ref)
+        ).scalar_one()
+        now = self.now()
+        row = self.conn.execute(
+            insert(s.task_refs)
+            .values(
+                task_id=task_id,
+                kind=kind,
+                ref=ref,
+                version=(latest or 0) + 1,
+                meta=dict(meta),
+                blob=blob,
+                size=size,
+                author=author,
+                created_at=now,
+                updated_at=now,
+            )
+            .returning(*s.task_refs.c)
+        ).one()
+        return record(row, TaskRefRecord)
+
+    def set_task_ref_meta(self, ref_id: int, meta: Mapping[str, Any]) -> TaskRefRecord:
+        self._write()
+        r = s.task_refs.c
+        row = self.conn.execute(
+            update(s.task_refs)
+            .where(r.id == ref_id)
+            .values(meta=dict(meta), updated_at=self.now())
+            .returning(*s.task_refs.c)
+        ).first()
+        if row is None:
+            raise NotFoundError(f"no task ref {ref_id}")
+        return record(row, TaskRefRecord)
+
+    # ---------------------------------------------------------------- events
+
+    def record_task_event(
+        self, task_id: int, action: str, principal: str, detail: Mapping[str, Any] | None = None
+    ) -> TaskEventRecord:
+        self._write()
+        row = self.conn.execute(
+            insert(s.task_events)
+            .values(
+                task_id=task_id,
+                at=self.now(),
+                principal=principal,
+                action=action,
+                detail=dict(detail or {}),
+            )
+            .returning(*s.task_events.c)
+        ).one()
+        return record(row, TaskEventRecord)
+
+    def task_events(self, task_id: int, *, limit: int | None = None) -> list[TaskEventRecord]:
+        """The task's events oldest first; ``limit`` keeps the newest ones."""
+        e = s.task_events.c
+        query = select(s.task_events).where(e.task_id == task_id).order_by(e.id.desc())
+        if limit is not None:
+            query = query.limit(limit)
+        return [record(row, TaskEventRecord) for row in reversed(self.conn.execute(query).all())]

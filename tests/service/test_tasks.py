@@ -1,0 +1,206 @@
+"""Tasks through the generic verbs: fields, the human rule, ids, f.text and the event log."""
+
+from __future__ import annotations
+
+import pytest
+
+from layoutkit import ServiceError, Workspace
+from layoutkit.principal import Principal
+from layoutkit.service import tasks as task_service
+
+AGENT = Principal.agent("claude")
+
+
+def _task(ws: Workspace, who: Principal | None = None, **fields: object) -> dict:
+    return ws.call("create", {"kind": "task", "title": "A task", **fields}, who)["task"]
+
+
+def _refused(ws: Workspace, op: str, params: dict, who: Principal | None = None) -> ServiceError:
+    with pytest.raises(ServiceError) as exc:
+        ws.call(op, params, who)
+    return exc.value
+
+
+def test_a_new_task_has_the_defaults_and_every_field_it_was_given(any_ws: Workspace) -> None:
+    plain = _task(any_ws)
+    assert (plain["status"], plain["type"], plain["priority"], plain["project"]) == (
+        "backlog",
+        "task",
+        "",
+        None,
+    )
+    sprint = any_ws.call("create", {"kind": "sprint", "key": "s1", "project": "core"})["sprint"]
+    full = _task(
+        any_ws,
+        key="CORE-1",
+        body="Body text",
+        project="core",
+        state="doing",
+        status="todo",
+        type="bug",
+        priority="high",
+        assignee="ana",
+        assigneeId=7,
+        sprintId=sprint["id"],
+        parentId=plain["id"],
+        dueAt="2026-12-01",
+        estimate=3,
+        labels=["ui", "ui", "api"],
+        gates=[{"title": "QA sign-off", "kind": "human", "evidence": "ran the suite"}],
+        nextAction="ship it",
+        outcome="works",
+        decisions="use sqlite",
+        branch="tk-2-fix",
+        fields={"area": "layout"},
+    )
+    got = any_ws.call("get", {"kind": "task", "id": full["id"]})
+    assert got["task"] == full
+    assert full["labels"] == ["ui", "api"]
+    assert (full["sprintId"], full["parentId"], full["estimate"]) == (sprint["id"], plain["id"], 3)
+    assert got["parent"]["id"] == plain["id"]
+    # States, labels and field keys became the project's vocabulary on first use.
+    words = {
+        kind: [i["key"] for i in any_ws.call("list", {"kind": kind, "project": "core"})["items"]]
+        for kind in ("state", "label", "field")
+    }
+    assert words == {"state": ["doing"], "label": ["ui", "api"], "field": ["area"]}
+
+
+@pytest.mark.parametrize(
+    ("kind", "who", "human"),
+    [
+        ("epic", AGENT, True),
+        ("epic", None, True),
+        ("story", None, True),  # a story a person asked for
+        ("story", Principal.user("ana"), True),
+        ("story", AGENT, False),  # a story an agent filed rolls up as progress
+        ("bug", None, False),
+        ("task", None, False),
+    ],
+)
+def test_human_follows_the_type_rule(ws: Workspace, kind: str, who, human: bool) -> None:
+    task = _task(ws, who, type=kind)
+    assert (task["human"], task["humanByRule"]) == (human, True)
+
+
+def test_human_set_wins_over_the_rule_and_null_returns_to_it(ws: Workspace) -> None:
+    epic = _task(ws, type="epic", human=False)
+    assert (epic["human"], epic["humanByRule"]) == (False, False)
+    back = ws.call("update", {"kind": "task", "id": epic["id"], "human": None})["task"]
+    assert (back["human"], back["humanByRule"]) == (True, True)
+    # The rule follows the type as it changes.
+    bug = ws.call("update", {"kind": "task", "id": epic["id"], "type": "bug"})["task"]
+    assert bug["human"] is False
+
+
+def test_update_reports_and_logs_what_changed(ws: Workspace) -> None:
+    task = _task(ws)
+    out = ws.call(
+        "update", {"kind": "task", "id": task["id"], "status": "in_progress", "title": "A task"}
+    )
+    assert out["changed"] == ["status"]
+    events = ws.call("get", {"kind": "task", "id": task["id"]})["events"]
+    assert [e["action"] for e in events] == ["task.create", "task.update"]
+    assert events[1]["detail"] == {"status": {"from": "backlog", "to": "in_progress"}}
+
+
+def test_refusals_name_the_field(ws: Workspace) -> None:
+    a = _task(ws)
+    b = _task(ws, parentId=a["id"])
+    cycle = _refused(ws, "update", {"kind": "task", "id": a["id"], "parentId": b["id"]})
+    assert (cycle.status, cycle.code, cycle.body["field"]) == (400, "parent_cycle", "parentId")
+    sprint = _refused(ws, "update", {"kind": "task", "id": a["id"], "sprintId": 999})
+    assert (sprint.status, sprint.code) == (422, "unknown_sprint")
+    project = _refused(ws, "update", {"kind": "task", "id": a["id"], "project": "nowhere"})
+    assert (project.status, project.code) == (422, "unknown_project")
+    due = _refused(ws, "create", {"kind": "task", "title": "x", "dueAt": "next week"})
+    assert (due.status, due.body["field"]) == (400, "dueAt")
+    _task(ws, key="K-1")
+    taken = _refused(ws, "create", {"kind": "task", "title": "x", "key": "K-1"})
+    assert (taken.status, taken.code) == (409, "key_taken")
+    status = _refused(ws, "create", {"kind": "task", "title": "x", "status": "doing"})
+    assert (status.status, status.code) == (400, "invalid_params")
+
+
+def test_moving_a_task_to_another_project_takes_its_subtree(ws: Workspace) -> None:
+    ws.call("create", {"kind": "field", "key": "area", "project": "two"})
+    root = _task(ws, project="one")
+    child = _task(ws, project="one", parentId=root["id"])
+    grandchild = _task(ws, project="one", parentId=child["id"])
+    ws.call("update", {"kind": "task", "id": root["id"], "project": "two"})
+    for task in (child, grandchild):
+        assert ws.call("get", {"kind": "task", "id": task["id"]})["task"]["project"] == "two"
+
+
+def test_a_task_is_named_by_number_or_workspace_and_number(tmp_path) -> None:
+    url = f"sqlite:///{tmp_path / 'ws.db'}"
+    with Workspace.open(url, name="home") as home, Workspace.open(url, name="away") as away:
+        mine = _task(home)
+        theirs = _task(away, title="Away task")
+        assert home.call("get", {"kind": "task", "id": str(mine["id"])})["task"]["id"] == mine["id"]
+        assert home.call("get", {"kind": "task", "id": f"home/{mine['id']}"})["task"] == mine
+        got = home.call("get", {"kind": "task", "id": f"away/{theirs['id']}"})["task"]
+        assert got["title"] == "Away task"
+        # A bare number names a task of this workspace only.
+        missing = _refused(home, "get", {"kind": "task", "id": theirs["id"]})
+        assert (missing.status, missing.code) == (404, "unknown_task")
+        nowhere = _refused(home, "get", {"kind": "task", "id": "mars/1"})
+        assert (nowhere.status, nowhere.code) == (404, "unknown_workspace")
+
+
+def test_a_reference_instead_of_an_id_gets_the_call_that_reads_it(ws: Workspace) -> None:
+    _task(ws, title="Fix login")
+    err = _refused(ws, "update", {"kind": "task", "id": "fix login", "status": "done"})
+    assert (err.status, err.code, err.body["field"]) == (400, "not_a_task_id", "id")
+    assert err.body["next"] == {
+        "operation": "search",
+        "params": {"q": "fix login", "mode": "resolve"},
+    }
+
+
+def test_the_resolver_seam_answers_with_its_verdict_and_the_exact_call(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    task = _task(ws, title="Fix login")
+    verdict = {"verdict": "confident", "candidates": [{"id": task["id"], "title": "Fix login"}]}
+    monkeypatch.setattr(task_service, "resolve_task_reference", lambda call, text: verdict)
+    err = _refused(ws, "update", {"kind": "task", "id": "fix login", "status": "done"})
+    assert (err.code, err.body["verdict"]) == ("task_reference", "confident")
+    assert err.body["next"] == {
+        "operation": "update",
+        "params": {"kind": "task", "id": task["id"], "status": "done"},
+    }
+
+
+def test_f_text_matches_every_searchable_field_folded_never_corrected(ws: Workspace) -> None:
+    login = _task(ws, title="Fix the Login page")
+    _task(ws, title="Other", body="Café menu")
+    gated = _task(ws, title="Gated", gates=[{"title": "QA", "evidence": "screenshot attached"}])
+    branch = _task(ws, title="Branchy", branch="tk-9-speedup", fields={"area": "renderer"})
+    ws.call("add_task_ref", {"id": gated["id"], "kind": "pr", "ref": "acme/web#42"})
+
+    def found(text: str, **f: object) -> list[int]:
+        return [
+            t["id"] for t in ws.call("list", {"kind": "task", "f": {"text": text, **f}})["tasks"]
+        ]
+
+    assert found("login FIX") == [login["id"]]
+    assert found("cafe") != []
+    assert found("screenshot") == [gated["id"]]
+    assert found("acme/web#42") == [gated["id"]]
+    assert found("speedup renderer") == [branch["id"]]
+    assert found("login other") == []  # every word, in one task
+    assert found("logn") == []  # no typo correction
+    hit = ws.call("list", {"kind": "task", "f": {"text": "renderer"}})["tasks"][0]
+    assert hit["matchedIn"] == ["field:area"]
+
+
+def test_list_filters_and_limits(ws: Workspace) -> None:
+    for status in ("todo", "done", "todo"):
+        _task(ws, status=status, project="p")
+    _task(ws, status="todo")
+    assert ws.call("list", {"kind": "task", "f": {"project": "p", "status": "todo"}})["total"] == 2
+    live = ws.call("list", {"kind": "task", "f": {"live": True}})
+    assert live["total"] == 3
+    assert len(ws.call("list", {"kind": "task", "limit": 2})["tasks"]) == 2
+    assert ws.call("list", {"kind": "task", "f": {"project": "none"}}) == {"tasks": [], "total": 0}

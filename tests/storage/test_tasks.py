@@ -1,0 +1,109 @@
+"""Task rows on every backend: tasks, vocabulary, versioned refs and the event log."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy.exc import IntegrityError
+
+from layoutkit.storage import NotFoundError, SqlStore
+
+
+def test_a_task_keeps_every_field_it_was_given(store: SqlStore) -> None:
+    with store.transaction() as tx:
+        ws = tx.ensure_workspace()
+        project = tx.create_project(ws.id, "core")
+        sprint, created = tx.ensure_task_vocab(ws.id, "sprint", "s1", project_id=project.id)
+        assert created
+        epic = tx.insert_task(ws.id, title="Epic", created_by="owner", asked_by="owner")
+        task = tx.insert_task(
+            ws.id,
+            title="Fix it",
+            created_by="agent:x",
+            asked_by="agent",
+            project_id=project.id,
+            key="CORE-1",
+            status="todo",
+            type="bug",
+            priority="high",
+            assignee="ana",
+            assignee_id=7,
+            sprint_id=sprint.id,
+            parent_id=epic.id,
+            due_at="2026-12-01",
+            estimate=2.5,
+            labels=["ui"],
+            gates=[{"title": "QA", "evidence": "ran it"}],
+            next_action="ship",
+            branch="tk-2-fix",
+            fields={"area": "layout"},
+        )
+    with store.read() as tx:
+        again = tx.task(task.id)
+        assert again == task
+        assert (again.estimate, again.human, again.labels) == (2.5, None, ["ui"])
+        assert tx.task_by_key(ws.id, "CORE-1") == task
+        assert [t.id for t in tx.tasks(ws.id, parent_id=epic.id)] == [task.id]
+        assert [t.id for t in tx.tasks(ws.id, project_id=project.id)] == [task.id]
+
+
+def test_update_sets_columns_and_refuses_unknown_ones(store: SqlStore, clock) -> None:
+    with store.transaction() as tx:
+        ws = tx.ensure_workspace()
+        task = tx.insert_task(ws.id, title="t", created_by="o", asked_by="owner")
+        clock.advance(seconds=5)
+        changed = tx.update_task(task.id, status="done", human=True)
+        assert (changed.status, changed.human) == ("done", True)
+        assert changed.updated_at > task.updated_at
+        with pytest.raises(ValueError, match="cannot change"):
+            tx.update_task(task.id, colour="red")
+        with pytest.raises(NotFoundError):
+            tx.update_task(task.id + 99, status="todo")
+
+
+def test_task_keys_are_unique_in_a_workspace(store: SqlStore) -> None:
+    with pytest.raises(IntegrityError), store.transaction() as tx:
+        ws = tx.ensure_workspace()
+        tx.insert_task(ws.id, title="a", created_by="o", asked_by="owner", key="K-1")
+        tx.insert_task(ws.id, title="b", created_by="o", asked_by="owner", key="K-1")
+
+
+def test_vocabulary_is_kept_per_scope_and_made_once(store: SqlStore) -> None:
+    with store.transaction() as tx:
+        ws = tx.ensure_workspace()
+        project = tx.create_project(ws.id, "core")
+        a, made_a = tx.ensure_task_vocab(ws.id, "state", "doing")
+        b, made_b = tx.ensure_task_vocab(ws.id, "state", "doing")
+        c, made_c = tx.ensure_task_vocab(ws.id, "state", "doing", project_id=project.id)
+        assert (made_a, made_b, made_c) == (True, False, True)
+        assert a == b and c.id != a.id
+        tx.ensure_task_vocab(ws.id, "state", "done")
+        assert [v.key for v in tx.task_vocab(ws.id, "state")] == ["doing", "done"]
+        assert tx.task_vocab_item(c.id) == c
+        with pytest.raises(ValueError):
+            tx.ensure_task_vocab(ws.id, "colour", "red")
+
+
+def test_ref_versions_only_grow_and_meta_changes_in_place(store: SqlStore) -> None:
+    with store.transaction() as tx:
+        ws = tx.ensure_workspace()
+        task = tx.insert_task(ws.id, title="t", created_by="o", asked_by="owner")
+        one = tx.add_task_ref_version(task.id, "file", "notes.md", meta={}, author="o", size=3)
+        two = tx.add_task_ref_version(task.id, "file", "notes.md", meta={"a": 1}, author="o")
+        other = tx.add_task_ref_version(task.id, "pr", "o/r#1", meta={}, author="o")
+        assert (one.version, two.version, other.version) == (1, 2, 1)
+        tx.set_task_ref_meta(two.id, {"a": 2})
+        assert [(r.ref, r.version, r.meta) for r in tx.task_refs(task.id)] == [
+            ("notes.md", 1, {}),
+            ("notes.md", 2, {"a": 2}),
+            ("o/r#1", 1, {}),
+        ]
+
+
+def test_the_event_log_is_oldest_first_and_limit_keeps_the_newest(store: SqlStore) -> None:
+    with store.transaction() as tx:
+        ws = tx.ensure_workspace()
+        task = tx.insert_task(ws.id, title="t", created_by="o", asked_by="owner")
+        for n in range(4):
+            tx.record_task_event(task.id, "task.update", "o", {"n": n})
+        assert [e.detail["n"] for e in tx.task_events(task.id)] == [0, 1, 2, 3]
+        assert [e.detail["n"] for e in tx.task_events(task.id, limit=2)] == [2, 3]
