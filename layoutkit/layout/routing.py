@@ -246,7 +246,7 @@ def route_wires(
         )
     ports = _ports(boxes, wires, ends)
     routes: list[Route | None] = []
-    labels: list[Edges] = []
+    labels = GridIndex(256.0)
     for n, w in enumerate(wires):
         sides = ends[n]
         if sides is None:
@@ -274,7 +274,7 @@ def route_wires(
             if label is None:
                 label, leader = _place_beside(world, excluded, path, w.label, labels)
             if label is not None:
-                labels.append(_edges(label))
+                labels.insert(n, *label)
         routes.append(Route(path, sides[0], sides[1], label, clear, leader))
     return routes
 
@@ -556,13 +556,13 @@ def _place_label(
     excluded: _Excluded,
     path: Sequence[Pt],
     size: tuple[float, float],
-    placed: Sequence[Edges],
+    placed: GridIndex,
 ) -> Box | None:
     """The label box centred on the wire: on its longest stretch first, as near that
     stretch's middle as a spot clear of cards and earlier labels allows; None when no
     stretch has room."""
     lw, lh = size
-    for a, b in _segments(path):
+    for a, b in _segments(path, lw):
         length = abs(b[0] - a[0]) + abs(b[1] - a[1])
         steps = max(1, int(length // 12))
         # from the middle outwards, both ways
@@ -575,23 +575,31 @@ def _place_label(
     return None
 
 
-def _segments(path: Sequence[Pt]) -> list[tuple[Pt, Pt]]:
-    """The path's segments, longest first."""
+def _segments(path: Sequence[Pt], width: float = 0.0) -> list[tuple[Pt, Pt]]:
+    """The path's segments, longest first; with a label ``width``, the level ones long
+    enough to hold it come before the upright ones (a label is wider than the gap
+    between two cards, where upright stretches mostly run)."""
     segs = sorted(
         (
-            (abs(b[0] - a[0]) + abs(b[1] - a[1]), k, a, b)
+            (
+                not (abs(b[1] - a[1]) < 1e-9 and abs(b[0] - a[0]) >= width),
+                -(abs(b[0] - a[0]) + abs(b[1] - a[1])),
+                k,
+                a,
+                b,
+            )
             for k, (a, b) in enumerate(itertools.pairwise(path))
         ),
-        key=lambda s: (-s[0], s[1]),
     )
-    return [(a, b) for length, _, a, b in segs if length >= 1]
+    return [(a, b) for _, neg, _, a, b in segs if neg <= -1]
 
 
-def _clear(world: _World, excluded: _Excluded, box: Box, placed: Sequence[Edges]) -> bool:
-    e = _edges(box, LABEL_CLEARANCE)
-    if any(e[0] < p[2] and p[0] < e[2] and e[1] < p[3] and p[1] < e[3] for p in placed):
+def _clear(world: _World, excluded: _Excluded, box: Box, placed: GridIndex) -> bool:
+    """Whether a label box keeps its clearance from the cards and the labels placed."""
+    c = LABEL_CLEARANCE
+    if placed.query(box[0] - c, box[1] - c, box[2] + 2 * c, box[3] + 2 * c):
         return False
-    return not world.keys_in([_edges(box)], excluded, pad=LABEL_CLEARANCE)
+    return not world.keys_in([_edges(box)], excluded, pad=c)
 
 
 #: How far from its wire a label that found no room on it may sit.
@@ -603,7 +611,7 @@ def _place_beside(
     excluded: _Excluded,
     path: Sequence[Pt],
     size: tuple[float, float],
-    placed: Sequence[Edges],
+    placed: GridIndex,
 ) -> tuple[Box | None, tuple[Pt, Pt] | None]:
     """A label that has no room on its wire (a short wire between two close cards):
     the nearest clear spot straight out from a point of the wire, tied to it by a

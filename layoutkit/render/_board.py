@@ -76,7 +76,9 @@ def _label_size(edge: dict) -> tuple[str, tuple[float, float]] | None:
     if not label:
         return None
     text = fit_line(str(label), LABEL_MAX, LABEL_SIZE)
-    return text, (text_width(text, LABEL_SIZE) + 12, line_height(LABEL_SIZE) + 4)
+    # Two pixels of room over the text line: the box (18 px) then fits, with the
+    # router's clearance, on a wire down the middle of the 24 px gap between cards.
+    return text, (text_width(text, LABEL_SIZE) + 12, line_height(LABEL_SIZE) + 2)
 
 
 def _wire(edge: dict, route: Route, text: str | None, dx: float, dy: float) -> list[Item]:
@@ -99,7 +101,7 @@ def _wire(edge: dict, route: Route, text: str | None, dx: float, dy: float) -> l
         lx, ly, lw, lh = route.label
         lx, ly = lx + dx, ly + dy
         items.append(Box(lx, ly, lw, lh, fill=CARD, stroke=LINE, width=1, radius=lh / 2))
-        items.append(Text(lx + lw / 2, ly + 2, (text,), LABEL_SIZE, "sans", FG, 0.0, "middle"))
+        items.append(Text(lx + lw / 2, ly + 1, (text,), LABEL_SIZE, "sans", FG, 0.0, "middle"))
     return items
 
 
