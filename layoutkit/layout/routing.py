@@ -245,17 +245,14 @@ def route_wires(
             (facing_side(boxes[w.src], boxes[w.dst]), facing_side(boxes[w.dst], boxes[w.src]))
         )
     ports = _ports(boxes, wires, ends)
-    routes: list[Route | None] = []
-    labels = GridIndex(256.0)
+    found: list[tuple[list[Pt], bool, _Excluded] | None] = []
     for n, w in enumerate(wires):
         sides = ends[n]
         if sides is None:
-            routes.append(None)
+            found.append(None)
             continue
         excluded = world.excluded(w.src, w.dst)
-        (p0, p1) = ports[n]
-        contains_s = w.dst in excluded.skip  # the source holds the target (or v.v.)
-        contains_t = w.src in excluded.skip
+        p0, p1 = ports[n]
         path, clear = _route_one(
             world,
             excluded,
@@ -266,8 +263,19 @@ def route_wires(
             margin,
             bend,
             cache,
-            inward=(contains_s, contains_t),
+            # an end that holds the other (a frame and its own card) is entered inwards
+            inward=(w.dst in excluded.skip, w.src in excluded.skip),
         )
+        found.append((list(path), clear, excluded))
+    _nudge(world, found, margin)
+    routes: list[Route | None] = []
+    labels = GridIndex(256.0)
+    for n, w in enumerate(wires):
+        got, sides = found[n], ends[n]
+        if got is None or sides is None:
+            routes.append(None)
+            continue
+        path, clear, excluded = got
         label = leader = None
         if w.label is not None:
             label = _place_label(world, excluded, path, w.label, labels)
@@ -275,8 +283,68 @@ def route_wires(
                 label, leader = _place_beside(world, excluded, path, w.label, labels)
             if label is not None:
                 labels.insert(n, *label)
-        routes.append(Route(path, sides[0], sides[1], label, clear, leader))
+        routes.append(Route(tuple(path), sides[0], sides[1], label, clear, leader))
     return routes
+
+
+#: Space between wires that share a stretch of one line, and the farthest one is moved
+#: off that line (less than the margin, so a moved wire still keeps clear of cards).
+NUDGE_STEP = 4.0
+
+
+def _nudge(
+    world: _World, found: list[tuple[list[Pt], bool, _Excluded] | None], margin: float
+) -> None:
+    """Spread wires that run along the same line over the same stretch side by side, as
+    libavoid's nudging does, so each can be followed; ends stay on their ports. A wire
+    whose moved path would touch a card keeps its path."""
+    lines: dict[tuple[int, float], list[tuple[float, float, int, int]]] = {}
+    for n, got in enumerate(found):
+        if got is None:
+            continue
+        path = got[0]
+        for k in range(1, len(path) - 2):  # the first and last stretches hold the ports
+            (ax, ay), (bx, by) = path[k], path[k + 1]
+            if abs(ay - by) < 1e-9:
+                lines.setdefault((0, round(ay, 3)), []).append((min(ax, bx), max(ax, bx), n, k))
+            else:
+                lines.setdefault((1, round(ax, 3)), []).append((min(ay, by), max(ay, by), n, k))
+    reach = max(margin - NUDGE_STEP, 0.0)
+    moves: dict[int, list[tuple[int, int, float]]] = {}
+    for (axis, _), segs in lines.items():
+        if len(segs) < 2:
+            continue
+        segs.sort()
+        group: list[tuple[float, float, int, int]] = []
+        end = -math.inf
+        for seg in [*segs, (math.inf, math.inf, -1, -1)]:
+            if seg[0] >= end - 1e-9 and group:
+                if len({g[2] for g in group}) > 1:
+                    m = len(group)
+                    for i, (_, _, n, k) in enumerate(group):
+                        off = (i - (m - 1) / 2) * NUDGE_STEP
+                        moves.setdefault(n, []).append((k, axis, max(-reach, min(reach, off))))
+                group, end = [], -math.inf
+            group.append(seg)
+            end = max(end, seg[1])
+    for n, shifts in moves.items():
+        got = found[n]
+        assert got is not None
+        path, clear, excluded = got
+        moved = list(path)
+        for k, axis, off in shifts:
+            for at in (k, k + 1):
+                x, y = moved[at]
+                moved[at] = (x, y + off) if axis == 0 else (x + off, y)
+        if all(
+            not world.keys_in(
+                [(min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]), max(a[1], b[1]))],
+                excluded,
+                pad=0.0,
+            )
+            for a, b in itertools.pairwise(moved)
+        ):
+            found[n] = (moved, clear, excluded)
 
 
 def _ports(
