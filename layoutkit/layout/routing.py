@@ -289,7 +289,7 @@ def route_wires(
 
 #: Space between wires that share a stretch of one line, and the farthest one is moved
 #: off that line (less than the margin, so a moved wire still keeps clear of cards).
-NUDGE_STEP = 4.0
+NUDGE_STEP = 6.0
 
 
 def _nudge(
@@ -298,7 +298,8 @@ def _nudge(
     """Spread wires that run along the same line over the same stretch side by side, as
     libavoid's nudging does, so each can be followed; ends stay on their ports. A wire
     whose moved path would touch a card keeps its path."""
-    lines: dict[tuple[int, float], list[tuple[float, float, int, int]]] = {}
+    # (line coordinate, start, end, wire, segment) of every inner stretch, per axis
+    segs: tuple[list, list] = ([], [])
     for n, got in enumerate(found):
         if got is None:
             continue
@@ -306,27 +307,39 @@ def _nudge(
         for k in range(1, len(path) - 2):  # the first and last stretches hold the ports
             (ax, ay), (bx, by) = path[k], path[k + 1]
             if abs(ay - by) < 1e-9:
-                lines.setdefault((0, round(ay, 3)), []).append((min(ax, bx), max(ax, bx), n, k))
+                segs[0].append((ay, min(ax, bx), max(ax, bx), n, k))
             else:
-                lines.setdefault((1, round(ax, 3)), []).append((min(ay, by), max(ay, by), n, k))
+                segs[1].append((ax, min(ay, by), max(ay, by), n, k))
     reach = max(margin - NUDGE_STEP, 0.0)
     moves: dict[int, list[tuple[int, int, float]]] = {}
-    for (axis, _), segs in lines.items():
-        if len(segs) < 2:
-            continue
-        segs.sort()
-        group: list[tuple[float, float, int, int]] = []
-        end = -math.inf
-        for seg in [*segs, (math.inf, math.inf, -1, -1)]:
-            if seg[0] >= end - 1e-9 and group:
-                if len({g[2] for g in group}) > 1:
-                    m = len(group)
-                    for i, (_, _, n, k) in enumerate(group):
-                        off = (i - (m - 1) / 2) * NUDGE_STEP
-                        moves.setdefault(n, []).append((k, axis, max(-reach, min(reach, off))))
-                group, end = [], -math.inf
-            group.append(seg)
-            end = max(end, seg[1])
+    for axis in (0, 1):
+        # Lines nearer each other than a step read as one line (the middles of a gap seen
+        # from either side differ by a pixel or two), so they are spread as one.
+        ordered = sorted(segs[axis])
+        lines: list[list] = []
+        for seg in ordered:
+            if lines and seg[0] - lines[-1][-1][0] < NUDGE_STEP:
+                lines[-1].append(seg)
+            else:
+                lines.append([seg])
+        for line in lines:
+            if len(line) < 2:
+                continue
+            line.sort(key=lambda g: (g[1], g[0]))
+            group: list = []
+            end = -math.inf
+            for seg in [*line, (0.0, math.inf, math.inf, -1, -1)]:
+                if seg[1] >= end - 1e-9 and group:
+                    if len({g[3] for g in group}) > 1:
+                        group.sort(key=lambda g: (g[0], g[1], g[3]))
+                        centre = sum(g[0] for g in group) / len(group)
+                        m = len(group)
+                        for i, (at, _, _, n, k) in enumerate(group):
+                            want = centre + (i - (m - 1) / 2) * NUDGE_STEP - at
+                            moves.setdefault(n, []).append((k, axis, max(-reach, min(reach, want))))
+                    group, end = [], -math.inf
+                group.append(seg)
+                end = max(end, seg[2])
     for n, shifts in moves.items():
         got = found[n]
         assert got is not None
@@ -429,14 +442,18 @@ def _route_one(
     # Cards placed by hand nearer each other than twice the margin can close every
     # channel around an end: then the wire keeps less room (at worst it runs along a
     # card's edge, never through it).
-    for m in (margin, margin / 2, 1.0):
+    tries = (margin, margin / 2, 1.0)
+    for m in tries:
         es = (port_s[0] + _STEP[ds][0] * m, port_s[1] + _STEP[ds][1] * m)
         et = (port_t[0] + _STEP[dt][0] * m, port_t[1] + _STEP[dt][1] * m)
         for n, region in enumerate(_stages(world, es, et, m)):
             if n == 2 or not widest:
                 widest = region
             obstacles = world.obstacles(region, excluded)
-            grid = _search(es, ds, et, (dt + 2) % 4, _padded(obstacles, m, es, et), region, bend)
+            padded = _padded(obstacles, m, es, et, lenient=m == tries[-1])
+            if padded is None:
+                break
+            grid = _search(es, ds, et, (dt + 2) % 4, padded, region, bend)
             if grid is not None:
                 path = _full(port_s, grid, port_t)
                 if cache is not None:
@@ -486,10 +503,13 @@ def _simplify(points: Sequence[Pt]) -> list[Pt]:
     return out
 
 
-def _padded(obstacles: Sequence[Box], margin: float, es: Pt, et: Pt) -> list[Edges]:
+def _padded(
+    obstacles: Sequence[Box], margin: float, es: Pt, et: Pt, lenient: bool
+) -> list[Edges] | None:
     """Obstacles padded by ``margin``, or by less for a card closer than that to an
-    end's exit point (cards placed nearer each other than twice the margin), so both
-    exit points stay outside every obstacle; a card covering an exit is left out."""
+    end's exit point, so both exit points stay outside every obstacle. None when an exit
+    point lies on or in a card (the exit must come nearer its own card); ``lenient``
+    (the last try) leaves such a card out instead: it overlaps the wire's end."""
     out = []
     for b in obstacles:
         x0, y0, x1, y1 = _edges(b)
@@ -497,6 +517,8 @@ def _padded(obstacles: Sequence[Box], margin: float, es: Pt, et: Pt) -> list[Edg
             max(x0 - p[0], p[0] - x1, y0 - p[1], p[1] - y1) for p in (es, et)
         )  # how far the nearer exit point is outside the bare box
         if room <= 0:
+            if not lenient:
+                return None
             continue
         pad = min(margin, room)
         out.append((x0 - pad, y0 - pad, x1 + pad, y1 + pad))
