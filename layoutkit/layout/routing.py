@@ -33,6 +33,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
+import threading
 from collections.abc import Hashable, Mapping, Sequence
 
 import attrs
@@ -98,11 +99,14 @@ class RouteCache:
     )
     hits: int = 0
     misses: int = 0
+    # Pictures are drawn on request threads and on the drawing thread at once.
+    _lock: threading.Lock = attrs.field(factory=threading.Lock, repr=False)
 
     def get(
         self, key: tuple, world: _World, excluded: _Excluded
     ) -> tuple[tuple[Pt, ...], bool] | None:
-        got = self.entries.get(key)
+        with self._lock:
+            got = self.entries.get(key)
         if got is not None:
             region, obstacles, path, clear = got
             if world.obstacles(region, excluded) == obstacles:
@@ -119,9 +123,10 @@ class RouteCache:
         path: tuple[Pt, ...],
         clear: bool,
     ) -> None:
-        if len(self.entries) >= self.size:
-            self.entries.pop(next(iter(self.entries)))
-        self.entries[key] = (region, obstacles, path, clear)
+        with self._lock:
+            if len(self.entries) >= self.size:
+                self.entries.pop(next(iter(self.entries)))
+            self.entries[key] = (region, obstacles, path, clear)
 
 
 #: Routes of the boards this process drew (a board drawn again routes only what moved).
