@@ -52,7 +52,7 @@ MARGIN = 12.0
 #: length to save a bend, which keeps paths to few, long segments.
 BEND = 60.0
 #: Half width of the corridors tried first, and the room around both ends tried next.
-CORRIDOR = 160.0
+CORRIDOR = 240.0
 #: Room between a label box and a card: small enough that a label (19 px high) fits
 #: on a wire running down the middle of the gap between two cards.
 LABEL_CLEARANCE = 2.0
@@ -589,10 +589,14 @@ def _search(
 
     best: dict[tuple[int, int, int], float] = {(si, sj, d0): 0.0}
     came: dict[tuple[int, int, int], tuple[int, int, int] | None] = {(si, sj, d0): None}
-    heap: list[tuple[float, float, int, int, int, int]] = [(h(si, sj), 0.0, si, sj, d0, 0)]
+    # Entries (f, h, g, ...): among equal f the state nearest the goal goes first. A
+    # board's grid has many paths of one length, and breaking ties towards the goal
+    # follows one of them instead of widening over all of them.
+    h0 = h(si, sj)
+    heap: list[tuple[float, float, float, int, int, int, int]] = [(h0, h0, 0.0, si, sj, d0, 0)]
     push, pop = heapq.heappush, heapq.heappop
     while heap:
-        _, g, i, j, d, done = pop(heap)
+        _, _, g, i, j, d, done = pop(heap)
         state = (i, j, d)
         if done:
             return _walk(came, state, xl, yl)
@@ -600,7 +604,7 @@ def _search(
             continue
         if i == gi and j == gj:
             turn = 0.0 if d == d_in else (2 * bend if d == (d_in + 2) % 4 else bend)
-            push(heap, (g + turn, g + turn, i, j, d, 1))
+            push(heap, (g + turn, 0.0, g + turn, i, j, d, 1))
             continue
         back = (d + 2) % 4
         for nd in range(4):
@@ -627,7 +631,8 @@ def _search(
             if ng < best.get(nstate, math.inf) - 1e-9:
                 best[nstate] = ng
                 came[nstate] = state
-                push(heap, (ng + h(ni, nj), ng, ni, nj, nd, 0))
+                hn = h(ni, nj)
+                push(heap, (ng + hn, hn, ng, ni, nj, nd, 0))
     return None
 
 
