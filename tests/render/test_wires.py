@@ -130,3 +130,42 @@ def _compare(png: bytes, name: str) -> None:
 
 def test_the_png_of_a_board_with_routed_wires_matches_its_baseline() -> None:
     _compare(bytes(render_board(wires_board(), format="png")), "board-wires-png")
+
+
+def test_render_board_through_the_workspace_routes_wires_around_cards(ws: Any) -> None:
+    from layoutkit import Principal
+
+    agent = Principal.agent("claude")
+    ws.call("create", {"kind": "board", "slug": "w"})
+    cards = [
+        {"kind": "note", "ref": f"n{i}", "payload": {"md": f"Note {i} " + "word " * (i * 5)}}
+        for i in range(9)
+    ]
+    edges = [
+        {"from": "n0", "to": "n8", "label": "all the way"},
+        {"from": "n2", "to": "n6", "label": "across"},
+        {"from": "n1", "to": "n7"},
+    ]
+    ws.call(
+        "compose_board", {"board": "w", "cards": cards, "edges": edges, "layout": "grid"}, agent
+    )
+    svg = ws.call("render_board", {"board": "w"}, agent)["svg"]
+    marks = re.findall(
+        r'<rect class="card" data-card-id="[^"]+" data-kind="[^"]+" x="([^"]+)" y="([^"]+)" '
+        r'width="([^"]+)" height="([^"]+)"',
+        svg,
+    )
+    assert len(marks) == 9
+    drawn = [
+        shapely.box(float(x), float(y), float(x) + float(w), float(y) + float(h))
+        for x, y, w, h in marks
+    ]
+    wires = re.findall(
+        r'<polyline points="([^"]+)" fill="none" stroke="#6b7a90" stroke-width="1.8"', svg
+    )
+    assert len(wires) == 3
+    for pts in wires:
+        line = shapely.LineString([tuple(float(v) for v in p.split(",")) for p in pts.split()])
+        # Touching a card's side (where the wire starts and ends) is fine; entering is not.
+        assert not any(shapely.relate_pattern(box, line, "T********") for box in drawn)
+    assert ">all the way</tspan>" in svg and ">across</tspan>" in svg
