@@ -22,6 +22,8 @@ Scenarios:
   warm in memory (the wires' share of a redraw).
 - ``5,000 cards, no wires``: the render bench's big board drawn as SVG without wires,
   and the time the wire step takes on it (a board without wires skips routing whole).
+- ``route cold, 5,000 cards``: that board with a wire from every third card to the
+  next and 100 between random cards across the board, routed once with an empty cache.
 
 Quality, counted with shapely: wires whose path passes through a card they should
 avoid (target 0), labels that overlap a card (target 0), and routes the router had
@@ -186,6 +188,19 @@ def main() -> None:
     step = measure(lambda _: _wires(big, big["cards"], rects, 0.0, 0.0), reps)
     rows.append(["  of which the wire step", "no wires: skipped", *step.cells(3)])
 
+    # The render bench's 5,000-card board with a wire from every third card to the next
+    # and 100 between random cards (long ones, across the board): once, cold.
+    rng = random.Random(3)
+    big_boxes = rects
+    big_wires = [WireSpec(i, i + 1, (40.0, 18.0)) for i in range(3, 5000, 3)]
+    big_wires += [WireSpec(rng.randint(1, 5000), rng.randint(1, 5000)) for _ in range(100)]
+    big_cold = measure(lambda _: route_wires(big_boxes, {}, big_wires, cache=RouteCache()), 1, 0)
+    rows.append(
+        ["route cold, 5,000 cards", f"{len(big_wires)} wires (100 long)", *big_cold.cells()]
+    )
+    big_routes = route_wires(big_boxes, {}, big_wires, cache=None)
+    big_bad = crossings(big_routes, big_wires, big_boxes, {})
+
     table(f"Wires ({ENGINE}, {reps} rounds)", ["scenario", "what", *TIMING_HEADER], rows)
 
     bad_wires, bad_labels = crossings(routes, wires, boxes, parents)
@@ -200,6 +215,11 @@ def main() -> None:
         [
             ["wires crossing a card", str(bad_wires), "0"],
             ["labels overlapping a card", str(bad_labels), "0"],
+            [
+                "5,000 cards: wires crossing, labels overlapping",
+                f"{big_bad[0]}, {big_bad[1]}",
+                "0, 0",
+            ],
             ["routes given up (end boxed in)", str(gave_up), "0"],
             ["labels placed", f"{placed} of {labelled} ({leaders} beside the wire)", "all"],
             ["bends per wire (median, max)", f"{sorted(bends)[len(bends) // 2]}, {max(bends)}", ""],
