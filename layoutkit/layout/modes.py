@@ -88,7 +88,9 @@ def _wide_limit(items: Sequence[Item], gap: float) -> float:
     return WIDE * median + gap * (WIDE - 1)
 
 
-def _auto(items: Sequence[Item], o: Opts, fn: Callable[[Sequence[Item], Opts, int], list[Pos]]):
+def _auto(
+    items: Sequence[Item], o: Opts, fn: Callable[[Sequence[Item], Opts, int], list[Pos]]
+) -> list[Pos]:
     """``fn`` laid out with the column count whose block comes closest to
     :data:`AUTO_ASPECT`, wasting the least area on ties."""
     n = len(items)

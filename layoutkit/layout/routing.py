@@ -152,6 +152,19 @@ def facing_side(a: Box, b: Box) -> str:
     return "bottom" if dy >= 0 else "top"
 
 
+def nearest_side(outer: Box, inner: Box) -> str:
+    """The side of frame ``outer`` nearest to ``inner``, a card inside it."""
+    ox, oy, ow, oh = outer
+    ix, iy, iw, ih = inner
+    room = {
+        "left": ix - ox,
+        "right": (ox + ow) - (ix + iw),
+        "top": iy - oy,
+        "bottom": (oy + oh) - (iy + ih),
+    }
+    return min(SIDES, key=lambda s: (room[s], SIDES.index(s)))
+
+
 class _Excluded:
     """The cards one wire may cross or touch: its ends' enclosing frames; and the
     frames whose content counts as obstacles only through the frame itself."""
@@ -246,6 +259,12 @@ def route_wires(
         if w.src not in boxes or w.dst not in boxes or w.src == w.dst:
             ends.append(None)
             continue
+        if w.dst in world.ancestors(w.src) or w.src in world.ancestors(w.dst):
+            # A frame and a card inside it: both ends on the frame's side nearest the card.
+            outer, inner = (w.dst, w.src) if w.dst in world.ancestors(w.src) else (w.src, w.dst)
+            side = nearest_side(boxes[outer], boxes[inner])
+            ends.append((side, side))
+            continue
         ends.append(
             (facing_side(boxes[w.src], boxes[w.dst]), facing_side(boxes[w.dst], boxes[w.src]))
         )
@@ -268,8 +287,8 @@ def route_wires(
             margin,
             bend,
             cache,
-            # an end that holds the other (a frame and its own card) is entered inwards
-            inward=(w.dst in excluded.skip, w.src in excluded.skip),
+            # an end that holds the other (a frame and its own card) is left inwards
+            inward=(w.src in excluded.skip, w.dst in excluded.skip),
         )
         found.append((list(path), clear, excluded))
     _nudge(world, found, margin)

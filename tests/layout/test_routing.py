@@ -296,3 +296,19 @@ def test_margin_is_kept_where_cards_leave_room() -> None:
     assert route is not None
     line = shapely.LineString(route.points)
     assert line.distance(shapely.box(250, -50, 350, 250)) >= MARGIN - 1e-6
+
+
+def test_a_wire_between_a_frame_and_its_own_card_runs_inside_the_frame() -> None:
+    boxes = {"S": (0.0, 0.0, 600.0, 400.0), "c": (300.0, 150.0, 150.0, 100.0)}
+    boxes["d"] = (40.0, 80.0, 150.0, 100.0)
+    parents = {"c": "S", "d": "S"}
+    wires = [WireSpec("S", "c"), WireSpec("d", "S", (40.0, 18.0))]
+    routes = route_wires(boxes, parents, wires, cache=None)
+    assert crossings(routes, wires, boxes, parents) == (0, 0)
+    into, out = routes
+    assert into is not None and out is not None
+    # Both ends on the frame's side nearest the card, the wire inside the frame.
+    assert (into.src_side, into.dst_side) == ("right", "right")
+    assert len(into.points) == 2 and into.points[0][0] == 600.0
+    assert (out.src_side, out.dst_side) == ("left", "left")
+    assert shapely.box(0, 0, 600, 400).covers(shapely.LineString(out.points))
