@@ -373,15 +373,26 @@ def _nudge(
             for at in (k, k + 1):
                 x, y = moved[at]
                 moved[at] = (x, y + off) if axis == 0 else (x + off, y)
-        if all(
-            not world.keys_in(
-                [(min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]), max(a[1], b[1]))],
-                excluded,
-                pad=0.0,
-            )
-            for a, b in itertools.pairwise(moved)
-        ):
-            found[n] = (moved, clear, excluded)
+        if _keeps_clear(world, excluded, moved):
+            found[n] = (_simplify(moved), clear, excluded)
+
+
+#: Room a spread wire keeps from every card, and the shortest stub it leaves at a port.
+_NUDGE_ROOM = 2.0
+
+
+def _keeps_clear(world: _World, excluded: _Excluded, path: Sequence[Pt]) -> bool:
+    """Whether a spread path still leaves its ports square to their sides and keeps
+    :data:`_NUDGE_ROOM` from every card (its stubs may only touch their own cards)."""
+    last = len(path) - 2
+    for k, (a, b) in enumerate(itertools.pairwise(path)):
+        stub = k == 0 or k == last
+        if stub and abs(a[0] - b[0]) + abs(a[1] - b[1]) < _NUDGE_ROOM:
+            return False
+        line = (min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]), max(a[1], b[1]))
+        if world.keys_in([line], excluded, pad=0.0 if stub else _NUDGE_ROOM):
+            return False
+    return True
 
 
 def _ports(

@@ -246,12 +246,14 @@ def test_wires_sharing_a_channel_are_spread_apart() -> None:
 
 
 @st.composite
-def boards(draw: Any) -> tuple[dict, list[WireSpec]]:
+def boards(draw: Any) -> tuple[dict, dict, list[WireSpec]]:
     """Cards of random sizes on a jittered grid (none overlapping, some closer than twice
-    the margin) and random wires between them."""
+    the margin), perhaps a frame around a block of cells, and random wires between them
+    (the frame included)."""
     cols = draw(st.integers(2, 6))
     rows = draw(st.integers(1, 5))
-    boxes: dict[int, Box] = {}
+    boxes: dict[Any, Box] = {}
+    cell: dict[Any, tuple[int, int]] = {}
     for r in range(rows):
         for c in range(cols):
             if draw(st.booleans()) or len(boxes) < 2:
@@ -259,7 +261,24 @@ def boards(draw: Any) -> tuple[dict, list[WireSpec]]:
                 h = draw(st.floats(30, 180))
                 dx = draw(st.floats(0, 290 - w))
                 dy = draw(st.floats(0, 200 - h))
+                cell[len(boxes)] = (c, r)
                 boxes[len(boxes)] = (c * 300.0 + dx, r * 210.0 + dy, w, h)
+    parents: dict[Any, Any] = {}
+    if draw(st.booleans()):
+        c0 = draw(st.integers(0, cols - 1))
+        c1 = draw(st.integers(c0, cols - 1))
+        r0 = draw(st.integers(0, rows - 1))
+        r1 = draw(st.integers(r0, rows - 1))
+        # The frame hugs its block of cells: it holds their cards and meets no other.
+        boxes["F"] = (
+            c0 * 300.0 - 4,
+            r0 * 210.0 - 4,
+            (c1 - c0 + 1) * 300.0 - 2,
+            (r1 - r0 + 1) * 210.0 - 2,
+        )
+        for k, (c, r) in cell.items():
+            if c0 <= c <= c1 and r0 <= r <= r1:
+                parents[k] = "F"
     keys = list(boxes)
     pairs = draw(
         st.lists(
@@ -269,15 +288,17 @@ def boards(draw: Any) -> tuple[dict, list[WireSpec]]:
         )
     )
     label = draw(st.booleans())
-    return boxes, [WireSpec(a, b, (50.0, 18.0) if label else None) for a, b in pairs]
+    return boxes, parents, [WireSpec(a, b, (50.0, 18.0) if label else None) for a, b in pairs]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(boards())
-def test_routes_are_orthogonal_attached_and_clear(board: tuple[dict, list[WireSpec]]) -> None:
-    boxes, wires = board
-    routes = route_wires(boxes, {}, wires, cache=None)
-    bad_wires, bad_labels = crossings(routes, wires, boxes, {})
+def test_routes_are_orthogonal_attached_and_clear(
+    board: tuple[dict, dict, list[WireSpec]],
+) -> None:
+    boxes, parents, wires = board
+    routes = route_wires(boxes, parents, wires, cache=None)
+    bad_wires, bad_labels = crossings(routes, wires, boxes, parents)
     assert bad_wires == 0 and bad_labels == 0
     for r, w in zip(routes, wires, strict=True):
         assert r is not None and r.clear and orthogonal(r.points)
