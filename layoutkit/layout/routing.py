@@ -181,7 +181,8 @@ class _World:
 
     def __init__(self, boxes: Mapping[Hashable, Box], parents: Mapping[Hashable, Hashable]):
         self.boxes = boxes
-        self.parents = parents
+        # A parent not among the boxes (a picture of part of a board) counts as the board.
+        self.parents = {k: (p if p in boxes else None) for k, p in parents.items() if k in boxes}
         self.index = GridIndex()
         self.index.insert_many((k, *b) for k, b in boxes.items())
         if boxes:
@@ -232,10 +233,6 @@ class _World:
 
 def _edges(b: Box, pad: float = 0.0) -> Edges:
     return (b[0] - pad, b[1] - pad, b[0] + b[2] + pad, b[1] + b[3] + pad)
-
-
-def _strictly_inside(p: Pt, e: Edges) -> bool:
-    return e[0] < p[0] < e[2] and e[1] < p[1] < e[3]
 
 
 def route_wires(

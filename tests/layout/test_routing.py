@@ -333,3 +333,11 @@ def test_a_wire_between_a_frame_and_its_own_card_runs_inside_the_frame() -> None
     assert len(into.points) == 2 and into.points[0][0] == 600.0
     assert (out.src_side, out.dst_side) == ("left", "left")
     assert shapely.box(0, 0, 600, 400).covers(shapely.LineString(out.points))
+
+
+def test_a_card_whose_frame_is_not_drawn_is_still_avoided() -> None:
+    """A picture of part of a board may hold a card without its frame."""
+    boxes = {1: (0.0, 0.0, 100.0, 100.0), 2: (600.0, 0.0, 100.0, 100.0), 3: (250, -50, 100, 300)}
+    wires = [WireSpec(1, 2)]
+    routes = route_wires(boxes, {3: "gone"}, wires, cache=None)
+    assert crossings(routes, wires, boxes, {}) == (0, 0)
