@@ -187,7 +187,8 @@ SECTION_LAYOUT = Spec(
             "cols",
             "integer or auto",
             _check_section_cols,
-            "Columns of grid and masonry; auto picks a near-square grid on every reflow.",
+            "Columns of grid and masonry; auto picks the count whose block is nearest aspect 1.6 "
+            "on every reflow.",
             schema={"anyOf": [{"type": "integer", "minimum": 1}, {"const": "auto"}]},
         ),
         number("gap", minimum=0),

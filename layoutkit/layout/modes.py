@@ -69,19 +69,95 @@ def resolve_cols(n: int, cols: int | None, default: int = 3) -> int:
     return max(1, min(cols, max(n, 1)))
 
 
+#: A card is wide, in grid and masonry, when it is wider than this many typical cards
+#: (the median width) side by side: it would otherwise set a column's width for every
+#: card in that column and leave the others far apart.
+WIDE = 1.5
+#: Aspect (w/h) ``cols: auto`` aims the block at, as compose's default aspect does.
+AUTO_ASPECT = 1.6
+
+
+def is_heading(it: Item) -> bool:
+    """A heading card: it belongs with the cards that follow it in reading order."""
+    return it.kind == "text" and it.payload.get("role") == "heading"
+
+
+def _wide_limit(items: Sequence[Item], gap: float) -> float:
+    ws = sorted(it.w for it in items)
+    median = ws[len(ws) // 2] if ws else 0.0
+    return WIDE * median + gap * (WIDE - 1)
+
+
+def _auto(
+    items: Sequence[Item], o: Opts, fn: Callable[[Sequence[Item], Opts, int], list[Pos]]
+) -> list[Pos]:
+    """``fn`` laid out with the column count whose block comes closest to
+    :data:`AUTO_ASPECT`, wasting the least area on ties."""
+    n = len(items)
+    guess = resolve_cols(n, 0)
+    best: tuple[tuple[float, float], list[Pos]] | None = None
+    for c in sorted({*range(1, min(n, 2 * guess + 2) + 1)}):
+        pos = fn(items, o, c)
+        w = max(p[0] + it.w for p, it in zip(pos, items, strict=True))
+        h = max(p[1] + it.h for p, it in zip(pos, items, strict=True))
+        if w and h:
+            fill = sum(it.w * it.h for it in items) / (w * h)
+            score = (round(_shelf_score(abs(math.log((w / h) / AUTO_ASPECT)), fill), 9), w * h)
+        else:
+            score = (0.0, 0.0)
+        if best is None or score < best[0]:
+            best = (score, pos)
+    return best[1] if best is not None else []
+
+
 def grid(items: Sequence[Item], o: Opts) -> list[Pos]:
     """Rows of ``cols`` cards; each column as wide as its widest card, each row as tall as
-    its tallest."""
-    n = len(items)
-    cols = resolve_cols(n, o.cols)
+    its tallest. A wide card (wider than :data:`WIDE` typical cards) spans as many
+    columns as its width needs and sets no column's width (the card after it on its row
+    starts at the gap after it); a heading starts a row, so the cards after it follow it
+    on its row. ``cols: auto`` takes the count whose block is nearest the aspect 1.6."""
+    if not items:
+        return []
+    if o.cols is not None and o.cols <= 0:
+        return _auto(items, o, _grid)
+    return _grid(items, o, resolve_cols(len(items), o.cols))
+
+
+def _grid(items: Sequence[Item], o: Opts, cols: int) -> list[Pos]:
+    limit = _wide_limit(items, o.gap)
+    unit = max((it.w for it in items if it.w <= limit), default=0.0) + o.gap
+    # Each card's row, first column and span: a wide card spans the columns its width
+    # needs (all of them at most) and sets no column's width.
+    cells: list[tuple[int, int, int]] = []
+    r = c = 0
+    for it in items:
+        span = 1 if it.w <= limit else min(cols, math.ceil(it.w / unit - 1e-9))
+        if c > 0 and (c + span > cols or is_heading(it)):
+            r, c = r + 1, 0
+        cells.append((r, c, span))
+        c += span
+        if c >= cols:
+            r, c = r + 1, 0
+    rows = r + (1 if c else 0)
     widths = [0.0] * cols
-    heights = [0.0] * ((n + cols - 1) // cols)
-    for i, it in enumerate(items):
-        widths[i % cols] = max(widths[i % cols], it.w)
-        heights[i // cols] = max(heights[i // cols], it.h)
+    heights = [0.0] * rows
+    for it, (ri, ci, span) in zip(items, cells, strict=True):
+        if span == 1:
+            widths[ci] = max(widths[ci], it.w)
+        heights[ri] = max(heights[ri], it.h)
     xs = _offsets(widths, o.gap)
     ys = _offsets(heights, o.gap)
-    return [(xs[i % cols], ys[i // cols]) for i in range(n)]
+    out: list[Pos] = []
+    right, row = -math.inf, -1
+    for it, (ri, ci, _) in zip(items, cells, strict=True):
+        if ri != row:
+            right, row = -math.inf, ri
+        # A wide card can reach past the columns it spans: the next one on its row
+        # then starts after it, at the gap.
+        x = max(xs[ci], right + o.gap)
+        out.append((x, ys[ri]))
+        right = x + it.w
+    return out
 
 
 def _offsets(sizes: list[float], gap: float) -> list[float]:
@@ -271,16 +347,35 @@ def shelf_pack(items: Sequence[Item], gap: float, aspect: float) -> tuple[list[P
 
 
 def masonry(items: Sequence[Item], o: Opts) -> list[Pos]:
-    """Columns as wide as the widest card; each card drops into the shortest column."""
-    n = len(items)
-    cols = resolve_cols(n, o.cols)
-    cw = max((it.w for it in items), default=0.0)
+    """Columns as wide as the widest card that is not wide, packed at the gap; each card
+    drops into the shortest column, a wide card across as many columns as it needs (at
+    the lowest place they offer); a heading takes the card after it into its own column,
+    right below it. ``cols: auto`` takes the count whose block is nearest the aspect 1.6."""
+    if not items:
+        return []
+    if o.cols is not None and o.cols <= 0:
+        return _auto(items, o, _masonry)
+    return _masonry(items, o, resolve_cols(len(items), o.cols))
+
+
+def _masonry(items: Sequence[Item], o: Opts, cols: int) -> list[Pos]:
+    limit = _wide_limit(items, o.gap)
+    unit = max((it.w for it in items if it.w <= limit), default=0.0)
+    step = unit + o.gap
     tops = [0.0] * cols
-    out = []
+    out: list[Pos] = []
+    follow: int | None = None  # the column a heading asked its next card into
     for it in items:
-        c = min(range(cols), key=lambda i: (tops[i], i))
-        out.append((c * (cw + o.gap), tops[c]))
-        tops[c] += it.h + o.gap
+        span = min(cols, max(1, math.ceil((it.w + o.gap) / step - 1e-9))) if step else 1
+        if follow is not None:
+            k = min(follow, cols - span)
+        else:
+            k = min(range(cols - span + 1), key=lambda i: (max(tops[i : i + span]), i))
+        y = max(tops[k : k + span])
+        out.append((k * step, y))
+        for i in range(k, k + span):
+            tops[i] = y + it.h + o.gap
+        follow = k if is_heading(it) else None
     return out
 
 

@@ -9,6 +9,7 @@ from typing import Any
 import attrs
 
 from layoutkit.elements.vocab import FRAME_KINDS
+from layoutkit.layout.routing import Route, WireSpec, route_wires
 from layoutkit.layout.text import line_height, text_width
 from layoutkit.render._face_diagram import diagram_scene
 from layoutkit.render._faces import DEFAULT_SIZES, card_face, frame_items
@@ -35,6 +36,8 @@ from layoutkit.render._scene import (
 PAD = 40.0
 HEADER = 64.0
 WIRE = "#6b7a90"
+LABEL_SIZE = 11.5
+LABEL_MAX = 220.0
 MAX_FRAME_DEPTH = 5
 
 Rect = tuple[float, float, float, float]
@@ -74,41 +77,66 @@ def _depths(cards: list[dict]) -> dict[Any, int]:
     return depth
 
 
-def _clip(center: tuple[float, float], toward: tuple[float, float], r: Rect) -> tuple[float, float]:
-    """Where the ray from ``center`` to ``toward`` leaves rectangle ``r``."""
-    cx, cy = center
-    dx, dy = toward[0] - cx, toward[1] - cy
-    if dx == 0 and dy == 0:
-        return center
-    tx = (r[2] / 2) / abs(dx) if dx else math.inf
-    ty = (r[3] / 2) / abs(dy) if dy else math.inf
-    t = min(tx, ty, 1.0)
-    return cx + dx * t, cy + dy * t
+def _label_size(edge: dict) -> tuple[str, tuple[float, float]] | None:
+    label = edge.get("label")
+    if not label:
+        return None
+    text = fit_line(str(label), LABEL_MAX, LABEL_SIZE)
+    # Two pixels of room over the text line: the box (18 px) then fits, with the
+    # router's clearance, on a wire down the middle of the 24 px gap between cards.
+    return text, (text_width(text, LABEL_SIZE) + 12, line_height(LABEL_SIZE) + 2)
 
 
-def _wire(edge: dict, a: Rect, b: Rect) -> list[Item]:
-    ca = (a[0] + a[2] / 2, a[1] + a[3] / 2)
-    cb = (b[0] + b[2] / 2, b[1] + b[3] / 2)
-    start = _clip(ca, cb, a)
-    end = _clip(cb, ca, b)
-    if math.hypot(end[0] - start[0], end[1] - start[1]) < 4:
+def _wire(edge: dict, route: Route, text: str | None, dx: float, dy: float) -> list[Item]:
+    """A routed wire moved by (dx, dy): its path, an arrowhead into the target and its
+    label where the router put it (tied to the wire by a dotted leader when the wire
+    itself had no room for it)."""
+    pts = tuple((x + dx, y + dy) for x, y in route.points)
+    if len(pts) < 2:
         return []
     rel = str(edge.get("rel") or "")
     dash = (6.0, 4.0) if rel in ("relates", "related", "ref", "see-also") else None
     items: list[Item] = [
-        Path((start, end), stroke=WIRE, width=1.8, dash=dash),
-        arrowhead(start, end, WIRE, 10),
+        Path(pts, stroke=WIRE, width=1.8, dash=dash),
+        arrowhead(pts[-2], pts[-1], WIRE, 10),
     ]
-    label = edge.get("label")
-    if label:
-        text = fit_line(str(label), 220, 11.5)
-        lw = text_width(text, 11.5) + 12
-        lh = line_height(11.5) + 4
-        mx, my = (start[0] + end[0]) / 2, (start[1] + end[1]) / 2
-        items.append(
-            Box(mx - lw / 2, my - lh / 2, lw, lh, fill=CARD, stroke=LINE, width=1, radius=lh / 2)
-        )
-        items.append(Text(mx, my - lh / 2 + 2, (text,), 11.5, "sans", FG, 0.0, "middle"))
+    if text and route.label is not None:
+        if route.leader is not None:
+            (ax, ay), (bx, by) = route.leader
+            items.append(Path(((ax + dx, ay + dy), (bx + dx, by + dy)), WIRE, 1, (2.0, 3.0)))
+        lx, ly, lw, lh = route.label
+        lx, ly = lx + dx, ly + dy
+        items.append(Box(lx, ly, lw, lh, fill=CARD, stroke=LINE, width=1, radius=lh / 2))
+        items.append(Text(lx + lw / 2, ly + 1, (text,), LABEL_SIZE, "sans", FG, 0.0, "middle"))
+    return items
+
+
+def _wires(
+    board: dict, cards: list[dict], rects: dict[Any, Rect], dx: float, dy: float
+) -> list[Item]:
+    """Every wire of the board routed around the cards (board coordinates), drawn
+    moved by (dx, dy). A board without wires costs nothing here."""
+    edges = [
+        e
+        for e in board.get("edges") or ()
+        if isinstance(e, dict)
+        and e.get("from") in rects
+        and e.get("to") in rects
+        and e.get("from") != e.get("to")
+    ]
+    if not edges:
+        return []
+    labels = [_label_size(e) for e in edges]
+    specs = [
+        WireSpec(e["from"], e["to"], None if lab is None else lab[1])
+        for e, lab in zip(edges, labels, strict=True)
+    ]
+    parents = {c.get("id"): c.get("parent") for c in cards}
+    routes = route_wires(rects, parents, specs)
+    items: list[Item] = []
+    for edge, route, lab in zip(edges, routes, labels, strict=True):
+        if route is not None:
+            items.extend(_wire(edge, route, None if lab is None else lab[0], dx, dy))
     return items
 
 
@@ -291,12 +319,10 @@ def _draw_cards(
     for card in cards if faces.svg else ():
         x, y, w, h = moved(card.get("id"))
         scene.add(Mark(x, y, w, h, str(card.get("id")), str(card.get("kind") or "")))
-    for edge in board.get("edges") or []:
-        if not isinstance(edge, dict):
-            continue
-        a, b = edge.get("from"), edge.get("to")
-        if a in rects and b in rects and a != b:
-            scene.add(*_wire(edge, moved(a), moved(b)))
+    if rects:
+        some = next(iter(rects))
+        mx, my, _, _ = moved(some)
+        scene.add(*_wires(board, cards, rects, mx - rects[some][0], my - rects[some][1]))
 
 
 def card_scene(card: dict) -> Scene:
