@@ -48,25 +48,28 @@ async def change_stream(
     request: Request,
     first: dict[str, Any],
     since: int | None,
-    known: tuple[str | None, str | None],
+    known: tuple[str | None, str | None, str | None],
     check: Callable[[int], Awaitable[dict[str, Any]]],
 ) -> AsyncIterator[str]:
     """Server-sent events for a board: ``change`` (a ``board_changes`` answer) whenever
-    the board's rev, questions stamp or own stamp moved past what the page had.
+    the board's rev, questions stamp, annotations stamp or own stamp moved past what
+    the page had.
 
     ``first`` is the answer of the check made before the stream opened (so a
     refused credential is a plain 401, not a stream); ``since`` and ``known`` (the
-    questions stamp and board stamp) are what the page last saw. ``check``
+    questions stamp, board stamp and annotations stamp) are what the page last saw. ``check``
     runs ``board_changes`` from a rev in a worker thread; between checks this
     waits on the event loop alone.
     """
     loop = asyncio.get_running_loop()
     started = quiet = loop.time()
     yield f"retry: {RETRY_MS}\n\n"
-    seen: tuple[Any, ...] = (since, *known)
+    q, look, notes = known
+    # A client that does not follow findings (no stamp sent) is not woken by them.
+    seen: tuple[Any, ...] = (since, q, look, first["annotations"] if notes is None else notes)
     out = first
     while True:
-        now = (out["rev"], out["questions"], out["look"])
+        now = (out["rev"], out["questions"], out["look"], out["annotations"])
         if now != seen or out["cards"] or out["reset"] or out["edges"]:
             yield _event("change", out, out["rev"])
             seen, quiet = now, loop.time()
