@@ -1,3 +1,5 @@
+# The browser, page and served fixtures come from the viewer's browser tests.
+# ruff: noqa: F811
 """The viewer's findings panel in headless Chromium: Accept, Dismiss, all at once,
 retriage, withdraw, driven with a real pointer and keyboard and checked in the
 database; changes made elsewhere arrive without a reload."""
@@ -75,7 +77,7 @@ def _ops(name: str) -> Any:
 
 def test_accept_dismiss_retriage_and_withdraw_from_the_findings_panel(
     served: Api,
-    page: Any,  # noqa: F811 (the fixtures imported above)
+    page: Any,
 ) -> None:
     api = served
     pay, cart = _board(api.ws)
@@ -225,3 +227,70 @@ def test_accept_dismiss_retriage_and_withdraw_from_the_findings_panel(
         ("annotations.dismiss", fresh),
     ]
     _shot(page, "viewer-findings-after.png")
+
+
+def test_a_view_link_sees_findings_but_cannot_judge_them(api: Api, page: Any) -> None:
+    pay, _ = _board(api.ws)
+    fid = _file(api.ws, pay, "k1", "Low contrast", severity="high")
+    url = api.op("share_board", {"board": "checkout"}).json()["url"]
+    page.goto(f"{api.url}{url}")
+    page.wait_for_selector("body[data-ready='1']")
+    row = page.locator(f".finding[data-annotation='{fid}']")
+    assert row.is_visible()
+    for sel in (
+        "button[data-action='accept']",
+        "button[data-action='dismiss']",
+        "select",
+        "button.withdraw-ask",
+    ):
+        assert row.locator(sel).is_disabled(), sel
+    assert page.locator("#accept-all").is_disabled() and page.locator("#dismiss-all").is_disabled()
+    row.locator("button[data-action='accept']").click(force=True)
+    assert _states(api.ws)[fid] == ("staged", "fix")
+
+
+def test_a_deep_link_and_a_badge_open_on_the_finding(api: Api, page: Any) -> None:
+    pay, cart = _board(api.ws)
+    _file(api.ws, pay, "k1", "On the pay card")
+    fid = _file(
+        api.ws, cart, "k2", "On the cart card", region={"nx": 0.6, "ny": 0.6, "nw": 0.3, "nh": 0.3}
+    )
+    # The address annotate answers with (url) opens on the finding's region.
+    _open(page, api, f"/boards/checkout?annotation={fid}")
+    assert _data(page, "annotationFocus") == str(fid)
+    region = page.locator(f".aregion.selected[data-annotation='{fid}']").bounding_box()
+    board = page.locator("#board").bounding_box()
+    middle = (region["x"] + region["width"] / 2, region["y"] + region["height"] / 2)
+    assert abs(middle[0] - (board["x"] + board["width"] / 2)) < 2
+    assert abs(middle[1] - (board["y"] + board["height"] / 2)) < 2
+    # Closed panel: the badge on a card opens it on that card's finding.
+    page.locator("#annotations-toggle").click()
+    assert page.locator("#annotations").is_hidden()
+    page.keyboard.press("0")
+    page.locator(f".abadge[data-annotation-card='{pay}']").click()
+    assert page.locator("#annotations").is_visible()
+    first = api.ws.call("get", {"kind": "annotations", "board": "checkout", "cardId": pay})
+    assert _data(page, "annotationFocus") == str(first["annotations"][0]["id"])
+
+
+def test_an_action_on_a_finding_decided_meanwhile_reads_as_a_sentence(api: Api, page: Any) -> None:
+    pay, _ = _board(api.ws)
+    fid = _file(api.ws, pay, "k1", "Low contrast")
+    # Polling every two seconds: the page still shows the finding staged for a moment.
+    _open(page, api, "/boards/checkout?live=poll")
+    api.op("agent_verdict", {"board": "checkout", "action": "accept", "ids": [fid]})
+    select = page.locator(f"select[data-intent-of='{fid}']")
+    select.focus()
+    with page.expect_response(_ops("retriage_annotation")) as res:
+        page.keyboard.press("ArrowDown")
+    assert res.value.status == 409
+    toast = page.locator("#toast")
+    assert "accepted or dismissed meanwhile" in toast.inner_text()
+    assert _states(api.ws)[fid] == ("open", "fix")
+    _shot(page, "viewer-finding-refused.png")
+    # The next check brings the accepted state in.
+    _wait(
+        lambda: (
+            page.locator(f".finding[data-annotation='{fid}']").get_attribute("data-state") == "open"
+        )
+    )
