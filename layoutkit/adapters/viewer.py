@@ -260,17 +260,19 @@ _PAGE = r"""<!doctype html>
     // The verdicts name the findings the person sees: "all" is every staged finding in
     // the panel, so one filed a moment ago is never accepted unseen.
     accept: {op: "agent_verdict", params: (a) => ({board: SLUG, action: "accept", ids: [a.annotation]}),
-             after: (out) => judged(out)},
+             after: (out) => judged(out), refresh: () => loadFindings()},
     dismiss: {op: "agent_verdict", params: (a) => ({board: SLUG, action: "dismiss", ids: [a.annotation]}),
-              after: (out) => judged(out)},
+              after: (out) => judged(out), refresh: () => loadFindings()},
     acceptAll: {op: "agent_verdict", params: () => ({board: SLUG, action: "accept", ids: stagedIds()}),
-                after: (out) => judged(out)},
+                after: (out) => judged(out), refresh: () => loadFindings()},
     dismissAll: {op: "agent_verdict", params: () => ({board: SLUG, action: "dismiss", ids: stagedIds()}),
-                 after: (out) => judged(out)},
+                 after: (out) => judged(out), refresh: () => loadFindings()},
     retriage: {op: "retriage_annotation", params: (a) => ({id: a.annotation, intent: a.intent}),
-               after: (out) => { toast("Intent is now " + out.intent + "."); keepFinding(out); }},
+               after: (out) => { toast("Intent is now " + out.intent + "."); keepFinding(out); },
+               refresh: () => loadFindings()},
     withdraw: {op: "withdraw_annotation", params: (a) => ({id: a.annotation}),
-               after: (out) => { toast("Finding withdrawn."); keepFinding(out); }},
+               after: (out) => { toast("Finding withdrawn."); keepFinding(out); },
+               refresh: () => loadFindings()},
   };
   let may = {};
 
@@ -286,6 +288,8 @@ _PAGE = r"""<!doctype html>
       return out;
     } catch (err) {
       toast(readable(err), true);
+      // What the page showed was out of date (a finding decided elsewhere): read it again.
+      if (action.refresh) action.refresh().catch(failed);
       throw err;
     }
   }
@@ -868,8 +872,9 @@ _PAGE = r"""<!doctype html>
     if (all.length && panel.dataset.closed !== "1" && panel.hidden) { panel.hidden = false; paint(); facesSoon(); }
     const canJudge = may.agent_verdict !== false && staged > 0;
     $("accept-all").disabled = $("dismiss-all").disabled = !canJudge;
-    $("accept-all").textContent = staged ? "Accept all " + staged + " staged" : "Accept all staged";
-    $("dismiss-all").textContent = staged ? "Dismiss all " + staged + " staged" : "Dismiss all staged";
+    const many = staged > 1 ? "all " + staged + " staged" : staged ? "1 staged" : "all staged";
+    $("accept-all").textContent = "Accept " + many;
+    $("dismiss-all").textContent = "Dismiss " + many;
     // A redraw pushed by a change must not take the focus from what the person is on.
     const had = document.activeElement && list.contains(document.activeElement) ? focusKey(document.activeElement) : null;
     list.replaceChildren();

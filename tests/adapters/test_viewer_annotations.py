@@ -288,9 +288,10 @@ def test_an_action_on_a_finding_decided_meanwhile_reads_as_a_sentence(api: Api, 
     assert "accepted or dismissed meanwhile" in toast.inner_text()
     assert _states(api.ws)[fid] == ("open", "fix")
     _shot(page, "viewer-finding-refused.png")
-    # The next check brings the accepted state in.
+    # The page reads the findings again at once (not at the next check, two seconds on).
     _wait(
-        lambda: (
+        timeout=1.5,
+        what=lambda: (
             page.locator(f".finding[data-annotation='{fid}']").get_attribute("data-state") == "open"
-        )
+        ),
     )
