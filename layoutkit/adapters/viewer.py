@@ -173,9 +173,10 @@ _PAGE = r"""<!doctype html>
   button.danger { background: #b3261e; border-color: #b3261e; color: #fff; }
   button.danger:hover:not(:disabled) { background: #9a2019; }
   #annotations footer { display: flex; flex-wrap: wrap; gap: 8px; padding: 12px 16px; border-top: 1px solid #e0e3e8; position: sticky; bottom: 0; background: #fff; }
-  .aregion { position: absolute; box-sizing: border-box; border: 2px dashed #d08a00; background: rgba(255,196,0,.12); border-radius: 3px; pointer-events: none; }
-  .aregion.accepted { border-style: solid; border-color: #3b6fd8; background: rgba(59,111,216,.08); }
-  .aregion.selected { border: 3px solid #3b6fd8; box-shadow: 0 0 0 5px rgba(59,111,216,.22); }
+  /* Light fills only: the text under a region stays as readable as the face draws it. */
+  .aregion { position: absolute; box-sizing: border-box; border: 2px dashed #d08a00; background: rgba(255,196,0,.06); border-radius: 3px; pointer-events: none; }
+  .aregion.accepted { border-style: solid; border-color: #3b6fd8; background: rgba(59,111,216,.04); }
+  .aregion.selected { border: 3px solid #3b6fd8; background: none; outline: 2px solid rgba(59,111,216,.35); outline-offset: 3px; }
   .abadge { position: absolute; padding: 0 8px; height: 24px; line-height: 20px; white-space: nowrap; border-radius: 12px; background: #fde7e7; border-color: #d9534f; color: #9b1c1c; font-weight: bold; }
   #notice { position: absolute; inset: 0; display: flex; align-items: center; justify-content: center; background: #eef0f3; padding: 24px; }
   #notice[hidden] { display: none; }
