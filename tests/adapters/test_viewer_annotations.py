@@ -255,9 +255,14 @@ def test_a_deep_link_and_a_badge_open_on_the_finding(api: Api, page: Any) -> Non
     fid = _file(
         api.ws, cart, "k2", "On the cart card", region={"nx": 0.6, "ny": 0.6, "nw": 0.3, "nh": 0.3}
     )
+    ask = {"board": "checkout", "prompt": "Ship the new checkout?", "options": ["Yes", "No"]}
+    api.ws.call("ask_board", ask, AGENT)
     # The address annotate answers with (url) opens on the finding's region.
     _open(page, api, f"/boards/checkout?annotation={fid}")
     assert _data(page, "annotationFocus") == str(fid)
+    # Both side panels open at once: each keeps its own width beside the board.
+    assert page.locator("#questions").is_visible() and page.locator("#annotations").is_visible()
+    _shot(page, "viewer-findings-and-questions.png")
     region = page.locator(f".aregion.selected[data-annotation='{fid}']").bounding_box()
     board = page.locator("#board").bounding_box()
     middle = (region["x"] + region["width"] / 2, region["y"] + region["height"] / 2)
