@@ -573,13 +573,17 @@ class HttpAdapter:
 
     async def events_endpoint(self, request: Request) -> Response:
         """Server-sent events for one board: a ``change`` event whenever its change
-        counter, its questions or the board itself moved on (see :mod:`viewer`'s
+        counter, its questions, its findings or the board itself moved on (see :mod:`viewer`'s
         stream). Between checks the stream waits on the event loop: it holds no
         database connection and no worker thread."""
         slug = request.path_params["slug"]
         raw = request.headers.get("last-event-id") or request.query_params.get("since", "")
         since = int(raw) if raw.isascii() and raw.isdigit() else None
-        known = (request.query_params.get("q"), request.query_params.get("look"))
+        known = (
+            request.query_params.get("q"),
+            request.query_params.get("look"),
+            request.query_params.get("a"),
+        )
 
         def check(rev: int) -> dict[str, Any]:
             # The credential is checked at every check: a revoked link stops the stream.

@@ -48,25 +48,28 @@ async def change_stream(
     request: Request,
     first: dict[str, Any],
     since: int | None,
-    known: tuple[str | None, str | None],
+    known: tuple[str | None, str | None, str | None],
     check: Callable[[int], Awaitable[dict[str, Any]]],
 ) -> AsyncIterator[str]:
     """Server-sent events for a board: ``change`` (a ``board_changes`` answer) whenever
-    the board's rev, questions stamp or own stamp moved past what the page had.
+    the board's rev, questions stamp, annotations stamp or own stamp moved past what
+    the page had.
 
     ``first`` is the answer of the check made before the stream opened (so a
     refused credential is a plain 401, not a stream); ``since`` and ``known`` (the
-    questions stamp and board stamp) are what the page last saw. ``check``
+    questions stamp, board stamp and annotations stamp) are what the page last saw. ``check``
     runs ``board_changes`` from a rev in a worker thread; between checks this
     waits on the event loop alone.
     """
     loop = asyncio.get_running_loop()
     started = quiet = loop.time()
     yield f"retry: {RETRY_MS}\n\n"
-    seen: tuple[Any, ...] = (since, *known)
+    q, look, notes = known
+    # A client that does not follow findings (no stamp sent) is not woken by them.
+    seen: tuple[Any, ...] = (since, q, look, first["annotations"] if notes is None else notes)
     out = first
     while True:
-        now = (out["rev"], out["questions"], out["look"])
+        now = (out["rev"], out["questions"], out["look"], out["annotations"])
         if now != seen or out["cards"] or out["reset"] or out["edges"]:
             yield _event("change", out, out["rev"])
             seen, quiet = now, loop.time()
@@ -140,6 +143,41 @@ _PAGE = r"""<!doctype html>
   .question .answer { margin: 8px 0 0; font-size: 12px; color: #2e6b34; }
   #questions footer { display: flex; gap: 8px; padding: 12px 16px; border-top: 1px solid #e0e3e8; position: sticky; bottom: 0; background: #fff; }
   #send { background: #3b6fd8; border-color: #3b6fd8; color: #fff; font-weight: bold; }
+  #annotations { width: 360px; flex: none; overflow: auto; background: #fff; border-left: 1px solid #d9dde3; display: flex; flex-direction: column; }
+  #annotations[hidden] { display: none; }
+  #annotations h2 { font-size: 15px; margin: 14px 16px 4px; }
+  #annotations .hint { margin: 0 16px 8px; color: #667; font-size: 12px; }
+  #alist { flex: 1; padding: 0 16px; }
+  .finding { border: 1px solid #e0e3e8; border-left: 4px solid #b4bcc9; border-radius: 8px; padding: 10px 12px; margin: 10px 0; cursor: pointer; }
+  .finding.sev-high { border-left-color: #c62828; }
+  .finding.sev-medium { border-left-color: #e08a00; }
+  .finding.sev-low { border-left-color: #7b8494; }
+  .finding.selected, .finding.flash { box-shadow: 0 0 0 3px rgba(59,111,216,.35); }
+  .finding .chips { display: flex; flex-wrap: wrap; gap: 5px; }
+  .chip { font-size: 11px; line-height: 18px; padding: 0 7px; border-radius: 9px; background: #eef0f3; color: #394050; white-space: nowrap; }
+  .chip.state-staged { background: #fff4d6; color: #6b4f00; }
+  .chip.state-open { background: #e3ecfb; color: #1d4ea8; }
+  .chip.state-working { background: #e6f4ea; color: #1e6b34; }
+  .chip.state-in_review { background: #f1e6fb; color: #6b2d9b; }
+  .chip.sev-high { background: #fde7e7; color: #9b1c1c; }
+  .chip.sev-medium { background: #fff0dc; color: #7a4300; }
+  .finding .summary { margin: 7px 0 2px; font-weight: bold; overflow-wrap: anywhere; }
+  .finding .detail { margin: 0 0 4px; font-size: 12px; color: #4a5160; white-space: pre-wrap; overflow-wrap: anywhere; }
+  .finding .meta { margin: 4px 0 0; font-size: 12px; color: #667; overflow-wrap: anywhere; }
+  .finding .row { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin-top: 8px; }
+  .finding label.intent { display: flex; gap: 6px; align-items: center; font-size: 12px; color: #4a5160; }
+  .finding select { font: inherit; font-size: 13px; padding: 3px 6px; border: 1px solid #cfd4dc; border-radius: 6px; background: #fff; }
+  .finding .confirm { flex-basis: 100%; display: flex; flex-wrap: wrap; gap: 6px; align-items: center; background: #fdf0ef; border-radius: 6px; padding: 6px 8px; font-size: 12px; }
+  button.accept { background: #2e7d32; border-color: #2e7d32; color: #fff; }
+  button.accept:hover:not(:disabled) { background: #276b2b; }
+  button.danger { background: #b3261e; border-color: #b3261e; color: #fff; }
+  button.danger:hover:not(:disabled) { background: #9a2019; }
+  #annotations footer { display: flex; flex-wrap: wrap; gap: 8px; padding: 12px 16px; border-top: 1px solid #e0e3e8; position: sticky; bottom: 0; background: #fff; }
+  /* Light fills only: the text under a region stays as readable as the face draws it. */
+  .aregion { position: absolute; box-sizing: border-box; border: 2px dashed #d08a00; background: rgba(255,196,0,.06); border-radius: 3px; pointer-events: none; }
+  .aregion.accepted { border-style: solid; border-color: #3b6fd8; background: rgba(59,111,216,.04); }
+  .aregion.selected { border: 3px solid #3b6fd8; background: none; outline: 2px solid rgba(59,111,216,.35); outline-offset: 3px; }
+  .abadge { position: absolute; padding: 0 8px; height: 24px; line-height: 20px; white-space: nowrap; border-radius: 12px; background: #fde7e7; border-color: #d9534f; color: #9b1c1c; font-weight: bold; }
   #notice { position: absolute; inset: 0; display: flex; align-items: center; justify-content: center; background: #eef0f3; padding: 24px; }
   #notice[hidden] { display: none; }
   #notice section { max-width: 560px; background: #fff; padding: 24px 28px; border-radius: 8px; box-shadow: 0 1px 3px rgba(0,0,0,.12); }
@@ -161,6 +199,7 @@ _PAGE = r"""<!doctype html>
   <button id="zoom-in" type="button" title="Zoom in (+)" aria-label="Zoom in">+</button>
   <button id="fit" type="button" title="Zoom to fit (0)">Fit</button>
   <button id="questions-toggle" type="button" aria-controls="questions" hidden>Questions</button>
+  <button id="annotations-toggle" type="button" aria-controls="annotations" hidden>Findings</button>
 </header>
 <div id="layout">
   <main id="board" tabindex="0" aria-label="Board. Drag or use the arrow keys to move; Ctrl+wheel, pinch, + and − to zoom; 0 fits the board.">
@@ -176,6 +215,15 @@ _PAGE = r"""<!doctype html>
     <footer>
       <button id="send" type="button" data-action="send" disabled>Send answers</button>
       <button id="regenerate" type="button" data-action="regenerate" disabled title="Send the answers and ask for a fresh take">Regenerate</button>
+    </footer>
+  </aside>
+  <aside id="annotations" hidden aria-label="Findings">
+    <h2>Findings</h2>
+    <p class="hint">Agents' findings wait here until a person accepts them into the work queue or dismisses them.</p>
+    <div id="alist"></div>
+    <footer>
+      <button id="accept-all" type="button" class="accept" data-action="acceptAll" disabled>Accept all staged</button>
+      <button id="dismiss-all" type="button" data-action="dismissAll" disabled>Dismiss all staged</button>
     </footer>
   </aside>
 </div>
@@ -200,9 +248,7 @@ _PAGE = r"""<!doctype html>
   // ------------------------------------------------------------------ actions
   // What a person can do on the board. Each is one operation of the registry,
   // named here with how its params are made; an element with data-action="name"
-  // (and data-* arguments) runs it when clicked. Annotation verdicts join as one
-  // entry each once their operations exist, e.g.
-  //   accept: {op: "agent_verdict", params: (a) => ({board: SLUG, action: "accept", ids: a.ids})},
+  // (and data-* arguments) runs it when clicked.
   const ACTIONS = {
     tick: {op: "tick_checklist", params: (a) => ({id: a.card, item: a.item, done: a.done, text: a.text}),
            after: (out) => tickDone(out)},
@@ -212,6 +258,22 @@ _PAGE = r"""<!doctype html>
            after: (out) => sent(out, "Sent")},
     regenerate: {op: "send_answers", params: () => ({board: SLUG, regenerate: true}),
                  after: (out) => sent(out, "Sent for a fresh take")},
+    // The verdicts name the findings the person sees: "all" is every staged finding in
+    // the panel, so one filed a moment ago is never accepted unseen.
+    accept: {op: "agent_verdict", params: (a) => ({board: SLUG, action: "accept", ids: [a.annotation]}),
+             after: (out) => judged(out), refresh: () => loadFindings()},
+    dismiss: {op: "agent_verdict", params: (a) => ({board: SLUG, action: "dismiss", ids: [a.annotation]}),
+              after: (out) => judged(out), refresh: () => loadFindings()},
+    acceptAll: {op: "agent_verdict", params: () => ({board: SLUG, action: "accept", ids: stagedIds()}),
+                after: (out) => judged(out), refresh: () => loadFindings()},
+    dismissAll: {op: "agent_verdict", params: () => ({board: SLUG, action: "dismiss", ids: stagedIds()}),
+                 after: (out) => judged(out), refresh: () => loadFindings()},
+    retriage: {op: "retriage_annotation", params: (a) => ({id: a.annotation, intent: a.intent}),
+               after: (out) => { toast("Intent is now " + out.intent + "."); keepFinding(out); },
+               refresh: () => loadFindings()},
+    withdraw: {op: "withdraw_annotation", params: (a) => ({id: a.annotation}),
+               after: (out) => { toast("Finding withdrawn."); keepFinding(out); },
+               refresh: () => loadFindings()},
   };
   let may = {};
 
@@ -227,6 +289,8 @@ _PAGE = r"""<!doctype html>
       return out;
     } catch (err) {
       toast(readable(err), true);
+      // What the page showed was out of date (a finding decided elsewhere): read it again.
+      if (action.refresh) action.refresh().catch(failed);
       throw err;
     }
   }
@@ -261,8 +325,11 @@ _PAGE = r"""<!doctype html>
     if (!(err instanceof ApiError)) return String(err.message || err);
     const code = err.body.code;
     if (err.status === 401) return "Your access to this board has ended (the link or token was revoked). Open the board again with a valid link.";
+    if (code === "forbidden" && err.body.allowed) return "Only a person signed in with their own token can do that; agents and share links cannot.";
     if (code === "forbidden") return "This link does not allow that.";
     if (code === "checklist_changed") return "That checklist changed meanwhile; it has been reloaded.";
+    if (code === "not_staged") return "That finding was accepted or dismissed meanwhile, so its intent can no longer change.";
+    if (code === "unknown_annotation") return "That finding is no longer on this board.";
     if (err.status === 503) return "The board is busy; nothing was changed. Try again in a moment.";
     if (err.status >= 500) return "Something went wrong on the server (" + err.status + "). Nothing was changed.";
     return err.body.message || code;
@@ -330,7 +397,7 @@ _PAGE = r"""<!doctype html>
   // ------------------------------------------------------------------ the view
   // view.x, view.y: the board point at the top left of the board area; view.s: its scale.
   const view = {x: 0, y: 0, s: 1};
-  let outline = new Map(), extent = null, rev = 0, qstamp = null, look = null;
+  let outline = new Map(), extent = null, rev = 0, qstamp = null, astamp = null, look = null;
   let title = SLUG;
   function size() { return {w: Math.max(boardEl.clientWidth, 1), h: Math.max(boardEl.clientHeight, 1)}; }
   function visible() { const z = size(); return {x: view.x, y: view.y, w: z.w / view.s, h: z.h / view.s}; }
@@ -465,7 +532,7 @@ _PAGE = r"""<!doctype html>
     outline = new Map();
     for (const r of out.cards) outline.set(r[ci], {id: r[ci], kind: r[ck], x: r[cx], y: r[cy], w: r[cw], h: r[ch], parent: r[cp]});
     extent = out.extent;
-    rev = out.rev; qstamp = out.questions; look = out.look;
+    rev = out.rev; qstamp = out.questions; astamp = out.annotations; look = out.look;
     if (out.may) may = out.may;
     if (out.title) title = out.title;
     mini = null;
@@ -582,6 +649,7 @@ _PAGE = r"""<!doctype html>
     }
     for (const id of ids) if (payloads.has(id) && (!only || only.has(id) || !overlay.querySelector('.live[data-card-id="' + id + '"]'))) checklist(id);
     drawBadges();
+    drawRegions();
   }
   function checklist(id) {
     const c = outline.get(id), p = payloads.get(id).payload;
@@ -769,10 +837,217 @@ _PAGE = r"""<!doctype html>
     paint(); facesSoon();
   });
 
+  // ------------------------------------------------------------------ findings (annotations)
+  const findings = new Map();  // id -> the finding as get {kind: annotations} answers it
+  const INTENTS = ["fix", "investigate", "refactor", "redesign", "comment", "other"];
+  const STATE_WORDS = {staged: "staged", open: "accepted", working: "being worked on", in_review: "fix in review", resolved: "resolved", cancelled: "withdrawn"};
+  let selected = null, confirming = null;
+  async function loadFindings() {
+    const out = await op("get", {kind: "annotations", board: SLUG});
+    findings.clear();
+    for (const a of out.annotations) findings.set(a.id, a);
+    drawFindings();
+  }
+  function stagedIds() { return [...findings.values()].filter((a) => a.state === "staged").map((a) => a.id); }
+  // A finding a write answered with: kept while open, dropped once resolved or withdrawn.
+  function keepFinding(a) {
+    if (a.state === "resolved" || a.state === "cancelled") findings.delete(a.id);
+    else findings.set(a.id, a);
+    if (confirming === a.id) confirming = null;
+    drawFindings();
+  }
+  function judged(out) {
+    for (const a of out.changed) keepFinding(a);
+    const n = out.changed.length, word = out.action === "accept" ? "Accepted" : "Dismissed";
+    let text = n ? word + " " + n + " finding" + (n === 1 ? "" : "s") + "." : "Nothing changed.";
+    if (out.skipped.length) text += " " + out.skipped.length + " had been decided meanwhile (" + out.skipped.map((x) => STATE_WORDS[x.state] || x.state).join(", ") + ").";
+    toast(text);
+    loadFindings().catch(failed);
+  }
+  function drawFindings() {
+    const list = $("alist"), all = [...findings.values()];
+    const toggle = $("annotations-toggle"), panel = $("annotations");
+    toggle.hidden = all.length === 0 && panel.hidden;
+    const staged = all.filter((a) => a.state === "staged").length;
+    toggle.textContent = "Findings (" + all.length + ")";
+    if (all.length && panel.dataset.closed !== "1" && panel.hidden) { panel.hidden = false; paint(); facesSoon(); }
+    const canJudge = may.agent_verdict !== false && staged > 0;
+    $("accept-all").disabled = $("dismiss-all").disabled = !canJudge;
+    const many = staged > 1 ? "all " + staged + " staged" : staged ? "1 staged" : "all staged";
+    $("accept-all").textContent = "Accept " + many;
+    $("dismiss-all").textContent = "Dismiss " + many;
+    // A redraw pushed by a change must not take the focus from what the person is on.
+    const had = document.activeElement && list.contains(document.activeElement) ? focusKey(document.activeElement) : null;
+    list.replaceChildren();
+    if (!all.length) {
+      const p = document.createElement("p");
+      p.className = "hint";
+      p.textContent = "No open findings on this board.";
+      list.append(p);
+    }
+    // Staged first (they wait on a person), then by severity, then oldest first.
+    const rank = {high: 0, medium: 1, low: 2};
+    all.sort((a, b) => (a.state !== "staged") - (b.state !== "staged") || (rank[a.severity] ?? 3) - (rank[b.severity] ?? 3) || a.id - b.id);
+    for (const a of all) list.append(findingCard(a));
+    if (had) { const el = list.querySelector(had); if (el) el.focus(); }
+    document.body.dataset.findings = String(all.length);
+    drawRegions();
+  }
+  function chip(text, cls) { const c = document.createElement("span"); c.className = "chip" + (cls ? " " + cls : ""); c.textContent = text; return c; }
+  function findingCard(a) {
+    const box = document.createElement("section");
+    box.className = "finding" + (a.severity ? " sev-" + a.severity : "") + (selected === a.id ? " selected" : "");
+    box.dataset.annotation = String(a.id);
+    box.dataset.state = a.state;
+    box.tabIndex = 0;
+    box.setAttribute("aria-label", "Finding: " + a.prompt.summary + " (" + (STATE_WORDS[a.state] || a.state) + "). Enter shows it on the board.");
+    const chips = document.createElement("div");
+    chips.className = "chips";
+    chips.append(chip(STATE_WORDS[a.state] || a.state, "state-" + a.state));
+    if (a.severity) chips.append(chip(a.severity, "sev-" + a.severity));
+    chips.append(chip(a.intent));
+    if (a.category) chips.append(chip(a.category));
+    box.append(chips);
+    const summary = document.createElement("p");
+    summary.className = "summary"; summary.textContent = a.prompt.summary;
+    box.append(summary);
+    if (a.prompt.detail) { const d = document.createElement("p"); d.className = "detail"; d.textContent = a.prompt.detail; box.append(d); }
+    const card = outline.get(a.cardId);
+    const where = document.createElement("p");
+    where.className = "meta";
+    where.textContent = "On " + (card ? card.kind + " card " + a.cardId : "card " + a.cardId + " (no longer on the board)") + " · " + (a.versionBadge ? a.versionBadge.label : "v" + a.cardVersion);
+    const who = document.createElement("p");
+    who.className = "meta";
+    who.textContent = a.author + " · " + a.via;
+    box.append(where, who);
+    const row = document.createElement("div");
+    row.className = "row";
+    const act_ = (text, action, cls) => {
+      const b = document.createElement("button");
+      b.type = "button"; b.textContent = text; b.dataset.action = action; b.dataset.annotation = String(a.id);
+      if (cls) b.className = cls;
+      b.disabled = may[ACTIONS[action].op] === false;
+      return b;
+    };
+    if (a.state === "staged") {
+      row.append(act_("Accept", "accept", "accept"), act_("Dismiss", "dismiss"));
+      const label = document.createElement("label");
+      label.className = "intent";
+      label.textContent = "Intent";
+      const pick = document.createElement("select");
+      pick.dataset.intentOf = String(a.id);
+      pick.setAttribute("aria-label", "Intent of: " + a.prompt.summary);
+      for (const i of INTENTS) { const o = document.createElement("option"); o.value = o.textContent = i; pick.append(o); }
+      pick.value = a.intent;
+      pick.disabled = may.retriage_annotation === false;
+      pick.addEventListener("change", () => {
+        act("retriage", {annotation: a.id, intent: pick.value}).catch(() => { pick.value = a.intent; });
+      });
+      label.append(pick);
+      row.append(label);
+    } else if (a.state === "in_review") {
+      row.append(act_("Accept the fix", "accept", "accept"));
+    }
+    if (confirming === a.id) {
+      const ask = document.createElement("div");
+      ask.className = "confirm";
+      ask.append(document.createTextNode("Withdraw this finding? Agents stop working on it."));
+      const yes = act_("Withdraw", "withdraw", "danger");
+      const no = button("Keep it", () => { confirming = null; drawFindings(); focusIn(a.id, ".withdraw-ask"); });
+      ask.addEventListener("keydown", (e) => { if (e.key === "Escape") { e.stopPropagation(); no.click(); } });
+      ask.append(yes, no);
+      row.append(ask);
+    } else {
+      const w = button("Withdraw…", () => { confirming = a.id; drawFindings(); focusIn(a.id, "button.danger"); });
+      w.className = "withdraw-ask";
+      w.disabled = may.withdraw_annotation === false;
+      row.append(w);
+    }
+    box.append(row);
+    box.addEventListener("click", (e) => { if (!e.target.closest("button, select, label, input")) showFinding(a.id); });
+    box.addEventListener("keydown", (e) => { if (e.key === "Enter" && e.target === box) { e.preventDefault(); showFinding(a.id); } });
+    return box;
+  }
+  function focusKey(el) {
+    const box = el.closest(".finding");
+    if (!box) return null;
+    const at = '[data-annotation="' + box.dataset.annotation + '"]';
+    if (el === box) return ".finding" + at;
+    const part = el.dataset.action ? '[data-action="' + el.dataset.action + '"]' : el.tagName === "SELECT" ? "select" : el.className ? "." + el.className.split(" ")[0] : el.tagName.toLowerCase();
+    return ".finding" + at + " " + part;
+  }
+  function focusIn(id, sel) { const el = $("alist").querySelector('[data-annotation="' + id + '"] ' + sel); if (el) el.focus(); }
+  // Where a finding's region lies on the board: its fractions of the card version's
+  // picture laid on the card's box as it stands now.
+  function regionBox(a) {
+    const c = outline.get(a.cardId), r = a.region || {};
+    if (!c) return null;
+    let n = r.normalized;
+    if (!n && r.rect && r.image) n = {nx: r.rect.x / r.image.width, ny: r.rect.y / r.image.height, nw: r.rect.w / r.image.width, nh: r.rect.h / r.image.height};
+    if (!n) return {x: c.x, y: c.y, w: c.w, h: c.h};
+    return {x: c.x + n.nx * c.w, y: c.y + n.ny * c.h, w: Math.max(n.nw * c.w, 2), h: Math.max(n.nh * c.h, 2)};
+  }
+  function drawRegions() {
+    for (const el of overlay.querySelectorAll(".aregion, .abadge")) el.remove();
+    const perCard = new Map();
+    for (const a of findings.values()) {
+      const r = regionBox(a);
+      if (!r) continue;
+      const el = document.createElement("div");
+      el.className = "aregion" + (a.state === "staged" ? "" : " accepted") + (selected === a.id ? " selected" : "");
+      el.dataset.annotation = String(a.id);
+      el.title = a.prompt.summary;
+      place(el, r);
+      overlay.append(el);
+      perCard.set(a.cardId, [...(perCard.get(a.cardId) || []), a]);
+    }
+    const panel = $("annotations");
+    for (const [id, list] of perCard) {
+      const c = outline.get(id);
+      const b = button("⚑ " + list.length, () => {
+        panel.hidden = false; panel.dataset.closed = "";
+        paint(); facesSoon();
+        showFinding(list[0].id);
+      });
+      b.className = "abadge";
+      b.title = list.length + (list.length === 1 ? " finding: " : " findings: ") + list.map((a) => a.prompt.summary).join("; ");
+      b.setAttribute("aria-label", b.title);
+      b.dataset.annotationCard = String(id);
+      Object.assign(b.style, {left: (c.x - 12) + "px", top: (c.y - 12) + "px"});
+      overlay.append(b);
+    }
+  }
+  // Pan and zoom to a finding's region, and mark it on the board and in the panel.
+  async function showFinding(id) {
+    let a = findings.get(id);
+    if (!a) {
+      try { a = await op("get_annotation", {id}); } catch (err) { toast(readable(err), true); return; }
+    }
+    const r = regionBox(a);
+    if (!r) { toast("The card of that finding is no longer on this board.", true); return; }
+    const z = size();
+    // The region takes about half the view, never beyond what text stays sharp at.
+    const s = Math.min(MAX_SCALE, 2.5, 0.5 * z.w / Math.max(r.w, 60), 0.5 * z.h / Math.max(r.h, 40));
+    centerOn(r.x + r.w / 2, r.y + r.h / 2, s);
+    selected = id;
+    document.body.dataset.annotationFocus = String(id);
+    for (const el of document.querySelectorAll(".finding.selected, .aregion.selected")) el.classList.remove("selected");
+    for (const el of document.querySelectorAll('.finding[data-annotation="' + id + '"], .aregion[data-annotation="' + id + '"]')) el.classList.add("selected");
+    const item = $("alist").querySelector('[data-annotation="' + id + '"]');
+    if (item) item.scrollIntoView({block: "nearest"});
+  }
+  $("annotations-toggle").addEventListener("click", () => {
+    const panel = $("annotations");
+    panel.hidden = !panel.hidden;
+    panel.dataset.closed = panel.hidden ? "1" : "";
+    paint(); facesSoon();
+  });
+
   // ------------------------------------------------------------------ changes
   async function apply(ch) {
-    if (ch.rev === rev && ch.questions === qstamp && ch.look === look && !ch.cards.length && !ch.reset && !ch.edges) return;
+    if (ch.rev === rev && ch.questions === qstamp && ch.annotations === astamp && ch.look === look && !ch.cards.length && !ch.reset && !ch.edges) return;
     if (ch.questions !== qstamp) { qstamp = ch.questions; loadQuestions().catch(failed); }
+    if (ch.annotations !== astamp) { astamp = ch.annotations; loadFindings().catch(failed); }
     if (ch.reset || ch.look !== look) {
       // Too much or the board itself changed (its theme): read and draw it all again.
       readOutline(await op("board_outline", {board: SLUG}));
@@ -811,7 +1086,7 @@ _PAGE = r"""<!doctype html>
     if (!window.EventSource || force) return poll();
     let opened = false, failures = 0;
     const url = "/api/v1/boards/" + encodeURIComponent(SLUG) + "/events?since=" + rev +
-      "&q=" + encodeURIComponent(qstamp || "") + "&look=" + encodeURIComponent(look || "");
+      "&q=" + encodeURIComponent(qstamp || "") + "&a=" + encodeURIComponent(astamp || "") + "&look=" + encodeURIComponent(look || "");
     stream = new EventSource(url);
     mode = "sse";
     document.body.dataset.live = "sse";
@@ -922,6 +1197,8 @@ _PAGE = r"""<!doctype html>
   // ------------------------------------------------------------------ opening
   function asked() {
     const q = new URLSearchParams(location.search), h = location.hash;
+    const finding = q.get("annotation") || (/^#annotation=(\d+)$/.exec(h) || [])[1];
+    if (finding && /^\d+$/.test(finding)) return {annotation: Number(finding)};
     const card = q.get("card") || (/^#card=(\d+)$/.exec(h) || [])[1];
     if (card && /^\d+$/.test(card)) return {card: Number(card)};
     const at = /^#at=(-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?)$/.exec(h);
@@ -931,7 +1208,8 @@ _PAGE = r"""<!doctype html>
   // An address changed in place (#card=…, #at=…) moves the view the same way.
   window.addEventListener("hashchange", () => {
     const want = asked();
-    if (want.card) focusCard(want.card);
+    if (want.annotation) showFinding(want.annotation);
+    else if (want.card) focusCard(want.card);
     else if (want.at) centerOn(want.at[0], want.at[1], 1);
   });
   async function start() {
@@ -939,6 +1217,7 @@ _PAGE = r"""<!doctype html>
     // The questions come with the outline: their panel takes room from the board that
     // fitting measures.
     const questionsRead = op("get", {kind: "questions", board: SLUG}).catch((err) => err);
+    const findingsRead = op("get", {kind: "annotations", board: SLUG}).catch((err) => err);
     try {
       out = await op("board_outline", {board: SLUG, ops: [...new Set(Object.values(ACTIONS).map((a) => a.op))]});
     } catch (err) {
@@ -950,8 +1229,12 @@ _PAGE = r"""<!doctype html>
     const asked_ = await questionsRead;
     if (asked_ instanceof Error) failed(asked_);
     else { for (const q of asked_.questions) questions.set(q.id, q); drawQuestions(); }
+    const found = await findingsRead;
+    if (found instanceof Error) failed(found);
+    else { for (const a of found.annotations) findings.set(a.id, a); drawFindings(); }
     const want = asked();
-    if (want.card) focusCard(want.card);
+    if (want.annotation) await showFinding(want.annotation);
+    else if (want.card) focusCard(want.card);
     else if (want.at) centerOn(want.at[0], want.at[1], 1);
     else fit();
     await faces(true);

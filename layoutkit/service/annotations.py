@@ -35,12 +35,14 @@ from layoutkit.service import review_runs
 from layoutkit.service._common import ID, SLUG, find_board, may_reach
 from layoutkit.service.annotation_views import (
     OPEN_STATES,
+    STATES,
     annotation_url,
     annotation_view,
     crop_url,
     via,
 )
 from layoutkit.service.card_images import FACE_MAX, Source, read_source
+from layoutkit.service.generic import kind_handler
 from layoutkit.service.registry import PEOPLE, REGISTRY
 from layoutkit.service.workspace import Call
 from layoutkit.storage import AnnotationRecord, BoardRecord, CardRecord, Tx
@@ -983,3 +985,34 @@ def withdraw_annotation(call: Call) -> dict[str, Any]:
 )
 def get_annotation(call: Call) -> dict[str, Any]:
     return annotation_view(_load(call), call.board.slug)
+
+
+@kind_handler(
+    "get",
+    "annotations",
+    {
+        "board": SLUG,
+        "states": {
+            "type": "array",
+            "items": {"enum": list(STATES)},
+            "minItems": 1,
+            "uniqueItems": True,
+            "description": "the states to list; the open ones (staged, open, working, "
+            "in_review) when left out",
+        },
+        "cardId": {**ID, "description": "only the findings on this card"},
+    },
+    required=("board",),
+    board="board",
+    share=("view", "annotate"),
+)
+def get_annotations(call: Call) -> dict[str, Any]:
+    """A board's findings as the board viewer lists them, oldest first."""
+    p = call.params
+    records = call.tx.annotations(
+        call.board.id, states=p.get("states", OPEN_STATES), card_id=p.get("cardId")
+    )
+    return {
+        "board": call.board.slug,
+        "annotations": [annotation_view(a, call.board.slug) for a in records],
+    }

@@ -97,6 +97,14 @@ def _question_stamp(questions: list[QuestionRecord]) -> str:
     return hashlib.sha256(basis.encode()).hexdigest()[:12]
 
 
+def _annotation_stamp(call: Call, board: BoardRecord) -> str:
+    """A short value that changes when a finding is filed, accepted, dismissed, retriaged,
+    withdrawn or otherwise written: counts per state and intent catch every move a
+    person makes, the latest write time the rest (a reply, an after-shot)."""
+    basis = json.dumps(call.tx.annotation_tally(board.id), default=str)
+    return hashlib.sha256(basis.encode()).hexdigest()[:12]
+
+
 def _may(principal: Principal, names: list[str], call: Call) -> dict[str, bool]:
     """Which of the named operations ``principal`` may call (unknown names: False)."""
     registry = call.workspace.registry
@@ -108,8 +116,8 @@ def _may(principal: Principal, names: list[str], call: Call) -> dict[str, bool]:
     "board_outline",
     "Every live card of a board as a box without its content: rows of id, kind, x, y, w, h "
     "and parent (columns names them), the extent around the top-level cards, the board's "
-    "change counter rev (give it to board_changes as since), the questions stamp and the "
-    "look stamp (theme and title). region "
+    "change counter rev (give it to board_changes as since), the questions stamp, the "
+    "annotations stamp and the look stamp (theme and title). region "
     "keeps only the cards reaching into that window. ops lists operation names to learn "
     "which of them the caller may call (may). What a viewer's overview, minimap and deep "
     "links read.",
@@ -146,6 +154,7 @@ def board_outline(call: Call) -> dict[str, Any]:
         "rev": board.rev,
         "look": _look(board),
         "questions": _question_stamp(tx.questions(board.id)),
+        "annotations": _annotation_stamp(call, board),
         "extent": _extent(board, call),
         "columns": list(OUTLINE_COLUMNS),
         "cards": rows,
@@ -159,7 +168,8 @@ def board_outline(call: Call) -> dict[str, Any]:
     "board_changes",
     "What changed on a board after its change counter was at since (a rev from "
     "board_outline or an earlier board_changes): the boxes of the cards written since "
-    "(removed ones with removed true), whether wires changed, the questions stamp and the look "
+    "(removed ones with removed true), whether wires changed, the questions stamp, the annotations stamp (it changes "
+    "when a finding is filed or changes state, intent or thread) and the look "
     "stamp (it changes with the theme or title, when every card looks different). reset true means redraw everything (a purge, or too "
     "many changes to list). The same answer with no cards means nothing changed.",
     {
@@ -179,6 +189,7 @@ def board_changes(call: Call) -> dict[str, Any]:
         "rev": board.rev,
         "look": _look(board),
         "questions": _question_stamp(tx.questions(board.id)),
+        "annotations": _annotation_stamp(call, board),
         "edges": board.edges_rev > since,
         "reset": board.purged_rev > since or since > board.rev,
         "cards": [],

@@ -35,7 +35,8 @@ _DESCRIPTIONS = {
     "a leading minus excludes a tag; tag: every tag with its count; section: a board's "
     "sections).",
     "get": "Read one resource of the given kind (board; questions: a board's durable "
-    "question record; cards: up to 200 of a board's live cards by id, with payloads).",
+    "question record; cards: up to 200 of a board's live cards by id, with payloads; "
+    "annotations: a board's findings, the open ones unless states names others).",
     "search": "Find resources whose text holds every word of q (boards and cards).",
 }
 

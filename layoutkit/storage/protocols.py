@@ -629,6 +629,11 @@ class AnnotationTx(Protocol):
         """How many findings in ``states`` each board holds (boards with none left out)."""
         ...
 
+    def annotation_tally(self, board_id: int) -> list[tuple[str, str, int, Any]]:
+        """``(state, intent, count, latest updated_at)`` per state and intent of a board's
+        findings, sorted: a few rows that move whenever a finding is filed or changes."""
+        ...
+
 
 class TaskTx(Protocol):
     """The task engine: tasks, their vocabulary, their versioned refs and events."""

@@ -103,3 +103,13 @@ class AnnotationRows(TxBase):
             .group_by(a.board_id)
         )
         return {board_id: n for board_id, n in self.conn.execute(query)}
+
+    def annotation_tally(self, board_id: int) -> list[tuple[str, str, int, Any]]:
+        a = s.annotations.c
+        query = (
+            select(a.state, a.intent, func.count(), func.max(a.updated_at))
+            .where(a.board_id == board_id)
+            .group_by(a.state, a.intent)
+            .order_by(a.state, a.intent)
+        )
+        return [(state, intent, n, last) for state, intent, n, last in self.conn.execute(query)]
