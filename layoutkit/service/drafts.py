@@ -25,7 +25,7 @@ from layoutkit.errors import ServiceError
 from layoutkit.folding import fold
 from layoutkit.service.hand_back import hand_back_refs
 from layoutkit.service.registry import PEOPLE, REGISTRY
-from layoutkit.service.task_refs import KINDS, META
+from layoutkit.service.task_refs import REF_LIST
 from layoutkit.service.tasks import CLOSED, TASK_FIELDS, TASK_ID, find_task, new_task
 from layoutkit.service.workspace import Call
 from layoutkit.storage import TaskRecord
@@ -36,16 +36,6 @@ SIMILAR = 0.8
 PENDING = "pending"
 DECLINED = "declined"
 
-_REF: dict[str, Any] = {
-    "type": "object",
-    "required": ["kind", "ref"],
-    "properties": {
-        "kind": {"enum": list(KINDS)},
-        "ref": {"type": "string", "minLength": 1, "maxLength": 1000},
-        "meta": META,
-    },
-    "additionalProperties": False,
-}
 _DRAFT_FIELDS = {k: v for k, v in TASK_FIELDS.items() if k not in ("key", "parentId")}
 DRAFT: dict[str, Any] = {
     "type": "object",
@@ -60,7 +50,7 @@ DRAFT: dict[str, Any] = {
         },
         "parentKey": {"type": "string", "minLength": 1, "maxLength": 80},
         "parentId": {"type": "integer", "minimum": 1, "maximum": 2**53 - 1},
-        "refs": {"type": "array", "maxItems": 50, "items": _REF},
+        "refs": REF_LIST,
     },
     "additionalProperties": False,
 }

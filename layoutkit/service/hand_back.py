@@ -33,7 +33,12 @@ from typing import Any
 from layoutkit.errors import ServiceError
 from layoutkit.service.gates import fire
 from layoutkit.service.registry import REGISTRY
-from layoutkit.service.task_refs import KINDS, META, _merged_meta, normalize_ref, refs_view
+from layoutkit.service.task_refs import (
+    REF_LIST,
+    _merged_meta,
+    normalize_ref,
+    refs_view,
+)
 from layoutkit.service.tasks import (
     CLOSED,
     STATUSES,
@@ -261,20 +266,7 @@ def _render(task: TaskRecord, p: dict[str, Any], items: list[dict[str, Any]], st
             "summary": {"type": "string", "minLength": 1, "maxLength": MAX_SUMMARY},
             "next": {"type": "array", "maxItems": MAX_ITEMS, "items": NEXT_ITEM},
             "omitted": {"type": "array", "maxItems": MAX_ITEMS, "items": OMITTED_ITEM},
-            "refs": {
-                "type": "array",
-                "maxItems": 50,
-                "items": {
-                    "type": "object",
-                    "required": ["kind", "ref"],
-                    "properties": {
-                        "kind": {"enum": list(KINDS)},
-                        "ref": {"type": "string", "minLength": 1, "maxLength": 1000},
-                        "meta": META,
-                    },
-                    "additionalProperties": False,
-                },
-            },
+            "refs": REF_LIST,
             "status": {"enum": list(STATUSES)},
             "prerequisites": _LIST,
             "readFirst": _LIST,

@@ -17,7 +17,7 @@ import attrs
 from layoutkit.errors import ServiceError
 from layoutkit.service.hand_back import hand_back_refs
 from layoutkit.service.registry import REGISTRY
-from layoutkit.service.task_refs import KINDS, META
+from layoutkit.service.task_refs import REF_LIST
 from layoutkit.service.tasks import TASK_FIELDS, TASK_ID, find_task, new_task, task_url
 from layoutkit.service.workspace import Call
 from layoutkit.storage import TaskRecord
@@ -70,20 +70,7 @@ def _rolling_epic(call: Call, project: str | None) -> TaskRecord:
             **_FIELDS,
             "parentId": TASK_ID,
             "fromStep": {"type": "string", "minLength": 1, "maxLength": 500},
-            "refs": {
-                "type": "array",
-                "maxItems": 50,
-                "items": {
-                    "type": "object",
-                    "required": ["kind", "ref"],
-                    "properties": {
-                        "kind": {"enum": list(KINDS)},
-                        "ref": {"type": "string", "minLength": 1, "maxLength": 1000},
-                        "meta": META,
-                    },
-                    "additionalProperties": False,
-                },
-            },
+            "refs": REF_LIST,
         },
         "additionalProperties": False,
     },

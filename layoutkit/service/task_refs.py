@@ -130,6 +130,22 @@ META: dict[str, Any] = {
         "section": {"type": ["string", "null"], "maxLength": 200},
     },
 }
+#: The ``refs`` param of the operations that attach refs as they write a task
+#: (hand_back, spot, propose_tasks): up to 50 refs, each a kind, an address and meta.
+REF_LIST: dict[str, Any] = {
+    "type": "array",
+    "maxItems": 50,
+    "items": {
+        "type": "object",
+        "required": ["kind", "ref"],
+        "properties": {
+            "kind": {"enum": list(KINDS)},
+            "ref": {"type": "string", "minLength": 1, "maxLength": 1000},
+            "meta": META,
+        },
+        "additionalProperties": False,
+    },
+}
 _HINT: dict[str, Any] = {
     "type": "string",
     "maxLength": MAX_HINT,
