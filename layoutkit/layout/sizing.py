@@ -46,6 +46,7 @@ import re
 from typing import Any
 
 from layoutkit.elements.vocab import FRAME_KINDS
+from layoutkit.layout import blocks as _blocks
 from layoutkit.layout import text as _text
 
 Size = tuple[float, float]
@@ -184,82 +185,13 @@ def _markdown_box(md: str, width: float | None, default: float, min_h: float = 0
     return (w, max(min_h, h + 2 * PAD))
 
 
-_HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
-_LIST = re.compile(r"^(\s*)([-*+]|\d+[.)])\s+(\[[ xX]\]\s+)?(.*)$")
-_HEADING_SIZES = {1: 26.0, 2: 21.0, 3: 18.0, 4: 16.0, 5: 14.0, 6: 14.0}
-
-
 def markdown_height(md: str, width: float) -> tuple[float, float]:
-    """Height of ``md`` rendered at ``width`` and the width of its widest line.
+    """Height of ``md`` laid out at ``width`` and the width of its widest line.
 
-    A line-oriented estimate: headings, list items, quotes, fenced code,
-    tables, rules, images and block math each get their own metrics;
-    everything else wraps as body text.
+    Both come from the block plan the face draws (:func:`layoutkit.layout.blocks.plan`).
     """
-    width = max(width, 40.0)
-    h = 0.0
-    widest = 0.0
-    in_code = False
-    in_math = False
-    prev_blank = True
-    for raw in md.split("\n"):
-        line = raw.rstrip()
-        stripped = line.strip()
-        if stripped.startswith("```") or stripped.startswith("~~~"):
-            in_code = not in_code
-            h += 12.0
-            continue
-        if in_code:
-            h += 13.0 * 1.4
-            widest = max(widest, min(width, _text.text_width(line, 13.0, "mono") + 24))
-            continue
-        if stripped == "$$":
-            in_math = not in_math
-            h += 20.0
-            continue
-        if in_math:
-            continue
-        if not stripped:
-            if not prev_blank:
-                h += 8.0
-            prev_blank = True
-            continue
-        prev_blank = False
-        m = _HEADING.match(stripped)
-        if m:
-            size = _HEADING_SIZES[len(m.group(1))]
-            block = _text.measure(m.group(2), width, size, "sans-bold")
-            h += block.height + 6.0
-            widest = max(widest, block.width)
-            continue
-        if re.fullmatch(r"[-*_]{3,}", stripped):
-            h += 16.0
-            continue
-        if stripped.startswith("|"):
-            if not re.fullmatch(r"\|?[\s:|-]+\|?", stripped):
-                h += 32.0
-            widest = width
-            continue
-        if stripped.startswith("!["):
-            h += min(240.0, width / 1.6)
-            widest = width
-            continue
-        m = _LIST.match(line)
-        if m:
-            indent = 20.0 + 16.0 * (len(m.group(1)) // 2)
-            block = _text.measure(m.group(4), width - indent, BODY)
-            h += block.height + 2.0
-            widest = max(widest, block.width + indent)
-            continue
-        if stripped.startswith(">"):
-            block = _text.measure(stripped.lstrip("> "), width - 16.0, BODY)
-            h += block.height
-            widest = max(widest, block.width + 16.0)
-            continue
-        block = _text.measure(stripped, width, BODY)
-        h += block.height
-        widest = max(widest, block.width)
-    return (max(h, _text.line_height(BODY)), widest)
+    laid = _blocks.plan(md, width)
+    return (laid.height, laid.widest)
 
 
 # ------------------------------------------------------------------ documents
