@@ -314,8 +314,13 @@ CHART_STAT_H = 62.0
 CHART_GAP = 4.0
 BAR_ROW_H = 26.0
 COMPARE_ROW_H = 34.0
-PIE_BAND_H = 24.0
+PIE_DIAMETER = 120.0
+PIE_ROW_H = 18.0
 PIE_LEGEND_SIZE = 11.0
+SERIES_PLOT_MAX = 200.0
+SERIES_AXIS_SIZE = 10.0
+SERIES_XLABEL_H = 16.0
+SERIES_LEGEND_H = 18.0
 POINTS_AXIS_H = 64.0
 HEAT_CELL_MAX = 28.0
 METER_ROW_H = 30.0
@@ -378,9 +383,10 @@ def chart_area_height(viz: Any, data: Any, w: float) -> float:
     if viz == "compare":
         return COMPARE_ROW_H * n
     if data.get("series") and viz in ("line", "area", "bars", "scatter"):
-        return max(90.0, w * 0.5)
+        plot, xlabels, legend = series_bands(data, w)
+        return plot + xlabels + legend
     if viz in ("pie", "donut"):
-        return PIE_BAND_H + n * _text.line_height(PIE_LEGEND_SIZE) if n else 0.0
+        return max(pie_diameter(w), n * PIE_ROW_H) if n else 0.0
     if viz == "heatmap":
         return _heat_height(data, w)
     if viz == "matrix":
@@ -388,6 +394,21 @@ def chart_area_height(viz: Any, data: Any, w: float) -> float:
     if viz == "timeline":
         return POINTS_AXIS_H if n else 0.0
     return BAR_ROW_H * n
+
+
+def pie_diameter(w: float) -> float:
+    """Diameter of a pie or donut face at width ``w`` (its legend sits to the right)."""
+    return min(PIE_DIAMETER, w * 0.4)
+
+
+def series_bands(data: dict[str, Any], w: float) -> tuple[float, float, float]:
+    """(plot, x-label band, legend band) heights of a series chart face at width ``w``."""
+    plot = min(max(90.0, w * 0.35), SERIES_PLOT_MAX)
+    xlabels = SERIES_XLABEL_H if isinstance(data.get("x"), list) and data["x"] else 0.0
+    named = any(
+        isinstance(s, dict) and (s.get("label") or s.get("name")) for s in data.get("series") or []
+    )
+    return plot, xlabels, SERIES_LEGEND_H if named else 0.0
 
 
 def _heat_height(data: dict[str, Any], w: float) -> float:

@@ -39,7 +39,7 @@ def _tone(tone: Any) -> str:
     return f"tone-{tone}" if tone in TONES else ""
 
 
-def _nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
+def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
     if hi <= lo:
         hi = lo + 1
     raw = (hi - lo) / max(count, 1)
@@ -114,7 +114,7 @@ def _xy_chart(payload: dict, data: dict) -> tuple[str, float]:
     hi = as_number(data.get("max"))
     lo = lo if lo is not None else min([0.0, *ys])
     hi = hi if hi is not None else max([lo + 1, *ys])
-    ticks = _nice_ticks(lo, hi)
+    ticks = nice_ticks(lo, hi)
     lo, hi = min(lo, ticks[0]), max(hi, ticks[-1])
     unit = data.get("unit")
     gutter = 12 + max(text_width(fmt_value(t, unit), FONT) for t in ticks)

@@ -7,6 +7,7 @@ caller passes a height budget and gets back the height used.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -23,15 +24,20 @@ from layoutkit.layout.sizing import (
     FINDING_TEXT_SIZE,
     FINDING_TITLE_SIZE,
     FINDING_WHERE_SIZE,
+    PIE_LEGEND_SIZE,
+    PIE_ROW_H,
+    SERIES_AXIS_SIZE,
     STAT_ROW_H,
     STAT_TILE_H,
     chart_area_height,
     finding_block_height,
     finding_blocks,
     finding_head,
+    pie_diameter,
+    series_bands,
 )
 from layoutkit.layout.text import line_height, text_width
-from layoutkit.render._charts import compare_delta, delta_text
+from layoutkit.render._charts import compare_delta, delta_text, nice_ticks
 from layoutkit.render._face_text import markdown_face, plain_inline
 from layoutkit.render._format import as_number, fmt_num, fmt_value, fmt_when, parse_when
 from layoutkit.render._images import image_href
@@ -104,63 +110,144 @@ def _series_pts(series: dict) -> list[tuple[float, float]]:
     return pts
 
 
+def _legend_row(labels: list[str], x: float, y: float, w: float) -> list[Item]:
+    """Swatches and names on one row, as the HTML legend shows them."""
+    items: list[Item] = []
+    lx = x
+    for i, label in enumerate(labels):
+        if not label:
+            continue
+        room = x + w - lx - 14
+        if room < 24:
+            break
+        shown = fit_line(label, room, SERIES_AXIS_SIZE)
+        items.append(Box(lx, y + 3, 9, 9, fill=SERIES[i % 8], radius=1))
+        items.append(Text(lx + 13, y, (shown,), SERIES_AXIS_SIZE, "sans", FG))
+        lx += 13 + text_width(shown, SERIES_AXIS_SIZE) + 14
+    return items
+
+
 def _series_face(viz: Any, data: dict, a: Area) -> list[Item]:
+    """Axes with ticks and labels, a zero baseline, the series, refs and a legend."""
     x, top, w, h = a
-    series = [_series_pts(s) for s in data.get("series") or [] if isinstance(s, dict)]
+    raw = [s for s in data.get("series") or [] if isinstance(s, dict)]
+    series = [_series_pts(s) for s in raw]
     flat = [p for pts in series for p in pts]
     if not flat:
         return []
+    plot_h, xlabel_h, legend_h = series_bands(data, w)
+    plot_h = max(h - xlabel_h - legend_h, 20.0)
     stack = bool(data.get("stack")) and viz in ("bars", "area")
     xs = sorted({p[0] for p in flat})
     sums = {px: sum(py for pts in series for qx, py in pts if qx == px) for px in xs}
-    hi = max([*(p[1] for p in flat), *(sums.values() if stack else [])])
-    lo = min(0.0, *(p[1] for p in flat))
+    refs = [as_number(r.get("value")) for r in data.get("refs") or [] if isinstance(r, dict)]
+    ys = [p[1] for p in flat] + (list(sums.values()) if stack else [])
+    ys += [v for v in refs if v is not None]
+    lo_set, hi_set = as_number(data.get("min")), as_number(data.get("max"))
+    lo = lo_set if lo_set is not None else min(0.0, *ys)
+    hi = hi_set if hi_set is not None else max(lo + 1, *ys)
+    ticks = nice_ticks(lo, hi, 4)
+    lo, hi = min(lo, ticks[0]), max(hi, ticks[-1])
     span = (hi - lo) or 1.0
-    items: list[Item] = [Path(((x, top + h), (x + w, top + h)), stroke=LINE, width=1)]
+    unit = data.get("unit")
+    labels = [fmt_value(t, unit) for t in ticks]
+    gutter = 6 + max(text_width(t, SERIES_AXIS_SIZE) for t in labels)
+    px0, pw = x + gutter, max(w - gutter, 20.0)
+    half = line_height(SERIES_AXIS_SIZE) / 2
+    # tick labels are centred on their lines: keep half a label free above and below
+    ptop = top + legend_h + half
+    plot_h = max(plot_h - 2 * half, 20.0)
 
     def sy(v: float) -> float:
-        return top + h - (v - lo) / span * h
+        return ptop + plot_h - (v - lo) / span * plot_h
 
-    if viz == "bars":
-        slot = w / max(len(xs), 1)
+    items: list[Item] = []
+    if legend_h:
+        names = [str(s.get("label") or s.get("name") or "") for s in raw]
+        items += _legend_row(names, x, top, w)
+    for t, label in zip(ticks, labels, strict=True):
+        items.append(Path(((px0, sy(t)), (px0 + pw, sy(t))), stroke=SOFT, width=1))
+        items.append(
+            Text(px0 - 5, sy(t) - half, (label,), SERIES_AXIS_SIZE, "sans", MUTED, 0.0, "end")
+        )
+    zero = sy(max(lo, min(0.0, hi)))
+    items.append(Path(((px0, zero), (px0 + pw, zero)), stroke=MUTED, width=1))
+    items.append(Path(((px0, ptop), (px0, ptop + plot_h)), stroke=LINE, width=1))
+    x0, x1 = xs[0], xs[-1]
+    bars = viz == "bars"
+
+    def sx(v: float) -> float:
+        if bars:
+            return px0 + (v - x0 + 0.5) / ((x1 - x0) + 1) * pw
+        return px0 + (v - x0) / ((x1 - x0) or 1) * pw
+
+    xlabels = data.get("x") if isinstance(data.get("x"), list) else []
+    if xlabel_h and xlabels:
+        room = pw / max(len(xlabels), 1)
+        every = max(1, int(40 // max(room, 1)) + (1 if room < 40 else 0))
+        for i, label in enumerate(xlabels[:48]):
+            if i % every:
+                continue
+            items.append(
+                Text(
+                    sx(x0 + i),
+                    ptop + plot_h + half,
+                    (fit_line(str(label), room * every - 2, SERIES_AXIS_SIZE),),
+                    SERIES_AXIS_SIZE,
+                    "sans",
+                    MUTED,
+                    0.0,
+                    "middle",
+                )
+            )
+    if bars:
+        slot = pw / ((x1 - x0) + 1)
         bar = slot * 0.7 / (1 if stack else max(len(series), 1))
         base: dict[float, float] = {}
         for si, pts in enumerate(series):
             for px, py in pts:
-                left = x + xs.index(px) * slot + slot * 0.15 + (0 if stack else si * bar)
+                left = sx(px) - slot * 0.35 + (0 if stack else si * bar)
                 y0 = base.get(px, 0.0) if stack else 0.0
                 base[px] = y0 + py
+                # negative values hang below the zero line
                 y_top, y_bottom = sy(y0 + py), sy(y0)
                 items.append(
                     Box(
                         left,
                         min(y_top, y_bottom),
                         max(bar - 1, 1),
-                        abs(y_bottom - y_top),
+                        max(abs(y_bottom - y_top), 0.5),
                         fill=SERIES[si % 8],
                     )
                 )
-        return items
-    x0, x1 = xs[0], xs[-1]
-
-    def sx(v: float) -> float:
-        return x + (v - x0) / ((x1 - x0) or 1) * w
-
-    acc: dict[float, float] = {}
-    for si, pts in enumerate(series):
-        color = SERIES[si % 8]
-        if stack:
-            pts = [(px, acc.get(px, 0.0) + py) for px, py in pts]
-            acc.update(dict(pts))
-        if viz == "scatter":
-            items.extend(Ellipse(sx(px) - 3, sy(py) - 3, 6, 6, color) for px, py in pts)
-        elif len(pts) >= 2:
-            items.append(Path(tuple((sx(px), sy(py)) for px, py in pts), stroke=color, width=2))
+    else:
+        acc: dict[float, float] = {}
+        for si, pts in enumerate(series):
+            color = SERIES[si % 8]
+            if stack:
+                pts = [(px, acc.get(px, 0.0) + py) for px, py in pts]
+                acc.update(dict(pts))
+            if viz == "scatter":
+                items.extend(Ellipse(sx(px) - 3, sy(py) - 3, 6, 6, color) for px, py in pts)
+            elif len(pts) >= 2:
+                items.append(Path(tuple((sx(px), sy(py)) for px, py in pts), stroke=color, width=2))
     for ref in data.get("refs") or []:
         value = as_number(ref.get("value")) if isinstance(ref, dict) else None
-        if value is not None and lo <= value <= hi:
+        if value is None or not lo <= value <= hi:
+            continue
+        ry = sy(value)
+        items.append(Path(((px0, ry), (px0 + pw, ry)), stroke=MUTED, width=1, dash=(4.0, 3.0)))
+        if ref.get("label"):
+            # above the line at its left end, clear of the y labels
             items.append(
-                Path(((x, sy(value)), (x + w, sy(value))), stroke=MUTED, width=1, dash=(4.0, 3.0))
+                Text(
+                    px0 + 4,
+                    ry - line_height(SERIES_AXIS_SIZE),
+                    (fit_line(str(ref["label"]), pw / 2, SERIES_AXIS_SIZE),),
+                    SERIES_AXIS_SIZE,
+                    "sans",
+                    MUTED,
+                )
             )
     return items
 
@@ -252,23 +339,75 @@ def _compare_face(data: dict, a: Area, rows: list[dict]) -> list[Item]:
     return items
 
 
-def _pie_face(data: dict, a: Area, rows: list[dict]) -> list[Item]:
+def _wedge(
+    cx: float, cy: float, r: float, a0: float, a1: float, inner: float
+) -> tuple[tuple[float, float], ...]:
+    """A pie slice (or a donut's ring segment) as a polygon, clockwise from 12 o'clock."""
+    steps = max(2, int((a1 - a0) / (math.pi / 36)) + 1)
+    angles = [a0 + (a1 - a0) * i / steps for i in range(steps + 1)]
+    outer = [(cx + r * math.sin(t), cy - r * math.cos(t)) for t in angles]
+    if inner <= 0:
+        return ((cx, cy), *outer)
+    ring = [(cx + inner * math.sin(t), cy - inner * math.cos(t)) for t in reversed(angles)]
+    return (*outer, *ring)
+
+
+def _pie_face(viz: Any, data: dict, a: Area, rows: list[dict]) -> list[Item]:
+    """A pie or donut with a swatch legend (label, value, share) to its right."""
     x, top, w, h = a
-    total = sum(max(as_number(r.get("value")) or 0.0, 0.0) for r in rows) or 1.0
+    values = [max(as_number(r.get("value")) or 0.0, 0.0) for r in rows]
+    total = sum(values) or 1.0
+    d = pie_diameter(w)
+    r = d / 2
+    cx, cy = x + r, top + r
+    inner = r * 0.58 if viz == "donut" else 0.0
     items: list[Item] = []
-    bx = x
-    for i, row in enumerate(rows):
-        seg = max(as_number(row.get("value")) or 0.0, 0.0) / total * w
+    angle = 0.0
+    for i, value in enumerate(values):
+        sweep = min(value / total * 2 * math.pi, 2 * math.pi - 1e-4)
+        if sweep <= 0:
+            continue
+        color = tone(rows[i]["tone"])[0] if rows[i].get("tone") else SERIES[i % 8]
         items.append(
-            Box(bx, top, seg, 16, fill=tone(row["tone"])[0] if row.get("tone") else SERIES[i % 8])
+            Path(
+                _wedge(cx, cy, r, angle, angle + sweep, inner),
+                stroke=CARD,
+                width=1,
+                closed=True,
+                fill=color,
+            )
         )
-        bx += seg
-    legend = [
-        f"{r.get('label') or ''} — {fmt_value(r.get('value'), r.get('unit') or data.get('unit'))}"
-        for r in rows
-    ]
-    more, _ = _lines(legend, x, top + 24, w, h - 24, 11, MUTED)
-    return items + more
+        angle += sweep
+    if inner:
+        total_text = fmt_value(sum(values), data.get("unit"))
+        items.append(
+            Text(
+                cx,
+                cy - line_height(12) / 2,
+                (fit_line(total_text, inner * 1.6, 12, "sans-bold"),),
+                12,
+                "sans-bold",
+                FG,
+                0.0,
+                "middle",
+            )
+        )
+    lx = x + d + 16
+    for i, row in enumerate(rows):
+        ry = top + i * PIE_ROW_H
+        if ry + PIE_ROW_H > top + h + 0.01:
+            break
+        color = tone(row["tone"])[0] if row.get("tone") else SERIES[i % 8]
+        shown = row.get("display") or fmt_value(
+            row.get("value"), row.get("unit") or data.get("unit")
+        )
+        pct = values[i] / total * 100
+        label = f"{row.get('label') or ''} — {shown} ({pct:.0f}%)"
+        items.append(Box(lx, ry + 3, 10, 10, fill=color, radius=2))
+        items.append(
+            Text(lx + 15, ry, (fit_line(label, x + w - lx - 15, PIE_LEGEND_SIZE),), PIE_LEGEND_SIZE)
+        )
+    return items
 
 
 def _heat_face(data: dict, a: Area) -> list[Item]:
@@ -396,7 +535,7 @@ def _chart(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[I
     elif data.get("series") and viz in ("line", "area", "bars", "scatter"):
         drawn = _series_face(viz, data, area)
     elif viz in ("pie", "donut"):
-        drawn = _pie_face(data, area, rows)
+        drawn = _pie_face(viz, data, area, rows)
     elif viz == "heatmap":
         drawn = _heat_face(data, area)
     elif viz in ("matrix", "timeline"):
@@ -521,55 +660,90 @@ def _code(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[It
     return markdown_face(fence, x, y, w, budget, size=12.0)
 
 
+def _cell_text(col: dict, cell: Any) -> tuple[str, str]:
+    """(text shown, ink) of one table cell, formatted as the HTML table formats it."""
+    value = cell.get("v") if isinstance(cell, dict) else cell
+    ink = tone(cell["tone"])[0] if isinstance(cell, dict) and cell.get("tone") else FG
+    if col.get("type") == "check" and value is not None:
+        return ("✓" if value else "✗"), ink
+    if col.get("type") == "date":
+        return fmt_when(value), ink
+    if not isinstance(value, str) and value is not None:
+        return fmt_num(value), ink
+    return plain_inline(value or ""), ink
+
+
+def _numeric(col: dict, values: list[Any]) -> bool:
+    if col.get("type") == "number":
+        return True
+    raw = [v.get("v") if isinstance(v, dict) else v for v in values]
+    raw = [v for v in raw if v is not None and v != ""]
+    return bool(raw) and all(isinstance(v, int | float) and not isinstance(v, bool) for v in raw)
+
+
+def _col_widths(needs: list[float], w: float) -> list[float]:
+    """Columns get the width their widest cell needs; spare width is shared, a shortfall
+    is taken from the widest columns first."""
+    total = sum(needs)
+    if total <= w:
+        spare = (w - total) / len(needs)
+        return [n + spare for n in needs]
+    fair = w / len(needs)
+    small = [n for n in needs if n <= fair]
+    big = [n for n in needs if n > fair]
+    rest = (w - sum(small)) / max(len(big), 1)
+    return [n if n <= fair else rest for n in needs]
+
+
 def _table(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
     items, cy = _title(p.get("title"), x, y, w)
     cols = [c for c in p.get("cols") or [] if isinstance(c, dict) and c.get("key")][:6]
     if not cols:
         return items, cy
-    cw = w / len(cols)
-    row_h = line_height(11) + 3
-    for i, col in enumerate(cols):
-        items.append(
-            Text(
-                x + i * cw,
-                y + cy,
-                (fit_line(str(col.get("label") or col["key"]).upper(), cw - 6, 10, "sans-bold"),),
-                10,
-                "sans-bold",
-                MUTED,
-            )
+    rows = [
+        r.get("cells") if isinstance(r, dict) and isinstance(r.get("cells"), dict) else r
+        for r in p.get("rows") or []
+    ]
+    rows = [r for r in rows if isinstance(r, dict)]
+    heads = [str(c.get("label") or c["key"]).upper() for c in cols]
+    shown = [[_cell_text(c, r.get(c["key"])) for c in cols] for r in rows]
+    numeric = [_numeric(c, [r.get(c["key"]) for r in rows]) for c in cols]
+    needs = [
+        max(
+            [text_width(heads[i], 10, "sans-bold")]
+            + [text_width(row[i][0], 11) for row in shown[:50]]
         )
+        + 12
+        for i in range(len(cols))
+    ]
+    widths = _col_widths(needs, w)
+    lefts = [x + sum(widths[:i]) for i in range(len(cols))]
+    row_h = line_height(11) + 3
+
+    def put(i: int, text: str, size: float, font: Any, ink: str) -> Text:
+        # numbers sit flush right, under a header that is flush right too
+        cw = widths[i] - 6
+        if numeric[i]:
+            tx, anchor = lefts[i] + widths[i] - 6, "end"
+        else:
+            tx, anchor = lefts[i], "start"
+        return Text(tx, y + cy, (fit_line(text, cw, size, font),), size, font, ink, 0.0, anchor)
+
+    for i, head in enumerate(heads):
+        items.append(put(i, head, 10, "sans-bold", MUTED))
     cy += row_h
     items.append(Path(((x, y + cy - 2), (x + w, y + cy - 2)), stroke=LINE, width=1))
-    for row in p.get("rows") or []:
-        if cy + row_h > budget:
+    for n, row in enumerate(shown):
+        left = len(shown) - n
+        if cy + row_h > budget + 0.01:
             break
-        cells = (
-            row.get("cells")
-            if isinstance(row, dict) and isinstance(row.get("cells"), dict)
-            else row
-        )
-        if not isinstance(cells, dict):
-            continue
-        for i, col in enumerate(cols):
-            cell = cells.get(col["key"])
-            value = cell.get("v") if isinstance(cell, dict) else cell
-            ink = tone(cell["tone"])[0] if isinstance(cell, dict) and cell.get("tone") else FG
-            if col.get("type") == "check" and value is not None:
-                shown = "✓" if value else "✗"
-            elif col.get("type") == "date":
-                shown = fmt_when(value)
-            else:
-                shown = (
-                    fmt_num(value)
-                    if not isinstance(value, str) and value is not None
-                    else plain_inline(value or "")
-                )
-            anchor = "end" if col.get("type") == "number" else "start"
-            tx = x + (i + 1) * cw - 6 if anchor == "end" else x + i * cw
-            items.append(
-                Text(tx, y + cy, (fit_line(shown, cw - 6, 11),), 11, "sans", ink, 0.0, anchor)
-            )
+        if left > 1 and cy + 2 * row_h > budget + 0.01:
+            # the last row that fits says how many rows the face left out
+            items.append(Text(x, y + cy, (f"+{left} more rows",), 10, "sans", MUTED))
+            cy += row_h
+            break
+        for i, (text, ink) in enumerate(row):
+            items.append(put(i, text, 11, "sans", ink))
         cy += row_h
     return items, cy
 
