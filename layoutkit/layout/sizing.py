@@ -331,6 +331,10 @@ CHIP_TEXT_SIZE = 10.5
 CHIP_GAP = 5.0
 TABLE_TEXT_SIZE = 11.0
 TIMELINE_ROW_H = 20.0
+TIMELINE_DETAIL_SIZE = 10.5
+TIMELINE_DETAIL_H = 15.0
+VERDICT_REASON_SIZE = 11.5
+VERDICT_REASON_LINES = 4
 VERDICT_SIZE = 13.0
 VERDICT_MAX_LINES = 3
 FINDING_TITLE_SIZE = 12.5
@@ -469,7 +473,7 @@ def _face_table(p: dict[str, Any], cw: float) -> float:
     rows = p.get("rows") if isinstance(p.get("rows"), list) else None
     # rows kept out of the payload (dataRef) are not drawn; size for a page of them
     n = sum(1 for r in rows if _table_cells(r) is not None) if rows is not None else 10
-    return h + table_row_height() * (1 + n)
+    return h + table_row_height() * (1 + n) + _caption(p, cw)
 
 
 def _table_cells(row: Any) -> dict[str, Any] | None:
@@ -478,17 +482,42 @@ def _table_cells(row: Any) -> dict[str, Any] | None:
     return row if isinstance(row, dict) else None
 
 
+def timeline_detail(item: dict[str, Any]) -> str:
+    """The second line of a timeline face entry: summary (under a title), text, evidence."""
+    parts = []
+    if item.get("title") and item.get("summary"):
+        parts.append(_flat(item["summary"]))
+    if _str(item.get("text")):
+        parts.append(_flat(item["text"]))
+    evidence = item.get("evidence")
+    listed = [_flat(e) for e in (evidence if isinstance(evidence, list) else [evidence])]
+    if any(listed):
+        parts.append("evidence: " + ", ".join(e for e in listed if e))
+    return " · ".join(p for p in parts if p)
+
+
 def _face_timeline(p: dict[str, Any], cw: float) -> float:
-    items = p.get("items") if isinstance(p.get("items"), list) else []
-    n = sum(1 for i in items if isinstance(i, dict))
-    return face_title_height(p.get("title")) + TIMELINE_ROW_H * n or 20.0
+    items = [i for i in (p.get("items") or []) if isinstance(i, dict)]
+    rows = sum(TIMELINE_ROW_H + (TIMELINE_DETAIL_H if timeline_detail(i) else 0.0) for i in items)
+    return face_title_height(p.get("title")) + rows or 20.0
+
+
+def verdict_lines(p: dict[str, Any], cw: float) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(state lines, reasoning lines) a verdict face draws at content width ``cw``."""
+    w = max(cw - 20, VERDICT_SIZE)
+    state = _flat(p.get("state")) or _flat(p.get("text"))
+    reason = " ".join(_flat(p.get("text")).split()) if _str(p.get("state")) else ""
+    head = _cut(state, w, VERDICT_SIZE, "sans-bold", VERDICT_MAX_LINES)
+    body = _cut(reason, w, VERDICT_REASON_SIZE, "sans", VERDICT_REASON_LINES) if reason else ()
+    return head, body
 
 
 def _face_verdict(p: dict[str, Any], cw: float) -> float:
-    text = str(p.get("state") or p.get("text") or "")
-    w = cw - 20
-    lines = len(_text.wrap(text, max(w, VERDICT_SIZE), VERDICT_SIZE, "sans-bold")) if text else 1
-    return min(lines, VERDICT_MAX_LINES) * _text.line_height(VERDICT_SIZE) + 16 + 4
+    head, body = verdict_lines(p, cw)
+    h = len(head) * _text.line_height(VERDICT_SIZE)
+    if body:
+        h += 2 + len(body) * _text.line_height(VERDICT_REASON_SIZE)
+    return h + 16 + 4
 
 
 FINDING_INSET = 10.0  # text starts right of the severity rail

@@ -29,12 +29,18 @@ from layoutkit.layout.sizing import (
     SERIES_AXIS_SIZE,
     STAT_ROW_H,
     STAT_TILE_H,
+    TIMELINE_DETAIL_H,
+    TIMELINE_DETAIL_SIZE,
+    TIMELINE_ROW_H,
+    VERDICT_REASON_SIZE,
     chart_area_height,
     finding_block_height,
     finding_blocks,
     finding_head,
     pie_diameter,
     series_bands,
+    timeline_detail,
+    verdict_lines,
 )
 from layoutkit.layout.text import line_height, text_width
 from layoutkit.render._charts import compare_delta, delta_text, nice_ticks
@@ -562,23 +568,56 @@ def _stat(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[It
             Text(
                 sx + 6,
                 y + cy + 4,
-                (fit_line(str(value), cw - 14, 17, "sans-bold"),),
+                (fit_line(str(value), cw - 14 - _delta_room(stat), 17, "sans-bold"),),
                 17,
                 "sans-bold",
                 tone(stat["tone"])[0] if stat.get("tone") else FG,
             )
         )
+        spark = [v for v in (as_number(v) for v in stat.get("spark") or []) if v is not None]
+        spark_w = min(cw * 0.3, 60.0) if len(spark) >= 2 else 0.0
+        label = " · ".join(str(stat[k]) for k in ("label", "note") if stat.get(k))
         items.append(
             Text(
                 sx + 6,
                 y + cy + 30,
-                (fit_line(str(stat.get("label") or ""), cw - 14, 10),),
+                (fit_line(label, cw - 14 - spark_w, 10),),
                 10,
                 "sans",
                 MUTED,
             )
         )
+        if stat.get("delta") is not None:
+            delta = str(stat["delta"])
+            good = delta.startswith("+") != (stat.get("better") == "lower")
+            ink = tone(stat.get("tone") or ("good" if good else "bad"))[0]
+            items.append(
+                Text(
+                    sx + cw - 10,
+                    y + cy + 5,
+                    (fit_line(delta, cw * 0.4, 10, "sans-bold"),),
+                    10,
+                    "sans-bold",
+                    ink,
+                    0.0,
+                    "end",
+                )
+            )
+        if spark_w:
+            lo, hi = min(spark), max(spark)
+            span = (hi - lo) or 1.0
+            left, base = sx + cw - 10 - spark_w, y + cy + STAT_TILE_H - 8
+            step = spark_w / (len(spark) - 1)
+            pts = tuple((left + i * step, base - (v - lo) / span * 14) for i, v in enumerate(spark))
+            items.append(Path(pts, stroke=ACCENT, width=1.5))
     return items, cy + STAT_ROW_H
+
+
+def _delta_room(stat: dict) -> float:
+    """Width the delta chip takes at the tile's top right (the value stays clear of it)."""
+    if stat.get("delta") is None:
+        return 0.0
+    return text_width(str(stat["delta"]), 10, "sans-bold") + 6
 
 
 def _meter(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
@@ -587,9 +626,8 @@ def _meter(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[I
         if not isinstance(item, dict) or cy + 30 > budget:
             continue
         value, top = as_number(item.get("value")) or 0.0, as_number(item.get("max")) or 1.0
-        items.append(
-            Text(x, y + cy, (fit_line(str(item.get("label") or ""), w * 0.6, 11),), 11, "sans", FG)
-        )
+        label = " · ".join(str(item[k]) for k in ("label", "note") if item.get(k))
+        items.append(Text(x, y + cy, (fit_line(label, w * 0.6, 11),), 11, "sans", FG))
         items.append(
             Text(
                 x + w,
@@ -655,9 +693,21 @@ def _chips(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[I
     return chip_row(pairs, x, y, w)
 
 
+def _caption(p: dict, x: float, y: float, w: float) -> tuple[list[Item], float]:
+    """The element's caption under it, as the sizer's ``_caption`` measures it."""
+    if not isinstance(p.get("caption"), str) or not p["caption"]:
+        return [], 0.0
+    run = text_run(x, y + 4, str(p["caption"]), w, size=12, fill=MUTED)
+    plain = text_run(x, y + 4, plain_inline(p["caption"]), w, size=12, fill=MUTED)
+    # markers dropped can only shorten the text: draw the plain lines in the raw one's room
+    return [plain], run.height + 6
+
+
 def _code(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
     fence = "```\n" + str(p.get("source") or "") + "\n```"
-    return markdown_face(fence, x, y, w, budget, size=12.0)
+    items, used = markdown_face(fence, x, y, w, budget, size=12.0)
+    more, h = _caption(p, x, y + used, w)
+    return items + more, used + h
 
 
 def _cell_text(col: dict, cell: Any) -> tuple[str, str]:
@@ -745,21 +795,48 @@ def _table(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[I
         for i, (text, ink) in enumerate(row):
             items.append(put(i, text, 11, "sans", ink))
         cy += row_h
-    return items, cy
+    more, h = _caption(p, x, y + cy, w)
+    return items + more, cy + h
+
+
+_STATUS_TONE = {"done": "good", "good": "good", "fixed": "good", "warn": "warn", "bad": "bad"}
 
 
 def _timeline(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
+    """Entries on a rail: when and title, the status in its tone, then the detail line."""
     items, cy = _title(p.get("title"), x, y, w)
     start = cy
     for item in p.get("items") or []:
-        if not isinstance(item, dict) or cy + 20 > budget:
+        if not isinstance(item, dict) or cy + TIMELINE_ROW_H > budget + 0.01:
             continue
-        items.append(Ellipse(x + 1, y + cy + 5, 8, 8, ACCENT))
+        status = str(item.get("status") or "")
+        ink = tone(_STATUS_TONE.get(status, "info" if status else "accent"))[0]
+        items.append(Ellipse(x + 1, y + cy + 5, 8, 8, ink if status else ACCENT))
         label = " · ".join(
             str(v) for v in (item.get("when"), item.get("title") or item.get("summary")) if v
         )
-        items.append(Text(x + 16, y + cy, (fit_line(label, w - 16, 11.5),), 11.5, "sans", FG))
-        cy += 20
+        room = w - 16
+        if status:
+            sw = text_width(status, 10, "sans-bold")
+            items.append(Text(x + w, y + cy + 1, (status,), 10, "sans-bold", ink, 0.0, "end"))
+            room -= sw + 8
+        items.append(Text(x + 16, y + cy, (fit_line(label, room, 11.5),), 11.5, "sans", FG))
+        cy += TIMELINE_ROW_H
+        detail = timeline_detail(item)
+        if detail:
+            if cy + TIMELINE_DETAIL_H > budget + 0.01:
+                break
+            items.append(
+                Text(
+                    x + 16,
+                    y + cy - 3,
+                    (fit_line(detail, w - 16, TIMELINE_DETAIL_SIZE),),
+                    TIMELINE_DETAIL_SIZE,
+                    "sans",
+                    MUTED,
+                )
+            )
+            cy += TIMELINE_DETAIL_H
     if cy > start:
         items.insert(0, Path(((x + 5, y + start + 6), (x + 5, y + cy - 8)), stroke=LINE, width=2))
     return items, cy
@@ -836,19 +913,16 @@ _READING_TONE = {"resolved": "good", "pending": "warn", "refuted": "muted", "won
 
 
 def _verdict(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
+    """The state in bold, then the reasoning the HTML shows under it."""
     ink, wash = tone(p.get("tone") or "info")
-    run = text_run(
-        x + 12,
-        y + 8,
-        str(p.get("state") or p.get("text") or ""),
-        w - 20,
-        size=13,
-        font="sans-bold",
-        fill=FG,
-        max_lines=3,
-    )
+    head, body = verdict_lines(p, w)
+    run = Text(x + 12, y + 8, head, 13, "sans-bold", FG)
+    items: list[Item] = [run]
     h = run.height + 16
-    return [Box(x, y, w, h, fill=wash, radius=6), Box(x, y, 4, h, fill=ink), run], h + 4
+    if body:
+        items.append(Text(x + 12, y + 8 + run.height + 2, body, VERDICT_REASON_SIZE, "sans", FG))
+        h += 2 + len(body) * line_height(VERDICT_REASON_SIZE)
+    return [Box(x, y, w, h, fill=wash, radius=6), Box(x, y, 4, h, fill=ink), *items], h + 4
 
 
 def _tile(title_key: str, meta: Callable[[dict], list[str]]) -> Face:

@@ -15,7 +15,7 @@ import attrs
 
 from layoutkit.layout import blocks as _blocks
 from layoutkit.layout.blocks import Block, is_number
-from layoutkit.layout.text import line_height, text_width
+from layoutkit.layout.text import fit_prefix, line_height, text_width
 from layoutkit.render._palette import FG, LINE, MUTED, SOFT
 from layoutkit.render._safe import safe_url
 from layoutkit.render._scene import Box, Image, Item, Path, Text, fit_line
@@ -111,7 +111,7 @@ def _draw(b: Block, x: float, y: float, w: float, color: str) -> list[Item]:
             ),
         ]
     if b.kind == "code":
-        shown = tuple(fit_line(line, b.w - 16, b.size, "mono") for line in b.lines)
+        shown = tuple(_fit_code(line, b.w - 16, b.size) for line in b.lines)
         return [
             Box(left, top + 2, b.w, b.h - 4, fill=SOFT, radius=4),
             Text(left + 8, top + _blocks.FENCE_PAD, shown, b.size, "mono", FG),
@@ -137,6 +137,14 @@ def _draw(b: Block, x: float, y: float, w: float, color: str) -> list[Item]:
             out.append(Image(left, top, b.w, b.h, src))
         return out
     return []
+
+
+def _fit_code(line: str, w: float, size: float) -> str:
+    """A code line cut to ``w`` with its indentation kept (fit_line would collapse it)."""
+    line = line.rstrip().replace("\t", "    ")
+    if text_width(line, size, "mono") <= w:
+        return line
+    return fit_prefix(line, w, size, "mono", "…").rstrip() + "…"
 
 
 def _row(b: Block, left: float, top: float) -> list[Item]:
