@@ -43,7 +43,7 @@ from layoutkit.layout.sizing import (
     verdict_lines,
 )
 from layoutkit.layout.text import line_height, text_width
-from layoutkit.render._charts import compare_delta, delta_text, nice_ticks
+from layoutkit.render._charts import compare_delta, delta_text, label_spot, nice_ticks, y_range
 from layoutkit.render._face_text import markdown_face, plain_inline
 from layoutkit.render._format import as_number, fmt_num, fmt_value, fmt_when, parse_when
 from layoutkit.render._images import image_href
@@ -147,11 +147,15 @@ def _series_face(viz: Any, data: dict, a: Area) -> list[Item]:
     xs = sorted({p[0] for p in flat})
     sums = {px: sum(py for pts in series for qx, py in pts if qx == px) for px in xs}
     refs = [as_number(r.get("value")) for r in data.get("refs") or [] if isinstance(r, dict)]
+    refs += [
+        py
+        for r in data.get("refs") or []
+        if isinstance(r, dict) and r.get("value") is None
+        for _, py in _series_pts({"points": r.get("points")})
+    ]
     ys = [p[1] for p in flat] + (list(sums.values()) if stack else [])
     ys += [v for v in refs if v is not None]
-    lo_set, hi_set = as_number(data.get("min")), as_number(data.get("max"))
-    lo = lo_set if lo_set is not None else min(0.0, *ys)
-    hi = hi_set if hi_set is not None else max(lo + 1, *ys)
+    lo, hi = y_range(viz, ys, data)
     ticks = nice_ticks(lo, hi, 4)
     lo, hi = min(lo, ticks[0]), max(hi, ticks[-1])
     span = (hi - lo) or 1.0
@@ -194,16 +198,20 @@ def _series_face(viz: Any, data: dict, a: Area) -> list[Item]:
         for i, label in enumerate(xlabels[:48]):
             if i % every:
                 continue
+            shown = fit_line(str(label), room * every - 2, SERIES_AXIS_SIZE)
+            lx, half_w = sx(x0 + i), text_width(shown, SERIES_AXIS_SIZE) / 2
+            # the end labels of a line stay inside the card
+            anchor = "start" if lx - half_w < x else "end" if lx + half_w > x + w else "middle"
             items.append(
                 Text(
-                    sx(x0 + i),
+                    lx,
                     ptop + plot_h + half,
-                    (fit_line(str(label), room * every - 2, SERIES_AXIS_SIZE),),
+                    (shown,),
                     SERIES_AXIS_SIZE,
                     "sans",
                     MUTED,
                     0.0,
-                    "middle",
+                    anchor,
                 )
             )
     if bars:
@@ -237,23 +245,34 @@ def _series_face(viz: Any, data: dict, a: Area) -> list[Item]:
                 items.extend(Ellipse(sx(px) - 3, sy(py) - 3, 6, 6, color) for px, py in pts)
             elif len(pts) >= 2:
                 items.append(Path(tuple((sx(px), sy(py)) for px, py in pts), stroke=color, width=2))
+    lines = [[(sx(px), sy(py)) for px, py in pts] for pts in series]
     for ref in data.get("refs") or []:
-        value = as_number(ref.get("value")) if isinstance(ref, dict) else None
-        if value is None or not lo <= value <= hi:
+        if not isinstance(ref, dict):
             continue
-        ry = sy(value)
-        items.append(Path(((px0, ry), (px0 + pw, ry)), stroke=MUTED, width=1, dash=(4.0, 3.0)))
+        value = as_number(ref.get("value"))
+        if value is not None:
+            pts = [(x0, value), (x1, value)]
+        else:
+            pts = [p for p in _series_pts({"points": ref.get("points")}) if x0 <= p[0] <= x1]
+        pts = [(px, min(max(py, lo), hi)) for px, py in pts]
+        if len(pts) < 2:
+            continue
+        ref_line = tuple((sx(px), sy(py)) for px, py in pts)
+        items.append(Path(ref_line, stroke=MUTED, width=1, dash=(4.0, 3.0)))
         if ref.get("label"):
-            # above the line at its left end, clear of the y labels
+            label = fit_line(str(ref["label"]), pw / 2, SERIES_AXIS_SIZE)
+            lw = text_width(label, SERIES_AXIS_SIZE)
+            (lx, ly), (rx, ry) = ref_line[0], ref_line[-1]
+            lh = line_height(SERIES_AXIS_SIZE)
+            spots = [
+                (rx - 4 - lw, ry - 3, rx - 4, "end"),
+                (rx - 4 - lw, ry + 3 + lh, rx - 4, "end"),
+                (lx + 4, ly - 3, lx + 4, "start"),
+                (lx + 4, ly + 3 + lh, lx + 4, "start"),
+            ]
+            _, base, tx, anchor = label_spot(spots, lw, SERIES_AXIS_SIZE, lines)
             items.append(
-                Text(
-                    px0 + 4,
-                    ry - line_height(SERIES_AXIS_SIZE),
-                    (fit_line(str(ref["label"]), pw / 2, SERIES_AXIS_SIZE),),
-                    SERIES_AXIS_SIZE,
-                    "sans",
-                    MUTED,
-                )
+                Text(tx, base - lh, (label,), SERIES_AXIS_SIZE, "sans", MUTED, 0.0, anchor)
             )
     return items
 
@@ -588,9 +607,9 @@ def _stat(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[It
             )
         )
         if stat.get("delta") is not None:
-            delta = str(stat["delta"])
-            good = delta.startswith("+") != (stat.get("better") == "lower")
-            ink = tone(stat.get("tone") or ("good" if good else "bad"))[0]
+            delta = _delta_text(stat["delta"])
+            # tone is the author's meaning, never read from the delta's sign
+            ink = tone(stat["tone"])[0] if stat.get("tone") else MUTED
             items.append(
                 Text(
                     sx + cw - 10,
@@ -617,7 +636,11 @@ def _delta_room(stat: dict) -> float:
     """Width the delta chip takes at the tile's top right (the value stays clear of it)."""
     if stat.get("delta") is None:
         return 0.0
-    return text_width(str(stat["delta"]), 10, "sans-bold") + 6
+    return text_width(_delta_text(stat["delta"]), 10, "sans-bold") + 6
+
+
+def _delta_text(delta: Any) -> str:
+    return delta if isinstance(delta, str) else fmt_num(delta)
 
 
 def _meter(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
