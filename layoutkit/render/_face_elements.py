@@ -948,6 +948,18 @@ def _verdict(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list
     return [Box(x, y, w, h, fill=wash, radius=6), Box(x, y, 4, h, fill=ink), *items], h + 4
 
 
+def _mock_labels(tree: Any, depth: int = 0) -> list[str]:
+    """The labels of a mockup's nodes in reading order (what its HTML prints)."""
+    out: list[str] = []
+    for node in tree if isinstance(tree, list) else []:
+        if not isinstance(node, dict) or depth > 12:
+            continue
+        if node.get("label"):
+            out.append(str(node["label"]))
+        out += _mock_labels(node.get("children"), depth + 1)
+    return out
+
+
 def _tile(title_key: str, meta: Callable[[dict], list[str]]) -> Face:
     def face(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
         items: list[Item] = [Box(x, y, w, 46, fill=CARD, stroke=LINE, radius=6)]
@@ -985,29 +997,58 @@ def _tile(title_key: str, meta: Callable[[dict], list[str]]) -> Face:
     return face
 
 
-def _container(key: str) -> Face:
-    def face(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
-        items: list[Item] = []
-        cy = 0.0
-        if p.get("label"):
-            items.append(
-                Text(
-                    x,
-                    y,
-                    (fit_line(str(p["label"]).upper(), w, 10, "sans-bold"),),
-                    10,
-                    "sans-bold",
-                    ACCENT,
-                )
-            )
-            cy += line_height(10)
-        more, used = _title(p.get("title"), x, y + cy, w, 14)
-        items += more
-        cy += used
-        sub, used = elements_face(p.get(key) or [], x, y + cy, w, budget - cy)
-        return items + sub, cy + used
+def _section(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
+    """Label, title, note and elements at the metrics the sizer's ``_el_section`` adds up."""
+    items: list[Item] = []
+    cy = 0.0
+    if p.get("label"):
+        label = fit_line(str(p["label"]).upper(), w, 10, "sans-bold")
+        items.append(Text(x, y, (label,), 10, "sans-bold", ACCENT))
+        cy += 18
+    if isinstance(p.get("title"), str) and p["title"]:
+        # the sizer measures the raw title; markers dropped only shorten it
+        lines = len(text_run(x, 0, p["title"], w, size=21, font="sans-bold").lines)
+        run = text_run(
+            x, y + cy, plain_inline(p["title"]), w, size=21, font="sans-bold", max_lines=lines
+        )
+        items.append(run)
+        cy += lines * line_height(21) + 6
+    if isinstance(p.get("note"), str) and p["note"]:
+        run = text_run(x, y + cy, p["note"], w, size=13, fill=MUTED)
+        items.append(run)
+        cy += run.height + 4
+    sub, used = elements_face(p.get("elements") or [], x, y + cy, w, budget - cy, gap=16)
+    return items + sub, cy + used
 
-    return face
+
+def _nested_doc(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
+    """A doc inside a doc: its head at the sizer's ``doc_height`` metrics, then its elements."""
+    items: list[Item] = []
+    cy = 0.0
+    if p.get("kicker"):
+        kicker = fit_line(str(p["kicker"]).upper(), w, 12, "sans-bold")
+        items.append(Text(x, y, (kicker,), 12, "sans-bold", ACCENT))
+        cy += 20
+    if p.get("title"):
+        run = text_run(x, y + cy, str(p["title"]), w, size=28, font="sans-bold")
+        items.append(run)
+        cy += run.height + 8
+    if p.get("intro"):
+        lines = len(text_run(x, 0, str(p["intro"]), w, size=16).lines)
+        run = text_run(x, y + cy, plain_inline(str(p["intro"])), w, size=16, fill=MUTED)
+        items.append(run)
+        cy += lines * line_height(16) + 8
+    chips = [
+        (str(c.get("k") or ""), str(c.get("v") or ""))
+        for c in p.get("chips") or []
+        if isinstance(c, dict)
+    ]
+    if chips:
+        more, used = chip_row(chips, x, y + cy, w)
+        items += more
+        cy += used + 8
+    sub, used = elements_face(p.get("elements") or [], x, y + cy, w, budget - cy, gap=16)
+    return items + sub, max(cy + used, 40.0)
 
 
 def _columns(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
@@ -1114,6 +1155,8 @@ def _ref(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Ite
         or (f"card {p['card']}" if p.get("card") is not None else "")
     )
     label = str(p.get("label") or target.get("title") or where or "reference")
+    if target.get("summary"):
+        label += " — " + str(target["summary"])
     width = min(text_width(label, 12) + 34, w)
     items: list[Item] = [Box(x, y, width, 26, fill=CARD, stroke=LINE, radius=13)]
     items.append(
@@ -1166,24 +1209,33 @@ ELEMENT_FACES: dict[str, Face] = {
     "gallery": _gallery,
     "columns": _columns,
     "compare": _compare,
-    "section": _container("elements"),
-    "doc": _container("elements"),
+    "section": _section,
+    "doc": _nested_doc,
     "diagram": _diagram,
     "epic": _tile(
         "title",
         lambda p: [
+            f"#{p['id']}" if p.get("id") is not None else "",
             str(p.get("phase") or "planned"),
             str(p.get("mark") or ""),
+            str(p.get("type") or ""),
             ", ".join(map(str, p.get("who") or [])),
         ],
     ),
-    "goal": _tile("title", lambda p: [str(p.get("status") or "planned"), fmt_when(p.get("ends"))]),
+    "goal": _tile(
+        "title",
+        lambda p: [
+            str(p.get("status") or "planned"),
+            plain_inline(p["outcome"]) if isinstance(p.get("outcome"), str) else "",
+            " → ".join(fmt_when(p[k]) for k in ("starts", "ends") if p.get(k)),
+        ],
+    ),
     "milestone": _tile(
         "title",
         lambda p: [
-            "reached " + fmt_when(p["reached"])
-            if p.get("reached")
-            else "due " + fmt_when(p.get("due"))
+            "reached" if p.get("reached") else "open",
+            "due " + fmt_when(p["due"]) if p.get("due") else "",
+            "reached " + fmt_when(p["reached"]) if p.get("reached") else "",
         ],
     ),
     "release": _tile(
@@ -1196,9 +1248,10 @@ ELEMENT_FACES: dict[str, Face] = {
     "deploy": _tile(
         "env",
         lambda p: [
-            str(p.get("sha") or "")[:10],
-            "live" if p.get("live") else "",
+            str(p.get("sha") or "")[:12],
             fmt_when(p.get("at")),
+            f"{fmt_num(p['count'])} deploys" if p.get("count") is not None else "",
+            "live" if p.get("live") else "",
         ],
     ),
     "ref": _ref,
@@ -1209,7 +1262,11 @@ ELEMENT_FACES: dict[str, Face] = {
     "mockup": _tile(
         "title",
         lambda p: [
-            " · ".join(str(f.get("name")) for f in p.get("frames") or [] if isinstance(f, dict))
+            " · ".join(
+                str(f.get("name") or "") + (": " + ", ".join(_mock_labels(f.get("tree"))))
+                for f in p.get("frames") or []
+                if isinstance(f, dict)
+            )
         ],
     ),
 }
