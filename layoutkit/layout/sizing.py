@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import math
 import re
+from datetime import date
 from typing import Any
 
 from layoutkit.elements.vocab import FRAME_KINDS
@@ -415,21 +416,53 @@ def series_bands(data: dict[str, Any], w: float) -> tuple[float, float, float]:
     return plot, xlabels, SERIES_LEGEND_H if named else 0.0
 
 
-def _heat_height(data: dict[str, Any], w: float) -> float:
+HEAT_LABEL_SIZE = 10.0
+HEAT_BAND_H = 14.0
+WEEKDAY_LABELS = ("Mon", "", "Wed", "", "Fri", "", "")
+
+
+def calendar_offset(calendar: dict[str, Any]) -> int:
+    """Weekday (Monday 0) of a calendar heatmap's first day; its first column starts there."""
+    raw = calendar.get("from")
+    try:
+        return date.fromisoformat(str(raw)[:10]).weekday() if raw else 0
+    except ValueError:
+        return 0
+
+
+def heat_geometry(data: dict[str, Any], w: float) -> tuple[float, float, float, int, int]:
+    """(label gutter, label band, cell size, columns, rows) of a heatmap face at width ``w``.
+
+    A calendar runs weeks as columns and weekdays as rows, labelled Mon/Wed/Fri at
+    the left and by month on top, as the HTML draws it; a grid takes its ``y``
+    labels at the left and its ``x`` labels on top.
+    """
     calendar = data.get("calendar") if isinstance(data.get("calendar"), dict) else None
     if calendar and isinstance(calendar.get("values"), list):
         count = len(calendar["values"])
         if not count:
-            return 0.0
-        cols, rows = (count - 1) // 7 + 1, min(count, 7)
+            return (0.0, 0.0, 0.0, 0, 0)
+        gutter = max(_text.text_width(d, HEAT_LABEL_SIZE) for d in WEEKDAY_LABELS) + 6
+        cols, rows, band = (count + calendar_offset(calendar)) // 7 + 1, 7, HEAT_BAND_H
     else:
         grid = [r for r in data.get("values") or [] if isinstance(r, list)]
         widths = [len(r) for r in grid]
         if not any(widths):
-            return 0.0
+            return (0.0, 0.0, 0.0, 0, 0)
         rows = max(i for i, n in enumerate(widths) if n) + 1
-        cols = max(widths)
-    return max(min(HEAT_CELL_MAX, w / cols), 2.0) * rows
+        xs = data.get("x") if isinstance(data.get("x"), list) else []
+        ys = data.get("y") if isinstance(data.get("y"), list) else []
+        cols = max([*widths, len(xs)])
+        labels = [str(v) for v in ys[:rows]]
+        gutter = max(_text.text_width(v, HEAT_LABEL_SIZE) for v in labels) + 6 if labels else 0.0
+        band = HEAT_BAND_H if xs else 0.0
+    size = max(min(HEAT_CELL_MAX, (w - gutter) / cols), 2.0)
+    return (gutter, band, size, cols, rows)
+
+
+def _heat_height(data: dict[str, Any], w: float) -> float:
+    _, band, size, _, rows = heat_geometry(data, w)
+    return band + size * rows if rows else 0.0
 
 
 def _face_chart(p: dict[str, Any], cw: float) -> float:

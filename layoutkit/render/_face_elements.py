@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 from layoutkit.elements.vocab import FINDING_STATUS_READING
@@ -24,6 +25,7 @@ from layoutkit.layout.sizing import (
     FINDING_TEXT_SIZE,
     FINDING_TITLE_SIZE,
     FINDING_WHERE_SIZE,
+    HEAT_LABEL_SIZE,
     PIE_LEGEND_SIZE,
     PIE_ROW_H,
     SERIES_AXIS_SIZE,
@@ -33,10 +35,13 @@ from layoutkit.layout.sizing import (
     TIMELINE_DETAIL_SIZE,
     TIMELINE_ROW_H,
     VERDICT_REASON_SIZE,
+    WEEKDAY_LABELS,
+    calendar_offset,
     chart_area_height,
     finding_block_height,
     finding_blocks,
     finding_head,
+    heat_geometry,
     pie_diameter,
     series_bands,
     timeline_detail,
@@ -436,11 +441,37 @@ def _pie_face(viz: Any, data: dict, a: Area, rows: list[dict]) -> list[Item]:
 
 
 def _heat_face(data: dict, a: Area) -> list[Item]:
-    x, top, w, h = a
+    """Cells with their row labels at the left and column (or month) labels on top."""
+    x, top, w, _ = a
+    gutter, band, size, _, rows = heat_geometry(data, w)
+    if not rows:
+        return []
+    items: list[Item] = []
+    left, grid_top = x + gutter, top + band
+
+    def label(tx: float, ty: float, text: str, anchor: Any = "start") -> Text:
+        shown = fit_line(text, max(gutter - 6, size * 3), HEAT_LABEL_SIZE)
+        return Text(tx, ty, (shown,), HEAT_LABEL_SIZE, "sans", MUTED, 0.0, anchor)
+
     calendar = data.get("calendar") if isinstance(data.get("calendar"), dict) else None
     if calendar and isinstance(calendar.get("values"), list):
         values = [as_number(v) or 0.0 for v in calendar["values"]]
-        cells = [(i // 7, i % 7, v) for i, v in enumerate(values)]
+        offset = calendar_offset(calendar)
+        cells = [((i + offset) // 7, (i + offset) % 7, v) for i, v in enumerate(values)]
+        for d, name in enumerate(WEEKDAY_LABELS):
+            if name:
+                ly = grid_top + d * size + (size - line_height(HEAT_LABEL_SIZE)) / 2
+                items.append(label(left - 6, ly, name, "end"))
+        when = parse_when(calendar.get("from"))
+        last = None
+        last_x = -1e9
+        for i in range(len(values)):
+            day = (when + timedelta(days=i)) if when else None
+            col, row = (i + offset) // 7, (i + offset) % 7
+            if day and day.month != last and row <= 1 and left + col * size >= last_x:
+                items.append(label(left + col * size, top, day.strftime("%b")))
+                last = day.month
+                last_x = left + col * size + text_width(day.strftime("%b"), HEAT_LABEL_SIZE) + 4
     else:
         cells = [
             (c, r, as_number(v) or 0.0)
@@ -448,19 +479,24 @@ def _heat_face(data: dict, a: Area) -> list[Item]:
             if isinstance(row, list)
             for c, v in enumerate(row)
         ]
+        ys = data.get("y") if isinstance(data.get("y"), list) else []
+        for r, name in enumerate(ys[:rows]):
+            ly = grid_top + r * size + (size - line_height(HEAT_LABEL_SIZE)) / 2
+            items.append(label(left - 6, ly, str(name), "end"))
+        xs = data.get("x") if isinstance(data.get("x"), list) else []
+        every = max(1, math.ceil(24 / size)) if size < 24 else 1
+        for c, name in enumerate(xs):
+            if c % every == 0:
+                items.append(label(left + c * size + size / 2, top, str(name), "middle"))
     if not cells:
-        return []
-    cols = max(c for c, _, _ in cells) + 1
-    rows = max(r for _, r, _ in cells) + 1
-    size = max(min(28.0, w / cols, h / rows), 2.0)
+        return items
     hi = max(v for _, _, v in cells) or 1.0
-    items: list[Item] = []
     for c, r, v in cells:
         alpha = int(30 + 225 * max(min(v / hi, 1.0), 0.0))
         items.append(
             Box(
-                x + c * size,
-                top + r * size,
+                left + c * size,
+                grid_top + r * size,
                 size - 1,
                 size - 1,
                 fill=f"#1c6ae4{alpha:02x}",
@@ -470,38 +506,69 @@ def _heat_face(data: dict, a: Area) -> list[Item]:
     return items
 
 
+def _matrix_face(data: dict, a: Area, rows: list[dict]) -> list[Item]:
+    """Items on a 2x2 field, with the HTML's axis captions (x under it, y at its left)."""
+    x, top, w, h = a
+    labels_x = [str(v) for v in (data.get("x") or [])[:2]]
+    labels_y = [str(v) for v in (data.get("y") or [])[:2]]
+    ycap = " / ".join(labels_y)
+    gutter = text_width(ycap, 10) + 8 if ycap else 0.0
+    band = line_height(10) + 2 if labels_x else 0.0
+    fx, fw, fh = x + gutter, max(w - gutter, 20.0), max(h - band, 20.0)
+    pts = [(as_number(r.get("x")), as_number(r.get("y"))) for r in rows]
+    xs = [p[0] for p in pts if p[0] is not None] or [0.0, 1.0]
+    ys = [p[1] for p in pts if p[1] is not None] or [0.0, 1.0]
+    x0, x1, y0, y1 = min(0.0, *xs), max(1.0, *xs), min(0.0, *ys), max(1.0, *ys)
+    items: list[Item] = [
+        Box(fx, top, fw, fh, stroke=LINE, width=1),
+        Path(((fx + fw / 2, top), (fx + fw / 2, top + fh)), stroke=LINE, width=1),
+        Path(((fx, top + fh / 2), (fx + fw, top + fh / 2)), stroke=LINE, width=1),
+    ]
+    if labels_x:
+        cap = fit_line(" → ".join(labels_x), fw, 10)
+        items.append(Text(fx + fw / 2, top + fh + 2, (cap,), 10, "sans", MUTED, 0.0, "middle"))
+    if ycap:
+        items.append(
+            Text(
+                x + gutter - 8,
+                top + fh / 2 - line_height(10) / 2,
+                (ycap,),
+                10,
+                "sans",
+                MUTED,
+                0.0,
+                "end",
+            )
+        )
+    for row, (px, py) in zip(rows, pts, strict=True):
+        if px is None or py is None:
+            continue
+        cx = fx + 8 + (px - x0) / ((x1 - x0) or 1) * (fw - 16)
+        cy = top + fh - 8 - (py - y0) / ((y1 - y0) or 1) * (fh - 16)
+        ink = tone(row["tone"])[0] if row.get("tone") else ACCENT
+        items.append(Ellipse(cx - 4, cy - 4, 8, 8, ink))
+        label = fit_line(str(row.get("label") or ""), fw / 3, 10)
+        # a point in the right half is labelled on its left, so the label stays in the field
+        right = cx > fx + fw / 2
+        items.append(
+            Text(
+                cx - 7 if right else cx + 7,
+                cy - line_height(10) / 2,
+                (label,),
+                10,
+                "sans",
+                FG,
+                0.0,
+                "end" if right else "start",
+            )
+        )
+    return items
+
+
 def _points_face(viz: Any, a: Area, rows: list[dict]) -> list[Item]:
-    """matrix: items on a 2x2 field; timeline: items on one axis."""
+    """timeline: items on one axis."""
     x, top, w, h = a
     items: list[Item] = []
-    if viz == "matrix":
-        pts = [(as_number(r.get("x")), as_number(r.get("y"))) for r in rows]
-        xs = [p[0] for p in pts if p[0] is not None] or [0.0, 1.0]
-        ys = [p[1] for p in pts if p[1] is not None] or [0.0, 1.0]
-        x0, x1, y0, y1 = min(0.0, *xs), max(1.0, *xs), min(0.0, *ys), max(1.0, *ys)
-        items += [
-            Box(x, top, w, h, stroke=LINE, width=1),
-            Path(((x + w / 2, top), (x + w / 2, top + h)), stroke=LINE, width=1),
-            Path(((x, top + h / 2), (x + w, top + h / 2)), stroke=LINE, width=1),
-        ]
-        for row, (px, py) in zip(rows, pts, strict=True):
-            if px is None or py is None:
-                continue
-            cx = x + 8 + (px - x0) / ((x1 - x0) or 1) * (w - 16)
-            cy = top + h - 8 - (py - y0) / ((y1 - y0) or 1) * (h - 16)
-            ink = tone(row["tone"])[0] if row.get("tone") else ACCENT
-            items.append(Ellipse(cx - 4, cy - 4, 8, 8, ink))
-            items.append(
-                Text(
-                    cx + 7,
-                    cy - line_height(10) / 2,
-                    (fit_line(str(row.get("label") or ""), w / 3, 10),),
-                    10,
-                    "sans",
-                    FG,
-                )
-            )
-        return items
     whens = [parse_when(r.get("when")) for r in rows]
     mid = top + min(h / 2, 40)
     items.append(Path(((x, mid), (x + w, mid)), stroke=LINE, width=2))
@@ -563,7 +630,9 @@ def _chart(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[I
         drawn = _pie_face(viz, data, area, rows)
     elif viz == "heatmap":
         drawn = _heat_face(data, area)
-    elif viz in ("matrix", "timeline"):
+    elif viz == "matrix":
+        drawn = _matrix_face(data, area, rows)
+    elif viz == "timeline":
         drawn = _points_face(viz, area, rows)
     else:
         drawn = _bars_face(viz, data, area, rows)

@@ -20,9 +20,6 @@ from tests.render.gallery import EVERY_ELEMENT
 
 #: (index in EVERY_ELEMENT, kind) -> words the face does not show yet
 KNOWN_GAPS: dict[tuple[int, str], set[str]] = {
-    (10, "chart"): {"mon", "tue"},
-    (11, "chart"): {"fri", "jan", "mon", "wed"},
-    (13, "chart"): {"effort", "more", "value"},
     (16, "chart"): {"host", "noisy"},
     (26, "figure"): {"one"},
     (27, "figure"): {"abc", "blob"},
