@@ -597,8 +597,18 @@ def finding_blocks(p: dict[str, Any], cw: float) -> list[FindingBlock]:
         add("body", lines)
     if _str(p.get("cause")):
         add("cause", tuple(_text.wrap("Cause: " + _flat(p["cause"]), w, FINDING_TEXT_SIZE)))
+    if _str(p.get("cost")):
+        add("cause", tuple(_text.wrap("Cost: " + _flat(p["cost"]), w, FINDING_TEXT_SIZE)))
     if _str(p.get("fix")):
         add("fix", ("Fix: " + _flat(p["fix"]),))
+    trace = p.get("trace") if isinstance(p.get("trace"), dict) else {}
+    steps = [
+        f"{side}: " + ", ".join(f"{k} {v}" for k, v in trace[side].items() if _flat(str(v)))
+        for side in ("before", "after")
+        if isinstance(trace.get(side), dict)
+    ]
+    if steps:
+        add("cause", tuple(_text.wrap(" → ".join(steps), w, FINDING_TEXT_SIZE)))
     evidence = p.get("evidence")
     listed = [_flat(e) for e in (evidence if isinstance(evidence, list) else [evidence])]
     listed = [e for e in listed if e]
@@ -653,14 +663,15 @@ def _face_prose(p: dict[str, Any], cw: float) -> float:
 
 
 def _face_figure(p: dict[str, Any], cw: float) -> float:
-    return cw * 10 / 16 + 4
+    return cw * 10 / 16 + 4 + _caption(p, cw)
 
 
 def _face_gallery(p: dict[str, Any], cw: float) -> float:
     items = p.get("items") if isinstance(p.get("items"), list) else []
     n = min(sum(1 for i in items if isinstance(i, dict)), GALLERY_MAX)
     tile = (cw - GALLERY_GAP * (GALLERY_COLS - 1)) / GALLERY_COLS * 10 / 16
-    return (n + GALLERY_COLS - 1) // GALLERY_COLS * (tile + GALLERY_GAP) or 20.0
+    grid = (n + GALLERY_COLS - 1) // GALLERY_COLS * (tile + GALLERY_GAP) or 20.0
+    return grid + _caption(p, cw)
 
 
 _ELEMENT_SIZERS: dict[str, Any] = {

@@ -364,6 +364,9 @@ def _compare_face(data: dict, a: Area, rows: list[dict]) -> list[Item]:
         items.append(
             Box(x + w * 0.3, ry + 11, max(abs(after) / peak * bw, 1), 7, fill=ACCENT, radius=1)
         )
+        if item.get("note"):
+            note = fit_line(str(item["note"]), w * 0.28, 9.5)
+            items.append(Text(x, ry + 17, (note,), 9.5, "sans", MUTED))
         chip = fit_line(delta_text(d["pct"], d["ratio"]), w * 0.28, 10, "sans-bold")
         items.append(Text(x + w, ry + 3, (chip,), 10, "sans-bold", ink, 0.0, "end"))
     return items
@@ -1176,8 +1179,16 @@ def _gallery(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list
         href = image_href(tile)
         if href is not None:
             items.append(Image(tx, ty, tw, th, href))
+        if tile.get("caption"):
+            # the tile's own caption on a strip along its bottom, over the picture
+            strip = line_height(9.5) + 2
+            items.append(Box(tx, ty + th - strip, tw, strip, fill=CARD, opacity=0.85))
+            cap = fit_line(plain_inline(str(tile["caption"])), tw - 8, 9.5)
+            items.append(Text(tx + 4, ty + th - strip + 1, (cap,), 9.5, "sans", FG))
     rows = (len(tiles) + cols - 1) // cols
-    return items, rows * (th + 6)
+    grid = rows * (th + 6) if rows else 20.0
+    more, used = _caption(p, x, y + grid, w)
+    return items + more, grid + used
 
 
 def _figure(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
@@ -1198,7 +1209,8 @@ def _figure(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[
     href = image_href(p)
     if href is not None:
         items.append(Image(x, y, w, h, href, "contain"))
-    return items, h + 4
+    more, used = _caption(p, x, y + h + 4, w)
+    return items + more, h + 4 + used
 
 
 def _list(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
