@@ -498,15 +498,27 @@ def _face_chips(p: dict[str, Any], cw: float) -> float:
     return chip_rows(labels, cw) * CHIP_ROW_H or 20.0
 
 
+def table_views(p: dict[str, Any]) -> list[str]:
+    """Names of a table's saved views (the HTML's tabs; a face lists them on its title row)."""
+    return [str(v["name"]) for v in p.get("views") or [] if isinstance(v, dict) and v.get("name")]
+
+
+def table_aggregates(p: dict[str, Any]) -> dict[str, str]:
+    """Column key -> sum, avg or count, for the footer row of a table."""
+    raw = p.get("aggregates") if isinstance(p.get("aggregates"), dict) else {}
+    return {str(k): v for k, v in raw.items() if v in ("sum", "avg", "count")}
+
+
 def _face_table(p: dict[str, Any], cw: float) -> float:
-    h = face_title_height(p.get("title"))
+    h = face_title_height(p.get("title") or table_views(p))
     cols = [c for c in p.get("cols") or [] if isinstance(c, dict) and c.get("key")]
     if not cols:
         return max(h, 20.0)
     rows = p.get("rows") if isinstance(p.get("rows"), list) else None
     # rows kept out of the payload (dataRef) are not drawn; size for a page of them
     n = sum(1 for r in rows if _table_cells(r) is not None) if rows is not None else 10
-    return h + table_row_height() * (1 + n) + _caption(p, cw)
+    foot = 1 if table_aggregates(p) else 0
+    return h + table_row_height() * (1 + n + foot) + _caption(p, cw)
 
 
 def _table_cells(row: Any) -> dict[str, Any] | None:

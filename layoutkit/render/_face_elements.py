@@ -44,6 +44,8 @@ from layoutkit.layout.sizing import (
     heat_geometry,
     pie_diameter,
     series_bands,
+    table_aggregates,
+    table_views,
     timeline_detail,
     verdict_lines,
 )
@@ -55,6 +57,7 @@ from layoutkit.render._images import image_href
 from layoutkit.render._palette import ACCENT, CARD, FG, LINE, MUTED, SOFT, tone
 from layoutkit.render._safe import element_parts
 from layoutkit.render._scene import Box, Ellipse, Image, Item, Path, Text, fit_line, text_run
+from layoutkit.render._table import aggregate
 
 Face = Callable[[dict, float, float, float, float], tuple[list[Item], float]]
 SERIES = ("#1c6ae4", "#e8590c", "#2f9e44", "#ae3ec9", "#1098ad", "#f08c00", "#868e96", "#d6336c")
@@ -841,7 +844,11 @@ def _col_widths(needs: list[float], w: float) -> list[float]:
 
 
 def _table(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
-    items, cy = _title(p.get("title"), x, y, w)
+    views = table_views(p)
+    items, cy = _title(p.get("title") or " ", x, y, w) if views else _title(p.get("title"), x, y, w)
+    if views:
+        listed = fit_line(" · ".join(views), w * 0.6, 10)
+        items.append(Text(x + w, y + 2, (listed,), 10, "sans", MUTED, 0.0, "end"))
     cols = [c for c in p.get("cols") or [] if isinstance(c, dict) and c.get("key")][:6]
     if not cols:
         return items, cy
@@ -889,6 +896,15 @@ def _table(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[I
             break
         for i, (text, ink) in enumerate(row):
             items.append(put(i, text, 11, "sans", ink))
+        cy += row_h
+    aggregates = table_aggregates(p)
+    if aggregates and cy + row_h <= budget + 0.01:
+        items.append(Path(((x, y + cy - 2), (x + w, y + cy - 2)), stroke=LINE, width=1))
+        for i, col in enumerate(cols):
+            how = aggregates.get(str(col["key"]))
+            if how:
+                total = f"{how} {aggregate(rows, col['key'], how)}"
+                items.append(put(i, total, 10.5, "sans-bold", MUTED))
         cy += row_h
     more, h = _caption(p, x, y + cy, w)
     return items + more, cy + h

@@ -22,7 +22,6 @@ from tests.render.gallery import EVERY_ELEMENT
 KNOWN_GAPS: dict[tuple[int, str], set[str]] = {
     (27, "figure"): {"abc", "blob"},
     (31, "gallery"): {"shot"},
-    (56, "table"): {"busiest", "count", "healthy", "sum"},
 }
 
 
