@@ -43,9 +43,11 @@ from __future__ import annotations
 
 import math
 import re
+from datetime import date
 from typing import Any
 
 from layoutkit.elements.vocab import FRAME_KINDS
+from layoutkit.layout import blocks as _blocks
 from layoutkit.layout import text as _text
 
 Size = tuple[float, float]
@@ -184,82 +186,13 @@ def _markdown_box(md: str, width: float | None, default: float, min_h: float = 0
     return (w, max(min_h, h + 2 * PAD))
 
 
-_HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
-_LIST = re.compile(r"^(\s*)([-*+]|\d+[.)])\s+(\[[ xX]\]\s+)?(.*)$")
-_HEADING_SIZES = {1: 26.0, 2: 21.0, 3: 18.0, 4: 16.0, 5: 14.0, 6: 14.0}
-
-
 def markdown_height(md: str, width: float) -> tuple[float, float]:
-    """Height of ``md`` rendered at ``width`` and the width of its widest line.
+    """Height of ``md`` laid out at ``width`` and the width of its widest line.
 
-    A line-oriented estimate: headings, list items, quotes, fenced code,
-    tables, rules, images and block math each get their own metrics;
-    everything else wraps as body text.
+    Both come from the block plan the face draws (:func:`layoutkit.layout.blocks.plan`).
     """
-    width = max(width, 40.0)
-    h = 0.0
-    widest = 0.0
-    in_code = False
-    in_math = False
-    prev_blank = True
-    for raw in md.split("\n"):
-        line = raw.rstrip()
-        stripped = line.strip()
-        if stripped.startswith("```") or stripped.startswith("~~~"):
-            in_code = not in_code
-            h += 12.0
-            continue
-        if in_code:
-            h += 13.0 * 1.4
-            widest = max(widest, min(width, _text.text_width(line, 13.0, "mono") + 24))
-            continue
-        if stripped == "$$":
-            in_math = not in_math
-            h += 20.0
-            continue
-        if in_math:
-            continue
-        if not stripped:
-            if not prev_blank:
-                h += 8.0
-            prev_blank = True
-            continue
-        prev_blank = False
-        m = _HEADING.match(stripped)
-        if m:
-            size = _HEADING_SIZES[len(m.group(1))]
-            block = _text.measure(m.group(2), width, size, "sans-bold")
-            h += block.height + 6.0
-            widest = max(widest, block.width)
-            continue
-        if re.fullmatch(r"[-*_]{3,}", stripped):
-            h += 16.0
-            continue
-        if stripped.startswith("|"):
-            if not re.fullmatch(r"\|?[\s:|-]+\|?", stripped):
-                h += 32.0
-            widest = width
-            continue
-        if stripped.startswith("!["):
-            h += min(240.0, width / 1.6)
-            widest = width
-            continue
-        m = _LIST.match(line)
-        if m:
-            indent = 20.0 + 16.0 * (len(m.group(1)) // 2)
-            block = _text.measure(m.group(4), width - indent, BODY)
-            h += block.height + 2.0
-            widest = max(widest, block.width + indent)
-            continue
-        if stripped.startswith(">"):
-            block = _text.measure(stripped.lstrip("> "), width - 16.0, BODY)
-            h += block.height
-            widest = max(widest, block.width + 16.0)
-            continue
-        block = _text.measure(stripped, width, BODY)
-        h += block.height
-        widest = max(widest, block.width)
-    return (max(h, _text.line_height(BODY)), widest)
+    laid = _blocks.plan(md, width)
+    return (laid.height, laid.widest)
 
 
 # ------------------------------------------------------------------ documents
@@ -382,8 +315,13 @@ CHART_STAT_H = 62.0
 CHART_GAP = 4.0
 BAR_ROW_H = 26.0
 COMPARE_ROW_H = 34.0
-PIE_BAND_H = 24.0
+PIE_DIAMETER = 120.0
+PIE_ROW_H = 18.0
 PIE_LEGEND_SIZE = 11.0
+SERIES_PLOT_MAX = 200.0
+SERIES_AXIS_SIZE = 10.0
+SERIES_XLABEL_H = 16.0
+SERIES_LEGEND_H = 18.0
 POINTS_AXIS_H = 64.0
 HEAT_CELL_MAX = 28.0
 METER_ROW_H = 30.0
@@ -394,6 +332,10 @@ CHIP_TEXT_SIZE = 10.5
 CHIP_GAP = 5.0
 TABLE_TEXT_SIZE = 11.0
 TIMELINE_ROW_H = 20.0
+TIMELINE_DETAIL_SIZE = 10.5
+TIMELINE_DETAIL_H = 15.0
+VERDICT_REASON_SIZE = 11.5
+VERDICT_REASON_LINES = 4
 VERDICT_SIZE = 13.0
 VERDICT_MAX_LINES = 3
 FINDING_TITLE_SIZE = 12.5
@@ -446,9 +388,10 @@ def chart_area_height(viz: Any, data: Any, w: float) -> float:
     if viz == "compare":
         return COMPARE_ROW_H * n
     if data.get("series") and viz in ("line", "area", "bars", "scatter"):
-        return max(90.0, w * 0.5)
+        plot, xlabels, legend = series_bands(data, w)
+        return plot + xlabels + legend
     if viz in ("pie", "donut"):
-        return PIE_BAND_H + n * _text.line_height(PIE_LEGEND_SIZE) if n else 0.0
+        return max(pie_diameter(w), n * PIE_ROW_H) if n else 0.0
     if viz == "heatmap":
         return _heat_height(data, w)
     if viz == "matrix":
@@ -458,21 +401,68 @@ def chart_area_height(viz: Any, data: Any, w: float) -> float:
     return BAR_ROW_H * n
 
 
-def _heat_height(data: dict[str, Any], w: float) -> float:
+def pie_diameter(w: float) -> float:
+    """Diameter of a pie or donut face at width ``w`` (its legend sits to the right)."""
+    return min(PIE_DIAMETER, w * 0.4)
+
+
+def series_bands(data: dict[str, Any], w: float) -> tuple[float, float, float]:
+    """(plot, x-label band, legend band) heights of a series chart face at width ``w``."""
+    plot = min(max(90.0, w * 0.35), SERIES_PLOT_MAX)
+    xlabels = SERIES_XLABEL_H if isinstance(data.get("x"), list) and data["x"] else 0.0
+    named = any(
+        isinstance(s, dict) and (s.get("label") or s.get("name")) for s in data.get("series") or []
+    )
+    return plot, xlabels, SERIES_LEGEND_H if named else 0.0
+
+
+HEAT_LABEL_SIZE = 10.0
+HEAT_BAND_H = 14.0
+WEEKDAY_LABELS = ("Mon", "", "Wed", "", "Fri", "", "")
+
+
+def calendar_offset(calendar: dict[str, Any]) -> int:
+    """Weekday (Monday 0) of a calendar heatmap's first day; its first column starts there."""
+    raw = calendar.get("from")
+    try:
+        return date.fromisoformat(str(raw)[:10]).weekday() if raw else 0
+    except ValueError:
+        return 0
+
+
+def heat_geometry(data: dict[str, Any], w: float) -> tuple[float, float, float, int, int]:
+    """(label gutter, label band, cell size, columns, rows) of a heatmap face at width ``w``.
+
+    A calendar runs weeks as columns and weekdays as rows, labelled Mon/Wed/Fri at
+    the left and by month on top, as the HTML draws it; a grid takes its ``y``
+    labels at the left and its ``x`` labels on top.
+    """
     calendar = data.get("calendar") if isinstance(data.get("calendar"), dict) else None
     if calendar and isinstance(calendar.get("values"), list):
         count = len(calendar["values"])
         if not count:
-            return 0.0
-        cols, rows = (count - 1) // 7 + 1, min(count, 7)
+            return (0.0, 0.0, 0.0, 0, 0)
+        gutter = max(_text.text_width(d, HEAT_LABEL_SIZE) for d in WEEKDAY_LABELS) + 6
+        cols, rows, band = (count + calendar_offset(calendar)) // 7 + 1, 7, HEAT_BAND_H
     else:
         grid = [r for r in data.get("values") or [] if isinstance(r, list)]
         widths = [len(r) for r in grid]
         if not any(widths):
-            return 0.0
+            return (0.0, 0.0, 0.0, 0, 0)
         rows = max(i for i, n in enumerate(widths) if n) + 1
-        cols = max(widths)
-    return max(min(HEAT_CELL_MAX, w / cols), 2.0) * rows
+        xs = data.get("x") if isinstance(data.get("x"), list) else []
+        ys = data.get("y") if isinstance(data.get("y"), list) else []
+        cols = max([*widths, len(xs)])
+        labels = [str(v) for v in ys[:rows]]
+        gutter = max(_text.text_width(v, HEAT_LABEL_SIZE) for v in labels) + 6 if labels else 0.0
+        band = HEAT_BAND_H if xs else 0.0
+    size = max(min(HEAT_CELL_MAX, (w - gutter) / cols), 2.0)
+    return (gutter, band, size, cols, rows)
+
+
+def _heat_height(data: dict[str, Any], w: float) -> float:
+    _, band, size, _, rows = heat_geometry(data, w)
+    return band + size * rows if rows else 0.0
 
 
 def _face_chart(p: dict[str, Any], cw: float) -> float:
@@ -508,15 +498,27 @@ def _face_chips(p: dict[str, Any], cw: float) -> float:
     return chip_rows(labels, cw) * CHIP_ROW_H or 20.0
 
 
+def table_views(p: dict[str, Any]) -> list[str]:
+    """Names of a table's saved views (the HTML's tabs; a face lists them on its title row)."""
+    return [str(v["name"]) for v in p.get("views") or [] if isinstance(v, dict) and v.get("name")]
+
+
+def table_aggregates(p: dict[str, Any]) -> dict[str, str]:
+    """Column key -> sum, avg or count, for the footer row of a table."""
+    raw = p.get("aggregates") if isinstance(p.get("aggregates"), dict) else {}
+    return {str(k): v for k, v in raw.items() if v in ("sum", "avg", "count")}
+
+
 def _face_table(p: dict[str, Any], cw: float) -> float:
-    h = face_title_height(p.get("title"))
+    h = face_title_height(p.get("title") or table_views(p))
     cols = [c for c in p.get("cols") or [] if isinstance(c, dict) and c.get("key")]
     if not cols:
         return max(h, 20.0)
     rows = p.get("rows") if isinstance(p.get("rows"), list) else None
     # rows kept out of the payload (dataRef) are not drawn; size for a page of them
     n = sum(1 for r in rows if _table_cells(r) is not None) if rows is not None else 10
-    return h + table_row_height() * (1 + n)
+    foot = 1 if table_aggregates(p) else 0
+    return h + table_row_height() * (1 + n + foot) + _caption(p, cw)
 
 
 def _table_cells(row: Any) -> dict[str, Any] | None:
@@ -525,17 +527,42 @@ def _table_cells(row: Any) -> dict[str, Any] | None:
     return row if isinstance(row, dict) else None
 
 
+def timeline_detail(item: dict[str, Any]) -> str:
+    """The second line of a timeline face entry: summary (under a title), text, evidence."""
+    parts = []
+    if item.get("title") and item.get("summary"):
+        parts.append(_flat(item["summary"]))
+    if _str(item.get("text")):
+        parts.append(_flat(item["text"]))
+    evidence = item.get("evidence")
+    listed = [_flat(e) for e in (evidence if isinstance(evidence, list) else [evidence])]
+    if any(listed):
+        parts.append("evidence: " + ", ".join(e for e in listed if e))
+    return " · ".join(p for p in parts if p)
+
+
 def _face_timeline(p: dict[str, Any], cw: float) -> float:
-    items = p.get("items") if isinstance(p.get("items"), list) else []
-    n = sum(1 for i in items if isinstance(i, dict))
-    return face_title_height(p.get("title")) + TIMELINE_ROW_H * n or 20.0
+    items = [i for i in (p.get("items") or []) if isinstance(i, dict)]
+    rows = sum(TIMELINE_ROW_H + (TIMELINE_DETAIL_H if timeline_detail(i) else 0.0) for i in items)
+    return face_title_height(p.get("title")) + rows or 20.0
+
+
+def verdict_lines(p: dict[str, Any], cw: float) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(state lines, reasoning lines) a verdict face draws at content width ``cw``."""
+    w = max(cw - 20, VERDICT_SIZE)
+    state = _flat(p.get("state")) or _flat(p.get("text"))
+    reason = " ".join(_flat(p.get("text")).split()) if _str(p.get("state")) else ""
+    head = _cut(state, w, VERDICT_SIZE, "sans-bold", VERDICT_MAX_LINES)
+    body = _cut(reason, w, VERDICT_REASON_SIZE, "sans", VERDICT_REASON_LINES) if reason else ()
+    return head, body
 
 
 def _face_verdict(p: dict[str, Any], cw: float) -> float:
-    text = str(p.get("state") or p.get("text") or "")
-    w = cw - 20
-    lines = len(_text.wrap(text, max(w, VERDICT_SIZE), VERDICT_SIZE, "sans-bold")) if text else 1
-    return min(lines, VERDICT_MAX_LINES) * _text.line_height(VERDICT_SIZE) + 16 + 4
+    head, body = verdict_lines(p, cw)
+    h = len(head) * _text.line_height(VERDICT_SIZE)
+    if body:
+        h += 2 + len(body) * _text.line_height(VERDICT_REASON_SIZE)
+    return h + 16 + 4
 
 
 FINDING_INSET = 10.0  # text starts right of the severity rail
@@ -582,8 +609,18 @@ def finding_blocks(p: dict[str, Any], cw: float) -> list[FindingBlock]:
         add("body", lines)
     if _str(p.get("cause")):
         add("cause", tuple(_text.wrap("Cause: " + _flat(p["cause"]), w, FINDING_TEXT_SIZE)))
+    if _str(p.get("cost")):
+        add("cause", tuple(_text.wrap("Cost: " + _flat(p["cost"]), w, FINDING_TEXT_SIZE)))
     if _str(p.get("fix")):
         add("fix", ("Fix: " + _flat(p["fix"]),))
+    trace = p.get("trace") if isinstance(p.get("trace"), dict) else {}
+    steps = [
+        f"{side}: " + ", ".join(f"{k} {v}" for k, v in trace[side].items() if _flat(str(v)))
+        for side in ("before", "after")
+        if isinstance(trace.get(side), dict)
+    ]
+    if steps:
+        add("cause", tuple(_text.wrap(" → ".join(steps), w, FINDING_TEXT_SIZE)))
     evidence = p.get("evidence")
     listed = [_flat(e) for e in (evidence if isinstance(evidence, list) else [evidence])]
     listed = [e for e in listed if e]
@@ -638,14 +675,15 @@ def _face_prose(p: dict[str, Any], cw: float) -> float:
 
 
 def _face_figure(p: dict[str, Any], cw: float) -> float:
-    return cw * 10 / 16 + 4
+    return cw * 10 / 16 + 4 + _caption(p, cw)
 
 
 def _face_gallery(p: dict[str, Any], cw: float) -> float:
     items = p.get("items") if isinstance(p.get("items"), list) else []
     n = min(sum(1 for i in items if isinstance(i, dict)), GALLERY_MAX)
     tile = (cw - GALLERY_GAP * (GALLERY_COLS - 1)) / GALLERY_COLS * 10 / 16
-    return (n + GALLERY_COLS - 1) // GALLERY_COLS * (tile + GALLERY_GAP) or 20.0
+    grid = (n + GALLERY_COLS - 1) // GALLERY_COLS * (tile + GALLERY_GAP) or 20.0
+    return grid + _caption(p, cw)
 
 
 _ELEMENT_SIZERS: dict[str, Any] = {

@@ -8,6 +8,7 @@ gutters are measured with the bundled font metrics.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from datetime import date, timedelta
@@ -39,7 +40,7 @@ def _tone(tone: Any) -> str:
     return f"tone-{tone}" if tone in TONES else ""
 
 
-def _nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
+def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
     if hi <= lo:
         hi = lo + 1
     raw = (hi - lo) / max(count, 1)
@@ -52,6 +53,56 @@ def _nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
         ticks.append(round(value, 10))
         value += step
     return ticks
+
+
+def y_range(viz: Any, ys: list[float], data: dict) -> tuple[float, float]:
+    """The y-range of a series chart before its ticks round it out.
+
+    ``min``/``max`` win. Bars and areas stand on zero; a line or a scatter fits
+    its data (a latency between 180 and 220 ms is not squashed against a zero
+    nobody asked for), and an author who wants zero sets ``min: 0``.
+    """
+    lo_set, hi_set = as_number(data.get("min")), as_number(data.get("max"))
+    fits = viz in ("line", "scatter") and bool(ys)
+    lo = lo_set if lo_set is not None else (min(ys) if fits else min([0.0, *ys]))
+    hi = hi_set if hi_set is not None else max([lo, *ys])
+    if hi <= lo:
+        hi = lo + 1
+    return lo, hi
+
+
+def _seg_y(line: list[tuple[float, float]], x: float) -> float | None:
+    for (ax, ay), (bx, by) in itertools.pairwise(line):
+        if min(ax, bx) <= x <= max(ax, bx):
+            return ay if bx == ax else ay + (by - ay) * (x - ax) / (bx - ax)
+    return None
+
+
+def label_spot(
+    spots: list[tuple[float, float, float, str]],
+    width: float,
+    size: float,
+    lines: list[list[tuple[float, float]]],
+) -> tuple[float, float, float, str]:
+    """Of the spots (left, baseline, anchor x, anchor), the one whose label box is
+    farthest from every data line (the first on a tie): a label never sits on a
+    line when it has somewhere else to go."""
+
+    def clearance(spot: tuple[float, float, float, str]) -> float:
+        left, base = spot[0], spot[1]
+        top, bottom = base - size, base + 3
+        best = float("inf")
+        for line in lines:
+            for i in range(9):
+                y = _seg_y(line, left + width * i / 8)
+                if y is None:
+                    continue
+                if top <= y <= bottom:
+                    return 0.0
+                best = min(best, top - y if y < top else y - bottom)
+        return best
+
+    return max(spots, key=clearance)
 
 
 def _series_points(series: dict) -> list[tuple[float, float]]:
@@ -110,11 +161,8 @@ def _xy_chart(payload: dict, data: dict) -> tuple[str, float]:
             for x, y in pts:
                 sums[x] = sums.get(x, 0.0) + y
         ys += list(sums.values())
-    lo = as_number(data.get("min"))
-    hi = as_number(data.get("max"))
-    lo = lo if lo is not None else min([0.0, *ys])
-    hi = hi if hi is not None else max([lo + 1, *ys])
-    ticks = _nice_ticks(lo, hi)
+    lo, hi = y_range(viz, ys, data)
+    ticks = nice_ticks(lo, hi)
     lo, hi = min(lo, ticks[0]), max(hi, ticks[-1])
     unit = data.get("unit")
     gutter = 12 + max(text_width(fmt_value(t, unit), FONT) for t in ticks)
@@ -186,12 +234,21 @@ def _xy_chart(payload: dict, data: dict) -> tuple[str, float]:
         for si, pts in enumerate(all_points):
             for x, y in pts:
                 body.append(f'<circle cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="4" class="s{si % 8}"/>')
+    drawn = [[(sx(x), sy(y)) for x, y in pts] for pts in all_points]
     for label, pts in refs:
         line = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in pts)
         body.append(f'<polyline points="{line}" class="ref" fill="none"/>')
         if label:
-            lx, ly = pts[-1]
-            body.append(_text(sx(lx) - 4, sy(ly) - 5, label, "ref-lbl", "end"))
+            lw = text_width(label, FONT)
+            (lx, ly), (rx, ry) = (sx(pts[0][0]), sy(pts[0][1])), (sx(pts[-1][0]), sy(pts[-1][1]))
+            spots = [
+                (rx - 4 - lw, ry - 5, rx - 4, "end"),
+                (rx - 4 - lw, ry + 14, rx - 4, "end"),
+                (lx + 4, ly - 5, lx + 4, "start"),
+                (lx + 4, ly + 14, lx + 4, "start"),
+            ]
+            _, base, tx, anchor = label_spot(spots, lw, FONT, drawn)
+            body.append(_text(tx, base, label, "ref-lbl", anchor))
     height = top + plot_h + 26
     names = [str(s.get("label") or "") for s in series]
     if any(names):

@@ -7,7 +7,9 @@ caller passes a height budget and gets back the height used.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 from layoutkit.elements.vocab import FINDING_STATUS_READING
@@ -23,21 +25,39 @@ from layoutkit.layout.sizing import (
     FINDING_TEXT_SIZE,
     FINDING_TITLE_SIZE,
     FINDING_WHERE_SIZE,
+    HEAT_LABEL_SIZE,
+    PIE_LEGEND_SIZE,
+    PIE_ROW_H,
+    SERIES_AXIS_SIZE,
     STAT_ROW_H,
     STAT_TILE_H,
+    TIMELINE_DETAIL_H,
+    TIMELINE_DETAIL_SIZE,
+    TIMELINE_ROW_H,
+    VERDICT_REASON_SIZE,
+    WEEKDAY_LABELS,
+    calendar_offset,
     chart_area_height,
     finding_block_height,
     finding_blocks,
     finding_head,
+    heat_geometry,
+    pie_diameter,
+    series_bands,
+    table_aggregates,
+    table_views,
+    timeline_detail,
+    verdict_lines,
 )
 from layoutkit.layout.text import line_height, text_width
-from layoutkit.render._charts import compare_delta, delta_text
+from layoutkit.render._charts import compare_delta, delta_text, label_spot, nice_ticks, y_range
 from layoutkit.render._face_text import markdown_face, plain_inline
 from layoutkit.render._format import as_number, fmt_num, fmt_value, fmt_when, parse_when
 from layoutkit.render._images import image_href
 from layoutkit.render._palette import ACCENT, CARD, FG, LINE, MUTED, SOFT, tone
 from layoutkit.render._safe import element_parts
 from layoutkit.render._scene import Box, Ellipse, Image, Item, Path, Text, fit_line, text_run
+from layoutkit.render._table import aggregate
 
 Face = Callable[[dict, float, float, float, float], tuple[list[Item], float]]
 SERIES = ("#1c6ae4", "#e8590c", "#2f9e44", "#ae3ec9", "#1098ad", "#f08c00", "#868e96", "#d6336c")
@@ -104,63 +124,163 @@ def _series_pts(series: dict) -> list[tuple[float, float]]:
     return pts
 
 
+def _legend_row(labels: list[str], x: float, y: float, w: float) -> list[Item]:
+    """Swatches and names on one row, as the HTML legend shows them."""
+    items: list[Item] = []
+    lx = x
+    for i, label in enumerate(labels):
+        if not label:
+            continue
+        room = x + w - lx - 14
+        if room < 24:
+            break
+        shown = fit_line(label, room, SERIES_AXIS_SIZE)
+        items.append(Box(lx, y + 3, 9, 9, fill=SERIES[i % 8], radius=1))
+        items.append(Text(lx + 13, y, (shown,), SERIES_AXIS_SIZE, "sans", FG))
+        lx += 13 + text_width(shown, SERIES_AXIS_SIZE) + 14
+    return items
+
+
 def _series_face(viz: Any, data: dict, a: Area) -> list[Item]:
+    """Axes with ticks and labels, a zero baseline, the series, refs and a legend."""
     x, top, w, h = a
-    series = [_series_pts(s) for s in data.get("series") or [] if isinstance(s, dict)]
+    raw = [s for s in data.get("series") or [] if isinstance(s, dict)]
+    series = [_series_pts(s) for s in raw]
     flat = [p for pts in series for p in pts]
     if not flat:
         return []
+    plot_h, xlabel_h, legend_h = series_bands(data, w)
+    plot_h = max(h - xlabel_h - legend_h, 20.0)
     stack = bool(data.get("stack")) and viz in ("bars", "area")
     xs = sorted({p[0] for p in flat})
     sums = {px: sum(py for pts in series for qx, py in pts if qx == px) for px in xs}
-    hi = max([*(p[1] for p in flat), *(sums.values() if stack else [])])
-    lo = min(0.0, *(p[1] for p in flat))
+    refs = [as_number(r.get("value")) for r in data.get("refs") or [] if isinstance(r, dict)]
+    refs += [
+        py
+        for r in data.get("refs") or []
+        if isinstance(r, dict) and r.get("value") is None
+        for _, py in _series_pts({"points": r.get("points")})
+    ]
+    ys = [p[1] for p in flat] + (list(sums.values()) if stack else [])
+    ys += [v for v in refs if v is not None]
+    lo, hi = y_range(viz, ys, data)
+    ticks = nice_ticks(lo, hi, 4)
+    lo, hi = min(lo, ticks[0]), max(hi, ticks[-1])
     span = (hi - lo) or 1.0
-    items: list[Item] = [Path(((x, top + h), (x + w, top + h)), stroke=LINE, width=1)]
+    unit = data.get("unit")
+    labels = [fmt_value(t, unit) for t in ticks]
+    gutter = 6 + max(text_width(t, SERIES_AXIS_SIZE) for t in labels)
+    px0, pw = x + gutter, max(w - gutter, 20.0)
+    half = line_height(SERIES_AXIS_SIZE) / 2
+    # tick labels are centred on their lines: keep half a label free above and below
+    ptop = top + legend_h + half
+    plot_h = max(plot_h - 2 * half, 20.0)
 
     def sy(v: float) -> float:
-        return top + h - (v - lo) / span * h
+        return ptop + plot_h - (v - lo) / span * plot_h
 
-    if viz == "bars":
-        slot = w / max(len(xs), 1)
+    items: list[Item] = []
+    if legend_h:
+        names = [str(s.get("label") or s.get("name") or "") for s in raw]
+        items += _legend_row(names, x, top, w)
+    for t, label in zip(ticks, labels, strict=True):
+        items.append(Path(((px0, sy(t)), (px0 + pw, sy(t))), stroke=SOFT, width=1))
+        items.append(
+            Text(px0 - 5, sy(t) - half, (label,), SERIES_AXIS_SIZE, "sans", MUTED, 0.0, "end")
+        )
+    zero = sy(max(lo, min(0.0, hi)))
+    items.append(Path(((px0, zero), (px0 + pw, zero)), stroke=MUTED, width=1))
+    items.append(Path(((px0, ptop), (px0, ptop + plot_h)), stroke=LINE, width=1))
+    x0, x1 = xs[0], xs[-1]
+    bars = viz == "bars"
+
+    def sx(v: float) -> float:
+        if bars:
+            return px0 + (v - x0 + 0.5) / ((x1 - x0) + 1) * pw
+        return px0 + (v - x0) / ((x1 - x0) or 1) * pw
+
+    xlabels = data.get("x") if isinstance(data.get("x"), list) else []
+    if xlabel_h and xlabels:
+        room = pw / max(len(xlabels), 1)
+        every = max(1, int(40 // max(room, 1)) + (1 if room < 40 else 0))
+        for i, label in enumerate(xlabels[:48]):
+            if i % every:
+                continue
+            shown = fit_line(str(label), room * every - 2, SERIES_AXIS_SIZE)
+            lx, half_w = sx(x0 + i), text_width(shown, SERIES_AXIS_SIZE) / 2
+            # the end labels of a line stay inside the card
+            anchor = "start" if lx - half_w < x else "end" if lx + half_w > x + w else "middle"
+            items.append(
+                Text(
+                    lx,
+                    ptop + plot_h + half,
+                    (shown,),
+                    SERIES_AXIS_SIZE,
+                    "sans",
+                    MUTED,
+                    0.0,
+                    anchor,
+                )
+            )
+    if bars:
+        slot = pw / ((x1 - x0) + 1)
         bar = slot * 0.7 / (1 if stack else max(len(series), 1))
         base: dict[float, float] = {}
         for si, pts in enumerate(series):
             for px, py in pts:
-                left = x + xs.index(px) * slot + slot * 0.15 + (0 if stack else si * bar)
+                left = sx(px) - slot * 0.35 + (0 if stack else si * bar)
                 y0 = base.get(px, 0.0) if stack else 0.0
                 base[px] = y0 + py
+                # negative values hang below the zero line
                 y_top, y_bottom = sy(y0 + py), sy(y0)
                 items.append(
                     Box(
                         left,
                         min(y_top, y_bottom),
                         max(bar - 1, 1),
-                        abs(y_bottom - y_top),
+                        max(abs(y_bottom - y_top), 0.5),
                         fill=SERIES[si % 8],
                     )
                 )
-        return items
-    x0, x1 = xs[0], xs[-1]
-
-    def sx(v: float) -> float:
-        return x + (v - x0) / ((x1 - x0) or 1) * w
-
-    acc: dict[float, float] = {}
-    for si, pts in enumerate(series):
-        color = SERIES[si % 8]
-        if stack:
-            pts = [(px, acc.get(px, 0.0) + py) for px, py in pts]
-            acc.update(dict(pts))
-        if viz == "scatter":
-            items.extend(Ellipse(sx(px) - 3, sy(py) - 3, 6, 6, color) for px, py in pts)
-        elif len(pts) >= 2:
-            items.append(Path(tuple((sx(px), sy(py)) for px, py in pts), stroke=color, width=2))
+    else:
+        acc: dict[float, float] = {}
+        for si, pts in enumerate(series):
+            color = SERIES[si % 8]
+            if stack:
+                pts = [(px, acc.get(px, 0.0) + py) for px, py in pts]
+                acc.update(dict(pts))
+            if viz == "scatter":
+                items.extend(Ellipse(sx(px) - 3, sy(py) - 3, 6, 6, color) for px, py in pts)
+            elif len(pts) >= 2:
+                items.append(Path(tuple((sx(px), sy(py)) for px, py in pts), stroke=color, width=2))
+    lines = [[(sx(px), sy(py)) for px, py in pts] for pts in series]
     for ref in data.get("refs") or []:
-        value = as_number(ref.get("value")) if isinstance(ref, dict) else None
-        if value is not None and lo <= value <= hi:
+        if not isinstance(ref, dict):
+            continue
+        value = as_number(ref.get("value"))
+        if value is not None:
+            pts = [(x0, value), (x1, value)]
+        else:
+            pts = [p for p in _series_pts({"points": ref.get("points")}) if x0 <= p[0] <= x1]
+        pts = [(px, min(max(py, lo), hi)) for px, py in pts]
+        if len(pts) < 2:
+            continue
+        ref_line = tuple((sx(px), sy(py)) for px, py in pts)
+        items.append(Path(ref_line, stroke=MUTED, width=1, dash=(4.0, 3.0)))
+        if ref.get("label"):
+            label = fit_line(str(ref["label"]), pw / 2, SERIES_AXIS_SIZE)
+            lw = text_width(label, SERIES_AXIS_SIZE)
+            (lx, ly), (rx, ry) = ref_line[0], ref_line[-1]
+            lh = line_height(SERIES_AXIS_SIZE)
+            spots = [
+                (rx - 4 - lw, ry - 3, rx - 4, "end"),
+                (rx - 4 - lw, ry + 3 + lh, rx - 4, "end"),
+                (lx + 4, ly - 3, lx + 4, "start"),
+                (lx + 4, ly + 3 + lh, lx + 4, "start"),
+            ]
+            _, base, tx, anchor = label_spot(spots, lw, SERIES_AXIS_SIZE, lines)
             items.append(
-                Path(((x, sy(value)), (x + w, sy(value))), stroke=MUTED, width=1, dash=(4.0, 3.0))
+                Text(tx, base - lh, (label,), SERIES_AXIS_SIZE, "sans", MUTED, 0.0, anchor)
             )
     return items
 
@@ -247,36 +367,117 @@ def _compare_face(data: dict, a: Area, rows: list[dict]) -> list[Item]:
         items.append(
             Box(x + w * 0.3, ry + 11, max(abs(after) / peak * bw, 1), 7, fill=ACCENT, radius=1)
         )
+        if item.get("note"):
+            note = fit_line(str(item["note"]), w * 0.28, 9.5)
+            items.append(Text(x, ry + 17, (note,), 9.5, "sans", MUTED))
         chip = fit_line(delta_text(d["pct"], d["ratio"]), w * 0.28, 10, "sans-bold")
         items.append(Text(x + w, ry + 3, (chip,), 10, "sans-bold", ink, 0.0, "end"))
     return items
 
 
-def _pie_face(data: dict, a: Area, rows: list[dict]) -> list[Item]:
+def _wedge(
+    cx: float, cy: float, r: float, a0: float, a1: float, inner: float
+) -> tuple[tuple[float, float], ...]:
+    """A pie slice (or a donut's ring segment) as a polygon, clockwise from 12 o'clock."""
+    steps = max(2, int((a1 - a0) / (math.pi / 36)) + 1)
+    angles = [a0 + (a1 - a0) * i / steps for i in range(steps + 1)]
+    outer = [(cx + r * math.sin(t), cy - r * math.cos(t)) for t in angles]
+    if inner <= 0:
+        return ((cx, cy), *outer)
+    ring = [(cx + inner * math.sin(t), cy - inner * math.cos(t)) for t in reversed(angles)]
+    return (*outer, *ring)
+
+
+def _pie_face(viz: Any, data: dict, a: Area, rows: list[dict]) -> list[Item]:
+    """A pie or donut with a swatch legend (label, value, share) to its right."""
     x, top, w, h = a
-    total = sum(max(as_number(r.get("value")) or 0.0, 0.0) for r in rows) or 1.0
+    values = [max(as_number(r.get("value")) or 0.0, 0.0) for r in rows]
+    total = sum(values) or 1.0
+    d = pie_diameter(w)
+    r = d / 2
+    cx, cy = x + r, top + r
+    inner = r * 0.58 if viz == "donut" else 0.0
     items: list[Item] = []
-    bx = x
-    for i, row in enumerate(rows):
-        seg = max(as_number(row.get("value")) or 0.0, 0.0) / total * w
+    angle = 0.0
+    for i, value in enumerate(values):
+        sweep = min(value / total * 2 * math.pi, 2 * math.pi - 1e-4)
+        if sweep <= 0:
+            continue
+        color = tone(rows[i]["tone"])[0] if rows[i].get("tone") else SERIES[i % 8]
         items.append(
-            Box(bx, top, seg, 16, fill=tone(row["tone"])[0] if row.get("tone") else SERIES[i % 8])
+            Path(
+                _wedge(cx, cy, r, angle, angle + sweep, inner),
+                stroke=CARD,
+                width=1,
+                closed=True,
+                fill=color,
+            )
         )
-        bx += seg
-    legend = [
-        f"{r.get('label') or ''} — {fmt_value(r.get('value'), r.get('unit') or data.get('unit'))}"
-        for r in rows
-    ]
-    more, _ = _lines(legend, x, top + 24, w, h - 24, 11, MUTED)
-    return items + more
+        angle += sweep
+    if inner:
+        total_text = fmt_value(sum(values), data.get("unit"))
+        items.append(
+            Text(
+                cx,
+                cy - line_height(12) / 2,
+                (fit_line(total_text, inner * 1.6, 12, "sans-bold"),),
+                12,
+                "sans-bold",
+                FG,
+                0.0,
+                "middle",
+            )
+        )
+    lx = x + d + 16
+    for i, row in enumerate(rows):
+        ry = top + i * PIE_ROW_H
+        if ry + PIE_ROW_H > top + h + 0.01:
+            break
+        color = tone(row["tone"])[0] if row.get("tone") else SERIES[i % 8]
+        shown = row.get("display") or fmt_value(
+            row.get("value"), row.get("unit") or data.get("unit")
+        )
+        pct = values[i] / total * 100
+        label = f"{row.get('label') or ''} — {shown} ({pct:.0f}%)"
+        items.append(Box(lx, ry + 3, 10, 10, fill=color, radius=2))
+        items.append(
+            Text(lx + 15, ry, (fit_line(label, x + w - lx - 15, PIE_LEGEND_SIZE),), PIE_LEGEND_SIZE)
+        )
+    return items
 
 
 def _heat_face(data: dict, a: Area) -> list[Item]:
-    x, top, w, h = a
+    """Cells with their row labels at the left and column (or month) labels on top."""
+    x, top, w, _ = a
+    gutter, band, size, _, rows = heat_geometry(data, w)
+    if not rows:
+        return []
+    items: list[Item] = []
+    left, grid_top = x + gutter, top + band
+
+    def label(tx: float, ty: float, text: str, anchor: Any = "start") -> Text:
+        shown = fit_line(text, max(gutter - 6, size * 3), HEAT_LABEL_SIZE)
+        return Text(tx, ty, (shown,), HEAT_LABEL_SIZE, "sans", MUTED, 0.0, anchor)
+
     calendar = data.get("calendar") if isinstance(data.get("calendar"), dict) else None
     if calendar and isinstance(calendar.get("values"), list):
         values = [as_number(v) or 0.0 for v in calendar["values"]]
-        cells = [(i // 7, i % 7, v) for i, v in enumerate(values)]
+        offset = calendar_offset(calendar)
+        cells = [((i + offset) // 7, (i + offset) % 7, v) for i, v in enumerate(values)]
+        for d, name in enumerate(WEEKDAY_LABELS):
+            if name:
+                ly = grid_top + d * size + (size - line_height(HEAT_LABEL_SIZE)) / 2
+                items.append(label(left - 6, ly, name, "end"))
+        when = parse_when(calendar.get("from"))
+        last = None
+        last_x = -1e9
+        for i in range(len(values)):
+            day = (when + timedelta(days=i)) if when else None
+            col, row = (i + offset) // 7, (i + offset) % 7
+            if day and day.month != last and row <= 1 and left + col * size >= last_x:
+                items.append(label(left + col * size, top, day.strftime("%b")))
+                last = day.month
+                last_x = left + col * size + text_width(day.strftime("%b"), HEAT_LABEL_SIZE) + 4
     else:
         cells = [
             (c, r, as_number(v) or 0.0)
@@ -284,19 +485,24 @@ def _heat_face(data: dict, a: Area) -> list[Item]:
             if isinstance(row, list)
             for c, v in enumerate(row)
         ]
+        ys = data.get("y") if isinstance(data.get("y"), list) else []
+        for r, name in enumerate(ys[:rows]):
+            ly = grid_top + r * size + (size - line_height(HEAT_LABEL_SIZE)) / 2
+            items.append(label(left - 6, ly, str(name), "end"))
+        xs = data.get("x") if isinstance(data.get("x"), list) else []
+        every = max(1, math.ceil(24 / size)) if size < 24 else 1
+        for c, name in enumerate(xs):
+            if c % every == 0:
+                items.append(label(left + c * size + size / 2, top, str(name), "middle"))
     if not cells:
-        return []
-    cols = max(c for c, _, _ in cells) + 1
-    rows = max(r for _, r, _ in cells) + 1
-    size = max(min(28.0, w / cols, h / rows), 2.0)
+        return items
     hi = max(v for _, _, v in cells) or 1.0
-    items: list[Item] = []
     for c, r, v in cells:
         alpha = int(30 + 225 * max(min(v / hi, 1.0), 0.0))
         items.append(
             Box(
-                x + c * size,
-                top + r * size,
+                left + c * size,
+                grid_top + r * size,
                 size - 1,
                 size - 1,
                 fill=f"#1c6ae4{alpha:02x}",
@@ -306,38 +512,69 @@ def _heat_face(data: dict, a: Area) -> list[Item]:
     return items
 
 
+def _matrix_face(data: dict, a: Area, rows: list[dict]) -> list[Item]:
+    """Items on a 2x2 field, with the HTML's axis captions (x under it, y at its left)."""
+    x, top, w, h = a
+    labels_x = [str(v) for v in (data.get("x") or [])[:2]]
+    labels_y = [str(v) for v in (data.get("y") or [])[:2]]
+    ycap = " / ".join(labels_y)
+    gutter = text_width(ycap, 10) + 8 if ycap else 0.0
+    band = line_height(10) + 2 if labels_x else 0.0
+    fx, fw, fh = x + gutter, max(w - gutter, 20.0), max(h - band, 20.0)
+    pts = [(as_number(r.get("x")), as_number(r.get("y"))) for r in rows]
+    xs = [p[0] for p in pts if p[0] is not None] or [0.0, 1.0]
+    ys = [p[1] for p in pts if p[1] is not None] or [0.0, 1.0]
+    x0, x1, y0, y1 = min(0.0, *xs), max(1.0, *xs), min(0.0, *ys), max(1.0, *ys)
+    items: list[Item] = [
+        Box(fx, top, fw, fh, stroke=LINE, width=1),
+        Path(((fx + fw / 2, top), (fx + fw / 2, top + fh)), stroke=LINE, width=1),
+        Path(((fx, top + fh / 2), (fx + fw, top + fh / 2)), stroke=LINE, width=1),
+    ]
+    if labels_x:
+        cap = fit_line(" → ".join(labels_x), fw, 10)
+        items.append(Text(fx + fw / 2, top + fh + 2, (cap,), 10, "sans", MUTED, 0.0, "middle"))
+    if ycap:
+        items.append(
+            Text(
+                x + gutter - 8,
+                top + fh / 2 - line_height(10) / 2,
+                (ycap,),
+                10,
+                "sans",
+                MUTED,
+                0.0,
+                "end",
+            )
+        )
+    for row, (px, py) in zip(rows, pts, strict=True):
+        if px is None or py is None:
+            continue
+        cx = fx + 8 + (px - x0) / ((x1 - x0) or 1) * (fw - 16)
+        cy = top + fh - 8 - (py - y0) / ((y1 - y0) or 1) * (fh - 16)
+        ink = tone(row["tone"])[0] if row.get("tone") else ACCENT
+        items.append(Ellipse(cx - 4, cy - 4, 8, 8, ink))
+        label = fit_line(str(row.get("label") or ""), fw / 3, 10)
+        # a point in the right half is labelled on its left, so the label stays in the field
+        right = cx > fx + fw / 2
+        items.append(
+            Text(
+                cx - 7 if right else cx + 7,
+                cy - line_height(10) / 2,
+                (label,),
+                10,
+                "sans",
+                FG,
+                0.0,
+                "end" if right else "start",
+            )
+        )
+    return items
+
+
 def _points_face(viz: Any, a: Area, rows: list[dict]) -> list[Item]:
-    """matrix: items on a 2x2 field; timeline: items on one axis."""
+    """timeline: items on one axis."""
     x, top, w, h = a
     items: list[Item] = []
-    if viz == "matrix":
-        pts = [(as_number(r.get("x")), as_number(r.get("y"))) for r in rows]
-        xs = [p[0] for p in pts if p[0] is not None] or [0.0, 1.0]
-        ys = [p[1] for p in pts if p[1] is not None] or [0.0, 1.0]
-        x0, x1, y0, y1 = min(0.0, *xs), max(1.0, *xs), min(0.0, *ys), max(1.0, *ys)
-        items += [
-            Box(x, top, w, h, stroke=LINE, width=1),
-            Path(((x + w / 2, top), (x + w / 2, top + h)), stroke=LINE, width=1),
-            Path(((x, top + h / 2), (x + w, top + h / 2)), stroke=LINE, width=1),
-        ]
-        for row, (px, py) in zip(rows, pts, strict=True):
-            if px is None or py is None:
-                continue
-            cx = x + 8 + (px - x0) / ((x1 - x0) or 1) * (w - 16)
-            cy = top + h - 8 - (py - y0) / ((y1 - y0) or 1) * (h - 16)
-            ink = tone(row["tone"])[0] if row.get("tone") else ACCENT
-            items.append(Ellipse(cx - 4, cy - 4, 8, 8, ink))
-            items.append(
-                Text(
-                    cx + 7,
-                    cy - line_height(10) / 2,
-                    (fit_line(str(row.get("label") or ""), w / 3, 10),),
-                    10,
-                    "sans",
-                    FG,
-                )
-            )
-        return items
     whens = [parse_when(r.get("when")) for r in rows]
     mid = top + min(h / 2, 40)
     items.append(Path(((x, mid), (x + w, mid)), stroke=LINE, width=2))
@@ -396,10 +633,12 @@ def _chart(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[I
     elif data.get("series") and viz in ("line", "area", "bars", "scatter"):
         drawn = _series_face(viz, data, area)
     elif viz in ("pie", "donut"):
-        drawn = _pie_face(data, area, rows)
+        drawn = _pie_face(viz, data, area, rows)
     elif viz == "heatmap":
         drawn = _heat_face(data, area)
-    elif viz in ("matrix", "timeline"):
+    elif viz == "matrix":
+        drawn = _matrix_face(data, area, rows)
+    elif viz == "timeline":
         drawn = _points_face(viz, area, rows)
     else:
         drawn = _bars_face(viz, data, area, rows)
@@ -423,23 +662,60 @@ def _stat(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[It
             Text(
                 sx + 6,
                 y + cy + 4,
-                (fit_line(str(value), cw - 14, 17, "sans-bold"),),
+                (fit_line(str(value), cw - 14 - _delta_room(stat), 17, "sans-bold"),),
                 17,
                 "sans-bold",
                 tone(stat["tone"])[0] if stat.get("tone") else FG,
             )
         )
+        spark = [v for v in (as_number(v) for v in stat.get("spark") or []) if v is not None]
+        spark_w = min(cw * 0.3, 60.0) if len(spark) >= 2 else 0.0
+        label = " · ".join(str(stat[k]) for k in ("label", "note") if stat.get(k))
         items.append(
             Text(
                 sx + 6,
                 y + cy + 30,
-                (fit_line(str(stat.get("label") or ""), cw - 14, 10),),
+                (fit_line(label, cw - 14 - spark_w, 10),),
                 10,
                 "sans",
                 MUTED,
             )
         )
+        if stat.get("delta") is not None:
+            delta = _delta_text(stat["delta"])
+            # tone is the author's meaning, never read from the delta's sign
+            ink = tone(stat["tone"])[0] if stat.get("tone") else MUTED
+            items.append(
+                Text(
+                    sx + cw - 10,
+                    y + cy + 5,
+                    (fit_line(delta, cw * 0.4, 10, "sans-bold"),),
+                    10,
+                    "sans-bold",
+                    ink,
+                    0.0,
+                    "end",
+                )
+            )
+        if spark_w:
+            lo, hi = min(spark), max(spark)
+            span = (hi - lo) or 1.0
+            left, base = sx + cw - 10 - spark_w, y + cy + STAT_TILE_H - 8
+            step = spark_w / (len(spark) - 1)
+            pts = tuple((left + i * step, base - (v - lo) / span * 14) for i, v in enumerate(spark))
+            items.append(Path(pts, stroke=ACCENT, width=1.5))
     return items, cy + STAT_ROW_H
+
+
+def _delta_room(stat: dict) -> float:
+    """Width the delta chip takes at the tile's top right (the value stays clear of it)."""
+    if stat.get("delta") is None:
+        return 0.0
+    return text_width(_delta_text(stat["delta"]), 10, "sans-bold") + 6
+
+
+def _delta_text(delta: Any) -> str:
+    return delta if isinstance(delta, str) else fmt_num(delta)
 
 
 def _meter(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
@@ -448,9 +724,8 @@ def _meter(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[I
         if not isinstance(item, dict) or cy + 30 > budget:
             continue
         value, top = as_number(item.get("value")) or 0.0, as_number(item.get("max")) or 1.0
-        items.append(
-            Text(x, y + cy, (fit_line(str(item.get("label") or ""), w * 0.6, 11),), 11, "sans", FG)
-        )
+        label = " · ".join(str(item[k]) for k in ("label", "note") if item.get(k))
+        items.append(Text(x, y + cy, (fit_line(label, w * 0.6, 11),), 11, "sans", FG))
         items.append(
             Text(
                 x + w,
@@ -516,76 +791,163 @@ def _chips(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[I
     return chip_row(pairs, x, y, w)
 
 
+def _caption(p: dict, x: float, y: float, w: float) -> tuple[list[Item], float]:
+    """The element's caption under it, as the sizer's ``_caption`` measures it."""
+    if not isinstance(p.get("caption"), str) or not p["caption"]:
+        return [], 0.0
+    run = text_run(x, y + 4, str(p["caption"]), w, size=12, fill=MUTED)
+    plain = text_run(x, y + 4, plain_inline(p["caption"]), w, size=12, fill=MUTED)
+    # markers dropped can only shorten the text: draw the plain lines in the raw one's room
+    return [plain], run.height + 6
+
+
 def _code(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
     fence = "```\n" + str(p.get("source") or "") + "\n```"
-    return markdown_face(fence, x, y, w, budget, size=12.0)
+    items, used = markdown_face(fence, x, y, w, budget, size=12.0)
+    more, h = _caption(p, x, y + used, w)
+    return items + more, used + h
+
+
+def _cell_text(col: dict, cell: Any) -> tuple[str, str]:
+    """(text shown, ink) of one table cell, formatted as the HTML table formats it."""
+    value = cell.get("v") if isinstance(cell, dict) else cell
+    ink = tone(cell["tone"])[0] if isinstance(cell, dict) and cell.get("tone") else FG
+    if col.get("type") == "check" and value is not None:
+        return ("✓" if value else "✗"), ink
+    if col.get("type") == "date":
+        return fmt_when(value), ink
+    if not isinstance(value, str) and value is not None:
+        return fmt_num(value), ink
+    return plain_inline(value or ""), ink
+
+
+def _numeric(col: dict, values: list[Any]) -> bool:
+    if col.get("type") == "number":
+        return True
+    raw = [v.get("v") if isinstance(v, dict) else v for v in values]
+    raw = [v for v in raw if v is not None and v != ""]
+    return bool(raw) and all(isinstance(v, int | float) and not isinstance(v, bool) for v in raw)
+
+
+def _col_widths(needs: list[float], w: float) -> list[float]:
+    """Columns get the width their widest cell needs; spare width is shared, a shortfall
+    is taken from the widest columns first."""
+    total = sum(needs)
+    if total <= w:
+        spare = (w - total) / len(needs)
+        return [n + spare for n in needs]
+    fair = w / len(needs)
+    small = [n for n in needs if n <= fair]
+    big = [n for n in needs if n > fair]
+    rest = (w - sum(small)) / max(len(big), 1)
+    return [n if n <= fair else rest for n in needs]
 
 
 def _table(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
-    items, cy = _title(p.get("title"), x, y, w)
+    views = table_views(p)
+    items, cy = _title(p.get("title") or " ", x, y, w) if views else _title(p.get("title"), x, y, w)
+    if views:
+        listed = fit_line(" · ".join(views), w * 0.6, 10)
+        items.append(Text(x + w, y + 2, (listed,), 10, "sans", MUTED, 0.0, "end"))
     cols = [c for c in p.get("cols") or [] if isinstance(c, dict) and c.get("key")][:6]
     if not cols:
         return items, cy
-    cw = w / len(cols)
-    row_h = line_height(11) + 3
-    for i, col in enumerate(cols):
-        items.append(
-            Text(
-                x + i * cw,
-                y + cy,
-                (fit_line(str(col.get("label") or col["key"]).upper(), cw - 6, 10, "sans-bold"),),
-                10,
-                "sans-bold",
-                MUTED,
-            )
+    rows = [
+        r.get("cells") if isinstance(r, dict) and isinstance(r.get("cells"), dict) else r
+        for r in p.get("rows") or []
+    ]
+    rows = [r for r in rows if isinstance(r, dict)]
+    heads = [str(c.get("label") or c["key"]).upper() for c in cols]
+    shown = [[_cell_text(c, r.get(c["key"])) for c in cols] for r in rows]
+    numeric = [_numeric(c, [r.get(c["key"]) for r in rows]) for c in cols]
+    needs = [
+        max(
+            [text_width(heads[i], 10, "sans-bold")]
+            + [text_width(row[i][0], 11) for row in shown[:50]]
         )
+        + 12
+        for i in range(len(cols))
+    ]
+    widths = _col_widths(needs, w)
+    lefts = [x + sum(widths[:i]) for i in range(len(cols))]
+    row_h = line_height(11) + 3
+
+    def put(i: int, text: str, size: float, font: Any, ink: str) -> Text:
+        # numbers sit flush right, under a header that is flush right too
+        cw = widths[i] - 6
+        if numeric[i]:
+            tx, anchor = lefts[i] + widths[i] - 6, "end"
+        else:
+            tx, anchor = lefts[i], "start"
+        return Text(tx, y + cy, (fit_line(text, cw, size, font),), size, font, ink, 0.0, anchor)
+
+    for i, head in enumerate(heads):
+        items.append(put(i, head, 10, "sans-bold", MUTED))
     cy += row_h
     items.append(Path(((x, y + cy - 2), (x + w, y + cy - 2)), stroke=LINE, width=1))
-    for row in p.get("rows") or []:
-        if cy + row_h > budget:
+    for n, row in enumerate(shown):
+        left = len(shown) - n
+        if cy + row_h > budget + 0.01:
             break
-        cells = (
-            row.get("cells")
-            if isinstance(row, dict) and isinstance(row.get("cells"), dict)
-            else row
-        )
-        if not isinstance(cells, dict):
-            continue
-        for i, col in enumerate(cols):
-            cell = cells.get(col["key"])
-            value = cell.get("v") if isinstance(cell, dict) else cell
-            ink = tone(cell["tone"])[0] if isinstance(cell, dict) and cell.get("tone") else FG
-            if col.get("type") == "check" and value is not None:
-                shown = "✓" if value else "✗"
-            elif col.get("type") == "date":
-                shown = fmt_when(value)
-            else:
-                shown = (
-                    fmt_num(value)
-                    if not isinstance(value, str) and value is not None
-                    else plain_inline(value or "")
-                )
-            anchor = "end" if col.get("type") == "number" else "start"
-            tx = x + (i + 1) * cw - 6 if anchor == "end" else x + i * cw
-            items.append(
-                Text(tx, y + cy, (fit_line(shown, cw - 6, 11),), 11, "sans", ink, 0.0, anchor)
-            )
+        if left > 1 and cy + 2 * row_h > budget + 0.01:
+            # the last row that fits says how many rows the face left out
+            items.append(Text(x, y + cy, (f"+{left} more rows",), 10, "sans", MUTED))
+            cy += row_h
+            break
+        for i, (text, ink) in enumerate(row):
+            items.append(put(i, text, 11, "sans", ink))
         cy += row_h
-    return items, cy
+    aggregates = table_aggregates(p)
+    if aggregates and cy + row_h <= budget + 0.01:
+        items.append(Path(((x, y + cy - 2), (x + w, y + cy - 2)), stroke=LINE, width=1))
+        for i, col in enumerate(cols):
+            how = aggregates.get(str(col["key"]))
+            if how:
+                total = f"{how} {aggregate(rows, col['key'], how)}"
+                items.append(put(i, total, 10.5, "sans-bold", MUTED))
+        cy += row_h
+    more, h = _caption(p, x, y + cy, w)
+    return items + more, cy + h
+
+
+_STATUS_TONE = {"done": "good", "good": "good", "fixed": "good", "warn": "warn", "bad": "bad"}
 
 
 def _timeline(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
+    """Entries on a rail: when and title, the status in its tone, then the detail line."""
     items, cy = _title(p.get("title"), x, y, w)
     start = cy
     for item in p.get("items") or []:
-        if not isinstance(item, dict) or cy + 20 > budget:
+        if not isinstance(item, dict) or cy + TIMELINE_ROW_H > budget + 0.01:
             continue
-        items.append(Ellipse(x + 1, y + cy + 5, 8, 8, ACCENT))
+        status = str(item.get("status") or "")
+        ink = tone(_STATUS_TONE.get(status, "info" if status else "accent"))[0]
+        items.append(Ellipse(x + 1, y + cy + 5, 8, 8, ink if status else ACCENT))
         label = " · ".join(
             str(v) for v in (item.get("when"), item.get("title") or item.get("summary")) if v
         )
-        items.append(Text(x + 16, y + cy, (fit_line(label, w - 16, 11.5),), 11.5, "sans", FG))
-        cy += 20
+        room = w - 16
+        if status:
+            sw = text_width(status, 10, "sans-bold")
+            items.append(Text(x + w, y + cy + 1, (status,), 10, "sans-bold", ink, 0.0, "end"))
+            room -= sw + 8
+        items.append(Text(x + 16, y + cy, (fit_line(label, room, 11.5),), 11.5, "sans", FG))
+        cy += TIMELINE_ROW_H
+        detail = timeline_detail(item)
+        if detail:
+            if cy + TIMELINE_DETAIL_H > budget + 0.01:
+                break
+            items.append(
+                Text(
+                    x + 16,
+                    y + cy - 3,
+                    (fit_line(detail, w - 16, TIMELINE_DETAIL_SIZE),),
+                    TIMELINE_DETAIL_SIZE,
+                    "sans",
+                    MUTED,
+                )
+            )
+            cy += TIMELINE_DETAIL_H
     if cy > start:
         items.insert(0, Path(((x + 5, y + start + 6), (x + 5, y + cy - 8)), stroke=LINE, width=2))
     return items, cy
@@ -662,19 +1024,28 @@ _READING_TONE = {"resolved": "good", "pending": "warn", "refuted": "muted", "won
 
 
 def _verdict(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
+    """The state in bold, then the reasoning the HTML shows under it."""
     ink, wash = tone(p.get("tone") or "info")
-    run = text_run(
-        x + 12,
-        y + 8,
-        str(p.get("state") or p.get("text") or ""),
-        w - 20,
-        size=13,
-        font="sans-bold",
-        fill=FG,
-        max_lines=3,
-    )
+    head, body = verdict_lines(p, w)
+    run = Text(x + 12, y + 8, head, 13, "sans-bold", FG)
+    items: list[Item] = [run]
     h = run.height + 16
-    return [Box(x, y, w, h, fill=wash, radius=6), Box(x, y, 4, h, fill=ink), run], h + 4
+    if body:
+        items.append(Text(x + 12, y + 8 + run.height + 2, body, VERDICT_REASON_SIZE, "sans", FG))
+        h += 2 + len(body) * line_height(VERDICT_REASON_SIZE)
+    return [Box(x, y, w, h, fill=wash, radius=6), Box(x, y, 4, h, fill=ink), *items], h + 4
+
+
+def _mock_labels(tree: Any, depth: int = 0) -> list[str]:
+    """The labels of a mockup's nodes in reading order (what its HTML prints)."""
+    out: list[str] = []
+    for node in tree if isinstance(tree, list) else []:
+        if not isinstance(node, dict) or depth > 12:
+            continue
+        if node.get("label"):
+            out.append(str(node["label"]))
+        out += _mock_labels(node.get("children"), depth + 1)
+    return out
 
 
 def _tile(title_key: str, meta: Callable[[dict], list[str]]) -> Face:
@@ -714,29 +1085,58 @@ def _tile(title_key: str, meta: Callable[[dict], list[str]]) -> Face:
     return face
 
 
-def _container(key: str) -> Face:
-    def face(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
-        items: list[Item] = []
-        cy = 0.0
-        if p.get("label"):
-            items.append(
-                Text(
-                    x,
-                    y,
-                    (fit_line(str(p["label"]).upper(), w, 10, "sans-bold"),),
-                    10,
-                    "sans-bold",
-                    ACCENT,
-                )
-            )
-            cy += line_height(10)
-        more, used = _title(p.get("title"), x, y + cy, w, 14)
-        items += more
-        cy += used
-        sub, used = elements_face(p.get(key) or [], x, y + cy, w, budget - cy)
-        return items + sub, cy + used
+def _section(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
+    """Label, title, note and elements at the metrics the sizer's ``_el_section`` adds up."""
+    items: list[Item] = []
+    cy = 0.0
+    if p.get("label"):
+        label = fit_line(str(p["label"]).upper(), w, 10, "sans-bold")
+        items.append(Text(x, y, (label,), 10, "sans-bold", ACCENT))
+        cy += 18
+    if isinstance(p.get("title"), str) and p["title"]:
+        # the sizer measures the raw title; markers dropped only shorten it
+        lines = len(text_run(x, 0, p["title"], w, size=21, font="sans-bold").lines)
+        run = text_run(
+            x, y + cy, plain_inline(p["title"]), w, size=21, font="sans-bold", max_lines=lines
+        )
+        items.append(run)
+        cy += lines * line_height(21) + 6
+    if isinstance(p.get("note"), str) and p["note"]:
+        run = text_run(x, y + cy, p["note"], w, size=13, fill=MUTED)
+        items.append(run)
+        cy += run.height + 4
+    sub, used = elements_face(p.get("elements") or [], x, y + cy, w, budget - cy, gap=16)
+    return items + sub, cy + used
 
-    return face
+
+def _nested_doc(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
+    """A doc inside a doc: its head at the sizer's ``doc_height`` metrics, then its elements."""
+    items: list[Item] = []
+    cy = 0.0
+    if p.get("kicker"):
+        kicker = fit_line(str(p["kicker"]).upper(), w, 12, "sans-bold")
+        items.append(Text(x, y, (kicker,), 12, "sans-bold", ACCENT))
+        cy += 20
+    if p.get("title"):
+        run = text_run(x, y + cy, str(p["title"]), w, size=28, font="sans-bold")
+        items.append(run)
+        cy += run.height + 8
+    if p.get("intro"):
+        lines = len(text_run(x, 0, str(p["intro"]), w, size=16).lines)
+        run = text_run(x, y + cy, plain_inline(str(p["intro"])), w, size=16, fill=MUTED)
+        items.append(run)
+        cy += lines * line_height(16) + 8
+    chips = [
+        (str(c.get("k") or ""), str(c.get("v") or ""))
+        for c in p.get("chips") or []
+        if isinstance(c, dict)
+    ]
+    if chips:
+        more, used = chip_row(chips, x, y + cy, w)
+        items += more
+        cy += used + 8
+    sub, used = elements_face(p.get("elements") or [], x, y + cy, w, budget - cy, gap=16)
+    return items + sub, max(cy + used, 40.0)
 
 
 def _columns(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
@@ -795,8 +1195,16 @@ def _gallery(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list
         href = image_href(tile)
         if href is not None:
             items.append(Image(tx, ty, tw, th, href))
+        if tile.get("caption"):
+            # the tile's own caption on a strip along its bottom, over the picture
+            strip = line_height(9.5) + 2
+            items.append(Box(tx, ty + th - strip, tw, strip, fill=CARD, opacity=0.85))
+            cap = fit_line(plain_inline(str(tile["caption"])), tw - 8, 9.5)
+            items.append(Text(tx + 4, ty + th - strip + 1, (cap,), 9.5, "sans", FG))
     rows = (len(tiles) + cols - 1) // cols
-    return items, rows * (th + 6)
+    grid = rows * (th + 6) if rows else 20.0
+    more, used = _caption(p, x, y + grid, w)
+    return items + more, grid + used
 
 
 def _figure(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
@@ -817,7 +1225,8 @@ def _figure(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[
     href = image_href(p)
     if href is not None:
         items.append(Image(x, y, w, h, href, "contain"))
-    return items, h + 4
+    more, used = _caption(p, x, y + h + 4, w)
+    return items + more, h + 4 + used
 
 
 def _list(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
@@ -843,6 +1252,8 @@ def _ref(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Ite
         or (f"card {p['card']}" if p.get("card") is not None else "")
     )
     label = str(p.get("label") or target.get("title") or where or "reference")
+    if target.get("summary"):
+        label += " — " + str(target["summary"])
     width = min(text_width(label, 12) + 34, w)
     items: list[Item] = [Box(x, y, width, 26, fill=CARD, stroke=LINE, radius=13)]
     items.append(
@@ -895,24 +1306,33 @@ ELEMENT_FACES: dict[str, Face] = {
     "gallery": _gallery,
     "columns": _columns,
     "compare": _compare,
-    "section": _container("elements"),
-    "doc": _container("elements"),
+    "section": _section,
+    "doc": _nested_doc,
     "diagram": _diagram,
     "epic": _tile(
         "title",
         lambda p: [
+            f"#{p['id']}" if p.get("id") is not None else "",
             str(p.get("phase") or "planned"),
             str(p.get("mark") or ""),
+            str(p.get("type") or ""),
             ", ".join(map(str, p.get("who") or [])),
         ],
     ),
-    "goal": _tile("title", lambda p: [str(p.get("status") or "planned"), fmt_when(p.get("ends"))]),
+    "goal": _tile(
+        "title",
+        lambda p: [
+            str(p.get("status") or "planned"),
+            plain_inline(p["outcome"]) if isinstance(p.get("outcome"), str) else "",
+            " → ".join(fmt_when(p[k]) for k in ("starts", "ends") if p.get(k)),
+        ],
+    ),
     "milestone": _tile(
         "title",
         lambda p: [
-            "reached " + fmt_when(p["reached"])
-            if p.get("reached")
-            else "due " + fmt_when(p.get("due"))
+            "reached" if p.get("reached") else "open",
+            "due " + fmt_when(p["due"]) if p.get("due") else "",
+            "reached " + fmt_when(p["reached"]) if p.get("reached") else "",
         ],
     ),
     "release": _tile(
@@ -925,9 +1345,10 @@ ELEMENT_FACES: dict[str, Face] = {
     "deploy": _tile(
         "env",
         lambda p: [
-            str(p.get("sha") or "")[:10],
-            "live" if p.get("live") else "",
+            str(p.get("sha") or "")[:12],
             fmt_when(p.get("at")),
+            f"{fmt_num(p['count'])} deploys" if p.get("count") is not None else "",
+            "live" if p.get("live") else "",
         ],
     ),
     "ref": _ref,
@@ -938,7 +1359,11 @@ ELEMENT_FACES: dict[str, Face] = {
     "mockup": _tile(
         "title",
         lambda p: [
-            " · ".join(str(f.get("name")) for f in p.get("frames") or [] if isinstance(f, dict))
+            " · ".join(
+                str(f.get("name") or "") + (": " + ", ".join(_mock_labels(f.get("tree"))))
+                for f in p.get("frames") or []
+                if isinstance(f, dict)
+            )
         ],
     ),
 }

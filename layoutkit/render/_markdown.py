@@ -15,7 +15,9 @@ Task lists and dollar math are parsed by mdit-py-plugins (``tasklists``,
 ``dollarmath``) and drawn by the render rules here; marks, icons, wikilinks
 and heading anchors have no plugin that does the same (mdit-py-plugins has
 no ``==mark==``, and its anchors plugin cannot share one slug set across the
-blocks of a document), so they stay as rules of their own.
+blocks of a document), so they stay as rules of their own. The parse rules
+live in :mod:`layoutkit.layout.blocks`, which the card sizer and the SVG faces
+share; this module adds heading anchors and the HTML render rules.
 
 Raw HTML is literal text. Link and image targets go through ``safe_url``
 after ``sources`` aliases are expanded; an unsafe target leaves the text
@@ -24,100 +26,17 @@ without a link (or the image as its alt text).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from markdown_it import MarkdownIt
-from markdown_it.rules_core import StateCore
-from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
-from mdit_py_plugins.dollarmath import dollarmath_plugin
-from mdit_py_plugins.tasklists import tasklists_plugin
 
 from layoutkit.elements import slugify
+from layoutkit.layout.blocks import configure
 from layoutkit.render._highlight import highlight
 from layoutkit.render._icons import icon_html
 from layoutkit.render._safe import Slugger, esc, expand_alias, safe_url
-
-_ICON = re.compile(r":([a-z][a-z0-9-]{0,39}):")
-
-
-def _mark_rule(state: StateInline, silent: bool) -> bool:
-    src, pos = state.src, state.pos
-    if not src.startswith("==", pos) or state.env.get("_in_mark"):
-        return False
-    end = src.find("==", pos + 2)
-    if end < 0 or end == pos + 2 or src[pos + 2].isspace() or src[end - 1].isspace():
-        return False
-    if not silent:
-        state.push("mark_open", "mark", 1)
-        old_pos, old_max = state.pos, state.posMax
-        state.pos, state.posMax = pos + 2, end
-        state.env["_in_mark"] = True
-        state.md.inline.tokenize(state)
-        state.env["_in_mark"] = False
-        state.pos, state.posMax = old_pos, old_max
-        state.push("mark_close", "mark", -1)
-    state.pos = end + 2
-    return True
-
-
-def _icon_rule(state: StateInline, silent: bool) -> bool:
-    src, pos = state.src, state.pos
-    if src[pos] != ":" or (pos > 0 and src[pos - 1].isalnum()):
-        return False
-    match = _ICON.match(src, pos)
-    if not match or match.end() > state.posMax:
-        return False
-    after = match.end()
-    if after < len(src) and src[after].isalnum():
-        return False
-    if not silent:
-        token = state.push("icon", "span", 0)
-        token.content = match.group(1)
-    state.pos = after
-    return True
-
-
-def _wikilink_rule(state: StateInline, silent: bool) -> bool:
-    src, pos = state.src, state.pos
-    if not src.startswith("[[", pos):
-        return False
-    end = src.find("]]", pos + 2)
-    if end < 0 or end > state.posMax:
-        return False
-    inner = src[pos + 2 : end]
-    if not inner.strip() or "\n" in inner or "[" in inner:
-        return False
-    if not silent:
-        target, _, label = inner.partition("|")
-        token = state.push("wikilink", "a", 0)
-        token.content = (label or target).strip()
-        token.meta = {"target": target.strip()}
-    state.pos = end + 2
-    return True
-
-
-def _house_style(state: StateCore) -> None:
-    """Give the plugins' tokens the shape the HTML, the CSS and the SVG faces read.
-
-    Task items become ``ul.task-list > li.task[.done]`` with a bare disabled
-    checkbox followed by the item's text; display math loses the newlines that
-    frame it between the ``$$`` lines.
-    """
-    for i, token in enumerate(state.tokens):
-        if token.type == "math_block":
-            token.content = token.content.strip()
-        elif token.type == "list_item_open" and token.attrGet("class") == "task-list-item":
-            box, *rest = state.tokens[i + 2].children or [Token("html_inline", "", 0)]
-            checked = 'checked="checked"' in box.content
-            token.attrSet("class", "task done" if checked else "task")
-            box.content = '<input type="checkbox" disabled' + (" checked> " if checked else "> ")
-            if rest and rest[0].type == "text":
-                rest[0].content = rest[0].content.lstrip()
-        elif token.attrGet("class") == "contains-task-list":
-            token.attrSet("class", "task-list")
 
 
 def _heading_ids(state: Any) -> None:
@@ -213,22 +132,9 @@ def _table_close(self: Any, tokens: list[Token], idx: int, options: Any, env: di
 
 
 def _build() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
-    md.enable(["table", "strikethrough"])
-    # No space inside the dollars and no digit after the closing one: "$5 and $6" is money.
-    md.use(
-        dollarmath_plugin,
-        allow_labels=False,
-        allow_space=False,
-        allow_digits=False,
-        allow_blank_lines=True,
-        double_inline=True,
+    md = configure(
+        MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     )
-    md.use(tasklists_plugin)
-    md.inline.ruler.before("link", "wikilink", _wikilink_rule)
-    md.inline.ruler.before("emphasis", "mark", _mark_rule)
-    md.inline.ruler.before("text", "icon", _icon_rule)
-    md.core.ruler.after("github-tasklists", "house_style", _house_style)
     md.core.ruler.push("heading_ids", _heading_ids)
     for name, fn in (
         ("link_open", _link_open),
@@ -244,10 +150,6 @@ def _build() -> MarkdownIt:
         ("table_close", _table_close),
     ):
         md.add_render_rule(name, fn)
-    # The strikethrough rule asks for this option on every inline run; markdown-it's
-    # options mapping answers a missing key by raising and catching KeyError, which
-    # was a tenth of drawing a board's text faces. Set, it is a plain lookup.
-    md.options["strikethrough_single_tilde"] = False
     return md
 
 

@@ -125,7 +125,7 @@ def apply_view(rows: list[dict], view: dict) -> list[tuple[str | None, list[dict
     return list(groups.items())
 
 
-def _aggregate(rows: list[dict], key: str, how: str) -> str:
+def aggregate(rows: list[dict], key: str, how: str) -> str:
     values = [_raw(r.get(key)) for r in rows]
     if how == "count":
         return fmt_num(sum(1 for v in values if v not in (None, "")))
@@ -164,7 +164,7 @@ def _table(
             how = aggregates.get(col.get("key"))
             if how in ("sum", "avg", "count"):
                 cells.append(
-                    f'<td class="num" title="{how}">{esc(how)} {esc(_aggregate(all_rows, col["key"], how))}</td>'
+                    f'<td class="num" title="{how}">{esc(how)} {esc(aggregate(all_rows, col["key"], how))}</td>'
                 )
             else:
                 cells.append("<td></td>" if i else '<td class="muted"></td>')

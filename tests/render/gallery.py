@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from layoutkit.layout.sizing import size_card
+
 PNG_1PX = (
     "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"
     "+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
@@ -827,6 +829,13 @@ EVERY_CARD: list[dict[str, Any]] = [
         31, "link", 1660, 420, 260, 120, None, url="http://10.0.0.1/admin", error="private address"
     ),
 ]
+
+CONTENT_SIZED = ("text", "note", "callout", "checklist", "doc", "page", "chart", "table", "stat")
+# The layout engine gives content-sized cards the height their content needs; a hand-made
+# box taller than that is a band no board shows, so the gallery takes the engine's height.
+for _c in EVERY_CARD:
+    if _c["kind"] in CONTENT_SIZED:
+        _c["h"] = min(_c["h"], size_card(_c["kind"], _c["payload"], _c["w"])[1])
 
 CARD_KINDS = sorted({c["kind"] for c in EVERY_CARD})
 
