@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import shutil
+import uuid
 from pathlib import Path
 
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import inspect, text
+from sqlalchemy import create_engine, inspect, text
 
-from layoutkit.storage import SqlStore, StorageError, _migrations
+from layoutkit.storage import SqlStore, StorageError, _migrations, open_store
 from layoutkit.storage import _schema as s
-from tests.storage.conftest import Location
+from tests.storage.conftest import PG_SKIP, PG_URL, Location, drop_schema
 
 HEAD = _migrations.head()
 
@@ -172,3 +173,27 @@ def test_two_processes_opening_at_once(durable_location: Location) -> None:
         assert _versions(store) == [HEAD]
     finally:
         store.close()
+
+
+def test_a_schema_named_in_the_url_options_is_the_one_used() -> None:
+    # A URL may name its schema as libpq does (options=-csearch_path=...); the store's
+    # own connection options must add to it, not replace it (tests and deployments
+    # that keep tables apart this way would otherwise write to the public schema).
+    if not PG_URL:
+        pytest.skip(PG_SKIP)
+    schema = f"lk_opt_{uuid.uuid4().hex[:10]}"
+    engine = create_engine(PG_URL.replace("postgresql://", "postgresql+psycopg://", 1))
+    with engine.begin() as conn:
+        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    engine.dispose()
+    sep = "&" if "?" in PG_URL else "?"
+    store = open_store(f"{PG_URL}{sep}options=-csearch_path%3D{schema}")
+    try:
+        with store.read() as tx:
+            shown = tx.conn.execute(text("SHOW search_path")).scalar_one()
+            timeout = tx.conn.execute(text("SHOW lock_timeout")).scalar_one()
+        assert shown == schema
+        assert timeout != "0"  # the store's own option is still set
+    finally:
+        store.close()
+        drop_schema(schema)

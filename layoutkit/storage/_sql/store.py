@@ -406,6 +406,13 @@ def _postgres_engine(parsed: URL, schema: str | None, pool_size: int) -> Engine:
     # give up (503 busy) rather than hold a worker forever. Set once per
     # connection, as a startup option: no round trip per transaction.
     options = [f"-c lock_timeout={int(PG_LOCK_TIMEOUT_S * 1000)}"]
+    # Options the URL carries (``?options=-csearch_path%3D...``) are kept: the
+    # connect argument below would otherwise replace them, and a URL that names
+    # a schema this way would quietly read and write the public one.
+    given = parsed.query.get("options")
+    if given:
+        options[:0] = list(given) if isinstance(given, tuple) else [given]
+        parsed = parsed.difference_update_query(["options"])
     if schema is not None:
         if not schema.replace("_", "").isalnum():
             raise StorageError(f"schema name {schema!r} must be letters, digits and _")
