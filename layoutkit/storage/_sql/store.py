@@ -52,6 +52,7 @@ from layoutkit.storage._sql.request_keys import RequestKeyRows
 from layoutkit.storage._sql.review_rules import ReviewRuleRows
 from layoutkit.storage._sql.review_runs import ReviewRunRows
 from layoutkit.storage._sql.tasks import TaskRows
+from layoutkit.storage._sql.work import WorkRows
 from layoutkit.storage._sql.workspaces import WorkspaceRows
 from layoutkit.storage.protocols import Clock
 
@@ -97,6 +98,7 @@ class SqlTx(
     ReviewRunRows,
     AnnotationRows,
     TaskRows,
+    WorkRows,
 ):
     """One open transaction (or read snapshot) of a :class:`SqlStore`: the
     :class:`~layoutkit.storage.Tx` protocol on SQL, one mixin per resource family.
