@@ -125,15 +125,17 @@ class WorkRows(TxBase):
             "heartbeat_at": now,
             "lease_until": until,
         }
-        got = self.conn.execute(
-            self._insert_ignoring_conflict(s.work_claims).values(
-                workspace_id=workspace_id, item=item, deliveries=1, **values
-            )
-        ).rowcount
-        if got:
-            return True
         c = s.work_claims.c
-        got = self.conn.execute(
+        # RETURNING, not rowcount: the driver's rowcount of an INSERT that
+        # skipped on conflict is not a count of the rows written.
+        inserted = self.conn.execute(
+            self._insert_ignoring_conflict(s.work_claims)
+            .values(workspace_id=workspace_id, item=item, deliveries=1, **values)
+            .returning(c.item)
+        ).first()
+        if inserted is not None:
+            return True
+        taken = self.conn.execute(
             update(s.work_claims)
             .where(
                 c.workspace_id == workspace_id,
@@ -142,8 +144,9 @@ class WorkRows(TxBase):
                 c.lease_until < now,
             )
             .values(deliveries=c.deliveries + 1, **values)
-        ).rowcount
-        return bool(got)
+            .returning(c.item)
+        ).first()
+        return taken is not None
 
     def heartbeat_work(self, workspace_id: int, agent: str, lease_s: float) -> list[str]:
         """Extend every live lease ``agent`` holds; the items whose lease it kept."""
