@@ -294,26 +294,37 @@ def ask_view(call: Call, ask: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _candidates(call: Call, boards: list[Any]) -> list[str]:
+    p = call.params
+    return call.tx.work_candidates(
+        call.workspace_id,
+        board_ids=[b.id for b in boards],
+        project=p.get("project"),
+        branch=p.get("branch"),
+        board_id=boards[0].id if "board" in p else None,
+        limit=MAX_CAPSULES * 4,
+    )
+
+
 def _attempt(call: Call) -> dict[str, Any]:
-    """One look for work in one write transaction: beat the agent's heart, then
-    claim up to 3 free items in scope."""
+    """One look for work: beat the agent's heart, then claim up to 3 free items in
+    scope. A read comes first, so a look with nothing to claim and no lease to
+    extend writes nothing (on SQLite a write takes the database's one write lock)."""
     ws = call.workspace
     lease = float(call.params.get("lease", DEFAULT_LEASE_S))
+    with ws.store.read(snapshot=False) as tx:
+        looked = Call(ws, call.principal, call.params, tx=tx)
+        agent = _agent_of(looked)
+        boards, scope = _scope(looked)
+        quiet = not _candidates(looked, boards) and not tx.holds_work(call.workspace_id, agent)
+    base = {"agent": agent, "scope": scope, "leaseSeconds": lease}
+    if quiet:
+        return {"idle": True, **base}
     with ws.store.transaction() as tx:
         call = Call(ws, call.principal, call.params, tx=tx)
-        agent = _agent_of(call)
         boards, scope = _scope(call)
         tx.heartbeat_work(call.workspace_id, agent, lease)
-        p = call.params
-        single = boards[0].id if "board" in p else None
-        items = tx.work_candidates(
-            call.workspace_id,
-            board_ids=[b.id for b in boards],
-            project=p.get("project"),
-            branch=p.get("branch"),
-            board_id=single,
-            limit=MAX_CAPSULES * 4,
-        )
+        items = _candidates(call, boards)
         by_id = {b.id: b for b in boards}
         out: dict[str, Any] = {"annotations": [], "choices": [], "asks": [], "sessions": []}
         taken = 0
@@ -335,7 +346,6 @@ def _attempt(call: Call) -> dict[str, Any]:
                 "until": claim["lease_until"].isoformat(),
                 "deliveries": claim["deliveries"],
             }
-    base = {"agent": agent, "scope": scope, "leaseSeconds": lease}
     if not taken:
         return {"idle": True, **base}
     return {**out, **base}

@@ -148,6 +148,17 @@ class WorkRows(TxBase):
         ).first()
         return taken is not None
 
+    def holds_work(self, workspace_id: int, agent: str) -> bool:
+        """Whether ``agent`` holds a live lease (so a look has a heartbeat to write)."""
+        c = s.work_claims.c
+        held = select(c.item).where(
+            c.workspace_id == workspace_id,
+            c.agent == agent,
+            c.state == "leased",
+            c.lease_until >= self.now(),
+        )
+        return self.conn.execute(held.limit(1)).first() is not None
+
     def heartbeat_work(self, workspace_id: int, agent: str, lease_s: float) -> list[str]:
         """Extend every live lease ``agent`` holds; the items whose lease it kept."""
         self._write()
