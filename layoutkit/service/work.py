@@ -20,15 +20,9 @@ noticed (an expiry writes nothing, so it wakes nobody).
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import logging
-import threading
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
-
-from sqlalchemy.engine import make_url
 
 from layoutkit.errors import ServiceError
 from layoutkit.principal import Principal
@@ -36,9 +30,6 @@ from layoutkit.service._common import ID, SLUG, question_view
 from layoutkit.service.annotation_views import annotation_view
 from layoutkit.service.registry import REGISTRY
 from layoutkit.service.workspace import Call, Workspace
-from layoutkit.storage._sql.work import CHANNEL
-
-log = logging.getLogger(__name__)
 
 #: Capsules per call (operations.md, Limits).
 MAX_CAPSULES = 3
@@ -51,13 +42,8 @@ MIN_LEASE_S = 1.0
 MAX_LEASE_S = 3600.0
 #: A waiter re-checks at least this often: expired leases and missed signals.
 RECHECK_S = 1.0
-#: How often the SQLite watcher reads the change counters while anyone waits.
-POLL_S = 0.01
-#: Pause before the PostgreSQL listener reconnects after losing its connection.
-RECONNECT_S = 1.0
 
 AGENTS_AND_PEOPLE = ("owner", "user", "agent", "service")
-KINDS = ("annotation", "choice", "ask")
 GROUPS = {"annotation": "annotations", "choice": "choices", "ask": "asks"}
 
 _AGENT = {"type": "string", "minLength": 1, "maxLength": 200}
@@ -65,129 +51,12 @@ _ITEM = {"type": "string", "pattern": "^(annotation|choice|ask):[0-9]{1,16}$"}
 _LEASE = {"type": "number", "minimum": MIN_LEASE_S, "maximum": MAX_LEASE_S}
 
 
-class Waker:
-    """Wake-ups of one store in this process, shared by every waiting call.
-
-    ``generation`` moves on each time work may have appeared anywhere; a
-    waiter notes it before checking and then sleeps until it moves. The
-    watcher (a LISTEN connection on PostgreSQL, a counter poll on SQLite) is
-    one daemon thread per store, started by the first waiter.
-    """
-
-    def __init__(self, store: Any) -> None:
-        self.store = store
-        self.generation = 0
-        self._cond = threading.Condition()
-        self._loops: set[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = set()
-        self._waiting = 0
-        self._thread: threading.Thread | None = None
-        self._closed = False
-
-    def fire(self) -> None:
-        with self._cond:
-            self.generation += 1
-            self._cond.notify_all()
-            loops = list(self._loops)
-        for loop, event in loops:
-            # A closed loop's waiter is gone already.
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(event.set)
-
-    def _start(self) -> None:
-        with self._cond:
-            self._waiting += 1
-            self._cond.notify_all()  # the SQLite poller sleeps while nobody waits
-            if self._thread is None and not self.store.memory:
-                target = self._listen if self.store.dialect == "postgresql" else self._poll
-                self._thread = threading.Thread(target=target, name="work-waker", daemon=True)
-                self._thread.start()
-
-    def _stop(self) -> None:
-        with self._cond:
-            self._waiting -= 1
-
-    def wait(self, generation: int, timeout: float) -> None:
-        """Block until the generation moves past ``generation`` or ``timeout`` passes."""
-        self._start()
-        try:
-            with self._cond:
-                self._cond.wait_for(lambda: self.generation != generation, timeout)
-        finally:
-            self._stop()
-
-    async def wait_async(self, generation: int, timeout: float) -> None:
-        """:meth:`wait` on the event loop: no thread and no connection is held."""
-        event = asyncio.Event()
-        entry = (asyncio.get_running_loop(), event)
-        self._start()
-        with self._cond:
-            self._loops.add(entry)
-            moved = self.generation != generation
-        try:
-            if not moved:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(event.wait(), timeout)
-        finally:
-            with self._cond:
-                self._loops.discard(entry)
-            self._stop()
-
-    def _poll(self) -> None:
-        seen: dict[int, int] | None = None
-        while not self._closed:
-            with self._cond:
-                # Nobody waiting: read nothing until someone does.
-                self._cond.wait_for(lambda: self._waiting > 0 or self._closed, 5.0)
-            try:
-                with self.store.read(snapshot=False) as tx:
-                    now = tx.work_counters()
-            except Exception:
-                log.exception("reading the work counters failed")
-                time.sleep(RECONNECT_S)
-                continue
-            if seen is not None and now != seen:
-                self.fire()
-            seen = now
-            time.sleep(POLL_S)
-
-    def _listen(self) -> None:
-        import psycopg
-
-        url = make_url(str(self.store.engine.url.render_as_string(hide_password=False)))
-        dsn = url.set(drivername="postgresql").render_as_string(hide_password=False)
-        while not self._closed:
-            try:
-                with psycopg.connect(dsn, autocommit=True) as conn:
-                    conn.execute(f"LISTEN {CHANNEL}")
-                    # Anything written while the connection was down is re-checked now.
-                    self.fire()
-                    while not self._closed:
-                        for _ in conn.notifies(timeout=5.0):
-                            self.fire()
-            except Exception:
-                log.warning("the work listener lost its connection; reconnecting", exc_info=True)
-                time.sleep(RECONNECT_S)
-
-
-_wakers: dict[int, Waker] = {}
-_wakers_lock = threading.Lock()
-
-
-def waker_for(store: Any) -> Waker:
-    """The one :class:`Waker` of ``store`` in this process."""
-    with _wakers_lock:
-        found = _wakers.get(id(store))
-        if found is None or found.store is not store:
-            found = _wakers[id(store)] = Waker(store)
-        return found
-
-
 def signal(call: Call) -> None:
     """Announce, inside the write transaction of ``call``, that work may exist now:
     other processes hear it on commit, and this process's waiters right away."""
     tx = call.tx
     tx.signal_work(call.workspace_id)
-    waker = waker_for(call.workspace.store)
+    waker = call.workspace.store.waker
     tx.on_end(lambda committed: waker.fire() if committed else None)
 
 
@@ -306,39 +175,69 @@ def _candidates(call: Call, boards: list[Any]) -> list[str]:
     )
 
 
-def _attempt(call: Call) -> dict[str, Any]:
-    """One look for work: beat the agent's heart, then claim up to 3 free items in
-    scope. A read comes first, so a look with nothing to claim and no lease to
-    extend writes nothing (on SQLite a write takes the database's one write lock)."""
-    ws = call.workspace
-    lease = float(call.params.get("lease", DEFAULT_LEASE_S))
-    with ws.store.read(snapshot=False) as tx:
-        looked = Call(ws, call.principal, call.params, tx=tx)
-        agent = _agent_of(looked)
-        boards, scope = _scope(looked)
-        quiet = not _candidates(looked, boards) and not tx.holds_work(call.workspace_id, agent)
-    base = {"agent": agent, "scope": scope, "leaseSeconds": lease}
-    if quiet:
-        return {"idle": True, **base}
-    with ws.store.transaction() as tx:
-        call = Call(ws, call.principal, call.params, tx=tx)
-        boards, scope = _scope(call)
-        tx.heartbeat_work(call.workspace_id, agent, lease)
-        items = _candidates(call, boards)
-        by_id = {b.id: b for b in boards}
-        out: dict[str, Any] = {"annotations": [], "choices": [], "asks": [], "sessions": []}
-        taken = 0
-        for item in items:
-            if taken == MAX_CAPSULES:
-                break
-            if not tx.claim_work(call.workspace_id, item, agent, lease):
-                continue  # another agent won it in the meantime
-            capsule = _capsule(call, item, by_id)
-            if capsule is None:
-                continue
-            out[GROUPS[item.partition(":")[0]]].append(capsule)
-            taken += 1
-        claims = tx.work_claims(call.workspace_id, [c["item"] for g in out.values() for c in g])
+_SCOPE_PROPS: dict[str, Any] = {
+    "project": {"type": "string", "minLength": 1, "maxLength": 200},
+    "branch": {"type": "string", "minLength": 1, "maxLength": 300},
+    "board": SLUG,
+    "agent": _AGENT,
+    "lease": _LEASE,
+}
+
+
+def _base(call: Call, agent: str, scope: dict[str, Any]) -> dict[str, Any]:
+    return {"agent": agent, "scope": scope, "leaseSeconds": _lease(call)}
+
+
+def _lease(call: Call) -> float:
+    return float(call.params.get("lease", DEFAULT_LEASE_S))
+
+
+@REGISTRY.operation(
+    "peek_work",
+    "The read half of one wait_for_work look: {idle: true, ...} when there is nothing "
+    "to claim in scope and no lease of the agent to extend, else {idle: false}.",
+    {"properties": _SCOPE_PROPS, "additionalProperties": False},
+    principals=AGENTS_AND_PEOPLE,
+    tool=False,
+)
+def peek_work(call: Call) -> dict[str, Any]:
+    # A look that finds nothing writes nothing: on SQLite every write transaction
+    # takes the database's one write lock, and waiters look once a second.
+    agent = _agent_of(call)
+    boards, scope = _scope(call)
+    if _candidates(call, boards) or call.tx.holds_work(call.workspace_id, agent):
+        return {"idle": False}
+    return {"idle": True, **_base(call, agent, scope)}
+
+
+@REGISTRY.operation(
+    "take_work",
+    "The write half of one wait_for_work look: extend the agent's leases, then claim "
+    "up to 3 free items in scope and answer them as capsules.",
+    {"properties": _SCOPE_PROPS, "additionalProperties": False},
+    writes=True,
+    principals=AGENTS_AND_PEOPLE,
+    tool=False,
+)
+def take_work(call: Call) -> dict[str, Any]:
+    tx, lease = call.tx, _lease(call)
+    agent = _agent_of(call)
+    boards, scope = _scope(call)
+    tx.heartbeat_work(call.workspace_id, agent, lease)
+    by_id = {b.id: b for b in boards}
+    out: dict[str, Any] = {"annotations": [], "choices": [], "asks": [], "sessions": []}
+    taken = 0
+    for item in _candidates(call, boards):
+        if taken == MAX_CAPSULES:
+            break
+        if not tx.claim_work(call.workspace_id, item, agent, lease):
+            continue  # another agent won it in the meantime
+        capsule = _capsule(call, item, by_id)
+        if capsule is None:
+            continue
+        out[GROUPS[item.partition(":")[0]]].append(capsule)
+        taken += 1
+    claims = tx.work_claims(call.workspace_id, [c["item"] for g in out.values() for c in g])
     for group in ("annotations", "choices", "asks"):
         for capsule in out[group]:
             claim = claims[capsule["item"]]
@@ -347,8 +246,17 @@ def _attempt(call: Call) -> dict[str, Any]:
                 "deliveries": claim["deliveries"],
             }
     if not taken:
-        return {"idle": True, **base}
-    return {**out, **base}
+        return {"idle": True, **_base(call, agent, scope)}
+    return {**out, **_base(call, agent, scope)}
+
+
+def _look(call: Call) -> dict[str, Any]:
+    """One look for work, each half through the road in a short transaction."""
+    params = {k: v for k, v in call.params.items() if k != "timeout"}
+    peeked = call.workspace.call("peek_work", params, call.principal)
+    if peeked["idle"]:
+        return peeked
+    return call.workspace.call("take_work", params, call.principal)
 
 
 def _timeout(params: dict[str, Any]) -> float:
@@ -367,12 +275,8 @@ def _timeout(params: dict[str, Any]) -> float:
     "heartbeat_work done.",
     {
         "properties": {
-            "project": {"type": "string", "minLength": 1, "maxLength": 200},
-            "branch": {"type": "string", "minLength": 1, "maxLength": 300},
-            "board": SLUG,
-            "agent": _AGENT,
+            **_SCOPE_PROPS,
             "timeout": {"type": "number", "minimum": 0, "maximum": MAX_TIMEOUT_S},
-            "lease": _LEASE,
         },
         "additionalProperties": False,
     },
@@ -380,13 +284,13 @@ def _timeout(params: dict[str, Any]) -> float:
     principals=AGENTS_AND_PEOPLE,
 )
 def wait_for_work(call: Call) -> dict[str, Any]:
-    # Pure: each look opens its own short transaction, and the wait in between
-    # holds none (a blocking wait is what embedding Python asked for).
-    waker = waker_for(call.workspace.store)
+    # Pure: each look runs the road (short transactions of its own), and the
+    # wait in between holds none (a blocking wait is what embedding Python asked for).
+    waker = call.workspace.store.waker
     deadline = time.monotonic() + _timeout(call.params)
     while True:
         generation = waker.generation
-        found = _attempt(call)
+        found = _look(call)
         left = deadline - time.monotonic()
         if "idle" not in found or left <= 0:
             return found
@@ -405,7 +309,7 @@ async def wait_for_work_async(
     # The first look checks params and access as the blocking call would.
     found = await in_thread(ws.call, "wait_for_work", once, principal)
     deadline = time.monotonic() + _timeout(params)
-    waker = waker_for(ws.store)
+    waker = ws.store.waker
     while "idle" in found:
         left = deadline - time.monotonic()
         if left <= 0:

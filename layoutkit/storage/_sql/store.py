@@ -23,6 +23,7 @@ is open raises :class:`StorageError` (pass the open ``tx`` along instead).
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import threading
@@ -52,6 +53,7 @@ from layoutkit.storage._sql.request_keys import RequestKeyRows
 from layoutkit.storage._sql.review_rules import ReviewRuleRows
 from layoutkit.storage._sql.review_runs import ReviewRunRows
 from layoutkit.storage._sql.tasks import TaskRows
+from layoutkit.storage._sql.wake import Waker
 from layoutkit.storage._sql.work import WorkRows
 from layoutkit.storage._sql.workspaces import WorkspaceRows
 from layoutkit.storage.protocols import Clock
@@ -150,6 +152,11 @@ class SqlStore:
             if blobs_dir is not None
             else TableBlobStore(self._short_write, clock)
         )
+
+    @functools.cached_property
+    def waker(self) -> Waker:
+        """This process's wake-ups of waiting ``wait_for_work`` calls on this store."""
+        return Waker(self)
 
     def __repr__(self) -> str:
         return f"SqlStore({self.dialect}, {'memory' if self.memory else self.url!r})"
