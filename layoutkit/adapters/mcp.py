@@ -113,7 +113,9 @@ def build_server(
         who = principal
         try:
             if principal_of is not None:
-                who = principal_of(getattr(ctx, "request", None))
+                # The token check reads the database: in a worker thread too.
+                request = getattr(ctx, "request", None)
+                who = await anyio.to_thread.run_sync(principal_of, request)
             found = await long_poll(ws, arguments, who, anyio.to_thread.run_sync)
         except ServiceError as err:
             return _result({"status": err.status, **err.body}, error=True)
