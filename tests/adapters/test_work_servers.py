@@ -28,7 +28,8 @@ from tests.conftest import POSTGRES_URL
 def _serve(db: str) -> Served:
     port = _free_port()
     env = {**os.environ, "LAYOUTKIT_FETCH": "off"}
-    command = ["serve", "--db", db, "--port", str(port), "--workers", "2"]
+    # A PostgreSQL database outlives the run: --new-token prints a token every start.
+    command = ["serve", "--db", db, "--port", str(port), "--workers", "2", "--new-token"]
     proc = subprocess.Popen(
         [sys.executable, "-m", "layoutkit.adapters.cli", *command],
         stdout=subprocess.PIPE,
@@ -44,6 +45,8 @@ def _serve(db: str) -> Served:
             break
         if line.startswith("owner token (keep it private): "):
             token = line.split(": ", 1)[1].strip()
+        elif line.startswith("API: "):
+            break  # past the token line: none was printed
     assert token, "serve printed no owner token"
     url = f"http://127.0.0.1:{port}"
     while time.monotonic() < deadline:
