@@ -221,3 +221,21 @@ def test_a_blocking_wait_wakes_on_a_write_within_100_ms(ws: Workspace) -> None:
     thread.join(timeout=10)
     assert items(got["found"]) == [f"ask:{a}"]
     assert got["at"] - written < 0.1
+
+
+def test_a_look_is_a_read_then_a_write_through_the_road(ws: Workspace) -> None:
+    # Nothing to claim and no lease held: the read half answers idle on its own.
+    peeked = ws.call("peek_work", {"project": "shop"}, ONE)
+    assert peeked == {
+        "idle": True,
+        "agent": "agent:one",
+        "scope": {"project": "shop"},
+        "leaseSeconds": 60.0,
+    }
+    a = ask(ws)
+    assert ws.call("peek_work", {"project": "shop"}, ONE) == {"idle": False}
+    taken = ws.call("take_work", {"project": "shop", "lease": 5}, ONE)
+    assert items(taken) == [f"ask:{a}"] and taken["leaseSeconds"] == 5
+    # Holding a lease, the read half sends the look on to the write that extends it.
+    assert ws.call("peek_work", {"project": "shop"}, ONE) == {"idle": False}
+    assert "idle" in ws.call("take_work", {"project": "shop"}, ONE)
