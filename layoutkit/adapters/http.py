@@ -44,6 +44,7 @@ from layoutkit.examples import seed_example
 from layoutkit.principal import Principal
 from layoutkit.service import offload, uploads
 from layoutkit.service.errors import parse_request_json
+from layoutkit.service.work import LONG_POLLS
 
 API = "/api/v1"
 #: Operations one server process runs at once; more wait their turn on the event
@@ -77,6 +78,8 @@ class NamedRoute:
 
 
 NAMED_ROUTES: tuple[NamedRoute, ...] = (
+    NamedRoute("POST", "/work/wait", "wait_for_work", summary="Wait for work (long poll)"),
+    NamedRoute("POST", "/asks/{id}/answer", "answer_ask", {"id": "id"}, summary="Answer an ask"),
     NamedRoute(
         "POST",
         "/boards/{slug}/compose",
@@ -356,6 +359,10 @@ class HttpAdapter:
         large bodies and answers would hold up every other request there.
         """
 
+        long_poll = LONG_POLLS.get(op)
+        if long_poll is not None:
+            return await self.run_long_poll(request, long_poll, op, params)
+
         def answer() -> Response:
             try:
                 checked = params() if callable(params) else params
@@ -366,6 +373,24 @@ class HttpAdapter:
             return JSONResponse(result, status_code=status)
 
         return await self.in_thread(answer)
+
+    async def run_long_poll(
+        self,
+        request: Request,
+        long_poll: Callable[..., Awaitable[dict[str, Any]]],
+        op: str,
+        params: dict[str, Any] | Callable[[], dict[str, Any]],
+    ) -> Response:
+        """Answer a long poll (``wait_for_work``): its short looks run in worker
+        threads, and between them it waits on the event loop, holding no thread
+        and no database connection."""
+        try:
+            checked = params() if callable(params) else params
+            principal = await self.in_thread(self.principal, request)
+            result = await long_poll(self.ws, checked, principal, self.in_thread)
+        except ServiceError as err:
+            return error_response(err)
+        return JSONResponse(result)
 
     async def op_endpoint(self, request: Request) -> Response:
         try:

@@ -22,6 +22,7 @@ from starlette.types import ASGIApp
 from layoutkit import ServiceError, Workspace
 from layoutkit.principal import Principal
 from layoutkit.service.registry import TEXT_FIELD, split_image
+from layoutkit.service.work import LONG_POLLS
 
 if TYPE_CHECKING:
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -97,10 +98,28 @@ def build_server(
         return call_tool(ws, name, arguments, who)
 
     async def run_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        arguments = dict(params.arguments or {})
+        long_poll = LONG_POLLS.get(params.name)
+        if long_poll is not None:
+            return await run_long_poll(ctx, long_poll, params.name, arguments)
         # Operations are synchronous engine + store work; keep the event loop free.
-        return await anyio.to_thread.run_sync(
-            run_sync, ctx, params.name, dict(params.arguments or {})
-        )
+        return await anyio.to_thread.run_sync(run_sync, ctx, params.name, arguments)
+
+    async def run_long_poll(
+        ctx: Any, long_poll: Any, name: str, arguments: dict[str, Any]
+    ) -> types.CallToolResult:
+        # A long poll waits on the event loop between its short looks, so a
+        # waiting agent holds neither a worker thread nor a database connection.
+        who = principal
+        try:
+            if principal_of is not None:
+                # The token check reads the database: in a worker thread too.
+                request = getattr(ctx, "request", None)
+                who = await anyio.to_thread.run_sync(principal_of, request)
+            found = await long_poll(ws, arguments, who, anyio.to_thread.run_sync)
+        except ServiceError as err:
+            return _result({"status": err.status, **err.body}, error=True)
+        return _result(found, error=False)
 
     return Server(
         SERVER_NAME,

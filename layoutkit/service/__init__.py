@@ -28,6 +28,7 @@ from layoutkit.service import task_refs as _task_refs  # noqa: F401
 from layoutkit.service import tasks as _tasks  # noqa: F401
 from layoutkit.service import uploads as _uploads  # noqa: F401
 from layoutkit.service import views as _views  # noqa: F401
+from layoutkit.service import work as _work  # noqa: F401
 from layoutkit.service.generic import register_generic_operations
 from layoutkit.service.registry import REGISTRY, Operation, Registry
 from layoutkit.service.workspace import Call, Workspace

@@ -31,7 +31,7 @@ from layoutkit import render
 from layoutkit.errors import EngineError, ServiceError, did_you_mean
 from layoutkit.review import regions
 from layoutkit.review.images import open_picture
-from layoutkit.service import review_runs
+from layoutkit.service import review_runs, work
 from layoutkit.service._common import ID, SLUG, find_board, may_reach
 from layoutkit.service.annotation_views import (
     OPEN_STATES,
@@ -628,6 +628,8 @@ def annotate(call: Call) -> dict[str, Any]:
     batch = _Batch(call, who, run)
     results = [batch.judge(item) for item in call.params["items"]]
     batch.write()
+    if not batch.dry and any(r["status"] == "created" for r in results):
+        work.signal(call)
     counts = {s: sum(r["status"] == s for r in results) for s in ("created", "existing")}
     return {
         "board": call.board.slug,
@@ -924,6 +926,9 @@ def agent_verdict(call: Call) -> dict[str, Any]:
             skipped.append({"id": a.id, "state": a.state})
             continue
         changed.append(annotation_view(tx.update_annotation(a.id, state=target), board.slug))
+    if any(c["state"] == "open" for c in changed):
+        # Accepted findings are open work for agents waiting on this board.
+        work.signal(call)
     if changed:
         tx.record_event(
             f"annotations.{p['action']}",

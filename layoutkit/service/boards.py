@@ -7,6 +7,7 @@ from typing import Any
 
 from layoutkit.errors import ServiceError
 from layoutkit.limits import check_limit
+from layoutkit.service import work
 from layoutkit.service._common import (
     ID,
     SLUG,
@@ -522,6 +523,7 @@ def send_answers(call: Call) -> dict[str, Any]:
             board_id=board.id,
             detail={"released": [q.id for q in released], "regenerate": regenerate},
         )
+        work.signal(call)
     return {
         "released": [question_view(q) for q in released],
         "regenerate": regenerate,

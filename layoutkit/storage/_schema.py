@@ -458,6 +458,51 @@ task_events = Table(
     Index("ix_task_events_task", "task_id", "id"),
 )
 
+# Work delivered to agents (service/work.py): one lease per delivered item,
+# keyed ``annotation:<id>``, ``choice:<id>`` or ``ask:<id>``. ``state`` is
+# ``leased`` (the agent holds it until ``lease_until``) or ``done``.
+work_claims = Table(
+    "work_claims",
+    metadata,
+    Column("workspace_id", Id, ForeignKey("workspaces.id", ondelete="CASCADE"), primary_key=True),
+    Column("item", String(80), primary_key=True),
+    Column("agent", String(300), nullable=False),
+    Column("state", String(10), nullable=False),
+    Column("deliveries", Integer, nullable=False),
+    Column("claimed_at", When, nullable=False),
+    Column("heartbeat_at", When, nullable=False),
+    Column("lease_until", When, nullable=False),
+    Index("ix_work_claims_agent", "workspace_id", "agent", "state"),
+)
+
+# Requests to an AI answerer, delivered as asks and answered with answer_ask.
+work_asks = Table(
+    "work_asks",
+    metadata,
+    _id(),
+    Column("workspace_id", Id, ForeignKey("workspaces.id", ondelete="CASCADE"), nullable=False),
+    Column("project", String(200), nullable=True),
+    Column("branch", String(300), nullable=True),
+    Column("board_id", Id, ForeignKey("boards.id", ondelete="CASCADE"), nullable=True),
+    Column("question", Text, nullable=False),
+    Column("context", Json, nullable=True),
+    Column("author", String(300), nullable=False),
+    Column("answer", Text, nullable=True),
+    Column("answered_by", String(300), nullable=True),
+    Column("created_at", When, nullable=False),
+    Column("answered_at", When, nullable=True),
+    Index("ix_work_asks_open", "workspace_id", "answered_at"),
+)
+
+# A change counter per workspace, bumped by every write that makes work:
+# SQLite waiters in other processes watch it (PostgreSQL ones get NOTIFY).
+work_signals = Table(
+    "work_signals",
+    metadata,
+    Column("workspace_id", Id, ForeignKey("workspaces.id", ondelete="CASCADE"), primary_key=True),
+    Column("n", BigInteger, nullable=False),
+)
+
 blobs = Table(
     "blobs",
     metadata,

@@ -30,9 +30,14 @@ def test_tools_are_the_registered_operations() -> None:
 
     tools = _run(script)
     ws = Workspace.open()
-    # Board-UI routes for people (agent_verdict) are operations but never tools.
+    # Board-UI routes for people (agent_verdict) and the two halves of a
+    # wait_for_work look are operations but never tools.
     expected = {op.name: op.describe() for op in ws.registry.tools()}
-    assert {op["name"] for op in ws.operations()} - set(expected) == {"agent_verdict"}
+    assert {op["name"] for op in ws.operations()} - set(expected) == {
+        "agent_verdict",
+        "peek_work",
+        "take_work",
+    }
     assert {t.name for t in tools} == set(expected)
     for tool in tools:
         assert tool.description == expected[tool.name]["description"]

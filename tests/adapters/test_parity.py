@@ -99,6 +99,7 @@ FREE_FORM = {
     ("create", "fields"): "a task's custom fields; the workspace's field vocabulary names them",
     ("update", "fields"): "a task's custom fields; the workspace's field vocabulary names them",
     ("spot", "fields"): "a task's custom fields; the workspace's field vocabulary names them",
+    ("post_ask", "context"): "what an asker hands the AI answerer; the asker decides its members",
 }
 
 

@@ -23,6 +23,7 @@ is open raises :class:`StorageError` (pass the open ``tx`` along instead).
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import threading
@@ -52,6 +53,8 @@ from layoutkit.storage._sql.request_keys import RequestKeyRows
 from layoutkit.storage._sql.review_rules import ReviewRuleRows
 from layoutkit.storage._sql.review_runs import ReviewRunRows
 from layoutkit.storage._sql.tasks import TaskRows
+from layoutkit.storage._sql.wake import Waker
+from layoutkit.storage._sql.work import WorkRows
 from layoutkit.storage._sql.workspaces import WorkspaceRows
 from layoutkit.storage.protocols import Clock
 
@@ -97,6 +100,7 @@ class SqlTx(
     ReviewRunRows,
     AnnotationRows,
     TaskRows,
+    WorkRows,
 ):
     """One open transaction (or read snapshot) of a :class:`SqlStore`: the
     :class:`~layoutkit.storage.Tx` protocol on SQL, one mixin per resource family.
@@ -148,6 +152,11 @@ class SqlStore:
             if blobs_dir is not None
             else TableBlobStore(self._short_write, clock)
         )
+
+    @functools.cached_property
+    def waker(self) -> Waker:
+        """This process's wake-ups of waiting ``wait_for_work`` calls on this store."""
+        return Waker(self)
 
     def __repr__(self) -> str:
         return f"SqlStore({self.dialect}, {'memory' if self.memory else self.url!r})"

@@ -1,0 +1,116 @@
+"""wait_for_work across `layoutkit serve --workers 2` on SQLite and PostgreSQL.
+
+Agents long-poll over HTTP; each request may land on either worker process,
+and the asks are written through either one: every ask reaches exactly one
+agent, and a waiter in one process wakes for a write made in the other.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.adapters.test_serve_workers import Served, _free_port, _workers
+from tests.conftest import POSTGRES_URL
+
+
+def _serve(db: str) -> Served:
+    port = _free_port()
+    env = {**os.environ, "LAYOUTKIT_FETCH": "off"}
+    # A PostgreSQL database outlives the run: --new-token prints a token every start.
+    command = ["serve", "--db", db, "--port", str(port), "--workers", "2", "--new-token"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "layoutkit.adapters.cli", *command],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
+    assert proc.stdout is not None
+    token, deadline = None, time.monotonic() + 60
+    while token is None and time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        if line.startswith("owner token (keep it private): "):
+            token = line.split(": ", 1)[1].strip()
+        elif line.startswith("API: "):
+            break  # past the token line: none was printed
+    assert token, "serve printed no owner token"
+    url = f"http://127.0.0.1:{port}"
+    while time.monotonic() < deadline:
+        try:
+            httpx.get(f"{url}/api/v1/openapi.json", timeout=2)
+            break
+        except httpx.TransportError:
+            time.sleep(0.2)
+    return Served(proc, url, token, db)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Served]:
+    if request.param == "postgres":
+        if not POSTGRES_URL:
+            pytest.skip("LAYOUTKIT_TEST_POSTGRES_URL is not set; PostgreSQL tests need a server")
+        db = POSTGRES_URL
+    else:
+        db = f"sqlite:///{tmp_path / 'served.db'}"
+    s = _serve(db)
+    try:
+        yield s
+    finally:
+        s.proc.send_signal(signal.SIGINT)
+        try:
+            s.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            s.proc.kill()
+            s.proc.wait()
+
+
+def test_every_ask_reaches_one_agent_across_server_processes(served: Served) -> None:
+    assert len(_workers(served.proc)) == 2
+    # The served workspace outlives a run on PostgreSQL: a project of this run's own.
+    project = f"p{uuid.uuid4().hex[:8]}"
+    board = {"kind": "board", "slug": project, "project": project}
+    assert served.post("create", board).status_code == 200
+    agents = 6
+
+    def agent(i: int) -> list[tuple[str, float]]:
+        got: list[tuple[str, float]] = []
+        body = {"project": project, "agent": f"a{i}", "timeout": 3}
+        while True:
+            # A fresh connection each time: the polls spread over both workers.
+            found = served.post("wait_for_work", body).json()
+            if "idle" in found:
+                return got
+            items = [c["item"] for c in found["asks"]]
+            got += [(item, time.time()) for item in items]
+            done = served.post("heartbeat_work", {"agent": f"a{i}", "done": items})
+            assert done.status_code == 200 and done.json()["done"] == sorted(items)
+
+    with ThreadPoolExecutor(agents) as pool:
+        pending = [pool.submit(agent, i) for i in range(agents)]
+        time.sleep(1.0)
+        written: dict[int, float] = {}
+        for i in range(12):
+            at = time.time()
+            res = served.post("post_ask", {"project": project, "question": f"q{i}"})
+            written[res.json()["ask"]["id"]] = at
+        results: list[Any] = [p.result(timeout=60) for p in pending]
+    delivered = [item for got in results for item, _ in got]
+    assert sorted(delivered) == sorted(f"ask:{i}" for i in written)
+    # A wake-up, not the 1 s re-check, brought the first ask to a waiting agent.
+    first = min(written)
+    took = next(at for got in results for item, at in got if item == f"ask:{first}")
+    assert took - written[first] < 0.5
