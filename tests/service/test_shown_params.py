@@ -49,7 +49,9 @@ def test_search_declares_q_everywhere(ws: Workspace) -> None:
 def test_a_field_of_some_kinds_names_them(ws: Workspace) -> None:
     shown = ws.registry.get("get").params_schema["properties"]
     assert shown["state"]["description"].endswith("Only for kind questions.")
-    assert shown["board"]["description"].endswith("Only for kind annotations, board, cards, questions.")
+    assert shown["board"]["description"].endswith(
+        "Only for kind annotations, board, cards, questions."
+    )
     # A field every kind takes names none of them.
     q = ws.registry.get("search").params_schema["properties"]["q"]
     assert "Only for" not in q.get("description", "")
