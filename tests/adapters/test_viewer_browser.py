@@ -73,6 +73,22 @@ def _wait(what: Any, timeout: float = 10.0) -> Any:
         time.sleep(0.05)
 
 
+def _settled(page: Any, api: Api, slug: str) -> None:
+    """Wait until the page has heard of the board's latest change and has stopped
+    redrawing for half a second."""
+    with api.ws.store.read() as tx:
+        board = tx.board_by_slug(api.ws.workspace_id, slug)
+        assert board is not None
+        rev = board.rev
+    _wait(lambda: int(_data(page, "rev") or 0) >= rev)
+    last, since = _data(page, "draws"), time.monotonic()
+    while time.monotonic() - since < 0.5:
+        time.sleep(0.05)
+        now = _data(page, "draws")
+        if now != last:
+            last, since = now, time.monotonic()
+
+
 def _shot(page: Any, name: str) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / name))
@@ -426,7 +442,9 @@ def test_ticking_a_checklist_with_pointer_and_keyboard_persists(served: Api, pag
     assert response.value.status == 200
     assert _items(api.ws, card) == [True, True, False]
 
-    # The keyboard: Tab to the next box and untick it with Space.
+    # The keyboard: Tab to the next box and untick it with Space, once the redraw the
+    # tick's own pushed change causes is over (it replaces the boxes under the focus).
+    _settled(page, api, "launch")
     boxes.nth(0).focus()
     with page.expect_response(lambda r: r.url.endswith("/ops/tick_checklist")):
         page.keyboard.press("Tab")
