@@ -728,6 +728,65 @@ class TaskTx(Protocol):
         ...
 
 
+class WorkTx(Protocol):
+    """Work delivered to agents: leases on items, asks, and the wake-up signal."""
+
+    def signal_work(self, workspace_id: int) -> None:
+        """Tell waiters in every process that work may have appeared (on commit)."""
+        ...
+
+    def work_counters(self) -> dict[int, int]:
+        """Every workspace's change counter (what SQLite waiters poll)."""
+        ...
+
+    def work_candidates(
+        self,
+        workspace_id: int,
+        *,
+        board_ids: Sequence[int],
+        project: str | None,
+        branch: str | None,
+        board_id: int | None,
+        limit: int,
+    ) -> list[str]:
+        """Item keys in scope that no live lease holds and nobody finished."""
+        ...
+
+    def claim_work(self, workspace_id: int, item: str, agent: str, lease_s: float) -> bool:
+        """Lease ``item`` to ``agent``; True when this call won it."""
+        ...
+
+    def holds_work(self, workspace_id: int, agent: str) -> bool:
+        """Whether ``agent`` holds a live lease."""
+        ...
+
+    def heartbeat_work(self, workspace_id: int, agent: str, lease_s: float) -> list[str]:
+        """Extend every live lease ``agent`` holds; the items whose lease it kept."""
+        ...
+
+    def finish_work(
+        self, workspace_id: int, agent: str | None, items: Iterable[str], *, release: bool
+    ) -> list[str]:
+        """Mark ``items`` done, or hand them back with ``release``; the items changed."""
+        ...
+
+    def work_claims(self, workspace_id: int, items: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """The claim rows of ``items`` by item key."""
+        ...
+
+    def insert_ask(self, workspace_id: int, fields: Mapping[str, Any]) -> dict[str, Any]:
+        """Store a new ask for an AI answerer."""
+        ...
+
+    def work_ask(self, ask_id: int) -> dict[str, Any] | None:
+        """The ask, or None."""
+        ...
+
+    def answer_work_ask(self, ask_id: int, answer: str, by: str) -> dict[str, Any]:
+        """Record the answer of an open ask."""
+        ...
+
+
 class Tx(
     WorkspaceTx,
     BoardTx,
@@ -740,6 +799,7 @@ class Tx(
     ReviewRunTx,
     AnnotationTx,
     TaskTx,
+    WorkTx,
     Protocol,
 ):
     """One open transaction or read snapshot; write methods raise
