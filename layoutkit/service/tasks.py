@@ -804,6 +804,10 @@ for _kind, _creatable in (
     ("field", True),
     ("sprint", True),
     ("milestone", True),
+    # Views and rules are named the way the other words are: a transfer carries them
+    # and matches them by key, so people and agents can make and list them.
+    ("view", True),
+    ("rule", True),
     ("state", False),
     ("label", False),
 ):

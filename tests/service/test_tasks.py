@@ -204,3 +204,15 @@ def test_list_filters_and_limits(ws: Workspace) -> None:
     assert live["total"] == 3
     assert len(ws.call("list", {"kind": "task", "limit": 2})["tasks"]) == 2
     assert ws.call("list", {"kind": "task", "f": {"project": "none"}}) == {"tasks": [], "total": 0}
+
+
+@pytest.mark.parametrize("kind", ["field", "sprint", "milestone", "view", "rule"])
+def test_vocabulary_words_are_made_once_and_listed_by_project(ws: Workspace, kind: str) -> None:
+    made = ws.call("create", {"kind": kind, "key": "weekly", "name": "Weekly", "project": "core"})
+    again = ws.call("create", {"kind": kind, "key": "weekly", "project": "core"})
+    assert (made["created"], again["created"]) == (True, False)
+    assert again[kind]["id"] == made[kind]["id"]
+    assert made[kind] == {"id": made[kind]["id"], "kind": kind, "key": "weekly", "name": "Weekly"}
+    listed = ws.call("list", {"kind": kind, "project": "core"})["items"]
+    assert [w["key"] for w in listed] == ["weekly"]
+    assert ws.call("list", {"kind": kind, "project": "elsewhere"})["items"] == []
