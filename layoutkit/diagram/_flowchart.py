@@ -254,10 +254,9 @@ def statements(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
                 if ch == "}":
                     described = False
                 continue
-            if ch == '"':
-                quoted = not quoted
-            elif quoted:
-                pass
+            if ch == '"' or quoted:
+                # Inside quotes every character is text; a quote opens or closes them.
+                quoted = quoted != (ch == '"')
             elif meta:
                 if ch == "}":
                     meta = False

@@ -42,11 +42,11 @@ class Served:
         return httpx.post(f"{self.url}/api/v1/ops/{op}", json=body, headers=headers, timeout=30)
 
 
-def _start(tmp_path: Path, workers: int) -> Served:
-    db = f"sqlite:///{tmp_path / 'served.db'}"
+def start_served(db: str, workers: int, *options: str) -> Served:
+    """``layoutkit serve`` on ``db`` as a user starts it, once it answers on loopback."""
     port = _free_port()
     env = {**os.environ, "LAYOUTKIT_FETCH": "off"}
-    command = ["serve", "--db", db, "--port", str(port), "--workers", str(workers)]
+    command = ["serve", "--db", db, "--port", str(port), "--workers", str(workers), *options]
     proc = subprocess.Popen(
         [sys.executable, "-m", "layoutkit.adapters.cli", *command],
         stdout=subprocess.PIPE,
@@ -55,14 +55,15 @@ def _start(tmp_path: Path, workers: int) -> Served:
         env=env,
     )
     assert proc.stdout is not None
-    token = None
-    deadline = time.monotonic() + 60
+    token, deadline = None, time.monotonic() + 60
     while token is None and time.monotonic() < deadline:
         line = proc.stdout.readline()
         if not line:
             break
         if line.startswith("owner token (keep it private): "):
             token = line.split(": ", 1)[1].strip()
+        elif line.startswith("API: "):
+            break  # past the token line: none was printed
     assert token, "serve printed no owner token"
     url = f"http://127.0.0.1:{port}"
     while time.monotonic() < deadline:
@@ -74,18 +75,23 @@ def _start(tmp_path: Path, workers: int) -> Served:
     return Served(proc, url, token, db)
 
 
+def stop_served(s: Served) -> None:
+    """Stop the server as a user does (SIGINT), killing it if it hangs."""
+    s.proc.send_signal(signal.SIGINT)
+    try:
+        s.proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        s.proc.kill()
+        s.proc.wait()
+
+
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[Served]:
-    s = _start(tmp_path, workers=2)
+    s = start_served(f"sqlite:///{tmp_path / 'served.db'}", 2)
     try:
         yield s
     finally:
-        s.proc.send_signal(signal.SIGINT)
-        try:
-            s.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            s.proc.kill()
-            s.proc.wait()
+        stop_served(s)
 
 
 def _workers(proc: subprocess.Popen[str]) -> list[int]:

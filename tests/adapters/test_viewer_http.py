@@ -3,6 +3,7 @@ readable error pages, over a real server on 127.0.0.1."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
 import threading
@@ -50,7 +51,9 @@ class Stream:
 
     def _read(self) -> None:
         name, data, ident = "message", "", None
-        try:
+        # The stream ends by the server closing it or the test closing the client;
+        # either way the reader reports the end (None) below.
+        with contextlib.suppress(httpx.HTTPError):
             for line in self.response.iter_lines():
                 if line.startswith("event: "):
                     name = line[7:]
@@ -61,8 +64,6 @@ class Stream:
                 elif line == "" and data:
                     self.events.put((name, json.loads(data), ident))
                     name, data, ident = "message", "", None
-        except httpx.HTTPError:
-            pass
         self.events.put(None)
 
     def next(self, timeout: float = 10) -> tuple[str, Any, str | None] | None:

@@ -7,10 +7,6 @@ agent, and a waiter in one process wakes for a write made in the other.
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -18,44 +14,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
-from tests.adapters.test_serve_workers import Served, _free_port, _workers
+from tests.adapters.test_serve_workers import Served, _workers, start_served, stop_served
 from tests.conftest import POSTGRES_URL
-
-
-def _serve(db: str) -> Served:
-    port = _free_port()
-    env = {**os.environ, "LAYOUTKIT_FETCH": "off"}
-    # A PostgreSQL database outlives the run: --new-token prints a token every start.
-    command = ["serve", "--db", db, "--port", str(port), "--workers", "2", "--new-token"]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "layoutkit.adapters.cli", *command],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=env,
-    )
-    assert proc.stdout is not None
-    token, deadline = None, time.monotonic() + 60
-    while token is None and time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        if line.startswith("owner token (keep it private): "):
-            token = line.split(": ", 1)[1].strip()
-        elif line.startswith("API: "):
-            break  # past the token line: none was printed
-    assert token, "serve printed no owner token"
-    url = f"http://127.0.0.1:{port}"
-    while time.monotonic() < deadline:
-        try:
-            httpx.get(f"{url}/api/v1/openapi.json", timeout=2)
-            break
-        except httpx.TransportError:
-            time.sleep(0.2)
-    return Served(proc, url, token, db)
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -66,16 +28,12 @@ def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Served]:
         db = POSTGRES_URL
     else:
         db = f"sqlite:///{tmp_path / 'served.db'}"
-    s = _serve(db)
+    # A PostgreSQL database outlives the run: --new-token prints a token every start.
+    s = start_served(db, 2, "--new-token")
     try:
         yield s
     finally:
-        s.proc.send_signal(signal.SIGINT)
-        try:
-            s.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            s.proc.kill()
-            s.proc.wait()
+        stop_served(s)
 
 
 def test_every_ask_reaches_one_agent_across_server_processes(served: Served) -> None:

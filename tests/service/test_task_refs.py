@@ -227,7 +227,7 @@ class _Stub(BaseHTTPRequestHandler):
         self.wfile.write(out.encode())
 
     def log_message(self, *args: object) -> None:
-        pass
+        """Keep the stub's request log out of the test output."""
 
 
 @pytest.fixture
