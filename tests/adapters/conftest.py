@@ -3,11 +3,15 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 
 import httpx
+import httpx2
 import pytest
 import uvicorn
+from mcp.client.session import ClientSession
+from mcp.client.streamable_http import streamable_http_client
 
 from layoutkit import Workspace
 from layoutkit.adapters.http import create_app
@@ -70,3 +74,16 @@ def api() -> Iterator[Api]:
         finally:
             api.client.close()
             ws.close()
+
+
+@asynccontextmanager
+async def mcp_session(url: str, token: str) -> AsyncIterator[ClientSession]:
+    """An initialized MCP client session with ``token`` on the server at ``url``
+    (streamable HTTP at ``/mcp/``)."""
+    async with (
+        httpx2.AsyncClient(headers={"authorization": f"Bearer {token}"}, timeout=30) as client,
+        streamable_http_client(f"{url}/mcp/", http_client=client) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        yield session

@@ -10,16 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import httpx2
 from click.testing import CliRunner
-from mcp.client.session import ClientSession
-from mcp.client.streamable_http import streamable_http_client
 
 from layoutkit import Workspace
 from layoutkit.adapters.cli import main
 from layoutkit.adapters.http import create_app
 from layoutkit.principal import Principal
-from tests.adapters.conftest import Api, LiveServer
+from tests.adapters.conftest import Api, LiveServer, mcp_session
 from tests.adapters.test_viewer_http import Stream
 
 AGENT = Principal.agent("claude")
@@ -94,14 +91,7 @@ def test_an_mcp_client_reads_the_findings_with_the_generic_get() -> None:
 
     async def run() -> Any:
         with LiveServer(create_app(ws)) as server:
-            async with (
-                httpx2.AsyncClient(
-                    headers={"authorization": f"Bearer {token}"}, timeout=30
-                ) as client,
-                streamable_http_client(f"{server.url}/mcp/", http_client=client) as (read, write),
-                ClientSession(read, write) as session,
-            ):
-                await session.initialize()
+            async with mcp_session(server.url, token) as session:
                 tool = next(t for t in (await session.list_tools()).tools if t.name == "get")
                 got = await session.call_tool("get", {"kind": "annotations", "board": "rev"})
                 return tool, got

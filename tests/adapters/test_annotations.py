@@ -10,16 +10,14 @@ from pathlib import Path
 
 import anyio
 import httpx
-import httpx2
 from click.testing import CliRunner
 from mcp.client.session import ClientSession
-from mcp.client.streamable_http import streamable_http_client
 from PIL import Image
 
 from layoutkit import Workspace
 from layoutkit.adapters.cli import main
 from layoutkit.adapters.http import create_app
-from tests.adapters.conftest import Api, LiveServer
+from tests.adapters.conftest import Api, LiveServer, mcp_session
 
 
 def _png(w: int, h: int) -> bytes:
@@ -178,14 +176,7 @@ def test_annotate_as_an_mcp_tool_with_an_agent_token() -> None:
 
     async def main():  # type: ignore[no-untyped-def]
         with LiveServer(create_app(ws)) as server:
-            async with (
-                httpx2.AsyncClient(
-                    headers={"authorization": f"Bearer {token}"}, timeout=30
-                ) as client,
-                streamable_http_client(f"{server.url}/mcp/", http_client=client) as (read, write),
-                ClientSession(read, write) as session,
-            ):
-                await session.initialize()
+            async with mcp_session(server.url, token) as session:
                 return await script(session)
 
     tools, ambiguous, pinned, verdict, status, reply = anyio.run(main)

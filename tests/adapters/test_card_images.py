@@ -8,16 +8,14 @@ import io
 import json
 
 import anyio
-import httpx2
 import mcp_types as types
 from mcp.client.session import ClientSession
-from mcp.client.streamable_http import streamable_http_client
 from PIL import Image
 
 from layoutkit import Workspace
 from layoutkit.adapters.http import create_app
 from layoutkit.adapters.mcp import call_tool
-from tests.adapters.conftest import Api, LiveServer
+from tests.adapters.conftest import Api, LiveServer, mcp_session
 
 
 def _png(w: int, h: int) -> bytes:
@@ -49,14 +47,7 @@ def test_mcp_session_receives_image_content() -> None:
 
     async def main():  # type: ignore[no-untyped-def]
         with LiveServer(create_app(ws)) as server:
-            async with (
-                httpx2.AsyncClient(
-                    headers={"authorization": f"Bearer {token}"}, timeout=30
-                ) as client,
-                streamable_http_client(f"{server.url}/mcp/", http_client=client) as (read, write),
-                ClientSession(read, write) as session,
-            ):
-                await session.initialize()
+            async with mcp_session(server.url, token) as session:
                 return await script(session)
 
     one, survey, bad = anyio.run(main)

@@ -9,17 +9,14 @@ import re
 from pathlib import Path
 
 import anyio
-import httpx2
 from click.testing import CliRunner
 from jsonschema import Draft202012Validator
-from mcp.client.session import ClientSession
-from mcp.client.streamable_http import streamable_http_client
 
 from layoutkit import Workspace
 from layoutkit.adapters.cli import main
 from layoutkit.adapters.http import create_app, openapi_document
 from layoutkit.adapters.mcp import _tools
-from tests.adapters.conftest import Api, LiveServer
+from tests.adapters.conftest import Api, LiveServer, mcp_session
 
 BATCH = {
     "board": "parity",
@@ -63,14 +60,7 @@ def _over_mcp() -> dict:
 
     async def main_() -> dict:
         with LiveServer(create_app(ws)) as server:
-            async with (
-                httpx2.AsyncClient(
-                    headers={"authorization": f"Bearer {token}"}, timeout=30
-                ) as client,
-                streamable_http_client(f"{server.url}/mcp/", http_client=client) as (read, write),
-                ClientSession(read, write) as session,
-            ):
-                await session.initialize()
+            async with mcp_session(server.url, token) as session:
                 await session.call_tool("create", {"kind": "board", "slug": "parity"})
                 result = await session.call_tool("compose_board", BATCH)
                 assert result.is_error is False, result.structured_content

@@ -6,16 +6,13 @@ import json
 from pathlib import Path
 
 import anyio
-import httpx2
 from click.testing import CliRunner
-from mcp.client.session import ClientSession
-from mcp.client.streamable_http import streamable_http_client
 
 from layoutkit import Workspace
 from layoutkit.adapters.cli import main
 from layoutkit.adapters.http import create_app, openapi_document
 from layoutkit.service.task_refs import MAX_UPLOAD_BYTES
-from tests.adapters.conftest import Api, LiveServer
+from tests.adapters.conftest import Api, LiveServer, mcp_session
 
 
 def _new_task(api: Api, **fields: object) -> int:
@@ -138,14 +135,7 @@ def test_tasks_over_mcp() -> None:
 
     async def session_script() -> tuple:
         with LiveServer(create_app(ws)) as server:
-            async with (
-                httpx2.AsyncClient(
-                    headers={"authorization": f"Bearer {token}"}, timeout=30
-                ) as client,
-                streamable_http_client(f"{server.url}/mcp/", http_client=client) as (read, write),
-                ClientSession(read, write) as session,
-            ):
-                await session.initialize()
+            async with mcp_session(server.url, token) as session:
                 made = await session.call_tool("create", {"kind": "task", "title": "Via MCP"})
                 task = made.structured_content["task"]["id"]
                 await session.call_tool(
