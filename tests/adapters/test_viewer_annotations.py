@@ -289,8 +289,11 @@ def test_an_action_on_a_finding_decided_meanwhile_reads_as_a_sentence(api: Api, 
     with page.expect_response(_ops("retriage_annotation")) as res:
         page.keyboard.press("ArrowDown")
     assert res.value.status == 409
-    toast = page.locator("#toast")
-    assert "accepted or dismissed meanwhile" in toast.inner_text()
+    # The toast is written after the response arrives: wait for it rather than read it at once.
+    _wait(
+        timeout=3,
+        what=lambda: "accepted or dismissed meanwhile" in page.locator("#toast").inner_text(),
+    )
     assert _states(api.ws)[fid] == ("open", "fix")
     _shot(page, "viewer-finding-refused.png")
     # The page reads the findings again at once (not at the next check, two seconds on).
