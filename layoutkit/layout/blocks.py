@@ -223,6 +223,12 @@ def inline_text(token: Any) -> str:
     return "".join(parts)
 
 
+def plain_inline(text: str) -> str:
+    """Inline markdown reduced to the text a reader sees (markers dropped)."""
+    tokens = _parser().parseInline(str(text or ""), {"sources": None})
+    return "".join(inline_text(t) for t in tokens) if tokens else ""
+
+
 def is_number(cell: str) -> bool:
     """True for a cell a table aligns right (an amount, a percentage, a count)."""
     return bool(_NUMBER.match(cell.strip())) if cell.strip() else False

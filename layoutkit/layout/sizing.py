@@ -48,6 +48,7 @@ from typing import Any
 
 from layoutkit.elements.vocab import FRAME_KINDS
 from layoutkit.layout import blocks as _blocks
+from layoutkit.layout import table_face
 from layoutkit.layout import text as _text
 
 Size = tuple[float, float]
@@ -330,7 +331,6 @@ CHIP_H = 18.0
 CHIP_ROW_H = 22.0
 CHIP_TEXT_SIZE = 10.5
 CHIP_GAP = 5.0
-TABLE_TEXT_SIZE = 11.0
 TIMELINE_ROW_H = 20.0
 TIMELINE_DETAIL_SIZE = 10.5
 TIMELINE_DETAIL_H = 15.0
@@ -347,8 +347,8 @@ def face_title_height(title: Any) -> float:
 
 
 def table_row_height() -> float:
-    """Height of one row (and of the header) in a table face."""
-    return _text.line_height(TABLE_TEXT_SIZE) + 3
+    """Height of the header row (and of a one-line row) in a table face."""
+    return table_face.head_height()
 
 
 def chip_rows(labels: list[str], w: float) -> int:
@@ -503,28 +503,15 @@ def table_views(p: dict[str, Any]) -> list[str]:
     return [str(v["name"]) for v in p.get("views") or [] if isinstance(v, dict) and v.get("name")]
 
 
-def table_aggregates(p: dict[str, Any]) -> dict[str, str]:
-    """Column key -> sum, avg or count, for the footer row of a table."""
-    raw = p.get("aggregates") if isinstance(p.get("aggregates"), dict) else {}
-    return {str(k): v for k, v in raw.items() if v in ("sum", "avg", "count")}
-
-
 def _face_table(p: dict[str, Any], cw: float) -> float:
     h = face_title_height(p.get("title") or table_views(p))
-    cols = [c for c in p.get("cols") or [] if isinstance(c, dict) and c.get("key")]
-    if not cols:
+    face = table_face.plan(p, cw)
+    if face is None:
         return max(h, 20.0)
-    rows = p.get("rows") if isinstance(p.get("rows"), list) else None
     # rows kept out of the payload (dataRef) are not drawn; size for a page of them
-    n = sum(1 for r in rows if _table_cells(r) is not None) if rows is not None else 10
-    foot = 1 if table_aggregates(p) else 0
-    return h + table_row_height() * (1 + n + foot) + _caption(p, cw)
-
-
-def _table_cells(row: Any) -> dict[str, Any] | None:
-    if isinstance(row, dict) and isinstance(row.get("cells"), dict):
-        return row["cells"]
-    return row if isinstance(row, dict) else None
+    body = face.body_height if isinstance(p.get("rows"), list) else 10 * table_row_height()
+    foot = table_row_height() if any(face.foot) else 0.0
+    return h + table_row_height() + body + foot + _caption(p, cw)
 
 
 def timeline_detail(item: dict[str, Any]) -> str:

@@ -9,11 +9,11 @@ from typing import Any
 import attrs
 
 from layoutkit.elements.vocab import FRAME_KINDS
+from layoutkit.formatting import as_number
 from layoutkit.layout.routing import Route, WireSpec, route_wires
 from layoutkit.layout.text import line_height, text_width
 from layoutkit.render._face_diagram import diagram_scene
 from layoutkit.render._faces import DEFAULT_SIZES, card_face, frame_items
-from layoutkit.render._format import as_number
 from layoutkit.render._glance import FACES, GLANCE_SCALE, GLANCES, face_key
 from layoutkit.render._palette import BOARD, CARD, FG, LINE, MUTED
 from layoutkit.render._scene import (

@@ -15,8 +15,8 @@ from datetime import date, timedelta
 from typing import Any
 
 from layoutkit.elements.vocab import ITEM_TONES
+from layoutkit.formatting import as_number, fmt_num, fmt_value, parse_when
 from layoutkit.layout.text import text_width
-from layoutkit.render._format import as_number, fmt_num, fmt_value, parse_when
 from layoutkit.render._safe import esc
 
 W = 640.0

@@ -15,9 +15,9 @@ from typing import Any
 
 from layoutkit.elements import filter_audience, slugify, visible_to
 from layoutkit.elements.vocab import AUDIENCES, FINDING_STATUS_READING, ITEM_TONES
+from layoutkit.formatting import as_number, fmt_num, fmt_value, fmt_when, parse_when
 from layoutkit.render._charts import _spark, chart_svg
 from layoutkit.render._css import DIRECTIONS, TYPESETS, accent_pair, document_css
-from layoutkit.render._format import as_number, fmt_num, fmt_value, fmt_when, parse_when
 from layoutkit.render._markdown import code_block_html, render_inline, render_markdown
 from layoutkit.render._safe import Slugger, element_parts, esc, expand_alias, safe_url
 

@@ -30,6 +30,8 @@ from layoutkit.diagram.labels import (
     text_box,
 )
 from layoutkit.diagram.model import containers
+from layoutkit.formatting import as_number
+from layoutkit.layout.blocks import plain_inline
 from layoutkit.layout.sizing import (
     DIAGRAM_ENGINE_BOXES,
     DIAGRAM_INSET,
@@ -38,8 +40,6 @@ from layoutkit.layout.sizing import (
     diagram_engine_made,
 )
 from layoutkit.layout.text import line_height, text_width
-from layoutkit.render._face_text import plain_inline
-from layoutkit.render._format import as_number
 from layoutkit.render._icons import icon_glyph
 from layoutkit.render._palette import CARD, FG, LINE, METHOD_COLORS, MUTED, SOFT, tone
 from layoutkit.render._scene import (

@@ -13,6 +13,9 @@ from datetime import timedelta
 from typing import Any
 
 from layoutkit.elements.vocab import FINDING_STATUS_READING
+from layoutkit.formatting import as_number, fmt_num, fmt_value, fmt_when, parse_when
+from layoutkit.layout import table_face
+from layoutkit.layout.blocks import plain_inline
 from layoutkit.layout.sizing import (
     CHART_GAP,
     CHART_STAT_H,
@@ -44,20 +47,17 @@ from layoutkit.layout.sizing import (
     heat_geometry,
     pie_diameter,
     series_bands,
-    table_aggregates,
     table_views,
     timeline_detail,
     verdict_lines,
 )
 from layoutkit.layout.text import line_height, text_width
 from layoutkit.render._charts import compare_delta, delta_text, label_spot, nice_ticks, y_range
-from layoutkit.render._face_text import markdown_face, plain_inline
-from layoutkit.render._format import as_number, fmt_num, fmt_value, fmt_when, parse_when
+from layoutkit.render._face_text import markdown_face
 from layoutkit.render._images import image_href
 from layoutkit.render._palette import ACCENT, CARD, FG, LINE, MUTED, SOFT, tone
 from layoutkit.render._safe import element_parts
 from layoutkit.render._scene import Box, Ellipse, Image, Item, Path, Text, fit_line, text_run
-from layoutkit.render._table import aggregate
 
 Face = Callable[[dict, float, float, float, float], tuple[list[Item], float]]
 SERIES = ("#1c6ae4", "#e8590c", "#2f9e44", "#ae3ec9", "#1098ad", "#f08c00", "#868e96", "#d6336c")
@@ -808,39 +808,8 @@ def _code(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[It
     return items + more, used + h
 
 
-def _cell_text(col: dict, cell: Any) -> tuple[str, str]:
-    """(text shown, ink) of one table cell, formatted as the HTML table formats it."""
-    value = cell.get("v") if isinstance(cell, dict) else cell
-    ink = tone(cell["tone"])[0] if isinstance(cell, dict) and cell.get("tone") else FG
-    if col.get("type") == "check" and value is not None:
-        return ("✓" if value else "✗"), ink
-    if col.get("type") == "date":
-        return fmt_when(value), ink
-    if not isinstance(value, str) and value is not None:
-        return fmt_num(value), ink
-    return plain_inline(value or ""), ink
-
-
-def _numeric(col: dict, values: list[Any]) -> bool:
-    if col.get("type") == "number":
-        return True
-    raw = [v.get("v") if isinstance(v, dict) else v for v in values]
-    raw = [v for v in raw if v is not None and v != ""]
-    return bool(raw) and all(isinstance(v, int | float) and not isinstance(v, bool) for v in raw)
-
-
-def _col_widths(needs: list[float], w: float) -> list[float]:
-    """Columns get the width their widest cell needs; spare width is shared, a shortfall
-    is taken from the widest columns first."""
-    total = sum(needs)
-    if total <= w:
-        spare = (w - total) / len(needs)
-        return [n + spare for n in needs]
-    fair = w / len(needs)
-    small = [n for n in needs if n <= fair]
-    big = [n for n in needs if n > fair]
-    rest = (w - sum(small)) / max(len(big), 1)
-    return [n if n <= fair else rest for n in needs]
+def _ink(cell: Any) -> str:
+    return tone(cell["tone"])[0] if isinstance(cell, dict) and cell.get("tone") else FG
 
 
 def _table(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
@@ -849,62 +818,50 @@ def _table(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[I
     if views:
         listed = fit_line(" · ".join(views), w * 0.6, 10)
         items.append(Text(x + w, y + 2, (listed,), 10, "sans", MUTED, 0.0, "end"))
-    cols = [c for c in p.get("cols") or [] if isinstance(c, dict) and c.get("key")][:6]
-    if not cols:
+    face = table_face.plan(p, w)
+    if face is None:
         return items, cy
-    rows = [
-        r.get("cells") if isinstance(r, dict) and isinstance(r.get("cells"), dict) else r
-        for r in p.get("rows") or []
-    ]
-    rows = [r for r in rows if isinstance(r, dict)]
-    heads = [str(c.get("label") or c["key"]).upper() for c in cols]
-    shown = [[_cell_text(c, r.get(c["key"])) for c in cols] for r in rows]
-    numeric = [_numeric(c, [r.get(c["key"]) for r in rows]) for c in cols]
-    needs = [
-        max(
-            [text_width(heads[i], 10, "sans-bold")]
-            + [text_width(row[i][0], 11) for row in shown[:50]]
-        )
-        + 12
-        for i in range(len(cols))
-    ]
-    widths = _col_widths(needs, w)
+    cols, widths, numeric = face.cols, face.widths, face.numeric
     lefts = [x + sum(widths[:i]) for i in range(len(cols))]
-    row_h = line_height(11) + 3
+    rows = [r for r in (table_face.row_cells(r) for r in p.get("rows") or []) if r is not None]
+    head_h = table_face.head_height()
 
-    def put(i: int, text: str, size: float, font: Any, ink: str) -> Text:
+    def put(i: int, lines: tuple[str, ...], size: float, font: Any, ink: str) -> Text:
         # numbers sit flush right, under a header that is flush right too
-        cw = widths[i] - 6
         if numeric[i]:
-            tx, anchor = lefts[i] + widths[i] - 6, "end"
+            tx, anchor = lefts[i] + widths[i] - table_face.PAD, "end"
         else:
             tx, anchor = lefts[i], "start"
-        return Text(tx, y + cy, (fit_line(text, cw, size, font),), size, font, ink, 0.0, anchor)
+        return Text(tx, y + cy, lines, size, font, ink, 0.0, anchor)
 
-    for i, head in enumerate(heads):
-        items.append(put(i, head, 10, "sans-bold", MUTED))
-    cy += row_h
+    for i, head in enumerate(face.heads):
+        cw = widths[i] - table_face.PAD
+        items.append(put(i, (fit_line(head, cw, 10, "sans-bold"),), 10, "sans-bold", MUTED))
+    cy += head_h
     items.append(Path(((x, y + cy - 2), (x + w, y + cy - 2)), stroke=LINE, width=1))
-    for n, row in enumerate(shown):
-        left = len(shown) - n
+    for n, lines in enumerate(face.rows):
+        left = face.count - n
+        row_h = face.row_height(n)
         if cy + row_h > budget + 0.01:
             break
-        if left > 1 and cy + 2 * row_h > budget + 0.01:
-            # the last row that fits says how many rows the face left out
+        if left > 1 and cy + row_h + head_h > budget + 0.01:
+            # the last line that fits says how many rows the face left out
             items.append(Text(x, y + cy, (f"+{left} more rows",), 10, "sans", MUTED))
-            cy += row_h
+            cy += head_h
             break
-        for i, (text, ink) in enumerate(row):
-            items.append(put(i, text, 11, "sans", ink))
+        for i, cell in enumerate(lines):
+            items.append(put(i, cell, 11, "sans", _ink(rows[n].get(cols[i]["key"]))))
         cy += row_h
-    aggregates = table_aggregates(p)
-    if aggregates and cy + row_h <= budget + 0.01:
+    row_h = head_h
+    if any(face.foot) and cy + row_h <= budget + 0.01:
         items.append(Path(((x, y + cy - 2), (x + w, y + cy - 2)), stroke=LINE, width=1))
-        for i, col in enumerate(cols):
-            how = aggregates.get(str(col["key"]))
-            if how:
-                total = f"{how} {aggregate(rows, col['key'], how)}"
-                items.append(put(i, total, 10.5, "sans-bold", MUTED))
+        for i, total in enumerate(face.foot):
+            if total:
+                cw = widths[i] - table_face.PAD
+                size = table_face.FOOT_SIZE
+                items.append(
+                    put(i, (fit_line(total, cw, size, "sans-bold"),), size, "sans-bold", MUTED)
+                )
         cy += row_h
     more, h = _caption(p, x, y + cy, w)
     return items + more, cy + h
@@ -1210,21 +1167,14 @@ def _gallery(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list
 def _figure(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
     h = min(w * 10 / 16, budget)
     items: list[Item] = [Box(x, y, w, h, fill=SOFT, stroke=LINE, radius=4)]
-    items.append(
-        Text(
-            x + w / 2,
-            y + h / 2 - 8,
-            (fit_line(str(p.get("alt") or p.get("caption") or "figure"), w - 12, 11),),
-            11,
-            "sans",
-            MUTED,
-            0.0,
-            "middle",
-        )
-    )
+    label = str(p.get("alt") or p.get("caption") or "figure")
     href = image_href(p)
     if href is not None:
-        items.append(Image(x, y, w, h, href, "contain"))
+        # no label under the picture: a transparent picture would show it through
+        items.append(Image(x, y, w, h, href, "contain", label))
+    else:
+        line = (fit_line(label, w - 12, 11),)
+        items.append(Text(x + w / 2, y + h / 2 - 8, line, 11, "sans", MUTED, 0.0, "middle"))
     more, used = _caption(p, x, y + h + 4, w)
     return items + more, h + 4 + used
 

@@ -18,9 +18,9 @@ from typing import Any, Protocol
 
 from PIL import ImageColor
 
+from layoutkit.formatting import as_number
 from layoutkit.layout.text import line_height
 from layoutkit.render._face_diagram import _shape_items
-from layoutkit.render._format import as_number
 from layoutkit.render._palette import CARD, FG, MUTED
 from layoutkit.render._scene import Box, Ellipse, Item, Path, Text, arrowhead, text_run
 

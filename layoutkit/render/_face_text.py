@@ -6,7 +6,7 @@ Faces show the text's structure (headings, lists, task boxes, code, quotes,
 tables, rules, math) in plain runs; inline emphasis is not styled in pixels.
 When the box is shorter than the plan (a capped page, a pinned size), drawing
 stops at the last line that fits, that line ends in an ellipsis, and a muted
-"+N more" line says how many blocks were left out when there is room for it.
+"+N more lines" line says how many lines were left out when there is room for it.
 """
 
 from __future__ import annotations
@@ -45,12 +45,29 @@ def markdown_face(
         # draw again with a line kept free to say what was left out
         items, used, _ = _fill(laid.blocks, x, y, w, room - more_h, color)
     _ellipsis(items, x, w)
-    # blocks not begun; a block cut part way already ends in the ellipsis
-    left = sum(1 for b in laid.blocks if b.kind not in ("marker", "quote") and b.y >= used - 0.01)
+    left = lines_left(laid.blocks, used)
     if left and used + more_h <= room:
-        items.append(Text(x, y + used, (f"+{left} more",), MORE_SIZE, "sans", MUTED))
+        word = "line" if left == 1 else "lines"
+        items.append(Text(x, y + used, (f"+{left} more {word}",), MORE_SIZE, "sans", MUTED))
         used += more_h
     return items, min(used, max_h)
+
+
+def lines_left(blocks: tuple[Block, ...], used: float) -> int:
+    """Lines of the plan below ``used``: the reader's measure of what a cut face left out.
+
+    A wrapped paragraph counts its lines (those of a paragraph cut part way too),
+    a listing its lines, a table row, a formula or a picture one each.
+    """
+    left = 0
+    for b in blocks:
+        if b.kind in ("marker", "quote", "rule"):
+            continue
+        if b.kind == "text":
+            left += sum(1 for i in range(len(b.lines)) if b.y + i * b.line_height >= used - 0.01)
+        elif b.y >= used - 0.01:
+            left += max(len(b.lines), 1) if b.kind == "code" else 1
+    return left
 
 
 def _fill(
@@ -191,11 +208,3 @@ def _ellipsis(items: list[Item], x: float, w: float) -> None:
                 last.anchor,
             )
             return
-
-
-def plain_inline(text: str) -> str:
-    """Inline markdown reduced to the text a reader sees (markers dropped)."""
-    from layoutkit.render._markdown import _MD
-
-    tokens = _MD.parseInline(str(text or ""), {})
-    return "".join(_blocks.inline_text(t) for t in tokens) if tokens else ""

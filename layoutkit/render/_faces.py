@@ -11,12 +11,13 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
+from layoutkit.formatting import as_number, fmt_num
+from layoutkit.layout.blocks import plain_inline
 from layoutkit.layout.sizing import DIAGRAM_BAND, DIAGRAM_INSET, diagram_engine_made
 from layoutkit.layout.text import line_height, text_width
 from layoutkit.render._face_diagram import diagram_scene_items, with_geo
 from layoutkit.render._face_elements import ELEMENT_FACES, chip_row, element_face, elements_face
-from layoutkit.render._face_text import markdown_face, plain_inline
-from layoutkit.render._format import as_number, fmt_num
+from layoutkit.render._face_text import markdown_face
 from layoutkit.render._images import Fit, blob_href, image_href, page_image_key
 from layoutkit.render._palette import (
     ACCENT,
@@ -225,12 +226,19 @@ STEP_BAND = 40.0  # the sizer's number band above a step's screen
 
 
 def _screen(source: Any, label: str, r: Rect, fit: Fit = "cover", fill: str = SOFT) -> list[Item]:
-    """A screen or image area: the picture when its URL is safe, over a labelled placeholder
-    (what shows while it loads, or when it cannot be fetched)."""
+    """A screen or image area: the picture when its URL is safe, else a labelled placeholder.
+
+    The label is not drawn under a picture: a transparent one would show it through.
+    A picture that cannot be fetched says which it was itself (the PNG draws it as a
+    crossed frame with its label; the SVG link carries the label as its title).
+    """
     x, y, w, h = r
     items: list[Item] = [
         Box(x, y, w, h, fill=fill, stroke=LINE if fill == SOFT else None, width=0.8)
     ]
+    if isinstance(source, str) and safe_url(source, image=True):
+        items.append(Image(x, y, w, h, source, fit, label))
+        return items
     items.append(
         Text(
             x + w / 2,
@@ -243,8 +251,6 @@ def _screen(source: Any, label: str, r: Rect, fit: Fit = "cover", fill: str = SO
             "middle",
         )
     )
-    if isinstance(source, str) and safe_url(source, image=True):
-        items.append(Image(x, y, w, h, source, fit, label))
     return items
 
 

@@ -291,7 +291,9 @@ def _svg_item(item: Item) -> str:
         ratio = "slice" if item.fit == "cover" else "meet"
         return (
             f'<image x="{_n(item.x)}" y="{_n(item.y)}" width="{_n(item.w)}" height="{_n(item.h)}" '
-            f'href="{esc(href)}" preserveAspectRatio="xMidYMid {ratio}"/>'
+            f'href="{esc(href)}" preserveAspectRatio="xMidYMid {ratio}"'
+            # the label names the picture to screen readers and on hover
+            + (f"><title>{esc(item.label)}</title></image>" if item.label else "/>")
         )
     if isinstance(item, Placed):
         face = group_svg(item.face)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from layoutkit.render._format import as_number, fmt_num, fmt_when, parse_when
+from layoutkit.formatting import as_number, fmt_num, fmt_when, parse_when
+from layoutkit.layout.table_face import aggregate, cell_value
 from layoutkit.render._safe import esc
 
 TONES = ("good", "warn", "bad", "neutral")
@@ -21,14 +22,10 @@ def _cells(row: Any) -> dict:
     return row if isinstance(row, dict) else {}
 
 
-def _raw(cell: Any) -> Any:
-    return cell.get("v") if isinstance(cell, dict) else cell
-
-
 def _cell_html(ctx: Any, col: dict, cell: Any) -> tuple[str, str]:
     """(td class, inner html) of one cell."""
     ctype = col.get("type") or "text"
-    value = _raw(cell)
+    value = cell_value(cell)
     classes = []
     if isinstance(cell, dict) and cell.get("tone") in TONES:
         classes.append(f"t-{cell['tone']}")
@@ -104,36 +101,25 @@ def apply_view(rows: list[dict], view: dict) -> list[tuple[str | None, list[dict
                 r
                 for r in kept
                 if _matches(
-                    _raw(r.get(rule["col"])), str(rule.get("op") or "eq"), rule.get("value")
+                    cell_value(r.get(rule["col"])), str(rule.get("op") or "eq"), rule.get("value")
                 )
             ]
     for rule in reversed(
         [s for s in view.get("sort") or [] if isinstance(s, dict) and s.get("col")]
     ):
         desc = rule.get("dir") == "desc"
-        present = [r for r in kept if _raw(r.get(rule["col"])) not in (None, "")]
-        missing = [r for r in kept if _raw(r.get(rule["col"])) in (None, "")]
-        present.sort(key=lambda r, c=rule["col"]: _compare_key(_raw(r.get(c))), reverse=desc)
+        present = [r for r in kept if cell_value(r.get(rule["col"])) not in (None, "")]
+        missing = [r for r in kept if cell_value(r.get(rule["col"])) in (None, "")]
+        present.sort(key=lambda r, c=rule["col"]: _compare_key(cell_value(r.get(c))), reverse=desc)
         kept = present + missing
     group = view.get("group")
     if not group:
         return [(None, kept)]
     groups: dict[str, list[dict]] = {}
     for row in kept:
-        value = _raw(row.get(group))
+        value = cell_value(row.get(group))
         groups.setdefault("—" if value in (None, "") else str(value), []).append(row)
     return list(groups.items())
-
-
-def aggregate(rows: list[dict], key: str, how: str) -> str:
-    values = [_raw(r.get(key)) for r in rows]
-    if how == "count":
-        return fmt_num(sum(1 for v in values if v not in (None, "")))
-    nums = [n for n in (as_number(v) for v in values if not isinstance(v, bool)) if n is not None]
-    if not nums:
-        return "—"
-    total = sum(nums)
-    return fmt_num(total if how == "sum" else total / len(nums))
 
 
 def _table(

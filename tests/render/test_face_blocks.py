@@ -114,7 +114,7 @@ def test_a_cut_face_says_how_much_it_left_out() -> None:
     w, h = size_card("text", {"md": md})
     short = h / 2
     drawn = _drawn_lines(card_face("text", {"md": md}, (0.0, 0.0, w, short)))
-    more = [line for line in drawn if re.fullmatch(r"\+\d+ more", line)]
+    more = [line for line in drawn if re.fullmatch(r"\+\d+ more lines", line)]
     assert more, drawn
     shown = sum(1 for line in drawn if line.startswith("Paragraph"))
     assert shown + int(more[0][1:].split()[0]) == 12
@@ -126,7 +126,7 @@ def test_a_long_page_is_capped_and_counts_the_rest() -> None:
     w, h = size_card("page", {"md": md})
     assert h == 1200
     drawn = _drawn_lines(card_face("page", {"md": md}, (0.0, 0.0, w, h)))
-    assert any(re.fullmatch(r"\+\d+ more", line) for line in drawn)
+    assert any(re.fullmatch(r"\+\d+ more lines", line) for line in drawn)
 
 
 def test_table_numbers_sit_right_under_their_header() -> None:
@@ -137,3 +137,17 @@ def test_table_numbers_sit_right_under_their_header() -> None:
     assert len(cost) == 3
     assert {i.anchor for i in cost} == {"end"}
     assert len({round(i.x, 3) for i in cost}) == 1
+
+
+def test_the_more_line_counts_the_lines_left_out_not_the_paragraphs() -> None:
+    long = " ".join(["words that wrap onto several lines of a narrow card"] * 4)
+    md = "\n\n".join(f"Part {i}: {long}" for i in range(6))
+    w, h = size_card("text", {"md": md}, 240.0)
+    laid = blocks.plan(md, w - 2 * PAD)
+    total = sum(len(b.lines) for b in laid.blocks if b.kind == "text")
+    assert total > 12  # several lines a paragraph, so lines and paragraphs differ
+    drawn = _drawn_lines(card_face("text", {"md": md}, (0.0, 0.0, w, h / 3)))
+    more = [line for line in drawn if re.fullmatch(r"\+\d+ more lines?", line)]
+    assert more, drawn
+    body = [line for line in drawn if line is not more[0]]
+    assert len(body) + int(more[0][1:].split()[0]) == total

@@ -1,0 +1,188 @@
+"""The plan of a table element's face: column widths and each row's wrapped lines.
+
+The card sizer and the face both read this plan, so the height a table card is
+given is the height its face draws. Columns get the width their widest cell
+needs; when the table is wider than the face, the widest columns give way and
+their text wraps (up to :data:`CELL_LINES` lines a cell, the last one ending in
+an ellipsis) instead of being cut to one line.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from layoutkit.formatting import as_number, fmt_num, fmt_when
+from layoutkit.layout import text as _text
+from layoutkit.layout.blocks import plain_inline
+
+TEXT_SIZE = 11.0
+HEAD_SIZE = 10.0
+FOOT_SIZE = 10.5
+MAX_COLS = 6
+#: A cell wraps onto at most this many lines; the rest is shown by an ellipsis.
+CELL_LINES = 3
+#: Space between columns (the text of a cell is this much narrower than its column).
+PAD = 6.0
+#: Rows whose lines are worked out; later rows (never drawn on a face of sane
+#: height) count one line each, so a 100,000-row table is sized in bounded time.
+PLANNED_ROWS = 400
+ROW_PAD = 3.0
+
+
+def line_height() -> float:
+    return _text.line_height(TEXT_SIZE)
+
+
+def head_height() -> float:
+    """Height of the header row (and of a one-line body row)."""
+    return line_height() + ROW_PAD
+
+
+@attrs.frozen(slots=True)
+class TableFace:
+    cols: tuple[dict[str, Any], ...]
+    heads: tuple[str, ...]
+    numeric: tuple[bool, ...]
+    widths: tuple[float, ...]
+    #: Lines of each cell of each planned row.
+    rows: tuple[tuple[tuple[str, ...], ...], ...]
+    #: Rows counted but not planned (one line each).
+    unplanned: int
+    #: The footer of each column ("sum 1,200"), empty where the column has none.
+    foot: tuple[str, ...]
+
+    def row_height(self, i: int) -> float:
+        if i >= len(self.rows):
+            return head_height()
+        return max((len(cell) for cell in self.rows[i]), default=1) * line_height() + ROW_PAD
+
+    @property
+    def count(self) -> int:
+        return len(self.rows) + self.unplanned
+
+    @property
+    def body_height(self) -> float:
+        planned = sum(self.row_height(i) for i in range(len(self.rows)))
+        return planned + self.unplanned * head_height()
+
+
+def columns(p: dict[str, Any]) -> list[dict[str, Any]]:
+    return [c for c in p.get("cols") or [] if isinstance(c, dict) and c.get("key")][:MAX_COLS]
+
+
+def row_cells(row: Any) -> dict[str, Any] | None:
+    """A row's cells: ``{"cells": {...}}`` or the mapping itself; None for anything else."""
+    if isinstance(row, dict) and isinstance(row.get("cells"), dict):
+        return row["cells"]
+    return row if isinstance(row, dict) else None
+
+
+def cell_value(cell: Any) -> Any:
+    """A cell's value: ``{"v": ...}`` (with a tone or a link beside it) or the bare value."""
+    return cell.get("v") if isinstance(cell, dict) else cell
+
+
+def aggregate(rows: list[dict[str, Any]], key: str, how: str) -> str:
+    """The footer of column ``key``: its sum, average or count of filled cells."""
+    values = [cell_value(r.get(key)) for r in rows]
+    if how == "count":
+        return fmt_num(sum(1 for v in values if v not in (None, "")))
+    nums = [n for n in (as_number(v) for v in values if not isinstance(v, bool)) if n is not None]
+    if not nums:
+        return "—"
+    total = sum(nums)
+    return fmt_num(total if how == "sum" else total / len(nums))
+
+
+def cell_text(col: dict[str, Any], cell: Any) -> str:
+    """The text a cell shows, formatted as the HTML table formats it."""
+    value = cell_value(cell)
+    if col.get("type") == "check" and value is not None:
+        return "✓" if value else "✗"
+    if col.get("type") == "date":
+        return fmt_when(value)
+    if not isinstance(value, str) and value is not None:
+        return fmt_num(value)
+    return plain_inline(value or "")
+
+
+def is_numeric(col: dict[str, Any], values: list[Any]) -> bool:
+    if col.get("type") == "number":
+        return True
+    raw = [cell_value(v) for v in values]
+    raw = [v for v in raw if v is not None and v != ""]
+    return bool(raw) and all(isinstance(v, int | float) and not isinstance(v, bool) for v in raw)
+
+
+def col_widths(needs: list[float], w: float) -> list[float]:
+    """Columns get the width their widest cell needs; spare width is shared, a shortfall
+    is taken from the widest columns first."""
+    total = sum(needs)
+    if total <= w:
+        spare = (w - total) / len(needs)
+        return [n + spare for n in needs]
+    # Water-fill: every column is capped at one level, the highest at which the
+    # columns fit, so only the columns wider than that level give way (and wrap).
+    left, count = w, len(needs)
+    level = w / count
+    for n in sorted(needs):
+        level = left / count
+        if n > level:
+            break
+        left -= n
+        count -= 1
+    return [min(n, level) for n in needs]
+
+
+def _cell_lines(text: str, width: float, numeric: bool) -> tuple[str, ...]:
+    if numeric or _text.text_width(text, TEXT_SIZE) <= width:
+        return (_fit(text, width),)
+    lines = _text.wrap(" ".join(text.split()), width, TEXT_SIZE)
+    if len(lines) > CELL_LINES:
+        lines = [*lines[: CELL_LINES - 1], _fit(" ".join(lines[CELL_LINES - 1 :]), width)]
+    return tuple(lines)
+
+
+def _fit(text: str, width: float) -> str:
+    text = " ".join(text.split())
+    if _text.text_width(text, TEXT_SIZE) <= width:
+        return text
+    return _text.fit_prefix(text, width, TEXT_SIZE, tail="…").rstrip() + "…"
+
+
+def plan(p: dict[str, Any], w: float) -> TableFace | None:
+    """The face plan of table payload ``p`` at width ``w``; None without columns."""
+    cols = columns(p)
+    if not cols:
+        return None
+    raw = p.get("rows") if isinstance(p.get("rows"), list) else []
+    rows = [cells for cells in (row_cells(r) for r in raw) if cells is not None]
+    heads = tuple(str(c.get("label") or c["key"]).upper() for c in cols)
+    planned = rows[:PLANNED_ROWS]
+    shown = [[cell_text(c, r.get(c["key"])) for c in cols] for r in planned]
+    numeric = tuple(is_numeric(c, [r.get(c["key"]) for r in planned]) for c in cols)
+    how = p.get("aggregates") if isinstance(p.get("aggregates"), dict) else {}
+    foot = tuple(
+        f"{how[c['key']]} {aggregate(rows, c['key'], how[c['key']])}"
+        if how.get(c["key"]) in ("sum", "avg", "count")
+        else ""
+        for c in cols
+    )
+    needs = [
+        max(
+            [_text.text_width(heads[i], HEAD_SIZE, "sans-bold")]
+            + [_text.text_width(foot[i], FOOT_SIZE, "sans-bold")]
+            + [_text.text_width(row[i], TEXT_SIZE) for row in shown[:50]]
+        )
+        + 2 * PAD
+        for i in range(len(cols))
+    ]
+    widths = tuple(col_widths(needs, w))
+    lines = tuple(
+        tuple(_cell_lines(row[i], widths[i] - PAD, numeric[i]) for i in range(len(cols)))
+        for row in shown
+    )
+    unplanned = len(rows) - len(planned)
+    return TableFace(tuple(cols), heads, numeric, widths, lines, unplanned, foot)
