@@ -18,6 +18,7 @@ from layoutkit.elements.vocab import AUDIENCES, FINDING_STATUS_READING, ITEM_TON
 from layoutkit.formatting import as_number, fmt_num, fmt_value, fmt_when, parse_when
 from layoutkit.render._charts import _spark, chart_svg
 from layoutkit.render._css import DIRECTIONS, TYPESETS, accent_pair, document_css
+from layoutkit.render._images import missing_label
 from layoutkit.render._markdown import code_block_html, render_inline, render_markdown
 from layoutkit.render._safe import Slugger, element_parts, esc, expand_alias, safe_url
 
@@ -246,8 +247,10 @@ def _image_or_placeholder(ctx: _Ctx, item: dict) -> str:
     src = ctx.url(item.get("src"), image=True)
     if src:
         return f'<img src="{esc(src)}" alt="{esc(alt)}" loading="lazy">'
-    label = item.get("ref") or (f"shot {item['shot']}" if item.get("shot") is not None else "image")
-    return f'<div class="placeholder" role="img" aria-label="{esc(alt)}">{esc(label)}</div>'
+    return (
+        f'<div class="placeholder" role="img" aria-label="{esc(alt)}">'
+        f"{esc(missing_label(item))}</div>"
+    )
 
 
 def _figure(ctx: _Ctx, p: dict) -> str:

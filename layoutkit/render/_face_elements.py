@@ -54,7 +54,7 @@ from layoutkit.layout.sizing import (
 from layoutkit.layout.text import line_height, text_width
 from layoutkit.render._charts import compare_delta, delta_text, label_spot, nice_ticks, y_range
 from layoutkit.render._face_text import markdown_face
-from layoutkit.render._images import image_href
+from layoutkit.render._images import Fit, image_href, missing_label
 from layoutkit.render._palette import ACCENT, CARD, FG, LINE, MUTED, SOFT, tone
 from layoutkit.render._safe import element_parts
 from layoutkit.render._scene import Box, Ellipse, Image, Item, Path, Text, fit_line, text_run
@@ -1136,22 +1136,7 @@ def _gallery(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list
         tx, ty = x + (i % cols) * (tw + 6), y + (i // cols) * (th + 6)
         if ty + th - y > budget:
             break
-        items.append(Box(tx, ty, tw, th, fill=SOFT, stroke=LINE, radius=4))
-        items.append(
-            Text(
-                tx + tw / 2,
-                ty + th / 2 - 7,
-                (fit_line(str(tile.get("alt") or tile.get("caption") or "image"), tw - 8, 10),),
-                10,
-                "sans",
-                MUTED,
-                0.0,
-                "middle",
-            )
-        )
-        href = image_href(tile)
-        if href is not None:
-            items.append(Image(tx, ty, tw, th, href))
+        items += _picture(tile, tx, ty, tw, th, "cover", 10)
         if tile.get("caption"):
             # the tile's own caption on a strip along its bottom, over the picture
             strip = line_height(9.5) + 2
@@ -1164,17 +1149,30 @@ def _gallery(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list
     return items + more, grid + used
 
 
-def _figure(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
-    h = min(w * 10 / 16, budget)
+def _picture(
+    item: dict, x: float, y: float, w: float, h: float, fit: Fit, size: float
+) -> list[Item]:
+    """A picture in a soft frame, or, when there is none to show, what the HTML shows in
+    its place: the alt text over the ref (or shot) that could not be resolved."""
     items: list[Item] = [Box(x, y, w, h, fill=SOFT, stroke=LINE, radius=4)]
-    label = str(p.get("alt") or p.get("caption") or "figure")
-    href = image_href(p)
+    alt = str(item.get("alt") or item.get("caption") or "")
+    href = image_href(item)
     if href is not None:
         # no label under the picture: a transparent picture would show it through
-        items.append(Image(x, y, w, h, href, "contain", label))
-    else:
-        line = (fit_line(label, w - 12, 11),)
-        items.append(Text(x + w / 2, y + h / 2 - 8, line, 11, "sans", MUTED, 0.0, "middle"))
+        items.append(Image(x, y, w, h, href, fit, alt or missing_label(item)))
+        return items
+    lines = [fit_line(t, w - 12, size) for t in (alt, missing_label(item)) if t]
+    top = y + (h - len(lines) * line_height(size)) / 2
+    items.append(Text(x + w / 2, top, (lines[0],), size, "sans", MUTED, 0.0, "middle"))
+    if len(lines) > 1:
+        low = top + line_height(size)
+        items.append(Text(x + w / 2, low, (lines[1],), size - 1, "mono", MUTED, 0.0, "middle"))
+    return items
+
+
+def _figure(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
+    h = min(w * 10 / 16, budget)
+    items = _picture(p, x, y, w, h, "contain", 11)
     more, used = _caption(p, x, y + h + 4, w)
     return items + more, h + 4 + used
 

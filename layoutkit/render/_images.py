@@ -71,6 +71,13 @@ def image_href(item: Mapping[str, Any]) -> str | None:
     return src if isinstance(src, str) and safe_url(src, image=True) else None
 
 
+def missing_label(item: Mapping[str, Any]) -> str:
+    """What stands in for a picture that cannot be shown: its ref, its shot, or "image"."""
+    if item.get("ref"):
+        return str(item["ref"])
+    return f"shot {item['shot']}" if item.get("shot") is not None else "image"
+
+
 def page_image_key(payload: Mapping[str, Any]) -> str | None:
     """The blob key of a PDF card's first rasterised page, if it has one."""
     pages = payload.get("pageImages")
