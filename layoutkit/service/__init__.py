@@ -8,6 +8,7 @@ from layoutkit.service import access as _access  # noqa: F401  (registers operat
 from layoutkit.service import annotations as _annotations  # noqa: F401
 from layoutkit.service import board_live as _board_live  # noqa: F401
 from layoutkit.service import boards as _boards  # noqa: F401
+from layoutkit.service import briefs as _briefs  # noqa: F401
 from layoutkit.service import bulk_tasks as _bulk_tasks  # noqa: F401
 from layoutkit.service import card_images as _card_images  # noqa: F401
 from layoutkit.service import cards as _cards  # noqa: F401
