@@ -19,6 +19,7 @@ from layoutkit.service import files as _files  # noqa: F401
 from layoutkit.service import gates as _gates  # noqa: F401
 from layoutkit.service import hand_back as _hand_back  # noqa: F401
 from layoutkit.service import page_images as _page_images  # noqa: F401
+from layoutkit.service import pickup as _pickup  # noqa: F401
 from layoutkit.service import push as _push  # noqa: F401
 from layoutkit.service import review_rules as _review_rules  # noqa: F401
 from layoutkit.service import review_runs as _review_runs  # noqa: F401

@@ -57,7 +57,7 @@ BRAINSTORM_SUBGROUP = "brainstorming"
 #: Characters of the epic's body the chapter's intent card quotes.
 INTENT_CHARS = 600
 BRIEF_HINT = "the feature brief: read it before any work on the epic"
-BOARD_HINT = "the brainstorm board; its Plan chapter alone: scrape_board with section Plan"
+BOARD_HINT = "the brainstorm board: its decisions, takes and the Plan chapter"
 
 
 @attrs.frozen(slots=True)

@@ -400,6 +400,24 @@ def _decode_upload(params: dict[str, Any]) -> list[tuple[str, str]]:
     return out
 
 
+def _lineage_of(rows: list[TaskRefRecord], kind: str, name: str) -> str:
+    """The lineage a file called ``name`` continues: the ref of that name, else the
+    lineage whose newest version was stored under that file name (a brief's lineage
+    ``<slug>-brief`` holds the file ``<slug>-brief.md``), else a new one, ``name``."""
+    if _latest(rows, kind, name) is not None:
+        return name
+    newest: dict[str, TaskRefRecord] = {}
+    for row in rows:
+        if (
+            row.kind == kind
+            and row.blob is not None
+            and (row.ref not in newest or row.version > newest[row.ref].version)
+        ):
+            newest[row.ref] = row
+    named = [r for r in newest.values() if r.meta.get("filename") == name]
+    return max(named, key=lambda r: r.id).ref if named else name
+
+
 def _too_large(name: str, field: str) -> ServiceError:
     return ServiceError(
         413,
@@ -449,7 +467,7 @@ def upload_task_file(call: Call) -> dict[str, Any]:
     rows = tx.task_refs(task.id)
     uploaded = []
     for name, text in call.prepared:
-        lineage = p.get("versionOf", name)
+        lineage = p.get("versionOf") or _lineage_of(rows, kind, name)
         previous = _latest(rows, kind, lineage)
         if "versionOf" in p and previous is None:
             known = sorted({r.ref for r in rows if r.kind == kind and r.blob is not None})
