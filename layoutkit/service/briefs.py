@@ -56,6 +56,8 @@ CHAPTER = "Plan"
 BRAINSTORM_SUBGROUP = "brainstorming"
 #: Characters of the epic's body the chapter's intent card quotes.
 INTENT_CHARS = 600
+#: Characters of a ref chip's label that fit the chip of a 480-wide ref card.
+LABEL_CHARS = 64
 BRIEF_HINT = "the feature brief: read it before any work on the epic"
 BOARD_HINT = "the brainstorm board: its decisions, takes and the Plan chapter"
 
@@ -288,7 +290,18 @@ def _intent_md(epic: TaskRecord) -> str:
 
 
 def _take_label(d: Decision) -> str:
-    return f"{d.number}. {d.prompt} → {', '.join(d.chosen)}"
+    """``<n>. <decision> → <chosen>``, the decision cut at a word so the whole label fits
+    on the ref chip (:data:`LABEL_CHARS`); the skeleton keeps the words whole."""
+    chosen = _cut(", ".join(d.chosen), LABEL_CHARS // 2)
+    prompt = _cut(d.prompt, LABEL_CHARS - len(chosen) - len(str(d.number)) - 5)
+    return f"{d.number}. {prompt} → {chosen}"
+
+
+def _cut(text: str, room: int) -> str:
+    if len(text) <= room:
+        return text
+    head = text[: room - 1]
+    return (head.rsplit(" ", 1)[0] if " " in head else head) + "…"
 
 
 def chapter_cards(
