@@ -4,6 +4,7 @@ and the read rail, on every storage backend (see operations.md, Briefs)."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from layoutkit import Principal, Workspace
@@ -280,3 +281,12 @@ def test_an_agent_composes_the_brief(any_ws: Workspace) -> None:
 def test_the_skeleton_snapshot(ws: Workspace, snapshot: Any) -> None:
     b = brainstorm(ws)
     assert ws.call("compose_brief", {"id": b.epic})["skeleton"] == snapshot
+
+
+def test_the_docs_table_of_caps_is_the_one_in_the_code() -> None:
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "briefs.md").read_text(encoding="utf-8")
+    start = docs.index("| section | cap |")
+    rows = re.findall(r"^\| ([^|]+) \| ([^|]+) \|$", docs[start:].split("\n\n", 1)[0], re.M)
+    assert rows[1:] == [
+        (s.title, f"{s.cap} {s.unit}" if s.cap is not None else "none") for s in SECTIONS
+    ]
