@@ -16,7 +16,7 @@ One call, one transaction:
   ``meta.planComposed``) goes to the trash first, so there is never a
   second one.
 - writes the brief skeleton (:func:`skeleton`): the sections of
-  :data:`SECTIONS` in order, each opened by a placeholder comment that
+  :data:`~layoutkit.service.brief_sections.SECTIONS` in order, each opened by a placeholder comment that
   states the section's cap, with the decision table, the open questions and
   the refs filled in.
 - uploads the skeleton as version 1 of the epic's brief (lineage
@@ -40,6 +40,7 @@ from layoutkit import layout
 from layoutkit.errors import ServiceError
 from layoutkit.folding import fold
 from layoutkit.service.board_model import write_changes
+from layoutkit.service.brief_sections import SECTIONS
 from layoutkit.service.content_prep import Prepared, prepare_card
 from layoutkit.service.layout_params import batch_from_params
 from layoutkit.service.placing import store_batch
@@ -60,55 +61,6 @@ INTENT_CHARS = 600
 LABEL_CHARS = 64
 BRIEF_HINT = "the feature brief: read it before any work on the epic"
 BOARD_HINT = "the brainstorm board: its decisions, takes and the Plan chapter"
-
-
-@attrs.frozen(slots=True)
-class BriefSection:
-    """One section of a brief: its heading, its cap (None: uncapped), what the cap
-    counts, and what its placeholder asks the writer for."""
-
-    title: str
-    cap: int | None
-    unit: str
-    ask: str
-
-    def placeholder(self) -> str:
-        return f"<!-- brief: {self.ask} -->"
-
-
-#: The sections of a brief in order, with their caps: the one table the skeleton's
-#: placeholders are written from.
-SECTIONS: tuple[BriefSection, ...] = (
-    BriefSection("Intent", 3, "sentences", "write the intent in at most 3 sentences"),
-    BriefSection("Vocabulary", 8, "terms", "define at most 8 terms, one line each"),
-    BriefSection("As-is", 12, "lines", "describe what exists today in at most 12 lines"),
-    BriefSection("To-be", 15, "user stories", "write at most 15 numbered user stories"),
-    BriefSection(
-        "Architecture", 10, "units", "draw one diagram of at most 10 units, and name them"
-    ),
-    BriefSection(
-        "Decisions that matter",
-        8,
-        "decisions",
-        "keep at most 8 decisions that matter and say why each take won",
-    ),
-    BriefSection("Prerequisites", 8, "items", "list at most 8 prerequisites"),
-    BriefSection(
-        "Acceptance criteria",
-        15,
-        "criteria",
-        "write at most 15 criteria, each naming a story number and a test seam",
-    ),
-    BriefSection(
-        "Work packages",
-        8,
-        "packages",
-        "order at most 8 work packages; no two of them touch the same file",
-    ),
-    BriefSection("Out of scope", None, "", "say what this feature leaves out"),
-    BriefSection("Open questions", None, "", "settle or carry each question still open"),
-    BriefSection("Refs", None, "", "add the refs the writer used"),
-)
 
 
 @attrs.frozen(slots=True)

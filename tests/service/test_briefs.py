@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from layoutkit import Principal, Workspace
-from layoutkit.service.briefs import CHAPTER, SECTIONS
+from layoutkit.service.brief_sections import SECTIONS, lint_brief
+from layoutkit.service.briefs import CHAPTER
 from tests.service.brainstorm import brainstorm
 from tests.service.helpers import assert_tidy, err
 
@@ -290,3 +291,108 @@ def test_the_docs_table_of_caps_is_the_one_in_the_code() -> None:
     assert rows[1:] == [
         (s.title, f"{s.cap} {s.unit}" if s.cap is not None else "none") for s in SECTIONS
     ]
+
+
+GOOD = """# Brief: Checkout v2
+
+## Intent
+
+Guests pay without an account. Carts survive restarts.
+
+## Vocabulary
+
+- Cart: what a person is about to buy.
+
+## As-is
+
+Checkout needs an account.
+
+## To-be
+
+1. As a guest I pay by card.
+2. As a buyer my cart survives a restart.
+
+## Architecture
+
+```mermaid
+flowchart LR
+  web --> api
+```
+
+- web
+- api
+
+## Decisions that matter
+
+| # | Decision | Chosen | Rejected | Why |
+|---|---|---|---|---|
+| 1 | Store | PostgreSQL | Redis | one database |
+
+## Prerequisites
+
+- A Stripe account.
+
+## Acceptance criteria
+
+- Story 1: a guest pays; test seam: the checkout API.
+- S2: a cart survives a restart; seam: the cart store.
+
+## Work packages
+
+1. Cart table in `cart/store.py`.
+2. Guest payment in `pay/guest.py`.
+
+## Out of scope
+
+Coupons.
+
+## Open questions
+
+- Decision 4: Coupons at launch?
+
+## Refs
+
+- Epic: #1
+"""
+
+
+def test_a_completed_brief_fits_and_the_skeleton_says_what_is_left(any_ws: Workspace) -> None:
+    b = brainstorm(any_ws)
+    skeleton = any_ws.call("compose_brief", {"id": b.epic})["skeleton"]
+    assert lint_brief(GOOD) == []
+    left = {(f["section"], f["code"]) for f in lint_brief(skeleton)}
+    assert left == {(t, "placeholder_left") for t in [*PROSE, "Decisions that matter"]}
+    up = any_ws.call(
+        "upload_task_file",
+        {"id": b.epic, "kind": "brief", "filename": f"{b.board}-brief.md", "content": GOOD},
+    )["uploaded"][0]
+    assert (up["version"], up["lint"]) == (2, [])
+    plain = any_ws.call("upload_task_file", {"id": b.epic, "filename": "n.md", "content": "x"})
+    assert "lint" not in plain["uploaded"][0]
+
+
+def test_lint_names_each_way_a_brief_strays() -> None:
+    stories = "\n".join(f"{n}. Story {n}." for n in range(1, 17))
+    bad = (
+        GOOD.replace("Carts survive restarts.", "Carts survive. Fast. Cheap.")
+        .replace("1. As a guest I pay by card.\n2. As a buyer my cart survives a restart.", stories)
+        .replace("- S2: a cart survives a restart; seam: the cart store.", "- A cart survives.")
+        .replace("2. Guest payment in `pay/guest.py`.", "- Guest payment in `cart/store.py`.")
+        .replace("## Vocabulary", "## Prerequisites0")
+    )
+    codes = {(f["section"], f["code"]) for f in lint_brief(bad)}
+    assert codes == {
+        ("Intent", "over_cap"),
+        ("To-be", "over_cap"),
+        ("Vocabulary", "missing_section"),
+        ("Acceptance criteria", "missing_story"),
+        ("Acceptance criteria", "missing_seam"),
+        ("Work packages", "not_ordered"),
+        ("Work packages", "shared_file"),
+    }
+    over = next(f for f in lint_brief(bad) if f["section"] == "To-be")
+    assert (over["count"], over["cap"]) == (16, 15)
+    swapped = GOOD.replace("## Intent", "## X").replace("## Vocabulary", "## Intent")
+    assert "section_order" in {
+        f["code"] for f in lint_brief(swapped.replace("## X", "## Vocabulary"))
+    }
