@@ -40,7 +40,7 @@ from layoutkit import layout
 from layoutkit.errors import ServiceError
 from layoutkit.folding import fold
 from layoutkit.service.board_model import write_changes
-from layoutkit.service.brief_sections import SECTIONS
+from layoutkit.service.brief_sections import BY_TITLE, SECTIONS
 from layoutkit.service.content_prep import Prepared, prepare_card
 from layoutkit.service.layout_params import batch_from_params
 from layoutkit.service.placing import store_batch
@@ -49,7 +49,14 @@ from layoutkit.service.registry import REGISTRY
 from layoutkit.service.task_refs import _merged_meta, refs_view, tokens_of
 from layoutkit.service.tasks import TASK_ID, find_task, task_view
 from layoutkit.service.workspace import Call
-from layoutkit.storage import BoardRecord, CardRecord, QuestionRecord, TaskRecord, Tx
+from layoutkit.storage import (
+    BoardRecord,
+    CardRecord,
+    QuestionRecord,
+    TaskRecord,
+    TaskRefRecord,
+    Tx,
+)
 
 #: The section title of the chapter on the board, and the ``meta.section`` of the board ref.
 CHAPTER = "Plan"
@@ -83,11 +90,11 @@ class Decision:
 # ------------------------------------------------------------------ reading the board
 
 
-def brainstorm_ref(tx: Tx, task: TaskRecord) -> tuple[Any, BoardRecord]:
+def brainstorm_ref(tx: Tx, task: TaskRecord) -> tuple[TaskRefRecord, BoardRecord]:
     """The epic's brainstorm board ref (newest version) and its board; 404
     ``no_brainstorm_board`` when no board ref of the epic is a brainstorming board.
     Of several, the one attached last wins."""
-    newest: dict[str, Any] = {}
+    newest: dict[str, TaskRefRecord] = {}
     first: dict[str, int] = {}
     for row in tx.task_refs(task.id):
         if row.kind != "board":
@@ -202,6 +209,21 @@ def architecture(cards: Iterable[CardRecord]) -> CardRecord | None:
     diagrams = [c for c in cards if c.kind == "diagram"]
     named = [c for c in diagrams if "architecture" in fold(str(c.payload.get("title") or ""))]
     return _newest(named) or _newest(diagrams)
+
+
+def units(payload: dict[str, Any]) -> int:
+    """The nodes of a diagram payload, in every group and lane."""
+    count = 0
+    stack: list[Any] = [payload]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        count += len(node["nodes"]) if isinstance(node.get("nodes"), list) else 0
+        for key in ("groups", "lanes"):
+            if isinstance(node.get(key), list):
+                stack.extend(node[key])
+    return count
 
 
 def acceptance(
@@ -382,7 +404,7 @@ def _refs_lines(
 # ------------------------------------------------------------------ the operation
 
 
-def _stamp(tx: Tx, row: Any, patch: dict[str, Any]) -> Any:
+def _stamp(tx: Tx, row: TaskRefRecord, patch: dict[str, Any]) -> TaskRefRecord:
     """Merge ``patch`` into a ref's newest meta, writing only when it changes."""
     meta = _merged_meta(row.meta, patch)
     return tx.set_task_ref_meta(row.id, meta) if meta != row.meta else row
@@ -499,6 +521,19 @@ def compose_brief(call: Call) -> dict[str, Any]:
         },
     )
     answered = sum(d.answered for d in found)
+    warnings = list(receipt["warnings"])
+    cap = BY_TITLE["Architecture"].cap
+    if diagram is not None and cap is not None and units(diagram.payload) > cap:
+        warnings.append(
+            {
+                "code": "over_cap",
+                "section": "Architecture",
+                "message": f"the architecture diagram has {units(diagram.payload)} units; "
+                f"a brief's diagram holds at most {cap}",
+                "count": units(diagram.payload),
+                "cap": cap,
+            }
+        )
     return {
         "task": task_view(tx, tx.task(epic.id) or epic),
         "board": board.slug,
@@ -521,5 +556,5 @@ def compose_brief(call: Call) -> dict[str, Any]:
         },
         "skeleton": text,
         "refs": refs_view(epic, tx.task_refs(epic.id)),
-        "warnings": receipt["warnings"],
+        "warnings": warnings,
     }

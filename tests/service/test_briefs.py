@@ -396,3 +396,28 @@ def test_lint_names_each_way_a_brief_strays() -> None:
     assert "section_order" in {
         f["code"] for f in lint_brief(swapped.replace("## X", "## Vocabulary"))
     }
+
+
+def test_an_architecture_over_ten_units_is_warned(any_ws: Workspace) -> None:
+    b = brainstorm(any_ws)
+    small = any_ws.call("compose_brief", {"id": b.epic})["warnings"]
+    assert [w for w in small if w.get("section") == "Architecture"] == []
+    chain = "\n".join(f"  n{i} --> n{i + 1}" for i in range(11))
+    any_ws.call(
+        "compose_board",
+        {
+            "board": b.board,
+            "cards": [
+                {
+                    "kind": "diagram",
+                    "payload": {
+                        "title": "Big architecture",
+                        "diagram_text": f"flowchart LR\n{chain}",
+                    },
+                }
+            ],
+        },
+    )
+    reply = any_ws.call("compose_brief", {"id": b.epic})
+    (warning,) = [w for w in reply["warnings"] if w.get("section") == "Architecture"]
+    assert (warning["code"], warning["count"], warning["cap"]) == ("over_cap", 12, 10)
