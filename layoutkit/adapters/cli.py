@@ -482,7 +482,7 @@ def render_command(
 
 @main.group()
 def task() -> None:
-    """Attach files to tasks."""
+    """Attach files to tasks, compose briefs, and pick tasks up."""
 
 
 @task.command("upload")
@@ -541,6 +541,58 @@ def task_upload(
         ],
     )
     click.echo(f"{len(rows)} file(s) on task {result['task']['id']}")
+
+
+@task.command("brief")
+@click.argument("task_id", metavar="ID")
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, writable=True),
+    help="Write the brief skeleton to this file instead of printing it.",
+)
+@db_option
+@json_option
+def task_brief(task_id: str, out: str | None, db: str, as_json: bool) -> None:
+    """Compose the brief of epic ID: rebuild the Plan chapter on its brainstorm board and
+    print (or write) the brief skeleton to complete."""
+    result = _run(db, "compose_brief", {"id": task_id}, as_json)
+    if out is not None:
+        Path(out).write_text(result["skeleton"], encoding="utf-8")
+    if as_json:
+        _emit_json(result)
+        return
+    chapter, brief = result["chapter"], result["brief"]
+    if out is None:
+        click.echo(result["skeleton"], nl=False)
+        return
+    click.echo(f"{out}: the brief skeleton of task {result['task']['id']}")
+    click.echo(
+        f"board {result['board']}: chapter {chapter['title']} (section {chapter['section']}), "
+        f"{chapter['decisions']} decision(s), {chapter['open']} open"
+    )
+    stored = "uploaded as" if brief["uploaded"] else "already at"
+    click.echo(
+        f"brief {brief['ref']} {stored} version {brief['version']}; upload the completed "
+        f"file with: layoutkit task upload {result['task']['id']} {brief['filename']} "
+        "--kind brief"
+    )
+
+
+@task.command("pickup")
+@click.argument("task_id", metavar="ID")
+@click.option("--cap", type=int, help="Refs without a load stamp the rail shows (default 5).")
+@db_option
+@json_option
+def task_pickup(task_id: str, cap: int | None, db: str, as_json: bool) -> None:
+    """Print what to read when picking up task ID: the read rail and read-on-demand lines."""
+    params: dict[str, Any] = {"id": task_id}
+    if cap is not None:
+        params["cap"] = cap
+    result = _run(db, "pickup_task", params, as_json)
+    if as_json:
+        _emit_json(result)
+        return
+    click.echo(result["text"], nl=False)
 
 
 def _set_contents(path: Path) -> tuple[Path, Path | None, list[tuple[str, Path]]]:

@@ -71,6 +71,9 @@ class Batch:
     journey: str | None = None
     pass_: str | int | None = None
     layer: str = "ai"
+    #: A free batch starts below everything on the board instead of joining its last
+    #: row: a chapter closes a board (the brief's Plan chapter), whatever its flow.
+    at_end: bool = False
 
 
 @attrs.frozen(slots=True)
@@ -521,7 +524,7 @@ class _Placer:
         if ext is None:
             return (0.0, 0.0)
         below = (ext.x, ext.bottom + BLOCK_GAP)
-        if self.board.flow == "document" or self.batch.flow == "document":
+        if self.board.flow == "document" or self.batch.flow == "document" or self.batch.at_end:
             return below
         bottom_row = self._top_level_in(Rect(ext.x, ext.bottom - 1.0, ext.w, 1.0))
         if not bottom_row:

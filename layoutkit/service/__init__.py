@@ -8,6 +8,7 @@ from layoutkit.service import access as _access  # noqa: F401  (registers operat
 from layoutkit.service import annotations as _annotations  # noqa: F401
 from layoutkit.service import board_live as _board_live  # noqa: F401
 from layoutkit.service import boards as _boards  # noqa: F401
+from layoutkit.service import briefs as _briefs  # noqa: F401
 from layoutkit.service import bulk_tasks as _bulk_tasks  # noqa: F401
 from layoutkit.service import card_images as _card_images  # noqa: F401
 from layoutkit.service import cards as _cards  # noqa: F401
@@ -18,6 +19,7 @@ from layoutkit.service import files as _files  # noqa: F401
 from layoutkit.service import gates as _gates  # noqa: F401
 from layoutkit.service import hand_back as _hand_back  # noqa: F401
 from layoutkit.service import page_images as _page_images  # noqa: F401
+from layoutkit.service import pickup as _pickup  # noqa: F401
 from layoutkit.service import push as _push  # noqa: F401
 from layoutkit.service import review_rules as _review_rules  # noqa: F401
 from layoutkit.service import review_runs as _review_runs  # noqa: F401

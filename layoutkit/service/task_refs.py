@@ -32,6 +32,7 @@ import attrs
 from layoutkit.errors import ServiceError, did_you_mean
 from layoutkit.service._common import ID, find_board
 from layoutkit.service.ai import AiBackend, AiError
+from layoutkit.service.brief_sections import lint_brief
 from layoutkit.service.gates import fire
 from layoutkit.service.registry import REGISTRY
 from layoutkit.service.tasks import (
@@ -400,6 +401,24 @@ def _decode_upload(params: dict[str, Any]) -> list[tuple[str, str]]:
     return out
 
 
+def _lineage_of(rows: list[TaskRefRecord], kind: str, name: str) -> str:
+    """The lineage a file called ``name`` continues: the ref of that name, else the
+    lineage whose newest version was stored under that file name (a brief's lineage
+    ``<slug>-brief`` holds the file ``<slug>-brief.md``), else a new one, ``name``."""
+    if _latest(rows, kind, name) is not None:
+        return name
+    newest: dict[str, TaskRefRecord] = {}
+    for row in rows:
+        if (
+            row.kind == kind
+            and row.blob is not None
+            and (row.ref not in newest or row.version > newest[row.ref].version)
+        ):
+            newest[row.ref] = row
+    named = [r for r in newest.values() if r.meta.get("filename") == name]
+    return max(named, key=lambda r: r.id).ref if named else name
+
+
 def _too_large(name: str, field: str) -> ServiceError:
     return ServiceError(
         413,
@@ -416,7 +435,8 @@ def _too_large(name: str, field: str) -> ServiceError:
     ".patch, at most 1 MiB each): filename and content for one file, or files (base64) "
     "for several. A file named like one the task has becomes its next version; "
     "versionOf names the lineage to continue explicitly. hint (one line: when to load "
-    "it) is kept as meta.hint. Reply {task, refs, uploaded}.",
+    "it) is kept as meta.hint. Reply {task, refs, uploaded}; a brief's uploaded entry "
+    "carries lint, where it strays from the brief's sections and caps.",
     {
         "required": ["id"],
         "properties": {
@@ -449,7 +469,7 @@ def upload_task_file(call: Call) -> dict[str, Any]:
     rows = tx.task_refs(task.id)
     uploaded = []
     for name, text in call.prepared:
-        lineage = p.get("versionOf", name)
+        lineage = p.get("versionOf") or _lineage_of(rows, kind, name)
         previous = _latest(rows, kind, lineage)
         if "versionOf" in p and previous is None:
             known = sorted({r.ref for r in rows if r.kind == kind and r.blob is not None})
@@ -489,18 +509,20 @@ def upload_task_file(call: Call) -> dict[str, Any]:
             call.principal.label,
             {"kind": kind, "ref": lineage, "version": row.version, "size": len(data)},
         )
-        uploaded.append(
-            {
-                "id": row.id,
-                "kind": kind,
-                "ref": lineage,
-                "version": row.version,
-                "filename": name,
-                "size": len(data),
-                "tokens": meta["tokens"],
-                "url": f"/api/v1/tasks/{task.id}/files/{row.id}",
-            }
-        )
+        entry: dict[str, Any] = {
+            "id": row.id,
+            "kind": kind,
+            "ref": lineage,
+            "version": row.version,
+            "filename": name,
+            "size": len(data),
+            "tokens": meta["tokens"],
+            "url": f"/api/v1/tasks/{task.id}/files/{row.id}",
+        }
+        if kind == "brief":
+            # Stored as sent; where it strays from the sections and their caps is said.
+            entry["lint"] = lint_brief(text)
+        uploaded.append(entry)
     return {"task": task_view(tx, task), "refs": refs_view(task, rows), "uploaded": uploaded}
 
 

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import attrs
 import pytest
 
 from layoutkit.errors import LayoutError
@@ -14,6 +15,7 @@ from layoutkit.layout import (
     clamp_aspect,
     place_batch,
 )
+from layoutkit.service.layout_params import batch_from_params
 from tests.refusal import refused
 
 from .conftest import assert_sound, compose, stored, text
@@ -83,6 +85,20 @@ def test_flow_document_stacks_and_persists():
     assert r2.placements[0].y == bottom + BLOCK_GAP
     assert r2.placements[0].x == 0
     assert not r2.flow_changed
+
+
+def test_at_end_starts_below_the_board_without_changing_its_flow():
+    def two() -> Board:
+        return stored(Card(1, "shape", {}, 0, 0, 300, 200), Card(2, "shape", {}, 0, 260, 200, 80))
+
+    joined = compose(two(), cards=sized(1))
+    # Free placement joins the bottom row, to the right of its last card.
+    assert (joined.placements[0].x, joined.placements[0].y) == (200 + BLOCK_GAP, 260)
+    b = two()
+    batch = attrs.evolve(batch_from_params({"cards": sized(1)}), at_end=True)
+    r = place_batch(b, batch)
+    assert (r.placements[0].x, r.placements[0].y) == (0, 340 + BLOCK_GAP)
+    assert not r.flow_changed and b.flow is None
 
 
 # ---------------------------------------------------------------- frames
