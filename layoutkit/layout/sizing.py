@@ -124,6 +124,16 @@ def is_content_sized(kind: str) -> bool:
 
 
 # ------------------------------------------------------------------ text-like
+_ATX = re.compile(r"^\s{0,3}#{1,6}(\s+|$)")
+
+
+def heading_text(md: str) -> str:
+    """What a heading card shows: its lines without the ``#`` marks and inline markers
+    (a "**Stakes:** high" line under the title reads "Stakes: high")."""
+    lines = (_blocks.plain_inline(_ATX.sub("", line).strip()) for line in md.splitlines())
+    return "\n".join(line for line in lines if line.strip())
+
+
 def _text_card(p: dict[str, Any], width: float | None) -> Size:
     role = p.get("role")
     default = TEXT_WIDTH.get(role, TEXT_DEFAULT_WIDTH) if isinstance(role, str) else 360.0
@@ -131,7 +141,7 @@ def _text_card(p: dict[str, Any], width: float | None) -> Size:
     if role == "heading":
         level = p.get("level") if p.get("level") in (1, 2, 3) else 1
         size = {1: 28.0, 2: 22.0, 3: 18.0}[level]
-        return _shrink_wrap(md, width or default, size, "sans-bold")
+        return _shrink_wrap(heading_text(md), width or default, size, "sans-bold")
     if role == "caption":
         return _shrink_wrap(md, width or default, 12.0, "sans")
     return _markdown_box(md, width, default)

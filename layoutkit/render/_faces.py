@@ -13,7 +13,12 @@ from urllib.parse import urlsplit
 
 from layoutkit.formatting import as_number, fmt_num
 from layoutkit.layout.blocks import plain_inline
-from layoutkit.layout.sizing import DIAGRAM_BAND, DIAGRAM_INSET, diagram_engine_made
+from layoutkit.layout.sizing import (
+    DIAGRAM_BAND,
+    DIAGRAM_INSET,
+    diagram_engine_made,
+    heading_text,
+)
 from layoutkit.layout.text import line_height, text_width
 from layoutkit.render._face_diagram import diagram_scene_items, with_geo
 from layoutkit.render._face_elements import ELEMENT_FACES, chip_row, element_face, elements_face
@@ -66,27 +71,33 @@ def _text(p: dict, r: Rect) -> list[Item]:
     ink, wash = ROLE_STYLE.get(role, ROLE_STYLE["note"])
     items: list[Item] = []
     md = str(p.get("md") or "")
+    # the sizer rounds boxes to whole pixels: half a pixel short still holds a line
     if role == "heading":
         size = {1: 28.0, 2: 22.0, 3: 18.0}.get(int(as_number(p.get("level")) or 1), 28.0)
         x, y, w, h = _inner(r)
-        plain = md.lstrip("# ").strip()
         return [
             text_run(
                 x,
                 y,
-                plain,
+                heading_text(md),
                 w + 1,
                 size=size,
                 font="sans-bold",
                 fill=FG,
-                max_lines=max(int(h // line_height(size)), 1),
+                max_lines=max(int((h + 0.5) // line_height(size)), 1),
             )
         ]
     if role == "caption":
         x, y, w, h = _inner(r)
         return [
             text_run(
-                x, y, md, w + 1, size=12, fill=MUTED, max_lines=max(int(h // line_height(12)), 1)
+                x,
+                y,
+                md,
+                w + 1,
+                size=12,
+                fill=MUTED,
+                max_lines=max(int((h + 0.5) // line_height(12)), 1),
             )
         ]
     items += chrome(r, fill=wash if wash != "#00000000" else CARD)

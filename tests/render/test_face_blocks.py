@@ -151,3 +151,12 @@ def test_the_more_line_counts_the_lines_left_out_not_the_paragraphs() -> None:
     assert more, drawn
     body = [line for line in drawn if line is not more[0]]
     assert len(body) + int(more[0][1:].split()[0]) == total
+
+
+def test_a_heading_card_reads_its_inline_markdown() -> None:
+    """The decision-map template puts a "**Stakes:**" line under each decision's heading."""
+    p = {"md": "### Which provider?\n\n**Stakes:** a year of *lock-in*", "role": "heading"}
+    p["level"] = 3
+    w, h = size_card("text", p)
+    drawn = _drawn_lines(card_face("text", p, (0.0, 0.0, w, h)))
+    assert drawn == ["Which provider?", "Stakes: a year of lock-in"]
