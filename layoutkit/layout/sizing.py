@@ -662,6 +662,34 @@ def _face_finding(p: dict[str, Any], cw: float) -> float:
 
 TILE_H = 52.0
 REF_H = 28.0
+REF_SIZE = 12.0
+
+
+def ref_label(p: dict[str, Any]) -> str:
+    """The words of a ref chip: its label, else its target's title, else where it points."""
+    target = p.get("target") if isinstance(p.get("target"), dict) else {}
+    where = (
+        p.get("section")
+        or p.get("page")
+        or (f"card {p['card']}" if p.get("card") is not None else "")
+    )
+    label = str(p.get("label") or target.get("title") or where or "reference")
+    if target.get("summary"):
+        label += " — " + str(target["summary"])
+    return label
+
+
+def ref_chip_width(p: dict[str, Any]) -> float:
+    """Width of a ref chip: the arrow, the label and the chip's rounded ends."""
+    return _text.text_width(ref_label(p), REF_SIZE) + 34
+
+
+def _ref_card(p: dict[str, Any], width: float | None) -> Size:
+    # a ref card is its chip: sized to it, not to the 480 px of other element cards
+    w = min(width or ELEMENT_CARD_WIDTH, max(MIN_TEXT_WIDTH, ref_chip_width(p) + 2 * PAD))
+    return (w, REF_H + 2 * PAD)
+
+
 GALLERY_COLS = 3
 GALLERY_MAX = 6
 GALLERY_GAP = 6.0
@@ -883,6 +911,7 @@ _CARD_SIZERS: dict[str, Any] = {
     "html": _html,
     "link": _link,
     "file": _file,
+    "ref": _ref_card,
 }
 
 

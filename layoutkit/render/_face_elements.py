@@ -46,6 +46,8 @@ from layoutkit.layout.sizing import (
     finding_head,
     heat_geometry,
     pie_diameter,
+    ref_chip_width,
+    ref_label,
     series_bands,
     table_views,
     timeline_detail,
@@ -1193,16 +1195,8 @@ def _diagram(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list
 
 
 def _ref(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
-    target = p.get("target") if isinstance(p.get("target"), dict) else {}
-    where = (
-        p.get("section")
-        or p.get("page")
-        or (f"card {p['card']}" if p.get("card") is not None else "")
-    )
-    label = str(p.get("label") or target.get("title") or where or "reference")
-    if target.get("summary"):
-        label += " — " + str(target["summary"])
-    width = min(text_width(label, 12) + 34, w)
+    label = ref_label(p)
+    width = min(ref_chip_width(p), w)
     items: list[Item] = [Box(x, y, width, 26, fill=CARD, stroke=LINE, radius=13)]
     items.append(
         Text(
