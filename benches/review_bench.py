@@ -5,7 +5,11 @@ variant:
 
 - ``bytes``: two byte-identical files (the first tier; no decoding).
 - ``decoded``: ``diff_pixels`` on pixels already decoded (engine only), beside
-  pixelmatch 7 timing itself in node on the same decoded pixels.
+  pixelmatch 7 timing itself in node on the same decoded pixels. ``way`` says
+  how the pair was compared: ``index`` (lists of the differing pixels) or
+  ``masks`` (whole-image masks, for opaque pairs where at least
+  ``MASK_SHARE`` of the words differ); for a ``masks`` pair the other way is
+  timed too (``index way ms``), to show what the masks save.
 - ``files``: ``diff_png`` from the two files' bytes, decoding included, beside
   the odiff CLI comparing the same two files (a process per pair; its time is
   the child's wall time, its CPU the child's user+system).
@@ -33,12 +37,14 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _timing import ENGINE, Timing, measure, table
 
+from layoutkit.review import diff as rd
 from layoutkit.review.diff import decode, diff_pixels, diff_png
 
 HERE = Path(__file__).resolve().parent
@@ -180,15 +186,22 @@ def main() -> None:
         result = diff_pixels(base, other)
         n = rounds if variant not in ("scroll40", "theme") else max(3, rounds // 3)
         t = measure(lambda _, o=other: diff_pixels(base, o), n)
+        masks = rd._mostly_different(base.words, other.words, *base.size)
+        index_way = ""
+        if masks:
+            with mock.patch.object(rd, "MASK_SHARE", 2.0):  # no pair reaches it
+                index_way = f"{measure(lambda _, o=other: diff_pixels(base, o), n).wall_median:.2f}"
         anchor = pm.get(variant)
         rows.append(
             [
                 variant,
                 what,
+                "masks" if masks else "index",
                 f"{result.changed_pixels}",
                 f"{anchor[2]}" if anchor else "",
                 f"{t.wall_median:.2f}",
                 f"{t.cpu_median:.2f}",
+                index_way,
                 f"{anchor[0]:.2f}" if anchor else "",
                 f"{anchor[1]:.2f}" if anchor else "",
                 f"{t.wall_median / anchor[0]:.2f}" if anchor else "",
@@ -204,10 +217,12 @@ def main() -> None:
         [
             "variant",
             "what",
+            "way",
             "count",
             "pm count",
             "ours wall ms",
             "ours cpu ms",
+            "index way ms",
             "pm wall ms",
             "pm cpu ms",
             "ours/pm",

@@ -250,10 +250,12 @@ def diff_pixels(
 
 
 #: A pair is compared over whole-image masks when a sample of its words says at
-#: least this share differ (on the corpus the masks win from about a tenth on:
-#: a page moved by one pixel differs in a fifth of its words, a changed table
-#: in a twentieth).
-MASK_SHARE = 1 / 8
+#: least this share differ. The masks cost a fixed dozen passes over both images
+#: and then little per pixel; the index way costs little up front and much per
+#: pixel. On the corpus they cross between an eighth and a fifth (a page moved
+#: by one pixel differs in a fifth of its words and is faster over masks; a
+#: re-sampled page differs in an eighth and a tenth and is faster by index).
+MASK_SHARE = 0.15
 #: Words sampled (evenly spaced) to decide.
 _SAMPLE = 4096
 

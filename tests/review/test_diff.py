@@ -389,7 +389,7 @@ def test_the_mask_way_gives_the_index_ways_result(
 def test_the_mask_way_is_taken_for_opaque_screens_that_mostly_differ() -> None:
     a = text_like(2)
     b = a.copy()
-    b[:, :30, :3] = 90  # 15% of the screen
+    b[:, :40, :3] = 90  # 20% of the screen
     with mock.patch.object(rd, "_diff_masks", wraps=rd._diff_masks) as masks:
         diff_pixels(a, b)
         assert masks.call_count == 1
