@@ -5,6 +5,10 @@ matters: the YIQ delta at pixels whose RGBA words differ, the anti-aliasing
 test only at pixels whose delta is over the threshold. Each step keeps the
 JavaScript's arithmetic order in float64, so the count equals pixelmatch's.
 
+For opaque pairs where most pixels differ, :func:`mismatch_masks` gives the
+same classification from whole-image masks, its anti-aliasing test on exact
+integer lumas (:func:`luma_key`).
+
 Semi-transparent pixels are blended with white (pixelmatch 7.0's rule, and 7.2's
 with ``checkerboard: false``). Images are flat little-endian ``uint32`` RGBA
 words, row-major, ``width * height`` long.

@@ -14,6 +14,13 @@ ending the work when it can answer:
    told), then its anti-aliasing test on the pixels over it, against both
    images (``include_aa`` false). ``changed_pixels`` equals pixelmatch's count.
 
+The colour tier takes one of two ways to the same answer. Where little
+differs, it works on lists of the differing pixels. Where at least
+:data:`MASK_SHARE` of the words differ (a sample decides) and both images are
+opaque, it works on whole-image masks instead (a theme change differs in 94%
+of its pixels, and a million-entry index list costs more to gather than a pass
+over every pixel); tests hold both ways to equal results.
+
 Counted pixels are then sorted into real changes and shifts: a counted pixel
 whose colour lies, channel by channel, within the range of the other image's
 3×3 neighbourhood around it – and the other image's colour within the range of
