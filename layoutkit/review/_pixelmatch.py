@@ -610,6 +610,14 @@ def _antialiased_inner(img: Words, idx: Index, both: np.ndarray, width: int) -> 
     return result
 
 
+def edge_mask(height: int, width: int) -> np.ndarray:
+    """``(h, w)``: the image's outermost rows and columns."""
+    edge = np.zeros((height, width), dtype=bool)
+    edge[[0, -1], :] = True
+    edge[:, [0, -1]] = True
+    return edge
+
+
 @attrs.frozen
 class MaskMismatch:
     """:class:`Mismatch` as ``(h, w)`` masks, for pairs where many pixels differ."""
@@ -654,8 +662,7 @@ def mismatch_masks(
     # A candidate is not "many" itself, so it is not in ``both``: the 3×3
     # dilation, centre included, is exactly "some neighbour is in both".
     rich = _dilate(both)
-    edge = np.zeros((height, width), dtype=bool)
-    edge[[0, -1], :] = edge[:, [0, -1]] = True
+    edge = edge_mask(height, width)
     both_flat = both.reshape(-1)
     # As pixelmatch: the second image is asked only where the first said no.
     for img, many in ((a32, many_a), (b32, many_b)):

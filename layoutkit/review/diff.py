@@ -313,8 +313,7 @@ def shifted_mask(a32: Words, b32: Words, counted: np.ndarray) -> np.ndarray:
     height, width = counted.shape
     whole = pm.WindowHood(0, height, 0, width, width, height)
     first = _within_range_window(a32, b32, whole, first_only=True)[0].reshape(height, width)
-    edge = np.zeros((height, width), dtype=bool)
-    edge[[0, -1], :] = edge[:, [0, -1]] = True
+    edge = pm.edge_mask(height, width)
     ask = np.flatnonzero(counted & (first | edge))
     out = np.zeros((height, width), dtype=bool)
     if ask.size == 0:
@@ -377,7 +376,9 @@ def _within_gathered(
     channels = near.view(np.uint8).reshape(9, at.size, 4)
     low, high = channels.min(axis=0), channels.max(axis=0)
     own = hood.centre(mine)[at].view(np.uint8).reshape(at.size, 4)
-    return ((own >= low) & (own <= high)).all(axis=1)
+    # All four channels within range: the four booleans read as one word (see
+    # _within_range_window).
+    return ((own >= low) & (own <= high)).view(np.uint32).reshape(-1) == np.uint32(0x01010101)
 
 
 def _range3(pixels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -387,9 +388,8 @@ def _range3(pixels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     bytes away – so each pass is one numpy call on the whole block, not four."""
     h, w = pixels.shape[:2]
     flat = np.ascontiguousarray(pixels).reshape(h, w * 4)
-    return _extreme3(flat, np.minimum).reshape(h, w, 4), _extreme3(flat, np.maximum).reshape(
-        h, w, 4
-    )
+    low, high = _extreme3(flat, np.minimum), _extreme3(flat, np.maximum)
+    return low.reshape(h, w, 4), high.reshape(h, w, 4)
 
 
 def _extreme3(flat: np.ndarray, op: np.ufunc) -> np.ndarray:
