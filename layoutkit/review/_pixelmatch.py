@@ -5,6 +5,10 @@ matters: the YIQ delta at pixels whose RGBA words differ, the anti-aliasing
 test only at pixels whose delta is over the threshold. Each step keeps the
 JavaScript's arithmetic order in float64, so the count equals pixelmatch's.
 
+For opaque pairs where most pixels differ, :func:`mismatch_masks` gives the
+same classification from whole-image masks, its anti-aliasing test on exact
+integer lumas (:func:`luma_key`).
+
 Semi-transparent pixels are blended with white (pixelmatch 7.0's rule, and 7.2's
 with ``checkerboard: false``). Images are flat little-endian ``uint32`` RGBA
 words, row-major, ``width * height`` long.
@@ -522,6 +526,154 @@ def _differing_over(a32: Words, b32: Words, limit: float) -> tuple[Index, Index]
         empty = np.empty(0, dtype=np.intp)
         return empty, empty
     return np.concatenate(differ), np.concatenate(over)
+
+
+#: pixelmatch's luma weights times 10⁸: integers, so a pixel's luma is exact in int64.
+_LUMA = (29889531, 58662247, 11448223)
+
+
+def luma_key(words: Words) -> npt.NDArray[np.int64]:
+    """An exact integer luma per opaque colour, for comparing brightness deltas.
+
+    pixelmatch's ``brightnessDelta`` of opaque colours is ``dr·0.29889531 +
+    dg·0.58662247 + db·0.11448223``. With ``luma_key`` the same sum over the
+    weights times 10⁸ is an exact integer difference, and it orders pairs as
+    the float sum does: no two different colours share a key (no nonzero
+    channel steps within ±510 weigh to 0), and the float sum's rounding
+    (≈10⁻¹³) never reaches a step of one key (10⁻⁸); the tests check both
+    over every step. So a neighbour's delta is zero, negative or positive, and
+    one neighbour is darker than another, exactly when their keys say so.
+    """
+    channels = words.view(np.uint8).reshape(*words.shape, 4)
+    return (
+        channels[..., 0] * np.int64(_LUMA[0])
+        + channels[..., 1] * np.int64(_LUMA[1])
+        + channels[..., 2] * np.int64(_LUMA[2])
+    )
+
+
+def opaque(a32: Words, b32: Words) -> bool:
+    """Both images are fully opaque (every alpha 255)."""
+    return bool(a32.size == 0 or (a32.min() >= _OPAQUE and b32.min() >= _OPAQUE))
+
+
+def _over_mask(a32: Words, b32: Words, limit: float) -> tuple[int, np.ndarray]:
+    """Opaque images: how many words differ, and the flat mask of pixels whose colour
+    delta is over ``limit``, from whole-image byte passes (no index lists); the
+    integer pre-test of :func:`_over` per byte, float work only where it cannot decide."""
+    ba, bb = a32.view(np.uint8), b32.view(np.uint8)
+    step = np.maximum(ba, bb)
+    step -= np.minimum(ba, bb)
+    # Both alphas are 255: the alpha byte of every step is 0, so "some byte over"
+    # is "some RGB byte over", and a word differs exactly when its step is not 0.
+    words = step.view(np.uint32)
+    differing = int(np.count_nonzero(words))
+    least = int(np.sqrt(limit / _DELTA_PER_STEP))
+    sure = int(np.sqrt(limit / _DELTA_PER_SQUARE))
+    over = (step > min(sure, 255)).view(np.uint32) != 0
+    unsure = np.flatnonzero(((step > min(least, 255)).view(np.uint32) != 0) & ~over)
+    over[unsure] = np.abs(colour_delta(a32[unsure], b32[unsure])) > limit
+    return differing, over
+
+
+def _dilate(mask: np.ndarray) -> np.ndarray:
+    """Each pixel of a ``(h, w)`` mask or'ed with its 8 neighbours (a row pass, then a column pass)."""
+    rows = mask.copy()
+    rows[:, 1:] |= mask[:, :-1]
+    rows[:, :-1] |= mask[:, 1:]
+    out = rows.copy()
+    out[1:] |= rows[:-1]
+    out[:-1] |= rows[1:]
+    return out
+
+
+def _antialiased_inner(img: Words, idx: Index, both: np.ndarray, width: int) -> np.ndarray:
+    """``antialiased`` at pixels ``idx`` of an opaque ``img``, none on the image's edge,
+    each with at most 2 neighbours of its own colour (the caller's mask says so);
+    ``both`` (flat) marks the pixels with 3+ identical siblings in both images.
+
+    With exact luma keys (:func:`luma_key`) the darkest neighbour is the first
+    of the largest keys and the brightest the first of the smallest, in
+    pixelmatch's visiting order: ``argmax`` and ``argmin`` return the first."""
+    offsets = _DY * width + _DX
+    near = luma_key(img[idx + offsets[:, None]])
+    centre = luma_key(img[idx])
+    hi, lo = near.max(axis=0), near.min(axis=0)
+    todo = np.flatnonzero((hi > centre) & (lo < centre))
+    result = np.zeros(idx.size, dtype=bool)
+    if todo.size == 0:
+        return result
+    near, at = near[:, todo], idx[todo]
+    darkest = at + offsets[near.argmax(axis=0)]
+    brightest = at + offsets[near.argmin(axis=0)]
+    result[todo] = both[darkest] | both[brightest]
+    return result
+
+
+def edge_mask(height: int, width: int) -> np.ndarray:
+    """``(h, w)``: the image's outermost rows and columns."""
+    edge = np.zeros((height, width), dtype=bool)
+    edge[[0, -1], :] = True
+    edge[:, [0, -1]] = True
+    return edge
+
+
+@attrs.frozen
+class MaskMismatch:
+    """:class:`Mismatch` as ``(h, w)`` masks, for pairs where many pixels differ."""
+
+    differing: int  #: RGBA words that differ at all
+    counted: np.ndarray  #: colour delta over the threshold and not anti-aliasing
+    antialiased: np.ndarray  #: over the threshold but anti-aliasing (not counted)
+
+
+#: The smallest image the mask path takes: its edge handling wants an inside.
+_MASK_MIN_SIDE = 3
+
+
+def mismatch_masks(
+    a32: Words,
+    b32: Words,
+    width: int,
+    height: int,
+    threshold: float = 0.1,
+    include_aa: bool = False,
+) -> MaskMismatch:
+    """:func:`mismatch` for two opaque images of at least 3×3, computed over
+    whole-image masks: where most of a screen differs (a theme change) gathering
+    a million positions costs more than passing over every pixel.
+
+    Opaque pixels differ in brightness exactly when their words differ, so the
+    anti-aliasing test's "at most 2 equal neighbours" is the word count that
+    :meth:`WindowHood.equal_neighbours` makes for the whole image; what is left
+    (pixels near an edge of colour) is asked with exact integer lumas.
+    """
+    if not opaque(a32, b32) or min(width, height) < _MASK_MIN_SIDE:
+        raise ValueError("mismatch_masks takes opaque images of at least 3×3")
+    differing, over_flat = _over_mask(a32, b32, max_delta(threshold))
+    over = over_flat.reshape(height, width)
+    aa = np.zeros((height, width), dtype=bool)
+    if include_aa or differing == 0:
+        return MaskMismatch(differing, over, aa)
+    whole = WindowHood(0, height, 0, width, width, height)
+    many_a = whole.equal_neighbours(a32) > 2
+    many_b = whole.equal_neighbours(b32) > 2
+    both = many_a & many_b
+    # A candidate is not "many" itself, so it is not in ``both``: the 3×3
+    # dilation, centre included, is exactly "some neighbour is in both".
+    rich = _dilate(both)
+    edge = edge_mask(height, width)
+    both_flat = both.reshape(-1)
+    # As pixelmatch: the second image is asked only where the first said no.
+    for img, many in ((a32, many_a), (b32, many_b)):
+        ask = over & ~many & rich & ~aa
+        inner = np.flatnonzero(ask & ~edge)
+        aa.reshape(-1)[inner[_antialiased_inner(img, inner, both_flat, width)]] = True
+        rim = np.flatnonzero(ask & edge)
+        if rim.size:
+            found = antialiased(img, a32, b32, SparseHood(rim, width, height))
+            aa.reshape(-1)[rim[found]] = True
+    return MaskMismatch(differing, over & ~aa, aa)
 
 
 @attrs.frozen

@@ -14,6 +14,13 @@ ending the work when it can answer:
    told), then its anti-aliasing test on the pixels over it, against both
    images (``include_aa`` false). ``changed_pixels`` equals pixelmatch's count.
 
+The colour tier takes one of two ways to the same answer. Where little
+differs, it works on lists of the differing pixels. Where at least
+:data:`MASK_SHARE` of the words differ (a sample decides) and both images are
+opaque, it works on whole-image masks instead (a theme change differs in 94%
+of its pixels, and a million-entry index list costs more to gather than a pass
+over every pixel); tests hold both ways to equal results.
+
 Counted pixels are then sorted into real changes and shifts: a counted pixel
 whose colour lies, channel by channel, within the range of the other image's
 3×3 neighbourhood around it – and the other image's colour within the range of
@@ -226,6 +233,8 @@ def diff_pixels(
     if pa.size != pb.size:
         return DiffResult("size", pa.size, pb.size, share=1.0)
     width, height = pa.size
+    if _mostly_different(pa.words, pb.words, width, height):
+        return _diff_masks(pa, pb, threshold, include_aa)
     found = pm.mismatch(pa.words, pb.words, width, height, threshold, include_aa=include_aa)
     differing = found.differing
     if differing.size == 0:
@@ -247,6 +256,75 @@ def diff_pixels(
     )
 
 
+#: A pair is compared over whole-image masks when a sample of its words says at
+#: least this share differ. The masks cost a fixed dozen passes over both images
+#: and then little per pixel; the index way costs little up front and much per
+#: pixel. On the corpus they cross between an eighth and a fifth (a page moved
+#: by one pixel differs in a fifth of its words and is faster over masks; a
+#: re-sampled page differs in an eighth and a tenth and is faster by index).
+MASK_SHARE = 0.15
+#: Words sampled (evenly spaced) to decide.
+_SAMPLE = 4096
+
+
+def _mostly_different(a32: Words, b32: Words, width: int, height: int) -> bool:
+    """Whether the mask way suits the pair: opaque, at least 3×3, and a sample of
+    its words differs in at least :data:`MASK_SHARE` of them. Both ways give the
+    same answer; this only picks the faster."""
+    if min(width, height) < pm._MASK_MIN_SIDE:
+        return False
+    every = max(1, a32.size // _SAMPLE)
+    sa, sb = a32[::every], b32[::every]
+    if np.count_nonzero(sa != sb) < MASK_SHARE * sa.size:
+        return False
+    return pm.opaque(a32, b32)
+
+
+def _diff_masks(pa: Pixels, pb: Pixels, threshold: float, include_aa: bool) -> DiffResult:
+    """:func:`diff_pixels` over whole-image masks (see :func:`pm.mismatch_masks`)."""
+    width, height = pa.size
+    found = pm.mismatch_masks(pa.words, pb.words, width, height, threshold, include_aa)
+    if found.differing == 0:
+        return DiffResult("pixels", pa.size, pb.size)
+    counted = found.counted
+    shifted = shifted_mask(pa.words, pb.words, counted)
+    real = counted & ~shifted
+    boxes = _grow_in_mask(change_boxes_mask(real), counted)
+    return DiffResult(
+        "colour",
+        pa.size,
+        pb.size,
+        differing_pixels=found.differing,
+        changed_pixels=int(np.count_nonzero(counted)),
+        antialiased_pixels=int(np.count_nonzero(found.antialiased)),
+        shifted_pixels=int(np.count_nonzero(shifted)),
+        boxes=boxes,
+        share=union_area(boxes, width, height) / (width * height),
+    )
+
+
+def shifted_mask(a32: Words, b32: Words, counted: np.ndarray) -> np.ndarray:
+    """:func:`shifted_pixels` for the pixels of an ``(h, w)`` mask, as a mask.
+
+    The first way (``a`` within ``b``'s range) is asked of every pixel, in
+    whole-image passes; the second only where the first holds, or on the
+    image's edge (where one way suffices), gathered: after a theme change the
+    first way holds at under 1% of the counted pixels."""
+    height, width = counted.shape
+    whole = pm.WindowHood(0, height, 0, width, width, height)
+    first = _within_range_window(a32, b32, whole, first_only=True)[0].reshape(height, width)
+    edge = pm.edge_mask(height, width)
+    ask = np.flatnonzero(counted & (first | edge))
+    out = np.zeros((height, width), dtype=bool)
+    if ask.size == 0:
+        return out
+    hood = pm.SparseHood(ask, width, height)
+    second = _within_gathered(b32, a32, hood, np.arange(ask.size))
+    one = first.reshape(-1)[ask]
+    out.reshape(-1)[ask[(one & second) | (edge.reshape(-1)[ask] & (one | second))]] = True
+    return out
+
+
 def shifted_pixels(
     a32: Words, b32: Words, idx: npt.NDArray[np.intp], width: int, height: int
 ) -> np.ndarray:
@@ -260,7 +338,7 @@ def shifted_pixels(
     out = np.zeros(idx.size, dtype=bool)
     for hood, which, at in pm.hoods(idx, width, height):
         if isinstance(hood, pm.WindowHood):
-            ways = _within_range_window(a32, b32, hood, at)
+            ways = [way[at] for way in _within_range_window(a32, b32, hood)]
         else:
             ways = _within_range_gathered(a32, b32, hood, at)
         both = ways[0] & ways[1]
@@ -282,18 +360,25 @@ def shifted_pixels(
 def _within_range_gathered(
     a32: Words, b32: Words, hood: pm.Hood, at: npt.NDArray[np.intp]
 ) -> list[np.ndarray]:
-    ways = []
-    for mine, other in ((a32, b32), (b32, a32)):
-        # Neighbours beyond the edge are clamped onto the edge, which lies inside
-        # the same 3×3 neighbourhood: they widen nothing.
-        near = np.empty((9, at.size), dtype=np.uint32)
-        near[:8] = hood.near(other)[:, at]
-        near[8] = hood.centre(other)[at]
-        channels = near.view(np.uint8).reshape(9, at.size, 4)
-        low, high = channels.min(axis=0), channels.max(axis=0)
-        own = hood.centre(mine)[at].view(np.uint8).reshape(at.size, 4)
-        ways.append(((own >= low) & (own <= high)).all(axis=1))
-    return ways
+    return [_within_gathered(a32, b32, hood, at), _within_gathered(b32, a32, hood, at)]
+
+
+def _within_gathered(
+    mine: Words, other: Words, hood: pm.Hood, at: npt.NDArray[np.intp]
+) -> np.ndarray:
+    """At pixels ``at`` of the hood: ``mine``'s colour lies within the range of
+    ``other``'s 3×3 neighbourhood."""
+    # Neighbours beyond the edge are clamped onto the edge, which lies inside
+    # the same 3×3 neighbourhood: they widen nothing.
+    near = np.empty((9, at.size), dtype=np.uint32)
+    near[:8] = hood.near(other)[:, at]
+    near[8] = hood.centre(other)[at]
+    channels = near.view(np.uint8).reshape(9, at.size, 4)
+    low, high = channels.min(axis=0), channels.max(axis=0)
+    own = hood.centre(mine)[at].view(np.uint8).reshape(at.size, 4)
+    # All four channels within range: the four booleans read as one word (see
+    # _within_range_window).
+    return ((own >= low) & (own <= high)).view(np.uint32).reshape(-1) == np.uint32(0x01010101)
 
 
 def _range3(pixels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -303,24 +388,42 @@ def _range3(pixels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     bytes away – so each pass is one numpy call on the whole block, not four."""
     h, w = pixels.shape[:2]
     flat = np.ascontiguousarray(pixels).reshape(h, w * 4)
-    low, high = flat.copy(), flat.copy()
-    for out, op in ((low, np.minimum), (high, np.maximum)):
-        op(out[:, 4:], flat[:, :-4], out=out[:, 4:])
-        op(out[:, :-4], flat[:, 4:], out=out[:, :-4])
-        rows = out.copy()
-        op(out[1:], rows[:-1], out=out[1:])
-        op(out[:-1], rows[1:], out=out[:-1])
+    low, high = _extreme3(flat, np.minimum), _extreme3(flat, np.maximum)
     return low.reshape(h, w, 4), high.reshape(h, w, 4)
 
 
+def _extreme3(flat: np.ndarray, op: np.ufunc) -> np.ndarray:
+    """``op`` (minimum or maximum) over each pixel's 3×3 neighbourhood of an ``(h, w * 4)``
+    byte array, edges clamped. Each pass takes pairs first: the extreme of three
+    neighbours is that of two overlapping pairs, two calls per pass and no copy."""
+    h, w4 = flat.shape
+    if w4 > 4:
+        pairs = op(flat[:, :-4], flat[:, 4:])
+        rows = np.empty_like(flat)
+        op(pairs[:, :-4], pairs[:, 4:], out=rows[:, 4:-4])
+        rows[:, :4], rows[:, -4:] = pairs[:, :4], pairs[:, -4:]
+    else:
+        rows = flat.copy()
+    if h == 1:
+        return rows
+    pairs = op(rows[:-1], rows[1:])
+    out = np.empty_like(flat)
+    op(pairs[:-1], pairs[1:], out=out[1:-1])
+    out[0], out[-1] = pairs[0], pairs[-1]
+    return out
+
+
 def _within_range_window(
-    a32: Words, b32: Words, hood: pm.WindowHood, at: npt.NDArray[np.intp]
+    a32: Words, b32: Words, hood: pm.WindowHood, first_only: bool = False
 ) -> list[np.ndarray]:
+    """Per pixel of the window (flat), each way (``a`` in ``b``, then ``b`` in ``a``;
+    only the first when ``first_only``): its colour lies within the range of the
+    other image's 3×3 neighbourhood."""
     top, left = max(hood.y0 - 1, 0), max(hood.x0 - 1, 0)
     bottom, right = min(hood.y1 + 1, hood.height), min(hood.x1 + 1, hood.width)
     inner = (slice(hood.y0 - top, hood.y1 - top), slice(hood.x0 - left, hood.x1 - left))
     ways = []
-    for mine, other in ((a32, b32), (b32, a32)):
+    for mine, other in ((a32, b32), (b32, a32))[: 1 if first_only else 2]:
         theirs = other.view(np.uint8).reshape(hood.height, hood.width, 4)[top:bottom, left:right]
         own = mine.view(np.uint8).reshape(hood.height, hood.width, 4)[
             hood.y0 : hood.y1, hood.x0 : hood.x1
@@ -331,7 +434,7 @@ def _within_range_window(
         # an order of magnitude slower than this compare).
         ok = (own >= low[inner]) & (own <= high[inner])
         within = np.ascontiguousarray(ok).view(np.uint32) == np.uint32(0x01010101)
-        ways.append(within.reshape(-1)[at])
+        ways.append(within.reshape(-1))
     return ways
 
 
@@ -353,51 +456,105 @@ def change_boxes(
         return ()
     gh, gw = -(-height // cell), -(-width // cell)
     if idx.size > _SCAN_ABOVE:
-        # Many pixels: whole-image passes beat per-pixel index work. Each cell's
-        # own first and last row and column holding a pixel give, per label,
-        # the exact pixel bounds without a full-size label image.
+        # Many pixels: whole-image passes beat per-pixel index work.
         mask = np.zeros((gh * cell, gw * cell), dtype=bool)
         # When the width is a whole number of cells, mask rows are image rows and
         # the flat indices need no division (a million of them for a theme change).
         at = idx if gw * cell == width else (idx // width) * (gw * cell) + idx % width
         mask.reshape(-1)[at] = True
-        grid = mask.reshape(gh, cell, gw, cell)
-        per_cell = grid.sum(axis=(1, 3))
-        labels, count = ndimage.label(per_cell > 0, structure=np.ones((3, 3)))
-        cy, cx = np.nonzero(labels)
-        of = labels[cy, cx] - 1
-        per = np.bincount(of, weights=per_cell[cy, cx], minlength=count).astype(np.int64)
-        rows = grid.any(axis=3)[cy, :, cx]  # (cells, cell): rows of the cell in use
-        cols = grid.any(axis=1)[cy, cx, :]
-        first_row, last_row = rows.argmax(axis=1), cell - 1 - rows[:, ::-1].argmax(axis=1)
-        first_col, last_col = cols.argmax(axis=1), cell - 1 - cols[:, ::-1].argmax(axis=1)
-        y0 = np.full(count, gh * cell)
-        x0 = np.full(count, gw * cell)
-        y1 = np.zeros(count, dtype=np.int64)
-        x1 = np.zeros(count, dtype=np.int64)
-        np.minimum.at(y0, of, cy * cell + first_row)
-        np.minimum.at(x0, of, cx * cell + first_col)
-        np.maximum.at(y1, of, cy * cell + last_row + 1)
-        np.maximum.at(x1, of, cx * cell + last_col + 1)
+        return _boxes_of_cells(mask, cell, gap, min_pixels)
+    y, x = np.divmod(idx, width)
+    cells = np.zeros((gh, gw), dtype=bool)
+    cells[y // cell, x // cell] = True
+    # Touching cells join here; boxes that still come within ``gap`` merge below.
+    labels, count = ndimage.label(cells, structure=np.ones((3, 3)))
+    of = labels[y // cell, x // cell] - 1
+    per = np.bincount(of, minlength=count)
+    x0 = np.full(count, width)
+    y0 = np.full(count, height)
+    x1 = np.zeros(count, dtype=np.int64)
+    y1 = np.zeros(count, dtype=np.int64)
+    np.minimum.at(x0, of, x)
+    np.minimum.at(y0, of, y)
+    np.maximum.at(x1, of, x + 1)
+    np.maximum.at(y1, of, y + 1)
+    return _boxes(x0, y0, x1, y1, per, gap, min_pixels)
+
+
+def change_boxes_mask(
+    mask: np.ndarray, *, cell: int = CELL, gap: int = MERGE_GAP, min_pixels: int = MIN_PIXELS
+) -> tuple[Box, ...]:
+    """:func:`change_boxes` of the pixels of an ``(h, w)`` mask."""
+    height, width = mask.shape
+    gh, gw = -(-height // cell), -(-width // cell)
+    if not mask.any():
+        return ()
+    padded = np.zeros((gh * cell, gw * cell), dtype=bool)
+    padded[:height, :width] = mask
+    return _boxes_of_cells(padded, cell, gap, min_pixels)
+
+
+_BYTE_SUM = np.uint64(0x0101010101010101)
+
+
+def _boxes_of_cells(mask: np.ndarray, cell: int, gap: int, min_pixels: int) -> tuple[Box, ...]:
+    """Change boxes of a mask a whole number of cells high and wide: whole-image passes,
+    cheaper than per-pixel index work when many pixels are set. Each cell's own
+    first and last row and column holding a pixel give, per label, the exact
+    pixel bounds without a full-size label image."""
+    from scipy import ndimage
+
+    gh, gw = mask.shape[0] // cell, mask.shape[1] // cell
+    grid = mask.reshape(gh, cell, gw, cell)
+    if cell % 8 == 0:
+        # Each row of a cell is cell / 8 words of 8 booleans: or-ing the words says
+        # whether the row is in use, and a multiply adds a word's bytes into its
+        # top byte (at most 8: no carry). numpy's sums and "any" over an axis of a
+        # few bytes cost several times more.
+        # (A reduction over an axis of 2 words is slower than or-ing them by hand.)
+        words = mask.view(np.uint64).reshape(gh, cell, gw, cell // 8)
+        used = words[..., 0].copy()
+        in_rows = (words[..., 0] * _BYTE_SUM) >> np.uint64(56)
+        for k in range(1, cell // 8):
+            used |= words[..., k]
+            in_rows += (words[..., k] * _BYTE_SUM) >> np.uint64(56)
+        row_used = used != 0
+        per_cell = in_rows.sum(axis=1, dtype=np.int64)
     else:
-        y, x = np.divmod(idx, width)
-        cells = np.zeros((gh, gw), dtype=bool)
-        cells[y // cell, x // cell] = True
-        # Touching cells join here; boxes that still come within ``gap`` merge below.
-        labels, count = ndimage.label(cells, structure=np.ones((3, 3)))
-        of = labels[y // cell, x // cell] - 1
-        per = np.bincount(of, minlength=count)
-        x0 = np.full(count, width)
-        y0 = np.full(count, height)
-        x1 = np.zeros(count, dtype=np.int64)
-        y1 = np.zeros(count, dtype=np.int64)
-        np.minimum.at(x0, of, x)
-        np.minimum.at(y0, of, y)
-        np.maximum.at(x1, of, x + 1)
-        np.maximum.at(y1, of, y + 1)
+        row_used = grid.any(axis=3)
+        per_cell = grid.sum(axis=(1, 3))
+    labels, count = ndimage.label(per_cell > 0, structure=np.ones((3, 3)))
+    cy, cx = np.nonzero(labels)
+    of = labels[cy, cx] - 1
+    per = np.bincount(of, weights=per_cell[cy, cx], minlength=count).astype(np.int64)
+    rows = row_used[cy, :, cx]  # (cells, cell): rows of the cell in use
+    cols = grid.any(axis=1)[cy, cx, :]
+    first_row, last_row = rows.argmax(axis=1), cell - 1 - rows[:, ::-1].argmax(axis=1)
+    first_col, last_col = cols.argmax(axis=1), cell - 1 - cols[:, ::-1].argmax(axis=1)
+    y0 = np.full(count, gh * cell)
+    x0 = np.full(count, gw * cell)
+    y1 = np.zeros(count, dtype=np.int64)
+    x1 = np.zeros(count, dtype=np.int64)
+    np.minimum.at(y0, of, cy * cell + first_row)
+    np.minimum.at(x0, of, cx * cell + first_col)
+    np.maximum.at(y1, of, cy * cell + last_row + 1)
+    np.maximum.at(x1, of, cx * cell + last_col + 1)
+    return _boxes(x0, y0, x1, y1, per, gap, min_pixels)
+
+
+def _boxes(
+    x0: np.ndarray,
+    y0: np.ndarray,
+    x1: np.ndarray,
+    y1: np.ndarray,
+    per: np.ndarray,
+    gap: int,
+    min_pixels: int,
+) -> tuple[Box, ...]:
+    """The groups' bounds as boxes: specks dropped, near ones merged, top to bottom."""
     boxes = [
         Box(int(x0[i]), int(y0[i]), int(x1[i] - x0[i]), int(y1[i] - y0[i]), int(per[i]))
-        for i in range(count)
+        for i in range(per.size)
         if per[i] >= min_pixels
     ]
     return tuple(sorted(_merge(boxes, gap), key=lambda b: (b.y, b.x)))
@@ -421,22 +578,9 @@ def grow_boxes(
     if not boxes or counted.size == 0:
         return boxes
     if counted.size > _SCAN_ABOVE:
-        # Many pixels: look in each box's surroundings of a mask, not at every pixel.
         mask = np.zeros((int(counted.max()) // width + 1, width), dtype=bool)
         mask.reshape(-1)[counted] = True
-        grown = []
-        for box in boxes:
-            top, left = max(box.y - gap, 0), max(box.x - gap, 0)
-            near = mask[top : box.bottom + gap, left : box.right + gap]
-            rows, cols = np.flatnonzero(near.any(axis=1)), np.flatnonzero(near.any(axis=0))
-            if rows.size == 0:
-                grown.append(box)
-                continue
-            x0, y0 = min(box.x, left + int(cols[0])), min(box.y, top + int(rows[0]))
-            x1 = max(box.right, left + int(cols[-1]) + 1)
-            y1 = max(box.bottom, top + int(rows[-1]) + 1)
-            grown.append(Box(x0, y0, x1 - x0, y1 - y0, box.pixels))
-        return tuple(sorted(_merge(grown, gap), key=lambda b: (b.y, b.x)))
+        return _grow_in_mask(boxes, mask, gap)
     if len(boxes) * counted.size > _GROW_WORK:
         return boxes
     y, x = np.divmod(counted, width)
@@ -451,6 +595,28 @@ def grow_boxes(
         nx, ny = x[near], y[near]
         x0, y0 = min(box.x, int(nx.min())), min(box.y, int(ny.min()))
         x1, y1 = max(box.right, int(nx.max()) + 1), max(box.bottom, int(ny.max()) + 1)
+        grown.append(Box(x0, y0, x1 - x0, y1 - y0, box.pixels))
+    return tuple(sorted(_merge(grown, gap), key=lambda b: (b.y, b.x)))
+
+
+def _grow_in_mask(
+    boxes: tuple[Box, ...], mask: np.ndarray, gap: int = MERGE_GAP
+) -> tuple[Box, ...]:
+    """:func:`grow_boxes` over the counted pixels of an ``(h, w)`` mask: many pixels
+    are cheaper looked at in each box's surroundings than one by one."""
+    if not boxes:
+        return boxes
+    grown = []
+    for box in boxes:
+        top, left = max(box.y - gap, 0), max(box.x - gap, 0)
+        near = mask[top : box.bottom + gap, left : box.right + gap]
+        rows, cols = np.flatnonzero(near.any(axis=1)), np.flatnonzero(near.any(axis=0))
+        if rows.size == 0:
+            grown.append(box)
+            continue
+        x0, y0 = min(box.x, left + int(cols[0])), min(box.y, top + int(rows[0]))
+        x1 = max(box.right, left + int(cols[-1]) + 1)
+        y1 = max(box.bottom, top + int(rows[-1]) + 1)
         grown.append(Box(x0, y0, x1 - x0, y1 - y0, box.pixels))
     return tuple(sorted(_merge(grown, gap), key=lambda b: (b.y, b.x)))
 

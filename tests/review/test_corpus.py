@@ -124,3 +124,21 @@ def test_the_fast_png_decoder_gives_pillows_pixels(screen: str, name: str) -> No
     data = read(screen, name)
     expected = np.asarray(Image.open(io.BytesIO(data)).convert("RGBA"))
     assert np.array_equal(decode(data).rgba(), expected)
+
+
+@pytest.mark.parametrize(
+    ("screen", "variant"), [p for p in PAIRS if p[1] not in ("size", "identical")]
+)
+def test_the_mask_way_and_the_index_way_agree_on_the_corpus(screen: str, variant: str) -> None:
+    # diff_pixels picks a way by how much differs; both must give one answer.
+    from unittest import mock
+
+    from layoutkit.review import diff as rd
+
+    a, b = decode(read(screen, "base")), decode(read(screen, variant))
+    found = []
+    for share in (2.0, 0.0):
+        with mock.patch.object(rd, "MASK_SHARE", share):
+            found.append(rd.diff_pixels(a, b))
+    assert found[0] == found[1]
+    assert found[1].changed_pixels == COUNTS["counts"][f"{screen}__{variant}"]

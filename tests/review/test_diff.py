@@ -348,3 +348,110 @@ def test_without_imagecodecs_pillow_decodes_everything(monkeypatch) -> None:
     expected = decode(data).rgba().copy()
     monkeypatch.setattr(images, "_spng_decoder", lambda: None)
     assert np.array_equal(decode(data).rgba(), expected)
+
+
+# --- the mask way: the same answers as the index way ------------------------------
+
+
+def both_ways(a: np.ndarray, b: np.ndarray, **kw: object) -> tuple[rd.DiffResult, rd.DiffResult]:
+    """``diff_pixels`` forced down the index way, then the mask way."""
+    found = []
+    for share in (2.0, 0.0):
+        with mock.patch.object(rd, "MASK_SHARE", share):
+            found.append(diff_pixels(a, b, **kw))
+    return found[0], found[1]
+
+
+@SETTINGS
+@given(
+    seed=st.integers(0, 30),
+    rects=st.lists(
+        st.tuples(st.integers(0, 199), st.integers(0, 99), st.integers(1, 80), st.integers(1, 50)),
+        max_size=4,
+    ),
+    colour=st.tuples(st.integers(0, 255), st.integers(0, 255), st.integers(0, 255)),
+    shift=st.sampled_from([(0, 0), (0, 1), (1, 0), (1, 1), (0, 2)]),
+    threshold=st.sampled_from([0.0, 0.1, 0.3]),
+)
+def test_the_mask_way_gives_the_index_ways_result(
+    seed: int, rects: list, colour: tuple, shift: tuple, threshold: float
+) -> None:
+    a = text_like(seed)
+    b = np.roll(text_like(seed + 1) if seed % 5 == 0 else a, shift, axis=(0, 1))
+    for x, y, w, h in rects:
+        b[y : y + h, x : x + w, :3] = colour
+    index_way, mask_way = both_ways(a, b, threshold=threshold)
+    assert mask_way == index_way
+    index_way, mask_way = both_ways(a, b, include_aa=True)
+    assert mask_way == index_way
+
+
+def test_the_mask_way_is_taken_for_opaque_screens_that_mostly_differ() -> None:
+    a = text_like(2)
+    b = a.copy()
+    b[:, :40, :3] = 90  # 20% of the screen
+    with mock.patch.object(rd, "_diff_masks", wraps=rd._diff_masks) as masks:
+        diff_pixels(a, b)
+        assert masks.call_count == 1
+        diff_pixels(a, a.copy())  # identical: nothing differs
+        c = b.copy()
+        c[0, 0, 3] = 200  # see-through: pixelmatch's blend, the index way
+        diff_pixels(a, c)
+        small = a.copy()
+        small[50:60, 50:60, :3] = 90  # 0.5%
+        diff_pixels(a, small)
+        assert masks.call_count == 1
+    assert diff_pixels(a, c) == both_ways(a, c)[0]
+
+
+@SETTINGS
+@given(
+    seed=st.integers(0, 30),
+    shift=st.sampled_from([(0, 1), (1, 0), (1, 1), (-1, -1), (0, 2)]),
+    dims=st.sampled_from([(200, 100), (3, 3), (7, 40), (41, 5)]),
+)
+def test_the_shift_test_over_masks_equals_the_one_over_indices(
+    seed: int, shift: tuple, dims: tuple
+) -> None:
+    width, height = dims
+    a = np.ascontiguousarray(text_like(seed)[:height, :width])
+    b = np.roll(a, shift, axis=(0, 1))
+    b[: height // 3, : width // 2, :3] = 200 - b[: height // 3, : width // 2, :3]
+    words = a.reshape(-1).view("<u4"), b.reshape(-1).view("<u4")
+    counted = pm.mismatch(*words, width, height).counted
+    mask = np.zeros((height, width), dtype=bool)
+    mask.reshape(-1)[counted] = True
+    expected = counted[rd.shifted_pixels(*words, counted, width, height)]
+    assert np.array_equal(np.flatnonzero(rd.shifted_mask(*words, mask)), expected)
+
+
+@SETTINGS
+@given(
+    idx=st.lists(st.integers(0, 99 * 80 - 1), min_size=0, max_size=400, unique=True),
+    width=st.sampled_from([96, 99]),
+)
+def test_boxes_of_a_mask_equal_boxes_of_its_indices(idx: list[int], width: int) -> None:
+    height = -(-(99 * 80) // width)
+    flat = np.array(sorted(idx), dtype=np.intp)
+    mask = np.zeros((height, width), dtype=bool)
+    mask.reshape(-1)[flat] = True
+    boxes = rd.change_boxes(flat, width, height, min_pixels=1)
+    assert rd.change_boxes_mask(mask, min_pixels=1) == boxes
+    assert rd._grow_in_mask(boxes, mask) == rd.grow_boxes(boxes, flat, width)
+
+
+@SETTINGS
+@given(
+    height=st.integers(1, 9),
+    width=st.integers(1, 9),
+    seed=st.integers(0, 1000),
+)
+def test_the_3x3_range_is_the_min_and_max_of_each_clamped_neighbourhood(
+    height: int, width: int, seed: int
+) -> None:
+    pixels = np.random.default_rng(seed).integers(0, 256, (height, width, 4), dtype=np.uint8)
+    low, high = rd._range3(pixels)
+    for y in range(height):
+        for x in range(width):
+            near = pixels[max(y - 1, 0) : y + 2, max(x - 1, 0) : x + 2].reshape(-1, 4)
+            assert (low[y, x] == near.min(axis=0)).all() and (high[y, x] == near.max(axis=0)).all()

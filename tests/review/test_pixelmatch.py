@@ -193,3 +193,79 @@ def test_the_integer_bounds_agree_with_the_float_delta_on_every_step_near_them(
     limit = pm.max_delta(threshold)
     expected = where[np.abs(pm.colour_delta(wa, wb)) > limit]
     assert np.array_equal(pm._over(wa, wb, where, limit)[0], expected)
+
+
+# --- the mask way (opaque pairs where much differs) -------------------------------
+
+
+def opaque_pair(pair: tuple) -> tuple[np.ndarray, np.ndarray] | None:
+    """The pair with every alpha set to 255, or None when it is under 3×3 (which the
+    mask way does not take)."""
+    a, b = (img.copy() for img in pair)
+    if min(a.shape[:2]) < 3:
+        return None
+    a[..., 3] = b[..., 3] = 255
+    return a, b
+
+
+@SETTINGS
+@given(pair=image_pairs(), threshold=st.sampled_from([0.0, 0.05, 0.1, 0.3, 1.0]))
+def test_the_mask_way_equals_the_reference_and_the_index_way(pair: tuple, threshold: float) -> None:
+    found = opaque_pair(pair)
+    if found is None:
+        return
+    a, b = found
+    h, w = a.shape[:2]
+    a32, b32 = a.reshape(-1).view("<u4"), b.reshape(-1).view("<u4")
+    masks = pm.mismatch_masks(a32, b32, w, h, threshold)
+    indices = pm.mismatch(a32, b32, w, h, threshold)
+    assert int(masks.counted.sum()) == reference.pixelmatch(
+        a.tobytes(), b.tobytes(), w, h, threshold
+    )
+    assert masks.differing == indices.differing.size
+    assert np.array_equal(np.flatnonzero(masks.counted), indices.counted)
+    assert np.array_equal(np.flatnonzero(masks.antialiased), indices.antialiased)
+    with_aa = pm.mismatch_masks(a32, b32, w, h, threshold, include_aa=True)
+    assert np.array_equal(
+        np.flatnonzero(with_aa.counted), np.union1d(indices.counted, indices.antialiased)
+    )
+
+
+def test_the_mask_way_refuses_what_it_cannot_take() -> None:
+    a = np.full((4, 4, 4), 255, dtype=np.uint8)
+    b = a.copy()
+    b[0, 0, 3] = 128
+    words = a.reshape(-1).view("<u4"), b.reshape(-1).view("<u4")
+    with pytest.raises(ValueError):
+        pm.mismatch_masks(*words, 4, 4)  # see-through
+    with pytest.raises(ValueError):
+        pm.mismatch_masks(words[0][:8], words[0][:8], 4, 2)  # under 3×3
+
+
+def test_luma_keys_order_brightness_deltas_exactly_as_pixelmatchs_floats() -> None:
+    # No two colours share a key: no nonzero channel steps within ±510 weigh to 0.
+    weights = np.array(pm._LUMA, dtype=np.int64)
+    steps = np.arange(-510, 511, dtype=np.int64)
+    r, g = np.meshgrid(steps, steps, indexing="ij")
+    partial = weights[0] * r + weights[1] * g
+    b = np.rint(-partial / weights[2]).astype(np.int64)
+    zero = (np.abs(b) <= 510) & (partial + weights[2] * b == 0) & ((r != 0) | (g != 0))
+    assert not zero.any()
+    # And the float delta has the sign of the key step for every step within ±255
+    # (so it is 0 exactly when the colours are equal); orders follow, as a key step
+    # of 1 weighs 10⁻⁸ and the float sum errs by under 10⁻¹³.
+    half = np.arange(-255, 256, dtype=np.int64)
+    g2, b2 = np.meshgrid(half, half, indexing="ij")
+    for dr in range(-255, 256):
+        floats = pm._brightness(np.float64(dr), g2.astype(np.float64), b2.astype(np.float64))
+        keys = weights[0] * dr + weights[1] * g2 + weights[2] * b2
+        assert np.array_equal(np.sign(floats), np.sign(keys))
+
+
+def test_luma_key_is_the_weighted_sum_of_each_words_channels() -> None:
+    colours = np.array(PALETTE, dtype=np.uint8)
+    keys = pm.luma_key(colours.reshape(-1).view("<u4"))
+    expected = [
+        sum(w * int(c) for w, c in zip(pm._LUMA, colour[:3], strict=True)) for colour in colours
+    ]
+    assert keys.tolist() == expected
