@@ -425,20 +425,48 @@ class AccessTx(Protocol):
         ...
 
     def create_api_token(
-        self, kind: TokenKind, name: str, *, purpose: str | None = None
+        self,
+        kind: TokenKind,
+        name: str,
+        *,
+        purpose: str | None = None,
+        workspace_id: int | None = None,
+        role: str | None = None,
     ) -> tuple[ApiTokenRecord, str]:
         """Issue a token for the owner, a user, an agent or a service; returns the record and the
         plain token (shown once; only its hash is kept). ``purpose`` marks a token a tool
-        mints for itself (``serve``). Raises ``ValueError`` for a bad kind.
+        mints for itself (``serve``). With ``workspace_id`` the token becomes a member of
+        that workspace with ``role`` (owner for owner tokens, member for the rest by
+        default). Raises ``ValueError`` for a bad kind or role.
         """
+        ...
+
+    def set_membership(self, workspace_id: int, token_id: int, role: str) -> None:
+        """Make the token a member of the workspace with ``role`` (owner, admin, member),
+        or change its role there. Raises ``ValueError`` for another role."""
+        ...
+
+    def remove_membership(self, workspace_id: int, token_id: int) -> bool:
+        """End the token's membership of the workspace; whether it was a member."""
+        ...
+
+    def membership(self, workspace_id: int, token_id: int) -> str | None:
+        """The token's role in the workspace, or None when it is no member."""
+        ...
+
+    def memberships(
+        self, *, workspace_id: int | None = None, token_id: int | None = None
+    ) -> list[tuple[int, int, str]]:
+        """``(workspace_id, token_id, role)`` rows, filtered, by workspace then token."""
         ...
 
     def verify_api_token(self, token: str) -> ApiTokenRecord | None:
         """The live token record matching ``token``, or None."""
         ...
 
-    def api_tokens(self) -> list[ApiTokenRecord]:
-        """Every API token record (revoked ones too), oldest first."""
+    def api_tokens(self, workspace_id: int | None = None) -> list[ApiTokenRecord]:
+        """Every API token record (revoked ones too), oldest first; with
+        ``workspace_id`` only the workspace's members."""
         ...
 
     def revoke_api_token(self, token_id: int) -> bool:
