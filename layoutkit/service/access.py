@@ -221,7 +221,10 @@ def set_member(call: Call) -> dict[str, Any]:
     tx, p, who = call.tx, call.params, call.principal
     if not who.at_least("owner"):
         raise ServiceError(
-            403, "forbidden", "only an owner of this workspace changes its members", required="owner"
+            403,
+            "forbidden",
+            "only an owner of this workspace changes its members",
+            required="owner",
         )
     if not any(t.id == p["token"] for t in tx.api_tokens()):
         raise ServiceError(404, "unknown_token", f"no token has id {p['token']}", field="token")

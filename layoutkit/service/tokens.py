@@ -35,9 +35,7 @@ def describe(token: ApiTokenRecord) -> dict[str, Any]:
 ROLES = ("owner", "admin", "member")
 
 
-def create_token(
-    tx: Tx, workspace_id: int, kind: str, name: str, role: str | None = None
-) -> str:
+def create_token(tx: Tx, workspace_id: int, kind: str, name: str, role: str | None = None) -> str:
     """Mint a token that is a member of workspace ``workspace_id`` and return it in
     plain (the only time it is seen). ``role`` defaults to owner for owner tokens and
     member for the rest."""
@@ -96,9 +94,7 @@ def serve_token(
     revoked, and the plain token is returned; otherwise the live one is
     returned without its plain form (``None``), which was shown when it was minted.
     """
-    kept = [
-        t for t in tx.api_tokens(workspace_id) if t.purpose == SERVE and t.revoked_at is None
-    ]
+    kept = [t for t in tx.api_tokens(workspace_id) if t.purpose == SERVE and t.revoked_at is None]
     if kept and not new:
         return None, describe(kept[-1])
     for old in kept:

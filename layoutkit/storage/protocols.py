@@ -8,7 +8,7 @@ implements them; a second backend would implement the same methods.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -815,6 +815,64 @@ class WorkTx(Protocol):
         ...
 
 
+class TransferTx(Protocol):
+    """Rows as plain mappings, for copying a project between workspaces in batches,
+    the map of what each copied row became, and the deleted ledger of tasks."""
+
+    def stream_rows(
+        self, table: str, column: str, values: Sequence[Any], *, batch: int = 500
+    ) -> Iterator[list[dict[str, Any]]]:
+        """The rows of ``table`` whose ``column`` is one of ``values``, in batches of at
+        most ``batch`` rows, in primary key order within each chunk of values."""
+        ...
+
+    def count_rows(self, table: str, column: str, values: Sequence[Any]) -> int:
+        """How many rows of ``table`` have ``column`` in ``values``."""
+        ...
+
+    def column_values(self, table: str, column: str, where: Mapping[str, Any]) -> list[Any]:
+        """``column`` of the rows of ``table`` matching every ``where`` equality, sorted."""
+        ...
+
+    def insert_rows(self, table: str, rows: Sequence[Mapping[str, Any]]) -> list[int]:
+        """Insert ``rows``; the new ids in row order (empty for a table without ``id``)."""
+        ...
+
+    def update_rows(self, table: str, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Set the columns each row names on the row with its ``id`` (same keys in every row)."""
+        ...
+
+    def transfer_map(
+        self, source_ws: int, dest_ws: int, table: str, source_ids: Sequence[Any]
+    ) -> dict[str, tuple[str, bool]]:
+        """Of ``source_ids``, those an earlier transfer between the two workspaces
+        mapped: source id → (destination id, merged), ids as text."""
+        ...
+
+    def add_transfer_map(
+        self, source_ws: int, dest_ws: int, table: str, pairs: Sequence[tuple[Any, Any, bool]]
+    ) -> None:
+        """Remember ``(source id, destination id, merged)`` pairs of ``table``."""
+        ...
+
+    def blob_size(self, key: str) -> int | None:
+        """The size in bytes of the stored blob ``key``, or None when it is missing."""
+        ...
+
+    def trash_task(self, task_id: int, *, reason: str, detail: Mapping[str, Any], by: str) -> bool:
+        """Trash a live task (task listings leave it out) and add its deleted ledger row;
+        whether it was live."""
+        ...
+
+    def restore_task(self, task_id: int) -> bool:
+        """Bring a trashed task back and close its ledger row; whether it was trashed."""
+        ...
+
+    def trashed_tasks(self, workspace_id: int) -> list[dict[str, Any]]:
+        """The workspace's open deleted ledger rows, oldest first."""
+        ...
+
+
 class Tx(
     WorkspaceTx,
     BoardTx,
@@ -828,6 +886,7 @@ class Tx(
     AnnotationTx,
     TaskTx,
     WorkTx,
+    TransferTx,
     Protocol,
 ):
     """One open transaction or read snapshot; write methods raise
