@@ -1,0 +1,208 @@
+"""transfer_project: what is copied, dry run, re-runs, conflicts, merge, archive, who may."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from layoutkit import Principal, Workspace
+from layoutkit.service.transfer import COPIED, SKIPPED
+from layoutkit.storage._schema import metadata
+from tests.service.helpers import err
+from tests.service.transfer_fixtures import BACKENDS, build_project, counts, two_workspaces
+
+
+@pytest.fixture(params=BACKENDS)
+def pair(request: pytest.FixtureRequest, tmp_path: Path):  # type: ignore[no-untyped-def]
+    with two_workspaces(request.param, tmp_path) as both:
+        yield both
+
+
+def move(src: Workspace, dst: Workspace, **params: object) -> dict:
+    return src.call("transfer_project", {"project": "shop", "to": dst.name, **params})
+
+
+def test_every_table_is_copied_or_deliberately_left() -> None:
+    # A new table fails here until the transfer says what becomes of it.
+    assert not set(COPIED) & set(SKIPPED)
+    assert set(COPIED) | set(SKIPPED) == set(metadata.tables)
+
+
+def test_copy_carries_boards_cards_wires_questions_tasks_and_blobs(pair) -> None:  # type: ignore[no-untyped-def]
+    src, dst = pair
+    build_project(src)
+    before = counts(src)
+    report = move(src, dst)
+    assert counts(dst) == before == {"boards": 2, "cards": 3, "tasks": 2}
+    assert counts(src) == before  # a copy leaves the source as it was
+    assert report["boardsMoved"] == 2 and report["renamed"] == []
+    assert report["sets"] == [{"board": "docs", "branch": "main", "version": 1}]
+    assert report["blobs"]["count"] == 1 and report["blobs"]["bytes"] == len("hello")
+    assert report["tables"]["edges"] == {"copied": 1, "skipped": 0, "merged": 0}
+    assert report["tables"]["questions"]["copied"] == 1
+    assert report["tables"]["task_vocab"]["copied"] >= 1
+    home = dst.call("scrape_board", {"board": "home"})
+    assert [e["label"] for e in home["edges"]] == ["then"]
+    ids = {c["id"] for c in home["cards"]}
+    assert {home["edges"][0]["from"], home["edges"][0]["to"]} <= ids
+    board = dst.call("get", {"kind": "board", "board": "home"})["board"]
+    assert board["tags"] == ["q3"] or board["tags"] == ["Q3"]
+    tasks = dst.call("list", {"kind": "task", "f": {"project": "shop"}})["tasks"]
+    by_title = {t["title"]: t for t in tasks}
+    epic, child = by_title["Checkout"], by_title["Card form"]
+    assert child["parentId"] == epic["id"] and epic["key"] == "SHOP-1"
+    milestones = dst.call("list", {"kind": "milestone", "project": "shop"})["items"]
+    assert epic["milestoneId"] == milestones[0]["id"]
+    read = dst.call("read_task_ref", {"id": child["id"], "kind": "file", "ref": "notes.md"})
+    assert "hello" in str(read)
+
+
+def test_dry_run_reports_the_same_and_writes_nothing(pair) -> None:  # type: ignore[no-untyped-def]
+    src, dst = pair
+    build_project(src)
+    dry = move(src, dst, dryRun=True)
+    assert counts(dst) == {"boards": 0, "cards": 0, "tasks": 0}
+    real = move(src, dst)
+    assert dry["dryRun"] and not real["dryRun"]
+    assert {k: v for k, v in dry.items() if k != "dryRun"} == {
+        k: v for k, v in real.items() if k != "dryRun"
+    }
+
+
+def test_rerun_skips_every_row_and_copies_only_what_is_new(pair) -> None:  # type: ignore[no-untyped-def]
+    src, dst = pair
+    build_project(src)
+    first = move(src, dst)
+    again = move(src, dst)
+    for table, tally in again["tables"].items():
+        assert tally["copied"] == 0, table
+        assert tally["skipped"] == first["tables"][table]["copied"], table
+    assert counts(dst) == counts(src)
+    src.call(
+        "compose_board", {"board": "home", "cards": [{"kind": "text", "payload": {"md": "new"}}]}
+    )
+    third = move(src, dst)
+    assert third["tables"]["cards"]["copied"] == 1
+    assert counts(dst)["cards"] == 4
+
+
+def test_a_clash_without_merge_is_409_naming_the_board_and_its_sets(pair) -> None:  # type: ignore[no-untyped-def]
+    src, dst = pair
+    build_project(src)
+    dst.call("create", {"kind": "board", "slug": "docs"})
+    e = err(src, "transfer_project", {"project": "shop", "to": dst.name})
+    assert (e.status, e.code) == (409, "transfer_conflict")
+    assert e.body["boards"] == ["docs"] and e.body["sets"] == ["docs/main@1"]
+    assert "'docs'" in e.message
+    assert counts(dst) == {"boards": 0, "cards": 0, "tasks": 0}
+
+
+def test_an_existing_project_without_merge_is_409(pair) -> None:  # type: ignore[no-untyped-def]
+    src, dst = pair
+    build_project(src)
+    dst.call("create", {"kind": "board", "slug": "elsewhere", "project": "shop"})
+    e = err(src, "transfer_project", {"project": "shop", "to": dst.name})
+    assert (e.status, e.code, e.body["project"]) == (409, "transfer_conflict", "shop")
+
+
+def test_merge_renames_clashing_boards_and_resolves_vocabulary_by_key(pair) -> None:  # type: ignore[no-untyped-def]
+    src, dst = pair
+    build_project(src)
+    dst.call("create", {"kind": "board", "slug": "home", "project": "shop"})
+    dst.call(
+        "create",
+        {
+            "kind": "task",
+            "title": "Theirs",
+            "project": "shop",
+            "key": "SHOP-1",
+            "labels": ["payments"],
+        },
+    )
+    report = move(src, dst, merge=True)
+    renamed = f"home-from-{src.name}"
+    assert {"table": "boards", "from": "home", "to": renamed} in report["renamed"]
+    assert {"table": "tasks", "from": "SHOP-1", "to": f"SHOP-1-from-{src.name}"} in report[
+        "renamed"
+    ]
+    assert report["tables"]["projects"] == {"copied": 0, "skipped": 0, "merged": 1}
+    assert report["tables"]["task_vocab"]["merged"] >= 1
+    assert len(dst.call("scrape_board", {"board": renamed})["cards"]) == 2
+    assert dst.call("scrape_board", {"board": "home"})["cards"] == []
+    labels = dst.call("list", {"kind": "label", "project": "shop"})["items"]
+    assert [i["key"] for i in labels].count("payments") == 1
+    refs = {
+        r["ref"]
+        for t in dst.call("list", {"kind": "task", "f": {"project": "shop"}})["tasks"]
+        for r in dst.call("get", {"kind": "task", "id": t["id"]})["refs"]
+        if r["kind"] == "board"
+    }
+    assert refs == {renamed}  # a board ref follows its board's new slug
+
+
+def test_merge_refuses_two_next_releases(pair) -> None:  # type: ignore[no-untyped-def]
+    src, dst = pair
+    build_project(src)
+    dst.call("create", {"kind": "milestone", "key": "next", "project": "shop"})
+    e = err(src, "transfer_project", {"project": "shop", "to": dst.name, "merge": True})
+    assert (e.status, e.code, e.body["releases"]) == (409, "transfer_conflict", ["next"])
+
+
+def test_archive_source_after_the_copy(pair) -> None:  # type: ignore[no-untyped-def]
+    src, dst = pair
+    build_project(src)
+    report = move(src, dst, archiveSource=True)
+    assert (report["archived"], report["trashed"]) == (2, 2)
+    board = src.call("get", {"kind": "board", "board": "home"})["board"]
+    assert board["archived"] is True
+    assert board["meta"]["movedTo"] == {"workspace": dst.name, "board": "home"}
+    assert src.call("list", {"kind": "task", "f": {"project": "shop"}})["tasks"] == []
+    with src.store.transaction() as tx:
+        ledger = tx.trashed_tasks(src.workspace_id)
+        assert len(ledger) == 2 and {r["reason"] for r in ledger} == {"transferred"}
+        project = tx.project_by_slug(src.workspace_id, "shop")
+        assert project is not None and project.archived
+        assert project.meta["movedTo"]["workspace"] == dst.name
+        assert tx.restore_task(ledger[0]["task_id"])  # recoverable
+    assert len(src.call("list", {"kind": "task", "f": {"project": "shop"}})["tasks"]) == 1
+    assert counts(dst)["tasks"] == 2
+
+
+def test_single_tenant_answers_501(tmp_path: Path) -> None:
+    with two_workspaces("memory", tmp_path, multi=False) as (src, dst):
+        build_project(src)
+        e = err(src, "transfer_project", {"project": "shop", "to": dst.name})
+        assert (e.status, e.code) == (501, "single_tenant")
+
+
+def test_the_environment_declares_a_multi_workspace_deployment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("LAYOUTKIT_MULTI_WORKSPACE", "1")
+    with Workspace.open() as ws:
+        assert ws.multi_workspace
+    monkeypatch.setenv("LAYOUTKIT_MULTI_WORKSPACE", "0")
+    with Workspace.open() as ws:
+        assert not ws.multi_workspace
+
+
+def test_agents_services_and_non_owners_are_refused(pair) -> None:  # type: ignore[no-untyped-def]
+    src, dst = pair
+    build_project(src)
+    params = {"project": "shop", "to": dst.name}
+    for who in (Principal.agent("claude"), Principal.service("ci")):
+        e = err(src, "transfer_project", params, who)
+        assert (e.status, e.code) == (403, "forbidden")
+    admin = src.authenticate(src.create_token("user", "ana", role="admin"))
+    assert admin is not None
+    assert err(src, "transfer_project", params, admin).status == 403
+    owner_here = src.authenticate(src.create_token("user", "bo", role="owner"))
+    assert owner_here is not None
+    # Not a member of the destination: that workspace is not there for this caller.
+    assert err(src, "transfer_project", params, owner_here).code == "unknown_workspace"
+    dst.call("set_member", {"token": owner_here.token, "role": "member"})
+    e = err(src, "transfer_project", params, owner_here)
+    assert (e.status, e.code) == (403, "forbidden")
+    dst.call("set_member", {"token": owner_here.token, "role": "owner"})
+    assert src.call("transfer_project", params, owner_here)["boardsMoved"] == 2
