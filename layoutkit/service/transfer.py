@@ -781,3 +781,21 @@ def transfer_project(
 )
 def transfer_project_op(call: Call) -> dict[str, Any]:
     return transfer_project(call.workspace, call.principal, call.params)
+
+
+def source_rows(workspace: Workspace, project: str) -> int:
+    """About how many rows a transfer of ``project`` reads (for a progress bar); 0 for
+    an unknown project."""
+    with workspace.store.read() as tx:
+        found = tx.project_by_slug(workspace.workspace_id, project)
+        if found is None:
+            return 0
+        boards = tx.column_values("boards", "id", {"project_id": found.id})
+        tasks = tx.column_values("tasks", "id", {"project_id": found.id})
+        total = 1 + len(boards) + len(tasks)
+        for table in ("board_tags", "cards", "edges", "questions", "annotations"):
+            total += tx.count_rows(table, "board_id", boards)
+        for table in ("task_refs", "task_events"):
+            total += tx.count_rows(table, "task_id", tasks)
+        total += tx.count_rows("task_vocab", "project_id", [found.id])
+        return total
