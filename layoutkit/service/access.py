@@ -165,8 +165,16 @@ def _role_view(tx: Any, workspace_id: int, token_id: int, role: str) -> dict[str
     "list_workspaces",
     "The workspaces the caller belongs to, each with the caller's role there (owner, "
     "admin or member) and whether it is the one this call runs in. A token sees only "
-    "the workspaces it is a member of.",
-    {"properties": {}, "additionalProperties": False},
+    "the workspaces it is a member of; role keeps those where the caller has that role.",
+    {
+        "properties": {
+            "role": {
+                "enum": list(api_tokens.ROLES),
+                "description": "only rows with this role",
+            }
+        },
+        "additionalProperties": False,
+    },
 )
 def list_workspaces(call: Call) -> dict[str, Any]:
     tx, who = call.tx, call.principal
@@ -176,6 +184,8 @@ def list_workspaces(call: Call) -> dict[str, Any]:
         roles = {w.id: "owner" for w in tx.workspaces()}
     else:
         roles = {w: role for w, _, role in tx.memberships(token_id=who.token)}
+    if "role" in call.params:
+        roles = {w: role for w, role in roles.items() if role == call.params["role"]}
     return {
         "workspaces": [
             {"name": w.name, "role": roles[w.id], "current": w.id == call.workspace_id}
@@ -189,14 +199,24 @@ def list_workspaces(call: Call) -> dict[str, Any]:
 @REGISTRY.operation(
     "list_members",
     "The tokens that are members of this workspace with their roles. Owners and admins "
-    "see every member; anyone else sees their own membership.",
-    {"properties": {}, "additionalProperties": False},
+    "see every member; anyone else sees their own membership. role keeps that role only.",
+    {
+        "properties": {
+            "role": {
+                "enum": list(api_tokens.ROLES),
+                "description": "only rows with this role",
+            }
+        },
+        "additionalProperties": False,
+    },
 )
 def list_members(call: Call) -> dict[str, Any]:
     tx, who = call.tx, call.principal
     rows = tx.memberships(workspace_id=call.workspace_id)
     if not who.at_least("admin"):
         rows = [r for r in rows if r[1] == who.token]
+    if "role" in call.params:
+        rows = [r for r in rows if r[2] == call.params["role"]]
     return {"members": [_role_view(tx, call.workspace_id, t, role) for _, t, role in rows]}
 
 

@@ -197,6 +197,8 @@ class _Copy:
         Returns the source ids copied now."""
         tally, fresh = self.tallies[table], []
         for rows in self._batches(table, column, parents):
+            for row in rows:
+                self._scan(table, row)
             known = self._mapped(table, [r["id"] for r in rows])
             if table in self.ids:
                 self.ids[table].update(known)
@@ -212,6 +214,15 @@ class _Copy:
             fresh += [r["id"] for r, _ in todo]
             self._wrote(table, len(made))
         return fresh
+
+    def _scan(self, table: str, row: dict[str, Any]) -> None:
+        """Note the blobs a row references (copied now or before: the report counts both)."""
+        if table == "cards":
+            _blob_keys(row["payload"], self.blobs)
+        elif table == "annotations":
+            _blob_keys(row["deck"], self.blobs)
+        elif table == "task_refs" and row["blob"]:
+            self.blobs.add(row["blob"])
 
     # ------------------------------------------------------------ conflicts
 
@@ -458,7 +469,6 @@ class _Copy:
             if row["parent_id"] is not None or row["children"]:
                 links.append((row["id"], row["parent_id"], row["children"]))
             new.update(parent_id=None, children=None if row["children"] is None else [])
-            _blob_keys(row["payload"], self.blobs)
             pushed = row["payload"].get("set") if isinstance(row["payload"], dict) else None
             if isinstance(pushed, dict):
                 self.sets.append(
@@ -515,7 +525,6 @@ class _Copy:
                 if row["card_id"] not in cards:
                     return None
                 new.update(card_id=cards[row["card_id"]], run_id=None)
-                _blob_keys(row["deck"], self.blobs)
             return new
 
         self._copy_rows(table, "board_id", board_ids, shape)
@@ -600,8 +609,6 @@ class _Copy:
             new["task_id"] = tasks[row["task_id"]]
             if row["kind"] == "board" and row["ref"] in self.slugs:
                 new["ref"] = self.slugs[row["ref"]]
-            if row["blob"]:
-                self.blobs.add(row["blob"])
             return new
 
         def event(row: dict[str, Any]) -> dict[str, Any]:

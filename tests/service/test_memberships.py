@@ -48,6 +48,8 @@ def test_a_principal_lists_only_the_workspaces_it_belongs_to(pair) -> None:  # t
     dst.call("set_member", {"token": bo.token, "role": "admin"})
     seen = src.call("list_workspaces", {}, bo)["workspaces"]
     assert {(w["name"], w["role"]) for w in seen} == {(src.name, "owner"), (dst.name, "admin")}
+    admin_of = src.call("list_workspaces", {"role": "admin"}, bo)["workspaces"]
+    assert [w["name"] for w in admin_of] == [dst.name]
     there = dst.authenticate(token)
     assert there is not None and there.role == "admin"
 
@@ -63,6 +65,8 @@ def test_members_are_listed_with_their_roles(pair) -> None:  # type: ignore[no-u
         ("user", "ana", "admin"),
         ("agent", "claude", "member"),
     ]
+    admins = src.call("list_members", {"role": "admin"})["members"]
+    assert [m["name"] for m in admins] == ["ana"]
     assert member is not None
     own = src.call("list_members", {}, member)["members"]
     assert [m["name"] for m in own] == ["claude"]

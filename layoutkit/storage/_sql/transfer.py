@@ -45,7 +45,7 @@ class TransferRows(TxBase):
                     if last is not None:
                         query = query.where(t.c.id > last)
                     query = query.limit(batch)
-                rows = [dict(r._mapping) for r in self.conn.execute(query)]
+                rows = [dict(m) for m in self.conn.execute(query).mappings()]
                 if rows:
                     yield rows
                 if not has_id or len(rows) < batch:
