@@ -90,14 +90,6 @@ PAUSE_ENV = "LAYOUTKIT_TRANSFER_PAUSE"
 Progress = Callable[[str, int], None]
 
 
-class _DryRun(Exception):
-    """Raised at the end of a dry run so its transaction rolls back."""
-
-    def __init__(self, report: dict[str, Any]) -> None:
-        super().__init__("dry run")
-        self.report = report
-
-
 @attrs.define
 class _Tally:
     copied: int = 0
@@ -174,10 +166,13 @@ class _Copy:
         if table in self.ids:
             self.ids[table].update((s, d) for s, d, _ in pairs)
 
-    def _wrote(self, table: str, n: int) -> None:
+    def _wrote(self, table: str, n: int, read: int | None = None) -> None:
+        """Count ``n`` rows written of ``read`` rows read (the progress is told of
+        rows read, so a re-run that skips everything moves the bar too)."""
         self.written += n
-        if self.progress is not None and n:
-            self.progress(table, n)
+        seen = n if read is None else read
+        if self.progress is not None and seen:
+            self.progress(table, seen)
         if self.pause is not None and self.written >= self.pause[0]:
             self.pause[1].write_text(str(self.written))
             time.sleep(3600)
@@ -212,7 +207,7 @@ class _Copy:
             )
             tally.copied += len(made)
             fresh += [r["id"] for r, _ in todo]
-            self._wrote(table, len(made))
+            self._wrote(table, len(made), len(rows))
         return fresh
 
     def _scan(self, table: str, row: dict[str, Any]) -> None:
@@ -371,7 +366,7 @@ class _Copy:
             )
             tally.merged += len(merged)
             tally.copied += len(made)
-            self._wrote("task_vocab", len(made))
+            self._wrote("task_vocab", len(made), len(rows))
 
     def _review_rules(self) -> None:
         """The project's rule layer; under merge a rule id the destination project
@@ -716,42 +711,68 @@ def transfer_project(
     dry = bool(params.get("dryRun", False))
     merge = bool(params.get("merge", False))
     archive = bool(params.get("archiveSource", False))
-    try:
-        with workspace.store.transaction() as tx:
-            source = tx.workspace(workspace.workspace_id)
-            assert source is not None
-            dest = _check_owner(tx, principal, tx.workspace_by_name(params["to"]), params["to"])
-            if dest.id == source.id:
-                raise ServiceError(
-                    400, "same_workspace", "the project is in that workspace already", field="to"
-                )
-            project = tx.project_by_slug(source.id, params["project"])
-            if project is None:
-                raise ServiceError(
-                    404,
-                    "unknown_project",
-                    f"workspace {source.name!r} has no project {params['project']!r}",
-                    field="project",
-                )
-            copy = _Copy(tx, source, dest, project, merge=merge, progress=progress)
-            copy.run()
-            report = copy.report()
-            if dry:
-                raise _DryRun(report)
+
+    def copy_project(tx: Tx) -> tuple[_Copy, ProjectRecord]:
+        source = tx.workspace(workspace.workspace_id)
+        assert source is not None
+        dest = _check_owner(tx, principal, tx.workspace_by_name(params["to"]), params["to"])
+        if dest.id == source.id:
+            raise ServiceError(
+                400, "same_workspace", "the project is in that workspace already", field="to"
+            )
+        project = tx.project_by_slug(source.id, params["project"])
+        if project is None:
+            raise ServiceError(
+                404,
+                "unknown_project",
+                f"workspace {source.name!r} has no project {params['project']!r}",
+                field="project",
+            )
+        copy = _Copy(tx, source, dest, project, merge=merge, progress=progress)
+        copy.run()
+        if not dry:
             tx.record_event(
                 "project.transfer",
                 principal.label,
                 detail={"project": project.slug, "to": dest.name, "merge": merge},
             )
-    except _DryRun as done:
-        return {**done.report, "dryRun": True, "merge": merge, "archived": 0, "trashed": 0}
+        return copy, project
+
+    # One destination transaction for the whole copy; a dry run rolls it back.
+    copy, project = workspace.write(copy_project, rollback=dry)
     archived = trashed = 0
-    if archive:
+    if archive and not dry:
         # Only now: the destination has committed, so the source is never archived
         # for a copy that did not land.
-        with workspace.store.transaction() as tx:
-            archived, trashed = _archive(tx, copy, project, principal)
-    return {**report, "dryRun": False, "merge": merge, "archived": archived, "trashed": trashed}
+        archived, trashed = workspace.write(lambda tx: _archive(tx, copy, project, principal))
+    return {
+        **copy.report(),
+        "dryRun": dry,
+        "merge": merge,
+        "archived": archived,
+        "trashed": trashed,
+    }
+
+
+def source_rows(workspace: Workspace, project: str) -> int:
+    """About how many rows a transfer of ``project`` reads (for a progress bar); 0 for
+    an unknown project."""
+
+    def count(tx: Tx) -> int:
+        found = tx.project_by_slug(workspace.workspace_id, project)
+        if found is None:
+            return 0
+        boards = tx.column_values("boards", "id", {"project_id": found.id})
+        tasks = tx.column_values("tasks", "id", {"project_id": found.id})
+        total = 1 + len(boards) + len(tasks)
+        for table in ("board_tags", "cards", "edges", "questions", "annotations"):
+            total += tx.count_rows(table, "board_id", boards)
+        for table in ("task_refs", "task_events"):
+            total += tx.count_rows(table, "task_id", tasks)
+        total += tx.count_rows("task_vocab", "project_id", [found.id])
+        return total
+
+    return workspace.cache_read(count)
 
 
 @REGISTRY.operation(
@@ -788,21 +809,3 @@ def transfer_project(
 )
 def transfer_project_op(call: Call) -> dict[str, Any]:
     return transfer_project(call.workspace, call.principal, call.params)
-
-
-def source_rows(workspace: Workspace, project: str) -> int:
-    """About how many rows a transfer of ``project`` reads (for a progress bar); 0 for
-    an unknown project."""
-    with workspace.store.read() as tx:
-        found = tx.project_by_slug(workspace.workspace_id, project)
-        if found is None:
-            return 0
-        boards = tx.column_values("boards", "id", {"project_id": found.id})
-        tasks = tx.column_values("tasks", "id", {"project_id": found.id})
-        total = 1 + len(boards) + len(tasks)
-        for table in ("board_tags", "cards", "edges", "questions", "annotations"):
-            total += tx.count_rows(table, "board_id", boards)
-        for table in ("task_refs", "task_events"):
-            total += tx.count_rows(table, "task_id", tasks)
-        total += tx.count_rows("task_vocab", "project_id", [found.id])
-        return total

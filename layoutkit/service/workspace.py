@@ -244,6 +244,22 @@ class Workspace:
         with self.store.transaction() as tx:
             return work(tx)
 
+    def write(self, work: Callable[[Tx], T], *, rollback: bool = False) -> T:
+        """Run ``work`` in one write transaction of its own, for an operation that needs
+        several in a row (a project transfer copies, then archives the source once the
+        copy has committed). ``rollback`` discards everything ``work`` wrote and still
+        returns its result: a dry run that does the real work."""
+        if not rollback:
+            with self.store.transaction() as tx:
+                return work(tx)
+        done: list[T] = []
+        try:
+            with self.store.transaction() as tx:
+                done.append(work(tx))
+                raise _Discard
+        except _Discard:
+            return done[0]
+
     def close(self) -> None:
         """Stop background jobs (those not started are dropped) and close the store."""
         self.closing = True
@@ -361,6 +377,10 @@ class Workspace:
     def operations(self) -> list[dict[str, Any]]:
         """Every registered operation as ``{name, description, params_schema}``."""
         return [op.describe() for op in self.registry]
+
+
+class _Discard(Exception):
+    """Leaves a transaction of :meth:`Workspace.write` so that it rolls back."""
 
 
 def multi_workspace_from_env() -> bool:

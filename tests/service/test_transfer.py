@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from layoutkit import Principal, Workspace
 from layoutkit.service.transfer import COPIED, SKIPPED
@@ -206,3 +208,44 @@ def test_agents_services_and_non_owners_are_refused(pair) -> None:  # type: igno
     assert (e.status, e.code) == (403, "forbidden")
     dst.call("set_member", {"token": owner_here.token, "role": "owner"})
     assert src.call("transfer_project", params, owner_here)["boardsMoved"] == 2
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    boards=st.lists(st.integers(0, 4), min_size=1, max_size=4),
+    taken=st.sets(st.integers(0, 3), max_size=3),
+    tasks=st.lists(st.one_of(st.none(), st.integers(0, 5)), max_size=6),
+)
+def test_merge_carries_every_row_once_and_renames_each_clash(
+    boards: list[int], taken: set[int], tasks: list[int | None], tmp_path_factory
+) -> None:  # type: ignore[no-untyped-def]
+    with two_workspaces("memory", tmp_path_factory.mktemp("t")) as (src, dst):
+        for n, cards in enumerate(boards):
+            src.call("create", {"kind": "board", "slug": f"b{n}", "project": "shop"})
+            if cards:
+                cards_in = [{"kind": "text", "payload": {"md": f"{n}.{i}"}} for i in range(cards)]
+                src.call("compose_board", {"board": f"b{n}", "cards": cards_in})
+        made: list[int] = []
+        children = 0
+        for parent in tasks:
+            under = made[parent] if parent is not None and parent < len(made) else None
+            fields = {"parentId": under} if under is not None else {}
+            children += under is not None
+            made.append(
+                src.call("create", {"kind": "task", "title": "t", "project": "shop", **fields})[
+                    "task"
+                ]["id"]
+            )
+        for n in taken:
+            dst.call("create", {"kind": "board", "slug": f"b{n}", "project": "shop"})
+        report = move(src, dst, merge=True)
+        clashes = {f"b{n}" for n in taken if n < len(boards)}
+        assert {r["from"] for r in report["renamed"] if r["table"] == "boards"} == clashes
+        assert report["tables"]["cards"]["copied"] == sum(boards)
+        assert report["tables"]["tasks"]["copied"] == len(tasks)
+        got = dst.call("list", {"kind": "task", "f": {"project": "shop"}})["tasks"]
+        assert sum(1 for t in got if t["parentId"] is not None) == children
+        assert {t["parentId"] for t in got} - {None} <= {t["id"] for t in got}
+        again = move(src, dst, merge=True)
+        assert all(t["copied"] == 0 for t in again["tables"].values())
+        assert counts(dst)["cards"] == sum(boards)
