@@ -374,17 +374,20 @@ class _Copy:
         tx, tally = self.tx, self.tallies["review_rules"]
         dest_project = self.dest_project
         src_ids = tx.column_values("review_rules", "id", {"project_id": self.project.id})
-        mapped = self._mapped("review_rules", src_ids)
-        ours = {
-            r["rule_id"] for rows in self._batches("review_rules", "id", list(mapped)) for r in rows
-        }
+        found = tx.transfer_map(self.source.id, self.dest.id, "review_rules", src_ids)
+        # Rule ids an earlier run copied are ours; those it merged stay the destination's.
+        copied = [int(src) for src, (_, merged) in found.items() if not merged]
+        ours = {r["rule_id"] for rows in self._batches("review_rules", "id", copied) for r in rows}
         theirs = set(tx.column_values("review_rules", "rule_id", {"project_id": dest_project}))
         theirs -= ours
-        merged: list[tuple[int, str, bool]] = []
+        merged: list[tuple[int, int, bool]] = []
 
         def shape(row: dict[str, Any]) -> dict[str, Any] | None:
             if row["rule_id"] in theirs:
-                merged.append((row["id"], row["rule_id"], True))
+                newest = tx.column_values(
+                    "review_rules", "id", {"project_id": dest_project, "rule_id": row["rule_id"]}
+                )[-1]
+                merged.append((row["id"], newest, True))
                 return None
             return {
                 **{k: v for k, v in row.items() if k != "id"},

@@ -143,6 +143,43 @@ def test_merge_renames_clashing_boards_and_resolves_vocabulary_by_key(pair) -> N
     assert refs == {renamed}  # a board ref follows its board's new slug
 
 
+RULE = """---
+id: tone
+family: copy
+check: judgment
+severity: {severity}
+---
+Buttons say what they do.
+
+Verify:
+- every button label is a verb
+"""
+
+
+def test_merge_keeps_the_destinations_review_rule_of_the_same_id(pair) -> None:  # type: ignore[no-untyped-def]
+    src, dst = pair
+    build_project(src)
+    src.call("put_review_rule", {"project": "shop", "source": RULE.format(severity="low")})
+    src.call("put_review_rule", {"project": "shop", "source": RULE.format(severity="medium")})
+    dst.call("create", {"kind": "board", "slug": "elsewhere", "project": "shop"})
+    dst.call("put_review_rule", {"project": "shop", "source": RULE.format(severity="high")})
+    first = move(src, dst, merge=True)
+    assert first["tables"]["review_rules"] == {"copied": 0, "skipped": 0, "merged": 2}
+    rule = dst.call("get_review_rule", {"project": "shop", "id": "tone"})["rule"]
+    assert rule["severity"] == "high"
+    again = move(src, dst, merge=True)
+    assert again["tables"]["review_rules"] == {"copied": 0, "skipped": 2, "merged": 0}
+
+
+def test_review_rules_of_the_project_travel_with_it(pair) -> None:  # type: ignore[no-untyped-def]
+    src, dst = pair
+    build_project(src)
+    src.call("put_review_rule", {"project": "shop", "source": RULE.format(severity="low")})
+    assert move(src, dst)["tables"]["review_rules"]["copied"] == 1
+    rule = dst.call("get_review_rule", {"project": "shop", "id": "tone"})["rule"]
+    assert rule["severity"] == "low"
+
+
 def test_merge_refuses_two_next_releases(pair) -> None:  # type: ignore[no-untyped-def]
     src, dst = pair
     build_project(src)
