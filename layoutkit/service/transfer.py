@@ -461,6 +461,7 @@ class _Copy:
         def shape(row: dict[str, Any]) -> dict[str, Any]:
             new = {k: v for k, v in row.items() if k != "id"}
             new["board_id"] = boards[row["board_id"]]
+            new["payload"] = self._portal(row["kind"], row["payload"])
             if row["board_id"] in self.renamed_boards:
                 new["rev"] = 0
                 self.faceless.add(row["id"])
@@ -493,7 +494,15 @@ class _Copy:
             for r in rows:
                 _blob_keys(r["payload"], self.blobs)
             self.tx.insert_rows(
-                "card_versions", [{**r, "card_id": cards[r["card_id"]]} for r in rows]
+                "card_versions",
+                [
+                    {
+                        **r,
+                        "card_id": cards[r["card_id"]],
+                        "payload": self._portal(r["kind"], r["payload"]),
+                    }
+                    for r in rows
+                ],
             )
             versions.copied += len(rows)
             self._wrote("card_versions", len(rows))
@@ -506,6 +515,15 @@ class _Copy:
             self.tx.insert_rows("card_faces", [{**r, "card_id": cards[r["card_id"]]} for r in rows])
             faces.copied += len(rows)
             self._wrote("card_faces", len(rows))
+
+    def _portal(self, kind: str, payload: Any) -> Any:
+        """A portal card (kind board) shows its board under the board's new slug."""
+        if kind != "board" or not isinstance(payload, dict):
+            return payload
+        target = payload.get("board")
+        if isinstance(target, str) and self.slugs.get(target, target) != target:
+            return {**payload, "board": self.slugs[target]}
+        return payload
 
     def _board_content(self, table: str, board_ids: list[int]) -> None:
         boards, cards = self.ids["boards"], self.ids["cards"]

@@ -111,6 +111,10 @@ def test_an_existing_project_without_merge_is_409(pair) -> None:  # type: ignore
 def test_merge_renames_clashing_boards_and_resolves_vocabulary_by_key(pair) -> None:  # type: ignore[no-untyped-def]
     src, dst = pair
     build_project(src)
+    src.call(
+        "compose_board",
+        {"board": "docs", "cards": [{"kind": "board", "payload": {"board": "home"}}]},
+    )
     dst.call("create", {"kind": "board", "slug": "home", "project": "shop"})
     dst.call(
         "create",
@@ -131,6 +135,10 @@ def test_merge_renames_clashing_boards_and_resolves_vocabulary_by_key(pair) -> N
     assert report["tables"]["projects"] == {"copied": 0, "skipped": 0, "merged": 1}
     assert report["tables"]["task_vocab"]["merged"] >= 1
     assert len(dst.call("scrape_board", {"board": renamed})["cards"]) == 2
+    portals = [
+        c for c in dst.call("scrape_board", {"board": "docs"})["cards"] if c["kind"] == "board"
+    ]
+    assert [p["payload"]["board"] for p in portals] == [renamed]
     assert dst.call("scrape_board", {"board": "home"})["cards"] == []
     labels = dst.call("list", {"kind": "label", "project": "shop"})["items"]
     assert [i["key"] for i in labels].count("payments") == 1
