@@ -40,7 +40,7 @@ import attrs
 
 from layoutkit.errors import ServiceError
 from layoutkit.principal import Principal
-from layoutkit.service._common import SLUG_PATTERN
+from layoutkit.service._common import ID, SLUG_PATTERN
 from layoutkit.service.registry import REGISTRY
 from layoutkit.service.workspace import Call, Workspace
 from layoutkit.storage import ProjectRecord, Tx, WorkspaceRecord
@@ -830,3 +830,27 @@ def source_rows(workspace: Workspace, project: str) -> int:
 )
 def transfer_project_op(call: Call) -> dict[str, Any]:
     return transfer_project(call.workspace, call.principal, call.params)
+
+
+@REGISTRY.operation(
+    "restore_task",
+    "Bring back a task a project transfer trashed (archiveSource): it shows in task lists "
+    "again and its deleted ledger row is closed. 404 unknown_task for no task of this "
+    "workspace, 409 not_trashed for a live one.",
+    {"required": ["id"], "properties": {"id": ID}, "additionalProperties": False},
+    writes=True,
+    principals=("owner", "user"),
+)
+def restore_task(call: Call) -> dict[str, Any]:
+    from layoutkit.service.tasks import task_view
+
+    tx, task_id = call.tx, call.params["id"]
+    task = tx.task(task_id, lock=True)
+    if task is None or task.workspace_id != call.workspace_id:
+        raise ServiceError(404, "unknown_task", f"no task {task_id}", field="id", id=task_id)
+    if not tx.restore_task(task_id):
+        raise ServiceError(409, "not_trashed", f"task {task_id} is not in the trash", id=task_id)
+    tx.record_task_event(task_id, "task.restore", call.principal.label, {})
+    restored = tx.task(task_id)
+    assert restored is not None
+    return {"task": task_view(tx, restored)}

@@ -211,8 +211,12 @@ def test_archive_source_after_the_copy(pair) -> None:  # type: ignore[no-untyped
         project = tx.project_by_slug(src.workspace_id, "shop")
         assert project is not None and project.archived
         assert project.meta["movedTo"]["workspace"] == dst.name
-        assert tx.restore_task(ledger[0]["task_id"])  # recoverable
+    back = src.call("restore_task", {"id": ledger[0]["task_id"]})["task"]
+    assert back["id"] == ledger[0]["task_id"]
     assert len(src.call("list", {"kind": "task", "f": {"project": "shop"}})["tasks"]) == 1
+    e = err(src, "restore_task", {"id": ledger[0]["task_id"]})
+    assert (e.status, e.code) == (409, "not_trashed")
+    assert err(dst, "restore_task", {"id": ledger[1]["task_id"]}).code == "unknown_task"
     assert counts(dst)["tasks"] == 2
 
 
