@@ -704,13 +704,19 @@ def token() -> None:
     required=True,
     help="Who the token stands for; an agent token's name is its runtime.",
 )
+@click.option(
+    "--role",
+    type=click.Choice(["owner", "admin", "member"]),
+    help="Its role in the workspace (default: owner for an owner token, member otherwise).",
+)
 @db_option
 @json_option
-def token_create(name: str, kind: str, db: str, as_json: bool) -> None:
-    """Mint a token called NAME and print it once (only its hash is kept)."""
+def token_create(name: str, kind: str, role: str | None, db: str, as_json: bool) -> None:
+    """Mint a token called NAME, a member of the workspace, and print it once (only its
+    hash is kept)."""
     ws = _open(db)
     try:
-        plain = ws.create_token(kind, name)
+        plain = ws.create_token(kind, name, role=role)
     except ServiceError as err:
         _fail(err, as_json)
     finally:
