@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -23,6 +24,15 @@ def pair(request: pytest.FixtureRequest, tmp_path: Path):  # type: ignore[no-unt
 
 def move(src: Workspace, dst: Workspace, **params: object) -> dict:
     return src.call("transfer_project", {"project": "shop", "to": dst.name, **params})
+
+
+def settled(report: dict) -> dict:
+    """The report without drawn faces: they land in the background, whenever a lull
+    comes, so their count is the one figure a run cannot fix in advance."""
+    return {
+        **report,
+        "tables": {k: v for k, v in report["tables"].items() if k != "card_faces"},
+    }
 
 
 def test_every_table_is_copied_or_deliberately_left() -> None:
@@ -67,8 +77,8 @@ def test_dry_run_reports_the_same_and_writes_nothing(pair) -> None:  # type: ign
     assert counts(dst) == {"boards": 0, "cards": 0, "tasks": 0}
     real = move(src, dst)
     assert dry["dryRun"] and not real["dryRun"]
-    assert {k: v for k, v in dry.items() if k != "dryRun"} == {
-        k: v for k, v in real.items() if k != "dryRun"
+    assert {k: v for k, v in settled(dry).items() if k != "dryRun"} == {
+        k: v for k, v in settled(real).items() if k != "dryRun"
     }
 
 
@@ -77,7 +87,7 @@ def test_rerun_skips_every_row_and_copies_only_what_is_new(pair) -> None:  # typ
     build_project(src)
     first = move(src, dst)
     again = move(src, dst)
-    for table, tally in again["tables"].items():
+    for table, tally in settled(again)["tables"].items():
         assert tally["copied"] == 0, table
         assert tally["skipped"] == first["tables"][table]["copied"], table
     assert counts(dst) == counts(src)
@@ -298,3 +308,16 @@ def test_merge_carries_every_row_once_and_renames_each_clash(
         again = move(src, dst, merge=True)
         assert all(t["copied"] == 0 for t in again["tables"].values())
         assert counts(dst)["cards"] == sum(boards)
+
+
+def test_the_report_of_a_merge_keeps_its_shape(snapshot: Any) -> None:
+    src = Workspace.open(name="alpha", multi_workspace=True)
+    dst = Workspace(src.store, name="beta", multi_workspace=True)
+    try:
+        build_project(src)
+        dst.call("create", {"kind": "board", "slug": "home", "project": "shop"})
+        assert settled(move(src, dst, merge=True)) == snapshot
+    finally:
+        dst.jobs.shutdown()
+        dst.drawing.shutdown()
+        src.close()
