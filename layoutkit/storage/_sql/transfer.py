@@ -35,22 +35,28 @@ class TransferRows(TxBase):
     ) -> Iterator[list[dict[str, Any]]]:
         t = _table(table)
         has_id = "id" in t.c and t.c.id.primary_key
-        order = [t.c.id] if has_id else list(t.primary_key.columns)
         for start in range(0, len(values), batch):
             chunk = list(values[start : start + batch])
-            last: Any = None
-            while True:
-                query = select(t).where(t.c[column].in_(chunk)).order_by(*order)
-                if has_id:
-                    if last is not None:
-                        query = query.where(t.c.id > last)
-                    query = query.limit(batch)
+            if not has_id:
+                # Rows without an id of their own go with a parent (a board's tags, a
+                # card's versions): one parent chunk is one batch.
+                query = select(t).where(t.c[column].in_(chunk))
                 rows = [dict(m) for m in self.conn.execute(query).mappings()]
                 if rows:
                     yield rows
-                if not has_id or len(rows) < batch:
-                    break
-                last = rows[-1]["id"]
+                continue
+            # Ids first (an index read), then whole rows a batch at a time by id:
+            # paging with a sort over the whole chunk would read every row's JSON
+            # again for each page.
+            ids = [
+                i
+                for (i,) in self.conn.execute(
+                    select(t.c.id).where(t.c[column].in_(chunk)).order_by(t.c.id)
+                )
+            ]
+            for at in range(0, len(ids), batch):
+                query = select(t).where(t.c.id.in_(ids[at : at + batch])).order_by(t.c.id)
+                yield [dict(m) for m in self.conn.execute(query).mappings()]
 
     def count_rows(self, table: str, column: str, values: Sequence[Any]) -> int:
         t = _table(table)
