@@ -159,7 +159,7 @@ class _Copy:
 
     def _mapped(self, table: str, ids: list[int]) -> dict[int, int]:
         found = self.tx.transfer_map(self.source.id, self.dest.id, table, ids)
-        return {int(s): int(d) for s, (d, _) in found.items()}
+        return {s: d for s, (d, _) in found.items()}
 
     def _remember(self, table: str, pairs: list[tuple[int, int, bool]]) -> None:
         self.tx.add_transfer_map(self.source.id, self.dest.id, table, pairs)
@@ -376,7 +376,7 @@ class _Copy:
         src_ids = tx.column_values("review_rules", "id", {"project_id": self.project.id})
         found = tx.transfer_map(self.source.id, self.dest.id, "review_rules", src_ids)
         # Rule ids an earlier run copied are ours; those it merged stay the destination's.
-        copied = [int(src) for src, (_, merged) in found.items() if not merged]
+        copied = [src for src, (_, merged) in found.items() if not merged]
         ours = {r["rule_id"] for rows in self._batches("review_rules", "id", copied) for r in rows}
         theirs = set(tx.column_values("review_rules", "rule_id", {"project_id": dest_project}))
         theirs -= ours

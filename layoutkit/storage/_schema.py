@@ -544,8 +544,8 @@ transfer_map = Table(
         "dest_workspace_id", Id, ForeignKey("workspaces.id", ondelete="CASCADE"), primary_key=True
     ),
     Column("tbl", String(40), primary_key=True),
-    Column("source_id", String(80), primary_key=True),
-    Column("dest_id", String(80), nullable=False),
+    Column("source_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("dest_id", BigInteger, nullable=False),
     Column("merged", Boolean, nullable=False),
 )
 

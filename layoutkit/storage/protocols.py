@@ -843,14 +843,14 @@ class TransferTx(Protocol):
         ...
 
     def transfer_map(
-        self, source_ws: int, dest_ws: int, table: str, source_ids: Sequence[Any]
-    ) -> dict[str, tuple[str, bool]]:
+        self, source_ws: int, dest_ws: int, table: str, source_ids: Sequence[int]
+    ) -> dict[int, tuple[int, bool]]:
         """Of ``source_ids``, those an earlier transfer between the two workspaces
-        mapped: source id → (destination id, merged), ids as text."""
+        mapped: source id → (destination id, merged)."""
         ...
 
     def add_transfer_map(
-        self, source_ws: int, dest_ws: int, table: str, pairs: Sequence[tuple[Any, Any, bool]]
+        self, source_ws: int, dest_ws: int, table: str, pairs: Sequence[tuple[int, int, bool]]
     ) -> None:
         """Remember ``(source id, destination id, merged)`` pairs of ``table``."""
         ...

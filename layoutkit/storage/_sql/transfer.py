@@ -100,25 +100,29 @@ class TransferRows(TxBase):
         self.conn.execute(stmt, [{f"_{k}": v for k, v in r.items()} for r in rows])
 
     def transfer_map(
-        self, source_ws: int, dest_ws: int, table: str, source_ids: Sequence[Any]
-    ) -> dict[str, tuple[str, bool]]:
+        self, source_ws: int, dest_ws: int, table: str, source_ids: Sequence[int]
+    ) -> dict[int, tuple[int, bool]]:
         m = s.transfer_map.c
-        found: dict[str, tuple[str, bool]] = {}
-        keys = [str(i) for i in source_ids]
+        found: dict[int, tuple[int, bool]] = {}
+        keys = sorted(int(i) for i in source_ids)
         for start in range(0, len(keys), BATCH):
+            part = keys[start : start + BATCH]
+            # The range bounds the index scan whatever the planner thinks of the IN list
+            # (its statistics lag behind a table this transaction is filling).
             rows = self.conn.execute(
                 select(m.source_id, m.dest_id, m.merged).where(
                     m.source_workspace_id == source_ws,
                     m.dest_workspace_id == dest_ws,
                     m.tbl == table,
-                    m.source_id.in_(keys[start : start + BATCH]),
+                    m.source_id.between(part[0], part[-1]),
+                    m.source_id.in_(part),
                 )
             )
-            found.update({src: (dst, bool(merged)) for src, dst, merged in rows})
+            found.update({int(src): (int(dst), bool(merged)) for src, dst, merged in rows})
         return found
 
     def add_transfer_map(
-        self, source_ws: int, dest_ws: int, table: str, pairs: Sequence[tuple[Any, Any, bool]]
+        self, source_ws: int, dest_ws: int, table: str, pairs: Sequence[tuple[int, int, bool]]
     ) -> None:
         self._write()
         if not pairs:
@@ -130,8 +134,8 @@ class TransferRows(TxBase):
                     "source_workspace_id": source_ws,
                     "dest_workspace_id": dest_ws,
                     "tbl": table,
-                    "source_id": str(src),
-                    "dest_id": str(dst),
+                    "source_id": int(src),
+                    "dest_id": int(dst),
                     "merged": merged,
                 }
                 for src, dst, merged in pairs

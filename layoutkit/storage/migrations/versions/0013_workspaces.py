@@ -65,8 +65,8 @@ def upgrade() -> None:
             primary_key=True,
         ),
         sa.Column("tbl", sa.String(40), primary_key=True),
-        sa.Column("source_id", sa.String(80), primary_key=True),
-        sa.Column("dest_id", sa.String(80), nullable=False),
+        sa.Column("source_id", sa.BigInteger(), primary_key=True, autoincrement=False),
+        sa.Column("dest_id", sa.BigInteger(), nullable=False),
         sa.Column("merged", sa.Boolean(), nullable=False),
     )
     with op.batch_alter_table("tasks") as batch:
