@@ -7,6 +7,9 @@ from typing import Literal
 import attrs
 
 PrincipalKind = Literal["owner", "user", "agent", "service", "share"]
+Role = Literal["owner", "admin", "member"]
+#: Roles from the highest down: a rule that needs admin admits owners too.
+ROLES: tuple[Role, ...] = ("owner", "admin", "member")
 
 
 @attrs.frozen(slots=True)
@@ -23,6 +26,12 @@ class Principal:
     mode: Literal["view", "annotate"] | None = None
     #: The card a share link opens on (its ``cardId``); the link still grants the board.
     card: int | None = None
+    #: The role in the workspace the call runs in, as its membership says; None
+    #: takes the kind's default (owner for the owner, member for the rest).
+    role: Role | None = None
+    #: The id of the API token the caller signed in with; None for a caller in the
+    #: same process, which is trusted with whatever its kind allows.
+    token: int | None = None
 
     @classmethod
     def owner(cls, name: str = "owner") -> Principal:
@@ -45,6 +54,19 @@ class Principal:
         cls, board: str, mode: Literal["view", "annotate"] = "view", card: int | None = None
     ) -> Principal:
         return cls("share", f"share:{board}", board=board, mode=mode, card=card)
+
+    @property
+    def workspace_role(self) -> Role:
+        """The role this principal acts with in its workspace."""
+        if self.role is not None:
+            return self.role
+        return "owner" if self.kind == "owner" else "member"
+
+    def at_least(self, role: Role) -> bool:
+        """Whether the principal's role is ``role`` or higher (share links never are)."""
+        if self.kind == "share":
+            return False
+        return ROLES.index(self.workspace_role) <= ROLES.index(role)
 
     @property
     def layer(self) -> Literal["ai", "human"]:

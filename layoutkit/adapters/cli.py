@@ -23,6 +23,7 @@ import click
 from layoutkit import ServiceError, Workspace, examples
 from layoutkit.errors import EngineError
 from layoutkit.limits import json_loads
+from layoutkit.principal import Principal
 from layoutkit.service.ai import backend_from_env
 from layoutkit.service.uploads import MAX_FILE_BYTES, guess_mime
 
@@ -755,13 +756,19 @@ def token() -> None:
     required=True,
     help="Who the token stands for; an agent token's name is its runtime.",
 )
+@click.option(
+    "--role",
+    type=click.Choice(["owner", "admin", "member"]),
+    help="Its role in the workspace (default: owner for an owner token, member otherwise).",
+)
 @db_option
 @json_option
-def token_create(name: str, kind: str, db: str, as_json: bool) -> None:
-    """Mint a token called NAME and print it once (only its hash is kept)."""
+def token_create(name: str, kind: str, role: str | None, db: str, as_json: bool) -> None:
+    """Mint a token called NAME, a member of the workspace, and print it once (only its
+    hash is kept)."""
     ws = _open(db)
     try:
-        plain = ws.create_token(kind, name)
+        plain = ws.create_token(kind, name, role=role)
     except ServiceError as err:
         _fail(err, as_json)
     finally:
@@ -1004,6 +1011,94 @@ def review_rules_put(
     rule = result["rule"]
     click.echo(f"{rule['id']}: {result['layer']} layer, version {result['version']}")
     _print_lint(result["warnings"], str(file))
+
+
+# ---------------------------------------------------------------- projects
+
+
+@main.group()
+def project() -> None:
+    """Projects: copy, merge or move one into another workspace."""
+
+
+@project.command("transfer")
+@click.argument("slug", metavar="PROJECT")
+@click.option("--to", "to", required=True, metavar="WORKSPACE", help="Destination workspace.")
+@click.option(
+    "--workspace",
+    "source",
+    default="default",
+    show_default=True,
+    envvar="LAYOUTKIT_WORKSPACE",
+    help="The workspace the project is in (env LAYOUTKIT_WORKSPACE).",
+)
+@click.option("--dry-run", is_flag=True, help="Report what would happen; write nothing.")
+@click.option(
+    "--archive-source", is_flag=True, help="After the copy: archive the source's boards and tasks."
+)
+@click.option("--merge", is_flag=True, help="Append to a destination project of the same slug.")
+@db_option
+@json_option
+def project_transfer(
+    slug: str,
+    to: str,
+    source: str,
+    dry_run: bool,
+    archive_source: bool,
+    merge: bool,
+    db: str,
+    as_json: bool,
+) -> None:
+    """Copy PROJECT into workspace --to of the same deployment (a multi-workspace one:
+    LAYOUTKIT_MULTI_WORKSPACE=1) and print the report as a table."""
+    from layoutkit.service import transfer
+
+    try:
+        ws = Workspace.open(db, name=source)
+    except ServiceError as err:
+        raise click.BadParameter(err.message, param_hint="--db") from err
+    params = {"project": slug, "to": to, "dryRun": dry_run, "archiveSource": archive_source}
+    params["merge"] = merge
+    try:
+        checked = ws.registry.get("transfer_project").check_params(params)
+        with click.progressbar(
+            length=max(1, transfer.source_rows(ws, slug)),
+            label="transferring",
+            file=sys.stderr,
+        ) as bar:
+            report = transfer.transfer_project(
+                ws, Principal.owner(), checked, progress=lambda _table, n: bar.update(n)
+            )
+    except ServiceError as err:
+        _fail(err, as_json)
+    finally:
+        ws.close()
+    if as_json:
+        _emit_json(report)
+        return
+    _print_transfer(report)
+
+
+def _print_transfer(report: dict[str, Any]) -> None:
+    verb = "would copy" if report["dryRun"] else "copied"
+    click.echo(
+        f"{report['project']}: {report['from']} -> {report['to']} "
+        f"({verb} {report['boardsMoved']} boards)"
+    )
+    rows = [{"table": name, **tally} for name, tally in report["tables"].items()]
+    _table(
+        rows,
+        [("table", "TABLE"), ("copied", "COPIED"), ("skipped", "SKIPPED"), ("merged", "MERGED")],
+    )
+    for rename in report["renamed"]:
+        click.echo(f"renamed {rename['table']}: {rename['from']} -> {rename['to']}")
+    blobs = report["blobs"]
+    click.echo(f"blobs: {blobs['count']} ({_size(blobs['bytes'])}), missing {blobs['missing']}")
+    click.echo(f"sets: {len(report['sets'])}")
+    if report["archived"] or report["trashed"]:
+        click.echo(
+            f"source: {report['archived']} boards archived, {report['trashed']} tasks trashed"
+        )
 
 
 # ---------------------------------------------------------------- servers

@@ -28,6 +28,7 @@ from layoutkit.service import search as _search  # noqa: F401
 from layoutkit.service import spot as _spot  # noqa: F401
 from layoutkit.service import task_refs as _task_refs  # noqa: F401
 from layoutkit.service import tasks as _tasks  # noqa: F401
+from layoutkit.service import transfer as _transfer  # noqa: F401
 from layoutkit.service import uploads as _uploads  # noqa: F401
 from layoutkit.service import views as _views  # noqa: F401
 from layoutkit.service import work as _work  # noqa: F401

@@ -76,7 +76,7 @@ def revoke_share_link(call: Call) -> dict[str, Any]:
 
 def _own_token(principal: Principal, token: dict[str, Any]) -> bool:
     """The workspace owner manages every token; anyone else only tokens in their own name."""
-    return principal.kind == "owner" or f"{token['kind']}:{token['name']}" == principal.label
+    return principal.at_least("owner") or f"{token['kind']}:{token['name']}" == principal.label
 
 
 @REGISTRY.operation(
@@ -93,7 +93,7 @@ def _own_token(principal: Principal, token: dict[str, Any]) -> bool:
     },
 )
 def list_tokens(call: Call) -> dict[str, Any]:
-    rows = api_tokens.list_tokens(call.tx)
+    rows = api_tokens.list_tokens(call.tx, call.workspace_id)
     live = call.params.get("live", False)
     return {
         "tokens": [
@@ -127,7 +127,7 @@ def revoke_token(call: Call) -> dict[str, Any]:
     ref = call.params["token"]
     live = [
         t
-        for t in api_tokens.list_tokens(call.tx)
+        for t in api_tokens.list_tokens(call.tx, call.workspace_id)
         if t["revoked"] is None and _own_token(call.principal, t)
     ]
     matches = [t for t in live if str(t["id"]) == ref] or [t for t in live if t["name"] == ref]
@@ -144,4 +144,116 @@ def revoke_token(call: Call) -> dict[str, Any]:
         raise ServiceError(
             409, "ambiguous_token", f"{len(ids)} live tokens are called {ref!r}", ids=ids
         )
-    return api_tokens.revoke_token(call.tx, str(matches[0]["id"]))
+    return api_tokens.revoke_token(call.tx, call.workspace_id, str(matches[0]["id"]))
+
+
+# ---------------------------------------------------------------- memberships
+
+
+def _role_view(tx: Any, workspace_id: int, token_id: int, role: str) -> dict[str, Any]:
+    token = next((t for t in tx.api_tokens(workspace_id) if t.id == token_id), None)
+    return {
+        "token": token_id,
+        "kind": None if token is None else token.kind,
+        "name": None if token is None else token.name,
+        "role": role,
+        "revoked": token is not None and token.revoked_at is not None,
+    }
+
+
+@REGISTRY.operation(
+    "list_workspaces",
+    "The workspaces the caller belongs to, each with the caller's role there (owner, "
+    "admin or member) and whether it is the one this call runs in. A token sees only "
+    "the workspaces it is a member of; role keeps those where the caller has that role.",
+    {
+        "properties": {
+            "role": {
+                "enum": list(api_tokens.ROLES),
+                "description": "only rows with this role",
+            }
+        },
+        "additionalProperties": False,
+    },
+)
+def list_workspaces(call: Call) -> dict[str, Any]:
+    tx, who = call.tx, call.principal
+    if who.token is None:
+        # A caller in the same process is the deployment itself: it reaches every
+        # workspace of the database, as their owner.
+        roles = {w.id: "owner" for w in tx.workspaces()}
+    else:
+        roles = {w: role for w, _, role in tx.memberships(token_id=who.token)}
+    if "role" in call.params:
+        roles = {w: role for w, role in roles.items() if role == call.params["role"]}
+    return {
+        "workspaces": [
+            {"name": w.name, "role": roles[w.id], "current": w.id == call.workspace_id}
+            for w in tx.workspaces()
+            if w.id in roles
+        ],
+        "multiWorkspace": call.workspace.multi_workspace,
+    }
+
+
+@REGISTRY.operation(
+    "list_members",
+    "The tokens that are members of this workspace with their roles. Owners and admins "
+    "see every member; anyone else sees their own membership. role keeps that role only.",
+    {
+        "properties": {
+            "role": {
+                "enum": list(api_tokens.ROLES),
+                "description": "only rows with this role",
+            }
+        },
+        "additionalProperties": False,
+    },
+)
+def list_members(call: Call) -> dict[str, Any]:
+    tx, who = call.tx, call.principal
+    rows = tx.memberships(workspace_id=call.workspace_id)
+    if not who.at_least("admin"):
+        rows = [r for r in rows if r[1] == who.token]
+    if "role" in call.params:
+        rows = [r for r in rows if r[2] == call.params["role"]]
+    return {"members": [_role_view(tx, call.workspace_id, t, role) for _, t, role in rows]}
+
+
+@REGISTRY.operation(
+    "set_member",
+    "Make a token a member of this workspace with a role (owner, admin or member), change "
+    "its role, or end its membership with remove true. The token is named by id (see "
+    "list_tokens in the workspace that minted it). Owners only.",
+    {
+        "required": ["token"],
+        "properties": {
+            "token": {"type": "integer", "minimum": 1, "description": "the token's id"},
+            "role": {"enum": list(api_tokens.ROLES)},
+            "remove": {"type": "boolean"},
+        },
+        "additionalProperties": False,
+    },
+    writes=True,
+    principals=("owner", "user"),
+)
+def set_member(call: Call) -> dict[str, Any]:
+    tx, p, who = call.tx, call.params, call.principal
+    if not who.at_least("owner"):
+        raise ServiceError(
+            403,
+            "forbidden",
+            "only an owner of this workspace changes its members",
+            required="owner",
+        )
+    if not any(t.id == p["token"] for t in tx.api_tokens()):
+        raise ServiceError(404, "unknown_token", f"no token has id {p['token']}", field="token")
+    if p.get("remove"):
+        removed = tx.remove_membership(call.workspace_id, p["token"])
+        tx.record_event("member.remove", who.label, detail={"token": p["token"]})
+        return {"token": p["token"], "removed": removed}
+    if "role" not in p:
+        raise ServiceError(400, "invalid_params", "send role, or remove true", field="role")
+    tx.set_membership(call.workspace_id, p["token"], p["role"])
+    tx.record_event("member.set", who.label, detail={"token": p["token"], "role": p["role"]})
+    return {"member": _role_view(tx, call.workspace_id, p["token"], p["role"])}

@@ -30,11 +30,10 @@ from layoutkit.storage import ProjectRecord, ReviewRuleRecord, Tx
 
 log = logging.getLogger(__name__)
 
-#: "Admin or higher" may write rules. The principals of this service are the
-#: workspace owner, users, agents, services and share links; the owner is the
-#: only one at admin level, so the owner alone writes. A role model with admins
-#: would add its kind here.
-ADMINS = ("owner",)
+#: "Admin or higher" may write rules: people (the owner and users) whose role in
+#: the workspace is admin or owner (see ``_require_admin``). Agents and services
+#: never write rules, whatever their role.
+ADMINS = ("owner", "user")
 AUDIT_ACTION = "review.rules.update"
 #: Longest instructions a review pass may be sent instead of the brief.
 MAX_INSTRUCTIONS = 12_000
@@ -446,6 +445,18 @@ def _patched_source(call: Call, project: ProjectRecord | None) -> tuple[str, str
     return engine.render_source(meta, body), changed[0]
 
 
+def _require_admin(call: Call) -> None:
+    """Refuse a rule write by anyone below admin in the workspace (403 forbidden)."""
+    if not call.principal.at_least("admin"):
+        raise ServiceError(
+            403,
+            "forbidden",
+            "writing review rules needs the admin or owner role in this workspace",
+            role=call.principal.workspace_role,
+            required="admin",
+        )
+
+
 @REGISTRY.operation(
     "put_review_rule",
     "Write a review rule at the project's layer (with project) or the workspace's: "
@@ -461,6 +472,7 @@ def _patched_source(call: Call, project: ProjectRecord | None) -> tuple[str, str
     principals=ADMINS,
 )
 def put_review_rule(call: Call) -> dict[str, Any]:
+    _require_admin(call)
     p = call.params
     project = _write_project(call)
     if "source" in p:
@@ -520,6 +532,7 @@ def put_review_rule(call: Call) -> dict[str, Any]:
     principals=ADMINS,
 )
 def delete_review_rule(call: Call) -> dict[str, Any]:
+    _require_admin(call)
     p, tx = call.params, call.tx
     project = _find_project(tx, call, p.get("project"))
     project_id = None if project is None else project.id
@@ -559,6 +572,7 @@ def delete_review_rule(call: Call) -> dict[str, Any]:
     principals=ADMINS,
 )
 def clear_review_rules(call: Call) -> dict[str, Any]:
+    _require_admin(call)
     tx = call.tx
     project = _find_project(tx, call, call.params.get("project"))
     project_id = None if project is None else project.id

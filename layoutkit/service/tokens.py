@@ -32,28 +32,39 @@ def describe(token: ApiTokenRecord) -> dict[str, Any]:
     }
 
 
-def create_token(tx: Tx, kind: str, name: str) -> str:
-    """Mint a token and return it in plain (the only time it is seen)."""
+ROLES = ("owner", "admin", "member")
+
+
+def create_token(tx: Tx, workspace_id: int, kind: str, name: str, role: str | None = None) -> str:
+    """Mint a token that is a member of workspace ``workspace_id`` and return it in
+    plain (the only time it is seen). ``role`` defaults to owner for owner tokens and
+    member for the rest."""
     if kind not in TOKEN_KINDS:
         raise ServiceError(400, "invalid_token_kind", "token kind is owner, user, agent or service")
-    _, token = tx.create_api_token(kind, name)  # type: ignore[arg-type]
-    tx.record_event("token.create", f"{kind}:{name}", detail={"kind": kind})
+    if role is not None and role not in ROLES:
+        raise ServiceError(400, "invalid_role", "role is owner, admin or member", allowed=ROLES)
+    made, token = tx.create_api_token(kind, name, workspace_id=workspace_id, role=role)  # type: ignore[arg-type]
+    tx.record_event(
+        "token.create",
+        f"{kind}:{name}",
+        detail={"kind": kind, "role": tx.membership(workspace_id, made.id)},
+    )
     return token
 
 
-def list_tokens(tx: Tx) -> list[dict[str, Any]]:
-    """Every token, revoked ones included, oldest first."""
-    return [describe(t) for t in tx.api_tokens()]
+def list_tokens(tx: Tx, workspace_id: int) -> list[dict[str, Any]]:
+    """Every token that is a member of the workspace, revoked ones included, oldest first."""
+    return [describe(t) for t in tx.api_tokens(workspace_id)]
 
 
-def revoke_token(tx: Tx, ref: str) -> dict[str, Any]:
+def revoke_token(tx: Tx, workspace_id: int, ref: str) -> dict[str, Any]:
     """Revoke the live token whose id or name is ``ref``; returns it as revoked.
 
     Raises :class:`ServiceError` 404 ``unknown_token`` when no live token
     matches and 409 ``ambiguous_token`` when several live tokens share the
     name (the body's ``ids`` lists them; revoke by id instead).
     """
-    live = [t for t in tx.api_tokens() if t.revoked_at is None]
+    live = [t for t in tx.api_tokens(workspace_id) if t.revoked_at is None]
     matches = [t for t in live if str(t.id) == ref] or [t for t in live if t.name == ref]
     if not matches:
         raise ServiceError(
@@ -74,19 +85,23 @@ def revoke_token(tx: Tx, ref: str) -> dict[str, Any]:
     return describe(revoked)
 
 
-def serve_token(tx: Tx, *, new: bool = False) -> tuple[str | None, dict[str, Any]]:
-    """The owner token ``serve`` keeps for this database: ``(plain, token)``.
+def serve_token(
+    tx: Tx, workspace_id: int, *, new: bool = False
+) -> tuple[str | None, dict[str, Any]]:
+    """The owner token ``serve`` keeps for this workspace: ``(plain, token)``.
 
     The first time (or with ``new``) one is minted, any earlier serve token is
     revoked, and the plain token is returned; otherwise the live one is
     returned without its plain form (``None``), which was shown when it was minted.
     """
-    kept = [t for t in tx.api_tokens() if t.purpose == SERVE and t.revoked_at is None]
+    kept = [t for t in tx.api_tokens(workspace_id) if t.purpose == SERVE and t.revoked_at is None]
     if kept and not new:
         return None, describe(kept[-1])
     for old in kept:
         tx.revoke_api_token(old.id)
-    record, plain = tx.create_api_token("owner", SERVE_NAME, purpose=SERVE)
+    record, plain = tx.create_api_token(
+        "owner", SERVE_NAME, purpose=SERVE, workspace_id=workspace_id
+    )
     tx.record_event(
         "token.create",
         f"owner:{SERVE_NAME}",

@@ -90,8 +90,16 @@ class Workspace:
         registry: Registry = REGISTRY,
         unfurler: Unfurler | None = None,
         ai: AiBackend | None = None,
+        multi_workspace: bool | None = None,
     ) -> None:
         self.store = store
+        self.name = name
+        #: Whether this deployment keeps several workspaces in its database and offers
+        #: what spans them (project transfer); off, it is single-tenant. None reads
+        #: ``LAYOUTKIT_MULTI_WORKSPACE`` (1, true or yes turn it on).
+        self.multi_workspace = (
+            multi_workspace if multi_workspace is not None else multi_workspace_from_env()
+        )
         self.registry = registry
         self.unfurler = unfurler
         self.ai = ai
@@ -129,6 +137,7 @@ class Workspace:
         name: str = "default",
         unfurler: Unfurler | None = None,
         ai: AiBackend | None = None,
+        multi_workspace: bool | None = None,
     ) -> Workspace:
         """Open a workspace stored at ``url``.
 
@@ -138,23 +147,28 @@ class Workspace:
         ``unfurler`` is given (``layoutkit.net.Unfurler()``); by default the
         workspace touches no network. An ``ai`` backend is asked only by the
         operations that need one (``ask_task``, distilling in
-        ``read_task_ref``). Raises :class:`ServiceError` (400
+        ``read_task_ref``). ``multi_workspace`` declares a deployment of several
+        workspaces in one database (default: ``LAYOUTKIT_MULTI_WORKSPACE``); only
+        such a deployment transfers projects. Raises :class:`ServiceError` (400
         ``unsupported_url``) for a URL no backend understands.
         """
         try:
             store = open_store(url)
         except StorageError as exc:
             raise ServiceError(400, "unsupported_url", str(exc)) from exc
-        return cls(store, name=name, unfurler=unfurler, ai=ai)
+        return cls(store, name=name, unfurler=unfurler, ai=ai, multi_workspace=multi_workspace)
 
-    def create_token(self, kind: str, name: str) -> str:
-        """Mint an API token for ``kind`` (owner, user, agent, service) called ``name``.
+    def create_token(self, kind: str, name: str, *, role: str | None = None) -> str:
+        """Mint an API token for ``kind`` (owner, user, agent, service) called ``name``,
+        a member of this workspace with ``role`` (owner, admin or member; by default
+        owner for an owner token, member for the rest).
 
         The plain token is returned once; only its hash is stored. Raises
-        :class:`ServiceError` 400 ``invalid_token_kind`` for another kind.
+        :class:`ServiceError` 400 ``invalid_token_kind`` for another kind and 400
+        ``invalid_role`` for another role.
         """
         with self.store.transaction() as tx:
-            return api_tokens.create_token(tx, kind, name)
+            return api_tokens.create_token(tx, self.workspace_id, kind, name, role)
 
     def tokens(self) -> list[dict[str, Any]]:
         """Every API token (id, kind, name, created, revoked, purpose), never the secret."""
@@ -168,10 +182,11 @@ class Workspace:
     def serve_token(self, *, new: bool = False) -> tuple[str | None, dict[str, Any]]:
         """The owner token ``layoutkit serve`` keeps; see :func:`api_tokens.serve_token`."""
         with self.store.transaction() as tx:
-            return api_tokens.serve_token(tx, new=new)
+            return api_tokens.serve_token(tx, self.workspace_id, new=new)
 
     def authenticate(self, token: str) -> Principal | None:
-        """The principal a bearer token or share-link token stands for, or None."""
+        """The principal a bearer token or share-link token stands for, or None; an API
+        token that is no member of this workspace stands for nobody here."""
         # Every API request asks: no snapshot needed for a lookup by hash.
         with self.store.read(snapshot=False) as tx:
             if token.startswith("lks_"):
@@ -181,11 +196,10 @@ class Workspace:
                     return None
                 return Principal.share(board.slug, link.mode, link.card_id)
             record = tx.verify_api_token(token)
-        if record is None:
+            role = None if record is None else tx.membership(self.workspace_id, record.id)
+        if record is None or role is None:
             return None
-        if record.kind == "owner":
-            return Principal.owner(record.name)
-        return Principal(record.kind, record.name)
+        return Principal(record.kind, record.name, role=role, token=record.id)  # type: ignore[arg-type]
 
     def resume_links(self) -> int:
         """Fetch again every link card whose fetch never landed (a server stopped
@@ -229,6 +243,22 @@ class Workspace:
         review run served, its wrong sight codes), which takes its own row lock."""
         with self.store.transaction() as tx:
             return work(tx)
+
+    def write(self, work: Callable[[Tx], T], *, rollback: bool = False) -> T:
+        """Run ``work`` in one write transaction of its own, for an operation that needs
+        several in a row (a project transfer copies, then archives the source once the
+        copy has committed). ``rollback`` discards everything ``work`` wrote and still
+        returns its result: a dry run that does the real work."""
+        if not rollback:
+            with self.store.transaction() as tx:
+                return work(tx)
+        done: list[T] = []
+        try:
+            with self.store.transaction() as tx:
+                done.append(work(tx))
+                raise _Discard
+        except _Discard:
+            return done[0]
 
     def close(self) -> None:
         """Stop background jobs (those not started are dropped) and close the store."""
@@ -347,6 +377,15 @@ class Workspace:
     def operations(self) -> list[dict[str, Any]]:
         """Every registered operation as ``{name, description, params_schema}``."""
         return [op.describe() for op in self.registry]
+
+
+class _Discard(Exception):
+    """Leaves a transaction of :meth:`Workspace.write` so that it rolls back."""
+
+
+def multi_workspace_from_env() -> bool:
+    """Whether ``LAYOUTKIT_MULTI_WORKSPACE`` declares a deployment of several workspaces."""
+    return os.environ.get("LAYOUTKIT_MULTI_WORKSPACE", "").strip().lower() in ("1", "true", "yes")
 
 
 def _select_kind(verb: Operation, params: dict[str, Any]) -> Operation:

@@ -247,6 +247,18 @@ api_tokens = Table(
     Column("purpose", String(20), nullable=True),
 )
 
+#: Which workspaces a token reaches, and as what: ``owner``, ``admin`` or ``member``.
+#: A token reaches only the workspaces it is a member of.
+memberships = Table(
+    "memberships",
+    metadata,
+    Column("workspace_id", Id, ForeignKey("workspaces.id", ondelete="CASCADE"), primary_key=True),
+    Column("token_id", Id, ForeignKey("api_tokens.id", ondelete="CASCADE"), primary_key=True),
+    Column("role", String(10), nullable=False),
+    Column("created_at", When, nullable=False),
+    Index("ix_memberships_token", "token_id"),
+)
+
 #: Random secrets the store keeps for itself (``confirm`` signs removal tokens).
 server_keys = Table(
     "server_keys",
@@ -398,6 +410,9 @@ tasks = Table(
     Column("created_by", String(300), nullable=False),
     Column("created_at", When, nullable=False),
     Column("updated_at", When, nullable=False),
+    # Set when a transfer that moved the project trashed the task (see task_trash);
+    # task listings leave trashed tasks out, a lookup by id still finds them.
+    Column("deleted_at", When, nullable=True),
     UniqueConstraint("workspace_id", "key", name="uq_tasks_key"),
     Index("ix_tasks_workspace_updated", "workspace_id", "updated_at"),
     Index("ix_tasks_parent", "parent_id"),
@@ -510,4 +525,42 @@ blobs = Table(
     Column("size", BigInteger, nullable=False),
     Column("data", Bytes, nullable=False),
     Column("created_at", When, nullable=False),
+)
+
+#: What a project transfer made of each source row: (source workspace, destination
+#: workspace, table, source id) names the destination id, so a re-run skips the rows
+#: it copied before. ``merged`` marks a source row that resolved to a row the
+#: destination already had (vocabulary of the same key) instead of a copy.
+transfer_map = Table(
+    "transfer_map",
+    metadata,
+    Column(
+        "source_workspace_id",
+        Id,
+        ForeignKey("workspaces.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    Column(
+        "dest_workspace_id", Id, ForeignKey("workspaces.id", ondelete="CASCADE"), primary_key=True
+    ),
+    Column("tbl", String(40), primary_key=True),
+    Column("source_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("dest_id", BigInteger, nullable=False),
+    Column("merged", Boolean, nullable=False),
+)
+
+#: The deleted ledger of tasks: one row per trashed task, with why and by whom; the
+#: task row itself stays (``tasks.deleted_at``), so it can be restored.
+task_trash = Table(
+    "task_trash",
+    metadata,
+    _id(),
+    Column("workspace_id", Id, ForeignKey("workspaces.id", ondelete="CASCADE"), nullable=False),
+    Column("task_id", Id, ForeignKey("tasks.id", ondelete="CASCADE"), nullable=False),
+    Column("reason", String(40), nullable=False),
+    Column("detail", Json, nullable=False),
+    Column("deleted_by", String(300), nullable=False),
+    Column("deleted_at", When, nullable=False),
+    Column("restored_at", When, nullable=True),
+    Index("ix_task_trash_workspace", "workspace_id", "deleted_at"),
 )

@@ -8,7 +8,7 @@ implements them; a second backend would implement the same methods.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -425,20 +425,48 @@ class AccessTx(Protocol):
         ...
 
     def create_api_token(
-        self, kind: TokenKind, name: str, *, purpose: str | None = None
+        self,
+        kind: TokenKind,
+        name: str,
+        *,
+        purpose: str | None = None,
+        workspace_id: int | None = None,
+        role: str | None = None,
     ) -> tuple[ApiTokenRecord, str]:
         """Issue a token for the owner, a user, an agent or a service; returns the record and the
         plain token (shown once; only its hash is kept). ``purpose`` marks a token a tool
-        mints for itself (``serve``). Raises ``ValueError`` for a bad kind.
+        mints for itself (``serve``). With ``workspace_id`` the token becomes a member of
+        that workspace with ``role`` (owner for owner tokens, member for the rest by
+        default). Raises ``ValueError`` for a bad kind or role.
         """
+        ...
+
+    def set_membership(self, workspace_id: int, token_id: int, role: str) -> None:
+        """Make the token a member of the workspace with ``role`` (owner, admin, member),
+        or change its role there. Raises ``ValueError`` for another role."""
+        ...
+
+    def remove_membership(self, workspace_id: int, token_id: int) -> bool:
+        """End the token's membership of the workspace; whether it was a member."""
+        ...
+
+    def membership(self, workspace_id: int, token_id: int) -> str | None:
+        """The token's role in the workspace, or None when it is no member."""
+        ...
+
+    def memberships(
+        self, *, workspace_id: int | None = None, token_id: int | None = None
+    ) -> list[tuple[int, int, str]]:
+        """``(workspace_id, token_id, role)`` rows, filtered, by workspace then token."""
         ...
 
     def verify_api_token(self, token: str) -> ApiTokenRecord | None:
         """The live token record matching ``token``, or None."""
         ...
 
-    def api_tokens(self) -> list[ApiTokenRecord]:
-        """Every API token record (revoked ones too), oldest first."""
+    def api_tokens(self, workspace_id: int | None = None) -> list[ApiTokenRecord]:
+        """Every API token record (revoked ones too), oldest first; with
+        ``workspace_id`` only the workspace's members."""
         ...
 
     def revoke_api_token(self, token_id: int) -> bool:
@@ -787,6 +815,64 @@ class WorkTx(Protocol):
         ...
 
 
+class TransferTx(Protocol):
+    """Rows as plain mappings, for copying a project between workspaces in batches,
+    the map of what each copied row became, and the deleted ledger of tasks."""
+
+    def stream_rows(
+        self, table: str, column: str, values: Sequence[Any], *, batch: int = 500
+    ) -> Iterator[list[dict[str, Any]]]:
+        """The rows of ``table`` whose ``column`` is one of ``values``, in batches of at
+        most ``batch`` rows, in primary key order within each chunk of values."""
+        ...
+
+    def count_rows(self, table: str, column: str, values: Sequence[Any]) -> int:
+        """How many rows of ``table`` have ``column`` in ``values``."""
+        ...
+
+    def column_values(self, table: str, column: str, where: Mapping[str, Any]) -> list[Any]:
+        """``column`` of the rows of ``table`` matching every ``where`` equality, sorted."""
+        ...
+
+    def insert_rows(self, table: str, rows: Sequence[Mapping[str, Any]]) -> list[int]:
+        """Insert ``rows``; the new ids in row order (empty for a table without ``id``)."""
+        ...
+
+    def update_rows(self, table: str, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Set the columns each row names on the row with its ``id`` (same keys in every row)."""
+        ...
+
+    def transfer_map(
+        self, source_ws: int, dest_ws: int, table: str, source_ids: Sequence[int]
+    ) -> dict[int, tuple[int, bool]]:
+        """Of ``source_ids``, those an earlier transfer between the two workspaces
+        mapped: source id → (destination id, merged)."""
+        ...
+
+    def add_transfer_map(
+        self, source_ws: int, dest_ws: int, table: str, pairs: Sequence[tuple[int, int, bool]]
+    ) -> None:
+        """Remember ``(source id, destination id, merged)`` pairs of ``table``."""
+        ...
+
+    def blob_size(self, key: str) -> int | None:
+        """The size in bytes of the stored blob ``key``, or None when it is missing."""
+        ...
+
+    def trash_task(self, task_id: int, *, reason: str, detail: Mapping[str, Any], by: str) -> bool:
+        """Trash a live task (task listings leave it out) and add its deleted ledger row;
+        whether it was live."""
+        ...
+
+    def restore_task(self, task_id: int) -> bool:
+        """Bring a trashed task back and close its ledger row; whether it was trashed."""
+        ...
+
+    def trashed_tasks(self, workspace_id: int) -> list[dict[str, Any]]:
+        """The workspace's open deleted ledger rows, oldest first."""
+        ...
+
+
 class Tx(
     WorkspaceTx,
     BoardTx,
@@ -800,6 +886,7 @@ class Tx(
     AnnotationTx,
     TaskTx,
     WorkTx,
+    TransferTx,
     Protocol,
 ):
     """One open transaction or read snapshot; write methods raise

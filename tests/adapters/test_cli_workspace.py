@@ -291,6 +291,20 @@ def test_token_create_prints_a_working_token_once(db: str) -> None:
     assert run("token", "create", "x", "--db", db).exit_code == 2
 
 
+def test_token_create_takes_a_role_in_the_workspace(db: str) -> None:
+    res = run("token", "create", "--kind", "user", "ana", "--role", "admin", "--db", db)
+    assert res.exit_code == 0, res.output
+    with Workspace.open(db) as ws:
+        who = ws.authenticate(res.stdout.strip())
+        assert who is not None and who.role == "admin"
+        # Another workspace of the same database does not know the token.
+        with Workspace(ws.store, name="elsewhere") as other:
+            assert other.authenticate(res.stdout.strip()) is None
+    assert (
+        run("token", "create", "--kind", "user", "x", "--role", "root", "--db", db).exit_code == 2
+    )
+
+
 def _token_line(output: str) -> str | None:
     lines = [line for line in output.splitlines() if line.startswith("owner token (keep")]
     return lines[0].split(": ", 1)[1] if lines else None

@@ -2,8 +2,9 @@
 
 Each trial runs one big write (a compose of 2,000 cards, an update_cards of
 500 patches, a push of a document set with files and shots, an upload of
-many files) in a child process and kills it with SIGKILL at a random moment:
-half the trials at a random SQL statement of the write transaction (counted
+many files, a project transfer into another workspace) in a child process
+and kills it with SIGKILL at a random moment: half the trials at a random
+SQL statement of the write transaction (counted
 from a calibration run), half at a random time after the transaction began
 (up to past its commit). Then the test opens the store and checks that the
 batch is there whole or not at all, that the database passes its integrity
@@ -49,7 +50,9 @@ class Zygote:
     """The ``_zygote`` process: one job in, one forked child per job."""
 
     def __init__(self) -> None:
-        env = {**os.environ, "PYTHONPATH": str(REPO)}
+        # Multi-workspace, so the transfer scenario's children may transfer; the other
+        # operations do not look at it.
+        env = {**os.environ, "PYTHONPATH": str(REPO), "LAYOUTKIT_MULTI_WORKSPACE": "1"}
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "tests.reliability._zygote"],
             stdin=subprocess.PIPE,
@@ -75,6 +78,7 @@ class Zygote:
         *,
         kill_at: int | None = None,
         kill_after: float | None = None,
+        principal: Principal = AGENT,
     ) -> list[str]:
         """Run one job; kill its child at SQL statement ``kill_at`` (counted from the
         start of its write transaction) or ``kill_after`` seconds after the transaction
@@ -84,7 +88,7 @@ class Zygote:
             "name": backend.name,
             "op": op,
             "params": params,
-            "principal": [AGENT.kind, AGENT.name],
+            "principal": [principal.kind, principal.name],
             "kill_at": kill_at,
         }
         assert self.proc.stdin is not None
@@ -129,6 +133,8 @@ class Scenario:
     whole: int
     #: The board trial n writes to.
     board: Callable[[int], str]
+    #: Who runs the batch.
+    principal: Principal = AGENT
 
 
 def _notes(n: int, tag: str) -> list[dict[str, Any]]:
@@ -295,6 +301,41 @@ def _upload_landed(ws: Workspace, n: int) -> int:
     return len(mine) + len(frames)
 
 
+# ------------------------------------------------------------------ transfer_project
+
+TRANSFER_BOARDS = 4
+OWNER = Principal.owner("crash")
+
+
+def _transfer_seed(ws: Workspace) -> None:
+    per_board = max(1, CARDS // 10 // TRANSFER_BOARDS)
+    for b in range(TRANSFER_BOARDS):
+        ws.call("create", {"kind": "board", "slug": f"t{b}", "project": "big"})
+        ws.call("compose_board", {"board": f"t{b}", "cards": _notes(per_board, f"t{b}")}, AGENT)
+    for i in range(20):
+        ws.call("create", {"kind": "task", "title": f"task {i}", "project": "big"})
+    with ws.store.transaction() as tx:
+        for n in range(TRIALS + 1):  # each trial copies into a workspace of its own
+            tx.ensure_workspace(f"dest-{n}")
+
+
+def _transfer_params(n: int) -> dict[str, Any]:
+    return {"project": "big", "to": f"dest-{n}"}
+
+
+def _transfer_landed(ws: Workspace, n: int) -> int:
+    with ws.store.read() as tx:
+        dest = tx.workspace_by_name(f"dest-{n}")
+        assert dest is not None
+        project = tx.project_by_slug(dest.id, "big")
+        if project is None:
+            return 0
+        boards = tx.boards(dest.id, project_id=project.id)
+        cards = sum(len(tx.cards(b.id)) for b in boards)
+        tasks = len(tx.tasks(dest.id, project_id=project.id))
+    return len(boards) + cards + tasks
+
+
 SCENARIOS = {
     "compose_board": Scenario(
         "compose_board",
@@ -316,13 +357,23 @@ SCENARIOS = {
         FILES_PER_BATCH + 1,
         lambda n: "up",
     ),
+    "transfer_project": Scenario(
+        "transfer_project",
+        _transfer_seed,
+        _transfer_params,
+        _transfer_landed,
+        TRANSFER_BOARDS + TRANSFER_BOARDS * max(1, CARDS // 10 // TRANSFER_BOARDS) + 20,
+        lambda n: "t0",
+        OWNER,
+    ),
 }
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_kill_9_mid_batch_leaves_all_or_nothing(
-    name: str, backend: Backend, zygote: Zygote
+    name: str, backend: Backend, zygote: Zygote, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("LAYOUTKIT_MULTI_WORKSPACE", "1")  # the retries' workspaces
     scenario = SCENARIOS[name]
     rng = random.Random(f"{name}-{backend.kind}")
     with backend.open() as ws:
@@ -331,7 +382,9 @@ def test_kill_9_mid_batch_leaves_all_or_nothing(
             _UPDATE_IDS[:] = _update_ids(ws)
     # Calibrate: a run that is not killed says how many statements and how long
     # the write transaction takes; trial -1 is not checked beyond that.
-    calibration = zygote.run(backend, scenario.op, scenario.params(TRIALS))
+    calibration = zygote.run(
+        backend, scenario.op, scenario.params(TRIALS), principal=scenario.principal
+    )
     assert calibration[-1] == "exit 0" and calibration[-2].startswith("stmts "), calibration
     _, stmts, seconds = calibration[-2].split()
     statements, spent = int(stmts), float(seconds)
@@ -341,11 +394,19 @@ def test_kill_9_mid_batch_leaves_all_or_nothing(
     for n in range(TRIALS):
         if n % 2 == 0:
             lines = zygote.run(
-                backend, scenario.op, scenario.params(n), kill_at=rng.randint(1, statements)
+                backend,
+                scenario.op,
+                scenario.params(n),
+                kill_at=rng.randint(1, statements),
+                principal=scenario.principal,
             )
         else:
             lines = zygote.run(
-                backend, scenario.op, scenario.params(n), kill_after=rng.uniform(0, spent * 1.3)
+                backend,
+                scenario.op,
+                scenario.params(n),
+                kill_after=rng.uniform(0, spent * 1.3),
+                principal=scenario.principal,
             )
         assert not any(line.startswith("error") for line in lines), lines
         outcomes["killed" if lines[-1] == "exit -9" else "finished"] += 1
@@ -359,16 +420,9 @@ def test_kill_9_mid_batch_leaves_all_or_nothing(
             outcomes["landed" if landed else "absent"] += 1
             # The caller never saw a receipt, so it retries with the same key:
             # afterwards the batch is there exactly once.
-            ws.call(scenario.op, scenario.params(n), AGENT)
+            ws.call(scenario.op, scenario.params(n), scenario.principal)
             assert scenario.landed(ws, n) == scenario.whole, f"trial {n} after the retry"
     print(f"\n{name} on {backend.kind}: {TRIALS} trials, {outcomes}, {statements} statements")
     # Kills inside the transaction must have happened (every statement-timed one).
     assert outcomes["killed"] >= TRIALS // 2
     assert outcomes["absent"] >= 1
-
-
-def test_kill_9_mid_transfer_leaves_all_or_nothing() -> None:
-    """The issue asks for transfers too, once they exist."""
-    if "transfer_project" not in {op["name"] for op in Workspace.open().operations()}:
-        pytest.skip("transfer_project is not implemented yet; add it to SCENARIOS when it is")
-    pytest.fail("transfer_project exists now: add a kill -9 scenario for it to SCENARIOS")

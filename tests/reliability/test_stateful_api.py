@@ -73,10 +73,16 @@ def test_stateful_api_runs_never_answer_5xx(backend: Backend) -> None:
         # replays them; anything else is flaky data generation to hypothesis.
         scenarios[0] += 1
         _empty(ws)
-        switch.app = create_app(Workspace(ws.store, name=backend.name), mcp=False)
+        fresh_ws = Workspace(ws.store, name=backend.name)
+        # The emptied database lost the token's membership with its workspace.
+        with ws.store.transaction() as tx:
+            record = tx.verify_api_token(token)
+            assert record is not None
+            tx.set_membership(fresh_ws.workspace_id, record.id, "owner")
+        switch.app = create_app(fresh_ws, mcp=False)
 
     try:
-        token = ws.create_token("owner", "stateful")  # tokens hold for the whole database
+        token = ws.create_token("owner", "stateful")  # kept by _empty; rejoined by fresh
         fresh()
         schema = schemathesis.openapi.from_asgi("/api/v1/openapi.json", switch)
         seen: Counter[str] = Counter()

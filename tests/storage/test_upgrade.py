@@ -58,6 +58,13 @@ def test_the_old_database_is_stamped_then_upgraded(release_0_1: Location) -> Non
                 ("owner", "local", None),
                 ("agent", "claude", None),
             ]
+            # Tokens made before memberships reach every workspace that existed (0013),
+            # owner tokens as owners.
+            workspaces = {w.id for w in tx.workspaces()}
+            roles = {(t, r) for w, t, r in tx.memberships() if w in workspaces}
+            kinds = {t.id: t.kind for t in tx.api_tokens()}
+            assert workspaces and len(tx.memberships()) == len(workspaces) * len(kinds)
+            assert {(kinds[t], r) for t, r in roles} == {("owner", "owner"), ("agent", "member")}
     finally:
         store.close()
 

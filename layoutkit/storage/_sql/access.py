@@ -5,13 +5,19 @@ from __future__ import annotations
 import secrets
 from typing import Literal
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import delete, insert, select, update
 
 from layoutkit.storage import _schema as s
 from layoutkit.storage._records import ApiTokenRecord, ShareLinkRecord, TokenKind
 from layoutkit.storage._sql._base import TxBase, columns, record, token_hash
 
 _TOKEN_KINDS = ("owner", "user", "agent", "service")
+ROLES = ("owner", "admin", "member")
+
+
+def default_role(kind: str) -> str:
+    """The role a token of ``kind`` gets in the workspace it is minted for."""
+    return "owner" if kind == "owner" else "member"
 
 
 class AccessRows(TxBase):
@@ -66,11 +72,19 @@ class AccessRows(TxBase):
         return result.rowcount > 0
 
     def create_api_token(
-        self, kind: TokenKind, name: str, *, purpose: str | None = None
+        self,
+        kind: TokenKind,
+        name: str,
+        *,
+        purpose: str | None = None,
+        workspace_id: int | None = None,
+        role: str | None = None,
     ) -> tuple[ApiTokenRecord, str]:
         self._write()
         if kind not in _TOKEN_KINDS:
             raise ValueError(f"token kind must be owner, user, agent or service, not {kind!r}")
+        if role is not None and role not in ROLES:
+            raise ValueError(f"role must be owner, admin or member, not {role!r}")
         token = "lkt_" + secrets.token_urlsafe(32)
         now = self.now()
         row = self.conn.execute(
@@ -84,7 +98,53 @@ class AccessRows(TxBase):
             )
             .returning(*s.api_tokens.c)
         ).one()
-        return record(row, ApiTokenRecord), token
+        made = record(row, ApiTokenRecord)
+        if workspace_id is not None:
+            self.set_membership(workspace_id, made.id, role or default_role(kind))
+        return made, token
+
+    def set_membership(self, workspace_id: int, token_id: int, role: str) -> None:
+        self._write()
+        if role not in ROLES:
+            raise ValueError(f"role must be owner, admin or member, not {role!r}")
+        m = s.memberships.c
+        found = self.conn.execute(
+            update(s.memberships)
+            .where(m.workspace_id == workspace_id, m.token_id == token_id)
+            .values(role=role)
+        )
+        if found.rowcount == 0:
+            self.conn.execute(
+                insert(s.memberships).values(
+                    workspace_id=workspace_id, token_id=token_id, role=role, created_at=self.now()
+                )
+            )
+
+    def remove_membership(self, workspace_id: int, token_id: int) -> bool:
+        self._write()
+        m = s.memberships.c
+        result = self.conn.execute(
+            delete(s.memberships).where(m.workspace_id == workspace_id, m.token_id == token_id)
+        )
+        return result.rowcount > 0
+
+    def membership(self, workspace_id: int, token_id: int) -> str | None:
+        m = s.memberships.c
+        found = self.conn.execute(
+            select(m.role).where(m.workspace_id == workspace_id, m.token_id == token_id)
+        ).scalar()
+        return None if found is None else str(found)
+
+    def memberships(
+        self, *, workspace_id: int | None = None, token_id: int | None = None
+    ) -> list[tuple[int, int, str]]:
+        m = s.memberships.c
+        query = select(m.workspace_id, m.token_id, m.role).order_by(m.workspace_id, m.token_id)
+        if workspace_id is not None:
+            query = query.where(m.workspace_id == workspace_id)
+        if token_id is not None:
+            query = query.where(m.token_id == token_id)
+        return [(int(w), int(t), str(r)) for w, t, r in self.conn.execute(query)]
 
     def verify_api_token(self, token: str) -> ApiTokenRecord | None:
         row = self.conn.execute(
@@ -95,8 +155,14 @@ class AccessRows(TxBase):
         ).first()
         return None if row is None else record(row, ApiTokenRecord)
 
-    def api_tokens(self) -> list[ApiTokenRecord]:
-        rows = self.conn.execute(select(s.api_tokens).order_by(s.api_tokens.c.id))
+    def api_tokens(self, workspace_id: int | None = None) -> list[ApiTokenRecord]:
+        query = select(s.api_tokens).order_by(s.api_tokens.c.id)
+        if workspace_id is not None:
+            members = select(s.memberships.c.token_id).where(
+                s.memberships.c.workspace_id == workspace_id
+            )
+            query = query.where(s.api_tokens.c.id.in_(members))
+        rows = self.conn.execute(query)
         return [record(r, ApiTokenRecord) for r in rows]
 
     def revoke_api_token(self, token_id: int) -> bool:

@@ -53,6 +53,7 @@ from layoutkit.storage._sql.request_keys import RequestKeyRows
 from layoutkit.storage._sql.review_rules import ReviewRuleRows
 from layoutkit.storage._sql.review_runs import ReviewRunRows
 from layoutkit.storage._sql.tasks import TaskRows
+from layoutkit.storage._sql.transfer import TransferRows
 from layoutkit.storage._sql.wake import Waker
 from layoutkit.storage._sql.work import WorkRows
 from layoutkit.storage._sql.workspaces import WorkspaceRows
@@ -101,6 +102,7 @@ class SqlTx(
     AnnotationRows,
     TaskRows,
     WorkRows,
+    TransferRows,
 ):
     """One open transaction (or read snapshot) of a :class:`SqlStore`: the
     :class:`~layoutkit.storage.Tx` protocol on SQL, one mixin per resource family.

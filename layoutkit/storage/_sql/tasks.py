@@ -144,7 +144,7 @@ class TaskRows(TxBase):
     ) -> list[TaskRecord]:
         """The workspace's tasks, most recently updated first, filtered."""
         t = s.tasks.c
-        query = select(s.tasks).where(t.workspace_id == workspace_id)
+        query = select(s.tasks).where(t.workspace_id == workspace_id, t.deleted_at.is_(None))
         if project_id is not None:
             query = query.where(t.project_id == project_id)
         if parent_id is not None:
