@@ -52,6 +52,7 @@ from layoutkit.storage._sql.questions import QuestionRows
 from layoutkit.storage._sql.request_keys import RequestKeyRows
 from layoutkit.storage._sql.review_rules import ReviewRuleRows
 from layoutkit.storage._sql.review_runs import ReviewRunRows
+from layoutkit.storage._sql.search import SearchRows
 from layoutkit.storage._sql.tasks import TaskRows
 from layoutkit.storage._sql.wake import Waker
 from layoutkit.storage._sql.work import WorkRows
@@ -101,6 +102,7 @@ class SqlTx(
     AnnotationRows,
     TaskRows,
     WorkRows,
+    SearchRows,
 ):
     """One open transaction (or read snapshot) of a :class:`SqlStore`: the
     :class:`~layoutkit.storage.Tx` protocol on SQL, one mixin per resource family.
@@ -193,6 +195,8 @@ class SqlStore:
                         conn.rollback()
                         raise
                     if writable:
+                        # The search index moves with the rows it reads, in this transaction.
+                        tx.flush_search_index()
                         conn.commit()
                         committed = True
                     else:

@@ -103,6 +103,7 @@ class TaskRows(TxBase):
             )
             .returning(*s.tasks.c)
         ).one()
+        self._touch_search("task", row.id)
         return record(row, TaskRecord)
 
     def task(self, task_id: int, *, lock: bool = False) -> TaskRecord | None:
@@ -131,6 +132,7 @@ class TaskRows(TxBase):
         ).first()
         if row is None:
             raise NotFoundError(f"no task {task_id}")
+        self._touch_search("task", task_id)
         return record(row, TaskRecord)
 
     def tasks(
@@ -277,6 +279,7 @@ class TaskRows(TxBase):
             )
             .returning(*s.task_refs.c)
         ).one()
+        self._touch_search("task", task_id)
         return record(row, TaskRefRecord)
 
     def set_task_ref_meta(self, ref_id: int, meta: Mapping[str, Any]) -> TaskRefRecord:
@@ -290,6 +293,7 @@ class TaskRows(TxBase):
         ).first()
         if row is None:
             raise NotFoundError(f"no task ref {ref_id}")
+        self._touch_search("task", row.task_id)
         return record(row, TaskRefRecord)
 
     # ---------------------------------------------------------------- events
@@ -309,6 +313,9 @@ class TaskRows(TxBase):
             )
             .returning(*s.task_events.c)
         ).one()
+        if action == "comment":
+            # A comment is searchable task content (search rule 2).
+            self._touch_search("task", task_id)
         return record(row, TaskEventRecord)
 
     def task_events(self, task_id: int, *, limit: int | None = None) -> list[TaskEventRecord]:
