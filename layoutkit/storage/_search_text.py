@@ -62,9 +62,7 @@ def card_parts(payload: Mapping[str, Any]) -> list[str]:
         node = stack.pop()
         if isinstance(node, dict):
             for key, value in reversed(list(node.items())):
-                if key in CARD_TEXT_KEYS and isinstance(value, str):
-                    stack.append(value)
-                elif isinstance(value, dict | list) and key not in _SKIPPED_KEYS:
+                if (key in CARD_TEXT_KEYS and isinstance(value, str)) or (isinstance(value, dict | list) and key not in _SKIPPED_KEYS):
                     stack.append(value)
         elif isinstance(node, list):
             stack.extend(reversed(node))
