@@ -461,7 +461,7 @@ task_events = Table(
 
 # The search index (service/search.py): one document per task, board, card,
 # finding and tag of a workspace, its text folded and cut into words
-# (storage/_search_text.py). ``kind`` and ``subject`` name the row it was read
+# (layoutkit/search_text.py). ``kind`` and ``subject`` name the row it was read
 # from (a tag's subject is the folded tag); ``grp`` is the group of the reply
 # it answers in. The full-text structures live beside it, made by migration
 # 0012: on SQLite the FTS5 table ``search_fts`` (external content: this table,

@@ -34,6 +34,7 @@ from layoutkit.storage._records import (
     RequestKeyRecord,
     ReviewRuleRecord,
     ReviewRunRecord,
+    SearchDocHit,
     ShareLinkRecord,
     TaskEventRecord,
     TaskRecord,
@@ -787,6 +788,44 @@ class WorkTx(Protocol):
         ...
 
 
+class SearchTx(Protocol):
+    """The search index (``search_docs``, the full-text index over it, and the
+    ``search_words`` vocabulary), kept current by the writes of the other families."""
+
+    def flush_search_index(self) -> None:
+        """Rewrite the documents of the rows this transaction changed (done before
+        every commit; call it to read this transaction's own writes)."""
+        ...
+
+    def rebuild_search_index(self, workspace_id: int | None = None) -> int:
+        """Read every indexed row of the workspace (or of all) into the index again;
+        returns the number of documents."""
+        ...
+
+    def search_index(
+        self,
+        workspace_id: int,
+        terms: Sequence[Sequence[tuple[str, bool]]],
+        *,
+        groups: Sequence[str],
+        per_group: int,
+    ) -> list[SearchDocHit]:
+        """Documents holding every term (one list of ``(word, prefix)`` alternatives
+        per query word), at most ``per_group`` per group, best first in each."""
+        ...
+
+    def vocabulary_knows(self, workspace_id: int, start: str) -> bool:
+        """Whether a vocabulary word of the workspace begins with ``start``."""
+        ...
+
+    def vocabulary_near(
+        self, workspace_id: int, first: str, shortest: int, longest: int
+    ) -> dict[str, int]:
+        """Vocabulary words with this first letter and a length in the range, with
+        the number of documents holding each."""
+        ...
+
+
 class Tx(
     WorkspaceTx,
     BoardTx,
@@ -800,6 +839,7 @@ class Tx(
     AnnotationTx,
     TaskTx,
     WorkTx,
+    SearchTx,
     Protocol,
 ):
     """One open transaction or read snapshot; write methods raise

@@ -9,7 +9,7 @@ keeps a compose of a hundred cards at a hundred document writes.
 
 Full text: SQLite FTS5 ``search_fts`` over ``search_docs`` (triggers keep it
 in step with the rows), PostgreSQL a GIN index over :data:`PG_TSVECTOR`.
-Both read the same already-folded words (``storage/_search_text.py``), and
+Both read the same already-folded words (``layoutkit/search_text.py``), and
 every query word matches as a prefix of an indexed word.
 """
 
@@ -21,12 +21,12 @@ from types import SimpleNamespace
 from typing import Any
 
 import attrs
-from sqlalchemy import Connection, bindparam, delete, select, text, tuple_, update
+from sqlalchemy import Connection, bindparam, delete, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 
-from layoutkit.storage import _schema as s
-from layoutkit.storage._search_text import (
+from layoutkit.search_text import (
     CARD_GROUPS,
+    COMMENT_ACTION,
     SESSION_SUBGROUP,
     annotation_parts,
     board_parts,
@@ -36,10 +36,10 @@ from layoutkit.storage._search_text import (
     task_parts,
     vocabulary_words,
 )
+from layoutkit.storage import _schema as s
+from layoutkit.storage._records import SearchDocHit
 from layoutkit.storage._sql._base import TxBase, utc_now
 
-#: The task event a comment is filed as; ``detail.text`` holds what was said.
-COMMENT_ACTION = "comment"
 #: The weighted tsvector PostgreSQL indexes and ranks (the GIN index of migration
 #: 0012 is over this very expression, so the planner uses it).
 PG_TSVECTOR = (
@@ -49,18 +49,6 @@ PG_TSVECTOR = (
 #: bm25 column weights on SQLite: a word in the title counts ten times one in the body.
 _BM25 = "bm25(search_fts, 10.0, 1.0)"
 _IN_CHUNK = 500
-
-
-@attrs.frozen(slots=True)
-class SearchDocHit:
-    """One document a full-text query matched, with its relevance (higher is better)."""
-
-    doc_id: int
-    kind: str
-    subject: str
-    group: str
-    board_id: int | None
-    score: float
 
 
 @attrs.frozen(slots=True)
@@ -451,20 +439,6 @@ class SearchRows(TxBase):
             )
         )
         return {r.word: int(r.docs) for r in rows}
-
-    def search_docs_of(self, keys: Iterable[tuple[int, str, str]]) -> dict[tuple[str, str], Any]:
-        """The stored documents (title, body) of ``(workspace, kind, subject)`` keys."""
-        d = s.search_docs.c
-        wanted = list(keys)
-        out: dict[tuple[str, str], Any] = {}
-        for chunk in _chunks(wanted):
-            for row in self.conn.execute(
-                select(d.kind, d.subject, d.title, d.body).where(
-                    tuple_(d.workspace_id, d.kind, d.subject).in_(list(chunk))
-                )
-            ):
-                out[(row.kind, row.subject)] = row
-        return out
 
 
 _READERS: Mapping[str, Any] = {

@@ -7,6 +7,7 @@ from typing import Any
 
 from sqlalchemy import func, insert, select, update
 
+from layoutkit.search_text import COMMENT_ACTION
 from layoutkit.storage import _schema as s
 from layoutkit.storage._errors import NotFoundError
 from layoutkit.storage._records import (
@@ -313,7 +314,7 @@ class TaskRows(TxBase):
             )
             .returning(*s.task_events.c)
         ).one()
-        if action == "comment":
+        if action == COMMENT_ACTION:
             # A comment is searchable task content (search rule 2).
             self._touch_search("task", task_id)
         return record(row, TaskEventRecord)

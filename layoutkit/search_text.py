@@ -19,6 +19,8 @@ from typing import Any
 
 from layoutkit.folding import fold
 
+#: The task event a comment is filed as; its ``detail.text`` is what was said.
+COMMENT_ACTION = "comment"
 #: Shortest word the vocabulary keeps (shorter words are never corrected).
 MIN_WORD = 4
 #: Longest word kept in the vocabulary; longer runs are identifiers, not words.
@@ -62,7 +64,9 @@ def card_parts(payload: Mapping[str, Any]) -> list[str]:
         node = stack.pop()
         if isinstance(node, dict):
             for key, value in reversed(list(node.items())):
-                if (key in CARD_TEXT_KEYS and isinstance(value, str)) or (isinstance(value, dict | list) and key not in _SKIPPED_KEYS):
+                if (key in CARD_TEXT_KEYS and isinstance(value, str)) or (
+                    isinstance(value, dict | list) and key not in _SKIPPED_KEYS
+                ):
                     stack.append(value)
         elif isinstance(node, list):
             stack.extend(reversed(node))
