@@ -68,6 +68,9 @@ DEFAULT_HITS = 10
 MAX_CANDIDATES = 5
 #: Nearest vocabulary words searched for one misspelt word.
 MAX_CORRECTIONS = 3
+#: How many times more rows a near word must hold for a word the vocabulary has to be
+#: corrected all the same (see :func:`nearest_words`).
+RARE = 5
 #: The quotes around matched words in a snippet.
 MARK = ("«", "»")
 #: Characters of text shown around the first matched word.
@@ -124,11 +127,22 @@ def query_terms(tx: Tx, workspace_id: int, text: str) -> list[Term]:
 
 
 def nearest_words(tx: Tx, workspace_id: int, word: str) -> tuple[str, ...]:
-    """The vocabulary words nearest ``word`` when it starts none of them."""
-    if not MIN_WORD <= len(word) <= MAX_WORD or tx.vocabulary_knows(workspace_id, word):
+    """The vocabulary words nearest ``word``, when it is misspelt.
+
+    A word is misspelt when it starts no vocabulary word, or when it is a rare
+    word beside a near one :data:`RARE` times as common: typos sit in the
+    rows too, and one row holding the typo must not hide the many that hold
+    the word meant.
+    """
+    if not MIN_WORD <= len(word) <= MAX_WORD:
         return ()
     most = 2 if len(word) >= 8 else 1
     near = tx.vocabulary_near(workspace_id, word[0], len(word) - most, len(word) + most)
+    own = near.pop(word, None)
+    if own is None and tx.vocabulary_knows(workspace_id, word):
+        return ()
+    if own is not None:
+        near = {w: n for w, n in near.items() if n >= RARE * own}
     found = process.extract(
         word, list(near), scorer=Levenshtein.distance, score_cutoff=most, limit=None
     )
@@ -182,9 +196,13 @@ class _Views:
     def __init__(self, call: Call, terms: Sequence[Term]) -> None:
         self.call = call
         self.tx = call.tx
-        self.wanted = [alt for t in terms for alt in t.alternatives(True)]
+        self.use(terms)
         self._boards: dict[int, BoardRecord | None] = {}
         self._projects: dict[int, str | None] = {}
+
+    def use(self, terms: Sequence[Term]) -> None:
+        """Mark what ``terms`` match in the snippets made from now on."""
+        self.wanted = [alt for t in terms for alt in t.alternatives(True)]
 
     def board(self, board_id: int) -> BoardRecord | None:
         if board_id not in self._boards:
@@ -363,11 +381,15 @@ class _Views:
 # ------------------------------------------------------------------ pins
 
 
-def _pinned(call: Call, views: _Views, pins: Sequence[Pin]) -> dict[str, list[dict[str, Any]]]:
-    """The rows rule 1 puts first: pinned tasks, and the boards they reference."""
+def _pinned(
+    call: Call, views: _Views, pins: Sequence[Pin]
+) -> tuple[dict[str, list[dict[str, Any]]], list[Pin]]:
+    """The rows rule 1 puts first (pinned tasks, and the boards they reference),
+    and the pins that named a task."""
     tx = call.tx
     here = tx.workspace(call.workspace_id)
     out: dict[str, list[dict[str, Any]]] = {"tasks": [], "boards": [], "sessions": []}
+    used: list[Pin] = []
     for pin in pins:
         elsewhere = pin.workspace is not None and (here is None or pin.workspace != here.name)
         if elsewhere and call.principal.kind == "share":
@@ -376,6 +398,7 @@ def _pinned(call: Call, views: _Views, pins: Sequence[Pin]) -> dict[str, list[di
         task = tx.task(pin.number) if space is not None else None
         if task is None or space is None or task.workspace_id != space.id or task.draft:
             continue
+        used.append(pin)
         refs = tx.task_refs(task.id)
         row = views.task(task, refs)
         row.update(pinned=True, matchedLabel=pin.text)
@@ -400,7 +423,7 @@ def _pinned(call: Call, views: _Views, pins: Sequence[Pin]) -> dict[str, list[di
             group = "sessions" if board.subgroup == "sessions" else "boards"
             if all(h["board"] != board.slug for h in out[group]):
                 out[group].append(hit)
-    return out
+    return out, used
 
 
 # ------------------------------------------------------------------ the operation
@@ -431,10 +454,12 @@ def search_groups(call: Call, groups: Sequence[str]) -> dict[str, Any]:
     limit = call.params.get("limit", DEFAULT_HITS)
     tx = call.tx
     pins = distinct(parse_pins(q))
-    rest = unpinned(q, pins) if pins else q
-    terms = query_terms(tx, call.workspace_id, rest)
-    views = _Views(call, terms)
-    pinned = _pinned(call, views, pins) if pins else {}
+    views = _Views(call, [])
+    pinned, used = _pinned(call, views, pins) if pins else ({}, [])
+    # A pin that named a row is taken out of the words; one that named none
+    # stays a word (a bare 481 may be a pull request's number).
+    terms = query_terms(tx, call.workspace_id, unpinned(q, used))
+    views.use(terms)
     exact: list[SearchDocHit] = []
     fixed: list[SearchDocHit] = []
     if terms:

@@ -483,6 +483,11 @@ search_docs = Table(
     Index("ix_search_docs_board", "board_id"),
 )
 
+#: Names of the full-text structures migration 0012 makes beside ``search_docs``
+#: (SQLite's FTS5 table with its shadow tables, PostgreSQL's GIN index); SQLAlchemy
+#: has no form for them, so they are declared there alone.
+FULL_TEXT_OBJECTS = ("search_fts", "ix_search_docs_text")
+
 # The words typo correction corrects towards (search rule 3), per workspace,
 # with the number of documents holding each: a word leaves when its last
 # document does. ``first`` is its first letter, so candidates are read by
