@@ -59,7 +59,7 @@ from layoutkit.service.generic import kind_handler
 from layoutkit.service.task_pins import Pin, distinct, parse_pins, unpinned
 from layoutkit.service.tasks import task_url
 from layoutkit.service.workspace import Call
-from layoutkit.storage import BoardRecord, SearchDocHit, TaskRecord, Tx
+from layoutkit.storage import BoardRecord, SearchDocHit, TaskRecord, Tx, WorkspaceRecord
 
 GROUPS = ("tasks", "boards", "pages", "cards", "sessions", "shots", "tags", "annotations")
 #: Most hits per group.
@@ -196,13 +196,9 @@ class _Views:
     def __init__(self, call: Call, terms: Sequence[Term]) -> None:
         self.call = call
         self.tx = call.tx
-        self.use(terms)
+        self.wanted = [alt for t in terms for alt in t.alternatives(True)]
         self._boards: dict[int, BoardRecord | None] = {}
         self._projects: dict[int, str | None] = {}
-
-    def use(self, terms: Sequence[Term]) -> None:
-        """Mark what ``terms`` match in the snippets made from now on."""
-        self.wanted = [alt for t in terms for alt in t.alternatives(True)]
 
     def board(self, board_id: int) -> BoardRecord | None:
         if board_id not in self._boards:
@@ -281,7 +277,7 @@ class _Views:
 
     def board_hit(self, board: BoardRecord, **extra: Any) -> dict[str, Any]:
         title = board.meta.get("title") if isinstance(board.meta.get("title"), str) else None
-        text = " ".join([title or board.slug, board.slug, *board.tags])
+        text = " ".join([title or board.slug, *([board.slug] if title else []), *board.tags])
         return {
             "kind": "board",
             "board": board.slug,
@@ -381,49 +377,61 @@ class _Views:
 # ------------------------------------------------------------------ pins
 
 
-def _pinned(
-    call: Call, views: _Views, pins: Sequence[Pin]
-) -> tuple[dict[str, list[dict[str, Any]]], list[Pin]]:
-    """The rows rule 1 puts first (pinned tasks, and the boards they reference),
-    and the pins that named a task."""
+@attrs.frozen
+class _Target:
+    """A pin that names a task the caller can open, and where that task lives."""
+
+    pin: Pin
+    task: TaskRecord
+    space: WorkspaceRecord
+    elsewhere: bool
+
+
+def _pin_targets(call: Call, pins: Sequence[Pin]) -> list[_Target]:
+    """The pins naming a task the caller can open (rule 1), in order."""
     tx = call.tx
     here = tx.workspace(call.workspace_id)
-    out: dict[str, list[dict[str, Any]]] = {"tasks": [], "boards": [], "sessions": []}
-    used: list[Pin] = []
+    out = []
     for pin in pins:
         elsewhere = pin.workspace is not None and (here is None or pin.workspace != here.name)
+        # A share link opens one board of its own workspace, never another's task.
         if elsewhere and call.principal.kind == "share":
             continue
-        space = tx.workspace_by_name(pin.workspace) if elsewhere else here
+        space = tx.workspace_by_name(pin.workspace) if elsewhere and pin.workspace else here
         task = tx.task(pin.number) if space is not None else None
         if task is None or space is None or task.workspace_id != space.id or task.draft:
             continue
-        used.append(pin)
+        out.append(_Target(pin, task, space, elsewhere))
+    return out
+
+
+def _pinned(
+    call: Call, views: _Views, targets: Sequence[_Target]
+) -> dict[str, list[dict[str, Any]]]:
+    """The rows rule 1 puts first: pinned tasks, and the boards their board refs name."""
+    tx = call.tx
+    out: dict[str, list[dict[str, Any]]] = {"tasks": [], "boards": [], "sessions": []}
+    for target in targets:
+        task, space = target.task, target.space
         refs = tx.task_refs(task.id)
         row = views.task(task, refs)
-        row.update(pinned=True, matchedLabel=pin.text)
+        row.update(pinned=True, matchedLabel=target.pin.text)
         extra: dict[str, Any] = {}
-        if elsewhere:
+        if target.elsewhere:
             extra = {"workspace": {"name": space.name, "url": f"/{space.name}"}}
             row.update(extra, url=f"/{space.name}{task_url(task)}")
-            row["project"] = None
-            if task.project_id is not None:
-                project = tx.project(task.project_id)
-                row["project"] = project.slug if project else None
         out["tasks"].append(row)
         for ref in refs:
-            if ref.kind != "board":
-                continue
-            board = tx.board_by_slug(space.id, ref.ref)
+            board = tx.board_by_slug(space.id, ref.ref) if ref.kind == "board" else None
             if board is None or not may_reach(call.principal, board):
                 continue
             hit = views.board_hit(board, pinned=True, **extra)
-            if elsewhere:
+            if target.elsewhere:
                 hit["url"] = f"/{space.name}{hit['url']}"
             group = "sessions" if board.subgroup == "sessions" else "boards"
             if all(h["board"] != board.slug for h in out[group]):
                 out[group].append(hit)
-    return out, used
+    return out
 
 
 # ------------------------------------------------------------------ the operation
@@ -453,13 +461,12 @@ def search_groups(call: Call, groups: Sequence[str]) -> dict[str, Any]:
     q = call.params["q"]
     limit = call.params.get("limit", DEFAULT_HITS)
     tx = call.tx
-    pins = distinct(parse_pins(q))
-    views = _Views(call, [])
-    pinned, used = _pinned(call, views, pins) if pins else ({}, [])
-    # A pin that named a row is taken out of the words; one that named none
+    targets = _pin_targets(call, distinct(parse_pins(q)))
+    # A pin that named a task is taken out of the words; one that named none
     # stays a word (a bare 481 may be a pull request's number).
-    terms = query_terms(tx, call.workspace_id, unpinned(q, used))
-    views.use(terms)
+    terms = query_terms(tx, call.workspace_id, unpinned(q, [t.pin for t in targets]))
+    views = _Views(call, terms)
+    pinned = _pinned(call, views, targets)
     exact: list[SearchDocHit] = []
     fixed: list[SearchDocHit] = []
     if terms:
