@@ -21,8 +21,10 @@ board it sits on. Rules decided here:
   it matched (``matchedIn``) and shows the first place (``matchedLabel``).
 - Rule 3, typos: a letters-only word of 4 or more letters that starts no word
   of the workspace vocabulary is also searched as its nearest vocabulary words
-  (one edit, two from 8 letters, same first letter; rapidfuzz's Levenshtein
-  distance), listed in ``corrections``. Rows only a correction found carry
+  (one edit, two from 8 letters, same first letter), listed in
+  ``corrections``. An edit is an inserted, dropped or changed letter or two
+  neighbours swapped (rapidfuzz's optimal string alignment distance): a swap
+  is the commonest slip of the fingers. Rows only a correction found carry
   ``corrected: true`` and come after the exact ones of their group.
 - ``limit`` caps each group. Rows on boards the caller may not reach are left
   out (``may_reach``); a tag shows when a board the caller reaches has it.
@@ -37,11 +39,10 @@ from typing import Any
 
 import attrs
 from rapidfuzz import process
-from rapidfuzz.distance import Levenshtein
+from rapidfuzz.distance import OSA
 
 from layoutkit.folding import fold
 from layoutkit.search_text import (
-    COMMENT_ACTION,
     MAX_WORD,
     MIN_WORD,
     annotation_parts,
@@ -68,9 +69,11 @@ DEFAULT_HITS = 10
 MAX_CANDIDATES = 5
 #: Nearest vocabulary words searched for one misspelt word.
 MAX_CORRECTIONS = 3
-#: How many times more rows a near word must hold for a word the vocabulary has to be
-#: corrected all the same (see :func:`nearest_words`).
+#: A word the vocabulary has is corrected all the same when it is rare, held by at
+#: most RARE_DOCS documents, and a near word is held by RARE times as many
+#: (see :func:`nearest_words`).
 RARE = 5
+RARE_DOCS = 2
 #: The quotes around matched words in a snippet.
 MARK = ("«", "»")
 #: Characters of text shown around the first matched word.
@@ -130,22 +133,21 @@ def nearest_words(tx: Tx, workspace_id: int, word: str) -> tuple[str, ...]:
     """The vocabulary words nearest ``word``, when it is misspelt.
 
     A word is misspelt when it starts no vocabulary word, or when it is a rare
-    word beside a near one :data:`RARE` times as common: typos sit in the
-    rows too, and one row holding the typo must not hide the many that hold
-    the word meant.
+    word (at most :data:`RARE_DOCS` documents) beside a near one :data:`RARE`
+    times as common: typos sit in the rows too, and one row holding the typo
+    must not hide the many that hold the word meant.
     """
     if not MIN_WORD <= len(word) <= MAX_WORD:
         return ()
-    most = 2 if len(word) >= 8 else 1
-    near = tx.vocabulary_near(workspace_id, word[0], len(word) - most, len(word) + most)
-    own = near.pop(word, None)
-    if own is None and tx.vocabulary_knows(workspace_id, word):
+    own = tx.vocabulary_word(workspace_id, word)
+    if own == 0 or (own or 0) > RARE_DOCS:
         return ()
-    if own is not None:
-        near = {w: n for w, n in near.items() if n >= RARE * own}
-    found = process.extract(
-        word, list(near), scorer=Levenshtein.distance, score_cutoff=most, limit=None
+    most = 2 if len(word) >= 8 else 1
+    near = tx.vocabulary_near(
+        workspace_id, word[0], len(word) - most, len(word) + most, min_docs=RARE * (own or 0) or 1
     )
+    near.pop(word, None)
+    found = process.extract(word, list(near), scorer=OSA.distance, score_cutoff=most, limit=None)
     if not found:
         return ()
     best = min(score for _, score, _ in found)
@@ -158,10 +160,17 @@ def nearest_words(tx: Tx, workspace_id: int, word: str) -> tuple[str, ...]:
 
 
 def _matches(word: str, wanted: Iterable[tuple[str, bool]]) -> bool:
-    folded = index_text(word)
+    # An ASCII run of letters and digits folds to its lower case; only others need fold.
+    folded = word.lower() if word.isascii() else index_text(word)
     return any(
         (t.startswith(w) if prefix else t == w) for t in folded.split() for w, prefix in wanted
     )
+
+
+def matches(text: str, wanted: Sequence[tuple[str, bool]]) -> bool:
+    """Whether a word of ``text`` matches one of ``wanted`` (cheaper than a snippet)."""
+    folded = index_text(text).split()
+    return any((t.startswith(w) if p else t == w) for w, p in wanted for t in folded)
 
 
 def snippet(text: str, wanted: Sequence[tuple[str, bool]]) -> str | None:
@@ -221,26 +230,26 @@ class _Views:
         ids = [int(h.subject) for h in hits]
         found = {t.id: t for t in self.tx.tasks(self.call.workspace_id, ids=ids)} if ids else {}
         refs = self.tx.refs_of_tasks(list(found))
+        said = self.tx.task_comments(list(found))
         out = []
         for task_id in ids:
             task = found.get(task_id)
             if task is not None:
-                out.append(self.task(task, refs.get(task_id, [])))
+                out.append(self.task(task, refs.get(task_id, []), said.get(task_id, [])))
         return out
 
-    def task(self, task: TaskRecord, refs: Sequence[Any]) -> dict[str, Any]:
+    def task(
+        self, task: TaskRecord, refs: Sequence[Any], comments: Sequence[str] | None = None
+    ) -> dict[str, Any]:
         latest = {(r.kind, r.ref): r for r in refs}
-        comments = [
-            e.detail.get("text", "")
-            for e in self.tx.task_events(task.id)
-            if e.action == COMMENT_ACTION and isinstance(e.detail.get("text"), str)
-        ]
+        if comments is None:
+            comments = self.tx.task_comments([task.id])[task.id]
         parts = task_parts(
             attrs.asdict(task, recurse=False),
             [{"kind": r.kind, "ref": r.ref, "meta": r.meta} for r in latest.values()],
             comments,
         )
-        matched = [name for name, value in parts.items() if snippet(value, self.wanted)]
+        matched = [name for name, value in parts.items() if matches(value, self.wanted)]
         row = {
             "kind": "task",
             "id": task.id,
@@ -271,7 +280,7 @@ class _Views:
         if where == "ref":
             for ref in refs:
                 address = ref_address(ref.kind, ref.ref, ref.meta)
-                if snippet(address, self.wanted):
+                if matches(address, self.wanted):
                     return f"{ref.kind} {address}"
         return where
 
@@ -491,16 +500,16 @@ def search_groups(call: Call, groups: Sequence[str]) -> dict[str, Any]:
         rows = list(pinned.get(group, []))
         taken = {_key(r) for r in rows}
         for hits, corrected in ((exact, False), (fixed, True)):
-            if len(rows) >= limit:
-                break
-            for row in views.rows(group, [h for h in hits if h.group == group]):
-                if _key(row) in taken:
-                    continue
-                taken.add(_key(row))
-                if corrected:
-                    row["corrected"] = True
-                rows.append(row)
-        reply[group] = rows[:limit]
+            waiting = [h for h in hits if h.group == group]
+            # Views are made only for the rows shown: a few at a time, as many as
+            # the limit still wants (a row may be left out, or be a pin again).
+            while waiting and len(rows) < limit:
+                batch, waiting = waiting[: limit - len(rows)], waiting[limit - len(rows) :]
+                for row in views.rows(group, batch):
+                    if _key(row) not in taken:
+                        taken.add(_key(row))
+                        rows.append(row | ({"corrected": True} if corrected else {}))
+        reply[group] = rows
     corrections = [{"from": t.word, "to": c} for t in terms for c in t.corrections]
     return {"q": q, "groups": reply, "corrections": corrections}
 

@@ -724,6 +724,11 @@ class TaskTx(Protocol):
         """Append an event to the task's log."""
         ...
 
+    def task_comments(self, task_ids: Sequence[int]) -> dict[int, list[str]]:
+        """The text of each task's comments (events ``comment`` with ``detail.text``),
+        oldest first, by task id."""
+        ...
+
     def task_events(self, task_id: int, *, limit: int | None = None) -> list[TaskEventRecord]:
         """The task's events oldest first; ``limit`` keeps the newest ones."""
         ...
@@ -814,15 +819,16 @@ class SearchTx(Protocol):
         per query word), at most ``per_group`` per group, best first in each."""
         ...
 
-    def vocabulary_knows(self, workspace_id: int, start: str) -> bool:
-        """Whether a vocabulary word of the workspace begins with ``start``."""
+    def vocabulary_word(self, workspace_id: int, start: str) -> int | None:
+        """How many documents hold the vocabulary word ``start``: 0 when only longer
+        words begin with it, None when no vocabulary word does."""
         ...
 
     def vocabulary_near(
-        self, workspace_id: int, first: str, shortest: int, longest: int
+        self, workspace_id: int, first: str, shortest: int, longest: int, *, min_docs: int = 1
     ) -> dict[str, int]:
-        """Vocabulary words with this first letter and a length in the range, with
-        the number of documents holding each."""
+        """Vocabulary words with this first letter, a length in the range and at
+        least ``min_docs`` documents, with the number of documents holding each."""
         ...
 
 

@@ -26,7 +26,6 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from layoutkit.search_text import (
     CARD_GROUPS,
-    COMMENT_ACTION,
     SESSION_SUBGROUP,
     annotation_parts,
     board_parts,
@@ -263,7 +262,7 @@ class SearchRows(TxBase):
     # ------------------------------------------------------------- reading rows
 
     def _task_docs(self, ids: Sequence[int]) -> list[_Doc]:
-        t, r, e = s.tasks.c, s.task_refs.c, s.task_events.c
+        t, r = s.tasks.c, s.task_refs.c
         refs: dict[int, dict[tuple[str, str], dict[str, Any]]] = {}
         for row in self.conn.execute(
             select(r.task_id, r.kind, r.ref, r.meta).where(r.task_id.in_(ids)).order_by(r.id)
@@ -274,15 +273,7 @@ class SearchRows(TxBase):
                 "ref": row.ref,
                 "meta": row.meta,
             }
-        comments: dict[int, list[str]] = {}
-        for row in self.conn.execute(
-            select(e.task_id, e.detail)
-            .where(e.task_id.in_(ids), e.action == COMMENT_ACTION)
-            .order_by(e.id)
-        ):
-            said = (row.detail or {}).get("text")
-            if isinstance(said, str):
-                comments.setdefault(row.task_id, []).append(said)
+        comments = self.task_comments(ids)  # type: ignore[attr-defined]
         docs = []
         for row in self.conn.execute(select(s.tasks).where(t.id.in_(ids))):
             task = row._mapping
@@ -410,32 +401,37 @@ class SearchRows(TxBase):
             SearchDocHit(r.id, r.kind, r.subject, r.grp, r.board_id, float(r.score)) for r in rows
         ]
 
-    def vocabulary_knows(self, workspace_id: int, start: str) -> bool:
-        """Whether a word of the workspace vocabulary begins with ``start``."""
+    def vocabulary_word(self, workspace_id: int, start: str) -> int | None:
+        """How many documents hold the vocabulary word ``start``: 0 when only longer
+        words begin with it, None when no vocabulary word does."""
         w = s.search_words.c
         row = self.conn.execute(
-            select(w.word)
+            select(w.word, w.docs)
             .where(
                 w.workspace_id == workspace_id,
                 w.first == start[0],
                 w.length >= len(start),
                 w.word.like(f"{start}%"),
             )
+            .order_by(w.length)
             .limit(1)
         ).first()
-        return row is not None
+        if row is None:
+            return None
+        return int(row.docs) if row.word == start else 0
 
     def vocabulary_near(
-        self, workspace_id: int, first: str, shortest: int, longest: int
+        self, workspace_id: int, first: str, shortest: int, longest: int, *, min_docs: int = 1
     ) -> dict[str, int]:
-        """Vocabulary words starting with ``first`` of a length in the range, with
-        the number of documents holding each."""
+        """Vocabulary words starting with ``first`` of a length in the range and held
+        by at least ``min_docs`` documents, with the number of documents holding each."""
         w = s.search_words.c
         rows = self.conn.execute(
             select(w.word, w.docs).where(
                 w.workspace_id == workspace_id,
                 w.first == first,
                 w.length.between(shortest, longest),
+                w.docs >= min_docs,
             )
         )
         return {r.word: int(r.docs) for r in rows}
@@ -453,8 +449,9 @@ def rebuild_on_connection(conn: Connection) -> int:
     """:meth:`SearchRows.rebuild_search_index` of every workspace on a bare
     connection inside an open transaction (the migration that makes the index)."""
     from layoutkit.storage._sql.boards import BoardRows
+    from layoutkit.storage._sql.tasks import TaskRows
 
-    class _Rebuild(SearchRows, BoardRows):
+    class _Rebuild(SearchRows, BoardRows, TaskRows):
         pass
 
     store = SimpleNamespace(dialect=conn.dialect.name, clock=utc_now, blobs=None)

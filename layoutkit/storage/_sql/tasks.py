@@ -147,13 +147,16 @@ class TaskRows(TxBase):
     ) -> list[TaskRecord]:
         """The workspace's tasks, most recently updated first, filtered."""
         t = s.tasks.c
-        query = select(s.tasks).where(t.workspace_id == workspace_id)
+        if ids is not None:
+            # By primary key: filtered on the workspace in SQL, SQLite would walk the
+            # workspace's whole (workspace, updated) index to find a handful of ids.
+            query = select(s.tasks).where(t.id.in_(list(ids)), (t.workspace_id + 0) == workspace_id)
+        else:
+            query = select(s.tasks).where(t.workspace_id == workspace_id)
         if project_id is not None:
             query = query.where(t.project_id == project_id)
         if parent_id is not None:
             query = query.where(t.parent_id == parent_id)
-        if ids is not None:
-            query = query.where(t.id.in_(list(ids)))
         query = query.order_by(t.updated_at.desc(), t.id.desc())
         if limit is not None:
             query = query.limit(limit)
@@ -318,6 +321,23 @@ class TaskRows(TxBase):
             # A comment is searchable task content (search rule 2).
             self._touch_search("task", task_id)
         return record(row, TaskEventRecord)
+
+    def task_comments(self, task_ids: Sequence[int]) -> dict[int, list[str]]:
+        """What was said in the comments of each task, oldest first, by task id."""
+        out: dict[int, list[str]] = {i: [] for i in task_ids}
+        if not out:
+            return out
+        e = s.task_events.c
+        rows = self.conn.execute(
+            select(e.task_id, e.detail)
+            .where(e.task_id.in_(list(out)), e.action == COMMENT_ACTION)
+            .order_by(e.id)
+        )
+        for row in rows:
+            said = (row.detail or {}).get("text")
+            if isinstance(said, str):
+                out[row.task_id].append(said)
+        return out
 
     def task_events(self, task_id: int, *, limit: int | None = None) -> list[TaskEventRecord]:
         """The task's events oldest first; ``limit`` keeps the newest ones."""
