@@ -778,14 +778,16 @@ def main() -> None:
     t0 = time.perf_counter()
     corpus = generate(args.tasks, boards=boards, cards=cards)
     print(f"generated in {time.perf_counter() - t0:.1f} s")
-    rows = []
     with _sqlite() as (ws, db):
-        rows += run_backend("sqlite", ws, corpus, args.queries, db)
+        _report(run_backend("sqlite", ws, corpus, args.queries, db))
     if args.pg:
         with _postgres(args.pg) as ws:
-            rows += run_backend("postgresql", ws, corpus, args.queries, None)
+            _report(run_backend("postgresql", ws, corpus, args.queries, None))
     else:
         print("(postgresql skipped: pass --pg URL or set LAYOUTKIT_TEST_POSTGRES_URL)")
+
+
+def _report(rows: list[list[str]]) -> None:
     table(
         "search, caller waits (Workspace.call) beside the full-text query alone (engine only), ms",
         ["backend", "queries", "p50", "p95", "fts p50", "fts p95", "p50 / fts"],

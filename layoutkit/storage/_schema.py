@@ -465,8 +465,8 @@ task_events = Table(
 # from (a tag's subject is the folded tag); ``grp`` is the group of the reply
 # it answers in. The full-text structures live beside it, made by migration
 # 0012: on SQLite the FTS5 table ``search_fts`` (external content: this table,
-# kept in step by triggers), on PostgreSQL a GIN index over the weighted
-# tsvector of title and body. Rows are rewritten by the write transaction that
+# kept in step by triggers), on PostgreSQL the stored weighted tsvector of
+# title and body (column ``search_tsv``) with a GIN index. Rows are rewritten by the write transaction that
 # changed their source (``SearchRows.flush_search_index``).
 search_docs = Table(
     "search_docs",
@@ -484,9 +484,9 @@ search_docs = Table(
 )
 
 #: Names of the full-text structures migration 0012 makes beside ``search_docs``
-#: (SQLite's FTS5 table with its shadow tables, PostgreSQL's GIN index); SQLAlchemy
-#: has no form for them, so they are declared there alone.
-FULL_TEXT_OBJECTS = ("search_fts", "ix_search_docs_text")
+#: (SQLite's FTS5 table with its shadow tables; PostgreSQL's stored tsvector column
+#: and its GIN index); SQLAlchemy has no form for them, so they are declared there alone.
+FULL_TEXT_OBJECTS = ("search_fts", "search_tsv", "ix_search_docs_text")
 
 # The words typo correction corrects towards (search rule 3), per workspace,
 # with the number of documents holding each: a word leaves when its last

@@ -8,7 +8,7 @@ was. Reading a row once per transaction, however many writes touched it,
 keeps a compose of a hundred cards at a hundred document writes.
 
 Full text: SQLite FTS5 ``search_fts`` over ``search_docs`` (triggers keep it
-in step with the rows), PostgreSQL a GIN index over :data:`PG_TSVECTOR`.
+in step with the rows), PostgreSQL a GIN index over the stored :data:`PG_TSVECTOR`.
 Both read the same already-folded words (``layoutkit/search_text.py``), and
 every query word matches as a prefix of an indexed word.
 """
@@ -39,8 +39,8 @@ from layoutkit.storage import _schema as s
 from layoutkit.storage._records import SearchDocHit
 from layoutkit.storage._sql._base import TxBase, utc_now
 
-#: The weighted tsvector PostgreSQL indexes and ranks (the GIN index of migration
-#: 0012 is over this very expression, so the planner uses it).
+#: The weighted tsvector PostgreSQL indexes and ranks: migration 0012 stores it as the
+#: generated column ``search_docs.search_tsv`` and puts the GIN index on that column.
 PG_TSVECTOR = (
     "(setweight(to_tsvector('simple'::regconfig, title), 'A') || "
     "setweight(to_tsvector('simple'::regconfig, body), 'D'))"
@@ -375,9 +375,9 @@ class SearchRows(TxBase):
             )
             inner = (
                 f"SELECT d.id, d.kind, d.subject, d.grp, d.board_id, "
-                f"ts_rank({PG_TSVECTOR}, q) AS score "
-                f"FROM search_docs d, to_tsquery('simple'::regconfig, :q) q "
-                f"WHERE d.workspace_id = :ws AND d.grp IN :groups AND {PG_TSVECTOR} @@ q"
+                "ts_rank(d.search_tsv, q) AS score "
+                "FROM search_docs d, to_tsquery('simple'::regconfig, :q) q "
+                "WHERE d.workspace_id = :ws AND d.grp IN :groups AND d.search_tsv @@ q"
             )
         else:
             query = " AND ".join(
