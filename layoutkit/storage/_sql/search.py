@@ -374,7 +374,7 @@ class SearchRows(TxBase):
                 "(" + " | ".join(f"{w}:*" if p else w for w, p in alts) + ")" for alts in terms
             )
             inner = (
-                f"SELECT d.id, d.kind, d.subject, d.grp, d.board_id, "
+                "SELECT d.id, d.kind, d.subject, d.grp, d.board_id, "
                 "ts_rank(d.search_tsv, q) AS score "
                 "FROM search_docs d, to_tsquery('simple'::regconfig, :q) q "
                 "WHERE d.workspace_id = :ws AND d.grp IN :groups AND d.search_tsv @@ q"
