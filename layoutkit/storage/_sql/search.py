@@ -151,6 +151,10 @@ class SearchRows(TxBase):
         for ws in spaces:
             total += self._flush_tags(ws)
         self._search_dirty = set()
+        if self._pg:
+            # Fresh statistics after a bulk write: without them the planner reads a
+            # GIN match as a scan and a query takes ten times as long until autovacuum.
+            self.conn.execute(text("ANALYZE search_docs, search_words"))
         return total
 
     def _doc_ids(self, kind: str, subjects: Sequence[str]) -> list[int]:
