@@ -107,11 +107,6 @@ class Term:
 # ------------------------------------------------------------------ reading q
 
 
-def words(q: str) -> list[str]:
-    """The index words of ``q``: folded, split where no letter or digit stands."""
-    return tokens(q)
-
-
 def query_terms(tx: Tx, workspace_id: int, text: str) -> list[Term]:
     """The words of ``text`` with the corrections rule 3 allows for each."""
     terms: list[Term] = []
