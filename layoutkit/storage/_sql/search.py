@@ -214,6 +214,7 @@ class SearchRows(TxBase):
         for chunk in _chunks([r.id for r in gone]):
             self.conn.execute(delete(s.search_docs).where(d.id.in_(list(chunk))))
         if updates:
+            updates.sort(key=lambda u: u["_id"])
             self.conn.execute(
                 update(s.search_docs)
                 .where(d.id == bindparam("_id"))
@@ -225,9 +226,11 @@ class SearchRows(TxBase):
         self._count_words(delta)
 
     def _count_words(self, delta: Counter[tuple[int, str]]) -> None:
+        # In one order for every writer: two PostgreSQL transactions counting the same
+        # words in different orders would each wait for the other's row lock.
         changes = [
             {"workspace_id": ws, "word": w, "first": w[0], "length": len(w), "docs": n}
-            for (ws, w), n in delta.items()
+            for (ws, w), n in sorted(delta.items())
             if n
         ]
         if not changes:
