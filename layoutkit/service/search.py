@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from urllib.parse import quote
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -360,7 +361,7 @@ class _Views:
                         "title": hit.subject,
                         "snippet": snippet(hit.subject, self.wanted),
                         "boards": len(holders),
-                        "url": f"/?tag={hit.subject}",
+                        "url": f"/?tag={quote(hit.subject)}",
                         "board": None,
                     }
                 )

@@ -123,7 +123,7 @@ def test_every_group_answers_in_one_call(orchard: Workspace) -> None:
         "title": "orchid care",
         "snippet": None,
         "boards": 1,
-        "url": "/?tag=orchid care",
+        "url": "/?tag=orchid%20care",
         "board": None,
     }
     (finding,) = groups["annotations"]
