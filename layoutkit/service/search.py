@@ -34,9 +34,9 @@ from __future__ import annotations
 
 import difflib
 import re
-from urllib.parse import quote
 from collections.abc import Iterable, Sequence
 from typing import Any
+from urllib.parse import quote
 
 import attrs
 from rapidfuzz import process
