@@ -319,11 +319,12 @@ def call(operation: str, params: str, db: str, as_json: bool) -> None:
 @main.command()
 @click.argument("text", nargs=-1, required=True)
 @click.option("--resolve", is_flag=True, help="Read TEXT as one reference and give a verdict.")
-@click.option("--limit", type=click.IntRange(1, 50), help="At most this many hits.")
+@click.option("--limit", type=click.IntRange(1, 50), help="At most this many hits per group.")
 @db_option
 @json_option
 def search(text: tuple[str, ...], resolve: bool, limit: int | None, db: str, as_json: bool) -> None:
-    """Search the workspace for TEXT (every word must occur), or resolve it with --resolve."""
+    """Search every group of the workspace for TEXT (every word must occur; misspelt
+    words are tried as their nearest workspace words), or resolve it with --resolve."""
     params: dict[str, Any] = {"q": " ".join(text)}
     if resolve:
         params["mode"] = "resolve"
@@ -336,13 +337,52 @@ def search(text: tuple[str, ...], resolve: bool, limit: int | None, db: str, as_
         click.echo(f"verdict: {result['verdict']}")
         if result.get("candidates"):
             _table(result["candidates"], [("board", "BOARD"), ("why", "WHY"), ("url", "URL")])
-    elif not result["hits"]:
-        click.echo("no hits")
     else:
-        _table(
-            result["hits"],
-            [("kind", "KIND"), ("board", "BOARD"), ("id", "CARD"), ("cardKind", "CARD KIND")],
-        )
+        _print_hits(result)
+
+
+#: Widest title and snippet the search table shows; --json has the whole of them.
+_TITLE_CELL = 48
+_SNIPPET_CELL = 60
+
+
+def _clip(text: str | None, width: int) -> str:
+    text = text or ""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _print_hits(result: dict[str, Any]) -> None:
+    fixes = ", ".join(f"{c['from']} → {c['to']}" for c in result.get("corrections", []))
+    if fixes:
+        click.echo(f"also searched: {fixes}")
+    rows = []
+    for group, hits in result["groups"].items():
+        for hit in hits:
+            note = "pinned" if hit.get("pinned") else "corrected" if hit.get("corrected") else ""
+            rows.append(
+                {
+                    "group": group,
+                    "title": _clip(hit.get("title"), _TITLE_CELL),
+                    "board": hit.get("board"),
+                    "match": _clip(hit.get("snippet"), _SNIPPET_CELL),
+                    "note": note,
+                    "url": hit.get("url"),
+                }
+            )
+    if not rows:
+        click.echo("no hits")
+        return
+    _table(
+        rows,
+        [
+            ("group", "GROUP"),
+            ("title", "TITLE"),
+            ("board", "BOARD"),
+            ("match", "MATCH"),
+            ("note", "NOTE"),
+            ("url", "URL"),
+        ],
+    )
 
 
 # ---------------------------------------------------------------- boards

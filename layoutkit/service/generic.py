@@ -37,7 +37,10 @@ _DESCRIPTIONS = {
     "get": "Read one resource of the given kind (board; questions: a board's durable "
     "question record; cards: up to 200 of a board's live cards by id, with payloads; "
     "annotations: a board's findings, the open ones unless states names others).",
-    "search": "Find resources whose text holds every word of q (boards and cards).",
+    "search": "Search every group of the workspace (tasks, boards, pages, cards, sessions, "
+    "shots, tags, annotations) for the words of q; #12, tk-12, <workspace>/12 or a task url "
+    "pins that task first; misspelt words are also tried as their nearest workspace words "
+    "(corrections); mode resolve reads q as one reference.",
 }
 
 

@@ -30,8 +30,11 @@ from collections.abc import Iterable
 from datetime import date, datetime
 from typing import Any
 
+import attrs
+
 from layoutkit.errors import ServiceError, did_you_mean
 from layoutkit.folding import fold
+from layoutkit.search_text import task_parts
 from layoutkit.service._common import ID, SLUG_PATTERN
 from layoutkit.service.generic import kind_handler
 from layoutkit.service.workspace import Call
@@ -314,31 +317,11 @@ def _brief(task: TaskRecord) -> dict[str, Any]:
 
 def searchable_text(task: TaskRecord, refs: Iterable[TaskRefRecord] = ()) -> dict[str, str]:
     """What search reads of a task, by where it matched (``title``, ``body``,
-    ``field:<name>``, ``ref``), folded. Hand-back summaries are not in it."""
-    out = {"title": task.title, "body": task.body}
-    gates = [" ".join(str(g.get(k, "")) for k in ("title", "who", "evidence")) for g in task.gates]
-    texts = {
-        "gates": " ".join(gates),
-        "nextAction": task.next_action,
-        "outcome": task.outcome,
-        "decisions": task.decisions,
-        "branch": task.branch,
-    }
-    for name, value in texts.items():
-        if value:
-            out[f"field:{name}"] = value
-    for name, value in task.fields.items():
-        if isinstance(value, str) and value:
-            out[f"field:{name}"] = value
-    addresses = []
-    for ref in refs:
-        addresses.append(ref.ref)
-        title = ref.meta.get("title")
-        if isinstance(title, str):
-            addresses.append(title)
-    if addresses:
-        out["ref"] = " ".join(addresses)
-    return {k: fold(v) for k, v in out.items()}
+    ``field:<name>``, ``ref``), folded: the parts of :func:`layoutkit.search_text.task_parts`
+    (comments aside: ``list`` reads the task and its refs). Hand-back summaries are not in it."""
+    latest = {(r.kind, r.ref): {"kind": r.kind, "ref": r.ref, "meta": r.meta} for r in refs}
+    parts = task_parts(attrs.asdict(task, recurse=False), latest.values())
+    return {k: fold(v) for k, v in parts.items()}
 
 
 def text_match(words: list[str], texts: dict[str, str]) -> list[str] | None:

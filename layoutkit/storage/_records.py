@@ -459,3 +459,17 @@ def input_hash(operation: str, params: Any) -> str:
         [operation, params], sort_keys=True, separators=(",", ":"), ensure_ascii=False
     )
     return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+@attrs.frozen(slots=True)
+class SearchDocHit:
+    """One search document a full-text query matched: the row it was read from
+    (``kind`` task, board, card, annotation or tag; ``subject`` its id, or the
+    folded tag), the reply group it answers in, and its relevance (higher is better)."""
+
+    doc_id: int
+    kind: str
+    subject: str
+    group: str
+    board_id: int | None
+    score: float

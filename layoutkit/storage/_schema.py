@@ -13,6 +13,7 @@ How later features fit, without touching these tables:
 - review rules: ``review_rules`` below.
 - review runs: ``review_runs`` (run id, board scope, state, sight attempts,
   plan JSON) and ``review_receipts`` (run_id, card_id, state).
+- search: ``search_docs`` and ``search_words`` below.
 
 Each arrives as a new Alembic revision in ``migrations/versions``; see ``_migrations``.
 """
@@ -471,6 +472,50 @@ task_events = Table(
     Column("action", String(60), nullable=False),
     Column("detail", Json, nullable=False, default=dict),
     Index("ix_task_events_task", "task_id", "id"),
+)
+
+# The search index (service/search.py): one document per task, board, card,
+# finding and tag of a workspace, its text folded and cut into words
+# (layoutkit/search_text.py). ``kind`` and ``subject`` name the row it was read
+# from (a tag's subject is the folded tag); ``grp`` is the group of the reply
+# it answers in. The full-text structures live beside it, made by migration
+# 0012: on SQLite the FTS5 table ``search_fts`` (external content: this table,
+# kept in step by triggers), on PostgreSQL the stored weighted tsvector of
+# title and body (column ``search_tsv``) with a GIN index. Rows are rewritten by the write transaction that
+# changed their source (``SearchRows.flush_search_index``).
+search_docs = Table(
+    "search_docs",
+    metadata,
+    _id(),
+    Column("workspace_id", Id, ForeignKey("workspaces.id", ondelete="CASCADE"), nullable=False),
+    Column("kind", String(12), nullable=False),
+    Column("subject", String(220), nullable=False),
+    Column("grp", String(12), nullable=False),
+    Column("board_id", Id, ForeignKey("boards.id", ondelete="CASCADE"), nullable=True),
+    Column("title", Text, nullable=False),
+    Column("body", Text, nullable=False),
+    UniqueConstraint("workspace_id", "kind", "subject", name="uq_search_docs_subject"),
+    Index("ix_search_docs_board", "board_id"),
+)
+
+#: Names of the full-text structures migration 0012 makes beside ``search_docs``
+#: (SQLite's FTS5 table with its shadow tables; PostgreSQL's stored tsvector column
+#: and its GIN index); SQLAlchemy has no form for them, so they are declared there alone.
+FULL_TEXT_OBJECTS = ("search_fts", "search_tsv", "ix_search_docs_text")
+
+# The words typo correction corrects towards (search rule 3), per workspace,
+# with the number of documents holding each: a word leaves when its last
+# document does. ``first`` is its first letter, so candidates are read by
+# (workspace, first letter, length) from one index.
+search_words = Table(
+    "search_words",
+    metadata,
+    Column("workspace_id", Id, ForeignKey("workspaces.id", ondelete="CASCADE"), primary_key=True),
+    Column("word", String(40), primary_key=True),
+    Column("first", String(1), nullable=False),
+    Column("length", Integer, nullable=False),
+    Column("docs", Integer, nullable=False),
+    Index("ix_search_words_first", "workspace_id", "first", "length"),
 )
 
 # Work delivered to agents (service/work.py): one lease per delivered item,

@@ -34,6 +34,7 @@ from layoutkit.storage._records import (
     RequestKeyRecord,
     ReviewRuleRecord,
     ReviewRunRecord,
+    SearchDocHit,
     ShareLinkRecord,
     TaskEventRecord,
     TaskRecord,
@@ -751,6 +752,11 @@ class TaskTx(Protocol):
         """Append an event to the task's log."""
         ...
 
+    def task_comments(self, task_ids: Sequence[int]) -> dict[int, list[str]]:
+        """The text of each task's comments (events ``comment`` with ``detail.text``),
+        oldest first, by task id."""
+        ...
+
     def task_events(self, task_id: int, *, limit: int | None = None) -> list[TaskEventRecord]:
         """The task's events oldest first; ``limit`` keeps the newest ones."""
         ...
@@ -873,6 +879,45 @@ class TransferTx(Protocol):
         ...
 
 
+class SearchTx(Protocol):
+    """The search index (``search_docs``, the full-text index over it, and the
+    ``search_words`` vocabulary), kept current by the writes of the other families."""
+
+    def flush_search_index(self) -> None:
+        """Rewrite the documents of the rows this transaction changed (done before
+        every commit; call it to read this transaction's own writes)."""
+        ...
+
+    def rebuild_search_index(self, workspace_id: int | None = None) -> int:
+        """Read every indexed row of the workspace (or of all) into the index again;
+        returns the number of documents."""
+        ...
+
+    def search_index(
+        self,
+        workspace_id: int,
+        terms: Sequence[Sequence[tuple[str, bool]]],
+        *,
+        groups: Sequence[str],
+        per_group: int,
+    ) -> list[SearchDocHit]:
+        """Documents holding every term (one list of ``(word, prefix)`` alternatives
+        per query word), at most ``per_group`` per group, best first in each."""
+        ...
+
+    def vocabulary_word(self, workspace_id: int, start: str) -> int | None:
+        """How many documents hold the vocabulary word ``start``: 0 when only longer
+        words begin with it, None when no vocabulary word does."""
+        ...
+
+    def vocabulary_near(
+        self, workspace_id: int, first: str, shortest: int, longest: int, *, min_docs: int = 1
+    ) -> dict[str, int]:
+        """Vocabulary words with this first letter, a length in the range and at
+        least ``min_docs`` documents, with the number of documents holding each."""
+        ...
+
+
 class Tx(
     WorkspaceTx,
     BoardTx,
@@ -887,6 +932,7 @@ class Tx(
     TaskTx,
     WorkTx,
     TransferTx,
+    SearchTx,
     Protocol,
 ):
     """One open transaction or read snapshot; write methods raise

@@ -262,12 +262,18 @@ def test_search_and_resolve(db: str, tmp_path: Path) -> None:
             "compose_board",
             {"board": "demo", "cards": [{"kind": "text", "payload": {"md": "Checkout totals"}}]},
         )
+        ws.call("create", {"kind": "task", "title": "Checkout button misaligned"})
     res = run("search", "checkout", "--db", db)
     assert res.exit_code == 0, res.output
-    assert res.stdout.splitlines()[0].split() == ["KIND", "BOARD", "CARD", "CARD", "KIND"]
-    assert "checkout-flow" in res.stdout and "text" in res.stdout
-    hits = json.loads(run("search", "checkout", "totals", "--db", db, "--json").stdout)["hits"]
-    assert [h["kind"] for h in hits] == ["card"]
+    lines = res.stdout.splitlines()
+    assert lines[0].split() == ["GROUP", "TITLE", "BOARD", "MATCH", "NOTE", "URL"]
+    assert [line.split()[0] for line in lines[1:]] == ["tasks", "boards", "cards"]
+    assert "«Checkout» totals" in res.stdout and "/boards/checkout-flow" in res.stdout
+    groups = json.loads(run("search", "checkout", "totals", "--db", db, "--json").stdout)["groups"]
+    assert [(g, h["kind"]) for g, hits in groups.items() for h in hits] == [("cards", "card")]
+    typo = run("search", "chekout", "--db", db)
+    assert typo.stdout.splitlines()[0] == "also searched: chekout → checkout"
+    assert "corrected" in typo.stdout
     resolved = run("search", "checkout-flw", "--resolve", "--db", db)
     assert resolved.stdout.splitlines()[0] == "verdict: confident"
     assert "checkout-flow" in resolved.stdout

@@ -114,7 +114,7 @@ def test_named_routes_compose_and_search(api: Api) -> None:
     receipt = res.json()
     assert receipt["cards"][0]["ref"] == "a"
     found = api.client.get("/api/v1/search", params={"q": "cafe"}).json()
-    assert found["hits"][0]["board"] == "roadmap"
+    assert found["groups"]["cards"][0]["board"] == "roadmap"
     resolved = api.client.get("/api/v1/search", params={"q": "roadmap", "mode": "resolve"}).json()
     assert resolved["verdict"] == "exact"
 

@@ -210,8 +210,8 @@ def test_a_personal_board_is_its_owners_alone(any_ws: Workspace) -> None:
         if who.kind != "share":
             assert "diary" not in {b["slug"] for b in listed["boards"]}
     for who in (BEN, AGENT):
-        found = any_ws.call("search", {"q": "private"}, who)
-        assert not [h for h in found["hits"] if h.get("board") == "diary"]
+        found = any_ws.call("search", {"q": "private"}, who)["groups"]
+        assert not [h for rows in found.values() for h in rows if h.get("board") == "diary"]
     again = _err(
         any_ws, "create", {"kind": "board", "slug": "diary", "meta": {"personal": True}}, BEN
     )

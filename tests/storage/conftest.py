@@ -12,12 +12,16 @@ import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import attrs
 import pytest
-from sqlalchemy import create_engine, text
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import Connection, create_engine, text
 
 from layoutkit.storage import SqlStore, open_store
+from layoutkit.storage import _schema as s
 
 PG_URL = os.environ.get("LAYOUTKIT_TEST_POSTGRES_URL")
 PG_SKIP = "PostgreSQL tests need LAYOUTKIT_TEST_POSTGRES_URL (e.g. postgresql://postgres@127.0.0.1:5432/test)"
@@ -97,3 +101,17 @@ def store(location: Location, clock: FakeClock) -> Iterator[SqlStore]:
         yield opened
     finally:
         opened.close()
+
+
+def schema_drift(conn: Connection) -> list[Any]:
+    """How the database's schema differs from ``_schema`` (empty when they agree).
+
+    The full-text structures of search (FTS5 and its shadow tables, the GIN
+    expression index) have no SQLAlchemy form; migration 0012 alone declares them.
+    """
+
+    def declared(obj: Any, name: str | None, type_: str, reflected: bool, other: Any) -> bool:
+        return not (name or "").startswith(s.FULL_TEXT_OBJECTS)
+
+    context = MigrationContext.configure(conn, opts={"include_object": declared})
+    return list(compare_metadata(context, s.metadata))

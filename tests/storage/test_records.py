@@ -74,6 +74,7 @@ def test_public_surface_is_pinned() -> None:
             "RequestKeyRecord",
             "ReviewRuleRecord",
             "ReviewRunRecord",
+            "SearchDocHit",
             "ShareLinkRecord",
             "SqlStore",
             "SqlTx",

@@ -13,14 +13,11 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from alembic.autogenerate import compare_metadata
-from alembic.runtime.migration import MigrationContext
 from sqlalchemy import create_engine, inspect
 
 from layoutkit import Workspace
 from layoutkit.storage import StorageError, _migrations
-from layoutkit.storage import _schema as s
-from tests.storage.conftest import DURABLE_BACKENDS, PG_URL, Location, _location
+from tests.storage.conftest import DURABLE_BACKENDS, PG_URL, Location, _location, schema_drift
 
 FIXTURES = Path(__file__).with_name("fixtures")
 
@@ -53,7 +50,7 @@ def test_the_old_database_is_stamped_then_upgraded(release_0_1: Location) -> Non
         assert store.schema_version() == _migrations.head()
         with store.read() as tx:
             assert "schema_version" not in inspect(tx.conn).get_table_names()
-            assert compare_metadata(MigrationContext.configure(tx.conn), s.metadata) == []
+            assert schema_drift(tx.conn) == []
             assert [(t.kind, t.name, t.purpose) for t in tx.api_tokens()] == [
                 ("owner", "local", None),
                 ("agent", "claude", None),

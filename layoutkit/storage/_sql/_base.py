@@ -86,10 +86,18 @@ class TxBase:
         self._pg = store.dialect == "postgresql"
         self._blobs: BlobStore | None = None
         self.ended: list[Callable[[bool], None]] = []
+        # Rows whose search documents this transaction must rewrite (_sql/search.py).
+        self._search_dirty: set[tuple[str, str]] = set()
 
     def on_end(self, callback: Callable[[bool], None]) -> None:
         """Call ``callback(committed)`` once this transaction has ended."""
         self.ended.append(callback)
+
+    def _touch_search(self, kind: str, subject: int | str) -> None:
+        """Mark one source row (``task``, ``board``, ``card``, ``annotation``, or the
+        ``tags`` of a workspace id) for its search document to be rewritten before
+        this transaction commits (``_sql/search.py``)."""
+        self._search_dirty.add((kind, str(subject)))
 
     def now(self) -> datetime:
         """The store clock's current time (UTC)."""

@@ -37,6 +37,8 @@ class AnnotationRows(TxBase):
             record(row, AnnotationRecord)
             for row in self.conn.execute(stmt.returning(*s.annotations.c))
         ]
+        for found in made:
+            self._touch_search("annotation", found.id)
         order = {(row["board_id"], row["key"]): i for i, row in enumerate(rows)}
         return sorted(made, key=lambda a: order[a.board_id, a.key])
 
@@ -80,6 +82,7 @@ class AnnotationRows(TxBase):
         row = self.conn.execute(stmt).first()
         if row is None:
             raise NotFoundError(f"no annotation {annotation_id}")
+        self._touch_search("annotation", annotation_id)
         return record(row, AnnotationRecord)
 
     def card_heads(self, card_ids: Iterable[int]) -> dict[int, tuple[int, int]]:

@@ -125,6 +125,9 @@ class BoardRows(TxBase):
             raise ConflictError(f"board {slug!r} exists")
         folded = fold_tags(tags)
         self._write_tags(row.id, folded)
+        self._touch_search("board", row.id)
+        if folded:
+            self._touch_search("tags", workspace_id)
         return record(row, BoardRecord, tags=folded)
 
     def board(self, board_id: int) -> BoardRecord | None:
@@ -233,6 +236,7 @@ class BoardRows(TxBase):
         )
         if board is None:
             raise NotFoundError(f"board {board_id}")
+        self._touch_search("board", board_id)
         return board
 
     def set_board_tags(
@@ -259,6 +263,8 @@ class BoardRows(TxBase):
         self.conn.execute(
             update(s.boards).where(s.boards.c.id == board_id).values(updated_at=self.now())
         )
+        self._touch_search("board", board_id)
+        self._touch_tags_of(board_id)  # type: ignore[attr-defined]
         return tuple(result)
 
     def tags(self, workspace_id: int) -> list[tuple[str, int]]:
@@ -273,5 +279,6 @@ class BoardRows(TxBase):
 
     def delete_board(self, board_id: int) -> bool:
         self._write()
+        self._drop_board_from_search(board_id)  # type: ignore[attr-defined]
         result = self.conn.execute(delete(s.boards).where(s.boards.c.id == board_id))
         return result.rowcount > 0

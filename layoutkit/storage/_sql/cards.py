@@ -172,6 +172,8 @@ class CardRows(TxBase):
         ]
         c = s.cards.c
         self._keep_versions(and_(c.board_id == board_id, c.ordinal.between(first, last)))
+        for card in out:
+            self._touch_search("card", card.id)
         return out
 
     def card(self, card_id: int) -> CardRecord | None:
@@ -355,6 +357,8 @@ class CardRows(TxBase):
             check_fields(fields, _CARD_PATCH_FIELDS, "card")
             key = tuple(sorted(fields))
             groups.setdefault(key, []).append({"_id": patch["id"], **fields})
+            if "payload" in fields or "kind" in fields:
+                self._touch_search("card", patch["id"])
         now = self.now()
         if patches:
             self._bump(_boards_of_cards([p["id"] for p in patches]))
@@ -425,7 +429,10 @@ class CardRows(TxBase):
             )
             .returning(s.cards.c.id)
         ).scalars()
-        return sorted(trashed)
+        out = sorted(trashed)
+        for card_id in out:
+            self._touch_search("card", card_id)
+        return out
 
     def restore_cards(self, card_ids: Iterable[int]) -> list[int]:
         self._write()
@@ -445,7 +452,10 @@ class CardRows(TxBase):
             )
             .returning(s.cards.c.id)
         ).scalars()
-        return sorted(restored)
+        out = sorted(restored)
+        for card_id in out:
+            self._touch_search("card", card_id)
+        return out
 
     def trash(self, board_id: int, *, deleted_by: str | None = None) -> list[CardRecord]:
         query = select(s.cards).where(

@@ -52,6 +52,7 @@ from layoutkit.storage._sql.questions import QuestionRows
 from layoutkit.storage._sql.request_keys import RequestKeyRows
 from layoutkit.storage._sql.review_rules import ReviewRuleRows
 from layoutkit.storage._sql.review_runs import ReviewRunRows
+from layoutkit.storage._sql.search import SearchRows
 from layoutkit.storage._sql.tasks import TaskRows
 from layoutkit.storage._sql.transfer import TransferRows
 from layoutkit.storage._sql.wake import Waker
@@ -103,6 +104,7 @@ class SqlTx(
     TaskRows,
     WorkRows,
     TransferRows,
+    SearchRows,
 ):
     """One open transaction (or read snapshot) of a :class:`SqlStore`: the
     :class:`~layoutkit.storage.Tx` protocol on SQL, one mixin per resource family.
@@ -195,6 +197,8 @@ class SqlStore:
                         conn.rollback()
                         raise
                     if writable:
+                        # The search index moves with the rows it reads, in this transaction.
+                        tx.flush_search_index()
                         conn.commit()
                         committed = True
                     else:

@@ -7,6 +7,7 @@ from typing import Any
 
 from sqlalchemy import func, insert, select, update
 
+from layoutkit.search_text import COMMENT_ACTION
 from layoutkit.storage import _schema as s
 from layoutkit.storage._errors import NotFoundError
 from layoutkit.storage._records import (
@@ -103,6 +104,7 @@ class TaskRows(TxBase):
             )
             .returning(*s.tasks.c)
         ).one()
+        self._touch_search("task", row.id)
         return record(row, TaskRecord)
 
     def task(self, task_id: int, *, lock: bool = False) -> TaskRecord | None:
@@ -131,6 +133,7 @@ class TaskRows(TxBase):
         ).first()
         if row is None:
             raise NotFoundError(f"no task {task_id}")
+        self._touch_search("task", task_id)
         return record(row, TaskRecord)
 
     def tasks(
@@ -144,13 +147,18 @@ class TaskRows(TxBase):
     ) -> list[TaskRecord]:
         """The workspace's tasks, most recently updated first, filtered."""
         t = s.tasks.c
-        query = select(s.tasks).where(t.workspace_id == workspace_id, t.deleted_at.is_(None))
+        if ids is not None:
+            # By primary key: filtered on the workspace in SQL, SQLite would walk the
+            # workspace's whole (workspace, updated) index to find a handful of ids.
+            query = select(s.tasks).where(
+                t.id.in_(list(ids)), (t.workspace_id + 0) == workspace_id, t.deleted_at.is_(None)
+            )
+        else:
+            query = select(s.tasks).where(t.workspace_id == workspace_id, t.deleted_at.is_(None))
         if project_id is not None:
             query = query.where(t.project_id == project_id)
         if parent_id is not None:
             query = query.where(t.parent_id == parent_id)
-        if ids is not None:
-            query = query.where(t.id.in_(list(ids)))
         query = query.order_by(t.updated_at.desc(), t.id.desc())
         if limit is not None:
             query = query.limit(limit)
@@ -277,6 +285,7 @@ class TaskRows(TxBase):
             )
             .returning(*s.task_refs.c)
         ).one()
+        self._touch_search("task", task_id)
         return record(row, TaskRefRecord)
 
     def set_task_ref_meta(self, ref_id: int, meta: Mapping[str, Any]) -> TaskRefRecord:
@@ -290,6 +299,7 @@ class TaskRows(TxBase):
         ).first()
         if row is None:
             raise NotFoundError(f"no task ref {ref_id}")
+        self._touch_search("task", row.task_id)
         return record(row, TaskRefRecord)
 
     # ---------------------------------------------------------------- events
@@ -309,7 +319,27 @@ class TaskRows(TxBase):
             )
             .returning(*s.task_events.c)
         ).one()
+        if action == COMMENT_ACTION:
+            # A comment is searchable task content (search rule 2).
+            self._touch_search("task", task_id)
         return record(row, TaskEventRecord)
+
+    def task_comments(self, task_ids: Sequence[int]) -> dict[int, list[str]]:
+        """What was said in the comments of each task, oldest first, by task id."""
+        out: dict[int, list[str]] = {i: [] for i in task_ids}
+        if not out:
+            return out
+        e = s.task_events.c
+        rows = self.conn.execute(
+            select(e.task_id, e.detail)
+            .where(e.task_id.in_(list(out)), e.action == COMMENT_ACTION)
+            .order_by(e.id)
+        )
+        for row in rows:
+            said = (row.detail or {}).get("text")
+            if isinstance(said, str):
+                out[row.task_id].append(said)
+        return out
 
     def task_events(self, task_id: int, *, limit: int | None = None) -> list[TaskEventRecord]:
         """The task's events oldest first; ``limit`` keeps the newest ones."""

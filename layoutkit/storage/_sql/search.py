@@ -1,0 +1,465 @@
+"""The search index: one document per indexed row, rewritten by the write that changed it.
+
+Writers mark what they changed (:meth:`SearchRows._touch_search`); the
+transaction rewrites those documents and the vocabulary counts just before
+it commits (:meth:`SearchRows.flush_search_index`), so the index is current
+in the same transaction as the write and a rolled-back write leaves it as it
+was. Reading a row once per transaction, however many writes touched it,
+keeps a compose of a hundred cards at a hundred document writes.
+
+Full text: SQLite FTS5 ``search_fts`` over ``search_docs`` (triggers keep it
+in step with the rows), PostgreSQL a GIN index over the stored :data:`PG_TSVECTOR`.
+Both read the same already-folded words (``layoutkit/search_text.py``), and
+every query word matches as a prefix of an indexed word.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from types import SimpleNamespace
+from typing import Any
+
+import attrs
+from sqlalchemy import Connection, bindparam, delete, select, text, update
+from sqlalchemy.dialects import postgresql, sqlite
+
+from layoutkit.search_text import (
+    CARD_GROUPS,
+    SESSION_SUBGROUP,
+    annotation_parts,
+    board_parts,
+    card_parts,
+    index_text,
+    task_document,
+    task_parts,
+    vocabulary_words,
+)
+from layoutkit.storage import _schema as s
+from layoutkit.storage._records import SearchDocHit
+from layoutkit.storage._sql._base import TxBase, utc_now
+
+#: The weighted tsvector PostgreSQL indexes and ranks: migration 0012 stores it as the
+#: generated column ``search_docs.search_tsv`` and puts the GIN index on that column.
+PG_TSVECTOR = (
+    "(setweight(to_tsvector('simple'::regconfig, title), 'A') || "
+    "setweight(to_tsvector('simple'::regconfig, body), 'D'))"
+)
+#: bm25 column weights on SQLite: a word in the title counts ten times one in the body.
+_BM25 = "bm25(search_fts, 10.0, 1.0)"
+_IN_CHUNK = 500
+
+
+@attrs.frozen(slots=True)
+class _Doc:
+    workspace_id: int
+    kind: str
+    subject: str
+    group: str
+    board_id: int | None
+    title: str
+    body: str
+
+
+def _chunks(values: Sequence[Any]) -> Iterable[Sequence[Any]]:
+    for at in range(0, len(values), _IN_CHUNK):
+        yield values[at : at + _IN_CHUNK]
+
+
+class SearchRows(TxBase):
+    # ------------------------------------------------------------- marking
+
+    def _touch_tags_of(self, board_id: int) -> None:
+        ws = self.conn.execute(
+            select(s.boards.c.workspace_id).where(s.boards.c.id == board_id)
+        ).scalar()
+        if ws is not None:
+            self._touch_search("tags", ws)
+
+    def _drop_board_from_search(self, board_id: int) -> None:
+        """Before a board is deleted: drop its documents (the board, its cards and
+        findings) through the vocabulary, which a cascade would leave counting them."""
+        ids = self.conn.execute(
+            select(s.search_docs.c.id).where(s.search_docs.c.board_id == board_id)
+        ).scalars()
+        self._replace_docs(list(ids), [])
+        self._touch_tags_of(board_id)
+
+    # ------------------------------------------------------------- writing
+
+    def flush_search_index(self) -> None:
+        """Rewrite the documents of every row marked since the last flush."""
+        dirty = self._search_dirty
+        if not dirty:
+            return
+        self._search_dirty = set()
+        by_kind: dict[str, list[str]] = {}
+        for kind, subject in sorted(dirty):
+            by_kind.setdefault(kind, []).append(subject)
+        for kind, subjects in by_kind.items():
+            if kind == "tags":
+                for ws in subjects:
+                    self._flush_tags(int(ws))
+                continue
+            ids = [int(x) for x in subjects]
+            for chunk in _chunks(ids):
+                docs = _READERS[kind](self, chunk)
+                old = self._doc_ids(kind, [str(i) for i in chunk])
+                self._replace_docs(old, docs)
+
+    def rebuild_search_index(self, workspace_id: int | None = None) -> int:
+        """Read every indexed row again (one workspace, or all) and rewrite the
+        index and vocabulary from them; returns the number of documents."""
+        self._write()
+        d = s.search_docs.c
+        where_ws = [] if workspace_id is None else [d.workspace_id == workspace_id]
+        self.conn.execute(delete(s.search_docs).where(*where_ws))
+        self.conn.execute(
+            delete(s.search_words).where(
+                *([] if workspace_id is None else [s.search_words.c.workspace_id == workspace_id])
+            )
+        )
+        sources = {
+            "task": select(s.tasks.c.id).where(
+                *([] if workspace_id is None else [s.tasks.c.workspace_id == workspace_id])
+            ),
+            "board": select(s.boards.c.id).where(
+                *([] if workspace_id is None else [s.boards.c.workspace_id == workspace_id])
+            ),
+            "card": select(s.cards.c.id)
+            .join(s.boards, s.boards.c.id == s.cards.c.board_id)
+            .where(
+                s.cards.c.deleted_at.is_(None),
+                *([] if workspace_id is None else [s.boards.c.workspace_id == workspace_id]),
+            ),
+            "annotation": select(s.annotations.c.id)
+            .join(s.boards, s.boards.c.id == s.annotations.c.board_id)
+            .where(*([] if workspace_id is None else [s.boards.c.workspace_id == workspace_id])),
+        }
+        total = 0
+        for kind, query in sources.items():
+            ids = list(self.conn.execute(query).scalars())
+            for chunk in _chunks(ids):
+                docs = _READERS[kind](self, chunk)
+                self._replace_docs([], docs)
+                total += len(docs)
+        spaces = (
+            [workspace_id]
+            if workspace_id is not None
+            else list(self.conn.execute(select(s.workspaces.c.id)).scalars())
+        )
+        for ws in spaces:
+            total += self._flush_tags(ws)
+        self._search_dirty = set()
+        if self._pg:
+            # Fresh statistics after a bulk write: without them the planner reads a
+            # GIN match as a scan and a query takes ten times as long until autovacuum.
+            self.conn.execute(text("ANALYZE search_docs, search_words"))
+        return total
+
+    def _doc_ids(self, kind: str, subjects: Sequence[str]) -> list[int]:
+        d = s.search_docs.c
+        return list(
+            self.conn.execute(
+                select(d.id).where(d.kind == kind, d.subject.in_(list(subjects)))
+            ).scalars()
+        )
+
+    def _replace_docs(self, old_ids: Sequence[int], docs: Sequence[_Doc]) -> None:
+        """Swap the documents ``old_ids`` for ``docs``, keeping the vocabulary counts."""
+        d = s.search_docs.c
+        delta: Counter[tuple[int, str]] = Counter()
+        old: dict[tuple[int, str, str], Any] = {}
+        for chunk in _chunks(list(old_ids)):
+            for row in self.conn.execute(
+                select(
+                    d.id, d.workspace_id, d.kind, d.subject, d.grp, d.board_id, d.title, d.body
+                ).where(d.id.in_(list(chunk)))
+            ):
+                old[(row.workspace_id, row.kind, row.subject)] = row
+        inserts: list[dict[str, Any]] = []
+        updates: list[dict[str, Any]] = []
+        for doc in docs:
+            key = (doc.workspace_id, doc.kind, doc.subject)
+            before = old.pop(key, None)
+            values = {
+                "grp": doc.group,
+                "board_id": doc.board_id,
+                "title": doc.title,
+                "body": doc.body,
+            }
+            if before is not None:
+                if (before.grp, before.board_id, before.title, before.body) == tuple(
+                    values.values()
+                ):
+                    continue
+                for w in vocabulary_words(f"{before.title} {before.body}"):
+                    delta[(doc.workspace_id, w)] -= 1
+                updates.append({"_id": before.id, **{f"_{k}": v for k, v in values.items()}})
+            else:
+                inserts.append(
+                    {
+                        "workspace_id": doc.workspace_id,
+                        "kind": doc.kind,
+                        "subject": doc.subject,
+                        **values,
+                    }
+                )
+            for w in vocabulary_words(f"{doc.title} {doc.body}"):
+                delta[(doc.workspace_id, w)] += 1
+        gone = list(old.values())
+        for row in gone:
+            for w in vocabulary_words(f"{row.title} {row.body}"):
+                delta[(row.workspace_id, w)] -= 1
+        for chunk in _chunks([r.id for r in gone]):
+            self.conn.execute(delete(s.search_docs).where(d.id.in_(list(chunk))))
+        if updates:
+            updates.sort(key=lambda u: u["_id"])
+            self.conn.execute(
+                update(s.search_docs)
+                .where(d.id == bindparam("_id"))
+                .values({k: bindparam(f"_{k}") for k in ("grp", "board_id", "title", "body")}),
+                updates,
+            )
+        if inserts:
+            self.conn.execute(s.search_docs.insert(), inserts)
+        self._count_words(delta)
+
+    def _count_words(self, delta: Counter[tuple[int, str]]) -> None:
+        # In one order for every writer: two PostgreSQL transactions counting the same
+        # words in different orders would each wait for the other's row lock.
+        changes = [
+            {"workspace_id": ws, "word": w, "first": w[0], "length": len(w), "docs": n}
+            for (ws, w), n in sorted(delta.items())
+            if n
+        ]
+        if not changes:
+            return
+        dialect = postgresql if self._pg else sqlite
+        stmt = dialect.insert(s.search_words)
+        stmt = stmt.on_conflict_do_update(
+            index_elements=["workspace_id", "word"],
+            set_={"docs": s.search_words.c.docs + stmt.excluded.docs},
+        )
+        for chunk in _chunks(changes):
+            self.conn.execute(stmt, list(chunk))
+        spaces = sorted({c["workspace_id"] for c in changes})
+        self.conn.execute(
+            delete(s.search_words).where(
+                s.search_words.c.workspace_id.in_(spaces), s.search_words.c.docs <= 0
+            )
+        )
+
+    def _flush_tags(self, workspace_id: int) -> int:
+        d = s.search_docs.c
+        now = {tag for tag, _ in self.tags(workspace_id)}  # type: ignore[attr-defined]
+        old = dict(
+            self.conn.execute(
+                select(d.subject, d.id).where(d.workspace_id == workspace_id, d.kind == "tag")
+            ).all()
+        )
+        docs = [
+            _Doc(workspace_id, "tag", tag, "tags", None, index_text(tag), "")
+            for tag in sorted(now)
+            if tag not in old
+        ]
+        self._replace_docs([i for tag, i in old.items() if tag not in now], docs)
+        return len(now)
+
+    # ------------------------------------------------------------- reading rows
+
+    def _task_docs(self, ids: Sequence[int]) -> list[_Doc]:
+        t, r = s.tasks.c, s.task_refs.c
+        refs: dict[int, dict[tuple[str, str], dict[str, Any]]] = {}
+        for row in self.conn.execute(
+            select(r.task_id, r.kind, r.ref, r.meta).where(r.task_id.in_(ids)).order_by(r.id)
+        ):
+            # Versions only grow; the newest one's meta is the ref's address.
+            refs.setdefault(row.task_id, {})[(row.kind, row.ref)] = {
+                "kind": row.kind,
+                "ref": row.ref,
+                "meta": row.meta,
+            }
+        comments = self.task_comments(ids)  # type: ignore[attr-defined]
+        docs = []
+        for row in self.conn.execute(select(s.tasks).where(t.id.in_(ids))):
+            task = row._mapping
+            parts = task_parts(task, refs.get(row.id, {}).values(), comments.get(row.id, []))
+            title, body = task_document(parts)
+            group = "tasks" if row.draft is None else "drafts"
+            docs.append(_Doc(row.workspace_id, "task", str(row.id), group, None, title, body))
+        return docs
+
+    def _board_docs(self, ids: Sequence[int]) -> list[_Doc]:
+        b = s.boards.c
+        tags = self._tags_of(list(ids))  # type: ignore[attr-defined]
+        docs = []
+        for row in self.conn.execute(
+            select(b.id, b.workspace_id, b.slug, b.meta, b.subgroup, b.section).where(b.id.in_(ids))
+        ):
+            title, body = board_parts(row.slug, row.meta or {}, tags.get(row.id, []))
+            group = "sessions" if row.subgroup == SESSION_SUBGROUP else "boards"
+            docs.append(
+                _Doc(
+                    row.workspace_id,
+                    "board",
+                    str(row.id),
+                    group,
+                    row.id,
+                    index_text(title),
+                    index_text(f"{body} {row.section or ''}"),
+                )
+            )
+        return docs
+
+    def _card_docs(self, ids: Sequence[int]) -> list[_Doc]:
+        c, b = s.cards.c, s.boards.c
+        docs = []
+        for row in self.conn.execute(
+            select(c.id, c.kind, c.payload, c.board_id, b.workspace_id)
+            .join(s.boards, b.id == c.board_id)
+            .where(c.id.in_(ids), c.deleted_at.is_(None))
+        ):
+            payload = row.payload if isinstance(row.payload, dict) else {}
+            title = payload.get("title")
+            docs.append(
+                _Doc(
+                    row.workspace_id,
+                    "card",
+                    str(row.id),
+                    CARD_GROUPS.get(row.kind, "cards"),
+                    row.board_id,
+                    index_text(title if isinstance(title, str) else ""),
+                    index_text(" ".join(card_parts(payload))),
+                )
+            )
+        return docs
+
+    def _annotation_docs(self, ids: Sequence[int]) -> list[_Doc]:
+        a, b = s.annotations.c, s.boards.c
+        docs = []
+        for row in self.conn.execute(
+            select(a.id, a.board_id, a.key, a.prompt, a.category, a.replies, b.workspace_id)
+            .join(s.boards, b.id == a.board_id)
+            .where(a.id.in_(ids))
+        ):
+            title, body = annotation_parts(row._mapping)
+            docs.append(
+                _Doc(
+                    row.workspace_id,
+                    "annotation",
+                    str(row.id),
+                    "annotations",
+                    row.board_id,
+                    index_text(title),
+                    index_text(body),
+                )
+            )
+        return docs
+
+    # ------------------------------------------------------------- querying
+
+    def search_index(
+        self,
+        workspace_id: int,
+        terms: Sequence[Sequence[tuple[str, bool]]],
+        *,
+        groups: Sequence[str],
+        per_group: int,
+    ) -> list[SearchDocHit]:
+        """Documents of the workspace holding every term, best first within each group.
+
+        ``terms`` is one list per query word of its alternatives, each
+        ``(word, prefix)``: the word itself (matched as a prefix) and the
+        corrections tried for it (matched whole). Words are index tokens
+        (letters and digits only). At most ``per_group`` rows per group.
+        """
+        if not terms or not groups:
+            return []
+        if self._pg:
+            query = " & ".join(
+                "(" + " | ".join(f"{w}:*" if p else w for w, p in alts) + ")" for alts in terms
+            )
+            inner = (
+                "SELECT d.id, d.kind, d.subject, d.grp, d.board_id, "
+                "ts_rank(d.search_tsv, q) AS score "
+                "FROM search_docs d, to_tsquery('simple'::regconfig, :q) q "
+                "WHERE d.workspace_id = :ws AND d.grp IN :groups AND d.search_tsv @@ q"
+            )
+        else:
+            query = " AND ".join(
+                "(" + " OR ".join(f'"{w}"*' if p else f'"{w}"' for w, p in alts) + ")"
+                for alts in terms
+            )
+            inner = (
+                f"SELECT d.id, d.kind, d.subject, d.grp, d.board_id, -{_BM25} AS score "
+                "FROM search_fts JOIN search_docs d ON d.id = search_fts.rowid "
+                "WHERE search_fts MATCH :q AND d.workspace_id = :ws AND d.grp IN :groups"
+            )
+        sql = text(
+            "SELECT id, kind, subject, grp, board_id, score FROM ("
+            "SELECT m.*, ROW_NUMBER() OVER (PARTITION BY grp ORDER BY score DESC, id) AS n "
+            f"FROM ({inner}) m) ranked WHERE n <= :per ORDER BY grp, n"
+        ).bindparams(bindparam("groups", expanding=True))
+        rows = self.conn.execute(
+            sql, {"q": query, "ws": workspace_id, "groups": list(groups), "per": per_group}
+        )
+        return [
+            SearchDocHit(r.id, r.kind, r.subject, r.grp, r.board_id, float(r.score)) for r in rows
+        ]
+
+    def vocabulary_word(self, workspace_id: int, start: str) -> int | None:
+        """How many documents hold the vocabulary word ``start``: 0 when only longer
+        words begin with it, None when no vocabulary word does."""
+        w = s.search_words.c
+        row = self.conn.execute(
+            select(w.word, w.docs)
+            .where(
+                w.workspace_id == workspace_id,
+                w.first == start[0],
+                w.length >= len(start),
+                w.word.like(f"{start}%"),
+            )
+            .order_by(w.length)
+            .limit(1)
+        ).first()
+        if row is None:
+            return None
+        return int(row.docs) if row.word == start else 0
+
+    def vocabulary_near(
+        self, workspace_id: int, first: str, shortest: int, longest: int, *, min_docs: int = 1
+    ) -> dict[str, int]:
+        """Vocabulary words starting with ``first`` of a length in the range and held
+        by at least ``min_docs`` documents, with the number of documents holding each."""
+        w = s.search_words.c
+        rows = self.conn.execute(
+            select(w.word, w.docs).where(
+                w.workspace_id == workspace_id,
+                w.first == first,
+                w.length.between(shortest, longest),
+                w.docs >= min_docs,
+            )
+        )
+        return {r.word: int(r.docs) for r in rows}
+
+
+_READERS: Mapping[str, Any] = {
+    "task": SearchRows._task_docs,
+    "board": SearchRows._board_docs,
+    "card": SearchRows._card_docs,
+    "annotation": SearchRows._annotation_docs,
+}
+
+
+def rebuild_on_connection(conn: Connection) -> int:
+    """:meth:`SearchRows.rebuild_search_index` of every workspace on a bare
+    connection inside an open transaction (the migration that makes the index)."""
+    from layoutkit.storage._sql.boards import BoardRows
+    from layoutkit.storage._sql.tasks import TaskRows
+
+    class _Rebuild(SearchRows, BoardRows, TaskRows):
+        pass
+
+    store = SimpleNamespace(dialect=conn.dialect.name, clock=utc_now, blobs=None)
+    return _Rebuild(store, conn, writable=True).rebuild_search_index()  # type: ignore[arg-type]

@@ -1,0 +1,126 @@
+"""The search index moves with the writes in their transaction, and a migration fills it
+from the rows a database already holds."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sqlalchemy import select, text
+
+from layoutkit.storage import NewCard, SqlStore, SqlTx, _migrations
+from layoutkit.storage import _schema as s
+from tests.storage.conftest import Location
+
+
+def _note(md: str) -> NewCard:
+    return NewCard("note", {"md": md}, 0, 0, 200, 100, "ai", "agent:claude")
+
+
+def _index(tx: SqlTx) -> tuple[list[Any], list[Any]]:
+    d, w = s.search_docs.c, s.search_words.c
+    docs = tx.conn.execute(
+        select(d.workspace_id, d.kind, d.subject, d.grp, d.board_id, d.title, d.body).order_by(
+            d.workspace_id, d.kind, d.subject
+        )
+    ).all()
+    words = tx.conn.execute(
+        select(w.workspace_id, w.word, w.first, w.length, w.docs).order_by(w.workspace_id, w.word)
+    ).all()
+    return [tuple(r) for r in docs], [tuple(r) for r in words]
+
+
+def _words(tx: SqlTx, ws: int) -> list[str]:
+    return sorted(tx.vocabulary_near(ws, "p", 0, 40))
+
+
+_TEXT = st.lists(st.sampled_from(["pear", "plum", "peach", "papaya", "pomelo", "x1"]), max_size=3)
+
+
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(steps=st.lists(st.tuples(st.sampled_from(["add", "edit", "drop", "tag", "task"]), _TEXT)))
+def test_writes_leave_the_index_as_a_rebuild_would(store: SqlStore, steps: list[Any]) -> None:
+    with store.transaction() as tx:
+        ws = tx.create_workspace(f"w-{uuid.uuid4().hex[:10]}").id
+        board = tx.create_board(ws, "fruit").id
+        task = tx.insert_task(ws, title="fruit", created_by="ana", asked_by="user").id
+    cards: list[int] = []
+    for op, words in steps:
+        said = " ".join(words)
+        with store.transaction() as tx:
+            if op == "add" or not cards:
+                cards += [c.id for c in tx.insert_cards(board, [_note(said)])]
+            elif op == "edit":
+                tx.update_cards([{"id": cards[-1], "payload": {"md": said}}])
+            elif op == "drop":
+                tx.remove_cards([cards.pop()], by="ana")
+            elif op == "tag":
+                tx.set_board_tags(board, words)
+            else:
+                tx.update_task(task, body=said)
+    with store.transaction() as tx:
+        kept = _index(tx)
+        tx.rebuild_search_index()
+        assert _index(tx) == kept
+
+
+def test_a_rolled_back_write_leaves_the_index_alone(store: SqlStore) -> None:
+    with store.transaction() as tx:
+        ws = tx.ensure_workspace("w").id
+        board = tx.create_board(ws, "b").id
+        tx.insert_cards(board, [_note("pear")])
+    try:
+        with store.transaction() as tx:
+            tx.insert_cards(board, [_note("plum")])
+            tx.flush_search_index()
+            raise KeyError("abandon")
+    except KeyError:
+        pass
+    with store.read() as tx:
+        assert _words(tx, ws) == ["pear"]
+        assert [
+            h.kind for h in tx.search_index(ws, [[("plum", True)]], groups=["cards"], per_group=5)
+        ] == []
+
+
+def test_deleting_a_board_takes_its_words_out_of_the_vocabulary(store: SqlStore) -> None:
+    with store.transaction() as tx:
+        ws = tx.ensure_workspace("w").id
+        board = tx.create_board(ws, "b", tags=["pomelo"]).id
+        tx.insert_cards(board, [_note("papaya pear")])
+        tx.create_board(ws, "keep")
+    with store.transaction() as tx:
+        assert _words(tx, ws) == ["papaya", "pear", "pomelo"]
+        tx.delete_board(board)
+    with store.read() as tx:
+        assert _words(tx, ws) == []
+        assert [r[1] for r in _index(tx)[0]] == ["board"]
+
+
+def test_the_migration_fills_the_index_from_stored_rows(location: Location) -> None:
+    store = location.open()
+    try:
+        with store.transaction() as tx:
+            ws = tx.ensure_workspace("w").id
+            board = tx.create_board(ws, "garden", tags=["Herbs"]).id
+            tx.insert_cards(board, [_note("Basil and thyme")])
+            tx.insert_task(ws, title="Water the basil", created_by="ana", asked_by="user")
+        with store.transaction() as tx:
+            before = _index(tx)
+            # As a database at revision 0011 had it: no search tables.
+            tx.conn.execute(text("DROP TABLE IF EXISTS search_fts"))
+            s.search_words.drop(tx.conn)
+            s.search_docs.drop(tx.conn)
+            tx.conn.execute(text("UPDATE alembic_version SET version_num = '0011'"))
+        with store.transaction() as tx:
+            assert _migrations.upgrade(tx.conn) == ["0012"]
+        with store.read() as tx:
+            assert _index(tx) == before
+            hits = tx.search_index(ws, [[("basil", True)]], groups=["cards", "tasks"], per_group=5)
+            assert sorted(h.group for h in hits) == ["cards", "tasks"]
+    finally:
+        store.close()
