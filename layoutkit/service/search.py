@@ -1,4 +1,4 @@
-"""Workspace search over boards and cards, and resolving a reference to one board.
+"""Workspace search over boards and cards; ``mode: resolve`` reads a task reference.
 
 Words are folded (case and diacritics never matter) and every word of ``q``
 must occur in a hit. Tasks join this search when the task engine lands.
@@ -6,18 +6,18 @@ must occur in a hit. Tasks join this search when the task engine lands.
 
 from __future__ import annotations
 
-import difflib
 import re
 from typing import Any
 
+from layoutkit.errors import ServiceError
 from layoutkit.folding import fold
 from layoutkit.service._common import may_reach
 from layoutkit.service.generic import kind_handler
+from layoutkit.service.resolve import MAX_CANDIDATES, resolve_reference
 from layoutkit.service.workspace import Call
 from layoutkit.storage import BoardRecord
 
 MAX_HITS = 50
-MAX_CANDIDATES = 5
 _TEXT_KEYS = ("title", "md", "text", "label", "caption", "state", "url", "name", "body", "summary")
 
 
@@ -88,25 +88,17 @@ def _search(call: Call, kinds: tuple[str, ...]) -> dict[str, Any]:
 
 
 def _resolve(call: Call, q: str) -> dict[str, Any]:
-    """Read ``q`` as a reference to one board: exact, confident, ambiguous or none."""
-    ref = fold(q.strip().lstrip("#"))
-    boards = [b for b in call.tx.boards(call.workspace_id) if may_reach(call.principal, b)]
-    slugs = [b.slug for b in boards]
-    if ref in slugs:
-        return {
-            "verdict": "exact",
-            "interpreted": {"board": ref},
-            "candidates": [{"board": ref, "url": f"/boards/{ref}", "why": "slug"}],
-        }
-    contains = [s for s in slugs if ref and ref in s]
-    close = difflib.get_close_matches(ref, slugs, n=MAX_CANDIDATES, cutoff=0.75)
-    pool = list(dict.fromkeys(close + contains))[:MAX_CANDIDATES]
-    candidates = [
-        {"board": s, "url": f"/boards/{s}", "why": "close spelling" if s in close else "contains"}
-        for s in pool
-    ]
-    verdict = "none" if not pool else ("confident" if len(pool) == 1 else "ambiguous")
-    return {"verdict": verdict, "interpreted": {"text": q}, "candidates": candidates}
+    """Read ``q`` as one task reference (search rule 5, :mod:`layoutkit.service.resolve`)."""
+    if call.params.get("kind", "any") != "any":
+        # A reference names a task: narrowing to another group of hits means nothing to it.
+        raise ServiceError(
+            400,
+            "unsupported_facet",
+            f"mode resolve reads a task reference; kind {call.params['kind']!r} is a group",
+            field="kind",
+            facet="group",
+        )
+    return resolve_reference(call, q, limit=call.params.get("limit", MAX_CANDIDATES))
 
 
 @kind_handler("search", "any", {**_SEARCH_PARAMS}, required=("q",))
