@@ -272,9 +272,7 @@ class _Resolver:
         folded, raw = _split_words(text)
         into = "dropped"
         if folded:
-            groups = self._groups() + [
-                tuple(dict.fromkeys(pair)) for pair in zip(folded, raw, strict=True)
-            ]
+            groups = self._groups() + [_spellings(f, t) for f, t in zip(folded, raw, strict=True)]
             if _candidate_rows(self.call, groups, _scope(rest), 1):
                 self.words += folded
                 self.typed += raw
@@ -282,10 +280,7 @@ class _Resolver:
         self.relaxed.append({"word": facet.word, "facet": facet.kind, "as": into, "why": reason})
 
     def _groups(self) -> list[tuple[str, ...]]:
-        return [
-            tuple(dict.fromkeys((folded, typed)))
-            for folded, typed in zip(self.words, self.typed, strict=True)
-        ]
+        return [_spellings(f, t) for f, t in zip(self.words, self.typed, strict=True)]
 
     def _facets(self) -> list[_Held]:
         held: list[_Held] = []
@@ -522,8 +517,14 @@ def _why(holds: bool, score: float) -> str:
 
 
 def _split_words(text: str) -> tuple[list[str], list[str]]:
-    raw = [w.lower() for w in _WORD.findall(text)]
+    raw = _WORD.findall(text)
     return [fold(w) for w in raw], raw
+
+
+def _spellings(folded: str, typed: str) -> tuple[str, ...]:
+    """The ways a word is looked for in titles: folded, and as typed in both cases, since
+    the store compares without accents folded and (on SQLite) non-ASCII case either."""
+    return tuple(dict.fromkeys((folded, typed.lower(), typed)))
 
 
 def _pin_id(pin: Pin) -> int | str:

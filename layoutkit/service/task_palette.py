@@ -104,7 +104,8 @@ REFUSED_FIELDS: dict[str, str] = {
     **dict.fromkeys(("group", "groups", "kind", "skupina"), "group"),
 }
 
-_TOKEN = re.compile(r'"[^"]*"?|\S+')
+#: A token is a run of non-space, or one holding a quoted part (``"a b"``, ``state:"a b"``).
+_TOKEN = re.compile(r'[^\s"]*"[^"]*"?|\S+')
 _FIELD = re.compile(r"^(?P<name>[^\W\d_]{2,10}):(?P<value>.*)$", re.DOTALL)
 _HASHTAG = re.compile(r"^#[^\W\d_]")
 _WORD = re.compile(r"\w+")
@@ -140,8 +141,8 @@ class Facet:
 class Palette:
     """A reference read: its pins, facets and the title words left over.
 
-    ``words`` are folded; ``typed`` holds the same words lower-cased as they
-    were written (accents kept), for stores that compare without folding.
+    ``words`` are folded; ``typed`` holds the same words as they were written
+    (case and accents kept), for stores that compare without folding.
     """
 
     pins: tuple[Pin, ...]
@@ -151,7 +152,7 @@ class Palette:
 
 
 def _split(text: str) -> tuple[list[str], list[str]]:
-    typed = [w.lower() for w in _WORD.findall(text)]
+    typed = _WORD.findall(text)
     return [fold(w) for w in typed], typed
 
 
