@@ -135,10 +135,11 @@ def _candidate_rows(
 ) -> list[TaskTitleRow]:
     """Tasks in ``scope`` whose title holds every word (each word a group of spellings),
     shortest titles first; ``loose``: those holding any fragment of a word, the most
-    words first. This is the one read an index replaces."""
+    fragments first. A ``limit`` of 1 asks only whether any task qualifies, in no
+    order. This is the one read an index replaces."""
     terms = tuple(_fragments(group) for group in words) if loose else tuple(words)
     query = TaskTitleQuery(terms=terms, match="any" if loose else "all", **attrs.asdict(scope))
-    return call.tx.task_titles(call.workspace_id, query, limit=limit)
+    return call.tx.task_titles(call.workspace_id, query, limit=limit, ordered=limit > 1)
 
 
 def _fragments(group: tuple[str, ...]) -> tuple[str, ...]:
@@ -282,7 +283,7 @@ class _Resolver:
     def _groups(self) -> list[tuple[str, ...]]:
         return [_spellings(f, t) for f, t in zip(self.words, self.typed, strict=True)]
 
-    def _facets(self) -> list[_Held]:
+    def _looked_up(self) -> list[_Held]:
         held: list[_Held] = []
         for facet in self.palette.facets:
             found = self._hold(facet)
@@ -290,10 +291,12 @@ class _Resolver:
                 self._relax(_Held(facet), "names nothing here")
             else:
                 held.append(found)
+        return held
+
+    def _relaxed(self, held: list[_Held]) -> list[_Held]:
+        """The facets kept once those keeping every word-holder out are let go
+        (no task in ``held`` together holds every word)."""
         groups = self._groups()
-        if not held or _candidate_rows(self.call, groups, _scope(held), 1):
-            return held
-        # Some facet keeps every word-holder out: relax the ones that hold none.
         anywhere = bool(_candidate_rows(self.call, groups, _Scope(), 1)) if groups else False
         kept: list[_Held] = []
         for facet in held:
@@ -318,20 +321,25 @@ class _Resolver:
 
     def run(self) -> dict[str, Any]:
         pins = distinct(list(self.palette.pins))
-        held = self._facets()
-        scope = _scope(held)
-        self._describe(pins, held)
-        pinned = [row for pin in pins if (row := self._pinned(pin, scope)) is not None]
+        held = self._looked_up()
+        pinned = [row for pin in pins if (row := self._pinned(pin, _scope(held))) is not None]
         if pinned:
             self.by_pins = True
-            verdict = "exact" if len(pinned) == 1 else "ambiguous"
-            return self._answer(verdict, pinned)
-        if not self.words and not held:
-            return self._answer("none", [])
-        keyed = self._keyed(scope)
+            self._describe(pins, held)
+            return self._answer("exact" if len(pinned) == 1 else "ambiguous", pinned)
+        keyed = self._keyed()
         if keyed is not None:
+            self._describe(pins, held)
             return self._answer("exact", [keyed])
-        return self._by_title(scope)
+        if not self.words and not held:
+            self._describe(pins, held)
+            return self._answer("none", [])
+        rows = _candidate_rows(self.call, self._groups(), _scope(held), STRICT_ROWS)
+        if not rows and held:
+            held = self._relaxed(held)
+            rows = _candidate_rows(self.call, self._groups(), _scope(held), STRICT_ROWS)
+        self._describe(pins, held)
+        return self._by_title(_scope(held), rows)
 
     def _describe(self, pins: list[Pin], held: list[_Held]) -> None:
         shown: dict[str, Any] = {}
@@ -384,7 +392,7 @@ class _Resolver:
             return None
         return {"task": task, "why": why}
 
-    def _keyed(self, scope: _Scope) -> dict[str, Any] | None:
+    def _keyed(self) -> dict[str, Any] | None:
         text = self.q.strip()
         if self.palette.facets or self.palette.pins or not _KEY.match(text):
             return None
@@ -395,16 +403,12 @@ class _Resolver:
                 return {"task": task, "why": f"key {task.key}"}
         return None
 
-    def _by_title(self, scope: _Scope) -> dict[str, Any]:
+    def _by_title(self, scope: _Scope, rows: list[TaskTitleRow]) -> dict[str, Any]:
         groups = self._groups()
-        rows = _candidate_rows(self.call, groups, scope, STRICT_ROWS)
         holding = {row.id for row in rows}
-        if len(rows) < STRICT_ROWS and groups:
-            seen = set(holding)
-            for row in _candidate_rows(self.call, groups, scope, LOOSE_ROWS, loose=True):
-                if row.id not in seen:
-                    rows.append(row)
-                    seen.add(row.id)
+        if not rows and groups:
+            # No title holds every word as written: read those holding pieces of them.
+            rows = _candidate_rows(self.call, groups, scope, LOOSE_ROWS, loose=True)
         if not groups:
             # Facets alone: every task in them is as near as the next.
             ranked = [(100.0, row) for row in rows]

@@ -368,7 +368,7 @@ class TaskTitleQuery:
 
     ``terms`` are groups of words compared without ASCII case; with ``match``
     ``all`` a title holds at least one word of every group, with ``any`` of at
-    least one group (and the titles holding more groups come first). Facets:
+    least one word of any group (titles holding more words first). Facets:
     ``types`` and ``statuses`` (any of), ``state`` (the workspace state word,
     without case), ``project_id``, ``under`` (every descendant of that task),
     ``assignees`` and ``creators`` (a task assigned to any of the first or made by

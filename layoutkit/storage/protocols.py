@@ -671,11 +671,12 @@ class TaskTx(Protocol):
         ...
 
     def task_titles(
-        self, workspace_id: int, query: TaskTitleQuery, *, limit: int
+        self, workspace_id: int, query: TaskTitleQuery, *, limit: int, ordered: bool = True
     ) -> list[TaskTitleRow]:
         """At most ``limit`` tasks the query picks, read as :class:`TaskTitleRow`: with
         ``match`` all the shortest titles first, with any those holding the most
-        term groups; then most recently updated."""
+        terms; then most recently updated. ``ordered`` False takes any (a check
+        whether one exists stops at the first)."""
         ...
 
     def task_child_counts(self, task_ids: Sequence[int]) -> dict[int, int]:

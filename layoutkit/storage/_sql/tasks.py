@@ -159,7 +159,7 @@ class TaskRows(TxBase):
         return [record(r, TaskRecord) for r in self.conn.execute(query)]
 
     def task_titles(
-        self, workspace_id: int, query: TaskTitleQuery, *, limit: int
+        self, workspace_id: int, query: TaskTitleQuery, *, limit: int, ordered: bool = True
     ) -> list[TaskTitleRow]:
         t = s.tasks.c
         where: list[ColumnElement[bool]] = [t.workspace_id == workspace_id]
@@ -179,39 +179,40 @@ class TaskRows(TxBase):
             where.append(or_(t.assignee.in_(query.assignees), t.created_by.in_(query.creators)))
         if query.under is not None:
             where.append(t.id.in_(select(self._descendants(query.under).c.id)))
-        groups = [
-            or_(*(t.title.icontains(word, autoescape=True) for word in group))
-            for group in query.terms
-            if group
-        ]
+        groups = [[self._holds(word) for word in group] for group in query.terms if group]
         order: list[Any] = []
         if groups and query.match == "all":
-            where.extend(groups)
+            where.extend(or_(*group) for group in groups)
         elif groups:
-            where.append(or_(*groups))
-            held = sum((case((g, 1), else_=0) for g in groups), literal(0))
+            where.append(or_(*(term for group in groups for term in group)))
+            held = sum((case((term, 1), else_=0) for g in groups for term in g), literal(0))
             order.append(held.desc())
         # The shortest titles holding the words are the nearest to them.
         order += [func.length(t.title), t.updated_at.desc(), t.id.desc()]
-        rows = self.conn.execute(
-            select(
-                t.id,
-                t.workspace_id,
-                t.project_id,
-                t.key,
-                t.title,
-                t.type,
-                t.status,
-                t.state,
-                t.parent_id,
-                t.draft,
-                t.updated_at,
-            )
-            .where(and_(*where))
-            .order_by(*order)
-            .limit(limit)
-        )
+        select_rows = select(
+            t.id,
+            t.workspace_id,
+            t.project_id,
+            t.key,
+            t.title,
+            t.type,
+            t.status,
+            t.state,
+            t.parent_id,
+            t.draft,
+            t.updated_at,
+        ).where(and_(*where))
+        if ordered:
+            select_rows = select_rows.order_by(*order)
+        rows = self.conn.execute(select_rows.limit(limit))
         return [record(r, TaskTitleRow) for r in rows]
+
+    def _holds(self, word: str) -> ColumnElement[bool]:
+        """The title holds ``word``, ASCII case aside (all case on PostgreSQL)."""
+        pattern = "%" + word.replace("/", "//").replace("%", "/%").replace("_", "/_") + "%"
+        title = s.tasks.c.title
+        # SQLite's LIKE already ignores ASCII case; lower() on every row only costs time.
+        return title.ilike(pattern, escape="/") if self._pg else title.like(pattern, escape="/")
 
     def _descendants(self, root: int) -> Any:
         t = s.tasks.c
