@@ -65,7 +65,7 @@ FLOOR = 50.0
 PREFIX = 3
 #: Rows read holding every word, and rows read holding some fragment of them.
 STRICT_ROWS = 60
-LOOSE_ROWS = 200
+LOOSE_ROWS = 500
 
 _WORD = re.compile(r"\w+")
 _KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,39}$")
@@ -143,14 +143,17 @@ def _candidate_rows(
 
 
 def _fragments(group: tuple[str, ...]) -> tuple[str, ...]:
-    """Pieces of a word a misspelling of it most likely keeps: its start, end and middle."""
+    """Pieces of a word a misspelling of it most likely keeps: three-letter runs at its
+    start, middle and end (and next to the end from 7 letters), or the short word itself."""
     out: list[str] = []
     for word in group:
         if len(word) <= PREFIX + 1:
             out.append(word[:PREFIX] if len(word) > PREFIX else word)
             continue
         mid = len(word) // 2
-        out += [word[:PREFIX], word[-PREFIX:], word[mid - 1 : mid + 2]]
+        out += [word[:PREFIX], word[mid - 1 : mid + 2], word[-PREFIX:]]
+        if len(word) >= 7:
+            out.append(word[-PREFIX - 1 : -1])
     return tuple(dict.fromkeys(out))
 
 
@@ -254,7 +257,10 @@ class _Resolver:
             )
             if task is not None and task.draft is None:
                 return task
-        inner = read_palette(target)
+        try:
+            inner = read_palette(target)
+        except PaletteRefusal:
+            return None
         sub = _Resolver(self.call, target, inner, MAX_CANDIDATES)
         verdict = sub.run()
         if verdict["verdict"] in ("exact", "confident"):

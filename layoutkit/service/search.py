@@ -48,7 +48,11 @@ def _board_text(board: BoardRecord) -> str:
 
 _SEARCH_PARAMS = {
     "q": {"type": "string", "minLength": 1, "maxLength": 500},
-    "mode": {"enum": ["words", "resolve"]},
+    "mode": {
+        "enum": ["words", "resolve"],
+        "description": "resolve: read q as one task reference and answer with a verdict, "
+        "candidates and the next call",
+    },
     "limit": {"type": "integer", "minimum": 1, "maximum": MAX_HITS},
 }
 

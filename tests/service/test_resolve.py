@@ -294,6 +294,7 @@ def test_a_field_that_names_nothing_is_dropped(any_ws: Workspace) -> None:
         ("type:epic onboarding checklist", "type"),
         ("state:blocked onboarding checklist", "state"),
         ("under #987654 onboarding checklist", "under"),
+        ('pod "#design" onboarding checklist', "under"),
     ):
         answer = _resolve(any_ws, q)
         assert (answer["verdict"], _ids(answer)) == ("exact", [task["id"]]), q
@@ -354,3 +355,23 @@ def test_a_tasks_own_pin_and_title_resolve_to_it(ws: Workspace, words: list[str]
     by_title = _resolve(ws, title)
     assert task["id"] in _ids(by_title)
     assert by_title["verdict"] == ("exact" if len(twins) == 1 else "ambiguous")
+
+
+# ------------------------------------------------------------------ the whole answer
+
+
+def test_the_answer_shape(ws: Workspace, snapshot: Any) -> None:
+    # Review intended changes with ``pytest tests/service/test_resolve.py --snapshot-update``.
+    epic = _task(ws, "Payments", type="epic", key="PAY")
+    _task(ws, "Card form crash on submit", type="bug", parentId=epic["id"], status="in_progress")
+    _task(ws, "Card form crash on resize", type="bug", parentId=epic["id"])
+    _task(ws, "Card form copy", parentId=epic["id"])
+    answers = {
+        q: _resolve(ws, q)
+        for q in (
+            "pod PAY chyba card form crash",
+            "rozpracované chyba card form crsh #999",
+            "type:story card form",
+        )
+    }
+    assert answers == snapshot
