@@ -122,7 +122,7 @@ def generate(ws: Workspace, count: int, seed: int = 7) -> list[dict[str, Any]]:
     with ws.store.transaction() as tx:
         project_id = tx.create_project(ws.workspace_id, "web").id
         epic_ids = []
-        for i in range(epics):
+        for _ in range(epics):
             title = f"{rng.choice(OBJECTS).capitalize()} epic {_component(rng)}"
             task = tx.insert_task(
                 ws.workspace_id,

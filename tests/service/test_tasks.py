@@ -6,7 +6,6 @@ import pytest
 
 from layoutkit import ServiceError, Workspace
 from layoutkit.principal import Principal
-from layoutkit.service import tasks as task_service
 
 AGENT = Principal.agent("claude")
 
