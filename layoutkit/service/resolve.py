@@ -365,6 +365,9 @@ class _Resolver:
             elif facet.kind in ("type", "status"):
                 shown.setdefault(facet.kind, [])
                 shown[facet.kind] += [v for v in facet.values if v not in shown[facet.kind]]
+            elif facet.kind == "project":
+                # The slug it was found by (slugs are lower case).
+                shown["project"] = facet.values[0].lower()
             else:
                 shown[facet.kind] = facet.values[0]
         shown["text"] = " ".join(self.words)

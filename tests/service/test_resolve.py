@@ -237,11 +237,12 @@ def test_a_workspace_state_word_and_a_project(any_ws: Workspace) -> None:
     in_state = _resolve(any_ws, 'state:"ready for qa" billing')
     assert _ids(in_state) == [ready["id"]] and in_state["interpreted"]["state"] == "ready for qa"
     for q, expected in (
-        ("project:app billing page", other),
+        ("project:APP billing page", other),
         ("projekt:web billing page", ready),
     ):
         answer = _resolve(any_ws, q)
         assert (answer["verdict"], _ids(answer)) == ("exact", [expected["id"]]), q
+        assert answer["interpreted"]["project"] == expected["project"]
 
 
 @pytest.mark.parametrize("under", ["under", "pod"])
