@@ -376,3 +376,20 @@ def test_the_answer_shape(ws: Workspace, snapshot: Any) -> None:
         )
     }
     assert answers == snapshot
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), max_size=80))
+def test_any_text_answers_a_verdict_or_refuses_a_facet(ws: Workspace, q: str) -> None:
+    if not ws.call("list", {"kind": "task"})["tasks"]:
+        epic = _task(ws, "Payments epic", type="epic")
+        _task(ws, "Card form crash", type="bug", parentId=epic["id"])
+    try:
+        answer = _resolve(ws, q or "x")
+    except ServiceError as refused:
+        assert (refused.status, refused.code) == (400, "unsupported_facet")
+        return
+    assert answer["verdict"] in ("exact", "confident", "ambiguous", "none")
+    assert len(answer["candidates"]) <= MAX_CANDIDATES
+    assert (answer["verdict"] == "none") == (not answer["candidates"])
+    assert answer["next"]["operation"] in ("get", "list", "search")
