@@ -65,7 +65,9 @@ TASK_ID: dict[str, Any] = {
     "maximum": 2**53 - 1,
     "minLength": 1,
     "maxLength": 300,
-    "description": "task id: its number, or <workspace>/<number> for another workspace's task",
+    "description": "task id: its number (also #12, tk-12 or the task's URL), or "
+    "<workspace>/<number> for another workspace's task; a title or key is answered with "
+    "the resolver's verdict and the call to make",
 }
 _NULLABLE_ID: dict[str, Any] = {"type": ["integer", "null"], "minimum": 1, "maximum": 2**53 - 1}
 GATE: dict[str, Any] = {
