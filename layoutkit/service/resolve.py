@@ -154,7 +154,8 @@ def _fragments(group: tuple[str, ...]) -> tuple[str, ...]:
         out += [word[:PREFIX], word[mid - 1 : mid + 2], word[-PREFIX:]]
         if len(word) >= 7:
             out.append(word[-PREFIX - 1 : -1])
-    return tuple(dict.fromkeys(out))
+    # The store compares ASCII letters without case: one spelling of a piece is enough.
+    return tuple(dict.fromkeys(piece.lower() if piece.isascii() else piece for piece in out))
 
 
 # ------------------------------------------------------------------ scoring
@@ -535,9 +536,14 @@ def _split_words(text: str) -> tuple[list[str], list[str]]:
 
 
 def _spellings(folded: str, typed: str) -> tuple[str, ...]:
-    """The ways a word is looked for in titles: folded, and as typed in both cases, since
-    the store compares without accents folded and (on SQLite) non-ASCII case either."""
-    return tuple(dict.fromkeys((folded, typed.lower(), typed)))
+    """The ways a word is looked for in titles: folded, and as typed when that differs.
+    The store folds no accents, and SQLite's LIKE ignores the case of ASCII letters
+    only, so the typed word is kept as written when it has upper-case letters beyond."""
+    lower = typed.lower()
+    spellings = [folded, lower]
+    if typed != lower and not typed.isascii():
+        spellings.append(typed)
+    return tuple(dict.fromkeys(spellings))
 
 
 def _pin_id(pin: Pin) -> int | str:
