@@ -214,6 +214,8 @@ def resolve_reference(call: Call, q: str, *, limit: int = MAX_CANDIDATES) -> dic
 
 
 class _Resolver:
+    """One reading of one reference: what was let go, missed and left outside on the way."""
+
     def __init__(self, call: Call, q: str, palette: Palette, limit: int) -> None:
         self.call = call
         self.q = q
@@ -321,7 +323,7 @@ class _Resolver:
             if _candidate_rows(self.call, self._groups(), _scope(kept), 1):
                 break
             last = kept.pop()
-            self._relax(last, "no task in it and the others holds every word", kept)
+            self._relax(last, "no task in it and in the others holds every word", kept)
         return kept
 
     # -------------------------------------------------------------- run
