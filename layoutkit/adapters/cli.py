@@ -334,9 +334,7 @@ def search(text: tuple[str, ...], resolve: bool, limit: int | None, db: str, as_
     if as_json:
         _emit_json(result)
     elif resolve:
-        click.echo(f"verdict: {result['verdict']}")
-        if result.get("candidates"):
-            _table(result["candidates"], [("board", "BOARD"), ("why", "WHY"), ("url", "URL")])
+        _print_verdict(result)
     else:
         _print_hits(result)
 
@@ -383,6 +381,30 @@ def _print_hits(result: dict[str, Any]) -> None:
             ("url", "URL"),
         ],
     )
+
+
+def _print_verdict(result: dict[str, Any]) -> None:
+    """A resolve answer for a person: the verdict, the candidates, what was let go, what next."""
+    click.echo(f"verdict: {result['verdict']}")
+    if result["candidates"]:
+        _table(
+            result["candidates"],
+            [
+                ("id", "ID"),
+                ("key", "KEY"),
+                ("type", "TYPE"),
+                ("status", "STATUS"),
+                ("title", "TITLE"),
+                ("why", "WHY"),
+            ],
+        )
+    for relaxed in result["interpreted"].get("relaxed", []):
+        click.echo(f"relaxed: {relaxed['word']} ({relaxed['why']}; {relaxed['as']})")
+    for label in ("missing", "outside"):
+        if result[label]:
+            click.echo(f"{label}: {', '.join(str(i) for i in result[label])}")
+    step = result["next"]
+    click.echo(f"next: {step['operation']} {json.dumps(step['params'], ensure_ascii=False)}")
 
 
 # ---------------------------------------------------------------- boards

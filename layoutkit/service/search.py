@@ -1,4 +1,5 @@
-"""Workspace search: every group of content in one call, read from the search index.
+"""Workspace search: every group of content in one call, read from the search index;
+``mode: resolve`` reads a task reference.
 
 ``search {q}`` answers the groups tasks, boards, pages, cards, sessions, shots,
 tags and annotations (``GROUPS``); each hit names what it is, its title, a
@@ -32,7 +33,6 @@ board it sits on. Rules decided here:
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -42,6 +42,7 @@ import attrs
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
+from layoutkit.errors import ServiceError
 from layoutkit.folding import fold
 from layoutkit.search_text import (
     MAX_WORD,
@@ -58,6 +59,7 @@ from layoutkit.service._common import may_reach
 from layoutkit.service.annotation_views import annotation_url
 from layoutkit.service.boards import board_url
 from layoutkit.service.generic import kind_handler
+from layoutkit.service.resolve import MAX_CANDIDATES, resolve_reference
 from layoutkit.service.task_pins import Pin, distinct, parse_pins, unpinned
 from layoutkit.service.tasks import task_url
 from layoutkit.service.workspace import Call
@@ -67,7 +69,6 @@ GROUPS = ("tasks", "boards", "pages", "cards", "sessions", "shots", "tags", "ann
 #: Most hits per group.
 MAX_HITS = 50
 DEFAULT_HITS = 10
-MAX_CANDIDATES = 5
 #: Nearest vocabulary words searched for one misspelt word.
 MAX_CORRECTIONS = 3
 #: A word the vocabulary has is corrected all the same when it is rare, held by at
@@ -445,7 +446,8 @@ _SEARCH_PARAMS = {
     "q": {"type": "string", "minLength": 1, "maxLength": 500},
     "mode": {
         "enum": ["words", "resolve"],
-        "description": "words (default): every group; resolve: read q as one task reference",
+        "description": "resolve: read q as one task reference and answer with a verdict, "
+        "candidates and the next call",
     },
     "limit": {
         "type": "integer",
@@ -511,25 +513,17 @@ def search_groups(call: Call, groups: Sequence[str]) -> dict[str, Any]:
 
 
 def _resolve(call: Call, q: str) -> dict[str, Any]:
-    """Read ``q`` as a reference to one board: exact, confident, ambiguous or none."""
-    ref = fold(q.strip().lstrip("#"))
-    boards = [b for b in call.tx.boards(call.workspace_id) if may_reach(call.principal, b)]
-    slugs = [b.slug for b in boards]
-    if ref in slugs:
-        return {
-            "verdict": "exact",
-            "interpreted": {"board": ref},
-            "candidates": [{"board": ref, "url": f"/boards/{ref}", "why": "slug"}],
-        }
-    contains = [s for s in slugs if ref and ref in s]
-    close = difflib.get_close_matches(ref, slugs, n=MAX_CANDIDATES, cutoff=0.75)
-    pool = list(dict.fromkeys(close + contains))[:MAX_CANDIDATES]
-    candidates = [
-        {"board": s, "url": f"/boards/{s}", "why": "close spelling" if s in close else "contains"}
-        for s in pool
-    ]
-    verdict = "none" if not pool else ("confident" if len(pool) == 1 else "ambiguous")
-    return {"verdict": verdict, "interpreted": {"text": q}, "candidates": candidates}
+    """Read ``q`` as one task reference (search rule 5, :mod:`layoutkit.service.resolve`)."""
+    if call.params.get("kind", "any") != "any":
+        # A reference names a task: narrowing to another group of hits means nothing to it.
+        raise ServiceError(
+            400,
+            "unsupported_facet",
+            f"mode resolve reads a task reference; kind {call.params['kind']!r} is a group",
+            field="kind",
+            facet="group",
+        )
+    return resolve_reference(call, q, limit=call.params.get("limit", MAX_CANDIDATES))
 
 
 def _search(call: Call, groups: Sequence[str]) -> dict[str, Any]:

@@ -19,8 +19,11 @@ Rules decided here:
   fields search reads: :func:`searchable_text`) holds every word of it,
   compared folded (case and accents never matter) and never corrected.
 - A task is named by its number, or ``<workspace>/<number>`` for one in
-  another workspace of this store. Anything else is a reference, which is
-  the resolver's to read (:func:`resolve_task_reference`).
+  another workspace of this store; ``#12``, ``tk-12`` and a task URL are the
+  same number written as a pin (``service/task_pins.py``). Anything else is
+  a reference: the operation does not act on it but answers 400
+  ``task_reference`` with the resolver's verdict, its candidates and the
+  exact call to make (:func:`resolve_task_reference`).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from layoutkit.folding import fold
 from layoutkit.search_text import task_parts
 from layoutkit.service._common import ID, SLUG_PATTERN
 from layoutkit.service.generic import kind_handler
+from layoutkit.service.task_pins import Pin, parse_pins
 from layoutkit.service.workspace import Call
 from layoutkit.storage import TaskRecord, TaskRefRecord, Tx
 
@@ -64,7 +68,9 @@ TASK_ID: dict[str, Any] = {
     "maximum": 2**53 - 1,
     "minLength": 1,
     "maxLength": 300,
-    "description": "task id: its number, or <workspace>/<number> for another workspace's task",
+    "description": "task id: its number (also #12, tk-12 or the task's URL), or "
+    "<workspace>/<number> for another workspace's task; a title or key is answered with "
+    "the resolver's verdict and the call to make",
 }
 _NULLABLE_ID: dict[str, Any] = {"type": ["integer", "null"], "minimum": 1, "maximum": 2**53 - 1}
 GATE: dict[str, Any] = {
@@ -158,15 +164,12 @@ TEXT_FIELDS = ("gates", "nextAction", "outcome", "decisions", "branch")
 # ------------------------------------------------------------------ task ids
 
 
-def resolve_task_reference(call: Call, text: str) -> dict[str, Any] | None:
-    """The reference resolver's verdict on ``text``, which is not a task id.
+def resolve_task_reference(call: Call, text: str) -> dict[str, Any]:
+    """The reference resolver's verdict on ``text``, which is not a task id: what
+    search's mode resolve answers (:mod:`layoutkit.service.resolve`)."""
+    from layoutkit.service.resolve import resolve_reference
 
-    This is the one place the resolver of workspace search (its mode resolve)
-    plugs in: it returns ``{verdict, candidates, ...}`` as search answers it.
-    Until search resolves task references there is no verdict (None), and
-    operations that take a task id accept exact ids only.
-    """
-    return None
+    return resolve_reference(call, text)
 
 
 _WORKSPACE_ID = re.compile(r"^(?P<ws>[^/\s]{1,200})/(?P<id>[0-9]{1,16})$")
@@ -175,30 +178,36 @@ _WORKSPACE_ID = re.compile(r"^(?P<ws>[^/\s]{1,200})/(?P<id>[0-9]{1,16})$")
 def find_task(
     call: Call, value: int | str, *, operation: str, field: str = "id", lock: bool = False
 ) -> TaskRecord:
-    """The task ``value`` names: a number, or ``<workspace>/<number>``.
+    """The task ``value`` names: a number, ``<workspace>/<number>``, or a pin that
+    is the whole value (``#12``, ``tk-12``, a task URL).
 
     404 ``unknown_task`` when no such task is here; a reference (a title, a
-    key, a link) is answered 400 with the resolver's verdict and the exact
-    call to make, or, while there is no resolver, with the search call that
-    reads it.
+    key, anything else) is answered 400 ``task_reference`` with the
+    resolver's verdict, its candidates and the exact call to make: this
+    operation with the id filled in when the verdict is exact or confident,
+    else the resolver's own next call.
     """
     tx = call.tx
     workspace_id = call.workspace_id
     if isinstance(value, str):
         text = value.strip()
         hit = _WORKSPACE_ID.match(text)
+        pin = _whole_pin(text)
         if text.isascii() and text.isdigit() and len(text) <= 16:
             value = int(text)
-        elif hit is not None:
-            other = tx.workspace_by_name(hit["ws"])
+        elif hit is not None or (pin is not None and pin.workspace is not None):
+            name, number = (hit["ws"], int(hit["id"])) if hit else (pin.workspace, pin.number)
+            other = tx.workspace_by_name(name)
             if other is None:
                 raise ServiceError(
                     404,
                     "unknown_workspace",
-                    f"no workspace {hit['ws']!r} in this organisation",
+                    f"no workspace {name!r} in this organisation",
                     field=field,
                 )
-            workspace_id, value = other.id, int(hit["id"])
+            workspace_id, value = other.id, number
+        elif pin is not None:
+            value = pin.number
         else:
             raise _reference_refusal(call, text, operation, field)
     task = tx.task(value, lock=lock)
@@ -207,35 +216,38 @@ def find_task(
     return task
 
 
+def _whole_pin(text: str) -> Pin | None:
+    """The pin ``text`` is, when it is nothing else (``#12``, ``tk-12``, a task URL):
+    another spelling of an id, which needs no resolver."""
+    pins = parse_pins(text)
+    if len(pins) == 1 and pins[0].text == text and pins[0].form in ("hash", "tk", "url"):
+        return pins[0]
+    return None
+
+
 def _reference_refusal(call: Call, text: str, operation: str, field: str) -> ServiceError:
-    verdict = resolve_task_reference(call, text)
-    search = {"operation": "search", "params": {"q": text, "mode": "resolve"}}
-    if verdict is None:
-        return ServiceError(
-            400,
-            "not_a_task_id",
-            f"{field} takes a task number (or <workspace>/<number>), not {text!r}; "
-            "find the number with search mode resolve",
-            field=field,
-            next=search,
-        )
-    candidates = verdict.get("candidates") or []
-    extra: dict[str, Any] = {}
-    if verdict.get("verdict") in ("exact", "confident") and candidates:
-        extra["next"] = {
-            "operation": operation,
-            "params": {**call.params, field: candidates[0]["id"]},
-        }
+    try:
+        verdict = resolve_task_reference(call, text)
+    except ServiceError as refusal:
+        # The palette refused a tag or group; it is this field that carried it.
+        refusal.body["field"] = field
+        return refusal
+    candidates = verdict["candidates"]
+    if verdict["verdict"] in ("exact", "confident"):
+        next_call = {"operation": operation, "params": {**call.params, field: candidates[0]["id"]}}
     else:
-        extra["next"] = search
+        next_call = verdict["next"]
     return ServiceError(
         400,
         "task_reference",
-        f"{field} is a reference, not a task id: the resolver says {verdict.get('verdict')}",
+        f"{field} is a reference, not a task id: the resolver says {verdict['verdict']}",
         field=field,
-        verdict=verdict.get("verdict"),
+        verdict=verdict["verdict"],
+        interpreted=verdict["interpreted"],
         candidates=candidates,
-        **extra,
+        missing=verdict["missing"],
+        outside=verdict["outside"],
+        next=next_call,
     )
 
 

@@ -346,6 +346,50 @@ class TaskRecord:
 
 
 @attrs.frozen(slots=True)
+class TaskTitleRow:
+    """The few columns of a task that reading a reference needs (no body, no text fields)."""
+
+    id: int
+    workspace_id: int
+    project_id: int | None
+    key: str | None
+    title: str
+    type: str
+    status: str
+    state: str | None
+    parent_id: int | None
+    draft: str | None
+    updated_at: datetime
+
+
+@attrs.frozen(slots=True)
+class TaskTitleQuery:
+    """Which tasks :meth:`task_titles` reads: title terms and facets, all optional.
+
+    ``terms`` are groups of words compared without ASCII case; with ``match``
+    ``all`` a title holds at least one word of every group, with ``any`` of at
+    least one word of any group (titles holding more words first). Facets:
+    ``types`` and ``statuses`` (any of), ``state`` (the workspace state word,
+    without case), ``project_id``, ``under`` (every descendant of that task),
+    ``assignees`` and ``creators`` (a task assigned to any of the first or made by
+    any of the second), ``ids``.
+    Drafts are left out unless ``drafts``.
+    """
+
+    terms: tuple[tuple[str, ...], ...] = ()
+    match: Literal["all", "any"] = "all"
+    types: tuple[str, ...] | None = None
+    statuses: tuple[str, ...] | None = None
+    state: str | None = None
+    project_id: int | None = None
+    under: int | None = None
+    assignees: tuple[str, ...] = ()
+    creators: tuple[str, ...] = ()
+    ids: tuple[int, ...] | None = None
+    drafts: bool = False
+
+
+@attrs.frozen(slots=True)
 class TaskVocabRecord:
     """One word of a workspace's (or project's) task vocabulary: a state, label,
     field, sprint, milestone, view or rule."""

@@ -39,6 +39,8 @@ from layoutkit.storage._records import (
     TaskEventRecord,
     TaskRecord,
     TaskRefRecord,
+    TaskTitleQuery,
+    TaskTitleRow,
     TaskVocabRecord,
     TokenKind,
     WorkspaceRecord,
@@ -695,6 +697,19 @@ class TaskTx(Protocol):
         limit: int | None = None,
     ) -> list[TaskRecord]:
         """Tasks most recently updated first, filtered."""
+        ...
+
+    def task_titles(
+        self, workspace_id: int, query: TaskTitleQuery, *, limit: int, ordered: bool = True
+    ) -> list[TaskTitleRow]:
+        """At most ``limit`` tasks the query picks, read as :class:`TaskTitleRow`: with
+        ``match`` all the shortest titles first, with any those holding the most
+        terms; then most recently updated. ``ordered`` False takes any (a check
+        whether one exists stops at the first)."""
+        ...
+
+    def task_child_counts(self, task_ids: Sequence[int]) -> dict[int, int]:
+        """How many children (drafts aside) each of these tasks has, by id."""
         ...
 
     def task_vocab(

@@ -274,11 +274,20 @@ def test_search_and_resolve(db: str, tmp_path: Path) -> None:
     typo = run("search", "chekout", "--db", db)
     assert typo.stdout.splitlines()[0] == "also searched: chekout → checkout"
     assert "corrected" in typo.stdout
-    resolved = run("search", "checkout-flw", "--resolve", "--db", db)
-    assert resolved.stdout.splitlines()[0] == "verdict: confident"
-    assert "checkout-flow" in resolved.stdout
-    exact = json.loads(run("search", "demo", "--resolve", "--db", db, "--json").stdout)
+    with Workspace.open(db) as ws:
+        task = ws.call("create", {"kind": "task", "title": "Checkout totals wrong", "type": "bug"})
+        ws.call("create", {"kind": "task", "title": "Checkout copy"})
+    resolved = run("search", "chekout", "totals", "chyba", "--resolve", "--db", db)
+    lines = resolved.stdout.splitlines()
+    assert lines[0] == "verdict: confident"
+    assert lines[1].split() == ["ID", "KEY", "TYPE", "STATUS", "TITLE", "WHY"]
+    assert lines[2].split()[:4] == [str(task["task"]["id"]), "-", "bug", "backlog"]
+    assert lines[-1] == f'next: get {{"kind": "task", "id": {task["task"]["id"]}}}'
+    pin = f"#{task['task']['id']}"
+    exact = json.loads(run("search", pin, "--resolve", "--db", db, "--json").stdout)
     assert exact["verdict"] == "exact"
+    relaxed = run("search", "project:nope", "checkout", "copy", "--resolve", "--db", db).stdout
+    assert "relaxed: project:nope (names nothing here; dropped)" in relaxed
     assert run("search", "zzz", "--db", db).stdout.strip() == "no hits"
     assert run("search", "--db", db).exit_code == 2
 
@@ -389,7 +398,9 @@ def test_call_reads_file_and_stdin(db: str, tmp_path: Path) -> None:
 
 def test_db_comes_from_the_environment(db: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LAYOUTKIT_DB", db)
-    res = run("search", "demo", "--resolve", "--json")
+    with Workspace.open(db) as ws:
+        ws.call("create", {"kind": "task", "title": "Demo day"})
+    res = run("search", "demo", "day", "--resolve", "--json")
     assert json.loads(res.stdout)["verdict"] == "exact"
 
 

@@ -115,8 +115,9 @@ def test_named_routes_compose_and_search(api: Api) -> None:
     assert receipt["cards"][0]["ref"] == "a"
     found = api.client.get("/api/v1/search", params={"q": "cafe"}).json()
     assert found["groups"]["cards"][0]["board"] == "roadmap"
+    task = api.op("create", {"kind": "task", "title": "Roadmap review"}).json()["task"]
     resolved = api.client.get("/api/v1/search", params={"q": "roadmap", "mode": "resolve"}).json()
-    assert resolved["verdict"] == "exact"
+    assert (resolved["verdict"], resolved["candidates"][0]["id"]) == ("confident", task["id"])
 
 
 def test_pages_route_names_an_unknown_card(api: Api) -> None:

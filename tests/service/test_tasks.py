@@ -6,7 +6,6 @@ import pytest
 
 from layoutkit import ServiceError, Workspace
 from layoutkit.principal import Principal
-from layoutkit.service import tasks as task_service
 
 AGENT = Principal.agent("claude")
 
@@ -148,28 +147,44 @@ def test_a_task_is_named_by_number_or_workspace_and_number(tmp_path) -> None:
         assert (nowhere.status, nowhere.code) == (404, "unknown_workspace")
 
 
-def test_a_reference_instead_of_an_id_gets_the_call_that_reads_it(ws: Workspace) -> None:
-    _task(ws, title="Fix login")
-    err = _refused(ws, "update", {"kind": "task", "id": "fix login", "status": "done"})
-    assert (err.status, err.code, err.body["field"]) == (400, "not_a_task_id", "id")
-    assert err.body["next"] == {
-        "operation": "search",
-        "params": {"q": "fix login", "mode": "resolve"},
-    }
-
-
-def test_the_resolver_seam_answers_with_its_verdict_and_the_exact_call(
-    ws: Workspace, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_reference_instead_of_an_id_gets_the_verdict_and_the_exact_call(ws: Workspace) -> None:
     task = _task(ws, title="Fix login")
-    verdict = {"verdict": "confident", "candidates": [{"id": task["id"], "title": "Fix login"}]}
-    monkeypatch.setattr(task_service, "resolve_task_reference", lambda call, text: verdict)
     err = _refused(ws, "update", {"kind": "task", "id": "fix login", "status": "done"})
-    assert (err.code, err.body["verdict"]) == ("task_reference", "confident")
+    assert (err.status, err.code, err.body["field"]) == (400, "task_reference", "id")
+    assert err.body["verdict"] == "exact"
+    assert [c["id"] for c in err.body["candidates"]] == [task["id"]]
     assert err.body["next"] == {
         "operation": "update",
         "params": {"kind": "task", "id": task["id"], "status": "done"},
     }
+    # The operation acted on nothing.
+    assert ws.call("get", {"kind": "task", "id": task["id"]})["task"]["status"] == "backlog"
+
+
+def test_an_unclear_reference_gets_the_resolvers_own_next_call(ws: Workspace) -> None:
+    _task(ws, title="Login page")
+    _task(ws, title="Login form")
+    err = _refused(ws, "get", {"kind": "task", "id": "login"})
+    assert (err.code, err.body["verdict"]) == ("task_reference", "ambiguous")
+    assert err.body["next"] == {
+        "operation": "list",
+        "params": {"kind": "task", "f": {"text": "login"}},
+    }
+    nothing = _refused(ws, "get", {"kind": "task", "id": "quarterly invoices"})
+    assert nothing.body["verdict"] == "none"
+    assert nothing.body["next"] == {"operation": "search", "params": {"q": "quarterly invoices"}}
+
+
+def test_a_pin_that_is_the_whole_id_names_the_task(ws: Workspace) -> None:
+    task = _task(ws, title="Fix login")
+    for spelling in (f"#{task['id']}", f"tk-{task['id']}", f"TK-{task['id']}", task["url"]):
+        assert ws.call("get", {"kind": "task", "id": spelling})["task"]["id"] == task["id"]
+    tagged = _refused(ws, "get", {"kind": "task", "id": "#design"})
+    assert (tagged.code, tagged.body["field"], tagged.body["facet"]) == (
+        "unsupported_facet",
+        "id",
+        "tag",
+    )
 
 
 def test_f_text_matches_every_searchable_field_folded_never_corrected(ws: Workspace) -> None:

@@ -89,11 +89,12 @@ def test_search_matches_text_in_scripts_without_ascii_letters(board: Workspace) 
     assert _hits(board, {"q": "大阪", "kind": "card"}) == []
 
 
-def test_search_resolve_verdicts(board: Workspace) -> None:
-    board.call("create", {"kind": "board", "slug": "v-two"})
-    assert board.call("search", {"q": "v", "mode": "resolve"})["verdict"] == "exact"
-    assert board.call("search", {"q": "v-tw", "mode": "resolve"})["verdict"] == "confident"
-    assert board.call("search", {"q": "zzz", "mode": "resolve"})["verdict"] == "none"
+def test_search_resolve_reads_a_task_reference_not_a_board(board: Workspace) -> None:
+    # Rule 5: the resolver names tasks (tests/service/test_resolve.py); a board slug is none.
+    task = board.call("create", {"kind": "task", "title": "Launch the menu"})["task"]
+    assert board.call("search", {"q": "v", "mode": "resolve"})["verdict"] == "none"
+    exact = board.call("search", {"q": "launch the menu", "mode": "resolve"})
+    assert (exact["verdict"], exact["candidates"][0]["id"]) == ("exact", task["id"])
 
 
 def test_update_kind_board_patches_meta(board: Workspace) -> None:

@@ -107,3 +107,48 @@ def test_the_event_log_is_oldest_first_and_limit_keeps_the_newest(store: SqlStor
             tx.record_task_event(task.id, "task.update", "o", {"n": n})
         assert [e.detail["n"] for e in tx.task_events(task.id)] == [0, 1, 2, 3]
         assert [e.detail["n"] for e in tx.task_events(task.id, limit=2)] == [2, 3]
+
+
+def test_task_titles_reads_titles_within_facets_shortest_first(store: SqlStore, clock) -> None:
+    from layoutkit.storage import TaskTitleQuery
+
+    with store.transaction() as tx:
+        ws = tx.ensure_workspace()
+        web = tx.create_project(ws.id, "web")
+
+        def add(title: str, **values: object) -> int:
+            clock.advance(seconds=1)
+            return tx.insert_task(
+                ws.id, title=title, created_by="agent:x", asked_by="agent", **values
+            ).id
+
+        epic = add("Payments", type="epic")
+        child = add("Card form 100% done_ish", parent_id=epic, project_id=web.id, type="bug")
+        grandchild = add("Card FORM errors", parent_id=child, status="done", state="Ready")
+        loose = add("Card form errors and more", assignee="ana")
+        add("Card form draft", draft="pending")
+        counts = tx.task_child_counts([epic, child, loose])
+
+    def ids(limit: int = 10, ordered: bool = True, **query: object) -> list[int]:
+        with store.read() as tx:
+            rows = tx.task_titles(ws.id, TaskTitleQuery(**query), limit=limit, ordered=ordered)
+        return [r.id for r in rows]
+
+    assert counts == {epic: 1, child: 1, loose: 0}
+    # Every group held, ASCII case aside, shortest first; drafts only when asked for.
+    assert ids(terms=(("card",), ("form",))) == [grandchild, child, loose]
+    assert len(ids(terms=(("card",),), drafts=True)) == 4
+    assert ids(terms=(("errors", "nothing"),)) == [grandchild, loose]
+    # % and _ are letters to look for, not wildcards.
+    assert ids(terms=(("100%",),)) == [child] and ids(terms=(("d_ne",),)) == []
+    assert ids(types=("bug",)) == [child]
+    assert ids(statuses=("done",)) == [grandchild]
+    assert ids(state="ready") == [grandchild]
+    assert ids(project_id=web.id) == [child]
+    assert sorted(ids(under=epic)) == sorted([child, grandchild])
+    assert ids(assignees=("ana",), creators=("nobody",)) == [loose]
+    assert ids(creators=("agent:x",), terms=(("errors",),)) == [grandchild, loose]
+    assert ids(ids=(loose, epic), terms=(("card",),)) == [loose]
+    # Any group: the titles holding the most terms first.
+    assert ids(terms=(("errors",), ("more",)), match="any") == [loose, grandchild]
+    assert len(ids(limit=1, ordered=False, terms=(("card",),))) == 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import ColumnElement, and_, case, func, insert, literal, or_, select, update
 
 from layoutkit.search_text import COMMENT_ACTION
 from layoutkit.storage import _schema as s
@@ -14,6 +14,8 @@ from layoutkit.storage._records import (
     TaskEventRecord,
     TaskRecord,
     TaskRefRecord,
+    TaskTitleQuery,
+    TaskTitleRow,
     TaskVocabRecord,
 )
 from layoutkit.storage._sql._base import TxBase, check_fields, record
@@ -163,6 +165,84 @@ class TaskRows(TxBase):
         if limit is not None:
             query = query.limit(limit)
         return [record(r, TaskRecord) for r in self.conn.execute(query)]
+
+    def task_titles(
+        self, workspace_id: int, query: TaskTitleQuery, *, limit: int, ordered: bool = True
+    ) -> list[TaskTitleRow]:
+        t = s.tasks.c
+        where: list[ColumnElement[bool]] = [t.workspace_id == workspace_id]
+        if not query.drafts:
+            where.append(t.draft.is_(None))
+        if query.types is not None:
+            where.append(t.type.in_(query.types))
+        if query.statuses is not None:
+            where.append(t.status.in_(query.statuses))
+        if query.state is not None:
+            where.append(func.lower(t.state) == query.state.lower())
+        if query.project_id is not None:
+            where.append(t.project_id == query.project_id)
+        if query.ids is not None:
+            where.append(t.id.in_(query.ids))
+        if query.assignees or query.creators:
+            where.append(or_(t.assignee.in_(query.assignees), t.created_by.in_(query.creators)))
+        if query.under is not None:
+            where.append(t.id.in_(select(self._descendants(query.under).c.id)))
+        groups = [[self._holds(word) for word in group] for group in query.terms if group]
+        order: list[Any] = []
+        if groups and query.match == "all":
+            where.extend(or_(*group) for group in groups)
+        elif groups:
+            where.append(or_(*(term for group in groups for term in group)))
+            held = sum((case((term, 1), else_=0) for g in groups for term in g), literal(0))
+            order.append(held.desc())
+        # The shortest titles holding the words are the nearest to them.
+        order += [func.length(t.title), t.updated_at.desc(), t.id.desc()]
+        select_rows = select(
+            t.id,
+            t.workspace_id,
+            t.project_id,
+            t.key,
+            t.title,
+            t.type,
+            t.status,
+            t.state,
+            t.parent_id,
+            t.draft,
+            t.updated_at,
+        ).where(and_(*where))
+        if ordered:
+            select_rows = select_rows.order_by(*order)
+        rows = self.conn.execute(select_rows.limit(limit))
+        return [record(r, TaskTitleRow) for r in rows]
+
+    def _holds(self, word: str) -> ColumnElement[bool]:
+        """The title holds ``word``, ASCII case aside (all case on PostgreSQL)."""
+        pattern = "%" + word.replace("/", "//").replace("%", "/%").replace("_", "/_") + "%"
+        title = s.tasks.c.title
+        if self._pg:
+            # lower() and LIKE scan about twice as fast as ILIKE, with the same answer.
+            return func.lower(title).like(func.lower(pattern), escape="/")
+        # SQLite's LIKE already ignores ASCII case; lower() on every row only costs time.
+        return title.like(pattern, escape="/")
+
+    def _descendants(self, root: int) -> Any:
+        t = s.tasks.c
+        below = select(t.id).where(t.parent_id == root).cte("below", recursive=True)
+        child = s.tasks.alias("child")
+        return below.union(select(child.c.id).where(child.c.parent_id == below.c.id))
+
+    def task_child_counts(self, task_ids: Sequence[int]) -> dict[int, int]:
+        if not task_ids:
+            return {}
+        t = s.tasks.c
+        rows = self.conn.execute(
+            select(t.parent_id, func.count())
+            .where(t.parent_id.in_(list(task_ids)), t.draft.is_(None))
+            .group_by(t.parent_id)
+        )
+        counts = dict.fromkeys(task_ids, 0)
+        counts.update({parent: count for parent, count in rows})
+        return counts
 
     # ------------------------------------------------------------ vocabulary
 
