@@ -160,11 +160,21 @@ def _unfurler(fetch: bool, capture: str | None) -> Any:
         raise click.BadParameter(err.message, param_hint="--capture") from err
 
 
+def _embedder() -> Any:
+    from layoutkit.meaning import EMBED_ENV, embedder_from_env
+
+    try:
+        return embedder_from_env()
+    except ValueError as err:
+        raise click.BadParameter(str(err), param_hint=EMBED_ENV) from err
+
+
 def _open(db: str, *, fetch: bool | None = None, capture: str | None = None) -> Workspace:
     unfurler = _unfurler(fetch_setting(fetch, server=False), capture)
     try:
-        # The AI backend is the deployment's: configured by LAYOUTKIT_AI_URL, none by default.
-        return Workspace.open(db, unfurler=unfurler, ai=backend_from_env())
+        # The AI backend and the embedding sidecar are the deployment's: configured by
+        # LAYOUTKIT_AI_URL and LAYOUTKIT_EMBED, none by default.
+        return Workspace.open(db, unfurler=unfurler, ai=backend_from_env(), embedder=_embedder())
     except ServiceError as err:
         raise click.BadParameter(err.message, param_hint="--db") from err
 

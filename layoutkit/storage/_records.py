@@ -459,3 +459,31 @@ def input_hash(operation: str, params: Any) -> str:
         [operation, params], sort_keys=True, separators=(",", ":"), ensure_ascii=False
     )
     return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+@attrs.frozen(slots=True)
+class TaskEmbeddingStamp:
+    """Where one task of a meaning-search window stands: its ``updated_at``, and
+    the model and task stamp of its stored vector (None when it has none)."""
+
+    task_id: int
+    updated_at: datetime
+    model: str | None
+    stamped_at: datetime | None
+
+    def current(self, model: str) -> bool:
+        """Whether the stored vector was made by ``model`` from the task as it is now."""
+        return self.model == model and self.stamped_at == self.updated_at
+
+
+@attrs.frozen(slots=True)
+class TaskEmbeddingRecord:
+    """A task's stored vector (``dim`` little-endian float32 values in ``vector``)."""
+
+    task_id: int
+    workspace_id: int
+    model: str
+    dim: int
+    text_hash: str
+    task_updated_at: datetime
+    vector: bytes
