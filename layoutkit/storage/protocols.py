@@ -736,14 +736,15 @@ class EmbeddingTx(Protocol):
     def task_embedding_window(
         self,
         workspace_id: int,
+        model: str,
         *,
         filters: Mapping[str, Collection[Any]],
         limit: int,
     ) -> tuple[list[TaskEmbeddingStamp], int]:
         """The ``limit`` most recently updated tasks (drafts left out) whose columns
         hold one of the values ``filters`` gives by column (id, project_id, type,
-        state, status), each with its vector's stamp; and how many tasks the
-        filters let through in all."""
+        state, status), each saying whether it holds a current vector of ``model``;
+        and how many tasks the filters let through in all."""
         ...
 
     def task_embeddings(self, task_ids: Sequence[int]) -> dict[int, TaskEmbeddingRecord]:

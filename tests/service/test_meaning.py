@@ -282,6 +282,20 @@ def test_a_vector_of_a_task_that_changed_meanwhile_is_not_stored(mws: Workspace)
         assert tx.task_embeddings([task]) == {}
 
 
+def test_searches_in_a_row_rank_by_the_vectors_as_they_are_now(mws: Workspace) -> None:
+    task = _task(mws, "login fails")
+    other = _task(mws, "export is slow")
+    for _ in range(2):  # the second search reuses the first one's stacked vectors
+        assert _rerank(mws, "login", []).ids == [task]
+        mws.jobs.drain()
+    mws.call("update", {"kind": "task", "id": other, "title": "login is slow"})
+    assert set(_rerank(mws, "login", []).ids) == {task, other}
+    mws.jobs.drain()
+    assert set(_rerank(mws, "login", []).ids) == {task, other}
+    mws.call("update", {"kind": "task", "id": other, "title": "export is slow"})
+    assert _rerank(mws, "login", []).ids == [task]
+
+
 def test_vectors_of_another_model_are_never_compared(mws: Workspace) -> None:
     task = _task(mws, "login fails")
     meaning.build_index(mws)
@@ -305,6 +319,13 @@ def test_processes_sharing_a_database_share_the_index(tmp_path: Path) -> None:
         result = _rerank(second, "login", [])
         assert set(result.ids) == set(tasks) and result.indexed == 3
         assert two.documents == [] and two.queries == ["login"]
+        # One process renames a task and re-embeds it; the other, holding the old
+        # vector in memory, ranks by the new one.
+        first.call("update", {"kind": "task", "id": tasks[0], "title": "signup problem"})
+        assert meaning.build_index(first) == 1
+        assert _rerank(second, "signup", []).ids == [tasks[0]]
+        assert tasks[0] not in _rerank(second, "login", []).ids
+        assert two.documents == []
     finally:
         first.close()
         second.close()

@@ -32,28 +32,24 @@ class EmbeddingRows(TxBase):
     def task_embedding_window(
         self,
         workspace_id: int,
+        model: str,
         *,
         filters: Mapping[str, Collection[Any]],
         limit: int,
     ) -> tuple[list[TaskEmbeddingStamp], int]:
         t, e = s.tasks.c, s.task_embeddings.c
         where = self._live_tasks(workspace_id, filters)
+        # Currency is decided in the query: no stamp is parsed per row, which on
+        # SQLite costs more than the rest of a search.
+        current = and_(e.model == model, e.task_updated_at == t.updated_at)
         rows = self.conn.execute(
-            select(t.id, t.updated_at, e.model, e.task_updated_at)
+            select(t.id, current, e.text_hash)
             .select_from(s.tasks.outerjoin(s.task_embeddings, e.task_id == t.id))
             .where(where)
             .order_by(t.updated_at.desc(), t.id.desc())
             .limit(limit)
         ).all()
-        stamps = [
-            TaskEmbeddingStamp(
-                task_id=row.id,
-                updated_at=utc(row.updated_at),  # type: ignore[arg-type]
-                model=row.model,
-                stamped_at=utc(row.task_updated_at),
-            )
-            for row in rows
-        ]
+        stamps = [TaskEmbeddingStamp(row[0], bool(row[1]), row[2]) for row in rows]
         if len(stamps) < limit:
             return stamps, len(stamps)
         total = self.conn.execute(select(func.count()).select_from(s.tasks).where(where)).scalar()

@@ -1,4 +1,4 @@
-"""An embedder on any server speaking OpenAI's ``/embeddings`` API.
+"""An embedder on any server speaking OpenAI's ``/embeddings`` API (``layoutkit.meaning``).
 
 Like the AI backend, the deployment names the server, so a model served on the
 same machine or a private network is the usual case and no address rule
