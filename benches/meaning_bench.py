@@ -33,12 +33,55 @@ from layoutkit.principal import Principal
 from layoutkit.service import meaning
 from layoutkit.service.workspace import Call
 
-WORDS = (
-    "login signup password reset email export pdf png board card render slow crash "
-    "upload image theme dark settings sync offline search filter sort table chart "
-    "mobile layout drag drop resize font colour cache database migration timeout "
-    "webhook invite share permission token api review comment attach file preview"
-).split()
+WORDS = [
+    "login",
+    "signup",
+    "password",
+    "reset",
+    "email",
+    "export",
+    "pdf",
+    "png",
+    "board",
+    "card",
+    "render",
+    "slow",
+    "crash",
+    "upload",
+    "image",
+    "theme",
+    "dark",
+    "settings",
+    "sync",
+    "offline",
+    "search",
+    "filter",
+    "sort",
+    "table",
+    "chart",
+    "mobile",
+    "layout",
+    "drag",
+    "drop",
+    "resize",
+    "font",
+    "colour",
+    "cache",
+    "database",
+    "migration",
+    "timeout",
+    "webhook",
+    "invite",
+    "share",
+    "permission",
+    "token",
+    "api",
+    "review",
+    "comment",
+    "attach",
+    "file",
+    "preview",
+]
 
 
 def _text(rng: random.Random, n: int) -> str:

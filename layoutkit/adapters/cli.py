@@ -23,6 +23,7 @@ import click
 from layoutkit import ServiceError, Workspace, examples
 from layoutkit.errors import EngineError
 from layoutkit.limits import json_loads
+from layoutkit.meaning import EMBED_ENV, Embedder, embedder_from_env
 from layoutkit.service.ai import backend_from_env
 from layoutkit.service.uploads import MAX_FILE_BYTES, guess_mime
 
@@ -160,9 +161,7 @@ def _unfurler(fetch: bool, capture: str | None) -> Any:
         raise click.BadParameter(err.message, param_hint="--capture") from err
 
 
-def _embedder() -> Any:
-    from layoutkit.meaning import EMBED_ENV, embedder_from_env
-
+def _embedder() -> Embedder | None:
     try:
         return embedder_from_env()
     except ValueError as err:

@@ -9,6 +9,7 @@ import re
 import threading
 from collections.abc import Iterator
 from http.server import ThreadingHTTPServer
+from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
@@ -255,3 +256,20 @@ def test_normalised_refuses_what_is_not_a_vector_list() -> None:
         normalised([[1.0, float("nan")]])
     with pytest.raises(EmbedError, match="shape"):
         normalised([1.0, 2.0])
+
+
+def test_the_command_line_refuses_an_embedder_it_does_not_know(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from layoutkit.adapters.cli import main
+
+    db = f"sqlite:///{tmp_path / 'ws.db'}"
+    res = CliRunner().invoke(
+        main, ["call", "docs", '{"topic": "limits"}', "--db", db], env={"LAYOUTKIT_EMBED": "lokal"}
+    )
+    assert res.exit_code == 2
+    assert "LAYOUTKIT_EMBED is local, an http(s) URL or off, not 'lokal'" in res.output
+    fine = CliRunner().invoke(
+        main, ["call", "docs", '{"topic": "limits"}', "--db", db], env={"LAYOUTKIT_EMBED": "local"}
+    )
+    assert fine.exit_code == 0, fine.output
