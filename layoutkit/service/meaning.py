@@ -21,7 +21,8 @@ once) and queues the rest on the workspace's background jobs, which embed
 is building, and the tasks not yet embedded rank by words only.
 
 The search operation calls :func:`meaning_rerank` where it has its lexical task
-ranking; :func:`fuse` is the fusion itself.
+ranking, and :func:`fused_rows` to lay its task rows out in the fused order;
+:func:`fuse` is the fusion itself.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import hashlib
 import logging
 import threading
 import weakref
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -379,6 +380,26 @@ def meaning_rerank(
         total=total,
         indexed=len(vectors),
     )
+
+
+def fused_rows(
+    call: Call,
+    result: MeaningResult,
+    lexical_rows: Mapping[int, dict[str, Any]],
+    row_of: Callable[[TaskRecord], dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """The task group's rows in ``result``'s order: the lexical rows as they are
+    (by task id), and for each task only meaning found, ``row_of(task)`` with
+    ``matchedIn: ["meaning"]`` (a list, as every ``matchedIn`` is)."""
+    extra = [i for i in result.ids if i not in lexical_rows]
+    tasks = {t.id: t for t in call.tx.tasks(call.workspace_id, ids=extra)} if extra else {}
+    rows = []
+    for task_id in result.ids:
+        if task_id in lexical_rows:
+            rows.append(lexical_rows[task_id])
+        elif task_id in tasks:
+            rows.append({**row_of(tasks[task_id]), "matchedIn": [MATCHED_BY_MEANING]})
+    return rows
 
 
 def _embed_inline(

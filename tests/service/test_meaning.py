@@ -144,6 +144,22 @@ def test_hybrid_fuses_meaning_and_marks_rows_only_meaning_found(mws: Workspace) 
     assert (result.read, result.total, result.indexed) == (3, 3, 3)
 
 
+def test_fused_rows_keep_lexical_rows_and_mark_rows_only_meaning_found(mws: Workspace) -> None:
+    login = _task(mws, "Login fails on Safari", "the sign in button does nothing")
+    theme = _task(mws, "Dark theme", "add a night palette to settings")
+    word_row = {"id": theme, "title": "Dark theme", "matchedIn": ["title"]}
+    with mws.store.read() as tx:
+        call = Call(mws, Principal.owner(), {}, tx=tx)
+        result = meaning_rerank(call, "theme for the sign in button", [theme])
+        rows = meaning.fused_rows(
+            call, result, {theme: word_row}, lambda t: {"id": t.id, "title": t.title}
+        )
+    assert rows == [
+        word_row,
+        {"id": login, "title": "Login fails on Safari", "matchedIn": ["meaning"]},
+    ]
+
+
 def test_no_embedder_means_lexical_with_a_reason(tmp_path: Path) -> None:
     with Workspace.open() as ws:
         task = _task(ws, "Login fails")
