@@ -227,8 +227,16 @@ def _store(
     return kept
 
 
-def index_batch(workspace: Workspace, *, limit: int = BATCH) -> int:
-    """Embed up to ``limit`` tasks without a current vector; how many were stored.
+#: Where a build stands: the (updated_at, id) of the last task it read.
+Cursor = tuple[datetime, int]
+
+
+def index_batch(
+    workspace: Workspace, *, limit: int = BATCH, before: Cursor | None = None
+) -> tuple[int, Cursor | None]:
+    """Embed up to ``limit`` tasks without a current vector, most recently updated
+    first (after ``before``, when given); how many were stored, and where the next
+    batch starts (None when no task is left).
 
     A task whose text did not change since its vector was made (only its state
     moved, say) keeps the vector under its new stamp without asking the
@@ -236,10 +244,10 @@ def index_batch(workspace: Workspace, *, limit: int = BATCH) -> int:
     """
     embedder = workspace.embedder
     if embedder is None:
-        return 0
+        return 0, None
     model = embedder.name
     with workspace.store.read() as tx:
-        todo = tx.tasks_to_embed(workspace.workspace_id, model, limit=limit)
+        todo = tx.tasks_to_embed(workspace.workspace_id, model, limit=limit, before=before)
         same = [(task, text_hash(task_text(task))) for task, _ in todo]
         unchanged = {
             task.id for (task, digest), (_, old) in zip(same, todo, strict=True) if digest == old
@@ -260,22 +268,26 @@ def index_batch(workspace: Workspace, *, limit: int = BATCH) -> int:
         rows += [
             (task.id, digest, task.updated_at, vectors[i]) for i, (task, digest) in enumerate(fresh)
         ]
-    return _store(workspace, model, rows) if rows else 0
+    stored = _store(workspace, model, rows) if rows else 0
+    last = todo[-1][0] if len(todo) == limit else None
+    return stored, (last.updated_at, last.id) if last is not None else None
 
 
 def build_index(workspace: Workspace) -> int:
     """Embed every task without a current vector, batch by batch; how many were stored.
 
-    Stops early when the workspace closes, or when a round stored nothing
-    (every task it read changed meanwhile: the next search starts it again).
-    Raises :class:`EmbedError` when the embedder fails.
+    Each batch goes on from where the last one stopped, so a build reads each
+    task once however large the workspace. A task changed during the build moves
+    ahead of it and is left to the next search, which embeds it or starts another
+    build. Stops early when the workspace closes. Raises :class:`EmbedError` when
+    the embedder fails.
     """
-    total = 0
+    total, cursor = 0, None
     while not workspace.closing:
-        stored = index_batch(workspace)
-        if stored == 0:
-            break
+        stored, cursor = index_batch(workspace, before=cursor)
         total += stored
+        if cursor is None:
+            break
     return total
 
 

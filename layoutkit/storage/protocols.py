@@ -752,11 +752,17 @@ class EmbeddingTx(Protocol):
         ...
 
     def tasks_to_embed(
-        self, workspace_id: int, model: str, *, limit: int
+        self,
+        workspace_id: int,
+        model: str,
+        *,
+        limit: int,
+        before: tuple[datetime, int] | None = None,
     ) -> list[tuple[TaskRecord, str | None]]:
-        """Up to ``limit`` tasks (drafts left out, most recently updated first) with
-        no current vector of ``model``, each with its stored vector's text hash
-        when that vector is of ``model`` (None otherwise)."""
+        """Up to ``limit`` tasks (drafts left out, most recently updated first, and
+        after the ``(updated_at, id)`` of ``before`` when given) with no current
+        vector of ``model``, each with its stored vector's text hash when that
+        vector is of ``model`` (None otherwise)."""
         ...
 
     def put_task_embedding(

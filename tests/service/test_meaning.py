@@ -244,6 +244,23 @@ def test_a_large_backlog_builds_in_the_background_and_the_reply_says_so(
     assert set(second.meaning_only) == set(others)
 
 
+def test_a_build_goes_on_from_where_each_batch_stopped(
+    mws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(meaning, "BATCH", 2)
+    tasks = [_task(mws, f"login step {n}") for n in range(5)]
+    stored, cursor = meaning.index_batch(mws, limit=2)
+    assert stored == 2 and cursor is not None and cursor[1] == tasks[3]
+    stored, cursor = meaning.index_batch(mws, limit=2, before=cursor)
+    assert stored == 2 and cursor is not None and cursor[1] == tasks[1]
+    assert meaning.index_batch(mws, limit=2, before=cursor) == (1, None)
+    assert meaning.build_index(mws) == 0
+    mws.call("update", {"kind": "task", "id": tasks[2], "body": "changed"})
+    assert meaning.build_index(mws) == 1
+    assert _rerank(mws, "login", []).indexed == 5
+    assert mws.embedder.documents.count("login step 2\nchanged") == 1  # type: ignore[attr-defined]
+
+
 def test_a_few_new_tasks_are_embedded_by_the_search_itself_then_kept(mws: Workspace) -> None:
     meaning.build_index(mws)
     fresh = _task(mws, "password reset mail never arrives")

@@ -67,10 +67,15 @@ class EmbeddingRows(TxBase):
         return out
 
     def tasks_to_embed(
-        self, workspace_id: int, model: str, *, limit: int
+        self,
+        workspace_id: int,
+        model: str,
+        *,
+        limit: int,
+        before: tuple[datetime, int] | None = None,
     ) -> list[tuple[TaskRecord, str | None]]:
         t, e = s.tasks.c, s.task_embeddings.c
-        rows = self.conn.execute(
+        query = (
             select(s.tasks, e.model.label("vector_model"), e.text_hash.label("vector_hash"))
             .select_from(s.tasks.outerjoin(s.task_embeddings, e.task_id == t.id))
             .where(
@@ -83,7 +88,11 @@ class EmbeddingRows(TxBase):
             )
             .order_by(t.updated_at.desc(), t.id.desc())
             .limit(limit)
-        ).all()
+        )
+        if before is not None:
+            at, task_id = before
+            query = query.where(or_(t.updated_at < at, and_(t.updated_at == at, t.id < task_id)))
+        rows = self.conn.execute(query).all()
         return [
             (
                 record(row, TaskRecord),
