@@ -30,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
+import time
 import weakref
 from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime
@@ -62,6 +63,9 @@ TEXT_CHARS = 4000
 #: Vectors a process keeps in memory per workspace, so a search reads from the
 #: database only the vectors that changed since the last one.
 CACHE_VECTORS = 4 * MEANING_WINDOW
+#: Seconds searches stay lexical after the embedder failed, before one asks again:
+#: an endpoint that hangs would otherwise cost every search its whole timeout.
+RETRY_S = 30.0
 #: What ``matchedIn`` says of a task found only by meaning.
 MATCHED_BY_MEANING = "meaning"
 
@@ -153,6 +157,9 @@ class _Index:
     #: more than the ranking itself.
     packed: tuple[int, tuple[int, ...], np.ndarray] | None = None
     building: bool = False
+    #: Why the embedder failed last, and until when (monotonic seconds) searches
+    #: take that answer as they find it instead of asking again.
+    failure: tuple[str, float] | None = None
 
 
 _INDEXES: weakref.WeakKeyDictionary[Workspace, _Index] = weakref.WeakKeyDictionary()
@@ -353,17 +360,26 @@ def meaning_rerank(
     embedder: Embedder | None = workspace.embedder
     if embedder is None:
         return _lexical(lexical_task_ids, "no embedding sidecar is configured")
+    index = _index(workspace)
+    with index.lock:
+        failure = index.failure
+    if failure is not None and time.monotonic() < failure[1]:
+        return _lexical(lexical_task_ids, f"meaning search is unavailable: {failure[0]}")
     try:
         query = embedder.embed([q], query=True)[0]
     except EmbedError as exc:
+        with index.lock:
+            index.failure = (str(exc), time.monotonic() + RETRY_S)
         return _lexical(lexical_task_ids, f"meaning search is unavailable: {exc}")
+    with index.lock:
+        index.failure = None
     model = embedder.name
     stamps, total = call.tx.task_embedding_window(
         call.workspace_id, model, filters=dict(facets or {}), limit=MEANING_WINDOW
     )
     current = [s for s in stamps if s.current]
     stale = [s for s in stamps if not s.current]
-    vectors = _current_vectors(call.tx, _index(workspace), model, current)
+    vectors = _current_vectors(call.tx, index, model, current)
     # A vector can vanish between the two reads (another process re-embedding).
     stale += [s for s in current if s.task_id not in vectors]
     building = bool(stale) and not (
@@ -371,7 +387,7 @@ def meaning_rerank(
     )
     if building:
         start_build(workspace)
-    ids, matrix = _matrix(_index(workspace), vectors, reuse=not stale)
+    ids, matrix = _matrix(index, vectors, reuse=not stale)
     ranked, similarity = _by_meaning(ids, matrix, query, limit)
     fused = fuse([list(lexical_task_ids), ranked])
     reasons = []

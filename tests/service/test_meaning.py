@@ -47,7 +47,11 @@ class Broken:
     name = "broken"
     dim = 4
 
+    def __init__(self) -> None:
+        self.calls = 0
+
     def embed(self, texts: list[str], *, query: bool = False) -> Any:
+        self.calls += 1
         raise EmbedError("the embedding endpoint answered 503")
 
 
@@ -179,6 +183,23 @@ def test_a_failing_embedder_means_lexical_with_its_error() -> None:
         assert result.mode_reason == (
             "meaning search is unavailable: the embedding endpoint answered 503"
         )
+
+
+def test_after_a_failure_searches_stay_lexical_without_asking_until_the_retry_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    broken = Broken()
+    with Workspace.open(embedder=broken) as ws:
+        reasons = {_rerank(ws, "sign in", []).mode_reason for _ in range(3)}
+        assert reasons == {"meaning search is unavailable: the embedding endpoint answered 503"}
+        assert broken.calls == 1
+        monkeypatch.setattr(meaning, "RETRY_S", 0.0)
+        _rerank(ws, "sign in", [])  # the 30 s from the first failure still hold
+        assert broken.calls == 1
+        meaning._index(ws).failure = None  # as when the retry time has passed
+        _rerank(ws, "sign in", [])
+        _rerank(ws, "sign in", [])
+        assert broken.calls == 3  # with no wait, each search asks again
 
 
 def test_the_local_backend_without_its_extra_says_how_to_install_it(
