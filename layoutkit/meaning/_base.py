@@ -40,13 +40,16 @@ def normalised(vectors: npt.ArrayLike, dim: int | None = None) -> Vectors:
 
     Raises :class:`EmbedError` when the shape is wrong or a value is not finite.
     """
-    # Scaled in float64: squaring tiny float32 values would underflow the norm to 0.
     array = np.asarray(vectors, dtype=np.float64)
     if array.ndim != 2 or (dim is not None and array.shape[1] != dim):
         want = f"(n, {dim})" if dim is not None else "(n, dim)"
         raise EmbedError(f"the embedder answered vectors of shape {array.shape}, not {want}")
     if not np.isfinite(array).all():
         raise EmbedError("the embedder answered a vector holding NaN or infinity")
+    # Each row is first divided by its largest value, so squaring never under- or
+    # overflows whatever the scale the embedder answers in.
+    peaks = np.abs(array).max(axis=1, keepdims=True) if array.size else array[:, :1]
+    array = np.divide(array, peaks, out=np.zeros_like(array), where=peaks > 0)
     norms = np.linalg.norm(array, axis=1, keepdims=True)
     unit = np.divide(array, norms, out=np.zeros_like(array), where=norms > 0)
     return unit.astype(np.float32)
