@@ -54,6 +54,12 @@ PDF_OBJECTS = 200_000
 PDF_PAGES = 100_000
 PDF_SECONDS = 2.0
 
+#: Tasks meaning search compares with a query: the most recently updated within the
+#: search's facets. Not a refusal: a search over a larger workspace reads this many
+#: and says so in ``modeReason`` (service/meaning.py). Ranking 5,000 vectors of 384
+#: values is one matrix product of about 2 ms.
+MEANING_WINDOW = 5000
+
 #: Name → maximum, as the error bodies and the docs name them.
 LIMITS: dict[str, int | float] = {
     "jsonDepth": JSON_DEPTH,

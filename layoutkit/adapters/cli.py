@@ -23,6 +23,7 @@ import click
 from layoutkit import ServiceError, Workspace, examples
 from layoutkit.errors import EngineError
 from layoutkit.limits import json_loads
+from layoutkit.meaning import EMBED_ENV, Embedder, embedder_from_env
 from layoutkit.principal import Principal
 from layoutkit.service.ai import backend_from_env
 from layoutkit.service.uploads import MAX_FILE_BYTES, guess_mime
@@ -161,11 +162,19 @@ def _unfurler(fetch: bool, capture: str | None) -> Any:
         raise click.BadParameter(err.message, param_hint="--capture") from err
 
 
+def _embedder() -> Embedder | None:
+    try:
+        return embedder_from_env()
+    except ValueError as err:
+        raise click.BadParameter(str(err), param_hint=EMBED_ENV) from err
+
+
 def _open(db: str, *, fetch: bool | None = None, capture: str | None = None) -> Workspace:
     unfurler = _unfurler(fetch_setting(fetch, server=False), capture)
     try:
-        # The AI backend is the deployment's: configured by LAYOUTKIT_AI_URL, none by default.
-        return Workspace.open(db, unfurler=unfurler, ai=backend_from_env())
+        # The AI backend and the embedding sidecar are the deployment's: configured by
+        # LAYOUTKIT_AI_URL and LAYOUTKIT_EMBED, none by default.
+        return Workspace.open(db, unfurler=unfurler, ai=backend_from_env(), embedder=_embedder())
     except ServiceError as err:
         raise click.BadParameter(err.message, param_hint="--db") from err
 

@@ -893,12 +893,15 @@ def worker_app() -> Starlette:
     its own: the database (and, on PostgreSQL, the blobs in it) is what the
     workers share; tokens, share links, confirm tokens and board locks live there.
     """
+    from layoutkit.meaning import embedder_from_env
     from layoutkit.net import unfurler_for
     from layoutkit.service.ai import backend_from_env
 
     settings = json.loads(os.environ[WORKER_SETTINGS_ENV])
     unfurler = unfurler_for(settings["fetch"], settings.get("capture"))
-    ws = Workspace.open(settings["db"], unfurler=unfurler, ai=backend_from_env())
+    ws = Workspace.open(
+        settings["db"], unfurler=unfurler, ai=backend_from_env(), embedder=embedder_from_env()
+    )
     app = create_app(ws, engine_workers=settings["engines"])
     # Modules, schemas and the registry live as long as the worker: out of the
     # collector's sight, each full collection skips them.

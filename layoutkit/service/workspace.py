@@ -27,6 +27,7 @@ from layoutkit.storage import BoardRecord, BusyError, StorageError, Store, Tx, o
 RETRY_AFTER_S = 1
 
 if TYPE_CHECKING:
+    from layoutkit.meaning import Embedder
     from layoutkit.net import Unfurler
     from layoutkit.service.ai import AiBackend
 
@@ -80,6 +81,10 @@ class Workspace:
 
     ``ai`` is the deployment's AI backend (``layoutkit.service.ai``): without
     one, ``ask_task`` answers 501 and ``read_task_ref`` never distils.
+
+    ``embedder`` is the deployment's embedding sidecar (``layoutkit.meaning``):
+    with one, a search no task fully answers also ranks tasks by meaning
+    (``service/meaning.py``); without one, search stays lexical and says so.
     """
 
     def __init__(
@@ -91,6 +96,7 @@ class Workspace:
         unfurler: Unfurler | None = None,
         ai: AiBackend | None = None,
         multi_workspace: bool | None = None,
+        embedder: Embedder | None = None,
     ) -> None:
         self.store = store
         self.name = name
@@ -103,6 +109,7 @@ class Workspace:
         self.registry = registry
         self.unfurler = unfurler
         self.ai = ai
+        self.embedder = embedder
         self.jobs = JobRunner()
         # Operations running now and when the last one ended (see idle_for); a
         # plain counter: a lost update under threads only moves a lull a little.
@@ -138,6 +145,7 @@ class Workspace:
         unfurler: Unfurler | None = None,
         ai: AiBackend | None = None,
         multi_workspace: bool | None = None,
+        embedder: Embedder | None = None,
     ) -> Workspace:
         """Open a workspace stored at ``url``.
 
@@ -147,16 +155,24 @@ class Workspace:
         ``unfurler`` is given (``layoutkit.net.Unfurler()``); by default the
         workspace touches no network. An ``ai`` backend is asked only by the
         operations that need one (``ask_task``, distilling in
-        ``read_task_ref``). ``multi_workspace`` declares a deployment of several
-        workspaces in one database (default: ``LAYOUTKIT_MULTI_WORKSPACE``); only
-        such a deployment transfers projects. Raises :class:`ServiceError` (400
-        ``unsupported_url``) for a URL no backend understands.
+        ``read_task_ref``); an ``embedder`` by search, to rank tasks by meaning.
+        ``multi_workspace`` declares a deployment of several workspaces in one
+        database (default: ``LAYOUTKIT_MULTI_WORKSPACE``); only such a deployment
+        transfers projects. Raises :class:`ServiceError` (400 ``unsupported_url``)
+        for a URL no backend understands.
         """
         try:
             store = open_store(url)
         except StorageError as exc:
             raise ServiceError(400, "unsupported_url", str(exc)) from exc
-        return cls(store, name=name, unfurler=unfurler, ai=ai, multi_workspace=multi_workspace)
+        return cls(
+            store,
+            name=name,
+            unfurler=unfurler,
+            ai=ai,
+            multi_workspace=multi_workspace,
+            embedder=embedder,
+        )
 
     def create_token(self, kind: str, name: str, *, role: str | None = None) -> str:
         """Mint an API token for ``kind`` (owner, user, agent, service) called ``name``,
@@ -266,6 +282,10 @@ class Workspace:
         self.jobs.shutdown()
         self.drawing.shutdown()
         self.store.close()
+        # An HTTP embedder holds a connection pool; the local one holds nothing to close.
+        close_embedder = getattr(self.embedder, "close", None)
+        if close_embedder is not None:
+            close_embedder()
 
     def __enter__(self) -> Workspace:
         return self

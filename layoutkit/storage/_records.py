@@ -10,7 +10,7 @@ import hashlib
 import json
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import attrs
 
@@ -517,3 +517,29 @@ class SearchDocHit:
     group: str
     board_id: int | None
     score: float
+
+
+class TaskEmbeddingStamp(NamedTuple):
+    """Where one task of a meaning-search window stands: whether its stored vector
+    is current (made by the model asked about, from the task as it is now), and
+    the digest of the text that vector was made from (None without a vector).
+
+    A tuple rather than a record: a window is thousands of rows read per search.
+    """
+
+    task_id: int
+    current: bool
+    text_hash: str | None
+
+
+@attrs.frozen(slots=True)
+class TaskEmbeddingRecord:
+    """A task's stored vector (``dim`` little-endian float32 values in ``vector``)."""
+
+    task_id: int
+    workspace_id: int
+    model: str
+    dim: int
+    text_hash: str
+    task_updated_at: datetime
+    vector: bytes

@@ -8,7 +8,8 @@ leaves strays behind.
 
 How later features fit, without touching these tables:
 
-- tasks: ``tasks`` below, with ``task_refs``, ``task_vocab`` and ``task_events``.
+- tasks: ``tasks`` below, with ``task_refs``, ``task_vocab`` and ``task_events``;
+  ``task_embeddings`` holds the vectors of meaning search.
 - annotations: ``annotations`` below.
 - review rules: ``review_rules`` below.
 - review runs: ``review_runs`` (run id, board scope, state, sight attempts,
@@ -516,6 +517,24 @@ search_words = Table(
     Column("length", Integer, nullable=False),
     Column("docs", Integer, nullable=False),
     Index("ix_search_words_first", "workspace_id", "first", "length"),
+)
+
+# Meaning search (service/meaning.py): one vector per task, made by the
+# embedder named ``model`` from the task text whose digest is ``text_hash``.
+# ``task_updated_at`` is the task's stamp when its text was read: the vector is
+# current while it equals the task's ``updated_at``. ``vector`` holds ``dim``
+# little-endian float32 values.
+task_embeddings = Table(
+    "task_embeddings",
+    metadata,
+    Column("task_id", Id, ForeignKey("tasks.id", ondelete="CASCADE"), primary_key=True),
+    Column("workspace_id", Id, ForeignKey("workspaces.id", ondelete="CASCADE"), nullable=False),
+    Column("model", String(200), nullable=False),
+    Column("dim", Integer, nullable=False),
+    Column("text_hash", String(64), nullable=False),
+    Column("task_updated_at", When, nullable=False),
+    Column("vector", Bytes, nullable=False),
+    Index("ix_task_embeddings_workspace", "workspace_id"),
 )
 
 # Work delivered to agents (service/work.py): one lease per delivered item,

@@ -8,7 +8,7 @@ implements them; a second backend would implement the same methods.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -36,6 +36,8 @@ from layoutkit.storage._records import (
     ReviewRunRecord,
     SearchDocHit,
     ShareLinkRecord,
+    TaskEmbeddingRecord,
+    TaskEmbeddingStamp,
     TaskEventRecord,
     TaskRecord,
     TaskRefRecord,
@@ -777,6 +779,56 @@ class TaskTx(Protocol):
         ...
 
 
+class EmbeddingTx(Protocol):
+    """Task vectors of meaning search (service/meaning.py)."""
+
+    def task_embedding_window(
+        self,
+        workspace_id: int,
+        model: str,
+        *,
+        filters: Mapping[str, Collection[Any]],
+        limit: int,
+    ) -> tuple[list[TaskEmbeddingStamp], int]:
+        """The ``limit`` most recently updated tasks (drafts left out) whose columns
+        hold one of the values ``filters`` gives by column (id, project_id, type,
+        state, status), each saying whether it holds a current vector of ``model``;
+        and how many tasks the filters let through in all."""
+        ...
+
+    def task_embeddings(self, task_ids: Sequence[int]) -> dict[int, TaskEmbeddingRecord]:
+        """The stored vectors of these tasks, by task id (tasks without one left out)."""
+        ...
+
+    def tasks_to_embed(
+        self,
+        workspace_id: int,
+        model: str,
+        *,
+        limit: int,
+        before: tuple[datetime, int] | None = None,
+    ) -> list[tuple[TaskRecord, str | None]]:
+        """Up to ``limit`` tasks (drafts left out, most recently updated first, and
+        after the ``(updated_at, id)`` of ``before`` when given) with no current
+        vector of ``model``, each with its stored vector's text hash when that
+        vector is of ``model`` (None otherwise)."""
+        ...
+
+    def put_task_embedding(
+        self,
+        task_id: int,
+        *,
+        model: str,
+        dim: int,
+        text_hash: str,
+        task_updated_at: datetime,
+        vector: bytes,
+    ) -> bool:
+        """Store the task's vector, made from its text as of ``task_updated_at``;
+        False (nothing stored) when the task changed since then or is gone."""
+        ...
+
+
 class WorkTx(Protocol):
     """Work delivered to agents: leases on items, asks, and the wake-up signal."""
 
@@ -945,6 +997,7 @@ class Tx(
     ReviewRunTx,
     AnnotationTx,
     TaskTx,
+    EmbeddingTx,
     WorkTx,
     TransferTx,
     SearchTx,

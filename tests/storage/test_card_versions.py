@@ -150,6 +150,7 @@ def test_a_database_from_before_versions_keeps_each_cards_current_one(
                 s.work_asks,
                 s.work_signals,
                 s.annotations,
+                s.task_embeddings,
                 s.task_events,
                 s.task_refs,
                 s.tasks,

@@ -81,6 +81,8 @@ def test_public_surface_is_pinned() -> None:
             "StorageError",
             "Store",
             "TableBlobStore",
+            "TaskEmbeddingRecord",
+            "TaskEmbeddingStamp",
             "TaskEventRecord",
             "TaskRecord",
             "TaskRefRecord",

@@ -47,6 +47,7 @@ from layoutkit.storage._sql.access import AccessRows
 from layoutkit.storage._sql.annotations import AnnotationRows
 from layoutkit.storage._sql.boards import BoardRows
 from layoutkit.storage._sql.cards import CardRows
+from layoutkit.storage._sql.embeddings import EmbeddingRows
 from layoutkit.storage._sql.events import EventRows
 from layoutkit.storage._sql.questions import QuestionRows
 from layoutkit.storage._sql.request_keys import RequestKeyRows
@@ -102,6 +103,7 @@ class SqlTx(
     ReviewRunRows,
     AnnotationRows,
     TaskRows,
+    EmbeddingRows,
     WorkRows,
     TransferRows,
     SearchRows,
