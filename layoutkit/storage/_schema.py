@@ -480,7 +480,7 @@ task_events = Table(
 # (layoutkit/search_text.py). ``kind`` and ``subject`` name the row it was read
 # from (a tag's subject is the folded tag); ``grp`` is the group of the reply
 # it answers in. The full-text structures live beside it, made by migration
-# 0012: on SQLite the FTS5 table ``search_fts`` (external content: this table,
+# 0014: on SQLite the FTS5 table ``search_fts`` (external content: this table,
 # kept in step by triggers), on PostgreSQL the stored weighted tsvector of
 # title and body (column ``search_tsv``) with a GIN index. Rows are rewritten by the write transaction that
 # changed their source (``SearchRows.flush_search_index``).
@@ -499,7 +499,7 @@ search_docs = Table(
     Index("ix_search_docs_board", "board_id"),
 )
 
-#: Names of the full-text structures migration 0012 makes beside ``search_docs``
+#: Names of the full-text structures migration 0014 makes beside ``search_docs``
 #: (SQLite's FTS5 table with its shadow tables; PostgreSQL's stored tsvector column
 #: and its GIN index); SQLAlchemy has no form for them, so they are declared there alone.
 FULL_TEXT_OBJECTS = ("search_fts", "search_tsv", "ix_search_docs_text")

@@ -107,7 +107,7 @@ def schema_drift(conn: Connection) -> list[Any]:
     """How the database's schema differs from ``_schema`` (empty when they agree).
 
     The full-text structures of search (FTS5 and its shadow tables, the GIN
-    expression index) have no SQLAlchemy form; migration 0012 alone declares them.
+    expression index) have no SQLAlchemy form; migration 0014 alone declares them.
     """
 
     def declared(obj: Any, name: str | None, type_: str, reflected: bool, other: Any) -> bool:

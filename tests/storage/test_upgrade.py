@@ -55,7 +55,7 @@ def test_the_old_database_is_stamped_then_upgraded(release_0_1: Location) -> Non
                 ("owner", "local", None),
                 ("agent", "claude", None),
             ]
-            # Tokens made before memberships reach every workspace that existed (0013),
+            # Tokens made before memberships reach every workspace that existed (0012),
             # owner tokens as owners.
             workspaces = {w.id for w in tx.workspaces()}
             roles = {(t, r) for w, t, r in tx.memberships() if w in workspaces}

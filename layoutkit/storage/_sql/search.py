@@ -39,7 +39,7 @@ from layoutkit.storage import _schema as s
 from layoutkit.storage._records import SearchDocHit
 from layoutkit.storage._sql._base import TxBase, utc_now
 
-#: The weighted tsvector PostgreSQL indexes and ranks: migration 0012 stores it as the
+#: The weighted tsvector PostgreSQL indexes and ranks: migration 0014 stores it as the
 #: generated column ``search_docs.search_tsv`` and puts the GIN index on that column.
 PG_TSVECTOR = (
     "(setweight(to_tsvector('simple'::regconfig, title), 'A') || "

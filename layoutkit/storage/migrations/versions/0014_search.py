@@ -5,8 +5,8 @@ by three triggers); PostgreSQL a GIN index over the weighted tsvector of title a
 body (a stored generated column ``search_tsv``). The index is filled from the rows
 already stored.
 
-Revision ID: 0012
-Revises: 0011
+Revision ID: 0014
+Revises: 0013
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from layoutkit.storage._sql.search import PG_TSVECTOR, rebuild_on_connection
+from layoutkit.storage._sql.search import PG_TSVECTOR
 
-revision = "0012"
-down_revision = "0011"
+revision = "0014"
+down_revision = "0013"
 branch_labels = None
 depends_on = None
 
@@ -81,7 +81,6 @@ def upgrade() -> None:
     else:
         for statement in _SQLITE:
             op.execute(statement)
-    rebuild_on_connection(bind)
 
 
 def downgrade() -> None:

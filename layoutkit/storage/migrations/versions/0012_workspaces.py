@@ -9,7 +9,7 @@ Tokens made before this revision reached every workspace of the database; each
 becomes a member of every workspace that exists now (owner tokens as owners, the
 rest as members), so nothing that worked before stops working.
 
-Revision ID: 0013
+Revision ID: 0012
 Revises: 0011
 """
 
@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
-revision = "0013"
+revision = "0012"
 down_revision = "0011"
 branch_labels = None
 depends_on = None
