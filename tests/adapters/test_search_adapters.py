@@ -39,8 +39,11 @@ def test_get_search_answers_every_group_with_limit_and_resolve(api: Api) -> None
     assert [(h["id"], h["corrected"]) for h in typo["groups"]["tasks"]] == [(tid, True)]
     pinned = api.client.get("/api/v1/search", params={"q": f"#{tid}", "limit": 1}).json()
     assert [h["pinned"] for h in pinned["groups"]["tasks"]] == [True]
-    resolved = api.client.get("/api/v1/search", params={"q": "billing", "mode": "resolve"})
-    assert resolved.status_code == 200 and resolved.json()["verdict"] == "exact"
+    # mode resolve reads a task reference: the task's whole title names it exactly
+    q = {"q": "invoice numbers skip", "mode": "resolve"}
+    resolved = api.client.get("/api/v1/search", params=q)
+    assert resolved.status_code == 200, resolved.text
+    assert (resolved.json()["verdict"], resolved.json()["candidates"][0]["id"]) == ("exact", tid)
     bad = api.client.get("/api/v1/search", params={"q": "invoice", "limit": 0})
     assert bad.status_code == 400
 
