@@ -215,10 +215,10 @@ def _store(
     workspace: Workspace, model: str, rows: Sequence[tuple[int, str, datetime, np.ndarray]]
 ) -> int:
     """Write vectors ``(task id, text hash, task stamp, vector)``; how many were kept."""
-    kept = 0
-    with workspace.store.transaction() as tx:
-        for task_id, digest, stamp, vector in rows:
-            kept += tx.put_task_embedding(
+
+    def put(tx: Tx) -> int:
+        return sum(
+            tx.put_task_embedding(
                 task_id,
                 model=model,
                 dim=int(vector.shape[0]),
@@ -226,6 +226,11 @@ def _store(
                 task_updated_at=stamp,
                 vector=_as_bytes(vector),
             )
+            for task_id, digest, stamp, vector in rows
+        )
+
+    # Vectors are derived and checked against the task's stamp before use.
+    kept = workspace.cache_write(put)
     index = _index(workspace)
     with index.lock:
         for task_id, digest, _stamp, vector in rows:
@@ -253,13 +258,16 @@ def index_batch(
     if embedder is None:
         return 0, None
     model = embedder.name
-    with workspace.store.read() as tx:
+
+    def look(tx: Tx) -> tuple[list[tuple[TaskRecord, str]], dict[int, Any], int]:
         todo = tx.tasks_to_embed(workspace.workspace_id, model, limit=limit, before=before)
         same = [(task, text_hash(task_text(task))) for task, _ in todo]
         unchanged = {
             task.id for (task, digest), (_, old) in zip(same, todo, strict=True) if digest == old
         }
-        old_vectors = tx.task_embeddings(sorted(unchanged)) if unchanged else {}
+        return same, (tx.task_embeddings(sorted(unchanged)) if unchanged else {}), len(todo)
+
+    same, old_vectors, found = workspace.cache_read(look)
     rows: list[tuple[int, str, datetime, np.ndarray]] = []
     fresh: list[tuple[TaskRecord, str]] = []
     for task, digest in same:
@@ -276,7 +284,7 @@ def index_batch(
             (task.id, digest, task.updated_at, vectors[i]) for i, (task, digest) in enumerate(fresh)
         ]
     stored = _store(workspace, model, rows) if rows else 0
-    last = todo[-1][0] if len(todo) == limit else None
+    last = same[-1][0] if found == limit else None
     return stored, (last.updated_at, last.id) if last is not None else None
 
 

@@ -79,6 +79,9 @@ SKIPPED: dict[str, str] = {
     "blobs": "one content-addressed store for the deployment: referenced, never copied",
     "transfer_map": "the transfer's own bookkeeping",
     "task_trash": "the deleted ledger of the source workspace",
+    "search_docs": "derived: the copied rows are indexed by the destination's write",
+    "search_words": "derived: the vocabulary follows the destination's search documents",
+    "task_embeddings": "derived: meaning vectors are made again for the destination's tasks",
 }
 #: A milestone with this key is a project's next release.
 NEXT_RELEASE = "next"

@@ -71,7 +71,7 @@ def test_upload_refusals_over_http(api: Api) -> None:
     word = api.client.post(
         "/api/v1/tasks/fix-login/upload", files=[("files", ("a.md", b"x", "text/markdown"))]
     )
-    assert (word.status_code, word.json()["code"]) == (400, "not_a_task_id")
+    assert (word.status_code, word.json()["code"]) == (400, "task_reference")
 
 
 def test_null_human_over_http_returns_to_the_type_rule(api: Api) -> None:

@@ -244,7 +244,7 @@ def test_refusals(any_ws: Workspace) -> None:
     e = err(any_ws, "compose_brief", {"id": story})
     assert (e.status, e.code) == (422, "not_an_epic")
     assert err(any_ws, "compose_brief", {"id": 9999}).code == "unknown_task"
-    assert err(any_ws, "compose_brief", {"id": "checkout v2"}).code == "not_a_task_id"
+    assert err(any_ws, "compose_brief", {"id": "checkout v2"}).code == "task_reference"
     # Nothing was written by the refusals.
     assert _plans(any_ws, b.board) == []
 

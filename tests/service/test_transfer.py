@@ -70,6 +70,22 @@ def test_copy_carries_boards_cards_wires_questions_tasks_and_blobs(pair) -> None
     assert "hello" in str(read)
 
 
+def test_the_copy_is_searchable_in_the_destination_and_trashed_tasks_leave_search(pair) -> None:  # type: ignore[no-untyped-def]
+    src, dst = pair
+    build_project(src)
+
+    def titles(ws: Workspace, q: str, group: str) -> list[str]:
+        return [h["title"] for h in ws.call("search", {"q": q})["groups"][group]]
+
+    assert titles(dst, "card form", "tasks") == []
+    move(src, dst, archiveSource=True)
+    # written in the copy's own transaction, so the index holds it when it commits
+    assert titles(dst, "card form", "tasks") == ["Card form"]
+    assert "home" in [h["title"] for h in dst.call("search", {"q": "home"})["groups"]["boards"]]
+    # the source's live tasks were trashed: search no longer finds them there
+    assert titles(src, "card form", "tasks") == []
+
+
 def test_dry_run_reports_the_same_and_writes_nothing(pair) -> None:  # type: ignore[no-untyped-def]
     src, dst = pair
     build_project(src)

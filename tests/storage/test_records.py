@@ -86,6 +86,8 @@ def test_public_surface_is_pinned() -> None:
             "TaskEventRecord",
             "TaskRecord",
             "TaskRefRecord",
+            "TaskTitleQuery",
+            "TaskTitleRow",
             "TaskVocabRecord",
             "Tx",
             "WorkspaceRecord",

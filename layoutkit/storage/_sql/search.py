@@ -282,7 +282,9 @@ class SearchRows(TxBase):
             }
         comments = self.task_comments(ids)  # type: ignore[attr-defined]
         docs = []
-        for row in self.conn.execute(select(s.tasks).where(t.id.in_(ids))):
+        # a trashed task leaves the index (its document is dropped) until it is restored
+        live = select(s.tasks).where(t.id.in_(ids), t.deleted_at.is_(None))
+        for row in self.conn.execute(live):
             task = row._mapping
             parts = task_parts(task, refs.get(row.id, {}).values(), comments.get(row.id, []))
             title, body = task_document(parts)

@@ -29,6 +29,10 @@ def _table(name: str) -> Any:
     return s.metadata.tables[name]
 
 
+#: Tables whose rows have a search document of their own (``_sql/search.py``).
+_SEARCHED = {"tasks": "task", "boards": "board", "cards": "card", "annotations": "annotation"}
+
+
 class TransferRows(TxBase):
     def stream_rows(
         self, table: str, column: str, values: Sequence[Any], *, batch: int = BATCH
@@ -82,9 +86,30 @@ class TransferRows(TxBase):
         t = _table(table)
         if "id" in t.c and t.c.id.primary_key:
             stmt = insert(t).returning(t.c.id, sort_by_parameter_order=True)
-            return [int(i) for (i,) in self.conn.execute(stmt, list(rows))]
-        self.conn.execute(insert(t), list(rows))
-        return []
+            ids = [int(i) for (i,) in self.conn.execute(stmt, list(rows))]
+        else:
+            self.conn.execute(insert(t), list(rows))
+            ids = []
+        self._index_copied(table, rows, ids)
+        return ids
+
+    def _index_copied(
+        self, table: str, rows: Sequence[Mapping[str, Any]], ids: Sequence[int]
+    ) -> None:
+        # Rows written here skip the family methods that mark search documents: mark
+        # them, so the destination's search index holds the copy when it commits.
+        kind = _SEARCHED.get(table)
+        if kind is not None:
+            for i in ids or [int(r["id"]) for r in rows if "id" in r]:
+                self._touch_search(kind, i)
+        elif table in ("task_refs", "task_events"):
+            for task_id in {int(r["task_id"]) for r in rows}:
+                self._touch_search("task", task_id)
+        elif table == "board_tags" and rows:
+            b = s.boards.c
+            board = int(rows[0]["board_id"])
+            ws = self.conn.execute(select(b.workspace_id).where(b.id == board)).scalar_one()
+            self._touch_search("tags", ws)
 
     def update_rows(self, table: str, rows: Sequence[Mapping[str, Any]]) -> None:
         self._write()
@@ -98,6 +123,7 @@ class TransferRows(TxBase):
             .values({k: bindparam(f"_{k}") for k in names})
         )
         self.conn.execute(stmt, [{f"_{k}": v for k, v in r.items()} for r in rows])
+        self._index_copied(table, rows, [])
 
     def transfer_map(
         self, source_ws: int, dest_ws: int, table: str, source_ids: Sequence[int]
@@ -176,6 +202,7 @@ class TransferRows(TxBase):
                 deleted_at=now,
             )
         )
+        self._touch_search("task", task_id)
         return True
 
     def restore_task(self, task_id: int) -> bool:
@@ -193,6 +220,7 @@ class TransferRows(TxBase):
             .where(tr.task_id == task_id, tr.restored_at.is_(None))
             .values(restored_at=self.now())
         )
+        self._touch_search("task", task_id)
         return True
 
     def trashed_tasks(self, workspace_id: int) -> list[dict[str, Any]]:
