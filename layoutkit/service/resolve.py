@@ -28,8 +28,11 @@ are listed in ``outside``; pinned numbers naming no task the caller can open,
 in ``missing``.
 
 Title candidates come from one function, :func:`_candidate_rows`, reading the
-tasks' titles through :meth:`Tx.task_titles`; it is the seam where an index
-takes over.
+tasks' titles through :meth:`Tx.task_titles`, which matches words in the search
+index's title column (a word matches the start of a title word) and applies
+the facets in the same query. When no title holds every word, the loose
+reading looks for each word, the vocabulary words search rule 3 would correct
+it to, and its first three letters.
 """
 
 from __future__ import annotations
@@ -133,29 +136,30 @@ def _candidate_rows(
     *,
     loose: bool = False,
 ) -> list[TaskTitleRow]:
-    """Tasks in ``scope`` whose title holds every word (each word a group of spellings),
-    shortest titles first; ``loose``: those holding any fragment of a word, the most
-    fragments first. A ``limit`` of 1 asks only whether any task qualifies, in no
-    order. This is the one read an index replaces."""
-    terms = tuple(_fragments(group) for group in words) if loose else tuple(words)
+    """Tasks in ``scope`` whose title holds every word (each word a group of spellings,
+    each matched as the start of a title word), shortest titles first; ``loose``: those
+    holding any word or a vocabulary word near one, the most words first. A ``limit``
+    of 1 asks only whether any task qualifies, in no order. Titles are read from the
+    search index (``Tx.task_titles``), never scanned."""
+    terms = tuple(_near(call, group) for group in words) if loose else tuple(words)
     query = TaskTitleQuery(terms=terms, match="any" if loose else "all", **attrs.asdict(scope))
     return call.tx.task_titles(call.workspace_id, query, limit=limit, ordered=limit > 1)
 
 
-def _fragments(group: tuple[str, ...]) -> tuple[str, ...]:
-    """Pieces of a word a misspelling of it most likely keeps: three-letter runs at its
-    start, middle and end (and next to the end from 7 letters), or the short word itself."""
+def _near(call: Call, group: tuple[str, ...]) -> tuple[str, ...]:
+    """A word's spellings with the vocabulary words a misspelling of it most likely
+    meant (search rule 3's corrections), and its first letters: a title word that
+    starts the same way may still score near it."""
+    # search imports this module for mode resolve; the corrections are its own.
+    from layoutkit.service.search import nearest_words
+
     out: list[str] = []
     for word in group:
-        if len(word) <= PREFIX + 1:
-            out.append(word[:PREFIX] if len(word) > PREFIX else word)
-            continue
-        mid = len(word) // 2
-        out += [word[:PREFIX], word[mid - 1 : mid + 2], word[-PREFIX:]]
-        if len(word) >= 7:
-            out.append(word[-PREFIX - 1 : -1])
-    # The store compares ASCII letters without case: one spelling of a piece is enough.
-    return tuple(dict.fromkeys(piece.lower() if piece.isascii() else piece for piece in out))
+        out.append(word)
+        out += nearest_words(call.tx, call.workspace_id, word)
+        if len(word) > PREFIX + 1:
+            out.append(word[:PREFIX])
+    return tuple(dict.fromkeys(out))
 
 
 # ------------------------------------------------------------------ scoring
