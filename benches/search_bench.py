@@ -17,7 +17,13 @@ What it prints, per backend:
   correction and no hit views) and the ratio of the two;
 - quality: a labelled set of queries written from the generated data, each
   naming the task it should find first (a third misspelt); the share whose
-  expected task ranks first in the tasks group.
+  expected task ranks first in the tasks group;
+- resolve: a fifth of the tasks (``--resolve-tasks``) come from
+  ``resolve_bench.generate`` and are indexed with the rest; its labelled
+  references (pins, exact titles, typos, English and Czech type and state
+  words, ``under``/``pod``, ``mine``/``moje``) run through ``mode: resolve``,
+  with p50/p95 and the share whose expected task is the first candidate, per
+  kind of reference.
 
 The generator (``Corpus``, ``generate``, ``insert_corpus``, ``labelled_queries``)
 is importable, so other benches can add rows of their own to it.
