@@ -9,7 +9,9 @@ titles and bodies: a verb, an object and a component name made of syllables
 (``Fix checkout totals in Korvali``), a fifth of them in Czech; one task in
 fifty is an epic the others sit under; types, statuses, assignees and
 authors vary. They are inserted straight into the tasks table in batches, as
-a workspace grown over time.
+a workspace grown over time, and the search index is then built from them.
+``benches/search_bench.py`` adds these tasks to its own generated workspace and
+prints the resolve rows beside its search rows.
 
 The labelled set is written from the generated data (at least 100 queries):
 pins (``#n``, ``tk-n``, a branch name), exact titles, titles with a typo in
@@ -112,8 +114,12 @@ def _body(rng: random.Random) -> str:
     )
 
 
-def generate(ws: Workspace, count: int, seed: int = 7) -> list[dict[str, Any]]:
-    """Insert ``count`` tasks; returns what the labelled set is written from."""
+def generate(
+    ws: Workspace, count: int, seed: int = 7, *, index: bool = True
+) -> list[dict[str, Any]]:
+    """Insert ``count`` tasks into a workspace holding none yet, then build the search
+    index the resolver reads (unless ``index`` is False: the caller builds it once
+    after adding rows of its own); returns what the labelled set is written from."""
     rng = random.Random(seed)
     components = sorted({_component(rng) for _ in range(6000)})
     epics = max(1, count // 50)
@@ -184,6 +190,9 @@ def generate(ws: Workspace, count: int, seed: int = 7) -> list[dict[str, Any]]:
                     row["created_by"],
                 )
             )
+    if index:
+        with ws.store.transaction() as tx:
+            tx.rebuild_search_index(ws.workspace_id)
     return made
 
 

@@ -17,7 +17,13 @@ What it prints, per backend:
   correction and no hit views) and the ratio of the two;
 - quality: a labelled set of queries written from the generated data, each
   naming the task it should find first (a third misspelt); the share whose
-  expected task ranks first in the tasks group.
+  expected task ranks first in the tasks group;
+- resolve: a fifth of the tasks (``--resolve-tasks``) come from
+  ``resolve_bench.generate`` and are indexed with the rest; its labelled
+  references (pins, exact titles, typos, English and Czech type and state
+  words, ``under``/``pod``, ``mine``/``moje``) run through ``mode: resolve``,
+  with p50/p95 and the share whose expected task is the first candidate, per
+  kind of reference.
 
 The generator (``Corpus``, ``generate``, ``insert_corpus``, ``labelled_queries``)
 is importable, so other benches can add rows of their own to it.
@@ -39,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+import resolve_bench
 from _timing import percentile, table
 from sqlalchemy import delete, func, insert, select, text
 
@@ -378,10 +385,17 @@ def _index_bytes(ws: Workspace, db: Path | None) -> int:
 
 
 def run_backend(
-    label: str, ws: Workspace, corpus: Corpus, queries: int, db: Path | None
+    label: str,
+    ws: Workspace,
+    corpus: Corpus,
+    queries: int,
+    db: Path | None,
+    resolve_tasks: int,
 ) -> list[list[str]]:
     before = db.stat().st_size if db else 0
     t0 = time.perf_counter()
+    # The resolver's tasks first: its generator reads back the ids of every task.
+    resolvable = resolve_bench.generate(ws, resolve_tasks, index=False)
     ids = insert_corpus(ws, corpus)
     inserted = time.perf_counter() - t0
     if db:
@@ -392,7 +406,8 @@ def run_backend(
     built = time.perf_counter() - t0
     size = (db.stat().st_size - before) if db else _index_bytes(ws, None)
     print(
-        f"\n{label}: {len(corpus.tasks):,} tasks, {len(corpus.boards):,} boards, "
+        f"\n{label}: {len(corpus.tasks):,} tasks and {len(resolvable):,} resolver tasks, "
+        f"{len(corpus.boards):,} boards, "
         f"{len(corpus.cards):,} cards inserted in {inserted:.1f} s; index of {docs:,} documents "
         f"built in {built:.1f} s, {size / 2**20:.1f} MiB"
     )
@@ -430,6 +445,51 @@ def run_backend(
     rows.append([label, f"quality: {len(labelled)} labelled", f"{share:.1%} first", "", "", "", ""])
     if misses:
         print(f"  missed, e.g.: {misses[:5]}")
+    rows += _resolve_rows(label, ws, resolvable, queries)
+    return rows
+
+
+def _resolve_rows(
+    label: str, ws: Workspace, tasks: list[dict[str, Any]], queries: int
+) -> list[list[str]]:
+    """``mode: resolve`` on resolve_bench's labelled references (English and Czech
+    palette words, typos, pins), in this workspace: p50/p95 per kind and the share
+    whose expected task is the first candidate."""
+    labelled = resolve_bench.labelled(tasks, max(140, queries))
+    resolve_bench.run(ws, labelled[:10])  # warm, as the search queries were
+    result = resolve_bench.run(ws, labelled)
+    rows = []
+    every: list[float] = []
+    hits: list[bool] = []
+    for kind, took in result["times"].items():
+        firsts = result["firsts"][kind]
+        every += took
+        hits += firsts
+        rows.append(
+            [
+                label,
+                f"resolve {kind} ({len(took)}, {sum(firsts) / len(firsts):.0%} first)",
+                f"{statistics.median(took):.1f}",
+                f"{percentile(took, 0.95):.1f}",
+                "",
+                "",
+                "",
+            ]
+        )
+    rows.append(
+        [
+            label,
+            f"resolve all ({len(every)}, {sum(hits) / len(hits):.1%} first)",
+            f"{statistics.median(every):.1f}",
+            f"{percentile(every, 0.95):.1f}",
+            "",
+            "",
+            "",
+        ]
+    )
+    print(f"  resolve verdicts: {dict(result['verdicts'])}")
+    for miss in result["misses"]:
+        print(f"  resolve miss: {miss}")
     return rows
 
 
@@ -458,18 +518,26 @@ def main() -> None:
     parser.add_argument("--boards", type=int)
     parser.add_argument("--cards", type=int)
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument(
+        "--resolve-tasks",
+        type=int,
+        help="tasks of resolve_bench's generator added to the workspace (default a fifth of --tasks)",
+    )
     parser.add_argument("--pg", default=os.environ.get("LAYOUTKIT_TEST_POSTGRES_URL"))
     args = parser.parse_args()
     boards = args.boards if args.boards is not None else max(1, args.tasks // 20)
     cards = args.cards if args.cards is not None else boards * 10
+    resolve_tasks = args.resolve_tasks or max(500, args.tasks // 5)
+    # The search corpus and the resolver's tasks share one workspace of --tasks tasks.
+    args.tasks -= resolve_tasks
     t0 = time.perf_counter()
     corpus = generate(args.tasks, boards=boards, cards=cards)
     print(f"generated in {time.perf_counter() - t0:.1f} s")
     with _sqlite() as (ws, db):
-        _report(run_backend("sqlite", ws, corpus, args.queries, db))
+        _report(run_backend("sqlite", ws, corpus, args.queries, db, resolve_tasks))
     if args.pg:
         with _postgres(args.pg) as ws:
-            _report(run_backend("postgresql", ws, corpus, args.queries, None))
+            _report(run_backend("postgresql", ws, corpus, args.queries, None, resolve_tasks))
     else:
         print("(postgresql skipped: pass --pg URL or set LAYOUTKIT_TEST_POSTGRES_URL)")
 

@@ -212,7 +212,9 @@ def _render(task: TaskRecord, p: dict[str, Any], items: list[dict[str, Any]], st
         lines.append("## Next")
         for item in items:
             box = "x" if item.get("done") else " "
-            kind = item["kind"]
+            # Gates written by other operations (create, update) may carry no kind:
+            # the gate checker reads those as plain steps, and so does the hand-back.
+            kind = item.get("kind") or "step"
             head = "" if kind == "step" else f"{kind.upper()} "
             extra = []
             if item.get("who"):

@@ -28,8 +28,11 @@ are listed in ``outside``; pinned numbers naming no task the caller can open,
 in ``missing``.
 
 Title candidates come from one function, :func:`_candidate_rows`, reading the
-tasks' titles through :meth:`Tx.task_titles`; it is the seam where an index
-takes over.
+tasks' titles through :meth:`Tx.task_titles`, which matches words in the search
+index's title column (a word matches the start of a title word) and applies
+the facets in the same query. When no title holds every word, the loose
+reading looks for each word and the vocabulary words search rule 3 would
+correct it to (a word with neither, by its first three letters).
 """
 
 from __future__ import annotations
@@ -133,29 +136,44 @@ def _candidate_rows(
     *,
     loose: bool = False,
 ) -> list[TaskTitleRow]:
-    """Tasks in ``scope`` whose title holds every word (each word a group of spellings),
-    shortest titles first; ``loose``: those holding any fragment of a word, the most
-    fragments first. A ``limit`` of 1 asks only whether any task qualifies, in no
-    order. This is the one read an index replaces."""
-    terms = tuple(_fragments(group) for group in words) if loose else tuple(words)
-    query = TaskTitleQuery(terms=terms, match="any" if loose else "all", **attrs.asdict(scope))
+    """Tasks in ``scope`` whose title holds every word (each word a group of spellings,
+    each matched as the start of a title word), shortest titles first; ``loose``: the
+    same with each word's near vocabulary words as spellings too, and when no title
+    holds them all, those holding any, the most words first. A ``limit``
+    of 1 asks only whether any task qualifies, in no order. Titles are read from the
+    search index (``Tx.task_titles``), never scanned."""
+    if not loose:
+        query = TaskTitleQuery(terms=tuple(words), **attrs.asdict(scope))
+        return call.tx.task_titles(call.workspace_id, query, limit=limit, ordered=limit > 1)
+    terms = tuple(_near(call, group) for group in words)
+    # A typo mostly has its correction: titles holding every word, some as corrected,
+    # are few and the nearest. Only without one are titles holding any word read.
+    query = TaskTitleQuery(terms=terms, **attrs.asdict(scope))
+    rows = call.tx.task_titles(call.workspace_id, query, limit=min(limit, STRICT_ROWS))
+    if rows:
+        return rows
+    query = TaskTitleQuery(terms=terms, match="any", **attrs.asdict(scope))
     return call.tx.task_titles(call.workspace_id, query, limit=limit, ordered=limit > 1)
 
 
-def _fragments(group: tuple[str, ...]) -> tuple[str, ...]:
-    """Pieces of a word a misspelling of it most likely keeps: three-letter runs at its
-    start, middle and end (and next to the end from 7 letters), or the short word itself."""
+def _near(call: Call, group: tuple[str, ...]) -> tuple[str, ...]:
+    """A word's spellings with the vocabulary words a misspelling of it most likely
+    meant (search rule 3's corrections); a word no vocabulary word starts and none is
+    near also by its first letters, as a title word starting the same way may still
+    score near it. A word the vocabulary holds is looked for as it is: its first
+    letters would only bring thousands of rows the scoring drops."""
+    # search imports this module for mode resolve; the corrections are its own.
+    from layoutkit.service.search import nearest_words
+
+    tx, workspace_id = call.tx, call.workspace_id
     out: list[str] = []
     for word in group:
-        if len(word) <= PREFIX + 1:
-            out.append(word[:PREFIX] if len(word) > PREFIX else word)
-            continue
-        mid = len(word) // 2
-        out += [word[:PREFIX], word[mid - 1 : mid + 2], word[-PREFIX:]]
-        if len(word) >= 7:
-            out.append(word[-PREFIX - 1 : -1])
-    # The store compares ASCII letters without case: one spelling of a piece is enough.
-    return tuple(dict.fromkeys(piece.lower() if piece.isascii() else piece for piece in out))
+        out.append(word)
+        fixes = nearest_words(tx, workspace_id, word)
+        out += fixes
+        if not fixes and len(word) > PREFIX + 1 and tx.vocabulary_word(workspace_id, word) is None:
+            out.append(word[:PREFIX])
+    return tuple(dict.fromkeys(out))
 
 
 # ------------------------------------------------------------------ scoring

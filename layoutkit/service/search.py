@@ -59,6 +59,7 @@ from layoutkit.service._common import may_reach
 from layoutkit.service.annotation_views import annotation_url
 from layoutkit.service.boards import board_url
 from layoutkit.service.generic import kind_handler
+from layoutkit.service.meaning import MATCHED_BY_MEANING, fused_rows, meaning_rerank
 from layoutkit.service.resolve import MAX_CANDIDATES, resolve_reference
 from layoutkit.service.task_pins import Pin, distinct, parse_pins, unpinned
 from layoutkit.service.tasks import task_url
@@ -509,7 +510,38 @@ def search_groups(call: Call, groups: Sequence[str]) -> dict[str, Any]:
                         rows.append(row | ({"corrected": True} if corrected else {}))
         reply[group] = rows
     corrections = [{"from": t.word, "to": c} for t in terms for c in t.corrections]
-    return {"q": q, "groups": reply, "corrections": corrections}
+    out: dict[str, Any] = {"q": q, "groups": reply, "corrections": corrections}
+    if "tasks" in groups and terms:
+        # Rule 4: words alone answered when a task holds every word as typed (or
+        # the query named one); otherwise meaning ranks tasks too, when it can.
+        held = bool(targets) or any(h.group == "tasks" for h in exact)
+        out.update(_by_meaning(call, views, q, reply, held=held, limit=limit))
+    return out
+
+
+def _by_meaning(
+    call: Call,
+    views: _Views,
+    q: str,
+    reply: dict[str, list[dict[str, Any]]],
+    *,
+    held: bool,
+    limit: int,
+) -> dict[str, Any]:
+    """Fuse the meaning ranking into ``reply["tasks"]`` (search rule 4); returns
+    ``mode`` and ``modeReason`` when the reply carries them."""
+    lexical = {row["id"]: row for row in reply["tasks"]}
+    result = meaning_rerank(call, q, list(lexical), None, every_word_held=held, limit=limit)
+    if result.mode == "hybrid":
+
+        def row_of(task: TaskRecord) -> dict[str, Any]:
+            row = views.task(task, call.tx.task_refs(task.id))
+            # Found by what it means: no word's place to name, whatever words it shares.
+            row["matchedLabel"] = MATCHED_BY_MEANING
+            return row
+
+        reply["tasks"] = fused_rows(call, result, lexical, row_of)[:limit]
+    return result.reply_fields()
 
 
 def _resolve(call: Call, q: str) -> dict[str, Any]:

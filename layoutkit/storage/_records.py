@@ -366,7 +366,8 @@ class TaskTitleRow:
 class TaskTitleQuery:
     """Which tasks :meth:`task_titles` reads: title terms and facets, all optional.
 
-    ``terms`` are groups of words compared without ASCII case; with ``match``
+    ``terms`` are groups of words, looked up in the search index's task titles
+    (case and accents aside, each the start of a title word); with ``match``
     ``all`` a title holds at least one word of every group, with ``any`` of at
     least one word of any group (titles holding more words first). Facets:
     ``types`` and ``statuses`` (any of), ``state`` (the workspace state word,

@@ -706,7 +706,8 @@ class TaskTx(Protocol):
     ) -> list[TaskTitleRow]:
         """At most ``limit`` tasks the query picks, read as :class:`TaskTitleRow`: with
         ``match`` all the shortest titles first, with any those holding the most
-        terms; then most recently updated. ``ordered`` False takes any (a check
+        terms; then most recently updated. Terms are looked up in the search
+        index's task titles, each matching the start of a title word. ``ordered`` False takes any (a check
         whether one exists stops at the first)."""
         ...
 

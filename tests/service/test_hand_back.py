@@ -47,6 +47,18 @@ def test_next_items_become_the_checklist_with_their_kinds(ws: Workspace) -> None
     assert out["text"].startswith(f"# Hand-back: task {task} Fix login")
 
 
+def test_a_gate_written_without_a_kind_reads_as_a_step(ws: Workspace) -> None:
+    # create and update store gates as given; a hand-back must render them all the same.
+    task = _task(ws, gates=[{"title": "Old checklist line", "done": True}])
+    out = ws.call(
+        "hand_back", {"id": task, "summary": "Kept going.", "next": [{"title": "Write tests"}]}
+    )
+    assert [i["title"] for i in out["items"]] == ["Write tests"]
+    assert "- [x] Old checklist line" in out["text"]
+    assert "- [ ] Write tests" in out["text"]
+    assert out["open"] == []
+
+
 def test_a_step_refiled_by_name_keeps_its_tick(ws: Workspace) -> None:
     task = _task(ws)
     first = ws.call("hand_back", {"id": task, "summary": "one", "next": [{"title": "Tests"}]})

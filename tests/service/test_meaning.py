@@ -383,3 +383,54 @@ def test_processes_sharing_a_database_share_the_index(tmp_path: Path) -> None:
     finally:
         first.close()
         second.close()
+
+
+# ------------------------------------------------------------------ through search
+
+
+def test_search_fuses_meaning_when_no_task_holds_every_word(mws: Workspace) -> None:
+    reset = _task(mws, "Users cannot reset their password by email")
+    _task(mws, "Dashboard layout drifts")
+    got = mws.call("search", {"kind": "task", "q": "password reset mail"})
+    assert got["mode"] == "hybrid" and "modeReason" not in got
+    rows = got["groups"]["tasks"]
+    # No task holds "mail" as a word start, so only meaning finds the reset task.
+    assert [r["id"] for r in rows][:1] == [reset]
+    assert rows[0]["matchedIn"] == ["meaning"] and rows[0]["matchedLabel"] == "meaning"
+    assert all(r["title"] != "Dashboard layout drifts" for r in rows)
+
+
+def test_search_says_nothing_of_mode_when_the_words_answered(mws: Workspace) -> None:
+    tid = _task(mws, "Users cannot reset their password by email")
+    got = mws.call("search", {"kind": "task", "q": "password reset"})
+    assert "mode" not in got and "modeReason" not in got
+    assert [(r["id"], r["matchedIn"]) for r in got["groups"]["tasks"]] == [(tid, ["title"])]
+    pinned = mws.call("search", {"kind": "task", "q": f"#{tid} nothing holds this"})
+    assert "mode" not in pinned
+
+
+def test_search_fuses_word_rows_and_meaning_rows_in_one_group(mws: Workspace) -> None:
+    words = _task(mws, "Invoice totals round wrongly", "seen in the monthly export")
+    sense = _task(mws, "Monthly invoice export is missing rows")
+    # Only a correction finds the first task (no task holds "invoce" as typed), so
+    # meaning is asked too; the second task lacks "totals" and only meaning finds it.
+    got = mws.call("search", {"kind": "task", "q": "invoce totals monthly"})
+    assert got["mode"] == "hybrid"
+    assert got["corrections"] == [{"from": "invoce", "to": "invoice"}]
+    rows = got["groups"]["tasks"]
+    assert [r["id"] for r in rows] == [words, sense]
+    assert rows[0]["corrected"] is True and rows[0]["matchedIn"] != ["meaning"]
+    assert rows[1]["matchedIn"] == ["meaning"] and "corrected" not in rows[1]
+
+
+def test_search_without_an_embedder_says_why_it_stayed_lexical(
+    any_ws: Workspace,
+) -> None:
+    _task(any_ws, "Users cannot reset their password by email")
+    got = any_ws.call("search", {"q": "password reset mail"})
+    assert got["mode"] == "lexical"
+    assert got["modeReason"] == "no embedding sidecar is configured"
+    assert got["groups"]["tasks"] == []
+    # Groups without tasks never want meaning; words that answered want none.
+    assert "mode" not in any_ws.call("search", {"kind": "board", "q": "password reset mail"})
+    assert "mode" not in any_ws.call("search", {"q": "password reset"})

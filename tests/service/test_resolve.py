@@ -89,6 +89,31 @@ def test_a_misspelling_with_a_clear_lead_is_confident(any_ws: Workspace) -> None
     assert answer["next"] == {"operation": "get", "params": {"kind": "task", "id": target["id"]}}
 
 
+def test_titles_come_from_the_index_folded_and_by_word_start(any_ws: Workspace) -> None:
+    czech = _task(any_ws, "Opravit přihlášení uživatele")
+    dash = _task(any_ws, "Dashboard widgets lag")
+    # Accents and case fold both ways; a word matches the start of a title word only.
+    assert _ids(_resolve(any_ws, "prihlaseni uzivatele"))[:1] == [czech["id"]]
+    assert _ids(_resolve(any_ws, "PŘIHLÁŠENÍ"))[:1] == [czech["id"]]
+    assert _ids(_resolve(any_ws, "dash widgets"))[:1] == [dash["id"]]
+    inside = _resolve(any_ws, "board widgets")["candidates"]
+    assert all(not c["why"].startswith("title holds every word") for c in inside)
+    # A title written a moment ago is found (the index moves with the write).
+    any_ws.call("update", {"kind": "task", "id": dash["id"], "title": "Dashboard tiles lag"})
+    assert _ids(_resolve(any_ws, "dashboard tiles"))[:1] == [dash["id"]]
+
+
+def test_a_typo_in_a_word_no_title_holds_is_found_through_its_correction(
+    any_ws: Workspace,
+) -> None:
+    target = _task(any_ws, "Invoice numbering skips in Korvaltam")
+    _task(any_ws, "Invoice layout for Korvaltam")
+    for n in range(4):
+        _task(any_ws, f"Numbering of pages {n}")
+    answer = _resolve(any_ws, "korvaltam numberign")
+    assert (answer["verdict"], _ids(answer)[0]) == ("confident", target["id"])
+
+
 def test_several_close_titles_are_ambiguous_and_next_lists_them(any_ws: Workspace) -> None:
     for title in ("Export CSV report", "Export PDF report", "Export XLSX report"):
         _task(any_ws, title)

@@ -135,11 +135,12 @@ def test_task_titles_reads_titles_within_facets_shortest_first(store: SqlStore, 
         return [r.id for r in rows]
 
     assert counts == {epic: 1, child: 1, loose: 0}
-    # Every group held, ASCII case aside, shortest first; drafts only when asked for.
+    # Every group held as the start of a title word, case aside, shortest first;
+    # drafts only when asked for.
     assert ids(terms=(("card",), ("form",))) == [grandchild, child, loose]
     assert len(ids(terms=(("card",),), drafts=True)) == 4
     assert ids(terms=(("errors", "nothing"),)) == [grandchild, loose]
-    # % and _ are letters to look for, not wildcards.
+    # Titles are read from the search index: % and _ cut words, never wildcards.
     assert ids(terms=(("100%",),)) == [child] and ids(terms=(("d_ne",),)) == []
     assert ids(types=("bug",)) == [child]
     assert ids(statuses=("done",)) == [grandchild]

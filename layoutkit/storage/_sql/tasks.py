@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, case, func, insert, literal, or_, select, update
+from sqlalchemy import ColumnElement, and_, func, insert, or_, select, update
 
 from layoutkit.search_text import COMMENT_ACTION
 from layoutkit.storage import _schema as s
@@ -187,14 +187,13 @@ class TaskRows(TxBase):
             where.append(or_(t.assignee.in_(query.assignees), t.created_by.in_(query.creators)))
         if query.under is not None:
             where.append(t.id.in_(select(self._descendants(query.under).c.id)))
-        groups = [[self._holds(word) for word in group] for group in query.terms if group]
         order: list[Any] = []
-        if groups and query.match == "all":
-            where.extend(or_(*group) for group in groups)
-        elif groups:
-            where.append(or_(*(term for group in groups for term in group)))
-            held = sum((case((term, 1), else_=0) for g in groups for term in g), literal(0))
-            order.append(held.desc())
+        matched = self._task_title_matches(  # type: ignore[attr-defined]
+            workspace_id, query.terms, match=query.match, drafts=query.drafts
+        )
+        if matched is not None and query.match == "any":
+            # The titles holding the most terms rank best in the index.
+            order.append(matched.c.score.desc())
         # The shortest titles holding the words are the nearest to them.
         order += [func.length(t.title), t.updated_at.desc(), t.id.desc()]
         select_rows = select(
@@ -210,20 +209,12 @@ class TaskRows(TxBase):
             t.draft,
             t.updated_at,
         ).where(and_(*where))
+        if matched is not None:
+            select_rows = select_rows.select_from(s.tasks.join(matched, matched.c.id == t.id))
         if ordered:
             select_rows = select_rows.order_by(*order)
         rows = self.conn.execute(select_rows.limit(limit))
         return [record(r, TaskTitleRow) for r in rows]
-
-    def _holds(self, word: str) -> ColumnElement[bool]:
-        """The title holds ``word``, ASCII case aside (all case on PostgreSQL)."""
-        pattern = "%" + word.replace("/", "//").replace("%", "/%").replace("_", "/_") + "%"
-        title = s.tasks.c.title
-        if self._pg:
-            # lower() and LIKE scan about twice as fast as ILIKE, with the same answer.
-            return func.lower(title).like(func.lower(pattern), escape="/")
-        # SQLite's LIKE already ignores ASCII case; lower() on every row only costs time.
-        return title.like(pattern, escape="/")
 
     def _descendants(self, root: int) -> Any:
         t = s.tasks.c
