@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select, text
@@ -73,13 +74,10 @@ def test_a_rolled_back_write_leaves_the_index_alone(store: SqlStore) -> None:
         ws = tx.ensure_workspace("w").id
         board = tx.create_board(ws, "b").id
         tx.insert_cards(board, [_note("pear")])
-    try:
-        with store.transaction() as tx:
-            tx.insert_cards(board, [_note("plum")])
-            tx.flush_search_index()
-            raise KeyError("abandon")
-    except KeyError:
-        pass
+    with pytest.raises(KeyError), store.transaction() as tx:
+        tx.insert_cards(board, [_note("plum")])
+        tx.flush_search_index()
+        raise KeyError("abandon")
     with store.read() as tx:
         assert _words(tx, ws) == ["pear"]
         assert [

@@ -524,12 +524,13 @@ _READERS: Mapping[str, Any] = {
 
 def rebuild_on_connection(conn: Connection) -> int:
     """:meth:`SearchRows.rebuild_search_index` of every workspace on a bare
-    connection inside an open transaction (the migration that makes the index)."""
+    connection inside an open transaction (upgrading through the revision that makes
+    the index)."""
     from layoutkit.storage._sql.boards import BoardRows
     from layoutkit.storage._sql.tasks import TaskRows
 
     class _Rebuild(SearchRows, BoardRows, TaskRows):
-        pass
+        """The row families the index readers call, over the bare connection."""
 
     store = SimpleNamespace(dialect=conn.dialect.name, clock=utc_now, blobs=None)
     return _Rebuild(store, conn, writable=True).rebuild_search_index()  # type: ignore[arg-type]
