@@ -5,13 +5,44 @@ from __future__ import annotations
 from typing import Any
 
 from layoutkit.errors import ServiceError, did_you_mean
-from layoutkit.principal import Principal
-from layoutkit.storage import BoardRecord, CardRecord, EdgeRecord, QuestionRecord, Tx
+from layoutkit.principal import Principal, Role
+from layoutkit.storage import (
+    BoardRecord,
+    CardRecord,
+    EdgeRecord,
+    QuestionRecord,
+    Tx,
+    WorkspaceRecord,
+)
 
 SLUG_PATTERN = "^[a-z0-9][a-z0-9-]{0,79}$"
 SLUG = {"type": "string", "pattern": SLUG_PATTERN, "description": "board slug"}
 #: Stored ids are positive and fit every backend's 64-bit integer (and JSON's safe range).
 ID: dict = {"type": "integer", "minimum": 1, "maximum": 2**53 - 1}
+
+
+def reachable_workspace(
+    tx: Tx, here: int, principal: Principal, name: str, *, multi_workspace: bool
+) -> tuple[WorkspaceRecord, Role] | None:
+    """The workspace called ``name`` and the caller's role there, when the caller may
+    work in it; None otherwise, whether it exists or not (so names cannot be probed).
+
+    The call's own workspace (``here``) is always reachable. Another one is only in a
+    multi-workspace deployment, and only for a token that is a member there (or the
+    deployment itself: the owner in the same process, which has no token). A share
+    link is bound to one board of its own workspace and reaches no other.
+    """
+    space = tx.workspace_by_name(name)
+    if space is None:
+        return None
+    if space.id == here:
+        return space, principal.workspace_role
+    if not multi_workspace or principal.kind == "share":
+        return None
+    if principal.token is None:
+        return (space, "owner") if principal.kind == "owner" else None
+    role = tx.membership(space.id, principal.token)
+    return None if role is None else (space, role)  # type: ignore[return-value]
 
 
 def owns_board(principal: Principal, board: BoardRecord) -> bool:

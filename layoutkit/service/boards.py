@@ -82,9 +82,9 @@ def board_url(slug: str) -> str:
 def _project_id(call: Call, tx: Tx, slug: str | None) -> int | None:
     if slug is None:
         return None
-    project = tx.project_by_slug(call.workspace.workspace_id, slug)
+    project = tx.project_by_slug(call.workspace_id, slug)
     if project is None:
-        project = tx.create_project(call.workspace.workspace_id, slug)
+        project = tx.create_project(call.workspace_id, slug)
     return project.id
 
 

@@ -64,14 +64,14 @@ def _cards_on_one_board(
     if len(boards) > 1:
         raise ServiceError(400, "mixed_boards", "one update_cards call changes one board")
     board = tx.board(boards.pop())
-    if board is None or board.workspace_id != call.workspace.workspace_id:
+    if board is None or board.workspace_id != call.workspace_id:
         raise ServiceError(404, "unknown_card", f"no card {ids[0]}", id=ids[0])
     return board
 
 
 def _confirm_basis(call: Call, ids: list[int], expires: int, nonce: str) -> bytes:
     return (
-        f"{call.workspace.workspace_id}|{call.principal.label}|{sorted(set(ids))}|{expires}|{nonce}"
+        f"{call.workspace_id}|{call.principal.label}|{sorted(set(ids))}|{expires}|{nonce}"
     ).encode()
 
 

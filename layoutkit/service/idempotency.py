@@ -41,7 +41,7 @@ class Replay:
     def __init__(self, call: Call, operation: str, key: str) -> None:
         self.key = key
         self.operation = operation
-        self.scope = f"{call.workspace.workspace_id}:{call.principal.label}"
+        self.scope = f"{call.workspace_id}:{call.principal.label}"
         self.digest = input_hash(
             operation, canonical({k: v for k, v in call.params.items() if k != "requestKey"})
         )

@@ -19,6 +19,7 @@ from layoutkit.errors import EngineError, ServiceError, did_you_mean
 from layoutkit.limits import check_json_value
 from layoutkit.principal import PrincipalKind
 from layoutkit.service.errors import to_service_error
+from layoutkit.service.ids import TaskIdPath, task_id_paths
 
 if TYPE_CHECKING:
     from layoutkit.service.workspace import Call
@@ -146,6 +147,9 @@ class Operation:
     #: verdict on agents' findings) is an operation, so HTTP and the CLI reach it
     #: through the one road, but no tool: agents are never handed it.
     tool: bool = True
+    #: Where the params hold task ids (found in the checked schema when the operation
+    #: is declared): the road reads them to place the call in its workspace.
+    task_ids: tuple[TaskIdPath, ...] = ()
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -277,6 +281,7 @@ def declare(
         finish=finish,
         pure=pure,
         tool=tool,
+        task_ids=task_id_paths(checked),
     )
 
 

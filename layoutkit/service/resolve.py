@@ -46,6 +46,7 @@ from rapidfuzz import fuzz, process
 
 from layoutkit.errors import ServiceError
 from layoutkit.folding import fold
+from layoutkit.service._common import reachable_workspace
 from layoutkit.service.task_palette import (
     CLOSED,
     Facet,
@@ -400,12 +401,18 @@ class _Resolver:
         workspace_id = self.call.workspace_id
         other = None
         if pin.workspace is not None:
-            other = tx.workspace_by_name(pin.workspace)
-            if other is None:
+            # A workspace the caller may not open is as missing as one that is not there.
+            reach = reachable_workspace(
+                tx,
+                workspace_id,
+                self.call.principal,
+                pin.workspace,
+                multi_workspace=self.call.workspace.multi_workspace,
+            )
+            if reach is None:
                 self.missing.append(_pin_id(pin))
                 return None
-            if other.id == workspace_id:
-                other = None
+            other = reach[0] if reach[0].id != workspace_id else None
         task = tx.task(pin.number)
         if task is None or task.workspace_id != (other.id if other else workspace_id):
             self.missing.append(_pin_id(pin))

@@ -55,7 +55,7 @@ from layoutkit.search_text import (
     task_parts,
     tokens,
 )
-from layoutkit.service._common import may_reach
+from layoutkit.service._common import may_reach, reachable_workspace
 from layoutkit.service.annotation_views import annotation_url
 from layoutkit.service.boards import board_url
 from layoutkit.service.generic import kind_handler
@@ -400,15 +400,20 @@ def _pin_targets(call: Call, pins: Sequence[Pin]) -> list[_Target]:
     here = tx.workspace(call.workspace_id)
     out = []
     for pin in pins:
-        elsewhere = pin.workspace is not None and (here is None or pin.workspace != here.name)
-        # A share link opens one board of its own workspace, never another's task.
-        if elsewhere and call.principal.kind == "share":
-            continue
-        space = tx.workspace_by_name(pin.workspace) if elsewhere and pin.workspace else here
+        space = here
+        if pin.workspace is not None and (here is None or pin.workspace != here.name):
+            reach = reachable_workspace(
+                tx,
+                call.workspace_id,
+                call.principal,
+                pin.workspace,
+                multi_workspace=call.workspace.multi_workspace,
+            )
+            space = None if reach is None else reach[0]
         task = tx.task(pin.number) if space is not None else None
         if task is None or space is None or task.workspace_id != space.id or task.draft:
             continue
-        out.append(_Target(pin, task, space, elsewhere))
+        out.append(_Target(pin, task, space, space is not here))
     return out
 
 

@@ -141,3 +141,24 @@ def unpinned(text: str, pins: list[Pin]) -> str:
     for pin in sorted(pins, key=lambda p: p.start, reverse=True):
         out = out[: pin.start] + " " + out[pin.end :]
     return out
+
+
+#: The forms a whole task id may take (anything else is a reference for the resolver).
+_ID_FORMS = frozenset({"url", "workspace", "tk", "hash", "number"})
+
+
+def task_id_pin(value: int | str) -> Pin | None:
+    """The task ``value`` names when it is an id as a whole: a number, or a text that is
+    one pin and nothing else (``12``, ``#12``, ``tk-12``, ``<workspace>/12``, a task
+    URL); None for anything else (a title, a key), which is a reference.
+
+    This is the one reading of a task id: the road reads it to find the workspace a
+    call works in, and handlers to find the task.
+    """
+    if isinstance(value, int):
+        return Pin(value, None, "number", 0, 0, str(value))
+    text = value.strip()
+    pins = parse_pins(text)
+    if len(pins) == 1 and pins[0].text == text and pins[0].form in _ID_FORMS:
+        return pins[0]
+    return None

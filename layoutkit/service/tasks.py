@@ -28,7 +28,6 @@ Rules decided here:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from datetime import date, datetime
 from typing import Any
@@ -40,7 +39,8 @@ from layoutkit.folding import fold
 from layoutkit.search_text import task_parts
 from layoutkit.service._common import ID, SLUG_PATTERN
 from layoutkit.service.generic import kind_handler
-from layoutkit.service.task_pins import Pin, parse_pins
+from layoutkit.service.ids import TASK_ID, unknown_task
+from layoutkit.service.task_pins import task_id_pin
 from layoutkit.service.workspace import Call
 from layoutkit.storage import TaskRecord, TaskRefRecord, Tx
 
@@ -61,16 +61,6 @@ PROJECT: dict[str, Any] = {
     "type": ["string", "null"],
     "pattern": SLUG_PATTERN,
     "description": "project slug (null: no project)",
-}
-TASK_ID: dict[str, Any] = {
-    "type": ["integer", "string"],
-    "minimum": 1,
-    "maximum": 2**53 - 1,
-    "minLength": 1,
-    "maxLength": 300,
-    "description": "task id: its number (also #12, tk-12 or the task's URL), or "
-    "<workspace>/<number> for another workspace's task; a title or key is answered with "
-    "the resolver's verdict and the call to make",
 }
 _NULLABLE_ID: dict[str, Any] = {"type": ["integer", "null"], "minimum": 1, "maximum": 2**53 - 1}
 GATE: dict[str, Any] = {
@@ -172,57 +162,29 @@ def resolve_task_reference(call: Call, text: str) -> dict[str, Any]:
     return resolve_reference(call, text)
 
 
-_WORKSPACE_ID = re.compile(r"^(?P<ws>[^/\s]{1,200})/(?P<id>[0-9]{1,16})$")
-
-
 def find_task(
     call: Call, value: int | str, *, operation: str, field: str = "id", lock: bool = False
 ) -> TaskRecord:
-    """The task ``value`` names: a number, ``<workspace>/<number>``, or a pin that
-    is the whole value (``#12``, ``tk-12``, a task URL).
+    """The task ``value`` names in the call's workspace: a number, or a text that is
+    one pin (``#12``, ``tk-12``, ``<workspace>/<number>``, a task URL).
 
+    The road has already moved the call into the workspace an id names (or
+    refused it), so a workspace here that is not the call's own names no task.
     404 ``unknown_task`` when no such task is here; a reference (a title, a
     key, anything else) is answered 400 ``task_reference`` with the
     resolver's verdict, its candidates and the exact call to make: this
     operation with the id filled in when the verdict is exact or confident,
     else the resolver's own next call.
     """
-    tx = call.tx
-    workspace_id = call.workspace_id
-    if isinstance(value, str):
-        text = value.strip()
-        hit = _WORKSPACE_ID.match(text)
-        pin = _whole_pin(text)
-        if text.isascii() and text.isdigit() and len(text) <= 16:
-            value = int(text)
-        elif hit is not None or (pin is not None and pin.workspace is not None):
-            name, number = (hit["ws"], int(hit["id"])) if hit else (pin.workspace, pin.number)
-            other = tx.workspace_by_name(name)
-            if other is None:
-                raise ServiceError(
-                    404,
-                    "unknown_workspace",
-                    f"no workspace {name!r} in this organisation",
-                    field=field,
-                )
-            workspace_id, value = other.id, number
-        elif pin is not None:
-            value = pin.number
-        else:
-            raise _reference_refusal(call, text, operation, field)
-    task = tx.task(value, lock=lock)
-    if task is None or task.workspace_id != workspace_id:
-        raise ServiceError(404, "unknown_task", f"no task {value}", field=field, id=value)
+    pin = task_id_pin(value)
+    if pin is None:
+        raise _reference_refusal(call, str(value).strip(), operation, field)
+    if pin.workspace is not None and pin.workspace != call.workspace_name:
+        raise unknown_task(value, field)
+    task = call.tx.task(pin.number, lock=lock)
+    if task is None or task.workspace_id != call.workspace_id:
+        raise unknown_task(pin.number, field)
     return task
-
-
-def _whole_pin(text: str) -> Pin | None:
-    """The pin ``text`` is, when it is nothing else (``#12``, ``tk-12``, a task URL):
-    another spelling of an id, which needs no resolver."""
-    pins = parse_pins(text)
-    if len(pins) == 1 and pins[0].text == text and pins[0].form in ("hash", "tk", "url"):
-        return pins[0]
-    return None
 
 
 def _reference_refusal(call: Call, text: str, operation: str, field: str) -> ServiceError:

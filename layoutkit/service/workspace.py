@@ -15,11 +15,13 @@ from layoutkit.errors import EngineError, ServiceError, did_you_mean
 from layoutkit.principal import Principal
 from layoutkit.service import idempotency, links
 from layoutkit.service import tokens as api_tokens
-from layoutkit.service._common import find_board, may_reach
+from layoutkit.service._common import find_board, may_reach, reachable_workspace
 from layoutkit.service.board_model import BoardModels
 from layoutkit.service.errors import to_service_error
+from layoutkit.service.ids import unknown_task, values_at
 from layoutkit.service.jobs import JobRunner
 from layoutkit.service.registry import REGISTRY, Operation, Registry
+from layoutkit.service.task_pins import task_id_pin
 from layoutkit.service.warm_pictures import WarmPictures
 from layoutkit.storage import BoardRecord, BusyError, StorageError, Store, Tx, open_store
 
@@ -64,10 +66,17 @@ class Call:
     #: must see what the handler wrote); nothing runs when the call fails.
     after: list[Callable[[], None]] = attrs.field(factory=list, repr=False)
     snapshot: Any = attrs.field(default=None, repr=False)
-
-    @property
-    def workspace_id(self) -> int:
-        return self.workspace.workspace_id
+    #: The workspace the call works in: the ``Workspace``'s own unless a task id it
+    #: carries names another one the caller belongs to (the road decides, see
+    #: ``Workspace._place``); handlers never choose it themselves.
+    workspace_id: int = attrs.field(
+        kw_only=True,
+        default=attrs.Factory(lambda call: call.workspace.workspace_id, takes_self=True),
+    )
+    workspace_name: str = attrs.field(
+        kw_only=True,
+        default=attrs.Factory(lambda call: call.workspace.name, takes_self=True),
+    )
 
 
 class Workspace:
@@ -313,13 +322,53 @@ class Workspace:
         checked = operation.check_params(raw)
         self._calls += 1
         try:
-            return self._run(operation, Call(self, who, checked))
+            return self._run(operation, self._place(operation, Call(self, who, checked)))
         except EngineError as err:
             # Engines speak in codes; statuses are given here, once, for every operation.
             raise to_service_error(err) from err
         finally:
             self._calls -= 1
             self._last_call = time.monotonic()
+
+    def _place(self, op: Operation, call: Call) -> Call:
+        """The call moved into the workspace its task ids name, with the caller's role
+        there; refused (404 ``unknown_task``, as for a task that does not exist) when
+        an id names a workspace the caller may not work in, before any handler runs.
+
+        An id without a workspace (``12``, ``#12``, ``tk-12``, ``/tasks/12``) keeps the
+        call where it is, and the handler finds the task in that workspace or answers
+        404. Every id of one call names one workspace: a call works in one.
+        """
+        named: dict[str, tuple[str, Any]] = {}
+        for path in op.task_ids:
+            for field, value in values_at(call.params, path):
+                pin = task_id_pin(value) if isinstance(value, int | str) else None
+                if pin is not None and pin.workspace is not None and pin.workspace != self.name:
+                    named.setdefault(pin.workspace, (field, value))
+        if not named:
+            return call
+        if len(named) > 1:
+            (field, _), (other, _) = list(named.values())[:2]
+            raise ServiceError(
+                400,
+                "mixed_workspaces",
+                f"{field} and {other} name tasks of two workspaces; a call works in one",
+                field=other,
+            )
+        ((name, (field, value)),) = named.items()
+        with self.store.read(snapshot=False) as tx:
+            reach = reachable_workspace(
+                tx, self.workspace_id, call.principal, name, multi_workspace=self.multi_workspace
+            )
+        if reach is None:
+            raise unknown_task(value, field)
+        space, role = reach
+        return attrs.evolve(
+            call,
+            principal=attrs.evolve(call.principal, role=role),
+            workspace_id=space.id,
+            workspace_name=space.name,
+        )
 
     def idle_for(self, seconds: float) -> bool:
         """Whether no operation ran in this process for ``seconds``: background work
@@ -470,7 +519,7 @@ def _board(op: Operation, tx: Tx, call: Call) -> BoardRecord | None:
                 f"{sent[0]} and {other} name the same board; they differ",
                 field=other,
             )
-        board = find_board(tx, call.workspace.workspace_id, slug, lock=op.writes)
+        board = find_board(tx, call.workspace_id, slug, lock=op.writes)
     who = call.principal
     # A share link is bound to one board; what its mode may do was admitted above.
     if who.kind == "share" and who.board != board.slug:

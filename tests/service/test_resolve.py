@@ -183,7 +183,10 @@ def test_two_pins_are_ambiguous(any_ws: Workspace) -> None:
 
 def test_a_pin_into_another_workspace_carries_the_workspace(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'ws.db'}"
-    with Workspace.open(url, name="home") as home, Workspace.open(url, name="away") as away:
+    with (
+        Workspace.open(url, name="home", multi_workspace=True) as home,
+        Workspace.open(url, name="away", multi_workspace=True) as away,
+    ):
         theirs = _task(away, "Away task")
         answer = _resolve(home, f"away/{theirs['id']}")
         assert (answer["verdict"], _ids(answer)) == ("exact", [theirs["id"]])
@@ -191,6 +194,16 @@ def test_a_pin_into_another_workspace_carries_the_workspace(tmp_path: Path) -> N
         assert answer["next"]["params"]["id"] == f"away/{theirs['id']}"
         # A bare pin names this workspace only.
         assert _resolve(home, f"#{theirs['id']}")["missing"] == [theirs["id"]]
+
+
+def test_a_single_tenant_deployment_resolves_no_pin_into_another_workspace(
+    tmp_path: Path,
+) -> None:
+    url = f"sqlite:///{tmp_path / 'ws.db'}"
+    with Workspace.open(url, name="home") as home, Workspace.open(url, name="away") as away:
+        theirs = _task(away, "Away task")
+        answer = _resolve(home, f"away/{theirs['id']}")
+        assert (answer["verdict"], answer["missing"]) == ("none", [f"away/{theirs['id']}"])
 
 
 # ------------------------------------------------------------------ palette

@@ -41,8 +41,10 @@ def png(w: int = 64, h: int = 40) -> str:
 
 
 def other_workspace(ws: Workspace) -> Workspace:
-    """A second workspace on the same store (another workspace of the organisation)."""
-    return Workspace(ws.store, name=f"other-{uuid.uuid4().hex[:8]}")
+    """A second workspace on the same store (another workspace of the organisation);
+    ``ws`` becomes a multi-workspace deployment's, where ids may name the other."""
+    ws.multi_workspace = True
+    return Workspace(ws.store, name=f"other-{uuid.uuid4().hex[:8]}", multi_workspace=True)
 
 
 # ------------------------------------------------------------------ groups
@@ -286,6 +288,30 @@ def test_a_pin_into_another_workspace_carries_it_and_an_unopenable_one_gives_no_
     assert search(any_ws, f"{name}/{there + 1000}")["groups"]["tasks"] == []
     # A task of another workspace is not this workspace's #n.
     assert all(h["id"] != there for h in search(any_ws, f"#{there}")["groups"]["tasks"])
+
+
+def test_a_pin_into_a_workspace_the_caller_is_no_member_of_gives_no_row(
+    any_ws: Workspace,
+) -> None:
+    other = other_workspace(any_ws)
+    there = task(other, "Secret plan")
+    name = _workspace_name(other)
+    mallory = any_ws.authenticate(any_ws.create_token("user", "mallory"))
+    for q in (
+        f"{name}/{there}",
+        f"/{name}/vp/tasks/{there}",
+        f"https://lk.test/{name}/tasks/{there}",
+    ):
+        found = any_ws.call("search", {"q": q}, mallory)
+        assert found["groups"]["tasks"] == [], q
+        resolved = any_ws.call("search", {"q": q, "mode": "resolve"}, mallory)
+        assert resolved["candidates"] == [] and resolved["missing"] == [f"{name}/{there}"], q
+    # A member there sees it, in words and in resolve mode.
+    other.call("set_member", {"token": mallory.token, "role": "member"})
+    (hit,) = any_ws.call("search", {"q": f"{name}/{there}"}, mallory)["groups"]["tasks"]
+    assert hit["id"] == there and hit["workspace"]["name"] == name
+    resolved = any_ws.call("search", {"q": f"{name}/{there}", "mode": "resolve"}, mallory)
+    assert [c["id"] for c in resolved["candidates"]] == [there]
 
 
 def _workspace_name(ws: Workspace) -> str:

@@ -133,18 +133,61 @@ def test_moving_a_task_to_another_project_takes_its_subtree(ws: Workspace) -> No
 
 def test_a_task_is_named_by_number_or_workspace_and_number(tmp_path) -> None:
     url = f"sqlite:///{tmp_path / 'ws.db'}"
-    with Workspace.open(url, name="home") as home, Workspace.open(url, name="away") as away:
+    with (
+        Workspace.open(url, name="home", multi_workspace=True) as home,
+        Workspace.open(url, name="away", multi_workspace=True) as away,
+    ):
         mine = _task(home)
         theirs = _task(away, title="Away task")
         assert home.call("get", {"kind": "task", "id": str(mine["id"])})["task"]["id"] == mine["id"]
         assert home.call("get", {"kind": "task", "id": f"home/{mine['id']}"})["task"] == mine
+        # The deployment itself (no token) works in every workspace of the database.
         got = home.call("get", {"kind": "task", "id": f"away/{theirs['id']}"})["task"]
         assert got["title"] == "Away task"
         # A bare number names a task of this workspace only.
         missing = _refused(home, "get", {"kind": "task", "id": theirs["id"]})
         assert (missing.status, missing.code) == (404, "unknown_task")
+        # No such workspace answers as no such task: names cannot be probed.
         nowhere = _refused(home, "get", {"kind": "task", "id": "mars/1"})
-        assert (nowhere.status, nowhere.code) == (404, "unknown_workspace")
+        assert (nowhere.status, nowhere.code, nowhere.body["field"]) == (404, "unknown_task", "id")
+
+
+def test_a_member_of_both_workspaces_works_there_with_its_role_there(tmp_path) -> None:
+    url = f"sqlite:///{tmp_path / 'ws.db'}"
+    with (
+        Workspace.open(url, name="home", multi_workspace=True) as home,
+        Workspace.open(url, name="away", multi_workspace=True) as away,
+    ):
+        theirs = _task(away, title="Away task")
+        ana = home.authenticate(home.create_token("user", "ana"))
+        assert ana is not None
+        # Not a member of away: the same answer as for a task that does not exist.
+        for written in (f"away/{theirs['id']}", f"/away/tasks/{theirs['id']}"):
+            err = _refused(home, "get", {"kind": "task", "id": written}, ana)
+            ghost = _refused(
+                home, "get", {"kind": "task", "id": written.replace("away", "mars")}, ana
+            )
+            assert (err.status, err.code) == (ghost.status, ghost.code) == (404, "unknown_task")
+            assert {**err.body, "message": "", "id": ""} == {**ghost.body, "message": "", "id": ""}
+        away.call("set_member", {"token": ana.token, "role": "member"})
+        got = home.call("get", {"kind": "task", "id": f"away/{theirs['id']}"}, principal=ana)
+        assert got["task"]["title"] == "Away task"
+        home.call(
+            "update",
+            {"kind": "task", "id": f"away/{theirs['id']}", "title": "Moved"},
+            principal=ana,
+        )
+        assert away.call("get", {"kind": "task", "id": theirs["id"]})["task"]["title"] == "Moved"
+
+
+def test_a_single_tenant_deployment_answers_another_workspaces_id_not_at_all(tmp_path) -> None:
+    url = f"sqlite:///{tmp_path / 'ws.db'}"
+    with Workspace.open(url, name="home") as home, Workspace.open(url, name="away") as away:
+        mine = _task(home)
+        theirs = _task(away, title="Away task")
+        assert home.call("get", {"kind": "task", "id": f"home/{mine['id']}"})["task"] == mine
+        err = _refused(home, "get", {"kind": "task", "id": f"away/{theirs['id']}"})
+        assert (err.status, err.code) == (404, "unknown_task")
 
 
 def test_a_reference_instead_of_an_id_gets_the_verdict_and_the_exact_call(ws: Workspace) -> None:
