@@ -17,7 +17,7 @@ from jsonschema import Draft202012Validator, validators
 
 from layoutkit.errors import EngineError, ServiceError, did_you_mean
 from layoutkit.limits import check_json_value
-from layoutkit.principal import PrincipalKind
+from layoutkit.principal import PrincipalKind, Role
 from layoutkit.service.errors import to_service_error
 from layoutkit.service.ids import TaskIdPath, task_id_paths
 
@@ -150,6 +150,9 @@ class Operation:
     #: Where the params hold task ids (found in the checked schema when the operation
     #: is declared): the road reads them to place the call in its workspace.
     task_ids: tuple[TaskIdPath, ...] = ()
+    #: The least role the caller needs in the workspace the call works in; the road
+    #: checks it beside ``principals`` (a role never widens what a kind may call).
+    role: Role = "member"
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -238,6 +241,7 @@ def declare(
     shown: dict[str, Any] | None = None,
     variants: tuple[dict[str, Any], ...] = (),
     tool: bool = True,
+    role: Role = "member",
 ) -> Operation:
     """Build an :class:`Operation`; a writing one takes ``requestKey`` unless told not to.
 
@@ -282,6 +286,7 @@ def declare(
         pure=pure,
         tool=tool,
         task_ids=task_id_paths(checked),
+        role=role,
     )
 
 

@@ -31,8 +31,8 @@ from layoutkit.storage import ProjectRecord, ReviewRuleRecord, Tx
 log = logging.getLogger(__name__)
 
 #: "Admin or higher" may write rules: people (the owner and users) whose role in
-#: the workspace is admin or owner (see ``_require_admin``). Agents and services
-#: never write rules, whatever their role.
+#: the workspace is admin or owner (the road checks ``role="admin"``). Agents and
+#: services never write rules, whatever their role.
 ADMINS = ("owner", "user")
 AUDIT_ACTION = "review.rules.update"
 #: Longest instructions a review pass may be sent instead of the brief.
@@ -445,18 +445,6 @@ def _patched_source(call: Call, project: ProjectRecord | None) -> tuple[str, str
     return engine.render_source(meta, body), changed[0]
 
 
-def _require_admin(call: Call) -> None:
-    """Refuse a rule write by anyone below admin in the workspace (403 forbidden)."""
-    if not call.principal.at_least("admin"):
-        raise ServiceError(
-            403,
-            "forbidden",
-            "writing review rules needs the admin or owner role in this workspace",
-            role=call.principal.workspace_role,
-            required="admin",
-        )
-
-
 @REGISTRY.operation(
     "put_review_rule",
     "Write a review rule at the project's layer (with project) or the workspace's: "
@@ -470,9 +458,9 @@ def _require_admin(call: Call) -> None:
     },
     writes=True,
     principals=ADMINS,
+    role="admin",
 )
 def put_review_rule(call: Call) -> dict[str, Any]:
-    _require_admin(call)
     p = call.params
     project = _write_project(call)
     if "source" in p:
@@ -530,9 +518,9 @@ def put_review_rule(call: Call) -> dict[str, Any]:
     },
     writes=True,
     principals=ADMINS,
+    role="admin",
 )
 def delete_review_rule(call: Call) -> dict[str, Any]:
-    _require_admin(call)
     p, tx = call.params, call.tx
     project = _find_project(tx, call, p.get("project"))
     project_id = None if project is None else project.id
@@ -570,9 +558,9 @@ def delete_review_rule(call: Call) -> dict[str, Any]:
     {"properties": {"project": PROJECT}, "additionalProperties": False},
     writes=True,
     principals=ADMINS,
+    role="admin",
 )
 def clear_review_rules(call: Call) -> dict[str, Any]:
-    _require_admin(call)
     tx = call.tx
     project = _find_project(tx, call, call.params.get("project"))
     project_id = None if project is None else project.id

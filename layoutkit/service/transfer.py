@@ -830,6 +830,7 @@ def source_rows(workspace: Workspace, project: str) -> int:
     },
     pure=True,
     principals=("owner", "user"),
+    role="owner",
 )
 def transfer_project_op(call: Call) -> dict[str, Any]:
     return transfer_project(call.workspace, call.principal, call.params)

@@ -317,12 +317,19 @@ class Workspace:
         who = principal or Principal.owner()
         raw: Any = {} if params is None else params
         if operation.kinds is not None:
-            operation = _select_kind(operation, operation.check_params(raw))
+            # Only the kind is read here: who may call is the kind's to say, and a
+            # caller it refuses hears 403 before anything about its params.
+            kinded = raw if isinstance(raw, dict) else operation.check_params(raw)
+            operation = _select_kind(operation, kinded)
         _admit(op, operation, who)
         checked = operation.check_params(raw)
         self._calls += 1
         try:
-            return self._run(operation, self._place(operation, Call(self, who, checked)))
+            call = self._place(operation, Call(self, who, checked))
+            if call.workspace_id != self.workspace_id:
+                # The role that counts is the caller's role where the call now works.
+                _admit(op, operation, call.principal)
+            return self._run(operation, call)
         except EngineError as err:
             # Engines speak in codes; statuses are given here, once, for every operation.
             raise to_service_error(err) from err
@@ -474,11 +481,11 @@ def _select_kind(verb: Operation, params: dict[str, Any]) -> Operation:
 
 
 def admits(op: Operation, who: Principal) -> bool:
-    """Whether ``op`` admits callers like ``who`` (share links by mode, others by kind);
-    the board access check still follows when it runs."""
+    """Whether ``op`` admits callers like ``who`` (share links by mode, others by kind
+    and role); the board access check still follows when it runs."""
     if who.kind == "share":
         return (who.mode or "view") in op.share
-    return who.kind in op.principals
+    return who.kind in op.principals and who.at_least(op.role)
 
 
 def _admit(name: str, op: Operation, who: Principal) -> None:
@@ -496,6 +503,16 @@ def _admit(name: str, op: Operation, who: Principal) -> None:
             f"{name} is for {', '.join(allowed)}; a {who.kind} cannot call it",
             operation=name,
             allowed=allowed,
+        )
+    elif not who.at_least(op.role):
+        raise ServiceError(
+            403,
+            "forbidden",
+            f"{name} needs the {op.role} role or higher in this workspace; "
+            f"the caller is {who.workspace_role}",
+            operation=name,
+            role=who.workspace_role,
+            required=op.role,
         )
 
 
