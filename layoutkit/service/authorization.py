@@ -13,7 +13,7 @@ keeps the two equal).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Literal
+from typing import Literal, get_args
 
 import attrs
 
@@ -36,18 +36,7 @@ Caller = Literal[
     "revoked",
     "nobody",
 ]
-CALLERS: tuple[Caller, ...] = (
-    "owner",
-    "admin",
-    "member",
-    "agent",
-    "service",
-    "share:view",
-    "share:annotate",
-    "non-member",
-    "revoked",
-    "nobody",
-)
+CALLERS: tuple[Caller, ...] = get_args(Caller)
 #: Each token caller as ``(token kind, role in the workspace)``.
 TOKEN_CALLERS: dict[Caller, tuple[PrincipalKind, Role]] = {
     "owner": ("owner", "owner"),
