@@ -317,7 +317,9 @@ def _unknown_invitation() -> ServiceError:
     "admin or member). Returns the invitation secret (lki_..., shown once; only its hash "
     "is kept): give it to the token's holder, who calls accept_invitation with it. It "
     "works once and lapses after expiresInDays (default 7), or when the inviting owner "
-    "token is revoked or stops being an owner here. Owners only.",
+    "token is revoked or stops being an owner here. With a requestKey, a retry returns the "
+    "same invitation (its receipt keeps the secret for the replay window, as share_board's "
+    "does its link). Owners only.",
     {
         "required": ["role"],
         "properties": {
@@ -332,8 +334,6 @@ def _unknown_invitation() -> ServiceError:
         "additionalProperties": False,
     },
     writes=True,
-    # A replayed receipt would hand the secret out again, and receipts are kept in plain.
-    idempotent=False,
     principals=PEOPLE,
 )
 def invite_member(call: Call) -> dict[str, Any]:

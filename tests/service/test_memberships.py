@@ -196,6 +196,9 @@ def test_who_invites_and_who_accepts(pair) -> None:  # type: ignore[no-untyped-d
     assert err(a, "invite_member", {"role": "member"}, viewer).status == 403
     secret = a.call("invite_member", {"role": "member"})["invitation"]
     assert err(b, "accept_invitation", {"invitation": secret}, viewer).status == 403
+    # A retry with the same requestKey is the same invitation, not a second one.
+    keyed = a.call("invite_member", {"role": "member", "requestKey": "inv-1"})
+    assert a.call("invite_member", {"role": "member", "requestKey": "inv-1"}) == keyed
     # A caller in the same process has no token to make a member.
     e = err(b, "accept_invitation", {"invitation": secret})
     assert (e.status, e.code) == (400, "token_required")
