@@ -5,13 +5,11 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from alembic.operations import Operations
-from alembic.runtime.migration import MigrationContext
 from sqlalchemy import func, select, text
 
 from layoutkit.storage import NewCard, SqlStore, _migrations
 from layoutkit.storage import _schema as s
-from tests.storage.conftest import FakeClock, Location
+from tests.storage.conftest import FakeClock, Location, undo_token_homes
 from tests.storage.test_resources import new_board
 
 REF = "sha256:" + "ab" * 32
@@ -143,7 +141,6 @@ def test_a_database_from_before_versions_keeps_each_cards_current_one(
             # tables of later revisions).
             tx.conn.execute(text("DROP TABLE IF EXISTS search_fts"))
             for table in (
-                s.invitations,
                 s.memberships,
                 s.transfer_map,
                 s.task_trash,
@@ -162,12 +159,7 @@ def test_a_database_from_before_versions_keeps_each_cards_current_one(
             ):
                 table.drop(tx.conn)
             s.card_versions.drop(tx.conn)
-            # Tokens had no home (0015).
-            ops = Operations(MigrationContext.configure(tx.conn))
-            ops.drop_index("ix_api_tokens_home", "api_tokens")
-            with ops.batch_alter_table("api_tokens", recreate="always") as batch:
-                batch.drop_constraint("fk_api_tokens_home", type_="foreignkey")
-                batch.drop_column("home_workspace_id")
+            undo_token_homes(tx.conn)
             tx.conn.execute(text("UPDATE alembic_version SET version_num = '0006'"))
         with store.transaction() as tx:
             assert _migrations.upgrade(tx.conn)[0] == "0007"
