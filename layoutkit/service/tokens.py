@@ -90,6 +90,9 @@ def keep_an_owner(tx: Tx, workspace_id: int, token_id: int, *, here: bool = True
     ``here`` says whether the workspace is the one the call runs in; another one is
     not named, as the caller may not be a member of it.
     """
+    # Counted under the lock: two owners demoting each other at once must not both
+    # see the other still there.
+    tx.lock_memberships(workspace_id)
     if live_owners(tx, workspace_id) != {token_id}:
         return
     where = "this workspace" if here else "another workspace it is an owner of"

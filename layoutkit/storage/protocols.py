@@ -456,6 +456,11 @@ class AccessTx(Protocol):
         or change its role there. Raises ``ValueError`` for another role."""
         ...
 
+    def lock_memberships(self, workspace_id: int) -> None:
+        """Hold the workspace's memberships until the transaction ends: another writer
+        that locks them waits (SQLite lets one writer in at a time anyway)."""
+        ...
+
     def remove_membership(self, workspace_id: int, token_id: int) -> bool:
         """End the token's membership of the workspace; whether it was a member."""
         ...

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -10,6 +12,7 @@ import pytest
 from sqlalchemy import select
 
 from layoutkit import Principal, ServiceError, Workspace
+from layoutkit.service import tokens as api_tokens
 from layoutkit.storage import _schema as s
 from tests.service.helpers import err
 from tests.service.transfer_fixtures import BACKENDS, join, two_workspaces
@@ -316,3 +319,32 @@ def test_role_and_remove_together_are_refused(pair) -> None:  # type: ignore[no-
     assert (e.status, e.code, e.body["field"]) == (400, "invalid_params", "remove")
     e = err(a, "set_member", {"token": cy.token, "remove": False})
     assert (e.status, e.code, e.body["field"]) == (400, "invalid_params", "role")
+
+
+def test_two_owners_demoting_each_other_at_once_leave_one(pair, request) -> None:  # type: ignore[no-untyped-def]
+    if "memory" in request.node.callspec.id:
+        pytest.skip("one in-memory connection: nothing runs at once")
+    a, _ = pair
+    _, al = _signed(a, "owner", "al")
+    _, bo = _signed(a, "owner", "bo")
+    answers: list[Any] = []
+
+    def demote_bo() -> None:
+        try:
+            answers.append(a.call("set_member", {"token": bo.token, "role": "admin"}))
+        except ServiceError as e:
+            answers.append(e)
+
+    # Al's demotion holds the owners' lock while Bo's is asked for: Bo's waits, then
+    # counts the owners as they are once Al's has committed.
+    with a.store.transaction() as tx:
+        api_tokens.keep_an_owner(tx, a.workspace_id, al.token)
+        tx.set_membership(a.workspace_id, al.token, "admin")
+        other = threading.Thread(target=demote_bo)
+        other.start()
+        time.sleep(0.5)
+    other.join(30)
+    (answer,) = answers
+    assert isinstance(answer, ServiceError) and answer.code == "last_owner"
+    roles = {m["name"]: m["role"] for m in a.call("list_members", {})["members"]}
+    assert roles == {"al": "admin", "bo": "owner"}

@@ -127,6 +127,13 @@ class AccessRows(TxBase):
                 )
             )
 
+    def lock_memberships(self, workspace_id: int) -> None:
+        self._write()
+        # Writers that count a workspace's owners queue on its row, so two of them
+        # never both see an owner the other is taking away.
+        lock = select(s.workspaces.c.id).where(s.workspaces.c.id == workspace_id)
+        self.conn.execute(lock.with_for_update() if self._pg else lock)
+
     def remove_membership(self, workspace_id: int, token_id: int) -> bool:
         self._write()
         m = s.memberships.c
