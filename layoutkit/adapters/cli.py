@@ -855,8 +855,9 @@ def token_create(name: str, kind: str, role: str | None, db: str, as_json: bool)
 @db_option
 @json_option
 def token_list(db: str, as_json: bool) -> None:
-    """List every token: id, kind, name, created, revoked. Tokens themselves are never shown
-    (only their hashes are kept); the serve token is marked as such."""
+    """List the workspace's tokens (its own and its members from elsewhere): id, kind,
+    name, created, revoked, purpose and home (the workspace that minted it). Tokens
+    themselves are never shown (only their hashes are kept)."""
     ws = _open(db)
     try:
         rows = ws.tokens()
@@ -869,7 +870,15 @@ def token_list(db: str, as_json: bool) -> None:
         click.echo("no tokens")
         return
     _table(
-        [{**r, "revoked": r["revoked"] or "-", "purpose": r["purpose"] or "-"} for r in rows],
+        [
+            {
+                **r,
+                "revoked": r["revoked"] or "-",
+                "purpose": r["purpose"] or "-",
+                "home": r["home"] or "-",
+            }
+            for r in rows
+        ],
         [
             ("id", "ID"),
             ("kind", "KIND"),
@@ -877,6 +886,7 @@ def token_list(db: str, as_json: bool) -> None:
             ("created", "CREATED"),
             ("revoked", "REVOKED"),
             ("purpose", "PURPOSE"),
+            ("home", "HOME"),
         ],
     )
 
@@ -888,7 +898,9 @@ def token_list(db: str, as_json: bool) -> None:
 def token_revoke(ref: str, db: str, as_json: bool) -> None:
     """Revoke the live token with this id or name; it stops authenticating at once.
 
-    A name several live tokens share is refused: revoke by id (see 'token list').
+    A token minted by another workspace is not revoked: it stops being a member of this
+    one and keeps working in its home. A name several live tokens share is refused:
+    revoke by id (see 'token list').
     """
     ws = _open(db)
     try:
@@ -899,6 +911,11 @@ def token_revoke(ref: str, db: str, as_json: bool) -> None:
         ws.close()
     if as_json:
         _emit_json(revoked)
+    elif revoked["membershipEnded"]:
+        click.echo(
+            f"ended the membership of {revoked['kind']} token {revoked['id']} "
+            f"{revoked['name']!r} (its home {revoked['home']!r} keeps it)"
+        )
     else:
         click.echo(f"revoked {revoked['kind']} token {revoked['id']} {revoked['name']!r}")
 

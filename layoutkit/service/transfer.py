@@ -68,6 +68,7 @@ SKIPPED: dict[str, str] = {
     "workspaces": "workspace rows and settings stay with their workspace",
     "memberships": "memberships are per workspace",
     "api_tokens": "credentials are per deployment, granted per workspace",
+    "invitations": "invitations to join the source workspace are its own",
     "share_links": "a link is a credential for the source board",
     "server_keys": "deployment secrets",
     "request_keys": "replay receipts of the source's callers",

@@ -185,8 +185,8 @@ class Workspace:
 
     def create_token(self, kind: str, name: str, *, role: str | None = None) -> str:
         """Mint an API token for ``kind`` (owner, user, agent, service) called ``name``,
-        a member of this workspace with ``role`` (owner, admin or member; by default
-        owner for an owner token, member for the rest).
+        whose home is this workspace, a member of it with ``role`` (owner, admin or
+        member; by default owner for an owner token, member for the rest).
 
         The plain token is returned once; only its hash is stored. Raises
         :class:`ServiceError` 400 ``invalid_token_kind`` for another kind and 400
@@ -196,12 +196,14 @@ class Workspace:
             return api_tokens.create_token(tx, self.workspace_id, kind, name, role)
 
     def tokens(self) -> list[dict[str, Any]]:
-        """Every API token (id, kind, name, created, revoked, purpose), never the secret."""
+        """The workspace's API tokens, its own and its members from elsewhere (id, kind,
+        name, created, revoked, purpose, home), never the secret."""
         tokens: list[dict[str, Any]] = self.call("list_tokens", {})["tokens"]
         return tokens
 
     def revoke_token(self, ref: str) -> dict[str, Any]:
-        """Revoke the live token with this id or name (the ``revoke_token`` operation)."""
+        """Revoke the live token with this id or name (the ``revoke_token`` operation): a
+        token of this workspace's own is revoked, a member from elsewhere only leaves."""
         return self.call("revoke_token", {"token": ref})
 
     def serve_token(self, *, new: bool = False) -> tuple[str | None, dict[str, Any]]:

@@ -271,6 +271,24 @@ class ApiTokenRecord:
     revoked_at: datetime | None
     #: ``serve`` for the owner token ``layoutkit serve`` keeps; None for tokens made by hand.
     purpose: str | None = None
+    #: The workspace that minted the token (its home); None when it has none.
+    home_workspace_id: int | None = None
+
+
+@attrs.frozen(slots=True)
+class InvitationRecord:
+    """An invitation to join workspace ``workspace_id`` with ``role``; its secret is
+    not kept, only its hash."""
+
+    id: int
+    workspace_id: int
+    role: str
+    invited_by: str
+    inviter_token_id: int | None
+    created_at: datetime
+    expires_at: datetime
+    used_at: datetime | None
+    used_by_token_id: int | None
 
 
 @attrs.frozen(slots=True)

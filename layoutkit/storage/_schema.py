@@ -247,6 +247,15 @@ api_tokens = Table(
     Column("revoked_at", When, nullable=True),
     # "serve" marks the owner token ``layoutkit serve`` keeps for its database.
     Column("purpose", String(20), nullable=True),
+    # The workspace that minted the token: the only one that may revoke it. NULL
+    # for a token minted outside any workspace (or whose workspace is gone).
+    Column(
+        "home_workspace_id",
+        Id,
+        ForeignKey("workspaces.id", ondelete="SET NULL", name="fk_api_tokens_home"),
+        nullable=True,
+    ),
+    Index("ix_api_tokens_home", "home_workspace_id"),
 )
 
 #: Which workspaces a token reaches, and as what: ``owner``, ``admin`` or ``member``.
@@ -259,6 +268,27 @@ memberships = Table(
     Column("role", String(10), nullable=False),
     Column("created_at", When, nullable=False),
     Index("ix_memberships_token", "token_id"),
+)
+
+#: Invitations to join a workspace: a token from elsewhere becomes a member only by
+#: accepting one. Only the secret's hash is kept; an invitation is used once
+#: (``used_at``) and lapses at ``expires_at``.
+invitations = Table(
+    "invitations",
+    metadata,
+    _id(),
+    Column("workspace_id", Id, ForeignKey("workspaces.id", ondelete="CASCADE"), nullable=False),
+    Column("token_hash", String(64), nullable=False, unique=True),
+    Column("role", String(10), nullable=False),
+    Column("invited_by", String(300), nullable=False),
+    # The inviter's token, when it had one: its invitations lapse with its
+    # ownership (see service/access.py).
+    Column("inviter_token_id", Id, ForeignKey("api_tokens.id", ondelete="CASCADE"), nullable=True),
+    Column("created_at", When, nullable=False),
+    Column("expires_at", When, nullable=False),
+    Column("used_at", When, nullable=True),
+    Column("used_by_token_id", Id, ForeignKey("api_tokens.id", ondelete="SET NULL"), nullable=True),
+    Index("ix_invitations_workspace", "workspace_id"),
 )
 
 #: Random secrets the store keeps for itself (``confirm`` signs removal tokens).

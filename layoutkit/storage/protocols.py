@@ -26,6 +26,7 @@ from layoutkit.storage._records import (
     CardVersionRecord,
     EdgeRecord,
     FaceRow,
+    InvitationRecord,
     NewCard,
     NewEdge,
     NewQuestion,
@@ -440,15 +441,24 @@ class AccessTx(Protocol):
     ) -> tuple[ApiTokenRecord, str]:
         """Issue a token for the owner, a user, an agent or a service; returns the record and the
         plain token (shown once; only its hash is kept). ``purpose`` marks a token a tool
-        mints for itself (``serve``). With ``workspace_id`` the token becomes a member of
-        that workspace with ``role`` (owner for owner tokens, member for the rest by
-        default). Raises ``ValueError`` for a bad kind or role.
+        mints for itself (``serve``). With ``workspace_id`` that workspace is the token's
+        home and the token becomes a member of it with ``role`` (owner for owner tokens,
+        member for the rest by default). Raises ``ValueError`` for a bad kind or role.
         """
+        ...
+
+    def api_token(self, token_id: int) -> ApiTokenRecord | None:
+        """The token with this id (revoked or not), or None."""
         ...
 
     def set_membership(self, workspace_id: int, token_id: int, role: str) -> None:
         """Make the token a member of the workspace with ``role`` (owner, admin, member),
         or change its role there. Raises ``ValueError`` for another role."""
+        ...
+
+    def lock_memberships(self, workspace_id: int) -> None:
+        """Hold the workspace's memberships until the transaction ends: another writer
+        that locks them waits (SQLite lets one writer in at a time anyway)."""
         ...
 
     def remove_membership(self, workspace_id: int, token_id: int) -> bool:
@@ -471,11 +481,34 @@ class AccessTx(Protocol):
 
     def api_tokens(self, workspace_id: int | None = None) -> list[ApiTokenRecord]:
         """Every API token record (revoked ones too), oldest first; with
-        ``workspace_id`` only the workspace's members."""
+        ``workspace_id`` only the workspace's members and the tokens whose home it is."""
         ...
 
     def revoke_api_token(self, token_id: int) -> bool:
         """Revoke a token; returns whether a live token was revoked."""
+        ...
+
+    def create_invitation(
+        self,
+        workspace_id: int,
+        role: str,
+        *,
+        invited_by: str,
+        inviter_token_id: int | None,
+        expires_at: datetime,
+    ) -> tuple[InvitationRecord, str]:
+        """Invite a token to join the workspace with ``role``; returns the record and the
+        plain secret (shown once; only its hash is kept). Raises ``ValueError`` for a
+        bad role."""
+        ...
+
+    def invitation(self, secret: str) -> InvitationRecord | None:
+        """The invitation this secret stands for, used or not, expired or not; or None."""
+        ...
+
+    def use_invitation(self, invitation_id: int, token_id: int) -> bool:
+        """Mark the invitation used by ``token_id``; False when it was used already (of
+        two concurrent uses, one wins)."""
         ...
 
     def server_key(self, name: str) -> str:

@@ -338,6 +338,7 @@ def test_token_list_never_shows_a_token_and_revoke_stops_it(db: str) -> None:
         "CREATED",
         "REVOKED",
         "PURPOSE",
+        "HOME",
     ]
     assert "ann" in listed.stdout
     rows = json.loads(run("token", "list", "--db", db, "--json").stdout)["tokens"]
@@ -366,6 +367,31 @@ def test_token_list_never_shows_a_token_and_revoke_stops_it(db: str) -> None:
     gone = run("token", "revoke", "ann", "--db", db)
     assert gone.exit_code == 1
     assert "unknown_token" in gone.stderr
+
+
+def test_a_token_from_elsewhere_joins_by_invitation_and_revoke_ends_its_membership(
+    db: str,
+) -> None:
+    invited = run("call", "invite_member", '{"role": "admin"}', "--db", db)
+    assert invited.exit_code == 0, invited.output
+    secret = json.loads(invited.stdout)["invitation"]
+    # The CLI is the deployment itself, with no token to make a member.
+    refused = run("call", "accept_invitation", json.dumps({"invitation": secret}), "--db", db)
+    assert refused.exit_code == 1
+    assert json.loads(refused.stdout)["code"] == "token_required"
+    with Workspace.open(db) as ws, Workspace(ws.store, name="studio") as studio:
+        plain = studio.create_token("user", "ana")
+        ana = studio.authenticate(plain)
+        assert studio.call("accept_invitation", {"invitation": secret}, ana)["role"] == "admin"
+        assert ws.authenticate(plain) is not None
+    (row,) = [line.split() for line in run("token", "list", "--db", db).stdout.splitlines()[1:]]
+    assert (row[1], row[2], row[-1]) == ("user", "ana", "studio")
+    ended = run("token", "revoke", "ana", "--db", db)
+    assert ended.exit_code == 0, ended.output
+    assert ended.stdout.startswith("ended the membership of user token")
+    with Workspace.open(db) as ws, Workspace(ws.store, name="studio") as studio:
+        assert ws.authenticate(plain) is None
+        assert studio.authenticate(plain) is not None
 
 
 def test_a_revoked_token_stops_working_over_http(db: str) -> None:

@@ -11,8 +11,8 @@ import pytest
 from PIL import Image
 
 from layoutkit import ServiceError, Workspace
-from layoutkit.adapters.http import openapi_document
-from tests.adapters.conftest import Api
+from layoutkit.adapters.http import create_app, openapi_document
+from tests.adapters.conftest import Api, LiveServer
 
 
 def test_ops_route_runs_the_operation(api: Api) -> None:
@@ -340,6 +340,49 @@ def test_revoked_share_links_and_tokens_answer_401(api: Api) -> None:
         refused = httpx.post(url, json={"board": "r"}, headers=headers)
         assert (refused.status_code, refused.json()["code"]) == (401, "unauthenticated")
     assert httpx.get(f"{api.url}{link['url']}").status_code == 404
+
+
+def test_another_workspaces_token_joins_over_http_only_by_invitation(api: Api) -> None:
+    studio = Workspace(api.ws.store, name="studio")
+    try:
+        with LiveServer(create_app(studio)) as server:
+            bea = studio.create_token("owner", "bea")
+
+            def as_bea(url: str, op: str, params: dict[str, Any]) -> httpx.Response:
+                return httpx.post(
+                    f"{url}/api/v1/ops/{op}",
+                    json=params,
+                    headers={"authorization": f"Bearer {bea}"},
+                )
+
+            (row,) = as_bea(server.url, "list_tokens", {}).json()["tokens"]
+            # Studio's owner token, named by id in this workspace, is no token at all here.
+            pulled = api.op("set_member", {"token": row["id"], "role": "owner"})
+            never = api.op("set_member", {"token": 10**9, "role": "owner"})
+            assert (pulled.status_code, pulled.json()["code"]) == (404, "unknown_token")
+            assert pulled.json()["message"] == never.json()["message"].replace(
+                str(10**9), str(row["id"])
+            )
+            assert api.op("revoke_token", {"token": str(row["id"])}).status_code == 404
+            secret = api.op("invite_member", {"role": "member"}).json()["invitation"]
+            accepted = as_bea(server.url, "accept_invitation", {"invitation": secret})
+            assert accepted.status_code == 200, accepted.text
+            assert accepted.json() == {
+                "workspace": api.ws.name,
+                "token": row["id"],
+                "role": "member",
+            }
+            assert as_bea(api.url, "list_workspaces", {}).status_code == 200
+            again = as_bea(server.url, "accept_invitation", {"invitation": secret})
+            assert (again.status_code, again.json()["code"]) == (404, "unknown_invitation")
+            ended = api.op("revoke_token", {"token": str(row["id"])}).json()
+            assert (ended["membershipEnded"], ended["revoked"]) == (True, None)
+            assert as_bea(api.url, "list_workspaces", {}).status_code == 401
+            assert as_bea(server.url, "list_workspaces", {}).status_code == 200
+    finally:
+        # One store under both: the API's workspace closes it.
+        studio.jobs.shutdown()
+        studio.drawing.shutdown()
 
 
 def test_api_routes_never_take_a_token_in_the_query(api: Api) -> None:

@@ -15,7 +15,13 @@ from layoutkit import Workspace
 from layoutkit.adapters.cli import main
 from layoutkit.adapters.http import create_app
 from tests.adapters.conftest import LiveServer, mcp_session
-from tests.service.transfer_fixtures import backend_url, build_project, counts, two_workspaces
+from tests.service.transfer_fixtures import (
+    backend_url,
+    build_project,
+    counts,
+    join,
+    two_workspaces,
+)
 
 BACKENDS = ["sqlite", "postgres"]
 
@@ -24,7 +30,7 @@ def _owner_of_both(src: Workspace, dst: Workspace) -> str:
     token = src.create_token("owner", "mover")
     signed = src.authenticate(token)
     assert signed is not None
-    dst.call("set_member", {"token": signed.token, "role": "owner"})
+    join(dst, signed, "owner", via=src)
     return token
 
 

@@ -32,6 +32,7 @@ from sqlalchemy import text
 
 from layoutkit import Workspace
 from layoutkit.adapters.http import create_app
+from layoutkit.storage import _schema as s
 from layoutkit.storage._schema import metadata
 from tests.reliability.conftest import Backend, count, stateful_settings
 
@@ -44,8 +45,19 @@ def _empty(ws: Workspace) -> None:
     tables = [t for t in reversed(metadata.sorted_tables) if t.name != "api_tokens"]
     with ws.store.transaction() as tx:
         if ws.store.dialect == "postgresql":
+            # A token's home references workspaces, so truncating those cascades into
+            # the tokens: they are put back as they were, without a home.
+            tokens = [dict(r._mapping) for r in tx.conn.execute(s.api_tokens.select())]
             names = ", ".join(f'"{t.name}"' for t in tables)
             tx.conn.execute(text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
+            for row in tokens:
+                tx.conn.execute(s.api_tokens.insert().values({**row, "home_workspace_id": None}))
+            tx.conn.execute(
+                text(
+                    "SELECT setval(pg_get_serial_sequence('api_tokens', 'id'), "
+                    "(SELECT max(id) FROM api_tokens))"
+                )
+            )
         else:
             for table in tables:  # children first; SQLite reuses ids from max + 1
                 tx.conn.execute(table.delete())
@@ -74,11 +86,16 @@ def test_stateful_api_runs_never_answer_5xx(backend: Backend) -> None:
         scenarios[0] += 1
         _empty(ws)
         fresh_ws = Workspace(ws.store, name=backend.name)
-        # The emptied database lost the token's membership with its workspace.
+        # The emptied database lost the token's membership with its workspace, and its home.
         with ws.store.transaction() as tx:
             record = tx.verify_api_token(token)
             assert record is not None
             tx.set_membership(fresh_ws.workspace_id, record.id, "owner")
+            tx.conn.execute(
+                s.api_tokens.update()
+                .where(s.api_tokens.c.id == record.id)
+                .values(home_workspace_id=fresh_ws.workspace_id)
+            )
         switch.app = create_app(fresh_ws, mcp=False)
 
     try:

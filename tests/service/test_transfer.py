@@ -13,7 +13,13 @@ from layoutkit import Principal, Workspace
 from layoutkit.service.transfer import COPIED, SKIPPED
 from layoutkit.storage._schema import metadata
 from tests.service.helpers import err
-from tests.service.transfer_fixtures import BACKENDS, build_project, counts, two_workspaces
+from tests.service.transfer_fixtures import (
+    BACKENDS,
+    build_project,
+    counts,
+    join,
+    two_workspaces,
+)
 
 
 @pytest.fixture(params=BACKENDS)
@@ -278,7 +284,7 @@ def test_agents_services_and_non_owners_are_refused(pair) -> None:  # type: igno
     assert owner_here is not None
     # Not a member of the destination: that workspace is not there for this caller.
     assert err(src, "transfer_project", params, owner_here).code == "unknown_workspace"
-    dst.call("set_member", {"token": owner_here.token, "role": "member"})
+    join(dst, owner_here, "member", via=src)
     e = err(src, "transfer_project", params, owner_here)
     assert (e.status, e.code) == (403, "forbidden")
     dst.call("set_member", {"token": owner_here.token, "role": "owner"})

@@ -17,6 +17,7 @@ from typing import Any
 import attrs
 import pytest
 from alembic.autogenerate import compare_metadata
+from alembic.operations import Operations
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Connection, create_engine, text
 
@@ -115,3 +116,16 @@ def schema_drift(conn: Connection) -> list[Any]:
 
     context = MigrationContext.configure(conn, opts={"include_object": declared})
     return list(compare_metadata(context, s.metadata))
+
+
+def undo_token_homes(conn: Connection) -> None:
+    """Take a database at head back to how it was before revision 0015: no invitations,
+    tokens without a home. For tests that rewind to an older revision and upgrade."""
+    s.invitations.drop(conn)
+    ops = Operations(MigrationContext.configure(conn))
+    ops.drop_index("ix_api_tokens_home", "api_tokens")
+    # Rebuilt on SQLite (altered in place on PostgreSQL): call it with no memberships a
+    # cascade would empty, and with no triggers naming a table that is gone.
+    with ops.batch_alter_table("api_tokens") as batch:
+        batch.drop_constraint("fk_api_tokens_home", type_="foreignkey")
+        batch.drop_column("home_workspace_id")

@@ -9,7 +9,7 @@ from sqlalchemy import func, select, text
 
 from layoutkit.storage import NewCard, SqlStore, _migrations
 from layoutkit.storage import _schema as s
-from tests.storage.conftest import FakeClock, Location
+from tests.storage.conftest import FakeClock, Location, undo_token_homes
 from tests.storage.test_resources import new_board
 
 REF = "sha256:" + "ab" * 32
@@ -159,6 +159,7 @@ def test_a_database_from_before_versions_keeps_each_cards_current_one(
             ):
                 table.drop(tx.conn)
             s.card_versions.drop(tx.conn)
+            undo_token_homes(tx.conn)
             tx.conn.execute(text("UPDATE alembic_version SET version_num = '0006'"))
         with store.transaction() as tx:
             assert _migrations.upgrade(tx.conn)[0] == "0007"

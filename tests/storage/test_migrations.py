@@ -5,10 +5,12 @@ from __future__ import annotations
 import multiprocessing as mp
 import shutil
 import uuid
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, inspect, text
+from alembic import command
+from sqlalchemy import Engine, create_engine, inspect, text
 
 from layoutkit.storage import SqlStore, StorageError, _migrations, open_store
 from layoutkit.storage import _schema as s
@@ -195,3 +197,69 @@ def test_a_schema_named_in_the_url_options_is_the_one_used() -> None:
     finally:
         store.close()
         drop_schema(schema)
+
+
+def _at_revision(location: Location, revision: str) -> Engine:
+    """An engine on ``location``'s database, brought to ``revision`` and no further."""
+    assert location.url is not None
+    url = location.url.replace("postgresql://", "postgresql+psycopg://", 1)
+    if location.schema is None:
+        engine = create_engine(url)
+    else:
+        with create_engine(url).begin() as conn:
+            conn.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{location.schema}"'))
+        engine = create_engine(url, connect_args={"options": f"-csearch_path={location.schema}"})
+    with engine.begin() as conn:
+        command.upgrade(_migrations._config(_migrations.SCRIPTS, conn), revision)
+    return engine
+
+
+def test_0015_gives_each_token_a_home_and_keeps_every_membership(
+    durable_location: Location,
+) -> None:
+    engine = _at_revision(durable_location, "0014")
+    t0, t1, t2 = (datetime(2025, 1, day, tzinfo=UTC) for day in (1, 2, 3))
+    with engine.begin() as conn:
+
+        def row(sql: str, **values: object) -> int:
+            return int(conn.execute(text(sql + " RETURNING id"), values).scalar_one())
+
+        ws = [
+            row("INSERT INTO workspaces (name, meta, created_at) VALUES (:n, '{}', :t)", n=n, t=t0)
+            for n in ("one", "two", "three")
+        ]
+
+        def token(kind: str, memberships: list[tuple[int, str, datetime]]) -> int:
+            made = row(
+                "INSERT INTO api_tokens (kind, name, token_hash, created_at) "
+                "VALUES (:k, :k, :h, :t)",
+                k=kind,
+                h=uuid.uuid4().hex,
+                t=t0,
+            )
+            for where, role, at in memberships:
+                conn.execute(
+                    text(
+                        "INSERT INTO memberships (workspace_id, token_id, role, created_at) "
+                        "VALUES (:w, :t, :r, :at)"
+                    ),
+                    {"w": ws[where], "t": made, "r": role, "at": at},
+                )
+            return made
+
+        # Older than memberships (0012): a member of every workspace from one instant.
+        old_owner = token("owner", [(0, "owner", t0), (1, "owner", t0), (2, "owner", t0)])
+        old_mixed = token("agent", [(0, "member", t0), (1, "owner", t0), (2, "member", t0)])
+        # Minted in "three", made an owner of "one" later.
+        minted = token("user", [(2, "member", t1), (0, "owner", t2)])
+        loose = token("service", [])
+        before = conn.execute(text("SELECT count(*) FROM memberships")).scalar_one()
+    engine.dispose()
+    store = durable_location.open()
+    try:
+        with store.read() as tx:
+            homes = {t.id: t.home_workspace_id for t in tx.api_tokens()}
+            assert len(tx.memberships()) == before == 8
+    finally:
+        store.close()
+    assert homes == {old_owner: ws[0], old_mixed: ws[1], minted: ws[2], loose: None}

@@ -65,6 +65,7 @@ def test_public_surface_is_pinned() -> None:
             "EdgeRecord",
             "FaceRow",
             "FileBlobStore",
+            "InvitationRecord",
             "NewCard",
             "NewEdge",
             "NewQuestion",

@@ -62,6 +62,8 @@ def test_the_old_database_is_stamped_then_upgraded(release_0_1: Location) -> Non
             kinds = {t.id: t.kind for t in tx.api_tokens()}
             assert workspaces and len(tx.memberships()) == len(workspaces) * len(kinds)
             assert {(kinds[t], r) for t, r in roles} == {("owner", "owner"), ("agent", "member")}
+            # Each has a home (0015): the lowest workspace, as all were members at once.
+            assert {t.home_workspace_id for t in tx.api_tokens()} == {min(workspaces)}
     finally:
         store.close()
 

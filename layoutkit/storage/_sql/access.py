@@ -1,14 +1,20 @@
-"""Who may reach a board: share links and API tokens, both kept only as hashes."""
+"""Who may reach what: share links, API tokens and invitations, all kept only as hashes."""
 
 from __future__ import annotations
 
 import secrets
+from datetime import datetime
 from typing import Literal
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import delete, insert, or_, select, update
 
 from layoutkit.storage import _schema as s
-from layoutkit.storage._records import ApiTokenRecord, ShareLinkRecord, TokenKind
+from layoutkit.storage._records import (
+    ApiTokenRecord,
+    InvitationRecord,
+    ShareLinkRecord,
+    TokenKind,
+)
 from layoutkit.storage._sql._base import TxBase, columns, record, token_hash
 
 _TOKEN_KINDS = ("owner", "user", "agent", "service")
@@ -95,6 +101,7 @@ class AccessRows(TxBase):
                 token_hash=token_hash(token),
                 created_at=now,
                 purpose=purpose,
+                home_workspace_id=workspace_id,
             )
             .returning(*s.api_tokens.c)
         ).one()
@@ -119,6 +126,13 @@ class AccessRows(TxBase):
                     workspace_id=workspace_id, token_id=token_id, role=role, created_at=self.now()
                 )
             )
+
+    def lock_memberships(self, workspace_id: int) -> None:
+        self._write()
+        # Writers that count a workspace's owners queue on its row, so two of them
+        # never both see an owner the other is taking away.
+        lock = select(s.workspaces.c.id).where(s.workspaces.c.id == workspace_id)
+        self.conn.execute(lock.with_for_update() if self._pg else lock)
 
     def remove_membership(self, workspace_id: int, token_id: int) -> bool:
         self._write()
@@ -155,13 +169,18 @@ class AccessRows(TxBase):
         ).first()
         return None if row is None else record(row, ApiTokenRecord)
 
+    def api_token(self, token_id: int) -> ApiTokenRecord | None:
+        row = self.conn.execute(select(s.api_tokens).where(s.api_tokens.c.id == token_id)).first()
+        return None if row is None else record(row, ApiTokenRecord)
+
     def api_tokens(self, workspace_id: int | None = None) -> list[ApiTokenRecord]:
-        query = select(s.api_tokens).order_by(s.api_tokens.c.id)
+        t = s.api_tokens.c
+        query = select(s.api_tokens).order_by(t.id)
         if workspace_id is not None:
             members = select(s.memberships.c.token_id).where(
                 s.memberships.c.workspace_id == workspace_id
             )
-            query = query.where(s.api_tokens.c.id.in_(members))
+            query = query.where(or_(t.id.in_(members), t.home_workspace_id == workspace_id))
         rows = self.conn.execute(query)
         return [record(r, ApiTokenRecord) for r in rows]
 
@@ -171,6 +190,50 @@ class AccessRows(TxBase):
             update(s.api_tokens)
             .where(s.api_tokens.c.id == token_id, s.api_tokens.c.revoked_at.is_(None))
             .values(revoked_at=self.now())
+        )
+        return result.rowcount > 0
+
+    def create_invitation(
+        self,
+        workspace_id: int,
+        role: str,
+        *,
+        invited_by: str,
+        inviter_token_id: int | None,
+        expires_at: datetime,
+    ) -> tuple[InvitationRecord, str]:
+        self._write()
+        if role not in ROLES:
+            raise ValueError(f"role must be owner, admin or member, not {role!r}")
+        secret = "lki_" + secrets.token_urlsafe(32)
+        row = self.conn.execute(
+            insert(s.invitations)
+            .values(
+                workspace_id=workspace_id,
+                token_hash=token_hash(secret),
+                role=role,
+                invited_by=invited_by,
+                inviter_token_id=inviter_token_id,
+                created_at=self.now(),
+                expires_at=expires_at,
+            )
+            .returning(*s.invitations.c)
+        ).one()
+        return record(row, InvitationRecord), secret
+
+    def invitation(self, secret: str) -> InvitationRecord | None:
+        row = self.conn.execute(
+            select(s.invitations).where(s.invitations.c.token_hash == token_hash(secret))
+        ).first()
+        return None if row is None else record(row, InvitationRecord)
+
+    def use_invitation(self, invitation_id: int, token_id: int) -> bool:
+        self._write()
+        i = s.invitations.c
+        result = self.conn.execute(
+            update(s.invitations)
+            .where(i.id == invitation_id, i.used_at.is_(None))
+            .values(used_at=self.now(), used_by_token_id=token_id)
         )
         return result.rowcount > 0
 
