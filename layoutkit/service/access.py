@@ -233,13 +233,6 @@ def list_members(call: Call) -> dict[str, Any]:
     return {"members": [_role_view(tx, call.workspace_id, t, role) for _, t, role in rows]}
 
 
-def _only_owners(who: Principal, what: str) -> None:
-    if not who.at_least("owner"):
-        raise ServiceError(
-            403, "forbidden", f"only an owner of this workspace {what}", required="owner"
-        )
-
-
 @REGISTRY.operation(
     "set_member",
     "Change the role (owner, admin or member) of a token that is a member of this "
@@ -258,11 +251,11 @@ def _only_owners(who: Principal, what: str) -> None:
         "additionalProperties": False,
     },
     writes=True,
-    principals=("owner", "user"),
+    principals=PEOPLE,
+    role="owner",
 )
 def set_member(call: Call) -> dict[str, Any]:
     tx, p, who = call.tx, call.params, call.principal
-    _only_owners(who, "changes its members")
     if "role" in p and "remove" in p:
         raise ServiceError(
             400,
@@ -335,10 +328,10 @@ def _unknown_invitation() -> ServiceError:
     },
     writes=True,
     principals=PEOPLE,
+    role="owner",
 )
 def invite_member(call: Call) -> dict[str, Any]:
     tx, p, who = call.tx, call.params, call.principal
-    _only_owners(who, "invites members")
     days = p.get("expiresInDays", INVITATION_DAYS)
     invitation, secret = tx.create_invitation(
         call.workspace_id,

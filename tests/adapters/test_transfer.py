@@ -15,11 +15,11 @@ from layoutkit import Workspace
 from layoutkit.adapters.cli import main
 from layoutkit.adapters.http import create_app
 from tests.adapters.conftest import LiveServer, mcp_session
+from tests.service.helpers import join
 from tests.service.transfer_fixtures import (
     backend_url,
     build_project,
     counts,
-    join,
     two_workspaces,
 )
 

@@ -14,6 +14,7 @@ import pytest
 from layoutkit import Workspace
 from layoutkit.adapters.http import create_app
 from tests.adapters.conftest import LiveServer, mcp_session
+from tests.service.helpers import join
 
 
 class Stores:
@@ -125,7 +126,7 @@ def test_mcp_never_crosses_into_a_workspace_the_token_is_no_member_of(stores: St
 def test_a_member_of_the_other_workspace_reaches_its_task_over_http(stores: Stores) -> None:
     member = stores.home.authenticate(stores.token)
     assert member is not None
-    stores.victim.call("set_member", {"token": member.token, "role": "member"})
+    join(stores.victim, member, "member", via=stores.home)
     with (
         LiveServer(create_app(stores.home)) as server,
         httpx.Client(

@@ -80,3 +80,10 @@ def assert_tidy(ws: Workspace, slug: str) -> list[dict[str, Any]]:
 def count_rows(ws: Workspace, table_counter: Callable[[Any], int]) -> int:
     with ws.store.read() as tx:
         return table_counter(tx)
+
+
+def join(into: Workspace, who: Principal, role: str, *, via: Workspace) -> dict[str, Any]:
+    """Make ``who``'s token a member of ``into`` with ``role`` the one way there is: an
+    invitation of ``into``'s, accepted through ``via``, where the token works."""
+    secret = into.call("invite_member", {"role": role})["invitation"]
+    return via.call("accept_invitation", {"invitation": secret}, who)

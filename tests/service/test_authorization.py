@@ -31,6 +31,7 @@ from layoutkit.service.authorization import (
 from layoutkit.service.ids import TASK_ID
 from layoutkit.service.registry import Registry, declare
 from tests.conftest import POSTGRES_URL
+from tests.service.helpers import join
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "authorization.md"
 #: A param no operation takes: a caller past authorization hears 400 naming it.
@@ -159,7 +160,7 @@ def test_a_role_counts_where_the_call_works(tmp_path: Path) -> None:
         assert boss is not None and boss.token is not None
         road = Workspace(home.store, name="home", registry=registry, multi_workspace=True)
         assert road.call("touch_task", {"id": task + 10_000}, boss)["role"] == "owner"
-        away.call("set_member", {"token": boss.token, "role": "member"})
+        join(away, boss, "member", via=home)
         with pytest.raises(ServiceError) as refused:
             road.call("touch_task", {"id": f"away/{task}"}, boss)
         assert (refused.value.status, refused.value.code) == (403, "forbidden")

@@ -14,8 +14,8 @@ from sqlalchemy import select
 from layoutkit import Principal, ServiceError, Workspace
 from layoutkit.service import tokens as api_tokens
 from layoutkit.storage import _schema as s
-from tests.service.helpers import err
-from tests.service.transfer_fixtures import BACKENDS, join, two_workspaces
+from tests.service.helpers import err, join
+from tests.service.transfer_fixtures import BACKENDS, two_workspaces
 
 RULE = """---
 id: tone

@@ -18,6 +18,7 @@ from layoutkit import Principal, Workspace
 from layoutkit.search_text import tokens
 from layoutkit.service.search import GROUPS, MARK
 from tests.conftest import POSTGRES_URL
+from tests.service.helpers import join
 
 AGENT = Principal.agent("claude")
 
@@ -307,7 +308,7 @@ def test_a_pin_into_a_workspace_the_caller_is_no_member_of_gives_no_row(
         resolved = any_ws.call("search", {"q": q, "mode": "resolve"}, mallory)
         assert resolved["candidates"] == [] and resolved["missing"] == [f"{name}/{there}"], q
     # A member there sees it, in words and in resolve mode.
-    other.call("set_member", {"token": mallory.token, "role": "member"})
+    join(other, mallory, "member", via=any_ws)
     (hit,) = any_ws.call("search", {"q": f"{name}/{there}"}, mallory)["groups"]["tasks"]
     assert hit["id"] == there and hit["workspace"]["name"] == name
     resolved = any_ws.call("search", {"q": f"{name}/{there}", "mode": "resolve"}, mallory)

@@ -6,6 +6,7 @@ import pytest
 
 from layoutkit import ServiceError, Workspace
 from layoutkit.principal import Principal
+from tests.service.helpers import join
 
 AGENT = Principal.agent("claude")
 
@@ -169,7 +170,7 @@ def test_a_member_of_both_workspaces_works_there_with_its_role_there(tmp_path) -
             )
             assert (err.status, err.code) == (ghost.status, ghost.code) == (404, "unknown_task")
             assert {**err.body, "message": "", "id": ""} == {**ghost.body, "message": "", "id": ""}
-        away.call("set_member", {"token": ana.token, "role": "member"})
+        join(away, ana, "member", via=home)
         got = home.call("get", {"kind": "task", "id": f"away/{theirs['id']}"}, principal=ana)
         assert got["task"]["title"] == "Away task"
         home.call(

@@ -12,12 +12,11 @@ from hypothesis import strategies as st
 from layoutkit import Principal, Workspace
 from layoutkit.service.transfer import COPIED, SKIPPED
 from layoutkit.storage._schema import metadata
-from tests.service.helpers import err
+from tests.service.helpers import err, join
 from tests.service.transfer_fixtures import (
     BACKENDS,
     build_project,
     counts,
-    join,
     two_workspaces,
 )
 

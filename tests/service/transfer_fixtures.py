@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from layoutkit import Principal, Workspace
+from layoutkit import Workspace
 
 POSTGRES_URL = os.environ.get("LAYOUTKIT_TEST_POSTGRES_URL")
 BACKENDS = ["memory", "sqlite", "postgres"]
@@ -105,10 +105,3 @@ def counts(ws: Workspace, project: str = "shop") -> dict[str, int]:
         cards = sum(len(tx.cards(b.id)) for b in boards)
         tasks = len(tx.tasks(ws.workspace_id, project_id=found.id))
     return {"boards": len(boards), "cards": cards, "tasks": tasks}
-
-
-def join(into: Workspace, who: Principal, role: str, *, via: Workspace) -> dict[str, Any]:
-    """Make ``who``'s token a member of ``into`` with ``role`` the one way there is: an
-    invitation of ``into``'s, accepted through ``via``, where the token works."""
-    secret = into.call("invite_member", {"role": role})["invitation"]
-    return via.call("accept_invitation", {"invitation": secret}, who)
