@@ -40,6 +40,11 @@ DIAGRAM_LINES = 2000
 ARRANGE_CARDS = 5000
 #: Rows of a table card's inline data.
 TABLE_ROWS = 5000
+#: Entries of any other array in a card or element payload (a list's lines, a
+#: chart's values, a doc's blocks, a diagram's nodes before the diagram caps):
+#: a card is drawn whole, so each array's length is work; the 8 MiB compose body
+#: alone would let one array hold a million entries.
+LIST_ITEMS = 5000
 #: Characters of one markdown text (a note's md, a doc block). A card grows to show all
 #: of its text, so drawing it is linear in the text: 200,000 characters draw in about 1 s.
 MARKDOWN_CHARS = 200_000
@@ -69,6 +74,7 @@ LIMITS: dict[str, int | float] = {
     "diagramLines": DIAGRAM_LINES,
     "arrangeCards": ARRANGE_CARDS,
     "tableRows": TABLE_ROWS,
+    "listItems": LIST_ITEMS,
     "markdownChars": MARKDOWN_CHARS,
     "imagePixels": IMAGE_PIXELS,
     "pdfBytes": PDF_BYTES,

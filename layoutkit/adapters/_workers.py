@@ -6,17 +6,28 @@ client connections, one worker served every request and the other none. Here
 each worker gets its own socket on the same port (``SO_REUSEPORT``), and the
 kernel spreads new connections over them evenly. The parent restarts a worker
 that dies, with the same socket, and stops them all on SIGINT or SIGTERM.
+
+``SO_REUSEPORT`` would as gladly spread connections over a second server that
+binds the port the same way (another ``layoutkit serve`` on another database:
+its clients then meet random 401s), so a server first takes the port alone
+(:func:`owned_sockets`): a bind without ``SO_REUSEPORT`` fails while any other
+socket listens there, with or without it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import multiprocessing
+import os
 import signal
 import socket
+import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -31,24 +42,110 @@ def can_share_port() -> bool:
     return hasattr(socket, "SO_REUSEPORT")
 
 
+class CannotListen(Exception):
+    """``host:port`` cannot be served: another process listens there (``in_use``), or
+    the bind failed otherwise (an address not of this machine, a port kept for root)."""
+
+    def __init__(self, message: str, *, in_use: bool) -> None:
+        super().__init__(message)
+        self.in_use = in_use
+
+
+def _address(host: str, port: int) -> tuple[int, int, int, Any]:
+    family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    return family, kind, proto, address
+
+
+def _refusal(host: str, port: int, err: OSError) -> CannotListen:
+    if err.errno == errno.EADDRINUSE:
+        return CannotListen(f"port {port} on {host} is in use by another process", in_use=True)
+    return CannotListen(f"cannot listen on {host}:{port}: {err.strerror or err}", in_use=False)
+
+
+def _listening(family: int, kind: int, proto: int, address: Any, *, share: bool) -> socket.socket:
+    sock = socket.socket(family, kind, proto)
+    try:
+        # A port left in TIME_WAIT by a server that stopped is free to take again.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if share:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        # Accepted connections inherit it; asyncio sets it only on sockets
+        # it made itself, and without it an answer waits for the client's
+        # delayed ACK (about 45 ms).
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.bind(address)
+        sock.listen(2048)
+        sock.set_inheritable(True)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+@contextlib.contextmanager
+def _starting_on(port: int) -> Iterator[None]:
+    """Held from the check of ``port`` until its shared sockets listen, so two
+    servers starting together cannot both find it free before either binds.
+
+    Only processes of one user may share a port through ``SO_REUSEPORT``, so a
+    lock of that user's is enough; the kernel drops it when its holder dies.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - no flock where there is no SO_REUSEPORT
+        yield
+        return
+    folder = Path(tempfile.gettempdir()) / f"layoutkit-{os.getuid()}"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        if folder.stat().st_uid != os.getuid():
+            raise PermissionError(f"{folder} belongs to another user")
+        lock = open(folder / f"port-{port}.lock", "a")  # noqa: SIM115 - held across the yield
+    except OSError:
+        # No lock to be had: the check still stands, only the moment between it
+        # and the bind is left open.
+        yield
+        return
+    with lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def owned_sockets(host: str, port: int, count: int) -> list[socket.socket]:
+    """``count`` sockets listening on ``host:port`` that no other process shares.
+
+    One socket is bound without ``SO_REUSEPORT``, so no later bind can join it.
+    Several share the port with ``SO_REUSEPORT`` (:func:`listening_sockets`),
+    after a plain bind, closed at once, showed that nothing else listens
+    there; a lock held from that check until they listen keeps another
+    layoutkit server from slipping in between. Port 0 takes a free port, which
+    the kernel never picks from a group that shares one. Raises
+    :class:`CannotListen` naming the port when it is taken.
+    """
+    family, kind, proto, address = _address(host, port)
+    try:
+        if count == 1:
+            return [_listening(family, kind, proto, address, share=False)]
+        if port == 0:
+            return listening_sockets(host, port, count)
+        with _starting_on(port):
+            with socket.socket(family, kind, proto) as probe:
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                probe.bind(address)
+            return listening_sockets(host, port, count)
+    except OSError as err:
+        raise _refusal(host, port, err) from err
+
+
 def listening_sockets(host: str, port: int, count: int) -> list[socket.socket]:
     """``count`` sockets listening on ``host:port`` (port 0: one free port for all)."""
-    family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    family, kind, proto, address = _address(host, port)
     out: list[socket.socket] = []
     try:
         for _ in range(count):
-            sock = socket.socket(family, kind, proto)
+            sock = _listening(family, kind, proto, address, share=True)
             out.append(sock)
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-            # Accepted connections inherit it; asyncio sets it only on sockets
-            # it made itself, and without it an answer waits for the client's
-            # delayed ACK (about 45 ms).
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            sock.bind(address)
             address = sock.getsockname()  # port 0 became a real port: the others share it
-            sock.listen(2048)
-            sock.set_inheritable(True)
     except BaseException:
         for sock in out:
             sock.close()

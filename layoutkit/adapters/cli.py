@@ -1233,6 +1233,7 @@ def serve(
     write at a time still holds); the API, the viewer and MCP answer on every one.
     The default is one process per core.
     """
+    from layoutkit.adapters._workers import CannotListen
     from layoutkit.adapters.http import run_server
 
     fetching = fetch_setting(fetch, server=True)
@@ -1262,6 +1263,10 @@ def serve(
             fetch=fetching,
             capture=capture,
         )
+    except CannotListen as err:
+        # Two servers on one port would split its clients between two databases.
+        advice = "; stop it or choose another --port" if err.in_use else ""
+        raise click.ClickException(f"{err}{advice}") from err
     finally:
         ws.close()
 

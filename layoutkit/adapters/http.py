@@ -15,7 +15,6 @@ import gc
 import json
 import os
 import re
-import socket
 import urllib.parse
 import weakref
 from collections.abc import Awaitable, Callable
@@ -834,56 +833,73 @@ def run_server(
     database ``db`` (the URL ``ws`` was opened from) with the same link
     settings (``fetch``, ``capture``); ``ws`` itself then only prepares the
     database and runs this process's background jobs.
+
+    The port is taken before anything is printed: when another process
+    listens on it, :class:`~layoutkit.adapters._workers.CannotListen` is
+    raised and no token is minted or shown.
     """
     import uvicorn
 
-    slug = seed_example(ws) if example else None
-    plain, kept = ws.serve_token(new=new_token)
-    base = f"http://{host}:{port}"
-    echo(f"layoutkit serving on {base}" + (f" ({workers} worker processes)" if workers > 1 else ""))
-    if plain is not None:
-        echo(f"owner token (keep it private): {plain}")
-    else:
-        echo(
-            f"owner token: the one printed when this database was first served "
-            f"(token {kept['id']}, created {kept['created']}); "
-            "'layoutkit serve --new-token' mints a new one and revokes it"
-        )
-    if slug:
-        echo(f"open the example board: {base}/boards/{slug}?token={plain or '<owner token>'}")
-    echo(f"API: {base}{API}/openapi.json   MCP (streamable HTTP): {base}/mcp")
-    if workers > 1:
-        if db is None:
-            raise ValueError("serving from several workers needs the database URL (db)")
-        # Each worker has engine processes of its own: together about one per core.
-        engines = max(1, ENGINE_WORKERS // workers)
-        settings = {"db": db, "fetch": fetch, "capture": capture, "engines": engines}
-        os.environ[WORKER_SETTINGS_ENV] = json.dumps(settings)
-        app = f"{__name__}:worker_app"
-        if _workers.can_share_port():
-            settings = {"app": app, "factory": True, "log_level": "warning"}
-            status = _workers.supervise(_workers.listening_sockets(host, port, workers), settings)
-            if status:
-                raise SystemExit(status)
-            return
-        from uvicorn.supervisors import Multiprocess
-
-        # Without SO_REUSEPORT the workers share one socket (and the kernel
-        # decides, unevenly, which one takes each connection).
-        config = uvicorn.Config(
-            app, factory=True, workers=workers, host=host, port=port, log_level="warning"
-        )
-        sock = config.bind_socket()
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        with contextlib.suppress(KeyboardInterrupt):
-            Multiprocess(config, sockets=[sock]).run()
-        return
+    # The port first: a server that cannot have it alone says so before it
+    # mints or prints a token (see _workers.owned_sockets).
+    shared = workers > 1 and _workers.can_share_port()
+    sockets = _workers.owned_sockets(host, port, workers if shared else 1)
     try:
-        uvicorn.run(
-            create_app(ws, engine_workers=ENGINE_WORKERS), host=host, port=port, log_level="warning"
+        port = sockets[0].getsockname()[1]
+        slug = seed_example(ws) if example else None
+        plain, kept = ws.serve_token(new=new_token)
+        base = f"http://{host}:{port}"
+        echo(
+            f"layoutkit serving on {base}"
+            + (f" ({workers} worker processes)" if workers > 1 else "")
         )
+        if plain is not None:
+            echo(f"owner token (keep it private): {plain}")
+        else:
+            echo(
+                f"owner token: the one printed when this database was first served "
+                f"(token {kept['id']}, created {kept['created']}); "
+                "'layoutkit serve --new-token' mints a new one and revokes it"
+            )
+        if slug:
+            echo(f"open the example board: {base}/boards/{slug}?token={plain or '<owner token>'}")
+        echo(f"API: {base}{API}/openapi.json   MCP (streamable HTTP): {base}/mcp")
+        if workers > 1:
+            if db is None:
+                raise ValueError("serving from several workers needs the database URL (db)")
+            # Each worker has engine processes of its own: together about one per core.
+            engines = max(1, ENGINE_WORKERS // workers)
+            settings = {"db": db, "fetch": fetch, "capture": capture, "engines": engines}
+            os.environ[WORKER_SETTINGS_ENV] = json.dumps(settings)
+            app = f"{__name__}:worker_app"
+            if shared:
+                settings = {"app": app, "factory": True, "log_level": "warning"}
+                status = _workers.supervise(sockets, settings)
+                if status:
+                    raise SystemExit(status)
+                return
+            from uvicorn.supervisors import Multiprocess
+
+            # Without SO_REUSEPORT the workers share one socket (and the kernel
+            # decides, unevenly, which one takes each connection).
+            config = uvicorn.Config(app, factory=True, workers=workers, log_level="warning")
+            with contextlib.suppress(KeyboardInterrupt):
+                Multiprocess(config, sockets=sockets).run()
+            return
+        server = uvicorn.Server(
+            uvicorn.Config(create_app(ws, engine_workers=ENGINE_WORKERS), log_level="warning")
+        )
+        try:
+            with contextlib.suppress(KeyboardInterrupt):
+                server.run(sockets=sockets)
+        finally:
+            offload.stop()
+        if not server.started:
+            # As uvicorn.run does: an app whose startup failed exits non-zero.
+            raise SystemExit(3)
     finally:
-        offload.stop()
+        for sock in sockets:
+            sock.close()
 
 
 def worker_app() -> Starlette:

@@ -17,9 +17,11 @@ from layoutkit.elements._element import (
     kind_problem,
 )
 from layoutkit.elements._fields import (
+    LIST_BOUND,
     Spec,
     boolean,
     card_id,
+    check_list_items,
     custom,
     enum,
     number,
@@ -481,6 +483,7 @@ def _check_children(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
     if type(v) is not list:
         ctx.wrong_type(parent, key, "an array of refs", v)
         return BAD
+    check_list_items(v, parent, key)
     path = (parent, key)
     out = []
     for i, x in enumerate(v):
@@ -500,7 +503,7 @@ CARD_ENVELOPE = Spec(
             "array of ref",
             _check_children,
             "Members of a cluster or section.",
-            schema={"type": "array", "items": BATCH_REF_SCHEMA},
+            schema={"type": "array", "items": BATCH_REF_SCHEMA, **LIST_BOUND},
         ),
         custom(
             "anchor",

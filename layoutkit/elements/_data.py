@@ -11,10 +11,12 @@ from typing import Any
 from layoutkit.elements._core import BAD, Ctx, format_path, show
 from layoutkit.elements._fields import (
     INT_LIMIT,
+    LIST_BOUND,
     STR_OR_NUMBER_SCHEMA,
     Spec,
     _bad_number,
     boolean,
+    check_list_items,
     check_object,
     custom,
     enum,
@@ -33,7 +35,7 @@ from layoutkit.elements._fields import (
 )
 from layoutkit.elements._kind import Kind, check_audience
 from layoutkit.elements.vocab import ITEM_TONES
-from layoutkit.limits import check_limit
+from layoutkit.limits import TABLE_ROWS, check_limit
 
 #: A table whose inline rows outnumber this is stored with its rows behind a dataRef.
 SPILL_THRESHOLD_ROWS = 200
@@ -77,6 +79,7 @@ def _check_points(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
     if type(v) is not list:
         ctx.wrong_type(parent, key, "an array of points", v)
         return BAD
+    check_list_items(v, parent, key)
     if numbers_ok(v):
         return v[:]
     path = (parent, key)
@@ -92,6 +95,7 @@ def _check_axis(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
     if type(v) is not list:
         ctx.wrong_type(parent, key, "an array of strings or numbers", v)
         return BAD
+    check_list_items(v, parent, key)
     path = (parent, key)
     out = []
     for i, x in enumerate(v):
@@ -106,9 +110,12 @@ def _check_matrix(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
     if type(v) is not list:
         ctx.wrong_type(parent, key, "an array of number arrays", v)
         return BAD
+    check_list_items(v, parent, key)
     path = (parent, key)
     out = []
     for i, row in enumerate(v):
+        if type(row) is list:
+            check_list_items(row, path, i)
         if type(row) is list and numbers_ok(row):
             out.append(row[:])
         elif type(row) is list:
@@ -132,6 +139,7 @@ SERIES = Spec(
             "Scatter takes pairs only.",
             schema={
                 "type": "array",
+                **LIST_BOUND,
                 "items": {
                     "anyOf": [
                         {"type": "number"},
@@ -193,7 +201,7 @@ CALENDAR = Spec(
     "calendar",
     [string("from", "First day.", required=True), numbers("values", required=True)],
 )
-_AXIS = {"type": "array", "items": STR_OR_NUMBER_SCHEMA}
+_AXIS = {"type": "array", "items": STR_OR_NUMBER_SCHEMA, **LIST_BOUND}
 CHART_DATA = Spec(
     "chart data",
     [
@@ -206,7 +214,11 @@ CHART_DATA = Spec(
             "array of number arrays",
             _check_matrix,
             "Heatmap cells, one row per y.",
-            schema={"type": "array", "items": {"type": "array", "items": {"type": "number"}}},
+            schema={
+                "type": "array",
+                "items": {"type": "array", "items": {"type": "number"}, **LIST_BOUND},
+                **LIST_BOUND,
+            },
         ),
         number("min"),
         number("max"),
@@ -577,7 +589,7 @@ TABLE = Kind(
                 _rows_shape,
                 "A row maps column keys to cells, or is {cells, audience}. A cell is a "
                 "scalar or {v, href?, tone?}. Sparse rows are fine.",
-                schema={"type": "array", "items": _ROW},
+                schema={"type": "array", "items": _ROW, "maxItems": TABLE_ROWS},
                 members=CELL,
             ),
             objects("views", VIEW),

@@ -7,8 +7,10 @@ from typing import Any
 from layoutkit.elements._core import BAD, Ctx, show
 from layoutkit.elements._fields import (
     CARD_ID_SCHEMA,
+    LIST_BOUND,
     Spec,
     boolean,
+    check_list_items,
     check_object,
     custom,
     enum,
@@ -111,6 +113,7 @@ def _check_groups(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
     if type(v) is not list:
         ctx.wrong_type(parent, key, "an array of groups", v)
         return BAD
+    check_list_items(v, parent, key)
     if ctx.aux_depth >= GROUP_DEPTH_CAP:
         ctx.error(
             parent, key, "nesting_too_deep", f"diagram groups nest at most {GROUP_DEPTH_CAP} levels"
@@ -129,7 +132,7 @@ def _check_groups(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
         ctx.aux_depth -= 1
 
 
-_GROUPS = {"type": "array", "items": schema_ref("group")}
+_GROUPS = {"type": "array", "items": schema_ref("group"), **LIST_BOUND}
 GROUP = Spec(
     "group",
     [

@@ -10,7 +10,9 @@ from layoutkit.elements._core import BAD, Ctx, show
 from layoutkit.elements._data import CHART, TABLE, spill
 from layoutkit.elements._diagram import DIAGRAM
 from layoutkit.elements._fields import (
+    LIST_BOUND,
     Spec,
+    check_list_items,
     check_object,
     custom,
     enum,
@@ -55,6 +57,7 @@ def _check_elements(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
     if type(v) is not list:
         ctx.wrong_type(parent, key, "an array of elements", v)
         return BAD
+    check_list_items(v, parent, key)
     path = (parent, key)
     out = []
     for i, x in enumerate(v):
@@ -70,7 +73,7 @@ def elements_field(notes: str = "", *, required: bool = True) -> Any:
         "array of element",
         _check_elements,
         notes,
-        schema={"type": "array", "items": schema_ref("element")},
+        schema={"type": "array", "items": schema_ref("element"), **LIST_BOUND},
         required=required,
     )
 

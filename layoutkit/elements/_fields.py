@@ -17,7 +17,7 @@ from typing import Any
 import attrs
 
 from layoutkit.elements._core import BAD, MISSING, Ctx, format_path, show
-from layoutkit.limits import check_limit
+from layoutkit.limits import LIMITS, LIST_ITEMS, LimitExceeded, check_limit
 
 #: A checker takes (value, ctx, parent, key) and returns the normalized value or BAD.
 Check = Callable[[Any, Ctx, Any, Any], Any]
@@ -114,6 +114,20 @@ def spec_ref(spec: Spec) -> dict[str, Any]:
 
 def _keep(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
     return v
+
+
+def check_list_items(v: list[Any], parent: Any, key: Any) -> None:
+    """Refuse (413 ``listItems``) an array longer than one payload array may be.
+
+    Every array of the contract without a tighter cap of its own goes through
+    here before its items are checked, so an oversize one costs no item work.
+    """
+    if len(v) > LIMITS["listItems"]:
+        raise LimitExceeded("listItems", len(v), field=format_path(parent, key))
+
+
+#: The JSON Schema bound of an array that :func:`check_list_items` checks.
+LIST_BOUND: dict[str, Any] = {"maxItems": LIST_ITEMS}
 
 
 def check_object(spec: Spec, v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
@@ -290,6 +304,7 @@ def _check_strings(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
     if type(v) is not list:
         ctx.wrong_type(parent, key, "an array of strings", v)
         return BAD
+    check_list_items(v, parent, key)
     if set(map(type, v)) <= _STR_TYPES:
         return v[:]
     path = (parent, key)
@@ -306,6 +321,7 @@ def _check_numbers(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
     if type(v) is not list:
         ctx.wrong_type(parent, key, "an array of numbers", v)
         return BAD
+    check_list_items(v, parent, key)
     if numbers_ok(v):
         return v[:]
     path = (parent, key)
@@ -367,6 +383,8 @@ def list_check(
             ctx.wrong_type(parent, key, f"an array of {what}", v)
             return BAD
         n = len(v)
+        if max_items is None:
+            check_list_items(v, parent, key)
         if n < min_items:
             ctx.error(parent, key, "too_few", f"needs at least {min_items} entries, got {n}")
         elif max_items is not None and n > max_items:
@@ -391,6 +409,8 @@ def objects_check(spec: Spec, *, min_items: int = 0, max_items: int | None = Non
             ctx.wrong_type(parent, key, f"an array of {what}", v)
             return BAD
         n = len(v)
+        if max_items is None:
+            check_list_items(v, parent, key)
         if n < min_items:
             ctx.error(parent, key, "too_few", f"needs at least {min_items} entries, got {n}")
         elif max_items is not None and n > max_items:
@@ -584,7 +604,7 @@ def strings(name: str, notes: str = "", *, required: bool = False) -> Field:
         required,
         MISSING,
         notes,
-        schema={"type": "array", "items": _STRING},
+        schema={"type": "array", "items": _STRING, **LIST_BOUND},
     )
 
 
@@ -596,7 +616,7 @@ def numbers(name: str, notes: str = "", *, required: bool = False) -> Field:
         required,
         MISSING,
         notes,
-        schema={"type": "array", "items": _NUMBER},
+        schema={"type": "array", "items": _NUMBER, **LIST_BOUND},
     )
 
 
@@ -607,7 +627,7 @@ def str_or_strings(name: str, notes: str = "") -> Field:
         _check_str_or_strings,
         notes=notes,
         fast=str,
-        schema={"type": ["string", "array"], "items": _STRING},
+        schema={"type": ["string", "array"], "items": _STRING, **LIST_BOUND},
     )
 
 
@@ -672,8 +692,7 @@ def objects(
     # Too few or too many entries is an error in the contract, so the bounds hold here too.
     if min_items:
         schema["minItems"] = min_items
-    if max_items is not None:
-        schema["maxItems"] = max_items
+    schema["maxItems"] = max_items if max_items is not None else LIST_ITEMS
     return Field(
         name,
         typ,

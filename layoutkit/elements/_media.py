@@ -6,9 +6,11 @@ from typing import Any
 
 from layoutkit.elements._core import BAD, Ctx
 from layoutkit.elements._fields import (
+    LIST_BOUND,
     Spec,
     boolean,
     card_id,
+    check_list_items,
     check_object,
     custom,
     enum,
@@ -192,6 +194,7 @@ def _check_tree(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
     if type(v) is not list:
         ctx.wrong_type(parent, key, "an array of primitives", v)
         return BAD
+    check_list_items(v, parent, key)
     if ctx.aux_depth >= TREE_CAP:
         ctx.error(parent, key, "nesting_too_deep", f"mockup trees nest at most {TREE_CAP} levels")
         return BAD
@@ -208,7 +211,7 @@ def _check_tree(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
         ctx.aux_depth -= 1
 
 
-_TREE = {"type": "array", "items": schema_ref("primitive")}
+_TREE = {"type": "array", "items": schema_ref("primitive"), **LIST_BOUND}
 PRIMITIVE = Spec(
     "primitive",
     [

@@ -604,7 +604,14 @@ def _status(status: str, code: str, message: str, **fields: Any) -> dict[str, An
         "required": ["board", "items"],
         "properties": {
             **_ANNOTATE_PARAMS,
-            "items": {"type": "array", "items": {"type": "object"}, "minItems": 1},
+            # Over MAX_ITEMS the snapshot answers 413 limit_exceeded naming the batch
+            # limit; this bound only keeps the check's own work finite.
+            "items": {
+                "type": "array",
+                "items": {"type": "object"},
+                "minItems": 1,
+                "maxItems": 10 * MAX_ITEMS,
+            },
         },
         "additionalProperties": False,
     },
@@ -1001,6 +1008,7 @@ def get_annotation(call: Call) -> dict[str, Any]:
             "type": "array",
             "items": {"enum": list(STATES)},
             "minItems": 1,
+            "maxItems": len(STATES),
             "uniqueItems": True,
             "description": "the states to list; the open ones (staged, open, working, "
             "in_review) when left out",

@@ -20,7 +20,7 @@ from layoutkit.service._common import (
 from layoutkit.service.generic import kind_handler
 from layoutkit.service.merge_patch import merge_patch
 from layoutkit.service.placing import new_question
-from layoutkit.service.questions import QUESTION_SCHEMA, normalize_question
+from layoutkit.service.questions import MAX_OPTIONS, QUESTION_SCHEMA, normalize_question
 from layoutkit.service.registry import PEOPLE, REGISTRY
 from layoutkit.service.workspace import Call
 from layoutkit.storage import BoardRecord, Tx, fold_tag
@@ -39,6 +39,16 @@ THEME_BUNDLES = (
 )
 LANE_KEY_PATTERN = "^[a-z0-9][a-z0-9-]{0,31}$"
 MAX_LANES = 12
+#: Lanes the params check takes: over MAX_LANES the handler answers
+#: too_many_lanes naming the spec's limit.
+LANES_CHECKED = 100
+#: Tags of one board (and of one board filter).
+MAX_TAGS = 50
+_TAGS: dict[str, Any] = {
+    "type": "array",
+    "items": {"type": "string", "minLength": 1, "maxLength": 80},
+    "maxItems": MAX_TAGS,
+}
 #: meta keys only the server writes; an author's value for them is ignored.
 SERVER_STAMPS = frozenset(
     {"task", "composed", "planComposed", "sessionId", "sessionHub", "bugBoard", "lane"}
@@ -57,7 +67,7 @@ _INFERENCE = (
 _BOARD_FIELDS: dict[str, Any] = {
     "project": {"type": "string", "pattern": "^[a-z0-9][a-z0-9-]{0,79}$"},
     "subgroup": {"enum": list(SUBGROUPS)},
-    "tags": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 80}},
+    "tags": _TAGS,
     "theme": {"type": "string", "pattern": f"{THEME_PATTERN}|^$"},
     "meta": {"type": "object"},
     "archived": {"type": "boolean"},
@@ -148,6 +158,8 @@ def _create_request(call: Call) -> dict[str, Any]:
         "type": {"type": "string", "maxLength": 40, "description": "board type word"},
         "lanes": {
             "type": "array",
+            "maxItems": LANES_CHECKED,
+            "description": f"at most {MAX_LANES} lanes",
             "items": {
                 "type": "object",
                 "required": ["key"],
@@ -251,7 +263,12 @@ def get_board(call: Call) -> dict[str, Any]:
     "list",
     "board",
     {
-        "tags": {"type": "array", "items": {"type": "string", "minLength": 1}},
+        # A tag, or a minus and a tag to leave out.
+        "tags": {
+            "type": "array",
+            "items": {"type": "string", "minLength": 1, "maxLength": 81},
+            "maxItems": MAX_TAGS,
+        },
         "match": {"enum": ["all", "any"]},
         "project": {"type": "string"},
         "subgroup": {"enum": list(SUBGROUPS)},
@@ -295,7 +312,7 @@ _META_SCHEMA: dict[str, Any] = {
     "board": SLUG,
     "subgroup": {"enum": list(SUBGROUPS)},
     "theme": {"type": "string", "pattern": f"{THEME_PATTERN}|^$"},
-    "tags": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 80}},
+    "tags": _TAGS,
     "tags_mode": {"enum": ["add", "set"]},
     "archived": {"type": "boolean"},
     "meta": {"type": "object"},
@@ -469,7 +486,12 @@ def get_questions(call: Call) -> dict[str, Any]:
         "required": ["id", "answer"],
         "properties": {
             "id": ID,
-            "answer": {"type": ["string", "array"], "items": {"type": "string"}},
+            # Every option of a multi-select question and a text of one's own.
+            "answer": {
+                "type": ["string", "array"],
+                "items": {"type": "string"},
+                "maxItems": MAX_OPTIONS + 1,
+            },
         },
         "additionalProperties": False,
     },

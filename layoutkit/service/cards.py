@@ -12,6 +12,7 @@ from layoutkit import layout
 from layoutkit.errors import ServiceError
 from layoutkit.layout.place import changes_from_journal
 from layoutkit.layout.reading import reading_order
+from layoutkit.limits import ARRANGE_CARDS
 from layoutkit.principal import Principal
 from layoutkit.service import links
 from layoutkit.service._common import ID, SLUG
@@ -164,8 +165,10 @@ def _check_removal(
     "as the same caller, with confirm set to that token and a reason of 20-1000 characters.",
     {
         "properties": {
+            # As many cards as one arrange moves.
             "patch": {
                 "type": "array",
+                "maxItems": ARRANGE_CARDS,
                 "items": {
                     "type": "object",
                     "required": ["id"],
@@ -445,11 +448,18 @@ def _box(r: CardRecord) -> dict[str, Any]:
             "scope": {
                 "anyOf": [
                     {"type": "string", "pattern": "^(ai|all|section:.+)$"},
-                    {"type": "array", "items": ID, "minItems": 1},
+                    # Over arrangeCards the arrange answers 413 naming that limit.
+                    {"type": "array", "items": ID, "minItems": 1, "maxItems": 10000},
                 ]
             },
             "save": {"type": "boolean"},
-            "sections": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+            # One section, or two to compare.
+            "sections": {
+                "type": "array",
+                "items": {"type": "string", "maxLength": 200},
+                "minItems": 1,
+                "maxItems": 2,
+            },
             "cols": {
                 "anyOf": [{"type": "integer", "minimum": 1, "maximum": 100}, {"const": "auto"}]
             },

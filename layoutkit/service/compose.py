@@ -10,6 +10,7 @@ import attrs
 
 from layoutkit import elements, layout
 from layoutkit.errors import ServiceError
+from layoutkit.limits import ARRANGE_CARDS
 from layoutkit.service import links
 from layoutkit.service._common import ID, SLUG
 from layoutkit.service.content_prep import (
@@ -26,6 +27,12 @@ from layoutkit.service.workspace import Call
 from layoutkit.storage import BoardRecord, Tx
 
 MAX_BODY = 8 * 1024 * 1024
+#: Cards, and wires, of one batch: as many as one arrange moves. The body alone
+#: would let a batch of tiny cards run to hundreds of thousands, minutes of
+#: placing under the board's write lock.
+MAX_CARDS = ARRANGE_CARDS
+#: Staged questions of one batch.
+MAX_QUESTIONS = 100
 
 _ANCHOR = {
     "type": "object",
@@ -80,6 +87,7 @@ COMPOSE_SCHEMA: dict[str, Any] = {
         "board": SLUG,
         "cards": {
             "type": "array",
+            "maxItems": MAX_CARDS,
             "items": {
                 # Kind and payload are checked against the content contract, which
                 # answers with the batch index and the allowed kinds.
@@ -89,14 +97,18 @@ COMPOSE_SCHEMA: dict[str, Any] = {
                     "kind": {"type": "string"},
                     "payload": {"type": "object"},
                     "ref": {"type": "string", "minLength": 1, "maxLength": 200},
-                    "children": {"type": "array", "items": {"type": "string"}},
+                    "children": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "maxItems": MAX_CARDS,
+                    },
                     "anchor": _ANCHOR,
                 },
                 "additionalProperties": False,
             },
         },
-        "edges": {"type": "array", "items": EDGE_SCHEMA},
-        "questions": {"type": "array", "items": QUESTION_SCHEMA},
+        "edges": {"type": "array", "items": EDGE_SCHEMA, "maxItems": MAX_CARDS},
+        "questions": {"type": "array", "items": QUESTION_SCHEMA, "maxItems": MAX_QUESTIONS},
         "layout": {"enum": ["column", "row", "grid"]},
         # Any number is taken and clamped to [1, 3.2] by the placement engine
         # (the limit says clamped, not refused); 0 means the default 1.6.

@@ -35,7 +35,7 @@ from layoutkit.service._common import SLUG
 from layoutkit.service.content_prep import Prepared, prepare_card
 from layoutkit.service.placing import place_cards
 from layoutkit.service.registry import REGISTRY
-from layoutkit.service.uploads import FILE_SCHEMA, Decoded, decode_files
+from layoutkit.service.uploads import FILE_SCHEMA, FILES_CHECKED, MAX_FILES, Decoded, decode_files
 from layoutkit.service.workspace import Call
 from layoutkit.storage import CardRecord, Tx, blob_key
 
@@ -71,8 +71,9 @@ PUSH_SCHEMA: dict[str, Any] = {
     "properties": {
         "board": SLUG,
         "doc": {"type": "object", "description": "the doc element (doc.json)"},
-        "files": {"type": "array", "items": FILE_SCHEMA},
-        "shots": {"type": "array", "items": SHOT_SCHEMA},
+        "files": {"type": "array", "items": FILE_SCHEMA, "maxItems": FILES_CHECKED},
+        # A shot names a file of the set or a stored image: no more than the files.
+        "shots": {"type": "array", "items": SHOT_SCHEMA, "maxItems": MAX_FILES},
         "branch": {"type": "string", "pattern": BRANCH_PATTERN, "default": DEFAULT_BRANCH},
         "section": {"type": "string", "minLength": 1, "maxLength": 200},
         "createSection": {"type": "boolean"},

@@ -8,6 +8,9 @@ from layoutkit.errors import ServiceError
 from layoutkit.service._common import ID
 
 MAX_OPTIONS = 12
+#: Options the params check takes: over MAX_OPTIONS the question check answers
+#: invalid_question naming the spec's 1 to 12.
+OPTIONS_CHECKED = 100
 MAX_HINT = 300
 MAX_DETAIL = 4000
 #: Appended to every choice question so a reader can always answer outside the list.
@@ -19,7 +22,12 @@ QUESTION_SCHEMA: dict[str, Any] = {
     "properties": {
         "prompt": {"type": "string", "minLength": 1, "maxLength": 2000},
         "stakes": {"type": "string", "maxLength": 2000},
-        "options": {"type": "array", "items": {"type": ["string", "object"]}},
+        "options": {
+            "type": "array",
+            "items": {"type": ["string", "object"]},
+            "maxItems": OPTIONS_CHECKED,
+            "description": f"1 to {MAX_OPTIONS} options for a choice question",
+        },
         "multiSelect": {"type": "boolean"},
         "kind": {"enum": ["choice", "text"]},
         "pivot": {"type": "boolean"},

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
-from jsonschema import Draft202012Validator, validators
+from jsonschema import Draft202012Validator, ValidationError, validators
 
 from layoutkit.errors import EngineError, ServiceError, did_you_mean
 from layoutkit.limits import check_json_value
@@ -43,10 +43,84 @@ ShareMode = Literal["view", "annotate"]
 ALL_PRINCIPALS: frozenset[PrincipalKind] = frozenset({"owner", "user", "agent", "service"})
 PEOPLE: tuple[PrincipalKind, ...] = ("owner", "user")
 
+#: Longest message of a params finding: jsonschema's messages quote the value, and
+#: a value sent by a caller can be megabytes long.
+MESSAGE_CHARS = 200
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _over_cap(instance: Any, schema: dict[str, Any]) -> bool:
+    cap = schema.get("maxItems")
+    return isinstance(instance, list) and isinstance(cap, int) and len(instance) > cap
+
+
+_ITEMS = Draft202012Validator.VALIDATORS["items"]
+
+
+def _items(validator: Any, items: Any, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+    # An array over its cap is refused by maxItems alone: checking each of its
+    # items would be the very work the cap exists to bound.
+    if not _over_cap(instance, schema):
+        yield from _ITEMS(validator, items, instance, schema)
+
+
+def _max_items(validator: Any, cap: int, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+    if isinstance(instance, list) and len(instance) > cap:
+        yield ValidationError(f"{len(instance)} items; at most {cap}")
+
+
+def _min_items(validator: Any, least: int, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+    if isinstance(instance, list) and len(instance) < least:
+        yield ValidationError(f"{len(instance)} items; at least {least}")
+
+
+def _max_length(validator: Any, cap: int, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+    if isinstance(instance, str) and len(instance) > cap:
+        yield ValidationError(f"{len(instance)} characters; at most {cap}")
+
+
+def _same_key(value: Any) -> Any:
+    """A hashable key under which two JSON values are equal as JSON Schema compares
+    them (1 and 1.0 alike, true and 1 not, objects whatever their key order)."""
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, list):
+        return ("list", tuple(_same_key(v) for v in value))
+    if isinstance(value, dict):
+        return ("dict", frozenset((k, _same_key(v)) for k, v in value.items()))
+    return ("value", value)
+
+
+def _unique_items(
+    validator: Any, unique: bool, instance: Any, schema: dict[str, Any]
+) -> Iterator[Any]:
+    if not unique or not isinstance(instance, list) or _over_cap(instance, schema):
+        return
+    first: dict[Any, int] = {}
+    for i, item in enumerate(instance):
+        seen = first.setdefault(_same_key(item), i)
+        if seen != i:
+            # The finding points at the repeat, so its path names the entry to drop.
+            yield ValidationError(f"{_shown(item)} repeats item {seen}", path=[i], instance=item)
+            return
+
+
 #: JSON Schema counts 1.0 as an integer; handlers use integers as ids, counts and
 #: slice bounds, so a params check takes only real integers (floats answer 400).
+#: The size keywords answer with counts instead of quoting the value back.
 ParamsValidator = validators.extend(
     Draft202012Validator,
+    validators={
+        "items": _items,
+        "maxItems": _max_items,
+        "minItems": _min_items,
+        "maxLength": _max_length,
+        "uniqueItems": _unique_items,
+    },
     type_checker=Draft202012Validator.TYPE_CHECKER.redefine(
         "integer", lambda _, value: isinstance(value, int) and not isinstance(value, bool)
     ),
@@ -198,7 +272,8 @@ def _message(error: Any) -> str:
     ):
         names = [sub["required"][0] for sub in error.validator_value]
         return f"send one of {', '.join(repr(n) for n in names)}"
-    return str(error.message)
+    message = str(error.message)
+    return message if len(message) <= MESSAGE_CHARS else message[: MESSAGE_CHARS - 3] + "..."
 
 
 def _path(error: Any) -> str:

@@ -38,7 +38,24 @@ IMAGE_KINDS = ("media", "figure")
 SIGHT_TRIES = 3
 #: The letters of a sight code: no 0/O or 1/I/L to misread.
 _SIGHT_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
-_SLUGS = {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1}
+#: Boards of one plan and sections it narrows to. A plan reads every card of
+#: each board it names, so the count is bounded before any is read; 50 boards of
+#: a dozen screens each already reach the 600 screens one plan takes (beyond
+#: that a plan needs sections or fewer boards anyway).
+MAX_BOARDS = 50
+MAX_SECTIONS = 50
+
+
+def _names(cap: int, what: str) -> dict[str, Any]:
+    # A repeated name adds nothing to a plan but the cost of reading it again.
+    return {
+        "type": "array",
+        "items": {"type": "string", "minLength": 1, "maxLength": 200},
+        "minItems": 1,
+        "maxItems": cap,
+        "uniqueItems": True,
+        "description": f"{what}, each once, at most {cap}",
+    }
 
 
 @REGISTRY.operation(
@@ -51,9 +68,9 @@ _SLUGS = {"type": "array", "items": {"type": "string", "minLength": 1}, "minItem
     "sheet was served.",
     {
         "properties": {
-            "boards": _SLUGS,
+            "boards": _names(MAX_BOARDS, "slugs of boards of one project"),
             "scope": {"enum": ["latest", "all"]},
-            "sections": _SLUGS,
+            "sections": _names(MAX_SECTIONS, "titles of sections to narrow to"),
             "full": {"type": "boolean"},
             "run": {"type": "string", "minLength": 1, "maxLength": 40},
             "sight": {"type": "string", "minLength": 1, "maxLength": 16},

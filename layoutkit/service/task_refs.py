@@ -104,6 +104,9 @@ _MIME = {
 }
 MAX_UPLOAD_BYTES = 1024 * 1024
 MAX_UPLOAD_FILES = 20
+#: Files the params check takes; over MAX_UPLOAD_FILES the handler answers
+#: too_many_files naming that limit.
+UPLOAD_FILES_CHECKED = 100
 CHARS_PER_TOKEN = 4
 DEFAULT_BUDGET = 4000
 MAX_BUDGET = 200_000
@@ -453,7 +456,12 @@ def _too_large(name: str, field: str) -> ServiceError:
                 "description": "the lineage (the ref of an uploaded file) this is the next "
                 "version of",
             },
-            "files": {"type": "array", "minItems": 1, "items": _FILE},
+            "files": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": UPLOAD_FILES_CHECKED,
+                "items": _FILE,
+            },
         },
         "additionalProperties": False,
     },

@@ -44,6 +44,10 @@ from layoutkit.service.workspace import Call
 MAX_FILE_BYTES = 25 * 1024 * 1024
 MAX_CALL_BYTES = 100 * 1024 * 1024
 MAX_FILES = 200
+#: Files the params check takes. Over MAX_FILES the handler answers
+#: too_many_files naming that limit; this bound only keeps the check's own work
+#: (one schema check per file) finite.
+FILES_CHECKED = 1000
 PDF_MIME = "application/pdf"
 OCTET = "application/octet-stream"
 
@@ -65,7 +69,12 @@ UPLOAD_SCHEMA: dict[str, Any] = {
     "required": ["board", "files"],
     "properties": {
         "board": SLUG,
-        "files": {"type": "array", "minItems": 1, "items": FILE_SCHEMA},
+        "files": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": FILES_CHECKED,
+            "items": FILE_SCHEMA,
+        },
         "section": {"type": "string", "minLength": 1, "maxLength": 200},
         "createSection": {"type": "boolean"},
         "anchor": {"type": "integer", "description": "card id the files are placed next to"},

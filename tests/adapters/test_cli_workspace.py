@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -454,11 +455,17 @@ def test_serve_calls_run_server_with_the_workspace(
     import uvicorn
 
     started: dict[str, Any] = {}
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: started.update(app=app, **kw))
-    res = run("serve", "--db", db, "--port", "8123", "--example", "--workers", "1")
+
+    def serve(server: uvicorn.Server, sockets: list[socket.socket]) -> None:
+        started.update(app=server.config.app, address=sockets[0].getsockname())
+        server.started = True
+
+    monkeypatch.setattr(uvicorn.Server, "run", serve)
+    res = run("serve", "--db", db, "--port", "0", "--example", "--workers", "1")
     assert res.exit_code == 0, res.output
-    assert (started["host"], started["port"]) == ("127.0.0.1", 8123)
-    assert "example board: http://127.0.0.1:8123/boards/" in res.stdout
+    host, port = started["address"]
+    assert host == "127.0.0.1" and port != 0  # port 0: the port the kernel gave is printed
+    assert f"example board: http://127.0.0.1:{port}/boards/" in res.stdout
     token = next(
         line.split(": ", 1)[1] for line in res.stdout.splitlines() if "owner token" in line
     )
@@ -471,12 +478,15 @@ def test_serve_keeps_its_owner_token_until_asked_for_a_new_one(
 ) -> None:
     import uvicorn
 
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: None)
-    first = run("serve", "--db", db, "--workers", "1")
+    def serve(server: uvicorn.Server, sockets: list[socket.socket]) -> None:
+        server.started = True
+
+    monkeypatch.setattr(uvicorn.Server, "run", serve)
+    first = run("serve", "--db", db, "--port", "0", "--workers", "1")
     token = _token_line(first.stdout)
     assert token is not None and token.startswith("lkt_")
 
-    again = run("serve", "--db", db, "--example", "--workers", "1")
+    again = run("serve", "--db", db, "--port", "0", "--example", "--workers", "1")
     assert again.exit_code == 0, again.output
     assert _token_line(again.stdout) is None
     assert "lkt_" not in again.stdout
@@ -484,7 +494,9 @@ def test_serve_keeps_its_owner_token_until_asked_for_a_new_one(
     assert "--new-token" in again.stdout
     assert "?token=<owner token>" in again.stdout
 
-    fresh = _token_line(run("serve", "--db", db, "--new-token", "--workers", "1").stdout)
+    fresh = _token_line(
+        run("serve", "--db", db, "--port", "0", "--new-token", "--workers", "1").stdout
+    )
     assert fresh is not None and fresh != token
     with Workspace.open(db) as ws:
         assert ws.authenticate(token) is None

@@ -29,6 +29,20 @@ def test_the_plan_route(api: Api) -> None:
     assert (unknown.status_code, unknown.json()["field"]) == (404, "boards[0]")
 
 
+def test_the_route_refuses_thousands_of_boards_and_a_repeated_one(api: Api) -> None:
+    board(api.ws, "app", [screen()])
+    many = api.client.post("/api/v1/review/plan", json={"boards": ["app"] * 20_000})
+    assert many.status_code == 400, many.text
+    body = many.json()
+    assert (body["code"], body["field"]) == ("invalid_params", "boards")
+    assert body["findings"] == [{"path": "boards", "message": "20000 items; at most 50"}]
+    # The refusal names the count, not the 20,000 slugs sent.
+    assert len(many.content) < 1000
+    twice = api.client.post("/api/v1/review/plan", json={"boards": ["app", "app"]})
+    assert twice.status_code == 400, twice.text
+    assert (twice.json()["code"], twice.json()["field"]) == ("invalid_params", "boards[1]")
+
+
 def test_an_agent_plans_over_mcp() -> None:
     ws = Workspace.open()
     board(ws, "app", [screen(), screen("Send")])

@@ -13,6 +13,7 @@ from PIL import Image, ImageDraw
 from layoutkit import Principal, ServiceError, Workspace
 from layoutkit.review import plan as planner
 from layoutkit.review.diff import Pixels
+from layoutkit.service import review_runs as runs
 from layoutkit.storage import NewCard
 
 AGENT = Principal.agent("claude")
@@ -407,3 +408,62 @@ def test_a_locked_run_serves_no_sheet(ws: Workspace) -> None:
     with pytest.raises(ServiceError) as err:
         serve(ws, run, 1)
     assert (err.value.status, err.value.code) == (409, "sight_locked")
+
+
+def test_a_plan_takes_up_to_fifty_boards_each_once(ws: Workspace) -> None:
+    slugs = [f"app-{i}" for i in range(runs.MAX_BOARDS + 1)]
+    for slug in slugs:
+        ws.call("create", {"kind": "board", "slug": slug, "project": "shop"})
+    board(ws, "app-0-shots", [screen()])
+    at_cap = ["app-0-shots", *slugs[: runs.MAX_BOARDS - 1]]
+    out = ws.call("review_plan", {"boards": at_cap}, AGENT)
+    assert out["boards"] == at_cap and out["planned"]["judge"] == 1
+    with pytest.raises(ServiceError) as err:
+        ws.call("review_plan", {"boards": slugs}, AGENT)
+    e = err.value
+    assert (e.status, e.code, e.body["field"]) == (400, "invalid_params", "boards")
+    assert "51 items; at most 50" in str(e)
+
+
+def test_a_refused_plan_of_thousands_of_boards_reads_none_and_quotes_none(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 20,000 copies of one slug held a worker for seconds, one board read per copy.
+    board(ws, "app", [screen()])
+    monkeypatch.setattr(runs, "_boards", _never_called)
+    with pytest.raises(ServiceError) as err:
+        ws.call("review_plan", {"boards": ["app"] * 20_000}, AGENT)
+    e = err.value
+    assert (e.status, e.code, e.body["field"]) == (400, "invalid_params", "boards")
+    assert e.body["findings"] == [{"path": "boards", "message": "20000 items; at most 50"}]
+
+
+def _never_called(*args: object) -> None:
+    raise AssertionError("a refused plan read its boards")
+
+
+@pytest.mark.parametrize(
+    ("params", "field"),
+    [
+        ({"boards": ["app", "admin", "app"]}, "boards[2]"),
+        ({"boards": ["app"], "sections": ["Checkout", "Login", "Login"]}, "sections[2]"),
+    ],
+)
+def test_a_board_or_section_named_twice_is_refused_at_the_repeat(
+    ws: Workspace, params: dict[str, Any], field: str
+) -> None:
+    board(ws, "app", [screen()])
+    board(ws, "admin", [screen()])
+    with pytest.raises(ServiceError) as err:
+        ws.call("review_plan", params, AGENT)
+    e = err.value
+    assert (e.status, e.code, e.body["field"]) == (400, "invalid_params", field)
+    assert f"{field}: {params[field.split('[')[0]][-1]!r} repeats item" in str(e)
+
+
+def test_more_than_fifty_sections_are_refused(ws: Workspace) -> None:
+    board(ws, "app", [screen()])
+    names = [f"Section {i}" for i in range(runs.MAX_SECTIONS + 1)]
+    with pytest.raises(ServiceError) as err:
+        ws.call("review_plan", {"boards": ["app"], "sections": names}, AGENT)
+    assert (err.value.code, err.value.body["field"]) == ("invalid_params", "sections")
