@@ -172,10 +172,9 @@ def _factor(box: Box, size: Size, cap: int) -> int:
 
 def _normal(img: Image.Image) -> Image.Image:
     """``img`` as RGB, or RGBA when anything in it can be transparent."""
-    if img.mode in ("RGB", "RGBA"):
-        return img
     alpha = img.mode in _ALPHA_MODES or "transparency" in img.info
-    return img.convert("RGBA" if alpha else "RGB")
+    want = "RGBA" if alpha else "RGB"
+    return img if img.mode == want else img.convert(want)
 
 
 def _finish(

@@ -88,7 +88,8 @@ class Png:
 
 def parse(data: bytes) -> Png | None:
     """The PNG in ``data``, or None for anything the band reader should leave to Pillow
-    (not a PNG, a header it would not accept, chunks that run past the end)."""
+    (not a PNG, a header it would not accept). A file cut short keeps the pixel data
+    it has: reading past it raises :class:`Broken`, as a broken stream does."""
     if not data.startswith(SIGNATURE):
         return None
     pos, header, plte, trns, idat = 8, None, None, None, []
@@ -96,7 +97,9 @@ def parse(data: bytes) -> Png | None:
         length, kind = struct.unpack(">I4s", data[pos : pos + 8])
         start, end = pos + 8, pos + 8 + length
         if end + 4 > len(data):
-            return None
+            if kind == b"IDAT":
+                idat.append((start, min(end, len(data))))
+            break
         if kind == b"IHDR" and length == 13:
             header = struct.unpack(">IIBBBBB", data[start:end])
         elif kind == b"PLTE":
