@@ -61,6 +61,9 @@ RENDITION_PNG_BYTES = 1024 * 1024
 Box = tuple[int, int, int, int]
 Size = tuple[int, int]
 _ALPHA_MODES = ("RGBA", "LA", "PA", "RGBa", "La")
+#: Pillow's names of the formats its JPEG decoder reads (MPO: a camera's JPEG with more
+#: pictures after the first), which it can decode at 1/2 to 1/8 of their size.
+_JPEG = ("JPEG", "MPO")
 
 
 def decode_cap() -> int:
@@ -185,7 +188,8 @@ def _finish(
     resample: Image.Resampling,
     reducing_gap: float | None,
 ) -> Image.Image:
-    """``box`` of a picture ``img`` holds at ``scale`` of its natural size, at ``size``."""
+    """``box`` (natural pixels) of the picture ``img`` holds at ``scale`` of its natural
+    size, resized to ``size`` (its fraction of a pixel kept: Pillow resizes from a box)."""
     sx, sy = scale
     x0, y0 = box[0] * sx, box[1] * sy
     x1, y1 = min(img.width, (box[0] + box[2]) * sx), min(img.height, (box[1] + box[3]) * sy)
@@ -237,7 +241,8 @@ def decode(
     step holds more than that many of the picture's pixels (see the module notes for
     how each kind of file is read). ``resample`` and ``reducing_gap`` go to Pillow's
     final resize. Raises :class:`EngineError` ``image_undecodable`` and
-    :class:`LimitExceeded` (``imagePixels``, ``decodePixels``).
+    :class:`LimitExceeded` (``imagePixels``, ``decodePixels``); ``ValueError`` for a box
+    that is not inside the picture (callers clamp regions first).
     """
     pic = picture if isinstance(picture, Picture) else Picture(picture)
     img = _open(pic.data, field)
@@ -254,7 +259,7 @@ def decode(
     if out is not None:
         return Decoded(out, box, natural, "rendition")
     if head.pixels <= cap:
-        if head.format == "JPEG" and factor > 1:
+        if head.format in _JPEG and factor > 1:
             _dct(img, head, _power_of_two_at_most(factor))
         _load(img, field)
         scale = (img.width / head.width, img.height / head.height)
@@ -262,7 +267,8 @@ def decode(
         return Decoded(_finish(img, scale, box, size, resample, reducing_gap), box, natural, read)
     png = _png.parse(pic.data) if head.format == "PNG" else None
     try:
-        if png is not None and png.banded and head.width <= cap:
+        # A row wider than a band's worth of pixels would make every band that large.
+        if png is not None and png.banded and head.width <= _png.BLOCK_PIXELS:
             return Decoded(
                 _bands(png, pic.data, box, size, factor, resample), box, natural, "bands"
             )
@@ -277,7 +283,7 @@ def decode(
         raise
     except Exception as exc:  # a band Pillow cannot read: the file is broken there
         raise _undecodable(field, exc) from exc
-    if head.format == "JPEG":
+    if head.format in _JPEG:
         reduce = _power_of_two_at_most(factor)
         while reduce < 8 and math.ceil(head.width / reduce) * math.ceil(head.height / reduce) > cap:
             reduce *= 2

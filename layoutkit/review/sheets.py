@@ -224,11 +224,12 @@ def card_image(
     width, height = head.size
     box = clamp_region(region, width, height) if region is not None else (0, 0, width, height)
     cropped = box != (0, 0, width, height)
-    size = imaging.within(fit(box[2], box[3], max_dim), imaging.decode_cap())
+    size = fit(box[2], box[3], max_dim)
     if not cropped and size == (width, height) and head.format == "PNG":
-        # Asked whole and small enough: the stored bytes are the answer.
+        # Asked whole and small enough: the stored bytes are the answer, never decoded.
         png = picture.data
     else:
+        size = imaging.within(size, imaging.decode_cap())
         drawn = imaging.decode(picture, box=box, size=size, reducing_gap=2.0)
         png = _png(_rgb(drawn.image))
     return CardImage(

@@ -48,6 +48,17 @@ def test_a_huge_png_is_never_held_whole(huge: bytes, held: list[tuple[int, int]]
     assert img.getpixel(centre) == pngs.RED and img.getpixel((100, 100)) == pngs.FLAT
 
 
+def test_a_huge_png_asked_whole_at_its_size_is_its_stored_bytes(
+    huge: bytes, held: list[tuple[int, int]]
+) -> None:
+    got = sheets.card_image(huge, max_dim=10_000)
+    assert got.png == huge and (got.width, got.height) == (9400, 9400)
+    assert held == []  # nothing decoded
+    # Any other drawing of it has at most decodePixels pixels.
+    scaled = sheets.card_image(huge, max_dim=9000)
+    assert (scaled.width, scaled.height) == (4096, 4096)
+
+
 def test_a_region_of_a_huge_png_is_its_natural_pixels(
     huge: bytes, held: list[tuple[int, int]]
 ) -> None:
