@@ -20,8 +20,9 @@ a larger PNG                        band by band (:mod:`layoutkit.imaging._png`)
                                     cap), however large the picture is
 a larger interlaced PNG             its first Adam7 pass, an eighth of each side
 a larger JPEG                       DCT-reduced by 2, 4 or 8 until it fits
-anything else larger, and 16-bit    refused: :class:`~layoutkit.limits.LimitExceeded`
-RGB or RGBA PNGs                    ``decodePixels`` (413)
+anything else larger, 16-bit RGB    refused: :class:`~layoutkit.limits.LimitExceeded`
+or RGBA PNGs, and PNGs wider than   ``decodePixels`` (413)
+1,048,576 px
 =================================  ================================================
 
 A region of a large JPEG or interlaced PNG comes from the reduced picture and is

@@ -98,6 +98,18 @@ def test_a_rendition_answers_what_it_has_pixels_for(huge: bytes) -> None:
     assert imaging.decode(imaging.Picture(huge, b"junk"), size=(64, 64)).read == "bands"
 
 
+def test_a_photograph_s_rendition_is_a_jpeg_and_a_small_picture_has_none() -> None:
+    noise = np.random.default_rng(5).integers(0, 256, (300, 2100, 3), dtype=np.uint8)
+    out = io.BytesIO()
+    Image.fromarray(noise).save(out, format="PNG")
+    made = imaging.rendition(out.getvalue())
+    assert made is not None and made.startswith(b"\xff\xd8")  # a JPEG: the PNG passed 1 MiB
+    assert imaging.header(made).size == (2048, 293)
+    small = io.BytesIO()
+    Image.new("RGB", (2048, 1000)).save(small, format="PNG")
+    assert imaging.rendition(small.getvalue()) is None
+
+
 # ------------------------------------------------------------------ the band reader
 
 _PALETTE = bytes(range(48))
