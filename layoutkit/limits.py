@@ -51,6 +51,11 @@ MARKDOWN_CHARS = 200_000
 #: Pixels of an uploaded image, read from its header before anything decodes it
 #: (Pillow's own decompression-bomb threshold).
 IMAGE_PIXELS = 89_478_485
+#: Pixels of one picture that a request may hold decoded at once (64 MiB as RGBA): a
+#: larger picture is read reduced (a PNG band by band, a JPEG by DCT scaling) or from
+#: its stored rendition, and one that cannot be is refused (see layoutkit.imaging).
+#: Decoded whole, a picture at the imagePixels cap held 1.1 GB for one answer.
+DECODE_PIXELS = 16_777_216
 #: Bytes, indirect objects and pages pypdf may read to count a PDF's pages, and
 #: the wall time the count may take. A larger or slower file has no count; one over
 #: the object or page cap is refused (see layoutkit.service.pdf_pages).
@@ -77,6 +82,7 @@ LIMITS: dict[str, int | float] = {
     "listItems": LIST_ITEMS,
     "markdownChars": MARKDOWN_CHARS,
     "imagePixels": IMAGE_PIXELS,
+    "decodePixels": DECODE_PIXELS,
     "pdfBytes": PDF_BYTES,
     "pdfObjects": PDF_OBJECTS,
     "pdfPages": PDF_PAGES,

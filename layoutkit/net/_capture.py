@@ -37,6 +37,8 @@ import attrs
 import httpx
 from PIL import Image
 
+from layoutkit import imaging
+from layoutkit.errors import EngineError
 from layoutkit.net._address import parse_target, refusal
 from layoutkit.net._errors import FetchError
 from layoutkit.net._fetch import Dial, direct_dial
@@ -84,15 +86,17 @@ def make_shot(png: bytes) -> Shot:
     if not png.startswith(_PNG) or len(png) > MAX_SHOT_BYTES:
         raise FetchError("capture_failed", "the capture did not return a PNG of at most 16 MiB")
     try:
-        with Image.open(io.BytesIO(png)) as img:
-            width, height = img.size
-            if width * height > 40_000_000:
-                raise FetchError("capture_failed", f"the screenshot is {width}x{height} pixels")
-            small = img.convert("RGB")
-            small.thumbnail((THUMB_WIDTH, THUMB_WIDTH * 4))
-            out = io.BytesIO()
-            small.save(out, format="JPEG", quality=80)
-    except (OSError, ValueError, Image.DecompressionBombError) as exc:
+        width, height = imaging.header(png).size
+        if width * height > 40_000_000:
+            raise FetchError("capture_failed", f"the screenshot is {width}x{height} pixels")
+        # Decoded at the thumbnail's size, within the decode cap: a full-page capture
+        # of 40 megapixels is never held whole.
+        scale = min(1.0, THUMB_WIDTH / width, THUMB_WIDTH * 4 / height)
+        size = (max(1, round(width * scale)), max(1, round(height * scale)))
+        small = imaging.decode(png, size=size, resample=Image.Resampling.BICUBIC).image
+        out = io.BytesIO()
+        small.convert("RGB").save(out, format="JPEG", quality=80)
+    except EngineError as exc:
         raise FetchError("capture_failed", f"the screenshot cannot be read: {exc}") from exc
     return Shot(png, width, height, out.getvalue())
 

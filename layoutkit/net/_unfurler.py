@@ -9,6 +9,8 @@ from typing import Any, Protocol
 import attrs
 from PIL import Image
 
+from layoutkit import imaging
+from layoutkit.errors import EngineError
 from layoutkit.net._capture import Shot
 from layoutkit.net._errors import FetchError
 from layoutkit.net._fetch import Fetcher
@@ -33,14 +35,18 @@ def picture_data_url(data: bytes, box: tuple[int, int], fmt: str) -> str | None:
     (read from its header, before decoding: a decompression bomb costs nothing).
     """
     try:
-        with Image.open(io.BytesIO(data)) as img:
-            if img.width * img.height > PICTURE_PIXELS:
-                return None
-            img.draft("RGB", box)  # JPEG decodes at a reduced scale
-            small = img.convert("RGBA" if fmt == "PNG" else "RGB")
-    except (OSError, ValueError, Image.DecompressionBombError, SyntaxError):
+        head = imaging.header(data)
+        if head.pixels > PICTURE_PIXELS:
+            return None
+        scale = min(1.0, box[0] / head.width, box[1] / head.height)
+        size = (max(1, round(head.width * scale)), max(1, round(head.height * scale)))
+        # Decoded at the size kept (a JPEG by DCT scaling), within the decode cap.
+        small = imaging.decode(
+            data, size=size, resample=Image.Resampling.BICUBIC, reducing_gap=2.0
+        ).image
+    except EngineError:
         return None
-    small.thumbnail(box)
+    small = small.convert("RGBA" if fmt == "PNG" else "RGB")
     out = io.BytesIO()
     small.save(out, format=fmt, **({"quality": 75} if fmt == "JPEG" else {}))
     mime = "image/png" if fmt == "PNG" else "image/jpeg"

@@ -9,25 +9,26 @@ place and the SVG writer puts the card's id into it when it places the face
 (:func:`card_blob_base`): the blob route checks access by that card.
 
 A PNG has no browser to fetch anything: the caller hands the blob bytes in
-(``images``, blob key → bytes) and :class:`Pixels` decodes each once into a
-bounded cache. An image that is missing or cannot be decoded is drawn as a
-placeholder that says so; drawing never fails on one.
+(``images``, blob key → bytes: the picture's rendition when it has one) and
+:class:`Pixels` decodes each once into a bounded cache, through
+:func:`layoutkit.imaging.decode` at :data:`DECODE_MAX`. An image that is missing,
+cannot be decoded or is one the decode cap refuses is drawn as a placeholder that
+says so; drawing never fails on one.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
-import io
 import re
 import threading
-import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from PIL import Image as PILImage
 
+from layoutkit import imaging
 from layoutkit.render._safe import safe_url
 
 #: Where a face's blob image will be served: the writer replaces ``{card}``.
@@ -130,18 +131,12 @@ def source_key(href: str) -> str | None:
 
 def _decode(data: bytes) -> PILImage.Image | None:
     try:
-        with warnings.catch_warnings():
-            # Bombs are refused at upload; anything past Pillow's own cap still errors.
-            warnings.simplefilter("ignore", PILImage.DecompressionBombWarning)
-            img = PILImage.open(io.BytesIO(data))
-            # JPEG decodes straight at a fraction of its size when that is enough.
-            img.draft("RGB", (DECODE_MAX, DECODE_MAX))
-            img.load()
-        img.thumbnail((DECODE_MAX, DECODE_MAX))
-        if img.mode not in ("RGB", "RGBA"):
-            img = img.convert("RGBA" if "transparency" in img.info or "A" in img.mode else "RGB")
-        return img
-    # Blob bytes are untrusted: Pillow signals a broken or unknown file with many types.
+        head = imaging.header(data)
+        size = imaging.fit(head.width, head.height, DECODE_MAX)
+        return imaging.decode(
+            data, size=size, resample=PILImage.Resampling.BICUBIC, reducing_gap=2.0
+        ).image
+    # Blob bytes are untrusted: a refusal, or Pillow's many types for a broken file.
     except Exception:
         return None
 

@@ -55,9 +55,10 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
+from layoutkit import imaging
 from layoutkit.errors import EngineError
 from layoutkit.review import _pixelmatch as pm
-from layoutkit.review.images import Pixels, Words, decode, open_picture
+from layoutkit.review.images import Pixels, Words, decode
 
 #: A change over this share of the screen (area of the change boxes) makes its own tile.
 CROP_SHARE = 0.35
@@ -212,7 +213,7 @@ def diff_png(
 
 
 def _header_size(data: bytes) -> tuple[int, int]:
-    return open_picture(data, load=False).size
+    return imaging.header(data).size
 
 
 def _pixels(image: Pixels | npt.NDArray[np.uint8]) -> Pixels:

@@ -1,30 +1,31 @@
-"""Decoding pictures for review: one place that turns stored bytes into pixels.
+"""Decoding screenshots for review: RGBA words for the image diff.
 
 Screenshots are 8-bit RGB or RGBA PNGs almost always; those go through libspng
 (``imagecodecs``: zlib-ng's inflate and SIMD unfiltering decode a 1440×900
 screenshot in about half of Pillow's time). Every other file, and every file
-when ``imagecodecs`` is not installed, goes through Pillow. Either way a
-picture over the ``imagePixels`` limit is refused before its pixels are
+when ``imagecodecs`` is not installed, goes through :func:`layoutkit.imaging.decode`.
+A picture over the ``imagePixels`` limit is refused before its pixels are
 inflated (413 ``limit_exceeded``), and bytes that are not a picture raise
 ``image_undecodable`` naming the field they came in.
 
-:func:`decode` gives RGBA words for the image diff; :func:`decode_picture` a
-Pillow image for sheets and crops; :func:`open_picture` reads only a header
-when the pixels may not be needed.
+A screenshot of more than ``decodePixels`` pixels (a full-page capture at twice
+the density, say) is decoded reduced by the smallest whole factor that brings it
+within that limit: its :class:`Pixels` say so (``factor``, ``natural``), and a
+diff of two of them, which have one natural size and so one factor, is a diff
+at that reduced size.
 """
 
 from __future__ import annotations
 
 import functools
-import io
-import warnings
+import math
 from collections.abc import Callable
 
 import attrs
 import numpy as np
 import numpy.typing as npt
-from PIL import Image
 
+from layoutkit import imaging
 from layoutkit.errors import EngineError
 from layoutkit.limits import check_limit
 
@@ -33,11 +34,17 @@ Words = npt.NDArray[np.uint32]
 
 @attrs.frozen
 class Pixels:
-    """A decoded image: ``words`` holds ``width * height`` little-endian RGBA words."""
+    """A decoded image: ``words`` holds ``width * height`` little-endian RGBA words.
+
+    ``factor`` above 1: the picture was decoded reduced by that whole factor from its
+    ``natural`` size (see the module notes); ``natural`` is None when it was not.
+    """
 
     width: int
     height: int
     words: Words = attrs.field(eq=False, repr=False)
+    factor: int = 1
+    natural: tuple[int, int] | None = None
 
     @classmethod
     def from_rgba(cls, rgba: npt.NDArray[np.uint8]) -> Pixels:
@@ -53,6 +60,11 @@ class Pixels:
     @property
     def size(self) -> tuple[int, int]:
         return (self.width, self.height)
+
+    @property
+    def natural_size(self) -> tuple[int, int]:
+        """The size of the picture these pixels were decoded from."""
+        return self.natural or self.size
 
     def rgba(self) -> npt.NDArray[np.uint8]:
         """The pixels as an ``(height, width, 4)`` uint8 array (a view)."""
@@ -114,44 +126,24 @@ def _decode_spng(data: bytes, field: str) -> Pixels | None:
 
 
 def decode(data: bytes, *, field: str = "image") -> Pixels:
-    """Decode an image file (PNG, or any format Pillow reads) into RGBA words.
+    """Decode an image file (PNG, or any format Pillow reads) into RGBA words; one of more
+    than ``decodePixels`` pixels reduced by a whole factor (see the module notes).
 
     Refuses more pixels than the ``imagePixels`` limit (413 ``limit_exceeded``)
     and bytes that are not an image (``image_undecodable``).
     """
-    fast = _decode_spng(data, field)
-    if fast is not None:
-        return fast
-    img = open_picture(data, field=field)
-    if img.mode != "RGBA":
-        img = img.convert("RGBA")
+    head = imaging.header(data, field=field)
+    cap = imaging.decode_cap()
+    if head.pixels <= cap:
+        fast = _decode_spng(data, field)
+        if fast is not None:
+            return fast
+        img = imaging.decode(data, field=field).image.convert("RGBA")
+        return Pixels(img.width, img.height, np.frombuffer(img.tobytes(), dtype="<u4"))
+    factor = math.ceil(math.sqrt(head.pixels / cap))
+    while math.ceil(head.width / factor) * math.ceil(head.height / factor) > cap:
+        factor += 1
+    size = (math.ceil(head.width / factor), math.ceil(head.height / factor))
+    img = imaging.decode(data, size=size, field=field).image.convert("RGBA")
     words = np.frombuffer(img.tobytes(), dtype="<u4")
-    return Pixels(img.width, img.height, words)
-
-
-def open_picture(data: bytes, *, field: str = "image", load: bool = True) -> Image.Image:
-    """The picture in ``data`` as Pillow opens it (PNG, JPEG, anything Pillow reads);
-    with ``load`` False only its header is read (size and format)."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            img = Image.open(io.BytesIO(data))
-            check_limit("imagePixels", img.width * img.height, field=field)
-            if load:
-                img.load()
-    except EngineError:
-        raise
-    except Exception as exc:  # Pillow raises many types for bytes that are not an image
-        raise EngineError(
-            "image_undecodable", f"{field}: not a decodable image ({exc})", field=field
-        ) from exc
-    return img
-
-
-def decode_picture(data: bytes, *, field: str = "image") -> Image.Image:
-    """The picture in ``data`` with its pixels loaded, as a Pillow image: RGBA when it
-    came through libspng, the file's own mode otherwise."""
-    fast = _decode_spng(data, field)
-    if fast is None:
-        return open_picture(data, field=field)
-    return Image.frombuffer("RGBA", fast.size, fast.words, "raw", "RGBA", 0, 1)
+    return Pixels(img.width, img.height, words, factor, head.size)

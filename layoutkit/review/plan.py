@@ -22,6 +22,12 @@ comes back as plain values. The rules, in the order they apply to each screen:
 Devices are read from the screen's width in pixels (under 600 a phone, under
 1,100 a tablet, else a desktop) unless the card names one; the theme is dark
 when the median luminance is under 0.4, unless the card names one.
+
+A screen larger than the ``decodePixels`` limit comes decoded reduced by a whole
+factor (:mod:`layoutkit.review.images`): sizes, devices and crops are still given in
+its natural pixels (a crop found at the reduced size is scaled back up), and two
+screens of different natural sizes are a size change even where their reduced sizes
+agree.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ import attrs
 import numpy as np
 from PIL import Image
 
-from layoutkit.review.diff import Box, Pixels, crop_for, diff_pixels
+from layoutkit.review.diff import Box, Crop, Pixels, crop_for, diff_pixels
 from layoutkit.review.neardup import group_near_duplicates, perceptual_hash
 from layoutkit.review.sheets import MAX_CROPS, MAX_WHOLE
 
@@ -182,7 +188,7 @@ def make_plan(screens: Sequence[Screen], *, judged: Iterable[str] = (), full: bo
     for screen in screens:
         reason = screen.gap or (gap_of(screen.pixels) if screen.pixels is not None else "failed")
         if screen.pixels is not None:
-            devices[screen.card_id] = screen.device or device_of(screen.pixels.width)
+            devices[screen.card_id] = screen.device or device_of(screen.pixels.natural_size[0])
         if reason is not None:
             receipts[screen.card_id] = "gap"
             gaps.append({"cardId": screen.card_id, "board": screen.board, "reason": reason})
@@ -216,7 +222,7 @@ def make_plan(screens: Sequence[Screen], *, judged: Iterable[str] = (), full: bo
             screen = fresh[position]
             dups[screen.card_id] = base.card_id
             assert base.pixels is not None and screen.pixels is not None
-            crop = crop_for(diff_pixels(base.pixels, screen.pixels))
+            crop = _crop(base.pixels, screen.pixels)
             if crop.whole:
                 wholes.append(_whole(screen))
                 receipts[screen.card_id] = "inspected"
@@ -230,8 +236,7 @@ def make_plan(screens: Sequence[Screen], *, judged: Iterable[str] = (), full: bo
                         screen.board,
                         screen.version,
                         False,
-                        screen.pixels.width,
-                        screen.pixels.height,
+                        *screen.pixels.natural_size,
                         crop.rect,
                         base.card_id,
                         crop.share,
@@ -246,13 +251,26 @@ def make_plan(screens: Sequence[Screen], *, judged: Iterable[str] = (), full: bo
     return Plan(tuple(sheets), tuple(gaps), receipts, by, exact, devices, themes, dups)
 
 
+def _crop(base: Pixels, screen: Pixels) -> Crop:
+    """How ``screen`` shows beside ``base``, in ``screen``'s natural pixels."""
+    if base.natural_size != screen.natural_size:
+        return Crop(True, None, 1.0, "size")
+    crop = crop_for(diff_pixels(base, screen))
+    factor, rect = screen.factor, crop.rect
+    if factor == 1 or rect is None:
+        return crop
+    width, height = screen.natural_size
+    x, y = rect.x * factor, rect.y * factor
+    scaled = Box(
+        x,
+        y,
+        min(width - x, rect.width * factor),
+        min(height - y, rect.height * factor),
+        rect.pixels,
+    )
+    return attrs.evolve(crop, rect=scaled)
+
+
 def _whole(screen: Screen) -> Tile:
     assert screen.pixels is not None
-    return Tile(
-        screen.card_id,
-        screen.board,
-        screen.version,
-        True,
-        screen.pixels.width,
-        screen.pixels.height,
-    )
+    return Tile(screen.card_id, screen.board, screen.version, True, *screen.pixels.natural_size)

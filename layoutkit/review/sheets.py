@@ -1,8 +1,12 @@
 """Card images and review sheets: one card's picture cropped and scaled, contact sheets of
 many, the text block that maps a sheet's tiles, and what a picture costs a model to read.
 
-Pure: encoded image bytes in (PNG or JPEG, as stored or as a card face was drawn), PNG
-bytes and plain values out. Nothing here reads storage or knows a card.
+Pure: encoded image bytes in (PNG or JPEG, as stored or as a card face was drawn, or a
+:class:`~layoutkit.imaging.Picture` with its rendition), PNG bytes and plain values out.
+Nothing here reads storage or knows a card. Every picture is decoded through
+:func:`layoutkit.imaging.decode`, at the size it is drawn at: no step holds more of
+one picture than the ``decodePixels`` limit, and a sheet decodes its tiles one at a
+time.
 
 One card's picture (:func:`card_image`)
     ``region`` ``{x, y, w, h}`` is in the source's own pixels. Its edges are rounded
@@ -10,8 +14,9 @@ One card's picture (:func:`card_image`)
     inside the picture is refused (``region_outside``). The result says whether it is
     cropped (a region smaller than the whole picture was drawn) and which region was
     drawn. ``max_dim`` bounds the longest side of the PNG (default 1600); a picture is
-    only ever scaled down. A PNG asked for whole and small enough is returned as stored,
-    byte for byte.
+    only ever scaled down, and a drawn PNG has at most ``decodePixels`` pixels (scaled
+    further down when ``max_dim`` allows more). A PNG asked for whole and small enough
+    is returned as stored, byte for byte, without decoding it.
 
 Contact sheets (:func:`contact_sheet`, :func:`plan_sheet`)
     Tiles sit in a grid, left to right, top to bottom, each with its label under it.
@@ -66,9 +71,9 @@ from typing import Any
 import attrs
 from PIL import Image, ImageDraw, ImageFont
 
+from layoutkit import imaging
 from layoutkit.errors import EngineError
 from layoutkit.layout.text import font_path
-from layoutkit.review.images import decode_picture, open_picture
 
 #: Whole screens one sheet holds.
 MAX_WHOLE = 12
@@ -139,18 +144,6 @@ def _png(img: Image.Image) -> bytes:
     return out.getvalue()
 
 
-def _scaled(img: Image.Image, size: tuple[int, int], *, fast: bool = False) -> Image.Image:
-    if img.size == size:
-        return img
-    # reducing_gap shrinks by whole factors first: a 1440 px screenshot to a 340 px tile
-    # in half the time of gap 3 (the factor Pillow's docs call indistinguishable). A
-    # sheet's tiles shrink with Hamming, in half Lanczos's time again: at a quarter of
-    # their size the sharper filter shows nothing more.
-    shrinking = size[0] < img.width
-    method = Image.Resampling.HAMMING if fast and shrinking else Image.Resampling.LANCZOS
-    return img.resize(size, method, reducing_gap=2.0)
-
-
 # ------------------------------------------------------------------ one card's picture
 
 
@@ -213,7 +206,7 @@ class CardImage:
 
 
 def card_image(
-    data: bytes,
+    data: bytes | imaging.Picture,
     *,
     region: Mapping[str, float] | None = None,
     max_dim: int = DEFAULT_MAX_DIM,
@@ -226,18 +219,19 @@ def card_image(
     """
     if max_dim < 1:
         raise ValueError("max_dim must be a positive number of pixels")
-    img = open_picture(data, load=False)
-    width, height = img.size
+    picture = data if isinstance(data, imaging.Picture) else imaging.Picture(data)
+    head = imaging.header(picture.data)
+    width, height = head.size
     box = clamp_region(region, width, height) if region is not None else (0, 0, width, height)
     cropped = box != (0, 0, width, height)
     size = fit(box[2], box[3], max_dim)
-    if not cropped and size == (width, height) and img.format == "PNG":
-        # Asked whole and small enough: the stored bytes are the answer.
-        png = data
+    if not cropped and size == (width, height) and head.format == "PNG":
+        # Asked whole and small enough: the stored bytes are the answer, never decoded.
+        png = picture.data
     else:
-        img = decode_picture(data)
-        part = img.crop((box[0], box[1], box[0] + box[2], box[1] + box[3])) if cropped else img
-        png = _png(_scaled(_rgb(part), size))
+        size = imaging.within(size, imaging.decode_cap())
+        drawn = imaging.decode(picture, box=box, size=size, reducing_gap=2.0)
+        png = _png(_rgb(drawn.image))
     return CardImage(
         png, size[0], size[1], width, height, cropped, box if region is not None else None
     )
@@ -251,7 +245,7 @@ class Tile:
     """One tile of a sheet: an encoded picture, its label, and for a crop tile the
     rectangle of the picture to show (x, y, w, h in its pixels; clamped to it)."""
 
-    image: bytes
+    image: bytes | imaging.Picture
     label: str
     crop: Mapping[str, float] | None = None
 
@@ -458,24 +452,27 @@ def contact_sheet(tiles: Sequence[Tile], *, sight_code: str | None = None) -> Sh
     ``region_outside`` (field ``tiles[<i>].crop``) or ``limit_exceeded``.
     """
     check_tiles(sum(t.crop is None for t in tiles), sum(t.crop is not None for t in tiles))
-    pictures: list[Image.Image] = []
+    # Sizes first, from the headers: each tile is then decoded at the size it is drawn at.
+    pictures: list[imaging.Picture] = []
     boxes: list[Box | None] = []
     sources: list[tuple[int, int]] = []
     for i, tile in enumerate(tiles):
-        img = decode_picture(tile.image, field=f"tiles[{i}].image")
-        sources.append(img.size)
+        picture = (
+            tile.image if isinstance(tile.image, imaging.Picture) else imaging.Picture(tile.image)
+        )
+        head = imaging.header(picture.data, field=f"tiles[{i}].image")
+        sources.append(head.size)
         box = None
         if tile.crop is not None:
             try:
-                box = clamp_region(tile.crop, img.width, img.height)
+                box = clamp_region(tile.crop, head.width, head.height)
             except EngineError as err:
                 fields = {**err.fields, "field": f"tiles[{i}].crop"}
                 raise EngineError(err.code, err.message, **fields) from err
-            img = img.crop((box[0], box[1], box[0] + box[2], box[1] + box[3]))
-        pictures.append(img)
+        pictures.append(picture)
         boxes.append(box)
     layout = plan_sheet(
-        [p.size for p in pictures],
+        [(b[2], b[3]) if b is not None else size for b, size in zip(boxes, sources, strict=True)],
         [t.label for t in tiles],
         [b is not None for b in boxes],
         sight=sight_code is not None,
@@ -495,7 +492,21 @@ def contact_sheet(tiles: Sequence[Tile], *, sight_code: str | None = None) -> Sh
     placed = []
     for picture, box, tb in zip(pictures, boxes, layout.tiles, strict=True):
         x, y, w, h = tb.at
-        sheet.paste(_scaled(_rgb(picture), (w, h), fast=True), (x, y))
+        whole = (0, 0, *sources[tb.index])
+        shown = box or whole
+        # A sheet's tiles shrink with Hamming, in half Lanczos's time: at a quarter of
+        # their size the sharper filter shows nothing more.
+        shrinking = w < shown[2]
+        drawn = imaging.decode(
+            picture,
+            box=shown,
+            size=(w, h),
+            resample=Image.Resampling.HAMMING if shrinking else Image.Resampling.LANCZOS,
+            reducing_gap=2.0,
+            field=f"tiles[{tb.index}].image",
+        )
+        sheet.paste(_rgb(drawn.image), (x, y))
+        del drawn
         draw.rectangle([x - 1, y - 1, x + w, y + h], outline=_FRAME)
         lx, ly, _, _ = tb.label_at
         for k, line in enumerate(tb.lines):

@@ -27,10 +27,9 @@ from typing import Any
 import attrs
 from jsonschema import Draft202012Validator
 
-from layoutkit import render
+from layoutkit import imaging, render
 from layoutkit.errors import EngineError, ServiceError, did_you_mean
 from layoutkit.review import regions
-from layoutkit.review.images import open_picture
 from layoutkit.service import review_runs, work
 from layoutkit.service._common import ID, SLUG, find_board, may_reach
 from layoutkit.service.annotation_views import (
@@ -216,7 +215,7 @@ class Picture:
 def _picture(source: Source, wants_text: bool) -> Picture:
     if source.data is not None:
         try:
-            w, h = open_picture(source.data, load=False).size
+            w, h = imaging.header(source.data).size
         except EngineError:
             return Picture(None, None, None)
         return Picture(w, h, None)

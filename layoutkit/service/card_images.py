@@ -5,6 +5,11 @@ image from the blob its payload names; any other card draws its face as the rend
 draws it, from the kind, payload and size it had at that version (kept in
 ``card_versions``), at one board pixel per image pixel, by today's renderer.
 
+A stored image larger than 2048 px on a side is read with its rendition
+(:mod:`layoutkit.service.renditions`), which answers every drawing that needs no more
+pixels than it has; one without a rendition yet is drawn from the original within
+the ``decodePixels`` cap, and its rendition is queued.
+
 The operation reads in its transaction and draws after it has closed (``finish``), in a
 worker process when the server runs them, so the connection and the event loop are
 never held by pixel work.
@@ -25,10 +30,10 @@ from typing import Any
 
 import attrs
 
-from layoutkit import render
+from layoutkit import imaging, render
 from layoutkit.errors import ServiceError
 from layoutkit.review import sheets
-from layoutkit.service import offload, review_runs
+from layoutkit.service import offload, renditions, review_runs
 from layoutkit.service._common import ID, SLUG
 from layoutkit.service.registry import IMAGE_FIELD, REGISTRY, TEXT_FIELD
 from layoutkit.service.workspace import Call
@@ -75,15 +80,19 @@ def stored_image_ref(kind: str, payload: Mapping[str, Any]) -> str | None:
 
 @attrs.frozen
 class Source:
-    """What one card's picture is drawn from: the stored image's bytes (``data``) or
-    the card to draw a face of (``face``: kind, payload, w, h)."""
+    """What one card's picture is drawn from: the stored image's bytes (``data``, with
+    its ``rendition`` when it has one) or the card to draw a face of (``face``: kind,
+    payload, w, h, and its pictures' bytes). ``lacking`` names the blobs that should
+    have a rendition and have none yet."""
 
     card_id: int
     board: str
     version: int
     kind: str
-    data: bytes | None = None
-    face: dict[str, Any] | None = None
+    data: bytes | None = attrs.field(default=None, repr=False)
+    face: dict[str, Any] | None = attrs.field(default=None, repr=False)
+    rendition: bytes | None = attrs.field(default=None, repr=False)
+    lacking: frozenset[str] = frozenset()
 
     @property
     def source(self) -> str:
@@ -129,28 +138,40 @@ def read_source(
         kind, payload, w, h = kept.kind, kept.payload, kept.w, kept.h
     ref = stored_image_ref(kind, payload)
     data = tx.blobs.get(ref) if ref is not None else None
-    if data is not None:
-        return Source(card.id, slug, want, kind, data=data)
+    lacking: set[str] = set()
+    if ref is not None and data is not None:
+        stored = renditions.picture(tx, ref, data, lacking)
+        return Source(
+            card.id,
+            slug,
+            want,
+            kind,
+            data=data,
+            rendition=stored.rendition,
+            lacking=frozenset(lacking),
+        )
     face = {"id": card.id, "kind": kind, "payload": payload, "x": 0, "y": 0, "w": w, "h": h}
-    # The pictures on the face (a PDF's first page, a document's figures) as pixels.
-    face["images"] = {
-        key: found
-        for key in sorted(render.image_keys(kind, payload))
-        if (found := tx.blobs.get(key)) is not None
-    }
-    return Source(card.id, slug, want, kind, face=face)
+    # The pictures on the face (a PDF's first page, a document's figures) as pixels: a face
+    # is drawn at most FACE_MAX, so a rendition, where there is one, is all it needs.
+    face["images"] = {}
+    for key in sorted(render.image_keys(kind, payload)):
+        found = tx.blobs.get(key)
+        if found is not None:
+            shown = renditions.picture(tx, key, found, lacking)
+            face["images"][key] = shown.rendition or found
+    return Source(card.id, slug, want, kind, face=face, lacking=frozenset(lacking))
 
 
-def picture(source: Source) -> bytes:
-    """The encoded picture of ``source``: the stored bytes, or its face drawn as PNG at
-    one board pixel per pixel (at most :data:`FACE_MAX` on its longest side)."""
+def picture(source: Source) -> imaging.Picture:
+    """The picture of ``source``: the stored image (and its rendition), or its face drawn
+    as PNG at one board pixel per pixel (at most :data:`FACE_MAX` on its longest side)."""
     if source.data is not None:
-        return source.data
+        return imaging.Picture(source.data, source.rendition)
     assert source.face is not None
     longest = max(float(source.face["w"]), float(source.face["h"]), 1.0)
     drawn = render.render_card(source.face, format="png", max_dim=min(FACE_MAX, math.ceil(longest)))
     assert isinstance(drawn, bytes)
-    return drawn
+    return imaging.Picture(drawn)
 
 
 def _draw_single(
@@ -291,7 +312,23 @@ def get_card_image(call: Call) -> dict[str, Any]:
     return {"single": read_source(tx, card, board.slug, p.get("version"))}
 
 
+def _lacking(sources: Sequence[Source]) -> set[str]:
+    return {key for s in sources for key in s.lacking}
+
+
 def _draw(call: Call, read: dict[str, Any]) -> dict[str, Any]:
+    if "run" in read:
+        sources = [t.source for t in read["run"]["tiles"]]
+    else:
+        sources = [read["single"]] if "single" in read else read["survey"]
+    try:
+        return _drawn(call, read)
+    finally:
+        # After this answer's own drawing, so the job does not decode beside it.
+        renditions.schedule(call.workspace, _lacking(sources))
+
+
+def _drawn(call: Call, read: dict[str, Any]) -> dict[str, Any]:
     p = call.params
     if "run" in read:
         return _draw_run_sheet(call, read["run"])

@@ -19,7 +19,7 @@ from typing import Any
 
 from layoutkit import render
 from layoutkit.elements.vocab import FRAME_KINDS
-from layoutkit.service import links, offload
+from layoutkit.service import links, offload, renditions
 from layoutkit.service._common import board_view, edge_view
 from layoutkit.service.scrape import _containing_sections, _find_section, _members, _section_title
 from layoutkit.service.warm_pictures import WarmPictures
@@ -81,12 +81,15 @@ def read_images(
     cards: list[dict[str, Any]],
     budget: int = IMAGE_BYTES,
     pool: dict[str, bytes] | None = None,
+    lacking: set[str] | None = None,
 ) -> dict[str, bytes]:
     """The blob bytes the faces of ``cards`` show as pictures (a PNG has no browser to
-    fetch them), by key, in drawing order. ``pool`` holds blobs already read for the
-    same answer (taken from it at no cost, and added to); ``budget`` bounds the bytes
-    in the pool, so the pictures of one answer (an overview and its tiles) hold at
-    most that much however many of them there are."""
+    fetch them), by key, in drawing order: a large picture's rendition in its place
+    when it has one (a board draws no picture larger), else the picture, its key added
+    to ``lacking`` when it should have one. ``pool`` holds what was read for the same
+    answer (taken from it at no cost, and added to); ``budget`` bounds the bytes in the
+    pool, so the pictures of one answer (an overview and its tiles) hold at most that
+    much however many of them there are."""
     pool = {} if pool is None else pool
     total = sum(map(len, pool.values()))
     out: dict[str, bytes] = {}
@@ -97,6 +100,8 @@ def read_images(
             data = pool.get(key)
             if data is None:
                 data = tx.blobs.get(key)
+                if data is not None:
+                    data = renditions.picture(tx, key, data, lacking).rendition or data
                 if data is None or total + len(data) > budget:
                     continue
                 pool[key] = data

@@ -31,6 +31,7 @@ import attrs
 from layoutkit import elements
 from layoutkit.elements import doc_source, source_url
 from layoutkit.errors import ServiceError, did_you_mean
+from layoutkit.service import renditions
 from layoutkit.service._common import SLUG
 from layoutkit.service.content_prep import Prepared, prepare_card
 from layoutkit.service.placing import place_cards
@@ -340,6 +341,10 @@ def push_doc(call: Call) -> dict[str, Any]:
     branch = params.get("branch", DEFAULT_BRANCH)
     placement = {k: params[k] for k in ("section", "createSection") if k in params}
     _store_files(tx, push.decoded)
+    large = [blob_key(f.data) for f in push.decoded if renditions.needs_one(f.data)]
+    if large:
+        workspace = call.workspace
+        call.after.append(lambda: renditions.schedule(workspace, large))
     _check_blob_refs(tx, push.resolved, push.shots)
     top, latest = _versions(tx.cards(board.id, include_deleted=True), branch)
     version = top + 1

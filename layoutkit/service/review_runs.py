@@ -281,7 +281,7 @@ def _prepare(call: Call) -> dict[str, Any] | None:
     made = planner.make_plan(screens, judged=gathered.judged, full=bool(call.params.get("full")))
     keys = {s.card_id: s.key for s in screens}
     tiles = made.tiles
-    baseline = sum(image_tokens(s.pixels.width, s.pixels.height) for s in screens if s.pixels)
+    baseline = sum(image_tokens(*s.pixels.natural_size) for s in screens if s.pixels)
     cost = sum(
         image_tokens(t.crop.width if t.crop else t.width, t.crop.height if t.crop else t.height)
         for t in tiles

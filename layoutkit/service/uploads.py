@@ -22,18 +22,16 @@ from __future__ import annotations
 
 import base64
 import binascii
-import io
 import mimetypes
-import re
-import warnings
 from typing import Any
 
 import attrs
 from PIL import Image
 
-from layoutkit.errors import ServiceError
-from layoutkit.limits import IMAGE_PIXELS, LimitExceeded, check_limit
-from layoutkit.service import page_images
+from layoutkit import imaging
+from layoutkit.errors import EngineError, ServiceError
+from layoutkit.limits import LimitExceeded
+from layoutkit.service import page_images, renditions
 from layoutkit.service._common import SLUG
 from layoutkit.service.content_prep import prepare_card
 from layoutkit.service.pdf_pages import pdf_page_counts
@@ -162,25 +160,15 @@ def image_size(data: bytes, index: int = 0, field: str = "files") -> tuple[int, 
     ``limit_exceeded`` ``imagePixels``): it is a decompression bomb to anything
     that later decodes it (thumbnails, contact sheets), not a file to keep.
     """
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-        try:
-            with Image.open(io.BytesIO(data)) as img:
-                width, height = img.size
-                fmt = img.format
-        except Image.DecompressionBombError as exc:
-            # Pillow refuses twice its threshold before telling the size; its
-            # message carries the pixel count.
-            found = re.search(r"\((\d+) pixels\)", str(exc))
-            pixels = int(found.group(1)) if found else IMAGE_PIXELS + 1
-            raise LimitExceeded("imagePixels", pixels, field=f"{field}[{index}].data") from exc
-        except Exception:  # Pillow raises many types for bytes that are not an image
-            return None
-    if not (width and height):
+    try:
+        head = imaging.header(data, field=f"{field}[{index}].data")
+    except LimitExceeded:
+        raise
+    except EngineError:  # not a picture: a file card
         return None
-    check_limit("imagePixels", width * height, field=f"{field}[{index}].data")
-    mime = Image.MIME.get(fmt or "", "") or f"image/{(fmt or 'octet-stream').lower()}"
-    return width, height, mime
+    fmt = head.format
+    mime = Image.MIME.get(fmt, "") or f"image/{(fmt or 'octet-stream').lower()}"
+    return head.width, head.height, mime
 
 
 @attrs.frozen
@@ -281,6 +269,15 @@ def upload_files(call: Call) -> dict[str, Any]:
         }
         for f, ref, card, placed in zip(files, refs, cards, receipt["cards"], strict=True)
     ]
+    # Large pictures get their renditions after the commit, off the answer's path.
+    large = [
+        ref
+        for ref, s in zip(refs, seen, strict=True)
+        if s.image is not None and max(s.image[0], s.image[1]) > imaging.RENDITION_SIDE
+    ]
+    if large:
+        workspace = call.workspace
+        call.after.append(lambda: renditions.schedule(workspace, large))
     page_images.schedule(
         call,
         board,

@@ -11,7 +11,7 @@ from typing import Any
 from layoutkit import diagram, render
 from layoutkit.elements.vocab import FRAME_KINDS
 from layoutkit.errors import ServiceError
-from layoutkit.service import offload, pictures
+from layoutkit.service import offload, pictures, renditions
 from layoutkit.service._common import ID, SLUG, card_board
 from layoutkit.service.content_prep import Outcome, attempt
 from layoutkit.service.registry import REGISTRY, TEXT_FIELD
@@ -132,8 +132,10 @@ def render_board(call: Call) -> dict[str, Any]:
     }
     if fmt == "png":
         pool: dict[str, bytes] = {}  # every picture of the answer, within one budget
-        picture["images"] = pictures.read_images(tx, picture["cards"], pool=pool)
-        read.update(_plan_tiles(tx, board, picture, window, p.get("scale"), pool))
+        lacking: set[str] = set()  # large pictures without their rendition yet
+        picture["images"] = pictures.read_images(tx, picture["cards"], pool=pool, lacking=lacking)
+        read.update(_plan_tiles(tx, board, picture, window, p.get("scale"), pool, lacking))
+        read["lacking"] = lacking
     return read
 
 
@@ -148,6 +150,7 @@ def _plan_tiles(
     window: Box | None,
     scale: float | None,
     pool: dict[str, bytes],
+    lacking: set[str],
 ) -> dict[str, Any]:
     """How a PNG is drawn: whole at one scale, or an overview plus tiles, whose pictures
     are read here (the transaction is still open)."""
@@ -163,7 +166,9 @@ def _plan_tiles(
     drawn = []
     for tile in regions[:MAX_TILES]:
         tile_picture, _, _ = pictures.read_picture(tx, board, region=_corners(tile), faces=False)
-        tile_picture["images"] = pictures.read_images(tx, tile_picture["cards"], pool=pool)
+        tile_picture["images"] = pictures.read_images(
+            tx, tile_picture["cards"], pool=pool, lacking=lacking
+        )
         drawn.append((tile, tile_picture))
     return {
         "scale": fit,
@@ -249,6 +254,8 @@ def _draw(call: Call, read: dict[str, Any]) -> dict[str, Any]:
     drawing = functools.partial(render.render_board, format="png", region=window, scale=scale)
     png = offload.run(drawing, picture)
     assert isinstance(png, bytes)
+    # Large pictures drawn from their originals get renditions for the next drawing.
+    renditions.schedule(call.workspace, read["lacking"])
     result["image"] = _png_image(png, read["scale"], window)
     if tiling is None:
         return result

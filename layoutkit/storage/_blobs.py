@@ -14,6 +14,13 @@ Two variants behind :class:`BlobStore`:
 - :class:`TableBlobStore` keeps blobs in the ``blobs`` table (PostgreSQL and
   in-memory SQLite). Used through ``tx.blobs`` it writes on the
   transaction's own connection, so a rollback takes the blob with it.
+
+Derived blobs (a large picture's rendition) are named by the key of the blob they
+were made from and a short ``kind`` (``r2048``): made from stored bytes by a fixed
+rule, they need no row of their own to say what they belong to. A file store keeps
+them under ``<root>/derived/<kind>/``, the table under the key ``<kind>:<64 hex>``,
+which no content key has (those start ``sha256:``) and the blob route never serves.
+They are a cache: one that is missing is made again.
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ from layoutkit.storage import _schema as s
 from layoutkit.storage._errors import StorageError
 
 _KEY = re.compile(r"^sha256:([0-9a-f]{64})$")
+_KIND = re.compile(r"^[a-z][a-z0-9]{0,7}$")
 
 
 @runtime_checkable
@@ -53,6 +61,15 @@ class BlobStore(Protocol):
         """Whether ``key`` is stored."""
         ...
 
+    def put_derived(self, key: str, kind: str, data: bytes) -> None:
+        """Keep ``data`` as the ``kind`` derived from blob ``key`` (idempotent: what is
+        derived from the same bytes by the same rule is the same)."""
+        ...
+
+    def get_derived(self, key: str, kind: str) -> bytes | None:
+        """The ``kind`` derived from blob ``key``, or None when none is kept."""
+        ...
+
 
 def blob_key(data: bytes) -> str:
     """The content key of ``data``: ``"sha256:"`` followed by 64 hex digits."""
@@ -62,6 +79,13 @@ def blob_key(data: bytes) -> str:
 def _digest(key: str) -> str | None:
     match = _KEY.match(key) if isinstance(key, str) else None
     return match.group(1) if match else None
+
+
+def _derived(key: str, kind: str) -> str | None:
+    """The digest of ``key`` when both it and ``kind`` are well formed, else None."""
+    if not (isinstance(kind, str) and _KIND.match(kind) and kind != "sha256"):
+        return None
+    return _digest(key)
 
 
 class FileBlobStore:
@@ -75,9 +99,12 @@ class FileBlobStore:
 
     def put(self, data: bytes) -> str:
         key = blob_key(data)
-        target = self._path(key[7:])
+        self._write(self._path(key[7:]), data)
+        return key
+
+    def _write(self, target: Path, data: bytes) -> None:
         if target.exists():
-            return key
+            return
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".put-", dir=target.parent)
         try:
@@ -91,7 +118,6 @@ class FileBlobStore:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-        return key
 
     def get(self, key: str) -> bytes | None:
         digest = _digest(key)
@@ -105,6 +131,24 @@ class FileBlobStore:
     def has(self, key: str) -> bool:
         digest = _digest(key)
         return digest is not None and self._path(digest).exists()
+
+    def _derived_path(self, digest: str, kind: str) -> Path:
+        return self.root / "derived" / kind / digest[:2] / digest
+
+    def put_derived(self, key: str, kind: str, data: bytes) -> None:
+        digest = _derived(key, kind)
+        if digest is None:
+            raise StorageError(f"no derived blob {kind!r} of {key!r}")
+        self._write(self._derived_path(digest, kind), data)
+
+    def get_derived(self, key: str, kind: str) -> bytes | None:
+        digest = _derived(key, kind)
+        if digest is None:
+            return None
+        try:
+            return self._derived_path(digest, kind).read_bytes()
+        except FileNotFoundError:
+            return None
 
 
 class TableBlobStore:
@@ -127,20 +171,26 @@ class TableBlobStore:
         self._writable = writable
 
     def put(self, data: bytes) -> str:
+        key = blob_key(data)
+        self._insert(key, data)
+        return key
+
+    def _insert(self, key: str, data: bytes) -> None:
         if not self._writable:
             raise StorageError("this is a read-only transaction; use store.transaction()")
-        key = blob_key(data)
         with self._connection() as conn:
             dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
             stmt = dialect.insert(s.blobs).values(
                 key=key, size=len(data), data=bytes(data), created_at=self._clock()
             )
             conn.execute(stmt.on_conflict_do_nothing(index_elements=["key"]))
-        return key
 
     def get(self, key: str) -> bytes | None:
         if _digest(key) is None:
             return None
+        return self._select(key)
+
+    def _select(self, key: str) -> bytes | None:
         with self._connection() as conn:
             found = conn.execute(select(s.blobs.c.data).where(s.blobs.c.key == key)).scalar()
         return None if found is None else bytes(found)
@@ -151,3 +201,13 @@ class TableBlobStore:
         with self._connection() as conn:
             found = conn.execute(select(s.blobs.c.size).where(s.blobs.c.key == key)).scalar()
         return found is not None
+
+    def put_derived(self, key: str, kind: str, data: bytes) -> None:
+        digest = _derived(key, kind)
+        if digest is None:
+            raise StorageError(f"no derived blob {kind!r} of {key!r}")
+        self._insert(f"{kind}:{digest}", data)
+
+    def get_derived(self, key: str, kind: str) -> bytes | None:
+        digest = _derived(key, kind)
+        return None if digest is None else self._select(f"{kind}:{digest}")

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from PIL import Image, ImageDraw
 
-from layoutkit import Principal, ServiceError, Workspace
+from layoutkit import Principal, ServiceError, Workspace, limits
+from layoutkit.review import images as review_images
 from layoutkit.review import plan as planner
 from layoutkit.review.diff import Pixels
 from layoutkit.service import review_runs as runs
@@ -467,3 +468,39 @@ def test_more_than_fifty_sections_are_refused(ws: Workspace) -> None:
     with pytest.raises(ServiceError) as err:
         ws.call("review_plan", {"boards": ["app"], "sections": names}, AGENT)
     assert (err.value.code, err.value.body["field"]) == ("invalid_params", "sections")
+
+
+def test_a_screen_over_the_decode_cap_is_judged_reduced_in_natural_pixels(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 1440 x 900 is over a cap of 400,000 pixels: decoded at half size, reported whole.
+    monkeypatch.setitem(limits.LIMITS, "decodePixels", 400_000)
+    decoded = review_images.decode(screen())
+    assert (decoded.size, decoded.factor, decoded.natural_size) == ((720, 450), 2, (1440, 900))
+    board(ws, "app", [screen(), screen("Send")])
+    out = ws.call("review_plan", {"boards": ["app"]}, AGENT)
+    with ws.store.read() as tx:
+        run = tx.review_run(ws.workspace_id, out["run"])
+        assert run is not None
+    (whole,), (crop_tile,) = run.plan["sheets"]
+    assert (whole["width"], whole["height"]) == (1440, 900)
+    crop = crop_tile["crop"]
+    assert (crop_tile["width"], crop_tile["height"]) == (1440, 900)
+    assert crop["x"] >= 1440 - 260 and crop["y"] >= 900 - 140
+    assert crop["x"] + crop["w"] <= 1440 and crop["y"] + crop["h"] <= 900
+    assert crop["w"] * crop["h"] < 0.05 * 1440 * 900
+
+
+def test_reduced_screens_of_two_natural_sizes_are_a_size_change(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(limits.LIMITS, "decodePixels", 400_000)
+    # 1440 x 900 and 1439 x 900 both reduce to 720 x 450.
+    a, b = review_images.decode(screen()), review_images.decode(screen(size=(1439, 900)))
+    assert a.size == b.size and a.natural_size != b.natural_size
+    screens = [
+        planner.Screen(1, "app", 1, "sha256:a", a),
+        planner.Screen(2, "app", 1, "sha256:b", b),
+    ]
+    made = planner.make_plan(screens)
+    assert [(t.whole, t.width) for t in made.tiles] == [(True, 1440), (True, 1439)]
