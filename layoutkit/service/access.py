@@ -79,6 +79,26 @@ def _own_token(principal: Principal, token: dict[str, Any]) -> bool:
     return principal.at_least("owner") or f"{token['kind']}:{token['name']}" == principal.label
 
 
+def _owned_workspaces(tx: Any, principal: Principal) -> set[int] | None:
+    """The workspaces the caller's token is an owner of; None for a caller in the same
+    process, which is the deployment itself and owns every workspace."""
+    if principal.token is None:
+        return None
+    return {w for w, _, role in tx.memberships(token_id=principal.token) if role == "owner"}
+
+
+def _may_name_token(tx: Any, principal: Principal, token_id: int) -> bool:
+    """Whether the caller may name token ``token_id`` to make it a member here: their own
+    token, or one that is a member of a workspace they own (list_tokens there shows it).
+    A token of a workspace the caller does not own is as unknown as one that never was:
+    token ids are small numbers, and naming one must not pull it (its kind, its name,
+    the power to revoke it) into another workspace."""
+    owned = _owned_workspaces(tx, principal)
+    if owned is None or token_id == principal.token:
+        return True
+    return any(w in owned for w, _, _ in tx.memberships(token_id=token_id))
+
+
 @REGISTRY.operation(
     "list_tokens",
     "List API tokens (id, kind, name, created, revoked, purpose; live true leaves out "
@@ -144,7 +164,29 @@ def revoke_token(call: Call) -> dict[str, Any]:
         raise ServiceError(
             409, "ambiguous_token", f"{len(ids)} live tokens are called {ref!r}", ids=ids
         )
-    return api_tokens.revoke_token(call.tx, call.workspace_id, str(matches[0]["id"]))
+    (token,) = matches
+    _check_revocable(call, token)
+    return api_tokens.revoke_token(call.tx, call.workspace_id, str(token["id"]))
+
+
+def _check_revocable(call: Call, token: dict[str, Any]) -> None:
+    """A token revoked stops working in every workspace it is a member of: an owner of
+    this one revokes it only when they own each of the others too (else they end its
+    membership here). The token the caller signed in with is theirs to revoke."""
+    owned = _owned_workspaces(call.tx, call.principal)
+    if owned is None or token["id"] == call.principal.token:
+        return
+    elsewhere = {
+        w for w, _, _ in call.tx.memberships(token_id=token["id"]) if w != call.workspace_id
+    }
+    if not elsewhere <= owned:
+        raise ServiceError(
+            403,
+            "member_elsewhere",
+            f"token {token['id']} is also a member of workspaces you do not own; end its "
+            "membership here with set_member remove",
+            id=token["id"],
+        )
 
 
 # ---------------------------------------------------------------- memberships
@@ -246,7 +288,9 @@ def set_member(call: Call) -> dict[str, Any]:
             "only an owner of this workspace changes its members",
             required="owner",
         )
-    if not any(t.id == p["token"] for t in tx.api_tokens()):
+    if not any(t.id == p["token"] for t in tx.api_tokens()) or not _may_name_token(
+        tx, who, p["token"]
+    ):
         raise ServiceError(404, "unknown_token", f"no token has id {p['token']}", field="token")
     if p.get("remove"):
         removed = tx.remove_membership(call.workspace_id, p["token"])
