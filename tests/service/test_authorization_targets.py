@@ -14,8 +14,16 @@ generic verbs) a sample builder fills the row's params from an :class:`Ids` of r
 4. every registered row has a sample or a reason it takes no id, so a new operation
    without one fails here.
 
-No answer to a call with away's ids may carry away's content (its tag), and no prompt
-the AI stub receives may either.
+A row may have several samples: the first names only away's ids; others name home's
+board (or task) and one id of away's inside it (a card to anchor on, a ref to read, a
+token to invite), or someone else's personal board, which home's caller is refused
+(403) where away's answers 404. No answer to a call with away's ids may carry away's
+content (its tag), no prompt the AI stub receives may either, and away's stored data
+(boards, cards, tasks, findings, links, rules, runs, asks, tokens, memberships) is the
+same after every row. The data is made once per backend; a sample that spends an id
+(revokes, deletes, withdraws, accepts) has a throwaway id of its own.
+
+Below the rows, one focused test per hole this test found.
 """
 
 from __future__ import annotations
@@ -308,7 +316,7 @@ def build(ws: Workspace, tag: str) -> Ids:
 
 
 def _pdf_card(ws: Workspace, board: str, tag: str) -> int:
-    """A PDF file card whose pages are already rasterised (no background job changes it)."""
+    """A PDF file card, its page images landed (no background job changes it later)."""
     img = Image.new("RGB", (200, 280), "white")
     out = io.BytesIO()
     img.save(out, format="PDF", resolution=72)
@@ -336,9 +344,10 @@ class Sample:
     ``quiet`` says why the row may answer away's ids without a 404 (a filter, a
     search): such a call must still carry none of away's data. ``home`` is the
     status home's own ids must get instead of "anything but 404" (403 for a board
-    personal to someone else). ``away`` is the status away's ids get: 404, or 422
-    where a task field names an unknown vocabulary word (``unknown_sprint``, as
-    docs/tasks.md documents it). ``sane`` False skips the run with home's ids where
+    personal to someone else). ``away`` is the status away's ids get: 404, or the
+    documented status of the same refusal where an id sits inside content: 422 for a
+    task field naming an unknown vocabulary word (``unknown_sprint``, docs/tasks.md),
+    400 for a card a batch names that is not on the board (``unknown_card``). ``sane`` False skips the run with home's ids where
     the row's first sample already proved them real and a second run would spend
     a throwaway id twice.
     """
@@ -564,6 +573,8 @@ SAMPLES: dict[str, list[Sample]] = {
     "bulk_update_tasks": [
         S(lambda o, h: {"ids": [o.task], "patch": {"priority": "high"}}),
         S(lambda o, h: {"ids": [h.task, o.task], "patch": {"priority": "high"}}),
+        S(lambda o, h: {"ids": [h.child_task], "patch": {"parentId": o.task}}),
+        S(lambda o, h: {"ids": [h.child_task], "patch": {"sprintId": o.sprint}}, away=422),
     ],
     "update_cards": [
         S(lambda o, h: {"patch": [{"id": o.text_card, "x": -400}]}),
@@ -578,6 +589,7 @@ SAMPLES: dict[str, list[Sample]] = {
     "compose_board": [
         S(lambda o, h: {"board": o.board, "cards": _TEXT}),
         S(lambda o, h: {"board": h.board, "cards": _TEXT, "anchorCardId": o.text_card}),
+        S(lambda o, h: {"board": h.board, "cards": _TEXT, "anchor": {"cardId": o.text_card}}),
         S(
             lambda o, h: {
                 "board": h.board,
@@ -854,11 +866,12 @@ def _check_away_call(world: World, row: str, sample: Sample, who: Principal) -> 
 
 @pytest.mark.parametrize("row", sorted(SAMPLES))
 def test_another_workspaces_ids_answer_404_and_change_nothing(world: World, row: str) -> None:
+    before = away_digest(world)
     for sample in SAMPLES[row]:
-        before = away_digest(world)
         for who in (world.owner, USER):
             _check_away_call(world, row, sample, who)
-        assert away_digest(world) == before, f"{row} changed away's data"
+    assert away_digest(world) == before, f"{row} changed away's data"
+    for sample in SAMPLES[row]:
         if not sample.sane:
             continue
         params = sample.params(world.h, world.h)
@@ -891,18 +904,18 @@ def _with_task_ids(value: Any, path: tuple[str, ...], write: Callable[[int], str
 
 
 @pytest.mark.parametrize("row", sorted(r for r, op in ROWS.items() if op.task_ids))
-@pytest.mark.parametrize("form", range(len(TASK_ID_FORMS)))
 def test_task_ids_of_another_workspace_in_every_form_answer_unknown_task(
-    world: World, row: str, form: int
+    world: World, row: str
 ) -> None:
-    params = SAMPLES[row][0].params(world.a, world.h)
-    for path in ROWS[row].task_ids:
-        params = _with_task_ids(params, path, lambda n: TASK_ID_FORMS[form](world.a, n))
     before = away_digest(world)
-    out = attempt(world.home, row, params, world.owner)
-    assert (out.status, out.code) == (404, "unknown_task"), _why(row, params, world.owner, out)
-    assert not carries_away(out.body, params, world.a)
-    assert away_digest(world) == before
+    for form in TASK_ID_FORMS:
+        params = SAMPLES[row][0].params(world.a, world.h)
+        for path in ROWS[row].task_ids:
+            params = _with_task_ids(params, path, lambda n, f=form: f(world.a, n))
+        out = attempt(world.home, row, params, world.owner)
+        assert (out.status, out.code) == (404, "unknown_task"), _why(row, params, world.owner, out)
+        assert not carries_away(out.body, params, world.a)
+    assert away_digest(world) == before, f"{row} changed away's data"
 
 
 def test_every_row_has_a_sample_or_takes_no_id() -> None:
@@ -911,3 +924,169 @@ def test_every_row_has_a_sample_or_takes_no_id() -> None:
     missing = set(ROWS) - set(NO_IDS) - set(SAMPLES)
     assert not missing, f"operations without a target sample: {sorted(missing)}"
     assert not set(SAMPLES) - set(ROWS), "samples of rows that are not registered"
+
+
+# ------------------------------------------------------------------ the holes it found
+
+
+@pytest.fixture
+def pair(any_ws: Workspace) -> Iterator[tuple[Workspace, Workspace]]:
+    """Home (``any_ws``) and away on one store, a multi-workspace deployment."""
+    any_ws.multi_workspace = True
+    away = Workspace(any_ws.store, name=f"{AWAY_TAG}-{uuid.uuid4().hex[:8]}", multi_workspace=True)
+    try:
+        yield any_ws, away
+    finally:
+        away.jobs.shutdown()
+        away.drawing.shutdown()
+
+
+def _refused(ws: Workspace, op: str, params: Params, who: Principal | None = None) -> Outcome:
+    out = attempt(ws, op, params, who or Principal.owner())
+    assert out.status != 200, f"{op} {params} answered 200"
+    return out
+
+
+def _text_card(ws: Workspace, board: str, md: str) -> int:
+    cards = [{"kind": "text", "payload": {"md": md}}]
+    return int(ws.call("compose_board", {"board": board, "cards": cards})["cards"][0]["id"])
+
+
+def test_update_cards_says_nothing_of_where_another_workspaces_card_sits(pair) -> None:  # type: ignore[no-untyped-def]
+    home, away = pair
+    home.call("create", {"kind": "board", "slug": "mine"})
+    away.call("create", {"kind": "board", "slug": "theirs"})
+    mine, theirs = _text_card(home, "mine", "mine"), _text_card(away, "theirs", "theirs")
+    for n in range(4):  # removing one card of a few needs no confirmation
+        _text_card(home, "mine", f"kept {n}"), _text_card(away, "theirs", f"kept {n}")
+    # It answered 400 mixed_boards: the other card exists, on another board.
+    for params in (
+        {"patch": [{"id": mine, "x": 5}, {"id": theirs, "x": 5}]},
+        {"remove": [mine, theirs]},
+    ):
+        out = _refused(home, "update_cards", params)
+        assert (out.status, out.code, out.body["id"]) == (404, "unknown_card", theirs)
+    away.call("update_cards", {"remove": [theirs]})
+    out = _refused(home, "update_cards", {"patch": [{"id": mine, "x": 5}], "restore": [theirs]})
+    assert (out.status, out.code) == (404, "unknown_card")
+    assert home.call("update_cards", {"patch": [{"id": mine, "x": 5}]})["cards"][0]["x"] == 5
+
+
+def test_set_member_names_no_token_of_a_workspace_the_caller_does_not_own(pair) -> None:  # type: ignore[no-untyped-def]
+    home, away = pair
+    owner = home.authenticate(home.create_token("owner", "o"))
+    theirs = away.authenticate(away.create_token("user", "x"))
+    assert owner is not None and owner.token is not None and theirs is not None
+    # It answered 200 with the token's kind and name, and made it a member here: token
+    # ids are small numbers, so any owner could gather every token of the deployment.
+    out = _refused(home, "set_member", {"token": theirs.token, "role": "member"}, owner)
+    assert (out.status, out.code) == (404, "unknown_token")
+    assert home.call("list_members", {}, owner)["members"] == [
+        {"token": owner.token, "kind": "owner", "name": "o", "role": "owner", "revoked": False}
+    ]
+    # An owner of both names it (as the deployment itself does, in the same process).
+    away.call("set_member", {"token": owner.token, "role": "owner"})
+    member = home.call("set_member", {"token": theirs.token, "role": "member"}, owner)["member"]
+    assert (member["token"], member["name"]) == (theirs.token, "x")
+
+
+def test_revoking_a_member_of_other_workspaces_needs_their_owner_too(pair) -> None:  # type: ignore[no-untyped-def]
+    home, away = pair
+    owner = home.authenticate(home.create_token("owner", "o"))
+    plain = away.create_token("user", "x")
+    theirs = away.authenticate(plain)
+    assert owner is not None and theirs is not None and theirs.token is not None
+    home.call("set_member", {"token": theirs.token, "role": "member"})  # the deployment
+    # It revoked the token: it then failed in away, whose owner never agreed.
+    out = _refused(home, "revoke_token", {"token": str(theirs.token)}, owner)
+    assert (out.status, out.code) == (403, "member_elsewhere")
+    assert away.authenticate(plain) is not None
+    home.call("set_member", {"token": theirs.token, "remove": True}, owner)
+    assert home.authenticate(plain) is None and away.authenticate(plain) is not None
+    # The token itself, and an owner of every workspace it is in, may revoke it.
+    home.call("set_member", {"token": theirs.token, "role": "member"})
+    mine = home.authenticate(plain)
+    assert mine is not None
+    assert home.call("revoke_token", {"token": "x"}, mine)["revoked"] is not None
+    assert away.authenticate(plain) is None
+
+
+def test_a_review_plan_reads_no_screen_a_step_card_names_out_of_reach(pair) -> None:  # type: ignore[no-untyped-def]
+    home, away = pair
+    away.call("create", {"kind": "board", "slug": "theirs"})
+    home.call("create", {"kind": "board", "slug": "diary", "meta": {"personal": True}}, PAT)
+    files = [{"name": "s.png", "data": _png("navy")}]
+    (far,) = away.call("upload_files", {"board": "theirs", "files": files})["cards"]
+    (hidden,) = home.call("upload_files", {"board": "diary", "files": files}, PAT)["cards"]
+    home.call("create", {"kind": "board", "slug": "steps"})
+    steps = [
+        {"kind": "step", "payload": {"title": f"step {n}", "cardId": card["id"]}}
+        for n, card in enumerate((far, hidden))
+    ]
+    made = home.call("compose_board", {"board": "steps", "cards": steps})["cards"]
+    # It judged both screens from their pictures: their size, blankness and likeness
+    # to this workspace's screens showed in the plan, their keys in its judged list.
+    plan = home.call("review_plan", {"boards": ["steps"]}, AGENT)
+    assert plan["sheets"] == 0 and plan["tokens"]["baseline"] == 0
+    assert {(g["cardId"], g["reason"]) for g in plan["gaps"]} == {(c["id"], "failed") for c in made}
+    with home.store.read() as tx:
+        run = tx.review_run(home.workspace_id, plan["run"])
+        assert run is not None and run.plan["judged"] == []
+
+
+def test_work_plans_and_board_parents_refuse_someone_elses_personal_board(
+    any_ws: Workspace,
+) -> None:
+    ws = any_ws
+    ws.call(
+        "create",
+        {"kind": "board", "slug": "diary", "project": "p", "meta": {"personal": True}},
+        PAT,
+    )
+    ws.call("create", {"kind": "board", "slug": "team", "project": "p"})
+    ws.call("post_ask", {"question": "pat's own question", "board": "diary"}, PAT)
+    ben = Principal.user("ben")
+    # Each answered 200: an ask on the board (its text) was delivered to ben, a plan
+    # of its screens made, a board filed under it, its children listed.
+    for op, params in (
+        ("peek_work", {"board": "diary"}),
+        ("take_work", {"board": "diary"}),
+        ("wait_for_work", {"board": "diary", "timeout": 0}),
+        ("post_ask", {"question": "q", "board": "diary"}),
+        ("review_plan", {"boards": ["diary"]}),
+        ("create", {"kind": "board", "slug": "under", "parentBoard": "diary"}),
+        ("list", {"kind": "board", "parentBoard": "diary"}),
+    ):
+        out = _refused(ws, op, params, ben)
+        assert (out.status, out.code) == (403, "personal_board"), op
+    taken = ws.call("take_work", {"project": "p"}, ben)
+    assert taken.get("idle") is True, taken
+    # Its owner reaches it as before.
+    asks = ws.call("take_work", {"board": "diary"}, PAT)["asks"]
+    assert [a["question"] for a in asks] == ["pat's own question"]
+    ws.call("create", {"kind": "board", "slug": "under", "parentBoard": "diary"}, PAT)
+    listed = ws.call("list", {"kind": "board", "parentBoard": "diary"}, PAT)["boards"]
+    assert [b["slug"] for b in listed] == ["under"]
+
+
+def test_a_snapshot_hands_no_work_on_another_workspaces_card(
+    pair,  # type: ignore[no-untyped-def]
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from layoutkit.service import page_images, views
+
+    home, away = pair
+    away.call("create", {"kind": "board", "slug": "theirs"})
+    pdf = _pdf_card(away, "theirs", AWAY_TAG)
+    flow = {"title": "flow", "diagram_text": "graph LR\n  A-->B"}
+    (diagram,) = away.call(
+        "compose_board", {"board": "theirs", "cards": [{"kind": "diagram", "payload": flow}]}
+    )["cards"]
+    done: list[str] = []
+    monkeypatch.setattr(page_images.pdf_pages, "rasterise", lambda data: done.append("pdf"))
+    monkeypatch.setattr(views.offload, "run", lambda fn, *args: done.append("layout"))
+    # Both read the card and did its CPU work before the road refused the call.
+    for op, card in (("render_pages", pdf), ("refresh_card", diagram["id"])):
+        out = _refused(home, op, {"id": card})
+        assert (out.status, out.code) == (404, "unknown_card")
+    assert done == []
