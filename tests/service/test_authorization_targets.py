@@ -315,6 +315,29 @@ def build(ws: Workspace, tag: str) -> Ids:
     )
 
 
+GHOST_TAG = "ghostside"
+
+
+def ghost_of(away: Ids) -> Ids:
+    """Ids shaped like away's that name nothing in any workspace: away's ids must be
+    answered as these are, so an answer tells nothing of whether they exist."""
+    numbers = itertools.count(2**31 - 10_000)  # no id gets this far; versions fit too
+    values = {
+        f.name: next(numbers)
+        if isinstance(v := getattr(away, f.name), int)
+        else v.replace(AWAY_TAG, GHOST_TAG)
+        for f in attrs.fields(Ids)
+    }
+    values.update(
+        link="sh_ghost0",
+        link_revoke="sh_ghost1",
+        image_key="sha256:" + "0" * 64,
+        run="rr_ghost",
+        sight="ZZZZ",
+    )
+    return Ids(**values)
+
+
 def _pdf_card(ws: Workspace, board: str, tag: str) -> int:
     """A PDF file card, its page images landed (no background job changes it later)."""
     img = Image.new("RGB", (200, 280), "white")
@@ -733,6 +756,11 @@ class World:
     owner: Principal
     ai: StubAi
 
+    @property
+    def g(self) -> Ids:
+        """Ghost ids: shaped like away's, naming nothing anywhere."""
+        return ghost_of(self.a)
+
 
 def _open(kind: str, tmp: Path, name: str, ai: StubAi) -> Workspace:
     if kind == "memory":
@@ -855,6 +883,11 @@ def _check_away_call(world: World, row: str, sample: Sample, who: Principal) -> 
     )
     if sample.quiet is not None:
         return
+    # Away's ids are answered as ids that never were: the answer is no oracle.
+    ghost = attempt(world.home, row, sample.params(world.g, world.h), who)
+    assert (out.status, out.code) == (ghost.status, ghost.code), (
+        f"unlike a ghost's {ghost.status} {ghost.code}: " + _why(row, params, who, out)
+    )
     if out.status == 403:
         # A refusal made before anything is looked up: the same call with home's ids
         # is refused the same way.
