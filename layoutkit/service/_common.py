@@ -74,6 +74,29 @@ def find_board(tx: Tx, workspace_id: int, slug: str, *, lock: bool = False) -> B
     return board
 
 
+def personal_board(board: BoardRecord) -> ServiceError:
+    """The refusal for a board personal to someone other than the caller."""
+    return ServiceError(
+        403,
+        "personal_board",
+        f"board {board.slug!r} is personal to its owner",
+        board=board.slug,
+    )
+
+
+def reachable_board(
+    tx: Tx, workspace_id: int, slug: str, principal: Principal, *, lock: bool = False
+) -> BoardRecord:
+    """The board called ``slug`` that ``principal`` may reach: :func:`find_board`'s 404
+    for none, 403 ``personal_board`` for one personal to someone else. For boards a
+    handler names itself (a scope, a parent, a set): the road checks the one an
+    operation declares."""
+    board = find_board(tx, workspace_id, slug, lock=lock)
+    if not may_reach(principal, board):
+        raise personal_board(board)
+    return board
+
+
 def card_board(tx: Tx, workspace_id: int, card_id: int) -> BoardRecord:
     """The board a live card sits on; 404 ``unknown_card`` for another workspace's card."""
     card = tx.card(card_id)
@@ -81,6 +104,15 @@ def card_board(tx: Tx, workspace_id: int, card_id: int) -> BoardRecord:
     if board is None or board.workspace_id != workspace_id:
         raise ServiceError(404, "unknown_card", f"no card {card_id}")
     return board
+
+
+def workspace_card(tx: Tx, workspace_id: int, card_id: int) -> CardRecord | None:
+    """The live card ``card_id`` when it sits on a board of the workspace, else None: for
+    a snapshot, which reads before the road's checks and must not read (nor hand work
+    on) another workspace's card."""
+    card = tx.card(card_id)
+    board = tx.board(card.board_id) if card is not None and not card.deleted else None
+    return card if board is not None and board.workspace_id == workspace_id else None
 
 
 def board_view(tx: Tx, board: BoardRecord) -> dict[str, Any]:

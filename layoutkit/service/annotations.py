@@ -31,7 +31,7 @@ from layoutkit import imaging, render
 from layoutkit.errors import EngineError, ServiceError, did_you_mean
 from layoutkit.review import regions
 from layoutkit.service import review_runs, work
-from layoutkit.service._common import ID, SLUG, find_board, may_reach
+from layoutkit.service._common import ID, SLUG, reachable_board
 from layoutkit.service.annotation_views import (
     OPEN_STATES,
     STATES,
@@ -796,9 +796,7 @@ def attach_after(call: Call) -> dict[str, Any]:
     _needs_live(a)
     board = call.board
     if "setBoard" in p and p["setBoard"] != board.slug:
-        board = find_board(tx, call.workspace_id, p["setBoard"])
-        if not may_reach(call.principal, board):
-            raise ServiceError(403, "personal_board", f"board {board.slug!r} is personal")
+        board = reachable_board(tx, call.workspace_id, p["setBoard"], call.principal)
     branch = p.get("branch", "main")
     sets: dict[int, CardRecord] = {}
     for card in tx.cards(board.id, include_deleted=True):

@@ -12,10 +12,10 @@ from layoutkit.service._common import (
     ID,
     SLUG,
     board_view,
-    find_board,
     may_reach,
     owns_board,
     question_view,
+    reachable_board,
 )
 from layoutkit.service.generic import kind_handler
 from layoutkit.service.merge_patch import merge_patch
@@ -190,7 +190,9 @@ def create_board(call: Call) -> dict[str, Any]:
         ):
             return _create_receipt(tx, existing)
         raise ServiceError(409, "board_exists", f"board {p['slug']!r} exists with other settings")
-    parent = find_board(tx, ws_id, p["parentBoard"]) if "parentBoard" in p else None
+    parent = (
+        reachable_board(tx, ws_id, p["parentBoard"], call.principal) if "parentBoard" in p else None
+    )
     meta = _clean_meta(p.get("meta") or {})
     meta["createdWith"] = _create_request(call)
     lane_rows = [
@@ -287,7 +289,11 @@ def list_boards(call: Call) -> dict[str, Any]:
         if project is None:
             return {"boards": []}
         project_id = project.id
-    parent_id = find_board(tx, ws_id, p["parentBoard"]).id if "parentBoard" in p else None
+    parent_id = (
+        reachable_board(tx, ws_id, p["parentBoard"], call.principal).id
+        if "parentBoard" in p
+        else None
+    )
     boards = tx.boards(
         ws_id,
         project_id=project_id,

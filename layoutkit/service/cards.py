@@ -56,17 +56,23 @@ def _cards_on_one_board(
     tx: Tx, call: Call, ids: list[int], *, deleted: bool = False
 ) -> BoardRecord:
     records = tx.cards_by_id(ids)
-    found = {r.id: r for r in records}
+    boards = {b: tx.board(b) for b in {r.board_id for r in records}}
+    # A card of another workspace is as unknown as one that never was: it is left out
+    # before anything else is said of it (that it sits on another board, say).
+    found = {
+        r.id: r
+        for r in records
+        if (board := boards[r.board_id]) is not None and board.workspace_id == call.workspace_id
+    }
     missing = [i for i in ids if i not in found or found[i].deleted != deleted]
     if missing:
         state = "trashed " if deleted else ""
         raise ServiceError(404, "unknown_card", f"no {state}card {missing[0]}", id=missing[0])
-    boards = {r.board_id for r in records}
-    if len(boards) > 1:
+    on = {r.board_id for r in found.values()}
+    if len(on) > 1:
         raise ServiceError(400, "mixed_boards", "one update_cards call changes one board")
-    board = tx.board(boards.pop())
-    if board is None or board.workspace_id != call.workspace_id:
-        raise ServiceError(404, "unknown_card", f"no card {ids[0]}", id=ids[0])
+    board = boards[on.pop()]
+    assert board is not None
     return board
 
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from layoutkit.errors import ServiceError
 from layoutkit.service import pdf_pages
-from layoutkit.service._common import ID, card_board
+from layoutkit.service._common import ID, card_board, workspace_card
 from layoutkit.service.registry import REGISTRY
 from layoutkit.storage import BoardRecord, CardRecord, Tx
 
@@ -126,8 +126,8 @@ def resume(ws: Workspace) -> int:
 
 
 def _snapshot(tx: Tx, call: Call) -> tuple[CardRecord, bytes] | None:
-    card = tx.card(call.params["id"])
-    ref = pdf_ref(card) if card is not None and not card.deleted else None
+    card = workspace_card(tx, call.workspace_id, call.params["id"])
+    ref = pdf_ref(card) if card is not None else None
     data = tx.blobs.get(ref) if ref is not None else None
     return None if card is None or data is None else (card, data)
 

@@ -26,6 +26,7 @@ from layoutkit.review import plan as planner
 from layoutkit.review import rules as rule_engine
 from layoutkit.review.diff import decode
 from layoutkit.review.sheets import image_tokens
+from layoutkit.service._common import may_reach, personal_board
 from layoutkit.service.registry import REGISTRY
 from layoutkit.service.review_rules import _resolved
 from layoutkit.service.scrape import _containing_sections, _section_title
@@ -115,6 +116,8 @@ def _boards(tx: Tx, call: Call) -> list[BoardRecord]:
                 field=f"boards[{i}]",
                 didYouMean=did_you_mean(slug, slugs),
             )
+        if not may_reach(call.principal, board):
+            raise personal_board(board)
         found.append(board)
     projects = {b.project_id for b in found}
     if len(projects) > 1:
@@ -157,12 +160,23 @@ def _screens_of(
     return screens
 
 
-def _image_ref(tx: Tx, card: CardRecord) -> str | None:
+def _image_ref(tx: Tx, call: Call, card: CardRecord) -> str | None:
     ref = card.payload.get("ref") if card.kind in IMAGE_KINDS else card.payload.get("image")
     if card.kind == "step" and isinstance(card.payload.get("cardId"), int):
-        shown = tx.card(card.payload["cardId"])
+        shown = _shown_card(tx, call, card.payload["cardId"])
         ref = shown.payload.get("ref") if shown is not None else None
     return ref if isinstance(ref, str) and ref.startswith("sha256:") else None
+
+
+def _shown_card(tx: Tx, call: Call, card_id: int) -> CardRecord | None:
+    """The live card a step card shows, when the caller may read it: a step's cardId is
+    payload a writer typed, so it may name a card of another workspace or of someone
+    else's personal board, whose picture a plan must never read (the screen is a gap)."""
+    shown = tx.card(card_id)
+    board = tx.board(shown.board_id) if shown is not None and not shown.deleted else None
+    if board is None or board.workspace_id != call.workspace_id:
+        return None
+    return shown if may_reach(call.principal, board) else None
 
 
 def _needs_scope(boards: list[BoardRecord], counts: dict[str, int]) -> ServiceError:
@@ -237,7 +251,7 @@ def _gather(tx: Tx, call: Call) -> _Gathered | None:
     prior = tx.verified_runs(call.workspace_id, boards[0].project_id, rubric)
     screens = []
     for board, card in picked:
-        ref = _image_ref(tx, card)
+        ref = _image_ref(tx, call, card)
         screens.append((board.slug, card, ref, tx.blobs.get(ref) if ref is not None else None))
     return _Gathered(
         [b.slug for b in boards],

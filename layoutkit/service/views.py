@@ -12,7 +12,7 @@ from layoutkit import diagram, render
 from layoutkit.elements.vocab import FRAME_KINDS
 from layoutkit.errors import ServiceError
 from layoutkit.service import offload, pictures, renditions
-from layoutkit.service._common import ID, SLUG, card_board
+from layoutkit.service._common import ID, SLUG, card_board, workspace_card
 from layoutkit.service.content_prep import Outcome, attempt
 from layoutkit.service.registry import REGISTRY, TEXT_FIELD
 from layoutkit.service.workspace import Call
@@ -315,7 +315,7 @@ def board_stamp(call: Call) -> dict[str, Any]:
 
 
 def _refresh_snapshot(tx: Tx, call: Call) -> CardRecord | None:
-    return tx.card(call.params["id"])
+    return workspace_card(tx, call.workspace_id, call.params["id"])
 
 
 def _refresh_prepare(call: Call) -> Outcome | None:

@@ -26,10 +26,11 @@ from typing import Any
 
 from layoutkit.errors import ServiceError
 from layoutkit.principal import Principal
-from layoutkit.service._common import ID, SLUG, question_view
+from layoutkit.service._common import ID, SLUG, may_reach, personal_board, question_view
 from layoutkit.service.annotation_views import annotation_view
 from layoutkit.service.registry import REGISTRY
 from layoutkit.service.workspace import Call, Workspace
+from layoutkit.storage import BoardRecord
 
 #: Capsules per call (operations.md, Limits).
 MAX_CAPSULES = 3
@@ -75,6 +76,19 @@ def _agent_of(call: Call) -> str:
     return call.principal.label
 
 
+def _scope_board(call: Call) -> BoardRecord:
+    """The board a work scope names: 404 for none in the call's workspace, 403 for one
+    personal to someone else (its work is its owner's alone)."""
+    board = call.tx.board_by_slug(call.workspace_id, call.params["board"])
+    if board is None:
+        raise ServiceError(
+            404, "unknown_board", f"no board {call.params['board']!r}", board=call.params["board"]
+        )
+    if not may_reach(call.principal, board):
+        raise personal_board(board)
+    return board
+
+
 def _scope(call: Call) -> tuple[list[Any], dict[str, Any]]:
     """The boards in scope and the scope as the reply names it."""
     p, tx = call.params, call.tx
@@ -83,9 +97,7 @@ def _scope(call: Call) -> tuple[list[Any], dict[str, Any]]:
             raise ServiceError(
                 400, "invalid_scope", "scope with project and branch, or with board", field="board"
             )
-        board = tx.board_by_slug(call.workspace_id, p["board"])
-        if board is None:
-            raise ServiceError(404, "unknown_board", f"no board {p['board']!r}", board=p["board"])
+        board = _scope_board(call)
         return [board], {"board": board.slug}
     if "project" not in p:
         raise ServiceError(
@@ -104,7 +116,9 @@ def _scope(call: Call) -> tuple[list[Any], dict[str, Any]]:
         b
         for b in tx.boards(call.workspace_id, project_id=project.id, archived=False)
         # A board made for a branch says so in meta.branch; others serve every branch.
-        if branch is None or (b.meta or {}).get("branch") in (None, branch)
+        if (branch is None or (b.meta or {}).get("branch") in (None, branch))
+        # Someone else's personal board holds no work for this caller.
+        and may_reach(call.principal, b)
     ]
     scope: dict[str, Any] = {"project": project.slug}
     if branch is not None:
@@ -383,10 +397,7 @@ def post_ask(call: Call) -> dict[str, Any]:
             raise ServiceError(
                 400, "invalid_scope", "scope with project and branch, or with board", field="board"
             )
-        board = tx.board_by_slug(call.workspace_id, p["board"])
-        if board is None:
-            raise ServiceError(404, "unknown_board", f"no board {p['board']!r}", board=p["board"])
-        fields["board_id"] = board.id
+        fields["board_id"] = _scope_board(call).id
     elif "project" in p:
         if tx.project_by_slug(call.workspace_id, p["project"]) is None:
             raise ServiceError(

@@ -15,7 +15,12 @@ from layoutkit.errors import EngineError, ServiceError, did_you_mean
 from layoutkit.principal import Principal
 from layoutkit.service import idempotency, links
 from layoutkit.service import tokens as api_tokens
-from layoutkit.service._common import find_board, may_reach, reachable_workspace
+from layoutkit.service._common import (
+    find_board,
+    may_reach,
+    personal_board,
+    reachable_workspace,
+)
 from layoutkit.service.board_model import BoardModels
 from layoutkit.service.errors import to_service_error
 from layoutkit.service.ids import unknown_task, values_at
@@ -544,11 +549,6 @@ def _board(op: Operation, tx: Tx, call: Call) -> BoardRecord | None:
     if who.kind == "share" and who.board != board.slug:
         raise ServiceError(403, "forbidden", "this share link grants another board")
     if not may_reach(who, board):
-        raise ServiceError(
-            403,
-            "personal_board",
-            f"board {board.slug!r} is personal to its owner",
-            board=board.slug,
-        )
+        raise personal_board(board)
     # A board found by slug for a write was locked as it was read.
     return tx.lock_board(board.id) if op.writes and callable(op.board) else board
