@@ -16,7 +16,7 @@ from typing import Any
 from layoutkit.errors import ServiceError
 from layoutkit.principal import Principal
 from layoutkit.service import tokens as api_tokens
-from layoutkit.service._common import SLUG
+from layoutkit.service._common import SLUG, reachable_workspace
 from layoutkit.service.registry import PEOPLE, REGISTRY
 from layoutkit.service.workspace import Call
 from layoutkit.storage import InvitationRecord, ShareLinkRecord
@@ -175,9 +175,10 @@ def _role_view(tx: Any, workspace_id: int, token_id: int, role: str) -> dict[str
 
 @REGISTRY.operation(
     "list_workspaces",
-    "The workspaces the caller belongs to, each with the caller's role there (owner, "
-    "admin or member) and whether it is the one this call runs in. A token sees only "
-    "the workspaces it is a member of; role keeps those where the caller has that role.",
+    "The workspaces the caller may work in, each with the caller's role there (owner, "
+    "admin or member) and whether it is the one this call runs in: this one, and in a "
+    "multi-workspace deployment every other one the caller's token is a member of. role "
+    "keeps those where the caller has that role.",
     {
         "properties": {
             "role": {
@@ -190,12 +191,15 @@ def _role_view(tx: Any, workspace_id: int, token_id: int, role: str) -> dict[str
 )
 def list_workspaces(call: Call) -> dict[str, Any]:
     tx, who = call.tx, call.principal
-    if who.token is None:
-        # A caller in the same process is the deployment itself: it reaches every
-        # workspace of the database, as their owner.
-        roles = {w.id: "owner" for w in tx.workspaces()}
-    else:
-        roles = {w: role for w, _, role in tx.memberships(token_id=who.token)}
+    # The workspaces a call of the caller's could work in: the same rule the road
+    # applies to a task id naming another workspace.
+    roles = {}
+    for space in tx.workspaces():
+        reach = reachable_workspace(
+            tx, call.workspace_id, who, space.name, multi_workspace=call.workspace.multi_workspace
+        )
+        if reach is not None:
+            roles[space.id] = reach[1]
     if "role" in call.params:
         roles = {w: role for w, role in roles.items() if role == call.params["role"]}
     return {
