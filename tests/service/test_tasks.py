@@ -181,6 +181,32 @@ def test_a_member_of_both_workspaces_works_there_with_its_role_there(tmp_path) -
         assert away.call("get", {"kind": "task", "id": theirs["id"]})["task"]["title"] == "Moved"
 
 
+def test_one_call_works_in_one_workspace(tmp_path) -> None:
+    url = f"sqlite:///{tmp_path / 'ws.db'}"
+    with (
+        Workspace.open(url, name="home", multi_workspace=True) as home,
+        Workspace.open(url, name="away", multi_workspace=True) as away,
+        Workspace.open(url, name="far", multi_workspace=True) as far,
+    ):
+        mine = _task(home)
+        there = _task(away, title="Away task")
+        further = _task(far, title="Far task")
+        patch = {"status": "done"}
+        ids = [f"away/{there['id']}", f"far/{further['id']}"]
+        mixed = _refused(home, "bulk_update_tasks", {"ids": ids, "patch": patch})
+        assert (mixed.status, mixed.code, mixed.body["field"]) == (
+            400,
+            "mixed_workspaces",
+            "ids[1]",
+        )
+        # Moved into away, the call's own workspace's id names no task there.
+        ids = [f"away/{there['id']}", f"home/{mine['id']}"]
+        home_there = _refused(home, "bulk_update_tasks", {"ids": ids, "patch": patch})
+        assert (home_there.status, home_there.code) == (404, "unknown_task")
+        assert away.call("get", {"kind": "task", "id": there["id"]})["task"]["status"] != "done"
+        assert home.call("get", {"kind": "task", "id": mine["id"]})["task"]["status"] != "done"
+
+
 def test_a_single_tenant_deployment_answers_another_workspaces_id_not_at_all(tmp_path) -> None:
     url = f"sqlite:///{tmp_path / 'ws.db'}"
     with Workspace.open(url, name="home") as home, Workspace.open(url, name="away") as away:
