@@ -954,6 +954,38 @@ def test_task_ids_of_another_workspace_in_every_form_answer_unknown_task(
     assert away_digest(world) == before, f"{row} changed away's data"
 
 
+SHARED_ROWS = sorted(r for r, op in ROWS.items() if op.share and op.board is not None)
+
+
+@pytest.mark.parametrize("row", SHARED_ROWS)
+def test_a_share_link_reaches_no_other_board_of_its_workspace(world: World, row: str) -> None:
+    """A share link is bound to the board it was minted for: home's ids of another
+    board are refused (403 forbidden) for every mode the row admits."""
+    home = world.home
+    slug = f"{HOME_TAG}-elsewhere"
+    if slug not in {b["slug"] for b in home.call("list", {"kind": "board"})["boards"]}:
+        home.call("create", {"kind": "board", "slug": slug})
+    for mode in sorted(ROWS[row].share):
+        link = home.call("share_board", {"board": slug, "mode": mode})["url"]
+        elsewhere = home.authenticate(link.rsplit("/", 1)[-1])
+        mine = home.call("share_board", {"board": world.h.board, "mode": mode})["url"]
+        here = home.authenticate(mine.rsplit("/", 1)[-1])
+        assert elsewhere is not None and here is not None
+        for sample in SAMPLES[row]:
+            params = sample.params(world.h, world.h)
+            names = ROWS[row].board
+            names = (
+                (names,) if isinstance(names, str) else names if isinstance(names, tuple) else ()
+            )
+            named = [params[n] for n in names if n in params]
+            if any(slug != world.h.board for slug in named):
+                continue  # a sample on another board (a personal one) proves other things
+            out = attempt(home, row, params, elsewhere)
+            assert (out.status, out.code) == (403, "forbidden"), _why(row, params, elsewhere, out)
+            ok = attempt(home, row, params, here)
+            assert "another board" not in str(ok.body), _why(row, params, here, ok)
+
+
 def test_every_row_has_a_sample_or_takes_no_id() -> None:
     assert not set(NO_IDS) - set(ROWS), "NO_IDS names rows that are not registered"
     assert not set(NO_IDS) & set(SAMPLES), "a row both takes no id and has a sample"
