@@ -357,9 +357,11 @@ def test_a_change_arrives_by_server_sent_events_and_redraws_only_its_place(
     assert "Pushed live" in page.locator("#faces").inner_html()
     _shot(page, "viewer-live-change.png")
 
-    # A removal is pushed the same way: the card leaves the outline.
+    # A removal is pushed the same way: the card leaves the outline. The rev the page
+    # has is read before the write: read after it, the push may already have landed.
+    seen = int(_data(page, "rev") or 0)
     api.ws.call("update_cards", {"remove": [new]}, AGENT)
-    page.wait_for_function(f"+document.body.dataset.rev > {_data(page, 'rev')}")
+    page.wait_for_function(f"+document.body.dataset.rev > {seen}")
     assert page.evaluate("document.body.dataset.total") == str(
         len(api.ws.call("scrape_board", {"board": slug})["cards"])
     )
