@@ -67,7 +67,7 @@ TABLET_MAX_WIDTH = 1100
 
 DEVICES = ("desktop", "tablet", "phone")
 #: Decoded baselines a plan keeps for the near-duplicates that follow them: six
-#: 1440×900 screens (one per device and theme), or one screen of any size.
+#: 1440×900 screens (one per device and theme). The latest is kept however large.
 KEEP_BYTES = 32 << 20
 
 #: Decodes a screen: its pixels, None when it has no stored image (a ``failed``
@@ -193,7 +193,7 @@ def gap_of(pixels: Pixels) -> str | None:
     if int((small.max(axis=2) - small.min(axis=2)).max()) > SKELETON_TINT:
         return None  # not grey: no skeleton, whatever its colours
     # Each colour at 16 levels a channel as one number, 4 bits a channel: counting
-    # numbers is a sort of ints, where counting rows of three took a fifth of a plan.
+    # numbers is a sort of ints, where counting rows of three took two fifths of a plan.
     levels = (small // 16).reshape(-1, 3)
     colours = np.unique(levels[:, 0] << 8 | levels[:, 1] << 4 | levels[:, 2])
     return "skeleton" if colours.size < SKELETON_COLOURS else None
@@ -227,8 +227,7 @@ class _Seen:
 
 
 def _look(screen: Screen) -> tuple[Pixels | None, _Seen]:
-    if screen.load is None:
-        return None, _Seen("failed")
+    assert screen.load is not None
     try:
         pixels = screen.load()
     except EngineError:
@@ -303,7 +302,9 @@ class _Planning:
     def take(self, screen: Screen) -> None:
         card = screen.card_id
         pixels, seen = None, None
-        reason = screen.gap
+        # Without a loader it is this screen that has no image, not its bytes: what
+        # other screens of its key show is theirs to find.
+        reason = screen.gap or ("failed" if screen.load is None else None)
         if reason is None:
             seen = self.seen.get(screen.key) if screen.key is not None else None
             if seen is None:

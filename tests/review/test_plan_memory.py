@@ -190,8 +190,6 @@ def test_the_bounded_planner_plans_as_the_eager_one_did(
         key = f"sha256:{picture}"
         load = None if no_loader else loader(pictures[picture], calls, key)
         screens.append(planner.Screen(card, "app", 1, key, load, gap, device, theme))
-        if no_loader and gap is None:
-            screens[-1] = attrs.evolve(screens[-1], gap="failed")
     keys = {f"sha256:{i}" for i in judged}
     old = reference.make_plan([eager(s) for s in screens], judged=keys, full=full)
     calls.clear()
