@@ -60,6 +60,39 @@ class DupGroup:
         return self.members[1:]
 
 
+class NearDuplicates:
+    """:func:`group_near_duplicates` one item at a time.
+
+    An item joins a group by looking back only (at the baselines before it), so
+    its group is known as it comes: a caller can judge a screen against its
+    baseline while the screen's pixels are at hand, instead of holding every
+    screen until the last one is hashed.
+    """
+
+    def __init__(self, max_distance: int = MAX_DISTANCE) -> None:
+        self.max_distance = max_distance
+        # key, baseline, its hash, members: in the order of the baselines.
+        self._groups: list[tuple[Hashable, int, int, list[int]]] = []
+        self._count = 0
+
+    def add(self, key: Hashable, digest: str) -> int:
+        """Take the next item; answers the position of its group's baseline (its own
+        position when it starts a group). Positions count the items added, from 0."""
+        position, self._count = self._count, self._count + 1
+        value = int(digest, 16)
+        for g_key, baseline, g_hash, members in self._groups:
+            if g_key == key and (g_hash ^ value).bit_count() <= self.max_distance:
+                members.append(position)
+                return baseline
+        self._groups.append((key, position, value, [position]))
+        return position
+
+    @property
+    def groups(self) -> list[DupGroup]:
+        """The groups so far, in the order of their baselines."""
+        return [DupGroup(key, base, tuple(members)) for key, base, _, members in self._groups]
+
+
 def group_near_duplicates(
     items: Sequence[tuple[Hashable, str]], max_distance: int = MAX_DISTANCE
 ) -> list[DupGroup]:
@@ -69,13 +102,7 @@ def group_near_duplicates(
     baseline hash is within ``max_distance`` bits. Groups come in the order of
     their baselines; a screen alike to none is a group of one.
     """
-    groups: list[tuple[Hashable, int, int, list[int]]] = []  # key, baseline, its hash, members
-    for position, (key, digest) in enumerate(items):
-        value = int(digest, 16)
-        for g_key, _, g_hash, members in groups:
-            if g_key == key and (g_hash ^ value).bit_count() <= max_distance:
-                members.append(position)
-                break
-        else:
-            groups.append((key, position, value, [position]))
-    return [DupGroup(key, base, tuple(members)) for key, base, _, members in groups]
+    grouping = NearDuplicates(max_distance)
+    for key, digest in items:
+        grouping.add(key, digest)
+    return grouping.groups

@@ -1,7 +1,8 @@
 """Review plans: which screens a review judges, whole or by a crop, on which sheet.
 
-Pure: screens come decoded (or with the reason they could not be), the plan
-comes back as plain values. The rules, in the order they apply to each screen:
+Pure: each screen comes with a loader that decodes it (the caller fetches its
+bytes), or with the reason there is nothing to decode; the plan comes back as
+plain values. The rules, in the order they apply to each screen:
 
 1. **Gaps** are dropped and listed: a failed shot (no stored image), an
    undecodable one, a *blank* one (every channel within 2 levels over the whole
@@ -28,19 +29,31 @@ factor (:mod:`layoutkit.review.images`): sizes, devices and crops are still give
 its natural pixels (a crop found at the reduced size is scaled back up), and two
 screens of different natural sizes are a size change even where their reduced sizes
 agree.
+
+**Memory.** A plan never holds every screen decoded: up to 600 screens of 1440×900
+would be 3 GB. It looks at each screen once, in order, keeping what the plan needs
+from it (gap, natural size, theme, perceptual hash), and judges a near-duplicate
+against its baseline as soon as it comes, since a group only looks back
+(:class:`~layoutkit.review.neardup.NearDuplicates`). Decoded screens alive at once:
+the one in hand, plus the baselines kept for the members that follow them, within
+:data:`KEEP_BYTES` (always the latest one). A baseline dropped for room is decoded
+again when a member of its group comes; a screen whose bytes were seen before (same
+key) is not decoded again, unless a theme it needs was not worked out the first time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import attrs
 import numpy as np
 from PIL import Image
 
+from layoutkit.errors import EngineError
 from layoutkit.review.diff import Box, Crop, Pixels, crop_for, diff_pixels
-from layoutkit.review.neardup import group_near_duplicates, perceptual_hash
+from layoutkit.review.neardup import NearDuplicates, perceptual_hash
 from layoutkit.review.sheets import MAX_CROPS, MAX_WHOLE
 
 #: Screens a plan takes without the caller narrowing the scope.
@@ -53,22 +66,30 @@ PHONE_MAX_WIDTH = 600
 TABLET_MAX_WIDTH = 1100
 
 DEVICES = ("desktop", "tablet", "phone")
+#: Decoded baselines a plan keeps for the near-duplicates that follow them: six
+#: 1440×900 screens (one per device and theme). The latest is kept however large.
+KEEP_BYTES = 32 << 20
+
+#: Decodes a screen: its pixels, None when it has no stored image (a ``failed``
+#: gap), or an :class:`~layoutkit.errors.EngineError` when its bytes are no
+#: picture (``undecodable``). Called once or more: equal answers each time.
+Loader = Callable[[], Pixels | None]
 
 
 @attrs.frozen
 class Screen:
     """A screen to review: an image card as it is now.
 
-    ``key`` is the blob key of its bytes (equal keys, equal bytes); ``pixels`` is
-    None when there is no image to judge, with ``gap`` saying why (``failed`` or
-    ``undecodable``).
+    ``key`` is the blob key of its bytes (equal keys, equal bytes); ``load``
+    decodes them (see :data:`Loader`). A screen with a ``gap`` already (or no
+    loader: ``failed``) is not loaded.
     """
 
     card_id: int
     board: str
     version: int
     key: str | None
-    pixels: Pixels | None = attrs.field(default=None, eq=False, repr=False)
+    load: Loader | None = attrs.field(default=None, eq=False, repr=False)
     gap: str | None = None
     device: str | None = None
     theme: str | None = None
@@ -123,6 +144,8 @@ class Plan:
     themes: dict[int, str]
     #: Every duplicate (exact or near) → the card its group is judged by.
     dups: dict[int, int] = attrs.field(factory=dict)
+    #: Natural size of every screen that decoded (gaps found in its pixels too).
+    sizes: dict[int, tuple[int, int]] = attrs.field(factory=dict)
 
     @property
     def tiles(self) -> list[Tile]:
@@ -167,88 +190,228 @@ def gap_of(pixels: Pixels) -> str | None:
     ):
         return "blank"
     small = _small(pixels, 256).astype(np.int16)
-    grey = int((small.max(axis=2) - small.min(axis=2)).max()) <= SKELETON_TINT
-    colours = np.unique((small // 16).reshape(-1, 3), axis=0)
-    return "skeleton" if grey and len(colours) < SKELETON_COLOURS else None
+    if int((small.max(axis=2) - small.min(axis=2)).max()) > SKELETON_TINT:
+        return None  # not grey: no skeleton, whatever its colours
+    # Each colour at 16 levels a channel as one number, 4 bits a channel: counting
+    # numbers is a sort of ints, where counting rows of three took two fifths of a plan.
+    levels = (small // 16).reshape(-1, 3)
+    colours = np.unique(levels[:, 0] << 8 | levels[:, 1] << 4 | levels[:, 2])
+    return "skeleton" if colours.size < SKELETON_COLOURS else None
 
 
-def make_plan(screens: Sequence[Screen], *, judged: Iterable[str] = (), full: bool = False) -> Plan:
+def make_plan(
+    screens: Sequence[Screen],
+    *,
+    judged: Iterable[str] = (),
+    full: bool = False,
+    keep_bytes: int = KEEP_BYTES,
+) -> Plan:
     """The plan for ``screens`` (in review order); ``judged`` holds the blob keys
-    judged in verified runs under the same rubric (reused unless ``full``)."""
-    reusable = set() if full else set(judged)
-    receipts: dict[int, str] = {}
-    by: dict[int, int] = {}
-    devices: dict[int, str] = {}
-    themes: dict[int, str] = {}
-    gaps: list[dict[str, Any]] = []
-    dups: dict[int, int] = {}
-    first_of_key: dict[str, Screen] = {}
-    fresh: list[Screen] = []
-    exact = 0
+    judged in verified runs under the same rubric (reused unless ``full``);
+    ``keep_bytes`` bounds the decoded baselines kept (see the module notes)."""
+    planning = _Planning(set() if full else set(judged), keep_bytes)
     for screen in screens:
-        reason = screen.gap or (gap_of(screen.pixels) if screen.pixels is not None else "failed")
-        if screen.pixels is not None:
-            devices[screen.card_id] = screen.device or device_of(screen.pixels.natural_size[0])
+        planning.take(screen)
+    return planning.plan()
+
+
+@attrs.define
+class _Seen:
+    """What a look at a screen's bytes found, kept once its pixels are dropped."""
+
+    gap: str | None
+    natural: tuple[int, int] | None = None
+    nbytes: int = 0
+    #: Worked out only when a screen without a theme of its own needed it.
+    theme: str | None = None
+
+
+def _look(screen: Screen) -> tuple[Pixels | None, _Seen]:
+    assert screen.load is not None
+    try:
+        pixels = screen.load()
+    except EngineError:
+        return None, _Seen("undecodable")
+    if pixels is None:
+        return None, _Seen("failed")
+    return pixels, _Seen(gap_of(pixels), pixels.natural_size, pixels.words.nbytes)
+
+
+def _again(screen: Screen) -> Pixels:
+    """A screen decoded once already, decoded again."""
+    pixels = screen.load() if screen.load is not None else None
+    if pixels is None:
+        raise RuntimeError(f"card {screen.card_id}: its image decoded once, then was gone")
+    return pixels
+
+
+class _Baselines:
+    """Decoded baselines kept for the members that follow them: least recently used
+    out first, within ``budget`` bytes, yet always the latest one."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.kept: OrderedDict[int, Pixels] = OrderedDict()
+
+    def get(self, position: int, screen: Screen, nbytes: int) -> Pixels:
+        pixels = self.kept.get(position)
+        if pixels is not None:
+            self.kept.move_to_end(position)
+            return pixels
+        # Room first: the others go before this one is decoded, not after.
+        self._room(nbytes)
+        pixels = _again(screen)
+        self.kept[position] = pixels
+        return pixels
+
+    def keep(self, position: int, pixels: Pixels) -> None:
+        self._room(pixels.words.nbytes)
+        self.kept[position] = pixels
+
+    def _room(self, nbytes: int) -> None:
+        while self.kept and sum(p.words.nbytes for p in self.kept.values()) + nbytes > self.budget:
+            self.kept.popitem(last=False)
+
+
+class _Planning:
+    """One plan, screen by screen: :meth:`take` each in review order, then :meth:`plan`.
+
+    A screen's pixels live in :meth:`take` only (and in the kept baselines), so each
+    is dropped before the next is decoded.
+    """
+
+    def __init__(self, reusable: set[str], keep_bytes: int) -> None:
+        self.reusable = reusable
+        self.receipts: dict[int, str] = {}
+        self.by: dict[int, int] = {}
+        self.devices: dict[int, str] = {}
+        self.themes: dict[int, str] = {}
+        self.sizes: dict[int, tuple[int, int]] = {}
+        self.gaps: list[dict[str, Any]] = []
+        self.dups: dict[int, int] = {}
+        self.exact = 0
+        self.seen: dict[str, _Seen] = {}
+        self.first_of_key: dict[str, int] = {}
+        # Screens judged (first of their bytes), with their near-duplicate groups and
+        # how each one that is no baseline shows beside its baseline.
+        self.fresh: list[tuple[Screen, _Seen]] = []
+        self.grouping = NearDuplicates()
+        self.crops: dict[int, Crop] = {}
+        self.baselines = _Baselines(keep_bytes)
+
+    def take(self, screen: Screen) -> None:
+        card = screen.card_id
+        pixels, seen = None, None
+        # Without a loader it is this screen that has no image, not its bytes: what
+        # other screens of its key show is theirs to find.
+        reason = screen.gap or ("failed" if screen.load is None else None)
+        if reason is None:
+            seen = self.seen.get(screen.key) if screen.key is not None else None
+            if seen is None:
+                pixels, seen = _look(screen)
+                if screen.key is not None:
+                    self.seen[screen.key] = seen
+            reason = seen.gap
+            if seen.natural is not None:
+                self.devices[card] = screen.device or device_of(seen.natural[0])
+                self.sizes[card] = seen.natural
         if reason is not None:
-            receipts[screen.card_id] = "gap"
-            gaps.append({"cardId": screen.card_id, "board": screen.board, "reason": reason})
-            continue
-        assert screen.pixels is not None and screen.key is not None
-        themes[screen.card_id] = screen.theme or theme_of(screen.pixels)
-        if screen.key in reusable:
-            receipts[screen.card_id] = "reused"
-            continue
-        seen = first_of_key.get(screen.key)
-        if seen is not None:
-            receipts[screen.card_id] = "represented"
-            by[screen.card_id] = seen.card_id
-            dups[screen.card_id] = seen.card_id
-            exact += 1
-            continue
-        first_of_key[screen.key] = screen
-        fresh.append(screen)
-    wholes: list[Tile] = []
-    crops: list[Tile] = []
-    hashes = [
-        ((devices[s.card_id], themes[s.card_id]), perceptual_hash(s.pixels))
-        for s in fresh
-        if s.pixels is not None
-    ]
-    for group in group_near_duplicates(hashes):
-        base = fresh[group.baseline]
-        wholes.append(_whole(base))
-        receipts[base.card_id] = "inspected"
-        for position in group.others:
-            screen = fresh[position]
-            dups[screen.card_id] = base.card_id
-            assert base.pixels is not None and screen.pixels is not None
-            crop = _crop(base.pixels, screen.pixels)
-            if crop.whole:
-                wholes.append(_whole(screen))
-                receipts[screen.card_id] = "inspected"
-            elif crop.rect is None:
-                receipts[screen.card_id] = "represented"
-                by[screen.card_id] = base.card_id
-            else:
-                crops.append(
-                    Tile(
-                        screen.card_id,
-                        screen.board,
-                        screen.version,
-                        False,
-                        *screen.pixels.natural_size,
-                        crop.rect,
-                        base.card_id,
-                        crop.share,
+            self.receipts[card] = "gap"
+            self.gaps.append({"cardId": card, "board": screen.board, "reason": reason})
+            return
+        assert seen is not None and screen.key is not None
+        theme = screen.theme
+        if theme is None:
+            if seen.theme is None:
+                seen.theme = theme_of(pixels if pixels is not None else _again(screen))
+            theme = seen.theme
+        self.themes[card] = theme
+        if screen.key in self.reusable:
+            self.receipts[card] = "reused"
+            return
+        first = self.first_of_key.get(screen.key)
+        if first is not None:
+            self.receipts[card] = "represented"
+            self.by[card] = first
+            self.dups[card] = first
+            self.exact += 1
+            return
+        self.first_of_key[screen.key] = card
+        # The first screen of its bytes was decoded just now.
+        assert pixels is not None
+        self._judge(screen, seen, pixels)
+
+    def _judge(self, screen: Screen, seen: _Seen, pixels: Pixels) -> None:
+        position = len(self.fresh)
+        self.fresh.append((screen, seen))
+        key = (self.devices[screen.card_id], self.themes[screen.card_id])
+        baseline = self.grouping.add(key, perceptual_hash(pixels))
+        if baseline == position:
+            self.baselines.keep(position, pixels)
+            return
+        base, base_seen = self.fresh[baseline]
+        if base_seen.natural != seen.natural:
+            # A size change needs no pixels of the baseline (_crop answers the same).
+            self.crops[position] = Crop(True, None, 1.0, "size")
+            return
+        kept = self.baselines.get(baseline, base, base_seen.nbytes)
+        self.crops[position] = _crop(kept, pixels)
+
+    def plan(self) -> Plan:
+        self.baselines.kept.clear()
+        wholes: list[Tile] = []
+        crops: list[Tile] = []
+        for group in self.grouping.groups:
+            base = self.fresh[group.baseline][0]
+            wholes.append(self._whole(group.baseline))
+            self.receipts[base.card_id] = "inspected"
+            for position in group.others:
+                screen, seen = self.fresh[position]
+                self.dups[screen.card_id] = base.card_id
+                crop = self.crops[position]
+                if crop.whole:
+                    wholes.append(self._whole(position))
+                    self.receipts[screen.card_id] = "inspected"
+                elif crop.rect is None:
+                    self.receipts[screen.card_id] = "represented"
+                    self.by[screen.card_id] = base.card_id
+                else:
+                    assert seen.natural is not None
+                    crops.append(
+                        Tile(
+                            screen.card_id,
+                            screen.board,
+                            screen.version,
+                            False,
+                            *seen.natural,
+                            crop.rect,
+                            base.card_id,
+                            crop.share,
+                        )
                     )
-                )
-                receipts[screen.card_id] = "inspected"
-    sheets = [tuple(wholes[i : i + MAX_WHOLE]) for i in range(0, len(wholes), MAX_WHOLE)]
-    sheets += [tuple(crops[i : i + MAX_CROPS]) for i in range(0, len(crops), MAX_CROPS)]
-    # A duplicate of a duplicate is judged by the first card of the chain.
-    for card, judged_by in list(dups.items()):
-        dups[card] = dups.get(judged_by, judged_by)
-    return Plan(tuple(sheets), tuple(gaps), receipts, by, exact, devices, themes, dups)
+                    self.receipts[screen.card_id] = "inspected"
+        sheets = [tuple(wholes[i : i + MAX_WHOLE]) for i in range(0, len(wholes), MAX_WHOLE)]
+        sheets += [tuple(crops[i : i + MAX_CROPS]) for i in range(0, len(crops), MAX_CROPS)]
+        dups = self.dups
+        # A duplicate of a duplicate is judged by the first card of the chain.
+        for card, judged_by in list(dups.items()):
+            dups[card] = dups.get(judged_by, judged_by)
+        return Plan(
+            tuple(sheets),
+            tuple(self.gaps),
+            self.receipts,
+            self.by,
+            self.exact,
+            self.devices,
+            self.themes,
+            dups,
+            self.sizes,
+        )
+
+    def _whole(self, position: int) -> Tile:
+        screen, seen = self.fresh[position]
+        assert seen.natural is not None
+        return Tile(screen.card_id, screen.board, screen.version, True, *seen.natural)
 
 
 def _crop(base: Pixels, screen: Pixels) -> Crop:
@@ -269,8 +432,3 @@ def _crop(base: Pixels, screen: Pixels) -> Crop:
         rect.pixels,
     )
     return attrs.evolve(crop, rect=scaled)
-
-
-def _whole(screen: Screen) -> Tile:
-    assert screen.pixels is not None
-    return Tile(screen.card_id, screen.board, screen.version, True, *screen.pixels.natural_size)

@@ -2,7 +2,10 @@
 
 A plan call (``boards``) gathers the image cards of the boards in scope,
 decodes their stored images outside the transaction, makes the plan
-(:mod:`layoutkit.review.plan`) and stores it as a run in state ``planned``. A
+(:mod:`layoutkit.review.plan`) and stores it as a run in state ``planned``. The
+images are read and decoded one at a time as the plan looks at them, never all
+at once: 600 screens would be gigabytes decoded, and their stored bytes alone
+can be hundreds of megabytes. A
 receipt call (``run``) checks the sight code and, once every sheet was served
 and the code echoed, verifies the run and reports each card's receipt state.
 
@@ -21,10 +24,10 @@ from typing import Any
 
 import attrs
 
-from layoutkit.errors import EngineError, ServiceError, did_you_mean
+from layoutkit.errors import ServiceError, did_you_mean
 from layoutkit.review import plan as planner
 from layoutkit.review import rules as rule_engine
-from layoutkit.review.diff import decode
+from layoutkit.review.diff import Pixels, decode
 from layoutkit.review.sheets import image_tokens
 from layoutkit.service._common import may_reach, personal_board
 from layoutkit.service.registry import REGISTRY
@@ -207,15 +210,16 @@ def _needs_scope(boards: list[BoardRecord], counts: dict[str, int]) -> ServiceEr
 
 @attrs.frozen
 class _Gathered:
-    """What a plan reads: the screens with their stored bytes, the rubric in force and
-    the blob keys judged under it in verified runs."""
+    """What a plan reads: the screens with the blob keys of their images (the bytes
+    are read as the plan looks at them), the rubric in force and the blob keys
+    judged under it in verified runs."""
 
     boards: list[str]
     project_id: int | None
     rubric: str
     prior: list[str]
     judged: set[str]
-    screens: list[tuple[str, CardRecord, str | None, bytes | None]]
+    screens: list[tuple[str, CardRecord, str | None]]
 
 
 def _gather(tx: Tx, call: Call) -> _Gathered | None:
@@ -249,10 +253,7 @@ def _gather(tx: Tx, call: Call) -> _Gathered | None:
     project = tx.project(boards[0].project_id) if boards[0].project_id is not None else None
     rubric = rule_engine.rubric_hash(_resolved(tx, call, project))
     prior = tx.verified_runs(call.workspace_id, boards[0].project_id, rubric)
-    screens = []
-    for board, card in picked:
-        ref = _image_ref(tx, call, card)
-        screens.append((board.slug, card, ref, tx.blobs.get(ref) if ref is not None else None))
+    screens = [(board.slug, card, _image_ref(tx, call, card)) for board, card in picked]
     return _Gathered(
         [b.slug for b in boards],
         boards[0].project_id,
@@ -263,15 +264,21 @@ def _gather(tx: Tx, call: Call) -> _Gathered | None:
     )
 
 
-def _screen(board: str, card: CardRecord, ref: str | None, data: bytes | None) -> planner.Screen:
-    pixels, gap = None, None
-    if data is None:
-        gap = "failed"
-    else:
-        try:
-            pixels = decode(data)
-        except EngineError:
-            gap = "undecodable"
+def _loader(call: Call, ref: str) -> planner.Loader:
+    """Reads the blob ``ref`` and decodes it, each time the plan asks: blobs are
+    never changed nor deleted, so a read after the snapshot's finds what it would
+    have found (a missing one is a ``failed`` gap either way)."""
+
+    def load() -> Pixels | None:
+        # A lookup by hash needs no snapshot (one statement, no transaction to open).
+        with call.workspace.store.read(snapshot=False) as tx:
+            data = tx.blobs.get(ref)
+        return decode(data) if data is not None else None
+
+    return load
+
+
+def _screen(call: Call, board: str, card: CardRecord, ref: str | None) -> planner.Screen:
     device = card.payload.get("device")
     theme = card.payload.get("theme")
     return planner.Screen(
@@ -279,8 +286,8 @@ def _screen(board: str, card: CardRecord, ref: str | None, data: bytes | None) -
         board,
         card.version,
         ref,
-        pixels,
-        gap,
+        _loader(call, ref) if ref is not None else None,
+        "failed" if ref is None else None,
         device=device if device in planner.DEVICES else None,
         theme=theme if theme in ("light", "dark") else None,
     )
@@ -291,11 +298,11 @@ def _prepare(call: Call) -> dict[str, Any] | None:
     gathered: _Gathered | None = call.snapshot
     if gathered is None:
         return None
-    screens = [_screen(*s) for s in gathered.screens]
+    screens = [_screen(call, *s) for s in gathered.screens]
     made = planner.make_plan(screens, judged=gathered.judged, full=bool(call.params.get("full")))
     keys = {s.card_id: s.key for s in screens}
     tiles = made.tiles
-    baseline = sum(image_tokens(*s.pixels.natural_size) for s in screens if s.pixels)
+    baseline = sum(image_tokens(*size) for size in made.sizes.values())
     cost = sum(
         image_tokens(t.crop.width if t.crop else t.width, t.crop.height if t.crop else t.height)
         for t in tiles

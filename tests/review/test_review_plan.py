@@ -288,6 +288,11 @@ def pixels(data: bytes) -> Pixels:
     return Pixels.from_rgba(rgba)
 
 
+def held(decoded: Pixels) -> planner.Loader:
+    """A loader of pixels decoded beforehand."""
+    return lambda: decoded
+
+
 @pytest.mark.parametrize(
     ("width", "device"),
     [(390, "phone"), (599, "phone"), (600, "tablet"), (1099, "tablet"), (1100, "desktop")],
@@ -307,15 +312,15 @@ def test_gaps_and_themes() -> None:
 def test_a_near_duplicate_of_another_size_is_its_own_whole_tile() -> None:
     a, b = screen(), screen(size=(1440, 960))
     screens = [
-        planner.Screen(1, "app", 1, "sha256:a", pixels(a)),
-        planner.Screen(2, "app", 1, "sha256:b", pixels(b)),
+        planner.Screen(1, "app", 1, "sha256:a", held(pixels(a))),
+        planner.Screen(2, "app", 1, "sha256:b", held(pixels(b))),
     ]
     made = planner.make_plan(screens)
     assert [t.whole for t in made.tiles] == [True, True]
 
 
 def test_screens_judged_before_are_reused_unless_full() -> None:
-    screens = [planner.Screen(1, "app", 1, "sha256:a", pixels(screen()))]
+    screens = [planner.Screen(1, "app", 1, "sha256:a", held(pixels(screen())))]
     assert planner.make_plan(screens, judged={"sha256:a"}).receipts == {1: "reused"}
     assert planner.make_plan(screens, judged={"sha256:a"}, full=True).receipts == {1: "inspected"}
 
@@ -499,8 +504,8 @@ def test_reduced_screens_of_two_natural_sizes_are_a_size_change(
     a, b = review_images.decode(screen()), review_images.decode(screen(size=(1439, 900)))
     assert a.size == b.size and a.natural_size != b.natural_size
     screens = [
-        planner.Screen(1, "app", 1, "sha256:a", a),
-        planner.Screen(2, "app", 1, "sha256:b", b),
+        planner.Screen(1, "app", 1, "sha256:a", held(a)),
+        planner.Screen(2, "app", 1, "sha256:b", held(b)),
     ]
     made = planner.make_plan(screens)
     assert [(t.whole, t.width) for t in made.tiles] == [(True, 1440), (True, 1439)]
