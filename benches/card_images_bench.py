@@ -32,7 +32,7 @@ def _screen() -> bytes:
         for batch in example["batches"]:
             ws.call("compose_board", {"board": "welcome", **batch})
         drawn = base64.b64decode(
-            ws.call("render_board", {"board": "welcome", "format": "png"})["png"]
+            ws.call("render_board", {"board": "welcome", "format": "png"})["image"]["data"]
         )
     img = Image.open(io.BytesIO(drawn)).convert("RGB").resize((1440, 900))
     out = io.BytesIO()
