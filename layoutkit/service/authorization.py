@@ -49,6 +49,15 @@ TOKEN_CALLERS: dict[Caller, tuple[PrincipalKind, Role]] = {
 UNAUTHENTICATED: tuple[Caller, ...] = ("non-member", "revoked", "nobody")
 
 
+#: Rows whose reach into another workspace is their purpose, in the words the table
+#: shows (the others answer 404 for every id of another workspace).
+SPANS: dict[str, str] = {
+    "transfer_project": "`to` names it: as an owner there too, in a multi-workspace "
+    "deployment; else 404 `unknown_workspace`",
+    "accept_invitation": "joins the workspace whose invitation secret it presents",
+}
+
+
 @attrs.frozen(slots=True)
 class Row:
     """One operation (a generic verb's kind is a row of its own, ``get:task``)."""
@@ -69,6 +78,8 @@ class Row:
     @property
     def other_workspace(self) -> str:
         """What ids of another workspace answer."""
+        if self.operation in SPANS:
+            return SPANS[self.operation]
         if self.task_ids:
             return "task ids: as a member there (with that role); else 404"
         return "404"

@@ -21,6 +21,7 @@ from layoutkit.principal import Principal
 from layoutkit.service import REGISTRY
 from layoutkit.service.authorization import (
     CALLERS,
+    SPANS,
     TOKEN_CALLERS,
     UNAUTHENTICATED,
     Caller,
@@ -122,6 +123,7 @@ def test_the_table_has_one_row_per_registered_operation() -> None:
     for op in REGISTRY:
         expected += [f"{op.name}:{k}" for k in op.kinds] if op.kinds else [op.name]
     assert [r.operation for r in ROWS] == expected
+    assert set(SPANS) <= set(expected), "SPANS names an operation that is not registered"
     # Nothing admits everyone by accident: every row refuses someone, and the rows
     # that write refuse share links unless they are the annotate mode's.
     for row in ROWS:
