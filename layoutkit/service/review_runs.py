@@ -270,9 +270,8 @@ def _loader(call: Call, ref: str) -> planner.Loader:
     have found (a missing one is a ``failed`` gap either way)."""
 
     def load() -> Pixels | None:
-        # A lookup by hash needs no snapshot (one statement, no transaction to open).
-        with call.workspace.store.read(snapshot=False) as tx:
-            data = tx.blobs.get(ref)
+        # Through the workspace: only the road and its helpers open transactions.
+        data = call.workspace.cache_read(lambda tx: tx.blobs.get(ref))
         return decode(data) if data is not None else None
 
     return load
