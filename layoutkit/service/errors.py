@@ -3,7 +3,9 @@
 Engines raise :class:`~layoutkit.errors.EngineError` values with a machine code
 and no status; :meth:`Workspace.call` turns them into :class:`ServiceError`
 with :func:`to_service_error`, so an operation answers the same whichever
-engine refused it.
+engine refused it. What the store raises (:class:`~layoutkit.storage.StorageError`
+and its kinds) is given its status and code by :data:`STORAGE_STATUS`, so no
+storage error leaves the road as a crash.
 """
 
 from __future__ import annotations
@@ -14,6 +16,43 @@ from typing import Any
 
 from layoutkit.errors import EngineError, ServiceError
 from layoutkit.limits import json_loads
+from layoutkit.storage import BusyError, ConflictError, NotFoundError, StorageError
+
+#: Seconds a caller refused with 503 busy is told to wait before retrying.
+RETRY_AFTER_S = 1
+
+#: Status, code and message of every class the storage package raises, most specific
+#: first (a meta-test checks that each exception class the package defines is here).
+STORAGE_STATUS: MappingProxyType[type[StorageError], tuple[int, str, str | None]] = (
+    MappingProxyType(
+        {
+            # A lock not granted within the store's wait: nothing was written, and the
+            # same call will most likely go through in a moment.
+            BusyError: (
+                503,
+                "busy",
+                "the workspace is busy with other writes; nothing was written, retry shortly",
+            ),
+            # A name or key taken meanwhile by another writer: the store says which.
+            ConflictError: (409, "conflict", None),
+            NotFoundError: (404, "not_found", None),
+            # A misuse of the store (a write in a read, a nested transaction): the
+            # store's words would name internals, so the answer is generic.
+            StorageError: (500, "storage_error", "the store refused the operation"),
+        }
+    )
+)
+
+
+def storage_service_error(err: StorageError) -> ServiceError:
+    """The answer for a storage error that reached the road: nothing of the call was
+    written (its transaction rolled back)."""
+    status, code, message = next(
+        STORAGE_STATUS[cls] for cls in type(err).__mro__ if cls in STORAGE_STATUS
+    )
+    extra = {"retryAfter": RETRY_AFTER_S} if isinstance(err, BusyError) else {}
+    return ServiceError(status, code, message or str(err), **extra)
+
 
 #: Status of every code an engine raises. 400: the request cannot be done as sent;
 #: 404: it names something that is not there; 409: it nearly names something that

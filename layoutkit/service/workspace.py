@@ -22,16 +22,13 @@ from layoutkit.service._common import (
     reachable_workspace,
 )
 from layoutkit.service.board_model import BoardModels
-from layoutkit.service.errors import to_service_error
+from layoutkit.service.errors import storage_service_error, to_service_error
 from layoutkit.service.ids import unknown_task, values_at
 from layoutkit.service.jobs import JobRunner
 from layoutkit.service.registry import REGISTRY, Operation, Registry
 from layoutkit.service.task_pins import task_id_pin
 from layoutkit.service.warm_pictures import WarmPictures
-from layoutkit.storage import BoardRecord, BusyError, StorageError, Store, Tx, open_store
-
-#: Seconds a caller refused with 503 busy is told to wait before retrying.
-RETRY_AFTER_S = 1
+from layoutkit.storage import BoardRecord, StorageError, Store, Tx, open_store
 
 if TYPE_CHECKING:
     from layoutkit.meaning import Embedder
@@ -340,6 +337,9 @@ class Workspace:
         except EngineError as err:
             # Engines speak in codes; statuses are given here, once, for every operation.
             raise to_service_error(err) from err
+        except StorageError as err:
+            # So does the store: no storage error leaves the road as a crash.
+            raise storage_service_error(err) from err
         finally:
             self._calls -= 1
             self._last_call = time.monotonic()
@@ -438,15 +438,6 @@ class Workspace:
                     # a job that fails to start only loses its own work.
                     log.exception("starting background work after %s failed", op.name)
             return result
-        except BusyError as exc:
-            # A lock not granted within the store's wait: nothing was written, and
-            # the same call will most likely go through in a moment.
-            raise ServiceError(
-                503,
-                "busy",
-                "the workspace is busy with other writes; nothing was written, retry shortly",
-                retryAfter=RETRY_AFTER_S,
-            ) from exc
         except idempotency.ConflictError:
             # Another caller committed the same key first: answer as a retry would.
             if replay is None:
