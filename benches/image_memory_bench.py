@@ -61,7 +61,7 @@ scenario, keep, threads = sys.argv[1], sys.argv[2] == "keep", int(sys.argv[3])
 screens, rounds = int(sys.argv[5]), int(sys.argv[6])
 from layoutkit import Principal, Workspace
 try:
-    from layoutkit.service import renditions
+    from layoutkit.service.uploads import renditions
 except ImportError:  # a tree from before renditions
     renditions = None
 if renditions is not None and not keep:

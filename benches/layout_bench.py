@@ -30,7 +30,7 @@ from layoutkit.layout import (
 )
 from layoutkit.layout.modes import Item
 from layoutkit.limits import ARRANGE_CARDS
-from layoutkit.service.workspace import Workspace
+from layoutkit.service.road.workspace import Workspace
 
 TOPICS = [
     "Research",

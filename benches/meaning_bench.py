@@ -30,8 +30,8 @@ from layoutkit import Workspace
 from layoutkit.limits import MEANING_WINDOW
 from layoutkit.meaning import Embedder, HashingEmbedder, LocalEmbedder
 from layoutkit.principal import Principal
-from layoutkit.service import meaning
-from layoutkit.service.workspace import Call
+from layoutkit.service.road.workspace import Call
+from layoutkit.service.search import meaning
 
 WORDS = [
     "login",

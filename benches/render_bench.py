@@ -60,6 +60,7 @@ from sqlalchemy import delete, select  # noqa: E402
 from layoutkit import Workspace  # noqa: E402
 from layoutkit.render import render_board, render_doc  # noqa: E402
 from layoutkit.render._glance import FACES, GLANCES  # noqa: E402
+from layoutkit.service.pictures.warm_pictures import WarmPictures  # noqa: E402
 from layoutkit.storage._schema import card_faces, cards  # noqa: E402
 from tests.render.gallery import EVERY_CARD, EVERY_ELEMENT  # noqa: E402
 
@@ -209,7 +210,7 @@ def caller_rows(backend: str, url: str, count: int, reps: int) -> list[Row]:
         def png_new_process(rep: int) -> None:
             # A process that never drew the board: no glance in memory, no warm read.
             GLANCES.clear()
-            ws.pictures.clear()
+            ws.extension(WarmPictures).clear()
 
         def draw_png() -> Any:
             return ws.call("render_board", png)

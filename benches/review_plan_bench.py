@@ -40,7 +40,7 @@ from _timing import CALLER, HTTP, TIMING_HEADER, Timing, measure, table, workspa
 
 from layoutkit import Principal, ServiceError, Workspace
 from layoutkit.adapters.http import create_app
-from layoutkit.service.review_runs import MAX_BOARDS
+from layoutkit.service.review.review_runs import MAX_BOARDS
 from layoutkit.storage import NewCard
 
 AGENT = Principal.agent("bench")

@@ -359,7 +359,7 @@ def _ms(fn: Any, items: list[Any]) -> list[float]:
 
 
 def _fts_alone(ws: Workspace) -> Any:
-    from layoutkit.service.search import GROUPS
+    from layoutkit.service.search.search import GROUPS
 
     def run(q: str) -> None:
         with ws.store.read() as tx:

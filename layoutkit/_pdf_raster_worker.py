@@ -7,7 +7,7 @@ frames of one letter, a big-endian length and that many bytes:
 - ``P`` + one page: 4-byte width, 4-byte height, then the PNG (or JPEG) bytes;
 - ``X`` + the reason it cannot be rasterised (a broken, encrypted or empty file).
 
-The parent (:mod:`layoutkit.service.pdf_pages`) kills this process when it runs
+The parent (:mod:`layoutkit.service.uploads.pdf_pages`) kills this process when it runs
 past its time, and the limits set below (address space, CPU seconds) bound
 what a hostile PDF can take: neither reaches the server process. It imports only
 pypdfium2 and Pillow.

@@ -4,7 +4,7 @@ Reads from standard input, for each file, an 8-byte big-endian length and
 the bytes; writes one line per file: the page count, ``-`` when it cannot
 be told, the name of a cap and the value that passed it (``pdfPages 12000000``)
 when the file asks for more than the caps allow, or ``refused`` and a reason when
-reading it passed one of the reader's own safety limits. The parent (:mod:`layoutkit.service.pdf_pages`) kills this process
+reading it passed one of the reader's own safety limits. The parent (:mod:`layoutkit.service.uploads.pdf_pages`) kills this process
 when one file takes too long, so a hostile PDF costs at most its time cap,
 and the address-space cap set below bounds its memory: neither reaches the
 server process. It imports only pypdf, so it starts in a fraction of a second.

@@ -58,7 +58,7 @@ IMAGE_PIXELS = 89_478_485
 DECODE_PIXELS = 16_777_216
 #: Bytes, indirect objects and pages pypdf may read to count a PDF's pages, and
 #: the wall time the count may take. A larger or slower file has no count; one over
-#: the object or page cap is refused (see layoutkit.service.pdf_pages).
+#: the object or page cap is refused (see layoutkit.service.uploads.pdf_pages).
 PDF_BYTES = 25 * 1024 * 1024
 PDF_OBJECTS = 200_000
 PDF_PAGES = 100_000
@@ -66,7 +66,7 @@ PDF_SECONDS = 2.0
 
 #: Tasks meaning search compares with a query: the most recently updated within the
 #: search's facets. Not a refusal: a search over a larger workspace reads this many
-#: and says so in ``modeReason`` (service/meaning.py). Ranking 5,000 vectors of 384
+#: and says so in ``modeReason`` (service/search/meaning.py). Ranking 5,000 vectors of 384
 #: values is one matrix product of about 2 ms.
 MEANING_WINDOW = 5000
 

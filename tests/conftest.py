@@ -6,8 +6,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from layoutkit import Workspace
+
+# Hypothesis' per-example deadline is a timing assert: on a loaded machine (CI
+# shares its cores) a correct example that reads the database can take longer.
+settings.register_profile("layoutkit", deadline=None)
+settings.load_profile("layoutkit")
 
 POSTGRES_URL = os.environ.get("LAYOUTKIT_TEST_POSTGRES_URL")
 # The suite never fetches links from the real network: servers the tests start
@@ -15,7 +21,7 @@ POSTGRES_URL = os.environ.get("LAYOUTKIT_TEST_POSTGRES_URL")
 # a stub resolver and loopback servers.
 os.environ["LAYOUTKIT_FETCH"] = "off"
 # Every warm board model a write uses is compared with one built from the
-# database (service/board_model.py); a stale model fails the test that used it.
+# database (service/boards/board_model.py); a stale model fails the test that used it.
 os.environ.setdefault("LAYOUTKIT_VERIFY_MODELS", "1")
 
 

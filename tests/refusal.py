@@ -14,7 +14,7 @@ import attrs
 import pytest
 
 from layoutkit.errors import EngineError, ServiceError
-from layoutkit.service.errors import to_service_error
+from layoutkit.service.road.errors import to_service_error
 
 
 @attrs.define

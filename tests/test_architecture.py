@@ -105,7 +105,7 @@ def test_status_talk_is_caught_and_payload_fields_are_not(tmp_path: Path) -> Non
 def test_every_engine_code_has_a_status() -> None:
     # The service's table must know each code an engine raises, or a refusal would
     # answer with the fallback status by accident.
-    from layoutkit.service.errors import STATUS_BY_CODE
+    from layoutkit.service.road.errors import STATUS_BY_CODE
 
     raisers = {"EngineError", "LayoutError", "DiagramError", "_fail"}
     codes: set[str] = set()

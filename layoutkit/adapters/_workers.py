@@ -198,18 +198,24 @@ def supervise(sockets: list[socket.socket], settings: dict[str, Any]) -> int:
                 log.warning("worker %s died (code %s); starting it again", i, process.exitcode)
                 start(i)
     finally:
-        for process in workers:
-            if process is not None and process.is_alive():
-                process.terminate()
-        for process in workers:
-            if process is not None:
-                process.join(15)
-                if process.is_alive():
-                    process.kill()
-                    process.join()
+        _stop_all(workers)
         for sig, handler in previous.items():
             with contextlib.suppress(ValueError, TypeError):
                 signal.signal(sig, handler)
         for sock in sockets:
             sock.close()
     return status
+
+
+def _stop_all(workers: list[Any]) -> None:
+    """Ask every live worker to stop, then wait for each; one that does not stop in
+    15 seconds is killed."""
+    for process in workers:
+        if process is not None and process.is_alive():
+            process.terminate()
+    for process in workers:
+        if process is not None:
+            process.join(15)
+            if process.is_alive():
+                process.kill()
+                process.join()

@@ -10,6 +10,7 @@ The local command line acts as the workspace owner.
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import os
 import sys
@@ -25,8 +26,8 @@ from layoutkit.errors import EngineError
 from layoutkit.limits import json_loads
 from layoutkit.meaning import EMBED_ENV, Embedder, embedder_from_env
 from layoutkit.principal import Principal
-from layoutkit.service.ai import backend_from_env
-from layoutkit.service.uploads import MAX_FILE_BYTES, guess_mime
+from layoutkit.service.road.ai import backend_from_env
+from layoutkit.service.uploads.uploads import MAX_FILE_BYTES, guess_mime
 
 EXIT_REFUSED = 1
 DEFAULT_DB = "sqlite:///./layoutkit.db"
@@ -1139,7 +1140,7 @@ def project_transfer(
 ) -> None:
     """Copy PROJECT into workspace --to of the same deployment (a multi-workspace one:
     LAYOUTKIT_MULTI_WORKSPACE=1) and print the report as a table."""
-    from layoutkit.service import transfer
+    from layoutkit.service.workspaces import transfer
 
     try:
         ws = Workspace.open(db, name=source)
@@ -1248,8 +1249,8 @@ def serve(
             "an in-memory database cannot be shared by several workers; "
             "serve a SQLite file or PostgreSQL, or pass --workers 1"
         )
-    ws.jobs.submit(ws.resume_links)  # in the background: it reads every board
-    ws.jobs.submit(ws.resume_pages)
+    for name in ws.resumable():  # in the background: it reads every board
+        ws.jobs.submit(functools.partial(ws.resume, name))
     try:
         run_server(
             ws,
@@ -1279,8 +1280,8 @@ def mcp_command(db: str, fetch: bool | None, capture: str | None) -> None:
     from layoutkit.adapters.mcp import run_stdio
 
     ws = _open(db, fetch=fetch_setting(fetch, server=True), capture=capture)
-    ws.jobs.submit(ws.resume_links)  # in the background: it reads every board
-    ws.jobs.submit(ws.resume_pages)
+    for name in ws.resumable():  # in the background: it reads every board
+        ws.jobs.submit(functools.partial(ws.resume, name))
     try:
         run_stdio(ws)
     finally:

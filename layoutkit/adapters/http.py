@@ -41,9 +41,10 @@ from layoutkit.adapters import _workers
 from layoutkit.adapters.viewer import change_stream, message_page, viewer_page
 from layoutkit.examples import seed_example
 from layoutkit.principal import Principal
-from layoutkit.service import offload, uploads
-from layoutkit.service.errors import parse_request_json
-from layoutkit.service.work import LONG_POLLS
+from layoutkit.service.delivery.work import LONG_POLLS
+from layoutkit.service.road import offload
+from layoutkit.service.road.errors import parse_request_json
+from layoutkit.service.uploads import uploads
 
 API = "/api/v1"
 #: Operations one server process runs at once; more wait their turn on the event
@@ -911,7 +912,7 @@ def worker_app() -> Starlette:
     """
     from layoutkit.meaning import embedder_from_env
     from layoutkit.net import unfurler_for
-    from layoutkit.service.ai import backend_from_env
+    from layoutkit.service.road.ai import backend_from_env
 
     settings = json.loads(os.environ[WORKER_SETTINGS_ENV])
     unfurler = unfurler_for(settings["fetch"], settings.get("capture"))

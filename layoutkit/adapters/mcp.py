@@ -21,8 +21,8 @@ from starlette.types import ASGIApp
 
 from layoutkit import ServiceError, Workspace
 from layoutkit.principal import Principal
-from layoutkit.service.registry import TEXT_FIELD, split_image
-from layoutkit.service.work import LONG_POLLS
+from layoutkit.service.delivery.work import LONG_POLLS
+from layoutkit.service.road.registry import TEXT_FIELD, split_image
 
 if TYPE_CHECKING:
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager

@@ -3,7 +3,7 @@
 The deployment names the server (``LAYOUTKIT_AI_URL``), so unlike link
 fetching it is not held to the public-address rules: a model served on the
 same machine or a private network is the usual case. The service only knows
-the small protocol it calls (``layoutkit.service.ai.AiBackend``).
+the small protocol it calls (``layoutkit.service.road.ai.AiBackend``).
 """
 
 from __future__ import annotations

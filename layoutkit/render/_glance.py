@@ -133,9 +133,7 @@ GLANCES = GlanceCache()
 def _code_digest() -> str:
     """A digest of the code a face depends on: a face stored by an older renderer,
     text measure or payload rule must not be served by a newer one."""
-    import layoutkit
-
-    root = Path(layoutkit.__file__).parent
+    root = Path(__file__).resolve().parent.parent
     digest = hashlib.blake2b(digest_size=8)
     for package in ("render", "layout", "elements", "fonts"):
         for path in sorted((root / package).iterdir()):

@@ -328,7 +328,7 @@ class ReviewRuleRecord:
 
 @attrs.frozen(slots=True)
 class TaskRecord:
-    """A task as stored; ``human`` None follows the type rule (service/tasks.py)."""
+    """A task as stored; ``human`` None follows the type rule (service/tasks/tasks.py)."""
 
     id: int
     workspace_id: int

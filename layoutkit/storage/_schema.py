@@ -100,7 +100,7 @@ boards = Table(
     Column("card_seq", BigInteger, nullable=False, default=0),
     Column("created_at", When, nullable=False),
     Column("updated_at", When, nullable=False),
-    # Change counters for warm board models (service/board_model.py): every
+    # Change counters for warm board models (service/boards/board_model.py): every
     # write to the board's cards or edges bumps ``rev`` and stamps the changed
     # card rows with it, so a model at rev r catches up by reading the rows
     # with a larger rev. ``edges_rev`` is the rev of the last edge change and
@@ -282,7 +282,7 @@ invitations = Table(
     Column("role", String(10), nullable=False),
     Column("invited_by", String(300), nullable=False),
     # The inviter's token, when it had one: its invitations lapse with its
-    # ownership (see service/access.py).
+    # ownership (see service/workspaces/access.py).
     Column("inviter_token_id", Id, ForeignKey("api_tokens.id", ondelete="CASCADE"), nullable=True),
     Column("created_at", When, nullable=False),
     Column("expires_at", When, nullable=False),
@@ -403,7 +403,7 @@ annotations = Table(
 )
 
 # A task of the task engine. The columns are the fields a patch sets; ``human``
-# NULL means "follow the type rule" (see service/tasks.py), and ``asked_by`` is
+# NULL means "follow the type rule" (see service/tasks/tasks.py), and ``asked_by`` is
 # the kind of principal that filed it (the rule reads it). The text fields
 # search reads are columns of their own (gates is a list of items, each with
 # its evidence); ``fields`` holds the workspace's custom fields by key.
@@ -505,7 +505,7 @@ task_events = Table(
     Index("ix_task_events_task", "task_id", "id"),
 )
 
-# The search index (service/search.py): one document per task, board, card,
+# The search index (service/search/search.py): one document per task, board, card,
 # finding and tag of a workspace, its text folded and cut into words
 # (layoutkit/search_text.py). ``kind`` and ``subject`` name the row it was read
 # from (a tag's subject is the folded tag); ``grp`` is the group of the reply
@@ -549,7 +549,7 @@ search_words = Table(
     Index("ix_search_words_first", "workspace_id", "first", "length"),
 )
 
-# Meaning search (service/meaning.py): one vector per task, made by the
+# Meaning search (service/search/meaning.py): one vector per task, made by the
 # embedder named ``model`` from the task text whose digest is ``text_hash``.
 # ``task_updated_at`` is the task's stamp when its text was read: the vector is
 # current while it equals the task's ``updated_at``. ``vector`` holds ``dim``
@@ -567,7 +567,7 @@ task_embeddings = Table(
     Index("ix_task_embeddings_workspace", "workspace_id"),
 )
 
-# Work delivered to agents (service/work.py): one lease per delivered item,
+# Work delivered to agents (service/delivery/work.py): one lease per delivered item,
 # keyed ``annotation:<id>``, ``choice:<id>`` or ``ask:<id>``. ``state`` is
 # ``leased`` (the agent holds it until ``lease_until``) or ``done``.
 work_claims = Table(

@@ -814,7 +814,7 @@ class TaskTx(Protocol):
 
 
 class EmbeddingTx(Protocol):
-    """Task vectors of meaning search (service/meaning.py)."""
+    """Task vectors of meaning search (service/search/meaning.py)."""
 
     def task_embedding_window(
         self,

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from layoutkit import Workspace
 from layoutkit.adapters.cli import main
 from layoutkit.adapters.http import create_app
-from layoutkit.service.briefs import CHAPTER, SECTIONS
+from layoutkit.service.tasks.briefs import CHAPTER, SECTIONS
 from tests.adapters.conftest import Api, LiveServer, mcp_session
 from tests.service.brainstorm import brainstorm
 

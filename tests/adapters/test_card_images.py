@@ -77,7 +77,7 @@ def test_mcp_session_receives_image_content() -> None:
 
 def test_a_text_block_beside_an_image_is_text_content_of_its_own() -> None:
     # The result-shape rule on its own, through the adapter's result builder.
-    from layoutkit.service.registry import REGISTRY, declare
+    from layoutkit.service.road.registry import REGISTRY, declare
 
     def handler(call):  # type: ignore[no-untyped-def]
         return {"n": 1, "text": "T1 cardId=1\n", "image": {"mime": "image/png", "data": "aGk="}}

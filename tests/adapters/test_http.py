@@ -226,7 +226,7 @@ def test_multipart_upload_is_held_to_the_upload_operations_limits(
     api: Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The adapter refuses before reading the body, with the operation's own cap.
-    from layoutkit.service import uploads
+    from layoutkit.service.uploads import uploads
 
     monkeypatch.setattr(uploads, "MAX_CALL_BYTES", 100)
     api.op("create", {"kind": "board", "slug": "up"})

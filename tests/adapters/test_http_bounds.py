@@ -12,7 +12,7 @@ import pytest
 
 from layoutkit import Workspace
 from layoutkit.adapters.http import create_app
-from layoutkit.service import uploads
+from layoutkit.service.uploads import uploads
 from layoutkit.storage._sql import store as sql_store
 
 from .conftest import Api, LiveServer

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from layoutkit import Workspace
 from layoutkit.adapters.cli import main
 from layoutkit.adapters.http import create_app, openapi_document
-from layoutkit.service.task_refs import MAX_UPLOAD_BYTES
+from layoutkit.service.tasks.task_refs import MAX_UPLOAD_BYTES
 from tests.adapters.conftest import Api, LiveServer, mcp_session
 
 

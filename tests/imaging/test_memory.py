@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 _CHILD = """
 import base64, json, resource
 from layoutkit import Workspace
-from layoutkit.service import renditions
+from layoutkit.service.uploads import renditions
 from tests import pngs
 
 renditions.schedule = lambda workspace, keys: None

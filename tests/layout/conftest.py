@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 
 from layoutkit.layout import MAX_FRAME_DEPTH, Board, Card, place_batch
-from layoutkit.service.layout_params import batch_from_params
+from layoutkit.service.boards.layout_params import batch_from_params
 
 
 def assert_sound(board: Board) -> None:

@@ -15,7 +15,7 @@ from layoutkit.layout import (
     clamp_aspect,
     place_batch,
 )
-from layoutkit.service.layout_params import batch_from_params
+from layoutkit.service.boards.layout_params import batch_from_params
 from tests.refusal import refused
 
 from .conftest import assert_sound, compose, stored, text

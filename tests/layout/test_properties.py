@@ -17,7 +17,7 @@ from layoutkit.layout import (
     arrange,
     place_batch,
 )
-from layoutkit.service.layout_params import batch_from_params
+from layoutkit.service.boards.layout_params import batch_from_params
 
 from .conftest import assert_sound
 

@@ -28,8 +28,8 @@ from layoutkit.meaning import (
     normalised,
 )
 from layoutkit.principal import Principal
-from layoutkit.service.meaning import meaning_rerank
-from layoutkit.service.workspace import Call
+from layoutkit.service.road.workspace import Call
+from layoutkit.service.search.meaning import meaning_rerank
 from tests.loopback import QuietHandler
 
 

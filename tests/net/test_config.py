@@ -13,7 +13,7 @@ from layoutkit import Workspace
 from layoutkit.adapters import http
 from layoutkit.adapters.cli import main
 from layoutkit.net import ChromiumCapture, SidecarCapture, Unfurler
-from layoutkit.service.links import OFFLINE
+from layoutkit.service.boards.links import OFFLINE
 from tests.browser import CHROMIUM
 
 

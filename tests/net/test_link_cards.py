@@ -9,7 +9,7 @@ import pytest
 
 from layoutkit import Workspace
 from layoutkit.net import Unfurled, Unfurler
-from layoutkit.service.links import OFFLINE
+from layoutkit.service.boards.links import OFFLINE
 from tests.net.conftest import PUBLIC, SITE
 
 FORGED = {
@@ -230,9 +230,9 @@ def test_a_server_that_starts_again_fetches_the_links_whose_fetch_never_landed(
         with first.store.transaction() as tx:
             tx.update_cards([{"id": card_id, "payload": {"url": f"http://{SITE}/title"}}])
     with Workspace.open(db, unfurler=Unfurler(make_fetcher())) as again:
-        assert again.resume_links() == 1
+        assert again.resume("links") == 1
         assert again.jobs.drain(30)
         assert _card(again, "b", card_id)["payload"]["meta"]["title"] == "Only a title"
         assert _card(again, "b", done)["payload"]["error"] == OFFLINE  # left alone
     with Workspace.open(db) as offline:
-        assert offline.resume_links() == 0
+        assert offline.resume("links") == 0

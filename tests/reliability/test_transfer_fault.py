@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from layoutkit.service.transfer import PAUSE_ENV
+from layoutkit.service.workspaces.transfer import PAUSE_ENV
 from layoutkit.storage import _schema as s
 from tests.service.transfer_fixtures import backend_url, build_project, counts, two_workspaces
 

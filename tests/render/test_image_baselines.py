@@ -19,7 +19,7 @@ from PIL import Image
 
 from layoutkit import Workspace, render
 from layoutkit.examples import seed_example
-from layoutkit.service import pdf_pages
+from layoutkit.service.uploads import pdf_pages
 from layoutkit.storage import blob_key
 from tests.pdfs import report_pdf
 

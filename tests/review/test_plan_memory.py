@@ -25,7 +25,7 @@ from layoutkit import Workspace
 from layoutkit.errors import EngineError
 from layoutkit.review import plan as planner
 from layoutkit.review.diff import Pixels
-from layoutkit.service import review_runs as runs
+from layoutkit.service.review import review_runs as runs
 from tests.review import plan_reference as reference
 from tests.review.test_review_plan import AGENT, board, screen
 

@@ -14,7 +14,7 @@ from layoutkit import Principal, ServiceError, Workspace, limits
 from layoutkit.review import images as review_images
 from layoutkit.review import plan as planner
 from layoutkit.review.diff import Pixels
-from layoutkit.service import review_runs as runs
+from layoutkit.service.review import review_runs as runs
 from layoutkit.storage import NewCard
 
 AGENT = Principal.agent("claude")

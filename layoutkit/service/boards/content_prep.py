@@ -1,0 +1,325 @@
+"""Write-time preparation of authored payloads: contract check, diagram import and layout.
+
+Shared by every operation that stores content (compose_board, update_cards),
+so a payload is checked and completed the same way whatever road it came by.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import attrs
+
+from layoutkit import diagram, elements
+from layoutkit.errors import EngineError, ServiceError
+from layoutkit.limits import check_limit
+from layoutkit.principal import Principal
+from layoutkit.service.road import offload
+from layoutkit.service.road.reach import may_reach
+from layoutkit.service.shared.merge_patch import merge_patch
+from layoutkit.storage import BoardRecord, Tx
+
+_DIAGRAM_CONTENT = ("nodes", "groups", "lanes")
+
+
+@attrs.frozen
+class Prepared:
+    """A card ready to place: its normalized kind and payload, warnings and spilled data."""
+
+    kind: str
+    payload: dict[str, Any]
+    warnings: list[dict[str, Any]]
+    spilled: dict[str, Any]
+
+
+@attrs.frozen
+class Outcome:
+    """Engine work done before the transaction: its result, or the refusal it met."""
+
+    value: Any = None
+    error: Exception | None = None
+
+    def get(self) -> Any:
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+
+def attempt(work: Callable[[], Any]) -> Outcome:
+    """Run engine work before the transaction, keeping a refusal for the handler.
+
+    Work done before the road checks access must not answer for a card the
+    caller may not see, so its refusals wait until the handler, after the
+    checks, asks for the result.
+    """
+    try:
+        return Outcome(work())
+    except (ServiceError, EngineError) as err:
+        return Outcome(error=err)
+
+
+def _lift_data_ref(card: dict[str, Any]) -> dict[str, Any]:
+    payload = card.get("payload")
+    if isinstance(payload, dict) and "dataRef" in payload and "dataRef" not in card:
+        inner = dict(payload)
+        return {**card, "payload": inner, "dataRef": inner.pop("dataRef")}
+    return card
+
+
+def store_spilled(tx: Tx, prepared: Prepared) -> None:
+    """Keep the bulk data the normalizer moved out, as blobs under their dataRef keys."""
+    for key, data in prepared.spilled.items():
+        stored = tx.blobs.put(elements.canonical_json(data))
+        if stored != key:  # both sides hash the same canonical bytes
+            raise RuntimeError(f"blob key mismatch for {key}")
+
+
+def _refuse(index: int | None, findings: list[dict[str, Any]]) -> ServiceError:
+    first = next(f for f in findings if f["severity"] == "error")
+    extra: dict[str, Any] = {"findings": findings}
+    if index is not None:
+        extra["index"] = index
+    if first["code"] == "unknown_kind":
+        extra["allowed"] = list(elements.BOARD_VOCABULARY)
+    if first["code"] == "retired_kind":
+        extra["replacement"] = first.get("fix", "").removeprefix("use kind ").strip("'")
+    where = f"cards[{index}]." if index is not None else ""
+    return ServiceError(400, first["code"], f"{where}{first['path']}: {first['message']}", **extra)
+
+
+def _check_diagram_size(payload: dict[str, Any]) -> None:
+    """Refuse a diagram over the node or edge cap before checking it node by node."""
+    nodes = 0
+    stack: list[Any] = [payload]
+    while stack:
+        holder = stack.pop()
+        if not isinstance(holder, dict):
+            continue
+        members = holder.get("nodes")
+        nodes += len(members) if isinstance(members, list) else 0
+        for key in ("groups", "lanes"):
+            inner = holder.get(key)
+            if isinstance(inner, list):
+                stack.extend(inner)
+    edges = payload.get("edges")
+    check_limit("diagramNodes", nodes, field="payload.nodes")
+    check_limit("diagramEdges", len(edges) if isinstance(edges, list) else 0, field="payload.edges")
+
+
+def prepare_card(
+    card: dict[str, Any],
+    index: int | None = None,
+    *,
+    authored: bool = True,
+    stored: dict[str, Any] | None = None,
+    editor: bool = False,
+) -> Prepared:
+    """Check one card against the contract and complete its server-owned fields.
+
+    An ``authored`` card (what a client sent: compose, push, a payload patch)
+    loses every server-owned field it carries, at any depth, with a
+    ``server_owned`` warning; only a server-made card (an upload's) keeps them.
+    ``stored`` is the payload a patch applies to: its top-level server-owned
+    fields are kept. ``editor`` is the editor's write path, which may set the
+    fields the editor writes (a page's ``pm``, a diagram's ``overrides``).
+
+    Diagram text is imported when the payload carries no nodes, groups or
+    lanes; every diagram (a diagram card, or a diagram element inside a doc)
+    gets its geometry. Raises 400 with the first error's code, the batch
+    ``index`` and every finding.
+    """
+    card = _lift_data_ref(card)
+    try:
+        if card.get("kind") == "diagram" and isinstance(card.get("payload"), dict):
+            _check_diagram_size(card["payload"])
+        result = elements.validate_card(card, authored=authored, editor=editor)
+    except EngineError as err:  # a limit of layoutkit.limits, met while checking
+        if index is not None:
+            err.fields.setdefault("index", index)
+        raise
+    findings = [f.as_dict() for f in result.findings]
+    if not result.ok:
+        raise _refuse(index, findings)
+    normalized = result.normalized
+    kind = normalized["kind"]
+    payload = normalized["payload"]
+    if stored is not None:
+        _keep_stamps(kind, payload, stored, editor)
+    if "dataRef" in normalized:
+        # A card has no envelope of its own in storage: its dataRef travels in
+        # the payload and is lifted back out when the payload is written again.
+        payload["dataRef"] = normalized["dataRef"]
+    warnings = [f for f in findings if f["severity"] == "warning"]
+    try:
+        raw = card.get("payload") if isinstance(card.get("payload"), dict) else {}
+        if kind == "diagram":
+            payload, more = _diagram(payload, index, raw=raw)
+            warnings += more
+        elif kind in ("doc", "section", "columns", "compare"):
+            warnings += _diagrams_inside(payload, raw, index)
+    except ServiceError as err:
+        if index is not None:
+            err.body.setdefault("index", index)
+        raise
+    except EngineError as err:
+        if index is not None:
+            err.fields.setdefault("index", index)
+        raise
+    return Prepared(kind, payload, warnings, dict(result.spilled))
+
+
+def _diagram(
+    payload: dict[str, Any],
+    index: int | None,
+    path: str = "payload",
+    raw: dict[str, Any] | None = None,
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Import, check and lay out one diagram payload.
+
+    ``raw`` is what the author wrote: only its fields override an import
+    (defaults the normalizer filled in, such as dir TD, must not mask what
+    the text declares), and its ``quality`` tier, which the normalizer never
+    keeps, decides how strict the layout is.
+    """
+    raw = raw if raw is not None else payload
+    quality = raw.get("quality")
+    warnings: list[dict[str, Any]] = []
+    text = payload.get("diagram_text")
+    if isinstance(text, str) and not any(payload.get(k) for k in _DIAGRAM_CONTENT):
+        imported = diagram.import_text(text)
+        # The imported semantics replace the text: the stored payload is what a
+        # person would have written, and the title rule applies to it as usual.
+        merged = {**imported, **{k: v for k, v in payload.items() if k in raw and v is not None}}
+        for key in (*_DIAGRAM_CONTENT, "edges"):
+            if key in imported:
+                merged[key] = imported[key]
+        merged.pop("diagram_text", None)
+        if not merged.get("title"):
+            # The contract requires a title unless the import supplies one: text
+            # without a title of its own is named after its diagram type.
+            merged["title"] = diagram.type_title(text)
+            warnings.append(
+                {
+                    "path": f"{path}.title",
+                    "severity": "warning",
+                    "code": "derived_title",
+                    "message": f"the diagram text names no title; it is called {merged['title']!r}",
+                    "fix": "give title, or a title in the text's front matter",
+                }
+            )
+        again = elements.validate_card({"kind": "diagram", "payload": merged})
+        findings = [f.as_dict() for f in again.findings]
+        if not again.ok:
+            raise _refuse(index, findings)
+        payload = again.normalized["payload"]
+        warnings += [f for f in findings if f["severity"] == "warning"]
+    elif not payload.get("title"):
+        raise ServiceError(
+            400,
+            "missing_field",
+            f"{path}.title: a diagram needs a title unless diagram_text supplies one",
+            findings=[
+                {
+                    "path": f"{path}.title",
+                    "severity": "error",
+                    "code": "missing_field",
+                    "message": "a diagram needs a title",
+                }
+            ],
+        )
+    laid = offload.run(diagram.lay_out, {**payload, "quality": quality} if quality else payload)
+    for item in laid.get("diagnostics") or []:
+        if isinstance(item, dict) and item.get("severity") == "warning":
+            warnings.append({"path": f"{path}.{item.get('path', '')}".rstrip("."), **item})
+    return laid, warnings
+
+
+def _diagrams_inside(payload: dict[str, Any], raw: Any, index: int | None) -> list[dict[str, Any]]:
+    """Lay out every diagram element nested in a container payload, in place.
+
+    The authored payload is walked alongside (normalization keeps element
+    positions), so each nested diagram sees what its author wrote.
+    """
+    warnings: list[dict[str, Any]] = []
+    stack: list[tuple[Any, Any, str]] = [(payload, raw, "payload")]
+    while stack:
+        node, src, path = stack.pop()
+        if isinstance(node, dict):
+            src = src if isinstance(src, dict) else {}
+            if node.get("kind") == "diagram" and isinstance(node.get("payload"), dict):
+                authored = src.get("payload") if isinstance(src.get("payload"), dict) else {}
+                node["payload"], more = _diagram(
+                    node["payload"], index, f"{path}.payload", authored
+                )
+                warnings += more
+                continue
+            for key, value in node.items():
+                if isinstance(value, dict | list):
+                    stack.append((value, src.get(key), f"{path}.{key}"))
+        elif isinstance(node, list):
+            src = src if isinstance(src, list) else []
+            for i, value in enumerate(node):
+                if isinstance(value, dict | list):
+                    stack.append((value, src[i] if i < len(src) else None, f"{path}[{i}]"))
+    return warnings
+
+
+def _keep_stamps(kind: str, payload: dict[str, Any], stored: dict[str, Any], editor: bool) -> None:
+    """Carry the stored server-owned fields over to a patched payload, in place.
+
+    A page's ``pmStale`` is the server's to keep: a new mirror from the editor
+    is fresh, and a new ``md`` under an unchanged mirror makes it stale.
+    """
+    for key in elements.server_fields(kind):
+        if key in stored and key not in payload:
+            payload[key] = stored[key]
+    if kind == "page" and "pm" in payload:
+        if editor and payload["pm"] != stored.get("pm"):
+            payload["pmStale"] = False
+        elif payload.get("md") != stored.get("md"):
+            payload["pmStale"] = True
+    elif kind == "page":
+        payload.pop("pmStale", None)
+
+
+def authored_patch(kind: str, stored: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+    """What a payload patch asks for, merged over ``stored`` without its server-owned fields.
+
+    Server-owned fields sent back unchanged (a payload read back and written
+    again) are left out of the patch, so only a changed value draws a warning;
+    the stored ones come back in :func:`prepare_card` (its ``stored``).
+    """
+    owned = elements.server_fields(kind)
+    base = {k: v for k, v in stored.items() if k not in owned}
+    sent = {k: v for k, v in patch.items() if not (k in owned and stored.get(k) == v)}
+    return merge_patch(base, sent)
+
+
+def check_portals(
+    tx: Tx,
+    board: BoardRecord,
+    principal: Principal,
+    cards: Iterable[tuple[int, str, dict[str, Any]]],
+) -> None:
+    """The portal rule, for every write that stores a card (compose and payload patches).
+
+    ``cards`` are (index, kind, payload) triples. A board card must show an existing
+    board other than its own: 400 ``portal_to_self`` or ``unknown_portal_board``
+    with the index otherwise. Someone else's personal board answers as one that
+    does not exist, so a portal cannot tell whether it is there.
+    """
+    for i, kind, payload in cards:
+        if kind != "board":
+            continue
+        target = payload.get("board")
+        if target == board.slug:
+            raise ServiceError(400, "portal_to_self", "a portal cannot show its own board", index=i)
+        found = tx.board_by_slug(board.workspace_id, target)
+        if found is None or not may_reach(principal, found):
+            raise ServiceError(
+                400,
+                "unknown_portal_board",
+                f"portal target board {target!r} does not exist",
+                index=i,
+            )

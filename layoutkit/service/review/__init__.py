@@ -1,0 +1,10 @@
+"""Review: rules, runs and their sheets, annotations, card images and reading a
+board back (scrape)."""
+
+from layoutkit.service.review import (  # noqa: F401  (importing registers the operations)
+    annotations,
+    card_images,
+    review_rules,
+    review_runs,
+    scrape,
+)
