@@ -19,7 +19,7 @@ bottom row of heads, and each message's line and arrowhead kinds.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
@@ -255,21 +255,12 @@ class _Rows:
         for k, ev in enumerate(events):
             nxt = events[k + 1] if k + 1 < len(events) else {}
             kind = ev.get("event")
-            if kind == "message":
-                self.message(int(ev["index"]), nxt)
-            elif kind == "note":
-                self.note(int(ev["index"]))
-            elif kind == "activate":
-                self.activate(str(ev.get("actor")))
-            elif kind == "deactivate":
-                self.deactivate(str(ev.get("actor")))
-            elif kind == "start":
-                self.start(int(ev["block"]))
-            elif kind == "branch":
-                self.branch(int(ev["block"]), int(ev["branch"]))
-            elif kind == "end":
-                self.end(int(ev["block"]))
-            if kind != "message" and kind not in ("activate", "deactivate"):
+            step = _EVENT_STEPS.get(kind) if isinstance(kind, str) else None
+            if step is not None:
+                step(self, ev, nxt)
+            # An (de)activation starts (ends) at the arrow of the message just before it,
+            # when nothing but other (de)activations came between.
+            if kind not in ("message", "activate", "deactivate"):
                 self.last_arrow = None
         self.y += 12
         for pid, starts in self.active.items():
@@ -438,6 +429,18 @@ class _Rows:
         self.y += 4
 
 
+# Event kind -> the step of :class:`_Rows` it takes; an unknown kind takes none.
+_EVENT_STEPS: dict[str, Callable[[_Rows, dict[str, Any], dict[str, Any]], None]] = {
+    "message": lambda rows, ev, nxt: rows.message(int(ev["index"]), nxt),
+    "note": lambda rows, ev, _nxt: rows.note(int(ev["index"])),
+    "activate": lambda rows, ev, _nxt: rows.activate(str(ev.get("actor"))),
+    "deactivate": lambda rows, ev, _nxt: rows.deactivate(str(ev.get("actor"))),
+    "start": lambda rows, ev, _nxt: rows.start(int(ev["block"])),
+    "branch": lambda rows, ev, _nxt: rows.branch(int(ev["block"]), int(ev["branch"])),
+    "end": lambda rows, ev, _nxt: rows.end(int(ev["block"])),
+}
+
+
 def _facing(x: float, other: float, hw: float) -> float:
     """The side facing ``other`` of a head ``2 * hw`` wide centred on ``x``."""
     return x - hw if x > other else x + hw
@@ -568,6 +571,8 @@ def _place(
     moved: dict[str, tuple[float, float]],
     top: float,
 ) -> _Placed:
+    """Lay the body out over the computed columns and, when heads are moved, once more
+    over the moved lifelines, keeping the first layout's offset and extent."""
     boxes = cast.boxes
     band = BOX_BAND if any(b.get("label") for b in boxes) else (10.0 if boxes else 0.0)
     first = _Body(_Columns(seq, cast.order, xs, cast.heads, cast.texts), cast.people, boxes, band)
@@ -697,21 +702,22 @@ def _drawn_parts(body: _Body, shift: _Shift) -> dict[str, list[dict[str, Any]]]:
             box(n["x"], n["y"], n["w"], n["h"]) | {"text": n["text"], "placement": n["placement"]}
             for n in body.rows.notes
         ],
-        "frames": [
-            box(f["x"], f["y"], f["w"], f["h"])
-            | {k: v for k, v in f.items() if k not in ("x", "y", "w", "h", "dividers")}
-            | {
-                "dividers": [
-                    {"y": _r(d["y"] + shift.dy), "label": d["label"]} for d in f["dividers"]
-                ]
-            }
-            for f in body.frames
-        ],
+        "frames": [_frame_out(f, shift) for f in body.frames],
         "boxes": [
             box(b["x"], b["y"], b["w"], b["h"]) | {k: b[k] for k in b if k in ("label", "color")}
             for b in body.boxes
         ],
     }
+
+
+def _frame_out(f: dict[str, Any], shift: _Shift) -> dict[str, Any]:
+    """A block frame in drawing coordinates, its branch dividers shifted with it."""
+    dividers = [{"y": _r(d["y"] + shift.dy), "label": d["label"]} for d in f["dividers"]]
+    return (
+        shift.box(f["x"], f["y"], f["w"], f["h"])
+        | {k: v for k, v in f.items() if k not in ("x", "y", "w", "h", "dividers")}
+        | {"dividers": dividers}
+    )
 
 
 def _body_size(
