@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from layoutkit.diagram._mermaid_common import (
@@ -237,57 +239,108 @@ def statements(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
     ``accDescr { ... }`` and the rest of an ``accTitle:`` line are one statement.
     Statements keep their trailing blanks: a padded subgraph title changes its id.
     """
-    out: list[tuple[int, str]] = []
-    buf: list[str] = []
-    start_line = 0
-    quoted = meta = described = False
+    splitter = _Splitter()
     for number, raw in lines:
-        text = raw if (quoted or meta or described) else strip_comment(raw)
-        if not buf:
-            start_line = number
-        depth = 0
-        piped = False
-        to_eol = False
+        splitter.feed(number, raw)
+    if splitter.buf:
+        splitter.out.append((splitter.start_line, "".join(splitter.buf)))
+    return [(n, s.lstrip()) for n, s in splitter.out if s.strip()]
+
+
+@dataclass
+class _Splitter:
+    """The lexer state of :func:`statements`, carried from character to character.
+
+    ``quoted``, ``meta`` and ``described`` may stay open across lines; the
+    bracket depth, the ``|text|`` toggle and an ``accTitle:`` line end with it.
+    """
+
+    out: list[tuple[int, str]] = field(default_factory=list)
+    buf: list[str] = field(default_factory=list)
+    start_line: int = 0
+    quoted: bool = False
+    meta: bool = False
+    described: bool = False
+    depth: int = 0
+    piped: bool = False
+    to_eol: bool = False
+
+    def feed(self, number: int, raw: str) -> None:
+        spanning = self.quoted or self.meta or self.described
+        text = raw if spanning else strip_comment(raw)
+        if not self.buf:
+            self.start_line = number
+        self.depth = 0
+        self.piped = False
+        self.to_eol = False
         for ch in text:
-            if described:
-                buf.append(ch)
-                if ch == "}":
-                    described = False
-                continue
-            if ch == '"' or quoted:
-                # Inside quotes every character is text; a quote opens or closes them.
-                quoted = quoted != (ch == '"')
-            elif meta:
-                if ch == "}":
-                    meta = False
-            elif ch == "{" and buf and buf[-1] == "@":
-                meta = True
-            elif ch == "{" and "".join(buf).strip() == "accDescr":
-                described = True
-            elif ch == ":" and "".join(buf).strip() in ("accTitle", "accDescr"):
-                to_eol = True
-            elif ch in "[({":
-                depth += 1
-            elif ch in "])}":
-                depth = max(depth - 1, 0)
-            elif ch == "|" and depth == 0:
-                piped = not piped
-            elif ch == ";" and not (depth or piped or to_eol):
-                head = "".join(buf).lstrip()
-                if not (_ENTITY_TAIL.search(head) and not head.startswith(_STYLE_WORDS)):
-                    out.append((start_line, head))
-                    buf = []
-                    start_line = number
-                    continue
-            buf.append(ch)
-        if quoted or meta or described:
-            buf.append("\n")
-            continue
-        out.append((start_line, "".join(buf)))
-        buf = []
-    if buf:
-        out.append((start_line, "".join(buf)))
-    return [(n, s.lstrip()) for n, s in out if s.strip()]
+            if self._ends_statement(ch):
+                self.out.append((self.start_line, "".join(self.buf).lstrip()))
+                self.buf = []
+                self.start_line = number
+            else:
+                self.buf.append(ch)
+        if self.quoted or self.meta or self.described:
+            self.buf.append("\n")
+            return
+        self.out.append((self.start_line, "".join(self.buf)))
+        self.buf = []
+
+    def _ends_statement(self, ch: str) -> bool:
+        """Track ``ch``; True when it is a ``;`` that ends the statement (and is dropped)."""
+        if self._in_text(ch) or self._marks(ch):
+            return False
+        if ch != ";" or self.depth or self.piped or self.to_eol:
+            return False
+        head = "".join(self.buf).lstrip()
+        # ``#quot;`` is an entity code, not a statement end (a style's colour is not one).
+        return not (_ENTITY_TAIL.search(head) and not head.startswith(_STYLE_WORDS))
+
+    def _in_text(self, ch: str) -> bool:
+        """True when ``ch`` is inside (or opens or closes) a string, metadata or description."""
+        if self.described:
+            if ch == "}":
+                self.described = False
+            return True
+        if ch == '"' or self.quoted:
+            # Inside quotes every character is text; a quote opens or closes them.
+            self.quoted = self.quoted != (ch == '"')
+            return True
+        if self.meta:
+            if ch == "}":
+                self.meta = False
+            return True
+        return False
+
+    def _marks(self, ch: str) -> bool:
+        """True when ``ch`` opens metadata, a description or an ``acc`` line, or is a
+        bracket or a pipe (kept as text, tracked for where a ``;`` may end a statement)."""
+        if ch == "{" and self.buf and self.buf[-1] == "@":
+            self.meta = True
+        elif ch == "{" and "".join(self.buf).strip() == "accDescr":
+            self.described = True
+        elif ch == ":" and "".join(self.buf).strip() in ("accTitle", "accDescr"):
+            self.to_eol = True
+        elif ch in "[({":
+            self.depth += 1
+        elif ch in "])}":
+            self.depth = max(self.depth - 1, 0)
+        elif ch == "|" and self.depth == 0:
+            self.piped = not self.piped
+        else:
+            return False
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class _Statement:
+    """One statement: its text as split (``raw``), stripped, and its first word and the rest."""
+
+    line: int
+    raw: str
+    text: str
+    word: str
+    rest: str
 
 
 class _Reader:
@@ -477,40 +530,59 @@ class _Reader:
         s = raw.strip()
         word = s.split(None, 1)[0]
         rest = s[len(word) :].strip()
-        if word == "subgraph":
-            self.open_subgraph(raw.lstrip()[len(word) :], line)
-        elif word == "end" and not rest:
-            self.close_subgraph(line)
-        elif word == "direction":
-            if self.stack:
-                self.stack[-1]["dir"] = rest.strip()
-        elif word == "classDef":
-            names, _, props = rest.partition(" ")
-            for name in names.split(","):
-                self.class_defs[name.strip()] = _props(props)
-        elif word == "class":
-            ids, _, name = rest.rpartition(" ")
-            for vid in ids.split(","):
-                self.classes.setdefault(vid.strip(), []).append(name.strip())
-        elif word == "style":
-            vid, _, props = rest.partition(" ")
-            # Mermaid's style statement adds the vertex when it is not declared yet.
-            if vid not in self.vertices:
-                self.vertices[vid] = {"id": vid, "label": vid, "shape": None}
-            self.styles[vid] = _props(props)
-        elif word == "linkStyle":
-            self.link_style(rest, line)
-        elif word in ("click", "accTitle", "accDescr") or word.startswith(
-            ("accTitle:", "accDescr:", "accDescr{")
-        ):
-            if word == "click":
-                self.notes.append(note("ignored_click", "click has no payload equivalent", line))
-        elif re.match(r"[\w$]+@\{", s) and s.split("@", 1)[0] in self.edge_ids:
+        # ``accTitle:text`` and ``accDescr{`` glue their keyword to what follows.
+        key = "accTitle" if word.startswith(("accTitle:", "accDescr:", "accDescr{")) else word
+        handler = _STATEMENTS.get(key, _Reader.on_chain)
+        handler(self, _Statement(line, raw, s, word, rest))
+
+    def on_subgraph(self, st: _Statement) -> None:
+        self.open_subgraph(st.raw.lstrip()[len(st.word) :], st.line)
+
+    def on_end(self, st: _Statement) -> None:
+        if st.rest:
+            # ``end`` with more after it closes nothing: it is read as a chain.
+            self.on_chain(st)
+        else:
+            self.close_subgraph(st.line)
+
+    def on_direction(self, st: _Statement) -> None:
+        if self.stack:
+            self.stack[-1]["dir"] = st.rest.strip()
+
+    def on_class_def(self, st: _Statement) -> None:
+        names, _, props = st.rest.partition(" ")
+        for name in names.split(","):
+            self.class_defs[name.strip()] = _props(props)
+
+    def on_class(self, st: _Statement) -> None:
+        ids, _, name = st.rest.rpartition(" ")
+        for vid in ids.split(","):
+            self.classes.setdefault(vid.strip(), []).append(name.strip())
+
+    def on_style(self, st: _Statement) -> None:
+        vid, _, props = st.rest.partition(" ")
+        # Mermaid's style statement adds the vertex when it is not declared yet.
+        if vid not in self.vertices:
+            self.vertices[vid] = {"id": vid, "label": vid, "shape": None}
+        self.styles[vid] = _props(props)
+
+    def on_link_style(self, st: _Statement) -> None:
+        self.link_style(st.rest, st.line)
+
+    def on_click(self, st: _Statement) -> None:
+        self.notes.append(note("ignored_click", "click has no payload equivalent", st.line))
+
+    def on_accessibility(self, st: _Statement) -> None:
+        pass
+
+    def on_chain(self, st: _Statement) -> None:
+        s = st.text
+        if re.match(r"[\w$]+@\{", s) and s.split("@", 1)[0] in self.edge_ids:
             self.notes.append(
-                note("ignored_edge_meta", "edge animation/curve options ignored", line)
+                note("ignored_edge_meta", "edge animation/curve options ignored", st.line)
             )
         else:
-            self.read_chain(s, line)
+            self.read_chain(s, st.line)
 
     def link_style(self, rest: str, line: int) -> None:
         which, _, props = rest.partition(" ")
@@ -570,6 +642,21 @@ class _Reader:
         self.subgraphs.append(
             {"id": sid, "title": sg["title"], "members": members, "dir": sg["dir"]}
         )
+
+
+# Statement keyword -> its rule; a statement with none is a chain of nodes and links.
+_STATEMENTS: dict[str, Callable[[_Reader, _Statement], None]] = {
+    "subgraph": _Reader.on_subgraph,
+    "end": _Reader.on_end,
+    "direction": _Reader.on_direction,
+    "classDef": _Reader.on_class_def,
+    "class": _Reader.on_class,
+    "style": _Reader.on_style,
+    "linkStyle": _Reader.on_link_style,
+    "click": _Reader.on_click,
+    "accTitle": _Reader.on_accessibility,
+    "accDescr": _Reader.on_accessibility,
+}
 
 
 def _destruct(token: str, start: str | None) -> dict[str, Any]:
@@ -699,32 +786,52 @@ def read_flowchart(
 
 def _to_payload(reader: _Reader, direction: str, meta: dict[str, str]) -> dict[str, Any]:
     group_ids = {sg["id"] for sg in reader.subgraphs}
-    nodes: dict[str, dict[str, Any]] = {}
-    for vid, v in reader.vertices.items():
-        if vid in group_ids:
-            continue
-        node: dict[str, Any] = {"id": vid, "title": v["label"]}
-        if v.get("shape"):
-            shape = SHAPES.get(v["shape"])
-            if shape is None:
-                reader.notes.append(
-                    note("shape_fallback", f"shape {v['shape']!r} of {vid!r} drawn as rect")
-                )
-            elif shape != "rect":
-                node["shape"] = shape
-        for key in ("icon", "image"):
-            if v.get(key):
-                node[key] = v[key]
-        props = list(reader.styles.get(vid, []))
-        for cls in reader.classes.get(vid, []):
-            props = reader.class_defs.get(cls, []) + props
-        if props:
-            tone = tone_for_style(props)
-            if tone:
-                node["tone"] = tone
-            else:
-                reader.notes.append(note("style_ignored", f"style of {vid!r} has no matching tone"))
-        nodes[vid] = node
+    nodes = {
+        vid: _node(reader, vid, v) for vid, v in reader.vertices.items() if vid not in group_ids
+    }
+    tops, placed = _groups(reader, nodes, group_ids)
+    payload: dict[str, Any] = {}
+    if meta.get("title"):
+        payload["title"] = meta["title"]
+    payload["dir"] = direction
+    payload["nodes"] = [n for vid, n in nodes.items() if vid not in placed]
+    payload["groups"] = tops
+    payload["edges"] = [_edge(reader, index, e) for index, e in enumerate(reader.edges)]
+    if reader.notes:
+        payload["diagnostics"] = reader.notes
+    return payload
+
+
+def _node(reader: _Reader, vid: str, v: dict[str, Any]) -> dict[str, Any]:
+    """A vertex as a payload node; what it cannot carry becomes a note."""
+    node: dict[str, Any] = {"id": vid, "title": v["label"]}
+    if v.get("shape"):
+        shape = SHAPES.get(v["shape"])
+        if shape is None:
+            reader.notes.append(
+                note("shape_fallback", f"shape {v['shape']!r} of {vid!r} drawn as rect")
+            )
+        elif shape != "rect":
+            node["shape"] = shape
+    for key in ("icon", "image"):
+        if v.get(key):
+            node[key] = v[key]
+    props = list(reader.styles.get(vid, []))
+    for cls in reader.classes.get(vid, []):
+        props = reader.class_defs.get(cls, []) + props
+    if props:
+        tone = tone_for_style(props)
+        if tone:
+            node["tone"] = tone
+        else:
+            reader.notes.append(note("style_ignored", f"style of {vid!r} has no matching tone"))
+    return node
+
+
+def _groups(
+    reader: _Reader, nodes: dict[str, dict[str, Any]], group_ids: set[str]
+) -> tuple[list[dict[str, Any]], set[str]]:
+    """The outer subgraphs as nested payload groups, and the node ids they hold."""
     sub_by_id = {sg["id"]: sg for sg in reader.subgraphs}
     nested = {m for sg in reader.subgraphs for m in sg["members"] if m in group_ids}
     placed: set[str] = set()
@@ -743,26 +850,18 @@ def _to_payload(reader: _Reader, direction: str, meta: dict[str, str]) -> dict[s
 
     # Subgraphs are closed inner-first; keep the source order of the outer ones.
     tops = [build(sg) for sg in reader.subgraphs if sg["id"] not in nested]
-    payload: dict[str, Any] = {}
-    if meta.get("title"):
-        payload["title"] = meta["title"]
-    payload["dir"] = direction
-    payload["nodes"] = [n for vid, n in nodes.items() if vid not in placed]
-    payload["groups"] = tops
-    edges = []
-    for index, e in enumerate(reader.edges):
-        edge: dict[str, Any] = {"from": e["from"], "to": e["to"]}
-        tone = reader.link_tones.get(index, reader.default_link_tone)
-        if tone:
-            edge["tone"] = tone
-        style = _edge_style(e)
-        if style.get("style") == "solid":
-            del style["style"]
-        edge.update(style)
-        if e["label"]:
-            edge["label"] = e["label"]
-        edges.append(edge)
-    payload["edges"] = edges
-    if reader.notes:
-        payload["diagnostics"] = reader.notes
-    return payload
+    return tops, placed
+
+
+def _edge(reader: _Reader, index: int, e: dict[str, Any]) -> dict[str, Any]:
+    edge: dict[str, Any] = {"from": e["from"], "to": e["to"]}
+    tone = reader.link_tones.get(index, reader.default_link_tone)
+    if tone:
+        edge["tone"] = tone
+    style = _edge_style(e)
+    if style.get("style") == "solid":
+        del style["style"]
+    edge.update(style)
+    if e["label"]:
+        edge["label"] = e["label"]
+    return edge

@@ -93,25 +93,45 @@ def split_front_matter(text: str) -> tuple[dict[str, str], list[tuple[int, str]]
 
 
 _HEX = re.compile(r"#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})\b")
+# Colour words a style may name instead of a hex value, and the tone each stands for.
+_NAMED_TONES: dict[str, str | None] = {
+    "white": None,
+    "black": "gray",
+    "gray": "gray",
+    "grey": "gray",
+}
+_HUE_TONES = ((15, "red"), (65, "amber"), (165, "green"), (200, "teal"), (255, "blue"))
 
 
 def tone_for_style(props: list[str]) -> str | None:
     """Pick the diagram tone closest to a CSS fill (or stroke) colour, if there is one."""
-    colour = None
+    colour = _style_colour(props)
+    if colour is None:
+        return None
+    if colour in _NAMED_TONES:
+        return _NAMED_TONES[colour]
+    return _hex_tone(colour)
+
+
+def _style_colour(props: list[str]) -> str | None:
+    """The hex digits or colour word of the first ``fill`` (else ``stroke``) that has one.
+
+    A fill that names neither is passed over; a named colour word ends the search.
+    """
     for key in ("fill", "stroke"):
         for prop in props:
             name, _, value = prop.partition(":")
-            if name.strip() == key:
-                m = _HEX.search(value)
-                if m:
-                    colour = m.group(1)
-                    break
-                if value.strip() in ("white", "black", "gray", "grey"):
-                    return "gray" if value.strip() != "white" else None
-        if colour:
-            break
-    if not colour:
-        return None
+            if name.strip() != key:
+                continue
+            m = _HEX.search(value)
+            if m:
+                return m.group(1)
+            if value.strip() in _NAMED_TONES:
+                return value.strip()
+    return None
+
+
+def _hex_tone(colour: str) -> str:
     if len(colour) == 3:
         colour = "".join(c * 2 for c in colour)
     r, g, b = (int(colour[i : i + 2], 16) / 255 for i in (0, 2, 4))
@@ -124,7 +144,7 @@ def tone_for_style(props: list[str]) -> str | None:
         hue = 60 * ((b - r) / (hi - lo)) + 120
     else:
         hue = 60 * ((r - g) / (hi - lo)) + 240
-    for limit, tone in ((15, "red"), (65, "amber"), (165, "green"), (200, "teal"), (255, "blue")):
+    for limit, tone in _HUE_TONES:
         if hue < limit:
             return tone
     return "violet" if hue < 335 else "red"

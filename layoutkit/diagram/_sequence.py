@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
@@ -123,6 +125,10 @@ def block_prefix(blocks: list[dict[str, Any]]) -> str:
     return " ".join(parts)
 
 
+_ACC_LINE = re.compile(r"acc(?:Title|Descr)\s*:", re.I)
+_ACC_BLOCK = re.compile(r"accDescr\s*\{", re.I)
+
+
 def _statements(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
     """Split the text into (line number, statement) as Mermaid's lexer does.
 
@@ -132,72 +138,71 @@ def _statements(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
     Entity codes (``#9829;``) are text, not comments.
     """
     text = "\n".join(raw for _, raw in lines)
-    first = lines[0][0] if lines else 1
-    n = len(text)
     out: list[tuple[int, str]] = []
     i = 0
-    line = first
+    line = lines[0][0] if lines else 1
+    while i < len(text):
+        end, statement = _next_statement(text, i)
+        if statement is not None:
+            out.append((line, statement))
+        line += text.count("\n", i, end)
+        i = end
+    return out
 
-    def advance(j: int) -> None:
-        nonlocal i, line
-        line += text.count("\n", i, j)
-        i = j
 
-    while i < n:
-        ch = text[i]
-        if ch in " \t\r\n;":
-            advance(i + 1)
-            continue
-        if text.startswith("%%{", i):
-            # A directive (%%{init: …}%%) may span lines.
-            end = text.find("}%%", i)
-            advance(n if end < 0 else end + 3)
-            continue
-        if ch in "#%":
-            end = text.find("\n", i)
-            advance(n if end < 0 else end)
-            continue
-        start_line = line
-        m = re.match(r"acc(?:Title|Descr)\s*:", text[i:], re.I)
-        if m:
-            end = text.find("\n", i)
-            end = n if end < 0 else end
-            out.append((start_line, text[i:end]))
-            advance(end)
-            continue
-        m = re.match(r"accDescr\s*\{", text[i:], re.I)
-        if m:
-            end = text.find("}", i)
+def _next_statement(text: str, i: int) -> tuple[int, str | None]:
+    """Where the token at ``i`` ends, and its statement text (None for separators, comments)."""
+    n = len(text)
+    ch = text[i]
+    if ch in " \t\r\n;":
+        return i + 1, None
+    if text.startswith("%%{", i):
+        # A directive (%%{init: …}%%) may span lines.
+        end = text.find("}%%", i)
+        return (n if end < 0 else end + 3), None
+    if ch in "#%":
+        return _line_end(text, i), None
+    if _ACC_LINE.match(text, i):
+        end = _line_end(text, i)
+        return end, text[i:end]
+    if _ACC_BLOCK.match(text, i):
+        end = text.find("}", i)
+        end = n if end < 0 else end + 1
+        return end, text[i:end]
+    return _plain_statement(text, i)
+
+
+def _line_end(text: str, i: int) -> int:
+    end = text.find("\n", i)
+    return len(text) if end < 0 else end
+
+
+def _plain_statement(text: str, i: int) -> tuple[int, str]:
+    """A statement up to ``;``, a line break or a ``#`` comment; entity codes and
+    ``@{…}`` metadata (which may hold those) are taken whole."""
+    n = len(text)
+    j = i
+    buf = []
+    while j < n:
+        c = text[j]
+        if c in "\n;":
+            break
+        if c == "#":
+            ent = _ENTITY.match(text, j)
+            if not ent:
+                j = _line_end(text, j)
+                break
+            buf.append(ent.group(0))
+            j = ent.end()
+        elif c == "@" and text.startswith("@{", j):
+            end = text.find("}", j)
             end = n if end < 0 else end + 1
-            out.append((start_line, text[i:end]))
-            advance(end)
-            continue
-        j = i
-        buf = []
-        while j < n:
-            c = text[j]
-            if c in "\n;":
-                break
-            if c == "#":
-                ent = _ENTITY.match(text, j)
-                if ent:
-                    buf.append(ent.group(0))
-                    j = ent.end()
-                    continue
-                end = text.find("\n", j)
-                j = n if end < 0 else end
-                break
-            if c == "@" and text.startswith("@{", j):
-                end = text.find("}", j)
-                end = n if end < 0 else end + 1
-                buf.append(text[j:end])
-                j = end
-                continue
+            buf.append(text[j:end])
+            j = end
+        else:
             buf.append(c)
             j += 1
-        out.append((start_line, "".join(buf).strip()))
-        advance(j)
-    return out
+    return j, "".join(buf).strip()
 
 
 def _message_text(raw: str) -> str:
@@ -215,6 +220,48 @@ def _config(raw: str) -> dict[str, Any]:
         except ValueError:
             data = None
     return data if isinstance(data, dict) else {}
+
+
+@dataclass(frozen=True, slots=True)
+class _Statement:
+    """One statement with its leading keyword (lower case, "" when none) split off."""
+
+    number: int
+    text: str
+    word: str
+    rest: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Declaration:
+    """A participant declaration read apart: kind, name, ``as`` alias and ``@{…}`` metadata."""
+
+    kind: str
+    name: str
+    alias: str | None
+    config: dict[str, Any]
+
+
+def _declaration(kind: str, rest: str) -> _Declaration | str:
+    """Read what follows ``participant``/``actor``; a finding's message when it cannot be read."""
+    alias = None
+    config: dict[str, Any] = {}
+    if "@{" in rest:
+        name, _, tail = rest.partition("@{")
+        body, _, after = tail.partition("}")
+        config = _config(body)
+        am = re.match(r"^\s*as\s+(.*)$", after, re.I | re.S)
+        if am:
+            alias = am.group(1)
+        elif after.strip():
+            return f"unexpected {after.strip()[:30]!r}"
+    else:
+        am = re.match(r"^([^<>:\n,;@\s]+)\s+as\s+(.*)$", rest, re.I | re.S)
+        name, alias = (am.group(1), am.group(2)) if am else (rest, None)
+    name = name.strip()
+    if not name or re.search(r"[<>:,;@]", name):
+        return f"participant name {name!r} cannot be read"
+    return _Declaration(kind, name, alias, config)
 
 
 class _Reader:
@@ -254,43 +301,35 @@ class _Reader:
         if not m:
             self.errors.append(finding(number, f"cannot read {s[:40]!r}"))
             return
-        kind, rest = m.group(1).lower(), m.group(2).strip()
-        alias = None
-        config: dict[str, Any] = {}
-        if "@{" in rest:
-            name, _, tail = rest.partition("@{")
-            body, _, after = tail.partition("}")
-            config = _config(body)
-            am = re.match(r"^\s*as\s+(.*)$", after, re.I | re.S)
-            if am:
-                alias = am.group(1)
-            elif after.strip():
-                self.errors.append(finding(number, f"unexpected {after.strip()[:30]!r}"))
-                return
-        else:
-            am = re.match(r"^([^<>:\n,;@\s]+)\s+as\s+(.*)$", rest, re.I | re.S)
-            name, alias = (am.group(1), am.group(2)) if am else (rest, None)
-        name = name.strip()
-        if not name or re.search(r"[<>:,;@]", name):
-            self.errors.append(finding(number, f"participant name {name!r} cannot be read"))
+        decl = _declaration(m.group(1).lower(), m.group(2).strip())
+        if isinstance(decl, str):
+            self.errors.append(finding(number, decl))
             return
+        problem = self._declaration_problem(decl.name, create)
+        if problem is not None:
+            self.errors.append(finding(number, problem))
+            return
+        self._record(decl, create)
+
+    def _declaration_problem(self, name: str, create: bool) -> str | None:
+        """Why ``name`` cannot be declared here: it exists already or sits in another box."""
         if create and name in self.participants:
-            self.errors.append(
-                finding(number, f"participant {name!r} already exists and cannot be created")
-            )
-            return
+            return f"participant {name!r} already exists and cannot be created"
         if self.box is not None:
             known = self.participants.get(name)
             if known is not None and known.get("box", self.box) != self.box:
-                self.errors.append(finding(number, f"participant {name!r} is in two boxes"))
-                return
+                return f"participant {name!r} is in two boxes"
+        return None
+
+    def _record(self, decl: _Declaration, create: bool) -> None:
+        name, config = decl.name, decl.config
         entry = self.ensure(name)
         if self.box is not None and "box" not in entry:
             entry["box"] = self.box
             self.boxes[self.box]["members"].append(name)
         ctype = config.get("type")
-        entry["kind"] = ctype if isinstance(ctype, str) and ctype in KINDS else kind
-        label = clean_label(_WRAP.sub("", alias)) if alias is not None else None
+        entry["kind"] = ctype if isinstance(ctype, str) and ctype in KINDS else decl.kind
+        label = clean_label(_WRAP.sub("", decl.alias)) if decl.alias is not None else None
         if isinstance(config.get("alias"), str) and (label is None or label == name):
             label = clean_label(config["alias"])
         if label:
@@ -307,60 +346,84 @@ class _Reader:
         if self.box is not None and word not in ("participant", "actor", "destroy", "end"):
             self.errors.append(finding(number, "a box holds only participant declarations"))
             return
-        if word in ("participant", "actor"):
-            self.declare(number, s, create=False)
-        elif word == "create":
-            self.declare(number, rest, create=True)
-        elif word == "destroy":
-            self.destroy(number, rest)
-        elif word == "box":
-            self.open_box(number, rest)
-        elif word in _BLOCKS:
-            self.blocks.append(
-                {
-                    "type": word,
-                    "label": _message_text(rest),
-                    "branches": [],
-                    "depth": len(self.stack),
-                }
-            )
-            self.stack.append(len(self.blocks) - 1)
-            self.events.append({"event": "start", "block": len(self.blocks) - 1})
-        elif word in _BRANCHES:
-            if not self.stack or self.blocks[self.stack[-1]]["type"] not in _BRANCHES[word]:
-                self.errors.append(finding(number, f"{word!r} outside a block it can divide"))
-                return
-            b = self.stack[-1]
-            self.blocks[b]["branches"].append({"kind": word, "label": _message_text(rest)})
-            self.events.append(
-                {"event": "branch", "block": b, "branch": len(self.blocks[b]["branches"]) - 1}
-            )
-        elif word == "end":
-            if self.box is not None:
-                self.box = None
-            elif self.stack:
-                self.events.append({"event": "end", "block": self.stack.pop()})
-            else:
-                self.errors.append(finding(number, "'end' without an open block"))
-        elif word == "autonumber":
-            self.autonumber(number, s)
-        elif word in ("activate", "deactivate"):
-            if not rest:
-                self.errors.append(finding(number, f"{word} needs a participant"))
-                return
-            self.activation(number, word, rest)
-        elif word == "note":
-            self.note(number, s)
-        elif word in ("link", "links", "properties", "details"):
-            self.menu(number, s)
-        elif word == "title" and (rest.startswith(":") or s[5:6].isspace()):
-            self.title = clean_label(rest[1:] if rest.startswith(":") else rest)
-        elif word.lower() in ("acctitle", "accdescr"):
-            key = "accTitle" if word.lower() == "acctitle" else "accDescr"
-            value = rest[1:] if rest[:1] in (":", "{") else rest
-            self.acc[key] = " ".join(value.rstrip("}").split())
+        # Anything that starts with no keyword is read as a message.
+        handler = _STATEMENTS.get(word, _Reader.on_message)
+        handler(self, _Statement(number, s, word, rest))
+
+    def on_participant(self, st: _Statement) -> None:
+        self.declare(st.number, st.text, create=False)
+
+    def on_create(self, st: _Statement) -> None:
+        self.declare(st.number, st.rest, create=True)
+
+    def on_destroy(self, st: _Statement) -> None:
+        self.destroy(st.number, st.rest)
+
+    def on_box(self, st: _Statement) -> None:
+        self.open_box(st.number, st.rest)
+
+    def on_block(self, st: _Statement) -> None:
+        self.blocks.append(
+            {
+                "type": st.word,
+                "label": _message_text(st.rest),
+                "branches": [],
+                "depth": len(self.stack),
+            }
+        )
+        self.stack.append(len(self.blocks) - 1)
+        self.events.append({"event": "start", "block": len(self.blocks) - 1})
+
+    def on_branch(self, st: _Statement) -> None:
+        word = st.word
+        if not self.stack or self.blocks[self.stack[-1]]["type"] not in _BRANCHES[word]:
+            self.errors.append(finding(st.number, f"{word!r} outside a block it can divide"))
+            return
+        b = self.stack[-1]
+        self.blocks[b]["branches"].append({"kind": word, "label": _message_text(st.rest)})
+        self.events.append(
+            {"event": "branch", "block": b, "branch": len(self.blocks[b]["branches"]) - 1}
+        )
+
+    def on_end(self, st: _Statement) -> None:
+        if self.box is not None:
+            self.box = None
+        elif self.stack:
+            self.events.append({"event": "end", "block": self.stack.pop()})
         else:
-            self.message(number, s)
+            self.errors.append(finding(st.number, "'end' without an open block"))
+
+    def on_autonumber(self, st: _Statement) -> None:
+        self.autonumber(st.number, st.text)
+
+    def on_activation(self, st: _Statement) -> None:
+        if not st.rest:
+            self.errors.append(finding(st.number, f"{st.word} needs a participant"))
+            return
+        self.activation(st.number, st.word, st.rest)
+
+    def on_note(self, st: _Statement) -> None:
+        self.note(st.number, st.text)
+
+    def on_menu(self, st: _Statement) -> None:
+        self.menu(st.number, st.text)
+
+    def on_title(self, st: _Statement) -> None:
+        rest = st.rest
+        # ``title`` glued to more letters (``titled->>B``) is no title but a message.
+        if not (rest.startswith(":") or st.text[5:6].isspace()):
+            self.on_message(st)
+            return
+        self.title = clean_label(rest[1:] if rest.startswith(":") else rest)
+
+    def on_accessibility(self, st: _Statement) -> None:
+        key = "accTitle" if st.word == "acctitle" else "accDescr"
+        rest = st.rest
+        value = rest[1:] if rest[:1] in (":", "{") else rest
+        self.acc[key] = " ".join(value.rstrip("}").split())
+
+    def on_message(self, st: _Statement) -> None:
+        self.message(st.number, st.text)
 
     def open_box(self, number: int, rest: str) -> None:
         m = _BOX_COLOR.match(rest)
@@ -447,49 +510,14 @@ class _Reader:
             self.errors.append(finding(number, f"cannot read {s[:40]!r}"))
             return
         src, dst = m.group("src").strip(), m.group("dst").strip()
-        arrow = m.group("arrow")
-        info = _ARROW_INFO.get(arrow) or _ARROW_INFO[arrow.lower()]
-        kind, line, head0, head1 = info
         for pid in (src, dst):
             self.ensure(pid)
         k = len(self.messages)
-        if self.pending_create is not None:
-            if dst != self.pending_create:
-                self.errors.append(
-                    finding(
-                        number,
-                        f"created participant {self.pending_create!r} needs a "
-                        "message to it right after its declaration",
-                    )
-                )
-                return
-            self.participants[dst]["created"] = k
-            self.pending_create = None
-        if self.pending_destroy is not None:
-            if self.pending_destroy not in (src, dst):
-                self.errors.append(
-                    finding(
-                        number,
-                        f"destroyed participant {self.pending_destroy!r} needs a "
-                        "message to or from it right after 'destroy'",
-                    )
-                )
-                return
-            self.participants[self.pending_destroy]["destroyed"] = k
-            self.pending_destroy = None
-        text = _message_text(m.group("text"))
-        entry: dict[str, Any] = {
-            "from": src,
-            "to": dst,
-            "text": text,
-            "arrow": kind,
-            "line": line,
-            "start": head0,
-            "end": head1,
-        }
-        central = [side for side, g in (("start", "c1"), ("end", "c2")) if m.group(g)]
-        if central:
-            entry["central"] = "both" if len(central) == 2 else central[0]
+        problem = self._settle_lifecycle(src, dst, k)
+        if problem is not None:
+            self.errors.append(finding(number, problem))
+            return
+        entry = _message_entry(m, src, dst)
         if self.numbering["on"]:
             value = self.numbering["next"]
             entry["number"] = int(value) if value == int(value) else round(value, 2)
@@ -497,20 +525,31 @@ class _Reader:
         prefix = block_prefix(self._open())
         self.messages.append(entry)
         self.events.append({"event": "message", "index": k})
-        edge: dict[str, Any] = {"from": src, "to": dst}
-        style = _EDGE_STYLE.get(kind)
-        if style:
-            edge["style"] = style
-        full = " ".join(x for x in (prefix, text) if x)
-        if "number" in entry:
-            full = f"{_shown(entry['number'])}. {full}".strip()
-        if full:
-            edge["label"] = full
-        self.edges.append(edge)
+        self.edges.append(_graph_edge(entry, prefix))
         if m.group("act") == "+":
             self.activation(number, "activate", dst)
         elif m.group("act") == "-":
             self.activation(number, "deactivate", src)
+
+    def _settle_lifecycle(self, src: str, dst: str, k: int) -> str | None:
+        """Tie a pending create/destroy to message ``k``; the finding when ``k`` cannot be it."""
+        if self.pending_create is not None:
+            if dst != self.pending_create:
+                return (
+                    f"created participant {self.pending_create!r} needs a "
+                    "message to it right after its declaration"
+                )
+            self.participants[dst]["created"] = k
+            self.pending_create = None
+        if self.pending_destroy is not None:
+            if self.pending_destroy not in (src, dst):
+                return (
+                    f"destroyed participant {self.pending_destroy!r} needs a "
+                    "message to or from it right after 'destroy'"
+                )
+            self.participants[self.pending_destroy]["destroyed"] = k
+            self.pending_destroy = None
+        return None
 
     def _open(self) -> list[dict[str, Any]]:
         """The open blocks, outermost first, in the shape :func:`block_prefix` takes."""
@@ -526,6 +565,59 @@ class _Reader:
                 entry["branchLabel"] = block["branches"][-1]["label"]
             out.append(entry)
         return out
+
+
+_STATEMENTS: dict[str, Callable[[_Reader, _Statement], None]] = {
+    "participant": _Reader.on_participant,
+    "actor": _Reader.on_participant,
+    "create": _Reader.on_create,
+    "destroy": _Reader.on_destroy,
+    "box": _Reader.on_box,
+    **dict.fromkeys(_BLOCKS, _Reader.on_block),
+    **dict.fromkeys(_BRANCHES, _Reader.on_branch),
+    "end": _Reader.on_end,
+    "autonumber": _Reader.on_autonumber,
+    "activate": _Reader.on_activation,
+    "deactivate": _Reader.on_activation,
+    "note": _Reader.on_note,
+    **dict.fromkeys(("link", "links", "properties", "details"), _Reader.on_menu),
+    "title": _Reader.on_title,
+    "acctitle": _Reader.on_accessibility,
+    "accdescr": _Reader.on_accessibility,
+}
+
+
+def _message_entry(m: re.Match[str], src: str, dst: str) -> dict[str, Any]:
+    """The ``sequence`` record of a message: its ends, text, arrow kind and heads."""
+    arrow = m.group("arrow")
+    kind, line, head0, head1 = _ARROW_INFO.get(arrow) or _ARROW_INFO[arrow.lower()]
+    entry: dict[str, Any] = {
+        "from": src,
+        "to": dst,
+        "text": _message_text(m.group("text")),
+        "arrow": kind,
+        "line": line,
+        "start": head0,
+        "end": head1,
+    }
+    central = [side for side, g in (("start", "c1"), ("end", "c2")) if m.group(g)]
+    if central:
+        entry["central"] = "both" if len(central) == 2 else central[0]
+    return entry
+
+
+def _graph_edge(entry: dict[str, Any], prefix: str) -> dict[str, Any]:
+    """The graph form of a message: an edge labelled with its blocks, number and text."""
+    edge: dict[str, Any] = {"from": entry["from"], "to": entry["to"]}
+    style = _EDGE_STYLE.get(entry["arrow"])
+    if style:
+        edge["style"] = style
+    full = " ".join(x for x in (prefix, entry["text"]) if x)
+    if "number" in entry:
+        full = f"{_shown(entry['number'])}. {full}".strip()
+    if full:
+        edge["label"] = full
+    return edge
 
 
 def _shown(number: float) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from layoutkit.diagram._mermaid_common import broken, clean_label, finding, tone_for_style
@@ -92,6 +93,9 @@ class _Reader:
         self.states[frame["id"]]["members"] = frame["members"]
 
 
+# A token: (kind, text, source line).
+_Token = tuple[str, str, int]
+
 _ENTITY_CODE = re.compile(r"#\w+;")
 # Mermaid's state lexer, rule by rule in its order (case-insensitive); ``None`` kinds are skipped.
 _LEX = [
@@ -162,33 +166,41 @@ def _state_tokens(text: str, i: int, lines: list[int], out: list[tuple[str, str,
         ch = text[i]
         if ch == "\n":
             return i + 1
+        if ch == "{":
+            out.append(("OPEN", "{", line))
+            return i + 1
         if ch in " \t":
             i += 1
         elif ch == "#":
-            while i < n and text[i] != "\n":
-                i += 1
+            i = _run_end(text, i, "\n")
         elif ch == '"':
-            end = text.find('"', i + 1)
-            if end < 0:
-                raise _Bad(line, "unterminated state description")
-            out.append(("STATE_DESCR", text[i + 1 : end], line))
-            i = end + 1
-            am = _AS.match(text, i)
-            if am:
-                j = am.end()
-                while j < n and text[j] not in "\n{":
-                    j += 1
-                out.append(("AS_ID", text[am.end() : j], line))
-                i = j
-        elif ch == "{":
-            out.append(("OPEN", "{", line))
-            return i + 1
+            i = _state_description(text, i, line, out)
         else:
-            j = i
-            while j < n and text[j] not in " \t\n{":
-                j += 1
+            j = _run_end(text, i, " \t\n{")
             out.append(("COMPOSIT", text[i:j], line))
             i = j
+    return i
+
+
+def _run_end(text: str, i: int, stops: str) -> int:
+    """The first index from ``i`` on that holds one of ``stops`` (or the end)."""
+    while i < len(text) and text[i] not in stops:
+        i += 1
+    return i
+
+
+def _state_description(text: str, i: int, line: int, out: list[tuple[str, str, int]]) -> int:
+    """``"text"`` at ``i``, with the ``as id`` that may follow it."""
+    end = text.find('"', i + 1)
+    if end < 0:
+        raise _Bad(line, "unterminated state description")
+    out.append(("STATE_DESCR", text[i + 1 : end], line))
+    i = end + 1
+    am = _AS.match(text, i)
+    if am:
+        j = _run_end(text, am.end(), "\n{")
+        out.append(("AS_ID", text[am.end() : j], line))
+        i = j
     return i
 
 
@@ -291,6 +303,10 @@ class _Parser:
         if kind not in ("ID", "EDGE_STATE"):
             return None
         self.take()
+        return self._ident_tail(kind, value)
+
+    def _ident_tail(self, kind: str, value: str) -> tuple[str, bool]:
+        """The id of a taken ID/EDGE_STATE token, reading the ``:::class`` after it."""
         if self.peek()[0] == "STYLE_SEP" and self.peek(1)[0] == "ID":
             if kind == "ID":
                 self.r.classes.setdefault(self.text(value), []).append(self.peek(1)[1])
@@ -298,95 +314,125 @@ class _Parser:
         return self.text(value) if kind == "ID" else value, kind == "EDGE_STATE"
 
     def statement(self) -> None:
-        r = self.r
-        kind, value, line = self.peek()
-        if kind == "NL":
+        tok = self.peek()
+        handler = _STATEMENTS.get(tok[0])
+        if handler is None:
+            raise _Bad(tok[2], f"cannot read {tok[1][:30]!r}")
+        self.take()
+        handler(self, tok)
+
+    def on_newline(self, tok: _Token) -> None:
+        pass
+
+    def on_class_def(self, tok: _Token) -> None:
+        name, _, props = tok[1].partition("\x02")
+        self.r.class_defs[name] = [p.strip() for p in props.rstrip(";").split(",") if p.strip()]
+
+    def on_class(self, tok: _Token) -> None:
+        ids, _, name = tok[1].partition("\x02")
+        for sid in ids.split(","):
+            self.r.classes.setdefault(sid.strip(), []).append(name.strip())
+
+    def on_direction(self, tok: _Token) -> None:
+        # Only the diagram's own direction counts; a composite's is not drawn.
+        if not self.r.stack:
+            self.r.direction = _DIRECTIONS.get(tok[1], "TD")
+
+    def on_divider(self, tok: _Token) -> None:
+        try:
+            self.r.divide()
+        except ValueError as exc:
+            raise _Bad(tok[2], str(exc)) from None
+
+    def on_close(self, tok: _Token) -> None:
+        try:
+            self.r.close()
+        except ValueError as exc:
+            raise _Bad(tok[2], str(exc)) from None
+
+    def on_kind(self, tok: _Token) -> None:
+        mark, _, sid = tok[1].partition(":")
+        self.r.state(self.text(sid), mark)
+
+    def on_note(self, tok: _Token) -> None:
+        # A note names its state, and Mermaid adds that state when it is new.
+        self.r.state(self.text(tok[1]))
+
+    def on_described_state(self, tok: _Token) -> None:
+        nk, nv, _ = self.peek()
+        if nk != "AS_ID":
+            # ``state "text"`` with no ``as id`` keeps no state, as in Mermaid.
+            return
+        self.take()
+        sid, _, desc = nv.partition(":")
+        st = self.r.state(self.text(sid))
+        label = self.text(tok[1])
+        st["label"] = f"{label}\n{self.text(desc)}" if desc.strip() else label
+        if self.peek()[0] == "OPEN":
             self.take()
-        elif kind == "CLASSDEF":
+            self.r.open(st["id"])
+
+    def on_composite(self, tok: _Token) -> None:
+        following = self.i
+        while self.peek()[0] == "NL" and self.peek(1)[0] == "OPEN":
             self.take()
-            name, _, props = value.partition("\x02")
-            r.class_defs[name] = [p.strip() for p in props.rstrip(";").split(",") if p.strip()]
-        elif kind == "CLASS":
+        if self.peek()[0] == "OPEN":
             self.take()
-            ids, _, name = value.partition("\x02")
-            for sid in ids.split(","):
-                r.classes.setdefault(sid.strip(), []).append(name.strip())
-        elif kind == "DIR":
-            self.take()
-            if not r.stack:
-                r.direction = _DIRECTIONS.get(value, "TD")
-        elif kind == "CONCURRENT":
-            self.take()
-            try:
-                r.divide()
-            except ValueError as exc:
-                raise _Bad(line, str(exc)) from None
-        elif kind == "CLOSE":
-            self.take()
-            try:
-                r.close()
-            except ValueError as exc:
-                raise _Bad(line, str(exc)) from None
-        elif kind == "KIND":
-            self.take()
-            mark, _, sid = value.partition(":")
-            r.state(self.text(sid), mark)
-        elif kind == "NOTE":
-            self.take()
-            # A note names its state, and Mermaid adds that state when it is new.
-            r.state(self.text(value))
-        elif kind == "STATE_DESCR":
-            self.take()
-            nk, nv, _ = self.peek()
-            if nk != "AS_ID":
-                # ``state "text"`` with no ``as id`` keeps no state, as in Mermaid.
-                return
-            self.take()
-            sid, _, desc = nv.partition(":")
-            st = r.state(self.text(sid))
-            label = self.text(value)
-            st["label"] = f"{label}\n{self.text(desc)}" if desc.strip() else label
-            if self.peek()[0] == "OPEN":
-                self.take()
-                r.open(st["id"])
-        elif kind == "COMPOSIT":
-            self.take()
-            following = self.i
-            while self.peek()[0] == "NL" and self.peek(1)[0] == "OPEN":
-                self.take()
-            if self.peek()[0] == "OPEN":
-                self.take()
-                r.open(self.text(value))
-            else:
-                # A bare ``state X`` reduces to a plain string in Mermaid's grammar:
-                # it adds no state of its own.
-                self.i = following
-        elif kind in ("ID", "EDGE_STATE"):
-            a, a_marker = self.ident()  # type: ignore[misc]
-            if self.peek()[0] == "ARROW":
-                self.take()
-                got = self.ident()
-                if got is None:
-                    raise _Bad(line, "a transition needs a target state")
-                b, b_marker = got
-                label = ""
-                if self.peek()[0] == "DESCR":
-                    label = self.text(self.take()[1])
-                src = r.marker(True) if a_marker else r.state(a)["id"]
-                dst = r.marker(False) if b_marker else r.state(b)["id"]
-                r.transitions.append({"from": src, "to": dst, "label": label})
-            elif self.peek()[0] == "DESCR":
-                desc = self.text(self.take()[1])
-                if a_marker:
-                    return
-                st = r.state(a)
-                st["label"] = desc if st["label"] == st["id"] else f"{st['label']}\n{desc}"
-            elif not a_marker:
-                r.state(a)
-        elif kind == "OPEN":
-            raise _Bad(line, "'{' without a state")
+            self.r.open(self.text(tok[1]))
         else:
-            raise _Bad(line, f"cannot read {value[:30]!r}")
+            # A bare ``state X`` reduces to a plain string in Mermaid's grammar:
+            # it adds no state of its own.
+            self.i = following
+
+    def on_ident(self, tok: _Token) -> None:
+        """A state on its own, with a description, or the source of a transition."""
+        a, a_marker = self._ident_tail(tok[0], tok[1])
+        follower = self.peek()[0]
+        if follower == "ARROW":
+            self.take()
+            self._transition(a, a_marker, tok[2])
+        elif follower == "DESCR":
+            desc = self.text(self.take()[1])
+            if a_marker:
+                return
+            st = self.r.state(a)
+            st["label"] = desc if st["label"] == st["id"] else f"{st['label']}\n{desc}"
+        elif not a_marker:
+            self.r.state(a)
+
+    def _transition(self, a: str, a_marker: bool, line: int) -> None:
+        r = self.r
+        got = self.ident()
+        if got is None:
+            raise _Bad(line, "a transition needs a target state")
+        b, b_marker = got
+        label = ""
+        if self.peek()[0] == "DESCR":
+            label = self.text(self.take()[1])
+        src = r.marker(True) if a_marker else r.state(a)["id"]
+        dst = r.marker(False) if b_marker else r.state(b)["id"]
+        r.transitions.append({"from": src, "to": dst, "label": label})
+
+    def on_stray_open(self, tok: _Token) -> None:
+        raise _Bad(tok[2], "'{' without a state")
+
+
+# Token kind that starts a statement -> its rule; any other token cannot start one.
+_STATEMENTS: dict[str, Callable[[_Parser, _Token], None]] = {
+    "NL": _Parser.on_newline,
+    "CLASSDEF": _Parser.on_class_def,
+    "CLASS": _Parser.on_class,
+    "DIR": _Parser.on_direction,
+    "CONCURRENT": _Parser.on_divider,
+    "CLOSE": _Parser.on_close,
+    "KIND": _Parser.on_kind,
+    "NOTE": _Parser.on_note,
+    "STATE_DESCR": _Parser.on_described_state,
+    "COMPOSIT": _Parser.on_composite,
+    "ID": _Parser.on_ident,
+    "EDGE_STATE": _Parser.on_ident,
+    "OPEN": _Parser.on_stray_open,
+}
 
 
 def _tone(r: _Reader, sid: str) -> str | None:
