@@ -19,11 +19,9 @@ from layoutkit.diagram.labels import (
     BODY_SIZE,
     EDGE_LABEL_PAD_X,
     EDGE_LABEL_SIZE,
-    FIGURE,
     ICON_W,
     NO_TEXT,
     PAD_Y,
-    SLANTS,
     TITLE_SIZE,
     edge_label_lines,
     edge_label_size,
@@ -40,6 +38,7 @@ from layoutkit.layout.sizing import (
     diagram_engine_made,
 )
 from layoutkit.layout.text import line_height, text_width
+from layoutkit.render._face_sequence import sequence_items
 from layoutkit.render._icons import icon_glyph
 from layoutkit.render._palette import CARD, FG, LINE, METHOD_COLORS, MUTED, SOFT, tone
 from layoutkit.render._scene import (
@@ -53,8 +52,12 @@ from layoutkit.render._scene import (
     fit_line,
     text_run,
 )
+from layoutkit.render._shapes import outline, shape_items
 
 EDGE_COLOR = "#5f6878"
+
+# The old name of the shape drawer, which ``_faces.shape_outline`` still imports from here.
+_shape_items = shape_items
 
 
 _CONTENT = ("nodes", "groups", "lanes")
@@ -118,248 +121,6 @@ class _Frame:
     def rect(self, r: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
         x, y = self.pt(r[0], r[1])
         return x, y, r[2] * self.k, r[3] * self.k
-
-
-def _arc(
-    cx: float, cy: float, rx: float, ry: float, a0: float, a1: float, n: int = 10
-) -> list[tuple[float, float]]:
-    """Points along an elliptic arc from angle ``a0`` to ``a1`` (degrees, y down)."""
-    out = []
-    for i in range(n + 1):
-        t = math.radians(a0 + (a1 - a0) * i / n)
-        out.append((cx + rx * math.cos(t), cy + ry * math.sin(t)))
-    return out
-
-
-def _wave(x0: float, x1: float, y: float, amp: float, n: int = 16) -> list[tuple[float, float]]:
-    """One sine period from ``x0`` to ``x1`` around ``y`` (a document's lower edge)."""
-    return [(x0 + (x1 - x0) * i / n, y + amp * math.sin(2 * math.pi * i / n)) for i in range(n + 1)]
-
-
-def _outline(
-    shape: str, x: float, y: float, w: float, h: float, k: float
-) -> list[tuple[float, float]] | None:
-    """The closed outline of a polygon-like shape (slants as in ``labels.inner_box``)."""
-    r, b = x + w, y + h
-    slant = SLANTS.get(shape, 0.0) * h
-    if shape == "diamond" or shape == "choice":
-        return [(x + w / 2, y), (r, y + h / 2), (x + w / 2, b), (x, y + h / 2)]
-    if shape == "hexagon":
-        return [
-            (x + slant, y),
-            (r - slant, y),
-            (r, y + h / 2),
-            (r - slant, b),
-            (x + slant, b),
-            (x, y + h / 2),
-        ]
-    if shape == "parallelogram":
-        return [(x + slant, y), (r, y), (r - slant, b), (x, b)]
-    if shape == "parallelogram-alt":
-        return [(x, y), (r - slant, y), (r, b), (x + slant, b)]
-    if shape == "trapezoid":
-        return [(x + slant, y), (r - slant, y), (r, b), (x, b)]
-    if shape == "trapezoid-alt":
-        return [(x, y), (r, y), (r - slant, b), (x + slant, b)]
-    if shape == "notched-pentagon":
-        return [(x + slant, y), (r - slant, y), (r, y + slant), (r, b), (x, b), (x, y + slant)]
-    if shape == "asymmetric":
-        return [(x, y), (r, y), (r, b), (x, b), (x + slant, y + h / 2)]
-    if shape == "notched-rect":
-        n = 12 * k
-        return [(x + n, y), (r, y), (r, b), (x, b), (x, y + n)]
-    if shape == "triangle":
-        return [(x + w / 2, y), (r, b), (x, b)]
-    if shape == "flipped-triangle":
-        return [(x, y), (r, y), (x + w / 2, b)]
-    if shape == "sloped-rect":
-        return [(x, y + 12 * k), (r, y), (r, b), (x, b)]
-    if shape in ("document", "tagged-document", "lined-document"):
-        amp = min(h * 0.08, 5 * k)
-        return [(x, y), (r, y), *reversed(_wave(x, r, b - amp, amp))]
-    if shape == "flag":
-        amp = min(h * 0.08, 5 * k)
-        return [*_wave(x, r, y + amp, amp), *reversed(_wave(x, r, b - amp, amp))]
-    if shape == "delay":
-        rad = h / 2
-        return [(x, y), (r - rad, y), *_arc(r - rad, y + rad, rad, rad, -90, 90), (x, b)]
-    if shape == "curved-trapezoid":
-        rad = h / 2
-        return [
-            (x + slant, y),
-            (r - rad, y),
-            *_arc(r - rad, y + rad, rad, rad, -90, 90),
-            (x + slant, b),
-            (x, y + h / 2),
-        ]
-    if shape == "bow-rect":
-        c = 10 * k
-        return [
-            (x, y),
-            (r, y),
-            *_arc(r, y + h / 2, c, h / 2, -90, -270, 12),
-            (x, b),
-            *_arc(x, y + h / 2, c, h / 2, 90, -90, 12),
-        ]
-    return None
-
-
-def _shape_items(
-    shape: str, x: float, y: float, w: float, h: float, fill: str, stroke: str, k: float
-) -> list[Item]:
-    sw = max(1.2 * k, 0.5)
-    r, b = x + w, y + h
-    if shape == "fork":
-        # Fork and join bars are solid.
-        return [Box(x, y, w, h, fill=stroke, stroke=None, radius=2 * k)]
-    if shape in ("start", "filled-circle"):
-        return [Ellipse(x, y, w, h, stroke, stroke, sw)]
-    if shape in ("circle", "double-circle", "end", "ellipse"):
-        out: list[Item] = [Ellipse(x, y, w, h, fill, stroke, sw)]
-        if shape in ("double-circle", "end"):
-            inset = 4 * k
-            inner_fill = stroke if shape == "end" else None
-            out.append(
-                Ellipse(x + inset, y + inset, w - 2 * inset, h - 2 * inset, inner_fill, stroke, sw)
-            )
-        return out
-    if shape == "text":
-        return []
-    if shape in ("hourglass", "bolt", "crossed-circle"):
-        # A small figure above the label.
-        f = FIGURE * k
-        fx, fy = x + (w - f) / 2, y
-        if shape == "hourglass":
-            pts = ((fx, fy), (fx + f, fy), (fx, fy + f), (fx + f, fy + f))
-            return [Path(pts, stroke=stroke, width=sw, closed=True, fill=fill)]
-        if shape == "bolt":
-            pts = (
-                (fx + f * 0.55, fy),
-                (fx + f * 0.2, fy + f * 0.55),
-                (fx + f * 0.5, fy + f * 0.55),
-                (fx + f * 0.35, fy + f),
-                (fx + f * 0.85, fy + f * 0.4),
-                (fx + f * 0.55, fy + f * 0.4),
-            )
-            return [Path(pts, stroke=stroke, width=sw, closed=True, fill=fill)]
-        d = f / (2 * math.sqrt(2))
-        cx, cy = fx + f / 2, fy + f / 2
-        return [
-            Ellipse(fx, fy, f, f, fill, stroke, sw),
-            Path(((cx - d, cy - d), (cx + d, cy + d)), stroke=stroke, width=sw),
-            Path(((cx - d, cy + d), (cx + d, cy - d)), stroke=stroke, width=sw),
-        ]
-    if shape in ("brace-left", "brace-right", "braces"):
-        out = []
-        c = 6 * k
-        if shape in ("brace-left", "braces"):
-            out.append(
-                Path(
-                    (
-                        (x + 2 * c, y),
-                        (x + c, y + c),
-                        (x + c, y + h / 2 - c),
-                        (x, y + h / 2),
-                        (x + c, y + h / 2 + c),
-                        (x + c, b - c),
-                        (x + 2 * c, b),
-                    ),
-                    stroke=stroke,
-                    width=sw,
-                )
-            )
-        if shape in ("brace-right", "braces"):
-            out.append(
-                Path(
-                    (
-                        (r - 2 * c, y),
-                        (r - c, y + c),
-                        (r - c, y + h / 2 - c),
-                        (r, y + h / 2),
-                        (r - c, y + h / 2 + c),
-                        (r - c, b - c),
-                        (r - 2 * c, b),
-                    ),
-                    stroke=stroke,
-                    width=sw,
-                )
-            )
-        return out
-    if shape in ("stacked-rect", "stacked-document"):
-        off = 4 * k
-        base = "rect" if shape == "stacked-rect" else "document"
-        out = []
-        for i in (2, 1):
-            out.extend(
-                _shape_items(
-                    base, x + off * i, y + off * (2 - i), w - 2 * off, h - 2 * off, fill, stroke, k
-                )
-            )
-        out.extend(_shape_items(base, x, y + 2 * off, w - 2 * off, h - 2 * off, fill, stroke, k))
-        return out
-    pts = _outline(shape, x, y, w, h, k)
-    if pts is not None:
-        out = [Path(tuple(pts), stroke=stroke, width=sw, closed=True, fill=fill)]
-        if shape == "lined-document":
-            out.append(Path(((x + 10 * k, y), (x + 10 * k, b - 4 * k)), stroke=stroke, width=sw))
-        if shape == "tagged-document":
-            t = min(w, h) * 0.25
-            out.append(Path(((r - t, b - 2 * k), (r, b - t - 2 * k)), stroke=stroke, width=sw))
-        return out
-    if shape in ("cylinder", "lined-cylinder"):
-        cap = min(h * 0.25, 14 * k)
-        out = [
-            Box(x, y + cap / 2, w, h - cap, fill=fill, stroke=None),
-            Path(((x, y + cap / 2), (x, b - cap / 2)), stroke=stroke, width=sw),
-            Path(((r, y + cap / 2), (r, b - cap / 2)), stroke=stroke, width=sw),
-            Path(
-                tuple(_arc(x + w / 2, b - cap / 2, w / 2, cap / 2, 0, 180)), stroke=stroke, width=sw
-            ),
-            Ellipse(x, y, w, cap, fill, stroke, sw),
-        ]
-        if shape == "lined-cylinder":
-            out.append(
-                Path(
-                    tuple(_arc(x + w / 2, y + cap, w / 2, cap / 2, 0, 180)), stroke=stroke, width=sw
-                )
-            )
-        return out
-    if shape == "h-cylinder":
-        cap = min(w * 0.2, 12 * k)
-        return [
-            Box(x + cap / 2, y, w - cap, h, fill=fill, stroke=None),
-            Path(((x + cap / 2, y), (r - cap / 2, y)), stroke=stroke, width=sw),
-            Path(((x + cap / 2, b), (r - cap / 2, b)), stroke=stroke, width=sw),
-            Path(
-                tuple(_arc(x + cap / 2, y + h / 2, cap / 2, h / 2, 90, 270)),
-                stroke=stroke,
-                width=sw,
-            ),
-            Ellipse(r - cap, y, cap, h, fill, stroke, sw),
-        ]
-    radius = {
-        "round": 10 * k,
-        "stadium": h / 2,
-        "subroutine": 2 * k,
-        "cloud": h / 2.5,
-        "person": h / 3,
-        "rect": 2 * k,
-    }.get(shape, 3 * k)
-    out = [Box(x, y, w, h, fill=fill, stroke=stroke, width=sw, radius=radius)]
-    if shape == "subroutine":
-        out.append(Path(((x + 8 * k, y), (x + 8 * k, b)), stroke=stroke, width=sw))
-        out.append(Path(((r - 8 * k, y), (r - 8 * k, b)), stroke=stroke, width=sw))
-    elif shape == "lined-rect":
-        out.append(Path(((x + 8 * k, y), (x + 8 * k, b)), stroke=stroke, width=sw))
-    elif shape == "divided-rect":
-        out.append(Path(((x, y + 10 * k), (r, y + 10 * k)), stroke=stroke, width=sw))
-    elif shape == "window-pane":
-        out.append(Path(((x, y + 10 * k), (r, y + 10 * k)), stroke=stroke, width=sw))
-        out.append(Path(((x + 10 * k, y), (x + 10 * k, b)), stroke=stroke, width=sw))
-    elif shape == "tagged-rect":
-        t = min(w, h) * 0.25
-        out.append(Path(((r - t, b), (r, b - t)), stroke=stroke, width=sw))
-    return out
 
 
 def _node_items(node: dict, rect: tuple[float, float, float, float], k: float) -> list[Item]:
@@ -459,7 +220,7 @@ def _node_items(node: dict, rect: tuple[float, float, float, float], k: float) -
             cy += row_h
         return items
     shape = str(node.get("shape") or "rect")
-    items.extend(_shape_items(shape, x, y, w, h, wash, ink, k))
+    items.extend(shape_items(shape, x, y, w, h, wash, ink, k))
     if shape in NO_TEXT:
         return items
     cy = y + pad
@@ -653,7 +414,7 @@ def _on_outline(
             return p
         t = (-qb - math.sqrt(disc)) / (2 * qa)
         return (p[0] + ux * t, p[1] + uy * t) if t >= 0 else p
-    pts = _outline(shape, x, y, w, h, 1.0)
+    pts = outline(shape, x, y, w, h, 1.0)
     if not pts:
         return p
     best = None
@@ -787,9 +548,6 @@ def geo_items(payload: dict, frame: _Frame) -> list[Item]:
     """Lanes, groups, edges and nodes of ``payload.geo`` mapped through ``frame``."""
     geo = payload.get("geo") if isinstance(payload.get("geo"), dict) else {}
     if isinstance(geo.get("sequence"), dict):
-        # Imported just here: the sequence face reuses this module's shapes.
-        from layoutkit.render._face_sequence import sequence_items
-
         titles = {nid: str(n.get("title") or nid) for nid, n in _collect_nodes(payload).items()}
         return sequence_items(geo, titles, frame)
     k = frame.k

@@ -20,9 +20,9 @@ from PIL import ImageColor
 
 from layoutkit.formatting import as_number
 from layoutkit.layout.text import line_height
-from layoutkit.render._face_diagram import _shape_items
 from layoutkit.render._palette import CARD, FG, MUTED
 from layoutkit.render._scene import Box, Ellipse, Item, Path, Text, arrowhead, text_run
+from layoutkit.render._shapes import shape_items
 
 INK = "#3d4660"
 LIFELINE = "#9aa3b2"
@@ -153,7 +153,7 @@ def _head(kind: str, title: str, rect: tuple[float, float, float, float], k: flo
         items.append(run)
         return items
     if kind == "database":
-        items += _shape_items("cylinder", x, y, w, h, HEAD_FILL, HEAD_STROKE, k)
+        items += shape_items("cylinder", x, y, w, h, HEAD_FILL, HEAD_STROKE, k)
     elif kind == "collections":
         d = 6 * k
         items.append(
