@@ -13,6 +13,8 @@ import itertools
 import math
 from typing import Any
 
+import attrs
+
 from layoutkit import diagram
 from layoutkit.diagram.labels import (
     BODY_GAP,
@@ -23,6 +25,7 @@ from layoutkit.diagram.labels import (
     NO_TEXT,
     PAD_Y,
     TITLE_SIZE,
+    Label,
     edge_label_lines,
     edge_label_size,
     text_box,
@@ -123,253 +126,318 @@ class _Frame:
         return x, y, r[2] * self.k, r[3] * self.k
 
 
+@attrs.frozen
+class _Node:
+    """One node to draw: its spec, its box in the scene, the scale and its tone."""
+
+    spec: dict
+    kind: Any
+    x: float
+    y: float
+    w: float
+    h: float
+    k: float
+    ink: str
+    wash: str
+
+    @property
+    def pad(self) -> float:
+        return 8 * self.k
+
+    @property
+    def title(self) -> str:
+        return str(self.spec.get("title") or self.spec.get("id") or "")
+
+
 def _node_items(node: dict, rect: tuple[float, float, float, float], k: float) -> list[Item]:
-    x, y, w, h = rect
-    ntype = node.get("type") or "box"
     ink, wash = tone(node.get("tone"))
-    pad = 8 * k
-    items: list[Item] = []
-    title = str(node.get("title") or node.get("id") or "")
+    kind = node.get("type") or "box"
+    n = _Node(node, kind, *rect, k, ink, wash)
+    # A malformed (unhashable) type is drawn like any unknown one: as its shape.
+    draw = _NODE_KINDS.get(kind) if isinstance(kind, str) else None
+    return (draw or _shaped_node)(n)
+
+
+def _note_node(n: _Node) -> list[Item]:
+    x, y, w, h, k, pad = n.x, n.y, n.w, n.h, n.k, n.pad
+    fold = min(12 * k, h / 3)
+    pts = ((x, y), (x + w - fold, y), (x + w, y + fold), (x + w, y + h), (x, y + h))
+    body = "\n" + str(n.spec["body"]) if n.spec.get("body") else ""
+    return [
+        Path(pts, stroke="#d9b84a", width=1.0 * k, closed=True, fill="#fff6cc"),
+        text_run(
+            x + pad,
+            y + pad,
+            n.title + body,
+            w - 2 * pad,
+            size=12 * k,
+            fill=FG,
+            max_lines=max(int((h - pad) // line_height(12 * k)), 1),
+        ),
+    ]
+
+
+def _entity_node(n: _Node) -> list[Item]:
+    """A table: a title band over one row per column (name left, type right)."""
+    x, y, w, k, pad = n.x, n.y, n.w, n.k, n.pad
     fs = 13 * k
-    if ntype == "note":
-        fold = min(12 * k, h / 3)
-        pts = ((x, y), (x + w - fold, y), (x + w, y + fold), (x + w, y + h), (x, y + h))
-        items.append(Path(pts, stroke="#d9b84a", width=1.0 * k, closed=True, fill="#fff6cc"))
-        items.append(
-            text_run(
-                x + pad,
-                y + pad,
-                title + ("\n" + str(node["body"]) if node.get("body") else ""),
-                w - 2 * pad,
-                size=12 * k,
-                fill=FG,
-                max_lines=max(int((h - pad) // line_height(12 * k)), 1),
-            )
+    band = 26 * k
+    band_fill = n.wash if n.spec.get("tone") else "#eef2f8"
+    items: list[Item] = [
+        Box(x, y, w, n.h, fill=CARD, stroke=n.ink, width=1.2 * k, radius=4 * k),
+        Box(x, y, w, band, fill=band_fill, stroke=n.ink, width=1.2 * k, radius=4 * k),
+        Text(
+            x + pad,
+            y + (band - line_height(fs)) / 2,
+            (fit_line(n.title, w - 2 * pad, fs, "sans-bold"),),
+            fs,
+            "sans-bold",
+            FG,
+        ),
+    ]
+    row_h = line_height(12 * k) + 2 * k
+    cy = y + band + 2 * k
+    for col in n.spec.get("columns") or []:
+        # Rows that would spill out of the box are left out.
+        if not isinstance(col, dict) or cy + row_h > y + n.h + 0.5:
+            continue
+        items.extend(_column_items(n, col, cy))
+        cy += row_h
+    return items
+
+
+def _column_items(n: _Node, col: dict, cy: float) -> list[Item]:
+    k, pad = n.k, n.pad
+    mark = "PK " if col.get("pk") else "FK " if col.get("fk") else ""
+    name = f"{mark}{col.get('name', '')}" + ("?" if col.get("nullable") else "")
+    name_fit = fit_line(name, n.w * 0.6, 12 * k, "mono")
+    items: list[Item] = [Text(n.x + pad, cy, (name_fit,), 12 * k, "mono", n.ink if mark else FG)]
+    if col.get("type"):
+        type_fit = fit_line(str(col["type"]), n.w * 0.35, 11 * k, "mono")
+        items.append(Text(n.x + n.w - pad, cy, (type_fit,), 11 * k, "mono", MUTED, 0.0, "end"))
+    return items
+
+
+def _service_node(n: _Node) -> list[Item]:
+    """Up to two offset copies behind the box stand for the service's replicas."""
+    k = n.k
+    replicas = int(as_number(n.spec.get("replicas")) or 1)
+    shadows: list[Item] = [
+        Box(
+            n.x + 4 * k * r,
+            n.y - 4 * k * r,
+            n.w,
+            n.h,
+            fill=CARD,
+            stroke=n.ink,
+            width=0.8 * k,
+            radius=6 * k,
         )
-        return items
-    if ntype == "service":
-        replicas = int(as_number(node.get("replicas")) or 1)
-        for r in range(min(max(replicas - 1, 0), 2), 0, -1):
-            items.append(
-                Box(
-                    x + 4 * k * r,
-                    y - 4 * k * r,
-                    w,
-                    h,
-                    fill=CARD,
-                    stroke=ink,
-                    width=0.8 * k,
-                    radius=6 * k,
-                )
-            )
-    if ntype == "entity":
-        items.append(Box(x, y, w, h, fill=CARD, stroke=ink, width=1.2 * k, radius=4 * k))
-        band = 26 * k
-        items.append(
-            Box(
-                x,
-                y,
-                w,
-                band,
-                fill=wash if node.get("tone") else "#eef2f8",
-                stroke=ink,
-                width=1.2 * k,
-                radius=4 * k,
-            )
-        )
-        items.append(
-            Text(
-                x + pad,
-                y + (band - line_height(fs)) / 2,
-                (fit_line(title, w - 2 * pad, fs, "sans-bold"),),
-                fs,
-                "sans-bold",
-                FG,
-            )
-        )
-        row_h = line_height(12 * k) + 2 * k
-        cy = y + band + 2 * k
-        for col in node.get("columns") or []:
-            if not isinstance(col, dict) or cy + row_h > y + h + 0.5:
-                continue
-            mark = "PK " if col.get("pk") else "FK " if col.get("fk") else ""
-            name = f"{mark}{col.get('name', '')}" + ("?" if col.get("nullable") else "")
-            items.append(
-                Text(
-                    x + pad,
-                    cy,
-                    (fit_line(name, w * 0.6, 12 * k, "mono"),),
-                    12 * k,
-                    "mono",
-                    ink if mark else FG,
-                )
-            )
-            if col.get("type"):
-                items.append(
-                    Text(
-                        x + w - pad,
-                        cy,
-                        (fit_line(str(col["type"]), w * 0.35, 11 * k, "mono"),),
-                        11 * k,
-                        "mono",
-                        MUTED,
-                        0.0,
-                        "end",
-                    )
-                )
-            cy += row_h
-        return items
-    shape = str(node.get("shape") or "rect")
-    items.extend(shape_items(shape, x, y, w, h, wash, ink, k))
+        for r in range(min(max(replicas - 1, 0), 2), 0, -1)
+    ]
+    return shadows + _shaped_node(n)
+
+
+def _shaped_node(n: _Node) -> list[Item]:
+    shape = str(n.spec.get("shape") or "rect")
+    items = shape_items(shape, n.x, n.y, n.w, n.h, n.wash, n.ink, n.k)
     if shape in NO_TEXT:
         return items
-    cy = y + pad
-    left = x + pad
-    if ntype == "endpoint":
-        method = str(node.get("method") or "").upper()
-        if method:
-            mw = text_width(method, 11 * k, "sans-bold") + 10 * k
-            items.append(
-                Box(left, cy, mw, 18 * k, fill=METHOD_COLORS.get(method, MUTED), radius=3 * k)
-            )
-            items.append(
-                Text(
-                    left + 5 * k,
-                    cy + (18 * k - line_height(11 * k)) / 2,
-                    (method,),
-                    11 * k,
-                    "sans-bold",
-                    "#ffffff",
-                )
-            )
-            left2 = left + mw + 6 * k
-        else:
-            left2 = left
-        path = str(node.get("path") or title)
+    if n.kind == "endpoint":
+        return items + _endpoint_text(n)
+    return items + _label_items(n, shape)
+
+
+_NODE_KINDS = {
+    "note": _note_node,
+    "entity": _entity_node,
+    "service": _service_node,
+}
+
+
+# --------------------------------------------------------------------------- endpoint nodes
+
+
+def _endpoint_text(n: _Node) -> list[Item]:
+    """Method badge and path, the title under them when it differs, then the status codes."""
+    k, pad, title = n.k, n.pad, n.title
+    cy = n.y + pad
+    left = n.x + pad
+    items, path_x = _method_badge(n, left, cy)
+    path = str(n.spec.get("path") or title)
+    path_fit = fit_line(path, n.x + n.w - pad - path_x, 12 * k, "mono")
+    items.append(Text(path_x, cy, (path_fit,), 12 * k, "mono", FG))
+    cy += 22 * k
+    if n.spec.get("path") and title and title != path:
+        items.append(
+            Text(left, cy, (fit_line(title, n.w - 2 * pad, 11 * k),), 11 * k, "sans", MUTED)
+        )
+        cy += line_height(11 * k)
+    return items + _status_codes(n, left, cy)
+
+
+def _method_badge(n: _Node, left: float, cy: float) -> tuple[list[Item], float]:
+    """The HTTP method's badge at ``left``, and where the path goes after it."""
+    k = n.k
+    method = str(n.spec.get("method") or "").upper()
+    if not method:
+        return [], left
+    mw = text_width(method, 11 * k, "sans-bold") + 10 * k
+    badge = Box(left, cy, mw, 18 * k, fill=METHOD_COLORS.get(method, MUTED), radius=3 * k)
+    label = Text(
+        left + 5 * k,
+        cy + (18 * k - line_height(11 * k)) / 2,
+        (method,),
+        11 * k,
+        "sans-bold",
+        "#ffffff",
+    )
+    return [badge, label], left + mw + 6 * k
+
+
+def _status_codes(n: _Node, left: float, cy: float) -> list[Item]:
+    """Up to eight status-code pills in a row, coloured by class, as many as fit."""
+    k = n.k
+    items: list[Item] = []
+    codes = [c for c in n.spec.get("codes") or [] if isinstance(c, (int, float))]
+    cx = left
+    for code in codes[:8]:
+        label = str(int(code))
+        cw = text_width(label, 10 * k, "mono") + 8 * k
+        color = "#1f8a4c" if code < 300 else "#b7791f" if code < 500 else "#c92a2a"
+        if cx + cw > n.x + n.w - n.pad:
+            break
+        items.append(Box(cx, cy, cw, 15 * k, fill=None, stroke=color, width=0.8 * k, radius=7 * k))
         items.append(
             Text(
-                left2,
-                cy,
-                (fit_line(path, x + w - pad - left2, 12 * k, "mono"),),
-                12 * k,
+                cx + 4 * k,
+                cy + (15 * k - line_height(10 * k)) / 2,
+                (label,),
+                10 * k,
                 "mono",
-                FG,
+                color,
             )
         )
-        cy += 22 * k
-        if node.get("path") and title and title != path:
-            items.append(
-                Text(left, cy, (fit_line(title, w - 2 * pad, 11 * k),), 11 * k, "sans", MUTED)
-            )
-            cy += line_height(11 * k)
-        codes = [c for c in node.get("codes") or [] if isinstance(c, (int, float))]
-        cx = left
-        for code in codes[:8]:
-            label = str(int(code))
-            cw = text_width(label, 10 * k, "mono") + 8 * k
-            color = "#1f8a4c" if code < 300 else "#b7791f" if code < 500 else "#c92a2a"
-            if cx + cw > x + w - pad:
-                break
-            items.append(
-                Box(cx, cy, cw, 15 * k, fill=None, stroke=color, width=0.8 * k, radius=7 * k)
-            )
-            items.append(
-                Text(
-                    cx + 4 * k,
-                    cy + (15 * k - line_height(10 * k)) / 2,
-                    (label,),
-                    10 * k,
-                    "mono",
-                    color,
-                )
-            )
-            cx += cw + 4 * k
-        return items
-    lab, (bx, by, bw, _bh) = text_box(node, shape, w / k, h / k)
-    extras = ntype == "service" or node.get("tag") or node.get("chips")
+        cx += cw + 4 * k
+    return items
+
+
+# --------------------------------------------------------------------------- node labels
+
+
+@attrs.frozen
+class _LabelSpot:
+    """Where a node's label block goes: its left edge, width and whether it is centred.
+
+    Rows under the text (service facts, chips) need the block at the top and
+    left-aligned; otherwise it is centred where the layout put it.
+    """
+
+    left: float
+    top: float
+    width: float
+    centred: bool
+
+
+def _label_spot(n: _Node, block: tuple[float, float, float, float]) -> _LabelSpot:
+    bx, by, bw, _bh = block
+    extras = n.kind == "service" or n.spec.get("tag") or n.spec.get("chips")
     if extras:
-        # Rows below the text (service facts, chips) need the block at the top.
         by = PAD_Y
-    tx, cy = x + bx * k, y + by * k
-    icon = lab.icon or ("service" if ntype == "service" else None)
+    return _LabelSpot(n.x + bx * n.k, n.y + by * n.k, bw * n.k, not extras)
+
+
+def _label_items(n: _Node, shape: str) -> list[Item]:
+    """Icon and title, service facts, tag, body and chips, top to bottom."""
+    lab, block = text_box(n.spec, shape, n.w / n.k, n.h / n.k)
+    spot = _label_spot(n, block)
+    items, cy = _heading(n, lab, spot)
+    if n.kind == "service":
+        facts, cy = _service_facts(n, cy)
+        items += facts
+    items += _tag(n)
+    if lab.body:
+        cy += BODY_GAP * n.k
+        items.append(
+            Text(
+                spot.left + spot.width / 2 if spot.centred else spot.left,
+                cy,
+                lab.body,
+                BODY_SIZE * n.k,
+                "sans",
+                MUTED,
+                0.0,
+                "middle" if spot.centred else "start",
+            )
+        )
+        cy += lab.body_h * n.k
+    return items + _chips(n, cy)
+
+
+def _heading(n: _Node, lab: Label, spot: _LabelSpot) -> tuple[list[Item], float]:
+    """The icon and the title lines, and the y below them."""
+    k = n.k
+    tx, cy = spot.left, spot.top
+    items: list[Item] = []
+    icon = lab.icon or ("service" if n.kind == "service" else None)
     if icon:
-        items.append(Text(tx, cy, (icon_glyph(str(icon)),), 15 * k, "sans", ink))
+        items.append(Text(tx, cy, (icon_glyph(str(icon)),), 15 * k, "sans", n.ink))
     title_x = tx + (ICON_W * k if icon else 0.0)
-    title_w = bw * k - (title_x - tx)
-    centred = not extras
+    title_w = spot.width - (title_x - tx)
     if lab.title:
         items.append(
             Text(
-                title_x + title_w / 2 if centred else title_x,
+                title_x + title_w / 2 if spot.centred else title_x,
                 cy,
                 lab.title,
                 TITLE_SIZE * k,
                 "sans-bold",
                 FG,
                 0.0,
-                "middle" if centred else "start",
+                "middle" if spot.centred else "start",
             )
         )
         cy += lab.title_h * k
-    if ntype == "service":
-        meta = []
-        if node.get("replicas") is not None:
-            meta.append(f"×{int(as_number(node['replicas']) or 1)} replicas")
-        if node.get("image"):
-            meta.append(str(node["image"]))
-        for m in node.get("mappings") or []:
-            if isinstance(m, dict):
-                meta.append(
-                    f"{m.get('host')}→{m.get('cont')}"
-                    + (f"/{m['proto']}" if m.get("proto") else "")
-                )
-        if meta:
-            items.append(
-                Text(
-                    x + pad,
-                    cy,
-                    (fit_line(" · ".join(meta), w - 2 * pad, 11 * k, "mono"),),
-                    11 * k,
-                    "mono",
-                    MUTED,
-                )
-            )
-            cy += line_height(11 * k)
-    if node.get("tag"):
-        items.append(
-            Text(
-                x + w - pad,
-                y + pad,
-                (fit_line(str(node["tag"]), w / 2, 10 * k),),
-                10 * k,
-                "sans",
-                MUTED,
-                0.0,
-                "end",
-            )
-        )
-    if lab.body:
-        cy += BODY_GAP * k
-        items.append(
-            Text(
-                tx + bw * k / 2 if centred else tx,
-                cy,
-                lab.body,
-                BODY_SIZE * k,
-                "sans",
-                MUTED,
-                0.0,
-                "middle" if centred else "start",
-            )
-        )
-        cy += lab.body_h * k
-    chips = [c for c in node.get("chips") or [] if isinstance(c, dict)]
-    cx = x + pad
+    return items, cy
+
+
+def _service_facts(n: _Node, cy: float) -> tuple[list[Item], float]:
+    """One mono line of replicas, image and port mappings, and the y below it."""
+    node, k = n.spec, n.k
+    meta = []
+    if node.get("replicas") is not None:
+        meta.append(f"×{int(as_number(node['replicas']) or 1)} replicas")
+    if node.get("image"):
+        meta.append(str(node["image"]))
+    for m in node.get("mappings") or []:
+        if isinstance(m, dict):
+            proto = f"/{m['proto']}" if m.get("proto") else ""
+            meta.append(f"{m.get('host')}→{m.get('cont')}" + proto)
+    if not meta:
+        return [], cy
+    line = fit_line(" · ".join(meta), n.w - 2 * n.pad, 11 * k, "mono")
+    return [Text(n.x + n.pad, cy, (line,), 11 * k, "mono", MUTED)], cy + line_height(11 * k)
+
+
+def _tag(n: _Node) -> list[Item]:
+    if not n.spec.get("tag"):
+        return []
+    k = n.k
+    tag = fit_line(str(n.spec["tag"]), n.w / 2, 10 * k)
+    return [Text(n.x + n.w - n.pad, n.y + n.pad, (tag,), 10 * k, "sans", MUTED, 0.0, "end")]
+
+
+def _chips(n: _Node, cy: float) -> list[Item]:
+    """Toned pills in a row from the left, as many as fit in the box."""
+    k = n.k
+    items: list[Item] = []
+    chips = [c for c in n.spec.get("chips") or [] if isinstance(c, dict)]
+    cx = n.x + n.pad
     for chip in chips:
         label = str(chip.get("text") or "")
         c_ink, c_wash = tone(chip.get("tone"), "gray")
         cw = text_width(label, 10 * k) + 10 * k
-        if cx + cw > x + w - pad or cy + 16 * k > y + h:
+        if cx + cw > n.x + n.w - n.pad or cy + 16 * k > n.y + n.h:
             break
         items.append(
             Box(cx, cy + 2 * k, cw, 16 * k, fill=c_wash, stroke=c_ink, width=0.6 * k, radius=8 * k)
