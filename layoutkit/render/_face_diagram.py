@@ -897,62 +897,20 @@ def diagram_scene_items(
         k = min(w / gw, 1.0) if h is None else min(w / gw, h / gh, 2.0)
         frame = _Frame(x + (w - gw * k) / 2, y, k)
         return geo_items(payload, frame) + _engine_chrome(payload, geo, frame), gh * k
-    items: list[Item] = []
+    return _stacked_face(payload, gw, gh, x, y, w, h)
+
+
+def _stacked_face(
+    payload: dict, gw: float, gh: float, x: float, y: float, w: float, h: float | None
+) -> tuple[list[Item], float]:
+    """A face the engine did not lay out: header, stats, geo, legend, footer and
+    caption stacked top to bottom, the geo scaled into what the rest leaves."""
     pad = DIAGRAM_INSET
-    cy = y + pad
     inner = w - 2 * pad
-    if payload.get("kicker"):
-        items.append(
-            Text(
-                x + pad,
-                cy,
-                (fit_line(str(payload["kicker"]).upper(), inner, 11, "sans-bold"),),
-                11,
-                "sans-bold",
-                "#1c6ae4",
-            )
-        )
-        cy += line_height(11)
-    if payload.get("title"):
-        run = text_run(
-            x + pad, cy, str(payload["title"]), inner, size=18, font="sans-bold", max_lines=2
-        )
-        items.append(run)
-        cy += run.height
-    if payload.get("subtitle"):
-        run = text_run(
-            x + pad, cy, str(payload["subtitle"]), inner, size=13, fill=MUTED, max_lines=2
-        )
-        items.append(run)
-        cy += run.height
-    stats = [s for s in payload.get("stats") or [] if isinstance(s, dict)]
-    if stats:
-        cy += 6
-        cw = inner / len(stats)
-        for i, stat in enumerate(stats):
-            sx = x + pad + i * cw
-            items.append(Box(sx, cy, cw - 6, 48, fill=SOFT, radius=6))
-            items.append(
-                Text(
-                    sx + 8,
-                    cy + 4,
-                    (fit_line(str(stat.get("value") or ""), cw - 20, 18, "sans-bold"),),
-                    18,
-                    "sans-bold",
-                    FG,
-                )
-            )
-            items.append(
-                Text(
-                    sx + 8,
-                    cy + 29,
-                    (fit_line(str(stat.get("label") or ""), cw - 20, 11),),
-                    11,
-                    "sans",
-                    MUTED,
-                )
-            )
-        cy += 54
+    left = x + pad
+    items, cy = _stacked_header(payload, left, y + pad, inner)
+    stats, cy = _stacked_stats(payload, left, cy, inner)
+    items += stats
     legend = [entry for entry in payload.get("legend") or [] if isinstance(entry, dict)]
     caption = plain_inline(str(payload["caption"])) if payload.get("caption") else ""
     footer_h = (line_height(11) if payload.get("footer") else 0) + diagram_caption_height(
@@ -963,45 +921,93 @@ def diagram_scene_items(
     if gw > 0 and gh > 0:
         avail_h = (y + h - cy - legend_h - footer_h - pad) if h is not None else gh
         k = min(inner / gw, max(avail_h, 1.0) / gh, 1.0 if h is None else 4.0)
-        ox = x + pad + (inner - gw * k) / 2
+        ox = left + (inner - gw * k) / 2
         items.extend(geo_items(payload, _Frame(ox, cy, k)))
         cy += gh * k
     if legend:
-        cy += 6
-        lx = x + pad
-        for entry in legend:
-            style = str(entry.get("style") or "solid")
-            dash = EDGE_DASH.get(style)
-            items.append(
-                Path(
-                    ((lx, cy + 8), (lx + 24, cy + 8)),
-                    stroke=EDGE_COLOR,
-                    width=2.6 if style == "thick" else 1.4,
-                    dash=dash,
-                )
-            )
-            label = str(entry.get("label") or style)
-            items.append(Text(lx + 30, cy, (label,), 11, "sans", MUTED))
-            lx += 30 + text_width(label, 11) + 18
-        cy += 16
-    if payload.get("footer"):
-        items.append(
-            Text(x + pad, cy, (fit_line(str(payload["footer"]), inner, 11),), 11, "sans", MUTED)
-        )
+        row, cy = _stacked_legend(legend, left, cy)
+        items += row
+    tail, cy = _stacked_footer(payload, caption, left, cy, inner)
+    return items + tail, cy + pad - y
+
+
+def _stacked_header(
+    payload: dict, left: float, cy: float, inner: float
+) -> tuple[list[Item], float]:
+    """Kicker, title and subtitle from ``cy`` down, and the y below them."""
+    items: list[Item] = []
+    if payload.get("kicker"):
+        kicker = fit_line(str(payload["kicker"]).upper(), inner, 11, "sans-bold")
+        items.append(Text(left, cy, (kicker,), 11, "sans-bold", "#1c6ae4"))
         cy += line_height(11)
-    if caption:
+    if payload.get("title"):
         run = text_run(
-            x + pad,
-            cy,
-            caption,
-            inner,
-            size=12,
-            fill=MUTED,
-            max_lines=2,
+            left, cy, str(payload["title"]), inner, size=18, font="sans-bold", max_lines=2
         )
         items.append(run)
         cy += run.height
-    return items, cy + pad - y
+    if payload.get("subtitle"):
+        run = text_run(left, cy, str(payload["subtitle"]), inner, size=13, fill=MUTED, max_lines=2)
+        items.append(run)
+        cy += run.height
+    return items, cy
+
+
+def _stacked_stats(payload: dict, left: float, cy: float, inner: float) -> tuple[list[Item], float]:
+    """One tile per stat (value over label) across the width, and the y below them."""
+    stats = [s for s in payload.get("stats") or [] if isinstance(s, dict)]
+    if not stats:
+        return [], cy
+    items: list[Item] = []
+    cy += 6
+    cw = inner / len(stats)
+    for i, stat in enumerate(stats):
+        sx = left + i * cw
+        value = fit_line(str(stat.get("value") or ""), cw - 20, 18, "sans-bold")
+        label = fit_line(str(stat.get("label") or ""), cw - 20, 11)
+        items.append(Box(sx, cy, cw - 6, 48, fill=SOFT, radius=6))
+        items.append(Text(sx + 8, cy + 4, (value,), 18, "sans-bold", FG))
+        items.append(Text(sx + 8, cy + 29, (label,), 11, "sans", MUTED))
+    return items, cy + 54
+
+
+def _stacked_legend(legend: list[dict], left: float, cy: float) -> tuple[list[Item], float]:
+    """A line sample and label per legend entry in one row, and the y below it."""
+    items: list[Item] = []
+    cy += 6
+    lx = left
+    for entry in legend:
+        style = str(entry.get("style") or "solid")
+        dash = EDGE_DASH.get(style)
+        items.append(
+            Path(
+                ((lx, cy + 8), (lx + 24, cy + 8)),
+                stroke=EDGE_COLOR,
+                width=2.6 if style == "thick" else 1.4,
+                dash=dash,
+            )
+        )
+        label = str(entry.get("label") or style)
+        items.append(Text(lx + 30, cy, (label,), 11, "sans", MUTED))
+        lx += 30 + text_width(label, 11) + 18
+    return items, cy + 16
+
+
+def _stacked_footer(
+    payload: dict, caption: str, left: float, cy: float, inner: float
+) -> tuple[list[Item], float]:
+    """The footer line, then the caption, and the y below them."""
+    items: list[Item] = []
+    if payload.get("footer"):
+        items.append(
+            Text(left, cy, (fit_line(str(payload["footer"]), inner, 11),), 11, "sans", MUTED)
+        )
+        cy += line_height(11)
+    if caption:
+        run = text_run(left, cy, caption, inner, size=12, fill=MUTED, max_lines=2)
+        items.append(run)
+        cy += run.height
+    return items, cy
 
 
 def diagram_scene(payload: dict) -> Scene:
