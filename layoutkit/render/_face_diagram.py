@@ -13,18 +13,19 @@ import itertools
 import math
 from typing import Any
 
+import attrs
+
 from layoutkit import diagram
 from layoutkit.diagram.labels import (
     BODY_GAP,
     BODY_SIZE,
     EDGE_LABEL_PAD_X,
     EDGE_LABEL_SIZE,
-    FIGURE,
     ICON_W,
     NO_TEXT,
     PAD_Y,
-    SLANTS,
     TITLE_SIZE,
+    Label,
     edge_label_lines,
     edge_label_size,
     text_box,
@@ -40,6 +41,7 @@ from layoutkit.layout.sizing import (
     diagram_engine_made,
 )
 from layoutkit.layout.text import line_height, text_width
+from layoutkit.render._face_sequence import sequence_items
 from layoutkit.render._icons import icon_glyph
 from layoutkit.render._palette import CARD, FG, LINE, METHOD_COLORS, MUTED, SOFT, tone
 from layoutkit.render._scene import (
@@ -53,8 +55,12 @@ from layoutkit.render._scene import (
     fit_line,
     text_run,
 )
+from layoutkit.render._shapes import outline, shape_items
 
 EDGE_COLOR = "#5f6878"
+
+# The old name of the shape drawer, which ``_faces.shape_outline`` still imports from here.
+_shape_items = shape_items
 
 
 _CONTENT = ("nodes", "groups", "lanes")
@@ -120,495 +126,318 @@ class _Frame:
         return x, y, r[2] * self.k, r[3] * self.k
 
 
-def _arc(
-    cx: float, cy: float, rx: float, ry: float, a0: float, a1: float, n: int = 10
-) -> list[tuple[float, float]]:
-    """Points along an elliptic arc from angle ``a0`` to ``a1`` (degrees, y down)."""
-    out = []
-    for i in range(n + 1):
-        t = math.radians(a0 + (a1 - a0) * i / n)
-        out.append((cx + rx * math.cos(t), cy + ry * math.sin(t)))
-    return out
+@attrs.frozen
+class _Node:
+    """One node to draw: its spec, its box in the scene, the scale and its tone."""
 
+    spec: dict
+    kind: Any
+    x: float
+    y: float
+    w: float
+    h: float
+    k: float
+    ink: str
+    wash: str
 
-def _wave(x0: float, x1: float, y: float, amp: float, n: int = 16) -> list[tuple[float, float]]:
-    """One sine period from ``x0`` to ``x1`` around ``y`` (a document's lower edge)."""
-    return [(x0 + (x1 - x0) * i / n, y + amp * math.sin(2 * math.pi * i / n)) for i in range(n + 1)]
+    @property
+    def pad(self) -> float:
+        return 8 * self.k
 
-
-def _outline(
-    shape: str, x: float, y: float, w: float, h: float, k: float
-) -> list[tuple[float, float]] | None:
-    """The closed outline of a polygon-like shape (slants as in ``labels.inner_box``)."""
-    r, b = x + w, y + h
-    slant = SLANTS.get(shape, 0.0) * h
-    if shape == "diamond" or shape == "choice":
-        return [(x + w / 2, y), (r, y + h / 2), (x + w / 2, b), (x, y + h / 2)]
-    if shape == "hexagon":
-        return [
-            (x + slant, y),
-            (r - slant, y),
-            (r, y + h / 2),
-            (r - slant, b),
-            (x + slant, b),
-            (x, y + h / 2),
-        ]
-    if shape == "parallelogram":
-        return [(x + slant, y), (r, y), (r - slant, b), (x, b)]
-    if shape == "parallelogram-alt":
-        return [(x, y), (r - slant, y), (r, b), (x + slant, b)]
-    if shape == "trapezoid":
-        return [(x + slant, y), (r - slant, y), (r, b), (x, b)]
-    if shape == "trapezoid-alt":
-        return [(x, y), (r, y), (r - slant, b), (x + slant, b)]
-    if shape == "notched-pentagon":
-        return [(x + slant, y), (r - slant, y), (r, y + slant), (r, b), (x, b), (x, y + slant)]
-    if shape == "asymmetric":
-        return [(x, y), (r, y), (r, b), (x, b), (x + slant, y + h / 2)]
-    if shape == "notched-rect":
-        n = 12 * k
-        return [(x + n, y), (r, y), (r, b), (x, b), (x, y + n)]
-    if shape == "triangle":
-        return [(x + w / 2, y), (r, b), (x, b)]
-    if shape == "flipped-triangle":
-        return [(x, y), (r, y), (x + w / 2, b)]
-    if shape == "sloped-rect":
-        return [(x, y + 12 * k), (r, y), (r, b), (x, b)]
-    if shape in ("document", "tagged-document", "lined-document"):
-        amp = min(h * 0.08, 5 * k)
-        return [(x, y), (r, y), *reversed(_wave(x, r, b - amp, amp))]
-    if shape == "flag":
-        amp = min(h * 0.08, 5 * k)
-        return [*_wave(x, r, y + amp, amp), *reversed(_wave(x, r, b - amp, amp))]
-    if shape == "delay":
-        rad = h / 2
-        return [(x, y), (r - rad, y), *_arc(r - rad, y + rad, rad, rad, -90, 90), (x, b)]
-    if shape == "curved-trapezoid":
-        rad = h / 2
-        return [
-            (x + slant, y),
-            (r - rad, y),
-            *_arc(r - rad, y + rad, rad, rad, -90, 90),
-            (x + slant, b),
-            (x, y + h / 2),
-        ]
-    if shape == "bow-rect":
-        c = 10 * k
-        return [
-            (x, y),
-            (r, y),
-            *_arc(r, y + h / 2, c, h / 2, -90, -270, 12),
-            (x, b),
-            *_arc(x, y + h / 2, c, h / 2, 90, -90, 12),
-        ]
-    return None
-
-
-def _shape_items(
-    shape: str, x: float, y: float, w: float, h: float, fill: str, stroke: str, k: float
-) -> list[Item]:
-    sw = max(1.2 * k, 0.5)
-    r, b = x + w, y + h
-    if shape == "fork":
-        # Fork and join bars are solid.
-        return [Box(x, y, w, h, fill=stroke, stroke=None, radius=2 * k)]
-    if shape in ("start", "filled-circle"):
-        return [Ellipse(x, y, w, h, stroke, stroke, sw)]
-    if shape in ("circle", "double-circle", "end", "ellipse"):
-        out: list[Item] = [Ellipse(x, y, w, h, fill, stroke, sw)]
-        if shape in ("double-circle", "end"):
-            inset = 4 * k
-            inner_fill = stroke if shape == "end" else None
-            out.append(
-                Ellipse(x + inset, y + inset, w - 2 * inset, h - 2 * inset, inner_fill, stroke, sw)
-            )
-        return out
-    if shape == "text":
-        return []
-    if shape in ("hourglass", "bolt", "crossed-circle"):
-        # A small figure above the label.
-        f = FIGURE * k
-        fx, fy = x + (w - f) / 2, y
-        if shape == "hourglass":
-            pts = ((fx, fy), (fx + f, fy), (fx, fy + f), (fx + f, fy + f))
-            return [Path(pts, stroke=stroke, width=sw, closed=True, fill=fill)]
-        if shape == "bolt":
-            pts = (
-                (fx + f * 0.55, fy),
-                (fx + f * 0.2, fy + f * 0.55),
-                (fx + f * 0.5, fy + f * 0.55),
-                (fx + f * 0.35, fy + f),
-                (fx + f * 0.85, fy + f * 0.4),
-                (fx + f * 0.55, fy + f * 0.4),
-            )
-            return [Path(pts, stroke=stroke, width=sw, closed=True, fill=fill)]
-        d = f / (2 * math.sqrt(2))
-        cx, cy = fx + f / 2, fy + f / 2
-        return [
-            Ellipse(fx, fy, f, f, fill, stroke, sw),
-            Path(((cx - d, cy - d), (cx + d, cy + d)), stroke=stroke, width=sw),
-            Path(((cx - d, cy + d), (cx + d, cy - d)), stroke=stroke, width=sw),
-        ]
-    if shape in ("brace-left", "brace-right", "braces"):
-        out = []
-        c = 6 * k
-        if shape in ("brace-left", "braces"):
-            out.append(
-                Path(
-                    (
-                        (x + 2 * c, y),
-                        (x + c, y + c),
-                        (x + c, y + h / 2 - c),
-                        (x, y + h / 2),
-                        (x + c, y + h / 2 + c),
-                        (x + c, b - c),
-                        (x + 2 * c, b),
-                    ),
-                    stroke=stroke,
-                    width=sw,
-                )
-            )
-        if shape in ("brace-right", "braces"):
-            out.append(
-                Path(
-                    (
-                        (r - 2 * c, y),
-                        (r - c, y + c),
-                        (r - c, y + h / 2 - c),
-                        (r, y + h / 2),
-                        (r - c, y + h / 2 + c),
-                        (r - c, b - c),
-                        (r - 2 * c, b),
-                    ),
-                    stroke=stroke,
-                    width=sw,
-                )
-            )
-        return out
-    if shape in ("stacked-rect", "stacked-document"):
-        off = 4 * k
-        base = "rect" if shape == "stacked-rect" else "document"
-        out = []
-        for i in (2, 1):
-            out.extend(
-                _shape_items(
-                    base, x + off * i, y + off * (2 - i), w - 2 * off, h - 2 * off, fill, stroke, k
-                )
-            )
-        out.extend(_shape_items(base, x, y + 2 * off, w - 2 * off, h - 2 * off, fill, stroke, k))
-        return out
-    pts = _outline(shape, x, y, w, h, k)
-    if pts is not None:
-        out = [Path(tuple(pts), stroke=stroke, width=sw, closed=True, fill=fill)]
-        if shape == "lined-document":
-            out.append(Path(((x + 10 * k, y), (x + 10 * k, b - 4 * k)), stroke=stroke, width=sw))
-        if shape == "tagged-document":
-            t = min(w, h) * 0.25
-            out.append(Path(((r - t, b - 2 * k), (r, b - t - 2 * k)), stroke=stroke, width=sw))
-        return out
-    if shape in ("cylinder", "lined-cylinder"):
-        cap = min(h * 0.25, 14 * k)
-        out = [
-            Box(x, y + cap / 2, w, h - cap, fill=fill, stroke=None),
-            Path(((x, y + cap / 2), (x, b - cap / 2)), stroke=stroke, width=sw),
-            Path(((r, y + cap / 2), (r, b - cap / 2)), stroke=stroke, width=sw),
-            Path(
-                tuple(_arc(x + w / 2, b - cap / 2, w / 2, cap / 2, 0, 180)), stroke=stroke, width=sw
-            ),
-            Ellipse(x, y, w, cap, fill, stroke, sw),
-        ]
-        if shape == "lined-cylinder":
-            out.append(
-                Path(
-                    tuple(_arc(x + w / 2, y + cap, w / 2, cap / 2, 0, 180)), stroke=stroke, width=sw
-                )
-            )
-        return out
-    if shape == "h-cylinder":
-        cap = min(w * 0.2, 12 * k)
-        return [
-            Box(x + cap / 2, y, w - cap, h, fill=fill, stroke=None),
-            Path(((x + cap / 2, y), (r - cap / 2, y)), stroke=stroke, width=sw),
-            Path(((x + cap / 2, b), (r - cap / 2, b)), stroke=stroke, width=sw),
-            Path(
-                tuple(_arc(x + cap / 2, y + h / 2, cap / 2, h / 2, 90, 270)),
-                stroke=stroke,
-                width=sw,
-            ),
-            Ellipse(r - cap, y, cap, h, fill, stroke, sw),
-        ]
-    radius = {
-        "round": 10 * k,
-        "stadium": h / 2,
-        "subroutine": 2 * k,
-        "cloud": h / 2.5,
-        "person": h / 3,
-        "rect": 2 * k,
-    }.get(shape, 3 * k)
-    out = [Box(x, y, w, h, fill=fill, stroke=stroke, width=sw, radius=radius)]
-    if shape == "subroutine":
-        out.append(Path(((x + 8 * k, y), (x + 8 * k, b)), stroke=stroke, width=sw))
-        out.append(Path(((r - 8 * k, y), (r - 8 * k, b)), stroke=stroke, width=sw))
-    elif shape == "lined-rect":
-        out.append(Path(((x + 8 * k, y), (x + 8 * k, b)), stroke=stroke, width=sw))
-    elif shape == "divided-rect":
-        out.append(Path(((x, y + 10 * k), (r, y + 10 * k)), stroke=stroke, width=sw))
-    elif shape == "window-pane":
-        out.append(Path(((x, y + 10 * k), (r, y + 10 * k)), stroke=stroke, width=sw))
-        out.append(Path(((x + 10 * k, y), (x + 10 * k, b)), stroke=stroke, width=sw))
-    elif shape == "tagged-rect":
-        t = min(w, h) * 0.25
-        out.append(Path(((r - t, b), (r, b - t)), stroke=stroke, width=sw))
-    return out
+    @property
+    def title(self) -> str:
+        return str(self.spec.get("title") or self.spec.get("id") or "")
 
 
 def _node_items(node: dict, rect: tuple[float, float, float, float], k: float) -> list[Item]:
-    x, y, w, h = rect
-    ntype = node.get("type") or "box"
     ink, wash = tone(node.get("tone"))
-    pad = 8 * k
-    items: list[Item] = []
-    title = str(node.get("title") or node.get("id") or "")
+    kind = node.get("type") or "box"
+    n = _Node(node, kind, *rect, k, ink, wash)
+    # A malformed (unhashable) type is drawn like any unknown one: as its shape.
+    draw = _NODE_KINDS.get(kind) if isinstance(kind, str) else None
+    return (draw or _shaped_node)(n)
+
+
+def _note_node(n: _Node) -> list[Item]:
+    x, y, w, h, k, pad = n.x, n.y, n.w, n.h, n.k, n.pad
+    fold = min(12 * k, h / 3)
+    pts = ((x, y), (x + w - fold, y), (x + w, y + fold), (x + w, y + h), (x, y + h))
+    body = "\n" + str(n.spec["body"]) if n.spec.get("body") else ""
+    return [
+        Path(pts, stroke="#d9b84a", width=1.0 * k, closed=True, fill="#fff6cc"),
+        text_run(
+            x + pad,
+            y + pad,
+            n.title + body,
+            w - 2 * pad,
+            size=12 * k,
+            fill=FG,
+            max_lines=max(int((h - pad) // line_height(12 * k)), 1),
+        ),
+    ]
+
+
+def _entity_node(n: _Node) -> list[Item]:
+    """A table: a title band over one row per column (name left, type right)."""
+    x, y, w, k, pad = n.x, n.y, n.w, n.k, n.pad
     fs = 13 * k
-    if ntype == "note":
-        fold = min(12 * k, h / 3)
-        pts = ((x, y), (x + w - fold, y), (x + w, y + fold), (x + w, y + h), (x, y + h))
-        items.append(Path(pts, stroke="#d9b84a", width=1.0 * k, closed=True, fill="#fff6cc"))
-        items.append(
-            text_run(
-                x + pad,
-                y + pad,
-                title + ("\n" + str(node["body"]) if node.get("body") else ""),
-                w - 2 * pad,
-                size=12 * k,
-                fill=FG,
-                max_lines=max(int((h - pad) // line_height(12 * k)), 1),
-            )
+    band = 26 * k
+    band_fill = n.wash if n.spec.get("tone") else "#eef2f8"
+    items: list[Item] = [
+        Box(x, y, w, n.h, fill=CARD, stroke=n.ink, width=1.2 * k, radius=4 * k),
+        Box(x, y, w, band, fill=band_fill, stroke=n.ink, width=1.2 * k, radius=4 * k),
+        Text(
+            x + pad,
+            y + (band - line_height(fs)) / 2,
+            (fit_line(n.title, w - 2 * pad, fs, "sans-bold"),),
+            fs,
+            "sans-bold",
+            FG,
+        ),
+    ]
+    row_h = line_height(12 * k) + 2 * k
+    cy = y + band + 2 * k
+    for col in n.spec.get("columns") or []:
+        # Rows that would spill out of the box are left out.
+        if not isinstance(col, dict) or cy + row_h > y + n.h + 0.5:
+            continue
+        items.extend(_column_items(n, col, cy))
+        cy += row_h
+    return items
+
+
+def _column_items(n: _Node, col: dict, cy: float) -> list[Item]:
+    k, pad = n.k, n.pad
+    mark = "PK " if col.get("pk") else "FK " if col.get("fk") else ""
+    name = f"{mark}{col.get('name', '')}" + ("?" if col.get("nullable") else "")
+    name_fit = fit_line(name, n.w * 0.6, 12 * k, "mono")
+    items: list[Item] = [Text(n.x + pad, cy, (name_fit,), 12 * k, "mono", n.ink if mark else FG)]
+    if col.get("type"):
+        type_fit = fit_line(str(col["type"]), n.w * 0.35, 11 * k, "mono")
+        items.append(Text(n.x + n.w - pad, cy, (type_fit,), 11 * k, "mono", MUTED, 0.0, "end"))
+    return items
+
+
+def _service_node(n: _Node) -> list[Item]:
+    """Up to two offset copies behind the box stand for the service's replicas."""
+    k = n.k
+    replicas = int(as_number(n.spec.get("replicas")) or 1)
+    shadows: list[Item] = [
+        Box(
+            n.x + 4 * k * r,
+            n.y - 4 * k * r,
+            n.w,
+            n.h,
+            fill=CARD,
+            stroke=n.ink,
+            width=0.8 * k,
+            radius=6 * k,
         )
-        return items
-    if ntype == "service":
-        replicas = int(as_number(node.get("replicas")) or 1)
-        for r in range(min(max(replicas - 1, 0), 2), 0, -1):
-            items.append(
-                Box(
-                    x + 4 * k * r,
-                    y - 4 * k * r,
-                    w,
-                    h,
-                    fill=CARD,
-                    stroke=ink,
-                    width=0.8 * k,
-                    radius=6 * k,
-                )
-            )
-    if ntype == "entity":
-        items.append(Box(x, y, w, h, fill=CARD, stroke=ink, width=1.2 * k, radius=4 * k))
-        band = 26 * k
-        items.append(
-            Box(
-                x,
-                y,
-                w,
-                band,
-                fill=wash if node.get("tone") else "#eef2f8",
-                stroke=ink,
-                width=1.2 * k,
-                radius=4 * k,
-            )
-        )
-        items.append(
-            Text(
-                x + pad,
-                y + (band - line_height(fs)) / 2,
-                (fit_line(title, w - 2 * pad, fs, "sans-bold"),),
-                fs,
-                "sans-bold",
-                FG,
-            )
-        )
-        row_h = line_height(12 * k) + 2 * k
-        cy = y + band + 2 * k
-        for col in node.get("columns") or []:
-            if not isinstance(col, dict) or cy + row_h > y + h + 0.5:
-                continue
-            mark = "PK " if col.get("pk") else "FK " if col.get("fk") else ""
-            name = f"{mark}{col.get('name', '')}" + ("?" if col.get("nullable") else "")
-            items.append(
-                Text(
-                    x + pad,
-                    cy,
-                    (fit_line(name, w * 0.6, 12 * k, "mono"),),
-                    12 * k,
-                    "mono",
-                    ink if mark else FG,
-                )
-            )
-            if col.get("type"):
-                items.append(
-                    Text(
-                        x + w - pad,
-                        cy,
-                        (fit_line(str(col["type"]), w * 0.35, 11 * k, "mono"),),
-                        11 * k,
-                        "mono",
-                        MUTED,
-                        0.0,
-                        "end",
-                    )
-                )
-            cy += row_h
-        return items
-    shape = str(node.get("shape") or "rect")
-    items.extend(_shape_items(shape, x, y, w, h, wash, ink, k))
+        for r in range(min(max(replicas - 1, 0), 2), 0, -1)
+    ]
+    return shadows + _shaped_node(n)
+
+
+def _shaped_node(n: _Node) -> list[Item]:
+    shape = str(n.spec.get("shape") or "rect")
+    items = shape_items(shape, n.x, n.y, n.w, n.h, n.wash, n.ink, n.k)
     if shape in NO_TEXT:
         return items
-    cy = y + pad
-    left = x + pad
-    if ntype == "endpoint":
-        method = str(node.get("method") or "").upper()
-        if method:
-            mw = text_width(method, 11 * k, "sans-bold") + 10 * k
-            items.append(
-                Box(left, cy, mw, 18 * k, fill=METHOD_COLORS.get(method, MUTED), radius=3 * k)
-            )
-            items.append(
-                Text(
-                    left + 5 * k,
-                    cy + (18 * k - line_height(11 * k)) / 2,
-                    (method,),
-                    11 * k,
-                    "sans-bold",
-                    "#ffffff",
-                )
-            )
-            left2 = left + mw + 6 * k
-        else:
-            left2 = left
-        path = str(node.get("path") or title)
+    if n.kind == "endpoint":
+        return items + _endpoint_text(n)
+    return items + _label_items(n, shape)
+
+
+_NODE_KINDS = {
+    "note": _note_node,
+    "entity": _entity_node,
+    "service": _service_node,
+}
+
+
+# --------------------------------------------------------------------------- endpoint nodes
+
+
+def _endpoint_text(n: _Node) -> list[Item]:
+    """Method badge and path, the title under them when it differs, then the status codes."""
+    k, pad, title = n.k, n.pad, n.title
+    cy = n.y + pad
+    left = n.x + pad
+    items, path_x = _method_badge(n, left, cy)
+    path = str(n.spec.get("path") or title)
+    path_fit = fit_line(path, n.x + n.w - pad - path_x, 12 * k, "mono")
+    items.append(Text(path_x, cy, (path_fit,), 12 * k, "mono", FG))
+    cy += 22 * k
+    if n.spec.get("path") and title and title != path:
+        items.append(
+            Text(left, cy, (fit_line(title, n.w - 2 * pad, 11 * k),), 11 * k, "sans", MUTED)
+        )
+        cy += line_height(11 * k)
+    return items + _status_codes(n, left, cy)
+
+
+def _method_badge(n: _Node, left: float, cy: float) -> tuple[list[Item], float]:
+    """The HTTP method's badge at ``left``, and where the path goes after it."""
+    k = n.k
+    method = str(n.spec.get("method") or "").upper()
+    if not method:
+        return [], left
+    mw = text_width(method, 11 * k, "sans-bold") + 10 * k
+    badge = Box(left, cy, mw, 18 * k, fill=METHOD_COLORS.get(method, MUTED), radius=3 * k)
+    label = Text(
+        left + 5 * k,
+        cy + (18 * k - line_height(11 * k)) / 2,
+        (method,),
+        11 * k,
+        "sans-bold",
+        "#ffffff",
+    )
+    return [badge, label], left + mw + 6 * k
+
+
+def _status_codes(n: _Node, left: float, cy: float) -> list[Item]:
+    """Up to eight status-code pills in a row, coloured by class, as many as fit."""
+    k = n.k
+    items: list[Item] = []
+    codes = [c for c in n.spec.get("codes") or [] if isinstance(c, (int, float))]
+    cx = left
+    for code in codes[:8]:
+        label = str(int(code))
+        cw = text_width(label, 10 * k, "mono") + 8 * k
+        color = "#1f8a4c" if code < 300 else "#b7791f" if code < 500 else "#c92a2a"
+        if cx + cw > n.x + n.w - n.pad:
+            break
+        items.append(Box(cx, cy, cw, 15 * k, fill=None, stroke=color, width=0.8 * k, radius=7 * k))
         items.append(
             Text(
-                left2,
-                cy,
-                (fit_line(path, x + w - pad - left2, 12 * k, "mono"),),
-                12 * k,
+                cx + 4 * k,
+                cy + (15 * k - line_height(10 * k)) / 2,
+                (label,),
+                10 * k,
                 "mono",
-                FG,
+                color,
             )
         )
-        cy += 22 * k
-        if node.get("path") and title and title != path:
-            items.append(
-                Text(left, cy, (fit_line(title, w - 2 * pad, 11 * k),), 11 * k, "sans", MUTED)
-            )
-            cy += line_height(11 * k)
-        codes = [c for c in node.get("codes") or [] if isinstance(c, (int, float))]
-        cx = left
-        for code in codes[:8]:
-            label = str(int(code))
-            cw = text_width(label, 10 * k, "mono") + 8 * k
-            color = "#1f8a4c" if code < 300 else "#b7791f" if code < 500 else "#c92a2a"
-            if cx + cw > x + w - pad:
-                break
-            items.append(
-                Box(cx, cy, cw, 15 * k, fill=None, stroke=color, width=0.8 * k, radius=7 * k)
-            )
-            items.append(
-                Text(
-                    cx + 4 * k,
-                    cy + (15 * k - line_height(10 * k)) / 2,
-                    (label,),
-                    10 * k,
-                    "mono",
-                    color,
-                )
-            )
-            cx += cw + 4 * k
-        return items
-    lab, (bx, by, bw, _bh) = text_box(node, shape, w / k, h / k)
-    extras = ntype == "service" or node.get("tag") or node.get("chips")
+        cx += cw + 4 * k
+    return items
+
+
+# --------------------------------------------------------------------------- node labels
+
+
+@attrs.frozen
+class _LabelSpot:
+    """Where a node's label block goes: its left edge, width and whether it is centred.
+
+    Rows under the text (service facts, chips) need the block at the top and
+    left-aligned; otherwise it is centred where the layout put it.
+    """
+
+    left: float
+    top: float
+    width: float
+    centred: bool
+
+
+def _label_spot(n: _Node, block: tuple[float, float, float, float]) -> _LabelSpot:
+    bx, by, bw, _bh = block
+    extras = n.kind == "service" or n.spec.get("tag") or n.spec.get("chips")
     if extras:
-        # Rows below the text (service facts, chips) need the block at the top.
         by = PAD_Y
-    tx, cy = x + bx * k, y + by * k
-    icon = lab.icon or ("service" if ntype == "service" else None)
+    return _LabelSpot(n.x + bx * n.k, n.y + by * n.k, bw * n.k, not extras)
+
+
+def _label_items(n: _Node, shape: str) -> list[Item]:
+    """Icon and title, service facts, tag, body and chips, top to bottom."""
+    lab, block = text_box(n.spec, shape, n.w / n.k, n.h / n.k)
+    spot = _label_spot(n, block)
+    items, cy = _heading(n, lab, spot)
+    if n.kind == "service":
+        facts, cy = _service_facts(n, cy)
+        items += facts
+    items += _tag(n)
+    if lab.body:
+        cy += BODY_GAP * n.k
+        items.append(
+            Text(
+                spot.left + spot.width / 2 if spot.centred else spot.left,
+                cy,
+                lab.body,
+                BODY_SIZE * n.k,
+                "sans",
+                MUTED,
+                0.0,
+                "middle" if spot.centred else "start",
+            )
+        )
+        cy += lab.body_h * n.k
+    return items + _chips(n, cy)
+
+
+def _heading(n: _Node, lab: Label, spot: _LabelSpot) -> tuple[list[Item], float]:
+    """The icon and the title lines, and the y below them."""
+    k = n.k
+    tx, cy = spot.left, spot.top
+    items: list[Item] = []
+    icon = lab.icon or ("service" if n.kind == "service" else None)
     if icon:
-        items.append(Text(tx, cy, (icon_glyph(str(icon)),), 15 * k, "sans", ink))
+        items.append(Text(tx, cy, (icon_glyph(str(icon)),), 15 * k, "sans", n.ink))
     title_x = tx + (ICON_W * k if icon else 0.0)
-    title_w = bw * k - (title_x - tx)
-    centred = not extras
+    title_w = spot.width - (title_x - tx)
     if lab.title:
         items.append(
             Text(
-                title_x + title_w / 2 if centred else title_x,
+                title_x + title_w / 2 if spot.centred else title_x,
                 cy,
                 lab.title,
                 TITLE_SIZE * k,
                 "sans-bold",
                 FG,
                 0.0,
-                "middle" if centred else "start",
+                "middle" if spot.centred else "start",
             )
         )
         cy += lab.title_h * k
-    if ntype == "service":
-        meta = []
-        if node.get("replicas") is not None:
-            meta.append(f"×{int(as_number(node['replicas']) or 1)} replicas")
-        if node.get("image"):
-            meta.append(str(node["image"]))
-        for m in node.get("mappings") or []:
-            if isinstance(m, dict):
-                meta.append(
-                    f"{m.get('host')}→{m.get('cont')}"
-                    + (f"/{m['proto']}" if m.get("proto") else "")
-                )
-        if meta:
-            items.append(
-                Text(
-                    x + pad,
-                    cy,
-                    (fit_line(" · ".join(meta), w - 2 * pad, 11 * k, "mono"),),
-                    11 * k,
-                    "mono",
-                    MUTED,
-                )
-            )
-            cy += line_height(11 * k)
-    if node.get("tag"):
-        items.append(
-            Text(
-                x + w - pad,
-                y + pad,
-                (fit_line(str(node["tag"]), w / 2, 10 * k),),
-                10 * k,
-                "sans",
-                MUTED,
-                0.0,
-                "end",
-            )
-        )
-    if lab.body:
-        cy += BODY_GAP * k
-        items.append(
-            Text(
-                tx + bw * k / 2 if centred else tx,
-                cy,
-                lab.body,
-                BODY_SIZE * k,
-                "sans",
-                MUTED,
-                0.0,
-                "middle" if centred else "start",
-            )
-        )
-        cy += lab.body_h * k
-    chips = [c for c in node.get("chips") or [] if isinstance(c, dict)]
-    cx = x + pad
+    return items, cy
+
+
+def _service_facts(n: _Node, cy: float) -> tuple[list[Item], float]:
+    """One mono line of replicas, image and port mappings, and the y below it."""
+    node, k = n.spec, n.k
+    meta = []
+    if node.get("replicas") is not None:
+        meta.append(f"×{int(as_number(node['replicas']) or 1)} replicas")
+    if node.get("image"):
+        meta.append(str(node["image"]))
+    for m in node.get("mappings") or []:
+        if isinstance(m, dict):
+            proto = f"/{m['proto']}" if m.get("proto") else ""
+            meta.append(f"{m.get('host')}→{m.get('cont')}" + proto)
+    if not meta:
+        return [], cy
+    line = fit_line(" · ".join(meta), n.w - 2 * n.pad, 11 * k, "mono")
+    return [Text(n.x + n.pad, cy, (line,), 11 * k, "mono", MUTED)], cy + line_height(11 * k)
+
+
+def _tag(n: _Node) -> list[Item]:
+    if not n.spec.get("tag"):
+        return []
+    k = n.k
+    tag = fit_line(str(n.spec["tag"]), n.w / 2, 10 * k)
+    return [Text(n.x + n.w - n.pad, n.y + n.pad, (tag,), 10 * k, "sans", MUTED, 0.0, "end")]
+
+
+def _chips(n: _Node, cy: float) -> list[Item]:
+    """Toned pills in a row from the left, as many as fit in the box."""
+    k = n.k
+    items: list[Item] = []
+    chips = [c for c in n.spec.get("chips") or [] if isinstance(c, dict)]
+    cx = n.x + n.pad
     for chip in chips:
         label = str(chip.get("text") or "")
         c_ink, c_wash = tone(chip.get("tone"), "gray")
         cw = text_width(label, 10 * k) + 10 * k
-        if cx + cw > x + w - pad or cy + 16 * k > y + h:
+        if cx + cw > n.x + n.w - n.pad or cy + 16 * k > n.y + n.h:
             break
         items.append(
             Box(cx, cy + 2 * k, cw, 16 * k, fill=c_wash, stroke=c_ink, width=0.6 * k, radius=8 * k)
@@ -653,7 +482,7 @@ def _on_outline(
             return p
         t = (-qb - math.sqrt(disc)) / (2 * qa)
         return (p[0] + ux * t, p[1] + uy * t) if t >= 0 else p
-    pts = _outline(shape, x, y, w, h, 1.0)
+    pts = outline(shape, x, y, w, h, 1.0)
     if not pts:
         return p
     best = None
@@ -787,9 +616,6 @@ def geo_items(payload: dict, frame: _Frame) -> list[Item]:
     """Lanes, groups, edges and nodes of ``payload.geo`` mapped through ``frame``."""
     geo = payload.get("geo") if isinstance(payload.get("geo"), dict) else {}
     if isinstance(geo.get("sequence"), dict):
-        # Imported just here: the sequence face reuses this module's shapes.
-        from layoutkit.render._face_sequence import sequence_items
-
         titles = {nid: str(n.get("title") or nid) for nid, n in _collect_nodes(payload).items()}
         return sequence_items(geo, titles, frame)
     k = frame.k
@@ -1071,62 +897,20 @@ def diagram_scene_items(
         k = min(w / gw, 1.0) if h is None else min(w / gw, h / gh, 2.0)
         frame = _Frame(x + (w - gw * k) / 2, y, k)
         return geo_items(payload, frame) + _engine_chrome(payload, geo, frame), gh * k
-    items: list[Item] = []
+    return _stacked_face(payload, gw, gh, x, y, w, h)
+
+
+def _stacked_face(
+    payload: dict, gw: float, gh: float, x: float, y: float, w: float, h: float | None
+) -> tuple[list[Item], float]:
+    """A face the engine did not lay out: header, stats, geo, legend, footer and
+    caption stacked top to bottom, the geo scaled into what the rest leaves."""
     pad = DIAGRAM_INSET
-    cy = y + pad
     inner = w - 2 * pad
-    if payload.get("kicker"):
-        items.append(
-            Text(
-                x + pad,
-                cy,
-                (fit_line(str(payload["kicker"]).upper(), inner, 11, "sans-bold"),),
-                11,
-                "sans-bold",
-                "#1c6ae4",
-            )
-        )
-        cy += line_height(11)
-    if payload.get("title"):
-        run = text_run(
-            x + pad, cy, str(payload["title"]), inner, size=18, font="sans-bold", max_lines=2
-        )
-        items.append(run)
-        cy += run.height
-    if payload.get("subtitle"):
-        run = text_run(
-            x + pad, cy, str(payload["subtitle"]), inner, size=13, fill=MUTED, max_lines=2
-        )
-        items.append(run)
-        cy += run.height
-    stats = [s for s in payload.get("stats") or [] if isinstance(s, dict)]
-    if stats:
-        cy += 6
-        cw = inner / len(stats)
-        for i, stat in enumerate(stats):
-            sx = x + pad + i * cw
-            items.append(Box(sx, cy, cw - 6, 48, fill=SOFT, radius=6))
-            items.append(
-                Text(
-                    sx + 8,
-                    cy + 4,
-                    (fit_line(str(stat.get("value") or ""), cw - 20, 18, "sans-bold"),),
-                    18,
-                    "sans-bold",
-                    FG,
-                )
-            )
-            items.append(
-                Text(
-                    sx + 8,
-                    cy + 29,
-                    (fit_line(str(stat.get("label") or ""), cw - 20, 11),),
-                    11,
-                    "sans",
-                    MUTED,
-                )
-            )
-        cy += 54
+    left = x + pad
+    items, cy = _stacked_header(payload, left, y + pad, inner)
+    stats, cy = _stacked_stats(payload, left, cy, inner)
+    items += stats
     legend = [entry for entry in payload.get("legend") or [] if isinstance(entry, dict)]
     caption = plain_inline(str(payload["caption"])) if payload.get("caption") else ""
     footer_h = (line_height(11) if payload.get("footer") else 0) + diagram_caption_height(
@@ -1137,45 +921,93 @@ def diagram_scene_items(
     if gw > 0 and gh > 0:
         avail_h = (y + h - cy - legend_h - footer_h - pad) if h is not None else gh
         k = min(inner / gw, max(avail_h, 1.0) / gh, 1.0 if h is None else 4.0)
-        ox = x + pad + (inner - gw * k) / 2
+        ox = left + (inner - gw * k) / 2
         items.extend(geo_items(payload, _Frame(ox, cy, k)))
         cy += gh * k
     if legend:
-        cy += 6
-        lx = x + pad
-        for entry in legend:
-            style = str(entry.get("style") or "solid")
-            dash = EDGE_DASH.get(style)
-            items.append(
-                Path(
-                    ((lx, cy + 8), (lx + 24, cy + 8)),
-                    stroke=EDGE_COLOR,
-                    width=2.6 if style == "thick" else 1.4,
-                    dash=dash,
-                )
-            )
-            label = str(entry.get("label") or style)
-            items.append(Text(lx + 30, cy, (label,), 11, "sans", MUTED))
-            lx += 30 + text_width(label, 11) + 18
-        cy += 16
-    if payload.get("footer"):
-        items.append(
-            Text(x + pad, cy, (fit_line(str(payload["footer"]), inner, 11),), 11, "sans", MUTED)
-        )
+        row, cy = _stacked_legend(legend, left, cy)
+        items += row
+    tail, cy = _stacked_footer(payload, caption, left, cy, inner)
+    return items + tail, cy + pad - y
+
+
+def _stacked_header(
+    payload: dict, left: float, cy: float, inner: float
+) -> tuple[list[Item], float]:
+    """Kicker, title and subtitle from ``cy`` down, and the y below them."""
+    items: list[Item] = []
+    if payload.get("kicker"):
+        kicker = fit_line(str(payload["kicker"]).upper(), inner, 11, "sans-bold")
+        items.append(Text(left, cy, (kicker,), 11, "sans-bold", "#1c6ae4"))
         cy += line_height(11)
-    if caption:
+    if payload.get("title"):
         run = text_run(
-            x + pad,
-            cy,
-            caption,
-            inner,
-            size=12,
-            fill=MUTED,
-            max_lines=2,
+            left, cy, str(payload["title"]), inner, size=18, font="sans-bold", max_lines=2
         )
         items.append(run)
         cy += run.height
-    return items, cy + pad - y
+    if payload.get("subtitle"):
+        run = text_run(left, cy, str(payload["subtitle"]), inner, size=13, fill=MUTED, max_lines=2)
+        items.append(run)
+        cy += run.height
+    return items, cy
+
+
+def _stacked_stats(payload: dict, left: float, cy: float, inner: float) -> tuple[list[Item], float]:
+    """One tile per stat (value over label) across the width, and the y below them."""
+    stats = [s for s in payload.get("stats") or [] if isinstance(s, dict)]
+    if not stats:
+        return [], cy
+    items: list[Item] = []
+    cy += 6
+    cw = inner / len(stats)
+    for i, stat in enumerate(stats):
+        sx = left + i * cw
+        value = fit_line(str(stat.get("value") or ""), cw - 20, 18, "sans-bold")
+        label = fit_line(str(stat.get("label") or ""), cw - 20, 11)
+        items.append(Box(sx, cy, cw - 6, 48, fill=SOFT, radius=6))
+        items.append(Text(sx + 8, cy + 4, (value,), 18, "sans-bold", FG))
+        items.append(Text(sx + 8, cy + 29, (label,), 11, "sans", MUTED))
+    return items, cy + 54
+
+
+def _stacked_legend(legend: list[dict], left: float, cy: float) -> tuple[list[Item], float]:
+    """A line sample and label per legend entry in one row, and the y below it."""
+    items: list[Item] = []
+    cy += 6
+    lx = left
+    for entry in legend:
+        style = str(entry.get("style") or "solid")
+        dash = EDGE_DASH.get(style)
+        items.append(
+            Path(
+                ((lx, cy + 8), (lx + 24, cy + 8)),
+                stroke=EDGE_COLOR,
+                width=2.6 if style == "thick" else 1.4,
+                dash=dash,
+            )
+        )
+        label = str(entry.get("label") or style)
+        items.append(Text(lx + 30, cy, (label,), 11, "sans", MUTED))
+        lx += 30 + text_width(label, 11) + 18
+    return items, cy + 16
+
+
+def _stacked_footer(
+    payload: dict, caption: str, left: float, cy: float, inner: float
+) -> tuple[list[Item], float]:
+    """The footer line, then the caption, and the y below them."""
+    items: list[Item] = []
+    if payload.get("footer"):
+        items.append(
+            Text(left, cy, (fit_line(str(payload["footer"]), inner, 11),), 11, "sans", MUTED)
+        )
+        cy += line_height(11)
+    if caption:
+        run = text_run(left, cy, caption, inner, size=12, fill=MUTED, max_lines=2)
+        items.append(run)
+        cy += run.height
+    return items, cy
 
 
 def diagram_scene(payload: dict) -> Scene:

@@ -14,15 +14,17 @@ from __future__ import annotations
 import colorsys
 import math
 import re
+from collections.abc import Callable
 from typing import Any, Protocol
 
+import attrs
 from PIL import ImageColor
 
 from layoutkit.formatting import as_number
 from layoutkit.layout.text import line_height
-from layoutkit.render._face_diagram import _shape_items
 from layoutkit.render._palette import CARD, FG, MUTED
 from layoutkit.render._scene import Box, Ellipse, Item, Path, Text, arrowhead, text_run
+from layoutkit.render._shapes import shape_items
 
 INK = "#3d4660"
 LIFELINE = "#9aa3b2"
@@ -153,7 +155,7 @@ def _head(kind: str, title: str, rect: tuple[float, float, float, float], k: flo
         items.append(run)
         return items
     if kind == "database":
-        items += _shape_items("cylinder", x, y, w, h, HEAD_FILL, HEAD_STROKE, k)
+        items += shape_items("cylinder", x, y, w, h, HEAD_FILL, HEAD_STROKE, k)
     elif kind == "collections":
         d = 6 * k
         items.append(
@@ -224,17 +226,44 @@ def _tip(
     return []
 
 
+@attrs.frozen
+class _Drawing:
+    """What every layer of a sequence diagram reads: the geo, its ``sequence``
+    part, the participants' titles and the mapping into the scene."""
+
+    geo: dict[str, Any]
+    seq: dict[str, Any]
+    titles: dict[str, str]
+    frame: _Mapping
+
+    @property
+    def k(self) -> float:
+        return self.frame.k
+
+    def blocks(self) -> list[dict]:
+        """The block frames (``loop``, ``alt``, ``rect``...) that have a box."""
+        return [f for f in self.seq.get("frames") or [] if _rect(f) is not None]
+
+
 def sequence_items(geo: dict[str, Any], titles: dict[str, str], frame: _Mapping) -> list[Item]:
     """Everything of a laid-out sequence diagram, mapped through ``frame``."""
     seq = geo.get("sequence") if isinstance(geo.get("sequence"), dict) else {}
-    k = frame.k
+    d = _Drawing(geo, seq, titles, frame)
     items: list[Item] = []
-    kinds = seq.get("kinds") if isinstance(seq.get("kinds"), dict) else {}
-    for b in seq.get("boxes") or []:
+    for layer in _LAYERS:
+        items += layer(d)
+    return items
+
+
+def _group_boxes(d: _Drawing) -> list[Item]:
+    """The ``box`` groups of participants, tinted, with their label at the top."""
+    k = d.k
+    items: list[Item] = []
+    for b in d.seq.get("boxes") or []:
         r = _rect(b)
         if r is None:
             continue
-        x, y, w, h = frame.rect(r)
+        x, y, w, h = d.frame.rect(r)
         colour = css_colour(str(b.get("color") or ""))
         fill, alpha = colour if colour else ("#f6f7fa", 1.0)
         items.append(
@@ -253,143 +282,193 @@ def sequence_items(geo: dict[str, Any], titles: dict[str, str], frame: _Mapping)
                 anchor="middle",
             )
             items.append(run)
-    frames = [f for f in seq.get("frames") or [] if _rect(f) is not None]
-    for f in frames:
+    return items
+
+
+def _rect_blocks(d: _Drawing) -> list[Item]:
+    """Mermaid's coloured ``rect`` blocks: a wash behind the lifelines, no frame."""
+    items: list[Item] = []
+    for f in d.blocks():
         if f.get("type") != "rect":
             continue
-        x, y, w, h = frame.rect(_rect(f))  # type: ignore[arg-type]
+        x, y, w, h = d.frame.rect(_rect(f))  # type: ignore[arg-type]
         colour = css_colour(str(f.get("color") or "")) or ("#e8eefc", 1.0)
         items.append(Box(x, y, w, h, fill=colour[0], stroke=None, opacity=colour[1]))
-    for line in seq.get("lifelines") or []:
+    return items
+
+
+def _lifelines(d: _Drawing) -> list[Item]:
+    k = d.k
+    items: list[Item] = []
+    for line in d.seq.get("lifelines") or []:
         lx, y0, y1 = (as_number(line.get(key)) for key in ("x", "y0", "y1"))
         if lx is None or y0 is None or y1 is None:
             continue
-        items.append(Path((frame.pt(lx, y0), frame.pt(lx, y1)), stroke=LIFELINE, width=1.0 * k))
-        if line.get("destroyed") and str(line.get("id")) not in mirrors_of(seq):
+        items.append(Path((d.frame.pt(lx, y0), d.frame.pt(lx, y1)), stroke=LIFELINE, width=1.0 * k))
+        if line.get("destroyed") and str(line.get("id")) not in mirrors_of(d.seq):
             # Older drawings have no bottom head at the destroy point: mark the end.
-            cx, cy = frame.pt(lx, y1)
-            d = 7 * k
-            items.append(Path(((cx - d, cy - d), (cx + d, cy + d)), stroke=INK, width=1.8 * k))
-            items.append(Path(((cx - d, cy + d), (cx + d, cy - d)), stroke=INK, width=1.8 * k))
-    for bar in seq.get("activations") or []:
+            items += _cross(d.frame.pt(lx, y1), 7 * k, 1.8 * k)
+    return items
+
+
+def _cross(at: tuple[float, float], d: float, width: float) -> list[Item]:
+    cx, cy = at
+    return [
+        Path(((cx - d, cy - d), (cx + d, cy + d)), stroke=INK, width=width),
+        Path(((cx - d, cy + d), (cx + d, cy - d)), stroke=INK, width=width),
+    ]
+
+
+def _activations(d: _Drawing) -> list[Item]:
+    items: list[Item] = []
+    for bar in d.seq.get("activations") or []:
         r = _rect(bar)
         if r is not None:
-            x, y, w, h = frame.rect(r)
-            items.append(Box(x, y, w, h, fill=BAR_FILL, stroke=HEAD_STROKE, width=1.0 * k))
-    for f in frames:
+            x, y, w, h = d.frame.rect(r)
+            items.append(Box(x, y, w, h, fill=BAR_FILL, stroke=HEAD_STROKE, width=1.0 * d.k))
+    return items
+
+
+def _block_frames(d: _Drawing) -> list[Item]:
+    """``loop``, ``alt``, ``opt``... blocks: a frame, its keyword tab and branch dividers."""
+    items: list[Item] = []
+    for f in d.blocks():
         if f.get("type") == "rect":
             continue
-        x, y, w, h = frame.rect(_rect(f))  # type: ignore[arg-type]
-        items.append(Box(x, y, w, h, fill=None, stroke=FRAME_STROKE, width=1.0 * k))
+        x, y, w, h = d.frame.rect(_rect(f))  # type: ignore[arg-type]
+        items.append(Box(x, y, w, h, fill=None, stroke=FRAME_STROKE, width=1.0 * d.k))
         tab = f.get("tab") if isinstance(f.get("tab"), dict) else None
-        fs = 11 * k
         if tab:
-            tw = (as_number(tab.get("w")) or 40.0) * k
-            th = (as_number(tab.get("h")) or 20.0) * k
-            cut = 6 * k
-            pts = ((x, y), (x + tw, y), (x + tw, y + th - cut), (x + tw - cut, y + th), (x, y + th))
-            items.append(Path(pts, stroke=FRAME_STROKE, width=1.0 * k, closed=True, fill=TAB_FILL))
-            items.append(
-                Text(
-                    x + tw / 2 - 3 * k,
-                    y + (th - line_height(fs)) / 2,
-                    (str(tab.get("text") or ""),),
-                    fs,
-                    "sans-bold",
-                    FG,
-                    0.0,
-                    "middle",
-                )
-            )
-            if f.get("label"):
-                items.append(
-                    Text(
-                        x + tw + 8 * k,
-                        y + (th - line_height(fs)) / 2,
-                        (str(f["label"]),),
-                        fs,
-                        "sans-bold",
-                        INK,
-                    )
-                )
-        for d in f.get("dividers") or []:
-            dy = as_number(d.get("y"))
-            if dy is None:
-                continue
-            _, py = frame.pt(0, dy)
-            items.append(
-                Path(
-                    ((x, py), (x + w, py)), stroke=FRAME_STROKE, width=1.0 * k, dash=(5 * k, 3 * k)
-                )
-            )
-            if d.get("label"):
-                items.append(
-                    Text(
-                        x + w / 2,
-                        py + 3 * k,
-                        (str(d["label"]),),
-                        fs,
-                        "sans-bold",
-                        INK,
-                        0.0,
-                        "middle",
-                    )
-                )
-    shown = {m.get("index"): m for m in seq.get("messages") or [] if isinstance(m, dict)}
-    for e in geo.get("edges") or []:
+            items += _block_tab(f, tab, x, y, d.k)
+        for divider in f.get("dividers") or []:
+            items += _block_divider(divider, x, w, d)
+    return items
+
+
+def _block_tab(f: dict, tab: dict, x: float, y: float, k: float) -> list[Item]:
+    """The keyword in a tab with a cut corner at the frame's top left, the condition beside it."""
+    fs = 11 * k
+    tw = (as_number(tab.get("w")) or 40.0) * k
+    th = (as_number(tab.get("h")) or 20.0) * k
+    cut = 6 * k
+    ty = y + (th - line_height(fs)) / 2
+    pts = ((x, y), (x + tw, y), (x + tw, y + th - cut), (x + tw - cut, y + th), (x, y + th))
+    items: list[Item] = [
+        Path(pts, stroke=FRAME_STROKE, width=1.0 * k, closed=True, fill=TAB_FILL),
+        Text(
+            x + tw / 2 - 3 * k,
+            ty,
+            (str(tab.get("text") or ""),),
+            fs,
+            "sans-bold",
+            FG,
+            0.0,
+            "middle",
+        ),
+    ]
+    if f.get("label"):
+        items.append(Text(x + tw + 8 * k, ty, (str(f["label"]),), fs, "sans-bold", INK))
+    return items
+
+
+def _block_divider(divider: dict, x: float, w: float, d: _Drawing) -> list[Item]:
+    """A dashed line between two branches (``else``, ``and``), its condition under it."""
+    dy = as_number(divider.get("y"))
+    if dy is None:
+        return []
+    k = d.k
+    _, py = d.frame.pt(0, dy)
+    items: list[Item] = [
+        Path(((x, py), (x + w, py)), stroke=FRAME_STROKE, width=1.0 * k, dash=(5 * k, 3 * k))
+    ]
+    if divider.get("label"):
+        fs = 11 * k
+        label = (str(divider["label"]),)
+        items.append(Text(x + w / 2, py + 3 * k, label, fs, "sans-bold", INK, 0.0, "middle"))
+    return items
+
+
+def _messages(d: _Drawing) -> list[Item]:
+    """Each routed message: its line and ends, its label and its autonumber."""
+    shown = {m.get("index"): m for m in d.seq.get("messages") or [] if isinstance(m, dict)}
+    items: list[Item] = []
+    for e in d.geo.get("edges") or []:
         if not isinstance(e, dict):
             continue
-        pts = [frame.pt(float(p[0]), float(p[1])) for p in e.get("points") or []]
+        pts = [d.frame.pt(float(p[0]), float(p[1])) for p in e.get("points") or []]
         if len(pts) < 2:
             continue
         m = shown.get(e.get("index"), {})
-        dotted = m.get("line") == "dotted"
-        items.append(
-            Path(
-                tuple(pts),
-                stroke=INK,
-                width=1.4 * k,
-                dash=tuple(v * k for v in DOTTED) if dotted else None,
-            )
-        )
-        items += _tip(str(m.get("end", "arrow")), pts[-2], pts[-1], k)
-        items += _tip(str(m.get("start", "none")), pts[1], pts[0], k)
-        central = m.get("central")
-        for end, (px, py) in (("start", pts[0]), ("end", pts[-1])):
-            if central in (end, "both"):
-                r = 4 * k
-                items.append(Ellipse(px - r, py - r, 2 * r, 2 * r, CARD, INK, 1.2 * k))
-        label = e.get("label") if isinstance(e.get("label"), dict) else None
-        box = _rect(label)
-        if label and box and label.get("text"):
-            lx, ly, lw, lh = frame.rect(box)
-            # A lifeline under the text would strike it through.
-            items.append(Box(lx - 2 * k, ly, lw + 4 * k, lh, fill=CARD, opacity=0.85))
-            run = text_run(
-                lx + lw / 2,
-                ly,
-                str(label["text"]),
-                lw + 0.5 * k,
-                size=12 * k,
-                fill=FG,
-                anchor="middle",
-            )
-            items.append(run)
+        items += _message_line(m, pts, d.k)
+        items += _message_label(e, d)
         num = m.get("number") if isinstance(m.get("number"), dict) else None
         if num:
-            nx, ny = frame.pt(as_number(num.get("x")) or 0.0, as_number(num.get("y")) or 0.0)
-            text = str(num.get("text") or "")
-            r = max(8.0, 3.5 + 3.4 * len(text)) * k
-            items.append(Ellipse(nx - r, ny - 8 * k, 2 * r, 16 * k, INK, None, 0))
-            fs = 10 * k
-            items.append(
-                Text(nx, ny - line_height(fs) / 2, (text,), fs, "sans-bold", CARD, 0.0, "middle")
-            )
-    for note in seq.get("notes") or []:
+            items += _message_number(num, d)
+    return items
+
+
+def _message_line(m: dict, pts: list[tuple[float, float]], k: float) -> list[Item]:
+    """The line, the heads at both ends and the circles of a ``central`` connection."""
+    dotted = m.get("line") == "dotted"
+    items: list[Item] = [
+        Path(
+            tuple(pts),
+            stroke=INK,
+            width=1.4 * k,
+            dash=tuple(v * k for v in DOTTED) if dotted else None,
+        )
+    ]
+    items += _tip(str(m.get("end", "arrow")), pts[-2], pts[-1], k)
+    items += _tip(str(m.get("start", "none")), pts[1], pts[0], k)
+    central = m.get("central")
+    for end, (px, py) in (("start", pts[0]), ("end", pts[-1])):
+        if central in (end, "both"):
+            r = 4 * k
+            items.append(Ellipse(px - r, py - r, 2 * r, 2 * r, CARD, INK, 1.2 * k))
+    return items
+
+
+def _message_label(e: dict, d: _Drawing) -> list[Item]:
+    label = e.get("label") if isinstance(e.get("label"), dict) else None
+    box = _rect(label)
+    if not (label and box and label.get("text")):
+        return []
+    k = d.k
+    lx, ly, lw, lh = d.frame.rect(box)
+    run = text_run(
+        lx + lw / 2,
+        ly,
+        str(label["text"]),
+        lw + 0.5 * k,
+        size=12 * k,
+        fill=FG,
+        anchor="middle",
+    )
+    # A lifeline under the text would strike it through.
+    return [Box(lx - 2 * k, ly, lw + 4 * k, lh, fill=CARD, opacity=0.85), run]
+
+
+def _message_number(num: dict, d: _Drawing) -> list[Item]:
+    """The autonumber in a dark pill at the message's start."""
+    k = d.k
+    nx, ny = d.frame.pt(as_number(num.get("x")) or 0.0, as_number(num.get("y")) or 0.0)
+    text = str(num.get("text") or "")
+    r = max(8.0, 3.5 + 3.4 * len(text)) * k
+    fs = 10 * k
+    return [
+        Ellipse(nx - r, ny - 8 * k, 2 * r, 16 * k, INK, None, 0),
+        Text(nx, ny - line_height(fs) / 2, (text,), fs, "sans-bold", CARD, 0.0, "middle"),
+    ]
+
+
+def _notes(d: _Drawing) -> list[Item]:
+    k = d.k
+    items: list[Item] = []
+    for note in d.seq.get("notes") or []:
         r = _rect(note)
         if r is None:
             continue
-        x, y, w, h = frame.rect(r)
+        x, y, w, h = d.frame.rect(r)
         items.append(Box(x, y, w, h, fill=NOTE_FILL, stroke=NOTE_STROKE, width=1.0 * k))
         run = text_run(
             x + w / 2,
@@ -401,16 +480,31 @@ def sequence_items(geo: dict[str, Any], titles: dict[str, str], frame: _Mapping)
             anchor="middle",
         )
         items.append(run)
-    heads = geo.get("nodes") if isinstance(geo.get("nodes"), dict) else {}
-    mirrors = seq.get("mirrors") if isinstance(seq.get("mirrors"), dict) else {}
-    for group in (heads, mirrors):
+    return items
+
+
+def _heads(d: _Drawing) -> list[Item]:
+    """Participant heads at the top, then their mirrors at the bottom."""
+    kinds = d.seq.get("kinds") if isinstance(d.seq.get("kinds"), dict) else {}
+    heads = d.geo.get("nodes") if isinstance(d.geo.get("nodes"), dict) else {}
+    items: list[Item] = []
+    for group in (heads, mirrors_of(d.seq)):
         for pid, b in group.items():
             r = _rect(b)
             if r is not None:
-                items += _head(
-                    str(kinds.get(pid) or "participant"),
-                    titles.get(pid, str(pid)),
-                    frame.rect(r),
-                    k,
-                )
+                kind = str(kinds.get(pid) or "participant")
+                items += _head(kind, d.titles.get(pid, str(pid)), d.frame.rect(r), d.k)
     return items
+
+
+# Back to front: each layer is drawn over the ones before it.
+_LAYERS: tuple[Callable[[_Drawing], list[Item]], ...] = (
+    _group_boxes,
+    _rect_blocks,
+    _lifelines,
+    _activations,
+    _block_frames,
+    _messages,
+    _notes,
+    _heads,
+)

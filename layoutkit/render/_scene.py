@@ -15,7 +15,7 @@ from __future__ import annotations
 import io
 import itertools
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from typing import Literal
 
@@ -494,79 +494,158 @@ def _draw(
 ) -> None:
     """Draw ``items`` at scale ``s``, moved by (ox, oy) board units (a placed face)."""
     for item in items:
-        if isinstance(item, Placed):
-            if item.face.items is None:
-                raise ValueError("a face read back as SVG text has no items to draw as PNG")
-            _draw(draw, item.face.items, s, ox + item.dx, oy + item.dy, pictures=pictures)
-        elif isinstance(item, Group):
-            _draw(draw, item.items or (), s, ox, oy, pictures=pictures)
-        elif isinstance(item, Image):
-            if pictures is not None:
-                pictures.paste(draw, item, s, ox, oy)
-        elif isinstance(item, Box):
-            x0, y0 = (item.x + ox) * s, (item.y + oy) * s
-            x1, y1 = x0 + max(item.w * s, 0.5), y0 + max(item.h * s, 0.5)
-            fill = _rgba(item.fill, item.opacity)
-            stroke = _rgba(item.stroke, item.opacity)
-            width = max(1, round(item.width * s)) if stroke else 0
-            if item.dash and stroke:
-                if fill:
-                    draw.rectangle([x0, y0, x1, y1], fill=fill)
-                _dashed(
-                    draw,
-                    [(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)],
-                    stroke,
-                    width,
-                    tuple(d * s for d in item.dash),
-                )
-            elif item.radius * s >= 1 and x1 - x0 > 2 and y1 - y0 > 2:
-                r = min(item.radius * s, (x1 - x0) / 2, (y1 - y0) / 2)
-                draw.rounded_rectangle(
-                    [x0, y0, x1, y1], radius=r, fill=fill, outline=stroke, width=width
-                )
-            else:
-                draw.rectangle([x0, y0, x1, y1], fill=fill, outline=stroke, width=width)
-        elif isinstance(item, Ellipse):
-            stroke = _rgba(item.stroke)
-            draw.ellipse(
-                [
-                    (item.x + ox) * s,
-                    (item.y + oy) * s,
-                    (item.x + ox + item.w) * s,
-                    (item.y + oy + item.h) * s,
-                ],
-                fill=_rgba(item.fill),
-                outline=stroke,
-                width=max(1, round(item.width * s)) if stroke else 0,
-            )
-        elif isinstance(item, Text):
-            color = _rgba(item.fill)
-            px = item.size * s
-            for i, line in enumerate(item.lines):
-                if not line:
-                    continue
-                base = (item.baseline(i) + oy) * s
-                w = text_width(line, item.size, item.font) * s
-                x = (item.x + ox) * s - (
-                    w if item.anchor == "end" else w / 2 if item.anchor == "middle" else 0
-                )
-                if px < 3:
-                    grey = (*color[:3], 90) if color else (128, 128, 128, 90)
-                    draw.rectangle([x, base - px * 0.7, x + w, base], fill=grey)
-                else:
-                    draw.text((x, base), line, font=_font(item.font, px), fill=color, anchor="ls")
-        elif isinstance(item, Path):
-            pts = [((x + ox) * s, (y + oy) * s) for x, y in item.points]
-            if len(pts) < 2:
-                continue
-            stroke = _rgba(item.stroke)
-            width = max(1, round(item.width * s))
-            if item.closed:
-                draw.polygon(pts, fill=_rgba(item.fill), outline=stroke)
-            elif stroke:
-                if item.dash:
-                    _dashed(draw, pts, stroke, width, tuple(d * s for d in item.dash))
-                else:
-                    draw.line(pts, fill=stroke, width=width, joint="curve")
-        # Image items are pasted above; a picture only a browser could fetch (an
-        # http address) is never fetched here (no I/O): its placeholder stays.
+        for kind, drawer in _DRAWERS:
+            if isinstance(item, kind):
+                drawer(draw, item, s, ox, oy, pictures)
+                break
+
+
+def _draw_placed(
+    draw: ImageDraw.ImageDraw,
+    item: Placed,
+    s: float,
+    ox: float,
+    oy: float,
+    pictures: _Pictures | None,
+) -> None:
+    if item.face.items is None:
+        raise ValueError("a face read back as SVG text has no items to draw as PNG")
+    _draw(draw, item.face.items, s, ox + item.dx, oy + item.dy, pictures=pictures)
+
+
+def _draw_group(
+    draw: ImageDraw.ImageDraw,
+    item: Group,
+    s: float,
+    ox: float,
+    oy: float,
+    pictures: _Pictures | None,
+) -> None:
+    _draw(draw, item.items or (), s, ox, oy, pictures=pictures)
+
+
+def _draw_image(
+    draw: ImageDraw.ImageDraw,
+    item: Image,
+    s: float,
+    ox: float,
+    oy: float,
+    pictures: _Pictures | None,
+) -> None:
+    # A picture only a browser could fetch (an http address) is never fetched
+    # here (no I/O): its placeholder stays.
+    if pictures is not None:
+        pictures.paste(draw, item, s, ox, oy)
+
+
+def _draw_box(
+    draw: ImageDraw.ImageDraw,
+    item: Box,
+    s: float,
+    ox: float,
+    oy: float,
+    pictures: _Pictures | None,
+) -> None:
+    x0, y0 = (item.x + ox) * s, (item.y + oy) * s
+    x1, y1 = x0 + max(item.w * s, 0.5), y0 + max(item.h * s, 0.5)
+    fill = _rgba(item.fill, item.opacity)
+    stroke = _rgba(item.stroke, item.opacity)
+    width = max(1, round(item.width * s)) if stroke else 0
+    if item.dash and stroke:
+        if fill:
+            draw.rectangle([x0, y0, x1, y1], fill=fill)
+        _dashed(
+            draw,
+            [(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)],
+            stroke,
+            width,
+            tuple(d * s for d in item.dash),
+        )
+    elif item.radius * s >= 1 and x1 - x0 > 2 and y1 - y0 > 2:
+        r = min(item.radius * s, (x1 - x0) / 2, (y1 - y0) / 2)
+        draw.rounded_rectangle([x0, y0, x1, y1], radius=r, fill=fill, outline=stroke, width=width)
+    else:
+        draw.rectangle([x0, y0, x1, y1], fill=fill, outline=stroke, width=width)
+
+
+def _draw_ellipse(
+    draw: ImageDraw.ImageDraw,
+    item: Ellipse,
+    s: float,
+    ox: float,
+    oy: float,
+    pictures: _Pictures | None,
+) -> None:
+    stroke = _rgba(item.stroke)
+    draw.ellipse(
+        [
+            (item.x + ox) * s,
+            (item.y + oy) * s,
+            (item.x + ox + item.w) * s,
+            (item.y + oy + item.h) * s,
+        ],
+        fill=_rgba(item.fill),
+        outline=stroke,
+        width=max(1, round(item.width * s)) if stroke else 0,
+    )
+
+
+def _draw_text(
+    draw: ImageDraw.ImageDraw,
+    item: Text,
+    s: float,
+    ox: float,
+    oy: float,
+    pictures: _Pictures | None,
+) -> None:
+    color = _rgba(item.fill)
+    px = item.size * s
+    for i, line in enumerate(item.lines):
+        if not line:
+            continue
+        base = (item.baseline(i) + oy) * s
+        w = text_width(line, item.size, item.font) * s
+        x = (item.x + ox) * s - (
+            w if item.anchor == "end" else w / 2 if item.anchor == "middle" else 0
+        )
+        if px < 3:
+            # Too small to read: a grey bar keeps the line's place and weight.
+            grey = (*color[:3], 90) if color else (128, 128, 128, 90)
+            draw.rectangle([x, base - px * 0.7, x + w, base], fill=grey)
+        else:
+            draw.text((x, base), line, font=_font(item.font, px), fill=color, anchor="ls")
+
+
+def _draw_path(
+    draw: ImageDraw.ImageDraw,
+    item: Path,
+    s: float,
+    ox: float,
+    oy: float,
+    pictures: _Pictures | None,
+) -> None:
+    pts = [((x + ox) * s, (y + oy) * s) for x, y in item.points]
+    if len(pts) < 2:
+        return
+    stroke = _rgba(item.stroke)
+    width = max(1, round(item.width * s))
+    if item.closed:
+        draw.polygon(pts, fill=_rgba(item.fill), outline=stroke)
+    elif stroke:
+        if item.dash:
+            _dashed(draw, pts, stroke, width, tuple(d * s for d in item.dash))
+        else:
+            draw.line(pts, fill=stroke, width=width, joint="curve")
+
+
+# Checked in order with isinstance, as the one if/elif chain was; kinds not
+# listed (a Mark) draw nothing in a PNG.
+_DRAWERS: tuple[tuple[type, Callable[..., None]], ...] = (
+    (Placed, _draw_placed),
+    (Group, _draw_group),
+    (Image, _draw_image),
+    (Box, _draw_box),
+    (Ellipse, _draw_ellipse),
+    (Text, _draw_text),
+    (Path, _draw_path),
+)

@@ -1,0 +1,70 @@
+"""Node shapes (render/_shapes.py): outlines stay in their box, unknown shapes are boxes,
+and the module the diagram and sequence faces share imports neither face."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path as FilePath
+
+import pytest
+
+from layoutkit.render import _face_diagram, _face_sequence, _shapes
+from layoutkit.render._scene import Box, Ellipse, Path
+
+RENDER = FilePath(_shapes.__file__).parent
+
+
+@pytest.mark.parametrize("shape", sorted(_shapes._OUTLINES))
+def test_every_outline_stays_in_its_box(shape: str) -> None:
+    x, y, w, h = 10.0, 20.0, 120.0, 60.0
+    pts = _shapes.outline(shape, x, y, w, h, 1.0)
+    assert pts is not None and len(pts) >= 3
+    for px, py in pts:
+        assert x - 1e-6 <= px <= x + w + 1e-6
+        assert y - 1e-6 <= py <= y + h + 1e-6
+
+
+def test_boxes_rounds_and_figures_have_no_outline() -> None:
+    for shape in ("rect", "round", "circle", "cylinder", "bolt", "no-such-shape"):
+        assert _shapes.outline(shape, 0, 0, 10, 10, 1.0) is None
+
+
+def test_an_unknown_shape_is_a_box() -> None:
+    items = _shapes.shape_items("no-such-shape", 0, 0, 80, 40, "#fff", "#000", 2.0)
+    assert items == [Box(0, 0, 80, 40, fill="#fff", stroke="#000", width=2.4, radius=6.0)]
+
+
+def test_an_outlined_shape_is_one_closed_path_plus_its_marks() -> None:
+    plain = _shapes.shape_items("document", 0, 0, 80, 40, "#fff", "#000", 1.0)
+    lined = _shapes.shape_items("lined-document", 0, 0, 80, 40, "#fff", "#000", 1.0)
+    assert len(plain) == 1 and isinstance(plain[0], Path) and plain[0].closed
+    assert lined[0] == plain[0] and len(lined) == 2
+
+
+def test_round_shapes_are_ellipses() -> None:
+    end = _shapes.shape_items("end", 0, 0, 20, 20, "#fff", "#000", 1.0)
+    assert [type(i) for i in end] == [Ellipse, Ellipse]
+    assert end[1].fill == "#000"  # the inner dot of an end state is solid
+
+
+def test_the_faces_share_one_shape_drawer() -> None:
+    assert _face_diagram._shape_items is _shapes.shape_items
+    assert _face_sequence.shape_items is _shapes.shape_items
+
+
+def _imported_modules(path: FilePath) -> set[str]:
+    """Every module ``path`` imports, at the top or inside a function."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return found
+
+
+def test_no_import_circle_between_the_diagram_and_sequence_faces() -> None:
+    assert "layoutkit.render._face_diagram" not in _imported_modules(RENDER / "_face_sequence.py")
+    shapes_imports = _imported_modules(RENDER / "_shapes.py")
+    assert "layoutkit.render._face_diagram" not in shapes_imports
+    assert "layoutkit.render._face_sequence" not in shapes_imports
