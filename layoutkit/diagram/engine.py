@@ -1050,7 +1050,6 @@ def _apply_overrides(
         ba, bb = geo["nodes"].get(a), geo["nodes"].get(b)
         if ba is None or bb is None:
             continue
-        e.pop("label", None) if False else None
         if a == b:
             r = ba["x"] + ba["w"]
             e["points"] = [

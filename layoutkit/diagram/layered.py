@@ -25,6 +25,7 @@ from scipy.optimize import linprog
 from scipy.sparse import coo_matrix
 
 from layoutkit.diagram import ordering
+from layoutkit.diagram.hierarchy import Hierarchy, Item
 from layoutkit.diagram.options import OPTIONS, LayoutOptions
 
 
@@ -45,29 +46,6 @@ class LayoutGraph:
     lane_count: int = 0
     loop_room: dict[str, float] = attrs.field(factory=dict)
     ports: dict[int, dict[str, float]] = attrs.field(factory=dict)
-
-
-@attrs.define
-class Item:
-    """A node, a dummy on a long edge, a label holder or a group placeholder in one layer."""
-
-    kind: str  # node | dummy | label | hold
-    name: str
-    layer: int
-    w: float
-    h: float
-    path: tuple[tuple[str, Any], ...]
-    comp: int = 0
-    extra_right: float = 0.0
-
-
-@attrs.define
-class Hierarchy:
-    items: list[Item]
-    layers: list[list[int]]
-    segments: list[tuple[int, int, int]]  # (upper item, lower item, edge index)
-    chains: dict[int, list[int]]  # edge index -> items from its (layout) source to target
-    reversed: set[int]
 
 
 # -- cycle breaking -----------------------------------------------------------

@@ -15,19 +15,17 @@ from __future__ import annotations
 import bisect
 import random
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from layoutkit.diagram.hierarchy import Hierarchy
 from layoutkit.diagram.options import OPTIONS, LayoutOptions
 
-if TYPE_CHECKING:
-    from layoutkit.diagram.layered import Hierarchy
 
-
-def bilayer_crossings(pairs: list[tuple[int, int]], n_lower: int) -> int:
+def bilayer_crossings(pairs: list[tuple[int, int]]) -> int:
     """Crossings between two layers from (upper pos, lower pos) pairs.
 
     Counts inversions of the lower positions in upper order; pairs that share
-    an end never count. ``n_lower`` is the size of the lower layer.
+    an end never count.
     """
     if len(pairs) < 2:
         return 0
@@ -46,7 +44,7 @@ def layer_crossings(layers: list[list[int]], pos: list[int], down: list[list[int
     total = 0
     for L in range(len(layers) - 1):
         pairs = [(pos[a], pos[b]) for a in layers[L] for b in down[a]]
-        total += bilayer_crossings(pairs, len(layers[L + 1]))
+        total += bilayer_crossings(pairs)
     return total
 
 
@@ -192,11 +190,11 @@ class _Orderer:
         for p, i in enumerate(layer):
             pos[i] = p
 
-    def count(self, layers: list[list[int]], pos: list[int]) -> int:
+    def count(self, pos: list[int]) -> int:
         total = 0
-        for L, segs in enumerate(self.gaps):
+        for segs in self.gaps:
             if len(segs) > 1:
-                total += bilayer_crossings([(pos[a], pos[b]) for a, b in segs], len(layers[L + 1]))
+                total += bilayer_crossings([(pos[a], pos[b]) for a, b in segs])
         return total
 
     def sweep(
@@ -278,7 +276,7 @@ class _Orderer:
             self.sort_layer(layers, pos, 0, self.up, 0, False, ck)
         self.sweep(layers, pos, True, False)
         best = [list(layer) for layer in layers]
-        best_c = self.count(layers, pos)
+        best_c = self.count(pos)
         spent = 1
         stale = 0
         it = 0
@@ -292,7 +290,7 @@ class _Orderer:
             use_median = (it // 2) % 2 == 0
             self.sweep(layers, pos, downward, use_median)
             self.transpose(layers, pos, equal_swaps=it % 4 == 3, passes=1 if self.large else 32)
-            c = self.count(layers, pos)
+            c = self.count(pos)
             spent += 1
             it += 1
             if c < best_c:

@@ -12,7 +12,7 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix
 
-from layoutkit.diagram.layered import Hierarchy
+from layoutkit.diagram.hierarchy import Hierarchy
 from layoutkit.diagram.options import OPTIONS, LayoutOptions
 
 STUB = 12.0
