@@ -63,6 +63,31 @@ def _median(ps: list[float]) -> float:
     return (ps[half - 1] * right + ps[half] * left) / (left + right)
 
 
+def _exchange_counts(
+    pos: list[int], uu: list[int], vu: list[int], ud: list[int], vd: list[int]
+) -> tuple[int, int]:
+    """Crossings between the edges of neighbours u (left) and v, as they stand and if
+    exchanged, from their upper (``uu``, ``vu``) and lower (``ud``, ``vd``) neighbours."""
+    before = after = 0
+    for a in uu:
+        pa = pos[a]
+        for b in vu:
+            pb = pos[b]
+            if pa > pb:
+                before += 1
+            elif pa < pb:
+                after += 1
+    for a in ud:
+        pa = pos[a]
+        for b in vd:
+            pb = pos[b]
+            if pa > pb:
+                before += 1
+            elif pa < pb:
+                after += 1
+    return before, after
+
+
 class _Orderer:
     def __init__(
         self, h: Hierarchy, seed_order: dict[str, int], opts: LayoutOptions = OPTIONS
@@ -213,8 +238,6 @@ class _Orderer:
     ) -> None:
         """Exchange neighbours while that lowers crossings (ties too when ``equal_swaps``),
         at most ``passes`` times over the layers that changed."""
-        up, down, cls = self.up, self.down, self.cls
-        check = not self.one_class
         nl = len(layers)
         dirty = [True] * nl
         for _ in range(passes):
@@ -223,42 +246,38 @@ class _Orderer:
             for L in range(nl):
                 if not dirty[L]:
                     continue
-                layer = layers[L]
-                for k in range(len(layer) - 1):
-                    u, v = layer[k], layer[k + 1]
-                    if check and cls[u] != cls[v]:
-                        continue
-                    uu, vu, ud, vd = up[u], up[v], down[u], down[v]
-                    before = after = 0
-                    for a in uu:
-                        pa = pos[a]
-                        for b in vu:
-                            pb = pos[b]
-                            if pa > pb:
-                                before += 1
-                            elif pa < pb:
-                                after += 1
-                    for a in ud:
-                        pa = pos[a]
-                        for b in vd:
-                            pb = pos[b]
-                            if pa > pb:
-                                before += 1
-                            elif pa < pb:
-                                after += 1
-                    if after < before or (equal_swaps and after == before and before > 0):
-                        layer[k], layer[k + 1] = v, u
-                        pos[u], pos[v] = k + 1, k
-                        if after < before:
-                            any_swap = True
-                        next_dirty[L] = True
-                        if L > 0:
-                            next_dirty[L - 1] = True
-                        if nl > L + 1:
-                            next_dirty[L + 1] = True
+                swapped, improved = self._transpose_layer(layers[L], pos, equal_swaps)
+                any_swap = any_swap or improved
+                if swapped:
+                    # A layer's exchanges change the counts of its neighbours too.
+                    next_dirty[L] = True
+                    if L > 0:
+                        next_dirty[L - 1] = True
+                    if nl > L + 1:
+                        next_dirty[L + 1] = True
             if not any_swap:
                 break
             dirty = next_dirty
+
+    def _transpose_layer(
+        self, layer: list[int], pos: list[int], equal_swaps: bool
+    ) -> tuple[bool, bool]:
+        """One pass of neighbour exchanges over a layer: (any exchange, any that lowered
+        the crossings)."""
+        up, down, cls = self.up, self.down, self.cls
+        check = not self.one_class
+        swapped = improved = False
+        for k in range(len(layer) - 1):
+            u, v = layer[k], layer[k + 1]
+            if check and cls[u] != cls[v]:
+                continue
+            before, after = _exchange_counts(pos, up[u], up[v], down[u], down[v])
+            if after < before or (equal_swaps and after == before and before > 0):
+                layer[k], layer[k + 1] = v, u
+                pos[u], pos[v] = k + 1, k
+                swapped = True
+                improved = improved or after < before
+        return swapped, improved
 
     # -- driver -------------------------------------------------------------------
 
