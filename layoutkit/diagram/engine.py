@@ -282,17 +282,69 @@ def _shift_box(b: dict[str, Any], dx: float, dy: float) -> dict[str, Any]:
     return {"x": _r(b["x"] + dx), "y": _r(b["y"] + dy), "w": b["w"], "h": b["h"]}
 
 
+@attrs.define
+class _FlatEdges:
+    """The model's edges as the layered layout takes them: group ends moved to a leaf.
+
+    ``pairs[k]`` (from, to) and ``meta[k]`` (the model edge plus ``cut_a``/``cut_b``,
+    the group an end stops at) are one kept edge; ``extra_arcs`` (k, x, y) keep
+    the rest of a group end's members in layer order; self-loops are apart.
+    """
+
+    pairs: list[tuple[str, str]] = attrs.field(factory=list)
+    meta: list[dict[str, Any]] = attrs.field(factory=list)
+    loops: dict[str, list[dict[str, Any]]] = attrs.field(factory=lambda: defaultdict(list))
+    extra_arcs: list[tuple[int, str, str]] = attrs.field(factory=list)
+
+
+@attrs.frozen
+class _Laid:
+    """The layered layout of a flat model (top-down frame), ready to draw."""
+
+    h: layered.Hierarchy
+    order: list[list[int]]
+    placed: placement.Placed
+    ends: dict[int, tuple[float, float]]
+    track: dict[int, int]
+    frame: dict[str, Any]
+
+
 def _layout_flat(
     model: Model, payload: dict[str, Any], opts: LayoutOptions
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     lr = model.dir == "LR"
     ids = list(model.nodes)
-    w = {v: (model.nodes[v].h if lr else model.nodes[v].w) for v in ids}
-    h = {v: (model.nodes[v].w if lr else model.nodes[v].h) for v in ids}
-    edges: list[tuple[str, str]] = []
-    meta: list[dict[str, Any]] = []
-    loops: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    extra_arcs: list[tuple[int, str, str]] = []
+    flat = _flat_edges(model)
+    labels = _edge_label_boxes(flat, lr)
+    ports = _edge_ports(model, flat, lr)
+    loop_room, loop_span = _loop_rooms(flat.loops, lr, opts)
+    g = layered.LayoutGraph(
+        nodes=ids,
+        w={v: (model.nodes[v].h if lr else model.nodes[v].w) for v in ids},
+        h={v: (model.nodes[v].w if lr else model.nodes[v].h) for v in ids},
+        edges=flat.pairs,
+        edge_labels=labels,
+        path={v: model.nodes[v].path for v in ids},
+        lane_count=len(model.lanes),
+        loop_room=loop_room,
+        ports=ports,
+    )
+    rev, layer = _layering(ids, flat, labels, opts)
+    comp = _components(ids, flat.pairs, model)
+    hier = layered.insert_dummies(g, layer, rev, comp, opts)
+    order = layered.order_layers(hier, {v: model.nodes[v].order for v in ids}, opts)
+    out_off, in_off = placement.port_offsets(hier, order, ports, opts)
+    titles, bands = _frame_titles(model, lr, opts)
+    placed = placement.assign_x(hier, order, out_off, in_off, titles, opts, bands)
+    ends = placement.straighten(hier, placed, opts)
+    track, counts = placement.plan_tracks(hier, order, ends, opts)
+    frame = _assign_y(hier, order, counts, model, lr, loop_span, opts)
+    return _emit(model, payload, _Laid(hier, order, placed, ends, track, frame), flat, lr, opts)
+
+
+def _flat_edges(model: Model) -> _FlatEdges:
+    """Edges to a group end at its first leaf; edges to an empty group are dropped."""
+    flat = _FlatEdges()
     for e in model.edges:
         a, b = e["from"], e["to"]
         cut_a = a if a in model.groups else None
@@ -311,51 +363,62 @@ def _layout_flat(
             )
             continue
         if a == b:
-            loops[a].append(e)
+            flat.loops[a].append(e)
             continue
-        k = len(edges)
-        edges.append((a, b))
-        meta.append({**e, "cut_a": cut_a, "cut_b": cut_b})
+        k = len(flat.pairs)
+        flat.pairs.append((a, b))
+        flat.meta.append({**e, "cut_a": cut_a, "cut_b": cut_b})
         for x in _leaves(model, cut_a) if cut_a else [a]:
             for y in _leaves(model, cut_b) if cut_b else [b]:
                 if x != y and (x, y) != (a, b):
-                    extra_arcs.append((k, x, y))
+                    flat.extra_arcs.append((k, x, y))
+    return flat
+
+
+def _edge_label_boxes(flat: _FlatEdges, lr: bool) -> dict[int, tuple[float, float]]:
+    """Top-down-frame (w, h) of each labelled edge's label."""
     labels: dict[int, tuple[float, float]] = {}
-    for k, m in enumerate(meta):
+    for k, m in enumerate(flat.meta):
         if m["label"]:
             lw, lh = _label_size(m["label"])
             labels[k] = (lh, lw) if lr else (lw, lh)
+    return labels
+
+
+def _edge_ports(
+    model: Model, flat: _FlatEdges, lr: bool
+) -> dict[int, dict[str, tuple[str, float]]]:
+    """Pinned ends per edge that has any: {"src"/"dst": (side, t)} in the top-down frame."""
     ports: dict[int, dict[str, tuple[str, float]]] = {}
-    for k, m in enumerate(meta):
-        spec = {}
-        for end, nid, port in (
-            ("src", edges[k][0], m["from_port"]),
-            ("dst", edges[k][1], m["to_port"]),
-        ):
-            if port:
-                side, t = model.nodes[nid].ports[port]
-                spec[end] = (_LR_SIDE[side] if lr else side, t)
+    for k, m in enumerate(flat.meta):
+        spec = _pins_for(model, m, flat.pairs[k], lr)
         if spec:
             ports[k] = spec
-    # Loop labels sit side by side right of the outermost loop: their widths add
-    # up beside the node, and the tallest sets how tall the node's layer must be.
+    return ports
+
+
+def _loop_rooms(
+    loops: dict[str, list[dict[str, Any]]], lr: bool, opts: LayoutOptions
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Room right of each looped node, and the height its loop labels need.
+
+    Loop labels sit side by side right of the outermost loop: their widths add
+    up beside the node, and the tallest sets how tall the node's layer must be.
+    """
     loop_room: dict[str, float] = {}
     loop_span: dict[str, float] = {}
     for v, ls in loops.items():
         sizes = _loop_label_sizes(ls, lr)
         loop_room[v] = opts.loop_room + 10 * (len(ls) - 1) + sum(sw + 4 for sw, _ in sizes)
         loop_span[v] = max((sh for _, sh in sizes), default=0.0)
-    g = layered.LayoutGraph(
-        nodes=ids,
-        w=w,
-        h=h,
-        edges=edges,
-        edge_labels=labels,
-        path={v: model.nodes[v].path for v in ids},
-        lane_count=len(model.lanes),
-        loop_room=loop_room,
-        ports=ports,
-    )
+    return loop_room, loop_span
+
+
+def _layering(
+    ids: list[str], flat: _FlatEdges, labels: dict[int, tuple[float, float]], opts: LayoutOptions
+) -> tuple[set[int], dict[str, int]]:
+    """Edges to reverse and the layer of every node."""
+    edges = flat.pairs
     rev = layered.break_cycles(ids, edges, opts)
     # A labelled edge spans two layers so its label holder gets the layer between
     # (ELK's label dummies); unlabelled edges keep the shortest span.
@@ -363,13 +426,15 @@ def _layout_flat(
     arcs = [
         ((b, a, minlen[k]) if k in rev else (a, b, minlen[k])) for k, (a, b) in enumerate(edges)
     ]
-    arcs += [((y, x, minlen[k]) if k in rev else (x, y, minlen[k])) for k, x, y in extra_arcs]
+    arcs += [((y, x, minlen[k]) if k in rev else (x, y, minlen[k])) for k, x, y in flat.extra_arcs]
     arcs = _acyclic(ids, arcs, opts)
-    layer = layered.assign_layers(ids, arcs)
-    comp = _components(ids, edges, model)
-    hier = layered.insert_dummies(g, layer, rev, comp, opts)
-    order = layered.order_layers(hier, {v: model.nodes[v].order for v in ids}, opts)
-    out_off, in_off = placement.port_offsets(hier, order, ports, opts)
+    return rev, layered.assign_layers(ids, arcs)
+
+
+def _frame_titles(
+    model: Model, lr: bool, opts: LayoutOptions
+) -> tuple[dict[tuple, float], dict[tuple, float]]:
+    """Title widths frames must fit across, and the extra left band of left-right frames."""
     titles = {}
     for _gid, grp in model.groups.items():
         if grp["title"]:
@@ -384,13 +449,7 @@ def _layout_flat(
         if lr
         else {}
     )
-    placed = placement.assign_x(hier, order, out_off, in_off, titles, opts, bands)
-    ends = placement.straighten(hier, placed, opts)
-    track, counts = placement.plan_tracks(hier, order, ends, opts)
-    frame = _assign_y(hier, order, counts, model, lr, loop_span, opts)
-    return _emit(
-        model, payload, hier, order, placed, ends, track, frame, meta, edges, loops, lr, opts
-    )
+    return titles, bands
 
 
 def _acyclic(
@@ -565,66 +624,143 @@ def _simplify(points: list[tuple[float, float]]) -> list[list[float]]:
     return [[_r(x), _r(y)] for x, y in out]
 
 
+Box = tuple[float, float, float, float]
+LoopRoute = tuple[dict[str, Any], list[tuple[float, float]], Box | None]
+
+
+@attrs.define
+class _Scene:
+    """Everything drawn, in the top-down frame before the margin: node boxes, edge routes
+    and label boxes by edge, self-loops, frames by container key, lanes, body height."""
+
+    boxes: dict[str, Box]
+    routes: dict[int, list[tuple[float, float]]]
+    label_boxes: dict[int, Box]
+    loop_routes: list[LoopRoute]
+    frames: dict[tuple, Box]
+    height: float
+    lane_rects: list[Box] = attrs.field(factory=list)
+
+
 def _emit(
-    model, payload, h, order, placed, ends, track, frame, meta, edges, loops, lr, opts
+    model: Model,
+    payload: dict[str, Any],
+    laid: _Laid,
+    flat: _FlatEdges,
+    lr: bool,
+    opts: LayoutOptions,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    items = h.items
-    x = placed.x
-    lt, lh = frame["layer_top"], frame["layer_h"]
+    """Draw the layout (nodes, edge routes, loops, frames, lanes) then write it out as geo."""
+    scene = _draw(model, laid, flat, lr, opts)
+    return _write_geo(model, payload, laid, flat, scene, lr)
 
-    def cy(i: int) -> float:
-        it = items[i]
-        return lt[it.layer] + lh[it.layer] / 2
 
-    boxes: dict[str, tuple[float, float, float, float]] = {}
-    for i, it in enumerate(items):
+def _draw(model: Model, laid: _Laid, flat: _FlatEdges, lr: bool, opts: LayoutOptions) -> _Scene:
+    boxes = _node_boxes(laid)
+    routes, label_boxes = _ChainRouter(model, laid, flat, boxes, lr, opts).route_all()
+    loop_routes = _route_loops(flat.loops, boxes, lr)
+    frames = _frame_rects(laid)
+    scene = _Scene(boxes, routes, label_boxes, loop_routes, frames, laid.frame["height"])
+    if not model.lanes:
+        packed_h = _pack_components(laid.h, scene, flat, lr, opts)
+        if packed_h is not None:
+            scene.height = packed_h
+    scene.lane_rects = _lane_rects(model, laid.placed.frames_x, scene.height, opts)
+    _cut_at_frames(model, flat, scene)
+    return scene
+
+
+def _layer_middle(laid: _Laid, i: int) -> float:
+    layer = laid.h.items[i].layer
+    return laid.frame["layer_top"][layer] + laid.frame["layer_h"][layer] / 2
+
+
+def _node_boxes(laid: _Laid) -> dict[str, Box]:
+    x = laid.placed.x
+    boxes: dict[str, Box] = {}
+    for i, it in enumerate(laid.h.items):
         if it.kind == "node":
-            boxes[it.name] = (x[i] - it.w / 2, cy(i) - it.h / 2, it.w, it.h)
-    seg_of: dict[tuple[int, int], int] = {}
-    for s, (a, _b, k) in enumerate(h.segments):
-        seg_of[(k, a)] = s
-    routes: dict[int, list[tuple[float, float]]] = {}
-    label_boxes: dict[int, tuple[float, float, float, float]] = {}
-    for k, chain in h.chains.items():
+            boxes[it.name] = (x[i] - it.w / 2, _layer_middle(laid, i) - it.h / 2, it.w, it.h)
+    return boxes
+
+
+@attrs.frozen
+class _ChainRouter:
+    """Orthogonal routes along the edge chains: out of the upper node, along the tracks
+    of each bending segment, into the lower node; label boxes where the chain has one."""
+
+    model: Model
+    laid: _Laid
+    flat: _FlatEdges
+    boxes: dict[str, Box]
+    lr: bool
+    opts: LayoutOptions
+    seg_of: dict[tuple[int, int], int] = attrs.field(init=False)
+
+    @seg_of.default
+    def _seg_of(self) -> dict[tuple[int, int], int]:
+        return {(k, a): s for s, (a, _b, k) in enumerate(self.laid.h.segments)}
+
+    def route_all(self) -> tuple[dict[int, list[tuple[float, float]]], dict[int, Box]]:
+        routes: dict[int, list[tuple[float, float]]] = {}
+        label_boxes: dict[int, Box] = {}
+        for k, chain in self.laid.h.chains.items():
+            routes[k], label_box = self.route(k, chain)
+            if label_box is not None:
+                label_boxes[k] = label_box
+        return routes, label_boxes
+
+    def route(self, k: int, chain: list[int]) -> tuple[list[tuple[float, float]], Box | None]:
+        h, items, ends = self.laid.h, self.laid.h.items, self.laid.ends
         rev = k in h.reversed
-        spec = placed_ports = meta[k]
         pins = {}
-        if meta[k]["from_port"] or meta[k]["to_port"]:
-            pins = _pins_for(model, meta[k], edges[k], lr)
+        if self.flat.meta[k]["from_port"] or self.flat.meta[k]["to_port"]:
+            pins = _pins_for(self.model, self.flat.meta[k], self.flat.pairs[k], self.lr)
         upper_pin = pins.get("dst" if rev else "src")
         lower_pin = pins.get("src" if rev else "dst")
-        pts: list[tuple[float, float]] = []
         a0 = chain[0]
-        s0 = seg_of[(k, a0)]
-        bx, by, bw, bh = boxes[items[a0].name]
-        ex = ends[s0][0]
-        pts += _end_path(bx, by, bw, bh, ex, upper_pin, upper=True)
+        ex = ends[self.seg_of[(k, a0)]][0]
+        pts = _end_path(*self.boxes[items[a0].name], ex, upper_pin, upper=True)
+        label_box = None
         for a in chain[:-1]:
-            s = seg_of[(k, a)]
+            s = self.seg_of[(k, a)]
             b = h.segments[s][1]
-            xa, xb = ends[s]
-            if s in track:
-                ty = frame["track_y0"][items[a].layer] + track[s] * opts.track_gap
-                pts += [(xa, ty), (xb, ty)]
+            pts += self._track_points(s, a)
             if items[b].kind == "label":
-                it = items[b]
-                label_boxes[k] = (
-                    x[b] - (it.w - opts.label_gap) / 2,
-                    cy(b) - it.h / 2,
-                    it.w - opts.label_gap,
-                    it.h,
-                )
+                label_box = self._label_box(b)
         last = chain[-1]
-        sl = seg_of[(k, chain[-2])]
-        bx, by, bw, bh = boxes[items[last].name]
-        ix = ends[sl][1]
-        pts += list(reversed(_end_path(bx, by, bw, bh, ix, lower_pin, upper=False)))
+        ix = ends[self.seg_of[(k, chain[-2])]][1]
+        pts += list(reversed(_end_path(*self.boxes[items[last].name], ix, lower_pin, upper=False)))
         if rev:
             pts.reverse()
-        routes[k] = pts
-        del spec, placed_ports
-    # Self-loops on the right side (top-down frame), one inside the other.
-    loop_routes: list[tuple[dict[str, Any], list[tuple[float, float]], tuple | None]] = []
+        return pts, label_box
+
+    def _track_points(self, s: int, a: int) -> list[tuple[float, float]]:
+        """Where segment ``s`` (from item ``a``) runs across its gap, if it bends."""
+        track = self.laid.track
+        if s not in track:
+            return []
+        xa, xb = self.laid.ends[s]
+        layer = self.laid.h.items[a].layer
+        ty = self.laid.frame["track_y0"][layer] + track[s] * self.opts.track_gap
+        return [(xa, ty), (xb, ty)]
+
+    def _label_box(self, b: int) -> Box:
+        it = self.laid.h.items[b]
+        gap = self.opts.label_gap
+        return (
+            self.laid.placed.x[b] - (it.w - gap) / 2,
+            _layer_middle(self.laid, b) - it.h / 2,
+            it.w - gap,
+            it.h,
+        )
+
+
+def _route_loops(
+    loops: dict[str, list[dict[str, Any]]], boxes: dict[str, Box], lr: bool
+) -> list[LoopRoute]:
+    """Self-loops on the right side (top-down frame), one inside the other."""
+    loop_routes: list[LoopRoute] = []
     for nid, ls in loops.items():
         bx, by, bw, bh = boxes[nid]
         right = bx + bw
@@ -640,27 +776,36 @@ def _emit(
                 lab = (label_x, (y1 + y2) / 2 - lhh / 2, lw, lhh)
                 label_x += lw + 4
             loop_routes.append((e, pts, lab))
-    frames_x = placed.frames_x
-    frames: dict[tuple, tuple[float, float, float, float]] = {}
-    for key, (fy0, fy1) in frame["frames_y"].items():
+    return loop_routes
+
+
+def _frame_rects(laid: _Laid) -> dict[tuple, Box]:
+    frames_x = laid.placed.frames_x
+    frames: dict[tuple, Box] = {}
+    for key, (fy0, fy1) in laid.frame["frames_y"].items():
         fx0, fx1 = frames_x.get(key, (0.0, 0.0))
         frames[key] = (fx0, fy0, fx1 - fx0, fy1 - fy0)
-    total_h = frame["height"]
-    if not model.lanes:
-        packed_h = _pack_components(
-            h, boxes, routes, edges, label_boxes, loop_routes, loops, frames, lr, opts
-        )
-        if packed_h is not None:
-            total_h = packed_h
-    lane_rects = []
+    return frames
+
+
+def _lane_rects(
+    model: Model, frames_x: dict[tuple, tuple[float, float]], height: float, opts: LayoutOptions
+) -> list[Box]:
+    """Each lane's band; a lane with nothing in it gets a narrow one after the others."""
+    lane_rects: list[Box] = []
     for lane in model.lanes:
         fx0, fx1 = frames_x.get(lane["path"], (None, None))
         if fx0 is None:
             right = max((r[0] + r[2] for r in lane_rects), default=0.0)
             fx0, fx1 = right + opts.lane_gap, right + opts.lane_gap + 120
-        lane_rects.append((fx0 - opts.lane_gap / 2 + opts.lane_gap / 2, 0.0, fx1 - fx0, total_h))
-    # Edges that end at a group stop at its frame.
-    for k, m in enumerate(meta):
+        lane_rects.append((fx0 - opts.lane_gap / 2 + opts.lane_gap / 2, 0.0, fx1 - fx0, height))
+    return lane_rects
+
+
+def _cut_at_frames(model: Model, flat: _FlatEdges, scene: _Scene) -> None:
+    """Edges that end at a group stop at its frame."""
+    routes, frames = scene.routes, scene.frames
+    for k, m in enumerate(flat.meta):
         if k not in routes:
             continue
         if m["cut_b"]:
@@ -668,12 +813,10 @@ def _emit(
         if m["cut_a"]:
             routes[k] = _cut(routes[k], frames[model.groups[m["cut_a"]]["path"]], at_end=False)
 
-    def tr(px: float, py: float) -> tuple[float, float]:
-        return (py, px) if lr else (px, py)
 
-    def trbox(b: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
-        return (b[1], b[0], b[3], b[2]) if lr else b
-
+def _extent(scene: _Scene) -> tuple[float, float]:
+    """Leftmost and rightmost x of everything drawn (0 included)."""
+    boxes, frames, lane_rects = scene.boxes, scene.frames, scene.lane_rects
     min_x = min(
         [b[0] for b in boxes.values()]
         + [f[0] for f in frames.values()]
@@ -686,94 +829,129 @@ def _emit(
         + [r[0] + r[2] for r in lane_rects]
         + [0.0]
     )
-    for _, pts, lab in loop_routes:
+    for _, pts, lab in scene.loop_routes:
         width_int = max(width_int, max(p[0] for p in pts), (lab[0] + lab[2]) if lab else 0.0)
-    for lb in label_boxes.values():
+    for lb in scene.label_boxes.values():
         width_int = max(width_int, lb[0] + lb[2])
-    for pts in routes.values():
+    for pts in scene.routes.values():
         for p in pts:
             width_int = max(width_int, p[0])
             min_x = min(min_x, p[0])
+    return min_x, width_int
+
+
+@attrs.frozen
+class _Placer:
+    """From the scene's top-down frame to geo: margin, header offset, turn for left-right."""
+
+    dx: float
+    margin: float
+    off_y: float
+    lr: bool
+
+    def point(self, px: float, py: float) -> list[float]:
+        a, b = px + self.dx, py + self.margin
+        if self.lr:
+            a, b = b, a
+        return [_r(a), _r(b + self.off_y)]
+
+    def box(self, b: Box) -> dict[str, float]:
+        bb = (b[0] + self.dx, b[1] + self.margin, b[2], b[3])
+        if self.lr:
+            bb = (bb[1], bb[0], bb[3], bb[2])
+        return {"x": _r(bb[0]), "y": _r(bb[1] + self.off_y), "w": _r(bb[2]), "h": _r(bb[3])}
+
+
+def _write_geo(
+    model: Model,
+    payload: dict[str, Any],
+    laid: _Laid,
+    flat: _FlatEdges,
+    scene: _Scene,
+    lr: bool,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    min_x, width_int = _extent(scene)
     margin = 16.0
-    dx = margin - min_x
-    body_w, body_h = (width_int - min_x + 2 * margin), total_h + 2 * margin
+    body_w, body_h = (width_int - min_x + 2 * margin), scene.height + 2 * margin
     if lr:
         body_w, body_h = body_h, body_w
     header = _header(payload, body_w)
-    off_y = header["h"] if header else 0.0
-
-    def place(px: float, py: float) -> list[float]:
-        a, b = tr(px + dx, py + margin)
-        return [_r(a), _r(b + off_y)]
-
-    def place_box(b: tuple[float, float, float, float]) -> dict[str, float]:
-        bb = trbox((b[0] + dx, b[1] + margin, b[2], b[3]))
-        return {"x": _r(bb[0]), "y": _r(bb[1] + off_y), "w": _r(bb[2]), "h": _r(bb[3])}
-
+    put = _Placer(margin - min_x, margin, header["h"] if header else 0.0, lr)
     geo: dict[str, Any] = {"dir": model.dir}
-    geo["nodes"] = {nid: place_box(boxes[nid]) for nid in model.nodes}
+    geo["nodes"] = {nid: put.box(scene.boxes[nid]) for nid in model.nodes}
     geo["groups"] = {
-        gid: place_box(frames[grp["path"]])
+        gid: put.box(scene.frames[grp["path"]])
         for gid, grp in model.groups.items()
-        if grp["path"] in frames
+        if grp["path"] in scene.frames
     }
-    geo["lanes"] = []
-    for lane, rect in zip(model.lanes, lane_rects, strict=False):
-        box = place_box(rect)
-        geo["lanes"].append({"label": lane["label"], **box})
-    geo_edges = []
-    for k, m in enumerate(meta):
-        if k not in routes:
-            continue
-        entry: dict[str, Any] = {
-            "from": m["ref_from"],
-            "to": m["ref_to"],
-            "index": m["index"],
-            "style": m["style"],
-        }
-        entry["points"] = [place(px, py) for px, py in (tuple(p) for p in _simplify(routes[k]))]
-        if k in label_boxes:
-            entry["label"] = {**place_box(label_boxes[k]), "text": m["label"]}
-        geo_edges.append(entry)
-    for e, pts, lab in loop_routes:
-        entry = {
-            "from": e["ref_from"],
-            "to": e["ref_to"],
-            "index": e["index"],
-            "style": e["style"],
-            "loop": True,
-        }
-        entry["points"] = [place(px, py) for px, py in pts]
-        if lab:
-            entry["label"] = {**place_box(lab), "text": e["label"]}
-        geo_edges.append(entry)
-    geo_edges.sort(key=lambda e: e["index"])
-    geo["edges"] = geo_edges
-    geo["ports"] = {}
-    for nid, node in model.nodes.items():
-        if node.ports:
-            b = geo["nodes"][nid]
-            geo["ports"][nid] = {
-                pid: _port_point(b, side, t) for pid, (side, t) in node.ports.items()
-            }
+    geo["lanes"] = [
+        {"label": lane["label"], **put.box(rect)}
+        for lane, rect in zip(model.lanes, scene.lane_rects, strict=False)
+    ]
+    geo["edges"] = _write_edges(flat, scene, put)
+    geo["ports"] = _write_ports(model, geo["nodes"])
     _footer(geo, payload, header, body_w, body_h)
     metrics = _measure(geo)
-    metrics["layers"] = len(order)
-    metrics["reversedEdges"] = len(h.reversed)
+    metrics["layers"] = len(laid.order)
+    metrics["reversedEdges"] = len(laid.h.reversed)
     return geo, metrics
 
 
+def _write_edges(flat: _FlatEdges, scene: _Scene, put: _Placer) -> list[dict[str, Any]]:
+    """Routed edges, then self-loops, in payload order."""
+    geo_edges = []
+    for k, m in enumerate(flat.meta):
+        if k not in scene.routes:
+            continue
+        pts = [(p[0], p[1]) for p in _simplify(scene.routes[k])]
+        geo_edges.append(_edge_entry(m, pts, scene.label_boxes.get(k), put, {}))
+    for e, pts, lab in scene.loop_routes:
+        geo_edges.append(_edge_entry(e, pts, lab, put, {"loop": True}))
+    geo_edges.sort(key=lambda e: e["index"])
+    return geo_edges
+
+
+def _edge_entry(
+    e: dict[str, Any],
+    pts: list[tuple[float, float]],
+    lab: Box | None,
+    put: _Placer,
+    flags: dict[str, Any],
+) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "from": e["ref_from"],
+        "to": e["ref_to"],
+        "index": e["index"],
+        "style": e["style"],
+        **flags,
+    }
+    entry["points"] = [put.point(px, py) for px, py in pts]
+    if lab:
+        entry["label"] = {**put.box(lab), "text": e["label"]}
+    return entry
+
+
+def _write_ports(model: Model, geo_nodes: dict[str, Any]) -> dict[str, Any]:
+    ports = {}
+    for nid, node in model.nodes.items():
+        if node.ports:
+            b = geo_nodes[nid]
+            ports[nid] = {pid: _port_point(b, side, t) for pid, (side, t) in node.ports.items()}
+    return ports
+
+
+@attrs.frozen
+class _Components:
+    """Which component each drawn thing belongs to: nodes by name, self-loops by the
+    identity of their edge dict, frames by container key."""
+
+    node: dict[str, int]
+    loop: dict[int, int]
+    frame: dict[tuple, int]
+
+
 def _pack_components(
-    h: layered.Hierarchy,
-    boxes: dict[str, tuple[float, float, float, float]],
-    routes: dict[int, list[tuple[float, float]]],
-    edges: list[tuple[str, str]],
-    label_boxes: dict[int, tuple[float, float, float, float]],
-    loop_routes: list[tuple[dict[str, Any], list[tuple[float, float]], tuple | None]],
-    loops: dict[str, list[dict[str, Any]]],
-    frames: dict[tuple, tuple[float, float, float, float]],
-    lr: bool,
-    opts: LayoutOptions,
+    h: layered.Hierarchy, scene: _Scene, flat: _FlatEdges, lr: bool, opts: LayoutOptions
 ) -> float | None:
     """Shelf-pack the connected components (in place, top-down frame).
 
@@ -786,7 +964,22 @@ def _pack_components(
     comp = {it.name: it.comp for it in h.items if it.kind == "node"}
     if len(set(comp.values())) < 2:
         return None
-    loop_comp = {id(e): comp[nid] for nid, ls in loops.items() for e in ls}
+    frame_comp: dict[tuple, int] = {}
+    for it in h.items:
+        if it.kind == "node":
+            for d in range(1, len(it.path) + 1):
+                frame_comp.setdefault(it.path[:d], it.comp)
+    of = _Components(
+        comp, {id(e): comp[nid] for nid, ls in flat.loops.items() for e in ls}, frame_comp
+    )
+    bbox = _component_bboxes(scene, flat, of)
+    shift = _packed_shifts(bbox, lr, opts)
+    _shift_components(scene, flat, of, shift)
+    return max(b[3] + shift[c][1] for c, b in bbox.items())
+
+
+def _component_bboxes(scene: _Scene, flat: _FlatEdges, of: _Components) -> dict[int, list[float]]:
+    """[x0, y0, x1, y1] of each component's boxes, routes, labels, loops and frames."""
     inf = float("inf")
     bbox: dict[int, list[float]] = {}
 
@@ -795,60 +988,66 @@ def _pack_components(
         b[0], b[1] = min(b[0], x0), min(b[1], y0)
         b[2], b[3] = max(b[2], x1), max(b[3], y1)
 
-    for name, (x, y, w, hh) in boxes.items():
-        grow(comp[name], x, y, x + w, y + hh)
-    for k, pts in routes.items():
-        c = comp[edges[k][0]]
+    for name, (x, y, w, hh) in scene.boxes.items():
+        grow(of.node[name], x, y, x + w, y + hh)
+    for k, pts in scene.routes.items():
+        c = of.node[flat.pairs[k][0]]
         for px, py in pts:
             grow(c, px, py, px, py)
-        if k in label_boxes:
-            x, y, w, hh = label_boxes[k]
+        if k in scene.label_boxes:
+            x, y, w, hh = scene.label_boxes[k]
             grow(c, x, y, x + w, y + hh)
-    for e, pts, lab in loop_routes:
-        c = loop_comp[id(e)]
+    for e, pts, lab in scene.loop_routes:
+        c = of.loop[id(e)]
         for px, py in pts:
             grow(c, px, py, px, py)
         if lab:
             grow(c, lab[0], lab[1], lab[0] + lab[2], lab[1] + lab[3])
-    frame_comp: dict[tuple, int] = {}
-    for it in h.items:
-        if it.kind == "node":
-            for d in range(1, len(it.path) + 1):
-                frame_comp.setdefault(it.path[:d], it.comp)
-    for key, (x, y, w, hh) in frames.items():
-        if key in frame_comp:
-            grow(frame_comp[key], x, y, x + w, y + hh)
-    gap = opts.component_gap
+    for key, (x, y, w, hh) in scene.frames.items():
+        if key in of.frame:
+            grow(of.frame[key], x, y, x + w, y + hh)
+    return bbox
+
+
+def _packed_shifts(
+    bbox: dict[int, list[float]], lr: bool, opts: LayoutOptions
+) -> dict[int, tuple[float, float]]:
+    """How far each component moves to its place in the shelf packing."""
     top = min(b[1] for b in bbox.values())
     left = min(b[0] for b in bbox.values())
     # Tallest first, so shorter components can stack in a shelf's sub-columns.
     ranked = sorted(bbox, key=lambda c: (-(bbox[c][3] - bbox[c][1]), c))
     blocks = [PackItem(c, bbox[c][2] - bbox[c][0], bbox[c][3] - bbox[c][1]) for c in ranked]
     aim = 1 / opts.pack_aspect if lr else opts.pack_aspect
-    at, _, _ = shelf_pack(blocks, gap, aim)
-    shift = {
+    at, _, _ = shelf_pack(blocks, opts.component_gap, aim)
+    return {
         c: (left + x - bbox[c][0], top + y - bbox[c][1])
         for c, (x, y) in zip(ranked, at, strict=True)
     }
+
+
+def _shift_components(
+    scene: _Scene, flat: _FlatEdges, of: _Components, shift: dict[int, tuple[float, float]]
+) -> None:
+    boxes, routes, label_boxes = scene.boxes, scene.routes, scene.label_boxes
     for name, (bx, by, w, hh) in list(boxes.items()):
-        dx, dy = shift[comp[name]]
+        dx, dy = shift[of.node[name]]
         boxes[name] = (bx + dx, by + dy, w, hh)
     for k, pts in routes.items():
-        dx, dy = shift[comp[edges[k][0]]]
+        dx, dy = shift[of.node[flat.pairs[k][0]]]
         routes[k] = [(px + dx, py + dy) for px, py in pts]
         if k in label_boxes:
             lx, ly, w, hh = label_boxes[k]
             label_boxes[k] = (lx + dx, ly + dy, w, hh)
-    for j, (e, pts, lab) in enumerate(loop_routes):
-        dx, dy = shift[loop_comp[id(e)]]
+    for j, (e, pts, lab) in enumerate(scene.loop_routes):
+        dx, dy = shift[of.loop[id(e)]]
         moved = [(px + dx, py + dy) for px, py in pts]
         lab2 = (lab[0] + dx, lab[1] + dy, lab[2], lab[3]) if lab else None
-        loop_routes[j] = (e, moved, lab2)
-    for key, (fx, fy, w, hh) in list(frames.items()):
-        if key in frame_comp:
-            dx, dy = shift[frame_comp[key]]
-            frames[key] = (fx + dx, fy + dy, w, hh)
-    return max(b[3] + shift[c][1] for c, b in bbox.items())
+        scene.loop_routes[j] = (e, moved, lab2)
+    for key, (fx, fy, w, hh) in list(scene.frames.items()):
+        if key in of.frame:
+            dx, dy = shift[of.frame[key]]
+            scene.frames[key] = (fx + dx, fy + dy, w, hh)
 
 
 def _port_point(b: dict[str, float], side: str, t: float) -> dict[str, float]:
@@ -1016,64 +1215,79 @@ def _apply_overrides(
     geo: dict[str, Any], overrides: dict[str, Any], model: Model, opts: LayoutOptions
 ) -> None:
     """Move overridden nodes to their top-left corner, re-route their edges, grow frames."""
+    moved = _move_overridden(geo, overrides, model)
+    if not moved:
+        return
+    for e in geo["edges"]:
+        _reroute_if_moved(e, geo["nodes"], moved, model.dir == "LR")
+    _grow_frames(geo, model, opts)
+    right = max([b["x"] + b["w"] for b in geo["nodes"].values()] + [geo["width"]])
+    bottom = max([b["y"] + b["h"] for b in geo["nodes"].values()] + [geo["height"]])
+    geo["width"], geo["height"] = _r(right + 16), _r(bottom + 16)
+    geo["overridden"] = sorted(moved)
+
+
+def _override_ignored(model: Model, nid: str, message: str) -> None:
+    model.repairs.append({"path": f"overrides.{nid}", "action": "ignored", "message": message})
+
+
+def _move_overridden(geo: dict[str, Any], overrides: dict[str, Any], model: Model) -> set[str]:
+    """Put each overridden node at its corner; the ids of those moved."""
     moved = set()
     for nid, pos in overrides.items():
         box = geo["nodes"].get(nid)
         if box is None or not isinstance(pos, dict):
-            model.repairs.append(
-                {
-                    "path": f"overrides.{nid}",
-                    "action": "ignored",
-                    "message": "override of an unknown node ignored",
-                }
-            )
+            _override_ignored(model, nid, "override of an unknown node ignored")
             continue
         try:
             box["x"], box["y"] = _r(pos["x"]), _r(pos["y"])
         except (KeyError, TypeError, ValueError):
-            model.repairs.append(
-                {
-                    "path": f"overrides.{nid}",
-                    "action": "ignored",
-                    "message": "override needs numeric x and y",
-                }
-            )
+            _override_ignored(model, nid, "override needs numeric x and y")
             continue
         moved.add(nid)
-    if not moved:
+    return moved
+
+
+def _reroute_if_moved(e: dict[str, Any], nodes: dict[str, Any], moved: set[str], lr: bool) -> None:
+    """A plain route for an edge with a moved end (``node.port`` ends count as the node)."""
+    a = str(e["from"]).split(".")[0] if e["from"] not in nodes else e["from"]
+    b = str(e["to"]).split(".")[0] if e["to"] not in nodes else e["to"]
+    if a not in moved and b not in moved:
         return
-    for e in geo["edges"]:
-        a = str(e["from"]).split(".")[0] if e["from"] not in geo["nodes"] else e["from"]
-        b = str(e["to"]).split(".")[0] if e["to"] not in geo["nodes"] else e["to"]
-        if a not in moved and b not in moved:
-            continue
-        ba, bb = geo["nodes"].get(a), geo["nodes"].get(b)
-        if ba is None or bb is None:
-            continue
-        e.pop("label", None) if False else None
-        if a == b:
-            r = ba["x"] + ba["w"]
-            e["points"] = [
-                [r, ba["y"] + ba["h"] * 0.3],
-                [r + 14, ba["y"] + ba["h"] * 0.3],
-                [r + 14, ba["y"] + ba["h"] * 0.7],
-                [r, ba["y"] + ba["h"] * 0.7],
-            ]
-            continue
-        if model.dir == "LR":
-            sx, sy = ba["x"] + ba["w"], ba["y"] + ba["h"] / 2
-            tx, ty = bb["x"], bb["y"] + bb["h"] / 2
-            mx = _r((sx + tx) / 2)
-            e["points"] = [[_r(sx), _r(sy)], [mx, _r(sy)], [mx, _r(ty)], [_r(tx), _r(ty)]]
-        else:
-            sx, sy = ba["x"] + ba["w"] / 2, ba["y"] + ba["h"]
-            tx, ty = bb["x"] + bb["w"] / 2, bb["y"]
-            my = _r((sy + ty) / 2)
-            e["points"] = [[_r(sx), _r(sy)], [_r(sx), my], [_r(tx), my], [_r(tx), _r(ty)]]
-        if "label" in e:
-            pts = e["points"]
-            e["label"]["x"] = _r((pts[1][0] + pts[2][0]) / 2 + 6)
-            e["label"]["y"] = _r((pts[1][1] + pts[2][1]) / 2 + 4)
+    ba, bb = nodes.get(a), nodes.get(b)
+    if ba is None or bb is None:
+        return
+    if a == b:
+        r = ba["x"] + ba["w"]
+        e["points"] = [
+            [r, ba["y"] + ba["h"] * 0.3],
+            [r + 14, ba["y"] + ba["h"] * 0.3],
+            [r + 14, ba["y"] + ba["h"] * 0.7],
+            [r, ba["y"] + ba["h"] * 0.7],
+        ]
+        return
+    e["points"] = _elbow(ba, bb, lr)
+    if "label" in e:
+        pts = e["points"]
+        e["label"]["x"] = _r((pts[1][0] + pts[2][0]) / 2 + 6)
+        e["label"]["y"] = _r((pts[1][1] + pts[2][1]) / 2 + 4)
+
+
+def _elbow(ba: dict[str, Any], bb: dict[str, Any], lr: bool) -> list[list[float]]:
+    """Out of ``ba``'s far side, across at the middle, into ``bb``'s near side."""
+    if lr:
+        sx, sy = ba["x"] + ba["w"], ba["y"] + ba["h"] / 2
+        tx, ty = bb["x"], bb["y"] + bb["h"] / 2
+        mx = _r((sx + tx) / 2)
+        return [[_r(sx), _r(sy)], [mx, _r(sy)], [mx, _r(ty)], [_r(tx), _r(ty)]]
+    sx, sy = ba["x"] + ba["w"] / 2, ba["y"] + ba["h"]
+    tx, ty = bb["x"] + bb["w"] / 2, bb["y"]
+    my = _r((sy + ty) / 2)
+    return [[_r(sx), _r(sy)], [_r(sx), my], [_r(tx), my], [_r(tx), _r(ty)]]
+
+
+def _grow_frames(geo: dict[str, Any], model: Model, opts: LayoutOptions) -> None:
+    """Grow every group frame, innermost first, around its members' boxes."""
     for gid, grp in sorted(model.groups.items(), key=lambda kv: -len(kv[1]["path"])):
         frame = geo["groups"].get(gid)
         if frame is None:
@@ -1094,7 +1308,3 @@ def _apply_overrides(
             x1 = max(frame["x"] + frame["w"], b["x"] + b["w"] + opts.group_pad)
             y1 = max(frame["y"] + frame["h"], b["y"] + b["h"] + opts.group_pad)
             frame.update(x=_r(x0), y=_r(y0), w=_r(x1 - x0), h=_r(y1 - y0))
-    right = max([b["x"] + b["w"] for b in geo["nodes"].values()] + [geo["width"]])
-    bottom = max([b["y"] + b["h"] for b in geo["nodes"].values()] + [geo["height"]])
-    geo["width"], geo["height"] = _r(right + 16), _r(bottom + 16)
-    geo["overridden"] = sorted(moved)

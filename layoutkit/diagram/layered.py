@@ -25,6 +25,7 @@ from scipy.optimize import linprog
 from scipy.sparse import coo_matrix
 
 from layoutkit.diagram import ordering
+from layoutkit.diagram.hierarchy import Hierarchy, Item
 from layoutkit.diagram.options import OPTIONS, LayoutOptions
 
 
@@ -45,29 +46,6 @@ class LayoutGraph:
     lane_count: int = 0
     loop_room: dict[str, float] = attrs.field(factory=dict)
     ports: dict[int, dict[str, float]] = attrs.field(factory=dict)
-
-
-@attrs.define
-class Item:
-    """A node, a dummy on a long edge, a label holder or a group placeholder in one layer."""
-
-    kind: str  # node | dummy | label | hold
-    name: str
-    layer: int
-    w: float
-    h: float
-    path: tuple[tuple[str, Any], ...]
-    comp: int = 0
-    extra_right: float = 0.0
-
-
-@attrs.define
-class Hierarchy:
-    items: list[Item]
-    layers: list[list[int]]
-    segments: list[tuple[int, int, int]]  # (upper item, lower item, edge index)
-    chains: dict[int, list[int]]  # edge index -> items from its (layout) source to target
-    reversed: set[int]
 
 
 # -- cycle breaking -----------------------------------------------------------
@@ -265,54 +243,74 @@ def insert_dummies(
     opts: LayoutOptions = OPTIONS,
 ) -> Hierarchy:
     """Split edges spanning several layers into chains; label holders sit mid-chain."""
-    items: list[Item] = []
-    idx: dict[str, int] = {}
-    for v in g.nodes:
-        idx[v] = len(items)
-        items.append(
-            Item(
-                "node",
-                v,
-                layer[v],
-                g.w[v],
-                g.h[v],
-                g.path.get(v, ()),
-                comp[v],
-                g.loop_room.get(v, 0.0),
-            )
+    items = [
+        Item(
+            "node",
+            v,
+            layer[v],
+            g.w[v],
+            g.h[v],
+            g.path.get(v, ()),
+            comp[v],
+            g.loop_room.get(v, 0.0),
         )
+        for v in g.nodes
+    ]
+    idx = {v: i for i, v in enumerate(g.nodes)}
     segments: list[tuple[int, int, int]] = []
     chains: dict[int, list[int]] = {}
-    lab_gap = opts.label_gap
     for k, (a, b) in enumerate(g.edges):
         if a == b:
             continue
         u, v = (b, a) if k in rev else (a, b)
-        lu, lv = layer[u], layer[v]
-        pu, pv = g.path.get(u, ()), g.path.get(v, ())
-        common = _common(pu, pv)
-        chain = [idx[u]]
-        label = g.edge_labels.get(k)
-        mid = (lu + lv) // 2
-        for L in range(lu + 1, lv):
-            # Dummies keep the lane of the nearer end so lanes stay contiguous.
-            side = pu if mid >= L else pv
-            dpath = common
-            if side[:1] and side[0][0] == "lane" and common[:1] != side[:1]:
-                dpath = side[:1]
-            if label is not None and mid == L:
-                lw, lh = label
-                it = Item("label", f"{k}", L, lw + lab_gap, lh, dpath, comp[u])
-            else:
-                it = Item("dummy", f"{k}", L, opts.dummy_width, 0.0, dpath, comp[u])
-            chain.append(len(items))
-            items.append(it)
-        chain.append(idx[v])
+        chain = [idx[u], *_chain_dummies(g, k, u, v, layer, comp[u], items, opts), idx[v]]
         for x, y in itertools.pairwise(chain):
             segments.append((x, y, k))
         chains[k] = chain
     nlayers = max((it.layer for it in items), default=0) + 1
-    # Placeholders keep every group present in each layer it spans, so frames stay clear.
+    _add_group_holders(items)
+    layers: list[list[int]] = [[] for _ in range(nlayers)]
+    for i, it in enumerate(items):
+        layers[it.layer].append(i)
+    return Hierarchy(items, layers, segments, chains, rev)
+
+
+def _chain_dummies(
+    g: LayoutGraph,
+    k: int,
+    u: str,
+    v: str,
+    layer: dict[str, int],
+    c: int,
+    items: list[Item],
+    opts: LayoutOptions,
+) -> list[int]:
+    """Append the dummies (a label holder mid-way if edge ``k`` has a label) of the edge
+    from ``u`` down to ``v`` to ``items``; their indices, top to bottom."""
+    lu, lv = layer[u], layer[v]
+    pu, pv = g.path.get(u, ()), g.path.get(v, ())
+    common = _common(pu, pv)
+    label = g.edge_labels.get(k)
+    mid = (lu + lv) // 2
+    out = []
+    for L in range(lu + 1, lv):
+        # Dummies keep the lane of the nearer end so lanes stay contiguous.
+        side = pu if mid >= L else pv
+        dpath = common
+        if side[:1] and side[0][0] == "lane" and common[:1] != side[:1]:
+            dpath = side[:1]
+        if label is not None and mid == L:
+            lw, lh = label
+            it = Item("label", f"{k}", L, lw + opts.label_gap, lh, dpath, c)
+        else:
+            it = Item("dummy", f"{k}", L, opts.dummy_width, 0.0, dpath, c)
+        out.append(len(items))
+        items.append(it)
+    return out
+
+
+def _add_group_holders(items: list[Item]) -> None:
+    """Placeholders keep every group present in each layer it spans, so frames stay clear."""
     span: dict[tuple, list[int]] = {}
     for it in items:
         for d in range(1, len(it.path) + 1):
@@ -329,10 +327,6 @@ def insert_dummies(
                 items.append(Item("hold", str(key[-1][1]), L, 0.0, 0.0, key, c))
                 for d in range(1, len(key) + 1):
                     present.add((key[:d], L))
-    layers: list[list[int]] = [[] for _ in range(nlayers)]
-    for i, it in enumerate(items):
-        layers[it.layer].append(i)
-    return Hierarchy(items, layers, segments, chains, rev)
 
 
 # -- crossing minimisation ------------------------------------------------------

@@ -110,55 +110,84 @@ def size_node(node: dict[str, Any], shape: str) -> tuple[float, float]:
     lab = balanced_label(node, shape) if kind == "box" else label(node)
     widths = [lab.width]
     height = lab.height
-    if kind == "entity":
-        for col in node.get("columns") or []:
-            if not isinstance(col, dict):
-                continue
-            flags = " ".join(f for f in ("pk", "fk", "unique") if col.get(f))
-            row = f"{col.get('name', '')}  {col.get('type', '')}  {flags}".strip()
-            widths.append(text_width(row, BODY_SIZE, "mono"))
-            height += ROW
-    elif kind == "endpoint":
-        line = f"{node.get('method', '')} {node.get('path', '')}".strip()
-        if line:
-            widths.append(text_width(line, 13, "mono"))
-            height += line_height(13)
-        codes = node.get("codes") or []
-        if codes:
-            widths.append(text_width("  ".join(str(c) for c in codes), BODY_SIZE, "mono"))
-            height += ROW
-    elif kind == "service":
-        if node.get("replicas"):
-            widths.append(text_width(f"× {node['replicas']} replicas", BODY_SIZE))
-            height += ROW
-        for mp in node.get("mappings") or []:
-            if isinstance(mp, dict):
-                widths.append(
-                    text_width(
-                        f"{mp.get('host')}:{mp.get('cont')}/{mp.get('proto', 'tcp')}",
-                        BODY_SIZE,
-                        "mono",
-                    )
-                )
-                height += ROW
-    chips = [c for c in node.get("chips") or [] if isinstance(c, dict)]
-    if chips:
-        row = sum(text_width(str(c.get("text", "")), 11) + 16 for c in chips) + 6 * (len(chips) - 1)
-        widths.append(min(row, MAX_TEXT + 60))
-        height += 24 * max(1, int(row // (MAX_TEXT + 60)) + 1)
-    if node.get("tag"):
-        widths.append(text_width(str(node["tag"]), 11) + 12)
-        height += 18
+    rows = _KIND_ROWS.get(kind, _no_rows)(node) + _chip_rows(node) + _tag_rows(node)
+    for row_w, row_h in rows:
+        widths.append(row_w)
+        height += row_h
     if node.get("image") and not lab.icon:
         widths[0] += ICON_W
     w, h = outer_size(shape, max(widths), height)
+    return _room_for_ports(node, w, h)
+
+
+# A row under a node's label: (width, height) it adds to the box.
+_Row = tuple[float, float]
+
+
+def _no_rows(node: dict[str, Any]) -> list[_Row]:
+    return []
+
+
+def _entity_rows(node: dict[str, Any]) -> list[_Row]:
+    rows = []
+    for col in node.get("columns") or []:
+        if not isinstance(col, dict):
+            continue
+        flags = " ".join(f for f in ("pk", "fk", "unique") if col.get(f))
+        row = f"{col.get('name', '')}  {col.get('type', '')}  {flags}".strip()
+        rows.append((text_width(row, BODY_SIZE, "mono"), ROW))
+    return rows
+
+
+def _endpoint_rows(node: dict[str, Any]) -> list[_Row]:
+    rows = []
+    line = f"{node.get('method', '')} {node.get('path', '')}".strip()
+    if line:
+        rows.append((text_width(line, 13, "mono"), line_height(13)))
+    codes = node.get("codes") or []
+    if codes:
+        rows.append((text_width("  ".join(str(c) for c in codes), BODY_SIZE, "mono"), ROW))
+    return rows
+
+
+def _service_rows(node: dict[str, Any]) -> list[_Row]:
+    rows = []
+    if node.get("replicas"):
+        rows.append((text_width(f"× {node['replicas']} replicas", BODY_SIZE), ROW))
+    for mp in node.get("mappings") or []:
+        if isinstance(mp, dict):
+            text = f"{mp.get('host')}:{mp.get('cont')}/{mp.get('proto', 'tcp')}"
+            rows.append((text_width(text, BODY_SIZE, "mono"), ROW))
+    return rows
+
+
+_KIND_ROWS = {"entity": _entity_rows, "endpoint": _endpoint_rows, "service": _service_rows}
+
+
+def _chip_rows(node: dict[str, Any]) -> list[_Row]:
+    chips = [c for c in node.get("chips") or [] if isinstance(c, dict)]
+    if not chips:
+        return []
+    row = sum(text_width(str(c.get("text", "")), 11) + 16 for c in chips) + 6 * (len(chips) - 1)
+    return [(min(row, MAX_TEXT + 60), 24 * max(1, int(row // (MAX_TEXT + 60)) + 1))]
+
+
+def _tag_rows(node: dict[str, Any]) -> list[_Row]:
+    if not node.get("tag"):
+        return []
+    return [(text_width(str(node["tag"]), 11) + 12, 18)]
+
+
+def _room_for_ports(node: dict[str, Any], w: float, h: float) -> tuple[float, float]:
+    """Grow the box so every side has room for its ports."""
     ports = [p for p in node.get("ports") or [] if isinstance(p, dict)]
-    if ports:
-        per_side: dict[str, int] = {}
-        for p in ports:
-            per_side[p.get("side") or "bottom"] = per_side.get(p.get("side") or "bottom", 0) + 1
-        w = max(w, 28.0 * (max(per_side.get("top", 0), per_side.get("bottom", 0)) + 1))
-        h = max(h, 22.0 * (max(per_side.get("left", 0), per_side.get("right", 0)) + 1))
+    if not ports:
+        return w, h
+    per_side: dict[str, int] = {}
+    for p in ports:
+        per_side[p.get("side") or "bottom"] = per_side.get(p.get("side") or "bottom", 0) + 1
+    w = max(w, 28.0 * (max(per_side.get("top", 0), per_side.get("bottom", 0)) + 1))
+    h = max(h, 22.0 * (max(per_side.get("left", 0), per_side.get("right", 0)) + 1))
     return w, h
 
 
@@ -169,198 +198,251 @@ def build_model(
 
     ``node_sizes`` gives fixed (width, height) boxes by node id; other nodes are
     sized from their content.
+
+    Phases, each its own function: read the direction, read the nodes and groups
+    of every container (sizing nodes and resolving their ports), give loose nodes
+    of a laned diagram a lane, then read and resolve the edges.
     """
-    repairs: list[dict[str, Any]] = []
     diags: list[dict[str, Any]] = [
         d
         for d in payload.get("diagnostics") or []
         if isinstance(d, dict) and d.get("phase") == "import"
     ]
-    direction = payload.get("dir") or "TD"
-    if direction not in ("TD", "LR"):
-        repairs.append(
-            {"path": "dir", "action": "defaulted", "message": f"dir {direction!r} read as TD"}
-        )
-        direction = "TD"
-    nodes: dict[str, Node] = {}
-    groups: dict[str, dict[str, Any]] = {}
-    counter = [0]
+    repairs: list[dict[str, Any]] = []
+    direction = _read_direction(payload, repairs)
+    reader = _Reader(direction, node_sizes, repairs, diags)
+    reader.read_members(payload, (), "")
+    lanes = _read_lanes(payload, reader)
+    edges = _read_edges(payload, reader)
+    return Model(direction, reader.nodes, reader.groups, lanes, edges, repairs, diags)
 
-    def add_node(raw: Any, path: tuple, where: str) -> None:
+
+def _repair(path: str, action: str, message: str) -> dict[str, Any]:
+    return {"path": path, "action": action, "message": message}
+
+
+def _read_direction(payload: dict[str, Any], repairs: list[dict[str, Any]]) -> str:
+    direction = payload.get("dir") or "TD"
+    if direction in ("TD", "LR"):
+        return direction
+    repairs.append(_repair("dir", "defaulted", f"dir {direction!r} read as TD"))
+    return "TD"
+
+
+@attrs.define
+class _Reader:
+    """What reading the containers accumulates: nodes and groups by id, repairs, diagnostics."""
+
+    direction: str
+    node_sizes: Mapping[str, tuple[float, float]] | None
+    repairs: list[dict[str, Any]]
+    diags: list[dict[str, Any]]
+    nodes: dict[str, Node] = attrs.field(factory=dict)
+    groups: dict[str, dict[str, Any]] = attrs.field(factory=dict)
+
+    def read_members(self, holder: dict[str, Any], path: tuple, where: str) -> None:
+        """The nodes, then the groups, of one container (``where`` prefixes their paths)."""
+        for k, n in enumerate(holder.get("nodes") or []):
+            self.add_node(n, path, f"{where}nodes[{k}]")
+        for k, g in enumerate(holder.get("groups") or []):
+            self.add_group(g, path, f"{where}groups[{k}]")
+
+    def add_node(self, raw: Any, path: tuple, where: str) -> None:
         if not isinstance(raw, dict):
-            repairs.append({"path": where, "action": "dropped", "message": "node is not an object"})
+            self.repairs.append(_repair(where, "dropped", "node is not an object"))
             return
         nid = raw.get("id")
         if not isinstance(nid, str) or not nid:
-            nid = f"n{counter[0] + 1}"
-            repairs.append(
-                {
-                    "path": where,
-                    "action": "id_assigned",
-                    "message": f"node without id named {nid!r}",
-                }
-            )
-        if nid in nodes:
-            repairs.append(
-                {"path": where, "action": "dropped", "message": f"duplicate node id {nid!r}"}
-            )
+            nid = f"n{len(self.nodes) + 1}"
+            self.repairs.append(_repair(where, "id_assigned", f"node without id named {nid!r}"))
+        if nid in self.nodes:
+            self.repairs.append(_repair(where, "dropped", f"duplicate node id {nid!r}"))
             return
         if raw.get("type") is not None and raw.get("type") not in NODE_TYPES:
-            repairs.append(
-                {
-                    "path": f"{where}.type",
-                    "action": "defaulted",
-                    "message": f"type {raw.get('type')!r} read as box",
-                }
+            self.repairs.append(
+                _repair(f"{where}.type", "defaulted", f"type {raw.get('type')!r} read as box")
             )
         shape = _open_vocab(
-            raw.get("shape"), NODE_SHAPES, NODE_SHAPE_DEFAULT, f"{where}.shape", "shape", diags
+            raw.get("shape"), NODE_SHAPES, NODE_SHAPE_DEFAULT, f"{where}.shape", "shape", self.diags
         )
         _open_vocab(
-            raw.get("tone"), DIAGRAM_TONES, DIAGRAM_TONE_DEFAULT, f"{where}.tone", "tone", diags
+            raw.get("tone"),
+            DIAGRAM_TONES,
+            DIAGRAM_TONE_DEFAULT,
+            f"{where}.tone",
+            "tone",
+            self.diags,
         )
-        fixed = node_sizes.get(nid) if node_sizes else None
-        w, h = (float(fixed[0]), float(fixed[1])) if fixed else size_node(raw, shape)
-        if shape == "fork" and direction == "LR" and not fixed:
-            # A fork or join bar lies across the flow.
-            w, h = h, w
-        ports: dict[str, tuple[str, float]] = {}
-        plist = [p for p in raw.get("ports") or [] if isinstance(p, dict) and p.get("id")]
-        by_side: dict[str, list[dict[str, Any]]] = {}
-        for k, p in enumerate(plist):
-            side = (
-                p.get("side") if p.get("side") in ("top", "bottom", "left", "right") else "bottom"
-            )
-            by_side.setdefault(side, []).append({**p, "_k": k})
-        for side, plist_side in by_side.items():
-            plist_side.sort(
-                key=lambda p: (
-                    p.get("order") if isinstance(p.get("order"), (int, float)) else 1e9,
-                    p["_k"],
-                )
-            )
-            for j, p in enumerate(plist_side):
-                ports[str(p["id"])] = (side, (j + 1) / (len(plist_side) + 1))
-        nodes[nid] = Node(nid, w, h, shape, ports, path, counter[0])
-        counter[0] += 1
+        w, h = self._box(nid, raw, shape)
+        ports = _node_ports(raw)
+        self.nodes[nid] = Node(nid, w, h, shape, ports, path, len(self.nodes))
 
-    def add_group(raw: Any, path: tuple, where: str) -> None:
+    def _box(self, nid: str, raw: dict[str, Any], shape: str) -> tuple[float, float]:
+        fixed = self.node_sizes.get(nid) if self.node_sizes else None
+        if fixed:
+            return float(fixed[0]), float(fixed[1])
+        w, h = size_node(raw, shape)
+        if shape == "fork" and self.direction == "LR":
+            # A fork or join bar lies across the flow.
+            return h, w
+        return w, h
+
+    def add_group(self, raw: Any, path: tuple, where: str) -> None:
         if not isinstance(raw, dict):
-            repairs.append(
-                {"path": where, "action": "dropped", "message": "group is not an object"}
-            )
+            self.repairs.append(_repair(where, "dropped", "group is not an object"))
             return
         gid = raw.get("id")
-        if not isinstance(gid, str) or not gid or gid in groups or gid in nodes:
-            gid = f"group{len(groups) + 1}"
+        if not isinstance(gid, str) or not gid or gid in self.groups or gid in self.nodes:
+            gid = f"group{len(self.groups) + 1}"
         _open_vocab(
-            raw.get("tone"), DIAGRAM_TONES, DIAGRAM_TONE_DEFAULT, f"{where}.tone", "tone", diags
+            raw.get("tone"),
+            DIAGRAM_TONES,
+            DIAGRAM_TONE_DEFAULT,
+            f"{where}.tone",
+            "tone",
+            self.diags,
         )
         gpath = (*path, ("group", gid))
-        groups[gid] = {"title": str(raw.get("title") or ""), "path": gpath}
-        for k, n in enumerate(raw.get("nodes") or []):
-            add_node(n, gpath, f"{where}.nodes[{k}]")
-        for k, g in enumerate(raw.get("groups") or []):
-            add_group(g, gpath, f"{where}.groups[{k}]")
+        self.groups[gid] = {"title": str(raw.get("title") or ""), "path": gpath}
+        self.read_members(raw, gpath, f"{where}.")
 
-    for k, n in enumerate(payload.get("nodes") or []):
-        add_node(n, (), f"nodes[{k}]")
-    for k, g in enumerate(payload.get("groups") or []):
-        add_group(g, (), f"groups[{k}]")
-    lanes = []
+
+_SIDES = ("top", "bottom", "left", "right")
+
+
+def _node_ports(raw: dict[str, Any]) -> dict[str, tuple[str, float]]:
+    """Port id -> (side, fraction along the side): each side's ports spread evenly, in
+    their ``order`` (then as written); an unknown side reads as bottom."""
+    by_side: dict[str, list[tuple[float, int, str]]] = {}
+    plist = [p for p in raw.get("ports") or [] if isinstance(p, dict) and p.get("id")]
+    for k, p in enumerate(plist):
+        side = p.get("side") if p.get("side") in _SIDES else "bottom"
+        order = p.get("order") if isinstance(p.get("order"), (int, float)) else 1e9
+        by_side.setdefault(side, []).append((order, k, str(p["id"])))
+    ports: dict[str, tuple[str, float]] = {}
+    for side, entries in by_side.items():
+        entries.sort(key=lambda e: (e[0], e[1]))
+        for j, (_, _, pid) in enumerate(entries):
+            ports[pid] = (side, (j + 1) / (len(entries) + 1))
+    return ports
+
+
+def _read_lanes(payload: dict[str, Any], reader: _Reader) -> list[dict[str, Any]]:
+    lanes: list[dict[str, Any]] = []
     for li, lane in enumerate(payload.get("lanes") or []):
         if not isinstance(lane, dict):
-            repairs.append(
-                {"path": f"lanes[{li}]", "action": "dropped", "message": "lane is not an object"}
-            )
+            reader.repairs.append(_repair(f"lanes[{li}]", "dropped", "lane is not an object"))
             continue
         lpath = (("lane", len(lanes)),)
         lanes.append(
             {"label": str(lane.get("label") or ""), "note": lane.get("note"), "path": lpath}
         )
-        for k, n in enumerate(lane.get("nodes") or []):
-            add_node(n, lpath, f"lanes[{li}].nodes[{k}]")
-        for k, g in enumerate(lane.get("groups") or []):
-            add_group(g, lpath, f"lanes[{li}].groups[{k}]")
+        reader.read_members(lane, lpath, f"lanes[{li}].")
     if lanes:
-        # Loose nodes of a laned diagram get a lane of their own after the others.
-        loose = [n for n in nodes.values() if not n.path or n.path[0][0] != "lane"]
-        loose_groups = [g for g in groups.values() if g["path"][0][0] != "lane"]
-        if loose or loose_groups:
-            extra = (("lane", len(lanes)),)
-            lanes.append({"label": "", "note": None, "path": extra})
-            for n in loose:
-                n.path = extra + n.path
-            for g in loose_groups:
-                g["path"] = extra + g["path"]
-            repairs.append(
-                {
-                    "path": "nodes",
-                    "action": "lane_added",
-                    "message": "nodes outside every lane placed in an unlabelled lane",
-                }
-            )
+        _lane_for_loose(reader, lanes)
+    return lanes
+
+
+def _lane_for_loose(reader: _Reader, lanes: list[dict[str, Any]]) -> None:
+    """Loose nodes of a laned diagram get a lane of their own after the others."""
+    loose = [n for n in reader.nodes.values() if not n.path or n.path[0][0] != "lane"]
+    loose_groups = [g for g in reader.groups.values() if g["path"][0][0] != "lane"]
+    if not (loose or loose_groups):
+        return
+    extra = (("lane", len(lanes)),)
+    lanes.append({"label": "", "note": None, "path": extra})
+    for n in loose:
+        n.path = extra + n.path
+    for g in loose_groups:
+        g["path"] = extra + g["path"]
+    reader.repairs.append(
+        _repair("nodes", "lane_added", "nodes outside every lane placed in an unlabelled lane")
+    )
+
+
+@attrs.frozen
+class _End:
+    """One resolved end of an edge: the node or group it names, and the port if any."""
+
+    target: str
+    port: str | None
+
+
+def _read_edges(payload: dict[str, Any], reader: _Reader) -> list[dict[str, Any]]:
     edges = []
     for k, e in enumerate(payload.get("edges") or []):
         where = f"edges[{k}]"
         if not isinstance(e, dict):
-            repairs.append({"path": where, "action": "dropped", "message": "edge is not an object"})
+            reader.repairs.append(_repair(where, "dropped", "edge is not an object"))
             continue
-        ends = []
-        for side in ("from", "to"):
-            ref = e.get(side)
-            ref = ref if isinstance(ref, str) else ""
-            target, port = ref, None
-            if ref not in nodes and ref not in groups and "." in ref:
-                target, _, port = ref.partition(".")
-            if target not in nodes and target not in groups:
-                ends = None
-                hits = did_you_mean(ref, list(nodes) + list(groups))
-                msg = f"edge {side} {ref!r} names no node or group; edge dropped"
-                rep = {"path": f"{where}.{side}", "action": "dropped", "message": msg}
-                if hits:
-                    rep["didYouMean"] = hits
-                repairs.append(rep)
-                break
-            if port is not None and (target not in nodes or port not in nodes[target].ports):
-                repairs.append(
-                    {
-                        "path": f"{where}.{side}",
-                        "action": "port_ignored",
-                        "message": f"no port {port!r} on {target!r}; edge attached to the node",
-                    }
-                )
-                port = None
-            ends.append((target, port))
-        if ends is None:
+        src = _resolve_end(e, "from", where, reader)
+        dst = _resolve_end(e, "to", where, reader) if src is not None else None
+        if src is None or dst is None:
             continue
-        (a, pa), (b, pb) = ends
-        if (a in groups and b in nodes and groups[a]["path"] and ("group", a) in nodes[b].path) or (
-            b in groups and a in nodes and ("group", b) in nodes[a].path
-        ):
-            repairs.append(
-                {
-                    "path": where,
-                    "action": "dropped",
-                    "message": "edge between a group and its own member dropped",
-                }
+        if _joins_group_and_member(src.target, dst.target, reader):
+            reader.repairs.append(
+                _repair(where, "dropped", "edge between a group and its own member dropped")
             )
             continue
         style = _open_vocab(
-            e.get("style"), EDGE_STYLES, EDGE_STYLE_DEFAULT, f"{where}.style", "edge_style", diags
+            e.get("style"),
+            EDGE_STYLES,
+            EDGE_STYLE_DEFAULT,
+            f"{where}.style",
+            "edge_style",
+            reader.diags,
         )
-        label = e.get("label")
+        text = e.get("label")
         edges.append(
             {
                 "index": k,
-                "from": a,
-                "to": b,
-                "from_port": pa,
-                "to_port": pb,
-                "label": str(label) if label not in (None, "") else None,
+                "from": src.target,
+                "to": dst.target,
+                "from_port": src.port,
+                "to_port": dst.port,
+                "label": str(text) if text not in (None, "") else None,
                 "style": style,
                 "ref_from": e.get("from"),
                 "ref_to": e.get("to"),
             }
         )
-    return Model(direction, nodes, groups, lanes, edges, repairs, diags)
+    return edges
+
+
+def _resolve_end(e: dict[str, Any], side: str, where: str, reader: _Reader) -> _End | None:
+    """The node or group (and port) an edge end names; None, with a repair, if it names none.
+
+    ``node.port`` names a port; an unknown port is dropped and the edge ends on the node.
+    """
+    nodes, groups = reader.nodes, reader.groups
+    ref = e.get(side)
+    ref = ref if isinstance(ref, str) else ""
+    target, port = ref, None
+    if ref not in nodes and ref not in groups and "." in ref:
+        target, _, port = ref.partition(".")
+    if target not in nodes and target not in groups:
+        hits = did_you_mean(ref, list(nodes) + list(groups))
+        msg = f"edge {side} {ref!r} names no node or group; edge dropped"
+        rep = _repair(f"{where}.{side}", "dropped", msg)
+        if hits:
+            rep["didYouMean"] = hits
+        reader.repairs.append(rep)
+        return None
+    if port is not None and (target not in nodes or port not in nodes[target].ports):
+        reader.repairs.append(
+            _repair(
+                f"{where}.{side}",
+                "port_ignored",
+                f"no port {port!r} on {target!r}; edge attached to the node",
+            )
+        )
+        port = None
+    return _End(target, port)
+
+
+def _joins_group_and_member(a: str, b: str, reader: _Reader) -> bool:
+    nodes, groups = reader.nodes, reader.groups
+    return bool(
+        (a in groups and b in nodes and groups[a]["path"] and ("group", a) in nodes[b].path)
+        or (b in groups and a in nodes and ("group", b) in nodes[a].path)
+    )

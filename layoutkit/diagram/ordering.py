@@ -15,19 +15,17 @@ from __future__ import annotations
 import bisect
 import random
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from layoutkit.diagram.hierarchy import Hierarchy
 from layoutkit.diagram.options import OPTIONS, LayoutOptions
 
-if TYPE_CHECKING:
-    from layoutkit.diagram.layered import Hierarchy
 
-
-def bilayer_crossings(pairs: list[tuple[int, int]], n_lower: int) -> int:
+def bilayer_crossings(pairs: list[tuple[int, int]]) -> int:
     """Crossings between two layers from (upper pos, lower pos) pairs.
 
     Counts inversions of the lower positions in upper order; pairs that share
-    an end never count. ``n_lower`` is the size of the lower layer.
+    an end never count.
     """
     if len(pairs) < 2:
         return 0
@@ -46,7 +44,7 @@ def layer_crossings(layers: list[list[int]], pos: list[int], down: list[list[int
     total = 0
     for L in range(len(layers) - 1):
         pairs = [(pos[a], pos[b]) for a in layers[L] for b in down[a]]
-        total += bilayer_crossings(pairs, len(layers[L + 1]))
+        total += bilayer_crossings(pairs)
     return total
 
 
@@ -63,6 +61,31 @@ def _median(ps: list[float]) -> float:
     if left + right == 0:
         return (ps[half - 1] + ps[half]) / 2
     return (ps[half - 1] * right + ps[half] * left) / (left + right)
+
+
+def _exchange_counts(
+    pos: list[int], uu: list[int], vu: list[int], ud: list[int], vd: list[int]
+) -> tuple[int, int]:
+    """Crossings between the edges of neighbours u (left) and v, as they stand and if
+    exchanged, from their upper (``uu``, ``vu``) and lower (``ud``, ``vd``) neighbours."""
+    before = after = 0
+    for a in uu:
+        pa = pos[a]
+        for b in vu:
+            pb = pos[b]
+            if pa > pb:
+                before += 1
+            elif pa < pb:
+                after += 1
+    for a in ud:
+        pa = pos[a]
+        for b in vd:
+            pb = pos[b]
+            if pa > pb:
+                before += 1
+            elif pa < pb:
+                after += 1
+    return before, after
 
 
 class _Orderer:
@@ -192,11 +215,11 @@ class _Orderer:
         for p, i in enumerate(layer):
             pos[i] = p
 
-    def count(self, layers: list[list[int]], pos: list[int]) -> int:
+    def count(self, pos: list[int]) -> int:
         total = 0
-        for L, segs in enumerate(self.gaps):
+        for segs in self.gaps:
             if len(segs) > 1:
-                total += bilayer_crossings([(pos[a], pos[b]) for a, b in segs], len(layers[L + 1]))
+                total += bilayer_crossings([(pos[a], pos[b]) for a, b in segs])
         return total
 
     def sweep(
@@ -215,8 +238,6 @@ class _Orderer:
     ) -> None:
         """Exchange neighbours while that lowers crossings (ties too when ``equal_swaps``),
         at most ``passes`` times over the layers that changed."""
-        up, down, cls = self.up, self.down, self.cls
-        check = not self.one_class
         nl = len(layers)
         dirty = [True] * nl
         for _ in range(passes):
@@ -225,42 +246,38 @@ class _Orderer:
             for L in range(nl):
                 if not dirty[L]:
                     continue
-                layer = layers[L]
-                for k in range(len(layer) - 1):
-                    u, v = layer[k], layer[k + 1]
-                    if check and cls[u] != cls[v]:
-                        continue
-                    uu, vu, ud, vd = up[u], up[v], down[u], down[v]
-                    before = after = 0
-                    for a in uu:
-                        pa = pos[a]
-                        for b in vu:
-                            pb = pos[b]
-                            if pa > pb:
-                                before += 1
-                            elif pa < pb:
-                                after += 1
-                    for a in ud:
-                        pa = pos[a]
-                        for b in vd:
-                            pb = pos[b]
-                            if pa > pb:
-                                before += 1
-                            elif pa < pb:
-                                after += 1
-                    if after < before or (equal_swaps and after == before and before > 0):
-                        layer[k], layer[k + 1] = v, u
-                        pos[u], pos[v] = k + 1, k
-                        if after < before:
-                            any_swap = True
-                        next_dirty[L] = True
-                        if L > 0:
-                            next_dirty[L - 1] = True
-                        if nl > L + 1:
-                            next_dirty[L + 1] = True
+                swapped, improved = self._transpose_layer(layers[L], pos, equal_swaps)
+                any_swap = any_swap or improved
+                if swapped:
+                    # A layer's exchanges change the counts of its neighbours too.
+                    next_dirty[L] = True
+                    if L > 0:
+                        next_dirty[L - 1] = True
+                    if nl > L + 1:
+                        next_dirty[L + 1] = True
             if not any_swap:
                 break
             dirty = next_dirty
+
+    def _transpose_layer(
+        self, layer: list[int], pos: list[int], equal_swaps: bool
+    ) -> tuple[bool, bool]:
+        """One pass of neighbour exchanges over a layer: (any exchange, any that lowered
+        the crossings)."""
+        up, down, cls = self.up, self.down, self.cls
+        check = not self.one_class
+        swapped = improved = False
+        for k in range(len(layer) - 1):
+            u, v = layer[k], layer[k + 1]
+            if check and cls[u] != cls[v]:
+                continue
+            before, after = _exchange_counts(pos, up[u], up[v], down[u], down[v])
+            if after < before or (equal_swaps and after == before and before > 0):
+                layer[k], layer[k + 1] = v, u
+                pos[u], pos[v] = k + 1, k
+                swapped = True
+                improved = improved or after < before
+        return swapped, improved
 
     # -- driver -------------------------------------------------------------------
 
@@ -278,7 +295,7 @@ class _Orderer:
             self.sort_layer(layers, pos, 0, self.up, 0, False, ck)
         self.sweep(layers, pos, True, False)
         best = [list(layer) for layer in layers]
-        best_c = self.count(layers, pos)
+        best_c = self.count(pos)
         spent = 1
         stale = 0
         it = 0
@@ -292,7 +309,7 @@ class _Orderer:
             use_median = (it // 2) % 2 == 0
             self.sweep(layers, pos, downward, use_median)
             self.transpose(layers, pos, equal_swaps=it % 4 == 3, passes=1 if self.large else 32)
-            c = self.count(layers, pos)
+            c = self.count(pos)
             spent += 1
             it += 1
             if c < best_c:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import defaultdict
+from collections.abc import Iterator
 from typing import Any
 
 import attrs
@@ -12,7 +13,7 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix
 
-from layoutkit.diagram.layered import Hierarchy
+from layoutkit.diagram.hierarchy import Hierarchy, Item
 from layoutkit.diagram.options import OPTIONS, LayoutOptions
 
 STUB = 12.0
@@ -195,64 +196,80 @@ class _Separations:
     ) -> None:
         # ``bands``: extra room on a container's left side (a left-right diagram's
         # frame title, which the turn puts on top).
-        band = bands or {}
-        items = h.items
-        self.n = n = len(items)
+        self.band = bands or {}
+        self.opts = opts
+        self.items = h.items
+        self.n = len(h.items)
         self.keys: dict[tuple, int] = {}
-        for it in items:
+        for it in h.items:
             for d in range(1, len(it.path) + 1):
                 self.keys.setdefault(it.path[:d], len(self.keys))
         self.rows: list[tuple[int, int, float]] = []
         self.pair_gap: dict[tuple[int, int], float] = {}
-        rows = self.rows
-        L, R = self.left, self.right
-        pad = opts.group_pad
-
-        def gap_between(ia: Any, ib: Any) -> float:
-            if ia.kind == "node" and ib.kind == "node":
-                return opts.node_gap
-            if ia.kind == "hold" or ib.kind == "hold":
-                return 0.0
-            return opts.dummy_gap
-
         for layer in layers:
             for p, i in enumerate(layer):
-                it = items[i]
-                half_r = it.w / 2 + it.extra_right
-                if it.path:
-                    inner = it.path
-                    rows.append((L(inner), i, it.w / 2 + pad + band.get(inner, 0.0)))
-                    rows.append((i, R(inner), half_r + pad))
-                if p == 0:
-                    continue
-                j = layer[p - 1]
-                jt = items[j]
-                common = 0
-                while (
-                    common < len(jt.path)
-                    and common < len(it.path)
-                    and jt.path[common] == it.path[common]
-                ):
-                    common += 1
-                closing = [jt.path[:d] for d in range(len(jt.path), common, -1)]
-                opening = [it.path[:d] for d in range(common + 1, len(it.path) + 1)]
-                prev_var, prev_off = j, jt.w / 2 + jt.extra_right
-                total = 0.0
-                for c in closing:
-                    rows.append((prev_var, R(c), prev_off + pad))
-                    total += prev_off + pad
-                    prev_var, prev_off = R(c), 0.0
-                if closing or opening:
-                    boundary = opening[0] if opening else closing[-1]
-                    between = opts.lane_gap if boundary[-1][0] == "lane" else opts.node_gap / 2
-                else:
-                    between = gap_between(jt, it)
-                for c in opening:
-                    rows.append((prev_var, L(c), prev_off + between))
-                    total += prev_off + between
-                    prev_var, prev_off, between = L(c), 0.0, pad + band.get(c, 0.0)
-                rows.append((prev_var, i, prev_off + it.w / 2 + between))
-                self.pair_gap[(j, i)] = total + prev_off + it.w / 2 + between
+                self._inside_rows(i)
+                if p:
+                    self._neighbour_rows(layer[p - 1], i)
+        self._container_rows(titles)
+
+    def left(self, key: tuple) -> int:
+        return self.n + 2 * self.keys[key]
+
+    def right(self, key: tuple) -> int:
+        return self.n + 2 * self.keys[key] + 1
+
+    def _inside_rows(self, i: int) -> None:
+        """Item ``i`` inside its innermost container."""
+        it = self.items[i]
+        if it.path:
+            pad = self.opts.group_pad
+            inner = it.path
+            self.rows.append((self.left(inner), i, it.w / 2 + pad + self.band.get(inner, 0.0)))
+            self.rows.append((i, self.right(inner), it.w / 2 + it.extra_right + pad))
+
+    def _neighbour_rows(self, j: int, i: int) -> None:
+        """Item ``i`` right of its left neighbour ``j``, past the frames that close after
+        ``j`` and open before ``i``."""
+        rows, pad, band = self.rows, self.opts.group_pad, self.band
+        it, jt = self.items[i], self.items[j]
+        common = 0
+        while (
+            common < len(jt.path) and common < len(it.path) and jt.path[common] == it.path[common]
+        ):
+            common += 1
+        closing = [jt.path[:d] for d in range(len(jt.path), common, -1)]
+        opening = [it.path[:d] for d in range(common + 1, len(it.path) + 1)]
+        prev_var, prev_off = j, jt.w / 2 + jt.extra_right
+        total = 0.0
+        for c in closing:
+            rows.append((prev_var, self.right(c), prev_off + pad))
+            total += prev_off + pad
+            prev_var, prev_off = self.right(c), 0.0
+        between = self._between(closing, opening, jt, it)
+        for c in opening:
+            rows.append((prev_var, self.left(c), prev_off + between))
+            total += prev_off + between
+            prev_var, prev_off, between = self.left(c), 0.0, pad + band.get(c, 0.0)
+        rows.append((prev_var, i, prev_off + it.w / 2 + between))
+        self.pair_gap[(j, i)] = total + prev_off + it.w / 2 + between
+
+    def _between(self, closing: list[tuple], opening: list[tuple], jt: Item, it: Item) -> float:
+        """The gap at the first boundary between neighbours ``jt`` and ``it``."""
+        opts = self.opts
+        if closing or opening:
+            boundary = opening[0] if opening else closing[-1]
+            return opts.lane_gap if boundary[-1][0] == "lane" else opts.node_gap / 2
+        if jt.kind == "node" and it.kind == "node":
+            return opts.node_gap
+        if jt.kind == "hold" or it.kind == "hold":
+            return 0.0
+        return opts.dummy_gap
+
+    def _container_rows(self, titles: dict[tuple, float]) -> None:
+        """Containers nested in their parents, wide enough for their titles, lanes in order."""
+        rows, pad, band = self.rows, self.opts.group_pad, self.band
+        L, R = self.left, self.right
         for key in self.keys:
             if len(key) > 1:
                 parent = key[:-1]
@@ -265,14 +282,7 @@ class _Separations:
             (k for k in self.keys if len(k) == 1 and k[0][0] == "lane"), key=lambda k: k[0][1]
         )
         for a, b in itertools.pairwise(lanes):
-            rows.append((R(a), L(b), opts.lane_gap))
-        del n
-
-    def left(self, key: tuple) -> int:
-        return self.n + 2 * self.keys[key]
-
-    def right(self, key: tuple) -> int:
-        return self.n + 2 * self.keys[key] + 1
+            rows.append((R(a), L(b), self.opts.lane_gap))
 
 
 def _place_by_sweeps(
@@ -293,32 +303,59 @@ def _place_by_sweeps(
     make containers enclose their members and keep everybody else out, with
     each frame's left side as far right as its members allow.
     """
-    items = h.items
     n = sep.n
     nv = n + 2 * len(sep.keys)
     if nv == 0:
         return Placed([], {}, out_off, in_off)
-    succ: list[list[tuple[int, float]]] = [[] for _ in range(nv)]
-    indeg = [0] * nv
-    for p, q, gap in sep.rows:
-        succ[p].append((q, gap))
-        indeg[q] += 1
-    topo = [v for v in range(nv) if indeg[v] == 0]
-    for v in topo:  # Kahn's order; the list grows while it is walked
-        for q, _gap in succ[v]:
-            indeg[q] -= 1
-            if indeg[q] == 0:
-                topo.append(q)
-    if len(topo) < nv:  # contradictory constraints: place the rest in index order
-        seen = set(topo)
-        topo += [v for v in range(nv) if v not in seen]
-    lows = [-math.inf] * nv
+    cons = _ConstraintGraph(sep.rows, nv)
+    x = [0.0] * nv
+    cons.push(x)
+    sweeps = _Sweeps(h, layers, out_off, in_off, sep)
+    x[:n] = sweeps.run(np.array(x[:n]), rounds).tolist()
+    # Frames: lower bounds first, then each left side as far right as its contents allow.
+    for key in sep.keys:
+        x[sep.left(key)] = -math.inf
+        x[sep.right(key)] = -math.inf
+    cons.push(x)
+    rank = {v: p for p, v in enumerate(cons.topo)}
+    lefts = sorted((sep.left(k) for k in sep.keys), key=rank.__getitem__, reverse=True)
+    for v in lefts:
+        x[v] = min((x[q] - gap for q, gap in cons.succ[v]), default=x[v])
+    cons.push(x)
+    base = min(x)
+    x = [round(v - base, 3) for v in x]
+    frames = {key: (x[sep.left(key)], x[sep.right(key)]) for key in sep.keys}
+    return Placed(x[:n], frames, out_off, in_off)
 
-    def push(x: list[float]) -> None:
+
+class _ConstraintGraph:
+    """The separation rows as a graph over the variables, in Kahn's order."""
+
+    def __init__(self, rows: list[tuple[int, int, float]], nv: int) -> None:
+        self.nv = nv
+        self.succ: list[list[tuple[int, float]]] = [[] for _ in range(nv)]
+        indeg = [0] * nv
+        for p, q, gap in rows:
+            self.succ[p].append((q, gap))
+            indeg[q] += 1
+        topo = [v for v in range(nv) if indeg[v] == 0]
+        for v in topo:  # Kahn's order; the list grows while it is walked
+            for q, _gap in self.succ[v]:
+                indeg[q] -= 1
+                if indeg[q] == 0:
+                    topo.append(q)
+        if len(topo) < nv:  # contradictory constraints: place the rest in index order
+            seen = set(topo)
+            topo += [v for v in range(nv) if v not in seen]
+        self.topo = topo
+        self.lows = [-math.inf] * nv
+
+    def push(self, x: list[float]) -> None:
         """Move each variable right until every constraint into it holds."""
-        for v in range(nv):
+        lows, succ = self.lows, self.succ
+        for v in range(self.nv):
             lows[v] = -math.inf
-        for v in topo:
+        for v in self.topo:
             if lows[v] > x[v]:
                 x[v] = lows[v]
             xv = x[v]
@@ -326,102 +363,116 @@ def _place_by_sweeps(
                 if xv + gap > lows[q]:
                     lows[q] = xv + gap
 
-    x = [0.0] * nv
-    push(x)
-    # Per layer and look direction, the segments pulling its items: the weighted
-    # mean of where the neighbours would put an item is two bincounts.
-    seg = h.segments
-    a_idx = np.array([a for a, _, _ in seg], dtype=np.int64)
-    b_idx = np.array([b for _, b, _ in seg], dtype=np.int64)
-    wts = np.array([_segment_weight(items[a].kind, items[b].kind) for a, b, _ in seg])
-    # b sits straight below a's exit when x[b] = x[a] + shift.
-    shift = np.array([out_off.get(s, 0.0) - in_off.get(s, 0.0) for s in range(len(seg))])
-    layer_of = np.array([it.layer for it in items], dtype=np.int64)
-    row_in_layer = np.zeros(n, dtype=np.int64)
-    for layer in layers:
-        for p, i in enumerate(layer):
-            row_in_layer[i] = p
-    nl = len(layers)
 
-    def pull(looks: tuple[str, ...]) -> list[tuple[np.ndarray, ...]]:
+class _Sweeps:
+    """The median-like sweeps of ``_place_by_sweeps`` over the item centres."""
+
+    def __init__(
+        self,
+        h: Hierarchy,
+        layers: list[list[int]],
+        out_off: dict[int, float],
+        in_off: dict[int, float],
+        sep: _Separations,
+    ) -> None:
+        items = h.items
+        self.layers = layers
+        self.nl = len(layers)
+        # Per layer and look direction, the segments pulling its items: the weighted
+        # mean of where the neighbours would put an item is two bincounts.
+        seg = h.segments
+        self.a_idx = np.array([a for a, _, _ in seg], dtype=np.int64)
+        self.b_idx = np.array([b for _, b, _ in seg], dtype=np.int64)
+        self.wts = np.array([_segment_weight(items[a].kind, items[b].kind) for a, b, _ in seg])
+        # b sits straight below a's exit when x[b] = x[a] + shift.
+        self.shift = np.array([out_off.get(s, 0.0) - in_off.get(s, 0.0) for s in range(len(seg))])
+        self.layer_of = np.array([it.layer for it in items], dtype=np.int64)
+        self.row_in_layer = np.zeros(sep.n, dtype=np.int64)
+        for layer in layers:
+            for p, i in enumerate(layer):
+                self.row_in_layer[i] = p
+        self.tables: dict[str, list[tuple[np.ndarray, ...]]] = {}
+        # Edge lines hold their column harder than nodes, so long edges stay straight
+        # and nodes move to them (what the LP's weights achieve).
+        self.stiff = np.array([1.0 if it.kind == "node" else STIFF for it in items])
+        self.offsets = [
+            np.concatenate(
+                (
+                    [0.0],
+                    np.cumsum([sep.pair_gap.get(pair, 0.0) for pair in itertools.pairwise(layer)]),
+                )
+            )
+            for layer in layers
+        ]
+
+    def pull(self, looks: tuple[str, ...]) -> list[tuple[np.ndarray, ...]]:
         """Per layer: (row, other item, weight, weighted offset, total weight per row)."""
         parts = []
         for look in looks:
-            me, other, sign = (b_idx, a_idx, 1.0) if look == "up" else (a_idx, b_idx, -1.0)
-            parts.append((me, other, wts, wts * shift * sign))
+            if look == "up":
+                me, other, sign = self.b_idx, self.a_idx, 1.0
+            else:
+                me, other, sign = self.a_idx, self.b_idx, -1.0
+            parts.append((me, other, self.wts, self.wts * self.shift * sign))
         me = np.concatenate([p[0] for p in parts])
         other = np.concatenate([p[1] for p in parts])
         w = np.concatenate([p[2] for p in parts])
         off = np.concatenate([p[3] for p in parts])
-        by = np.argsort(layer_of[me], kind="stable")
+        by = np.argsort(self.layer_of[me], kind="stable")
         me, other, w, off = me[by], other[by], w[by], off[by]
-        cut = np.searchsorted(layer_of[me], np.arange(nl + 1))
+        cut = np.searchsorted(self.layer_of[me], np.arange(self.nl + 1))
         out = []
-        for L in range(nl):
+        for L in range(self.nl):
             sl = slice(cut[L], cut[L + 1])
-            rows = row_in_layer[me[sl]]
-            k = len(layers[L])
+            rows = self.row_in_layer[me[sl]]
+            k = len(self.layers[L])
             total = np.bincount(rows, weights=w[sl], minlength=k)
             const = np.bincount(rows, weights=off[sl], minlength=k)
             out.append((rows, other[sl], w[sl], const, total))
         return out
 
-    tables: dict[str, list[tuple[np.ndarray, ...]]] = {}
-    # Edge lines hold their column harder than nodes, so long edges stay straight
-    # and nodes move to them (what the LP's weights achieve).
-    stiff = np.array([1.0 if it.kind == "node" else STIFF for it in items])
-    offsets = [
-        np.concatenate(
-            ([0.0], np.cumsum([sep.pair_gap.get(pair, 0.0) for pair in itertools.pairwise(layer)]))
-        )
-        for layer in layers
-    ]
-    xs = np.array(x[:n])
-    r = 0
-    while r < rounds:
-        down = r % 2 == 0
-        look = "both" if r >= rounds - 2 else "up" if down else "down"
-        if look not in tables:
-            tables[look] = pull(("up", "down") if look == "both" else (look,))
-        table = tables[look]
-        moved = 0.0
-        for L in range(nl) if down else range(nl - 1, -1, -1):
-            layer = layers[L]
-            if not layer:
-                continue
-            rows, other, w, const, total = table[L]
-            idx = np.array(layer, dtype=np.int64)
-            k = len(layer)
-            lonely = total == 0
-            pulled = np.bincount(rows, weights=w * xs[other], minlength=k) + const
-            want = np.where(lonely, xs[idx], pulled / np.where(lonely, 1.0, total))
-            weight = np.where(lonely, 1e-3, total) * stiff[idx]
-            off = offsets[L]
-            new = _pav((want - off).tolist(), weight.tolist()) + off
-            moved = max(moved, float(np.abs(new - xs[idx]).max()))
-            xs[idx] = new
-        # Settled: go straight to the two-sided rounds, or stop after one of them.
-        if moved < 0.5:
-            if r >= rounds - 2:
-                break
-            r = rounds - 2
-        else:
-            r += 1
-    x[:n] = xs.tolist()
-    # Frames: lower bounds first, then each left side as far right as its contents allow.
-    for key in sep.keys:
-        x[sep.left(key)] = -math.inf
-        x[sep.right(key)] = -math.inf
-    push(x)
-    rank = {v: p for p, v in enumerate(topo)}
-    lefts = sorted((sep.left(k) for k in sep.keys), key=rank.__getitem__, reverse=True)
-    for v in lefts:
-        x[v] = min((x[q] - gap for q, gap in succ[v]), default=x[v])
-    push(x)
-    base = min(x)
-    x = [round(v - base, 3) for v in x]
-    frames = {key: (x[sep.left(key)], x[sep.right(key)]) for key in sep.keys}
-    return Placed(x[:n], frames, out_off, in_off)
+    def table(self, look: str) -> list[tuple[np.ndarray, ...]]:
+        if look not in self.tables:
+            self.tables[look] = self.pull(("up", "down") if look == "both" else (look,))
+        return self.tables[look]
+
+    def run(self, xs: np.ndarray, rounds: int) -> np.ndarray:
+        """``rounds`` sweeps, alternately down and up, the last two looking both ways."""
+        nl = self.nl
+        r = 0
+        while r < rounds:
+            down = r % 2 == 0
+            look = "both" if r >= rounds - 2 else "up" if down else "down"
+            table = self.table(look)
+            moved = 0.0
+            for L in range(nl) if down else range(nl - 1, -1, -1):
+                if self.layers[L]:
+                    moved = max(moved, self.move_layer(L, table[L], xs))
+            # Settled: go straight to the two-sided rounds, or stop after one of them.
+            if moved < 0.5:
+                if r >= rounds - 2:
+                    break
+                r = rounds - 2
+            else:
+                r += 1
+        return xs
+
+    def move_layer(self, L: int, pulls: tuple[np.ndarray, ...], xs: np.ndarray) -> float:
+        """Move layer ``L``'s items toward their pull, then back onto their separations;
+        the largest move."""
+        layer = self.layers[L]
+        rows, other, w, const, total = pulls
+        idx = np.array(layer, dtype=np.int64)
+        k = len(layer)
+        lonely = total == 0
+        pulled = np.bincount(rows, weights=w * xs[other], minlength=k) + const
+        want = np.where(lonely, xs[idx], pulled / np.where(lonely, 1.0, total))
+        weight = np.where(lonely, 1e-3, total) * self.stiff[idx]
+        off = self.offsets[L]
+        new = _pav((want - off).tolist(), weight.tolist()) + off
+        moved = float(np.abs(new - xs[idx]).max())
+        xs[idx] = new
+        return moved
 
 
 def _project(want: list[float], weight: list[float], gaps: list[float]) -> list[float]:
@@ -498,20 +549,54 @@ def _unswap(
     Only a straight run of dummies bounded by jogs on both sides is shifted,
     so no new jog appears and no node end moves.
     """
-    items = h.items
+    runs = _DummyRuns(h, ends, seg_of, opts)
     place: dict[int, tuple[int, int]] = {}  # segment -> (edge, position in its chain)
     for k, chain in h.chains.items():
         for j, a in enumerate(chain[:-1]):
             place[seg_of[(k, a)]] = (k, j)
-    touch = opts.touch
     per_gap: dict[int, list[int]] = defaultdict(list)
     for s, (a, _b, _k) in enumerate(h.segments):
         if ends[s][0] != ends[s][1]:
-            per_gap[items[a].layer].append(s)
+            per_gap[h.items[a].layer].append(s)
+    for gap in sorted(per_gap):
+        for s, t in _swapped_pairs(sorted(per_gap[gap]), ends, opts.touch):
+            (ks, js), (kt, jt) = place[s], place[t]
+            # Try the four column ends: below s, above s, below t, above t.
+            for k, first, step in ((ks, js + 1, 1), (ks, js, -1), (kt, jt + 1, 1), (kt, jt, -1)):
+                run = runs.run_of(k, first, step)
+                if run and runs.shift(k, run, opts.unswap):
+                    break
 
-    def run_of(k: int, first: int, step: int) -> list[int] | None:
+
+def _swapped_pairs(
+    segs: list[int], ends: dict[int, tuple[float, float]], touch: float
+) -> Iterator[tuple[int, int]]:
+    """Pairs (s, t) of one gap's bending segments where t runs back from s's end to its
+    start. Read lazily: shifting one pair's run moves the ends later pairs are found by."""
+    by_top: dict[int, list[int]] = defaultdict(list)
+    for t in segs:
+        by_top[round(ends[t][0])].append(t)
+    for s in segs:
+        xa, xb = ends[s]
+        for t in by_top.get(round(xb), []):
+            ta, tb = ends[t]
+            if not (t == s or abs(ta - xb) > touch or abs(tb - xa) > touch):
+                yield s, t
+
+
+@attrs.frozen
+class _DummyRuns:
+    """Straight runs of dummies along edge chains, and shifting one sideways."""
+
+    h: Hierarchy
+    ends: dict[int, tuple[float, float]]
+    seg_of: dict[tuple[int, int], int]
+    opts: LayoutOptions
+
+    def run_of(self, k: int, first: int, step: int) -> list[int] | None:
         """Chain positions of the straight dummy run starting at ``first``, walking ``step``."""
-        chain = h.chains[k]
+        chain = self.h.chains[k]
+        items, ends, seg_of = self.h.items, self.ends, self.seg_of
         run = []
         p = first
         while 0 < p < len(chain) - 1 and items[chain[p]].kind == "dummy":
@@ -523,42 +608,20 @@ def _unswap(
             p = nxt
         return None  # reaches a node or label holder
 
-    def shift(k: int, run: list[int], dx: float) -> bool:
-        chain = h.chains[k]
+    def shift(self, k: int, run: list[int], dx: float) -> bool:
+        chain = self.h.chains[k]
+        ends, seg_of = self.ends, self.seg_of
         lo, hi = min(run), max(run)
         enter = seg_of[(k, chain[lo - 1])]
         leave = seg_of[(k, chain[hi])]
         x = ends[enter][1] + dx
-        if abs(ends[enter][0] - x) < opts.snap or abs(ends[leave][1] - x) < opts.snap:
+        if abs(ends[enter][0] - x) < self.opts.snap or abs(ends[leave][1] - x) < self.opts.snap:
             return False
         ends[enter] = (ends[enter][0], x)
         for p in range(lo, hi):
             ends[seg_of[(k, chain[p])]] = (x, x)
         ends[leave] = (x, ends[leave][1])
         return True
-
-    for gap in sorted(per_gap):
-        segs = sorted(per_gap[gap])
-        by_top: dict[int, list[int]] = defaultdict(list)
-        for t in segs:
-            by_top[round(ends[t][0])].append(t)
-        for s in segs:
-            xa, xb = ends[s]
-            for t in by_top.get(round(xb), []):
-                ta, tb = ends[t]
-                if t == s or abs(ta - xb) > touch or abs(tb - xa) > touch:
-                    continue
-                (ks, js), (kt, jt) = place[s], place[t]
-                # Try the four column ends: below s, above s, below t, above t.
-                for k, first, step in (
-                    (ks, js + 1, 1),
-                    (ks, js, -1),
-                    (kt, jt + 1, 1),
-                    (kt, jt, -1),
-                ):
-                    run = run_of(k, first, step)
-                    if run and shift(k, run, opts.unswap):
-                        break
 
 
 def plan_tracks(
