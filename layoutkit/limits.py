@@ -146,46 +146,64 @@ def check_json_value(value: Any, *, depth: int = JSON_DEPTH) -> None:
     (:class:`LimitExceeded` ``jsonDepth``). The walk is iterative, so a value
     nested far deeper than the interpreter's recursion limit is refused too.
     """
-    stack: list[tuple[Any, tuple[str | int, ...]]] = [(value, ())]
+    stack: list[_Node] = [(value, ())]
     while stack:
         node, where = stack.pop()
         if isinstance(node, dict | list):
-            if len(where) >= depth:
-                raise LimitExceeded("jsonDepth", len(where) + 1, field=_path(where))
-            if isinstance(node, dict):
-                for key, child in node.items():
-                    bad = _bad_text(key) if isinstance(key, str) else "no text"
-                    if bad:
-                        raise InvalidValue(
-                            "invalid_text",
-                            f"{_path(where) or 'params'}: a key holds {bad}",
-                            field=_path(where),
-                        )
-                    stack.append((child, (*where, key)))
-            else:
-                stack.extend((child, (*where, i)) for i, child in enumerate(node))
-        elif isinstance(node, bool) or node is None:
-            continue
-        elif isinstance(node, int):
-            if not -MAX_INT - 1 <= node <= MAX_INT:
-                raise InvalidValue(
-                    "invalid_number",
-                    f"{_path(where) or 'params'}: integers fit 64 bits",
-                    field=_path(where),
-                )
-        elif isinstance(node, float):
-            if not math.isfinite(node):
-                raise InvalidValue(
-                    "invalid_number",
-                    f"{_path(where) or 'params'}: {node} is not a number JSON can carry",
-                    field=_path(where),
-                )
-        elif isinstance(node, str) and (bad := _bad_text(node)):
+            _open_container(node, where, depth, stack)
+        else:
+            _check_scalar(node, where)
+
+
+#: A value met in the walk and the path to it.
+_Node = tuple[Any, tuple[str | int, ...]]
+
+
+def _open_container(
+    node: dict | list, where: tuple[str | int, ...], depth: int, stack: list[_Node]
+) -> None:
+    """Check a dict's or list's depth and keys, and queue its children for the walk."""
+    if len(where) >= depth:
+        raise LimitExceeded("jsonDepth", len(where) + 1, field=_path(where))
+    if isinstance(node, list):
+        stack.extend((child, (*where, i)) for i, child in enumerate(node))
+        return
+    for key, child in node.items():
+        bad = _bad_text(key) if isinstance(key, str) else "no text"
+        if bad:
             raise InvalidValue(
                 "invalid_text",
-                f"{_path(where) or 'params'}: text holds {bad}",
+                f"{_path(where) or 'params'}: a key holds {bad}",
                 field=_path(where),
             )
+        stack.append((child, (*where, key)))
+
+
+def _check_scalar(node: Any, where: tuple[str | int, ...]) -> None:
+    """Refuse a number JSON cannot carry or text storage cannot keep."""
+    # bool is an int: it is checked first so True and False pass as they are.
+    if isinstance(node, bool) or node is None:
+        return
+    if isinstance(node, int):
+        if not -MAX_INT - 1 <= node <= MAX_INT:
+            raise InvalidValue(
+                "invalid_number",
+                f"{_path(where) or 'params'}: integers fit 64 bits",
+                field=_path(where),
+            )
+    elif isinstance(node, float):
+        if not math.isfinite(node):
+            raise InvalidValue(
+                "invalid_number",
+                f"{_path(where) or 'params'}: {node} is not a number JSON can carry",
+                field=_path(where),
+            )
+    elif isinstance(node, str) and (bad := _bad_text(node)):
+        raise InvalidValue(
+            "invalid_text",
+            f"{_path(where) or 'params'}: text holds {bad}",
+            field=_path(where),
+        )
 
 
 def _refuse_constant(name: str) -> Any:

@@ -179,15 +179,7 @@ def _arrange(
         return (), ()
     ordered = _ordered(cards, sort)
     keys = [c.id for c in ordered]
-    if container is not None and board.cards[container].kind == "section":
-        frame = board.cards[container]
-        ox, oy = frames.content_origin(frame)
-        if padding is not None:
-            pad, _ = frames.chrome(frame)
-            ox, oy = ox - pad + padding, oy - pad + padding
-    else:
-        ox = min(c.x for c in ordered)
-        oy = min(c.y for c in ordered)
+    ox, oy = _origin(board, container, ordered, padding)
     items = frames.items_of(board, keys, ox, oy)
     wires: tuple = ()
     if mode in ("journey", "graph"):
@@ -199,27 +191,61 @@ def _arrange(
     keep: list[CardId] = []
     dirty: list[CardId] = []
     if container is not None:
-        order_modes = mode not in ("align-left", "align-top", "distribute-h", "distribute-v")
-        if (
-            order_modes
-            and board.cards[container].children != keys
-            and set(keys) == set(board.cards[container].children)
-        ):
-            board.set_children(container, keys)
+        _reorder_children(board, container, keys, mode)
         if save and board.cards[container].kind == "section":
-            layout: dict[str, Any] = {"mode": mode, "gap": gap}
-            if mode in ("grid", "masonry"):
-                layout["cols"] = "auto" if raw_cols == "auto" else (n_cols or 3)
-            if padding is not None:
-                layout["padding"] = padding
-            frame = board.cards[container]
-            board.set_payload(container, {**frame.payload, "layout": layout})
-            saved.append({"section": container, "layout": layout})
+            saved.append(_save_layout(board, container, mode, gap, padding, n_cols, raw_cols))
             dirty.append(container)
         else:
             keep.append(container)
     frames.settle(board, keys, pinned=keys, dirty=dirty, keep=keep)
     return tuple(saved), tuple(keys)
+
+
+def _origin(
+    board: Board, container: CardId | None, ordered: Sequence[Card], padding: float | None
+) -> tuple[float, float]:
+    """Where the arranged cards start: a section's content corner (moved in or out to
+    ``padding``), else the top left of the cards themselves."""
+    if container is None or board.cards[container].kind != "section":
+        return min(c.x for c in ordered), min(c.y for c in ordered)
+    frame = board.cards[container]
+    ox, oy = frames.content_origin(frame)
+    if padding is not None:
+        pad, _ = frames.chrome(frame)
+        ox, oy = ox - pad + padding, oy - pad + padding
+    return ox, oy
+
+
+#: Modes that line cards up without setting an order among them.
+_ALIGN_MODES = ("align-left", "align-top", "distribute-h", "distribute-v")
+
+
+def _reorder_children(board: Board, container: CardId, keys: list[CardId], mode: str) -> None:
+    """A mode that sets an order gives the frame its children in that order (when the
+    arranged cards are all of them)."""
+    children = board.cards[container].children
+    if mode not in _ALIGN_MODES and children != keys and set(keys) == set(children):
+        board.set_children(container, keys)
+
+
+def _save_layout(
+    board: Board,
+    container: CardId,
+    mode: str,
+    gap: float,
+    padding: float | None,
+    n_cols: int | None,
+    raw_cols: Any,
+) -> dict[str, Any]:
+    """Store the arrangement in the section's payload so later cards follow it."""
+    layout: dict[str, Any] = {"mode": mode, "gap": gap}
+    if mode in ("grid", "masonry"):
+        layout["cols"] = "auto" if raw_cols == "auto" else (n_cols or 3)
+    if padding is not None:
+        layout["padding"] = padding
+    frame = board.cards[container]
+    board.set_payload(container, {**frame.payload, "layout": layout})
+    return {"section": container, "layout": layout}
 
 
 def _compare(

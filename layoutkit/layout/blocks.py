@@ -14,6 +14,7 @@ content it does not draw.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -241,129 +242,228 @@ def plan(md: str, width: float, size: float = BODY) -> Plan:
 
 @lru_cache(maxsize=4096)
 def _plan(md: str, width: float, size: float) -> Plan:
-    out: list[Block] = []
-    cy = 0.0
-    widest = 0.0
-    lists: list[list[Any]] = []  # [ordered, next number]
-    indent = 0.0
-    quotes: list[tuple[float, float]] = []  # (top, indent) of each open quote
-    prefix = ""
-    heading: str | None = None
-    row: list[str] | None = None
-    aligns: list[str] = []
-    in_head = False
-    started = False
-    after_fence = False
-
-    def text_block(s: str, sz: float, font: _text.FontName, muted: bool) -> Block:
-        nonlocal widest
-        avail = max(width - indent, sz)
-        lines = tuple(_text.wrap(s, avail, sz, font)) if s else ("",)
-        widest = max(widest, indent + max(_text.text_width(ln, sz, font) for ln in lines))
-        return Block(
-            "text", indent, cy, avail, len(lines) * _text.line_height(sz), lines, sz, font, muted
-        )
-
+    planner = _Planner(width, size)
     for token in parse(md):
+        planner.feed(token)
+    return planner.result()
+
+
+# Top-level tokens that open a block: one gap sits between two of them.
+_BLOCK_STARTERS = ("fence", "code_block", "math_block", "hr")
+# Blocks drawn flush against the next one (a fence or a $$ block keeps its own padding).
+_NO_GAP_AFTER = ("fence", "math_block")
+
+
+class _Planner:
+    """The walk over one document's block tokens: a cursor (``cy``), the open lists,
+    quotes and table row, and the blocks placed so far."""
+
+    def __init__(self, width: float, size: float) -> None:
+        self.width = width
+        self.size = size
+        self.out: list[Block] = []
+        self.cy = 0.0
+        self.widest = 0.0
+        self.lists: list[list[Any]] = []  # [ordered, next number]
+        self.indent = 0.0
+        self.quotes: list[tuple[float, float]] = []  # (top, indent) of each open quote
+        self.prefix = ""
+        self.heading: str | None = None
+        self.row: list[str] | None = None
+        self.aligns: list[str] = []
+        self.in_head = False
+        self.started = False
+        self.after_fence = False
+
+    def feed(self, token: Token) -> None:
         t = token.type
-        if (t.endswith("_open") or t in ("fence", "code_block", "math_block", "hr")) and (
-            token.level == 0
-        ):
-            # one gap between top-level blocks, none after a fence or a $$ block
-            if started and not after_fence:
-                cy += BLOCK_GAP
-            started = True
-            after_fence = t in ("fence", "math_block")
-        if t == "heading_open":
-            heading = token.tag
-        elif t == "heading_close":
-            heading = None
-        elif t in ("bullet_list_open", "ordered_list_open"):
-            lists.append([t == "ordered_list_open", int(token.attrGet("start") or 1)])
-            indent += LIST_INDENT if len(lists) == 1 else NESTED_INDENT
-        elif t in ("bullet_list_close", "ordered_list_close"):
-            indent -= LIST_INDENT if len(lists) == 1 else NESTED_INDENT
-            lists.pop()
-        elif t == "list_item_open":
-            cls = str(token.attrGet("class") or "")
-            if "task" in cls:
-                prefix = "☑" if "done" in cls else "☐"
-            elif lists and lists[-1][0]:
-                prefix = f"{lists[-1][1]}."
-                lists[-1][1] += 1
-            else:
-                prefix = "•"
-        elif t == "blockquote_open":
-            quotes.append((cy, indent))
-            indent += QUOTE_INDENT
-        elif t == "blockquote_close":
-            top, at = quotes.pop()
-            indent = at
-            out.append(Block("quote", at, top, 3, max(cy - top, 4)))
-        elif t == "hr":
-            out.append(Block("rule", 0, cy, width, RULE_H))
-            cy += RULE_H
-        elif t == "math_block":
-            formula = token.content.replace("\n", " ")
-            widest = max(widest, min(width, _text.text_width(formula, CODE_SIZE, "mono") + 24))
-            out.append(
-                Block("math", indent, cy, width - indent, MATH_BLOCK, (formula,), CODE_SIZE, "mono")
-            )
-            cy += MATH_BLOCK
-        elif t in ("fence", "code_block"):
-            lines = tuple(token.content.rstrip("\n").split("\n"))
-            for line in lines:
-                widest = max(widest, min(width, _text.text_width(line, CODE_SIZE, "mono") + 24))
-            h = len(lines) * _text.line_height(CODE_SIZE) + 2 * FENCE_PAD
-            out.append(Block("code", indent, cy, width - indent, h, lines, CODE_SIZE, "mono"))
-            cy += h
-        elif t == "table_open":
-            aligns = []
-        elif t == "thead_open":
-            in_head = True
-        elif t == "thead_close":
-            in_head = False
-        elif t == "tr_open":
-            row = []
-        elif t in ("th_open", "td_open") and row is not None and in_head:
-            style = str(token.attrGet("style") or "")
-            aligns.append("right" if "right" in style else "center" if "center" in style else "")
-        elif t == "tr_close" and row is not None:
-            block = _row(row, aligns, in_head, indent, cy, width - indent)
-            out.append(block)
-            cy += block.h
-            widest = width
-            row = None
-        elif t == "inline":
-            s = inline_text(token)
-            children = token.children or []
-            pictures = [c for c in children if c.type == "image"]
-            if row is not None:
-                row.append(s)
+        if (t.endswith("_open") or t in _BLOCK_STARTERS) and token.level == 0:
+            self._gap(t)
+        handler = _HANDLERS.get(t)
+        if handler is not None:
+            handler(self, token)
+
+    def result(self) -> Plan:
+        height = max(self.cy, _text.line_height(self.size))
+        return Plan(tuple(self.out), height, self.widest)
+
+    def _gap(self, t: str) -> None:
+        # one gap between top-level blocks, none after a fence or a $$ block
+        if self.started and not self.after_fence:
+            self.cy += BLOCK_GAP
+        self.started = True
+        self.after_fence = t in _NO_GAP_AFTER
+
+    @property
+    def avail(self) -> float:
+        return self.width - self.indent
+
+    def _place(self, block: Block, advance: float) -> None:
+        self.out.append(block)
+        self.cy += advance
+
+    def _text_block(self, s: str, sz: float, font: _text.FontName, muted: bool) -> Block:
+        avail = max(self.width - self.indent, sz)
+        lines = tuple(_text.wrap(s, avail, sz, font)) if s else ("",)
+        line_w = max(_text.text_width(ln, sz, font) for ln in lines)
+        self.widest = max(self.widest, self.indent + line_w)
+        h = len(lines) * _text.line_height(sz)
+        return Block("text", self.indent, self.cy, avail, h, lines, sz, font, muted)
+
+    def _widen_to_mono(self, line: str) -> None:
+        code_w = _text.text_width(line, CODE_SIZE, "mono") + 24
+        self.widest = max(self.widest, min(self.width, code_w))
+
+    # ---------------------------------------------------------------- headings
+    def heading_open(self, token: Token) -> None:
+        self.heading = token.tag
+
+    def heading_close(self, token: Token) -> None:
+        self.heading = None
+
+    # ------------------------------------------------------------------- lists
+    def list_open(self, token: Token) -> None:
+        ordered = token.type == "ordered_list_open"
+        self.lists.append([ordered, int(token.attrGet("start") or 1)])
+        self.indent += LIST_INDENT if len(self.lists) == 1 else NESTED_INDENT
+
+    def list_close(self, token: Token) -> None:
+        self.indent -= LIST_INDENT if len(self.lists) == 1 else NESTED_INDENT
+        self.lists.pop()
+
+    def list_item_open(self, token: Token) -> None:
+        cls = str(token.attrGet("class") or "")
+        if "task" in cls:
+            self.prefix = "☑" if "done" in cls else "☐"
+        elif self.lists and self.lists[-1][0]:
+            self.prefix = f"{self.lists[-1][1]}."
+            self.lists[-1][1] += 1
+        else:
+            self.prefix = "•"
+
+    # ------------------------------------------------------------------ quotes
+    def blockquote_open(self, token: Token) -> None:
+        self.quotes.append((self.cy, self.indent))
+        self.indent += QUOTE_INDENT
+
+    def blockquote_close(self, token: Token) -> None:
+        top, at = self.quotes.pop()
+        self.indent = at
+        self.out.append(Block("quote", at, top, 3, max(self.cy - top, 4)))
+
+    # ------------------------------------------------------- rules, math, code
+    def hr(self, token: Token) -> None:
+        self._place(Block("rule", 0, self.cy, self.width, RULE_H), RULE_H)
+
+    def math_block(self, token: Token) -> None:
+        formula = token.content.replace("\n", " ")
+        self._widen_to_mono(formula)
+        block = Block(
+            "math", self.indent, self.cy, self.avail, MATH_BLOCK, (formula,), CODE_SIZE, "mono"
+        )
+        self._place(block, MATH_BLOCK)
+
+    def code(self, token: Token) -> None:
+        lines = tuple(token.content.rstrip("\n").split("\n"))
+        for line in lines:
+            self._widen_to_mono(line)
+        h = len(lines) * _text.line_height(CODE_SIZE) + 2 * FENCE_PAD
+        self._place(Block("code", self.indent, self.cy, self.avail, h, lines, CODE_SIZE, "mono"), h)
+
+    # ------------------------------------------------------------------ tables
+    def table_open(self, token: Token) -> None:
+        self.aligns = []
+
+    def thead_open(self, token: Token) -> None:
+        self.in_head = True
+
+    def thead_close(self, token: Token) -> None:
+        self.in_head = False
+
+    def tr_open(self, token: Token) -> None:
+        self.row = []
+
+    def cell_open(self, token: Token) -> None:
+        # the header row's cells carry the column alignment for the whole table
+        if self.row is None or not self.in_head:
+            return
+        style = str(token.attrGet("style") or "")
+        self.aligns.append("right" if "right" in style else "center" if "center" in style else "")
+
+    def tr_close(self, token: Token) -> None:
+        if self.row is None:
+            return
+        block = _row(self.row, self.aligns, self.in_head, self.indent, self.cy, self.avail)
+        self._place(block, block.h)
+        self.widest = self.width
+        self.row = None
+
+    # ------------------------------------------------------------ inline runs
+    def inline(self, token: Token) -> None:
+        s = inline_text(token)
+        if self.row is not None:
+            self.row.append(s)
+        elif _only_pictures(token) and not self.heading:
+            self._pictures(token)
+        elif self.heading:
+            self._heading_text(s, self.heading)
+        else:
+            self._body_text(s)
+
+    def _pictures(self, token: Token) -> None:
+        for picture in token.children or []:
+            if picture.type != "image":
                 continue
-            if pictures and not heading and all(c.type in ("image", "softbreak") for c in children):
-                for picture in pictures:
-                    ph = min(IMAGE_MAX_H, (width - indent) / 1.6)
-                    alt = picture.content or "image"
-                    src = str(picture.attrGet("src") or "")
-                    out.append(Block("image", indent, cy, width - indent, ph, (alt,), src=src))
-                    cy += ph
-                widest = width
-                continue
-            if heading:
-                sz = HEADING_SIZES.get(heading, size)
-                block = text_block(s, sz, "sans-bold", False)
-                out.append(block)
-                cy += block.h + HEADING_GAP
-                continue
-            if prefix:
-                out.append(Block("marker", indent - 4, cy, 0, _text.line_height(size), (prefix,)))
-            block = text_block(s, size, "sans", bool(quotes))
-            out.append(block)
-            cy += block.h + (ITEM_GAP if prefix else 0.0)
-            prefix = ""
-    height = max(cy, _text.line_height(size))
-    return Plan(tuple(out), height, widest)
+            ph = min(IMAGE_MAX_H, self.avail / 1.6)
+            alt = picture.content or "image"
+            src = str(picture.attrGet("src") or "")
+            self._place(Block("image", self.indent, self.cy, self.avail, ph, (alt,), src=src), ph)
+        self.widest = self.width
+
+    def _heading_text(self, s: str, heading: str) -> None:
+        sz = HEADING_SIZES.get(heading, self.size)
+        block = self._text_block(s, sz, "sans-bold", False)
+        self._place(block, block.h + HEADING_GAP)
+
+    def _body_text(self, s: str) -> None:
+        if self.prefix:
+            marker_h = _text.line_height(self.size)
+            self.out.append(Block("marker", self.indent - 4, self.cy, 0, marker_h, (self.prefix,)))
+        block = self._text_block(s, self.size, "sans", bool(self.quotes))
+        self._place(block, block.h + (ITEM_GAP if self.prefix else 0.0))
+        self.prefix = ""
+
+
+def _only_pictures(token: Token) -> bool:
+    """True for a paragraph of images alone (line breaks between them allowed)."""
+    children = token.children or []
+    has_picture = any(c.type == "image" for c in children)
+    return has_picture and all(c.type in ("image", "softbreak") for c in children)
+
+
+_HANDLERS: dict[str, Callable[[_Planner, Token], None]] = {
+    "heading_open": _Planner.heading_open,
+    "heading_close": _Planner.heading_close,
+    "bullet_list_open": _Planner.list_open,
+    "ordered_list_open": _Planner.list_open,
+    "bullet_list_close": _Planner.list_close,
+    "ordered_list_close": _Planner.list_close,
+    "list_item_open": _Planner.list_item_open,
+    "blockquote_open": _Planner.blockquote_open,
+    "blockquote_close": _Planner.blockquote_close,
+    "hr": _Planner.hr,
+    "math_block": _Planner.math_block,
+    "fence": _Planner.code,
+    "code_block": _Planner.code,
+    "table_open": _Planner.table_open,
+    "thead_open": _Planner.thead_open,
+    "thead_close": _Planner.thead_close,
+    "tr_open": _Planner.tr_open,
+    "th_open": _Planner.cell_open,
+    "td_open": _Planner.cell_open,
+    "tr_close": _Planner.tr_close,
+    "inline": _Planner.inline,
+}
 
 
 def _row(cells: list[str], aligns: list[str], head: bool, x: float, y: float, w: float) -> Block:

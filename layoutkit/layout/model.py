@@ -374,6 +374,19 @@ class Board:
         """
         if self._journal is not None:
             raise RuntimeError("sync() while a change is being recorded")
+        orphans = self._sync_removed(removed)
+        fresh = list(cards)
+        for card in fresh:
+            self._sync_card(card)
+        for card in fresh:
+            if card.parent is not None and card.parent not in self.cards:
+                card.parent = None
+        for card in (*fresh, *orphans):
+            if card.parent is None and self.cards.get(card.id) is card:
+                self._grow_extent(card.rect)
+
+    def _sync_removed(self, removed: Iterable[CardId]) -> list[Card]:
+        """Drop the removed cards; their children left on the board, now top-level."""
         by_id = self.cards
         orphans: list[Card] = []
         for key in removed:
@@ -389,34 +402,20 @@ class Board:
                 if child is not None and child.parent == key:
                     child.parent = None
                     orphans.append(child)
-        fresh = list(cards)
-        for card in fresh:
-            old = by_id.get(card.id)
-            if old is not None and old.parent is None:
-                # Exact comparisons: the extent is compared exactly as well.
-                stays = (
-                    card.parent is None
-                    and card.x <= old.x
-                    and card.y <= old.y
-                    and card.x + card.w >= old.x + old.w
-                    and card.y + card.h >= old.y + old.h
-                )
-                if not stays:
-                    self._retire(old.rect)
-            by_id[card.id] = card
-            self.index.insert(card.id, card.x, card.y, card.w, card.h)
-            if card.kind == "section":
-                self._sections[card.id] = None
-            else:
-                self._sections.pop(card.id, None)
-            if card.created >= self._next_created:
-                self._next_created = card.created + 1
-        for card in fresh:
-            if card.parent is not None and card.parent not in by_id:
-                card.parent = None
-        for card in (*fresh, *orphans):
-            if card.parent is None and by_id.get(card.id) is card:
-                self._grow_extent(card.rect)
+        return orphans
+
+    def _sync_card(self, card: Card) -> None:
+        old = self.cards.get(card.id)
+        if old is not None and old.parent is None and not _covers(card, old):
+            self._retire(old.rect)
+        self.cards[card.id] = card
+        self.index.insert(card.id, card.x, card.y, card.w, card.h)
+        if card.kind == "section":
+            self._sections[card.id] = None
+        else:
+            self._sections.pop(card.id, None)
+        if card.created >= self._next_created:
+            self._next_created = card.created + 1
 
     def _retire(self, rect: Rect) -> None:
         """A top-level box leaves: the extent can only shrink if it touched an edge."""
@@ -479,3 +478,16 @@ def _bound(rects: list[Rect]) -> Rect | None:
     x = min(r.x for r in rects)
     y = min(r.y for r in rects)
     return Rect(x, y, max(r.right for r in rects) - x, max(r.bottom for r in rects) - y)
+
+
+def _covers(card: Card, old: Card) -> bool:
+    """True when top-level ``card`` still covers the box ``old`` held, so the extent
+    cannot shrink."""
+    # Exact comparisons: the extent is compared exactly as well.
+    return (
+        card.parent is None
+        and card.x <= old.x
+        and card.y <= old.y
+        and card.x + card.w >= old.x + old.w
+        and card.y + card.h >= old.y + old.h
+    )

@@ -221,6 +221,14 @@ class _Placer:
         raise LayoutError(code, message, **extra)
 
     def check(self) -> None:
+        self._check_batch_params()
+        self._check_refs()
+        self._check_children()
+        self._check_frame_cycles()
+        self._check_card_anchors()
+        self._check_anchor_cycles()
+
+    def _check_batch_params(self) -> None:
         b = self.batch
         if b.layout is not None and b.layout not in LAYOUTS:
             self._fail(
@@ -240,18 +248,22 @@ class _Placer:
             and not (isinstance(b.pass_, int) and b.pass_ >= 1)
         ):
             self._fail("invalid_pass", "pass is 'next' or a pass number from 1")
-        targeted = b.section is not None or b.journey is not None
         if b.anchor is not None:
             self._check_relation(b.anchor, None)
+            targeted = b.section is not None or b.journey is not None
             if targeted and b.anchor.relation == "beside":
                 self._fail(
                     "exclusive_params", "a beside anchor cannot be combined with section or journey"
                 )
+
+    def _check_refs(self) -> None:
         for i, c in enumerate(self.cards):
             if c.ref is not None:
                 if c.ref in self.by_ref:
                     self._fail("duplicate_ref", f"ref {c.ref!r} is used twice", i)
                 self.by_ref[c.ref] = i
+
+    def _check_children(self) -> None:
         for i, c in enumerate(self.cards):
             if c.children is None:
                 continue
@@ -266,6 +278,8 @@ class _Placer:
                 if j in self.parent_of:
                     self._fail("duplicate_child", f"ref {ref!r} is a child of two frames", i)
                 self.parent_of[j] = i
+
+    def _check_frame_cycles(self) -> None:
         for i in range(len(self.cards)):
             seen = {i}
             k = i
@@ -274,12 +288,16 @@ class _Placer:
                 if k in seen:
                     self._fail("frame_cycle", "frames contain each other", i)
                 seen.add(k)
+
+    def _check_card_anchors(self) -> None:
         for i, c in enumerate(self.cards):
             if c.anchor is None:
                 continue
             if i in self.parent_of:
                 self._fail("anchor_on_child", "anchor is for top-level cards only", i)
             self._check_relation(c.anchor, i)
+
+    def _check_anchor_cycles(self) -> None:
         # Anchor refs must form no cycle (a card anchored, through others, to itself).
         for i in range(len(self.cards)):
             seen = {i}

@@ -30,6 +30,7 @@ holds few lines, since its long arm adds coordinates along one axis only.
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import itertools
 import math
@@ -313,14 +314,29 @@ def route_wires(
 NUDGE_STEP = 6.0
 
 
-def _nudge(
-    world: _World, found: list[tuple[list[Pt], bool, _Excluded] | None], margin: float
-) -> None:
+_Found = list[tuple[list[Pt], bool, _Excluded] | None]
+#: (line coordinate, start, end, wire, segment) of one inner stretch of a wire.
+_Seg = tuple[float, float, float, int, int]
+#: Per wire, the (segment, axis, offset) moves spreading gives it.
+_Moves = dict[int, list[tuple[int, int, float]]]
+
+
+def _nudge(world: _World, found: _Found, margin: float) -> None:
     """Spread wires that run along the same line over the same stretch side by side, as
     libavoid's nudging does, so each can be followed; ends stay on their ports. A wire
     whose moved path would touch a card keeps its path."""
-    # (line coordinate, start, end, wire, segment) of every inner stretch, per axis
-    segs: tuple[list, list] = ([], [])
+    segs = _inner_stretches(found)
+    reach = max(margin - NUDGE_STEP, 0.0)
+    moves: _Moves = {}
+    for axis in (0, 1):
+        for line in _shared_lines(segs[axis]):
+            _spread_line(line, axis, reach, moves)
+    _apply_moves(world, found, moves)
+
+
+def _inner_stretches(found: _Found) -> tuple[list[_Seg], list[_Seg]]:
+    """Every inner stretch of every wire, horizontal ones first, vertical ones second."""
+    segs: tuple[list[_Seg], list[_Seg]] = ([], [])
     for n, got in enumerate(found):
         if got is None:
             continue
@@ -331,36 +347,47 @@ def _nudge(
                 segs[0].append((ay, min(ax, bx), max(ax, bx), n, k))
             else:
                 segs[1].append((ax, min(ay, by), max(ay, by), n, k))
-    reach = max(margin - NUDGE_STEP, 0.0)
-    moves: dict[int, list[tuple[int, int, float]]] = {}
-    for axis in (0, 1):
-        # Lines nearer each other than a step read as one line (the middles of a gap seen
-        # from either side differ by a pixel or two), so they are spread as one.
-        ordered = sorted(segs[axis])
-        lines: list[list] = []
-        for seg in ordered:
-            if lines and seg[0] - lines[-1][-1][0] < NUDGE_STEP:
-                lines[-1].append(seg)
-            else:
-                lines.append([seg])
-        for line in lines:
-            if len(line) < 2:
-                continue
-            line.sort(key=lambda g: (g[1], g[0]))
-            group: list = []
-            end = -math.inf
-            for seg in [*line, (0.0, math.inf, math.inf, -1, -1)]:
-                if seg[1] >= end - 1e-9 and group:
-                    if len({g[3] for g in group}) > 1:
-                        group.sort(key=lambda g: (g[0], g[1], g[3]))
-                        centre = sum(g[0] for g in group) / len(group)
-                        m = len(group)
-                        for i, (at, _, _, n, k) in enumerate(group):
-                            want = centre + (i - (m - 1) / 2) * NUDGE_STEP - at
-                            moves.setdefault(n, []).append((k, axis, max(-reach, min(reach, want))))
-                    group, end = [], -math.inf
-                group.append(seg)
-                end = max(end, seg[2])
+    return segs
+
+
+def _shared_lines(segs: list[_Seg]) -> list[list[_Seg]]:
+    """The stretches grouped by line, only lines holding two or more of them."""
+    # Lines nearer each other than a step read as one line (the middles of a gap seen
+    # from either side differ by a pixel or two), so they are spread as one.
+    lines: list[list[_Seg]] = []
+    for seg in sorted(segs):
+        if lines and seg[0] - lines[-1][-1][0] < NUDGE_STEP:
+            lines[-1].append(seg)
+        else:
+            lines.append([seg])
+    return [line for line in lines if len(line) >= 2]
+
+
+def _spread_line(line: list[_Seg], axis: int, reach: float, moves: _Moves) -> None:
+    """Spread each run of overlapping stretches on one line that belongs to more than
+    one wire, centred on where they were."""
+    line.sort(key=lambda g: (g[1], g[0]))
+    group: list[_Seg] = []
+    end = -math.inf
+    for seg in [*line, (0.0, math.inf, math.inf, -1, -1)]:
+        if seg[1] >= end - 1e-9 and group:
+            if len({g[3] for g in group}) > 1:
+                _spread_group(group, axis, reach, moves)
+            group, end = [], -math.inf
+        group.append(seg)
+        end = max(end, seg[2])
+
+
+def _spread_group(group: list[_Seg], axis: int, reach: float, moves: _Moves) -> None:
+    group.sort(key=lambda g: (g[0], g[1], g[3]))
+    centre = sum(g[0] for g in group) / len(group)
+    m = len(group)
+    for i, (at, _, _, n, k) in enumerate(group):
+        want = centre + (i - (m - 1) / 2) * NUDGE_STEP - at
+        moves.setdefault(n, []).append((k, axis, max(-reach, min(reach, want))))
+
+
+def _apply_moves(world: _World, found: _Found, moves: _Moves) -> None:
     for n, shifts in moves.items():
         got = found[n]
         assert got is not None
@@ -557,34 +584,64 @@ def _padded(
     return out
 
 
-def _search(
-    start: Pt,
-    d0: int,
-    goal: Pt,
-    d_in: int,
-    obstacles: Sequence[Edges],
-    region: Sequence[Edges],
-    bend: float,
-) -> list[Pt] | None:
-    """A* over the Hanan grid of the obstacles' edges inside ``region``, from ``start``
-    heading ``d0`` to ``goal`` arriving heading ``d_in``; the grid points of the path,
-    or None when the region holds no path."""
+@attrs.define(slots=True)
+class _Grid:
+    """The Hanan grid of one search: its line coordinates and which nodes and unit
+    stretches lie inside the region and outside every obstacle."""
+
+    xl: list[float]
+    yl: list[float]
+    node: np.ndarray  # inside the region, outside every obstacle
+    hl: list[list[bool]]  # stretch (i, j)-(i+1, j) is free
+    vl: list[list[bool]]  # stretch (i, j)-(i, j+1) is free
+
+    def at(self, p: Pt) -> tuple[int, int]:
+        return bisect.bisect_left(self.xl, p[0]), bisect.bisect_left(self.yl, p[1])
+
+    def step(self, i: int, j: int, nd: int) -> tuple[int, int, float] | None:
+        """The neighbour of (i, j) heading ``nd`` and the length to it; None when the
+        stretch there is blocked or leaves the grid."""
+        xl, yl = self.xl, self.yl
+        if nd == 0:
+            if i + 1 >= len(xl) or not self.hl[i][j]:
+                return None
+            return i + 1, j, xl[i + 1] - xl[i]
+        if nd == 2:
+            if i == 0 or not self.hl[i - 1][j]:
+                return None
+            return i - 1, j, xl[i] - xl[i - 1]
+        if nd == 1:
+            if j + 1 >= len(yl) or not self.vl[i][j]:
+                return None
+            return i, j + 1, yl[j + 1] - yl[j]
+        if j == 0 or not self.vl[i][j - 1]:
+            return None
+        return i, j - 1, yl[j] - yl[j - 1]
+
+
+def _grid_lines(
+    start: Pt, goal: Pt, obstacles: Sequence[Edges], region: Sequence[Edges]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted x and y lines of the grid: the ends' and every box edge inside the
+    region's bounds."""
     xs = {start[0], goal[0]}
     ys = {start[1], goal[1]}
-    for r in region:
+    for r in (*region, *obstacles):
         xs.update((r[0], r[2]))
         ys.update((r[1], r[3]))
-    for o in obstacles:
-        xs.update((o[0], o[2]))
-        ys.update((o[1], o[3]))
     bx0 = min(r[0] for r in region)
     bx1 = max(r[2] for r in region)
     by0 = min(r[1] for r in region)
     by1 = max(r[3] for r in region)
     X = np.array(sorted(x for x in xs if bx0 <= x <= bx1))
     Y = np.array(sorted(y for y in ys if by0 <= y <= by1))
+    return X, Y
+
+
+def _hanan_grid(start: Pt, goal: Pt, obstacles: Sequence[Edges], region: Sequence[Edges]) -> _Grid:
+    X, Y = _grid_lines(start, goal, obstacles, region)
     nx, ny = len(X), len(Y)
-    node = np.zeros((nx, ny), dtype=bool)  # inside the region
+    node = np.zeros((nx, ny), dtype=bool)
     h_ok = np.zeros((max(nx - 1, 0), ny), dtype=bool)
     v_ok = np.zeros((nx, max(ny - 1, 0)), dtype=bool)
     ss = np.searchsorted
@@ -602,20 +659,42 @@ def _search(
         node[ii0:ii1, jj0:jj1] = False
         h_ok[a : b - 1, jj0:jj1] = False
         v_ok[ii0:ii1, c : d - 1] = False
-    si, sj = int(ss(X, start[0])), int(ss(Y, start[1]))
-    gi, gj = int(ss(X, goal[0])), int(ss(Y, goal[1]))
-    if not (node[si, sj] and node[gi, gj]):
+    return _Grid(X.tolist(), Y.tolist(), node, h_ok.tolist(), v_ok.tolist())
+
+
+def _search(
+    start: Pt,
+    d0: int,
+    goal: Pt,
+    d_in: int,
+    obstacles: Sequence[Edges],
+    region: Sequence[Edges],
+    bend: float,
+) -> list[Pt] | None:
+    """A* over the Hanan grid of the obstacles' edges inside ``region``, from ``start``
+    heading ``d0`` to ``goal`` arriving heading ``d_in``; the grid points of the path,
+    or None when the region holds no path."""
+    grid = _hanan_grid(start, goal, obstacles, region)
+    (si, sj), (gi, gj) = grid.at(start), grid.at(goal)
+    if not (grid.node[si, sj] and grid.node[gi, gj]):
         return None
-    xl, yl = X.tolist(), Y.tolist()
-    hl, vl = h_ok.tolist(), v_ok.tolist()
+    return _astar(grid, (si, sj, d0), (gi, gj), d_in, bend)
+
+
+def _astar(
+    grid: _Grid, first: tuple[int, int, int], goal: tuple[int, int], d_in: int, bend: float
+) -> list[Pt] | None:
+    xl, yl = grid.xl, grid.yl
+    gi, gj = goal
     gx, gy = xl[gi], yl[gj]
 
     def h(i: int, j: int) -> float:
         dx, dy = abs(xl[i] - gx), abs(yl[j] - gy)
         return dx + dy + (bend if dx > 1e-9 and dy > 1e-9 else 0.0)
 
-    best: dict[tuple[int, int, int], float] = {(si, sj, d0): 0.0}
-    came: dict[tuple[int, int, int], tuple[int, int, int] | None] = {(si, sj, d0): None}
+    si, sj, d0 = first
+    best: dict[tuple[int, int, int], float] = {first: 0.0}
+    came: dict[tuple[int, int, int], tuple[int, int, int] | None] = {first: None}
     # Entries (f, h, g, ...): among equal f the state nearest the goal goes first. A
     # board's grid has many paths of one length, and breaking ties towards the goal
     # follows one of them instead of widening over all of them.
@@ -633,26 +712,11 @@ def _search(
             turn = 0.0 if d == d_in else (2 * bend if d == (d_in + 2) % 4 else bend)
             push(heap, (g + turn, 0.0, g + turn, i, j, d, 1))
             continue
-        back = (d + 2) % 4
-        for nd in range(4):
-            if nd == back:
+        for nd in _TURNS[d]:
+            nxt = grid.step(i, j, nd)
+            if nxt is None:
                 continue
-            if nd == 0:
-                if i + 1 >= nx or not hl[i][j]:
-                    continue
-                ni, nj, length = i + 1, j, xl[i + 1] - xl[i]
-            elif nd == 2:
-                if i == 0 or not hl[i - 1][j]:
-                    continue
-                ni, nj, length = i - 1, j, xl[i] - xl[i - 1]
-            elif nd == 1:
-                if j + 1 >= ny or not vl[i][j]:
-                    continue
-                ni, nj, length = i, j + 1, yl[j + 1] - yl[j]
-            else:
-                if j == 0 or not vl[i][j - 1]:
-                    continue
-                ni, nj, length = i, j - 1, yl[j] - yl[j - 1]
+            ni, nj, length = nxt
             ng = g + length + (bend if nd != d else 0.0)
             nstate = (ni, nj, nd)
             if ng < best.get(nstate, math.inf) - 1e-9:
@@ -661,6 +725,10 @@ def _search(
                 hn = h(ni, nj)
                 push(heap, (ng + hn, hn, ng, ni, nj, nd, 0))
     return None
+
+
+#: Headings a wire may take next from each heading, in the order tried: all but back.
+_TURNS = tuple(tuple(nd for nd in range(4) if nd != (d + 2) % 4) for d in range(4))
 
 
 def _walk(

@@ -122,13 +122,21 @@ def _embedded_v4(ip: ipaddress.IPv6Address) -> list[tuple[ipaddress.IPv4Address,
     return []
 
 
-def _v4_refusal(ip: ipaddress.IPv4Address) -> str | None:
-    for net, why in _V4_REFUSED:
+def _listed(
+    ip: IPAddress, table: tuple[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, str], ...]
+) -> str | None:
+    """The reason of the first range in ``table`` holding ``ip``, or None."""
+    for net, why in table:
         if ip in net:
             return why
-    if not ip.is_global:
-        return "not a public address"
     return None
+
+
+def _v4_refusal(ip: ipaddress.IPv4Address) -> str | None:
+    why = _listed(ip, _V4_REFUSED)
+    if why is None and not ip.is_global:
+        return "not a public address"
+    return why
 
 
 def refusal(ip: IPAddress) -> str | None:
@@ -146,6 +154,15 @@ def refusal(ip: IPAddress) -> str | None:
     if ip == ipaddress.IPv6Address("::"):
         return "an unspecified address"
     embedded = _embedded_v4(ip)
+    if embedded:
+        return _wrapper_refusal(ip, embedded)
+    return _v6_refusal(ip)
+
+
+def _wrapper_refusal(
+    ip: ipaddress.IPv6Address, embedded: list[tuple[ipaddress.IPv4Address, str]]
+) -> str | None:
+    """Why an IPv6 address that carries IPv4 addresses is refused, or None."""
     for v4, form in embedded:
         why = _v4_refusal(v4)
         if why is not None:
@@ -154,21 +171,22 @@ def refusal(ip: IPAddress) -> str | None:
         return "a Teredo tunnel address"
     if ip in _TRANSLATED:
         return "an IPv4-translated address"
-    if embedded:
-        # A wrapper around a public IPv4 address (6to4, NAT64, the mapped and
-        # compatible forms) reaches that address; mapped forms are dialled as IPv4.
-        return None
-    for net, why in _V6_OUTSIDE:
-        if ip in net:
-            return why
+    # A wrapper around a public IPv4 address (6to4, NAT64, the mapped and
+    # compatible forms) reaches that address; mapped forms are dialled as IPv4.
+    return None
+
+
+def _v6_refusal(ip: ipaddress.IPv6Address) -> str | None:
+    """Why a plain IPv6 address (no IPv4 inside) is refused, or None."""
+    why = _listed(ip, _V6_OUTSIDE)
+    if why is not None:
+        return why
     if ip not in _V6_GLOBAL:
         return "not a global unicast address"
-    for net, why in _V6_REFUSED:
-        if ip in net:
-            return why
-    if not ip.is_global:
+    why = _listed(ip, _V6_REFUSED)
+    if why is None and not ip.is_global:
         return "not a public address"
-    return None
+    return why
 
 
 def dial_address(ip: IPAddress) -> IPAddress:
@@ -275,6 +293,19 @@ def parse_target(url: str) -> Target:
     DNS name or IP literal, IPv6 zone ids), ``not_public`` (a local name, or an
     IP literal that is not public).
     """
+    scheme, rest = _scheme_and_rest(url)
+    authority, path = _authority_and_path(rest)
+    host, ip, port_text = _host_and_port_text(authority)
+    port = _port(port_text, scheme)
+    if ip is not None:
+        why = refusal(ip)
+        if why is not None:
+            raise FetchError("not_public", f"{host} is {why}", address=str(ip))
+    return Target(scheme, host, port, path, ip)  # type: ignore[arg-type]
+
+
+def _scheme_and_rest(url: str) -> tuple[str, str]:
+    """The lower-case scheme (http or https) and what follows ``scheme://``."""
     if not isinstance(url, str) or not url:
         raise FetchError("bad_url", "the URL is empty")
     if len(url) > MAX_URL:
@@ -288,7 +319,11 @@ def parse_target(url: str) -> Target:
     rest = url[match.end() :] if match else url
     if not rest.startswith("//"):
         raise FetchError("bad_url", "the URL has no host")
-    rest = rest[2:]
+    return scheme, rest[2:]
+
+
+def _authority_and_path(rest: str) -> tuple[str, str]:
+    """The authority and the path with its query (no fragment, always from ``/``)."""
     cut = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
     authority, path = rest[:cut], rest[cut:]
     path = path.split("#", 1)[0]
@@ -300,28 +335,37 @@ def parse_target(url: str) -> Target:
         )
     if "%" in authority:
         raise FetchError("bad_host", "percent-escapes and zone ids in the host are not allowed")
-    ip: IPAddress | None = None
+    return authority, path
+
+
+def _host_and_port_text(authority: str) -> tuple[str, IPAddress | None, str]:
+    """The checked host, its IP when it is an address, and the port as written."""
     if authority.startswith("["):
-        end = authority.find("]")
-        if end < 0:
-            raise FetchError("bad_host", "an IPv6 literal without its closing bracket")
-        literal, port_text = authority[1:end], authority[end + 1 :]
-        try:
-            ip = ipaddress.IPv6Address(literal)
-        except ValueError as exc:
-            raise FetchError("bad_host", f"[{literal}] is not an IPv6 address") from exc
-        host = str(ip)
-        if port_text and not port_text.startswith(":"):
-            raise FetchError("bad_host", "text after an IPv6 literal")
-        port_text = port_text[1:] if port_text else ""
-    else:
-        host_text, _, port_text = authority.partition(":")
-        host = _host_name(host_text)
-        ip = _ipv4_number(host)
-        if ip is not None:
-            host = str(ip)
-        else:
-            _check_name(host)
+        return _ipv6_literal(authority)
+    host_text, _, port_text = authority.partition(":")
+    host = _host_name(host_text)
+    ip = _ipv4_number(host)
+    if ip is not None:
+        return str(ip), ip, port_text
+    _check_name(host)
+    return host, None, port_text
+
+
+def _ipv6_literal(authority: str) -> tuple[str, IPAddress, str]:
+    end = authority.find("]")
+    if end < 0:
+        raise FetchError("bad_host", "an IPv6 literal without its closing bracket")
+    literal, port_text = authority[1:end], authority[end + 1 :]
+    try:
+        ip = ipaddress.IPv6Address(literal)
+    except ValueError as exc:
+        raise FetchError("bad_host", f"[{literal}] is not an IPv6 address") from exc
+    if port_text and not port_text.startswith(":"):
+        raise FetchError("bad_host", "text after an IPv6 literal")
+    return str(ip), ip, port_text[1:] if port_text else ""
+
+
+def _port(port_text: str, scheme: str) -> int:
     if port_text == "":
         port = DEFAULT_PORTS[scheme]
     elif port_text.isdigit() and port_text.isascii() and len(port_text) <= 5:
@@ -333,8 +377,4 @@ def parse_target(url: str) -> Target:
             "bad_port",
             f"port {port} is not fetched (only {', '.join(map(str, sorted(ALLOWED_PORTS)))})",
         )
-    if ip is not None:
-        why = refusal(ip)
-        if why is not None:
-            raise FetchError("not_public", f"{host} is {why}", address=str(ip))
-    return Target(scheme, host, port, path, ip)  # type: ignore[arg-type]
+    return port

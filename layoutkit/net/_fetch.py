@@ -110,8 +110,14 @@ class _PinnedBackend(httpcore.NetworkBackend):
             # The client asked for a host this fetch did not check: never dial it.
             raise httpcore.ConnectError(f"{host}:{port} is not the checked host")
         where, to_port = self._dial(self._address, port)
+        # The pool is built without a local address, so this is None; it is handed on
+        # so the backend keeps httpcore's contract rather than dropping the argument.
         return self._sync.connect_tcp(
-            where, to_port, timeout=timeout, socket_options=socket_options
+            where,
+            to_port,
+            timeout=timeout,
+            local_address=local_address,
+            socket_options=socket_options,
         )
 
     def connect_unix_socket(

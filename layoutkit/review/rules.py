@@ -32,7 +32,7 @@ import html
 import json
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from importlib import resources
 from typing import Any, Literal
 
@@ -234,54 +234,85 @@ def _inline_text(token: Any) -> str:
 
 def _read_body(body: str) -> _Body:
     tokens = _MD.parse(body)
+    scan = _BodyScan()
+    i = 0
+    while i < len(tokens):
+        i = scan.step(tokens, i)
+    return scan.result()
+
+
+@attrs.define
+class _BodyScan:
+    """What the top-level blocks of a rule's body said so far: the first heading and
+    sentence, and the items under the verify marker."""
+
     heading: str | None = None
     sentence: str | None = None
     sentence_line: int | None = None
-    verify: list[str] = []
+    verify: list[str] = attrs.Factory(list)
     verify_line: int | None = None
-    marker = False
-    i = 0
-    while i < len(tokens):
+    marker: bool = False
+
+    def step(self, tokens: Sequence[Any], i: int) -> int:
+        """Read the block starting at ``tokens[i]``; the index of the next token to read."""
         tok = tokens[i]
         if tok.level != 0:
-            i += 1
-            continue
+            return i + 1
         if tok.type == "heading_open":
-            text = _inline_text(tokens[i + 1])
-            if _VERIFY.match(text):
-                marker, verify_line = True, tok.map[0] if tok.map else None
-            elif heading is None and sentence is None:
-                heading = text
-            i += 3
-            continue
+            self._heading(tok, _inline_text(tokens[i + 1]))
+            return i + 3
         if tok.type == "paragraph_open":
-            text = _inline_text(tokens[i + 1])
-            if _VERIFY.match(text):
-                marker, verify_line = True, tok.map[0] if tok.map else None
-            elif sentence is None and not marker:
-                sentence, sentence_line = text, tok.map[0] if tok.map else None
-            i += 3
-            continue
-        if tok.type == "bullet_list_open" and marker and not verify:
-            depth = 0
-            j = i
-            while j < len(tokens):
-                t = tokens[j]
-                if t.type == "bullet_list_open":
-                    depth += 1
-                elif t.type == "bullet_list_close":
-                    depth -= 1
-                    if depth == 0:
-                        break
-                elif t.type == "inline" and t.level == 3 and depth == 1:
-                    item = _inline_text(t)
-                    if item:
-                        verify.append(item)
-                j += 1
-            i = j + 1
-            continue
-        i += 1
-    return _Body(heading, sentence, sentence_line, tuple(verify), verify_line, marker)
+            self._paragraph(tok, _inline_text(tokens[i + 1]))
+            return i + 3
+        if tok.type == "bullet_list_open" and self.marker and not self.verify:
+            items, end = _list_items(tokens, i)
+            self.verify.extend(items)
+            return end + 1
+        return i + 1
+
+    def _heading(self, tok: Any, text: str) -> None:
+        if _VERIFY.match(text):
+            self.marker, self.verify_line = True, tok.map[0] if tok.map else None
+        elif self.heading is None and self.sentence is None:
+            self.heading = text
+
+    def _paragraph(self, tok: Any, text: str) -> None:
+        if _VERIFY.match(text):
+            self.marker, self.verify_line = True, tok.map[0] if tok.map else None
+        elif self.sentence is None and not self.marker:
+            self.sentence, self.sentence_line = text, tok.map[0] if tok.map else None
+
+    def result(self) -> _Body:
+        return _Body(
+            self.heading,
+            self.sentence,
+            self.sentence_line,
+            tuple(self.verify),
+            self.verify_line,
+            self.marker,
+        )
+
+
+def _list_items(tokens: Sequence[Any], i: int) -> tuple[list[str], int]:
+    """The non-empty texts of the top-level items of the bullet list opening at
+    ``tokens[i]`` (nested lists left out), and the index of its closing token."""
+    items: list[str] = []
+    depth = 0
+    j = i
+    while j < len(tokens):
+        t = tokens[j]
+        if t.type == "bullet_list_open":
+            depth += 1
+        elif t.type == "bullet_list_close":
+            depth -= 1
+            if depth == 0:
+                break
+        elif t.type == "inline" and t.level == 3 and depth == 1:
+            item = _inline_text(t)
+            if item:
+                items.append(item)
+        j += 1
+    return items, j
 
 
 def slug_id(text: str) -> str | None:
@@ -449,100 +480,18 @@ def _lint(source: str, filename: str | None) -> tuple[list[LintFinding], _Read]:
 
 def _lint_frontmatter(split: _Split, derived: str | None, repairs: _Read) -> list[LintFinding]:
     assert split.frontmatter is not None
-    out: list[LintFinding] = []
     try:
         meta, lines = _frontmatter.read(split.frontmatter)
     except FrontmatterError as err:
         line = err.line + 2 if err.line is not None else 1
         return [LintFinding(err.code, err.message, line, field="frontmatter")]
     repairs.meta = meta
-
-    def at(key: str) -> int | None:
-        # Key lines count from the frontmatter's first line, which is the file's second.
-        return lines[key] + 2 if key in lines else None
-
-    for key in meta:
-        if key not in KEYS:
-            hint = tuple(difflib.get_close_matches(str(key).lower(), KEYS, n=1, cutoff=0.6))
-            out.append(
-                LintFinding(
-                    "unknown-key",
-                    f"unknown frontmatter key {key!r}; keys are {', '.join(KEYS)}",
-                    at(str(key)),
-                    field=str(key),
-                    did_you_mean=hint,
-                )
-            )
-    rule_id = meta.get("id")
-    if rule_id is None or rule_id == "":
-        out.append(
-            LintFinding(
-                "missing-id",
-                "the rule has no id"
-                + (f"; fix derives {derived!r}" if derived else " and none can be derived"),
-                at("id") or 1,
-                fixable=derived is not None,
-                field="id",
-            )
-        )
-        if derived is not None:
-            repairs.values["id"] = derived
-    elif not isinstance(rule_id, str) or not ID_PATTERN.match(rule_id):
-        hint = slug_id(str(rule_id))
-        out.append(
-            LintFinding(
-                "invalid-id",
-                f"id {rule_id!r} does not match {ID_PATTERN.pattern}",
-                at("id"),
-                field="id",
-                did_you_mean=(hint,) if hint else (),
-            )
-        )
-    family = meta.get("family")
-    if not isinstance(family, str) or not family.strip():
-        out.append(
-            LintFinding(
-                "missing-family",
-                "the rule has no family (free text naming the kind of problem)"
-                if family is None or family == ""
-                else f"family must be text, not {family!r}",
-                at("family") or 1,
-                field="family",
-            )
-        )
-    for key, allowed, missing_fix in (
-        ("check", CHECKS, "judgment"),
-        ("severity", SEVERITIES, None),
-    ):
-        value = meta.get(key)
-        if value is None or value == "":
-            out.append(
-                LintFinding(
-                    f"missing-{key}",
-                    f"the rule has no {key} ({', '.join(allowed)})"
-                    + (f"; fix sets {missing_fix}" if missing_fix else ""),
-                    at(key) or 1,
-                    fixable=missing_fix is not None,
-                    field=key,
-                )
-            )
-            if missing_fix is not None:
-                repairs.values[key] = missing_fix
-        elif value not in allowed:
-            near = _near(value, allowed)
-            out.append(
-                LintFinding(
-                    f"invalid-{key}",
-                    f"{key} {value!r} is not one of {', '.join(allowed)}"
-                    + (f"; did you mean {near!r}?" if near else ""),
-                    at(key),
-                    fixable=near is not None,
-                    field=key,
-                    did_you_mean=(near,) if near else (),
-                )
-            )
-            if near is not None:
-                repairs.values[key] = near
+    at = functools.partial(_key_line, lines)
+    out = _lint_unknown_keys(meta, at)
+    out.extend(_lint_id(meta.get("id"), derived, at, repairs))
+    out.extend(_lint_family(meta.get("family"), at))
+    out.extend(_lint_choice(meta.get("check"), "check", CHECKS, "judgment", at, repairs))
+    out.extend(_lint_choice(meta.get("severity"), "severity", SEVERITIES, None, at, repairs))
     if "platform" in meta:
         out.extend(_lint_platform(meta["platform"], at("platform"), repairs))
     enabled = meta.get("enabled", True)
@@ -556,6 +505,115 @@ def _lint_frontmatter(split: _Split, derived: str | None, repairs: _Read) -> lis
             )
         )
     return out
+
+
+def _key_line(lines: dict[str, int], key: str) -> int | None:
+    # Key lines count from the frontmatter's first line, which is the file's second.
+    return lines[key] + 2 if key in lines else None
+
+
+_At = Callable[[str], int | None]
+
+
+def _lint_unknown_keys(meta: dict[str, Any], at: _At) -> list[LintFinding]:
+    out: list[LintFinding] = []
+    for key in meta:
+        if key not in KEYS:
+            hint = tuple(difflib.get_close_matches(str(key).lower(), KEYS, n=1, cutoff=0.6))
+            out.append(
+                LintFinding(
+                    "unknown-key",
+                    f"unknown frontmatter key {key!r}; keys are {', '.join(KEYS)}",
+                    at(str(key)),
+                    field=str(key),
+                    did_you_mean=hint,
+                )
+            )
+    return out
+
+
+def _lint_id(rule_id: Any, derived: str | None, at: _At, repairs: _Read) -> list[LintFinding]:
+    if rule_id is None or rule_id == "":
+        if derived is not None:
+            repairs.values["id"] = derived
+        return [
+            LintFinding(
+                "missing-id",
+                "the rule has no id"
+                + (f"; fix derives {derived!r}" if derived else " and none can be derived"),
+                at("id") or 1,
+                fixable=derived is not None,
+                field="id",
+            )
+        ]
+    if not isinstance(rule_id, str) or not ID_PATTERN.match(rule_id):
+        hint = slug_id(str(rule_id))
+        return [
+            LintFinding(
+                "invalid-id",
+                f"id {rule_id!r} does not match {ID_PATTERN.pattern}",
+                at("id"),
+                field="id",
+                did_you_mean=(hint,) if hint else (),
+            )
+        ]
+    return []
+
+
+def _lint_family(family: Any, at: _At) -> list[LintFinding]:
+    if isinstance(family, str) and family.strip():
+        return []
+    return [
+        LintFinding(
+            "missing-family",
+            "the rule has no family (free text naming the kind of problem)"
+            if family is None or family == ""
+            else f"family must be text, not {family!r}",
+            at("family") or 1,
+            field="family",
+        )
+    ]
+
+
+def _lint_choice(
+    value: Any,
+    key: str,
+    allowed: Sequence[str],
+    missing_fix: str | None,
+    at: _At,
+    repairs: _Read,
+) -> list[LintFinding]:
+    """A key whose value is one of ``allowed``: missing (``missing_fix`` is what fix
+    sets), or not one of them (fix snaps a near miss)."""
+    if value is None or value == "":
+        if missing_fix is not None:
+            repairs.values[key] = missing_fix
+        return [
+            LintFinding(
+                f"missing-{key}",
+                f"the rule has no {key} ({', '.join(allowed)})"
+                + (f"; fix sets {missing_fix}" if missing_fix else ""),
+                at(key) or 1,
+                fixable=missing_fix is not None,
+                field=key,
+            )
+        ]
+    if value in allowed:
+        return []
+    near = _near(value, allowed)
+    if near is not None:
+        repairs.values[key] = near
+    return [
+        LintFinding(
+            f"invalid-{key}",
+            f"{key} {value!r} is not one of {', '.join(allowed)}"
+            + (f"; did you mean {near!r}?" if near else ""),
+            at(key),
+            fixable=near is not None,
+            field=key,
+            did_you_mean=(near,) if near else (),
+        )
+    ]
 
 
 def _lint_platform(value: Any, line: int | None, repairs: _Read) -> list[LintFinding]:

@@ -28,7 +28,7 @@ from alembic.util import CommandError
 from sqlalchemy import Connection, inspect, text
 
 from layoutkit.storage._errors import StorageError
-from layoutkit.storage._sql.search import rebuild_on_connection
+from layoutkit.storage._sql.rebuild import rebuild_on_connection
 
 SCRIPTS = Path(__file__).with_name("migrations")
 #: The revision a database of release 0.1.0 (``schema_version`` 1) is at.

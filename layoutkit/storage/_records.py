@@ -140,8 +140,12 @@ class CardVersionRecord:
 
 
 @attrs.frozen(slots=True)
-class CardBox:
-    """A card without its payload: what placement and overlap checks need."""
+class _CardPlace:
+    """A card's box on its board and its frame links, as the cards table holds them.
+
+    The leading fields of :class:`CardBox` and :class:`CardPicture`, in the order
+    their rows are selected (both are built positionally from a row).
+    """
 
     id: int
     ordinal: int
@@ -154,29 +158,24 @@ class CardBox:
     version: int
     parent_id: int | None
     children: list[int] | None
+
+
+@attrs.frozen(slots=True)
+class CardBox(_CardPlace):
+    """A card without its payload: what placement and overlap checks need."""
+
     author: str
     sized_by: str | None
 
 
 @attrs.frozen(slots=True)
-class CardPicture:
+class CardPicture(_CardPlace):
     """What a picture of a card needs: its box and frame links, and either its stored
     face (``face``: SVG text, current for the card's row and the renderer's code)
     or its payload (``payload`` None when ``face`` is given). ``face_key`` and
     ``stored`` are the face kept for an older row, still good if the card only
     moved (its key says what the face depends on)."""
 
-    id: int
-    ordinal: int
-    kind: str
-    x: float
-    y: float
-    w: float
-    h: float
-    layer: Layer
-    version: int
-    parent_id: int | None
-    children: list[int] | None
     rev: int
     payload: dict[str, Any] | None
     face: str | None

@@ -21,6 +21,8 @@ Each arrives as a new Alembic revision in ``migrations/versions``; see ``_migrat
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import (
     JSON,
     BigInteger,
@@ -56,6 +58,11 @@ def _id() -> Column:
     return Column("id", Id, primary_key=True, autoincrement=True)
 
 
+def _workspace_id(**kw: Any) -> Column:
+    """The workspace a row belongs to: deleting the workspace deletes the row."""
+    return Column("workspace_id", Id, ForeignKey("workspaces.id", ondelete="CASCADE"), **kw)
+
+
 workspaces = Table(
     "workspaces",
     metadata,
@@ -69,7 +76,7 @@ projects = Table(
     "projects",
     metadata,
     _id(),
-    Column("workspace_id", Id, ForeignKey("workspaces.id", ondelete="CASCADE"), nullable=False),
+    _workspace_id(nullable=False),
     Column("slug", String(200), nullable=False),
     Column("name", String(500), nullable=True),
     Column("meta", Json, nullable=False, default=dict),
@@ -83,7 +90,7 @@ boards = Table(
     "boards",
     metadata,
     _id(),
-    Column("workspace_id", Id, ForeignKey("workspaces.id", ondelete="CASCADE"), nullable=False),
+    _workspace_id(nullable=False),
     Column("slug", String(200), nullable=False),
     Column("project_id", Id, ForeignKey("projects.id", ondelete="SET NULL"), nullable=True),
     Column("subgroup", String(40), nullable=True),
@@ -263,7 +270,7 @@ api_tokens = Table(
 memberships = Table(
     "memberships",
     metadata,
-    Column("workspace_id", Id, ForeignKey("workspaces.id", ondelete="CASCADE"), primary_key=True),
+    _workspace_id(primary_key=True),
     Column("token_id", Id, ForeignKey("api_tokens.id", ondelete="CASCADE"), primary_key=True),
     Column("role", String(10), nullable=False),
     Column("created_at", When, nullable=False),
@@ -277,7 +284,7 @@ invitations = Table(
     "invitations",
     metadata,
     _id(),
-    Column("workspace_id", Id, ForeignKey("workspaces.id", ondelete="CASCADE"), nullable=False),
+    _workspace_id(nullable=False),
     Column("token_hash", String(64), nullable=False, unique=True),
     Column("role", String(10), nullable=False),
     Column("invited_by", String(300), nullable=False),
@@ -334,7 +341,7 @@ review_rules = Table(
     "review_rules",
     metadata,
     _id(),
-    Column("workspace_id", Id, ForeignKey("workspaces.id", ondelete="CASCADE"), nullable=False),
+    _workspace_id(nullable=False),
     Column("project_id", Id, ForeignKey("projects.id", ondelete="CASCADE"), nullable=True),
     Column("scope", String(40), nullable=False),
     Column("rule_id", String(41), nullable=False),
@@ -352,7 +359,7 @@ review_runs = Table(
     "review_runs",
     metadata,
     Column("id", String(40), primary_key=True),
-    Column("workspace_id", Id, ForeignKey("workspaces.id", ondelete="CASCADE"), nullable=False),
+    _workspace_id(nullable=False),
     Column("project_id", Id, ForeignKey("projects.id", ondelete="CASCADE"), nullable=True),
     Column("state", String(16), nullable=False),
     Column("rubric", String(64), nullable=False),
@@ -411,7 +418,7 @@ tasks = Table(
     "tasks",
     metadata,
     _id(),
-    Column("workspace_id", Id, ForeignKey("workspaces.id", ondelete="CASCADE"), nullable=False),
+    _workspace_id(nullable=False),
     Column("project_id", Id, ForeignKey("projects.id", ondelete="SET NULL"), nullable=True),
     Column("key", String(80), nullable=True),
     Column("title", Text, nullable=False),
@@ -459,7 +466,7 @@ task_vocab = Table(
     "task_vocab",
     metadata,
     _id(),
-    Column("workspace_id", Id, ForeignKey("workspaces.id", ondelete="CASCADE"), nullable=False),
+    _workspace_id(nullable=False),
     Column("project_id", Id, ForeignKey("projects.id", ondelete="CASCADE"), nullable=True),
     Column("scope", String(40), nullable=False),
     Column("kind", String(20), nullable=False),
@@ -518,7 +525,7 @@ search_docs = Table(
     "search_docs",
     metadata,
     _id(),
-    Column("workspace_id", Id, ForeignKey("workspaces.id", ondelete="CASCADE"), nullable=False),
+    _workspace_id(nullable=False),
     Column("kind", String(12), nullable=False),
     Column("subject", String(220), nullable=False),
     Column("grp", String(12), nullable=False),
@@ -541,7 +548,7 @@ FULL_TEXT_OBJECTS = ("search_fts", "search_tsv", "ix_search_docs_text")
 search_words = Table(
     "search_words",
     metadata,
-    Column("workspace_id", Id, ForeignKey("workspaces.id", ondelete="CASCADE"), primary_key=True),
+    _workspace_id(primary_key=True),
     Column("word", String(40), primary_key=True),
     Column("first", String(1), nullable=False),
     Column("length", Integer, nullable=False),
@@ -558,7 +565,7 @@ task_embeddings = Table(
     "task_embeddings",
     metadata,
     Column("task_id", Id, ForeignKey("tasks.id", ondelete="CASCADE"), primary_key=True),
-    Column("workspace_id", Id, ForeignKey("workspaces.id", ondelete="CASCADE"), nullable=False),
+    _workspace_id(nullable=False),
     Column("model", String(200), nullable=False),
     Column("dim", Integer, nullable=False),
     Column("text_hash", String(64), nullable=False),
@@ -573,7 +580,7 @@ task_embeddings = Table(
 work_claims = Table(
     "work_claims",
     metadata,
-    Column("workspace_id", Id, ForeignKey("workspaces.id", ondelete="CASCADE"), primary_key=True),
+    _workspace_id(primary_key=True),
     Column("item", String(80), primary_key=True),
     Column("agent", String(300), nullable=False),
     Column("state", String(10), nullable=False),
@@ -589,7 +596,7 @@ work_asks = Table(
     "work_asks",
     metadata,
     _id(),
-    Column("workspace_id", Id, ForeignKey("workspaces.id", ondelete="CASCADE"), nullable=False),
+    _workspace_id(nullable=False),
     Column("project", String(200), nullable=True),
     Column("branch", String(300), nullable=True),
     Column("board_id", Id, ForeignKey("boards.id", ondelete="CASCADE"), nullable=True),
@@ -608,7 +615,7 @@ work_asks = Table(
 work_signals = Table(
     "work_signals",
     metadata,
-    Column("workspace_id", Id, ForeignKey("workspaces.id", ondelete="CASCADE"), primary_key=True),
+    _workspace_id(primary_key=True),
     Column("n", BigInteger, nullable=False),
 )
 
@@ -649,7 +656,7 @@ task_trash = Table(
     "task_trash",
     metadata,
     _id(),
-    Column("workspace_id", Id, ForeignKey("workspaces.id", ondelete="CASCADE"), nullable=False),
+    _workspace_id(nullable=False),
     Column("task_id", Id, ForeignKey("tasks.id", ondelete="CASCADE"), nullable=False),
     Column("reason", String(40), nullable=False),
     Column("detail", Json, nullable=False),

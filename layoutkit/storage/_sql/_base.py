@@ -7,7 +7,7 @@ import hashlib
 from collections.abc import Callable, Mapping
 from contextlib import nullcontext
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import attrs
 import cattrs
@@ -16,10 +16,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from layoutkit.storage._blobs import BlobStore, FileBlobStore, TableBlobStore
 from layoutkit.storage._errors import StorageError
-
-if TYPE_CHECKING:
-    from layoutkit.storage._sql.store import SqlStore
-
+from layoutkit.storage.protocols import Clock
 
 R = TypeVar("R")
 
@@ -72,14 +69,27 @@ def check_fields(fields: Mapping[str, Any], allowed: frozenset[str], what: str) 
         raise ValueError(f"cannot change {sorted(unknown)} of a {what}; allowed: {sorted(allowed)}")
 
 
+class StoreHandle(Protocol):
+    """What a transaction reads of the store it runs on.
+
+    :class:`~layoutkit.storage._sql.store.SqlStore` is one; a bare connection that
+    rebuilds the search index during a migration passes a stand-in. Named here, below
+    the store, so the row families need not import the store that composes them.
+    """
+
+    dialect: str
+    clock: Clock
+    blobs: BlobStore
+
+
 class TxBase:
-    """One open transaction (or read snapshot) on a connection of a :class:`SqlStore`.
+    """One open transaction (or read snapshot) on a connection of a store.
 
     Each resource family is a mixin of this class; ``SqlTx`` composes them.
     ``conn`` is the open SQLAlchemy connection every family reads and writes on.
     """
 
-    def __init__(self, store: SqlStore, conn: Connection, *, writable: bool) -> None:
+    def __init__(self, store: StoreHandle, conn: Connection, *, writable: bool) -> None:
         self.store = store
         self.conn = conn
         self.writable = writable

@@ -17,11 +17,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from types import SimpleNamespace
 from typing import Any
 
 import attrs
-from sqlalchemy import Connection, Float, Integer, bindparam, delete, select, text, update
+from sqlalchemy import Float, Integer, bindparam, delete, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from layoutkit.search_text import (
@@ -38,7 +37,7 @@ from layoutkit.search_text import (
 )
 from layoutkit.storage import _schema as s
 from layoutkit.storage._records import SearchDocHit
-from layoutkit.storage._sql._base import TxBase, utc_now
+from layoutkit.storage._sql._base import TxBase
 
 #: The weighted tsvector PostgreSQL indexes and ranks: migration 0014 stores it as the
 #: generated column ``search_docs.search_tsv`` and puts the GIN index on that column.
@@ -170,48 +169,11 @@ class SearchRows(TxBase):
         """Swap the documents ``old_ids`` for ``docs``, keeping the vocabulary counts."""
         d = s.search_docs.c
         delta: Counter[tuple[int, str]] = Counter()
-        old: dict[tuple[int, str, str], Any] = {}
-        for chunk in _chunks(list(old_ids)):
-            for row in self.conn.execute(
-                select(
-                    d.id, d.workspace_id, d.kind, d.subject, d.grp, d.board_id, d.title, d.body
-                ).where(d.id.in_(list(chunk)))
-            ):
-                old[(row.workspace_id, row.kind, row.subject)] = row
-        inserts: list[dict[str, Any]] = []
-        updates: list[dict[str, Any]] = []
-        for doc in docs:
-            key = (doc.workspace_id, doc.kind, doc.subject)
-            before = old.pop(key, None)
-            values = {
-                "grp": doc.group,
-                "board_id": doc.board_id,
-                "title": doc.title,
-                "body": doc.body,
-            }
-            if before is not None:
-                if (before.grp, before.board_id, before.title, before.body) == tuple(
-                    values.values()
-                ):
-                    continue
-                for w in vocabulary_words(f"{before.title} {before.body}"):
-                    delta[(doc.workspace_id, w)] -= 1
-                updates.append({"_id": before.id, **{f"_{k}": v for k, v in values.items()}})
-            else:
-                inserts.append(
-                    {
-                        "workspace_id": doc.workspace_id,
-                        "kind": doc.kind,
-                        "subject": doc.subject,
-                        **values,
-                    }
-                )
-            for w in vocabulary_words(f"{doc.title} {doc.body}"):
-                delta[(doc.workspace_id, w)] += 1
+        old = self._docs_by_key(old_ids)
+        inserts, updates = _doc_changes(docs, old, delta)
         gone = list(old.values())
         for row in gone:
-            for w in vocabulary_words(f"{row.title} {row.body}"):
-                delta[(row.workspace_id, w)] -= 1
+            _count_doc(delta, row.workspace_id, row.title, row.body, -1)
         for chunk in _chunks([r.id for r in gone]):
             self.conn.execute(delete(s.search_docs).where(d.id.in_(list(chunk))))
         if updates:
@@ -219,12 +181,25 @@ class SearchRows(TxBase):
             self.conn.execute(
                 update(s.search_docs)
                 .where(d.id == bindparam("_id"))
-                .values({k: bindparam(f"_{k}") for k in ("grp", "board_id", "title", "body")}),
+                .values({k: bindparam(f"_{k}") for k in _DOC_FIELDS}),
                 updates,
             )
         if inserts:
             self.conn.execute(s.search_docs.insert(), inserts)
         self._count_words(delta)
+
+    def _docs_by_key(self, ids: Sequence[int]) -> dict[tuple[int, str, str], Any]:
+        """The stored rows of documents ``ids``, by (workspace, kind, subject)."""
+        d = s.search_docs.c
+        old: dict[tuple[int, str, str], Any] = {}
+        for chunk in _chunks(list(ids)):
+            for row in self.conn.execute(
+                select(
+                    d.id, d.workspace_id, d.kind, d.subject, d.grp, d.board_id, d.title, d.body
+                ).where(d.id.in_(list(chunk)))
+            ):
+                old[(row.workspace_id, row.kind, row.subject)] = row
+        return old
 
     def _count_words(self, delta: Counter[tuple[int, str]]) -> None:
         # In one order for every writer: two PostgreSQL transactions counting the same
@@ -522,15 +497,45 @@ _READERS: Mapping[str, Any] = {
 }
 
 
-def rebuild_on_connection(conn: Connection) -> int:
-    """:meth:`SearchRows.rebuild_search_index` of every workspace on a bare
-    connection inside an open transaction (upgrading through the revision that makes
-    the index)."""
-    from layoutkit.storage._sql.boards import BoardRows
-    from layoutkit.storage._sql.tasks import TaskRows
+#: The columns of a search document that a new version of it can change.
+_DOC_FIELDS = ("grp", "board_id", "title", "body")
 
-    class _Rebuild(SearchRows, BoardRows, TaskRows):
-        """The row families the index readers call, over the bare connection."""
 
-    store = SimpleNamespace(dialect=conn.dialect.name, clock=utc_now, blobs=None)
-    return _Rebuild(store, conn, writable=True).rebuild_search_index()  # type: ignore[arg-type]
+def _count_doc(
+    delta: Counter[tuple[int, str]], workspace_id: int, title: str, body: str, sign: int
+) -> None:
+    for w in vocabulary_words(f"{title} {body}"):
+        delta[(workspace_id, w)] += sign
+
+
+def _doc_changes(
+    docs: Sequence[_Doc],
+    old: dict[tuple[int, str, str], Any],
+    delta: Counter[tuple[int, str]],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The rows to insert and to update for ``docs``, counting their words in ``delta``.
+
+    The stored rows the docs replace are popped from ``old``; what is left there is gone.
+    """
+    inserts: list[dict[str, Any]] = []
+    updates: list[dict[str, Any]] = []
+    for doc in docs:
+        key = (doc.workspace_id, doc.kind, doc.subject)
+        before = old.pop(key, None)
+        values = {"grp": doc.group, "board_id": doc.board_id, "title": doc.title, "body": doc.body}
+        if before is not None:
+            if (before.grp, before.board_id, before.title, before.body) == tuple(values.values()):
+                continue
+            _count_doc(delta, doc.workspace_id, before.title, before.body, -1)
+            updates.append({"_id": before.id, **{f"_{k}": v for k, v in values.items()}})
+        else:
+            inserts.append(
+                {
+                    "workspace_id": doc.workspace_id,
+                    "kind": doc.kind,
+                    "subject": doc.subject,
+                    **values,
+                }
+            )
+        _count_doc(delta, doc.workspace_id, doc.title, doc.body, 1)
+    return inserts, updates
