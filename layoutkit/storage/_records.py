@@ -327,7 +327,7 @@ class ReviewRuleRecord:
 
 @attrs.frozen(slots=True)
 class TaskRecord:
-    """A task as stored; ``human`` None follows the type rule (service/tasks/tasks.py)."""
+    """A task as stored; ``human`` None follows the type rule (service/tasks/model.py)."""
 
     id: int
     workspace_id: int

@@ -410,7 +410,7 @@ annotations = Table(
 )
 
 # A task of the task engine. The columns are the fields a patch sets; ``human``
-# NULL means "follow the type rule" (see service/tasks/tasks.py), and ``asked_by`` is
+# NULL means "follow the type rule" (see service/tasks/model.py), and ``asked_by`` is
 # the kind of principal that filed it (the rule reads it). The text fields
 # search reads are columns of their own (gates is a list of items, each with
 # its evidence); ``fields`` holds the workspace's custom fields by key.
