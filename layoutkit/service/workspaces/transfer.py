@@ -44,7 +44,7 @@ from layoutkit.service.road.registry import REGISTRY
 from layoutkit.service.road.workspace import Call, Workspace
 from layoutkit.service.shared.common import ID, SLUG_PATTERN
 from layoutkit.service.tasks.model import task_view
-from layoutkit.storage import ProjectRecord, Tx, WorkspaceRecord
+from layoutkit.storage import ConflictError, ProjectRecord, Tx, WorkspaceRecord
 from layoutkit.storage._sql.transfer import BATCH
 
 #: Tables a transfer copies, and why each belongs to the project.
@@ -91,6 +91,8 @@ _BLOB_KEY = re.compile(r"^sha256:[0-9a-f]{64}$")
 #: ``<rows>:<file>``: after writing that many rows, touch the file and wait (to be
 #: killed). Only the fault tests set it; a transfer never reads it otherwise.
 PAUSE_ENV = "LAYOUTKIT_TRANSFER_PAUSE"
+#: Runs of the copy transaction when another one committed the same rows first.
+COPY_ATTEMPTS = 3
 
 Progress = Callable[[str, int], None]
 
@@ -765,7 +767,7 @@ def transfer_project(
         return copy, project
 
     # One destination transaction for the whole copy; a dry run rolls it back.
-    copy, project = workspace.write(copy_project, rollback=dry)
+    copy, project = _write_copy(workspace, copy_project, dry)
     archived = trashed = 0
     if archive and not dry:
         # Only now: the destination has committed, so the source is never archived
@@ -778,6 +780,27 @@ def transfer_project(
         "archived": archived,
         "trashed": trashed,
     }
+
+
+def _write_copy(
+    workspace: Workspace, copy_project: Callable[[Tx], tuple[_Copy, ProjectRecord]], dry: bool
+) -> tuple[_Copy, ProjectRecord]:
+    """The copy's one transaction, run again when a row it makes was committed by
+    another transaction after this one read the transfer map.
+
+    That other transaction is the same copy: a caller killed while its commit was
+    still in flight (PostgreSQL finishes a commit it has received), retried at once.
+    The run that follows reads the map that commit left and skips what landed, so
+    the retry completes exactly once instead of failing on the duplicate.
+    """
+    attempts = 1
+    while True:
+        try:
+            return workspace.write(copy_project, rollback=dry)
+        except ConflictError:
+            if attempts >= COPY_ATTEMPTS:
+                raise
+            attempts += 1
 
 
 def source_rows(workspace: Workspace, project: str) -> int:
