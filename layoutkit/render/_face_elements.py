@@ -54,7 +54,8 @@ from layoutkit.layout.sizing import (
     verdict_lines,
 )
 from layoutkit.layout.text import line_height, text_width
-from layoutkit.render._charts import compare_delta, delta_text, label_spot, nice_ticks, y_range
+from layoutkit.render._chart_parts import label_spot, nice_ticks, y_range
+from layoutkit.render._charts import compare_delta, delta_text
 from layoutkit.render._face_text import markdown_face
 from layoutkit.render._images import Fit, image_href, missing_label
 from layoutkit.render._palette import ACCENT, CARD, FG, LINE, MUTED, SOFT, tone
