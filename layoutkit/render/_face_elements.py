@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -54,7 +55,18 @@ from layoutkit.layout.sizing import (
     verdict_lines,
 )
 from layoutkit.layout.text import line_height, text_width
-from layoutkit.render._chart_parts import label_spot, nice_ticks, y_range
+from layoutkit.render._chart_parts import (
+    Axis,
+    Legend,
+    Scale,
+    bar_spans,
+    bar_width,
+    label_spot,
+    lifted,
+    ref_label_spots,
+    stacks,
+    value_axis,
+)
 from layoutkit.render._charts import compare_delta, delta_text
 from layoutkit.render._face_text import markdown_face
 from layoutkit.render._images import Fit, image_href, missing_label
@@ -129,163 +141,202 @@ def _series_pts(series: dict) -> list[tuple[float, float]]:
 
 def _legend_row(labels: list[str], x: float, y: float, w: float) -> list[Item]:
     """Swatches and names on one row, as the HTML legend shows them."""
-    items: list[Item] = []
-    lx = x
-    for i, label in enumerate(labels):
-        if not label:
-            continue
+
+    def fit(label: str, lx: float) -> str | None:
         room = x + w - lx - 14
-        if room < 24:
-            break
-        shown = fit_line(label, room, SERIES_AXIS_SIZE)
-        items.append(Box(lx, y + 3, 9, 9, fill=SERIES[i % 8], radius=1))
-        items.append(Text(lx + 13, y, (shown,), SERIES_AXIS_SIZE, "sans", FG))
-        lx += 13 + text_width(shown, SERIES_AXIS_SIZE) + 14
+        return fit_line(label, room, SERIES_AXIS_SIZE) if room >= 24 else None
+
+    items: list[Item] = []
+    for entry in Legend(tuple(labels), SERIES_AXIS_SIZE, 13, 14).place(x, fit):
+        items.append(Box(entry.x, y + 3, 9, 9, fill=SERIES[entry.index % 8], radius=1))
+        items.append(Text(entry.x + 13, y, (entry.label,), SERIES_AXIS_SIZE, "sans", FG))
     return items
+
+
+def _axis_text(x: float, y: float, text: str, anchor: str) -> Text:
+    return Text(x, y, (text,), SERIES_AXIS_SIZE, "sans", MUTED, 0.0, anchor)
+
+
+@dataclass(frozen=True)
+class _SeriesPlot:
+    """A series face's data, the card area it fills and the scales it is drawn with."""
+
+    viz: Any
+    data: dict
+    series: list[list[tuple[float, float]]]
+    stack: bool
+    area: Area
+    xlabel_h: float
+    legend_h: float
+    axis: Axis
+    sx: Scale
+    sy: Scale
+
+    def line(self, pts: list[tuple[float, float]]) -> tuple[tuple[float, float], ...]:
+        return tuple((self.sx(px), self.sy(py)) for px, py in pts)
+
+
+def _ref_ys(refs: list) -> list[float | None]:
+    ys = [as_number(r.get("value")) for r in refs if isinstance(r, dict)]
+    ys += [
+        py
+        for r in refs
+        if isinstance(r, dict) and r.get("value") is None
+        for _, py in _series_pts({"points": r.get("points")})
+    ]
+    return ys
+
+
+def _series_plot(viz: Any, data: dict, a: Area) -> _SeriesPlot | None:
+    x, top, w, h = a
+    series = [_series_pts(s) for s in data.get("series") or [] if isinstance(s, dict)]
+    flat = [p for pts in series for p in pts]
+    if not flat:
+        return None
+    _, xlabel_h, legend_h = series_bands(data, w)
+    plot_h = max(h - xlabel_h - legend_h, 20.0)
+    stack = stacks(viz, data)
+    xs = sorted({p[0] for p in flat})
+    ys = [p[1] for p in flat]
+    if stack:
+        sums = {px: sum(py for pts in series for qx, py in pts if qx == px) for px in xs}
+        ys += list(sums.values())
+    ys += [v for v in _ref_ys(data.get("refs") or []) if v is not None]
+    axis = value_axis(viz, ys, data, 4)
+    gutter = axis.gutter(SERIES_AXIS_SIZE, 6)
+    half = line_height(SERIES_AXIS_SIZE) / 2
+    # tick labels are centred on their lines: keep half a label free above and below
+    sy = Scale(axis.lo, axis.hi, top + legend_h + half, max(plot_h - 2 * half, 20.0), flip=True)
+    sx = Scale(xs[0], xs[-1], x + gutter, max(w - gutter, 20.0), band=viz == "bars")
+    return _SeriesPlot(viz, data, series, stack, a, xlabel_h, legend_h, axis, sx, sy)
+
+
+def _series_axes(plot: _SeriesPlot) -> list[Item]:
+    """Grid lines with their tick labels, the zero line and the y axis."""
+    sx, sy = plot.sx, plot.sy
+    px0, pw = sx.start, sx.length
+    half = line_height(SERIES_AXIS_SIZE) / 2
+    items: list[Item] = []
+    for t, label in zip(plot.axis.ticks, plot.axis.labels, strict=True):
+        items.append(Path(((px0, sy(t)), (px0 + pw, sy(t))), stroke=SOFT, width=1))
+        items.append(_axis_text(px0 - 5, sy(t) - half, label, "end"))
+    zero = sy(sy.floor())
+    items.append(Path(((px0, zero), (px0 + pw, zero)), stroke=MUTED, width=1))
+    items.append(Path(((px0, sy.start), (px0, sy.start + sy.length)), stroke=LINE, width=1))
+    return items
+
+
+def _series_xlabels(plot: _SeriesPlot) -> list[Item]:
+    """Every label that has room under the plot, thinned out evenly."""
+    x, _, w, _ = plot.area
+    xlabels = plot.data.get("x") if isinstance(plot.data.get("x"), list) else []
+    if not (plot.xlabel_h and xlabels):
+        return []
+    sx, sy = plot.sx, plot.sy
+    room = sx.length / max(len(xlabels), 1)
+    every = max(1, int(40 // max(room, 1)) + (1 if room < 40 else 0))
+    half = line_height(SERIES_AXIS_SIZE) / 2
+    items: list[Item] = []
+    for i, label in enumerate(xlabels[:48]):
+        if i % every:
+            continue
+        shown = fit_line(str(label), room * every - 2, SERIES_AXIS_SIZE)
+        lx, half_w = sx(sx.lo + i), text_width(shown, SERIES_AXIS_SIZE) / 2
+        # the end labels of a line stay inside the card
+        anchor = "start" if lx - half_w < x else "end" if lx + half_w > x + w else "middle"
+        items.append(_axis_text(lx, sy.start + sy.length + half, shown, anchor))
+    return items
+
+
+def _series_bars(plot: _SeriesPlot) -> list[Item]:
+    sx, sy = plot.sx, plot.sy
+    slot = sx.slot
+    bar = bar_width(slot, len(plot.series), plot.stack)
+    items: list[Item] = []
+    for si, spans in enumerate(bar_spans(plot.series, plot.stack)):
+        for px, y0, y1 in spans:
+            left = sx(px) - slot * 0.35 + (0 if plot.stack else si * bar)
+            # negative values hang below the zero line
+            y_top, y_bottom = sy(y1), sy(y0)
+            items.append(
+                Box(
+                    left,
+                    min(y_top, y_bottom),
+                    max(bar - 1, 1),
+                    max(abs(y_bottom - y_top), 0.5),
+                    fill=SERIES[si % 8],
+                )
+            )
+    return items
+
+
+def _series_lines(plot: _SeriesPlot) -> list[Item]:
+    items: list[Item] = []
+    for si, (pts, _) in enumerate(lifted(plot.series, plot.stack, 0.0)):
+        color = SERIES[si % 8]
+        if plot.viz == "scatter":
+            items.extend(Ellipse(plot.sx(px) - 3, plot.sy(py) - 3, 6, 6, color) for px, py in pts)
+        elif len(pts) >= 2:
+            items.append(Path(plot.line(pts), stroke=color, width=2))
+    return items
+
+
+def _ref_points(ref: dict, plot: _SeriesPlot) -> list[tuple[float, float]]:
+    """A reference line's points inside the plot, clamped to the value axis."""
+    x0, x1 = plot.sx.lo, plot.sx.hi
+    value = as_number(ref.get("value"))
+    if value is not None:
+        pts = [(x0, value), (x1, value)]
+    else:
+        pts = [p for p in _series_pts({"points": ref.get("points")}) if x0 <= p[0] <= x1]
+    lo, hi = plot.axis.lo, plot.axis.hi
+    return [(px, min(max(py, lo), hi)) for px, py in pts]
+
+
+def _series_refs(plot: _SeriesPlot) -> list[Item]:
+    """Dashed reference lines, each label where it covers no series line."""
+    lines = [list(plot.line(pts)) for pts in plot.series]
+    lh = line_height(SERIES_AXIS_SIZE)
+    items: list[Item] = []
+    for ref in plot.data.get("refs") or []:
+        if not isinstance(ref, dict):
+            continue
+        pts = _ref_points(ref, plot)
+        if len(pts) < 2:
+            continue
+        ref_line = plot.line(pts)
+        items.append(Path(ref_line, stroke=MUTED, width=1, dash=(4.0, 3.0)))
+        if ref.get("label"):
+            label = fit_line(str(ref["label"]), plot.sx.length / 2, SERIES_AXIS_SIZE)
+            lw = text_width(label, SERIES_AXIS_SIZE)
+            spots = ref_label_spots(ref_line, lw, 3, 3, lh)
+            _, base, tx, anchor = label_spot(spots, lw, SERIES_AXIS_SIZE, lines)
+            items.append(_axis_text(tx, base - lh, label, anchor))
+    return items
+
+
+def _series_legend(plot: _SeriesPlot) -> list[Item]:
+    if not plot.legend_h:
+        return []
+    x, top, w, _ = plot.area
+    raw = [s for s in plot.data.get("series") or [] if isinstance(s, dict)]
+    names = [str(s.get("label") or s.get("name") or "") for s in raw]
+    return _legend_row(names, x, top, w)
 
 
 def _series_face(viz: Any, data: dict, a: Area) -> list[Item]:
     """Axes with ticks and labels, a zero baseline, the series, refs and a legend."""
-    x, top, w, h = a
-    raw = [s for s in data.get("series") or [] if isinstance(s, dict)]
-    series = [_series_pts(s) for s in raw]
-    flat = [p for pts in series for p in pts]
-    if not flat:
+    plot = _series_plot(viz, data, a)
+    if plot is None:
         return []
-    plot_h, xlabel_h, legend_h = series_bands(data, w)
-    plot_h = max(h - xlabel_h - legend_h, 20.0)
-    stack = bool(data.get("stack")) and viz in ("bars", "area")
-    xs = sorted({p[0] for p in flat})
-    sums = {px: sum(py for pts in series for qx, py in pts if qx == px) for px in xs}
-    refs = [as_number(r.get("value")) for r in data.get("refs") or [] if isinstance(r, dict)]
-    refs += [
-        py
-        for r in data.get("refs") or []
-        if isinstance(r, dict) and r.get("value") is None
-        for _, py in _series_pts({"points": r.get("points")})
-    ]
-    ys = [p[1] for p in flat] + (list(sums.values()) if stack else [])
-    ys += [v for v in refs if v is not None]
-    lo, hi = y_range(viz, ys, data)
-    ticks = nice_ticks(lo, hi, 4)
-    lo, hi = min(lo, ticks[0]), max(hi, ticks[-1])
-    span = (hi - lo) or 1.0
-    unit = data.get("unit")
-    labels = [fmt_value(t, unit) for t in ticks]
-    gutter = 6 + max(text_width(t, SERIES_AXIS_SIZE) for t in labels)
-    px0, pw = x + gutter, max(w - gutter, 20.0)
-    half = line_height(SERIES_AXIS_SIZE) / 2
-    # tick labels are centred on their lines: keep half a label free above and below
-    ptop = top + legend_h + half
-    plot_h = max(plot_h - 2 * half, 20.0)
-
-    def sy(v: float) -> float:
-        return ptop + plot_h - (v - lo) / span * plot_h
-
-    items: list[Item] = []
-    if legend_h:
-        names = [str(s.get("label") or s.get("name") or "") for s in raw]
-        items += _legend_row(names, x, top, w)
-    for t, label in zip(ticks, labels, strict=True):
-        items.append(Path(((px0, sy(t)), (px0 + pw, sy(t))), stroke=SOFT, width=1))
-        items.append(
-            Text(px0 - 5, sy(t) - half, (label,), SERIES_AXIS_SIZE, "sans", MUTED, 0.0, "end")
-        )
-    zero = sy(max(lo, min(0.0, hi)))
-    items.append(Path(((px0, zero), (px0 + pw, zero)), stroke=MUTED, width=1))
-    items.append(Path(((px0, ptop), (px0, ptop + plot_h)), stroke=LINE, width=1))
-    x0, x1 = xs[0], xs[-1]
-    bars = viz == "bars"
-
-    def sx(v: float) -> float:
-        if bars:
-            return px0 + (v - x0 + 0.5) / ((x1 - x0) + 1) * pw
-        return px0 + (v - x0) / ((x1 - x0) or 1) * pw
-
-    xlabels = data.get("x") if isinstance(data.get("x"), list) else []
-    if xlabel_h and xlabels:
-        room = pw / max(len(xlabels), 1)
-        every = max(1, int(40 // max(room, 1)) + (1 if room < 40 else 0))
-        for i, label in enumerate(xlabels[:48]):
-            if i % every:
-                continue
-            shown = fit_line(str(label), room * every - 2, SERIES_AXIS_SIZE)
-            lx, half_w = sx(x0 + i), text_width(shown, SERIES_AXIS_SIZE) / 2
-            # the end labels of a line stay inside the card
-            anchor = "start" if lx - half_w < x else "end" if lx + half_w > x + w else "middle"
-            items.append(
-                Text(
-                    lx,
-                    ptop + plot_h + half,
-                    (shown,),
-                    SERIES_AXIS_SIZE,
-                    "sans",
-                    MUTED,
-                    0.0,
-                    anchor,
-                )
-            )
-    if bars:
-        slot = pw / ((x1 - x0) + 1)
-        bar = slot * 0.7 / (1 if stack else max(len(series), 1))
-        base: dict[float, float] = {}
-        for si, pts in enumerate(series):
-            for px, py in pts:
-                left = sx(px) - slot * 0.35 + (0 if stack else si * bar)
-                y0 = base.get(px, 0.0) if stack else 0.0
-                base[px] = y0 + py
-                # negative values hang below the zero line
-                y_top, y_bottom = sy(y0 + py), sy(y0)
-                items.append(
-                    Box(
-                        left,
-                        min(y_top, y_bottom),
-                        max(bar - 1, 1),
-                        max(abs(y_bottom - y_top), 0.5),
-                        fill=SERIES[si % 8],
-                    )
-                )
-    else:
-        acc: dict[float, float] = {}
-        for si, pts in enumerate(series):
-            color = SERIES[si % 8]
-            if stack:
-                pts = [(px, acc.get(px, 0.0) + py) for px, py in pts]
-                acc.update(dict(pts))
-            if viz == "scatter":
-                items.extend(Ellipse(sx(px) - 3, sy(py) - 3, 6, 6, color) for px, py in pts)
-            elif len(pts) >= 2:
-                items.append(Path(tuple((sx(px), sy(py)) for px, py in pts), stroke=color, width=2))
-    lines = [[(sx(px), sy(py)) for px, py in pts] for pts in series]
-    for ref in data.get("refs") or []:
-        if not isinstance(ref, dict):
-            continue
-        value = as_number(ref.get("value"))
-        if value is not None:
-            pts = [(x0, value), (x1, value)]
-        else:
-            pts = [p for p in _series_pts({"points": ref.get("points")}) if x0 <= p[0] <= x1]
-        pts = [(px, min(max(py, lo), hi)) for px, py in pts]
-        if len(pts) < 2:
-            continue
-        ref_line = tuple((sx(px), sy(py)) for px, py in pts)
-        items.append(Path(ref_line, stroke=MUTED, width=1, dash=(4.0, 3.0)))
-        if ref.get("label"):
-            label = fit_line(str(ref["label"]), pw / 2, SERIES_AXIS_SIZE)
-            lw = text_width(label, SERIES_AXIS_SIZE)
-            (lx, ly), (rx, ry) = ref_line[0], ref_line[-1]
-            lh = line_height(SERIES_AXIS_SIZE)
-            spots = [
-                (rx - 4 - lw, ry - 3, rx - 4, "end"),
-                (rx - 4 - lw, ry + 3 + lh, rx - 4, "end"),
-                (lx + 4, ly - 3, lx + 4, "start"),
-                (lx + 4, ly + 3 + lh, lx + 4, "start"),
-            ]
-            _, base, tx, anchor = label_spot(spots, lw, SERIES_AXIS_SIZE, lines)
-            items.append(
-                Text(tx, base - lh, (label,), SERIES_AXIS_SIZE, "sans", MUTED, 0.0, anchor)
-            )
-    return items
+    marks = _series_bars if viz == "bars" else _series_lines
+    return (
+        _series_legend(plot)
+        + _series_axes(plot)
+        + _series_xlabels(plot)
+        + marks(plot)
+        + _series_refs(plot)
+    )
 
 
 def _bars_face(viz: Any, data: dict, a: Area, rows: list[dict]) -> list[Item]:
