@@ -21,6 +21,28 @@ from layoutkit.layout.text import text_width
 Point = tuple[float, float]
 Spot = tuple[float, float, float, str]
 
+# ---------------------------------------------------------------- data
+
+
+def series_points(series: dict, *, keep_missing_x: bool) -> list[Point]:
+    """A series' (x, y) points from its ``points`` (or else ``values``): a plain
+    number stands at its index. A pair without a usable x stands at its index
+    when ``keep_missing_x`` (the document chart) and is dropped otherwise (the
+    card face)."""
+    raw = series.get("points") if series.get("points") is not None else series.get("values")
+    out: list[Point] = []
+    for i, point in enumerate(raw or []):
+        if isinstance(point, (list, tuple)) and len(point) >= 2:
+            x, y = as_number(point[0]), as_number(point[1])
+            if x is None and keep_missing_x:
+                x = float(i)
+        else:
+            x, y = float(i), as_number(point)
+        if x is not None and y is not None:
+            out.append((x, y))
+    return out
+
+
 # ---------------------------------------------------------------- scales
 
 

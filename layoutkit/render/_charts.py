@@ -26,6 +26,7 @@ from layoutkit.render._chart_parts import (
     label_spot,
     lifted,
     ref_label_spots,
+    series_points,
     stack_sums,
     stacks,
     value_axis,
@@ -54,18 +55,7 @@ def _tone(tone: Any) -> str:
 
 
 def _series_points(series: dict) -> list[tuple[float, float]]:
-    raw = series.get("points") if series.get("points") is not None else series.get("values")
-    out: list[tuple[float, float]] = []
-    for i, point in enumerate(raw or []):
-        if isinstance(point, (list, tuple)) and len(point) >= 2:
-            x, y = as_number(point[0]), as_number(point[1])
-            if x is None:
-                x = float(i)
-        else:
-            x, y = float(i), as_number(point)
-        if y is not None:
-            out.append((x, y))
-    return out
+    return series_points(series, keep_missing_x=True)
 
 
 def _ref_values(refs: list, xs: list[float]) -> list[tuple[str, list[tuple[float, float]]]]:

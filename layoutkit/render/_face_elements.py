@@ -64,6 +64,7 @@ from layoutkit.render._chart_parts import (
     label_spot,
     lifted,
     ref_label_spots,
+    series_points,
     stacks,
     value_axis,
 )
@@ -127,16 +128,7 @@ def _unit_peaks(rows: list[dict], unit: Any, keys: tuple[str, ...]) -> dict[Any,
 
 
 def _series_pts(series: dict) -> list[tuple[float, float]]:
-    raw = series.get("points") if series.get("points") is not None else series.get("values")
-    pts = []
-    for i, pt in enumerate(raw or []):
-        if isinstance(pt, (list, tuple)) and len(pt) >= 2:
-            px, py = as_number(pt[0]), as_number(pt[1])
-        else:
-            px, py = float(i), as_number(pt)
-        if px is not None and py is not None:
-            pts.append((px, py))
-    return pts
+    return series_points(series, keep_missing_x=False)
 
 
 def _legend_row(labels: list[str], x: float, y: float, w: float) -> list[Item]:
@@ -657,45 +649,50 @@ def _points_face(viz: Any, a: Area, rows: list[dict]) -> list[Item]:
     return items
 
 
+def _stat_number(data: dict, item: dict, x: float, top: float, w: float) -> list[Item]:
+    """A chart of viz stat: its one number, large, over its label."""
+    value = str(
+        item.get("display") or fmt_value(item.get("value"), item.get("unit") or data.get("unit"))
+    )
+    return [
+        Text(x, top, (fit_line(value, w, 30, "sans-bold"),), 30, "sans-bold", FG),
+        Text(x, top + 44, (fit_line(str(item.get("label") or ""), w, 11),), 11, "sans", MUTED),
+    ]
+
+
+ChartBody = Callable[[Any, dict, Area, list[dict]], list[Item]]
+
+# a viz not named here (bars, flow, and series charts without series) draws as item bars
+_CHART_BODIES: dict[str, ChartBody] = {
+    "compare": lambda viz, data, a, rows: _compare_face(data, a, rows),
+    "pie": _pie_face,
+    "donut": _pie_face,
+    "heatmap": lambda viz, data, a, rows: _heat_face(data, a),
+    "matrix": lambda viz, data, a, rows: _matrix_face(data, a, rows),
+    "timeline": lambda viz, data, a, rows: _points_face(viz, a, rows),
+}
+_SERIES_VIZ = ("line", "area", "bars", "scatter")
+
+
+def _chart_body(viz: Any, data: dict, a: Area, rows: list[dict]) -> list[Item]:
+    if data.get("series") and viz in _SERIES_VIZ:
+        return _series_face(viz, data, a)
+    body = _CHART_BODIES.get(viz) if isinstance(viz, str) else None
+    return (body or _bars_face)(viz, data, a, rows)
+
+
 def _chart(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
     items, cy = _title(p.get("title"), x, y, w)
     data = p.get("data") if isinstance(p.get("data"), dict) else {}
     viz = p.get("viz")
     rows = [i for i in data.get("items") or [] if isinstance(i, dict)]
+    if viz == "stat" and rows:
+        return items + _stat_number(data, rows[0], x, y + cy, w), cy + CHART_STAT_H
     # The sizer gives the card this much plot area; a doc face may have less left.
     area_h = min(budget - cy - CHART_GAP, chart_area_height(viz, data, w))
-    if viz == "stat" and rows:
-        area_h = CHART_STAT_H
     if area_h < 20:
         return items, cy
-    area = (x, y + cy, w, area_h)
-    if viz == "stat" and rows:
-        item = rows[0]
-        value = str(
-            item.get("display")
-            or fmt_value(item.get("value"), item.get("unit") or data.get("unit"))
-        )
-        items.append(Text(x, y + cy, (fit_line(value, w, 30, "sans-bold"),), 30, "sans-bold", FG))
-        items.append(
-            Text(
-                x, y + cy + 44, (fit_line(str(item.get("label") or ""), w, 11),), 11, "sans", MUTED
-            )
-        )
-        return items, cy + CHART_STAT_H
-    if viz == "compare":
-        drawn = _compare_face(data, area, rows)
-    elif data.get("series") and viz in ("line", "area", "bars", "scatter"):
-        drawn = _series_face(viz, data, area)
-    elif viz in ("pie", "donut"):
-        drawn = _pie_face(viz, data, area, rows)
-    elif viz == "heatmap":
-        drawn = _heat_face(data, area)
-    elif viz == "matrix":
-        drawn = _matrix_face(data, area, rows)
-    elif viz == "timeline":
-        drawn = _points_face(viz, area, rows)
-    else:
-        drawn = _bars_face(viz, data, area, rows)
+    drawn = _chart_body(viz, data, (x, y + cy, w, area_h), rows)
     return items + drawn, cy + area_h + CHART_GAP
 
 
