@@ -434,62 +434,68 @@ def _wedge(
     return (*outer, *ring)
 
 
-def _pie_face(viz: Any, data: dict, a: Area, rows: list[dict]) -> list[Item]:
-    """A pie or donut with a swatch legend (label, value, share) to its right."""
-    x, top, w, h = a
-    values = [max(as_number(r.get("value")) or 0.0, 0.0) for r in rows]
-    total = sum(values) or 1.0
-    d = pie_diameter(w)
-    r = d / 2
-    cx, cy = x + r, top + r
-    inner = r * 0.58 if viz == "donut" else 0.0
+def _slice_color(rows: list[dict], i: int) -> str:
+    return tone(rows[i]["tone"])[0] if rows[i].get("tone") else SERIES[i % 8]
+
+
+def _pie_wedges(
+    values: list[float], total: float, rows: list[dict], disc: tuple[float, float, float, float]
+) -> list[Item]:
+    """One slice per value, clockwise from 12 o'clock; disc is (cx, cy, r, inner)."""
+    cx, cy, r, inner = disc
     items: list[Item] = []
     angle = 0.0
     for i, value in enumerate(values):
         sweep = min(value / total * 2 * math.pi, 2 * math.pi - 1e-4)
         if sweep <= 0:
             continue
-        color = tone(rows[i]["tone"])[0] if rows[i].get("tone") else SERIES[i % 8]
-        items.append(
-            Path(
-                _wedge(cx, cy, r, angle, angle + sweep, inner),
-                stroke=CARD,
-                width=1,
-                closed=True,
-                fill=color,
-            )
-        )
+        wedge = _wedge(cx, cy, r, angle, angle + sweep, inner)
+        items.append(Path(wedge, stroke=CARD, width=1, closed=True, fill=_slice_color(rows, i)))
         angle += sweep
-    if inner:
-        total_text = fmt_value(sum(values), data.get("unit"))
-        items.append(
-            Text(
-                cx,
-                cy - line_height(12) / 2,
-                (fit_line(total_text, inner * 1.6, 12, "sans-bold"),),
-                12,
-                "sans-bold",
-                FG,
-                0.0,
-                "middle",
-            )
-        )
-    lx = x + d + 16
+    return items
+
+
+def _pie_legend(
+    values: list[float], total: float, data: dict, rows: list[dict], lx: float, a: Area
+) -> list[Item]:
+    """Swatch, label, value and share of each slice, as many rows as fit."""
+    x, top, w, h = a
+    items: list[Item] = []
     for i, row in enumerate(rows):
         ry = top + i * PIE_ROW_H
         if ry + PIE_ROW_H > top + h + 0.01:
             break
-        color = tone(row["tone"])[0] if row.get("tone") else SERIES[i % 8]
         shown = row.get("display") or fmt_value(
             row.get("value"), row.get("unit") or data.get("unit")
         )
         pct = values[i] / total * 100
         label = f"{row.get('label') or ''} — {shown} ({pct:.0f}%)"
-        items.append(Box(lx, ry + 3, 10, 10, fill=color, radius=2))
+        items.append(Box(lx, ry + 3, 10, 10, fill=_slice_color(rows, i), radius=2))
         items.append(
             Text(lx + 15, ry, (fit_line(label, x + w - lx - 15, PIE_LEGEND_SIZE),), PIE_LEGEND_SIZE)
         )
     return items
+
+
+def _pie_face(viz: Any, data: dict, a: Area, rows: list[dict]) -> list[Item]:
+    """A pie or donut with a swatch legend (label, value, share) to its right."""
+    x, top, w, _ = a
+    values = [max(as_number(r.get("value")) or 0.0, 0.0) for r in rows]
+    total = sum(values) or 1.0
+    d = pie_diameter(w)
+    r = d / 2
+    cx, cy = x + r, top + r
+    inner = r * 0.58 if viz == "donut" else 0.0
+    items = _pie_wedges(values, total, rows, (cx, cy, r, inner))
+    if inner:
+        # a donut shows its total in the hole
+        total_text = fit_line(
+            fmt_value(sum(values), data.get("unit")), inner * 1.6, 12, "sans-bold"
+        )
+        items.append(
+            Text(cx, cy - line_height(12) / 2, (total_text,), 12, "sans-bold", FG, 0.0, "middle")
+        )
+    return items + _pie_legend(values, total, data, rows, x + d + 16, a)
 
 
 def _heat_face(data: dict, a: Area) -> list[Item]:
@@ -696,6 +702,59 @@ def _chart(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[I
     return items + drawn, cy + area_h + CHART_GAP
 
 
+def _stat_value(stat: dict, sx: float, top: float, cw: float) -> Text:
+    raw = stat.get("value")
+    value = stat.get("display") or (raw if isinstance(raw, str) else fmt_num(raw))
+    if stat.get("unit") and not stat.get("display"):
+        value = f"{value} {stat['unit']}"
+    return Text(
+        sx + 6,
+        top + 4,
+        (fit_line(str(value), cw - 14 - _delta_room(stat), 17, "sans-bold"),),
+        17,
+        "sans-bold",
+        tone(stat["tone"])[0] if stat.get("tone") else FG,
+    )
+
+
+def _stat_delta(stat: dict, sx: float, top: float, cw: float) -> list[Item]:
+    """The delta chip at the tile's top right."""
+    if stat.get("delta") is None:
+        return []
+    delta = _delta_text(stat["delta"])
+    # tone is the author's meaning, never read from the delta's sign
+    ink = tone(stat["tone"])[0] if stat.get("tone") else MUTED
+    chip = fit_line(delta, cw * 0.4, 10, "sans-bold")
+    return [Text(sx + cw - 10, top + 5, (chip,), 10, "sans-bold", ink, 0.0, "end")]
+
+
+def _stat_spark(spark: list[float], left: float, base: float, spark_w: float) -> Path:
+    """The trend line at the tile's bottom right, 14 px high."""
+    lo, hi = min(spark), max(spark)
+    span = (hi - lo) or 1.0
+    step = spark_w / (len(spark) - 1)
+    pts = tuple((left + i * step, base - (v - lo) / span * 14) for i, v in enumerate(spark))
+    return Path(pts, stroke=ACCENT, width=1.5)
+
+
+def _stat_tile(stat: dict, sx: float, top: float, cw: float) -> list[Item]:
+    """One headline number: value, delta chip, label line and spark on a soft tile."""
+    items: list[Item] = [
+        Box(sx, top, cw - 4, STAT_TILE_H, fill=SOFT, radius=6),
+        _stat_value(stat, sx, top, cw),
+    ]
+    spark = [v for v in (as_number(v) for v in stat.get("spark") or []) if v is not None]
+    spark_w = min(cw * 0.3, 60.0) if len(spark) >= 2 else 0.0
+    label = " · ".join(str(stat[k]) for k in ("label", "note") if stat.get(k))
+    items.append(
+        Text(sx + 6, top + 30, (fit_line(label, cw - 14 - spark_w, 10),), 10, "sans", MUTED)
+    )
+    items += _stat_delta(stat, sx, top, cw)
+    if spark_w:
+        items.append(_stat_spark(spark, sx + cw - 10 - spark_w, top + STAT_TILE_H - 8, spark_w))
+    return items
+
+
 def _stat(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
     items, cy = _title(p.get("title"), x, y, w)
     stats = [i for i in p.get("items") or [] if isinstance(i, dict)][:6]
@@ -703,58 +762,7 @@ def _stat(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[It
         return items, cy
     cw = w / len(stats)
     for i, stat in enumerate(stats):
-        sx = x + i * cw
-        raw = stat.get("value")
-        value = stat.get("display") or (raw if isinstance(raw, str) else fmt_num(raw))
-        if stat.get("unit") and not stat.get("display"):
-            value = f"{value} {stat['unit']}"
-        items.append(Box(sx, y + cy, cw - 4, STAT_TILE_H, fill=SOFT, radius=6))
-        items.append(
-            Text(
-                sx + 6,
-                y + cy + 4,
-                (fit_line(str(value), cw - 14 - _delta_room(stat), 17, "sans-bold"),),
-                17,
-                "sans-bold",
-                tone(stat["tone"])[0] if stat.get("tone") else FG,
-            )
-        )
-        spark = [v for v in (as_number(v) for v in stat.get("spark") or []) if v is not None]
-        spark_w = min(cw * 0.3, 60.0) if len(spark) >= 2 else 0.0
-        label = " · ".join(str(stat[k]) for k in ("label", "note") if stat.get(k))
-        items.append(
-            Text(
-                sx + 6,
-                y + cy + 30,
-                (fit_line(label, cw - 14 - spark_w, 10),),
-                10,
-                "sans",
-                MUTED,
-            )
-        )
-        if stat.get("delta") is not None:
-            delta = _delta_text(stat["delta"])
-            # tone is the author's meaning, never read from the delta's sign
-            ink = tone(stat["tone"])[0] if stat.get("tone") else MUTED
-            items.append(
-                Text(
-                    sx + cw - 10,
-                    y + cy + 5,
-                    (fit_line(delta, cw * 0.4, 10, "sans-bold"),),
-                    10,
-                    "sans-bold",
-                    ink,
-                    0.0,
-                    "end",
-                )
-            )
-        if spark_w:
-            lo, hi = min(spark), max(spark)
-            span = (hi - lo) or 1.0
-            left, base = sx + cw - 10 - spark_w, y + cy + STAT_TILE_H - 8
-            step = spark_w / (len(spark) - 1)
-            pts = tuple((left + i * step, base - (v - lo) / span * 14) for i, v in enumerate(spark))
-            items.append(Path(pts, stroke=ACCENT, width=1.5))
+        items += _stat_tile(stat, x + i * cw, y + cy, cw)
     return items, cy + STAT_ROW_H
 
 
