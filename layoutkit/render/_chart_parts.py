@@ -43,6 +43,20 @@ def series_points(series: dict, *, keep_missing_x: bool) -> list[Point]:
     return out
 
 
+def ranked_shares(items: list[dict], rank: float) -> list[dict]:
+    """The ``rank`` largest items, the rest summed into one 'other' row, each
+    displayed as its share of the whole."""
+    ordered = sorted(items, key=lambda i: -(as_number(i.get("value")) or 0.0))
+    keep, rest = ordered[: int(rank)], ordered[int(rank) :]
+    total = sum(as_number(i.get("value")) or 0.0 for i in ordered) or 1.0
+    if rest:
+        other = sum(as_number(i.get("value")) or 0.0 for i in rest)
+        keep = [*keep, {"label": f"other ({len(rest)})", "value": other, "tone": "neutral"}]
+    return [
+        {**i, "display": f"{(as_number(i.get('value')) or 0.0) / total * 100:.1f}%"} for i in keep
+    ]
+
+
 # ---------------------------------------------------------------- scales
 
 

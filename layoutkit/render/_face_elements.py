@@ -54,7 +54,7 @@ from layoutkit.layout.sizing import (
     timeline_detail,
     verdict_lines,
 )
-from layoutkit.layout.text import line_height, text_width
+from layoutkit.layout.text import FontName, line_height, text_width
 from layoutkit.render._chart_parts import (
     Axis,
     Legend,
@@ -63,6 +63,7 @@ from layoutkit.render._chart_parts import (
     bar_width,
     label_spot,
     lifted,
+    ranked_shares,
     ref_label_spots,
     series_points,
     stacks,
@@ -335,26 +336,7 @@ def _bars_face(viz: Any, data: dict, a: Area, rows: list[dict]) -> list[Item]:
     x, top, w, h = a
     rank = as_number(data.get("rank"))
     if viz == "bars" and rank:
-        ordered = sorted(rows, key=lambda r: -(as_number(r.get("value")) or 0.0))
-        keep, rest = ordered[: int(rank)], ordered[int(rank) :]
-        total = sum(as_number(r.get("value")) or 0.0 for r in ordered) or 1.0
-        if rest:
-            keep = [
-                *keep,
-                {
-                    "label": f"other ({len(rest)})",
-                    "value": sum(as_number(r.get("value")) or 0.0 for r in rest),
-                    "tone": "neutral",
-                },
-            ]
-        rows = [
-            {
-                **r,
-                "display": f"{(as_number(r.get('value')) or 0.0) / total * 100:.1f}%",
-                "unit": "%",
-            }
-            for r in keep
-        ]
+        rows = [{**r, "unit": "%"} for r in ranked_shares(rows, rank)]
     unit = data.get("unit")
     peaks = _unit_peaks(rows, unit, ("value",))
     row_h = max(16.0, min(26.0, h / max(len(rows), 1)))
@@ -498,69 +480,123 @@ def _pie_face(viz: Any, data: dict, a: Area, rows: list[dict]) -> list[Item]:
     return items + _pie_legend(values, total, data, rows, x + d + 16, a)
 
 
+HeatCell = tuple[float, float, float]
+
+
+@dataclass(frozen=True)
+class _HeatGrid:
+    """Where a heatmap's cells start and how large they are; labels sit in the
+    gutter at the left and the band on top."""
+
+    top: float
+    left: float
+    grid_top: float
+    size: float
+    gutter: float
+
+    def label(self, tx: float, ty: float, text: str, anchor: Any = "start") -> Text:
+        shown = fit_line(text, max(self.gutter - 6, self.size * 3), HEAT_LABEL_SIZE)
+        return Text(tx, ty, (shown,), HEAT_LABEL_SIZE, "sans", MUTED, 0.0, anchor)
+
+    def row_label(self, r: int, text: str) -> Text:
+        ly = self.grid_top + r * self.size + (self.size - line_height(HEAT_LABEL_SIZE)) / 2
+        return self.label(self.left - 6, ly, text, "end")
+
+
+def _calendar_cells(calendar: dict, g: _HeatGrid) -> tuple[list[HeatCell], list[Item]]:
+    """A calendar's days in week columns, weekday names at the left, months on top."""
+    values = [as_number(v) or 0.0 for v in calendar["values"]]
+    offset = calendar_offset(calendar)
+    cells = [((i + offset) // 7, (i + offset) % 7, v) for i, v in enumerate(values)]
+    items: list[Item] = [g.row_label(d, name) for d, name in enumerate(WEEKDAY_LABELS) if name]
+    when = parse_when(calendar.get("from"))
+    last = None
+    last_x = -1e9
+    for i in range(len(values)):
+        day = (when + timedelta(days=i)) if when else None
+        col, row = (i + offset) // 7, (i + offset) % 7
+        # a month is named over its first week column, unless the last name is in the way
+        if day and day.month != last and row <= 1 and g.left + col * g.size >= last_x:
+            items.append(g.label(g.left + col * g.size, g.top, day.strftime("%b")))
+            last = day.month
+            last_x = g.left + col * g.size + text_width(day.strftime("%b"), HEAT_LABEL_SIZE) + 4
+    return cells, items
+
+
+def _matrix_cells(data: dict, g: _HeatGrid, rows: int) -> tuple[list[HeatCell], list[Item]]:
+    """A value grid's cells, y names at the left and (thinned) x names on top."""
+    cells = [
+        (c, r, as_number(v) or 0.0)
+        for r, row in enumerate(data.get("values") or [])
+        if isinstance(row, list)
+        for c, v in enumerate(row)
+    ]
+    ys = data.get("y") if isinstance(data.get("y"), list) else []
+    items: list[Item] = [g.row_label(r, str(name)) for r, name in enumerate(ys[:rows])]
+    xs = data.get("x") if isinstance(data.get("x"), list) else []
+    every = max(1, math.ceil(24 / g.size)) if g.size < 24 else 1
+    for c, name in enumerate(xs):
+        if c % every == 0:
+            items.append(g.label(g.left + c * g.size + g.size / 2, g.top, str(name), "middle"))
+    return cells, items
+
+
+def _heat_boxes(cells: list[HeatCell], g: _HeatGrid) -> list[Item]:
+    """One accent box per cell, more opaque the larger its value."""
+    if not cells:
+        return []
+    hi = max(v for _, _, v in cells) or 1.0
+    items: list[Item] = []
+    for c, r, v in cells:
+        alpha = int(30 + 225 * max(min(v / hi, 1.0), 0.0))
+        items.append(
+            Box(
+                g.left + c * g.size,
+                g.grid_top + r * g.size,
+                g.size - 1,
+                g.size - 1,
+                fill=f"#1c6ae4{alpha:02x}",
+                radius=1.5,
+            )
+        )
+    return items
+
+
 def _heat_face(data: dict, a: Area) -> list[Item]:
     """Cells with their row labels at the left and column (or month) labels on top."""
     x, top, w, _ = a
     gutter, band, size, _, rows = heat_geometry(data, w)
     if not rows:
         return []
-    items: list[Item] = []
-    left, grid_top = x + gutter, top + band
-
-    def label(tx: float, ty: float, text: str, anchor: Any = "start") -> Text:
-        shown = fit_line(text, max(gutter - 6, size * 3), HEAT_LABEL_SIZE)
-        return Text(tx, ty, (shown,), HEAT_LABEL_SIZE, "sans", MUTED, 0.0, anchor)
-
+    g = _HeatGrid(top, x + gutter, top + band, size, gutter)
     calendar = data.get("calendar") if isinstance(data.get("calendar"), dict) else None
     if calendar and isinstance(calendar.get("values"), list):
-        values = [as_number(v) or 0.0 for v in calendar["values"]]
-        offset = calendar_offset(calendar)
-        cells = [((i + offset) // 7, (i + offset) % 7, v) for i, v in enumerate(values)]
-        for d, name in enumerate(WEEKDAY_LABELS):
-            if name:
-                ly = grid_top + d * size + (size - line_height(HEAT_LABEL_SIZE)) / 2
-                items.append(label(left - 6, ly, name, "end"))
-        when = parse_when(calendar.get("from"))
-        last = None
-        last_x = -1e9
-        for i in range(len(values)):
-            day = (when + timedelta(days=i)) if when else None
-            col, row = (i + offset) // 7, (i + offset) % 7
-            if day and day.month != last and row <= 1 and left + col * size >= last_x:
-                items.append(label(left + col * size, top, day.strftime("%b")))
-                last = day.month
-                last_x = left + col * size + text_width(day.strftime("%b"), HEAT_LABEL_SIZE) + 4
+        cells, items = _calendar_cells(calendar, g)
     else:
-        cells = [
-            (c, r, as_number(v) or 0.0)
-            for r, row in enumerate(data.get("values") or [])
-            if isinstance(row, list)
-            for c, v in enumerate(row)
-        ]
-        ys = data.get("y") if isinstance(data.get("y"), list) else []
-        for r, name in enumerate(ys[:rows]):
-            ly = grid_top + r * size + (size - line_height(HEAT_LABEL_SIZE)) / 2
-            items.append(label(left - 6, ly, str(name), "end"))
-        xs = data.get("x") if isinstance(data.get("x"), list) else []
-        every = max(1, math.ceil(24 / size)) if size < 24 else 1
-        for c, name in enumerate(xs):
-            if c % every == 0:
-                items.append(label(left + c * size + size / 2, top, str(name), "middle"))
-    if not cells:
-        return items
-    hi = max(v for _, _, v in cells) or 1.0
-    for c, r, v in cells:
-        alpha = int(30 + 225 * max(min(v / hi, 1.0), 0.0))
-        items.append(
-            Box(
-                left + c * size,
-                grid_top + r * size,
-                size - 1,
-                size - 1,
-                fill=f"#1c6ae4{alpha:02x}",
-                radius=1.5,
-            )
-        )
+        cells, items = _matrix_cells(data, g, rows)
+    return items + _heat_boxes(cells, g)
+
+
+def _matrix_points(rows: list[dict], field: Area) -> list[Item]:
+    """Each item with x and y as a dot on the field, its label beside it."""
+    fx, top, fw, fh = field
+    pts = [(as_number(r.get("x")), as_number(r.get("y"))) for r in rows]
+    xs = [p[0] for p in pts if p[0] is not None] or [0.0, 1.0]
+    ys = [p[1] for p in pts if p[1] is not None] or [0.0, 1.0]
+    x0, x1, y0, y1 = min(0.0, *xs), max(1.0, *xs), min(0.0, *ys), max(1.0, *ys)
+    items: list[Item] = []
+    for row, (px, py) in zip(rows, pts, strict=True):
+        if px is None or py is None:
+            continue
+        cx = fx + 8 + (px - x0) / ((x1 - x0) or 1) * (fw - 16)
+        cy = top + fh - 8 - (py - y0) / ((y1 - y0) or 1) * (fh - 16)
+        ink = tone(row["tone"])[0] if row.get("tone") else ACCENT
+        items.append(Ellipse(cx - 4, cy - 4, 8, 8, ink))
+        label = fit_line(str(row.get("label") or ""), fw / 3, 10)
+        # a point in the right half is labelled on its left, so the label stays in the field
+        right = cx > fx + fw / 2
+        tx, anchor = (cx - 7, "end") if right else (cx + 7, "start")
+        items.append(Text(tx, cy - line_height(10) / 2, (label,), 10, "sans", FG, 0.0, anchor))
     return items
 
 
@@ -573,10 +609,6 @@ def _matrix_face(data: dict, a: Area, rows: list[dict]) -> list[Item]:
     gutter = text_width(ycap, 10) + 8 if ycap else 0.0
     band = line_height(10) + 2 if labels_x else 0.0
     fx, fw, fh = x + gutter, max(w - gutter, 20.0), max(h - band, 20.0)
-    pts = [(as_number(r.get("x")), as_number(r.get("y"))) for r in rows]
-    xs = [p[0] for p in pts if p[0] is not None] or [0.0, 1.0]
-    ys = [p[1] for p in pts if p[1] is not None] or [0.0, 1.0]
-    x0, x1, y0, y1 = min(0.0, *xs), max(1.0, *xs), min(0.0, *ys), max(1.0, *ys)
     items: list[Item] = [
         Box(fx, top, fw, fh, stroke=LINE, width=1),
         Path(((fx + fw / 2, top), (fx + fw / 2, top + fh)), stroke=LINE, width=1),
@@ -586,41 +618,9 @@ def _matrix_face(data: dict, a: Area, rows: list[dict]) -> list[Item]:
         cap = fit_line(" → ".join(labels_x), fw, 10)
         items.append(Text(fx + fw / 2, top + fh + 2, (cap,), 10, "sans", MUTED, 0.0, "middle"))
     if ycap:
-        items.append(
-            Text(
-                x + gutter - 8,
-                top + fh / 2 - line_height(10) / 2,
-                (ycap,),
-                10,
-                "sans",
-                MUTED,
-                0.0,
-                "end",
-            )
-        )
-    for row, (px, py) in zip(rows, pts, strict=True):
-        if px is None or py is None:
-            continue
-        cx = fx + 8 + (px - x0) / ((x1 - x0) or 1) * (fw - 16)
-        cy = top + fh - 8 - (py - y0) / ((y1 - y0) or 1) * (fh - 16)
-        ink = tone(row["tone"])[0] if row.get("tone") else ACCENT
-        items.append(Ellipse(cx - 4, cy - 4, 8, 8, ink))
-        label = fit_line(str(row.get("label") or ""), fw / 3, 10)
-        # a point in the right half is labelled on its left, so the label stays in the field
-        right = cx > fx + fw / 2
-        items.append(
-            Text(
-                cx - 7 if right else cx + 7,
-                cy - line_height(10) / 2,
-                (label,),
-                10,
-                "sans",
-                FG,
-                0.0,
-                "end" if right else "start",
-            )
-        )
-    return items
+        y_mid = top + fh / 2 - line_height(10) / 2
+        items.append(Text(x + gutter - 8, y_mid, (ycap,), 10, "sans", MUTED, 0.0, "end"))
+    return items + _matrix_points(rows, (fx, top, fw, fh))
 
 
 def _points_face(viz: Any, a: Area, rows: list[dict]) -> list[Item]:
@@ -871,57 +871,93 @@ def _ink(cell: Any) -> str:
     return tone(cell["tone"])[0] if isinstance(cell, dict) and cell.get("tone") else FG
 
 
-def _table(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
+def _table_title(p: dict, x: float, y: float, w: float) -> tuple[list[Item], float]:
+    """The title band; a table with saved views lists them at its right."""
     views = table_views(p)
-    items, cy = _title(p.get("title") or " ", x, y, w) if views else _title(p.get("title"), x, y, w)
-    if views:
-        listed = fit_line(" · ".join(views), w * 0.6, 10)
-        items.append(Text(x + w, y + 2, (listed,), 10, "sans", MUTED, 0.0, "end"))
-    face = table_face.plan(p, w)
-    if face is None:
-        return items, cy
-    cols, widths, numeric = face.cols, face.widths, face.numeric
-    lefts = [x + sum(widths[:i]) for i in range(len(cols))]
+    if not views:
+        return _title(p.get("title"), x, y, w)
+    items, cy = _title(p.get("title") or " ", x, y, w)
+    listed = fit_line(" · ".join(views), w * 0.6, 10)
+    items.append(Text(x + w, y + 2, (listed,), 10, "sans", MUTED, 0.0, "end"))
+    return items, cy
+
+
+@dataclass(frozen=True)
+class _TableCols:
+    """Where a table face's columns sit: each cell is placed by its column."""
+
+    face: table_face.TableFace
+    lefts: list[float]
+
+    def put(
+        self, i: int, top: float, lines: tuple[str, ...], size: float, font: Any, ink: str
+    ) -> Text:
+        widths = self.face.widths
+        # numbers sit flush right, under a header that is flush right too
+        if self.face.numeric[i]:
+            tx, anchor = self.lefts[i] + widths[i] - table_face.PAD, "end"
+        else:
+            tx, anchor = self.lefts[i], "start"
+        return Text(tx, top, lines, size, font, ink, 0.0, anchor)
+
+    def bold(self, i: int, top: float, text: str, size: float) -> Text:
+        cw = self.face.widths[i] - table_face.PAD
+        return self.put(i, top, (fit_line(text, cw, size, "sans-bold"),), size, "sans-bold", MUTED)
+
+
+def _rule(x: float, y: float, w: float) -> Path:
+    return Path(((x, y), (x + w, y)), stroke=LINE, width=1)
+
+
+def _table_body(
+    p: dict, cols: _TableCols, x: float, y: float, cy: float, budget: float
+) -> tuple[list[Item], float]:
+    """As many rows as fit; when some are left out, the last line says how many."""
+    face = cols.face
     rows = [r for r in (table_face.row_cells(r) for r in p.get("rows") or []) if r is not None]
     head_h = table_face.head_height()
-
-    def put(i: int, lines: tuple[str, ...], size: float, font: Any, ink: str) -> Text:
-        # numbers sit flush right, under a header that is flush right too
-        if numeric[i]:
-            tx, anchor = lefts[i] + widths[i] - table_face.PAD, "end"
-        else:
-            tx, anchor = lefts[i], "start"
-        return Text(tx, y + cy, lines, size, font, ink, 0.0, anchor)
-
-    for i, head in enumerate(face.heads):
-        cw = widths[i] - table_face.PAD
-        items.append(put(i, (fit_line(head, cw, 10, "sans-bold"),), 10, "sans-bold", MUTED))
-    cy += head_h
-    items.append(Path(((x, y + cy - 2), (x + w, y + cy - 2)), stroke=LINE, width=1))
+    items: list[Item] = []
     for n, lines in enumerate(face.rows):
         left = face.count - n
         row_h = face.row_height(n)
         if cy + row_h > budget + 0.01:
             break
         if left > 1 and cy + row_h + head_h > budget + 0.01:
-            # the last line that fits says how many rows the face left out
             items.append(Text(x, y + cy, (f"+{left} more rows",), 10, "sans", MUTED))
             cy += head_h
             break
         for i, cell in enumerate(lines):
-            items.append(put(i, cell, 11, "sans", _ink(rows[n].get(cols[i]["key"]))))
+            items.append(
+                cols.put(i, y + cy, cell, 11, "sans", _ink(rows[n].get(face.cols[i]["key"])))
+            )
         cy += row_h
-    row_h = head_h
-    if any(face.foot) and cy + row_h <= budget + 0.01:
-        items.append(Path(((x, y + cy - 2), (x + w, y + cy - 2)), stroke=LINE, width=1))
-        for i, total in enumerate(face.foot):
-            if total:
-                cw = widths[i] - table_face.PAD
-                size = table_face.FOOT_SIZE
-                items.append(
-                    put(i, (fit_line(total, cw, size, "sans-bold"),), size, "sans-bold", MUTED)
-                )
-        cy += row_h
+    return items, cy
+
+
+def _table_foot(cols: _TableCols, x: float, y: float, w: float, cy: float) -> list[Item]:
+    """The totals row under a rule."""
+    items: list[Item] = [_rule(x, y + cy - 2, w)]
+    for i, total in enumerate(cols.face.foot):
+        if total:
+            items.append(cols.bold(i, y + cy, total, table_face.FOOT_SIZE))
+    return items
+
+
+def _table(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
+    items, cy = _table_title(p, x, y, w)
+    face = table_face.plan(p, w)
+    if face is None:
+        return items, cy
+    cols = _TableCols(face, [x + sum(face.widths[:i]) for i in range(len(face.cols))])
+    head_h = table_face.head_height()
+    items += [cols.bold(i, y + cy, head, 10) for i, head in enumerate(face.heads)]
+    cy += head_h
+    items.append(_rule(x, y + cy - 2, w))
+    body, cy = _table_body(p, cols, x, y, cy, budget)
+    items += body
+    if any(face.foot) and cy + head_h <= budget + 0.01:
+        items += _table_foot(cols, x, y, w, cy)
+        cy += head_h
     more, h = _caption(p, x, y + cy, w)
     return items + more, cy + h
 
@@ -969,6 +1005,53 @@ def _timeline(p: dict, x: float, y: float, w: float, budget: float) -> tuple[lis
     return items, cy
 
 
+def _finding_head(head: str, status: str, ink: str, tx: float, tw: float, top: float) -> list[Item]:
+    """The head band: the kind of finding in capitals, its status chip at the right."""
+    items: list[Item] = []
+    text_y = top + (CHIP_H - line_height(FINDING_HEAD_SIZE)) / 2
+    chip_w = 0.0
+    if status:
+        reading = FINDING_STATUS_READING.get(status, "")
+        c_ink, c_wash = tone(_READING_TONE.get(reading, "gray"))
+        chip_w = min(text_width(status, FINDING_HEAD_SIZE) + 14, tw)
+        cx = tx + tw - chip_w
+        chip = fit_line(status, chip_w - 12, FINDING_HEAD_SIZE)
+        items.append(Box(cx, top, chip_w, CHIP_H, fill=c_wash, stroke=c_ink, width=0.8, radius=9))
+        items.append(Text(cx + 7, text_y, (chip,), FINDING_HEAD_SIZE, "sans", c_ink))
+    if head:
+        shown = fit_line(head.upper(), tw - chip_w - 6, FINDING_HEAD_SIZE, "sans-bold")
+        items.append(Text(tx, text_y, (shown,), FINDING_HEAD_SIZE, "sans-bold", ink))
+    return items
+
+
+# size, font and ink of a finding's text blocks; a role not named is plain body text
+_FINDING_STYLES: dict[str, tuple[float, FontName, str]] = {
+    "where": (FINDING_WHERE_SIZE, "mono", MUTED),
+    "summary": (FINDING_TEXT_SIZE, "sans-bold", FG),
+    "cause": (FINDING_TEXT_SIZE, "sans", MUTED),
+    "more": (FINDING_TEXT_SIZE, "sans", MUTED),
+}
+
+
+def _finding_block(
+    role: str, lines: tuple[str, ...], refuted: bool, tx: float, tw: float, top: float
+) -> list[Item]:
+    """One text block of a finding; where and fix are single lines cut to the width."""
+    if role == "title":
+        # a refuted finding's title is greyed out
+        size, font, fill = FINDING_TITLE_SIZE, "sans-bold", MUTED if refuted else FG
+    else:
+        size, font, fill = _FINDING_STYLES.get(role, (FINDING_TEXT_SIZE, "sans", FG))
+    if role in ("where", "fix"):
+        lines = (fit_line(lines[0], tw, size, font),)
+    if role != "evidence":
+        return [Text(tx, top, lines, size, font, fill)]
+    return [
+        Text(tx, top, ("•",), size, "sans", MUTED),
+        Text(tx + FINDING_BULLET, top, lines, size, font, fill),
+    ]
+
+
 def _finding(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
     sev = {"high": "bad", "medium": "warn", "low": "info"}.get(str(p.get("sev")), "gray")
     ink = tone(sev)[0]
@@ -977,36 +1060,7 @@ def _finding(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list
     head, status = finding_head(p)
     cy = 4.0
     if head or status:
-        chip_w = 0.0
-        if status:
-            reading = FINDING_STATUS_READING.get(status, "")
-            c_ink, c_wash = tone(_READING_TONE.get(reading, "gray"))
-            chip_w = min(text_width(status, FINDING_HEAD_SIZE) + 14, tw)
-            cx = tx + tw - chip_w
-            items.append(
-                Box(cx, y + cy, chip_w, CHIP_H, fill=c_wash, stroke=c_ink, width=0.8, radius=9)
-            )
-            items.append(
-                Text(
-                    cx + 7,
-                    y + cy + (CHIP_H - line_height(FINDING_HEAD_SIZE)) / 2,
-                    (fit_line(status, chip_w - 12, FINDING_HEAD_SIZE),),
-                    FINDING_HEAD_SIZE,
-                    "sans",
-                    c_ink,
-                )
-            )
-        if head:
-            items.append(
-                Text(
-                    tx,
-                    y + cy + (CHIP_H - line_height(FINDING_HEAD_SIZE)) / 2,
-                    (fit_line(head.upper(), tw - chip_w - 6, FINDING_HEAD_SIZE, "sans-bold"),),
-                    FINDING_HEAD_SIZE,
-                    "sans-bold",
-                    ink,
-                )
-            )
+        items += _finding_head(head, status, ink, tx, tw, y + cy)
         cy += FINDING_HEAD_H
     refuted = FINDING_STATUS_READING.get(status) == "refuted"
     for role, lines, gap in finding_blocks(p, w):
@@ -1015,23 +1069,9 @@ def _finding(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list
         if cy + gap + h > budget + 0.01:
             break
         cy += gap
-        size, font, fill, dx = FINDING_TEXT_SIZE, "sans", FG, 0.0
-        if role == "title":
-            size, font, fill = FINDING_TITLE_SIZE, "sans-bold", MUTED if refuted else FG
-        elif role == "where":
-            size, font, fill = FINDING_WHERE_SIZE, "mono", MUTED
-            lines = (fit_line(lines[0], tw, size, font),)
-        elif role == "summary":
-            font = "sans-bold"
-        elif role == "fix":
-            lines = (fit_line(lines[0], tw, size),)
-        elif role == "evidence":
-            dx = FINDING_BULLET
-            items.append(Text(tx, y + cy, ("•",), size, "sans", MUTED))
-        elif role in ("cause", "more"):
-            fill = MUTED
-        items.append(Text(tx + dx, y + cy, lines, size, font, fill))
+        items += _finding_block(role, lines, refuted, tx, tw, y + cy)
         cy += h
+    # the severity bar runs down the left edge, as tall as what was drawn
     items.insert(0, Box(x, y, 4, cy + 4, fill=ink, radius=2))
     return items, cy + 6
 
