@@ -25,6 +25,7 @@ from layoutkit.render._chart_parts import (
     bar_width,
     label_spot,
     lifted,
+    ranked_shares,
     ref_label_spots,
     series_points,
     stack_sums,
@@ -221,18 +222,9 @@ def _unit_groups(rows: list[tuple[dict, str | None]], key: Callable[[dict], list
 def _item_bars(payload: dict, data: dict) -> str:
     items = [i for i in data.get("items") or [] if isinstance(i, dict)]
     rank = as_number(data.get("rank"))
-    share = False
-    if rank:
-        ordered = sorted(items, key=lambda i: -(as_number(i.get("value")) or 0.0))
-        keep, rest = ordered[: int(rank)], ordered[int(rank) :]
-        total = sum(as_number(i.get("value")) or 0.0 for i in ordered) or 1.0
-        if rest:
-            other = sum(as_number(i.get("value")) or 0.0 for i in rest)
-            keep = [*keep, {"label": f"other ({len(rest)})", "value": other, "tone": "neutral"}]
-        items = [
-            {**i, "display": f"{(as_number(i.get('value')) or 0) / total * 100:.1f}%"} for i in keep
-        ]
-        share = True
+    share = bool(rank)
+    if share:
+        items = ranked_shares(items, rank)
     unit = data.get("unit")
     rows = [(i, i.get("unit") or unit) for i in items]
     scale = _unit_groups(rows, lambda i: [as_number(i.get("value")) or 0.0])
@@ -310,38 +302,44 @@ def _heat_class(value: float, lo: float, hi: float) -> str:
     return f"heat{level}"
 
 
+def _calendar(payload: dict, calendar: dict) -> str:
+    """Days as cells in week columns, Monday on top, month names over their first week."""
+    parsed = parse_when(calendar.get("from"))
+    start = parsed.date() if parsed else date(2000, 1, 3)
+    values = [as_number(v) or 0.0 for v in calendar["values"]]
+    lo, hi = min(values, default=0.0), max(values, default=1.0)
+    cell = 12.0
+    offset = start.weekday()
+    body: list[str] = []
+    for d, label in enumerate(("Mon", "", "Wed", "", "Fri", "", "")):
+        if label:
+            body.append(_text(30, 28 + d * (cell + 2) + 10, label, "axis", "end"))
+    last_month = None
+    for i, value in enumerate(values):
+        day = start + timedelta(days=i)
+        col, row = (i + offset) // 7, (i + offset) % 7
+        x, y = 36 + col * (cell + 2), 28 + row * (cell + 2)
+        if day.month != last_month and row <= 1:
+            body.append(_text(x, 18, day.strftime("%b"), "axis"))
+            last_month = day.month
+        body.append(
+            f'<rect x="{x:.1f}" y="{y:.1f}" width="{cell}" height="{cell}" rx="2" '
+            f'class="{_heat_class(value, lo, hi)}"><title>{day.isoformat()}: {esc(fmt_num(value))}</title></rect>'
+        )
+    cols = (len(values) + offset) // 7 + 1
+    return _svg(
+        max(W, 40 + cols * (cell + 2)),
+        28 + 7 * (cell + 2) + 8,
+        body,
+        payload.get("title") or "calendar",
+    )
+
+
 def _heatmap(payload: dict, data: dict) -> str:
     calendar = data.get("calendar")
-    body: list[str] = []
     if isinstance(calendar, dict) and isinstance(calendar.get("values"), list):
-        parsed = parse_when(calendar.get("from"))
-        start = parsed.date() if parsed else date(2000, 1, 3)
-        values = [as_number(v) or 0.0 for v in calendar["values"]]
-        lo, hi = min(values, default=0.0), max(values, default=1.0)
-        cell = 12.0
-        offset = start.weekday()
-        for d, label in enumerate(("Mon", "", "Wed", "", "Fri", "", "")):
-            if label:
-                body.append(_text(30, 28 + d * (cell + 2) + 10, label, "axis", "end"))
-        last_month = None
-        for i, value in enumerate(values):
-            day = start + timedelta(days=i)
-            col, row = (i + offset) // 7, (i + offset) % 7
-            x, y = 36 + col * (cell + 2), 28 + row * (cell + 2)
-            if day.month != last_month and row <= 1:
-                body.append(_text(x, 18, day.strftime("%b"), "axis"))
-                last_month = day.month
-            body.append(
-                f'<rect x="{x:.1f}" y="{y:.1f}" width="{cell}" height="{cell}" rx="2" '
-                f'class="{_heat_class(value, lo, hi)}"><title>{day.isoformat()}: {esc(fmt_num(value))}</title></rect>'
-            )
-        cols = (len(values) + offset) // 7 + 1
-        return _svg(
-            max(W, 40 + cols * (cell + 2)),
-            28 + 7 * (cell + 2) + 8,
-            body,
-            payload.get("title") or "calendar",
-        )
+        return _calendar(payload, calendar)
+    body: list[str] = []
     xs, ys = data.get("x") or [], data.get("y") or []
     grid = [
         [as_number(v) for v in row] if isinstance(row, list) else []
