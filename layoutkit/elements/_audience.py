@@ -52,38 +52,55 @@ def _filter(el: Any, audience: str, depth: int, *, splice: bool) -> list[Any]:
     if type(payload) is not dict or depth > _MAX_DEPTH:
         return [el]
     kind = el.get("kind")
-    if kind in ("doc", "section"):
-        children = payload.get("elements")
-        if type(children) is not list or not children:
-            return [el]
-        kept = _filter_list(children, audience, depth)
-        return [{**el, "payload": {**payload, "elements": kept}}] if kept else []
-    if kind == "columns":
-        return _columns(el, payload, audience, depth, splice)
-    if kind == "compare":
-        sides = {}
-        had = False
-        for name in ("a", "b"):
-            side = payload.get(name)
-            if type(side) is dict and type(side.get("elements")) is list:
-                had = had or bool(side["elements"])
-                sides[name] = {**side, "elements": _filter_list(side["elements"], audience, depth)}
-        if had and not any(s["elements"] for s in sides.values()):
-            return []
-        return [{**el, "payload": {**payload, **sides}}]
-    if kind == "gallery":
-        items = payload.get("items")
-        if type(items) is not list:
-            return [el]
-        seen = [i for i in items if type(i) is dict and _visible(i, audience)]
-        return [{**el, "payload": {**payload, "items": seen}}] if seen else []
-    if kind == "table":
-        rows = payload.get("rows")
-        if type(rows) is not list:
-            return [el] if "dataRef" in el else []
-        seen = [r for r in rows if type(r) is dict and _visible_row(r, audience)]
-        return [{**el, "payload": {**payload, "rows": seen}}] if seen else []
-    return [el]
+    # an unchecked kind may be unhashable: it is simply not a container
+    by_kind = _BY_KIND.get(kind) if type(kind) is str else None
+    return [el] if by_kind is None else by_kind(el, payload, audience, depth, splice)
+
+
+def _container(
+    el: dict[str, Any], payload: dict[str, Any], audience: str, depth: int, splice: bool
+) -> list[Any]:
+    children = payload.get("elements")
+    if type(children) is not list or not children:
+        return [el]
+    kept = _filter_list(children, audience, depth)
+    return [{**el, "payload": {**payload, "elements": kept}}] if kept else []
+
+
+def _compare(
+    el: dict[str, Any], payload: dict[str, Any], audience: str, depth: int, splice: bool
+) -> list[Any]:
+    sides = {}
+    had = False
+    for name in ("a", "b"):
+        side = payload.get(name)
+        if type(side) is dict and type(side.get("elements")) is list:
+            had = had or bool(side["elements"])
+            sides[name] = {**side, "elements": _filter_list(side["elements"], audience, depth)}
+    # Sides that had content and lost all of it leave nothing to compare.
+    if had and not any(s["elements"] for s in sides.values()):
+        return []
+    return [{**el, "payload": {**payload, **sides}}]
+
+
+def _gallery(
+    el: dict[str, Any], payload: dict[str, Any], audience: str, depth: int, splice: bool
+) -> list[Any]:
+    items = payload.get("items")
+    if type(items) is not list:
+        return [el]
+    seen = [i for i in items if type(i) is dict and _visible(i, audience)]
+    return [{**el, "payload": {**payload, "items": seen}}] if seen else []
+
+
+def _table(
+    el: dict[str, Any], payload: dict[str, Any], audience: str, depth: int, splice: bool
+) -> list[Any]:
+    rows = payload.get("rows")
+    if type(rows) is not list:
+        return [el] if "dataRef" in el else []
+    seen = [r for r in rows if type(r) is dict and _visible_row(r, audience)]
+    return [{**el, "payload": {**payload, "rows": seen}}] if seen else []
 
 
 def _visible_row(row: dict[Any, Any], audience: str) -> bool:
@@ -118,3 +135,13 @@ def _columns(
     else:
         new_payload.pop("ratio", None)
     return [{**el, "payload": new_payload}]
+
+
+_BY_KIND = {
+    "doc": _container,
+    "section": _container,
+    "columns": _columns,
+    "compare": _compare,
+    "gallery": _gallery,
+    "table": _table,
+}

@@ -15,6 +15,7 @@ from layoutkit.elements._fields import (
     STR_OR_NUMBER_SCHEMA,
     Spec,
     _bad_number,
+    _check_str_or_number,
     boolean,
     check_list_items,
     check_object,
@@ -22,6 +23,7 @@ from layoutkit.elements._fields import (
     enum,
     enum_check,
     is_number,
+    list_check,
     map_check,
     number,
     numbers,
@@ -75,35 +77,8 @@ def _check_point(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
     return BAD
 
 
-def _check_points(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
-    if type(v) is not list:
-        ctx.wrong_type(parent, key, "an array of points", v)
-        return BAD
-    check_list_items(v, parent, key)
-    if numbers_ok(v):
-        return v[:]
-    path = (parent, key)
-    out = []
-    for i, p in enumerate(v):
-        y = _check_point(p, ctx, path, i)
-        if y is not BAD:
-            out.append(y)
-    return out
-
-
-def _check_axis(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
-    if type(v) is not list:
-        ctx.wrong_type(parent, key, "an array of strings or numbers", v)
-        return BAD
-    check_list_items(v, parent, key)
-    path = (parent, key)
-    out = []
-    for i, x in enumerate(v):
-        if type(x) is str or is_number(x):
-            out.append(x)
-        else:
-            ctx.wrong_type(path, i, "a string or a number", x)
-    return out
+_check_points = list_check(_check_point, "points", all_ok=numbers_ok)
+_check_axis = list_check(_check_str_or_number, "strings or numbers")
 
 
 def _check_matrix(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
@@ -234,6 +209,88 @@ CHART_DATA = Spec(
 )
 
 
+def _heatmap_slots(data: dict[str, Any], ctx: Ctx, dpath: Any) -> None:
+    if "calendar" in data:
+        return
+    for slot in ("x", "y", "values"):
+        if slot not in data:
+            ctx.error(dpath, slot, "missing_data", f"viz heatmap needs data.{slot}")
+    grid = data.get("values")
+    if grid is not None and "x" in data and "y" in data:
+        nx, ny = len(data["x"]), len(data["y"])
+        if len(grid) != ny or any(len(row) != nx for row in grid):
+            ctx.warn(
+                dpath,
+                "values",
+                "shape_mismatch",
+                f"values should be {ny} rows (one per y) of {nx} cells (one per x)",
+            )
+
+
+def _required_slots(viz: Any, data: dict[str, Any], ctx: Ctx, dpath: Any) -> None:
+    """The data slot each viz draws from must be there."""
+    if viz == "heatmap":
+        _heatmap_slots(data, ctx, dpath)
+    elif viz == "bars":
+        if "series" not in data and "items" not in data:
+            ctx.error(dpath, "series", "missing_data", "viz bars needs data.series or data.items")
+    elif viz in _SERIES_VIZ:
+        if "series" not in data:
+            ctx.error(dpath, "series", "missing_data", f"viz {viz} needs data.series")
+    elif "items" not in data:
+        ctx.error(dpath, "items", "missing_data", f"viz {viz} needs data.items")
+
+
+def _scatter_pairs(data: dict[str, Any], ctx: Ctx, dpath: Any) -> None:
+    for i, s in enumerate(data.get("series", ())):
+        spath = ((dpath, "series"), i)
+        if "values" in s:
+            ctx.error(spath, "values", "scatter_pairs", "scatter series take [x, y] points")
+            del s["values"]
+        pts = s.get("points")
+        if pts and any(type(p) is not list for p in pts):
+            ctx.error(
+                spath,
+                "points",
+                "scatter_pairs",
+                "scatter takes [x, y] pairs only, not plain numbers",
+            )
+            s["points"] = [p for p in pts if type(p) is list]
+
+
+def _compare_fields(data: dict[str, Any], ctx: Ctx, dpath: Any) -> None:
+    if "better" not in data:
+        ctx.error(
+            dpath,
+            "better",
+            "missing_field",
+            "viz compare needs data.better: lower or higher",
+            "add better: 'lower' when smaller numbers are an improvement",
+        )
+    for i, item in enumerate(data.get("items", ())):
+        for name in ("label", "before", "after"):
+            if name not in item:
+                ctx.error(
+                    ((dpath, "items"), i),
+                    name,
+                    "missing_field",
+                    f"a compare item needs {name}",
+                )
+
+
+_VIZ_CHECKS = {"scatter": _scatter_pairs, "compare": _compare_fields}
+
+
+def _ignored_slots(viz: Any, data: dict[str, Any], ctx: Ctx, dpath: Any) -> None:
+    """Slots another viz reads are kept but warned about."""
+    if "refs" in data and viz not in _SERIES_VIZ:
+        ctx.warn(dpath, "refs", "ignored_field", "refs only draw on line, area, bars, scatter")
+    if "calendar" in data and viz != "heatmap":
+        ctx.warn(dpath, "calendar", "ignored_field", "calendar only applies to heatmap")
+    if "rank" in data and viz != "bars":
+        ctx.warn(dpath, "rank", "ignored_field", "rank only applies to bars")
+
+
 def _chart_post(out: dict[str, Any], ctx: Ctx, path: Any) -> None:
     viz = out.get("viz")
     data = out.get("data")
@@ -244,68 +301,11 @@ def _chart_post(out: dict[str, Any], ctx: Ctx, path: Any) -> None:
             ctx.error(path, "data", "missing_data", f"viz {viz} needs data (or a dataRef)")
         return
     dpath = (path, "data")
-    if viz == "heatmap":
-        if "calendar" not in data:
-            for slot in ("x", "y", "values"):
-                if slot not in data:
-                    ctx.error(dpath, slot, "missing_data", f"viz heatmap needs data.{slot}")
-            grid = data.get("values")
-            if grid is not None and "x" in data and "y" in data:
-                nx, ny = len(data["x"]), len(data["y"])
-                if len(grid) != ny or any(len(row) != nx for row in grid):
-                    ctx.warn(
-                        dpath,
-                        "values",
-                        "shape_mismatch",
-                        f"values should be {ny} rows (one per y) of {nx} cells (one per x)",
-                    )
-    elif viz == "bars":
-        if "series" not in data and "items" not in data:
-            ctx.error(dpath, "series", "missing_data", "viz bars needs data.series or data.items")
-    elif viz in _SERIES_VIZ:
-        if "series" not in data:
-            ctx.error(dpath, "series", "missing_data", f"viz {viz} needs data.series")
-    elif "items" not in data:
-        ctx.error(dpath, "items", "missing_data", f"viz {viz} needs data.items")
-    if viz == "scatter":
-        for i, s in enumerate(data.get("series", ())):
-            spath = ((dpath, "series"), i)
-            if "values" in s:
-                ctx.error(spath, "values", "scatter_pairs", "scatter series take [x, y] points")
-                del s["values"]
-            pts = s.get("points")
-            if pts and any(type(p) is not list for p in pts):
-                ctx.error(
-                    spath,
-                    "points",
-                    "scatter_pairs",
-                    "scatter takes [x, y] pairs only, not plain numbers",
-                )
-                s["points"] = [p for p in pts if type(p) is list]
-    if viz == "compare":
-        if "better" not in data:
-            ctx.error(
-                dpath,
-                "better",
-                "missing_field",
-                "viz compare needs data.better: lower or higher",
-                "add better: 'lower' when smaller numbers are an improvement",
-            )
-        for i, item in enumerate(data.get("items", ())):
-            for name in ("label", "before", "after"):
-                if name not in item:
-                    ctx.error(
-                        ((dpath, "items"), i),
-                        name,
-                        "missing_field",
-                        f"a compare item needs {name}",
-                    )
-    if "refs" in data and viz not in _SERIES_VIZ:
-        ctx.warn(dpath, "refs", "ignored_field", "refs only draw on line, area, bars, scatter")
-    if "calendar" in data and viz != "heatmap":
-        ctx.warn(dpath, "calendar", "ignored_field", "calendar only applies to heatmap")
-    if "rank" in data and viz != "bars":
-        ctx.warn(dpath, "rank", "ignored_field", "rank only applies to bars")
+    _required_slots(viz, data, ctx, dpath)
+    check = _VIZ_CHECKS.get(viz)
+    if check is not None:
+        check(data, ctx, dpath)
+    _ignored_slots(viz, data, ctx, dpath)
 
 
 CHART = Kind(
@@ -421,19 +421,56 @@ def _rows_shape(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
     return BAD
 
 
+def _plain_cells(cells: dict[Any, Any], colkeys: frozenset[str]) -> dict[Any, Any] | None:
+    """A copy of cells that need no checking (known keys, in-range scalars), else None.
+
+    Most rows are like this, so they skip the per-cell walk."""
+    if not cells.keys() <= colkeys:
+        return None
+    ts = set(map(type, cells.values()))
+    if not ts <= _SCALARS:
+        return None
+    if float not in ts and int not in ts:
+        return dict(cells)
+    for x in cells.values():
+        t = type(x)
+        # x - x is 0.0 for a finite float and NaN (truthy) otherwise.
+        if (t is float and x - x) or (t is int and not -INT_LIMIT <= x <= INT_LIMIT):
+            return None
+    return dict(cells)
+
+
+def _rich_cell(x: dict[Any, Any], ctx: Ctx, path: Any, k: Any) -> Any:
+    y = check_object(CELL, x, ctx, path, k)
+    if y is BAD:
+        return BAD
+    href = y.get("href")
+    if href is not None and _UNSAFE_SCHEME.match(href):
+        ctx.error((path, k), "href", "unsafe_href", "this link scheme is not allowed")
+        del y["href"]
+    elif href is not None and href[:1] == "#" and ctx.track_sections:
+        ctx.anchor_refs.append((href[1:], (path, k), "href"))
+    return y
+
+
+def _cell(x: Any, ctx: Ctx, path: Any, k: Any) -> Any:
+    """The checked value of one cell, or BAD when it is left out."""
+    t = type(x)
+    if t is dict:
+        return _rich_cell(x, ctx, path, k)
+    if t in _SCALARS and _cell_ok(x):
+        return x
+    if t is float or t is int:
+        _bad_number(x, ctx, path, k)
+    else:
+        ctx.wrong_type(path, k, "a scalar or {v, href?, tone?}", x)
+    return BAD
+
+
 def _cells(cells: dict[Any, Any], colkeys: frozenset[str], ctx: Ctx, parent: Any, key: Any) -> Any:
-    if cells.keys() <= colkeys:
-        ts = set(map(type, cells.values()))
-        if ts <= _SCALARS:
-            if float not in ts and int not in ts:
-                return dict(cells)
-            for x in cells.values():
-                t = type(x)
-                # x - x is 0.0 for a finite float and NaN (truthy) otherwise.
-                if (t is float and x - x) or (t is int and not -INT_LIMIT <= x <= INT_LIMIT):
-                    break
-            else:
-                return dict(cells)
+    plain = _plain_cells(cells, colkeys)
+    if plain is not None:
+        return plain
     path = (parent, key)
     out = {}
     for k, x in cells.items():
@@ -445,25 +482,82 @@ def _cells(cells: dict[Any, Any], colkeys: frozenset[str], ctx: Ctx, parent: Any
                 f"no column has key {show(k)}; the cell is left out",
             )
             continue
-        t = type(x)
-        if t is dict:
-            y = check_object(CELL, x, ctx, path, k)
-            if y is BAD:
-                continue
-            href = y.get("href")
-            if href is not None and _UNSAFE_SCHEME.match(href):
-                ctx.error((path, k), "href", "unsafe_href", "this link scheme is not allowed")
-                del y["href"]
-            elif href is not None and href[:1] == "#" and ctx.track_sections:
-                ctx.anchor_refs.append((href[1:], (path, k), "href"))
+        y = _cell(x, ctx, path, k)
+        if y is not BAD:
             out[k] = y
-        elif t in _SCALARS and _cell_ok(x):
-            out[k] = x
-        elif t is float or t is int:
-            _bad_number(x, ctx, path, k)
-        else:
-            ctx.wrong_type(path, k, "a scalar or {v, href?, tone?}", x)
     return out
+
+
+def _duplicate_cols(colkeys_list: list[str], ctx: Ctx, path: Any) -> None:
+    seen: set[str] = set()
+    for i, k in enumerate(colkeys_list):
+        if k in seen:
+            ctx.error(((path, "cols"), i), "key", "duplicate_column", f"column {k!r} twice")
+        seen.add(k)
+
+
+def _row(row: Any, colkeys: frozenset[str], ctx: Ctx, rpath: Any, i: int) -> Any:
+    """One checked row: its cells, or BAD when it is no row object.
+
+    A row may wrap its cells to carry an audience, unless a column is itself
+    called cells."""
+    if type(row) is not dict:
+        ctx.wrong_type(rpath, i, "a row object", row)
+        return BAD
+    cells = row.get("cells")
+    if not (type(cells) is dict and row.keys() <= _WRAPPED and "cells" not in colkeys):
+        return _cells(row, colkeys, ctx, rpath, i)
+    wrapped: dict[str, Any] = {"cells": _cells(cells, colkeys, ctx, (rpath, i), "cells")}
+    if "audience" in row:
+        aud = check_audience(row["audience"], ctx, (rpath, i), "audience")
+        if aud is not BAD:
+            wrapped["audience"] = aud
+    return wrapped
+
+
+def _rows(rows: list[Any], colkeys: frozenset[str], ctx: Ctx, path: Any) -> list[Any]:
+    rpath = (path, "rows")
+    checked = (_row(row, colkeys, ctx, rpath, i) for i, row in enumerate(rows))
+    return [row for row in checked if row is not BAD]
+
+
+def _view_filter(f: dict[str, Any], colkeys: frozenset[str], ctx: Ctx, fpath: Any) -> None:
+    _col_ref(f.get("col"), colkeys, ctx, fpath)
+    op = f.get("op")
+    if op in ("empty", "nonempty"):
+        if "value" in f:
+            ctx.warn(fpath, "value", "ignored_field", f"{op} takes no value")
+            del f["value"]
+    elif op is not None and "value" not in f:
+        ctx.error(fpath, "value", "missing_field", f"op {op} needs a value")
+
+
+def _view(view: dict[str, Any], colkeys: frozenset[str], ctx: Ctx, vpath: Any) -> None:
+    for j, f in enumerate(view.get("filter", ())):
+        _view_filter(f, colkeys, ctx, ((vpath, "filter"), j))
+    for j, s in enumerate(view.get("sort", ())):
+        _col_ref(s.get("col"), colkeys, ctx, ((vpath, "sort"), j))
+    if "group" in view and view["group"] not in colkeys:
+        ctx.error(vpath, "group", "unknown_column", f"no column has key {view['group']!r}")
+        del view["group"]
+
+
+def _aggregates(
+    aggs: dict[str, Any], cols: Any, colkeys: frozenset[str], ctx: Ctx, path: Any
+) -> None:
+    types = {c["key"]: c.get("type", "text") for c in cols if "key" in c}
+    for k in list(aggs):
+        if k not in colkeys:
+            ctx.error((path, "aggregates"), k, "unknown_column", f"no column has key {k!r}")
+            del aggs[k]
+        elif aggs[k] in ("sum", "avg") and types[k] != "number":
+            ctx.warn(
+                (path, "aggregates"),
+                k,
+                "aggregate_type",
+                f"{aggs[k]} over a {types[k]} column",
+                "give the column type number",
+            )
 
 
 def _table_post(out: dict[str, Any], ctx: Ctx, path: Any) -> None:
@@ -471,69 +565,17 @@ def _table_post(out: dict[str, Any], ctx: Ctx, path: Any) -> None:
     colkeys_list = [c["key"] for c in cols if "key" in c]
     colkeys = frozenset(colkeys_list)
     if len(colkeys) != len(colkeys_list):
-        seen: set[str] = set()
-        for i, k in enumerate(colkeys_list):
-            if k in seen:
-                ctx.error(((path, "cols"), i), "key", "duplicate_column", f"column {k!r} twice")
-            seen.add(k)
+        _duplicate_cols(colkeys_list, ctx, path)
     rows = out.get("rows")
     if rows is not None:
-        rpath = (path, "rows")
-        new = []
-        for i, row in enumerate(rows):
-            if type(row) is not dict:
-                ctx.wrong_type(rpath, i, "a row object", row)
-                continue
-            cells = row.get("cells")
-            if type(cells) is dict and row.keys() <= _WRAPPED and "cells" not in colkeys:
-                wrapped: dict[str, Any] = {
-                    "cells": _cells(cells, colkeys, ctx, (rpath, i), "cells")
-                }
-                if "audience" in row:
-                    aud = check_audience(row["audience"], ctx, (rpath, i), "audience")
-                    if aud is not BAD:
-                        wrapped["audience"] = aud
-                new.append(wrapped)
-            else:
-                new.append(_cells(row, colkeys, ctx, rpath, i))
-        out["rows"] = new
+        out["rows"] = _rows(rows, colkeys, ctx, path)
     for i, view in enumerate(out.get("views", ())):
-        vpath = ((path, "views"), i)
-        for j, f in enumerate(view.get("filter", ())):
-            _col_ref(f.get("col"), colkeys, ctx, ((vpath, "filter"), j))
-            op = f.get("op")
-            if op in ("empty", "nonempty"):
-                if "value" in f:
-                    ctx.warn(
-                        ((vpath, "filter"), j), "value", "ignored_field", f"{op} takes no value"
-                    )
-                    del f["value"]
-            elif op is not None and "value" not in f:
-                ctx.error(
-                    ((vpath, "filter"), j), "value", "missing_field", f"op {op} needs a value"
-                )
-        for j, s in enumerate(view.get("sort", ())):
-            _col_ref(s.get("col"), colkeys, ctx, ((vpath, "sort"), j))
-        if "group" in view and view["group"] not in colkeys:
-            ctx.error(vpath, "group", "unknown_column", f"no column has key {view['group']!r}")
-            del view["group"]
+        _view(view, colkeys, ctx, ((path, "views"), i))
     if rows is not None:
         _check_options(cols, out["rows"], ctx, path)
     aggs = out.get("aggregates")
     if aggs:
-        types = {c["key"]: c.get("type", "text") for c in cols if "key" in c}
-        for k in list(aggs):
-            if k not in colkeys:
-                ctx.error((path, "aggregates"), k, "unknown_column", f"no column has key {k!r}")
-                del aggs[k]
-            elif aggs[k] in ("sum", "avg") and types[k] != "number":
-                ctx.warn(
-                    (path, "aggregates"),
-                    k,
-                    "aggregate_type",
-                    f"{aggs[k]} over a {types[k]} column",
-                    "give the column type number",
-                )
+        _aggregates(aggs, cols, colkeys, ctx, path)
 
 
 _WRAPPED = frozenset(("cells", "audience"))

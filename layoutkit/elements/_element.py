@@ -451,6 +451,56 @@ def check_envelope_extras(
             out["dataRef"] = ref
 
 
+def _container_payload(
+    kind: Kind, raw: dict[Any, Any], ctx: Ctx, path: Any
+) -> dict[str, Any] | None:
+    """The checked payload of a container one level deeper, or None past the nesting cap.
+
+    A section reserves its place in ``pending_sections`` before its children
+    check, so sections keep document order."""
+    if ctx.depth >= NESTING_CAP:
+        ctx.error(
+            path,
+            None,
+            "nesting_too_deep",
+            f"doc, section, columns and compare nest at most {NESTING_CAP} levels",
+            "flatten: put the content in the enclosing container",
+        )
+        return None
+    slot = -1
+    if kind is SECTION:
+        slot = len(ctx.pending_sections)
+        ctx.pending_sections.append(None)
+    ctx.depth += 1
+    try:
+        payload = check_object(kind.spec, raw, ctx, path, "payload")
+    finally:
+        ctx.depth -= 1
+    if slot >= 0:
+        ctx.pending_sections[slot] = (payload, (path, "payload"))
+    return payload
+
+
+def _data_slot(
+    name: str, payload: dict[str, Any], out: dict[str, Any], ctx: Ctx, path: Any
+) -> None:
+    """A dataRef wins over inline data; large inline data spills behind a new one."""
+    slot_name = _SLOT[name]
+    if "dataRef" in out:
+        if slot_name in payload:
+            ctx.warn(
+                (path, "payload"),
+                slot_name,
+                "replaced_by_dataref",
+                f"the dataRef replaces inline {slot_name}; the inline copy is dropped",
+            )
+            del payload[slot_name]
+    else:
+        ref = spill(name, payload, ctx)
+        if ref is not None:
+            out["dataRef"] = ref
+
+
 def check_payload(kind: Kind, v: dict[Any, Any], out: dict[str, Any], ctx: Ctx, path: Any) -> bool:
     """Validate the payload of ``kind`` into ``out['payload']``; False when it is unusable."""
     name = kind.name
@@ -465,45 +515,15 @@ def check_payload(kind: Kind, v: dict[Any, Any], out: dict[str, Any], ctx: Ctx, 
     if data_kind:
         ctx.data_ref = "dataRef" in out
     if id(kind) in _CONTAINER_IDS:
-        if ctx.depth >= NESTING_CAP:
-            ctx.error(
-                path,
-                None,
-                "nesting_too_deep",
-                f"doc, section, columns and compare nest at most {NESTING_CAP} levels",
-                "flatten: put the content in the enclosing container",
-            )
+        payload = _container_payload(kind, raw, ctx, path)
+        if payload is None:
             return False
-        slot = -1
-        if kind is SECTION:
-            slot = len(ctx.pending_sections)
-            ctx.pending_sections.append(None)
-        ctx.depth += 1
-        try:
-            payload = check_object(kind.spec, raw, ctx, path, "payload")
-        finally:
-            ctx.depth -= 1
-        if slot >= 0:
-            ctx.pending_sections[slot] = (payload, (path, "payload"))
     else:
         payload = check_object(kind.spec, raw, ctx, path, "payload")
     out["payload"] = payload
     if data_kind:
         ctx.data_ref = False
-        slot_name = _SLOT[name]
-        if "dataRef" in out:
-            if slot_name in payload:
-                ctx.warn(
-                    (path, "payload"),
-                    slot_name,
-                    "replaced_by_dataref",
-                    f"the dataRef replaces inline {slot_name}; the inline copy is dropped",
-                )
-                del payload[slot_name]
-        else:
-            ref = spill(name, payload, ctx)
-            if ref is not None:
-                out["dataRef"] = ref
+        _data_slot(name, payload, out, ctx, path)
     return True
 
 

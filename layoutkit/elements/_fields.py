@@ -130,12 +130,8 @@ def check_list_items(v: list[Any], parent: Any, key: Any) -> None:
 LIST_BOUND: dict[str, Any] = {"maxItems": LIST_ITEMS}
 
 
-def check_object(spec: Spec, v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
-    """Validate ``v`` against ``spec``; returns the normalized dict or BAD when not an object."""
-    if type(v) is not dict:
-        ctx.wrong_type(parent, key, "an object", v)
-        return BAD
-    path = (parent, key)
+def _fields(spec: Spec, v: dict[Any, Any], ctx: Ctx, path: Any) -> dict[Any, Any]:
+    # A value already of the field's exact type needs no check call: the common case.
     out: dict[Any, Any] = {}
     table = spec.table
     for k, x in v.items():
@@ -151,14 +147,28 @@ def check_object(spec: Spec, v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
             y = entry[1](x, ctx, path, k)
             if y is not BAD:
                 out[k] = y
+    return out
+
+
+def _fill_defaults(spec: Spec, out: dict[Any, Any]) -> None:
+    for name, d in spec.defaults:
+        if name not in out:
+            out[name] = d() if callable(d) else d
+
+
+def check_object(spec: Spec, v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
+    """Validate ``v`` against ``spec``; returns the normalized dict or BAD when not an object."""
+    if type(v) is not dict:
+        ctx.wrong_type(parent, key, "an object", v)
+        return BAD
+    path = (parent, key)
+    out = _fields(spec, v, ctx, path)
     if spec.required_set and not spec.required_set <= v.keys():
         for name in spec.required:
             if name not in v:
                 ctx.error(path, name, "missing_field", f"{spec.label} needs {name!r}")
     if spec.defaults:
-        for name, d in spec.defaults:
-            if name not in out:
-                out[name] = d() if callable(d) else d
+        _fill_defaults(spec, out)
     if spec.post is not None:
         spec.post(out, ctx, path)
     return out
@@ -300,38 +310,15 @@ def open_enum_check(choices: tuple[str, ...], fallback: str, what: str) -> Check
     return check
 
 
-def _check_strings(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
-    if type(v) is not list:
-        ctx.wrong_type(parent, key, "an array of strings", v)
-        return BAD
-    check_list_items(v, parent, key)
-    if set(map(type, v)) <= _STR_TYPES:
-        return v[:]
-    path = (parent, key)
-    out = []
-    for i, x in enumerate(v):
-        if type(x) is str:
-            out.append(x)
-        else:
-            ctx.wrong_type(path, i, "a string", x)
-    return out
+def _check_finite(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
+    if is_number(v):
+        return v
+    ctx.wrong_type(parent, key, "a finite number", v)
+    return BAD
 
 
-def _check_numbers(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
-    if type(v) is not list:
-        ctx.wrong_type(parent, key, "an array of numbers", v)
-        return BAD
-    check_list_items(v, parent, key)
-    if numbers_ok(v):
-        return v[:]
-    path = (parent, key)
-    out = []
-    for i, x in enumerate(v):
-        if is_number(x):
-            out.append(x)
-        else:
-            ctx.wrong_type(path, i, "a finite number", x)
-    return out
+def _all_str(v: list[Any]) -> bool:
+    return set(map(type, v)) <= _STR_TYPES
 
 
 def _check_str_or_strings(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
@@ -373,22 +360,41 @@ def _check_card_id(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
     return BAD
 
 
+def _array_head(
+    v: Any, what: str, min_items: int, max_items: int | None, ctx: Ctx, parent: Any, key: Any
+) -> bool:
+    """False (reported) when ``v`` is no array; otherwise its length is checked."""
+    if type(v) is not list:
+        ctx.wrong_type(parent, key, f"an array of {what}", v)
+        return False
+    n = len(v)
+    if max_items is None:
+        check_list_items(v, parent, key)
+    if n < min_items:
+        ctx.error(parent, key, "too_few", f"needs at least {min_items} entries, got {n}")
+    elif max_items is not None and n > max_items:
+        ctx.error(parent, key, "too_many", f"takes at most {max_items} entries, got {n}")
+    return True
+
+
 def list_check(
-    item: Check, what: str, *, min_items: int = 0, max_items: int | None = None
+    item: Check,
+    what: str,
+    *,
+    min_items: int = 0,
+    max_items: int | None = None,
+    all_ok: Callable[[list[Any]], bool] | None = None,
 ) -> Check:
-    """A checker for an array whose items go through ``item``; bad items are dropped."""
+    """A checker for an array whose items go through ``item``; bad items are dropped.
+
+    ``all_ok`` says cheaply that every item passes, so a clean array is copied
+    without a call per item."""
 
     def check(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
-        if type(v) is not list:
-            ctx.wrong_type(parent, key, f"an array of {what}", v)
+        if not _array_head(v, what, min_items, max_items, ctx, parent, key):
             return BAD
-        n = len(v)
-        if max_items is None:
-            check_list_items(v, parent, key)
-        if n < min_items:
-            ctx.error(parent, key, "too_few", f"needs at least {min_items} entries, got {n}")
-        elif max_items is not None and n > max_items:
-            ctx.error(parent, key, "too_many", f"takes at most {max_items} entries, got {n}")
+        if all_ok is not None and all_ok(v):
+            return v[:]
         path = (parent, key)
         out = []
         for i, x in enumerate(v):
@@ -405,16 +411,8 @@ def objects_check(spec: Spec, *, min_items: int = 0, max_items: int | None = Non
     what = spec.title
 
     def check(v: Any, ctx: Ctx, parent: Any, key: Any) -> Any:
-        if type(v) is not list:
-            ctx.wrong_type(parent, key, f"an array of {what}", v)
+        if not _array_head(v, what, min_items, max_items, ctx, parent, key):
             return BAD
-        n = len(v)
-        if max_items is None:
-            check_list_items(v, parent, key)
-        if n < min_items:
-            ctx.error(parent, key, "too_few", f"needs at least {min_items} entries, got {n}")
-        elif max_items is not None and n > max_items:
-            ctx.error(parent, key, "too_many", f"takes at most {max_items} entries, got {n}")
         path = (parent, key)
         out = []
         for i, x in enumerate(v):
@@ -424,6 +422,10 @@ def objects_check(spec: Spec, *, min_items: int = 0, max_items: int | None = Non
         return out
 
     return check
+
+
+_check_strings = list_check(_check_str, "strings", all_ok=_all_str)
+_check_numbers = list_check(_check_finite, "numbers", all_ok=numbers_ok)
 
 
 def map_check(value: Check, what: str) -> Check:

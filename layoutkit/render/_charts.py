@@ -8,15 +8,30 @@ gutters are measured with the bundled font metrics.
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
 from layoutkit.elements.vocab import ITEM_TONES
 from layoutkit.formatting import as_number, fmt_num, fmt_value, parse_when
 from layoutkit.layout.text import text_width
+from layoutkit.render._chart_parts import (
+    Axis,
+    Legend,
+    Scale,
+    bar_spans,
+    bar_width,
+    label_spot,
+    lifted,
+    ranked_shares,
+    ref_label_spots,
+    series_points,
+    stack_sums,
+    stacks,
+    value_axis,
+)
 from layoutkit.render._safe import esc
 
 W = 640.0
@@ -40,84 +55,8 @@ def _tone(tone: Any) -> str:
     return f"tone-{tone}" if tone in TONES else ""
 
 
-def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
-    if hi <= lo:
-        hi = lo + 1
-    raw = (hi - lo) / max(count, 1)
-    mag = 10 ** math.floor(math.log10(raw))
-    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
-    start = math.floor(lo / step) * step
-    ticks = []
-    value = start
-    while value <= hi + step * 0.5 and len(ticks) < 12:
-        ticks.append(round(value, 10))
-        value += step
-    return ticks
-
-
-def y_range(viz: Any, ys: list[float], data: dict) -> tuple[float, float]:
-    """The y-range of a series chart before its ticks round it out.
-
-    ``min``/``max`` win. Bars and areas stand on zero; a line or a scatter fits
-    its data (a latency between 180 and 220 ms is not squashed against a zero
-    nobody asked for), and an author who wants zero sets ``min: 0``.
-    """
-    lo_set, hi_set = as_number(data.get("min")), as_number(data.get("max"))
-    fits = viz in ("line", "scatter") and bool(ys)
-    lo = lo_set if lo_set is not None else (min(ys) if fits else min([0.0, *ys]))
-    hi = hi_set if hi_set is not None else max([lo, *ys])
-    if hi <= lo:
-        hi = lo + 1
-    return lo, hi
-
-
-def _seg_y(line: list[tuple[float, float]], x: float) -> float | None:
-    for (ax, ay), (bx, by) in itertools.pairwise(line):
-        if min(ax, bx) <= x <= max(ax, bx):
-            return ay if bx == ax else ay + (by - ay) * (x - ax) / (bx - ax)
-    return None
-
-
-def label_spot(
-    spots: list[tuple[float, float, float, str]],
-    width: float,
-    size: float,
-    lines: list[list[tuple[float, float]]],
-) -> tuple[float, float, float, str]:
-    """Of the spots (left, baseline, anchor x, anchor), the one whose label box is
-    farthest from every data line (the first on a tie): a label never sits on a
-    line when it has somewhere else to go."""
-
-    def clearance(spot: tuple[float, float, float, str]) -> float:
-        left, base = spot[0], spot[1]
-        top, bottom = base - size, base + 3
-        best = float("inf")
-        for line in lines:
-            for i in range(9):
-                y = _seg_y(line, left + width * i / 8)
-                if y is None:
-                    continue
-                if top <= y <= bottom:
-                    return 0.0
-                best = min(best, top - y if y < top else y - bottom)
-        return best
-
-    return max(spots, key=clearance)
-
-
 def _series_points(series: dict) -> list[tuple[float, float]]:
-    raw = series.get("points") if series.get("points") is not None else series.get("values")
-    out: list[tuple[float, float]] = []
-    for i, point in enumerate(raw or []):
-        if isinstance(point, (list, tuple)) and len(point) >= 2:
-            x, y = as_number(point[0]), as_number(point[1])
-            if x is None:
-                x = float(i)
-        else:
-            x, y = float(i), as_number(point)
-        if y is not None:
-            out.append((x, y))
-    return out
+    return series_points(series, keep_missing_x=True)
 
 
 def _ref_values(refs: list, xs: list[float]) -> list[tuple[str, list[tuple[float, float]]]]:
@@ -137,120 +76,136 @@ def _ref_values(refs: list, xs: list[float]) -> list[tuple[str, list[tuple[float
 
 
 def _legend(labels: list[str], y: float) -> list[str]:
-    body, x = [], 56.0
-    for i, label in enumerate(labels):
-        if not label:
+    body = []
+    for entry in Legend(tuple(labels), FONT, 14, 16).place(56.0):
+        body.append(
+            f'<rect x="{entry.x:.1f}" y="{y - 9:.1f}" width="10" height="10" class="s{entry.index % 8}"/>'
+        )
+        body.append(_text(entry.x + 14, y, entry.label))
+    return body
+
+
+@dataclass(frozen=True)
+class _Plot:
+    """One x/y chart's data and the scales it is drawn with."""
+
+    viz: Any
+    series: list[list[tuple[float, float]]]
+    refs: list[tuple[str, list[tuple[float, float]]]]
+    stack: bool
+    axis: Axis
+    sx: Scale
+    sy: Scale
+
+    def polyline(self, pts: list[tuple[float, float]]) -> str:
+        return " ".join(f"{self.sx(x):.1f},{self.sy(y):.1f}" for x, y in pts)
+
+
+_TOP, _PLOT_H = 12.0, 220.0
+
+
+def _plot(viz: Any, data: dict) -> _Plot:
+    series = [_series_points(s) for s in data.get("series") or [] if isinstance(s, dict)]
+    xs = [x for pts in series for x, _ in pts]
+    refs = _ref_values(data.get("refs") or [], xs)
+    stack = stacks(viz, data)
+    ys = [y for pts in series for _, y in pts] + [y for _, pts in refs for _, y in pts]
+    if stack and series:
+        ys += list(stack_sums(series).values())
+    axis = value_axis(viz, ys, data)
+    gutter = axis.gutter(FONT, 12)
+    right = W - 16
+    xmin, xmax = (min(xs), max(xs)) if xs else (0.0, 1.0)
+    if xmax == xmin:
+        xmax = xmin + 1
+    sx = Scale(xmin, xmax, gutter, right - gutter, band=viz == "bars")
+    sy = Scale(axis.lo, axis.hi, _TOP, _PLOT_H, flip=True)
+    return _Plot(viz, series, refs, stack, axis, sx, sy)
+
+
+def _grid(plot: _Plot, data: dict) -> list[str]:
+    body: list[str] = []
+    gutter, right, sy = plot.sx.start, W - 16, plot.sy
+    for t, label in zip(plot.axis.ticks, plot.axis.labels, strict=True):
+        body.append(
+            f'<line x1="{gutter:.1f}" x2="{right:.1f}" y1="{sy(t):.1f}" y2="{sy(t):.1f}" class="grid"/>'
+        )
+        body.append(_text(gutter - 6, sy(t) + 4, label, "axis", "end"))
+    for i, label in enumerate((data.get("x") or [])[:24]):
+        body.append(_text(plot.sx(float(i)), _TOP + _PLOT_H + 16, label, "axis", "middle"))
+    return body
+
+
+def _bar_marks(plot: _Plot) -> list[str]:
+    sx, sy = plot.sx, plot.sy
+    base = sy(sy.floor())
+    slot = sx.slot
+    bar_w = bar_width(slot, len(plot.series), plot.stack)
+    body: list[str] = []
+    for si, spans in enumerate(bar_spans(plot.series, plot.stack)):
+        for x, y0, y1 in spans:
+            if plot.stack:
+                y_top, y_bottom = sy(y1), sy(y0)
+                bx = sx(x) - bar_w / 2
+            else:
+                y_top, y_bottom = min(sy(y1), base), max(sy(y1), base)
+                bx = sx(x) - slot * 0.35 + si * bar_w
+            body.append(
+                f'<rect x="{bx:.1f}" y="{y_top:.1f}" width="{max(bar_w - 1, 1):.1f}" '
+                f'height="{max(abs(y_bottom - y_top), 0.5):.1f}" class="s{si % 8}"/>'
+            )
+    return body
+
+
+def _line_marks(plot: _Plot) -> list[str]:
+    body: list[str] = []
+    for si, (pts, under) in enumerate(lifted(plot.series, plot.stack, plot.sy.floor())):
+        if not pts:
             continue
-        body.append(f'<rect x="{x:.1f}" y="{y - 9:.1f}" width="10" height="10" class="s{i % 8}"/>')
-        body.append(_text(x + 14, y, label))
-        x += 14 + text_width(label, FONT) + 16
+        line = plot.polyline(pts)
+        if plot.viz == "area":
+            back = plot.polyline(list(reversed(under)))
+            body.append(f'<polygon points="{line} {back}" class="s{si % 8} area"/>')
+        body.append(f'<polyline points="{line}" class="ln{si % 8}" fill="none"/>')
+    return body
+
+
+def _point_marks(plot: _Plot) -> list[str]:
+    return [
+        f'<circle cx="{plot.sx(x):.1f}" cy="{plot.sy(y):.1f}" r="4" class="s{si % 8}"/>'
+        for si, pts in enumerate(plot.series)
+        for x, y in pts
+    ]
+
+
+_MARKS: dict[Any, Callable[[_Plot], list[str]]] = {
+    "bars": _bar_marks,
+    "line": _line_marks,
+    "area": _line_marks,
+}
+
+
+def _ref_marks(plot: _Plot) -> list[str]:
+    sx, sy = plot.sx, plot.sy
+    drawn = [[(sx(x), sy(y)) for x, y in pts] for pts in plot.series]
+    body: list[str] = []
+    for label, pts in plot.refs:
+        body.append(f'<polyline points="{plot.polyline(pts)}" class="ref" fill="none"/>')
+        if label:
+            lw = text_width(label, FONT)
+            ends = [(sx(pts[0][0]), sy(pts[0][1])), (sx(pts[-1][0]), sy(pts[-1][1]))]
+            spots = ref_label_spots(ends, lw, 5, 14)
+            _, base, tx, anchor = label_spot(spots, lw, FONT, drawn)
+            body.append(_text(tx, base, label, "ref-lbl", anchor))
     return body
 
 
 def _xy_chart(payload: dict, data: dict) -> tuple[str, float]:
     viz = payload.get("viz")
-    series = [s for s in data.get("series") or [] if isinstance(s, dict)]
-    all_points = [_series_points(s) for s in series]
-    xs = [x for pts in all_points for x, _ in pts]
-    refs = _ref_values(data.get("refs") or [], xs)
-    stack = bool(data.get("stack")) and viz in ("bars", "area")
-    ys = [y for pts in all_points for _, y in pts] + [y for _, pts in refs for _, y in pts]
-    if stack and all_points:
-        sums: dict[float, float] = {}
-        for pts in all_points:
-            for x, y in pts:
-                sums[x] = sums.get(x, 0.0) + y
-        ys += list(sums.values())
-    lo, hi = y_range(viz, ys, data)
-    ticks = nice_ticks(lo, hi)
-    lo, hi = min(lo, ticks[0]), max(hi, ticks[-1])
-    unit = data.get("unit")
-    gutter = 12 + max(text_width(fmt_value(t, unit), FONT) for t in ticks)
-    top, plot_h = 12.0, 220.0
-    right = W - 16
-    plot_w = right - gutter
-    xmin, xmax = (min(xs), max(xs)) if xs else (0.0, 1.0)
-    if xmax == xmin:
-        xmax = xmin + 1
-
-    def sx(x: float) -> float:
-        if viz == "bars":
-            return gutter + (x - xmin + 0.5) / (xmax - xmin + 1) * plot_w
-        return gutter + (x - xmin) / (xmax - xmin) * plot_w
-
-    def sy(y: float) -> float:
-        return top + plot_h - (y - lo) / (hi - lo) * plot_h
-
-    body: list[str] = []
-    for t in ticks:
-        body.append(
-            f'<line x1="{gutter:.1f}" x2="{right:.1f}" y1="{sy(t):.1f}" y2="{sy(t):.1f}" class="grid"/>'
-        )
-        body.append(_text(gutter - 6, sy(t) + 4, fmt_value(t, unit), "axis", "end"))
-    labels_x = data.get("x") or []
-    for i, label in enumerate(labels_x[:24]):
-        body.append(_text(sx(float(i)), top + plot_h + 16, label, "axis", "middle"))
-    base = sy(max(lo, min(0.0, hi)))
-    if viz == "bars":
-        n = max(len(all_points), 1)
-        slot = plot_w / (xmax - xmin + 1)
-        bar_w = slot * 0.7 / (1 if stack else n)
-        acc: dict[float, float] = {}
-        for si, pts in enumerate(all_points):
-            for x, y in pts:
-                if stack:
-                    y0 = acc.get(x, 0.0)
-                    acc[x] = y0 + y
-                    y_top, y_bottom = sy(y0 + y), sy(y0)
-                    bx = sx(x) - bar_w / 2
-                else:
-                    y_top, y_bottom = min(sy(y), base), max(sy(y), base)
-                    bx = sx(x) - slot * 0.35 + si * bar_w
-                body.append(
-                    f'<rect x="{bx:.1f}" y="{y_top:.1f}" width="{max(bar_w - 1, 1):.1f}" '
-                    f'height="{max(abs(y_bottom - y_top), 0.5):.1f}" class="s{si % 8}"/>'
-                )
-    elif viz in ("line", "area"):
-        acc = {}
-        for si, pts in enumerate(all_points):
-            if not pts:
-                continue
-            if stack:
-                lifted = []
-                for x, y in pts:
-                    lifted.append((x, acc.get(x, 0.0) + y))
-                base_pts = [(x, acc.get(x, 0.0)) for x, _ in pts]
-                for x, y in lifted:
-                    acc[x] = y
-                pts = lifted
-            else:
-                base_pts = [(x, max(lo, min(0.0, hi))) for x, _ in pts]
-            line = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in pts)
-            if viz == "area":
-                back = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in reversed(base_pts))
-                body.append(f'<polygon points="{line} {back}" class="s{si % 8} area"/>')
-            body.append(f'<polyline points="{line}" class="ln{si % 8}" fill="none"/>')
-    else:  # scatter
-        for si, pts in enumerate(all_points):
-            for x, y in pts:
-                body.append(f'<circle cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="4" class="s{si % 8}"/>')
-    drawn = [[(sx(x), sy(y)) for x, y in pts] for pts in all_points]
-    for label, pts in refs:
-        line = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in pts)
-        body.append(f'<polyline points="{line}" class="ref" fill="none"/>')
-        if label:
-            lw = text_width(label, FONT)
-            (lx, ly), (rx, ry) = (sx(pts[0][0]), sy(pts[0][1])), (sx(pts[-1][0]), sy(pts[-1][1]))
-            spots = [
-                (rx - 4 - lw, ry - 5, rx - 4, "end"),
-                (rx - 4 - lw, ry + 14, rx - 4, "end"),
-                (lx + 4, ly - 5, lx + 4, "start"),
-                (lx + 4, ly + 14, lx + 4, "start"),
-            ]
-            _, base, tx, anchor = label_spot(spots, lw, FONT, drawn)
-            body.append(_text(tx, base, label, "ref-lbl", anchor))
-    height = top + plot_h + 26
-    names = [str(s.get("label") or "") for s in series]
+    plot = _plot(viz, data)
+    body = _grid(plot, data) + _MARKS.get(viz, _point_marks)(plot) + _ref_marks(plot)
+    height = _TOP + _PLOT_H + 26
+    names = [str(s.get("label") or "") for s in data.get("series") or [] if isinstance(s, dict)]
     if any(names):
         body += _legend(names, height + 6)
         height += 20
@@ -267,18 +222,9 @@ def _unit_groups(rows: list[tuple[dict, str | None]], key: Callable[[dict], list
 def _item_bars(payload: dict, data: dict) -> str:
     items = [i for i in data.get("items") or [] if isinstance(i, dict)]
     rank = as_number(data.get("rank"))
-    share = False
-    if rank:
-        ordered = sorted(items, key=lambda i: -(as_number(i.get("value")) or 0.0))
-        keep, rest = ordered[: int(rank)], ordered[int(rank) :]
-        total = sum(as_number(i.get("value")) or 0.0 for i in ordered) or 1.0
-        if rest:
-            other = sum(as_number(i.get("value")) or 0.0 for i in rest)
-            keep = [*keep, {"label": f"other ({len(rest)})", "value": other, "tone": "neutral"}]
-        items = [
-            {**i, "display": f"{(as_number(i.get('value')) or 0) / total * 100:.1f}%"} for i in keep
-        ]
-        share = True
+    share = bool(rank)
+    if share:
+        items = ranked_shares(items, rank)
     unit = data.get("unit")
     rows = [(i, i.get("unit") or unit) for i in items]
     scale = _unit_groups(rows, lambda i: [as_number(i.get("value")) or 0.0])
@@ -356,38 +302,44 @@ def _heat_class(value: float, lo: float, hi: float) -> str:
     return f"heat{level}"
 
 
+def _calendar(payload: dict, calendar: dict) -> str:
+    """Days as cells in week columns, Monday on top, month names over their first week."""
+    parsed = parse_when(calendar.get("from"))
+    start = parsed.date() if parsed else date(2000, 1, 3)
+    values = [as_number(v) or 0.0 for v in calendar["values"]]
+    lo, hi = min(values, default=0.0), max(values, default=1.0)
+    cell = 12.0
+    offset = start.weekday()
+    body: list[str] = []
+    for d, label in enumerate(("Mon", "", "Wed", "", "Fri", "", "")):
+        if label:
+            body.append(_text(30, 28 + d * (cell + 2) + 10, label, "axis", "end"))
+    last_month = None
+    for i, value in enumerate(values):
+        day = start + timedelta(days=i)
+        col, row = (i + offset) // 7, (i + offset) % 7
+        x, y = 36 + col * (cell + 2), 28 + row * (cell + 2)
+        if day.month != last_month and row <= 1:
+            body.append(_text(x, 18, day.strftime("%b"), "axis"))
+            last_month = day.month
+        body.append(
+            f'<rect x="{x:.1f}" y="{y:.1f}" width="{cell}" height="{cell}" rx="2" '
+            f'class="{_heat_class(value, lo, hi)}"><title>{day.isoformat()}: {esc(fmt_num(value))}</title></rect>'
+        )
+    cols = (len(values) + offset) // 7 + 1
+    return _svg(
+        max(W, 40 + cols * (cell + 2)),
+        28 + 7 * (cell + 2) + 8,
+        body,
+        payload.get("title") or "calendar",
+    )
+
+
 def _heatmap(payload: dict, data: dict) -> str:
     calendar = data.get("calendar")
-    body: list[str] = []
     if isinstance(calendar, dict) and isinstance(calendar.get("values"), list):
-        parsed = parse_when(calendar.get("from"))
-        start = parsed.date() if parsed else date(2000, 1, 3)
-        values = [as_number(v) or 0.0 for v in calendar["values"]]
-        lo, hi = min(values, default=0.0), max(values, default=1.0)
-        cell = 12.0
-        offset = start.weekday()
-        for d, label in enumerate(("Mon", "", "Wed", "", "Fri", "", "")):
-            if label:
-                body.append(_text(30, 28 + d * (cell + 2) + 10, label, "axis", "end"))
-        last_month = None
-        for i, value in enumerate(values):
-            day = start + timedelta(days=i)
-            col, row = (i + offset) // 7, (i + offset) % 7
-            x, y = 36 + col * (cell + 2), 28 + row * (cell + 2)
-            if day.month != last_month and row <= 1:
-                body.append(_text(x, 18, day.strftime("%b"), "axis"))
-                last_month = day.month
-            body.append(
-                f'<rect x="{x:.1f}" y="{y:.1f}" width="{cell}" height="{cell}" rx="2" '
-                f'class="{_heat_class(value, lo, hi)}"><title>{day.isoformat()}: {esc(fmt_num(value))}</title></rect>'
-            )
-        cols = (len(values) + offset) // 7 + 1
-        return _svg(
-            max(W, 40 + cols * (cell + 2)),
-            28 + 7 * (cell + 2) + 8,
-            body,
-            payload.get("title") or "calendar",
-        )
+        return _calendar(payload, calendar)
+    body: list[str] = []
     xs, ys = data.get("x") or [], data.get("y") or []
     grid = [
         [as_number(v) for v in row] if isinstance(row, list) else []

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -53,8 +54,22 @@ from layoutkit.layout.sizing import (
     timeline_detail,
     verdict_lines,
 )
-from layoutkit.layout.text import line_height, text_width
-from layoutkit.render._charts import compare_delta, delta_text, label_spot, nice_ticks, y_range
+from layoutkit.layout.text import FontName, line_height, text_width
+from layoutkit.render._chart_parts import (
+    Axis,
+    Legend,
+    Scale,
+    bar_spans,
+    bar_width,
+    label_spot,
+    lifted,
+    ranked_shares,
+    ref_label_spots,
+    series_points,
+    stacks,
+    value_axis,
+)
+from layoutkit.render._charts import compare_delta, delta_text
 from layoutkit.render._face_text import markdown_face
 from layoutkit.render._images import Fit, image_href, missing_label
 from layoutkit.render._palette import ACCENT, CARD, FG, LINE, MUTED, SOFT, tone
@@ -114,203 +129,214 @@ def _unit_peaks(rows: list[dict], unit: Any, keys: tuple[str, ...]) -> dict[Any,
 
 
 def _series_pts(series: dict) -> list[tuple[float, float]]:
-    raw = series.get("points") if series.get("points") is not None else series.get("values")
-    pts = []
-    for i, pt in enumerate(raw or []):
-        if isinstance(pt, (list, tuple)) and len(pt) >= 2:
-            px, py = as_number(pt[0]), as_number(pt[1])
-        else:
-            px, py = float(i), as_number(pt)
-        if px is not None and py is not None:
-            pts.append((px, py))
-    return pts
+    return series_points(series, keep_missing_x=False)
 
 
 def _legend_row(labels: list[str], x: float, y: float, w: float) -> list[Item]:
     """Swatches and names on one row, as the HTML legend shows them."""
-    items: list[Item] = []
-    lx = x
-    for i, label in enumerate(labels):
-        if not label:
-            continue
+
+    def fit(label: str, lx: float) -> str | None:
         room = x + w - lx - 14
-        if room < 24:
-            break
-        shown = fit_line(label, room, SERIES_AXIS_SIZE)
-        items.append(Box(lx, y + 3, 9, 9, fill=SERIES[i % 8], radius=1))
-        items.append(Text(lx + 13, y, (shown,), SERIES_AXIS_SIZE, "sans", FG))
-        lx += 13 + text_width(shown, SERIES_AXIS_SIZE) + 14
+        return fit_line(label, room, SERIES_AXIS_SIZE) if room >= 24 else None
+
+    items: list[Item] = []
+    for entry in Legend(tuple(labels), SERIES_AXIS_SIZE, 13, 14).place(x, fit):
+        items.append(Box(entry.x, y + 3, 9, 9, fill=SERIES[entry.index % 8], radius=1))
+        items.append(Text(entry.x + 13, y, (entry.label,), SERIES_AXIS_SIZE, "sans", FG))
     return items
+
+
+def _axis_text(x: float, y: float, text: str, anchor: str) -> Text:
+    return Text(x, y, (text,), SERIES_AXIS_SIZE, "sans", MUTED, 0.0, anchor)
+
+
+@dataclass(frozen=True)
+class _SeriesPlot:
+    """A series face's data, the card area it fills and the scales it is drawn with."""
+
+    viz: Any
+    data: dict
+    series: list[list[tuple[float, float]]]
+    stack: bool
+    area: Area
+    xlabel_h: float
+    legend_h: float
+    axis: Axis
+    sx: Scale
+    sy: Scale
+
+    def line(self, pts: list[tuple[float, float]]) -> tuple[tuple[float, float], ...]:
+        return tuple((self.sx(px), self.sy(py)) for px, py in pts)
+
+
+def _ref_ys(refs: list) -> list[float | None]:
+    ys = [as_number(r.get("value")) for r in refs if isinstance(r, dict)]
+    ys += [
+        py
+        for r in refs
+        if isinstance(r, dict) and r.get("value") is None
+        for _, py in _series_pts({"points": r.get("points")})
+    ]
+    return ys
+
+
+def _series_plot(viz: Any, data: dict, a: Area) -> _SeriesPlot | None:
+    x, top, w, h = a
+    series = [_series_pts(s) for s in data.get("series") or [] if isinstance(s, dict)]
+    flat = [p for pts in series for p in pts]
+    if not flat:
+        return None
+    _, xlabel_h, legend_h = series_bands(data, w)
+    plot_h = max(h - xlabel_h - legend_h, 20.0)
+    stack = stacks(viz, data)
+    xs = sorted({p[0] for p in flat})
+    ys = [p[1] for p in flat]
+    if stack:
+        sums = {px: sum(py for pts in series for qx, py in pts if qx == px) for px in xs}
+        ys += list(sums.values())
+    ys += [v for v in _ref_ys(data.get("refs") or []) if v is not None]
+    axis = value_axis(viz, ys, data, 4)
+    gutter = axis.gutter(SERIES_AXIS_SIZE, 6)
+    half = line_height(SERIES_AXIS_SIZE) / 2
+    # tick labels are centred on their lines: keep half a label free above and below
+    sy = Scale(axis.lo, axis.hi, top + legend_h + half, max(plot_h - 2 * half, 20.0), flip=True)
+    sx = Scale(xs[0], xs[-1], x + gutter, max(w - gutter, 20.0), band=viz == "bars")
+    return _SeriesPlot(viz, data, series, stack, a, xlabel_h, legend_h, axis, sx, sy)
+
+
+def _series_axes(plot: _SeriesPlot) -> list[Item]:
+    """Grid lines with their tick labels, the zero line and the y axis."""
+    sx, sy = plot.sx, plot.sy
+    px0, pw = sx.start, sx.length
+    half = line_height(SERIES_AXIS_SIZE) / 2
+    items: list[Item] = []
+    for t, label in zip(plot.axis.ticks, plot.axis.labels, strict=True):
+        items.append(Path(((px0, sy(t)), (px0 + pw, sy(t))), stroke=SOFT, width=1))
+        items.append(_axis_text(px0 - 5, sy(t) - half, label, "end"))
+    zero = sy(sy.floor())
+    items.append(Path(((px0, zero), (px0 + pw, zero)), stroke=MUTED, width=1))
+    items.append(Path(((px0, sy.start), (px0, sy.start + sy.length)), stroke=LINE, width=1))
+    return items
+
+
+def _series_xlabels(plot: _SeriesPlot) -> list[Item]:
+    """Every label that has room under the plot, thinned out evenly."""
+    x, _, w, _ = plot.area
+    xlabels = plot.data.get("x") if isinstance(plot.data.get("x"), list) else []
+    if not (plot.xlabel_h and xlabels):
+        return []
+    sx, sy = plot.sx, plot.sy
+    room = sx.length / max(len(xlabels), 1)
+    every = max(1, int(40 // max(room, 1)) + (1 if room < 40 else 0))
+    half = line_height(SERIES_AXIS_SIZE) / 2
+    items: list[Item] = []
+    for i, label in enumerate(xlabels[:48]):
+        if i % every:
+            continue
+        shown = fit_line(str(label), room * every - 2, SERIES_AXIS_SIZE)
+        lx, half_w = sx(sx.lo + i), text_width(shown, SERIES_AXIS_SIZE) / 2
+        # the end labels of a line stay inside the card
+        anchor = "start" if lx - half_w < x else "end" if lx + half_w > x + w else "middle"
+        items.append(_axis_text(lx, sy.start + sy.length + half, shown, anchor))
+    return items
+
+
+def _series_bars(plot: _SeriesPlot) -> list[Item]:
+    sx, sy = plot.sx, plot.sy
+    slot = sx.slot
+    bar = bar_width(slot, len(plot.series), plot.stack)
+    items: list[Item] = []
+    for si, spans in enumerate(bar_spans(plot.series, plot.stack)):
+        for px, y0, y1 in spans:
+            left = sx(px) - slot * 0.35 + (0 if plot.stack else si * bar)
+            # negative values hang below the zero line
+            y_top, y_bottom = sy(y1), sy(y0)
+            items.append(
+                Box(
+                    left,
+                    min(y_top, y_bottom),
+                    max(bar - 1, 1),
+                    max(abs(y_bottom - y_top), 0.5),
+                    fill=SERIES[si % 8],
+                )
+            )
+    return items
+
+
+def _series_lines(plot: _SeriesPlot) -> list[Item]:
+    items: list[Item] = []
+    for si, (pts, _) in enumerate(lifted(plot.series, plot.stack, 0.0)):
+        color = SERIES[si % 8]
+        if plot.viz == "scatter":
+            items.extend(Ellipse(plot.sx(px) - 3, plot.sy(py) - 3, 6, 6, color) for px, py in pts)
+        elif len(pts) >= 2:
+            items.append(Path(plot.line(pts), stroke=color, width=2))
+    return items
+
+
+def _ref_points(ref: dict, plot: _SeriesPlot) -> list[tuple[float, float]]:
+    """A reference line's points inside the plot, clamped to the value axis."""
+    x0, x1 = plot.sx.lo, plot.sx.hi
+    value = as_number(ref.get("value"))
+    if value is not None:
+        pts = [(x0, value), (x1, value)]
+    else:
+        pts = [p for p in _series_pts({"points": ref.get("points")}) if x0 <= p[0] <= x1]
+    lo, hi = plot.axis.lo, plot.axis.hi
+    return [(px, min(max(py, lo), hi)) for px, py in pts]
+
+
+def _series_refs(plot: _SeriesPlot) -> list[Item]:
+    """Dashed reference lines, each label where it covers no series line."""
+    lines = [list(plot.line(pts)) for pts in plot.series]
+    lh = line_height(SERIES_AXIS_SIZE)
+    items: list[Item] = []
+    for ref in plot.data.get("refs") or []:
+        if not isinstance(ref, dict):
+            continue
+        pts = _ref_points(ref, plot)
+        if len(pts) < 2:
+            continue
+        ref_line = plot.line(pts)
+        items.append(Path(ref_line, stroke=MUTED, width=1, dash=(4.0, 3.0)))
+        if ref.get("label"):
+            label = fit_line(str(ref["label"]), plot.sx.length / 2, SERIES_AXIS_SIZE)
+            lw = text_width(label, SERIES_AXIS_SIZE)
+            spots = ref_label_spots(ref_line, lw, 3, 3, lh)
+            _, base, tx, anchor = label_spot(spots, lw, SERIES_AXIS_SIZE, lines)
+            items.append(_axis_text(tx, base - lh, label, anchor))
+    return items
+
+
+def _series_legend(plot: _SeriesPlot) -> list[Item]:
+    if not plot.legend_h:
+        return []
+    x, top, w, _ = plot.area
+    raw = [s for s in plot.data.get("series") or [] if isinstance(s, dict)]
+    names = [str(s.get("label") or s.get("name") or "") for s in raw]
+    return _legend_row(names, x, top, w)
 
 
 def _series_face(viz: Any, data: dict, a: Area) -> list[Item]:
     """Axes with ticks and labels, a zero baseline, the series, refs and a legend."""
-    x, top, w, h = a
-    raw = [s for s in data.get("series") or [] if isinstance(s, dict)]
-    series = [_series_pts(s) for s in raw]
-    flat = [p for pts in series for p in pts]
-    if not flat:
+    plot = _series_plot(viz, data, a)
+    if plot is None:
         return []
-    plot_h, xlabel_h, legend_h = series_bands(data, w)
-    plot_h = max(h - xlabel_h - legend_h, 20.0)
-    stack = bool(data.get("stack")) and viz in ("bars", "area")
-    xs = sorted({p[0] for p in flat})
-    sums = {px: sum(py for pts in series for qx, py in pts if qx == px) for px in xs}
-    refs = [as_number(r.get("value")) for r in data.get("refs") or [] if isinstance(r, dict)]
-    refs += [
-        py
-        for r in data.get("refs") or []
-        if isinstance(r, dict) and r.get("value") is None
-        for _, py in _series_pts({"points": r.get("points")})
-    ]
-    ys = [p[1] for p in flat] + (list(sums.values()) if stack else [])
-    ys += [v for v in refs if v is not None]
-    lo, hi = y_range(viz, ys, data)
-    ticks = nice_ticks(lo, hi, 4)
-    lo, hi = min(lo, ticks[0]), max(hi, ticks[-1])
-    span = (hi - lo) or 1.0
-    unit = data.get("unit")
-    labels = [fmt_value(t, unit) for t in ticks]
-    gutter = 6 + max(text_width(t, SERIES_AXIS_SIZE) for t in labels)
-    px0, pw = x + gutter, max(w - gutter, 20.0)
-    half = line_height(SERIES_AXIS_SIZE) / 2
-    # tick labels are centred on their lines: keep half a label free above and below
-    ptop = top + legend_h + half
-    plot_h = max(plot_h - 2 * half, 20.0)
-
-    def sy(v: float) -> float:
-        return ptop + plot_h - (v - lo) / span * plot_h
-
-    items: list[Item] = []
-    if legend_h:
-        names = [str(s.get("label") or s.get("name") or "") for s in raw]
-        items += _legend_row(names, x, top, w)
-    for t, label in zip(ticks, labels, strict=True):
-        items.append(Path(((px0, sy(t)), (px0 + pw, sy(t))), stroke=SOFT, width=1))
-        items.append(
-            Text(px0 - 5, sy(t) - half, (label,), SERIES_AXIS_SIZE, "sans", MUTED, 0.0, "end")
-        )
-    zero = sy(max(lo, min(0.0, hi)))
-    items.append(Path(((px0, zero), (px0 + pw, zero)), stroke=MUTED, width=1))
-    items.append(Path(((px0, ptop), (px0, ptop + plot_h)), stroke=LINE, width=1))
-    x0, x1 = xs[0], xs[-1]
-    bars = viz == "bars"
-
-    def sx(v: float) -> float:
-        if bars:
-            return px0 + (v - x0 + 0.5) / ((x1 - x0) + 1) * pw
-        return px0 + (v - x0) / ((x1 - x0) or 1) * pw
-
-    xlabels = data.get("x") if isinstance(data.get("x"), list) else []
-    if xlabel_h and xlabels:
-        room = pw / max(len(xlabels), 1)
-        every = max(1, int(40 // max(room, 1)) + (1 if room < 40 else 0))
-        for i, label in enumerate(xlabels[:48]):
-            if i % every:
-                continue
-            shown = fit_line(str(label), room * every - 2, SERIES_AXIS_SIZE)
-            lx, half_w = sx(x0 + i), text_width(shown, SERIES_AXIS_SIZE) / 2
-            # the end labels of a line stay inside the card
-            anchor = "start" if lx - half_w < x else "end" if lx + half_w > x + w else "middle"
-            items.append(
-                Text(
-                    lx,
-                    ptop + plot_h + half,
-                    (shown,),
-                    SERIES_AXIS_SIZE,
-                    "sans",
-                    MUTED,
-                    0.0,
-                    anchor,
-                )
-            )
-    if bars:
-        slot = pw / ((x1 - x0) + 1)
-        bar = slot * 0.7 / (1 if stack else max(len(series), 1))
-        base: dict[float, float] = {}
-        for si, pts in enumerate(series):
-            for px, py in pts:
-                left = sx(px) - slot * 0.35 + (0 if stack else si * bar)
-                y0 = base.get(px, 0.0) if stack else 0.0
-                base[px] = y0 + py
-                # negative values hang below the zero line
-                y_top, y_bottom = sy(y0 + py), sy(y0)
-                items.append(
-                    Box(
-                        left,
-                        min(y_top, y_bottom),
-                        max(bar - 1, 1),
-                        max(abs(y_bottom - y_top), 0.5),
-                        fill=SERIES[si % 8],
-                    )
-                )
-    else:
-        acc: dict[float, float] = {}
-        for si, pts in enumerate(series):
-            color = SERIES[si % 8]
-            if stack:
-                pts = [(px, acc.get(px, 0.0) + py) for px, py in pts]
-                acc.update(dict(pts))
-            if viz == "scatter":
-                items.extend(Ellipse(sx(px) - 3, sy(py) - 3, 6, 6, color) for px, py in pts)
-            elif len(pts) >= 2:
-                items.append(Path(tuple((sx(px), sy(py)) for px, py in pts), stroke=color, width=2))
-    lines = [[(sx(px), sy(py)) for px, py in pts] for pts in series]
-    for ref in data.get("refs") or []:
-        if not isinstance(ref, dict):
-            continue
-        value = as_number(ref.get("value"))
-        if value is not None:
-            pts = [(x0, value), (x1, value)]
-        else:
-            pts = [p for p in _series_pts({"points": ref.get("points")}) if x0 <= p[0] <= x1]
-        pts = [(px, min(max(py, lo), hi)) for px, py in pts]
-        if len(pts) < 2:
-            continue
-        ref_line = tuple((sx(px), sy(py)) for px, py in pts)
-        items.append(Path(ref_line, stroke=MUTED, width=1, dash=(4.0, 3.0)))
-        if ref.get("label"):
-            label = fit_line(str(ref["label"]), pw / 2, SERIES_AXIS_SIZE)
-            lw = text_width(label, SERIES_AXIS_SIZE)
-            (lx, ly), (rx, ry) = ref_line[0], ref_line[-1]
-            lh = line_height(SERIES_AXIS_SIZE)
-            spots = [
-                (rx - 4 - lw, ry - 3, rx - 4, "end"),
-                (rx - 4 - lw, ry + 3 + lh, rx - 4, "end"),
-                (lx + 4, ly - 3, lx + 4, "start"),
-                (lx + 4, ly + 3 + lh, lx + 4, "start"),
-            ]
-            _, base, tx, anchor = label_spot(spots, lw, SERIES_AXIS_SIZE, lines)
-            items.append(
-                Text(tx, base - lh, (label,), SERIES_AXIS_SIZE, "sans", MUTED, 0.0, anchor)
-            )
-    return items
+    marks = _series_bars if viz == "bars" else _series_lines
+    return (
+        _series_legend(plot)
+        + _series_axes(plot)
+        + _series_xlabels(plot)
+        + marks(plot)
+        + _series_refs(plot)
+    )
 
 
 def _bars_face(viz: Any, data: dict, a: Area, rows: list[dict]) -> list[Item]:
     x, top, w, h = a
     rank = as_number(data.get("rank"))
     if viz == "bars" and rank:
-        ordered = sorted(rows, key=lambda r: -(as_number(r.get("value")) or 0.0))
-        keep, rest = ordered[: int(rank)], ordered[int(rank) :]
-        total = sum(as_number(r.get("value")) or 0.0 for r in ordered) or 1.0
-        if rest:
-            keep = [
-                *keep,
-                {
-                    "label": f"other ({len(rest)})",
-                    "value": sum(as_number(r.get("value")) or 0.0 for r in rest),
-                    "tone": "neutral",
-                },
-            ]
-        rows = [
-            {
-                **r,
-                "display": f"{(as_number(r.get('value')) or 0.0) / total * 100:.1f}%",
-                "unit": "%",
-            }
-            for r in keep
-        ]
+        rows = [{**r, "unit": "%"} for r in ranked_shares(rows, rank)]
     unit = data.get("unit")
     peaks = _unit_peaks(rows, unit, ("value",))
     row_h = max(16.0, min(26.0, h / max(len(rows), 1)))
@@ -390,60 +416,148 @@ def _wedge(
     return (*outer, *ring)
 
 
-def _pie_face(viz: Any, data: dict, a: Area, rows: list[dict]) -> list[Item]:
-    """A pie or donut with a swatch legend (label, value, share) to its right."""
-    x, top, w, h = a
-    values = [max(as_number(r.get("value")) or 0.0, 0.0) for r in rows]
-    total = sum(values) or 1.0
-    d = pie_diameter(w)
-    r = d / 2
-    cx, cy = x + r, top + r
-    inner = r * 0.58 if viz == "donut" else 0.0
+def _slice_color(rows: list[dict], i: int) -> str:
+    return tone(rows[i]["tone"])[0] if rows[i].get("tone") else SERIES[i % 8]
+
+
+def _pie_wedges(
+    values: list[float], total: float, rows: list[dict], disc: tuple[float, float, float, float]
+) -> list[Item]:
+    """One slice per value, clockwise from 12 o'clock; disc is (cx, cy, r, inner)."""
+    cx, cy, r, inner = disc
     items: list[Item] = []
     angle = 0.0
     for i, value in enumerate(values):
         sweep = min(value / total * 2 * math.pi, 2 * math.pi - 1e-4)
         if sweep <= 0:
             continue
-        color = tone(rows[i]["tone"])[0] if rows[i].get("tone") else SERIES[i % 8]
-        items.append(
-            Path(
-                _wedge(cx, cy, r, angle, angle + sweep, inner),
-                stroke=CARD,
-                width=1,
-                closed=True,
-                fill=color,
-            )
-        )
+        wedge = _wedge(cx, cy, r, angle, angle + sweep, inner)
+        items.append(Path(wedge, stroke=CARD, width=1, closed=True, fill=_slice_color(rows, i)))
         angle += sweep
-    if inner:
-        total_text = fmt_value(sum(values), data.get("unit"))
-        items.append(
-            Text(
-                cx,
-                cy - line_height(12) / 2,
-                (fit_line(total_text, inner * 1.6, 12, "sans-bold"),),
-                12,
-                "sans-bold",
-                FG,
-                0.0,
-                "middle",
-            )
-        )
-    lx = x + d + 16
+    return items
+
+
+def _pie_legend(
+    values: list[float], total: float, data: dict, rows: list[dict], lx: float, a: Area
+) -> list[Item]:
+    """Swatch, label, value and share of each slice, as many rows as fit."""
+    x, top, w, h = a
+    items: list[Item] = []
     for i, row in enumerate(rows):
         ry = top + i * PIE_ROW_H
         if ry + PIE_ROW_H > top + h + 0.01:
             break
-        color = tone(row["tone"])[0] if row.get("tone") else SERIES[i % 8]
         shown = row.get("display") or fmt_value(
             row.get("value"), row.get("unit") or data.get("unit")
         )
         pct = values[i] / total * 100
         label = f"{row.get('label') or ''} — {shown} ({pct:.0f}%)"
-        items.append(Box(lx, ry + 3, 10, 10, fill=color, radius=2))
+        items.append(Box(lx, ry + 3, 10, 10, fill=_slice_color(rows, i), radius=2))
         items.append(
             Text(lx + 15, ry, (fit_line(label, x + w - lx - 15, PIE_LEGEND_SIZE),), PIE_LEGEND_SIZE)
+        )
+    return items
+
+
+def _pie_face(viz: Any, data: dict, a: Area, rows: list[dict]) -> list[Item]:
+    """A pie or donut with a swatch legend (label, value, share) to its right."""
+    x, top, w, _ = a
+    values = [max(as_number(r.get("value")) or 0.0, 0.0) for r in rows]
+    total = sum(values) or 1.0
+    d = pie_diameter(w)
+    r = d / 2
+    cx, cy = x + r, top + r
+    inner = r * 0.58 if viz == "donut" else 0.0
+    items = _pie_wedges(values, total, rows, (cx, cy, r, inner))
+    if inner:
+        # a donut shows its total in the hole
+        total_text = fit_line(
+            fmt_value(sum(values), data.get("unit")), inner * 1.6, 12, "sans-bold"
+        )
+        items.append(
+            Text(cx, cy - line_height(12) / 2, (total_text,), 12, "sans-bold", FG, 0.0, "middle")
+        )
+    return items + _pie_legend(values, total, data, rows, x + d + 16, a)
+
+
+HeatCell = tuple[float, float, float]
+
+
+@dataclass(frozen=True)
+class _HeatGrid:
+    """Where a heatmap's cells start and how large they are; labels sit in the
+    gutter at the left and the band on top."""
+
+    top: float
+    left: float
+    grid_top: float
+    size: float
+    gutter: float
+
+    def label(self, tx: float, ty: float, text: str, anchor: Any = "start") -> Text:
+        shown = fit_line(text, max(self.gutter - 6, self.size * 3), HEAT_LABEL_SIZE)
+        return Text(tx, ty, (shown,), HEAT_LABEL_SIZE, "sans", MUTED, 0.0, anchor)
+
+    def row_label(self, r: int, text: str) -> Text:
+        ly = self.grid_top + r * self.size + (self.size - line_height(HEAT_LABEL_SIZE)) / 2
+        return self.label(self.left - 6, ly, text, "end")
+
+
+def _calendar_cells(calendar: dict, g: _HeatGrid) -> tuple[list[HeatCell], list[Item]]:
+    """A calendar's days in week columns, weekday names at the left, months on top."""
+    values = [as_number(v) or 0.0 for v in calendar["values"]]
+    offset = calendar_offset(calendar)
+    cells = [((i + offset) // 7, (i + offset) % 7, v) for i, v in enumerate(values)]
+    items: list[Item] = [g.row_label(d, name) for d, name in enumerate(WEEKDAY_LABELS) if name]
+    when = parse_when(calendar.get("from"))
+    last = None
+    last_x = -1e9
+    for i in range(len(values)):
+        day = (when + timedelta(days=i)) if when else None
+        col, row = (i + offset) // 7, (i + offset) % 7
+        # a month is named over its first week column, unless the last name is in the way
+        if day and day.month != last and row <= 1 and g.left + col * g.size >= last_x:
+            items.append(g.label(g.left + col * g.size, g.top, day.strftime("%b")))
+            last = day.month
+            last_x = g.left + col * g.size + text_width(day.strftime("%b"), HEAT_LABEL_SIZE) + 4
+    return cells, items
+
+
+def _matrix_cells(data: dict, g: _HeatGrid, rows: int) -> tuple[list[HeatCell], list[Item]]:
+    """A value grid's cells, y names at the left and (thinned) x names on top."""
+    cells = [
+        (c, r, as_number(v) or 0.0)
+        for r, row in enumerate(data.get("values") or [])
+        if isinstance(row, list)
+        for c, v in enumerate(row)
+    ]
+    ys = data.get("y") if isinstance(data.get("y"), list) else []
+    items: list[Item] = [g.row_label(r, str(name)) for r, name in enumerate(ys[:rows])]
+    xs = data.get("x") if isinstance(data.get("x"), list) else []
+    every = max(1, math.ceil(24 / g.size)) if g.size < 24 else 1
+    for c, name in enumerate(xs):
+        if c % every == 0:
+            items.append(g.label(g.left + c * g.size + g.size / 2, g.top, str(name), "middle"))
+    return cells, items
+
+
+def _heat_boxes(cells: list[HeatCell], g: _HeatGrid) -> list[Item]:
+    """One accent box per cell, more opaque the larger its value."""
+    if not cells:
+        return []
+    hi = max(v for _, _, v in cells) or 1.0
+    items: list[Item] = []
+    for c, r, v in cells:
+        alpha = int(30 + 225 * max(min(v / hi, 1.0), 0.0))
+        items.append(
+            Box(
+                g.left + c * g.size,
+                g.grid_top + r * g.size,
+                g.size - 1,
+                g.size - 1,
+                fill=f"#1c6ae4{alpha:02x}",
+                radius=1.5,
+            )
         )
     return items
 
@@ -454,63 +568,35 @@ def _heat_face(data: dict, a: Area) -> list[Item]:
     gutter, band, size, _, rows = heat_geometry(data, w)
     if not rows:
         return []
-    items: list[Item] = []
-    left, grid_top = x + gutter, top + band
-
-    def label(tx: float, ty: float, text: str, anchor: Any = "start") -> Text:
-        shown = fit_line(text, max(gutter - 6, size * 3), HEAT_LABEL_SIZE)
-        return Text(tx, ty, (shown,), HEAT_LABEL_SIZE, "sans", MUTED, 0.0, anchor)
-
+    g = _HeatGrid(top, x + gutter, top + band, size, gutter)
     calendar = data.get("calendar") if isinstance(data.get("calendar"), dict) else None
     if calendar and isinstance(calendar.get("values"), list):
-        values = [as_number(v) or 0.0 for v in calendar["values"]]
-        offset = calendar_offset(calendar)
-        cells = [((i + offset) // 7, (i + offset) % 7, v) for i, v in enumerate(values)]
-        for d, name in enumerate(WEEKDAY_LABELS):
-            if name:
-                ly = grid_top + d * size + (size - line_height(HEAT_LABEL_SIZE)) / 2
-                items.append(label(left - 6, ly, name, "end"))
-        when = parse_when(calendar.get("from"))
-        last = None
-        last_x = -1e9
-        for i in range(len(values)):
-            day = (when + timedelta(days=i)) if when else None
-            col, row = (i + offset) // 7, (i + offset) % 7
-            if day and day.month != last and row <= 1 and left + col * size >= last_x:
-                items.append(label(left + col * size, top, day.strftime("%b")))
-                last = day.month
-                last_x = left + col * size + text_width(day.strftime("%b"), HEAT_LABEL_SIZE) + 4
+        cells, items = _calendar_cells(calendar, g)
     else:
-        cells = [
-            (c, r, as_number(v) or 0.0)
-            for r, row in enumerate(data.get("values") or [])
-            if isinstance(row, list)
-            for c, v in enumerate(row)
-        ]
-        ys = data.get("y") if isinstance(data.get("y"), list) else []
-        for r, name in enumerate(ys[:rows]):
-            ly = grid_top + r * size + (size - line_height(HEAT_LABEL_SIZE)) / 2
-            items.append(label(left - 6, ly, str(name), "end"))
-        xs = data.get("x") if isinstance(data.get("x"), list) else []
-        every = max(1, math.ceil(24 / size)) if size < 24 else 1
-        for c, name in enumerate(xs):
-            if c % every == 0:
-                items.append(label(left + c * size + size / 2, top, str(name), "middle"))
-    if not cells:
-        return items
-    hi = max(v for _, _, v in cells) or 1.0
-    for c, r, v in cells:
-        alpha = int(30 + 225 * max(min(v / hi, 1.0), 0.0))
-        items.append(
-            Box(
-                left + c * size,
-                grid_top + r * size,
-                size - 1,
-                size - 1,
-                fill=f"#1c6ae4{alpha:02x}",
-                radius=1.5,
-            )
-        )
+        cells, items = _matrix_cells(data, g, rows)
+    return items + _heat_boxes(cells, g)
+
+
+def _matrix_points(rows: list[dict], field: Area) -> list[Item]:
+    """Each item with x and y as a dot on the field, its label beside it."""
+    fx, top, fw, fh = field
+    pts = [(as_number(r.get("x")), as_number(r.get("y"))) for r in rows]
+    xs = [p[0] for p in pts if p[0] is not None] or [0.0, 1.0]
+    ys = [p[1] for p in pts if p[1] is not None] or [0.0, 1.0]
+    x0, x1, y0, y1 = min(0.0, *xs), max(1.0, *xs), min(0.0, *ys), max(1.0, *ys)
+    items: list[Item] = []
+    for row, (px, py) in zip(rows, pts, strict=True):
+        if px is None or py is None:
+            continue
+        cx = fx + 8 + (px - x0) / ((x1 - x0) or 1) * (fw - 16)
+        cy = top + fh - 8 - (py - y0) / ((y1 - y0) or 1) * (fh - 16)
+        ink = tone(row["tone"])[0] if row.get("tone") else ACCENT
+        items.append(Ellipse(cx - 4, cy - 4, 8, 8, ink))
+        label = fit_line(str(row.get("label") or ""), fw / 3, 10)
+        # a point in the right half is labelled on its left, so the label stays in the field
+        right = cx > fx + fw / 2
+        tx, anchor = (cx - 7, "end") if right else (cx + 7, "start")
+        items.append(Text(tx, cy - line_height(10) / 2, (label,), 10, "sans", FG, 0.0, anchor))
     return items
 
 
@@ -523,10 +609,6 @@ def _matrix_face(data: dict, a: Area, rows: list[dict]) -> list[Item]:
     gutter = text_width(ycap, 10) + 8 if ycap else 0.0
     band = line_height(10) + 2 if labels_x else 0.0
     fx, fw, fh = x + gutter, max(w - gutter, 20.0), max(h - band, 20.0)
-    pts = [(as_number(r.get("x")), as_number(r.get("y"))) for r in rows]
-    xs = [p[0] for p in pts if p[0] is not None] or [0.0, 1.0]
-    ys = [p[1] for p in pts if p[1] is not None] or [0.0, 1.0]
-    x0, x1, y0, y1 = min(0.0, *xs), max(1.0, *xs), min(0.0, *ys), max(1.0, *ys)
     items: list[Item] = [
         Box(fx, top, fw, fh, stroke=LINE, width=1),
         Path(((fx + fw / 2, top), (fx + fw / 2, top + fh)), stroke=LINE, width=1),
@@ -536,41 +618,9 @@ def _matrix_face(data: dict, a: Area, rows: list[dict]) -> list[Item]:
         cap = fit_line(" → ".join(labels_x), fw, 10)
         items.append(Text(fx + fw / 2, top + fh + 2, (cap,), 10, "sans", MUTED, 0.0, "middle"))
     if ycap:
-        items.append(
-            Text(
-                x + gutter - 8,
-                top + fh / 2 - line_height(10) / 2,
-                (ycap,),
-                10,
-                "sans",
-                MUTED,
-                0.0,
-                "end",
-            )
-        )
-    for row, (px, py) in zip(rows, pts, strict=True):
-        if px is None or py is None:
-            continue
-        cx = fx + 8 + (px - x0) / ((x1 - x0) or 1) * (fw - 16)
-        cy = top + fh - 8 - (py - y0) / ((y1 - y0) or 1) * (fh - 16)
-        ink = tone(row["tone"])[0] if row.get("tone") else ACCENT
-        items.append(Ellipse(cx - 4, cy - 4, 8, 8, ink))
-        label = fit_line(str(row.get("label") or ""), fw / 3, 10)
-        # a point in the right half is labelled on its left, so the label stays in the field
-        right = cx > fx + fw / 2
-        items.append(
-            Text(
-                cx - 7 if right else cx + 7,
-                cy - line_height(10) / 2,
-                (label,),
-                10,
-                "sans",
-                FG,
-                0.0,
-                "end" if right else "start",
-            )
-        )
-    return items
+        y_mid = top + fh / 2 - line_height(10) / 2
+        items.append(Text(x + gutter - 8, y_mid, (ycap,), 10, "sans", MUTED, 0.0, "end"))
+    return items + _matrix_points(rows, (fx, top, fw, fh))
 
 
 def _points_face(viz: Any, a: Area, rows: list[dict]) -> list[Item]:
@@ -605,46 +655,104 @@ def _points_face(viz: Any, a: Area, rows: list[dict]) -> list[Item]:
     return items
 
 
+def _stat_number(data: dict, item: dict, x: float, top: float, w: float) -> list[Item]:
+    """A chart of viz stat: its one number, large, over its label."""
+    value = str(
+        item.get("display") or fmt_value(item.get("value"), item.get("unit") or data.get("unit"))
+    )
+    return [
+        Text(x, top, (fit_line(value, w, 30, "sans-bold"),), 30, "sans-bold", FG),
+        Text(x, top + 44, (fit_line(str(item.get("label") or ""), w, 11),), 11, "sans", MUTED),
+    ]
+
+
+ChartBody = Callable[[Any, dict, Area, list[dict]], list[Item]]
+
+# a viz not named here (bars, flow, and series charts without series) draws as item bars
+_CHART_BODIES: dict[str, ChartBody] = {
+    "compare": lambda viz, data, a, rows: _compare_face(data, a, rows),
+    "pie": _pie_face,
+    "donut": _pie_face,
+    "heatmap": lambda viz, data, a, rows: _heat_face(data, a),
+    "matrix": lambda viz, data, a, rows: _matrix_face(data, a, rows),
+    "timeline": lambda viz, data, a, rows: _points_face(viz, a, rows),
+}
+_SERIES_VIZ = ("line", "area", "bars", "scatter")
+
+
+def _chart_body(viz: Any, data: dict, a: Area, rows: list[dict]) -> list[Item]:
+    if data.get("series") and viz in _SERIES_VIZ:
+        return _series_face(viz, data, a)
+    body = _CHART_BODIES.get(viz) if isinstance(viz, str) else None
+    return (body or _bars_face)(viz, data, a, rows)
+
+
 def _chart(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
     items, cy = _title(p.get("title"), x, y, w)
     data = p.get("data") if isinstance(p.get("data"), dict) else {}
     viz = p.get("viz")
     rows = [i for i in data.get("items") or [] if isinstance(i, dict)]
+    if viz == "stat" and rows:
+        return items + _stat_number(data, rows[0], x, y + cy, w), cy + CHART_STAT_H
     # The sizer gives the card this much plot area; a doc face may have less left.
     area_h = min(budget - cy - CHART_GAP, chart_area_height(viz, data, w))
-    if viz == "stat" and rows:
-        area_h = CHART_STAT_H
     if area_h < 20:
         return items, cy
-    area = (x, y + cy, w, area_h)
-    if viz == "stat" and rows:
-        item = rows[0]
-        value = str(
-            item.get("display")
-            or fmt_value(item.get("value"), item.get("unit") or data.get("unit"))
-        )
-        items.append(Text(x, y + cy, (fit_line(value, w, 30, "sans-bold"),), 30, "sans-bold", FG))
-        items.append(
-            Text(
-                x, y + cy + 44, (fit_line(str(item.get("label") or ""), w, 11),), 11, "sans", MUTED
-            )
-        )
-        return items, cy + CHART_STAT_H
-    if viz == "compare":
-        drawn = _compare_face(data, area, rows)
-    elif data.get("series") and viz in ("line", "area", "bars", "scatter"):
-        drawn = _series_face(viz, data, area)
-    elif viz in ("pie", "donut"):
-        drawn = _pie_face(viz, data, area, rows)
-    elif viz == "heatmap":
-        drawn = _heat_face(data, area)
-    elif viz == "matrix":
-        drawn = _matrix_face(data, area, rows)
-    elif viz == "timeline":
-        drawn = _points_face(viz, area, rows)
-    else:
-        drawn = _bars_face(viz, data, area, rows)
+    drawn = _chart_body(viz, data, (x, y + cy, w, area_h), rows)
     return items + drawn, cy + area_h + CHART_GAP
+
+
+def _stat_value(stat: dict, sx: float, top: float, cw: float) -> Text:
+    raw = stat.get("value")
+    value = stat.get("display") or (raw if isinstance(raw, str) else fmt_num(raw))
+    if stat.get("unit") and not stat.get("display"):
+        value = f"{value} {stat['unit']}"
+    return Text(
+        sx + 6,
+        top + 4,
+        (fit_line(str(value), cw - 14 - _delta_room(stat), 17, "sans-bold"),),
+        17,
+        "sans-bold",
+        tone(stat["tone"])[0] if stat.get("tone") else FG,
+    )
+
+
+def _stat_delta(stat: dict, sx: float, top: float, cw: float) -> list[Item]:
+    """The delta chip at the tile's top right."""
+    if stat.get("delta") is None:
+        return []
+    delta = _delta_text(stat["delta"])
+    # tone is the author's meaning, never read from the delta's sign
+    ink = tone(stat["tone"])[0] if stat.get("tone") else MUTED
+    chip = fit_line(delta, cw * 0.4, 10, "sans-bold")
+    return [Text(sx + cw - 10, top + 5, (chip,), 10, "sans-bold", ink, 0.0, "end")]
+
+
+def _stat_spark(spark: list[float], left: float, base: float, spark_w: float) -> Path:
+    """The trend line at the tile's bottom right, 14 px high."""
+    lo, hi = min(spark), max(spark)
+    span = (hi - lo) or 1.0
+    step = spark_w / (len(spark) - 1)
+    pts = tuple((left + i * step, base - (v - lo) / span * 14) for i, v in enumerate(spark))
+    return Path(pts, stroke=ACCENT, width=1.5)
+
+
+def _stat_tile(stat: dict, sx: float, top: float, cw: float) -> list[Item]:
+    """One headline number: value, delta chip, label line and spark on a soft tile."""
+    items: list[Item] = [
+        Box(sx, top, cw - 4, STAT_TILE_H, fill=SOFT, radius=6),
+        _stat_value(stat, sx, top, cw),
+    ]
+    spark = [v for v in (as_number(v) for v in stat.get("spark") or []) if v is not None]
+    spark_w = min(cw * 0.3, 60.0) if len(spark) >= 2 else 0.0
+    label = " · ".join(str(stat[k]) for k in ("label", "note") if stat.get(k))
+    items.append(
+        Text(sx + 6, top + 30, (fit_line(label, cw - 14 - spark_w, 10),), 10, "sans", MUTED)
+    )
+    items += _stat_delta(stat, sx, top, cw)
+    if spark_w:
+        items.append(_stat_spark(spark, sx + cw - 10 - spark_w, top + STAT_TILE_H - 8, spark_w))
+    return items
 
 
 def _stat(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
@@ -654,58 +762,7 @@ def _stat(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[It
         return items, cy
     cw = w / len(stats)
     for i, stat in enumerate(stats):
-        sx = x + i * cw
-        raw = stat.get("value")
-        value = stat.get("display") or (raw if isinstance(raw, str) else fmt_num(raw))
-        if stat.get("unit") and not stat.get("display"):
-            value = f"{value} {stat['unit']}"
-        items.append(Box(sx, y + cy, cw - 4, STAT_TILE_H, fill=SOFT, radius=6))
-        items.append(
-            Text(
-                sx + 6,
-                y + cy + 4,
-                (fit_line(str(value), cw - 14 - _delta_room(stat), 17, "sans-bold"),),
-                17,
-                "sans-bold",
-                tone(stat["tone"])[0] if stat.get("tone") else FG,
-            )
-        )
-        spark = [v for v in (as_number(v) for v in stat.get("spark") or []) if v is not None]
-        spark_w = min(cw * 0.3, 60.0) if len(spark) >= 2 else 0.0
-        label = " · ".join(str(stat[k]) for k in ("label", "note") if stat.get(k))
-        items.append(
-            Text(
-                sx + 6,
-                y + cy + 30,
-                (fit_line(label, cw - 14 - spark_w, 10),),
-                10,
-                "sans",
-                MUTED,
-            )
-        )
-        if stat.get("delta") is not None:
-            delta = _delta_text(stat["delta"])
-            # tone is the author's meaning, never read from the delta's sign
-            ink = tone(stat["tone"])[0] if stat.get("tone") else MUTED
-            items.append(
-                Text(
-                    sx + cw - 10,
-                    y + cy + 5,
-                    (fit_line(delta, cw * 0.4, 10, "sans-bold"),),
-                    10,
-                    "sans-bold",
-                    ink,
-                    0.0,
-                    "end",
-                )
-            )
-        if spark_w:
-            lo, hi = min(spark), max(spark)
-            span = (hi - lo) or 1.0
-            left, base = sx + cw - 10 - spark_w, y + cy + STAT_TILE_H - 8
-            step = spark_w / (len(spark) - 1)
-            pts = tuple((left + i * step, base - (v - lo) / span * 14) for i, v in enumerate(spark))
-            items.append(Path(pts, stroke=ACCENT, width=1.5))
+        items += _stat_tile(stat, x + i * cw, y + cy, cw)
     return items, cy + STAT_ROW_H
 
 
@@ -814,57 +871,93 @@ def _ink(cell: Any) -> str:
     return tone(cell["tone"])[0] if isinstance(cell, dict) and cell.get("tone") else FG
 
 
-def _table(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
+def _table_title(p: dict, x: float, y: float, w: float) -> tuple[list[Item], float]:
+    """The title band; a table with saved views lists them at its right."""
     views = table_views(p)
-    items, cy = _title(p.get("title") or " ", x, y, w) if views else _title(p.get("title"), x, y, w)
-    if views:
-        listed = fit_line(" · ".join(views), w * 0.6, 10)
-        items.append(Text(x + w, y + 2, (listed,), 10, "sans", MUTED, 0.0, "end"))
-    face = table_face.plan(p, w)
-    if face is None:
-        return items, cy
-    cols, widths, numeric = face.cols, face.widths, face.numeric
-    lefts = [x + sum(widths[:i]) for i in range(len(cols))]
+    if not views:
+        return _title(p.get("title"), x, y, w)
+    items, cy = _title(p.get("title") or " ", x, y, w)
+    listed = fit_line(" · ".join(views), w * 0.6, 10)
+    items.append(Text(x + w, y + 2, (listed,), 10, "sans", MUTED, 0.0, "end"))
+    return items, cy
+
+
+@dataclass(frozen=True)
+class _TableCols:
+    """Where a table face's columns sit: each cell is placed by its column."""
+
+    face: table_face.TableFace
+    lefts: list[float]
+
+    def put(
+        self, i: int, top: float, lines: tuple[str, ...], size: float, font: Any, ink: str
+    ) -> Text:
+        widths = self.face.widths
+        # numbers sit flush right, under a header that is flush right too
+        if self.face.numeric[i]:
+            tx, anchor = self.lefts[i] + widths[i] - table_face.PAD, "end"
+        else:
+            tx, anchor = self.lefts[i], "start"
+        return Text(tx, top, lines, size, font, ink, 0.0, anchor)
+
+    def bold(self, i: int, top: float, text: str, size: float) -> Text:
+        cw = self.face.widths[i] - table_face.PAD
+        return self.put(i, top, (fit_line(text, cw, size, "sans-bold"),), size, "sans-bold", MUTED)
+
+
+def _rule(x: float, y: float, w: float) -> Path:
+    return Path(((x, y), (x + w, y)), stroke=LINE, width=1)
+
+
+def _table_body(
+    p: dict, cols: _TableCols, x: float, y: float, cy: float, budget: float
+) -> tuple[list[Item], float]:
+    """As many rows as fit; when some are left out, the last line says how many."""
+    face = cols.face
     rows = [r for r in (table_face.row_cells(r) for r in p.get("rows") or []) if r is not None]
     head_h = table_face.head_height()
-
-    def put(i: int, lines: tuple[str, ...], size: float, font: Any, ink: str) -> Text:
-        # numbers sit flush right, under a header that is flush right too
-        if numeric[i]:
-            tx, anchor = lefts[i] + widths[i] - table_face.PAD, "end"
-        else:
-            tx, anchor = lefts[i], "start"
-        return Text(tx, y + cy, lines, size, font, ink, 0.0, anchor)
-
-    for i, head in enumerate(face.heads):
-        cw = widths[i] - table_face.PAD
-        items.append(put(i, (fit_line(head, cw, 10, "sans-bold"),), 10, "sans-bold", MUTED))
-    cy += head_h
-    items.append(Path(((x, y + cy - 2), (x + w, y + cy - 2)), stroke=LINE, width=1))
+    items: list[Item] = []
     for n, lines in enumerate(face.rows):
         left = face.count - n
         row_h = face.row_height(n)
         if cy + row_h > budget + 0.01:
             break
         if left > 1 and cy + row_h + head_h > budget + 0.01:
-            # the last line that fits says how many rows the face left out
             items.append(Text(x, y + cy, (f"+{left} more rows",), 10, "sans", MUTED))
             cy += head_h
             break
         for i, cell in enumerate(lines):
-            items.append(put(i, cell, 11, "sans", _ink(rows[n].get(cols[i]["key"]))))
+            items.append(
+                cols.put(i, y + cy, cell, 11, "sans", _ink(rows[n].get(face.cols[i]["key"])))
+            )
         cy += row_h
-    row_h = head_h
-    if any(face.foot) and cy + row_h <= budget + 0.01:
-        items.append(Path(((x, y + cy - 2), (x + w, y + cy - 2)), stroke=LINE, width=1))
-        for i, total in enumerate(face.foot):
-            if total:
-                cw = widths[i] - table_face.PAD
-                size = table_face.FOOT_SIZE
-                items.append(
-                    put(i, (fit_line(total, cw, size, "sans-bold"),), size, "sans-bold", MUTED)
-                )
-        cy += row_h
+    return items, cy
+
+
+def _table_foot(cols: _TableCols, x: float, y: float, w: float, cy: float) -> list[Item]:
+    """The totals row under a rule."""
+    items: list[Item] = [_rule(x, y + cy - 2, w)]
+    for i, total in enumerate(cols.face.foot):
+        if total:
+            items.append(cols.bold(i, y + cy, total, table_face.FOOT_SIZE))
+    return items
+
+
+def _table(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
+    items, cy = _table_title(p, x, y, w)
+    face = table_face.plan(p, w)
+    if face is None:
+        return items, cy
+    cols = _TableCols(face, [x + sum(face.widths[:i]) for i in range(len(face.cols))])
+    head_h = table_face.head_height()
+    items += [cols.bold(i, y + cy, head, 10) for i, head in enumerate(face.heads)]
+    cy += head_h
+    items.append(_rule(x, y + cy - 2, w))
+    body, cy = _table_body(p, cols, x, y, cy, budget)
+    items += body
+    if any(face.foot) and cy + head_h <= budget + 0.01:
+        items += _table_foot(cols, x, y, w, cy)
+        cy += head_h
     more, h = _caption(p, x, y + cy, w)
     return items + more, cy + h
 
@@ -912,6 +1005,53 @@ def _timeline(p: dict, x: float, y: float, w: float, budget: float) -> tuple[lis
     return items, cy
 
 
+def _finding_head(head: str, status: str, ink: str, tx: float, tw: float, top: float) -> list[Item]:
+    """The head band: the kind of finding in capitals, its status chip at the right."""
+    items: list[Item] = []
+    text_y = top + (CHIP_H - line_height(FINDING_HEAD_SIZE)) / 2
+    chip_w = 0.0
+    if status:
+        reading = FINDING_STATUS_READING.get(status, "")
+        c_ink, c_wash = tone(_READING_TONE.get(reading, "gray"))
+        chip_w = min(text_width(status, FINDING_HEAD_SIZE) + 14, tw)
+        cx = tx + tw - chip_w
+        chip = fit_line(status, chip_w - 12, FINDING_HEAD_SIZE)
+        items.append(Box(cx, top, chip_w, CHIP_H, fill=c_wash, stroke=c_ink, width=0.8, radius=9))
+        items.append(Text(cx + 7, text_y, (chip,), FINDING_HEAD_SIZE, "sans", c_ink))
+    if head:
+        shown = fit_line(head.upper(), tw - chip_w - 6, FINDING_HEAD_SIZE, "sans-bold")
+        items.append(Text(tx, text_y, (shown,), FINDING_HEAD_SIZE, "sans-bold", ink))
+    return items
+
+
+# size, font and ink of a finding's text blocks; a role not named is plain body text
+_FINDING_STYLES: dict[str, tuple[float, FontName, str]] = {
+    "where": (FINDING_WHERE_SIZE, "mono", MUTED),
+    "summary": (FINDING_TEXT_SIZE, "sans-bold", FG),
+    "cause": (FINDING_TEXT_SIZE, "sans", MUTED),
+    "more": (FINDING_TEXT_SIZE, "sans", MUTED),
+}
+
+
+def _finding_block(
+    role: str, lines: tuple[str, ...], refuted: bool, tx: float, tw: float, top: float
+) -> list[Item]:
+    """One text block of a finding; where and fix are single lines cut to the width."""
+    if role == "title":
+        # a refuted finding's title is greyed out
+        size, font, fill = FINDING_TITLE_SIZE, "sans-bold", MUTED if refuted else FG
+    else:
+        size, font, fill = _FINDING_STYLES.get(role, (FINDING_TEXT_SIZE, "sans", FG))
+    if role in ("where", "fix"):
+        lines = (fit_line(lines[0], tw, size, font),)
+    if role != "evidence":
+        return [Text(tx, top, lines, size, font, fill)]
+    return [
+        Text(tx, top, ("•",), size, "sans", MUTED),
+        Text(tx + FINDING_BULLET, top, lines, size, font, fill),
+    ]
+
+
 def _finding(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
     sev = {"high": "bad", "medium": "warn", "low": "info"}.get(str(p.get("sev")), "gray")
     ink = tone(sev)[0]
@@ -920,36 +1060,7 @@ def _finding(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list
     head, status = finding_head(p)
     cy = 4.0
     if head or status:
-        chip_w = 0.0
-        if status:
-            reading = FINDING_STATUS_READING.get(status, "")
-            c_ink, c_wash = tone(_READING_TONE.get(reading, "gray"))
-            chip_w = min(text_width(status, FINDING_HEAD_SIZE) + 14, tw)
-            cx = tx + tw - chip_w
-            items.append(
-                Box(cx, y + cy, chip_w, CHIP_H, fill=c_wash, stroke=c_ink, width=0.8, radius=9)
-            )
-            items.append(
-                Text(
-                    cx + 7,
-                    y + cy + (CHIP_H - line_height(FINDING_HEAD_SIZE)) / 2,
-                    (fit_line(status, chip_w - 12, FINDING_HEAD_SIZE),),
-                    FINDING_HEAD_SIZE,
-                    "sans",
-                    c_ink,
-                )
-            )
-        if head:
-            items.append(
-                Text(
-                    tx,
-                    y + cy + (CHIP_H - line_height(FINDING_HEAD_SIZE)) / 2,
-                    (fit_line(head.upper(), tw - chip_w - 6, FINDING_HEAD_SIZE, "sans-bold"),),
-                    FINDING_HEAD_SIZE,
-                    "sans-bold",
-                    ink,
-                )
-            )
+        items += _finding_head(head, status, ink, tx, tw, y + cy)
         cy += FINDING_HEAD_H
     refuted = FINDING_STATUS_READING.get(status) == "refuted"
     for role, lines, gap in finding_blocks(p, w):
@@ -958,23 +1069,9 @@ def _finding(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list
         if cy + gap + h > budget + 0.01:
             break
         cy += gap
-        size, font, fill, dx = FINDING_TEXT_SIZE, "sans", FG, 0.0
-        if role == "title":
-            size, font, fill = FINDING_TITLE_SIZE, "sans-bold", MUTED if refuted else FG
-        elif role == "where":
-            size, font, fill = FINDING_WHERE_SIZE, "mono", MUTED
-            lines = (fit_line(lines[0], tw, size, font),)
-        elif role == "summary":
-            font = "sans-bold"
-        elif role == "fix":
-            lines = (fit_line(lines[0], tw, size),)
-        elif role == "evidence":
-            dx = FINDING_BULLET
-            items.append(Text(tx, y + cy, ("•",), size, "sans", MUTED))
-        elif role in ("cause", "more"):
-            fill = MUTED
-        items.append(Text(tx + dx, y + cy, lines, size, font, fill))
+        items += _finding_block(role, lines, refuted, tx, tw, y + cy)
         cy += h
+    # the severity bar runs down the left edge, as tall as what was drawn
     items.insert(0, Box(x, y, 4, cy + 4, fill=ink, radius=2))
     return items, cy + 6
 

@@ -1,0 +1,298 @@
+"""Parts every x/y chart is assembled from, whatever it is drawn into.
+
+The document SVG (``_charts``) and the card faces (``_face_elements``) draw the
+same charts with different ink: both take their scales, value axes, legends and
+mark geometry from here, so a change to how a chart is measured (axis scales,
+labels) is made once. Nothing here draws: each renderer turns these values into
+its own output.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from layoutkit.formatting import as_number, fmt_value
+from layoutkit.layout.text import text_width
+
+Point = tuple[float, float]
+Spot = tuple[float, float, float, str]
+
+# ---------------------------------------------------------------- data
+
+
+def series_points(series: dict, *, keep_missing_x: bool) -> list[Point]:
+    """A series' (x, y) points from its ``points`` (or else ``values``): a plain
+    number stands at its index. A pair without a usable x stands at its index
+    when ``keep_missing_x`` (the document chart) and is dropped otherwise (the
+    card face)."""
+    raw = series.get("points") if series.get("points") is not None else series.get("values")
+    out: list[Point] = []
+    for i, point in enumerate(raw or []):
+        if isinstance(point, (list, tuple)) and len(point) >= 2:
+            x, y = as_number(point[0]), as_number(point[1])
+            if x is None and keep_missing_x:
+                x = float(i)
+        else:
+            x, y = float(i), as_number(point)
+        if x is not None and y is not None:
+            out.append((x, y))
+    return out
+
+
+def ranked_shares(items: list[dict], rank: float) -> list[dict]:
+    """The ``rank`` largest items, the rest summed into one 'other' row, each
+    displayed as its share of the whole."""
+    ordered = sorted(items, key=lambda i: -(as_number(i.get("value")) or 0.0))
+    keep, rest = ordered[: int(rank)], ordered[int(rank) :]
+    total = sum(as_number(i.get("value")) or 0.0 for i in ordered) or 1.0
+    if rest:
+        other = sum(as_number(i.get("value")) or 0.0 for i in rest)
+        keep = [*keep, {"label": f"other ({len(rest)})", "value": other, "tone": "neutral"}]
+    return [
+        {**i, "display": f"{(as_number(i.get('value')) or 0.0) / total * 100:.1f}%"} for i in keep
+    ]
+
+
+# ---------------------------------------------------------------- scales
+
+
+def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
+    if hi <= lo:
+        hi = lo + 1
+    raw = (hi - lo) / max(count, 1)
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
+    start = math.floor(lo / step) * step
+    ticks = []
+    value = start
+    while value <= hi + step * 0.5 and len(ticks) < 12:
+        ticks.append(round(value, 10))
+        value += step
+    return ticks
+
+
+def y_range(viz: Any, ys: list[float], data: dict) -> tuple[float, float]:
+    """The y-range of a series chart before its ticks round it out.
+
+    ``min``/``max`` win. Bars and areas stand on zero; a line or a scatter fits
+    its data (a latency between 180 and 220 ms is not squashed against a zero
+    nobody asked for), and an author who wants zero sets ``min: 0``.
+    """
+    lo_set, hi_set = as_number(data.get("min")), as_number(data.get("max"))
+    fits = viz in ("line", "scatter") and bool(ys)
+    lo = lo_set if lo_set is not None else (min(ys) if fits else min([0.0, *ys]))
+    hi = hi_set if hi_set is not None else max([lo, *ys])
+    if hi <= lo:
+        hi = lo + 1
+    return lo, hi
+
+
+@dataclass(frozen=True)
+class Scale:
+    """Maps data values in [lo, hi] onto ``length`` pixels from ``start``.
+
+    A band scale gives each whole value a slot and puts the value in its middle
+    (bars need room on both sides of the first and last x); a flipped scale
+    grows upwards, as a y axis does on screen.
+    """
+
+    lo: float
+    hi: float
+    start: float
+    length: float
+    band: bool = False
+    flip: bool = False
+
+    def __call__(self, v: float) -> float:
+        if self.flip:
+            return (
+                self.start + self.length - (v - self.lo) / ((self.hi - self.lo) or 1) * self.length
+            )
+        if self.band:
+            return self.start + (v - self.lo + 0.5) / ((self.hi - self.lo) + 1) * self.length
+        return self.start + (v - self.lo) / ((self.hi - self.lo) or 1) * self.length
+
+    @property
+    def slot(self) -> float:
+        """The width one whole value owns on a band scale."""
+        return self.length / ((self.hi - self.lo) + 1)
+
+    def floor(self) -> float:
+        """Zero, or the domain end nearest to it: where bars and areas stand."""
+        return max(self.lo, min(0.0, self.hi))
+
+
+# ---------------------------------------------------------------- axes
+
+
+@dataclass(frozen=True)
+class Axis:
+    """A value axis: the domain its ticks round out, the ticks and their labels."""
+
+    lo: float
+    hi: float
+    ticks: tuple[float, ...]
+    labels: tuple[str, ...]
+
+    def gutter(self, size: float, pad: float) -> float:
+        """Room left of the plot for the widest tick label."""
+        return pad + max(text_width(label, size) for label in self.labels)
+
+
+def value_axis(viz: Any, ys: list[float], data: dict, count: int = 5) -> Axis:
+    """The y axis of a series chart: its data range widened to whole ticks."""
+    lo, hi = y_range(viz, ys, data)
+    ticks = nice_ticks(lo, hi, count)
+    unit = data.get("unit")
+    return Axis(
+        min(lo, ticks[0]),
+        max(hi, ticks[-1]),
+        tuple(ticks),
+        tuple(fmt_value(t, unit) for t in ticks),
+    )
+
+
+def stack_sums(series: Sequence[Sequence[Point]]) -> dict[float, float]:
+    """The height of each x when the series stand on each other."""
+    sums: dict[float, float] = {}
+    for pts in series:
+        for x, y in pts:
+            sums[x] = sums.get(x, 0.0) + y
+    return sums
+
+
+def stacks(viz: Any, data: dict) -> bool:
+    return bool(data.get("stack")) and viz in ("bars", "area")
+
+
+# ---------------------------------------------------------------- legends
+
+
+@dataclass(frozen=True)
+class LegendEntry:
+    index: int
+    label: str
+    x: float
+
+
+@dataclass(frozen=True)
+class Legend:
+    """Series names on one row, each after a swatch: ``swatch`` is the room from
+    the swatch's left to its name, ``spacing`` the gap after the name."""
+
+    labels: tuple[str, ...]
+    size: float
+    swatch: float
+    spacing: float
+
+    def place(
+        self, x: float, fit: Callable[[str, float], str | None] | None = None
+    ) -> list[LegendEntry]:
+        """Entries left to right from x; ``fit`` shortens a name to the room left
+        at its x, or says (None) that the row is full."""
+        entries: list[LegendEntry] = []
+        lx = x
+        for i, label in enumerate(self.labels):
+            if not label:
+                continue
+            shown = label if fit is None else fit(label, lx)
+            if shown is None:
+                break
+            entries.append(LegendEntry(i, shown, lx))
+            lx += self.swatch + text_width(shown, self.size) + self.spacing
+        return entries
+
+
+# ---------------------------------------------------------------- marks
+
+
+Span = tuple[float, float, float]
+
+
+def bar_spans(series: Sequence[Sequence[Point]], stack: bool) -> list[list[Span]]:
+    """(x, from, to) of each bar; stacked bars start where the one below ended."""
+    acc: dict[float, float] = {}
+    out: list[list[Span]] = []
+    for pts in series:
+        spans = []
+        for x, y in pts:
+            y0 = acc.get(x, 0.0) if stack else 0.0
+            acc[x] = y0 + y
+            spans.append((x, y0, y0 + y))
+        out.append(spans)
+    return out
+
+
+def bar_width(slot: float, count: int, stack: bool) -> float:
+    """Bars fill 70% of a slot, shared by the series unless they stack."""
+    return slot * 0.7 / (1 if stack else max(count, 1))
+
+
+def lifted(
+    series: Sequence[Sequence[Point]], stack: bool, floor: float
+) -> list[tuple[list[Point], list[Point]]]:
+    """Each series' line and the line under it (what an area is filled down to)."""
+    acc: dict[float, float] = {}
+    out = []
+    for pts in series:
+        if stack:
+            top = [(x, acc.get(x, 0.0) + y) for x, y in pts]
+            under = [(x, acc.get(x, 0.0)) for x, _ in pts]
+            acc.update(dict(top))
+        else:
+            top = list(pts)
+            under = [(x, floor) for x, _ in pts]
+        out.append((top, under))
+    return out
+
+
+def _seg_y(line: list[Point], x: float) -> float | None:
+    for (ax, ay), (bx, by) in itertools.pairwise(line):
+        if min(ax, bx) <= x <= max(ax, bx):
+            return ay if bx == ax else ay + (by - ay) * (x - ax) / (bx - ax)
+    return None
+
+
+def label_spot(
+    spots: list[Spot],
+    width: float,
+    size: float,
+    lines: list[list[Point]],
+) -> Spot:
+    """Of the spots (left, baseline, anchor x, anchor), the one whose label box is
+    farthest from every data line (the first on a tie): a label never sits on a
+    line when it has somewhere else to go."""
+
+    def clearance(spot: Spot) -> float:
+        left, base = spot[0], spot[1]
+        top, bottom = base - size, base + 3
+        best = float("inf")
+        for line in lines:
+            for i in range(9):
+                y = _seg_y(line, left + width * i / 8)
+                if y is None:
+                    continue
+                if top <= y <= bottom:
+                    return 0.0
+                best = min(best, top - y if y < top else y - bottom)
+        return best
+
+    return max(spots, key=clearance)
+
+
+def ref_label_spots(
+    line: Sequence[Point], width: float, above: float, below: float, below_extra: float = 0.0
+) -> list[Spot]:
+    """Where a reference line's label may go: above or below either end of it,
+    reading inwards."""
+    (lx, ly), (rx, ry) = line[0], line[-1]
+    return [
+        (rx - 4 - width, ry - above, rx - 4, "end"),
+        (rx - 4 - width, ry + below + below_extra, rx - 4, "end"),
+        (lx + 4, ly - above, lx + 4, "start"),
+        (lx + 4, ly + below + below_extra, lx + 4, "start"),
+    ]
