@@ -1005,17 +1005,19 @@ def _timeline(p: dict, x: float, y: float, w: float, budget: float) -> tuple[lis
     return items, cy
 
 
-def _finding_head(head: str, status: str, ink: str, tx: float, tw: float, top: float) -> list[Item]:
+def _finding_head(
+    head: str, chip_text: str, ink: str, tx: float, tw: float, top: float
+) -> list[Item]:
     """The head band: the kind of finding in capitals, its status chip at the right."""
     items: list[Item] = []
     text_y = top + (CHIP_H - line_height(FINDING_HEAD_SIZE)) / 2
     chip_w = 0.0
-    if status:
-        reading = FINDING_STATUS_READING.get(status, "")
+    if chip_text:
+        reading = FINDING_STATUS_READING.get(chip_text, "")
         c_ink, c_wash = tone(_READING_TONE.get(reading, "gray"))
-        chip_w = min(text_width(status, FINDING_HEAD_SIZE) + 14, tw)
+        chip_w = min(text_width(chip_text, FINDING_HEAD_SIZE) + 14, tw)
         cx = tx + tw - chip_w
-        chip = fit_line(status, chip_w - 12, FINDING_HEAD_SIZE)
+        chip = fit_line(chip_text, chip_w - 12, FINDING_HEAD_SIZE)
         items.append(Box(cx, top, chip_w, CHIP_H, fill=c_wash, stroke=c_ink, width=0.8, radius=9))
         items.append(Text(cx + 7, text_y, (chip,), FINDING_HEAD_SIZE, "sans", c_ink))
     if head:
