@@ -1272,18 +1272,35 @@ def serve(
         ws.close()
 
 
+def _toolsets(ctx: click.Context, param: click.Parameter, value: str | None) -> frozenset[str]:
+    from layoutkit.service.road import toolsets
+
+    try:
+        return toolsets.parse(value)
+    except ServiceError as err:
+        raise click.BadParameter(err.message) from err
+
+
 @main.command("mcp")
 @fetch_options
 @db_option
-def mcp_command(db: str, fetch: bool | None, capture: str | None) -> None:
-    """Serve every operation as a tool over the tool protocol (MCP) on stdio."""
+@click.option(
+    "--toolsets",
+    "selected",
+    envvar="LAYOUTKIT_TOOLSETS",
+    callback=_toolsets,
+    help="Comma-separated toolsets to offer (boards, search, documents, review, "
+    "annotations, tasks, work, admin), or all; default: boards,search.",
+)
+def mcp_command(db: str, fetch: bool | None, capture: str | None, selected: frozenset[str]) -> None:
+    """Serve the selected toolsets' operations as tools over the tool protocol (MCP) on stdio."""
     from layoutkit.adapters.mcp import run_stdio
 
     ws = _open(db, fetch=fetch_setting(fetch, server=True), capture=capture)
     for name in ws.resumable():  # in the background: it reads every board
         ws.jobs.submit(functools.partial(ws.resume, name))
     try:
-        run_stdio(ws)
+        run_stdio(ws, selected=selected)
     finally:
         ws.close()
 

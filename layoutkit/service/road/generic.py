@@ -131,6 +131,8 @@ def register_generic_operations() -> None:
                     _unreachable,
                     shown=_shown(verb),
                     variants=tuple(_HANDLERS[verb][kind].params_schema for kind in kinds),
+                    # The other verbs serve the boards toolset with their module.
+                    toolset="search" if verb == "search" else None,
                 ),
                 kinds=_HANDLERS[verb],
             )
