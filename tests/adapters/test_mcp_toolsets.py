@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 import anyio
 import httpx
@@ -244,3 +245,11 @@ def test_cli_refuses_an_unknown_toolset_naming_the_allowed() -> None:
     result = CliRunner().invoke(main, ["mcp", "--db", "sqlite://", "--toolsets", "bords"])
     assert result.exit_code == 2
     assert "no toolset named 'bords'" in result.output and "annotations" in result.output
+
+
+def test_the_toolsets_page_is_current() -> None:
+    page = Path(__file__).resolve().parents[2] / "docs" / "mcp-toolsets.md"
+    assert page.read_text() == toolsets.render(Workspace.open().registry), (
+        "docs/mcp-toolsets.md is stale: python -m layoutkit.service.road.toolsets "
+        "> docs/mcp-toolsets.md"
+    )

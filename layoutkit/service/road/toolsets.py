@@ -20,7 +20,7 @@ from layoutkit.service.road.registry import Operation, Registry
 TOOLSETS: dict[str, str] = {
     "boards": "compose, update, arrange and read boards and cards; questions; pictures of "
     "boards; the generic verbs (create, update, list, get); the content contract "
-    "(validate, docs). Diagrams are cards of this toolset (compose_board).",
+    "(validate, docs); diagrams are cards of this toolset (compose_board)",
     "search": "search boards, cards and tasks by words or meaning",
     "documents": "upload files, push documents and screenshots, PDF pages and blobs",
     "review": "review rules, review requests and plans, card images for a review",
@@ -125,3 +125,103 @@ def check_selected(op: Operation, selection: frozenset[str]) -> None:
         toolset=toolset,
         selected=sorted(selection),
     )
+
+
+def render(registry: Registry) -> str:
+    """``docs/mcp-toolsets.md``: how to select toolsets, and each one's tools with their
+    hints (R read-only, D destructive, I idempotent, W open world)."""
+    from layoutkit.service.road.tool_hints import hints
+
+    ops = {op.name: op for op in registry.tools()}
+    out = [*_PAGE_HEAD.splitlines(), ""]
+    for name, tools in members(registry).items():
+        chosen = " (default)" if name in DEFAULT else ""
+        out += [
+            f"## `{name}`{chosen}",
+            "",
+            TOOLSETS[name][0].upper() + TOOLSETS[name][1:] + ".",
+            "",
+        ]
+        out += ["| tool | hints |", "|---|---|"]
+        for tool in tools:
+            found = hints(ops[tool])
+            flags = "".join(
+                flag
+                for flag, on in zip(
+                    "RDIW",
+                    (found.read_only, found.destructive, found.idempotent, found.open_world),
+                    strict=True,
+                )
+                if on
+            )
+            out.append(f"| `{tool}` | {flags or '-'} |")
+        out.append("")
+    return "\n".join(out)
+
+
+_PAGE_HEAD = f"""# MCP toolsets
+
+<!-- Generated: python -m layoutkit.service.road.toolsets > docs/mcp-toolsets.md -->
+
+An MCP server of layoutkit offers the tools of a selection of toolsets, so an agent
+is shown the definitions it needs and no more. Without a selection it offers
+{" and ".join(f"`{n}`" for n in DEFAULT)}: composing, reading and searching boards.
+
+## Choosing toolsets
+
+Name toolsets separated by commas; `all` names every toolset and `default` the
+default ones (`default,tasks` adds one). A name that is no toolset is refused with
+the list of names (400 `unknown_toolset` over HTTP, a usage error on the command line).
+
+| where | how |
+|---|---|
+| stdio | `layoutkit mcp --toolsets boards,tasks` (or `--toolsets all`) |
+| environment | `{ENV}=boards,tasks` for `layoutkit mcp`; for `layoutkit serve` it sets what `/mcp` offers when a request names nothing |
+| HTTP, URL path | `POST /mcp/x/boards,tasks` (the path wins over the header) |
+| HTTP, header | `X-MCP-Toolsets: boards,tasks` on requests to `/mcp` |
+
+The path form follows the GitHub MCP server's `/mcp/x/<toolset>`. A tool outside
+the selection is not listed; calling it answers a tool error (404
+`tool_not_selected`) that names the toolset holding it and how to add it.
+
+## Where a tool's toolset comes from
+
+The registry decides (`layoutkit/service/road/toolsets.py`): an operation's
+declared `toolset=`, else the module its handler lives in, else its service
+family (`boards` and `pictures` go to `boards`, `uploads` to `documents`,
+`review` to `review` except its annotations (`annotations`) and reading a board
+back (`scrape_board`, in `boards`), `tasks` to `tasks`, `delivery` to `work`,
+`workspaces` to `admin`). The generic verbs `create`, `update`, `list`, `get`
+serve `boards`; `search` declares its own toolset. A test checks that every
+operation lands in exactly one toolset and that the default covers the board
+basics. Diagrams have no toolset of their own: they are cards, composed with
+`compose_board`.
+
+## Titles and hints
+
+Every tool carries a title (its name as words unless the operation declares
+`title=`) and the four MCP hints, derived from the declarations in
+`layoutkit/service/road/tool_hints.py`:
+
+- `readOnlyHint`: the operation writes nothing: not `writes`, and not `changes`
+  (a pure operation writing through transactions of its own, like
+  `wait_for_work`, which leases what it answers). A generic verb is read-only
+  when none of its kinds writes.
+- `destructiveHint`: it writes and either takes a `remove` param or declares
+  `destroys=True` (deletes, revokes, clears, withdraws, archives a source).
+- `idempotentHint`: it reads, or every write it does honours `requestKey`: a
+  retry carrying the same key answers the first receipt and writes nothing more.
+  Send a `requestKey` to make a retry safe.
+- `openWorldHint`: it declares `fetches=True`: it fetches URLs (link cards are
+  unfurled by `compose_board` and `update_cards`) or asks an AI model.
+
+In the tables below: R read-only, D destructive, I idempotent, W open world.
+"""
+
+
+if __name__ == "__main__":
+    from layoutkit.service.road.registry import REGISTRY
+
+    # Run as ``python -m``, the parent packages are imported first: every family
+    # has registered its operations by now.
+    print(render(REGISTRY), end="")
