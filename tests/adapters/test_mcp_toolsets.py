@@ -218,6 +218,22 @@ def test_http_selects_toolsets_by_path_and_by_header() -> None:
     assert "boards" in unknown.json()["allowed"]
 
 
+def test_serve_offers_the_environment_selection_at_bare_mcp(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv(toolsets.ENV, "review,annotations")
+    ws = Workspace.open()
+    token = ws.create_token("agent", "claude")
+    groups = toolsets.members(ws.registry)
+
+    async def listing(session: ClientSession):  # type: ignore[no-untyped-def]
+        return await _names(session)
+
+    with LiveServer(create_app(ws)) as server:
+        bare = _over_http(server.url, token, "/mcp", {}, listing)
+        named = _over_http(server.url, token, "/mcp/x/default", {}, listing)
+    assert set(bare) == {*groups["review"], *groups["annotations"]}
+    assert set(named) == {t for ts in toolsets.DEFAULT for t in groups[ts]}
+
+
 # ---------------------------------------------------------------- the CLI
 
 
