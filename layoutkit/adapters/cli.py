@@ -1237,6 +1237,8 @@ def serve(
     from layoutkit.adapters._workers import CannotListen
     from layoutkit.adapters.http import run_server
 
+    # A wrong LAYOUTKIT_TOOLSETS (what /mcp offers) stops the server before it starts.
+    _toolsets(click.get_current_context(), None, os.environ.get("LAYOUTKIT_TOOLSETS"))
     fetching = fetch_setting(fetch, server=True)
     ws = _open(db, fetch=fetching, capture=capture)
     # Each process of an in-memory database would hold a database of its own.
@@ -1272,7 +1274,9 @@ def serve(
         ws.close()
 
 
-def _toolsets(ctx: click.Context, param: click.Parameter, value: str | None) -> frozenset[str]:
+def _toolsets(
+    ctx: click.Context, param: click.Parameter | None, value: str | None
+) -> frozenset[str]:
     from layoutkit.service.road import toolsets
 
     try:

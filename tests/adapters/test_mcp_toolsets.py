@@ -269,3 +269,11 @@ def test_the_toolsets_page_is_current() -> None:
         "docs/mcp-toolsets.md is stale: python -m layoutkit.service.road.toolsets "
         "> docs/mcp-toolsets.md"
     )
+
+
+def test_serve_refuses_an_unknown_toolset_in_the_environment() -> None:
+    result = CliRunner().invoke(
+        main, ["serve", "--db", "sqlite://"], env={toolsets.ENV: "boards,nope"}
+    )
+    assert result.exit_code == 2
+    assert "no toolset named 'nope'" in result.output
