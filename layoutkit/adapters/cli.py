@@ -1237,6 +1237,8 @@ def serve(
     from layoutkit.adapters._workers import CannotListen
     from layoutkit.adapters.http import run_server
 
+    # A wrong LAYOUTKIT_TOOLSETS (what /mcp offers) stops the server before it starts.
+    _toolsets(click.get_current_context(), None, os.environ.get("LAYOUTKIT_TOOLSETS"))
     fetching = fetch_setting(fetch, server=True)
     ws = _open(db, fetch=fetching, capture=capture)
     # Each process of an in-memory database would hold a database of its own.
@@ -1272,18 +1274,37 @@ def serve(
         ws.close()
 
 
+def _toolsets(
+    ctx: click.Context, param: click.Parameter | None, value: str | None
+) -> frozenset[str]:
+    from layoutkit.service.road import toolsets
+
+    try:
+        return toolsets.parse(value)
+    except ServiceError as err:
+        raise click.BadParameter(err.message) from err
+
+
 @main.command("mcp")
 @fetch_options
 @db_option
-def mcp_command(db: str, fetch: bool | None, capture: str | None) -> None:
-    """Serve every operation as a tool over the tool protocol (MCP) on stdio."""
+@click.option(
+    "--toolsets",
+    "selected",
+    envvar="LAYOUTKIT_TOOLSETS",
+    callback=_toolsets,
+    help="Comma-separated toolsets to offer (boards, search, documents, review, "
+    "annotations, tasks, work, admin), or all; default: boards,search.",
+)
+def mcp_command(db: str, fetch: bool | None, capture: str | None, selected: frozenset[str]) -> None:
+    """Serve the selected toolsets' operations as tools over the tool protocol (MCP) on stdio."""
     from layoutkit.adapters.mcp import run_stdio
 
     ws = _open(db, fetch=fetch_setting(fetch, server=True), capture=capture)
     for name in ws.resumable():  # in the background: it reads every board
         ws.jobs.submit(functools.partial(ws.resume, name))
     try:
-        run_stdio(ws)
+        run_stdio(ws, selected=selected)
     finally:
         ws.close()
 

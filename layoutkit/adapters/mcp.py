@@ -9,6 +9,7 @@ HTTP-style status, so a model can read the code and correct itself.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import TYPE_CHECKING, Any
@@ -22,6 +23,7 @@ from starlette.types import ASGIApp
 from layoutkit import ServiceError, Workspace
 from layoutkit.principal import Principal
 from layoutkit.service.delivery.work import LONG_POLLS
+from layoutkit.service.road import tool_hints, toolsets
 from layoutkit.service.road.registry import TEXT_FIELD, split_image
 
 if TYPE_CHECKING:
@@ -30,11 +32,40 @@ if TYPE_CHECKING:
 SERVER_NAME = "layoutkit"
 
 
-def _tools(ws: Workspace) -> list[types.Tool]:
+def _tools(ws: Workspace, selection: frozenset[str] | None = None) -> list[types.Tool]:
+    """The tools of the ``selection``'s toolsets (every tool when None)."""
     return [
-        types.Tool(name=op.name, description=op.description, input_schema=op.params_schema)
+        types.Tool(
+            name=op.name,
+            title=tool_hints.title(op),
+            description=op.description,
+            input_schema=op.params_schema,
+            annotations=types.ToolAnnotations.model_validate(tool_hints.annotations(op)),
+        )
         for op in ws.registry.tools()
+        if selection is None or toolsets.toolset_of(op) in selection
     ]
+
+
+#: ``/mcp/x/<toolsets>``: the toolsets a client names in the URL path.
+_PATH_TOOLSETS = re.compile(r"/x/([^/]+)/?$")
+
+
+def selection_of(request: Any, default: frozenset[str]) -> frozenset[str]:
+    """The toolsets an HTTP request selects: the URL path, else the ``X-MCP-Toolsets``
+    header, else ``default``. Raises 400 unknown_toolset for a name no toolset has."""
+    if request is None:
+        return default
+    found = _PATH_TOOLSETS.search(request.url.path)
+    if found is not None:
+        return toolsets.parse(found.group(1))
+    header = request.headers.get(toolsets.HEADER)
+    return default if header is None else toolsets.parse(header)
+
+
+def _check_selected(ws: Workspace, name: str, selection: frozenset[str]) -> None:
+    if name in ws.registry.names():
+        toolsets.check_selected(ws.registry.get(name), selection)
 
 
 def _result(payload: dict[str, Any], *, error: bool) -> types.CallToolResult:
@@ -76,17 +107,25 @@ PrincipalOf = Callable[[Any], Principal | None]
 
 
 def build_server(
-    ws: Workspace, principal: Principal | None = None, principal_of: PrincipalOf | None = None
+    ws: Workspace,
+    principal: Principal | None = None,
+    principal_of: PrincipalOf | None = None,
+    selected: frozenset[str] | None = None,
 ) -> Server[Any]:
-    """An MCP server exposing every operation of ``ws`` as a tool.
+    """An MCP server exposing the operations of ``ws`` in the ``selected`` toolsets
+    (the default ones when None) as tools.
 
     Over stdio every call runs as ``principal``; over HTTP ``principal_of``
     reads the caller from the HTTP request the transport attaches to the
-    request context.
+    request context, and the request's path or header may select other toolsets.
     """
+    default = frozenset(toolsets.DEFAULT) if selected is None else selected
+
+    def selection(ctx: Any) -> frozenset[str]:
+        return selection_of(getattr(ctx, "request", None), default)
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=_tools(ws))
+        return types.ListToolsResult(tools=_tools(ws, selection(ctx)))
 
     def run_sync(ctx: Any, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         who = principal
@@ -99,6 +138,10 @@ def build_server(
 
     async def run_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         arguments = dict(params.arguments or {})
+        try:
+            _check_selected(ws, params.name, selection(ctx))
+        except ServiceError as err:
+            return _result({"status": err.status, **err.body}, error=True)
         long_poll = LONG_POLLS.get(params.name)
         if long_poll is not None:
             return await run_long_poll(ctx, long_poll, params.name, arguments)
@@ -133,16 +176,18 @@ def build_server(
 
 
 def streamable_http_app(
-    ws: Workspace, principal_of: PrincipalOf
+    ws: Workspace, principal_of: PrincipalOf, selected: frozenset[str] | None = None
 ) -> tuple[ASGIApp, Callable[[Any], AbstractAsyncContextManager[None]]]:
     """The streamable-HTTP MCP endpoint and the lifespan that runs its session manager.
 
     ``principal_of`` maps the HTTP request to the caller (raising a 401
-    ServiceError when it carries no valid credential).
+    ServiceError when it carries no valid credential). ``selected`` toolsets are
+    offered when a request names none (``LAYOUTKIT_TOOLSETS``, else the default).
     """
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
-    server = build_server(ws, principal_of=principal_of)
+    selected = toolsets.from_env() if selected is None else selected
+    server = build_server(ws, principal_of=principal_of, selected=selected)
     manager = StreamableHTTPSessionManager(app=server, stateless=True, json_response=True)
 
     @asynccontextmanager
@@ -150,7 +195,7 @@ def streamable_http_app(
         async with manager.run():
             yield
 
-    return _Endpoint(manager, principal_of), lifespan
+    return _Endpoint(manager, principal_of, selected), lifespan
 
 
 @attrs.frozen
@@ -164,24 +209,31 @@ class _Endpoint:
 
     manager: StreamableHTTPSessionManager
     principal_of: PrincipalOf
+    selected: frozenset[str]
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         from starlette.requests import Request
         from starlette.responses import JSONResponse
 
         try:
-            self.principal_of(Request(scope))
+            request = Request(scope)
+            self.principal_of(request)
+            # A name no toolset has is answered before a session starts.
+            selection_of(request, self.selected)
         except ServiceError as err:
             await JSONResponse(err.body, status_code=err.status)(scope, receive, send)
             return
         await self.manager.handle_request(scope, receive, send)
 
 
-def run_stdio(ws: Workspace, principal: Principal | None = None) -> None:
-    """Serve ``ws`` over standard input and output until the client hangs up."""
+def run_stdio(
+    ws: Workspace, principal: Principal | None = None, selected: frozenset[str] | None = None
+) -> None:
+    """Serve ``ws``'s ``selected`` toolsets over standard input and output until the
+    client hangs up."""
     from mcp.server.stdio import stdio_server
 
-    server = build_server(ws, principal)
+    server = build_server(ws, principal, selected=selected)
 
     async def main() -> None:
         async with stdio_server() as (read, write):

@@ -82,7 +82,7 @@ async def mcp_session(url: str, token: str) -> AsyncIterator[ClientSession]:
     (streamable HTTP at ``/mcp/``)."""
     async with (
         httpx2.AsyncClient(headers={"authorization": f"Bearer {token}"}, timeout=30) as client,
-        streamable_http_client(f"{url}/mcp/", http_client=client) as (read, write),
+        streamable_http_client(f"{url}/mcp/x/all/", http_client=client) as (read, write),
         ClientSession(read, write) as session,
     ):
         await session.initialize()

@@ -525,7 +525,8 @@ def test_serve_defaults_to_one_worker_per_core_and_one_for_memory(
 def test_mcp_over_stdio_lists_and_runs_the_new_operations(db: str, tmp_path: Path) -> None:
     async def main_() -> tuple[set[str], Any]:
         params = StdioServerParameters(
-            command=sys.executable, args=["-m", "layoutkit.adapters.cli", "mcp", "--db", db]
+            command=sys.executable,
+            args=["-m", "layoutkit.adapters.cli", "mcp", "--db", db, "--toolsets", "documents"],
         )
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
             await session.initialize()

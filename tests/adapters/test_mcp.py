@@ -15,7 +15,7 @@ def _run(script):  # type: ignore[no-untyped-def]
     async def main():  # type: ignore[no-untyped-def]
         params = StdioServerParameters(
             command=sys.executable,
-            args=["-m", "layoutkit.adapters.cli", "mcp", "--db", "sqlite://"],
+            args=["-m", "layoutkit.adapters.cli", "mcp", "--db", "sqlite://", "--toolsets", "all"],
         )
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
             await session.initialize()

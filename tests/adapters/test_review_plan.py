@@ -52,7 +52,10 @@ def test_an_agent_plans_over_mcp() -> None:
         with LiveServer(create_app(ws)) as server:
             async with (
                 httpx2.AsyncClient(headers={"authorization": f"Bearer {token}"}, timeout=30) as c,
-                streamable_http_client(f"{server.url}/mcp/", http_client=c) as (read, write),
+                streamable_http_client(f"{server.url}/mcp/x/review/", http_client=c) as (
+                    read,
+                    write,
+                ),
                 ClientSession(read, write) as session,
             ):
                 await session.initialize()

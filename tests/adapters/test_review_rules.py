@@ -109,7 +109,10 @@ def test_mcp_session_requests_a_review_and_writes_rules() -> None:
     async def session_as(token: str, server: LiveServer, script):  # type: ignore[no-untyped-def]
         async with (
             httpx2.AsyncClient(headers={"authorization": f"Bearer {token}"}, timeout=30) as client,
-            streamable_http_client(f"{server.url}/mcp/", http_client=client) as (read, write),
+            streamable_http_client(f"{server.url}/mcp/x/review/", http_client=client) as (
+                read,
+                write,
+            ),
             ClientSession(read, write) as session,
         ):
             await session.initialize()

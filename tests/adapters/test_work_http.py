@@ -87,7 +87,7 @@ def test_the_mcp_tool_waits_and_wakes(api: Api) -> None:
         refused = await session.call_tool("wait_for_work", {"project": "nowhere"})
         return idle, result["found"], refused
 
-    idle, found, refused = _session(api, agent, script)
+    idle, found, refused = _session(api, agent, script, path="/mcp/x/work/")
     assert idle.structured_content["idle"] is True
     assert found.structured_content["agent"] == "agent:claude"
     assert found.structured_content["asks"][0]["question"] == "Ping?"

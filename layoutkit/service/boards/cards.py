@@ -245,6 +245,7 @@ def _prepared_patch(
     writes=True,
     snapshot=lambda tx, call: _patched_payloads(tx, call),
     prepare=lambda call: _prepare_patches(call),
+    fetches=True,
 )
 def update_cards(call: Call) -> dict[str, Any]:
     p, tx, board = call.params, call.tx, call.board

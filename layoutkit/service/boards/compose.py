@@ -233,6 +233,7 @@ def _prepare(call: Call) -> _Batch:
     writes=True,
     prepare=_prepare,
     shown=_shown_schema(),
+    fetches=True,
 )
 def compose_board(call: Call) -> dict[str, Any]:
     b: _Batch = call.prepared

@@ -289,6 +289,7 @@ def _timeout(params: dict[str, Any]) -> float:
     },
     pure=True,
     principals=AGENTS_AND_PEOPLE,
+    changes=True,
 )
 def wait_for_work(call: Call) -> dict[str, Any]:
     # Pure: each look runs the road (short transactions of its own), and the

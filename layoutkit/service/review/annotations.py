@@ -1015,6 +1015,7 @@ def retriage_annotation(call: Call) -> dict[str, Any]:
     board=_annotation_board,
     writes=True,
     principals=PEOPLE,
+    destroys=True,
 )
 def withdraw_annotation(call: Call) -> dict[str, Any]:
     a = _load(call)

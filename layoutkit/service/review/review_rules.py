@@ -519,6 +519,7 @@ def put_review_rule(call: Call) -> dict[str, Any]:
     writes=True,
     principals=ADMINS,
     role="admin",
+    destroys=True,
 )
 def delete_review_rule(call: Call) -> dict[str, Any]:
     p, tx = call.params, call.tx
@@ -559,6 +560,7 @@ def delete_review_rule(call: Call) -> dict[str, Any]:
     writes=True,
     principals=ADMINS,
     role="admin",
+    destroys=True,
 )
 def clear_review_rules(call: Call) -> dict[str, Any]:
     tx = call.tx

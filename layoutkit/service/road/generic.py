@@ -131,6 +131,10 @@ def register_generic_operations() -> None:
                     _unreachable,
                     shown=_shown(verb),
                     variants=tuple(_HANDLERS[verb][kind].params_schema for kind in kinds),
+                    # The other verbs serve the boards toolset with their module.
+                    toolset="search" if verb == "search" else None,
+                    # A bare verb says little to a person choosing tools; its kinds do.
+                    title=f"{verb.capitalize()}: {', '.join(kinds)}",
                 ),
                 kinds=_HANDLERS[verb],
             )

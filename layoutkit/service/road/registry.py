@@ -227,6 +227,19 @@ class Operation:
     #: The least role the caller needs in the workspace the call works in; the road
     #: checks it beside ``principals`` (a role never widens what a kind may call).
     role: Role = "member"
+    #: The toolset an agent selects to be offered this tool, where the family the
+    #: handler lives in is the wrong grouping (see ``road/toolsets.py``).
+    toolset: str | None = None
+    #: A human title for hosts; derived from the name when not given.
+    title: str | None = None
+    #: Deletes, revokes or overwrites what cannot simply be sent again (hints a
+    #: host to confirm first); a ``remove`` param says so by itself.
+    destroys: bool = False
+    #: Reaches past the deployment: fetches URLs (link unfurls) or asks an AI model.
+    fetches: bool = False
+    #: A pure operation that writes through transactions of its own (``writes``
+    #: is False for it because the road opens none).
+    changes: bool = False
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -317,6 +330,11 @@ def declare(
     variants: tuple[dict[str, Any], ...] = (),
     tool: bool = True,
     role: Role = "member",
+    toolset: str | None = None,
+    title: str | None = None,
+    destroys: bool = False,
+    fetches: bool = False,
+    changes: bool = False,
 ) -> Operation:
     """Build an :class:`Operation`; a writing one takes ``requestKey`` unless told not to.
 
@@ -362,6 +380,11 @@ def declare(
         tool=tool,
         task_ids=task_id_paths(checked),
         role=role,
+        toolset=toolset,
+        title=title,
+        destroys=destroys,
+        fetches=fetches,
+        changes=changes,
     )
 
 

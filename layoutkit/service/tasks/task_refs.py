@@ -607,6 +607,7 @@ def _distil(ai: AiBackend, text: str, budget: int, question: str | None) -> str:
     },
     snapshot=_read_snapshot,
     pure=True,
+    fetches=True,
 )
 def read_task_ref(call: Call) -> dict[str, Any]:
     _task, row, text = call.snapshot
@@ -834,6 +835,7 @@ def _ask_project(call: Call, data: dict[str, Any]) -> dict[str, Any]:
     },
     snapshot=_ask_snapshot,
     pure=True,
+    fetches=True,
 )
 def ask_task(call: Call) -> dict[str, Any]:
     data = call.snapshot

@@ -59,6 +59,7 @@ def list_share_links(call: Call) -> dict[str, Any]:
     },
     board="board",
     writes=True,
+    destroys=True,
 )
 def revoke_share_link(call: Call) -> dict[str, Any]:
     tx, board = call.tx, call.board
@@ -130,6 +131,7 @@ def list_tokens(call: Call) -> dict[str, Any]:
         "additionalProperties": False,
     },
     writes=True,
+    destroys=True,
 )
 def revoke_token(call: Call) -> dict[str, Any]:
     ref = call.params["token"]

@@ -856,6 +856,8 @@ def source_rows(workspace: Workspace, project: str) -> int:
     pure=True,
     principals=("owner", "user"),
     role="owner",
+    changes=True,
+    destroys=True,
 )
 def transfer_project_op(call: Call) -> dict[str, Any]:
     return transfer_project(call.workspace, call.principal, call.params)
