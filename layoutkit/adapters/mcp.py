@@ -32,7 +32,12 @@ SERVER_NAME = "layoutkit"
 
 def _tools(ws: Workspace) -> list[types.Tool]:
     return [
-        types.Tool(name=op.name, description=op.description, input_schema=op.params_schema)
+        types.Tool(
+            name=op.name,
+            description=op.description,
+            input_schema=op.params_schema,
+            output_schema=op.output,
+        )
         for op in ws.registry.tools()
     ]
 

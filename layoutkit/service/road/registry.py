@@ -227,6 +227,9 @@ class Operation:
     #: The least role the caller needs in the workspace the call works in; the road
     #: checks it beside ``principals`` (a role never widens what a kind may call).
     role: Role = "member"
+    #: The JSON Schema of a result as the MCP adapter sends it as structured content
+    #: (pictures' bytes split off, see :func:`split_image`); None: no declared shape.
+    output: dict[str, Any] | None = attrs.field(default=None, eq=False, repr=False)
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -317,6 +320,7 @@ def declare(
     variants: tuple[dict[str, Any], ...] = (),
     tool: bool = True,
     role: Role = "member",
+    output: dict[str, Any] | None = None,
 ) -> Operation:
     """Build an :class:`Operation`; a writing one takes ``requestKey`` unless told not to.
 
@@ -324,7 +328,8 @@ def declare(
     hosts see instead: the same params with the parts the handler checks itself
     spelled out. It must accept every call the check and the handler accept,
     and it keeps ``oneOf``/``anyOf`` off its top level, which several tool hosts
-    refuse.
+    refuse. ``output`` is the shape of the result an agent reads (see
+    :attr:`Operation.output`).
     """
     keyed = writes if idempotent is None else idempotent
     if finish is not None and writes:
@@ -342,6 +347,8 @@ def declare(
     # A shown schema can carry the whole contract (half a second to meta-check
     # each, at every start), so the registry test meta-checks those instead.
     Draft202012Validator.check_schema(checked)
+    if output is not None:
+        Draft202012Validator.check_schema(output)
     advertised = checked if shown is None else with_key(shown)
     return Operation(
         name,
@@ -362,6 +369,7 @@ def declare(
         tool=tool,
         task_ids=task_id_paths(checked),
         role=role,
+        output=output,
     )
 
 
