@@ -50,7 +50,8 @@ SCRAPE_BOARD: dict[str, Any] = obj(
 
 _SHOT = {"cardId": INT, "cardVersion": INT, "kind": STR, "source": STR}
 
-#: One card (cardId), or several on one contact sheet (tiles: where each card sits).
+#: One card (cardId); several on one contact sheet (tiles: where each card sits); or
+#: sheet n of a review run, with its text block mapping each tile to its card.
 GET_CARD_IMAGE: dict[str, Any] = obj(
     {
         "board": STR,
@@ -58,15 +59,25 @@ GET_CARD_IMAGE: dict[str, Any] = obj(
         "width": INT,
         "height": INT,
         "cropped": BOOL,
+        "region": obj(BOX),
+        "run": STR,
+        "sheet": INT,
+        "sheets": INT,
+        "state": STR,
         "tiles": arr(obj({**_SHOT, "label": STR, "at": obj(BOX)}, "cardId", "at")),
+        "text": STR,
         "image": PICTURE,
     },
-    "board",
     "width",
     "height",
     "image",
-    anyOf=[{"required": ["cardId", "cardVersion"]}, {"required": ["tiles"]}],
+    anyOf=[
+        {"required": ["board", "cardId", "cardVersion"]},
+        {"required": ["board", "tiles"]},
+        {"required": ["run", "sheet", "tiles", "text"]},
+    ],
 )
+
 
 ANNOTATE: dict[str, Any] = obj(
     {
