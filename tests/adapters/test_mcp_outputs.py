@@ -14,7 +14,9 @@ from mcp.client._memory import InMemoryTransport
 from mcp.client.session import ClientSession
 
 from layoutkit import Principal, Workspace
+from layoutkit.adapters.http import create_app
 from layoutkit.adapters.mcp import _result, build_server
+from tests.adapters.conftest import LiveServer, mcp_session
 from tests.review.test_review_plan import board as screens_board
 from tests.review.test_review_plan import screen, sight_of
 
@@ -240,3 +242,23 @@ def test_a_review_run_over_mcp_fits_the_plan_and_image_shapes() -> None:
         # The picture, then its text block; the JSON keeps the text, not the bytes.
         assert [c.type for c in sheet.content] == ["image", "text", "text"]
         assert sheet.structured_content["text"] == sheet.content[1].text
+
+
+def test_over_http_the_client_checks_results_against_the_listed_shapes() -> None:
+    """The same shapes on the streamable-HTTP endpoint of a running server."""
+    ws = Workspace.open()
+    _seed(ws)
+    token = ws.create_token("agent", "claude")
+
+    async def run() -> Any:
+        with LiveServer(create_app(ws)) as server:
+            async with mcp_session(server.url, token) as session:
+                await session.list_tools()
+                return await _board_calls(session)
+
+    results = anyio.run(run)
+    schemas = _declared(ws)
+    ws.close()
+    for call, result in results.items():
+        assert not result.is_error, (call, result.structured_content)
+        assert _errors(schemas[call.split()[0]], result.structured_content) == [], call
