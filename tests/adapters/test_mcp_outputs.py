@@ -262,3 +262,54 @@ def test_over_http_the_client_checks_results_against_the_listed_shapes() -> None
     for call, result in results.items():
         assert not result.is_error, (call, result.structured_content)
         assert _errors(schemas[call.split()[0]], result.structured_content) == [], call
+
+
+def _variants(ws: Workspace) -> list[tuple[str, dict[str, Any]]]:
+    """Results of the less common forms of the shaped operations, through the road."""
+    ws.call("create", {"kind": "board", "slug": "v", "project": "shop"})
+    done: list[tuple[str, dict[str, Any]]] = []
+
+    def call(op: str, params: dict[str, Any]) -> dict[str, Any]:
+        out = ws.call(op, params, AGENT)
+        done.append((op, out))
+        return out
+
+    for title in ("S1", "S2"):
+        cards = [{"kind": "note", "payload": {"md": f"In {title}"}}]
+        call(
+            "compose_board", {"board": "v", "section": title, "createSection": True, "cards": cards}
+        )
+    card = call(
+        "compose_board", {"board": "v", "cards": [{"kind": "note", "payload": {"md": "x"}}]}
+    )
+    card_id = card["cards"][0]["id"]
+    call("scrape_board", {"board": "v", "section": "S1"})
+    call("scrape_board", {"board": "v", "diff": ["S1", "S2"]})
+    call("scrape_board", {"board": "v", "pages": "full"})
+    call("update_cards", {"patch": [{"id": card_id, "x": 500}]})
+    for kind in ("board", "card", "task"):
+        call("search", {"q": "In", "kind": kind})
+    item = {
+        "key": "k1",
+        "cardId": card_id,
+        "cardVersion": 2,
+        "region": {"nx": 0.1, "ny": 0.1, "nw": 0.3, "nh": 0.3},
+        "prompt": {"summary": "Low contrast"},
+        "severity": "high",
+    }
+    call("annotate", {"board": "v", "items": [item], "dryRun": True})
+    call("annotate", {"board": "v", "items": [item]})
+    call("annotate", {"board": "v", "items": [item]})  # existing
+    call("annotate", {"board": "v", "items": [{**item, "key": "k2", "cardVersion": 99}]})
+    call("get_card_image", {"board": "v", "cardId": card_id, "version": 1, "maxDim": 50})
+    call("validate", {"card": "not a card"})
+    call("validate", {"element": {"kind": "nope"}})
+    return done
+
+
+def test_less_common_forms_fit_their_shapes_too() -> None:
+    ws = Workspace.open()
+    schemas = _declared(ws)
+    for op, out in _variants(ws):
+        sent = _result(out, error=False).structured_content
+        assert _errors(schemas[op], sent) == [], (op, sent)
