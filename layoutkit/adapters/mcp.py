@@ -41,6 +41,7 @@ def _tools(ws: Workspace, selection: frozenset[str] | None = None) -> list[types
             description=op.description,
             input_schema=op.params_schema,
             annotations=types.ToolAnnotations.model_validate(tool_hints.annotations(op)),
+            output_schema=op.output,
         )
         for op in ws.registry.tools()
         if selection is None or toolsets.toolset_of(op) in selection

@@ -14,7 +14,7 @@ from layoutkit.layout.place import changes_from_journal
 from layoutkit.layout.reading import reading_order
 from layoutkit.limits import ARRANGE_CARDS
 from layoutkit.principal import Principal
-from layoutkit.service.boards import links
+from layoutkit.service.boards import links, outputs
 from layoutkit.service.boards.board_model import BoardModels, layout_card, write_changes
 from layoutkit.service.boards.content_prep import (
     Outcome,
@@ -246,6 +246,7 @@ def _prepared_patch(
     snapshot=lambda tx, call: _patched_payloads(tx, call),
     prepare=lambda call: _prepare_patches(call),
     fetches=True,
+    output=outputs.UPDATE_CARDS,
 )
 def update_cards(call: Call) -> dict[str, Any]:
     p, tx, board = call.params, call.tx, call.board

@@ -11,7 +11,7 @@ import attrs
 from layoutkit import elements, layout
 from layoutkit.errors import ServiceError
 from layoutkit.limits import ARRANGE_CARDS
-from layoutkit.service.boards import links
+from layoutkit.service.boards import links, outputs
 from layoutkit.service.boards.board_model import BoardModels
 from layoutkit.service.boards.content_prep import (
     Prepared,
@@ -234,6 +234,7 @@ def _prepare(call: Call) -> _Batch:
     prepare=_prepare,
     shown=_shown_schema(),
     fetches=True,
+    output=outputs.COMPOSE_BOARD,
 )
 def compose_board(call: Call) -> dict[str, Any]:
     b: _Batch = call.prepared

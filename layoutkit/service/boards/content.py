@@ -8,6 +8,7 @@ from typing import Any
 
 from layoutkit import elements
 from layoutkit.errors import ServiceError, did_you_mean
+from layoutkit.service.boards import outputs
 from layoutkit.service.boards.compose import EDGE_SCHEMA
 from layoutkit.service.road.registry import REGISTRY, Operation
 from layoutkit.service.road.workspace import Call
@@ -44,6 +45,7 @@ _CARD_TITLE = "board card {kind, payload, ...}"
         "maxProperties": 1,
         "$defs": elements.schema_defs(),
     },
+    output=outputs.VALIDATE,
 )
 def validate(call: Call) -> dict[str, Any]:
     params = call.params
@@ -65,6 +67,7 @@ def validate(call: Call) -> dict[str, Any]:
     },
     share=("view", "annotate"),
     pure=True,
+    output=outputs.DOCS,
 )
 def docs(call: Call) -> dict[str, Any]:
     topic = call.params.get("topic")

@@ -26,6 +26,7 @@ from typing import Any
 
 from layoutkit.errors import ServiceError
 from layoutkit.principal import Principal
+from layoutkit.service.delivery import outputs
 from layoutkit.service.review.annotation_views import annotation_view
 from layoutkit.service.road.reach import may_reach, personal_board
 from layoutkit.service.road.registry import REGISTRY
@@ -290,6 +291,7 @@ def _timeout(params: dict[str, Any]) -> float:
     pure=True,
     principals=AGENTS_AND_PEOPLE,
     changes=True,
+    output=outputs.WAIT_FOR_WORK,
 )
 def wait_for_work(call: Call) -> dict[str, Any]:
     # Pure: each look runs the road (short transactions of its own), and the

@@ -30,7 +30,7 @@ from jsonschema import Draft202012Validator
 from layoutkit import imaging, render
 from layoutkit.errors import EngineError, ServiceError, did_you_mean
 from layoutkit.review import regions
-from layoutkit.service.review import review_runs
+from layoutkit.service.review import outputs, review_runs
 from layoutkit.service.review.annotation_views import (
     OPEN_STATES,
     STATES,
@@ -665,6 +665,7 @@ def _status(status: str, code: str, message: str, **fields: Any) -> dict[str, An
     share=("annotate",),
     snapshot=_snapshot,
     prepare=_prepare,
+    output=outputs.ANNOTATE,
 )
 def annotate(call: Call) -> dict[str, Any]:
     who = identity(call)

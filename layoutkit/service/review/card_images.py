@@ -33,7 +33,7 @@ import attrs
 from layoutkit import imaging, render
 from layoutkit.errors import ServiceError
 from layoutkit.review import sheets
-from layoutkit.service.review import review_runs
+from layoutkit.service.review import outputs, review_runs
 from layoutkit.service.road import offload
 from layoutkit.service.road.registry import IMAGE_FIELD, REGISTRY, TEXT_FIELD
 from layoutkit.service.road.workspace import Call
@@ -261,6 +261,7 @@ _RUN_PARAMS: dict[str, Any] = {
     board="board",
     share=("view", "annotate"),
     finish=lambda call, read: _draw(call, read),
+    output=outputs.GET_CARD_IMAGE,
 )
 def get_card_image(call: Call) -> dict[str, Any]:
     """Read the sources; :func:`_draw` draws them once the transaction has closed."""

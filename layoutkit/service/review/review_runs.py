@@ -29,6 +29,7 @@ from layoutkit.review import plan as planner
 from layoutkit.review import rules as rule_engine
 from layoutkit.review.diff import Pixels, decode
 from layoutkit.review.sheets import image_tokens
+from layoutkit.service.review import outputs
 from layoutkit.service.review.review_rules import _resolved
 from layoutkit.service.road.reach import may_reach, personal_board
 from layoutkit.service.road.registry import REGISTRY
@@ -85,6 +86,7 @@ def _names(cap: int, what: str) -> dict[str, Any]:
     writes=True,
     snapshot=lambda tx, call: _gather(tx, call),
     prepare=lambda call: _prepare(call),
+    output=outputs.REVIEW_PLAN,
 )
 def review_plan(call: Call) -> dict[str, Any]:
     if "run" in call.params:

@@ -9,6 +9,7 @@ from layoutkit.elements.vocab import FRAME_KINDS
 from layoutkit.errors import ServiceError
 from layoutkit.layout.reading import reading_order
 from layoutkit.review.plan import DEVICES, device_of
+from layoutkit.service.review import outputs
 from layoutkit.service.review.annotation_views import OPEN_STATES, annotation_view
 from layoutkit.service.road.generic import kind_handler
 from layoutkit.service.road.registry import REGISTRY
@@ -167,6 +168,7 @@ def _shape_card(
     },
     board="board",
     share=("view", "annotate"),
+    output=outputs.SCRAPE_BOARD,
 )
 def scrape_board(call: Call) -> dict[str, Any]:
     return scrape(call.tx, call.board, call.params)

@@ -135,10 +135,18 @@ def register_generic_operations() -> None:
                     toolset="search" if verb == "search" else None,
                     # A bare verb says little to a person choosing tools; its kinds do.
                     title=f"{verb.capitalize()}: {', '.join(kinds)}",
+                    output=_common_output(verb),
                 ),
                 kinds=_HANDLERS[verb],
             )
         )
+
+
+def _common_output(verb: str) -> dict[str, Any] | None:
+    """The result shape every kind of ``verb`` declares alike, else none: a verb's one
+    tool can promise only what each of its kinds answers."""
+    shapes = {json.dumps(op.output, sort_keys=True) for op in _HANDLERS[verb].values()}
+    return json.loads(shapes.pop()) if len(shapes) == 1 else None
 
 
 def _unreachable(call: Call) -> dict[str, Any]:

@@ -240,6 +240,9 @@ class Operation:
     #: A pure operation that writes through transactions of its own (``writes``
     #: is False for it because the road opens none).
     changes: bool = False
+    #: The JSON Schema of a result as the MCP adapter sends it as structured content
+    #: (pictures' bytes split off, see :func:`split_image`); None: no declared shape.
+    output: dict[str, Any] | None = attrs.field(default=None, eq=False, repr=False)
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -335,6 +338,7 @@ def declare(
     destroys: bool = False,
     fetches: bool = False,
     changes: bool = False,
+    output: dict[str, Any] | None = None,
 ) -> Operation:
     """Build an :class:`Operation`; a writing one takes ``requestKey`` unless told not to.
 
@@ -342,7 +346,8 @@ def declare(
     hosts see instead: the same params with the parts the handler checks itself
     spelled out. It must accept every call the check and the handler accept,
     and it keeps ``oneOf``/``anyOf`` off its top level, which several tool hosts
-    refuse.
+    refuse. ``output`` is the shape of the result an agent reads (see
+    :attr:`Operation.output`).
     """
     keyed = writes if idempotent is None else idempotent
     if finish is not None and writes:
@@ -360,6 +365,8 @@ def declare(
     # A shown schema can carry the whole contract (half a second to meta-check
     # each, at every start), so the registry test meta-checks those instead.
     Draft202012Validator.check_schema(checked)
+    if output is not None:
+        Draft202012Validator.check_schema(output)
     advertised = checked if shown is None else with_key(shown)
     return Operation(
         name,
@@ -385,6 +392,7 @@ def declare(
         destroys=destroys,
         fetches=fetches,
         changes=changes,
+        output=output,
     )
 
 

@@ -58,6 +58,7 @@ from layoutkit.service.road.reach import may_reach, reachable_workspace
 from layoutkit.service.road.task_pins import Pin, distinct, parse_pins, unpinned
 from layoutkit.service.road.workspace import Call
 from layoutkit.service.search.meaning import MATCHED_BY_MEANING, fused_rows, meaning_rerank
+from layoutkit.service.search.outputs import SEARCH
 from layoutkit.service.shared.vocabulary import nearest_words
 from layoutkit.service.tasks.model import task_url
 from layoutkit.service.tasks.resolve import MAX_CANDIDATES, resolve_reference
@@ -532,21 +533,21 @@ def _search(call: Call, groups: Sequence[str]) -> dict[str, Any]:
     return search_groups(call, groups)
 
 
-@kind_handler("search", "any", {**_SEARCH_PARAMS}, required=("q",))
+@kind_handler("search", "any", {**_SEARCH_PARAMS}, required=("q",), output=SEARCH)
 def search_any(call: Call) -> dict[str, Any]:
     return _search(call, GROUPS)
 
 
-@kind_handler("search", "board", {**_SEARCH_PARAMS}, required=("q",))
+@kind_handler("search", "board", {**_SEARCH_PARAMS}, required=("q",), output=SEARCH)
 def search_boards(call: Call) -> dict[str, Any]:
     return _search(call, ("boards", "sessions"))
 
 
-@kind_handler("search", "card", {**_SEARCH_PARAMS}, required=("q",))
+@kind_handler("search", "card", {**_SEARCH_PARAMS}, required=("q",), output=SEARCH)
 def search_cards(call: Call) -> dict[str, Any]:
     return _search(call, ("cards", "pages", "shots"))
 
 
-@kind_handler("search", "task", {**_SEARCH_PARAMS}, required=("q",))
+@kind_handler("search", "task", {**_SEARCH_PARAMS}, required=("q",), output=SEARCH)
 def search_tasks(call: Call) -> dict[str, Any]:
     return _search(call, ("tasks",))

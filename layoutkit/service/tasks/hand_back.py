@@ -34,6 +34,7 @@ from layoutkit.errors import ServiceError
 from layoutkit.service.road.ids import TASK_ID
 from layoutkit.service.road.registry import REGISTRY
 from layoutkit.service.road.workspace import Call
+from layoutkit.service.tasks import outputs
 from layoutkit.service.tasks.finding import find_task
 from layoutkit.service.tasks.gates import fire
 from layoutkit.service.tasks.model import CLOSED, STATUSES, open_gates, refs_view, task_view
@@ -315,6 +316,7 @@ def _settle_status(call: Call, task: TaskRecord, status: str) -> TaskRecord:
         "additionalProperties": False,
     },
     writes=True,
+    output=outputs.HAND_BACK,
 )
 def hand_back(call: Call) -> dict[str, Any]:
     p = call.params
