@@ -20,6 +20,7 @@ from mcp.server.lowlevel.server import Server
 from starlette.types import ASGIApp
 
 from layoutkit import ServiceError, Workspace
+from layoutkit.adapters import mcp_prompts, mcp_resources
 from layoutkit.principal import Principal
 from layoutkit.service.delivery.work import LONG_POLLS
 from layoutkit.service.road.registry import TEXT_FIELD, split_image
@@ -76,14 +77,24 @@ PrincipalOf = Callable[[Any], Principal | None]
 
 
 def build_server(
-    ws: Workspace, principal: Principal | None = None, principal_of: PrincipalOf | None = None
+    ws: Workspace,
+    principal: Principal | None = None,
+    principal_of: PrincipalOf | None = None,
+    *,
+    subscriptions: bool | None = None,
 ) -> Server[Any]:
     """An MCP server exposing every operation of ``ws`` as a tool.
 
     Over stdio every call runs as ``principal``; over HTTP ``principal_of``
     reads the caller from the HTTP request the transport attaches to the
-    request context.
+    request context. ``subscriptions`` (default: only without ``principal_of``,
+    that is a stateful stdio session) serves ``resources/subscribe``.
     """
+
+    def who(ctx: Any) -> Principal | None:
+        if principal_of is None:
+            return principal
+        return principal_of(getattr(ctx, "request", None))
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=_tools(ws))
@@ -129,6 +140,10 @@ def build_server(
         "the docs tool.",
         on_list_tools=list_tools,
         on_call_tool=run_tool,
+        **mcp_resources.handlers(
+            ws, who, subscriptions=principal_of is None if subscriptions is None else subscriptions
+        ),
+        **mcp_prompts.handlers(ws),
     )
 
 
