@@ -148,17 +148,19 @@ def build_server(
 
 
 def streamable_http_app(
-    ws: Workspace, principal_of: PrincipalOf
+    ws: Workspace, principal_of: PrincipalOf, *, stateful: bool = False
 ) -> tuple[ASGIApp, Callable[[Any], AbstractAsyncContextManager[None]]]:
     """The streamable-HTTP MCP endpoint and the lifespan that runs its session manager.
 
     ``principal_of`` maps the HTTP request to the caller (raising a 401
-    ServiceError when it carries no valid credential).
+    ServiceError when it carries no valid credential). ``stateful`` keeps a
+    session per client (in this process's memory, so one server process only),
+    which is what resource subscriptions need.
     """
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
-    server = build_server(ws, principal_of=principal_of)
-    manager = StreamableHTTPSessionManager(app=server, stateless=True, json_response=True)
+    server = build_server(ws, principal_of=principal_of, subscriptions=stateful)
+    manager = StreamableHTTPSessionManager(app=server, stateless=not stateful, json_response=True)
 
     @asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:

@@ -11,12 +11,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
+import httpx2
 import jsonschema
 import mcp_types as types
 import pytest
 from mcp.client._memory import InMemoryTransport
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from layoutkit import Workspace, elements
@@ -339,3 +341,52 @@ def test_subscriptions_per_session_are_bounded(
 
     refused = _in_memory(ws, script)
     assert refused.code == -32602 and "at most 2" in refused.message
+
+
+def test_stateful_http_session_hears_a_compose_by_another_client() -> None:
+    ws = Workspace.open()
+    ws.call("create", {"kind": "board", "slug": "live"})
+    token = ws.create_token("owner", "watcher")
+
+    async def main() -> tuple[bool, bool, list[str]]:
+        heard: list[str] = []
+        updated = anyio.Event()
+
+        async def on_message(message) -> None:  # type: ignore[no-untyped-def]
+            if isinstance(message, types.ResourceUpdatedNotification):
+                heard.append(str(message.params.uri))
+                updated.set()
+
+        with LiveServer(create_app(ws, mcp_stateful=True)) as server:
+            headers = {"authorization": f"Bearer {token}"}
+            async with (
+                httpx2.AsyncClient(headers=headers, timeout=30) as client,
+                streamable_http_client(f"{server.url}/mcp/", http_client=client) as (r, w),
+                ClientSession(r, w, message_handler=on_message) as watcher,
+                mcp_session(server.url, token) as writer,
+            ):
+                caps = (await watcher.initialize()).capabilities
+                await watcher.subscribe_resource("layoutkit://boards/live")
+                added = await writer.call_tool("compose_board", {"board": "live", "cards": CARDS})
+                with anyio.fail_after(20):
+                    await updated.wait()
+        return bool(caps.resources and caps.resources.subscribe), added.is_error, heard
+
+    try:
+        subscribe, failed, heard = anyio.run(main)
+    finally:
+        ws.close()
+    assert subscribe and not failed
+    assert heard == ["layoutkit://boards/live"]
+
+
+def test_stateless_http_offers_no_subscription(api) -> None:  # type: ignore[no-untyped-def]
+    async def main():  # type: ignore[no-untyped-def]
+        async with mcp_session(api.url, api.token) as session:
+            caps = session.server_capabilities
+            with pytest.raises(MCPError):
+                await session.subscribe_resource("layoutkit://boards/x")
+            return caps
+
+    caps = anyio.run(main)
+    assert caps is not None and caps.resources is not None and not caps.resources.subscribe
