@@ -287,7 +287,8 @@ class Watch:
 
     def nudge(self) -> None:
         # Called from the thread that committed the write.
-        self.loop.call_soon_threadsafe(self.woken.set)
+        with contextlib.suppress(RuntimeError):  # the session's loop already closed
+            self.loop.call_soon_threadsafe(self.woken.set)
 
     def _rev(self, slug: str, since: int) -> int:
         return int(
