@@ -49,6 +49,8 @@ _BOARD = re.compile(r"^boards/([a-z0-9][a-z0-9-]{0,79})(/picture\.png|/cards/([0
 _SCHEMA = re.compile(r"^schema/(card|element)(?:/([a-z][a-z0-9-]{0,40}))?$")
 
 WhoOf = Callable[[Any], Principal | None]
+#: What a watch compares: a board's rev and its look, questions and findings stamps.
+Stamp = tuple[int, Any, Any, Any]
 
 
 @attrs.frozen
@@ -265,14 +267,16 @@ hooks.on_board_written(_wake)
 
 
 class Watch:
-    """One connection's subscriptions: address -> board slug, and the rev last told."""
+    """One connection's subscriptions: address -> board slug, and per board the stamp
+    last told: its rev and the viewer's stamps of its look, questions and findings
+    (``board_changes``), so a change of theme or a new question is told too."""
 
     def __init__(self, ws: Workspace, connection: Any, principal: Principal | None) -> None:
         self.ws = ws
         self.connection = connection
         self.principal = principal
         self.uris: dict[str, str] = {}
-        self.revs: dict[str, int] = {}
+        self.stamps: dict[str, Stamp] = {}
         self.loop = asyncio.get_running_loop()
         self.woken = asyncio.Event()
         self.task: asyncio.Task[None] | None = None
@@ -290,28 +294,27 @@ class Watch:
         with contextlib.suppress(RuntimeError):  # the session's loop already closed
             self.loop.call_soon_threadsafe(self.woken.set)
 
-    def _rev(self, slug: str, since: int) -> int:
-        return int(
-            self.ws.call("board_changes", {"board": slug, "since": since}, self.principal)["rev"]
-        )
+    def _stamp(self, slug: str, since: int) -> Stamp:
+        out = self.ws.call("board_changes", {"board": slug, "since": since}, self.principal)
+        return (int(out["rev"]), out["look"], out["questions"], out["annotations"])
 
     async def add(self, uri: str) -> None:
         slug = board_of(uri)
         if uri not in self.uris and len(self.uris) >= MAX_SUBSCRIPTIONS:
             raise MCPError(INVALID_PARAMS, f"at most {MAX_SUBSCRIPTIONS} subscriptions per session")
         try:
-            rev = await anyio.to_thread.run_sync(self._rev, slug, 0)
+            stamp = await anyio.to_thread.run_sync(self._stamp, slug, 0)
         except ServiceError as err:
             raise MCPError(RESOURCE_NOT_FOUND, err.body.get("message", str(err))) from err
         self.uris[uri] = slug
-        self.revs.setdefault(slug, rev)
+        self.stamps.setdefault(slug, stamp)
         if self.task is None or self.task.done():
             self.task = self.loop.create_task(self._run())
 
     def remove(self, uri: str) -> None:
         slug = self.uris.pop(uri, None)
         if slug is not None and slug not in self.uris.values():
-            self.revs.pop(slug, None)
+            self.stamps.pop(slug, None)
 
     async def _run(self) -> None:
         while self.uris:
@@ -321,22 +324,22 @@ class Watch:
             await self._look()
 
     async def _look(self) -> None:
-        for slug, rev in list(self.revs.items()):
+        for slug, seen in list(self.stamps.items()):
             try:
-                now = await anyio.to_thread.run_sync(self._rev, slug, rev)
+                now: Stamp | None = await anyio.to_thread.run_sync(self._stamp, slug, seen[0])
             except ServiceError:
-                now = -1  # removed, or no longer the principal's to read: tell once, then drop
-            if now == rev:
+                now = None  # removed, or no longer the principal's to read: tell once, then drop
+            if now == seen:
                 continue
             uris = [u for u, s in self.uris.items() if s == slug]
             for uri in uris:
                 # Best effort: a dropped stream discards it (the SDK's notify never raises).
                 await self.connection.send_resource_updated(uri)
-            if now < 0:
+            if now is None:
                 for uri in uris:
                     self.remove(uri)
-            elif slug in self.revs:  # still watched after the await
-                self.revs[slug] = now
+            elif slug in self.stamps:  # still watched after the await
+                self.stamps[slug] = now
 
 
 _STATE_KEY = "layoutkit.watch"

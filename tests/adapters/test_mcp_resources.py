@@ -390,3 +390,11 @@ def test_stateless_http_offers_no_subscription(api) -> None:  # type: ignore[no-
 
     caps = anyio.run(main)
     assert caps is not None and caps.resources is not None and not caps.resources.subscribe
+
+
+def test_a_change_of_the_board_itself_is_told_too(ws: Workspace) -> None:
+    # A theme moves no rev, but the board's look stamp (what the viewer follows).
+    def write() -> None:
+        ws.call("update", {"kind": "board", "slug": "plan", "theme": "dark"})
+
+    assert _watch(ws, "layoutkit://boards/plan", write) == ["layoutkit://boards/plan"]
