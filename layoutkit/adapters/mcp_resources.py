@@ -89,8 +89,7 @@ def kind_schema(family: str, kind: str | None) -> dict[str, Any]:
     """The JSON Schema of one card or element kind (or of the whole union), with only
     the definitions it reaches."""
     if kind is None:
-        whole = elements.card_schema() if family == "card" else elements.element_schema()
-        return whole
+        return elements.card_schema() if family == "card" else elements.element_schema()
     kinds = elements.BOARD_VOCABULARY if family == "card" else elements.ELEMENT_KINDS
     if kind not in kinds:
         raise MCPError(RESOURCE_NOT_FOUND, f"no {family} kind named {kind!r}")
@@ -144,12 +143,10 @@ def read(ws: Workspace, uri: str, principal: Principal | None) -> types.ReadReso
         raise MCPError(code, err.body.get("message", str(err)), data) from err
     if found.form == "png":
         blob = out["image"]["data"]
-        contents = types.BlobResourceContents(uri=uri, mime_type=PNG, blob=blob)
-    elif found.form == "text":
-        contents = types.TextResourceContents(uri=uri, mime_type=MARKDOWN, text=out["text"])
+        contents = types.BlobResourceContents(uri=uri, mime_type=found.mime, blob=blob)
     else:
-        text = json.dumps(out, ensure_ascii=False)
-        contents = types.TextResourceContents(uri=uri, mime_type=JSON, text=text)
+        text = out["text"] if found.form == "text" else json.dumps(out, ensure_ascii=False)
+        contents = types.TextResourceContents(uri=uri, mime_type=found.mime, text=text)
     return types.ReadResourceResult(contents=[contents])
 
 

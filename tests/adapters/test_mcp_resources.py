@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -398,3 +399,16 @@ def test_a_change_of_the_board_itself_is_told_too(ws: Workspace) -> None:
         ws.call("update", {"kind": "board", "slug": "plan", "theme": "dark"})
 
     assert _watch(ws, "layoutkit://boards/plan", write) == ["layoutkit://boards/plan"]
+
+
+def test_every_kind_schema_is_a_valid_schema_with_every_reference_inside() -> None:
+    from layoutkit.adapters.mcp_resources import kind_schema
+
+    for family, kinds in (("card", elements.BOARD_VOCABULARY), ("element", elements.ELEMENT_KINDS)):
+        for kind in kinds:
+            schema = kind_schema(family, kind)
+            jsonschema.Draft202012Validator.check_schema(schema)
+            assert schema["properties"]["kind"] == {"const": kind}
+            # Every $ref resolves inside the document itself.
+            for ref in set(re.findall(r'"\$ref": "#/\$defs/([^"]+)"', json.dumps(schema))):
+                assert ref in schema["$defs"], (family, kind, ref)
