@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import re
 import weakref
@@ -268,10 +269,14 @@ class Watch:
     last told: its rev and the viewer's stamps of its look, questions and findings
     (``board_changes``), so a change of theme or a new question is told too."""
 
-    def __init__(self, ws: Workspace, connection: Any, principal: Principal | None) -> None:
+    def __init__(
+        self, ws: Workspace, connection: Any, caller: Callable[[], Principal | None]
+    ) -> None:
         self.ws = ws
         self.connection = connection
-        self.principal = principal
+        # Asked again at every look, as the viewer's stream does: a revoked token
+        # stops the watch instead of reading on with what it was once allowed.
+        self.caller = caller
         self.uris: dict[str, str] = {}
         self.stamps: dict[str, Stamp] = {}
         self.loop = asyncio.get_running_loop()
@@ -292,7 +297,7 @@ class Watch:
             self.loop.call_soon_threadsafe(self.woken.set)
 
     def _stamp(self, slug: str, since: int) -> Stamp:
-        out = self.ws.call("board_changes", {"board": slug, "since": since}, self.principal)
+        out = self.ws.call("board_changes", {"board": slug, "since": since}, self.caller())
         return (int(out["rev"]), out["look"], out["questions"], out["annotations"])
 
     async def add(self, uri: str) -> None:
@@ -348,12 +353,15 @@ def _connection(session: Any) -> Any:
     return session._connection
 
 
-async def subscribe(ws: Workspace, session: Any, uri: str, principal: Principal | None) -> None:
-    """Watch the board ``uri`` names for the connection behind ``session``."""
+async def subscribe(
+    ws: Workspace, session: Any, uri: str, caller: Callable[[], Principal | None]
+) -> None:
+    """Watch the board ``uri`` names for the connection behind ``session``, reading
+    it as whom ``caller()`` answers."""
     connection = _connection(session)
     watch = connection.state.get(_STATE_KEY)
     if watch is None:
-        watch = connection.state[_STATE_KEY] = Watch(ws, connection, principal)
+        watch = connection.state[_STATE_KEY] = Watch(ws, connection, caller)
         connection.exit_stack.callback(watch.close)
     await watch.add(uri)
 
@@ -395,7 +403,8 @@ def handlers(ws: Workspace, who: WhoOf, *, subscriptions: bool) -> dict[str, Any
         return out
 
     async def on_subscribe(ctx: Any, params: types.SubscribeRequestParams) -> types.EmptyResult:
-        await subscribe(ws, ctx.session, str(params.uri), await principal(ctx))
+        await principal(ctx)  # a refused credential is refused here, not by the watch
+        await subscribe(ws, ctx.session, str(params.uri), functools.partial(who, ctx))
         return types.EmptyResult()
 
     async def on_unsubscribe(ctx: Any, params: types.UnsubscribeRequestParams) -> types.EmptyResult:

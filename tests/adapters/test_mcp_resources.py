@@ -348,15 +348,16 @@ def test_stateful_http_session_hears_a_compose_by_another_client() -> None:
     ws = Workspace.open()
     ws.call("create", {"kind": "board", "slug": "live"})
     token = ws.create_token("owner", "watcher")
+    other = ws.create_token("owner", "writer")
 
     async def main() -> tuple[bool, bool, list[str]]:
         heard: list[str] = []
-        updated = anyio.Event()
+        told = [anyio.Event(), anyio.Event()]
 
         async def on_message(message) -> None:  # type: ignore[no-untyped-def]
             if isinstance(message, types.ResourceUpdatedNotification):
                 heard.append(str(message.params.uri))
-                updated.set()
+                told[min(len(heard), len(told)) - 1].set()
 
         with LiveServer(create_app(ws, mcp_stateful=True)) as server:
             headers = {"authorization": f"Bearer {token}"}
@@ -364,13 +365,18 @@ def test_stateful_http_session_hears_a_compose_by_another_client() -> None:
                 httpx2.AsyncClient(headers=headers, timeout=30) as client,
                 streamable_http_client(f"{server.url}/mcp/", http_client=client) as (r, w),
                 ClientSession(r, w, message_handler=on_message) as watcher,
-                mcp_session(server.url, token) as writer,
+                mcp_session(server.url, other) as writer,
             ):
                 caps = (await watcher.initialize()).capabilities
                 await watcher.subscribe_resource("layoutkit://boards/live")
                 added = await writer.call_tool("compose_board", {"board": "live", "cards": CARDS})
                 with anyio.fail_after(20):
-                    await updated.wait()
+                    await told[0].wait()
+                # The watch asks for the caller at every look, as the viewer does: a
+                # revoked token is told once more, then no longer watched.
+                await anyio.to_thread.run_sync(ws.revoke_token, "watcher")
+                with anyio.fail_after(20):
+                    await told[1].wait()
         return bool(caps.resources and caps.resources.subscribe), added.is_error, heard
 
     try:
@@ -378,7 +384,7 @@ def test_stateful_http_session_hears_a_compose_by_another_client() -> None:
     finally:
         ws.close()
     assert subscribe and not failed
-    assert heard == ["layoutkit://boards/live"]
+    assert heard == ["layoutkit://boards/live"] * 2
 
 
 def test_stateless_http_offers_no_subscription(api) -> None:  # type: ignore[no-untyped-def]
