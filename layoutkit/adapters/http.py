@@ -731,7 +731,12 @@ async def _multipart_params(request: Request) -> dict[str, Any]:
 
 
 def create_app(
-    ws: Workspace, *, require_auth: bool = True, mcp: bool = True, engine_workers: int = 0
+    ws: Workspace,
+    *,
+    require_auth: bool = True,
+    mcp: bool = True,
+    engine_workers: int = 0,
+    mcp_stateful: bool = False,
 ) -> Starlette:
     """The ASGI app serving ``ws``: the API under ``/api/v1``, the board viewer and MCP.
 
@@ -740,6 +745,8 @@ def create_app(
     private loopback server. ``engine_workers`` above 0 starts that many
     worker processes for CPU-heavy engine work (diagram layout), so a long
     request does not slow the others down (``layoutkit serve`` starts two).
+    ``mcp_stateful`` keeps an MCP session per client, which resource
+    subscriptions need; sessions live in this process, so one server process only.
     """
     offload.start(engine_workers)
     adapter = HttpAdapter(ws, require_auth=require_auth)
@@ -748,7 +755,7 @@ def create_app(
     if mcp:
         from layoutkit.adapters.mcp import streamable_http_app
 
-        mcp_app, lifespan = streamable_http_app(ws, adapter.principal)
+        mcp_app, lifespan = streamable_http_app(ws, adapter.principal, stateful=mcp_stateful)
         # /mcp is the advertised address; the mount keeps /mcp/ working too.
         routes.append(Route("/mcp", mcp_app))
         routes.append(Mount("/mcp", app=mcp_app))

@@ -21,6 +21,7 @@ from mcp.server.lowlevel.server import Server
 from starlette.types import ASGIApp
 
 from layoutkit import ServiceError, Workspace
+from layoutkit.adapters import mcp_prompts, mcp_resources
 from layoutkit.principal import Principal
 from layoutkit.service.delivery.work import LONG_POLLS
 from layoutkit.service.road import tool_hints, toolsets
@@ -112,6 +113,8 @@ def build_server(
     principal: Principal | None = None,
     principal_of: PrincipalOf | None = None,
     selected: frozenset[str] | None = None,
+    *,
+    subscriptions: bool | None = None,
 ) -> Server[Any]:
     """An MCP server exposing the operations of ``ws`` in the ``selected`` toolsets
     (the default ones when None) as tools.
@@ -119,11 +122,18 @@ def build_server(
     Over stdio every call runs as ``principal``; over HTTP ``principal_of``
     reads the caller from the HTTP request the transport attaches to the
     request context, and the request's path or header may select other toolsets.
+    ``subscriptions`` (default: only without ``principal_of``, that is a stateful
+    stdio session) serves ``resources/subscribe``.
     """
     default = frozenset(toolsets.DEFAULT) if selected is None else selected
 
     def selection(ctx: Any) -> frozenset[str]:
         return selection_of(getattr(ctx, "request", None), default)
+
+    def who(ctx: Any) -> Principal | None:
+        if principal_of is None:
+            return principal
+        return principal_of(getattr(ctx, "request", None))
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=_tools(ws, selection(ctx)))
@@ -173,23 +183,33 @@ def build_server(
         "the docs tool.",
         on_list_tools=list_tools,
         on_call_tool=run_tool,
+        **mcp_resources.handlers(
+            ws, who, subscriptions=principal_of is None if subscriptions is None else subscriptions
+        ),
+        **mcp_prompts.handlers(ws),
     )
 
 
 def streamable_http_app(
-    ws: Workspace, principal_of: PrincipalOf, selected: frozenset[str] | None = None
+    ws: Workspace,
+    principal_of: PrincipalOf,
+    selected: frozenset[str] | None = None,
+    *,
+    stateful: bool = False,
 ) -> tuple[ASGIApp, Callable[[Any], AbstractAsyncContextManager[None]]]:
     """The streamable-HTTP MCP endpoint and the lifespan that runs its session manager.
 
     ``principal_of`` maps the HTTP request to the caller (raising a 401
     ServiceError when it carries no valid credential). ``selected`` toolsets are
     offered when a request names none (``LAYOUTKIT_TOOLSETS``, else the default).
+    ``stateful`` keeps a session per client (in this process's memory, so one
+    server process only), which is what resource subscriptions need.
     """
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
     selected = toolsets.from_env() if selected is None else selected
-    server = build_server(ws, principal_of=principal_of, selected=selected)
-    manager = StreamableHTTPSessionManager(app=server, stateless=True, json_response=True)
+    server = build_server(ws, principal_of=principal_of, selected=selected, subscriptions=stateful)
+    manager = StreamableHTTPSessionManager(app=server, stateless=not stateful, json_response=True)
 
     @asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
