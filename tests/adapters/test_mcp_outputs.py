@@ -16,6 +16,7 @@ from mcp.client.session import ClientSession
 from layoutkit import Principal, Workspace
 from layoutkit.adapters.http import create_app
 from layoutkit.adapters.mcp import _result, build_server
+from layoutkit.service.road import toolsets
 from tests.adapters.conftest import LiveServer, mcp_session
 from tests.review.test_review_plan import board as screens_board
 from tests.review.test_review_plan import screen, sight_of
@@ -82,7 +83,10 @@ def _seed(ws: Workspace) -> None:
 def _session_calls(ws: Workspace, script: Any) -> Any:
     async def main() -> Any:
         async with (
-            InMemoryTransport(build_server(ws, AGENT)) as (read, write),
+            InMemoryTransport(build_server(ws, AGENT, selected=toolsets.parse("all"))) as (
+                read,
+                write,
+            ),
             ClientSession(read, write) as session,
         ):
             await session.initialize()
