@@ -22,6 +22,7 @@ from starlette.types import ASGIApp
 from layoutkit import ServiceError, Workspace
 from layoutkit.principal import Principal
 from layoutkit.service.delivery.work import LONG_POLLS
+from layoutkit.service.road.lean import tool_schema
 from layoutkit.service.road.registry import TEXT_FIELD, split_image
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ SERVER_NAME = "layoutkit"
 
 def _tools(ws: Workspace) -> list[types.Tool]:
     return [
-        types.Tool(name=op.name, description=op.description, input_schema=op.params_schema)
+        types.Tool(name=op.name, description=op.description, input_schema=tool_schema(op))
         for op in ws.registry.tools()
     ]
 
