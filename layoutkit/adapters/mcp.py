@@ -22,6 +22,7 @@ from starlette.types import ASGIApp
 from layoutkit import ServiceError, Workspace
 from layoutkit.principal import Principal
 from layoutkit.service.delivery.work import LONG_POLLS
+from layoutkit.service.road.hints import hint_for
 from layoutkit.service.road.lean import tool_schema
 from layoutkit.service.road.registry import TEXT_FIELD, split_image
 
@@ -70,7 +71,9 @@ def call_tool(
             )
         return _result(ws.call(name, arguments or {}, principal), error=False)
     except ServiceError as err:
-        return _result({"status": err.status, **err.body}, error=True)
+        found = hint_for(name, arguments, err.body)
+        hint = {} if found is None else {"hint": found}
+        return _result({"status": err.status, **err.body, **hint}, error=True)
 
 
 PrincipalOf = Callable[[Any], Principal | None]
