@@ -85,3 +85,21 @@ def test_an_invalid_param_names_its_expected_shape_and_docs_topic() -> None:
     assert refused["docs"] == "op:render_board"
     assert refused["expected"].startswith("scale: a number")
     assert refused["expectedSchema"]["type"] == "number"
+
+
+def test_a_payload_patch_is_named_by_its_place_in_the_patch_list() -> None:
+    ws = Workspace.open()
+    ws.call("create", {"kind": "board", "slug": "p"}, AGENT)
+    (card,) = ws.call(
+        "compose_board", {"board": "p", "cards": [{"kind": "note", "payload": {"md": "x"}}]}, AGENT
+    )["cards"]
+    asked = {"patch": [{"id": card["id"], "payload": {"color": "pinkk"}}]}
+    (refused,) = _errors(ws, [("update_cards", asked)])
+    assert refused["path"] == "patch[0].payload.color" and refused["docs"] == "note"
+    fixed = apply_patch(asked, refused["hint"]["patch"])
+    assert fixed["patch"][0]["payload"]["color"] == "pink"
+
+    async def script(session: ClientSession) -> Any:
+        return await session.call_tool("update_cards", fixed)
+
+    assert in_memory(ws, script, AGENT).is_error is False
