@@ -14,8 +14,6 @@ import re
 from typing import Any
 
 from layoutkit import elements
-from layoutkit.elements._cards import BOARD_KINDS
-from layoutkit.elements._element import ELEMENTS
 from layoutkit.service.road.expected import describe, shape_schema
 
 _REF = "#/$defs/"
@@ -37,9 +35,17 @@ def _tokens(path: str) -> list[str | int]:
     return [name if name else int(index) for name, index in _TOKEN.findall(path)]
 
 
+@functools.cache
+def _topics() -> frozenset[str]:
+    return frozenset(elements.topic_names())
+
+
 def _topic(union: str, kind: str) -> str | None:
-    found = (BOARD_KINDS if union == "card" else ELEMENTS).get(kind)
-    return found.topic_name if found is not None else None
+    # A card kind sharing its name with an element kind of another shape has a
+    # topic of its own, named with a card- prefix.
+    if union == "card" and f"card-{kind}" in _topics():
+        return f"card-{kind}"
+    return kind if kind in _topics() else None
 
 
 def _step(node: dict[str, Any], value: Any, token: str | int) -> tuple[dict[str, Any], Any]:
@@ -96,10 +102,10 @@ def contract_guidance(
         out["at"] = path = f"{path}.{pick}"
         node = _resolve(node["properties"][pick])
     if node:
-        needed = " (required)" if code == "missing_field" else ""
-        also = f" (or another field: {message})" if pick else ""
+        needed = " is required" if code == "missing_field" and not pick else ""
+        also = f" ({message})" if pick else ""
         of = f" ({kind})" if kind else ""
-        out["expected"] = f"{path}{of}: {describe(node, _resolve)}{needed}{also}."
+        out["expected"] = f"{path}{of}{needed}: {describe(node, _resolve)}{also}."
         out["expectedSchema"] = shape_schema(node, _resolve)
     if topic is not None:
         out["docs"] = topic

@@ -79,7 +79,7 @@ def params_guidance(operation: str, error: Any, path: str) -> dict[str, Any]:
     if error.validator == "required":
         name = _missing(error)
         node = schema.get("properties", {}).get(name, {}) if name else {}
-        out["expected"] = f"{path}: {describe(node)} (required)."
+        out["expected"] = f"{path} is required: {describe(node)}."
     else:
         out["expected"] = f"{path or 'params'}: {describe(node)}."
     out["expectedSchema"] = shape_schema(node)
