@@ -25,6 +25,8 @@ from layoutkit.adapters import mcp_prompts, mcp_resources
 from layoutkit.principal import Principal
 from layoutkit.service.delivery.work import LONG_POLLS
 from layoutkit.service.road import tool_hints, toolsets
+from layoutkit.service.road.hints import hint_for
+from layoutkit.service.road.lean import tool_schema
 from layoutkit.service.road.registry import TEXT_FIELD, split_image
 
 if TYPE_CHECKING:
@@ -40,7 +42,7 @@ def _tools(ws: Workspace, selection: frozenset[str] | None = None) -> list[types
             name=op.name,
             title=tool_hints.title(op),
             description=op.description,
-            input_schema=op.params_schema,
+            input_schema=tool_schema(op),
             annotations=types.ToolAnnotations.model_validate(tool_hints.annotations(op)),
             output_schema=op.output,
         )
@@ -102,7 +104,9 @@ def call_tool(
             )
         return _result(ws.call(name, arguments or {}, principal), error=False)
     except ServiceError as err:
-        return _result({"status": err.status, **err.body}, error=True)
+        found = hint_for(name, arguments, err.body)
+        hint = {} if found is None else {"hint": found}
+        return _result({"status": err.status, **err.body, **hint}, error=True)
 
 
 PrincipalOf = Callable[[Any], Principal | None]

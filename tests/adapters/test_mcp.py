@@ -9,6 +9,7 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from layoutkit import Workspace
+from layoutkit.service.road.lean import tool_schema
 
 
 def _run(script):  # type: ignore[no-untyped-def]
@@ -41,7 +42,8 @@ def test_tools_are_the_registered_operations() -> None:
     assert {t.name for t in tools} == set(expected)
     for tool in tools:
         assert tool.description == expected[tool.name]["description"]
-        assert tool.input_schema == expected[tool.name]["params_schema"]
+        # The lean schema: the contract's payload shapes are named, not inlined.
+        assert tool.input_schema == tool_schema(ws.registry.get(tool.name))
 
 
 def test_structured_result_and_coded_error() -> None:

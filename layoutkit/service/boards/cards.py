@@ -348,9 +348,16 @@ def _patched(
     merged = authored_patch(kind, stored, authored)
     if "rows" in authored or "data" in authored:
         merged.pop("dataRef", None)  # new inline data replaces the kept blob
-    return prepare_card(
-        {"kind": kind, "payload": merged}, index, stored=stored, editor=who.layer == "human"
-    )
+    try:
+        return prepare_card(
+            {"kind": kind, "payload": merged}, index, stored=stored, editor=who.layer == "human"
+        )
+    except ServiceError as err:
+        # The card sits in the call's patch list: say so where the refusal names it.
+        path = err.body.get("path")
+        if isinstance(path, str) and path.startswith("cards["):
+            err.body["path"] = "patch" + path.removeprefix("cards")
+        raise
 
 
 def _patched_payloads(tx: Tx, call: Call) -> dict[int, tuple[str, dict[str, Any]]]:

@@ -15,6 +15,7 @@ from layoutkit import diagram, elements
 from layoutkit.errors import EngineError, ServiceError
 from layoutkit.limits import check_limit
 from layoutkit.principal import Principal
+from layoutkit.service.boards.guidance import contract_guidance
 from layoutkit.service.road import offload
 from layoutkit.service.road.reach import may_reach
 from layoutkit.service.shared.merge_patch import merge_patch
@@ -75,7 +76,7 @@ def store_spilled(tx: Tx, prepared: Prepared) -> None:
             raise RuntimeError(f"blob key mismatch for {key}")
 
 
-def _refuse(index: int | None, findings: list[dict[str, Any]]) -> ServiceError:
+def _refuse(index: int | None, findings: list[dict[str, Any]], card: Any = None) -> ServiceError:
     first = next(f for f in findings if f["severity"] == "error")
     extra: dict[str, Any] = {"findings": findings}
     if index is not None:
@@ -85,6 +86,10 @@ def _refuse(index: int | None, findings: list[dict[str, Any]]) -> ServiceError:
     if first["code"] == "retired_kind":
         extra["replacement"] = first.get("fix", "").removeprefix("use kind ").strip("'")
     where = f"cards[{index}]." if index is not None else ""
+    # Where the refused value sits in the call, and its expected shape and docs topic.
+    guide = contract_guidance(card, first["path"], code=first["code"], message=first["message"])
+    extra["path"] = where + guide.pop("at", first["path"])
+    extra.update(guide)
     return ServiceError(400, first["code"], f"{where}{first['path']}: {first['message']}", **extra)
 
 
@@ -140,7 +145,7 @@ def prepare_card(
         raise
     findings = [f.as_dict() for f in result.findings]
     if not result.ok:
-        raise _refuse(index, findings)
+        raise _refuse(index, findings, card)
     normalized = result.normalized
     kind = normalized["kind"]
     payload = normalized["payload"]
@@ -211,7 +216,7 @@ def _diagram(
         again = elements.validate_card({"kind": "diagram", "payload": merged})
         findings = [f.as_dict() for f in again.findings]
         if not again.ok:
-            raise _refuse(index, findings)
+            raise _refuse(index, findings, {"kind": "diagram", "payload": merged})
         payload = again.normalized["payload"]
         warnings += [f for f in findings if f["severity"] == "warning"]
     elif not payload.get("title"):

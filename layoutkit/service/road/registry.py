@@ -19,6 +19,7 @@ from layoutkit.errors import EngineError, ServiceError, did_you_mean
 from layoutkit.limits import check_json_value
 from layoutkit.principal import PrincipalKind, Role
 from layoutkit.service.road.errors import to_service_error
+from layoutkit.service.road.expected import params_guidance
 from layoutkit.service.road.ids import TaskIdPath, task_id_paths
 
 if TYPE_CHECKING:
@@ -278,6 +279,7 @@ class Operation:
                 f"{self.name}: {where}: {first['message']}",
                 field=first["path"],
                 findings=findings,
+                **params_guidance(self.name, errors[0], first["path"]),
             )
         return params
 

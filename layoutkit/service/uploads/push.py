@@ -325,7 +325,13 @@ def _prepare(call: Call) -> _Push:
     sources = _check_sources(doc["payload"].get("sources"))
     expander = _Expander(sources) if sources else None
     resolved = _walk(doc, "doc", _SetResolver(file_refs, shots), expander)
-    prepared = prepare_card({"kind": "doc", "payload": resolved["payload"]})
+    try:
+        prepared = prepare_card({"kind": "doc", "payload": resolved["payload"]})
+    except ServiceError as err:
+        # The doc card is the call's doc: say where the refused value sits in the call.
+        if isinstance(err.body.get("path"), str):
+            err.body["path"] = f"doc.{err.body['path']}"
+        raise
     return _Push(prepared, resolved, decoded, file_refs, shots, expander.count if expander else 0)
 
 

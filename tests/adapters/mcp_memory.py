@@ -1,0 +1,34 @@
+"""An MCP client session (the official SDK) against a server in the same process."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import anyio
+from mcp.client._memory import InMemoryTransport
+from mcp.client.session import ClientSession
+
+from layoutkit import Principal, Workspace
+from layoutkit.adapters.mcp import build_server
+
+T = TypeVar("T")
+
+
+def in_memory(
+    ws: Workspace,
+    script: Callable[[ClientSession], Awaitable[T]],
+    principal: Principal | None = None,
+) -> T:
+    """Run ``script`` in an initialized client session with ``ws``'s MCP server,
+    every call made as ``principal``."""
+
+    async def main() -> Any:
+        async with (
+            InMemoryTransport(build_server(ws, principal)) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            return await script(session)
+
+    return anyio.run(main)
