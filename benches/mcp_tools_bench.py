@@ -23,18 +23,23 @@ from mcp.client.session import ClientSession
 
 from layoutkit import Workspace
 from layoutkit.adapters.mcp import build_server
+from layoutkit.service.road import toolsets
 
 #: The issue's limits: the whole default list, and any one tool.
 LIST_LIMIT = 64_000
 TOOL_LIMIT = 12_000
 
 
-def listed_tools(ws: Workspace) -> list[dict[str, Any]]:
-    """The tools a client session receives, each as the JSON object sent."""
+def listed_tools(ws: Workspace, selection: str = "all") -> list[dict[str, Any]]:
+    """The tools a client session offered the ``selection`` toolsets receives, each
+    as the JSON object sent."""
 
     async def main() -> list[dict[str, Any]]:
         async with (
-            InMemoryTransport(build_server(ws)) as (read, write),
+            InMemoryTransport(build_server(ws, selected=toolsets.parse(selection))) as (
+                read,
+                write,
+            ),
             ClientSession(read, write) as session,
         ):
             await session.initialize()
@@ -49,9 +54,7 @@ def chars(tool: dict[str, Any]) -> int:
 
 
 def group_of(ws: Workspace, name: str) -> str:
-    op = ws.registry.get(name)
-    toolset = getattr(op, "toolset", None)
-    return toolset if isinstance(toolset, str) else op.handler.__module__.split(".")[2]
+    return toolsets.toolset_of(ws.registry.get(name))
 
 
 def _row(label: str, n: int, count: int | str = "") -> str:
@@ -71,9 +74,11 @@ def main() -> None:
         groups[group_of(ws, name)].append(name)
     print("tokens ~ characters / 4 (an estimate)\n")
     print("| list | tools | characters | ~tokens |\n|---|---|---|---|")
-    print(_row(f"all (limit {LIST_LIMIT:,})", total, len(tools)))
+    default = listed_tools(ws, "default")
+    print(_row(f"default (limit {LIST_LIMIT:,})", sum(map(chars, default)), len(default)))
+    print(_row("all", total, len(tools)))
     for group, names in sorted(groups.items(), key=lambda g: -sum(sizes[n] for n in g[1])):
-        print(_row(f"group {group}", sum(sizes[n] for n in names), len(names)))
+        print(_row(f"toolset {group}", sum(sizes[n] for n in names), len(names)))
     print(f"\n| largest tools (limit {TOOL_LIMIT:,} each) | characters | ~tokens |")
     print("|---|---|---|")
     for name, n in sorted(sizes.items(), key=lambda s: -s[1])[: args.top]:

@@ -52,7 +52,7 @@ def test_a_hint_names_the_corrected_call() -> None:
     ]
     assert layout["hint"]["allowed"] == ["column", "row", "grid"]
     assert apply_patch(calls[3][1], layout["hint"]["patch"])["layout"] == "grid"
-    assert value["docs"] == "shape" and value["resource"] == "layoutkit://schema/shape"
+    assert value["docs"] == "shape" and value["resource"] == "layoutkit://schema/card/shape"
     assert value["hint"]["patch"][0] == {
         "op": "replace",
         "path": "/cards/0/payload/shape",

@@ -60,20 +60,21 @@ def _step(node: dict[str, Any], value: Any, token: str | int) -> tuple[dict[str,
     return _resolve(node.get("properties", {}).get(token)), inner
 
 
-def _walk(root: str, value: Any, path: str) -> tuple[dict[str, Any], str | None, str | None]:
-    """The schema at ``path`` inside ``value`` (a card or an element), and the docs
-    topic and name of the innermost kind the path passes through."""
-    node, topic, kind = _resolve({"$ref": _REF + root}), None, None
+def _walk(root: str, value: Any, path: str) -> tuple[dict[str, Any], str | None, str | None, str]:
+    """The schema at ``path`` inside ``value`` (a card or an element), the docs topic
+    and name of the innermost kind the path passes through, and whether that kind is
+    a card's or an element's."""
+    node, topic, kind, of = _resolve({"$ref": _REF + root}), None, None, root
     for token in _tokens(path):
         title = node.get("title")
         if title in ("card", "element") and isinstance(value, dict):
             found = _topic(title, str(value.get("kind")))
             if found is not None:
-                topic, kind = found, str(value["kind"])
+                topic, kind, of = found, str(value["kind"]), title
         node, value = _step(node, value, token)
         if not node:
             break
-    return node, topic, kind
+    return node, topic, kind, of
 
 
 _ALTERNATIVES = (re.compile(r"one of ([\w, ]+)$"), re.compile(r"needs (\w+), (\w+) or both$"))
@@ -95,7 +96,7 @@ def contract_guidance(
     """``expected``, ``expectedSchema``, ``docs`` and ``resource`` for a finding at
     ``path`` (relative to ``value``, a card or an element as sent). A refusal of an
     object for lacking one of several fields points ``at`` the first of them."""
-    node, topic, kind = _walk(root, value, path)
+    node, topic, kind, family = _walk(root, value, path)
     out: dict[str, Any] = {}
     pick = _alternative(node, message) if code == "missing_field" else None
     if pick is not None:
@@ -109,5 +110,5 @@ def contract_guidance(
         out["expectedSchema"] = shape_schema(node, _resolve)
     if topic is not None:
         out["docs"] = topic
-        out["resource"] = f"layoutkit://schema/{kind}"
+        out["resource"] = f"layoutkit://schema/{family}/{kind}"
     return out

@@ -3,7 +3,8 @@
 A tool list is read by every conversation before it does anything, so each
 tool shows its params with the content contract's card and element payloads
 left out: ``kind`` stays an enum and ``payload`` says in one line where its
-shape lives (the ``docs`` topic and the ``layoutkit://schema/<kind>`` resource).
+shape lives (the ``docs`` topic and the ``layoutkit://schema/card/<kind>`` or
+``layoutkit://schema/element/<kind>`` resource).
 What the road checks is untouched (``Operation.validator``), and so is
 ``Operation.params_schema``, which the OpenAPI document and the docs tool keep
 in full for HTTP clients and generated code.
@@ -50,7 +51,7 @@ def payload_note(kinds: str) -> str:
         if kinds == "card"
         else ("docs topic <kind>")
     )
-    return f"Shape depends on kind: {topics}, resource layoutkit://schema/<kind>."
+    return f"Shape depends on kind: {topics}, resource layoutkit://schema/{kinds}/<kind>."
 
 
 def _union(name: str) -> dict[str, Any]:
@@ -68,12 +69,14 @@ def _union(name: str) -> dict[str, Any]:
 
 
 def _payload_ref(name: str) -> dict[str, Any] | None:
+    # Payload definitions are named <kind>-card for cards, <kind>-payload for elements.
+    family = "card" if name.endswith("-card") else "element"
     kind = name.removesuffix("-payload").removesuffix("-card")
     if kind == name:
         return None
     return {
         "type": "object",
-        "description": f"Its shape: docs topic {kind}, resource layoutkit://schema/{kind}.",
+        "description": f"Its shape: docs topic {kind}, resource layoutkit://schema/{family}/{kind}.",
     }
 
 
