@@ -255,7 +255,7 @@ def board_of(uri: str) -> str:
 _WATCHES: weakref.WeakSet[Watch] = weakref.WeakSet()
 
 
-def _wake(ws: Workspace, board_id: int, rev_before: int) -> None:
+def _wake(ws: Workspace, board_id: int, _rev_before: int) -> None:
     for watch in list(_WATCHES):
         if watch.ws is ws:
             watch.nudge()
