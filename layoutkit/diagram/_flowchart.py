@@ -573,7 +573,9 @@ class _Reader:
         self.notes.append(note("ignored_click", "click has no payload equivalent", st.line))
 
     def on_accessibility(self, st: _Statement) -> None:
-        pass
+        """``accTitle`` and ``accDescr`` describe the picture to screen readers: a
+        payload has no field for them and they change nothing drawn, so they are read
+        and dropped without a note (a note would flag every accessible source)."""
 
     def on_chain(self, st: _Statement) -> None:
         s = st.text

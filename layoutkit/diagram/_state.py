@@ -322,7 +322,7 @@ class _Parser:
         handler(self, tok)
 
     def on_newline(self, tok: _Token) -> None:
-        pass
+        """An empty statement: taken already, it leaves nothing to read."""
 
     def on_class_def(self, tok: _Token) -> None:
         name, _, props = tok[1].partition("\x02")
