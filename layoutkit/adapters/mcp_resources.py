@@ -203,10 +203,13 @@ def _boards(ws: Workspace, principal: Principal | None) -> list[types.Resource]:
 
 
 def _card_ids(ws: Workspace, slug: str, principal: Principal | None) -> list[int]:
+    # The outline (each card's id and box) rather than a scrape: a listing needs only
+    # the ids, and a scrape would read every payload of a large board.
     try:
-        return [c["id"] for c in ws.call("scrape_board", {"board": slug}, principal)["cards"]]
+        rows = ws.call("board_outline", {"board": slug}, principal)["cards"]
     except ServiceError:
         return []
+    return [row[0] for row in rows]
 
 
 TEMPLATES = [
