@@ -181,7 +181,12 @@ class _Copy:
         if self.progress is not None and seen:
             self.progress(table, seen)
         if self.pause is not None and self.written >= self.pause[0]:
-            self.pause[1].write_text(str(self.written))
+            # Written aside and renamed into place: a watcher that sees the marker
+            # must never read it half-written.
+            marker = self.pause[1]
+            aside = marker.with_name(marker.name + ".part")
+            aside.write_text(str(self.written))
+            aside.replace(marker)
             time.sleep(3600)
 
     def _batches(self, table: str, column: str, values: list[int]) -> Iterator[list[dict]]:
