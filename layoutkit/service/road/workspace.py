@@ -110,6 +110,10 @@ class Workspace:
         self.unfurler = unfurler
         self.ai = ai
         self.embedder = embedder
+        #: Where people reach this deployment (``https://layoutkit.example.com``), so
+        #: share links, viewer addresses and webhook payloads can be absolute; None
+        #: leaves them relative to the server (embedding code has no address).
+        self.public_url: str | None = None
         self.jobs = JobRunner()
         # Operations running now and when the last one ended (see idle_for); a
         # plain counter: a lost update under threads only moves a lull a little.
@@ -442,6 +446,12 @@ class Workspace:
                 # a job that fails to start only loses its own work.
                 log.exception("starting background work after %s failed", op.name)
         return result
+
+    def link(self, path: str) -> str:
+        """``path`` (``/boards/x``) as people reach it: absolute under :attr:`public_url`."""
+        if self.public_url is None or not path.startswith("/"):
+            return path
+        return self.public_url.rstrip("/") + path
 
     def operations(self) -> list[dict[str, Any]]:
         """Every registered operation as ``{name, description, params_schema}``."""
