@@ -1,33 +1,40 @@
 """The ``layoutkit`` command line: a thin shell over ``Workspace.call``.
 
 Every command that touches a workspace takes ``--db URL`` (default
-``sqlite:///./layoutkit.db``, or the ``LAYOUTKIT_DB`` environment variable).
-``--json`` prints machine output; otherwise results are readable lines and
-tables. Exit codes: 0 ok, 1 findings or a refused operation, 2 usage errors.
-The local command line acts as the workspace owner.
+``sqlite:///./layoutkit.db``, or the ``LAYOUTKIT_DB`` environment variable), or
+``--url`` and ``--token`` to run on a server instead (``cli_remote``), with the
+same output. ``--json`` prints machine output; otherwise results are readable
+lines and tables. Exit codes: 0 ok, 1 findings or a refused operation, 2 usage
+errors. On the local database the command line acts as the workspace owner.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
 import json
 import os
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from layoutkit import ServiceError, Workspace, examples
-from layoutkit.errors import EngineError
+from layoutkit.adapters import cli_remote
+from layoutkit.errors import EngineError, ServiceError
+from layoutkit.files import MAX_FILE_BYTES, guess_mime
 from layoutkit.limits import json_loads
-from layoutkit.meaning import EMBED_ENV, Embedder, embedder_from_env
-from layoutkit.principal import Principal
-from layoutkit.service.road.ai import backend_from_env
-from layoutkit.service.uploads.uploads import MAX_FILE_BYTES, guess_mime
+
+if TYPE_CHECKING:
+    from layoutkit.meaning import Embedder
+    from layoutkit.service import Workspace
+
+# Only click, the standard library and a few small modules load at start: the
+# engines load inside the commands that use them, so `layoutkit --help`, and
+# commands run on a server (--url), start in a fraction of a second.
 
 EXIT_REFUSED = 1
 DEFAULT_DB = "sqlite:///./layoutkit.db"
@@ -126,6 +133,12 @@ def _size(n: int) -> str:
 
 
 def db_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``--db``, and ``--url``/``--token`` for running the command on a server."""
+    return local_db_option(cli_remote.remote_options(func))
+
+
+def local_db_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``--db`` alone, for commands that only work on this machine (the servers)."""
     return click.option(
         "--db",
         envvar="LAYOUTKIT_DB",
@@ -164,6 +177,8 @@ def _unfurler(fetch: bool, capture: str | None) -> Any:
 
 
 def _embedder() -> Embedder | None:
+    from layoutkit.meaning import EMBED_ENV, embedder_from_env
+
     try:
         return embedder_from_env()
     except ValueError as err:
@@ -171,6 +186,9 @@ def _embedder() -> Embedder | None:
 
 
 def _open(db: str, *, fetch: bool | None = None, capture: str | None = None) -> Workspace:
+    from layoutkit.service import Workspace
+    from layoutkit.service.road.ai import backend_from_env
+
     unfurler = _unfurler(fetch_setting(fetch, server=False), capture)
     try:
         # The AI backend and the embedding sidecar are the deployment's: configured by
@@ -180,18 +198,39 @@ def _open(db: str, *, fetch: bool | None = None, capture: str | None = None) -> 
         raise click.BadParameter(err.message, param_hint="--db") from err
 
 
-def _run(db: str, op: str, params: dict[str, Any], as_json: bool) -> dict[str, Any]:
-    """Run ``op`` in the workspace at ``db``; a refusal prints and exits 1."""
+def _scratch() -> Workspace:
+    """An in-memory workspace, for commands that read the contract and store nothing."""
+    from layoutkit.service import Workspace
+
+    return Workspace.open()
+
+
+@contextlib.contextmanager
+def _session(db: str) -> Iterator[Any]:
+    """What runs this command's operations: a client of the server named by
+    --url, else the workspace at ``db`` (both answer ``.call(op, params)``)."""
+    remote = cli_remote.target()
+    if remote is not None:
+        with cli_remote.client(*remote) as client:
+            yield client
+        return
     ws = _open(db)
     try:
-        return ws.call(op, params)
-    except ServiceError as err:
-        _fail(err, as_json)
+        yield ws
     finally:
         # Link fetches this command started land before it exits (each is capped at
         # a few seconds); any still queued after the wait say so on their card.
         ws.jobs.drain(ONE_SHOT_DRAIN_S)
         ws.close()
+
+
+def _run(db: str, op: str, params: dict[str, Any], as_json: bool) -> dict[str, Any]:
+    """Run ``op`` on the server or the database; a refusal prints and exits 1."""
+    with _session(db) as session:
+        try:
+            return session.call(op, params)
+        except ServiceError as err:
+            _fail(err, as_json)
 
 
 def fetch_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -275,7 +314,7 @@ def validate(file: Any, card: bool, as_json: bool) -> None:
             f"{file.name} is not UTF-8 text: {exc.reason}", param_hint="FILE"
         ) from exc
     value = _parse_json(text, file.name, "FILE")
-    ws = Workspace.open()
+    ws = _scratch()
     try:
         result = ws.call("validate", {"card" if card else "element": value})
     except ServiceError as err:
@@ -297,7 +336,7 @@ def validate(file: Any, card: bool, as_json: bool) -> None:
 @json_option
 def docs(topic: str | None, as_json: bool) -> None:
     """Read the content contract: the topic index, or one TOPIC."""
-    ws = Workspace.open()
+    ws = _scratch()
     try:
         result = ws.call("docs", {} if topic is None else {"topic": topic})
     except ServiceError as err:
@@ -1058,7 +1097,7 @@ def review_rules_lint(file: Path, fix: bool, as_json: bool) -> None:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise click.BadParameter(f"{file} is not UTF-8 text", param_hint="FILE") from exc
-    ws = Workspace.open()
+    ws = _scratch()
     try:
         result = ws.call("lint_review_rule", {"source": text, "filename": file.name, "fix": fix})
     except ServiceError as err:
@@ -1140,32 +1179,51 @@ def project_transfer(
 ) -> None:
     """Copy PROJECT into workspace --to of the same deployment (a multi-workspace one:
     LAYOUTKIT_MULTI_WORKSPACE=1) and print the report as a table."""
+    params = {"project": slug, "to": to, "dryRun": dry_run, "archiveSource": archive_source}
+    params["merge"] = merge
+    remote = cli_remote.target()
+    if remote is None:
+        report = _transfer_here(db, source, params, as_json)
+    else:
+        # On a server the source workspace is chosen per request; the server's own
+        # unless --workspace (or LAYOUTKIT_WORKSPACE) names one.
+        chosen = click.get_current_context().get_parameter_source("source")
+        named = None if chosen is click.core.ParameterSource.DEFAULT else source
+        with cli_remote.client(*remote, workspace=named) as client:
+            try:
+                report = client.call("transfer_project", params)
+            except ServiceError as err:
+                _fail(err, as_json)
+    if as_json:
+        _emit_json(report)
+        return
+    _print_transfer(report)
+
+
+def _transfer_here(db: str, source: str, params: dict[str, Any], as_json: bool) -> dict[str, Any]:
+    """Transfer on the local database, with a progress bar of rows copied."""
+    from layoutkit.principal import Principal
+    from layoutkit.service import Workspace
     from layoutkit.service.workspaces import transfer
 
     try:
         ws = Workspace.open(db, name=source)
     except ServiceError as err:
         raise click.BadParameter(err.message, param_hint="--db") from err
-    params = {"project": slug, "to": to, "dryRun": dry_run, "archiveSource": archive_source}
-    params["merge"] = merge
     try:
         checked = ws.registry.get("transfer_project").check_params(params)
         with click.progressbar(
-            length=max(1, transfer.source_rows(ws, slug)),
+            length=max(1, transfer.source_rows(ws, params["project"])),
             label="transferring",
             file=sys.stderr,
         ) as bar:
-            report = transfer.transfer_project(
+            return transfer.transfer_project(
                 ws, Principal.owner(), checked, progress=lambda _table, n: bar.update(n)
             )
     except ServiceError as err:
         _fail(err, as_json)
     finally:
         ws.close()
-    if as_json:
-        _emit_json(report)
-        return
-    _print_transfer(report)
 
 
 def _print_transfer(report: dict[str, Any]) -> None:
@@ -1190,6 +1248,121 @@ def _print_transfer(report: dict[str, Any]) -> None:
         )
 
 
+# ---------------------------------------------------------------- reaching a server
+
+main.add_command(cli_remote.login)
+main.add_command(cli_remote.logout)
+
+
+@main.command()
+@db_option
+@json_option
+def whoami(db: str, as_json: bool) -> None:
+    """Say who commands run as, and where: the token's holder on a server (--url),
+    the workspace owner on the local database."""
+    result = _run(db, "whoami", {}, as_json)
+    remote = cli_remote.target()
+    where = remote[0] if remote is not None else db
+    if as_json:
+        _emit_json({**result, "at": where})
+    else:
+        click.echo(cli_remote.whoami_line(result, where))
+
+
+#: Methods ``layoutkit api`` sends.
+API_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD")
+
+
+@main.command()
+@click.argument("method", type=click.Choice(API_METHODS, case_sensitive=False))
+@click.argument("path")
+@click.option("--data", "-d", metavar="JSON", help="JSON body: text, @file or - (stdin).")
+@click.option("--header", "-H", "headers", multiple=True, metavar="'NAME: VALUE'")
+@click.option("--include", "-i", is_flag=True, help="Print the status line and headers too.")
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    help="Write the body to this file (a binary body is never printed to a terminal).",
+)
+@db_option
+def api(
+    method: str,
+    path: str,
+    data: str | None,
+    headers: tuple[str, ...],
+    include: bool,
+    out: Path | None,
+    db: str,
+) -> None:
+    """Send METHOD PATH to the server (--url) with the token, or to this machine's
+    database as its owner, and print the answer: JSON pretty-printed, text as is.
+    Exits 1 when the answer is an error (status 400 or more).
+
+    \b
+    layoutkit api GET /api/v1/health
+    layoutkit api POST /api/v1/ops/list_boards -d '{}'
+    layoutkit api GET /api/v1/boards/welcome/cards/3/image --out card.png
+    """
+    sent: dict[str, str] = {}
+    for line in headers:
+        name, colon, value = line.partition(":")
+        if not colon or not name.strip():
+            raise click.BadParameter(f"{line!r} is not 'Name: value'", param_hint="--header")
+        sent[name.strip()] = value.strip()
+    body = None if data is None else _read_json_arg(data)
+    target = path if path.startswith("/") else "/" + path
+    with _api_session(db) as session:
+        answer = session.request(method.upper(), target, json=body, headers=sent)
+    _print_answer(answer, include, out)
+    if answer.status_code >= 400:
+        sys.exit(EXIT_REFUSED)
+
+
+@contextlib.contextmanager
+def _api_session(db: str) -> Iterator[Any]:
+    """Something with ``request(method, path, json=, headers=)`` answering httpx
+    responses: the client of --url, else the API of the local database served in
+    this process (no socket), as its owner."""
+    remote = cli_remote.target()
+    if remote is not None:
+        with cli_remote.client(*remote) as client:
+            yield client
+        return
+    from starlette.testclient import TestClient
+
+    from layoutkit.adapters.http import create_app
+
+    ws = _open(db)
+    try:
+        with TestClient(create_app(ws, require_auth=False, mcp=False)) as local:
+            yield local
+    finally:
+        ws.close()
+
+
+def _print_answer(answer: Any, include: bool, out: Path | None) -> None:
+    if include:
+        click.echo(f"HTTP/1.1 {answer.status_code} {answer.reason_phrase}")
+        for name, value in answer.headers.items():
+            click.echo(f"{name}: {value}")
+        click.echo()
+    kind = answer.headers.get("content-type", "")
+    if out is not None:
+        out.write_bytes(answer.content)
+        click.echo(f"{out}: {len(answer.content)} bytes ({kind or 'no type'})", err=True)
+    elif kind.startswith("application/json") and answer.content:
+        _emit_json(answer.json())
+    elif kind.startswith("text/") or not answer.content:
+        click.echo(answer.text, nl=False)
+    elif sys.stdout.isatty():
+        raise click.ClickException(
+            f"the answer is {len(answer.content)} bytes of {kind}; write it with --out FILE"
+        )
+    else:
+        sys.stdout.buffer.write(answer.content)
+        sys.stdout.buffer.flush()
+
+
 # ---------------------------------------------------------------- servers
 
 
@@ -1210,7 +1383,7 @@ def _print_transfer(report: dict[str, Any]) -> None:
     "default: one per core (one for an in-memory database).",
 )
 @fetch_options
-@db_option
+@local_db_option
 def serve(
     host: str,
     port: int,
@@ -1287,7 +1460,7 @@ def _toolsets(
 
 @main.command("mcp")
 @fetch_options
-@db_option
+@local_db_option
 @click.option(
     "--toolsets",
     "selected",
@@ -1315,8 +1488,10 @@ def mcp_command(db: str, fetch: bool | None, capture: str | None, selected: froz
 @main.command()
 def demo() -> None:
     """Validate the bundled example document and summarise what it holds."""
+    from layoutkit import examples
+
     doc = examples.load("report.json")
-    result = Workspace.open().call("validate", {"element": doc})
+    result = _scratch().call("validate", {"element": doc})
     kinds: Counter[str] = Counter()
     stack = [result["normalized"]]
     while stack:

@@ -95,14 +95,14 @@ FREE_FORM = {
 
 def _free_form(schema: dict) -> bool:
     """An object schema that declares no members, or says any other member is fine.
+    One that declares none and refuses any other takes nothing (``whoami``).
 
     Declared members with ``additionalProperties`` left out is not free-form:
     content shapes stay open because the contract only warns about unknown members.
     """
     is_object = schema.get("type") == "object" or "properties" in schema
-    return is_object and (
-        not schema.get("properties") or schema.get("additionalProperties") is True
-    )
+    extra = schema.get("additionalProperties")
+    return is_object and (extra is True or (not schema.get("properties") and extra is not False))
 
 
 def test_no_operation_takes_undeclared_free_form_params() -> None:

@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from layoutkit.errors import ServiceError
+from layoutkit.files import OCTET
 from layoutkit.service.road.reach import card_board
 from layoutkit.service.road.registry import REGISTRY
 from layoutkit.service.road.workspace import Call
@@ -22,7 +23,6 @@ from layoutkit.storage import CardRecord
 #: Card kinds whose payload names a stored file by its blob key.
 FILE_KINDS = ("file", "media")
 _BLOB_KEY = re.compile(r"^sha256:[0-9a-f]{64}$")
-OCTET = "application/octet-stream"
 
 
 def file_url(card: CardRecord) -> str | None:

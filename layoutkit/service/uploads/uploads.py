@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import mimetypes
 from typing import Any
 
 import attrs
@@ -30,6 +29,7 @@ from PIL import Image
 
 from layoutkit import imaging
 from layoutkit.errors import EngineError, ServiceError
+from layoutkit.files import MAX_FILE_BYTES, guess_mime
 from layoutkit.limits import LimitExceeded
 from layoutkit.service.boards.board_model import BoardModels
 from layoutkit.service.boards.content_prep import prepare_card
@@ -40,7 +40,6 @@ from layoutkit.service.shared.common import SLUG
 from layoutkit.service.uploads import page_images, renditions
 from layoutkit.service.uploads.pdf_pages import pdf_page_counts
 
-MAX_FILE_BYTES = 25 * 1024 * 1024
 MAX_CALL_BYTES = 100 * 1024 * 1024
 MAX_FILES = 200
 #: Files the params check takes. Over MAX_FILES the handler answers
@@ -48,7 +47,6 @@ MAX_FILES = 200
 #: (one schema check per file) finite.
 FILES_CHECKED = 1000
 PDF_MIME = "application/pdf"
-OCTET = "application/octet-stream"
 
 #: ``side`` of an upload anchor → the compose relation it stands for.
 SIDE_RELATION = {"right": "after", "below": "under"}
@@ -146,11 +144,6 @@ def _too_large(name: str, index: int, field: str) -> ServiceError:
         field=f"{field}[{index}].data",
         limit=MAX_FILE_BYTES,
     )
-
-
-def guess_mime(name: str) -> str:
-    """The MIME type a file name suggests, else ``application/octet-stream``."""
-    return mimetypes.guess_type(name, strict=False)[0] or OCTET
 
 
 def image_size(data: bytes, index: int = 0, field: str = "files") -> tuple[int, int, str] | None:

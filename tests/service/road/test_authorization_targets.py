@@ -730,6 +730,7 @@ SAMPLES: dict[str, list[Sample]] = {
 NO_IDS: dict[str, str] = {
     "list_tokens": "lists the tokens that are members of the caller's workspace; takes no id",
     "list_workspaces": "lists the caller's own memberships; takes no id",
+    "whoami": "describes the caller itself; takes no id",
     "list_members": "lists the members of the caller's workspace; takes no id",
     "lint_review_rule": "lints the rule text it is sent; touches no storage",
     "validate": "checks the element it is sent against the contract; touches no storage",

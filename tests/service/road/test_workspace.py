@@ -13,7 +13,13 @@ from layoutkit import Principal, ServiceError, Workspace
 
 
 def test_public_surface_is_pinned() -> None:
-    assert sorted(layoutkit.__all__) == ["Principal", "ServiceError", "Workspace"]
+    assert sorted(layoutkit.__all__) == [
+        "AsyncClient",
+        "Client",
+        "Principal",
+        "ServiceError",
+        "Workspace",
+    ]
 
 
 def test_unknown_operation_is_404_with_suggestions(ws: Workspace) -> None:
