@@ -8,11 +8,11 @@ run on a local database must print the same thing.
 from __future__ import annotations
 
 import json
-import os
 import re
 import stat
 import subprocess
 import sys
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,14 +27,17 @@ from tests.conftest import POSTGRES_URL
 from .test_serve_workers import Served, start_served, stop_served
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Served]:
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def served(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Served]:
+    # One server per backend for the whole module: each test works on boards of its own.
     if request.param == "postgres":
         if not POSTGRES_URL:
             pytest.skip("LAYOUTKIT_TEST_POSTGRES_URL is not set; PostgreSQL tests need a server")
         db = POSTGRES_URL
     else:
-        db = f"sqlite:///{tmp_path / 'served.db'}"
+        db = f"sqlite:///{tmp_path_factory.mktemp('served') / 'served.db'}"
     # A PostgreSQL database outlives the run: --new-token prints a token every start.
     s = start_served(db, 1, "--new-token")
     try:
@@ -113,7 +116,7 @@ def test_a_session_on_a_server_prints_what_it_prints_locally(
     who = _ok(runner.invoke(main, ["whoami", "--url", served.url]))
     assert who.strip() == f"{label} (default, owner) at {key}"
     # The server's database and a local one, each fresh for this board, given the same steps.
-    board = f"cli-{os.getpid()}-{tmp_path.name[-8:]}".lower().replace("_", "-")
+    board = f"cli-{uuid.uuid4().hex[:10]}"
     remote = _session(runner, ["--url", served.url], tmp_path / "remote", board)
     local_db = f"sqlite:///{tmp_path / 'local.db'}"
     local = _session(runner, ["--db", local_db], tmp_path / "local", board)
@@ -163,11 +166,10 @@ def test_api_sends_any_request_and_fails_on_an_error_status(
     health = runner.invoke(main, ["api", "GET", "/api/v1/health", "-i", *where])
     assert _ok(health).startswith("HTTP/1.1 200 OK\n")
     assert json.loads(health.output.split("\n\n", 1)[1]) == {"ok": True}
-    made = runner.invoke(
-        main,
-        ["api", "POST", "api/v1/ops/create", "-d", '{"kind": "board", "slug": "by-api"}', *where],
-    )
-    assert json.loads(_ok(made))["board"]["slug"] == "by-api"
+    slug = f"by-api-{uuid.uuid4().hex[:8]}"
+    body = json.dumps({"kind": "board", "slug": slug})
+    made = runner.invoke(main, ["api", "POST", "api/v1/ops/create", "-d", body, *where])
+    assert json.loads(_ok(made))["board"]["slug"] == slug
     missing = runner.invoke(main, ["api", "POST", "/api/v1/ops/nope", "-d", "{}", *where])
     assert missing.exit_code == 1 and json.loads(missing.output)["code"] == "unknown_operation"
     header = runner.invoke(main, ["api", "GET", "/api/v1/health", "-H", "nonsense", *where])
