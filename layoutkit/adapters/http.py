@@ -544,6 +544,15 @@ class HttpAdapter:
     async def health_endpoint(self, request: Request) -> Response:
         return JSONResponse({"ok": True})
 
+    async def ops_list_endpoint(self, request: Request) -> Response:
+        """Every operation as ``Workspace.operations()`` lists it: what a remote client
+        reads to learn which calls write (they take a ``requestKey``)."""
+        try:
+            await self.in_thread(self.principal, request)
+        except ServiceError as err:
+            return error_response(err)
+        return JSONResponse({"operations": self.ws.operations()})
+
     async def viewer_endpoint(self, request: Request) -> Response:
         slug = request.path_params["slug"]
         token = request.query_params.get("token")
@@ -630,6 +639,7 @@ class HttpAdapter:
         routes: list[BaseRoute] = [
             Route(f"{API}/openapi.json", self.openapi_endpoint, methods=["GET"]),
             Route(f"{API}/health", self.health_endpoint, methods=["GET"]),
+            Route(f"{API}/ops", self.ops_list_endpoint, methods=["GET"]),
             Route(f"{API}/ops/{{operation}}", self.op_endpoint, methods=["POST"]),
             Route("/boards/{slug}", self.viewer_endpoint, methods=["GET"]),
             Route("/s/{token}", self.share_endpoint, methods=["GET"]),
@@ -1163,6 +1173,20 @@ def openapi_document(ws: Workspace, *, require_auth: bool = True) -> dict[str, A
         )
     }
     ops = {op["name"]: op for op in ws.operations()}
+    paths[f"{API}/ops"] = {
+        "get": {
+            "operationId": "list_operations_route",
+            "summary": "Every operation with its description and params schema",
+            "security": security,
+            "responses": {
+                "200": {
+                    "description": "{operations: [{name, description, params_schema}]}",
+                    "content": {"application/json": {"schema": {"type": "object"}}},
+                },
+                **errors,
+            },
+        }
+    }
     for name, op in ops.items():
         paths[f"{API}/ops/{name}"] = {
             "post": {
