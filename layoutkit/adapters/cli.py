@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
+from layoutkit import __version__
 from layoutkit.adapters import cli_remote
 from layoutkit.errors import EngineError, ServiceError
 from layoutkit.files import MAX_FILE_BYTES, guess_mime
@@ -286,7 +287,7 @@ def _encode_files(
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="layoutkit")
+@click.version_option(version=__version__, prog_name="layoutkit")
 def main() -> None:
     """layoutkit: validate, lay out, render and store boards and documents."""
 
