@@ -1,6 +1,7 @@
-"""Workspaces, their members and tokens, share links and project transfer."""
+"""Workspaces, their members and tokens, share links, project transfer and webhooks."""
 
 from layoutkit.service.workspaces import (  # noqa: F401  (importing registers the operations)
     access,
     transfer,
+    webhooks,
 )

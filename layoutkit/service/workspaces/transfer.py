@@ -43,6 +43,7 @@ from layoutkit.principal import Principal
 from layoutkit.service.road.registry import REGISTRY
 from layoutkit.service.road.workspace import Call, Workspace
 from layoutkit.service.shared.common import ID, SLUG_PATTERN
+from layoutkit.service.shared.webhook_events import owe
 from layoutkit.service.tasks.model import task_view
 from layoutkit.storage import ConflictError, ProjectRecord, Tx, WorkspaceRecord
 from layoutkit.storage._sql.transfer import BATCH
@@ -769,6 +770,10 @@ def transfer_project(
                 principal.label,
                 detail={"project": project.slug, "to": dest.name, "merge": merge},
             )
+            told = {"project": project.slug, "from": source.name, "to": dest.name, "merge": merge}
+            # Both ends hear it, each told which way the project went.
+            owe(tx, source.id, "transfer.finished", {**told, "direction": "out"})
+            owe(tx, dest.id, "transfer.finished", {**told, "direction": "in"})
         return copy, project
 
     # One destination transaction for the whole copy; a dry run rolls it back.
