@@ -980,8 +980,11 @@ class WebhookTx(Protocol):
         """The webhook's deliveries newest first; ``before`` an id pages back."""
         ...
 
-    def due_webhook_deliveries(self, limit: int = 20) -> list[int]:
-        """Ids of pending deliveries of every workspace that are due and not leased."""
+    def due_webhook_deliveries(
+        self, limit: int = 20, *, workspace_id: int | None = None
+    ) -> list[int]:
+        """Ids of pending deliveries that are due and not leased, of every workspace
+        or of ``workspace_id``."""
         ...
 
     def claim_webhook_delivery(

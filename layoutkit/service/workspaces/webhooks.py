@@ -413,10 +413,11 @@ class Dispatcher:
             OUTBOX_WRITTEN.wait(POLL_S)
             OUTBOX_WRITTEN.clear()
 
-    def deliver_due(self) -> int:
-        """Claim and send the deliveries due now; how many were attempted."""
+    def deliver_due(self, workspace_id: int | None = None) -> int:
+        """Claim and send the deliveries due now, of every workspace in the database
+        or of ``workspace_id``; how many were attempted."""
         with self.ws.store.read(snapshot=False) as tx:
-            due = tx.due_webhook_deliveries(BATCH)
+            due = tx.due_webhook_deliveries(BATCH, workspace_id=workspace_id)
         done = 0
         for delivery_id in due:
             if self._stop.is_set():

@@ -153,9 +153,15 @@ class WebhookRows(TxBase):
             d.c.webhook_id.in_(select(w.c.id).where(w.c.active.is_(True))),
         )
 
-    def due_webhook_deliveries(self, limit: int = 20) -> list[int]:
-        d = s.webhook_deliveries
-        query = select(d.c.id).where(self._claimable()).order_by(d.c.next_attempt_at).limit(limit)
+    def due_webhook_deliveries(
+        self, limit: int = 20, *, workspace_id: int | None = None
+    ) -> list[int]:
+        d, w = s.webhook_deliveries, s.webhooks
+        query = select(d.c.id).where(self._claimable())
+        if workspace_id is not None:
+            mine = select(w.c.id).where(w.c.workspace_id == workspace_id)
+            query = query.where(d.c.webhook_id.in_(mine))
+        query = query.order_by(d.c.next_attempt_at).limit(limit)
         return [r.id for r in self.conn.execute(query)]
 
     def claim_webhook_delivery(
