@@ -497,6 +497,8 @@ hooks.extension(Dispatcher, Dispatcher)
 def resume(ws: Workspace) -> int:
     """Start this workspace's dispatcher; the deliveries waiting now (sent by it, or
     by another process's, whichever claims each first)."""
+    if ws.closing:
+        return 0
     ws.extension(Dispatcher).start()
     with ws.store.read(snapshot=False) as tx:
         return len(tx.due_webhook_deliveries(BATCH))

@@ -27,6 +27,7 @@ from layoutkit.service.workspaces.webhooks import ALLOW_ENV, Dispatcher
 from layoutkit.storage import open_store
 from tests.loopback import QuietHandler
 from tests.service.helpers import err
+from tests.service.review.test_annotations import box, image_card, item
 from tests.service.transfer_fixtures import BACKENDS, backend_url, build_project, two_workspaces
 
 ANA = Principal("user", "ana", role="admin")
@@ -297,6 +298,32 @@ def test_every_event_people_integrate_with_is_written(ws: Workspace, receiver: R
     assert seen["questions.sent"]["questions"][0]["id"] == q["question"]["id"]
     assert seen["task.status_changed"]["to"] == "in_review"
     assert seen["task.handed_back"]["handBack"]["summary"] == "Did the thing"
+
+
+def test_findings_filed_and_moved_are_told(ws: Workspace, receiver: Receiver) -> None:
+    made = hook(ws, receiver.url, "annotation.filed", "annotation.moved")["webhook"]["id"]
+    ws.call("create", {"kind": "board", "slug": "rev"})
+    card = image_card(ws)
+    items = [item(card, f"k{i}", **box(i * 60, 0, 50, 50)) for i in range(2)]
+    agent = Principal.agent("claude")
+    first, second = (
+        r["id"] for r in ws.call("annotate", {"board": "rev", "items": items}, agent)["results"]
+    )
+    ws.call("agent_verdict", {"board": "rev", "action": "accept", "ids": [first]}, ANA)
+    ws.call("withdraw_annotation", {"id": second}, ANA)
+    told = [
+        (r["event"], r["data"]["annotation"]["id"], r["data"].get("from"))
+        for r in reversed(deliveries(ws, made))
+    ]
+    assert told == [
+        ("annotation.filed", first, None),
+        ("annotation.filed", second, None),
+        ("annotation.moved", first, "staged"),
+        ("annotation.moved", second, "staged"),
+    ]
+    moved = deliveries(ws, made)[1]["data"]["annotation"]
+    assert moved["state"] == "open"
+    assert moved["url"] == f"https://lk.example.com/boards/rev?annotation={first}"
 
 
 def test_only_subscribed_active_webhooks_are_owed(ws: Workspace, receiver: Receiver) -> None:
