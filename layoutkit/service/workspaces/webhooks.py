@@ -68,6 +68,7 @@ _ID = {"type": "integer", "minimum": 1}
 _EVENTS = {
     "type": "array",
     "minItems": 1,
+    "maxItems": len(EVENTS),
     "uniqueItems": True,
     "items": {"enum": list(EVENTS)},
     "description": "the events to deliver: " + "; ".join(f"{k}: {v}" for k, v in EVENTS.items()),
@@ -194,14 +195,19 @@ def create_webhook(call: Call) -> dict[str, Any]:
 
 @REGISTRY.operation(
     "list_webhooks",
-    "List the workspace's webhooks: id, url, events, active, who made each and when. "
-    "Secrets are never shown. Admins only.",
-    {"properties": {}, "additionalProperties": False},
+    "List the workspace's webhooks: id, url, events, active, who made each and when; "
+    "active keeps the webhooks switched on (true) or off (false). Secrets are never "
+    "shown. Admins only.",
+    {
+        "properties": {"active": {"type": "boolean", "description": "only webhooks on, or off"}},
+        "additionalProperties": False,
+    },
     principals=PEOPLE,
     role="admin",
 )
 def list_webhooks(call: Call) -> dict[str, Any]:
-    return {"webhooks": [_webhook_view(h) for h in call.tx.webhooks(call.workspace_id)]}
+    rows = call.tx.webhooks(call.workspace_id, active=call.params.get("active"))
+    return {"webhooks": [_webhook_view(h) for h in rows]}
 
 
 @REGISTRY.operation(

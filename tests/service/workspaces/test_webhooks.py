@@ -340,6 +340,21 @@ def test_only_subscribed_active_webhooks_are_owed(ws: Workspace, receiver: Recei
     assert deliveries(ws, tasks)[0]["status"] == "delivered"
 
 
+def test_deleting_a_webhook_takes_its_deliveries(ws: Workspace, receiver: Receiver) -> None:
+    gone = hook(ws, receiver.url, "task.status_changed")["webhook"]["id"]
+    kept = hook(ws, receiver.url, "board.changed")["webhook"]["id"]
+    ws.call("update_webhook", {"id": kept, "active": False}, ANA)
+    move_task(ws, new_task(ws), "todo")
+    (owed,) = deliveries(ws, gone)
+    assert ws.call("delete_webhook", {"id": gone}, ANA) == {"id": gone, "deleted": True}
+    assert [h["id"] for h in ws.call("list_webhooks", {}, ANA)["webhooks"]] == [kept]
+    assert ws.call("list_webhooks", {"active": True}, ANA)["webhooks"] == []
+    assert err(ws, "list_webhook_deliveries", {"id": gone}, ANA).code == "unknown_webhook"
+    assert err(ws, "redeliver_webhook", {"delivery": owed["id"]}, ANA).code == "unknown_delivery"
+    assert err(ws, "delete_webhook", {"id": gone}, ANA).code == "unknown_webhook"
+    assert deliver(ws) == 0 and receiver.got == []
+
+
 def test_a_write_that_rolls_back_owes_nothing(ws: Workspace, receiver: Receiver) -> None:
     from layoutkit.service.shared.webhook_events import owe
 
