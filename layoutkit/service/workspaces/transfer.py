@@ -85,6 +85,8 @@ SKIPPED: dict[str, str] = {
     "search_docs": "derived: the copied rows are indexed by the destination's write",
     "search_words": "derived: the vocabulary follows the destination's search documents",
     "task_embeddings": "derived: meaning vectors are made again for the destination's tasks",
+    "webhooks": "a workspace's integrations and their secrets, registered by its admins",
+    "webhook_deliveries": "events owed to the source workspace's webhooks",
 }
 #: A milestone with this key is a project's next release.
 NEXT_RELEASE = "next"
