@@ -426,8 +426,9 @@ class Dispatcher:
     def deliver_due(self, workspace_id: int | None = None) -> int:
         """Claim and send the deliveries due now, of every workspace in the database
         or of ``workspace_id``; how many were attempted."""
-        with self.ws.store.read(snapshot=False) as tx:
-            due = tx.due_webhook_deliveries(BATCH, workspace_id=workspace_id)
+        due = self.ws.cache_read(
+            lambda tx: tx.due_webhook_deliveries(BATCH, workspace_id=workspace_id)
+        )
         done = 0
         for delivery_id in due:
             if self._stop.is_set():
@@ -510,8 +511,7 @@ def resume(ws: Workspace) -> int:
     if ws.closing:
         return 0
     ws.extension(Dispatcher).start()
-    with ws.store.read(snapshot=False) as tx:
-        return len(tx.due_webhook_deliveries(BATCH))
+    return len(ws.cache_read(lambda tx: tx.due_webhook_deliveries(BATCH)))
 
 
 hooks.resumer("webhooks", resume)
