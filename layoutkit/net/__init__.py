@@ -10,6 +10,7 @@ from __future__ import annotations
 from layoutkit.net._address import (
     ALLOWED_PORTS,
     Target,
+    allowed_target,
     parse_target,
     refusal,
 )
@@ -62,6 +63,7 @@ __all__ = [
     "Target",
     "Unfurled",
     "Unfurler",
+    "allowed_target",
     "capture_from",
     "direct_dial",
     "framable",

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from collections.abc import Collection
 from typing import Literal
 
 import attrs
@@ -301,6 +302,34 @@ def parse_target(url: str) -> Target:
         why = refusal(ip)
         if why is not None:
             raise FetchError("not_public", f"{host} is {why}", address=str(ip))
+    return Target(scheme, host, port, path, ip)  # type: ignore[arg-type]
+
+
+def allowed_target(url: str, allow: Collection[str]) -> Target | None:
+    """``url`` read as strictly as :func:`parse_target` reads it, when its host is one a
+    deployment allowed by name (``allow``: lower-case host names or IP literals);
+    None for any other host. Such a host is the operator's explicit exception to the
+    address rules, so it may be a local name or address and use any port."""
+    if not allow:
+        return None
+    scheme, rest = _scheme_and_rest(url)
+    authority, path = _authority_and_path(rest)
+    ip: IPAddress | None
+    if authority.startswith("["):
+        host, ip, port_text = _ipv6_literal(authority)
+    else:
+        host_text, _, port_text = authority.partition(":")
+        host = _host_name(host_text)
+        ip = _ipv4_number(host)
+        host = host if ip is None else str(ip)
+    if host not in allow:
+        return None
+    if port_text == "":
+        port = DEFAULT_PORTS[scheme]
+    elif port_text.isdigit() and port_text.isascii() and 0 < int(port_text) < 65536:
+        port = int(port_text)
+    else:
+        raise FetchError("bad_port", f"{port_text!r} is not a port number")
     return Target(scheme, host, port, path, ip)  # type: ignore[arg-type]
 
 

@@ -28,7 +28,7 @@ import ssl
 import threading
 import time
 import zlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from typing import Any
 from urllib.parse import urljoin
 
@@ -36,7 +36,14 @@ import attrs
 import httpcore
 import httpx
 
-from layoutkit.net._address import IPAddress, Target, dial_address, parse_target, refusal
+from layoutkit.net._address import (
+    IPAddress,
+    Target,
+    allowed_target,
+    dial_address,
+    parse_target,
+    refusal,
+)
 from layoutkit.net._errors import FetchError
 
 MAX_BYTES = 2 * 1024 * 1024
@@ -213,10 +220,11 @@ class Fetcher:
         self.time_limit = time_limit
         self.max_redirects = max_redirects
 
-    def check(self, target: Target, deadline: float) -> IPAddress:
+    def check(self, target: Target, deadline: float, *, public: bool = True) -> IPAddress:
         """The one address to connect to for ``target``: its IP literal, or the first
         answer of the resolver when every answer is public. Raises :class:`FetchError`
-        ``unresolved`` or ``not_public`` (naming the first refused address)."""
+        ``unresolved`` or ``not_public`` (naming the first refused address).
+        ``public`` False skips the public rule, for a host a deployment allowed."""
         if target.ip is not None:
             return target.ip
         answers = _resolve_with_deadline(
@@ -232,7 +240,7 @@ class Fetcher:
                 raise FetchError(
                     "unresolved", f"{target.host} resolved to {text!r}, not an address"
                 ) from exc
-            why = refusal(ip)
+            why = refusal(ip) if public else None
             if why is not None:
                 raise FetchError(
                     "not_public", f"{target.host} resolves to {ip}, {why}", address=str(ip)
@@ -281,17 +289,48 @@ class Fetcher:
             return Fetched(target.url, str(address), status, headers, body, truncated, tuple(chain))
         raise AssertionError("unreachable: the loop returns or raises")
 
+    def post(
+        self,
+        url: str,
+        body: bytes,
+        headers: Mapping[str, str],
+        *,
+        allow: Collection[str] = (),
+    ) -> Fetched:
+        """POST ``body`` to ``url`` once and return the answer, whatever its status;
+        a redirect is not followed (a sender of signed events does not re-send
+        them elsewhere). The URL and every address its name resolves to pass the
+        rules of :meth:`get`, except a host named in ``allow``: a deployment's
+        explicit exception, which may be local, private or on any port. Raises
+        :class:`FetchError` as :meth:`get` does."""
+        deadline = time.monotonic() + self.time_limit
+        allowed = allowed_target(url, allow)
+        target = allowed or parse_target(url)
+        address = self.check(target, deadline, public=allowed is None)
+        status, answer, content, truncated = self._one(
+            target, address, deadline, method="POST", content=body, headers=headers
+        )
+        return Fetched(target.url, str(address), status, answer, content, truncated, ())
+
     def _one(
-        self, target: Target, address: IPAddress, deadline: float
+        self,
+        target: Target,
+        address: IPAddress,
+        deadline: float,
+        *,
+        method: str = "GET",
+        content: bytes | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> tuple[int, httpx.Headers, bytes, bool]:
         left = deadline - time.monotonic()
         if left <= 0:
             raise FetchError("timed_out", f"the fetch took longer than {self.time_limit:g} s")
         backend = _PinnedBackend(target, address, self.dial)
-        headers = {
+        sent = {
             "user-agent": USER_AGENT,
             "accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1",
             "accept-encoding": "identity",
+            **(headers or {}),
         }
         try:
             with (
@@ -301,7 +340,7 @@ class Fetcher:
                     follow_redirects=False,
                     timeout=httpx.Timeout(left),
                 ) as client,
-                client.stream("GET", target.url, headers=headers) as response,
+                client.stream(method, target.url, headers=sent, content=content) as response,
             ):
                 if response.status_code in _REDIRECTS:
                     return response.status_code, response.headers, b"", False

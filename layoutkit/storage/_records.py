@@ -291,6 +291,43 @@ class InvitationRecord:
 
 
 @attrs.frozen(slots=True)
+class WebhookRecord:
+    """An outbound webhook of workspace ``workspace_id``."""
+
+    id: int
+    workspace_id: int
+    url: str
+    events: list[str]
+    secret: str = attrs.field(repr=False)
+    active: bool
+    created_by: str
+    created_at: datetime
+    updated_at: datetime
+
+
+@attrs.frozen(slots=True)
+class WebhookDeliveryRecord:
+    """One event owed to one webhook: ``status`` pending, delivered or failed."""
+
+    id: int
+    webhook_id: int
+    event: str
+    occurred_at: datetime
+    data: dict[str, Any]
+    coalesce_key: str | None
+    status: str
+    attempts: int
+    next_attempt_at: datetime | None
+    lease_until: datetime | None
+    last_attempt_at: datetime | None
+    response_status: int | None
+    response_excerpt: str | None
+    error: str | None
+    redelivery_of: int | None
+    created_at: datetime
+
+
+@attrs.frozen(slots=True)
 class RequestKeyRecord:
     principal: str
     key: str

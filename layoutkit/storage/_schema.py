@@ -665,3 +665,48 @@ task_trash = Table(
     Column("restored_at", When, nullable=True),
     Index("ix_task_trash_workspace", "workspace_id", "deleted_at"),
 )
+
+#: Outbound webhooks of a workspace: where to POST, which events, and the secret
+#: that signs each delivery (kept as it is: an HMAC needs the secret itself).
+webhooks = Table(
+    "webhooks",
+    metadata,
+    _id(),
+    _workspace_id(nullable=False),
+    Column("url", String(2048), nullable=False),
+    Column("events", Json, nullable=False),
+    Column("secret", String(200), nullable=False),
+    Column("active", Boolean, nullable=False),
+    Column("created_by", String(300), nullable=False),
+    Column("created_at", When, nullable=False),
+    Column("updated_at", When, nullable=False),
+    Index("ix_webhooks_workspace", "workspace_id"),
+)
+
+#: The outbox: one row per event owed to one webhook, written in the transaction of
+#: the change it reports, then sent (and retried) by a dispatcher. ``lease_until``
+#: is the claim of the process sending it now; ``coalesce_key`` lets a burst of
+#: board writes share one waiting delivery.
+webhook_deliveries = Table(
+    "webhook_deliveries",
+    metadata,
+    _id(),
+    Column("webhook_id", Id, ForeignKey("webhooks.id", ondelete="CASCADE"), nullable=False),
+    Column("event", String(60), nullable=False),
+    Column("occurred_at", When, nullable=False),
+    Column("data", Json, nullable=False),
+    Column("coalesce_key", String(200), nullable=True),
+    Column("status", String(12), nullable=False),
+    Column("attempts", Integer, nullable=False),
+    Column("next_attempt_at", When, nullable=True),
+    Column("lease_until", When, nullable=True),
+    Column("last_attempt_at", When, nullable=True),
+    Column("response_status", Integer, nullable=True),
+    Column("response_excerpt", Text, nullable=True),
+    Column("error", Text, nullable=True),
+    Column("redelivery_of", Id, nullable=True),
+    Column("created_at", When, nullable=False),
+    Index("ix_webhook_deliveries_due", "status", "next_attempt_at"),
+    Index("ix_webhook_deliveries_webhook", "webhook_id", "id"),
+    Index("ix_webhook_deliveries_coalesce", "webhook_id", "coalesce_key", "status"),
+)

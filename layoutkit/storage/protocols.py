@@ -46,6 +46,8 @@ from layoutkit.storage._records import (
     TaskTitleRow,
     TaskVocabRecord,
     TokenKind,
+    WebhookDeliveryRecord,
+    WebhookRecord,
     WorkspaceRecord,
 )
 from layoutkit.storage._retention import CARD_RETENTION, REQUEST_KEY_RETENTION
@@ -922,6 +924,90 @@ class WorkTx(Protocol):
         ...
 
 
+class WebhookTx(Protocol):
+    """Outbound webhooks of a workspace and the outbox of their deliveries."""
+
+    def create_webhook(
+        self, workspace_id: int, *, url: str, events: Sequence[str], secret: str, created_by: str
+    ) -> WebhookRecord:
+        """Register an active webhook of ``workspace_id``."""
+        ...
+
+    def webhook(self, webhook_id: int) -> WebhookRecord | None:
+        """The webhook, or None (of any workspace: the caller checks whose it is)."""
+        ...
+
+    def webhooks(self, workspace_id: int, *, active: bool | None = None) -> list[WebhookRecord]:
+        """The workspace's webhooks oldest first; ``active`` keeps those on (or off)."""
+        ...
+
+    def update_webhook(self, webhook_id: int, **fields: Any) -> WebhookRecord:
+        """Change ``url``, ``events``, ``secret`` or ``active``. Raises ``ValueError``
+        (another field) and :class:`NotFoundError` (unknown id)."""
+        ...
+
+    def delete_webhook(self, webhook_id: int) -> bool:
+        """Delete the webhook and its deliveries; False when there was none."""
+        ...
+
+    def queue_webhook_delivery(
+        self,
+        webhook_id: int,
+        event: str,
+        data: Mapping[str, Any],
+        *,
+        due: datetime,
+        coalesce_key: str | None = None,
+        redelivery_of: int | None = None,
+    ) -> WebhookDeliveryRecord:
+        """Write a pending delivery first due at ``due``. With ``coalesce_key``, a
+        pending delivery of the same webhook and key that was never tried nor
+        claimed takes ``data`` instead (keeping its due time) and is returned."""
+        ...
+
+    def webhook_delivery(self, delivery_id: int) -> WebhookDeliveryRecord | None:
+        """The delivery, or None."""
+        ...
+
+    def webhook_deliveries(
+        self,
+        webhook_id: int,
+        *,
+        status: str | None = None,
+        before: int | None = None,
+        limit: int = 50,
+    ) -> list[WebhookDeliveryRecord]:
+        """The webhook's deliveries newest first; ``before`` an id pages back."""
+        ...
+
+    def due_webhook_deliveries(
+        self, limit: int = 20, *, workspace_id: int | None = None
+    ) -> list[int]:
+        """Ids of pending deliveries that are due and not leased, of every workspace
+        or of ``workspace_id``."""
+        ...
+
+    def claim_webhook_delivery(
+        self, delivery_id: int, lease: timedelta
+    ) -> WebhookDeliveryRecord | None:
+        """Lease a due delivery to this caller for ``lease``; None when another
+        process holds it or it is no longer due."""
+        ...
+
+    def finish_webhook_attempt(
+        self,
+        delivery_id: int,
+        *,
+        status: str,
+        next_attempt_at: datetime | None,
+        response_status: int | None,
+        response_excerpt: str | None,
+        error: str | None,
+    ) -> WebhookDeliveryRecord:
+        """Record one attempt (attempts +1, the lease released) and the new status."""
+        ...
+
+
 class TransferTx(Protocol):
     """Rows as plain mappings, for copying a project between workspaces in batches,
     the map of what each copied row became, and the deleted ledger of tasks."""
@@ -1035,6 +1121,7 @@ class Tx(
     WorkTx,
     TransferTx,
     SearchTx,
+    WebhookTx,
     Protocol,
 ):
     """One open transaction or read snapshot; write methods raise

@@ -16,6 +16,7 @@ from layoutkit.service.road.workspace import Call
 from layoutkit.service.shared.common import ID, SLUG, board_view, question_view
 from layoutkit.service.shared.merge_patch import merge_patch
 from layoutkit.service.shared.signals import signal_work
+from layoutkit.service.shared.webhook_events import emit
 from layoutkit.storage import BoardRecord, Tx, fold_tag
 
 SUBGROUPS = ("reviews", "testing", "sessions", "brainstorming", "design", "journeys")
@@ -545,6 +546,16 @@ def send_answers(call: Call) -> dict[str, Any]:
             detail={"released": [q.id for q in released], "regenerate": regenerate},
         )
         signal_work(call)
+        emit(
+            call,
+            "questions.sent",
+            {
+                "board": board.slug,
+                "url": call.workspace.link(board_url(board.slug)),
+                "questions": [question_view(q) for q in released],
+                "regenerate": regenerate,
+            },
+        )
     return {
         "released": [question_view(q) for q in released],
         "regenerate": regenerate,

@@ -46,6 +46,7 @@ from layoutkit.service.road.registry import PEOPLE, REGISTRY
 from layoutkit.service.road.workspace import Call
 from layoutkit.service.shared.common import ID, SLUG
 from layoutkit.service.shared.signals import signal_work
+from layoutkit.service.shared.webhook_events import emit
 from layoutkit.storage import AnnotationRecord, BoardRecord, CardRecord, Tx
 
 #: Items of one annotate batch, and bytes of one prompt (summary and detail, UTF-8).
@@ -556,6 +557,8 @@ class _Batch:
         if not self.pending:
             return
         made = {a.key: a for a in self.tx.insert_annotations([row for _, row in self.pending])}
+        for filed in made.values():
+            tell(self.call, "annotation.filed", filed, self.board.slug)
         for result, row in self.pending:
             if row["key"] not in made:
                 # Another writer filed the key first (the board lock makes this rare).
@@ -688,6 +691,13 @@ def annotate(call: Call) -> dict[str, Any]:
     }
 
 
+def tell(call: Call, event: str, a: AnnotationRecord, slug: str, before: str | None = None) -> None:
+    """Owe the workspace's webhooks ``event`` about finding ``a`` (moved from ``before``)."""
+    view = annotation_view(a, slug)
+    view["url"] = call.workspace.link(view["url"])
+    emit(call, event, {"annotation": view, **({"from": before} if before else {})})
+
+
 # ------------------------------------------------------------------ lifecycle
 
 
@@ -804,7 +814,9 @@ def set_status(call: Call) -> dict[str, Any]:
                     "post a reply saying what changed (reply) before in_review",
                     id=a.id,
                 )
+        before = a.state
         a = call.tx.update_annotation(a.id, state=status)
+        tell(call, "annotation.moved", a, call.board.slug, before)
     return annotation_view(a, call.board.slug)
 
 
@@ -968,7 +980,9 @@ def agent_verdict(call: Call) -> dict[str, Any]:
         if target is None:
             skipped.append({"id": a.id, "state": a.state})
             continue
-        changed.append(annotation_view(tx.update_annotation(a.id, state=target), board.slug))
+        moved = tx.update_annotation(a.id, state=target)
+        tell(call, "annotation.moved", moved, board.slug, a.state)
+        changed.append(annotation_view(moved, board.slug))
     if any(c["state"] == "open" for c in changed):
         # Accepted findings are open work for agents waiting on this board.
         signal_work(call)
@@ -1021,7 +1035,9 @@ def retriage_annotation(call: Call) -> dict[str, Any]:
 def withdraw_annotation(call: Call) -> dict[str, Any]:
     a = _load(call)
     if a.state != "cancelled":
+        before = a.state
         a = call.tx.update_annotation(a.id, state="cancelled")
+        tell(call, "annotation.moved", a, call.board.slug, before)
     return annotation_view(a, call.board.slug)
 
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from layoutkit.service.road.workspace import Workspace
+    from layoutkit.service.road.workspace import Call, Workspace
 
 #: Per-workspace state by its class: made the first time a workspace asks for it
 #: (:meth:`Workspace.extension`), then kept for the workspace's life.
@@ -23,6 +23,11 @@ EXTENSIONS: dict[type, Callable[[Workspace], Any]] = {}
 #: Called after a write to a board committed, as background work is started, with
 #: the workspace, the board's id and its rev before the write.
 BOARD_WRITTEN: list[Callable[[Workspace, int, int], None]] = []
+
+#: Called inside the transaction of a write that named a board, once the handler
+#: returned, with the call (its ``tx`` open, its ``board`` as locked before the
+#: write): what must commit or roll back with the write itself (an outbox row).
+BOARD_WRITING: list[Callable[[Call], None]] = []
 
 #: Background work a server picks up when it starts, by name: each returns how
 #: many jobs it queued (:meth:`Workspace.resume`).
@@ -39,6 +44,11 @@ def extension(kind: type, make: Callable[[Workspace], Any]) -> None:
 def on_board_written(hook: Callable[[Workspace, int, int], None]) -> None:
     """Call ``hook(workspace, board_id, rev_before)`` after each committed board write."""
     BOARD_WRITTEN.append(hook)
+
+
+def on_board_writing(hook: Callable[[Call], None]) -> None:
+    """Call ``hook(call)`` inside the transaction of each board write, after its handler."""
+    BOARD_WRITING.append(hook)
 
 
 def resumer(name: str, resume: Callable[[Workspace], int]) -> None:

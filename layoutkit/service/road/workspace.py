@@ -288,6 +288,11 @@ class Workspace:
     def close(self) -> None:
         """Stop background jobs (those not started are dropped) and close the store."""
         self.closing = True
+        for kept in list(self._extensions.values()):
+            # An extension that runs a thread of its own (a dispatcher) stops it here.
+            stop = getattr(kept, "close", None)
+            if stop is not None:
+                stop()
         self.jobs.shutdown()
         self.drawing.shutdown()
         self.store.close()
@@ -430,7 +435,11 @@ class Workspace:
         """The handler in its one transaction, then the work that follows a commit."""
         with self.store.transaction() if op.writes else self.store.read() as tx:
             board = _board(op, tx, call)
-            result, kept = _handle(op, attrs.evolve(call, tx=tx, board=board), replay)
+            inside = attrs.evolve(call, tx=tx, board=board)
+            result, kept = _handle(op, inside, replay)
+            if op.writes and board is not None:
+                for writing in hooks.BOARD_WRITING:
+                    writing(inside)
         if kept is not None:
             raise kept
         if op.finish is not None:

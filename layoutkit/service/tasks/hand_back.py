@@ -39,7 +39,7 @@ from layoutkit.service.tasks.finding import find_task
 from layoutkit.service.tasks.gates import fire
 from layoutkit.service.tasks.model import CLOSED, STATUSES, open_gates, refs_view, task_view
 from layoutkit.service.tasks.task_refs import REF_LIST, _merged_meta, normalize_ref
-from layoutkit.service.tasks.tasks import complete_task
+from layoutkit.service.tasks.tasks import complete_task, moved_status, tell_task
 from layoutkit.storage import TaskRecord, TaskRefRecord, Tx
 
 MAX_SUMMARY = 4000
@@ -274,15 +274,7 @@ def _settle_status(call: Call, task: TaskRecord, status: str) -> TaskRecord:
         return task
     if status == "done":
         return complete_task(call, task, "hand-back")
-    before = task.status
-    moved = call.tx.update_task(task.id, status=status)
-    call.tx.record_task_event(
-        task.id,
-        "task.status",
-        call.principal.label,
-        {"status": {"from": before, "to": status}, "why": "hand-back"},
-    )
-    return moved
+    return moved_status(call, task, status, "hand-back")
 
 
 @REGISTRY.operation(
@@ -387,6 +379,7 @@ def hand_back(call: Call) -> dict[str, Any]:
         {**written, "items": len(filed), "status": task.status},
     )
     task = tx.task(task.id) or task
+    tell_task(call, "task.handed_back", task, handBack={**written, "summary": p["summary"]})
     return {
         "task": task_view(tx, task),
         "handBack": written,

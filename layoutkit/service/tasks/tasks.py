@@ -38,6 +38,7 @@ from layoutkit.service.road.generic import kind_handler
 from layoutkit.service.road.ids import TASK_ID
 from layoutkit.service.road.workspace import Call
 from layoutkit.service.shared.common import ID, SLUG_PATTERN
+from layoutkit.service.shared.webhook_events import emit
 from layoutkit.service.tasks.finding import find_task
 from layoutkit.service.tasks.model import (
     CLOSED,
@@ -208,6 +209,26 @@ def _changes(before: TaskRecord, after: TaskRecord, columns: Iterable[str]) -> d
     return out
 
 
+def tell_task(call: Call, event: str, task: TaskRecord, **extra: Any) -> None:
+    """Owe the task's workspace's webhooks ``event`` about ``task`` (with ``extra``)."""
+    view = task_view(call.tx, task)
+    view["url"] = call.workspace.link(view["url"])
+    emit(call, event, {"task": view, **extra}, workspace_id=task.workspace_id)
+
+
+def moved_status(call: Call, task: TaskRecord, status: str, why: str) -> TaskRecord:
+    """``task`` moved to ``status``, logged and told to webhooks."""
+    moved = call.tx.update_task(task.id, status=status)
+    call.tx.record_task_event(
+        task.id,
+        "task.status",
+        call.principal.label,
+        {"status": {"from": task.status, "to": status}, "why": why},
+    )
+    tell_task(call, "task.status_changed", moved, **{"from": task.status, "to": status})
+    return moved
+
+
 #: Checklist kinds that block completion until ticked.
 def complete_task(call: Call, task: TaskRecord, why: str) -> TaskRecord:
     """Move ``task`` to done (a merged PR, say), unless it is closed already or an open
@@ -224,22 +245,8 @@ def complete_task(call: Call, task: TaskRecord, why: str) -> TaskRecord:
         )
         if task.status == "in_review":
             return task
-        moved = call.tx.update_task(task.id, status="in_review")
-        call.tx.record_task_event(
-            task.id,
-            "task.status",
-            call.principal.label,
-            {"status": {"from": task.status, "to": "in_review"}, "why": why},
-        )
-        return moved
-    done = call.tx.update_task(task.id, status="done")
-    call.tx.record_task_event(
-        task.id,
-        "task.status",
-        call.principal.label,
-        {"status": {"from": task.status, "to": "done"}, "why": why},
-    )
-    return done
+        return moved_status(call, task, "in_review", why)
+    return moved_status(call, task, "done", why)
 
 
 @kind_handler(
@@ -299,6 +306,8 @@ def change_task(call: Call) -> dict[str, Any]:
     changed = _changes(before, after, columns)
     if changed:
         call.tx.record_task_event(after.id, "task.update", call.principal.label, changed)
+    if after.status != before.status:
+        tell_task(call, "task.status_changed", after, **{"from": before.status, "to": after.status})
     return {"task": task_view(call.tx, after), "changed": sorted(changed)}
 
 

@@ -1,7 +1,8 @@
-"""Workspaces, their members and tokens, share links and project transfer."""
+"""Workspaces, their members and tokens, share links, project transfer and webhooks."""
 
 from layoutkit.service.workspaces import (  # noqa: F401  (importing registers the operations)
     access,
     identity,
     transfer,
+    webhooks,
 )

@@ -43,6 +43,7 @@ from layoutkit.principal import Principal
 from layoutkit.service.road.registry import REGISTRY
 from layoutkit.service.road.workspace import Call, Workspace
 from layoutkit.service.shared.common import ID, SLUG_PATTERN
+from layoutkit.service.shared.webhook_events import owe
 from layoutkit.service.tasks.model import task_view
 from layoutkit.storage import ConflictError, ProjectRecord, Tx, WorkspaceRecord
 from layoutkit.storage._sql.transfer import BATCH
@@ -84,6 +85,8 @@ SKIPPED: dict[str, str] = {
     "search_docs": "derived: the copied rows are indexed by the destination's write",
     "search_words": "derived: the vocabulary follows the destination's search documents",
     "task_embeddings": "derived: meaning vectors are made again for the destination's tasks",
+    "webhooks": "a workspace's integrations and their secrets, registered by its admins",
+    "webhook_deliveries": "events owed to the source workspace's webhooks",
 }
 #: A milestone with this key is a project's next release.
 NEXT_RELEASE = "next"
@@ -769,6 +772,10 @@ def transfer_project(
                 principal.label,
                 detail={"project": project.slug, "to": dest.name, "merge": merge},
             )
+            told = {"project": project.slug, "from": source.name, "to": dest.name, "merge": merge}
+            # Both ends hear it, each told which way the project went.
+            owe(tx, source.id, "transfer.finished", {**told, "direction": "out"})
+            owe(tx, dest.id, "transfer.finished", {**told, "direction": "in"})
         return copy, project
 
     # One destination transaction for the whole copy; a dry run rolls it back.

@@ -57,6 +57,7 @@ from layoutkit.storage._sql.search import SearchRows
 from layoutkit.storage._sql.tasks import TaskRows
 from layoutkit.storage._sql.transfer import TransferRows
 from layoutkit.storage._sql.wake import Waker
+from layoutkit.storage._sql.webhooks import WebhookRows
 from layoutkit.storage._sql.work import WorkRows
 from layoutkit.storage._sql.workspaces import WorkspaceRows
 from layoutkit.storage.protocols import Clock
@@ -107,6 +108,7 @@ class SqlTx(
     WorkRows,
     TransferRows,
     SearchRows,
+    WebhookRows,
 ):
     """One open transaction (or read snapshot) of a :class:`SqlStore`: the
     :class:`~layoutkit.storage.Tx` protocol on SQL, one mixin per resource family.

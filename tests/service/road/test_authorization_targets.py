@@ -136,6 +136,9 @@ class Ids:
     token: int
     token_name: str
     sprint: int
+    webhook: int
+    webhook_delete: int
+    delivery: int
 
 
 def _one(result: dict[str, Any], *path: Any) -> Any:
@@ -270,6 +273,17 @@ def build(ws: Workspace, tag: str) -> Ids:
     token_name = f"{tag}-spare"
     ws.create_token("user", token_name)
     token = next(t["id"] for t in ws.tokens() if t["name"] == token_name)
+    hooks = [
+        ws.call(
+            "create_webhook",
+            {"url": f"https://{tag}.example.com/{n}", "events": ["task.status_changed"]},
+        )["webhook"]["id"]
+        for n in ("hook", "gone")
+    ]
+    with ws.store.transaction() as tx:
+        delivery = tx.queue_webhook_delivery(
+            hooks[0], "task.status_changed", {"tag": tag}, due=tx.now()
+        ).id
     ws.jobs.drain()
     ws.drawing.drain()
     return Ids(
@@ -312,6 +326,9 @@ def build(ws: Workspace, tag: str) -> Ids:
         token=token,
         token_name=token_name,
         sprint=sprint,
+        webhook=hooks[0],
+        webhook_delete=hooks[1],
+        delivery=delivery,
     )
 
 
@@ -421,6 +438,11 @@ SAMPLES: dict[str, list[Sample]] = {
         S(lambda o, h: {"token": o.token_name}, sane=False),
     ],
     "set_member": [S(lambda o, h: {"token": o.token, "role": "member"})],
+    # ---- webhooks
+    "update_webhook": [S(lambda o, h: {"id": o.webhook, "events": ["board.changed"]})],
+    "delete_webhook": [S(lambda o, h: {"id": o.webhook_delete})],
+    "list_webhook_deliveries": [S(lambda o, h: {"id": o.webhook})],
+    "redeliver_webhook": [S(lambda o, h: {"delivery": o.delivery})],
     # ---- stored files
     "card_file": [S(lambda o, h: {"id": o.image_card})],
     "card_blob": [
@@ -737,6 +759,8 @@ NO_IDS: dict[str, str] = {
     "docs": "answers documentation topics; touches no storage",
     "list:tag": "lists the tags of the caller's workspace; takes no id",
     "invite_member": "mints an invitation into the caller's own workspace; takes only a role",
+    "create_webhook": "registers a webhook of the caller's workspace; takes a URL and events",
+    "list_webhooks": "lists the webhooks of the caller's workspace; takes no id",
     "accept_invitation": "takes an invitation secret, which is the other workspace's consent "
     "to be joined (tests/service/workspaces/test_memberships.py walks its refusals)",
     **{
@@ -826,6 +850,8 @@ def away_digest(world: World) -> str:
             rows += tx.task_vocab(wid, kind)
         rows += tx.memberships(workspace_id=wid)
         rows += tx.api_tokens(wid)
+        for hook in tx.webhooks(wid):
+            rows += [hook, *tx.webhook_deliveries(hook.id, limit=200)]
         items = [f"ask:{a.ask}", f"annotation:{a.annotation}", f"choice:{a.question}"]
         rows.append(tx.work_claims(wid, items))
     text = json.dumps([_record(r) for r in rows], sort_keys=True, default=str)
