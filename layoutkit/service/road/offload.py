@@ -16,6 +16,7 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -34,6 +35,9 @@ def _warm(parent: int) -> None:
     import layoutkit.diagram
     import layoutkit.render  # noqa: F401
 
+    # Ctrl-C reaches every process of the terminal's group: the server stops
+    # this pool itself, and a KeyboardInterrupt here would only print a trace.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     # A server stopped by a signal does not shut its pool down: a worker whose
     # parent is gone exits by itself rather than linger.
     def watch() -> None:
