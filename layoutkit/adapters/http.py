@@ -13,6 +13,7 @@ import base64
 import contextlib
 import gc
 import json
+import logging
 import os
 import re
 import signal
@@ -54,6 +55,8 @@ API = "/api/v1"
 #: most 6, and two workers served 154 against 196 requests/s. Heavy work (diagram
 #: layout, drawing) runs in engine processes, so a turn mostly waits there.
 CALLS_AT_ONCE = 8
+
+log = logging.getLogger(__name__)
 
 #: Worker processes ``layoutkit serve`` starts for diagram layout (see service.offload).
 ENGINE_WORKERS = 2
@@ -731,6 +734,56 @@ async def _multipart_params(request: Request) -> dict[str, Any]:
     return params
 
 
+class _LaterMcp:
+    """The MCP endpoint, built in a thread once the app's lifespan starts.
+
+    The protocol's package defines hundreds of pydantic models on import (over a
+    second on a quiet machine): the API and the viewer answer meanwhile, and an
+    MCP request that comes first waits for the endpoint.
+    """
+
+    def __init__(self, ws: Workspace, principal_of: Any, stateful: bool) -> None:
+        self.ws, self.principal_of, self.stateful = ws, principal_of, stateful
+        self._endpoint: Any = None
+        self._failure: BaseException | None = None
+        self._ready: anyio.Event | None = None
+
+    def _build(self) -> tuple[Any, Callable[[Any], Any]]:
+        from layoutkit.adapters.mcp import streamable_http_app
+
+        return streamable_http_app(self.ws, self.principal_of, stateful=self.stateful)
+
+    async def _run(self, app: Any, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
+        ready = self._ready = anyio.Event()
+        task_status.started()
+        try:
+            endpoint, lifespan = await anyio.to_thread.run_sync(self._build)
+        except Exception as exc:
+            log.exception("the MCP endpoint could not be built")
+            self._failure = exc
+            ready.set()
+            return
+        async with lifespan(app):
+            self._endpoint = endpoint
+            ready.set()
+            await anyio.sleep_forever()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self, app: Any) -> Any:
+        async with anyio.create_task_group() as group:
+            await group.start(self._run, app)
+            yield
+            group.cancel_scope.cancel()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if self._ready is None:
+            raise RuntimeError("the MCP endpoint runs inside the app's lifespan")
+        await self._ready.wait()
+        if self._endpoint is None:
+            raise RuntimeError("the MCP endpoint could not be built") from self._failure
+        await self._endpoint(scope, receive, send)
+
+
 def create_app(
     ws: Workspace,
     *,
@@ -754,12 +807,11 @@ def create_app(
     routes = adapter.routes()
     lifespan = None
     if mcp:
-        from layoutkit.adapters.mcp import streamable_http_app
-
-        mcp_app, lifespan = streamable_http_app(ws, adapter.principal, stateful=mcp_stateful)
+        endpoint = _LaterMcp(ws, adapter.principal, mcp_stateful)
+        lifespan = endpoint.lifespan
         # /mcp is the advertised address; the mount keeps /mcp/ working too.
-        routes.append(Route("/mcp", mcp_app))
-        routes.append(Mount("/mcp", app=mcp_app))
+        routes.append(Route("/mcp", endpoint))
+        routes.append(Mount("/mcp", app=endpoint))
     return Starlette(
         routes=routes,
         lifespan=lifespan,

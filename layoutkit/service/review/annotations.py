@@ -401,7 +401,7 @@ class _Batch:
             return out | {
                 "status": "existing",
                 "id": found.id,
-                "url": annotation_url(self.board.slug, found.id),
+                "url": annotation_url(self.call.workspace, self.board.slug, found.id),
             }
         card, version = item["cardId"], item["cardVersion"]
         current = self.versions.get(card)
@@ -503,7 +503,8 @@ class _Batch:
                     duplicateOf=other.key,
                 )
                 if other.id is not None:
-                    return dup | {"id": other.id, "url": annotation_url(self.board.slug, other.id)}
+                    url = annotation_url(self.call.workspace, self.board.slug, other.id)
+                    return dup | {"id": other.id, "url": url}
                 return self._refer(dup, other.key)
         return None
 
@@ -567,7 +568,10 @@ class _Batch:
         for result, key in self.refs:
             found = made.get(key)
             if found is not None:
-                result |= {"id": found.id, "url": annotation_url(slug, found.id)}
+                result |= {
+                    "id": found.id,
+                    "url": annotation_url(self.call.workspace, slug, found.id),
+                }
 
 
 def _malformed(item: Any) -> dict[str, Any] | None:
@@ -805,7 +809,7 @@ def set_status(call: Call) -> dict[str, Any]:
                     id=a.id,
                 )
         a = call.tx.update_annotation(a.id, state=status)
-    return annotation_view(a, call.board.slug)
+    return annotation_view(call.workspace, a, call.board.slug)
 
 
 @REGISTRY.operation(
@@ -876,7 +880,7 @@ def attach_after(call: Call) -> dict[str, Any]:
         }
     )
     a = tx.update_annotation(a.id, deck={**a.deck, "attempts": attempts})
-    return annotation_view(a, call.board.slug)
+    return annotation_view(call.workspace, a, call.board.slug)
 
 
 @REGISTRY.operation(
@@ -921,7 +925,7 @@ def reply(call: Call) -> dict[str, Any]:
         },
     ]
     a = call.tx.update_annotation(a.id, replies=replies)
-    return annotation_view(a, call.board.slug)
+    return annotation_view(call.workspace, a, call.board.slug)
 
 
 @REGISTRY.operation(
@@ -968,7 +972,9 @@ def agent_verdict(call: Call) -> dict[str, Any]:
         if target is None:
             skipped.append({"id": a.id, "state": a.state})
             continue
-        changed.append(annotation_view(tx.update_annotation(a.id, state=target), board.slug))
+        changed.append(
+            annotation_view(call.workspace, tx.update_annotation(a.id, state=target), board.slug)
+        )
     if any(c["state"] == "open" for c in changed):
         # Accepted findings are open work for agents waiting on this board.
         signal_work(call)
@@ -1005,7 +1011,7 @@ def retriage_annotation(call: Call) -> dict[str, Any]:
             state=a.state,
         )
     a = call.tx.update_annotation(a.id, intent=call.params["intent"])
-    return annotation_view(a, call.board.slug)
+    return annotation_view(call.workspace, a, call.board.slug)
 
 
 @REGISTRY.operation(
@@ -1022,7 +1028,7 @@ def withdraw_annotation(call: Call) -> dict[str, Any]:
     a = _load(call)
     if a.state != "cancelled":
         a = call.tx.update_annotation(a.id, state="cancelled")
-    return annotation_view(a, call.board.slug)
+    return annotation_view(call.workspace, a, call.board.slug)
 
 
 @REGISTRY.operation(
@@ -1033,7 +1039,7 @@ def withdraw_annotation(call: Call) -> dict[str, Any]:
     share=("view", "annotate"),
 )
 def get_annotation(call: Call) -> dict[str, Any]:
-    return annotation_view(_load(call), call.board.slug)
+    return annotation_view(call.workspace, _load(call), call.board.slug)
 
 
 @kind_handler(
@@ -1064,5 +1070,5 @@ def get_annotations(call: Call) -> dict[str, Any]:
     )
     return {
         "board": call.board.slug,
-        "annotations": [annotation_view(a, call.board.slug) for a in records],
+        "annotations": [annotation_view(call.workspace, a, call.board.slug) for a in records],
     }

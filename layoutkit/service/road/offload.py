@@ -38,6 +38,7 @@ def _warm(parent: int) -> None:
     # Ctrl-C reaches every process of the terminal's group: the server stops
     # this pool itself, and a KeyboardInterrupt here would only print a trace.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
     # A server stopped by a signal does not shut its pool down: a worker whose
     # parent is gone exits by itself rather than linger.
     def watch() -> None:
