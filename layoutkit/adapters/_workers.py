@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import logging
-import multiprocessing
 import os
 import signal
 import socket
@@ -184,9 +183,12 @@ def _worker(sock: socket.socket, settings: dict[str, Any]) -> None:  # pragma: n
     # Runs in a fresh (spawned) process; its coverage is the end-to-end test's.
     stopping_on_sigterm()
     try:
-        import uvicorn
-
         from layoutkit.service.road import offload
+
+        # Started with the stop signals blocked (offload.ShelteredSpawn): one
+        # sent while this process imported is raised here, as KeyboardInterrupt.
+        offload.unshelter()
+        import uvicorn
 
         config = uvicorn.Config(**settings)
         try:
@@ -211,7 +213,9 @@ class Supervisor:
         self.sockets, self.settings = sockets, settings
         self.broken = False
         self._failed: Callable[[], None] = lambda: None
-        self._context = multiprocessing.get_context("spawn")
+        from layoutkit.service.road.offload import ShelteredSpawn
+
+        self._context = ShelteredSpawn()
         self._stop = threading.Event()
         self._workers: list[Any] = [None] * len(sockets)
         self._started = [0.0] * len(sockets)
