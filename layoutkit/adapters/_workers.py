@@ -175,7 +175,11 @@ def stopping_on_sigterm() -> Any:
     end the way the signal would have: under the default SIGTERM action that
     kills the process before its ``finally`` blocks and exit handlers run, and
     the engine pool's semaphores are left to the resource tracker's warning.
+    Outside the main thread (embedding code serving from a thread) nothing
+    changes, and None is returned.
     """
+    if threading.current_thread() is not threading.main_thread():
+        return None
     return signal.signal(signal.SIGTERM, signal.default_int_handler)
 
 

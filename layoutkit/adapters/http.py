@@ -915,7 +915,8 @@ def run_server(
                 ws, sockets, example, new_token, echo, workers, db, fetch, capture, public_url
             )
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
         for sock in sockets:
             sock.close()
 
