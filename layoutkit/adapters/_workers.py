@@ -5,7 +5,13 @@ the kernel then wakes whichever worker waited last: measured on 8 kept-alive
 client connections, one worker served every request and the other none. Here
 each worker gets its own socket on the same port (``SO_REUSEPORT``), and the
 kernel spreads new connections over them evenly. The parent restarts a worker
-that dies, with the same socket, and stops them all on SIGINT or SIGTERM.
+that dies, with the same socket, and stops them all when it stops.
+
+The parent serves the first socket itself, with the app it already built, so
+the first answer does not wait for a worker to start (a spawned worker imports
+the whole engine again). The workers' sockets are bound but listen only once
+their worker serves them (asyncio listens on a socket it is handed): until
+then the kernel sends every connection to the parent.
 
 ``SO_REUSEPORT`` would as gladly spread connections over a second server that
 binds the port the same way (another ``layoutkit serve`` on another database:
@@ -19,14 +25,13 @@ from __future__ import annotations
 import contextlib
 import errno
 import logging
-import multiprocessing
 import os
 import signal
 import socket
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +67,9 @@ def _refusal(host: str, port: int, err: OSError) -> CannotListen:
     return CannotListen(f"cannot listen on {host}:{port}: {err.strerror or err}", in_use=False)
 
 
-def _listening(family: int, kind: int, proto: int, address: Any, *, share: bool) -> socket.socket:
+def _listening(
+    family: int, kind: int, proto: int, address: Any, *, share: bool, listen: bool = True
+) -> socket.socket:
     sock = socket.socket(family, kind, proto)
     try:
         # A port left in TIME_WAIT by a server that stopped is free to take again.
@@ -74,7 +81,8 @@ def _listening(family: int, kind: int, proto: int, address: Any, *, share: bool)
         # delayed ACK (about 45 ms).
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.bind(address)
-        sock.listen(2048)
+        if listen:
+            sock.listen(2048)
         sock.set_inheritable(True)
     except BaseException:
         sock.close()
@@ -111,7 +119,9 @@ def _starting_on(port: int) -> Iterator[None]:
         yield
 
 
-def owned_sockets(host: str, port: int, count: int) -> list[socket.socket]:
+def owned_sockets(
+    host: str, port: int, count: int, *, deferred: bool = False
+) -> list[socket.socket]:
     """``count`` sockets listening on ``host:port`` that no other process shares.
 
     One socket is bound without ``SO_REUSEPORT``, so no later bind can join it.
@@ -127,23 +137,27 @@ def owned_sockets(host: str, port: int, count: int) -> list[socket.socket]:
         if count == 1:
             return [_listening(family, kind, proto, address, share=False)]
         if port == 0:
-            return listening_sockets(host, port, count)
+            return listening_sockets(host, port, count, deferred=deferred)
         with _starting_on(port):
             with socket.socket(family, kind, proto) as probe:
                 probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
                 probe.bind(address)
-            return listening_sockets(host, port, count)
+            return listening_sockets(host, port, count, deferred=deferred)
     except OSError as err:
         raise _refusal(host, port, err) from err
 
 
-def listening_sockets(host: str, port: int, count: int) -> list[socket.socket]:
-    """``count`` sockets listening on ``host:port`` (port 0: one free port for all)."""
+def listening_sockets(
+    host: str, port: int, count: int, *, deferred: bool = False
+) -> list[socket.socket]:
+    """``count`` sockets listening on ``host:port`` (port 0: one free port for all);
+    with ``deferred`` all but the first are only bound."""
     family, kind, proto, address = _address(host, port)
     out: list[socket.socket] = []
     try:
-        for _ in range(count):
-            sock = _listening(family, kind, proto, address, share=True)
+        for i in range(count):
+            listen = i == 0 or not deferred
+            sock = _listening(family, kind, proto, address, share=True, listen=listen)
             out.append(sock)
             address = sock.getsockname()  # port 0 became a real port: the others share it
     except BaseException:
@@ -153,69 +167,111 @@ def listening_sockets(host: str, port: int, count: int) -> list[socket.socket]:
     return out
 
 
+def stopping_on_sigterm() -> Any:
+    """Make SIGTERM stop this process as SIGINT does (``KeyboardInterrupt``); the
+    handler it replaces, to put back.
+
+    uvicorn stops gracefully on either signal and then raises it again, to
+    end the way the signal would have: under the default SIGTERM action that
+    kills the process before its ``finally`` blocks and exit handlers run, and
+    the engine pool's semaphores are left to the resource tracker's warning.
+    Outside the main thread (embedding code serving from a thread) nothing
+    changes, and None is returned.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, signal.default_int_handler)
+
+
 def _worker(sock: socket.socket, settings: dict[str, Any]) -> None:  # pragma: no cover
     # Runs in a fresh (spawned) process; its coverage is the end-to-end test's.
-    import uvicorn
+    stopping_on_sigterm()
+    try:
+        from layoutkit.service.road import offload
 
-    config = uvicorn.Config(**settings)
-    uvicorn.Server(config).run(sockets=[sock])
+        # Started with the stop signals blocked (offload.ShelteredSpawn): one
+        # sent while this process imported is raised here, as KeyboardInterrupt.
+        offload.unshelter()
+        import uvicorn
+
+        config = uvicorn.Config(**settings)
+        try:
+            uvicorn.Server(config).run(sockets=[sock])
+        finally:
+            offload.stop()
+    except KeyboardInterrupt:
+        pass
 
 
-def supervise(sockets: list[socket.socket], settings: dict[str, Any]) -> int:
-    """Run one uvicorn worker per socket until SIGINT or SIGTERM; the exit status.
+class Supervisor:
+    """Runs one uvicorn worker process per socket, from a thread of the serving
+    parent, restarting a worker that dies until :meth:`stop`.
 
     ``settings`` are :class:`uvicorn.Config` keyword arguments (an app import
-    string, so each spawned worker builds its own app).
+    string, so each spawned worker builds its own app). A worker that exits
+    right after it started is broken, not unlucky: restarting it would only
+    loop, so the supervisor sets :attr:`broken` and tells the server to stop.
     """
-    context = multiprocessing.get_context("spawn")
-    stop = threading.Event()
-    workers: list[Any] = [None] * len(sockets)
-    started = [0.0] * len(sockets)
 
-    def start(i: int) -> None:
-        process = context.Process(
-            target=_worker, args=(sockets[i], settings), name=f"layoutkit-worker-{i}"
+    def __init__(self, sockets: list[socket.socket], settings: dict[str, Any]) -> None:
+        self.sockets, self.settings = sockets, settings
+        self.broken = False
+        self._failed: Callable[[], None] = lambda: None
+        from layoutkit.service.road.offload import ShelteredSpawn
+
+        self._context = ShelteredSpawn()
+        self._stop = threading.Event()
+        self._workers: list[Any] = [None] * len(sockets)
+        self._started = [0.0] * len(sockets)
+        self._thread: threading.Thread | None = None
+
+    def start(self, failed: Callable[[], None]) -> None:
+        """Spawn the workers and watch them, in a thread of their own; ``failed`` is
+        called from that thread when a worker cannot start."""
+        self._failed = failed
+        if self._thread is None and not self._stop.is_set():
+            self._thread = threading.Thread(
+                target=self._run, name="layoutkit-supervisor", daemon=True
+            )
+            self._thread.start()
+
+    def _spawn(self, i: int) -> None:
+        process = self._context.Process(
+            target=_worker, args=(self.sockets[i], self.settings), name=f"layoutkit-worker-{i}"
         )
         process.start()
-        workers[i], started[i] = process, time.monotonic()
+        self._workers[i], self._started[i] = process, time.monotonic()
 
-    previous = {
-        sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)
-    }
-    status = 0
-    try:
-        for i in range(len(sockets)):
-            start(i)
-        while not stop.wait(0.5):
-            for i, process in enumerate(workers):
-                if process.is_alive():
+    def _run(self) -> None:
+        for i in range(len(self.sockets)):
+            if self._stop.is_set():
+                return
+            self._spawn(i)
+        while not self._stop.wait(0.5):
+            for i, process in enumerate(self._workers):
+                if process.is_alive() or self._stop.is_set():
                     continue
-                if time.monotonic() - started[i] < STARTUP_GRACE_S:
+                if time.monotonic() - self._started[i] < STARTUP_GRACE_S:
                     log.error("worker %s exited at start (code %s); stopping", i, process.exitcode)
-                    status = 1
-                    stop.set()
-                    break
+                    self.broken = True
+                    self._stop.set()
+                    self._failed()
+                    return
                 log.warning("worker %s died (code %s); starting it again", i, process.exitcode)
-                start(i)
-    finally:
-        _stop_all(workers)
-        for sig, handler in previous.items():
-            with contextlib.suppress(ValueError, TypeError):
-                signal.signal(sig, handler)
-        for sock in sockets:
-            sock.close()
-    return status
+                self._spawn(i)
 
-
-def _stop_all(workers: list[Any]) -> None:
-    """Ask every live worker to stop, then wait for each; one that does not stop in
-    15 seconds is killed."""
-    for process in workers:
-        if process is not None and process.is_alive():
-            process.terminate()
-    for process in workers:
-        if process is not None:
-            process.join(15)
-            if process.is_alive():
-                process.kill()
-                process.join()
+    def stop(self) -> None:
+        """Stop watching, then ask every live worker to stop and wait for each;
+        one that does not stop in 15 seconds is killed."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        for process in self._workers:
+            if process is not None and process.is_alive():
+                process.terminate()
+        for process in self._workers:
+            if process is not None:
+                process.join(15)
+                if process.is_alive():
+                    process.kill()
+                    process.join()

@@ -1383,6 +1383,14 @@ def _print_answer(answer: Any, include: bool, out: Path | None) -> None:
     help="Processes that serve requests, sharing the database (see docs/deploy.md); "
     "default: one per core (one for an in-memory database).",
 )
+@click.option(
+    "--public-url",
+    envvar="LAYOUTKIT_PUBLIC_URL",
+    callback=lambda ctx, param, value: _public_url(value),
+    help="The address people reach this server at (http or https; behind a proxy, say): "
+    "share links and viewer addresses are made absolute under it. "
+    "Default: the address it listens on.",
+)
 @fetch_options
 @local_db_option
 def serve(
@@ -1391,6 +1399,7 @@ def serve(
     example: bool,
     new_token: bool,
     workers: int | None,
+    public_url: str | None,
     db: str,
     fetch: bool | None,
     capture: str | None,
@@ -1439,6 +1448,7 @@ def serve(
             db=db,
             fetch=fetching,
             capture=capture,
+            public_url=public_url,
         )
     except CannotListen as err:
         # Two servers on one port would split its clients between two databases.
@@ -1446,6 +1456,30 @@ def serve(
         raise click.ClickException(f"{err}{advice}") from err
     finally:
         ws.close()
+
+
+def _public_url(value: str | None) -> str | None:
+    """``--public-url``: an http(s) address with a host, no query or fragment; a
+    trailing slash is dropped (paths are joined onto it)."""
+    if value is None or value == "":
+        return None
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(value)
+    try:
+        parts.port  # noqa: B018 - raises on a port that is not a number
+    except ValueError as err:
+        raise click.BadParameter(f"{value!r} has a bad port: {err}") from err
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise click.BadParameter(
+            f"{value!r} is not an http:// or https:// address with a host, "
+            "e.g. https://boards.example.com"
+        )
+    if parts.query or parts.fragment or "?" in value or "#" in value:
+        raise click.BadParameter(f"{value!r} has a query or fragment; give the address alone")
+    if parts.username or parts.password:
+        raise click.BadParameter(f"{value!r} carries a user name or password; leave them out")
+    return value.rstrip("/")
 
 
 def _toolsets(

@@ -13,8 +13,10 @@ import base64
 import contextlib
 import gc
 import json
+import logging
 import os
 import re
+import signal
 import urllib.parse
 import weakref
 from collections.abc import Awaitable, Callable
@@ -53,6 +55,8 @@ API = "/api/v1"
 #: most 6, and two workers served 154 against 196 requests/s. Heavy work (diagram
 #: layout, drawing) runs in engine processes, so a turn mostly waits there.
 CALLS_AT_ONCE = 8
+
+log = logging.getLogger(__name__)
 
 #: Worker processes ``layoutkit serve`` starts for diagram layout (see service.offload).
 ENGINE_WORKERS = 2
@@ -740,6 +744,56 @@ async def _multipart_params(request: Request) -> dict[str, Any]:
     return params
 
 
+class _LaterMcp:
+    """The MCP endpoint, built in a thread once the app's lifespan starts.
+
+    The protocol's package defines hundreds of pydantic models on import (over a
+    second on a quiet machine): the API and the viewer answer meanwhile, and an
+    MCP request that comes first waits for the endpoint.
+    """
+
+    def __init__(self, ws: Workspace, principal_of: Any, stateful: bool) -> None:
+        self.ws, self.principal_of, self.stateful = ws, principal_of, stateful
+        self._endpoint: Any = None
+        self._failure: BaseException | None = None
+        self._ready: anyio.Event | None = None
+
+    def _build(self) -> tuple[Any, Callable[[Any], Any]]:
+        from layoutkit.adapters.mcp import streamable_http_app
+
+        return streamable_http_app(self.ws, self.principal_of, stateful=self.stateful)
+
+    async def _run(self, app: Any, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
+        ready = self._ready = anyio.Event()
+        task_status.started()
+        try:
+            endpoint, lifespan = await anyio.to_thread.run_sync(self._build)
+        except Exception as exc:
+            log.exception("the MCP endpoint could not be built")
+            self._failure = exc
+            ready.set()
+            return
+        async with lifespan(app):
+            self._endpoint = endpoint
+            ready.set()
+            await anyio.sleep_forever()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self, app: Any) -> Any:
+        async with anyio.create_task_group() as group:
+            await group.start(self._run, app)
+            yield
+            group.cancel_scope.cancel()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if self._ready is None:
+            raise RuntimeError("the MCP endpoint runs inside the app's lifespan")
+        await self._ready.wait()
+        if self._endpoint is None:
+            raise RuntimeError("the MCP endpoint could not be built") from self._failure
+        await self._endpoint(scope, receive, send)
+
+
 def create_app(
     ws: Workspace,
     *,
@@ -763,12 +817,11 @@ def create_app(
     routes = adapter.routes()
     lifespan = None
     if mcp:
-        from layoutkit.adapters.mcp import streamable_http_app
-
-        mcp_app, lifespan = streamable_http_app(ws, adapter.principal, stateful=mcp_stateful)
+        endpoint = _LaterMcp(ws, adapter.principal, mcp_stateful)
+        lifespan = endpoint.lifespan
         # /mcp is the advertised address; the mount keeps /mcp/ working too.
-        routes.append(Route("/mcp", mcp_app))
-        routes.append(Mount("/mcp", app=mcp_app))
+        routes.append(Route("/mcp", endpoint))
+        routes.append(Mount("/mcp", app=endpoint))
     return Starlette(
         routes=routes,
         lifespan=lifespan,
@@ -838,8 +891,9 @@ def run_server(
     db: str | None = None,
     fetch: bool = False,
     capture: str | None = None,
+    public_url: str | None = None,
 ) -> None:
-    """Serve ``ws`` with uvicorn until interrupted.
+    """Serve ``ws`` with uvicorn until interrupted (SIGINT or SIGTERM).
 
     With ``example`` an example board is composed first (once). The first
     start on a database mints an owner token and prints it, so a new user can
@@ -847,77 +901,138 @@ def run_server(
     (only its hash is kept, so it is not printed again). ``new_token`` mints
     a fresh one and revokes the previous serve token.
 
-    ``workers`` above 1 serves from that many processes, each opening the
-    database ``db`` (the URL ``ws`` was opened from) with the same link
-    settings (``fetch``, ``capture``); ``ws`` itself then only prepares the
-    database and runs this process's background jobs.
+    ``public_url`` is the address people reach the server at (behind a proxy,
+    say); share links and viewer addresses are made absolute under it. It
+    defaults to the address the server listens on.
+
+    ``workers`` above 1 serves from that many processes: this one, with ``ws``,
+    and spawned ones that each open the database ``db`` (the URL ``ws`` was
+    opened from) with the same link settings (``fetch``, ``capture``). They
+    start once this process answers, so the first answer does not wait for them.
 
     The port is taken before anything is printed: when another process
     listens on it, :class:`~layoutkit.adapters._workers.CannotListen` is
     raised and no token is minted or shown.
     """
-    import uvicorn
-
     # The port first: a server that cannot have it alone says so before it
     # mints or prints a token (see _workers.owned_sockets).
     shared = workers > 1 and _workers.can_share_port()
-    sockets = _workers.owned_sockets(host, port, workers if shared else 1)
+    sockets = _workers.owned_sockets(host, port, workers if shared else 1, deferred=True)
+    previous = _workers.stopping_on_sigterm()
     try:
-        port = sockets[0].getsockname()[1]
-        slug = seed_example(ws) if example else None
-        plain, kept = ws.serve_token(new=new_token)
-        base = f"http://{host}:{port}"
-        echo(
-            f"layoutkit serving on {base}"
-            + (f" ({workers} worker processes)" if workers > 1 else "")
-        )
-        if plain is not None:
-            echo(f"owner token (keep it private): {plain}")
-        else:
-            echo(
-                f"owner token: the one printed when this database was first served "
-                f"(token {kept['id']}, created {kept['created']}); "
-                "'layoutkit serve --new-token' mints a new one and revokes it"
+        with contextlib.suppress(KeyboardInterrupt):
+            _serve_on(
+                ws, sockets, example, new_token, echo, workers, db, fetch, capture, public_url
             )
-        if slug:
-            echo(f"open the example board: {base}/boards/{slug}?token={plain or '<owner token>'}")
-        echo(f"API: {base}{API}/openapi.json   MCP (streamable HTTP): {base}/mcp")
-        if workers > 1:
-            if db is None:
-                raise ValueError("serving from several workers needs the database URL (db)")
-            # Each worker has engine processes of its own: together about one per core.
-            engines = max(1, ENGINE_WORKERS // workers)
-            settings = {"db": db, "fetch": fetch, "capture": capture, "engines": engines}
-            os.environ[WORKER_SETTINGS_ENV] = json.dumps(settings)
-            app = f"{__name__}:worker_app"
-            if shared:
-                settings = {"app": app, "factory": True, "log_level": "warning"}
-                status = _workers.supervise(sockets, settings)
-                if status:
-                    raise SystemExit(status)
-                return
-            from uvicorn.supervisors import Multiprocess
-
-            # Without SO_REUSEPORT the workers share one socket (and the kernel
-            # decides, unevenly, which one takes each connection).
-            config = uvicorn.Config(app, factory=True, workers=workers, log_level="warning")
-            with contextlib.suppress(KeyboardInterrupt):
-                Multiprocess(config, sockets=sockets).run()
-            return
-        server = uvicorn.Server(
-            uvicorn.Config(create_app(ws, engine_workers=ENGINE_WORKERS), log_level="warning")
-        )
-        try:
-            with contextlib.suppress(KeyboardInterrupt):
-                server.run(sockets=sockets)
-        finally:
-            offload.stop()
-        if not server.started:
-            # As uvicorn.run does: an app whose startup failed exits non-zero.
-            raise SystemExit(3)
     finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
         for sock in sockets:
             sock.close()
+
+
+def listening_url(host: str, port: int) -> str:
+    """The ``http://`` address of ``host:port`` (an IPv6 host in brackets)."""
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+def _serve_on(
+    ws: Workspace,
+    sockets: list[Any],
+    example: bool,
+    new_token: bool,
+    echo: Callable[[str], None],
+    workers: int,
+    db: str | None,
+    fetch: bool,
+    capture: str | None,
+    public_url: str | None,
+) -> None:
+    import uvicorn
+
+    base = listening_url(sockets[0].getsockname()[0], sockets[0].getsockname()[1])
+    ws.public_url = public_url or base
+    slug = seed_example(ws) if example else None
+    plain, kept = ws.serve_token(new=new_token)
+    echo(f"layoutkit serving on {base}" + (f" ({workers} worker processes)" if workers > 1 else ""))
+    if ws.public_url != base:
+        echo(f"public address: {ws.public_url}")
+    if plain is not None:
+        echo(f"owner token (keep it private): {plain}")
+    else:
+        echo(
+            f"owner token: the one printed when this database was first served "
+            f"(token {kept['id']}, created {kept['created']}); "
+            "'layoutkit serve --new-token' mints a new one and revokes it"
+        )
+    if slug:
+        echo(
+            f"open the example board: {ws.link(f'/boards/{slug}')}?token={plain or '<owner token>'}"
+        )
+    echo(f"API: {ws.link(API + '/openapi.json')}   MCP (streamable HTTP): {ws.link('/mcp')}")
+    # Each process has engine processes of its own: together about one per core.
+    engines = max(1, ENGINE_WORKERS // workers)
+    children = None
+    if workers > 1:
+        if db is None:
+            raise ValueError("serving from several workers needs the database URL (db)")
+        settings = {
+            "db": db,
+            "fetch": fetch,
+            "capture": capture,
+            "engines": engines,
+            "public_url": ws.public_url,
+        }
+        os.environ[WORKER_SETTINGS_ENV] = json.dumps(settings)
+        app = f"{__name__}:worker_app"
+        if len(sockets) == 1:
+            _serve_shared_socket(app, sockets, workers)
+            return
+        children = _workers.Supervisor(
+            sockets[1:], {"app": app, "factory": True, "log_level": "warning"}
+        )
+    server = _uvicorn_server(
+        uvicorn.Config(create_app(ws, engine_workers=engines), log_level="warning"), children
+    )
+    try:
+        server.run(sockets=sockets[:1])
+    finally:
+        if children:
+            children.stop()
+        offload.stop()
+    if children and children.broken:
+        raise SystemExit(1)
+    if not server.started:
+        # As uvicorn.run does: an app whose startup failed exits non-zero.
+        raise SystemExit(3)
+
+
+def _serve_shared_socket(app: str, sockets: list[Any], workers: int) -> None:
+    """Without SO_REUSEPORT the workers share one socket (and the kernel decides,
+    unevenly, which one takes each connection): uvicorn's own supervisor."""
+    import uvicorn
+    from uvicorn.supervisors import Multiprocess
+
+    config = uvicorn.Config(app, factory=True, workers=workers, log_level="warning")
+    Multiprocess(config, sockets=sockets).run()
+
+
+def _uvicorn_server(config: Any, children: _workers.Supervisor | None) -> Any:
+    """A uvicorn server that starts the ``children`` once it listens, and stops when
+    they cannot start (uvicorn is imported here: embedding code that only builds
+    the app never needs it)."""
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        async def startup(self, sockets: list[Any] | None = None) -> None:
+            await super().startup(sockets=sockets)
+            if self.started and children is not None:
+                children.start(failed=self.stop_serving)
+
+        def stop_serving(self) -> None:
+            self.should_exit = True
+
+    return Server(config)
 
 
 def worker_app() -> Starlette:
@@ -936,6 +1051,7 @@ def worker_app() -> Starlette:
     ws = Workspace.open(
         settings["db"], unfurler=unfurler, ai=backend_from_env(), embedder=embedder_from_env()
     )
+    ws.public_url = settings["public_url"]
     app = create_app(ws, engine_workers=settings["engines"])
     # Modules, schemas and the registry live as long as the worker: out of the
     # collector's sight, each full collection skips them.

@@ -21,8 +21,6 @@ from typing import Any
 import attrs
 import networkx as nx
 import numpy as np
-from scipy.optimize import linprog
-from scipy.sparse import coo_matrix
 
 from layoutkit.diagram import ordering
 from layoutkit.diagram.hierarchy import Hierarchy, Item
@@ -201,6 +199,11 @@ def assign_layers(nodes: list[str], arcs: list[tuple[str, str, int]]) -> dict[st
         rhs.append(-float(minlen))
         cost[iv] += 1.0
         cost[iu] -= 1.0
+    # scipy's optimizer takes about half a second to import: a server answers
+    # before any diagram is laid out (offload workers import it as they warm up).
+    from scipy.optimize import linprog
+    from scipy.sparse import coo_matrix
+
     a = coo_matrix((vals, (rows, cols)), shape=(len(arcs), n)).tocsr()
     res = linprog(cost, A_ub=a, b_ub=np.array(rhs), bounds=(0, None), method="highs-ds")
     if not res.success:

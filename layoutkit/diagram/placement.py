@@ -10,8 +10,6 @@ from typing import Any
 
 import attrs
 import numpy as np
-from scipy.optimize import linprog
-from scipy.sparse import coo_matrix
 
 from layoutkit.diagram.hierarchy import Hierarchy, Item
 from layoutkit.diagram.options import OPTIONS, LayoutOptions
@@ -160,6 +158,11 @@ def assign_x(
         le([(p, 1.0), (q, -1.0)], -gap)
     if nv == 0:  # a diagram with nothing in it: there is nothing to place
         return Placed([], {}, out_off, in_off)
+    # scipy's optimizer takes about half a second to import: a server answers
+    # before any diagram is laid out (offload workers import it as they warm up).
+    from scipy.optimize import linprog
+    from scipy.sparse import coo_matrix
+
     a_ub = coo_matrix((vals, (rows, cols)), shape=(r, nv)).tocsr()
     res = linprog(cost, A_ub=a_ub, b_ub=np.array(rhs), bounds=(0, None), method="highs-ds")
     if not res.success:

@@ -94,19 +94,55 @@ def served(tmp_path: Path) -> Iterator[Served]:
         stop_served(s)
 
 
-def _workers(proc: subprocess.Popen[str]) -> list[int]:
-    """The processes serving requests: uvicorn's worker children of the serve process."""
-    found = []
-    for task in Path(f"/proc/{proc.pid}/task").iterdir():
-        for pid in (task / "children").read_text().split():
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
-            if b"spawn_main" in cmdline:  # not the resource tracker
-                found.append(int(pid))
+def _listening_inodes(port: int) -> set[str]:
+    """The inodes of the sockets listening on ``port`` (state 0A in /proc/net/tcp)."""
+    found = set()
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if int(fields[1].split(":")[1], 16) == port and fields[3] == "0A":
+            found.add(fields[9])
     return found
 
 
+def _workers(s: Served) -> list[int]:
+    """The processes serving requests: the serve process itself (it answers first)
+    and each of its children that listens on the port (not the engine pools nor
+    the resource tracker)."""
+    port = int(s.url.rsplit(":", 1)[1])
+    inodes = _listening_inodes(port)
+
+    def listens(pid: int) -> bool:
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            try:
+                target = os.readlink(fd)
+            except OSError:
+                continue
+            if target.startswith("socket:[") and target[8:-1] in inodes:
+                return True
+        return False
+
+    children = [
+        int(pid)
+        for task in Path(f"/proc/{s.proc.pid}/task").iterdir()
+        for pid in (task / "children").read_text().split()
+    ]
+    return [s.proc.pid, *(pid for pid in children if listens(pid))]
+
+
+def _wait_for_workers(s: Served, count: int) -> list[int]:
+    """The serving processes once ``count`` of them listen (the workers start after
+    the parent answers)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        found = _workers(s)
+        if len(found) >= count:
+            return found
+        time.sleep(0.1)
+    return _workers(s)
+
+
 def test_several_workers_serve_one_database(served: Served) -> None:
-    assert len(_workers(served.proc)) == 2
+    assert len(_wait_for_workers(served, 2)) == 2
     assert served.post("create", {"kind": "board", "slug": "w"}).status_code == 200
 
     def compose(i: int) -> int:
@@ -132,7 +168,7 @@ def _cpu_ticks(pid: int) -> int:
 def test_kept_alive_connections_spread_over_the_workers(served: Served) -> None:
     """Each worker listens on a socket of its own (SO_REUSEPORT): sixteen clients,
     each on one kept-alive connection, reach both workers, not the last one to wait."""
-    workers = _workers(served.proc)
+    workers = _wait_for_workers(served, 2)
     served.post("create", {"kind": "board", "slug": "spread"})
     before = {pid: _cpu_ticks(pid) for pid in workers}
     headers = {"authorization": f"Bearer {served.token}"}

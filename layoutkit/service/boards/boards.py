@@ -12,7 +12,7 @@ from layoutkit.service.boards.questions import MAX_OPTIONS, QUESTION_SCHEMA, nor
 from layoutkit.service.road.generic import kind_handler
 from layoutkit.service.road.reach import may_reach, owns_board, reachable_board
 from layoutkit.service.road.registry import PEOPLE, REGISTRY
-from layoutkit.service.road.workspace import Call
+from layoutkit.service.road.workspace import Call, Workspace
 from layoutkit.service.shared.common import ID, SLUG, board_view, question_view
 from layoutkit.service.shared.merge_patch import merge_patch
 from layoutkit.service.shared.signals import signal_work
@@ -79,8 +79,10 @@ def infer_subgroup(slug: str, board_type: str | None) -> str | None:
     return None
 
 
-def board_url(slug: str) -> str:
-    return f"/boards/{slug}"
+def board_url(ws: Workspace, slug: str) -> str:
+    """Where a person opens the board (absolute under the server's public address
+    when it has one)."""
+    return ws.link(f"/boards/{slug}")
 
 
 def _project_id(call: Call, tx: Tx, slug: str | None) -> int | None:
@@ -182,7 +184,7 @@ def create_board(call: Call) -> dict[str, Any]:
         if existing.meta.get("createdWith") == _create_request(call) and may_reach(
             call.principal, existing
         ):
-            return _create_receipt(tx, existing)
+            return _create_receipt(call.workspace, tx, existing)
         raise ServiceError(409, "board_exists", f"board {p['slug']!r} exists with other settings")
     parent = (
         reachable_board(tx, ws_id, p["parentBoard"], call.principal) if "parentBoard" in p else None
@@ -194,7 +196,7 @@ def create_board(call: Call) -> dict[str, Any]:
             "key": lane["key"],
             "label": lane.get("label", lane["key"]),
             "slug": f"{p['slug']}-{lane['key']}",
-            "url": board_url(f"{p['slug']}-{lane['key']}"),
+            "url": board_url(call.workspace, f"{p['slug']}-{lane['key']}"),
         }
         for lane in lanes
     ]
@@ -228,17 +230,17 @@ def create_board(call: Call) -> dict[str, Any]:
             created_by=call.principal.label,
         )
     tx.record_event("board.create", call.principal.label, board_id=board.id, detail={})
-    return _create_receipt(tx, board)
+    return _create_receipt(call.workspace, tx, board)
 
 
-def _create_receipt(tx: Tx, board: BoardRecord) -> dict[str, Any]:
-    view = board_view(tx, board)
-    view["meta"] = {k: v for k, v in view["meta"].items() if k != "createdWith"}
-    return {"board": view, "url": board_url(board.slug)}
+def _create_receipt(ws: Workspace, tx: Tx, board: BoardRecord) -> dict[str, Any]:
+    return {"board": _public_view(tx, board), "url": board_url(ws, board.slug)}
 
 
 def _public_view(tx: Tx, board: BoardRecord) -> dict[str, Any]:
-    return _create_receipt(tx, board)["board"]
+    view = board_view(tx, board)
+    view["meta"] = {k: v for k, v in view["meta"].items() if k != "createdWith"}
+    return view
 
 
 @kind_handler(
@@ -426,7 +428,7 @@ def share_board(call: Call) -> dict[str, Any]:
         board.id, p.get("mode", "view"), card_id=card_id, created_by=call.principal.label
     )
     tx.record_event("board.share", call.principal.label, board_id=board.id, detail={"id": link.id})
-    return {"id": link.id, "mode": link.mode, "url": f"/s/{token}"}
+    return {"id": link.id, "mode": link.mode, "url": call.workspace.link(f"/s/{token}")}
 
 
 @REGISTRY.operation(
@@ -551,7 +553,7 @@ def send_answers(call: Call) -> dict[str, Any]:
             "questions.sent",
             {
                 "board": board.slug,
-                "url": call.workspace.link(board_url(board.slug)),
+                "url": board_url(call.workspace, board.slug),
                 "questions": [question_view(q) for q in released],
                 "regenerate": regenerate,
             },

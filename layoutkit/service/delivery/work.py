@@ -136,7 +136,7 @@ def _capsule(call: Call, item: str, boards: dict[int, Any]) -> dict[str, Any] | 
         a = tx.annotation(int(raw))
         if a is None:
             return None
-        return {"item": item, **annotation_view(a, boards[a.board_id].slug)}
+        return {"item": item, **annotation_view(call.workspace, a, boards[a.board_id].slug)}
     if kind == "choice":
         q = tx.question(int(raw))
         if q is None:

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import urllib.parse
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from layoutkit.storage import AnnotationRecord
+
+if TYPE_CHECKING:
+    from layoutkit.service.road.workspace import Workspace
 
 #: Every state of the lifecycle, in the order a finding moves through them.
 STATES = ("staged", "open", "working", "in_review", "resolved", "cancelled")
@@ -20,9 +23,10 @@ STATES = ("staged", "open", "working", "in_review", "resolved", "cancelled")
 OPEN_STATES = ("staged", "open", "working", "in_review")
 
 
-def annotation_url(slug: str, annotation_id: int) -> str:
-    """Where a person sees the finding: its board, opened on it."""
-    return f"/boards/{slug}?annotation={annotation_id}"
+def annotation_url(ws: Workspace, slug: str, annotation_id: int) -> str:
+    """Where a person sees the finding: its board, opened on it (absolute under the
+    server's public address when it has one)."""
+    return ws.link(f"/boards/{slug}?annotation={annotation_id}")
 
 
 def crop_url(slug: str, card_id: int, version: int, rect: Mapping[str, float]) -> str:
@@ -39,7 +43,7 @@ def via(principal: str) -> str:
     return "via " + principal.split(":", 1)[1] if ":" in principal else f"via {principal}"
 
 
-def annotation_view(a: AnnotationRecord, slug: str) -> dict[str, Any]:
+def annotation_view(ws: Workspace, a: AnnotationRecord, slug: str) -> dict[str, Any]:
     """A finding as operations answer with it."""
     out: dict[str, Any] = {
         "id": a.id,
@@ -60,7 +64,7 @@ def annotation_view(a: AnnotationRecord, slug: str) -> dict[str, Any]:
         "run": a.run_id,
         "replies": a.replies,
         "deck": a.deck,
-        "url": annotation_url(slug, a.id),
+        "url": annotation_url(ws, slug, a.id),
         "createdAt": a.created_at.isoformat(),
         "updatedAt": a.updated_at.isoformat(),
     }

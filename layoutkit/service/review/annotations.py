@@ -402,7 +402,7 @@ class _Batch:
             return out | {
                 "status": "existing",
                 "id": found.id,
-                "url": annotation_url(self.board.slug, found.id),
+                "url": annotation_url(self.call.workspace, self.board.slug, found.id),
             }
         card, version = item["cardId"], item["cardVersion"]
         current = self.versions.get(card)
@@ -504,7 +504,8 @@ class _Batch:
                     duplicateOf=other.key,
                 )
                 if other.id is not None:
-                    return dup | {"id": other.id, "url": annotation_url(self.board.slug, other.id)}
+                    url = annotation_url(self.call.workspace, self.board.slug, other.id)
+                    return dup | {"id": other.id, "url": url}
                 return self._refer(dup, other.key)
         return None
 
@@ -570,7 +571,10 @@ class _Batch:
         for result, key in self.refs:
             found = made.get(key)
             if found is not None:
-                result |= {"id": found.id, "url": annotation_url(slug, found.id)}
+                result |= {
+                    "id": found.id,
+                    "url": annotation_url(self.call.workspace, slug, found.id),
+                }
 
 
 def _malformed(item: Any) -> dict[str, Any] | None:
@@ -693,8 +697,7 @@ def annotate(call: Call) -> dict[str, Any]:
 
 def tell(call: Call, event: str, a: AnnotationRecord, slug: str, before: str | None = None) -> None:
     """Owe the workspace's webhooks ``event`` about finding ``a`` (moved from ``before``)."""
-    view = annotation_view(a, slug)
-    view["url"] = call.workspace.link(view["url"])
+    view = annotation_view(call.workspace, a, slug)
     emit(call, event, {"annotation": view, **({"from": before} if before else {})})
 
 
@@ -817,7 +820,7 @@ def set_status(call: Call) -> dict[str, Any]:
         before = a.state
         a = call.tx.update_annotation(a.id, state=status)
         tell(call, "annotation.moved", a, call.board.slug, before)
-    return annotation_view(a, call.board.slug)
+    return annotation_view(call.workspace, a, call.board.slug)
 
 
 @REGISTRY.operation(
@@ -888,7 +891,7 @@ def attach_after(call: Call) -> dict[str, Any]:
         }
     )
     a = tx.update_annotation(a.id, deck={**a.deck, "attempts": attempts})
-    return annotation_view(a, call.board.slug)
+    return annotation_view(call.workspace, a, call.board.slug)
 
 
 @REGISTRY.operation(
@@ -933,7 +936,7 @@ def reply(call: Call) -> dict[str, Any]:
         },
     ]
     a = call.tx.update_annotation(a.id, replies=replies)
-    return annotation_view(a, call.board.slug)
+    return annotation_view(call.workspace, a, call.board.slug)
 
 
 @REGISTRY.operation(
@@ -982,7 +985,7 @@ def agent_verdict(call: Call) -> dict[str, Any]:
             continue
         moved = tx.update_annotation(a.id, state=target)
         tell(call, "annotation.moved", moved, board.slug, a.state)
-        changed.append(annotation_view(moved, board.slug))
+        changed.append(annotation_view(call.workspace, moved, board.slug))
     if any(c["state"] == "open" for c in changed):
         # Accepted findings are open work for agents waiting on this board.
         signal_work(call)
@@ -1019,7 +1022,7 @@ def retriage_annotation(call: Call) -> dict[str, Any]:
             state=a.state,
         )
     a = call.tx.update_annotation(a.id, intent=call.params["intent"])
-    return annotation_view(a, call.board.slug)
+    return annotation_view(call.workspace, a, call.board.slug)
 
 
 @REGISTRY.operation(
@@ -1038,7 +1041,7 @@ def withdraw_annotation(call: Call) -> dict[str, Any]:
         before = a.state
         a = call.tx.update_annotation(a.id, state="cancelled")
         tell(call, "annotation.moved", a, call.board.slug, before)
-    return annotation_view(a, call.board.slug)
+    return annotation_view(call.workspace, a, call.board.slug)
 
 
 @REGISTRY.operation(
@@ -1049,7 +1052,7 @@ def withdraw_annotation(call: Call) -> dict[str, Any]:
     share=("view", "annotate"),
 )
 def get_annotation(call: Call) -> dict[str, Any]:
-    return annotation_view(_load(call), call.board.slug)
+    return annotation_view(call.workspace, _load(call), call.board.slug)
 
 
 @kind_handler(
@@ -1080,5 +1083,5 @@ def get_annotations(call: Call) -> dict[str, Any]:
     )
     return {
         "board": call.board.slug,
-        "annotations": [annotation_view(a, call.board.slug) for a in records],
+        "annotations": [annotation_view(call.workspace, a, call.board.slug) for a in records],
     }

@@ -13,7 +13,7 @@ from layoutkit.service.review import outputs
 from layoutkit.service.review.annotation_views import OPEN_STATES, annotation_view
 from layoutkit.service.road.generic import kind_handler
 from layoutkit.service.road.registry import REGISTRY
-from layoutkit.service.road.workspace import Call
+from layoutkit.service.road.workspace import Call, Workspace
 from layoutkit.service.shared.common import (
     SLUG,
     board_view,
@@ -171,10 +171,10 @@ def _shape_card(
     output=outputs.SCRAPE_BOARD,
 )
 def scrape_board(call: Call) -> dict[str, Any]:
-    return scrape(call.tx, call.board, call.params)
+    return scrape(call.workspace, call.tx, call.board, call.params)
 
 
-def scrape(tx: Tx, board: BoardRecord, p: dict[str, Any]) -> dict[str, Any]:
+def scrape(ws: Workspace, tx: Tx, board: BoardRecord, p: dict[str, Any]) -> dict[str, Any]:
     """A board read back as scrape_board answers it (``p``: section, diff, pages).
 
     Shared by every operation that needs the board's content (pictures read less: see pictures.py).
@@ -236,7 +236,7 @@ def scrape(tx: Tx, board: BoardRecord, p: dict[str, Any]) -> dict[str, Any]:
             )
     out["journeys"] = {k: sorted(v, key=lambda x: x["pass"] or 0) for k, v in journeys.items()}
     out["annotations"] = [
-        annotation_view(a, board.slug)
+        annotation_view(ws, a, board.slug)
         for a in tx.annotations(board.id, states=OPEN_STATES)
         if a.card_id in kept
     ]

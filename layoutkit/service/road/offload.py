@@ -14,8 +14,9 @@ as before. Engine refusals cross the process boundary intact
 from __future__ import annotations
 
 import gc
-import multiprocessing
+import multiprocessing.context
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -28,11 +29,52 @@ T = TypeVar("T")
 _pool: ProcessPoolExecutor | None = None
 _lock = threading.Lock()
 
+#: The signals a terminal or a supervisor sends to stop a server.
+_STOPPING = {signal.SIGINT, signal.SIGTERM}
+
+
+class _ShelteredProcess(multiprocessing.context.SpawnProcess):
+    """A spawned process that starts with SIGINT and SIGTERM blocked.
+
+    A Ctrl-C reaches every process of the terminal's group, and a new process
+    spends its first second importing: one that arrives then would print a
+    KeyboardInterrupt trace from the middle of an import. The block is held
+    until the process has put its own handling in place (:func:`unshelter`);
+    a signal sent meanwhile waits for it.
+    """
+
+    def start(self) -> None:
+        # The mask of the starting thread is what the new process inherits.
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
+        try:
+            super().start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+class ShelteredSpawn(multiprocessing.context.SpawnContext):
+    """The spawn context, with processes that start sheltered from stop signals."""
+
+    Process = _ShelteredProcess
+
+
+def unshelter() -> None:
+    """Let the stop signals through again, to the handlers now in place."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPPING)
+
 
 def _warm(parent: int) -> None:
     # Import the engines once per worker, not on its first job.
+    import scipy.optimize  # the diagram engine imports it when it first lays out
+    import scipy.sparse  # noqa: F401
+
     import layoutkit.diagram
     import layoutkit.render  # noqa: F401
+
+    # Ctrl-C reaches every process of the terminal's group: the server stops
+    # this pool itself, and a KeyboardInterrupt here would only print a trace.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    unshelter()
 
     # A server stopped by a signal does not shut its pool down: a worker whose
     # parent is gone exits by itself rather than linger.
@@ -53,9 +95,8 @@ def start(workers: int) -> None:
     with _lock:
         if _pool is None and workers > 0:
             # spawn: a fork of a threaded server can inherit a held lock.
-            context = multiprocessing.get_context("spawn")
             _pool = ProcessPoolExecutor(
-                workers, mp_context=context, initializer=_warm, initargs=(os.getpid(),)
+                workers, mp_context=ShelteredSpawn(), initializer=_warm, initargs=(os.getpid(),)
             )
 
 

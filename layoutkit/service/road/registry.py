@@ -180,6 +180,19 @@ REQUEST_KEY: dict[str, Any] = {
 }
 
 
+#: The params validators whose schema passed the meta-check, by id (validators are
+#: unhashable); each is held, so its id cannot pass to another.
+_SOUND: dict[int, Any] = {}
+
+
+def _meta_check(validator: Any) -> None:
+    """Raise :class:`jsonschema.SchemaError` unless ``validator``'s schema is sound
+    JSON Schema (once per validator: a schema does not change)."""
+    if _SOUND.get(id(validator)) is not validator:
+        Draft202012Validator.check_schema(validator.schema)
+        _SOUND[id(validator)] = validator
+
+
 @attrs.frozen(slots=True)
 class Operation:
     """One operation: its public description, its params schema and what it needs.
@@ -268,6 +281,7 @@ class Operation:
             check_json_value(params)
         except EngineError as err:
             raise to_service_error(err) from err
+        _meta_check(self.validator)
         errors = sorted(self.validator.iter_errors(params), key=lambda e: list(e.absolute_path))
         if errors:
             findings = [{"path": _path(e), "message": _message(e)} for e in errors[:20]]
@@ -363,12 +377,10 @@ def declare(
         return schema
 
     checked = with_key(params_schema)
-    # The checked schema is small and must be sound before it checks anything.
-    # A shown schema can carry the whole contract (half a second to meta-check
-    # each, at every start), so the registry test meta-checks those instead.
-    Draft202012Validator.check_schema(checked)
-    if output is not None:
-        Draft202012Validator.check_schema(output)
+    # Meta-checking every schema here cost most of a second of every start (a
+    # shown schema can carry the whole contract): the checked schema is
+    # meta-checked before it first checks params (Operation.check_params), and
+    # the registry test meta-checks every schema of every operation.
     advertised = checked if shown is None else with_key(shown)
     return Operation(
         name,

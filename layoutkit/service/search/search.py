@@ -254,7 +254,7 @@ class _Views:
             "board": board.slug,
             "title": title or board.slug,
             "snippet": snippet(text, self.wanted),
-            "url": board_url(board.slug),
+            "url": board_url(self.call.workspace, board.slug),
             "subgroup": board.subgroup,
             **extra,
         }
@@ -282,7 +282,7 @@ class _Views:
                     "cardKind": card.kind,
                     "title": card_title(card.kind, card.payload),
                     "snippet": snippet(" ".join(card_parts(card.payload)), self.wanted),
-                    "url": f"{board_url(board.slug)}?card={card.id}",
+                    "url": f"{board_url(self.call.workspace, board.slug)}?card={card.id}",
                     "board": board.slug,
                 }
             )
@@ -304,7 +304,7 @@ class _Views:
                     "title": title,
                     "state": found.state,
                     "snippet": snippet(f"{title} {body}", self.wanted),
-                    "url": annotation_url(board.slug, found.id),
+                    "url": annotation_url(self.call.workspace, board.slug, found.id),
                     "board": board.slug,
                     "cardId": found.card_id,
                 }
@@ -327,7 +327,7 @@ class _Views:
                         "title": hit.subject,
                         "snippet": snippet(hit.subject, self.wanted),
                         "boards": len(holders),
-                        "url": f"/?tag={quote(hit.subject)}",
+                        "url": self.call.workspace.link(f"/?tag={quote(hit.subject)}"),
                         "board": None,
                     }
                 )

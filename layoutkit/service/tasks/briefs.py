@@ -46,7 +46,7 @@ from layoutkit.service.boards.placing import store_batch
 from layoutkit.service.boards.ref_targets import card_title, refresh_ref_targets
 from layoutkit.service.road.ids import TASK_ID
 from layoutkit.service.road.registry import REGISTRY
-from layoutkit.service.road.workspace import Call
+from layoutkit.service.road.workspace import Call, Workspace
 from layoutkit.service.tasks.brief_sections import BY_TITLE, SECTIONS
 from layoutkit.service.tasks.finding import find_task
 from layoutkit.service.tasks.model import refs_view, task_view
@@ -353,6 +353,7 @@ def _cell(text: str) -> str:
 
 
 def skeleton(
+    ws: Workspace,
     epic: TaskRecord,
     board: BoardRecord,
     found: list[Decision],
@@ -381,14 +382,18 @@ def skeleton(
             if open_:
                 lines.append("")
         elif section.title == "Refs":
-            lines += [*_refs_lines(epic, board, found, diagram), ""]
+            lines += [*_refs_lines(ws, epic, board, found, diagram), ""]
     return "\n".join(lines).rstrip() + "\n"
 
 
 def _refs_lines(
-    epic: TaskRecord, board: BoardRecord, found: list[Decision], diagram: CardRecord | None
+    ws: Workspace,
+    epic: TaskRecord,
+    board: BoardRecord,
+    found: list[Decision],
+    diagram: CardRecord | None,
 ) -> list[str]:
-    where = f"/boards/{board.slug}"
+    where = ws.link(f"/boards/{board.slug}")
     lines = [
         f"- Epic: #{epic.id} {epic.title} (/tasks/{epic.id})",
         f"- Brainstorm board: {board.slug} ({where}); the {CHAPTER} chapter alone: "
@@ -482,7 +487,7 @@ def compose_brief(call: Call) -> dict[str, Any]:
     }
     tx.update_board(board.id, meta={**board.meta, "planComposed": stamp})
 
-    text = skeleton(epic, board, found, diagram)
+    text = skeleton(call.workspace, epic, board, found, diagram)
     lineage = f"{board.slug}-brief"
     rows = tx.task_refs(epic.id)
     versions = [r for r in rows if (r.kind, r.ref) == ("brief", lineage)]

@@ -17,14 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, SchemaError
 from PIL import Image
 
 import layoutkit.service
 from layoutkit import Principal, ServiceError, Workspace
 from layoutkit.service import REGISTRY, Registry
 from layoutkit.service.road.generic import _HANDLERS
-from layoutkit.service.road.registry import Operation
+from layoutkit.service.road.registry import Operation, declare
 from layoutkit.storage import NewCard, open_store
 from tests.service.helpers import err
 
@@ -345,10 +345,19 @@ def test_integer_params_take_only_integers(ws: Workspace) -> None:
     assert found["groups"]["cards"] == [] and found["corrections"] == []
 
 
-def test_every_shown_schema_and_variant_is_valid_json_schema() -> None:
-    # declare() meta-checks only the schema it checks params with; what hosts are
-    # shown (the whole contract, for some) is meta-checked here instead of at start-up.
+def test_every_schema_of_every_operation_is_valid_json_schema() -> None:
+    # declare() meta-checks none (that cost most of a second of every start): the
+    # checked schema is meta-checked before its first use, and every schema here.
     for op in _every_operation():
+        Draft202012Validator.check_schema(op.validator.schema)
         Draft202012Validator.check_schema(op.params_schema)
         for variant in op.variants:
             Draft202012Validator.check_schema(variant)
+        if op.output is not None:
+            Draft202012Validator.check_schema(op.output)
+
+
+def test_an_unsound_checked_schema_is_refused_before_it_checks_params() -> None:
+    op = declare("unsound", "d", {"properties": {"n": {"type": 12}}}, lambda call: {}, pure=True)
+    with pytest.raises(SchemaError):
+        op.check_params({"n": 1})
