@@ -16,7 +16,12 @@ from typing import Any
 
 import pytest
 
-from tests.adapters.test_serve_workers import Served, _workers, start_served, stop_served
+from tests.adapters.test_serve_workers import (
+    Served,
+    _wait_for_workers,
+    start_served,
+    stop_served,
+)
 from tests.conftest import POSTGRES_URL
 
 
@@ -37,7 +42,7 @@ def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Served]:
 
 
 def test_every_ask_reaches_one_agent_across_server_processes(served: Served) -> None:
-    assert len(_workers(served.proc)) == 2
+    assert len(_wait_for_workers(served, 2)) == 2
     # The served workspace outlives a run on PostgreSQL: a project of this run's own.
     project = f"p{uuid.uuid4().hex[:8]}"
     board = {"kind": "board", "slug": project, "project": project}

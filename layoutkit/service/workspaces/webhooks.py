@@ -399,7 +399,9 @@ class Dispatcher:
     def start(self) -> None:
         """Run the dispatcher's loop on a thread of its own (once)."""
         with self._lock:
-            if self._thread is not None or self._stop.is_set():
+            # A workspace closing already (a resume job that ran late) starts nothing:
+            # its store is about to close under the thread.
+            if self._thread is not None or self._stop.is_set() or self.ws.closing:
                 return
             self._thread = threading.Thread(target=self._loop, name="webhooks", daemon=True)
             self._thread.start()
@@ -408,7 +410,10 @@ class Dispatcher:
         """Stop the loop; a send under way finishes first (bounded by its time limit)."""
         self._stop.set()
         OUTBOX_WRITTEN.set()
-        thread = self._thread
+        # Under the lock: start() names its thread before starting it, and a thread
+        # named but not yet started cannot be joined.
+        with self._lock:
+            thread = self._thread
         if thread is not None:
             thread.join(SEND_TIMEOUT_S + 5)
 
