@@ -2,5 +2,6 @@
 
 from layoutkit.service.workspaces import (  # noqa: F401  (importing registers the operations)
     access,
+    admin,
     transfer,
 )
