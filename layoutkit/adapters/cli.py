@@ -22,6 +22,8 @@ from typing import Any, NoReturn
 import click
 
 from layoutkit import ServiceError, Workspace, examples
+from layoutkit.adapters import cli_admin
+from layoutkit.adapters.cli_admin import run_in, workspace_option
 from layoutkit.errors import EngineError
 from layoutkit.limits import json_loads
 from layoutkit.meaning import EMBED_ENV, Embedder, embedder_from_env
@@ -833,18 +835,16 @@ def token() -> None:
     type=click.Choice(["owner", "admin", "member"]),
     help="Its role in the workspace (default: owner for an owner token, member otherwise).",
 )
+@workspace_option
 @db_option
 @json_option
-def token_create(name: str, kind: str, role: str | None, db: str, as_json: bool) -> None:
+def token_create(
+    name: str, kind: str, role: str | None, workspace: str | None, db: str, as_json: bool
+) -> None:
     """Mint a token called NAME, a member of the workspace, and print it once (only its
     hash is kept)."""
-    ws = _open(db)
-    try:
-        plain = ws.create_token(kind, name, role=role)
-    except ServiceError as err:
-        _fail(err, as_json)
-    finally:
-        ws.close()
+    params = {"kind": kind, "name": name} | ({} if role is None else {"role": role})
+    plain = run_in(db, workspace, "create_token", params, as_json)["token"]
     if as_json:
         _emit_json({"kind": kind, "name": name, "token": plain})
     else:
@@ -853,17 +853,14 @@ def token_create(name: str, kind: str, role: str | None, db: str, as_json: bool)
 
 
 @token.command("list")
+@workspace_option
 @db_option
 @json_option
-def token_list(db: str, as_json: bool) -> None:
+def token_list(workspace: str | None, db: str, as_json: bool) -> None:
     """List the workspace's tokens (its own and its members from elsewhere): id, kind,
     name, created, revoked, purpose and home (the workspace that minted it). Tokens
     themselves are never shown (only their hashes are kept)."""
-    ws = _open(db)
-    try:
-        rows = ws.tokens()
-    finally:
-        ws.close()
+    rows = run_in(db, workspace, "list_tokens", {}, as_json)["tokens"]
     if as_json:
         _emit_json({"tokens": rows})
         return
@@ -894,22 +891,17 @@ def token_list(db: str, as_json: bool) -> None:
 
 @token.command("revoke")
 @click.argument("ref", metavar="ID_OR_NAME")
+@workspace_option
 @db_option
 @json_option
-def token_revoke(ref: str, db: str, as_json: bool) -> None:
+def token_revoke(ref: str, workspace: str | None, db: str, as_json: bool) -> None:
     """Revoke the live token with this id or name; it stops authenticating at once.
 
     A token minted by another workspace is not revoked: it stops being a member of this
     one and keeps working in its home. A name several live tokens share is refused:
     revoke by id (see 'token list').
     """
-    ws = _open(db)
-    try:
-        revoked = ws.revoke_token(ref)
-    except ServiceError as err:
-        _fail(err, as_json)
-    finally:
-        ws.close()
+    revoked = run_in(db, workspace, "revoke_token", {"token": ref}, as_json)
     if as_json:
         _emit_json(revoked)
     elif revoked["membershipEnded"]:
@@ -1334,6 +1326,9 @@ def demo() -> None:
         click.echo(f"  {kind:<10} {n}")
     _print_findings(result["findings"])
 
+
+main.add_command(cli_admin.workspace)
+main.add_command(cli_admin.member)
 
 if __name__ == "__main__":
     main()
