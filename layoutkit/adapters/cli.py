@@ -1327,8 +1327,10 @@ def demo() -> None:
     _print_findings(result["findings"])
 
 
-main.add_command(cli_admin.workspace)
-main.add_command(cli_admin.member)
+cli_admin.attach(
+    main,
+    cli_admin.Helpers(_run, _open, _fail, _emit_json, _table, DEFAULT_DB, ONE_SHOT_DRAIN_S),
+)
 
 if __name__ == "__main__":
     main()

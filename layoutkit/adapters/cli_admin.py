@@ -5,13 +5,16 @@ token commands share with them.
 Every command runs a registry operation (``create_workspace``, ``list_members``,
 ...) through the road, so the CLI holds no rule of its own. Only click and the
 standard library are imported here at start-up; the engine is imported inside the
-commands that run.
+commands that run. cli.py imports this module and hands it its helpers with
+:func:`attach` (opening the database, printing refusals and tables), so the two
+share them without importing each other.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NoReturn
 
 import click
 
@@ -33,6 +36,34 @@ def workspace_option(func: Callable[..., Any]) -> Callable[..., Any]:
     )(func)
 
 
+@dataclass(frozen=True)
+class Helpers:
+    """What the commands here use of cli.py: its ``_run``, ``_open``, ``_fail``,
+    ``_emit_json``, ``_table``, default database and drain time."""
+
+    run: Callable[[str, str, dict[str, Any], bool], dict[str, Any]]
+    open: Callable[[str], Any]
+    fail: Callable[[Any, bool], NoReturn]
+    emit_json: Callable[[Any], None]
+    table: Callable[[list[dict[str, Any]], list[tuple[str, str]]], None]
+    default_db: str
+    drain_s: float
+
+
+_HELPERS: list[Helpers] = []
+
+
+def attach(main: click.Group, helpers: Helpers) -> None:
+    """Add ``workspace`` and ``member`` to the CLI's ``main`` group, with its helpers."""
+    _HELPERS[:] = [helpers]
+    main.add_command(workspace)
+    main.add_command(member)
+
+
+def _cli() -> Helpers:
+    return _HELPERS[0]
+
+
 def run_in(
     db: str,
     workspace: str | None,
@@ -45,12 +76,12 @@ def run_in(
     """Run ``op`` in workspace ``workspace`` of the database at ``db`` (the deployment's
     own for None), as the deployment, or as the holder of API token ``token`` when one
     is given; a refusal prints and exits 1."""
-    from layoutkit.adapters import cli as _cli
     from layoutkit.errors import ServiceError
 
+    cli = _cli()
     if workspace is None and token is None:
-        return _cli._run(db, op, params, as_json)
-    ws = _cli._open(db)
+        return cli.run(db, op, params, as_json)
+    ws = cli.open(db)
     try:
         target = ws if workspace is None else ws.at(workspace)
         if target is None:
@@ -64,23 +95,21 @@ def run_in(
                 raise ServiceError(
                     401, "unauthenticated", f"the token is no member of {target.name!r}"
                 )
-        return target.call(op, params, principal)
+        result: dict[str, Any] = target.call(op, params, principal)
+        return result
     except ServiceError as err:
-        _cli._fail(err, as_json)
+        cli.fail(err, as_json)
     finally:
-        ws.jobs.drain(_cli.ONE_SHOT_DRAIN_S)
+        ws.jobs.drain(cli.drain_s)
         ws.close()
 
 
 def _default_db() -> str:
-    from layoutkit.adapters import cli as _cli
-
-    return _cli.DEFAULT_DB
+    return _cli().default_db
 
 
 def _db_json(func: Callable[..., Any]) -> Callable[..., Any]:
-    """cli.py's ``--db`` and ``--json``, whose default is read from it when a command runs
-    (so this module imports nothing of the engine at start-up)."""
+    """cli.py's ``--db`` and ``--json``, whose default is read from it when a command runs."""
     func = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")(func)
     return click.option(
         "--db",
@@ -93,15 +122,11 @@ def _db_json(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _emit(result: Any) -> None:
-    from layoutkit.adapters import cli as _cli
-
-    _cli._emit_json(result)
+    _cli().emit_json(result)
 
 
 def _table(rows: list[dict[str, Any]], columns: list[tuple[str, str]]) -> None:
-    from layoutkit.adapters import cli as _cli
-
-    _cli._table(rows, columns)
+    _cli().table(rows, columns)
 
 
 # ---------------------------------------------------------------- workspaces
