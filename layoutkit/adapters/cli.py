@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from layoutkit import __version__
-from layoutkit.adapters import cli_remote
+from layoutkit.adapters import cli_admin, cli_remote
+from layoutkit.adapters.cli_admin import run_in, workspace_option
 from layoutkit.errors import EngineError, ServiceError
 from layoutkit.files import MAX_FILE_BYTES, guess_mime
 from layoutkit.limits import json_loads
@@ -207,17 +208,23 @@ def _scratch() -> Workspace:
 
 
 @contextlib.contextmanager
-def _session(db: str) -> Iterator[Any]:
-    """What runs this command's operations: a client of the server named by
-    --url, else the workspace at ``db`` (both answer ``.call(op, params)``)."""
+def _session(db: str, workspace: str | None = None) -> Iterator[Any]:
+    """What runs this command's operations: a client of the server named by --url,
+    else the workspace at ``db`` (both answer ``.call(op, params)``). ``workspace``
+    names another workspace of the deployment than its own (--workspace)."""
     remote = cli_remote.target()
     if remote is not None:
-        with cli_remote.client(*remote) as client:
+        with cli_remote.client(*remote, workspace=workspace) as client:
             yield client
         return
     ws = _open(db)
     try:
-        yield ws
+        there = ws if workspace is None else ws.at(workspace)
+        if there is None:
+            raise ServiceError(
+                404, "unknown_workspace", f"no workspace {workspace!r}", field="workspace"
+            )
+        yield there
     finally:
         # Link fetches this command started land before it exits (each is capped at
         # a few seconds); any still queued after the wait say so on their card.
@@ -225,13 +232,15 @@ def _session(db: str) -> Iterator[Any]:
         ws.close()
 
 
-def _run(db: str, op: str, params: dict[str, Any], as_json: bool) -> dict[str, Any]:
+def _run(
+    db: str, op: str, params: dict[str, Any], as_json: bool, workspace: str | None = None
+) -> dict[str, Any]:
     """Run ``op`` on the server or the database; a refusal prints and exits 1."""
-    with _session(db) as session:
-        try:
+    try:
+        with _session(db, workspace) as session:
             return session.call(op, params)
-        except ServiceError as err:
-            _fail(err, as_json)
+    except ServiceError as err:
+        _fail(err, as_json)
 
 
 def fetch_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -873,18 +882,16 @@ def token() -> None:
     type=click.Choice(["owner", "admin", "member"]),
     help="Its role in the workspace (default: owner for an owner token, member otherwise).",
 )
+@workspace_option
 @db_option
 @json_option
-def token_create(name: str, kind: str, role: str | None, db: str, as_json: bool) -> None:
+def token_create(
+    name: str, kind: str, role: str | None, workspace: str | None, db: str, as_json: bool
+) -> None:
     """Mint a token called NAME, a member of the workspace, and print it once (only its
     hash is kept)."""
-    ws = _open(db)
-    try:
-        plain = ws.create_token(kind, name, role=role)
-    except ServiceError as err:
-        _fail(err, as_json)
-    finally:
-        ws.close()
+    params = {"kind": kind, "name": name} | ({} if role is None else {"role": role})
+    plain = run_in(db, workspace, "create_token", params, as_json)["token"]
     if as_json:
         _emit_json({"kind": kind, "name": name, "token": plain})
     else:
@@ -893,17 +900,14 @@ def token_create(name: str, kind: str, role: str | None, db: str, as_json: bool)
 
 
 @token.command("list")
+@workspace_option
 @db_option
 @json_option
-def token_list(db: str, as_json: bool) -> None:
+def token_list(workspace: str | None, db: str, as_json: bool) -> None:
     """List the workspace's tokens (its own and its members from elsewhere): id, kind,
     name, created, revoked, purpose and home (the workspace that minted it). Tokens
     themselves are never shown (only their hashes are kept)."""
-    ws = _open(db)
-    try:
-        rows = ws.tokens()
-    finally:
-        ws.close()
+    rows = run_in(db, workspace, "list_tokens", {}, as_json)["tokens"]
     if as_json:
         _emit_json({"tokens": rows})
         return
@@ -934,22 +938,17 @@ def token_list(db: str, as_json: bool) -> None:
 
 @token.command("revoke")
 @click.argument("ref", metavar="ID_OR_NAME")
+@workspace_option
 @db_option
 @json_option
-def token_revoke(ref: str, db: str, as_json: bool) -> None:
+def token_revoke(ref: str, workspace: str | None, db: str, as_json: bool) -> None:
     """Revoke the live token with this id or name; it stops authenticating at once.
 
     A token minted by another workspace is not revoked: it stops being a member of this
     one and keeps working in its home. A name several live tokens share is refused:
     revoke by id (see 'token list').
     """
-    ws = _open(db)
-    try:
-        revoked = ws.revoke_token(ref)
-    except ServiceError as err:
-        _fail(err, as_json)
-    finally:
-        ws.close()
+    revoked = run_in(db, workspace, "revoke_token", {"token": ref}, as_json)
     if as_json:
         _emit_json(revoked)
     elif revoked["membershipEnded"]:
@@ -1544,6 +1543,11 @@ def demo() -> None:
         click.echo(f"  {kind:<10} {n}")
     _print_findings(result["findings"])
 
+
+cli_admin.attach(
+    main,
+    cli_admin.Helpers(_run, _open, _fail, _emit_json, _table, DEFAULT_DB, ONE_SHOT_DRAIN_S),
+)
 
 if __name__ == "__main__":
     main()

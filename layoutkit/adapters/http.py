@@ -316,6 +316,11 @@ def _invalid_token_page() -> Response:
     )
 
 
+#: The request header that names the workspace a call works in (multi-workspace
+#: deployments); without it, the server's own.
+WORKSPACE_HEADER = "X-Layoutkit-Workspace"
+
+
 class HttpAdapter:
     """Holds the workspace and builds the Starlette routes; no rules live here."""
 
@@ -349,6 +354,29 @@ class HttpAdapter:
             raise ServiceError(401, "unauthenticated", "the token is unknown or revoked")
         return principal
 
+    def placed(self, request: Request) -> tuple[Workspace, Principal | None]:
+        """The workspace a request works in and its caller there: the server's own, or
+        the one the :data:`WORKSPACE_HEADER` names, where the token must be a member (the
+        road's rule); one it does not reach answers as one that does not exist."""
+        name = request.headers.get(WORKSPACE_HEADER)
+        if not name or name == self.ws.name:
+            return self.ws, self.principal(request)
+        target = self.ws.at(name)
+        token = bearer_token(request)
+        if token is None and not self.require_auth and target is not None:
+            return target, None
+        principal = None if target is None or token is None else target.authenticate(token)
+        if principal is not None:
+            return target, principal  # type: ignore[return-value]
+        # Unauthenticated callers learn nothing about which workspaces exist.
+        self.principal(request)
+        raise ServiceError(
+            404,
+            "unknown_workspace",
+            f"no workspace {name!r} that this token reaches",
+            field=WORKSPACE_HEADER,
+        )
+
     async def run(
         self,
         request: Request,
@@ -370,8 +398,8 @@ class HttpAdapter:
         def answer() -> Response:
             try:
                 checked = params() if callable(params) else params
-                principal = self.principal(request)
-                result = self.ws.call(op, checked, principal)
+                ws, principal = self.placed(request)
+                result = ws.call(op, checked, principal)
             except ServiceError as err:
                 return error_response(err)
             return JSONResponse(result, status_code=status)
@@ -390,8 +418,8 @@ class HttpAdapter:
         and no database connection."""
         try:
             checked = params() if callable(params) else params
-            principal = await self.in_thread(self.principal, request)
-            result = await long_poll(self.ws, checked, principal, self.in_thread)
+            ws, principal = await self.in_thread(self.placed, request)
+            result = await long_poll(ws, checked, principal, self.in_thread)
         except ServiceError as err:
             return error_response(err)
         return JSONResponse(result)

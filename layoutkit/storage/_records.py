@@ -28,6 +28,7 @@ class WorkspaceRecord:
     name: str
     meta: dict[str, Any]
     created_at: datetime
+    archived_at: datetime | None = None
 
 
 @attrs.frozen(slots=True)

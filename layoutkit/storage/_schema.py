@@ -70,6 +70,9 @@ workspaces = Table(
     Column("name", String(200), nullable=False, unique=True),
     Column("meta", Json, nullable=False, default=dict),
     Column("created_at", When, nullable=False),
+    # When an owner archived the workspace: it then refuses writes and leaves the
+    # default listing; NULL for a workspace in use.
+    Column("archived_at", When, nullable=True),
 )
 
 projects = Table(

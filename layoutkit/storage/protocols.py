@@ -78,6 +78,15 @@ class WorkspaceTx(Protocol):
         """Every workspace, oldest first."""
         ...
 
+    def rename_workspace(self, workspace_id: int, name: str) -> WorkspaceRecord:
+        """Give the workspace a new name; raises :class:`ConflictError` when another
+        workspace has it, :class:`NotFoundError` for no such workspace."""
+        ...
+
+    def set_workspace_archived(self, workspace_id: int, archived: bool) -> WorkspaceRecord:
+        """Archive the workspace (``archived_at`` now) or bring it back (None)."""
+        ...
+
     def create_project(
         self,
         workspace_id: int,

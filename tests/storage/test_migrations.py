@@ -12,7 +12,7 @@ import pytest
 from alembic import command
 from sqlalchemy import Engine, create_engine, inspect, text
 
-from layoutkit.storage import SqlStore, StorageError, _migrations, open_store
+from layoutkit.storage import ConflictError, SqlStore, StorageError, _migrations, open_store
 from layoutkit.storage import _schema as s
 from tests.storage.conftest import PG_SKIP, PG_URL, Location, drop_schema, schema_drift
 
@@ -263,3 +263,32 @@ def test_0015_gives_each_token_a_home_and_keeps_every_membership(
     finally:
         store.close()
     assert homes == {old_owner: ws[0], old_mixed: ws[1], minted: ws[2], loose: None}
+
+
+def test_0017_leaves_every_workspace_in_use_and_lets_one_be_archived_and_renamed(
+    durable_location: Location,
+) -> None:
+    engine = _at_revision(durable_location, "0016")
+    with engine.begin() as conn:
+        for name in ("one", "two"):
+            conn.execute(
+                text("INSERT INTO workspaces (name, meta, created_at) VALUES (:n, '{}', :t)"),
+                {"n": name, "t": datetime(2025, 1, 1, tzinfo=UTC)},
+            )
+    engine.dispose()
+    store = durable_location.open()
+    try:
+        with store.transaction() as tx:
+            one, two = tx.workspaces()
+            assert (one.archived_at, two.archived_at) == (None, None)
+            assert tx.set_workspace_archived(one.id, True).archived_at is not None
+            with pytest.raises(ConflictError):
+                tx.rename_workspace(two.id, "one")
+            assert tx.rename_workspace(two.id, "three").name == "three"
+        with store.read() as tx:
+            assert [(w.name, w.archived_at is not None) for w in tx.workspaces()] == [
+                ("one", True),
+                ("three", False),
+            ]
+    finally:
+        store.close()

@@ -128,6 +128,10 @@ class Workspace:
         # What families keep per workspace (hooks.extension), made when first asked for.
         self._extensions: dict[type, Any] = {}
         self._extensions_lock = threading.Lock()
+        # The other workspaces of the database reached through this one (see at()).
+        self._siblings: dict[int, Workspace] = {}
+        self._siblings_lock = threading.Lock()
+        self._owns_store = True
         with store.transaction() as tx:
             self.workspace_id: int = tx.ensure_workspace(name).id
             # Retention is enforced when a workspace opens: trashed cards go
@@ -181,12 +185,58 @@ class Workspace:
         whose home is this workspace, a member of it with ``role`` (owner, admin or
         member; by default owner for an owner token, member for the rest).
 
-        The plain token is returned once; only its hash is stored. Raises
-        :class:`ServiceError` 400 ``invalid_token_kind`` for another kind and 400
-        ``invalid_role`` for another role.
+        The plain token is returned once; only its hash is stored. The ``create_token``
+        operation, run as the deployment: a kind or role it does not know is 400
+        ``invalid_params``, and an archived workspace refuses it.
         """
-        with self.store.transaction() as tx:
-            return api_tokens.create_token(tx, self.workspace_id, kind, name, role)
+        params = {"kind": kind, "name": name} | ({} if role is None else {"role": role})
+        token: str = self.call("create_token", params)["token"]
+        return token
+
+    def at(self, name: str) -> Workspace | None:
+        """The ``Workspace`` of the workspace called ``name`` in this one's database, or
+        None when there is none; which callers may work there is still the road's
+        to say (see :func:`reachable_workspace`).
+
+        Objects are kept, one per workspace, sharing this one's store and settings,
+        and closed with it. A single-tenant deployment names no other workspace: 400
+        ``single_tenant``.
+        """
+        if name == self.name:
+            return self
+        if not self.multi_workspace:
+            raise ServiceError(
+                400,
+                "single_tenant",
+                f"this deployment keeps one workspace, {self.name!r}; another one is "
+                "reached only in a multi-workspace deployment (LAYOUTKIT_MULTI_WORKSPACE=1)",
+                workspace=self.name,
+            )
+        with self.store.read(snapshot=False) as tx:
+            space = tx.workspace_by_name(name)
+        if space is None:
+            return None
+        with self._siblings_lock:
+            found = self._siblings.get(space.id)
+            if found is None:
+                found = Workspace(
+                    self.store,
+                    name=space.name,
+                    registry=self.registry,
+                    unfurler=self.unfurler,
+                    ai=self.ai,
+                    multi_workspace=True,
+                    embedder=self.embedder,
+                )
+                found.public_url = self.public_url
+                # One object per workspace whichever of them is asked.
+                found._siblings = self._siblings
+                found._siblings_lock = self._siblings_lock
+                found._owns_store = False
+                self._siblings[space.id] = found
+        # A rename elsewhere since the object was made: it answers to the new name.
+        found.name = space.name
+        return found
 
     def tokens(self) -> list[dict[str, Any]]:
         """The workspace's API tokens, its own and its members from elsewhere (id, kind,
@@ -295,6 +345,13 @@ class Workspace:
                 stop()
         self.jobs.shutdown()
         self.drawing.shutdown()
+        if not self._owns_store:
+            return
+        with self._siblings_lock:
+            siblings = [w for w in self._siblings.values() if w is not self]
+            self._siblings.clear()
+        for sibling in siblings:
+            sibling.close()
         self.store.close()
         # An HTTP embedder holds a connection pool; the local one holds nothing to close.
         close_embedder = getattr(self.embedder, "close", None)
@@ -434,6 +491,8 @@ class Workspace:
     ) -> dict[str, Any]:
         """The handler in its one transaction, then the work that follows a commit."""
         with self.store.transaction() if op.writes else self.store.read() as tx:
+            if op.writes and op.name not in _ARCHIVED_MAY_WRITE:
+                _refuse_archived(tx, call.workspace_id)
             board = _board(op, tx, call)
             inside = attrs.evolve(call, tx=tx, board=board)
             result, kept = _handle(op, inside, replay)
@@ -465,6 +524,23 @@ class Workspace:
     def operations(self) -> list[dict[str, Any]]:
         """Every registered operation as ``{name, description, params_schema}``."""
         return [op.describe() for op in self.registry]
+
+
+#: What an archived workspace still lets its owners write: bringing it back.
+_ARCHIVED_MAY_WRITE = frozenset({"archive_workspace"})
+
+
+def _refuse_archived(tx: Tx, workspace_id: int) -> None:
+    """409 ``workspace_archived`` for a write into an archived workspace."""
+    space = tx.workspace(workspace_id)
+    if space is not None and space.archived_at is not None:
+        raise ServiceError(
+            409,
+            "workspace_archived",
+            f"workspace {space.name!r} is archived; its owners bring it back with "
+            "archive_workspace {archived: false}",
+            workspace=space.name,
+        )
 
 
 class _Discard(Exception):

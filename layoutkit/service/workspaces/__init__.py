@@ -2,6 +2,7 @@
 
 from layoutkit.service.workspaces import (  # noqa: F401  (importing registers the operations)
     access,
+    admin,
     identity,
     transfer,
     webhooks,

@@ -20,6 +20,7 @@ from layoutkit.service.road.reach import reachable_workspace
 from layoutkit.service.road.registry import PEOPLE, REGISTRY
 from layoutkit.service.road.workspace import Call
 from layoutkit.service.shared.common import SLUG
+from layoutkit.service.workspaces.admin import workspace_view
 from layoutkit.storage import InvitationRecord, ShareLinkRecord
 
 _LINK_ID = {"type": "string", "pattern": "^sh_[A-Za-z0-9_-]{1,80}$", "description": "share link id"}
@@ -181,13 +182,18 @@ def _role_view(tx: Any, workspace_id: int, token_id: int, role: str) -> dict[str
     "The workspaces the caller may work in, each with the caller's role there (owner, "
     "admin or member) and whether it is the one this call runs in: this one, and in a "
     "multi-workspace deployment every other one the caller's token is a member of. role "
-    "keeps those where the caller has that role.",
+    "keeps those where the caller has that role. Archived workspaces (archived: when) are "
+    "left out, the current one aside, unless archived is true.",
     {
         "properties": {
             "role": {
                 "enum": list(api_tokens.ROLES),
                 "description": "only rows with this role",
-            }
+            },
+            "archived": {
+                "type": "boolean",
+                "description": "list archived workspaces too (default false)",
+            },
         },
         "additionalProperties": False,
     },
@@ -205,11 +211,12 @@ def list_workspaces(call: Call) -> dict[str, Any]:
             roles[space.id] = reach[1]
     if "role" in call.params:
         roles = {w: role for w, role in roles.items() if role == call.params["role"]}
+    every = call.params.get("archived", False)
     return {
         "workspaces": [
-            {"name": w.name, "role": roles[w.id], "current": w.id == call.workspace_id}
+            workspace_view(w, roles[w.id], current=w.id == call.workspace_id)
             for w in tx.workspaces()
-            if w.id in roles
+            if w.id in roles and (every or w.archived_at is None or w.id == call.workspace_id)
         ],
         "multiWorkspace": call.workspace.multi_workspace,
     }

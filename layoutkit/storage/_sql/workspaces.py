@@ -55,6 +55,35 @@ class WorkspaceRows(TxBase):
         rows = self.conn.execute(select(s.workspaces).order_by(s.workspaces.c.id))
         return [record(r, WorkspaceRecord) for r in rows]
 
+    def rename_workspace(self, workspace_id: int, name: str) -> WorkspaceRecord:
+        self._write()
+        w = s.workspaces.c
+        if self.conn.execute(select(w.id).where(w.name == name, w.id != workspace_id)).first():
+            raise ConflictError(f"workspace {name!r} exists")
+        # The unique index still stops a rename racing another to the same name.
+        row = self.conn.execute(
+            update(s.workspaces)
+            .where(w.id == workspace_id)
+            .values(name=name)
+            .returning(*s.workspaces.c)
+        ).first()
+        if row is None:
+            raise NotFoundError(f"no workspace {workspace_id}")
+        return record(row, WorkspaceRecord)
+
+    def set_workspace_archived(self, workspace_id: int, archived: bool) -> WorkspaceRecord:
+        self._write()
+        w = s.workspaces.c
+        row = self.conn.execute(
+            update(s.workspaces)
+            .where(w.id == workspace_id)
+            .values(archived_at=self.now() if archived else None)
+            .returning(*s.workspaces.c)
+        ).first()
+        if row is None:
+            raise NotFoundError(f"no workspace {workspace_id}")
+        return record(row, WorkspaceRecord)
+
     def create_project(
         self,
         workspace_id: int,

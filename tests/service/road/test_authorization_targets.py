@@ -761,6 +761,13 @@ NO_IDS: dict[str, str] = {
     "invite_member": "mints an invitation into the caller's own workspace; takes only a role",
     "create_webhook": "registers a webhook of the caller's workspace; takes a URL and events",
     "list_webhooks": "lists the webhooks of the caller's workspace; takes no id",
+    "create_workspace": "takes a new name; another workspace's name answers 409 "
+    "workspace_exists (names are unique in a deployment) and reaches none of its data "
+    "(tests/service/workspaces/test_admin.py)",
+    "rename_workspace": "renames the caller's own workspace; another's name answers 409 "
+    "workspace_exists and changes nothing there (tests/service/workspaces/test_admin.py)",
+    "archive_workspace": "archives the caller's own workspace; takes no id",
+    "create_token": "mints a token of the caller's own workspace; takes a kind, a name, a role",
     "accept_invitation": "takes an invitation secret, which is the other workspace's consent "
     "to be joined (tests/service/workspaces/test_memberships.py walks its refusals)",
     **{

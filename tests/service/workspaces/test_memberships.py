@@ -51,7 +51,7 @@ def test_a_principal_lists_only_the_workspaces_it_belongs_to(pair) -> None:  # t
     bo = src.authenticate(token)
     assert bo is not None
     seen = src.call("list_workspaces", {}, bo)["workspaces"]
-    assert seen == [{"name": src.name, "role": "owner", "current": True}]
+    assert seen == [{"name": src.name, "role": "owner", "current": True, "archived": None}]
     join(dst, bo, "admin", via=src)
     seen = src.call("list_workspaces", {}, bo)["workspaces"]
     assert {(w["name"], w["role"]) for w in seen} == {(src.name, "owner"), (dst.name, "admin")}

@@ -1,0 +1,28 @@
+"""Workspaces can be archived: ``workspaces.archived_at`` says when (NULL: in use).
+
+An archived workspace refuses writes and leaves the default listing of
+``list_workspaces``; its owners can bring it back (docs/workspaces.md). A plain
+nullable column, so no table is rebuilt on SQLite and no row needs a backfill.
+
+Revision ID: 0017
+Revises: 0016
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0017"
+down_revision = "0016"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    op.add_column("workspaces", sa.Column("archived_at", sa.DateTime(timezone=True), nullable=True))
+
+
+def downgrade() -> None:
+    with op.batch_alter_table("workspaces") as batch:
+        batch.drop_column("archived_at")
