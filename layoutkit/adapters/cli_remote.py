@@ -108,8 +108,11 @@ def _remember(ctx: click.Context, param: click.Parameter, value: str | None) -> 
 
 def remote_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """``--url`` and ``--token``: run the command on a server instead of the database."""
+    # Named apart from any option of a command's own (``member accept --as-token`` is
+    # ``token``): click files parsed values by name, and two of one name share a value.
     func = click.option(
         "--token",
+        "remote_token",
         envvar=TOKEN_ENV,
         metavar="TOKEN",
         expose_value=False,
@@ -119,6 +122,7 @@ def remote_options(func: Callable[..., Any]) -> Callable[..., Any]:
     )(func)
     return click.option(
         "--url",
+        "remote_url",
         envvar=URL_ENV,
         metavar="URL",
         expose_value=False,
@@ -130,13 +134,13 @@ def remote_options(func: Callable[..., Any]) -> Callable[..., Any]:
 def target() -> tuple[str, str] | None:
     """(server URL, token) when this command runs on a server, else None."""
     chosen = click.get_current_context().meta.get(_META, {})
-    url = chosen.get("url")
+    url = chosen.get("remote_url")
     if not url:
-        if chosen.get("token"):
+        if chosen.get("remote_token"):
             raise click.UsageError("--token needs --url (or LAYOUTKIT_URL): the server to use")
         return None
     key = server_key(url)
-    token = chosen.get("token")
+    token = chosen.get("remote_token")
     if not token:
         stored = Credentials().get(key)
         if stored is None:

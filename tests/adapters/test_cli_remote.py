@@ -20,6 +20,7 @@ import pytest
 from click.testing import CliRunner, Result
 from PIL import Image
 
+from layoutkit import Workspace
 from layoutkit.adapters.cli import main
 from layoutkit.adapters.cli_remote import CONFIG_ENV, Credentials, server_key
 from tests.conftest import POSTGRES_URL
@@ -40,6 +41,10 @@ def served(
         db = f"sqlite:///{tmp_path_factory.mktemp('served') / 'served.db'}"
     # A PostgreSQL database outlives the run: --new-token prints a token every start.
     s = start_served(db, 1, "--new-token")
+    # A token of this module's own: another test's `serve --new-token` on the shared
+    # database revokes the one serve printed.
+    with Workspace.open(db) as ws:
+        s.token = ws.create_token("user", f"cli-{uuid.uuid4().hex[:8]}", role="owner")
     try:
         yield s
     finally:
