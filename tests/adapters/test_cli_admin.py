@@ -101,7 +101,10 @@ def test_tokens_and_members_of_the_workspace_named(db: str, tmp_path: Path) -> N
     secret = run("member", "invite", "--role", "admin", "--workspace", shop, "--db", db)
     assert secret.exit_code == 0 and secret.stdout.startswith("lki_")
     accepted = run("member", "accept", secret.stdout.strip(), "--as-token", home, "--db", db)
-    assert accepted.stdout.strip() == f"token {bot['id']} is a member of {shop} as admin", (accepted.output, accepted.exception)
+    assert accepted.stdout.strip() == f"token {bot['id']} is a member of {shop} as admin", (
+        accepted.output,
+        accepted.exception,
+    )
     changed = run(
         "member", "add", str(bot["id"]), "--role", "member", "--workspace", shop, "--db", db
     )

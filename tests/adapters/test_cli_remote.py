@@ -39,12 +39,11 @@ def served(
         db = POSTGRES_URL
     else:
         db = f"sqlite:///{tmp_path_factory.mktemp('served') / 'served.db'}"
-    # A PostgreSQL database outlives the run: --new-token prints a token every start.
-    s = start_served(db, 1, "--new-token")
-    # A token of this module's own: another test's `serve --new-token` on the shared
-    # database revokes the one serve printed.
+    # A token of this module's own, and no --new-token: on the database other tests
+    # share, a new serve token would revoke the one their server printed.
     with Workspace.open(db) as ws:
-        s.token = ws.create_token("user", f"cli-{uuid.uuid4().hex[:8]}", role="owner")
+        token = ws.create_token("user", f"cli-{uuid.uuid4().hex[:8]}", role="owner")
+    s = start_served(db, 1, token=token)
     try:
         yield s
     finally:

@@ -42,8 +42,9 @@ class Served:
         return httpx.post(f"{self.url}/api/v1/ops/{op}", json=body, headers=headers, timeout=30)
 
 
-def start_served(db: str, workers: int, *options: str) -> Served:
-    """``layoutkit serve`` on ``db`` as a user starts it, once it answers on loopback."""
+def start_served(db: str, workers: int, *options: str, token: str | None = None) -> Served:
+    """``layoutkit serve`` on ``db`` as a user starts it, once it answers on loopback;
+    with the owner token it prints, or ``token`` (minted by the caller) when given."""
     port = _free_port()
     env = {**os.environ, "LAYOUTKIT_FETCH": "off"}
     command = ["serve", "--db", db, "--port", str(port), "--workers", str(workers), *options]
@@ -55,15 +56,16 @@ def start_served(db: str, workers: int, *options: str) -> Served:
         env=env,
     )
     assert proc.stdout is not None
-    token, deadline = None, time.monotonic() + 60
-    while token is None and time.monotonic() < deadline:
+    printed, deadline = None, time.monotonic() + 60
+    while printed is None and time.monotonic() < deadline:
         line = proc.stdout.readline()
         if not line:
             break
         if line.startswith("owner token (keep it private): "):
-            token = line.split(": ", 1)[1].strip()
+            printed = line.split(": ", 1)[1].strip()
         elif line.startswith("API: "):
             break  # past the token line: none was printed
+    token = token or printed
     assert token, "serve printed no owner token"
     url = f"http://127.0.0.1:{port}"
     while time.monotonic() < deadline:
