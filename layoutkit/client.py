@@ -300,15 +300,9 @@ def _work_params(scope: Mapping[str, Any], timeout: float | None) -> dict[str, A
     return params
 
 
-class Client:
-    """A blocking client of a layoutkit server at ``url`` (``http://host:port``).
-
-    ``token`` is sent as a bearer credential; ``workspace`` picks a workspace of a
-    multi-workspace deployment. ``timeout`` is seconds or an ``httpx.Timeout``
-    (default: 5 s to connect, 60 s to answer; long polls get longer). ``retries``
-    bounds repeats after ``503 busy`` and lost connections. ``transport`` replaces
-    httpx's (tests, proxies, an ASGI app in-process).
-    """
+class _Base:
+    """What both clients hold: the shared :class:`_Core` and an httpx client of their
+    kind, and the requests they send (built here, sent by each its own way)."""
 
     def __init__(
         self,
@@ -319,21 +313,90 @@ class Client:
         timeout: float | httpx.Timeout | None = None,
         retries: int = RETRIES,
         backoff: float = BACKOFF_S,
-        transport: httpx.BaseTransport | None = None,
+        transport: httpx.BaseTransport | httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self._core = _Core(
             url, token, workspace=workspace, timeout=timeout, retries=retries, backoff=backoff
         )
-        self._http = httpx.Client(
-            base_url=self._core.url,
-            headers=self._core.headers(),
-            timeout=self._core.timeout,
-            transport=transport,
-        )
+        self._http: Any = self._open(transport)
+
+    def _open(self, transport: Any) -> httpx.Client | httpx.AsyncClient:
+        raise NotImplementedError
+
+    def _http_settings(self, transport: Any) -> dict[str, Any]:
+        core = self._core
+        return {
+            "base_url": core.url,
+            "headers": core.headers(),
+            "timeout": core.timeout,
+            "transport": transport,
+        }
 
     @property
     def url(self) -> str:
         return self._core.url
+
+    def _raw(
+        self,
+        method: str,
+        path: str,
+        json: Any,
+        params: Mapping[str, Any] | None,
+        content: bytes | str | None,
+        headers: Mapping[str, str] | None,
+        timeout: float | httpx.Timeout | None,
+    ) -> tuple[httpx.Request, bool]:
+        method = method.upper()
+        request = self._http.build_request(
+            method,
+            path,
+            json=json,
+            params=params,
+            content=content,
+            headers=headers,
+            timeout=timeout if timeout is not None else self._core.timeout,
+        )
+        return request, method in IDEMPOTENT_METHODS
+
+    def _op(self, op: str, params: Mapping[str, Any] | None) -> tuple[httpx.Request, bool]:
+        prep = self._core.prepare_call(op, params)
+        request = self._http.build_request(
+            prep.method, prep.path, json=prep.body, timeout=prep.timeout
+        )
+        return request, prep.replayable
+
+
+def _image_path(board: str, card: int) -> str:
+    return f"{API}/boards/{board}/cards/{card}/image"
+
+
+def _upload(board: str, files: Iterable[FileInput], options: Mapping[str, Any]) -> dict[str, Any]:
+    return {**options, "board": board, "files": encode_files(files)}
+
+
+def _task_upload(
+    task: str, files: Iterable[FileInput], options: Mapping[str, Any]
+) -> dict[str, Any]:
+    return {**options, "id": task, "files": encode_files(files)}
+
+
+def _render(board: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    return {**params, "board": board, "format": "png"}
+
+
+class Client(_Base):
+    """A blocking client of a layoutkit server at ``url`` (``http://host:port``).
+
+    ``token`` is sent as a bearer credential; ``workspace`` picks a workspace of a
+    multi-workspace deployment. ``timeout`` is seconds or an ``httpx.Timeout``
+    (default: 5 s to connect, 60 s to answer; long polls get longer). ``retries``
+    bounds repeats after ``503 busy`` and lost connections, ``backoff`` is the first
+    wait in seconds (doubling). ``transport`` replaces httpx's (tests, proxies, an
+    ASGI app in-process).
+    """
+
+    def _open(self, transport: Any) -> httpx.Client:
+        return httpx.Client(**self._http_settings(transport))
 
     def __enter__(self) -> Client:
         return self
@@ -375,16 +438,7 @@ class Client:
         """A raw request to ``path`` under the server (``/api/v1/health``), with the
         client's credential, retries and timeouts. Any status is answered as it is;
         only a server that cannot be reached raises (503 ``unreachable``)."""
-        request = self._http.build_request(
-            method.upper(),
-            path,
-            json=json,
-            params=params,
-            content=content,
-            headers=headers,
-            timeout=timeout if timeout is not None else self._core.timeout,
-        )
-        return self._send(request, method.upper() in IDEMPOTENT_METHODS)
+        return self._send(*self._raw(method, path, json, params, content, headers, timeout))
 
     def operations(self) -> list[dict[str, Any]]:
         """Every operation as ``Workspace.operations()`` lists it: name, description,
@@ -395,11 +449,7 @@ class Client:
         """Run ``op`` on the server and answer its result, or raise its ServiceError."""
         if self._core._ops is None:
             self.operations()
-        prep = self._core.prepare_call(op, params)
-        request = self._http.build_request(
-            prep.method, prep.path, json=prep.body, timeout=prep.timeout
-        )
-        return _answer(self._send(request, prep.replayable))
+        return _answer(self._send(*self._op(op, params)))
 
     # -- helpers
 
@@ -408,14 +458,14 @@ class Client:
     ) -> dict[str, Any]:
         """Upload files (paths or ``(name, bytes[, mime])``) onto ``board``; ``options``
         are upload_files' other params (section, anchor, side, createSection...)."""
-        return self.call("upload_files", {**options, "board": board, "files": encode_files(files)})
+        return self.call("upload_files", _upload(board, files, options))
 
     def upload_task_files(
         self, task: str, files: Iterable[FileInput], **options: Any
     ) -> dict[str, Any]:
         """Attach files to task ``task``; ``options`` are upload_task_file's other params
         (kind, hint, load, versionOf...)."""
-        return self.call("upload_task_file", {**options, "id": task, "files": encode_files(files)})
+        return self.call("upload_task_file", _task_upload(task, files, options))
 
     def card_image(
         self,
@@ -428,8 +478,7 @@ class Client:
     ) -> bytes:
         """A card's picture as PNG bytes (at ``version``, cut to ``region`` {x, y, w, h})."""
         query = _Core.image_query(version, max_dim, region)
-        response = self.request("GET", f"{API}/boards/{board}/cards/{card}/image", params=query)
-        return _Core.bytes_of(response)
+        return _Core.bytes_of(self.request("GET", _image_path(board, card), params=query))
 
     def card_file(self, card: int) -> bytes:
         """A card's stored file as bytes (an uploaded PDF, image or document)."""
@@ -438,8 +487,7 @@ class Client:
     def render_to_file(self, board: str, out: str | Path, **params: Any) -> list[Path]:
         """Draw ``board`` as PNG into ``out`` (tiles beside it); answers the files written.
         ``params`` are render_board's (scale, section, region...)."""
-        result = self.call("render_board", {**params, "board": board, "format": "png"})
-        return _Core.write_render(result, out)
+        return _Core.write_render(self.call("render_board", _render(board, params)), out)
 
     def wait_for_work(self, timeout: float | None = None, **scope: Any) -> dict[str, Any]:
         """One long poll: capsules of work in ``scope`` (project, branch or board, agent),
@@ -455,33 +503,12 @@ class Client:
                 yield found
 
 
-class AsyncClient:
-    """The async twin of :class:`Client` (httpx.AsyncClient): the same methods, awaited."""
+class AsyncClient(_Base):
+    """The async twin of :class:`Client` (on httpx.AsyncClient, asyncio or trio): the
+    same constructor and methods, awaited; ``iter_work`` is an async iterator."""
 
-    def __init__(
-        self,
-        url: str,
-        token: str | None = None,
-        *,
-        workspace: str | None = None,
-        timeout: float | httpx.Timeout | None = None,
-        retries: int = RETRIES,
-        backoff: float = BACKOFF_S,
-        transport: httpx.AsyncBaseTransport | None = None,
-    ) -> None:
-        self._core = _Core(
-            url, token, workspace=workspace, timeout=timeout, retries=retries, backoff=backoff
-        )
-        self._http = httpx.AsyncClient(
-            base_url=self._core.url,
-            headers=self._core.headers(),
-            timeout=self._core.timeout,
-            transport=transport,
-        )
-
-    @property
-    def url(self) -> str:
-        return self._core.url
+    def _open(self, transport: Any) -> httpx.AsyncClient:
+        return httpx.AsyncClient(**self._http_settings(transport))
 
     async def __aenter__(self) -> AsyncClient:
         return self
@@ -523,16 +550,7 @@ class AsyncClient:
         timeout: float | httpx.Timeout | None = None,
     ) -> httpx.Response:
         """See :meth:`Client.request`."""
-        request = self._http.build_request(
-            method.upper(),
-            path,
-            json=json,
-            params=params,
-            content=content,
-            headers=headers,
-            timeout=timeout if timeout is not None else self._core.timeout,
-        )
-        return await self._send(request, method.upper() in IDEMPOTENT_METHODS)
+        return await self._send(*self._raw(method, path, json, params, content, headers, timeout))
 
     async def operations(self) -> list[dict[str, Any]]:
         """See :meth:`Client.operations`."""
@@ -542,25 +560,19 @@ class AsyncClient:
         """See :meth:`Client.call`."""
         if self._core._ops is None:
             await self.operations()
-        prep = self._core.prepare_call(op, params)
-        request = self._http.build_request(
-            prep.method, prep.path, json=prep.body, timeout=prep.timeout
-        )
-        return _answer(await self._send(request, prep.replayable))
+        return _answer(await self._send(*self._op(op, params)))
 
     async def upload_files(
         self, board: str, files: Iterable[FileInput], **options: Any
     ) -> dict[str, Any]:
         """See :meth:`Client.upload_files`."""
-        params = {**options, "board": board, "files": encode_files(files)}
-        return await self.call("upload_files", params)
+        return await self.call("upload_files", _upload(board, files, options))
 
     async def upload_task_files(
         self, task: str, files: Iterable[FileInput], **options: Any
     ) -> dict[str, Any]:
         """See :meth:`Client.upload_task_files`."""
-        params = {**options, "id": task, "files": encode_files(files)}
-        return await self.call("upload_task_file", params)
+        return await self.call("upload_task_file", _task_upload(task, files, options))
 
     async def card_image(
         self,
@@ -573,8 +585,7 @@ class AsyncClient:
     ) -> bytes:
         """See :meth:`Client.card_image`."""
         query = _Core.image_query(version, max_dim, region)
-        path = f"{API}/boards/{board}/cards/{card}/image"
-        return _Core.bytes_of(await self.request("GET", path, params=query))
+        return _Core.bytes_of(await self.request("GET", _image_path(board, card), params=query))
 
     async def card_file(self, card: int) -> bytes:
         """See :meth:`Client.card_file`."""
@@ -582,8 +593,7 @@ class AsyncClient:
 
     async def render_to_file(self, board: str, out: str | Path, **params: Any) -> list[Path]:
         """See :meth:`Client.render_to_file`."""
-        result = await self.call("render_board", {**params, "board": board, "format": "png"})
-        return _Core.write_render(result, out)
+        return _Core.write_render(await self.call("render_board", _render(board, params)), out)
 
     async def wait_for_work(self, timeout: float | None = None, **scope: Any) -> dict[str, Any]:
         """See :meth:`Client.wait_for_work`."""

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import settings
 
 from layoutkit import Workspace
+from tests.through_client import through  # noqa: F401 (a fixture for every module)
 
 # Hypothesis' per-example deadline is a timing assert: on a loaded machine (CI
 # shares its cores) a correct example that reads the database can take longer.

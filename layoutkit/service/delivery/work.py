@@ -316,7 +316,10 @@ async def wait_for_work_async(
     """``wait_for_work`` for an event loop: each look runs in a worker thread
     through ``in_thread``; between looks the call waits on the loop alone."""
     once = {**params, "timeout": 0}
-    # The first look checks params and access as the blocking call would.
+    # The looks send timeout 0, so the wait asked for is checked here (a remote caller
+    # asking for 61 s hears 400 as an embedder does, not a 61 s wait).
+    ws.registry.get("wait_for_work").check_params(params)
+    # The first look checks the rest of the params and access as the blocking call would.
     found = await in_thread(ws.call, "wait_for_work", once, principal)
     deadline = time.monotonic() + _timeout(params)
     waker = ws.store.waker

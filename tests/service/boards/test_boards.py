@@ -2,9 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from layoutkit import Principal, ServiceError, Workspace
+from tests.through_client import Through
+
+
+# Every test here runs in-process and again through layoutkit.Client on a live server
+# (tests/through_client.py): the same answers, refusals and bodies on both roads.
+@pytest.fixture
+def ws(ws: Workspace, through: Through) -> Iterator[Workspace]:
+    with through(ws) as served:
+        yield served
+
+
+@pytest.fixture
+def any_ws(any_ws: Workspace, through: Through) -> Iterator[Workspace]:
+    with through(any_ws) as served:
+        yield served
 
 
 def _err(ws: Workspace, op: str, params: dict, principal: Principal | None = None) -> ServiceError:
