@@ -87,7 +87,7 @@ def test_errors_carry_the_servers_status_code_and_body(served: Served) -> None:
         remote = _err(lambda: client.call("get", {"kind": "board", "board": "roadmap2"}))
         assert (remote.status, remote.code, remote.body) == (local.status, local.code, local.body)
         assert "roadmap" in remote.body["didYouMean"]
-        invalid = _err(lambda: client.call("create", {"kind": "board", "slug": "Bad Slug"}))
+        invalid = _err(lambda: client.call("compose_board", {"board": "roadmap", "cards": 5}))
         assert (invalid.status, invalid.code) == (400, "invalid_params")
         unknown = _err(lambda: client.call("no_such_op", {}))
         assert unknown.status == 404 and unknown.body["code"] == unknown.code
