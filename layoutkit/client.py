@@ -19,17 +19,18 @@ I/O (send, sleep) the sync or async way.
 from __future__ import annotations
 
 import base64
-import mimetypes
 import random
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 
 from layoutkit.errors import ServiceError
+from layoutkit.files import guess_mime
 
 __all__ = ["TIMEOUT", "UNREACHABLE", "AsyncClient", "Client", "FileInput"]
 
@@ -66,9 +67,10 @@ def new_request_key() -> str:
     return f"lkc-{uuid.uuid4().hex}"
 
 
-def encode_files(files: Iterable[FileInput]) -> list[dict[str, Any]]:
-    """Files as the ``{name, data, mime}`` entries upload operations take (base64 data)."""
-    out: list[dict[str, Any]] = []
+def read_files(files: Iterable[FileInput]) -> list[tuple[str, bytes, str]]:
+    """Files as ``(name, bytes, mime)``: a path is read, a MIME type left out is guessed
+    from the name."""
+    out: list[tuple[str, bytes, str]] = []
     for item in files:
         if isinstance(item, (str, Path)):
             path = Path(item)
@@ -76,12 +78,23 @@ def encode_files(files: Iterable[FileInput]) -> list[dict[str, Any]]:
         else:
             name, data = item[0], item[1]
             mime = item[2] if len(item) > 2 else None  # type: ignore[misc]
-        entry: dict[str, Any] = {"name": name, "data": base64.b64encode(data).decode("ascii")}
-        mime = mime or mimetypes.guess_type(name)[0]
-        if mime:
-            entry["mime"] = mime
-        out.append(entry)
+        out.append((name, data, mime or guess_mime(name)))
     return out
+
+
+def encode_files(files: Iterable[FileInput]) -> list[dict[str, Any]]:
+    """Files as the ``{name, data, mime}`` entries upload operations take (base64 data)."""
+    return [
+        {"name": name, "data": base64.b64encode(data).decode("ascii"), "mime": mime}
+        for name, data, mime in read_files(files)
+    ]
+
+
+def _form_value(value: Any) -> str:
+    """A plain field of a multipart upload: the server reads text (true/false, digits)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
 
 
 def error_from_response(response: httpx.Response) -> ServiceError:
@@ -358,6 +371,21 @@ class _Base:
         )
         return request, method in IDEMPOTENT_METHODS
 
+    def _multipart(
+        self, path: str, files: Iterable[FileInput], fields: Mapping[str, Any]
+    ) -> tuple[httpx.Request, bool]:
+        """An upload as multipart/form-data to ``path`` (the upload routes): files travel
+        as raw bytes, so a file up to the upload limit (25 MiB) fits, where base64 in a
+        JSON body would pass the body's 8 MiB. A requestKey of its own makes it
+        replayable."""
+        data = {name: _form_value(value) for name, value in fields.items()}
+        data.setdefault("requestKey", new_request_key())
+        parts = [("files", part) for part in read_files(files)]
+        request = self._http.build_request(
+            "POST", path, files=parts, data=data, timeout=self._core.timeout
+        )
+        return request, True
+
     def _op(self, op: str, params: Mapping[str, Any] | None) -> tuple[httpx.Request, bool]:
         prep = self._core.prepare_call(op, params)
         request = self._http.build_request(
@@ -370,14 +398,12 @@ def _image_path(board: str, card: int) -> str:
     return f"{API}/boards/{board}/cards/{card}/image"
 
 
-def _upload(board: str, files: Iterable[FileInput], options: Mapping[str, Any]) -> dict[str, Any]:
-    return {**options, "board": board, "files": encode_files(files)}
+def _board_upload_path(board: str) -> str:
+    return f"{API}/boards/{quote(board, safe='')}/upload"
 
 
-def _task_upload(
-    task: str, files: Iterable[FileInput], options: Mapping[str, Any]
-) -> dict[str, Any]:
-    return {**options, "id": task, "files": encode_files(files)}
+def _task_upload_path(task: str) -> str:
+    return f"{API}/tasks/{quote(str(task), safe='')}/upload"
 
 
 def _render(board: str, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -458,14 +484,14 @@ class Client(_Base):
     ) -> dict[str, Any]:
         """Upload files (paths or ``(name, bytes[, mime])``) onto ``board``; ``options``
         are upload_files' other params (section, anchor, side, createSection...)."""
-        return self.call("upload_files", _upload(board, files, options))
+        return _answer(self._send(*self._multipart(_board_upload_path(board), files, options)))
 
     def upload_task_files(
         self, task: str, files: Iterable[FileInput], **options: Any
     ) -> dict[str, Any]:
         """Attach files to task ``task``; ``options`` are upload_task_file's other params
         (kind, hint, load, versionOf...)."""
-        return self.call("upload_task_file", _task_upload(task, files, options))
+        return _answer(self._send(*self._multipart(_task_upload_path(task), files, options)))
 
     def card_image(
         self,
@@ -566,13 +592,15 @@ class AsyncClient(_Base):
         self, board: str, files: Iterable[FileInput], **options: Any
     ) -> dict[str, Any]:
         """See :meth:`Client.upload_files`."""
-        return await self.call("upload_files", _upload(board, files, options))
+        request = self._multipart(_board_upload_path(board), files, options)
+        return _answer(await self._send(*request))
 
     async def upload_task_files(
         self, task: str, files: Iterable[FileInput], **options: Any
     ) -> dict[str, Any]:
         """See :meth:`Client.upload_task_files`."""
-        return await self.call("upload_task_file", _task_upload(task, files, options))
+        request = self._multipart(_task_upload_path(task), files, options)
+        return _answer(await self._send(*request))
 
     async def card_image(
         self,

@@ -190,6 +190,12 @@ def test_uploads_files_and_card_images_as_bytes(served: Served, tmp_path: Path) 
         task = client.call("create", {"kind": "task", "title": "Files"})["task"]["id"]
         attached = client.upload_task_files(task, [("plan.md", b"# Plan\n")], kind="plan")
         assert [u["filename"] for u in attached["uploaded"]] == ["plan.md"]
+        # Uploads travel as multipart: a file whose base64 would pass the JSON body's
+        # 8 MiB goes through whole, under a section, and a retry key of its own.
+        big = bytes(range(256)) * (9 * 1024 * 4)  # 9 MiB
+        landed = client.upload_files("home", [("dump.bin", big)], section="Logs")
+        assert landed["files"][0]["size"] == len(big)
+        assert client.card_file(landed["cards"][0]["id"]) == big
 
 
 def _post_ask(ws: Workspace, text: str) -> None:
@@ -410,7 +416,7 @@ def test_the_async_twin_retries_the_same_way(monkeypatch: pytest.MonkeyPatch) ->
 # ---------------------------------------------------------------- packaging
 
 
-def test_the_client_module_imports_only_httpx_the_stdlib_and_errors() -> None:
+def test_the_client_module_imports_only_httpx_the_stdlib_and_two_small_modules() -> None:
     import sys
 
     tree = ast.parse(Path(client_module.__file__).read_text())
@@ -423,7 +429,8 @@ def test_the_client_module_imports_only_httpx_the_stdlib_and_errors() -> None:
     foreign = {
         r
         for r in roots
-        if r.split(".")[0] not in sys.stdlib_module_names and r not in ("httpx", "layoutkit.errors")
+        if r.split(".")[0] not in sys.stdlib_module_names
+        and r not in ("httpx", "layoutkit.errors", "layoutkit.files")
     }
     assert foreign == set()
     assert layoutkit.Client is Client and layoutkit.AsyncClient is AsyncClient
