@@ -118,9 +118,20 @@ def schema_drift(conn: Connection) -> list[Any]:
     return list(compare_metadata(context, s.metadata))
 
 
+def undo_since_0016(conn: Connection) -> None:
+    """Take a database at head back to revision 0015: no webhooks (0016), workspaces
+    that cannot be archived (0017)."""
+    s.webhook_deliveries.drop(conn)
+    s.webhooks.drop(conn)
+    # In place on both backends (SQLite 3.35+): rebuilding workspaces would cascade.
+    conn.execute(text("ALTER TABLE workspaces DROP COLUMN archived_at"))
+
+
 def undo_token_homes(conn: Connection) -> None:
     """Take a database at head back to how it was before revision 0015: no invitations,
-    tokens without a home. For tests that rewind to an older revision and upgrade."""
+    tokens without a home (and nothing of the revisions after it). For tests that rewind
+    to an older revision and upgrade."""
+    undo_since_0016(conn)
     s.invitations.drop(conn)
     ops = Operations(MigrationContext.configure(conn))
     ops.drop_index("ix_api_tokens_home", "api_tokens")

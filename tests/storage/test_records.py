@@ -91,6 +91,8 @@ def test_public_surface_is_pinned() -> None:
             "TaskTitleRow",
             "TaskVocabRecord",
             "Tx",
+            "WebhookDeliveryRecord",
+            "WebhookRecord",
             "WorkspaceRecord",
             "blob_key",
             "fold_tag",

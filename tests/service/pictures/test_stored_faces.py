@@ -261,7 +261,7 @@ def test_a_board_drawn_as_glances_reads_only_what_glances_show(any_ws: Workspace
     with any_ws.store.read() as tx:
         board = tx.board_by_slug(any_ws.workspace_id, "wide")
         assert board is not None
-        whole = scrape(tx, board, {"pages": "full"})
+        whole = scrape(any_ws, tx, board, {"pages": "full"})
     assert render.png_glances(whole)
     assert base64.b64decode(picture) == render.render_board(whole, format="png")
 

@@ -24,5 +24,6 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("workspaces") as batch:
-        batch.drop_column("archived_at")
+    # In place (SQLite 3.35+ and PostgreSQL): a batch rebuild of workspaces would
+    # drop the table every other one cascades from.
+    op.execute("ALTER TABLE workspaces DROP COLUMN archived_at")
