@@ -244,6 +244,9 @@ def test_the_async_twin_does_what_the_client_does(served: Served, tmp_path: Path
             out["image"] = await client.card_image("rev", card)
             out["file"] = await client.card_file(card)
             out["work"] = await client.wait_for_work(5, project="shop")
+            # New work for the second agent: the first ask is leased to the first one
+            # until its lease runs out, a minute the iterator would otherwise wait.
+            _post_ask(served.ws, "Async again?")
             async for found in client.iter_work(0, project="shop", agent="second"):
                 out["iterated"] = found
                 break
@@ -265,7 +268,7 @@ def test_the_async_twin_does_what_the_client_does(served: Served, tmp_path: Path
     assert [a["question"] for a in out["work"]["asks"]] == ["Async?"]
     assert out["health"] == {"ok": True}
     assert out["rendered"][0].exists()
-    assert out["iterated"]["asks"]
+    assert [a["question"] for a in out["iterated"]["asks"]] == ["Async again?"]
 
 
 # ---------------------------------------------------------------- scripted transports
