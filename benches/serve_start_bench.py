@@ -94,10 +94,11 @@ def _first_answer(url: str, params: dict[str, str], began: float) -> float:
     with httpx.Client(timeout=30) as client:
         while time.perf_counter() - began < DEADLINE_S:
             try:
-                if client.get(url, params=params, follow_redirects=True).status_code == 200:
-                    return time.perf_counter() - began
+                status = client.get(url, params=params, follow_redirects=True).status_code
             except httpx.TransportError:
-                pass
+                status = None  # not listening yet
+            if status == 200:
+                return time.perf_counter() - began
             time.sleep(0.005)
     raise RuntimeError(f"{url} never answered")
 

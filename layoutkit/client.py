@@ -317,6 +317,9 @@ class _Base:
     """What both clients hold: the shared :class:`_Core` and an httpx client of their
     kind, and the requests they send (built here, sent by each its own way)."""
 
+    #: The httpx client each kind sends with.
+    _HTTP: type[httpx.Client] | type[httpx.AsyncClient]
+
     def __init__(
         self,
         url: str,
@@ -331,10 +334,7 @@ class _Base:
         self._core = _Core(
             url, token, workspace=workspace, timeout=timeout, retries=retries, backoff=backoff
         )
-        self._http: Any = self._open(transport)
-
-    def _open(self, transport: Any) -> httpx.Client | httpx.AsyncClient:
-        raise NotImplementedError
+        self._http: Any = self._HTTP(**self._http_settings(transport))
 
     def _http_settings(self, transport: Any) -> dict[str, Any]:
         core = self._core
@@ -421,8 +421,7 @@ class Client(_Base):
     ASGI app in-process).
     """
 
-    def _open(self, transport: Any) -> httpx.Client:
-        return httpx.Client(**self._http_settings(transport))
+    _HTTP = httpx.Client
 
     def __enter__(self) -> Client:
         return self
@@ -533,8 +532,7 @@ class AsyncClient(_Base):
     """The async twin of :class:`Client` (on httpx.AsyncClient, asyncio or trio): the
     same constructor and methods, awaited; ``iter_work`` is an async iterator."""
 
-    def _open(self, transport: Any) -> httpx.AsyncClient:
-        return httpx.AsyncClient(**self._http_settings(transport))
+    _HTTP = httpx.AsyncClient
 
     async def __aenter__(self) -> AsyncClient:
         return self

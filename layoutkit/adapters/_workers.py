@@ -186,7 +186,9 @@ def stopping_on_sigterm() -> Any:
 def _worker(sock: socket.socket, settings: dict[str, Any]) -> None:  # pragma: no cover
     # Runs in a fresh (spawned) process; its coverage is the end-to-end test's.
     stopping_on_sigterm()
-    try:
+    # A stop signal (SIGINT, or SIGTERM turned into one) is how a worker is told to
+    # end, whether it arrives while importing or while serving: end quietly.
+    with contextlib.suppress(KeyboardInterrupt):
         from layoutkit.service.road import offload
 
         # Started with the stop signals blocked (offload.ShelteredSpawn): one
@@ -199,8 +201,6 @@ def _worker(sock: socket.socket, settings: dict[str, Any]) -> None:  # pragma: n
             uvicorn.Server(config).run(sockets=[sock])
         finally:
             offload.stop()
-    except KeyboardInterrupt:
-        pass
 
 
 class Supervisor:
