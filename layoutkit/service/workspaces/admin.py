@@ -36,10 +36,20 @@ def _multi_only(call: Call, what: str) -> None:
         )
 
 
-def _taken(name: str) -> ServiceError:
-    return ServiceError(
-        409, "workspace_exists", f"a workspace is called {name!r} already", field="name"
-    )
+#: What create_workspace and rename_workspace take: the name to give.
+_NAME_PARAMS = {
+    "required": ["name"],
+    "properties": {"name": WORKSPACE_NAME},
+    "additionalProperties": False,
+}
+
+
+def _free(tx: Any, name: str) -> None:
+    """Refuse ``name`` when a workspace of the deployment has it (names are unique)."""
+    if tx.workspace_by_name(name) is not None:
+        raise ServiceError(
+            409, "workspace_exists", f"a workspace is called {name!r} already", field="name"
+        )
 
 
 def workspace_view(space: Any, role: str | None, *, current: bool) -> dict[str, Any]:
@@ -60,11 +70,7 @@ def workspace_view(space: Any, role: str | None, *, current: bool) -> dict[str, 
     "token's home stays where it was minted. Reach the new workspace with the "
     "X-Layoutkit-Workspace header (HTTP) or --workspace (CLI). 409 workspace_exists for a "
     "taken name. Owners of this workspace only.",
-    {
-        "required": ["name"],
-        "properties": {"name": WORKSPACE_NAME},
-        "additionalProperties": False,
-    },
+    _NAME_PARAMS,
     writes=True,
     principals=PEOPLE,
     role="owner",
@@ -72,8 +78,7 @@ def workspace_view(space: Any, role: str | None, *, current: bool) -> dict[str, 
 def create_workspace(call: Call) -> dict[str, Any]:
     tx, who, name = call.tx, call.principal, call.params["name"]
     _multi_only(call, "making a workspace")
-    if tx.workspace_by_name(name) is not None:
-        raise _taken(name)
+    _free(tx, name)
     space = tx.create_workspace(name)
     if who.token is not None:
         tx.set_membership(space.id, who.token, "owner")
@@ -89,11 +94,7 @@ def create_workspace(call: Call) -> dict[str, Any]:
     "Rename the workspace this call runs in (multi-workspace deployments only). Names are "
     "unique: 409 workspace_exists for a taken one. Task ids and headers that spelled the "
     "old name stop reaching it. Owners only.",
-    {
-        "required": ["name"],
-        "properties": {"name": WORKSPACE_NAME},
-        "additionalProperties": False,
-    },
+    _NAME_PARAMS,
     writes=True,
     principals=PEOPLE,
     role="owner",
@@ -104,8 +105,7 @@ def rename_workspace(call: Call) -> dict[str, Any]:
     before = tx.workspace(call.workspace_id)
     assert before is not None
     if before.name != name:
-        if tx.workspace_by_name(name) is not None:
-            raise _taken(name)
+        _free(tx, name)
         tx.rename_workspace(call.workspace_id, name)
         tx.record_event("workspace.rename", who.label, detail={"from": before.name, "to": name})
     space = tx.workspace(call.workspace_id)
