@@ -24,6 +24,7 @@ from typing import Any
 
 from layoutkit.errors import ServiceError
 from layoutkit.net import Fetcher, FetchError, allowed_target, parse_target
+from layoutkit.service.boards.boards import board_url
 from layoutkit.service.road import hooks
 from layoutkit.service.road.registry import PEOPLE, REGISTRY
 from layoutkit.service.road.workspace import Call, Workspace
@@ -342,11 +343,10 @@ def _board_changed(call: Call) -> None:
     now = tx.board(before.id)
     if now is None or now.rev == before.rev:
         return
-    path = f"/boards/{now.slug}"
     emit(
         call,
         "board.changed",
-        {"board": now.slug, "rev": now.rev, "url": call.workspace.link(path)},
+        {"board": now.slug, "rev": now.rev, "url": board_url(call.workspace, now.slug)},
         workspace_id=now.workspace_id,
         coalesce_key=f"board:{now.id}",
         delay=BOARD_DEBOUNCE,
