@@ -243,15 +243,17 @@ def _run(
         _fail(err, as_json)
 
 
-def _run_upload(db: str, op: str, params: dict[str, Any], as_json: bool) -> dict[str, Any]:
-    """An upload (``upload_files`` or ``upload_task_file``): on a server, as
-    multipart/form-data through the client's helpers, so files up to the upload limit
-    fit where base64 in a JSON body would pass its 8 MiB."""
+def _run_upload(
+    db: str, op: str, params: dict[str, Any], files: list[tuple[str, bytes, str]], as_json: bool
+) -> dict[str, Any]:
+    """An upload (``upload_files`` or ``upload_task_file``) of ``files`` with ``params``:
+    on a server as multipart/form-data through the client's helpers (raw bytes, so
+    files up to the upload limit fit where base64 in a JSON body would pass its
+    8 MiB); here as the operation's base64 entries."""
     remote = cli_remote.target()
     if remote is None:
-        return _run(db, op, params, as_json)
-    rest = {k: v for k, v in params.items() if k != "files"}
-    files = [(f["name"], base64.b64decode(f["data"]), f["mime"]) for f in params["files"]]
+        return _run(db, op, {**params, "files": _encoded(files)}, as_json)
+    rest = dict(params)
     try:
         with cli_remote.client(*remote) as client:
             if op == "upload_files":
@@ -278,12 +280,13 @@ def fetch_options(func: Callable[..., Any]) -> Callable[..., Any]:
     )(func)
 
 
-def _encode_files(
+def _read_files(
     paths: Iterable[tuple[str, Path]], label: str, as_json: bool
-) -> list[dict[str, Any]]:
-    """Read files as ``{name, data, mime}`` entries, with a per-file progress bar on stderr."""
+) -> list[tuple[str, bytes, str]]:
+    """Read files as ``(name, bytes, mime)``, with a per-file progress bar on stderr; a
+    file over the upload limit is refused before anything is sent."""
     items = list(paths)
-    out: list[dict[str, Any]] = []
+    out: list[tuple[str, bytes, str]] = []
     with click.progressbar(
         items,
         label=label,
@@ -302,15 +305,16 @@ def _encode_files(
                     ),
                     as_json,
                 )
-            data = path.read_bytes()
-            out.append(
-                {
-                    "name": name,
-                    "data": base64.b64encode(data).decode("ascii"),
-                    "mime": guess_mime(name),
-                }
-            )
+            out.append((name, path.read_bytes(), guess_mime(name)))
     return out
+
+
+def _encoded(files: list[tuple[str, bytes, str]]) -> list[dict[str, Any]]:
+    """Files as the ``{name, data, mime}`` entries operations take (base64 data)."""
+    return [
+        {"name": name, "data": base64.b64encode(data).decode("ascii"), "mime": mime}
+        for name, data, mime in files
+    ]
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -518,8 +522,8 @@ def upload(
     """Upload FILES to a board: images become media cards, PDFs A4 file cards, others chips."""
     if side is not None and anchor is None:
         raise click.UsageError("--side needs --anchor")
-    entries = _encode_files(((Path(f).name, Path(f)) for f in files), "reading", as_json)
-    params: dict[str, Any] = {"board": slug, "files": entries}
+    read = _read_files(((Path(f).name, Path(f)) for f in files), "reading", as_json)
+    params: dict[str, Any] = {"board": slug}
     for key, value in (("section", section), ("anchor", anchor), ("side", side)):
         if value is not None:
             params[key] = value
@@ -527,7 +531,7 @@ def upload(
         params["createSection"] = True
     if request_key:
         params["requestKey"] = request_key
-    result = _run_upload(db, "upload_files", params, as_json)
+    result = _run_upload(db, "upload_files", params, read, as_json)
     if as_json:
         _emit_json(result)
         return
@@ -654,8 +658,8 @@ def task_upload(
     as_json: bool,
 ) -> None:
     """Attach text FILES to task ID; a file named like one it has becomes its next version."""
-    entries = _encode_files(((Path(f).name, Path(f)) for f in files), "reading", as_json)
-    params: dict[str, Any] = {"id": task_id, "kind": kind, "files": entries}
+    read = _read_files(((Path(f).name, Path(f)) for f in files), "reading", as_json)
+    params: dict[str, Any] = {"id": task_id, "kind": kind}
     for key, value in (
         ("hint", hint),
         ("load", load),
@@ -664,7 +668,7 @@ def task_upload(
     ):
         if value is not None:
             params[key] = value
-    result = _run_upload(db, "upload_task_file", params, as_json)
+    result = _run_upload(db, "upload_task_file", params, read, as_json)
     if as_json:
         _emit_json(result)
         return
@@ -804,7 +808,7 @@ def push(
         if shots:
             params["shots"] = shots
     if files:
-        params["files"] = _encode_files(files, "reading set", as_json)
+        params["files"] = _encoded(_read_files(files, "reading set", as_json))
     if section:
         params["section"] = section
     if request_key:
