@@ -17,6 +17,7 @@ import logging
 import os
 import re
 import signal
+import threading
 import urllib.parse
 import weakref
 from collections.abc import Awaitable, Callable
@@ -980,7 +981,6 @@ def _serve_on(
 
     base = listening_url(sockets[0].getsockname()[0], sockets[0].getsockname()[1])
     ws.public_url = public_url or base
-    slug = seed_example(ws) if example else None
     plain, kept = ws.serve_token(new=new_token)
     echo(f"layoutkit serving on {base}" + (f" ({workers} worker processes)" if workers > 1 else ""))
     if ws.public_url != base:
@@ -993,11 +993,8 @@ def _serve_on(
             f"(token {kept['id']}, created {kept['created']}); "
             "'layoutkit serve --new-token' mints a new one and revokes it"
         )
-    if slug:
-        echo(
-            f"open the example board: {ws.link(f'/boards/{slug}')}?token={plain or '<owner token>'}"
-        )
     echo(f"API: {ws.link(API + '/openapi.json')}   MCP (streamable HTTP): {ws.link('/mcp')}")
+    board = _ExampleBoard(ws, plain, echo) if example else None
     # Each process has engine processes of its own: together about one per core.
     engines = max(1, ENGINE_WORKERS // workers)
     children = None
@@ -1014,17 +1011,24 @@ def _serve_on(
         os.environ[WORKER_SETTINGS_ENV] = json.dumps(settings)
         app = f"{__name__}:worker_app"
         if len(sockets) == 1:
+            if board:  # this process serves no request here: the example comes first
+                board.start()
+                board.wait()
             _serve_shared_socket(app, sockets, workers)
             return
         children = _workers.Supervisor(
             sockets[1:], {"app": app, "factory": True, "log_level": "warning"}
         )
     server = _uvicorn_server(
-        uvicorn.Config(create_app(ws, engine_workers=engines), log_level="warning"), children
+        uvicorn.Config(create_app(ws, engine_workers=engines), log_level="warning"),
+        children,
+        board.start if board else None,
     )
     try:
         server.run(sockets=sockets[:1])
     finally:
+        if board:
+            board.wait()
         if children:
             children.stop()
         offload.stop()
@@ -1045,16 +1049,62 @@ def _serve_shared_socket(app: str, sockets: list[Any], workers: int) -> None:
     Multiprocess(config, sockets=sockets).run()
 
 
-def _uvicorn_server(config: Any, children: _workers.Supervisor | None) -> Any:
+class _ExampleBoard:
+    """Composes the example board once the server listens.
+
+    Composing it lays out a diagram, which imports the optimizer (about half a
+    second) and the diagram engine: done before listening, a first start would
+    answer its first request only after them. Its address is printed once the
+    board is there, so the address a person sees always opens it; a server
+    stopped meanwhile waits for it (:meth:`wait`), so no half-made example is
+    left behind for the next start to skip.
+    """
+
+    def __init__(self, ws: Workspace, plain: str | None, echo: Callable[[str], None]) -> None:
+        self._ws = ws
+        self._plain = plain
+        self._echo = echo
+        self._thread = threading.Thread(target=self._compose, name="layoutkit-example")
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def wait(self) -> None:
+        if self._thread.is_alive():
+            self._thread.join()
+
+    def _compose(self) -> None:
+        try:
+            slug = seed_example(self._ws)
+        except Exception as err:
+            log.exception("the example board could not be composed")
+            self._echo(f"the example board could not be composed: {err}")
+            return
+        token = self._plain or "<owner token>"
+        self._echo(f"open the example board: {self._ws.link(f'/boards/{slug}')}?token={token}")
+
+
+def _uvicorn_server(
+    config: Any,
+    children: _workers.Supervisor | None,
+    listening: Callable[[], None] | None = None,
+) -> Any:
     """A uvicorn server that starts the ``children`` once it listens, and stops when
     they cannot start (uvicorn is imported here: embedding code that only builds
-    the app never needs it)."""
+    the app never needs it). ``listening`` runs once it listens, too.
+    """
     import uvicorn
 
     class Server(uvicorn.Server):
         async def startup(self, sockets: list[Any] | None = None) -> None:
             await super().startup(sockets=sockets)
-            if self.started and children is not None:
+            if self.started:
+                self.listened()
+
+        def listened(self) -> None:
+            if listening is not None:
+                listening()
+            if children is not None:
                 children.start(failed=self.stop_serving)
 
         def stop_serving(self) -> None:

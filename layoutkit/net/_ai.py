@@ -8,9 +8,11 @@ the small protocol it calls (``layoutkit.service.road.ai.AiBackend``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
+if TYPE_CHECKING:
+    import httpx
+
 
 DEFAULT_MODEL = "default"
 #: A completion that takes longer than this is given up (the caller sees 502).
@@ -33,6 +35,8 @@ class OpenAICompatibleBackend:
         timeout: float = TIMEOUT_S,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
+        import httpx
+
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.model = model
         headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
@@ -44,6 +48,8 @@ class OpenAICompatibleBackend:
 
     def complete(self, system: str, prompt: str, *, max_tokens: int) -> str:
         """The model's answer; raises :class:`AiError` when there is none."""
+        import httpx
+
         body: dict[str, Any] = {
             "model": self.model,
             "messages": [

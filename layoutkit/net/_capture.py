@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-import httpx
 from PIL import Image
 
 from layoutkit import imaging
@@ -206,6 +205,8 @@ class SidecarCapture:
         self.url = url
 
     def shoot(self, url: str, address: str) -> dict[str, Shot]:
+        import httpx
+
         target, ip = _checked(url, address)
         views = {n: {"width": w, "height": h, "mobile": m} for n, (w, h, m) in VIEWS.items()}
         try:

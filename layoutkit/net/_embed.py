@@ -7,12 +7,14 @@ applies. The key goes out as a bearer token and stays out of reprs.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
 import numpy as np
 
 from layoutkit.meaning._base import EmbedError, Vectors, normalised
+
+if TYPE_CHECKING:
+    import httpx
 
 DEFAULT_MODEL = "default"
 #: An embedding request that takes longer than this is given up.
@@ -34,6 +36,8 @@ class HttpEmbedder:
         dim: int | None = None,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
+        import httpx
+
         self.url = base_url.rstrip("/") + "/embeddings"
         self.model = model
         self.timeout = timeout
@@ -61,6 +65,8 @@ class HttpEmbedder:
         return np.vstack(parts) if len(parts) > 1 else parts[0]
 
     def _ask(self, texts: list[str]) -> Vectors:
+        import httpx
+
         try:
             response = self._client.post(self.url, json={"model": self.model, "input": texts})
         except httpx.TimeoutException as exc:

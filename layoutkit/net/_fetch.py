@@ -29,12 +29,10 @@ import threading
 import time
 import zlib
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
 import attrs
-import httpcore
-import httpx
 
 from layoutkit.net._address import (
     IPAddress,
@@ -45,6 +43,12 @@ from layoutkit.net._address import (
     refusal,
 )
 from layoutkit.net._errors import FetchError
+
+if TYPE_CHECKING:
+    import httpx
+
+# httpx (and httpcore, which imports trio where it is installed) is imported by
+# the fetch that needs it: a server that never unfurls a link starts without it.
 
 MAX_BYTES = 2 * 1024 * 1024
 TIME_LIMIT = 5.0
@@ -93,62 +97,6 @@ class Fetched:
             if key.strip().lower() == "charset":
                 return value.strip().strip("\"'") or None
         return None
-
-
-class _PinnedBackend(httpcore.NetworkBackend):
-    """A network backend that knows one host and dials the address checked for it."""
-
-    def __init__(self, target: Target, address: IPAddress, dial: Dial) -> None:
-        self._target = target
-        self._address = address
-        self._dial = dial
-        self._sync = httpcore.SyncBackend()
-
-    def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Any = None,
-    ) -> httpcore.NetworkStream:
-        asked = host.strip("[]").lower().rstrip(".")
-        if asked != self._target.host or port != self._target.port:
-            # The client asked for a host this fetch did not check: never dial it.
-            raise httpcore.ConnectError(f"{host}:{port} is not the checked host")
-        where, to_port = self._dial(self._address, port)
-        # The pool is built without a local address, so this is None; it is handed on
-        # so the backend keeps httpcore's contract rather than dropping the argument.
-        return self._sync.connect_tcp(
-            where,
-            to_port,
-            timeout=timeout,
-            local_address=local_address,
-            socket_options=socket_options,
-        )
-
-    def connect_unix_socket(
-        self, path: str, timeout: float | None = None, socket_options: Any = None
-    ) -> httpcore.NetworkStream:
-        raise httpcore.ConnectError("unix sockets are never dialled")
-
-    def sleep(self, seconds: float) -> None:
-        time.sleep(seconds)
-
-
-class _PinnedTransport(httpx.HTTPTransport):
-    """httpx's transport over a one-connection pool whose backend is pinned."""
-
-    def __init__(self, backend: _PinnedBackend, tls: ssl.SSLContext | None) -> None:
-        super().__init__(trust_env=False, retries=0)
-        # httpx offers no network_backend argument; the pool it built is
-        # replaced by one with the same TLS context and the pinned backend.
-        self._pool = httpcore.ConnectionPool(
-            ssl_context=tls or httpx.create_ssl_context(trust_env=False),
-            max_connections=1,
-            retries=0,
-            network_backend=backend,
-        )
 
 
 class _Decoder:
@@ -325,7 +273,11 @@ class Fetcher:
         left = deadline - time.monotonic()
         if left <= 0:
             raise FetchError("timed_out", f"the fetch took longer than {self.time_limit:g} s")
-        backend = _PinnedBackend(target, address, self.dial)
+        import httpx
+
+        from layoutkit.net._pinned import PinnedBackend, PinnedTransport
+
+        backend = PinnedBackend(target, address, self.dial)
         sent = {
             "user-agent": USER_AGENT,
             "accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1",
@@ -335,7 +287,7 @@ class Fetcher:
         try:
             with (
                 httpx.Client(
-                    transport=_PinnedTransport(backend, self.tls),
+                    transport=PinnedTransport(backend, self.tls),
                     trust_env=False,
                     follow_redirects=False,
                     timeout=httpx.Timeout(left),

@@ -459,6 +459,7 @@ def test_serve_calls_run_server_with_the_workspace(
     def serve(server: uvicorn.Server, sockets: list[socket.socket]) -> None:
         started.update(app=server.config.app, address=sockets[0].getsockname())
         server.started = True
+        server.listened()  # type: ignore[attr-defined]  # what uvicorn's startup calls
 
     monkeypatch.setattr(uvicorn.Server, "run", serve)
     res = run("serve", "--db", db, "--port", "0", "--example", "--workers", "1")
@@ -480,6 +481,7 @@ def test_serve_keeps_its_owner_token_until_asked_for_a_new_one(
 
     def serve(server: uvicorn.Server, sockets: list[socket.socket]) -> None:
         server.started = True
+        server.listened()  # type: ignore[attr-defined]  # what uvicorn's startup calls
 
     monkeypatch.setattr(uvicorn.Server, "run", serve)
     first = run("serve", "--db", db, "--port", "0", "--workers", "1")

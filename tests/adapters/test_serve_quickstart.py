@@ -74,6 +74,19 @@ class Serving:
                 time.sleep(0.05)
         raise AssertionError("serve never answered its health check")
 
+    def line(self, prefix: str) -> str:
+        """The first line printed that starts with ``prefix``, read as it comes."""
+        assert self.proc.stdout is not None
+        deadline = time.monotonic() + DEADLINE_S
+        while not any(x.startswith(prefix) for x in self.lines):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"serve never printed {prefix!r}: {self.lines}")
+            line = self.proc.stdout.readline()
+            if not line:
+                raise AssertionError(f"serve exited before printing {prefix!r}: {self.lines}")
+            self.lines.append(line.rstrip("\n"))
+        return next(x for x in self.lines if x.startswith(prefix))
+
     def stderr(self) -> str:
         assert self.proc.stderr is not None
         return self.proc.stderr.read()
@@ -124,6 +137,7 @@ def test_serve_stops_cleanly(tmp_path: Path, workers: int, sig: int, group: bool
             while not _workers_listening(serving) and time.monotonic() < deadline:
                 time.sleep(0.05)
             assert _workers_listening(serving)
+        serving.line("open the example board: ")
         page = httpx.get(
             f"{serving.url}/boards/welcome", params={"token": serving.token}, timeout=30
         )
@@ -149,7 +163,7 @@ def test_serve_stopped_while_its_worker_starts_exits_cleanly(tmp_path: Path) -> 
 def test_addresses_default_to_the_listening_address(tmp_path: Path) -> None:
     serving = Serving(tmp_path, "--example", "--workers", "1")
     try:
-        example = next(x for x in serving.lines if x.startswith("open the example board: "))
+        example = serving.line("open the example board: ")
         assert example.endswith(f"{serving.url}/boards/welcome?token={serving.token}")
         headers = {"authorization": f"Bearer {serving.token}"}
         shared = httpx.post(
@@ -173,7 +187,7 @@ def test_the_public_url_reaches_every_worker(tmp_path: Path) -> None:
     )
     try:
         assert f"public address: {public}" in serving.lines
-        example = next(x for x in serving.lines if x.startswith("open the example board: "))
+        example = serving.line("open the example board: ")
         assert example.startswith(f"open the example board: {public}/boards/welcome?token=")
         deadline = time.monotonic() + DEADLINE_S
         while not _workers_listening(serving) and time.monotonic() < deadline:

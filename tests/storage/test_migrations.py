@@ -54,6 +54,35 @@ def test_the_migrations_build_exactly_the_declared_schema(store: SqlStore) -> No
         assert schema_drift(tx.conn) == []
 
 
+def test_shipped_files_name_their_revisions_and_the_highest_is_the_head() -> None:
+    # Opening a database at the head skips Alembic on the strength of the file
+    # names alone: each must carry its revision, and its parent the one before.
+    revisions = {r.revision: r for r in _migrations.scripts().walk_revisions()}
+    files = sorted(p for p in (_migrations.SCRIPTS / "versions").glob("*.py"))
+    assert [p.name[:4] for p in files] == sorted(revisions)
+    for path in files:
+        rev = revisions[path.name[:4]]
+        assert rev.module.__file__ is not None and Path(rev.module.__file__).name == path.name
+        if rev.revision != _migrations.BASELINE:
+            assert rev.down_revision == f"{int(rev.revision) - 1:04d}"
+    assert _migrations.shipped_head() == HEAD
+
+
+def test_a_database_at_the_head_opens_without_alembic(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    url = f"sqlite:///{tmp_path / 'at-head.db'}"
+    open_store(url).close()
+    probe = (
+        "import sys; from layoutkit.storage import open_store; "
+        f"open_store({url!r}).close(); "
+        "print('alembic' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
 def test_revisions_form_one_line_from_the_baseline() -> None:
     chain = [r.revision for r in _migrations.scripts().walk_revisions()][::-1]
     assert chain[0] == _migrations.BASELINE
