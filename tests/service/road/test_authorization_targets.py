@@ -836,6 +836,11 @@ def away_digest(world: World) -> str:
     """Everything of away's data the samples could reach, as one hash."""
     ws, a = world.away, world.a
     wid = ws.workspace_id
+    # Faces drawn and links fetched in the background land when they land: an
+    # earlier row's job must not pass for a change this row made.
+    for space in (world.home, world.away):
+        space.jobs.drain(timeout=60)
+        space.drawing.drain(timeout=60)
     rows: list[Any] = []
     with ws.store.read() as tx:
         rows.append(tx.workspace(wid))
