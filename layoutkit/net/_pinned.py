@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import ssl
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpcore
 import httpx
 
 from layoutkit.net._address import IPAddress, Target
-from layoutkit.net._fetch import Dial
+
+if TYPE_CHECKING:
+    # Only a name for the annotations: _fetch imports this module when it fetches.
+    from layoutkit.net._fetch import Dial
 
 
 class PinnedBackend(httpcore.NetworkBackend):
