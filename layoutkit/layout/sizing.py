@@ -326,6 +326,7 @@ CHART_STAT_H = 62.0
 CHART_GAP = 4.0
 BAR_ROW_H = 26.0
 COMPARE_ROW_H = 34.0
+COMPARE_LEGEND_H = 18.0
 PIE_DIAMETER = 120.0
 PIE_ROW_H = 18.0
 PIE_LEGEND_SIZE = 11.0
@@ -396,7 +397,7 @@ def chart_area_height(viz: Any, data: Any, w: float) -> float:
     data = data if isinstance(data, dict) else {}
     n = chart_rows(viz, data)
     if viz == "compare":
-        return COMPARE_ROW_H * n
+        return COMPARE_LEGEND_H + COMPARE_ROW_H * n if n else 0.0
     if data.get("series") and viz in ("line", "area", "bars", "scatter"):
         plot, xlabels, legend = series_bands(data, w)
         return plot + xlabels + legend
@@ -419,7 +420,15 @@ def pie_diameter(w: float) -> float:
 def series_bands(data: dict[str, Any], w: float) -> tuple[float, float, float]:
     """(plot, x-label band, legend band) heights of a series chart face at width ``w``."""
     plot = min(max(90.0, w * 0.35), SERIES_PLOT_MAX)
-    xlabels = SERIES_XLABEL_H if isinstance(data.get("x"), list) and data["x"] else 0.0
+    # an x axis is labelled by its names or, when points come as pairs, by their x values
+    pairs = any(
+        isinstance(p, (list, tuple))
+        for s in data.get("series") or []
+        if isinstance(s, dict)
+        for p in (s.get("points") or [])
+    )
+    named_x = isinstance(data.get("x"), list) and data["x"]
+    xlabels = SERIES_XLABEL_H if named_x or pairs else 0.0
     named = any(
         isinstance(s, dict) and (s.get("label") or s.get("name")) for s in data.get("series") or []
     )

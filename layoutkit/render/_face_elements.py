@@ -21,6 +21,7 @@ from layoutkit.layout.sizing import (
     CHART_GAP,
     CHART_STAT_H,
     CHIP_H,
+    COMPARE_LEGEND_H,
     FACE_TITLE_SIZE,
     FINDING_BULLET,
     FINDING_HEAD_H,
@@ -57,6 +58,7 @@ from layoutkit.layout.sizing import (
 from layoutkit.layout.text import FontName, line_height, text_width
 from layoutkit.render._chart_parts import (
     Axis,
+    axis_break,
     Legend,
     Scale,
     bar_spans,
@@ -66,8 +68,15 @@ from layoutkit.render._chart_parts import (
     ranked_shares,
     ref_label_spots,
     series_points,
+    spread_labels,
     stacks,
+    donut_centre,
+    pie_entry,
     value_axis,
+    worse_tone,
+    x_domain,
+    x_labels,
+    x_number_labels,
 )
 from layoutkit.render._charts import compare_delta, delta_text
 from layoutkit.render._face_text import markdown_face
@@ -200,12 +209,15 @@ def _series_plot(viz: Any, data: dict, a: Area) -> _SeriesPlot | None:
     half = line_height(SERIES_AXIS_SIZE) / 2
     # tick labels are centred on their lines: keep half a label free above and below
     sy = Scale(axis.lo, axis.hi, top + legend_h + half, max(plot_h - 2 * half, 20.0), flip=True)
-    sx = Scale(xs[0], xs[-1], x + gutter, max(w - gutter, 20.0), band=viz == "bars")
+    x_lo, x_hi = (xs[0], xs[-1]) if viz == "bars" else x_domain(viz, xs)
+    sx = Scale(x_lo, x_hi, x + gutter, max(w - gutter, 20.0), band=viz == "bars")
     return _SeriesPlot(viz, data, series, stack, a, xlabel_h, legend_h, axis, sx, sy)
 
 
 def _series_axes(plot: _SeriesPlot) -> list[Item]:
-    """Grid lines with their tick labels, the zero line and the y axis."""
+    """Grid lines with their tick labels, the baseline and the y axis. An axis
+    that starts above zero says so: its foot carries a break mark instead of
+    the solid line a zero baseline gets, and the bottom tick is labelled."""
     sx, sy = plot.sx, plot.sy
     px0, pw = sx.start, sx.length
     half = line_height(SERIES_AXIS_SIZE) / 2
@@ -213,31 +225,37 @@ def _series_axes(plot: _SeriesPlot) -> list[Item]:
     for t, label in zip(plot.axis.ticks, plot.axis.labels, strict=True):
         items.append(Path(((px0, sy(t)), (px0 + pw, sy(t))), stroke=SOFT, width=1))
         items.append(_axis_text(px0 - 5, sy(t) - half, label, "end"))
-    zero = sy(sy.floor())
-    items.append(Path(((px0, zero), (px0 + pw, zero)), stroke=MUTED, width=1))
+    foot = sy(sy.floor())
+    items.append(Path(((px0, foot), (px0 + pw, foot)), stroke=MUTED, width=1))
     items.append(Path(((px0, sy.start), (px0, sy.start + sy.length)), stroke=LINE, width=1))
+    if plot.axis.cut:
+        items.append(Path(axis_break(px0, foot), stroke=MUTED, width=1.2))
     return items
 
 
 def _series_xlabels(plot: _SeriesPlot) -> list[Item]:
-    """Every label that has room under the plot, thinned out evenly."""
+    """Tick marks and labels under the plot: the ``x`` names (dates read as
+    dates) or, for numeric x, round values; thinned so none overlaps and the
+    last one stays inside the card."""
     x, _, w, _ = plot.area
-    xlabels = plot.data.get("x") if isinstance(plot.data.get("x"), list) else []
-    if not (plot.xlabel_h and xlabels):
+    if not plot.xlabel_h:
         return []
     sx, sy = plot.sx, plot.sy
-    room = sx.length / max(len(xlabels), 1)
-    every = max(1, int(40 // max(room, 1)) + (1 if room < 40 else 0))
-    half = line_height(SERIES_AXIS_SIZE) / 2
+    raw = plot.data.get("x") if isinstance(plot.data.get("x"), list) else []
+    if raw:
+        names = x_labels(raw[: int(sx.hi - sx.lo) + 1])
+        ticks = [(sx.lo + i, fit_line(n, 120, SERIES_AXIS_SIZE)) for i, n in enumerate(names)]
+    elif plot.viz == "bars":
+        ticks = sorted({(px, fmt_num(px)) for pts in plot.series for px, _ in pts})
+    else:
+        ticks = x_number_labels(sx.lo, sx.hi)
+    spots = [(sx(v), text_width(t, SERIES_AXIS_SIZE)) for v, t in ticks]
+    foot = sy.start + sy.length
     items: list[Item] = []
-    for i, label in enumerate(xlabels[:48]):
-        if i % every:
-            continue
-        shown = fit_line(str(label), room * every - 2, SERIES_AXIS_SIZE)
-        lx, half_w = sx(sx.lo + i), text_width(shown, SERIES_AXIS_SIZE) / 2
-        # the end labels of a line stay inside the card
-        anchor = "start" if lx - half_w < x else "end" if lx + half_w > x + w else "middle"
-        items.append(_axis_text(lx, sy.start + sy.length + half, shown, anchor))
+    for i, lx, anchor in spread_labels(spots, x, x + w):
+        tx = spots[i][0]
+        items.append(Path(((tx, foot), (tx, foot + 3)), stroke=MUTED, width=1))
+        items.append(_axis_text(lx, foot + 3, ticks[i][1], anchor))
     return items
 
 
@@ -333,13 +351,24 @@ def _series_face(viz: Any, data: dict, a: Area) -> list[Item]:
 
 
 def _bars_face(viz: Any, data: dict, a: Area, rows: list[dict]) -> list[Item]:
+    """Label, bar and the bar's value (with its unit) just past its end: the
+    value column is as wide as the widest value, the bars take the rest."""
     x, top, w, h = a
     rank = as_number(data.get("rank"))
     if viz == "bars" and rank:
-        rows = [{**r, "unit": "%"} for r in ranked_shares(rows, rank)]
+        rows = ranked_shares(rows, rank, data.get("unit"))
     unit = data.get("unit")
     peaks = _unit_peaks(rows, unit, ("value",))
     row_h = max(16.0, min(26.0, h / max(len(rows), 1)))
+    shown = [
+        fit_line(
+            str(r.get("display") or fmt_value(r.get("value"), r.get("unit") or unit)), w * 0.3, 10
+        )
+        for r in rows
+    ]
+    value_w = max([text_width(t, 10) for t in shown] or [0.0]) + 6
+    bar_x = x + w * 0.32
+    bar_room = max(x + w - value_w - bar_x, 10.0)
     items: list[Item] = []
     for i, row in enumerate(rows):
         ry = top + i * row_h
@@ -349,57 +378,81 @@ def _bars_face(viz: Any, data: dict, a: Area, rows: list[dict]) -> list[Item]:
         items.append(
             Text(x, ry, (fit_line(str(row.get("label") or ""), w * 0.3, 11),), 11, "sans", FG)
         )
+        bar = 0.0
         if value is not None:
             peak = peaks.get(row.get("unit") or unit) or 1.0
             color = (
                 tone(row["tone"])[0] if row.get("tone") else SERIES[i % 8 if viz == "flow" else 0]
             )
-            items.append(
-                Box(
-                    x + w * 0.32,
-                    ry + 2,
-                    max(abs(value) / peak * w * 0.5, 1),
-                    min(row_h - 6, 12),
-                    fill=color,
-                    radius=2,
-                )
-            )
-        shown = row.get("display") or fmt_value(row.get("value"), row.get("unit") or unit)
-        items.append(
-            Text(x + w, ry, (fit_line(str(shown), w * 0.17, 10),), 10, "sans", MUTED, 0.0, "end")
-        )
+            bar = max(abs(value) / peak * bar_room, 1)
+            items.append(Box(bar_x, ry + 2, bar, min(row_h - 6, 12), fill=color, radius=2))
+        items.append(Text(bar_x + bar + 6, ry + 1, (shown[i],), 10, "sans", FG))
     return items
 
 
+_BEFORE_INK = "#adb5bd"
+
+
 def _compare_face(data: dict, a: Area, rows: list[dict]) -> list[Item]:
+    """A legend naming before and after, then per row: label (and note), the
+    two bars on their unit's scale with their values, and the delta chip. An
+    after bar that got worse wears the chip's colour."""
     x, top, w, h = a
     unit = data.get("unit")
+    better = data.get("better")
     peaks = _unit_peaks(rows, unit, ("before", "after"))
+    names = (str(data.get("before") or "Before"), str(data.get("after") or "After"))
+    items = _swatch_legend(((names[0], _BEFORE_INK), (names[1], ACCENT)), x + w * 0.28, top, w)
+    top += COMPARE_LEGEND_H
+    h -= COMPARE_LEGEND_H
     row_h = max(22.0, min(34.0, h / max(len(rows), 1)))
-    items: list[Item] = []
+    pairs = [
+        (as_number(r.get("before")) or 0.0, as_number(r.get("after")) or 0.0, r.get("unit") or unit)
+        for r in rows
+    ]
+    texts = [(fmt_value(b, u), fmt_value(af, u)) for b, af, u in pairs]
+    deltas = [compare_delta(b, af, better) for b, af, _ in pairs]
+    chips = [fit_line(delta_text(d["pct"], d["ratio"]), w * 0.28, 10, "sans-bold") for d in deltas]
+    chip_w = max([text_width(c, 10, "sans-bold") for c in chips] or [0.0]) + 8
+    value_w = max([text_width(t, 9) for pair in texts for t in pair] or [0.0]) + 6
+    bar_x = x + w * 0.28
+    bar_room = max(x + w - chip_w - value_w - bar_x, 10.0)
     for i, item in enumerate(rows):
         ry = top + i * row_h
         if ry + 20 > top + h:
             break
-        before, after = as_number(item.get("before")) or 0.0, as_number(item.get("after")) or 0.0
-        d = compare_delta(before, after, data.get("better"))
-        ink = tone(item.get("tone") if item.get("tone") else d["tone"])[0]
-        peak = peaks.get(item.get("unit") or unit) or 1.0
-        bw = w * 0.4
+        before, after, u = pairs[i]
+        ink_tone = item.get("tone") if item.get("tone") else deltas[i]["tone"]
+        peak = peaks.get(u) or 1.0
         items.append(
-            Text(x, ry + 2, (fit_line(str(item.get("label") or ""), w * 0.28, 11),), 11, "sans", FG)
+            Text(x, ry + 2, (fit_line(str(item.get("label") or ""), w * 0.26, 11),), 11, "sans", FG)
         )
-        items.append(
-            Box(x + w * 0.3, ry + 2, max(abs(before) / peak * bw, 1), 7, fill="#adb5bd", radius=1)
-        )
-        items.append(
-            Box(x + w * 0.3, ry + 11, max(abs(after) / peak * bw, 1), 7, fill=ACCENT, radius=1)
-        )
+        worse = worse_tone(before, after, better, ink_tone)
+        inks = (_BEFORE_INK, tone(worse)[0] if worse else ACCENT)
+        for k, value in enumerate((before, after)):
+            bw = max(abs(value) / peak * bar_room, 1)
+            by = ry + 2 + k * 11
+            items.append(Box(bar_x, by, bw, 9, fill=inks[k], radius=1))
+            items.append(Text(bar_x + bw + 4, by - 1.5, (texts[i][k],), 9, "sans", MUTED))
         if item.get("note"):
-            note = fit_line(str(item["note"]), w * 0.28, 9.5)
+            note = fit_line(str(item["note"]), w * 0.26, 9.5)
             items.append(Text(x, ry + 17, (note,), 9.5, "sans", MUTED))
-        chip = fit_line(delta_text(d["pct"], d["ratio"]), w * 0.28, 10, "sans-bold")
-        items.append(Text(x + w, ry + 3, (chip,), 10, "sans-bold", ink, 0.0, "end"))
+        ink = tone(ink_tone)[0]
+        items.append(Text(x + w, ry + 5, (chips[i],), 10, "sans-bold", ink, 0.0, "end"))
+    return items
+
+
+def _swatch_legend(
+    entries: tuple[tuple[str, str], ...], x: float, y: float, w: float
+) -> list[Item]:
+    """Named swatches on one row, each in its own colour."""
+    items: list[Item] = []
+    lx = x
+    for name, ink in entries:
+        shown = fit_line(name, max(x + w - lx - 14, 10), SERIES_AXIS_SIZE)
+        items.append(Box(lx, y + 3, 9, 9, fill=ink, radius=1))
+        items.append(Text(lx + 13, y, (shown,), SERIES_AXIS_SIZE, "sans", FG))
+        lx += 13 + text_width(shown, SERIES_AXIS_SIZE) + 14
     return items
 
 
@@ -450,8 +503,7 @@ def _pie_legend(
         shown = row.get("display") or fmt_value(
             row.get("value"), row.get("unit") or data.get("unit")
         )
-        pct = values[i] / total * 100
-        label = f"{row.get('label') or ''} — {shown} ({pct:.0f}%)"
+        label = pie_entry(row.get("label"), str(shown), values[i] / total * 100)
         items.append(Box(lx, ry + 3, 10, 10, fill=_slice_color(rows, i), radius=2))
         items.append(
             Text(lx + 15, ry, (fit_line(label, x + w - lx - 15, PIE_LEGEND_SIZE),), PIE_LEGEND_SIZE)
@@ -469,13 +521,15 @@ def _pie_face(viz: Any, data: dict, a: Area, rows: list[dict]) -> list[Item]:
     cx, cy = x + r, top + r
     inner = r * 0.58 if viz == "donut" else 0.0
     items = _pie_wedges(values, total, rows, (cx, cy, r, inner))
-    if inner:
-        # a donut shows its total in the hole
-        total_text = fit_line(
-            fmt_value(sum(values), data.get("unit")), inner * 1.6, 12, "sans-bold"
-        )
+    centre = donut_centre(sum(values), data.get("unit")) if inner else None
+    # the hole says the total whole or nothing: a cut-off number is worse than none
+    size = next(
+        (z for z in (12.0, 10.0, 8.5) if text_width(centre or "", z, "sans-bold") <= inner * 1.7),
+        None,
+    )
+    if centre and size:
         items.append(
-            Text(cx, cy - line_height(12) / 2, (total_text,), 12, "sans-bold", FG, 0.0, "middle")
+            Text(cx, cy - line_height(size) / 2, (centre,), size, "sans-bold", FG, 0.0, "middle")
         )
     return items + _pie_legend(values, total, data, rows, x + d + 16, a)
 
