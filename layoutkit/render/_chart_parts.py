@@ -433,14 +433,11 @@ def donut_centre(total: float, unit: str | None) -> str | None:
 HEAT_LEVELS = 5
 
 
-def heat_stops(lo: float, hi: float, levels: int = HEAT_LEVELS) -> list[tuple[float, str]]:
-    """The colour scale's steps (each step's lower value) and the labels a
-    legend prints under its two ends."""
+def heat_level(value: float, lo: float, hi: float, levels: int = HEAT_LEVELS) -> int:
+    """The step of the colour scale a value falls in: lo..hi in equal steps."""
     if hi <= lo:
-        hi = lo + 1
-    return [
-        (lo + (hi - lo) * i / levels, compact(lo + (hi - lo) * i / levels)) for i in range(levels)
-    ]
+        return levels - 1 if value > 0 else 0
+    return max(0, min(levels - 1, int((value - lo) / (hi - lo) * levels)))
 
 
 def worse_tone(before: float, after: float, better: Any, tone: str) -> str | None:

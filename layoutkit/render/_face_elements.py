@@ -57,21 +57,24 @@ from layoutkit.layout.sizing import (
 )
 from layoutkit.layout.text import FontName, line_height, text_width
 from layoutkit.render._chart_parts import (
+    HEAT_LEVELS,
     Axis,
-    axis_break,
     Legend,
     Scale,
+    axis_break,
     bar_spans,
     bar_width,
+    compact,
+    donut_centre,
+    heat_level,
     label_spot,
     lifted,
+    pie_entry,
     ranked_shares,
     ref_label_spots,
     series_points,
     spread_labels,
     stacks,
-    donut_centre,
-    pie_entry,
     value_axis,
     worse_tone,
     x_domain,
@@ -540,20 +543,21 @@ HeatCell = tuple[float, float, float]
 @dataclass(frozen=True)
 class _HeatGrid:
     """Where a heatmap's cells start and how large they are; labels sit in the
-    gutter at the left and the band on top."""
+    gutter at the left and the band on top, the colour scale under the grid."""
 
     top: float
     left: float
     grid_top: float
-    size: float
+    cw: float
+    ch: float
     gutter: float
 
     def label(self, tx: float, ty: float, text: str, anchor: Any = "start") -> Text:
-        shown = fit_line(text, max(self.gutter - 6, self.size * 3), HEAT_LABEL_SIZE)
+        shown = fit_line(text, max(self.gutter - 6, self.cw * 3), HEAT_LABEL_SIZE)
         return Text(tx, ty, (shown,), HEAT_LABEL_SIZE, "sans", MUTED, 0.0, anchor)
 
     def row_label(self, r: int, text: str) -> Text:
-        ly = self.grid_top + r * self.size + (self.size - line_height(HEAT_LABEL_SIZE)) / 2
+        ly = self.grid_top + r * self.ch + (self.ch - line_height(HEAT_LABEL_SIZE)) / 2
         return self.label(self.left - 6, ly, text, "end")
 
 
@@ -570,10 +574,10 @@ def _calendar_cells(calendar: dict, g: _HeatGrid) -> tuple[list[HeatCell], list[
         day = (when + timedelta(days=i)) if when else None
         col, row = (i + offset) // 7, (i + offset) % 7
         # a month is named over its first week column, unless the last name is in the way
-        if day and day.month != last and row <= 1 and g.left + col * g.size >= last_x:
-            items.append(g.label(g.left + col * g.size, g.top, day.strftime("%b")))
+        if day and day.month != last and row <= 1 and g.left + col * g.cw >= last_x:
+            items.append(g.label(g.left + col * g.cw, g.top, day.strftime("%b")))
             last = day.month
-            last_x = g.left + col * g.size + text_width(day.strftime("%b"), HEAT_LABEL_SIZE) + 4
+            last_x = g.left + col * g.cw + text_width(day.strftime("%b"), HEAT_LABEL_SIZE) + 4
     return cells, items
 
 
@@ -588,47 +592,65 @@ def _matrix_cells(data: dict, g: _HeatGrid, rows: int) -> tuple[list[HeatCell], 
     ys = data.get("y") if isinstance(data.get("y"), list) else []
     items: list[Item] = [g.row_label(r, str(name)) for r, name in enumerate(ys[:rows])]
     xs = data.get("x") if isinstance(data.get("x"), list) else []
-    every = max(1, math.ceil(24 / g.size)) if g.size < 24 else 1
+    every = max(1, math.ceil(24 / g.cw)) if g.cw < 24 else 1
     for c, name in enumerate(xs):
         if c % every == 0:
-            items.append(g.label(g.left + c * g.size + g.size / 2, g.top, str(name), "middle"))
+            items.append(g.label(g.left + c * g.cw + g.cw / 2, g.top, str(name), "middle"))
     return cells, items
 
 
-def _heat_boxes(cells: list[HeatCell], g: _HeatGrid) -> list[Item]:
-    """One accent box per cell, more opaque the larger its value."""
-    if not cells:
-        return []
-    hi = max(v for _, _, v in cells) or 1.0
-    items: list[Item] = []
-    for c, r, v in cells:
-        alpha = int(30 + 225 * max(min(v / hi, 1.0), 0.0))
-        items.append(
-            Box(
-                g.left + c * g.size,
-                g.grid_top + r * g.size,
-                g.size - 1,
-                g.size - 1,
-                fill=f"#1c6ae4{alpha:02x}",
-                radius=1.5,
-            )
+def _heat_ink(level: int) -> str:
+    """The accent, more opaque at each step of the colour scale."""
+    alpha = int(30 + 225 * level / (HEAT_LEVELS - 1))
+    return f"#1c6ae4{alpha:02x}"
+
+
+def _heat_boxes(cells: list[HeatCell], g: _HeatGrid, lo: float, hi: float) -> list[Item]:
+    """One box per cell in the ink of its step of the colour scale."""
+    return [
+        Box(
+            g.left + c * g.cw,
+            g.grid_top + r * g.ch,
+            g.cw - 1,
+            g.ch - 1,
+            fill=_heat_ink(heat_level(v, lo, hi)),
+            radius=1.5,
         )
+        for c, r, v in cells
+    ]
+
+
+def _heat_legend(g: _HeatGrid, y: float, lo: float, hi: float, unit: Any) -> list[Item]:
+    """The colour scale under the grid: its lowest value, one swatch per step, its highest."""
+    low, high = compact(lo), compact(hi, unit)
+    items: list[Item] = [g.label(g.left, y, low)]
+    sx = g.left + text_width(low, HEAT_LABEL_SIZE) + 5
+    for level in range(HEAT_LEVELS):
+        items.append(Box(sx + level * 17, y + 2, 16, 9, fill=_heat_ink(level), radius=1.5))
+    items.append(g.label(sx + HEAT_LEVELS * 17 + 4, y, high))
     return items
 
 
 def _heat_face(data: dict, a: Area) -> list[Item]:
-    """Cells with their row labels at the left and column (or month) labels on top."""
+    """Cells with their row labels at the left, column (or month) labels on top
+    and the colour scale with its values underneath."""
     x, top, w, _ = a
-    gutter, band, size, _, rows = heat_geometry(data, w)
+    gutter, band, cw, ch, _, rows = heat_geometry(data, w)
     if not rows:
         return []
-    g = _HeatGrid(top, x + gutter, top + band, size, gutter)
+    g = _HeatGrid(top, x + gutter, top + band, cw, ch, gutter)
     calendar = data.get("calendar") if isinstance(data.get("calendar"), dict) else None
     if calendar and isinstance(calendar.get("values"), list):
         cells, items = _calendar_cells(calendar, g)
     else:
         cells, items = _matrix_cells(data, g, rows)
-    return items + _heat_boxes(cells, g)
+    if not cells:
+        return items
+    lo, hi = min(v for _, _, v in cells), max(v for _, _, v in cells)
+    legend_y = g.grid_top + rows * ch + 4
+    return (
+        items + _heat_boxes(cells, g, lo, hi) + _heat_legend(g, legend_y, lo, hi, data.get("unit"))
+    )
 
 
 def _matrix_points(rows: list[dict], field: Area) -> list[Item]:
