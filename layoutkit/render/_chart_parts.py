@@ -418,8 +418,14 @@ def ref_label_spots(
 def pie_entry(label: Any, shown: str, share: float) -> str:
     """A pie legend row: label, value and share, the share left out when the
     value already is one."""
-    head = f"{label or ''} — {shown}"
-    return head if shown.rstrip().endswith("%") else f"{head} ({share:.0f}%)"
+    return f"{label or ''}{pie_tail(shown, share)}"
+
+
+def pie_tail(shown: str, share: float) -> str:
+    """What follows a pie legend's label: its value, then its share unless the
+    value already is one."""
+    tail = f" — {shown}"
+    return tail if shown.rstrip().endswith("%") else f"{tail} ({share:.0f}%)"
 
 
 def donut_centre(total: float, unit: str | None) -> str | None:

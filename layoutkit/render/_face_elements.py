@@ -70,6 +70,7 @@ from layoutkit.render._chart_parts import (
     label_spot,
     lifted,
     pie_entry,
+    pie_tail,
     ranked_shares,
     ref_label_spots,
     series_points,
@@ -365,7 +366,7 @@ def _bars_face(viz: Any, data: dict, a: Area, rows: list[dict]) -> list[Item]:
     row_h = max(16.0, min(26.0, h / max(len(rows), 1)))
     shown = [
         fit_line(
-            str(r.get("display") or fmt_value(r.get("value"), r.get("unit") or unit)), w * 0.3, 10
+            str(r.get("display") or fmt_value(r.get("value"), r.get("unit") or unit)), w * 0.4, 10
         )
         for r in rows
     ]
@@ -415,7 +416,7 @@ def _compare_face(data: dict, a: Area, rows: list[dict]) -> list[Item]:
     ]
     texts = [(fmt_value(b, u), fmt_value(af, u)) for b, af, u in pairs]
     deltas = [compare_delta(b, af, better) for b, af, _ in pairs]
-    chips = [fit_line(delta_text(d["pct"], d["ratio"]), w * 0.28, 10, "sans-bold") for d in deltas]
+    chips = [fit_line(delta_text(d["pct"], d["ratio"]), w * 0.4, 10, "sans-bold") for d in deltas]
     chip_w = max([text_width(c, 10, "sans-bold") for c in chips] or [0.0]) + 8
     value_w = max([text_width(t, 9) for pair in texts for t in pair] or [0.0]) + 6
     bar_x = x + w * 0.28
@@ -503,14 +504,20 @@ def _pie_legend(
         ry = top + i * PIE_ROW_H
         if ry + PIE_ROW_H > top + h + 0.01:
             break
-        shown = row.get("display") or fmt_value(
-            row.get("value"), row.get("unit") or data.get("unit")
+        unit = row.get("unit") or data.get("unit")
+        room = x + w - lx - 15
+        share = values[i] / total * 100
+        label = pie_entry(
+            row.get("label"), str(row.get("display") or fmt_value(row.get("value"), unit)), share
         )
-        label = pie_entry(row.get("label"), str(shown), values[i] / total * 100)
+        if text_width(label, PIE_LEGEND_SIZE) > room:
+            # the numbers stay whole: a shorter value first, then the name gives way
+            tail = pie_tail(str(row.get("display") or compact(row.get("value"), unit)), share)
+            name_room = room - text_width(tail, PIE_LEGEND_SIZE)
+            name = str(row.get("label") or "")
+            label = (fit_line(name, name_room, PIE_LEGEND_SIZE) if name_room > 12 else "") + tail
         items.append(Box(lx, ry + 3, 10, 10, fill=_slice_color(rows, i), radius=2))
-        items.append(
-            Text(lx + 15, ry, (fit_line(label, x + w - lx - 15, PIE_LEGEND_SIZE),), PIE_LEGEND_SIZE)
-        )
+        items.append(Text(lx + 15, ry, (fit_line(label, room, PIE_LEGEND_SIZE),), PIE_LEGEND_SIZE))
     return items
 
 
