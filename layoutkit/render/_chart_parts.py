@@ -63,16 +63,17 @@ def ranked_shares(items: list[dict], rank: float, unit: str | None = None) -> li
 
 
 def compact(value: Any, unit: str | None = None) -> str:
-    """A number short enough for a tick or a bar end: 412k, 1.2M, with its unit."""
+    """A number short enough for a tick or a bar end: 412k, 1.25M, with its unit."""
     v = as_number(value)
     if v is None:
         return fmt_value(value, unit)
     for size, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
         if abs(v) >= size:
             scaled = v / size
-            text = (
-                f"{scaled:.0f}" if abs(scaled) >= 100 else f"{scaled:.1f}".rstrip("0").rstrip(".")
-            )
+            # three significant digits, as chart libraries print them: 412k, 61.2k, 1.25M
+            digits = 0 if abs(scaled) >= 100 else 1 if abs(scaled) >= 10 else 2
+            text = f"{scaled:.{digits}f}"
+            text = text.rstrip("0").rstrip(".") if "." in text else text
             return fmt_value(text + suffix, unit)
     return fmt_value(v, unit)
 
