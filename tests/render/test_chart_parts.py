@@ -2,27 +2,29 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from layoutkit.render._chart_parts import (
     Legend,
-    compact,
-    donut_centre,
-    heat_level,
-    nice_ticks,
-    pie_entry,
-    ranked_shares,
-    spread_labels,
-    worse_tone,
-    x_labels,
     Scale,
     bar_spans,
     bar_width,
+    compact,
+    donut_centre,
+    heat_level,
     lifted,
+    nice_ticks,
+    pie_entry,
+    ranked_shares,
     ref_label_spots,
     series_points,
+    spread_labels,
     stack_sums,
     value_axis,
+    worse_tone,
+    x_labels,
 )
 
 
@@ -119,7 +121,7 @@ def test_spread_labels_keep_the_last_and_never_overlap() -> None:
     assert shown[-1][0] == 11 and shown[-1][2] == "end"
     assert shown[0][2] == "start" or shown[0][1] - 20 >= 0
     lefts = [x - {"start": 0, "middle": 20, "end": 40}[a] for _, x, a in shown]
-    assert all(b - a >= 40 for a, b in zip(lefts, lefts[1:], strict=False))
+    assert all(b - a >= 40 for a, b in itertools.pairwise(lefts))
 
 
 def test_compact_values_keep_their_unit() -> None:
