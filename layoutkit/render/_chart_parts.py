@@ -1,10 +1,12 @@
-"""Parts every x/y chart is assembled from, whatever it is drawn into.
+"""Parts every chart is assembled from, whatever it is drawn into.
 
 The document SVG (``_charts``) and the card faces (``_face_elements``) draw the
-same charts with different ink: both take their scales, value axes, legends and
-mark geometry from here, so a change to how a chart is measured (axis scales,
-labels) is made once. Nothing here draws: each renderer turns these values into
-its own output.
+same charts with different ink: both take their scales, value and x axes (tick
+labels, dates read as dates, labels thinned to fit), legends, colour scales,
+value labels and mark geometry from here, so a change to how a chart is
+measured or labelled is made once and every viz gets its guides by
+construction. Nothing here draws: each renderer turns these values into its own
+output.
 """
 
 from __future__ import annotations

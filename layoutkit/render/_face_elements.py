@@ -145,8 +145,11 @@ def _series_pts(series: dict) -> list[tuple[float, float]]:
     return series_points(series, keep_missing_x=False)
 
 
-def _legend_row(labels: list[str], x: float, y: float, w: float) -> list[Item]:
-    """Swatches and names on one row, as the HTML legend shows them."""
+def _legend_row(
+    labels: list[str], x: float, y: float, w: float, inks: tuple[str, ...] = SERIES
+) -> list[Item]:
+    """Swatches and names on one row, as the HTML legend shows them; the
+    swatches take ``inks`` in turn (the series colours unless told)."""
 
     def fit(label: str, lx: float) -> str | None:
         room = x + w - lx - 14
@@ -154,7 +157,8 @@ def _legend_row(labels: list[str], x: float, y: float, w: float) -> list[Item]:
 
     items: list[Item] = []
     for entry in Legend(tuple(labels), SERIES_AXIS_SIZE, 13, 14).place(x, fit):
-        items.append(Box(entry.x, y + 3, 9, 9, fill=SERIES[entry.index % 8], radius=1))
+        ink = inks[entry.index % len(inks)]
+        items.append(Box(entry.x, y + 3, 9, 9, fill=ink, radius=1))
         items.append(Text(entry.x + 13, y, (entry.label,), SERIES_AXIS_SIZE, "sans", FG))
     return items
 
@@ -406,7 +410,7 @@ def _compare_face(data: dict, a: Area, rows: list[dict]) -> list[Item]:
     better = data.get("better")
     peaks = _unit_peaks(rows, unit, ("before", "after"))
     names = (str(data.get("before") or "Before"), str(data.get("after") or "After"))
-    items = _swatch_legend(((names[0], _BEFORE_INK), (names[1], ACCENT)), x + w * 0.28, top, w)
+    items = _legend_row(list(names), x + w * 0.28, top, w * 0.72, (_BEFORE_INK, ACCENT))
     top += COMPARE_LEGEND_H
     h -= COMPARE_LEGEND_H
     row_h = max(22.0, min(34.0, h / max(len(rows), 1)))
@@ -443,20 +447,6 @@ def _compare_face(data: dict, a: Area, rows: list[dict]) -> list[Item]:
             items.append(Text(x, ry + 17, (note,), 9.5, "sans", MUTED))
         ink = tone(ink_tone)[0]
         items.append(Text(x + w, ry + 5, (chips[i],), 10, "sans-bold", ink, 0.0, "end"))
-    return items
-
-
-def _swatch_legend(
-    entries: tuple[tuple[str, str], ...], x: float, y: float, w: float
-) -> list[Item]:
-    """Named swatches on one row, each in its own colour."""
-    items: list[Item] = []
-    lx = x
-    for name, ink in entries:
-        shown = fit_line(name, max(x + w - lx - 14, 10), SERIES_AXIS_SIZE)
-        items.append(Box(lx, y + 3, 9, 9, fill=ink, radius=1))
-        items.append(Text(lx + 13, y, (shown,), SERIES_AXIS_SIZE, "sans", FG))
-        lx += 13 + text_width(shown, SERIES_AXIS_SIZE) + 14
     return items
 
 
