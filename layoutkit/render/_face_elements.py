@@ -420,7 +420,7 @@ def _compare_face(data: dict, a: Area, rows: list[dict]) -> list[Item]:
     ]
     texts = [(fmt_value(b, u), fmt_value(af, u)) for b, af, u in pairs]
     deltas = [compare_delta(b, af, better) for b, af, _ in pairs]
-    chips = [fit_line(delta_text(d["pct"], d["ratio"]), w * 0.4, 10, "sans-bold") for d in deltas]
+    chips = [_chip_text(d, w * 0.4) for d in deltas]
     chip_w = max([text_width(c, 10, "sans-bold") for c in chips] or [0.0]) + 8
     value_w = max([text_width(t, 9) for pair in texts for t in pair] or [0.0]) + 6
     bar_x = x + w * 0.28
@@ -448,6 +448,15 @@ def _compare_face(data: dict, a: Area, rows: list[dict]) -> list[Item]:
         ink = tone(ink_tone)[0]
         items.append(Text(x + w, ry + 5, (chips[i],), 10, "sans-bold", ink, 0.0, "end"))
     return items
+
+
+def _chip_text(delta: dict, room: float) -> str:
+    """A delta chip's text whole: percent and ratio, the percent alone when both
+    do not fit, cut only when even that does not."""
+    full = delta_text(delta["pct"], delta["ratio"])
+    if text_width(full, 10, "sans-bold") <= room:
+        return full
+    return fit_line(delta_text(delta["pct"], None), room, 10, "sans-bold")
 
 
 def _wedge(
@@ -501,14 +510,23 @@ def _pie_legend(
             row.get("label"), str(row.get("display") or fmt_value(row.get("value"), unit)), share
         )
         if text_width(label, PIE_LEGEND_SIZE) > room:
-            # the numbers stay whole: a shorter value first, then the name gives way
-            tail = pie_tail(str(row.get("display") or compact(row.get("value"), unit)), share)
-            name_room = room - text_width(tail, PIE_LEGEND_SIZE)
-            name = str(row.get("label") or "")
-            label = (fit_line(name, name_room, PIE_LEGEND_SIZE) if name_room > 12 else "") + tail
+            label = _short_pie_entry(row, unit, share, room)
         items.append(Box(lx, ry + 3, 10, 10, fill=_slice_color(rows, i), radius=2))
         items.append(Text(lx + 15, ry, (fit_line(label, room, PIE_LEGEND_SIZE),), PIE_LEGEND_SIZE))
     return items
+
+
+def _short_pie_entry(row: dict, unit: Any, share: float, room: float) -> str:
+    """A legend row that keeps its numbers whole in a narrow card: a shorter
+    value, then no share, and only then a shortened name."""
+    name = str(row.get("label") or "")
+    value = str(row.get("display") or compact(row.get("value"), unit))
+    tails = (pie_tail(value, share), f" — {value}")
+    for tail in tails:
+        if text_width(name + tail, PIE_LEGEND_SIZE) <= room:
+            return name + tail
+    name_room = room - text_width(tails[-1], PIE_LEGEND_SIZE)
+    return (fit_line(name, name_room, PIE_LEGEND_SIZE) if name_room > 12 else "") + tails[-1]
 
 
 def _pie_face(viz: Any, data: dict, a: Area, rows: list[dict]) -> list[Item]:

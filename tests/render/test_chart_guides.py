@@ -244,10 +244,21 @@ def test_a_donut_of_money_shows_its_total_with_the_unit() -> None:
     assert "infra — 12,000 EUR (19%)" in f.texts()
 
 
+def test_a_narrow_pie_legend_gives_way_with_its_share_before_its_name() -> None:
+    texts = face(viz("Spend"), 260).texts()
+    assert "infra — 12k EUR" in texts and "people — 48k EUR" in texts
+
+
+def test_a_narrow_compare_keeps_its_chips_whole() -> None:
+    texts = face(viz("Before/after"), 260).texts()
+    assert "+100.0% · 2.00×" in texts or "+100.0%" in texts
+    assert not any(t.endswith("…") for t in texts if "%" in t)
+
+
 # ---------------------------------------------------------------- every face
 
 
-@pytest.mark.parametrize("w", [300, 420])
+@pytest.mark.parametrize("w", [260, 300, 420])
 @pytest.mark.parametrize("index", range(len(CHART_VIZ)))
 def test_no_chart_text_leaves_its_card_or_is_cut(index: int, w: float) -> None:
     f = face(CHART_VIZ[index], w)
