@@ -127,6 +127,28 @@ def x_domain(viz: Any, xs: Sequence[float]) -> tuple[float, float]:
     return (lo, hi) if hi > lo else (lo, lo + 1)
 
 
+def x_ticks(
+    viz: Any, data: dict, series: Sequence[Sequence[Point]], lo: float, hi: float
+) -> list[tuple[float, str]]:
+    """The x axis's (value, label) ticks: the ``x`` names (dates read as dates),
+    else, when points come as pairs, each bar's x or round values of a numeric x;
+    plain values without names have no x to label."""
+    raw = data.get("x") if isinstance(data.get("x"), list) else []
+    if raw:
+        return [(lo + i, name) for i, name in enumerate(x_labels(raw[: int(hi - lo) + 1]))]
+    pairs = any(
+        isinstance(p, (list, tuple))
+        for s in data.get("series") or []
+        if isinstance(s, dict)
+        for p in s.get("points") or []
+    )
+    if not pairs:
+        return []
+    if viz == "bars":
+        return sorted({(x, fmt_num(x)) for pts in series for x, _ in pts})
+    return x_number_labels(lo, hi)
+
+
 def x_number_labels(lo: float, hi: float, count: int = 5) -> list[tuple[float, str]]:
     """Ticks for a numeric x (points given as pairs, no ``x`` names)."""
     return [(t, fmt_num(t)) for t in nice_ticks(lo, hi, count) if lo - 1e-9 <= t <= hi + 1e-9]

@@ -40,8 +40,7 @@ from layoutkit.render._chart_parts import (
     value_axis,
     worse_tone,
     x_domain,
-    x_labels,
-    x_number_labels,
+    x_ticks,
 )
 from layoutkit.render._safe import esc
 
@@ -149,23 +148,7 @@ def _grid(plot: _Plot, data: dict) -> list[str]:
     if plot.axis.cut:
         pts = " ".join(f"{x:.1f},{y:.1f}" for x, y in axis_break(gutter, sy(sy.floor())))
         body.append(f'<polyline points="{pts}" class="axis-break" fill="none"/>')
-    raw = data.get("x") if isinstance(data.get("x"), list) else []
-    if raw:
-        ticks = list(enumerate(x_labels(raw[: int(sx.hi - sx.lo) + 1])))
-        ticks = [(sx.lo + i, name) for i, name in ticks]
-    elif any(
-        isinstance(p, (list, tuple))
-        for s in data.get("series") or []
-        if isinstance(s, dict)
-        for p in s.get("points") or []
-    ):
-        ticks = (
-            sorted({(x, fmt_num(x)) for pts in plot.series for x, _ in pts})
-            if plot.viz == "bars"
-            else x_number_labels(sx.lo, sx.hi)
-        )
-    else:
-        ticks = []
+    ticks = x_ticks(plot.viz, data, plot.series, sx.lo, sx.hi)
     spots = [(sx(v), text_width(t, 11)) for v, t in ticks]
     for i, lx, anchor in spread_labels(spots, 0.0, W):
         tx = spots[i][0]

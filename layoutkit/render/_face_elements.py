@@ -79,8 +79,7 @@ from layoutkit.render._chart_parts import (
     value_axis,
     worse_tone,
     x_domain,
-    x_labels,
-    x_number_labels,
+    x_ticks,
 )
 from layoutkit.render._charts import compare_delta, delta_text
 from layoutkit.render._face_text import markdown_face
@@ -249,14 +248,10 @@ def _series_xlabels(plot: _SeriesPlot) -> list[Item]:
     if not plot.xlabel_h:
         return []
     sx, sy = plot.sx, plot.sy
-    raw = plot.data.get("x") if isinstance(plot.data.get("x"), list) else []
-    if raw:
-        names = x_labels(raw[: int(sx.hi - sx.lo) + 1])
-        ticks = [(sx.lo + i, fit_line(n, 120, SERIES_AXIS_SIZE)) for i, n in enumerate(names)]
-    elif plot.viz == "bars":
-        ticks = sorted({(px, fmt_num(px)) for pts in plot.series for px, _ in pts})
-    else:
-        ticks = x_number_labels(sx.lo, sx.hi)
+    ticks = [
+        (v, fit_line(t, 120, SERIES_AXIS_SIZE))
+        for v, t in x_ticks(plot.viz, plot.data, plot.series, sx.lo, sx.hi)
+    ]
     spots = [(sx(v), text_width(t, SERIES_AXIS_SIZE)) for v, t in ticks]
     foot = sy.start + sy.length
     items: list[Item] = []
