@@ -202,9 +202,10 @@ def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
 def y_range(viz: Any, ys: list[float], data: dict) -> tuple[float, float]:
     """The y-range of a series chart before its ticks round it out.
 
-    ``min``/``max`` win. Bars and areas stand on zero; a line or a scatter fits
-    its data (a latency between 180 and 220 ms is not squashed against a zero
-    nobody asked for), and an author who wants zero sets ``min: 0``.
+    ``min``/``max`` widen it but never cut data off: a value beyond them
+    would be drawn outside the scale. Bars and areas stand on zero; a line or a
+    scatter fits its data (a latency between 180 and 220 ms is not squashed
+    against a zero nobody asked for), and an author who wants zero sets ``min: 0``.
     """
     lo_set, hi_set = as_number(data.get("min")), as_number(data.get("max"))
     fits = viz in ("line", "scatter") and bool(ys)
@@ -215,6 +216,8 @@ def y_range(viz: Any, ys: list[float], data: dict) -> tuple[float, float]:
         pad = (max(ys) - min(ys)) / 20 or 0.5
         lo = lo if lo_set is not None else lo - pad
         hi = hi if hi_set is not None else hi + pad
+    if ys:
+        lo, hi = min([lo, *ys]), max([hi, *ys])
     if hi <= lo:
         hi = lo + 1
     return lo, hi
@@ -453,12 +456,17 @@ def pie_tail(shown: str, share: float) -> str:
     return tail if shown.rstrip().endswith("%") else f"{tail} ({share:.0f}%)"
 
 
-def donut_centre(total: float, unit: str | None) -> str | None:
-    """What a donut's hole says: the total with its unit, nothing when the
-    slices are percentages (their total is 100% by construction and says nothing)."""
-    if unit and unit.startswith("%"):
+def donut_centre(total: float, unit: str | None, items: Sequence[dict] = ()) -> str | None:
+    """What a donut's hole says: the total with its unit; nothing when the
+    slices are percentages (their total is 100% by construction and says
+    nothing) or carry different units (their sum means nothing)."""
+    units = {i.get("unit") or unit for i in items} or {unit}
+    if len(units) > 1:
         return None
-    return compact(total, unit)
+    shared = units.pop()
+    if shared and str(shared).startswith("%"):
+        return None
+    return compact(total, shared)
 
 
 HEAT_LEVELS = 5

@@ -305,7 +305,7 @@ def _pie(payload: dict, data: dict) -> str:
                 f'<path d="{_arc(cx, cy, r, angle, angle + sweep, inner)}" class="{cls} slice"/>'
             )
         angle += sweep
-    centre = donut_centre(sum(values), data.get("unit")) if inner else None
+    centre = donut_centre(sum(values), data.get("unit"), items) if inner else None
     if centre:
         body.append(_text(cx, cy + 6, centre, "big", "middle"))
     y = 30.0

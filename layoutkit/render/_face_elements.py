@@ -534,7 +534,7 @@ def _pie_face(viz: Any, data: dict, a: Area, rows: list[dict]) -> list[Item]:
     cx, cy = x + r, top + r
     inner = r * 0.58 if viz == "donut" else 0.0
     items = _pie_wedges(values, total, rows, (cx, cy, r, inner))
-    centre = donut_centre(sum(values), data.get("unit")) if inner else None
+    centre = donut_centre(sum(values), data.get("unit"), rows) if inner else None
     # the hole says the total whole or nothing: a cut-off number is worse than none
     size = next(
         (z for z in (12.0, 10.0, 8.5) if text_width(centre or "", z, "sans-bold") <= inner * 1.7),

@@ -141,6 +141,9 @@ def test_ranked_shares_show_value_and_share() -> None:
 def test_donut_centre_and_pie_legend_do_not_repeat_shares() -> None:
     assert donut_centre(100.0, "%") is None
     assert donut_centre(63000.0, "EUR") == "63k\u2009EUR"
+    assert donut_centre(100.0, None, [{"unit": "%"}, {"unit": "%"}]) is None
+    assert donut_centre(5.0, None, [{"unit": "ms"}, {"unit": "MB"}]) is None
+    assert donut_centre(12.0, None, [{}, {}]) == "12"
     assert pie_entry("a", "70%", 70.0) == "a — 70%"
     assert pie_entry("a", "12 EUR", 19.4) == "a — 12 EUR (19%)"
 
@@ -155,3 +158,9 @@ def test_only_a_regressed_after_bar_wears_the_chip_tone() -> None:
     assert worse_tone(100, 80, "lower", "good") is None
     assert worse_tone(1, 2, "lower", "good") == "good"
     assert worse_tone(1, 2, None, "neutral") is None
+
+
+def test_an_author_max_below_the_data_does_not_hide_it() -> None:
+    axis = value_axis("line", [120.0, 310.0], {"min": 0, "max": 250})
+    assert axis.lo == 0.0 and axis.ticks[-1] >= 310.0
+    assert value_axis("line", [120.0, 180.0], {"max": 400}).hi == 400.0
