@@ -486,7 +486,10 @@ def _matrix(payload: dict, data: dict) -> str:
         cy = top + size_h - (py - y0) / ((y1 - y0) or 1) * size_h
         cls = _tone(item.get("tone")) or "s0"
         body.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="6" class="{cls}"/>')
-        body.append(_text(cx + 9, cy + 4, item.get("label") or "", "lbl"))
+        # a point in the right half is labelled on its left, so the label stays in the chart
+        right = cx > left + size_w / 2
+        tx, anchor = (cx - 9, "end") if right else (cx + 9, "start")
+        body.append(_text(tx, cy + 4, item.get("label") or "", "lbl", anchor))
     return _svg(W, top + size_h + 26, body, payload.get("title") or "matrix")
 
 
@@ -535,10 +538,19 @@ def _timeline(payload: dict, data: dict) -> str:
         cls = _tone(item.get("tone")) or "s0"
         body.append(f'<circle cx="{x:.1f}" cy="60" r="6" class="{cls}"/>')
         up = i % 2 == 0
-        body.append(_text(x, 40 if up else 86, item.get("label") or "", "lbl", "middle"))
-        when = item.get("when")
+        label, when = str(item.get("label") or ""), item.get("when")
+        # the end labels read inwards, so none leaves the chart
+        half = max(text_width(label, FONT), text_width(str(when or ""), 11)) / 2
+        anchor, tx = (
+            ("start", x - 6)
+            if x - half < 4
+            else ("end", x + 6)
+            if x + half > W - 4
+            else ("middle", x)
+        )
+        body.append(_text(tx, 40 if up else 86, label, "lbl", anchor))
         if when:
-            body.append(_text(x, 24 if up else 102, when, "axis", "middle"))
+            body.append(_text(tx, 24 if up else 102, when, "axis", anchor))
     return _svg(W, 112, body, payload.get("title") or "timeline")
 
 

@@ -298,3 +298,27 @@ def test_document_top_tick_covers_the_data() -> None:
 
 def test_dashboard_payloads_are_charts() -> None:
     assert all(p["viz"] for p in DASHBOARD_VIZ)
+
+
+DOC_SIZES = {"axis": 11.0, "small": 10.5, "big": 20.0, "hero": 54.0, "delta": 16.0}
+
+
+@pytest.mark.parametrize("index", range(len(CHART_VIZ)))
+def test_no_document_chart_text_leaves_its_chart(index: int) -> None:
+    root = ET.fromstring(chart_svg(CHART_VIZ[index]))
+    width = float((root.get("viewBox") or "0 0 0 0").split()[2])
+    for t in root.iter(f"{NS}text"):
+        classes = (t.get("class") or "").split()
+        size = next((DOC_SIZES[c] for c in reversed(classes) if c in DOC_SIZES), 12.0)
+        bold = "big" in classes or "hero" in classes or "chip-txt" in classes
+        label = Label(
+            t.text or "",
+            float(t.get("x") or 0),
+            0.0,
+            size,
+            t.get("text-anchor") or "start",
+            bold,
+            "",
+        )
+        left, right = label.span
+        assert left >= -0.5 and right <= width + 0.5, f"{label.text!r} leaves the chart"
