@@ -326,6 +326,7 @@ CHART_STAT_H = 62.0
 CHART_GAP = 4.0
 BAR_ROW_H = 26.0
 COMPARE_ROW_H = 34.0
+COMPARE_LEGEND_H = 18.0
 PIE_DIAMETER = 120.0
 PIE_ROW_H = 18.0
 PIE_LEGEND_SIZE = 11.0
@@ -396,7 +397,7 @@ def chart_area_height(viz: Any, data: Any, w: float) -> float:
     data = data if isinstance(data, dict) else {}
     n = chart_rows(viz, data)
     if viz == "compare":
-        return COMPARE_ROW_H * n
+        return COMPARE_LEGEND_H + COMPARE_ROW_H * n if n else 0.0
     if data.get("series") and viz in ("line", "area", "bars", "scatter"):
         plot, xlabels, legend = series_bands(data, w)
         return plot + xlabels + legend
@@ -419,7 +420,15 @@ def pie_diameter(w: float) -> float:
 def series_bands(data: dict[str, Any], w: float) -> tuple[float, float, float]:
     """(plot, x-label band, legend band) heights of a series chart face at width ``w``."""
     plot = min(max(90.0, w * 0.35), SERIES_PLOT_MAX)
-    xlabels = SERIES_XLABEL_H if isinstance(data.get("x"), list) and data["x"] else 0.0
+    # an x axis is labelled by its names or, when points come as pairs, by their x values
+    pairs = any(
+        isinstance(p, (list, tuple))
+        for s in data.get("series") or []
+        if isinstance(s, dict)
+        for p in (s.get("points") or [])
+    )
+    named_x = isinstance(data.get("x"), list) and data["x"]
+    xlabels = SERIES_XLABEL_H if named_x or pairs else 0.0
     named = any(
         isinstance(s, dict) and (s.get("label") or s.get("name")) for s in data.get("series") or []
     )
@@ -428,6 +437,7 @@ def series_bands(data: dict[str, Any], w: float) -> tuple[float, float, float]:
 
 HEAT_LABEL_SIZE = 10.0
 HEAT_BAND_H = 14.0
+HEAT_LEGEND_H = 18.0
 WEEKDAY_LABELS = ("Mon", "", "Wed", "", "Fri", "", "")
 
 
@@ -440,8 +450,10 @@ def calendar_offset(calendar: dict[str, Any]) -> int:
         return 0
 
 
-def heat_geometry(data: dict[str, Any], w: float) -> tuple[float, float, float, int, int]:
-    """(label gutter, label band, cell size, columns, rows) of a heatmap face at width ``w``.
+def heat_geometry(data: dict[str, Any], w: float) -> tuple[float, float, float, float, int, int]:
+    """(label gutter, label band, cell width, cell height, columns, rows) of a
+    heatmap face at width ``w``: the columns share the whole width (the grid
+    fills its card), rows are as tall as a cell is wide, up to a cap.
 
     A calendar runs weeks as columns and weekdays as rows, labelled Mon/Wed/Fri at
     the left and by month on top, as the HTML draws it; a grid takes its ``y``
@@ -451,14 +463,15 @@ def heat_geometry(data: dict[str, Any], w: float) -> tuple[float, float, float, 
     if calendar and isinstance(calendar.get("values"), list):
         count = len(calendar["values"])
         if not count:
-            return (0.0, 0.0, 0.0, 0, 0)
+            return (0.0, 0.0, 0.0, 0.0, 0, 0)
         gutter = max(_text.text_width(d, HEAT_LABEL_SIZE) for d in WEEKDAY_LABELS) + 6
-        cols, rows, band = (count + calendar_offset(calendar)) // 7 + 1, 7, HEAT_BAND_H
+        # as many week columns as the days reach into, no empty one after them
+        cols, rows, band = -(-(count + calendar_offset(calendar)) // 7), 7, HEAT_BAND_H
     else:
         grid = [r for r in data.get("values") or [] if isinstance(r, list)]
         widths = [len(r) for r in grid]
         if not any(widths):
-            return (0.0, 0.0, 0.0, 0, 0)
+            return (0.0, 0.0, 0.0, 0.0, 0, 0)
         rows = max(i for i, n in enumerate(widths) if n) + 1
         xs = data.get("x") if isinstance(data.get("x"), list) else []
         ys = data.get("y") if isinstance(data.get("y"), list) else []
@@ -466,13 +479,13 @@ def heat_geometry(data: dict[str, Any], w: float) -> tuple[float, float, float, 
         labels = [str(v) for v in ys[:rows]]
         gutter = max(_text.text_width(v, HEAT_LABEL_SIZE) for v in labels) + 6 if labels else 0.0
         band = HEAT_BAND_H if xs else 0.0
-    size = max(min(HEAT_CELL_MAX, (w - gutter) / cols), 2.0)
-    return (gutter, band, size, cols, rows)
+    cell_w = max((w - gutter) / cols, 2.0)
+    return (gutter, band, cell_w, max(min(HEAT_CELL_MAX, cell_w), 2.0), cols, rows)
 
 
 def _heat_height(data: dict[str, Any], w: float) -> float:
-    _, band, size, _, rows = heat_geometry(data, w)
-    return band + size * rows if rows else 0.0
+    _, band, _, cell_h, _, rows = heat_geometry(data, w)
+    return band + cell_h * rows + HEAT_LEGEND_H if rows else 0.0
 
 
 def _face_chart(p: dict[str, Any], cw: float) -> float:

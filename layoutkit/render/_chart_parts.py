@@ -1,10 +1,12 @@
-"""Parts every x/y chart is assembled from, whatever it is drawn into.
+"""Parts every chart is assembled from, whatever it is drawn into.
 
 The document SVG (``_charts``) and the card faces (``_face_elements``) draw the
-same charts with different ink: both take their scales, value axes, legends and
-mark geometry from here, so a change to how a chart is measured (axis scales,
-labels) is made once. Nothing here draws: each renderer turns these values into
-its own output.
+same charts with different ink: both take their scales, value and x axes (tick
+labels, dates read as dates, labels thinned to fit), legends, colour scales,
+value labels and mark geometry from here, so a change to how a chart is
+measured or labelled is made once and every viz gets its guides by
+construction. Nothing here draws: each renderer turns these values into its own
+output.
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
-from layoutkit.formatting import as_number, fmt_value
+from layoutkit.formatting import as_number, fmt_num, fmt_value
 from layoutkit.layout.text import text_width
 
 Point = tuple[float, float]
@@ -43,18 +46,138 @@ def series_points(series: dict, *, keep_missing_x: bool) -> list[Point]:
     return out
 
 
-def ranked_shares(items: list[dict], rank: float) -> list[dict]:
+def ranked_shares(items: list[dict], rank: float, unit: str | None = None) -> list[dict]:
     """The ``rank`` largest items, the rest summed into one 'other' row, each
-    displayed as its share of the whole."""
+    displayed as its value with its unit and its share of the whole: a share
+    alone hides how large the whole is."""
     ordered = sorted(items, key=lambda i: -(as_number(i.get("value")) or 0.0))
     keep, rest = ordered[: int(rank)], ordered[int(rank) :]
     total = sum(as_number(i.get("value")) or 0.0 for i in ordered) or 1.0
     if rest:
         other = sum(as_number(i.get("value")) or 0.0 for i in rest)
         keep = [*keep, {"label": f"other ({len(rest)})", "value": other, "tone": "neutral"}]
-    return [
-        {**i, "display": f"{(as_number(i.get('value')) or 0.0) / total * 100:.1f}%"} for i in keep
-    ]
+    out = []
+    for i in keep:
+        value = as_number(i.get("value")) or 0.0
+        share = f"{value / total * 100:.0f}%"
+        out.append({**i, "display": f"{compact(value, i.get('unit') or unit)} · {share}"})
+    return out
+
+
+def compact(value: Any, unit: str | None = None) -> str:
+    """A number short enough for a tick or a bar end: 412k, 1.25M, with its unit."""
+    v = as_number(value)
+    if v is None:
+        return fmt_value(value, unit)
+    for size, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if abs(v) >= size:
+            scaled = v / size
+            # three significant digits, as chart libraries print them: 412k, 61.2k, 1.25M
+            digits = 0 if abs(scaled) >= 100 else 1 if abs(scaled) >= 10 else 2
+            text = f"{scaled:.{digits}f}"
+            text = text.rstrip("0").rstrip(".") if "." in text else text
+            return fmt_value(text + suffix, unit)
+    return fmt_value(v, unit)
+
+
+# ---------------------------------------------------------------- x labels
+
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def _iso(label: Any) -> tuple[date, int] | None:
+    """A label's date and precision (3 a day, 2 a month), if it is an ISO date."""
+    text = str(label).strip()
+    try:
+        if len(text) == 7 and text[4] == "-":
+            return date(int(text[:4]), int(text[5:7]), 1), 2
+        if len(text) >= 10 and text[4] == "-" and text[7] == "-":
+            return date.fromisoformat(text[:10]), 3
+    except ValueError:
+        return None
+    return None
+
+
+def x_labels(raw: Sequence[Any]) -> list[str]:
+    """Category labels as a reader reads them: when every label is an ISO day or
+    month, days read "Mar 4" and months "Mar", the year said on the first label
+    and wherever it changes; any other labels are kept as written."""
+    parsed = [_iso(label) for label in raw]
+    if not raw or any(p is None for p in parsed):
+        return [str(label) for label in raw]
+    out: list[str] = []
+    year = None
+    for p in parsed:
+        assert p is not None
+        day, precision = p
+        text = _MONTHS[day.month - 1] + (f" {day.day}" if precision == 3 else "")
+        if day.year != year:
+            text += f" {day.year}" if precision == 2 or year is not None else ""
+            year = day.year
+        out.append(text)
+    return out
+
+
+def x_domain(viz: Any, xs: Sequence[float]) -> tuple[float, float]:
+    """The x range of a series chart: its data, with a margin for scatter dots."""
+    lo, hi = (min(xs), max(xs)) if xs else (0.0, 1.0)
+    if viz == "scatter":
+        pad = (hi - lo) / 20 or 0.5
+        lo, hi = lo - pad, hi + pad
+    return (lo, hi) if hi > lo else (lo, lo + 1)
+
+
+def x_ticks(
+    viz: Any, data: dict, series: Sequence[Sequence[Point]], lo: float, hi: float
+) -> list[tuple[float, str]]:
+    """The x axis's (value, label) ticks: the ``x`` names (dates read as dates),
+    else, when points come as pairs, each bar's x or round values of a numeric x;
+    plain values without names have no x to label."""
+    raw = data.get("x") if isinstance(data.get("x"), list) else []
+    if raw:
+        return [(lo + i, name) for i, name in enumerate(x_labels(raw[: int(hi - lo) + 1]))]
+    pairs = any(
+        isinstance(p, (list, tuple))
+        for s in data.get("series") or []
+        if isinstance(s, dict)
+        for p in s.get("points") or []
+    )
+    if not pairs:
+        return []
+    if viz == "bars":
+        return sorted({(x, fmt_num(x)) for pts in series for x, _ in pts})
+    return x_number_labels(lo, hi)
+
+
+def x_number_labels(lo: float, hi: float, count: int = 5) -> list[tuple[float, str]]:
+    """Ticks for a numeric x (points given as pairs, no ``x`` names)."""
+    return [(t, fmt_num(t)) for t in nice_ticks(lo, hi, count) if lo - 1e-9 <= t <= hi + 1e-9]
+
+
+def spread_labels(
+    spots: Sequence[tuple[float, float]], left: float, right: float, gap: float = 6.0
+) -> list[tuple[int, float, str]]:
+    """Which of the labels (centre x, width) to show, and where, so none overlaps
+    the next or leaves [left, right]: every k-th label for the smallest k that
+    fits, always ending on the last. Returns (index, anchor x, anchor)."""
+    if not spots:
+        return []
+
+    def placed(i: int) -> tuple[float, float, float, str]:
+        cx, w = spots[i]
+        if cx - w / 2 < left:
+            return left, left + w, left, "start"
+        if cx + w / 2 > right:
+            return right - w, right, right, "end"
+        return cx - w / 2, cx + w / 2, cx, "middle"
+
+    n = len(spots)
+    for every in range(1, n + 1):
+        picks = list(range((n - 1) % every, n, every))
+        boxes = [placed(i) for i in picks]
+        if all(a[1] + gap <= b[0] for a, b in itertools.pairwise(boxes)):
+            return [(i, box[2], box[3]) for i, box in zip(picks, boxes, strict=True)]
+    return [(n - 1, *placed(n - 1)[2:])]
 
 
 # ---------------------------------------------------------------- scales
@@ -66,10 +189,11 @@ def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
     raw = (hi - lo) / max(count, 1)
     mag = 10 ** math.floor(math.log10(raw))
     step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
-    start = math.floor(lo / step) * step
+    start = math.floor(lo / step + 1e-9) * step
     ticks = []
     value = start
-    while value <= hi + step * 0.5 and len(ticks) < 12:
+    # the last tick is at or above the data: nothing is drawn above the top of the scale
+    while len(ticks) < 2 or (ticks[-1] < hi - 1e-9 and len(ticks) < 14):
         ticks.append(round(value, 10))
         value += step
     return ticks
@@ -78,14 +202,22 @@ def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
 def y_range(viz: Any, ys: list[float], data: dict) -> tuple[float, float]:
     """The y-range of a series chart before its ticks round it out.
 
-    ``min``/``max`` win. Bars and areas stand on zero; a line or a scatter fits
-    its data (a latency between 180 and 220 ms is not squashed against a zero
-    nobody asked for), and an author who wants zero sets ``min: 0``.
+    ``min``/``max`` widen it but never cut data off: a value beyond them
+    would be drawn outside the scale. Bars and areas stand on zero; a line or a
+    scatter fits its data (a latency between 180 and 220 ms is not squashed
+    against a zero nobody asked for), and an author who wants zero sets ``min: 0``.
     """
     lo_set, hi_set = as_number(data.get("min")), as_number(data.get("max"))
     fits = viz in ("line", "scatter") and bool(ys)
     lo = lo_set if lo_set is not None else (min(ys) if fits else min([0.0, *ys]))
     hi = hi_set if hi_set is not None else max([lo, *ys])
+    if viz == "scatter" and ys:
+        # dots are not drawn on the frame: a margin of a twentieth of the spread
+        pad = (max(ys) - min(ys)) / 20 or 0.5
+        lo = lo if lo_set is not None else lo - pad
+        hi = hi if hi_set is not None else hi + pad
+    if ys:
+        lo, hi = min([lo, *ys]), max([hi, *ys])
     if hi <= lo:
         hi = lo + 1
     return lo, hi
@@ -142,6 +274,11 @@ class Axis:
         """Room left of the plot for the widest tick label."""
         return pad + max(text_width(label, size) for label in self.labels)
 
+    @property
+    def cut(self) -> bool:
+        """The axis starts above zero: its foot is marked as a break, not a zero line."""
+        return self.lo > 0
+
 
 def value_axis(viz: Any, ys: list[float], data: dict, count: int = 5) -> Axis:
     """The y axis of a series chart: its data range widened to whole ticks."""
@@ -154,6 +291,11 @@ def value_axis(viz: Any, ys: list[float], data: dict, count: int = 5) -> Axis:
         tuple(ticks),
         tuple(fmt_value(t, unit) for t in ticks),
     )
+
+
+def axis_break(x: float, y: float) -> tuple[Point, ...]:
+    """A zigzag across a y axis at (x, y): the scale below it is left out."""
+    return ((x - 4, y - 1), (x - 1.5, y - 5), (x + 1.5, y + 1), (x + 4, y - 3))
 
 
 def stack_sums(series: Sequence[Sequence[Point]]) -> dict[float, float]:
@@ -296,3 +438,50 @@ def ref_label_spots(
         (lx + 4, ly - above, lx + 4, "start"),
         (lx + 4, ly + below + below_extra, lx + 4, "start"),
     ]
+
+
+# ---------------------------------------------------------------- guides of item charts
+
+
+def pie_entry(label: Any, shown: str, share: float) -> str:
+    """A pie legend row: label, value and share, the share left out when the
+    value already is one."""
+    return f"{label or ''}{pie_tail(shown, share)}"
+
+
+def pie_tail(shown: str, share: float) -> str:
+    """What follows a pie legend's label: its value, then its share unless the
+    value already is one."""
+    tail = f" — {shown}"
+    return tail if shown.rstrip().endswith("%") else f"{tail} ({share:.0f}%)"
+
+
+def donut_centre(total: float, unit: str | None, items: Sequence[dict] = ()) -> str | None:
+    """What a donut's hole says: the total with its unit; nothing when the
+    slices are percentages (their total is 100% by construction and says
+    nothing) or carry different units (their sum means nothing)."""
+    units = {i.get("unit") or unit for i in items} or {unit}
+    if len(units) > 1:
+        return None
+    shared = units.pop()
+    if shared and str(shared).startswith("%"):
+        return None
+    return compact(total, shared)
+
+
+HEAT_LEVELS = 5
+
+
+def heat_level(value: float, lo: float, hi: float, levels: int = HEAT_LEVELS) -> int:
+    """The step of the colour scale a value falls in: lo..hi in equal steps."""
+    if hi <= lo:
+        return levels - 1 if value > 0 else 0
+    return max(0, min(levels - 1, int((value - lo) / (hi - lo) * levels)))
+
+
+def worse_tone(before: float, after: float, better: Any, tone: str) -> str | None:
+    """The tone a compare row's after bar wears: the chip's, when the after
+    value is the worse one (a regression reads red on the bar as on the chip);
+    None when it improved, did not move or no direction is declared."""
+    worse = (better == "lower" and after > before) or (better == "higher" and after < before)
+    return tone if worse and tone in ("good", "warn", "bad") else None

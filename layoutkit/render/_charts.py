@@ -18,19 +18,29 @@ from layoutkit.elements.vocab import ITEM_TONES
 from layoutkit.formatting import as_number, fmt_num, fmt_value, parse_when
 from layoutkit.layout.text import text_width
 from layoutkit.render._chart_parts import (
+    HEAT_LEVELS,
     Axis,
     Legend,
     Scale,
+    axis_break,
     bar_spans,
     bar_width,
+    compact,
+    donut_centre,
+    heat_level,
     label_spot,
     lifted,
+    pie_entry,
     ranked_shares,
     ref_label_spots,
     series_points,
+    spread_labels,
     stack_sums,
     stacks,
     value_axis,
+    worse_tone,
+    x_domain,
+    x_ticks,
 )
 from layoutkit.render._safe import esc
 
@@ -115,7 +125,7 @@ def _plot(viz: Any, data: dict) -> _Plot:
     axis = value_axis(viz, ys, data)
     gutter = axis.gutter(FONT, 12)
     right = W - 16
-    xmin, xmax = (min(xs), max(xs)) if xs else (0.0, 1.0)
+    xmin, xmax = (min(xs), max(xs)) if xs and viz == "bars" else x_domain(viz, xs)
     if xmax == xmin:
         xmax = xmin + 1
     sx = Scale(xmin, xmax, gutter, right - gutter, band=viz == "bars")
@@ -124,15 +134,28 @@ def _plot(viz: Any, data: dict) -> _Plot:
 
 
 def _grid(plot: _Plot, data: dict) -> list[str]:
+    """Grid lines with their value labels, a break mark at the foot of an axis
+    that starts above zero, and the x axis: tick marks and labels thinned so
+    none overlaps or leaves the chart."""
     body: list[str] = []
-    gutter, right, sy = plot.sx.start, W - 16, plot.sy
+    gutter, right, sy, sx = plot.sx.start, W - 16, plot.sy, plot.sx
     for t, label in zip(plot.axis.ticks, plot.axis.labels, strict=True):
         body.append(
             f'<line x1="{gutter:.1f}" x2="{right:.1f}" y1="{sy(t):.1f}" y2="{sy(t):.1f}" class="grid"/>'
         )
         body.append(_text(gutter - 6, sy(t) + 4, label, "axis", "end"))
-    for i, label in enumerate((data.get("x") or [])[:24]):
-        body.append(_text(plot.sx(float(i)), _TOP + _PLOT_H + 16, label, "axis", "middle"))
+    foot = _TOP + _PLOT_H
+    if plot.axis.cut:
+        pts = " ".join(f"{x:.1f},{y:.1f}" for x, y in axis_break(gutter, sy(sy.floor())))
+        body.append(f'<polyline points="{pts}" class="axis-break" fill="none"/>')
+    ticks = x_ticks(plot.viz, data, plot.series, sx.lo, sx.hi)
+    spots = [(sx(v), text_width(t, 11)) for v, t in ticks]
+    for i, lx, anchor in spread_labels(spots, 0.0, W):
+        tx = spots[i][0]
+        body.append(
+            f'<line x1="{tx:.1f}" x2="{tx:.1f}" y1="{foot:.1f}" y2="{foot + 4:.1f}" class="grid"/>'
+        )
+        body.append(_text(lx, foot + 16, ticks[i][1], "axis", anchor))
     return body
 
 
@@ -224,7 +247,7 @@ def _item_bars(payload: dict, data: dict) -> str:
     rank = as_number(data.get("rank"))
     share = bool(rank)
     if share:
-        items = ranked_shares(items, rank)
+        items = ranked_shares(items, rank, data.get("unit"))
     unit = data.get("unit")
     rows = [(i, i.get("unit") or unit) for i in items]
     scale = _unit_groups(rows, lambda i: [as_number(i.get("value")) or 0.0])
@@ -282,54 +305,72 @@ def _pie(payload: dict, data: dict) -> str:
                 f'<path d="{_arc(cx, cy, r, angle, angle + sweep, inner)}" class="{cls} slice"/>'
             )
         angle += sweep
-    if inner:
-        body.append(_text(cx, cy + 6, fmt_value(sum(values), data.get("unit")), "big", "middle"))
+    centre = donut_centre(sum(values), data.get("unit"), items) if inner else None
+    if centre:
+        body.append(_text(cx, cy + 6, centre, "big", "middle"))
     y = 30.0
     for i, item in enumerate(items):
         cls = _tone(item.get("tone")) or f"s{i % 8}"
         body.append(f'<rect x="270" y="{y - 10:.1f}" width="12" height="12" class="{cls}"/>')
-        pct = values[i] / total * 100
         shown = item.get("display") or fmt_value(
             item.get("value"), item.get("unit") or data.get("unit")
         )
-        body.append(_text(290, y, f"{item.get('label') or ''} — {shown} ({pct:.0f}%)"))
+        body.append(
+            _text(290, y, pie_entry(item.get("label"), str(shown), values[i] / total * 100))
+        )
         y += 22
     return _svg(W, max(250.0, y), body, payload.get("title") or "pie")
 
 
 def _heat_class(value: float, lo: float, hi: float) -> str:
-    level = 0 if hi <= lo else min(4, int((value - lo) / (hi - lo) * 4.999))
-    return f"heat{level}"
+    return f"heat{heat_level(value, lo, hi)}"
 
 
-def _calendar(payload: dict, calendar: dict) -> str:
+def _heat_legend(x: float, y: float, lo: float, hi: float, unit: Any) -> list[str]:
+    """The colour scale: its lowest value, one swatch per step, its highest."""
+    low = compact(lo)
+    body = [_text(x, y + 10, low, "axis")]
+    sx = x + text_width(low, 11) + 6
+    for level in range(HEAT_LEVELS):
+        body.append(
+            f'<rect x="{sx + level * 19:.1f}" y="{y:.1f}" width="18" height="12" rx="2" class="heat{level}"/>'
+        )
+    body.append(_text(sx + HEAT_LEVELS * 19 + 5, y + 10, compact(hi, unit), "axis"))
+    return body
+
+
+def _calendar(payload: dict, calendar: dict, data_unit: Any = None) -> str:
     """Days as cells in week columns, Monday on top, month names over their first week."""
     parsed = parse_when(calendar.get("from"))
     start = parsed.date() if parsed else date(2000, 1, 3)
     values = [as_number(v) or 0.0 for v in calendar["values"]]
     lo, hi = min(values, default=0.0), max(values, default=1.0)
-    cell = 12.0
     offset = start.weekday()
+    cols = -(-(len(values) + offset) // 7)
+    # week columns share the width; a long range keeps 12 px columns and widens the chart
+    cell_w = max(12.0, (W - 44) / max(cols, 1) - 2)
+    cell = min(cell_w, 20.0)
     body: list[str] = []
     for d, label in enumerate(("Mon", "", "Wed", "", "Fri", "", "")):
         if label:
-            body.append(_text(30, 28 + d * (cell + 2) + 10, label, "axis", "end"))
+            body.append(_text(30, 28 + d * (cell + 2) + cell / 2 + 4, label, "axis", "end"))
     last_month = None
     for i, value in enumerate(values):
         day = start + timedelta(days=i)
         col, row = (i + offset) // 7, (i + offset) % 7
-        x, y = 36 + col * (cell + 2), 28 + row * (cell + 2)
+        x, y = 36 + col * (cell_w + 2), 28 + row * (cell + 2)
         if day.month != last_month and row <= 1:
             body.append(_text(x, 18, day.strftime("%b"), "axis"))
             last_month = day.month
         body.append(
-            f'<rect x="{x:.1f}" y="{y:.1f}" width="{cell}" height="{cell}" rx="2" '
+            f'<rect x="{x:.1f}" y="{y:.1f}" width="{cell_w:.1f}" height="{cell:.1f}" rx="2" '
             f'class="{_heat_class(value, lo, hi)}"><title>{day.isoformat()}: {esc(fmt_num(value))}</title></rect>'
         )
-    cols = (len(values) + offset) // 7 + 1
+    grid_bottom = 28 + 7 * (cell + 2)
+    body += _heat_legend(36, grid_bottom + 6, lo, hi, data_unit)
     return _svg(
-        max(W, 40 + cols * (cell + 2)),
-        28 + 7 * (cell + 2) + 8,
+        max(W, 40 + cols * (cell_w + 2)),
+        grid_bottom + 28,
         body,
         payload.get("title") or "calendar",
     )
@@ -338,7 +379,7 @@ def _calendar(payload: dict, calendar: dict) -> str:
 def _heatmap(payload: dict, data: dict) -> str:
     calendar = data.get("calendar")
     if isinstance(calendar, dict) and isinstance(calendar.get("values"), list):
-        return _calendar(payload, calendar)
+        return _calendar(payload, calendar, data.get("unit"))
     body: list[str] = []
     xs, ys = data.get("x") or [], data.get("y") or []
     grid = [
@@ -349,7 +390,7 @@ def _heatmap(payload: dict, data: dict) -> str:
     lo, hi = min(flat, default=0.0), max(flat, default=1.0)
     gutter = 12 + max([text_width(str(y), FONT) for y in ys] or [0])
     cols = max([len(xs), *[len(r) for r in grid]])
-    cell_w = min(60.0, (W - gutter - 8) / max(cols, 1))
+    cell_w = (W - gutter - 8) / max(cols, 1)
     cell_h = 24.0
     for i, label in enumerate(xs):
         body.append(_text(gutter + i * cell_w + cell_w / 2, 14, label, "axis", "middle"))
@@ -365,7 +406,9 @@ def _heatmap(payload: dict, data: dict) -> str:
                 f'<rect x="{x:.1f}" y="{y:.1f}" width="{cell_w - 2:.1f}" height="{cell_h - 2}" '
                 f'class="{_heat_class(value, lo, hi)}"><title>{esc(fmt_num(value))}</title></rect>'
             )
-    return _svg(W, 22 + len(grid) * cell_h + 8, body, payload.get("title") or "heatmap")
+    grid_bottom = 22 + len(grid) * cell_h
+    body += _heat_legend(gutter, grid_bottom + 6, lo, hi, data.get("unit"))
+    return _svg(W, grid_bottom + 28, body, payload.get("title") or "heatmap")
 
 
 def _spark(values: list, x: float, y: float, w: float, h: float, cls: str = "ln0") -> str:
@@ -443,7 +486,10 @@ def _matrix(payload: dict, data: dict) -> str:
         cy = top + size_h - (py - y0) / ((y1 - y0) or 1) * size_h
         cls = _tone(item.get("tone")) or "s0"
         body.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="6" class="{cls}"/>')
-        body.append(_text(cx + 9, cy + 4, item.get("label") or "", "lbl"))
+        # a point in the right half is labelled on its left, so the label stays in the chart
+        right = cx > left + size_w / 2
+        tx, anchor = (cx - 9, "end") if right else (cx + 9, "start")
+        body.append(_text(tx, cy + 4, item.get("label") or "", "lbl", anchor))
     return _svg(W, top + size_h + 26, body, payload.get("title") or "matrix")
 
 
@@ -492,10 +538,19 @@ def _timeline(payload: dict, data: dict) -> str:
         cls = _tone(item.get("tone")) or "s0"
         body.append(f'<circle cx="{x:.1f}" cy="60" r="6" class="{cls}"/>')
         up = i % 2 == 0
-        body.append(_text(x, 40 if up else 86, item.get("label") or "", "lbl", "middle"))
-        when = item.get("when")
+        label, when = str(item.get("label") or ""), item.get("when")
+        # the end labels read inwards, so none leaves the chart
+        half = max(text_width(label, FONT), text_width(str(when or ""), 11)) / 2
+        anchor, tx = (
+            ("start", x - 6)
+            if x - half < 4
+            else ("end", x + 6)
+            if x + half > W - 4
+            else ("middle", x)
+        )
+        body.append(_text(tx, 40 if up else 86, label, "lbl", anchor))
         if when:
-            body.append(_text(x, 24 if up else 102, when, "axis", "middle"))
+            body.append(_text(tx, 24 if up else 102, when, "axis", anchor))
     return _svg(W, 112, body, payload.get("title") or "timeline")
 
 
@@ -551,8 +606,10 @@ def _compare(payload: dict, data: dict) -> str:
         top = scale.get(u) or 1.0
         delta = compare_delta(before, after, better)
         tone = item.get("tone") if item.get("tone") in TONES else delta["tone"]
+        worse = worse_tone(before, after, better, tone)
         body.append(_text(label_w - 8, y + 20, item.get("label") or "", "lbl", "end"))
-        for k, (value, cls) in enumerate(((before, "before"), (after, "after"))):
+        after_cls = f"tone-{worse}" if worse else "after"
+        for k, (value, cls) in enumerate(((before, "before"), (after, after_cls))):
             width = max(abs(value) / top * bar_w, 1)
             by = y + 3 + k * 16
             body.append(

@@ -139,7 +139,7 @@ svg .lbl,svg .val,svg .axis,svg .ref-lbl,svg .stage-lbl,svg .chip-txt{font-famil
 svg .axis{fill:var(--muted);font-size:11px}svg .small{font-size:10.5px}svg .ref-lbl{fill:var(--muted);font-style:italic}
 svg .hero{font-size:54px;font-weight:700;fill:var(--fg);font-family:var(--f-body)}svg .big{font-size:20px;font-weight:700;fill:var(--fg)}
 svg .delta{font-size:16px;font-weight:600;fill:var(--muted)}
-svg .grid{stroke:var(--line);stroke-width:1}svg .frame,svg .axis-line{stroke:var(--line);stroke-width:1.5}
+svg .grid{stroke:var(--line);stroke-width:1}svg .axis-break{stroke:var(--muted);stroke-width:1.5}svg .frame,svg .axis-line{stroke:var(--line);stroke-width:1.5}
 svg .ref{stroke:var(--fg);stroke-dasharray:5 4;stroke-width:1.3;opacity:.7}
 svg .s0{fill:var(--s0)}svg .s1{fill:var(--s1)}svg .s2{fill:var(--s2)}svg .s3{fill:var(--s3)}svg .s4{fill:var(--s4)}svg .s5{fill:var(--s5)}svg .s6{fill:var(--s6)}svg .s7{fill:var(--s7)}
 svg .ln0{stroke:var(--s0)}svg .ln1{stroke:var(--s1)}svg .ln2{stroke:var(--s2)}svg .ln3{stroke:var(--s3)}svg .ln4{stroke:var(--s4)}svg .ln5{stroke:var(--s5)}svg .ln6{stroke:var(--s6)}svg .ln7{stroke:var(--s7)}

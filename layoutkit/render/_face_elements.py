@@ -21,6 +21,7 @@ from layoutkit.layout.sizing import (
     CHART_GAP,
     CHART_STAT_H,
     CHIP_H,
+    COMPARE_LEGEND_H,
     FACE_TITLE_SIZE,
     FINDING_BULLET,
     FINDING_HEAD_H,
@@ -56,18 +57,29 @@ from layoutkit.layout.sizing import (
 )
 from layoutkit.layout.text import FontName, line_height, text_width
 from layoutkit.render._chart_parts import (
+    HEAT_LEVELS,
     Axis,
     Legend,
     Scale,
+    axis_break,
     bar_spans,
     bar_width,
+    compact,
+    donut_centre,
+    heat_level,
     label_spot,
     lifted,
+    pie_entry,
+    pie_tail,
     ranked_shares,
     ref_label_spots,
     series_points,
+    spread_labels,
     stacks,
     value_axis,
+    worse_tone,
+    x_domain,
+    x_ticks,
 )
 from layoutkit.render._charts import compare_delta, delta_text
 from layoutkit.render._face_text import markdown_face
@@ -132,8 +144,11 @@ def _series_pts(series: dict) -> list[tuple[float, float]]:
     return series_points(series, keep_missing_x=False)
 
 
-def _legend_row(labels: list[str], x: float, y: float, w: float) -> list[Item]:
-    """Swatches and names on one row, as the HTML legend shows them."""
+def _legend_row(
+    labels: list[str], x: float, y: float, w: float, inks: tuple[str, ...] = SERIES
+) -> list[Item]:
+    """Swatches and names on one row, as the HTML legend shows them; the
+    swatches take ``inks`` in turn (the series colours unless told)."""
 
     def fit(label: str, lx: float) -> str | None:
         room = x + w - lx - 14
@@ -141,7 +156,8 @@ def _legend_row(labels: list[str], x: float, y: float, w: float) -> list[Item]:
 
     items: list[Item] = []
     for entry in Legend(tuple(labels), SERIES_AXIS_SIZE, 13, 14).place(x, fit):
-        items.append(Box(entry.x, y + 3, 9, 9, fill=SERIES[entry.index % 8], radius=1))
+        ink = inks[entry.index % len(inks)]
+        items.append(Box(entry.x, y + 3, 9, 9, fill=ink, radius=1))
         items.append(Text(entry.x + 13, y, (entry.label,), SERIES_AXIS_SIZE, "sans", FG))
     return items
 
@@ -200,12 +216,15 @@ def _series_plot(viz: Any, data: dict, a: Area) -> _SeriesPlot | None:
     half = line_height(SERIES_AXIS_SIZE) / 2
     # tick labels are centred on their lines: keep half a label free above and below
     sy = Scale(axis.lo, axis.hi, top + legend_h + half, max(plot_h - 2 * half, 20.0), flip=True)
-    sx = Scale(xs[0], xs[-1], x + gutter, max(w - gutter, 20.0), band=viz == "bars")
+    x_lo, x_hi = (xs[0], xs[-1]) if viz == "bars" else x_domain(viz, xs)
+    sx = Scale(x_lo, x_hi, x + gutter, max(w - gutter, 20.0), band=viz == "bars")
     return _SeriesPlot(viz, data, series, stack, a, xlabel_h, legend_h, axis, sx, sy)
 
 
 def _series_axes(plot: _SeriesPlot) -> list[Item]:
-    """Grid lines with their tick labels, the zero line and the y axis."""
+    """Grid lines with their tick labels, the baseline and the y axis. An axis
+    that starts above zero says so: its foot carries a break mark instead of
+    the solid line a zero baseline gets, and the bottom tick is labelled."""
     sx, sy = plot.sx, plot.sy
     px0, pw = sx.start, sx.length
     half = line_height(SERIES_AXIS_SIZE) / 2
@@ -213,31 +232,33 @@ def _series_axes(plot: _SeriesPlot) -> list[Item]:
     for t, label in zip(plot.axis.ticks, plot.axis.labels, strict=True):
         items.append(Path(((px0, sy(t)), (px0 + pw, sy(t))), stroke=SOFT, width=1))
         items.append(_axis_text(px0 - 5, sy(t) - half, label, "end"))
-    zero = sy(sy.floor())
-    items.append(Path(((px0, zero), (px0 + pw, zero)), stroke=MUTED, width=1))
+    foot = sy(sy.floor())
+    items.append(Path(((px0, foot), (px0 + pw, foot)), stroke=MUTED, width=1))
     items.append(Path(((px0, sy.start), (px0, sy.start + sy.length)), stroke=LINE, width=1))
+    if plot.axis.cut:
+        items.append(Path(axis_break(px0, foot), stroke=MUTED, width=1.2))
     return items
 
 
 def _series_xlabels(plot: _SeriesPlot) -> list[Item]:
-    """Every label that has room under the plot, thinned out evenly."""
+    """Tick marks and labels under the plot: the ``x`` names (dates read as
+    dates) or, for numeric x, round values; thinned so none overlaps and the
+    last one stays inside the card."""
     x, _, w, _ = plot.area
-    xlabels = plot.data.get("x") if isinstance(plot.data.get("x"), list) else []
-    if not (plot.xlabel_h and xlabels):
+    if not plot.xlabel_h:
         return []
     sx, sy = plot.sx, plot.sy
-    room = sx.length / max(len(xlabels), 1)
-    every = max(1, int(40 // max(room, 1)) + (1 if room < 40 else 0))
-    half = line_height(SERIES_AXIS_SIZE) / 2
+    ticks = [
+        (v, fit_line(t, 120, SERIES_AXIS_SIZE))
+        for v, t in x_ticks(plot.viz, plot.data, plot.series, sx.lo, sx.hi)
+    ]
+    spots = [(sx(v), text_width(t, SERIES_AXIS_SIZE)) for v, t in ticks]
+    foot = sy.start + sy.length
     items: list[Item] = []
-    for i, label in enumerate(xlabels[:48]):
-        if i % every:
-            continue
-        shown = fit_line(str(label), room * every - 2, SERIES_AXIS_SIZE)
-        lx, half_w = sx(sx.lo + i), text_width(shown, SERIES_AXIS_SIZE) / 2
-        # the end labels of a line stay inside the card
-        anchor = "start" if lx - half_w < x else "end" if lx + half_w > x + w else "middle"
-        items.append(_axis_text(lx, sy.start + sy.length + half, shown, anchor))
+    for i, lx, anchor in spread_labels(spots, x, x + w):
+        tx = spots[i][0]
+        items.append(Path(((tx, foot), (tx, foot + 3)), stroke=MUTED, width=1))
+        items.append(_axis_text(lx, foot + 3, ticks[i][1], anchor))
     return items
 
 
@@ -333,13 +354,24 @@ def _series_face(viz: Any, data: dict, a: Area) -> list[Item]:
 
 
 def _bars_face(viz: Any, data: dict, a: Area, rows: list[dict]) -> list[Item]:
+    """Label, bar and the bar's value (with its unit) just past its end: the
+    value column is as wide as the widest value, the bars take the rest."""
     x, top, w, h = a
     rank = as_number(data.get("rank"))
     if viz == "bars" and rank:
-        rows = [{**r, "unit": "%"} for r in ranked_shares(rows, rank)]
+        rows = ranked_shares(rows, rank, data.get("unit"))
     unit = data.get("unit")
     peaks = _unit_peaks(rows, unit, ("value",))
     row_h = max(16.0, min(26.0, h / max(len(rows), 1)))
+    shown = [
+        fit_line(
+            str(r.get("display") or fmt_value(r.get("value"), r.get("unit") or unit)), w * 0.4, 10
+        )
+        for r in rows
+    ]
+    value_w = max([text_width(t, 10) for t in shown] or [0.0]) + 6
+    bar_x = x + w * 0.32
+    bar_room = max(x + w - value_w - bar_x, 10.0)
     items: list[Item] = []
     for i, row in enumerate(rows):
         ry = top + i * row_h
@@ -349,58 +381,77 @@ def _bars_face(viz: Any, data: dict, a: Area, rows: list[dict]) -> list[Item]:
         items.append(
             Text(x, ry, (fit_line(str(row.get("label") or ""), w * 0.3, 11),), 11, "sans", FG)
         )
+        bar = 0.0
         if value is not None:
             peak = peaks.get(row.get("unit") or unit) or 1.0
             color = (
                 tone(row["tone"])[0] if row.get("tone") else SERIES[i % 8 if viz == "flow" else 0]
             )
-            items.append(
-                Box(
-                    x + w * 0.32,
-                    ry + 2,
-                    max(abs(value) / peak * w * 0.5, 1),
-                    min(row_h - 6, 12),
-                    fill=color,
-                    radius=2,
-                )
-            )
-        shown = row.get("display") or fmt_value(row.get("value"), row.get("unit") or unit)
-        items.append(
-            Text(x + w, ry, (fit_line(str(shown), w * 0.17, 10),), 10, "sans", MUTED, 0.0, "end")
-        )
+            bar = max(abs(value) / peak * bar_room, 1)
+            items.append(Box(bar_x, ry + 2, bar, min(row_h - 6, 12), fill=color, radius=2))
+        items.append(Text(bar_x + bar + 6, ry + 1, (shown[i],), 10, "sans", FG))
     return items
 
 
+_BEFORE_INK = "#adb5bd"
+
+
 def _compare_face(data: dict, a: Area, rows: list[dict]) -> list[Item]:
+    """A legend naming before and after, then per row: label (and note), the
+    two bars on their unit's scale with their values, and the delta chip. An
+    after bar that got worse wears the chip's colour."""
     x, top, w, h = a
     unit = data.get("unit")
+    better = data.get("better")
     peaks = _unit_peaks(rows, unit, ("before", "after"))
+    names = (str(data.get("before") or "Before"), str(data.get("after") or "After"))
+    items = _legend_row(list(names), x + w * 0.28, top, w * 0.72, (_BEFORE_INK, ACCENT))
+    top += COMPARE_LEGEND_H
+    h -= COMPARE_LEGEND_H
     row_h = max(22.0, min(34.0, h / max(len(rows), 1)))
-    items: list[Item] = []
+    pairs = [
+        (as_number(r.get("before")) or 0.0, as_number(r.get("after")) or 0.0, r.get("unit") or unit)
+        for r in rows
+    ]
+    texts = [(fmt_value(b, u), fmt_value(af, u)) for b, af, u in pairs]
+    deltas = [compare_delta(b, af, better) for b, af, _ in pairs]
+    chips = [_chip_text(d, w * 0.4) for d in deltas]
+    chip_w = max([text_width(c, 10, "sans-bold") for c in chips] or [0.0]) + 8
+    value_w = max([text_width(t, 9) for pair in texts for t in pair] or [0.0]) + 6
+    bar_x = x + w * 0.28
+    bar_room = max(x + w - chip_w - value_w - bar_x, 10.0)
     for i, item in enumerate(rows):
         ry = top + i * row_h
         if ry + 20 > top + h:
             break
-        before, after = as_number(item.get("before")) or 0.0, as_number(item.get("after")) or 0.0
-        d = compare_delta(before, after, data.get("better"))
-        ink = tone(item.get("tone") if item.get("tone") else d["tone"])[0]
-        peak = peaks.get(item.get("unit") or unit) or 1.0
-        bw = w * 0.4
+        before, after, u = pairs[i]
+        ink_tone = item.get("tone") if item.get("tone") else deltas[i]["tone"]
+        peak = peaks.get(u) or 1.0
         items.append(
-            Text(x, ry + 2, (fit_line(str(item.get("label") or ""), w * 0.28, 11),), 11, "sans", FG)
+            Text(x, ry + 2, (fit_line(str(item.get("label") or ""), w * 0.26, 11),), 11, "sans", FG)
         )
-        items.append(
-            Box(x + w * 0.3, ry + 2, max(abs(before) / peak * bw, 1), 7, fill="#adb5bd", radius=1)
-        )
-        items.append(
-            Box(x + w * 0.3, ry + 11, max(abs(after) / peak * bw, 1), 7, fill=ACCENT, radius=1)
-        )
+        worse = worse_tone(before, after, better, ink_tone)
+        inks = (_BEFORE_INK, tone(worse)[0] if worse else ACCENT)
+        for k, value in enumerate((before, after)):
+            bw = max(abs(value) / peak * bar_room, 1)
+            by = ry + 2 + k * 11
+            items.append(Box(bar_x, by, bw, 9, fill=inks[k], radius=1))
+            items.append(Text(bar_x + bw + 4, by - 1.5, (texts[i][k],), 9, "sans", MUTED))
         if item.get("note"):
-            note = fit_line(str(item["note"]), w * 0.28, 9.5)
+            note = fit_line(str(item["note"]), w * 0.26, 9.5)
             items.append(Text(x, ry + 17, (note,), 9.5, "sans", MUTED))
-        chip = fit_line(delta_text(d["pct"], d["ratio"]), w * 0.28, 10, "sans-bold")
-        items.append(Text(x + w, ry + 3, (chip,), 10, "sans-bold", ink, 0.0, "end"))
+        ink = tone(ink_tone)[0]
+        items.append(Text(x + w, ry + 5, (chips[i],), 10, "sans-bold", ink, 0.0, "end"))
     return items
+
+
+def _chip_text(delta: dict, room: float) -> str:
+    """A delta chip's text whole: percent and ratio, the percent alone when both
+    do not fit, cut only when even that does not."""
+    full = delta_text(delta["pct"], delta["ratio"])
+    if text_width(full, 10, "sans-bold") <= room:
+        return full
+    return fit_line(delta_text(delta["pct"], None), room, 10, "sans-bold")
 
 
 def _wedge(
@@ -447,16 +498,30 @@ def _pie_legend(
         ry = top + i * PIE_ROW_H
         if ry + PIE_ROW_H > top + h + 0.01:
             break
-        shown = row.get("display") or fmt_value(
-            row.get("value"), row.get("unit") or data.get("unit")
+        unit = row.get("unit") or data.get("unit")
+        room = x + w - lx - 15
+        share = values[i] / total * 100
+        label = pie_entry(
+            row.get("label"), str(row.get("display") or fmt_value(row.get("value"), unit)), share
         )
-        pct = values[i] / total * 100
-        label = f"{row.get('label') or ''} — {shown} ({pct:.0f}%)"
+        if text_width(label, PIE_LEGEND_SIZE) > room:
+            label = _short_pie_entry(row, unit, share, room)
         items.append(Box(lx, ry + 3, 10, 10, fill=_slice_color(rows, i), radius=2))
-        items.append(
-            Text(lx + 15, ry, (fit_line(label, x + w - lx - 15, PIE_LEGEND_SIZE),), PIE_LEGEND_SIZE)
-        )
+        items.append(Text(lx + 15, ry, (fit_line(label, room, PIE_LEGEND_SIZE),), PIE_LEGEND_SIZE))
     return items
+
+
+def _short_pie_entry(row: dict, unit: Any, share: float, room: float) -> str:
+    """A legend row that keeps its numbers whole in a narrow card: a shorter
+    value, then no share, and only then a shortened name."""
+    name = str(row.get("label") or "")
+    value = str(row.get("display") or compact(row.get("value"), unit))
+    tails = (pie_tail(value, share), f" — {value}")
+    for tail in tails:
+        if text_width(name + tail, PIE_LEGEND_SIZE) <= room:
+            return name + tail
+    name_room = room - text_width(tails[-1], PIE_LEGEND_SIZE)
+    return (fit_line(name, name_room, PIE_LEGEND_SIZE) if name_room > 12 else "") + tails[-1]
 
 
 def _pie_face(viz: Any, data: dict, a: Area, rows: list[dict]) -> list[Item]:
@@ -469,13 +534,15 @@ def _pie_face(viz: Any, data: dict, a: Area, rows: list[dict]) -> list[Item]:
     cx, cy = x + r, top + r
     inner = r * 0.58 if viz == "donut" else 0.0
     items = _pie_wedges(values, total, rows, (cx, cy, r, inner))
-    if inner:
-        # a donut shows its total in the hole
-        total_text = fit_line(
-            fmt_value(sum(values), data.get("unit")), inner * 1.6, 12, "sans-bold"
-        )
+    centre = donut_centre(sum(values), data.get("unit"), rows) if inner else None
+    # the hole says the total whole or nothing: a cut-off number is worse than none
+    size = next(
+        (z for z in (12.0, 10.0, 8.5) if text_width(centre or "", z, "sans-bold") <= inner * 1.7),
+        None,
+    )
+    if centre and size:
         items.append(
-            Text(cx, cy - line_height(12) / 2, (total_text,), 12, "sans-bold", FG, 0.0, "middle")
+            Text(cx, cy - line_height(size) / 2, (centre,), size, "sans-bold", FG, 0.0, "middle")
         )
     return items + _pie_legend(values, total, data, rows, x + d + 16, a)
 
@@ -486,20 +553,21 @@ HeatCell = tuple[float, float, float]
 @dataclass(frozen=True)
 class _HeatGrid:
     """Where a heatmap's cells start and how large they are; labels sit in the
-    gutter at the left and the band on top."""
+    gutter at the left and the band on top, the colour scale under the grid."""
 
     top: float
     left: float
     grid_top: float
-    size: float
+    cw: float
+    ch: float
     gutter: float
 
     def label(self, tx: float, ty: float, text: str, anchor: Any = "start") -> Text:
-        shown = fit_line(text, max(self.gutter - 6, self.size * 3), HEAT_LABEL_SIZE)
+        shown = fit_line(text, max(self.gutter - 6, self.cw * 3), HEAT_LABEL_SIZE)
         return Text(tx, ty, (shown,), HEAT_LABEL_SIZE, "sans", MUTED, 0.0, anchor)
 
     def row_label(self, r: int, text: str) -> Text:
-        ly = self.grid_top + r * self.size + (self.size - line_height(HEAT_LABEL_SIZE)) / 2
+        ly = self.grid_top + r * self.ch + (self.ch - line_height(HEAT_LABEL_SIZE)) / 2
         return self.label(self.left - 6, ly, text, "end")
 
 
@@ -516,10 +584,10 @@ def _calendar_cells(calendar: dict, g: _HeatGrid) -> tuple[list[HeatCell], list[
         day = (when + timedelta(days=i)) if when else None
         col, row = (i + offset) // 7, (i + offset) % 7
         # a month is named over its first week column, unless the last name is in the way
-        if day and day.month != last and row <= 1 and g.left + col * g.size >= last_x:
-            items.append(g.label(g.left + col * g.size, g.top, day.strftime("%b")))
+        if day and day.month != last and row <= 1 and g.left + col * g.cw >= last_x:
+            items.append(g.label(g.left + col * g.cw, g.top, day.strftime("%b")))
             last = day.month
-            last_x = g.left + col * g.size + text_width(day.strftime("%b"), HEAT_LABEL_SIZE) + 4
+            last_x = g.left + col * g.cw + text_width(day.strftime("%b"), HEAT_LABEL_SIZE) + 4
     return cells, items
 
 
@@ -534,47 +602,65 @@ def _matrix_cells(data: dict, g: _HeatGrid, rows: int) -> tuple[list[HeatCell], 
     ys = data.get("y") if isinstance(data.get("y"), list) else []
     items: list[Item] = [g.row_label(r, str(name)) for r, name in enumerate(ys[:rows])]
     xs = data.get("x") if isinstance(data.get("x"), list) else []
-    every = max(1, math.ceil(24 / g.size)) if g.size < 24 else 1
+    every = max(1, math.ceil(24 / g.cw)) if g.cw < 24 else 1
     for c, name in enumerate(xs):
         if c % every == 0:
-            items.append(g.label(g.left + c * g.size + g.size / 2, g.top, str(name), "middle"))
+            items.append(g.label(g.left + c * g.cw + g.cw / 2, g.top, str(name), "middle"))
     return cells, items
 
 
-def _heat_boxes(cells: list[HeatCell], g: _HeatGrid) -> list[Item]:
-    """One accent box per cell, more opaque the larger its value."""
-    if not cells:
-        return []
-    hi = max(v for _, _, v in cells) or 1.0
-    items: list[Item] = []
-    for c, r, v in cells:
-        alpha = int(30 + 225 * max(min(v / hi, 1.0), 0.0))
-        items.append(
-            Box(
-                g.left + c * g.size,
-                g.grid_top + r * g.size,
-                g.size - 1,
-                g.size - 1,
-                fill=f"#1c6ae4{alpha:02x}",
-                radius=1.5,
-            )
+def _heat_ink(level: int) -> str:
+    """The accent, more opaque at each step of the colour scale."""
+    alpha = int(30 + 225 * level / (HEAT_LEVELS - 1))
+    return f"#1c6ae4{alpha:02x}"
+
+
+def _heat_boxes(cells: list[HeatCell], g: _HeatGrid, lo: float, hi: float) -> list[Item]:
+    """One box per cell in the ink of its step of the colour scale."""
+    return [
+        Box(
+            g.left + c * g.cw,
+            g.grid_top + r * g.ch,
+            g.cw - 1,
+            g.ch - 1,
+            fill=_heat_ink(heat_level(v, lo, hi)),
+            radius=1.5,
         )
+        for c, r, v in cells
+    ]
+
+
+def _heat_legend(g: _HeatGrid, y: float, lo: float, hi: float, unit: Any) -> list[Item]:
+    """The colour scale under the grid: its lowest value, one swatch per step, its highest."""
+    low, high = compact(lo), compact(hi, unit)
+    items: list[Item] = [g.label(g.left, y, low)]
+    sx = g.left + text_width(low, HEAT_LABEL_SIZE) + 5
+    for level in range(HEAT_LEVELS):
+        items.append(Box(sx + level * 17, y + 2, 16, 9, fill=_heat_ink(level), radius=1.5))
+    items.append(g.label(sx + HEAT_LEVELS * 17 + 4, y, high))
     return items
 
 
 def _heat_face(data: dict, a: Area) -> list[Item]:
-    """Cells with their row labels at the left and column (or month) labels on top."""
+    """Cells with their row labels at the left, column (or month) labels on top
+    and the colour scale with its values underneath."""
     x, top, w, _ = a
-    gutter, band, size, _, rows = heat_geometry(data, w)
+    gutter, band, cw, ch, _, rows = heat_geometry(data, w)
     if not rows:
         return []
-    g = _HeatGrid(top, x + gutter, top + band, size, gutter)
+    g = _HeatGrid(top, x + gutter, top + band, cw, ch, gutter)
     calendar = data.get("calendar") if isinstance(data.get("calendar"), dict) else None
     if calendar and isinstance(calendar.get("values"), list):
         cells, items = _calendar_cells(calendar, g)
     else:
         cells, items = _matrix_cells(data, g, rows)
-    return items + _heat_boxes(cells, g)
+    if not cells:
+        return items
+    lo, hi = min(v for _, _, v in cells), max(v for _, _, v in cells)
+    legend_y = g.grid_top + rows * ch + 4
+    return (
+        items + _heat_boxes(cells, g, lo, hi) + _heat_legend(g, legend_y, lo, hi, data.get("unit"))
+    )
 
 
 def _matrix_points(rows: list[dict], field: Area) -> list[Item]:

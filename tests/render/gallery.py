@@ -860,3 +860,90 @@ SMALL_BOARD: dict[str, Any] = {
 }
 
 BOARDS: dict[str, dict[str, Any]] = {"every-card": EVERY_CARD_BOARD, "small": SMALL_BOARD}
+
+# Charts a dashboard shows that ALL_VIZ leaves out: dates on the x axis, an axis that
+# starts above zero, large values with a unit, ranked shares, a donut of money.
+DASHBOARD_VIZ: list[dict[str, Any]] = [
+    {
+        "viz": "line",
+        "title": "Daily signups",
+        "data": {
+            "unit": "users",
+            "x": [f"2026-03-{d:02d}" for d in range(1, 11)],
+            "series": [
+                {"label": "signups", "points": [182, 190, 201, 195, 210, 222, 219, 230, 228, 241]}
+            ],
+        },
+    },
+    {
+        "viz": "area",
+        "title": "Monthly revenue",
+        "data": {
+            "unit": "EUR",
+            "x": ["2025-10", "2025-11", "2025-12", "2026-01", "2026-02", "2026-03"],
+            "series": [{"label": "revenue", "points": [41000, 45500, 52000, 49800, 56100, 61234]}],
+        },
+    },
+    {
+        "viz": "bars",
+        "title": "Revenue by region",
+        "data": {
+            "unit": "EUR",
+            "rank": 3,
+            "items": [
+                {"label": "Americas", "value": 530000},
+                {"label": "EMEA", "value": 412000},
+                {"label": "APAC", "value": 260000},
+                {"label": "LatAm", "value": 120000},
+                {"label": "Other", "value": 90000},
+            ],
+        },
+    },
+    {
+        "viz": "donut",
+        "title": "Spend",
+        "data": {
+            "unit": "EUR",
+            "items": [
+                {"label": "infra", "value": 12000},
+                {"label": "people", "value": 48000},
+                {"label": "tools", "value": 3000},
+            ],
+        },
+    },
+    {
+        "viz": "bars",
+        "title": "Cards by kind",
+        "data": {
+            "items": [
+                {"label": "text", "value": 12},
+                {"label": "chart", "value": 7},
+                {"label": "diagram", "value": 3},
+                {"label": "table", "value": 2},
+            ]
+        },
+    },
+]
+CHART_VIZ = ALL_VIZ + DASHBOARD_VIZ
+
+
+def _chart_cards(width: float = 420, per_row: int = 4, gap: float = 30) -> list[dict[str, Any]]:
+    """Every chart viz as a card on a grid, each as tall as its content."""
+    cards = []
+    row_h = 0.0
+    y = 0.0
+    for i, payload in enumerate(CHART_VIZ):
+        if i and i % per_row == 0:
+            y += row_h + gap
+            row_h = 0.0
+        h = size_card("chart", payload, width)[1]
+        cards.append(card(i + 1, "chart", (i % per_row) * (width + gap), y, width, h, **payload))
+        row_h = max(row_h, h)
+    return cards
+
+
+CHART_BOARD: dict[str, Any] = {
+    "board": {"slug": "charts", "title": "Every chart viz"},
+    "cards": _chart_cards(),
+    "edges": [],
+}

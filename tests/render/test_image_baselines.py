@@ -1,6 +1,6 @@
 """Visual baselines of pictures on cards, drawn by layoutkit's own PNG writer (no browser):
-an image card, a broken image, a PDF card showing its first page, and the example board
-with its picture. Same tolerance as the browser baselines (tests/render/test_browser.py):
+an image card, a broken image, a PDF card showing its first page, the example board
+with its picture, and a dashboard with every chart viz. Same tolerance as the browser baselines (tests/render/test_browser.py):
 same size, mean channel difference at most 3.0, at most 1% of pixels off by more than 40.
 ``LAYOUTKIT_UPDATE_BASELINES=1`` rewrites them; each drawing is also written under
 ``artifacts/render/`` to look at."""
@@ -22,6 +22,7 @@ from layoutkit.examples import seed_example
 from layoutkit.service.uploads import pdf_pages
 from layoutkit.storage import blob_key
 from tests.pdfs import report_pdf
+from tests.render.gallery import CHART_BOARD
 
 BASELINES = Path(__file__).resolve().parent / "baselines"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "render"
@@ -94,3 +95,9 @@ def test_example_board_with_its_picture_baseline() -> None:
         slug = seed_example(ws)
         out = ws.call("render_board", {"board": slug, "format": "png"})
     compare(base64.b64decode(out["image"]["data"]), "board-welcome")
+
+
+def test_dashboard_of_every_chart_viz_baseline() -> None:
+    png = render.render_board(CHART_BOARD, format="png")
+    assert isinstance(png, bytes)
+    compare(png, "board-charts")
