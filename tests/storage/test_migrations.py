@@ -321,3 +321,26 @@ def test_0017_leaves_every_workspace_in_use_and_lets_one_be_archived_and_renamed
             ]
     finally:
         store.close()
+
+
+def test_in_memory_stores_start_as_copies_of_one_migrated_database(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from layoutkit.storage._sql import store as store_module
+
+    open_store().close()  # the process's first in-memory store made the copy
+    ran: list[object] = []
+    monkeypatch.setattr(store_module, "_migrate", lambda *a: ran.append(a))
+    first, second = open_store(), open_store()
+    try:
+        assert ran == []
+        assert first.schema_version() == second.schema_version() == HEAD
+        with first.read() as tx:
+            assert schema_drift(tx.conn) == []
+        with first.transaction() as tx:
+            tx.conn.execute(text("CREATE TABLE scratch (x INTEGER)"))
+        with second.read() as tx:
+            assert not inspect(tx.conn).has_table("scratch")  # each is a database of its own
+    finally:
+        first.close()
+        second.close()
