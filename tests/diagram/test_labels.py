@@ -7,6 +7,7 @@ lines the drawing writes into them, for every shape.
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -296,3 +297,48 @@ def test_frame_titles_have_their_band_and_their_width(direction: str) -> None:
             assert box["y"] >= frame["y"] + 5 + 12 * 1.35 - 0.01
     written = [line for i in diagram_scene(out).items if isinstance(i, Text) for line in i.lines]
     assert all(t in written for t in titles.values())
+
+
+def _svg_lines(payload: dict[str, Any]) -> list[str]:
+    """Every written line of a rendered diagram card, from its SVG ``tspan``s."""
+    import html
+    import re
+
+    from layoutkit.render import render_card
+
+    card = {"id": "c", "kind": "diagram", "x": 0, "y": 0, "w": 900, "h": 700, "payload": payload}
+    svg = str(render_card(card, format="svg"))
+    return [html.unescape(t) for t in re.findall(r"<tspan[^>]*>([^<]*)</tspan>", svg)]
+
+
+def test_long_identifiers_break_at_their_boundaries_never_mid_word() -> None:
+    from layoutkit.diagram.labels import wrap_lines
+
+    words = [
+        "com.example.billing.FMESummaryAggregatorService",
+        "SharedDbInstanceForEveryTenantInTheCluster",
+        "root\\Users\\someone\\AppData\\Local\\Programs",
+        "very_long_snake_case_identifier_for_a_state_name",
+    ]
+    for word in words:
+        lines = wrap_lines(word, 120, 14, "sans-bold")
+        assert "".join(lines) == word and len(lines) > 1
+        for a, b in itertools.pairwise(lines):
+            # A cut falls after a separator or at a camelCase step, never inside a word.
+            assert a[-1] in "._-/\\" or ((a[-1].islower() or a[-1].isdigit()) and b[0].isupper())
+    text = "stateDiagram-v2\n" + "\n".join(f"s{k} : {w}" for k, w in enumerate(words))
+    written = _svg_lines(lay_out({"title": "t", "diagram_text": text + "\ns0 --> s1"}))
+    joined = "".join(written)
+    for word in words:
+        assert word in joined, word
+    for a, b in itertools.pairwise(written):
+        if a and b and any(a + b in w for w in words):
+            assert not (a[-1].isalpha() and b[0].islower()), (a, b)
+
+
+def test_underscores_that_are_not_emphasis_are_kept() -> None:
+    payload = import_text("stateDiagram-v2\nTransition1_____ --> snake__case__x\nA : __bold__")
+    written = _svg_lines(lay_out({"title": "t", **payload}))
+    assert "Transition1_____" in written
+    assert "snake__case__x" in written
+    assert "bold" in written
