@@ -342,3 +342,23 @@ def test_underscores_that_are_not_emphasis_are_kept() -> None:
     assert "Transition1_____" in written
     assert "snake__case__x" in written
     assert "bold" in written
+
+
+def test_state_notes_are_drawn_as_note_shapes_beside_their_state() -> None:
+    text = (
+        "stateDiagram-v2\nState1 --> State2\nnote right of State1\n  Important\n  text\n"
+        "end note\nnote left of State2 : left note"
+    )
+    out = lay_out({"title": "t", "diagram_text": text})
+    assert [d for d in out["diagnostics"] if d.get("code") == "unknown_endpoint"] == []
+    geo = out["geo"]
+    notes = [nid for nid in geo["nodes"] if "----note-" in nid]
+    assert len(notes) == 2
+    written = _svg_lines(out)
+    assert {"Important", "text", "left note"} <= set(written)
+    from layoutkit.render import render_card
+
+    card = {"id": "c", "kind": "diagram", "x": 0, "y": 0, "w": 700, "h": 600, "payload": out}
+    svg = str(render_card(card, format="svg"))
+    # The folded-corner note paper, once per note.
+    assert svg.count("#fff6cc") == 2
