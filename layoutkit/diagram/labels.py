@@ -170,6 +170,9 @@ def balanced_label(node: dict[str, Any], shape: str) -> Label:
         if width >= best.width or width < floor:
             continue
         cand = label(node, width)
+        if len(cand.title) > 2 and len(cand.title) > len(best.title):
+            # A round or pointed shape grows to fit its text before taking a third line.
+            continue
         area = _area(shape, cand)
         if area < best_area - 1e-6:
             best, best_area = cand, area

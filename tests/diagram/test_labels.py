@@ -362,3 +362,21 @@ def test_state_notes_are_drawn_as_note_shapes_beside_their_state() -> None:
     svg = str(render_card(card, format="svg"))
     # The folded-corner note paper, once per note.
     assert svg.count("#fff6cc") == 2
+
+
+@pytest.mark.parametrize("shape", ["diamond", "circle"])
+def test_round_and_pointed_shapes_grow_before_a_third_line(shape: str) -> None:
+    from layoutkit.diagram.labels import balanced_label
+
+    lab = balanced_label({"title": "Is the payment authorised by the bank?"}, shape)
+    assert len(lab.title) <= 2
+    out = lay_out(
+        {
+            "title": "t",
+            "nodes": [
+                {"id": "q", "title": "Is the payment authorised by the bank?", "shape": shape}
+            ],
+        }
+    )
+    written = _svg_lines(out)
+    assert [w for w in written if w in lab.title] == list(lab.title)
