@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from layoutkit.diagram._mermaid_common import broken, clean_label, finding, tone_for_style
+from layoutkit.diagram._mermaid_common import broken, clean_label, finding, note, tone_for_style
 
 _SHAPES = {"start": "start", "end": "end", "fork": "fork", "join": "fork", "choice": "choice"}
 _DIRECTIONS = {"TB": "TD", "TD": "TD", "BT": "TD", "LR": "LR", "RL": "LR"}
@@ -23,6 +23,11 @@ class _Reader:
         self.direction = "TD"
         self.class_defs: dict[str, list[str]] = {}
         self.classes: dict[str, list[str]] = {}
+        # ``style`` lines per state, applied after its classes as in Mermaid.
+        self.styles: dict[str, list[str]] = {}
+        # ``note left of / right of``: {"state", "side", "text", "parent"} in source order.
+        self.notes: list[dict[str, Any]] = []
+        self.diagnostics: list[dict[str, Any]] = []
 
     @property
     def parent(self) -> str | None:
@@ -108,8 +113,13 @@ _LEX = [
     (re.compile(r"accTitle\s*:[^\n]*", re.I), None),
     (re.compile(r"accDescr\s*:[^\n]*", re.I), None),
     (re.compile(r"accDescr\s*\{[^}]*\}", re.I), None),
-    (re.compile(r"classDef\s+(\w+)\s+([^\n]*)", re.I), "CLASSDEF"),
-    (re.compile(r"class\s+(\w+(?:\s*,\s*\w+)*)\s+([^\n]*)", re.I), "CLASS"),
+    (re.compile(r"classDef[^\S\n]+(\w+)(?:[^\S\n]+([^\n]*))?", re.I), "CLASSDEF"),
+    (
+        re.compile(r"class[^\S\n]+(\w+(?:[^\S\n]*,[^\S\n]*\w+)*)(?:[^\S\n]+([^\n]*))?", re.I),
+        "CLASS",
+    ),
+    (re.compile(r"style[^\S\n]+([\w,]+)(?:[^\S\n]+([^\n]*))?", re.I), "STYLE"),
+    (re.compile(r"click[^\S\n]+[^\n]*", re.I), "CLICK"),
     (re.compile(r"state\s+", re.I), "STATE"),
     (re.compile(r"note\s+", re.I), "NOTE"),
     (re.compile(r"hide empty description", re.I), None),
@@ -147,8 +157,8 @@ def _tokens(text: str, lines: list[int]) -> list[tuple[str, str, int]]:
             i = _note_tokens(text, i, lines, out)
         elif kind == "DESCR":
             out.append(("DESCR", m.group(0).strip()[1:].strip(), line))
-        elif kind in ("CLASSDEF", "CLASS"):
-            out.append((kind, f"{m.group(1)}\x02{m.group(2).strip()}", line))
+        elif kind in ("CLASSDEF", "CLASS", "STYLE"):
+            out.append((kind, f"{m.group(1)}\x02{(m.group(2) or '').strip()}", line))
         elif kind is not None:
             out.append((kind, m.group(0), line))
     return out
@@ -205,18 +215,24 @@ def _state_description(text: str, i: int, line: int, out: list[tuple[str, str, i
 
 
 def _note_tokens(text: str, i: int, lines: list[int], out: list[tuple[str, str, int]]) -> int:
+    """A ``note left of X : text`` or ``note right of X`` ... ``end note`` statement.
+
+    The token value is ``side \x02 state \x02 text``.
+    """
     line = lines[min(i, len(lines) - 1)]
     m = re.compile(r"(left|right) of\s*([^:\n\s\-]+)", re.I).match(text, i)
     if m:
         i = m.end()
-        one = re.compile(r"[^\S\n]*:[^:\n;]+").match(text, i)
+        head = f"{m.group(1).lower()}\x02{m.group(2)}\x02"
+        one = re.compile(r"[^\S\n]*:([^:\n;]+)").match(text, i)
         if one:
-            out.append(("NOTE", m.group(2), line))
+            out.append(("NOTE", head + one.group(1), line))
             return one.end()
-        end = re.compile(r"end note", re.I).search(text, i)
+        # As Mermaid reads it: the text runs to an ``end note`` that starts a line.
+        end = re.compile(r"\n[^\S\n]*end note", re.I).search(text, i)
         if end is None:
             raise _Bad(line, "note is never closed with 'end note'")
-        out.append(("NOTE", m.group(2), line))
+        out.append(("NOTE", head + text[i : end.start()], line))
         return end.end()
     if text.startswith('"', i):
         # A floating note: ``note "text" as N1``; Mermaid keeps no state for it.
@@ -326,12 +342,23 @@ class _Parser:
 
     def on_class_def(self, tok: _Token) -> None:
         name, _, props = tok[1].partition("\x02")
-        self.r.class_defs[name] = [p.strip() for p in props.rstrip(";").split(",") if p.strip()]
+        self.r.class_defs[name] = _props(props)
 
     def on_class(self, tok: _Token) -> None:
         ids, _, name = tok[1].partition("\x02")
+        if not name.strip():
+            return
         for sid in ids.split(","):
             self.r.classes.setdefault(sid.strip(), []).append(name.strip())
+
+    def on_style(self, tok: _Token) -> None:
+        ids, _, props = tok[1].partition("\x02")
+        for sid in ids.split(","):
+            if sid.strip():
+                self.r.styles.setdefault(sid.strip(), []).extend(_props(props))
+
+    def on_click(self, tok: _Token) -> None:
+        self.r.diagnostics.append(note("ignored_click", "click has no payload equivalent", tok[2]))
 
     def on_direction(self, tok: _Token) -> None:
         # Only the diagram's own direction counts; a composite's is not drawn.
@@ -356,7 +383,9 @@ class _Parser:
 
     def on_note(self, tok: _Token) -> None:
         # A note names its state, and Mermaid adds that state when it is new.
-        self.r.state(self.text(tok[1]))
+        side, sid, body = tok[1].split("\x02", 2)
+        st = self.r.state(self.text(sid))
+        self.r.notes.append({"state": st["id"], "side": side, "text": self.text(body)})
 
     def on_described_state(self, tok: _Token) -> None:
         nk, nv, _ = self.peek()
@@ -422,6 +451,8 @@ _STATEMENTS: dict[str, Callable[[_Parser, _Token], None]] = {
     "NL": _Parser.on_newline,
     "CLASSDEF": _Parser.on_class_def,
     "CLASS": _Parser.on_class,
+    "STYLE": _Parser.on_style,
+    "CLICK": _Parser.on_click,
     "DIR": _Parser.on_direction,
     "CONCURRENT": _Parser.on_divider,
     "CLOSE": _Parser.on_close,
@@ -435,10 +466,17 @@ _STATEMENTS: dict[str, Callable[[_Parser, _Token], None]] = {
 }
 
 
+def _props(text: str) -> list[str]:
+    """``fill:#f00,stroke:#333;`` as its ``key:value`` parts."""
+    return [p.strip() for p in text.strip().rstrip(";").split(",") if p.strip()]
+
+
 def _tone(r: _Reader, sid: str) -> str | None:
-    """The tone nearest the fill of the classes applied to a state (``default`` first)."""
+    """The tone nearest the fill of the classes applied to a state (``default`` first),
+    then of its ``style`` lines."""
     names = ["default", *r.classes.get(sid, [])]
     props = [p for name in names for p in r.class_defs.get(name, [])]
+    props += r.styles.get(sid, [])
     # Later classes win, as later CSS rules do: read the props last-first.
     return tone_for_style(list(reversed(props))) if props else None
 
@@ -457,6 +495,8 @@ def _to_payload(r: _Reader, direction: str, meta: dict[str, str]) -> dict[str, A
             out["tone"] = tone
         return out
 
+    notes_in = _place_notes(r)
+
     def group(st: dict[str, Any]) -> dict[str, Any]:
         g: dict[str, Any] = {"id": st["id"], "title": st["label"], "nodes": [], "groups": []}
         for m in st.get("members", []):
@@ -465,6 +505,7 @@ def _to_payload(r: _Reader, direction: str, meta: dict[str, str]) -> dict[str, A
                 g["groups"].append(group(child))
             else:
                 g["nodes"].append(node(child))
+        g["nodes"] += notes_in.get(st["id"], [])
         return g
 
     payload: dict[str, Any] = {}
@@ -474,6 +515,7 @@ def _to_payload(r: _Reader, direction: str, meta: dict[str, str]) -> dict[str, A
     payload["nodes"] = [
         node(st) for st in r.states.values() if st["parent"] is None and st["id"] not in groups_of
     ]
+    payload["nodes"] += notes_in.get(None, [])
     payload["groups"] = [
         group(st) for st in r.states.values() if st["parent"] is None and st["id"] in groups_of
     ]
@@ -483,5 +525,32 @@ def _to_payload(r: _Reader, direction: str, meta: dict[str, str]) -> dict[str, A
         if t["label"]:
             edge["label"] = t["label"]
         edges.append(edge)
+    for n in r.notes:
+        edges.append(note_tie(n["id"], n["state"], n["side"]))
     payload["edges"] = edges
+    if r.diagnostics:
+        payload["diagnostics"] = r.diagnostics
     return payload
+
+
+def note_tie(note_id: str, anchor: str, side: str) -> dict[str, Any]:
+    """The edge that ties a note to its state: dotted, no arrowheads, from the note on
+    the left and to the note on the right (the layout reads the side from it)."""
+    ends = (note_id, anchor) if side == "left" else (anchor, note_id)
+    return {"from": ends[0], "to": ends[1], "style": "dotted", "head": "none"}
+
+
+def _place_notes(r: _Reader) -> dict[str | None, list[dict[str, Any]]]:
+    """Note nodes by the container they sit in: their state's (a composite's own parent
+    when the note is on a composite). Gives each note its id, Mermaid's ``X----note-k``."""
+    taken = set(r.states)
+    by_parent: dict[str | None, list[dict[str, Any]]] = {}
+    for k, n in enumerate(r.notes):
+        nid = f"{n['state']}----note-{k}"
+        while nid in taken:
+            nid += "_"
+        taken.add(nid)
+        n["id"] = nid
+        parent = r.states[n["state"]]["parent"]
+        by_parent.setdefault(parent, []).append({"id": nid, "type": "note", "title": n["text"]})
+    return by_parent

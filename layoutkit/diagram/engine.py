@@ -363,7 +363,9 @@ def _flat_edges(model: Model) -> _FlatEdges:
             )
             continue
         if a == b:
-            flat.loops[a].append(e)
+            # A group's own self-transition loops on its frame, not on its first leaf
+            # (the leaf only says which component the loop moves with).
+            flat.loops[a].append({**e, "frame": cut_a} if cut_a and cut_a == cut_b else e)
             continue
         k = len(flat.pairs)
         flat.pairs.append((a, b))
@@ -407,7 +409,10 @@ def _loop_rooms(
     """
     loop_room: dict[str, float] = {}
     loop_span: dict[str, float] = {}
-    for v, ls in loops.items():
+    for v, all_ls in loops.items():
+        ls = [e for e in all_ls if not e.get("frame")]
+        if not ls:
+            continue
         sizes = _loop_label_sizes(ls, lr)
         loop_room[v] = opts.loop_room + 10 * (len(ls) - 1) + sum(sw + 4 for sw, _ in sizes)
         loop_span[v] = max((sh for _, sh in sizes), default=0.0)
@@ -658,8 +663,9 @@ def _emit(
 def _draw(model: Model, laid: _Laid, flat: _FlatEdges, lr: bool, opts: LayoutOptions) -> _Scene:
     boxes = _node_boxes(laid)
     routes, label_boxes = _ChainRouter(model, laid, flat, boxes, lr, opts).route_all()
-    loop_routes = _route_loops(flat.loops, boxes, lr)
     frames = _frame_rects(laid)
+    around = {gid: frames[g["path"]] for gid, g in model.groups.items() if g["path"] in frames}
+    loop_routes = _route_loops(flat.loops, {**boxes, **around}, lr)
     scene = _Scene(boxes, routes, label_boxes, loop_routes, frames, laid.frame["height"])
     if not model.lanes:
         packed_h = _pack_components(laid.h, scene, flat, lr, opts)
@@ -761,7 +767,11 @@ def _route_loops(
 ) -> list[LoopRoute]:
     """Self-loops on the right side (top-down frame), one inside the other."""
     loop_routes: list[LoopRoute] = []
+    by_box: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for nid, ls in loops.items():
+        for e in ls:
+            by_box[e.get("frame") or nid].append(e)
+    for nid, ls in by_box.items():
         bx, by, bw, bh = boxes[nid]
         right = bx + bw
         label_x = right + 14 + 10 * (len(ls) - 1) + 4

@@ -224,6 +224,9 @@ def _node_names(out: dict[str, Any], ids: dict[str, str], dup: list[str]) -> Non
         elif "title" in n:
             ids.setdefault(n["title"], "title")
     for g in out.get("groups", ()):
+        # An edge may end on a group: the drawing stops it at the group's frame.
+        if isinstance(g.get("id"), str):
+            ids.setdefault(g["id"], "group")
         _node_names(g, ids, dup)
     for lane in out.get("lanes", ()):
         _node_names(lane, ids, dup)

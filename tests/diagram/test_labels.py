@@ -7,6 +7,7 @@ lines the drawing writes into them, for every shape.
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -296,3 +297,86 @@ def test_frame_titles_have_their_band_and_their_width(direction: str) -> None:
             assert box["y"] >= frame["y"] + 5 + 12 * 1.35 - 0.01
     written = [line for i in diagram_scene(out).items if isinstance(i, Text) for line in i.lines]
     assert all(t in written for t in titles.values())
+
+
+def _svg_lines(payload: dict[str, Any]) -> list[str]:
+    """Every written line of a rendered diagram card, from its SVG ``tspan``s."""
+    import html
+    import re
+
+    from layoutkit.render import render_card
+
+    card = {"id": "c", "kind": "diagram", "x": 0, "y": 0, "w": 900, "h": 700, "payload": payload}
+    svg = str(render_card(card, format="svg"))
+    return [html.unescape(t) for t in re.findall(r"<tspan[^>]*>([^<]*)</tspan>", svg)]
+
+
+def test_long_identifiers_break_at_their_boundaries_never_mid_word() -> None:
+    from layoutkit.diagram.labels import wrap_lines
+
+    words = [
+        "com.example.billing.FMESummaryAggregatorService",
+        "SharedDbInstanceForEveryTenantInTheCluster",
+        "root\\Users\\someone\\AppData\\Local\\Programs",
+        "very_long_snake_case_identifier_for_a_state_name",
+    ]
+    for word in words:
+        lines = wrap_lines(word, 120, 14, "sans-bold")
+        assert "".join(lines) == word and len(lines) > 1
+        for a, b in itertools.pairwise(lines):
+            # A cut falls after a separator or at a camelCase step, never inside a word.
+            assert a[-1] in "._-/\\" or ((a[-1].islower() or a[-1].isdigit()) and b[0].isupper())
+    text = "stateDiagram-v2\n" + "\n".join(f"s{k} : {w}" for k, w in enumerate(words))
+    written = _svg_lines(lay_out({"title": "t", "diagram_text": text + "\ns0 --> s1"}))
+    joined = "".join(written)
+    for word in words:
+        assert word in joined, word
+    for a, b in itertools.pairwise(written):
+        if a and b and any(a + b in w for w in words):
+            assert not (a[-1].isalpha() and b[0].islower()), (a, b)
+
+
+def test_underscores_that_are_not_emphasis_are_kept() -> None:
+    payload = import_text("stateDiagram-v2\nTransition1_____ --> snake__case__x\nA : __bold__")
+    written = _svg_lines(lay_out({"title": "t", **payload}))
+    assert "Transition1_____" in written
+    assert "snake__case__x" in written
+    assert "bold" in written
+
+
+def test_state_notes_are_drawn_as_note_shapes_beside_their_state() -> None:
+    text = (
+        "stateDiagram-v2\nState1 --> State2\nnote right of State1\n  Important\n  text\n"
+        "end note\nnote left of State2 : left note"
+    )
+    out = lay_out({"title": "t", "diagram_text": text})
+    assert [d for d in out["diagnostics"] if d.get("code") == "unknown_endpoint"] == []
+    geo = out["geo"]
+    notes = [nid for nid in geo["nodes"] if "----note-" in nid]
+    assert len(notes) == 2
+    written = _svg_lines(out)
+    assert {"Important", "text", "left note"} <= set(written)
+    from layoutkit.render import render_card
+
+    card = {"id": "c", "kind": "diagram", "x": 0, "y": 0, "w": 700, "h": 600, "payload": out}
+    svg = str(render_card(card, format="svg"))
+    # The folded-corner note paper, once per note.
+    assert svg.count("#fff6cc") == 2
+
+
+@pytest.mark.parametrize("shape", ["diamond", "circle"])
+def test_round_and_pointed_shapes_grow_before_a_third_line(shape: str) -> None:
+    from layoutkit.diagram.labels import balanced_label
+
+    lab = balanced_label({"title": "Is the payment authorised by the bank?"}, shape)
+    assert len(lab.title) <= 2
+    out = lay_out(
+        {
+            "title": "t",
+            "nodes": [
+                {"id": "q", "title": "Is the payment authorised by the bank?", "shape": shape}
+            ],
+        }
+    )
+    written = _svg_lines(out)
+    assert [w for w in written if w in lab.title] == list(lab.title)

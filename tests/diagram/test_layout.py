@@ -491,3 +491,18 @@ def test_a_title_wider_than_the_graph_widens_the_diagram() -> None:
     )["geo"]
     for part in geo["header"]["parts"]:
         assert part["x"] + part["w"] <= geo["width"] - 16
+
+
+def test_a_composite_self_transition_loops_on_its_frame() -> None:
+    text = "stateDiagram-v2\n[*] --> S\nstate S {\n  a --> b\n}\nS --> S : again\nS --> [*]"
+    geo = lay_out({"diagram_text": text})["geo"]
+    (loop,) = [e for e in geo["edges"] if e.get("loop")]
+    frame = geo["groups"]["S"]
+    right = frame["x"] + frame["w"]
+    # Both ends sit on the frame's right side, and the loop stays outside the frame.
+    assert loop["points"][0][0] == pytest.approx(right)
+    assert loop["points"][-1][0] == pytest.approx(right)
+    assert all(p[0] >= right - 0.01 for p in loop["points"])
+    for nid in ("a", "b"):
+        b = geo["nodes"][nid]
+        assert all(not (b["x"] <= p[0] <= b["x"] + b["w"]) for p in loop["points"])

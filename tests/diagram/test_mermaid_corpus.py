@@ -115,7 +115,14 @@ def test_state_example(path: Path) -> None:
     text, expected = _load(path)
     payload = import_text(text)
     facts = expected["facts"]
+    notes = _state_notes(payload)
+    assert notes == sorted(
+        (n["id"].split("----note-")[0], n["position"].split()[0], clean_label(n["text"]))
+        for n in facts.get("notes", [])
+    )
     nodes, groups = _walk(payload)
+    nodes = {k: v for k, v in nodes.items() if "----note-" not in k}
+    groups = {g: {m for m in ms if "----note-" not in m} for g, ms in groups.items()}
     plain = {"start": "Start", "end": "End"}
     assert nodes == {
         s["id"]: plain.get(s["kind"], clean_label(s["label"]))
@@ -123,10 +130,55 @@ def test_state_example(path: Path) -> None:
         if s["kind"] not in ("composite", "region")
     }
     assert groups == {c["id"]: set(c["members"]) for c in facts["composites"]}
+    ties = [e for e in payload["edges"] if "----note-" in e["from"] + e["to"]]
+    payload = {**payload, "edges": [e for e in payload["edges"] if e not in ties]}
     assert _edges(payload) == sorted(
         (t["from"], t["to"], clean_label(t["label"])) for t in facts["transitions"]
     )
     assert payload.get("title") == expected["title"]
+
+
+def _state_notes(payload: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(state, side, text) of each note node, read back from its tie edge."""
+    titles = {
+        n["id"]: n["title"]
+        for holder in _all_holders(payload)
+        for n in holder.get("nodes") or []
+        if n.get("type") == "note"
+    }
+    out = []
+    for e in payload["edges"]:
+        if e["from"] in titles:
+            out.append((e["to"], "left", titles[e["from"]]))
+        elif e["to"] in titles:
+            out.append((e["from"], "right", titles[e["to"]]))
+    assert len(out) == len(titles), "every note is tied to its state by one edge"
+    return sorted(out)
+
+
+def _all_holders(payload: dict[str, Any]) -> list[dict[str, Any]]:
+    holders = [payload]
+    k = 0
+    while k < len(holders):
+        holders += holders[k].get("groups") or []
+        k += 1
+    return holders
+
+
+@_SKIP
+@pytest.mark.parametrize(
+    "path",
+    _examples("flowchart") + _examples("sequence") + _examples("state"),
+    ids=lambda p: f"{p.parent.name}-{p.stem}",
+)
+def test_every_text_mermaid_accepts_is_accepted(path: Path) -> None:
+    """What Mermaid's parser reads (``ok: true``) imports and lays out, with no
+    ``diagram_text_*`` refusal and no edge dropped for naming nothing."""
+    text, expected = _load(path)
+    if not expected.get("ok", True):
+        pytest.skip("Mermaid itself refuses this example")
+    out = lay_out({"diagram_text": text})
+    assert not [r for r in out["repairs"] if "names no node" in r.get("message", "")]
 
 
 @_SKIP

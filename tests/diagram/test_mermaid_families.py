@@ -59,6 +59,9 @@ FAMILIES: list[tuple[str, str, dict[str, Any]]] = [
     ("state-empty-composite-is-a-state", STATE + "state L1 {\n  state L2 {\n  }\n}", {"nodes": {"L2": "L2"}, "groups": {"L1": {"L2"}}, "edges": []}),
     ("state-transition-back-to-its-composite", STATE + "state Outer {\n  state Inner {\n    leaf\n  }\n  Inner --> Outer: back\n}", {"nodes": {"leaf": "leaf"}, "groups": {"Outer": {"Inner"}, "Inner": {"leaf"}}, "edges": [("Inner", "Outer", "back")]}),
     ("state-named-as", STATE + 'state "as" as as\nassemble\nstate assemble', {"nodes": {"as": "as", "assemble": "assemble"}, "edges": []}),
+    ("state-style-lines", STATE + "A --> B\nstyle A fill:#f00,stroke:#333\nstyle A,B color:white", {"nodes": AB, "edges": [("A", "B", "")]}),
+    ("state-classdef-default-and-bare", STATE + "classDef default fill:#eee\nclassDef empty\nA --> B\nclass A empty\nclass B", {"nodes": AB, "edges": [("A", "B", "")]}),
+    ("state-click", STATE + 'A --> B\nclick A href "https://example.com"\nclick B "https://example.com" "tip"', {"nodes": AB, "edges": [("A", "B", "")]}),
     ("state-comment-hash", STATE + "A --> B # not a label\n%% whole line", {"nodes": AB, "edges": [("A", "B", "")]}),
 ]  # fmt: skip
 
@@ -240,3 +243,28 @@ def test_state_classes_map_to_the_nearest_tone() -> None:
     )
     tones = {n["id"]: n.get("tone") for n in payload["nodes"]}
     assert tones == {"A": "red", "B": None, "C": "green"}
+
+
+def test_state_style_lines_win_over_classes() -> None:
+    payload = import_text(
+        STATE + "classDef ok fill:#0a0\nA --> B:::ok\nstyle B fill:#f00\nstyle A,C stroke:#00f"
+    )
+    tones = {n["id"]: n.get("tone") for n in payload["nodes"]}
+    assert tones == {"A": "blue", "B": "red"}
+
+
+def test_state_notes_become_note_nodes_tied_to_their_state() -> None:
+    payload = import_text(
+        STATE + "A --> B\nnote right of A : one line\nnote left of B\n  first\n"
+        "  send note is text\nend note\nstate C {\n  x --> y\n  note left of y : inside\n}"
+    )
+    notes = {n["id"]: n for n in payload["nodes"] if n.get("type") == "note"}
+    assert [n["title"] for n in notes.values()] == ["one line", "first\nsend note is text"]
+    inner = [n for n in payload["groups"][0]["nodes"] if n.get("type") == "note"]
+    assert [n["title"] for n in inner] == ["inside"]
+    ties = [e for e in payload["edges"] if e.get("style") == "dotted"]
+    assert [(e["from"], e["to"], e["head"]) for e in ties] == [
+        ("A", "A----note-0", "none"),
+        ("B----note-1", "B", "none"),
+        ("y----note-2", "y", "none"),
+    ]

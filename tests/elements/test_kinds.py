@@ -716,6 +716,20 @@ def test_diagram_groups_and_lanes_nest_and_edges_reach_ports() -> None:
     assert v.ok and v.findings == [], codes(v)
 
 
+def test_diagram_edges_may_end_on_a_group() -> None:
+    """A composite state or a subgraph named by an edge is drawn; no unknown_endpoint."""
+    payload = {
+        "title": "t",
+        "groups": [
+            {"id": "outer", "title": "O", "groups": [{"id": "inner", "title": "I", "nodes": [{"id": "a", "title": "A"}]}]}
+        ],
+        "nodes": [{"id": "b", "title": "B"}],
+        "edges": [{"from": "outer", "to": "b"}, {"from": "b", "to": "inner"}, {"from": "inner", "to": "inner"}],
+    }  # fmt: skip
+    v = validate_element(el("diagram", payload))
+    assert v.ok and v.findings == [], codes(v)
+
+
 def test_diagram_group_nesting_is_capped() -> None:
     group: dict = {"title": "leaf"}
     for _ in range(12):
