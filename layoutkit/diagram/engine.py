@@ -67,6 +67,7 @@ def lay_out(
             if key == "title" and out.get("title"):
                 continue
             out[key] = value
+        out.setdefault("band", False)
     model = build_model(out, node_sizes)
     # Layout time grows faster than linearly with the graph: bound it before starting.
     check_limit("diagramNodes", len(model.nodes), field="nodes")
@@ -1123,6 +1124,8 @@ def _header(payload: dict[str, Any], width: float) -> dict[str, Any] | None:
         ("subtitle", 14, "sans"),
     ):
         text = payload.get(key)
+        if key == "title" and payload.get("showTitle") is False:
+            continue
         if isinstance(text, str) and text:
             block = measure(text, max(200.0, width - 32), size, font)  # type: ignore[arg-type]
             parts.append(
@@ -1175,6 +1178,8 @@ def _footer(
         y += 64.0
     for key in ("caption", "footer"):
         text = payload.get(key)
+        if key == "title" and payload.get("showTitle") is False:
+            continue
         if isinstance(text, str) and text:
             block = measure(text, max(200.0, width - 32), 12)
             geo[key] = {"x": 16.0, "y": _r(y), "w": _r(block.width), "h": _r(block.height)}

@@ -275,6 +275,16 @@ DIAGRAM_SPEC = Spec(
             "after its type (Flowchart, Sequence diagram, State diagram).",
         ),
         string("subtitle"),
+        boolean(
+            "band",
+            "Draw the card's top band (node and edge counts, direction). Default on; "
+            "off when the payload was imported from diagram_text.",
+        ),
+        boolean(
+            "showTitle",
+            "Draw the title on the face. Default on; off when the title was derived "
+            "from the text's type because the text names none.",
+        ),
         string("footer"),
         text_block("caption"),
         objects("stats", STAT, "Stat strip."),

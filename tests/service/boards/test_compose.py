@@ -698,6 +698,9 @@ def test_a_diagram_with_only_diagram_text_is_taken(
     assert doc["elements"][0]["payload"]["title"] == title
     derived = [w for w in out["warnings"] if w["code"] == "derived_title"]
     assert len(derived) == (0 if title == "Checkout" else 2)
+    # Imported text draws no counts band, and a title made up from its type is not drawn.
+    assert card["band"] is False
+    assert card.get("showTitle", True) is (title == "Checkout")
 
 
 def test_a_diagram_without_title_or_text_is_refused(ws: Workspace, board: str) -> None:
