@@ -13,7 +13,7 @@ import networkx as nx
 
 from layoutkit.diagram import layered, placement, sequence_layout
 from layoutkit.diagram.findings import composition_findings, count_crossings_orth
-from layoutkit.diagram.labels import edge_label_size
+from layoutkit.diagram.labels import NO_TEXT, edge_label_size
 from layoutkit.diagram.mermaid import import_text
 from layoutkit.diagram.model import Model, Node, build_model, containers
 from layoutkit.diagram.options import OPTIONS, LayoutOptions
@@ -334,7 +334,8 @@ def _layout_flat(
     comp = _components(ids, flat.pairs, model)
     hier = layered.insert_dummies(g, layer, rev, comp, opts)
     order = layered.order_layers(hier, {v: model.nodes[v].order for v in ids}, opts)
-    out_off, in_off = placement.port_offsets(hier, order, ports, opts)
+    markers = frozenset(v for v in ids if model.nodes[v].shape in NO_TEXT)
+    out_off, in_off = placement.port_offsets(hier, order, ports, opts, markers)
     titles, bands = _frame_titles(model, lr, opts)
     placed = placement.assign_x(hier, order, out_off, in_off, titles, opts, bands)
     ends = placement.straighten(hier, placed, opts)
