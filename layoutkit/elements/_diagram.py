@@ -75,6 +75,15 @@ DB_COLUMN = Spec(
         boolean("nullable"),
     ],
 )
+PAINT = Spec(
+    "paint",
+    [
+        string("fill", "CSS colour of the shape's inside."),
+        string("stroke", "CSS colour of the outline or the edge line."),
+        number("strokeWidth", "Outline or line width in px.", minimum=0),
+        string("color", "CSS colour of the title text."),
+    ],
+)
 MAPPING = Spec(
     "port mapping",
     [
@@ -94,6 +103,11 @@ NODE = Spec(
         string("icon", "Icon name."),
         open_enum("shape", NODE_SHAPES, NODE_SHAPE_DEFAULT),
         _tone(),
+        obj(
+            "paint",
+            PAINT,
+            "The author's own colours; a colour that cannot be read is drawn with the tone's.",
+        ),
         objects("ports", PORT),
         objects("columns", DB_COLUMN, "Entity columns."),
         string("method", "Endpoint method."),
@@ -184,6 +198,7 @@ EDGE = Spec(
         ),
         open_enum("tail", EDGE_ENDS, "none", "End mark at the source."),
         _tone(),
+        obj("paint", PAINT, "Line colour (stroke) and width; fill and color are unused."),
         string("label"),
         custom(
             "card",
