@@ -875,8 +875,9 @@ def _groups(
 
     def build(sg: dict[str, Any]) -> dict[str, Any]:
         group: dict[str, Any] = {"id": sg["id"], "title": sg["title"], "nodes": [], "groups": []}
-        if sg.get("dir"):
-            group["dir"] = sg["dir"]
+        if _DIRECTIONS.get(sg.get("dir") or ""):
+            # The payload knows two directions; BT and RL are drawn as TD and LR.
+            group["dir"] = _DIRECTIONS[sg["dir"]]
         for m in sg["members"]:
             if m in sub_by_id:
                 group["groups"].append(build(sub_by_id[m]))

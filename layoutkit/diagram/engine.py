@@ -225,6 +225,8 @@ def _layout(
         model, nodes=dict(model.nodes), groups=dict(model.groups), edges=list(model.edges)
     )
     inner: dict[str, tuple[dict[str, Any], list[int], float]] = {}
+    # Block edge positions index the edges as they were before any block took its own.
+    every = list(model.edges)
     for gid, direction, inner_edges in blocks:
         grp = raw[gid]
         key = model.groups[gid]["path"]
@@ -232,7 +234,7 @@ def _layout(
             "dir": direction,
             "nodes": grp.get("nodes") or [],
             "groups": grp.get("groups") or [],
-            "edges": [payload["edges"][model.edges[j]["index"]] for j in inner_edges],
+            "edges": [payload["edges"][every[j]["index"]] for j in inner_edges],
         }
         sub_geo, _ = _layout(build_model(sub, node_sizes), sub, opts, node_sizes)
         band = opts.group_title if model.groups[gid]["title"] else 0.0
@@ -250,10 +252,10 @@ def _layout(
             key[:-1],
             min(n.order for n in members),
         )
-        indices = [model.edges[j]["index"] for j in inner_edges]
+        indices = [every[j]["index"] for j in inner_edges]
         inner[gid] = (sub_geo, indices, band)
-        drop = set(inner_edges)
-        model.edges = [e for j, e in enumerate(model.edges) if j not in drop]
+        drop = {id(every[j]) for j in inner_edges}
+        model.edges = [e for e in model.edges if id(e) not in drop]
     geo, metrics = _layout_flat(model, payload, opts)
     for gid, (sub_geo, indices, band) in inner.items():
         box = geo["nodes"].pop(gid)

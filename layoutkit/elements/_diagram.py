@@ -153,6 +153,12 @@ GROUP = Spec(
         string("id"),
         string("title", required=True),
         string("meta"),
+        enum(
+            "dir",
+            ("TD", "LR"),
+            "The group's own direction; as in Mermaid it applies while no edge links a "
+            "member to something outside the group.",
+        ),
         _tone(),
         objects("nodes", NODE),
         custom(
