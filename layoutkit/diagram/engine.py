@@ -466,8 +466,8 @@ def _acyclic(
 
 
 def _components(ids: list[str], edges: list[tuple[str, str]], model: Model) -> dict[str, int]:
-    """Connected component number of each node: largest component first, ties by the
-    earliest node, so the packing order follows the payload."""
+    """Connected component number of each node, in the order of each component's
+    earliest node, so disconnected parts are drawn in the order the author wrote them."""
     if model.lanes:
         # Lanes already separate the drawing into bands; components stay inside them.
         return dict.fromkeys(ids, 0)
@@ -480,7 +480,7 @@ def _components(ids: list[str], edges: list[tuple[str, str]], model: Model) -> d
         graph.add_edges_from(itertools.pairwise(members))
     order = {v: model.nodes[v].order for v in ids}
     comps = [(min(c, key=order.__getitem__), c) for c in nx.connected_components(graph)]
-    comps.sort(key=lambda fc: (-len(fc[1]), order[fc[0]]))
+    comps.sort(key=lambda fc: order[fc[0]])
     number = {v: k for k, (_, members) in enumerate(comps) for v in members}
     return {v: number[v] for v in ids}
 
@@ -1019,8 +1019,8 @@ def _packed_shifts(
     """How far each component moves to its place in the shelf packing."""
     top = min(b[1] for b in bbox.values())
     left = min(b[0] for b in bbox.values())
-    # Tallest first, so shorter components can stack in a shelf's sub-columns.
-    ranked = sorted(bbox, key=lambda c: (-(bbox[c][3] - bbox[c][1]), c))
+    # Components are numbered in source order: the reader meets them as written.
+    ranked = sorted(bbox)
     blocks = [PackItem(c, bbox[c][2] - bbox[c][0], bbox[c][3] - bbox[c][1]) for c in ranked]
     aim = 1 / opts.pack_aspect if lr else opts.pack_aspect
     at, _, _ = shelf_pack(blocks, opts.component_gap, aim)

@@ -507,3 +507,12 @@ def test_edges_arriving_on_one_side_spread_wider_than_an_arrowhead() -> None:
     # the last upright run into the node: parallel wires keep the same gap
     runs = sorted(e["points"][-2][0] for e in geo["edges"])
     assert all(b - a >= END_STEP - 0.01 for a, b in itertools.pairwise(runs))
+
+
+def test_disconnected_parts_keep_their_source_order() -> None:
+    from layoutkit.diagram import import_text
+
+    text = "flowchart TD\nA1 --> A2\nB1 --> B2\nB2 --> B3\nB3 --> B4\nC1 --> C2"
+    geo = lay_out(import_text(text) | {"title": "t"})["geo"]
+    xs = [geo["nodes"][f"{p}1"]["x"] for p in "ABC"]
+    assert xs == sorted(xs)
