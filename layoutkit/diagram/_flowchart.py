@@ -359,6 +359,8 @@ class _Reader:
         self.subgraph_count = 0
         self.link_tones: dict[int, str] = {}
         self.default_link_tone: str | None = None
+        self.link_paints: dict[int, dict[str, Any]] = {}
+        self.default_link_paint: dict[str, Any] = {}
 
     # -- vertices --------------------------------------------------------
     def mention(self, vid: str) -> dict[str, Any]:
@@ -589,9 +591,16 @@ class _Reader:
     def link_style(self, rest: str, line: int) -> None:
         which, _, props = rest.partition(" ")
         props = re.sub(r"^interpolate\s+\S+\s*", "", props.strip())
+        paint = _paint(_props(props))
+        if paint:
+            if which == "default":
+                self.default_link_paint = paint
+            for part in which.split(","):
+                if part.strip().isdigit():
+                    self.link_paints[int(part)] = paint
         tone = tone_for_style(_props(props))
         if tone is None:
-            if props:
+            if props and not paint:
                 self.notes.append(note("style_ignored", "linkStyle has no matching tone", line))
             return
         if which == "default":
@@ -823,11 +832,37 @@ def _node(reader: _Reader, vid: str, v: dict[str, Any]) -> dict[str, Any]:
         props = reader.class_defs.get(cls, []) + props
     if props:
         tone = tone_for_style(props)
+        paint = _paint(props)
         if tone:
             node["tone"] = tone
-        else:
+        elif not paint:
             reader.notes.append(note("style_ignored", f"style of {vid!r} has no matching tone"))
+        if paint:
+            node["paint"] = paint
     return node
+
+
+# Mermaid style property -> payload paint key.
+_PAINT_KEYS = {"fill": "fill", "stroke": "stroke", "color": "color", "stroke-width": "strokeWidth"}
+
+
+def _paint(props: list[str]) -> dict[str, Any]:
+    """The colours and line width of ``style``/``classDef``/``linkStyle`` properties, the
+    last one of a name winning as in CSS; the drawing judges whether each can be read."""
+    out: dict[str, Any] = {}
+    for prop in props:
+        name, _, value = prop.partition(":")
+        key = _PAINT_KEYS.get(name.strip().lower())
+        value = value.strip().removesuffix("!important").strip()
+        if key is None or not value:
+            continue
+        if key == "strokeWidth":
+            m = re.match(r"(\d+(?:\.\d+)?)(px)?$", value)
+            if m:
+                out[key] = float(m.group(1))
+        else:
+            out[key] = value
+    return out
 
 
 def _groups(
@@ -840,8 +875,9 @@ def _groups(
 
     def build(sg: dict[str, Any]) -> dict[str, Any]:
         group: dict[str, Any] = {"id": sg["id"], "title": sg["title"], "nodes": [], "groups": []}
-        if sg.get("dir"):
-            group["dir"] = sg["dir"]
+        if _DIRECTIONS.get(sg.get("dir") or ""):
+            # The payload knows two directions; BT and RL are drawn as TD and LR.
+            group["dir"] = _DIRECTIONS[sg["dir"]]
         for m in sg["members"]:
             if m in sub_by_id:
                 group["groups"].append(build(sub_by_id[m]))
@@ -860,6 +896,11 @@ def _edge(reader: _Reader, index: int, e: dict[str, Any]) -> dict[str, Any]:
     tone = reader.link_tones.get(index, reader.default_link_tone)
     if tone:
         edge["tone"] = tone
+    paint = {k: v for k, v in reader.link_paints.get(index, reader.default_link_paint).items()}
+    paint.pop("fill", None)
+    paint.pop("color", None)
+    if paint:
+        edge["paint"] = paint
     style = _edge_style(e)
     if style.get("style") == "solid":
         del style["style"]

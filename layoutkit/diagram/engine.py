@@ -13,7 +13,7 @@ import networkx as nx
 
 from layoutkit.diagram import layered, placement, sequence_layout
 from layoutkit.diagram.findings import composition_findings, count_crossings_orth
-from layoutkit.diagram.labels import edge_label_size
+from layoutkit.diagram.labels import NO_TEXT, edge_label_size
 from layoutkit.diagram.mermaid import import_text
 from layoutkit.diagram.model import Model, Node, build_model, containers
 from layoutkit.diagram.options import OPTIONS, LayoutOptions
@@ -67,6 +67,7 @@ def lay_out(
             if key == "title" and out.get("title"):
                 continue
             out[key] = value
+        out.setdefault("band", False)
     model = build_model(out, node_sizes)
     # Layout time grows faster than linearly with the graph: bound it before starting.
     check_limit("diagramNodes", len(model.nodes), field="nodes")
@@ -224,6 +225,8 @@ def _layout(
         model, nodes=dict(model.nodes), groups=dict(model.groups), edges=list(model.edges)
     )
     inner: dict[str, tuple[dict[str, Any], list[int], float]] = {}
+    # Block edge positions index the edges as they were before any block took its own.
+    every = list(model.edges)
     for gid, direction, inner_edges in blocks:
         grp = raw[gid]
         key = model.groups[gid]["path"]
@@ -231,7 +234,7 @@ def _layout(
             "dir": direction,
             "nodes": grp.get("nodes") or [],
             "groups": grp.get("groups") or [],
-            "edges": [payload["edges"][model.edges[j]["index"]] for j in inner_edges],
+            "edges": [payload["edges"][every[j]["index"]] for j in inner_edges],
         }
         sub_geo, _ = _layout(build_model(sub, node_sizes), sub, opts, node_sizes)
         band = opts.group_title if model.groups[gid]["title"] else 0.0
@@ -249,10 +252,10 @@ def _layout(
             key[:-1],
             min(n.order for n in members),
         )
-        indices = [model.edges[j]["index"] for j in inner_edges]
+        indices = [every[j]["index"] for j in inner_edges]
         inner[gid] = (sub_geo, indices, band)
-        drop = set(inner_edges)
-        model.edges = [e for j, e in enumerate(model.edges) if j not in drop]
+        drop = {id(every[j]) for j in inner_edges}
+        model.edges = [e for e in model.edges if id(e) not in drop]
     geo, metrics = _layout_flat(model, payload, opts)
     for gid, (sub_geo, indices, band) in inner.items():
         box = geo["nodes"].pop(gid)
@@ -333,7 +336,8 @@ def _layout_flat(
     comp = _components(ids, flat.pairs, model)
     hier = layered.insert_dummies(g, layer, rev, comp, opts)
     order = layered.order_layers(hier, {v: model.nodes[v].order for v in ids}, opts)
-    out_off, in_off = placement.port_offsets(hier, order, ports, opts)
+    markers = frozenset(v for v in ids if model.nodes[v].shape in NO_TEXT)
+    out_off, in_off = placement.port_offsets(hier, order, ports, opts, markers)
     titles, bands = _frame_titles(model, lr, opts)
     placed = placement.assign_x(hier, order, out_off, in_off, titles, opts, bands)
     ends = placement.straighten(hier, placed, opts)
@@ -467,8 +471,8 @@ def _acyclic(
 
 
 def _components(ids: list[str], edges: list[tuple[str, str]], model: Model) -> dict[str, int]:
-    """Connected component number of each node: largest component first, ties by the
-    earliest node, so the packing order follows the payload."""
+    """Connected component number of each node, in the order of each component's
+    earliest node, so disconnected parts are drawn in the order the author wrote them."""
     if model.lanes:
         # Lanes already separate the drawing into bands; components stay inside them.
         return dict.fromkeys(ids, 0)
@@ -481,7 +485,7 @@ def _components(ids: list[str], edges: list[tuple[str, str]], model: Model) -> d
         graph.add_edges_from(itertools.pairwise(members))
     order = {v: model.nodes[v].order for v in ids}
     comps = [(min(c, key=order.__getitem__), c) for c in nx.connected_components(graph)]
-    comps.sort(key=lambda fc: (-len(fc[1]), order[fc[0]]))
+    comps.sort(key=lambda fc: order[fc[0]])
     number = {v: k for k, (_, members) in enumerate(comps) for v in members}
     return {v: number[v] for v in ids}
 
@@ -1025,8 +1029,8 @@ def _packed_shifts(
     """How far each component moves to its place in the shelf packing."""
     top = min(b[1] for b in bbox.values())
     left = min(b[0] for b in bbox.values())
-    # Tallest first, so shorter components can stack in a shelf's sub-columns.
-    ranked = sorted(bbox, key=lambda c: (-(bbox[c][3] - bbox[c][1]), c))
+    # Components are numbered in source order: the reader meets them as written.
+    ranked = sorted(bbox)
     blocks = [PackItem(c, bbox[c][2] - bbox[c][0], bbox[c][3] - bbox[c][1]) for c in ranked]
     aim = 1 / opts.pack_aspect if lr else opts.pack_aspect
     at, _, _ = shelf_pack(blocks, opts.component_gap, aim)
@@ -1133,6 +1137,8 @@ def _header(payload: dict[str, Any], width: float) -> dict[str, Any] | None:
         ("subtitle", 14, "sans"),
     ):
         text = payload.get(key)
+        if key == "title" and payload.get("showTitle") is False:
+            continue
         if isinstance(text, str) and text:
             block = measure(text, max(200.0, width - 32), size, font)  # type: ignore[arg-type]
             parts.append(
@@ -1185,6 +1191,8 @@ def _footer(
         y += 64.0
     for key in ("caption", "footer"):
         text = payload.get(key)
+        if key == "title" and payload.get("showTitle") is False:
+            continue
         if isinstance(text, str) and text:
             block = measure(text, max(200.0, width - 32), 12)
             geo[key] = {"x": 16.0, "y": _r(y), "w": _r(block.width), "h": _r(block.height)}

@@ -31,8 +31,12 @@ def port_offsets(
     layers: list[list[int]],
     ports: dict[int, dict[str, Any]],
     opts: LayoutOptions = OPTIONS,
+    fixed: frozenset[str] = frozenset(),
 ) -> tuple[dict[int, float], dict[int, float]]:
     """Spread the edge ends over the bottom (out) and top (in) sides, ordered by the far end.
+
+    A node too narrow for its ends is widened, except the ``fixed`` ones (markers such
+    as a choice diamond, whose edges meet at a point as in Mermaid).
 
     ``ports[edge]`` may pin an end: ``{"src": (side, t), "dst": (side, t)}`` in the
     top-down frame, with ``t`` the fraction along the side.
@@ -59,6 +63,7 @@ def port_offsets(
         end = ("dst" if rev else "src") if upper else ("src" if rev else "dst")
         return spec.get(end)
 
+    _widen_for_ends(items, (outs, ins), lambda s, upper: pinned(s, upper) is None, fixed)
     for table, groups, upper in ((out_off, outs, True), (in_off, ins, False)):
         for i, segs in groups.items():
             it = items[i]
@@ -84,6 +89,26 @@ def port_offsets(
             for j, s in enumerate(free):
                 table[s] = (j - (n - 1) / 2) * step
     return out_off, in_off
+
+
+#: Least distance between two edge ends on one side: an arrowhead's width and a gap, so
+#: neither two heads nor two wires leaving side by side run into each other.
+END_STEP = 12.0
+
+
+def _widen_for_ends(
+    items: list[Any],
+    sides: tuple[dict[int, list[int]], dict[int, list[int]]],
+    free: Any,
+    fixed: frozenset[str],
+) -> None:
+    """Widen a node whose side is too short for its free edge ends at ``END_STEP``."""
+    for groups, upper in zip(sides, (True, False), strict=True):
+        for i, segs in groups.items():
+            it = items[i]
+            n = sum(1 for s in segs if free(s, upper))
+            if it.kind == "node" and n > 1 and it.name not in fixed:
+                it.w = max(it.w, (n + 1) * END_STEP)
 
 
 def _line_offset(it: Any) -> float:

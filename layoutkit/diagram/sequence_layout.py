@@ -712,7 +712,11 @@ def _drawn_parts(body: _Body, shift: _Shift) -> dict[str, list[dict[str, Any]]]:
 
 def _frame_out(f: dict[str, Any], shift: _Shift) -> dict[str, Any]:
     """A block frame in drawing coordinates, its branch dividers shifted with it."""
-    dividers = [{"y": _r(d["y"] + shift.dy), "label": d["label"]} for d in f["dividers"]]
+    dividers = [
+        {"y": _r(d["y"] + shift.dy), "label": d["label"]}
+        | ({"x": _r(d["x"] + shift.dx)} if "x" in d else {})
+        for d in f["dividers"]
+    ]
     return (
         shift.box(f["x"], f["y"], f["w"], f["h"])
         | {k: v for k, v in f.items() if k not in ("x", "y", "w", "h", "dividers")}
@@ -755,6 +759,7 @@ class _Body:
         for b, fr in sorted(rows.frames.items()):
             ext = rows.extent.get(b) or [min(xs.values()), max(xs.values())]
             out, lo, hi = _block_frame(b, seq["blocks"][b], fr, ext, bottom)
+            hi = _place_branch_labels(out, rows.bars)
             self.frames.append(out)
             left, right = min(left, lo), max(right, hi)
         left, right = _rows_reach(rows, left, right)
@@ -785,8 +790,7 @@ def _block_frame(
     cond = f"[{block['label']}]" if block.get("label") and word else ""
     need = tab_w + (text_width(cond, FRAME_FONT) + 16 if cond else 0.0)
     for d in fr["dividers"]:
-        br = block["branches"][d["branch"]]
-        need = max(need, text_width(f"[{br.get('label', '')}]", FRAME_FONT) + 24)
+        need = max(need, text_width(_branch_label(block, d["branch"]), FRAME_FONT) + 24)
     hi = max(hi, lo + need)
     out: dict[str, Any] = {
         "block": b,
@@ -804,10 +808,52 @@ def _block_frame(
     if block["type"] == "rect" and block.get("label"):
         out["color"] = block["label"]
     out["dividers"] = [
-        {"y": d["y"], "label": f"[{block['branches'][d['branch']].get('label', '')}]"}
-        for d in fr["dividers"]
+        {"y": d["y"], "label": _branch_label(block, d["branch"])} for d in fr["dividers"]
     ]
     return out, lo, hi
+
+
+def _branch_label(block: dict[str, Any], branch: int) -> str:
+    """The bracketed condition of a branch; an unlabelled ``and``/``else`` shows nothing."""
+    text = str(block["branches"][branch].get("label") or "").strip()
+    return f"[{text}]" if text else ""
+
+
+def _place_branch_labels(frame: dict[str, Any], bars: list[dict[str, Any]]) -> float:
+    """Give each divider label the centre ``x`` nearest the frame's middle where it
+    covers no activation bar (a condition drawn over a bar cannot be read), widening
+    the frame to the right when no such place is inside it; return its right edge."""
+    lo, hi = frame["x"], frame["x"] + frame["w"]
+    for d in frame["dividers"]:
+        if not d["label"]:
+            continue
+        half = text_width(d["label"], FRAME_FONT, "sans-bold") / 2 + 4
+        y0, y1 = d["y"], d["y"] + TAB_H
+        blocked = sorted(
+            (b["x"], b["x"] + b["w"])
+            for b in bars
+            if b["y"] < y1 and b["y"] + b["h"] > y0 and b["x"] < hi and b["x"] + b["w"] > lo
+        )
+        mid = (lo + hi) / 2
+        if not any(a < mid + half and mid - half < b for a, b in blocked):
+            continue
+        # Candidate centres: just left and right of every bar, kept inside the frame.
+        spots = [lo + half + 4, hi - half - 4]
+        for a, b in blocked:
+            spots += [a - half - 1, b + half + 1]
+        clear = [
+            c
+            for c in spots
+            if lo + half <= c <= hi - half
+            and not any(a < c + half and c - half < b for a, b in blocked)
+        ]
+        if clear:
+            d["x"] = min(clear, key=lambda c: abs(c - mid))
+        else:
+            d["x"] = max(b for _, b in blocked) + half + 1
+            hi = max(hi, d["x"] + half + 4)
+    frame["w"] = hi - lo
+    return hi
 
 
 def _rows_reach(rows: _Rows, left: float, right: float) -> tuple[float, float]:

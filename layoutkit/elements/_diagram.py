@@ -75,6 +75,15 @@ DB_COLUMN = Spec(
         boolean("nullable"),
     ],
 )
+PAINT = Spec(
+    "paint",
+    [
+        string("fill", "CSS colour of the shape's inside."),
+        string("stroke", "CSS colour of the outline or the edge line."),
+        number("strokeWidth", "Outline or line width in px.", minimum=0),
+        string("color", "CSS colour of the title text."),
+    ],
+)
 MAPPING = Spec(
     "port mapping",
     [
@@ -94,6 +103,11 @@ NODE = Spec(
         string("icon", "Icon name."),
         open_enum("shape", NODE_SHAPES, NODE_SHAPE_DEFAULT),
         _tone(),
+        obj(
+            "paint",
+            PAINT,
+            "The author's own colours; a colour that cannot be read is drawn with the tone's.",
+        ),
         objects("ports", PORT),
         objects("columns", DB_COLUMN, "Entity columns."),
         string("method", "Endpoint method."),
@@ -139,6 +153,12 @@ GROUP = Spec(
         string("id"),
         string("title", required=True),
         string("meta"),
+        enum(
+            "dir",
+            ("TD", "LR"),
+            "The group's own direction; as in Mermaid it applies while no edge links a "
+            "member to something outside the group.",
+        ),
         _tone(),
         objects("nodes", NODE),
         custom(
@@ -184,6 +204,7 @@ EDGE = Spec(
         ),
         open_enum("tail", EDGE_ENDS, "none", "End mark at the source."),
         _tone(),
+        obj("paint", PAINT, "Line colour (stroke) and width; fill and color are unused."),
         string("label"),
         custom(
             "card",
@@ -278,6 +299,16 @@ DIAGRAM_SPEC = Spec(
             "after its type (Flowchart, Sequence diagram, State diagram).",
         ),
         string("subtitle"),
+        boolean(
+            "band",
+            "Draw the card's top band (node and edge counts, direction). Default on; "
+            "off when the payload was imported from diagram_text.",
+        ),
+        boolean(
+            "showTitle",
+            "Draw the title on the face. Default on; off when the title was derived "
+            "from the text's type because the text names none.",
+        ),
         string("footer"),
         text_block("caption"),
         objects("stats", STAT, "Stat strip."),

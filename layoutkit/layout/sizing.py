@@ -842,7 +842,9 @@ def _diagram(p: dict[str, Any], width: float | None) -> Size:
         return DIAGRAM_DEFAULT
     scale = min(1.0, (MAX_WIDE - 2 * PAD) / gw)
     w = gw * scale + 2 * PAD
-    return (w, DIAGRAM_BAND + diagram_body_height(p, w - 2 * PAD, gh * scale) + PAD)
+    # Without its counts band (imported text) the card's top is plain padding.
+    top = PAD if p.get("band") is False else DIAGRAM_BAND
+    return (w, top + diagram_body_height(p, w - 2 * PAD, gh * scale) + PAD)
 
 
 #: geo boxes that show the engine placed the whole face, header to footer

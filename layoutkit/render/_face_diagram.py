@@ -41,7 +41,7 @@ from layoutkit.layout.sizing import (
     diagram_engine_made,
 )
 from layoutkit.layout.text import line_height, text_width
-from layoutkit.render._face_sequence import sequence_items
+from layoutkit.render._face_sequence import css_colour, sequence_items
 from layoutkit.render._icons import icon_glyph
 from layoutkit.render._palette import CARD, FG, LINE, METHOD_COLORS, MUTED, SOFT, tone
 from layoutkit.render._scene import (
@@ -139,6 +139,8 @@ class _Node:
     k: float
     ink: str
     wash: str
+    text: str = FG
+    stroke_width: float | None = None
 
     @property
     def pad(self) -> float:
@@ -152,10 +154,56 @@ class _Node:
 def _node_items(node: dict, rect: tuple[float, float, float, float], k: float) -> list[Item]:
     ink, wash = tone(node.get("tone"))
     kind = node.get("type") or "box"
-    n = _Node(node, kind, *rect, k, ink, wash)
+    paint = node.get("paint") if isinstance(node.get("paint"), dict) else {}
+    wash = _own_colour(paint.get("fill"), None, 1.0) or wash
+    ink = _own_colour(paint.get("stroke"), wash, 1.5) or ink
+    text = _own_colour(paint.get("color"), wash, 3.0) or _readable_on(wash)
+    width = as_number(paint.get("strokeWidth"))
+    n = _Node(node, kind, *rect, k, ink, wash, text, width)
     # A malformed (unhashable) type is drawn like any unknown one: as its shape.
     draw = _NODE_KINDS.get(kind) if isinstance(kind, str) else None
-    return (draw or _shaped_node)(n)
+    items = (draw or _shaped_node)(n)
+    if width is not None:
+        # The author's outline width, on the parts drawn in the outline colour.
+        items = [
+            attrs.evolve(i, width=min(width, 8.0) * k)
+            if getattr(i, "stroke", None) == ink and hasattr(i, "width")
+            else i
+            for i in items
+        ]
+    return items
+
+
+def _luminance(hex_colour: str) -> float:
+    def channel(c: int) -> float:
+        v = c / 255
+        return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (int(hex_colour[i : i + 2], 16) for i in (1, 3, 5))
+    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+
+
+def _contrast(a: str, b: str) -> float:
+    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def _own_colour(value: Any, against: str | None, minimum: float) -> str | None:
+    """An author's CSS colour as #rrggbb, or None when there is none, it is faint or it
+    would not stand out from ``against`` by the ``minimum`` contrast ratio (then the
+    palette's colour is drawn instead)."""
+    got = css_colour(value) if isinstance(value, str) else None
+    if got is None or got[1] < 0.5:
+        return None
+    colour = got[0]
+    if against is not None and _contrast(colour, against) < minimum:
+        return None
+    return colour
+
+
+def _readable_on(fill: str) -> str:
+    """The palette's text colour, or white on a fill too dark for it."""
+    return FG if _contrast(FG, fill) >= 3.0 else CARD
 
 
 def _note_node(n: _Node) -> list[Item]:
@@ -392,7 +440,7 @@ def _heading(n: _Node, lab: Label, spot: _LabelSpot) -> tuple[list[Item], float]
                 lab.title,
                 TITLE_SIZE * k,
                 "sans-bold",
-                FG,
+                n.text,
                 0.0,
                 "middle" if spot.centred else "start",
             )
@@ -552,11 +600,14 @@ def _edge_items(
     k = frame.k
     dash = EDGE_DASH.get(style)
     color = tone(spec.get("tone"))[0] if spec.get("tone") else EDGE_COLOR
+    paint = spec.get("paint") if isinstance(spec.get("paint"), dict) else {}
+    color = _own_colour(paint.get("stroke"), CARD, 1.5) or color
+    line_w = as_number(paint.get("strokeWidth")) or (2.6 if style == "thick" else 1.4)
     items: list[Item] = [
         Path(
             tuple(pts),
             stroke=color,
-            width=(2.6 if style == "thick" else 1.4) * k,
+            width=min(line_w, 8.0) * k,
             dash=tuple(d * k for d in dash) if dash else None,
         )
     ]

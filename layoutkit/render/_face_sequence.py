@@ -384,7 +384,10 @@ def _block_divider(divider: dict, x: float, w: float, d: _Drawing) -> list[Item]
     if divider.get("label"):
         fs = 11 * k
         label = (str(divider["label"]),)
-        items.append(Text(x + w / 2, py + 3 * k, label, fs, "sans-bold", INK, 0.0, "middle"))
+        # The layout moves a label off the activation bars it would cover.
+        dx = as_number(divider.get("x"))
+        lx = d.frame.pt(dx, 0)[0] if dx is not None else x + w / 2
+        items.append(Text(lx, py + 3 * k, label, fs, "sans-bold", INK, 0.0, "middle"))
     return items
 
 

@@ -730,10 +730,13 @@ def _diagram_card(p: dict, r: Rect) -> list[Item]:
     items = chrome(r)
     p = with_geo(p)
     geo = p.get("geo") if isinstance(p.get("geo"), dict) else {}
+    if p.get("band") is False:
+        # Without the counts band the drawing takes the band's room (sizing agrees).
+        return items + _diagram_faces(p, x, y + PAD, w, h - PAD)
     nodes, edges = len(geo.get("nodes") or {}), len(geo.get("edges") or [])
-    band = f"◇ DIAGRAM · {nodes} nodes · {edges} edges" + (
-        f" · {geo['dir']}" if geo.get("dir") else ""
-    )
+    # A sequence diagram has no flow direction to report.
+    flow = geo.get("dir") if not geo.get("sequence") else None
+    band = f"◇ DIAGRAM · {nodes} nodes · {edges} edges" + (f" · {flow}" if flow else "")
     items.append(
         Text(
             x + PAD,
@@ -751,18 +754,19 @@ def _diagram_card(p: dict, r: Rect) -> list[Item]:
             width=1,
         )
     )
+    return items + _diagram_faces(p, x, y + DIAGRAM_BAND, w, h - DIAGRAM_BAND)
+
+
+def _diagram_faces(p: dict, x: float, top: float, w: float, h: float) -> list[Item]:
+    """The diagram's own face below ``top``, inside the card's side and bottom padding."""
     # the geo sits in the chrome at scale 1 when the card has its sized box; a
     # hand-placed geo's face pads its header and footer itself, so it gets the
     # padding back and its geo fits the same inner width
     inset = 0.0 if diagram_engine_made(p) else DIAGRAM_INSET
     faces, _ = diagram_scene_items(
-        p,
-        x + PAD - inset,
-        y + DIAGRAM_BAND - inset,
-        w - 2 * PAD + 2 * inset,
-        h - DIAGRAM_BAND - PAD + 2 * inset,
+        p, x + PAD - inset, top - inset, w - 2 * PAD + 2 * inset, h - PAD + 2 * inset
     )
-    return items + faces
+    return faces
 
 
 def _api(p: dict, r: Rect) -> list[Item]:

@@ -506,3 +506,28 @@ def test_a_composite_self_transition_loops_on_its_frame() -> None:
     for nid in ("a", "b"):
         b = geo["nodes"][nid]
         assert all(not (b["x"] <= p[0] <= b["x"] + b["w"]) for p in loop["points"])
+
+
+def test_edges_arriving_on_one_side_spread_wider_than_an_arrowhead() -> None:
+    from layoutkit.diagram import import_text
+    from layoutkit.diagram.placement import END_STEP
+
+    text = "flowchart TD\n" + "\n".join(f"S{i}[s{i}] --> T[t]" for i in range(8))
+    geo = lay_out(import_text(text) | {"title": "t"})["geo"]
+    box = geo["nodes"]["T"]
+    ends = sorted(e["points"][-1][0] for e in geo["edges"])
+    # an arrowhead is 8 px wide: no two heads closer than END_STEP, all on the side
+    assert all(b - a >= END_STEP - 0.01 for a, b in itertools.pairwise(ends))
+    assert box["x"] < ends[0] and ends[-1] < box["x"] + box["w"]
+    # the last upright run into the node: parallel wires keep the same gap
+    runs = sorted(e["points"][-2][0] for e in geo["edges"])
+    assert all(b - a >= END_STEP - 0.01 for a, b in itertools.pairwise(runs))
+
+
+def test_disconnected_parts_keep_their_source_order() -> None:
+    from layoutkit.diagram import import_text
+
+    text = "flowchart TD\nA1 --> A2\nB1 --> B2\nB2 --> B3\nB3 --> B4\nC1 --> C2"
+    geo = lay_out(import_text(text) | {"title": "t"})["geo"]
+    xs = [geo["nodes"][f"{p}1"]["x"] for p in "ABC"]
+    assert xs == sorted(xs)

@@ -403,3 +403,35 @@ def test_engine_diagram_card_is_chrome_plus_geo(name: str) -> None:
         math.ceil(geo["width"] + 32),
         math.ceil(geo["height"] + 48 + 16),
     )
+
+
+@pytest.mark.parametrize(
+    "text_",
+    ["flowchart LR\nA --> B\nB --> C", "sequenceDiagram\nA->>B: hi\nB-->>A: ok"],
+)
+def test_imported_text_draws_no_counts_band_and_fits_without_it(text_: str) -> None:
+    payload = lay_out({"diagram_text": text_, "title": "Checkout"})
+    assert payload["band"] is False
+    w, h = size_card("diagram", payload)
+    drawn = card_face("diagram", payload, (0.0, 0.0, float(w), float(h)))
+    words = " ".join(line for i in drawn if isinstance(i, Text) for line in i.lines)
+    assert "DIAGRAM" not in words and "Checkout" in words
+    # the band's room is given back: the card is the geo plus its padding
+    assert h == math.ceil(payload["geo"]["height"] + 32)
+
+
+def test_a_sequence_band_names_no_direction() -> None:
+    payload = lay_out({"diagram_text": "sequenceDiagram\nA->>B: hi", "band": True})
+    w, h = size_card("diagram", payload)
+    drawn = card_face("diagram", payload, (0.0, 0.0, float(w), float(h)))
+    (band,) = [i for i in drawn if isinstance(i, Text) and "DIAGRAM" in i.lines[0]]
+    assert "LR" not in band.lines[0] and "TD" not in band.lines[0]
+
+
+def test_a_hidden_title_is_not_drawn() -> None:
+    payload = lay_out({"diagram_text": "flowchart TD\nA --> B", "title": "Flowchart"})
+    shown = lay_out({**payload, "geo": None, "showTitle": False})
+    assert any(p["key"] == "title" for p in payload["geo"]["header"]["parts"])
+    assert "header" not in shown["geo"] or all(
+        p["key"] != "title" for p in shown["geo"]["header"]["parts"]
+    )

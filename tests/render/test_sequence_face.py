@@ -64,3 +64,33 @@ def test_items_of_a_sequence_drawing() -> None:
     scene = diagram_scene(payload)
     assert to_png(scene)[:4] == b"\x89PNG"
     assert "ask" in to_svg(scene)
+
+
+def test_an_unlabelled_and_branch_draws_no_empty_brackets() -> None:
+    text = "sequenceDiagram\nA->>B: one\npar first\nA->>B: two\nand\nB->>A: three\nend"
+    payload = lay_out({"diagram_text": text})
+    svg = to_svg(diagram_scene(payload))
+    assert "[]" not in svg
+    assert "[first]" in svg
+
+
+def test_an_else_label_never_sits_on_an_activation_bar() -> None:
+    text = (
+        "sequenceDiagram\nparticipant A\nparticipant B\nA->>+B: ask\n"
+        "alt found it\nB-->>A: yes\nelse a rather long condition here\nB-->>A: no\nend\n"
+        "B-->>-A: done"
+    )
+    payload = lay_out({"diagram_text": text})
+    seq = payload["geo"]["sequence"]
+    bars = seq["activations"]
+    assert bars
+    (frame,) = [f for f in seq["frames"] if f.get("dividers")]
+    (divider,) = frame["dividers"]
+    from layoutkit.layout.text import text_width
+
+    half = text_width(divider["label"], 11.0, "sans-bold") / 2
+    cx = divider.get("x", frame["x"] + frame["w"] / 2)
+    for bar in bars:
+        if bar["y"] < divider["y"] + 20 and bar["y"] + bar["h"] > divider["y"]:
+            assert cx + half <= bar["x"] or cx - half >= bar["x"] + bar["w"]
+    assert frame["x"] <= cx - half and cx + half <= frame["x"] + frame["w"]

@@ -68,3 +68,24 @@ def test_no_import_circle_between_the_diagram_and_sequence_faces() -> None:
     shapes_imports = _imported_modules(RENDER / "_shapes.py")
     assert "layoutkit.render._face_diagram" not in shapes_imports
     assert "layoutkit.render._face_sequence" not in shapes_imports
+
+
+def test_style_classdef_and_linkstyle_colours_are_drawn_where_readable() -> None:
+    from layoutkit.diagram import lay_out
+    from layoutkit.render._face_diagram import diagram_scene
+    from layoutkit.render._scene import to_svg
+
+    text = (
+        "flowchart LR\nA[Start] --> B[Middle] --> C[End]\n"
+        "style A fill:#f9f,stroke:#333,stroke-width:4px\n"
+        "classDef hot fill:#b00020,color:#ffffff\nclass B hot\n"
+        "style C fill:#fff,color:#fefefe\n"
+        "linkStyle 0 stroke:#ff3,stroke-width:4px\nlinkStyle 1 stroke:#0a7,stroke-width:3px\n"
+    )
+    payload = lay_out({"diagram_text": text})
+    svg = to_svg(diagram_scene(payload))
+    for colour in ("#ff99ff", "#333333", "#b00020", "#ffffff", "#00aa77"):
+        assert colour in svg, colour
+    assert 'stroke-width="4' in svg and 'stroke-width="3' in svg
+    # near-white text on white and a pale yellow line on the card cannot be read: not drawn
+    assert "#fefefe" not in svg and "#ffff33" not in svg

@@ -200,10 +200,15 @@ def _diagram(
             if key in imported:
                 merged[key] = imported[key]
         merged.pop("diagram_text", None)
+        # Imported text brings no card chrome of its own: the counts band is the
+        # author's choice, off unless the payload asks for it.
+        merged.setdefault("band", False)
         if not merged.get("title"):
             # The contract requires a title unless the import supplies one: text
             # without a title of its own is named after its diagram type.
             merged["title"] = diagram.type_title(text)
+            # A generic "Flowchart" says nothing the picture does not: kept, not drawn.
+            merged.setdefault("showTitle", False)
             warnings.append(
                 {
                     "path": f"{path}.title",

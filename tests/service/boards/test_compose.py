@@ -698,6 +698,9 @@ def test_a_diagram_with_only_diagram_text_is_taken(
     assert doc["elements"][0]["payload"]["title"] == title
     derived = [w for w in out["warnings"] if w["code"] == "derived_title"]
     assert len(derived) == (0 if title == "Checkout" else 2)
+    # Imported text draws no counts band, and a title made up from its type is not drawn.
+    assert card["band"] is False
+    assert card.get("showTitle", True) is (title == "Checkout")
 
 
 def test_a_diagram_without_title_or_text_is_refused(ws: Workspace, board: str) -> None:
@@ -904,3 +907,17 @@ def test_request_keys_are_kept_a_day(ws: Workspace, board: str) -> None:
         assert tx.purge_request_keys(keep=timedelta(hours=24)) == 0  # nothing is a day old yet
     assert ws.call("compose_board", {"board": board, "requestKey": "old", "cards": [text("a")]})
     assert len(board_cards(ws, board)) == 1
+
+
+def test_a_subgraph_direction_survives_the_write(ws: Workspace, board: str) -> None:
+    text_ = (
+        "flowchart TB\nsubgraph one\ndirection RL\na1 --> a2\nend\n"
+        "subgraph two\ndirection LR\nb1 --> b2\nend\n"
+    )
+    out = compose(ws, cards=[{"kind": "diagram", "payload": {"diagram_text": text_}}])
+    card = {c["id"]: c for c in board_cards(ws, board)}[out["cards"][0]["id"]]["payload"]
+    assert [g.get("dir") for g in card["groups"]] == ["LR", "LR"]
+    assert not [w for w in out["warnings"] if w["code"] == "unknown_field"]
+    # laid out side by side inside each group
+    nodes = card["geo"]["nodes"]
+    assert nodes["a1"]["y"] == nodes["a2"]["y"] and nodes["b1"]["y"] == nodes["b2"]["y"]
