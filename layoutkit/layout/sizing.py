@@ -190,11 +190,23 @@ def _shrink_wrap(s: str, width: float, size: float, font: _text.FontName) -> Siz
 
 
 def _markdown_box(md: str, width: float | None, default: float, min_h: float = 0.0) -> Size:
-    w = width or default
+    w = width or _word_room(md, default)
     h, widest = markdown_height(md, w - 2 * PAD)
     if width is None:
         w = max(MIN_TEXT_WIDTH, min(w, widest + 2 * PAD + 1))
     return (w, max(min_h, h + 2 * PAD))
+
+
+#: An unpinned text-like card widens up to this factor of its default width so its
+#: longest word (a path, a URL, an identifier) fits on one line without a cut.
+WORD_WIDEN = 1.5
+
+
+def _word_room(md: str, default: float) -> float:
+    """``default``, or wider (up to ``WORD_WIDEN`` times) when a word of ``md`` needs it."""
+    words = _blocks.plain_inline(md).split()
+    longest = max((_text.text_width(w, BODY) for w in words), default=0.0)
+    return max(default, min(default * WORD_WIDEN, longest + 2 * PAD + 1))
 
 
 def markdown_height(md: str, width: float) -> tuple[float, float]:
