@@ -48,7 +48,7 @@ from typing import Any
 
 from layoutkit.elements.vocab import FRAME_KINDS
 from layoutkit.layout import blocks as _blocks
-from layoutkit.layout import table_face
+from layoutkit.layout import stat_face, table_face
 from layoutkit.layout import text as _text
 
 Size = tuple[float, float]
@@ -112,7 +112,7 @@ def size_card(kind: str, payload: dict[str, Any] | None, width: float | None = N
     if kind == "diagram":
         # rounding down would draw the geo a hair under scale 1
         return (math.ceil(w - 1e-9), math.ceil(h - 1e-9))
-    if fn is None or kind == "doc":
+    if fn is None or kind in ("doc", "stat"):
         # element faces stop drawing at the box's edge: never round their height down
         return (round(w), math.ceil(h - 1e-9))
     return (round(w), round(h))
@@ -512,8 +512,19 @@ def _face_chart(p: dict[str, Any], cw: float) -> float:
 
 def _face_stat(p: dict[str, Any], cw: float) -> float:
     h = face_title_height(p.get("title"))
-    has = any(isinstance(i, dict) for i in p.get("items") or [])
-    return h + STAT_ROW_H if has else max(h, 20.0)
+    stats = stat_face.items(p)
+    return h + STAT_ROW_H * stat_face.rows(stats, cw) if stats else max(h, 20.0)
+
+
+def _stat_card(p: dict[str, Any], width: float | None) -> Size:
+    stats = stat_face.items(p)
+    # whole pixels, so the face's content width is not a hair under what the tiles need
+    cw = (
+        width - 2 * PAD
+        if width
+        else math.ceil(stat_face.card_width(stats, ELEMENT_CARD_WIDTH - 2 * PAD))
+    )
+    return (cw + 2 * PAD, _face_stat(p, cw) + 2 * PAD)
 
 
 def _face_meter(p: dict[str, Any], cw: float) -> float:
@@ -937,6 +948,7 @@ _CARD_SIZERS: dict[str, Any] = {
     "link": _link,
     "file": _file,
     "ref": _ref_card,
+    "stat": _stat_card,
 }
 
 
