@@ -557,7 +557,8 @@ def _face_table(p: dict[str, Any], cw: float) -> float:
     # rows kept out of the payload (dataRef) are not drawn; size for a page of them
     body = face.body_height if isinstance(p.get("rows"), list) else 10 * table_row_height()
     foot = table_row_height() if any(face.foot) else 0.0
-    return h + table_row_height() + body + foot + _caption(p, cw)
+    more = table_row_height() if table_face.hidden_columns(p) else 0.0
+    return h + table_row_height() + body + foot + more + _caption(p, cw)
 
 
 def timeline_detail(item: dict[str, Any]) -> str:

@@ -1034,6 +1034,11 @@ def _table(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[I
     if any(face.foot) and cy + head_h <= budget + 0.01:
         items += _table_foot(cols, x, y, w, cy)
         cy += head_h
+    hidden = table_face.more_columns_text(p)
+    if hidden and cy + head_h <= budget + 0.01:
+        # columns past the face's six are announced, never dropped without a word
+        items.append(Text(x + w, y + cy + 2, (hidden,), 10, "sans-bold", MUTED, 0.0, "end"))
+        cy += head_h
     more, h = _caption(p, x, y + cy, w)
     return items + more, cy + h
 
