@@ -48,7 +48,7 @@ from typing import Any
 
 from layoutkit.elements.vocab import FRAME_KINDS
 from layoutkit.layout import blocks as _blocks
-from layoutkit.layout import table_face
+from layoutkit.layout import stat_face, table_face
 from layoutkit.layout import text as _text
 
 Size = tuple[float, float]
@@ -112,7 +112,7 @@ def size_card(kind: str, payload: dict[str, Any] | None, width: float | None = N
     if kind == "diagram":
         # rounding down would draw the geo a hair under scale 1
         return (math.ceil(w - 1e-9), math.ceil(h - 1e-9))
-    if fn is None or kind == "doc":
+    if fn is None or kind in ("doc", "stat"):
         # element faces stop drawing at the box's edge: never round their height down
         return (round(w), math.ceil(h - 1e-9))
     return (round(w), round(h))
@@ -190,11 +190,23 @@ def _shrink_wrap(s: str, width: float, size: float, font: _text.FontName) -> Siz
 
 
 def _markdown_box(md: str, width: float | None, default: float, min_h: float = 0.0) -> Size:
-    w = width or default
+    w = width or _word_room(md, default)
     h, widest = markdown_height(md, w - 2 * PAD)
     if width is None:
         w = max(MIN_TEXT_WIDTH, min(w, widest + 2 * PAD + 1))
     return (w, max(min_h, h + 2 * PAD))
+
+
+#: An unpinned text-like card widens up to this factor of its default width so its
+#: longest word (a path, a URL, an identifier) fits on one line without a cut.
+WORD_WIDEN = 1.5
+
+
+def _word_room(md: str, default: float) -> float:
+    """``default``, or wider (up to ``WORD_WIDEN`` times) when a word of ``md`` needs it."""
+    words = _blocks.plain_inline(md).split()
+    longest = max((_text.text_width(w, BODY) for w in words), default=0.0)
+    return max(default, min(default * WORD_WIDEN, longest + 2 * PAD + 1))
 
 
 def markdown_height(md: str, width: float) -> tuple[float, float]:
@@ -500,8 +512,19 @@ def _face_chart(p: dict[str, Any], cw: float) -> float:
 
 def _face_stat(p: dict[str, Any], cw: float) -> float:
     h = face_title_height(p.get("title"))
-    has = any(isinstance(i, dict) for i in p.get("items") or [])
-    return h + STAT_ROW_H if has else max(h, 20.0)
+    stats = stat_face.items(p)
+    return h + STAT_ROW_H * stat_face.rows(stats, cw) if stats else max(h, 20.0)
+
+
+def _stat_card(p: dict[str, Any], width: float | None) -> Size:
+    stats = stat_face.items(p)
+    # whole pixels, so the face's content width is not a hair under what the tiles need
+    cw = (
+        width - 2 * PAD
+        if width
+        else math.ceil(stat_face.card_width(stats, ELEMENT_CARD_WIDTH - 2 * PAD))
+    )
+    return (cw + 2 * PAD, _face_stat(p, cw) + 2 * PAD)
 
 
 def _face_meter(p: dict[str, Any], cw: float) -> float:
@@ -534,7 +557,8 @@ def _face_table(p: dict[str, Any], cw: float) -> float:
     # rows kept out of the payload (dataRef) are not drawn; size for a page of them
     body = face.body_height if isinstance(p.get("rows"), list) else 10 * table_row_height()
     foot = table_row_height() if any(face.foot) else 0.0
-    return h + table_row_height() + body + foot + _caption(p, cw)
+    more = table_row_height() if table_face.hidden_columns(p) else 0.0
+    return h + table_row_height() + body + foot + more + _caption(p, cw)
 
 
 def timeline_detail(item: dict[str, Any]) -> str:
@@ -927,6 +951,7 @@ _CARD_SIZERS: dict[str, Any] = {
     "link": _link,
     "file": _file,
     "ref": _ref_card,
+    "stat": _stat_card,
 }
 
 

@@ -69,7 +69,22 @@ class TableFace:
 
 
 def columns(p: dict[str, Any]) -> list[dict[str, Any]]:
-    return [c for c in p.get("cols") or [] if isinstance(c, dict) and c.get("key")][:MAX_COLS]
+    return _all_columns(p)[:MAX_COLS]
+
+
+def hidden_columns(p: dict[str, Any]) -> int:
+    """Columns past :data:`MAX_COLS` that the face leaves out (and says so)."""
+    return max(0, len(_all_columns(p)) - MAX_COLS)
+
+
+def more_columns_text(p: dict[str, Any]) -> str:
+    """The line a face with left-out columns shows, or "" when it shows them all."""
+    n = hidden_columns(p)
+    return f"+{n} column{'s' if n > 1 else ''}" if n else ""
+
+
+def _all_columns(p: dict[str, Any]) -> list[dict[str, Any]]:
+    return [c for c in p.get("cols") or [] if isinstance(c, dict) and c.get("key")]
 
 
 def row_cells(row: Any) -> dict[str, Any] | None:

@@ -10,8 +10,10 @@ is ignored on both sides for that reason.
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from importlib import resources
+from itertools import pairwise
 from typing import Literal
 
 import attrs
@@ -107,8 +109,9 @@ def ascent(size: float = 14, font: FontName = "sans") -> float:
 def wrap(text: str, max_width: float, size: float = 14, font: FontName = "sans") -> list[str]:
     """Greedy word wrap into lines no wider than ``max_width``.
 
-    Hard line breaks are kept; a word wider than the line is broken between
-    characters. An empty string gives one empty line, so blank paragraphs
+    Hard line breaks are kept; a word always moves to the next line whole, and
+    only a word wider than the whole line is cut (after ``/``, ``.``, ``-``, ``_``
+    or at a camelCase boundary where possible, else between characters). An empty string gives one empty line, so blank paragraphs
     still take up height.
     """
     lines: list[str] = []
@@ -142,15 +145,34 @@ def wrap(text: str, max_width: float, size: float = 14, font: FontName = "sans")
     return lines
 
 
+# A long identifier is cut after one of these or before a capital that follows a
+# lower-case letter, so "/api/v1/boards/" or "Shared" stays a readable piece.
+_SOFT_BREAK = re.compile(r"(?<=[/\\._\-?&=:,;])(?=.)|(?<=[a-z0-9])(?=[A-Z])")
+
+
 def _break_word(word: str, max_width: float, size: float, font: FontName) -> list[str]:
+    """Pieces of a word wider than the line: at soft breaks where they fit, else by character."""
+    cuts = [0, *(m.start() for m in _SOFT_BREAK.finditer(word)), len(word)]
+    segments = [word[a:b] for a, b in pairwise(cuts) if b > a]
     pieces: list[str] = []
     current = ""
-    for ch in word:
-        if current and text_width(current + ch, size, font) > max_width:
+    for seg in segments:
+        if current and text_width(current + seg, size, font) <= max_width:
+            current += seg
+            continue
+        if current:
             pieces.append(current)
-            current = ch
-        else:
-            current += ch
+        current = ""
+        if text_width(seg, size, font) <= max_width:
+            current = seg
+            continue
+        # A segment wider than the line on its own: only then cut between characters.
+        for ch in seg:
+            if current and text_width(current + ch, size, font) > max_width:
+                pieces.append(current)
+                current = ch
+            else:
+                current += ch
     pieces.append(current)
     return pieces
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from layoutkit.elements.vocab import FINDING_STATUS_READING
 from layoutkit.formatting import as_number, fmt_num, fmt_value, fmt_when, parse_when
-from layoutkit.layout import table_face
+from layoutkit.layout import stat_face, table_face
 from layoutkit.layout.blocks import plain_inline
 from layoutkit.layout.sizing import (
     CHART_GAP,
@@ -789,14 +789,12 @@ def _chart(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[I
 
 
 def _stat_value(stat: dict, sx: float, top: float, cw: float) -> Text:
-    raw = stat.get("value")
-    value = stat.get("display") or (raw if isinstance(raw, str) else fmt_num(raw))
-    if stat.get("unit") and not stat.get("display"):
-        value = f"{value} {stat['unit']}"
+    # the strip is sized so the value fits; fit_line only guards a pinned, too narrow card
+    room = cw - stat_face.TILE_INSET - stat_face.delta_room(stat)
     return Text(
         sx + 6,
         top + 4,
-        (fit_line(str(value), cw - 14 - _delta_room(stat), 17, "sans-bold"),),
+        (fit_line(stat_face.value_text(stat), room, 17, "sans-bold"),),
         17,
         "sans-bold",
         tone(stat["tone"])[0] if stat.get("tone") else FG,
@@ -807,7 +805,7 @@ def _stat_delta(stat: dict, sx: float, top: float, cw: float) -> list[Item]:
     """The delta chip at the tile's top right."""
     if stat.get("delta") is None:
         return []
-    delta = _delta_text(stat["delta"])
+    delta = stat_face.delta_text(stat["delta"])
     # tone is the author's meaning, never read from the delta's sign
     ink = tone(stat["tone"])[0] if stat.get("tone") else MUTED
     chip = fit_line(delta, cw * 0.4, 10, "sans-bold")
@@ -843,24 +841,16 @@ def _stat_tile(stat: dict, sx: float, top: float, cw: float) -> list[Item]:
 
 def _stat(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
     items, cy = _title(p.get("title"), x, y, w)
-    stats = [i for i in p.get("items") or [] if isinstance(i, dict)][:6]
+    stats = stat_face.items(p)
     if not stats:
         return items, cy
-    cw = w / len(stats)
+    # tiles that do not fit side by side go on further rows, never cut
+    cols = stat_face.columns(stats, w)
+    cw = w / cols
     for i, stat in enumerate(stats):
-        items += _stat_tile(stat, x + i * cw, y + cy, cw)
-    return items, cy + STAT_ROW_H
-
-
-def _delta_room(stat: dict) -> float:
-    """Width the delta chip takes at the tile's top right (the value stays clear of it)."""
-    if stat.get("delta") is None:
-        return 0.0
-    return text_width(_delta_text(stat["delta"]), 10, "sans-bold") + 6
-
-
-def _delta_text(delta: Any) -> str:
-    return delta if isinstance(delta, str) else fmt_num(delta)
+        row, col = divmod(i, cols)
+        items += _stat_tile(stat, x + col * cw, y + cy + row * STAT_ROW_H, cw)
+    return items, cy + STAT_ROW_H * stat_face.rows(stats, w)
 
 
 def _meter(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
@@ -1043,6 +1033,11 @@ def _table(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[I
     items += body
     if any(face.foot) and cy + head_h <= budget + 0.01:
         items += _table_foot(cols, x, y, w, cy)
+        cy += head_h
+    hidden = table_face.more_columns_text(p)
+    if hidden and cy + head_h <= budget + 0.01:
+        # columns past the face's six are announced, never dropped without a word
+        items.append(Text(x + w, y + cy + 2, (hidden,), 10, "sans-bold", MUTED, 0.0, "end"))
         cy += head_h
     more, h = _caption(p, x, y + cy, w)
     return items + more, cy + h

@@ -13,6 +13,7 @@ import attrs
 
 from layoutkit import diagram, elements
 from layoutkit.errors import EngineError, ServiceError
+from layoutkit.layout import table_face
 from layoutkit.limits import check_limit
 from layoutkit.principal import Principal
 from layoutkit.service.boards.guidance import contract_guidance
@@ -171,7 +172,28 @@ def prepare_card(
         if index is not None:
             err.fields.setdefault("index", index)
         raise
+    warnings += _columns_left_out(kind, payload, card.get("ref"))
     return Prepared(kind, payload, warnings, dict(result.spilled))
+
+
+def _columns_left_out(kind: str, payload: dict[str, Any], ref: Any) -> list[dict[str, Any]]:
+    """The ``truncated`` warning of a table card whose face leaves columns out, if it does."""
+    hidden = table_face.hidden_columns(payload) if kind == "table" else 0
+    if not hidden:
+        return []
+    shown = table_face.MAX_COLS
+    name = f"table card {ref!r}" if isinstance(ref, str) and ref else "the table card"
+    return [
+        {
+            "path": "payload.cols",
+            "severity": "warning",
+            "code": "truncated",
+            "card": ref if isinstance(ref, str) else None,
+            "message": f"{name} shows {shown} of its {shown + hidden} columns; its face says "
+            f"{table_face.more_columns_text(payload)!r}",
+            "fix": f"keep at most {shown} columns, or split the table",
+        }
+    ]
 
 
 def _diagram(
