@@ -15,6 +15,7 @@ import pytest
 
 from layoutkit import ServiceError, Workspace
 from layoutkit.principal import Principal
+from layoutkit.service.delivery import work as work_module
 from tests.service.review.test_annotations import ANA, filed, verdict
 from tests.through_client import RemoteWorkspace, Through
 
@@ -209,15 +210,20 @@ def test_a_blocking_wait_ends_idle_after_its_timeout(ws: Workspace) -> None:
     assert 0.3 <= time.monotonic() - started < 1.5
 
 
-def test_a_blocking_wait_wakes_on_a_write_within_100_ms(ws: Workspace) -> None:
+def test_a_blocking_wait_wakes_on_the_write_not_on_a_later_look(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
     if isinstance(ws, RemoteWorkspace):
-        # The window would hold two HTTP round trips besides the wake; the client
-        # tests check that a remote wait wakes on a write (tests/adapters/test_client.py).
-        pytest.skip("times the in-process wake only")
+        # The client tests check that a remote wait wakes on a write
+        # (tests/adapters/test_client.py).
+        pytest.skip("the in-process wake only")
+    # With no re-check before the wait's own end, only the write's wake can end
+    # it early; how fast the wake is (well under 100 ms) is benches/work_bench.py's.
+    monkeypatch.setattr(work_module, "RECHECK_S", 60.0)
     got: dict[str, Any] = {}
 
     def waiter() -> None:
-        got["found"] = wait(ws, timeout=10)
+        got["found"] = wait(ws, timeout=30)
         got["at"] = time.monotonic()
 
     thread = threading.Thread(target=waiter)
@@ -225,9 +231,9 @@ def test_a_blocking_wait_wakes_on_a_write_within_100_ms(ws: Workspace) -> None:
     time.sleep(0.3)
     written = time.monotonic()
     a = ask(ws)
-    thread.join(timeout=10)
+    thread.join(timeout=30)
     assert items(got["found"]) == [f"ask:{a}"]
-    assert got["at"] - written < 0.1
+    assert got["at"] - written < 15
 
 
 def test_a_look_is_a_read_then_a_write_through_the_road(ws: Workspace) -> None:

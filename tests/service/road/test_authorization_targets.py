@@ -45,7 +45,9 @@ from PIL import Image, ImageDraw
 from layoutkit import Principal, ServiceError, Workspace
 from layoutkit.service import REGISTRY
 from layoutkit.service.road.registry import Operation
+from layoutkit.storage import open_store
 from tests.conftest import POSTGRES_URL
+from tests.storage.conftest import drop_schema
 
 HOME_TAG = "homeside"
 AWAY_TAG = "awayside"
@@ -804,7 +806,10 @@ def _open(kind: str, tmp: Path, name: str, ai: StubAi) -> Workspace:
         return Workspace.open(f"sqlite:///{tmp / 'ws.db'}", name=name, multi_workspace=True, ai=ai)
     if not POSTGRES_URL:
         pytest.skip("LAYOUTKIT_TEST_POSTGRES_URL is not set; PostgreSQL tests need a server")
-    return Workspace.open(POSTGRES_URL, name=name, multi_workspace=True, ai=ai)
+    # A schema of its own: the shared database's public schema is also where other
+    # tests purge expired trash deployment-wide (home's trashed card with it).
+    store = open_store(POSTGRES_URL, schema=f"lk_test_{name.replace('-', '_')}")
+    return Workspace(store, name=name, multi_workspace=True, ai=ai)
 
 
 @pytest.fixture(scope="module", params=["memory", "sqlite", "postgres"])
@@ -826,6 +831,8 @@ def world(
         away.jobs.shutdown()
         away.drawing.shutdown()
         home.close()
+        if request.param == "postgres":
+            drop_schema(f"lk_test_{HOME_TAG}_{run}".replace("-", "_"))
 
 
 def _record(value: Any) -> Any:
