@@ -35,9 +35,6 @@ _FA = re.compile(r"\b(?:fa[bsrkl]?|fa-\w+):fa-([\w-]+)\s*")
 # Markdown bold: ``__`` only around text that starts and ends with a non-underscore and
 # stands apart from a word, so ``Transition1_____`` and ``snake__case`` keep theirs.
 _BOLD = re.compile(r"\*\*(.+?)\*\*|(?<![\w])__([^_\s](?:.*?[^_\s])?)__(?![\w])")
-# Where a long identifier may break: after ``.``, ``\``, ``/``, ``_``, ``-``, and
-# between a lower-case letter or digit and an upper-case one (camelCase).
-_ID_BREAK = re.compile(r"(?<=[./\\_-])(?=[^./\\_-])|(?<=[a-z0-9])(?=[A-Z])")
 
 #: Shapes drawn without text (markers and bars).
 NO_TEXT = frozenset({"start", "end", "fork", "choice", "filled-circle"})
@@ -77,36 +74,12 @@ def _icon_name(value: Any) -> str | None:
 def wrap_lines(text: str, width: float, size: float, font: str = "sans") -> list[str]:
     """Lines of ``text`` wrapped at ``min(width, MAX_TEXT)``; hard breaks are kept.
 
-    A word wider than the line breaks at identifier boundaries (see ``_ID_BREAK``)
-    rather than between any two letters; only a piece with no boundary left that is
-    still too wide is cut between characters.
+    A word wider than the line breaks at identifier boundaries (``layout.text.wrap``)
+    rather than between any two letters.
     """
     if not text:
         return []
-    room = max(min(width, MAX_TEXT), size)
-    lines: list[str] = []
-    for para in text.split("\n"):
-        lines += wrap(_split_identifiers(para, room, size, font), room, size, font)  # type: ignore[arg-type]
-    return lines
-
-
-def _split_identifiers(para: str, room: float, size: float, font: str) -> str:
-    """``para`` with each too-wide word cut at its identifier boundaries into pieces
-    that fit (as separate words), greedily, so the wrap keeps them whole."""
-    out = []
-    for word in para.split():
-        if text_width(word, size, font) <= room:  # type: ignore[arg-type]
-            out.append(word)
-            continue
-        current = ""
-        for part in _ID_BREAK.split(word):
-            if current and text_width(current + part, size, font) > room:  # type: ignore[arg-type]
-                out.append(current)
-                current = part
-            else:
-                current += part
-        out.append(current)
-    return " ".join(out)
+    return wrap(text, max(min(width, MAX_TEXT), size), size, font)  # type: ignore[arg-type]
 
 
 def _width(lines: list[str], size: float, font: str) -> float:

@@ -111,8 +111,9 @@ def wrap(text: str, max_width: float, size: float = 14, font: FontName = "sans")
 
     Hard line breaks are kept; a word always moves to the next line whole, and
     only a word wider than the whole line is cut (after ``/``, ``.``, ``-``, ``_``
-    or at a camelCase boundary where possible, else between characters). An empty string gives one empty line, so blank paragraphs
-    still take up height.
+    and the like, or at a camelCase boundary where possible, else between
+    characters). An empty string gives one empty line, so blank paragraphs still
+    take up height.
     """
     lines: list[str] = []
     space = text_width(" ", size, font)
@@ -145,9 +146,11 @@ def wrap(text: str, max_width: float, size: float = 14, font: FontName = "sans")
     return lines
 
 
-# A long identifier is cut after one of these or before a capital that follows a
-# lower-case letter, so "/api/v1/boards/" or "Shared" stays a readable piece.
-_SOFT_BREAK = re.compile(r"(?<=[/\\._\-?&=:,;])(?=.)|(?<=[a-z0-9])(?=[A-Z])")
+# A long identifier is cut after one of these (never inside a run of them) or
+# before a capital that follows a lower-case letter or digit, so "/api/v1/boards/",
+# "SharedDb" or "Transition1_____" stay readable pieces. Card text and diagram
+# labels both wrap through here.
+_SOFT_BREAK = re.compile(r"(?<=[/\\._\-?&=:,;])(?=[^/\\._\-?&=:,;])|(?<=[a-z0-9])(?=[A-Z])")
 
 
 def _break_word(word: str, max_width: float, size: float, font: FontName) -> list[str]:

@@ -380,8 +380,7 @@ def open_store(
     :class:`StorageError` for an unsupported URL.
     """
     if url is None or url in ("sqlite://", "sqlite:///:memory:"):
-        engine = _memory_engine()
-        return SqlStore(engine, url=None, clock=clock or utc_now, blobs_dir=None, schema=None)
+        engine, blobs_dir, url, schema = _memory_engine(), None, None, None
     else:
         parsed = make_url(url)
         backend = parsed.get_backend_name()
@@ -394,13 +393,12 @@ def open_store(
             raise StorageError(
                 f"no storage backend for {url!r}; use sqlite:///path.db or postgresql://..."
             )
-    _migrate(engine, schema)
+        _migrate(engine, schema)
     return SqlStore(engine, url=url, clock=clock or utc_now, blobs_dir=blobs_dir, schema=schema)
 
 
 #: A new in-memory database of this process, migrated and still empty, as bytes.
 _memory_template: bytes | None = None
-_memory_template_lock = threading.Lock()
 
 
 def _memory_engine() -> Engine:
@@ -409,28 +407,24 @@ def _memory_engine() -> Engine:
     The first one of a process runs the revisions; it is then kept as bytes
     and each later one starts as a copy of them (SQLite's deserialize), which
     gives the same schema about a hundred times faster than running every
-    revision again: test suites and embedders open many of these.
+    revision again: test suites and embedders open many of these. Two first
+    ones made at once both migrate and keep equal bytes, so no lock is needed.
     """
     global _memory_template
     engine = create_engine(
         "sqlite://", poolclass=StaticPool, connect_args={"check_same_thread": False}
     )
     _sqlite_events(engine, wal=False)
-    with _memory_template_lock:
-        template = _memory_template
+    template = _memory_template
+    if template is None:
+        _migrate(engine, None)
     with engine.connect() as conn:
         raw = conn.connection.dbapi_connection
         assert isinstance(raw, sqlite3.Connection)
-        if template is not None:
+        if template is None:
+            _memory_template = raw.serialize()
+        else:
             raw.deserialize(template)
-            return engine
-    _migrate(engine, None)
-    with engine.connect() as conn:
-        raw = conn.connection.dbapi_connection
-        assert isinstance(raw, sqlite3.Connection)
-        made = raw.serialize()
-    with _memory_template_lock:
-        _memory_template = _memory_template or made
     return engine
 
 
