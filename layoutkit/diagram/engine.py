@@ -1191,8 +1191,6 @@ def _footer(
         y += 64.0
     for key in ("caption", "footer"):
         text = payload.get(key)
-        if key == "title" and payload.get("showTitle") is False:
-            continue
         if isinstance(text, str) and text:
             block = measure(text, max(200.0, width - 32), 12)
             geo[key] = {"x": 16.0, "y": _r(y), "w": _r(block.width), "h": _r(block.height)}

@@ -883,10 +883,17 @@ DIAGRAM_NOTE_SIZE = 11.0  # kicker and footer
 DIAGRAM_CAPTION_SIZE = 12.0
 
 
+def diagram_title(p: dict[str, Any]) -> str:
+    """The diagram's title as drawn: none when the payload keeps it but hides it
+    (``showTitle: false``, a type name given to imported text)."""
+    return "" if p.get("showTitle") is False else _str(p.get("title"))
+
+
 def diagram_engine_made(p: dict[str, Any]) -> bool:
     """True when the diagram's geo holds its whole face (drawn as placed, nothing around it)."""
     geo = p.get("geo") if isinstance(p.get("geo"), dict) else {}
-    return any(k in geo for k in DIAGRAM_ENGINE_BOXES) or not any(p.get(k) for k in DIAGRAM_OUTSIDE)
+    outside = (diagram_title(p) if k == "title" else p.get(k) for k in DIAGRAM_OUTSIDE)
+    return any(k in geo for k in DIAGRAM_ENGINE_BOXES) or not any(outside)
 
 
 def diagram_caption_height(caption: str, inner: float) -> float:
@@ -908,12 +915,12 @@ def diagram_body_height(p: dict[str, Any], inner: float, geo_h: float) -> float:
     h = 8.0  # the face's gap above the geo
     if p.get("kicker"):
         h += _text.line_height(DIAGRAM_NOTE_SIZE)
-    for key, size, font in (
-        ("title", DIAGRAM_TITLE_SIZE, "sans-bold"),
-        ("subtitle", DIAGRAM_SUBTITLE_SIZE, "sans"),
+    for text, size, font in (
+        (diagram_title(p), DIAGRAM_TITLE_SIZE, "sans-bold"),
+        (_str(p.get("subtitle")), DIAGRAM_SUBTITLE_SIZE, "sans"),
     ):
-        if p.get(key):
-            lines = len(_text.wrap(str(p[key]), max(inner, size), size, font))  # type: ignore[arg-type]
+        if text:
+            lines = len(_text.wrap(text, max(inner, size), size, font))  # type: ignore[arg-type]
             h += min(max(lines, 1), 2) * _text.line_height(size)
     if any(isinstance(s, dict) for s in p.get("stats") or []):
         h += DIAGRAM_STATS_H

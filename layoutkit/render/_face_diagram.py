@@ -39,6 +39,7 @@ from layoutkit.layout.sizing import (
     DIAGRAM_LEGEND_H,
     diagram_caption_height,
     diagram_engine_made,
+    diagram_title,
 )
 from layoutkit.layout.text import line_height, text_width
 from layoutkit.render._face_sequence import css_colour, sequence_items
@@ -991,10 +992,8 @@ def _stacked_header(
         kicker = fit_line(str(payload["kicker"]).upper(), inner, 11, "sans-bold")
         items.append(Text(left, cy, (kicker,), 11, "sans-bold", "#1c6ae4"))
         cy += line_height(11)
-    if payload.get("title"):
-        run = text_run(
-            left, cy, str(payload["title"]), inner, size=18, font="sans-bold", max_lines=2
-        )
+    if title := diagram_title(payload):
+        run = text_run(left, cy, title, inner, size=18, font="sans-bold", max_lines=2)
         items.append(run)
         cy += run.height
     if payload.get("subtitle"):

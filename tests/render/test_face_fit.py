@@ -435,3 +435,19 @@ def test_a_hidden_title_is_not_drawn() -> None:
     assert "header" not in shown["geo"] or all(
         p["key"] != "title" for p in shown["geo"]["header"]["parts"]
     )
+
+
+@pytest.mark.parametrize(
+    "text_",
+    ["flowchart LR\nA --> B", "stateDiagram-v2\n[*] --> A\nstate A {\n  a --> b\n}"],
+)
+def test_an_imported_diagram_without_a_title_draws_no_type_name(text_: str) -> None:
+    # What compose stores: the type name kept as the title, hidden, and no band.
+    payload = lay_out({"diagram_text": text_, "title": "Flowchart", "showTitle": False})
+    payload["band"] = False
+    w, h = size_card("diagram", payload)
+    drawn = card_face("diagram", payload, (0.0, 0.0, float(w), float(h)))
+    words = " ".join(line for i in drawn if isinstance(i, Text) for line in i.lines)
+    assert "Flowchart" not in words
+    # the face is the geo and the padding: no room kept for the hidden title
+    assert h == math.ceil(payload["geo"]["height"] + 32)
