@@ -3,8 +3,10 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+import psycopg
 import pytest
 from hypothesis import settings
 
@@ -25,6 +27,25 @@ os.environ["LAYOUTKIT_FETCH"] = "off"
 # database (service/boards/board_model.py); a stale model fails the test that used it.
 os.environ.setdefault("LAYOUTKIT_VERIFY_MODELS", "1")
 
+
+
+@contextmanager
+def pg_schema() -> Iterator[str]:
+    """A URL of the test PostgreSQL database whose tables live in a schema of their own,
+    dropped afterwards. Some writes reach every workspace of a database (retention
+    purges trash by the store's clock): a test that makes them, or moves the clock,
+    keeps its data away from tests running beside it, in every process opening the URL."""
+    assert POSTGRES_URL is not None
+    schema = f"lk_own_{uuid.uuid4().hex[:12]}"
+    libpq = POSTGRES_URL.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(libpq, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    sep = "&" if "?" in POSTGRES_URL else "?"
+    try:
+        yield f"{POSTGRES_URL}{sep}options=-csearch_path%3D{schema}"
+    finally:
+        with psycopg.connect(libpq, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
 @pytest.fixture
 def ws() -> Iterator[Workspace]:

@@ -11,18 +11,16 @@ import os
 import sqlite3
 import uuid
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import attrs
-import psycopg
 import pytest
 from hypothesis import HealthCheck, settings
 from sqlalchemy import text
 
 from layoutkit import Workspace
-from tests.conftest import POSTGRES_URL
+from tests.conftest import POSTGRES_URL, pg_schema
 
 PG_SKIP = "LAYOUTKIT_TEST_POSTGRES_URL is not set; PostgreSQL tests need a server"
 
@@ -77,29 +75,6 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]
         pytest.skip(PG_SKIP)
     with pg_schema() as url:
         yield Backend("postgres", url, name)
-
-
-@contextmanager
-def pg_schema() -> Iterator[str]:
-    """A URL of the test PostgreSQL database whose tables live in a schema of their own,
-    dropped afterwards. Retention purges every workspace of a database by the store's
-    clock, and the state machine moves its clock; a schema keeps each test's data (and
-    its clock) away from tests running beside it, in every process that opens the URL."""
-    assert POSTGRES_URL is not None
-    schema = f"rel_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(_libpq(POSTGRES_URL), autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')
-    sep = "&" if "?" in POSTGRES_URL else "?"
-    try:
-        yield f"{POSTGRES_URL}{sep}options=-csearch_path%3D{schema}"
-    finally:
-        with psycopg.connect(_libpq(POSTGRES_URL), autocommit=True) as conn:
-            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
-
-
-def _libpq(url: str) -> str:
-    """The URL as libpq reads it (without SQLAlchemy's +driver part)."""
-    return url.replace("postgresql+psycopg://", "postgresql://")
 
 
 # Rows of one workspace that break the store's own rules. Every query returns

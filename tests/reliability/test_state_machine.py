@@ -260,6 +260,7 @@ class BoardMachine(RuleBasedStateMachine):
     def time_passes(self, days: int, hours: int) -> None:
         self.clock.now += timedelta(days=days, hours=hours)
         # Retention runs when a workspace opens.
+        self.ws.close()
         self.ws = Workspace(self.store, name=self.name)
         for cid, entry in sorted(self.trashed.items()):
             age = self.clock.now - entry["at"]
@@ -377,6 +378,9 @@ class BoardMachine(RuleBasedStateMachine):
                 assert exc.value.status == 403
 
     def teardown(self) -> None:
+        # The store outlives each run; the workspace's drawing and jobs must not (the
+        # schema they read goes once the test ends).
+        self.ws.close()
         self.ws = None  # type: ignore[assignment]
 
 
