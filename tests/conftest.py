@@ -28,7 +28,6 @@ os.environ["LAYOUTKIT_FETCH"] = "off"
 os.environ.setdefault("LAYOUTKIT_VERIFY_MODELS", "1")
 
 
-
 @contextmanager
 def pg_schema() -> Iterator[str]:
     """A URL of the test PostgreSQL database whose tables live in a schema of their own,
@@ -46,6 +45,7 @@ def pg_schema() -> Iterator[str]:
     finally:
         with psycopg.connect(libpq, autocommit=True) as conn:
             conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
 
 @pytest.fixture
 def ws() -> Iterator[Workspace]:
