@@ -284,8 +284,26 @@ def _series_bars(plot: _SeriesPlot) -> list[Item]:
     return items
 
 
-def _series_lines(plot: _SeriesPlot) -> list[Item]:
+#: An area's fill over its series colour: light enough that the lines, the grid and
+#: a second area beneath stay readable (the doc renderer's ``.area`` opacity).
+AREA_ALPHA = "40"
+
+
+def _series_areas(plot: _SeriesPlot) -> list[Item]:
+    """Each area series filled down to the series under it (stacked) or to the
+    axis floor, all drawn before any line so no fill covers a line."""
+    floor = plot.sy.floor()
     items: list[Item] = []
+    for si, (pts, under) in enumerate(lifted(plot.series, plot.stack, floor)):
+        if len(pts) >= 2:
+            outline = plot.line(pts) + plot.line(list(reversed(under)))
+            fill = SERIES[si % 8] + AREA_ALPHA
+            items.append(Path(outline, stroke=None, width=0, closed=True, fill=fill))
+    return items
+
+
+def _series_lines(plot: _SeriesPlot) -> list[Item]:
+    items: list[Item] = _series_areas(plot) if plot.viz == "area" else []
     for si, (pts, _) in enumerate(lifted(plot.series, plot.stack, 0.0)):
         color = SERIES[si % 8]
         if plot.viz == "scatter":

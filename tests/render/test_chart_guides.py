@@ -120,6 +120,35 @@ def test_an_area_of_months_names_the_months_and_the_year_once() -> None:
     assert "Oct 2025" in f.texts() and "Jan 2026" in f.texts() and "Nov" in f.texts()
 
 
+def _areas(payload: dict, w: float = 420) -> tuple[list[list[tuple[float, float]]], str]:
+    h = size_card("chart", payload, w)[1]
+    svg = render_card({"id": 1, "kind": "chart", "payload": payload, "w": w, "h": h})
+    assert isinstance(svg, str)
+    shapes = re.findall(r"<(polygon|polyline) points=\"([^\"]+)\"([^>]*)>", svg)
+    return [_points(pts) for tag, pts, rest in shapes if tag == "polygon"], svg
+
+
+def test_an_area_is_filled_down_to_its_axis_under_its_line() -> None:
+    payload = viz("Monthly revenue")
+    polygons, svg = _areas(payload)
+    series = payload["data"]["series"]
+    assert len(polygons) == len(series), "one filled area per series"
+    f = face(payload)
+    lines = [pts for _, pts, w in f.lines if w == "2"]
+    foot = max(pts[0][1] for stroke, pts, _ in f.lines if stroke == GRID)
+    for area, line in zip(polygons, lines, strict=True):
+        top, bottom = area[: len(line)], area[len(line) :]
+        assert top == line, "the area's upper edge is its line"
+        assert all(abs(y - foot) < 0.6 for _, y in bottom), "filled down to the axis foot"
+    # every fill is drawn before (under) the first line, and lets the grid show through
+    assert svg.rindex("<polygon") < svg.index('stroke-width="2"')
+    assert re.search(r'<polygon[^>]+fill="#[0-9a-f]{6}40"', svg)
+
+
+def test_a_line_is_never_filled() -> None:
+    assert _areas(viz("Latency"))[0] == []
+
+
 @pytest.mark.parametrize(("title", "unit"), [("Latency", "ms"), ("Monthly revenue", "EUR")])
 def test_the_top_tick_is_at_or_above_every_value(title: str, unit: str) -> None:
     payload = viz(title)
