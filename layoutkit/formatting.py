@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Any
 
@@ -62,6 +63,55 @@ def parse_when(value: Any) -> datetime | None:
         except ValueError:
             return None
     return parsed.replace(tzinfo=None)
+
+
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_TIME = re.compile(r"[T ](\d{2}):(\d{2})")
+
+
+def _iso_label(label: Any) -> tuple[date, int, str] | None:
+    """A label's date, precision (3 a day, 2 a month) and its time of day
+    ("14:30", or "" at midnight or without one), if it is an ISO date."""
+    text = str(label).strip()
+    try:
+        if len(text) == 7 and text[4] == "-":
+            return date(int(text[:4]), int(text[5:7]), 1), 2, ""
+        if len(text) >= 10 and text[4] == "-" and text[7] == "-":
+            clock = _TIME.match(text, 10)
+            hhmm = f"{clock[1]}:{clock[2]}" if clock and clock[0][1:] != "00:00" else ""
+            return date.fromisoformat(text[:10]), 3, hhmm
+    except ValueError:
+        return None
+    return None
+
+
+def is_iso_date(label: Any) -> bool:
+    """Whether ``label`` is an ISO day (``2026-03-04``, with or without a time) or
+    month (``2026-03``)."""
+    return _iso_label(label) is not None
+
+
+def date_labels(raw: Sequence[Any], *, times: bool = True, first_year: bool = True) -> list[str]:
+    """Dates as a reader reads them in a run (an axis, a timeline): days "Mar 4",
+    months "Mar", the year wherever it changes and on the first date (always on a
+    month, as "Mar" alone reads as no date; on a day unless ``first_year`` is off),
+    and the time of day when there is one (unless ``times`` is off). A label that
+    is not an ISO date is kept as written and leaves the year where it was."""
+    out: list[str] = []
+    year = None
+    for label in raw:
+        parsed = _iso_label(label)
+        if parsed is None:
+            out.append("" if label is None else str(label))
+            continue
+        day, precision, hhmm = parsed
+        text = _MONTHS[day.month - 1] + (f" {day.day}" if precision == 3 else "")
+        if day.year != year:
+            said = precision == 2 or year is not None or first_year
+            text += f" {day.year}" if said else ""
+            year = day.year
+        out.append(text + (f" {hhmm}" if times and hhmm else ""))
+    return out
 
 
 def fmt_when(value: Any) -> str:

@@ -347,6 +347,9 @@ SERIES_AXIS_SIZE = 10.0
 SERIES_XLABEL_H = 16.0
 SERIES_LEGEND_H = 18.0
 POINTS_AXIS_H = 64.0
+#: A timeline whose items carry dates prints each under (or over) its label.
+POINTS_DATE_H = 24.0
+POINTS_DATE_SIZE = 9.0
 HEAT_CELL_MAX = 28.0
 METER_ROW_H = 30.0
 LIST_TEXT_SIZE = 12.0
@@ -420,7 +423,8 @@ def chart_area_height(viz: Any, data: Any, w: float) -> float:
     if viz == "matrix":
         return max(90.0, w * 0.5)
     if viz == "timeline":
-        return POINTS_AXIS_H if n else 0.0
+        dated = any(isinstance(r, dict) and r.get("when") for r in data.get("items") or [])
+        return POINTS_AXIS_H + (POINTS_DATE_H if dated else 0.0) if n else 0.0
     return BAR_ROW_H * n
 
 

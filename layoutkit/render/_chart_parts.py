@@ -15,10 +15,9 @@ import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import date
 from typing import Any
 
-from layoutkit.formatting import as_number, fmt_num, fmt_value
+from layoutkit.formatting import as_number, date_labels, fmt_num, fmt_value, is_iso_date
 from layoutkit.layout.text import text_width
 
 Point = tuple[float, float]
@@ -82,40 +81,15 @@ def compact(value: Any, unit: str | None = None) -> str:
 
 # ---------------------------------------------------------------- x labels
 
-_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-
-
-def _iso(label: Any) -> tuple[date, int] | None:
-    """A label's date and precision (3 a day, 2 a month), if it is an ISO date."""
-    text = str(label).strip()
-    try:
-        if len(text) == 7 and text[4] == "-":
-            return date(int(text[:4]), int(text[5:7]), 1), 2
-        if len(text) >= 10 and text[4] == "-" and text[7] == "-":
-            return date.fromisoformat(text[:10]), 3
-    except ValueError:
-        return None
-    return None
-
 
 def x_labels(raw: Sequence[Any]) -> list[str]:
     """Category labels as a reader reads them: when every label is an ISO day or
-    month, days read "Mar 4" and months "Mar", the year said on the first label
-    and wherever it changes; any other labels are kept as written."""
-    parsed = [_iso(label) for label in raw]
-    if not raw or any(p is None for p in parsed):
+    month, they read as :func:`~layoutkit.formatting.date_labels` says (days "Mar 4",
+    months "Mar", the year on the first and wherever it changes); any other labels
+    are kept as written."""
+    if not raw or not all(is_iso_date(label) for label in raw):
         return [str(label) for label in raw]
-    out: list[str] = []
-    year = None
-    for p in parsed:
-        assert p is not None
-        day, precision = p
-        text = _MONTHS[day.month - 1] + (f" {day.day}" if precision == 3 else "")
-        if day.year != year:
-            text += f" {day.year}" if precision == 2 or year is not None else ""
-            year = day.year
-        out.append(text)
-    return out
+    return date_labels(raw, times=False, first_year=False)
 
 
 def x_domain(viz: Any, xs: Sequence[float]) -> tuple[float, float]:

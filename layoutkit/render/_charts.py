@@ -15,7 +15,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from layoutkit.elements.vocab import ITEM_TONES
-from layoutkit.formatting import as_number, fmt_num, fmt_value, parse_when
+from layoutkit.formatting import as_number, date_labels, fmt_num, fmt_value, parse_when
 from layoutkit.layout.text import text_width
 from layoutkit.render._chart_parts import (
     HEAT_LEVELS,
@@ -534,13 +534,14 @@ def _timeline(payload: dict, data: dict) -> str:
         xs = [20 + ((w.timestamp() - t0) / span) * (W - 40) if w else 20 for w in whens]
     else:
         xs = [20 + (i + 0.5) / max(len(items), 1) * (W - 40) for i in range(len(items))]
-    for i, (item, x) in enumerate(zip(items, xs, strict=True)):
+    dates = date_labels([i.get("when") for i in items])
+    for i, (item, x, when) in enumerate(zip(items, xs, dates, strict=True)):
         cls = _tone(item.get("tone")) or "s0"
         body.append(f'<circle cx="{x:.1f}" cy="60" r="6" class="{cls}"/>')
         up = i % 2 == 0
-        label, when = str(item.get("label") or ""), item.get("when")
+        label = str(item.get("label") or "")
         # the end labels read inwards, so none leaves the chart
-        half = max(text_width(label, FONT), text_width(str(when or ""), 11)) / 2
+        half = max(text_width(label, FONT), text_width(when, 11)) / 2
         anchor, tx = (
             ("start", x - 6)
             if x - half < 4

@@ -15,7 +15,14 @@ from typing import Any
 
 from layoutkit.elements import filter_audience, slugify, visible_to
 from layoutkit.elements.vocab import AUDIENCES, FINDING_STATUS_READING, ITEM_TONES
-from layoutkit.formatting import as_number, fmt_num, fmt_value, fmt_when, parse_when
+from layoutkit.formatting import (
+    as_number,
+    date_labels,
+    fmt_num,
+    fmt_value,
+    fmt_when,
+    parse_when,
+)
 from layoutkit.render._charts import _spark, chart_svg
 from layoutkit.render._css import DIRECTIONS, TYPESETS, accent_pair, document_css
 from layoutkit.render._images import missing_label
@@ -582,13 +589,16 @@ def _timeline(ctx: _Ctx, p: dict) -> str:
     items = [i for i in p.get("items") or [] if isinstance(i, dict)]
     title = f'<div class="chart-title">{esc(p["title"])}</div>' if p.get("title") else ""
 
-    def entry(item: dict) -> str:
+    # dates read "Mar 4 2026", "Mar 9" down the run; other labels as written
+    whens_read = date_labels([i.get("when") for i in items])
+
+    def entry(item: dict, when: str) -> str:
         status = item.get("status")
         tone = {"done": "good", "good": "good", "warn": "warn", "bad": "bad"}.get(str(status), "")
         tone = tone or {"resolved": "good", "pending": "warn", "refuted": ""}.get(
             FINDING_STATUS_READING.get(str(status), ""), ""
         )
-        head = f'<span class="when">{esc(item.get("when"))}</span> ' if item.get("when") else ""
+        head = f'<span class="when">{esc(when)}</span> ' if when else ""
         head += (
             f'<span class="t-head">{ctx.inline(item.get("title"))}</span>'
             if item.get("title")
@@ -611,17 +621,18 @@ def _timeline(ctx: _Ctx, p: dict) -> str:
             )
         return f"<li><div>{head}</div>{body}</li>"
 
+    entries = "".join(entry(i, read) for i, read in zip(items, whens_read, strict=True))
     whens = [parse_when(i.get("when")) for i in items]
     if p.get("axis") == "time" and items and all(whens):
         t0 = min(w.timestamp() for w in whens if w)
         span = (max(w.timestamp() for w in whens if w) - t0) or 1.0
         ticks = "".join(
-            f'<span class="tick" style="left:{(w.timestamp() - t0) / span * 100:.2f}%" title="{esc(i.get("when"))}"><span>{esc(fmt_when(i.get("when")))}</span></span>'
-            for i, w in zip(items, whens, strict=True)
+            f'<span class="tick" style="left:{(w.timestamp() - t0) / span * 100:.2f}%" title="{esc(i.get("when"))}"><span>{esc(read)}</span></span>'
+            for i, w, read in zip(items, whens, whens_read, strict=True)
             if w
         )
-        return f'{title}<div class="timeline time"><div class="axis">{ticks}</div><ol>{"".join(entry(i) for i in items)}</ol></div>'
-    return f'{title}<ol class="timeline spine">{"".join(entry(i) for i in items)}</ol>'
+        return f'{title}<div class="timeline time"><div class="axis">{ticks}</div><ol>{entries}</ol></div>'
+    return f'{title}<ol class="timeline spine">{entries}</ol>'
 
 
 def _verdict(ctx: _Ctx, p: dict) -> str:

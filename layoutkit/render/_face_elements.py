@@ -14,7 +14,14 @@ from datetime import timedelta
 from typing import Any
 
 from layoutkit.elements.vocab import FINDING_STATUS_READING
-from layoutkit.formatting import as_number, fmt_num, fmt_value, fmt_when, parse_when
+from layoutkit.formatting import (
+    as_number,
+    date_labels,
+    fmt_num,
+    fmt_value,
+    fmt_when,
+    parse_when,
+)
 from layoutkit.layout import stat_face, table_face
 from layoutkit.layout.blocks import plain_inline
 from layoutkit.layout.sizing import (
@@ -33,6 +40,7 @@ from layoutkit.layout.sizing import (
     HEAT_LABEL_SIZE,
     PIE_LEGEND_SIZE,
     PIE_ROW_H,
+    POINTS_DATE_SIZE,
     SERIES_AXIS_SIZE,
     STAT_ROW_H,
     STAT_TILE_H,
@@ -740,22 +748,27 @@ def _points_face(viz: Any, a: Area, rows: list[dict]) -> list[Item]:
         xs = [x + 6 + ((t.timestamp() - t0) / span) * (w - 12) for t in whens if t]
     else:
         xs = [x + (i + 0.5) / max(len(rows), 1) * w for i in range(len(rows))]
-    for i, (row, px) in enumerate(zip(rows, xs, strict=False)):
+    dates = date_labels([r.get("when") for r in rows])
+    for i, (row, px, when) in enumerate(zip(rows, xs, dates, strict=False)):
         ink = tone(row["tone"])[0] if row.get("tone") else ACCENT
         items.append(Ellipse(px - 5, mid - 5, 10, 10, ink))
-        ly = mid - 22 if i % 2 == 0 else mid + 8
-        items.append(
-            Text(
-                px,
-                ly,
-                (fit_line(str(row.get("label") or ""), w / 3, 10),),
-                10,
-                "sans",
-                FG,
-                0.0,
-                "middle",
+        up = i % 2 == 0
+        ly = mid - 22 if up else mid + 8
+        lines = [(ly, fit_line(str(row.get("label") or ""), w / 3, 10), 10.0, FG)]
+        if when:
+            dy = ly - POINTS_DATE_SIZE - 4 if up else ly + 14
+            lines.append((dy, fit_line(when, w / 3, POINTS_DATE_SIZE), POINTS_DATE_SIZE, MUTED))
+        for ty, text, size, ink_ in lines:
+            # the end labels read inwards, so none leaves the card
+            half = text_width(text, size) / 2
+            tx, anchor = (
+                (max(px - 6, x), "start")
+                if px - half < x
+                else (min(px + 6, x + w), "end")
+                if px + half > x + w
+                else (px, "middle")
             )
-        )
+            items.append(Text(tx, ty, (text,), size, "sans", ink_, 0.0, anchor))
     return items
 
 
@@ -1068,15 +1081,15 @@ def _timeline(p: dict, x: float, y: float, w: float, budget: float) -> tuple[lis
     """Entries on a rail: when and title, the status in its tone, then the detail line."""
     items, cy = _title(p.get("title"), x, y, w)
     start = cy
-    for item in p.get("items") or []:
-        if not isinstance(item, dict) or cy + TIMELINE_ROW_H > budget + 0.01:
+    entries = [item for item in p.get("items") or [] if isinstance(item, dict)]
+    whens = date_labels([item.get("when") for item in entries])
+    for item, when in zip(entries, whens, strict=True):
+        if cy + TIMELINE_ROW_H > budget + 0.01:
             continue
         status = str(item.get("status") or "")
         ink = tone(_STATUS_TONE.get(status, "info" if status else "accent"))[0]
         items.append(Ellipse(x + 1, y + cy + 5, 8, 8, ink if status else ACCENT))
-        label = " · ".join(
-            str(v) for v in (item.get("when"), item.get("title") or item.get("summary")) if v
-        )
+        label = " · ".join(str(v) for v in (when, item.get("title") or item.get("summary")) if v)
         room = w - 16
         if status:
             sw = text_width(status, 10, "sans-bold")

@@ -15,7 +15,7 @@ import pytest
 from layoutkit.formatting import as_number
 from layoutkit.layout.sizing import size_card
 from layoutkit.layout.text import text_width
-from layoutkit.render import render_card
+from layoutkit.render import render_card, render_doc
 from layoutkit.render._charts import chart_svg
 from tests.render.gallery import CHART_VIZ, DASHBOARD_VIZ
 
@@ -351,3 +351,22 @@ def test_no_document_chart_text_leaves_its_chart(index: int) -> None:
         )
         left, right = label.span
         assert left >= -0.5 and right <= width + 0.5, f"{label.text!r} leaves the chart"
+
+
+# ---------------------------------------------------------------- timelines
+
+
+def test_a_timeline_chart_prints_each_date_as_a_date_inside_its_card() -> None:
+    payload = next(p for p in CHART_VIZ if p.get("viz") == "timeline")
+    f = face(payload, 300)
+    assert {"Jan 10 2026", "Mar 2", "Jun 1"} <= set(f.texts())
+    for label in f.labels:
+        left, right = label.span
+        assert left >= 0 and right <= f.w, label
+
+
+def test_a_document_timeline_reads_its_dates_as_dates() -> None:
+    items = [{"when": "2026-03-01", "title": "a"}, {"when": "2026-04-02T09:30:00Z", "title": "b"}]
+    timeline = {"kind": "timeline", "payload": {"items": items}}
+    html = render_doc({"title": "t", "elements": [timeline]})
+    assert 'class="when">Mar 1 2026<' in html and 'class="when">Apr 2 09:30<' in html

@@ -6,6 +6,7 @@ import itertools
 
 import pytest
 
+from layoutkit.formatting import date_labels
 from layoutkit.render._chart_parts import (
     Legend,
     Scale,
@@ -113,6 +114,14 @@ def test_iso_days_and_months_read_as_dates() -> None:
     assert x_labels(["2025-12-31", "2026-01-01"]) == ["Dec 31", "Jan 1 2026"]
     assert x_labels(["2025-12", "2026-01", "2026-02"]) == ["Dec 2025", "Jan 2026", "Feb"]
     assert x_labels(["Q1", "2026-01"]) == ["Q1", "2026-01"]
+
+
+def test_a_run_of_dates_names_its_year_first_and_where_it_changes() -> None:
+    whens = ["2025-12-30", "2026-01-02T14:30:00Z", "week 3", "2026-01-09T00:00:00Z", None]
+    assert date_labels(whens) == ["Dec 30 2025", "Jan 2 2026 14:30", "week 3", "Jan 9", ""]
+    assert date_labels(["2026-03-04"], first_year=False) == ["Mar 4"]
+    assert date_labels(["2026-03-04T09:05"], times=False) == ["Mar 4 2026"]
+    assert date_labels(["2026-13-01", "2026-02"]) == ["2026-13-01", "Feb 2026"]
 
 
 def test_spread_labels_keep_the_last_and_never_overlap() -> None:
