@@ -121,3 +121,18 @@ def fmt_when(value: Any) -> str:
     if parsed.hour == 0 and parsed.minute == 0 and len(str(value).strip()) <= 10:
         return parsed.strftime("%Y-%m-%d")
     return parsed.strftime("%Y-%m-%d %H:%M")
+
+
+#: Vowel letters read as "you" or "wun": "a user", "a URL", "a one-off".
+_YOU = ("uni", "use", "usu", "uti", "url", "uri", "uuid", "usb", "one")
+
+
+def an(word: object) -> str:
+    """``word`` with its indefinite article, as it is read aloud: "an agent", "an
+    annotate share link", "a user", "an 8x8 image", "an x card"."""
+    text = str(word)
+    head = text.lower()
+    vowel = head[:1] in ("a", "e", "i", "o", "u") and not head.startswith(_YOU)
+    # a lone letter or a number is read by its name: "an f", "an 8", "an 11", "an 18"
+    named = (len(head) == 1 and head in "fhlmnrsx") or head.startswith(("8", "11", "18"))
+    return f"{'an' if vowel or named or head.startswith('hour') else 'a'} {text}"

@@ -37,6 +37,7 @@ from layoutkit.elements._fields import (
 )
 from layoutkit.elements._kind import Kind, check_audience
 from layoutkit.elements.vocab import ITEM_TONES
+from layoutkit.formatting import an
 from layoutkit.limits import TABLE_ROWS, check_limit
 
 #: A table whose inline rows outnumber this is stored with its rows behind a dataRef.
@@ -555,7 +556,7 @@ def _aggregates(
                 (path, "aggregates"),
                 k,
                 "aggregate_type",
-                f"{aggs[k]} over a {types[k]} column",
+                f"{aggs[k]} over {an(types[k])} column",
                 "give the column type number",
             )
 

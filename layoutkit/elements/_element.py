@@ -29,6 +29,7 @@ from layoutkit.elements._kind import AUDIENCE_FIELD, Kind, check_audience
 from layoutkit.elements._media import MEDIA_KINDS
 from layoutkit.elements._simple import CHIP, SIMPLE_KINDS
 from layoutkit.elements.vocab import ACCENT_NAMES, ACCENT_PAIRS
+from layoutkit.formatting import an
 
 NESTING_CAP = 6
 CONTAINER_KINDS = frozenset(("doc", "section", "columns", "compare"))
@@ -505,7 +506,7 @@ def check_payload(kind: Kind, v: dict[Any, Any], out: dict[str, Any], ctx: Ctx, 
     """Validate the payload of ``kind`` into ``out['payload']``; False when it is unusable."""
     name = kind.name
     if "payload" not in v:
-        ctx.error(path, "payload", "missing_field", f"a {name} needs a payload object")
+        ctx.error(path, "payload", "missing_field", f"{an(name)} needs a payload object")
         return False
     raw = v["payload"]
     if type(raw) is not dict:

@@ -13,6 +13,7 @@ from typing import Any
 import attrs
 
 from layoutkit.errors import LayoutError
+from layoutkit.formatting import an
 from layoutkit.geometry import Rect
 from layoutkit.layout import frames, modes, sections, sizing
 from layoutkit.layout.frames import BLOCK_GAP, CARD_GAP
@@ -268,7 +269,7 @@ class _Placer:
             if c.children is None:
                 continue
             if c.kind not in FRAME_KINDS:
-                self._fail("children_on_non_frame", f"a {c.kind} card cannot have children", i)
+                self._fail("children_on_non_frame", f"{an(c.kind)} card cannot have children", i)
             for ref in c.children:
                 j = self.by_ref.get(ref)
                 if j is None:
@@ -344,7 +345,7 @@ class _Placer:
             kind = card.kind
         if a.relation == "into" and kind not in FRAME_KINDS:
             self._fail(
-                "relation_unsupported", f"into needs a frame; the anchor is a {kind} card", index
+                "relation_unsupported", f"into needs a frame; the anchor is {an(kind)} card", index
             )
 
     # --------------------------------------------------------------- sizing

@@ -31,6 +31,7 @@ import attrs
 from shapely import box as shapely_box
 
 from layoutkit.errors import EngineError
+from layoutkit.formatting import an
 
 #: The share of a region's area that may lie outside the picture and still be
 #: clamped to it (a small overshoot). Above it the region is mostly outside.
@@ -121,7 +122,7 @@ def region_form(region: Mapping[str, Any]) -> RegionForm:
         if not missing:
             return form
         raise RegionError(
-            "invalid_region", f"a {form} region needs {', '.join(missing)} too", missing=missing
+            "invalid_region", f"{an(form)} region needs {', '.join(missing)} too", missing=missing
         )
     raise RegionError(
         "invalid_region",
@@ -329,7 +330,7 @@ def basis_mismatch(declared: Mapping[str, Any], width: int, height: int) -> dict
     uniform = abs(rx - ry) <= 1e-3 * max(rx, ry)
     return {
         "code": "basis_mismatch",
-        "message": f"the region was measured on a {dw}x{dh} image; this card version's "
+        "message": f"the region was measured on {an(f'{dw}x{dh}')} image; this card version's "
         f"picture is {width}x{height}: multiply x and w by {rx:.6g}, y and h by {ry:.6g}"
         + (" (the same ratio: a scaled copy)" if uniform else ""),
         "declared": {"width": dw, "height": dh},

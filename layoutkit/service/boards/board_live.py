@@ -17,6 +17,7 @@ from collections import OrderedDict
 from typing import Any
 
 from layoutkit.errors import ServiceError
+from layoutkit.formatting import an
 from layoutkit.principal import Principal
 from layoutkit.service.road.generic import kind_handler
 from layoutkit.service.road.reach import card_board
@@ -269,7 +270,7 @@ def tick_checklist(call: Call) -> dict[str, Any]:
     assert card is not None  # the road found its board
     if card.kind != "checklist":
         raise ServiceError(
-            400, "not_a_checklist", f"card {card.id} is a {card.kind} card, not a checklist"
+            400, "not_a_checklist", f"card {card.id} is {an(card.kind)} card, not a checklist"
         )
     items = list(card.payload.get("items") or [])
     index = p["item"]

@@ -11,6 +11,7 @@ from typing import Any
 from layoutkit import diagram, render
 from layoutkit.elements.vocab import FRAME_KINDS
 from layoutkit.errors import ServiceError
+from layoutkit.formatting import an
 from layoutkit.service.boards.content_prep import Outcome, attempt
 from layoutkit.service.pictures import pictures
 from layoutkit.service.pictures.warm_pictures import WarmPictures
@@ -345,7 +346,7 @@ def refresh_card(call: Call) -> dict[str, Any]:
     card = tx.card(call.params["id"])
     assert card is not None  # the road found its board
     if card.kind != "diagram":
-        raise ServiceError(400, "not_refreshable", f"a {card.kind} card has nothing to refresh")
+        raise ServiceError(400, "not_refreshable", f"{an(card.kind)} card has nothing to refresh")
     if card.payload.get("source"):
         raise ServiceError(
             501,

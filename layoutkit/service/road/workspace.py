@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import attrs
 
 from layoutkit.errors import EngineError, ServiceError, did_you_mean
+from layoutkit.formatting import an
 from layoutkit.principal import Principal
 from layoutkit.service.road import hooks, idempotency
 from layoutkit.service.road import tokens as api_tokens
@@ -597,14 +598,14 @@ def _admit(name: str, op: Operation, who: Principal) -> None:
     if who.kind == "share":
         if (who.mode or "view") not in op.share:
             raise ServiceError(
-                403, "forbidden", f"a {who.mode} share link cannot call {name}", operation=name
+                403, "forbidden", f"{an(who.mode)} share link cannot call {name}", operation=name
             )
     elif who.kind not in op.principals:
         allowed = sorted(op.principals)
         raise ServiceError(
             403,
             "forbidden",
-            f"{name} is for {', '.join(allowed)}; a {who.kind} cannot call it",
+            f"{name} is for {', '.join(allowed)}; {an(who.kind)} cannot call it",
             operation=name,
             allowed=allowed,
         )

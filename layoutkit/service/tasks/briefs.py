@@ -39,6 +39,7 @@ import attrs
 from layoutkit import layout
 from layoutkit.errors import ServiceError
 from layoutkit.folding import fold
+from layoutkit.formatting import an
 from layoutkit.service.boards.board_model import BoardModels, write_changes
 from layoutkit.service.boards.content_prep import Prepared, prepare_card
 from layoutkit.service.boards.layout_params import batch_from_params
@@ -123,7 +124,7 @@ def _epic(call: Call, *, lock: bool) -> TaskRecord:
         raise ServiceError(
             422,
             "not_an_epic",
-            f"task {task.id} is a {task.type}; briefs are composed for epics",
+            f"task {task.id} is {an(task.type)}; briefs are composed for epics",
             field="id",
             type=task.type,
         )

@@ -30,6 +30,7 @@ from typing import Any
 import attrs
 
 from layoutkit.errors import ServiceError, did_you_mean
+from layoutkit.formatting import an
 from layoutkit.service.road.ai import AiBackend, AiError
 from layoutkit.service.road.ids import TASK_ID
 from layoutkit.service.road.reach import find_board
@@ -189,7 +190,7 @@ def normalize_ref(call: Call, task: TaskRecord, kind: str, ref: str) -> str:
     if kind in DOCUMENT_KINDS:
         if not _URL.match(text):
             raise _invalid(
-                kind, ref, f"a {kind} ref is attached by URL (or uploaded with upload_task_file)"
+                kind, ref, f"{an(kind)} ref is attached by URL (or uploaded with upload_task_file)"
             )
         return text
     if not text:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from layoutkit.errors import ServiceError
+from layoutkit.formatting import an
 from layoutkit.principal import Principal
 from layoutkit.service.road import tokens as api_tokens
 from layoutkit.service.road.registry import PEOPLE, REGISTRY
@@ -166,7 +167,7 @@ def may_mint(who: Principal, kind: str, role: str) -> None:
     """
     if kind == "owner" and who.kind != "owner":
         raise ServiceError(
-            403, "forbidden", f"a {who.kind} token cannot mint owner tokens", field="kind"
+            403, "forbidden", f"{an(who.kind)} token cannot mint owner tokens", field="kind"
         )
     if who.at_least("owner"):
         return

@@ -14,6 +14,7 @@ import cattrs
 from sqlalchemy import Connection, Table
 from sqlalchemy.dialects import postgresql, sqlite
 
+from layoutkit.formatting import an
 from layoutkit.storage._blobs import BlobStore, FileBlobStore, TableBlobStore
 from layoutkit.storage._errors import StorageError
 from layoutkit.storage.protocols import Clock
@@ -66,7 +67,9 @@ def token_hash(token: str) -> str:
 def check_fields(fields: Mapping[str, Any], allowed: frozenset[str], what: str) -> None:
     unknown = set(fields) - allowed
     if unknown:
-        raise ValueError(f"cannot change {sorted(unknown)} of a {what}; allowed: {sorted(allowed)}")
+        raise ValueError(
+            f"cannot change {sorted(unknown)} of {an(what)}; allowed: {sorted(allowed)}"
+        )
 
 
 class StoreHandle(Protocol):

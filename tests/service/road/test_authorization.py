@@ -170,3 +170,14 @@ def test_a_role_counts_where_the_call_works(tmp_path: Path) -> None:
         away.call("set_member", {"token": boss.token, "role": "admin"})
         there = road.call("touch_task", {"id": f"away/{task}"}, boss)
         assert there == {"workspace": "away", "role": "admin"}
+
+
+def test_refusals_read_as_english() -> None:
+    ws = Workspace.open()
+    ws.call("create", {"kind": "board", "slug": "shared"})
+    with pytest.raises(ServiceError) as shared:
+        ws.call("create", {"kind": "board", "slug": "x"}, Principal.share("shared", "annotate"))
+    assert "an annotate share link cannot call create" in shared.value.message
+    with pytest.raises(ServiceError) as agent:
+        ws.call("create_token", {"kind": "agent", "name": "b"}, Principal.agent("a"))
+    assert "an agent cannot call it" in agent.value.message
