@@ -83,3 +83,58 @@ def did_you_mean(word: str, choices: Iterable[str], n: int = 3) -> list[str]:
         lowered = word.lower()
         hits = [c for c in pool if lowered and (lowered in c.lower() or c.lower() in lowered)][:n]
     return hits
+
+
+#: A message quotes at most about this much of a value, and says how long it was.
+SHOW_CHARS = 120
+
+
+def show(value: Any) -> str:
+    """A short, always-safe rendering of an arbitrary value for messages: a long
+    string or list is quoted in part with its length ("'aaa…' (4,001 characters)",
+    "[1, 2, 3, …] (202 items)")."""
+    t = type(value)
+    if t is str:
+        if len(value) <= SHOW_CHARS:
+            return repr(value)
+        return f"{value[: SHOW_CHARS - 20]!r}… ({len(value):,} characters)"
+    if t is list and all(type(v) in (int, str, float, bool) for v in value[:50]):
+        whole = repr(value)
+        if len(whole) <= SHOW_CHARS:
+            return whole
+        head = whole[: SHOW_CHARS - 20].rsplit(",", 1)[0]
+        return f"{head}, …] ({len(value):,} items)"
+    if t is bool or value is None:
+        return "true" if value is True else "false" if value is False else "null"
+    if t is int:
+        return str(value) if value.bit_length() < 64 else "a very large integer"
+    if t is float:
+        return repr(value)
+    return f"a value of type {typename(value)}"
+
+
+def typename(value: Any) -> str:
+    """JSON-flavoured name of a value's type."""
+    t = type(value)
+    if t is str:
+        return "string"
+    if t is bool:
+        return "boolean"
+    if t is int or t is float:
+        return "number"
+    if value is None:
+        return "null"
+    if t is dict:
+        return "object"
+    if t is list:
+        return "array"
+    return t.__name__
+
+
+def show_ids(ids: Iterable[object], shown: int = 10) -> str:
+    """Ids a message names: the first ``shown`` and how many there are in all
+    ("1, 2, 3, … (202 in all)"), so a refusal of a long list stays short."""
+    listed = [str(i) for i in ids]
+    if len(listed) <= shown:
+        return ", ".join(listed)
+    return f"{', '.join(listed[:shown])}, … ({len(listed):,} in all)"

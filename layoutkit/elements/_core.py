@@ -12,7 +12,7 @@ from typing import Any
 
 import attrs
 
-from layoutkit.errors import did_you_mean
+from layoutkit.errors import did_you_mean, show, typename
 
 #: Marker a checker returns when the value cannot be kept in the normalized output.
 BAD: Any = type("_Bad", (), {"__repr__": lambda self: "BAD"})()
@@ -97,38 +97,6 @@ def format_path(parent: Any, key: Any) -> str:
         else:
             parts.append(f"[{show(k)}]")
     return "".join(parts)
-
-
-def show(value: Any) -> str:
-    """A short, always-safe rendering of an arbitrary value for messages."""
-    t = type(value)
-    if t is str:
-        return repr(value if len(value) <= 40 else value[:37] + "...")
-    if t is bool or value is None:
-        return "true" if value is True else "false" if value is False else "null"
-    if t is int:
-        return str(value) if value.bit_length() < 64 else "a very large integer"
-    if t is float:
-        return repr(value)
-    return f"a value of type {typename(value)}"
-
-
-def typename(value: Any) -> str:
-    """JSON-flavoured name of a value's type."""
-    t = type(value)
-    if t is str:
-        return "string"
-    if t is bool:
-        return "boolean"
-    if t is int or t is float:
-        return "number"
-    if value is None:
-        return "null"
-    if t is dict:
-        return "object"
-    if t is list:
-        return "array"
-    return t.__name__
 
 
 class Ctx:

@@ -28,7 +28,7 @@ import attrs
 from jsonschema import Draft202012Validator
 
 from layoutkit import imaging, render
-from layoutkit.errors import EngineError, ServiceError, did_you_mean
+from layoutkit.errors import EngineError, ServiceError, did_you_mean, show_ids
 from layoutkit.review import regions
 from layoutkit.service.review import outputs, review_runs
 from layoutkit.service.review.annotation_views import (
@@ -969,7 +969,7 @@ def agent_verdict(call: Call) -> dict[str, Any]:
             raise ServiceError(
                 404,
                 "unknown_annotation",
-                f"no annotation {', '.join(map(str, missing))} on board {board.slug!r}",
+                f"no annotation {show_ids(missing)} on board {board.slug!r}",
                 field="ids",
                 ids=missing,
             )

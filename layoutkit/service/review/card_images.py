@@ -31,7 +31,7 @@ from typing import Any
 import attrs
 
 from layoutkit import imaging, render
-from layoutkit.errors import ServiceError
+from layoutkit.errors import ServiceError, show_ids
 from layoutkit.review import sheets
 from layoutkit.service.review import outputs, review_runs
 from layoutkit.service.road import offload
@@ -302,7 +302,7 @@ def get_card_image(call: Call) -> dict[str, Any]:
             raise ServiceError(
                 404,
                 "unknown_card",
-                f"no card {', '.join(map(str, missing))} on board {board.slug!r}",
+                f"no card {show_ids(missing)} on board {board.slug!r}",
                 field="cardIds",
                 ids=missing,
             )

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import attrs
 from jsonschema import Draft202012Validator, ValidationError, validators
 
-from layoutkit.errors import EngineError, ServiceError, did_you_mean
+from layoutkit.errors import SHOW_CHARS, EngineError, ServiceError, did_you_mean, show
 from layoutkit.limits import check_json_value
 from layoutkit.principal import PrincipalKind, Role
 from layoutkit.service.road.errors import to_service_error
@@ -305,6 +305,11 @@ def _message(error: Any) -> str:
         names = [sub["required"][0] for sub in error.validator_value]
         return f"send one of {', '.join(repr(n) for n in names)}"
     message = str(error.message)
+    # jsonschema quotes the whole bad value: a 4,001-character summary or 202 ids
+    # read as their start and their length instead
+    whole = repr(error.instance)
+    if len(whole) > SHOW_CHARS and whole in message:
+        message = message.replace(whole, show(error.instance))
     return message if len(message) <= MESSAGE_CHARS else message[: MESSAGE_CHARS - 3] + "..."
 
 

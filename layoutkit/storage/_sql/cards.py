@@ -23,6 +23,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import postgresql, sqlite
 
+from layoutkit.errors import show_ids
 from layoutkit.storage import _schema as s
 from layoutkit.storage._errors import NotFoundError
 from layoutkit.storage._records import (
@@ -386,7 +387,7 @@ class CardRows(TxBase):
         found = self.cards_by_id(ids)
         if len(found) != len(set(ids)):
             missing = sorted(set(ids) - {c.id for c in found})
-            raise NotFoundError(f"cards {missing}")
+            raise NotFoundError(f"cards {show_ids(missing)}")
         return found
 
     def link_new_cards(self, links: Sequence[Mapping[str, Any]]) -> None:

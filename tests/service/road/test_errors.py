@@ -9,7 +9,7 @@ import pkgutil
 import pytest
 
 from layoutkit import ServiceError, Workspace
-from layoutkit.errors import DiagramError, LayoutError
+from layoutkit.errors import DiagramError, LayoutError, show
 from layoutkit.service.road.errors import (
     DEFAULT_STATUS,
     STATUS_BY_CODE,
@@ -104,3 +104,35 @@ def test_a_storage_error_leaves_the_road_as_a_service_error(
         # The store's own words name internals; the answer does not repeat them.
         assert str(raised) not in err.body["message"]
     assert ("retryAfter" in err.body) == (code == "busy")
+
+
+def _refusal(ws: Workspace, op: str, params: dict) -> ServiceError:
+    with pytest.raises(ServiceError) as err:
+        ws.call(op, params)
+    return err.value
+
+
+def test_a_refusal_quotes_a_long_value_in_part_with_its_length() -> None:
+    ws = Workspace.open()
+    ws.call("create", {"kind": "board", "slug": "b"})
+    slug = _refusal(ws, "get", {"kind": "board", "slug": "z" * 500})
+    assert "… (500 characters) does not match" in slug.message
+    assert "z" * 121 not in slug.message and len(slug.message) < 250
+    colour = _refusal(
+        ws,
+        "compose_board",
+        {"board": "b", "cards": [{"kind": "note", "payload": {"md": "x", "color": "c" * 4001}}]},
+    )
+    assert "(4,001 characters)" in colour.message and "c" * 121 not in colour.message
+    shown = colour.body["findings"][0]["message"]
+    assert "c" * 121 not in shown
+
+
+def test_a_refusal_names_a_long_list_of_ids_by_its_first_and_its_count() -> None:
+    ws = Workspace.open()
+    ws.call("create", {"kind": "board", "slug": "b"})
+    missing = list(range(10**6, 10**6 + 202))
+    err = _refusal(ws, "agent_verdict", {"board": "b", "action": "accept", "ids": missing})
+    assert "1000009, … (202 in all)" in err.message and "1000010" not in err.message
+    assert show([1, 2, 3]) == "[1, 2, 3]"
+    assert show(list(range(300))).endswith(", …] (300 items)")
