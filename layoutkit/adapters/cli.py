@@ -570,7 +570,13 @@ def upload(
     "out",
     required=True,
     type=click.Path(dir_okay=False, writable=True),
-    help="PNG file to write; tiles go beside it as NAME-tile-N.png.",
+    help="File to write, .png or .svg; PNG tiles go beside it as NAME-tile-N.png.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["png", "svg"]),
+    help="png or svg [default: the --out file's extension, else png].",
 )
 @click.option("--scale", type=float, help="PNG pixels per board pixel (1 reads like the board).")
 @click.option("--section", help="Draw only this section frame.")
@@ -580,14 +586,17 @@ def upload(
 def render_command(
     slug: str,
     out: str,
+    fmt: str | None,
     scale: float | None,
     section: str | None,
     region: str | None,
     db: str,
     as_json: bool,
 ) -> None:
-    """Draw board SLUG as PNG: the picture, and readable tiles when it is large."""
-    params: dict[str, Any] = {"board": slug, "format": "png"}
+    """Draw board SLUG as PNG or SVG: the picture, and readable PNG tiles when it is large."""
+    target = Path(out)
+    fmt = _render_format(target, fmt)
+    params: dict[str, Any] = {"board": slug, "format": fmt}
     if scale is not None:
         params["scale"] = scale
     if section is not None:
@@ -599,17 +608,24 @@ def render_command(
             raise click.BadParameter("give X,Y,W,H as four numbers", param_hint="--region") from exc
         params["region"] = {"x": x, "y": y, "w": w, "h": h}
     result = _run(db, "render_board", params, as_json)
-    target = Path(out)
     written = [target]
-    target.write_bytes(base64.b64decode(result["image"]["data"]))
+    if fmt == "svg":
+        target.write_text(result["svg"], encoding="utf-8")
+    else:
+        target.write_bytes(base64.b64decode(result["image"]["data"]))
     for i, tile in enumerate(result.get("tiles", ()), start=1):
         path = target.with_name(f"{target.stem}-tile-{i}{target.suffix or '.png'}")
         path.write_bytes(base64.b64decode(tile["data"]))
         written.append(path)
     if as_json:
         files = [str(p) for p in written]
-        _emit_json(
-            {k: v for k, v in result.items() if k not in ("image", "tiles")} | {"files": files}
+        shown = {k: v for k, v in result.items() if k not in ("image", "tiles", "svg")}
+        _emit_json(shown | {"files": files})
+        return
+    if fmt == "svg":
+        extent = result["extent"]
+        click.echo(
+            f"{target}: SVG of {result['cards']} cards, {extent['w']:g}x{extent['h']:g} board px"
         )
         return
     image = result["image"]
@@ -619,6 +635,20 @@ def render_command(
         click.echo(f"{path}: board x {r['x']:g}, y {r['y']:g}, w {r['w']:g}, h {r['h']:g}")
     if result.get("moreTiles"):
         click.echo(f"{len(result['moreTiles'])} more tiles not drawn: ask for them with --region")
+
+
+def _render_format(target: Path, asked: str | None) -> str:
+    """The picture's format: ``--format`` or the file's extension (.png, .svg), PNG for
+    any other; an extension that names the other format is refused, not overwritten
+    with bytes its name does not promise."""
+    named = {".png": "png", ".svg": "svg"}.get(target.suffix.lower())
+    if asked is not None and named is not None and asked != named:
+        raise click.BadParameter(
+            f"{target.name} names {named.upper()} but --format is {asked}; "
+            f"change the extension or the format",
+            param_hint="--format",
+        )
+    return asked or named or "png"
 
 
 # ---------------------------------------------------------------- tasks

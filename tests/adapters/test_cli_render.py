@@ -56,3 +56,23 @@ def test_a_region_at_a_scale_and_json_mode(tmp_path: Path) -> None:
         main, ["board", "render", "nope", "--out", str(out), "--db", url]
     )
     assert unknown_board.exit_code == 1
+
+
+def test_the_format_follows_the_file_extension_unless_told(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'ws.db'}"
+    _board(url, 2, 1)
+    svg = tmp_path / "wall.svg"
+    res = CliRunner().invoke(main, ["board", "render", "wall", "--out", str(svg), "--db", url])
+    assert res.exit_code == 0, res.output
+    assert svg.read_text(encoding="utf-8").startswith("<svg") and "SVG of 2 cards" in res.output
+    named = tmp_path / "picture"
+    args = ["board", "render", "wall", "--out", str(named), "--format", "svg", "--db", url]
+    assert CliRunner().invoke(main, args).exit_code == 0
+    assert named.read_bytes().startswith(b"<svg")
+    plain = tmp_path / "plain"
+    assert CliRunner().invoke(main, [*args[:3], "--out", str(plain), "--db", url]).exit_code == 0
+    assert plain.read_bytes().startswith(b"\x89PNG")
+    clash = CliRunner().invoke(
+        main, ["board", "render", "wall", "--out", str(svg), "--format", "png", "--db", url]
+    )
+    assert clash.exit_code == 2 and "names SVG but --format is png" in clash.output
