@@ -483,11 +483,13 @@ def get_questions(call: Call) -> dict[str, Any]:
 @REGISTRY.operation(
     "answer_question",
     "Record a person's answer to a staged question (board UI). Answers are held until "
-    "send_answers releases them as one batch.",
+    "send_answers releases them as one batch. board, when sent, must be the question's board.",
     {
         "required": ["id", "answer"],
         "properties": {
             "id": ID,
+            # Optional: the question's board, checked (every board operation takes one).
+            "board": SLUG,
             # Every option of a multi-select question and a text of one's own.
             "answer": {
                 "type": ["string", "array"],

@@ -207,7 +207,8 @@ def _prepared_patch(
     "delete, kept 30 days) or restore your own trashed cards, all on one board. Removing "
     "someone else's card, more than 25 cards or 30% of the board answers 409 "
     "needs_confirm with a token and a preview; repeat the same ids within 10 minutes, "
-    "as the same caller, with confirm set to that token and a reason of 20-1000 characters.",
+    "as the same caller, with confirm set to that token and a reason of 20-1000 characters. "
+    "board, when sent, must be the cards' board.",
     {
         "properties": {
             # As many cards as one arrange moves.
@@ -234,6 +235,8 @@ def _prepared_patch(
                     "additionalProperties": False,
                 },
             },
+            # Optional: the cards' board, checked (every board operation takes one).
+            "board": SLUG,
             "remove": _ID_LIST,
             "restore": _ID_LIST,
             "reason": {"type": "string", "maxLength": 1000},

@@ -627,6 +627,17 @@ def _board(op: Operation, tx: Tx, call: Call) -> BoardRecord | None:
         return None
     if callable(op.board):
         board = op.board(tx, call)
+        named = call.params.get("board")
+        # An operation that finds its board through the ids it names also takes the
+        # board, as every other board operation does: a check, never a second source.
+        if named is not None and named != board.slug:
+            raise ServiceError(
+                400,
+                "wrong_board",
+                f"board is {named!r}, but what {op.name} names is on board {board.slug!r}",
+                field="board",
+                board=board.slug,
+            )
     else:
         names = (op.board,) if isinstance(op.board, str) else op.board
         sent = [n for n in names if n in call.params]

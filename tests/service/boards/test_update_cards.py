@@ -450,3 +450,20 @@ def test_a_portal_patch_follows_the_compose_rules(ws: Workspace, board: str) -> 
     ws.call("create", {"kind": "board", "slug": "third"})
     ws.call("update_cards", {"patch": [{"id": card["id"], "payload": {"board": "third"}}]}, AGENT)
     assert by_id(ws)[card["id"]]["payload"]["board"] == "third"
+
+
+def test_a_board_named_beside_the_ids_is_checked_against_their_board(
+    ws: Workspace, board: str
+) -> None:
+    (card,) = compose(ws, [text("a")], AGENT)
+    ws.call("create", {"kind": "board", "slug": "other"})
+    moved = ws.call("update_cards", {"board": "b", "patch": [{"id": card["id"], "x": 40}]}, AGENT)
+    assert moved["cards"][0]["x"] == 40
+    wrong = err(ws, "update_cards", {"board": "other", "remove": [card["id"]]}, AGENT)
+    assert (wrong.status, wrong.code, wrong.body["field"]) == (400, "wrong_board", "board")
+    assert wrong.body["board"] == "b"
+    q = ws.call("ask_board", {"board": "b", "prompt": "Ship?", "options": ["yes"]}, AGENT)
+    qid = q["question"]["id"]
+    ws.call("answer_question", {"board": "b", "id": qid, "answer": "yes"}, USER)
+    refused = err(ws, "answer_question", {"board": "other", "id": qid, "answer": "yes"}, USER)
+    assert refused.code == "wrong_board"

@@ -591,7 +591,10 @@ SAMPLES: dict[str, list[Sample]] = {
             }
         ),
     ],
-    "answer_question": [S(lambda o, h: {"id": o.question, "answer": "yes"})],
+    "answer_question": [
+        S(lambda o, h: {"id": o.question, "answer": "yes"}),
+        S(lambda o, h: {"board": h.board, "id": o.question, "answer": "yes"}),
+    ],
     "send_answers": [S(lambda o, h: {"board": o.board})],
     # ---- tasks
     "fire_gates": [
@@ -628,6 +631,7 @@ SAMPLES: dict[str, list[Sample]] = {
         S(lambda o, h: {"remove": [o.spare_card]}),
         S(lambda o, h: {"restore": [o.trashed_card]}),
         S(lambda o, h: {"patch": [{"id": h.text_card, "x": -400}, {"id": o.text_card, "x": 0}]}),
+        S(lambda o, h: {"board": h.board, "patch": [{"id": o.text_card, "x": 0}]}),
     ],
     "arrange": [
         S(lambda o, h: {"board": o.board, "mode": "grid"}),
