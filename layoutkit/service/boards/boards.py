@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from layoutkit.errors import ServiceError
+from layoutkit.errors import ServiceError, did_you_mean
 from layoutkit.limits import check_limit
 from layoutkit.service.boards.placing import new_question
 from layoutkit.service.boards.questions import MAX_OPTIONS, QUESTION_SCHEMA, normalize_question
@@ -330,15 +330,24 @@ def _set_meta(call: Call) -> dict[str, Any]:
     if "theme" in p:
         fields["theme"] = p["theme"] or None
         if p["theme"] and p["theme"] not in THEME_BUNDLES:
+            near = did_you_mean(p["theme"], THEME_BUNDLES, n=1)
+            hint = f"; did you mean {near[0]!r}?" if near else ""
             warnings.append(
-                f"theme {p['theme']!r} is not a known bundle ({', '.join(THEME_BUNDLES)})"
+                f"theme {p['theme']!r} is not a known bundle ({', '.join(THEME_BUNDLES)}){hint}"
             )
     if "archived" in p:
         fields["archived"] = p["archived"]
     revoked: list[str] = []
     if "meta" in p:
         _check_title(p["meta"])
-        meta = merge_patch(board.meta, p["meta"], ignore=SERVER_STAMPS | {"createdWith"})
+        kept = SERVER_STAMPS | {"createdWith"}
+        meta = merge_patch(board.meta, p["meta"], ignore=kept)
+        ignored = sorted(k for k in p["meta"] if k in kept and p["meta"][k] != board.meta.get(k))
+        if ignored:
+            warnings.append(
+                f"meta {', '.join(ignored)} {'is a server stamp' if len(ignored) == 1 else 'are server stamps'}"
+                " and stayed as the server set it; the rest of meta was applied"
+            )
         was, now = bool(board.meta.get("personal")), bool(meta.get("personal"))
         if was != now and not owns_board(call.principal, board):
             raise ServiceError(

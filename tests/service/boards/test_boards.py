@@ -162,6 +162,12 @@ def test_server_stamps_survive_meta_patches(ws: Workspace) -> None:
         "set_board_meta", {"board": "run-9-web", "meta": {"lane": "hacked", "parentBoard": "x"}}
     )
     assert out["board"]["meta"]["lane"] == "web"
+    assert out["warnings"] == [
+        "meta lane is a server stamp and stayed as the server set it; the rest of meta was applied"
+    ]
+    # Sending a stamp back as it was read is a round trip, not an attempt to change it.
+    again = ws.call("set_board_meta", {"board": "run-9-web", "meta": {"lane": "web", "n": 1}})
+    assert "warnings" not in again and again["board"]["meta"]["n"] == 1
 
 
 def test_theme_pattern_and_unknown_bundle_warning(ws: Workspace) -> None:
@@ -171,6 +177,8 @@ def test_theme_pattern_and_unknown_bundle_warning(ws: Workspace) -> None:
     out = ws.call("set_board_meta", {"board": "t", "theme": "my-own"})
     assert out["board"]["theme"] == "my-own"
     assert out["warnings"]
+    near = ws.call("set_board_meta", {"board": "t", "theme": "lightpaper"})
+    assert near["warnings"][0].endswith("did you mean 'light-paper'?")
 
 
 def test_share_links(any_ws: Workspace) -> None:
