@@ -28,7 +28,7 @@ from layoutkit.service.road.registry import PEOPLE, REGISTRY
 from layoutkit.service.road.workspace import Call
 from layoutkit.service.tasks.finding import find_task
 from layoutkit.service.tasks.hand_back import hand_back_refs
-from layoutkit.service.tasks.model import CLOSED, TASK_FIELDS
+from layoutkit.service.tasks.model import CLOSED, DECLINED, PENDING, TASK_FIELDS
 from layoutkit.service.tasks.task_refs import REF_LIST
 from layoutkit.service.tasks.tasks import new_task
 from layoutkit.storage import TaskRecord
@@ -36,8 +36,6 @@ from layoutkit.storage import TaskRecord
 MAX_DRAFTS = 100
 #: How close two titles must be (difflib's ratio, folded) for a draft to be similar.
 SIMILAR = 0.8
-PENDING = "pending"
-DECLINED = "declined"
 
 _DRAFT_FIELDS = {k: v for k, v in TASK_FIELDS.items() if k not in ("key", "parentId")}
 DRAFT: dict[str, Any] = {

@@ -113,6 +113,10 @@ TASK_FIELDS: dict[str, Any] = {
 #: The text fields search reads besides title and body, as ``field:<name>`` in matchedIn.
 TEXT_FIELDS = ("gates", "nextAction", "outcome", "decisions", "branch")
 
+#: A task's draft state: waiting for a person, or turned down (NULL for a task).
+PENDING = "pending"
+DECLINED = "declined"
+
 
 # ------------------------------------------------------------------ views
 

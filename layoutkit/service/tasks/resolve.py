@@ -50,7 +50,7 @@ from layoutkit.service.road.reach import reachable_workspace
 from layoutkit.service.road.task_pins import Pin, distinct
 from layoutkit.service.road.workspace import Call
 from layoutkit.service.shared.vocabulary import nearest_words
-from layoutkit.service.tasks.model import task_url
+from layoutkit.service.tasks.model import DECLINED, task_url
 from layoutkit.service.tasks.task_palette import (
     CLOSED,
     Facet,
@@ -421,7 +421,10 @@ class _Resolver:
             # Another workspace's facets are its own: the pin alone names the task.
             return {"task": task, "why": why, "workspace": {"name": other.name}}
         if task.draft is not None:
-            return {"task": task, "why": f"{why}, a draft", "draft": True}
+            declined = task.draft == DECLINED
+            state = "a declined draft" if declined else "a draft waiting for a person to accept it"
+            found = {"task": task, "why": f"{why}, {state}", "draft": True}
+            return found | ({"declined": True} if declined else {})
         query = TaskTitleQuery(ids=(task.id,), **attrs.asdict(scope))
         if scope != _Scope() and not tx.task_titles(workspace_id, query, limit=1):
             self.outside.append(task.id)
@@ -475,6 +478,10 @@ class _Resolver:
         verdict = "confident" if top >= CONFIDENT and top - second >= MARGIN else "ambiguous"
         if not groups and len(ranked) > 1:
             verdict = "ambiguous"
+        if not groups:
+            # No title words to hold: the facets alone picked these.
+            why = f"in {', '.join(self._facets())}" if self._facets() else "every task"
+            return self._answer(verdict, [{"row": row, "why": why} for _, row in ranked])
         return self._answer(
             verdict,
             [
@@ -482,6 +489,18 @@ class _Resolver:
                 for score, row in ranked
             ],
         )
+
+    def _facets(self) -> list[str]:
+        """The facets the query was read as, as a reader would write them."""
+        names = ("project", "type", "status", "state", "mine", "under")
+        out = []
+        for key, value in self.interpreted.items():
+            if key not in names or value in (None, False, [], ""):
+                continue
+            if isinstance(value, dict):  # under: the task it names
+                value = f"#{value.get('id')}"
+            out.append(key if value is True else f"{key} {value}")
+        return out
 
     # -------------------------------------------------------------- answer
 
@@ -526,6 +545,8 @@ class _Resolver:
                 candidate["score"] = f["score"]
             if f.get("draft"):
                 candidate["draft"] = True
+            if f.get("declined"):
+                candidate["declined"] = True
             if "workspace" in f:
                 candidate["workspace"] = f["workspace"]
             out.append(candidate)

@@ -154,8 +154,21 @@ def test_a_drafts_id_answers_exact_with_draft_true(any_ws: Workspace) -> None:
     answer = _resolve(any_ws, f"#{draft_id}")
     assert (answer["verdict"], _ids(answer)) == ("exact", [draft_id])
     assert answer["candidates"][0]["draft"] is True
+    assert "waiting for a person" in answer["candidates"][0]["why"]
+    assert "declined" not in answer["candidates"][0]
     # A draft stays out of title matching until a person accepts it.
     assert _resolve(any_ws, "proposed search bar")["verdict"] == "none"
+    any_ws.call("decline_tasks", {"ids": [draft_id]}, principal=Principal.user("ana"))
+    declined = _resolve(any_ws, f"#{draft_id}")["candidates"][0]
+    assert declined["declined"] is True and "a declined draft" in declined["why"]
+
+
+def test_facets_without_words_say_which_facets_picked_the_tasks(any_ws: Workspace) -> None:
+    agent = Principal.agent("claude")
+    any_ws.call("create", {"kind": "task", "title": "Cache warmup"}, principal=agent)
+    answer = any_ws.call("search", {"q": "mine", "mode": "resolve"}, principal=agent)
+    assert [c["why"] for c in answer["candidates"]] == ["in mine"]
+    assert "title" not in answer["candidates"][0]["why"]
 
 
 def test_missing_pins_are_listed_and_words_still_read(any_ws: Workspace) -> None:
