@@ -10,7 +10,12 @@ from layoutkit.service.shared.outputs import BOOL, NUM, OBJ, STR, arr, obj
 #: lease say until when.
 _CAPSULES = arr(
     obj(
-        {"item": STR, "lease": obj({"until": STR, "deliveries": NUM}, "until", "deliveries")},
+        {
+            "item": STR,
+            "lease": obj({"until": STR, "deliveries": NUM}, "until", "deliveries"),
+            # the call that finishes the item: heartbeat_work {done: [item]}
+            "ack": obj({"operation": STR, "params": OBJ}, "operation", "params"),
+        },
         "item",
     )
 )
@@ -26,6 +31,8 @@ WAIT_FOR_WORK: dict[str, Any] = obj(
         "agent": STR,
         "scope": OBJ,
         "leaseSeconds": NUM,
+        # the earliest lease end among the items delivered
+        "leaseUntil": STR,
     },
     "agent",
     "scope",

@@ -253,9 +253,12 @@ def take_work(call: Call) -> dict[str, Any]:
                 "until": claim["lease_until"].isoformat(),
                 "deliveries": claim["deliveries"],
             }
+            # Unacknowledged, the item is delivered again once the lease runs out.
+            capsule["ack"] = {"operation": "heartbeat_work", "params": {"done": [capsule["item"]]}}
     if not taken:
         return {"idle": True, **_base(call, agent, scope)}
-    return {**out, **_base(call, agent, scope)}
+    ends = [c["lease"]["until"] for g in GROUPS.values() for c in out[g]]
+    return {**out, **_base(call, agent, scope), "leaseUntil": min(ends)}
 
 
 def _look(call: Call) -> dict[str, Any]:
@@ -279,8 +282,9 @@ def _timeout(params: dict[str, Any]) -> float:
     "with answer_ask), each leased to the calling agent; or {idle: true} when the wait "
     f"ends with nothing (call again). timeout in seconds (default {DEFAULT_TIMEOUT_S:g}, "
     f"at most {MAX_TIMEOUT_S:g}, 0 looks once); lease in seconds (default "
-    f"{DEFAULT_LEASE_S:g}); every call extends the agent's leases. Finish an item with "
-    "heartbeat_work done.",
+    f"{DEFAULT_LEASE_S:g}); every call extends the agent's leases. An item comes back "
+    "when its lease (lease.until) runs out unless acknowledged: each item's ack is the "
+    "call that finishes it (heartbeat_work {done: [item]}).",
     {
         "properties": {
             **_SCOPE_PROPS,

@@ -252,3 +252,22 @@ def test_a_look_is_a_read_then_a_write_through_the_road(ws: Workspace) -> None:
     # Holding a lease, the read half sends the look on to the write that extends it.
     assert ws.call("peek_work", {"project": "shop"}, ONE) == {"idle": False}
     assert "idle" in ws.call("take_work", {"project": "shop"}, ONE)
+
+
+def test_every_item_says_how_to_acknowledge_it_and_the_reply_when_leases_end(
+    ws: Workspace,
+) -> None:
+    a = ask(ws)
+    ask(ws)
+    got = wait(ws, ONE, lease=30)
+    capsules = got["asks"]
+    for capsule in capsules:
+        assert capsule["ack"] == {
+            "operation": "heartbeat_work",
+            "params": {"done": [capsule["item"]]},
+        }
+    assert got["leaseUntil"] == min(c["lease"]["until"] for c in capsules)
+    # The ack, sent as it reads, finishes the item for good.
+    first = capsules[0]["ack"]
+    assert ws.call(first["operation"], first["params"], ONE)["done"] == [f"ask:{a}"]
+    assert "heartbeat_work {done: [item]}" in ws.call("docs", {"topic": "op:wait_for_work"})["text"]
