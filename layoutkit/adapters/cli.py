@@ -1143,7 +1143,31 @@ def _print_lint(findings: list[dict[str, Any]], name: str) -> None:
 @click.option("--fix", is_flag=True, help="Repair what can be repaired and rewrite FILE.")
 @json_option
 def review_rules_lint(file: Path, fix: bool, as_json: bool) -> None:
-    """Lint the rule file FILE; exit 1 while it has errors. Needs no workspace."""
+    """Lint the rule file FILE; exit 1 while it has errors. Needs no workspace.
+
+    A rule file reads (docs/review.md has the whole format):
+
+    \b
+        ---
+        id: tone
+        family: copy
+        check: judgment
+        severity: medium
+        ---
+
+    \b
+        Words on the screen are kind and never blame the person.
+
+    \b
+        Verify:
+
+    \b
+        - error messages say what to do next
+        - no exclamation marks in warnings
+
+    The Verify list may also be a "- Verify:" bullet with the checks nested
+    under it, bullets that each begin "Verify: ", or one "Verify: check" line.
+    """
     raw = file.read_bytes()
     try:
         text = raw.decode("utf-8")

@@ -83,6 +83,8 @@ WARNINGS = frozenset({"byte-order-mark", "html-entity"})
 _MD = MarkdownIt("commonmark", {"html": False})
 _ENTITY = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
 _VERIFY = re.compile(r"^[*_]*verify[*_]*\s*:?\s*[*_]*\s*:?$", re.IGNORECASE)
+#: "Verify: a check" on one line (a paragraph or a bullet): the check after the colon.
+_VERIFY_INLINE = re.compile(r"^[*_]*verify[*_]*\s*:\s*[*_]*\s*(?P<check>\S.*)$", re.IGNORECASE)
 _FENCE = re.compile(r"^(---|\.\.\.)[ \t]*$")
 
 
@@ -264,11 +266,26 @@ class _BodyScan:
         if tok.type == "paragraph_open":
             self._paragraph(tok, _inline_text(tokens[i + 1]))
             return i + 3
-        if tok.type == "bullet_list_open" and self.marker and not self.verify:
+        if tok.type == "bullet_list_open" and not self.verify:
             items, end = _list_items(tokens, i)
-            self.verify.extend(items)
+            if self.marker:
+                self.verify.extend(items)
+            else:
+                self._verify_bullets(tok, tokens, i, items)
             return end + 1
         return i + 1
+
+    def _verify_bullets(self, tok: Any, tokens: Sequence[Any], i: int, items: list[str]) -> None:
+        """The other ways people write the list: a "- Verify:" bullet with the checks
+        nested under it, or bullets that each begin "Verify: …"."""
+        if items and _VERIFY.match(items[0]):
+            nested, _ = _list_items(tokens, i, depth_of_items=2)
+            self.verify.extend(nested or items[1:])
+        elif items and all(_VERIFY_INLINE.match(item) for item in items):
+            self.verify.extend(m["check"] for item in items if (m := _VERIFY_INLINE.match(item)))
+        else:
+            return
+        self.marker, self.verify_line = True, tok.map[0] if tok.map else None
 
     def _heading(self, tok: Any, text: str) -> None:
         if _VERIFY.match(text):
@@ -277,8 +294,13 @@ class _BodyScan:
             self.heading = text
 
     def _paragraph(self, tok: Any, text: str) -> None:
+        inline = _VERIFY_INLINE.match(text)
         if _VERIFY.match(text):
             self.marker, self.verify_line = True, tok.map[0] if tok.map else None
+        elif inline and self.sentence is not None and not self.verify:
+            # "Verify: the one check" on the marker's own line
+            self.marker, self.verify_line = True, tok.map[0] if tok.map else None
+            self.verify.append(inline["check"])
         elif self.sentence is None and not self.marker:
             self.sentence, self.sentence_line = text, tok.map[0] if tok.map else None
 
@@ -293,10 +315,12 @@ class _BodyScan:
         )
 
 
-def _list_items(tokens: Sequence[Any], i: int) -> tuple[list[str], int]:
-    """The non-empty texts of the top-level items of the bullet list opening at
-    ``tokens[i]`` (nested lists left out), and the index of its closing token."""
+def _list_items(tokens: Sequence[Any], i: int, *, depth_of_items: int = 1) -> tuple[list[str], int]:
+    """The non-empty texts of the items of the bullet list opening at ``tokens[i]``
+    (its own items, or with ``depth_of_items`` 2 those of the lists nested in them),
+    and the index of its closing token."""
     items: list[str] = []
+    level = 1 + 2 * depth_of_items
     depth = 0
     j = i
     while j < len(tokens):
@@ -307,7 +331,7 @@ def _list_items(tokens: Sequence[Any], i: int) -> tuple[list[str], int]:
             depth -= 1
             if depth == 0:
                 break
-        elif t.type == "inline" and t.level == 3 and depth == 1:
+        elif t.type == "inline" and t.level == level and depth == depth_of_items:
             item = _inline_text(t)
             if item:
                 items.append(item)

@@ -68,6 +68,46 @@ def test_the_sentence_is_the_first_paragraph_and_a_heading_may_come_first() -> N
     assert rule.verify == ("one",)
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Spacing is even.\n\n- Verify:\n  - gaps are equal\n  - nothing touches\n",
+        "Spacing is even.\n\n- Verify: gaps are equal\n- Verify: nothing touches\n",
+        "Spacing is even.\n\n- **Verify:**\n  - gaps are equal\n  - nothing touches\n",
+        "Spacing is even.\n\nVerify:\n\n- gaps are equal\n- nothing touches\n",
+    ],
+    ids=["nested-under-a-verify-bullet", "each-bullet-prefixed", "bold-bullet", "plain"],
+)
+def test_the_natural_ways_of_writing_the_verify_list_read_alike(body: str) -> None:
+    result = lint(_with(BASE, body))
+    assert result.findings == () or list(result.findings) == []
+    assert parse(_with(BASE, body)).verify == ("gaps are equal", "nothing touches")
+
+
+def test_one_check_on_the_verify_line_is_a_list_of_one() -> None:
+    assert parse(_with(BASE, "Spacing is even.\n\nVerify: gaps are equal\n")).verify == (
+        "gaps are equal",
+    )
+    # A list with no Verify marker at all is still missing one.
+    assert codes(_with(BASE, "Spacing is even.\n\n- gaps are equal\n")) == ["missing-verify"]
+
+
+def test_the_lint_commands_help_shows_a_rule_that_lints_clean() -> None:
+    from click.testing import CliRunner
+
+    from layoutkit.adapters.cli import main
+
+    shown = CliRunner().invoke(main, ["review", "rules", "lint", "--help"]).output
+    start = shown.rindex("\n", 0, shown.index("---")) + 1
+    example = shown[start : shown.index("The Verify list")]
+    source = "\n".join(line[6:] for line in example.splitlines()) + "\n"
+    assert lint(source).findings in ((), []), source
+    assert parse(source).verify == (
+        "error messages say what to do next",
+        "no exclamation marks in warnings",
+    )
+
+
 def test_a_rule_round_trips_through_its_canonical_source() -> None:
     rule = parse(GOOD)
     assert parse(rule.to_source()) == rule
