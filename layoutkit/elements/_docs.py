@@ -187,13 +187,36 @@ def _topics() -> dict[str, tuple[str, str]]:
         "limits": ("Sizes, counts, nesting caps and the spill threshold.", _limits_topic()),
     }
     for name, kind in ELEMENTS.items():
-        heading = f"{name} (element and card)" if name in _SHARED else f"{name} (element)"
-        topics[kind.topic_name] = (kind.summary, kind_topic(kind, heading))
+        shared = name in _SHARED
+        heading = f"{name} (element and card)" if shared else f"{name} (element)"
+        said = "Document element and board card" if shared else "Document element"
+        topics[kind.topic_name] = (f"{said}: {kind.summary}", kind_topic(kind, heading))
     for name, kind in CARDS.items():
         if name in _SHARED:
             continue
-        topics[kind.topic_name] = (kind.summary, kind_topic(kind, f"{name} (card)"))
+        text = kind_topic(kind, f"{name} (card)")
+        topics[kind.topic_name] = (f"Board card: {kind.summary}", text)
+    # A name that is both a document element and (as card-<name>) a board card:
+    # each topic points at the other, so a reader who asked for one finds both.
+    for name, kind in CARDS.items():
+        other = ELEMENTS.get(name)
+        if other is None or kind.topic_name == other.topic_name:
+            continue
+        for here, there in ((other.topic_name, kind.topic_name), (kind.topic_name, name)):
+            summary, text = topics[here]
+            also = f"See also `{there}`: {topics[there][0]}"
+            head, _, rest = text.partition("\n\n")
+            topics[here] = (summary, f"{head}\n\n{also}\n\n{rest}")
     return topics
+
+
+def ambiguous_topics() -> dict[str, str]:
+    """Names that are a document element and, as ``card-<name>``, a board card too."""
+    return {
+        name: kind.topic_name
+        for name, kind in CARDS.items()
+        if name in ELEMENTS and kind.topic_name != ELEMENTS[name].topic_name
+    }
 
 
 def docs_index() -> list[dict[str, str]]:

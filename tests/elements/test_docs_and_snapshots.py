@@ -31,6 +31,16 @@ def test_topics_cover_every_kind_and_the_general_topics() -> None:
     assert all(t["summary"] for t in docs_index())
 
 
+def test_a_name_that_is_an_element_and_a_card_says_which_is_which_and_names_the_other() -> None:
+    index = {t["topic"]: t["summary"] for t in docs_index()}
+    for element, card in (("section", "card-section"), ("compare", "card-compare")):
+        assert index[element].startswith("Document element: ")
+        assert index[card].startswith("Board card: ")
+        assert f"See also `{card}`" in (docs_topic(element) or "")
+        assert f"See also `{element}`" in (docs_topic(card) or "")
+    assert index["diagram"].startswith("Document element and board card: ")
+
+
 def test_unknown_topic_is_none() -> None:
     assert docs_topic("nope") is None
 
