@@ -26,6 +26,7 @@ from layoutkit.service.road.registry import REGISTRY
 from layoutkit.service.road.workspace import Call
 from layoutkit.service.shared.common import SLUG
 from layoutkit.service.shared.sections import find_section
+from layoutkit.service.shared.webhook_events import emit
 from layoutkit.storage import ProjectRecord, ReviewRuleRecord, Tx
 
 log = logging.getLogger(__name__)
@@ -174,9 +175,11 @@ def review_brief(call: Call) -> dict[str, Any]:
     "request_review",
     "Ask for a review pass. Without instructions the pass is sent exactly the project's "
     "review brief; instructions (up to 12000 characters) are sent instead, for this pass "
-    "only. board and section narrow the pass to one board or one of its sections. Nothing "
-    "delivers passes to agents yet: the request is recorded (audit event review.request) "
-    "and the reply carries exactly the text sent, under sent.",
+    "only. board and section narrow the pass to one board or one of its sections. The "
+    "request goes to the workspace's webhooks that subscribe to review.requested "
+    "(delivered true, with how many) and is recorded (audit event review.request); the "
+    "reply carries exactly the text sent, under sent, and, when no webhook listens, what "
+    "to do under next.",
     {
         "properties": {
             "project": PROJECT,
@@ -237,15 +240,29 @@ def request_review(call: Call) -> dict[str, Any]:
             "sent": sent,
         },
     )
-    return {
+    hooks = emit(
+        call,
+        "review.requested",
+        {"request": event.id, **scope, "source": source, "rubricHash": rubric, "sent": sent},
+    )
+    out = {
         "request": event.id,
         **scope,
         "source": source,
         "rubricHash": rubric,
         "chars": len(sent),
         "sent": sent,
-        "delivered": False,
+        "delivered": hooks > 0,
+        "webhooks": hooks,
     }
+    if not hooks:
+        out["next"] = (
+            "no webhook of this workspace listens for review.requested, so nobody was "
+            "sent this pass: hand `sent` to a reviewer yourself (an agent reads the screens "
+            "with review_plan and files findings with annotate), or subscribe your reviewer "
+            'with create_webhook {url, events: ["review.requested"]} and ask again'
+        )
+    return out
 
 
 # ---------------------------------------------------------------- reading rules

@@ -27,6 +27,7 @@ EVENTS: dict[str, str] = {
     "task.status_changed": "a task's status changed",
     "task.handed_back": "a working session on a task ended with a hand-back",
     "transfer.finished": "a project transfer into or out of the workspace committed",
+    "review.requested": "someone asked for a review pass (request_review), with the text sent",
 }
 
 #: Board writes within this window after the first one share its delivery.

@@ -300,6 +300,21 @@ def test_every_event_people_integrate_with_is_written(ws: Workspace, receiver: R
     assert seen["task.handed_back"]["handBack"]["summary"] == "Did the thing"
 
 
+def test_a_review_request_goes_to_the_webhooks_that_listen_for_it(
+    ws: Workspace, receiver: Receiver
+) -> None:
+    unheard = ws.call("request_review", {"instructions": "Check the checkout button."})
+    assert (unheard["delivered"], unheard["webhooks"]) == (False, 0)
+    assert "review.requested" in unheard["next"] and "create_webhook" in unheard["next"]
+    made = hook(ws, receiver.url, "review.requested")["webhook"]["id"]
+    heard = ws.call("request_review", {"instructions": "Check the checkout button."})
+    assert (heard["delivered"], heard["webhooks"]) == (True, 1) and "next" not in heard
+    (told,) = deliveries(ws, made)
+    assert told["event"] == "review.requested"
+    assert told["data"]["sent"] == "Check the checkout button."
+    assert told["data"]["request"] == heard["request"]
+
+
 def test_findings_filed_and_moved_are_told(ws: Workspace, receiver: Receiver) -> None:
     made = hook(ws, receiver.url, "annotation.filed", "annotation.moved")["webhook"]["id"]
     ws.call("create", {"kind": "board", "slug": "rev"})
