@@ -171,7 +171,7 @@ UPLOAD_ROUTES: tuple[NamedRoute, ...] = (
     NamedRoute(
         "POST",
         "/tasks/{id}/upload",
-        "upload_task_file",
+        "attach_task_files",
         {"id": "id"},
         summary="Attach a file",
         status=201,
@@ -1315,7 +1315,7 @@ _FORM_FIELDS: dict[str, dict[str, Any]] = {
         "side": {"enum": ["right", "below"]},
         "createSection": {"type": "string", "description": "true or false"},
     },
-    "upload_task_file": {
+    "attach_task_files": {
         "kind": {"type": "string", "description": "document kind; default file"},
         "hint": {"type": "string", "description": "one line: when to load it"},
         "load": {"enum": ["first", "on-demand", "never"]},

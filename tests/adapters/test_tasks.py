@@ -53,6 +53,45 @@ def test_multipart_upload_attaches_files_and_versions_them(api: Api) -> None:
     assert read["content"] == "# Plan\nstep one\n"
 
 
+#: The smallest PNG there is: one transparent pixel.
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360000002000100ff5fd7a60000000049454e44ae426082"
+)
+
+
+def test_a_screenshot_uploaded_over_http_is_kept_as_a_file_ref(api: Api) -> None:
+    task = _new_task(api)
+    res = api.client.post(
+        f"/api/v1/tasks/{task}/upload",
+        files=[
+            ("files", ("login.png", PNG, "image/png")),
+            ("files", ("notes.md", b"# Notes\n", "text/markdown")),
+        ],
+    )
+    assert res.status_code == 201, res.text
+    shot, notes = res.json()["uploaded"]
+    assert (shot["kind"], shot["ref"], shot["mime"], shot["size"]) == (
+        "file",
+        "login.png",
+        "image/png",
+        len(PNG),
+    )
+    assert "tokens" not in shot and notes["tokens"] == 2
+    served = api.client.get(shot["url"])
+    assert served.status_code == 200 and served.content == PNG
+    assert served.headers["content-type"] == "image/png"
+    # It is a picture, not text an agent reads within a budget.
+    read = api.op("read_task_ref", {"id": task, "ref": "login.png"})
+    assert (read.status_code, read.json()["code"]) == (422, "not_readable")
+    assert shot["url"] in read.json()["message"]
+    # upload_task_file (the tool) stays text-only, as the contract says.
+    text_only = api.op(
+        "upload_task_file", {"id": task, "files": [{"name": "b.png", "data": "iVBORw0KGgo="}]}
+    )
+    assert (text_only.status_code, text_only.json()["code"]) == (415, "unsupported_file")
+
+
 def test_upload_refusals_over_http(api: Api) -> None:
     task = _new_task(api)
     big = api.client.post(
@@ -60,10 +99,12 @@ def test_upload_refusals_over_http(api: Api) -> None:
         files=[("files", ("big.txt", b"x" * (MAX_UPLOAD_BYTES + 1), "text/plain"))],
     )
     assert (big.status_code, big.json()["code"]) == (413, "payload_too_large")
-    image = api.client.post(
-        f"/api/v1/tasks/{task}/upload", files=[("files", ("a.png", b"\x89PNG", "image/png"))]
+    brief = api.client.post(
+        f"/api/v1/tasks/{task}/upload",
+        files=[("files", ("a.png", PNG, "image/png"))],
+        data={"kind": "brief"},
     )
-    assert (image.status_code, image.json()["code"]) == (415, "unsupported_file")
+    assert (brief.status_code, brief.json()["code"]) == (415, "unsupported_file")
     unknown = api.client.post(
         "/api/v1/tasks/999/upload", files=[("files", ("a.md", b"x", "text/markdown"))]
     )

@@ -31,6 +31,7 @@ import attrs
 
 from layoutkit.errors import ServiceError, did_you_mean
 from layoutkit.formatting import an
+from layoutkit.limits import PDF_BYTES
 from layoutkit.service.road.ai import AiBackend, AiError
 from layoutkit.service.road.ids import TASK_ID
 from layoutkit.service.road.reach import find_board
@@ -101,6 +102,17 @@ _MIME = {
     ".patch": "text/x-diff",
 }
 MAX_UPLOAD_BYTES = 1024 * 1024
+_TEXT_MIMES = frozenset({*_MIME.values(), "text/plain"})
+#: A file that is not text (a screenshot, a PDF) is kept as it is, up to this size.
+MAX_BINARY_BYTES = PDF_BYTES
+#: What a kept binary file is served as, by its leading bytes; anything else downloads.
+_MAGIC = (
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"),
+    (b"%PDF-", "application/pdf"),
+)
 MAX_UPLOAD_FILES = 20
 #: Files the params check takes; over MAX_UPLOAD_FILES the handler answers
 #: too_many_files naming that limit.
@@ -305,21 +317,81 @@ _FILE: dict[str, Any] = {
 }
 
 
-def _decode_upload(params: dict[str, Any]) -> list[tuple[str, str]]:
-    """``(filename, text)`` of each file of the call, checked: a listed extension,
-    UTF-8 text without NUL bytes, at most 1 MiB. Runs before the transaction opens."""
+@attrs.frozen
+class _Upload:
+    """One file of an upload, checked: its bare name, its bytes, and its text when it
+    is a text file (None for a file kept as it is)."""
+
+    name: str
+    data: bytes
+    text: str | None
+    mime: str
+
+
+def _decode_upload(params: dict[str, Any], *, any_file: bool = False) -> list[_Upload]:
+    """Each file of the call, checked before the transaction opens: a listed
+    extension, UTF-8 text without NUL bytes, at most 1 MiB; with ``any_file``, a
+    file that is not such text is kept as it is, up to :data:`MAX_BINARY_BYTES`."""
     if "content" in params or "filename" in params:
         files = [_single_file(params)]
     else:
-        files = _listed_files(params)
+        files = _listed_files(params, MAX_BINARY_BYTES if any_file else MAX_UPLOAD_BYTES)
     if "versionOf" in params and len(files) > 1:
         raise ServiceError(
             400, "invalid_params", "versionOf continues one lineage: send one file", field="files"
         )
-    return [
-        _text_file(raw_name, data, "filename" if "filename" in params else f"files[{i}]")
-        for i, (raw_name, data) in enumerate(files)
-    ]
+    out = []
+    for i, (raw_name, data) in enumerate(files):
+        field = "filename" if "filename" in params else f"files[{i}]"
+        if any_file and not _is_text_file(raw_name, data):
+            out.append(_binary_file(raw_name, data, field, params.get("kind", "file")))
+        else:
+            name, text = _text_file(raw_name, data, field)
+            ext = posixpath.splitext(name)[1].lower()
+            out.append(_Upload(name, data, text, _MIME.get(ext, "text/plain")))
+    return out
+
+
+def _bare_name(raw_name: str) -> str:
+    # A name is a name, never a path into the task's upload area.
+    return posixpath.basename(raw_name.replace("\\", "/")).strip()
+
+
+def _is_text_file(raw_name: str, data: bytes) -> bool:
+    """Whether the text rule takes the file: a listed extension and UTF-8 without NUL."""
+    if posixpath.splitext(_bare_name(raw_name))[1].lower() not in UPLOAD_EXTENSIONS:
+        return False
+    try:
+        return "\x00" not in data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+
+
+def _binary_file(raw_name: str, data: bytes, field: str, kind: str) -> _Upload:
+    """A file kept as it is: named, within its size, and only as a plain file ref
+    (a brief or a plan is text an agent reads)."""
+    name = _bare_name(raw_name)
+    if not name:
+        raise ServiceError(400, "invalid_params", f"{field}: a file needs a name", field=field)
+    if len(data) > MAX_BINARY_BYTES:
+        raise ServiceError(
+            413,
+            "payload_too_large",
+            f"{name} is over {MAX_BINARY_BYTES} bytes; files kept as they are are at most 25 MiB",
+            field=field,
+            limit=MAX_BINARY_BYTES,
+        )
+    if kind != "file":
+        raise ServiceError(
+            415,
+            "unsupported_file",
+            f"{name} is not text; {an(kind)} ref is text an agent reads (send kind file)",
+            field=field,
+        )
+    mime = next((m for magic, m in _MAGIC if data.startswith(magic)), "application/octet-stream")
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        mime = "image/webp"
+    return _Upload(name, data, None, mime)
 
 
 def _single_file(params: dict[str, Any]) -> tuple[str, bytes]:
@@ -334,7 +406,7 @@ def _single_file(params: dict[str, Any]) -> tuple[str, bytes]:
     return params["filename"], params["content"].encode("utf-8", "surrogatepass")
 
 
-def _listed_files(params: dict[str, Any]) -> list[tuple[str, bytes]]:
+def _listed_files(params: dict[str, Any], limit: int) -> list[tuple[str, bytes]]:
     """The files sent as ``files``, each decoded from base64."""
     if not params.get("files"):
         raise ServiceError(
@@ -346,7 +418,7 @@ def _listed_files(params: dict[str, Any]) -> list[tuple[str, bytes]]:
         )
     files: list[tuple[str, bytes]] = []
     for i, entry in enumerate(params["files"]):
-        if len(entry["data"]) // 4 * 3 > MAX_UPLOAD_BYTES + 3:
+        if len(entry["data"]) // 4 * 3 > limit + 3:
             raise _too_large(entry["name"], f"files[{i}]")
         try:
             data = base64.b64decode(entry["data"], validate=True)
@@ -364,8 +436,7 @@ def _listed_files(params: dict[str, Any]) -> list[tuple[str, bytes]]:
 
 def _text_file(raw_name: str, data: bytes, field: str) -> tuple[str, str]:
     """A file's bare name and its text: a listed extension, UTF-8 without NUL bytes."""
-    # A name is a name, never a path into the task's upload area.
-    name = posixpath.basename(raw_name.replace("\\", "/")).strip()
+    name = _bare_name(raw_name)
     ext = posixpath.splitext(name)[1].lower()
     if not name or ext not in UPLOAD_EXTENSIONS:
         raise ServiceError(
@@ -416,6 +487,32 @@ def _too_large(name: str, field: str) -> ServiceError:
     )
 
 
+_UPLOAD_SCHEMA: dict[str, Any] = {
+    "required": ["id"],
+    "properties": {
+        "id": TASK_ID,
+        "kind": {"enum": list(DOCUMENT_KINDS), "description": "default file"},
+        "hint": _HINT,
+        "load": {"enum": list(LOADS)},
+        "filename": {"type": "string", "minLength": 1, "maxLength": 255},
+        "content": {"type": "string", "description": "the file's text"},
+        "versionOf": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 1000,
+            "description": "the lineage (the ref of an uploaded file) this is the next version of",
+        },
+        "files": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": UPLOAD_FILES_CHECKED,
+            "items": _FILE,
+        },
+    },
+    "additionalProperties": False,
+}
+
+
 @REGISTRY.operation(
     "upload_task_file",
     "Attach text files to a task (.md .txt .json .jsonl .csv .html .yaml .log .diff "
@@ -424,43 +521,40 @@ def _too_large(name: str, field: str) -> ServiceError:
     "versionOf names the lineage to continue explicitly. hint (one line: when to load "
     "it) is kept as meta.hint. Reply {task, refs, uploaded}; a brief's uploaded entry "
     "carries lint, where it strays from the brief's sections and caps.",
-    {
-        "required": ["id"],
-        "properties": {
-            "id": TASK_ID,
-            "kind": {"enum": list(DOCUMENT_KINDS), "description": "default file"},
-            "hint": _HINT,
-            "load": {"enum": list(LOADS)},
-            "filename": {"type": "string", "minLength": 1, "maxLength": 255},
-            "content": {"type": "string", "description": "the file's text"},
-            "versionOf": {
-                "type": "string",
-                "minLength": 1,
-                "maxLength": 1000,
-                "description": "the lineage (the ref of an uploaded file) this is the next "
-                "version of",
-            },
-            "files": {
-                "type": "array",
-                "minItems": 1,
-                "maxItems": UPLOAD_FILES_CHECKED,
-                "items": _FILE,
-            },
-        },
-        "additionalProperties": False,
-    },
+    _UPLOAD_SCHEMA,
     writes=True,
     prepare=lambda call: _decode_upload(call.params),
 )
 def upload_task_file(call: Call) -> dict[str, Any]:
+    return _attach(call, "upload_task_file")
+
+
+@REGISTRY.operation(
+    "attach_task_files",
+    "The HTTP upload of files to a task (POST /tasks/{id}/upload): text files as "
+    "upload_task_file stores them, and any other file (a screenshot, a PDF, up to 25 "
+    "MiB) kept as it is, as a file ref whose url serves its bytes.",
+    _UPLOAD_SCHEMA,
+    writes=True,
+    prepare=lambda call: _decode_upload(call.params, any_file=True),
+    tool=False,
+)
+def attach_task_files(call: Call) -> dict[str, Any]:
+    return _attach(call, "attach_task_files")
+
+
+def _attach(call: Call, operation: str) -> dict[str, Any]:
+    """Store each checked file of ``call.prepared`` as the next version of its lineage."""
     p = call.params
     _check_hint(p.get("hint"), "hint")
-    task = find_task(call, p["id"], operation="upload_task_file", lock=True)
+    task = find_task(call, p["id"], operation=operation, lock=True)
     tx = call.tx
     kind = p.get("kind", "file")
     rows = tx.task_refs(task.id)
     uploaded = []
-    for name, text in call.prepared:
+    upload: _Upload
+    for upload in call.prepared:
+        name, text = upload.name, upload.text
         lineage = p.get("versionOf") or _lineage_of(rows, kind, name)
         previous = _latest(rows, kind, lineage)
         if "versionOf" in p and previous is None:
@@ -472,16 +566,16 @@ def upload_task_file(call: Call) -> dict[str, Any]:
                 field="versionOf",
                 didYouMean=did_you_mean(lineage, known),
             )
-        data = text.encode("utf-8")
-        ext = posixpath.splitext(name)[1].lower()
+        data = upload.data
         # A new version keeps what the lineage says about loading it unless told anew.
         said = previous.meta if previous is not None else {}
         carried = {k: said[k] for k in ("hint", "load") if k in said}
         meta = {
             **carried,
             "filename": name,
-            "mime": _MIME.get(ext, "text/plain"),
-            "tokens": tokens_of(text),
+            "mime": upload.mime,
+            # a file kept as it is has no text to count in tokens
+            **({"tokens": tokens_of(text)} if text is not None else {}),
             **({"hint": p["hint"]} if "hint" in p else {}),
             **({"load": p["load"]} if "load" in p else {}),
         }
@@ -508,10 +602,11 @@ def upload_task_file(call: Call) -> dict[str, Any]:
             "version": row.version,
             "filename": name,
             "size": len(data),
-            "tokens": meta["tokens"],
+            "mime": upload.mime,
+            **({"tokens": meta["tokens"]} if text is not None else {}),
             "url": f"/api/v1/tasks/{task.id}/files/{row.id}",
         }
-        if kind == "brief":
+        if kind == "brief" and text is not None:
             # Stored as sent; where it strays from the sections and their caps is said.
             entry["lint"] = lint_brief(text)
         uploaded.append(entry)
@@ -565,8 +660,22 @@ def _read_snapshot(tx: Tx, call: Call) -> tuple[TaskRecord, TaskRefRecord, str]:
             "files are read here",
             field="ref",
         )
+    if not is_text_ref(row):
+        raise ServiceError(
+            422,
+            "not_readable",
+            f"{row.kind} ref {row.ref!r} is a file kept as it is ({row.meta.get('mime')}), "
+            f"not text: fetch its bytes at /api/v1/tasks/{task.id}/files/{row.id}",
+            field="ref",
+        )
     data = tx.blobs.get(row.blob)
     return task, row, data.decode("utf-8")
+
+
+def is_text_ref(row: TaskRefRecord) -> bool:
+    """Whether a stored ref is text an agent reads (uploaded text files count their
+    tokens; a file kept as it is, a screenshot say, has none)."""
+    return row.blob is not None and ("tokens" in row.meta or row.meta.get("mime") in _TEXT_MIMES)
 
 
 def _with_tx(call: Call, tx: Tx) -> Call:
@@ -706,7 +815,7 @@ def _ask_snapshot(tx: Tx, call: Call) -> dict[str, Any]:
     refs: list[tuple[TaskRefRecord, str]] = []
     for _level, member in tree:
         for row in tx.task_refs(member.id):
-            if row.blob is not None and len(refs) < 40:
+            if row.blob is not None and is_text_ref(row) and len(refs) < 40:
                 refs.append((row, tx.blobs.get(row.blob).decode("utf-8")[:ASK_REF_CHARS]))
     return {"form": "id", "task": task, "tree": tree, "refs": refs}
 

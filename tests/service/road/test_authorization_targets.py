@@ -606,6 +606,9 @@ SAMPLES: dict[str, list[Sample]] = {
         S(lambda o, h: {"id": h.task, "kind": "board", "ref": o.board}),
     ],
     "upload_task_file": [S(lambda o, h: {"id": o.task, "filename": "n.md", "content": "more"})],
+    "attach_task_files": [
+        S(lambda o, h: {"id": o.task, "files": [{"name": "shot.png", "data": _png("red")}]})
+    ],
     "read_task_ref": [
         S(lambda o, h: {"id": o.task, "refId": o.task_ref}),
         S(lambda o, h: {"id": h.task, "refId": o.task_ref}),

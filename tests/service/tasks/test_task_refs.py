@@ -13,7 +13,7 @@ import pytest
 
 from layoutkit import ServiceError, Workspace
 from layoutkit.service.road.ai import AiError, OpenAICompatibleBackend, backend_from_env
-from layoutkit.service.tasks.task_refs import MAX_UPLOAD_BYTES, UPLOAD_EXTENSIONS
+from layoutkit.service.tasks.task_refs import MAX_BINARY_BYTES, MAX_UPLOAD_BYTES, UPLOAD_EXTENSIONS
 
 
 def _task(ws: Workspace, **fields: object) -> int:
@@ -173,6 +173,30 @@ def test_uploads_are_text_files_of_the_listed_kinds_up_to_one_mib(ws: Workspace)
         "upload_task_file", {"id": task, "filename": "../../etc/passwd.txt", "content": "x"}
     )
     assert sneaky["uploaded"][0]["ref"] == "passwd.txt"
+
+
+def test_attach_keeps_any_other_file_as_it_is_and_text_by_the_text_rule(ws: Workspace) -> None:
+    task = _task(ws)
+    pdf = b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n"
+    files = [
+        {"name": "spec.pdf", "data": base64.b64encode(pdf).decode()},
+        {"name": "a.txt", "data": base64.b64encode(b"\x89PNG\r\n\x1a\n\x00").decode()},
+        {"name": "plan.md", "data": base64.b64encode(b"# plan").decode()},
+    ]
+    out = ws.call("attach_task_files", {"id": task, "files": files})["uploaded"]
+    assert [(u["ref"], u["mime"]) for u in out] == [
+        ("spec.pdf", "application/pdf"),
+        # named like text but a picture: kept as it is, served by what its bytes are
+        ("a.txt", "image/png"),
+        ("plan.md", "text/markdown"),
+    ]
+    assert "tokens" not in out[0] and out[2]["tokens"] == 2
+    stored = ws.call("task_file", {"id": task, "refId": out[0]["id"]})
+    assert base64.b64decode(stored["data"]) == pdf
+    assert _refused(ws, "read_task_ref", {"id": task, "ref": "spec.pdf"}).code == "not_readable"
+    big = base64.b64encode(b"\0" * (MAX_BINARY_BYTES + 1)).decode()
+    err = _refused(ws, "attach_task_files", {"id": task, "files": [{"name": "b.bin", "data": big}]})
+    assert (err.status, err.body["limit"]) == (413, MAX_BINARY_BYTES)
 
 
 def test_read_task_ref_within_a_budget(ws: Workspace) -> None:
