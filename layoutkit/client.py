@@ -488,7 +488,8 @@ class Client(_Base):
     def upload_task_files(
         self, task: str, files: Iterable[FileInput], **options: Any
     ) -> dict[str, Any]:
-        """Attach files to task ``task``; ``options`` are upload_task_file's other params
+        """Attach files to task ``task`` (text, and any other file kept as it is);
+        ``options`` are attach_task_files' other params
         (kind, hint, load, versionOf...)."""
         return _answer(self._send(*self._multipart(_task_upload_path(task), files, options)))
 

@@ -246,7 +246,7 @@ def _run(
 def _run_upload(
     db: str, op: str, params: dict[str, Any], files: list[tuple[str, bytes, str]], as_json: bool
 ) -> dict[str, Any]:
-    """An upload (``upload_files`` or ``upload_task_file``) of ``files`` with ``params``:
+    """An upload (``upload_files`` or ``attach_task_files``) of ``files`` with ``params``:
     on a server as multipart/form-data through the client's helpers (raw bytes, so
     files up to the upload limit fit where base64 in a JSON body would pass its
     8 MiB); here as the operation's base64 entries."""
@@ -687,7 +687,10 @@ def task_upload(
     db: str,
     as_json: bool,
 ) -> None:
-    """Attach text FILES to task ID; a file named like one it has becomes its next version."""
+    """Attach FILES to task ID; a file named like one it has becomes its next version.
+
+    Text files (.md .txt .json …) are read by agents; any other file (a screenshot,
+    a PDF) is kept as it is, as a file ref."""
     read = _read_files(((Path(f).name, Path(f)) for f in files), "reading", as_json)
     params: dict[str, Any] = {"id": task_id, "kind": kind}
     for key, value in (
@@ -698,7 +701,7 @@ def task_upload(
     ):
         if value is not None:
             params[key] = value
-    result = _run_upload(db, "upload_task_file", params, read, as_json)
+    result = _run_upload(db, "attach_task_files", params, read, as_json)
     if as_json:
         _emit_json(result)
         return

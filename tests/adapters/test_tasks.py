@@ -163,9 +163,14 @@ def test_cli_task_upload(tmp_path: Path) -> None:
     res = runner.invoke(main, ["task", "upload", str(task), str(notes), "--json", "--db", db])
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)["uploaded"][0]["version"] == 2
+    # A screenshot is kept as it is, as from the HTTP route; a brief must be text.
     picture = tmp_path / "shot.png"
-    picture.write_bytes(b"\x89PNG")
-    res = runner.invoke(main, ["task", "upload", str(task), str(picture), "--db", db])
+    picture.write_bytes(PNG)
+    res = runner.invoke(main, ["task", "upload", str(task), str(picture), "--json", "--db", db])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["uploaded"][0]["mime"] == "image/png"
+    args = ["task", "upload", str(task), str(picture), "--kind", "brief", "--db", db]
+    res = runner.invoke(main, args)
     assert res.exit_code == 1
     assert "unsupported_file" in res.output
 
