@@ -371,7 +371,8 @@ class SearchRows(TxBase):
             )
             inner = (
                 f"SELECT d.id, d.kind, d.subject, d.grp, d.board_id, -{_BM25} AS score "
-                "FROM search_fts JOIN search_docs d ON d.id = search_fts.rowid "
+                # the text match stays the outer loop (see _task_title_matches)
+                "FROM search_fts CROSS JOIN search_docs d ON d.id = search_fts.rowid "
                 "WHERE search_fts MATCH :q AND d.workspace_id = :ws AND d.grp IN :groups"
             )
         sql = text(
@@ -438,7 +439,10 @@ class SearchRows(TxBase):
             )
             sql = (
                 f"SELECT CAST(d.subject AS INTEGER) AS id, -{_BM25} AS score "
-                "FROM search_fts JOIN search_docs d ON d.id = search_fts.rowid "
+                # CROSS JOIN keeps the text match the outer loop: with a plain JOIN
+                # SQLite may walk every task document of the workspace and run the
+                # match once per document (seconds at 20k tasks, not milliseconds).
+                "FROM search_fts CROSS JOIN search_docs d ON d.id = search_fts.rowid "
                 "WHERE search_fts MATCH :q AND d.workspace_id = :ws AND d.kind = 'task' "
                 "AND d.grp IN :grps"
             )
