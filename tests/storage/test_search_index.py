@@ -155,3 +155,46 @@ def test_the_text_match_is_the_outer_loop_of_a_title_lookup(tmp_path: Any) -> No
                 for sql, p in seen
             ]
     assert plans and all("search_fts" in plan[0] for plan in plans), plans
+
+
+def _fts(tx: SqlTx, word: str) -> list[tuple[Any, ...]]:
+    """What the SQLite FTS table matches, by document (rowids change on a rebuild)."""
+    return [
+        tuple(r)
+        for r in tx.conn.execute(
+            text(
+                "SELECT d.workspace_id, d.kind, d.subject FROM search_fts "
+                "CROSS JOIN search_docs d ON d.id = search_fts.rowid "
+                "WHERE search_fts MATCH :q ORDER BY 1, 2, 3"
+            ),
+            {"q": f'"{word}"*'},
+        )
+    ]
+
+
+def test_a_bulk_rebuild_refills_the_full_text_table_and_keeps_its_triggers(
+    tmp_path: Any,
+) -> None:
+    from layoutkit.storage import open_store
+
+    store = open_store(f"sqlite:///{tmp_path / 'fts.db'}")
+    triggers = "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name"
+    with store.transaction() as tx:
+        spaces = [tx.create_workspace(f"w{i}").id for i in range(10)]
+        for ws in spaces:
+            board = tx.create_board(ws, "fruit").id
+            tx.insert_cards(board, [_note(f"apple pear {ws}"), _note("plum")])
+            tx.insert_task(ws, title=f"apple tart {ws}", created_by="ana", asked_by="user")
+    with store.transaction() as tx:
+        before = {w: _fts(tx, w) for w in ("apple", "plum", "tart")}
+        kept = tx.conn.execute(text(triggers)).all()
+        tx.rebuild_search_index()  # everything: the FTS table is refilled in one pass
+        assert {w: _fts(tx, w) for w in before} == before
+        tx.rebuild_search_index(spaces[0])  # a tenth of the index: row by row
+        assert {w: _fts(tx, w) for w in before} == before
+        assert tx.conn.execute(text(triggers)).all() == kept
+    with store.transaction() as tx:  # the triggers put back keep the table in step
+        tx.insert_task(spaces[1], title="quince", created_by="ana", asked_by="user")
+        tx.flush_search_index()
+        assert [r[0] for r in _fts(tx, "quince")] == [spaces[1]]
+    store.close()
