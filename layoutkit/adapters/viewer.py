@@ -124,7 +124,47 @@ _PAGE = r"""<!doctype html>
   .live .count { position: absolute; right: 12px; top: 6px; font-size: 10px; color: #8a909c; }
   .focus-ring { position: absolute; box-sizing: border-box; border: 3px solid #3b6fd8; border-radius: 12px; pointer-events: none; box-shadow: 0 0 0 6px rgba(59,111,216,.18); transition: opacity 1.5s; }
   .qbadge { position: absolute; padding: 0 8px; height: 24px; border-radius: 12px; background: #fff4d6; border-color: #e0b43c; font-weight: bold; }
-  #questions { width: 340px; flex: none; overflow: auto; background: #fff; border-left: 1px solid #d9dde3; display: flex; flex-direction: column; }
+  /* The panels share one dock beside the board, stacked: the board keeps the rest of
+     the window, and no panel ever lies over a card. */
+  #dock { width: 360px; flex: none; display: flex; flex-direction: column; background: #fff; border-left: 1px solid #d9dde3; min-height: 0; }
+  #dock:not(:has(> aside:not([hidden]))) { display: none; }
+  #dock > aside { flex: 1 1 0; min-height: 120px; border-bottom: 1px solid #d9dde3; }
+  #dock > aside:last-child { border-bottom: 0; }
+  @media (max-width: 760px) {
+    #layout { flex-direction: column; }
+    #dock { width: auto; height: 42%; border-left: 0; border-top: 1px solid #d9dde3; }
+    header h1 { max-width: 30vw; }
+    #status { display: none; }
+  }
+  /* While the pointer is down on the board, a drag pans or moves: it never selects text. */
+  body.pointing, body.pointing * { user-select: none; -webkit-user-select: none; }
+  #world { --inv: 1; }
+  .selbox { position: absolute; box-sizing: border-box; pointer-events: none; outline: calc(2px * var(--inv)) solid #3b6fd8; outline-offset: calc(2px * var(--inv)); border-radius: 4px; }
+  .handle { position: absolute; box-sizing: border-box; width: calc(14px * var(--inv)); height: calc(14px * var(--inv)); background: #fff; border: calc(2px * var(--inv)) solid #3b6fd8; border-radius: calc(3px * var(--inv)); cursor: nwse-resize; touch-action: none; }
+  .ghost { position: absolute; box-sizing: border-box; pointer-events: none; background: rgba(235,241,252,.85); border: calc(2px * var(--inv)) dashed #3b6fd8; border-radius: 6px; padding: 8px 10px; font-size: 13px; color: #1d4ea8; overflow: hidden; overflow-wrap: anywhere; }
+  .guide { position: absolute; pointer-events: none; background: #e5397f; }
+  .marquee { position: absolute; box-sizing: border-box; pointer-events: none; border: calc(1px * var(--inv)) solid #3b6fd8; background: rgba(59,111,216,.08); }
+  .cardfocus { position: absolute; box-sizing: border-box; pointer-events: none; border-radius: 8px; outline: none; }
+  .cardfocus:focus-visible { outline: calc(3px * var(--inv)) solid #3b6fd8; outline-offset: calc(3px * var(--inv)); }
+  #board.moving { cursor: move; }
+  #inspector { overflow: auto; display: flex; flex-direction: column; }
+  #inspector[hidden] { display: none; }
+  #inspector h2 { font-size: 15px; margin: 14px 16px 4px; }
+  #inspector .name { margin: 0 16px 8px; font-weight: bold; overflow-wrap: anywhere; }
+  #inspector dl { display: grid; grid-template-columns: auto 1fr; gap: 3px 12px; margin: 0 16px 8px; font-size: 13px; }
+  #inspector dt { color: #667; }
+  #inspector dd { margin: 0; overflow-wrap: anywhere; }
+  #inspector h3 { font-size: 13px; margin: 10px 16px 4px; color: #4a5160; }
+  #inspector ul { margin: 0 16px 6px; padding-left: 18px; font-size: 13px; }
+  #inspector .hint { margin: 0 16px 8px; color: #667; font-size: 12px; }
+  #inspector .row { display: flex; flex-wrap: wrap; gap: 8px; padding: 10px 16px 14px; }
+  #confirm-remove { max-width: 460px; border: 1px solid #cfd4dc; border-radius: 10px; padding: 18px 20px; }
+  #confirm-remove h2 { font-size: 17px; margin: 0 0 8px; }
+  #confirm-remove ul { padding-left: 18px; margin: 4px 0 10px; font-size: 13px; }
+  #confirm-remove textarea { font: inherit; font-size: 13px; box-sizing: border-box; width: 100%; padding: 5px 8px; border: 1px solid #cfd4dc; border-radius: 6px; }
+  #confirm-remove .row { display: flex; gap: 8px; justify-content: flex-end; margin-top: 10px; }
+  #confirm-remove .why { color: #b3261e; font-size: 12px; min-height: 16px; margin: 4px 0 0; }
+  #questions { overflow: auto; display: flex; flex-direction: column; }
   #questions[hidden] { display: none; }
   #questions h2 { font-size: 15px; margin: 14px 16px 4px; }
   #questions .hint { margin: 0 16px 8px; color: #667; font-size: 12px; }
@@ -143,7 +183,7 @@ _PAGE = r"""<!doctype html>
   .question .answer { margin: 8px 0 0; font-size: 12px; color: #2e6b34; }
   #questions footer { display: flex; gap: 8px; padding: 12px 16px; border-top: 1px solid #e0e3e8; position: sticky; bottom: 0; background: #fff; }
   #send { background: #3b6fd8; border-color: #3b6fd8; color: #fff; font-weight: bold; }
-  #annotations { width: 360px; flex: none; overflow: auto; background: #fff; border-left: 1px solid #d9dde3; display: flex; flex-direction: column; }
+  #annotations { overflow: auto; display: flex; flex-direction: column; }
   #annotations[hidden] { display: none; }
   #annotations h2 { font-size: 15px; margin: 14px 16px 4px; }
   #annotations .hint { margin: 0 16px 8px; color: #667; font-size: 12px; }
@@ -200,14 +240,17 @@ _PAGE = r"""<!doctype html>
   <button id="fit" type="button" title="Zoom to fit (0)">Fit</button>
   <button id="questions-toggle" type="button" aria-controls="questions" hidden>Questions</button>
   <button id="annotations-toggle" type="button" aria-controls="annotations" hidden>Findings</button>
+  <button id="inspector-toggle" type="button" aria-controls="inspector" hidden>Card</button>
 </header>
 <div id="layout">
-  <main id="board" tabindex="0" aria-label="Board. Drag or use the arrow keys to move; Ctrl+wheel, pinch, + and − to zoom; 0 fits the board.">
+  <main id="board" tabindex="0" aria-label="Board. Drag or use the arrow keys to move; Ctrl+wheel, pinch, + and − to zoom; 0 fits the board. Click a card to select it, Shift-drag to select several; Tab goes through the cards.">
     <canvas id="outline" aria-hidden="true"></canvas>
     <div id="world"><div id="faces"></div><div id="overlay"></div></div>
     <canvas id="minimap" width="220" height="150" role="img" aria-label="Minimap: click or drag to move the view"></canvas>
     <div id="notice" hidden></div>
   </main>
+  <div id="dock">
+  <aside id="inspector" hidden aria-label="Selected card"></aside>
   <aside id="questions" hidden aria-label="Questions">
     <h2>Questions</h2>
     <p class="hint">Answers wait here until you press Send.</p>
@@ -226,7 +269,22 @@ _PAGE = r"""<!doctype html>
       <button id="dismiss-all" type="button" data-action="dismissAll" disabled>Dismiss all staged</button>
     </footer>
   </aside>
+  </div>
 </div>
+<dialog id="confirm-remove" aria-labelledby="confirm-remove-title">
+  <form method="dialog">
+    <h2 id="confirm-remove-title">Remove someone else's cards?</h2>
+    <p id="confirm-remove-why"></p>
+    <ul id="confirm-remove-list"></ul>
+    <label for="confirm-remove-reason">Why (at least 20 characters; the authors see it)</label>
+    <textarea id="confirm-remove-reason" rows="3" minlength="20" maxlength="1000"></textarea>
+    <p class="why" id="confirm-remove-error" role="alert"></p>
+    <div class="row">
+      <button type="button" id="confirm-remove-keep">Keep them</button>
+      <button type="button" id="confirm-remove-go" class="danger">Remove</button>
+    </div>
+  </form>
+</dialog>
 <div id="toast" role="alert" hidden></div>
 <script>
 (() => {
@@ -410,6 +468,8 @@ _PAGE = r"""<!doctype html>
     view.s = Math.min(MAX_SCALE, Math.max(minScale(), s));
     view.x = x; view.y = y;
     world.style.transform = "translate(" + (-view.x * view.s) + "px," + (-view.y * view.s) + "px) scale(" + view.s + ")";
+    // Lines drawn on the board (selection, guides, handles) keep their screen width.
+    world.style.setProperty("--inv", String(1 / view.s));
     $("zoom-level").textContent = Math.round(view.s * 100) + "%";
     document.body.dataset.scale = view.s.toFixed(4);
     document.body.dataset.view = view.x.toFixed(1) + "," + view.y.toFixed(1) + "," + view.s.toFixed(4);
@@ -650,6 +710,7 @@ _PAGE = r"""<!doctype html>
     for (const id of ids) if (payloads.has(id) && (!only || only.has(id) || !overlay.querySelector('.live[data-card-id="' + id + '"]'))) checklist(id);
     drawBadges();
     drawRegions();
+    await drawTargets();
   }
   function checklist(id) {
     const c = outline.get(id), p = payloads.get(id).payload;
@@ -1043,6 +1104,465 @@ _PAGE = r"""<!doctype html>
     paint(); facesSoon();
   });
 
+  // ------------------------------------------------------------------ cards a person selects, moves and resizes
+  // Selection lives on the page only; every change it leads to is update_cards
+  // with the person's own principal, naming the card version it started from.
+  const selection = new Set();
+  const details = new Map();  // card id -> get {kind: cards} answer (kind, layer, author, version, payload)
+  const trashed = new Map();  // card id -> what it was, for Restore after a delete
+  // Cards restored here: a stream event of their removal may still be on its way,
+  // and they are selected again when the stream brings them back.
+  const reselect = new Set();
+  // Snapping reaches this many screen pixels; keyboard steps are board pixels.
+  const SNAP_PX = 6, STEP = 10, BIG_STEP = 50;
+  function canEdit() { return may.update_cards !== false; }
+  function toBoard(e) { const r = boardEl.getBoundingClientRect(); return {x: view.x + (e.clientX - r.left) / view.s, y: view.y + (e.clientY - r.top) / view.s}; }
+  function area(c) { return c.w * c.h; }
+  // The card under a board point: a card before the frame around it, the innermost first.
+  function cardAt(p) {
+    let best = null;
+    for (const c of outline.values()) {
+      if (p.x < c.x || p.y < c.y || p.x > c.x + c.w || p.y > c.y + c.h) continue;
+      const better = !best || (FRAMES.has(best.kind) && !FRAMES.has(c.kind)) ||
+        (FRAMES.has(best.kind) === FRAMES.has(c.kind) && area(c) < area(best));
+      if (better) best = c;
+    }
+    return best;
+  }
+  function descendants(id) {
+    const out = [];
+    for (const c of outline.values()) {
+      for (let p = c.parent; p != null; p = (outline.get(p) || {}).parent) if (p === id) { out.push(c); break; }
+    }
+    return out;
+  }
+  // The selected cards that move themselves: a card inside a selected frame moves with it.
+  function movers() {
+    return [...selection].map((id) => outline.get(id)).filter((c) => {
+      if (!c) return false;
+      for (let p = c.parent; p != null; p = (outline.get(p) || {}).parent) if (selection.has(p)) return false;
+      return true;
+    });
+  }
+  function cardName(id) {
+    const c = outline.get(id), d = details.get(id);
+    const kind = (d && d.kind) || (c && c.kind) || "card";
+    const p = (d && d.payload) || {};
+    const text = [p.title, p.heading, p.label, p.name, p.prompt, p.md, p.text, p.alt, p.url].find((t) => typeof t === "string" && t.trim());
+    if (!text) return kind + " " + id;
+    const words = text.replace(/[#*_`>\[\]]/g, " ").trim().split(/\s+/);
+    return kind + ": " + words.slice(0, 8).join(" ") + (words.length > 8 ? "…" : "");
+  }
+  async function loadDetails(ids) {
+    const need = ids.filter((id) => !details.has(id) && outline.has(id));
+    for (let at = 0; at < need.length; at += 200) {
+      const out = await op("get", {kind: "cards", board: SLUG, ids: need.slice(at, at + 200)});
+      for (const c of out.cards) details.set(c.id, c);
+    }
+  }
+  function select(ids, add) {
+    if (!add) selection.clear();
+    for (const id of ids) {
+      if (add && selection.has(id) && ids.length === 1) selection.delete(id); else selection.add(id);
+    }
+    trashed.clear();
+    drawSelection();
+    const panel = $("inspector");
+    if (selection.size && panel.dataset.closed !== "1") { panel.hidden = false; paint(); facesSoon(); }
+    loadDetails([...selection]).then(inspect).catch(failed);
+    inspect();
+  }
+  function clearSelection() { if (!selection.size && !trashed.size) return; selection.clear(); trashed.clear(); drawSelection(); inspect(); }
+  function drawSelection(boxes) {
+    for (const el of overlay.querySelectorAll(".selbox, .handle")) el.remove();
+    for (const id of selection) {
+      const c = (boxes && boxes.get(id)) || outline.get(id);
+      if (!c) { selection.delete(id); continue; }
+      const el = document.createElement("div");
+      el.className = "selbox";
+      el.dataset.cardId = String(id);
+      place(el, c);
+      overlay.append(el);
+    }
+    if (selection.size === 1 && canEdit()) {
+      const c = (boxes && boxes.get([...selection][0])) || outline.get([...selection][0]);
+      if (c) {
+        const h = document.createElement("div");
+        h.className = "handle";
+        h.title = "Drag to resize (or Alt + arrow keys)";
+        h.style.left = (c.x + c.w) + "px"; h.style.top = (c.y + c.h) + "px";
+        h.style.transform = "translate(-50%, -50%)";
+        overlay.append(h);
+      }
+    }
+    document.body.dataset.selection = [...selection].join(",");
+  }
+
+  // Focus targets: one per card in the drawn region, in reading order, named for a
+  // screen reader; focusing one selects its card, so the keyboard reaches every action.
+  let targetsFor = null;
+  async function drawTargets() {
+    if (!drawn) return;
+    const cards = [...outline.values()].filter((c) => intersects(c, drawn));
+    cards.sort((a, b) => a.y - b.y || a.x - b.x);
+    const key = cards.map((c) => c.id + ":" + c.x + ":" + c.y + ":" + c.w + ":" + c.h).join(",");
+    if (key === targetsFor) return;
+    targetsFor = key;
+    await loadDetails(cards.map((c) => c.id).slice(0, 600)).catch(() => {});
+    const had = document.activeElement && document.activeElement.classList.contains("cardfocus") ? Number(document.activeElement.dataset.cardId) : null;
+    for (const el of overlay.querySelectorAll(".cardfocus")) el.remove();
+    const first = overlay.firstChild;
+    for (const c of cards) {
+      const el = document.createElement("div");
+      el.className = "cardfocus";
+      el.tabIndex = 0;
+      el.setAttribute("role", "button");
+      el.dataset.cardId = String(c.id);
+      el.setAttribute("aria-label", cardName(c.id));
+      place(el, c);
+      el.addEventListener("focus", () => { if (!selection.has(c.id) || selection.size > 1) select([c.id]); });
+      overlay.insertBefore(el, first);
+    }
+    if (had != null) { const el = overlay.querySelector('.cardfocus[data-card-id="' + had + '"]'); if (el) el.focus({preventScroll: true}); }
+  }
+
+  // Where a moving or resizing box snaps: other cards' edges and centres in view.
+  function snapLines(skip) {
+    const xs = [], ys = [], v = visible();
+    for (const c of outline.values()) {
+      if (skip.has(c.id) || !intersects(c, v)) continue;
+      xs.push({at: c.x, c}, {at: c.x + c.w / 2, c}, {at: c.x + c.w, c});
+      ys.push({at: c.y, c}, {at: c.y + c.h / 2, c}, {at: c.y + c.h, c});
+    }
+    return {xs, ys};
+  }
+  function nearest(points, lines) {
+    let best = null;
+    const tol = SNAP_PX / view.s;
+    for (const p of points) for (const l of lines) {
+      const d = l.at - p;
+      if (Math.abs(d) <= tol && (!best || Math.abs(d) < Math.abs(best.d))) best = {d, line: l};
+    }
+    return best;
+  }
+  function drawGuides(box, gx, gy) {
+    for (const el of overlay.querySelectorAll(".guide")) el.remove();
+    const w = 1 / view.s;
+    if (gx) {
+      const y0 = Math.min(box.y, gx.line.c.y), y1 = Math.max(box.y + box.h, gx.line.c.y + gx.line.c.h);
+      const el = document.createElement("div"); el.className = "guide v";
+      place(el, {x: gx.line.at - w / 2, y: y0 - 8, w, h: y1 - y0 + 16}); overlay.append(el);
+    }
+    if (gy) {
+      const x0 = Math.min(box.x, gy.line.c.x), x1 = Math.max(box.x + box.w, gy.line.c.x + gy.line.c.w);
+      const el = document.createElement("div"); el.className = "guide h";
+      place(el, {x: x0 - 8, y: gy.line.at - w / 2, w: x1 - x0 + 16, h: w}); overlay.append(el);
+    }
+    document.body.dataset.guides = String((gx ? 1 : 0) + (gy ? 1 : 0));
+  }
+  function clearGhosts() { for (const el of overlay.querySelectorAll(".ghost, .guide, .marquee")) el.remove(); }
+  function bounds(cards) {
+    const x0 = Math.min(...cards.map((c) => c.x)), y0 = Math.min(...cards.map((c) => c.y));
+    return {x: x0, y: y0, w: Math.max(...cards.map((c) => c.x + c.w)) - x0, h: Math.max(...cards.map((c) => c.y + c.h)) - y0};
+  }
+  // Boxes the cards would have after a move by dx, dy (frames carry their children).
+  function movedBoxes(cards, dx, dy) {
+    const out = new Map();
+    for (const c of cards) {
+      out.set(c.id, {...c, x: c.x + dx, y: c.y + dy});
+      for (const k of descendants(c.id)) out.set(k.id, {...k, x: k.x + dx, y: k.y + dy});
+    }
+    return out;
+  }
+  function drawGhosts(boxes) {
+    for (const el of overlay.querySelectorAll(".ghost")) el.remove();
+    for (const b of boxes.values()) {
+      const el = document.createElement("div");
+      el.className = "ghost";
+      el.dataset.cardId = String(b.id);
+      // Where the card will land, named: its face stays put until the write is drawn.
+      if (!FRAMES.has(b.kind)) el.textContent = cardName(b.id);
+      place(el, b);
+      overlay.append(el);
+    }
+    drawSelection(boxes);
+  }
+  // A move of cards by a pointer offset, snapped: the selection's box meets another card's edge or centre.
+  function moveStep(g, dx, dy, snap) {
+    const box = bounds(g.cards), skip = new Set(g.cards.flatMap((c) => [c.id, ...descendants(c.id).map((k) => k.id)]));
+    let gx = null, gy = null;
+    if (snap) {
+      g.lines = g.lines || snapLines(skip);
+      gx = nearest([box.x + dx, box.x + dx + box.w / 2, box.x + dx + box.w], g.lines.xs);
+      gy = nearest([box.y + dy, box.y + dy + box.h / 2, box.y + dy + box.h], g.lines.ys);
+      if (gx) dx += gx.d;
+      if (gy) dy += gy.d;
+    }
+    g.dx = dx; g.dy = dy;
+    drawGhosts(movedBoxes(g.cards, dx, dy));
+    drawGuides({...box, x: box.x + dx, y: box.y + dy}, gx, gy);
+  }
+  const MIN_SIZE = 24;
+  function resizeStep(g, dw, dh, snap) {
+    const c = g.cards[0];
+    let w = Math.max(MIN_SIZE, c.w + dw), h = Math.max(MIN_SIZE, c.h + dh), gx = null, gy = null;
+    if (snap) {
+      g.lines = g.lines || snapLines(new Set([c.id, ...descendants(c.id).map((k) => k.id)]));
+      gx = nearest([c.x + w], g.lines.xs);
+      gy = nearest([c.y + h], g.lines.ys);
+      if (gx) w += gx.d;
+      if (gy) h += gy.d;
+    }
+    g.w = w; g.h = h;
+    const boxes = new Map([[c.id, {...c, w, h}]]);
+    drawGhosts(boxes);
+    drawGuides({...c, w, h}, gx, gy);
+  }
+
+  // The write: update_cards with the versions the page saw. A card someone else
+  // wrote meanwhile comes back as it is now (409 stale_card) and the view takes it.
+  async function writeBoxes(patches) {
+    const before = patches.map((p) => ({...outline.get(p.id)}));
+    const dirty = [...before];
+    for (const p of patches) {
+      const d = details.get(p.id);
+      if (d) p.version = d.version;
+      const box = {...outline.get(p.id), ...p};
+      delete box.version;
+      outline.set(p.id, box);
+      dirty.push(box);
+    }
+    extent = extentOf(); mini = null; paint(); drawSelection();
+    try {
+      const out = await op("update_cards", {board: SLUG, patch: patches});
+      take(out.cards);
+      document.body.dataset.wrote = String(Number(document.body.dataset.wrote || 0) + 1);
+    } catch (err) {
+      for (const b of before) outline.set(b.id, b);
+      if (err instanceof ApiError && err.status === 409 && err.body.code === "stale_card") {
+        // Someone else's write won: show the card where the server has it, quietly.
+        take([err.body.card]);
+        document.body.dataset.snapped = String(err.body.card.id);
+        status("Card " + err.body.card.id + " was moved by someone else; showing where it is now.");
+      } else {
+        toast(readable(err), true);
+      }
+      extent = extentOf(); mini = null; paint(); drawSelection();
+    }
+    await patch(dirty);
+    inspect();
+  }
+  function take(cards) {
+    const dirty = [];
+    for (const c of cards) {
+      const old = outline.get(c.id);
+      if (old) dirty.push({...old});
+      const box = {...(old || {parent: null}), id: c.id, kind: c.kind, x: c.x, y: c.y, w: c.w, h: c.h};
+      outline.set(c.id, box);
+      dirty.push(box);
+      const d = details.get(c.id);
+      if (d && c.version != null) details.set(c.id, {...d, ...box, version: c.version});
+    }
+    extent = extentOf(); mini = null; paint(); drawSelection();
+    patch(dirty).catch(failed);
+  }
+  // What the event stream says changed: versions for the inspector and the next write.
+  function heard(cards) {
+    let mine = false;
+    for (const c of cards) {
+      if (c.removed) { details.delete(c.id); if (selection.delete(c.id)) mine = true; continue; }
+      if (reselect.delete(c.id)) { selection.add(c.id); mine = true; }
+      const d = details.get(c.id);
+      if (d && (d.version !== c.version)) {
+        // A new version may carry a new payload: read it again when it is asked for.
+        details.delete(c.id);
+        if (selection.has(c.id)) mine = true;
+      }
+    }
+    drawSelection();
+    if (mine) loadDetails([...selection]).then(inspect).catch(failed);
+  }
+
+  // Keys move (or with Alt resize) the selection; the write goes once the keys rest.
+  let nudge = null, nudgeTimer = null;
+  function nudgeBy(dx, dy, resize) {
+    const cards = resize ? movers().slice(0, 1) : movers();
+    if (!cards.length || !canEdit()) return;
+    if (!nudge || nudge.resize !== resize) { flushNudge(); nudge = {resize, cards, dx: 0, dy: 0}; }
+    nudge.dx += dx; nudge.dy += dy;
+    if (resize) resizeStep(nudge, nudge.dx, nudge.dy, false); else moveStep(nudge, nudge.dx, nudge.dy, false);
+    clearTimeout(nudgeTimer);
+    nudgeTimer = setTimeout(flushNudge, 350);
+  }
+  function flushNudge() {
+    clearTimeout(nudgeTimer);
+    const g = nudge;
+    nudge = null;
+    if (!g) return;
+    finish(g);
+  }
+  function finish(g) {
+    clearGhosts();
+    if (g.resize) {
+      const c = g.cards[0];
+      if (g.w !== c.w || g.h !== c.h) writeBoxes([{id: c.id, w: Math.round(g.w), h: Math.round(g.h)}]);
+    } else if (g.dx || g.dy) {
+      writeBoxes(g.cards.map((c) => ({id: c.id, x: Math.round(c.x + g.dx), y: Math.round(c.y + g.dy)})));
+    }
+    drawSelection();
+  }
+  function marqueeStep(g, p) {
+    const r = {x: Math.min(g.from.x, p.x), y: Math.min(g.from.y, p.y), w: Math.abs(p.x - g.from.x), h: Math.abs(p.y - g.from.y)};
+    g.rect = r;
+    let el = overlay.querySelector(".marquee");
+    if (!el) { el = document.createElement("div"); el.className = "marquee"; overlay.append(el); }
+    place(el, r);
+  }
+  function marqueeEnd(g) {
+    clearGhosts();
+    if (!g.rect) return;
+    const inside = [...outline.values()].filter((c) => c.x >= g.rect.x && c.y >= g.rect.y && c.x + c.w <= g.rect.x + g.rect.w && c.y + c.h <= g.rect.y + g.rect.h);
+    select(inside.map((c) => c.id), true);
+  }
+
+  // ------------------------------------------------------------------ removing and restoring
+  async function removeSelected() {
+    const ids = movers().map((c) => c.id);
+    if (!ids.length || !canEdit()) return;
+    await removeCards(ids, {});
+  }
+  async function removeCards(ids, extra) {
+    const kept = ids.map((id) => ({box: outline.get(id), detail: details.get(id)}));
+    let out;
+    try {
+      out = await op("update_cards", {board: SLUG, remove: ids, ...extra});
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 409 && err.body.code === "needs_confirm") return askToRemove(ids, err.body);
+      toast(readable(err), true);
+      return;
+    }
+    selection.clear();
+    for (const k of kept) if (k.box) trashed.set(k.box.id, k);
+    const dirty = [];
+    for (const id of out.removed) { const b = outline.get(id); if (b) dirty.push(b); outline.delete(id); details.delete(id); }
+    extent = extentOf(); mini = null; paint(); drawSelection();
+    toast(out.removed.length === 1 ? "Card moved to the trash (kept 30 days)." : out.removed.length + " cards moved to the trash (kept 30 days).");
+    inspect();
+    await patch(dirty);
+  }
+  // The confirm handshake of update_cards in a dialog: what would go, why, and a reason.
+  function askToRemove(ids, body) {
+    const dialog = $("confirm-remove");
+    $("confirm-remove-why").textContent = body.message;
+    const list = $("confirm-remove-list");
+    list.replaceChildren();
+    for (const c of body.preview || []) {
+      const li = document.createElement("li");
+      li.textContent = c.kind + (c.title ? " “" + c.title + "”" : " " + c.id) + " — by " + c.author + " (" + (c.layer === "ai" ? "AI" : "human") + " layer)";
+      list.append(li);
+    }
+    $("confirm-remove-reason").value = "";
+    $("confirm-remove-error").textContent = "";
+    dialog.dataset.token = body.token;
+    dialog.dataset.ids = ids.join(",");
+    dialog.showModal();
+    $("confirm-remove-reason").focus();
+  }
+  $("confirm-remove-keep").addEventListener("click", () => $("confirm-remove").close());
+  $("confirm-remove-go").addEventListener("click", async () => {
+    const dialog = $("confirm-remove"), reason = $("confirm-remove-reason").value.trim();
+    if (reason.length < 20) { $("confirm-remove-error").textContent = "Say why in at least 20 characters: the cards' authors read it."; return; }
+    const ids = dialog.dataset.ids.split(",").map(Number);
+    dialog.close();
+    await removeCards(ids, {confirm: dialog.dataset.token, reason});
+  });
+  async function restoreTrashed() {
+    const ids = [...trashed.keys()];
+    let out;
+    try { out = await op("update_cards", {board: SLUG, restore: ids}); }
+    catch (err) { toast(readable(err), true); return; }
+    trashed.clear();
+    take(out.restored);
+    for (const c of out.restored) { selection.add(c.id); reselect.add(c.id); }
+    toast(out.restored.length === 1 ? "Card restored." : out.restored.length + " cards restored.");
+    drawSelection();
+    loadDetails([...selection]).then(inspect).catch(failed);
+  }
+
+  // ------------------------------------------------------------------ the inspector
+  function inspect() {
+    const panel = $("inspector"), toggle = $("inspector-toggle");
+    toggle.hidden = !selection.size && !trashed.size;
+    panel.replaceChildren();
+    const h = document.createElement("h2");
+    panel.append(h);
+    const line = (text, cls) => { const p = document.createElement("p"); p.className = cls || "hint"; p.textContent = text; panel.append(p); return p; };
+    const row = document.createElement("div");
+    row.className = "row";
+    if (trashed.size && !selection.size) {
+      h.textContent = trashed.size === 1 ? "Card in the trash" : trashed.size + " cards in the trash";
+      for (const [id, k] of trashed) line(k.detail ? cardName(id) : (k.box.kind + " " + id), "name");
+      line("Removed cards are kept for 30 days; restore puts them back where they were.");
+      const b = button("Restore", () => restoreTrashed());
+      b.dataset.role = "restore";
+      b.disabled = !canEdit();
+      row.append(b);
+      panel.append(row);
+      return;
+    }
+    if (!selection.size) { panel.hidden = true; paint(); facesSoon(); return; }
+    if (selection.size > 1) {
+      h.textContent = selection.size + " cards selected";
+      const kinds = {};
+      for (const id of selection) { const c = outline.get(id); if (c) kinds[c.kind] = (kinds[c.kind] || 0) + 1; }
+      line(Object.entries(kinds).map(([k, n]) => n + " " + k).join(", "));
+      line("Drag one of them or use the arrow keys (Shift: bigger steps) to move them together.");
+    } else {
+      const id = [...selection][0], c = outline.get(id), d = details.get(id);
+      h.textContent = "Card " + id;
+      line(cardName(id), "name");
+      const dl = document.createElement("dl");
+      const add = (k, v) => { const dt = document.createElement("dt"); dt.textContent = k; const dd = document.createElement("dd"); dd.textContent = v; dl.append(dt, dd); };
+      add("Kind", c.kind);
+      if (d) {
+        add("Layer", d.layer === "ai" ? "AI layer" : "human layer");
+        add("Made by", d.author || "unknown");
+        add("Version", "v" + d.version);
+        add("Size", d.sizedBy === "person" ? "set by a person" : FRAMES.has(c.kind) ? "holds its cards" : "fits its content");
+      } else add("Details", "loading…");
+      add("Place", Math.round(c.x) + ", " + Math.round(c.y) + " · " + Math.round(c.w) + " × " + Math.round(c.h));
+      panel.append(dl);
+      const on = [...findings.values()].filter((a) => a.cardId === id);
+      if (on.length) {
+        const t = document.createElement("h3"); t.textContent = "Findings"; panel.append(t);
+        const ul = document.createElement("ul");
+        for (const a of on) { const li = document.createElement("li"); li.textContent = a.prompt.summary + " (" + (STATE_WORDS[a.state] || a.state) + ")"; ul.append(li); }
+        panel.append(ul);
+      }
+      const asks = [...questions.values()].filter((q) => q.cardId === id && q.state !== "released");
+      if (asks.length) {
+        const t = document.createElement("h3"); t.textContent = "Questions"; panel.append(t);
+        const ul = document.createElement("ul");
+        for (const q of asks) { const li = document.createElement("li"); li.textContent = q.prompt; ul.append(li); }
+        panel.append(ul);
+      }
+      if (!canEdit()) line("This link lets you look, not change.");
+    }
+    const del = button(selection.size > 1 ? "Delete " + selection.size + " cards" : "Delete", () => removeSelected());
+    del.className = "danger";
+    del.dataset.role = "delete";
+    del.disabled = !canEdit();
+    del.title = "Delete (moves to the trash for 30 days)";
+    row.append(del);
+    panel.append(row);
+  }
+  $("inspector-toggle").addEventListener("click", () => {
+    const panel = $("inspector");
+    panel.hidden = !panel.hidden;
+    panel.dataset.closed = panel.hidden ? "1" : "";
+    paint(); facesSoon();
+  });
+
   // ------------------------------------------------------------------ changes
   async function apply(ch) {
     if (ch.rev === rev && ch.questions === qstamp && ch.annotations === astamp && ch.look === look && !ch.cards.length && !ch.reset && !ch.edges) return;
@@ -1067,6 +1587,7 @@ _PAGE = r"""<!doctype html>
       dirty.push(box);
       if (c.kind === "checklist") ticked.add(c.id);
     }
+    heard(ch.cards);
     rev = ch.rev;
     document.body.dataset.rev = String(rev);
     document.body.dataset.total = String(outline.size);
@@ -1120,17 +1641,40 @@ _PAGE = r"""<!doctype html>
   const pointers = new Map();
   let drag = null, pinch = null;
   const INTERACTIVE = "input, button, textarea, select, a, label, #minimap";
+  // One pointer: a plain drag on the empty board (or a frame not selected) pans; a
+  // drag on a card moves it (with the selection); Shift-drag on the empty board draws
+  // a marquee; the handle resizes. A press without a drag selects (Shift adds).
   boardEl.addEventListener("pointerdown", (e) => {
     if (e.target.closest(INTERACTIVE)) return;
     pointers.set(e.pointerId, {x: e.clientX, y: e.clientY});
     if (pointers.size === 2) {
       const [a, b] = [...pointers.values()];
       pinch = {d: Math.hypot(a.x - b.x, a.y - b.y), mx: (a.x + b.x) / 2, my: (a.y + b.y) / 2, x: view.x, y: view.y, s: view.s};
+      if (drag && drag.mode !== "pan") clearGhosts();
       drag = null;
     } else if (pointers.size === 1) {
-      drag = {x: e.clientX, y: e.clientY, vx: view.x, vy: view.y, id: e.pointerId, moved: false};
+      document.body.classList.add("pointing");
+      const sel = window.getSelection && window.getSelection();
+      if (sel && sel.rangeCount) sel.removeAllRanges();
+      const p = toBoard(e), hit = cardAt(p);
+      let mode = "pan";
+      if (e.target.closest(".handle")) mode = "resize";
+      else if (e.button !== 0) mode = "pan";
+      else if (e.shiftKey && !hit) mode = "marquee";
+      else if (hit && canEdit() && (!FRAMES.has(hit.kind) || selection.has(hit.id))) mode = "move";
+      drag = {x: e.clientX, y: e.clientY, vx: view.x, vy: view.y, id: e.pointerId, moved: false, mode, hit, shift: e.shiftKey, from: p};
     }
   });
+  function startGesture(d) {
+    if (d.mode === "move") {
+      if (!selection.has(d.hit.id)) select([d.hit.id], d.shift);
+      d.cards = movers();
+      boardEl.classList.add("moving");
+    } else if (d.mode === "resize") {
+      d.cards = movers().slice(0, 1);
+      d.resize = true;
+    } else if (d.mode === "pan") boardEl.classList.add("panning");
+  }
   boardEl.addEventListener("pointermove", (e) => {
     if (!pointers.has(e.pointerId)) return;
     pointers.set(e.pointerId, {x: e.clientX, y: e.clientY});
@@ -1145,14 +1689,28 @@ _PAGE = r"""<!doctype html>
     } else if (drag) {
       const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
       if (!drag.moved && Math.hypot(dx, dy) < 4) return;
-      if (!drag.moved) { drag.moved = true; boardEl.setPointerCapture(drag.id); boardEl.classList.add("panning"); }
-      setView(drag.vx - dx / view.s, drag.vy - dy / view.s, view.s);
+      if (!drag.moved) { drag.moved = true; boardEl.setPointerCapture(drag.id); startGesture(drag); }
+      // Alt turns snapping off for a free placement.
+      if (drag.mode === "move") moveStep(drag, dx / view.s, dy / view.s, !e.altKey);
+      else if (drag.mode === "resize") resizeStep(drag, dx / view.s, dy / view.s, !e.altKey);
+      else if (drag.mode === "marquee") marqueeStep(drag, toBoard(e));
+      else setView(drag.vx - dx / view.s, drag.vy - dy / view.s, view.s);
     }
   });
   function release(e) {
+    const d = drag;
     pointers.delete(e.pointerId);
     if (pointers.size < 2) pinch = null;
-    if (!pointers.size) { drag = null; boardEl.classList.remove("panning"); }
+    if (!pointers.size) { drag = null; boardEl.classList.remove("panning", "moving"); document.body.classList.remove("pointing"); }
+    if (!d || d.id !== e.pointerId || e.type === "pointercancel") { if (d && d.mode !== "pan") clearGhosts(); return; }
+    if (!d.moved) {
+      if (d.mode === "resize") return;
+      if (d.hit) select([d.hit.id], d.shift);
+      else if (!d.shift) clearSelection();
+      return;
+    }
+    if (d.mode === "move" || d.mode === "resize") finish(d);
+    else if (d.mode === "marquee") marqueeEnd(d);
   }
   boardEl.addEventListener("pointerup", release);
   boardEl.addEventListener("pointercancel", release);
@@ -1170,8 +1728,21 @@ _PAGE = r"""<!doctype html>
       setView(view.x + dx / view.s, view.y + dy / view.s, view.s);
     }
   }, {passive: false});
+  // Keys on the selection: arrows move it (Shift: bigger steps; Alt: resize), Delete
+  // removes it, Escape clears it. Without a selection the arrows pan.
+  function selectionKey(e) {
+    if (e.key === "Escape" && (selection.size || trashed.size)) { clearSelection(); return true; }
+    if (!selection.size || e.ctrlKey || e.metaKey) return false;
+    if (e.key === "Delete" || e.key === "Backspace") { removeSelected(); return true; }
+    const d = e.shiftKey ? BIG_STEP : STEP;
+    const by = {ArrowLeft: [-d, 0], ArrowRight: [d, 0], ArrowUp: [0, -d], ArrowDown: [0, d]}[e.key];
+    if (!by || !canEdit()) return false;
+    nudgeBy(by[0], by[1], e.altKey);
+    return true;
+  }
   document.addEventListener("keydown", (e) => {
-    if (e.target.closest && e.target.closest("input, textarea, select, [contenteditable]")) return;
+    if (e.target.closest && e.target.closest("input, textarea, select, [contenteditable], dialog")) return;
+    if (selectionKey(e)) { e.preventDefault(); return; }
     if (e.altKey || e.ctrlKey || e.metaKey) return;
     const v = visible(), step = e.shiftKey ? 0.5 : 0.125;
     const keys = {
@@ -1219,7 +1790,8 @@ _PAGE = r"""<!doctype html>
     const questionsRead = op("get", {kind: "questions", board: SLUG}).catch((err) => err);
     const findingsRead = op("get", {kind: "annotations", board: SLUG}).catch((err) => err);
     try {
-      out = await op("board_outline", {board: SLUG, ops: [...new Set(Object.values(ACTIONS).map((a) => a.op))]});
+      // update_cards: moving, resizing, deleting and restoring cards by hand.
+      out = await op("board_outline", {board: SLUG, ops: [...new Set([...Object.values(ACTIONS).map((a) => a.op), "update_cards"])]});
     } catch (err) {
       if (err instanceof ApiError) return noAccess(err);
       throw err;
