@@ -1661,7 +1661,8 @@ _PAGE = r"""<!doctype html>
       if (e.target.closest(".handle")) mode = "resize";
       else if (e.button !== 0) mode = "pan";
       else if (e.shiftKey && !hit) mode = "marquee";
-      else if (hit && canEdit() && (!FRAMES.has(hit.kind) || selection.has(hit.id))) mode = "move";
+      // A finger pans: moving by touch waits for its own gesture (a long press).
+      else if (hit && canEdit() && e.pointerType !== "touch" && (!FRAMES.has(hit.kind) || selection.has(hit.id))) mode = "move";
       drag = {x: e.clientX, y: e.clientY, vx: view.x, vy: view.y, id: e.pointerId, moved: false, mode, hit, shift: e.shiftKey, from: p};
     }
   });

@@ -235,6 +235,28 @@ def test_a_drag_moves_a_card_snapped_to_its_neighbour_and_another_browser_sees_i
     assert spot.evaluate("e => parseFloat(e.style.top)") == moved.y
 
 
+def test_a_drag_moves_the_whole_selection_in_one_write(api: Api, pages: Pages) -> None:
+    ids = _board(api.ws)
+    page = pages.new()
+    _open(page, api, _person(api))
+    a, b = ids["a"], ids["b"]
+    ca, cb = _card(api, a), _card(api, b)
+    page.mouse.click(*_centre(page, api, a))
+    page.keyboard.down("Shift")
+    page.mouse.click(*_centre(page, api, b))
+    page.keyboard.up("Shift")
+    s = _scale(page)
+    start = _centre(page, api, b)
+    page.keyboard.down("Alt")
+    _drag(page, start, (start[0] + 60 * s, start[1] + 200 * s))
+    page.keyboard.up("Alt")
+    _wait(lambda: _wrote(page) == 1)
+    na, nb = _card(api, a), _card(api, b)
+    assert (na.x - ca.x, na.y - ca.y) == (nb.x - cb.x, nb.y - cb.y)
+    assert abs(nb.y - cb.y - 200) <= 2
+    assert sorted(_selection(page)) == sorted([a, b])
+
+
 def test_arrow_keys_move_and_alt_arrows_resize_the_selection(api: Api, pages: Pages) -> None:
     ids = _board(api.ws)
     page = pages.new()

@@ -515,3 +515,27 @@ def test_a_board_named_beside_the_ids_is_checked_against_their_board(
     ws.call("answer_question", {"board": "b", "id": qid, "answer": "yes"}, USER)
     refused = err(ws, "answer_question", {"board": "other", "id": qid, "answer": "yes"}, USER)
     assert refused.code == "wrong_board"
+
+
+def test_a_persons_move_wins_and_the_agents_next_batch_goes_around_it(
+    ws: Workspace, board: str
+) -> None:
+    a, b = compose(ws, [text("first"), text("second")], AGENT)
+    # The person drops the agent's card right where the agent's row goes on.
+    ws.call(
+        "update_cards", {"patch": [{"id": a["id"], "x": b["x"] + b["w"] + 24, "y": b["y"]}]}, USER
+    )
+    held = by_id(ws)[a["id"]]
+    new = compose(ws, [text(f"more {i}") for i in range(3)], AGENT, anchorCardId=b["id"])
+    after = by_id(ws)
+    assert (after[a["id"]]["x"], after[a["id"]]["y"]) == (held["x"], held["y"])
+    box = after[a["id"]]
+    for c in new:
+        n = after[c["id"]]
+        apart = (
+            n["x"] + n["w"] <= box["x"]
+            or box["x"] + box["w"] <= n["x"]
+            or n["y"] + n["h"] <= box["y"]
+            or box["y"] + box["h"] <= n["y"]
+        )
+        assert apart, (n, box)
