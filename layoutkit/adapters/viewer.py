@@ -273,10 +273,10 @@ _PAGE = r"""<!doctype html>
 </div>
 <dialog id="confirm-remove" aria-labelledby="confirm-remove-title">
   <form method="dialog">
-    <h2 id="confirm-remove-title">Remove someone else's cards?</h2>
+    <h2 id="confirm-remove-title">Remove these cards?</h2>
     <p id="confirm-remove-why"></p>
     <ul id="confirm-remove-list"></ul>
-    <label for="confirm-remove-reason">Why (at least 20 characters; the authors see it)</label>
+    <label for="confirm-remove-reason">Why? (at least 20 characters)</label>
     <textarea id="confirm-remove-reason" rows="3" minlength="20" maxlength="1000"></textarea>
     <p class="why" id="confirm-remove-error" role="alert"></p>
     <div class="row">
@@ -1453,7 +1453,13 @@ _PAGE = r"""<!doctype html>
   // The confirm handshake of update_cards in a dialog: what would go, why, and a reason.
   function askToRemove(ids, body) {
     const dialog = $("confirm-remove");
-    $("confirm-remove-why").textContent = body.message;
+    // The server's message speaks to agents (tokens, repeat the ids): a person reads this.
+    const authors = [...new Set((body.preview || []).map((c) => c.author))];
+    const others = /someone else/.test(body.message || ""), many = /more than|of the board/.test(body.message || "");
+    $("confirm-remove-why").textContent =
+      (others ? (ids.length === 1 ? "This card was" : "These " + ids.length + " cards were") + " made by " + authors.join(", ") + ". " : "") +
+      (many ? "That is a large part of the board. " : "") +
+      "Removed cards go to the trash for 30 days and can be restored; the board's history keeps why you removed them.";
     const list = $("confirm-remove-list");
     list.replaceChildren();
     for (const c of body.preview || []) {
@@ -1471,7 +1477,7 @@ _PAGE = r"""<!doctype html>
   $("confirm-remove-keep").addEventListener("click", () => $("confirm-remove").close());
   $("confirm-remove-go").addEventListener("click", async () => {
     const dialog = $("confirm-remove"), reason = $("confirm-remove-reason").value.trim();
-    if (reason.length < 20) { $("confirm-remove-error").textContent = "Say why in at least 20 characters: the cards' authors read it."; return; }
+    if (reason.length < 20) { $("confirm-remove-error").textContent = "Say why in at least 20 characters: the board's history keeps it."; return; }
     const ids = dialog.dataset.ids.split(",").map(Number);
     dialog.close();
     await removeCards(ids, {confirm: dialog.dataset.token, reason});
@@ -1515,7 +1521,7 @@ _PAGE = r"""<!doctype html>
       h.textContent = selection.size + " cards selected";
       const kinds = {};
       for (const id of selection) { const c = outline.get(id); if (c) kinds[c.kind] = (kinds[c.kind] || 0) + 1; }
-      line(Object.entries(kinds).map(([k, n]) => n + " " + k).join(", "));
+      line(Object.entries(kinds).map(([k, n]) => k + " × " + n).join(", "));
       line("Drag one of them or use the arrow keys (Shift: bigger steps) to move them together.");
     } else {
       const id = [...selection][0], c = outline.get(id), d = details.get(id);
