@@ -160,6 +160,7 @@ _PAGE = r"""<!doctype html>
   #inspector h3 { font-size: 13px; margin: 10px 16px 4px; color: #4a5160; }
   #inspector ul { margin: 0 16px 6px; padding-left: 18px; font-size: 13px; }
   #inspector .hint { margin: 0 16px 8px; color: #667; font-size: 12px; }
+  #inspector button.link { border: 0; padding: 0; background: none; color: #1d4ea8; text-align: left; text-decoration: underline; }
   #inspector .row { display: flex; flex-wrap: wrap; gap: 8px; padding: 10px 16px 14px; }
   #confirm-remove { max-width: 460px; border: 1px solid #cfd4dc; border-radius: 10px; padding: 18px 20px; }
   #confirm-remove h2 { font-size: 17px; margin: 0 0 8px; }

@@ -456,7 +456,8 @@ def test_selection_guides_and_docked_inspector_look(
     end = _screen(page, cc.x + 2 / _scale(page) + _card(api, a).w / 2, cc.y + cc.h + 90)
     _drag(page, start, end, hold=True)
     page.wait_for_timeout(200)
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    # compare() writes a picture of any difference under artifacts/render.
+    (ARTIFACTS / "render").mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / f"viewer-hands-{name}.png"
     # The status line tells the time: masked, so the picture holds still.
     page.screenshot(path=str(path), mask=[page.locator("#status")])

@@ -885,9 +885,24 @@
     trashed.clear();
     drawSelection();
     const panel = $("inspector");
-    if (selection.size && panel.dataset.closed !== "1") { panel.hidden = false; paint(); facesSoon(); }
+    if (selection.size && panel.dataset.closed !== "1" && panel.hidden) {
+      panel.hidden = false;
+      // The dock took room from the board: the card just picked stays in view.
+      if (ids.length === 1) keepInView(ids[0]);
+      paint(); facesSoon();
+    }
     loadDetails([...selection]).then(inspect).catch(failed);
     inspect();
+  }
+  function keepInView(id) {
+    const c = outline.get(id), v = visible(), m = 24 / view.s;
+    if (!c) return;
+    let x = view.x, y = view.y;
+    if (c.x + c.w + m > v.x + v.w) x += c.x + c.w + m - (v.x + v.w);
+    if (c.x - m < x) x = c.x - m;
+    if (c.y + c.h + m > v.y + v.h) y += c.y + c.h + m - (v.y + v.h);
+    if (c.y - m < y) y = c.y - m;
+    if (x !== view.x || y !== view.y) setView(x, y, view.s);
   }
   function clearSelection() { if (!selection.size && !trashed.size) return; selection.clear(); trashed.clear(); drawSelection(); inspect(); }
   function drawSelection(boxes) {
@@ -1259,7 +1274,18 @@
       if (on.length) {
         const t = document.createElement("h3"); t.textContent = "Findings"; panel.append(t);
         const ul = document.createElement("ul");
-        for (const a of on) { const li = document.createElement("li"); li.textContent = a.prompt.summary + " (" + (STATE_WORDS[a.state] || a.state) + ")"; ul.append(li); }
+        for (const a of on) {
+          const li = document.createElement("li");
+          const open = button(a.prompt.summary + " (" + (STATE_WORDS[a.state] || a.state) + ")", () => {
+            const list = $("annotations");
+            list.hidden = false; list.dataset.closed = "";
+            paint(); facesSoon();
+            showFinding(a.id);
+          });
+          open.className = "link";
+          li.append(open);
+          ul.append(li);
+        }
         panel.append(ul);
       }
       const asks = [...questions.values()].filter((q) => q.cardId === id && q.state !== "released");
