@@ -41,7 +41,13 @@ from starlette.types import Message, Receive
 
 from layoutkit import ServiceError, Workspace
 from layoutkit.adapters import _workers
-from layoutkit.adapters.viewer import change_stream, message_page, viewer_page
+from layoutkit.adapters.viewer import (
+    VIEWER_JS,
+    VIEWER_JS_VERSION,
+    change_stream,
+    message_page,
+    viewer_page,
+)
 from layoutkit.examples import seed_example
 from layoutkit.principal import Principal
 from layoutkit.service.delivery.work import LONG_POLLS
@@ -618,6 +624,17 @@ class HttpAdapter:
             )
         return HTMLResponse(viewer_page(slug))
 
+    async def viewer_js_endpoint(self, request: Request) -> Response:
+        """The viewer's script, public like the page: a browser keeps the version the
+        page names for good, and asks again for any other address."""
+        current = request.query_params.get("v") == VIEWER_JS_VERSION
+        cache = "public, max-age=31536000, immutable" if current else "no-cache"
+        return Response(
+            VIEWER_JS,
+            media_type="text/javascript; charset=utf-8",
+            headers={"cache-control": cache},
+        )
+
     async def share_endpoint(self, request: Request) -> Response:
         token = request.path_params["token"]
         principal = await self.in_thread(self.ws.authenticate, token)
@@ -675,6 +692,7 @@ class HttpAdapter:
             Route(f"{API}/ops", self.ops_list_endpoint, methods=["GET"]),
             Route(f"{API}/ops/{{operation}}", self.op_endpoint, methods=["POST"]),
             Route("/boards/{slug}", self.viewer_endpoint, methods=["GET"]),
+            Route("/viewer.js", self.viewer_js_endpoint, methods=["GET"]),
             Route("/s/{token}", self.share_endpoint, methods=["GET"]),
             Route(f"{API}/boards/{{slug}}/events", self.events_endpoint, methods=["GET"]),
             Route(f"{API}/cards/{{id}}/file", self.file_endpoint, methods=["GET"]),

@@ -99,6 +99,22 @@ def _board_area(page: Any) -> dict[str, float]:
     return box
 
 
+def _empty_spot(page: Any, api: Api, slug: str) -> tuple[float, float]:
+    """A point of the board area (page pixels) over no card: a plain drag there pans."""
+    area = _board_area(page)
+    x, y, s = _view(page)
+    cards = api.ws.call("board_outline", {"board": slug})["cards"]
+    for fy in (0.5, 0.3, 0.7, 0.15, 0.85, 0.05, 0.95):
+        for fx in (0.5, 0.3, 0.7, 0.15, 0.85, 0.05, 0.95):
+            bx, by = x + area["width"] * fx / s, y + area["height"] * fy / s
+            if not any(
+                c[2] - 8 <= bx <= c[2] + c[4] + 8 and c[3] - 8 <= by <= c[3] + c[5] + 8
+                for c in cards
+            ):
+                return area["x"] + area["width"] * fx, area["y"] + area["height"] * fy
+    raise AssertionError("no empty spot in view")
+
+
 def _grid_board(ws: Workspace, slug: str, count: int, cols: int = 60) -> int:
     ws.call("create", {"kind": "board", "slug": slug})
     with ws.store.transaction() as tx:
@@ -262,13 +278,17 @@ def test_pan_and_zoom_with_wheel_drag_keys_and_minimap(api: Api, page: Any) -> N
     x2, y2, s2 = _view(page)
     assert s2 == s1 and abs(y2 - (y1 + 120 / s1)) < 0.5 and x2 == x1
 
-    # Dragging the board moves it under the pointer.
-    page.mouse.move(px, py)
+    # Dragging the empty board moves it under the pointer, and selects no text.
+    before = api.ws.call("board_outline", {"board": slug})["cards"]
+    ex, ey = _empty_spot(page, api, slug)
+    page.mouse.move(ex, ey)
     page.mouse.down()
-    page.mouse.move(px - 150, py - 90, steps=6)
+    page.mouse.move(ex - 150, ey - 90, steps=6)
     page.mouse.up()
     x3, y3, _ = _view(page)
     assert abs(x3 - (x2 + 150 / s2)) < 0.5 and abs(y3 - (y2 + 90 / s2)) < 0.5
+    assert page.evaluate("String(window.getSelection())") == ""
+    assert api.ws.call("board_outline", {"board": slug})["cards"] == before
 
     # Keys: arrows pan, - zooms out, 1 is actual size, 0 fits again.
     page.locator("#board").focus()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import queue
+import re
 import threading
 import time
 import uuid
@@ -276,6 +277,13 @@ def test_pages_a_person_meets_are_readable_html_and_the_api_answers_json(api: Ap
 def test_the_viewer_page_names_the_operations_it_uses(api: Api, board: str) -> None:
     page = httpx.get(f"{api.url}/boards/{board}")
     assert page.status_code == 200
+    # The script is one file for every board, served without a credential, kept by
+    # the browser under the address the page names and asked again under any other.
+    (src,) = re.findall(r'<script src="(/viewer\.js\?v=[0-9a-f]+)"', page.text)
+    script = httpx.get(f"{api.url}{src}")
+    assert script.status_code == 200 and "javascript" in script.headers["content-type"]
+    assert "immutable" in script.headers["cache-control"]
+    assert httpx.get(f"{api.url}/viewer.js?v=old").headers["cache-control"] == "no-cache"
     for name in (
         "board_outline",
         "render_board",
@@ -283,9 +291,15 @@ def test_the_viewer_page_names_the_operations_it_uses(api: Api, board: str) -> N
         "tick_checklist",
         "answer_question",
         "send_answers",
+        "update_cards",
         "/events",
     ):
-        assert name in page.text, name
+        assert name in script.text, name
+    # The board's name reaches the script as data, never as script text.
+    assert json.loads(re.findall(r'id="viewer-config"[^>]*>(.*?)</script>', page.text)[0]) == {
+        "slug": board,
+        "poll": viewer.POLL_MS,
+    }
     ops = {op["name"] for op in api.ws.operations()}
     assert {"board_outline", "board_changes", "tick_checklist"} <= ops
 

@@ -239,7 +239,12 @@ def get_cards(call: Call) -> dict[str, Any]:
         if c.board_id == call.board.id and not c.deleted
     }
     return {
-        "cards": [card_view(found[i]) for i in wanted if i in found],
+        # Who made each card and whether a person sized it: what an inspector shows.
+        "cards": [
+            {**card_view(found[i]), "author": found[i].author, "sizedBy": found[i].sized_by}
+            for i in wanted
+            if i in found
+        ],
         "missing": [i for i in wanted if i not in found],
     }
 

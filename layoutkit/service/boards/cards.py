@@ -42,10 +42,20 @@ CONFIRM_TTL = 600
 _ID_LIST = {"type": "array", "items": ID, "maxItems": 10000}
 
 
-def _may_patch(principal: Principal, card: CardRecord) -> bool:
+_GEOMETRY = frozenset({"id", "x", "y", "w", "h", "version"})
+
+
+def _may_patch(principal: Principal, card: CardRecord, patch: dict[str, Any]) -> bool:
     """Agents and services patch their own AI-layer cards; people their own cards;
-    anyone may patch section frames; the owner may patch everything."""
+    anyone may patch section frames; the owner may patch everything.
+
+    A person may move and resize any card by hand (no payload): the card is
+    where they drag it, and an agent composing around it places its next batch
+    around it.
+    """
     if principal.kind == "owner" or card.kind == "section":
+        return True
+    if principal.layer == "human" and set(patch) <= _GEOMETRY:
         return True
     if card.author != principal.label:
         return False
@@ -171,11 +181,12 @@ def _check_ownership(
     """403 ``not_your_card`` for a patch of a card the caller may not patch, or a
     restore of another author's card by anyone but the owner."""
     for patch in patches:
-        if not _may_patch(call.principal, records[patch["id"]]):
+        if not _may_patch(call.principal, records[patch["id"]], patch):
             raise ServiceError(
                 403,
                 "not_your_card",
-                f"card {patch['id']} is not yours to patch; patch your own AI-layer cards and section frames",
+                f"card {patch['id']} is not yours to patch; patch your own AI-layer cards and "
+                "section frames (people may move and resize any card)",
                 id=patch["id"],
             )
     for card_id in restore:
@@ -183,6 +194,23 @@ def _check_ownership(
         if call.principal.kind != "owner" and record.author != call.principal.label:
             raise ServiceError(
                 403, "not_your_card", f"card {card_id} is not yours to restore", id=card_id
+            )
+
+
+def _check_versions(records: dict[int, CardRecord], patches: list[dict[str, Any]]) -> None:
+    """409 ``stale_card`` when a patch names the version it started from and the card
+    has moved on since (someone else wrote it): nothing is written, and the answer
+    carries the card as it is now, so the writer's view can take it."""
+    for patch in patches:
+        record = records[patch["id"]]
+        if "version" in patch and patch["version"] != record.version:
+            raise ServiceError(
+                409,
+                "stale_card",
+                f"card {record.id} changed since version {patch['version']} (it is at "
+                f"version {record.version}); nothing was written, read it again",
+                id=record.id,
+                card=_box(record),
             )
 
 
@@ -208,6 +236,10 @@ def _prepared_patch(
     "someone else's card, more than 25 cards or 30% of the board answers 409 "
     "needs_confirm with a token and a preview; repeat the same ids within 10 minutes, "
     "as the same caller, with confirm set to that token and a reason of 20-1000 characters. "
+    "People may move and resize (x, y, w, h) any card; a person's w or h makes the card "
+    "user-sized (never re-sized to its content again). A patch's version, when sent, is "
+    "the card version the change started from: if the card moved on since, nothing is "
+    "written and the answer is 409 stale_card with the card as it is now. "
     "board, when sent, must be the cards' board.",
     {
         "properties": {
@@ -221,6 +253,8 @@ def _prepared_patch(
                     "properties": {
                         "id": ID,
                         "payload": {"type": "object"},
+                        # The card version the change started from (optimistic concurrency).
+                        "version": {"type": "integer", "minimum": 1},
                         # A board is large but finite: coordinates stay where
                         # float arithmetic is exact to well under a pixel.
                         **{
@@ -259,6 +293,7 @@ def update_cards(call: Call) -> dict[str, Any]:
     ids = [x["id"] for x in patches] + remove
     records = {r.id: r for r in tx.cards_by_id(ids + restore)}
     _check_ownership(call, records, patches, restore)
+    _check_versions(records, patches)
     if remove:
         _check_removal(call, tx, board, remove, [records[i] for i in dict.fromkeys(remove)])
 

@@ -119,9 +119,57 @@ def test_users_patch_their_own_cards(ws: Workspace, board: str) -> None:
     (mine,) = compose(ws, [text("mine")], USER)
     (agents,) = compose(ws, [text("agent's")], AGENT)
     ws.call("update_cards", {"patch": [{"id": mine["id"], "x": 700}]}, USER)
-    e = err(ws, "update_cards", {"patch": [{"id": agents["id"], "x": 700}]}, Principal.user("bo"))
+    bo = Principal.user("bo")
+    e = err(ws, "update_cards", {"patch": [{"id": agents["id"], "payload": {"md": "x"}}]}, bo)
+    assert (e.status, e.code) == (403, "not_your_card")
+    # Moving and resizing by hand is open to every person, on any card.
+    ws.call("update_cards", {"patch": [{"id": agents["id"], "x": 700, "w": 260}]}, bo)
+    card = by_id(ws)[agents["id"]]
+    assert (card["x"], card["w"], card["payload"]) == (700, 260, {"md": "agent's"})
+    e = err(ws, "update_cards", {"patch": [{"id": agents["id"], "x": 1, "payload": {}}]}, bo)
     assert e.status == 403
-    ws.call("update_cards", {"patch": [{"id": agents["id"], "x": 700}]})  # the owner may
+    ws.call(
+        "update_cards", {"patch": [{"id": agents["id"], "payload": {"md": "y"}}]}
+    )  # the owner may
+
+
+def test_a_persons_resize_makes_an_agents_card_user_sized(ws: Workspace, board: str) -> None:
+    (a,) = compose(ws, [text("short")], AGENT)
+    ws.call("update_cards", {"patch": [{"id": a["id"], "w": 320, "h": 150}]}, USER)
+    with ws.store.read() as tx:
+        (record,) = tx.cards_by_id([a["id"]])
+    assert (record.sized_by, record.w, record.h) == ("person", 320, 150)
+    (box,) = ws.call(
+        "update_cards", {"patch": [{"id": a["id"], "payload": {"md": "grows " * 80}}]}, AGENT
+    )["cards"]
+    assert (box["w"], box["h"]) == (320, 150)
+
+
+def test_a_patch_naming_a_stale_version_writes_nothing_and_answers_the_card(
+    ws: Workspace, board: str
+) -> None:
+    (a,) = compose(ws, [text("a")], AGENT)
+    start = a["version"] if "version" in a else by_id(ws)[a["id"]]["version"]
+    ws.call("update_cards", {"patch": [{"id": a["id"], "x": 400, "version": start}]}, USER)
+    moved = by_id(ws)[a["id"]]
+    # A second person still holding the first version loses: nothing is written.
+    e = err(
+        ws,
+        "update_cards",
+        {"patch": [{"id": a["id"], "x": 10, "y": 10, "version": start}]},
+        Principal.user("bo"),
+    )
+    assert (e.status, e.code) == (409, "stale_card")
+    assert e.body["card"] == {
+        "id": a["id"],
+        "kind": "text",
+        "x": 400,
+        "y": moved["y"],
+        "w": moved["w"],
+        "h": moved["h"],
+        "version": moved["version"],
+    }
+    assert by_id(ws)[a["id"]] == moved
 
 
 def test_patching_an_unknown_card_is_404(ws: Workspace, board: str) -> None:
@@ -467,3 +515,27 @@ def test_a_board_named_beside_the_ids_is_checked_against_their_board(
     ws.call("answer_question", {"board": "b", "id": qid, "answer": "yes"}, USER)
     refused = err(ws, "answer_question", {"board": "other", "id": qid, "answer": "yes"}, USER)
     assert refused.code == "wrong_board"
+
+
+def test_a_persons_move_wins_and_the_agents_next_batch_goes_around_it(
+    ws: Workspace, board: str
+) -> None:
+    a, b = compose(ws, [text("first"), text("second")], AGENT)
+    # The person drops the agent's card right where the agent's row goes on.
+    ws.call(
+        "update_cards", {"patch": [{"id": a["id"], "x": b["x"] + b["w"] + 24, "y": b["y"]}]}, USER
+    )
+    held = by_id(ws)[a["id"]]
+    new = compose(ws, [text(f"more {i}") for i in range(3)], AGENT, anchorCardId=b["id"])
+    after = by_id(ws)
+    assert (after[a["id"]]["x"], after[a["id"]]["y"]) == (held["x"], held["y"])
+    box = after[a["id"]]
+    for c in new:
+        n = after[c["id"]]
+        apart = (
+            n["x"] + n["w"] <= box["x"]
+            or box["x"] + box["w"] <= n["x"]
+            or n["y"] + n["h"] <= box["y"]
+            or box["y"] + box["h"] <= n["y"]
+        )
+        assert apart, (n, box)

@@ -635,6 +635,8 @@ SAMPLES: dict[str, list[Sample]] = {
         S(lambda o, h: {"restore": [o.trashed_card]}),
         S(lambda o, h: {"patch": [{"id": h.text_card, "x": -400}, {"id": o.text_card, "x": 0}]}),
         S(lambda o, h: {"board": h.board, "patch": [{"id": o.text_card, "x": 0}]}),
+        # A stale version on their card is 404 too, never 409 with their card's box.
+        S(lambda o, h: {"patch": [{"id": o.text_card, "x": 0, "version": 999}]}),
     ],
     "arrange": [
         S(lambda o, h: {"board": o.board, "mode": "grid"}),
@@ -1084,6 +1086,7 @@ def test_update_cards_says_nothing_of_where_another_workspaces_card_sits(pair) -
     for params in (
         {"patch": [{"id": mine, "x": 5}, {"id": theirs, "x": 5}]},
         {"remove": [mine, theirs]},
+        {"patch": [{"id": mine, "x": 5}, {"id": theirs, "x": 5, "version": 999}]},
     ):
         out = _refused(home, "update_cards", params)
         assert (out.status, out.code, out.body["id"]) == (404, "unknown_card", theirs)

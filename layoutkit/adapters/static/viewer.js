@@ -1,0 +1,1567 @@
+// The board viewer's script, served at /viewer.js by the HTTP adapter (see
+// layoutkit/adapters/viewer.py for the page and docs/viewer.md for what it does).
+// It holds no rules: every change is an operation on /api/v1/ops.
+(() => {
+  "use strict";
+  // The page names its board and how often to poll in a JSON block; this file is the
+  // same for every board, so browsers keep it.
+  const CONFIG = JSON.parse(document.getElementById("viewer-config").textContent);
+  const SLUG = CONFIG.slug;
+  const POLL_MS = CONFIG.poll;
+  // Board pixels of margin around the cards when fitting.
+  const PAD = 40;
+  // The faces of at most this many cards are drawn at once; beyond it the outline shows.
+  const FACE_CARDS = 600;
+  // render_board draws regions of at most this many board pixels a side.
+  const MAX_REGION = 20000;
+  const MAX_SCALE = 4;
+  const FRAMES = new Set(["section", "cluster"]);
+  const $ = (id) => document.getElementById(id);
+  const boardEl = $("board"), world = $("world"), facesEl = $("faces"), overlay = $("overlay");
+  const outlineCanvas = $("outline"), minimap = $("minimap"), statusEl = $("status");
+
+  // ------------------------------------------------------------------ actions
+  // What a person can do on the board. Each is one operation of the registry,
+  // named here with how its params are made; an element with data-action="name"
+  // (and data-* arguments) runs it when clicked.
+  const ACTIONS = {
+    tick: {op: "tick_checklist", params: (a) => ({id: a.card, item: a.item, done: a.done, text: a.text}),
+           after: (out) => tickDone(out)},
+    answer: {op: "answer_question", params: (a) => ({id: a.question, answer: a.answer}),
+             after: (out) => { questions.set(out.question.id, out.question); drawQuestions(); }},
+    send: {op: "send_answers", params: () => ({board: SLUG}),
+           after: (out) => sent(out, "Sent")},
+    regenerate: {op: "send_answers", params: () => ({board: SLUG, regenerate: true}),
+                 after: (out) => sent(out, "Sent for a fresh take")},
+    // The verdicts name the findings the person sees: "all" is every staged finding in
+    // the panel, so one filed a moment ago is never accepted unseen.
+    accept: {op: "agent_verdict", params: (a) => ({board: SLUG, action: "accept", ids: [a.annotation]}),
+             after: (out) => judged(out), refresh: () => loadFindings()},
+    dismiss: {op: "agent_verdict", params: (a) => ({board: SLUG, action: "dismiss", ids: [a.annotation]}),
+              after: (out) => judged(out), refresh: () => loadFindings()},
+    acceptAll: {op: "agent_verdict", params: () => ({board: SLUG, action: "accept", ids: stagedIds()}),
+                after: (out) => judged(out), refresh: () => loadFindings()},
+    dismissAll: {op: "agent_verdict", params: () => ({board: SLUG, action: "dismiss", ids: stagedIds()}),
+                 after: (out) => judged(out), refresh: () => loadFindings()},
+    retriage: {op: "retriage_annotation", params: (a) => ({id: a.annotation, intent: a.intent}),
+               after: (out) => { toast("Intent is now " + out.intent + "."); keepFinding(out); },
+               refresh: () => loadFindings()},
+    withdraw: {op: "withdraw_annotation", params: (a) => ({id: a.annotation}),
+               after: (out) => { toast("Finding withdrawn."); keepFinding(out); },
+               refresh: () => loadFindings()},
+  };
+  let may = {};
+
+  async function act(name, args) {
+    const action = ACTIONS[name];
+    if (may[action.op] === false) {
+      toast("This link lets you look, not change: ask for a link that allows it, or sign in with your own token.", true);
+      throw new Error("not allowed");
+    }
+    try {
+      const out = await op(action.op, action.params(args || {}));
+      if (action.after) action.after(out);
+      return out;
+    } catch (err) {
+      toast(readable(err), true);
+      // What the page showed was out of date (a finding decided elsewhere): read it again.
+      if (action.refresh) action.refresh().catch(failed);
+      throw err;
+    }
+  }
+  document.addEventListener("click", (e) => {
+    const el = e.target.closest("[data-action]");
+    if (!el || el.tagName === "INPUT" || el.disabled) return;
+    act(el.dataset.action, argsOf(el)).catch(() => {});
+  });
+  function argsOf(el) {
+    const a = {};
+    for (const [k, v] of Object.entries(el.dataset)) {
+      if (k === "action") continue;
+      a[k] = /^\d+$/.test(v) ? Number(v) : v === "true" ? true : v === "false" ? false : v;
+    }
+    return a;
+  }
+
+  // ------------------------------------------------------------------ the API
+  class ApiError extends Error {
+    constructor(status, body) { super(body.message || ("HTTP " + status)); this.status = status; this.body = body; }
+  }
+  async function op(name, body) {
+    const res = await fetch("/api/v1/ops/" + name, {
+      method: "POST", credentials: "same-origin",
+      headers: {"content-type": "application/json"}, body: JSON.stringify(body)});
+    let data;
+    try { data = await res.json(); } catch (e) { data = {code: "bad_answer", message: "the server answered " + res.status}; }
+    if (!res.ok) throw new ApiError(res.status, data);
+    return data;
+  }
+  function readable(err) {
+    if (!(err instanceof ApiError)) return String(err.message || err);
+    const code = err.body.code;
+    if (err.status === 401) return "Your access to this board has ended (the link or token was revoked). Open the board again with a valid link.";
+    if (code === "forbidden" && err.body.allowed) return "Only a person signed in with their own token can do that; agents and share links cannot.";
+    if (code === "forbidden") return "This link does not allow that.";
+    if (code === "checklist_changed") return "That checklist changed meanwhile; it has been reloaded.";
+    if (code === "not_staged") return "That finding was accepted or dismissed meanwhile, so its intent can no longer change.";
+    if (code === "unknown_annotation") return "That finding is no longer on this board.";
+    if (err.status === 503) return "The board is busy; nothing was changed. Try again in a moment.";
+    if (err.status >= 500) return "Something went wrong on the server (" + err.status + "). Nothing was changed.";
+    return err.body.message || code;
+  }
+  let toastTimer = null;
+  function toast(text, error) {
+    const el = $("toast");
+    el.textContent = text;
+    el.className = error ? "error" : "";
+    el.hidden = false;
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(() => { el.hidden = true; }, error ? 7000 : 3500);
+  }
+  function status(text, error) { statusEl.textContent = text; statusEl.className = error ? "error" : ""; }
+
+  // A page without access explains how to get in, in words for a person.
+  function notice(title, paragraphs) {
+    const el = $("notice");
+    el.innerHTML = "";
+    const box = document.createElement("section");
+    const h = document.createElement("h2");
+    h.textContent = title;
+    box.append(h);
+    for (const p of paragraphs) {
+      const node = document.createElement(Array.isArray(p) ? "ul" : "p");
+      for (const part of Array.isArray(p) ? p : [p]) {
+        const holder = Array.isArray(p) ? document.createElement("li") : node;
+        // Backticks mark what to type; everything else is plain text.
+        part.split(/(`[^`]*`)/).forEach((bit) => {
+          if (bit.startsWith("`")) { const c = document.createElement("code"); c.textContent = bit.slice(1, -1); holder.append(c); }
+          else holder.append(document.createTextNode(bit));
+        });
+        if (holder !== node) node.append(holder);
+      }
+      box.append(node);
+    }
+    el.append(box);
+    el.hidden = false;
+    minimap.hidden = true;
+    for (const b of document.querySelectorAll("header button")) b.hidden = true;
+    document.body.dataset.notice = title;
+  }
+  function noAccess(err) {
+    const here = location.pathname;
+    if (err.status === 401) {
+      notice("You need an access link to open this board", [
+        "This board is not public. Whoever shares it with you can send you a link that opens it.",
+        ["Ask the person or agent who shared the board for its share link, and open that link.",
+         "If you run this server: open the address `layoutkit serve` printed when it started (it ends in `?token=…`).",
+         "Or make a token of your own with `layoutkit token create <your name> --kind user` and open `" + here + "?token=<the token>`."],
+        "A link stays valid until its owner revokes it; after that, ask for a new one."]);
+    } else if (err.status === 403) {
+      notice("This link does not open this board", [
+        err.body.code === "personal_board" ? "The board is personal to its owner." : "The link you used was made for another board.",
+        "Open the board through its own share link, or ask its owner for one."]);
+    } else if (err.status === 404) {
+      notice("This board is gone", ["It was deleted or renamed while the page was open.",
+        "Ask whoever shared it where it lives now."]);
+    } else {
+      notice("The board could not be shown", [readable(err), "Reload the page to try again."]);
+    }
+    status("no access", true);
+  }
+
+  // ------------------------------------------------------------------ the view
+  // view.x, view.y: the board point at the top left of the board area; view.s: its scale.
+  const view = {x: 0, y: 0, s: 1};
+  let outline = new Map(), extent = null, rev = 0, qstamp = null, astamp = null, look = null;
+  let title = SLUG;
+  function size() { return {w: Math.max(boardEl.clientWidth, 1), h: Math.max(boardEl.clientHeight, 1)}; }
+  function visible() { const z = size(); return {x: view.x, y: view.y, w: z.w / view.s, h: z.h / view.s}; }
+  function minScale() {
+    if (!extent) return 0.1;
+    const z = size();
+    return Math.min(0.1, 0.5 * Math.min(z.w / (extent.w + 2 * PAD), z.h / (extent.h + 2 * PAD)));
+  }
+  function setView(x, y, s) {
+    view.s = Math.min(MAX_SCALE, Math.max(minScale(), s));
+    view.x = x; view.y = y;
+    world.style.transform = "translate(" + (-view.x * view.s) + "px," + (-view.y * view.s) + "px) scale(" + view.s + ")";
+    // Lines drawn on the board (selection, guides, handles) keep their screen width.
+    world.style.setProperty("--inv", String(1 / view.s));
+    $("zoom-level").textContent = Math.round(view.s * 100) + "%";
+    document.body.dataset.scale = view.s.toFixed(4);
+    document.body.dataset.view = view.x.toFixed(1) + "," + view.y.toFixed(1) + "," + view.s.toFixed(4);
+    paint();
+    facesSoon();
+  }
+  function zoomAt(px, py, factor) {
+    const s = Math.min(MAX_SCALE, Math.max(minScale(), view.s * factor));
+    const bx = view.x + px / view.s, by = view.y + py / view.s;
+    setView(bx - px / s, by - py / s, s);
+  }
+  function zoomCenter(factor) { const z = size(); zoomAt(z.w / 2, z.h / 2, factor); }
+  function centerOn(bx, by, s) { const z = size(); setView(bx - z.w / 2 / s, by - z.h / 2 / s, s); }
+  function fit() {
+    if (!extent) return centerOn(0, 0, 1);
+    const z = size();
+    const s = Math.min(1, z.w / (extent.w + 2 * PAD), z.h / (extent.h + 2 * PAD));
+    centerOn(extent.x + extent.w / 2, extent.y + extent.h / 2, s);
+  }
+  function focusCard(id) {
+    const c = outline.get(id);
+    if (!c) { toast("Card " + id + " is not on this board any more; showing the whole board.", true); fit(); return; }
+    const z = size();
+    const s = Math.min(1.25, 0.7 * z.w / c.w, 0.7 * z.h / c.h);
+    centerOn(c.x + c.w / 2, c.y + c.h / 2, s);
+    document.body.dataset.focus = String(id);
+    const ring = document.createElement("div");
+    ring.className = "focus-ring";
+    ring.dataset.cardId = String(id);
+    Object.assign(ring.style, {left: (c.x - 6) + "px", top: (c.y - 6) + "px", width: (c.w + 12) + "px", height: (c.h + 12) + "px"});
+    overlay.append(ring);
+    setTimeout(() => { ring.style.opacity = "0"; }, 2500);
+    setTimeout(() => ring.remove(), 4500);
+  }
+
+  // ------------------------------------------------------------------ the outline and the minimap
+  let painting = false;
+  function paint() {
+    if (painting) return;
+    painting = true;
+    requestAnimationFrame(() => { painting = false; drawOutline(); drawMinimap(); });
+  }
+  function intersects(c, r) { return c.x < r.x + r.w && c.x + c.w > r.x && c.y < r.y + r.h && c.y + c.h > r.y; }
+  function drawOutline() {
+    const z = size(), dpr = window.devicePixelRatio || 1;
+    if (outlineCanvas.width !== Math.round(z.w * dpr) || outlineCanvas.height !== Math.round(z.h * dpr)) {
+      outlineCanvas.width = Math.round(z.w * dpr); outlineCanvas.height = Math.round(z.h * dpr);
+      outlineCanvas.style.width = z.w + "px"; outlineCanvas.style.height = z.h + "px";
+    }
+    const g = outlineCanvas.getContext("2d");
+    g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    g.clearRect(0, 0, z.w, z.h);
+    const v = visible(), s = view.s;
+    for (const pass of [true, false]) {
+      g.fillStyle = pass ? "rgba(221,226,234,.55)" : "#ffffff";
+      g.strokeStyle = pass ? "#b9c0cc" : "#c9ced6";
+      g.lineWidth = 1;
+      for (const c of outline.values()) {
+        if (FRAMES.has(c.kind) !== pass || !intersects(c, v)) continue;
+        const x = (c.x - v.x) * s, y = (c.y - v.y) * s, w = c.w * s, h = c.h * s;
+        if (w > 12 && h > 12) { g.fillRect(x, y, w, h); g.strokeRect(x + .5, y + .5, w - 1, h - 1); }
+        else {
+          // Too small for a border: a darker block reads as a card from afar.
+          const fill = g.fillStyle;
+          g.fillStyle = pass ? "#d3d9e2" : "#b4bcc9";
+          g.fillRect(x, y, Math.max(w, 1), Math.max(h, 1));
+          g.fillStyle = fill;
+        }
+      }
+    }
+  }
+  let mini = null;  // the minimap's cards, drawn once per outline change
+  function miniFrame() {
+    if (!extent) return null;
+    const W = minimap.width, H = minimap.height, m = 8;
+    const k = Math.min((W - 2 * m) / Math.max(extent.w, 1), (H - 2 * m) / Math.max(extent.h, 1));
+    return {k, ox: m + (W - 2 * m - extent.w * k) / 2 - extent.x * k, oy: m + (H - 2 * m - extent.h * k) / 2 - extent.y * k};
+  }
+  function drawMinimap() {
+    // Nothing to find when the whole board is in view.
+    minimap.hidden = !extent || covers(visible(), extent);
+    if (minimap.hidden) return;
+    const f = miniFrame(), g = minimap.getContext("2d");
+    g.clearRect(0, 0, minimap.width, minimap.height);
+    if (!f) return;
+    if (!mini) {
+      mini = document.createElement("canvas");
+      mini.width = minimap.width; mini.height = minimap.height;
+      const m = mini.getContext("2d");
+      for (const pass of [true, false]) {
+        m.fillStyle = pass ? "#dde2ea" : "#9aa3b2";
+        for (const c of outline.values()) {
+          if (FRAMES.has(c.kind) !== pass) continue;
+          m.fillRect(f.ox + c.x * f.k, f.oy + c.y * f.k, Math.max(c.w * f.k, 1), Math.max(c.h * f.k, 1));
+        }
+      }
+    }
+    g.drawImage(mini, 0, 0);
+    const v = visible();
+    g.strokeStyle = "#3b6fd8"; g.lineWidth = 2;
+    g.fillStyle = "rgba(59,111,216,.10)";
+    const r = [f.ox + v.x * f.k, f.oy + v.y * f.k, v.w * f.k, v.h * f.k];
+    g.fillRect(...r); g.strokeRect(...r);
+  }
+  function miniMove(e) {
+    const f = miniFrame();
+    if (!f) return;
+    const box = minimap.getBoundingClientRect();
+    const bx = (e.clientX - box.left - f.ox) / f.k, by = (e.clientY - box.top - f.oy) / f.k;
+    centerOn(bx, by, view.s);
+  }
+  let miniDown = false;
+  minimap.addEventListener("pointerdown", (e) => { e.stopPropagation(); miniDown = true; minimap.setPointerCapture(e.pointerId); miniMove(e); });
+  minimap.addEventListener("pointermove", (e) => { if (miniDown) miniMove(e); });
+  minimap.addEventListener("pointerup", () => { miniDown = false; });
+
+  function readOutline(out) {
+    const cols = out.columns, at = (name) => cols.indexOf(name);
+    const [ci, ck, cx, cy, cw, ch, cp] = ["id", "kind", "x", "y", "w", "h", "parent"].map(at);
+    outline = new Map();
+    for (const r of out.cards) outline.set(r[ci], {id: r[ci], kind: r[ck], x: r[cx], y: r[cy], w: r[cw], h: r[ch], parent: r[cp]});
+    extent = out.extent;
+    rev = out.rev; qstamp = out.questions; astamp = out.annotations; look = out.look;
+    if (out.may) may = out.may;
+    if (out.title) title = out.title;
+    mini = null;
+    document.body.dataset.rev = String(rev);
+    document.body.dataset.total = String(outline.size);
+  }
+  function extentOf() {
+    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    for (const c of outline.values()) {
+      if (c.parent != null) continue;
+      x0 = Math.min(x0, c.x); y0 = Math.min(y0, c.y); x1 = Math.max(x1, c.x + c.w); y1 = Math.max(y1, c.y + c.h);
+    }
+    return x0 === Infinity ? null : {x: x0, y: y0, w: x1 - x0, h: y1 - y0};
+  }
+
+  // ------------------------------------------------------------------ faces
+  // The region whose faces are drawn (board coordinates), or null.
+  let drawn = null, facesSeq = 0, facesTimer = null;
+  function facesSoon() { clearTimeout(facesTimer); facesTimer = setTimeout(() => faces().catch(failed), 60); }
+  function wanted() {
+    const v = visible();
+    // The view and a quarter of it around, so small moves need no new drawing.
+    return {x: v.x - v.w / 4, y: v.y - v.h / 4, w: v.w * 1.5, h: v.h * 1.5};
+  }
+  function covers(r, v) { return r && v.x >= r.x && v.y >= r.y && v.x + v.w <= r.x + r.w && v.y + v.h <= r.y + r.h; }
+  function countIn(r) { let n = 0; for (const c of outline.values()) if (intersects(c, r) && ++n > FACE_CARDS) break; return n; }
+  let asking = null;  // the region of the drawing on its way, if any
+  async function faces(force) {
+    const v = visible();
+    // Drawn already, or on its way: a second request would only replace the first.
+    if (!force && ((drawn && covers(drawn, v)) || (asking && covers(asking, v)))) return;
+    clearTimeout(facesTimer);
+    const want = wanted();
+    if (want.w > MAX_REGION || want.h > MAX_REGION || countIn(want) > FACE_CARDS) {
+      // Too many cards to read their faces: the outline shows them.
+      document.body.dataset.mode = "outline";
+      document.body.dataset.ready = "1";
+      return;
+    }
+    const seq = ++facesSeq;
+    asking = want;
+    let out;
+    try { out = await op("render_board", {board: SLUG, format: "svg", region: want}); }
+    finally { if (seq === facesSeq) asking = null; }
+    if (seq !== facesSeq) return;  // the view moved on meanwhile
+    const holder = document.createElement("div");
+    holder.innerHTML = out.svg;
+    const svg = holder.firstElementChild;
+    place(svg, want);
+    facesEl.replaceChildren(svg);
+    drawn = want;
+    document.body.dataset.mode = "faces";
+    document.body.dataset.cards = String(out.cards);
+    document.body.dataset.draws = String(Number(document.body.dataset.draws || 0) + 1);
+    await liveCards();
+    document.body.dataset.ready = "1";
+  }
+  function place(el, r) { Object.assign(el.style, {left: r.x + "px", top: r.y + "px", width: r.w + "px", height: r.h + "px"}); }
+
+  // Redraw only the rectangles a change touched: each is drawn as a piece laid
+  // over the faces already there.
+  async function patch(rects) {
+    if (!drawn) return;
+    const inside = rects.map((r) => clip(grow(r, 12), drawn)).filter(Boolean);
+    if (inside.length > 6) return faces(true);
+    for (const r of merge(inside)) {
+      const out = await op("render_board", {board: SLUG, format: "svg", region: r});
+      const holder = document.createElement("div");
+      holder.innerHTML = out.svg;
+      const svg = holder.firstElementChild;
+      svg.classList.add("patch");
+      place(svg, r);
+      facesEl.append(svg);
+      document.body.dataset.patches = String(Number(document.body.dataset.patches || 0) + 1);
+    }
+    // Many pieces stacked: one drawing of the whole region again is cheaper to keep.
+    if (facesEl.children.length > 24) await faces(true);
+  }
+  function grow(r, d) { return {x: r.x - d, y: r.y - d, w: r.w + 2 * d, h: r.h + 2 * d}; }
+  function clip(r, to) {
+    const x0 = Math.max(r.x, to.x), y0 = Math.max(r.y, to.y);
+    const x1 = Math.min(r.x + r.w, to.x + to.w), y1 = Math.min(r.y + r.h, to.y + to.h);
+    return x1 > x0 && y1 > y0 ? {x: x0, y: y0, w: x1 - x0, h: y1 - y0} : null;
+  }
+  function merge(rects) {
+    const out = [];
+    for (let r of rects) {
+      for (let i = out.length - 1; i >= 0; i--) {
+        if (intersects(out[i], r)) {
+          const o = out.splice(i, 1)[0];
+          const x0 = Math.min(o.x, r.x), y0 = Math.min(o.y, r.y);
+          r = {x: x0, y: y0, w: Math.max(o.x + o.w, r.x + r.w) - x0, h: Math.max(o.y + o.h, r.y + r.h) - y0};
+        }
+      }
+      out.push(r);
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------------ cards a person acts on
+  // Checklists in the drawn region become real checkboxes laid over their faces.
+  const payloads = new Map();  // card id -> {version, payload}
+  async function liveCards(only) {
+    if (!drawn) return;
+    const ids = [...outline.values()].filter((c) => c.kind === "checklist" && intersects(c, drawn)).map((c) => c.id);
+    const need = ids.filter((id) => (only ? only.has(id) : !payloads.has(id))).slice(0, 200);
+    if (need.length) {
+      const out = await op("get", {kind: "cards", board: SLUG, ids: need});
+      for (const c of out.cards) payloads.set(c.id, {version: c.version, payload: c.payload});
+      for (const id of out.missing) payloads.delete(id);
+    }
+    for (const el of overlay.querySelectorAll(".live")) {
+      if (!ids.includes(Number(el.dataset.cardId))) el.remove();
+    }
+    for (const id of ids) if (payloads.has(id) && (!only || only.has(id) || !overlay.querySelector('.live[data-card-id="' + id + '"]'))) checklist(id);
+    drawBadges();
+    drawRegions();
+    await drawTargets();
+  }
+  function checklist(id) {
+    const c = outline.get(id), p = payloads.get(id).payload;
+    let el = overlay.querySelector('.live[data-card-id="' + id + '"]');
+    if (!el) { el = document.createElement("div"); el.className = "live checklist"; el.dataset.cardId = String(id); overlay.append(el); }
+    place(el, c);
+    el.replaceChildren();
+    const items = p.items || [];
+    const count = document.createElement("span");
+    count.className = "count";
+    count.textContent = items.filter((i) => i.done).length + "/" + items.length;
+    el.append(count);
+    if (p.title) { const h = document.createElement("h3"); h.textContent = p.title; el.append(h); }
+    items.forEach((item, i) => {
+      const label = document.createElement("label");
+      const box = document.createElement("input");
+      box.type = "checkbox";
+      box.checked = !!item.done;
+      box.disabled = may.tick_checklist === false;
+      Object.assign(box.dataset, {card: String(id), item: String(i)});
+      box.addEventListener("change", () => {
+        const want = box.checked;
+        act("tick", {card: id, item: i, done: want, text: item.text}).catch(() => {
+          box.checked = !want;
+          payloads.delete(id);
+          liveCards(new Set([id])).catch(failed);
+        });
+      });
+      const text = document.createElement("span");
+      text.textContent = item.text;
+      if (item.done) text.className = "done";
+      label.append(box, text);
+      el.append(label);
+    });
+  }
+  function tickDone(out) {
+    const kept = payloads.get(out.id);
+    if (kept) { kept.payload = {...kept.payload, items: out.items}; kept.version = out.version; checklist(out.id); }
+  }
+
+  // ------------------------------------------------------------------ questions
+  const questions = new Map();
+  const picked = new Map();  // question id -> labels chosen but not saved (multi-select)
+  async function loadQuestions() {
+    const out = await op("get", {kind: "questions", board: SLUG});
+    questions.clear();
+    for (const q of out.questions) questions.set(q.id, q);
+    drawQuestions();
+  }
+  function open() { return [...questions.values()].filter((q) => q.state !== "released"); }
+  function drawQuestions() {
+    const list = $("qlist"), pending = open();
+    const toggle = $("questions-toggle"), panel = $("questions");
+    toggle.hidden = questions.size === 0;
+    toggle.textContent = "Questions (" + pending.length + ")";
+    if (pending.length && panel.dataset.closed !== "1") panel.hidden = false;
+    const answered = pending.filter((q) => q.state === "answered").length;
+    const canSend = may.send_answers !== false && answered > 0;
+    $("send").disabled = !canSend;
+    $("regenerate").disabled = !canSend;
+    $("send").textContent = answered ? "Send " + answered + " answer" + (answered > 1 ? "s" : "") : "Send answers";
+    list.replaceChildren();
+    if (!pending.length) {
+      const p = document.createElement("p");
+      p.className = "hint";
+      p.textContent = questions.size ? "Every answer has been sent." : "No questions on this board.";
+      list.append(p);
+    }
+    for (const q of pending) list.append(questionCard(q));
+    drawBadges();
+  }
+  function questionCard(q) {
+    const box = document.createElement("section");
+    box.className = "question" + (q.state === "answered" ? " answered" : "");
+    box.dataset.question = String(q.id);
+    box.dataset.state = q.state;
+    const prompt = document.createElement("p");
+    prompt.className = "prompt"; prompt.textContent = q.prompt;
+    box.append(prompt);
+    if (q.stakes) { const s = document.createElement("p"); s.className = "stakes"; s.textContent = "Stakes: " + q.stakes; box.append(s); }
+    const allowed = may.answer_question !== false;
+    const chosen = q.answers || [];
+    if (q.kind === "text") {
+      const area = document.createElement("textarea");
+      area.rows = 3; area.placeholder = "Your answer"; area.value = chosen[0] || ""; area.disabled = !allowed;
+      area.setAttribute("aria-label", "Answer to: " + q.prompt);
+      const save = button("Save answer", () => answer(q, area.value));
+      save.disabled = !allowed;
+      area.addEventListener("keydown", (e) => { if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); save.click(); } });
+      const row = document.createElement("div"); row.className = "row"; row.append(save);
+      box.append(area, row);
+    } else {
+      const opts = document.createElement("div");
+      opts.className = "options";
+      const local = picked.get(q.id) || new Set(chosen);
+      for (const o of q.options) {
+        if (o.other) continue;
+        const b = button(o.label, () => {
+          if (!q.multiSelect) return answer(q, o.label);
+          local.has(o.label) ? local.delete(o.label) : local.add(o.label);
+          picked.set(q.id, local);
+          b.setAttribute("aria-pressed", String(local.has(o.label)));
+        });
+        b.className = "option" + (o.recommended ? " recommended" : "");
+        b.setAttribute("aria-pressed", String(local.has(o.label)));
+        b.dataset.label = o.label;
+        b.disabled = !allowed;
+        if (o.hint) { const small = document.createElement("small"); small.textContent = o.hint; b.append(small); b.title = o.hint; }
+        opts.append(b);
+      }
+      box.append(opts);
+      const labels = new Set(q.options.map((o) => o.label));
+      const other = document.createElement("input");
+      other.className = "other";
+      other.placeholder = "Other: type your own answer, then Enter";
+      other.setAttribute("aria-label", "Other answer to: " + q.prompt);
+      other.disabled = !allowed;
+      const mine = chosen.find((a) => !labels.has(a));
+      if (mine) other.value = mine;
+      other.addEventListener("keydown", (e) => {
+        if (e.key !== "Enter" || !other.value.trim()) return;
+        e.preventDefault();
+        answer(q, q.multiSelect ? [...local, other.value.trim()] : other.value.trim());
+      });
+      box.append(other);
+      if (q.multiSelect) {
+        const row = document.createElement("div"); row.className = "row";
+        const save = button("Save answer", () => answer(q, [...local]));
+        save.disabled = !allowed;
+        row.append(save); box.append(row);
+      }
+    }
+    if (q.state === "answered" && chosen.length) {
+      const a = document.createElement("p"); a.className = "answer";
+      a.textContent = "Your answer: " + chosen.join(", ") + " (not sent yet)";
+      box.append(a);
+    }
+    if (q.cardId && outline.has(q.cardId)) {
+      const row = document.createElement("div"); row.className = "row";
+      row.append(button("Show its card", () => focusCard(q.cardId)));
+      box.append(row);
+    }
+    return box;
+  }
+  function button(text, onClick) {
+    const b = document.createElement("button");
+    b.type = "button"; b.textContent = text;
+    b.addEventListener("click", onClick);
+    return b;
+  }
+  function answer(q, value) {
+    const empty = Array.isArray(value) ? !value.length : !String(value).trim();
+    if (empty) { toast("Choose or type an answer first.", true); return; }
+    picked.delete(q.id);
+    act("answer", {question: q.id, answer: value}).catch(() => {});
+  }
+  function sent(out, word) {
+    const n = out.released.length;
+    toast(word + ": " + n + " answer" + (n === 1 ? "" : "s") + ". The agents can read them now.");
+    loadQuestions().catch(failed);
+  }
+  // A question asked about a card shows as a badge on that card.
+  function drawBadges() {
+    for (const b of overlay.querySelectorAll(".qbadge")) b.remove();
+    const panel = $("questions");
+    for (const q of open()) {
+      const c = q.cardId != null && outline.get(q.cardId);
+      if (!c) continue;
+      const b = button("?", () => {
+        panel.hidden = false; panel.dataset.closed = "";
+        const card = panel.querySelector('[data-question="' + q.id + '"]');
+        if (card) { card.scrollIntoView({block: "nearest"}); card.classList.add("flash"); setTimeout(() => card.classList.remove("flash"), 1500); }
+      });
+      b.className = "qbadge";
+      b.title = q.prompt;
+      b.dataset.questionBadge = String(q.id);
+      Object.assign(b.style, {left: (c.x + c.w - 14) + "px", top: (c.y - 12) + "px"});
+      overlay.append(b);
+    }
+  }
+  $("questions-toggle").addEventListener("click", () => {
+    const panel = $("questions");
+    panel.hidden = !panel.hidden;
+    panel.dataset.closed = panel.hidden ? "1" : "";
+    paint(); facesSoon();
+  });
+
+  // ------------------------------------------------------------------ findings (annotations)
+  const findings = new Map();  // id -> the finding as get {kind: annotations} answers it
+  const INTENTS = ["fix", "investigate", "refactor", "redesign", "comment", "other"];
+  const STATE_WORDS = {staged: "staged", open: "accepted", working: "being worked on", in_review: "fix in review", resolved: "resolved", cancelled: "withdrawn"};
+  let selected = null, confirming = null;
+  async function loadFindings() {
+    const out = await op("get", {kind: "annotations", board: SLUG});
+    findings.clear();
+    for (const a of out.annotations) findings.set(a.id, a);
+    drawFindings();
+  }
+  function stagedIds() { return [...findings.values()].filter((a) => a.state === "staged").map((a) => a.id); }
+  // A finding a write answered with: kept while open, dropped once resolved or withdrawn.
+  function keepFinding(a) {
+    if (a.state === "resolved" || a.state === "cancelled") findings.delete(a.id);
+    else findings.set(a.id, a);
+    if (confirming === a.id) confirming = null;
+    drawFindings();
+  }
+  function judged(out) {
+    for (const a of out.changed) keepFinding(a);
+    const n = out.changed.length, word = out.action === "accept" ? "Accepted" : "Dismissed";
+    let text = n ? word + " " + n + " finding" + (n === 1 ? "" : "s") + "." : "Nothing changed.";
+    if (out.skipped.length) text += " " + out.skipped.length + " had been decided meanwhile (" + out.skipped.map((x) => STATE_WORDS[x.state] || x.state).join(", ") + ").";
+    toast(text);
+    loadFindings().catch(failed);
+  }
+  function drawFindings() {
+    const list = $("alist"), all = [...findings.values()];
+    const toggle = $("annotations-toggle"), panel = $("annotations");
+    toggle.hidden = all.length === 0 && panel.hidden;
+    const staged = all.filter((a) => a.state === "staged").length;
+    toggle.textContent = "Findings (" + all.length + ")";
+    if (all.length && panel.dataset.closed !== "1" && panel.hidden) { panel.hidden = false; paint(); facesSoon(); }
+    const canJudge = may.agent_verdict !== false && staged > 0;
+    $("accept-all").disabled = $("dismiss-all").disabled = !canJudge;
+    const many = staged > 1 ? "all " + staged + " staged" : staged ? "1 staged" : "all staged";
+    $("accept-all").textContent = "Accept " + many;
+    $("dismiss-all").textContent = "Dismiss " + many;
+    // A redraw pushed by a change must not take the focus from what the person is on.
+    const had = document.activeElement && list.contains(document.activeElement) ? focusKey(document.activeElement) : null;
+    list.replaceChildren();
+    if (!all.length) {
+      const p = document.createElement("p");
+      p.className = "hint";
+      p.textContent = "No open findings on this board.";
+      list.append(p);
+    }
+    // Staged first (they wait on a person), then by severity, then oldest first.
+    const rank = {high: 0, medium: 1, low: 2};
+    all.sort((a, b) => (a.state !== "staged") - (b.state !== "staged") || (rank[a.severity] ?? 3) - (rank[b.severity] ?? 3) || a.id - b.id);
+    for (const a of all) list.append(findingCard(a));
+    if (had) { const el = list.querySelector(had); if (el) el.focus(); }
+    document.body.dataset.findings = String(all.length);
+    drawRegions();
+  }
+  function chip(text, cls) { const c = document.createElement("span"); c.className = "chip" + (cls ? " " + cls : ""); c.textContent = text; return c; }
+  function findingCard(a) {
+    const box = document.createElement("section");
+    box.className = "finding" + (a.severity ? " sev-" + a.severity : "") + (selected === a.id ? " selected" : "");
+    box.dataset.annotation = String(a.id);
+    box.dataset.state = a.state;
+    box.tabIndex = 0;
+    box.setAttribute("aria-label", "Finding: " + a.prompt.summary + " (" + (STATE_WORDS[a.state] || a.state) + "). Enter shows it on the board.");
+    const chips = document.createElement("div");
+    chips.className = "chips";
+    chips.append(chip(STATE_WORDS[a.state] || a.state, "state-" + a.state));
+    if (a.severity) chips.append(chip(a.severity, "sev-" + a.severity));
+    chips.append(chip(a.intent));
+    if (a.category) chips.append(chip(a.category));
+    box.append(chips);
+    const summary = document.createElement("p");
+    summary.className = "summary"; summary.textContent = a.prompt.summary;
+    box.append(summary);
+    if (a.prompt.detail) { const d = document.createElement("p"); d.className = "detail"; d.textContent = a.prompt.detail; box.append(d); }
+    const card = outline.get(a.cardId);
+    const where = document.createElement("p");
+    where.className = "meta";
+    where.textContent = "On " + (card ? card.kind + " card " + a.cardId : "card " + a.cardId + " (no longer on the board)") + " · " + (a.versionBadge ? a.versionBadge.label : "v" + a.cardVersion);
+    const who = document.createElement("p");
+    who.className = "meta";
+    who.textContent = a.author + " · " + a.via;
+    box.append(where, who);
+    const row = document.createElement("div");
+    row.className = "row";
+    const act_ = (text, action, cls) => {
+      const b = document.createElement("button");
+      b.type = "button"; b.textContent = text; b.dataset.action = action; b.dataset.annotation = String(a.id);
+      if (cls) b.className = cls;
+      b.disabled = may[ACTIONS[action].op] === false;
+      return b;
+    };
+    if (a.state === "staged") {
+      row.append(act_("Accept", "accept", "accept"), act_("Dismiss", "dismiss"));
+      const label = document.createElement("label");
+      label.className = "intent";
+      label.textContent = "Intent";
+      const pick = document.createElement("select");
+      pick.dataset.intentOf = String(a.id);
+      pick.setAttribute("aria-label", "Intent of: " + a.prompt.summary);
+      for (const i of INTENTS) { const o = document.createElement("option"); o.value = o.textContent = i; pick.append(o); }
+      pick.value = a.intent;
+      pick.disabled = may.retriage_annotation === false;
+      pick.addEventListener("change", () => {
+        act("retriage", {annotation: a.id, intent: pick.value}).catch(() => { pick.value = a.intent; });
+      });
+      label.append(pick);
+      row.append(label);
+    } else if (a.state === "in_review") {
+      row.append(act_("Accept the fix", "accept", "accept"));
+    }
+    if (confirming === a.id) {
+      const ask = document.createElement("div");
+      ask.className = "confirm";
+      ask.append(document.createTextNode("Withdraw this finding? Agents stop working on it."));
+      const yes = act_("Withdraw", "withdraw", "danger");
+      const no = button("Keep it", () => { confirming = null; drawFindings(); focusIn(a.id, ".withdraw-ask"); });
+      ask.addEventListener("keydown", (e) => { if (e.key === "Escape") { e.stopPropagation(); no.click(); } });
+      ask.append(yes, no);
+      row.append(ask);
+    } else {
+      const w = button("Withdraw…", () => { confirming = a.id; drawFindings(); focusIn(a.id, "button.danger"); });
+      w.className = "withdraw-ask";
+      w.disabled = may.withdraw_annotation === false;
+      row.append(w);
+    }
+    box.append(row);
+    box.addEventListener("click", (e) => { if (!e.target.closest("button, select, label, input")) showFinding(a.id); });
+    box.addEventListener("keydown", (e) => { if (e.key === "Enter" && e.target === box) { e.preventDefault(); showFinding(a.id); } });
+    return box;
+  }
+  function focusKey(el) {
+    const box = el.closest(".finding");
+    if (!box) return null;
+    const at = '[data-annotation="' + box.dataset.annotation + '"]';
+    if (el === box) return ".finding" + at;
+    const part = el.dataset.action ? '[data-action="' + el.dataset.action + '"]' : el.tagName === "SELECT" ? "select" : el.className ? "." + el.className.split(" ")[0] : el.tagName.toLowerCase();
+    return ".finding" + at + " " + part;
+  }
+  function focusIn(id, sel) { const el = $("alist").querySelector('[data-annotation="' + id + '"] ' + sel); if (el) el.focus(); }
+  // Where a finding's region lies on the board: its fractions of the card version's
+  // picture laid on the card's box as it stands now.
+  function regionBox(a) {
+    const c = outline.get(a.cardId), r = a.region || {};
+    if (!c) return null;
+    let n = r.normalized;
+    if (!n && r.rect && r.image) n = {nx: r.rect.x / r.image.width, ny: r.rect.y / r.image.height, nw: r.rect.w / r.image.width, nh: r.rect.h / r.image.height};
+    if (!n) return {x: c.x, y: c.y, w: c.w, h: c.h};
+    return {x: c.x + n.nx * c.w, y: c.y + n.ny * c.h, w: Math.max(n.nw * c.w, 2), h: Math.max(n.nh * c.h, 2)};
+  }
+  function drawRegions() {
+    for (const el of overlay.querySelectorAll(".aregion, .abadge")) el.remove();
+    const perCard = new Map();
+    for (const a of findings.values()) {
+      const r = regionBox(a);
+      if (!r) continue;
+      const el = document.createElement("div");
+      el.className = "aregion" + (a.state === "staged" ? "" : " accepted") + (selected === a.id ? " selected" : "");
+      el.dataset.annotation = String(a.id);
+      el.title = a.prompt.summary;
+      place(el, r);
+      overlay.append(el);
+      perCard.set(a.cardId, [...(perCard.get(a.cardId) || []), a]);
+    }
+    const panel = $("annotations");
+    for (const [id, list] of perCard) {
+      const c = outline.get(id);
+      const b = button("⚑ " + list.length, () => {
+        panel.hidden = false; panel.dataset.closed = "";
+        paint(); facesSoon();
+        showFinding(list[0].id);
+      });
+      b.className = "abadge";
+      b.title = list.length + (list.length === 1 ? " finding: " : " findings: ") + list.map((a) => a.prompt.summary).join("; ");
+      b.setAttribute("aria-label", b.title);
+      b.dataset.annotationCard = String(id);
+      Object.assign(b.style, {left: (c.x - 12) + "px", top: (c.y - 12) + "px"});
+      overlay.append(b);
+    }
+  }
+  // Pan and zoom to a finding's region, and mark it on the board and in the panel.
+  async function showFinding(id) {
+    let a = findings.get(id);
+    if (!a) {
+      try { a = await op("get_annotation", {id}); } catch (err) { toast(readable(err), true); return; }
+    }
+    const r = regionBox(a);
+    if (!r) { toast("The card of that finding is no longer on this board.", true); return; }
+    const z = size();
+    // The region takes about half the view, never beyond what text stays sharp at.
+    const s = Math.min(MAX_SCALE, 2.5, 0.5 * z.w / Math.max(r.w, 60), 0.5 * z.h / Math.max(r.h, 40));
+    centerOn(r.x + r.w / 2, r.y + r.h / 2, s);
+    selected = id;
+    document.body.dataset.annotationFocus = String(id);
+    for (const el of document.querySelectorAll(".finding.selected, .aregion.selected")) el.classList.remove("selected");
+    for (const el of document.querySelectorAll('.finding[data-annotation="' + id + '"], .aregion[data-annotation="' + id + '"]')) el.classList.add("selected");
+    const item = $("alist").querySelector('[data-annotation="' + id + '"]');
+    if (item) item.scrollIntoView({block: "nearest"});
+  }
+  $("annotations-toggle").addEventListener("click", () => {
+    const panel = $("annotations");
+    panel.hidden = !panel.hidden;
+    panel.dataset.closed = panel.hidden ? "1" : "";
+    paint(); facesSoon();
+  });
+
+  // ------------------------------------------------------------------ cards a person selects, moves and resizes
+  // Selection lives on the page only; every change it leads to is update_cards
+  // with the person's own principal, naming the card version it started from.
+  const selection = new Set();
+  const details = new Map();  // card id -> get {kind: cards} answer (kind, layer, author, version, payload)
+  const trashed = new Map();  // card id -> what it was, for Restore after a delete
+  // Cards restored here: a stream event of their removal may still be on its way,
+  // and they are selected again when the stream brings them back.
+  const reselect = new Set();
+  // Snapping reaches this many screen pixels; keyboard steps are board pixels.
+  const SNAP_PX = 6, STEP = 10, BIG_STEP = 50;
+  function canEdit() { return may.update_cards !== false; }
+  function toBoard(e) { const r = boardEl.getBoundingClientRect(); return {x: view.x + (e.clientX - r.left) / view.s, y: view.y + (e.clientY - r.top) / view.s}; }
+  function area(c) { return c.w * c.h; }
+  // The card under a board point: a card before the frame around it, the innermost first.
+  function cardAt(p) {
+    let best = null;
+    for (const c of outline.values()) {
+      if (p.x < c.x || p.y < c.y || p.x > c.x + c.w || p.y > c.y + c.h) continue;
+      const better = !best || (FRAMES.has(best.kind) && !FRAMES.has(c.kind)) ||
+        (FRAMES.has(best.kind) === FRAMES.has(c.kind) && area(c) < area(best));
+      if (better) best = c;
+    }
+    return best;
+  }
+  function descendants(id) {
+    const out = [];
+    for (const c of outline.values()) {
+      for (let p = c.parent; p != null; p = (outline.get(p) || {}).parent) if (p === id) { out.push(c); break; }
+    }
+    return out;
+  }
+  // The selected cards that move themselves: a card inside a selected frame moves with it.
+  function movers() {
+    return [...selection].map((id) => outline.get(id)).filter((c) => {
+      if (!c) return false;
+      for (let p = c.parent; p != null; p = (outline.get(p) || {}).parent) if (selection.has(p)) return false;
+      return true;
+    });
+  }
+  function cardName(id) {
+    const c = outline.get(id), d = details.get(id);
+    const kind = (d && d.kind) || (c && c.kind) || "card";
+    const p = (d && d.payload) || {};
+    const text = [p.title, p.heading, p.label, p.name, p.prompt, p.md, p.text, p.alt, p.url].find((t) => typeof t === "string" && t.trim());
+    if (!text) return kind + " " + id;
+    const words = text.replace(/[#*_`>\[\]]/g, " ").trim().split(/\s+/);
+    return kind + ": " + words.slice(0, 8).join(" ") + (words.length > 8 ? "…" : "");
+  }
+  async function loadDetails(ids) {
+    const need = ids.filter((id) => !details.has(id) && outline.has(id));
+    for (let at = 0; at < need.length; at += 200) {
+      const out = await op("get", {kind: "cards", board: SLUG, ids: need.slice(at, at + 200)});
+      for (const c of out.cards) details.set(c.id, c);
+    }
+  }
+  function select(ids, add) {
+    if (!add) selection.clear();
+    for (const id of ids) {
+      if (add && selection.has(id) && ids.length === 1) selection.delete(id); else selection.add(id);
+    }
+    trashed.clear();
+    drawSelection();
+    const panel = $("inspector");
+    if (selection.size && panel.dataset.closed !== "1" && panel.hidden) {
+      panel.hidden = false;
+      // The dock took room from the board: the card just picked stays in view.
+      if (ids.length === 1) keepInView(ids[0]);
+      paint(); facesSoon();
+    }
+    loadDetails([...selection]).then(inspect).catch(failed);
+    inspect();
+  }
+  function keepInView(id) {
+    const c = outline.get(id), v = visible(), m = 24 / view.s;
+    if (!c) return;
+    let x = view.x, y = view.y;
+    if (c.x + c.w + m > v.x + v.w) x += c.x + c.w + m - (v.x + v.w);
+    if (c.x - m < x) x = c.x - m;
+    if (c.y + c.h + m > v.y + v.h) y += c.y + c.h + m - (v.y + v.h);
+    if (c.y - m < y) y = c.y - m;
+    if (x !== view.x || y !== view.y) setView(x, y, view.s);
+  }
+  function clearSelection() { if (!selection.size && !trashed.size) return; selection.clear(); trashed.clear(); drawSelection(); inspect(); }
+  function drawSelection(boxes) {
+    for (const el of overlay.querySelectorAll(".selbox, .handle")) el.remove();
+    for (const id of selection) {
+      const c = (boxes && boxes.get(id)) || outline.get(id);
+      if (!c) { selection.delete(id); continue; }
+      const el = document.createElement("div");
+      el.className = "selbox";
+      el.dataset.cardId = String(id);
+      place(el, c);
+      overlay.append(el);
+    }
+    if (selection.size === 1 && canEdit()) {
+      const c = (boxes && boxes.get([...selection][0])) || outline.get([...selection][0]);
+      if (c) {
+        const h = document.createElement("div");
+        h.className = "handle";
+        h.title = "Drag to resize (or Alt + arrow keys)";
+        h.style.left = (c.x + c.w) + "px"; h.style.top = (c.y + c.h) + "px";
+        h.style.transform = "translate(-50%, -50%)";
+        overlay.append(h);
+      }
+    }
+    document.body.dataset.selection = [...selection].join(",");
+  }
+
+  // Focus targets: one per card in the drawn region, in reading order, named for a
+  // screen reader; focusing one selects its card, so the keyboard reaches every action.
+  let targetsFor = null;
+  async function drawTargets() {
+    if (!drawn) return;
+    const cards = [...outline.values()].filter((c) => intersects(c, drawn));
+    cards.sort((a, b) => a.y - b.y || a.x - b.x);
+    const key = cards.map((c) => c.id + ":" + c.x + ":" + c.y + ":" + c.w + ":" + c.h).join(",");
+    if (key === targetsFor) return;
+    targetsFor = key;
+    await loadDetails(cards.map((c) => c.id).slice(0, 600)).catch(() => {});
+    const had = document.activeElement && document.activeElement.classList.contains("cardfocus") ? Number(document.activeElement.dataset.cardId) : null;
+    for (const el of overlay.querySelectorAll(".cardfocus")) el.remove();
+    const first = overlay.firstChild;
+    for (const c of cards) {
+      const el = document.createElement("div");
+      el.className = "cardfocus";
+      el.tabIndex = 0;
+      el.setAttribute("role", "button");
+      el.dataset.cardId = String(c.id);
+      el.setAttribute("aria-label", cardName(c.id));
+      place(el, c);
+      el.addEventListener("focus", () => { if (!selection.has(c.id) || selection.size > 1) select([c.id]); });
+      overlay.insertBefore(el, first);
+    }
+    if (had != null) { const el = overlay.querySelector('.cardfocus[data-card-id="' + had + '"]'); if (el) el.focus({preventScroll: true}); }
+  }
+
+  // Where a moving or resizing box snaps: other cards' edges and centres in view.
+  function snapLines(skip) {
+    const xs = [], ys = [], v = visible();
+    for (const c of outline.values()) {
+      if (skip.has(c.id) || !intersects(c, v)) continue;
+      xs.push({at: c.x, c}, {at: c.x + c.w / 2, c}, {at: c.x + c.w, c});
+      ys.push({at: c.y, c}, {at: c.y + c.h / 2, c}, {at: c.y + c.h, c});
+    }
+    return {xs, ys};
+  }
+  function nearest(points, lines) {
+    let best = null;
+    const tol = SNAP_PX / view.s;
+    for (const p of points) for (const l of lines) {
+      const d = l.at - p;
+      if (Math.abs(d) <= tol && (!best || Math.abs(d) < Math.abs(best.d))) best = {d, line: l};
+    }
+    return best;
+  }
+  function drawGuides(box, gx, gy) {
+    for (const el of overlay.querySelectorAll(".guide")) el.remove();
+    const w = 1 / view.s;
+    if (gx) {
+      const y0 = Math.min(box.y, gx.line.c.y), y1 = Math.max(box.y + box.h, gx.line.c.y + gx.line.c.h);
+      const el = document.createElement("div"); el.className = "guide v";
+      place(el, {x: gx.line.at - w / 2, y: y0 - 8, w, h: y1 - y0 + 16}); overlay.append(el);
+    }
+    if (gy) {
+      const x0 = Math.min(box.x, gy.line.c.x), x1 = Math.max(box.x + box.w, gy.line.c.x + gy.line.c.w);
+      const el = document.createElement("div"); el.className = "guide h";
+      place(el, {x: x0 - 8, y: gy.line.at - w / 2, w: x1 - x0 + 16, h: w}); overlay.append(el);
+    }
+    document.body.dataset.guides = String((gx ? 1 : 0) + (gy ? 1 : 0));
+  }
+  function clearGhosts() { for (const el of overlay.querySelectorAll(".ghost, .guide, .marquee")) el.remove(); }
+  function bounds(cards) {
+    const x0 = Math.min(...cards.map((c) => c.x)), y0 = Math.min(...cards.map((c) => c.y));
+    return {x: x0, y: y0, w: Math.max(...cards.map((c) => c.x + c.w)) - x0, h: Math.max(...cards.map((c) => c.y + c.h)) - y0};
+  }
+  // Boxes the cards would have after a move by dx, dy (frames carry their children).
+  function movedBoxes(cards, dx, dy) {
+    const out = new Map();
+    for (const c of cards) {
+      out.set(c.id, {...c, x: c.x + dx, y: c.y + dy});
+      for (const k of descendants(c.id)) out.set(k.id, {...k, x: k.x + dx, y: k.y + dy});
+    }
+    return out;
+  }
+  function drawGhosts(boxes) {
+    for (const el of overlay.querySelectorAll(".ghost")) el.remove();
+    for (const b of boxes.values()) {
+      const el = document.createElement("div");
+      el.className = "ghost";
+      el.dataset.cardId = String(b.id);
+      // Where the card will land, named: its face stays put until the write is drawn.
+      if (!FRAMES.has(b.kind)) el.textContent = cardName(b.id);
+      place(el, b);
+      overlay.append(el);
+    }
+    drawSelection(boxes);
+  }
+  // A move of cards by a pointer offset, snapped: the selection's box meets another card's edge or centre.
+  function moveStep(g, dx, dy, snap) {
+    const box = bounds(g.cards), skip = new Set(g.cards.flatMap((c) => [c.id, ...descendants(c.id).map((k) => k.id)]));
+    let gx = null, gy = null;
+    if (snap) {
+      g.lines = g.lines || snapLines(skip);
+      gx = nearest([box.x + dx, box.x + dx + box.w / 2, box.x + dx + box.w], g.lines.xs);
+      gy = nearest([box.y + dy, box.y + dy + box.h / 2, box.y + dy + box.h], g.lines.ys);
+      if (gx) dx += gx.d;
+      if (gy) dy += gy.d;
+    }
+    g.dx = dx; g.dy = dy;
+    drawGhosts(movedBoxes(g.cards, dx, dy));
+    drawGuides({...box, x: box.x + dx, y: box.y + dy}, gx, gy);
+  }
+  const MIN_SIZE = 24;
+  function resizeStep(g, dw, dh, snap) {
+    const c = g.cards[0];
+    let w = Math.max(MIN_SIZE, c.w + dw), h = Math.max(MIN_SIZE, c.h + dh), gx = null, gy = null;
+    if (snap) {
+      g.lines = g.lines || snapLines(new Set([c.id, ...descendants(c.id).map((k) => k.id)]));
+      gx = nearest([c.x + w], g.lines.xs);
+      gy = nearest([c.y + h], g.lines.ys);
+      if (gx) w += gx.d;
+      if (gy) h += gy.d;
+    }
+    g.w = w; g.h = h;
+    const boxes = new Map([[c.id, {...c, w, h}]]);
+    drawGhosts(boxes);
+    drawGuides({...c, w, h}, gx, gy);
+  }
+
+  // The write: update_cards with the versions the page saw. A card someone else
+  // wrote meanwhile comes back as it is now (409 stale_card) and the view takes it.
+  async function writeBoxes(patches) {
+    const before = patches.map((p) => ({...outline.get(p.id)}));
+    const dirty = [...before];
+    for (const p of patches) {
+      const d = details.get(p.id);
+      if (d) p.version = d.version;
+      const box = {...outline.get(p.id), ...p};
+      delete box.version;
+      outline.set(p.id, box);
+      dirty.push(box);
+    }
+    extent = extentOf(); mini = null; paint(); drawSelection();
+    try {
+      const out = await op("update_cards", {board: SLUG, patch: patches});
+      take(out.cards);
+      document.body.dataset.wrote = String(Number(document.body.dataset.wrote || 0) + 1);
+    } catch (err) {
+      for (const b of before) outline.set(b.id, b);
+      if (err instanceof ApiError && err.status === 409 && err.body.code === "stale_card") {
+        // Someone else's write won: show the card where the server has it, quietly.
+        take([err.body.card]);
+        document.body.dataset.snapped = String(err.body.card.id);
+        status("Card " + err.body.card.id + " was moved by someone else; showing where it is now.");
+      } else {
+        toast(readable(err), true);
+      }
+      extent = extentOf(); mini = null; paint(); drawSelection();
+    }
+    await patch(dirty);
+    inspect();
+  }
+  function take(cards) {
+    const dirty = [];
+    for (const c of cards) {
+      const old = outline.get(c.id);
+      if (old) dirty.push({...old});
+      const box = {...(old || {parent: null}), id: c.id, kind: c.kind, x: c.x, y: c.y, w: c.w, h: c.h};
+      outline.set(c.id, box);
+      dirty.push(box);
+      const d = details.get(c.id);
+      if (d && c.version != null) details.set(c.id, {...d, ...box, version: c.version});
+    }
+    extent = extentOf(); mini = null; paint(); drawSelection();
+    patch(dirty).catch(failed);
+  }
+  // What the event stream says changed: versions for the inspector and the next write.
+  function heard(cards) {
+    let mine = false;
+    for (const c of cards) {
+      if (c.removed) { details.delete(c.id); if (selection.delete(c.id)) mine = true; continue; }
+      if (reselect.delete(c.id)) { selection.add(c.id); mine = true; }
+      const d = details.get(c.id);
+      if (d && (d.version !== c.version)) {
+        // A new version may carry a new payload: read it again when it is asked for.
+        details.delete(c.id);
+        if (selection.has(c.id)) mine = true;
+      }
+    }
+    drawSelection();
+    if (mine) loadDetails([...selection]).then(inspect).catch(failed);
+  }
+
+  // Keys move (or with Alt resize) the selection; the write goes once the keys rest.
+  let nudge = null, nudgeTimer = null;
+  function nudgeBy(dx, dy, resize) {
+    const cards = resize ? movers().slice(0, 1) : movers();
+    if (!cards.length || !canEdit()) return;
+    if (!nudge || nudge.resize !== resize) { flushNudge(); nudge = {resize, cards, dx: 0, dy: 0}; }
+    nudge.dx += dx; nudge.dy += dy;
+    if (resize) resizeStep(nudge, nudge.dx, nudge.dy, false); else moveStep(nudge, nudge.dx, nudge.dy, false);
+    clearTimeout(nudgeTimer);
+    nudgeTimer = setTimeout(flushNudge, 350);
+  }
+  function flushNudge() {
+    clearTimeout(nudgeTimer);
+    const g = nudge;
+    nudge = null;
+    if (!g) return;
+    finish(g);
+  }
+  function finish(g) {
+    clearGhosts();
+    if (g.resize) {
+      const c = g.cards[0];
+      if (g.w !== c.w || g.h !== c.h) writeBoxes([{id: c.id, w: Math.round(g.w), h: Math.round(g.h)}]);
+    } else if (g.dx || g.dy) {
+      writeBoxes(g.cards.map((c) => ({id: c.id, x: Math.round(c.x + g.dx), y: Math.round(c.y + g.dy)})));
+    }
+    drawSelection();
+  }
+  function marqueeStep(g, p) {
+    const r = {x: Math.min(g.from.x, p.x), y: Math.min(g.from.y, p.y), w: Math.abs(p.x - g.from.x), h: Math.abs(p.y - g.from.y)};
+    g.rect = r;
+    let el = overlay.querySelector(".marquee");
+    if (!el) { el = document.createElement("div"); el.className = "marquee"; overlay.append(el); }
+    place(el, r);
+  }
+  function marqueeEnd(g) {
+    clearGhosts();
+    if (!g.rect) return;
+    const inside = [...outline.values()].filter((c) => c.x >= g.rect.x && c.y >= g.rect.y && c.x + c.w <= g.rect.x + g.rect.w && c.y + c.h <= g.rect.y + g.rect.h);
+    select(inside.map((c) => c.id), true);
+  }
+
+  // ------------------------------------------------------------------ removing and restoring
+  async function removeSelected() {
+    const ids = movers().map((c) => c.id);
+    if (!ids.length || !canEdit()) return;
+    await removeCards(ids, {});
+  }
+  async function removeCards(ids, extra) {
+    const kept = ids.map((id) => ({box: outline.get(id), detail: details.get(id)}));
+    let out;
+    try {
+      out = await op("update_cards", {board: SLUG, remove: ids, ...extra});
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 409 && err.body.code === "needs_confirm") return askToRemove(ids, err.body);
+      toast(readable(err), true);
+      return;
+    }
+    selection.clear();
+    for (const k of kept) if (k.box) trashed.set(k.box.id, k);
+    const dirty = [];
+    for (const id of out.removed) { const b = outline.get(id); if (b) dirty.push(b); outline.delete(id); details.delete(id); }
+    extent = extentOf(); mini = null; paint(); drawSelection();
+    toast(out.removed.length === 1 ? "Card moved to the trash (kept 30 days)." : out.removed.length + " cards moved to the trash (kept 30 days).");
+    inspect();
+    await patch(dirty);
+  }
+  // The confirm handshake of update_cards in a dialog: what would go, why, and a reason.
+  function askToRemove(ids, body) {
+    const dialog = $("confirm-remove");
+    // The server's message speaks to agents (tokens, repeat the ids): a person reads this.
+    const authors = [...new Set((body.preview || []).map((c) => c.author))];
+    const others = /someone else/.test(body.message || ""), many = /more than|of the board/.test(body.message || "");
+    $("confirm-remove-why").textContent =
+      (others ? (ids.length === 1 ? "This card was" : "These " + ids.length + " cards were") + " made by " + authors.join(", ") + ". " : "") +
+      (many ? "That is a large part of the board. " : "") +
+      "Removed cards go to the trash for 30 days and can be restored; the board's history keeps why you removed them.";
+    const list = $("confirm-remove-list");
+    list.replaceChildren();
+    for (const c of body.preview || []) {
+      const li = document.createElement("li");
+      li.textContent = c.kind + (c.title ? " “" + c.title + "”" : " " + c.id) + " — by " + c.author + " (" + (c.layer === "ai" ? "AI" : "human") + " layer)";
+      list.append(li);
+    }
+    $("confirm-remove-reason").value = "";
+    $("confirm-remove-error").textContent = "";
+    dialog.dataset.token = body.token;
+    dialog.dataset.ids = ids.join(",");
+    dialog.showModal();
+    $("confirm-remove-reason").focus();
+  }
+  $("confirm-remove-keep").addEventListener("click", () => $("confirm-remove").close());
+  $("confirm-remove-go").addEventListener("click", async () => {
+    const dialog = $("confirm-remove"), reason = $("confirm-remove-reason").value.trim();
+    if (reason.length < 20) { $("confirm-remove-error").textContent = "Say why in at least 20 characters: the board's history keeps it."; return; }
+    const ids = dialog.dataset.ids.split(",").map(Number);
+    dialog.close();
+    await removeCards(ids, {confirm: dialog.dataset.token, reason});
+  });
+  async function restoreTrashed() {
+    const ids = [...trashed.keys()];
+    let out;
+    try { out = await op("update_cards", {board: SLUG, restore: ids}); }
+    catch (err) { toast(readable(err), true); return; }
+    trashed.clear();
+    take(out.restored);
+    for (const c of out.restored) { selection.add(c.id); reselect.add(c.id); }
+    toast(out.restored.length === 1 ? "Card restored." : out.restored.length + " cards restored.");
+    drawSelection();
+    loadDetails([...selection]).then(inspect).catch(failed);
+  }
+
+  // ------------------------------------------------------------------ the inspector
+  function inspect() {
+    const panel = $("inspector"), toggle = $("inspector-toggle");
+    toggle.hidden = !selection.size && !trashed.size;
+    panel.replaceChildren();
+    const h = document.createElement("h2");
+    panel.append(h);
+    const line = (text, cls) => { const p = document.createElement("p"); p.className = cls || "hint"; p.textContent = text; panel.append(p); return p; };
+    const row = document.createElement("div");
+    row.className = "row";
+    if (trashed.size && !selection.size) {
+      h.textContent = trashed.size === 1 ? "Card in the trash" : trashed.size + " cards in the trash";
+      for (const [id, k] of trashed) line(k.detail ? cardName(id) : (k.box.kind + " " + id), "name");
+      line("Removed cards are kept for 30 days; restore puts them back where they were.");
+      const b = button("Restore", () => restoreTrashed());
+      b.dataset.role = "restore";
+      b.disabled = !canEdit();
+      row.append(b);
+      panel.append(row);
+      return;
+    }
+    if (!selection.size) { panel.hidden = true; paint(); facesSoon(); return; }
+    if (selection.size > 1) {
+      h.textContent = selection.size + " cards selected";
+      const kinds = {};
+      for (const id of selection) { const c = outline.get(id); if (c) kinds[c.kind] = (kinds[c.kind] || 0) + 1; }
+      line(Object.entries(kinds).map(([k, n]) => k + " × " + n).join(", "));
+      line("Drag one of them or use the arrow keys (Shift: bigger steps) to move them together.");
+    } else {
+      const id = [...selection][0], c = outline.get(id), d = details.get(id);
+      h.textContent = "Card " + id;
+      line(cardName(id), "name");
+      const dl = document.createElement("dl");
+      const add = (k, v) => { const dt = document.createElement("dt"); dt.textContent = k; const dd = document.createElement("dd"); dd.textContent = v; dl.append(dt, dd); };
+      add("Kind", c.kind);
+      if (d) {
+        add("Layer", d.layer === "ai" ? "AI layer" : "human layer");
+        add("Made by", d.author || "unknown");
+        add("Version", "v" + d.version);
+        add("Size", d.sizedBy === "person" ? "set by a person" : FRAMES.has(c.kind) ? "holds its cards" : "fits its content");
+      } else add("Details", "loading…");
+      add("Place", Math.round(c.x) + ", " + Math.round(c.y) + " · " + Math.round(c.w) + " × " + Math.round(c.h));
+      panel.append(dl);
+      const on = [...findings.values()].filter((a) => a.cardId === id);
+      if (on.length) {
+        const t = document.createElement("h3"); t.textContent = "Findings"; panel.append(t);
+        const ul = document.createElement("ul");
+        for (const a of on) {
+          const li = document.createElement("li");
+          const open = button(a.prompt.summary + " (" + (STATE_WORDS[a.state] || a.state) + ")", () => {
+            const list = $("annotations");
+            list.hidden = false; list.dataset.closed = "";
+            paint(); facesSoon();
+            showFinding(a.id);
+          });
+          open.className = "link";
+          li.append(open);
+          ul.append(li);
+        }
+        panel.append(ul);
+      }
+      const asks = [...questions.values()].filter((q) => q.cardId === id && q.state !== "released");
+      if (asks.length) {
+        const t = document.createElement("h3"); t.textContent = "Questions"; panel.append(t);
+        const ul = document.createElement("ul");
+        for (const q of asks) { const li = document.createElement("li"); li.textContent = q.prompt; ul.append(li); }
+        panel.append(ul);
+      }
+      if (!canEdit()) line("This link lets you look, not change.");
+    }
+    const del = button(selection.size > 1 ? "Delete " + selection.size + " cards" : "Delete", () => removeSelected());
+    del.className = "danger";
+    del.dataset.role = "delete";
+    del.disabled = !canEdit();
+    del.title = "Delete (moves to the trash for 30 days)";
+    row.append(del);
+    panel.append(row);
+  }
+  $("inspector-toggle").addEventListener("click", () => {
+    const panel = $("inspector");
+    panel.hidden = !panel.hidden;
+    panel.dataset.closed = panel.hidden ? "1" : "";
+    paint(); facesSoon();
+  });
+
+  // ------------------------------------------------------------------ changes
+  async function apply(ch) {
+    if (ch.rev === rev && ch.questions === qstamp && ch.annotations === astamp && ch.look === look && !ch.cards.length && !ch.reset && !ch.edges) return;
+    if (ch.questions !== qstamp) { qstamp = ch.questions; loadQuestions().catch(failed); }
+    if (ch.annotations !== astamp) { astamp = ch.annotations; loadFindings().catch(failed); }
+    if (ch.reset || ch.look !== look) {
+      // Too much or the board itself changed (its theme): read and draw it all again.
+      readOutline(await op("board_outline", {board: SLUG}));
+      payloads.clear();
+      paint();
+      drawn && await faces(true);
+      live();
+      return;
+    }
+    const dirty = [], ticked = new Set();
+    for (const c of ch.cards) {
+      const old = outline.get(c.id);
+      if (old) dirty.push(old);
+      if (c.removed) { outline.delete(c.id); payloads.delete(c.id); continue; }
+      const box = {id: c.id, kind: c.kind, x: c.x, y: c.y, w: c.w, h: c.h, parent: c.parent};
+      outline.set(c.id, box);
+      dirty.push(box);
+      if (c.kind === "checklist") ticked.add(c.id);
+    }
+    heard(ch.cards);
+    rev = ch.rev;
+    document.body.dataset.rev = String(rev);
+    document.body.dataset.total = String(outline.size);
+    if (dirty.length) { extent = extentOf(); mini = null; paint(); }
+    if (ch.edges) await faces(true);
+    else if (dirty.length) await patch(dirty);
+    if (ticked.size) await liveCards(ticked);
+    else if (dirty.length) await liveCards();
+    live();
+  }
+  function live() { status((outline.size ? outline.size + (outline.size === 1 ? " card · " : " cards · ") : "no cards yet · ") + (mode === "sse" ? "live" : "checking every " + POLL_MS / 1000 + " s") + " · " + new Date().toLocaleTimeString()); }
+
+  let mode = null, stream = null, queue = Promise.resolve();
+  function enqueue(ch) { queue = queue.then(() => apply(ch)).catch(failed); }
+  function listen() {
+    const force = new URLSearchParams(location.search).get("live") === "poll";
+    if (!window.EventSource || force) return poll();
+    let opened = false, failures = 0;
+    const url = "/api/v1/boards/" + encodeURIComponent(SLUG) + "/events?since=" + rev +
+      "&q=" + encodeURIComponent(qstamp || "") + "&a=" + encodeURIComponent(astamp || "") + "&look=" + encodeURIComponent(look || "");
+    stream = new EventSource(url);
+    mode = "sse";
+    document.body.dataset.live = "sse";
+    stream.addEventListener("open", () => { opened = true; failures = 0; });
+    stream.addEventListener("change", (e) => enqueue(JSON.parse(e.data)));
+    stream.addEventListener("gone", (e) => {
+      stream.close();
+      const why = JSON.parse(e.data);
+      noAccess(new ApiError(why.status || 401, why));
+    });
+    stream.addEventListener("error", () => {
+      failures += 1;
+      // A stream that never opened, or one the browser gave up on: ask instead.
+      if (stream.readyState === EventSource.CLOSED || (!opened && failures >= 2)) { stream.close(); poll(); }
+    });
+  }
+  function poll() {
+    mode = "poll";
+    document.body.dataset.live = "poll";
+    live();
+    const tick = async () => {
+      try { enqueue(await op("board_changes", {board: SLUG, since: rev})); await queue; }
+      catch (err) { if (err instanceof ApiError && (err.status === 401 || err.status === 403)) return noAccess(err); failed(err); }
+      setTimeout(tick, POLL_MS);
+    };
+    setTimeout(tick, POLL_MS);
+  }
+  function failed(err) { status(readable(err), true); }
+
+  // ------------------------------------------------------------------ pointer, wheel, keyboard
+  const pointers = new Map();
+  let drag = null, pinch = null;
+  const INTERACTIVE = "input, button, textarea, select, a, label, #minimap";
+  // One pointer: a plain drag on the empty board (or a frame not selected) pans; a
+  // drag on a card moves it (with the selection); Shift-drag on the empty board draws
+  // a marquee; the handle resizes. A press without a drag selects (Shift adds).
+  boardEl.addEventListener("pointerdown", (e) => {
+    if (e.target.closest(INTERACTIVE)) return;
+    pointers.set(e.pointerId, {x: e.clientX, y: e.clientY});
+    if (pointers.size === 2) {
+      const [a, b] = [...pointers.values()];
+      pinch = {d: Math.hypot(a.x - b.x, a.y - b.y), mx: (a.x + b.x) / 2, my: (a.y + b.y) / 2, x: view.x, y: view.y, s: view.s};
+      if (drag && drag.mode !== "pan") clearGhosts();
+      drag = null;
+    } else if (pointers.size === 1) {
+      document.body.classList.add("pointing");
+      const sel = window.getSelection && window.getSelection();
+      if (sel && sel.rangeCount) sel.removeAllRanges();
+      const p = toBoard(e), hit = cardAt(p);
+      let mode = "pan";
+      if (e.target.closest(".handle")) mode = "resize";
+      else if (e.button !== 0) mode = "pan";
+      else if (e.shiftKey && !hit) mode = "marquee";
+      // A finger pans: moving by touch waits for its own gesture (a long press).
+      else if (hit && canEdit() && e.pointerType !== "touch" && (!FRAMES.has(hit.kind) || selection.has(hit.id))) mode = "move";
+      drag = {x: e.clientX, y: e.clientY, vx: view.x, vy: view.y, id: e.pointerId, moved: false, mode, hit, shift: e.shiftKey, from: p};
+    }
+  });
+  function startGesture(d) {
+    if (d.mode === "move") {
+      if (!selection.has(d.hit.id)) select([d.hit.id], d.shift);
+      d.cards = movers();
+      boardEl.classList.add("moving");
+    } else if (d.mode === "resize") {
+      d.cards = movers().slice(0, 1);
+      d.resize = true;
+    } else if (d.mode === "pan") boardEl.classList.add("panning");
+  }
+  boardEl.addEventListener("pointermove", (e) => {
+    if (!pointers.has(e.pointerId)) return;
+    pointers.set(e.pointerId, {x: e.clientX, y: e.clientY});
+    const box = boardEl.getBoundingClientRect();
+    if (pinch && pointers.size >= 2) {
+      const [a, b] = [...pointers.values()];
+      const d = Math.hypot(a.x - b.x, a.y - b.y), mx = (a.x + b.x) / 2, my = (a.y + b.y) / 2;
+      const s = Math.min(MAX_SCALE, Math.max(minScale(), pinch.s * d / Math.max(pinch.d, 1)));
+      // The board point under the fingers' midpoint stays under it.
+      const bx = pinch.x + (pinch.mx - box.left) / pinch.s, by = pinch.y + (pinch.my - box.top) / pinch.s;
+      setView(bx - (mx - box.left) / s, by - (my - box.top) / s, s);
+    } else if (drag) {
+      const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
+      if (!drag.moved && Math.hypot(dx, dy) < 4) return;
+      if (!drag.moved) { drag.moved = true; boardEl.setPointerCapture(drag.id); startGesture(drag); }
+      // Alt turns snapping off for a free placement.
+      if (drag.mode === "move") moveStep(drag, dx / view.s, dy / view.s, !e.altKey);
+      else if (drag.mode === "resize") resizeStep(drag, dx / view.s, dy / view.s, !e.altKey);
+      else if (drag.mode === "marquee") marqueeStep(drag, toBoard(e));
+      else setView(drag.vx - dx / view.s, drag.vy - dy / view.s, view.s);
+    }
+  });
+  function release(e) {
+    const d = drag;
+    pointers.delete(e.pointerId);
+    if (pointers.size < 2) pinch = null;
+    if (!pointers.size) { drag = null; boardEl.classList.remove("panning", "moving"); document.body.classList.remove("pointing"); }
+    if (!d || d.id !== e.pointerId || e.type === "pointercancel") { if (d && d.mode !== "pan") clearGhosts(); return; }
+    if (!d.moved) {
+      if (d.mode === "resize") return;
+      if (d.hit) select([d.hit.id], d.shift);
+      else if (!d.shift) clearSelection();
+      return;
+    }
+    if (d.mode === "move" || d.mode === "resize") finish(d);
+    else if (d.mode === "marquee") marqueeEnd(d);
+  }
+  boardEl.addEventListener("pointerup", release);
+  boardEl.addEventListener("pointercancel", release);
+  boardEl.addEventListener("wheel", (e) => {
+    e.preventDefault();
+    const unit = e.deltaMode === 1 ? 16 : e.deltaMode === 2 ? size().h : 1;
+    const box = boardEl.getBoundingClientRect();
+    if (e.ctrlKey || e.metaKey) {
+      // A trackpad pinch arrives as a wheel with ctrlKey; a mouse's ctrl+wheel too.
+      const d = Math.max(-60, Math.min(60, e.deltaY * unit));
+      zoomAt(e.clientX - box.left, e.clientY - box.top, Math.exp(-d * 0.004));
+    } else {
+      let dx = e.deltaX * unit, dy = e.deltaY * unit;
+      if (e.shiftKey && !dx) { dx = dy; dy = 0; }
+      setView(view.x + dx / view.s, view.y + dy / view.s, view.s);
+    }
+  }, {passive: false});
+  // Keys on the selection: arrows move it (Shift: bigger steps; Alt: resize), Delete
+  // removes it, Escape clears it. Without a selection the arrows pan.
+  function selectionKey(e) {
+    if (e.key === "Escape" && (selection.size || trashed.size)) { clearSelection(); return true; }
+    if (!selection.size || e.ctrlKey || e.metaKey) return false;
+    if (e.key === "Delete" || e.key === "Backspace") { removeSelected(); return true; }
+    const d = e.shiftKey ? BIG_STEP : STEP;
+    const by = {ArrowLeft: [-d, 0], ArrowRight: [d, 0], ArrowUp: [0, -d], ArrowDown: [0, d]}[e.key];
+    if (!by || !canEdit()) return false;
+    nudgeBy(by[0], by[1], e.altKey);
+    return true;
+  }
+  document.addEventListener("keydown", (e) => {
+    if (e.target.closest && e.target.closest("input, textarea, select, [contenteditable], dialog")) return;
+    if (selectionKey(e)) { e.preventDefault(); return; }
+    if (e.altKey || e.ctrlKey || e.metaKey) return;
+    const v = visible(), step = e.shiftKey ? 0.5 : 0.125;
+    const keys = {
+      ArrowLeft: () => setView(view.x - v.w * step, view.y, view.s),
+      ArrowRight: () => setView(view.x + v.w * step, view.y, view.s),
+      ArrowUp: () => setView(view.x, view.y - v.h * step, view.s),
+      ArrowDown: () => setView(view.x, view.y + v.h * step, view.s),
+      "+": () => zoomCenter(1.25), "=": () => zoomCenter(1.25),
+      "-": () => zoomCenter(0.8), "_": () => zoomCenter(0.8),
+      "0": fit, "1": () => { const z = size(); centerOn(view.x + z.w / 2 / view.s, view.y + z.h / 2 / view.s, 1); },
+    };
+    const run = keys[e.key];
+    if (!run) return;
+    e.preventDefault();
+    run();
+  });
+  $("zoom-in").addEventListener("click", () => zoomCenter(1.25));
+  $("zoom-out").addEventListener("click", () => zoomCenter(0.8));
+  $("zoom-level").addEventListener("click", () => { const z = size(); centerOn(view.x + z.w / 2 / view.s, view.y + z.h / 2 / view.s, 1); });
+  $("fit").addEventListener("click", fit);
+  window.addEventListener("resize", () => { paint(); facesSoon(); });
+
+  // ------------------------------------------------------------------ opening
+  function asked() {
+    const q = new URLSearchParams(location.search), h = location.hash;
+    const finding = q.get("annotation") || (/^#annotation=(\d+)$/.exec(h) || [])[1];
+    if (finding && /^\d+$/.test(finding)) return {annotation: Number(finding)};
+    const card = q.get("card") || (/^#card=(\d+)$/.exec(h) || [])[1];
+    if (card && /^\d+$/.test(card)) return {card: Number(card)};
+    const at = /^#at=(-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?)$/.exec(h);
+    if (at) return {at: [Number(at[1]), Number(at[2])]};
+    return {};
+  }
+  // An address changed in place (#card=…, #at=…) moves the view the same way.
+  window.addEventListener("hashchange", () => {
+    const want = asked();
+    if (want.annotation) showFinding(want.annotation);
+    else if (want.card) focusCard(want.card);
+    else if (want.at) centerOn(want.at[0], want.at[1], 1);
+  });
+  async function start() {
+    let out;
+    // The questions come with the outline: their panel takes room from the board that
+    // fitting measures.
+    const questionsRead = op("get", {kind: "questions", board: SLUG}).catch((err) => err);
+    const findingsRead = op("get", {kind: "annotations", board: SLUG}).catch((err) => err);
+    try {
+      // update_cards: moving, resizing, deleting and restoring cards by hand.
+      out = await op("board_outline", {board: SLUG, ops: [...new Set([...Object.values(ACTIONS).map((a) => a.op), "update_cards"])]});
+    } catch (err) {
+      if (err instanceof ApiError) return noAccess(err);
+      throw err;
+    }
+    readOutline(out);
+    if (title !== SLUG) { $("title").textContent = title; document.title = title + " · layoutkit"; }
+    const asked_ = await questionsRead;
+    if (asked_ instanceof Error) failed(asked_);
+    else { for (const q of asked_.questions) questions.set(q.id, q); drawQuestions(); }
+    const found = await findingsRead;
+    if (found instanceof Error) failed(found);
+    else { for (const a of found.annotations) findings.set(a.id, a); drawFindings(); }
+    const want = asked();
+    if (want.annotation) await showFinding(want.annotation);
+    else if (want.card) focusCard(want.card);
+    else if (want.at) centerOn(want.at[0], want.at[1], 1);
+    else fit();
+    await faces(true);
+    listen();
+    live();
+  }
+  start().catch(failed);
+})();
