@@ -129,11 +129,16 @@ def render_ours(ws: Workspace, text: str, slug: str, out: Path, scale: float) ->
     """layoutkit's PNG of ``text`` at ``out``, as a board of one diagram card."""
     try:
         ws.call("create", {"kind": "board", "slug": slug})
-        ws.call(
+        composed = ws.call(
             "compose_board",
             {"board": slug, "cards": [{"kind": "diagram", "payload": {"diagram_text": text}}]},
         )
-        answer = ws.call("render_board", {"board": slug, "format": "png", "scale": scale})
+        card = composed["cards"][0]
+        # The card alone, without the board's title band around it.
+        region = {k: card[k] for k in ("x", "y", "w", "h")}
+        answer = ws.call(
+            "render_board", {"board": slug, "format": "png", "scale": scale, "region": region}
+        )
     except Exception as exc:
         return f"layoutkit: {type(exc).__name__}: {exc}"[:300]
     out.write_bytes(base64.b64decode(answer["image"]["data"]))
@@ -283,6 +288,9 @@ def main(
 
     def mermaid_side(pair: Pair) -> None:
         target = out / f"{pair.family}-{pair.ident}.mermaid.png"
+        if target.exists() and target.stat().st_mtime > pair.source.stat().st_mtime:
+            pair.mermaid = target  # mmdc is slow: a picture newer than its text is kept
+            return
         error = render_mermaid(mmdc, pair.source, target, tools)
         pair.mermaid = None if error else target
         pair.error = error
