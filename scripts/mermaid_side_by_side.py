@@ -192,7 +192,7 @@ def read_judgement(path: Path) -> dict[str, tuple[str, str]]:
     rows: dict[str, tuple[str, str]] = {}
     for line in path.read_text("utf-8").splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) >= 4 and cells[2] in ("better", "same", "worse"):
+        if len(cells) >= 4 and cells[1] in FAMILIES and cells[2] in ("better", "same", "worse"):
             rows[f"{cells[1]}/{cells[0]}"] = (cells[2], cells[3])
     return rows
 
