@@ -334,6 +334,7 @@ def _layout_flat(
     )
     rev, layer = _layering(ids, flat, labels, opts)
     comp = _components(ids, flat.pairs, model)
+    layer = _own_layers(layer, comp)
     hier = layered.insert_dummies(g, layer, rev, comp, opts)
     order = layered.order_layers(hier, {v: model.nodes[v].order for v in ids}, opts)
     markers = frozenset(v for v in ids if model.nodes[v].shape in NO_TEXT)
@@ -488,6 +489,24 @@ def _components(ids: list[str], edges: list[tuple[str, str]], model: Model) -> d
     comps.sort(key=lambda fc: order[fc[0]])
     number = {v: k for k, (_, members) in enumerate(comps) for v in members}
     return {v: number[v] for v in ids}
+
+
+def _own_layers(layer: dict[str, int], comp: dict[str, int]) -> dict[str, int]:
+    """Layers numbered one component after another, so no two components share a layer.
+
+    A layer is as high as its tallest item: shared, a short part cut out for packing
+    kept the gaps a tall neighbour's rows left in it. Each part is packed as its own
+    block anyway, so stacking them here costs nothing.
+    """
+    out: dict[str, int] = {}
+    start = 0
+    for c in sorted(set(comp.values())):
+        members = [v for v in layer if comp[v] == c]
+        low = min(layer[v] for v in members)
+        for v in members:
+            out[v] = layer[v] - low + start
+        start += max(layer[v] for v in members) - low + 1
+    return out
 
 
 def _loop_label_sizes(ls: list[dict[str, Any]], lr: bool) -> list[tuple[float, float]]:

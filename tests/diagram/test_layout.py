@@ -573,3 +573,15 @@ def test_disconnected_parts_are_packed_in_source_order_without_a_big_empty_band(
     # One row of six parts would cover about a tenth of the drawing; packed, near a quarter.
     assert used / (geo["width"] * geo["height"]) > 0.2
     assert geo["height"] <= nodes["T6"]["y"] + nodes["T6"]["h"] + 40
+
+
+def test_a_short_part_keeps_its_own_row_heights_beside_a_tall_one() -> None:
+    # Parts shared layers: a short part beside a tall diamond kept the diamond's row
+    # height as a gap between its own two nodes.
+    def gap(text: str) -> float:
+        nodes = lay_out(import_text(text) | {"title": "t"})["geo"]["nodes"]
+        return nodes["G"]["y"] - (nodes["F"]["y"] + nodes["F"]["h"])
+
+    alone = gap("flowchart TD\nF[Audit] --> G[Log]")
+    tall = "A --> B{Is the payment authorised by the bank and the card issuer?} --> C"
+    assert gap(f"flowchart TD\n{tall}\nF[Audit] --> G[Log]") == pytest.approx(alone)
