@@ -26,6 +26,7 @@ from layoutkit.diagram.labels import (
     PAD_Y,
     TITLE_SIZE,
     Label,
+    display_text,
     edge_label_lines,
     edge_label_size,
     text_box,
@@ -722,7 +723,7 @@ def geo_items(payload: dict, frame: _Frame) -> list[Item]:
             )
         )
         items.extend(_dividers(gid, box, regions, geo, frame))
-        title = str(spec.get("title") or "")
+        title = display_text(str(spec.get("title") or ""))[0]
         meta = f"  {spec['meta']}" if spec.get("meta") else ""
         if not (title or meta):
             continue

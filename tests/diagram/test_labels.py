@@ -409,3 +409,10 @@ def test_round_and_pointed_shapes_fit_their_text_up_to_the_cap(shape: str, words
     need = outer_size(shape, lab.width, lab.height)
     assert box["w"] >= need[0] - 0.01 and box["h"] >= need[1] - 0.01
     assert [w for w in _svg_lines(out) if w in lab.title] == list(lab.title)
+
+
+def test_a_markdown_subgraph_title_is_drawn_without_its_markers() -> None:
+    text = 'flowchart LR\nsubgraph "`**Two** _parts_`"\n  c --> d\nend'
+    written = _svg_lines(lay_out({"title": "t", **import_text(text)}))
+    assert "Two parts" in written
+    assert not any("**" in w for w in written)
