@@ -843,7 +843,13 @@ def _node(reader: _Reader, vid: str, v: dict[str, Any]) -> dict[str, Any]:
 
 
 # Mermaid style property -> payload paint key.
-_PAINT_KEYS = {"fill": "fill", "stroke": "stroke", "color": "color", "stroke-width": "strokeWidth"}
+_PAINT_KEYS = {
+    "fill": "fill",
+    "stroke": "stroke",
+    "color": "color",
+    "stroke-width": "strokeWidth",
+    "font-style": "fontStyle",
+}
 
 
 def _paint(props: list[str]) -> dict[str, Any]:
@@ -860,6 +866,10 @@ def _paint(props: list[str]) -> dict[str, Any]:
             m = re.match(r"(\d+(?:\.\d+)?)(px)?$", value)
             if m:
                 out[key] = float(m.group(1))
+        elif key == "fontStyle":
+            # CSS oblique is drawn as italic: the drawing has one slanted face.
+            slant = value.lower().split()[0]
+            out[key] = "italic" if slant in ("italic", "oblique") else "normal"
         else:
             out[key] = value
     return out
@@ -897,8 +907,8 @@ def _edge(reader: _Reader, index: int, e: dict[str, Any]) -> dict[str, Any]:
     if tone:
         edge["tone"] = tone
     paint = {k: v for k, v in reader.link_paints.get(index, reader.default_link_paint).items()}
-    paint.pop("fill", None)
-    paint.pop("color", None)
+    for unused in ("fill", "color", "fontStyle"):
+        paint.pop(unused, None)
     if paint:
         edge["paint"] = paint
     style = _edge_style(e)

@@ -334,6 +334,7 @@ def _layout_flat(
     )
     rev, layer = _layering(ids, flat, labels, opts)
     comp = _components(ids, flat.pairs, model)
+    layer = _own_layers(layer, comp)
     hier = layered.insert_dummies(g, layer, rev, comp, opts)
     order = layered.order_layers(hier, {v: model.nodes[v].order for v in ids}, opts)
     markers = frozenset(v for v in ids if model.nodes[v].shape in NO_TEXT)
@@ -488,6 +489,24 @@ def _components(ids: list[str], edges: list[tuple[str, str]], model: Model) -> d
     comps.sort(key=lambda fc: order[fc[0]])
     number = {v: k for k, (_, members) in enumerate(comps) for v in members}
     return {v: number[v] for v in ids}
+
+
+def _own_layers(layer: dict[str, int], comp: dict[str, int]) -> dict[str, int]:
+    """Layers numbered one component after another, so no two components share a layer.
+
+    A layer is as high as its tallest item: shared, a short part cut out for packing
+    kept the gaps a tall neighbour's rows left in it. Each part is packed as its own
+    block anyway, so stacking them here costs nothing.
+    """
+    out: dict[str, int] = {}
+    start = 0
+    for c in sorted(set(comp.values())):
+        members = [v for v in layer if comp[v] == c]
+        low = min(layer[v] for v in members)
+        for v in members:
+            out[v] = layer[v] - low + start
+        start += max(layer[v] for v in members) - low + 1
+    return out
 
 
 def _loop_label_sizes(ls: list[dict[str, Any]], lr: bool) -> list[tuple[float, float]]:
@@ -828,30 +847,29 @@ def _cut_at_frames(model: Model, flat: _FlatEdges, scene: _Scene) -> None:
             routes[k] = _cut(routes[k], frames[model.groups[m["cut_a"]]["path"]], at_end=False)
 
 
-def _extent(scene: _Scene) -> tuple[float, float]:
-    """Leftmost and rightmost x of everything drawn (0 included)."""
-    boxes, frames, lane_rects = scene.boxes, scene.frames, scene.lane_rects
-    min_x = min(
-        [b[0] for b in boxes.values()]
-        + [f[0] for f in frames.values()]
-        + [r[0] for r in lane_rects]
-        + [0.0]
+def _extent(scene: _Scene) -> tuple[float, float, float, float]:
+    """Left, right, top and bottom of everything drawn, edge labels included (the
+    scene's frame, 0 to its height, always is): a label wider than the nodes around it
+    would otherwise be cut at the drawing's edge."""
+    rects = [
+        *scene.boxes.values(),
+        *scene.frames.values(),
+        *scene.lane_rects,
+        *scene.label_boxes.values(),
+        *(lab for _, _, lab in scene.loop_routes if lab),
+    ]
+    points = [p for pts in scene.routes.values() for p in pts]
+    points += [p for _, pts, _ in scene.loop_routes for p in pts]
+    xs = [r[0] for r in rects] + [p[0] for p in points]
+    x1s = [r[0] + r[2] for r in rects] + [p[0] for p in points]
+    ys = [r[1] for r in rects] + [p[1] for p in points]
+    y1s = [r[1] + r[3] for r in rects] + [p[1] for p in points]
+    return (
+        min([*xs, 0.0]),
+        max([*x1s, 0.0]),
+        min([*ys, 0.0]),
+        max([*y1s, scene.height]),
     )
-    width_int = max(
-        [b[0] + b[2] for b in boxes.values()]
-        + [f[0] + f[2] for f in frames.values()]
-        + [r[0] + r[2] for r in lane_rects]
-        + [0.0]
-    )
-    for _, pts, lab in scene.loop_routes:
-        width_int = max(width_int, max(p[0] for p in pts), (lab[0] + lab[2]) if lab else 0.0)
-    for lb in scene.label_boxes.values():
-        width_int = max(width_int, lb[0] + lb[2])
-    for pts in scene.routes.values():
-        for p in pts:
-            width_int = max(width_int, p[0])
-            min_x = min(min_x, p[0])
-    return min_x, width_int
 
 
 @attrs.frozen
@@ -884,13 +902,13 @@ def _write_geo(
     scene: _Scene,
     lr: bool,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    min_x, width_int = _extent(scene)
+    min_x, max_x, min_y, max_y = _extent(scene)
     margin = 16.0
-    body_w, body_h = (width_int - min_x + 2 * margin), scene.height + 2 * margin
+    body_w, body_h = (max_x - min_x + 2 * margin), max_y - min_y + 2 * margin
     if lr:
         body_w, body_h = body_h, body_w
     header = _header(payload, body_w)
-    put = _Placer(margin - min_x, margin, header["h"] if header else 0.0, lr)
+    put = _Placer(margin - min_x, margin - min_y, header["h"] if header else 0.0, lr)
     geo: dict[str, Any] = {"dir": model.dir}
     geo["nodes"] = {nid: put.box(scene.boxes[nid]) for nid in model.nodes}
     geo["groups"] = {

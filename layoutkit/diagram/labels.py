@@ -35,6 +35,11 @@ _FA = re.compile(r"\b(?:fa[bsrkl]?|fa-\w+):fa-([\w-]+)\s*")
 # Markdown bold: ``__`` only around text that starts and ends with a non-underscore and
 # stands apart from a word, so ``Transition1_____`` and ``snake__case`` keep theirs.
 _BOLD = re.compile(r"\*\*(.+?)\*\*|(?<![\w])__([^_\s](?:.*?[^_\s])?)__(?![\w])")
+# Markdown emphasis (``_it_``, ``*it*``) by the same rule: the markers go, the words stay
+# upright (a line is drawn in one face).
+_EMPHASIS = re.compile(
+    r"(?<![\w*])\*([^*\s](?:[^*]*?[^*\s])?)\*(?![\w*])|(?<![\w_])_([^_\s](?:[^_]*?[^_\s])?)_(?![\w_])"
+)
 
 #: Shapes drawn without text (markers and bars).
 NO_TEXT = frozenset({"start", "end", "fork", "choice", "filled-circle"})
@@ -46,7 +51,7 @@ _BALANCED = frozenset({"circle", "double-circle", "diamond", "ellipse"})
 
 
 def display_text(text: str) -> tuple[str, str | None]:
-    """``text`` as drawn: Font Awesome prefixes and markdown bold markers removed.
+    """``text`` as drawn: Font Awesome prefixes and markdown bold and emphasis markers removed.
 
     Returns the text and the first icon name found (``fa:fa-car`` gives ``car``).
     """
@@ -60,6 +65,7 @@ def display_text(text: str) -> tuple[str, str | None]:
             # A node that is only an unknown icon keeps it (drawn as the neutral dot).
             icon = m.group(1)
     text = _BOLD.sub(lambda b: b.group(1) or b.group(2), text)
+    text = _EMPHASIS.sub(lambda b: b.group(1) or b.group(2), text)
     return "\n".join(" ".join(line.split()) for line in text.split("\n")).strip(), icon
 
 

@@ -11,6 +11,7 @@ from layoutkit.diagram.labels import (
     ICON_W,
     MAX_TEXT,
     balanced_label,
+    display_text,
     label,
     outer_size,
 )
@@ -303,7 +304,9 @@ class _Reader:
             self.diags,
         )
         gpath = (*path, ("group", gid))
-        self.groups[gid] = {"title": str(raw.get("title") or ""), "path": gpath}
+        # The title as drawn (markdown markers dropped), so its measure matches.
+        title = display_text(str(raw.get("title") or ""))[0]
+        self.groups[gid] = {"title": title, "path": gpath}
         self.read_members(raw, gpath, f"{where}.")
 
 

@@ -82,6 +82,7 @@ PAINT = Spec(
         string("stroke", "CSS colour of the outline or the edge line."),
         number("strokeWidth", "Outline or line width in px.", minimum=0),
         string("color", "CSS colour of the title text."),
+        open_enum("fontStyle", ("normal", "italic"), "normal", "Slant of the title text."),
     ],
 )
 MAPPING = Spec(

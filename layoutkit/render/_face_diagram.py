@@ -26,6 +26,7 @@ from layoutkit.diagram.labels import (
     PAD_Y,
     TITLE_SIZE,
     Label,
+    display_text,
     edge_label_lines,
     edge_label_size,
     text_box,
@@ -142,6 +143,7 @@ class _Node:
     wash: str
     text: str = FG
     stroke_width: float | None = None
+    italic: bool = False
 
     @property
     def pad(self) -> float:
@@ -160,7 +162,8 @@ def _node_items(node: dict, rect: tuple[float, float, float, float], k: float) -
     ink = _own_colour(paint.get("stroke"), wash, 1.5) or ink
     text = _own_colour(paint.get("color"), wash, 3.0) or _readable_on(wash)
     width = as_number(paint.get("strokeWidth"))
-    n = _Node(node, kind, *rect, k, ink, wash, text, width)
+    italic = paint.get("fontStyle") == "italic"
+    n = _Node(node, kind, *rect, k, ink, wash, text, width, italic)
     # A malformed (unhashable) type is drawn like any unknown one: as its shape.
     draw = _NODE_KINDS.get(kind) if isinstance(kind, str) else None
     items = (draw or _shaped_node)(n)
@@ -444,6 +447,7 @@ def _heading(n: _Node, lab: Label, spot: _LabelSpot) -> tuple[list[Item], float]
                 n.text,
                 0.0,
                 "middle" if spot.centred else "start",
+                n.italic,
             )
         )
         cy += lab.title_h * k
@@ -719,7 +723,7 @@ def geo_items(payload: dict, frame: _Frame) -> list[Item]:
             )
         )
         items.extend(_dividers(gid, box, regions, geo, frame))
-        title = str(spec.get("title") or "")
+        title = display_text(str(spec.get("title") or ""))[0]
         meta = f"  {spec['meta']}" if spec.get("meta") else ""
         if not (title or meta):
             continue

@@ -73,6 +73,9 @@ class Text:
     fill: str = "#1d2230"
     line_height: float = 0.0  # 0 means line_height(size)
     anchor: Anchor = "start"
+    # Slanted glyphs: SVG asks for the font's italic, the PNG writer shears the upright font
+    # (no italic face is bundled; the advances stay those of the upright one).
+    italic: bool = False
 
     @property
     def lh(self) -> float:
@@ -269,6 +272,7 @@ def _svg_item(item: Item) -> str:
         if not any(item.lines):
             return ""
         weight = ' font-weight="bold"' if item.font == "sans-bold" else ""
+        weight += ' font-style="italic"' if item.italic else ""
         anchor = f' text-anchor="{item.anchor}"' if item.anchor != "start" else ""
         spans = "".join(
             f'<tspan x="{_n(item.x)}" y="{_n(item.baseline(i))}">{esc(line)}</tspan>'
@@ -612,8 +616,44 @@ def _draw_text(
             # Too small to read: a grey bar keeps the line's place and weight.
             grey = (*color[:3], 90) if color else (128, 128, 128, 90)
             draw.rectangle([x, base - px * 0.7, x + w, base], fill=grey)
+        elif item.italic and pictures is not None:
+            _slanted_line(pictures.canvas, (x, base), line, _font(item.font, px), color)
         else:
             draw.text((x, base), line, font=_font(item.font, px), fill=color, anchor="ls")
+
+
+#: Horizontal lean of synthetic italics per unit of height (about 12 degrees, as
+#: DejaVu Sans Oblique leans).
+ITALIC_SLANT = 0.21
+
+
+def _slanted_line(
+    canvas: PILImage.Image,
+    at: tuple[float, float],
+    line: str,
+    font: ImageFont.FreeTypeFont,
+    color: tuple[int, ...] | None,
+) -> None:
+    """One line set upright into a mask, sheared about its baseline and pasted at ``at``."""
+    ascent, descent = font.getmetrics()
+    width = math.ceil(font.getlength(line)) + 2
+    lean = math.ceil(ITALIC_SLANT * ascent) + 1
+    mask = PILImage.new("L", (width + 2 * lean, ascent + descent + 2), 0)
+    ImageDraw.Draw(mask).text((lean, ascent + 1), line, font=font, fill=255, anchor="ls")
+    # Output (u, v) reads input (u - slant * (baseline - v), v): rows above the baseline
+    # move right, those under it left, so the baseline stays put.
+    base = ascent + 1
+    sheared = mask.transform(
+        mask.size,
+        PILImage.Transform.AFFINE,
+        (1.0, ITALIC_SLANT, -ITALIC_SLANT * base, 0.0, 1.0, 0.0),
+        resample=PILImage.Resampling.BILINEAR,
+    )
+    rgba = color or (0, 0, 0, 255)
+    ink = PILImage.new("RGB", mask.size, rgba[:3])
+    if len(rgba) > 3 and rgba[3] < 255:
+        sheared = sheared.point(lambda v: v * rgba[3] // 255)
+    canvas.paste(ink, (round(at[0] - lean), round(at[1] - base)), sheared)
 
 
 def _draw_path(

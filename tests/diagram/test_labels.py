@@ -380,3 +380,39 @@ def test_round_and_pointed_shapes_grow_before_a_third_line(shape: str) -> None:
     )
     written = _svg_lines(out)
     assert [w for w in written if w in lab.title] == list(lab.title)
+
+
+def test_flowchart_markdown_strings_drop_their_markers_and_keep_other_underscores() -> None:
+    text = (
+        'flowchart LR\nA["`**bold** _it_ and *em*`"] --> B[Transition1_____]\n'
+        "B --> C[snake_case_name a * b * c]"
+    )
+    written = _svg_lines(lay_out({"title": "t", **import_text(text)}))
+    assert "bold it and em" in written
+    assert "Transition1_____" in written
+    assert "snake_case_name a * b * c" in written
+
+
+@pytest.mark.parametrize("shape", ["diamond", "circle"])
+@pytest.mark.parametrize("words", [3, 6, 9, 12, 18, 30])
+def test_round_and_pointed_shapes_fit_their_text_up_to_the_cap(shape: str, words: int) -> None:
+    from layoutkit.diagram.labels import MAX_TEXT, balanced_label, label, outer_size
+
+    title = " ".join(["payment", "authorised", "bank"][k % 3] for k in range(words))
+    lab = balanced_label({"title": title}, shape)
+    # Two lines while the widest wrap holds the text in two; wider never than the cap.
+    if len(label({"title": title}).title) <= 2:
+        assert len(lab.title) <= 2
+    assert lab.width <= MAX_TEXT
+    out = lay_out({"title": "t", "nodes": [{"id": "q", "title": title, "shape": shape}]})
+    box = out["geo"]["nodes"]["q"]
+    need = outer_size(shape, lab.width, lab.height)
+    assert box["w"] >= need[0] - 0.01 and box["h"] >= need[1] - 0.01
+    assert [w for w in _svg_lines(out) if w in lab.title] == list(lab.title)
+
+
+def test_a_markdown_subgraph_title_is_drawn_without_its_markers() -> None:
+    text = 'flowchart LR\nsubgraph "`**Two** _parts_`"\n  c --> d\nend'
+    written = _svg_lines(lay_out({"title": "t", **import_text(text)}))
+    assert "Two parts" in written
+    assert not any("**" in w for w in written)

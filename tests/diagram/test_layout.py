@@ -531,3 +531,57 @@ def test_disconnected_parts_keep_their_source_order() -> None:
     geo = lay_out(import_text(text) | {"title": "t"})["geo"]
     xs = [geo["nodes"][f"{p}1"]["x"] for p in "ABC"]
     assert xs == sorted(xs)
+
+
+def _within_drawing(box: dict, geo: dict) -> bool:
+    return _inside(box, {"x": 0.0, "y": 0.0, "w": geo["width"], "h": geo["height"]})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A label wider than both nodes, on a straight edge: centred, it overhung the left.
+        "flowchart TD\nA-->|an extremely long label that is wider than anything around it|B",
+        "flowchart LR\nA-->|a label wider than anything around it in the picture|B\nA-->|and another|C",
+        "flowchart TD\nsubgraph S\nA\nend\nA-->|a label leaving the frame far out|B\n"
+        "B-->|back up into the group label|A",
+        "flowchart TD\nA-->|a long self loop label on the node|A\nA-->B",
+    ],
+    ids=["wide-td", "wide-lr", "frame", "loop"],
+)
+def test_every_edge_label_is_inside_the_drawing(text: str) -> None:
+    geo = lay_out(import_text(text) | {"title": "t"})["geo"]
+    labels = [e["label"] for e in geo["edges"] if isinstance(e.get("label"), dict)]
+    assert labels
+    assert all(_within_drawing(lb, geo) for lb in labels), labels
+    assert all(_within_drawing(n, geo) for n in geo["nodes"].values())
+
+
+def test_disconnected_parts_are_packed_in_source_order_without_a_big_empty_band() -> None:
+    # A tall part first, then short ones: they read left to right and top to bottom in the
+    # order written, and the short ones stack beside the tall one instead of leaving a
+    # band as high as it under themselves.
+    tall = "\n".join(f"T{i} --> T{i + 1}" for i in range(6))
+    short = "\n".join(f"S{i}a --> S{i}b" for i in range(5))
+    geo = lay_out(import_text(f"flowchart TD\n{tall}\n{short}") | {"title": "t"})["geo"]
+    nodes = geo["nodes"]
+    firsts = [nodes["T0"]] + [nodes[f"S{i}a"] for i in range(5)]
+    # Reading order: a later part starts right of an earlier one, or below it.
+    for a, b in itertools.pairwise(firsts):
+        assert b["x"] > a["x"] + a["w"] or b["y"] > a["y"] + a["h"], (a, b)
+    used = sum(n["w"] * n["h"] for n in nodes.values())
+    # One row of six parts would cover about a tenth of the drawing; packed, near a quarter.
+    assert used / (geo["width"] * geo["height"]) > 0.2
+    assert geo["height"] <= nodes["T6"]["y"] + nodes["T6"]["h"] + 40
+
+
+def test_a_short_part_keeps_its_own_row_heights_beside_a_tall_one() -> None:
+    # Parts shared layers: a short part beside a tall diamond kept the diamond's row
+    # height as a gap between its own two nodes.
+    def gap(text: str) -> float:
+        nodes = lay_out(import_text(text) | {"title": "t"})["geo"]["nodes"]
+        return nodes["G"]["y"] - (nodes["F"]["y"] + nodes["F"]["h"])
+
+    alone = gap("flowchart TD\nF[Audit] --> G[Log]")
+    tall = "A --> B{Is the payment authorised by the bank and the card issuer?} --> C"
+    assert gap(f"flowchart TD\n{tall}\nF[Audit] --> G[Log]") == pytest.approx(alone)

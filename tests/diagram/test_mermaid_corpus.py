@@ -213,6 +213,11 @@ def test_example_lays_out_without_composition_findings(path: Path) -> None:
     assert composition_findings(geo) == []
     for e in geo["edges"]:
         assert all(p[0] == q[0] or p[1] == q[1] for p, q in itertools.pairwise(e["points"]))
+        lb = e.get("label")
+        if isinstance(lb, dict):
+            # No edge label is cut at the drawing's edge.
+            assert lb["x"] >= -0.01 and lb["x"] + lb["w"] <= geo["width"] + 0.01, lb
+            assert lb["y"] >= -0.01 and lb["y"] + lb["h"] <= geo["height"] + 0.01, lb
 
 
 _PLACEMENT = {"LEFTOF": "left", "RIGHTOF": "right", "OVER": "over"}

@@ -1,6 +1,6 @@
 """Visual baselines of pictures on cards, drawn by layoutkit's own PNG writer (no browser):
 an image card, a broken image, a PDF card showing its first page, the example board
-with its picture, and a dashboard with every chart viz. Same tolerance as the browser baselines (tests/render/test_browser.py):
+with its picture, a dashboard with every chart viz and a flowchart of issue 31's rules. Same tolerance as the browser baselines (tests/render/test_browser.py):
 same size, mean channel difference at most 3.0, at most 1% of pixels off by more than 40.
 ``LAYOUTKIT_UPDATE_BASELINES=1`` rewrites them; each drawing is also written under
 ``artifacts/render/`` to look at."""
@@ -18,6 +18,7 @@ import pytest
 from PIL import Image
 
 from layoutkit import Workspace, render
+from layoutkit.diagram import import_text, lay_out
 from layoutkit.examples import seed_example
 from layoutkit.service.uploads import pdf_pages
 from layoutkit.storage import blob_key
@@ -101,3 +102,29 @@ def test_dashboard_of_every_chart_viz_baseline() -> None:
     png = render.render_board(CHART_BOARD, format="png")
     assert isinstance(png, bytes)
     compare(png, "board-charts")
+
+
+# Italic titles from style and classDef, a markdown string, underscores that are not
+# emphasis, a diamond and a circle sized to their text, a label wider than the nodes it
+# joins, and three disconnected parts in source order.
+FLOWCHART = """flowchart TD
+  A[Request] --> R[Check]
+  R --> B{Is the payment authorised by the bank?}
+  B -->|yes| C((Ship the order))
+  B --> D["`**Refund** _now_`"]
+  D --> E[Transition1_____]
+  F[Audit] -->|a label wider than the two nodes it joins| G[Log]
+  H[Standalone note]
+  style A font-style:italic,color:#b00020
+  classDef quiet font-style:italic,fill:#eef
+  class F,H quiet
+"""
+
+
+def test_flowchart_fidelity_baseline() -> None:
+    payload = lay_out(import_text(FLOWCHART) | {"title": "Flowchart fidelity"})
+    geo = payload["geo"]
+    diagram = card("diagram", payload, geo["width"] + 40, geo["height"] + 90, {})
+    png = render.render_card(diagram | {"x": 0, "y": 0}, format="png")
+    assert isinstance(png, bytes)
+    compare(png, "diagram-flowchart-fidelity")

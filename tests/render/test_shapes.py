@@ -89,3 +89,53 @@ def test_style_classdef_and_linkstyle_colours_are_drawn_where_readable() -> None
     assert 'stroke-width="4' in svg and 'stroke-width="3' in svg
     # near-white text on white and a pale yellow line on the card cannot be read: not drawn
     assert "#fefefe" not in svg and "#ffff33" not in svg
+
+
+def test_style_and_classdef_italics_slant_the_node_title() -> None:
+    import re
+
+    from layoutkit.diagram import import_text, lay_out
+    from layoutkit.render._face_diagram import diagram_scene
+    from layoutkit.render._scene import to_svg
+
+    text = (
+        "flowchart LR\nA[Start] --> B[Middle] --> C[End]\nstyle A font-style:italic,color:#c00\n"
+        "classDef em font-style:oblique\nclass B em\nlinkStyle 0 font-style:italic\n"
+    )
+    imported = import_text(text)
+    slant = {n["id"]: n.get("paint", {}).get("fontStyle") for n in imported["nodes"]}
+    assert slant == {"A": "italic", "B": "italic", "C": None}
+    assert all("fontStyle" not in e.get("paint", {}) for e in imported["edges"])
+    svg = to_svg(diagram_scene(lay_out(imported)))
+    styled = {
+        m.group(2): "font-style" in m.group(1)
+        for m in re.finditer(r"<text([^>]*)><tspan[^>]*>([^<]*)</tspan>", svg)
+    }
+    assert styled["Start"] and styled["Middle"] and not styled["End"]
+
+
+def test_an_italic_line_is_slanted_in_the_png_too() -> None:
+    import io
+
+    import numpy as np
+    from PIL import Image as PILImage
+
+    from layoutkit.render._scene import Scene, Text, to_png
+
+    def ink(italic: bool) -> np.ndarray:
+        line = Text(10, 10, ("Italic",), 40.0, "sans-bold", "#000000", italic=italic)
+        png = to_png(Scene(220, 80, [line]), max_dim=220)
+        grey = np.asarray(PILImage.open(io.BytesIO(png)).convert("L"))
+        return grey < 128
+
+    upright, slanted = ink(False), ink(True)
+    rows = np.nonzero(upright.any(axis=1))[0]
+    top, bottom = rows[0], rows[-1]
+
+    def left(mask: np.ndarray, row: int) -> int:
+        return int(np.nonzero(mask[row])[0][0])
+
+    # The same amount of ink, but its top leans right of its foot.
+    assert abs(int(slanted.sum()) - int(upright.sum())) < 0.15 * upright.sum()
+    lean = left(slanted, top + 2) - left(slanted, bottom - 2)
+    assert lean > left(upright, top + 2) - left(upright, bottom - 2) + 3
