@@ -31,11 +31,13 @@ def test_tools_are_the_registered_operations() -> None:
 
     tools = _run(script)
     ws = Workspace.open()
-    # Board-UI routes for people (agent_verdict) and the two halves of a
-    # wait_for_work look are operations but never tools.
+    # Board-UI routes for people (agent_verdict), the HTTP upload of any file to a
+    # task (attach_task_files) and the two halves of a wait_for_work look are
+    # operations but never tools.
     expected = {op.name: op.describe() for op in ws.registry.tools()}
     assert {op["name"] for op in ws.operations()} - set(expected) == {
         "agent_verdict",
+        "attach_task_files",
         "peek_work",
         "take_work",
     }
