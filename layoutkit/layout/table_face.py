@@ -4,7 +4,10 @@ The card sizer and the face both read this plan, so the height a table card is
 given is the height its face draws. Columns get the width their widest cell
 needs; when the table is wider than the face, the widest columns give way and
 their text wraps (up to :data:`CELL_LINES` lines a cell, the last one ending in
-an ellipsis) instead of being cut to one line.
+an ellipsis) instead of being cut to one line. Only when even wrapped columns
+cannot share the width (each keeps at least its longest word, see
+:func:`least_width`) are the last columns left out, and the face says
+"+N columns".
 """
 
 from __future__ import annotations
@@ -13,16 +16,22 @@ from typing import Any
 
 import attrs
 
-from layoutkit.formatting import as_number, fmt_num, fmt_when
+from layoutkit.formatting import fmt_num, fmt_when, number_format, number_in
 from layoutkit.layout import text as _text
 from layoutkit.layout.blocks import plain_inline
 
 TEXT_SIZE = 11.0
 HEAD_SIZE = 10.0
 FOOT_SIZE = 10.5
-MAX_COLS = 6
+#: A column never gets narrower than this (its text would wrap a letter a line).
+MIN_COL = 40.0
+#: A column's least width is its longest word up to this; longer words are cut
+#: with an ellipsis rather than keep the columns after them off the face.
+MAX_WORD = 100.0
 #: A cell wraps onto at most this many lines; the rest is shown by an ellipsis.
 CELL_LINES = 3
+#: A header wraps onto at most this many lines.
+HEAD_LINES = 2
 #: Space between columns (the text of a cell is this much narrower than its column).
 PAD = 6.0
 #: Rows whose lines are worked out; later rows (never drawn on a face of sane
@@ -52,6 +61,13 @@ class TableFace:
     unplanned: int
     #: The footer of each column ("sum 1,200"), empty where the column has none.
     foot: tuple[str, ...]
+    #: Each header's lines: a header wider than its column wraps (up to two lines).
+    head_lines: tuple[tuple[str, ...], ...] = ()
+
+    @property
+    def header_height(self) -> float:
+        n = max((len(lines) for lines in self.head_lines), default=1)
+        return head_height() + (n - 1) * _text.line_height(HEAD_SIZE)
 
     def row_height(self, i: int) -> float:
         if i >= len(self.rows):
@@ -68,23 +84,102 @@ class TableFace:
         return planned + self.unplanned * head_height()
 
 
-def columns(p: dict[str, Any]) -> list[dict[str, Any]]:
-    return _all_columns(p)[:MAX_COLS]
+def columns(p: dict[str, Any], w: float) -> list[dict[str, Any]]:
+    """The columns a face ``w`` wide shows: as many as fit at their least width."""
+    cols = _all_columns(p)
+    if not cols:
+        return []
+    least = _least_widths(p, cols)
+    shown, used = 0, 0.0
+    for n in least:
+        if shown and used + n > w + 0.01:
+            break
+        shown, used = shown + 1, used + n
+    return cols[:shown]
 
 
-def hidden_columns(p: dict[str, Any]) -> int:
-    """Columns past :data:`MAX_COLS` that the face leaves out (and says so)."""
-    return max(0, len(_all_columns(p)) - MAX_COLS)
+def hidden_columns(p: dict[str, Any], w: float) -> int:
+    """Columns a face ``w`` wide leaves out (and says so)."""
+    return len(_all_columns(p)) - len(columns(p, w))
 
 
-def more_columns_text(p: dict[str, Any]) -> str:
+def more_columns_text(p: dict[str, Any], w: float) -> str:
     """The line a face with left-out columns shows, or "" when it shows them all."""
-    n = hidden_columns(p)
+    n = hidden_columns(p, w)
     return f"+{n} column{'s' if n > 1 else ''}" if n else ""
+
+
+def natural_width(p: dict[str, Any]) -> float:
+    """The width at which every column gets the width its widest cell needs."""
+    cols = _all_columns(p)
+    if not cols:
+        return 0.0
+    heads, shown, _, foot = _texts(p, cols)
+    return sum(_needs(cols, heads, shown, foot))
+
+
+def least_width(p: dict[str, Any]) -> float:
+    """The narrowest face that shows every column (their text wrapped)."""
+    return sum(_least_widths(p, _all_columns(p)))
 
 
 def _all_columns(p: dict[str, Any]) -> list[dict[str, Any]]:
     return [c for c in p.get("cols") or [] if isinstance(c, dict) and c.get("key")]
+
+
+def _rows(p: dict[str, Any]) -> list[dict[str, Any]]:
+    raw = p.get("rows") if isinstance(p.get("rows"), list) else []
+    return [cells for cells in (row_cells(r) for r in raw) if cells is not None]
+
+
+def _texts(
+    p: dict[str, Any], cols: list[dict[str, Any]]
+) -> tuple[tuple[str, ...], list[list[str]], tuple[bool, ...], tuple[str, ...]]:
+    """Headers, the shown text of the planned rows' cells, numeric flags and footers."""
+    rows = _rows(p)
+    heads = tuple(str(c.get("label") or c["key"]).upper() for c in cols)
+    planned = rows[:PLANNED_ROWS]
+    shown = [[cell_text(c, r.get(c["key"])) for c in cols] for r in planned]
+    numeric = tuple(is_numeric(c, [r.get(c["key"]) for r in planned]) for c in cols)
+    how = p.get("aggregates") if isinstance(p.get("aggregates"), dict) else {}
+    foot = tuple(
+        f"{how[c['key']]} {aggregate(rows, c['key'], how[c['key']])}"
+        if how.get(c["key"]) in ("sum", "avg", "count")
+        else ""
+        for c in cols
+    )
+    return heads, shown, numeric, foot
+
+
+def _needs(
+    cols: list[dict[str, Any]],
+    heads: tuple[str, ...],
+    shown: list[list[str]],
+    foot: tuple[str, ...],
+) -> list[float]:
+    return [
+        max(
+            [_text.text_width(heads[i], HEAD_SIZE, "sans-bold")]
+            + [_text.text_width(foot[i], FOOT_SIZE, "sans-bold")]
+            + [_text.text_width(row[i], TEXT_SIZE) for row in shown[:50]]
+        )
+        + 2 * PAD
+        for i in range(len(cols))
+    ]
+
+
+def _least_widths(p: dict[str, Any], cols: list[dict[str, Any]]) -> list[float]:
+    """Each column's least width: its longest word (a number, a header word, a
+    footer whole), between :data:`MIN_COL` and :data:`MAX_WORD` plus padding."""
+    heads, shown, numeric, foot = _texts(p, cols)
+    out = []
+    for i in range(len(cols)):
+        words = heads[i].split() + foot[i].split()
+        for row in shown[:50]:
+            words += [row[i]] if numeric[i] else row[i].split()
+        widest = max((_text.text_width(word, TEXT_SIZE) for word in words), default=0.0)
+        out.append(min(max(widest, MIN_COL), MAX_WORD) + 2 * PAD)
+    return out
 
 
 def row_cells(row: Any) -> dict[str, Any] | None:
@@ -100,15 +195,22 @@ def cell_value(cell: Any) -> Any:
 
 
 def aggregate(rows: list[dict[str, Any]], key: str, how: str) -> str:
-    """The footer of column ``key``: its sum, average or count of filled cells."""
+    """The footer of column ``key``: its sum, average or count of filled cells.
+
+    A sum or an average is written in the column's number format (its cells'
+    prefix, suffix and decimals, :func:`layoutkit.formatting.number_format`); a
+    count is a plain count.
+    """
     values = [cell_value(r.get(key)) for r in rows]
     if how == "count":
         return fmt_num(sum(1 for v in values if v not in (None, "")))
-    nums = [n for n in (as_number(v) for v in values if not isinstance(v, bool)) if n is not None]
+    nums = [n for n in (number_in(v) for v in values if not isinstance(v, bool)) if n is not None]
     if not nums:
         return "—"
     total = sum(nums)
-    return fmt_num(total if how == "sum" else total / len(nums))
+    if how == "sum":
+        return number_format(values)(total)
+    return number_format(values)(total / len(nums), finer=True)
 
 
 def cell_text(col: dict[str, Any], cell: Any) -> str:
@@ -169,35 +271,30 @@ def _fit(text: str, width: float) -> str:
 
 def plan(p: dict[str, Any], w: float) -> TableFace | None:
     """The face plan of table payload ``p`` at width ``w``; None without columns."""
-    cols = columns(p)
+    cols = columns(p, w)
     if not cols:
         return None
-    raw = p.get("rows") if isinstance(p.get("rows"), list) else []
-    rows = [cells for cells in (row_cells(r) for r in raw) if cells is not None]
-    heads = tuple(str(c.get("label") or c["key"]).upper() for c in cols)
-    planned = rows[:PLANNED_ROWS]
-    shown = [[cell_text(c, r.get(c["key"])) for c in cols] for r in planned]
-    numeric = tuple(is_numeric(c, [r.get(c["key"]) for r in planned]) for c in cols)
-    how = p.get("aggregates") if isinstance(p.get("aggregates"), dict) else {}
-    foot = tuple(
-        f"{how[c['key']]} {aggregate(rows, c['key'], how[c['key']])}"
-        if how.get(c["key"]) in ("sum", "avg", "count")
-        else ""
-        for c in cols
-    )
-    needs = [
-        max(
-            [_text.text_width(heads[i], HEAD_SIZE, "sans-bold")]
-            + [_text.text_width(foot[i], FOOT_SIZE, "sans-bold")]
-            + [_text.text_width(row[i], TEXT_SIZE) for row in shown[:50]]
-        )
-        + 2 * PAD
-        for i in range(len(cols))
-    ]
-    widths = tuple(col_widths(needs, w))
+    rows = _rows(p)
+    heads, shown, numeric, foot = _texts(p, cols)
+    widths = tuple(col_widths(_needs(cols, heads, shown, foot), w))
     lines = tuple(
         tuple(_cell_lines(row[i], widths[i] - PAD, numeric[i]) for i in range(len(cols)))
         for row in shown
     )
-    unplanned = len(rows) - len(planned)
-    return TableFace(tuple(cols), heads, numeric, widths, lines, unplanned, foot)
+    unplanned = len(rows) - len(shown)
+    head_lines = tuple(_head_lines(heads[i], widths[i] - PAD) for i in range(len(cols)))
+    return TableFace(tuple(cols), heads, numeric, widths, lines, unplanned, foot, head_lines)
+
+
+def _head_lines(text: str, width: float) -> tuple[str, ...]:
+    if _text.text_width(text, HEAD_SIZE, "sans-bold") <= width:
+        return (text,)
+    lines = _text.wrap(text, width, HEAD_SIZE, "sans-bold")
+    if len(lines) > HEAD_LINES:
+        lines = [*lines[: HEAD_LINES - 1], " ".join(lines[HEAD_LINES - 1 :])]
+    return tuple(
+        line
+        if _text.text_width(line, HEAD_SIZE, "sans-bold") <= width
+        else _text.fit_prefix(line, width, HEAD_SIZE, "sans-bold", tail="…").rstrip() + "…"
+        for line in lines
+    )
