@@ -50,6 +50,7 @@ from layoutkit.elements.vocab import FRAME_KINDS
 from layoutkit.layout import blocks as _blocks
 from layoutkit.layout import stat_face, table_face
 from layoutkit.layout import text as _text
+from layoutkit.layout.cuts import clipped, left_out, more
 
 Size = tuple[float, float]
 
@@ -682,7 +683,9 @@ def finding_blocks(p: dict[str, Any], cw: float) -> list[FindingBlock]:
         lines = _cut(item, w - FINDING_BULLET, FINDING_TEXT_SIZE, "sans", FINDING_EVIDENCE_LINES)
         add("evidence", lines, gap=i == 0)
     if len(listed) > FINDING_EVIDENCE_MAX:
-        add("more", (f"+{len(listed) - FINDING_EVIDENCE_MAX} more",), gap=False)
+        left = len(listed) - FINDING_EVIDENCE_MAX
+        marker = left_out(f"{left} of {len(listed)} evidence items", f"+{left} more")
+        add("more", (marker,), gap=False)
     return out
 
 
@@ -705,8 +708,9 @@ def _flat(v: Any) -> str:
 def _cut(s: str, w: float, size: float, font: _text.FontName, most: int) -> tuple[str, ...]:
     lines = _text.wrap(s, w, size, font) or [""]
     if len(lines) > most:
+        marker = left_out(f"{more(len(lines) - most, 'line')} of {clipped(s)[11:]}", "…")
         lines = lines[:most]
-        lines[-1] = _text.fit_prefix(lines[-1], w, size, font, "…").rstrip() + "…"
+        lines[-1] = _text.fit_prefix(lines[-1], w, size, font, "…").rstrip() + marker
     return tuple(lines)
 
 

@@ -19,6 +19,7 @@ import attrs
 from layoutkit.formatting import fmt_num, fmt_when, number_format, number_in
 from layoutkit.layout import text as _text
 from layoutkit.layout.blocks import plain_inline
+from layoutkit.layout.cuts import clipped, left_out
 
 TEXT_SIZE = 11.0
 HEAD_SIZE = 10.0
@@ -266,7 +267,9 @@ def _fit(text: str, width: float) -> str:
     text = " ".join(text.split())
     if _text.text_width(text, TEXT_SIZE) <= width:
         return text
-    return _text.fit_prefix(text, width, TEXT_SIZE, tail="…").rstrip() + "…"
+    return _text.fit_prefix(text, width, TEXT_SIZE, tail="…").rstrip() + left_out(
+        clipped(text), "…"
+    )
 
 
 def plan(p: dict[str, Any], w: float) -> TableFace | None:

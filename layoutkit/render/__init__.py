@@ -12,6 +12,7 @@ from typing import Any
 import attrs
 
 from layoutkit.elements.vocab import FRAME_KINDS
+from layoutkit.layout.cuts import Cut, collecting
 from layoutkit.render._board import _frame as frame_size
 from layoutkit.render._board import _rect as rect_of
 from layoutkit.render._board import (
@@ -23,7 +24,6 @@ from layoutkit.render._board import (
     write,
 )
 from layoutkit.render._boxes import TextLine, png_size, text_lines
-from layoutkit.render._cuts import Cut, collecting
 from layoutkit.render._doc import render_document
 from layoutkit.render._faces import card_face
 from layoutkit.render._glance import GLANCE_KEYS, code_digest, face_key
@@ -193,7 +193,8 @@ def face_cuts(kind: str, payload: Any, w: float, h: float) -> list[Cut]:
         return []
     with collecting() as cuts:
         card_face(kind, payload, (0.0, 0.0, float(w), float(h)))
-    return cuts
+    # a plan a face reads twice reports its cut twice
+    return list(dict.fromkeys(cuts))
 
 
 def card_png_size(card: dict, *, max_dim: int = 1600) -> tuple[int, int]:

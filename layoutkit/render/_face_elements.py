@@ -24,6 +24,7 @@ from layoutkit.formatting import (
 )
 from layoutkit.layout import stat_face, table_face
 from layoutkit.layout.blocks import plain_inline
+from layoutkit.layout.cuts import left_out, more
 from layoutkit.layout.sizing import (
     CHART_GAP,
     CHART_STAT_H,
@@ -90,7 +91,6 @@ from layoutkit.render._chart_parts import (
     x_ticks,
 )
 from layoutkit.render._charts import compare_delta, delta_text
-from layoutkit.render._cuts import left_out, more
 from layoutkit.render._face_text import markdown_face
 from layoutkit.render._images import Fit, image_href, missing_label
 from layoutkit.render._palette import ACCENT, CARD, FG, LINE, MUTED, SOFT, tone
@@ -125,15 +125,10 @@ def _lines(
     # a hair of tolerance: the sizer sums the same line heights in another order
     fit = int((budget + 0.01) // lh)
     shown = texts if len(texts) <= fit else texts[: max(fit - 1, 0)]
-    cut = 0
     cy = y
     for text in shown:
-        line = fit_line(text, w, size)
-        cut += line != text
-        items.append(Text(x, cy, (line,), size, "sans", fill))
+        items.append(Text(x, cy, (fit_line(text, w, size),), size, "sans", fill))
         cy += lh
-    if cut:
-        left_out(f"the ends of {more(cut, 'item')}", "…")
     if len(shown) < len(texts) and fit:
         left = len(texts) - len(shown)
         marker = left_out(f"{left} of {len(texts)} items", f"+{left} more")

@@ -15,8 +15,8 @@ import attrs
 
 from layoutkit.layout import blocks as _blocks
 from layoutkit.layout.blocks import Block, is_number
+from layoutkit.layout.cuts import left_out, more
 from layoutkit.layout.text import fit_prefix, line_height, text_width
-from layoutkit.render._cuts import left_out, more
 from layoutkit.render._palette import FG, LINE, MUTED, SOFT
 from layoutkit.render._safe import safe_url
 from layoutkit.render._scene import Box, Image, Item, Path, Text, fit_line

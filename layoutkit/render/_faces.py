@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 from layoutkit.formatting import as_number, fmt_num
 from layoutkit.layout.blocks import plain_inline
+from layoutkit.layout.cuts import left_out
 from layoutkit.layout.sizing import (
     DIAGRAM_BAND,
     DIAGRAM_INSET,
@@ -20,7 +21,6 @@ from layoutkit.layout.sizing import (
     heading_text,
 )
 from layoutkit.layout.text import line_height, text_width
-from layoutkit.render._cuts import left_out
 from layoutkit.render._face_diagram import diagram_scene_items, with_geo
 from layoutkit.render._face_elements import ELEMENT_FACES, chip_row, element_face, elements_face
 from layoutkit.render._face_text import markdown_face

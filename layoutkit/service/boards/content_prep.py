@@ -174,6 +174,10 @@ def prepare_card(
     return Prepared(kind, payload, warnings, dict(result.spilled))
 
 
+#: A truncated warning names this many of a card's cuts, then counts the rest.
+MAX_CUTS_SAID = 4
+
+
 def truncated_warning(kind: str, ref: Any, w: float, h: float, payload: Any) -> dict | None:
     """The ``truncated`` warning of a ``kind`` card ``w`` × ``h`` whose face leaves
     content out, naming the card, what was left out and the face's marker; None
@@ -184,7 +188,9 @@ def truncated_warning(kind: str, ref: Any, w: float, h: float, payload: Any) -> 
         return None
     card = ref if isinstance(ref, str) and ref else None
     name = f"{kind} card {card!r}" if card else f"the {kind} card"
-    what = "; ".join(f"{c.what} (the face says {c.marker!r})" for c in cuts)
+    what = "; ".join(f"{c.what} (the face says {c.marker!r})" for c in cuts[:MAX_CUTS_SAID])
+    if len(cuts) > MAX_CUTS_SAID:
+        what += f"; and {len(cuts) - MAX_CUTS_SAID} more cuts"
     return {
         "path": "payload",
         "severity": "warning",

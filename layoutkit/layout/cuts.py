@@ -42,6 +42,12 @@ def more(n: int, one: str, many: str | None = None) -> str:
     return f"{n} {one if n == 1 else (many or one + 's')}"
 
 
+def clipped(text: str) -> str:
+    """Words for the end of ``text`` cut off by an ellipsis."""
+    text = " ".join(str(text).split())
+    return f"the end of {text[:32] + '…' if len(text) > 32 else text!r}"
+
+
 @contextmanager
 def collecting() -> Iterator[list[Cut]]:
     """Collect the cuts of the faces drawn inside the block."""
