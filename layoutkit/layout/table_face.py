@@ -169,16 +169,29 @@ def _needs(
     ]
 
 
+def _number_widths(shown: list[list[str]], numeric: tuple[bool, ...]) -> list[float]:
+    """The width of each numeric column's widest number (0 for text columns): numbers
+    never wrap."""
+    return [
+        max((_text.text_width(row[i], TEXT_SIZE) for row in shown[:50]), default=0.0) + 2 * PAD
+        if numeric[i]
+        else 0.0
+        for i in range(len(numeric))
+    ]
+
+
 def _least_widths(p: dict[str, Any], cols: list[dict[str, Any]]) -> list[float]:
-    """Each column's least width: its longest word (a number, a header word, a
-    footer whole), between :data:`MIN_COL` and :data:`MAX_WORD` plus padding."""
+    """Each column's least width: its longest word (a number, a header word),
+    between :data:`MIN_COL` and :data:`MAX_WORD`, or its footer whole, plus padding."""
     heads, shown, numeric, foot = _texts(p, cols)
     out = []
     for i in range(len(cols)):
-        words = heads[i].split() + foot[i].split()
+        words = heads[i].split()
         for row in shown[:50]:
             words += [row[i]] if numeric[i] else row[i].split()
         widest = max((_text.text_width(word, TEXT_SIZE) for word in words), default=0.0)
+        # a footer is one bold line, never wrapped
+        widest = max(widest, _text.text_width(foot[i], FOOT_SIZE, "sans-bold"))
         out.append(min(max(widest, MIN_COL), MAX_WORD) + 2 * PAD)
     return out
 
@@ -234,24 +247,27 @@ def is_numeric(col: dict[str, Any], values: list[Any]) -> bool:
     return bool(raw) and all(isinstance(v, int | float) and not isinstance(v, bool) for v in raw)
 
 
-def col_widths(needs: list[float], w: float) -> list[float]:
+def col_widths(needs: list[float], w: float, floors: list[float] | None = None) -> list[float]:
     """Columns get the width their widest cell needs; spare width is shared, a shortfall
-    is taken from the widest columns first."""
+    is taken from the widest columns first, none going under its floor (its least width:
+    a number or a footer that does not wrap) while the floors fit."""
     total = sum(needs)
     if total <= w:
         spare = (w - total) / len(needs)
         return [n + spare for n in needs]
+    lows = [min(f, n) for f, n in zip(floors or [0.0] * len(needs), needs, strict=True)]
+    if sum(lows) > w:
+        lows = [0.0] * len(needs)
     # Water-fill: every column is capped at one level, the highest at which the
     # columns fit, so only the columns wider than that level give way (and wrap).
-    left, count = w, len(needs)
-    level = w / count
-    for n in sorted(needs):
-        level = left / count
-        if n > level:
-            break
-        left -= n
-        count -= 1
-    return [min(n, level) for n in needs]
+    low, high = 0.0, max(needs)
+    for _ in range(40):
+        level = (low + high) / 2
+        if sum(max(f, min(n, level)) for f, n in zip(lows, needs, strict=True)) > w:
+            high = level
+        else:
+            low = level
+    return [max(f, min(n, low)) for f, n in zip(lows, needs, strict=True)]
 
 
 def _cell_lines(text: str, width: float, numeric: bool) -> tuple[str, ...]:
@@ -279,7 +295,14 @@ def plan(p: dict[str, Any], w: float) -> TableFace | None:
         return None
     rows = _rows(p)
     heads, shown, numeric, foot = _texts(p, cols)
-    widths = tuple(col_widths(_needs(cols, heads, shown, foot), w))
+    needs = _needs(cols, heads, shown, foot)
+    floors = [
+        _text.text_width(foot[i], FOOT_SIZE, "sans-bold") + 2 * PAD
+        if not numeric[i]
+        else max(n, _text.text_width(foot[i], FOOT_SIZE, "sans-bold") + 2 * PAD)
+        for i, n in enumerate(_number_widths(shown, numeric))
+    ]
+    widths = tuple(col_widths(needs, w, floors))
     lines = tuple(
         tuple(_cell_lines(row[i], widths[i] - PAD, numeric[i]) for i in range(len(cols)))
         for row in shown
