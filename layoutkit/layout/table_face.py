@@ -5,8 +5,8 @@ given is the height its face draws. Columns get the width their widest cell
 needs; when the table is wider than the face, the widest columns give way and
 their text wraps (up to :data:`CELL_LINES` lines a cell, the last one ending in
 an ellipsis) instead of being cut to one line. Only when even wrapped columns
-cannot share the width (each keeps at least its longest word, see
-:func:`least_width`) are the last columns left out, and the face says
+cannot share the width (each keeps at least its header's longest word, its
+numbers and its footer, see :func:`least_width`) are the last columns left out, and the face says
 "+N columns".
 """
 
@@ -24,11 +24,8 @@ from layoutkit.layout.cuts import clipped, left_out
 TEXT_SIZE = 11.0
 HEAD_SIZE = 10.0
 FOOT_SIZE = 10.5
-#: A column never gets narrower than this (its text would wrap a letter a line).
-MIN_COL = 40.0
-#: A column's least width is its longest word up to this; longer words are cut
-#: with an ellipsis rather than keep the columns after them off the face.
-MAX_WORD = 100.0
+#: A column is never left narrower than this (its text would wrap a letter a line).
+MIN_COL = 32.0
 #: A cell wraps onto at most this many lines; the rest is shown by an ellipsis.
 CELL_LINES = 3
 #: A header wraps onto at most this many lines.
@@ -181,19 +178,24 @@ def _number_widths(shown: list[list[str]], numeric: tuple[bool, ...]) -> list[fl
 
 
 def _least_widths(p: dict[str, Any], cols: list[dict[str, Any]]) -> list[float]:
-    """Each column's least width: its longest word (a number, a header word),
-    between :data:`MIN_COL` and :data:`MAX_WORD`, or its footer whole, plus padding."""
+    """Each column's least width, plus padding: the longest word of its header (at
+    least :data:`MIN_COL`), as cells wrap and a long word breaks; a numeric column
+    its widest number and a footer its whole line, as neither wraps."""
     heads, shown, numeric, foot = _texts(p, cols)
-    out = []
-    for i in range(len(cols)):
-        words = heads[i].split()
-        for row in shown[:50]:
-            words += [row[i]] if numeric[i] else row[i].split()
-        widest = max((_text.text_width(word, TEXT_SIZE) for word in words), default=0.0)
-        # a footer is one bold line, never wrapped
-        widest = max(widest, _text.text_width(foot[i], FOOT_SIZE, "sans-bold"))
-        out.append(min(max(widest, MIN_COL), MAX_WORD) + 2 * PAD)
-    return out
+    numbers = _number_widths(shown, numeric)
+    return [
+        max(
+            MIN_COL + 2 * PAD,
+            max(
+                (_text.text_width(word, HEAD_SIZE, "sans-bold") for word in heads[i].split()),
+                default=0.0,
+            )
+            + 2 * PAD,
+            _text.text_width(foot[i], FOOT_SIZE, "sans-bold") + 2 * PAD,
+            numbers[i],
+        )
+        for i in range(len(cols))
+    ]
 
 
 def row_cells(row: Any) -> dict[str, Any] | None:
