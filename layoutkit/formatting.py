@@ -51,7 +51,7 @@ def as_number(value: Any) -> float | None:
 
 #: A number written as text with what surrounds it: "€1,200.50", "12%", "3.5 ms", "-4".
 _NUMBER_TEXT = re.compile(
-    r"^(?P<pre>[^\d.+-]{0,4}?)\s?(?P<num>[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<dec>\d+))?)"
+    r"^(?P<pre>[^\w\s.+-]{0,2})\s?(?P<num>[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<dec>\d+))?)"
     r"(?P<post>\s?[^\d\s][^\d]{0,7})?$"
 )
 
@@ -102,14 +102,12 @@ def number_format(values: Sequence[Any]) -> NumberFormat:
         found = _NUMBER_TEXT.match(value.strip())
         if found is None:
             continue
-        pre, post = found["pre"] or "", found["post"] or ""
-        gap = " " if post and value.strip()[len(pre) + len(found["num"]) :][:1] == " " else ""
-        shapes.add((pre, gap + post.strip()))
+        shapes.add((found["pre"] or "", (found["post"] or "").rstrip()))
         decimals = max(decimals or 0, len(found["dec"] or ""))
     if len(shapes) != 1:
         return NumberFormat(decimals=decimals) if decimals else NumberFormat()
-    (pre, post) = shapes.pop()
-    return NumberFormat(pre.strip(), post, decimals)
+    pre, post = shapes.pop()
+    return NumberFormat(pre, post, decimals)
 
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
