@@ -1575,7 +1575,10 @@ def elements_face(
     for n, element in enumerate(listed):
         if cy + 14 > budget:
             left = len(listed) - n
-            left_out(f"{left} of {len(listed)} elements", "…")
+            # no line is left under the last element: the mark sits at its bottom right
+            marker = left_out(f"{left} of {len(listed)} elements", "…")
+            top = y + max(cy - gap, 0.0) - line_height(12)
+            items.append(Text(x + w, top, (marker,), 12, "sans-bold", MUTED, 0.0, "end"))
             break
         sub, used = element_face(element, x, y + cy, w, budget - cy)
         items += sub
