@@ -1098,9 +1098,10 @@ def _timeline(p: dict, x: float, y: float, w: float, budget: float) -> tuple[lis
     whens = date_labels([item.get("when") for item in entries])
     for drawn, (item, when) in enumerate(zip(entries, whens, strict=True)):
         rest = len(entries) - drawn
+        tall = TIMELINE_ROW_H + (TIMELINE_DETAIL_H if timeline_detail(item) else 0.0)
         # the last row that fits says how many entries are left, when some are
         if cy + TIMELINE_ROW_H > budget + 0.01 or (
-            rest > 1 and cy + 2 * TIMELINE_ROW_H > budget + 0.01
+            rest > 1 and cy + tall + TIMELINE_ROW_H > budget + 0.01
         ):
             if cy + TIMELINE_ROW_H <= budget + 0.01:
                 marker = left_out(f"{rest} of {len(entries)} entries", f"+{rest} more")
