@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Any
 
+import attrs
+
 
 def fmt_num(value: Any) -> str:
     """Short human form of a number: thousands separators, at most 3 decimals."""
@@ -45,6 +47,67 @@ def as_number(value: Any) -> float | None:
             return None
         return out if math.isfinite(out) else None
     return None
+
+
+#: A number written as text with what surrounds it: "€1,200.50", "12%", "3.5 ms", "-4".
+_NUMBER_TEXT = re.compile(
+    r"^(?P<pre>[^\w\s.+-]{0,2})\s?(?P<num>[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<dec>\d+))?)"
+    r"(?P<post>\s?[^\d\s][^\d]{0,7})?$"
+)
+
+
+@attrs.frozen(slots=True)
+class NumberFormat:
+    """How a column writes its numbers, so a total reads like its cells.
+
+    Cells holding numbers are written by :func:`fmt_num`; cells holding numbers
+    as text (``"€1,200.50"``, ``"12%"``, ``"3.5 ms"``) keep what the author wrote
+    around them and their count of decimals. When every text number in a column
+    shares its prefix and suffix, the column's totals wear them too, with as
+    many decimals as the most precise cell (an average one more, when it is
+    not whole at the cells' precision: 12% and 13% average 12.5%).
+    """
+
+    prefix: str = ""
+    suffix: str = ""
+    decimals: int | None = None
+
+    def __call__(self, value: float, *, finer: bool = False) -> str:
+        if self.decimals is None:
+            text = fmt_num(value)
+        else:
+            text = f"{value:,.{self.decimals}f}"
+            if finer:
+                more = f"{value:,.{self.decimals + 1}f}"
+                text = text if more.endswith("0") else more
+        return f"{self.prefix}{text}{self.suffix}"
+
+
+def number_in(value: Any) -> float | None:
+    """The number a cell holds, written as a number or as text with a prefix or
+    a suffix (see :class:`NumberFormat`); None for anything else."""
+    if isinstance(value, str):
+        found = _NUMBER_TEXT.match(value.strip())
+        return float(found["num"].replace(",", "")) if found else None
+    return as_number(value)
+
+
+def number_format(values: Sequence[Any]) -> NumberFormat:
+    """The :class:`NumberFormat` of a column holding ``values``."""
+    shapes = set()
+    decimals = None
+    for value in values:
+        if not isinstance(value, str):
+            continue
+        found = _NUMBER_TEXT.match(value.strip())
+        if found is None:
+            continue
+        shapes.add((found["pre"] or "", (found["post"] or "").rstrip()))
+        decimals = max(decimals or 0, len(found["dec"] or ""))
+    if len(shapes) != 1:
+        return NumberFormat(decimals=decimals) if decimals else NumberFormat()
+    pre, post = shapes.pop()
+    return NumberFormat(pre, post, decimals)
 
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")

@@ -50,6 +50,7 @@ from layoutkit.elements.vocab import FRAME_KINDS
 from layoutkit.layout import blocks as _blocks
 from layoutkit.layout import stat_face, table_face
 from layoutkit.layout import text as _text
+from layoutkit.layout.cuts import clipped, left_out, more
 
 Size = tuple[float, float]
 
@@ -65,6 +66,9 @@ CHECKLIST_WIDTH = 320.0
 MIN_TEXT_WIDTH = 120.0
 DOC_WIDTH = 720.0
 ELEMENT_CARD_WIDTH = 480.0
+#: A table card whose width no one set grows past ELEMENT_CARD_WIDTH to fit its
+#: columns, up to this; past it cells wrap, then the last columns are left out.
+TABLE_MAX_WIDTH = 960.0
 PAGE_MAX_HEIGHT = 1200.0
 DIAGRAM_DEFAULT: Size = (640.0, 420.0)
 DIAGRAM_BAND = 48.0
@@ -112,7 +116,7 @@ def size_card(kind: str, payload: dict[str, Any] | None, width: float | None = N
     if kind == "diagram":
         # rounding down would draw the geo a hair under scale 1
         return (math.ceil(w - 1e-9), math.ceil(h - 1e-9))
-    if fn is None or kind in ("doc", "stat"):
+    if fn is None or kind in ("doc", "stat", "table"):
         # element faces stop drawing at the box's edge: never round their height down
         return (round(w), math.ceil(h - 1e-9))
     return (round(w), round(h))
@@ -561,8 +565,21 @@ def _face_table(p: dict[str, Any], cw: float) -> float:
     # rows kept out of the payload (dataRef) are not drawn; size for a page of them
     body = face.body_height if isinstance(p.get("rows"), list) else 10 * table_row_height()
     foot = table_row_height() if any(face.foot) else 0.0
-    more = table_row_height() if table_face.hidden_columns(p) else 0.0
-    return h + table_row_height() + body + foot + more + _caption(p, cw)
+    more = table_row_height() if table_face.hidden_columns(p, cw) else 0.0
+    return h + face.header_height + body + foot + more + _caption(p, cw)
+
+
+def _table_card(p: dict[str, Any], width: float | None) -> Size:
+    """A set width is kept; otherwise the width its columns' widest cells need,
+    between the element card width and :data:`TABLE_MAX_WIDTH` (past it, cells
+    wrap, and columns that do not fit even wrapped are left out and counted)."""
+    if width:
+        cw = width - 2 * PAD
+    else:
+        least = ELEMENT_CARD_WIDTH - 2 * PAD
+        most = TABLE_MAX_WIDTH - 2 * PAD
+        cw = math.ceil(min(max(table_face.natural_width(p), least), most))
+    return (cw + 2 * PAD, _face_table(p, cw) + 2 * PAD)
 
 
 def timeline_detail(item: dict[str, Any]) -> str:
@@ -666,7 +683,9 @@ def finding_blocks(p: dict[str, Any], cw: float) -> list[FindingBlock]:
         lines = _cut(item, w - FINDING_BULLET, FINDING_TEXT_SIZE, "sans", FINDING_EVIDENCE_LINES)
         add("evidence", lines, gap=i == 0)
     if len(listed) > FINDING_EVIDENCE_MAX:
-        add("more", (f"+{len(listed) - FINDING_EVIDENCE_MAX} more",), gap=False)
+        left = len(listed) - FINDING_EVIDENCE_MAX
+        marker = left_out(f"{left} of {len(listed)} evidence items", f"+{left} more")
+        add("more", (marker,), gap=False)
     return out
 
 
@@ -689,8 +708,9 @@ def _flat(v: Any) -> str:
 def _cut(s: str, w: float, size: float, font: _text.FontName, most: int) -> tuple[str, ...]:
     lines = _text.wrap(s, w, size, font) or [""]
     if len(lines) > most:
+        marker = left_out(f"{more(len(lines) - most, 'line')} of {clipped(s)[11:]}", "…")
         lines = lines[:most]
-        lines[-1] = _text.fit_prefix(lines[-1], w, size, font, "…").rstrip() + "…"
+        lines[-1] = _text.fit_prefix(lines[-1], w, size, font, "…").rstrip() + marker
     return tuple(lines)
 
 
@@ -963,6 +983,7 @@ _CARD_SIZERS: dict[str, Any] = {
     "file": _file,
     "ref": _ref_card,
     "stat": _stat_card,
+    "table": _table_card,
 }
 
 

@@ -11,6 +11,8 @@ from typing import Any
 
 import attrs
 
+from layoutkit.elements.vocab import FRAME_KINDS
+from layoutkit.layout.cuts import Cut, collecting
 from layoutkit.render._board import _frame as frame_size
 from layoutkit.render._board import _rect as rect_of
 from layoutkit.render._board import (
@@ -23,12 +25,14 @@ from layoutkit.render._board import (
 )
 from layoutkit.render._boxes import TextLine, png_size, text_lines
 from layoutkit.render._doc import render_document
+from layoutkit.render._faces import card_face
 from layoutkit.render._glance import GLANCE_KEYS, code_digest, face_key
 from layoutkit.render._images import card_blob_base, image_keys, place_blobs
 
 __all__ = [
     "GLANCE_KEYS",
     "BoardSvg",
+    "Cut",
     "TextLine",
     "board_svg",
     "card_blob_base",
@@ -36,6 +40,7 @@ __all__ = [
     "card_png_size",
     "card_text_lines",
     "code_digest",
+    "face_cuts",
     "face_key",
     "image_keys",
     "picture_size",
@@ -179,6 +184,17 @@ def render_card(card: dict, *, format: str = "svg", max_dim: int = 1600) -> str 
     out = write(card_scene(card), format, max_dim=max_dim, title=str(card.get("kind") or "card"))
     # A face drawn alone links its blob pictures through its own card, as on a board.
     return place_blobs(out, card["id"]) if isinstance(out, str) and "id" in card else out
+
+
+def face_cuts(kind: str, payload: Any, w: float, h: float) -> list[Cut]:
+    """What the face of a ``kind`` card ``w`` × ``h`` leaves out, each with the marker
+    its face draws for it; empty when the face shows all of its content."""
+    if kind in FRAME_KINDS:
+        return []
+    with collecting() as cuts:
+        card_face(kind, payload, (0.0, 0.0, float(w), float(h)))
+    # a plan a face reads twice reports its cut twice
+    return list(dict.fromkeys(cuts))
 
 
 def card_png_size(card: dict, *, max_dim: int = 1600) -> tuple[int, int]:

@@ -24,6 +24,7 @@ from layoutkit.formatting import (
 )
 from layoutkit.layout import stat_face, table_face
 from layoutkit.layout.blocks import plain_inline
+from layoutkit.layout.cuts import left_out, more
 from layoutkit.layout.sizing import (
     CHART_GAP,
     CHART_STAT_H,
@@ -120,13 +121,19 @@ def _lines(
     fill: str = FG,
 ) -> tuple[list[Item], float]:
     items: list[Item] = []
+    lh = line_height(size)
+    # a hair of tolerance: the sizer sums the same line heights in another order
+    fit = int((budget + 0.01) // lh)
+    shown = texts if len(texts) <= fit else texts[: max(fit - 1, 0)]
     cy = y
-    for text in texts:
-        # a hair of tolerance: the sizer sums the same line heights in another order
-        if cy + line_height(size) > y + budget + 0.01:
-            break
+    for text in shown:
         items.append(Text(x, cy, (fit_line(text, w, size),), size, "sans", fill))
-        cy += line_height(size)
+        cy += lh
+    if len(shown) < len(texts) and fit:
+        left = len(texts) - len(shown)
+        marker = left_out(f"{left} of {len(texts)} items", f"+{left} more")
+        items.append(Text(x, cy, (marker,), size, "sans", MUTED))
+        cy += lh
     return items, cy - y
 
 
@@ -1030,7 +1037,8 @@ def _table_body(
         if cy + row_h > budget + 0.01:
             break
         if left > 1 and cy + row_h + head_h > budget + 0.01:
-            items.append(Text(x, y + cy, (f"+{left} more rows",), 10, "sans", MUTED))
+            marker = left_out(f"{left} of {face.count} rows", f"+{left} more rows")
+            items.append(Text(x, y + cy, (marker,), 10, "sans", MUTED))
             cy += head_h
             break
         for i, cell in enumerate(lines):
@@ -1057,17 +1065,22 @@ def _table(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[I
         return items, cy
     cols = _TableCols(face, [x + sum(face.widths[:i]) for i in range(len(face.cols))])
     head_h = table_face.head_height()
-    items += [cols.bold(i, y + cy, head, 10) for i, head in enumerate(face.heads)]
-    cy += head_h
+    items += [
+        cols.put(i, y + cy, lines, table_face.HEAD_SIZE, "sans-bold", MUTED)
+        for i, lines in enumerate(face.head_lines)
+    ]
+    cy += face.header_height
     items.append(_rule(x, y + cy - 2, w))
     body, cy = _table_body(p, cols, x, y, cy, budget)
     items += body
     if any(face.foot) and cy + head_h <= budget + 0.01:
         items += _table_foot(cols, x, y, w, cy)
         cy += head_h
-    hidden = table_face.more_columns_text(p)
+    hidden = table_face.more_columns_text(p, w)
     if hidden and cy + head_h <= budget + 0.01:
-        # columns past the face's six are announced, never dropped without a word
+        # columns that do not fit even wrapped are announced, never dropped without a word
+        total = len(face.cols) + table_face.hidden_columns(p, w)
+        hidden = left_out(f"{total - len(face.cols)} of {total} columns", hidden)
         items.append(Text(x + w, y + cy + 2, (hidden,), 10, "sans-bold", MUTED, 0.0, "end"))
         cy += head_h
     more, h = _caption(p, x, y + cy, w)
@@ -1083,9 +1096,18 @@ def _timeline(p: dict, x: float, y: float, w: float, budget: float) -> tuple[lis
     start = cy
     entries = [item for item in p.get("items") or [] if isinstance(item, dict)]
     whens = date_labels([item.get("when") for item in entries])
-    for item, when in zip(entries, whens, strict=True):
-        if cy + TIMELINE_ROW_H > budget + 0.01:
-            continue
+    for drawn, (item, when) in enumerate(zip(entries, whens, strict=True)):
+        rest = len(entries) - drawn
+        tall = TIMELINE_ROW_H + (TIMELINE_DETAIL_H if timeline_detail(item) else 0.0)
+        # the last row that fits says how many entries are left, when some are
+        if cy + TIMELINE_ROW_H > budget + 0.01 or (
+            rest > 1 and cy + tall + TIMELINE_ROW_H > budget + 0.01
+        ):
+            if cy + TIMELINE_ROW_H <= budget + 0.01:
+                marker = left_out(f"{rest} of {len(entries)} entries", f"+{rest} more")
+                items.append(Text(x + 16, y + cy, (marker,), 11.5, "sans", MUTED))
+                cy += TIMELINE_ROW_H
+            break
         status = str(item.get("status") or "")
         ink = tone(_STATUS_TONE.get(status, "info" if status else "accent"))[0]
         items.append(Ellipse(x + 1, y + cy + 5, 8, 8, ink if status else ACCENT))
@@ -1100,6 +1122,7 @@ def _timeline(p: dict, x: float, y: float, w: float, budget: float) -> tuple[lis
         detail = timeline_detail(item)
         if detail:
             if cy + TIMELINE_DETAIL_H > budget + 0.01:
+                left_out(more(len(entries) - drawn, "detail line"), "…")
                 break
             items.append(
                 Text(
@@ -1177,10 +1200,14 @@ def _finding(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list
         items += _finding_head(head, status, ink, tx, tw, y + cy)
         cy += FINDING_HEAD_H
     refuted = FINDING_STATUS_READING.get(status) == "refuted"
-    for role, lines, gap in finding_blocks(p, w):
+    blocks = finding_blocks(p, w)
+    for n, (role, lines, gap) in enumerate(blocks):
         h = finding_block_height(role, lines)
         # the sizer sums the same heights; stop at a pinned box's edge
         if cy + gap + h > budget + 0.01:
+            left = len(blocks) - n
+            marker = left_out(more(left, "part") + " of the finding", "…")
+            items.append(Text(tx, y + cy, (marker,), FINDING_TEXT_SIZE, "sans", MUTED))
             break
         cy += gap
         items += _finding_block(role, lines, refuted, tx, tw, y + cy)
@@ -1340,11 +1367,20 @@ def _compare(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list
 
 
 def _gallery(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list[Item], float]:
-    tiles = [i for i in p.get("items") or [] if isinstance(i, dict)][:6]
+    listed = [i for i in p.get("items") or [] if isinstance(i, dict)]
+    # six tiles at most; past six, the sixth slot counts the tiles left out
+    tiles = listed[:6] if len(listed) <= 6 else listed[:5]
     cols = 3
     tw = (w - 6 * (cols - 1)) / cols
     th = tw * 10 / 16
     items: list[Item] = []
+    if len(listed) > 6:
+        left = len(listed) - 5
+        marker = left_out(f"{left} of {len(listed)} pictures", f"+{left} more")
+        tx, ty = x + 2 * (tw + 6), y + th + 6
+        items.append(Box(tx, ty, tw, th, fill=SOFT, stroke=LINE, radius=4))
+        mid = ty + (th - line_height(13)) / 2
+        items.append(Text(tx + tw / 2, mid, (marker,), 13, "sans-bold", MUTED, 0.0, "middle"))
     for i, tile in enumerate(tiles):
         tx, ty = x + (i % cols) * (tw + 6), y + (i // cols) * (th + 6)
         if ty + th - y > budget:
@@ -1356,7 +1392,7 @@ def _gallery(p: dict, x: float, y: float, w: float, budget: float) -> tuple[list
             items.append(Box(tx, ty + th - strip, tw, strip, fill=CARD, opacity=0.85))
             cap = fit_line(plain_inline(str(tile["caption"])), tw - 8, 9.5)
             items.append(Text(tx + 4, ty + th - strip + 1, (cap,), 9.5, "sans", FG))
-    rows = (len(tiles) + cols - 1) // cols
+    rows = (min(len(listed), 6) + cols - 1) // cols
     grid = rows * (th + 6) if rows else 20.0
     more, used = _caption(p, x, y + grid, w)
     return items + more, grid + used
@@ -1536,9 +1572,15 @@ def elements_face(
     """Elements stacked top to bottom until the budget runs out."""
     items: list[Item] = []
     cy = 0.0
-    for element in elements:
-        if not isinstance(element, dict) or cy + 14 > budget:
-            continue
+    listed = [e for e in elements if isinstance(e, dict)]
+    for n, element in enumerate(listed):
+        if cy + 14 > budget:
+            left = len(listed) - n
+            # no line is left under the last element: the mark sits at its bottom right
+            marker = left_out(f"{left} of {len(listed)} elements", "…")
+            top = y + max(cy - gap, 0.0) - line_height(12)
+            items.append(Text(x + w, top, (marker,), 12, "sans-bold", MUTED, 0.0, "end"))
+            break
         sub, used = element_face(element, x, y + cy, w, budget - cy)
         items += sub
         cy += used + gap

@@ -15,6 +15,7 @@ import attrs
 
 from layoutkit.layout import blocks as _blocks
 from layoutkit.layout.blocks import Block, is_number
+from layoutkit.layout.cuts import left_out, more
 from layoutkit.layout.text import fit_prefix, line_height, text_width
 from layoutkit.render._palette import FG, LINE, MUTED, SOFT
 from layoutkit.render._safe import safe_url
@@ -47,9 +48,12 @@ def markdown_face(
     _ellipsis(items, x, w)
     left = lines_left(laid.blocks, used)
     if left and used + more_h <= room:
-        word = "line" if left == 1 else "lines"
-        items.append(Text(x, y + used, (f"+{left} more {word}",), MORE_SIZE, "sans", MUTED))
+        marker = left_out(more(left, "line"), f"+{more(left, 'more line', 'more lines')}")
+        items.append(Text(x, y + used, (marker,), MORE_SIZE, "sans", MUTED))
         used += more_h
+    else:
+        # no room for the count: the closing ellipsis is the face's word for the cut
+        left_out(more(left, "line") if left else "the end of its text", "…")
     return items, min(used, max_h)
 
 

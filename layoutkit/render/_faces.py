@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 from layoutkit.formatting import as_number, fmt_num
 from layoutkit.layout.blocks import plain_inline
+from layoutkit.layout.cuts import left_out
 from layoutkit.layout.sizing import (
     DIAGRAM_BAND,
     DIAGRAM_INSET,
@@ -201,10 +202,16 @@ def _checklist(p: dict, r: Rect) -> list[Item]:
         run = text_run(ix, cy, str(p["title"]), iw, size=16, font="sans-bold")
         items.append(run)
         cy += run.height + 8
-    for text, checked in entries:
+    more_h = 20.0
+    for n, (text, checked) in enumerate(entries):
         run = text_run(ix + 24, cy + 4, text, iw - 24, size=14, fill=MUTED if checked else FG)
         row = max(28.0, run.height + 8)
-        if cy + row > iy + ih + 0.5:
+        rest = len(entries) - n
+        # the last line that fits says how many items are left, when some are
+        if cy + row > iy + ih + 0.5 or (rest > 1 and cy + row + more_h > iy + ih + 0.5):
+            if cy + more_h <= iy + ih + 0.5:
+                marker = left_out(f"{rest} of {len(entries)} items", f"+{rest} more")
+                items.append(Text(ix + 24, cy + 4, (marker,), 12, "sans", MUTED))
             break
         box = 14.0
         by = cy + 4 + (run.lh - box) / 2

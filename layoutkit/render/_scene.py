@@ -23,6 +23,7 @@ import attrs
 from PIL import Image as PILImage
 from PIL import ImageDraw, ImageFont
 
+from layoutkit.layout.cuts import clipped, left_out, more
 from layoutkit.layout.text import (
     FontName,
     ascent,
@@ -187,8 +188,10 @@ def text_run(
     """A wrapped text run; lines beyond ``max_lines`` are cut and the last one ends in '…'."""
     lines = wrap(str(text), max(max_width, size), size, font) if text else [""]
     if max_lines is not None and len(lines) > max_lines:
+        left = len(lines) - max(max_lines, 1)
         lines = lines[: max(max_lines, 1)]
-        lines[-1] = fit_prefix(lines[-1], max_width, size, font, "…").rstrip() + "…"
+        marker = left_out(f"{more(left, 'line')} of {clipped(text)[11:]}", "…")
+        lines[-1] = fit_prefix(lines[-1], max_width, size, font, "…").rstrip() + marker
     return Text(x, y, tuple(lines), size, font, fill, 0.0, anchor)
 
 
@@ -197,7 +200,7 @@ def fit_line(text: str, max_width: float, size: float, font: FontName = "sans") 
     text = " ".join(str(text).split())
     if text_width(text, size, font) <= max_width:
         return text
-    return fit_prefix(text, max_width, size, font, "…").rstrip() + "…"
+    return fit_prefix(text, max_width, size, font, "…").rstrip() + left_out(clipped(text), "…")
 
 
 def arrowhead(

@@ -11,9 +11,8 @@ from typing import Any
 
 import attrs
 
-from layoutkit import diagram, elements
+from layoutkit import diagram, elements, render
 from layoutkit.errors import EngineError, ServiceError
-from layoutkit.layout import table_face
 from layoutkit.limits import check_limit
 from layoutkit.principal import Principal
 from layoutkit.service.boards.guidance import contract_guidance
@@ -172,28 +171,34 @@ def prepare_card(
         if index is not None:
             err.fields.setdefault("index", index)
         raise
-    warnings += _columns_left_out(kind, payload, card.get("ref"))
     return Prepared(kind, payload, warnings, dict(result.spilled))
 
 
-def _columns_left_out(kind: str, payload: dict[str, Any], ref: Any) -> list[dict[str, Any]]:
-    """The ``truncated`` warning of a table card whose face leaves columns out, if it does."""
-    hidden = table_face.hidden_columns(payload) if kind == "table" else 0
-    if not hidden:
-        return []
-    shown = table_face.MAX_COLS
-    name = f"table card {ref!r}" if isinstance(ref, str) and ref else "the table card"
-    return [
-        {
-            "path": "payload.cols",
-            "severity": "warning",
-            "code": "truncated",
-            "card": ref if isinstance(ref, str) else None,
-            "message": f"{name} shows {shown} of its {shown + hidden} columns; its face says "
-            f"{table_face.more_columns_text(payload)!r}",
-            "fix": f"keep at most {shown} columns, or split the table",
-        }
-    ]
+#: A truncated warning names this many of a card's cuts, then counts the rest.
+MAX_CUTS_SAID = 4
+
+
+def truncated_warning(kind: str, ref: Any, w: float, h: float, payload: Any) -> dict | None:
+    """The ``truncated`` warning of a ``kind`` card ``w`` × ``h`` whose face leaves
+    content out, naming the card, what was left out and the face's marker; None
+    when the face shows everything. The faces report their cuts
+    (:func:`layoutkit.render.face_cuts`); this is the one place that words them."""
+    cuts = render.face_cuts(kind, payload, w, h)
+    if not cuts:
+        return None
+    card = ref if isinstance(ref, str) and ref else None
+    name = f"{kind} card {card!r}" if card else f"the {kind} card"
+    what = "; ".join(f"{c.what} (the face says {c.marker!r})" for c in cuts[:MAX_CUTS_SAID])
+    if len(cuts) > MAX_CUTS_SAID:
+        what += f"; and {len(cuts) - MAX_CUTS_SAID} more cuts"
+    return {
+        "path": "payload",
+        "severity": "warning",
+        "code": "truncated",
+        "card": card,
+        "message": f"{name} leaves out {what}",
+        "fix": "give the card more room, or split its content",
+    }
 
 
 def _diagram(

@@ -12,7 +12,7 @@ from layoutkit import layout
 from layoutkit.errors import ServiceError
 from layoutkit.principal import Principal
 from layoutkit.service.boards.board_model import BoardModels, write_changes
-from layoutkit.service.boards.content_prep import Prepared, store_spilled
+from layoutkit.service.boards.content_prep import Prepared, store_spilled, truncated_warning
 from layoutkit.service.boards.layout_params import batch_from_params
 from layoutkit.service.boards.ref_targets import stamp_ref_targets
 from layoutkit.storage import BoardRecord, NewCard, NewEdge, NewQuestion, Tx
@@ -154,6 +154,10 @@ def store_batch(
         detail={"cards": len(records), "edges": len(edge_records)},
     )
     warnings = [{**w, "index": i} for i, p in enumerate(prepared) for w in p.warnings]
+    for i, (pl, raw) in enumerate(zip(result.placements, raw_cards, strict=True)):
+        cut = truncated_warning(pl.kind, raw.get("ref"), pl.w, pl.h, model.get(ids[pl.key]).payload)
+        if cut is not None:
+            warnings.append({**cut, "index": i})
     return {
         "board": board.slug,
         "cards": [

