@@ -87,6 +87,11 @@ class WorkspaceTx(Protocol):
         """Archive the workspace (``archived_at`` now) or bring it back (None)."""
         ...
 
+    def set_workspace_meta_key(self, workspace_id: int, key: str, value: Any) -> WorkspaceRecord:
+        """Set one top-level key of the workspace's meta (None removes it), holding the
+        row's lock between read and write so two writers of other keys both land."""
+        ...
+
     def create_project(
         self,
         workspace_id: int,

@@ -84,6 +84,25 @@ class WorkspaceRows(TxBase):
             raise NotFoundError(f"no workspace {workspace_id}")
         return record(row, WorkspaceRecord)
 
+    def set_workspace_meta_key(self, workspace_id: int, key: str, value: Any) -> WorkspaceRecord:
+        self._write()
+        w = s.workspaces.c
+        lock = select(w.meta).where(w.id == workspace_id)
+        row = self.conn.execute(lock.with_for_update() if self._pg else lock).first()
+        if row is None:
+            raise NotFoundError(f"no workspace {workspace_id}")
+        meta = {k: v for k, v in (row.meta or {}).items() if k != key}
+        if value is not None:
+            meta[key] = value
+        written = self.conn.execute(
+            update(s.workspaces)
+            .where(w.id == workspace_id)
+            .values(meta=meta)
+            .returning(*s.workspaces.c)
+        ).first()
+        assert written is not None
+        return record(written, WorkspaceRecord)
+
     def create_project(
         self,
         workspace_id: int,
