@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from layoutkit.elements.vocab import FRAME_KINDS
-from layoutkit.errors import ServiceError
+from layoutkit.errors import EngineError
 from layoutkit.service.boards.board_model import BoardModels
 from layoutkit.service.boards.placing import place_cards
 from layoutkit.service.road.generic import kind_handler
@@ -34,12 +33,10 @@ def _sections(tx: Tx, board_id: int) -> list[dict[str, Any]]:
     frames = sorted((c for c in cards.values() if c.kind == "section"), key=lambda c: c.ordinal)
     out = []
     for frame in frames:
-        inside = members(cards, frame.id)
+        # cards counts as scrape_board's sections do: every card inside, nested frames too.
         out.append(
             section_summary(
-                frame,
-                children=len(frame.children or []),
-                cards=sum(cards[i].kind not in FRAME_KINDS for i in inside),
+                frame, cards=len(members(cards, frame.id)), children=len(frame.children or [])
             )
         )
     return out
@@ -82,9 +79,10 @@ def create_section(call: Call) -> dict[str, Any]:
                 placement,
                 models=call.workspace.extension(BoardModels),
             )
-        except ServiceError as refused:
-            # The engine names compose's own field; here the name came as title.
-            refused.body["field"] = "title"
+        except EngineError as refused:
+            # The engine names compose's field; here the name came as title.
+            if refused.fields.get("field") == "section":
+                refused.fields["field"] = "title"
             raise
         tx.record_event(
             "section.create", call.principal.label, board_id=board.id, detail={"title": title}
