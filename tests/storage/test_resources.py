@@ -42,6 +42,21 @@ def test_workspaces(store: SqlStore) -> None:
         assert tx.workspace(9999) is None
 
 
+def test_workspace_meta_keys(store: SqlStore) -> None:
+    with store.transaction() as tx:
+        made = tx.create_workspace("acme", {"plan": "team"})
+        set_ = tx.set_workspace_meta_key(made.id, "tags", {"ux": {"name": "UX"}})
+        assert set_.meta == {"plan": "team", "tags": {"ux": {"name": "UX"}}}
+        with pytest.raises(NotFoundError):
+            tx.set_workspace_meta_key(9999, "tags", {})
+    with store.transaction() as tx:
+        assert tx.set_workspace_meta_key(made.id, "plan", None).meta == {
+            "tags": {"ux": {"name": "UX"}}
+        }
+    with store.read() as tx:
+        assert tx.workspace(made.id).meta == {"tags": {"ux": {"name": "UX"}}}  # type: ignore[union-attr]
+
+
 def test_projects(store: SqlStore, clock: FakeClock) -> None:
     with store.transaction() as tx:
         ws = tx.ensure_workspace()
