@@ -126,8 +126,7 @@ def create_tag(call: Call) -> dict[str, Any]:
             "createdBy": call.principal.label,
             "createdAt": _now(call),
         }
-        vocabulary[tag] = entry
-        call.tx.set_workspace_meta_key(call.workspace_id, VOCABULARY_KEY, vocabulary)
+        call.tx.set_workspace_meta_item(call.workspace_id, VOCABULARY_KEY, tag, entry)
         call.tx.record_event("tag.create", call.principal.label, detail={"tag": tag})
     return {"tag": _view(tag, entry, _counts(call).get(tag, 0)), "url": tag_url(call, tag)}
 
@@ -187,9 +186,7 @@ def update_tag(call: Call) -> dict[str, Any]:
                 entry[key] = p[key]
             else:
                 entry.pop(key, None)
-    vocabulary = _vocabulary(call)
-    vocabulary[tag] = entry
-    call.tx.set_workspace_meta_key(call.workspace_id, VOCABULARY_KEY, vocabulary)
+    call.tx.set_workspace_meta_item(call.workspace_id, VOCABULARY_KEY, tag, entry)
     call.tx.record_event("tag.update", call.principal.label, detail={"tag": tag})
     return {"tag": _view(tag, entry, count), "url": tag_url(call, tag)}
 

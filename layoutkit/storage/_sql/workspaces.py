@@ -84,16 +84,23 @@ class WorkspaceRows(TxBase):
             raise NotFoundError(f"no workspace {workspace_id}")
         return record(row, WorkspaceRecord)
 
-    def set_workspace_meta_key(self, workspace_id: int, key: str, value: Any) -> WorkspaceRecord:
+    def set_workspace_meta_item(
+        self, workspace_id: int, key: str, item: str, value: Any
+    ) -> WorkspaceRecord:
         self._write()
         w = s.workspaces.c
         lock = select(w.meta).where(w.id == workspace_id)
         row = self.conn.execute(lock.with_for_update() if self._pg else lock).first()
         if row is None:
             raise NotFoundError(f"no workspace {workspace_id}")
-        meta = {k: v for k, v in (row.meta or {}).items() if k != key}
+        meta = dict(row.meta or {})
+        items = {k: v for k, v in (meta.get(key) or {}).items() if k != item}
         if value is not None:
-            meta[key] = value
+            items[item] = value
+        if items:
+            meta[key] = items
+        else:
+            meta.pop(key, None)
         written = self.conn.execute(
             update(s.workspaces)
             .where(w.id == workspace_id)
