@@ -21,7 +21,7 @@ from layoutkit.errors import ServiceError, did_you_mean
 from layoutkit.service.boards.boards import board_url
 from layoutkit.service.road.generic import kind_handler
 from layoutkit.service.road.reach import may_reach
-from layoutkit.service.road.workspace import Call
+from layoutkit.service.road.workspace import Call, Workspace
 from layoutkit.storage import fold_tag
 
 #: The workspace meta key holding the vocabulary: folded tag -> its entry.
@@ -39,9 +39,10 @@ _COLOUR = {"type": "string", "pattern": "^#[0-9a-fA-F]{6}$", "description": "#rr
 _DESCRIPTION = {"type": "string", "maxLength": 500}
 
 
-def tag_url(call: Call, tag: str) -> str:
-    """The page listing the boards that carry ``tag`` (the board index, filtered)."""
-    return call.workspace.link(f"/?tag={quote(tag)}")
+def tag_url(ws: Workspace, tag: str) -> str:
+    """The page listing the boards that carry ``tag`` (the board index, filtered); search's
+    tag hits link to it too."""
+    return ws.link(f"/?tag={quote(tag)}")
 
 
 def _vocabulary(call: Call) -> dict[str, dict[str, Any]]:
@@ -128,7 +129,10 @@ def create_tag(call: Call) -> dict[str, Any]:
         }
         call.tx.set_workspace_meta_item(call.workspace_id, VOCABULARY_KEY, tag, entry)
         call.tx.record_event("tag.create", call.principal.label, detail={"tag": tag})
-    return {"tag": _view(tag, entry, _counts(call).get(tag, 0)), "url": tag_url(call, tag)}
+    return {
+        "tag": _view(tag, entry, _counts(call).get(tag, 0)),
+        "url": tag_url(call.workspace, tag),
+    }
 
 
 @kind_handler(
@@ -147,7 +151,7 @@ def get_tag(call: Call) -> dict[str, Any]:
     ]
     return {
         "tag": _view(tag, entry, count),
-        "url": tag_url(call, tag),
+        "url": tag_url(call.workspace, tag),
         "boards": [
             {
                 "slug": b.slug,
@@ -188,7 +192,7 @@ def update_tag(call: Call) -> dict[str, Any]:
                 entry.pop(key, None)
     call.tx.set_workspace_meta_item(call.workspace_id, VOCABULARY_KEY, tag, entry)
     call.tx.record_event("tag.update", call.principal.label, detail={"tag": tag})
-    return {"tag": _view(tag, entry, count), "url": tag_url(call, tag)}
+    return {"tag": _view(tag, entry, count), "url": tag_url(call.workspace, tag)}
 
 
 def _now(call: Call) -> str:
