@@ -44,6 +44,7 @@ from layoutkit.adapters import _workers
 from layoutkit.adapters.viewer import (
     VIEWER_JS,
     VIEWER_JS_VERSION,
+    board_index_page,
     change_stream,
     message_page,
     viewer_page,
@@ -592,18 +593,33 @@ class HttpAdapter:
             return error_response(err)
         return JSONResponse({"operations": self.ws.operations()})
 
+    async def _trade_token(self, request: Request) -> Response | None:
+        """A page opened with ``?token=``: trade the token for the cookie and show the
+        clean address; None when the address carries no token."""
+        token = request.query_params.get("token")
+        if token is None:
+            return None
+        if await self.in_thread(self.ws.authenticate, token) is None:
+            return _invalid_token_page()
+        rest = urllib.parse.urlencode(
+            [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
+        )
+        return _cookie_redirect(request, request.url.path + (f"?{rest}" if rest else ""), token)
+
+    async def index_endpoint(self, request: Request) -> Response:
+        """The board index; ``?tag=`` narrows it to the boards carrying that tag (search's
+        tag hits link here). The page reads the boards itself, with the cookie."""
+        traded = await self._trade_token(request)
+        if traded is not None:
+            return traded
+        tag = request.query_params.get("tag")
+        return HTMLResponse(board_index_page(tag or None))
+
     async def viewer_endpoint(self, request: Request) -> Response:
         slug = request.path_params["slug"]
-        token = request.query_params.get("token")
-        if token is not None:
-            # Trade the token for the cookie and show the clean address.
-            if await self.in_thread(self.ws.authenticate, token) is None:
-                return _invalid_token_page()
-            rest = urllib.parse.urlencode(
-                [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
-            )
-            location = request.url.path + (f"?{rest}" if rest else "")
-            return _cookie_redirect(request, location, token)
+        traded = await self._trade_token(request)
+        if traded is not None:
+            return traded
         # The page itself is served without a credential (its API calls carry the
         # cookie), so the workspace answers whether the board exists; the visitor
         # learns only that about the name they typed, never a board's content.
@@ -691,6 +707,7 @@ class HttpAdapter:
             Route(f"{API}/health", self.health_endpoint, methods=["GET"]),
             Route(f"{API}/ops", self.ops_list_endpoint, methods=["GET"]),
             Route(f"{API}/ops/{{operation}}", self.op_endpoint, methods=["POST"]),
+            Route("/", self.index_endpoint, methods=["GET"]),
             Route("/boards/{slug}", self.viewer_endpoint, methods=["GET"]),
             Route("/viewer.js", self.viewer_js_endpoint, methods=["GET"]),
             Route("/s/{token}", self.share_endpoint, methods=["GET"]),

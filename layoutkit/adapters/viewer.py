@@ -336,3 +336,98 @@ def message_page(title: str, *paragraphs: str) -> str:
     paragraph is plain text; the caller sends it with the fitting status)."""
     text = "".join(f"<p>{html.escape(p)}</p>" for p in paragraphs)
     return _MESSAGE_PAGE.replace("__TITLE__", html.escape(title)).replace("__TEXT__", text)
+
+
+_INDEX_PAGE = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>__TITLE__ · layoutkit</title>
+<style>
+  body { margin: 0; padding: 40px 24px; background: #eef0f3; font: 15px/1.5 "DejaVu Sans", Verdana, sans-serif; color: #1f2430; }
+  main { max-width: 720px; margin: 0 auto; background: #fff; padding: 24px 28px; border-radius: 8px; box-shadow: 0 1px 3px rgba(0,0,0,.12); }
+  h1 { font-size: 20px; margin: 0 0 4px; display: flex; align-items: center; gap: 10px; }
+  .swatch { width: 14px; height: 14px; border-radius: 50%; display: inline-block; }
+  #about, #status { color: #4a5160; margin: 0 0 12px; }
+  ul { list-style: none; padding: 0; margin: 0; }
+  li { padding: 8px 0; border-top: 1px solid #e3e6eb; display: flex; justify-content: space-between; gap: 12px; }
+  li .slug { color: #6b7280; font-size: 13px; }
+  a { color: #2155c4; text-decoration: none; }
+  a:hover { text-decoration: underline; }
+  #tags a { display: inline-block; margin: 0 6px 6px 0; padding: 1px 9px; border-radius: 10px; background: #eef0f3; font-size: 13px; }
+</style>
+</head>
+<body><main>
+<h1 id="title">__TITLE__</h1>
+<p id="about"></p>
+<p id="status">Loading…</p>
+<div id="tags"></div>
+<ul id="boards"></ul>
+</main>
+<script>
+(function () {
+  "use strict";
+  const TAG = __TAG__;
+  const $ = (id) => document.getElementById(id);
+  async function op(name, body) {
+    const res = await fetch("/api/v1/ops/" + name, {
+      method: "POST", credentials: "same-origin",
+      headers: {"content-type": "application/json"}, body: JSON.stringify(body)});
+    let data;
+    try { data = await res.json(); } catch (e) { data = {message: "the server answered " + res.status}; }
+    if (!res.ok) { const err = new Error(data.message || ("HTTP " + res.status)); err.status = res.status; err.body = data; throw err; }
+    return data;
+  }
+  function link(href, text) { const a = document.createElement("a"); a.href = href; a.textContent = text; return a; }
+  function boards(list) {
+    const ul = $("boards");
+    for (const b of list) {
+      const li = document.createElement("li");
+      li.appendChild(link(b.url || ("/boards/" + encodeURIComponent(b.slug)), b.title || b.slug));
+      const slug = document.createElement("span"); slug.className = "slug";
+      slug.textContent = b.slug + (b.subgroup ? " · " + b.subgroup : "");
+      li.appendChild(slug);
+      ul.appendChild(li);
+    }
+  }
+  async function tagPage() {
+    const got = await op("get", {kind: "tag", tag: TAG});
+    const t = got.tag;
+    $("title").textContent = "Boards tagged “" + (t.name || t.tag) + "”";
+    document.title = $("title").textContent + " · layoutkit";
+    if (t.colour) { const s = document.createElement("span"); s.className = "swatch"; s.style.background = t.colour; $("title").prepend(s); }
+    $("about").textContent = t.description || "";
+    const n = got.boards.length;
+    $("status").textContent = n ? (n + (n === 1 ? " board" : " boards") + (got.truncated ? " (the first " + n + ")" : "")) : "No board you can open carries this tag yet.";
+    boards(got.boards);
+    $("tags").appendChild(link("/", "All boards"));
+  }
+  async function indexPage() {
+    const [listed, tags] = await Promise.all([op("list", {kind: "board"}), op("list", {kind: "tag"})]);
+    for (const t of tags.tags) $("tags").appendChild(link("/?tag=" + encodeURIComponent(t.tag), (t.name || t.tag) + " · " + t.count));
+    $("status").textContent = listed.boards.length ? listed.boards.length + " boards" : "No boards yet.";
+    boards(listed.boards);
+  }
+  (TAG === null ? indexPage() : tagPage()).catch((err) => {
+    if (err.status === 401) $("status").textContent = "Sign in first: open this address once with ?token=<your token> added, or open a board from a link you were given.";
+    else if (err.body && err.body.code === "unknown_tag") {
+      $("status").textContent = "No tag “" + TAG + "” in this workspace.";
+      for (const near of err.body.didYouMean || []) $("tags").appendChild(link("/?tag=" + encodeURIComponent(near), "Did you mean " + near + "?"));
+    } else $("status").textContent = err.message;
+  });
+})();
+</script>
+</body>
+</html>
+"""
+
+
+def board_index_page(tag: str | None) -> str:
+    """The board index at ``/``: every board the visitor can open with the workspace's
+    tags, or with ``tag`` the boards carrying that tag (the page search's tag hits link
+    to). Like the viewer it holds no credential: its calls send the cookie."""
+    title = f"Boards tagged “{tag}”" if tag is not None else "Boards"
+    return _INDEX_PAGE.replace("__TITLE__", html.escape(title)).replace(
+        "__TAG__", json.dumps(tag).replace("<", "\\u003c")
+    )

@@ -467,6 +467,7 @@ class _Placer:
                     f"no section is titled {b.section!r}, but {near[0]!r} is close; "
                     "use that name or set createSection",
                     didYouMean=near,
+                    field="section",
                 )
             self._depth_ok(None, [])
             return self._new_section({"title": b.section}, top, None), "section"

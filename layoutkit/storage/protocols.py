@@ -87,6 +87,14 @@ class WorkspaceTx(Protocol):
         """Archive the workspace (``archived_at`` now) or bring it back (None)."""
         ...
 
+    def set_workspace_meta_item(
+        self, workspace_id: int, key: str, item: str, value: Any
+    ) -> WorkspaceRecord:
+        """Set ``meta[key][item]`` of the workspace (None removes the item; an empty map
+        removes ``key``), holding the row's lock between read and write so two writers
+        of other items both land."""
+        ...
+
     def create_project(
         self,
         workspace_id: int,

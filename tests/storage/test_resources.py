@@ -42,6 +42,21 @@ def test_workspaces(store: SqlStore) -> None:
         assert tx.workspace(9999) is None
 
 
+def test_workspace_meta_items(store: SqlStore) -> None:
+    with store.transaction() as tx:
+        made = tx.create_workspace("acme", {"plan": "team"})
+        tx.set_workspace_meta_item(made.id, "tags", "ux", {"name": "UX"})
+        both = tx.set_workspace_meta_item(made.id, "tags", "qa", {"name": "QA"})
+        assert both.meta == {"plan": "team", "tags": {"ux": {"name": "UX"}, "qa": {"name": "QA"}}}
+        with pytest.raises(NotFoundError):
+            tx.set_workspace_meta_item(9999, "tags", "ux", {})
+    with store.transaction() as tx:
+        tx.set_workspace_meta_item(made.id, "tags", "ux", None)
+        assert tx.workspace(made.id).meta["tags"] == {"qa": {"name": "QA"}}  # type: ignore[union-attr]
+        # The last item gone, the key goes too.
+        assert tx.set_workspace_meta_item(made.id, "tags", "qa", None).meta == {"plan": "team"}
+
+
 def test_projects(store: SqlStore, clock: FakeClock) -> None:
     with store.transaction() as tx:
         ws = tx.ensure_workspace()

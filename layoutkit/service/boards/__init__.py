@@ -7,4 +7,6 @@ from layoutkit.service.boards import (  # noqa: F401  (importing registers the o
     cards,
     compose,
     content,
+    sections,
+    tags,
 )

@@ -19,6 +19,8 @@ from layoutkit.service.shared.signals import signal_work
 from layoutkit.service.shared.webhook_events import emit
 from layoutkit.storage import BoardRecord, Tx, fold_tag
 
+#: A question's states in order: asked, answered by a person, sent by the operator's Send.
+QUESTION_STATES = ("staged", "answered", "released")
 SUBGROUPS = ("reviews", "testing", "sessions", "brainstorming", "design", "journeys")
 THEME_PATTERN = "^[a-z0-9][a-z0-9_-]{0,31}$"
 THEME_BUNDLES = (
@@ -305,11 +307,6 @@ def list_boards(call: Call) -> dict[str, Any]:
     return {"boards": [_public_view(tx, b) for b in boards]}
 
 
-@kind_handler("list", "tag", {})
-def list_tags(call: Call) -> dict[str, Any]:
-    return {"tags": [{"tag": t, "count": n} for t, n in call.tx.tags(call.workspace_id)]}
-
-
 _META_SCHEMA: dict[str, Any] = {
     "board": SLUG,
     "subgroup": {"enum": list(SUBGROUPS)},
@@ -478,7 +475,7 @@ def ask_board(call: Call) -> dict[str, Any]:
 @kind_handler(
     "get",
     "questions",
-    {"board": SLUG, "state": {"enum": ["staged", "answered", "released"]}},
+    {"board": SLUG, "state": {"enum": list(QUESTION_STATES)}},
     required=("board",),
     board="board",
     share=("view", "annotate"),
@@ -487,6 +484,23 @@ def get_questions(call: Call) -> dict[str, Any]:
     records = call.tx.questions(call.board.id, state=call.params.get("state"))
     people = call.principal.kind in PEOPLE
     return {"questions": [question_view(q, staged_answers=people) for q in records]}
+
+
+@kind_handler(
+    "list",
+    "questions",
+    {"board": SLUG, "state": {"enum": list(QUESTION_STATES)}},
+    required=("board",),
+    board="board",
+    share=("view", "annotate"),
+)
+def list_questions(call: Call) -> dict[str, Any]:
+    """get kind questions' records with how many are in each state: staged (asked, no
+    answer yet), answered (answered, held until Send) and released (sent)."""
+    out = get_questions(call)
+    every = call.tx.questions(call.board.id)
+    out["counts"] = {state: sum(q.state == state for q in every) for state in QUESTION_STATES}
+    return out
 
 
 @REGISTRY.operation(

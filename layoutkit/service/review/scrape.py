@@ -11,7 +11,6 @@ from layoutkit.layout.reading import reading_order
 from layoutkit.review.plan import DEVICES, device_of
 from layoutkit.service.review import outputs
 from layoutkit.service.review.annotation_views import OPEN_STATES, annotation_view
-from layoutkit.service.road.generic import kind_handler
 from layoutkit.service.road.registry import REGISTRY
 from layoutkit.service.road.workspace import Call, Workspace
 from layoutkit.service.shared.common import (
@@ -25,6 +24,7 @@ from layoutkit.service.shared.sections import (
     containing_sections,
     find_section,
     members,
+    section_summary,
     section_title,
 )
 from layoutkit.service.uploads.files import file_url, is_blob_key
@@ -33,23 +33,6 @@ from layoutkit.storage import BoardRecord, CardRecord, Tx
 #: How much of a page card's markdown a preview carries.
 PAGE_PREVIEW_CHARS = 600
 _IMAGE_KINDS = ("step", "media", "figure")
-
-
-def _section_summary(card: CardRecord, **counts: int) -> dict[str, Any]:
-    """A section frame as scrape and list_sections report it: box, title, ``counts``, journey."""
-    out: dict[str, Any] = {
-        "id": card.id,
-        "title": section_title(card),
-        "x": card.x,
-        "y": card.y,
-        "w": card.w,
-        "h": card.h,
-        **counts,
-    }
-    if "journey" in card.payload:
-        out["journey"] = card.payload["journey"]
-        out["pass"] = card.payload.get("pass")
-    return out
 
 
 def _image_file(card: CardRecord) -> str | None:
@@ -225,7 +208,7 @@ def scrape(ws: Workspace, tx: Tx, board: BoardRecord, p: dict[str, Any]) -> dict
         "items": [question_view(q) for q in questions],
     }
     out["sections"] = [
-        _section_summary(c, cards=len(members(cards, c.id)))
+        section_summary(c, cards=len(members(cards, c.id)))
         for c in sorted((cards[i] for i in titles), key=lambda c: c.ordinal)
     ]
     journeys: dict[str, list[dict[str, Any]]] = {}
@@ -314,18 +297,4 @@ def _diff(cards: dict[int, CardRecord], a: CardRecord, b: CardRecord) -> dict[st
         "pairs": pairs,
         "unpairedA": [c.id for c in rest_left[n:]],
         "unpairedB": [c.id for c in rest_right[n:]],
-    }
-
-
-@kind_handler("list", "section", {"board": SLUG}, required=("board",), board="board")
-def list_sections(call: Call) -> dict[str, Any]:
-    """The section frames of a board, oldest first, with journey and pass."""
-    tx, board = call.tx, call.board
-    boxes = tx.card_boxes(board.id, kinds=["section"])
-    full = {c.id: c for c in tx.cards_by_id([c.id for c in boxes])} if boxes else {}
-    return {
-        "sections": [
-            _section_summary(c, children=len(c.children or []))
-            for c in sorted(full.values(), key=lambda c: c.ordinal)
-        ]
     }

@@ -29,14 +29,21 @@ KindHandler = Callable[[Call], dict[str, Any]]
 _HANDLERS: dict[str, dict[str, Operation]] = {verb: {} for verb in VERBS}
 
 _DESCRIPTIONS = {
-    "create": "Create a resource of the given kind.",
-    "update": "Change a resource of the given kind (board: the same fields as set_board_meta).",
+    "create": "Create a resource of the given kind (tag: a word of the workspace's tag "
+    "vocabulary, folded as board tags are, with an optional colour and description; the same "
+    "create again answers the same receipt; section: a section frame on a board, placed as a "
+    "compose naming a new section places it).",
+    "update": "Change a resource of the given kind (board: the same fields as set_board_meta; "
+    "tag: its colour or description, an empty string clears).",
     "list": "List resources of the given kind (board: tags with AND by default, match any, "
-    "a leading minus excludes a tag; tag: every tag with its count; section: a board's "
-    "sections).",
-    "get": "Read one resource of the given kind (board; questions: a board's durable "
-    "question record; cards: up to 200 of a board's live cards by id, with payloads; "
-    "annotations: a board's findings, the open ones unless states names others).",
+    "a leading minus excludes a tag; tag: every tag, on boards or in the vocabulary, with "
+    "its count of boards; section: a board's sections with their saved layout and counts of "
+    "children and cards; questions: a board's questions with their state, staged, answered "
+    "or released (sent), and counts per state).",
+    "get": "Read one resource of the given kind (board; tag: the tag with the boards that "
+    "carry it and its page url; questions: a board's durable question record; cards: up to "
+    "200 of a board's live cards by id, with payloads; annotations: a board's findings, the "
+    "open ones unless states names others).",
     "search": "Search every group of the workspace (tasks, boards, pages, cards, sessions, "
     "shots, tags, annotations) for the words of q; #12, tk-12, <workspace>/12 or a task url "
     "pins that task first; misspelt words are also tried as their nearest workspace words "

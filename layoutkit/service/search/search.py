@@ -36,7 +36,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
-from urllib.parse import quote
 
 import attrs
 
@@ -52,6 +51,7 @@ from layoutkit.search_text import (
     tokens,
 )
 from layoutkit.service.boards.boards import board_url
+from layoutkit.service.boards.tags import tag_url
 from layoutkit.service.review.annotation_views import annotation_url
 from layoutkit.service.road.generic import kind_handler
 from layoutkit.service.road.reach import may_reach, reachable_workspace
@@ -327,7 +327,7 @@ class _Views:
                         "title": hit.subject,
                         "snippet": snippet(hit.subject, self.wanted),
                         "boards": len(holders),
-                        "url": self.call.workspace.link(f"/?tag={quote(hit.subject)}"),
+                        "url": tag_url(self.call.workspace, hit.subject),
                         "board": None,
                     }
                 )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from layoutkit.errors import ServiceError, did_you_mean
 from layoutkit.folding import fold
 from layoutkit.storage import CardRecord
@@ -11,6 +13,26 @@ def section_title(card: CardRecord) -> str:
     """A section's title, or ``section <id>`` for one without."""
     title = card.payload.get("title")
     return title if isinstance(title, str) and title else f"section {card.id}"
+
+
+def section_summary(card: CardRecord, **counts: int) -> dict[str, Any]:
+    """A section frame as scrape_board and ``list`` kind section report it: box, title,
+    ``counts``, saved layout and journey."""
+    out: dict[str, Any] = {
+        "id": card.id,
+        "title": section_title(card),
+        "x": card.x,
+        "y": card.y,
+        "w": card.w,
+        "h": card.h,
+        **counts,
+    }
+    if "layout" in card.payload:
+        out["layout"] = card.payload["layout"]
+    if "journey" in card.payload:
+        out["journey"] = card.payload["journey"]
+        out["pass"] = card.payload.get("pass")
+    return out
 
 
 def containing_sections(cards: dict[int, CardRecord]) -> dict[int, int | None]:

@@ -84,6 +84,32 @@ class WorkspaceRows(TxBase):
             raise NotFoundError(f"no workspace {workspace_id}")
         return record(row, WorkspaceRecord)
 
+    def set_workspace_meta_item(
+        self, workspace_id: int, key: str, item: str, value: Any
+    ) -> WorkspaceRecord:
+        self._write()
+        w = s.workspaces.c
+        lock = select(w.meta).where(w.id == workspace_id)
+        row = self.conn.execute(lock.with_for_update() if self._pg else lock).first()
+        if row is None:
+            raise NotFoundError(f"no workspace {workspace_id}")
+        meta = dict(row.meta or {})
+        items = {k: v for k, v in (meta.get(key) or {}).items() if k != item}
+        if value is not None:
+            items[item] = value
+        if items:
+            meta[key] = items
+        else:
+            meta.pop(key, None)
+        written = self.conn.execute(
+            update(s.workspaces)
+            .where(w.id == workspace_id)
+            .values(meta=meta)
+            .returning(*s.workspaces.c)
+        ).first()
+        assert written is not None
+        return record(written, WorkspaceRecord)
+
     def create_project(
         self,
         workspace_id: int,

@@ -712,6 +712,10 @@ SAMPLES: dict[str, list[Sample]] = {
         S(lambda o, h: {"kind": "task", "id": h.task, "sprintId": o.sprint}, away=422),
     ],
     "list:section": [S(lambda o, h: {"kind": "section", "board": o.board})],
+    "create:section": [S(lambda o, h: {"kind": "section", "board": o.board, "title": "Later"})],
+    "list:questions": [S(lambda o, h: {"kind": "questions", "board": o.board})],
+    "get:tag": [S(lambda o, h: {"kind": "tag", "tag": o.tag})],
+    "update:tag": [S(lambda o, h: {"kind": "tag", "tag": o.tag, "colour": "#112233"})],
     "list:board": [
         S(lambda o, h: {"kind": "board", "parentBoard": o.board}),
         S(lambda o, h: {"kind": "board", "parentBoard": o.personal}, home=403),
@@ -769,6 +773,8 @@ NO_IDS: dict[str, str] = {
     "validate": "checks the element it is sent against the contract; touches no storage",
     "docs": "answers documentation topics; touches no storage",
     "list:tag": "lists the tags of the caller's workspace; takes no id",
+    "create:tag": "makes a word of the caller's workspace's tag vocabulary; a name is made "
+    "there, never looked up in another workspace",
     "invite_member": "mints an invitation into the caller's own workspace; takes only a role",
     "create_webhook": "registers a webhook of the caller's workspace; takes a URL and events",
     "list_webhooks": "lists the webhooks of the caller's workspace; takes no id",
