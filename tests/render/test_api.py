@@ -10,6 +10,7 @@ import layoutkit.render as render
 def test_exported_names() -> None:
     assert sorted(render.__all__) == [
         "BoardSvg",
+        "Cut",
         "GLANCE_KEYS",
         "TextLine",
         "board_svg",
@@ -18,6 +19,7 @@ def test_exported_names() -> None:
         "card_png_size",
         "card_text_lines",
         "code_digest",
+        "face_cuts",
         "face_key",
         "image_keys",
         "picture_size",
