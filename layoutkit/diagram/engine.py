@@ -310,6 +310,7 @@ class _Laid:
     ends: dict[int, tuple[float, float]]
     track: dict[int, int]
     frame: dict[str, Any]
+    beside: dict[int, tuple[str, str, str]] = attrs.field(factory=dict)
 
 
 def _layout_flat(
@@ -318,6 +319,11 @@ def _layout_flat(
     lr = model.dir == "LR"
     ids = list(model.nodes)
     flat = _flat_edges(model)
+    beside = {} if lr else _side_notes(model, payload, flat)
+    # Side-note ties sit last in ``flat``; the layered layout never sees them.
+    core = attrs.evolve(flat, pairs=flat.pairs[: len(flat.pairs) - len(beside)])
+    core.meta = flat.meta[: len(core.pairs)]
+    flat_all, flat = flat, core
     labels = _edge_label_boxes(flat, lr)
     ports = _edge_ports(model, flat, lr)
     loop_room, loop_span = _loop_rooms(flat.loops, lr, opts)
@@ -333,9 +339,12 @@ def _layout_flat(
         ports=ports,
     )
     rev, layer = _layering(ids, flat, labels, opts)
-    comp = _components(ids, flat.pairs, model)
+    for note, state, _side in beside.values():
+        layer[note] = layer[state]
+    comp = _components(ids, flat_all.pairs, model)
     hier = layered.insert_dummies(g, layer, rev, comp, opts)
     order = layered.order_layers(hier, {v: model.nodes[v].order for v in ids}, opts)
+    _put_notes_beside(hier, order, beside)
     markers = frozenset(v for v in ids if model.nodes[v].shape in NO_TEXT)
     out_off, in_off = placement.port_offsets(hier, order, ports, opts, markers)
     titles, bands = _frame_titles(model, lr, opts)
@@ -343,7 +352,63 @@ def _layout_flat(
     ends = placement.straighten(hier, placed, opts)
     track, counts = placement.plan_tracks(hier, order, ends, opts)
     frame = _assign_y(hier, order, counts, model, lr, loop_span, opts)
-    return _emit(model, payload, _Laid(hier, order, placed, ends, track, frame), flat, lr, opts)
+    laid = _Laid(hier, order, placed, ends, track, frame, beside)
+    return _emit(model, payload, laid, flat_all, lr, opts)
+
+
+def _side_notes(
+    model: Model, payload: dict[str, Any], flat: _FlatEdges
+) -> dict[int, tuple[str, str, str]]:
+    """Notes drawn beside their state, as Mermaid does, in a top-down diagram:
+    {edge k: (note, state, "left"/"right")}. A note qualifies when its one edge ties it to
+    a node (not a group) in the same container; the tie's direction names the side
+    (see ``_state.note_tie``). Moves those ties to the end of ``flat`` (k follows)."""
+    notes = {
+        n["id"]
+        for _holder, c in containers(payload)
+        for n in c.get("nodes") or []
+        if isinstance(n, dict) and n.get("type") == "note" and n.get("id") in model.nodes
+    }
+    degree: dict[str, int] = defaultdict(int)
+    for a, b in flat.pairs:
+        degree[a] += 1
+        degree[b] += 1
+    for v, ls in flat.loops.items():
+        degree[v] += len(ls)
+    ties = []
+    for k, (a, b) in enumerate(flat.pairs):
+        m = flat.meta[k]
+        if m["cut_a"] or m["cut_b"]:
+            continue
+        for note, state, side in ((a, b, "left"), (b, a, "right")):
+            if (
+                note in notes
+                and state not in notes
+                and degree[note] == 1
+                and model.nodes[note].path == model.nodes[state].path
+            ):
+                ties.append((k, (note, state, side)))
+                break
+    moved = {k for k, _ in ties}
+    keep = [k for k in range(len(flat.pairs)) if k not in moved]
+    new_k = {k: j for j, k in enumerate(keep + [k for k, _ in ties])}
+    flat.pairs = [flat.pairs[k] for k in new_k]
+    flat.meta = [flat.meta[k] for k in new_k]
+    flat.extra_arcs = [(new_k[k], x, y) for k, x, y in flat.extra_arcs]
+    return {new_k[k]: tie for k, tie in ties}
+
+
+def _put_notes_beside(
+    h: layered.Hierarchy, order: list[list[int]], beside: dict[int, tuple[str, str, str]]
+) -> None:
+    """Each side note next to its state in their shared layer, on the side it names."""
+    index = {it.name: i for i, it in enumerate(h.items) if it.kind == "node"}
+    for note, state, side in beside.values():
+        i, j = index[note], index[state]
+        layer = order[h.items[j].layer]
+        layer.remove(i)
+        p = layer.index(j)
+        layer.insert(p if side == "left" else p + 1, i)
 
 
 def _flat_edges(model: Model) -> _FlatEdges:
@@ -667,6 +732,14 @@ def _emit(
 def _draw(model: Model, laid: _Laid, flat: _FlatEdges, lr: bool, opts: LayoutOptions) -> _Scene:
     boxes = _node_boxes(laid)
     routes, label_boxes = _ChainRouter(model, laid, flat, boxes, lr, opts).route_all()
+    for k, (note, state, side) in laid.beside.items():
+        # A side note and its state share a layer and its middle: the tie is level.
+        sx, sy, sw, sh = boxes[state]
+        nx_, _ny, nw, _nh = boxes[note]
+        y = sy + sh / 2
+        a, b = (sx, nx_ + nw) if side == "left" else (sx + sw, nx_)
+        ends = [(a, y), (b, y)]
+        routes[k] = ends if flat.pairs[k][0] == state else ends[::-1]
     frames = _frame_rects(laid)
     around = {gid: frames[g["path"]] for gid, g in model.groups.items() if g["path"] in frames}
     loop_routes = _route_loops(flat.loops, {**boxes, **around}, lr)
