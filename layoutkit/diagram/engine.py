@@ -140,6 +140,35 @@ def _first_leaf(model: Model, gid: str) -> str | None:
     return best.id if best else None
 
 
+def _exit_leaf(model: Model, gid: str, target: str) -> str | None:
+    """The leaf an edge from group ``gid`` to ``target`` starts from.
+
+    The last (in the author's order) of the leaves with no edge on to another leaf of
+    the group, so the wire leaves the frame after the group's flow ends (a state
+    composite's end marker), on the side that faces the target, not through the frame
+    beside its start marker. When the target leads back to that leaf other than through
+    the group's entry (an edge straight to a member), starting there would close a
+    cycle: the first leaf it is, as before.
+    """
+    inside = set(_leaves(model, gid))
+    if not inside:
+        return None
+    onward = {e["from"] for e in model.edges if e["from"] in inside and e["to"] in inside}
+    ends = [v for v in inside if v not in onward] or list(inside)
+    leaf = max(ends, key=lambda v: model.nodes[v].order)
+    graph = nx.DiGraph()
+    for e in model.edges:
+        if e["to"] == gid:
+            continue
+        tails = _leaves(model, e["from"]) if e["from"] in model.groups else [e["from"]]
+        head = _first_leaf(model, e["to"]) if e["to"] in model.groups else e["to"]
+        graph.add_edges_from((t, head) for t in tails if head is not None)
+    starts = _leaves(model, target) if target in model.groups else [target]
+    if leaf in graph and any(v in graph and nx.has_path(graph, v, leaf) for v in starts):
+        return _first_leaf(model, gid)
+    return leaf
+
+
 def _leaves(model: Model, gid: str) -> list[str]:
     key = model.groups[gid]["path"]
     return [n.id for n in model.nodes.values() if n.path[: len(key)] == key]
@@ -348,7 +377,14 @@ def _layout_flat(
     markers = frozenset(v for v in ids if model.nodes[v].shape in NO_TEXT)
     out_off, in_off = placement.port_offsets(hier, order, ports, opts, markers)
     titles, bands = _frame_titles(model, lr, opts)
-    placed = placement.assign_x(hier, order, out_off, in_off, titles, opts, bands)
+    # A start marker lines up with the state it points to; one pointing at a composite
+    # meets the frame, whose inner flow need not line up with it.
+    leads = frozenset(
+        k
+        for k, (a, _b) in enumerate(flat.pairs)
+        if model.nodes[a].shape == "start" and not flat.meta[k]["cut_b"]
+    )
+    placed = placement.assign_x(hier, order, out_off, in_off, titles, opts, bands, leads)
     ends = placement.straighten(hier, placed, opts)
     track, counts = placement.plan_tracks(hier, order, ends, opts)
     frame = _assign_y(hier, order, counts, model, lr, loop_span, opts)
@@ -418,10 +454,11 @@ def _flat_edges(model: Model) -> _FlatEdges:
         a, b = e["from"], e["to"]
         cut_a = a if a in model.groups else None
         cut_b = b if b in model.groups else None
-        if cut_a:
-            a = _first_leaf(model, cut_a)
-        if cut_b:
-            b = _first_leaf(model, cut_b)
+        if cut_a and cut_a == cut_b:
+            a = b = _first_leaf(model, cut_a)
+        else:
+            a = _exit_leaf(model, cut_a, e["to"]) if cut_a else a
+            b = _first_leaf(model, cut_b) if cut_b else b
         if a is None or b is None:
             model.repairs.append(
                 {
@@ -742,7 +779,7 @@ def _draw(model: Model, laid: _Laid, flat: _FlatEdges, lr: bool, opts: LayoutOpt
         routes[k] = ends if flat.pairs[k][0] == state else ends[::-1]
     frames = _frame_rects(laid)
     around = {gid: frames[g["path"]] for gid, g in model.groups.items() if g["path"] in frames}
-    loop_routes = _route_loops(flat.loops, {**boxes, **around}, lr)
+    loop_routes = _route_loops(flat.loops, {**boxes, **around}, lr, (routes, boxes))
     scene = _Scene(boxes, routes, label_boxes, loop_routes, frames, laid.frame["height"])
     if not model.lanes:
         packed_h = _pack_components(laid.h, scene, flat, lr, opts)
@@ -840,9 +877,17 @@ class _ChainRouter:
 
 
 def _route_loops(
-    loops: dict[str, list[dict[str, Any]]], boxes: dict[str, Box], lr: bool
+    loops: dict[str, list[dict[str, Any]]],
+    boxes: dict[str, Box],
+    lr: bool,
+    drawn: tuple[Mapping[int, list[tuple[float, float]]], Mapping[str, Box]] | None = None,
 ) -> list[LoopRoute]:
-    """Self-loops on the right side (top-down frame), one inside the other."""
+    """Self-loops on the right side (top-down frame), one inside the other.
+
+    A node's loops have room reserved on its right; a frame's loops have none, so
+    they take the side (right, else left) where fewer other wires and nodes (``drawn``:
+    routes and node boxes) sit beside the frame.
+    """
     loop_routes: list[LoopRoute] = []
     by_box: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for nid, ls in loops.items():
@@ -850,20 +895,48 @@ def _route_loops(
             by_box[e.get("frame") or nid].append(e)
     for nid, ls in by_box.items():
         bx, by, bw, bh = boxes[nid]
-        right = bx + bw
-        label_x = right + 14 + 10 * (len(ls) - 1) + 4
+        sizes = [_loop_label_sizes([e], lr)[0] if e["label"] else (0.0, 0.0) for e in ls]
+        reach_all = 14 + 10 * (len(ls) - 1) + 4 + sum(sw + 4 for sw, _ in sizes)
+        sign = 1.0
+        if any(e.get("frame") for e in ls) and drawn:
+            sign = min((1.0, -1.0), key=lambda d: _beside(drawn, boxes[nid], d, reach_all))
+        side = bx + bw if sign > 0 else bx
+        label_x = side + sign * (14 + 10 * (len(ls) - 1) + 4)
         for j, e in enumerate(ls):
-            reach = 14 + 10 * j
+            reach = sign * (14 + 10 * j)
             y1 = by + bh * 0.3 - 4 * j
             y2 = by + bh * 0.7 + 4 * j
-            pts = [(right, y1), (right + reach, y1), (right + reach, y2), (right, y2)]
+            pts = [(side, y1), (side + reach, y1), (side + reach, y2), (side, y2)]
             lab = None
             if e["label"]:
-                lw, lhh = _loop_label_sizes([e], lr)[0]
-                lab = (label_x, (y1 + y2) / 2 - lhh / 2, lw, lhh)
-                label_x += lw + 4
+                lw, lhh = sizes[j]
+                lab = (label_x if sign > 0 else label_x - lw, (y1 + y2) / 2 - lhh / 2, lw, lhh)
+                label_x += sign * (lw + 4)
             loop_routes.append((e, pts, lab))
     return loop_routes
+
+
+def _beside(
+    drawn: tuple[Mapping[int, list[tuple[float, float]]], Mapping[str, Box]],
+    box: Box,
+    sign: float,
+    reach: float,
+) -> int:
+    """How many wire pieces and nodes lie in the band ``reach`` wide right (``sign`` 1)
+    or left (-1) of ``box`` over its height."""
+    routes, nodes = drawn
+    bx, by, bw, bh = box
+    x0, x1 = (bx + bw, bx + bw + reach) if sign > 0 else (bx - reach, bx)
+    hits = sum(
+        1
+        for nx0, ny0, nw, nh in nodes.values()
+        if nx0 < x1 and x0 < nx0 + nw and ny0 < by + bh and by < ny0 + nh
+    )
+    for pts in routes.values():
+        for (ax, ay), (cx, cy) in itertools.pairwise(pts):
+            if max(ax, cx) > x0 and min(ax, cx) < x1 and max(ay, cy) > by and min(ay, cy) < by + bh:
+                hits += 1
+    return hits
 
 
 def _frame_rects(laid: _Laid) -> dict[tuple, Box]:
@@ -918,6 +991,8 @@ def _extent(scene: _Scene) -> tuple[float, float]:
     )
     for _, pts, lab in scene.loop_routes:
         width_int = max(width_int, max(p[0] for p in pts), (lab[0] + lab[2]) if lab else 0.0)
+        # A frame's loop may sit on its left side.
+        min_x = min(min_x, min(p[0] for p in pts), lab[0] if lab else min_x)
     for lb in scene.label_boxes.values():
         width_int = max(width_int, lb[0] + lb[2])
     for pts in scene.routes.values():
