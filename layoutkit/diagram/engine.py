@@ -377,19 +377,59 @@ def _layout_flat(
     markers = frozenset(v for v in ids if model.nodes[v].shape in NO_TEXT)
     out_off, in_off = placement.port_offsets(hier, order, ports, opts, markers)
     titles, bands = _frame_titles(model, lr, opts)
-    # A start marker lines up with the state it points to; one pointing at a composite
-    # meets the frame, whose inner flow need not line up with it.
-    leads = frozenset(
-        k
-        for k, (a, _b) in enumerate(flat.pairs)
-        if model.nodes[a].shape == "start" and not flat.meta[k]["cut_b"]
+    placed = placement.assign_x(
+        hier,
+        order,
+        out_off,
+        in_off,
+        titles,
+        opts,
+        bands,
+        _edge_weights(model, flat),
+        _frame_pulls(model, flat),
     )
-    placed = placement.assign_x(hier, order, out_off, in_off, titles, opts, bands, leads)
     ends = placement.straighten(hier, placed, opts)
     track, counts = placement.plan_tracks(hier, order, ends, opts)
     frame = _assign_y(hier, order, counts, model, lr, loop_span, opts)
     laid = _Laid(hier, order, placed, ends, track, frame, beside)
     return _emit(model, payload, laid, flat_all, lr, opts)
+
+
+#: How much harder an edge out of a start marker holds its line, and how much softer an
+#: edge from one group to another (whose frames are pulled instead, see ``_frame_pulls``).
+LEAD, CUT = 4.0, 0.5
+
+
+def _edge_weights(model: Model, flat: _FlatEdges) -> dict[int, float]:
+    """Placement weight per edge: a start marker lines up with the state it points to;
+    an edge between two groups holds loosely the leaves it is laid out from, so the flow
+    inside each frame stays straight while the frames line up."""
+    weights: dict[int, float] = {}
+    for k, (a, _b) in enumerate(flat.pairs):
+        m = flat.meta[k]
+        if m["cut_a"] and m["cut_b"]:
+            weights[k] = CUT
+        elif model.nodes[a].shape == "start" and not m["cut_b"]:
+            # One pointing at a composite meets its frame: the inner flow need not line up.
+            weights[k] = LEAD
+    return weights
+
+
+#: How hard an edge between two groups pulls their frames' middles in line.
+FRAME_PULL = 2.0
+
+
+def _frame_pulls(model: Model, flat: _FlatEdges) -> list[tuple[int | tuple, int | tuple, float]]:
+    """Centre pulls for edges from one group to another: the frames, not the leaves the
+    edge is laid out from, line up (Mermaid lays a composite out as one box), so
+    composites in a chain stack in a column. An edge between a node and a group keeps
+    its wire straight to the leaf instead."""
+    pulls: list[tuple[int | tuple, int | tuple, float]] = []
+    for m in flat.meta:
+        if m["cut_a"] and m["cut_b"]:
+            ea, eb = model.groups[m["cut_a"]]["path"], model.groups[m["cut_b"]]["path"]
+            pulls.append((ea, eb, FRAME_PULL))
+    return pulls
 
 
 def _side_notes(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -135,14 +135,18 @@ def assign_x(
     titles: dict[tuple, float],
     opts: LayoutOptions = OPTIONS,
     bands: dict[tuple, float] | None = None,
-    leads: frozenset[int] = frozenset(),
+    weights: Mapping[int, float] | None = None,
+    pulls: Sequence[tuple[int | tuple, int | tuple, float]] = (),
 ) -> Placed:
     """Horizontal centres that keep edges straight and short (LP, like network-simplex placement).
 
     Containers (lanes, groups) get left/right variables so their members stay
-    inside and everybody else stays outside in every layer they span. The
-    ``leads`` edges (out of start markers) hold their line harder (``LEAD``), so
-    such a marker sits straight over what it points to, as in Mermaid.
+    inside and everybody else stays outside in every layer they span.
+    ``weights`` scales how hard an edge (by index) holds its line. Each of
+    ``pulls`` (end, end, weight) draws two centres together, an end being an item
+    or a container key (the frame's middle): an edge to or from a group lines the
+    frame up with the other end, so composites linked in a chain stack in a column.
+    Large hierarchies (placed by sweeps) leave the pulls out.
 
     Above ``opts.exact_items`` items the LP (whose solve time grows much faster
     than the hierarchy) gives way to ``_place_by_sweeps``, which meets the same
@@ -153,9 +157,10 @@ def assign_x(
     sep = _Separations(h, layers, titles, opts, bands or {})
     nc = len(sep.keys)
     if n > opts.exact_items:
-        return _place_by_sweeps(h, layers, out_off, in_off, sep, leads=leads)
+        return _place_by_sweeps(h, layers, out_off, in_off, sep, weights=weights or {})
     m = len(h.segments)
-    nv = n + 2 * nc + m
+    pulls = [p for p in pulls if all(isinstance(e, int) or e in sep.keys for e in p[:2])]
+    nv = n + 2 * nc + m + len(pulls)
     rows: list[int] = []
     cols: list[int] = []
     vals: list[float] = []
@@ -178,10 +183,22 @@ def assign_x(
         cost[n + 2 * ci + 1] = 0.05
     for s, (a, b, k) in enumerate(h.segments):
         t = n + 2 * nc + s
-        cost[t] = _segment_weight(items[a].kind, items[b].kind) * (LEAD if k in leads else 1.0)
+        cost[t] = _segment_weight(items[a].kind, items[b].kind) * (weights or {}).get(k, 1.0)
         oa, ob = out_off.get(s, 0.0), in_off.get(s, 0.0)
         le([(a, 1.0), (b, -1.0), (t, -1.0)], ob - oa)
         le([(a, -1.0), (b, 1.0), (t, -1.0)], oa - ob)
+    for j, (ea, eb, weight) in enumerate(pulls):
+        t = n + 2 * nc + m + j
+        cost[t] = weight
+        # A pulled frame hugs its members harder than the pull, so it moves them
+        # rather than widening one side to shift its middle.
+        for end in (ea, eb):
+            if not isinstance(end, int):
+                cost[sep.left(end)] = min(cost[sep.left(end)], -weight)
+                cost[sep.right(end)] = max(cost[sep.right(end)], weight)
+        terms = [(c, v) for c, v in _centre(sep, ea)] + [(c, -v) for c, v in _centre(sep, eb)]
+        le([*terms, (t, -1.0)], 0.0)
+        le([*((c, -v) for c, v in terms), (t, -1.0)], 0.0)
     for p, q, gap in sep.rows:
         le([(p, 1.0), (q, -1.0)], -gap)
     if nv == 0:  # a diagram with nothing in it: there is nothing to place
@@ -201,8 +218,11 @@ def assign_x(
     return Placed(x, frames, out_off, in_off)
 
 
-#: How much harder a lead edge (out of a start marker) holds its line.
-LEAD = 4.0
+def _centre(sep: _Separations, end: int | tuple) -> list[tuple[int, float]]:
+    """An item's x, or a container's middle, as LP terms."""
+    if isinstance(end, int):
+        return [(end, 1.0)]
+    return [(sep.left(end), 0.5), (sep.right(end), 0.5)]
 
 
 def _segment_weight(kind_a: str, kind_b: str) -> float:
@@ -327,7 +347,7 @@ def _place_by_sweeps(
     in_off: dict[int, float],
     sep: _Separations,
     rounds: int = 8,
-    leads: frozenset[int] = frozenset(),
+    weights: Mapping[int, float] | None = None,
 ) -> Placed:
     """Placement for large hierarchies in time linear in their size per round.
 
@@ -346,7 +366,7 @@ def _place_by_sweeps(
     cons = _ConstraintGraph(sep.rows, nv)
     x = [0.0] * nv
     cons.push(x)
-    sweeps = _Sweeps(h, layers, out_off, in_off, sep, leads)
+    sweeps = _Sweeps(h, layers, out_off, in_off, sep, weights or {})
     x[:n] = sweeps.run(np.array(x[:n]), rounds).tolist()
     # Frames: lower bounds first, then each left side as far right as its contents allow.
     for key in sep.keys:
@@ -410,7 +430,7 @@ class _Sweeps:
         out_off: dict[int, float],
         in_off: dict[int, float],
         sep: _Separations,
-        leads: frozenset[int] = frozenset(),
+        weights: Mapping[int, float] | None = None,
     ) -> None:
         items = h.items
         self.layers = layers
@@ -422,7 +442,7 @@ class _Sweeps:
         self.b_idx = np.array([b for _, b, _ in seg], dtype=np.int64)
         self.wts = np.array(
             [
-                _segment_weight(items[a].kind, items[b].kind) * (LEAD if k in leads else 1.0)
+                _segment_weight(items[a].kind, items[b].kind) * (weights or {}).get(k, 1.0)
                 for a, b, k in seg
             ]
         )

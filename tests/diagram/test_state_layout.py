@@ -160,10 +160,19 @@ STACK = (
 )
 
 
-@pytest.mark.parametrize("text", [STACK], ids=["small"])
-def test_composites_in_a_chain_stack_in_one_column(text: str) -> None:
+UNEVEN = (
+    "stateDiagram-v2\n[*] --> Idle\nIdle --> A\nstate A {\n  [*] --> Reading\n"
+    "  Reading --> Parsing\n  Reading --> Failing\n  Parsing --> [*]\n}\nA --> B\n"
+    "state B {\n  [*] --> Working\n  Working --> Working2\n}\nB --> Done\nDone --> [*]"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "chain"), [(STACK, "ABC"), (UNEVEN, "AB")], ids=["even", "uneven"]
+)
+def test_composites_in_a_chain_stack_in_one_column(text: str, chain: str) -> None:
     geo = _geo(text)
-    frames = [geo["groups"][g] for g in ("A", "B", "C")]
+    frames = [geo["groups"][g] for g in chain]
     for f, g in itertools.pairwise(frames):
         assert f["y"] + f["h"] < g["y"]
         assert abs(_mid(f, 0) - _mid(g, 0)) <= 1.5
