@@ -385,7 +385,7 @@ def _layout_flat(
         titles,
         opts,
         bands,
-        _edge_weights(model, flat),
+        _edge_weights(model, flat, _note_ids(model, payload)),
         _frame_pulls(model, flat),
     )
     ends = placement.straighten(hier, placed, opts)
@@ -397,18 +397,22 @@ def _layout_flat(
 
 #: How much harder an edge out of a start marker holds its line, and how much softer an
 #: edge from one group to another (whose frames are pulled instead, see ``_frame_pulls``).
-LEAD, CUT = 4.0, 0.5
+LEAD, CUT, NOTE = 4.0, 0.5, 2.0
 
 
-def _edge_weights(model: Model, flat: _FlatEdges) -> dict[int, float]:
-    """Placement weight per edge: a start marker lines up with the state it points to;
-    an edge between two groups holds loosely the leaves it is laid out from, so the flow
-    inside each frame stays straight while the frames line up."""
+def _edge_weights(model: Model, flat: _FlatEdges, notes: set[str]) -> dict[int, float]:
+    """Placement weight per edge: a start marker lines up with the state it points to,
+    a note (in a left-right diagram, where it is a layer before or after its state)
+    with its state unless a start marker needs the place; an edge between two groups
+    holds loosely the leaves it is laid out from, so the flow inside each frame stays
+    straight while the frames line up."""
     weights: dict[int, float] = {}
-    for k, (a, _b) in enumerate(flat.pairs):
+    for k, (a, b) in enumerate(flat.pairs):
         m = flat.meta[k]
         if m["cut_a"] and m["cut_b"]:
             weights[k] = CUT
+        elif a in notes or b in notes:
+            weights[k] = NOTE
         elif model.nodes[a].shape == "start" and not m["cut_b"]:
             # One pointing at a composite meets its frame: the inner flow need not line up.
             weights[k] = LEAD
@@ -432,6 +436,16 @@ def _frame_pulls(model: Model, flat: _FlatEdges) -> list[tuple[int | tuple, int 
     return pulls
 
 
+def _note_ids(model: Model, payload: dict[str, Any]) -> set[str]:
+    """The nodes of ``type: note``."""
+    return {
+        n["id"]
+        for _holder, c in containers(payload)
+        for n in c.get("nodes") or []
+        if isinstance(n, dict) and n.get("type") == "note" and n.get("id") in model.nodes
+    }
+
+
 def _side_notes(
     model: Model, payload: dict[str, Any], flat: _FlatEdges
 ) -> dict[int, tuple[str, str, str]]:
@@ -439,12 +453,7 @@ def _side_notes(
     {edge k: (note, state, "left"/"right")}. A note qualifies when its one edge ties it to
     a node (not a group) in the same container; the tie's direction names the side
     (see ``_state.note_tie``). Moves those ties to the end of ``flat`` (k follows)."""
-    notes = {
-        n["id"]
-        for _holder, c in containers(payload)
-        for n in c.get("nodes") or []
-        if isinstance(n, dict) and n.get("type") == "note" and n.get("id") in model.nodes
-    }
+    notes = _note_ids(model, payload)
     degree: dict[str, int] = defaultdict(int)
     for a, b in flat.pairs:
         degree[a] += 1

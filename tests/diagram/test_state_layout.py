@@ -58,15 +58,17 @@ def test_a_note_sits_beside_its_state_on_the_side_it_names(text: str) -> None:
         assert len(e["points"]) == 2 and e["points"][0][1] == e["points"][1][1]
 
 
-def test_a_note_in_a_left_right_diagram_is_beside_its_state_too() -> None:
-    geo = _geo(
-        "stateDiagram-v2\ndirection LR\nA --> B\nnote left of B : why\nnote right of A : how"
-    )
+@pytest.mark.parametrize("end", ["", "B --> [*]\n"], ids=["alone", "beside-an-end-marker"])
+def test_a_note_in_a_left_right_diagram_is_beside_its_state_too(end: str) -> None:
+    text = "stateDiagram-v2\ndirection LR\nA --> B\n" + end
+    geo = _geo(text + "note left of A : why\nnote right of B : how")
     nodes = geo["nodes"]
-    left, b = nodes["B----note-0"], nodes["B"]
-    right, a = nodes["A----note-1"], nodes["A"]
-    assert left["x"] + left["w"] <= b["x"]
-    assert right["x"] >= a["x"] + a["w"]
+    left, a = nodes["A----note-0"], nodes["A"]
+    right, b = nodes["B----note-1"], nodes["B"]
+    assert left["x"] + left["w"] <= a["x"]
+    assert right["x"] >= b["x"] + b["w"]
+    for n, s in ((left, a), (right, b)):
+        assert n["y"] < s["y"] + s["h"] and s["y"] < n["y"] + n["h"]
 
 
 def _pieces(points: list[list[float]]) -> list[tuple[list[float], list[float]]]:
