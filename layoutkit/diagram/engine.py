@@ -140,33 +140,49 @@ def _first_leaf(model: Model, gid: str) -> str | None:
     return best.id if best else None
 
 
-def _exit_leaf(model: Model, gid: str, target: str) -> str | None:
-    """The leaf an edge from group ``gid`` to ``target`` starts from.
+class _GroupExits:
+    """Where edges leaving a group start (``leaf``), built once per layout.
 
-    The last (in the author's order) of the leaves with no edge on to another leaf of
-    the group, so the wire leaves the frame after the group's flow ends (a state
-    composite's end marker), on the side that faces the target, not through the frame
-    beside its start marker. When the target leads back to that leaf other than through
-    the group's entry (an edge straight to a member), starting there would close a
-    cycle: the first leaf it is, as before.
+    An edge from a group starts from the last (in the author's order) of its leaves
+    with no edge on to another leaf of the group, so the wire leaves the frame after
+    the group's flow ends (a state composite's end marker), on the side that faces the
+    target, not through the frame beside its start marker. When the target leads back
+    to that leaf other than through the group's entry (an edge straight to a member),
+    starting there would close a cycle: the first leaf it is, as before.
     """
-    inside = set(_leaves(model, gid))
-    if not inside:
-        return None
-    onward = {e["from"] for e in model.edges if e["from"] in inside and e["to"] in inside}
-    ends = [v for v in inside if v not in onward] or list(inside)
-    leaf = max(ends, key=lambda v: model.nodes[v].order)
-    graph = nx.DiGraph()
-    for e in model.edges:
-        if e["to"] == gid:
-            continue
-        tails = _leaves(model, e["from"]) if e["from"] in model.groups else [e["from"]]
-        head = _first_leaf(model, e["to"]) if e["to"] in model.groups else e["to"]
-        graph.add_edges_from((t, head) for t in tails if head is not None)
-    starts = _leaves(model, target) if target in model.groups else [target]
-    if leaf in graph and any(v in graph and nx.has_path(graph, v, leaf) for v in starts):
-        return _first_leaf(model, gid)
-    return leaf
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self.leaves = {gid: _leaves(model, gid) for gid in model.groups}
+        # Edges as laid out (a group's tail: all its leaves, its head: its first leaf),
+        # each marked with the groups it enters, so the walk can skip a group's entry.
+        self.graph = nx.DiGraph()
+        for e in model.edges:
+            a, b = e["from"], e["to"]
+            tails = self.leaves[a] if a in model.groups else [a]
+            head = _first_leaf(model, b) if b in model.groups else b
+            if head is None:
+                continue
+            for t in tails:
+                if not self.graph.has_edge(t, head):
+                    self.graph.add_edge(t, head, into=set())
+                self.graph[t][head]["into"].add(b if b in model.groups else None)
+
+    def leaf(self, gid: str, target: str) -> str | None:
+        model = self.model
+        inside = set(self.leaves[gid])
+        if not inside:
+            return None
+        onward = {e["from"] for e in model.edges if e["from"] in inside and e["to"] in inside}
+        ends = [v for v in inside if v not in onward] or list(inside)
+        leaf = max(ends, key=lambda v: model.nodes[v].order)
+        walk = nx.subgraph_view(
+            self.graph, filter_edge=lambda u, v: self.graph[u][v]["into"] != {gid}
+        )
+        starts = self.leaves[target] if target in model.groups else [target]
+        if leaf in walk and any(v in walk and nx.has_path(walk, v, leaf) for v in starts):
+            return _first_leaf(model, gid)
+        return leaf
 
 
 def _leaves(model: Model, gid: str) -> list[str]:
@@ -497,8 +513,10 @@ def _put_notes_beside(
 
 
 def _flat_edges(model: Model) -> _FlatEdges:
-    """Edges to a group end at its first leaf; edges to an empty group are dropped."""
+    """Edges to a group end at its first leaf, edges from one start where its flow ends
+    (``_GroupExits``); edges to an empty group are dropped."""
     flat = _FlatEdges()
+    exits: _GroupExits | None = None
     for e in model.edges:
         a, b = e["from"], e["to"]
         cut_a = a if a in model.groups else None
@@ -506,7 +524,9 @@ def _flat_edges(model: Model) -> _FlatEdges:
         if cut_a and cut_a == cut_b:
             a = b = _first_leaf(model, cut_a)
         else:
-            a = _exit_leaf(model, cut_a, e["to"]) if cut_a else a
+            if cut_a:
+                exits = exits or _GroupExits(model)
+                a = exits.leaf(cut_a, e["to"])
             b = _first_leaf(model, cut_b) if cut_b else b
         if a is None or b is None:
             model.repairs.append(
