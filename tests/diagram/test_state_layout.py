@@ -133,8 +133,16 @@ LOOP = (
 )
 
 
-def test_a_composite_self_loop_keeps_clear_of_every_other_wire() -> None:
-    geo = _geo(LOOP)
+FREE_RIGHT = (
+    "stateDiagram-v2\n[*] --> State1\nState1 --> State2\nState1 --> State3\n"
+    "state State3 {\n  [*] --> sub\n  sub --> [*]\n}\nState3 --> State3 : loop\n"
+    "State3 --> State4\nState2 --> State4\nState4 --> State1"
+)
+
+
+@pytest.mark.parametrize("text", [LOOP, FREE_RIGHT], ids=["back-edge-right", "free-right"])
+def test_a_composite_self_loop_keeps_clear_of_every_other_wire(text: str) -> None:
+    geo = _geo(text)
     (loop,) = [e for e in geo["edges"] if e.get("loop")]
     frame = geo["groups"]["State3"]
     others = [e for e in geo["edges"] if not e.get("loop")]
