@@ -177,8 +177,16 @@ UNEVEN = (
 )
 
 
+SUBGRAPHS = (
+    "flowchart TD\n  subgraph A\n    a1-->a2\n    a1-->a3\n  end\n  subgraph B\n    b1-->b2\n"
+    "  end\n  subgraph C\n    c1\n  end\n  A-->B\n  B-->C\n  x-->A"
+)
+
+
 @pytest.mark.parametrize(
-    ("text", "chain"), [(STACK, "ABC"), (UNEVEN, "AB")], ids=["even", "uneven"]
+    ("text", "chain"),
+    [(STACK, "ABC"), (UNEVEN, "AB"), (SUBGRAPHS, "ABC")],
+    ids=["even", "uneven", "flowchart-subgraphs"],
 )
 def test_composites_in_a_chain_stack_in_one_column(text: str, chain: str) -> None:
     geo = _geo(text)
