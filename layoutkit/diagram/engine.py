@@ -140,6 +140,51 @@ def _first_leaf(model: Model, gid: str) -> str | None:
     return best.id if best else None
 
 
+class _GroupExits:
+    """Where edges leaving a group start (``leaf``), built once per layout.
+
+    An edge from a group starts from the last (in the author's order) of its leaves
+    with no edge on to another leaf of the group, so the wire leaves the frame after
+    the group's flow ends (a state composite's end marker), on the side that faces the
+    target, not through the frame beside its start marker. When the target leads back
+    to that leaf other than through the group's entry (an edge straight to a member),
+    starting there would close a cycle: the first leaf it is, as before.
+    """
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self.leaves = {gid: _leaves(model, gid) for gid in model.groups}
+        # Edges as laid out (a group's tail: all its leaves, its head: its first leaf),
+        # each marked with the groups it enters, so the walk can skip a group's entry.
+        self.graph = nx.DiGraph()
+        for e in model.edges:
+            a, b = e["from"], e["to"]
+            tails = self.leaves[a] if a in model.groups else [a]
+            head = _first_leaf(model, b) if b in model.groups else b
+            if head is None:
+                continue
+            for t in tails:
+                if not self.graph.has_edge(t, head):
+                    self.graph.add_edge(t, head, into=set())
+                self.graph[t][head]["into"].add(b if b in model.groups else None)
+
+    def leaf(self, gid: str, target: str) -> str | None:
+        model = self.model
+        inside = set(self.leaves[gid])
+        if not inside:
+            return None
+        onward = {e["from"] for e in model.edges if e["from"] in inside and e["to"] in inside}
+        ends = [v for v in inside if v not in onward] or list(inside)
+        leaf = max(ends, key=lambda v: model.nodes[v].order)
+        walk = nx.subgraph_view(
+            self.graph, filter_edge=lambda u, v: self.graph[u][v]["into"] != {gid}
+        )
+        starts = self.leaves[target] if target in model.groups else [target]
+        if leaf in walk and any(v in walk and nx.has_path(walk, v, leaf) for v in starts):
+            return _first_leaf(model, gid)
+        return leaf
+
+
 def _leaves(model: Model, gid: str) -> list[str]:
     key = model.groups[gid]["path"]
     return [n.id for n in model.nodes.values() if n.path[: len(key)] == key]
@@ -310,6 +355,7 @@ class _Laid:
     ends: dict[int, tuple[float, float]]
     track: dict[int, int]
     frame: dict[str, Any]
+    beside: dict[int, tuple[str, str, str]] = attrs.field(factory=dict)
 
 
 def _layout_flat(
@@ -318,6 +364,11 @@ def _layout_flat(
     lr = model.dir == "LR"
     ids = list(model.nodes)
     flat = _flat_edges(model)
+    beside = {} if lr else _side_notes(model, payload, flat)
+    # Side-note ties sit last in ``flat``; the layered layout never sees them.
+    core = attrs.evolve(flat, pairs=flat.pairs[: len(flat.pairs) - len(beside)])
+    core.meta = flat.meta[: len(core.pairs)]
+    flat_all, flat = flat, core
     labels = _edge_label_boxes(flat, lr)
     ports = _edge_ports(model, flat, lr)
     loop_room, loop_span = _loop_rooms(flat.loops, lr, opts)
@@ -333,31 +384,151 @@ def _layout_flat(
         ports=ports,
     )
     rev, layer = _layering(ids, flat, labels, opts)
-    comp = _components(ids, flat.pairs, model)
+    for note, state, _side in beside.values():
+        layer[note] = layer[state]
+    comp = _components(ids, flat_all.pairs, model)
     layer = _own_layers(layer, comp)
     hier = layered.insert_dummies(g, layer, rev, comp, opts)
     order = layered.order_layers(hier, {v: model.nodes[v].order for v in ids}, opts)
+    _put_notes_beside(hier, order, beside)
     markers = frozenset(v for v in ids if model.nodes[v].shape in NO_TEXT)
     out_off, in_off = placement.port_offsets(hier, order, ports, opts, markers)
     titles, bands = _frame_titles(model, lr, opts)
-    placed = placement.assign_x(hier, order, out_off, in_off, titles, opts, bands)
+    placed = placement.assign_x(
+        hier,
+        order,
+        out_off,
+        in_off,
+        titles,
+        opts,
+        bands,
+        _edge_weights(model, flat, _note_ids(model, payload)),
+        _frame_pulls(model, flat),
+    )
     ends = placement.straighten(hier, placed, opts)
     track, counts = placement.plan_tracks(hier, order, ends, opts)
     frame = _assign_y(hier, order, counts, model, lr, loop_span, opts)
-    return _emit(model, payload, _Laid(hier, order, placed, ends, track, frame), flat, lr, opts)
+    laid = _Laid(hier, order, placed, ends, track, frame, beside)
+    return _emit(model, payload, laid, flat_all, lr, opts)
+
+
+#: How much harder an edge out of a start marker holds its line, and how much softer an
+#: edge from one group to another (whose frames are pulled instead, see ``_frame_pulls``).
+LEAD, CUT, NOTE = 4.0, 0.5, 2.0
+
+
+def _edge_weights(model: Model, flat: _FlatEdges, notes: set[str]) -> dict[int, float]:
+    """Placement weight per edge: a start marker lines up with the state it points to,
+    a note (in a left-right diagram, where it is a layer before or after its state)
+    with its state unless a start marker needs the place; an edge between two groups
+    holds loosely the leaves it is laid out from, so the flow inside each frame stays
+    straight while the frames line up."""
+    weights: dict[int, float] = {}
+    for k, (a, b) in enumerate(flat.pairs):
+        m = flat.meta[k]
+        if m["cut_a"] and m["cut_b"]:
+            weights[k] = CUT
+        elif a in notes or b in notes:
+            weights[k] = NOTE
+        elif model.nodes[a].shape == "start" and not m["cut_b"]:
+            # One pointing at a composite meets its frame: the inner flow need not line up.
+            weights[k] = LEAD
+    return weights
+
+
+#: How hard an edge between two groups pulls their frames' middles in line.
+FRAME_PULL = 2.0
+
+
+def _frame_pulls(model: Model, flat: _FlatEdges) -> list[tuple[int | tuple, int | tuple, float]]:
+    """Centre pulls for edges from one group to another: the frames, not the leaves the
+    edge is laid out from, line up (Mermaid lays a composite out as one box), so
+    composites in a chain stack in a column. An edge between a node and a group keeps
+    its wire straight to the leaf instead."""
+    pulls: list[tuple[int | tuple, int | tuple, float]] = []
+    for m in flat.meta:
+        if m["cut_a"] and m["cut_b"]:
+            ea, eb = model.groups[m["cut_a"]]["path"], model.groups[m["cut_b"]]["path"]
+            pulls.append((ea, eb, FRAME_PULL))
+    return pulls
+
+
+def _note_ids(model: Model, payload: dict[str, Any]) -> set[str]:
+    """The nodes of ``type: note``."""
+    return {
+        n["id"]
+        for _holder, c in containers(payload)
+        for n in c.get("nodes") or []
+        if isinstance(n, dict) and n.get("type") == "note" and n.get("id") in model.nodes
+    }
+
+
+def _side_notes(
+    model: Model, payload: dict[str, Any], flat: _FlatEdges
+) -> dict[int, tuple[str, str, str]]:
+    """Notes drawn beside their state, as Mermaid does, in a top-down diagram:
+    {edge k: (note, state, "left"/"right")}. A note qualifies when its one edge ties it to
+    a node (not a group) in the same container; the tie's direction names the side
+    (see ``_state.note_tie``). Moves those ties to the end of ``flat`` (k follows)."""
+    notes = _note_ids(model, payload)
+    degree: dict[str, int] = defaultdict(int)
+    for a, b in flat.pairs:
+        degree[a] += 1
+        degree[b] += 1
+    for v, ls in flat.loops.items():
+        degree[v] += len(ls)
+    ties = []
+    for k, (a, b) in enumerate(flat.pairs):
+        m = flat.meta[k]
+        if m["cut_a"] or m["cut_b"]:
+            continue
+        for note, state, side in ((a, b, "left"), (b, a, "right")):
+            if (
+                note in notes
+                and state not in notes
+                and degree[note] == 1
+                and model.nodes[note].path == model.nodes[state].path
+            ):
+                ties.append((k, (note, state, side)))
+                break
+    moved = {k for k, _ in ties}
+    keep = [k for k in range(len(flat.pairs)) if k not in moved]
+    new_k = {k: j for j, k in enumerate(keep + [k for k, _ in ties])}
+    flat.pairs = [flat.pairs[k] for k in new_k]
+    flat.meta = [flat.meta[k] for k in new_k]
+    flat.extra_arcs = [(new_k[k], x, y) for k, x, y in flat.extra_arcs]
+    return {new_k[k]: tie for k, tie in ties}
+
+
+def _put_notes_beside(
+    h: layered.Hierarchy, order: list[list[int]], beside: dict[int, tuple[str, str, str]]
+) -> None:
+    """Each side note next to its state in their shared layer, on the side it names."""
+    index = {it.name: i for i, it in enumerate(h.items) if it.kind == "node"}
+    for note, state, side in beside.values():
+        i, j = index[note], index[state]
+        layer = order[h.items[j].layer]
+        layer.remove(i)
+        p = layer.index(j)
+        layer.insert(p if side == "left" else p + 1, i)
 
 
 def _flat_edges(model: Model) -> _FlatEdges:
-    """Edges to a group end at its first leaf; edges to an empty group are dropped."""
+    """Edges to a group end at its first leaf, edges from one start where its flow ends
+    (``_GroupExits``); edges to an empty group are dropped."""
     flat = _FlatEdges()
+    exits: _GroupExits | None = None
     for e in model.edges:
         a, b = e["from"], e["to"]
         cut_a = a if a in model.groups else None
         cut_b = b if b in model.groups else None
-        if cut_a:
-            a = _first_leaf(model, cut_a)
-        if cut_b:
-            b = _first_leaf(model, cut_b)
+        if cut_a and cut_a == cut_b:
+            a = b = _first_leaf(model, cut_a)
+        else:
+            if cut_a:
+                exits = exits or _GroupExits(model)
+                a = exits.leaf(cut_a, e["to"])
+            b = _first_leaf(model, cut_b) if cut_b else b
         if a is None or b is None:
             model.repairs.append(
                 {
@@ -686,9 +857,17 @@ def _emit(
 def _draw(model: Model, laid: _Laid, flat: _FlatEdges, lr: bool, opts: LayoutOptions) -> _Scene:
     boxes = _node_boxes(laid)
     routes, label_boxes = _ChainRouter(model, laid, flat, boxes, lr, opts).route_all()
+    for k, (note, state, side) in laid.beside.items():
+        # A side note and its state share a layer and its middle: the tie is level.
+        sx, sy, sw, sh = boxes[state]
+        nx_, _ny, nw, _nh = boxes[note]
+        y = sy + sh / 2
+        a, b = (sx, nx_ + nw) if side == "left" else (sx + sw, nx_)
+        ends = [(a, y), (b, y)]
+        routes[k] = ends if flat.pairs[k][0] == state else ends[::-1]
     frames = _frame_rects(laid)
     around = {gid: frames[g["path"]] for gid, g in model.groups.items() if g["path"] in frames}
-    loop_routes = _route_loops(flat.loops, {**boxes, **around}, lr)
+    loop_routes = _route_loops(flat.loops, {**boxes, **around}, lr, (routes, boxes))
     scene = _Scene(boxes, routes, label_boxes, loop_routes, frames, laid.frame["height"])
     if not model.lanes:
         packed_h = _pack_components(laid.h, scene, flat, lr, opts)
@@ -786,9 +965,17 @@ class _ChainRouter:
 
 
 def _route_loops(
-    loops: dict[str, list[dict[str, Any]]], boxes: dict[str, Box], lr: bool
+    loops: dict[str, list[dict[str, Any]]],
+    boxes: dict[str, Box],
+    lr: bool,
+    drawn: tuple[Mapping[int, list[tuple[float, float]]], Mapping[str, Box]] | None = None,
 ) -> list[LoopRoute]:
-    """Self-loops on the right side (top-down frame), one inside the other."""
+    """Self-loops on the right side (top-down frame), one inside the other.
+
+    A node's loops have room reserved on its right; a frame's loops have none, so
+    they take the side (right, else left) where fewer other wires and nodes (``drawn``:
+    routes and node boxes) sit beside the frame.
+    """
     loop_routes: list[LoopRoute] = []
     by_box: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for nid, ls in loops.items():
@@ -796,20 +983,48 @@ def _route_loops(
             by_box[e.get("frame") or nid].append(e)
     for nid, ls in by_box.items():
         bx, by, bw, bh = boxes[nid]
-        right = bx + bw
-        label_x = right + 14 + 10 * (len(ls) - 1) + 4
+        sizes = [_loop_label_sizes([e], lr)[0] if e["label"] else (0.0, 0.0) for e in ls]
+        reach_all = 14 + 10 * (len(ls) - 1) + 4 + sum(sw + 4 for sw, _ in sizes)
+        sign = 1.0
+        if any(e.get("frame") for e in ls) and drawn:
+            sign = min((1.0, -1.0), key=lambda d: _beside(drawn, boxes[nid], d, reach_all))
+        side = bx + bw if sign > 0 else bx
+        label_x = side + sign * (14 + 10 * (len(ls) - 1) + 4)
         for j, e in enumerate(ls):
-            reach = 14 + 10 * j
+            reach = sign * (14 + 10 * j)
             y1 = by + bh * 0.3 - 4 * j
             y2 = by + bh * 0.7 + 4 * j
-            pts = [(right, y1), (right + reach, y1), (right + reach, y2), (right, y2)]
+            pts = [(side, y1), (side + reach, y1), (side + reach, y2), (side, y2)]
             lab = None
             if e["label"]:
-                lw, lhh = _loop_label_sizes([e], lr)[0]
-                lab = (label_x, (y1 + y2) / 2 - lhh / 2, lw, lhh)
-                label_x += lw + 4
+                lw, lhh = sizes[j]
+                lab = (label_x if sign > 0 else label_x - lw, (y1 + y2) / 2 - lhh / 2, lw, lhh)
+                label_x += sign * (lw + 4)
             loop_routes.append((e, pts, lab))
     return loop_routes
+
+
+def _beside(
+    drawn: tuple[Mapping[int, list[tuple[float, float]]], Mapping[str, Box]],
+    box: Box,
+    sign: float,
+    reach: float,
+) -> int:
+    """How many wire pieces and nodes lie in the band ``reach`` wide right (``sign`` 1)
+    or left (-1) of ``box`` over its height."""
+    routes, nodes = drawn
+    bx, by, bw, bh = box
+    x0, x1 = (bx + bw, bx + bw + reach) if sign > 0 else (bx - reach, bx)
+    hits = sum(
+        1
+        for nx0, ny0, nw, nh in nodes.values()
+        if nx0 < x1 and x0 < nx0 + nw and ny0 < by + bh and by < ny0 + nh
+    )
+    for pts in routes.values():
+        for (ax, ay), (cx, cy) in itertools.pairwise(pts):
+            if max(ax, cx) > x0 and min(ax, cx) < x1 and max(ay, cy) > by and min(ay, cy) < by + bh:
+                hits += 1
+    return hits
 
 
 def _frame_rects(laid: _Laid) -> dict[tuple, Box]:

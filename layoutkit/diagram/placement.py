@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -135,11 +135,18 @@ def assign_x(
     titles: dict[tuple, float],
     opts: LayoutOptions = OPTIONS,
     bands: dict[tuple, float] | None = None,
+    weights: Mapping[int, float] | None = None,
+    pulls: Sequence[tuple[int | tuple, int | tuple, float]] = (),
 ) -> Placed:
     """Horizontal centres that keep edges straight and short (LP, like network-simplex placement).
 
     Containers (lanes, groups) get left/right variables so their members stay
     inside and everybody else stays outside in every layer they span.
+    ``weights`` scales how hard an edge (by index) holds its line. Each of
+    ``pulls`` (end, end, weight) draws two centres together, an end being an item
+    or a container key (the frame's middle): an edge to or from a group lines the
+    frame up with the other end, so composites linked in a chain stack in a column.
+    Large hierarchies (placed by sweeps) leave the pulls out.
 
     Above ``opts.exact_items`` items the LP (whose solve time grows much faster
     than the hierarchy) gives way to ``_place_by_sweeps``, which meets the same
@@ -150,9 +157,10 @@ def assign_x(
     sep = _Separations(h, layers, titles, opts, bands or {})
     nc = len(sep.keys)
     if n > opts.exact_items:
-        return _place_by_sweeps(h, layers, out_off, in_off, sep)
+        return _place_by_sweeps(h, layers, out_off, in_off, sep, weights=weights or {})
     m = len(h.segments)
-    nv = n + 2 * nc + m
+    pulls = [p for p in pulls if all(isinstance(e, int) or e in sep.keys for e in p[:2])]
+    nv = n + 2 * nc + m + len(pulls)
     rows: list[int] = []
     cols: list[int] = []
     vals: list[float] = []
@@ -173,12 +181,24 @@ def assign_x(
     for ci in sep.keys.values():
         cost[n + 2 * ci] = -0.05
         cost[n + 2 * ci + 1] = 0.05
-    for s, (a, b, _k) in enumerate(h.segments):
+    for s, (a, b, k) in enumerate(h.segments):
         t = n + 2 * nc + s
-        cost[t] = _segment_weight(items[a].kind, items[b].kind)
+        cost[t] = _segment_weight(items[a].kind, items[b].kind) * (weights or {}).get(k, 1.0)
         oa, ob = out_off.get(s, 0.0), in_off.get(s, 0.0)
         le([(a, 1.0), (b, -1.0), (t, -1.0)], ob - oa)
         le([(a, -1.0), (b, 1.0), (t, -1.0)], oa - ob)
+    for j, (ea, eb, weight) in enumerate(pulls):
+        t = n + 2 * nc + m + j
+        cost[t] = weight
+        # A pulled frame hugs its members harder than the pull, so it moves them
+        # rather than widening one side to shift its middle.
+        for end in (ea, eb):
+            if not isinstance(end, int):
+                cost[sep.left(end)] = min(cost[sep.left(end)], -weight)
+                cost[sep.right(end)] = max(cost[sep.right(end)], weight)
+        terms = [(c, v) for c, v in _centre(sep, ea)] + [(c, -v) for c, v in _centre(sep, eb)]
+        le([*terms, (t, -1.0)], 0.0)
+        le([*((c, -v) for c, v in terms), (t, -1.0)], 0.0)
     for p, q, gap in sep.rows:
         le([(p, 1.0), (q, -1.0)], -gap)
     if nv == 0:  # a diagram with nothing in it: there is nothing to place
@@ -196,6 +216,13 @@ def assign_x(
     x = [float(v) for v in sol[:n]]
     frames = {key: (float(sol[sep.left(key)]), float(sol[sep.right(key)])) for key in sep.keys}
     return Placed(x, frames, out_off, in_off)
+
+
+def _centre(sep: _Separations, end: int | tuple) -> list[tuple[int, float]]:
+    """An item's x, or a container's middle, as LP terms."""
+    if isinstance(end, int):
+        return [(end, 1.0)]
+    return [(sep.left(end), 0.5), (sep.right(end), 0.5)]
 
 
 def _segment_weight(kind_a: str, kind_b: str) -> float:
@@ -320,6 +347,7 @@ def _place_by_sweeps(
     in_off: dict[int, float],
     sep: _Separations,
     rounds: int = 8,
+    weights: Mapping[int, float] | None = None,
 ) -> Placed:
     """Placement for large hierarchies in time linear in their size per round.
 
@@ -338,7 +366,7 @@ def _place_by_sweeps(
     cons = _ConstraintGraph(sep.rows, nv)
     x = [0.0] * nv
     cons.push(x)
-    sweeps = _Sweeps(h, layers, out_off, in_off, sep)
+    sweeps = _Sweeps(h, layers, out_off, in_off, sep, weights or {})
     x[:n] = sweeps.run(np.array(x[:n]), rounds).tolist()
     # Frames: lower bounds first, then each left side as far right as its contents allow.
     for key in sep.keys:
@@ -402,6 +430,7 @@ class _Sweeps:
         out_off: dict[int, float],
         in_off: dict[int, float],
         sep: _Separations,
+        weights: Mapping[int, float] | None = None,
     ) -> None:
         items = h.items
         self.layers = layers
@@ -411,7 +440,12 @@ class _Sweeps:
         seg = h.segments
         self.a_idx = np.array([a for a, _, _ in seg], dtype=np.int64)
         self.b_idx = np.array([b for _, b, _ in seg], dtype=np.int64)
-        self.wts = np.array([_segment_weight(items[a].kind, items[b].kind) for a, b, _ in seg])
+        self.wts = np.array(
+            [
+                _segment_weight(items[a].kind, items[b].kind) * (weights or {}).get(k, 1.0)
+                for a, b, k in seg
+            ]
+        )
         # b sits straight below a's exit when x[b] = x[a] + shift.
         self.shift = np.array([out_off.get(s, 0.0) - in_off.get(s, 0.0) for s in range(len(seg))])
         self.layer_of = np.array([it.layer for it in items], dtype=np.int64)
@@ -720,13 +754,18 @@ def _order_tracks(
     hi = np.maximum(a, b) + touch
     # cost[i, j]: points where i and j meet when i runs on a track above j. The
     # upper vertical of j meets i's track; the lower vertical of i meets j's track.
-    cost = ((lo[:, None] <= a[None, :]) & (a[None, :] <= hi[:, None])).astype(np.int32)
+    cost = ((lo[:, None] <= a[None, :]) & (a[None, :] <= hi[:, None])).astype(np.int64)
     cost += (lo[None, :] <= b[:, None]) & (b[:, None] <= hi[None, :])
     u = np.array([p[0] for p in nodes])
     v = np.array([p[1] for p in nodes])
     shared = (u[:, None] == u[None, :]) | (u[:, None] == v[None, :])
     shared |= (v[:, None] == u[None, :]) | (v[:, None] == v[None, :])
-    cost[shared] = 0
+    # Edges that share an end meet at that node anyway, so their meets only break ties
+    # between orders equal on the others: then a two-state cycle's pair of wires jogging
+    # the same way takes the order in which they do not cross.
+    cost *= n * n + 1
+    cost[shared] //= n * n + 1
+    np.fill_diagonal(cost, 0)
     if rounds:
         order = list(range(n))
     else:

@@ -109,10 +109,10 @@ def test_track_order_avoids_a_crossing_between_two_jogs() -> None:
     assert _track_cost(order, ends) == 0
 
 
-def test_track_order_ignores_edges_that_share_an_end_node() -> None:
+def test_track_order_counts_edges_that_share_an_end_node_only_to_break_ties() -> None:
     ends = {0: (0.0, 50.0), 1: (10.0, 100.0)}
-    # Same source node: no pair cost, the input order stays.
-    assert _order_tracks([0, 1], ends, [(0, 1), (0, 3)]) == [0, 1]
+    # Same source node: alone, the order where they do not cross (1 above 0) wins.
+    assert _order_tracks([0, 1], ends, [(0, 1), (0, 3)]) == [1, 0]
 
 
 @settings(max_examples=40, deadline=None)

@@ -128,3 +128,34 @@ def test_flowchart_fidelity_baseline() -> None:
     png = render.render_card(diagram | {"x": 0, "y": 0}, format="png")
     assert isinstance(png, bytes)
     compare(png, "diagram-flowchart-fidelity")
+
+
+STATE_TEXT = """stateDiagram-v2
+    [*] --> Still
+    Still --> Moving
+    Moving --> Still
+    note left of Still : at rest
+    Moving --> Busy
+    state Busy {
+        [*] --> Working
+        Working --> Checking
+        Checking --> [*]
+    }
+    Busy --> Busy : retry
+    Busy --> Done
+    note right of Done
+        all finished
+    end note
+    Done --> [*]
+"""
+
+
+def test_state_diagram_with_composite_cycle_note_and_start_markers_baseline() -> None:
+    """A state diagram as Mermaid draws one: the notes beside their states, the two-state
+    cycle as two wires apart, start markers over their targets, the composite's self-loop
+    on a side of its frame no other wire uses."""
+    payload = lay_out({"diagram_text": STATE_TEXT})
+    w, h = payload["geo"]["width"] + 40, payload["geo"]["height"] + 60
+    png = render.render_card(card("diagram", payload, w, h, {}), format="png")
+    assert isinstance(png, bytes)
+    compare(png, "card-state-diagram")
