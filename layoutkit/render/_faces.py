@@ -472,6 +472,7 @@ def _link_view(p: dict) -> dict[str, str]:
         "url": url,
         "host": host,
         "title": str(p.get("title") or meta.get("title") or host),
+        "given": str(p.get("title") or ""),
         "site": str(meta.get("siteName") or host),
         "desc": str(meta.get("description") or p.get("description") or ""),
         "icon": _inline(p.get("icon")),
@@ -523,7 +524,7 @@ def _site_row(v: dict[str, str], x: float, y: float, w: float) -> list[Item]:
 
 
 def _link_unfetched(v: dict[str, str], r: Rect) -> list[Item]:
-    """The bare URL and why it was not fetched, wrapped inside the card.
+    """The author's title, the bare URL and why it was not fetched, wrapped inside the card.
 
     The block sits in the middle of the card: a preview-sized card with only
     these few lines would otherwise hold an empty band under them.
@@ -531,8 +532,19 @@ def _link_unfetched(v: dict[str, str], r: Rect) -> list[Item]:
     items = chrome(r)
     ix, iy, iw, ih = _inner(r)
     room = ih - 26 - 8  # below the site row, less the gap between URL and reason
+
+    # The title the author gave names the card, as it does once unfurled.
+    def title_at(top: float) -> Text | None:
+        if not v["given"]:
+            return None
+        return text_run(ix, top, v["given"], iw, size=13, font="sans-bold", max_lines=2)
+
+    title_h = 0.0 if title_at(0) is None else title_at(0).height + 4  # type: ignore[union-attr]
+    room -= title_h
     # The reason matters most: the URL yields lines until two of the reason fit.
     url_lines = max(1, min(3, int((room - 2 * line_height(11)) // line_height(12))))
+    if v["given"]:
+        url_lines = 1
 
     def url_at(top: float) -> Text:
         return text_run(ix, top, v["url"], iw, size=12, font="mono", max_lines=url_lines)
@@ -542,13 +554,16 @@ def _link_unfetched(v: dict[str, str], r: Rect) -> list[Item]:
     def reason_at(top: float) -> Text:
         return text_run(ix, top, v["error"], iw, size=11, fill=MUTED, max_lines=left)
 
-    block = 26 + url_at(0).height + (8 + reason_at(0).height if left >= 1 else 0)
+    block = 26 + title_h + url_at(0).height + (8 + reason_at(0).height if left >= 1 else 0)
     top = iy + max(0.0, (ih - block) / 2)
     items += _site_row({**v, "site": v["host"]}, ix, top, iw)
-    url = url_at(top + 26)
+    title = title_at(top + 26)
+    if title is not None:
+        items.append(title)
+    url = url_at(top + 26 + title_h)
     items.append(url)
     if left >= 1:
-        items.append(reason_at(top + 34 + url.height))
+        items.append(reason_at(top + 34 + title_h + url.height))
     return items
 
 
