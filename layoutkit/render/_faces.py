@@ -23,7 +23,14 @@ from layoutkit.layout.text import line_height, text_width
 from layoutkit.render._face_diagram import diagram_scene_items, with_geo
 from layoutkit.render._face_elements import ELEMENT_FACES, chip_row, element_face, elements_face
 from layoutkit.render._face_text import markdown_face
-from layoutkit.render._images import Fit, blob_href, image_href, page_image_key
+from layoutkit.render._images import (
+    Fit,
+    address_text,
+    blob_href,
+    image_href,
+    page_image_key,
+    remote_source,
+)
 from layoutkit.render._palette import (
     ACCENT,
     CARD,
@@ -236,7 +243,9 @@ def _checklist(p: dict, r: Rect) -> list[Item]:
 STEP_BAND = 40.0  # the sizer's number band above a step's screen
 
 
-def _screen(source: Any, label: str, r: Rect, fit: Fit = "cover", fill: str = SOFT) -> list[Item]:
+def _screen(
+    source: Any, label: str, r: Rect, fit: Fit = "cover", fill: str = SOFT, detail: str = ""
+) -> list[Item]:
     """A screen or image area: the picture when its URL is safe, else a labelled placeholder.
 
     The label is not drawn under a picture: a transparent one would show it through.
@@ -250,18 +259,15 @@ def _screen(source: Any, label: str, r: Rect, fit: Fit = "cover", fill: str = SO
     if isinstance(source, str) and safe_url(source, image=True):
         items.append(Image(x, y, w, h, source, fit, label))
         return items
+    top = y + h / 2 - 8 - (line_height(11) / 2 if detail else 0)
     items.append(
-        Text(
-            x + w / 2,
-            y + h / 2 - 8,
-            (fit_line(label, w - 12, 11),),
-            11,
-            "sans",
-            MUTED,
-            0.0,
-            "middle",
-        )
+        Text(x + w / 2, top, (fit_line(label, w - 12, 11),), 11, "sans", MUTED, 0.0, "middle")
     )
+    if detail:
+        low = top + line_height(11)
+        items.append(
+            Text(x + w / 2, low, (fit_line(detail, w - 12, 10),), 10, "mono", MUTED, 0.0, "middle")
+        )
     return items
 
 
@@ -307,7 +313,10 @@ def _figure_card(p: dict, r: Rect) -> list[Item]:
     )
     # contain: a figure shows the whole picture (its card has the picture's aspect).
     area = (x, y, w, max(h - cap_h, 1.0))
-    items = chrome(r, radius=4) + _screen(image_href(p), label, area, "contain")
+    # A picture on a site is not drawn from there: its address shows under the alt text.
+    remote = remote_source(p)
+    detail = address_text(remote) if remote is not None else ""
+    items = chrome(r, radius=4) + _screen(image_href(p), label, area, "contain", detail=detail)
     if caption:
         items.append(
             text_run(x + PAD, y + h - cap_h + 6, caption, w - 2 * PAD, size=12, fill=MUTED)
