@@ -118,4 +118,3 @@ def test_a_relative_or_inline_picture_is_still_drawn() -> None:
     for src in ("img/a.png", _transparent_png()):
         items = card_face("figure", {"src": src, "alt": "a"}, (0.0, 0.0, 480.0, 300.0))
         assert [i for i in items if isinstance(i, Image)], src
-
