@@ -115,7 +115,9 @@ def size_node(node: dict[str, Any], shape: str) -> tuple[float, float]:
     for row_w, row_h in rows:
         widths.append(row_w)
         height += row_h
-    if node.get("image") and not lab.icon:
+    # A service node without an icon of its own is drawn with the service glyph
+    # (render._face_diagram._heading): its title needs the glyph's room beside it.
+    if not lab.icon and (node.get("image") or kind == "service"):
         widths[0] += ICON_W
     w, h = outer_size(shape, max(widths), height)
     return _room_for_ports(node, w, h)

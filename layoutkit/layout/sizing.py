@@ -24,7 +24,8 @@ step           screen image 360 wide (narrower for tall screens so the image
                aspect from natW/natH, width/height or imageWidth/imageHeight,
                else 16:10
 media, figure  natural aspect at up to 480 wide; PDF media A4 (420 x 594);
-               audio 360 x 64; other files a 280 x 64 chip
+               audio 360 x 64; other files a 280 x 64 chip; pictures uploaded
+               together share one height (:func:`batch_picture_sizes`)
 html           pinned width/height, else natW 1:1 up to 1600 then scaled
                down; without natural size 800 x 600
 link           preview 480 x 300 (16:10), phone 300 x 620, widget 360 x 72,
@@ -76,6 +77,8 @@ STEP_IMAGE_WIDTH = 360.0
 STEP_IMAGE_MAX_HEIGHT = 640.0
 STEP_BAND = 40.0
 MEDIA_WIDTH = 480.0
+BATCH_MAX_HEIGHT = 640.0
+BATCH_MIN_HEIGHT = 160.0
 A4: Size = (420.0, 594.0)
 CHIP: Size = (280.0, 64.0)
 FIXED: dict[str, Size] = {
@@ -857,6 +860,42 @@ def _figure(p: dict[str, Any], width: float | None) -> Size:
     if caption:
         h += _text.measure(caption, w - 2 * PAD, 12.0).height + 12
     return (w, h)
+
+
+def batch_picture_sizes(payloads: list[dict[str, Any]]) -> list[Size | None]:
+    """Sizes of pictures placed together (one upload): one height for the whole batch.
+
+    Sized alone, every picture is 480 wide, so a phone screenshot stood twice as
+    tall as the desktop one beside it. Together they share the height at which
+    the widest picture is 480 wide (at most 640, at least 160 so a panorama in
+    the batch does not shrink the rest out of reading); a picture shorter than
+    that keeps its natural size (never drawn larger than its pixels), and one
+    that would pass 480 wide at the floor is 480 wide. ``None`` for a payload
+    that is not a picture with a natural size, and for all when fewer than two
+    are: one picture keeps its own size.
+    """
+    nats = [_natural_size(p) if _is_picture(p) else None for p in payloads]
+    known = [n for n in nats if n is not None]
+    if len(known) < 2:
+        return [None] * len(payloads)
+    height = min(BATCH_MAX_HEIGHT, *(MEDIA_WIDTH * h / w for w, h in known))
+    height = max(BATCH_MIN_HEIGHT, height)
+    out: list[Size | None] = []
+    for n in nats:
+        if n is None:
+            out.append(None)
+            continue
+        w, h = n
+        dh = min(height, h)
+        dw = dh * w / h
+        if dw > MEDIA_WIDTH:
+            dw, dh = MEDIA_WIDTH, MEDIA_WIDTH * h / w
+        out.append((dw, dh))
+    return out
+
+
+def _is_picture(p: dict[str, Any]) -> bool:
+    return _str(p.get("mime")).lower().startswith("image/")
 
 
 def _html(p: dict[str, Any], width: float | None) -> Size:

@@ -262,10 +262,18 @@ def _column_items(n: _Node, col: dict, cy: float) -> list[Item]:
     k, pad = n.k, n.pad
     mark = "PK " if col.get("pk") else "FK " if col.get("fk") else ""
     name = f"{mark}{col.get('name', '')}" + ("?" if col.get("nullable") else "")
-    name_fit = fit_line(name, n.w * 0.6, 12 * k, "mono")
+    kind = str(col.get("type") or "")
+    # The engine sizes the box to hold name and type whole (diagram.model.size_node), so
+    # each takes the width it needs; only a box narrower than that (a pinned size)
+    # shares its room in proportion and cuts both.
+    name_w = text_width(name, 12 * k, "mono")
+    type_w = text_width(kind, 11 * k, "mono") if kind else 0.0
+    room = n.w - 2 * pad - (8 * k if kind else 0.0)
+    share = min(1.0, room / (name_w + type_w)) if name_w + type_w > 0 else 1.0
+    name_fit = fit_line(name, name_w * share + 0.5, 12 * k, "mono")
     items: list[Item] = [Text(n.x + pad, cy, (name_fit,), 12 * k, "mono", n.ink if mark else FG)]
-    if col.get("type"):
-        type_fit = fit_line(str(col["type"]), n.w * 0.35, 11 * k, "mono")
+    if kind:
+        type_fit = fit_line(kind, type_w * share + 0.5, 11 * k, "mono")
         items.append(Text(n.x + n.w - pad, cy, (type_fit,), 11 * k, "mono", MUTED, 0.0, "end"))
     return items
 

@@ -24,7 +24,14 @@ from layoutkit.layout.text import line_height, text_width
 from layoutkit.render._face_diagram import diagram_scene_items, with_geo
 from layoutkit.render._face_elements import ELEMENT_FACES, chip_row, element_face, elements_face
 from layoutkit.render._face_text import markdown_face
-from layoutkit.render._images import Fit, blob_href, image_href, page_image_key
+from layoutkit.render._images import (
+    Fit,
+    address_text,
+    blob_href,
+    image_href,
+    page_image_key,
+    remote_source,
+)
 from layoutkit.render._palette import (
     ACCENT,
     CARD,
@@ -243,7 +250,9 @@ def _checklist(p: dict, r: Rect) -> list[Item]:
 STEP_BAND = 40.0  # the sizer's number band above a step's screen
 
 
-def _screen(source: Any, label: str, r: Rect, fit: Fit = "cover", fill: str = SOFT) -> list[Item]:
+def _screen(
+    source: Any, label: str, r: Rect, fit: Fit = "cover", fill: str = SOFT, detail: str = ""
+) -> list[Item]:
     """A screen or image area: the picture when its URL is safe, else a labelled placeholder.
 
     The label is not drawn under a picture: a transparent one would show it through.
@@ -257,18 +266,15 @@ def _screen(source: Any, label: str, r: Rect, fit: Fit = "cover", fill: str = SO
     if isinstance(source, str) and safe_url(source, image=True):
         items.append(Image(x, y, w, h, source, fit, label))
         return items
+    top = y + h / 2 - 8 - (line_height(11) / 2 if detail else 0)
     items.append(
-        Text(
-            x + w / 2,
-            y + h / 2 - 8,
-            (fit_line(label, w - 12, 11),),
-            11,
-            "sans",
-            MUTED,
-            0.0,
-            "middle",
-        )
+        Text(x + w / 2, top, (fit_line(label, w - 12, 11),), 11, "sans", MUTED, 0.0, "middle")
     )
+    if detail:
+        low = top + line_height(11)
+        items.append(
+            Text(x + w / 2, low, (fit_line(detail, w - 12, 10),), 10, "mono", MUTED, 0.0, "middle")
+        )
     return items
 
 
@@ -314,7 +320,10 @@ def _figure_card(p: dict, r: Rect) -> list[Item]:
     )
     # contain: a figure shows the whole picture (its card has the picture's aspect).
     area = (x, y, w, max(h - cap_h, 1.0))
-    items = chrome(r, radius=4) + _screen(image_href(p), label, area, "contain")
+    # A picture on a site is not drawn from there: its address shows under the alt text.
+    remote = remote_source(p)
+    detail = address_text(remote) if remote is not None else ""
+    items = chrome(r, radius=4) + _screen(image_href(p), label, area, "contain", detail=detail)
     if caption:
         items.append(
             text_run(x + PAD, y + h - cap_h + 6, caption, w - 2 * PAD, size=12, fill=MUTED)
@@ -479,6 +488,7 @@ def _link_view(p: dict) -> dict[str, str]:
         "url": url,
         "host": host,
         "title": str(p.get("title") or meta.get("title") or host),
+        "given": str(p.get("title") or ""),
         "site": str(meta.get("siteName") or host),
         "desc": str(meta.get("description") or p.get("description") or ""),
         "icon": _inline(p.get("icon")),
@@ -530,7 +540,7 @@ def _site_row(v: dict[str, str], x: float, y: float, w: float) -> list[Item]:
 
 
 def _link_unfetched(v: dict[str, str], r: Rect) -> list[Item]:
-    """The bare URL and why it was not fetched, wrapped inside the card.
+    """The author's title, the bare URL and why it was not fetched, wrapped inside the card.
 
     The block sits in the middle of the card: a preview-sized card with only
     these few lines would otherwise hold an empty band under them.
@@ -538,8 +548,19 @@ def _link_unfetched(v: dict[str, str], r: Rect) -> list[Item]:
     items = chrome(r)
     ix, iy, iw, ih = _inner(r)
     room = ih - 26 - 8  # below the site row, less the gap between URL and reason
+
+    # The title the author gave names the card, as it does once unfurled.
+    def title_at(top: float) -> Text | None:
+        if not v["given"]:
+            return None
+        return text_run(ix, top, v["given"], iw, size=13, font="sans-bold", max_lines=2)
+
+    title_h = 0.0 if title_at(0) is None else title_at(0).height + 4  # type: ignore[union-attr]
+    room -= title_h
     # The reason matters most: the URL yields lines until two of the reason fit.
     url_lines = max(1, min(3, int((room - 2 * line_height(11)) // line_height(12))))
+    if v["given"]:
+        url_lines = 1
 
     def url_at(top: float) -> Text:
         return text_run(ix, top, v["url"], iw, size=12, font="mono", max_lines=url_lines)
@@ -549,13 +570,16 @@ def _link_unfetched(v: dict[str, str], r: Rect) -> list[Item]:
     def reason_at(top: float) -> Text:
         return text_run(ix, top, v["error"], iw, size=11, fill=MUTED, max_lines=left)
 
-    block = 26 + url_at(0).height + (8 + reason_at(0).height if left >= 1 else 0)
+    block = 26 + title_h + url_at(0).height + (8 + reason_at(0).height if left >= 1 else 0)
     top = iy + max(0.0, (ih - block) / 2)
     items += _site_row({**v, "site": v["host"]}, ix, top, iw)
-    url = url_at(top + 26)
+    title = title_at(top + 26)
+    if title is not None:
+        items.append(title)
+    url = url_at(top + 26 + title_h)
     items.append(url)
     if left >= 1:
-        items.append(reason_at(top + 34 + url.height))
+        items.append(reason_at(top + 34 + title_h + url.height))
     return items
 
 

@@ -14,6 +14,11 @@ A PNG has no browser to fetch anything: the caller hands the blob bytes in
 :func:`layoutkit.imaging.decode` at :data:`DECODE_MAX`. An image that is missing,
 cannot be decoded or is one the decode cap refuses is drawn as a placeholder that
 says so; drawing never fails on one.
+
+A picture named by its address on a site (``https:``, ``http:`` or ``//host``) is
+never drawn from there, by the server or by a viewer's browser: the board would call
+the site from every browser that opens it. Its face shows the alt text and the
+address instead (:func:`remote_source`, :func:`address_text`).
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from typing import Any, Literal
 from PIL import Image as PILImage
 
 from layoutkit import imaging
-from layoutkit.render._safe import safe_url
+from layoutkit.render._safe import safe_url, scheme_of
 
 #: Where a face's blob image will be served: the writer replaces ``{card}``.
 BLOB_MARK = "/api/v1/cards/{card}/blobs/"
@@ -64,18 +69,46 @@ def place_blobs(svg: str, card_id: Any) -> str:
 def image_href(item: Mapping[str, Any]) -> str | None:
     """The address of the picture a figure, gallery item or media card shows: its blob
     (``ref``) or its safe ``src``; None when it names neither (a ``shot`` outside its
-    set, an unresolved upload name, an unsafe URL)."""
+    set, an unresolved upload name, an unsafe URL) or names a site (:func:`remote_source`)."""
     ref = item.get("ref")
     if is_blob_key(ref):
         return blob_href(ref)
     src = item.get("src")
+    if remote_source(item) is not None:
+        return None
     return src if isinstance(src, str) and safe_url(src, image=True) else None
 
 
+def remote_source(item: Mapping[str, Any]) -> str | None:
+    """The site address a picture names in ``src`` (``http:``, ``https:``, ``//host``)
+    when it has no stored blob, else None."""
+    if is_blob_key(item.get("ref")):
+        return None
+    src = item.get("src")
+    if not isinstance(src, str) or not safe_url(src, image=True):
+        return None
+    cleaned = src.strip()
+    # A browser reads a leading pair of slashes, either way round, as "same scheme, this host".
+    if cleaned[:2].replace("\\", "/") == "//" or scheme_of(cleaned) in ("http", "https"):
+        return cleaned
+    return None
+
+
+def address_text(url: str) -> str:
+    """A site address as a person reads it: host and path, without scheme, query or
+    fragment (a face fits it to its width)."""
+    rest = re.sub(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", "", url.strip()).lstrip("/\\")
+    return re.split(r"[?#]", rest, maxsplit=1)[0].rstrip("/") or url
+
+
 def missing_label(item: Mapping[str, Any]) -> str:
-    """What stands in for a picture that cannot be shown: its ref, its shot, or "image"."""
+    """What stands in for a picture that cannot be shown: its ref, its site address,
+    its shot, or "image"."""
     if item.get("ref"):
         return str(item["ref"])
+    remote = remote_source(item)
+    if remote is not None:
+        return address_text(remote)
     return f"shot {item['shot']}" if item.get("shot") is not None else "image"
 
 

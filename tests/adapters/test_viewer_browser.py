@@ -637,3 +637,30 @@ def test_viewer_shows_an_uploaded_image_fetched_through_the_blob_route(api: Api,
 
     _wait(shown, timeout=20.0)
     _shot(page, "viewer-image.png")
+
+
+def test_a_doc_figure_on_a_site_is_shown_by_its_alt_and_address_not_fetched(
+    api: Api, page: Any
+) -> None:
+    from urllib.parse import urlsplit
+
+    remote = "https://cdn.vendor.example.com/media/checkout.png"
+    api.op("create", {"kind": "board", "slug": "remote-figure"})
+    figure = {"kind": "figure", "payload": {"src": remote, "alt": "The new checkout"}}
+    api.op(
+        "compose_board",
+        {
+            "board": "remote-figure",
+            "cards": [{"kind": "doc", "payload": {"title": "Notes", "elements": [figure]}}],
+        },
+    )
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(request.url))
+    _open(page, api, "/boards/remote-figure")
+    _settled(page, api, "remote-figure")
+    shown = page.eval_on_selector_all("#faces text", "els => els.map(e => e.textContent)")
+    assert "The new checkout" in " ".join(shown)
+    assert "cdn.vendor.example.com/media/checkout.png" in " ".join(shown)
+    here = urlsplit(api.url).netloc
+    assert asked and all(urlsplit(u).netloc in (here, "") for u in asked), asked
+    _shot(page, "viewer-remote-figure.png")

@@ -72,3 +72,49 @@ def test_a_broken_picture_says_which_it_was_in_the_png() -> None:
         if pixels[i] > 150 and pixels[i] - pixels[i + 1] > 60 and pixels[i] - pixels[i + 2] > 60
     )
     assert red > 500
+
+
+REMOTE = "https://cdn.vendor.example.com/media/screens/checkout.png?v=3"
+
+
+def _inside(item: Text, box: tuple[float, float, float, float]) -> bool:
+    from layoutkit.layout.text import line_height, text_width
+
+    x, y, w, h = box
+    for i, line in enumerate(item.lines):
+        half = text_width(line, item.size, item.font) / 2
+        top = item.y + i * line_height(item.size)
+        if item.x - half < x or item.x + half > x + w or top < y or top + item.lh > y + h:
+            return False
+    return True
+
+
+def test_a_picture_on_a_site_shows_its_alt_and_address_instead_of_being_fetched() -> None:
+    doc = {
+        "elements": [
+            {"kind": "figure", "payload": {"src": REMOTE, "alt": "The new checkout"}},
+        ]
+    }
+    w, h = size_card("doc", doc)
+    for kind, payload, box in (
+        ("doc", doc, (0.0, 0.0, float(w), float(h))),
+        ("figure", {"src": REMOTE, "alt": "The new checkout"}, (0.0, 0.0, 480.0, 300.0)),
+        ("media", {"src": REMOTE, "alt": "The new checkout"}, (0.0, 0.0, 480.0, 300.0)),
+    ):
+        items = card_face(kind, payload, box)
+        assert not [i for i in items if isinstance(i, Image)], kind
+        texts = [i for i in items if isinstance(i, Text)]
+        shown = " ".join(line for t in texts for line in t.lines)
+        assert "The new checkout" in shown, kind
+        # Host and path, without the scheme or the query.
+        assert "cdn.vendor.example.com/media/screens/checkout.png" in shown, kind
+        assert "https:" not in shown and "v=3" not in shown, kind
+        assert all(_inside(t, box) for t in texts), kind
+    svg = render.render_card({"kind": "doc", "w": w, "h": h, "payload": doc})
+    assert "<image" not in svg and "cdn.vendor" in svg
+
+
+def test_a_relative_or_inline_picture_is_still_drawn() -> None:
+    for src in ("img/a.png", _transparent_png()):
+        items = card_face("figure", {"src": src, "alt": "a"}, (0.0, 0.0, 480.0, 300.0))
+        assert [i for i in items if isinstance(i, Image)], src

@@ -40,6 +40,11 @@ STATES = {
         "url": "https://intranet.example.com/" + "deep/" * 40,
         "error": "intranet.example.com resolves to 10.0.0.5, a private address " * 3,
     },
+    "titled-refused": {
+        "url": "https://intranet.example.com/" + "deep/" * 40,
+        "title": LONG,
+        "error": "intranet.example.com resolves to 10.0.0.5, a private address " * 3,
+    },
 }
 
 
@@ -96,6 +101,15 @@ def test_a_card_that_was_not_fetched_shows_the_bare_url_and_the_reason() -> None
     assert "not fetched" in _texts(
         {"url": "https://a.example.org/x", "error": "not fetched: off"}, "widget"
     )
+
+
+@pytest.mark.parametrize("display", sorted(LINK_SIZES))
+def test_a_card_that_was_not_fetched_shows_the_title_the_author_gave(display: str) -> None:
+    card = {"url": "https://a.example.org/x", "title": "Pricing page", "error": "network is off"}
+    shown = _texts(card, display)
+    assert "Pricing page" in shown and "network is off" in shown
+    # Without a title, the URL names the card.
+    assert "Pricing page" not in _texts({**card, "title": ""}, display)
 
 
 @pytest.mark.parametrize("box", [(260.0, 120.0), (200.0, 100.0), (480.0, 300.0)])

@@ -26,18 +26,23 @@ def place_cards(
     placement: dict[str, Any],
     *,
     models: BoardModels,
+    sizes: list[tuple[float, float] | None] | None = None,
 ) -> dict[str, Any]:
     """Place ``prepared`` cards on the locked ``board`` as one compose batch and store them.
 
     ``placement`` holds compose placement params (``section``,
-    ``createSection``, ``anchor``...). Returns compose_board's receipt. Raises
+    ``createSection``, ``anchor``...); ``sizes`` (one per card, ``None`` to
+    measure) pins the sizes the caller chose. Returns compose_board's receipt. Raises
     what the layout engine refuses (409 ``section_near_match`` and the like).
     """
     batch = batch_from_params(
         {
             **placement,
             "layer": principal.layer,
-            "cards": [{"kind": p.kind, "payload": p.payload} for p in prepared],
+            "cards": [
+                {"kind": p.kind, "payload": p.payload, "size": size}
+                for p, size in zip(prepared, sizes or [None] * len(prepared), strict=True)
+            ],
         }
     )
     raw = [{} for _ in prepared]

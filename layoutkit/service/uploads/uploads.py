@@ -3,7 +3,9 @@
 What each file becomes:
 
 - an image Pillow can read: a ``media`` card ``{ref, mime, alt, natW, natH}``
-  (the natural size lets the layout engine keep the picture's aspect);
+  (the natural size lets the layout engine keep the picture's aspect; the
+  pictures of one call share one height, see
+  :func:`layoutkit.layout.sizing.batch_picture_sizes`);
 - a PDF: a ``file`` card ``{name, mime, size, ref, pages}`` drawn as an A4 sheet;
 - anything else: a ``file`` card ``{name, mime, size, ref}`` drawn as a download chip.
 
@@ -30,6 +32,7 @@ from PIL import Image
 from layoutkit import imaging
 from layoutkit.errors import EngineError, ServiceError
 from layoutkit.files import MAX_FILE_BYTES, guess_mime
+from layoutkit.layout import sizing
 from layoutkit.limits import LimitExceeded
 from layoutkit.service.boards.board_model import BoardModels
 from layoutkit.service.boards.content_prep import prepare_card
@@ -249,7 +252,15 @@ def upload_files(call: Call) -> dict[str, Any]:
     # Upload cards are made by the server: their measured sizes and page counts stand.
     prepared = [prepare_card(c, i, authored=False) for i, c in enumerate(cards)]
     receipt = place_cards(
-        call.principal, tx, board, prepared, placement, models=call.workspace.extension(BoardModels)
+        call.principal,
+        tx,
+        board,
+        prepared,
+        placement,
+        models=call.workspace.extension(BoardModels),
+        sizes=sizing.batch_picture_sizes(
+            [c["payload"] if c["kind"] == "media" else {} for c in cards]
+        ),
     )
     receipt["files"] = [
         {

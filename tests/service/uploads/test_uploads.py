@@ -446,3 +446,29 @@ def test_scrape_gives_file_cards_their_document_url_under_artifact(ws: Workspace
         "compose_board", {"board": "up", "cards": [{"kind": "note", "payload": {"md": "n"}}]}
     )["cards"]
     assert err(ws, "card_file", {"id": note["id"]}).code == "no_file"
+
+
+def test_screenshots_of_one_upload_share_one_height(ws: Workspace) -> None:
+    files = [
+        entry("phone.png", png(390, 844)),
+        entry("desktop.png", png(1440, 900)),
+        entry("icon.png", png(48, 48)),
+    ]
+    phone, desktop, icon = ws.call("upload_files", {"board": "up", "files": files})["cards"]
+    # The desktop shot is 480 wide; the phone is drawn at the same height, not
+    # twice as tall as it would be alone at 480 wide.
+    assert (desktop["w"], desktop["h"]) == (480.0, 300.0)
+    assert phone["h"] == desktop["h"]
+    assert phone["w"] == pytest.approx(300 * 390 / 844, abs=1)
+    # A picture smaller than the batch height keeps its pixels.
+    assert (icon["w"], icon["h"]) == (48.0, 48.0)
+    # Alone, the phone shot keeps its own size.
+    (alone,) = ws.call("upload_files", {"board": "up", "files": files[:1]})["cards"]
+    assert (alone["w"], alone["h"]) == (390.0, 844.0)
+
+
+def test_a_panorama_does_not_shrink_the_batch_past_the_floor(ws: Workspace) -> None:
+    files = [entry("pano.png", png(4000, 200)), entry("desktop.png", png(1440, 900))]
+    pano, desktop = ws.call("upload_files", {"board": "up", "files": files})["cards"]
+    assert desktop["h"] == 160.0
+    assert (pano["w"], pano["h"]) == (480.0, 24.0)
