@@ -30,6 +30,7 @@ from layoutkit.storage._records import (
     NewCard,
     NewEdge,
     NewQuestion,
+    ProjectMemoryRecord,
     ProjectRecord,
     QuestionRecord,
     RequestKeyRecord,
@@ -1114,6 +1115,24 @@ class SearchTx(Protocol):
         ...
 
 
+class ProjectMemoryTx(Protocol):
+    """A project's durable notes for agents, every write a new version of its key."""
+
+    def write_project_memory(
+        self, workspace_id: int, project_id: int, key: str, *, text: str, load: str, author: str
+    ) -> ProjectMemoryRecord:
+        """Write the next version of note ``key`` (version 1 for a new key)."""
+        ...
+
+    def project_memories(self, project_id: int) -> list[ProjectMemoryRecord]:
+        """The newest version of each note of the project, in key order."""
+        ...
+
+    def project_memory_history(self, project_id: int, key: str) -> list[ProjectMemoryRecord]:
+        """Every version of note ``key``, oldest first (empty: no such note)."""
+        ...
+
+
 class Tx(
     WorkspaceTx,
     BoardTx,
@@ -1131,6 +1150,7 @@ class Tx(
     TransferTx,
     SearchTx,
     WebhookTx,
+    ProjectMemoryTx,
     Protocol,
 ):
     """One open transaction or read snapshot; write methods raise

@@ -239,6 +239,10 @@ def build(ws: Workspace, tag: str) -> Ids:
     }
     pushed = ws.call("push_doc", {"board": board, "doc": doc, "files": after}, AGENT)
     sprint = _one(ws.call("create", {"kind": "sprint", "key": f"{tag}-s1"}), "sprint", "id")
+    ws.call(
+        "create",
+        {"kind": "project_memory", "project": project, "key": "notes", "text": f"{tag} secret"},
+    )
     task = ws.call(
         "create",
         {
@@ -710,6 +714,23 @@ SAMPLES: dict[str, list[Sample]] = {
         S(lambda o, h: {"kind": "task", "id": h.task, "sprintId": o.sprint}, away=422),
     ],
     "list:section": [S(lambda o, h: {"kind": "section", "board": o.board})],
+    "create:project_memory": [
+        S(lambda o, h: {"kind": "project_memory", "project": o.project, "key": "n", "text": "t"})
+    ],
+    "update:project_memory": [
+        S(
+            lambda o, h: {
+                "kind": "project_memory",
+                "project": o.project,
+                "key": "notes",
+                "text": "u",
+            }
+        )
+    ],
+    "list:project_memory": [S(lambda o, h: {"kind": "project_memory", "project": o.project})],
+    "get:project_memory": [
+        S(lambda o, h: {"kind": "project_memory", "project": o.project, "key": "notes"})
+    ],
     "list:board": [
         S(lambda o, h: {"kind": "board", "parentBoard": o.board}),
         S(lambda o, h: {"kind": "board", "parentBoard": o.personal}, home=403),
