@@ -237,7 +237,11 @@ def build(ws: Workspace, tag: str) -> Ids:
             "elements": [{"kind": "prose", "payload": {"md": f"{tag} done"}}],
         },
     }
-    pushed = ws.call("push_doc", {"board": board, "doc": doc, "files": after}, AGENT)
+    pushed = ws.call(
+        "push_doc",
+        {"board": board, "doc": doc, "files": after, "shots": [f"{tag}-after.png"]},
+        AGENT,
+    )
     sprint = _one(ws.call("create", {"kind": "sprint", "key": f"{tag}-s1"}), "sprint", "id")
     ws.call(
         "create",
@@ -728,6 +732,11 @@ SAMPLES: dict[str, list[Sample]] = {
         )
     ],
     "list:project_memory": [S(lambda o, h: {"kind": "project_memory", "project": o.project})],
+    "list:shot": [S(lambda o, h: {"kind": "shot", "board": o.board})],
+    "get:shot": [
+        S(lambda o, h: {"kind": "shot", "board": o.board, "name": o.doc_file}),
+        S(lambda o, h: {"kind": "shot", "board": h.board, "name": o.doc_file}),
+    ],
     "get:project_memory": [
         S(lambda o, h: {"kind": "project_memory", "project": o.project, "key": "notes"})
     ],
