@@ -731,3 +731,20 @@ project_memories = Table(
     Column("created_at", When, nullable=False),
     UniqueConstraint("project_id", "key", "version", name="uq_project_memories_version"),
 )
+
+#: Reusable groups of cards (kind ``component``), every write a new version of its
+#: name: ``definition`` holds the cards with their relative layout, the wires
+#: between them and the slots that ``compose_board`` fills.
+components = Table(
+    "components",
+    metadata,
+    _id(),
+    _workspace_id(nullable=False),
+    Column("name", String(120), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("description", Text, nullable=True),
+    Column("definition", Json, nullable=False),
+    Column("author", String(300), nullable=False),
+    Column("created_at", When, nullable=False),
+    UniqueConstraint("workspace_id", "name", "version", name="uq_components_version"),
+)

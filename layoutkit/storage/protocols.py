@@ -24,6 +24,7 @@ from layoutkit.storage._records import (
     CardPicture,
     CardRecord,
     CardVersionRecord,
+    ComponentRecord,
     EdgeRecord,
     FaceRow,
     InvitationRecord,
@@ -1133,6 +1134,30 @@ class ProjectMemoryTx(Protocol):
         ...
 
 
+class ComponentTx(Protocol):
+    """A workspace's reusable groups of cards, every write a new version of its name."""
+
+    def write_component(
+        self,
+        workspace_id: int,
+        name: str,
+        *,
+        definition: Mapping[str, Any],
+        description: str | None,
+        author: str,
+    ) -> ComponentRecord:
+        """Write the next version of component ``name`` (version 1 for a new name)."""
+        ...
+
+    def components(self, workspace_id: int) -> list[ComponentRecord]:
+        """The newest version of each component of the workspace, in name order."""
+        ...
+
+    def component(self, workspace_id: int, name: str) -> ComponentRecord | None:
+        """The newest version of component ``name``, or None."""
+        ...
+
+
 class Tx(
     WorkspaceTx,
     BoardTx,
@@ -1151,6 +1176,7 @@ class Tx(
     SearchTx,
     WebhookTx,
     ProjectMemoryTx,
+    ComponentTx,
     Protocol,
 ):
     """One open transaction or read snapshot; write methods raise

@@ -88,6 +88,7 @@ SKIPPED: dict[str, str] = {
     "task_embeddings": "derived: meaning vectors are made again for the destination's tasks",
     "webhooks": "a workspace's integrations and their secrets, registered by its admins",
     "webhook_deliveries": "events owed to the source workspace's webhooks",
+    "components": "reusable groups of cards are the workspace's templates, which stay",
 }
 #: A milestone with this key is a project's next release.
 NEXT_RELEASE = "next"

@@ -48,6 +48,7 @@ from layoutkit.storage._sql.access import AccessRows
 from layoutkit.storage._sql.annotations import AnnotationRows
 from layoutkit.storage._sql.boards import BoardRows
 from layoutkit.storage._sql.cards import CardRows
+from layoutkit.storage._sql.components import ComponentRows
 from layoutkit.storage._sql.embeddings import EmbeddingRows
 from layoutkit.storage._sql.events import EventRows
 from layoutkit.storage._sql.project_memory import ProjectMemoryRows
@@ -112,6 +113,7 @@ class SqlTx(
     SearchRows,
     WebhookRows,
     ProjectMemoryRows,
+    ComponentRows,
 ):
     """One open transaction (or read snapshot) of a :class:`SqlStore`: the
     :class:`~layoutkit.storage.Tx` protocol on SQL, one mixin per resource family.

@@ -247,6 +247,10 @@ def build(ws: Workspace, tag: str) -> Ids:
         "create",
         {"kind": "project_memory", "project": project, "key": "notes", "text": f"{tag} secret"},
     )
+    ws.call(
+        "create",
+        {"kind": "component", "board": board, "name": f"{tag}-parts", "cardIds": [text_card]},
+    )
     task = ws.call(
         "create",
         {
@@ -737,6 +741,25 @@ SAMPLES: dict[str, list[Sample]] = {
         S(lambda o, h: {"kind": "shot", "board": o.board, "name": o.doc_file}),
         S(lambda o, h: {"kind": "shot", "board": h.board, "name": o.doc_file}),
     ],
+    "create:component": [
+        S(
+            lambda o, h: {
+                "kind": "component",
+                "board": o.board,
+                "name": "c",
+                "cardIds": [o.text_card],
+            }
+        ),
+        S(
+            lambda o, h: {
+                "kind": "component",
+                "board": h.board,
+                "name": "c",
+                "cardIds": [o.text_card],
+            }
+        ),
+    ],
+    "get:component": [S(lambda o, h: {"kind": "component", "name": f"{o.tag}-parts"})],
     "get:project_memory": [
         S(lambda o, h: {"kind": "project_memory", "project": o.project, "key": "notes"})
     ],
@@ -797,6 +820,7 @@ NO_IDS: dict[str, str] = {
     "validate": "checks the element it is sent against the contract; touches no storage",
     "docs": "answers documentation topics; touches no storage",
     "list:tag": "lists the tags of the caller's workspace; takes no id",
+    "list:component": "lists the components of the caller's workspace; takes no id",
     "invite_member": "mints an invitation into the caller's own workspace; takes only a role",
     "create_webhook": "registers a webhook of the caller's workspace; takes a URL and events",
     "list_webhooks": "lists the webhooks of the caller's workspace; takes no id",
