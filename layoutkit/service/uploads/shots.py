@@ -4,7 +4,8 @@ A shot is one image of one version of a set: its name, device, theme, the set's
 board, branch and version, and the blob of its bytes. It is addressed the way
 ``attach_after`` names an after-shot, ``{board, branch, version, name}``: the
 name is the set file the shot was pushed as (or the ``name`` its metadata gave,
-else ``shot-<n>``), and ``attach_after {file}`` takes that name. ``list`` kind
+else ``shot-<n>``), and ``attach_after {file}`` takes that name; a ``step`` card whose ``image`` is the
+shot's blob key (``get``'s ``step``) puts it before ``review_plan``. ``list`` kind
 shot lists a set version's shots (the latest on the branch unless ``version``
 says), ``get`` kind shot reads one with its image's URL, the blob route of the
 set's doc card (``GET /api/v1/cards/{card}/blobs/{key}``).
@@ -24,7 +25,7 @@ from layoutkit.service.road.generic import kind_handler
 from layoutkit.service.road.workspace import Call
 from layoutkit.service.shared.common import SLUG
 from layoutkit.service.uploads.uploads import image_size
-from layoutkit.storage import CardRecord, Tx
+from layoutkit.storage import BoardRecord, CardRecord, Tx
 
 DEFAULT_BRANCH = "main"
 THEMES = ("light", "dark")
@@ -76,7 +77,7 @@ def set_versions(tx: Tx, board_id: int, branch: str) -> dict[int, CardRecord]:
     return sets
 
 
-def set_version(tx: Tx, board: Any, branch: str, version: int | None) -> CardRecord:
+def set_version(tx: Tx, board: BoardRecord, branch: str, version: int | None) -> CardRecord:
     """The doc card of set ``version`` (the latest live one when None), or 404."""
     sets = set_versions(tx, board.id, branch)
     if version is None:
@@ -206,6 +207,8 @@ def get_shot(call: Call) -> dict[str, Any]:
         width=head[0] if head else None,
         height=head[1] if head else None,
         mime=head[2] if head else None,
+        # A step card reads a screen by its blob key, so the review plan judges it.
+        step={"kind": "step", "payload": {"image": out["ref"], "title": out["name"]}},
         # The after-shot of a fix is named exactly so (annotations.md, attach_after).
         attachAfter={
             "setBoard": board.slug,

@@ -4,9 +4,11 @@ attach_after names an after-shot (docs/annotations.md, Shots of a pushed set).""
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 import pytest
+from PIL import Image, ImageDraw
 
 from layoutkit import Principal, Workspace
 from layoutkit.storage import blob_key
@@ -15,6 +17,7 @@ from tests.service.review.test_annotations import filed, verdict
 from tests.service.uploads.test_push import CART, HOME, doc, entry, png, prose
 
 DARK = png(390, 844, "black")
+AGENT = Principal.agent("claude")
 
 
 @pytest.fixture
@@ -123,3 +126,25 @@ def test_refusals(ws: Workspace) -> None:
     assert ws.call("list", {"kind": "shot", "board": "docs"}, Principal.share("docs"))["shots"]
     other = err(ws, "list", {"kind": "shot", "board": "docs"}, Principal.share("other"))
     assert other.status == 403
+
+
+def test_the_step_card_of_a_shot_is_a_screen_the_review_plan_judges(ws: Workspace) -> None:
+    ws.call("create", {"kind": "board", "slug": "journey", "project": "app"})
+    screen = Image.new("RGB", (390, 844), "white")
+    ImageDraw.Draw(screen).rectangle((20, 40, 370, 120), fill="navy")
+    buf = io.BytesIO()
+    screen.save(buf, "PNG")
+    ws.call(
+        "push_doc",
+        {
+            "board": "journey",
+            "doc": doc(prose("x")),
+            "files": [entry("home.png", buf.getvalue())],
+            "shots": [{"file": "home.png", "device": "phone"}],
+        },
+    )
+    shot = ws.call("get", {"kind": "shot", "board": "journey", "name": "home.png"})["shot"]
+    assert shot["step"] == {"kind": "step", "payload": {"image": shot["ref"], "title": "home.png"}}
+    card = ws.call("compose_board", {"board": "journey", "cards": [shot["step"]]})["cards"][0]
+    plan = ws.call("review_plan", {"boards": ["journey"], "cards": [card["id"]]}, AGENT)
+    assert plan["planned"]["judge"] == 1 and plan["gaps"] == []
