@@ -349,6 +349,35 @@ class AuditEventRecord:
 
 
 @attrs.frozen(slots=True)
+class ComponentRecord:
+    """One version of a workspace's reusable group of cards ``name``."""
+
+    id: int
+    workspace_id: int
+    name: str
+    version: int
+    description: str | None
+    definition: dict[str, Any]
+    author: str
+    created_at: datetime
+
+
+@attrs.frozen(slots=True)
+class ProjectMemoryRecord:
+    """One version of a project's durable note ``key`` for agents."""
+
+    id: int
+    workspace_id: int
+    project_id: int
+    key: str
+    version: int
+    text: str
+    load: str
+    author: str
+    created_at: datetime
+
+
+@attrs.frozen(slots=True)
 class ReviewRuleRecord:
     """One version of a review rule file at the workspace layer (``project_id``
     None) or a project's; ``source`` None records a deletion."""

@@ -713,3 +713,38 @@ webhook_deliveries = Table(
     Index("ix_webhook_deliveries_webhook", "webhook_id", "id"),
     Index("ix_webhook_deliveries_coalesce", "webhook_id", "coalesce_key", "status"),
 )
+
+#: A project's durable notes for agents, every write a new version of its key:
+#: ``load`` says when a task pickup shows the note (first, on-demand, never), as
+#: a task ref's ``meta.load`` does.
+project_memories = Table(
+    "project_memories",
+    metadata,
+    _id(),
+    _workspace_id(nullable=False),
+    Column("project_id", Id, ForeignKey("projects.id", ondelete="CASCADE"), nullable=False),
+    Column("key", String(120), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("text", Text, nullable=False),
+    Column("load", String(12), nullable=False),
+    Column("author", String(300), nullable=False),
+    Column("created_at", When, nullable=False),
+    UniqueConstraint("project_id", "key", "version", name="uq_project_memories_version"),
+)
+
+#: Reusable groups of cards (kind ``component``), every write a new version of its
+#: name: ``definition`` holds the cards with their relative layout, the wires
+#: between them and the slots that ``compose_board`` fills.
+components = Table(
+    "components",
+    metadata,
+    _id(),
+    _workspace_id(nullable=False),
+    Column("name", String(120), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("description", Text, nullable=True),
+    Column("definition", Json, nullable=False),
+    Column("author", String(300), nullable=False),
+    Column("created_at", When, nullable=False),
+    UniqueConstraint("workspace_id", "name", "version", name="uq_components_version"),
+)

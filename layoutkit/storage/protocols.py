@@ -24,12 +24,14 @@ from layoutkit.storage._records import (
     CardPicture,
     CardRecord,
     CardVersionRecord,
+    ComponentRecord,
     EdgeRecord,
     FaceRow,
     InvitationRecord,
     NewCard,
     NewEdge,
     NewQuestion,
+    ProjectMemoryRecord,
     ProjectRecord,
     QuestionRecord,
     RequestKeyRecord,
@@ -1122,6 +1124,48 @@ class SearchTx(Protocol):
         ...
 
 
+class ProjectMemoryTx(Protocol):
+    """A project's durable notes for agents, every write a new version of its key."""
+
+    def write_project_memory(
+        self, workspace_id: int, project_id: int, key: str, *, text: str, load: str, author: str
+    ) -> ProjectMemoryRecord:
+        """Write the next version of note ``key`` (version 1 for a new key)."""
+        ...
+
+    def project_memories(self, project_id: int) -> list[ProjectMemoryRecord]:
+        """The newest version of each note of the project, in key order."""
+        ...
+
+    def project_memory_history(self, project_id: int, key: str) -> list[ProjectMemoryRecord]:
+        """Every version of note ``key``, oldest first (empty: no such note)."""
+        ...
+
+
+class ComponentTx(Protocol):
+    """A workspace's reusable groups of cards, every write a new version of its name."""
+
+    def write_component(
+        self,
+        workspace_id: int,
+        name: str,
+        *,
+        definition: Mapping[str, Any],
+        description: str | None,
+        author: str,
+    ) -> ComponentRecord:
+        """Write the next version of component ``name`` (version 1 for a new name)."""
+        ...
+
+    def components(self, workspace_id: int) -> list[ComponentRecord]:
+        """The newest version of each component of the workspace, in name order."""
+        ...
+
+    def component(self, workspace_id: int, name: str) -> ComponentRecord | None:
+        """The newest version of component ``name``, or None."""
+        ...
+
+
 class Tx(
     WorkspaceTx,
     BoardTx,
@@ -1139,6 +1183,8 @@ class Tx(
     TransferTx,
     SearchTx,
     WebhookTx,
+    ProjectMemoryTx,
+    ComponentTx,
     Protocol,
 ):
     """One open transaction or read snapshot; write methods raise

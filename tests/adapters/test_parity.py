@@ -89,6 +89,8 @@ FREE_FORM = {
     ("create", "fields"): "a task's custom fields; the workspace's field vocabulary names them",
     ("update", "fields"): "a task's custom fields; the workspace's field vocabulary names them",
     ("spot", "fields"): "a task's custom fields; the workspace's field vocabulary names them",
+    ("create", "slots"): "a component's slots: the author names them (names by pattern, "
+    "values the texts they stand for)",
     ("post_ask", "context"): "what an asker hands the AI answerer; the asker decides its members",
 }
 

@@ -120,7 +120,9 @@ def schema_drift(conn: Connection) -> list[Any]:
 
 def undo_since_0016(conn: Connection) -> None:
     """Take a database at head back to revision 0015: no webhooks (0016), workspaces
-    that cannot be archived (0017)."""
+    that cannot be archived (0017), no project memory (0018) nor components (0019)."""
+    s.components.drop(conn)
+    s.project_memories.drop(conn)
     s.webhook_deliveries.drop(conn)
     s.webhooks.drop(conn)
     # In place on both backends (SQLite 3.35+): rebuilding workspaces would cascade.

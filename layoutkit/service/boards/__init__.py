@@ -5,6 +5,7 @@ from layoutkit.service.boards import (  # noqa: F401  (importing registers the o
     board_live,
     boards,
     cards,
+    components,
     compose,
     content,
     sections,

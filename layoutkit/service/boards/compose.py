@@ -21,7 +21,7 @@ from layoutkit.service.boards.content_prep import (
 from layoutkit.service.boards.layout_params import batch_from_params
 from layoutkit.service.boards.placing import store_batch
 from layoutkit.service.boards.questions import QUESTION_SCHEMA, normalize_question
-from layoutkit.service.boards.templates import expand
+from layoutkit.service.boards.templates import TEMPLATES, expand
 from layoutkit.service.road.registry import REGISTRY
 from layoutkit.service.road.workspace import Call
 from layoutkit.service.shared.common import ID, SLUG
@@ -124,8 +124,12 @@ COMPOSE_SCHEMA: dict[str, Any] = {
         "createSection": {"type": "boolean"},
         "journey": {"type": "string", "minLength": 1, "maxLength": 200},
         "pass": {"anyOf": [{"const": "next"}, {"type": "integer", "minimum": 1}]},
-        "template": {"type": "string"},
-        "params": {"type": "object"},
+        "template": {
+            "type": "string",
+            "description": "a built-in template (decision-map) or the name of a workspace "
+            "component (create kind component); its entries come first",
+        },
+        "params": {"type": "object", "description": "the template's slot values"},
     },
     "additionalProperties": False,
 }
@@ -159,6 +163,17 @@ class _Batch:
     extend_section: str | None
 
 
+def _template_snapshot(tx: Tx, call: Call) -> dict[str, Any] | None:
+    """The workspace's component a ``template`` names (none for a built-in one)."""
+    name = call.params.get("template")
+    if not isinstance(name, str) or name in TEMPLATES:
+        return None
+    return {
+        "component": tx.component(call.workspace_id, name),
+        "names": [c.name for c in tx.components(call.workspace_id)],
+    }
+
+
 def _prepare(call: Call) -> _Batch:
     """Expand the template, check the contract and lay out diagrams, before any lock."""
     params = call.params
@@ -176,7 +191,13 @@ def _prepare(call: Call) -> _Batch:
     layout_mode = params.get("layout")
     extend_section = None
     if "template" in params:
-        expansion = expand(params["template"], params.get("params") or {})
+        found = call.snapshot or {}
+        expansion = expand(
+            params["template"],
+            params.get("params") or {},
+            found.get("component"),
+            found.get("names"),
+        )
         cards = expansion.cards + cards
         edges = expansion.edges + edges
         questions = expansion.questions + questions
@@ -232,6 +253,7 @@ def _prepare(call: Call) -> _Batch:
     board="board",
     writes=True,
     prepare=_prepare,
+    snapshot=lambda tx, call: _template_snapshot(tx, call),
     shown=_shown_schema(),
     fetches=True,
     output=outputs.COMPOSE_BOARD,

@@ -47,7 +47,8 @@ from layoutkit.service.road.workspace import Call
 from layoutkit.service.shared.common import ID, SLUG
 from layoutkit.service.shared.signals import signal_work
 from layoutkit.service.shared.webhook_events import emit
-from layoutkit.storage import AnnotationRecord, BoardRecord, CardRecord, Tx
+from layoutkit.service.uploads.shots import set_shots, set_version
+from layoutkit.storage import AnnotationRecord, BoardRecord, Tx
 
 #: Items of one annotate batch, and bytes of one prompt (summary and detail, UTF-8).
 MAX_ITEMS = 100
@@ -852,28 +853,17 @@ def attach_after(call: Call) -> dict[str, Any]:
     if "setBoard" in p and p["setBoard"] != board.slug:
         board = reachable_board(tx, call.workspace_id, p["setBoard"], call.principal)
     branch = p.get("branch", "main")
-    sets: dict[int, CardRecord] = {}
-    for card in tx.cards(board.id, include_deleted=True):
-        stamp = card.payload.get("set") if card.kind == "doc" else None
-        if isinstance(stamp, dict) and stamp.get("branch") == branch:
-            sets.setdefault(stamp.get("version"), card)  # type: ignore[arg-type]
-    doc = sets.get(p["version"])
-    if doc is None:
-        raise ServiceError(
-            404,
-            "unknown_set_version",
-            f"board {board.slug!r} holds no pushed set version {p['version']} on branch {branch!r}",
-            field="version",
-            versions=sorted(v for v in sets if isinstance(v, int)),
-        )
+    doc = set_version(tx, board, branch, p["version"])
     files = doc.payload["set"].get("files") or {}
-    if p["file"] not in files:
+    # A shot's name (kind shot) names its bytes too, also for a shot pushed by blob ref.
+    named = {s["name"]: s["ref"] for s in set_shots(doc)} | files
+    if p["file"] not in named:
         raise ServiceError(
             404,
             "unknown_file",
-            f"{p['file']!r} is not a file of set version {p['version']}",
+            f"{p['file']!r} is neither a file nor a shot of set version {p['version']}",
             field="file",
-            didYouMean=did_you_mean(p["file"], files),
+            didYouMean=did_you_mean(p["file"], named),
         )
     attempts = list(a.deck.get("attempts") or [])
     attempts.append(
@@ -883,7 +873,7 @@ def attach_after(call: Call) -> dict[str, Any]:
             "branch": branch,
             "version": p["version"],
             "file": p["file"],
-            "ref": files[p["file"]],
+            "ref": named[p["file"]],
             "cardId": doc.id,
             "author": who.author,
             "via": via(who.principal),

@@ -141,7 +141,8 @@ def register_generic_operations() -> None:
                     # The other verbs serve the boards toolset with their module.
                     toolset="search" if verb == "search" else None,
                     # A bare verb says little to a person choosing tools; its kinds do.
-                    title=f"{verb.capitalize()}: {', '.join(kinds)}",
+                    # Titles are words: a kind's underscore (project_memory) is a space.
+                    title=f"{verb.capitalize()}: {', '.join(k.replace('_', ' ') for k in kinds)}",
                     output=_common_output(verb),
                 ),
                 kinds=_HANDLERS[verb],

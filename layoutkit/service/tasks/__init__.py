@@ -7,6 +7,7 @@ from layoutkit.service.tasks import (  # noqa: F401  (importing registers the op
     drafts,
     gates,
     hand_back,
+    memory,
     pickup,
     spot,
     task_refs,

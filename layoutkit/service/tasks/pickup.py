@@ -11,6 +11,10 @@ A task's refs say when to load them in ``meta.load``:
   needs them (a brainstorm board with the section to scrape);
 - ``never`` refs are not shown at all.
 
+The notes of the task's project (``project_memory``) follow the same load
+hints: ``first`` notes open the rail ahead of the first refs, ``on-demand``
+ones (a note's default) are read-on-demand lines, ``never`` ones are left out.
+
 Each entry carries the call that reads it: ``read_task_ref`` for an
 uploaded file, ``scrape_board`` (with the ref's ``meta.section``) for a
 board; other refs are addresses to follow. The reply's ``text`` is the
@@ -26,8 +30,9 @@ from layoutkit.service.road.ids import TASK_ID
 from layoutkit.service.road.registry import REGISTRY
 from layoutkit.service.road.workspace import Call
 from layoutkit.service.tasks.finding import find_task
+from layoutkit.service.tasks.memory import read_call
 from layoutkit.service.tasks.model import open_gates, refs_view, task_view
-from layoutkit.storage import TaskRecord
+from layoutkit.storage import TaskRecord, Tx
 
 #: Refs without a load stamp the rail shows at most, after every ``first`` ref.
 RAIL_CAP = 5
@@ -54,6 +59,31 @@ def _reading(task: TaskRecord, ref: dict[str, Any]) -> dict[str, Any]:
             params["section"] = meta["section"]
         out["read"] = {"operation": "scrape_board", "params": params}
     return out
+
+
+def _memories(tx: Tx, task: TaskRecord) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The task's project notes as pickup entries: (first, on-demand)."""
+    if task.project_id is None:
+        return [], []
+    project = tx.project(task.project_id)
+    if project is None:
+        return [], []
+    first: list[dict[str, Any]] = []
+    on_demand: list[dict[str, Any]] = []
+    for note in tx.project_memories(project.id):
+        if note.load == "never":
+            continue
+        text = note.text.strip()
+        entry: dict[str, Any] = {
+            "kind": "memory",
+            "ref": note.key,
+            "version": note.version,
+            "load": note.load,
+            "hint": text.splitlines()[0][:120] if text else "",
+            "read": read_call(project.slug, note.key),
+        }
+        (first if note.load == "first" else on_demand).append(entry)
+    return first, on_demand
 
 
 def _line(entry: dict[str, Any]) -> str:
@@ -105,7 +135,7 @@ def _render(
     "What to read when picking a task up. The read rail lists every ref with meta.load "
     "first (ahead of the cap), then refs with no load, newest first, up to cap (default "
     "5; more counts the rest); on-demand refs come as read-on-demand lines; never refs "
-    "are hidden. Each entry names the call that reads it. Reply {task, rail, more, "
+    "are hidden. The notes of the task's project (project_memory) follow the same load hints, ahead of the refs. Each entry names the call that reads it. Reply {task, rail, more, "
     "onDemand, open, text}; print text.",
     {
         "required": ["id"],
@@ -134,6 +164,9 @@ def pickup_task(call: Call) -> dict[str, Any]:
         if r["meta"].get("load") not in ("first", "on-demand", "never")
     ]
     on_demand = [_reading(task, r) for r in refs if r["meta"].get("load") == "on-demand"]
+    first_notes, notes_on_demand = _memories(tx, task)
+    first = first_notes + first
+    on_demand = notes_on_demand + on_demand
     rail = first + rest[:cap]
     more = max(0, len(rest) - cap)
     gates = open_gates(task)

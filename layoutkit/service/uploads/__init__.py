@@ -5,5 +5,6 @@ from layoutkit.service.uploads import (  # noqa: F401  (importing registers the 
     files,
     page_images,
     push,
+    shots,
     uploads,
 )

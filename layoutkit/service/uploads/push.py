@@ -13,7 +13,8 @@ placed:
   become repository-host URLs (:func:`source_url`).
 
 Versions: the doc card's payload carries ``set {branch, version, files,
-shots}`` (server-owned). The version is one more than the highest version of
+shots, shotMeta}`` (server-owned; ``shotMeta`` names each shot with its device
+and theme, see :mod:`layoutkit.service.uploads.shots`). The version is one more than the highest version of
 that branch on the board, counting removed cards too, so a number is never
 handed out twice; it is taken under the board lock in the same transaction
 that stores the card. Earlier versions stay on the board; a new version is
@@ -38,6 +39,7 @@ from layoutkit.service.road.registry import REGISTRY
 from layoutkit.service.road.workspace import Call
 from layoutkit.service.shared.common import SLUG
 from layoutkit.service.uploads import renditions
+from layoutkit.service.uploads.shots import shot_meta
 from layoutkit.service.uploads.uploads import (
     FILE_SCHEMA,
     FILES_CHECKED,
@@ -368,6 +370,8 @@ def push_doc(call: Call) -> dict[str, Any]:
         "version": version,
         "files": push.file_refs,
         "shots": [s["ref"] for s in push.shots],
+        # Names, devices and themes: what kind shot lists and attach_after names.
+        "shotMeta": shot_meta(push.shots, push.file_refs),
     }
     where = dict(placement)
     if latest is not None and "section" not in where:

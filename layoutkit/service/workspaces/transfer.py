@@ -60,6 +60,7 @@ COPIED: dict[str, str] = {
     "questions": "questions staged on copied boards",
     "annotations": "findings filed on copied cards",
     "review_rules": "the project's own layer of review rules",
+    "project_memories": "the project's durable notes for agents, every version",
     "tasks": "the task engine: the project's tasks",
     "task_vocab": "states, labels, fields, sprints, milestones (releases), views and rules",
     "task_refs": "refs of the copied tasks",
@@ -87,6 +88,7 @@ SKIPPED: dict[str, str] = {
     "task_embeddings": "derived: meaning vectors are made again for the destination's tasks",
     "webhooks": "a workspace's integrations and their secrets, registered by its admins",
     "webhook_deliveries": "events owed to the source workspace's webhooks",
+    "components": "reusable groups of cards are the workspace's templates, which stay",
 }
 #: A milestone with this key is a project's next release.
 NEXT_RELEASE = "next"
@@ -312,6 +314,7 @@ class _Copy:
         self._project()
         self._vocabulary()
         self._review_rules()
+        self._project_memories()
         board_ids = self._boards()
         self._cards(board_ids)
         for table in ("edges", "questions", "annotations"):
@@ -413,6 +416,38 @@ class _Copy:
 
         self._copy_rows("review_rules", "project_id", [self.project.id], shape)
         self.tx.add_transfer_map(self.source.id, self.dest.id, "review_rules", merged)
+        tally.merged += len(merged)
+
+    def _project_memories(self) -> None:
+        """The project's notes with every version; under merge a key the destination
+        project already has keeps the destination's versions (the source's count as
+        merged), as a review rule id does."""
+        tx, tally = self.tx, self.tallies["project_memories"]
+        dest_project = self.dest_project
+        src_ids = tx.column_values("project_memories", "id", {"project_id": self.project.id})
+        found = tx.transfer_map(self.source.id, self.dest.id, "project_memories", src_ids)
+        # Keys an earlier run copied are ours; those it merged stay the destination's.
+        copied = [src for src, (_, merged) in found.items() if not merged]
+        ours = {r["key"] for rows in self._batches("project_memories", "id", copied) for r in rows}
+        theirs = set(tx.column_values("project_memories", "key", {"project_id": dest_project}))
+        theirs -= ours
+        merged: list[tuple[int, int, bool]] = []
+
+        def shape(row: dict[str, Any]) -> dict[str, Any] | None:
+            if row["key"] in theirs:
+                newest = tx.column_values(
+                    "project_memories", "id", {"project_id": dest_project, "key": row["key"]}
+                )[-1]
+                merged.append((row["id"], newest, True))
+                return None
+            return {
+                **{k: v for k, v in row.items() if k != "id"},
+                "workspace_id": self.dest.id,
+                "project_id": dest_project,
+            }
+
+        self._copy_rows("project_memories", "project_id", [self.project.id], shape)
+        self.tx.add_transfer_map(self.source.id, self.dest.id, "project_memories", merged)
         tally.merged += len(merged)
 
     def _boards(self) -> list[int]:

@@ -48,8 +48,10 @@ from layoutkit.storage._sql.access import AccessRows
 from layoutkit.storage._sql.annotations import AnnotationRows
 from layoutkit.storage._sql.boards import BoardRows
 from layoutkit.storage._sql.cards import CardRows
+from layoutkit.storage._sql.components import ComponentRows
 from layoutkit.storage._sql.embeddings import EmbeddingRows
 from layoutkit.storage._sql.events import EventRows
+from layoutkit.storage._sql.project_memory import ProjectMemoryRows
 from layoutkit.storage._sql.questions import QuestionRows
 from layoutkit.storage._sql.request_keys import RequestKeyRows
 from layoutkit.storage._sql.review_rules import ReviewRuleRows
@@ -110,6 +112,8 @@ class SqlTx(
     TransferRows,
     SearchRows,
     WebhookRows,
+    ProjectMemoryRows,
+    ComponentRows,
 ):
     """One open transaction (or read snapshot) of a :class:`SqlStore`: the
     :class:`~layoutkit.storage.Tx` protocol on SQL, one mixin per resource family.

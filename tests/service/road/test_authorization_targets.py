@@ -237,8 +237,20 @@ def build(ws: Workspace, tag: str) -> Ids:
             "elements": [{"kind": "prose", "payload": {"md": f"{tag} done"}}],
         },
     }
-    pushed = ws.call("push_doc", {"board": board, "doc": doc, "files": after}, AGENT)
+    pushed = ws.call(
+        "push_doc",
+        {"board": board, "doc": doc, "files": after, "shots": [f"{tag}-after.png"]},
+        AGENT,
+    )
     sprint = _one(ws.call("create", {"kind": "sprint", "key": f"{tag}-s1"}), "sprint", "id")
+    ws.call(
+        "create",
+        {"kind": "project_memory", "project": project, "key": "notes", "text": f"{tag} secret"},
+    )
+    ws.call(
+        "create",
+        {"kind": "component", "board": board, "name": f"{tag}-parts", "cardIds": [text_card]},
+    )
     task = ws.call(
         "create",
         {
@@ -716,6 +728,47 @@ SAMPLES: dict[str, list[Sample]] = {
     "list:questions": [S(lambda o, h: {"kind": "questions", "board": o.board})],
     "get:tag": [S(lambda o, h: {"kind": "tag", "tag": o.tag})],
     "update:tag": [S(lambda o, h: {"kind": "tag", "tag": o.tag, "colour": "#112233"})],
+    "create:project_memory": [
+        S(lambda o, h: {"kind": "project_memory", "project": o.project, "key": "n", "text": "t"})
+    ],
+    "update:project_memory": [
+        S(
+            lambda o, h: {
+                "kind": "project_memory",
+                "project": o.project,
+                "key": "notes",
+                "text": "u",
+            }
+        )
+    ],
+    "list:project_memory": [S(lambda o, h: {"kind": "project_memory", "project": o.project})],
+    "list:shot": [S(lambda o, h: {"kind": "shot", "board": o.board})],
+    "get:shot": [
+        S(lambda o, h: {"kind": "shot", "board": o.board, "name": o.doc_file}),
+        S(lambda o, h: {"kind": "shot", "board": h.board, "name": o.doc_file}),
+    ],
+    "create:component": [
+        S(
+            lambda o, h: {
+                "kind": "component",
+                "board": o.board,
+                "name": "c",
+                "cardIds": [o.text_card],
+            }
+        ),
+        S(
+            lambda o, h: {
+                "kind": "component",
+                "board": h.board,
+                "name": "c",
+                "cardIds": [o.text_card],
+            }
+        ),
+    ],
+    "get:component": [S(lambda o, h: {"kind": "component", "name": f"{o.tag}-parts"})],
+    "get:project_memory": [
+        S(lambda o, h: {"kind": "project_memory", "project": o.project, "key": "notes"})
+    ],
     "list:board": [
         S(lambda o, h: {"kind": "board", "parentBoard": o.board}),
         S(lambda o, h: {"kind": "board", "parentBoard": o.personal}, home=403),
@@ -775,6 +828,7 @@ NO_IDS: dict[str, str] = {
     "list:tag": "lists the tags of the caller's workspace; takes no id",
     "create:tag": "makes a word of the caller's workspace's tag vocabulary; a name is made "
     "there, never looked up in another workspace",
+    "list:component": "lists the components of the caller's workspace; takes no id",
     "invite_member": "mints an invitation into the caller's own workspace; takes only a role",
     "create_webhook": "registers a webhook of the caller's workspace; takes a URL and events",
     "list_webhooks": "lists the webhooks of the caller's workspace; takes no id",

@@ -65,7 +65,7 @@ def test_first_push_is_version_1_on_main(ws: Workspace) -> None:
     r = push(ws, doc=doc(prose("hello")))
     assert (r["board"], r["branch"], r["version"], r["previous"]) == ("docs", "main", 1, None)
     stamp = payload(ws, r["card"])["set"]
-    assert stamp == {"branch": "main", "version": 1, "files": {}, "shots": []}
+    assert stamp == {"branch": "main", "version": 1, "files": {}, "shots": [], "shotMeta": []}
 
 
 def test_re_push_takes_the_next_version_beside_the_latest(ws: Workspace) -> None:

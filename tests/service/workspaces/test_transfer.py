@@ -219,6 +219,47 @@ def test_review_rules_of_the_project_travel_with_it(pair) -> None:  # type: igno
     assert rule["severity"] == "low"
 
 
+def _memory(ws: Workspace, key: str, text: str, **extra: str) -> None:
+    ws.call(
+        "create", {"kind": "project_memory", "project": "shop", "key": key, "text": text, **extra}
+    )
+
+
+def test_project_memory_travels_with_every_version(pair) -> None:  # type: ignore[no-untyped-def]
+    src, dst = pair
+    build_project(src)
+    _memory(src, "deploy", "Old way.", load="first")
+    _memory(src, "deploy", "New way.")
+    _memory(src, "tone", "Plain words.")
+    report = move(src, dst)
+    assert report["tables"]["project_memories"] == {"copied": 3, "skipped": 0, "merged": 0}
+    got = dst.call("get", {"kind": "project_memory", "project": "shop", "key": "deploy"})
+    assert got["memory"]["text"] == "New way." and got["memory"]["load"] == "first"
+    assert [v["version"] for v in got["versions"]] == [1, 2]
+    # The destination's tasks of the project pick the notes up.
+    task = dst.call("list", {"kind": "task", "f": {"project": "shop"}})["tasks"][0]
+    rail = dst.call("pickup_task", {"id": task["id"]})["rail"]
+    assert ("memory", "deploy") in [(e["kind"], e["ref"]) for e in rail]
+    again = move(src, dst)
+    assert again["tables"]["project_memories"] == {"copied": 0, "skipped": 3, "merged": 0}
+
+
+def test_merge_keeps_the_destinations_memory_of_the_same_key(pair) -> None:  # type: ignore[no-untyped-def]
+    src, dst = pair
+    build_project(src)
+    _memory(src, "deploy", "Source way.")
+    _memory(src, "tone", "Plain words.")
+    dst.call("create", {"kind": "board", "slug": "elsewhere", "project": "shop"})
+    _memory(dst, "deploy", "Destination way.")
+    report = move(src, dst, merge=True)
+    assert report["tables"]["project_memories"] == {"copied": 1, "skipped": 0, "merged": 1}
+    listed = dst.call("list", {"kind": "project_memory", "project": "shop"})["items"]
+    assert [(n["key"], n["summary"]) for n in listed] == [
+        ("deploy", "Destination way."),
+        ("tone", "Plain words."),
+    ]
+
+
 def test_merge_refuses_two_next_releases(pair) -> None:  # type: ignore[no-untyped-def]
     src, dst = pair
     build_project(src)
