@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import io
+import re
 from typing import Any
 
 import httpx
@@ -63,7 +64,8 @@ def test_share_links_grant_one_board_and_one_mode(api: Api) -> None:
     )
     assert (write.status_code, write.json()["code"]) == (403, "forbidden")
     page = httpx.get(f"{api.url}{url}", follow_redirects=True)
-    assert page.status_code == 200 and "render_board" in page.text
+    assert page.status_code == 200 and '"slug": "a"' in page.text
+    assert "render_board" in _viewer_script(api, page.text)
     assert token not in page.text  # the page holds no credential; its cookie does
 
 
@@ -182,7 +184,8 @@ def test_viewer_page_and_render(api: Api) -> None:
     )
     page = httpx.get(f"{api.url}/boards/v")
     assert page.status_code == 200
-    assert "board_changes" in page.text  # what the page asks when no event stream is open
+    # what the page's script asks when no event stream is open
+    assert "board_changes" in _viewer_script(api, page.text)
     svg = api.op("render_board", {"board": "v"}).json()
     assert svg["svg"].startswith("<svg") and svg["cards"] == 1
 
@@ -502,3 +505,12 @@ def _png_bytes() -> bytes:
     buf = io.BytesIO()
     Image.new("RGB", (4, 3), "teal").save(buf, "PNG")
     return buf.getvalue()
+
+
+def _viewer_script(api: Api, page: str) -> str:
+    """The script a viewer page loads (served apart from the page, by its digest)."""
+    src = re.search(r'<script src="(/viewer\.js\?v=[0-9a-f]+)"', page)
+    assert src is not None, "the page loads its script"
+    script = httpx.get(f"{api.url}{src[1]}")
+    assert script.status_code == 200
+    return script.text
