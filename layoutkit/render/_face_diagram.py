@@ -576,13 +576,20 @@ def _end_mark(
     mark: str, before: tuple[float, float], at: tuple[float, float], color: str, k: float
 ) -> list[Item]:
     ex, ey = at
+    # A circle or a cross stands just outside the node, its whole shape on the wire:
+    # centred on the border, half of it was hidden and read as a stub.
+    length = math.hypot(ex - before[0], ey - before[1]) or 1.0
+    ux, uy = (ex - before[0]) / length, (ey - before[1]) / length
     if mark == "circle":
-        return [Ellipse(ex - 4 * k, ey - 4 * k, 8 * k, 8 * k, CARD, color, 1.4 * k)]
+        r = 4.5 * k
+        cx, cy = ex - ux * r, ey - uy * r
+        return [Ellipse(cx - r, cy - r, 2 * r, 2 * r, CARD, color, 1.6 * k)]
     if mark == "cross":
-        d = 4 * k
+        d = 4.5 * k
+        cx, cy = ex - ux * (d + 1.5 * k), ey - uy * (d + 1.5 * k)
         return [
-            Path(((ex - d, ey - d), (ex + d, ey + d)), stroke=color, width=1.4 * k),
-            Path(((ex - d, ey + d), (ex + d, ey - d)), stroke=color, width=1.4 * k),
+            Path(((cx - d, cy - d), (cx + d, cy + d)), stroke=color, width=1.8 * k),
+            Path(((cx - d, cy + d), (cx + d, cy - d)), stroke=color, width=1.8 * k),
         ]
     if mark == "arrow":
         return [arrowhead(before, at, color, 8 * k)]

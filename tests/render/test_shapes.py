@@ -139,3 +139,18 @@ def test_an_italic_line_is_slanted_in_the_png_too() -> None:
     assert abs(int(slanted.sum()) - int(upright.sum())) < 0.15 * upright.sum()
     lean = left(slanted, top + 2) - left(slanted, bottom - 2)
     assert lean > left(upright, top + 2) - left(upright, bottom - 2) + 3
+
+
+@pytest.mark.parametrize(("mark", "kind"), [("circle", Ellipse), ("cross", Path)])
+def test_a_circle_or_cross_end_stands_whole_outside_its_node(mark: str, kind: type) -> None:
+    # A wire from the left into a node whose left border is at x = 100.
+    drawn = _face_diagram._end_mark(mark, (40.0, 50.0), (100.0, 50.0), "#333", 1.0)
+    assert drawn and all(isinstance(item, kind) for item in drawn)
+    xs = [
+        x
+        for item in drawn
+        for x in (
+            (item.x, item.x + item.w) if isinstance(item, Ellipse) else [p[0] for p in item.points]
+        )
+    ]
+    assert max(xs) <= 100.0 and min(xs) >= 88.0, "outside the border, close to it"
