@@ -160,7 +160,8 @@ def assign_x(
         return _place_by_sweeps(h, layers, out_off, in_off, sep, weights=weights or {})
     m = len(h.segments)
     pulls = [p for p in pulls if all(isinstance(e, int) or e in sep.keys for e in p[:2])]
-    nv = n + 2 * nc + m + len(pulls)
+    fans = _fans(h)
+    nv = n + 2 * nc + m + len(pulls) + len(fans)
     rows: list[int] = []
     cols: list[int] = []
     vals: list[float] = []
@@ -176,8 +177,8 @@ def assign_x(
         rhs.append(bound)
         r += 1
 
-    cost = np.zeros(nv)
-    cost[:n] = 1e-3
+    # Every item leans left a little, so an untied drawing has one answer.
+    cost = np.concatenate([np.full(n, 1e-3), np.zeros(nv - n)])
     for ci in sep.keys.values():
         cost[n + 2 * ci] = -0.05
         cost[n + 2 * ci + 1] = 0.05
@@ -199,6 +200,7 @@ def assign_x(
         terms = [(c, v) for c, v in _centre(sep, ea)] + [(c, -v) for c, v in _centre(sep, eb)]
         le([*terms, (t, -1.0)], 0.0)
         le([*((c, -v) for c, v in terms), (t, -1.0)], 0.0)
+    _balance_fans(fans, n + 2 * nc + m + len(pulls), cost, le)
     for p, q, gap in sep.rows:
         le([(p, 1.0), (q, -1.0)], -gap)
     if nv == 0:  # a diagram with nothing in it: there is nothing to place
@@ -216,6 +218,46 @@ def assign_x(
     x = [float(v) for v in sol[:n]]
     frames = {key: (float(sol[sep.left(key)]), float(sol[sep.right(key)])) for key in sep.keys}
     return Placed(x, frames, out_off, in_off)
+
+
+#: The cost of a unit of imbalance of a fan (a node over its children, or under its
+#: parents): above the leftward pull every item carries (1e-3), far below an edge's.
+BALANCE = 0.02
+
+
+def _balance_fans(
+    fans: list[tuple[int, list[int]]],
+    first: int,
+    cost: np.ndarray,
+    le: Any,
+) -> None:
+    """Where the edges leave a tie (any spot between two children costs the same), the
+    hub sits over the middle of its children (under that of its parents), as dot's
+    balancing does; the weight is far below an edge's, so it only breaks ties. Each fan
+    takes one variable from ``first`` on, its distance from that middle."""
+    for j, (hub, ends) in enumerate(fans):
+        t = first + j
+        cost[t] = BALANCE
+        share = 1.0 / len(ends)
+        terms = [(hub, 1.0), *((e, -share) for e in ends)]
+        le([*terms, (t, -1.0)], 0.0)
+        le([*((c, -v) for c, v in terms), (t, -1.0)], 0.0)
+
+
+def _fans(h: Hierarchy) -> list[tuple[int, list[int]]]:
+    """Each item with edges to two or more items below it, and each with edges from two
+    or more above it, with those items."""
+    down: dict[int, set[int]] = defaultdict(set)
+    up: dict[int, set[int]] = defaultdict(set)
+    for a, b, _k in h.segments:
+        down[a].add(b)
+        up[b].add(a)
+    return [
+        (hub, sorted(ends))
+        for side in (down, up)
+        for hub, ends in sorted(side.items())
+        if len(ends) >= 2
+    ]
 
 
 def _centre(sep: _Separations, end: int | tuple) -> list[tuple[int, float]]:

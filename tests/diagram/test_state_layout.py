@@ -210,3 +210,28 @@ def test_edges_between_composites_leave_the_side_facing_their_target() -> None:
         assert e["points"][0][1] == pytest.approx(first["y"] + first["h"])
         assert first["x"] <= e["points"][0][0] <= first["x"] + first["w"]
         assert e["points"][-1][1] == pytest.approx(geo["groups"][target]["y"])
+
+
+@pytest.mark.parametrize(
+    ("text", "hub", "ends", "axis"),
+    [
+        ("flowchart TD\n A-->B\n A-->C\n B-->D\n C-->D", "A", ("B", "C"), 0),
+        ("flowchart TD\n A-->B\n A-->C\n B-->D\n C-->D", "D", ("B", "C"), 0),
+        ("flowchart LR\n P-->X\n P-->Y\n P-->Z", "P", ("X", "Y", "Z"), 1),
+    ],
+)
+def test_a_fan_sits_over_the_middle_of_its_branches(
+    text: str, hub: str, ends: tuple[str, ...], axis: int
+) -> None:
+    """Any spot between two children costs the edges the same; the tie goes to the
+    middle (dot's balance), not to the first child with a long elbow to the second."""
+    nodes = _geo(text)["nodes"]
+    middle = sum(_mid(nodes[e], axis) for e in ends) / len(ends)
+    assert abs(_mid(nodes[hub], axis) - middle) <= 2.0
+
+
+def test_a_fork_and_its_join_are_centred_over_their_branches() -> None:
+    nodes = _geo(_corpus("docs-0013"))["nodes"]
+    branches = (_mid(nodes["State2"], 0) + _mid(nodes["State3"], 0)) / 2
+    for bar in ("fork_state", "join_state"):
+        assert abs(_mid(nodes[bar], 0) - branches) <= 2.0, bar
