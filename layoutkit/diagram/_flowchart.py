@@ -13,6 +13,7 @@ from layoutkit.diagram._mermaid_common import (
     finding,
     note,
     strip_comment,
+    style_paint,
     tone_for_style,
 )
 
@@ -591,7 +592,7 @@ class _Reader:
     def link_style(self, rest: str, line: int) -> None:
         which, _, props = rest.partition(" ")
         props = re.sub(r"^interpolate\s+\S+\s*", "", props.strip())
-        paint = _paint(_props(props))
+        paint = style_paint(_props(props))
         if paint:
             if which == "default":
                 self.default_link_paint = paint
@@ -832,7 +833,7 @@ def _node(reader: _Reader, vid: str, v: dict[str, Any]) -> dict[str, Any]:
         props = reader.class_defs.get(cls, []) + props
     if props:
         tone = tone_for_style(props)
-        paint = _paint(props)
+        paint = style_paint(props)
         if tone:
             node["tone"] = tone
         elif not paint:
@@ -840,39 +841,6 @@ def _node(reader: _Reader, vid: str, v: dict[str, Any]) -> dict[str, Any]:
         if paint:
             node["paint"] = paint
     return node
-
-
-# Mermaid style property -> payload paint key.
-_PAINT_KEYS = {
-    "fill": "fill",
-    "stroke": "stroke",
-    "color": "color",
-    "stroke-width": "strokeWidth",
-    "font-style": "fontStyle",
-}
-
-
-def _paint(props: list[str]) -> dict[str, Any]:
-    """The colours and line width of ``style``/``classDef``/``linkStyle`` properties, the
-    last one of a name winning as in CSS; the drawing judges whether each can be read."""
-    out: dict[str, Any] = {}
-    for prop in props:
-        name, _, value = prop.partition(":")
-        key = _PAINT_KEYS.get(name.strip().lower())
-        value = value.strip().removesuffix("!important").strip()
-        if key is None or not value:
-            continue
-        if key == "strokeWidth":
-            m = re.match(r"(\d+(?:\.\d+)?)(px)?$", value)
-            if m:
-                out[key] = float(m.group(1))
-        elif key == "fontStyle":
-            # CSS oblique is drawn as italic: the drawing has one slanted face.
-            slant = value.lower().split()[0]
-            out[key] = "italic" if slant in ("italic", "oblique") else "normal"
-        else:
-            out[key] = value
-    return out
 
 
 def _groups(

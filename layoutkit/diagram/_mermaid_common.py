@@ -148,3 +148,36 @@ def _hex_tone(colour: str) -> str:
         if hue < limit:
             return tone
     return "violet" if hue < 335 else "red"
+
+
+# Mermaid style property -> payload paint key.
+_PAINT_KEYS = {
+    "fill": "fill",
+    "stroke": "stroke",
+    "color": "color",
+    "stroke-width": "strokeWidth",
+    "font-style": "fontStyle",
+}
+
+
+def style_paint(props: list[str]) -> dict[str, Any]:
+    """The colours and line width of ``style``/``classDef``/``linkStyle`` properties, the
+    last one of a name winning as in CSS; the drawing judges whether each can be read."""
+    out: dict[str, Any] = {}
+    for prop in props:
+        name, _, value = prop.partition(":")
+        key = _PAINT_KEYS.get(name.strip().lower())
+        value = value.strip().removesuffix("!important").strip()
+        if key is None or not value:
+            continue
+        if key == "strokeWidth":
+            m = re.match(r"(\d+(?:\.\d+)?)(px)?$", value)
+            if m:
+                out[key] = float(m.group(1))
+        elif key == "fontStyle":
+            # CSS oblique is drawn as italic: the drawing has one slanted face.
+            slant = value.lower().split()[0]
+            out[key] = "italic" if slant in ("italic", "oblique") else "normal"
+        else:
+            out[key] = value
+    return out

@@ -6,7 +6,14 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from layoutkit.diagram._mermaid_common import broken, clean_label, finding, note, tone_for_style
+from layoutkit.diagram._mermaid_common import (
+    broken,
+    clean_label,
+    finding,
+    note,
+    style_paint,
+    tone_for_style,
+)
 
 _SHAPES = {"start": "start", "end": "end", "fork": "fork", "join": "fork", "choice": "choice"}
 _DIRECTIONS = {"TB": "TD", "TD": "TD", "BT": "TD", "LR": "LR", "RL": "LR"}
@@ -471,12 +478,17 @@ def _props(text: str) -> list[str]:
     return [p.strip() for p in text.strip().rstrip(";").split(",") if p.strip()]
 
 
-def _tone(r: _Reader, sid: str) -> str | None:
-    """The tone nearest the fill of the classes applied to a state (``default`` first),
-    then of its ``style`` lines."""
+def _style(r: _Reader, sid: str) -> list[str]:
+    """The style properties of a state: its classes' (``default`` first), then its
+    ``style`` lines, in the order CSS would apply them."""
     names = ["default", *r.classes.get(sid, [])]
     props = [p for name in names for p in r.class_defs.get(name, [])]
-    props += r.styles.get(sid, [])
+    return props + r.styles.get(sid, [])
+
+
+def _tone(r: _Reader, sid: str) -> str | None:
+    """The tone nearest the fill of a state's style."""
+    props = _style(r, sid)
     # Later classes win, as later CSS rules do: read the props last-first.
     return tone_for_style(list(reversed(props))) if props else None
 
@@ -493,6 +505,11 @@ def _to_payload(r: _Reader, direction: str, meta: dict[str, str]) -> dict[str, A
         tone = _tone(r, st["id"])
         if tone:
             out["tone"] = tone
+        # The author's own colours, weight and slant, drawn where they stay readable
+        # (the tone above is what a reader without them sees).
+        paint = style_paint(_style(r, st["id"]))
+        if paint:
+            out["paint"] = paint
         return out
 
     notes_in = _place_notes(r)

@@ -245,6 +245,18 @@ def test_state_classes_map_to_the_nearest_tone() -> None:
     assert tones == {"A": "red", "B": None, "C": "green"}
 
 
+def test_state_classes_and_styles_keep_the_authors_paint() -> None:
+    """As in flowcharts: the author's fill, stroke, text colour and slant travel as
+    paint (the drawing keeps them where they stay readable), beside the nearest tone."""
+    payload = import_text(
+        STATE + "classDef bad fill:#f00,color:white,stroke-width:2px,stroke:yellow\n"
+        "classDef moving font-style:italic\nA --> B:::moving\nclass A bad\nstyle B fill:#eef"
+    )
+    paints = {n["id"]: n.get("paint") for n in payload["nodes"]}
+    assert paints["A"] == {"fill": "#f00", "color": "white", "strokeWidth": 2.0, "stroke": "yellow"}
+    assert paints["B"] == {"fontStyle": "italic", "fill": "#eef"}
+
+
 def test_state_style_lines_win_over_classes() -> None:
     payload = import_text(
         STATE + "classDef ok fill:#0a0\nA --> B:::ok\nstyle B fill:#f00\nstyle A,C stroke:#00f"
