@@ -389,65 +389,42 @@ class _Copy:
     def _review_rules(self) -> None:
         """The project's rule layer; under merge a rule id the destination project
         already has keeps the destination's versions (the source's count as merged)."""
-        tx, tally = self.tx, self.tallies["review_rules"]
-        dest_project = self.dest_project
-        src_ids = tx.column_values("review_rules", "id", {"project_id": self.project.id})
-        found = tx.transfer_map(self.source.id, self.dest.id, "review_rules", src_ids)
-        # Rule ids an earlier run copied are ours; those it merged stay the destination's.
-        copied = [src for src, (_, merged) in found.items() if not merged]
-        ours = {r["rule_id"] for rows in self._batches("review_rules", "id", copied) for r in rows}
-        theirs = set(tx.column_values("review_rules", "rule_id", {"project_id": dest_project}))
-        theirs -= ours
-        merged: list[tuple[int, int, bool]] = []
-
-        def shape(row: dict[str, Any]) -> dict[str, Any] | None:
-            if row["rule_id"] in theirs:
-                newest = tx.column_values(
-                    "review_rules", "id", {"project_id": dest_project, "rule_id": row["rule_id"]}
-                )[-1]
-                merged.append((row["id"], newest, True))
-                return None
-            return {
-                **{k: v for k, v in row.items() if k != "id"},
-                "workspace_id": self.dest.id,
-                "project_id": dest_project,
-                "scope": f"project:{dest_project}",
-            }
-
-        self._copy_rows("review_rules", "project_id", [self.project.id], shape)
-        self.tx.add_transfer_map(self.source.id, self.dest.id, "review_rules", merged)
-        tally.merged += len(merged)
+        self._keyed_versions("review_rules", "rule_id", {"scope": f"project:{self.dest_project}"})
 
     def _project_memories(self) -> None:
-        """The project's notes with every version; under merge a key the destination
-        project already has keeps the destination's versions (the source's count as
-        merged), as a review rule id does."""
-        tx, tally = self.tx, self.tallies["project_memories"]
+        """The project's notes with every version, kept by key as a rule id is."""
+        self._keyed_versions("project_memories", "key", {})
+
+    def _keyed_versions(self, table: str, key: str, extra: dict[str, Any]) -> None:
+        """Copy a project's versioned rows of ``table`` (every version of each ``key``);
+        under merge a key the destination project already has keeps the destination's
+        versions, and the source's count as merged."""
+        tx, tally = self.tx, self.tallies[table]
         dest_project = self.dest_project
-        src_ids = tx.column_values("project_memories", "id", {"project_id": self.project.id})
-        found = tx.transfer_map(self.source.id, self.dest.id, "project_memories", src_ids)
+        src_ids = tx.column_values(table, "id", {"project_id": self.project.id})
+        found = tx.transfer_map(self.source.id, self.dest.id, table, src_ids)
         # Keys an earlier run copied are ours; those it merged stay the destination's.
         copied = [src for src, (_, merged) in found.items() if not merged]
-        ours = {r["key"] for rows in self._batches("project_memories", "id", copied) for r in rows}
-        theirs = set(tx.column_values("project_memories", "key", {"project_id": dest_project}))
-        theirs -= ours
+        ours = {r[key] for rows in self._batches(table, "id", copied) for r in rows}
+        theirs = set(tx.column_values(table, key, {"project_id": dest_project})) - ours
         merged: list[tuple[int, int, bool]] = []
 
         def shape(row: dict[str, Any]) -> dict[str, Any] | None:
-            if row["key"] in theirs:
-                newest = tx.column_values(
-                    "project_memories", "id", {"project_id": dest_project, "key": row["key"]}
-                )[-1]
+            if row[key] in theirs:
+                newest = tx.column_values(table, "id", {"project_id": dest_project, key: row[key]})[
+                    -1
+                ]
                 merged.append((row["id"], newest, True))
                 return None
             return {
                 **{k: v for k, v in row.items() if k != "id"},
                 "workspace_id": self.dest.id,
                 "project_id": dest_project,
+                **extra,
             }
 
-        self._copy_rows("project_memories", "project_id", [self.project.id], shape)
-        self.tx.add_transfer_map(self.source.id, self.dest.id, "project_memories", merged)
+        self._copy_rows(table, "project_id", [self.project.id], shape)
+        self.tx.add_transfer_map(self.source.id, self.dest.id, table, merged)
         tally.merged += len(merged)
 
     def _boards(self) -> list[int]:
