@@ -246,18 +246,23 @@ def _balance_fans(
 
 def _fans(h: Hierarchy) -> list[tuple[int, list[int]]]:
     """Each item with edges to two or more items below it, and each with edges from two
-    or more above it, with those items."""
-    down: dict[int, set[int]] = defaultdict(set)
-    up: dict[int, set[int]] = defaultdict(set)
-    for a, b, _k in h.segments:
-        down[a].add(b)
-        up[b].add(a)
-    return [
-        (hub, sorted(ends))
-        for side in (down, up)
-        for hub, ends in sorted(side.items())
-        if len(ends) >= 2
-    ]
+    or more above it, with those items. A label holder is looked past to the item its
+    edge reaches, so a hub over two labelled edges sits over the middle of the states,
+    not of the labels (which a tie may leave anywhere between hub and state); where
+    that leaves one end (a two-state cycle, labelled both ways) the labels are the ends."""
+    fans: list[tuple[int, list[int]]] = []
+    for upper in (True, False):
+        near: dict[int, set[int]] = defaultdict(set)
+        past: dict[int, set[int]] = defaultdict(set)
+        for chain in h.chains.values():
+            hub, *rest = chain if upper else chain[::-1]
+            near[hub].add(rest[0])
+            past[hub].add(next((i for i in rest if h.items[i].kind != "label"), rest[-1]))
+        for hub in sorted(near):
+            ends = past[hub] if len(past[hub]) >= 2 else near[hub]
+            if len(ends) >= 2:
+                fans.append((hub, sorted(ends)))
+    return fans
 
 
 def _centre(sep: _Separations, end: int | tuple) -> list[tuple[int, float]]:
@@ -267,11 +272,19 @@ def _centre(sep: _Separations, end: int | tuple) -> list[tuple[int, float]]:
     return [(sep.left(end), 0.5), (sep.right(end), 0.5)]
 
 
+#: How much more a unit of shift costs below a label holder than above it.
+LABEL_LEAN = 0.01
+
+
 def _segment_weight(kind_a: str, kind_b: str) -> float:
     """How much a unit of sideways shift costs on a segment: long edges (dummy to
     dummy) most, so they stay straight verticals."""
     ka, kb = kind_a != "node", kind_b != "node"
-    return 8.0 if ka and kb else 2.0 if ka or kb else 1.0
+    if ka and kb:
+        return 8.0
+    # A hair more below a label than above it: where the two tie, the label sits
+    # over the item its edge reaches and the wire bends above it, as Mermaid draws.
+    return 2.0 + LABEL_LEAN * (kind_a == "label") if ka or kb else 1.0
 
 
 class _Separations:

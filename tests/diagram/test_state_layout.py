@@ -235,3 +235,31 @@ def test_a_fork_and_its_join_are_centred_over_their_branches() -> None:
     branches = (_mid(nodes["State2"], 0) + _mid(nodes["State3"], 0)) / 2
     for bar in ("fork_state", "join_state"):
         assert abs(_mid(nodes[bar], 0) - branches) <= 2.0, bar
+
+
+@pytest.mark.parametrize(
+    ("name", "hub", "ends"),
+    [
+        ("docs-0012", "if_state", ("False", "True")),
+        ("docs-0020", "YetAnotherState", ("yswsii", "SomeOtherState")),
+    ],
+)
+def test_a_corpus_fan_sits_over_the_middle_of_its_states(
+    name: str, hub: str, ends: tuple[str, str]
+) -> None:
+    """The choice over two labelled transitions centres on the states they reach, not
+    on their labels; a state entered from two sides sits under their middle."""
+    nodes = _geo(_corpus(name))["nodes"]
+    middle = sum(_mid(nodes[e], 0) for e in ends) / len(ends)
+    assert abs(_mid(nodes[hub], 0) - middle) <= 2.0
+
+
+def test_a_branch_label_sits_over_the_state_it_leads_to() -> None:
+    """Where anywhere between the choice and the state costs the wire the same, the
+    label goes over the state and the wire bends once, above it, as Mermaid draws."""
+    geo = _geo(_corpus("docs-0012"))
+    for e in geo["edges"]:
+        if e["from"] == "if_state":
+            label, target = e["label"], geo["nodes"][e["to"]]
+            assert abs(_mid(label, 0) - _mid(target, 0)) <= 2.0, e["to"]
+            assert len(e["points"]) == 4, e["to"]
