@@ -47,6 +47,9 @@ FETCH_ENV = "LAYOUTKIT_FETCH"
 CAPTURE_ENV = "LAYOUTKIT_CAPTURE"
 #: How long a one-shot command waits for the link fetches it started.
 ONE_SHOT_DRAIN_S = 30.0
+#: How long a one-shot command spends sending the webhook deliveries it owes;
+#: what is left waits for the next server on the database.
+ONE_SHOT_SEND_S = 15.0
 #: Names inside a pushed set directory that are the set itself, not its files.
 SET_FILES = ("doc.json", "data.json")
 
@@ -226,9 +229,20 @@ def _session(db: str, workspace: str | None = None) -> Iterator[Any]:
             )
         yield there
     finally:
-        # Link fetches this command started land before it exits (each is capped at
-        # a few seconds); any still queued after the wait say so on their card.
+        _finish_local(ws)
+
+
+def _finish_local(ws: Workspace) -> None:
+    """Close a one-shot command's workspace once its after-work is done: link fetches
+    it started land (each is capped at a few seconds; any still queued after the
+    wait say so on their card), then the webhook deliveries its writes owed are
+    sent, as no server may be running to send them."""
+    from layoutkit.service.workspaces.webhooks import Dispatcher
+
+    try:
         ws.jobs.drain(ONE_SHOT_DRAIN_S)
+        ws.extension(Dispatcher).send_owed_here(ONE_SHOT_SEND_S)
+    finally:
         ws.close()
 
 
@@ -1302,7 +1316,7 @@ def _transfer_here(db: str, source: str, params: dict[str, Any], as_json: bool) 
     except ServiceError as err:
         _fail(err, as_json)
     finally:
-        ws.close()
+        _finish_local(ws)
 
 
 def _print_transfer(report: dict[str, Any]) -> None:
@@ -1416,7 +1430,7 @@ def _api_session(db: str) -> Iterator[Any]:
         with TestClient(create_app(ws, require_auth=False, mcp=False)) as local:
             yield local
     finally:
-        ws.close()
+        _finish_local(ws)
 
 
 def _print_answer(answer: Any, include: bool, out: Path | None) -> None:

@@ -1007,10 +1007,11 @@ class WebhookTx(Protocol):
         ...
 
     def claim_webhook_delivery(
-        self, delivery_id: int, lease: timedelta
+        self, delivery_id: int, lease: timedelta, *, early: bool = False
     ) -> WebhookDeliveryRecord | None:
         """Lease a due delivery to this caller for ``lease``; None when another
-        process holds it or it is no longer due."""
+        process holds it or it is no longer due. ``early`` also takes a pending
+        delivery whose first attempt is not due yet (a debounce window)."""
         ...
 
     def finish_webhook_attempt(

@@ -14,7 +14,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from layoutkit.service.road.workspace import Call, Workspace
+    from layoutkit.service.road.workspace import Workspace
+    from layoutkit.storage import BoardRecord, Tx
 
 #: Per-workspace state by its class: made the first time a workspace asks for it
 #: (:meth:`Workspace.extension`), then kept for the workspace's life.
@@ -24,10 +25,11 @@ EXTENSIONS: dict[type, Callable[[Workspace], Any]] = {}
 #: the workspace, the board's id and its rev before the write.
 BOARD_WRITTEN: list[Callable[[Workspace, int, int], None]] = []
 
-#: Called inside the transaction of a write that named a board, once the handler
-#: returned, with the call (its ``tx`` open, its ``board`` as locked before the
-#: write): what must commit or roll back with the write itself (an outbox row).
-BOARD_WRITING: list[Callable[[Call], None]] = []
+#: Called inside the transaction of a write to a board (an operation's, once its
+#: handler returned, or a background job's landing), with the workspace, the open
+#: transaction and the board as locked before the write: what must commit or roll
+#: back with the write itself (an outbox row).
+BOARD_WRITING: list[Callable[[Workspace, Tx, BoardRecord], None]] = []
 
 #: Background work a server picks up when it starts, by name: each returns how
 #: many jobs it queued (:meth:`Workspace.resume`).
@@ -46,8 +48,9 @@ def on_board_written(hook: Callable[[Workspace, int, int], None]) -> None:
     BOARD_WRITTEN.append(hook)
 
 
-def on_board_writing(hook: Callable[[Call], None]) -> None:
-    """Call ``hook(call)`` inside the transaction of each board write, after its handler."""
+def on_board_writing(hook: Callable[[Workspace, Tx, BoardRecord], None]) -> None:
+    """Call ``hook(workspace, tx, board_before)`` inside the transaction of each board
+    write, after its handler: an operation's, or a background job's landing."""
     BOARD_WRITING.append(hook)
 
 

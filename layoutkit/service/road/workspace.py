@@ -304,7 +304,18 @@ class Workspace:
         with self.store.transaction() as tx:
             if tx.board(board_id) is None:
                 return None
-            return work(tx, tx.lock_board(board_id))
+            before = tx.lock_board(board_id)
+            result = work(tx, before)
+            # A landing is a board write like any other: it owes its webhook
+            # deliveries in its own transaction, and wakes watchers once committed.
+            for writing in hooks.BOARD_WRITING:
+                writing(self, tx, before)
+        for hook in hooks.BOARD_WRITTEN:
+            try:
+                hook(self, board_id, before.rev)
+            except Exception:
+                log.exception("work after a background write to board %d failed", board_id)
+        return result
 
     def cache_read(self, work: Callable[[Tx], T]) -> T:
         """Run ``work`` in one read transaction, for background work that derives what
@@ -499,7 +510,7 @@ class Workspace:
             result, kept = _handle(op, inside, replay)
             if op.writes and board is not None:
                 for writing in hooks.BOARD_WRITING:
-                    writing(inside)
+                    writing(self, tx, board)
         if kept is not None:
             raise kept
         if op.finish is not None:

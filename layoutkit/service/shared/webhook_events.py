@@ -10,12 +10,13 @@ change that commits is never lost. Sending is the dispatcher's
 from __future__ import annotations
 
 import threading
+import weakref
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from layoutkit.service.road.workspace import Call
-    from layoutkit.storage import Tx
+    from layoutkit.service.road.workspace import Call, Workspace
+    from layoutkit.storage import Store, Tx
 
 #: Every event a webhook may subscribe to, with what it reports.
 EVENTS: dict[str, str] = {
@@ -37,6 +38,26 @@ BOARD_DEBOUNCE = timedelta(seconds=5)
 #: without waiting for its next poll (other processes' rows wait for that poll).
 OUTBOX_WRITTEN = threading.Event()
 
+#: The deliveries committed writes owed in this process, by the store they are in
+#: (which every workspace of a database shares), for a one-shot command to send
+#: before it exits (:func:`owed_here`).
+_OWED_HERE: weakref.WeakKeyDictionary[Store, set[int]] = weakref.WeakKeyDictionary()
+_OWED_LOCK = threading.Lock()
+
+
+def owed_here(ws: Workspace) -> list[int]:
+    """Take the ids of the deliveries that writes to ``ws``'s database owed in this
+    process since the last take."""
+    with _OWED_LOCK:
+        return sorted(_OWED_HERE.pop(ws.store, ()))
+
+
+def committed(ws: Workspace, ids: list[int]) -> None:
+    """Note deliveries a commit through ``ws`` wrote, and wake the dispatcher."""
+    with _OWED_LOCK:
+        _OWED_HERE.setdefault(ws.store, set()).update(ids)
+    OUTBOX_WRITTEN.set()
+
 
 def emit(
     call: Call,
@@ -50,10 +71,11 @@ def emit(
     """Owe ``event`` with ``data`` to the webhooks of the call's workspace (or of
     ``workspace_id``), in the call's transaction; see :func:`owe`."""
     space = call.workspace_id if workspace_id is None else workspace_id
-    return owe(call.tx, space, event, data, coalesce_key=coalesce_key, delay=delay)
+    return owe(call.workspace, call.tx, space, event, data, coalesce_key=coalesce_key, delay=delay)
 
 
 def owe(
+    ws: Workspace,
     tx: Tx,
     workspace_id: int,
     event: str,
@@ -63,7 +85,7 @@ def owe(
     delay: timedelta = timedelta(0),
 ) -> int:
     """Owe ``event`` with ``data`` to every active webhook of ``workspace_id`` that
-    subscribed to it, in ``tx``; the number of deliveries written or coalesced.
+    subscribed to it, in ``tx`` of ``ws``; the number of deliveries written or coalesced.
     ``coalesce_key`` folds the event into a delivery of the same key that is still
     waiting; ``delay`` is how long a new one waits before its first attempt."""
     assert event in EVENTS, event
@@ -71,7 +93,9 @@ def owe(
     if not hooks:
         return 0
     due = tx.now() + delay
-    for hook in hooks:
-        tx.queue_webhook_delivery(hook.id, event, data, due=due, coalesce_key=coalesce_key)
-    tx.on_end(lambda committed: OUTBOX_WRITTEN.set() if committed else None)
+    ids = [
+        tx.queue_webhook_delivery(hook.id, event, data, due=due, coalesce_key=coalesce_key).id
+        for hook in hooks
+    ]
+    tx.on_end(lambda done: committed(ws, ids) if done else None)
     return len(hooks)

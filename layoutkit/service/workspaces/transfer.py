@@ -786,8 +786,8 @@ def transfer_project(
             )
             told = {"project": project.slug, "from": source.name, "to": dest.name, "merge": merge}
             # Both ends hear it, each told which way the project went.
-            owe(tx, source.id, "transfer.finished", {**told, "direction": "out"})
-            owe(tx, dest.id, "transfer.finished", {**told, "direction": "in"})
+            owe(workspace, tx, source.id, "transfer.finished", {**told, "direction": "out"})
+            owe(workspace, tx, dest.id, "transfer.finished", {**told, "direction": "in"})
         return copy, project
 
     # One destination transaction for the whole copy; a dry run rolls it back.

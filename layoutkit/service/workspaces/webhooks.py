@@ -19,6 +19,8 @@ import os
 import random
 import secrets
 import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -32,9 +34,11 @@ from layoutkit.service.shared.webhook_events import (
     BOARD_DEBOUNCE,
     EVENTS,
     OUTBOX_WRITTEN,
-    emit,
+    committed,
+    owe,
+    owed_here,
 )
-from layoutkit.storage import Tx, WebhookDeliveryRecord, WebhookRecord
+from layoutkit.storage import BoardRecord, Tx, WebhookDeliveryRecord, WebhookRecord
 
 log = logging.getLogger("layoutkit.webhooks")
 
@@ -58,6 +62,9 @@ SEND_TIMEOUT_S = 10.0
 EXCERPT = 500
 #: Deliveries one pass of the dispatcher claims at most.
 BATCH = 20
+#: Deliveries one process sends at once, so one slow receiver (up to
+#: :data:`SEND_TIMEOUT_S` per attempt) does not hold up every other workspace's.
+SENDERS = 4
 
 SIGNATURE_HEADER = "X-Layoutkit-Signature"
 TIMESTAMP_HEADER = "X-Layoutkit-Timestamp"
@@ -325,17 +332,16 @@ def redeliver_webhook(call: Call) -> dict[str, Any]:
     again = tx.queue_webhook_delivery(
         hook.id, found.event, found.data, due=tx.now(), redelivery_of=found.id
     )
-    tx.on_end(lambda committed: OUTBOX_WRITTEN.set() if committed else None)
+    tx.on_end(lambda done: committed(call.workspace, [again.id]) if done else None)
     return {"delivery": _delivery_view(again)}
 
 
 # ---------------------------------------------------------------- board changes
 
 
-def _board_changed(call: Call) -> None:
+def _board_changed(ws: Workspace, tx: Tx, before: BoardRecord) -> None:
     """Owe ``board.changed`` for a write that moved the board's rev; writes within
     :data:`BOARD_DEBOUNCE` of the first fold into its delivery."""
-    tx, before = call.tx, call.board
     wanted = tx.webhooks(before.workspace_id, active=True)
     if not any("board.changed" in h.events for h in wanted):
         # The common case, settled with one indexed read of a small table.
@@ -343,11 +349,12 @@ def _board_changed(call: Call) -> None:
     now = tx.board(before.id)
     if now is None or now.rev == before.rev:
         return
-    emit(
-        call,
+    owe(
+        ws,
+        tx,
+        now.workspace_id,
         "board.changed",
-        {"board": now.slug, "rev": now.rev, "url": board_url(call.workspace, now.slug)},
-        workspace_id=now.workspace_id,
+        {"board": now.slug, "rev": now.rev, "url": board_url(ws, now.slug)},
         coalesce_key=f"board:{now.id}",
         delay=BOARD_DEBOUNCE,
     )
@@ -380,7 +387,8 @@ def body_of(d: WebhookDeliveryRecord, workspace: str) -> bytes:
 
 
 class Dispatcher:
-    """Sends due deliveries of every workspace in the database, one at a time.
+    """Sends due deliveries of every workspace in the database, up to
+    :data:`SENDERS` at once.
 
     One per :class:`Workspace` (an extension); :meth:`start` runs it on a daemon
     thread, :meth:`deliver_due` runs one pass on the caller's thread (tests, and
@@ -434,18 +442,40 @@ class Dispatcher:
         due = self.ws.cache_read(
             lambda tx: tx.due_webhook_deliveries(BATCH, workspace_id=workspace_id)
         )
-        done = 0
-        for delivery_id in due:
-            if self._stop.is_set():
-                break
-            claimed = self.ws.write(lambda tx, i=delivery_id: _claim(tx, i))
-            if claimed is None:
-                continue
-            delivery, hook, workspace = claimed
-            answer = self._send(delivery, hook, workspace)
-            self.ws.write(lambda tx, d=delivery, a=answer: self._record(tx, d, a))
-            done += 1
-        return done
+        if len(due) <= 1:
+            return sum(self._deliver(i) for i in due)
+        with ThreadPoolExecutor(min(SENDERS, len(due)), "webhook-send") as pool:
+            return sum(pool.map(self._deliver, due))
+
+    def send_owed_here(self, time_limit: float) -> int:
+        """Send the deliveries this process's own writes owed, before a one-shot
+        process (a local CLI command) exits: debounce windows included, since no
+        later write of this process will fold into them. What is not sent within
+        ``time_limit`` seconds waits for the next server on the database."""
+        owed = owed_here(self.ws)
+        if not owed:
+            return 0
+        deadline = time.monotonic() + time_limit
+
+        def deliver(delivery_id: int) -> int:
+            if time.monotonic() >= deadline:
+                return 0
+            return self._deliver(delivery_id, early=True)
+
+        with ThreadPoolExecutor(min(SENDERS, len(owed)), "webhook-send") as pool:
+            return sum(pool.map(deliver, owed))
+
+    def _deliver(self, delivery_id: int, *, early: bool = False) -> int:
+        """Claim, send and record one delivery; 1 if it was attempted here."""
+        if self._stop.is_set():
+            return 0
+        claimed = self.ws.write(lambda tx: _claim(tx, delivery_id, early=early))
+        if claimed is None:
+            return 0  # another process claimed it, or its webhook went meanwhile
+        delivery, hook, workspace = claimed
+        answer = self._send(delivery, hook, workspace)
+        self.ws.write(lambda tx: self._record(tx, delivery, answer))
+        return 1
 
     def _send(
         self, d: WebhookDeliveryRecord, hook: WebhookRecord, workspace: str
@@ -496,8 +526,10 @@ class Dispatcher:
         )
 
 
-def _claim(tx: Tx, delivery_id: int) -> tuple[WebhookDeliveryRecord, WebhookRecord, str] | None:
-    delivery = tx.claim_webhook_delivery(delivery_id, LEASE)
+def _claim(
+    tx: Tx, delivery_id: int, *, early: bool = False
+) -> tuple[WebhookDeliveryRecord, WebhookRecord, str] | None:
+    delivery = tx.claim_webhook_delivery(delivery_id, LEASE, early=early)
     if delivery is None:
         return None
     hook = tx.webhook(delivery.webhook_id)

@@ -142,12 +142,14 @@ class WebhookRows(TxBase):
         rows = self.conn.execute(query.order_by(d.c.id.desc()).limit(limit))
         return [record(r, WebhookDeliveryRecord) for r in rows]
 
-    def _claimable(self) -> Any:
+    def _claimable(self, *, early: bool = False) -> Any:
         d, w = s.webhook_deliveries, s.webhooks
         now = self.now()
         return and_(
             d.c.status == "pending",
-            d.c.next_attempt_at <= now,
+            # Early, a delivery never tried may go before its window closes; one
+            # waiting out a retry's backoff still waits.
+            d.c.attempts == 0 if early else d.c.next_attempt_at <= now,
             or_(d.c.lease_until.is_(None), d.c.lease_until <= now),
             # An inactive webhook's deliveries wait for it to be switched on again.
             d.c.webhook_id.in_(select(w.c.id).where(w.c.active.is_(True))),
@@ -165,7 +167,7 @@ class WebhookRows(TxBase):
         return [r.id for r in self.conn.execute(query)]
 
     def claim_webhook_delivery(
-        self, delivery_id: int, lease: timedelta
+        self, delivery_id: int, lease: timedelta, *, early: bool = False
     ) -> WebhookDeliveryRecord | None:
         self._write()
         d = s.webhook_deliveries
@@ -174,7 +176,7 @@ class WebhookRows(TxBase):
         # once the first commits; SQLite runs one writer at a time).
         row = self.conn.execute(
             update(d)
-            .where(d.c.id == delivery_id, self._claimable())
+            .where(d.c.id == delivery_id, self._claimable(early=early))
             .values(lease_until=self.now() + lease)
             .returning(*d.c)
         ).first()

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from layoutkit import Principal, Workspace
+from layoutkit.net import Unfurled
 from layoutkit.service.workspaces import webhooks
 from layoutkit.service.workspaces.webhooks import ALLOW_ENV, Dispatcher
 from layoutkit.storage import open_store
@@ -242,6 +243,33 @@ def test_backoff_doubles_with_jitter_up_to_its_cap() -> None:
     assert len({w.total_seconds() for w in waits[-3:]}) == 3  # jittered, not lockstep
 
 
+def test_a_slow_receiver_does_not_hold_up_the_others(ws: Workspace, receiver: Receiver) -> None:
+    # Each answer waits until the other request has arrived too: sent one at a
+    # time, the first would time out and neither would be delivered.
+    both = threading.Barrier(2, timeout=DEADLINE_S)
+
+    class Handler(QuietHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length", "0")))
+            both.wait()
+            self.send_response(204)
+            self.end_headers()
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        made = [hook(ws, f"{url}/{n}", "task.status_changed") for n in range(2)]
+        move_task(ws, new_task(ws), "in_progress")
+        assert deliver(ws) == 2
+        for m in made:
+            (sent,) = deliveries(ws, m["webhook"]["id"])
+            assert (sent["status"], sent["responseStatus"]) == ("delivered", 204)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def test_redelivery_sends_the_same_event_again(ws: Workspace, receiver: Receiver) -> None:
     made = hook(ws, receiver.url, "task.status_changed")
     move_task(ws, new_task(ws), "todo")
@@ -283,6 +311,43 @@ def test_board_changes_are_debounced(ws: Workspace, receiver: Receiver, clock: C
         "compose_board", {"board": "plan", "cards": [{"kind": "text", "payload": {"md": "later"}}]}
     )
     assert len(deliveries(ws, made["webhook"]["id"])) == 2
+
+
+class HeldUnfurler:
+    """An unfurler whose fetches wait for the test, so a landing comes when it says."""
+
+    def __init__(self) -> None:
+        self.go = threading.Event()
+
+    def unfurl(self, url: str) -> Unfurled:
+        assert self.go.wait(DEADLINE_S)
+        return Unfurled({"title": "Fetched title", "meta": {"url": url}})
+
+
+def test_a_background_landing_tells_of_the_board_change(
+    ws: Workspace, receiver: Receiver, clock: Clock
+) -> None:
+    held = HeldUnfurler()
+    ws.unfurler = held  # type: ignore[assignment]
+    made = hook(ws, receiver.url, "board.changed")
+    ws.call("create", {"kind": "board", "slug": "links"})
+    card = {"kind": "link", "payload": {"url": "https://docs.example.org/guide"}}
+    ws.call("compose_board", {"board": "links", "cards": [card]})
+    clock.advance(webhooks.BOARD_DEBOUNCE)
+    assert deliver(ws) == 1  # the compose's own change, sent before the fetch lands
+
+    held.go.set()
+    deadline = time.monotonic() + DEADLINE_S
+    while ws.jobs.pending:
+        assert time.monotonic() < deadline, "the link never landed"
+        time.sleep(0.01)
+    landed = ws.call("scrape_board", {"board": "links"})["cards"][0]["payload"]
+    assert landed["title"] == "Fetched title"
+    owed = deliveries(ws, made["webhook"]["id"])
+    assert len(owed) == 2
+    board = ws.cache_read(lambda tx: tx.board_by_slug(ws.workspace_id, "links"))
+    assert board is not None
+    assert owed[0]["data"]["rev"] == board.rev and owed[0]["status"] == "pending"
 
 
 def test_every_event_people_integrate_with_is_written(ws: Workspace, receiver: Receiver) -> None:
@@ -371,10 +436,11 @@ def test_deleting_a_webhook_takes_its_deliveries(ws: Workspace, receiver: Receiv
 
 
 def test_a_write_that_rolls_back_owes_nothing(ws: Workspace, receiver: Receiver) -> None:
-    from layoutkit.service.shared.webhook_events import owe
+    from layoutkit.service.shared.webhook_events import owe, owed_here
 
     made = hook(ws, receiver.url, "task.status_changed")
-    ws.write(lambda tx: owe(tx, ws.workspace_id, "task.status_changed", {}), rollback=True)
+    ws.write(lambda tx: owe(ws, tx, ws.workspace_id, "task.status_changed", {}), rollback=True)
+    assert owed_here(ws) == []
     assert deliveries(ws, made["webhook"]["id"]) == []
 
 
