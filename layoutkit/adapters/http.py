@@ -385,6 +385,11 @@ class HttpAdapter:
             field=WORKSPACE_HEADER,
         )
 
+    def call_placed(self, request: Request, op: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Run ``op`` in the request's workspace (:meth:`placed`) as its caller there."""
+        ws, principal = self.placed(request)
+        return ws.call(op, params, principal)
+
     async def run(
         self,
         request: Request,
@@ -486,7 +491,7 @@ class HttpAdapter:
             # In a worker thread: decoding a 25 MiB file would hold up the event loop.
             try:
                 params = {k: self.coerce(op, k, v) for k, v in raw.items()}
-                out = self.ws.call(op, params, self.principal(request))
+                out = self.call_placed(request, op, params)
             except ServiceError as err:
                 return error_response(err)
             mime = out["mime"]
@@ -528,7 +533,7 @@ class HttpAdapter:
                 edges = {k: query[k] for k in ("x", "y", "w", "h") if k in query}
                 if edges:
                     params["region"] = {k: _decimal(v) for k, v in edges.items()}
-                out = self.ws.call("get_card_image", params, self.principal(request))
+                out = self.call_placed(request, "get_card_image", params)
             except ServiceError as err:
                 return error_response(err)
             return Response(
@@ -557,7 +562,7 @@ class HttpAdapter:
                 params: dict[str, Any] = {"id": self.coerce("card_blob", "id", raw_id), "key": key}
                 if fresh:
                     params["data"] = False
-                out = self.ws.call("card_blob", params, self.principal(request))
+                out = self.call_placed(request, "card_blob", params)
             except ServiceError as err:
                 return error_response(err)
             headers = {
@@ -687,9 +692,7 @@ class HttpAdapter:
 
         def check(rev: int) -> dict[str, Any]:
             # The credential is checked at every check: a revoked link stops the stream.
-            return self.ws.call(
-                "board_changes", {"board": slug, "since": rev}, self.principal(request)
-            )
+            return self.call_placed(request, "board_changes", {"board": slug, "since": rev})
 
         try:
             first = await self.in_thread(check, since if since is not None else 0)
@@ -816,8 +819,8 @@ class _LaterMcp:
     MCP request that comes first waits for the endpoint.
     """
 
-    def __init__(self, ws: Workspace, principal_of: Any, stateful: bool) -> None:
-        self.ws, self.principal_of, self.stateful = ws, principal_of, stateful
+    def __init__(self, ws: Workspace, placed_of: Any, stateful: bool) -> None:
+        self.ws, self.placed_of, self.stateful = ws, placed_of, stateful
         self._endpoint: Any = None
         self._failure: BaseException | None = None
         self._ready: anyio.Event | None = None
@@ -825,7 +828,7 @@ class _LaterMcp:
     def _build(self) -> tuple[Any, Callable[[Any], Any]]:
         from layoutkit.adapters.mcp import streamable_http_app
 
-        return streamable_http_app(self.ws, self.principal_of, stateful=self.stateful)
+        return streamable_http_app(self.ws, self.placed_of, stateful=self.stateful)
 
     async def _run(self, app: Any, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
         ready = self._ready = anyio.Event()
@@ -881,7 +884,7 @@ def create_app(
     routes = adapter.routes()
     lifespan = None
     if mcp:
-        endpoint = _LaterMcp(ws, adapter.principal, mcp_stateful)
+        endpoint = _LaterMcp(ws, adapter.placed, mcp_stateful)
         lifespan = endpoint.lifespan
         # /mcp is the advertised address; the mount keeps /mcp/ working too.
         routes.append(Route("/mcp", endpoint))

@@ -109,13 +109,15 @@ def call_tool(
         return _result({"status": err.status, **err.body, **hint}, error=True)
 
 
-PrincipalOf = Callable[[Any], Principal | None]
+#: Where an HTTP request works and as whom: the server's own workspace or the one
+#: its ``X-Layoutkit-Workspace`` header names, and the caller there.
+PlacedOf = Callable[[Any], tuple[Workspace, Principal | None]]
 
 
 def build_server(
     ws: Workspace,
     principal: Principal | None = None,
-    principal_of: PrincipalOf | None = None,
+    placed_of: PlacedOf | None = None,
     selected: frozenset[str] | None = None,
     *,
     subscriptions: bool | None = None,
@@ -123,33 +125,31 @@ def build_server(
     """An MCP server exposing the operations of ``ws`` in the ``selected`` toolsets
     (the default ones when None) as tools.
 
-    Over stdio every call runs as ``principal``; over HTTP ``principal_of``
-    reads the caller from the HTTP request the transport attaches to the
-    request context, and the request's path or header may select other toolsets.
-    ``subscriptions`` (default: only without ``principal_of``, that is a stateful
-    stdio session) serves ``resources/subscribe``.
+    Over stdio every call runs in ``ws`` as ``principal``; over HTTP
+    ``placed_of`` reads the workspace and the caller from the HTTP request the
+    transport attaches to the request context, and the request's path or header
+    may select other toolsets. ``subscriptions`` (default: only without
+    ``placed_of``, that is a stateful stdio session) serves ``resources/subscribe``.
     """
     default = frozenset(toolsets.DEFAULT) if selected is None else selected
 
     def selection(ctx: Any) -> frozenset[str]:
         return selection_of(getattr(ctx, "request", None), default)
 
-    def who(ctx: Any) -> Principal | None:
-        if principal_of is None:
-            return principal
-        return principal_of(getattr(ctx, "request", None))
+    def place(ctx: Any) -> tuple[Workspace, Principal | None]:
+        if placed_of is None:
+            return ws, principal
+        return placed_of(getattr(ctx, "request", None))
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=_tools(ws, selection(ctx)))
 
     def run_sync(ctx: Any, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
-        who = principal
-        if principal_of is not None:
-            try:
-                who = principal_of(getattr(ctx, "request", None))
-            except ServiceError as err:
-                return _result({"status": err.status, **err.body}, error=True)
-        return call_tool(ws, name, arguments, who)
+        try:
+            there, who = place(ctx)
+        except ServiceError as err:
+            return _result({"status": err.status, **err.body}, error=True)
+        return call_tool(there, name, arguments, who)
 
     async def run_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         arguments = dict(params.arguments or {})
@@ -168,13 +168,10 @@ def build_server(
     ) -> types.CallToolResult:
         # A long poll waits on the event loop between its short looks, so a
         # waiting agent holds neither a worker thread nor a database connection.
-        who = principal
         try:
-            if principal_of is not None:
-                # The token check reads the database: in a worker thread too.
-                request = getattr(ctx, "request", None)
-                who = await anyio.to_thread.run_sync(principal_of, request)
-            found = await long_poll(ws, arguments, who, anyio.to_thread.run_sync)
+            # The token check reads the database: in a worker thread too.
+            there, who = await anyio.to_thread.run_sync(place, ctx)
+            found = await long_poll(there, arguments, who, anyio.to_thread.run_sync)
         except ServiceError as err:
             return _result({"status": err.status, **err.body}, error=True)
         return _result(found, error=False)
@@ -188,7 +185,7 @@ def build_server(
         on_list_tools=list_tools,
         on_call_tool=run_tool,
         **mcp_resources.handlers(
-            ws, who, subscriptions=principal_of is None if subscriptions is None else subscriptions
+            place, subscriptions=placed_of is None if subscriptions is None else subscriptions
         ),
         **mcp_prompts.handlers(ws),
     )
@@ -196,15 +193,16 @@ def build_server(
 
 def streamable_http_app(
     ws: Workspace,
-    principal_of: PrincipalOf,
+    placed_of: PlacedOf,
     selected: frozenset[str] | None = None,
     *,
     stateful: bool = False,
 ) -> tuple[ASGIApp, Callable[[Any], AbstractAsyncContextManager[None]]]:
     """The streamable-HTTP MCP endpoint and the lifespan that runs its session manager.
 
-    ``principal_of`` maps the HTTP request to the caller (raising a 401
-    ServiceError when it carries no valid credential). ``selected`` toolsets are
+    ``placed_of`` maps the HTTP request to its workspace and caller (raising a 401
+    ServiceError when it carries no valid credential, a 404 for a workspace the
+    token does not reach). ``selected`` toolsets are
     offered when a request names none (``LAYOUTKIT_TOOLSETS``, else the default).
     ``stateful`` keeps a session per client (in this process's memory, so one
     server process only), which is what resource subscriptions need.
@@ -212,7 +210,7 @@ def streamable_http_app(
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
     selected = toolsets.from_env() if selected is None else selected
-    server = build_server(ws, principal_of=principal_of, selected=selected, subscriptions=stateful)
+    server = build_server(ws, placed_of=placed_of, selected=selected, subscriptions=stateful)
     manager = StreamableHTTPSessionManager(app=server, stateless=not stateful, json_response=True)
 
     @asynccontextmanager
@@ -220,7 +218,7 @@ def streamable_http_app(
         async with manager.run():
             yield
 
-    return _Endpoint(manager, principal_of, selected), lifespan
+    return _Endpoint(manager, placed_of, selected), lifespan
 
 
 @attrs.frozen
@@ -233,7 +231,7 @@ class _Endpoint:
     """
 
     manager: StreamableHTTPSessionManager
-    principal_of: PrincipalOf
+    placed_of: PlacedOf
     selected: frozenset[str]
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
@@ -242,7 +240,7 @@ class _Endpoint:
 
         try:
             request = Request(scope)
-            self.principal_of(request)
+            self.placed_of(request)
             # A name no toolset has is answered before a session starts.
             selection_of(request, self.selected)
         except ServiceError as err:

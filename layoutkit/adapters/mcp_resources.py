@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import json
 import re
 import weakref
@@ -49,7 +48,8 @@ CHECK_S = 0.5
 _BOARD = re.compile(r"^boards/([a-z0-9][a-z0-9-]{0,79})(/picture\.png|/cards/([0-9]{1,12})\.png)?$")
 _SCHEMA = re.compile(r"^schema/(card|element)(?:/([a-z][a-z0-9-]{0,40}))?$")
 
-WhoOf = Callable[[Any], Principal | None]
+#: Which workspace a request's context works in, and as whom.
+PlaceOf = Callable[[Any], tuple[Workspace, Principal | None]]
 #: What a watch compares: a board's rev and its look, questions and findings stamps.
 Stamp = tuple[int, Any, Any, Any]
 
@@ -376,17 +376,18 @@ def unsubscribe(session: Any, uri: str) -> None:
         watch.remove(uri)
 
 
-def handlers(ws: Workspace, who: WhoOf, *, subscriptions: bool) -> dict[str, Any]:
-    """The ``Server`` keyword handlers for resources (and subscriptions when asked)."""
+def handlers(place: PlaceOf, *, subscriptions: bool) -> dict[str, Any]:
+    """The ``Server`` keyword handlers for resources (and subscriptions when asked);
+    ``place(ctx)`` says which workspace a request works in and as whom."""
 
-    async def principal(ctx: Any) -> Principal | None:
+    async def placed(ctx: Any) -> tuple[Workspace, Principal | None]:
         try:
-            return await anyio.to_thread.run_sync(who, ctx)
+            return await anyio.to_thread.run_sync(place, ctx)
         except ServiceError as err:
             raise MCPError(INVALID_PARAMS, err.body.get("message", str(err))) from err
 
     async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
-        caller = await principal(ctx)
+        ws, caller = await placed(ctx)
         found = await anyio.to_thread.run_sync(listing, ws, caller)
         return types.ListResourcesResult(resources=found)
 
@@ -394,7 +395,7 @@ def handlers(ws: Workspace, who: WhoOf, *, subscriptions: bool) -> dict[str, Any
         return types.ListResourceTemplatesResult(resource_templates=TEMPLATES)
 
     async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> Any:
-        caller = await principal(ctx)
+        ws, caller = await placed(ctx)
         return await anyio.to_thread.run_sync(read, ws, str(params.uri), caller)
 
     out: dict[str, Any] = {
@@ -406,8 +407,9 @@ def handlers(ws: Workspace, who: WhoOf, *, subscriptions: bool) -> dict[str, Any
         return out
 
     async def on_subscribe(ctx: Any, params: types.SubscribeRequestParams) -> types.EmptyResult:
-        await principal(ctx)  # a refused credential is refused here, not by the watch
-        await subscribe(ws, ctx.session, str(params.uri), functools.partial(who, ctx))
+        # A refused credential is refused here, not by the watch.
+        ws, _caller = await placed(ctx)
+        await subscribe(ws, ctx.session, str(params.uri), lambda: place(ctx)[1])
         return types.EmptyResult()
 
     async def on_unsubscribe(ctx: Any, params: types.UnsubscribeRequestParams) -> types.EmptyResult:

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from layoutkit.service.delivery.work import RECHECK_ENV
 from tests.adapters.test_serve_workers import (
     Served,
     _wait_for_workers,
@@ -24,9 +25,17 @@ from tests.adapters.test_serve_workers import (
 )
 from tests.conftest import POSTGRES_URL
 
+#: Each agent's wait; a waiter's re-check comes later than that (RECHECK_ENV below),
+#: so only a wake-up can bring an ask to an agent that is waiting already.
+WAIT_S = 10
+RECHECK_S = 30
+
 
 @pytest.fixture(params=["sqlite", "postgres"])
-def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Served]:
+def served(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Served]:
+    monkeypatch.setenv(RECHECK_ENV, str(RECHECK_S))
     if request.param == "postgres":
         if not POSTGRES_URL:
             pytest.skip("LAYOUTKIT_TEST_POSTGRES_URL is not set; PostgreSQL tests need a server")
@@ -51,7 +60,7 @@ def test_every_ask_reaches_one_agent_across_server_processes(served: Served) -> 
 
     def agent(i: int) -> list[tuple[str, float]]:
         got: list[tuple[str, float]] = []
-        body = {"project": project, "agent": f"a{i}", "timeout": 3}
+        body = {"project": project, "agent": f"a{i}", "timeout": WAIT_S}
         while True:
             # A fresh connection each time: the polls spread over both workers.
             found = served.post("wait_for_work", body).json()
@@ -73,7 +82,8 @@ def test_every_ask_reaches_one_agent_across_server_processes(served: Served) -> 
         results: list[Any] = [p.result(timeout=60) for p in pending]
     delivered = [item for got in results for item, _ in got]
     assert sorted(delivered) == sorted(f"ask:{i}" for i in written)
-    # A wake-up, not the 1 s re-check, brought the first ask to a waiting agent.
+    # A wake-up brought the first ask to a waiting agent: with re-checks 30 s apart,
+    # the only other way was the end of its 10 s wait.
     first = min(written)
     took = next(at for got in results for item, at in got if item == f"ask:{first}")
-    assert took - written[first] < 0.5
+    assert took - written[first] < WAIT_S / 2

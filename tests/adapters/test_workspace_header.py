@@ -4,13 +4,19 @@ did not exist."""
 
 from __future__ import annotations
 
+import base64
+import io
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
 import pytest
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from PIL import Image
 
 from layoutkit import Workspace
 from layoutkit.adapters.http import WORKSPACE_HEADER, create_app
@@ -127,3 +133,80 @@ def test_a_single_tenant_server_refuses_a_header_naming_another_workspace(
     assert single.op("list_members", {}, owner, single.ws.name).status_code == 200
     made = single.op("create_workspace", {"name": "elsewhere"}, owner)
     assert (made.status_code, made.json()["code"]) == (400, "single_tenant")
+
+
+def _png_b64(w: int = 40, h: int = 30) -> str:
+    buf = io.BytesIO()
+    Image.new("RGB", (w, h), "#3b82f6").save(buf, format="PNG")
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+def test_file_image_and_blob_addresses_follow_the_header(multi: Served) -> None:
+    ana = multi.ws.create_token("user", "ana", role="owner")
+    beta = f"beta{uuid.uuid4().hex[:8]}"
+    assert multi.op("create_workspace", {"name": beta}, ana).status_code == 200
+    assert multi.op("create", {"kind": "board", "slug": "shots"}, ana, beta).status_code == 200
+    files = {"board": "shots", "files": [{"name": "a.png", "data": _png_b64()}]}
+    up = multi.op("upload_files", files, ana, beta)
+    assert up.status_code == 200, up.text
+    card = up.json()["cards"][0]["id"]
+    scraped = multi.op("scrape_board", {"board": "shots"}, ana, beta).json()
+    (shown,) = [c for c in scraped["cards"] if c["id"] == card]
+    headers = {"authorization": f"Bearer {ana}", WORKSPACE_HEADER: beta}
+    addresses = [
+        shown["image"],
+        f"{multi.url}/api/v1/boards/shots/cards/{card}/image",
+    ]
+    for address in addresses:
+        url = address if address.startswith("http") else multi.url + address
+        there = httpx.get(url, headers=headers, timeout=30)
+        assert (there.status_code, there.headers["content-type"]) == (200, "image/png")
+        # Without the header the same address is looked up in the server's own
+        # workspace, where no such card or board exists.
+        home = httpx.get(url, headers={"authorization": f"Bearer {ana}"}, timeout=30)
+        assert home.status_code == 404, home.text
+
+
+def test_an_mcp_session_works_in_the_workspace_its_header_names(tmp_path: Path) -> None:
+    name = f"alpha{uuid.uuid4().hex[:8]}"
+    ws = Workspace.open(backend_url("sqlite", tmp_path), name=name, multi_workspace=True)
+    ana = ws.create_token("user", "ana", role="owner")
+    beta = f"beta{uuid.uuid4().hex[:8]}"
+
+    async def boards(workspace: str | None) -> Any:
+        headers = {"authorization": f"Bearer {ana}"}
+        if workspace is not None:
+            headers[WORKSPACE_HEADER] = workspace
+        async with (
+            httpx.AsyncClient(headers=headers, timeout=30) as client,
+            streamable_http_client(f"{server.url}/mcp", http_client=client) as (r, w),
+            ClientSession(r, w) as session,
+        ):
+            await session.initialize()
+            got = await session.call_tool("list", {"kind": "board"})
+            return got.structured_content
+
+    try:
+        with LiveServer(create_app(ws)) as server:
+            served = Served(ws, server.url)
+            assert served.op("create_workspace", {"name": beta}, ana).status_code == 200
+            made = served.op("create", {"kind": "board", "slug": "over-there"}, ana, beta)
+            assert made.status_code == 200, made.text
+            named = anyio.run(boards, beta)
+            assert [b["slug"] for b in named["boards"]] == ["over-there"]
+            home = anyio.run(boards, None)
+            assert "over-there" not in [b["slug"] for b in home["boards"]]
+            # A workspace the token is not a member of is refused before a session.
+            stranger = httpx.post(
+                f"{server.url}/mcp",
+                json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+                headers={
+                    "authorization": f"Bearer {ana}",
+                    WORKSPACE_HEADER: "nowhere",
+                    "accept": "application/json, text/event-stream",
+                },
+                timeout=30,
+            )
+            assert (stranger.status_code, stranger.json()["code"]) == (404, "unknown_workspace")
+    finally:
+        ws.close()

@@ -20,6 +20,7 @@ noticed (an expiry writes nothing, so it wakes nobody).
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -45,7 +46,25 @@ DEFAULT_LEASE_S = 60.0
 MIN_LEASE_S = 1.0
 MAX_LEASE_S = 3600.0
 #: A waiter re-checks at least this often: expired leases and missed signals.
-RECHECK_S = 1.0
+#: ``LAYOUTKIT_WORK_RECHECK_S`` (0.1 to 60) trades idle queries for how late an
+#: expired lease is noticed.
+RECHECK_ENV = "LAYOUTKIT_WORK_RECHECK_S"
+
+
+def _recheck_from_env() -> float:
+    raw = os.environ.get(RECHECK_ENV, "").strip()
+    if not raw:
+        return 1.0
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"{RECHECK_ENV} is a number of seconds, not {raw!r}") from None
+    if not 0.1 <= value <= 60.0:
+        raise ValueError(f"{RECHECK_ENV} is between 0.1 and 60 seconds, not {raw}")
+    return value
+
+
+RECHECK_S = _recheck_from_env()
 
 AGENTS_AND_PEOPLE = ("owner", "user", "agent", "service")
 GROUPS = {"annotation": "annotations", "choice": "choices", "ask": "asks"}

@@ -29,6 +29,15 @@ def annotation_url(ws: Workspace, slug: str, annotation_id: int) -> str:
     return ws.link(f"/boards/{slug}?annotation={annotation_id}")
 
 
+def _linked_deck(ws: Workspace, deck: dict[str, Any]) -> dict[str, Any]:
+    """``deck`` with its crop address absolute: rows keep it relative to the server, so
+    a deployment that moves keeps working links."""
+    before = deck.get("before")
+    if not isinstance(before, dict) or not isinstance(before.get("url"), str):
+        return deck
+    return {**deck, "before": {**before, "url": ws.link(before["url"])}}
+
+
 def crop_url(slug: str, card_id: int, version: int, rect: Mapping[str, float]) -> str:
     """A version-pinned address of the picture of ``rect`` (picture pixels) of card
     ``card_id`` at ``version``: the HTTP adapter serves it as PNG (get_card_image)."""
@@ -63,7 +72,7 @@ def annotation_view(ws: Workspace, a: AnnotationRecord, slug: str) -> dict[str, 
         "via": via(a.principal),
         "run": a.run_id,
         "replies": a.replies,
-        "deck": a.deck,
+        "deck": _linked_deck(ws, a.deck),
         "url": annotation_url(ws, slug, a.id),
         "createdAt": a.created_at.isoformat(),
         "updatedAt": a.updated_at.isoformat(),

@@ -442,7 +442,11 @@ class _Batch:
             "image": {"width": picture.width, "height": picture.height},
         }
         crop = crop_url(self.board.slug, card, version, shown["rect"])
-        result = out | {"status": "created", "region": shown, "crop": crop}
+        result = out | {
+            "status": "created",
+            "region": shown,
+            "crop": self.call.workspace.link(crop),
+        }
         if version < current:
             result["currentVersion"] = current
         if not self.dry:

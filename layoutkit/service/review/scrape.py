@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from layoutkit import render
@@ -43,9 +44,10 @@ def _image_file(card: CardRecord) -> str | None:
     return None
 
 
-def _picture_urls(card: CardRecord, view: dict[str, Any]) -> None:
+def _picture_urls(card: CardRecord, view: dict[str, Any], link: Callable[[str], str]) -> None:
     """The image URLs of a card: its stored picture (``image``) and a PDF's page images
-    (``pageImages``), each at the blob route, which checks the reader's access."""
+    (``pageImages``), each at the blob route, which checks the reader's access;
+    ``link`` makes them absolute (:meth:`Workspace.link`)."""
     p = card.payload
     ref = p.get("ref")
     base = render.card_blob_base(card.id)
@@ -55,10 +57,14 @@ def _picture_urls(card: CardRecord, view: dict[str, Any]) -> None:
         and is_blob_key(ref)
         and (not isinstance(mime, str) or mime.startswith("image/"))
     ):
-        view["image"] = base + ref
+        view["image"] = link(base + ref)
     pages = p.get("pageImages") if card.kind == "file" else None
     if isinstance(pages, list):
-        urls = [base + i["ref"] for i in pages if isinstance(i, dict) and is_blob_key(i.get("ref"))]
+        urls = [
+            link(base + i["ref"])
+            for i in pages
+            if isinstance(i, dict) and is_blob_key(i.get("ref"))
+        ]
         if urls:
             view["pageImages"] = urls
 
@@ -95,6 +101,7 @@ def _shape_card(
     card: CardRecord,
     section: str | None,
     pages: str,
+    link: Callable[[str], str],
     marks: tuple[dict[str, str], dict[str, int]] = ({}, {}),
 ) -> dict[str, Any]:
     view = card_view(card, section)
@@ -107,8 +114,8 @@ def _shape_card(
     url = file_url(card)
     if url is not None and card.kind == "file":
         # The contract: file cards carry their document URL under artifact.
-        view["artifact"] = url
-    _picture_urls(card, view)
+        view["artifact"] = link(url)
+    _picture_urls(card, view, link)
     if card.kind in _IMAGE_KINDS:
         devices, dups = marks
         width = card.payload.get("natW")
@@ -175,7 +182,11 @@ def scrape(ws: Workspace, tx: Tx, board: BoardRecord, p: dict[str, Any]) -> dict
     def shaped(ids: list[int]) -> list[dict[str, Any]]:
         return [
             _shape_card(
-                cards[i], titles.get(section_of[i]) if section_of[i] else None, pages, marks
+                cards[i],
+                titles.get(section_of[i]) if section_of[i] else None,
+                pages,
+                ws.link,
+                marks,
             )
             for i in ids
         ]

@@ -50,7 +50,7 @@ from layoutkit.service.road.registry import REGISTRY
 from layoutkit.service.road.workspace import Call, Workspace
 from layoutkit.service.tasks.brief_sections import BY_TITLE, SECTIONS
 from layoutkit.service.tasks.finding import find_task
-from layoutkit.service.tasks.model import refs_view, task_view
+from layoutkit.service.tasks.model import refs_view, task_file_url, task_view
 from layoutkit.service.tasks.task_refs import _merged_meta, tokens_of
 from layoutkit.storage import (
     BoardRecord,
@@ -560,9 +560,9 @@ def compose_brief(call: Call) -> dict[str, Any]:
             "filename": f"{lineage}.md",
             "version": brief.version,
             "uploaded": uploaded,
-            "url": f"/api/v1/tasks/{epic.id}/files/{brief.id}",
+            "url": task_file_url(call.workspace, epic.id, brief.id),
         },
         "skeleton": text,
-        "refs": refs_view(epic, tx.task_refs(epic.id)),
+        "refs": refs_view(call.workspace, epic, tx.task_refs(epic.id)),
         "warnings": warnings,
     }

@@ -385,7 +385,7 @@ def hand_back(call: Call) -> dict[str, Any]:
         "handBack": written,
         "items": filed,
         "open": [g["title"] for g in open_gates(task)],
-        "refs": refs_view(task, tx.task_refs(task.id)),
+        "refs": refs_view(call.workspace, task, tx.task_refs(task.id)),
         "warnings": warnings,
         "text": text,
     }

@@ -7,7 +7,7 @@ reference, the operations) all read this one; it imports none of them.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -15,6 +15,9 @@ from layoutkit.folding import fold
 from layoutkit.search_text import task_parts
 from layoutkit.service.shared.common import SLUG_PATTERN
 from layoutkit.storage import TaskRecord, TaskRefRecord, Tx
+
+if TYPE_CHECKING:
+    from layoutkit.service.road.workspace import Workspace
 
 STATUSES = ("backlog", "todo", "in_progress", "in_review", "done", "cancelled")
 #: Statuses of work that is over: a closed task is not live.
@@ -222,7 +225,12 @@ def open_gates(task: TaskRecord) -> list[dict[str, Any]]:
     return [g for g in task.gates if g.get("kind") in BLOCKING_KINDS and not g.get("done")]
 
 
-def ref_view(task: TaskRecord, row: TaskRefRecord, versions: int) -> dict[str, Any]:
+def task_file_url(ws: Workspace, task_id: int, ref_id: int) -> str:
+    """Where the HTTP adapter serves one version of a task's uploaded file."""
+    return ws.link(f"/api/v1/tasks/{task_id}/files/{ref_id}")
+
+
+def ref_view(ws: Workspace, task: TaskRecord, row: TaskRefRecord, versions: int) -> dict[str, Any]:
     out: dict[str, Any] = {
         "id": row.id,
         "kind": row.kind,
@@ -235,11 +243,11 @@ def ref_view(task: TaskRecord, row: TaskRefRecord, versions: int) -> dict[str, A
     }
     if row.blob is not None:
         out["size"] = row.size
-        out["url"] = f"/api/v1/tasks/{task.id}/files/{row.id}"
+        out["url"] = task_file_url(ws, task.id, row.id)
     return out
 
 
-def refs_view(task: TaskRecord, rows: list[TaskRefRecord]) -> list[dict[str, Any]]:
+def refs_view(ws: Workspace, task: TaskRecord, rows: list[TaskRefRecord]) -> list[dict[str, Any]]:
     """The newest version of each ref of ``task``, in the order they were first attached."""
     latest: dict[tuple[str, str], TaskRefRecord] = {}
     counts: dict[tuple[str, str], int] = {}
@@ -248,4 +256,4 @@ def refs_view(task: TaskRecord, rows: list[TaskRefRecord]) -> list[dict[str, Any
         counts[key] = counts.get(key, 0) + 1
         if key not in latest or row.version > latest[key].version:
             latest[key] = row
-    return [ref_view(task, row, counts[key]) for key, row in latest.items()]
+    return [ref_view(ws, task, row, counts[key]) for key, row in latest.items()]

@@ -155,7 +155,7 @@ def pickup_task(call: Call) -> dict[str, Any]:
     tx = call.tx
     task = find_task(call, call.params["id"], operation="pickup_task")
     cap = call.params.get("cap", RAIL_CAP)
-    refs = refs_view(task, tx.task_refs(task.id))
+    refs = refs_view(call.workspace, task, tx.task_refs(task.id))
     first = [_reading(task, r) for r in refs if r["meta"].get("load") == "first"]
     # Newest first: the refs attached last are the likeliest to matter now.
     rest = [

@@ -41,7 +41,14 @@ from layoutkit.service.shared.common import ID
 from layoutkit.service.tasks.brief_sections import lint_brief
 from layoutkit.service.tasks.finding import find_task
 from layoutkit.service.tasks.gates import fire
-from layoutkit.service.tasks.model import CLOSED, ref_view, refs_view, task_url, task_view
+from layoutkit.service.tasks.model import (
+    CLOSED,
+    ref_view,
+    refs_view,
+    task_file_url,
+    task_url,
+    task_view,
+)
 from layoutkit.service.tasks.tasks import complete_task
 from layoutkit.storage import TaskRecord, TaskRefRecord, Tx
 
@@ -298,7 +305,7 @@ def add_task_ref(call: Call) -> dict[str, Any]:
     versions = sum(1 for r in tx.task_refs(task.id) if (r.kind, r.ref) == (row.kind, row.ref))
     return {
         "task": task_view(tx, tx.task(task.id) or task),
-        "ref": ref_view(task, row, versions),
+        "ref": ref_view(call.workspace, task, row, versions),
         "attached": attached,
     }
 
@@ -604,13 +611,17 @@ def _attach(call: Call, operation: str) -> dict[str, Any]:
             "size": len(data),
             "mime": upload.mime,
             **({"tokens": meta["tokens"]} if text is not None else {}),
-            "url": f"/api/v1/tasks/{task.id}/files/{row.id}",
+            "url": task_file_url(call.workspace, task.id, row.id),
         }
         if kind == "brief" and text is not None:
             # Stored as sent; where it strays from the sections and their caps is said.
             entry["lint"] = lint_brief(text)
         uploaded.append(entry)
-    return {"task": task_view(tx, task), "refs": refs_view(task, rows), "uploaded": uploaded}
+    return {
+        "task": task_view(tx, task),
+        "refs": refs_view(call.workspace, task, rows),
+        "uploaded": uploaded,
+    }
 
 
 # ------------------------------------------------------------------ reading refs

@@ -385,7 +385,7 @@ def get_task(call: Call) -> dict[str, Any]:
         "task": task_view(tx, task),
         "parent": brief(parent) if parent is not None else None,
         "children": [brief(c) for c in sorted(children, key=lambda c: c.id)],
-        "refs": refs_view(task, tx.task_refs(task.id)),
+        "refs": refs_view(call.workspace, task, tx.task_refs(task.id)),
         "events": [
             {"at": e.at.isoformat(), "by": e.principal, "action": e.action, "detail": e.detail}
             for e in events

@@ -16,6 +16,7 @@ by the set file of the same bytes, else by position.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from layoutkit.errors import ServiceError, did_you_mean
@@ -116,7 +117,9 @@ def blob_url(card_id: int, key: str) -> str:
     return f"/api/v1/cards/{card_id}/blobs/{key}"
 
 
-def _view(board: str, card: CardRecord, shot: dict[str, Any]) -> dict[str, Any]:
+def _view(
+    link: Callable[[str], str], board: str, card: CardRecord, shot: dict[str, Any]
+) -> dict[str, Any]:
     stamp = card.payload["set"]
     return {
         "board": board,
@@ -127,7 +130,7 @@ def _view(board: str, card: CardRecord, shot: dict[str, Any]) -> dict[str, Any]:
         "theme": shot.get("theme"),
         "ref": shot["ref"],
         "card": card.id,
-        "imageUrl": blob_url(card.id, shot["ref"]),
+        "imageUrl": link(blob_url(card.id, shot["ref"])),
     }
 
 
@@ -149,7 +152,7 @@ def list_shots(call: Call) -> dict[str, Any]:
     p, board = call.params, call.board
     card = set_version(call.tx, board, p.get("branch", DEFAULT_BRANCH), p.get("version"))
     shots = [
-        _view(board.slug, card, s)
+        _view(call.workspace.link, board.slug, card, s)
         for s in set_shots(card)
         if all(p.get(k) is None or s.get(k) == p[k] for k in ("device", "theme"))
     ]
@@ -193,7 +196,7 @@ def get_shot(call: Call) -> dict[str, Any]:
             field="name",
             didYouMean=did_you_mean(p["name"], [s["name"] for s in shots]),
         )
-    out = _view(board.slug, card, found[0])
+    out = _view(call.workspace.link, board.slug, card, found[0])
     data = tx.blobs.get(found[0]["ref"])
     try:
         head = image_size(data) if data is not None else None

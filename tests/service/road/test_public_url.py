@@ -3,9 +3,12 @@ server's public address, and stay server paths for embedding code without one.""
 
 from __future__ import annotations
 
+import base64
+import io
 from collections.abc import Iterator
 
 import pytest
+from PIL import Image
 
 from layoutkit import Workspace
 
@@ -33,11 +36,25 @@ def _addresses(ws: Workspace) -> dict[str, str]:
     }
     filed = ws.call("annotate", {"board": "plan", "agent": "codex", "items": [item]})["results"][0]
     hits = ws.call("search", {"q": "roadmap"})["groups"]
+    png = io.BytesIO()
+    Image.new("RGB", (40, 30), "teal").save(png, format="PNG")
+    data = base64.b64encode(png.getvalue()).decode()
+    ws.call("upload_files", {"board": "plan", "files": [{"name": "a.png", "data": data}]})
+    scraped = ws.call("scrape_board", {"board": "plan"})
+    task = ws.call("create", {"kind": "task", "title": "Ship it"})["task"]["id"]
+    attached = ws.call(
+        "attach_task_files", {"id": task, "filename": "plan.md", "content": "# Plan"}
+    )
     return {
         "create": made["url"],
         "share": ws.call("share_board", {"board": "plan"})["url"],
         "annotate": filed["url"],
-        "scrape": ws.call("scrape_board", {"board": "plan"})["annotations"][0]["url"],
+        "scrape": scraped["annotations"][0]["url"],
+        "crop": filed["crop"],
+        "deck": scraped["annotations"][0]["deck"]["before"]["url"],
+        "image": next(c["image"] for c in scraped["cards"] if "image" in c),
+        "taskFile": attached["uploaded"][0]["url"],
+        "taskRef": attached["refs"][0]["url"],
         "search": hits["boards"][0]["url"],
         "tag": hits["tags"][0]["url"],
     }
@@ -50,6 +67,9 @@ def test_without_a_public_address_they_are_server_paths(ws: Workspace) -> None:
     assert got["annotate"] == got["scrape"] == "/boards/plan?annotation=1"
     assert got["search"] == "/boards/plan"
     assert got["tag"] == "/?tag=roadmap"
+    assert got["crop"] == got["deck"] and got["crop"].startswith("/api/v1/boards/plan/cards/")
+    assert got["image"].startswith("/api/v1/cards/")
+    assert got["taskFile"] == got["taskRef"] and got["taskFile"].startswith("/api/v1/tasks/")
 
 
 def test_with_a_public_address_they_are_absolute_under_it(ws: Workspace) -> None:
@@ -60,5 +80,11 @@ def test_with_a_public_address_they_are_absolute_under_it(ws: Workspace) -> None
     assert got["annotate"] == got["scrape"] == f"{PUBLIC}/boards/plan?annotation=1"
     assert got["search"] == f"{PUBLIC}/boards/plan"
     assert got["tag"] == f"{PUBLIC}/?tag=roadmap"
+    # Addresses of bytes too: a crop, a stored picture, a task's file.
+    assert got["crop"] == got["deck"]
+    assert got["crop"].startswith(f"{PUBLIC}/api/v1/boards/plan/cards/")
+    assert got["image"].startswith(f"{PUBLIC}/api/v1/cards/")
+    assert got["taskFile"] == got["taskRef"]
+    assert got["taskFile"].startswith(f"{PUBLIC}/api/v1/tasks/")
     # The absolute share link still carries the token that opens the board.
     assert ws.authenticate(got["share"].rsplit("/", 1)[-1]) is not None
