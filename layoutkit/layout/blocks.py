@@ -159,9 +159,11 @@ def _parser() -> MarkdownIt:
     )
 
 
-def parse(md: str) -> list[Token]:
-    """Block tokens of ``md`` as the faces and the sizer read them."""
-    return _parser().parse(md or "", {"sources": None})
+@lru_cache(maxsize=1024)
+def parse(md: str) -> tuple[Token, ...]:
+    """Block tokens of ``md`` as the faces and the sizer read them. Kept: one text is
+    planned at several widths (sized, then drawn), and the walk only reads them."""
+    return tuple(_parser().parse(md or "", {"sources": None}))
 
 
 # --------------------------------------------------------------------- the plan
