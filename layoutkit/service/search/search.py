@@ -360,6 +360,8 @@ class _Target:
 
 def _pin_targets(call: Call, pins: Sequence[Pin]) -> list[_Target]:
     """The pins naming a task the caller can open (rule 1), in order."""
+    if not pins:
+        return []  # most queries name no task: no need to read the workspace
     tx = call.tx
     here = tx.workspace(call.workspace_id)
     out = []

@@ -501,20 +501,25 @@ class SearchRows(TxBase):
         """How many documents hold the vocabulary word ``start``: 0 when only longer
         words begin with it, None when no vocabulary word does."""
         w = s.search_words.c
+        # The word itself first, a seek on the key: the usual case, a word that is
+        # in the index. Only a word that is not looks for longer words it begins,
+        # which scans every word of its first letter.
+        docs = self.conn.execute(
+            select(w.docs).where(w.workspace_id == workspace_id, w.word == start)
+        ).scalar()
+        if docs is not None:
+            return int(docs)
         row = self.conn.execute(
-            select(w.word, w.docs)
+            select(w.word)
             .where(
                 w.workspace_id == workspace_id,
                 w.first == start[0],
-                w.length >= len(start),
+                w.length > len(start),
                 w.word.like(f"{start}%"),
             )
-            .order_by(w.length)
             .limit(1)
         ).first()
-        if row is None:
-            return None
-        return int(row.docs) if row.word == start else 0
+        return None if row is None else 0
 
     def vocabulary_near(
         self, workspace_id: int, first: str, shortest: int, longest: int, *, min_docs: int = 1
