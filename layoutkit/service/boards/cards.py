@@ -24,6 +24,7 @@ from layoutkit.service.boards.content_prep import (
     check_portals,
     prepare_card,
     store_spilled,
+    truncated_warning,
 )
 from layoutkit.service.boards.ref_targets import card_title, refresh_ref_targets, stamp_ref_targets
 from layoutkit.service.road.registry import REGISTRY
@@ -360,6 +361,15 @@ def update_cards(call: Call) -> dict[str, Any]:
         },
     )
     final = {r.id: r for r in tx.cards_by_id([x["id"] for x in patches] + restore)}
+    for i, patch in enumerate(patches):
+        # What a new payload or a smaller box leaves off the face is said, as a
+        # compose says it; a move alone changes nothing the face shows.
+        if not {"payload", "w", "h"} & patch.keys():
+            continue
+        r = final[patch["id"]]
+        cut = truncated_warning(r.kind, None, r.w, r.h, r.payload)
+        if cut is not None:
+            warnings.append({**cut, "index": i, "cardId": r.id})
     return {
         "board": board.slug,
         "cards": [_box(final[x["id"]]) for x in patches],
