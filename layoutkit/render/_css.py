@@ -133,6 +133,8 @@ section.section{margin:3rem 0}
 .meter .note{font-size:.8rem;color:var(--muted)}
 figure{margin:1.5rem 0}figcaption,.caption{font-size:.85rem;color:var(--muted);margin-top:.5rem}
 .placeholder{display:grid;place-items:center;aspect-ratio:16/10;background:var(--soft);border:1px dashed var(--line);border-radius:8px;color:var(--muted);font-size:.85rem}
+.site-picture{display:inline-block;padding:.35rem .6rem;background:var(--soft);border:1px dashed var(--line);border-radius:6px;color:var(--muted);font-size:.85rem;overflow-wrap:anywhere}
+figure>.site-picture{display:block;padding:1.2rem 1rem;text-align:center}
 .chart svg{width:100%;height:auto;display:block;overflow:visible}
 .chart-title{font-weight:700;margin-bottom:.4rem}
 svg .lbl,svg .val,svg .axis,svg .ref-lbl,svg .stage-lbl,svg .chip-txt{font-family:var(--f-body);font-size:12px;fill:var(--fg)}

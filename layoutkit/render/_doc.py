@@ -25,7 +25,7 @@ from layoutkit.formatting import (
 )
 from layoutkit.render._charts import _spark, chart_svg
 from layoutkit.render._css import DIRECTIONS, TYPESETS, accent_pair, document_css
-from layoutkit.render._images import missing_label
+from layoutkit.render._images import missing_label, site_address, site_picture_html
 from layoutkit.render._markdown import code_block_html, render_inline, render_markdown
 from layoutkit.render._safe import Slugger, element_parts, esc, expand_alias, safe_url
 
@@ -228,7 +228,9 @@ def _epic(ctx: _Ctx, p: dict) -> str:
     cover = ""
     if p.get("cover"):
         src = ctx.url(p["cover"], image=True)
-        cover = f'<img class="cover" src="{esc(src)}" alt="" loading="lazy">' if src else ""
+        # A cover on another site is left out: it is decoration, not content.
+        shown = src and site_address(src) is None
+        cover = f'<img class="cover" src="{esc(src)}" alt="" loading="lazy">' if shown else ""
     title = esc(p.get("title"))
     if p.get("url"):
         title = _link(ctx, p["url"], title)
@@ -252,6 +254,9 @@ def _epic(ctx: _Ctx, p: dict) -> str:
 def _image_or_placeholder(ctx: _Ctx, item: dict) -> str:
     alt = item.get("alt") or ""
     src = ctx.url(item.get("src"), image=True)
+    remote = site_address(src) if src else None
+    if remote is not None:
+        return site_picture_html(remote, str(alt))
     if src:
         return f'<img src="{esc(src)}" alt="{esc(alt)}" loading="lazy">'
     return (
@@ -397,6 +402,8 @@ def _media(ctx: _Ctx, p: dict) -> str:
         inner = f'<video controls preload="metadata" src="{esc(safe)}" aria-label="{alt}"></video>'
     elif mime.startswith("audio/") or lower.endswith((".mp3", ".wav", ".ogg", ".m4a", ".flac")):
         inner = f'<audio controls preload="metadata" src="{esc(safe)}" aria-label="{alt}"></audio>'
+    elif mime.startswith("image/") and site_address(safe) is not None:
+        inner = site_picture_html(safe, str(p.get("alt") or ""))
     elif mime.startswith("image/") and ctx.url(src, image=True):
         inner = f'<img src="{esc(safe)}" alt="{alt}" loading="lazy">'
     else:

@@ -34,7 +34,7 @@ from typing import Any, Literal
 from PIL import Image as PILImage
 
 from layoutkit import imaging
-from layoutkit.render._safe import safe_url, scheme_of
+from layoutkit.render._safe import esc, safe_url, scheme_of
 
 #: Where a face's blob image will be served: the writer replaces ``{card}``.
 BLOB_MARK = "/api/v1/cards/{card}/blobs/"
@@ -85,13 +85,30 @@ def remote_source(item: Mapping[str, Any]) -> str | None:
     if is_blob_key(item.get("ref")):
         return None
     src = item.get("src")
-    if not isinstance(src, str) or not safe_url(src, image=True):
+    return site_address(src) if isinstance(src, str) else None
+
+
+def site_address(src: str) -> str | None:
+    """``src`` when it is a safe address on another site (``http:``, ``https:``,
+    ``//host``): a picture layoutkit never makes a reader's browser fetch."""
+    if not safe_url(src, image=True):
         return None
     cleaned = src.strip()
     # A browser reads a leading pair of slashes, either way round, as "same scheme, this host".
     if cleaned[:2].replace("\\", "/") == "//" or scheme_of(cleaned) in ("http", "https"):
         return cleaned
     return None
+
+
+def site_picture_html(address: str, alt: str) -> str:
+    """What an HTML page shows for a picture on another site: its alt text and a link
+    to it, so the reader's browser fetches nothing until the reader follows it."""
+    label = esc(alt) if alt else "image"
+    return (
+        f'<span class="site-picture" role="img" aria-label="{esc(alt or "image")}">'
+        f'{label} <a href="{esc(address)}" rel="noopener noreferrer nofollow">'
+        f"{esc(address_text(address))}</a></span>"
+    )
 
 
 def address_text(url: str) -> str:

@@ -36,6 +36,7 @@ from layoutkit.elements import slugify
 from layoutkit.layout.blocks import configure
 from layoutkit.render._highlight import highlight
 from layoutkit.render._icons import icon_html
+from layoutkit.render._images import site_address, site_picture_html
 from layoutkit.render._safe import Slugger, esc, expand_alias, safe_url
 
 
@@ -75,6 +76,9 @@ def _image(self: Any, tokens: list[Token], idx: int, options: Any, env: dict) ->
     src = safe_url(expand_alias(str(token.attrGet("src") or ""), env.get("sources")), image=True)
     if src is None:
         return f'<span class="unsafe-image" title="image removed: unsafe source">{esc(alt)}</span>'
+    remote = site_address(src)
+    if remote is not None:
+        return site_picture_html(remote, alt)
     title = f' title="{esc(token.attrGet("title"))}"' if token.attrGet("title") else ""
     return f'<img src="{esc(src)}" alt="{esc(alt)}"{title} loading="lazy">'
 

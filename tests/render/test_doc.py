@@ -160,8 +160,8 @@ def test_gallery_items_are_marked_for_the_audiences_they_name() -> None:
             )
         )
     )
-    assert '<figure><img src="https://e.com/a.png"' in html
-    assert '<figure data-aud="internal"><img src="https://e.com/b.png"' in html
+    assert '<figure><span class="site-picture"' in html
+    assert '<figure data-aud="internal"><span class="site-picture"' in html
     assert 'data-aud="none"' not in html
 
 
@@ -191,8 +191,8 @@ def test_audience_export_removes_content_and_empty_containers() -> None:
         ),
     )
     html = body(render_doc(d, audience="public"))
-    assert "everyone" in html and "kept col" in html and 'alt="pub"' in html
-    for gone in ("internal note", "Tech only", "deep", 'alt="int"', "row-int", "<table"):
+    assert "everyone" in html and "kept col" in html and 'aria-label="pub"' in html
+    for gone in ("internal note", "Tech only", "deep", 'aria-label="int"', "row-int", "<table"):
         assert gone not in html
     assert '<select data-switch="audience">' not in html
     assert "Edition for the public audience" in html
@@ -422,3 +422,28 @@ def test_unresolved_data_ref_is_shown_as_such() -> None:
         "dataRef": {"blob": "abc"},
     }
     assert "Big: data kept apart (dataRef)" in body(render_doc(doc(chart)))
+
+
+def test_pictures_on_other_sites_are_their_alt_text_and_a_link() -> None:
+    # Opening a document never makes the reader's browser fetch a third-party site.
+    html = body(
+        render_doc(
+            doc(
+                el("prose", md="see ![the chart](https://cdn.example.org/c.png?x=1) here"),
+                el("figure", src="https://example.com/a/b.png", alt="Architecture"),
+                el("gallery", items=[{"src": "//img.example.net/p.jpg", "alt": "photo"}]),
+                el("media", src="https://example.com/shot.png", mime="image/png", alt="shot"),
+            )
+        )
+    )
+    assert "<img" not in html
+    for alt, href, shown in [
+        ("the chart", "https://cdn.example.org/c.png?x=1", "cdn.example.org/c.png"),
+        ("Architecture", "https://example.com/a/b.png", "example.com/a/b.png"),
+        ("photo", "//img.example.net/p.jpg", "img.example.net/p.jpg"),
+        ("shot", "https://example.com/shot.png", "example.com/shot.png"),
+    ]:
+        assert (
+            f'<span class="site-picture" role="img" aria-label="{alt}">{alt} '
+            f'<a href="{href.replace("&", "&amp;")}" rel="noopener noreferrer nofollow">{shown}</a>'
+        ) in html

@@ -115,8 +115,12 @@ def test_expand_alias_through_declared_sources_only() -> None:
 
 
 def test_links_and_images() -> None:
-    html = render_markdown('[t](https://example.com "T") ![alt](https://example.com/i.png)')
+    html = render_markdown(
+        '[t](https://example.com "T") ![alt](https://example.com/i.png) ![here](/files/i.png)'
+    )
     assert (
         '<a href="https://example.com" title="T" rel="noopener noreferrer nofollow">t</a>' in html
     )
-    assert '<img src="https://example.com/i.png" alt="alt" loading="lazy">' in html
+    # A picture on another site is its alt text and a link, never fetched by the page.
+    assert '<span class="site-picture" role="img" aria-label="alt">alt <a href=' in html
+    assert '<img src="/files/i.png" alt="here" loading="lazy">' in html
