@@ -45,7 +45,7 @@ _ID_LIST = {"type": "array", "items": ID, "maxItems": 10000}
 _GEOMETRY = frozenset({"id", "x", "y", "w", "h", "version"})
 
 
-def _may_patch(principal: Principal, card: CardRecord, patch: dict[str, Any]) -> bool:
+def may_patch(principal: Principal, card: CardRecord, patch: dict[str, Any]) -> bool:
     """Agents and services patch their own AI-layer cards; people their own cards;
     anyone may patch section frames; the owner may patch everything.
 
@@ -181,7 +181,7 @@ def _check_ownership(
     """403 ``not_your_card`` for a patch of a card the caller may not patch, or a
     restore of another author's card by anyone but the owner."""
     for patch in patches:
-        if not _may_patch(call.principal, records[patch["id"]], patch):
+        if not may_patch(call.principal, records[patch["id"]], patch):
             raise ServiceError(
                 403,
                 "not_your_card",
