@@ -268,8 +268,10 @@
     return {k, ox: m + (W - 2 * m - extent.w * k) / 2 - extent.x * k, oy: m + (H - 2 * m - extent.h * k) / 2 - extent.y * k};
   }
   function drawMinimap() {
-    // Nothing to find when the whole board is in view.
-    minimap.hidden = !extent || covers(visible(), extent);
+    // Nothing to find when the whole board is in view; on a small board area (a
+    // phone, or under a dock) it would cover the cards themselves: Fit and a pinch do.
+    const z = size();
+    minimap.hidden = !extent || covers(visible(), extent) || z.w < minimap.width * 2 || z.h < minimap.height * 3.2;
     if (minimap.hidden) return;
     const f = miniFrame(), g = minimap.getContext("2d");
     g.clearRect(0, 0, minimap.width, minimap.height);
