@@ -945,7 +945,9 @@
         overlay.append(h);
       }
     }
-    drawWireDot();
+    // While cards move or resize the dot would mark where they were: it waits.
+    if (boxes) for (const el of overlay.querySelectorAll(".wiredot")) el.remove();
+    else drawWireDot();
     document.body.dataset.selection = [...selection].join(",");
   }
 
