@@ -19,7 +19,7 @@ from typing import Any
 from layoutkit.errors import ServiceError
 from layoutkit.formatting import an
 from layoutkit.principal import Principal
-from layoutkit.service.boards.cards import may_patch
+from layoutkit.service.boards.ownership import may_patch
 from layoutkit.service.road.generic import kind_handler
 from layoutkit.service.road.reach import card_board
 from layoutkit.service.road.registry import REGISTRY

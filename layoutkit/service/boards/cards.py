@@ -25,6 +25,7 @@ from layoutkit.service.boards.content_prep import (
     prepare_card,
     store_spilled,
 )
+from layoutkit.service.boards.ownership import may_patch
 from layoutkit.service.boards.ref_targets import card_title, refresh_ref_targets, stamp_ref_targets
 from layoutkit.service.road.registry import REGISTRY
 from layoutkit.service.road.workspace import Call
@@ -40,26 +41,6 @@ REASON_LENGTH = (20, 1000)
 CONFIRM_TTL = 600
 
 _ID_LIST = {"type": "array", "items": ID, "maxItems": 10000}
-
-
-_GEOMETRY = frozenset({"id", "x", "y", "w", "h", "version"})
-
-
-def may_patch(principal: Principal, card: CardRecord, patch: dict[str, Any]) -> bool:
-    """Agents and services patch their own AI-layer cards; people their own cards;
-    anyone may patch section frames; the owner may patch everything.
-
-    A person may move and resize any card by hand (no payload): the card is
-    where they drag it, and an agent composing around it places its next batch
-    around it.
-    """
-    if principal.kind == "owner" or card.kind == "section":
-        return True
-    if principal.layer == "human" and set(patch) <= _GEOMETRY:
-        return True
-    if card.author != principal.label:
-        return False
-    return card.layer == "ai" or principal.layer == "human"
 
 
 def _cards_on_one_board(
