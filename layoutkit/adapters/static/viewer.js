@@ -905,6 +905,7 @@
     const panel = $("inspector");
     if (selection.size && panel.dataset.closed !== "1" && panel.hidden) {
       panel.hidden = false;
+      dockOpened = performance.now();
       // The dock took room from the board: the card just picked stays in view.
       if (ids.length === 1) keepInView(ids[0]);
       paint(); facesSoon();
@@ -1368,9 +1369,28 @@
   }
   boardEl.addEventListener("pointermove", (e) => { lastPointer = toBoard(e); });
   boardEl.addEventListener("pointerleave", () => { lastPointer = null; });
-  boardEl.addEventListener("dblclick", (e) => {
-    if (e.target.closest(INTERACTIVE) || e.target.closest(".editor")) return;
-    const p = toBoard(e), hit = cardAt(p);
+  // Where the first press of a double-click landed: picking a card may move the view
+  // (the dock opens and keeps it in sight), so the second press can fall elsewhere.
+  let presses = [];
+  boardEl.addEventListener("pointerdown", (e) => {
+    if (e.pointerType === "touch" || e.button !== 0) return;
+    const p = toBoard(e);
+    presses = [...presses.slice(-1), {p, hit: cardAt(p), t: e.timeStamp, cx: e.clientX, cy: e.clientY}];
+  }, true);
+  // The dock may open under the pointer between the two presses of a double-click:
+  // the second press is then the board's still, and no click lands in the dock.
+  let dockOpened = -1e9;
+  $("dock").addEventListener("click", (e) => {
+    if (performance.now() - dockOpened < 500) { e.preventDefault(); e.stopPropagation(); }
+  }, true);
+  document.addEventListener("dblclick", (e) => {
+    const onBoard = boardEl.contains(e.target);
+    if (onBoard && (e.target.closest(INTERACTIVE) || e.target.closest(".editor"))) return;
+    const last = presses[presses.length - 1];
+    const same = last && e.timeStamp - last.t < 1000 && Math.hypot(e.clientX - last.cx, e.clientY - last.cy) < 6;
+    if (!onBoard && !same) return;
+    const first = same ? (presses.length === 2 && e.timeStamp - presses[0].t < 1000 ? presses[0] : last) : null;
+    const p = first ? first.p : toBoard(e), hit = first ? first.hit : cardAt(p);
     if (hit && EDITABLE.has(hit.kind)) { editCard(hit.id).catch(failed); return; }
     if (!hit || FRAMES.has(hit.kind)) startNote(p);
   });
