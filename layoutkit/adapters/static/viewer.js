@@ -1381,7 +1381,9 @@
   // the second press is then the board's still, and no click lands in the dock.
   let dockOpened = -1e9;
   $("dock").addEventListener("click", (e) => {
-    if (performance.now() - dockOpened < 500) { e.preventDefault(); e.stopPropagation(); }
+    const last = presses[presses.length - 1];
+    const again = last && Math.hypot(e.clientX - last.cx, e.clientY - last.cy) < 6;
+    if (again && performance.now() - dockOpened < 500) { e.preventDefault(); e.stopPropagation(); }
   }, true);
   document.addEventListener("dblclick", (e) => {
     const onBoard = boardEl.contains(e.target);
