@@ -110,8 +110,9 @@ def _empty_spot(page: Any, api: Api) -> tuple[float, float, float, float]:
 
 def test_a_double_click_starts_a_note_there_and_typing_goes_into_it(api: Api, pages: Pages) -> None:
     _board(api.ws)
-    page = pages.new()
+    page, other = pages.new(), pages.new()
     _open(page, api, _person(api))
+    _open(other, api, api.token)
     before = {c.id for c in _cards(api)}
     bx, by, px, py = _empty_spot(page, api)
     page.mouse.dblclick(px, py)
@@ -125,6 +126,8 @@ def test_a_double_click_starts_a_note_there_and_typing_goes_into_it(api: Api, pa
     assert abs(new.x - bx) <= 1 and abs(new.y - by) <= 1
     _wait(lambda: _selection(page) == [new.id])
     assert page.locator("textarea.editor").count() == 0
+    # Another browser on the board hears of it on its event stream.
+    other.locator(f".cardfocus[data-card-id='{new.id}']").wait_for(state="attached")
 
     # N starts one where the pointer rests; Escape leaves nothing behind.
     page.mouse.move(px + 300, py)

@@ -1295,6 +1295,10 @@
       e.stopPropagation();
     });
     area.addEventListener("blur", () => closeEditor(true));
+    // The editor grows with what is typed, as the card will.
+    const fitText = () => { area.style.height = "auto"; area.style.height = Math.max(target.box.h, area.scrollHeight) + "px"; };
+    area.addEventListener("input", fitText);
+    requestAnimationFrame(fitText);
     area.focus();
     area.setSelectionRange(area.value.length, area.value.length);
   }

@@ -26,7 +26,10 @@ def note(md: str) -> dict[str, Any]:
     return {"kind": "note", "payload": {"md": md}}
 
 
-def test_a_persons_card_lands_where_they_put_it_over_others(ws: Workspace, board: str) -> None:
+def test_a_persons_card_lands_where_they_put_it_over_others(any_ws: Workspace) -> None:
+    """On every storage backend."""
+    ws, board = any_ws, "b"
+    ws.call("create", {"kind": "board", "slug": board})
     (first,) = ws.call("compose_board", {"board": board, "cards": [note("agent's")]}, AGENT)[
         "cards"
     ]
@@ -147,4 +150,7 @@ def test_another_workspaces_ids_are_unknown_by_hand_too(ws: Workspace, board: st
         e = err(ws, "update_cards", patch, ANA)
         assert (e.status, e.code) == (404, "unknown_card")
     finally:
+        # The other workspace draws faces in the background: done (or dropped)
+        # before the test's store closes under it.
+        away.drawing.shutdown()
         away.jobs.shutdown()
