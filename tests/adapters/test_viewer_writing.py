@@ -189,6 +189,12 @@ def test_editing_in_place_saves_on_enter_with_the_version_and_escape_cancels(
     page.keyboard.press("Enter")
     _wait(lambda: _card(api, mine).payload["md"] == "Second draft")
     assert _card(api, mine).version == 2
+    # And the inspector's button.
+    page.locator("#inspector [data-role='edit']").click()
+    editor.wait_for()
+    assert editor.input_value() == "Second draft"
+    page.keyboard.press("Escape")
+    assert _card(api, mine).version == 2
 
 
 def test_a_stale_edit_snaps_to_the_servers_text_without_an_error(api: Api, pages: Pages) -> None:
@@ -361,6 +367,7 @@ def test_a_view_link_creates_edits_wires_and_undoes_nothing(api: Api, pages: Pag
     page.keyboard.down("Shift")
     page.mouse.click(*_centre(page, api, ids["b"]))
     page.keyboard.up("Shift")
+    assert page.locator("#inspector [data-role='connect']").count() == 0
     page.keyboard.press("w")
     page.keyboard.press("Control+z")
     time.sleep(0.6)
@@ -410,9 +417,8 @@ def test_editor_new_note_and_wire_look(
     page.keyboard.press("Enter")
     page.locator("textarea.editor").wait_for()
     page.keyboard.type(" and Monday")
-    page.screenshot(
-        path=str(ARTIFACTS / f"viewer-write-{name}-edit.png"), mask=[page.locator("#status")]
-    )
+    edit = ARTIFACTS / f"viewer-write-{name}-edit.png"
+    page.screenshot(path=str(edit), mask=[page.locator("#status")])
     page.keyboard.press("Escape")
     page.keyboard.press("Escape")  # and nothing picked: the dock closes
     # A new note being typed.
@@ -420,9 +426,8 @@ def test_editor_new_note_and_wire_look(
     page.mouse.dblclick(px, py)
     page.locator("textarea.editor").wait_for()
     page.keyboard.type("A new idea")
-    page.screenshot(
-        path=str(ARTIFACTS / f"viewer-write-{name}-note.png"), mask=[page.locator("#status")]
-    )
+    note = ARTIFACTS / f"viewer-write-{name}-note.png"
+    page.screenshot(path=str(note), mask=[page.locator("#status")])
     page.keyboard.press("Escape")
     # A wire being drawn, on the whole board in view.
     page.keyboard.press("Escape")
@@ -440,3 +445,5 @@ def test_editor_new_note_and_wire_look(
         assert mini["x"] + mini["width"] <= board["x"] + board["width"]
         assert mini["y"] + mini["height"] <= board["y"] + board["height"]
     compare(Image.open(path).convert("RGB"), f"viewer-write-{name}")
+    compare(Image.open(edit).convert("RGB"), f"viewer-write-{name}-edit")
+    compare(Image.open(note).convert("RGB"), f"viewer-write-{name}-note")

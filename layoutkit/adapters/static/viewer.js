@@ -1277,8 +1277,14 @@
   const EDITABLE = new Set(["text", "note"]);
   let editing = null;
   function canCreate() { return may.compose_board !== false && canEdit(); }
+  // Below this scale typed text is too small to read: the view zooms to the card first.
+  const EDIT_SCALE = 0.75;
   function openEditor(target) {
     closeEditor(false);
+    if (view.s < EDIT_SCALE) {
+      const z = size(), b = target.box;
+      centerOn(b.x + b.w / 2, b.y + b.h / 2, Math.max(EDIT_SCALE, Math.min(1, 0.9 * z.w / b.w)));
+    }
     const area = document.createElement("textarea");
     area.className = "editor" + (target.kind === "note" ? " note" : "");
     area.setAttribute("aria-label", target.id != null ? "Edit " + cardName(target.id) : "New " + target.kind + ": type, then Enter");
@@ -1559,6 +1565,23 @@
         panel.append(ul);
       }
       if (!canEdit()) line("This link lets you look, not change.");
+    }
+    if (selection.size === 1) {
+      const id = [...selection][0], c = outline.get(id), d = details.get(id);
+      // Text the caller may change opens in place (as a double-click or Enter does).
+      if (c && EDITABLE.has(c.kind) && d && d.mayEdit) {
+        const edit = button("Edit text", () => editCard(id).catch(failed));
+        edit.dataset.role = "edit";
+        edit.title = "Edit in place (double-click the card, or Enter)";
+        row.append(edit);
+      }
+    }
+    if (selection.size === 2 && canCreate()) {
+      const [a, b] = [...selection];
+      const wire = button("Connect", () => connect(a, b).catch(failed));
+      wire.dataset.role = "connect";
+      wire.title = "Draw a wire from the first card picked to the second (W)";
+      row.append(wire);
     }
     const del = button(selection.size > 1 ? "Delete " + selection.size + " cards" : "Delete", () => removeSelected());
     del.className = "danger";
