@@ -258,9 +258,11 @@ def test_dragging_the_dot_or_pressing_w_draws_a_wire(api: Api, pages: Pages) -> 
     page.keyboard.press("w")
     _wait(lambda: len(_edges(api)) == 2)
     assert (_edges(api)[1].from_card, _edges(api)[1].to_card) == (b, a)
-    # A card moved: the piece drawn again reaches the far end of its wire.
+    # A card moved: the piece drawn again reaches the far end of its wire. (On a page
+    # opened afresh, so no redraw the new wires pushed can land over the pieces.)
+    page.reload()
+    page.wait_for_selector("body[data-ready='1']", timeout=20_000)
     drawn = int(page.evaluate("document.body.dataset.patches || '0'"))
-    page.keyboard.press("Escape")
     page.mouse.click(*_centre(page, api, a))
     page.keyboard.press("Shift+ArrowDown")
     _wait(lambda: _card(api, a).version == 2)

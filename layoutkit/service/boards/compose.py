@@ -120,9 +120,9 @@ COMPOSE_SCHEMA: dict[str, Any] = {
         "flow": {"enum": ["document"]},
         "at": {
             "type": "object",
-            "description": "people only: the board point (x, y) where the batch's top-left "
-            "lands, as a person put it by hand; it may overlap other cards. Not with "
-            "anchor, anchorCardId, section, createSection, journey, pass, flow or card anchors",
+            # People only: the road answers agents 403 people_only, so few words.
+            "description": "people only: the board point of the batch's top-left, put by "
+            "hand (may overlap); not with other placement params",
             "required": ["x", "y"],
             "properties": {
                 k: {"type": "number", "minimum": -1e7, "maximum": 1e7} for k in ("x", "y")
