@@ -216,6 +216,32 @@ def test_a_stale_edit_snaps_to_the_servers_text_without_an_error(api: Api, pages
     assert page.locator("dialog[open]").count() == 0
 
 
+def test_two_browsers_edit_one_card_the_later_write_snaps_quietly(api: Api, pages: Pages) -> None:
+    _board(api.ws)
+    token = _person(api)
+    mine = _mine(api, "Agenda")
+    first, second = pages.new(), pages.new()
+    _open(first, api, token)
+    _open(second, api, token)
+    for page in (first, second):
+        _edit(page, api, mine)
+    first.keyboard.press("Control+A")
+    first.keyboard.type("Agenda: budget")
+    first.keyboard.press("Enter")
+    _wait(lambda: _card(api, mine).version == 2)
+    # The second editor opened on version 1: its save changes nothing and its
+    # view takes the first one's text, with no error shown.
+    second.keyboard.press("Control+A")
+    second.keyboard.type("Agenda: hiring")
+    second.keyboard.press("Enter")
+    _wait(lambda: second.evaluate("document.body.dataset.snapped") == str(mine))
+    record = _card(api, mine)
+    assert (record.payload["md"], record.version) == ("Agenda: budget", 2)
+    assert second.locator("#toast.error:not([hidden])").count() == 0
+    assert second.locator("dialog[open]").count() == 0
+    second.locator("#inspector").get_by_text("v2").wait_for()
+
+
 def test_only_the_author_edits_a_cards_text(api: Api, pages: Pages) -> None:
     ids = _board(api.ws)
     page = pages.new()

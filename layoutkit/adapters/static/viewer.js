@@ -1119,6 +1119,7 @@
     take([err.body.card]);
     document.body.dataset.snapped = String(err.body.card.id);
     status("Card " + err.body.card.id + " was changed by someone else; showing it as it is now.");
+    loadDetails([...selection]).then(inspect).catch(failed);
     return true;
   }
   function take(cards) {
