@@ -154,3 +154,24 @@ def test_another_workspaces_ids_are_unknown_by_hand_too(ws: Workspace, board: st
         # before the test's store closes under it.
         away.drawing.shutdown()
         away.jobs.shutdown()
+
+
+def test_an_agents_next_batch_goes_around_a_card_put_by_hand(ws: Workspace, board: str) -> None:
+    ws.call("compose_board", {"board": board, "cards": [note("a"), note("b")]}, AGENT)
+    spot = {"x": 700, "y": 0}
+    (mine,) = ws.call("compose_board", {"board": board, "cards": [note("mine")], "at": spot}, ANA)[
+        "cards"
+    ]
+    later = ws.call(
+        "compose_board", {"board": board, "cards": [note(f"n{i}") for i in range(6)]}, AGENT
+    )["cards"]
+    for c in later:
+        apart = (
+            c["x"] >= mine["x"] + mine["w"]
+            or c["x"] + c["w"] <= mine["x"]
+            or c["y"] >= mine["y"] + mine["h"]
+            or c["y"] + c["h"] <= mine["y"]
+        )
+        assert apart, (c, mine)
+    stored = {c["id"]: c for c in board_cards(ws, board)}
+    assert (stored[mine["id"]]["x"], stored[mine["id"]]["y"]) == (700, 0)
