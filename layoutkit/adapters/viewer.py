@@ -147,6 +147,11 @@ _PAGE = r"""<!doctype html>
   .ghost { position: absolute; box-sizing: border-box; pointer-events: none; background: rgba(235,241,252,.85); border: calc(2px * var(--inv)) dashed #3b6fd8; border-radius: 6px; padding: 8px 10px; font-size: 13px; color: #1d4ea8; overflow: hidden; overflow-wrap: anywhere; }
   .guide { position: absolute; pointer-events: none; background: #e5397f; }
   .marquee { position: absolute; box-sizing: border-box; pointer-events: none; border: calc(1px * var(--inv)) solid #3b6fd8; background: rgba(59,111,216,.08); }
+  .editor { position: absolute; box-sizing: border-box; margin: 0; padding: 12px 14px; font: 15px/1.4 system-ui, sans-serif; color: #1f2430; background: #fff; border: calc(2px * var(--inv)) solid #3b6fd8; border-radius: 6px; box-shadow: 0 4px 16px rgba(31,36,48,.18); resize: none; outline: none; z-index: 3; }
+  .editor.note { background: #fff6bf; }
+  .wiredot { position: absolute; box-sizing: border-box; width: calc(14px * var(--inv)); height: calc(14px * var(--inv)); transform: translate(-50%, -50%); margin-left: calc(12px * var(--inv)); background: #3b6fd8; border: calc(2px * var(--inv)) solid #fff; border-radius: 50%; box-shadow: 0 0 0 calc(1px * var(--inv)) #3b6fd8; cursor: crosshair; touch-action: none; }
+  .wireline { position: absolute; height: calc(2px * var(--inv)); background: #3b6fd8; transform-origin: 0 50%; pointer-events: none; }
+  .wiretarget { position: absolute; box-sizing: border-box; pointer-events: none; outline: calc(3px * var(--inv)) solid #3b6fd8; outline-offset: calc(3px * var(--inv)); border-radius: 6px; background: rgba(59,111,216,.06); }
   .cardfocus { position: absolute; box-sizing: border-box; pointer-events: none; border-radius: 8px; outline: none; }
   .cardfocus:focus-visible { outline: calc(3px * var(--inv)) solid #3b6fd8; outline-offset: calc(3px * var(--inv)); }
   #board.moving { cursor: move; }

@@ -75,6 +75,9 @@ class Batch:
     #: A free batch starts below everything on the board instead of joining its last
     #: row: a chapter closes a board (the brief's Plan chapter), whatever its flow.
     at_end: bool = False
+    #: Where a person put the batch by hand (board coordinates of its top-left): it
+    #: lands there as it is, overlapping what it may, and pushes nothing away.
+    at: tuple[float, float] | None = None
 
 
 @attrs.frozen(slots=True)
@@ -540,6 +543,8 @@ class _Placer:
     # --------------------------------------------------------------- spots
     def free_spot(self, w: float, h: float) -> tuple[float, float]:
         """Top-left of a w x h block in free space at the top level."""
+        if self.batch.at is not None:
+            return self.batch.at
         ext = self.board.extent()
         if ext is None:
             return (0.0, 0.0)
@@ -650,6 +655,9 @@ class _Placer:
         for i, (px, py) in zip(idxs, pos, strict=True):
             self.placed_as[i] = word
             self.materialize(i, x + px, y + py, None)
+        if self.batch.at is not None:
+            # Set by hand: the cards stay where the person put them, over others if so.
+            return
         frames.settle(self.board, [self.keys[i] for i in idxs], pinned=[self.keys[i] for i in idxs])
 
     def place_into(

@@ -173,6 +173,8 @@
   // view.x, view.y: the board point at the top left of the board area; view.s: its scale.
   const view = {x: 0, y: 0, s: 1};
   let outline = new Map(), extent = null, rev = 0, qstamp = null, astamp = null, look = null;
+  // The wires as [from, to] card ids: a wire is drawn again where a card it joins moved.
+  let wires = [];
   let title = SLUG;
   function size() { return {w: Math.max(boardEl.clientWidth, 1), h: Math.max(boardEl.clientHeight, 1)}; }
   function visible() { const z = size(); return {x: view.x, y: view.y, w: z.w / view.s, h: z.h / view.s}; }
@@ -266,8 +268,10 @@
     return {k, ox: m + (W - 2 * m - extent.w * k) / 2 - extent.x * k, oy: m + (H - 2 * m - extent.h * k) / 2 - extent.y * k};
   }
   function drawMinimap() {
-    // Nothing to find when the whole board is in view.
-    minimap.hidden = !extent || covers(visible(), extent);
+    // Nothing to find when the whole board is in view; on a small board area (a
+    // phone, or under a dock) it would cover the cards themselves: Fit and a pinch do.
+    const z = size();
+    minimap.hidden = !extent || covers(visible(), extent) || z.w < minimap.width * 2 || z.h < minimap.height * 3.2;
     if (minimap.hidden) return;
     const f = miniFrame(), g = minimap.getContext("2d");
     g.clearRect(0, 0, minimap.width, minimap.height);
@@ -309,6 +313,7 @@
     outline = new Map();
     for (const r of out.cards) outline.set(r[ci], {id: r[ci], kind: r[ck], x: r[cx], y: r[cy], w: r[cw], h: r[ch], parent: r[cp]});
     extent = out.extent;
+    if (out.wires) wires = out.wires;
     rev = out.rev; qstamp = out.questions; astamp = out.annotations; look = out.look;
     if (out.may) may = out.may;
     if (out.title) title = out.title;
@@ -373,6 +378,7 @@
   // over the faces already there.
   async function patch(rects) {
     if (!drawn) return;
+    rects = withWires(rects);
     const inside = rects.map((r) => clip(grow(r, 12), drawn)).filter(Boolean);
     if (inside.length > 6) return faces(true);
     for (const r of merge(inside)) {
@@ -387,6 +393,18 @@
     }
     // Many pieces stacked: one drawing of the whole region again is cheaper to keep.
     if (facesEl.children.length > 24) await faces(true);
+  }
+  // A changed card's wires run to other cards: the piece redrawn reaches their ends.
+  function withWires(rects) {
+    const out = [...rects];
+    for (const r of rects) {
+      if (r.id == null) continue;
+      for (const [a, b] of wires) {
+        const other = a === r.id ? outline.get(b) : b === r.id ? outline.get(a) : null;
+        if (other) out.push(grow(bounds([r, other]), 40));
+      }
+    }
+    return out;
   }
   function grow(r, d) { return {x: r.x - d, y: r.y - d, w: r.w + 2 * d, h: r.h + 2 * d}; }
   function clip(r, to) {
@@ -887,6 +905,7 @@
     const panel = $("inspector");
     if (selection.size && panel.dataset.closed !== "1" && panel.hidden) {
       panel.hidden = false;
+      dockOpened = performance.now();
       // The dock took room from the board: the card just picked stays in view.
       if (ids.length === 1) keepInView(ids[0]);
       paint(); facesSoon();
@@ -927,6 +946,9 @@
         overlay.append(h);
       }
     }
+    // While cards move or resize the dot would mark where they were: it waits.
+    if (boxes) for (const el of overlay.querySelectorAll(".wiredot")) el.remove();
+    else drawWireDot();
     document.body.dataset.selection = [...selection].join(",");
   }
 
@@ -992,7 +1014,7 @@
     }
     document.body.dataset.guides = String((gx ? 1 : 0) + (gy ? 1 : 0));
   }
-  function clearGhosts() { for (const el of overlay.querySelectorAll(".ghost, .guide, .marquee")) el.remove(); }
+  function clearGhosts() { for (const el of overlay.querySelectorAll(".ghost, .guide, .marquee, .wireline, .wiretarget")) el.remove(); }
   function bounds(cards) {
     const x0 = Math.min(...cards.map((c) => c.x)), y0 = Math.min(...cards.map((c) => c.y));
     return {x: x0, y: y0, w: Math.max(...cards.map((c) => c.x + c.w)) - x0, h: Math.max(...cards.map((c) => c.y + c.h)) - y0};
@@ -1053,9 +1075,17 @@
 
   // The write: update_cards with the versions the page saw. A card someone else
   // wrote meanwhile comes back as it is now (409 stale_card) and the view takes it.
-  async function writeBoxes(patches) {
+  async function writeBoxes(patches, record = true) {
     const before = patches.map((p) => ({...outline.get(p.id)}));
+    // Undo puts back only what the patch changed: a move never sizes the card.
+    const back = patches.map((p, i) => {
+      const b = {id: p.id};
+      for (const k of ["x", "y", "w", "h"]) if (k in p) b[k] = before[i][k];
+      return b;
+    });
+    const forth = patches.map((p) => { const f = {...p}; delete f.version; return f; });
     const dirty = [...before];
+    let ok = false;
     for (const p of patches) {
       const d = details.get(p.id);
       if (d) p.version = d.version;
@@ -1068,21 +1098,29 @@
     try {
       const out = await op("update_cards", {board: SLUG, patch: patches});
       take(out.cards);
-      document.body.dataset.wrote = String(Number(document.body.dataset.wrote || 0) + 1);
+      wrote();
+      if (record) remember({op: "boxes", boxes: back}, {op: "boxes", boxes: forth});
+      ok = true;
     } catch (err) {
       for (const b of before) outline.set(b.id, b);
-      if (err instanceof ApiError && err.status === 409 && err.body.code === "stale_card") {
-        // Someone else's write won: show the card where the server has it, quietly.
-        take([err.body.card]);
-        document.body.dataset.snapped = String(err.body.card.id);
-        status("Card " + err.body.card.id + " was moved by someone else; showing where it is now.");
-      } else {
-        toast(readable(err), true);
-      }
+      if (!staleSnap(err)) toast(readable(err), true);
       extent = extentOf(); mini = null; paint(); drawSelection();
     }
     await patch(dirty);
     inspect();
+    return ok;
+  }
+  function wrote() { document.body.dataset.wrote = String(Number(document.body.dataset.wrote || 0) + 1); }
+  // Someone else's write won (409 stale_card): show the card as the server has it,
+  // quietly, and read its content again when asked for.
+  function staleSnap(err) {
+    if (!(err instanceof ApiError && err.status === 409 && err.body.code === "stale_card")) return false;
+    details.delete(err.body.card.id);
+    take([err.body.card]);
+    document.body.dataset.snapped = String(err.body.card.id);
+    status("Card " + err.body.card.id + " was changed by someone else; showing it as it is now.");
+    loadDetails([...selection]).then(inspect).catch(failed);
+    return true;
   }
   function take(cards) {
     const dirty = [];
@@ -1163,16 +1201,18 @@
     if (!ids.length || !canEdit()) return;
     await removeCards(ids, {});
   }
-  async function removeCards(ids, extra) {
+  async function removeCards(ids, extra, record = true) {
     const kept = ids.map((id) => ({box: outline.get(id), detail: details.get(id)}));
     let out;
     try {
       out = await op("update_cards", {board: SLUG, remove: ids, ...extra});
     } catch (err) {
-      if (err instanceof ApiError && err.status === 409 && err.body.code === "needs_confirm") return askToRemove(ids, err.body);
+      if (err instanceof ApiError && err.status === 409 && err.body.code === "needs_confirm") { askToRemove(ids, err.body, record); return false; }
       toast(readable(err), true);
-      return;
+      return false;
     }
+    wrote();
+    if (record) remember({op: "restore", ids: out.removed}, {op: "remove", ids: out.removed});
     selection.clear();
     for (const k of kept) if (k.box) trashed.set(k.box.id, k);
     const dirty = [];
@@ -1181,9 +1221,10 @@
     toast(out.removed.length === 1 ? "Card moved to the trash (kept 30 days)." : out.removed.length + " cards moved to the trash (kept 30 days).");
     inspect();
     await patch(dirty);
+    return true;
   }
   // The confirm handshake of update_cards in a dialog: what would go, why, and a reason.
-  function askToRemove(ids, body) {
+  function askToRemove(ids, body, record) {
     const dialog = $("confirm-remove");
     // The server's message speaks to agents (tokens, repeat the ids): a person reads this.
     const authors = [...new Set((body.preview || []).map((c) => c.author))];
@@ -1203,6 +1244,7 @@
     $("confirm-remove-error").textContent = "";
     dialog.dataset.token = body.token;
     dialog.dataset.ids = ids.join(",");
+    dialog.dataset.record = record === false ? "" : "1";
     dialog.showModal();
     $("confirm-remove-reason").focus();
   }
@@ -1212,19 +1254,247 @@
     if (reason.length < 20) { $("confirm-remove-error").textContent = "Say why in at least 20 characters: the board's history keeps it."; return; }
     const ids = dialog.dataset.ids.split(",").map(Number);
     dialog.close();
-    await removeCards(ids, {confirm: dialog.dataset.token, reason});
+    await removeCards(ids, {confirm: dialog.dataset.token, reason}, dialog.dataset.record === "1");
   });
-  async function restoreTrashed() {
-    const ids = [...trashed.keys()];
+  function restoreTrashed() { return restoreCards([...trashed.keys()], true); }
+  async function restoreCards(ids, record) {
     let out;
     try { out = await op("update_cards", {board: SLUG, restore: ids}); }
-    catch (err) { toast(readable(err), true); return; }
+    catch (err) { toast(readable(err), true); return false; }
+    wrote();
+    if (record) remember({op: "remove", ids}, {op: "restore", ids});
     trashed.clear();
     take(out.restored);
     for (const c of out.restored) { selection.add(c.id); reselect.add(c.id); }
     toast(out.restored.length === 1 ? "Card restored." : out.restored.length + " cards restored.");
     drawSelection();
     loadDetails([...selection]).then(inspect).catch(failed);
+    return true;
+  }
+
+  // ------------------------------------------------------------------ writing on the board
+  // A text or note card is written in place: a textarea over the card (or where a new
+  // one goes). Enter or leaving it saves, Shift+Enter breaks the line, Escape cancels.
+  const EDITABLE = new Set(["text", "note"]);
+  let editing = null;
+  function canCreate() { return may.compose_board !== false && canEdit(); }
+  // Below this scale typed text is too small to read: the view zooms to the card first.
+  const EDIT_SCALE = 0.75;
+  function openEditor(target) {
+    closeEditor(false);
+    if (view.s < EDIT_SCALE) {
+      const z = size(), b = target.box;
+      centerOn(b.x + b.w / 2, b.y + b.h / 2, Math.max(EDIT_SCALE, Math.min(1, 0.9 * z.w / b.w)));
+    }
+    const area = document.createElement("textarea");
+    area.className = "editor" + (target.kind === "note" ? " note" : "");
+    area.setAttribute("aria-label", target.id != null ? "Edit " + cardName(target.id) : "New " + target.kind + ": type, then Enter");
+    area.value = target.md || "";
+    area.spellcheck = true;
+    place(area, target.box);
+    area.style.minHeight = target.box.h + "px";
+    overlay.append(area);
+    editing = {...target, area};
+    document.body.dataset.editing = target.id != null ? String(target.id) : "new";
+    area.addEventListener("keydown", (e) => {
+      if (e.key === "Escape") { e.preventDefault(); closeEditor(false); boardEl.focus(); }
+      else if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); closeEditor(true); boardEl.focus(); }
+      e.stopPropagation();
+    });
+    area.addEventListener("blur", () => closeEditor(true));
+    // The editor grows with what is typed, as the card will.
+    const fitText = () => { area.style.height = "auto"; area.style.height = Math.max(target.box.h, area.scrollHeight) + "px"; };
+    area.addEventListener("input", fitText);
+    requestAnimationFrame(fitText);
+    area.focus();
+    area.setSelectionRange(area.value.length, area.value.length);
+  }
+  function closeEditor(save) {
+    const e = editing;
+    if (!e) return;
+    editing = null;
+    e.area.remove();
+    delete document.body.dataset.editing;
+    const md = e.area.value.replace(/\s+$/, "");
+    if (!save) return;
+    if (e.id == null) { if (md.trim()) createCard(e.kind, md, e.box).catch(failed); }
+    else if (md !== e.md && md.trim()) writeText(e.id, md, e.version, true).catch(failed);
+  }
+  // A double-click on an empty spot (or N) starts a note there; on a text or note card
+  // it opens the card's markdown.
+  async function editCard(id) {
+    const c = outline.get(id);
+    if (!c || !EDITABLE.has(c.kind) || !canEdit()) return false;
+    details.delete(id);
+    await loadDetails([id]);
+    const d = details.get(id);
+    if (!d || d.mayEdit === false) { if (d) toast("Only its author can change this card's text; you may move, resize or remove it.", true); return false; }
+    openEditor({id, kind: c.kind, md: d.payload.md || "", version: d.version, box: c});
+    return true;
+  }
+  function startNote(p) {
+    if (!canCreate()) return;
+    openEditor({kind: "note", md: "", box: {x: Math.round(p.x), y: Math.round(p.y), w: 240, h: 96}});
+  }
+  async function createCard(kind, md, box, record = true) {
+    let out;
+    try { out = await op("compose_board", {board: SLUG, cards: [{kind, payload: {md}}], at: {x: Math.round(box.x), y: Math.round(box.y)}}); }
+    catch (err) { toast(readable(err), true); return null; }
+    wrote();
+    const ids = out.cards.map((c) => c.id);
+    take(out.cards.map((c) => ({...c, version: 1})));
+    if (record) remember({op: "remove", ids}, {op: "restore", ids});
+    select(ids);
+    return ids;
+  }
+  // A payload write names the version the edit started from: a card someone else
+  // changed meanwhile snaps to the server's answer (stale_card), without a dialog.
+  async function writeText(id, md, version, record) {
+    const d = details.get(id), before = d && d.payload ? d.payload.md : null;
+    const patch_ = {id, payload: {md}};
+    if (version != null) patch_.version = version;
+    let out;
+    try { out = await op("update_cards", {board: SLUG, patch: [patch_]}); }
+    catch (err) { if (!staleSnap(err)) toast(readable(err), true); inspect(); return false; }
+    wrote();
+    if (d) details.set(id, {...d, payload: {...d.payload, md}});
+    take(out.cards);
+    if (record && before != null) remember({op: "md", id, md: before}, {op: "md", id, md});
+    inspect();
+    return true;
+  }
+  // Plain text pasted on the board becomes a text card where the pointer is.
+  document.addEventListener("paste", (e) => {
+    if (e.target.closest && e.target.closest("input, textarea, [contenteditable], dialog")) return;
+    const text = (e.clipboardData && e.clipboardData.getData("text/plain") || "").trim();
+    if (!text || !canCreate()) return;
+    e.preventDefault();
+    const p = pointerAt();
+    createCard("text", text.slice(0, 20000), {x: p.x, y: p.y}).catch(failed);
+  });
+  let lastPointer = null;
+  function pointerAt() {
+    if (lastPointer) return lastPointer;
+    const v = visible();
+    return {x: v.x + v.w / 2 - 120, y: v.y + v.h / 2 - 48};
+  }
+  boardEl.addEventListener("pointermove", (e) => { lastPointer = toBoard(e); });
+  boardEl.addEventListener("pointerleave", () => { lastPointer = null; });
+  // Where the first press of a double-click landed: picking a card may move the view
+  // (the dock opens and keeps it in sight), so the second press can fall elsewhere.
+  let presses = [];
+  boardEl.addEventListener("pointerdown", (e) => {
+    if (e.pointerType === "touch" || e.button !== 0) return;
+    const p = toBoard(e);
+    presses = [...presses.slice(-1), {p, hit: cardAt(p), t: e.timeStamp, cx: e.clientX, cy: e.clientY}];
+  }, true);
+  // The dock may open under the pointer between the two presses of a double-click:
+  // the second press is then the board's still, and no click lands in the dock.
+  let dockOpened = -1e9;
+  $("dock").addEventListener("click", (e) => {
+    const last = presses[presses.length - 1];
+    const again = last && Math.hypot(e.clientX - last.cx, e.clientY - last.cy) < 6;
+    if (again && performance.now() - dockOpened < 500) { e.preventDefault(); e.stopPropagation(); }
+  }, true);
+  document.addEventListener("dblclick", (e) => {
+    const onBoard = boardEl.contains(e.target);
+    if (onBoard && (e.target.closest(INTERACTIVE) || e.target.closest(".editor"))) return;
+    const last = presses[presses.length - 1];
+    const same = last && e.timeStamp - last.t < 1000 && Math.hypot(e.clientX - last.cx, e.clientY - last.cy) < 6;
+    if (!onBoard && !same) return;
+    const first = same ? (presses.length === 2 && e.timeStamp - presses[0].t < 1000 ? presses[0] : last) : null;
+    const p = first ? first.p : toBoard(e), hit = first ? first.hit : cardAt(p);
+    if (hit && EDITABLE.has(hit.kind)) { editCard(hit.id).catch(failed); return; }
+    if (!hit || FRAMES.has(hit.kind)) startNote(p);
+  });
+
+  // ------------------------------------------------------------------ wires
+  // A selected card shows a dot on its right edge: dragging it to another card draws
+  // a wire (compose_board with the wire alone). W wires two selected cards.
+  function drawWireDot() {
+    for (const el of overlay.querySelectorAll(".wiredot")) el.remove();
+    if (selection.size !== 1 || !canCreate()) return;
+    const c = outline.get([...selection][0]);
+    if (!c || FRAMES.has(c.kind)) return;
+    const dot = document.createElement("div");
+    dot.className = "wiredot";
+    dot.title = "Drag to another card to connect (or select two cards and press W)";
+    dot.style.left = (c.x + c.w) + "px"; dot.style.top = (c.y + c.h / 2) + "px";
+    overlay.append(dot);
+  }
+  function wireStep(g, p) {
+    const from = outline.get(g.hit.id);
+    const x0 = from.x + from.w, y0 = from.y + from.h / 2;
+    let el = overlay.querySelector(".wireline");
+    if (!el) { el = document.createElement("div"); el.className = "wireline"; overlay.append(el); }
+    const len = Math.hypot(p.x - x0, p.y - y0), angle = Math.atan2(p.y - y0, p.x - x0);
+    Object.assign(el.style, {left: x0 + "px", top: y0 + "px", width: len + "px", transform: "rotate(" + angle + "rad)"});
+    const to = cardAt(p);
+    for (const t of overlay.querySelectorAll(".wiretarget")) t.remove();
+    if (to && to.id !== g.hit.id && !FRAMES.has(to.kind)) {
+      const t = document.createElement("div"); t.className = "wiretarget"; place(t, to); overlay.append(t);
+    }
+  }
+  async function connect(from, to) {
+    if (from === to || !canCreate()) return;
+    try { await op("compose_board", {board: SLUG, edges: [{from, to}]}); }
+    catch (err) { toast(readable(err), true); return; }
+    wrote();
+    wires.push([from, to]);
+    toast("Connected.");
+    document.body.dataset.wired = String(Number(document.body.dataset.wired || 0) + 1);
+    if (drawn) await faces(true);
+  }
+
+  // ------------------------------------------------------------------ undo and redo
+  // The person's own last actions on this board, kept in this browser across a
+  // reload. Each step is a server write like any other (versions named), so an
+  // agent sees an undo as the change it is.
+  const UNDO_KEY = "layoutkit.undo." + SLUG, UNDO_MAX = 100;
+  function history() {
+    try { const h = JSON.parse(localStorage.getItem(UNDO_KEY) || "null"); if (h && Array.isArray(h.undo) && Array.isArray(h.redo)) return h; }
+    catch (e) { /* a damaged entry starts a fresh history */ }
+    return {undo: [], redo: []};
+  }
+  function keepHistory(h) {
+    h.undo = h.undo.slice(-UNDO_MAX); h.redo = h.redo.slice(-UNDO_MAX);
+    try { localStorage.setItem(UNDO_KEY, JSON.stringify(h)); } catch (e) { /* storage full or off: undo lasts this page */ }
+    document.body.dataset.undo = h.undo.length + "," + h.redo.length;
+  }
+  function remember(undo, redo) { const h = history(); h.undo.push({undo, redo}); h.redo = []; keepHistory(h); }
+  async function versionsOf(ids) { for (const id of ids) details.delete(id); await loadDetails(ids); }
+  async function runStep(step) {
+    if (step.op === "remove") return removeCards(step.ids.filter((id) => outline.has(id)), {}, false);
+    if (step.op === "restore") return restoreCards(step.ids, false);
+    if (step.op === "boxes") {
+      const live = step.boxes.filter((b) => outline.has(b.id));
+      if (!live.length) return false;
+      await versionsOf(live.map((b) => b.id));
+      return writeBoxes(live.map((b) => ({...b})), false);
+    }
+    if (step.op === "md") {
+      if (!outline.has(step.id)) return false;
+      await versionsOf([step.id]);
+      const d = details.get(step.id);
+      return writeText(step.id, step.md, d ? d.version : null, false);
+    }
+    return false;
+  }
+  let undoing = false;
+  async function undoRedo(back) {
+    if (undoing || !canEdit()) return;
+    const h = history(), from = back ? h.undo : h.redo, to = back ? h.redo : h.undo;
+    const entry = from.pop();
+    if (!entry) { toast(back ? "Nothing to undo." : "Nothing to redo."); return; }
+    undoing = true;
+    try {
+      const done = await runStep(back ? entry.undo : entry.redo);
+      // A step that cannot run any more (the card changed or went) is dropped.
+      if (done) to.push(entry);
+      else status(back ? "That change could not be undone: the card changed or is gone." : "That change could not be redone.");
+      keepHistory(h);
+      document.body.dataset.undone = String(Number(document.body.dataset.undone || 0) + 1);
+    } finally { undoing = false; }
   }
 
   // ------------------------------------------------------------------ the inspector
@@ -1297,6 +1567,23 @@
       }
       if (!canEdit()) line("This link lets you look, not change.");
     }
+    if (selection.size === 1) {
+      const id = [...selection][0], c = outline.get(id), d = details.get(id);
+      // Text the caller may change opens in place (as a double-click or Enter does).
+      if (c && EDITABLE.has(c.kind) && d && d.mayEdit) {
+        const edit = button("Edit text", () => editCard(id).catch(failed));
+        edit.dataset.role = "edit";
+        edit.title = "Edit in place (double-click the card, or Enter)";
+        row.append(edit);
+      }
+    }
+    if (selection.size === 2 && canCreate()) {
+      const [a, b] = [...selection];
+      const wire = button("Connect", () => connect(a, b).catch(failed));
+      wire.dataset.role = "connect";
+      wire.title = "Draw a wire from the first card picked to the second (W)";
+      row.append(wire);
+    }
     const del = button(selection.size > 1 ? "Delete " + selection.size + " cards" : "Delete", () => removeSelected());
     del.className = "danger";
     del.dataset.role = "delete";
@@ -1341,7 +1628,12 @@
     document.body.dataset.rev = String(rev);
     document.body.dataset.total = String(outline.size);
     if (dirty.length) { extent = extentOf(); mini = null; paint(); }
-    if (ch.edges) await faces(true);
+    if (ch.edges) {
+      // The wires changed: which cards they join is read again with the outline.
+      const fresh = await op("board_outline", {board: SLUG}).catch(() => null);
+      if (fresh && fresh.wires) wires = fresh.wires;
+      await faces(true);
+    }
     else if (dirty.length) await patch(dirty);
     if (ticked.size) await liveCards(ticked);
     else if (dirty.length) await liveCards();
@@ -1405,9 +1697,10 @@
       document.body.classList.add("pointing");
       const sel = window.getSelection && window.getSelection();
       if (sel && sel.rangeCount) sel.removeAllRanges();
-      const p = toBoard(e), hit = cardAt(p);
-      let mode = "pan";
+      const p = toBoard(e);
+      let hit = cardAt(p), mode = "pan";
       if (e.target.closest(".handle")) mode = "resize";
+      else if (e.target.closest(".wiredot")) { mode = "wire"; hit = outline.get([...selection][0]); }
       else if (e.button !== 0) mode = "pan";
       else if (e.shiftKey && !hit) mode = "marquee";
       // A finger pans: moving by touch waits for its own gesture (a long press).
@@ -1444,6 +1737,7 @@
       if (drag.mode === "move") moveStep(drag, dx / view.s, dy / view.s, !e.altKey);
       else if (drag.mode === "resize") resizeStep(drag, dx / view.s, dy / view.s, !e.altKey);
       else if (drag.mode === "marquee") marqueeStep(drag, toBoard(e));
+      else if (drag.mode === "wire") wireStep(drag, toBoard(e));
       else setView(drag.vx - dx / view.s, drag.vy - dy / view.s, view.s);
     }
   });
@@ -1454,13 +1748,18 @@
     if (!pointers.size) { drag = null; boardEl.classList.remove("panning", "moving"); document.body.classList.remove("pointing"); }
     if (!d || d.id !== e.pointerId || e.type === "pointercancel") { if (d && d.mode !== "pan") clearGhosts(); return; }
     if (!d.moved) {
-      if (d.mode === "resize") return;
+      if (d.mode === "resize" || d.mode === "wire") return;
       if (d.hit) select([d.hit.id], d.shift);
       else if (!d.shift) clearSelection();
       return;
     }
     if (d.mode === "move" || d.mode === "resize") finish(d);
     else if (d.mode === "marquee") marqueeEnd(d);
+    else if (d.mode === "wire") {
+      clearGhosts();
+      const to = cardAt(toBoard(e));
+      if (to && to.id !== d.hit.id && !FRAMES.has(to.kind)) connect(d.hit.id, to.id).catch(failed);
+    }
   }
   boardEl.addEventListener("pointerup", release);
   boardEl.addEventListener("pointercancel", release);
@@ -1492,8 +1791,19 @@
   }
   document.addEventListener("keydown", (e) => {
     if (e.target.closest && e.target.closest("input, textarea, select, [contenteditable], dialog")) return;
+    // Ctrl/Cmd+Z undoes the person's last action here, Shift+Ctrl/Cmd+Z (or Ctrl+Y) redoes it.
+    if ((e.ctrlKey || e.metaKey) && !e.altKey && /^[zy]$/i.test(e.key)) {
+      e.preventDefault();
+      undoRedo(e.key.toLowerCase() === "z" && !e.shiftKey).catch(failed);
+      return;
+    }
     if (selectionKey(e)) { e.preventDefault(); return; }
     if (e.altKey || e.ctrlKey || e.metaKey) return;
+    // N starts a note where the pointer is (or mid-view); Enter edits the selected
+    // text or note; W wires the two selected cards, first to second.
+    if (e.key === "n" || e.key === "N") { e.preventDefault(); startNote(pointerAt()); return; }
+    if (e.key === "Enter" && selection.size === 1) { e.preventDefault(); editCard([...selection][0]).catch(failed); return; }
+    if ((e.key === "w" || e.key === "W") && selection.size === 2) { e.preventDefault(); const [a, b] = [...selection]; connect(a, b).catch(failed); return; }
     const v = visible(), step = e.shiftKey ? 0.5 : 0.125;
     const keys = {
       ArrowLeft: () => setView(view.x - v.w * step, view.y, view.s),
@@ -1541,12 +1851,14 @@
     const findingsRead = op("get", {kind: "annotations", board: SLUG}).catch((err) => err);
     try {
       // update_cards: moving, resizing, deleting and restoring cards by hand.
-      out = await op("board_outline", {board: SLUG, ops: [...new Set([...Object.values(ACTIONS).map((a) => a.op), "update_cards"])]});
+      // compose_board: creating cards and wires by hand.
+      out = await op("board_outline", {board: SLUG, ops: [...new Set([...Object.values(ACTIONS).map((a) => a.op), "update_cards", "compose_board"])]});
     } catch (err) {
       if (err instanceof ApiError) return noAccess(err);
       throw err;
     }
     readOutline(out);
+    keepHistory(history());
     if (title !== SLUG) { $("title").textContent = title; document.title = title + " · layoutkit"; }
     const asked_ = await questionsRead;
     if (asked_ instanceof Error) failed(asked_);

@@ -19,6 +19,7 @@ from typing import Any
 from layoutkit.errors import ServiceError
 from layoutkit.formatting import an
 from layoutkit.principal import Principal
+from layoutkit.service.boards.ownership import may_patch
 from layoutkit.service.road.generic import kind_handler
 from layoutkit.service.road.reach import card_board
 from layoutkit.service.road.registry import REGISTRY
@@ -119,8 +120,8 @@ def _may(principal: Principal, names: list[str], call: Call) -> dict[str, bool]:
     "Every live card of a board as a box without its content: rows of id, kind, x, y, w, h "
     "and parent (columns names them), the extent around the top-level cards, the board's "
     "change counter rev (give it to board_changes as since), the questions stamp, the "
-    "annotations stamp and the look stamp (theme and title). region "
-    "keeps only the cards reaching into that window. ops lists operation names to learn "
+    "annotations stamp and the look stamp (theme and title), and without region the "
+    "wires as [from, to] card id pairs. region keeps only the cards reaching into that window. ops lists operation names to learn "
     "which of them the caller may call (may). What a viewer's overview, minimap and deep "
     "links read.",
     {
@@ -161,6 +162,9 @@ def board_outline(call: Call) -> dict[str, Any]:
         "columns": list(OUTLINE_COLUMNS),
         "cards": rows,
     }
+    if within is None:
+        # Which cards wires join: a viewer redraws a wire where a card it joins moved.
+        out["wires"] = [[e.from_card, e.to_card] for e in tx.edges(board.id)]
     if "ops" in p:
         out["may"] = _may(call.principal, p["ops"], call)
     return out
@@ -238,10 +242,20 @@ def get_cards(call: Call) -> dict[str, Any]:
         for c in call.tx.cards_by_id(wanted)
         if c.board_id == call.board.id and not c.deleted
     }
+    registry = call.workspace.registry
+    writer = "update_cards" in registry.names() and admits(
+        registry.get("update_cards"), call.principal
+    )
     return {
-        # Who made each card and whether a person sized it: what an inspector shows.
+        # Who made each card, whether a person sized it and whether the caller may
+        # change its content: what an inspector shows and an editor offers.
         "cards": [
-            {**card_view(found[i]), "author": found[i].author, "sizedBy": found[i].sized_by}
+            {
+                **card_view(found[i]),
+                "author": found[i].author,
+                "sizedBy": found[i].sized_by,
+                "mayEdit": writer and may_patch(call.principal, found[i], {"payload": {}}),
+            }
             for i in wanted
             if i in found
         ],

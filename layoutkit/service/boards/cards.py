@@ -26,6 +26,7 @@ from layoutkit.service.boards.content_prep import (
     store_spilled,
     truncated_warning,
 )
+from layoutkit.service.boards.ownership import may_patch
 from layoutkit.service.boards.ref_targets import card_title, refresh_ref_targets, stamp_ref_targets
 from layoutkit.service.road.registry import REGISTRY
 from layoutkit.service.road.workspace import Call
@@ -41,26 +42,6 @@ REASON_LENGTH = (20, 1000)
 CONFIRM_TTL = 600
 
 _ID_LIST = {"type": "array", "items": ID, "maxItems": 10000}
-
-
-_GEOMETRY = frozenset({"id", "x", "y", "w", "h", "version"})
-
-
-def _may_patch(principal: Principal, card: CardRecord, patch: dict[str, Any]) -> bool:
-    """Agents and services patch their own AI-layer cards; people their own cards;
-    anyone may patch section frames; the owner may patch everything.
-
-    A person may move and resize any card by hand (no payload): the card is
-    where they drag it, and an agent composing around it places its next batch
-    around it.
-    """
-    if principal.kind == "owner" or card.kind == "section":
-        return True
-    if principal.layer == "human" and set(patch) <= _GEOMETRY:
-        return True
-    if card.author != principal.label:
-        return False
-    return card.layer == "ai" or principal.layer == "human"
 
 
 def _cards_on_one_board(
@@ -182,7 +163,7 @@ def _check_ownership(
     """403 ``not_your_card`` for a patch of a card the caller may not patch, or a
     restore of another author's card by anyone but the owner."""
     for patch in patches:
-        if not _may_patch(call.principal, records[patch["id"]], patch):
+        if not may_patch(call.principal, records[patch["id"]], patch):
             raise ServiceError(
                 403,
                 "not_your_card",

@@ -118,6 +118,17 @@ COMPOSE_SCHEMA: dict[str, Any] = {
             "description": "target block aspect w/h; 0 or omitted means 1.6; clamped to [1, 3.2]",
         },
         "flow": {"enum": ["document"]},
+        "at": {
+            "type": "object",
+            # People only: the road answers agents 403 people_only, so few words.
+            "description": "people only: the board point of the batch's top-left, put by "
+            "hand (may overlap); not with other placement params",
+            "required": ["x", "y"],
+            "properties": {
+                k: {"type": "number", "minimum": -1e7, "maximum": 1e7} for k in ("x", "y")
+            },
+            "additionalProperties": False,
+        },
         "anchor": _ANCHOR,
         "anchorCardId": ID,
         "section": {"type": "string", "minLength": 1, "maxLength": 200},
@@ -208,6 +219,8 @@ def _prepare(call: Call) -> _Batch:
             400, "empty_batch", "send at least one card, edge or question", field="cards"
         )
 
+    if "at" in params:
+        _check_at(params, cards, extend_section)
     prepared = [prepare_card(card, i) for i, card in enumerate(cards)]
     links.stamp_new(call.workspace, prepared)
     staged = [normalize_question(q, f"questions[{i}]") for i, q in enumerate(questions)]
@@ -222,6 +235,7 @@ def _prepare(call: Call) -> _Batch:
                 "createSection",
                 "journey",
                 "pass",
+                "at",
             )
             if k in params
         },
@@ -243,6 +257,28 @@ def _prepare(call: Call) -> _Batch:
     return _Batch(batch, prepared, cards, edges, questions, staged, extend_section)
 
 
+#: Placement intents a batch put by hand (``at``) leaves out: the person chose the spot.
+_NOT_WITH_AT = ("anchor", "anchorCardId", "section", "createSection", "journey", "pass", "flow")
+
+
+def _check_at(params: dict[str, Any], cards: list[dict[str, Any]], section: str | None) -> None:
+    """400 ``exclusive_params`` naming the first placement intent sent beside ``at``."""
+    sent = next((k for k in _NOT_WITH_AT if k in params), None)
+    field = sent
+    if field is None and section is not None:
+        field = "template"
+    if field is None:
+        field = next((f"cards[{i}].anchor" for i, c in enumerate(cards) if "anchor" in c), None)
+    if field is not None:
+        raise ServiceError(
+            400,
+            "exclusive_params",
+            f"at puts the batch where a person chose; {field} asks the server to place it: "
+            "send one or the other",
+            field=field,
+        )
+
+
 @REGISTRY.operation(
     "compose_board",
     "Add cards, wires and staged questions to a board in one all-or-nothing batch. Send "
@@ -257,6 +293,7 @@ def _prepare(call: Call) -> _Batch:
     shown=_shown_schema(),
     fetches=True,
     output=outputs.COMPOSE_BOARD,
+    people_params=("at",),
 )
 def compose_board(call: Call) -> dict[str, Any]:
     b: _Batch = call.prepared

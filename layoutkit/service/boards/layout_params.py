@@ -12,7 +12,7 @@ from layoutkit.layout import Anchor, Batch, BatchCard
 def batch_from_params(params: Mapping[str, Any]) -> Batch:
     """Build a :class:`~layoutkit.layout.Batch` from compose_board parameters (``cards``,
     ``layout``, ``aspect``, ``flow``, ``anchor``, ``anchorCardId``, ``section``,
-    ``createSection``, ``journey``, ``pass``, ``layer``).
+    ``createSection``, ``journey``, ``pass``, ``at``, ``layer``).
 
     Raises :class:`ServiceError` 400 ``exclusive_params`` for anchor with anchorCardId.
     Values are passed on unchecked: the engine refuses what it cannot place.
@@ -46,6 +46,7 @@ def batch_from_params(params: Mapping[str, Any]) -> Batch:
         journey=params.get("journey"),
         pass_=params.get("pass"),
         layer=params.get("layer", "ai"),
+        at=(float(params["at"]["x"]), float(params["at"]["y"])) if params.get("at") else None,
     )
 
 

@@ -71,6 +71,8 @@ class Row:
     board: bool
     #: Takes task ids, which may name another workspace the caller belongs to.
     task_ids: bool
+    #: Params only people may send (an agent or service sending one hears 403 ``people_only``).
+    people_params: tuple[str, ...] = ()
 
     def admits(self, caller: Caller) -> bool:
         return caller in self.callers
@@ -112,6 +114,7 @@ def _row(name: str, op: Operation) -> Row:
         role=op.role,
         board=op.board is not None,
         task_ids=bool(op.task_ids),
+        people_params=tuple(sorted(op.people_params)),
     )
 
 
@@ -168,6 +171,7 @@ def render(table: Iterable[Row]) -> str:
         "| operation | writes | role | " + " | ".join(CALLERS) + " | board | other workspace |",
         "|---|---|---|" + "---|" * len(CALLERS) + "---|---|",
     ]
+    table = list(table)
     for row in table:
         cells = [
             "401" if c in UNAUTHENTICATED else "yes" if row.admits(c) else "-" for c in CALLERS
@@ -177,6 +181,21 @@ def render(table: Iterable[Row]) -> str:
             + " | ".join(cells)
             + f" | {'yes' if row.board else '-'} | {row.other_workspace} |"
         )
+    kept = [row for row in table if row.people_params]
+    if kept:
+        out += [
+            "",
+            "## Params for people only",
+            "",
+            "A row that admits agents and services may still keep a param for people",
+            "(owner, admin, member): an agent or service that sends it hears 403",
+            "`people_only`, with the param in `field`.",
+            "",
+        ]
+        out += [
+            f"- `{row.operation}`: " + ", ".join(f"`{p}`" for p in row.people_params)
+            for row in kept
+        ]
     return "\n".join(out) + "\n"
 
 

@@ -257,6 +257,10 @@ class Operation:
     #: The JSON Schema of a result as the MCP adapter sends it as structured content
     #: (pictures' bytes split off, see :func:`split_image`); None: no declared shape.
     output: dict[str, Any] | None = attrs.field(default=None, eq=False, repr=False)
+    #: Params only people (the human layer) may send: the road answers an agent or
+    #: service that sends one 403 ``people_only`` (compose_board's ``at``, a card put
+    #: where a person's pointer is).
+    people_params: frozenset[str] = frozenset()
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -360,6 +364,7 @@ def declare(
     fetches: bool = False,
     changes: bool = False,
     output: dict[str, Any] | None = None,
+    people_params: tuple[str, ...] = (),
 ) -> Operation:
     """Build an :class:`Operation`; a writing one takes ``requestKey`` unless told not to.
 
@@ -412,6 +417,7 @@ def declare(
         fetches=fetches,
         changes=changes,
         output=output,
+        people_params=frozenset(people_params),
     )
 
 

@@ -397,6 +397,7 @@ class Workspace:
             operation = _select_kind(operation, kinded)
         _admit(op, operation, who)
         checked = operation.check_params(raw)
+        _people_only(op, operation, who, checked)
         self._calls += 1
         try:
             call = self._place(operation, Call(self, who, checked))
@@ -630,6 +631,22 @@ def _admit(name: str, op: Operation, who: Principal) -> None:
             role=who.workspace_role,
             required=op.role,
         )
+
+
+def _people_only(name: str, op: Operation, who: Principal, params: dict[str, Any]) -> None:
+    """Refuse an agent or service that sends a param the operation keeps for people."""
+    if who.layer == "human":
+        return
+    for param in sorted(op.people_params):
+        if param in params:
+            raise ServiceError(
+                403,
+                "people_only",
+                f"{name}'s {param} is for people working by hand; {an(who.kind)} places "
+                "cards by intent (layout, anchor, section) instead",
+                operation=name,
+                field=param,
+            )
 
 
 def _board(op: Operation, tx: Tx, call: Call) -> BoardRecord | None:
