@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from layoutkit.travel._kinds import CANVAS_TABLE, EXCALIDRAW_TABLE
+from layoutkit.travel._kinds import CANVAS_TABLE, EXCALIDRAW_TABLE, blob_of
 from layoutkit.travel._model import (
     OWN_KEY,
     Drawn,
@@ -47,6 +47,7 @@ __all__ = [
     "Exported",
     "FileOut",
     "TravelError",
+    "blob_of",
     "read",
     "read_canvas",
     "read_excalidraw",

@@ -36,7 +36,14 @@ EXCALIDRAW_TABLE: tuple[tuple[str, str], ...] = (
 
 #: Note colours and the canvas presets ("1" red ... "6" purple) nearest them.
 _NOTE_TO_CANVAS = {"pink": "1", "yellow": "3", "green": "4", "blue": "5", "purple": "6"}
-_CANVAS_TO_NOTE = {"1": "pink", "2": "yellow", "3": "yellow", "4": "green", "5": "blue", "6": "purple"}
+_CANVAS_TO_NOTE = {
+    "1": "pink",
+    "2": "yellow",
+    "3": "yellow",
+    "4": "green",
+    "5": "blue",
+    "6": "purple",
+}
 _TONE_TO_CANVAS = {"bad": "1", "warn": "2", "good": "4", "info": "5"}
 #: Excalidraw's own palette (its light fills) for the same colours.
 _NOTE_TO_FILL = {
@@ -258,4 +265,3 @@ def unique_id(item: Mapping[str, Any], path: str, seen: dict[str, str]) -> str:
         )
     seen[ident] = path
     return str(ident)
-

@@ -94,7 +94,9 @@ def to_canvas(
             toEnd="arrow",
         )
         # Ends an import kept (both arrows, or none) win over the plain arrow.
-        edge.update({key: v for key, v in kept.get(f"edge:{e['id']}", {}).items() if key in ENDS_KEYS})
+        edge.update(
+            {key: v for key, v in kept.get(f"edge:{e['id']}", {}).items() if key in ENDS_KEYS}
+        )
         if e.get("label"):
             edge["label"] = e["label"]
         own = {key: e[key] for key in ("rel", "fromRegion", "toRegion") if e.get(key) is not None}
@@ -218,9 +220,7 @@ def _text_card(
     return "text", {"md": text}
 
 
-def _read_edge(
-    edge: dict[str, Any], path: str, refs: set[str], seen: dict[str, str]
-) -> DrawnWire:
+def _read_edge(edge: dict[str, Any], path: str, refs: set[str], seen: dict[str, str]) -> DrawnWire:
     k.unique_id(edge, path, seen)
     ends = []
     for key in ("fromNode", "toNode"):
@@ -229,7 +229,12 @@ def _read_edge(
             where = f"{path}.{key}"
             raise TravelError("unknown_node", f"{where}: no node has id {ref!r}", field=where)
         ends.append(ref)
-    for key, allowed in (("fromSide", SIDES), ("toSide", SIDES), ("fromEnd", ENDS), ("toEnd", ENDS)):
+    for key, allowed in (
+        ("fromSide", SIDES),
+        ("toSide", SIDES),
+        ("fromEnd", ENDS),
+        ("toEnd", ENDS),
+    ):
         value = edge.get(key)
         if value is not None and value not in allowed:
             where = f"{path}.{key}"
@@ -249,5 +254,7 @@ def _read_edge(
     elif edge.get("fromEnd") == "arrow" or edge.get("toEnd") == "none":
         foreign.update({key: edge[key] for key in ("fromEnd", "toEnd") if key in edge})
     rel = own.get("rel") if isinstance(own.get("rel"), str) else None
-    regions = {key: own[key] for key in ("fromRegion", "toRegion") if isinstance(own.get(key), dict)}
+    regions = {
+        key: own[key] for key in ("fromRegion", "toRegion") if isinstance(own.get(key), dict)
+    }
     return DrawnWire(ends[0], ends[1], path, label or None, rel, regions, foreign)

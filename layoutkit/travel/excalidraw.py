@@ -244,7 +244,13 @@ def _arrow(
     text = str(e["label"])
     width = max(8.0, 0.6 * FONT_SIZE * max(len(line) for line in text.split("\n")))
     height = 1.25 * FONT_SIZE * (text.count("\n") + 1)
-    label = _text(label_id, ident, (mx - width / 2 - PAD, my - height / 2 - PAD, width + 2 * PAD, height + 2 * PAD), text, {})
+    label = _text(
+        label_id,
+        ident,
+        (mx - width / 2 - PAD, my - height / 2 - PAD, width + 2 * PAD, height + 2 * PAD),
+        text,
+        {},
+    )
     label.update(textAlign="center", verticalAlign="middle")
     return arrow, label
 
@@ -309,14 +315,40 @@ def read_excalidraw(doc: Any) -> Drawn:
     return Drawn(tuple(nested), tuple(wires), tuple(skipped))
 
 
+def _defaults(kind: str) -> dict[str, Any]:
+    """The style an export writes for an element of ``kind`` (what need not be kept)."""
+    out = _base("", kind, (0, 0, 0, 0))
+    if kind == "arrow":
+        out.update(strokeWidth=2, roundness={"type": 2})
+    elif kind == "rectangle":
+        out["roundness"] = {"type": 3}
+    return out
+
+
+_TEXT_DEFAULTS = {
+    "fontSize": FONT_SIZE,
+    "fontFamily": 2,
+    "textAlign": "left",
+    "verticalAlign": "top",
+    "strokeColor": "#1e1e1e",
+}
+
+
 def _kept(el: Mapping[str, Any]) -> dict[str, Any]:
-    out = {key: el[key] for key in KEPT_STYLE if key in el}
+    plain = _defaults(str(el.get("type")))
+    out = {key: el[key] for key in KEPT_STYLE if key in el and el[key] != plain.get(key)}
+    if k.note_color_of_fill(out.get("backgroundColor")) is not None:
+        out.pop("backgroundColor")  # a note's own colour, written again from its payload
     custom = el.get("customData")
     if isinstance(custom, dict):
         rest = {key: v for key, v in custom.items() if key != OWN_KEY}
         if rest:
             out["customData"] = rest
     return out
+
+
+def _kept_text(el: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: el[key] for key in KEPT_TEXT if key in el and el[key] != _TEXT_DEFAULTS[key]}
 
 
 def _read_element(
@@ -340,10 +372,10 @@ def _read_element(
     text = None
     if kind_of == "text":
         text = k.string_at(el, "text", path)
-        foreign["text"] = {key: el[key] for key in KEPT_TEXT if key in el}
+        foreign["text"] = _kept_text(el)
     elif bound is not None:
         text = k.string_at(bound[1], "text", f"elements[{bound[0]}]")
-        foreign["text"] = {key: bound[1][key] for key in KEPT_TEXT if key in bound[1]}
+        foreign["text"] = _kept_text(bound[1])
     if not foreign.get("text"):
         foreign.pop("text", None)
     blob = None
@@ -364,7 +396,9 @@ def _read_element(
         restored = own is not None and own[0] in k.BLOB_KINDS
     else:
         kind, payload, restored = _shape_card(el, kind_of, text, own)
-    return DrawnCard(el["id"], kind, payload, box, path, foreign=foreign, blob=blob, restored=restored)
+    return DrawnCard(
+        el["id"], kind, payload, box, path, foreign=foreign, blob=blob, restored=restored
+    )
 
 
 def _shape_card(
@@ -439,5 +473,7 @@ def _read_arrow(
     own = custom.get(OWN_KEY) if isinstance(custom, dict) else None
     own = own if isinstance(own, dict) else {}
     rel = own.get("rel") if isinstance(own.get("rel"), str) else None
-    regions = {key: own[key] for key in ("fromRegion", "toRegion") if isinstance(own.get(key), dict)}
+    regions = {
+        key: own[key] for key in ("fromRegion", "toRegion") if isinstance(own.get(key), dict)
+    }
     return DrawnWire(ends[0], ends[1], path, label, rel, regions, foreign)
