@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+import io
 import json
+import zipfile
 from typing import Any
 
 import attrs
@@ -20,7 +22,7 @@ from layoutkit.service.boards.compose import MAX_BODY, MAX_CARDS
 from layoutkit.service.boards.content_prep import Outcome, Prepared, attempt, prepare_card
 from layoutkit.service.boards.placing import store_batch
 from layoutkit.service.pictures.pictures import IMAGE_BYTES
-from layoutkit.service.road.errors import to_service_error
+from layoutkit.service.road.errors import parse_request_json, to_service_error
 from layoutkit.service.road.registry import REGISTRY
 from layoutkit.service.road.workspace import Call
 from layoutkit.service.shared.common import ID, SLUG, card_view, edge_view
@@ -353,3 +355,46 @@ def _keep_foreign(call: Call, drawn: travel.Drawn, receipt: dict[str, Any]) -> N
     before = board.meta.get(TRAVEL_META)
     merged = {**(before if isinstance(before, dict) else {}), **kept}
     call.tx.update_board(board.id, meta={**board.meta, TRAVEL_META: merged})
+
+
+def export_zip(result: dict[str, Any]) -> bytes:
+    """An ``export_board`` answer as one zip: the file under its name, and the blobs its
+    nodes name at their paths beside it (what an HTTP download of a canvas with files is)."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as bundle:
+        text = json.dumps(result["document"], indent=2, ensure_ascii=False)
+        bundle.writestr(result["name"], text)
+        for f in result.get("files", ()):
+            bundle.writestr(f["path"], base64.b64decode(f["data"]))
+    return out.getvalue()
+
+
+def read_bundle(data: bytes) -> tuple[Any, dict[str, str]]:
+    """A file to import as ``(document, files)``: a zip's one .canvas or .excalidraw entry
+    with every other entry as base64 ``files``, else the bytes as JSON.
+
+    Raises 400 ``invalid_file`` for a zip without exactly one such entry, and what
+    :func:`~layoutkit.service.road.errors.parse_request_json` raises for text that is no JSON.
+    """
+    if not zipfile.is_zipfile(io.BytesIO(data)):
+        return parse_request_json(data), {}
+    with zipfile.ZipFile(io.BytesIO(data)) as bundle:
+        names = [n for n in bundle.namelist() if not n.endswith("/")]
+        docs = [n for n in names if n.endswith((".canvas", ".excalidraw", ".json"))]
+        if len(docs) != 1:
+            raise ServiceError(
+                400,
+                "invalid_file",
+                f"a zip to import holds one .canvas or .excalidraw file; this one holds {len(docs)}",
+                field="file",
+            )
+        total = sum(bundle.getinfo(n).file_size for n in names)
+        if total > MAX_BODY:
+            raise ServiceError(
+                413, "payload_too_large", f"imports are at most {MAX_BODY} bytes", field="file"
+            )
+        doc = parse_request_json(bundle.read(docs[0]))
+        files = {
+            n: base64.b64encode(bundle.read(n)).decode("ascii") for n in names if n != docs[0]
+        }
+    return doc, files
