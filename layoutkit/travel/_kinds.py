@@ -8,7 +8,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from layoutkit.layout.model import FRAME_KINDS, MAX_FRAME_DEPTH
-from layoutkit.search_text import card_parts, card_title
+from layoutkit.render import card_text_lines
+from layoutkit.search_text import card_title
 from layoutkit.travel._model import Box, DrawnCard, TravelError
 
 #: Kinds whose markdown is the node's text, as it is.
@@ -64,15 +65,20 @@ def is_http(url: Any) -> bool:
     return isinstance(url, str) and bool(_HTTP.match(url))
 
 
-def readable_text(kind: str, payload: Mapping[str, Any]) -> str:
-    """The text a node shows for a card: its markdown, else what a person reads on it."""
+def readable_text(kind: str, payload: Mapping[str, Any], size: tuple[float, float]) -> str:
+    """The text a node shows for a card: its markdown, its URL, else the lines its face
+    draws at ``size`` (a wrapped run of text joined back into one line per run)."""
     md = payload.get("md")
     if kind in MARKDOWN_KINDS and isinstance(md, str):
         return md
     if kind == "link" and isinstance(payload.get("url"), str):
         return str(payload["url"])
-    parts = [p.strip() for p in card_parts(payload) if p.strip()]
-    return "\n\n".join(parts) if parts else card_title(kind, payload)
+    card = {"kind": kind, "payload": payload, "x": 0, "y": 0, "w": size[0], "h": size[1]}
+    runs: dict[int, list[str]] = {}
+    for line in card_text_lines(card):
+        runs.setdefault(line.run, []).append(line.text)
+    text = "\n".join(" ".join(lines) for _, lines in sorted(runs.items())).strip()
+    return text or card_title(kind, payload)
 
 
 def frame_label(payload: Mapping[str, Any]) -> str | None:
@@ -144,6 +150,21 @@ def side_point(box: Box, side: str) -> tuple[float, float]:
         "left": (x, y + h / 2),
         "right": (x + w, y + h / 2),
     }[side]
+
+
+def own_value(kind: str, payload: Mapping[str, Any], shown: str | None) -> dict[str, Any]:
+    """What a node carries of its card: kind and payload, and the text it was written with
+    (an import that finds that text unchanged restores the card; an edit makes a text card)."""
+    out: dict[str, Any] = {"kind": kind, "payload": payload}
+    if shown is not None and kind not in MARKDOWN_KINDS:
+        out["text"] = shown
+    return out
+
+
+def own_text(value: Any) -> str | None:
+    """The text a node was written with (see :func:`own_value`), if it says."""
+    text = value.get("text") if isinstance(value, dict) else None
+    return text if isinstance(text, str) else None
 
 
 def own_card(value: Any, path: str) -> tuple[str, dict[str, Any]] | None:

@@ -69,13 +69,13 @@ def to_canvas(
         elif kind in ("media", "figure") and k.is_http(payload.get("src")):
             node.update(type="link", url=payload["src"])
         else:
-            node.update(type="text", text=k.readable_text(kind, payload))
+            node.update(type="text", text=k.readable_text(kind, payload, (card["w"], card["h"])))
         x, y, w, h = _box(card)
         node.update(x=round(x), y=round(y), width=max(1, round(w)), height=max(1, round(h)))
         color = k.canvas_color(kind, payload)
         if color is not None:
             node["color"] = color
-        node[OWN_KEY] = {"kind": kind, "payload": payload}
+        node[OWN_KEY] = k.own_value(kind, payload, node.get("text"))
         nodes.append(node)
     boxes = {c["id"]: _box(c) for c in cards}
     out_edges = []
@@ -163,56 +163,67 @@ def _read_node(node: dict[str, Any], path: str, seen: dict[str, str]) -> DrawnCa
         raise TravelError("invalid_file", f"{where}: expected a string", field=where)
     own = k.own_card(node.get(OWN_KEY), f"{path}.{OWN_KEY}")
     foreign = {key: v for key, v in node.items() if key not in _NODE_OWN and key != OWN_KEY}
-    file = None
-    restored = False
-    if kind_of == "text":
-        text = k.string_at(node, "text", path)
-        kind, payload = _text_card(text, color, own)
-        restored = own is not None and kind == own[0]
-    elif kind_of == "link":
-        url = k.string_at(node, "url", path)
-        if own is not None and own[0] in ("link", "media", "figure"):
-            kind, payload = own
-            payload["url" if kind == "link" else "src"] = url
-            restored = True
-        elif k.is_http(url):
-            kind, payload = "link", {"url": url}
-        else:  # an address the link card cannot fetch stays readable as text
-            kind, payload = "text", {"md": url}
-    elif kind_of == "file":
-        file = k.string_at(node, "file", path)
-        if own is not None and own[0] in k.BLOB_KINDS:
-            kind, payload = own
-            restored = True
-        else:
-            kind, payload = "file", {"name": file.rsplit("/", 1)[-1] or file}
-    else:
-        label = k.string_at(node, "label", path, required=False)
-        if own is not None and own[0] in FRAME_KINDS:
-            kind, payload = own
-            restored = True
-            if label is not None:
-                payload["title"] = label
-            else:
-                payload.pop("title", None)
-        elif label:
-            # Membership comes from the canvas's geometry: the frame keeps it as drawn.
-            kind, payload = "section", {"title": label, "layout": None}
-        else:
-            kind, payload = "cluster", {"layout": None}
+    kind, payload, restored = _NODE_READERS[kind_of](node, path, own)
     if restored:
         foreign.pop("color", None)  # the card's own colour is what an export writes
+    file = k.string_at(node, "file", path) if kind_of == "file" else None
     return DrawnCard(ref, kind, payload, box, path, foreign=foreign, file=file, restored=restored)
 
 
+Own = tuple[str, dict[str, Any]] | None
+Read = tuple[str, dict[str, Any], bool]
+
+
+def _text_node(node: dict[str, Any], path: str, own: Own) -> Read:
+    shown = k.own_text(node.get(OWN_KEY))
+    kind, payload = _text_card(k.string_at(node, "text", path), node.get("color"), own, shown)
+    return kind, payload, own is not None and kind == own[0]
+
+
+def _link_node(node: dict[str, Any], path: str, own: Own) -> Read:
+    url = k.string_at(node, "url", path)
+    if own is not None and own[0] in ("link", "media", "figure"):
+        kind, payload = own
+        payload["url" if kind == "link" else "src"] = url
+        return kind, payload, True
+    if k.is_http(url):
+        return "link", {"url": url}, False
+    return "text", {"md": url}, False  # an address a link card cannot fetch stays readable
+
+
+def _file_node(node: dict[str, Any], path: str, own: Own) -> Read:
+    file = k.string_at(node, "file", path)
+    if own is not None and own[0] in k.BLOB_KINDS:
+        return own[0], own[1], True
+    return "file", {"name": file.rsplit("/", 1)[-1] or file}, False
+
+
+def _group_node(node: dict[str, Any], path: str, own: Own) -> Read:
+    label = k.string_at(node, "label", path, required=False)
+    if own is not None and own[0] in FRAME_KINDS:
+        kind, payload = own
+        if label is not None:
+            payload["title"] = label
+        else:
+            payload.pop("title", None)
+        return kind, payload, True
+    if label:
+        # Membership comes from the canvas's geometry: the frame keeps it as drawn.
+        return "section", {"title": label, "layout": None}, False
+    return "cluster", {"layout": None}, False
+
+
+_NODE_READERS = {"text": _text_node, "link": _link_node, "file": _file_node, "group": _group_node}
+
+
 def _text_card(
-    text: str, color: Any, own: tuple[str, dict[str, Any]] | None
+    text: str, color: Any, own: tuple[str, dict[str, Any]] | None, shown: str | None
 ) -> tuple[str, dict[str, Any]]:
     if own is not None:
         kind, payload = own
         if kind in k.MARKDOWN_KINDS:
             return kind, {**payload, "md": text}
-        if k.readable_text(kind, payload) == text:
+        if shown == text:
             return kind, payload
     note = k.note_color_of_canvas(color)
     if own is None and note is not None:

@@ -117,90 +117,117 @@ def to_excalidraw(
     scene's ``files`` as a data URL; an image whose bytes are absent becomes a
     rectangle with its text and is listed in ``missing``.
     """
-    kept = foreign or {}
-    pictures = blobs or {}
-    ids = {c["id"] for c in cards}
-    by_id = {c["id"]: c for c in cards}
-    elements: dict[str, dict[str, Any]] = {}
-    order: list[str] = []
-    frames: list[str] = []
-    files: dict[str, Any] = {}
-    missing: list[int] = []
-    bound: dict[str, list[dict[str, str]]] = {}
+    scene = _Scene(cards, foreign or {}, blobs or {})
     for card in sorted(cards, key=lambda c: (c["y"], c["x"])):
+        scene.add_card(card)
+    for e in edges:
+        if e["from"] in scene.by_id and e["to"] in scene.by_id:
+            scene.add_wire(e)
+    return Exported(scene.document(), (), tuple(scene.missing))
+
+
+class _Scene:
+    """The elements of a scene as they are written, and what binds them."""
+
+    def __init__(
+        self,
+        cards: Sequence[Mapping[str, Any]],
+        kept: Mapping[str, Mapping[str, Any]],
+        pictures: Mapping[str, bytes],
+    ) -> None:
+        self.by_id = {c["id"]: c for c in cards}
+        self.kept = kept
+        self.pictures = pictures
+        self.elements: dict[str, dict[str, Any]] = {}
+        self.order: list[str] = []
+        self.frames: list[str] = []
+        self.files: dict[str, Any] = {}
+        self.missing: list[int] = []
+        self.bound: dict[str, list[dict[str, str]]] = {}
+
+    def add_card(self, card: Mapping[str, Any]) -> None:
         kind, payload = card["kind"], card["payload"]
         ident = f"card-{card['id']}"
         box = _card_box(card)
-        own_style = dict(kept.get(f"card:{card['id']}", {}))
-        text_style = own_style.pop("text", {})
+        style = dict(self.kept.get(f"card:{card['id']}", {}))
+        text_style = style.pop("text", {})
         blob = k.blob_of(kind, payload)
+        text = None
+        image = blob is not None and blob[1].startswith("image/")
         if kind in FRAME_KINDS:
             el = _base(ident, "frame", box)
-            el.update({key: own_style[key] for key in KEPT_STYLE if key in own_style})
             el["name"] = k.frame_label(payload)
-            frames.append(ident)
-        elif blob is not None and blob[1].startswith("image/") and blob[0] in pictures:
-            key, mime, _ = blob
-            file_id = key.split(":", 1)[-1][:40]
-            el = _base(ident, "image", box)
-            el.update({key: own_style[key] for key in KEPT_STYLE if key in own_style})
-            el.update(fileId=file_id, status="saved", scale=[1, 1], crop=None)
-            data = base64.b64encode(pictures[key]).decode("ascii")
-            files[file_id] = {
-                "mimeType": mime,
-                "id": file_id,
-                "dataURL": f"data:{mime};base64,{data}",
-                "created": 1,
-            }
-            order.append(ident)
+            self.frames.append(ident)
+        elif image and blob is not None and blob[0] in self.pictures:
+            el = self._image(ident, box, blob[0], blob[1])
         else:
-            if blob is not None and blob[1].startswith("image/"):
-                missing.append(card["id"])
+            if image:
+                self.missing.append(card["id"])
             el = _base(ident, "rectangle", box)
             el.update(backgroundColor=k.fill_of(kind, payload), roundness={"type": 3})
-            el.update({key: own_style[key] for key in KEPT_STYLE if key in own_style})
             if kind == "link" and k.is_http(payload.get("url")):
                 el["link"] = payload["url"]
             text_id = f"{ident}-text"
-            elements[text_id] = _text(
-                text_id, ident, box, k.readable_text(kind, payload), text_style
-            )
-            bound.setdefault(ident, []).append({"id": text_id, "type": "text"})
-            order.append(ident)
-            order.append(text_id)
+            text = k.readable_text(kind, payload, (box[2], box[3]))
+            self.elements[text_id] = _text(text_id, ident, box, text, text_style)
+            self.bound.setdefault(ident, []).append({"id": text_id, "type": "text"})
+            self.order += [ident, text_id]
+        el.update({key: style[key] for key in KEPT_STYLE if key in style})
         el["customData"] = {
-            **(own_style.get("customData") or {}),
-            OWN_KEY: {"kind": kind, "payload": payload},
+            **(style.get("customData") or {}),
+            OWN_KEY: k.own_value(kind, payload, text),
         }
+        frame = self._frame_of(card)
+        if frame is not None and kind not in FRAME_KINDS:
+            el["frameId"] = f"card-{frame}"
+        self.elements[ident] = el
+
+    def _image(self, ident: str, box: Box, key: str, mime: str) -> dict[str, Any]:
+        file_id = key.split(":", 1)[-1][:40]
+        el = _base(ident, "image", box)
+        el.update(fileId=file_id, status="saved", scale=[1, 1], crop=None)
+        data = base64.b64encode(self.pictures[key]).decode("ascii")
+        self.files[file_id] = {
+            "mimeType": mime,
+            "id": file_id,
+            "dataURL": f"data:{mime};base64,{data}",
+            "created": 1,
+        }
+        self.order.append(ident)
+        return el
+
+    def _frame_of(self, card: Mapping[str, Any]) -> int | None:
+        """The nearest frame holding ``card`` (Excalidraw knows no other parent)."""
         parent = card.get("parent")
-        while parent is not None and parent in by_id and by_id[parent]["kind"] not in FRAME_KINDS:
-            parent = by_id[parent].get("parent")
-        if parent is not None and parent in ids and kind not in FRAME_KINDS:
-            el["frameId"] = f"card-{parent}"
-        elements[ident] = el
-    for e in edges:
-        if e["from"] not in ids or e["to"] not in ids:
-            continue
-        arrow, label = _arrow(e, by_id, kept.get(f"edge:{e['id']}", {}))
-        elements[arrow["id"]] = arrow
-        order.append(arrow["id"])
+        while parent is not None and parent in self.by_id:
+            if self.by_id[parent]["kind"] in FRAME_KINDS:
+                return int(parent)
+            parent = self.by_id[parent].get("parent")
+        return None
+
+    def add_wire(self, e: Mapping[str, Any]) -> None:
+        arrow, label = _arrow(e, self.by_id, self.kept.get(f"edge:{e['id']}", {}))
+        self.elements[arrow["id"]] = arrow
+        self.order.append(arrow["id"])
         for end in (e["from"], e["to"]):
-            bound.setdefault(f"card-{end}", []).append({"id": arrow["id"], "type": "arrow"})
+            self.bound.setdefault(f"card-{end}", []).append({"id": arrow["id"], "type": "arrow"})
         if label is not None:
-            elements[label["id"]] = label
-            order.append(label["id"])
-    for ident, refs in bound.items():
-        elements[ident]["boundElements"] = [*(elements[ident]["boundElements"] or []), *refs]
-    # Frames after what they hold: Excalidraw keeps a frame above its children.
-    scene = {
-        "type": "excalidraw",
-        "version": 2,
-        "source": SOURCE,
-        "elements": [elements[i] for i in order + frames],
-        "appState": {"viewBackgroundColor": "#ffffff", "gridSize": None},
-        "files": files,
-    }
-    return Exported(scene, (), tuple(missing))
+            self.elements[label["id"]] = label
+            self.order.append(label["id"])
+
+    def document(self) -> dict[str, Any]:
+        for ident, refs in self.bound.items():
+            el = self.elements[ident]
+            el["boundElements"] = [*(el["boundElements"] or []), *refs]
+        return {
+            "type": "excalidraw",
+            "version": 2,
+            "source": SOURCE,
+            # Frames after what they hold: Excalidraw keeps a frame above its children.
+            "elements": [self.elements[i] for i in self.order + self.frames],
+            "appState": {"viewBackgroundColor": "#ffffff", "gridSize": None},
+            "files": self.files,
+        }
 
 
 def _arrow(
@@ -275,30 +302,23 @@ def read_excalidraw(doc: Any) -> Drawn:
     files = doc.get("files") or {}
     if not isinstance(files, dict):
         raise TravelError("invalid_file", "files: expected an object", field="files")
-    elements = k.object_list(doc, "elements")
-    live: list[tuple[int, dict[str, Any]]] = []
-    seen: dict[str, str] = {}
-    for i, el in enumerate(elements):
-        path = f"elements[{i}]"
-        k.unique_id(el, path, seen)
-        k.string_at(el, "type", path)
-        if el.get("isDeleted") is True:
-            continue
-        live.append((i, el))
-    texts: dict[str, tuple[int, dict[str, Any]]] = {}
-    for i, el in live:
-        if el["type"] == "text" and isinstance(el.get("containerId"), str):
-            texts[el["containerId"]] = (i, el)
+    live, ids = _live(k.object_list(doc, "elements"))
+    # Text bound to a container (a shape's label, an arrow's) is read with its container.
+    texts = {
+        el["containerId"]: (i, el)
+        for i, el in live
+        if el["type"] == "text" and isinstance(el.get("containerId"), str)
+    }
     cards: list[DrawnCard] = []
     skipped: list[str] = []
     arrows: list[tuple[int, dict[str, Any]]] = []
     for i, el in live:
         path = f"elements[{i}]"
         kind = el["type"]
-        if kind == "text" and el.get("containerId") in seen:
-            continue  # read with its container
         if kind == "arrow":
             arrows.append((i, el))
+        elif kind == "text" and el.get("containerId") in ids:
+            pass
         elif kind in SHAPES or kind in FRAMES or kind in ("text", "image"):
             cards.append(_read_element(el, path, texts.get(el["id"]), files))
         else:
@@ -313,6 +333,19 @@ def read_excalidraw(doc: Any) -> Drawn:
             wires.append(wire)
     nested = k.nest(cards, {c.ref: c.path for c in cards})
     return Drawn(tuple(nested), tuple(wires), tuple(skipped))
+
+
+def _live(elements: list[dict[str, Any]]) -> tuple[list[tuple[int, dict[str, Any]]], set[str]]:
+    """The elements not deleted, with their index, and every element's id (checked unique)."""
+    live = []
+    seen: dict[str, str] = {}
+    for i, el in enumerate(elements):
+        path = f"elements[{i}]"
+        k.unique_id(el, path, seen)
+        k.string_at(el, "type", path)
+        if el.get("isDeleted") is not True:
+            live.append((i, el))
+    return live, set(seen)
 
 
 def _defaults(kind: str) -> dict[str, Any]:
@@ -395,26 +428,33 @@ def _read_element(
         kind, payload = own if own is not None and own[0] in k.BLOB_KINDS else ("media", {})
         restored = own is not None and own[0] in k.BLOB_KINDS
     else:
-        kind, payload, restored = _shape_card(el, kind_of, text, own)
+        shown = k.own_text(custom.get(OWN_KEY) if isinstance(custom, dict) else None)
+        kind, payload, restored = _shape_card(el, kind_of, text, own, shown)
     return DrawnCard(
         el["id"], kind, payload, box, path, foreign=foreign, blob=blob, restored=restored
     )
 
 
 def _shape_card(
-    el: Mapping[str, Any], kind_of: str, text: str | None, own: tuple[str, dict[str, Any]] | None
+    el: Mapping[str, Any],
+    kind_of: str,
+    text: str | None,
+    own: tuple[str, dict[str, Any]] | None,
+    shown: str | None,
 ) -> tuple[str, dict[str, Any], bool]:
     link = el.get("link")
     if own is not None:
         kind, payload = own
         if kind in k.MARKDOWN_KINDS and text is not None:
             return kind, {**payload, "md": text}, True
-        if text is None or k.readable_text(kind, payload) == text:
+        if text is None or shown == text:
             return kind, payload, True
     if k.is_http(link) and (text is None or text.strip() in ("", link)):
         return "link", {"url": link}, False
     if text is None or not text.strip():
         return "shape", {"shape": _SHAPE_OF.get(kind_of, "rect")}, False
+    if kind_of in ("diamond", "ellipse"):
+        return "shape", {"shape": _SHAPE_OF[kind_of], "label": text}, False
     note = k.note_color_of_fill(el.get("backgroundColor"))
     if note is not None and kind_of != "text":
         return "note", {"md": text, "color": note}, False
