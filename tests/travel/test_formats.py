@@ -21,8 +21,16 @@ PNG_KEY = "sha256:" + "ab" * 32
 
 def _card(i: int, kind: str, payload: dict[str, Any], box: tuple, parent: int | None = None):
     x, y, w, h = box
-    return {"id": i, "kind": kind, "payload": payload, "x": x, "y": y, "w": w, "h": h,
-            "parent": parent}  # fmt: skip
+    return {
+        "id": i,
+        "kind": kind,
+        "payload": payload,
+        "x": x,
+        "y": y,
+        "w": w,
+        "h": h,
+        "parent": parent,
+    }
 
 
 BOARD = [
@@ -263,7 +271,7 @@ def test_frames_nested_past_the_board_limit_are_refused_at_the_innermost() -> No
             "width": 1000 - 20 * i,
             "height": 1000 - 20 * i,
             "label": f"level {i}",
-        }  # fmt: skip
+        }
         for i in range(6)
     ]
     with pytest.raises(TravelError) as refused:

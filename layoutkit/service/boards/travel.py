@@ -18,7 +18,8 @@ from layoutkit.errors import EngineError, ServiceError
 from layoutkit.files import guess_mime
 from layoutkit.limits import check_limit
 from layoutkit.service.boards.board_model import BoardModels
-from layoutkit.service.boards.compose import MAX_BODY, MAX_CARDS
+from layoutkit.service.boards import links
+from layoutkit.service.boards.compose import MAX_BODY, MAX_CARDS, fetch_links
 from layoutkit.service.boards.content_prep import Outcome, Prepared, attempt, prepare_card
 from layoutkit.service.boards.placing import store_batch
 from layoutkit.service.pictures.pictures import IMAGE_BYTES
@@ -157,7 +158,12 @@ class _Import:
 
 
 def _prepare_import(call: Call) -> Outcome:
-    return attempt(lambda: _read_import(call.params))
+    def read() -> _Import:
+        found = _read_import(call.params)
+        links.stamp_new(call.workspace, found.prepared)
+        return found
+
+    return attempt(read)
 
 
 def _read_import(p: dict[str, Any]) -> _Import:
@@ -182,11 +188,14 @@ def _read_import(p: dict[str, Any]) -> _Import:
     blobs: dict[str, bytes] = {}
     prepared = []
     for i, card in enumerate(drawn.cards):
-        kind, payload = _with_blob(card, supplied, blobs)
+        kind, payload, stamps = _with_blob(card, supplied, blobs)
         try:
-            prepared.append(prepare_card({"kind": kind, "payload": payload}, i))
+            prep = prepare_card({"kind": kind, "payload": payload}, i)
         except ServiceError as err:
             raise _at_node(err, card) from err
+        # What the server read off the bytes (an image's natural size) is its own to write.
+        prep.payload.update(stamps)
+        prepared.append(prep)
     for wire in drawn.wires:
         if wire.label is not None and len(wire.label) > LABEL_CHARS:
             where = f"document.{wire.path}"
@@ -210,13 +219,12 @@ def _in_document(err: ServiceError) -> ServiceError:
 
 
 def _at_node(err: ServiceError, card: travel.DrawnCard) -> ServiceError:
+    """A contract refusal of one imported card, pointed at its node in the file."""
     where = f"document.{card.path}"
-    inner = str(err.body.get("path") or "").removeprefix(f"cards[{card.path}].")
+    extra = {k: v for k, v in err.body.items() if k not in ("code", "message", "index")}
+    extra.update(field=where, path=where, detail=str(err.body.get("path") or ""))
     return ServiceError(
-        err.status,
-        err.code,
-        f"{where} (a {card.kind} card): {err.message}",
-        **{**err.body, "field": where, "path": where, "detail": inner},
+        err.status, err.code, f"{where} (a {card.kind} card): {err.message}", **extra
     )
 
 
@@ -234,9 +242,10 @@ def _decode_files(files: dict[str, Any]) -> dict[str, bytes]:
 
 def _with_blob(
     card: travel.DrawnCard, supplied: dict[str, bytes], blobs: dict[str, bytes]
-) -> tuple[str, dict[str, Any]]:
-    """The card's kind and payload, with the attachment the file carried stored as a blob:
-    an image becomes a media card and anything else a file card, as an upload does."""
+) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """The card's kind and payload, with the attachment the file carried stored as a blob
+    (an image becomes a media card and anything else a file card, as an upload does),
+    and the server fields read off its bytes."""
     found: tuple[bytes, str, str] | None = None
     if card.blob is not None:
         data, mime = card.blob
@@ -245,15 +254,20 @@ def _with_blob(
         name = card.file.rsplit("/", 1)[-1]
         found = (supplied[card.file], guess_mime(name), name)
     if found is None:
-        return card.kind, card.payload
+        return card.kind, card.payload, {}
     data, mime, name = found
     key = blob_key(data)
     blobs[key] = data
-    if card.restored:
-        return card.kind, {**card.payload, "ref": key}
     decoded = Decoded(str(name), data, mime)
     made = card_for(decoded, key, inspect_files([decoded], "document")[0])
-    return made["kind"], made["payload"]
+    stamps = {k: v for k, v in made["payload"].items() if k in _READ_OFF_BYTES}
+    if card.restored:
+        return card.kind, {**card.payload, "ref": key}, stamps
+    return made["kind"], {k: v for k, v in made["payload"].items() if k not in stamps}, stamps
+
+
+#: Payload fields the server reads off a file's bytes (server-owned in the contract).
+_READ_OFF_BYTES = ("natW", "natH")
 
 
 @REGISTRY.operation(
@@ -285,6 +299,7 @@ def _with_blob(
     board="board",
     writes=True,
     prepare=_prepare_import,
+    fetches=True,
 )
 def import_board(call: Call) -> dict[str, Any]:
     read: _Import = call.prepared.get()
@@ -334,6 +349,7 @@ def import_board(call: Call) -> dict[str, Any]:
     except EngineError as err:
         raise to_service_error(err) from err
     _keep_foreign(call, drawn, receipt)
+    fetch_links(call, receipt)
     receipt["format"] = read.fmt
     receipt["skipped"] = list(drawn.skipped)
     return receipt
@@ -394,7 +410,5 @@ def read_bundle(data: bytes) -> tuple[Any, dict[str, str]]:
                 413, "payload_too_large", f"imports are at most {MAX_BODY} bytes", field="file"
             )
         doc = parse_request_json(bundle.read(docs[0]))
-        files = {
-            n: base64.b64encode(bundle.read(n)).decode("ascii") for n in names if n != docs[0]
-        }
+        files = {n: base64.b64encode(bundle.read(n)).decode("ascii") for n in names if n != docs[0]}
     return doc, files
