@@ -17,8 +17,8 @@ from layoutkit import layout, travel
 from layoutkit.errors import EngineError, ServiceError
 from layoutkit.files import guess_mime
 from layoutkit.limits import check_limit
-from layoutkit.service.boards.board_model import BoardModels
 from layoutkit.service.boards import links
+from layoutkit.service.boards.board_model import BoardModels
 from layoutkit.service.boards.compose import MAX_BODY, MAX_CARDS, fetch_links
 from layoutkit.service.boards.content_prep import Outcome, Prepared, attempt, prepare_card
 from layoutkit.service.boards.placing import store_batch
