@@ -706,7 +706,7 @@ def export_command(
     result = _run(db, "export_board", params, as_json)
     written = [target]
     if target.suffix.lower() == ".zip":
-        from layoutkit.service.boards.travel import export_zip
+        from layoutkit.service.pictures.travel import export_zip
 
         target.write_bytes(export_zip(result))
     else:
@@ -751,7 +751,7 @@ def import_command(
     as_json: bool,
 ) -> None:
     """Import FILE (a .canvas, an .excalidraw scene, or a zip of a canvas and its files)."""
-    from layoutkit.service.boards.travel import read_bundle
+    from layoutkit.service.pictures.travel import read_bundle
 
     source = Path(file)
     try:

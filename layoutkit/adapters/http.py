@@ -51,8 +51,8 @@ from layoutkit.adapters.viewer import (
 )
 from layoutkit.examples import seed_example
 from layoutkit.principal import Principal
-from layoutkit.service.boards import travel
 from layoutkit.service.delivery.work import LONG_POLLS
+from layoutkit.service.pictures import travel
 from layoutkit.service.road import offload
 from layoutkit.service.road.errors import parse_request_json
 from layoutkit.service.uploads import uploads

@@ -185,7 +185,7 @@ class _Scene:
     def _image(self, ident: str, box: Box, key: str, mime: str) -> dict[str, Any]:
         file_id = key.split(":", 1)[-1][:40]
         el = _base(ident, "image", box)
-        el.update(fileId=file_id, status="saved", scale=[1, 1], crop=None)
+        el.update({"fileId": file_id, "status": "saved", "scale": [1, 1], "crop": None})
         data = base64.b64encode(self.pictures[key]).decode("ascii")
         self.files[file_id] = {
             "mimeType": mime,

@@ -307,3 +307,9 @@ def test_a_malformed_scene_is_refused_with_the_path_of_the_bad_value(
     with pytest.raises(TravelError) as refused:
         travel.read_excalidraw(bad)
     assert refused.value.fields["field"] == field
+
+
+def test_the_docs_page_shows_the_per_kind_tables() -> None:
+    page = (Path(__file__).resolve().parents[2] / "docs" / "formats.md").read_text("utf-8")
+    for kinds, becomes in (*travel.CANVAS_TABLE, *travel.EXCALIDRAW_TABLE):
+        assert f"| {kinds} | {becomes} |" in page

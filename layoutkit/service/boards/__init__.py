@@ -10,5 +10,4 @@ from layoutkit.service.boards import (  # noqa: F401  (importing registers the o
     content,
     sections,
     tags,
-    travel,
 )

@@ -55,7 +55,7 @@ SERVER_STAMPS = frozenset(
         "sessionHub",
         "bugBoard",
         "lane",
-        # what imports kept of cards and wires for the next export (boards/travel.py)
+        # what imports kept of cards and wires for the next export (pictures/travel.py)
         "travel",
     }
 )
