@@ -211,11 +211,15 @@ def _read_import(p: dict[str, Any]) -> _Import:
 def _in_document(err: ServiceError) -> ServiceError:
     """A refusal of the file with its path under the ``document`` param."""
     field = err.body.get("field")
-    if isinstance(field, str):
-        where = f"document.{field}" if field else "document"
-        err.body["field"] = where
-        err.body["path"] = where
-    return err
+    if not isinstance(field, str):
+        return err
+    where = f"document.{field}" if field else "document"
+    message = err.message
+    if field and message.startswith(field):
+        message = "document." + message
+    extra = {k: v for k, v in err.body.items() if k not in ("code", "message")}
+    extra.update(field=where, path=where)
+    return ServiceError(err.status, err.code, message, **extra)
 
 
 def _at_node(err: ServiceError, card: travel.DrawnCard) -> ServiceError:
