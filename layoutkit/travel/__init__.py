@@ -31,7 +31,7 @@ def sniff(doc: Any) -> str:
     return "excalidraw" if isinstance(doc, dict) and doc.get("type") == "excalidraw" else "canvas"
 
 
-def read(fmt: str, doc: Any) -> Drawn:
+def read_document(fmt: str, doc: Any) -> Drawn:
     """:func:`read_canvas` or :func:`read_excalidraw` by ``fmt``."""
     return read_excalidraw(doc) if fmt == "excalidraw" else read_canvas(doc)
 
@@ -48,8 +48,8 @@ __all__ = [
     "FileOut",
     "TravelError",
     "blob_of",
-    "read",
     "read_canvas",
+    "read_document",
     "read_excalidraw",
     "sniff",
     "to_canvas",

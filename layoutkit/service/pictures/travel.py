@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-import io
 import json
-import zipfile
 from typing import Any
 
 import attrs
@@ -30,6 +28,7 @@ from layoutkit.service.shared.common import ID, SLUG, card_view, edge_view
 from layoutkit.service.shared.sections import find_section, members
 from layoutkit.service.uploads.uploads import Decoded, card_for, inspect_files
 from layoutkit.storage import CardRecord, blob_key
+from layoutkit.travel.bundle import unzip_bundle, zip_bundle
 
 #: The board meta key holding what imports kept of each card and wire that no field of
 #: theirs holds (``card:<id>`` / ``edge:<id>``), for the next export. Only the server writes it.
@@ -158,12 +157,12 @@ class _Import:
 
 
 def _prepare_import(call: Call) -> Outcome:
-    def read() -> _Import:
+    def checked() -> _Import:
         found = _read_import(call.params)
         links.stamp_new(call.workspace, found.prepared)
         return found
 
-    return attempt(read)
+    return attempt(checked)
 
 
 def _read_import(p: dict[str, Any]) -> _Import:
@@ -175,7 +174,7 @@ def _read_import(p: dict[str, Any]) -> _Import:
     doc = p["document"]
     fmt = p.get("format") or travel.sniff(doc)
     try:
-        drawn = travel.read(fmt, doc)
+        drawn = travel.read_document(fmt, doc)
         if not drawn.cards:
             raise travel.TravelError(
                 "invalid_file", "the file holds no node to import", field="nodes"
@@ -380,39 +379,24 @@ def _keep_foreign(call: Call, drawn: travel.Drawn, receipt: dict[str, Any]) -> N
 def export_zip(result: dict[str, Any]) -> bytes:
     """An ``export_board`` answer as one zip: the file under its name, and the blobs its
     nodes name at their paths beside it (what an HTTP download of a canvas with files is)."""
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as bundle:
-        text = json.dumps(result["document"], indent=2, ensure_ascii=False)
-        bundle.writestr(result["name"], text)
-        for f in result.get("files", ()):
-            bundle.writestr(f["path"], base64.b64decode(f["data"]))
-    return out.getvalue()
+    files = [(f["path"], base64.b64decode(f["data"])) for f in result.get("files", ())]
+    return zip_bundle(result["name"], result["document"], files)
 
 
 def read_bundle(data: bytes) -> tuple[Any, dict[str, str]]:
     """A file to import as ``(document, files)``: a zip's one .canvas or .excalidraw entry
     with every other entry as base64 ``files``, else the bytes as JSON.
 
-    Raises 400 ``invalid_file`` for a zip without exactly one such entry, and what
+    Raises 400 ``invalid_file`` for a zip without exactly one such entry, 413
+    ``payload_too_large`` for one that unpacks past an import's bytes, and what
     :func:`~layoutkit.service.road.errors.parse_request_json` raises for text that is no JSON.
     """
-    if not zipfile.is_zipfile(io.BytesIO(data)):
+    try:
+        found = unzip_bundle(data, MAX_BODY)
+    except travel.TravelError as err:
+        if err.code == "zip_too_large":
+            raise ServiceError(413, "payload_too_large", err.message, field="file") from err
+        raise to_service_error(err) from err
+    if found is None:
         return parse_request_json(data), {}
-    with zipfile.ZipFile(io.BytesIO(data)) as bundle:
-        names = [n for n in bundle.namelist() if not n.endswith("/")]
-        docs = [n for n in names if n.endswith((".canvas", ".excalidraw", ".json"))]
-        if len(docs) != 1:
-            raise ServiceError(
-                400,
-                "invalid_file",
-                f"a zip to import holds one .canvas or .excalidraw file; this one holds {len(docs)}",
-                field="file",
-            )
-        total = sum(bundle.getinfo(n).file_size for n in names)
-        if total > MAX_BODY:
-            raise ServiceError(
-                413, "payload_too_large", f"imports are at most {MAX_BODY} bytes", field="file"
-            )
-        doc = parse_request_json(bundle.read(docs[0]))
-        files = {n: base64.b64encode(bundle.read(n)).decode("ascii") for n in names if n != docs[0]}
-    return doc, files
+    return parse_request_json(found[0]), found[1]
