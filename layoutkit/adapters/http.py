@@ -1636,6 +1636,46 @@ def openapi_document(ws: Workspace, *, require_auth: bool = True) -> dict[str, A
                 },
             }
         }
+    if "export_board" in ops:
+        paths[f"{API}/boards/{{slug}}/export"] = {
+            "get": {
+                "operationId": "export_board_download_route",
+                "summary": "Download a board as a JSON Canvas or Excalidraw file",
+                "security": security,
+                "parameters": [
+                    {"name": "slug", "in": "path", "required": True, "schema": {"type": "string"}},
+                    {
+                        "name": "format",
+                        "in": "query",
+                        "required": False,
+                        "schema": {"enum": ["canvas", "excalidraw"]},
+                    },
+                    {
+                        "name": "section",
+                        "in": "query",
+                        "required": False,
+                        "schema": {"type": "string"},
+                    },
+                    {
+                        "name": "card",
+                        "in": "query",
+                        "required": False,
+                        "schema": {"type": "array", "items": {"type": "integer"}},
+                    },
+                ],
+                "responses": {
+                    "200": {
+                        "description": "The file (attachment): its JSON, or a zip of a canvas "
+                        "and the files it names",
+                        "content": {
+                            "application/json": {"schema": {"type": "object"}},
+                            "application/zip": {"schema": {"type": "string", "format": "binary"}},
+                        },
+                    },
+                    **errors,
+                },
+            }
+        }
     return {
         "openapi": "3.1.0",
         "info": {"title": "layoutkit", "version": "0.1.0"},
