@@ -221,7 +221,8 @@ def test_an_obsidian_canvas_lands_as_frames_cards_and_wires(ws: Workspace) -> No
     assert all(c.layer == "human" for c in stored.values())
 
 
-def test_attributes_no_card_holds_survive_a_re_export(ws: Workspace) -> None:
+def test_attributes_no_card_holds_survive_a_re_export(any_ws: Workspace) -> None:
+    ws = any_ws
     ws.call("create", {"kind": "board", "slug": "vault"})
     got = ws.call(
         "import_board", {"board": "vault", "document": _fixture("obsidian-sample.canvas")}
@@ -242,8 +243,9 @@ def test_attributes_no_card_holds_survive_a_re_export(ws: Workspace) -> None:
 
 
 def test_excalidraws_example_scene_lands_with_its_image_frame_and_bound_arrow(
-    ws: Workspace,
+    any_ws: Workspace,
 ) -> None:
+    ws = any_ws
     ws.call("create", {"kind": "board", "slug": "sketch"})
     scene = _fixture("initial-data.excalidraw")
     got = ws.call("import_board", {"board": "sketch", "document": scene})
