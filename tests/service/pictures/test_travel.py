@@ -157,6 +157,10 @@ def test_a_board_with_every_common_kind_round_trips(fmt: str) -> None:
                 {"kind": "checklist", "ref": "d", "payload": {"items": [{"text": "ship"}]}},
                 {"kind": "cluster", "ref": "e", "payload": {"title": "Odds"}, "children": ["f"]},
                 {"kind": "shape", "ref": "f", "payload": {"shape": "diamond", "label": "?"}},
+                # Frames inside frames come back nested (by what lies inside what).
+                {"kind": "section", "ref": "g", "payload": {"title": "Outer"}, "children": ["h"]},
+                {"kind": "cluster", "ref": "h", "payload": {"title": "Inner"}, "children": ["i"]},
+                {"kind": "note", "ref": "i", "payload": {"md": "deep", "color": "green"}},
             ],
             "edges": [
                 {"from": "a", "to": "b", "label": "then"},
