@@ -35,7 +35,6 @@ from layoutkit.travel.bundle import unzip_bundle, zip_bundle
 TRAVEL_META = "travel"
 #: Longest wire label (as compose_board takes them).
 LABEL_CHARS = 500
-_NAMES = {"canvas": "canvas", "excalidraw": "excalidraw"}
 _FORMAT = {"enum": list(travel.FORMATS)}
 
 
@@ -59,8 +58,11 @@ _FORMAT = {"enum": list(travel.FORMATS)}
     },
     board="board",
     share=("view", "annotate"),
+    finish=lambda call, read: _write_file(read),
 )
 def export_board(call: Call) -> dict[str, Any]:
+    """Read the cards, wires and blobs the file shows; :func:`_write_file` writes it once
+    the transaction is closed (reading each face's text is drawing work)."""
     p, tx, board = call.params, call.tx, call.board
     if "section" in p and "cards" in p:
         raise ServiceError(
@@ -77,23 +79,44 @@ def export_board(call: Call) -> dict[str, Any]:
         edge_view(e) for e in tx.edges(board.id) if e.from_card in shown and e.to_card in shown
     ]
     kept = board.meta.get(TRAVEL_META)
-    kept = kept if isinstance(kept, dict) else {}
     fmt = p["format"]
-    result: dict[str, Any] = {
+    keys = []
+    for c in cards:
+        blob = travel.blob_of(c["kind"], c["payload"])
+        # A scene carries pictures only; a canvas writes every blob beside itself.
+        if blob is not None and (fmt == "canvas" or blob[1].startswith("image/")):
+            keys.append(blob[0])
+    return {
         "board": board.slug,
         "format": fmt,
-        "name": f"{board.slug}.{_NAMES[fmt]}",
+        "cards": cards,
+        "edges": edges,
+        "kept": kept if isinstance(kept, dict) else {},
+        "blobs": _read_blobs(tx, keys),
+    }
+
+
+def _write_file(read: dict[str, Any]) -> dict[str, Any]:
+    cards, edges, kept, blobs, fmt = (
+        read["cards"],
+        read["edges"],
+        read["kept"],
+        read["blobs"],
+        read["format"],
+    )
+    result: dict[str, Any] = {
+        "board": read["board"],
+        "format": fmt,
+        "name": f"{read['board']}.{fmt}",
         "mime": "application/json",
         "cards": len(cards),
         "edges": len(edges),
     }
     if fmt == "excalidraw":
-        blobs = _read_blobs(tx, _image_keys(cards))
         out = travel.to_excalidraw(cards, edges, kept, blobs)
         result.update(document=out.document, files=[])
     else:
         out = travel.to_canvas(cards, edges, kept)
-        blobs = _read_blobs(tx, [f.key for f in out.files])
         result["document"] = out.document
         result["files"] = [
             {"path": f.path, "mime": f.mime, "data": base64.b64encode(blobs[f.key]).decode()}
@@ -120,15 +143,6 @@ def _chosen(stored: dict[int, CardRecord], p: dict[str, Any]) -> list[int]:
                 )
         return list(dict.fromkeys(p["cards"]))
     return list(stored)
-
-
-def _image_keys(cards: list[dict[str, Any]]) -> list[str]:
-    keys = []
-    for c in cards:
-        blob = travel.blob_of(c["kind"], c["payload"])
-        if blob is not None and blob[1].startswith("image/"):
-            keys.append(blob[0])
-    return keys
 
 
 def _read_blobs(tx: Any, keys: list[str]) -> dict[str, bytes]:
