@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from layoutkit import travel
@@ -313,3 +315,52 @@ def test_the_docs_page_shows_the_per_kind_tables() -> None:
     page = (Path(__file__).resolve().parents[2] / "docs" / "formats.md").read_text("utf-8")
     for kinds, becomes in (*travel.CANVAS_TABLE, *travel.EXCALIDRAW_TABLE):
         assert f"| {kinds} | {becomes} |" in page
+
+
+_KINDS = st.sampled_from(
+    [
+        ("text", {"md": "plain *words*"}),
+        ("note", {"md": "a note", "color": "blue"}),
+        ("link", {"url": "https://example.org/x"}),
+        ("chips", {"items": [{"k": "a", "v": "b"}]}),
+        ("checklist", {"items": [{"text": "ship", "done": True}]}),
+    ]
+)
+_BOX = st.tuples(
+    st.floats(-5000, 5000, allow_nan=False),
+    st.floats(-5000, 5000, allow_nan=False),
+    st.floats(1, 900, allow_nan=False),
+    st.floats(1, 900, allow_nan=False),
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    cards=st.lists(st.tuples(_KINDS, _BOX), min_size=1, max_size=8),
+    wires=st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7), st.text(max_size=12))),
+)
+def test_any_frameless_board_reads_back_from_both_formats(
+    cards: list[tuple[tuple[str, dict[str, Any]], tuple[float, ...]]],
+    wires: list[tuple[int, int, str]],
+) -> None:
+    views = [_card(i + 1, kind, payload, box) for i, ((kind, payload), box) in enumerate(cards)]
+    edges = [
+        {"id": 100 + n, "from": a + 1, "to": b + 1, **({"label": label} if label else {})}
+        for n, (a, b, label) in enumerate(wires)
+        if a < len(cards) and b < len(cards) and a != b
+    ]
+    for fmt, write, read in (
+        ("canvas", travel.to_canvas, travel.read_canvas),
+        ("excalidraw", travel.to_excalidraw, travel.read_excalidraw),
+    ):
+        drawn = read(write(views, edges).document)
+        by_ref = {c.ref: c for c in drawn.cards}
+        for card in views:
+            got = by_ref[f"card-{card['id']}"]
+            assert (got.kind, got.payload) == (card["kind"], card["payload"]), fmt
+            box = (card["x"], card["y"], card["w"], card["h"])
+            if fmt == "canvas":
+                box = (round(box[0]), round(box[1]), max(1, round(box[2])), max(1, round(box[3])))
+            assert got.box == tuple(float(v) for v in box), fmt
+        expected = [(f"card-{e['from']}", f"card-{e['to']}", e.get("label")) for e in edges]
+        assert [(w.from_ref, w.to_ref, w.label) for w in drawn.wires] == expected, fmt
