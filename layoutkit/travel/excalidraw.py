@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from layoutkit.layout.model import FRAME_KINDS
+from layoutkit.render import DASHED_RELS
 from layoutkit.travel import _kinds as k
 from layoutkit.travel._model import (
     OWN_KEY,
@@ -239,6 +240,8 @@ def _arrow(
     ident = f"edge-{e['id']}"
     arrow = _base(ident, "arrow", (sx, sy, abs(ex - sx), abs(ey - sy)))
     arrow.update(strokeWidth=2, roundness={"type": 2})
+    if e.get("rel") in DASHED_RELS:
+        arrow["strokeStyle"] = "dashed"  # drawn dashed on the board too
     arrow.update({key: style[key] for key in KEPT_STYLE if key in style})
     arrow.update(
         points=[[0, 0], [ex - sx, ey - sy]],
@@ -513,6 +516,8 @@ def _read_arrow(
     own = custom.get(OWN_KEY) if isinstance(custom, dict) else None
     own = own if isinstance(own, dict) else {}
     rel = own.get("rel") if isinstance(own.get("rel"), str) else None
+    if rel in DASHED_RELS and foreign.get("strokeStyle") == "dashed":
+        del foreign["strokeStyle"]  # the relation's own dash, written again from it
     regions = {
         key: own[key] for key in ("fromRegion", "toRegion") if isinstance(own.get(key), dict)
     }

@@ -48,6 +48,7 @@ EDGES = [
     {"id": 10, "from": 2, "to": 3, "label": "then"},
     {"id": 11, "from": 3, "to": 4, "rel": "depends-on"},
     {"id": 12, "from": 4, "to": 6},
+    {"id": 13, "from": 6, "to": 7, "rel": "relates"},
 ]
 
 
@@ -112,6 +113,7 @@ def test_a_canvas_export_reads_back_to_the_same_cards_and_wires() -> None:
         ("card-2", "card-3", "then", None),
         ("card-3", "card-4", None, "depends-on"),
         ("card-4", "card-6", None, None),
+        ("card-6", "card-7", None, "relates"),
     ]
 
 
@@ -203,6 +205,8 @@ def test_the_excalidraw_export_binds_arrows_and_text_on_both_ends() -> None:
     image = els["card-5"]
     assert image["type"] == "image" and image["frameId"] == "card-1"
     assert out.document["files"][image["fileId"]]["dataURL"].startswith("data:image/png;base64,")
+    # A loose relation is dashed, as the board draws it; a flow is solid.
+    assert (els["edge-13"]["strokeStyle"], arrow["strokeStyle"]) == ("dashed", "solid")
     # Frames come after what they hold.
     order = [e["id"] for e in out.document["elements"]]
     assert order.index("card-1") > order.index("card-2")
@@ -222,6 +226,7 @@ def test_an_excalidraw_export_reads_back_to_the_same_cards_and_wires() -> None:
         ("card-2", "card-3", "then", None),
         ("card-3", "card-4", None, "depends-on"),
         ("card-4", "card-6", None, None),
+        ("card-6", "card-7", None, "relates"),
     ]
 
 

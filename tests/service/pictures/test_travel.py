@@ -440,3 +440,16 @@ def test_a_share_link_may_export_its_board(ws: Workspace) -> None:
     with pytest.raises(ServiceError) as refused:
         ws.call("import_board", {"board": "shown", "document": {"nodes": []}}, viewer)
     assert refused.value.status == 403
+
+
+def test_an_import_retried_under_its_request_key_lands_once(ws: Workspace) -> None:
+    ws.call("create", {"kind": "board", "slug": "once"})
+    params = {"board": "once", "document": _fixture("obsidian-sample.canvas"), "requestKey": "k1"}
+    first = ws.call("import_board", params)
+    again = ws.call("import_board", params)
+    assert again == first
+    assert len(_cards(ws, "once")) == len(first["cards"])
+    changed = {**params, "layout": "auto"}
+    with pytest.raises(ServiceError) as refused:
+        ws.call("import_board", changed)
+    assert refused.value.status == 409
