@@ -493,7 +493,8 @@ def _print_verdict(result: dict[str, Any]) -> None:
 
 @main.group()
 def board() -> None:
-    """Put files and document sets on a board; share it and revoke its links."""
+    """Put files and document sets on a board; draw, export and import it; share it and
+    revoke its links."""
 
 
 @board.command("upload")
