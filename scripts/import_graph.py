@@ -154,7 +154,7 @@ def mermaid(graph: nx.DiGraph) -> str:
     lines.append('  adapters["adapters: Python, MCP, HTTP, CLI"]')
     for f in reversed(FAMILIES):
         lines.append(f'  {f}["{f} ({sizes[f]} modules)"]')
-    lines.append('  engines["engines: elements, layout, diagram, render, review, imaging"]')
+    lines.append('  engines["engines: elements, layout, diagram, render, review, imaging, travel"]')
     lines.append('  storage["storage: SQLite, PostgreSQL, memory"]')
     arrows = family_arrows(graph)
     lines.append("  adapters --> workspaces & search & tasks & road")

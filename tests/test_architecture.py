@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "layoutkit"
-ENGINES = ("elements", "layout", "diagram", "render", "review", "imaging")
+ENGINES = ("elements", "layout", "diagram", "render", "review", "imaging", "travel")
 FORBIDDEN = ("layoutkit.service", "layoutkit.storage", "layoutkit.adapters")
 IO_MODULES = ("socket", "sqlite3", "sqlalchemy", "httpx", "urllib.request", "subprocess")
 

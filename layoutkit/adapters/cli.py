@@ -507,7 +507,8 @@ def _print_verdict(result: dict[str, Any]) -> None:
 
 @main.group()
 def board() -> None:
-    """Put files and document sets on a board; share it and revoke its links."""
+    """Put files and document sets on a board; draw, export and import it; share it and
+    revoke its links."""
 
 
 @board.command("upload")
@@ -609,7 +610,20 @@ def render_command(
 ) -> None:
     """Draw board SLUG as PNG or SVG: the picture, and readable PNG tiles when it is large."""
     target = Path(out)
-    fmt = _render_format(target, fmt)
+    _write_picture(slug, target, _render_format(target, fmt), scale, section, region, db, as_json)
+
+
+def _write_picture(
+    slug: str,
+    target: Path,
+    fmt: str,
+    scale: float | None,
+    section: str | None,
+    region: str | None,
+    db: str,
+    as_json: bool,
+) -> None:
+    """render_board's picture of ``slug`` written to ``target`` (tiles beside it)."""
     params: dict[str, Any] = {"board": slug, "format": fmt}
     if scale is not None:
         params["scale"] = scale
@@ -649,6 +663,151 @@ def render_command(
         click.echo(f"{path}: board x {r['x']:g}, y {r['y']:g}, w {r['w']:g}, h {r['h']:g}")
     if result.get("moreTiles"):
         click.echo(f"{len(result['moreTiles'])} more tiles not drawn: ask for them with --region")
+
+
+#: What ``board export --format`` writes: a picture (render_board) or a file (export_board).
+PICTURE_FORMATS = ("png", "svg")
+FILE_FORMATS = ("canvas", "excalidraw")
+_EXTENSIONS = {".png": "png", ".svg": "svg", ".canvas": "canvas", ".excalidraw": "excalidraw"}
+
+
+@board.command("export")
+@click.argument("slug")
+@click.option(
+    "--out",
+    "out",
+    required=True,
+    type=click.Path(dir_okay=False, writable=True),
+    help="File to write. A canvas's files go beside it under files/; a .zip holds both.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice([*FILE_FORMATS, *PICTURE_FORMATS]),
+    help="canvas (JSON Canvas 1.0), excalidraw, png or svg [default: from --out's extension].",
+)
+@click.option("--section", help="Export only this section frame.")
+@click.option("--card", "cards", type=int, multiple=True, help="Export only these card ids.")
+@click.option("--scale", type=float, help="png: pixels per board pixel.")
+@db_option
+@json_option
+def export_command(
+    slug: str,
+    out: str,
+    fmt: str | None,
+    section: str | None,
+    cards: tuple[int, ...],
+    scale: float | None,
+    db: str,
+    as_json: bool,
+) -> None:
+    """Export board SLUG as a JSON Canvas, an Excalidraw scene, or a PNG or SVG picture."""
+    target = Path(out)
+    fmt = fmt or _EXTENSIONS.get(target.suffix.lower())
+    if fmt is None:
+        raise click.BadParameter(
+            f"{target.name} names no format; give --format", param_hint="--format"
+        )
+    if fmt in PICTURE_FORMATS:
+        if cards:
+            raise click.BadParameter("pictures take --section, not --card", param_hint="--card")
+        _write_picture(slug, target, _render_format(target, fmt), scale, section, None, db, as_json)
+        return
+    params: dict[str, Any] = {"board": slug, "format": fmt}
+    if section is not None:
+        params["section"] = section
+    if cards:
+        params["cards"] = list(cards)
+    result = _run(db, "export_board", params, as_json)
+    written = [target]
+    if target.suffix.lower() == ".zip":
+        from layoutkit.service.pictures.travel import export_zip
+
+        target.write_bytes(export_zip(result))
+    else:
+        target.write_text(
+            json.dumps(result["document"], indent=2, ensure_ascii=False), encoding="utf-8"
+        )
+        for f in result["files"]:
+            path = target.parent / f["path"]
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(base64.b64decode(f["data"]))
+            written.append(path)
+    if as_json:
+        shown = {k: v for k, v in result.items() if k not in ("document", "files")}
+        _emit_json(shown | {"files": [str(p) for p in written]})
+        return
+    click.echo(
+        f"{target}: {result['format']} of {result['cards']} cards and {result['edges']} wires"
+        + (f", {len(written) - 1} file(s) beside it" if len(written) > 1 else "")
+    )
+
+
+@board.command("import")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--board", "slug", required=True, help="Board to draw the file onto.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FILE_FORMATS),
+    help="canvas or excalidraw [default: read from the file].",
+)
+@click.option("--auto", "auto", is_flag=True, help="Let the engine place everything afresh.")
+@click.option("--request-key", help="Idempotency key: a retry returns the first receipt.")
+@db_option
+@json_option
+def import_command(
+    file: str,
+    slug: str,
+    fmt: str | None,
+    auto: bool,
+    request_key: str | None,
+    db: str,
+    as_json: bool,
+) -> None:
+    """Import FILE (a .canvas, an .excalidraw scene, or a zip of a canvas and its files)."""
+    from layoutkit.service.pictures.travel import read_bundle
+
+    source = Path(file)
+    try:
+        document, files = read_bundle(source.read_bytes())
+    except ServiceError as err:
+        _fail(err, as_json)
+    if not files and isinstance(document, dict):
+        files = _files_beside(source, document)
+    params: dict[str, Any] = {"board": slug, "document": document}
+    if files:
+        params["files"] = files
+    if fmt is not None:
+        params["format"] = fmt
+    if auto:
+        params["layout"] = "auto"
+    if request_key:
+        params["requestKey"] = request_key
+    result = _run(db, "import_board", params, as_json)
+    if as_json:
+        _emit_json(result)
+        return
+    click.echo(
+        f"{len(result['cards'])} card(s) and {len(result['edges'])} wire(s) from {source.name} "
+        f"({result['format']}) on board {result['board']}"
+    )
+    for line in result.get("skipped", ()):
+        click.echo(f"skipped: {line}")
+
+
+def _files_beside(source: Path, document: dict[str, Any]) -> dict[str, str]:
+    """The files a canvas's file nodes name that lie beside it (as an export writes them)."""
+    found: dict[str, str] = {}
+    nodes = document.get("nodes")
+    for node in nodes if isinstance(nodes, list) else ():
+        name = node.get("file") if isinstance(node, dict) else None
+        if not isinstance(name, str) or name in found:
+            continue
+        path = (source.parent / name).resolve()
+        if path.is_relative_to(source.parent.resolve()) and path.is_file():
+            found[name] = base64.b64encode(path.read_bytes()).decode("ascii")
+    return found
 
 
 def _render_format(target: Path, asked: str | None) -> str:

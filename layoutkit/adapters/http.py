@@ -52,6 +52,7 @@ from layoutkit.adapters.viewer import (
 from layoutkit.examples import seed_example
 from layoutkit.principal import Principal
 from layoutkit.service.delivery.work import LONG_POLLS
+from layoutkit.service.pictures import travel
 from layoutkit.service.road import offload
 from layoutkit.service.road.errors import parse_request_json
 from layoutkit.service.uploads import uploads
@@ -191,6 +192,16 @@ UPLOAD_ROUTES: tuple[NamedRoute, ...] = (
 INLINE_FILE_TYPES = frozenset(
     {"application/pdf", "image/png", "image/jpeg", "image/gif", "image/webp", "text/plain"}
 )
+
+
+def _decimal_id(text: str) -> Any:
+    # A card id the query spells out; anything else goes on as text, for the params
+    # check to refuse with the path of the bad entry.
+    return int(text) if text.isdecimal() else text
+
+
+def _attachment(name: str) -> str:
+    return f"attachment; filename*=UTF-8''{urllib.parse.quote(name, safe='')}"
 
 
 #: Caching of a blob answer: its address names its content, so it never goes stale;
@@ -583,6 +594,36 @@ class HttpAdapter:
 
         return await self.in_thread(answer)
 
+    async def export_endpoint(self, request: Request) -> Response:
+        """A board as a file download: ``?format=canvas|excalidraw`` (and ``section`` or
+        ``card`` ids), answered as the file's JSON, or as a zip when a canvas names files."""
+        slug, query = request.path_params["slug"], request.query_params
+
+        def answer() -> Response:
+            try:
+                params: dict[str, Any] = {"board": slug, "format": query.get("format", "canvas")}
+                if "section" in query:
+                    params["section"] = query["section"]
+                cards = query.getlist("card")
+                if cards:
+                    params["cards"] = [_decimal_id(c) for c in cards]
+                ws, principal = self.placed(request)
+                out = ws.call("export_board", params, principal)
+            except ServiceError as err:
+                return error_response(err)
+            headers = {"x-content-type-options": "nosniff", "cache-control": "private"}
+            if out["files"]:
+                name = out["name"].rsplit(".", 1)[0] + ".zip"
+                headers["content-disposition"] = _attachment(name)
+                return Response(
+                    travel.export_zip(out), media_type="application/zip", headers=headers
+                )
+            headers["content-disposition"] = _attachment(out["name"])
+            body = json.dumps(out["document"], indent=2, ensure_ascii=False).encode("utf-8")
+            return Response(body, media_type="application/json", headers=headers)
+
+        return await self.in_thread(answer)
+
     async def openapi_endpoint(self, request: Request) -> Response:
         return JSONResponse(openapi_document(self.ws, require_auth=self.require_auth))
 
@@ -720,6 +761,7 @@ class HttpAdapter:
                 f"{API}/boards/{{slug}}/cards/{{id}}/image", self.image_endpoint, methods=["GET"]
             ),
             Route(f"{API}/cards/{{id}}/blobs/{{key}}", self.blob_endpoint, methods=["GET"]),
+            Route(f"{API}/boards/{{slug}}/export", self.export_endpoint, methods=["GET"]),
             Route(f"{API}/tasks/{{id}}/files/{{ref}}", self.task_file_endpoint, methods=["GET"]),
         ]
         for named in NAMED_ROUTES:
@@ -1593,6 +1635,46 @@ def openapi_document(ws: Workspace, *, require_auth: bool = True) -> dict[str, A
                         "content": {"*/*": {"schema": {"type": "string", "format": "binary"}}},
                     },
                     "304": {"description": "Not modified: the ETag sent still names it"},
+                    **errors,
+                },
+            }
+        }
+    if "export_board" in ops:
+        paths[f"{API}/boards/{{slug}}/export"] = {
+            "get": {
+                "operationId": "export_board_download_route",
+                "summary": "Download a board as a JSON Canvas or Excalidraw file",
+                "security": security,
+                "parameters": [
+                    {"name": "slug", "in": "path", "required": True, "schema": {"type": "string"}},
+                    {
+                        "name": "format",
+                        "in": "query",
+                        "required": False,
+                        "schema": {"enum": ["canvas", "excalidraw"]},
+                    },
+                    {
+                        "name": "section",
+                        "in": "query",
+                        "required": False,
+                        "schema": {"type": "string"},
+                    },
+                    {
+                        "name": "card",
+                        "in": "query",
+                        "required": False,
+                        "schema": {"type": "array", "items": {"type": "integer"}},
+                    },
+                ],
+                "responses": {
+                    "200": {
+                        "description": "The file (attachment): its JSON, or a zip of a canvas "
+                        "and the files it names",
+                        "content": {
+                            "application/json": {"schema": {"type": "object"}},
+                            "application/zip": {"schema": {"type": "string", "format": "binary"}},
+                        },
+                    },
                     **errors,
                 },
             }

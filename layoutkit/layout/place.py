@@ -56,6 +56,8 @@ class BatchCard:
     anchor: Anchor | None = None
     size: tuple[float, float] | None = None
     layer: str | None = None
+    #: The card's box as a person drew it (x, y, w, h), for a :attr:`Batch.drawn` batch.
+    box: tuple[float, float, float, float] | None = None
 
 
 @attrs.frozen(slots=True)
@@ -78,6 +80,10 @@ class Batch:
     #: Where a person put the batch by hand (board coordinates of its top-left): it
     #: lands there as it is, overlapping what it may, and pushes nothing away.
     at: tuple[float, float] | None = None
+    #: Every card carries the box it was drawn at (an imported file): the batch keeps
+    #: those boxes relative to each other, where they are on an empty board, else moved
+    #: as one block into free space.
+    drawn: bool = False
 
 
 @attrs.frozen(slots=True)
@@ -424,7 +430,9 @@ class _Placer:
             children=[self.keys[j] for j in kids],
             layer=c.layer or self.batch.layer,
             created=self.board.next_created(),
-            sized_by="frame" if c.kind in FRAME_KINDS else "content",
+            sized_by="frame"
+            if c.kind in FRAME_KINDS
+            else ("person" if c.box is not None else "content"),
         )
         self.board.add(card)
         if parent is not None and (
@@ -598,6 +606,9 @@ class _Placer:
         container, word = self.resolve_target(free)
         if b.flow == "document":
             self.board.set_flow("document")
+        if b.drawn:
+            self.place_drawn(top)
+            return
         if b.anchor is not None:
             self._anchor_guard(b.anchor, container)
         if free:
@@ -659,6 +670,32 @@ class _Placer:
             # Set by hand: the cards stay where the person put them, over others if so.
             return
         frames.settle(self.board, [self.keys[i] for i in idxs], pinned=[self.keys[i] for i in idxs])
+
+    def place_drawn(self, top: Sequence[int]) -> None:
+        """Every card at its drawn box: where it was drawn on an empty board, otherwise the
+        whole drawing moved (never resized or rearranged) into free space as one block."""
+        boxes = []
+        for i, c in enumerate(self.cards):
+            if c.box is None:
+                self._fail("missing_box", "every card of a drawn batch needs its box", i)
+            assert c.box is not None
+            boxes.append(c.box)
+            self.local[i] = (float(c.box[2]), float(c.box[3]))
+        for child, frame in self.parent_of.items():
+            fb, cb = boxes[frame], boxes[child]
+            self.offset[child] = (cb[0] - fb[0], cb[1] - fb[1])
+        self._depth_ok(None, top)
+        x0 = min(b[0] for b in boxes)
+        y0 = min(b[1] for b in boxes)
+        w = max(b[0] + b[2] for b in boxes) - x0
+        h = max(b[1] + b[3] for b in boxes) - y0
+        dx, dy = 0.0, 0.0
+        if self.board.extent() is not None:
+            fx, fy = self.free_spot(w, h)
+            dx, dy = fx - x0, fy - y0
+        for i in top:
+            self.placed_as[i] = "drawn"
+            self.materialize(i, boxes[i][0] + dx, boxes[i][1] + dy, None)
 
     def place_into(
         self, idxs: Sequence[int], container: CardId, word: str, at: int | None = None

@@ -13,9 +13,8 @@ import attrs
 
 from layoutkit.elements.vocab import FRAME_KINDS
 from layoutkit.layout.cuts import Cut, collecting
-from layoutkit.render._board import _frame as frame_size
-from layoutkit.render._board import _rect as rect_of
 from layoutkit.render._board import (
+    DASHED_RELS,
     board_scene,
     card_rect,
     card_scene,
@@ -23,6 +22,8 @@ from layoutkit.render._board import (
     faces_of,
     write,
 )
+from layoutkit.render._board import _frame as frame_size
+from layoutkit.render._board import _rect as rect_of
 from layoutkit.render._boxes import TextLine, png_size, text_lines
 from layoutkit.render._doc import render_document
 from layoutkit.render._faces import card_face
@@ -30,6 +31,7 @@ from layoutkit.render._glance import GLANCE_KEYS, code_digest, face_key
 from layoutkit.render._images import card_blob_base, image_keys, place_blobs
 
 __all__ = [
+    "DASHED_RELS",
     "GLANCE_KEYS",
     "BoardSvg",
     "Cut",

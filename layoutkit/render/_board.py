@@ -87,6 +87,10 @@ def _label_size(edge: dict) -> tuple[str, tuple[float, float]] | None:
     return text, (text_width(text, LABEL_SIZE) + 12, line_height(LABEL_SIZE) + 2)
 
 
+#: Relations drawn as a dashed wire: a loose tie rather than a flow (exports dash them too).
+DASHED_RELS = ("relates", "related", "ref", "see-also")
+
+
 def _wire(edge: dict, route: Route, text: str | None, dx: float, dy: float) -> list[Item]:
     """A routed wire moved by (dx, dy): its path, an arrowhead into the target and its
     label where the router put it (tied to the wire by a dotted leader when the wire
@@ -95,7 +99,7 @@ def _wire(edge: dict, route: Route, text: str | None, dx: float, dy: float) -> l
     if len(pts) < 2:
         return []
     rel = str(edge.get("rel") or "")
-    dash = (6.0, 4.0) if rel in ("relates", "related", "ref", "see-also") else None
+    dash = (6.0, 4.0) if rel in DASHED_RELS else None
     items: list[Item] = [
         Path(pts, stroke=WIRE, width=1.8, dash=dash),
         arrowhead(pts[-2], pts[-1], WIRE, 10),

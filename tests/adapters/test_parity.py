@@ -92,6 +92,9 @@ FREE_FORM = {
     ("create", "slots"): "a component's slots: the author names them (names by pattern, "
     "values the texts they stand for)",
     ("post_ask", "context"): "what an asker hands the AI answerer; the asker decides its members",
+    ("import_board", "document"): "a JSON Canvas or Excalidraw file; the import reads it and "
+    "answers with the path of any bad field",
+    ("import_board", "files"): "a canvas's attachments by the paths its file nodes name",
 }
 
 

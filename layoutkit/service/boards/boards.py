@@ -47,7 +47,17 @@ _TAGS: dict[str, Any] = {
 }
 #: meta keys only the server writes; an author's value for them is ignored.
 SERVER_STAMPS = frozenset(
-    {"task", "composed", "planComposed", "sessionId", "sessionHub", "bugBoard", "lane"}
+    {
+        "task",
+        "composed",
+        "planComposed",
+        "sessionId",
+        "sessionHub",
+        "bugBoard",
+        "lane",
+        # what imports kept of cards and wires for the next export (pictures/travel.py)
+        "travel",
+    }
 )
 
 # Words in a slug or board type that file a board under a subgroup. design is

@@ -317,11 +317,12 @@ def compose_board(call: Call) -> dict[str, Any]:
         b.staged,
         models=call.workspace.extension(BoardModels),
     )
-    _fetch_links(call, receipt)
+    fetch_links(call, receipt)
     return receipt
 
 
-def _fetch_links(call: Call, receipt: dict[str, Any]) -> None:
+def fetch_links(call: Call, receipt: dict[str, Any]) -> None:
+    """Fetch the link cards a batch just wrote, once its transaction commits."""
     ids = [c["id"] for c in receipt["cards"] if c.get("kind") == "link"]
     if ids and call.workspace.unfurler is not None:
         stored = call.tx.cards_by_id(ids)

@@ -108,7 +108,16 @@ def store_batch(
             (
                 pl.key,
                 NewCard(
-                    pl.kind, card.payload, pl.x, pl.y, pl.w, pl.h, layer, author, sized_by=sized_by
+                    pl.kind,
+                    card.payload,
+                    pl.x,
+                    pl.y,
+                    pl.w,
+                    pl.h,
+                    # A batch may name its layer (an import is drawn by a person).
+                    card.layer or layer,
+                    author,
+                    sized_by=sized_by,
                 ),
             )
         )

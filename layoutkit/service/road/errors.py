@@ -87,6 +87,11 @@ STATUS_BY_CODE: MappingProxyType[str, int] = MappingProxyType(
         "unknown_mode": 400,
         "unknown_card": 404,
         "unknown_section": 404,
+        "missing_box": 400,
+        # travel: files read for import
+        "invalid_file": 400,
+        "duplicate_id": 400,
+        "unknown_node": 400,
         # diagram
         "diagram_text_invalid": 400,
         "diagram_text_unsupported": 400,

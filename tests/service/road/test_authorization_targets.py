@@ -436,6 +436,9 @@ _DOC = {
     "kind": "doc",
     "payload": {"title": "Notes", "elements": [{"kind": "prose", "payload": {"md": "x"}}]},
 }
+_CANVAS = {
+    "nodes": [{"id": "a", "type": "text", "text": "hi", "x": 0, "y": 0, "width": 90, "height": 40}]
+}
 _FILTER = "a filter: an unknown value lists nothing of this workspace, never another's rows"
 _SEARCH = "search answers with what the caller may see; another workspace's rows are never among it"
 
@@ -701,6 +704,13 @@ SAMPLES: dict[str, list[Sample]] = {
     "transfer_project": [S(lambda o, h: {"project": o.project, "to": o.ws, "dryRun": True})],
     "restore_task": [S(lambda o, h: {"id": o.trashed_task})],
     "render_board": [S(lambda o, h: {"board": o.board})],
+    "export_board": [
+        S(lambda o, h: {"board": o.board, "format": "canvas"}),
+        S(lambda o, h: {"board": o.board, "format": "excalidraw", "section": o.section}),
+        # Their card named on a board of mine: a card that is not there, 404 unknown_card.
+        S(lambda o, h: {"board": h.board, "format": "canvas", "cards": [o.text_card]}),
+    ],
+    "import_board": [S(lambda o, h: {"board": o.board, "document": _CANVAS})],
     "board_stamp": [S(lambda o, h: {"board": o.board})],
     "refresh_card": [S(lambda o, h: {"id": o.diagram})],
     # ---- generic verbs

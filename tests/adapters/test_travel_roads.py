@@ -1,0 +1,161 @@
+"""Boards as files on the other roads: ``layoutkit board export``/``board import`` through
+click's runner, and the HTTP download on a real server (JSON, or a zip with files)."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import zipfile
+from pathlib import Path
+
+import httpx
+from click.testing import CliRunner
+from PIL import Image
+
+from layoutkit import Workspace
+from layoutkit.adapters.cli import main
+from tests.adapters.conftest import Api
+
+FIXTURES = Path(__file__).resolve().parents[1] / "travel" / "fixtures"
+
+
+def _png(color: str = "#2f9e44") -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (6, 4), color).save(out, format="PNG")
+    return out.getvalue()
+
+
+def _seed(url: str) -> None:
+    with Workspace.open(url) as ws:
+        for slug in ("plan", "copy", "from-zip", "from-scene", "b"):
+            ws.call("create", {"kind": "board", "slug": slug})
+        ws.call(
+            "compose_board",
+            {
+                "board": "plan",
+                "cards": [
+                    {"kind": "note", "ref": "a", "payload": {"md": "first"}},
+                    {"kind": "text", "ref": "b", "payload": {"md": "second"}},
+                ],
+                "edges": [{"from": "a", "to": "b", "label": "next"}],
+            },
+        )
+        data = base64.b64encode(_png()).decode()
+        ws.call("upload_files", {"board": "plan", "files": [{"name": "pic.png", "data": data}]})
+
+
+def _cli(*args: str) -> str:
+    res = CliRunner().invoke(main, list(args))
+    assert res.exit_code == 0, res.output
+    return res.output
+
+
+def test_board_export_writes_a_canvas_with_its_files_beside_and_import_reads_them_back(
+    tmp_path: Path,
+) -> None:
+    url = f"sqlite:///{tmp_path / 'ws.db'}"
+    _seed(url)
+    out = tmp_path / "out" / "plan.canvas"
+    out.parent.mkdir()
+    said = _cli("board", "export", "plan", "--out", str(out), "--db", url)
+    assert "canvas of 3 cards and 1 wires, 1 file(s) beside it" in said
+    canvas = json.loads(out.read_text(encoding="utf-8"))
+    assert sorted(n["type"] for n in canvas["nodes"]) == ["file", "text", "text"]
+    assert (out.parent / "files" / "pic.png").read_bytes() == _png()
+    _cli("board", "import", str(out), "--board", "copy", "--db", url)
+    with Workspace.open(url) as ws:
+        ws_cards = ws.call("scrape_board", {"board": "copy"})["cards"]
+        assert sorted(c["kind"] for c in ws_cards) == ["media", "note", "text"]
+        media = next(c for c in ws_cards if c["kind"] == "media")
+        original = next(
+            c for c in ws.call("scrape_board", {"board": "plan"})["cards"] if c["kind"] == "media"
+        )
+        assert media["payload"]["ref"] == original["payload"]["ref"]
+
+
+def test_board_export_as_a_zip_and_excalidraw_and_png(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'ws.db'}"
+    _seed(url)
+    bundle = tmp_path / "plan.zip"
+    _cli("board", "export", "plan", "--format", "canvas", "--out", str(bundle), "--db", url)
+    with zipfile.ZipFile(bundle) as z:
+        assert sorted(z.namelist()) == ["files/pic.png", "plan.canvas"]
+    scene = tmp_path / "plan.excalidraw"
+    shown = json.loads(_cli("board", "export", "plan", "--out", str(scene), "--db", url, "--json"))
+    assert (shown["format"], shown["cards"], shown["edges"]) == ("excalidraw", 3, 1)
+    doc = json.loads(scene.read_text(encoding="utf-8"))
+    assert {e["type"] for e in doc["elements"]} == {"rectangle", "text", "arrow", "image"}
+    picture = tmp_path / "plan.png"
+    _cli("board", "export", "plan", "--out", str(picture), "--db", url)
+    assert Image.open(picture).format == "PNG"
+    # The zip imports whole, files and all; an Excalidraw scene by its own type.
+    _cli("board", "import", str(bundle), "--board", "from-zip", "--db", url)
+    said = _cli("board", "import", str(scene), "--board", "from-scene", "--auto", "--db", url)
+    assert "3 card(s) and 1 wire(s) from plan.excalidraw (excalidraw) on board from-scene" in said
+
+
+def test_board_import_refuses_a_bad_file_with_the_path_and_exit_1(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'ws.db'}"
+    _seed(url)
+    doc = json.loads((FIXTURES / "obsidian-sample.canvas").read_text(encoding="utf-8"))
+    doc["edges"][0]["toNode"] = "ghost"
+    bad = tmp_path / "bad.canvas"
+    bad.write_text(json.dumps(doc), encoding="utf-8")
+    res = CliRunner().invoke(main, ["board", "import", str(bad), "--board", "b", "--db", url])
+    assert res.exit_code == 1
+    assert "error 400 unknown_node: document.edges[0].toNode" in res.output
+    res = CliRunner().invoke(
+        main, ["board", "import", str(bad), "--board", "b", "--db", url, "--json"]
+    )
+    body = json.loads(res.output)
+    assert (body["status"], body["field"]) == (400, "document.edges[0].toNode")
+    res = CliRunner().invoke(main, ["board", "export", "b", "--out", str(tmp_path / "x.pdf")])
+    assert res.exit_code == 2 and "names no format" in res.output
+
+
+def test_the_http_download_is_json_or_a_zip_with_the_right_types(api: Api) -> None:
+    api.op("create", {"kind": "board", "slug": "plan"})
+    res = api.op(
+        "compose_board",
+        {
+            "board": "plan",
+            "cards": [
+                {"kind": "note", "ref": "a", "payload": {"md": "first"}},
+                {"kind": "text", "ref": "b", "payload": {"md": "second"}},
+            ],
+            "edges": [{"from": "a", "to": "b"}],
+        },
+    )
+    assert res.status_code == 200, res.text
+    got = api.client.get("/api/v1/boards/plan/export", params={"format": "canvas"})
+    assert got.status_code == 200, got.text
+    assert got.headers["content-type"] == "application/json"
+    assert got.headers["content-disposition"] == "attachment; filename*=UTF-8''plan.canvas"
+    assert len(got.json()["nodes"]) == 2 and len(got.json()["edges"]) == 1
+    scene = api.client.get("/api/v1/boards/plan/export", params={"format": "excalidraw"})
+    assert scene.headers["content-type"] == "application/json"
+    assert scene.json()["type"] == "excalidraw"
+    upload = api.client.post(
+        "/api/v1/boards/plan/upload", files=[("files", ("pic.png", _png(), "image/png"))]
+    )
+    assert upload.status_code == 201, upload.text
+    zipped = api.client.get("/api/v1/boards/plan/export?format=canvas")
+    assert zipped.headers["content-type"] == "application/zip"
+    assert zipped.headers["content-disposition"] == "attachment; filename*=UTF-8''plan.zip"
+    with zipfile.ZipFile(io.BytesIO(zipped.content)) as z:
+        assert sorted(z.namelist()) == ["files/pic.png", "plan.canvas"]
+        assert z.read("files/pic.png") == _png()
+    # What came down goes back up through the operation.
+    doc = got.json()
+    api.op("create", {"kind": "board", "slug": "copy"})
+    back = api.op("import_board", {"board": "copy", "document": doc})
+    assert back.status_code == 200, back.text
+    assert len(back.json()["cards"]) == 2
+    # Refusals: a bad format is the params check's, an unknown board 404, no token 401.
+    bad = api.client.get("/api/v1/boards/plan/export?format=pdf")
+    assert (bad.status_code, bad.json()["field"]) == (400, "format")
+    assert api.client.get("/api/v1/boards/nope/export").status_code == 404
+    assert httpx.get(f"{api.url}/api/v1/boards/plan/export").status_code == 401
+    one = api.client.get("/api/v1/boards/plan/export?format=canvas&card=x")
+    assert one.status_code == 400
