@@ -34,6 +34,9 @@ T = TypeVar("T")
 E = TypeVar("E")
 log = logging.getLogger("layoutkit.workspace")
 
+#: How long closing a workspace waits for the calls under way to finish.
+CLOSE_WAIT_S = 30.0
+
 
 @attrs.frozen(slots=True)
 class Call:
@@ -119,6 +122,8 @@ class Workspace:
         # Operations running now and when the last one ended (see idle_for); a
         # plain counter: a lost update under threads only moves a lull a little.
         self._calls = 0
+        # Calls run on many server threads at once; an unguarded count could lose one.
+        self._calls_lock = threading.Lock()
         self._last_call = 0.0
         #: Set when close() begins: work that only saves later work gives up.
         self.closing = False
@@ -348,8 +353,15 @@ class Workspace:
             return done[0]
 
     def close(self) -> None:
-        """Stop background jobs (those not started are dropped) and close the store."""
+        """Refuse new calls, let the ones under way finish (for at most
+        :data:`CLOSE_WAIT_S`), stop background jobs (those not started are dropped)
+        and close the store."""
         self.closing = True
+        # A call still running (a viewer's event stream checking the board, on a
+        # server thread) must not find its store closed under it.
+        deadline = time.monotonic() + CLOSE_WAIT_S
+        while self._calls > 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
         for kept in list(self._extensions.values()):
             # An extension that runs a thread of its own (a dispatcher) stops it here.
             stop = getattr(kept, "close", None)
@@ -398,8 +410,14 @@ class Workspace:
         _admit(op, operation, who)
         checked = operation.check_params(raw)
         _people_only(op, operation, who, checked)
-        self._calls += 1
+        with self._calls_lock:
+            self._calls += 1
         try:
+            if self.closing:
+                # Counted first, then checked: close() waits for every call it counts.
+                raise ServiceError(
+                    503, "shutting_down", "the workspace is closing; call again on a running server"
+                )
             call = self._place(operation, Call(self, who, checked))
             if call.workspace_id != self.workspace_id:
                 # The role that counts is the caller's role where the call now works.
@@ -412,7 +430,8 @@ class Workspace:
             # So does the store: no storage error leaves the road as a crash.
             raise storage_service_error(err) from err
         finally:
-            self._calls -= 1
+            with self._calls_lock:
+                self._calls -= 1
             self._last_call = time.monotonic()
 
     def _place(self, op: Operation, call: Call) -> Call:

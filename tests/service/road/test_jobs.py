@@ -5,8 +5,11 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
-from layoutkit import Workspace
+import pytest
+
+from layoutkit import ServiceError, Workspace
 from layoutkit.net import Unfurled
 from layoutkit.service.boards.links import STOPPED
 from layoutkit.service.road.jobs import JobRunner
@@ -99,3 +102,38 @@ def _until(condition: object, limit: float = 30.0) -> None:
     while not condition():  # type: ignore[operator]
         assert time.monotonic() < deadline, "the condition never held"
         time.sleep(0.01)
+
+
+def test_closing_waits_for_calls_under_way_and_refuses_new_ones(tmp_path: Path) -> None:
+    ws = Workspace.open(f"sqlite:///{tmp_path / 'ws.db'}")
+    ws.call("create", {"kind": "board", "slug": "b"})
+    inside, release = threading.Event(), threading.Event()
+    answers: list[Any] = []
+
+    def running() -> None:
+        # A call that is reading when close() begins (as a viewer's stream check is).
+        answers.append(ws.call("board_stamp", {"board": "b"}))
+
+    original = ws.store.read
+    calls = threading.Thread(target=running)
+
+    def held_read(*args: Any, **kwargs: Any) -> Any:
+        if threading.current_thread() is calls and not inside.is_set():
+            inside.set()
+            assert release.wait(30)
+        return original(*args, **kwargs)
+
+    ws.store.read = held_read  # type: ignore[method-assign]
+    calls.start()
+    _until(inside.is_set)
+    closer = threading.Thread(target=ws.close)
+    closer.start()
+    _until(lambda: ws.closing)
+    with pytest.raises(ServiceError) as refused:
+        ws.call("board_stamp", {"board": "b"})
+    assert (refused.value.status, refused.value.code) == (503, "shutting_down")
+    assert closer.is_alive()  # still waiting for the call under way
+    release.set()
+    calls.join(30)
+    closer.join(30)
+    assert not closer.is_alive() and len(answers) == 1
