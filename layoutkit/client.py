@@ -296,7 +296,9 @@ def _is_busy(response: httpx.Response) -> bool:
         body = response.json()
     except ValueError:
         return False
-    return isinstance(body, dict) and body.get("code") == "busy"
+    # Both say nothing was done: a lock not granted, or a server process stopping
+    # (another may answer the next try).
+    return isinstance(body, dict) and body.get("code") in ("busy", "shutting_down")
 
 
 def _answer(response: httpx.Response) -> dict[str, Any]:
