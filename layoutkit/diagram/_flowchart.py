@@ -874,7 +874,15 @@ def _edge(reader: _Reader, index: int, e: dict[str, Any]) -> dict[str, Any]:
     tone = reader.link_tones.get(index, reader.default_link_tone)
     if tone:
         edge["tone"] = tone
-    paint = {k: v for k, v in reader.link_paints.get(index, reader.default_link_paint).items()}
+    # An edge's classes (``e1@-->`` then ``class e1 name``) are its CSS classes, and its
+    # linkStyle its inline style, which wins over them as in a browser.
+    props = [
+        p
+        for cls in reader.classes.get(e.get("id") or "", [])
+        for p in reader.class_defs.get(cls, [])
+    ]
+    paint = style_paint(props) if props else {}
+    paint.update(reader.link_paints.get(index, reader.default_link_paint))
     for unused in ("fill", "color", "fontStyle"):
         paint.pop(unused, None)
     if paint:

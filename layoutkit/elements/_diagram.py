@@ -81,6 +81,10 @@ PAINT = Spec(
         string("fill", "CSS colour of the shape's inside."),
         string("stroke", "CSS colour of the outline or the edge line."),
         number("strokeWidth", "Outline or line width in px.", minimum=0),
+        numbers(
+            "strokeDasharray",
+            "Dash and gap lengths in px, as CSS stroke-dasharray: the outline or line is dashed.",
+        ),
         string("color", "CSS colour of the title text."),
         open_enum("fontStyle", ("normal", "italic"), "normal", "Slant of the title text."),
     ],

@@ -167,15 +167,38 @@ def _node_items(node: dict, rect: tuple[float, float, float, float], k: float) -
     # A malformed (unhashable) type is drawn like any unknown one: as its shape.
     draw = _NODE_KINDS.get(kind) if isinstance(kind, str) else None
     items = (draw or _shaped_node)(n)
-    if width is not None:
-        # The author's outline width, on the parts drawn in the outline colour.
+    dash = paint_dash(paint, k)
+    if width is not None or dash:
+        # The author's outline width and dashes, on the parts drawn in the outline colour.
+        own = {"width": min(width, 8.0) * k} if width is not None else {}
+        if dash:
+            own["dash"] = dash
         items = [
-            attrs.evolve(i, width=min(width, 8.0) * k)
-            if getattr(i, "stroke", None) == ink and hasattr(i, "width")
+            attrs.evolve(i, **own)
+            if getattr(i, "stroke", None) == ink and hasattr(i, "dash")
             else i
             for i in items
         ]
     return items
+
+
+#: The longest dash or gap drawn, in px: a longer one would leave a side of a node blank.
+MAX_DASH = 40.0
+
+
+def paint_dash(paint: dict, k: float) -> tuple[float, ...] | None:
+    """The author's ``strokeDasharray`` at scale ``k``, or None for a solid line.
+
+    Each length is held to 0.5..``MAX_DASH`` px; a list that is not numbers draws solid.
+    """
+    raw = paint.get("strokeDasharray")
+    if not isinstance(raw, list) or not raw:
+        return None
+    lengths = [as_number(v) for v in raw[:8]]
+    read = [v for v in lengths if v is not None and v >= 0]
+    if len(read) < len(lengths) or not sum(read):
+        return None
+    return tuple(min(max(v, 0.5), MAX_DASH) * k for v in read)
 
 
 def _luminance(hex_colour: str) -> float:
@@ -628,7 +651,7 @@ def _edge_items(
             tuple(pts),
             stroke=color,
             width=min(line_w, 8.0) * k,
-            dash=tuple(d * k for d in dash) if dash else None,
+            dash=paint_dash(paint, k) or (tuple(d * k for d in dash) if dash else None),
         )
     ]
     head, tail = _edge_ends(style, spec)

@@ -4,6 +4,7 @@ and the module the diagram and sequence faces share imports neither face."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path as FilePath
 
 import pytest
@@ -154,3 +155,79 @@ def test_a_circle_or_cross_end_stands_whole_outside_its_node(mark: str, kind: ty
         )
     ]
     assert max(xs) <= 100.0 and min(xs) >= 88.0, "outside the border, close to it"
+
+
+def test_stroke_dasharray_from_style_classdef_and_edge_classes_is_read() -> None:
+    from layoutkit.diagram import import_text
+
+    text = (
+        "flowchart LR\nA e1@--> B\nB --> C\nC --> D\n"
+        "style A stroke:#f66,stroke-dasharray: 5 5\n"
+        "classDef dashy stroke-dasharray: 9,5,stroke-dashoffset: 900\nclass B,e1 dashy\n"
+        "linkStyle 1 stroke-dasharray: 3px 2px\nstyle D stroke-dasharray: none\n"
+    )
+    imported = import_text(text)
+    dashes = {n["id"]: n.get("paint", {}).get("strokeDasharray") for n in imported["nodes"]}
+    assert dashes == {"A": [5.0, 5.0], "B": [9.0, 5.0], "C": None, "D": None}
+    edges = [e.get("paint", {}).get("strokeDasharray") for e in imported["edges"]]
+    assert edges == [[9.0, 5.0], [3.0, 2.0], None]
+    state = import_text("stateDiagram-v2\nclassDef d stroke-dasharray: 4 2\nA --> B\nclass A d\n")
+    assert state["nodes"][0]["paint"] == {"strokeDasharray": [4.0, 2.0]}
+
+
+def test_dashed_nodes_and_edges_are_dashed_in_the_svg() -> None:
+    from layoutkit.diagram import lay_out
+    from layoutkit.render._face_diagram import diagram_scene
+    from layoutkit.render._scene import to_svg
+
+    text = (
+        "flowchart LR\nA(Round) e1@--> B((Circle)) --> C{Pointed}\n"
+        "classDef dashy stroke:#f66,stroke-dasharray: 5 5\nclass A,B,C dashy\n"
+        "classDef wire stroke-dasharray: 9,5\nclass e1 wire\n"
+    )
+    svg = to_svg(diagram_scene(lay_out({"diagram_text": text})))
+    # the rounded box, the circle and the diamond's outline, each drawn at the face's scale
+    assert {"rect", "ellipse", "polygon"} <= {
+        m.group(1) for m in re.finditer(r"<(\w+)[^>]*stroke-dasharray=\"5 5\"", svg)
+    }
+    assert svg.count('stroke-dasharray="9 5"') == 1
+    assert svg.count("<polyline") >= 2  # the second wire stays solid
+    solid = [
+        m.group(0) for m in re.finditer(r"<polyline[^>]*>", svg) if "dasharray" not in m.group(0)
+    ]
+    assert solid
+
+
+@pytest.mark.parametrize("kind", ["box", "rounded", "ellipse", "polygon", "line"])
+def test_a_dashed_outline_is_dashed_in_the_png(kind: str) -> None:
+    import io
+
+    import numpy as np
+    from PIL import Image as PILImage
+
+    from layoutkit.render._scene import Scene, to_png
+
+    dash = (6.0, 6.0)
+    item = {
+        "box": Box(20, 20, 160, 60, fill="#ffffff", stroke="#000000", width=2, dash=dash),
+        "rounded": Box(
+            20, 20, 160, 60, fill="#ffffff", stroke="#000000", width=2, radius=12, dash=dash
+        ),
+        "ellipse": Ellipse(20, 20, 160, 60, "#ffffff", "#000000", 2, dash),
+        "polygon": Path(
+            ((20, 20), (180, 20), (180, 80), (20, 80)),
+            stroke="#000000",
+            width=2,
+            closed=True,
+            fill="#ffffff",
+            dash=dash,
+        ),
+        "line": Path(((20, 20), (180, 20)), stroke="#000000", width=2, dash=dash),
+    }[kind]
+    png = to_png(Scene(200, 100, [item]), max_dim=200)
+    grey = np.asarray(PILImage.open(io.BytesIO(png)).convert("L")) < 128
+    # The topmost inked row: its ink comes in runs with gaps between them, not one line.
+    top = int(np.nonzero(grey.any(axis=1))[0][0])
+    row = grey[top : top + 2].any(axis=0).astype(int)
+    runs = int(np.count_nonzero(np.diff(row) == 1))
+    assert runs >= 5, runs
