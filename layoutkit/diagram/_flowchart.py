@@ -171,6 +171,16 @@ SHAPES = {
     "lined-document": "lined-document",
     "ellipse": "ellipse",
     "choice": "choice",
+    "datastore": "datastore",
+    "data-store": "datastore",
+    "folder": "folder",
+    "directory": "folder",
+    "cloud": "cloud",
+    "person": "person",
+    "bang": "bang",
+    "console": "console",
+    "browser": "browser",
+    "bucket": "bucket",
 }
 
 # bracket opener -> (closer, mermaid shape); longest first so ``(((`` wins over ``((``.

@@ -228,7 +228,12 @@ _FRAMED = {
     "brace-right": (12.0, 0.0),
     "braces": (24.0, 0.0),
     "person": (0.0, 24.0),
-    "cloud": (24.0, 12.0),
+    "cloud": (32.0, 16.0),
+    "folder": (0.0, 10.0),
+    "bang": (40.0, 24.0),
+    "console": (0.0, 14.0),
+    "browser": (0.0, 16.0),
+    "bucket": (16.0, 18.0),
 }
 
 
@@ -263,6 +268,11 @@ def inner_box(shape: str, w: float, h: float) -> tuple[float, float, float, floa
         "window-pane": eh,
         "person": eh,
         "cloud": eh / 2,
+        "folder": eh,
+        "bang": eh / 2,
+        "console": eh,
+        "browser": eh,
+        "bucket": eh * 2 / 3,
     }.get(shape, 0.0)
     left = {
         "lined-rect": ew,
@@ -274,6 +284,8 @@ def inner_box(shape: str, w: float, h: float) -> tuple[float, float, float, floa
         "h-cylinder": 0.0,
         "notched-rect": ew,
         "cloud": ew / 2,
+        "bang": ew / 2,
+        "bucket": ew / 2,
     }.get(shape, 0.0)
     return left, top, w - ew, h - eh
 

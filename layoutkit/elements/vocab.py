@@ -94,6 +94,12 @@ NODE_SHAPES = (
     "brace-right",
     "braces",
     "filled-circle",
+    "datastore",
+    "folder",
+    "bang",
+    "console",
+    "browser",
+    "bucket",
 )
 NODE_SHAPE_DEFAULT = "rect"
 

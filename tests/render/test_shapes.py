@@ -231,3 +231,66 @@ def test_a_dashed_outline_is_dashed_in_the_png(kind: str) -> None:
     row = grey[top : top + 2].any(axis=0).astype(int)
     runs = int(np.count_nonzero(np.diff(row) == 1))
     assert runs >= 5, runs
+
+
+# Mermaid 11.17's shape names (short name and aliases) that are no plain box, by payload shape.
+NEWER_SHAPES = {
+    "datastore": ("datastore", "data-store"),
+    "folder": ("folder", "directory"),
+    "cloud": ("cloud",),
+    "person": ("person",),
+    "bang": ("bang",),
+    "console": ("console",),
+    "browser": ("browser",),
+    "bucket": ("bucket",),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(NEWER_SHAPES))
+def test_mermaid_shapes_added_in_11_are_read_and_drawn_as_their_figure(shape: str) -> None:
+    from layoutkit.diagram import import_text
+
+    for name in NEWER_SHAPES[shape]:
+        payload = import_text(f'flowchart LR\nA@{{ shape: {name}, label: "Name" }}')
+        assert payload["nodes"][0]["shape"] == shape
+        assert "diagnostics" not in payload  # no shape_fallback note
+    box = _shapes.shape_items("rect", 0, 0, 120, 60, "#fff", "#000", 1.0)
+    assert _shapes.shape_items(shape, 0, 0, 120, 60, "#fff", "#000", 1.0) != box
+
+
+def test_a_datastore_has_lines_above_and_below_and_open_sides() -> None:
+    items = _shapes.shape_items("datastore", 0, 0, 120, 60, "#fff", "#000", 1.0)
+    fill, *lines = items
+    assert isinstance(fill, Box) and fill.stroke is None and fill.fill == "#fff"
+    assert [(line.points[0], line.points[-1]) for line in lines] == [
+        ((0, 0), (120, 0)),
+        ((0, 60), (120, 60)),
+    ]
+
+
+def _inside(pt: tuple[float, float], poly: list[tuple[float, float]]) -> bool:
+    x, y = pt
+    hit = False
+    for (x0, y0), (x1, y1) in zip(poly, poly[1:] + poly[:1], strict=True):
+        if (y0 > y) != (y1 > y) and x < x0 + (y - y0) * (x1 - x0) / (y1 - y0):
+            hit = not hit
+    return hit
+
+
+@pytest.mark.parametrize("shape", ["cloud", "bang", "folder"])
+@pytest.mark.parametrize(
+    "text", [(10.0, 17.0), (47.0, 17.0), (60.0, 34.0), (300.0, 17.0), (120.0, 120.0), (95.0, 51.0)]
+)
+def test_text_in_a_lumpy_shape_stays_inside_its_outline(
+    shape: str, text: tuple[float, float]
+) -> None:
+    from layoutkit.diagram.labels import inner_box, outer_size
+
+    w, h = outer_size(shape, *text)
+    pts = _shapes.outline(shape, 0, 0, w, h, 1.0)
+    assert pts is not None
+    dx, dy, iw, ih = inner_box(shape, w, h)
+    # The text block centred in the inner box: each of its corners is inside the figure.
+    left, top = dx + (iw - text[0]) / 2, dy + (ih - text[1]) / 2
+    for cx, cy in ((0, 0), (1, 0), (0, 1), (1, 1)):
+        assert _inside((left + cx * text[0], top + cy * text[1]), pts)
