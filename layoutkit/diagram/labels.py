@@ -17,7 +17,7 @@ from typing import Any
 
 import attrs
 
-from layoutkit.icons import ICONS
+from layoutkit.icons import icon_key
 from layoutkit.layout.text import line_height, text_width, wrap
 
 TITLE_SIZE = 14.0
@@ -56,14 +56,15 @@ def display_text(text: str) -> tuple[str, str | None]:
     Returns the text and the first icon name found (``fa:fa-car`` gives ``car``).
     """
     icon = None
-    m = _FA.search(text)
-    if m:
-        # A Font Awesome name this project has a glyph for becomes the icon; others drop.
-        icon = m.group(1) if m.group(1) in ICONS else None
-        text = _FA.sub("", text)
+    names = [m.group(1) for m in _FA.finditer(text)]
+    if names:
+        # The first Font Awesome name the project draws becomes the icon; others drop.
+        icon = next((key for key in map(icon_key, names) if key), None)
+        text = _FA.sub(" ", text)
         if icon is None and not text.strip():
-            # A node that is only an unknown icon keeps it (drawn as the neutral dot).
-            icon = m.group(1)
+            # A node that is only an icon nobody draws says which it was, rather than
+            # showing an empty box.
+            text = names[0].replace("-", " ")
     text = _BOLD.sub(lambda b: b.group(1) or b.group(2), text)
     text = _EMPHASIS.sub(lambda b: b.group(1) or b.group(2), text)
     return "\n".join(" ".join(line.split()) for line in text.split("\n")).strip(), icon
@@ -74,7 +75,8 @@ def _icon_name(value: Any) -> str | None:
     if not value:
         return None
     name = str(value).rsplit(":", 1)[-1]
-    return name[3:] if name.startswith("fa-") else name
+    name = name[3:] if name.startswith("fa-") else name
+    return icon_key(name) or name
 
 
 def wrap_lines(text: str, width: float, size: float, font: str = "sans") -> list[str]:
@@ -104,7 +106,8 @@ class Label:
 
     @property
     def title_h(self) -> float:
-        return line_height(TITLE_SIZE) * len(self.title)
+        # An icon alone stands on a title line of its own.
+        return line_height(TITLE_SIZE) * max(len(self.title), 1 if self.icon else 0)
 
     @property
     def body_h(self) -> float:
@@ -124,7 +127,7 @@ def label(node: dict[str, Any], width: float = MAX_TEXT) -> Label:
         _width(title, TITLE_SIZE, "sans-bold") + (ICON_W if icon else 0.0),
         _width(body, BODY_SIZE, "sans"),
     )
-    h = line_height(TITLE_SIZE) * len(title)
+    h = line_height(TITLE_SIZE) * max(len(title), 1 if icon else 0)
     if body:
         h += BODY_GAP + line_height(BODY_SIZE) * len(body)
     return Label(tuple(title), tuple(body), str(icon) if icon else None, w, h)

@@ -44,7 +44,7 @@ from layoutkit.layout.sizing import (
 )
 from layoutkit.layout.text import line_height, text_width
 from layoutkit.render._face_sequence import css_colour, sequence_items
-from layoutkit.render._icons import icon_glyph
+from layoutkit.render._icons import icon_glyph, pictogram
 from layoutkit.render._palette import CARD, FG, LINE, METHOD_COLORS, MUTED, SOFT, tone
 from layoutkit.render._scene import (
     Box,
@@ -464,7 +464,13 @@ def _heading(n: _Node, lab: Label, spot: _LabelSpot) -> tuple[list[Item], float]
     items: list[Item] = []
     icon = lab.icon or ("service" if n.kind == "service" else None)
     if icon:
-        items.append(Text(tx, cy, (icon_glyph(str(icon)),), 15 * k, "sans", n.ink))
+        # A figure fills the glyph's em square, set on the title's first line.
+        size = 15 * k
+        top = cy + (line_height(TITLE_SIZE * k) - size) / 2
+        # An icon alone is centred in the block, which holds its room beside a title.
+        ix = tx + (spot.width - size) / 2 if spot.centred and not lab.title else tx + 1 * k
+        glyph = Text(ix - 1 * k, cy, (icon_glyph(str(icon)),), size, "sans", n.ink)
+        items += pictogram(str(icon), ix, top, size, n.ink, n.wash) or [glyph]
     title_x = tx + (ICON_W * k if icon else 0.0)
     title_w = spot.width - (title_x - tx)
     if lab.title:
@@ -481,7 +487,7 @@ def _heading(n: _Node, lab: Label, spot: _LabelSpot) -> tuple[list[Item], float]
                 n.italic,
             )
         )
-        cy += lab.title_h * k
+    cy += lab.title_h * k
     return items, cy
 
 

@@ -416,3 +416,54 @@ def test_a_markdown_subgraph_title_is_drawn_without_its_markers() -> None:
     written = _svg_lines(lay_out({"title": "t", **import_text(text)}))
     assert "Two parts" in written
     assert not any("**" in w for w in written)
+
+
+@pytest.mark.parametrize(
+    ("text", "shown", "icon"),
+    [
+        ("fa:fa-ban forbidden", "forbidden", "ban"),
+        ("A fa:fa-camera-retro perhaps?", "A perhaps?", "camera"),
+        ("fa:fa-envelope Mail", "Mail", "mail"),
+        ("fa:fa-car Car", "Car", "car"),
+        ("fa:fa-spinner", "", "spinner"),
+        # Icons nobody draws drop without a trace; alone, the node names them.
+        ("fa:fa-twitter for peace", "for peace", None),
+        ("fab:fa-truck-bold a custom icon", "a custom icon", None),
+        ("fa:fa-no-such-thing", "no such thing", None),
+    ],
+)
+def test_font_awesome_tokens_become_an_icon_or_drop_cleanly(
+    text: str, shown: str, icon: str | None
+) -> None:
+    from layoutkit.diagram.labels import display_text
+
+    assert display_text(text) == (shown, icon)
+
+
+def test_font_awesome_icons_are_drawn_and_an_icon_alone_sits_in_the_middle() -> None:
+    from layoutkit.render._scene import Box, Ellipse, to_svg
+
+    text = (
+        'flowchart TD\nB["fa:fa-twitter for peace"]\nB-->C[fa:fa-ban forbidden]\n'
+        "B-->D(fa:fa-spinner)\nB-->E(A fa:fa-camera-retro perhaps?)\n"
+    )
+    payload = lay_out({"title": "t", "diagram_text": text})
+    scene = diagram_scene(payload)
+    words = [line for t in scene.items if isinstance(t, Text) for line in t.lines]
+    # No stray dot for the icon nobody draws, no Font Awesome name printed.
+    assert "•" not in words and not any("fa" in w.split("-")[0] for w in words if ":" in w)
+    assert {"for peace", "forbidden", "A perhaps?"} <= set(words)
+    svg = to_svg(scene)
+    assert svg.count("<ellipse") >= 8 + 2  # spinner dots, the ban ring, the camera lens
+    # The spinner-only node: the one box holding eight dots, centred in it.
+    boxes = [i for i in scene.items if isinstance(i, Box) and i.stroke and i.radius]
+    dots = [i for i in scene.items if isinstance(i, Ellipse)]
+
+    def inside(e: Ellipse, b: Box) -> bool:
+        return b.x <= e.x and e.x + e.w <= b.x + b.w and b.y <= e.y and e.y + e.h <= b.y + b.h
+
+    held = [(b, [e for e in dots if inside(e, b)]) for b in boxes]
+    box, spinner = next((b, es) for b, es in held if len(es) == 8)
+    cx = sum(e.x + e.w / 2 for e in spinner) / 8
+    cy = sum(e.y + e.h / 2 for e in spinner) / 8
+    assert abs(cx - (box.x + box.w / 2)) < 2.5 and abs(cy - (box.y + box.h / 2)) < 2.5
