@@ -863,9 +863,10 @@ def _groups(
 
     def build(sg: dict[str, Any]) -> dict[str, Any]:
         group: dict[str, Any] = {"id": sg["id"], "title": sg["title"], "nodes": [], "groups": []}
-        if _DIRECTIONS.get(sg.get("dir") or ""):
-            # The payload knows two directions; BT and RL are drawn as TD and LR.
-            group["dir"] = _DIRECTIONS[sg["dir"]]
+        stated = {"TB": "TD", "<": "RL", ">": "LR", "^": "BT", "v": "TD"}.get(sg.get("dir") or "")
+        stated = stated or sg.get("dir")
+        if stated in ("TD", "LR", "BT", "RL"):
+            group["dir"] = stated
         for m in sg["members"]:
             if m in sub_by_id:
                 group["groups"].append(build(sub_by_id[m]))

@@ -160,9 +160,9 @@ GROUP = Spec(
         string("meta"),
         enum(
             "dir",
-            ("TD", "LR"),
-            "The group's own direction; as in Mermaid it applies while no edge links a "
-            "member to something outside the group.",
+            ("TD", "LR", "BT", "RL"),
+            "The group's own direction (BT and RL point its arrows up and leftwards); as in "
+            "Mermaid it applies while no edge links a member to something outside the group.",
         ),
         _tone(),
         objects("nodes", NODE),
