@@ -17,6 +17,7 @@ from layoutkit.diagram.labels import NO_TEXT, edge_label_size
 from layoutkit.diagram.mermaid import import_text
 from layoutkit.diagram.model import Model, Node, build_model, containers
 from layoutkit.diagram.options import OPTIONS, LayoutOptions
+from layoutkit.diagram.tidy import tidy_wires
 from layoutkit.errors import DiagramError
 from layoutkit.layout.modes import Item as PackItem
 from layoutkit.layout.modes import shelf_pack
@@ -1203,6 +1204,7 @@ def _write_geo(
         for lane, rect in zip(model.lanes, scene.lane_rects, strict=False)
     ]
     geo["edges"] = _write_edges(flat, scene, put)
+    tidy_wires(geo, {nid: n.shape for nid, n in model.nodes.items()}, lr)
     geo["ports"] = _write_ports(model, geo["nodes"])
     _footer(geo, payload, header, body_w, body_h)
     metrics = _measure(geo)
