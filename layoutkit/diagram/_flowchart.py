@@ -212,6 +212,27 @@ _LINKS = (
     (re.compile(r"\s*[xo<]?-?\.+-[xo>]?\s*"), re.compile(r"\s*[xo<]?-\.\s*")),
 )
 _INVISIBLE = re.compile(r"\s*~~~+\s*")
+# Mermaid's (d3's) curve names -> payload ``curve``: step curves are right-angled as
+# layoutkit's own wires, linear ones straight cuts, the rest one smooth curve.
+_CURVES = {
+    "linear": "straight",
+    "step": "orthogonal",
+    "stepBefore": "orthogonal",
+    "stepAfter": "orthogonal",
+    **{
+        name: "smooth"
+        for name in (
+            "basis",
+            "bumpX",
+            "bumpY",
+            "cardinal",
+            "catmullRom",
+            "monotoneX",
+            "monotoneY",
+            "natural",
+        )
+    },
+}
 _CLASS_SUFFIX = re.compile(r":::([\w-]+)")
 _DIRECTIONS = {
     "TB": "TD",
@@ -593,9 +614,18 @@ class _Reader:
     def on_chain(self, st: _Statement) -> None:
         s = st.text
         if re.match(r"[\w$]+@\{", s) and s.split("@", 1)[0] in self.edge_ids:
-            self.notes.append(
-                note("ignored_edge_meta", "edge animation/curve options ignored", st.line)
-            )
+            edge = self.edge_ids[s.split("@", 1)[0]]
+            body = s[s.index("{") + 1 : _close_brace(s, s.index("{"))]
+            ignored = False
+            for key, value in _meta_pairs(body):
+                if key == "curve" and value in _CURVES:
+                    edge["curve"] = _CURVES[value]
+                else:
+                    ignored = True
+            if ignored:
+                self.notes.append(
+                    note("ignored_edge_meta", "edge animation options ignored", st.line)
+                )
         else:
             self.read_chain(s, st.line)
 
@@ -904,4 +934,6 @@ def _edge(reader: _Reader, index: int, e: dict[str, Any]) -> dict[str, Any]:
     edge.update(style)
     if e["label"]:
         edge["label"] = e["label"]
+    if e.get("curve") and e["curve"] != "orthogonal":
+        edge["curve"] = e["curve"]
     return edge

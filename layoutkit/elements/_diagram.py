@@ -30,6 +30,7 @@ from layoutkit.elements._media import SOURCE
 from layoutkit.elements.vocab import (
     DIAGRAM_TONE_DEFAULT,
     DIAGRAM_TONES,
+    EDGE_CURVES,
     EDGE_ENDS,
     EDGE_STYLE_DEFAULT,
     EDGE_STYLES,
@@ -208,6 +209,13 @@ EDGE = Spec(
             "line ending in a circle, a cross or nothing).",
         ),
         open_enum("tail", EDGE_ENDS, "none", "End mark at the source."),
+        open_enum(
+            "curve",
+            EDGE_CURVES,
+            "orthogonal",
+            "How the routed wire is drawn: its right-angled runs, straight cuts across "
+            "its corners, or one smooth curve through them.",
+        ),
         _tone(),
         obj("paint", PAINT, "Line colour (stroke) and width; fill and color are unused."),
         string("label"),

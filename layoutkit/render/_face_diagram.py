@@ -548,6 +548,51 @@ def _chips(n: _Node, cy: float) -> list[Item]:
 
 EDGE_DASH = {"dashed": (6.0, 4.0), "dotted": (1.5, 3.5)}
 
+Pt = tuple[float, float]
+
+
+def _curved(pts: list[Pt], curve: Any) -> list[Pt]:
+    """The routed points as the edge's ``curve`` draws them (``orthogonal`` as routed).
+
+    ``straight`` cuts across the corners: from the start to the middle of each inner
+    run, then the last run whole, so the arrowhead keeps its heading. ``smooth`` is the
+    uniform B-spline of the points (d3's basis curve, Mermaid's default), which leaves
+    the start and meets the end along their runs.
+    """
+    if len(pts) < 3 or curve not in ("straight", "smooth"):
+        return pts
+    if curve == "straight":
+        if len(pts) == 3:
+            return [pts[0], pts[2]]
+        mids = [_between(pts[i], pts[i + 1], 0.5) for i in range(1, len(pts) - 3)]
+        return [pts[0], *mids, pts[-2], pts[-1]]
+    # d3's curveBasis: a line to a sixth of the first run, a cubic per inner point, and
+    # the last point repeated so the curve ends on it.
+    ctrl = [pts[0], *pts, pts[-1]]
+    out: list[Pt] = [pts[0]]
+    for i in range(len(ctrl) - 3):
+        p0, p1, p2, p3 = ctrl[i : i + 4]
+        for step in range(1, 9):
+            t = step / 8
+            a, b, c = (
+                (1 - t) ** 3 / 6,
+                (3 * t**3 - 6 * t**2 + 4) / 6,
+                (-3 * t**3 + 3 * t**2 + 3 * t + 1) / 6,
+            )
+            d = t**3 / 6
+            out.append(
+                (
+                    a * p0[0] + b * p1[0] + c * p2[0] + d * p3[0],
+                    a * p0[1] + b * p1[1] + c * p2[1] + d * p3[1],
+                )
+            )
+    out.append(pts[-1])
+    return out
+
+
+def _between(a: Pt, b: Pt, t: float) -> Pt:
+    return a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t
+
 
 def _on_outline(
     p: tuple[float, float],
@@ -646,6 +691,7 @@ def _edge_items(
     style = str(spec.get("style") or edge.get("style") or "solid")
     if len(pts) < 2 or style == "invisible":
         return []
+    pts = _curved(pts, spec.get("curve"))
     k = frame.k
     dash = EDGE_DASH.get(style)
     color = tone(spec.get("tone"))[0] if spec.get("tone") else EDGE_COLOR

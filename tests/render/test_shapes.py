@@ -294,3 +294,44 @@ def test_text_in_a_lumpy_shape_stays_inside_its_outline(
     left, top = dx + (iw - text[0]) / 2, dy + (ih - text[1]) / 2
     for cx, cy in ((0, 0), (1, 0), (0, 1), (1, 1)):
         assert _inside((left + cx * text[0], top + cy * text[1]), pts)
+
+
+def test_per_edge_curves_are_read_and_drawn() -> None:
+    from layoutkit.diagram import import_text, lay_out
+    from layoutkit.render._face_diagram import diagram_scene
+
+    text = (
+        "flowchart LR\nA e1@==> B\nA e2@--> C\nA e3@--> D\nA e4@--> E\n"
+        "e1@{ curve: linear }\ne2@{ curve: natural }\ne3@{ curve: stepAfter }\n"
+        "e4@{ animate: true }\n"
+    )
+    imported = import_text(text)
+    curves = [e.get("curve") for e in imported["edges"]]
+    assert curves == ["straight", "smooth", None, None]
+    # only the animation is noted as ignored
+    assert [d["code"] for d in imported["diagnostics"]] == ["ignored_edge_meta"]
+    payload = lay_out(imported)
+    routed = {(e["from"], e["to"]): e["points"] for e in payload["geo"]["edges"]}
+    scene = diagram_scene(payload)
+    wires = [i for i in scene.items if isinstance(i, Path) and not i.closed and len(i.points) > 1]
+
+    def drawn(a: str, b: str) -> tuple[tuple[float, float], ...]:
+        # the wire whose first point is where the layout starts this edge
+        x0, y0 = routed[(a, b)][0]
+        x1, y1 = routed[(a, b)][-1]
+        ends = [
+            w
+            for w in wires
+            if abs(w.points[-1][0] - w.points[0][0] - (x1 - x0)) < 0.5
+            and abs(w.points[-1][1] - w.points[0][1] - (y1 - y0)) < 0.5
+        ]
+        assert ends, (a, b)
+        return ends[0].points
+
+    assert len(routed[("A", "B")]) >= 3  # B and C sit off A's line: the wires bend
+    straight, smooth = drawn("A", "B"), drawn("A", "C")
+    assert len(straight) == len(routed[("A", "B")]) - 1  # one corner cut away
+    assert len(smooth) > 2 * len(routed[("A", "C")])  # a sampled curve
+    # the curve leaves along its first run and meets the target along its last one
+    (sx, sy), (tx, ty) = smooth[-2], smooth[-1]
+    assert abs(sy - ty) < 0.5 and sx < tx
