@@ -50,11 +50,22 @@ FIGURE = 36.0
 _BALANCED = frozenset({"circle", "double-circle", "diamond", "ellipse"})
 
 
+#: A character's face in a label: (bold, italic) from the markdown around it.
+Face = tuple[bool, bool]
+
+
 def display_text(text: str) -> tuple[str, str | None]:
     """``text`` as drawn: Font Awesome prefixes and markdown bold and emphasis markers removed.
 
     Returns the text and the first icon name found (``fa:fa-car`` gives ``car``).
     """
+    shown, _faces, icon = styled_text(text)
+    return shown, icon
+
+
+def styled_text(text: str) -> tuple[str, list[Face], str | None]:
+    """:func:`display_text` with the face of each character it keeps: ``**bold**`` and
+    ``_emphasis_`` lose their markers and mark the words they held."""
     icon = None
     names = [m.group(1) for m in _FA.finditer(text)]
     if names:
@@ -65,9 +76,79 @@ def display_text(text: str) -> tuple[str, str | None]:
             # A node that is only an icon nobody draws says which it was, rather than
             # showing an empty box.
             text = names[0].replace("-", " ")
-    text = _BOLD.sub(lambda b: b.group(1) or b.group(2), text)
-    text = _EMPHASIS.sub(lambda b: b.group(1) or b.group(2), text)
-    return "\n".join(" ".join(line.split()) for line in text.split("\n")).strip(), icon
+    chars = [(ch, (False, False)) for ch in text]
+    chars = _unmark(chars, _BOLD, (True, False))
+    chars = _unmark(chars, _EMPHASIS, (False, True))
+    # Blanks as display_text always had them: one between words, none at line ends.
+    out: list[tuple[str, Face]] = []
+    for k, line in enumerate(_split(chars, "\n")):
+        words = [w for w in _split(line, None) if w]
+        if k:
+            out.append(("\n", (False, False)))
+        for j, word in enumerate(words):
+            if j:
+                out.append(
+                    (" ", word[0][1] if word[0][1] == words[j - 1][-1][1] else (False, False))
+                )
+            out.extend(word)
+    while out and out[0][0] == "\n":
+        out.pop(0)
+    while out and out[-1][0] == "\n":
+        out.pop()
+    return "".join(ch for ch, _ in out), [face for _, face in out], icon
+
+
+def title_runs(node: dict[str, Any], lines: tuple[str, ...]) -> list[list[tuple[str, Face]]] | None:
+    """The title ``lines`` of ``node`` (as :func:`label` wrapped them) cut into runs of
+    one face each, or None when its title has no markdown bold or emphasis."""
+    shown, faces, _ = styled_text(str(node.get("title") or node.get("id") or ""))
+    if not any(bold or italic for bold, italic in faces):
+        return None
+    out: list[list[tuple[str, Face]]] = []
+    at = 0
+    for line in lines:
+        start = shown.find(line, at)
+        if start < 0:
+            return None  # a line the wrap changed: drawn in one face
+        runs: list[tuple[str, Face]] = []
+        for ch, face in zip(line, faces[start : start + len(line)], strict=True):
+            if runs and runs[-1][1] == face:
+                runs[-1] = (runs[-1][0] + ch, face)
+            else:
+                runs.append((ch, face))
+        out.append(runs)
+        at = start + len(line)
+    return out
+
+
+def _unmark(
+    chars: list[tuple[str, Face]], pattern: re.Pattern[str], mark: Face
+) -> list[tuple[str, Face]]:
+    """``chars`` with each ``pattern`` match replaced by its group, that group's
+    characters taking ``mark`` on top of the face they had."""
+    text = "".join(ch for ch, _ in chars)
+    out: list[tuple[str, Face]] = []
+    at = 0
+    for m in pattern.finditer(text):
+        group = 1 if m.group(1) is not None else 2
+        out.extend(chars[at : m.start()])
+        for ch, (bold, italic) in chars[m.start(group) : m.end(group)]:
+            out.append((ch, (bold or mark[0], italic or mark[1])))
+        at = m.end()
+    out.extend(chars[at:])
+    return out
+
+
+def _split(chars: list[tuple[str, Face]], sep: str | None) -> list[list[tuple[str, Face]]]:
+    """``chars`` split at ``sep`` (None: at runs of blanks), as ``str.split`` does."""
+    parts: list[list[tuple[str, Face]]] = [[]]
+    for item in chars:
+        ch = item[0]
+        if ch == sep if sep is not None else ch.isspace():
+            parts.append([])
+        else:
+            parts[-1].append(item)
+    return parts
 
 
 def _icon_name(value: Any) -> str | None:

@@ -30,6 +30,7 @@ from layoutkit.diagram.labels import (
     edge_label_lines,
     edge_label_size,
     text_box,
+    title_runs,
 )
 from layoutkit.diagram.model import containers
 from layoutkit.formatting import as_number
@@ -473,7 +474,10 @@ def _heading(n: _Node, lab: Label, spot: _LabelSpot) -> tuple[list[Item], float]
         items += pictogram(str(icon), ix, top, size, n.ink, n.wash) or [glyph]
     title_x = tx + (ICON_W * k if icon else 0.0)
     title_w = spot.width - (title_x - tx)
-    if lab.title:
+    runs = title_runs(n.spec, lab.title) if lab.title else None
+    if runs:
+        items += _styled_title(n, runs, title_x, title_w, cy, spot.centred)
+    elif lab.title:
         items.append(
             Text(
                 title_x + title_w / 2 if spot.centred else title_x,
@@ -489,6 +493,32 @@ def _heading(n: _Node, lab: Label, spot: _LabelSpot) -> tuple[list[Item], float]
         )
     cy += lab.title_h * k
     return items, cy
+
+
+def _styled_title(
+    n: _Node,
+    runs: list[list[tuple[str, tuple[bool, bool]]]],
+    left: float,
+    width: float,
+    top: float,
+    centred: bool,
+) -> list[Item]:
+    """A markdown title, one text item per run: as in Mermaid, its plain words are
+    regular and its ``**bold**`` ones bold (the layout measured every word bold, so the
+    lines fit), ``_emphasis_`` slanted."""
+    size = TITLE_SIZE * n.k
+    lh = line_height(size)
+    items: list[Item] = []
+    for i, line in enumerate(runs):
+        fonts = ["sans-bold" if bold else "sans" for _text, (bold, _it) in line]
+        widths = [text_width(text, size, font) for (text, _), font in zip(line, fonts, strict=True)]  # type: ignore[arg-type]
+        x = left + (width - sum(widths)) / 2 if centred else left
+        for (text, (_bold, italic)), font, w in zip(line, fonts, widths, strict=True):
+            items.append(
+                Text(x, top + i * lh, (text,), size, font, n.text, 0.0, "start", italic or n.italic)  # type: ignore[arg-type]
+            )
+            x += w
+    return items
 
 
 def _service_facts(n: _Node, cy: float) -> tuple[list[Item], float]:

@@ -387,8 +387,16 @@ def test_flowchart_markdown_strings_drop_their_markers_and_keep_other_underscore
         'flowchart LR\nA["`**bold** _it_ and *em*`"] --> B[Transition1_____]\n'
         "B --> C[snake_case_name a * b * c]"
     )
-    written = _svg_lines(lay_out({"title": "t", **import_text(text)}))
-    assert "bold it and em" in written
+    payload = lay_out({"title": "t", **import_text(text)})
+    written = _svg_lines(payload)
+    # A markdown title is drawn as runs of one face each: join those inside A's box.
+    a = payload["geo"]["nodes"]["A"]
+    runs = [
+        t
+        for t in _drawn(payload)
+        if a["x"] <= t.x <= a["x"] + a["w"] and a["y"] <= t.y <= a["y"] + a["h"] and t.lines
+    ]
+    assert "".join(t.lines[0] for t in sorted(runs, key=lambda t: t.x)) == "bold it and em"
     assert "Transition1_____" in written
     assert "snake_case_name a * b * c" in written
 
@@ -467,3 +475,34 @@ def test_font_awesome_icons_are_drawn_and_an_icon_alone_sits_in_the_middle() -> 
     cx = sum(e.x + e.w / 2 for e in spinner) / 8
     cy = sum(e.y + e.h / 2 for e in spinner) / 8
     assert abs(cx - (box.x + box.w / 2)) < 2.5 and abs(cy - (box.y + box.h / 2)) < 2.5
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab _*\n\t", max_size=16))
+def test_styled_text_keeps_exactly_the_displayed_text(text: str) -> None:
+    from layoutkit.diagram.labels import display_text, styled_text
+
+    shown, faces, icon = styled_text(text)
+    assert (shown, icon) == display_text(text)
+    assert len(faces) == len(shown)
+
+
+def test_markdown_bold_and_emphasis_in_a_title_are_drawn_as_such() -> None:
+    from layoutkit.render._scene import to_svg
+
+    text = 'flowchart LR\nmarkdown["`This **is** _Markdown_`"] --> plain["Plain title"]'
+    payload = lay_out({"title": "t", "diagram_text": text})
+    scene = diagram_scene(payload)
+    runs = {t.lines[0]: t for t in scene.items if isinstance(t, Text) and t.lines}
+    assert runs["This "].font == "sans" and not runs["This "].italic
+    assert runs["is"].font == "sans-bold" and not runs["is"].italic
+    assert runs["Markdown"].font == "sans" and runs["Markdown"].italic
+    # one line, left to right, inside the node the layout sized
+    box = payload["geo"]["nodes"]["markdown"]
+    xs = [runs[k].x for k in ("This ", "is", "Markdown")]
+    assert xs == sorted(xs) and len({runs[k].y for k in ("This ", "is", "Markdown")}) == 1
+    right = runs["Markdown"].x + text_width("Markdown", runs["Markdown"].size, "sans")
+    assert box["x"] <= xs[0] and right <= box["x"] + box["w"]
+    # a title without markdown stays one bold item
+    assert runs["Plain title"].font == "sans-bold"
+    assert 'font-style="italic"' in to_svg(scene)
