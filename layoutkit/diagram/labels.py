@@ -98,10 +98,19 @@ def styled_text(text: str) -> tuple[str, list[Face], str | None]:
     return "".join(ch for ch, _ in out), [face for _, face in out], icon
 
 
-def title_runs(node: dict[str, Any], lines: tuple[str, ...]) -> list[list[tuple[str, Face]]] | None:
+Runs = list[list[tuple[str, Face]]]
+
+
+def title_runs(node: dict[str, Any], lines: tuple[str, ...]) -> Runs | None:
     """The title ``lines`` of ``node`` (as :func:`label` wrapped them) cut into runs of
     one face each, or None when its title has no markdown bold or emphasis."""
-    shown, faces, _ = styled_text(str(node.get("title") or node.get("id") or ""))
+    return text_runs(str(node.get("title") or node.get("id") or ""), lines)
+
+
+def text_runs(text: str, lines: tuple[str, ...] | list[str]) -> Runs | None:
+    """``lines`` wrapped from ``text`` cut into runs of one face each, or None when the
+    text has no markdown bold or emphasis (or a line cannot be found in it)."""
+    shown, faces, _ = styled_text(text)
     if not any(bold or italic for bold, italic in faces):
         return None
     out: list[list[tuple[str, Face]]] = []
@@ -403,13 +412,24 @@ EDGE_LABEL_PAD_Y = 2.0
 
 def edge_label_lines(text: str, width: float = EDGE_LABEL_MAX) -> list[str]:
     """An edge label's lines, wrapped at ``width`` (at most ``EDGE_LABEL_MAX``)."""
-    return wrap_lines(display_text(text)[0], width, EDGE_LABEL_SIZE)
+    return wrap_lines(display_text(text)[0], min(width, EDGE_LABEL_MAX), EDGE_LABEL_SIZE)
+
+
+def runs_width(runs: list[tuple[str, Face]], size: float) -> float:
+    """The width of one line of runs, bold ones in the bold face."""
+    return sum(text_width(t, size, "sans-bold" if bold else "sans") for t, (bold, _) in runs)
 
 
 def edge_label_size(text: str) -> tuple[float, float]:
-    """The box the layout reserves for an edge label: its lines plus padding."""
+    """The box the layout reserves for an edge label: its lines plus padding (markdown
+    bold words measured bold, as they are drawn)."""
     lines = edge_label_lines(text)
+    runs = text_runs(text, lines)
+    if runs:
+        wide = max(runs_width(line, EDGE_LABEL_SIZE) for line in runs)
+    else:
+        wide = _width(lines, EDGE_LABEL_SIZE, "sans")
     return (
-        _width(lines, EDGE_LABEL_SIZE, "sans") + 2 * EDGE_LABEL_PAD_X,
+        wide + 2 * EDGE_LABEL_PAD_X,
         line_height(EDGE_LABEL_SIZE) * max(len(lines), 1) + 2 * EDGE_LABEL_PAD_Y,
     )

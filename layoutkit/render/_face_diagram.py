@@ -29,7 +29,9 @@ from layoutkit.diagram.labels import (
     display_text,
     edge_label_lines,
     edge_label_size,
+    runs_width,
     text_box,
+    text_runs,
     title_runs,
 )
 from layoutkit.diagram.model import containers
@@ -507,17 +509,13 @@ def _styled_title(
     regular and its ``**bold**`` ones bold (the layout measured every word bold, so the
     lines fit), ``_emphasis_`` slanted."""
     size = TITLE_SIZE * n.k
-    lh = line_height(size)
+    if centred:
+        return _run_lines(runs, left + width / 2, top, size, n.text, n.italic)
+    # Left-aligned: each line starts at ``left``, as wide as its runs make it.
     items: list[Item] = []
     for i, line in enumerate(runs):
-        fonts = ["sans-bold" if bold else "sans" for _text, (bold, _it) in line]
-        widths = [text_width(text, size, font) for (text, _), font in zip(line, fonts, strict=True)]  # type: ignore[arg-type]
-        x = left + (width - sum(widths)) / 2 if centred else left
-        for (text, (_bold, italic)), font, w in zip(line, fonts, widths, strict=True):
-            items.append(
-                Text(x, top + i * lh, (text,), size, font, n.text, 0.0, "start", italic or n.italic)  # type: ignore[arg-type]
-            )
-            x += w
+        mid = left + runs_width(line, size) / 2
+        items += _run_lines([line], mid, top + i * line_height(size), size, n.text, n.italic)
     return items
 
 
@@ -753,18 +751,35 @@ def _edge_items(
         lines = edge_label_lines(str(label), lw / k - 2 * EDGE_LABEL_PAD_X + 0.5)
         size = EDGE_LABEL_SIZE * k
         items.append(Box(lx, ly, lw, lh, fill=CARD, stroke=LINE, width=0.6 * k, radius=3 * k))
-        items.append(
-            Text(
-                lx + lw / 2,
-                ly + (lh - line_height(size) * len(lines)) / 2,
-                tuple(lines),
-                size,
-                "sans",
-                FG,
-                0.0,
-                "middle",
+        top = ly + (lh - line_height(size) * len(lines)) / 2
+        runs = text_runs(str(label), lines)
+        if runs:
+            items += _run_lines(runs, lx + lw / 2, top, size, FG, False)
+        else:
+            items.append(Text(lx + lw / 2, top, tuple(lines), size, "sans", FG, 0.0, "middle"))
+    return items
+
+
+def _run_lines(
+    runs: list[list[tuple[str, tuple[bool, bool]]]],
+    mid: float,
+    top: float,
+    size: float,
+    color: str,
+    italic: bool,
+) -> list[Item]:
+    """Lines of runs centred on ``mid``, one text item per run: bold runs bold, the
+    others regular, emphasised ones (or all, with ``italic``) slanted."""
+    lh = line_height(size)
+    items: list[Item] = []
+    for i, line in enumerate(runs):
+        x = mid - runs_width(line, size) / 2
+        for text, (bold, slant) in line:
+            font = "sans-bold" if bold else "sans"
+            items.append(
+                Text(x, top + i * lh, (text,), size, font, color, 0.0, "start", slant or italic)
             )
-        )
+            x += text_width(text, size, font)
     return items
 
 

@@ -506,3 +506,17 @@ def test_markdown_bold_and_emphasis_in_a_title_are_drawn_as_such() -> None:
     # a title without markdown stays one bold item
     assert runs["Plain title"].font == "sans-bold"
     assert 'font-style="italic"' in to_svg(scene)
+
+
+def test_markdown_bold_in_an_edge_label_is_drawn_bold_inside_its_box() -> None:
+    text = 'flowchart LR\na -- "`Bold **edge label**`" --> b'
+    payload = lay_out({"title": "t", "diagram_text": text})
+    box = payload["geo"]["edges"][0]["label"]
+    assert (box["w"], box["h"]) == pytest.approx(edge_label_size("Bold **edge label**"), abs=0.02)
+    runs = {t.lines[0]: t for t in _drawn(payload) if t.size == 12.0 and t.lines}
+    assert runs["Bold "].font == "sans" and runs["edge label"].font == "sans-bold"
+    right = runs["edge label"].x + text_width("edge label", 12.0, "sans-bold")
+    assert box["x"] < runs["Bold "].x and right < box["x"] + box["w"]
+    # measured bold: wider than the same words in one regular face
+    plain = edge_label_size("Bold edge label")
+    assert box["w"] > plain[0]
