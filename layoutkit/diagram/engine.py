@@ -1575,6 +1575,7 @@ def _reroute_if_moved(e: dict[str, Any], nodes: dict[str, Any], moved: set[str],
     ba, bb = nodes.get(a), nodes.get(b)
     if ba is None or bb is None:
         return
+    e.pop("slant", None)  # the mark was for the route the layout drew
     if a == b:
         r = ba["x"] + ba["w"]
         e["points"] = [

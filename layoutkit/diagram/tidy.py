@@ -9,11 +9,17 @@ crosses no node box and meets no other wire's end:
   instead of two interlocked elbows that share a run;
 - a wire with a small jog between two boxes stacked over each other runs straight;
 - of several wires that reach a start or end marker from above, those that come down
-  beside it turn into its side, so their arrowheads stand apart.
+  beside it turn into its side, so their arrowheads stand apart;
+- two wires between the same two layers that jog past each other in opposite senses
+  (``A & B --> C & D``) would run as a ladder of parallel legs no one can follow: each
+  is marked ``slant``, which the drawing draws as one straight line to just above its
+  target and a short run in, so they cross once, in an X.
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -31,6 +37,8 @@ PAIR_GAP = 24.0
 JOG = 12.0
 #: Wire ends closer than this on one side of a box would put arrowheads side by side (px).
 CLEAR = 16.0
+#: The short run into its target a slanted wire keeps, for an upright arrowhead (px).
+SLANT_STUB = 10.0
 #: Markers: the small round start and end states (and junctions).
 MARKERS = frozenset({"start", "end", "filled-circle"})
 
@@ -45,6 +53,7 @@ def tidy_wires(geo: dict[str, Any], shapes: dict[str, str], lr: bool) -> None:
         return
     view = _View(geo, lr)
     _straight_pairs(view)
+    _crossing_pairs(view)
     _marker_sides(view, shapes)
     _straight_jogs(view, shapes)
     view.write_back()
@@ -115,6 +124,29 @@ class _View:
                     return False
         return True
 
+    def open_line(self, p: tuple[float, float], q: tuple[float, float], skip: set[str]) -> bool:
+        """True when the straight line from ``p`` to ``q`` passes through no node box (but
+        those in ``skip``) and crosses no frame's edge (checked every 2 px)."""
+        steps = max(2, math.ceil(math.hypot(q[0] - p[0], q[1] - p[1]) / 2))
+        held = None
+        for i in range(steps + 1):
+            x, y = p[0] + (q[0] - p[0]) * i / steps, p[1] + (q[1] - p[1]) * i / steps
+            for nid, b in self.boxes.items():
+                if (
+                    nid not in skip
+                    and b["x"] < x < b["x"] + b["w"]
+                    and b["y"] < y < b["y"] + b["h"]
+                ):
+                    return False
+            inside = tuple(
+                f["x"] <= x <= f["x"] + f["w"] and f["y"] <= y <= f["y"] + f["h"]
+                for f in self.frames
+            )
+            if held is not None and inside != held:
+                return False
+            held = inside
+        return True
+
     def ends_near(self, x: float, y: float, skip: list[dict[str, Any]]) -> bool:
         """True when another wire starts or ends within :data:`CLEAR` of (x, y)."""
         ids = {id(s) for s in skip}
@@ -182,6 +214,39 @@ def _pair_spot(
                 continue
             return xs
     return None
+
+
+def _zig(w: dict[str, Any]) -> tuple[float, float, float, float] | None:
+    """(x start, y start, x end, y end) of a downward wire that runs down, across, down."""
+    pts = w["points"]
+    if len(pts) != 4 or w["changed"]:
+        return None
+    (ax, ay), (bx, by), (cx, cy), (dx, dy) = pts
+    if not (ax == bx and by == cy and cx == dx) or ax == dx or dy <= ay:
+        return None
+    return ax, ay, dx, dy
+
+
+def _crossing_pairs(view: _View) -> None:
+    zigs = [(w, z) for w in view.plain() if (z := _zig(w)) is not None]
+    for (w1, (a1, t1, b1, e1)), (w2, (a2, t2, b2, e2)) in itertools.combinations(zigs, 2):
+        if w1["changed"] or w2["changed"] or abs(t1 - t2) > 0.5 or abs(e1 - e2) > 0.5:
+            continue
+        if (b1 - a1) * (b2 - a2) >= 0:
+            continue  # they jog the same way: no crossing to untangle
+        # Their runs across share some width: they would pass each other in the gap.
+        if max(min(a1, b1), min(a2, b2)) >= min(max(a1, b1), max(a2, b2)):
+            continue
+        # Drawn slanted, each runs straight from its start to just above its target
+        # (render's SLANT_STUB); the route stays orthogonal: crossings and metrics count it.
+        lines = (
+            (w1, (a1, t1), (b1, max(e1 - SLANT_STUB, t1))),
+            (w2, (a2, t2), (b2, max(e2 - SLANT_STUB, t2))),
+        )
+        if all(view.open_line(p, q, {w["edge"]["from"], w["edge"]["to"]}) for w, p, q in lines):
+            for w, _p, _q in lines:
+                w["edge"]["slant"] = True
+                w["changed"] = True
 
 
 def _straight_jogs(view: _View, shapes: dict[str, str]) -> None:

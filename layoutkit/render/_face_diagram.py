@@ -35,6 +35,7 @@ from layoutkit.diagram.labels import (
     title_runs,
 )
 from layoutkit.diagram.model import containers
+from layoutkit.diagram.tidy import SLANT_STUB
 from layoutkit.formatting import as_number
 from layoutkit.layout.blocks import plain_inline
 from layoutkit.layout.sizing import (
@@ -618,6 +619,18 @@ def _curved(pts: list[Pt], curve: Any) -> list[Pt]:
     return out
 
 
+def _slanted(pts: list[Pt], k: float) -> list[Pt]:
+    """A wire the layout marked ``slant`` (one of two that would pass as a ladder): one
+    straight line from its start to just before its target, then a short run in along
+    its last leg, so two such wires cross once, in an X, and keep upright arrowheads."""
+    (x0, y0), (x1, y1) = pts[-2], pts[-1]
+    run = math.hypot(x1 - x0, y1 - y0)
+    if len(pts) < 3 or run <= 0:
+        return pts
+    stub = min(SLANT_STUB * k, run)
+    return [pts[0], _between(pts[-1], pts[-2], stub / run), pts[-1]]
+
+
 def _between(a: Pt, b: Pt, t: float) -> Pt:
     return a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t
 
@@ -719,7 +732,10 @@ def _edge_items(
     style = str(spec.get("style") or edge.get("style") or "solid")
     if len(pts) < 2 or style == "invisible":
         return []
-    pts = _curved(pts, spec.get("curve"))
+    if edge.get("slant") and not spec.get("curve"):
+        pts = _slanted(pts, frame.k)
+    else:
+        pts = _curved(pts, spec.get("curve"))
     k = frame.k
     dash = EDGE_DASH.get(style)
     color = tone(spec.get("tone"))[0] if spec.get("tone") else EDGE_COLOR

@@ -651,3 +651,36 @@ def test_a_short_part_keeps_its_own_row_heights_beside_a_tall_one() -> None:
     alone = gap("flowchart TD\nF[Audit] --> G[Log]")
     tall = "A --> B{Is the payment authorised by the bank and the card issuer?} --> C"
     assert gap(f"flowchart TD\n{tall}\nF[Audit] --> G[Log]") == pytest.approx(alone)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["flowchart TB\n    A & B--> C & D", "flowchart TB\nA --> C\nA --> D\nB --> C\nB --> D"],
+    ids=["docs-0084", "docs-0085"],
+)
+def test_two_wires_passing_each_other_are_drawn_crossing_once_as_an_x(text: str) -> None:
+    from layoutkit.render._face_diagram import diagram_scene
+    from layoutkit.render._scene import Path
+
+    payload = lay_out({"diagram_text": text})
+    geo = payload["geo"]
+    edges = {(e["from"], e["to"]): e for e in geo["edges"]}
+    # The routes stay orthogonal; the two that would pass as a ladder are marked slant.
+    assert all(_orthogonal(e["points"]) for e in geo["edges"])
+    slanted = {k for k, e in edges.items() if e.get("slant")}
+    assert slanted == {("A", "D"), ("B", "C")}
+    # Drawn: each slanted wire is a straight line then its last run into the target.
+    wires = [
+        i.points
+        for i in diagram_scene(payload).items
+        if isinstance(i, Path) and not i.closed and len(i.points) == 3
+    ]
+    assert len(wires) == 2
+    (p0, p1, _), (q0, q1, _) = wires
+    assert p0[0] != p1[0] and q0[0] != q1[0]  # slanted
+    # the two slanted pieces cross once
+    den = (p1[0] - p0[0]) * (q1[1] - q0[1]) - (p1[1] - p0[1]) * (q1[0] - q0[0])
+    t = ((q0[0] - p0[0]) * (q1[1] - q0[1]) - (q0[1] - p0[1]) * (q1[0] - q0[0])) / den
+    u = ((q0[0] - p0[0]) * (p1[1] - p0[1]) - (q0[1] - p0[1]) * (p1[0] - p0[0])) / den
+    assert 0 < t < 1 and 0 < u < 1
+    assert composition_findings(geo) == []
