@@ -19,7 +19,6 @@ crosses no node box and meets no other wire's end:
 from __future__ import annotations
 
 import itertools
-import math
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -126,25 +125,18 @@ class _View:
 
     def open_line(self, p: tuple[float, float], q: tuple[float, float], skip: set[str]) -> bool:
         """True when the straight line from ``p`` to ``q`` passes through no node box (but
-        those in ``skip``) and crosses no frame's edge (checked every 2 px)."""
-        steps = max(2, math.ceil(math.hypot(q[0] - p[0], q[1] - p[1]) / 2))
-        held = None
-        for i in range(steps + 1):
-            x, y = p[0] + (q[0] - p[0]) * i / steps, p[1] + (q[1] - p[1]) * i / steps
-            for nid, b in self.boxes.items():
-                if (
-                    nid not in skip
-                    and b["x"] < x < b["x"] + b["w"]
-                    and b["y"] < y < b["y"] + b["h"]
-                ):
-                    return False
-            inside = tuple(
-                f["x"] <= x <= f["x"] + f["w"] and f["y"] <= y <= f["y"] + f["h"]
-                for f in self.frames
-            )
-            if held is not None and inside != held:
+        those in ``skip``) and crosses no frame's edge."""
+        lo_x, hi_x = min(p[0], q[0]), max(p[0], q[0])
+        lo_y, hi_y = min(p[1], q[1]), max(p[1], q[1])
+        for nid, b in self.boxes.items():
+            if nid in skip or b["x"] >= hi_x or b["x"] + b["w"] <= lo_x:
+                continue
+            if b["y"] < hi_y and lo_y < b["y"] + b["h"] and _clips(p, q, b):
                 return False
-            held = inside
+        for f in self.frames:
+            inside = [_holds(f, pt) for pt in (p, q)]
+            if inside[0] != inside[1] or (not any(inside) and _clips(p, q, f)):
+                return False
         return True
 
     def ends_near(self, x: float, y: float, skip: list[dict[str, Any]]) -> bool:
@@ -164,6 +156,35 @@ class _View:
         for w in self.wires:
             if w["changed"]:
                 w["edge"]["points"] = [self._pt(p) for p in w["points"]]
+
+
+def _holds(b: Box, pt: tuple[float, float]) -> bool:
+    return b["x"] <= pt[0] <= b["x"] + b["w"] and b["y"] <= pt[1] <= b["y"] + b["h"]
+
+
+def _clips(p: tuple[float, float], q: tuple[float, float], b: Box) -> bool:
+    """Whether the segment from ``p`` to ``q`` passes through the inside of box ``b``
+    (Liang-Barsky clipping; touching an edge does not count)."""
+    t0, t1 = 0.0, 1.0
+    dx, dy = q[0] - p[0], q[1] - p[1]
+    for step, room in (
+        (-dx, p[0] - b["x"]),
+        (dx, b["x"] + b["w"] - p[0]),
+        (-dy, p[1] - b["y"]),
+        (dy, b["y"] + b["h"] - p[1]),
+    ):
+        if step == 0:
+            if room <= 0:
+                return False
+            continue
+        t = room / step
+        if step < 0:
+            t0 = max(t0, t)
+        else:
+            t1 = min(t1, t)
+        if t0 >= t1:
+            return False
+    return True
 
 
 def _span(a: Box, b: Box) -> tuple[float, float]:
