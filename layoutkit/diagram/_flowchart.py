@@ -171,6 +171,16 @@ SHAPES = {
     "lined-document": "lined-document",
     "ellipse": "ellipse",
     "choice": "choice",
+    "datastore": "datastore",
+    "data-store": "datastore",
+    "folder": "folder",
+    "directory": "folder",
+    "cloud": "cloud",
+    "person": "person",
+    "bang": "bang",
+    "console": "console",
+    "browser": "browser",
+    "bucket": "bucket",
 }
 
 # bracket opener -> (closer, mermaid shape); longest first so ``(((`` wins over ``((``.
@@ -202,6 +212,27 @@ _LINKS = (
     (re.compile(r"\s*[xo<]?-?\.+-[xo>]?\s*"), re.compile(r"\s*[xo<]?-\.\s*")),
 )
 _INVISIBLE = re.compile(r"\s*~~~+\s*")
+# Mermaid's (d3's) curve names -> payload ``curve``: step curves are right-angled as
+# layoutkit's own wires, linear ones straight cuts, the rest one smooth curve.
+_CURVES = {
+    "linear": "straight",
+    "step": "orthogonal",
+    "stepBefore": "orthogonal",
+    "stepAfter": "orthogonal",
+    **{
+        name: "smooth"
+        for name in (
+            "basis",
+            "bumpX",
+            "bumpY",
+            "cardinal",
+            "catmullRom",
+            "monotoneX",
+            "monotoneY",
+            "natural",
+        )
+    },
+}
 _CLASS_SUFFIX = re.compile(r":::([\w-]+)")
 _DIRECTIONS = {
     "TB": "TD",
@@ -583,9 +614,18 @@ class _Reader:
     def on_chain(self, st: _Statement) -> None:
         s = st.text
         if re.match(r"[\w$]+@\{", s) and s.split("@", 1)[0] in self.edge_ids:
-            self.notes.append(
-                note("ignored_edge_meta", "edge animation/curve options ignored", st.line)
-            )
+            edge = self.edge_ids[s.split("@", 1)[0]]
+            body = s[s.index("{") + 1 : _close_brace(s, s.index("{"))]
+            ignored = False
+            for key, value in _meta_pairs(body):
+                if key == "curve" and value in _CURVES:
+                    edge["curve"] = _CURVES[value]
+                else:
+                    ignored = True
+            if ignored:
+                self.notes.append(
+                    note("ignored_edge_meta", "edge animation options ignored", st.line)
+                )
         else:
             self.read_chain(s, st.line)
 
@@ -853,9 +893,10 @@ def _groups(
 
     def build(sg: dict[str, Any]) -> dict[str, Any]:
         group: dict[str, Any] = {"id": sg["id"], "title": sg["title"], "nodes": [], "groups": []}
-        if _DIRECTIONS.get(sg.get("dir") or ""):
-            # The payload knows two directions; BT and RL are drawn as TD and LR.
-            group["dir"] = _DIRECTIONS[sg["dir"]]
+        stated = {"TB": "TD", "<": "RL", ">": "LR", "^": "BT", "v": "TD"}.get(sg.get("dir") or "")
+        stated = stated or sg.get("dir")
+        if stated in ("TD", "LR", "BT", "RL"):
+            group["dir"] = stated
         for m in sg["members"]:
             if m in sub_by_id:
                 group["groups"].append(build(sub_by_id[m]))
@@ -874,7 +915,15 @@ def _edge(reader: _Reader, index: int, e: dict[str, Any]) -> dict[str, Any]:
     tone = reader.link_tones.get(index, reader.default_link_tone)
     if tone:
         edge["tone"] = tone
-    paint = {k: v for k, v in reader.link_paints.get(index, reader.default_link_paint).items()}
+    # An edge's classes (``e1@-->`` then ``class e1 name``) are its CSS classes, and its
+    # linkStyle its inline style, which wins over them as in a browser.
+    props = [
+        p
+        for cls in reader.classes.get(e.get("id") or "", [])
+        for p in reader.class_defs.get(cls, [])
+    ]
+    paint = style_paint(props) if props else {}
+    paint.update(reader.link_paints.get(index, reader.default_link_paint))
     for unused in ("fill", "color", "fontStyle"):
         paint.pop(unused, None)
     if paint:
@@ -885,4 +934,6 @@ def _edge(reader: _Reader, index: int, e: dict[str, Any]) -> dict[str, Any]:
     edge.update(style)
     if e["label"]:
         edge["label"] = e["label"]
+    if e.get("curve") and e["curve"] != "orthogonal":
+        edge["curve"] = e["curve"]
     return edge

@@ -157,20 +157,39 @@ _PAINT_KEYS = {
     "color": "color",
     "stroke-width": "strokeWidth",
     "font-style": "fontStyle",
+    "stroke-dasharray": "strokeDasharray",
 }
+#: At most this many dash and gap lengths are kept (CSS repeats a list; longer ones add nothing
+#: a reader sees).
+MAX_DASHES = 8
+_DASH_NUMBER = re.compile(r"\d+(?:\.\d+)?(?:px)?$")
 
 
 def style_paint(props: list[str]) -> dict[str, Any]:
     """The colours and line width of ``style``/``classDef``/``linkStyle`` properties, the
     last one of a name winning as in CSS; the drawing judges whether each can be read."""
     out: dict[str, Any] = {}
+    last = None
     for prop in props:
-        name, _, value = prop.partition(":")
+        name, colon, value = prop.partition(":")
+        if not colon and last == "strokeDasharray" and _DASH_NUMBER.match(name.strip()):
+            # The statement's commas split ``stroke-dasharray: 9,5``: its later
+            # numbers come as properties of their own.
+            out[last] = _dashes([*out.get(last, []), name])
+            continue
         key = _PAINT_KEYS.get(name.strip().lower())
+        last = key
         value = value.strip().removesuffix("!important").strip()
         if key is None or not value:
             continue
-        if key == "strokeWidth":
+        if key == "strokeDasharray":
+            dashes = _dashes(re.split(r"[\s,]+", value))
+            if dashes:
+                out[key] = dashes
+            else:
+                # ``none``, ``0`` or nothing readable: a solid line, as CSS draws it.
+                out.pop(key, None)
+        elif key == "strokeWidth":
             m = re.match(r"(\d+(?:\.\d+)?)(px)?$", value)
             if m:
                 out[key] = float(m.group(1))
@@ -181,3 +200,25 @@ def style_paint(props: list[str]) -> dict[str, Any]:
         else:
             out[key] = value
     return out
+
+
+def _dashes(parts: list[Any]) -> list[float]:
+    """The dash and gap lengths (px) of a CSS ``stroke-dasharray``, or none for a solid line.
+
+    Lengths that are not plain numbers (or px) and lists adding up to nothing
+    (``0``, ``none``) give a solid line, as a browser draws them.
+    """
+    out: list[float] = []
+    for part in parts:
+        text = str(part).strip()
+        if not text:
+            continue
+        if isinstance(part, float):
+            out.append(part)
+            continue
+        if not _DASH_NUMBER.match(text):
+            return []
+        out.append(float(text.removesuffix("px")))
+    if sum(out) <= 0:
+        return []
+    return out[:MAX_DASHES]

@@ -17,6 +17,7 @@ from layoutkit.diagram.labels import NO_TEXT, edge_label_size
 from layoutkit.diagram.mermaid import import_text
 from layoutkit.diagram.model import Model, Node, build_model, containers
 from layoutkit.diagram.options import OPTIONS, LayoutOptions
+from layoutkit.diagram.tidy import tidy_wires
 from layoutkit.errors import DiagramError
 from layoutkit.layout.modes import Item as PackItem
 from layoutkit.layout.modes import shelf_pack
@@ -191,6 +192,8 @@ def _leaves(model: Model, gid: str) -> list[str]:
 
 
 _GROUP_DIR = {"TD": "TD", "TB": "TD", "BT": "TD", "LR": "LR", "RL": "LR"}
+#: Group directions laid out as their forward one, then mirrored along this axis.
+_MIRRORED = {"BT": "y", "RL": "x"}
 
 
 def _raw_groups(payload: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -214,9 +217,12 @@ def _block_groups(model: Model, payload: dict[str, Any]) -> list[tuple[str, str,
     out: list[tuple[str, str, list[int]]] = []
     taken: list[tuple] = []
     for gid, grp in sorted(model.groups.items(), key=lambda kv: len(kv[1]["path"])):
-        want = _GROUP_DIR.get(str((raw.get(gid) or {}).get("dir", "")).upper())
+        stated = str((raw.get(gid) or {}).get("dir", "")).upper()
+        want = _GROUP_DIR.get(stated)
         key = grp["path"]
-        if want is None or want == model.dir or any(key[: len(t)] == t for t in taken):
+        # A reversed direction (BT, RL) needs a block of its own even along the flow.
+        same = want == model.dir and stated not in _MIRRORED
+        if want is None or same or any(key[: len(t)] == t for t in taken):
             continue
         if not any(n.path[: len(key)] == key for n in model.nodes.values()):
             continue
@@ -244,7 +250,7 @@ def _block_groups(model: Model, payload: dict[str, Any]) -> list[tuple[str, str,
                     "code": "group_dir_ignored",
                     "path": f"groups.{gid}",
                     "message": f"group {gid!r} is drawn {model.dir}: an edge links one of its "
-                    f"members to something outside it, so its own dir {want} does not apply",
+                    f"members to something outside it, so its own dir {stated} does not apply",
                 }
             )
             continue
@@ -281,7 +287,11 @@ def _layout(
             "groups": grp.get("groups") or [],
             "edges": [payload["edges"][every[j]["index"]] for j in inner_edges],
         }
-        sub_geo, _ = _layout(build_model(sub, node_sizes), sub, opts, node_sizes)
+        sub_model = build_model(sub, node_sizes)
+        sub_geo, _ = _layout(sub_model, sub, opts, node_sizes)
+        axis = _MIRRORED.get(str(grp.get("dir", "")).upper())
+        if axis is not None:
+            _mirror(sub_geo, sub_model, axis, opts)
         band = opts.group_title if model.groups[gid]["title"] else 0.0
         members = [n for n in model.nodes.values() if n.path[: len(key)] == key]
         for n in members:
@@ -324,6 +334,64 @@ def _layout(
     geo["edges"].sort(key=lambda e: e["index"])
     metrics.update(_measure(geo))
     return geo, metrics
+
+
+def _mirror(geo: dict[str, Any], model: Model, axis: str, opts: LayoutOptions) -> None:
+    """Turn a block laid out forward (TD, LR) into its reverse (BT, RL), in place.
+
+    Everything is reflected across the block's middle, so its arrows point the other
+    way. Nested groups keep their title band on top: reflected top to bottom, their
+    members would sit where the band was, so each group's insides move down by its band.
+    A block whose nodes have ports is left as laid out: its ports keep the sides their
+    author gave them.
+    """
+    if any(n.ports for n in model.nodes.values()):
+        return
+    size = geo["width"] if axis == "x" else geo["height"]
+    pos, span = ("x", "w") if axis == "x" else ("y", "h")
+
+    def flip_box(b: dict[str, Any]) -> None:
+        b[pos] = _r(size - b[pos] - b[span])
+
+    for box in [*geo["nodes"].values(), *geo["groups"].values()]:
+        flip_box(box)
+    k = 0 if axis == "x" else 1
+    for e in geo["edges"]:
+        e["points"] = [
+            [_r(size - p[0]), p[1]] if k == 0 else [p[0], _r(size - p[1])] for p in e["points"]
+        ]
+        if "label" in e:
+            e["label"] = dict(e["label"])
+            flip_box(e["label"])
+    if axis == "y":
+        _band_back_on_top(geo, model, opts)
+
+
+def _band_back_on_top(geo: dict[str, Any], model: Model, opts: LayoutOptions) -> None:
+    """After a top-to-bottom reflection, move each titled group's insides below its band."""
+    for gid, grp in sorted(model.groups.items(), key=lambda kv: len(kv[1]["path"])):
+        if not grp["title"] or gid not in geo["groups"]:
+            continue
+        key = grp["path"]
+
+        def inside(ref: str, key: tuple = key) -> bool:
+            if ref in model.nodes:
+                return model.nodes[ref].path[: len(key)] == key
+            held = model.groups.get(ref)
+            return held is not None and held["path"][: len(key)] == key and held["path"] != key
+
+        band = opts.group_title
+        for nid in model.nodes:
+            if inside(nid):
+                geo["nodes"][nid]["y"] = _r(geo["nodes"][nid]["y"] + band)
+        for other in model.groups:
+            if inside(other) and other in geo["groups"]:
+                geo["groups"][other]["y"] = _r(geo["groups"][other]["y"] + band)
+        for e in geo["edges"]:
+            if inside(str(e["from"]).split(".")[0]) and inside(str(e["to"]).split(".")[0]):
+                e["points"] = [[p[0], _r(p[1] + band)] for p in e["points"]]
+                if "label" in e:
+                    e["label"]["y"] = _r(e["label"]["y"] + band)
 
 
 def _shift_box(b: dict[str, Any], dx: float, dy: float) -> dict[str, Any]:
@@ -1136,6 +1204,7 @@ def _write_geo(
         for lane, rect in zip(model.lanes, scene.lane_rects, strict=False)
     ]
     geo["edges"] = _write_edges(flat, scene, put)
+    tidy_wires(geo, {nid: n.shape for nid, n in model.nodes.items()}, lr)
     geo["ports"] = _write_ports(model, geo["nodes"])
     _footer(geo, payload, header, body_w, body_h)
     metrics = _measure(geo)
@@ -1506,6 +1575,7 @@ def _reroute_if_moved(e: dict[str, Any], nodes: dict[str, Any], moved: set[str],
     ba, bb = nodes.get(a), nodes.get(b)
     if ba is None or bb is None:
         return
+    e.pop("slant", None)  # the mark was for the route the layout drew
     if a == b:
         r = ba["x"] + ba["w"]
         e["points"] = [

@@ -17,7 +17,7 @@ from typing import Any
 
 import attrs
 
-from layoutkit.icons import ICONS
+from layoutkit.icons import icon_key
 from layoutkit.layout.text import line_height, text_width, wrap
 
 TITLE_SIZE = 14.0
@@ -50,23 +50,114 @@ FIGURE = 36.0
 _BALANCED = frozenset({"circle", "double-circle", "diamond", "ellipse"})
 
 
+#: A character's face in a label: (bold, italic) from the markdown around it.
+Face = tuple[bool, bool]
+
+
 def display_text(text: str) -> tuple[str, str | None]:
     """``text`` as drawn: Font Awesome prefixes and markdown bold and emphasis markers removed.
 
     Returns the text and the first icon name found (``fa:fa-car`` gives ``car``).
     """
+    shown, _faces, icon = styled_text(text)
+    return shown, icon
+
+
+def styled_text(text: str) -> tuple[str, list[Face], str | None]:
+    """:func:`display_text` with the face of each character it keeps: ``**bold**`` and
+    ``_emphasis_`` lose their markers and mark the words they held."""
     icon = None
-    m = _FA.search(text)
-    if m:
-        # A Font Awesome name this project has a glyph for becomes the icon; others drop.
-        icon = m.group(1) if m.group(1) in ICONS else None
-        text = _FA.sub("", text)
+    names = [m.group(1) for m in _FA.finditer(text)]
+    if names:
+        # The first Font Awesome name the project draws becomes the icon; others drop.
+        icon = next((key for key in map(icon_key, names) if key), None)
+        text = _FA.sub(" ", text)
         if icon is None and not text.strip():
-            # A node that is only an unknown icon keeps it (drawn as the neutral dot).
-            icon = m.group(1)
-    text = _BOLD.sub(lambda b: b.group(1) or b.group(2), text)
-    text = _EMPHASIS.sub(lambda b: b.group(1) or b.group(2), text)
-    return "\n".join(" ".join(line.split()) for line in text.split("\n")).strip(), icon
+            # A node that is only an icon nobody draws says which it was, rather than
+            # showing an empty box.
+            text = names[0].replace("-", " ")
+    chars = [(ch, (False, False)) for ch in text]
+    chars = _unmark(chars, _BOLD, (True, False))
+    chars = _unmark(chars, _EMPHASIS, (False, True))
+    # Blanks as display_text always had them: one between words, none at line ends.
+    out: list[tuple[str, Face]] = []
+    for k, line in enumerate(_split(chars, "\n")):
+        words = [w for w in _split(line, None) if w]
+        if k:
+            out.append(("\n", (False, False)))
+        for j, word in enumerate(words):
+            if j:
+                out.append(
+                    (" ", word[0][1] if word[0][1] == words[j - 1][-1][1] else (False, False))
+                )
+            out.extend(word)
+    while out and out[0][0] == "\n":
+        out.pop(0)
+    while out and out[-1][0] == "\n":
+        out.pop()
+    return "".join(ch for ch, _ in out), [face for _, face in out], icon
+
+
+Runs = list[list[tuple[str, Face]]]
+
+
+def title_runs(node: dict[str, Any], lines: tuple[str, ...]) -> Runs | None:
+    """The title ``lines`` of ``node`` (as :func:`label` wrapped them) cut into runs of
+    one face each, or None when its title has no markdown bold or emphasis."""
+    return text_runs(str(node.get("title") or node.get("id") or ""), lines)
+
+
+def text_runs(text: str, lines: tuple[str, ...] | list[str]) -> Runs | None:
+    """``lines`` wrapped from ``text`` cut into runs of one face each, or None when the
+    text has no markdown bold or emphasis (or a line cannot be found in it)."""
+    shown, faces, _ = styled_text(text)
+    if not any(bold or italic for bold, italic in faces):
+        return None
+    out: list[list[tuple[str, Face]]] = []
+    at = 0
+    for line in lines:
+        start = shown.find(line, at)
+        if start < 0:
+            return None  # a line the wrap changed: drawn in one face
+        runs: list[tuple[str, Face]] = []
+        for ch, face in zip(line, faces[start : start + len(line)], strict=True):
+            if runs and runs[-1][1] == face:
+                runs[-1] = (runs[-1][0] + ch, face)
+            else:
+                runs.append((ch, face))
+        out.append(runs)
+        at = start + len(line)
+    return out
+
+
+def _unmark(
+    chars: list[tuple[str, Face]], pattern: re.Pattern[str], mark: Face
+) -> list[tuple[str, Face]]:
+    """``chars`` with each ``pattern`` match replaced by its group, that group's
+    characters taking ``mark`` on top of the face they had."""
+    text = "".join(ch for ch, _ in chars)
+    out: list[tuple[str, Face]] = []
+    at = 0
+    for m in pattern.finditer(text):
+        group = 1 if m.group(1) is not None else 2
+        out.extend(chars[at : m.start()])
+        for ch, (bold, italic) in chars[m.start(group) : m.end(group)]:
+            out.append((ch, (bold or mark[0], italic or mark[1])))
+        at = m.end()
+    out.extend(chars[at:])
+    return out
+
+
+def _split(chars: list[tuple[str, Face]], sep: str | None) -> list[list[tuple[str, Face]]]:
+    """``chars`` split at ``sep`` (None: at runs of blanks), as ``str.split`` does."""
+    parts: list[list[tuple[str, Face]]] = [[]]
+    for item in chars:
+        ch = item[0]
+        if ch == sep if sep is not None else ch.isspace():
+            parts.append([])
+        else:
+            parts[-1].append(item)
+    return parts
 
 
 def _icon_name(value: Any) -> str | None:
@@ -74,7 +165,8 @@ def _icon_name(value: Any) -> str | None:
     if not value:
         return None
     name = str(value).rsplit(":", 1)[-1]
-    return name[3:] if name.startswith("fa-") else name
+    name = name[3:] if name.startswith("fa-") else name
+    return icon_key(name) or name
 
 
 def wrap_lines(text: str, width: float, size: float, font: str = "sans") -> list[str]:
@@ -104,7 +196,8 @@ class Label:
 
     @property
     def title_h(self) -> float:
-        return line_height(TITLE_SIZE) * len(self.title)
+        # An icon alone stands on a title line of its own.
+        return line_height(TITLE_SIZE) * max(len(self.title), 1 if self.icon else 0)
 
     @property
     def body_h(self) -> float:
@@ -124,7 +217,7 @@ def label(node: dict[str, Any], width: float = MAX_TEXT) -> Label:
         _width(title, TITLE_SIZE, "sans-bold") + (ICON_W if icon else 0.0),
         _width(body, BODY_SIZE, "sans"),
     )
-    h = line_height(TITLE_SIZE) * len(title)
+    h = line_height(TITLE_SIZE) * max(len(title), 1 if icon else 0)
     if body:
         h += BODY_GAP + line_height(BODY_SIZE) * len(body)
     return Label(tuple(title), tuple(body), str(icon) if icon else None, w, h)
@@ -228,7 +321,12 @@ _FRAMED = {
     "brace-right": (12.0, 0.0),
     "braces": (24.0, 0.0),
     "person": (0.0, 24.0),
-    "cloud": (24.0, 12.0),
+    "cloud": (32.0, 16.0),
+    "folder": (0.0, 10.0),
+    "bang": (40.0, 24.0),
+    "console": (0.0, 14.0),
+    "browser": (0.0, 16.0),
+    "bucket": (16.0, 18.0),
 }
 
 
@@ -263,6 +361,11 @@ def inner_box(shape: str, w: float, h: float) -> tuple[float, float, float, floa
         "window-pane": eh,
         "person": eh,
         "cloud": eh / 2,
+        "folder": eh,
+        "bang": eh / 2,
+        "console": eh,
+        "browser": eh,
+        "bucket": eh * 2 / 3,
     }.get(shape, 0.0)
     left = {
         "lined-rect": ew,
@@ -274,6 +377,8 @@ def inner_box(shape: str, w: float, h: float) -> tuple[float, float, float, floa
         "h-cylinder": 0.0,
         "notched-rect": ew,
         "cloud": ew / 2,
+        "bang": ew / 2,
+        "bucket": ew / 2,
     }.get(shape, 0.0)
     return left, top, w - ew, h - eh
 
@@ -307,13 +412,24 @@ EDGE_LABEL_PAD_Y = 2.0
 
 def edge_label_lines(text: str, width: float = EDGE_LABEL_MAX) -> list[str]:
     """An edge label's lines, wrapped at ``width`` (at most ``EDGE_LABEL_MAX``)."""
-    return wrap_lines(display_text(text)[0], width, EDGE_LABEL_SIZE)
+    return wrap_lines(display_text(text)[0], min(width, EDGE_LABEL_MAX), EDGE_LABEL_SIZE)
+
+
+def runs_width(runs: list[tuple[str, Face]], size: float) -> float:
+    """The width of one line of runs, bold ones in the bold face."""
+    return sum(text_width(t, size, "sans-bold" if bold else "sans") for t, (bold, _) in runs)
 
 
 def edge_label_size(text: str) -> tuple[float, float]:
-    """The box the layout reserves for an edge label: its lines plus padding."""
+    """The box the layout reserves for an edge label: its lines plus padding (markdown
+    bold words measured bold, as they are drawn)."""
     lines = edge_label_lines(text)
+    runs = text_runs(text, lines)
+    if runs:
+        wide = max(runs_width(line, EDGE_LABEL_SIZE) for line in runs)
+    else:
+        wide = _width(lines, EDGE_LABEL_SIZE, "sans")
     return (
-        _width(lines, EDGE_LABEL_SIZE, "sans") + 2 * EDGE_LABEL_PAD_X,
+        wide + 2 * EDGE_LABEL_PAD_X,
         line_height(EDGE_LABEL_SIZE) * max(len(lines), 1) + 2 * EDGE_LABEL_PAD_Y,
     )

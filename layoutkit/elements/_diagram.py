@@ -30,6 +30,7 @@ from layoutkit.elements._media import SOURCE
 from layoutkit.elements.vocab import (
     DIAGRAM_TONE_DEFAULT,
     DIAGRAM_TONES,
+    EDGE_CURVES,
     EDGE_ENDS,
     EDGE_STYLE_DEFAULT,
     EDGE_STYLES,
@@ -81,6 +82,10 @@ PAINT = Spec(
         string("fill", "CSS colour of the shape's inside."),
         string("stroke", "CSS colour of the outline or the edge line."),
         number("strokeWidth", "Outline or line width in px.", minimum=0),
+        numbers(
+            "strokeDasharray",
+            "Dash and gap lengths in px, as CSS stroke-dasharray: the outline or line is dashed.",
+        ),
         string("color", "CSS colour of the title text."),
         open_enum("fontStyle", ("normal", "italic"), "normal", "Slant of the title text."),
     ],
@@ -156,9 +161,9 @@ GROUP = Spec(
         string("meta"),
         enum(
             "dir",
-            ("TD", "LR"),
-            "The group's own direction; as in Mermaid it applies while no edge links a "
-            "member to something outside the group.",
+            ("TD", "LR", "BT", "RL"),
+            "The group's own direction (BT and RL point its arrows up and leftwards); as in "
+            "Mermaid it applies while no edge links a member to something outside the group.",
         ),
         _tone(),
         objects("nodes", NODE),
@@ -204,6 +209,13 @@ EDGE = Spec(
             "line ending in a circle, a cross or nothing).",
         ),
         open_enum("tail", EDGE_ENDS, "none", "End mark at the source."),
+        open_enum(
+            "curve",
+            EDGE_CURVES,
+            "orthogonal",
+            "How the routed wire is drawn: its right-angled runs, straight cuts across "
+            "its corners, or one smooth curve through them.",
+        ),
         _tone(),
         obj("paint", PAINT, "Line colour (stroke) and width; fill and color are unused."),
         string("label"),

@@ -94,6 +94,12 @@ NODE_SHAPES = (
     "brace-right",
     "braces",
     "filled-circle",
+    "datastore",
+    "folder",
+    "bang",
+    "console",
+    "browser",
+    "bucket",
 )
 NODE_SHAPE_DEFAULT = "rect"
 
@@ -115,6 +121,10 @@ EDGE_STYLE_DEFAULT = "solid"
 
 #: Edge end marks (``head``/``tail``), for styles that do not fix their ends.
 EDGE_ENDS = ("arrow", "none", "circle", "cross")
+
+#: How an edge's routed wire is drawn (open vocabulary; unknown falls back to the first):
+#: right-angled runs, straight cuts across its corners, or one smooth curve.
+EDGE_CURVES = ("orthogonal", "straight", "smooth")
 
 #: Named accent colours of a doc (also hashed from ``project``).
 ACCENT_NAMES = ("red", "coral", "amber", "olive", "teal", "azure", "violet", "magenta")

@@ -29,9 +29,13 @@ from layoutkit.diagram.labels import (
     display_text,
     edge_label_lines,
     edge_label_size,
+    runs_width,
     text_box,
+    text_runs,
+    title_runs,
 )
 from layoutkit.diagram.model import containers
+from layoutkit.diagram.tidy import SLANT_STUB
 from layoutkit.formatting import as_number
 from layoutkit.layout.blocks import plain_inline
 from layoutkit.layout.sizing import (
@@ -44,7 +48,7 @@ from layoutkit.layout.sizing import (
 )
 from layoutkit.layout.text import line_height, text_width
 from layoutkit.render._face_sequence import css_colour, sequence_items
-from layoutkit.render._icons import icon_glyph
+from layoutkit.render._icons import icon_glyph, pictogram
 from layoutkit.render._palette import CARD, FG, LINE, METHOD_COLORS, MUTED, SOFT, tone
 from layoutkit.render._scene import (
     Box,
@@ -167,15 +171,38 @@ def _node_items(node: dict, rect: tuple[float, float, float, float], k: float) -
     # A malformed (unhashable) type is drawn like any unknown one: as its shape.
     draw = _NODE_KINDS.get(kind) if isinstance(kind, str) else None
     items = (draw or _shaped_node)(n)
-    if width is not None:
-        # The author's outline width, on the parts drawn in the outline colour.
+    dash = paint_dash(paint, k)
+    if width is not None or dash:
+        # The author's outline width and dashes, on the parts drawn in the outline colour.
+        own = {"width": min(width, 8.0) * k} if width is not None else {}
+        if dash:
+            own["dash"] = dash
         items = [
-            attrs.evolve(i, width=min(width, 8.0) * k)
-            if getattr(i, "stroke", None) == ink and hasattr(i, "width")
+            attrs.evolve(i, **own)
+            if getattr(i, "stroke", None) == ink and hasattr(i, "dash")
             else i
             for i in items
         ]
     return items
+
+
+#: The longest dash or gap drawn, in px: a longer one would leave a side of a node blank.
+MAX_DASH = 40.0
+
+
+def paint_dash(paint: dict, k: float) -> tuple[float, ...] | None:
+    """The author's ``strokeDasharray`` at scale ``k``, or None for a solid line.
+
+    Each length is held to 0.5..``MAX_DASH`` px; a list that is not numbers draws solid.
+    """
+    raw = paint.get("strokeDasharray")
+    if not isinstance(raw, list) or not raw:
+        return None
+    lengths = [as_number(v) for v in raw[:8]]
+    read = [v for v in lengths if v is not None and v >= 0]
+    if len(read) < len(lengths) or not sum(read):
+        return None
+    return tuple(min(max(v, 0.5), MAX_DASH) * k for v in read)
 
 
 def _luminance(hex_colour: str) -> float:
@@ -441,10 +468,19 @@ def _heading(n: _Node, lab: Label, spot: _LabelSpot) -> tuple[list[Item], float]
     items: list[Item] = []
     icon = lab.icon or ("service" if n.kind == "service" else None)
     if icon:
-        items.append(Text(tx, cy, (icon_glyph(str(icon)),), 15 * k, "sans", n.ink))
+        # A figure fills the glyph's em square, set on the title's first line.
+        size = 15 * k
+        top = cy + (line_height(TITLE_SIZE * k) - size) / 2
+        # An icon alone is centred in the block, which holds its room beside a title.
+        ix = tx + (spot.width - size) / 2 if spot.centred and not lab.title else tx + 1 * k
+        glyph = Text(ix - 1 * k, cy, (icon_glyph(str(icon)),), size, "sans", n.ink)
+        items += pictogram(str(icon), ix, top, size, n.ink, n.wash) or [glyph]
     title_x = tx + (ICON_W * k if icon else 0.0)
     title_w = spot.width - (title_x - tx)
-    if lab.title:
+    runs = title_runs(n.spec, lab.title) if lab.title else None
+    if runs:
+        items += _styled_title(n, runs, title_x, title_w, cy, spot.centred)
+    elif lab.title:
         items.append(
             Text(
                 title_x + title_w / 2 if spot.centred else title_x,
@@ -458,8 +494,30 @@ def _heading(n: _Node, lab: Label, spot: _LabelSpot) -> tuple[list[Item], float]
                 n.italic,
             )
         )
-        cy += lab.title_h * k
+    cy += lab.title_h * k
     return items, cy
+
+
+def _styled_title(
+    n: _Node,
+    runs: list[list[tuple[str, tuple[bool, bool]]]],
+    left: float,
+    width: float,
+    top: float,
+    centred: bool,
+) -> list[Item]:
+    """A markdown title, one text item per run: as in Mermaid, its plain words are
+    regular and its ``**bold**`` ones bold (the layout measured every word bold, so the
+    lines fit), ``_emphasis_`` slanted."""
+    size = TITLE_SIZE * n.k
+    if centred:
+        return _run_lines(runs, left + width / 2, top, size, n.text, n.italic)
+    # Left-aligned: each line starts at ``left``, as wide as its runs make it.
+    items: list[Item] = []
+    for i, line in enumerate(runs):
+        mid = left + runs_width(line, size) / 2
+        items += _run_lines([line], mid, top + i * line_height(size), size, n.text, n.italic)
+    return items
 
 
 def _service_facts(n: _Node, cy: float) -> tuple[list[Item], float]:
@@ -518,6 +576,63 @@ def _chips(n: _Node, cy: float) -> list[Item]:
 
 
 EDGE_DASH = {"dashed": (6.0, 4.0), "dotted": (1.5, 3.5)}
+
+Pt = tuple[float, float]
+
+
+def _curved(pts: list[Pt], curve: Any) -> list[Pt]:
+    """The routed points as the edge's ``curve`` draws them (``orthogonal`` as routed).
+
+    ``straight`` cuts across the corners: from the start to the middle of each inner
+    run, then the last run whole, so the arrowhead keeps its heading. ``smooth`` is the
+    uniform B-spline of the points (d3's basis curve, Mermaid's default), which leaves
+    the start and meets the end along their runs.
+    """
+    if len(pts) < 3 or curve not in ("straight", "smooth"):
+        return pts
+    if curve == "straight":
+        if len(pts) == 3:
+            return [pts[0], pts[2]]
+        mids = [_between(pts[i], pts[i + 1], 0.5) for i in range(1, len(pts) - 3)]
+        return [pts[0], *mids, pts[-2], pts[-1]]
+    # d3's curveBasis: a line to a sixth of the first run, a cubic per inner point, and
+    # the last point repeated so the curve ends on it.
+    ctrl = [pts[0], *pts, pts[-1]]
+    out: list[Pt] = [pts[0]]
+    for i in range(len(ctrl) - 3):
+        p0, p1, p2, p3 = ctrl[i : i + 4]
+        for step in range(1, 9):
+            t = step / 8
+            a, b, c = (
+                (1 - t) ** 3 / 6,
+                (3 * t**3 - 6 * t**2 + 4) / 6,
+                (-3 * t**3 + 3 * t**2 + 3 * t + 1) / 6,
+            )
+            d = t**3 / 6
+            out.append(
+                (
+                    a * p0[0] + b * p1[0] + c * p2[0] + d * p3[0],
+                    a * p0[1] + b * p1[1] + c * p2[1] + d * p3[1],
+                )
+            )
+    out.append(pts[-1])
+    return out
+
+
+def _slanted(pts: list[Pt], k: float) -> list[Pt]:
+    """A wire the layout marked ``slant`` (one of two that would pass as a ladder): one
+    straight line from its start to just before its target, then a short run in along
+    its last leg, so two such wires cross once, in an X, and keep upright arrowheads."""
+    (x0, y0), (x1, y1) = pts[-2], pts[-1]
+    run = math.hypot(x1 - x0, y1 - y0)
+    if len(pts) < 3 or run <= 0:
+        return pts
+    stub = min(SLANT_STUB * k, run)
+    return [pts[0], _between(pts[-1], pts[-2], stub / run), pts[-1]]
+
+
+def _between(a: Pt, b: Pt, t: float) -> Pt:
+    return a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t
 
 
 def _on_outline(
@@ -617,6 +732,10 @@ def _edge_items(
     style = str(spec.get("style") or edge.get("style") or "solid")
     if len(pts) < 2 or style == "invisible":
         return []
+    if edge.get("slant") and not spec.get("curve"):
+        pts = _slanted(pts, frame.k)
+    else:
+        pts = _curved(pts, spec.get("curve"))
     k = frame.k
     dash = EDGE_DASH.get(style)
     color = tone(spec.get("tone"))[0] if spec.get("tone") else EDGE_COLOR
@@ -628,7 +747,7 @@ def _edge_items(
             tuple(pts),
             stroke=color,
             width=min(line_w, 8.0) * k,
-            dash=tuple(d * k for d in dash) if dash else None,
+            dash=paint_dash(paint, k) or (tuple(d * k for d in dash) if dash else None),
         )
     ]
     head, tail = _edge_ends(style, spec)
@@ -648,18 +767,35 @@ def _edge_items(
         lines = edge_label_lines(str(label), lw / k - 2 * EDGE_LABEL_PAD_X + 0.5)
         size = EDGE_LABEL_SIZE * k
         items.append(Box(lx, ly, lw, lh, fill=CARD, stroke=LINE, width=0.6 * k, radius=3 * k))
-        items.append(
-            Text(
-                lx + lw / 2,
-                ly + (lh - line_height(size) * len(lines)) / 2,
-                tuple(lines),
-                size,
-                "sans",
-                FG,
-                0.0,
-                "middle",
+        top = ly + (lh - line_height(size) * len(lines)) / 2
+        runs = text_runs(str(label), lines)
+        if runs:
+            items += _run_lines(runs, lx + lw / 2, top, size, FG, False)
+        else:
+            items.append(Text(lx + lw / 2, top, tuple(lines), size, "sans", FG, 0.0, "middle"))
+    return items
+
+
+def _run_lines(
+    runs: list[list[tuple[str, tuple[bool, bool]]]],
+    mid: float,
+    top: float,
+    size: float,
+    color: str,
+    italic: bool,
+) -> list[Item]:
+    """Lines of runs centred on ``mid``, one text item per run: bold runs bold, the
+    others regular, emphasised ones (or all, with ``italic``) slanted."""
+    lh = line_height(size)
+    items: list[Item] = []
+    for i, line in enumerate(runs):
+        x = mid - runs_width(line, size) / 2
+        for text, (bold, slant) in line:
+            font = "sans-bold" if bold else "sans"
+            items.append(
+                Text(x, top + i * lh, (text,), size, font, color, 0.0, "start", slant or italic)
             )
-        )
+            x += text_width(text, size, font)
     return items
 
 

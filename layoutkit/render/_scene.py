@@ -62,6 +62,7 @@ class Ellipse:
     fill: str | None = None
     stroke: str | None = None
     width: float = 1.0
+    dash: tuple[float, ...] | None = None
 
 
 @attrs.frozen(slots=True)
@@ -269,7 +270,7 @@ def _svg_item(item: Item) -> str:
     if isinstance(item, Ellipse):
         return (
             f'<ellipse cx="{_n(item.x + item.w / 2)}" cy="{_n(item.y + item.h / 2)}" '
-            f'rx="{_n(item.w / 2)}" ry="{_n(item.h / 2)}"{_paint(item.fill, item.stroke, item.width, None)}/>'
+            f'rx="{_n(item.w / 2)}" ry="{_n(item.h / 2)}"{_paint(item.fill, item.stroke, item.width, item.dash)}/>'
         )
     if isinstance(item, Text):
         if not any(item.lines):
@@ -377,6 +378,34 @@ def _rgba(color: str | None, opacity: float = 1.0) -> tuple[int, int, int, int] 
     except (ValueError, IndexError):
         return (128, 128, 128, int(255 * opacity))
     return (r, g, b, int(a * opacity))
+
+
+def _px(dash: tuple[float, ...], s: float) -> tuple[float, ...]:
+    return tuple(d * s for d in dash)
+
+
+def _rounded_outline(
+    x0: float, y0: float, x1: float, y1: float, r: float
+) -> list[tuple[float, float]]:
+    """The closed outline of a box with corners of radius ``r``, as points (for dashes)."""
+    if r < 1:
+        return [(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)]
+    pts: list[tuple[float, float]] = []
+    steps = max(3, math.ceil(r / 2))
+    # Corner centres clockwise from the top right, each arc a quarter turn on from the last.
+    for k, (cx, cy) in enumerate(
+        ((x1 - r, y0 + r), (x1 - r, y1 - r), (x0 + r, y1 - r), (x0 + r, y0 + r))
+    ):
+        a0 = -math.pi / 2 + k * math.pi / 2
+        pts.extend(
+            (
+                cx + r * math.cos(a0 + math.pi / 2 * i / steps),
+                cy + r * math.sin(a0 + math.pi / 2 * i / steps),
+            )
+            for i in range(steps + 1)
+        )
+    pts.append(pts[0])
+    return pts
 
 
 def _dashed(
@@ -558,18 +587,14 @@ def _draw_box(
     fill = _rgba(item.fill, item.opacity)
     stroke = _rgba(item.stroke, item.opacity)
     width = max(1, round(item.width * s)) if stroke else 0
+    r = min(item.radius * s, (x1 - x0) / 2, (y1 - y0) / 2)
     if item.dash and stroke:
-        if fill:
+        if fill and r >= 1:
+            draw.rounded_rectangle([x0, y0, x1, y1], radius=r, fill=fill)
+        elif fill:
             draw.rectangle([x0, y0, x1, y1], fill=fill)
-        _dashed(
-            draw,
-            [(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)],
-            stroke,
-            width,
-            tuple(d * s for d in item.dash),
-        )
+        _dashed(draw, _rounded_outline(x0, y0, x1, y1, r), stroke, width, _px(item.dash, s))
     elif item.radius * s >= 1 and x1 - x0 > 2 and y1 - y0 > 2:
-        r = min(item.radius * s, (x1 - x0) / 2, (y1 - y0) / 2)
         draw.rounded_rectangle([x0, y0, x1, y1], radius=r, fill=fill, outline=stroke, width=width)
     else:
         draw.rectangle([x0, y0, x1, y1], fill=fill, outline=stroke, width=width)
@@ -584,17 +609,26 @@ def _draw_ellipse(
     pictures: _Pictures | None,
 ) -> None:
     stroke = _rgba(item.stroke)
-    draw.ellipse(
-        [
-            (item.x + ox) * s,
-            (item.y + oy) * s,
-            (item.x + ox + item.w) * s,
-            (item.y + oy + item.h) * s,
-        ],
-        fill=_rgba(item.fill),
-        outline=stroke,
-        width=max(1, round(item.width * s)) if stroke else 0,
-    )
+    box = [
+        (item.x + ox) * s,
+        (item.y + oy) * s,
+        (item.x + ox + item.w) * s,
+        (item.y + oy + item.h) * s,
+    ]
+    width = max(1, round(item.width * s)) if stroke else 0
+    if item.dash and stroke:
+        draw.ellipse(box, fill=_rgba(item.fill))
+        rx, ry = (box[2] - box[0]) / 2, (box[3] - box[1]) / 2
+        cx, cy = box[0] + rx, box[1] + ry
+        # Enough points that each chord is under two pixels: the dashes follow the curve.
+        n = max(16, math.ceil(math.pi * (rx + ry) / 2))
+        ring = [
+            (cx + rx * math.cos(2 * math.pi * i / n), cy + ry * math.sin(2 * math.pi * i / n))
+            for i in range(n + 1)
+        ]
+        _dashed(draw, ring, stroke, width, _px(item.dash, s))
+        return
+    draw.ellipse(box, fill=_rgba(item.fill), outline=stroke, width=width)
 
 
 def _draw_text(
@@ -672,11 +706,14 @@ def _draw_path(
         return
     stroke = _rgba(item.stroke)
     width = max(1, round(item.width * s))
-    if item.closed:
+    if item.closed and item.dash and stroke:
+        draw.polygon(pts, fill=_rgba(item.fill))
+        _dashed(draw, [*pts, pts[0]], stroke, width, _px(item.dash, s))
+    elif item.closed:
         draw.polygon(pts, fill=_rgba(item.fill), outline=stroke)
     elif stroke:
         if item.dash:
-            _dashed(draw, pts, stroke, width, tuple(d * s for d in item.dash))
+            _dashed(draw, pts, stroke, width, _px(item.dash, s))
         else:
             draw.line(pts, fill=stroke, width=width, joint="curve")
 

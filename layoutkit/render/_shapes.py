@@ -149,6 +149,72 @@ def _bow_rect(o: _Bounds) -> list[Point]:
     ]
 
 
+def _folder(o: _Bounds) -> list[Point]:
+    """A box with a tab on its top left (the tab is the 10 px ``labels`` adds on top)."""
+    x, y, r, b = o.x, o.y, o.r, o.b
+    t = 10 * o.k
+    tab = min(o.w * 0.35, 44 * o.k)
+    return [(x, y), (x + tab, y), (x + tab + t * 0.6, y + t), (r, y + t), (r, b), (x, b)]
+
+
+def _rim(o: _Bounds, inset: float, radius: float, step: float) -> list[tuple[Point, Point]]:
+    """Points about ``step`` apart round a box inset by ``inset`` with corners of
+    ``radius``, clockwise from the top left, each with its outward unit normal."""
+    x0, y0, x1, y1 = o.x + inset, o.y + inset, o.r - inset, o.b - inset
+    r = max(min(radius, (x1 - x0) / 2, (y1 - y0) / 2), 0.0)
+    # Straight runs and quarter arcs in turn: (start, end, normal) or (centre, start angle).
+    parts: list[tuple[str, tuple[float, ...]]] = [
+        ("line", (x0 + r, y0, x1 - r, y0, 0.0, -1.0)),
+        ("arc", (x1 - r, y0 + r, -90.0)),
+        ("line", (x1, y0 + r, x1, y1 - r, 1.0, 0.0)),
+        ("arc", (x1 - r, y1 - r, 0.0)),
+        ("line", (x1 - r, y1, x0 + r, y1, 0.0, 1.0)),
+        ("arc", (x0 + r, y1 - r, 90.0)),
+        ("line", (x0, y1 - r, x0, y0 + r, -1.0, 0.0)),
+        ("arc", (x0 + r, y0 + r, 180.0)),
+    ]
+    out: list[tuple[Point, Point]] = []
+    for kind, v in parts:
+        if kind == "line":
+            ax, ay, bx, by, nx, ny = v
+            n = max(1, math.ceil(math.hypot(bx - ax, by - ay) / step))
+            out.extend(
+                ((ax + (bx - ax) * i / n, ay + (by - ay) * i / n), (nx, ny)) for i in range(n)
+            )
+        else:
+            cx, cy, a0 = v
+            n = max(1, math.ceil(r * math.pi / 2 / step))
+            for i in range(n):
+                t = math.radians(a0 + 90.0 * i / n)
+                out.append(
+                    ((cx + r * math.cos(t), cy + r * math.sin(t)), (math.cos(t), math.sin(t)))
+                )
+    return out
+
+
+def _lumps(o: _Bounds, depth: float, radius: float, width: float, spiky: bool) -> list[Point]:
+    """A rounded box inset by ``depth`` whose rim bulges out to the box edge every
+    ``width`` px: round lumps (a cloud) or straight spikes (a bang)."""
+    rim = _rim(o, depth, radius, 1.5 * o.k)
+    count = max(5, round(len(rim) * 1.5 * o.k / width))
+    out = []
+    for i, ((px, py), (nx, ny)) in enumerate(rim):
+        f = (i * count / len(rim)) % 1.0
+        lift = 1 - abs(2 * f - 1) if spiky else math.sin(math.pi * f)
+        out.append((px + nx * depth * lift, py + ny * depth * lift))
+    return out
+
+
+def _cloud(o: _Bounds) -> list[Point]:
+    # The text keeps 16 px in from the sides and 8 from top and bottom (labels' cloud
+    # room): a rim 5 px in with corners of up to 20 px stays clear of it.
+    return _lumps(o, 5 * o.k, min(20 * o.k, o.h / 2), 26 * o.k, spiky=False)
+
+
+def _bang(o: _Bounds) -> list[Point]:
+    return _lumps(o, 9 * o.k, min(16 * o.k, o.h / 2), 20 * o.k, spiky=True)
+
+
 _OUTLINES: dict[str, Callable[[_Bounds], list[Point]]] = {
     "diamond": _diamond,
     "choice": _diamond,
@@ -170,6 +236,9 @@ _OUTLINES: dict[str, Callable[[_Bounds], list[Point]]] = {
     "delay": _delay,
     "curved-trapezoid": _curved_trapezoid,
     "bow-rect": _bow_rect,
+    "folder": _folder,
+    "cloud": _cloud,
+    "bang": _bang,
 }
 
 
@@ -344,6 +413,86 @@ def _h_cylinder(p: _Pen) -> list[Item]:
     ]
 
 
+def _datastore(p: _Pen) -> list[Item]:
+    """Filled, with lines along the top and the bottom and open sides (Mermaid's data store)."""
+    return [
+        Box(p.x, p.y, p.w, p.h, fill=p.fill, stroke=None),
+        p.line((p.x, p.y), (p.r, p.y)),
+        p.line((p.x, p.b), (p.r, p.b)),
+    ]
+
+
+def _person(p: _Pen) -> list[Item]:
+    """A round head over a rounded body; the body, drawn last, hides the head's chin."""
+    head = 24 * p.k
+    cx = p.x + p.w / 2
+    return [
+        Ellipse(cx - head / 2, p.y, head, head, p.fill, p.stroke, p.sw),
+        Box(
+            p.x,
+            p.y + head * 0.8,
+            p.w,
+            p.h - head * 0.8,
+            fill=p.fill,
+            stroke=p.stroke,
+            width=p.sw,
+            radius=10 * p.k,
+        ),
+    ]
+
+
+def _console(p: _Pen) -> list[Item]:
+    """A terminal window: a rounded box with a prompt (``>_``) in its top left."""
+    k = p.k
+    px, py = p.x + 8 * k, p.y + 5 * k
+    return [
+        Box(p.x, p.y, p.w, p.h, fill=p.fill, stroke=p.stroke, width=p.sw, radius=6 * k),
+        p.line((px, py), (px + 4 * k, py + 3.5 * k), (px, py + 7 * k)),
+        p.line((px + 6 * k, py + 7 * k), (px + 12 * k, py + 7 * k)),
+    ]
+
+
+def _browser(p: _Pen) -> list[Item]:
+    """A browser window: three dots and an address bar along its top."""
+    k = p.k
+    dot = 4 * k
+    out: list[Item] = [
+        Box(p.x, p.y, p.w, p.h, fill=p.fill, stroke=p.stroke, width=p.sw, radius=4 * k)
+    ]
+    out.extend(
+        Ellipse(p.x + (7 + 6 * i) * k, p.y + 6 * k, dot, dot, p.stroke, None, 0.0) for i in range(3)
+    )
+    bar_x = p.x + 30 * k
+    if p.r - 6 * k - bar_x > 12 * k:
+        out.append(
+            Box(
+                bar_x,
+                p.y + 4.5 * k,
+                min(p.r - 6 * k - bar_x, 60 * k),
+                7 * k,
+                fill=None,
+                stroke=p.stroke,
+                width=p.sw * 0.8,
+                radius=3.5 * k,
+            )
+        )
+    return out
+
+
+def _bucket(p: _Pen) -> list[Item]:
+    """A pail: an open rim on top, sides narrowing to a rounded bottom."""
+    x, y, w, r, b = p.x, p.y, p.w, p.r, p.b
+    cap = min(p.h * 0.25, 12 * p.k)
+    s = 8 * p.k
+    bottom = arc(x + w / 2, b - cap / 2, w / 2 - s, cap / 2, 0, 180)
+    # The bottom arc runs right to left: reversed, it joins the left side to the right one.
+    body = [(x, y + cap / 2), *reversed(bottom), (r, y + cap / 2)]
+    return [
+        Path(tuple(body), stroke=p.stroke, width=p.sw, closed=True, fill=p.fill),
+        Ellipse(x, y, w, cap, p.fill, p.stroke, p.sw),
+    ]
+
+
 _DRAWERS: dict[str, Callable[[_Pen], list[Item]]] = {
     "fork": _fork,
     "start": _dot,
@@ -364,6 +513,11 @@ _DRAWERS: dict[str, Callable[[_Pen], list[Item]]] = {
     "cylinder": _cylinder,
     "lined-cylinder": _cylinder,
     "h-cylinder": _h_cylinder,
+    "datastore": _datastore,
+    "person": _person,
+    "console": _console,
+    "browser": _browser,
+    "bucket": _bucket,
 }
 
 

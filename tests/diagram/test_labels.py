@@ -387,8 +387,16 @@ def test_flowchart_markdown_strings_drop_their_markers_and_keep_other_underscore
         'flowchart LR\nA["`**bold** _it_ and *em*`"] --> B[Transition1_____]\n'
         "B --> C[snake_case_name a * b * c]"
     )
-    written = _svg_lines(lay_out({"title": "t", **import_text(text)}))
-    assert "bold it and em" in written
+    payload = lay_out({"title": "t", **import_text(text)})
+    written = _svg_lines(payload)
+    # A markdown title is drawn as runs of one face each: join those inside A's box.
+    a = payload["geo"]["nodes"]["A"]
+    runs = [
+        t
+        for t in _drawn(payload)
+        if a["x"] <= t.x <= a["x"] + a["w"] and a["y"] <= t.y <= a["y"] + a["h"] and t.lines
+    ]
+    assert "".join(t.lines[0] for t in sorted(runs, key=lambda t: t.x)) == "bold it and em"
     assert "Transition1_____" in written
     assert "snake_case_name a * b * c" in written
 
@@ -416,3 +424,99 @@ def test_a_markdown_subgraph_title_is_drawn_without_its_markers() -> None:
     written = _svg_lines(lay_out({"title": "t", **import_text(text)}))
     assert "Two parts" in written
     assert not any("**" in w for w in written)
+
+
+@pytest.mark.parametrize(
+    ("text", "shown", "icon"),
+    [
+        ("fa:fa-ban forbidden", "forbidden", "ban"),
+        ("A fa:fa-camera-retro perhaps?", "A perhaps?", "camera"),
+        ("fa:fa-envelope Mail", "Mail", "mail"),
+        ("fa:fa-car Car", "Car", "car"),
+        ("fa:fa-spinner", "", "spinner"),
+        # Icons nobody draws drop without a trace; alone, the node names them.
+        ("fa:fa-twitter for peace", "for peace", None),
+        ("fab:fa-truck-bold a custom icon", "a custom icon", None),
+        ("fa:fa-no-such-thing", "no such thing", None),
+    ],
+)
+def test_font_awesome_tokens_become_an_icon_or_drop_cleanly(
+    text: str, shown: str, icon: str | None
+) -> None:
+    from layoutkit.diagram.labels import display_text
+
+    assert display_text(text) == (shown, icon)
+
+
+def test_font_awesome_icons_are_drawn_and_an_icon_alone_sits_in_the_middle() -> None:
+    from layoutkit.render._scene import Box, Ellipse, to_svg
+
+    text = (
+        'flowchart TD\nB["fa:fa-twitter for peace"]\nB-->C[fa:fa-ban forbidden]\n'
+        "B-->D(fa:fa-spinner)\nB-->E(A fa:fa-camera-retro perhaps?)\n"
+    )
+    payload = lay_out({"title": "t", "diagram_text": text})
+    scene = diagram_scene(payload)
+    words = [line for t in scene.items if isinstance(t, Text) for line in t.lines]
+    # No stray dot for the icon nobody draws, no Font Awesome name printed.
+    assert "•" not in words and not any("fa" in w.split("-")[0] for w in words if ":" in w)
+    assert {"for peace", "forbidden", "A perhaps?"} <= set(words)
+    svg = to_svg(scene)
+    assert svg.count("<ellipse") >= 8 + 2  # spinner dots, the ban ring, the camera lens
+    # The spinner-only node: the one box holding eight dots, centred in it.
+    boxes = [i for i in scene.items if isinstance(i, Box) and i.stroke and i.radius]
+    dots = [i for i in scene.items if isinstance(i, Ellipse)]
+
+    def inside(e: Ellipse, b: Box) -> bool:
+        return b.x <= e.x and e.x + e.w <= b.x + b.w and b.y <= e.y and e.y + e.h <= b.y + b.h
+
+    held = [(b, [e for e in dots if inside(e, b)]) for b in boxes]
+    box, spinner = next((b, es) for b, es in held if len(es) == 8)
+    cx = sum(e.x + e.w / 2 for e in spinner) / 8
+    cy = sum(e.y + e.h / 2 for e in spinner) / 8
+    assert abs(cx - (box.x + box.w / 2)) < 2.5 and abs(cy - (box.y + box.h / 2)) < 2.5
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab _*\n\t", max_size=16))
+def test_styled_text_keeps_exactly_the_displayed_text(text: str) -> None:
+    from layoutkit.diagram.labels import display_text, styled_text
+
+    shown, faces, icon = styled_text(text)
+    assert (shown, icon) == display_text(text)
+    assert len(faces) == len(shown)
+
+
+def test_markdown_bold_and_emphasis_in_a_title_are_drawn_as_such() -> None:
+    from layoutkit.render._scene import to_svg
+
+    text = 'flowchart LR\nmarkdown["`This **is** _Markdown_`"] --> plain["Plain title"]'
+    payload = lay_out({"title": "t", "diagram_text": text})
+    scene = diagram_scene(payload)
+    runs = {t.lines[0]: t for t in scene.items if isinstance(t, Text) and t.lines}
+    assert runs["This "].font == "sans" and not runs["This "].italic
+    assert runs["is"].font == "sans-bold" and not runs["is"].italic
+    assert runs["Markdown"].font == "sans" and runs["Markdown"].italic
+    # one line, left to right, inside the node the layout sized
+    box = payload["geo"]["nodes"]["markdown"]
+    xs = [runs[k].x for k in ("This ", "is", "Markdown")]
+    assert xs == sorted(xs) and len({runs[k].y for k in ("This ", "is", "Markdown")}) == 1
+    right = runs["Markdown"].x + text_width("Markdown", runs["Markdown"].size, "sans")
+    assert box["x"] <= xs[0] and right <= box["x"] + box["w"]
+    # a title without markdown stays one bold item
+    assert runs["Plain title"].font == "sans-bold"
+    assert 'font-style="italic"' in to_svg(scene)
+
+
+def test_markdown_bold_in_an_edge_label_is_drawn_bold_inside_its_box() -> None:
+    text = 'flowchart LR\na -- "`Bold **edge label**`" --> b'
+    payload = lay_out({"title": "t", "diagram_text": text})
+    box = payload["geo"]["edges"][0]["label"]
+    assert (box["w"], box["h"]) == pytest.approx(edge_label_size("Bold **edge label**"), abs=0.02)
+    runs = {t.lines[0]: t for t in _drawn(payload) if t.size == 12.0 and t.lines}
+    assert runs["Bold "].font == "sans" and runs["edge label"].font == "sans-bold"
+    right = runs["edge label"].x + text_width("edge label", 12.0, "sans-bold")
+    assert box["x"] < runs["Bold "].x and right < box["x"] + box["w"]
+    # measured bold: wider than the same words in one regular face
+    plain = edge_label_size("Bold edge label")
+    assert box["w"] > plain[0]

@@ -435,6 +435,72 @@ def test_nested_group_directions_alternate() -> None:
     assert composition_findings(geo) == []
 
 
+_REVERSED = """flowchart LR
+  subgraph TOP
+    direction TB
+    subgraph B1
+        direction RL
+        i1 -->f1
+    end
+    subgraph B2
+        direction BT
+        i2 -->f2
+    end
+  end
+  A --> TOP --> B
+  B1 --> B2
+"""
+
+
+def _runs(points: list[list[float]], axis: int) -> float:
+    """How far a wire goes along ``axis`` from its start to its end."""
+    return points[-1][axis] - points[0][axis]
+
+
+def test_subgraph_directions_rl_and_bt_point_their_arrows_back() -> None:
+    payload = import_text(_REVERSED)
+    groups = {g["id"]: g for g in payload["groups"][0]["groups"]}
+    assert (payload["groups"][0]["dir"], groups["B1"]["dir"], groups["B2"]["dir"]) == (
+        "TD",
+        "RL",
+        "BT",
+    )
+    geo = lay_out(payload)["geo"]
+    n, g = geo["nodes"], geo["groups"]
+    assert n["f1"]["x"] + n["f1"]["w"] <= n["i1"]["x"] and n["f1"]["y"] == n["i1"]["y"]
+    assert n["f2"]["y"] + n["f2"]["h"] <= n["i2"]["y"] and n["f2"]["x"] == n["i2"]["x"]
+    wires = {(e["from"], e["to"]): e["points"] for e in geo["edges"]}
+    assert _runs(wires[("i1", "f1")], 0) < 0 and _runs(wires[("i2", "f2")], 1) < 0
+    band = 24.0
+    for gid, members in (("B1", ("i1", "f1")), ("B2", ("i2", "f2"))):
+        frame = {**g[gid], "y": g[gid]["y"] + band, "h": g[gid]["h"] - band}
+        assert all(_inside(n[m], frame) for m in members), gid
+    assert composition_findings(geo) == []
+    assert all(_orthogonal(e["points"]) for e in geo["edges"])
+
+
+@pytest.mark.parametrize("direction", ["BT", "RL"])
+def test_a_reversed_group_keeps_nested_titles_above_their_members(direction: str) -> None:
+    text = (
+        f"flowchart TD\n  subgraph O [Outer]\n    direction {direction}\n    a --> b\n"
+        "    subgraph N [Nested]\n      c --> d\n    end\n    b --> N\n  end\n  S --> O\n"
+    )
+    out = lay_out({"diagram_text": text})
+    geo = out["geo"]
+    n, g = geo["nodes"], geo["groups"]
+    band = 24.0
+    for gid, members in (("O", ("a", "b", "c", "d")), ("N", ("c", "d"))):
+        frame = {**g[gid], "y": g[gid]["y"] + band, "h": g[gid]["h"] - band}
+        assert all(_inside(n[m], frame) for m in members), gid
+    assert _inside(g["N"], g["O"])
+    at = "y" if direction == "BT" else "x"
+    # a -> b and b -> the nested group run against the flow, up or leftwards.
+    assert n["b"][at] < n["a"][at]
+    assert g["N"][at] < n["b"][at]
+    assert composition_findings(geo) == []
+    assert not any(d.get("code") == "group_dir_ignored" for d in out["diagnostics"])
+
+
 def test_moving_a_member_of_a_block_grows_its_frame() -> None:
     frame = lay_out({"diagram_text": _PIPELINE})["geo"]["groups"]["S"]
     moved = {"p3": {"x": frame["x"] + frame["w"] + 50, "y": frame["y"] + 40}}
@@ -585,3 +651,36 @@ def test_a_short_part_keeps_its_own_row_heights_beside_a_tall_one() -> None:
     alone = gap("flowchart TD\nF[Audit] --> G[Log]")
     tall = "A --> B{Is the payment authorised by the bank and the card issuer?} --> C"
     assert gap(f"flowchart TD\n{tall}\nF[Audit] --> G[Log]") == pytest.approx(alone)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["flowchart TB\n    A & B--> C & D", "flowchart TB\nA --> C\nA --> D\nB --> C\nB --> D"],
+    ids=["docs-0084", "docs-0085"],
+)
+def test_two_wires_passing_each_other_are_drawn_crossing_once_as_an_x(text: str) -> None:
+    from layoutkit.render._face_diagram import diagram_scene
+    from layoutkit.render._scene import Path
+
+    payload = lay_out({"diagram_text": text})
+    geo = payload["geo"]
+    edges = {(e["from"], e["to"]): e for e in geo["edges"]}
+    # The routes stay orthogonal; the two that would pass as a ladder are marked slant.
+    assert all(_orthogonal(e["points"]) for e in geo["edges"])
+    slanted = {k for k, e in edges.items() if e.get("slant")}
+    assert slanted == {("A", "D"), ("B", "C")}
+    # Drawn: each slanted wire is a straight line then its last run into the target.
+    wires = [
+        i.points
+        for i in diagram_scene(payload).items
+        if isinstance(i, Path) and not i.closed and len(i.points) == 3
+    ]
+    assert len(wires) == 2
+    (p0, p1, _), (q0, q1, _) = wires
+    assert p0[0] != p1[0] and q0[0] != q1[0]  # slanted
+    # the two slanted pieces cross once
+    den = (p1[0] - p0[0]) * (q1[1] - q0[1]) - (p1[1] - p0[1]) * (q1[0] - q0[0])
+    t = ((q0[0] - p0[0]) * (q1[1] - q0[1]) - (q0[1] - p0[1]) * (q1[0] - q0[0])) / den
+    u = ((q0[0] - p0[0]) * (p1[1] - p0[1]) - (q0[1] - p0[1]) * (p1[0] - p0[0])) / den
+    assert 0 < t < 1 and 0 < u < 1
+    assert composition_findings(geo) == []

@@ -105,6 +105,52 @@ def test_a_two_state_cycle_is_two_wires_apart(name: str) -> None:
     assert min(gaps) >= 8.0
 
 
+@pytest.mark.parametrize("direction", ["TB", "LR"])
+@pytest.mark.parametrize("name", ["docs-0001", "docs-0017", "docs-0018", "ex-0001"])
+def test_a_two_state_cycle_is_two_straight_wires_each_way(name: str, direction: str) -> None:
+    text = _corpus(name)
+    if direction == "LR":
+        text = text.replace("stateDiagram", "stateDiagram\ndirection LR", 1).replace(
+            "direction TB", ""
+        )
+    geo = _geo(text)
+    nodes = geo["nodes"]
+    there = next(e for e in geo["edges"] if (e["from"], e["to"]) == ("Still", "Moving"))
+    back = next(e for e in geo["edges"] if (e["from"], e["to"]) == ("Moving", "Still"))
+    # one straight run each, across the width the two states share, in opposite senses
+    assert len(there["points"]) == len(back["points"]) == 2
+    across = 0 if direction == "TB" else 1  # the axis the wires stand apart on
+    along = 1 - across
+    lo = max(nodes[k][("x", "y")[across]] for k in ("Still", "Moving"))
+    hi = min(
+        nodes[k][("x", "y")[across]] + nodes[k][("w", "h")[across]] for k in ("Still", "Moving")
+    )
+    for wire in (there, back):
+        (a, b) = wire["points"]
+        assert a[across] == b[across] and lo < a[across] < hi
+    assert abs(there["points"][0][across] - back["points"][0][across]) >= 10.0
+    assert there["points"][1][along] > there["points"][0][along]
+    assert back["points"][1][along] < back["points"][0][along]
+
+
+@pytest.mark.parametrize("direction", ["TB", "LR"])
+def test_arrowheads_into_the_end_marker_stand_apart(direction: str) -> None:
+    text = _corpus("docs-0001")
+    if direction == "LR":
+        text = text.replace("stateDiagram-v2", "stateDiagram-v2\ndirection LR", 1)
+    geo = _geo(text)
+    into = [e["points"] for e in geo["edges"] if e["to"] == "root_end"]
+    assert len(into) == 2
+    (a0, a1), (b0, b1) = (p[-2:] for p in into)
+
+    def heading(p: list[float], q: list[float]) -> tuple[int, int]:
+        return (q[0] > p[0]) - (q[0] < p[0]), (q[1] > p[1]) - (q[1] < p[1])
+
+    # from two sides of the marker, or from one side well apart
+    far = abs(a1[0] - b1[0]) + abs(a1[1] - b1[1])
+    assert heading(a0, a1) != heading(b0, b1) or far >= 16.0
+
+
 START = (
     "stateDiagram-v2\n[*] --> Wide\nWide : a state with a long description\nWide --> B\n"
     "state B {\n  [*] --> inner_state_with_a_long_name\n  inner_state_with_a_long_name --> x\n}\n"

@@ -916,8 +916,9 @@ def test_a_subgraph_direction_survives_the_write(ws: Workspace, board: str) -> N
     )
     out = compose(ws, cards=[{"kind": "diagram", "payload": {"diagram_text": text_}}])
     card = {c["id"]: c for c in board_cards(ws, board)}[out["cards"][0]["id"]]["payload"]
-    assert [g.get("dir") for g in card["groups"]] == ["LR", "LR"]
+    assert [g.get("dir") for g in card["groups"]] == ["RL", "LR"]
     assert not [w for w in out["warnings"] if w["code"] == "unknown_field"]
-    # laid out side by side inside each group
+    # laid out side by side inside each group, right to left in the RL one
     nodes = card["geo"]["nodes"]
     assert nodes["a1"]["y"] == nodes["a2"]["y"] and nodes["b1"]["y"] == nodes["b2"]["y"]
+    assert nodes["a2"]["x"] < nodes["a1"]["x"] and nodes["b1"]["x"] < nodes["b2"]["x"]
