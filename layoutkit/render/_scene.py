@@ -710,7 +710,7 @@ def _draw_path(
         draw.polygon(pts, fill=_rgba(item.fill))
         _dashed(draw, [*pts, pts[0]], stroke, width, _px(item.dash, s))
     elif item.closed:
-        draw.polygon(pts, fill=_rgba(item.fill), outline=stroke)
+        draw.polygon(pts, fill=_rgba(item.fill), outline=stroke, width=width if stroke else 1)
     elif stroke:
         if item.dash:
             _dashed(draw, pts, stroke, width, _px(item.dash, s))

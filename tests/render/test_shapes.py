@@ -233,6 +233,31 @@ def test_a_dashed_outline_is_dashed_in_the_png(kind: str) -> None:
     assert runs >= 5, runs
 
 
+def test_a_closed_outline_keeps_its_width_in_the_png() -> None:
+    import io
+
+    import numpy as np
+    from PIL import Image as PILImage
+
+    from layoutkit.render._scene import Scene, to_png
+
+    def inked_rows(width: float) -> int:
+        diamond = Path(
+            ((100, 10), (190, 50), (100, 90), (10, 50)),
+            stroke="#000000",
+            width=width,
+            closed=True,
+            fill="#ffffff",
+        )
+        png = to_png(Scene(200, 100, [diamond]), max_dim=200)
+        grey = np.asarray(PILImage.open(io.BytesIO(png)).convert("L")) < 128
+        # Down the middle column: the ink of the top and bottom corners' outline.
+        return int(np.count_nonzero(grey[:, 100]))
+
+    # A 4 px outline (a Mermaid style's stroke-width) is thicker than a 1 px one.
+    assert inked_rows(4) >= 2 * inked_rows(1)
+
+
 # Mermaid 11.17's shape names (short name and aliases) that are no plain box, by payload shape.
 NEWER_SHAPES = {
     "datastore": ("datastore", "data-store"),
