@@ -11,6 +11,7 @@ def test_exported_names() -> None:
     assert sorted(render.__all__) == [
         "BoardSvg",
         "Cut",
+        "DASHED_RELS",
         "GLANCE_KEYS",
         "TextLine",
         "board_svg",
