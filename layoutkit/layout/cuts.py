@@ -37,6 +37,14 @@ def left_out(what: str, marker: str) -> str:
     return marker
 
 
+def told(cuts: tuple[Cut, ...] | list[Cut]) -> None:
+    """Record ``cuts`` a face made earlier (kept with it by a cache of drawn faces)
+    as if it were drawn now."""
+    sink = _SINK.get()
+    if sink is not None:
+        sink.extend(cuts)
+
+
 def more(n: int, one: str, many: str | None = None) -> str:
     """``n`` things in words: "1 row", "3 rows"."""
     return f"{n} {one if n == 1 else (many or one + 's')}"

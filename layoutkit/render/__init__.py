@@ -12,7 +12,7 @@ from typing import Any
 import attrs
 
 from layoutkit.elements.vocab import FRAME_KINDS
-from layoutkit.layout.cuts import Cut, collecting
+from layoutkit.layout.cuts import Cut
 from layoutkit.render._board import (
     DASHED_RELS,
     board_scene,
@@ -26,8 +26,7 @@ from layoutkit.render._board import _frame as frame_size
 from layoutkit.render._board import _rect as rect_of
 from layoutkit.render._boxes import TextLine, png_size, text_lines
 from layoutkit.render._doc import render_document
-from layoutkit.render._faces import card_face
-from layoutkit.render._glance import GLANCE_KEYS, code_digest, face_key
+from layoutkit.render._glance import FACES, GLANCE_KEYS, code_digest, face_key
 from layoutkit.render._images import card_blob_base, image_keys, place_blobs
 
 __all__ = [
@@ -193,10 +192,9 @@ def face_cuts(kind: str, payload: Any, w: float, h: float) -> list[Cut]:
     its face draws for it; empty when the face shows all of its content."""
     if kind in FRAME_KINDS:
         return []
-    with collecting() as cuts:
-        card_face(kind, payload, (0.0, 0.0, float(w), float(h)))
-    # a plan a face reads twice reports its cut twice
-    return list(dict.fromkeys(cuts))
+    # Through the cache of drawn faces: the drawing behind a compose that asked
+    # finds this face there instead of drawing it a second time.
+    return list(FACES.cuts(kind, payload, float(w), float(h)))
 
 
 def card_png_size(card: dict, *, max_dim: int = 1600) -> tuple[int, int]:

@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from layoutkit.layout.cuts import Cut, collecting, told
 from layoutkit.render._faces import card_face, shape_outline
 from layoutkit.render._palette import CARD, FG, LINE, ROLE_STYLE, fill_color, tone
 from layoutkit.render._scene import Box, Group, Item, Text, fit_line
@@ -156,11 +158,13 @@ def face_key(kind: str, payload: Any, w: float, h: float) -> str:
     Equal keys mean equal faces, so a face drawn once can be stored and shown
     again, by any process of the same code.
     """
-    # repr of JSON values is unambiguous, so equal digests mean equal payloads (a
-    # payload whose keys come in another order only misses).
+    # Keys sorted: PostgreSQL hands a payload back with its keys in another order
+    # than they were written, and the face drawn at the write must be found again.
+    # Sizes as floats: 240 and 240.0 are one size.
     digest = hashlib.blake2b(digest_size=16)
-    digest.update(f"{code_digest()}|{kind}|{w!r}|{h!r}|".encode())
-    digest.update(repr(payload).encode("utf-8", "surrogatepass"))
+    digest.update(f"{code_digest()}|{kind}|{float(w)!r}|{float(h)!r}|".encode())
+    text = json.dumps(payload, sort_keys=True, ensure_ascii=False, default=repr)
+    digest.update(text.encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
 
 
@@ -178,6 +182,9 @@ class FaceCache:
         self.budget = budget
         self._faces: OrderedDict[str, Group] = OrderedDict()
         self._weights: dict[str, int] = {}
+        # What each face drawn here left out: a compose checks a new card's face
+        # for cuts, and the drawing behind the write then finds the face here.
+        self._cuts: dict[str, tuple[Cut, ...]] = {}
         self._weight = 0
         self._lock = threading.Lock()
         self.hits = 0
@@ -197,19 +204,43 @@ class FaceCache:
         """The face of a ``w`` x ``h`` card at the origin, drawn now or taken from an
         earlier drawing: this cache, or ``stored`` SVG text by :func:`face_key`
         (used only when ``items`` is False: a PNG needs the items)."""
+        return self._face(kind, payload, w, h, key, stored, items)[0]
+
+    def cuts(self, kind: str, payload: Any, w: float, h: float) -> tuple[Cut, ...]:
+        """What the face of a ``w`` x ``h`` card leaves out, drawing it (and keeping
+        it for the next drawing) unless a drawing of it is kept here."""
+        return self._face(kind, payload, w, h, None, None, True)[1]
+
+    def _face(
+        self,
+        kind: str,
+        payload: Any,
+        w: float,
+        h: float,
+        key: str | None,
+        stored: Mapping[str, str] | None,
+        items: bool,
+    ) -> tuple[Group, tuple[Cut, ...]]:
         key = key or face_key(kind, payload, w, h)
         with self._lock:
             found = self._faces.get(key)
-            if found is not None and (found.items is not None or not items):
+            kept = self._cuts.get(key)
+            if found is not None and kept is not None and (found.items is not None or not items):
                 self._faces.move_to_end(key)
                 self.hits += 1
-                return found
+                told(kept)
+                return found, kept
         svg = None if items or stored is None else stored.get(key)
         if svg is not None:
             drawn = Group(None, svg)
             weight = len(svg)
+            cuts: tuple[Cut, ...] | None = None
         else:
-            drawn = Group(tuple(card_face(kind, payload, (0.0, 0.0, w, h))))  # type: ignore[arg-type]
+            with collecting() as sink:
+                drawn = Group(tuple(card_face(kind, payload, (0.0, 0.0, w, h))))  # type: ignore[arg-type]
+            # A plan a face reads twice reports its cut twice.
+            cuts = tuple(dict.fromkeys(sink))
+            told(cuts)
             weight = len(repr(payload)) + _ITEMS_WEIGHT
         with self._lock:
             self.misses += 1
@@ -218,15 +249,21 @@ class FaceCache:
             self._faces[key] = drawn
             self._weights[key] = weight
             self._weight += weight
+            if cuts is None:
+                self._cuts.pop(key, None)  # read back as SVG: what it cut is not known
+            else:
+                self._cuts[key] = cuts
             while self._faces and (len(self._faces) > self.size or self._weight > self.budget):
                 gone, _ = self._faces.popitem(last=False)
                 self._weight -= self._weights.pop(gone)
-        return drawn
+                self._cuts.pop(gone, None)
+        return drawn, cuts or ()
 
     def clear(self) -> None:
         with self._lock:
             self._faces.clear()
             self._weights.clear()
+            self._cuts.clear()
             self._weight = 0
             self.hits = self.misses = 0
 
