@@ -1463,7 +1463,6 @@
       const d = details.get(c.id);
       if (!d) continue;
       const e = {ref: "c" + c.id, kind: c.kind, payload: d.payload, w: c.w, h: c.h, x: c.x - box.x, y: c.y - box.y};
-      if (d.sizedBy === "person") e.sized = true;
       if (c.parent != null && taken.has(c.parent)) e.parent = "c" + c.parent;
       cards.push(e);
     }
@@ -1504,14 +1503,16 @@
   }
   // One compose_board per top card (with what a frame holds): a batch put by hand
   // lands as a block at its point, so each card gets its own point and the copies
-  // keep their places relative to each other. The size a person set is patched back.
+  // keep their places relative to each other. A copy is sized by the server as its
+  // source was; a size a person set is not put back, as a resize written afterwards
+  // would push the cards under the copy (its source, for a duplicate) out of its way.
   async function pasteCards(clip, at, record = true) {
     const entries = clip.cards.filter((e) => e && typeof e.kind === "string" && e.ref);
     const refs = new Set(entries.map((e) => e.ref)), kids = new Map();
     for (const e of entries) if (e.parent && refs.has(e.parent)) { if (!kids.has(e.parent)) kids.set(e.parent, []); kids.get(e.parent).push(e); }
     for (const list of kids.values()) list.sort((a, b) => a.y - b.y || a.x - b.x);
     const tops = entries.filter((e) => !(e.parent && refs.has(e.parent))).slice(0, MAX_PASTE);
-    const made = [], topIds = [], sized = [];
+    const made = [], topIds = [];
     for (const top of tops) {
       const batch = [], walk = (e) => {
         const c = {kind: e.kind, payload: e.payload || {}, ref: e.ref};
@@ -1526,16 +1527,8 @@
       catch (err) { toast(readable(err), true); break; }
       wrote();
       take(out.cards.map((c) => ({...c, version: 1})));
-      for (const c of out.cards) {
-        made.push(c.id);
-        const e = entries.find((x) => x.ref === c.ref);
-        if (e && e.sized && !FRAMES.has(e.kind) && (e.w !== c.w || e.h !== c.h)) sized.push({id: c.id, w: e.w, h: e.h});
-      }
+      for (const c of out.cards) made.push(c.id);
       topIds.push(out.cards[0].id);
-    }
-    if (sized.length) {
-      try { take((await op("update_cards", {board: SLUG, patch: sized})).cards); wrote(); }
-      catch (err) { toast(readable(err), true); }
     }
     if (!made.length) return null;
     if (record) remember({op: "remove", ids: made}, {op: "restore", ids: made});
