@@ -295,8 +295,9 @@ def test_drop_target_and_duplicate_look(
     page.wait_for_timeout(300)
     dup = ARTIFACTS / f"viewer-copy-{name}-duplicate.png"
     page.screenshot(path=str(dup), mask=[page.locator("#status"), page.locator("#toast")])
-    page.keyboard.press("Escape")
-    page.locator("#board").focus()
+    # The card to drag picked first, so the board is fitted beside the open dock.
+    page.mouse.click(*_centre(page, api, ids["d"]))
+    _wait(lambda: _selection(page) == [ids["d"]])
     page.keyboard.press("0")
     _drag(page, _centre(page, api, ids["d"]), _centre(page, api, ids["s1"]), hold=True)
     drop = ARTIFACTS / f"viewer-copy-{name}-drop.png"
