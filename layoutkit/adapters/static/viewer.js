@@ -1941,7 +1941,10 @@
       return;
     }
     // Ctrl/Cmd+C copies the selected cards, Ctrl/Cmd+D duplicates them (Ctrl/Cmd+V is the paste event).
-    if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && (e.key === "c" || e.key === "C") && selection.size) {
+    // Text picked on the page (in a panel, say) is copied as text, as ever.
+    const picked = window.getSelection && window.getSelection();
+    const textPicked = picked && picked.rangeCount && !picked.isCollapsed;
+    if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && (e.key === "c" || e.key === "C") && selection.size && !textPicked) {
       e.preventDefault();
       copySelection().catch(failed);
       return;
