@@ -237,9 +237,12 @@ def test_a_card_dropped_into_a_section_joins_its_order_and_dragged_out_leaves(
 # --------------------------------------------------------------------------- share links
 
 
-def test_a_view_link_copies_pastes_duplicates_and_drops_nothing(api: Api, pages: Pages) -> None:
+@pytest.mark.parametrize("mode", ["view", "annotate"])
+def test_a_share_link_copies_pastes_duplicates_and_drops_nothing(
+    api: Api, pages: Pages, mode: str
+) -> None:
     ids = _board(api.ws)
-    url = api.op("share_board", {"board": SLUG}).json()["url"]
+    url = api.op("share_board", {"board": SLUG, "mode": mode}).json()["url"]
     page = pages.new()
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     page.goto(f"{api.url}{url}")
