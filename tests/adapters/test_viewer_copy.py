@@ -32,7 +32,7 @@ from tests.adapters.test_viewer_hands import (
     _wait,
     _wrote,
 )
-from tests.adapters.test_viewer_writing import _cards, _empty_spot
+from tests.adapters.test_viewer_writing import _cards, _edges, _empty_spot
 from tests.browser import ARTIFACTS, CHROMIUM, SKIP_REASON, playwright_browser
 
 pytestmark = [
@@ -148,6 +148,9 @@ def test_copied_cards_paste_at_the_pointer_here_and_on_another_board(
     ids = _board(api.ws)
     api.ws.call("create", {"kind": "board", "slug": OTHER})
     a, c = ids["a"], ids["c"]
+    # A wire between the copied cards comes along; one to a card left behind does not.
+    api.ws.call("compose_board", {"board": SLUG, "edges": [{"from": a, "to": c}]}, ANA)
+    api.ws.call("compose_board", {"board": SLUG, "edges": [{"from": a, "to": ids["b"]}]}, ANA)
     token = _person(api)
     page = pages.new()
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
@@ -172,6 +175,8 @@ def test_copied_cards_paste_at_the_pointer_here_and_on_another_board(
     _same_copy(nc, cc)
     assert abs(na.x - bx) <= 1 and abs(na.y - by) <= 1
     assert (nc.x - na.x, nc.y - na.y) == (cc.x - ca.x, cc.y - ca.y)
+    _wait(lambda: len(_edges(api)) == 3)
+    assert (_edges(api)[-1].from_card, _edges(api)[-1].to_card) == (na.id, nc.id)
     # Undo takes the paste away.
     page.keyboard.press("Control+z")
     _wait(lambda: _card(api, na.id).deleted and _card(api, nc.id).deleted)

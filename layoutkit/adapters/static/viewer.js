@@ -1466,7 +1466,10 @@
       if (c.parent != null && taken.has(c.parent)) e.parent = "c" + c.parent;
       cards.push(e);
     }
-    return cards.length ? {[CLIP_TAG]: 1, board: SLUG, cards} : null;
+    if (!cards.length) return null;
+    // The wires between copied cards (plain ones: the outline knows no labels).
+    const joined = wires.filter(([a, b]) => taken.has(a) && taken.has(b)).map(([a, b]) => ["c" + a, "c" + b]);
+    return {[CLIP_TAG]: 1, board: SLUG, cards, wires: joined};
   }
   function readClip(text) {
     if (!text || text[0] !== "{") return null;
@@ -1512,7 +1515,7 @@
     for (const e of entries) if (e.parent && refs.has(e.parent)) { if (!kids.has(e.parent)) kids.set(e.parent, []); kids.get(e.parent).push(e); }
     for (const list of kids.values()) list.sort((a, b) => a.y - b.y || a.x - b.x);
     const tops = entries.filter((e) => !(e.parent && refs.has(e.parent))).slice(0, MAX_PASTE);
-    const made = [], topIds = [];
+    const made = [], topIds = [], byRef = new Map();
     for (const top of tops) {
       const batch = [], walk = (e) => {
         const c = {kind: e.kind, payload: e.payload || {}, ref: e.ref};
@@ -1527,8 +1530,19 @@
       catch (err) { toast(readable(err), true); break; }
       wrote();
       take(out.cards.map((c) => ({...c, version: 1})));
-      for (const c of out.cards) made.push(c.id);
+      for (const c of out.cards) { made.push(c.id); byRef.set(c.ref, c.id); }
       topIds.push(out.cards[0].id);
+    }
+    const edges = (Array.isArray(clip.wires) ? clip.wires : [])
+      .filter((w) => Array.isArray(w) && byRef.has(w[0]) && byRef.has(w[1]))
+      .map(([a, b]) => ({from: byRef.get(a), to: byRef.get(b)}));
+    if (edges.length) {
+      try {
+        await op("compose_board", {board: SLUG, edges});
+        wrote();
+        for (const e of edges) wires.push([e.from, e.to]);
+        if (drawn) await faces(true);
+      } catch (err) { toast(readable(err), true); }
     }
     if (!made.length) return null;
     if (record) remember({op: "remove", ids: made}, {op: "restore", ids: made});
