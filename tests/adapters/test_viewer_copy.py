@@ -214,8 +214,12 @@ def test_a_card_dropped_into_a_section_joins_its_order_and_dragged_out_leaves(
     _drag(page, _centre(page, api, d), _centre(page, api, s2), hold=True)
     assert page.evaluate("document.body.dataset.dropTarget") == str(frame_id)
     assert page.locator(f".droptarget[data-card-id='{frame_id}']").count() == 1
+    # The inspector docks after the drop, not while the card moves (it would take
+    # the board's room, and maybe the frame, from under the pointer).
+    assert page.locator("#inspector").is_hidden()
     page.mouse.up()
     assert page.locator(".droptarget").count() == 0
+    page.locator("#inspector").wait_for(state="visible")
     _wait(lambda: _card(api, d).parent_id == frame_id)
     grown = _card(api, frame_id)
     assert grown.children == [s1, d, s2]

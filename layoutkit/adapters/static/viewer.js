@@ -902,6 +902,13 @@
     }
     trashed.clear();
     drawSelection();
+    // A card picked by starting to drag it: the dock waits for the drop, so the board
+    // keeps its room (and the frame it goes to stays in sight) while it moves.
+    if (!(drag && drag.moved)) openDock(ids);
+    loadDetails([...selection]).then(inspect).catch(failed);
+    inspect();
+  }
+  function openDock(ids) {
     const panel = $("inspector");
     if (selection.size && panel.dataset.closed !== "1" && panel.hidden) {
       panel.hidden = false;
@@ -910,8 +917,6 @@
       if (ids.length === 1) keepInView(ids[0]);
       paint(); facesSoon();
     }
-    loadDetails([...selection]).then(inspect).catch(failed);
-    inspect();
   }
   function keepInView(id) {
     const c = outline.get(id), v = visible(), m = 24 / view.s;
@@ -1910,7 +1915,7 @@
       else if (!d.shift) clearSelection();
       return;
     }
-    if (d.mode === "move" || d.mode === "resize") finish(d);
+    if (d.mode === "move" || d.mode === "resize") { finish(d); openDock([...selection]); }
     else if (d.mode === "marquee") marqueeEnd(d);
     else if (d.mode === "wire") {
       clearGhosts();
