@@ -151,6 +151,7 @@ _PAGE = r"""<!doctype html>
   .editor.note { background: #fff6bf; }
   .wiredot { position: absolute; box-sizing: border-box; width: calc(14px * var(--inv)); height: calc(14px * var(--inv)); transform: translate(-50%, -50%); margin-left: calc(12px * var(--inv)); background: #3b6fd8; border: calc(2px * var(--inv)) solid #fff; border-radius: 50%; box-shadow: 0 0 0 calc(1px * var(--inv)) #3b6fd8; cursor: crosshair; touch-action: none; }
   .wireline { position: absolute; height: calc(2px * var(--inv)); background: #3b6fd8; transform-origin: 0 50%; pointer-events: none; }
+  .droptarget { position: absolute; box-sizing: border-box; pointer-events: none; outline: calc(3px * var(--inv)) dashed #2f8f5b; outline-offset: calc(4px * var(--inv)); border-radius: 8px; background: rgba(47,143,91,.07); }
   .wiretarget { position: absolute; box-sizing: border-box; pointer-events: none; outline: calc(3px * var(--inv)) solid #3b6fd8; outline-offset: calc(3px * var(--inv)); border-radius: 6px; background: rgba(59,111,216,.06); }
   .cardfocus { position: absolute; box-sizing: border-box; pointer-events: none; border-radius: 8px; outline: none; }
   .cardfocus:focus-visible { outline: calc(3px * var(--inv)) solid #3b6fd8; outline-offset: calc(3px * var(--inv)); }

@@ -902,6 +902,13 @@
     }
     trashed.clear();
     drawSelection();
+    // A card picked by starting to drag it: the dock waits for the drop, so the board
+    // keeps its room (and the frame it goes to stays in sight) while it moves.
+    if (!(drag && drag.moved)) openDock(ids);
+    loadDetails([...selection]).then(inspect).catch(failed);
+    inspect();
+  }
+  function openDock(ids) {
     const panel = $("inspector");
     if (selection.size && panel.dataset.closed !== "1" && panel.hidden) {
       panel.hidden = false;
@@ -910,8 +917,6 @@
       if (ids.length === 1) keepInView(ids[0]);
       paint(); facesSoon();
     }
-    loadDetails([...selection]).then(inspect).catch(failed);
-    inspect();
   }
   function keepInView(id) {
     const c = outline.get(id), v = visible(), m = 24 / view.s;
@@ -1014,7 +1019,10 @@
     }
     document.body.dataset.guides = String((gx ? 1 : 0) + (gy ? 1 : 0));
   }
-  function clearGhosts() { for (const el of overlay.querySelectorAll(".ghost, .guide, .marquee, .wireline, .wiretarget")) el.remove(); }
+  function clearGhosts() {
+    for (const el of overlay.querySelectorAll(".ghost, .guide, .marquee, .wireline, .wiretarget, .droptarget")) el.remove();
+    delete document.body.dataset.dropTarget;
+  }
   function bounds(cards) {
     const x0 = Math.min(...cards.map((c) => c.x)), y0 = Math.min(...cards.map((c) => c.y));
     return {x: x0, y: y0, w: Math.max(...cards.map((c) => c.x + c.w)) - x0, h: Math.max(...cards.map((c) => c.y + c.h)) - y0};
@@ -1055,6 +1063,35 @@
     g.dx = dx; g.dy = dy;
     drawGhosts(movedBoxes(g.cards, dx, dy));
     drawGuides({...box, x: box.x + dx, y: box.y + dy}, gx, gy);
+    drawDropTargets(g, skip);
+  }
+  // A moved card belongs to the innermost frame under its centre (update_cards places
+  // it in that frame's order and the frame reflows; out of every frame, it leaves).
+  // The frame it will join is outlined while it moves.
+  function frameAt(p, skip) {
+    let best = null;
+    for (const c of outline.values()) {
+      if (!FRAMES.has(c.kind) || skip.has(c.id)) continue;
+      if (p.x < c.x || p.y < c.y || p.x > c.x + c.w || p.y > c.y + c.h) continue;
+      if (!best || area(c) < area(best)) best = c;
+    }
+    return best;
+  }
+  function drawDropTargets(g, skip) {
+    for (const el of overlay.querySelectorAll(".droptarget")) el.remove();
+    const into = new Set();
+    for (const c of g.cards) {
+      const f = frameAt({x: c.x + g.dx + c.w / 2, y: c.y + g.dy + c.h / 2}, skip);
+      if (f && f.id !== c.parent) into.add(f);
+    }
+    for (const f of into) {
+      const el = document.createElement("div");
+      el.className = "droptarget";
+      el.dataset.cardId = String(f.id);
+      place(el, f);
+      overlay.append(el);
+    }
+    document.body.dataset.dropTarget = [...into].map((f) => f.id).join(",");
   }
   const MIN_SIZE = 24;
   function resizeStep(g, dw, dh, snap) {
@@ -1363,14 +1400,18 @@
     inspect();
     return true;
   }
-  // Plain text pasted on the board becomes a text card where the pointer is.
+  // Plain text pasted on the board becomes a text card where the pointer is; cards
+  // copied from a board (see copying below) come back as cards.
   document.addEventListener("paste", (e) => {
     if (e.target.closest && e.target.closest("input, textarea, [contenteditable], dialog")) return;
     const text = (e.clipboardData && e.clipboardData.getData("text/plain") || "").trim();
-    if (!text || !canCreate()) return;
+    if (!canCreate()) return;
+    const clip = readClip(text) || (!text && readClip(localClip()));
+    if (!text && !clip) return;
     e.preventDefault();
     const p = pointerAt();
-    createCard("text", text.slice(0, 20000), {x: p.x, y: p.y}).catch(failed);
+    if (clip) pasteCards(clip, p).catch(failed);
+    else createCard("text", text.slice(0, 20000), {x: p.x, y: p.y}).catch(failed);
   });
   let lastPointer = null;
   function pointerAt() {
@@ -1407,6 +1448,121 @@
     if (hit && EDITABLE.has(hit.kind)) { editCard(hit.id).catch(failed); return; }
     if (!hit || FRAMES.has(hit.kind)) startNote(p);
   });
+
+  // ------------------------------------------------------------------ copying, pasting, duplicating
+  // Copied cards travel as a small JSON in the clipboard's text: kind, payload, size
+  // and place relative to the copy's top-left (a frame brings what it holds). This
+  // browser keeps the last copy too, for a paste the clipboard cannot feed. Pasting
+  // composes the cards anew on the human layer (compose_board with at), on any board
+  // the person may write; Ctrl/Cmd+D pastes a copy of the selection at an offset.
+  const CLIP_TAG = "layoutkit/cards", CLIP_KEY = "layoutkit.clipboard";
+  // Board pixels between a card and its duplicate; at most this many top cards per paste.
+  const DUP_OFFSET = 24, MAX_PASTE = 100;
+  function clipOf() {
+    const tops = movers().slice(0, MAX_PASTE);
+    if (!tops.length) return null;
+    const all = tops.flatMap((c) => [c, ...descendants(c.id)]);
+    const box = bounds(tops), taken = new Set(all.filter((c) => details.has(c.id)).map((c) => c.id));
+    const cards = [];
+    for (const c of all) {
+      const d = details.get(c.id);
+      if (!d) continue;
+      const e = {ref: "c" + c.id, kind: c.kind, payload: d.payload, w: c.w, h: c.h, x: c.x - box.x, y: c.y - box.y};
+      if (c.parent != null && taken.has(c.parent)) e.parent = "c" + c.parent;
+      cards.push(e);
+    }
+    if (!cards.length) return null;
+    // The wires between copied cards (plain ones: the outline knows no labels).
+    const joined = wires.filter(([a, b]) => taken.has(a) && taken.has(b)).map(([a, b]) => ["c" + a, "c" + b]);
+    return {[CLIP_TAG]: 1, board: SLUG, cards, wires: joined};
+  }
+  function readClip(text) {
+    if (!text || text[0] !== "{") return null;
+    try { const c = JSON.parse(text); return c && c[CLIP_TAG] === 1 && Array.isArray(c.cards) && c.cards.length ? c : null; }
+    catch (e) { return null; }
+  }
+  function localClip() { try { return localStorage.getItem(CLIP_KEY) || ""; } catch (e) { return ""; } }
+  // The copy event writes the clipboard without asking for a permission; where no
+  // copy event comes (nothing selected on the page, some browsers), navigator.clipboard.
+  let copying = null;
+  document.addEventListener("copy", (e) => {
+    if (!copying || (e.target.closest && e.target.closest("input, textarea, [contenteditable], dialog"))) return;
+    e.clipboardData.setData("text/plain", copying);
+    e.preventDefault();
+    copying = null;
+  });
+  async function copySelection() {
+    if (!canCreate() || !selection.size) return false;
+    await loadDetails(movers().flatMap((c) => [c.id, ...descendants(c.id).map((k) => k.id)]));
+    const clip = clipOf();
+    if (!clip) return false;
+    const text = JSON.stringify(clip);
+    try { localStorage.setItem(CLIP_KEY, text); } catch (e) { /* storage off: the clipboard alone */ }
+    copying = text;
+    const viaEvent = document.execCommand && document.execCommand("copy");
+    if (!viaEvent || copying) {
+      copying = null;
+      if (navigator.clipboard) await navigator.clipboard.writeText(text).catch(() => {});
+    }
+    const n = clip.cards.length;
+    toast(n === 1 ? "Card copied." : n + " cards copied.");
+    document.body.dataset.copied = String(n);
+    return true;
+  }
+  // One compose_board per top card (with what a frame holds): a batch put by hand
+  // lands as a block at its point, so each card gets its own point and the copies
+  // keep their places relative to each other. A copy is sized by the server as its
+  // source was; a size a person set is not put back, as a resize written afterwards
+  // would push the cards under the copy (its source, for a duplicate) out of its way.
+  async function pasteCards(clip, at, record = true) {
+    const entries = clip.cards.filter((e) => e && typeof e.kind === "string" && e.ref);
+    const refs = new Set(entries.map((e) => e.ref)), kids = new Map();
+    for (const e of entries) if (e.parent && refs.has(e.parent)) { if (!kids.has(e.parent)) kids.set(e.parent, []); kids.get(e.parent).push(e); }
+    for (const list of kids.values()) list.sort((a, b) => a.y - b.y || a.x - b.x);
+    const tops = entries.filter((e) => !(e.parent && refs.has(e.parent))).slice(0, MAX_PASTE);
+    const made = [], topIds = [], byRef = new Map();
+    for (const top of tops) {
+      const batch = [], walk = (e) => {
+        const c = {kind: e.kind, payload: e.payload || {}, ref: e.ref};
+        if (kids.has(e.ref)) c.children = kids.get(e.ref).map((k) => k.ref);
+        batch.push(c);
+        for (const k of kids.get(e.ref) || []) walk(k);
+      };
+      walk(top);
+      let out;
+      const spot = {x: Math.round(at.x + (top.x || 0)), y: Math.round(at.y + (top.y || 0))};
+      try { out = await op("compose_board", {board: SLUG, cards: batch, at: spot}); }
+      catch (err) { toast(readable(err), true); break; }
+      wrote();
+      take(out.cards.map((c) => ({...c, version: 1})));
+      for (const c of out.cards) { made.push(c.id); byRef.set(c.ref, c.id); }
+      topIds.push(out.cards[0].id);
+    }
+    const edges = (Array.isArray(clip.wires) ? clip.wires : [])
+      .filter((w) => Array.isArray(w) && byRef.has(w[0]) && byRef.has(w[1]))
+      .map(([a, b]) => ({from: byRef.get(a), to: byRef.get(b)}));
+    if (edges.length) {
+      try {
+        await op("compose_board", {board: SLUG, edges});
+        wrote();
+        for (const e of edges) wires.push([e.from, e.to]);
+        if (drawn) await faces(true);
+      } catch (err) { toast(readable(err), true); }
+    }
+    if (!made.length) return null;
+    if (record) remember({op: "remove", ids: made}, {op: "restore", ids: made});
+    select(topIds);
+    document.body.dataset.pasted = String(Number(document.body.dataset.pasted || 0) + 1);
+    return made;
+  }
+  async function duplicateSelection() {
+    if (!canCreate() || !selection.size) return;
+    await loadDetails(movers().flatMap((c) => [c.id, ...descendants(c.id).map((k) => k.id)]));
+    const clip = clipOf();
+    if (!clip) return;
+    const box = bounds(movers());
+    await pasteCards(clip, {x: box.x + DUP_OFFSET, y: box.y + DUP_OFFSET});
+  }
 
   // ------------------------------------------------------------------ wires
   // A selected card shows a dot on its right edge: dragging it to another card draws
@@ -1584,6 +1740,12 @@
       wire.title = "Draw a wire from the first card picked to the second (W)";
       row.append(wire);
     }
+    if (canCreate()) {
+      const dup = button("Duplicate", () => duplicateSelection().catch(failed));
+      dup.dataset.role = "duplicate";
+      dup.title = "Copies of the selected cards beside them (Ctrl/⌘+D); Ctrl/⌘+C and V copy to any board";
+      row.append(dup);
+    }
     const del = button(selection.size > 1 ? "Delete " + selection.size + " cards" : "Delete", () => removeSelected());
     del.className = "danger";
     del.dataset.role = "delete";
@@ -1753,7 +1915,7 @@
       else if (!d.shift) clearSelection();
       return;
     }
-    if (d.mode === "move" || d.mode === "resize") finish(d);
+    if (d.mode === "move" || d.mode === "resize") { finish(d); openDock([...selection]); }
     else if (d.mode === "marquee") marqueeEnd(d);
     else if (d.mode === "wire") {
       clearGhosts();
@@ -1795,6 +1957,20 @@
     if ((e.ctrlKey || e.metaKey) && !e.altKey && /^[zy]$/i.test(e.key)) {
       e.preventDefault();
       undoRedo(e.key.toLowerCase() === "z" && !e.shiftKey).catch(failed);
+      return;
+    }
+    // Ctrl/Cmd+C copies the selected cards, Ctrl/Cmd+D duplicates them (Ctrl/Cmd+V is the paste event).
+    // Text picked on the page (in a panel, say) is copied as text, as ever.
+    const picked = window.getSelection && window.getSelection();
+    const textPicked = picked && picked.rangeCount && !picked.isCollapsed;
+    if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && (e.key === "c" || e.key === "C") && selection.size && !textPicked) {
+      e.preventDefault();
+      copySelection().catch(failed);
+      return;
+    }
+    if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && (e.key === "d" || e.key === "D")) {
+      e.preventDefault();
+      if (selection.size) duplicateSelection().catch(failed);
       return;
     }
     if (selectionKey(e)) { e.preventDefault(); return; }
