@@ -396,73 +396,76 @@ def _note_tie(e: dict[str, Any], notes: set[str]) -> str | None:
 
 def _reads_as_state(payload: dict[str, Any]) -> bool:
     """Whether the payload has the shape the state import gives one: a start or end
-    marker named after its container, states only of the shapes a state diagram
-    draws, ids the state grammar reads, regions only as a composite's whole body."""
+    marker named after its container or a note tied to its state, states only of the
+    shapes a state diagram draws, ids the state grammar reads, regions only as a
+    composite's whole body, and transitions that carry nothing but a label."""
     if payload.get("lanes"):
         return False
-    markers = 0
-    notes: set[str] = set()
-
-    def walk(holder: dict[str, Any], parent: str) -> bool:
-        nonlocal markers
-        groups = _groups(holder)
-        regions = [g for g in groups if _REGION_ID.match(_text(g.get("id")))]
-        if regions and (len(regions) != len(groups) or _nodes(holder) or parent == "root"):
-            return False
-        for n in _nodes(holder):
-            nid = _text(n.get("id"))
-            if n.get("type") == "note":
-                if set(n) - {"id", "type", "title"} or "----note-" not in nid:
-                    return False
-                notes.add(nid)
-                continue
-            if set(n) - _NODE_KEYS or n.get("type") not in (None, "box"):
-                return False
-            if n.get("shape") in ("start", "end"):
-                # A marker is written as [*]: Mermaid names it after its block.
-                if nid != f"{parent}_{n['shape']}":
-                    return False
-                markers += 1
-            elif n.get("shape") not in _STATE_SHAPES or not _STATE_ID.match(nid):
-                return False
-        for g in groups:
-            gid = _text(g.get("id"))
-            if g.get("dir") or not (_STATE_ID.match(gid) or _REGION_ID.match(gid)):
-                return False
-            if not walk(g, gid):
-                return False
-        return True
-
-    if not walk(payload, "root") or not (markers or notes):
+    found = _StateScan()
+    if not found.holder(payload, "root") or not (found.markers or found.notes):
         return False
-    shapes = {_text(n.get("id")): n.get("shape") for n in _all_nodes(payload)}
-    composites = set()
-
-    def named(holder: dict[str, Any]) -> None:
-        for g in _groups(holder):
-            if not _REGION_ID.match(_text(g.get("id"))):
-                composites.add(_text(g.get("id")))
-            named(g)
-
-    named(payload)
     tied: set[str] = set()
     for e in payload.get("edges") or []:
         if not isinstance(e, dict):
             return False
-        note = _note_tie(e, notes)
-        if note:
-            if note in tied:
+        note = _note_tie(e, found.notes)
+        if note is None:
+            if not found.transition(e):
                 return False
+        elif note in tied:
+            return False
+        else:
             tied.add(note)
-            continue
-        if set(e) - {"from", "to", "label"} or e.get("from") in notes or e.get("to") in notes:
+    return tied == found.notes
+
+
+@attrs.define
+class _StateScan:
+    """What :func:`_reads_as_state` finds walking the containers."""
+
+    markers: int = 0
+    notes: set[str] = attrs.field(factory=set)
+    shapes: dict[str, Any] = attrs.field(factory=dict)
+    composites: set[str] = attrs.field(factory=set)
+
+    def holder(self, holder: dict[str, Any], parent: str) -> bool:
+        groups = _groups(holder)
+        regions = [g for g in groups if _REGION_ID.match(_text(g.get("id")))]
+        if regions and (len(regions) != len(groups) or _nodes(holder) or parent == "root"):
             return False
-        if shapes.get(e.get("from")) == "end" or shapes.get(e.get("to")) == "start":
+        if not all(self.node(n, parent) for n in _nodes(holder)):
             return False
+        for g in groups:
+            gid = _text(g.get("id"))
+            if g.get("dir") or not (_STATE_ID.match(gid) or _REGION_ID.match(gid)):
+                return False
+            if not _REGION_ID.match(gid):
+                self.composites.add(gid)
+            if not self.holder(g, gid):
+                return False
+        return True
+
+    def node(self, n: dict[str, Any], parent: str) -> bool:
+        nid = _text(n.get("id"))
+        self.shapes[nid] = n.get("shape")
+        if n.get("type") == "note":
+            self.notes.add(nid)
+            return not set(n) - {"id", "type", "title"} and "----note-" in nid
+        if set(n) - _NODE_KEYS or n.get("type") not in (None, "box"):
+            return False
+        if n.get("shape") in ("start", "end"):
+            # A marker is written as [*]: Mermaid names it after its block.
+            self.markers += 1
+            return nid == f"{parent}_{n['shape']}"
+        return n.get("shape") in _STATE_SHAPES and bool(_STATE_ID.match(nid))
+
+    def transition(self, e: dict[str, Any]) -> bool:
         ends = (e.get("from"), e.get("to"))
-        if any(end not in shapes and end not in composites for end in ends):
+        if set(e) - {"from", "to", "label"} or any(end in self.notes for end in ends):
             return False
-    return tied == notes
+        if self.shapes.get(ends[0]) == "end" or self.shapes.get(ends[1]) == "start":
+            return False
+        return all(end in self.shapes or end in self.composites for end in ends)
 
 
 class _State:
@@ -513,21 +516,11 @@ class _State:
     def body(self, holder: dict[str, Any], where: str, depth: int) -> None:
         pad = "    " * depth
         for n in _nodes(holder):
-            nid = _text(n.get("id"))
-            title = _text(n.get("title"))
-            shape = n.get("shape")
-            if n.get("type") == "note" or shape in ("start", "end"):
-                continue
-            if shape in ("fork", "choice"):
-                self.lines.append(f"{pad}state {nid} <<{shape}>>")
-            elif title and title != nid:
-                self.lines.append(f'{pad}state "{escape(title)}" as {nid}')
-            else:
-                self.lines.append(f"{pad}{nid}")
-        groups = _groups(holder)
-        for k, g in enumerate(groups):
+            self.state(n, pad)
+        for k, g in enumerate(_groups(holder)):
             gid = _text(g.get("id"))
             if _REGION_ID.match(gid):
+                # A composite's regions are its body, parted by ``--``.
                 if k:
                     self.lines.append(f"{pad}--")
                 self.body(g, gid, depth)
@@ -539,18 +532,36 @@ class _State:
                 self.lines.append(f"{pad}state {gid} {{")
             self.body(g, gid, depth + 1)
             self.lines.append(f"{pad}}}")
-        # A transition is written where its [*] marker lives (Mermaid names a marker
-        # after the block it is written in); one between states where its source is.
+        self.transitions(where, pad)
+        self.notes(where, pad)
+
+    def state(self, n: dict[str, Any], pad: str) -> None:
+        nid = _text(n.get("id"))
+        title = _text(n.get("title"))
+        shape = n.get("shape")
+        if n.get("type") == "note" or shape in ("start", "end"):
+            return
+        if shape in ("fork", "choice"):
+            self.lines.append(f"{pad}state {nid} <<{shape}>>")
+        elif title and title != nid:
+            self.lines.append(f'{pad}state "{escape(title)}" as {nid}')
+        else:
+            self.lines.append(f"{pad}{nid}")
+
+    def transitions(self, where: str, pad: str) -> None:
+        """The transitions written in block ``where``: one with a [*] marker where the
+        marker lives (Mermaid names a marker after the block it is written in), one
+        between states where its source is."""
         for e in self.moves:
             a, b = _text(e.get("from")), _text(e.get("to"))
-            home = self.parent.get(a) if self.name(a) == "[*]" or self.name(b) != "[*]" else None
-            if self.name(b) == "[*]":
-                home = self.parent.get(b)
+            home = self.parent.get(b) if self.name(b) == "[*]" else self.parent.get(a)
             if home != where:
                 continue
             label = e.get("label")
             text = f" : {escape(_text(label), ':;')}" if label not in (None, "") else ""
             self.lines.append(f"{pad}{self.name(a)} --> {self.name(b)}{text}")
+
+    def notes(self, where: str, pad: str) -> None:
         for note, state, side in self.ties:
             if self.parent.get(note) != where:
                 continue
@@ -629,9 +640,23 @@ class _Sequence:
             if isinstance(seq.get(key), str) and seq[key]:
                 head.append(f"    {key}: {' '.join(seq[key].split())}")
         people = [p for p in seq.get("participants") or [] if isinstance(p, dict)]
-        boxes = seq.get("boxes") or []
         created = {p.get("created"): p for p in people if isinstance(p.get("created"), int)}
         destroyed = {p.get("destroyed"): p for p in people if isinstance(p.get("destroyed"), int)}
+        self.declarations(people)
+        self.events(created, destroyed)
+        messages = len(seq.get("messages") or [])
+        return MermaidText(
+            "\n".join([*head, *self.lines]) + "\n",
+            "sequence",
+            {pid: pid for pid in self.titles},
+            len(people),
+            messages,
+        )
+
+    def declarations(self, people: list[dict[str, Any]]) -> None:
+        """Every participant not created by a message, in order; a box's members
+        together inside it; then their links and properties menus."""
+        boxes = self.seq.get("boxes") or []
         done_boxes: set[int] = set()
         for person in people:
             if isinstance(person.get("created"), int):
@@ -655,15 +680,6 @@ class _Sequence:
                 if isinstance(person.get(word), dict) and person[word]:
                     data = json.dumps(person[word], ensure_ascii=False)
                     self.lines.append(f"    {word} {person['id']}: {data}")
-        self.events(created, destroyed)
-        messages = len(seq.get("messages") or [])
-        return MermaidText(
-            "\n".join([*head, *self.lines]) + "\n",
-            "sequence",
-            {pid: pid for pid in self.titles},
-            len(people),
-            messages,
-        )
 
     def events(self, created: dict[Any, Any], destroyed: dict[Any, Any]) -> None:
         seq = self.seq
