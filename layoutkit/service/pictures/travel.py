@@ -146,7 +146,10 @@ def _write_mermaid(read: dict[str, Any]) -> dict[str, Any]:
     try:
         out = travel.to_mermaid(read["payload"])
     except EngineError as err:
-        raise to_service_error(err) from err
+        # The engine names the payload's field; the caller named the card.
+        raise ServiceError(
+            400, err.code, err.message, field="card", detail=err.fields.get("field")
+        ) from err
     return {
         "board": read["board"],
         "format": "mermaid",
