@@ -185,6 +185,41 @@ class _Ids:
         return mid
 
 
+# Payload paint key -> the CSS property a ``style`` / ``linkStyle`` line sets.
+_PAINT_PROPS = (
+    ("fill", "fill"),
+    ("stroke", "stroke"),
+    ("color", "color"),
+    ("strokeWidth", "stroke-width"),
+    ("strokeDasharray", "stroke-dasharray"),
+    ("fontStyle", "font-style"),
+)
+
+
+def paint_style(paint: Any, keys: tuple[str, ...] = ()) -> str | None:
+    """A node's or edge's ``paint`` as the properties of a Mermaid ``style`` line
+    (``fill:#f9f,stroke-width:2px``), or None when it has none Mermaid can carry. A
+    value holding a comma or a semicolon (``rgb(1,2,3)``) would split the statement:
+    it is left out. ``keys`` limits the properties (an edge has no fill)."""
+    if not isinstance(paint, dict):
+        return None
+    out = []
+    for key, prop in _PAINT_PROPS:
+        value = paint.get(key)
+        if value is None or (keys and key not in keys):
+            continue
+        if key == "strokeWidth" and isinstance(value, (int, float)):
+            text = f"{_num(float(value))}px"
+        elif key == "strokeDasharray" and isinstance(value, list):
+            text = " ".join(_num(float(v)) for v in value if isinstance(v, (int, float)))
+        else:
+            text = str(value)
+        if not text or any(c in text for c in ",;:\n{}"):
+            continue
+        out.append(f"{prop}:{text}")
+    return ",".join(out) or None
+
+
 # ---------------------------------------------------------------- flowchart
 
 # Payload shape -> the bracket form (opener, closer) Mermaid has had the longest.
@@ -294,6 +329,7 @@ class _Flowchart:
         self.names: dict[str, str] = {}
         self.lines: list[str] = []
         self.count = 0
+        self.styles: list[str] = []
         self.lane_k = 0
         self.ends = {
             _text(e.get(k)) for e in payload.get("edges") or [] if isinstance(e, dict)
@@ -317,7 +353,12 @@ class _Flowchart:
             line = self.edge(e)
             if line:
                 self.lines.append(line)
+                # linkStyle counts the links as written.
+                props = paint_style(e.get("paint"), ("stroke", "strokeWidth", "strokeDasharray"))
+                if props:
+                    self.styles.append(f"    linkStyle {edges} {props}")
                 edges += 1
+        self.lines += self.styles
         return MermaidText(
             "\n".join([*head, *self.lines]) + "\n", "flowchart", dict(self.ids.map),
             self.count, edges,
@@ -347,6 +388,9 @@ class _Flowchart:
             self.names[pid] = mid
         else:
             self.names.setdefault(title, mid)
+        props = paint_style(n.get("paint"))
+        if props:
+            self.styles.append(f"    style {mid} {props}")
         shape = n.get("shape") or "rect"
         shape = _NEAREST.get(shape, shape)
         text = escape(title)
@@ -503,6 +547,11 @@ class _State:
         if self.p.get("dir") == "LR":
             head.append("    direction LR")
         self.body(self.p, "root", 1)
+        for nid, n in self.nodes.items():
+            props = paint_style(n.get("paint"))
+            # The state grammar's style line names plain word ids only.
+            if props and re.fullmatch(r"\w+", nid) and self.name(nid) != "[*]":
+                self.lines.append(f"    style {nid} {props}")
         ids = {i: i for i in [*self.nodes, *self.groups] if not _REGION_ID.match(i)}
         states = sum(1 for n in self.nodes.values() if n.get("type") != "note")
         return MermaidText(

@@ -45,10 +45,13 @@ def facts(payload: dict[str, Any], *, ordered: bool = True) -> dict[str, Any]:
     a sequence's messages, blocks and notes."""
     nodes: dict[str, Any] = {}
     groups: dict[str, Any] = {}
+    paints: dict[str, Any] = {}
 
     def walk(holder: dict[str, Any], parent: str | None) -> None:
         for n in holder.get("nodes") or []:
             nodes[n["id"]] = (n.get("title"), n.get("shape"), n.get("type"), parent)
+            if n.get("paint") or n.get("tone"):
+                paints[n["id"]] = (n.get("tone"), n.get("paint"))
         for g in holder.get("groups") or []:
             groups[g["id"]] = (g.get("title"), parent, g.get("dir"))
             walk(g, g["id"])
@@ -57,7 +60,10 @@ def facts(payload: dict[str, Any], *, ordered: bool = True) -> dict[str, Any]:
 
     walk(payload, None)
     edges = [
-        tuple(e.get(k) for k in ("from", "to", "label", "style", "head", "tail"))
+        tuple(
+            repr(e.get(k))
+            for k in ("from", "to", "label", "style", "head", "tail", "paint", "tone")
+        )
         for e in payload.get("edges") or []
     ]
     seq = payload.get("sequence") or {}
@@ -65,6 +71,7 @@ def facts(payload: dict[str, Any], *, ordered: bool = True) -> dict[str, Any]:
         "dir": payload.get("dir"),
         "nodes": nodes,
         "groups": groups,
+        "paints": paints,
         "edges": edges if ordered else sorted(edges, key=repr),
         "sequence": {k: seq.get(k) for k in ("participants", "messages", "blocks", "notes")},
     }
@@ -328,14 +335,9 @@ def test_hand_written_payloads_go_out_as_flowcharts_that_read_back_the_same(
 
 
 def _as_imported(edge: dict[str, Any]) -> tuple[Any, ...]:
-    """An edge as the flowchart import reads back the link the export chose for it: the
-    default style is left out, the generated styles come back as they went."""
+    """An edge as the flowchart import reads back the link the export chose for it (in
+    the form :func:`facts` gives): the default style is left out, the generated styles
+    come back as they went."""
     style = edge.get("style", "solid")
-    return (
-        edge["from"],
-        edge["to"],
-        edge.get("label"),
-        None if style == "solid" else style,
-        None,
-        None,
-    )
+    values = (edge["from"], edge["to"], edge.get("label"), None if style == "solid" else style)
+    return tuple(repr(v) for v in (*values, None, None, None, None))
