@@ -131,7 +131,12 @@ def _title_block(payload: dict[str, Any]) -> list[str]:
     if not isinstance(title, str) or not title.strip() or payload.get("showTitle") is False:
         return []
     flat = " ".join(title.split())
-    return ["---", f"title: {json.dumps(flat, ensure_ascii=False)}", "---"]
+    # YAML quoting the import reads back too: it drops the outer quotes, unescaping none.
+    if '"' in flat and "'" not in flat:
+        quoted = f"'{flat}'"
+    else:
+        quoted = json.dumps(flat, ensure_ascii=False)
+    return ["---", f"title: {quoted}", "---"]
 
 
 # Words the flowchart grammar reads as keywords wherever a node id may stand.

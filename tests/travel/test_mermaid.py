@@ -172,6 +172,9 @@ def test_labels_with_mermaid_syntax_survive_in_every_family() -> None:
     }
     back = import_text(to_mermaid(flow).text)
     assert back["nodes"][0]["title"] == nasty
+    assert import_text(to_mermaid({**flow, "title": 'The "big" one: #1'}).text)["title"] == (
+        'The "big" one: #1'
+    )
     assert back["groups"][0]["title"] == nasty
     assert back["edges"][0]["label"] == nasty
     # Where ``;`` ends a statement (sequence, state) an ``&`` goes as ``#38;``, which the
