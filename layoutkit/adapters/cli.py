@@ -668,7 +668,13 @@ def _write_picture(
 #: What ``board export --format`` writes: a picture (render_board) or a file (export_board).
 PICTURE_FORMATS = ("png", "svg")
 FILE_FORMATS = ("canvas", "excalidraw")
-_EXTENSIONS = {".png": "png", ".svg": "svg", ".canvas": "canvas", ".excalidraw": "excalidraw"}
+_EXTENSIONS = {
+    ".png": "png",
+    ".svg": "svg",
+    ".canvas": "canvas",
+    ".excalidraw": "excalidraw",
+    ".mmd": "mermaid",
+}
 
 
 @board.command("export")
@@ -683,11 +689,18 @@ _EXTENSIONS = {".png": "png", ".svg": "svg", ".canvas": "canvas", ".excalidraw":
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice([*FILE_FORMATS, *PICTURE_FORMATS]),
-    help="canvas (JSON Canvas 1.0), excalidraw, png or svg [default: from --out's extension].",
+    type=click.Choice([*FILE_FORMATS, "mermaid", *PICTURE_FORMATS]),
+    help="canvas (JSON Canvas 1.0), excalidraw, mermaid (one diagram card as .mmd text), "
+    "png or svg [default: from --out's extension].",
 )
 @click.option("--section", help="Export only this section frame.")
-@click.option("--card", "cards", type=int, multiple=True, help="Export only these card ids.")
+@click.option(
+    "--card",
+    "cards",
+    type=int,
+    multiple=True,
+    help="Export only these card ids (mermaid: the one diagram card to write).",
+)
 @click.option("--scale", type=float, help="png: pixels per board pixel.")
 @db_option
 @json_option
@@ -701,7 +714,8 @@ def export_command(
     db: str,
     as_json: bool,
 ) -> None:
-    """Export board SLUG as a JSON Canvas, an Excalidraw scene, or a PNG or SVG picture."""
+    """Export board SLUG as a JSON Canvas, an Excalidraw scene, or a PNG or SVG picture;
+    or one of its diagram cards as Mermaid text (--format mermaid --card ID)."""
     target = Path(out)
     fmt = fmt or _EXTENSIONS.get(target.suffix.lower())
     if fmt is None:
@@ -716,9 +730,22 @@ def export_command(
     params: dict[str, Any] = {"board": slug, "format": fmt}
     if section is not None:
         params["section"] = section
-    if cards:
+    if fmt == "mermaid" and len(cards) == 1:
+        params["card"] = cards[0]
+    elif cards:
         params["cards"] = list(cards)
     result = _run(db, "export_board", params, as_json)
+    if fmt == "mermaid":
+        target.write_text(result["document"], encoding="utf-8")
+        if as_json:
+            shown = {k: v for k, v in result.items() if k != "document"}
+            _emit_json(shown | {"files": [str(target)]})
+            return
+        click.echo(
+            f"{target}: Mermaid {result['family']} of card {result['card']}, "
+            f"{result['nodes']} nodes and {result['edges']} edges"
+        )
+        return
     written = [target]
     if target.suffix.lower() == ".zip":
         from layoutkit.service.pictures.travel import export_zip

@@ -596,7 +596,8 @@ class HttpAdapter:
 
     async def export_endpoint(self, request: Request) -> Response:
         """A board as a file download: ``?format=canvas|excalidraw`` (and ``section`` or
-        ``card`` ids), answered as the file's JSON, or as a zip when a canvas names files."""
+        ``card`` ids), answered as the file's JSON, or as a zip when a canvas names files;
+        ``?format=mermaid&card=<id>`` answers one diagram card's Mermaid text."""
         slug, query = request.path_params["slug"], request.query_params
 
         def answer() -> Response:
@@ -605,13 +606,20 @@ class HttpAdapter:
                 if "section" in query:
                     params["section"] = query["section"]
                 cards = query.getlist("card")
-                if cards:
+                if params["format"] == "mermaid" and len(cards) == 1:
+                    params["card"] = _decimal_id(cards[0])
+                elif cards:
                     params["cards"] = [_decimal_id(c) for c in cards]
                 ws, principal = self.placed(request)
                 out = ws.call("export_board", params, principal)
             except ServiceError as err:
                 return error_response(err)
             headers = {"x-content-type-options": "nosniff", "cache-control": "private"}
+            if out["format"] == "mermaid":
+                headers["content-disposition"] = _attachment(out["name"])
+                return Response(
+                    out["document"].encode("utf-8"), media_type=out["mime"], headers=headers
+                )
             if out["files"]:
                 name = out["name"].rsplit(".", 1)[0] + ".zip"
                 headers["content-disposition"] = _attachment(name)
@@ -1643,7 +1651,8 @@ def openapi_document(ws: Workspace, *, require_auth: bool = True) -> dict[str, A
         paths[f"{API}/boards/{{slug}}/export"] = {
             "get": {
                 "operationId": "export_board_download_route",
-                "summary": "Download a board as a JSON Canvas or Excalidraw file",
+                "summary": "Download a board as a JSON Canvas or Excalidraw file, or a "
+                "diagram card as Mermaid text",
                 "security": security,
                 "parameters": [
                     {"name": "slug", "in": "path", "required": True, "schema": {"type": "string"}},
@@ -1651,7 +1660,7 @@ def openapi_document(ws: Workspace, *, require_auth: bool = True) -> dict[str, A
                         "name": "format",
                         "in": "query",
                         "required": False,
-                        "schema": {"enum": ["canvas", "excalidraw"]},
+                        "schema": {"enum": ["canvas", "excalidraw", "mermaid"]},
                     },
                     {
                         "name": "section",
@@ -1673,6 +1682,7 @@ def openapi_document(ws: Workspace, *, require_auth: bool = True) -> dict[str, A
                         "content": {
                             "application/json": {"schema": {"type": "object"}},
                             "application/zip": {"schema": {"type": "string", "format": "binary"}},
+                            "text/plain": {"schema": {"type": "string"}},
                         },
                     },
                     **errors,

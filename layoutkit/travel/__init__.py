@@ -1,4 +1,5 @@
-"""Boards that travel: JSON Canvas 1.0 and Excalidraw scenes out of a board and onto one.
+"""Boards that travel: JSON Canvas 1.0 and Excalidraw scenes out of a board and onto one,
+and a diagram card out as Mermaid text (:func:`to_mermaid`).
 
 Pure mappings (no storage): a board read as card and edge views becomes a
 document plus the blobs it names; a document becomes :class:`Drawn` cards and
@@ -22,6 +23,7 @@ from layoutkit.travel._model import (
 )
 from layoutkit.travel.canvas import read_canvas, to_canvas
 from layoutkit.travel.excalidraw import read_excalidraw, to_excalidraw
+from layoutkit.travel.mermaid import MermaidText, to_mermaid
 
 FORMATS = ("canvas", "excalidraw")
 
@@ -46,6 +48,7 @@ __all__ = [
     "DrawnWire",
     "Exported",
     "FileOut",
+    "MermaidText",
     "TravelError",
     "blob_of",
     "read_canvas",
@@ -54,4 +57,5 @@ __all__ = [
     "sniff",
     "to_canvas",
     "to_excalidraw",
+    "to_mermaid",
 ]

@@ -159,3 +159,99 @@ def test_the_http_download_is_json_or_a_zip_with_the_right_types(api: Api) -> No
     assert httpx.get(f"{api.url}/api/v1/boards/plan/export").status_code == 401
     one = api.client.get("/api/v1/boards/plan/export?format=canvas&card=x")
     assert one.status_code == 400
+
+
+# ---------------------------------------------------------------- Mermaid text
+
+_FLOW = "flowchart LR\n  a[Start] -->|go| b{Pick}\n  subgraph g [Group]\n    c\n  end\n  b -.-> c\n"
+
+
+def _diagram_board(url: str) -> tuple[int, int]:
+    with Workspace.open(url) as ws:
+        ws.call("create", {"kind": "board", "slug": "dia"})
+        made = ws.call(
+            "compose_board",
+            {
+                "board": "dia",
+                "cards": [
+                    {"kind": "diagram", "payload": {"title": "Flow", "diagram_text": _FLOW}},
+                    {"kind": "text", "payload": {"md": "not a diagram"}},
+                ],
+            },
+        )
+        diagram, text = (c["id"] for c in made["cards"])
+        return diagram, text
+
+
+def test_board_export_writes_a_diagram_card_as_a_mmd_file(tmp_path: Path) -> None:
+    from layoutkit.diagram.mermaid import import_text
+
+    url = f"sqlite:///{tmp_path / 'ws.db'}"
+    diagram, text = _diagram_board(url)
+    out = tmp_path / "flow.mmd"
+    said = _cli("board", "export", "dia", "--out", str(out), "--card", str(diagram), "--db", url)
+    assert f"flow.mmd: Mermaid flowchart of card {diagram}, 3 nodes and 2 edges" in said
+    back = import_text(out.read_text(encoding="utf-8"))
+    assert back["dir"] == "LR" and back["title"] == "Flow"
+    assert [(n["id"], n["title"]) for n in back["nodes"]] == [("a", "Start"), ("b", "Pick")]
+    assert back["groups"][0]["id"] == "g" and back["groups"][0]["nodes"][0]["id"] == "c"
+    assert [(e["from"], e["to"], e.get("label")) for e in back["edges"]] == [
+        ("a", "b", "go"),
+        ("b", "c", None),
+    ]
+    shown = json.loads(
+        _cli(
+            "board",
+            "export",
+            "dia",
+            "--format",
+            "mermaid",
+            "--out",
+            str(tmp_path / "x.txt"),
+            "--card",
+            str(diagram),
+            "--db",
+            url,
+            "--json",
+        )
+    )
+    assert (shown["family"], shown["mime"]) == ("flowchart", "text/plain; charset=utf-8")
+    res = CliRunner().invoke(
+        main, ["board", "export", "dia", "--out", str(out), "--card", str(text), "--db", url]
+    )
+    assert res.exit_code == 1
+    assert "error 400 not_a_diagram: card" in res.output
+    res = CliRunner().invoke(main, ["board", "export", "dia", "--out", str(out), "--db", url])
+    assert res.exit_code == 1 and "missing_param" in res.output
+
+
+def test_the_http_download_of_a_diagram_is_mermaid_text(api: Api) -> None:
+    from layoutkit.diagram.mermaid import import_text
+
+    api.op("create", {"kind": "board", "slug": "dia"})
+    made = api.op(
+        "compose_board",
+        {
+            "board": "dia",
+            "cards": [
+                {"kind": "diagram", "payload": {"title": "Flow", "diagram_text": _FLOW}},
+                {"kind": "note", "payload": {"md": "n"}},
+            ],
+        },
+    )
+    assert made.status_code == 200, made.text
+    diagram, note = (c["id"] for c in made.json()["cards"])
+    got = api.client.get(f"/api/v1/boards/dia/export?format=mermaid&card={diagram}")
+    assert got.status_code == 200, got.text
+    assert got.headers["content-type"] == "text/plain; charset=utf-8"
+    assert got.headers["content-disposition"] == f"attachment; filename*=UTF-8''dia-{diagram}.mmd"
+    back = import_text(got.text)
+    assert {n["id"] for n in back["nodes"]} == {"a", "b"}
+    assert len(back["edges"]) == 2
+    bad = api.client.get(f"/api/v1/boards/dia/export?format=mermaid&card={note}")
+    assert bad.status_code == 400
+    assert (bad.json()["code"], bad.json()["field"]) == ("not_a_diagram", "card")
+    missing = api.client.get("/api/v1/boards/dia/export?format=mermaid")
+    assert (missing.status_code, missing.json()["field"]) == (400, "card")
+    gone = api.client.get("/api/v1/boards/dia/export?format=mermaid&card=999999")
+    assert (gone.status_code, gone.json()["code"]) == (404, "unknown_card")

@@ -36,6 +36,10 @@ TRAVEL_META = "travel"
 #: Longest wire label (as compose_board takes them).
 LABEL_CHARS = 500
 _FORMAT = {"enum": list(travel.FORMATS)}
+#: What an export writes: a board file, or one diagram card as Mermaid text.
+_EXPORT_FORMAT = {"enum": [*travel.FORMATS, "mermaid"]}
+#: Mermaid has no registered media type; plain text is what every browser and tool opens.
+MERMAID_MIME = "text/plain; charset=utf-8"
 
 
 @REGISTRY.operation(
@@ -45,14 +49,19 @@ _FORMAT = {"enum": list(travel.FORMATS)}
     "document, its name and mime, and for a canvas the blobs its file nodes name as files "
     "[{path, mime, data (base64)}], to be written beside it (HTTP answers a zip then). Each "
     "node and element carries the card's own kind and payload (canvas: a layoutkit "
-    "attribute; Excalidraw: customData.layoutkit), so an import of the file restores them.",
+    "attribute; Excalidraw: customData.layoutkit), so an import of the file restores them. "
+    "Format mermaid writes one diagram card (card: its id) as Mermaid text in document "
+    "(a string): a sequence diagram or stateDiagram-v2 when the card was imported from one, "
+    "else a flowchart, with node ids, labels, shapes, edge labels and arrows, groups as "
+    "subgraphs and the direction.",
     {
         "required": ["board", "format"],
         "properties": {
             "board": SLUG,
-            "format": _FORMAT,
+            "format": _EXPORT_FORMAT,
             "section": {"type": "string", "minLength": 1, "maxLength": 200},
             "cards": {"type": "array", "items": ID, "minItems": 1, "maxItems": MAX_CARDS},
+            "card": {**ID, "description": "format mermaid: the diagram card to write"},
         },
         "additionalProperties": False,
     },
@@ -67,6 +76,15 @@ def export_board(call: Call) -> dict[str, Any]:
     if "section" in p and "cards" in p:
         raise ServiceError(
             400, "exclusive_params", "send section or cards, not both", field="cards"
+        )
+    if p["format"] == "mermaid":
+        return _read_diagram(tx, board, p)
+    if "card" in p:
+        raise ServiceError(
+            400,
+            "exclusive_params",
+            "card names the diagram of a mermaid export; send cards to pick a board's cards",
+            field="card",
         )
     stored = {c.id: c for c in tx.cards(board.id)}
     chosen = _chosen(stored, p)
@@ -96,7 +114,60 @@ def export_board(call: Call) -> dict[str, Any]:
     }
 
 
+def _read_diagram(tx: Any, board: Any, p: dict[str, Any]) -> dict[str, Any]:
+    """The one diagram card a Mermaid export writes (named by ``card``)."""
+    for other in ("section", "cards"):
+        if other in p:
+            raise ServiceError(
+                400,
+                "exclusive_params",
+                f"a mermaid export writes one diagram card: send card, not {other}",
+                field=other,
+            )
+    if "card" not in p:
+        raise ServiceError(
+            400, "missing_param", "a mermaid export needs card: the diagram's id", field="card"
+        )
+    card = tx.card(p["card"])
+    if card is None or card.board_id != board.id:
+        raise ServiceError(404, "unknown_card", f"no card {p['card']} on this board", field="card")
+    if card.kind != "diagram":
+        raise ServiceError(
+            400,
+            "not_a_diagram",
+            f"card {card.id} is a {card.kind} card; mermaid writes diagram cards",
+            field="card",
+            id=card.id,
+        )
+    return {"board": board.slug, "format": "mermaid", "card": card.id, "payload": card.payload}
+
+
+def _write_mermaid(read: dict[str, Any]) -> dict[str, Any]:
+    try:
+        out = travel.to_mermaid(read["payload"])
+    except EngineError as err:
+        # The engine names the payload's field; the caller named the card.
+        raise ServiceError(
+            400, err.code, err.message, field="card", detail=err.fields.get("field")
+        ) from err
+    return {
+        "board": read["board"],
+        "format": "mermaid",
+        "name": f"{read['board']}-{read['card']}.mmd",
+        "mime": MERMAID_MIME,
+        "card": read["card"],
+        "family": out.family,
+        "document": out.text,
+        "files": [],
+        "nodes": out.nodes,
+        "edges": out.edges,
+        "ids": {k: v for k, v in out.ids.items() if k != v and not k.startswith("\x00")},
+    }
+
+
 def _write_file(read: dict[str, Any]) -> dict[str, Any]:
+    if read["format"] == "mermaid":
+        return _write_mermaid(read)
     cards, edges, kept, blobs, fmt = (
         read["cards"],
         read["edges"],

@@ -92,6 +92,8 @@ STATUS_BY_CODE: MappingProxyType[str, int] = MappingProxyType(
         "invalid_file": 400,
         "duplicate_id": 400,
         "unknown_node": 400,
+        # travel: a diagram written as Mermaid text
+        "empty_diagram": 400,
         # diagram
         "diagram_text_invalid": 400,
         "diagram_text_unsupported": 400,

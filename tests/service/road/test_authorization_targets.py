@@ -709,6 +709,9 @@ SAMPLES: dict[str, list[Sample]] = {
         S(lambda o, h: {"board": o.board, "format": "excalidraw", "section": o.section}),
         # Their card named on a board of mine: a card that is not there, 404 unknown_card.
         S(lambda o, h: {"board": h.board, "format": "canvas", "cards": [o.text_card]}),
+        S(lambda o, h: {"board": o.board, "format": "mermaid", "card": o.diagram}),
+        # Their diagram named on a board of mine: 404 unknown_card, never their text.
+        S(lambda o, h: {"board": h.board, "format": "mermaid", "card": o.diagram}),
     ],
     "import_board": [S(lambda o, h: {"board": o.board, "document": _CANVAS})],
     "board_stamp": [S(lambda o, h: {"board": o.board})],
