@@ -327,6 +327,18 @@ def test_busy_is_retried_after_retry_after_with_the_same_key(sleeps: list[float]
     assert len(sleeps) == 2 and all(s >= 1 for s in sleeps)
 
 
+def test_a_stopping_server_is_retried_as_busy_is(sleeps: list[float]) -> None:
+    # A server process that is closing ran nothing: another may answer the next try.
+    stopping = httpx.Response(
+        503, json={"code": "shutting_down", "message": "the workspace is closing"}
+    )
+    script = Script(stopping, httpx.Response(200, json={"ok": 1}))
+    with _scripted(script) as client:
+        assert client.call("compose_board", {"board": "b"}) == {"ok": 1}
+    keys = {json.loads(r.content)["requestKey"] for r in script.calls}
+    assert len(script.calls) == 2 and len(keys) == 1 and len(sleeps) == 1
+
+
 def test_busy_past_the_retries_raises_busy(sleeps: list[float]) -> None:
     script = Script(_busy(), _busy(), _busy())
     with _scripted(script, retries=2) as client:
