@@ -130,3 +130,33 @@ def test_threads_share_one_store(store: SqlStore) -> None:
         assert tx.count_cards(board.id) == 30
         assert tx.board(board.id).meta == {"n": 30}  # type: ignore[union-attr]
         assert sorted(c.ordinal for c in tx.cards(board.id)) == list(range(1, 31))
+
+
+def test_a_closed_store_refuses_transactions_and_waits_for_the_one_under_way() -> None:
+    from layoutkit.storage import open_store
+
+    store = open_store("sqlite://")
+    inside, release = threading.Event(), threading.Event()
+    seen: list[int] = []
+
+    def reading() -> None:
+        with store.read() as tx:
+            inside.set()
+            assert release.wait(30)
+            # The in-memory database's one connection is still open under this read.
+            seen.append(len(tx.workspaces()))
+
+    reader = threading.Thread(target=reading)
+    reader.start()
+    assert inside.wait(30)
+    closer = threading.Thread(target=store.close)
+    closer.start()
+    closer.join(0.2)
+    assert closer.is_alive()  # it waits for the read under way
+    release.set()
+    reader.join(30)
+    closer.join(30)
+    assert seen == [0] and not closer.is_alive()
+    # A request thread that comes late hears an error, never a closed connection.
+    with pytest.raises(StorageError, match="closed"), store.read():
+        pass

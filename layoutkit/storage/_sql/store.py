@@ -147,6 +147,9 @@ class SqlStore:
         # The in-memory database is one connection; only one transaction may
         # use it at a time.
         self._guard: threading.RLock | None = threading.RLock() if self.memory else None
+        # Set by close(): a transaction opened afterwards is refused, never run on a
+        # disposed engine (a thread still serving a request when a server stops).
+        self._closed = False
         # SQLite lets one writer in at a time and makes the others poll with
         # growing sleeps; queueing this process's writers on a lock instead
         # keeps their wait short and fair (other processes still poll).
@@ -187,7 +190,7 @@ class SqlStore:
                 self._guard or nullcontext(),
                 writer or nullcontext(),
                 across.held() if across is not None else nullcontext(),
-                self.engine.connect() as conn,
+                self._connect() as conn,
             ):
                 if self.dialect == "sqlite":
                     conn.execution_options(layoutkit_begin="IMMEDIATE" if writable else "DEFERRED")
@@ -255,9 +258,19 @@ class SqlStore:
         assert found is not None, "open_store migrates before handing the store out"
         return found
 
+    def _connect(self) -> Any:
+        # Checked under the in-memory database's guard (taken just before), which
+        # close() takes too: its one connection is never closed under a statement.
+        if self._closed:
+            raise StorageError("the store is closed")
+        return self.engine.connect()
+
     def close(self) -> None:
-        """Release every pooled connection (an in-memory database is gone afterwards)."""
-        self.engine.dispose()
+        """Release every pooled connection (an in-memory database is gone afterwards);
+        transactions opened afterwards are refused with StorageError."""
+        with self._guard or nullcontext():
+            self._closed = True
+            self.engine.dispose()
         if self._file_lock is not None:
             self._file_lock.close()
 
