@@ -563,6 +563,27 @@ def test_answering_questions_then_send_and_regenerate(served: Api, page: Any) ->
     ]
 
 
+def test_an_answer_being_typed_survives_a_live_update(served: Api, page: Any) -> None:
+    api = served
+    api.ws.call("create", {"kind": "board", "slug": "typing"})
+    ask = {"board": "typing", "stakes": "naming"}
+    first = api.ws.call(
+        "ask_board", {**ask, "prompt": "Which region?", "options": ["EU", "US"]}, AGENT
+    )["question"]["id"]
+    _open(page, api, "/boards/typing")
+    other = page.locator(f"#questions [data-question='{first}'] input.other")
+    other.click()
+    page.keyboard.type("Both, with a fall")
+    # An agent asks again while the person types: the panel is redrawn live.
+    second = api.ws.call("ask_board", {**ask, "prompt": "Name it", "kind": "text"}, AGENT)[
+        "question"
+    ]["id"]
+    page.locator(f"#questions [data-question='{second}']").wait_for(timeout=60_000)
+    assert other.input_value() == "Both, with a fall"
+    page.keyboard.type("back")  # the caret stayed in the field
+    assert other.input_value() == "Both, with a fallback"
+
+
 def test_a_view_link_shows_the_actions_but_cannot_take_them(api: Api, page: Any) -> None:
     slug = seed_example(api.ws)
     checklist = next(

@@ -507,6 +507,13 @@
     $("send").disabled = !canSend;
     $("regenerate").disabled = !canSend;
     $("send").textContent = answered ? "Send " + answered + " answer" + (answered > 1 ? "s" : "") : "Send answers";
+    // A live update redraws the panel: what a person is typing (an Other answer, a
+    // free text) and where the caret is survive it.
+    const drafts = new Map();
+    const fieldKey = (el) => (el.closest("[data-question]")?.dataset.question || "") + "|" + el.tagName + "|" + el.className;
+    for (const el of list.querySelectorAll("input:not([type]), input[type=text], textarea")) {
+      if (el.value) drafts.set(fieldKey(el), { value: el.value, focused: el === document.activeElement, at: el.selectionStart });
+    }
     list.replaceChildren();
     if (!pending.length) {
       const p = document.createElement("p");
@@ -515,6 +522,15 @@
       list.append(p);
     }
     for (const q of pending) list.append(questionCard(q));
+    for (const el of list.querySelectorAll("input:not([type]), input[type=text], textarea")) {
+      const kept = drafts.get(fieldKey(el));
+      if (!kept || el.disabled) continue;
+      el.value = kept.value;
+      if (kept.focused) {
+        el.focus();
+        if (kept.at != null) el.setSelectionRange(kept.at, kept.at);
+      }
+    }
     drawBadges();
   }
   function questionCard(q) {
