@@ -260,14 +260,15 @@ class SqlStore:
 
     def _connect(self) -> Any:
         # Checked under the in-memory database's guard (taken just before), which
-        # close() takes too: its one connection is never closed under a statement.
-        if self._closed:
+        # close() takes too: its one connection is never closed under a statement,
+        # nor used once closed. A file or server database simply connects again.
+        if self._closed and self.memory:
             raise StorageError("the store is closed")
         return self.engine.connect()
 
     def close(self) -> None:
-        """Release every pooled connection (an in-memory database is gone afterwards);
-        transactions opened afterwards are refused with StorageError."""
+        """Release every pooled connection. An in-memory database is gone afterwards:
+        transactions opened on it are refused with StorageError."""
         with self._guard or nullcontext():
             self._closed = True
             self.engine.dispose()
