@@ -318,10 +318,10 @@ def read_excalidraw(doc: Any) -> Drawn:
     for i, el in live:
         path = f"elements[{i}]"
         kind = el["type"]
+        if kind == "text" and el.get("containerId") in ids:
+            continue  # a bound text is read with its container, as that card's text
         if kind == "arrow":
             arrows.append((i, el))
-        elif kind == "text" and el.get("containerId") in ids:
-            pass
         elif kind in SHAPES or kind in FRAMES or kind in ("text", "image"):
             cards.append(_read_element(el, path, texts.get(el["id"]), files))
         else:

@@ -158,5 +158,5 @@ def test_a_closed_store_refuses_transactions_and_waits_for_the_one_under_way() -
     closer.join(30)
     assert seen == [0] and not closer.is_alive()
     # A request thread that comes late hears an error, never a closed connection.
-    with pytest.raises(StorageError, match="closed"), store.read():
-        pass
+    with pytest.raises(StorageError, match="closed"), store.read() as tx:
+        tx.workspaces()
