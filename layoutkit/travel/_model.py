@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import attrs
@@ -19,6 +20,11 @@ class TravelError(EngineError):
 
 
 Box = tuple[float, float, float, float]
+
+
+def card_box(card: Mapping[str, Any]) -> Box:
+    """The box of a card view (``x``, ``y``, ``w``, ``h``), in floats."""
+    return (float(card["x"]), float(card["y"]), float(card["w"]), float(card["h"]))
 
 
 @attrs.frozen(slots=True)

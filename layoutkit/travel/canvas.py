@@ -9,13 +9,13 @@ from layoutkit.layout.model import FRAME_KINDS
 from layoutkit.travel import _kinds as k
 from layoutkit.travel._model import (
     OWN_KEY,
-    Box,
     Drawn,
     DrawnCard,
     DrawnWire,
     Exported,
     FileOut,
     TravelError,
+    card_box,
 )
 
 NODE_TYPES = ("text", "file", "link", "group")
@@ -29,10 +29,6 @@ _EDGE_OWN = frozenset(
 )
 #: Folder of a canvas export that holds the blobs its file nodes name.
 FILES_DIR = "files"
-
-
-def _box(card: Mapping[str, Any]) -> Box:
-    return (float(card["x"]), float(card["y"]), float(card["w"]), float(card["h"]))
 
 
 def to_canvas(
@@ -70,14 +66,14 @@ def to_canvas(
             node.update(type="link", url=payload["src"])
         else:
             node.update(type="text", text=k.readable_text(kind, payload, (card["w"], card["h"])))
-        x, y, w, h = _box(card)
+        x, y, w, h = card_box(card)
         node.update(x=round(x), y=round(y), width=max(1, round(w)), height=max(1, round(h)))
         color = k.canvas_color(kind, payload)
         if color is not None:
             node["color"] = color
         node[OWN_KEY] = k.own_value(kind, payload, node.get("text"))
         nodes.append(node)
-    boxes = {c["id"]: _box(c) for c in cards}
+    boxes = {c["id"]: card_box(c) for c in cards}
     out_edges = []
     for e in edges:
         if e["from"] not in boxes or e["to"] not in boxes:

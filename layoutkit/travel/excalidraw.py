@@ -20,6 +20,7 @@ from layoutkit.travel._model import (
     DrawnWire,
     Exported,
     TravelError,
+    card_box,
 )
 
 SOURCE = "https://github.com/layoutkit"
@@ -102,10 +103,6 @@ def _text(ident: str, container: str, box: Box, text: str, style: Mapping[str, A
     return el
 
 
-def _card_box(card: Mapping[str, Any]) -> Box:
-    return (float(card["x"]), float(card["y"]), float(card["w"]), float(card["h"]))
-
-
 def to_excalidraw(
     cards: Sequence[Mapping[str, Any]],
     edges: Sequence[Mapping[str, Any]],
@@ -149,7 +146,7 @@ class _Scene:
     def add_card(self, card: Mapping[str, Any]) -> None:
         kind, payload = card["kind"], card["payload"]
         ident = f"card-{card['id']}"
-        box = _card_box(card)
+        box = card_box(card)
         style = dict(self.kept.get(f"card:{card['id']}", {}))
         text_style = style.pop("text", {})
         blob = k.blob_of(kind, payload)
@@ -234,7 +231,7 @@ class _Scene:
 def _arrow(
     e: Mapping[str, Any], by_id: Mapping[int, Mapping[str, Any]], style: Mapping[str, Any]
 ) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    a, b = _card_box(by_id[e["from"]]), _card_box(by_id[e["to"]])
+    a, b = card_box(by_id[e["from"]]), card_box(by_id[e["to"]])
     from_side, to_side = k.side_pair(a, b)
     (sx, sy), (ex, ey) = k.side_point(a, from_side), k.side_point(b, to_side)
     ident = f"edge-{e['id']}"
