@@ -36,6 +36,8 @@ DIAGRAM_NODES = 500
 DIAGRAM_EDGES = 600
 #: Lines of diagram text (enough for a diagram at the node and edge caps).
 DIAGRAM_LINES = 2000
+#: Largest side of a diagram node's picture frame (px).
+DIAGRAM_PICTURE = 400
 #: Cards one arrange call may move.
 ARRANGE_CARDS = 5000
 #: Rows of a table card's inline data.

@@ -16,6 +16,7 @@ from layoutkit.diagram._mermaid_common import (
     style_paint,
     tone_for_style,
 )
+from layoutkit.limits import DIAGRAM_PICTURE
 
 # Mermaid 11 shape names (bracket forms, ``@{ shape: }`` names, their aliases) -> payload shape.
 SHAPES = {
@@ -475,8 +476,8 @@ class _Reader:
                 vertex["label"] = clean_label(value)
             elif key == "icon":
                 vertex["icon"] = value
-            elif key == "img":
-                vertex["image"] = value
+            elif key in _PICTURE_KEYS:
+                _picture_meta(vertex.setdefault("picture", {}), _PICTURE_KEYS[key], value)
 
     # -- edges -----------------------------------------------------------
     def read_link(self, s: str, i: int) -> tuple[int, dict[str, Any]] | None:
@@ -745,6 +746,27 @@ def _close_brace(s: str, i: int) -> int:
     raise ValueError("unterminated @{ ... }")
 
 
+#: Shape-data keys of an image node (``A@{ img: "…", pos: "t", h: 60 }``) and the
+#: ``picture`` member each fills; ``constraint`` needs the picture's own proportions,
+#: which are never fetched, so it is read and dropped.
+_PICTURE_KEYS = {"img": "src", "pos": "pos", "w": "w", "h": "h"}
+
+
+def _picture_meta(picture: dict[str, Any], key: str, value: str) -> None:
+    if key == "src":
+        picture["src"] = value.strip()
+    elif key == "pos":
+        if value.strip() in ("t", "b"):
+            picture["pos"] = value.strip()
+    else:
+        try:
+            size = float(value)
+        except ValueError:
+            return
+        if 8 <= size <= DIAGRAM_PICTURE:
+            picture[key] = int(size) if size.is_integer() else size
+
+
 def _meta_pairs(body: str) -> list[tuple[str, str]]:
     """Key/value pairs of ``@{ ... }`` shape data: YAML flow (``a: 1, b: 2``) or one
     pair per line; a quoted value may span lines (Mermaid keeps those breaks)."""
@@ -865,9 +887,10 @@ def _node(reader: _Reader, vid: str, v: dict[str, Any]) -> dict[str, Any]:
             )
         elif shape != "rect":
             node["shape"] = shape
-    for key in ("icon", "image"):
-        if v.get(key):
-            node[key] = v[key]
+    if v.get("icon"):
+        node["icon"] = v["icon"]
+    if (v.get("picture") or {}).get("src"):
+        node["picture"] = v["picture"]
     props = list(reader.styles.get(vid, []))
     for cls in reader.classes.get(vid, []):
         props = reader.class_defs.get(cls, []) + props

@@ -433,3 +433,60 @@ def edge_label_size(text: str) -> tuple[float, float]:
         wide + 2 * EDGE_LABEL_PAD_X,
         line_height(EDGE_LABEL_SIZE) * max(len(lines), 1) + 2 * EDGE_LABEL_PAD_Y,
     )
+
+
+#: A picture node (``picture``): the frame's side when the author gives none, the gap
+#: between the frame and the title, and the size of the line that names the picture.
+PICTURE_SIDE = 60.0
+PICTURE_GAP = 6.0
+PICTURE_NAME_SIZE = 10.0
+
+
+@attrs.frozen
+class PictureBlock:
+    """How a picture node stacks: the title, then the frame and the line naming the
+    picture under it (``pos: t``), or the frame and its name, then the title.
+
+    The picture itself is never fetched here; the drawing shows a stored or inline
+    picture in the frame and, for a site's, only names it.
+    """
+
+    frame_w: float
+    frame_h: float
+    name: str
+    label: Label
+    top: bool
+
+    @property
+    def name_h(self) -> float:
+        return line_height(PICTURE_NAME_SIZE) if self.name else 0.0
+
+    @property
+    def width(self) -> float:
+        named = text_width(self.name, PICTURE_NAME_SIZE, "mono") if self.name else 0.0
+        return max(self.frame_w, self.label.width, named) + 2 * PAD_X
+
+    @property
+    def height(self) -> float:
+        return self.frame_h + self.name_h + PICTURE_GAP + self.label.height + 2 * PICTURE_GAP
+
+
+def picture_block(node: dict[str, Any]) -> PictureBlock | None:
+    """The picture stack of ``node``, or None when it has no ``picture`` with a ``src``."""
+    pic = node.get("picture")
+    if not isinstance(pic, dict) or not isinstance(pic.get("src"), str) or not pic["src"]:
+        return None
+    w, h = _side(pic.get("w")), _side(pic.get("h"))
+    w = w or h or PICTURE_SIDE
+    return PictureBlock(w, h or w, picture_name(pic["src"]), label(node), pic.get("pos") == "t")
+
+
+def _side(v: Any) -> float | None:
+    return float(v) if type(v) in (int, float) and v > 0 else None
+
+
+def picture_name(src: str) -> str:
+    """The line that names a picture under its frame: a site's host (what a reader
+    needs to find it), nothing for an inline or stored picture, which is shown."""
+    m = re.match(r"\s*(?:[a-zA-Z][a-zA-Z0-9+.-]*:)?//([^/?#\s]+)", src)
+    return m.group(1).rsplit("@", 1)[-1] if m else ""

@@ -14,6 +14,7 @@ from layoutkit.diagram.labels import (
     display_text,
     label,
     outer_size,
+    picture_block,
 )
 from layoutkit.elements.vocab import (
     DIAGRAM_TONE_DEFAULT,
@@ -108,6 +109,9 @@ def size_node(node: dict[str, Any], shape: str) -> tuple[float, float]:
     (:func:`layoutkit.diagram.labels.outer_size`).
     """
     kind = node.get("type") or "box"
+    pic = picture_block(node) if kind == "box" else None
+    if pic is not None:
+        return pic.width, pic.height
     lab = balanced_label(node, shape) if kind == "box" else label(node)
     widths = [lab.width]
     height = lab.height

@@ -13,7 +13,11 @@ crosses no node box and meets no other wire's end:
 - two wires between the same two layers that jog past each other in opposite senses
   (``A & B --> C & D``) would run as a ladder of parallel legs no one can follow: each
   is marked ``slant``, which the drawing draws as one straight line to just above its
-  target and a short run in, so they cross once, in an X.
+  target and a short run in, so they cross once, in an X;
+- a wire that starts or ends on a frame (``one --> two`` between subgraphs) and bends
+  on its way runs straight between the sides the two boxes turn to each other, in the
+  middle of the width (or height) they share, rather than leaving a frame's far side
+  at a height the routing picked for the frame's first member.
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ JOG = 12.0
 CLEAR = 16.0
 #: The short run into its target a slanted wire keeps, for an upright arrowhead (px).
 SLANT_STUB = 10.0
+#: Shortest straight wire between a frame and its neighbour: room for an arrowhead (px).
+FRAME_GAP = 16.0
 #: Markers: the small round start and end states (and junctions).
 MARKERS = frozenset({"start", "end", "filled-circle"})
 
@@ -55,6 +61,7 @@ def tidy_wires(geo: dict[str, Any], shapes: dict[str, str], lr: bool) -> None:
     _crossing_pairs(view)
     _marker_sides(view, shapes)
     _straight_jogs(view, shapes)
+    _frame_facing(view)
     view.write_back()
 
 
@@ -64,7 +71,8 @@ class _View:
     def __init__(self, geo: dict[str, Any], lr: bool) -> None:
         self.geo, self.lr = geo, lr
         self.boxes: dict[str, Box] = {k: self._box(b) for k, b in geo["nodes"].items()}
-        self.frames: list[Box] = [self._box(b) for b in geo["groups"].values()]
+        self.groups: dict[str, Box] = {k: self._box(b) for k, b in geo["groups"].items()}
+        self.frames: list[Box] = list(self.groups.values())
         self.wires: list[dict[str, Any]] = [
             {"edge": e, "points": [self._pt(p) for p in e["points"]], "changed": False}
             for e in geo["edges"]
@@ -325,3 +333,67 @@ def _marker_sides(view: _View, shapes: dict[str, str]) -> None:
             arriving = [a for a in arriving if a is not w]
             if len(arriving) < 2:
                 break
+
+
+def _frame_facing(view: _View) -> None:
+    for w in view.wires:
+        e = w["edge"]
+        if w["changed"] or e.get("loop") or "label" in e or len(w["points"]) < 3:
+            continue
+        a, b = e["from"], e["to"]
+        if a not in view.groups and b not in view.groups:
+            continue
+        src = view.groups.get(a) or view.boxes.get(a)
+        dst = view.groups.get(b) or view.boxes.get(b)
+        if src is None or dst is None or a == b:
+            continue
+        straight = _facing_line(view, w, src, dst, {a, b})
+        if straight is not None:
+            view.set(w, straight)
+
+
+def _facing_line(
+    view: _View, w: dict[str, Any], src: Box, dst: Box, skip: set[str]
+) -> list[Point] | None:
+    """A straight wire from ``src`` to ``dst`` across the gap between the sides they
+    face each other with, or None when they do not face each other over a gap or
+    something stands in it."""
+    for axis in ("y", "x"):
+        other = "x" if axis == "y" else "y"
+        size, across = ("h", "w") if axis == "y" else ("w", "h")
+        if src[axis] + src[size] + FRAME_GAP <= dst[axis]:
+            start, end = src[axis] + src[size], dst[axis]
+        elif dst[axis] + dst[size] + FRAME_GAP <= src[axis]:
+            start, end = src[axis], dst[axis] + dst[size]
+        else:
+            continue
+        lo = max(src[other], dst[other])
+        hi = min(src[other] + src[across], dst[other] + dst[across])
+        if hi - lo < PAIR_ROOM:
+            continue
+        mid = (lo + hi) / 2
+        for off in (0.0, 8.0, -8.0, 16.0, -16.0):
+            at = mid + off
+            if not lo + 4 <= at <= hi - 4:
+                continue
+            p, q = ((at, start), (at, end)) if axis == "y" else ((start, at), (end, at))
+            if not _gap_open(view, p, q, skip):
+                continue
+            if view.ends_near(p[0], p[1], [w]) or view.ends_near(q[0], q[1], [w]):
+                continue
+            return [list(p), list(q)]
+    return None
+
+
+def _gap_open(view: _View, p: tuple[float, float], q: tuple[float, float], skip: set[str]) -> bool:
+    """Whether the straight run from ``p`` to ``q`` (each on the side of one end's box)
+    meets no node box and crosses no frame's edge but those of its own ends."""
+    for nid, b in view.boxes.items():
+        if nid not in skip and _clips(p, q, b):
+            return False
+    for gid, f in view.groups.items():
+        if gid in skip:
+            continue
+        if _holds(f, p) != _holds(f, q) or (not _holds(f, p) and _clips(p, q, f)):
+            return False
+    return True

@@ -38,6 +38,7 @@ from layoutkit.elements.vocab import (
     NODE_SHAPES,
     NODE_TYPES,
 )
+from layoutkit.limits import DIAGRAM_PICTURE
 
 GROUP_DEPTH_CAP = 8
 QUALITY_TIERS = ("showcase",)
@@ -98,6 +99,20 @@ MAPPING = Spec(
         string("proto"),
     ],
 )
+PICTURE = Spec(
+    "picture",
+    [
+        string("src", "Address of the picture: a stored blob's or a site's.", required=True),
+        enum("pos", ("t", "b"), "Label above (t) or below (b, the default) the picture."),
+        number("w", "Frame width in px (default: its height).", minimum=8, maximum=DIAGRAM_PICTURE),
+        number(
+            "h",
+            "Frame height in px (default: its width, or 60).",
+            minimum=8,
+            maximum=DIAGRAM_PICTURE,
+        ),
+    ],
+)
 NODE = Spec(
     "node",
     [
@@ -121,6 +136,11 @@ NODE = Spec(
         numbers("codes", "Response codes."),
         string("tag"),
         string("image", "Container image."),
+        obj(
+            "picture",
+            PICTURE,
+            "A picture the node shows with its title (Mermaid's img:); a site's is never fetched.",
+        ),
         number("replicas", minimum=0, integer=True),
         objects("mappings", MAPPING),
         number("doc", "Document number it links to.", integer=True),

@@ -24,11 +24,15 @@ from layoutkit.diagram.labels import (
     ICON_W,
     NO_TEXT,
     PAD_Y,
+    PICTURE_GAP,
+    PICTURE_NAME_SIZE,
     TITLE_SIZE,
     Label,
+    PictureBlock,
     display_text,
     edge_label_lines,
     edge_label_size,
+    picture_block,
     runs_width,
     text_box,
     text_runs,
@@ -49,10 +53,12 @@ from layoutkit.layout.sizing import (
 from layoutkit.layout.text import line_height, text_width
 from layoutkit.render._face_sequence import css_colour, sequence_items
 from layoutkit.render._icons import icon_glyph, pictogram
+from layoutkit.render._images import image_href
 from layoutkit.render._palette import CARD, FG, LINE, METHOD_COLORS, MUTED, SOFT, tone
 from layoutkit.render._scene import (
     Box,
     Ellipse,
+    Image,
     Item,
     Path,
     Scene,
@@ -168,9 +174,10 @@ def _node_items(node: dict, rect: tuple[float, float, float, float], k: float) -
     width = as_number(paint.get("strokeWidth"))
     italic = paint.get("fontStyle") == "italic"
     n = _Node(node, kind, *rect, k, ink, wash, text, width, italic)
+    pic = picture_block(node) if kind == "box" else None
     # A malformed (unhashable) type is drawn like any unknown one: as its shape.
     draw = _NODE_KINDS.get(kind) if isinstance(kind, str) else None
-    items = (draw or _shaped_node)(n)
+    items = _picture_node(n, pic) if pic is not None else (draw or _shaped_node)(n)
     dash = paint_dash(paint, k)
     if width is not None or dash:
         # The author's outline width and dashes, on the parts drawn in the outline colour.
@@ -443,22 +450,75 @@ def _label_items(n: _Node, shape: str) -> list[Item]:
         facts, cy = _service_facts(n, cy)
         items += facts
     items += _tag(n)
-    if lab.body:
-        cy += BODY_GAP * n.k
-        items.append(
-            Text(
-                spot.left + spot.width / 2 if spot.centred else spot.left,
-                cy,
-                lab.body,
-                BODY_SIZE * n.k,
-                "sans",
-                MUTED,
-                0.0,
-                "middle" if spot.centred else "start",
-            )
-        )
-        cy += lab.body_h * n.k
-    return items + _chips(n, cy)
+    body, cy = _body(n, lab, spot, cy)
+    return items + body + _chips(n, cy)
+
+
+def _body(n: _Node, lab: Label, spot: _LabelSpot, cy: float) -> tuple[list[Item], float]:
+    if not lab.body:
+        return [], cy
+    cy += BODY_GAP * n.k
+    text = Text(
+        spot.left + spot.width / 2 if spot.centred else spot.left,
+        cy,
+        lab.body,
+        BODY_SIZE * n.k,
+        "sans",
+        MUTED,
+        0.0,
+        "middle" if spot.centred else "start",
+    )
+    return [text], cy + lab.body_h * n.k
+
+
+def _picture_node(n: _Node, pic: PictureBlock) -> list[Item]:
+    """A picture node: a box holding its title over or under a soft frame (Mermaid's
+    image node), outlined so wires meet what they point at. A stored or inline picture is
+    drawn in the frame; a site's is never fetched: the frame shows a landscape sign and
+    the site's name under it."""
+    k = n.k
+    gap, fw, fh = PICTURE_GAP * k, pic.frame_w * k, pic.frame_h * k
+    lab_h = pic.label.height * k
+    if pic.top:
+        label_y, frame_y = n.y + gap, n.y + 2 * gap + lab_h
+    else:
+        frame_y = n.y + gap
+        label_y = frame_y + fh + pic.name_h * k + gap
+    fx = n.x + (n.w - fw) / 2
+    items = shape_items("rect", n.x, n.y, n.w, n.h, n.wash, n.ink, k)
+    items.append(Box(fx, frame_y, fw, fh, fill=SOFT, stroke=LINE, width=k, radius=4 * k))
+    src = str(n.spec["picture"]["src"])
+    href = image_href({"src": src, "ref": src})
+    if href is not None:
+        items.append(Image(fx, frame_y, fw, fh, href, "contain", n.title))
+    else:
+        items += _landscape(fx, frame_y, fw, fh)
+    if pic.name:
+        size = PICTURE_NAME_SIZE * k
+        line = fit_line(pic.name, n.w, size, "mono")
+        items.append(Text(n.x + n.w / 2, frame_y + fh, (line,), size, "mono", MUTED, 0.0, "middle"))
+    width = pic.label.width * k
+    spot = _LabelSpot(n.x + (n.w - width) / 2, label_y, width, True)
+    items_title, cy = _heading(n, pic.label, spot)
+    return items + items_title + _body(n, pic.label, spot, cy)[0]
+
+
+def _landscape(x: float, y: float, w: float, h: float) -> list[Item]:
+    """A hill under a sun, centred in the frame: the sign for a picture not shown."""
+    side = min(w, h) * 0.5
+    left, top = x + (w - side) / 2, y + (h - side) / 2
+    hill = (
+        (left, top + side),
+        (left + side * 0.38, top + side * 0.42),
+        (left + side * 0.62, top + side * 0.72),
+        (left + side * 0.78, top + side * 0.55),
+        (left + side, top + side),
+    )
+    sun = side * 0.26
+    return [
+        Path(hill, stroke=MUTED, width=max(side / 20, 0.8), closed=True, fill=LINE),
+        Ellipse(left + side * 0.62, top + side * 0.05, sun, sun, LINE, MUTED, max(side / 24, 0.6)),
+    ]
 
 
 def _heading(n: _Node, lab: Label, spot: _LabelSpot) -> tuple[list[Item], float]:

@@ -399,6 +399,9 @@ class _Flowchart:
         shape = n.get("shape") or "rect"
         shape = _NEAREST.get(shape, shape)
         text = escape(title)
+        pic = n.get("picture")
+        if isinstance(pic, dict) and isinstance(pic.get("src"), str) and pic["src"]:
+            return f"{mid}@{{ {_picture_data(pic, text)} }}"
         if shape in _SHAPE_NAMES:
             return f'{mid}@{{ shape: {_SHAPE_NAMES[shape]}, label: "{text}" }}'
         opener, closer = _BRACKETS.get(shape, _BRACKETS["rect"])
@@ -802,3 +805,14 @@ class _Sequence:
 
 def _num(value: float) -> str:
     return str(int(value)) if value == int(value) else f"{value:g}"
+
+
+def _picture_data(pic: dict[str, Any], text: str) -> str:
+    """The shape data of an image node: ``img`` (a quote in the address written as
+    ``%22``, which the address means anyway), the label, ``pos`` and the frame size."""
+    src = pic["src"].replace('"', "%22")
+    parts = [f'img: "{src}"', f'label: "{text}"']
+    if pic.get("pos") in ("t", "b"):
+        parts.append(f"pos: {pic['pos']}")
+    parts += [f"{k}: {pic[k]:g}" for k in ("w", "h") if type(pic.get(k)) in (int, float)]
+    return ", ".join(parts)

@@ -684,3 +684,24 @@ def test_two_wires_passing_each_other_are_drawn_crossing_once_as_an_x(text: str)
     u = ((q0[0] - p0[0]) * (p1[1] - p0[1]) - (q0[1] - p0[1]) * (p1[0] - p0[0])) / den
     assert 0 < t < 1 and 0 < u < 1
     assert composition_findings(geo) == []
+
+
+def test_wires_from_frames_run_straight_between_the_sides_that_face() -> None:
+    # Mermaid's docs-0099: ``three --> two`` left three's far side at the height of its
+    # first member and ran three elbows past c1 -> a2; ``one --> two`` jogged sideways.
+    text = (
+        "flowchart TB\n c1-->a2\n subgraph one\n a1-->a2\n end\n subgraph two\n b1-->b2\n end\n"
+        " subgraph three\n c1-->c2\n end\n one --> two\n three --> two\n two --> c2\n"
+    )
+    payload = lay_out(import_text(text) | {"title": "t"})
+    geo = payload["geo"]
+    groups = geo["groups"]
+    wires = {(e["from"], e["to"]): e["points"] for e in geo["edges"]}
+    one, two, three = groups["one"], groups["two"], groups["three"]
+    (ax, ay), (bx, by) = wires[("one", "two")]
+    assert ax == bx and ay == one["y"] + one["h"] and by == two["y"]
+    (ax, ay), (bx, by) = wires[("three", "two")]
+    assert ay == by and ax == three["x"] and bx == two["x"] + two["w"]
+    assert max(one["y"], two["y"]) < ay < two["y"] + two["h"]
+    assert payload["metrics"]["crossings"] == 0
+    assert composition_findings(geo) == []

@@ -159,3 +159,36 @@ def test_state_diagram_with_composite_cycle_note_and_start_markers_baseline() ->
     png = render.render_card(card("diagram", payload, w, h, {}), format="png")
     assert isinstance(png, bytes)
     compare(png, "card-state-diagram")
+
+
+# Subgraph-to-subgraph wires (Mermaid's docs-0099), and picture nodes: a site's picture
+# named but never fetched, an inline one drawn, the title above (pos t) and below.
+GROUPS_AND_PICTURES = """flowchart TB
+    c1-->a2
+    subgraph one
+    a1-->a2
+    end
+    subgraph two
+    b1-->b2
+    end
+    subgraph three
+    c1-->c2
+    end
+    one --> two
+    three --> two
+    two --> c2
+    c2 --> P@{ img: "https://example.com/logo.png", label: "Company logo", h: 50 }
+    P --> Q@{ img: "%s", label: "Inline", pos: "t", w: 80, h: 40 }
+"""
+
+
+def test_frames_and_picture_nodes_baseline() -> None:
+    buf = io.BytesIO()
+    Image.new("RGB", (40, 20), (200, 60, 60)).save(buf, "PNG")
+    inline = "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
+    payload = lay_out(import_text(GROUPS_AND_PICTURES % inline) | {"title": "Frames"})
+    geo = payload["geo"]
+    diagram = card("diagram", payload, geo["width"] + 40, geo["height"] + 90, {})
+    png = render.render_card(diagram | {"x": 0, "y": 0}, format="png")
+    assert isinstance(png, bytes)
+    compare(png, "diagram-frames-and-pictures")
