@@ -159,6 +159,10 @@ class BoardTx(Protocol):
         """
         ...
 
+    def boards_by_id(self, board_ids: Iterable[int]) -> dict[int, BoardRecord]:
+        """The boards of ``board_ids`` that exist, by id, in one read."""
+        ...
+
     def board(self, board_id: int) -> BoardRecord | None:
         """The board with this id, or None."""
         ...
@@ -1115,6 +1119,11 @@ class SearchTx(Protocol):
     def vocabulary_word(self, workspace_id: int, start: str) -> int | None:
         """How many documents hold the vocabulary word ``start``: 0 when only longer
         words begin with it, None when no vocabulary word does."""
+        ...
+
+    def vocabulary_counts(self, workspace_id: int, words: Iterable[str]) -> dict[str, int]:
+        """How many documents hold each of ``words`` the vocabulary has (one read);
+        words it lacks are left out."""
         ...
 
     def vocabulary_near(

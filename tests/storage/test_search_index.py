@@ -198,3 +198,25 @@ def test_a_bulk_rebuild_refills_the_full_text_table_and_keeps_its_triggers(
         tx.flush_search_index()
         assert [r[0] for r in _fts(tx, "quince")] == [spaces[1]]
     store.close()
+
+
+def test_vocabulary_counts_and_boards_by_id_read_many_at_once(store: SqlStore) -> None:
+    with store.transaction() as tx:
+        ws = tx.ensure_workspace("w").id
+        other = tx.ensure_workspace("other").id
+        board = tx.create_board(ws, "b", tags=["pomelo"]).id
+        tx.insert_cards(board, [_note("papaya pear"), _note("pear")])
+        theirs = tx.create_board(other, "b").id
+        tx.insert_cards(theirs, [_note("quince")])
+    with store.read() as tx:
+        # Each word the vocabulary holds, with its documents; a prefix or a word only
+        # another workspace holds is not a vocabulary word of this one.
+        assert tx.vocabulary_counts(ws, ["pear", "papaya", "pea", "quince", "pear"]) == {
+            "pear": 2,
+            "papaya": 1,
+        }
+        assert tx.vocabulary_counts(ws, []) == {}
+        found = tx.boards_by_id([board, theirs, 10**9])
+        assert set(found) == {board, theirs}
+        assert found[board].tags == ("pomelo",) and found[board].slug == "b"
+        assert tx.boards_by_id([]) == {}

@@ -103,19 +103,22 @@ class Term:
 
 def query_terms(tx: Tx, workspace_id: int, text: str) -> list[Term]:
     """The words of ``text`` with the corrections rule 3 allows for each."""
-    terms: list[Term] = []
+    words: list[tuple[str, bool]] = []
     seen: set[str] = set()
     for raw in text.split():
         bare = fold(raw).strip(_PUNCTUATION)
         # A token with digits, dashes or slashes is an identifier: never corrected.
         may_correct = bare.isalpha()
         for word in tokens(raw):
-            if word in seen:
-                continue
-            seen.add(word)
-            fixes = nearest_words(tx, workspace_id, word) if may_correct else ()
-            terms.append(Term(word, fixes))
-    return terms
+            if word not in seen:
+                seen.add(word)
+                words.append((word, may_correct))
+    # The words the vocabulary holds, all in one read: most queries need no more.
+    held = tx.vocabulary_counts(workspace_id, [w for w, may in words if may])
+    return [
+        Term(word, nearest_words(tx, workspace_id, word, held) if may else ())
+        for word, may in words
+    ]
 
 
 # ------------------------------------------------------------------ marking
@@ -175,6 +178,14 @@ class _Views:
         if board_id not in self._boards:
             self._boards[board_id] = self.tx.board(board_id)
         return self._boards[board_id]
+
+    def load_boards(self, board_ids: Iterable[int | None]) -> None:
+        """Read the boards of a batch of hits at once, so access is decided per board
+        from one read rather than one read per hit."""
+        missing = {b for b in board_ids if b is not None and b not in self._boards}
+        if missing:
+            found = self.tx.boards_by_id(missing)
+            self._boards.update({b: found.get(b) for b in missing})
 
     def reachable(self, board_id: int | None) -> BoardRecord | None:
         board = self.board(board_id) if board_id is not None else None
@@ -260,6 +271,7 @@ class _Views:
         }
 
     def boards(self, hits: Sequence[SearchDocHit]) -> list[dict[str, Any]]:
+        self.load_boards(int(h.subject) for h in hits)
         out = []
         for hit in hits:
             board = self.reachable(int(hit.subject))
@@ -269,6 +281,7 @@ class _Views:
 
     def cards(self, hits: Sequence[SearchDocHit]) -> list[dict[str, Any]]:
         cards = {c.id: c for c in self.tx.cards_by_id([int(h.subject) for h in hits])}
+        self.load_boards(h.board_id for h in hits)
         out = []
         for hit in hits:
             card = cards.get(int(hit.subject))
@@ -289,6 +302,7 @@ class _Views:
         return out
 
     def annotations(self, hits: Sequence[SearchDocHit]) -> list[dict[str, Any]]:
+        self.load_boards(h.board_id for h in hits)
         out = []
         for hit in hits:
             found = self.tx.annotation(int(hit.subject))

@@ -6,6 +6,8 @@ vocabulary, so the rule lives below both.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
@@ -21,17 +23,23 @@ RARE = 5
 RARE_DOCS = 2
 
 
-def nearest_words(tx: Tx, workspace_id: int, word: str) -> tuple[str, ...]:
+def nearest_words(
+    tx: Tx, workspace_id: int, word: str, held: Mapping[str, int] | None = None
+) -> tuple[str, ...]:
     """The vocabulary words nearest ``word``, when it is misspelt.
 
     A word is misspelt when it starts no vocabulary word, or when it is a rare
     word (at most :data:`RARE_DOCS` documents) beside a near one :data:`RARE`
     times as common: typos sit in the rows too, and one row holding the typo
-    must not hide the many that hold the word meant.
+    must not hide the many that hold the word meant. ``held`` gives what
+    :meth:`vocabulary_counts` read for several words at once; a word it lacks is
+    looked up alone.
     """
     if not MIN_WORD <= len(word) <= MAX_WORD:
         return ()
-    own = tx.vocabulary_word(workspace_id, word)
+    own = (
+        held[word] if held is not None and word in held else tx.vocabulary_word(workspace_id, word)
+    )
     if own == 0 or (own or 0) > RARE_DOCS:
         return ()
     most = 2 if len(word) >= 8 else 1

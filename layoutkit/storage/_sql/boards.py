@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
-from sqlalchemy import Row, delete, func, insert, select, update
+from sqlalchemy import Row, bindparam, delete, func, insert, select, update
 from sqlalchemy.dialects.postgresql import aggregate_order_by
 
 from layoutkit.storage import _schema as s
@@ -133,6 +133,14 @@ class BoardRows(TxBase):
     def board(self, board_id: int) -> BoardRecord | None:
         query = self._select_board().where(s.boards.c.id == board_id)
         return self._board_with_tags(self.conn.execute(query).first())
+
+    def boards_by_id(self, board_ids: Iterable[int]) -> dict[int, BoardRecord]:
+        ids = sorted(set(board_ids))
+        if not ids:
+            return {}
+        query = self._select_board().where(s.boards.c.id.in_(bindparam("ids", expanding=True)))
+        rows = self.conn.execute(query, {"ids": ids})
+        return {b.id: b for b in map(self._board_with_tags, rows) if b is not None}
 
     def board_by_slug(
         self, workspace_id: int, slug: str, *, lock: bool = False

@@ -521,6 +521,21 @@ class SearchRows(TxBase):
         ).first()
         return None if row is None else 0
 
+    def vocabulary_counts(self, workspace_id: int, words: Iterable[str]) -> dict[str, int]:
+        """How many documents hold each of ``words`` the vocabulary has, in one read;
+        a word it lacks is left out."""
+        w = s.search_words.c
+        wanted = sorted(set(words))
+        if not wanted:
+            return {}
+        rows = self.conn.execute(
+            select(w.word, w.docs).where(
+                w.workspace_id == workspace_id, w.word.in_(bindparam("words", expanding=True))
+            ),
+            {"words": wanted},
+        )
+        return {r.word: int(r.docs) for r in rows}
+
     def vocabulary_near(
         self, workspace_id: int, first: str, shortest: int, longest: int, *, min_docs: int = 1
     ) -> dict[str, int]:
