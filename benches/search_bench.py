@@ -15,6 +15,12 @@ What it prints, per backend:
   two-word queries, and queries with one misspelt word (correction included),
   beside the full-text query alone (``tx.search_index``, the same words, no
   correction and no hit views) and the ratio of the two;
+- the anchors of issue 34 (SQLite only), CPU beside wall in interleaved rounds: a raw
+  FTS5 MATCH of the same words on the same database through plain sqlite3, asking for
+  as many ids as ``search`` returned hits, and tantivy over the same folded documents
+  (prefix words, the misspelt one fuzzy at our correction's distance) when
+  ``tantivy`` is importable (install it outside the project, e.g. ``pip install
+  --target DIR tantivy`` and ``PYTHONPATH=DIR``);
 - quality: a labelled set of queries written from the generated data, each
   naming the task it should find first (a third misspelt); the share whose
   expected task ranks first in the tasks group;
@@ -34,6 +40,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import sqlite3
 import statistics
 import tempfile
 import time
@@ -358,6 +365,86 @@ def _ms(fn: Any, items: list[Any]) -> list[float]:
     return out
 
 
+def _cpu_ms(fn: Any, items: list[Any]) -> list[float]:
+    out = []
+    for item in items:
+        t0 = time.process_time()
+        fn(item)
+        out.append((time.process_time() - t0) * 1000)
+    return out
+
+
+def _hit_count(ws: Workspace, q: str) -> int:
+    return sum(len(rows) for rows in ws.call("search", {"q": q})["groups"].values())
+
+
+def _raw_fts5(db: Path) -> Any:
+    """The anchor of issue 34: one FTS5 MATCH of the query's words as prefixes on the
+    same database, ranked by the same bm25 weights, asking for as many ids as
+    ``search`` returns hits, through a plain sqlite3 connection."""
+    conn = sqlite3.connect(db)
+
+    def run(item: tuple[str, int]) -> None:
+        q, n = item
+        match = " AND ".join(f'"{w}"*' for w in tokens(q))
+        conn.execute(
+            "SELECT rowid FROM search_fts WHERE search_fts MATCH ? "
+            "ORDER BY bm25(search_fts, 10.0, 1.0) LIMIT ?",
+            (match, n),
+        ).fetchall()
+
+    return run
+
+
+def _tantivy(ws: Workspace) -> Any | None:
+    """The other anchor: tantivy (``pip install tantivy``, outside the project) over the
+    same documents' folded title and body; each word a prefix, the misspelt one a fuzzy
+    term at the distance our correction allows. None when tantivy is not importable."""
+    try:
+        import tantivy
+    except ImportError:
+        return None
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field("title", stored=False)
+    builder.add_text_field("body", stored=False)
+    builder.add_integer_field("doc", stored=True, indexed=False)
+    schema = builder.build()
+    index = tantivy.Index(schema)
+    writer = index.writer(heap_size=200_000_000, num_threads=1)
+    with ws.store.read() as tx:
+        rows = tx.conn.execute(
+            select(s.search_docs.c.id, s.search_docs.c.title, s.search_docs.c.body)
+        ).all()
+    for doc_id, title, body in rows:
+        writer.add_document(tantivy.Document(title=title, body=body, doc=doc_id))
+    writer.commit()
+    writer.wait_merging_threads()
+    index.reload()
+    searcher = index.searcher()
+    occur = tantivy.Occur
+
+    def word_query(word: str, fuzzy: bool) -> Any:
+        if fuzzy:
+            distance = 2 if len(word) >= 8 else 1
+            parts = [
+                tantivy.Query.fuzzy_term_query(schema, f, word, distance=distance, prefix=True)
+                for f in ("title", "body")
+            ]
+        else:
+            parts = [tantivy.Query.regex_query(schema, f, f"{word}.*") for f in ("title", "body")]
+        return tantivy.Query.boolean_query([(occur.Should, p) for p in parts])
+
+    def run(item: tuple[str, int, bool]) -> None:
+        q, n, fuzzy_first = item
+        words = tokens(q)
+        query = tantivy.Query.boolean_query(
+            [(occur.Must, word_query(w, fuzzy_first and i == 0)) for i, w in enumerate(words)]
+        )
+        searcher.search(query, n)
+
+    return run
+
+
 def _fts_alone(ws: Workspace) -> Any:
     from layoutkit.service.search.search import GROUPS
 
@@ -432,6 +519,8 @@ def run_backend(
                 f"{statistics.median(full) / max(statistics.median(fts_two), 1e-6):.1f}x",
             ]
         )
+    if db is not None:
+        _anchor_table(label, ws, db, two, typos)
     labelled = labelled_queries(corpus, ids, max(200, queries))
     first = 0
     misses = []
@@ -540,6 +629,51 @@ def main() -> None:
             _report(run_backend("postgresql", ws, corpus, args.queries, None, resolve_tasks))
     else:
         print("(postgresql skipped: pass --pg URL or set LAYOUTKIT_TEST_POSTGRES_URL)")
+
+
+def _anchor_table(label: str, ws: Workspace, db: Path, two: list[str], typos: list[str]) -> None:
+    """Issue 34's ratios, CPU of this process beside wall, one interleaved run: ours
+    (``Workspace.call("search")``, hit views included) beside a raw FTS5 MATCH asking
+    for as many ids, and beside tantivy's query for the same words."""
+    search = lambda q: ws.call("search", {"q": q})  # noqa: E731
+    raw = _raw_fts5(db)
+    tan = _tantivy(ws)
+    rows = []
+    for name, qs, fuzzy in (("two words", two, False), ("one word misspelt", typos, True)):
+        sized = [(q, max(_hit_count(ws, q), 1)) for q in qs]
+        ours_cpu, raw_cpu, tan_cpu = [], [], []
+        ours_wall, raw_wall, tan_wall = [], [], []
+        for _ in range(3):  # interleaved rounds: the machine's load falls on all alike
+            ours_cpu += _cpu_ms(search, qs)
+            ours_wall += _ms(search, qs)
+            raw_cpu += _cpu_ms(raw, sized)
+            raw_wall += _ms(raw, sized)
+            if tan is not None:
+                tan_items = [(q, n, fuzzy) for q, n in sized]
+                tan_cpu += _cpu_ms(tan, tan_items)
+                tan_wall += _ms(tan, tan_items)
+        med = statistics.median
+        row = [
+            label,
+            name,
+            f"{med(ours_cpu):.2f} / {med(ours_wall):.2f}",
+            f"{med(raw_cpu):.2f} / {med(raw_wall):.2f}",
+            f"{med(ours_cpu) / max(med(raw_cpu), 1e-6):.1f}x / {med(ours_wall) / max(med(raw_wall), 1e-6):.1f}x",
+        ]
+        if tan is not None:
+            row += [
+                f"{med(tan_cpu):.2f} / {med(tan_wall):.2f}",
+                f"{med(ours_cpu) / max(med(tan_cpu), 1e-6):.1f}x / {med(ours_wall) / max(med(tan_wall), 1e-6):.1f}x",
+            ]
+        else:
+            row += ["(pip install tantivy)", ""]
+        rows.append(row)
+    load = os.getloadavg()[0]
+    table(
+        f"search beside its anchors, p50 ms CPU / wall (load {load:.1f})",
+        ["backend", "queries", "ours", "raw FTS5", "ours / FTS5", "tantivy", "ours / tantivy"],
+        rows,
+    )
 
 
 def _report(rows: list[list[str]]) -> None:
