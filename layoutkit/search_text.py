@@ -34,6 +34,8 @@ _SKIPPED_KEYS = frozenset({"geo", "data", "rows", "src", "files", "href"})
 #: Most strings read from one card payload (a huge table must not make a huge document).
 _MAX_PARTS = 2000
 _NOT_WORD = re.compile(r"[\W_]+")
+#: ASCII that is no letter or digit, as a space: the ASCII path of :func:`index_text`.
+_ASCII_GAPS = str.maketrans({chr(i): " " for i in range(128) if not chr(i).isalnum()})
 
 #: Card kinds that answer in their own group of search rather than ``cards``.
 CARD_GROUPS = {"page": "pages", "media": "shots", "figure": "shots", "gallery": "shots"}
@@ -43,6 +45,10 @@ SESSION_SUBGROUP = "sessions"
 
 def index_text(text: str) -> str:
     """``text`` folded and reduced to words of letters and digits, space-separated."""
+    if text.isascii():
+        # Most text: a translation table does what fold and the regex do, several
+        # times faster (an index build reads every document's text).
+        return " ".join(text.lower().translate(_ASCII_GAPS).split())
     return " ".join(_NOT_WORD.sub(" ", fold(text)).split())
 
 
@@ -53,7 +59,13 @@ def tokens(text: str) -> list[str]:
 
 def vocabulary_words(indexed: str) -> set[str]:
     """The words of an indexed text that typo correction may correct towards."""
-    return {w for w in indexed.split() if MIN_WORD <= len(w) <= MAX_WORD and w.isalpha()}
+    return {w for w in set(indexed.split()) if is_vocabulary_word(w)}
+
+
+def is_vocabulary_word(word: str) -> bool:
+    """Whether ``word`` (an index token) is one typo correction may correct towards:
+    letters only, :data:`MIN_WORD` to :data:`MAX_WORD` long."""
+    return MIN_WORD <= len(word) <= MAX_WORD and word.isalpha()
 
 
 def card_parts(payload: Mapping[str, Any]) -> list[str]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from itertools import repeat
 from typing import Any
 
 import attrs
@@ -31,10 +32,10 @@ from layoutkit.search_text import (
     board_parts,
     card_parts,
     index_text,
+    is_vocabulary_word,
     task_document,
     task_parts,
     tokens,
-    vocabulary_words,
 )
 from layoutkit.storage import _schema as s
 from layoutkit.storage._records import SearchDocHit
@@ -177,12 +178,16 @@ class SearchRows(TxBase):
             .where(*([] if workspace_id is None else [s.boards.c.workspace_id == workspace_id])),
         }
         total = 0
+        # One count of the vocabulary for the whole build: chunk by chunk, the same
+        # common words were written again for every 500 documents.
+        delta: Counter[tuple[int, str]] = Counter()
         for kind, query in sources.items():
             ids = list(self.conn.execute(query).scalars())
             for chunk in _chunks(ids):
                 docs = _READERS[kind](self, chunk)
-                self._replace_docs([], docs)
+                self._replace_docs([], docs, delta)
                 total += len(docs)
+        self._count_words(delta)
         spaces = (
             [workspace_id]
             if workspace_id is not None
@@ -205,10 +210,17 @@ class SearchRows(TxBase):
             ).scalars()
         )
 
-    def _replace_docs(self, old_ids: Sequence[int], docs: Sequence[_Doc]) -> None:
-        """Swap the documents ``old_ids`` for ``docs``, keeping the vocabulary counts."""
+    def _replace_docs(
+        self,
+        old_ids: Sequence[int],
+        docs: Sequence[_Doc],
+        delta: Counter[tuple[int, str]] | None = None,
+    ) -> None:
+        """Swap the documents ``old_ids`` for ``docs``, keeping the vocabulary counts;
+        with ``delta`` the word counts are added there for the caller to write."""
         d = s.search_docs.c
-        delta: Counter[tuple[int, str]] = Counter()
+        own = delta is None
+        delta = Counter() if delta is None else delta
         old = self._docs_by_key(old_ids)
         inserts, updates = _doc_changes(docs, old, delta)
         gone = list(old.values())
@@ -226,7 +238,8 @@ class SearchRows(TxBase):
             )
         if inserts:
             self.conn.execute(s.search_docs.insert(), inserts)
-        self._count_words(delta)
+        if own:
+            self._count_words(delta)
 
     def _docs_by_key(self, ids: Sequence[int]) -> dict[tuple[int, str, str], Any]:
         """The stored rows of documents ``ids``, by (workspace, kind, subject)."""
@@ -246,8 +259,9 @@ class SearchRows(TxBase):
         # words in different orders would each wait for the other's row lock.
         changes = [
             {"workspace_id": ws, "word": w, "first": w[0], "length": len(w), "docs": n}
-            for (ws, w), n in sorted(delta.items())
-            if n
+            for (ws, w), n in sorted(
+                (key, n) for key, n in delta.items() if n and is_vocabulary_word(key[1])
+            )
         ]
         if not changes:
             return
@@ -299,7 +313,11 @@ class SearchRows(TxBase):
         comments = self.task_comments(ids)  # type: ignore[attr-defined]
         docs = []
         # a trashed task leaves the index (its document is dropped) until it is restored
-        live = select(s.tasks).where(t.id.in_(ids), t.deleted_at.is_(None))
+        # Only the columns search reads (task_parts): the others hold JSON whose
+        # decoding was a fifth of an index build.
+        live = select(*(t[name] for name in _TASK_COLUMNS)).where(
+            t.id.in_(ids), t.deleted_at.is_(None)
+        )
         for row in self.conn.execute(live):
             task = row._mapping
             parts = task_parts(task, refs.get(row.id, {}).values(), comments.get(row.id, []))
@@ -561,6 +579,21 @@ _READERS: Mapping[str, Any] = {
 }
 
 
+#: The task columns a task's document is made of (:func:`task_parts`), and its place.
+_TASK_COLUMNS = (
+    "id",
+    "workspace_id",
+    "draft",
+    "title",
+    "body",
+    "gates",
+    "next_action",
+    "outcome",
+    "decisions",
+    "branch",
+    "fields",
+)
+
 #: The columns of a search document that a new version of it can change.
 _DOC_FIELDS = ("grp", "board_id", "title", "body")
 
@@ -568,8 +601,14 @@ _DOC_FIELDS = ("grp", "board_id", "title", "body")
 def _count_doc(
     delta: Counter[tuple[int, str]], workspace_id: int, title: str, body: str, sign: int
 ) -> None:
-    for w in vocabulary_words(f"{title} {body}"):
-        delta[(workspace_id, w)] += sign
+    # Every distinct token, counted in Counter's own loop (C): a build counts every
+    # word of every document. Which of them are vocabulary words is decided once per
+    # distinct word when the counts are written (_count_words).
+    keyed = zip(repeat(workspace_id), set(f"{title} {body}".split()))
+    if sign > 0:
+        delta.update(keyed)
+    else:
+        delta.subtract(keyed)
 
 
 def _doc_changes(
