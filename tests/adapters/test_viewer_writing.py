@@ -8,6 +8,8 @@ database (the card's text, place, version, author, the wires, the trash).
 
 from __future__ import annotations
 
+import base64
+import io
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -158,6 +160,74 @@ def test_pasted_text_becomes_a_text_card_where_the_pointer_is(api: Api, pages: P
     (new,) = [c for c in _cards(api) if c.id not in before]
     assert new.kind == "text" and new.payload["md"] == "Pasted from a mail:\nship on Friday"
     assert abs(new.x - bx) <= 1 and abs(new.y - by) <= 1
+
+
+_DROP = """([x, y, b64, how]) => {
+  const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+  const dt = new DataTransfer();
+  dt.items.add(new File([bytes], "shot.png", {type: "image/png"}));
+  if (how === "drop") dt.items.add(new File(["ship on Friday"], "notes.txt", {type: "text/plain"}));
+  const target = document.elementFromPoint(x, y);
+  if (how === "paste") {
+    target.dispatchEvent(new ClipboardEvent("paste", {clipboardData: dt, bubbles: true, cancelable: true}));
+    return;
+  }
+  for (const type of ["dragenter", "dragover", "drop"]) {
+    target.dispatchEvent(new DragEvent(type, {bubbles: true, cancelable: true, clientX: x, clientY: y, dataTransfer: dt}));
+  }
+}"""
+
+
+def _png_b64(w: int, h: int) -> str:
+    buf = io.BytesIO()
+    Image.new("RGB", (w, h), (40, 120, 200)).save(buf, "PNG")
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+def test_dropped_files_and_a_pasted_picture_land_where_they_were_put(
+    api: Api, pages: Pages
+) -> None:
+    _board(api.ws)
+    page = pages.new()
+    _open(page, api, _person(api))
+    before = {c.id for c in _cards(api)}
+    bx, by, px, py = _empty_spot(page, api)
+    page.evaluate(_DROP, [px, py, _png_b64(120, 80), "drop"])
+    _wait(lambda: len(_cards(api)) == len(before) + 2)
+    new = sorted((c for c in _cards(api) if c.id not in before), key=lambda c: c.id)
+    shot, notes = new
+    assert (shot.kind, notes.kind) == ("media", "file")
+    assert (shot.payload["natW"], shot.payload["natH"]) == (120, 80)
+    assert notes.payload["name"] == "notes.txt"
+    assert all((c.author, c.layer) == ("user:ana", "human") for c in new)
+    assert abs(shot.x - bx) <= 1 and abs(shot.y - by) <= 1
+    _wait(lambda: sorted(_selection(page)) == [shot.id, notes.id])
+    # Both faces drawn where they landed: a piece of the drawing laid over the board.
+    for card in new:
+        page.locator(f"#faces svg.patch rect[data-card-id='{card.id}']").first.wait_for(
+            state="attached"
+        )
+    page.screenshot(path=str(ARTIFACTS / "viewer-dropped-files.png"))
+    # Undo takes the drop back into the trash, as it does a new note.
+    page.locator("#board").focus()
+    page.keyboard.press("Control+z")
+    _wait(lambda: all(_card(api, c.id).deleted for c in new))
+
+    # A picture pasted from the clipboard lands where the pointer rests.
+    page.mouse.move(px, py)
+    page.evaluate(_DROP, [px, py, _png_b64(40, 30), "paste"])
+    _wait(
+        lambda: any(
+            c.kind == "media"
+            and not c.deleted
+            and c.id not in before
+            and c.id not in {shot.id, notes.id}
+            for c in _cards(api)
+        )
+    )
+    (pasted,) = [c for c in _cards(api) if c.id not in before and c.id not in {shot.id, notes.id}]
+    assert (pasted.payload["natW"], pasted.payload["natH"]) == (40, 30)
+    assert abs(pasted.x - bx) <= 1 and abs(pasted.y - by) <= 1
 
 
 # --------------------------------------------------------------------------- editing
@@ -390,6 +460,8 @@ def test_a_view_link_creates_edits_wires_and_undoes_nothing(api: Api, pages: Pag
     page.mouse.move(px, py)
     page.evaluate("navigator.clipboard.writeText('not from a viewer')")
     page.keyboard.press("Control+V")
+    page.evaluate(_DROP, [px, py, _png_b64(8, 8), "drop"])
+    page.evaluate(_DROP, [px, py, _png_b64(8, 8), "paste"])
     page.mouse.click(*_centre(page, api, ids["a"]))
     assert page.locator(".wiredot").count() == 0
     page.keyboard.down("Shift")

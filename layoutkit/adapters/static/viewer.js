@@ -1420,6 +1420,12 @@
   // copied from a board (see copying below) come back as cards.
   document.addEventListener("paste", (e) => {
     if (e.target.closest && e.target.closest("input, textarea, [contenteditable], dialog")) return;
+    const pictures = e.clipboardData ? [...e.clipboardData.files] : [];
+    if (pictures.length && canUpload()) {
+      e.preventDefault();
+      uploadAt(pictures, pointerAt()).catch(failed);
+      return;
+    }
     const text = (e.clipboardData && e.clipboardData.getData("text/plain") || "").trim();
     if (!canCreate()) return;
     const clip = readClip(text) || (!text && readClip(localClip()));
@@ -1429,6 +1435,46 @@
     if (clip) pasteCards(clip, p).catch(failed);
     else createCard("text", text.slice(0, 20000), {x: p.x, y: p.y}).catch(failed);
   });
+  // Pictures and files pasted or dropped on the board are uploaded where they landed
+  // (upload_files with at): pictures become media cards, PDFs and the rest file cards.
+  // A drop of more files than one call takes sends the first FILES_PER_DROP.
+  const FILES_PER_DROP = 25;
+  function canUpload() { return may.upload_files !== false && canEdit(); }
+  boardEl.addEventListener("dragover", (e) => {
+    if (!e.dataTransfer || ![...e.dataTransfer.types].includes("Files") || !canUpload()) return;
+    e.preventDefault();
+    e.dataTransfer.dropEffect = "copy";
+  });
+  boardEl.addEventListener("drop", (e) => {
+    const files = e.dataTransfer ? [...e.dataTransfer.files] : [];
+    if (!files.length || !canUpload()) return;
+    e.preventDefault();
+    uploadAt(files, toBoard(e)).catch(failed);
+  });
+  function readFile(file) {
+    return new Promise((resolve, reject) => {
+      const reader = new FileReader();
+      reader.onload = () => {
+        const data = String(reader.result);
+        resolve({name: file.name || "pasted", data: data.slice(data.indexOf(",") + 1), ...(file.type ? {mime: file.type.slice(0, 200)} : {})});
+      };
+      reader.onerror = () => reject(reader.error);
+      reader.readAsDataURL(file);
+    });
+  }
+  async function uploadAt(files, at, record = true) {
+    if (files.length > FILES_PER_DROP) toast(`${files.length} files: the first ${FILES_PER_DROP} are uploaded`, true);
+    const entries = await Promise.all(files.slice(0, FILES_PER_DROP).map(readFile));
+    let out;
+    try { out = await op("upload_files", {board: SLUG, files: entries, at: {x: Math.round(at.x), y: Math.round(at.y)}}); }
+    catch (err) { toast(readable(err), true); return null; }
+    wrote();
+    const ids = out.cards.map((c) => c.id);
+    take(out.cards.map((c) => ({...c, version: 1})));
+    if (record) remember({op: "remove", ids}, {op: "restore", ids});
+    select(ids);
+    return ids;
+  }
   let lastPointer = null;
   function pointerAt() {
     if (lastPointer) return lastPointer;

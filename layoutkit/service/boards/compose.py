@@ -18,7 +18,7 @@ from layoutkit.service.boards.content_prep import (
     check_portals,
     prepare_card,
 )
-from layoutkit.service.boards.layout_params import batch_from_params
+from layoutkit.service.boards.layout_params import AT_SCHEMA, batch_from_params
 from layoutkit.service.boards.placing import store_batch
 from layoutkit.service.boards.questions import QUESTION_SCHEMA, normalize_question
 from layoutkit.service.boards.templates import TEMPLATES, expand
@@ -118,17 +118,7 @@ COMPOSE_SCHEMA: dict[str, Any] = {
             "description": "target block aspect w/h; 0 or omitted means 1.6; clamped to [1, 3.2]",
         },
         "flow": {"enum": ["document"]},
-        "at": {
-            "type": "object",
-            # People only: the road answers agents 403 people_only, so few words.
-            "description": "people only: the board point of the batch's top-left, put by "
-            "hand (may overlap); not with other placement params",
-            "required": ["x", "y"],
-            "properties": {
-                k: {"type": "number", "minimum": -1e7, "maximum": 1e7} for k in ("x", "y")
-            },
-            "additionalProperties": False,
-        },
+        "at": AT_SCHEMA,
         "anchor": _ANCHOR,
         "anchorCardId": ID,
         "section": {"type": "string", "minLength": 1, "maxLength": 200},

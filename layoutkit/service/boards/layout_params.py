@@ -8,6 +8,17 @@ from typing import Any
 from layoutkit.errors import ServiceError
 from layoutkit.layout import Anchor, Batch, BatchCard
 
+#: ``at``: a board point a person put a batch at by hand (compose_board, upload_files).
+#: People only: the road answers agents 403 people_only, so few words.
+AT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "people only: the board point of the batch's top-left, put by "
+    "hand (may overlap); not with other placement params",
+    "required": ["x", "y"],
+    "properties": {k: {"type": "number", "minimum": -1e7, "maximum": 1e7} for k in ("x", "y")},
+    "additionalProperties": False,
+}
+
 
 def batch_from_params(params: Mapping[str, Any]) -> Batch:
     """Build a :class:`~layoutkit.layout.Batch` from compose_board parameters (``cards``,

@@ -36,6 +36,7 @@ from layoutkit.layout import sizing
 from layoutkit.limits import LimitExceeded
 from layoutkit.service.boards.board_model import BoardModels
 from layoutkit.service.boards.content_prep import prepare_card
+from layoutkit.service.boards.layout_params import AT_SCHEMA
 from layoutkit.service.boards.placing import place_cards
 from layoutkit.service.road.registry import REGISTRY
 from layoutkit.service.road.workspace import Call
@@ -79,6 +80,7 @@ UPLOAD_SCHEMA: dict[str, Any] = {
         "createSection": {"type": "boolean"},
         "anchor": {"type": "integer", "description": "card id the files are placed next to"},
         "side": {"enum": ["right", "below"], "description": "where, next to anchor; default right"},
+        "at": AT_SCHEMA,
     },
     "additionalProperties": False,
 }
@@ -213,6 +215,17 @@ def placement_params(params: dict[str, Any]) -> dict[str, Any]:
     """Compose placement from upload params (``section``, ``anchor`` + ``side``)."""
     if "side" in params and "anchor" not in params:
         raise ServiceError(400, "invalid_params", "side needs an anchor card id", field="side")
+    if "at" in params:
+        sent = next((k for k in ("section", "createSection", "anchor") if k in params), None)
+        if sent is not None:
+            raise ServiceError(
+                400,
+                "exclusive_params",
+                f"at puts the files where a person dropped them; {sent} asks the server to "
+                "place them: send one or the other",
+                field=sent,
+            )
+        return {"at": params["at"]}
     out: dict[str, Any] = {}
     if "section" in params:
         out["section"] = params["section"]
@@ -237,12 +250,14 @@ def _prepare(params: dict[str, Any]) -> tuple[dict[str, Any], list[Decoded], lis
     "Upload files (base64) onto a board: images become media cards with their natural "
     "size, PDFs A4 file cards with a page count, other files download chips. Without "
     "placement the batch lands in free space; section fills that frame (created on "
-    "demand); anchor with side right or below places the files next to a card. At most "
+    "demand); anchor with side right or below places the files next to a card; at (people "
+    "only) puts them where a person dropped or pasted them. At most "
     "25 MiB per file and 100 MiB per call (413 beyond).",
     UPLOAD_SCHEMA,
     board="board",
     writes=True,
     prepare=lambda call: _prepare(call.params),
+    people_params=("at",),
 )
 def upload_files(call: Call) -> dict[str, Any]:
     placement, files, seen = call.prepared

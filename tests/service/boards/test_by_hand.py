@@ -175,3 +175,55 @@ def test_an_agents_next_batch_goes_around_a_card_put_by_hand(ws: Workspace, boar
         assert apart, (c, mine)
     stored = {c["id"]: c for c in board_cards(ws, board)}
     assert (stored[mine["id"]]["x"], stored[mine["id"]]["y"]) == (700, 0)
+
+
+def _png(w: int, h: int) -> str:
+    import base64
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("RGB", (w, h), (40, 120, 200)).save(buf, "PNG")
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+def test_files_a_person_drops_land_where_they_dropped_them(ws: Workspace, board: str) -> None:
+    (first,) = ws.call("compose_board", {"board": board, "cards": [note("agent's")]}, AGENT)[
+        "cards"
+    ]
+    spot = {"x": first["x"] + 10, "y": first["y"] + 10}
+    files = [{"name": "shot.png", "data": _png(64, 48)}, {"name": "notes.txt", "data": "aGk="}]
+    out = ws.call("upload_files", {"board": board, "files": files, "at": spot}, ANA)
+    shot, doc = out["cards"]
+    assert (shot["x"], shot["y"]) == (spot["x"], spot["y"])
+    assert out["moved"] == []
+    stored = {c["id"]: c for c in board_cards(ws, board)}
+    assert stored[shot["id"]]["kind"] == "media" and stored[doc["id"]]["kind"] == "file"
+    assert stored[shot["id"]]["layer"] == stored[doc["id"]]["layer"] == "human"
+    assert (stored[first["id"]]["x"], stored[first["id"]]["y"]) == (first["x"], first["y"])
+
+
+@pytest.mark.parametrize("who", [AGENT, SERVICE], ids=["agent", "service"])
+def test_agents_may_not_drop_files_by_hand(ws: Workspace, board: str, who: Principal) -> None:
+    files = [{"name": "shot.png", "data": _png(8, 8)}]
+    e = err(ws, "upload_files", {"board": board, "files": files, "at": {"x": 0, "y": 0}}, who)
+    assert (e.status, e.code, e.body["field"]) == (403, "people_only", "at")
+    assert board_cards(ws, board) == []
+
+
+@pytest.mark.parametrize(
+    ("extra", "field"),
+    [
+        ({"section": "S"}, "section"),
+        ({"createSection": True}, "createSection"),
+        ({"anchor": 1}, "anchor"),
+    ],
+)
+def test_dropped_files_take_no_placement_intent_beside_at(
+    ws: Workspace, board: str, extra: dict[str, Any], field: str
+) -> None:
+    files = [{"name": "shot.png", "data": _png(8, 8)}]
+    params = {"board": board, "files": files, "at": {"x": 0, "y": 0}, **extra}
+    e = err(ws, "upload_files", params, ANA)
+    assert (e.status, e.code, e.body["field"]) == (400, "exclusive_params", field)
