@@ -14,11 +14,13 @@ placeholder (nothing is fetched).
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from fontTools.ttLib import TTFont
 from fpdf import FPDF
 from PIL import Image as PILImage
 
@@ -202,9 +204,37 @@ class Painter:
                 base = oy + item.baseline(i) * s
                 if item.italic:
                     with self.pdf.skew(ax=_SKEW_DEGREES, x=x, y=base):
-                        self.pdf.text(x, base, line)
+                        self._line(line, item, s, x, base)
                 else:
-                    self.pdf.text(x, base, line)
+                    self._line(line, item, s, x, base)
+
+    def _line(self, line: str, item: Text, s: float, x: float, base: float) -> None:
+        """One line at its baseline. A character the font lacks (CJK, emoji) would be
+        dropped by the PDF font, closing the gap: it is drawn as an empty box of the
+        width the layout gave it, as the PNG writer's font draws it, and the characters
+        around it keep their places."""
+        covered = _covered(item.font)
+        if all(ord(ch) in covered for ch in line):
+            self.pdf.text(x, base, line)
+            return
+        size = item.size * s
+        start = 0
+        for end in range(len(line) + 1):
+            if end < len(line) and ord(line[end]) in covered:
+                continue
+            left = x + text_width(line[:start], item.size, item.font) * s
+            if end > start:
+                self.pdf.text(left, base, line[start:end])
+            if end < len(line):
+                at = x + text_width(line[:end], item.size, item.font) * s
+                advance = text_width(line[end], item.size, item.font) * s
+                if advance >= 0.5 and not line[end].isspace():
+                    with self.pdf.local_context(line_width=max(size / 16, 0.1)):
+                        self.pdf.set_draw_color(*self.pdf.text_color.colors255)
+                        self.pdf.rect(
+                            at + advance * 0.12, base - size * 0.72, advance * 0.76, size * 0.8
+                        )
+            start = end + 1
 
     def _image(self, item: Image, s: float, ox: float, oy: float) -> None:
         x, y, w, h = ox + item.x * s, oy + item.y * s, item.w * s, item.h * s
@@ -257,6 +287,13 @@ class Painter:
             pdf.set_text_color(179, 38, 30)
             width = text_width(said, size)
             pdf.text(x + (w - width) / 2, y + h / 2 + size / 3, said)
+
+
+@functools.cache
+def _covered(font: str) -> frozenset[int]:
+    """The code points the bundled font ``font`` has glyphs for."""
+    with TTFont(font_path(font), lazy=True) as ttf:  # type: ignore[arg-type]
+        return frozenset(ttf.getBestCmap())
 
 
 def _cover(picture: PILImage.Image, aspect: float) -> PILImage.Image:

@@ -209,13 +209,12 @@ def doc_pdf(doc: dict, *, paper: str = "a4", images: Mapping[str, bytes] | None 
     pdf = new_document(title)
     painter = Painter(pdf, images or {})
     outline: list[tuple[str, int, int]] = []
-    pending = list(laid.headings)
+    pending = list(zip(laid.headings, _nesting(laid.headings), strict=True))
     for n, (top, bottom) in enumerate(cuts, start=1):
         pdf.add_page(format=(width, height))
         last = n == len(cuts)
-        while pending and (last or pending[0].y < bottom):
-            heading = pending.pop(0)
-            level = min(heading.level, outline[-1][1] + 1 if outline else 0)
+        while pending and (last or pending[0][0].y < bottom):
+            heading, level = pending.pop(0)
             pdf.set_y(DOC_MARGIN + max(heading.y - top, 0.0) * s)
             pdf.start_section(heading.title, level)
             outline.append((heading.title, level, n))
@@ -224,6 +223,20 @@ def doc_pdf(doc: dict, *, paper: str = "a4", images: Mapping[str, bytes] | None 
             painter.draw(shown, s, DOC_MARGIN, DOC_MARGIN - top * s)
         footer(pdf, f"{title} · page {n} of {len(cuts)}", width, height)
     return Printed(bytes(pdf.output()), len(cuts), s, tuple(outline))
+
+
+def _nesting(headings: list[_Heading]) -> list[int]:
+    """Each heading's depth in the outline: the number of headings before it of a
+    higher rank (a lower level) that it sits under, so a level never skips one and a
+    ``#`` after a ``##`` climbs back out."""
+    above: list[int] = []
+    out = []
+    for heading in headings:
+        while above and above[-1] >= heading.level:
+            above.pop()
+        out.append(len(above))
+        above.append(heading.level)
+    return out
 
 
 def _doc_column(payload: dict, w: float) -> _Column:
