@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from typing import Any
 
 import attrs
@@ -28,6 +29,7 @@ from layoutkit.service.road.registry import REGISTRY
 from layoutkit.service.road.workspace import Call
 from layoutkit.service.shared.common import ID, SLUG, card_view, edge_view
 from layoutkit.service.shared.sections import find_section, members
+from layoutkit.service.uploads.files import sniff_mime
 from layoutkit.service.uploads.uploads import Decoded, card_for, inspect_files
 from layoutkit.storage import CardRecord, blob_key
 from layoutkit.travel.bundle import unzip_bundle, zip_bundle
@@ -45,6 +47,8 @@ _EXPORT_FORMAT = {"enum": [*travel.FORMATS, "mermaid", *PICTURE_FORMATS]}
 #: Mermaid has no registered media type; plain text is what every browser and tool opens.
 MERMAID_MIME = "text/plain; charset=utf-8"
 PICTURE_MIMES = {"svg": "image/svg+xml", "png": "image/png", "pdf": "application/pdf"}
+#: A picture's blob as a board SVG links it (a stored face holds ``{card}`` for the id).
+_BLOB_LINK = re.compile(r'href="/api/v1/cards/(?:\d+|\{card\})/blobs/(sha256:[0-9a-f]{64})"')
 
 
 @REGISTRY.operation(
@@ -234,7 +238,10 @@ def _read_picture(call: Call, p: dict[str, Any]) -> dict[str, Any]:
     tx, board, fmt = call.tx, call.board, p["format"]
     if fmt != "pdf":
         shown = {k: p[k] for k in ("board", "format", "section", "scale") if k in p}
-        return {"format": fmt, "picture": views.read_board_picture(call, shown)}
+        read = {"format": fmt, "picture": views.read_board_picture(call, shown)}
+        if fmt == "svg":
+            read["blobs"] = _linked_pictures(tx, read["picture"]["picture"]["cards"])
+        return read
     read: dict[str, Any] = {
         "board": board.slug,
         "format": "pdf",
@@ -280,7 +287,7 @@ def _write_picture(call: Call, read: dict[str, Any]) -> dict[str, Any]:
         name = f"{drawn['board']}.{fmt}"
         if fmt == "svg":
             # the SVG text is the file: it rides as document, as a canvas's JSON does
-            drawn["document"] = drawn.pop("svg")
+            drawn["document"] = _inline_pictures(drawn.pop("svg"), read["blobs"])
         return {**drawn, "name": name, "mime": PICTURE_MIMES[fmt]}
     try:
         if "card" in read:
@@ -308,6 +315,32 @@ def _write_picture(call: Call, read: dict[str, Any]) -> dict[str, Any]:
         out["paging"] = read["pages"]
         out["cards"] = len(read["picture"]["cards"])
     return out
+
+
+def _linked_pictures(tx: Any, cards: list[dict[str, Any]]) -> dict[str, bytes]:
+    """The blobs an SVG's faces show, within one picture's budget: a card drawn afresh
+    names them in its payload, a card with a stored face in that face's links."""
+    keys: list[str] = []
+    for card in cards:
+        if isinstance(card.get("face"), str):
+            keys += _BLOB_LINK.findall(card["face"])
+        else:
+            keys += sorted(render.image_keys(str(card.get("kind") or ""), card.get("payload")))
+    return pictures.read_keys(tx, keys)
+
+
+def _inline_pictures(svg: str, blobs: dict[str, bytes]) -> str:
+    """``svg`` with each picture it links to a blob it holds as a ``data:`` URL: a file
+    that shows its pictures wherever it is opened (one over the budget stays a link)."""
+
+    def inline(found: re.Match[str]) -> str:
+        data = blobs.get(found.group(1))
+        mime = sniff_mime(data) if data is not None else None
+        if data is None or mime is None:
+            return found.group(0)
+        return f'href="data:{mime};base64,{base64.b64encode(data).decode("ascii")}"'
+
+    return _BLOB_LINK.sub(inline, svg) if blobs else svg
 
 
 def _print_board(picture: dict[str, Any], pages: str, paper: str) -> render.Printed:

@@ -14,8 +14,9 @@ import pypdf
 import pytest
 from PIL import Image
 
-from layoutkit import ServiceError, Workspace
+from layoutkit import ServiceError, Workspace, render
 from layoutkit.limits import LIMITS
+from layoutkit.service.pictures.travel import _linked_pictures
 
 
 def _png(w: int = 60, h: int = 40, color: str = "#2f9e44") -> str:
@@ -188,6 +189,21 @@ def test_svg_and_png_are_the_board_picture_with_name_and_mime() -> None:
         svg = ws.call("export_board", {"board": "plan", "format": "svg"})
         assert (svg["name"], svg["mime"]) == ("plan.svg", "image/svg+xml")
         assert svg["document"].startswith("<svg") and "Remember the milk" in svg["document"]
+        # the uploaded picture rides inside the file, not as a link to this server
+        assert 'href="data:image/png;base64,' in svg["document"]
+        assert "/blobs/sha256:" not in svg["document"]
+        # so does it from faces stored by an earlier drawing (which name it through
+        # their placeholder), whichever the next drawing reads
+        again = ws.call("export_board", {"board": "plan", "format": "svg"})
+        assert again["document"] == svg["document"]
+        media = next(
+            c for c in ws.call("scrape_board", {"board": "plan"})["cards"] if c["kind"] == "media"
+        )
+        face = render.card_faces([media])[media["id"]][1]
+        with ws.store.read() as tx:
+            assert list(_linked_pictures(tx, [{"id": media["id"], "face": face}])) == [
+                media["payload"]["ref"]
+            ]
         png = ws.call("export_board", {"board": "plan", "format": "png", "scale": 0.5})
         assert (png["name"], png["mime"]) == ("plan.png", "image/png")
         image = Image.open(io.BytesIO(base64.b64decode(png["image"]["data"])))
