@@ -19,8 +19,9 @@ import attrs
 
 from layoutkit.errors import EngineError
 from layoutkit.layout.blocks import plain_inline
-from layoutkit.limits import check_limit
-from layoutkit.render._board import board_scene
+from layoutkit.limits import LIMITS, check_limit
+from layoutkit.render._board import HEADER, PAD, board_scene, card_rect
+from layoutkit.render._board import _frame as frame_size
 from layoutkit.render._face_elements import chip_row, element_face
 from layoutkit.render._palette import ACCENT, BOARD, FG, MUTED
 from layoutkit.render._pdf import (
@@ -82,6 +83,12 @@ def board_pdf(board: dict, *, pages: str = "fit", paper: str = "a4") -> Printed:
     if pages not in PAGINGS:
         raise PrintError("unknown_paging", "pages must be fit or tile", field="pages")
     width, height = _paper(paper, landscape=True)
+    tile_w = (width - 2 * MARGIN) / PT_PER_PX
+    tile_h = (height - 2 * MARGIN - FOOTER) / PT_PER_PX
+    if pages == "tile":
+        # Counted from the cards' boxes before any face is drawn: a board too large to
+        # tile costs its refusal only.
+        check_limit("exportPages", _card_tiles(board, tile_w, tile_h), field="pages")
     # Faces as items at full detail: a picture drawn at scale 1 never shows glances.
     scene = board_scene(board, max_dim=1, scale=1.0)
     meta = board.get("board") if isinstance(board.get("board"), dict) else {}
@@ -99,8 +106,6 @@ def board_pdf(board: dict, *, pages: str = "fit", paper: str = "a4") -> Printed:
         painter.draw(scene.items, s, ox, oy)
         return Printed(bytes(pdf.output()), 1, s)
     s = PT_PER_PX
-    room_h = height - 2 * MARGIN - FOOTER
-    tile_w, tile_h = room_w / s, room_h / s
     cols, rows = math.ceil(scene.width / tile_w), math.ceil(scene.height / tile_h)
     cache: dict[int, Rect | None] = {}
     placed = [(item, item_bounds(item, cache)) for item in scene.items]
@@ -121,6 +126,26 @@ def board_pdf(board: dict, *, pages: str = "fit", paper: str = "a4") -> Printed:
             height,
         )
     return Printed(bytes(pdf.output()), len(tiles), s)
+
+
+def _card_tiles(board: dict, tile_w: float, tile_h: float) -> int:
+    """How many tiles the board's cards (and its title band) reach, placed as
+    :func:`~layoutkit.render._board.board_scene` places them."""
+    cards = [c for c in board.get("cards") or [] if isinstance(c, dict)]
+    rects = {i: card_rect(c) for i, c in enumerate(cards)}
+    (x0, y0), _ = frame_size(rects)
+    dx, dy = PAD - x0, PAD + HEADER - y0
+    boxes = [(0.0, 0.0, 1.0, 1.0)] + [
+        (x + dx, y + dy, x + dx + w, y + dy + h) for x, y, w, h in rects.values()
+    ]
+    found: set[tuple[int, int]] = set()
+    for b in boxes:
+        rows = range(int(b[1] // tile_h), int(b[3] // tile_h) + 1)
+        cols = range(int(b[0] // tile_w), int(b[2] // tile_w) + 1)
+        if len(rows) * len(cols) > LIMITS["exportPages"]:
+            return len(rows) * len(cols)  # one card past the cap: no need to list its tiles
+        found.update((r, c) for r in rows for c in cols)
+    return len(found)
 
 
 def _reached(

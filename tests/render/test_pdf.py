@@ -79,3 +79,28 @@ def test_a_doc_without_a_title_starts_its_outline_at_level_0() -> None:
     printed = render.doc_pdf(doc)
     assert [(t, lv) for t, lv, _ in printed.outline] == [("Deep first", 0), ("Top", 0)]
     assert [o.title for o in _reader(printed.pdf).outline] == ["Deep first", "Top"]
+
+
+def test_a_board_past_the_page_cap_is_refused_from_its_boxes_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from layoutkit.limits import LimitExceeded
+    from layoutkit.render import _print
+
+    # 210 cards, each alone on its tile: no face of theirs is drawn before the refusal
+    cards = [
+        {
+            "id": i,
+            "kind": "note",
+            "payload": {"md": "far"},
+            "x": 2000.0 * (i % 15),
+            "y": 1500.0 * (i // 15),
+            "w": 200.0,
+            "h": 100.0,
+        }
+        for i in range(210)
+    ]
+    monkeypatch.setattr(_print, "board_scene", lambda *a, **k: pytest.fail("drew the board"))
+    with pytest.raises(LimitExceeded) as caught:
+        render.board_pdf({"cards": cards}, pages="tile")
+    assert caught.value.fields["field"] == "pages" and caught.value.fields["value"] >= 210
