@@ -65,6 +65,10 @@ PDF_BYTES = 25 * 1024 * 1024
 PDF_OBJECTS = 200_000
 PDF_PAGES = 100_000
 PDF_SECONDS = 2.0
+#: Pages one PDF export writes (a board's tiles, a document's pages): every page is
+#: drawn in the request, and a board of 5,000 cards tiled at print size would be about
+#: 800. Past it the export is refused, and fit (one page) or a section is what to ask.
+EXPORT_PAGES = 200
 
 #: Tasks meaning search compares with a query: the most recently updated within the
 #: search's facets. Not a refusal: a search over a larger workspace reads this many
@@ -89,6 +93,7 @@ LIMITS: dict[str, int | float] = {
     "pdfObjects": PDF_OBJECTS,
     "pdfPages": PDF_PAGES,
     "pdfSeconds": PDF_SECONDS,
+    "exportPages": EXPORT_PAGES,
 }
 
 

@@ -622,9 +622,12 @@ def _write_picture(
     region: str | None,
     db: str,
     as_json: bool,
+    op: str = "render_board",
+    extra: dict[str, Any] | None = None,
 ) -> None:
-    """render_board's picture of ``slug`` written to ``target`` (tiles beside it)."""
-    params: dict[str, Any] = {"board": slug, "format": fmt}
+    """render_board's picture of ``slug`` written to ``target`` (tiles beside it); ``op``
+    export_board draws the same picture (it takes no region), ``extra`` its other params."""
+    params: dict[str, Any] = {"board": slug, "format": fmt, **(extra or {})}
     if scale is not None:
         params["scale"] = scale
     if section is not None:
@@ -635,10 +638,10 @@ def _write_picture(
         except ValueError as exc:
             raise click.BadParameter("give X,Y,W,H as four numbers", param_hint="--region") from exc
         params["region"] = {"x": x, "y": y, "w": w, "h": h}
-    result = _run(db, "render_board", params, as_json)
+    result = _run(db, op, params, as_json)
     written = [target]
     if fmt == "svg":
-        target.write_text(result["svg"], encoding="utf-8")
+        target.write_text(result["svg" if op == "render_board" else "document"], encoding="utf-8")
     else:
         target.write_bytes(base64.b64decode(result["image"]["data"]))
     for i, tile in enumerate(result.get("tiles", ()), start=1):
@@ -647,7 +650,7 @@ def _write_picture(
         written.append(path)
     if as_json:
         files = [str(p) for p in written]
-        shown = {k: v for k, v in result.items() if k not in ("image", "tiles", "svg")}
+        shown = {k: v for k, v in result.items() if k not in ("image", "tiles", "svg", "document")}
         _emit_json(shown | {"files": files})
         return
     if fmt == "svg":
@@ -665,12 +668,13 @@ def _write_picture(
         click.echo(f"{len(result['moreTiles'])} more tiles not drawn: ask for them with --region")
 
 
-#: What ``board export --format`` writes: a picture (render_board) or a file (export_board).
+#: What ``board export --format`` writes: a picture or a file (all through export_board).
 PICTURE_FORMATS = ("png", "svg")
 FILE_FORMATS = ("canvas", "excalidraw")
 _EXTENSIONS = {
     ".png": "png",
     ".svg": "svg",
+    ".pdf": "pdf",
     ".canvas": "canvas",
     ".excalidraw": "excalidraw",
     ".mmd": "mermaid",
@@ -689,9 +693,9 @@ _EXTENSIONS = {
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice([*FILE_FORMATS, "mermaid", *PICTURE_FORMATS]),
+    type=click.Choice([*FILE_FORMATS, "mermaid", "pdf", *PICTURE_FORMATS]),
     help="canvas (JSON Canvas 1.0), excalidraw, mermaid (one diagram card as .mmd text), "
-    "png or svg [default: from --out's extension].",
+    "pdf, png or svg [default: from --out's extension].",
 )
 @click.option("--section", help="Export only this section frame.")
 @click.option(
@@ -699,9 +703,16 @@ _EXTENSIONS = {
     "cards",
     type=int,
     multiple=True,
-    help="Export only these card ids (mermaid: the one diagram card to write).",
+    help="Export only these card ids (mermaid: the one diagram card to write; pdf: the "
+    "one doc card to print as a document).",
 )
 @click.option("--scale", type=float, help="png: pixels per board pixel.")
+@click.option(
+    "--pages",
+    type=click.Choice(["fit", "tile"]),
+    help="pdf: the board on one page (fit, the default) or in numbered pages at print size (tile).",
+)
+@click.option("--paper", type=click.Choice(["a4", "letter"]), help="pdf: page size [default: a4].")
 @db_option
 @json_option
 def export_command(
@@ -711,41 +722,61 @@ def export_command(
     section: str | None,
     cards: tuple[int, ...],
     scale: float | None,
+    pages: str | None,
+    paper: str | None,
     db: str,
     as_json: bool,
 ) -> None:
-    """Export board SLUG as a JSON Canvas, an Excalidraw scene, or a PNG or SVG picture;
-    or one of its diagram cards as Mermaid text (--format mermaid --card ID)."""
+    """Export board SLUG as a JSON Canvas, an Excalidraw scene, or a PDF, PNG or SVG
+    picture; one of its diagram cards as Mermaid text (--format mermaid --card ID), or
+    a doc card as a PDF (--format pdf --card ID)."""
     target = Path(out)
     fmt = fmt or _EXTENSIONS.get(target.suffix.lower())
     if fmt is None:
         raise click.BadParameter(
             f"{target.name} names no format; give --format", param_hint="--format"
         )
+    only = {k: v for k, v in (("pages", pages), ("paper", paper)) if v is not None}
     if fmt in PICTURE_FORMATS:
         if cards:
             raise click.BadParameter("pictures take --section, not --card", param_hint="--card")
-        _write_picture(slug, target, _render_format(target, fmt), scale, section, None, db, as_json)
+        _write_picture(
+            slug, target, fmt, scale, section, None, db, as_json, op="export_board", extra=only
+        )
         return
-    params: dict[str, Any] = {"board": slug, "format": fmt}
+    params: dict[str, Any] = {"board": slug, "format": fmt, **only}
     if section is not None:
         params["section"] = section
-    if fmt == "mermaid" and len(cards) == 1:
+    if scale is not None:
+        params["scale"] = scale
+    if fmt in ("mermaid", "pdf") and len(cards) == 1:
         params["card"] = cards[0]
     elif cards:
         params["cards"] = list(cards)
     result = _run(db, "export_board", params, as_json)
-    if fmt == "mermaid":
-        target.write_text(result["document"], encoding="utf-8")
-        if as_json:
-            shown = {k: v for k, v in result.items() if k != "document"}
-            _emit_json(shown | {"files": [str(target)]})
-            return
-        click.echo(
-            f"{target}: Mermaid {result['family']} of card {result['card']}, "
-            f"{result['nodes']} nodes and {result['edges']} edges"
-        )
+    if fmt == "pdf":
+        _write_pdf(target, result, as_json)
+    elif fmt == "mermaid":
+        _write_mermaid(target, result, as_json)
+    else:
+        _write_board_file(target, result, as_json)
+
+
+def _write_mermaid(target: Path, result: dict[str, Any], as_json: bool) -> None:
+    target.write_text(result["document"], encoding="utf-8")
+    if as_json:
+        shown = {k: v for k, v in result.items() if k != "document"}
+        _emit_json(shown | {"files": [str(target)]})
         return
+    click.echo(
+        f"{target}: Mermaid {result['family']} of card {result['card']}, "
+        f"{result['nodes']} nodes and {result['edges']} edges"
+    )
+
+
+def _write_board_file(target: Path, result: dict[str, Any], as_json: bool) -> None:
+    """A canvas or scene written to ``target``, a canvas's files beside it (or all in
+    one zip when ``target`` is a .zip)."""
     written = [target]
     if target.suffix.lower() == ".zip":
         from layoutkit.service.pictures.travel import export_zip
@@ -767,6 +798,20 @@ def export_command(
     click.echo(
         f"{target}: {result['format']} of {result['cards']} cards and {result['edges']} wires"
         + (f", {len(written) - 1} file(s) beside it" if len(written) > 1 else "")
+    )
+
+
+def _write_pdf(target: Path, result: dict[str, Any], as_json: bool) -> None:
+    target.write_bytes(base64.b64decode(result["data"]))
+    if as_json:
+        shown = {k: v for k, v in result.items() if k != "data"}
+        _emit_json(shown | {"files": [str(target)]})
+        return
+    what = f"doc card {result['card']}" if "card" in result else f"{result['cards']} cards"
+    how = f", {result['paging']}" if "paging" in result else ""
+    click.echo(
+        f"{target}: PDF of {what}, {result['pages']} page(s) on {result['paper']}{how}, "
+        f"{result['size']} bytes"
     )
 
 

@@ -597,16 +597,21 @@ class HttpAdapter:
     async def export_endpoint(self, request: Request) -> Response:
         """A board as a file download: ``?format=canvas|excalidraw`` (and ``section`` or
         ``card`` ids), answered as the file's JSON, or as a zip when a canvas names files;
-        ``?format=mermaid&card=<id>`` answers one diagram card's Mermaid text."""
+        ``?format=mermaid&card=<id>`` answers one diagram card's Mermaid text;
+        ``?format=pdf|svg|png`` the board's picture (``pages``, ``paper``, ``scale``;
+        a pdf with one ``card`` prints that doc card)."""
         slug, query = request.path_params["slug"], request.query_params
 
         def answer() -> Response:
             try:
                 params: dict[str, Any] = {"board": slug, "format": query.get("format", "canvas")}
-                if "section" in query:
-                    params["section"] = query["section"]
+                for name in ("section", "pages", "paper"):
+                    if name in query:
+                        params[name] = query[name]
+                if "scale" in query:
+                    params["scale"] = _decimal(query["scale"])
                 cards = query.getlist("card")
-                if params["format"] == "mermaid" and len(cards) == 1:
+                if params["format"] in ("mermaid", "pdf") and len(cards) == 1:
                     params["card"] = _decimal_id(cards[0])
                 elif cards:
                     params["cards"] = [_decimal_id(c) for c in cards]
@@ -615,11 +620,18 @@ class HttpAdapter:
             except ServiceError as err:
                 return error_response(err)
             headers = {"x-content-type-options": "nosniff", "cache-control": "private"}
-            if out["format"] == "mermaid":
+            if out["format"] in ("mermaid", "svg"):
                 headers["content-disposition"] = _attachment(out["name"])
+                if out["format"] == "svg":
+                    # a file to keep, never a page that runs here
+                    headers["content-security-policy"] = "sandbox"
                 return Response(
                     out["document"].encode("utf-8"), media_type=out["mime"], headers=headers
                 )
+            if out["format"] in ("pdf", "png"):
+                headers["content-disposition"] = _attachment(out["name"])
+                data = out["data"] if out["format"] == "pdf" else out["image"]["data"]
+                return Response(base64.b64decode(data), media_type=out["mime"], headers=headers)
             if out["files"]:
                 name = out["name"].rsplit(".", 1)[0] + ".zip"
                 headers["content-disposition"] = _attachment(name)
@@ -1651,8 +1663,8 @@ def openapi_document(ws: Workspace, *, require_auth: bool = True) -> dict[str, A
         paths[f"{API}/boards/{{slug}}/export"] = {
             "get": {
                 "operationId": "export_board_download_route",
-                "summary": "Download a board as a JSON Canvas or Excalidraw file, or a "
-                "diagram card as Mermaid text",
+                "summary": "Download a board as a JSON Canvas or Excalidraw file, a PDF, "
+                "SVG or PNG picture, a diagram card as Mermaid text or a doc card as a PDF",
                 "security": security,
                 "parameters": [
                     {"name": "slug", "in": "path", "required": True, "schema": {"type": "string"}},
@@ -1660,7 +1672,27 @@ def openapi_document(ws: Workspace, *, require_auth: bool = True) -> dict[str, A
                         "name": "format",
                         "in": "query",
                         "required": False,
-                        "schema": {"enum": ["canvas", "excalidraw", "mermaid"]},
+                        "schema": {
+                            "enum": ["canvas", "excalidraw", "mermaid", "pdf", "svg", "png"]
+                        },
+                    },
+                    {
+                        "name": "pages",
+                        "in": "query",
+                        "required": False,
+                        "schema": {"enum": ["fit", "tile"]},
+                    },
+                    {
+                        "name": "paper",
+                        "in": "query",
+                        "required": False,
+                        "schema": {"enum": ["a4", "letter"]},
+                    },
+                    {
+                        "name": "scale",
+                        "in": "query",
+                        "required": False,
+                        "schema": {"type": "number", "minimum": 0.05, "maximum": 4},
                     },
                     {
                         "name": "section",
@@ -1677,12 +1709,15 @@ def openapi_document(ws: Workspace, *, require_auth: bool = True) -> dict[str, A
                 ],
                 "responses": {
                     "200": {
-                        "description": "The file (attachment): its JSON, or a zip of a canvas "
-                        "and the files it names",
+                        "description": "The file (attachment): its JSON, a zip of a canvas "
+                        "and the files it names, Mermaid text, or the picture's bytes",
                         "content": {
                             "application/json": {"schema": {"type": "object"}},
                             "application/zip": {"schema": {"type": "string", "format": "binary"}},
                             "text/plain": {"schema": {"type": "string"}},
+                            "application/pdf": {"schema": {"type": "string", "format": "binary"}},
+                            "image/svg+xml": {"schema": {"type": "string"}},
+                            "image/png": {"schema": {"type": "string", "format": "binary"}},
                         },
                     },
                     **errors,

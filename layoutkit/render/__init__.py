@@ -28,19 +28,27 @@ from layoutkit.render._boxes import TextLine, png_size, text_lines
 from layoutkit.render._doc import render_document
 from layoutkit.render._glance import FACES, GLANCE_KEYS, code_digest, face_key
 from layoutkit.render._images import card_blob_base, image_keys, place_blobs
+from layoutkit.render._pdf import PAPERS
+from layoutkit.render._print import PAGINGS, Printed, PrintError, board_pdf, doc_pdf
 
 __all__ = [
     "DASHED_RELS",
     "GLANCE_KEYS",
+    "PAGINGS",
+    "PAPERS",
     "BoardSvg",
     "Cut",
+    "PrintError",
+    "Printed",
     "TextLine",
+    "board_pdf",
     "board_svg",
     "card_blob_base",
     "card_faces",
     "card_png_size",
     "card_text_lines",
     "code_digest",
+    "doc_pdf",
     "face_cuts",
     "face_key",
     "image_keys",

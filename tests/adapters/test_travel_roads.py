@@ -110,7 +110,7 @@ def test_board_import_refuses_a_bad_file_with_the_path_and_exit_1(tmp_path: Path
     )
     body = json.loads(res.output)
     assert (body["status"], body["field"]) == (400, "document.edges[0].toNode")
-    res = CliRunner().invoke(main, ["board", "export", "b", "--out", str(tmp_path / "x.pdf")])
+    res = CliRunner().invoke(main, ["board", "export", "b", "--out", str(tmp_path / "x.docx")])
     assert res.exit_code == 2 and "names no format" in res.output
 
 
@@ -153,7 +153,7 @@ def test_the_http_download_is_json_or_a_zip_with_the_right_types(api: Api) -> No
     assert back.status_code == 200, back.text
     assert len(back.json()["cards"]) == 2
     # Refusals: a bad format is the params check's, an unknown board 404, no token 401.
-    bad = api.client.get("/api/v1/boards/plan/export?format=pdf")
+    bad = api.client.get("/api/v1/boards/plan/export?format=docx")
     assert (bad.status_code, bad.json()["field"]) == (400, "format")
     assert api.client.get("/api/v1/boards/nope/export").status_code == 404
     assert httpx.get(f"{api.url}/api/v1/boards/plan/export").status_code == 401
@@ -255,3 +255,118 @@ def test_the_http_download_of_a_diagram_is_mermaid_text(api: Api) -> None:
     assert (missing.status_code, missing.json()["field"]) == (400, "card")
     gone = api.client.get("/api/v1/boards/dia/export?format=mermaid&card=999999")
     assert (gone.status_code, gone.json()["code"]) == (404, "unknown_card")
+
+
+# ---------------------------------------------------------------- PDF, SVG and PNG
+
+
+def _doc_board(url: str) -> int:
+    with Workspace.open(url) as ws:
+        ws.call("create", {"kind": "board", "slug": "paper"})
+        made = ws.call(
+            "compose_board",
+            {
+                "board": "paper",
+                "cards": [
+                    {"kind": "note", "payload": {"md": "Printed note"}},
+                    {
+                        "kind": "doc",
+                        "payload": {
+                            "title": "Guide",
+                            "elements": [
+                                {
+                                    "kind": "prose",
+                                    "payload": {"md": "# Start\n\nFirst.\n\n# Finish\n\nLast."},
+                                }
+                            ],
+                        },
+                    },
+                ],
+            },
+        )
+        return int(made["cards"][1]["id"])
+
+
+def test_board_export_writes_pdf_pages_and_a_doc_pdf(tmp_path: Path) -> None:
+    import pypdf
+
+    url = f"sqlite:///{tmp_path / 'ws.db'}"
+    doc = _doc_board(url)
+    out = tmp_path / "paper.pdf"
+    said = _cli("board", "export", "paper", "--out", str(out), "--db", url)
+    assert "paper.pdf: PDF of 2 cards, 1 page(s) on a4, fit" in said
+    assert out.read_bytes().startswith(b"%PDF-")
+    assert "Printed note" in pypdf.PdfReader(out).pages[0].extract_text()
+    tiled = tmp_path / "tiled.pdf"
+    shown = json.loads(
+        _cli(
+            "board",
+            "export",
+            "paper",
+            "--format",
+            "pdf",
+            "--pages",
+            "tile",
+            "--paper",
+            "letter",
+            "--out",
+            str(tiled),
+            "--db",
+            url,
+            "--json",
+        )
+    )
+    assert (shown["paging"], shown["paper"], shown["files"]) == ("tile", "letter", [str(tiled)])
+    assert "data" not in shown and len(pypdf.PdfReader(tiled).pages) == shown["pages"]
+    guide = tmp_path / "guide.pdf"
+    said = _cli("board", "export", "paper", "--card", str(doc), "--out", str(guide), "--db", url)
+    assert f"guide.pdf: PDF of doc card {doc}, 1 page(s) on a4" in said
+    reader = pypdf.PdfReader(guide)
+    assert [o.title for o in reader.outline if not isinstance(o, list)] == ["Guide"]
+    assert [o.title for o in reader.outline[1]] == ["Start", "Finish"]
+    svg = tmp_path / "paper.svg"
+    _cli("board", "export", "paper", "--out", str(svg), "--db", url)
+    assert svg.read_text(encoding="utf-8").startswith("<svg")
+    res = CliRunner().invoke(
+        main, ["board", "export", "paper", "--out", str(svg), "--pages", "tile", "--db", url]
+    )
+    assert res.exit_code == 1 and "exclusive_params" in res.output
+
+
+def test_the_http_download_of_pictures_has_their_types(api: Api) -> None:
+    import pypdf
+
+    api.op("create", {"kind": "board", "slug": "paper"})
+    made = api.op(
+        "compose_board",
+        {
+            "board": "paper",
+            "cards": [
+                {"kind": "note", "payload": {"md": "Printed note"}},
+                {"kind": "doc", "payload": {"title": "Guide", "elements": []}},
+            ],
+        },
+    )
+    assert made.status_code == 200, made.text
+    doc = made.json()["cards"][1]["id"]
+    got = api.client.get("/api/v1/boards/paper/export", params={"format": "pdf", "pages": "tile"})
+    assert got.status_code == 200, got.text
+    assert got.headers["content-type"] == "application/pdf"
+    assert got.headers["content-disposition"] == "attachment; filename*=UTF-8''paper.pdf"
+    assert "Printed note" in pypdf.PdfReader(io.BytesIO(got.content)).pages[0].extract_text()
+    guide = api.client.get(f"/api/v1/boards/paper/export?format=pdf&card={doc}&paper=letter")
+    assert guide.status_code == 200, guide.text
+    assert guide.headers["content-disposition"] == f"attachment; filename*=UTF-8''paper-{doc}.pdf"
+    assert pypdf.PdfReader(io.BytesIO(guide.content)).outline[0].title == "Guide"
+    svg = api.client.get("/api/v1/boards/paper/export?format=svg")
+    assert svg.headers["content-type"] == "image/svg+xml"
+    assert svg.headers["content-security-policy"] == "sandbox"
+    assert svg.text.startswith("<svg")
+    png = api.client.get("/api/v1/boards/paper/export?format=png&scale=0.5")
+    assert png.headers["content-type"] == "image/png"
+    assert Image.open(io.BytesIO(png.content)).format == "PNG"
+    bad = api.client.get("/api/v1/boards/paper/export?format=pdf&paper=a0")
+    assert (bad.status_code, bad.json()["field"]) == (400, "paper")
+    bad = api.client.get("/api/v1/boards/paper/export?format=pdf&scale=2")
+    assert (bad.status_code, bad.json()["field"]) == (400, "scale")
+    assert api.client.get("/api/v1/boards/nope/export?format=pdf").status_code == 404

@@ -192,3 +192,51 @@ def test_frames_and_picture_nodes_baseline() -> None:
     png = render.render_card(diagram | {"x": 0, "y": 0}, format="png")
     assert isinstance(png, bytes)
     compare(png, "diagram-frames-and-pictures")
+
+
+def _first_page_png(pdf: bytes) -> bytes:
+    """The first page of ``pdf`` rasterised by PDFium at 100 dpi."""
+    import pypdfium2
+
+    document = pypdfium2.PdfDocument(pdf)
+    try:
+        image = document[0].render(scale=100 / 72).to_pil()
+    finally:
+        document.close()
+    out = io.BytesIO()
+    image.convert("RGB").save(out, format="PNG")
+    return out.getvalue()
+
+
+def test_example_board_as_a_pdf_page_baseline() -> None:
+    """The welcome board fitted to one A4 page by the PDF writer, as PDFium draws it:
+    the same cards, text and picture as the PNG writer's board-welcome."""
+    with Workspace.open() as ws:
+        slug = seed_example(ws)
+        out = ws.call("export_board", {"board": slug, "format": "pdf"})
+    compare(_first_page_png(base64.b64decode(out["data"])), "board-welcome-pdf")
+
+
+def test_document_as_pdf_pages_baseline() -> None:
+    """A doc card's first printed page: its head, a markdown heading, prose, a chart
+    kept whole and the start of a table, in one column."""
+    doc = {
+        "title": "Quarterly report",
+        "kicker": "Operations",
+        "intro": "What happened this quarter, in numbers.",
+        "chips": [{"k": "owner", "v": "Ana"}],
+        "elements": [
+            {"kind": "prose", "payload": {"md": "# Background\n\n" + "Orders grew. " * 40}},
+            {"kind": "chart", "payload": CHART_BOARD["cards"][0]["payload"]},
+            {
+                "kind": "table",
+                "payload": {
+                    "cols": [{"key": "team"}, {"key": "orders"}],
+                    "rows": [{"team": f"team {i}", "orders": i * 7} for i in range(40)],
+                },
+            },
+        ],
+    }
+    printed = render.doc_pdf(doc)
+    assert printed.pages == 2
+    compare(_first_page_png(printed.pdf), "doc-pdf-page")

@@ -97,23 +97,38 @@ def read_images(
     answer (taken from it at no cost, and added to); ``budget`` bounds the bytes in the
     pool, so the pictures of one answer (an overview and its tiles) hold at most that
     much however many of them there are."""
+    keys = [
+        key
+        for card in cards
+        for key in sorted(render.image_keys(str(card.get("kind") or ""), card.get("payload")))
+    ]
+    return read_keys(tx, keys, budget, pool, lacking)
+
+
+def read_keys(
+    tx: Tx,
+    keys: list[str],
+    budget: int = IMAGE_BYTES,
+    pool: dict[str, bytes] | None = None,
+    lacking: set[str] | None = None,
+) -> dict[str, bytes]:
+    """:func:`read_images` for blob keys already known, in their order."""
     pool = {} if pool is None else pool
     total = sum(map(len, pool.values()))
     out: dict[str, bytes] = {}
-    for card in cards:
-        for key in sorted(render.image_keys(str(card.get("kind") or ""), card.get("payload"))):
-            if key in out:
+    for key in keys:
+        if key in out:
+            continue
+        data = pool.get(key)
+        if data is None:
+            data = tx.blobs.get(key)
+            if data is not None:
+                data = renditions.picture(tx, key, data, lacking).rendition or data
+            if data is None or total + len(data) > budget:
                 continue
-            data = pool.get(key)
-            if data is None:
-                data = tx.blobs.get(key)
-                if data is not None:
-                    data = renditions.picture(tx, key, data, lacking).rendition or data
-                if data is None or total + len(data) > budget:
-                    continue
-                pool[key] = data
-                total += len(data)
-            out[key] = data
+            pool[key] = data
+            total += len(data)
+        out[key] = data
     return out
 
 

@@ -7,11 +7,12 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from typing import Any
 
 import attrs
 
-from layoutkit import layout, travel
+from layoutkit import layout, render, travel
 from layoutkit.errors import EngineError, ServiceError
 from layoutkit.files import guess_mime
 from layoutkit.limits import check_limit
@@ -20,12 +21,15 @@ from layoutkit.service.boards.board_model import BoardModels
 from layoutkit.service.boards.compose import MAX_BODY, MAX_CARDS, fetch_links
 from layoutkit.service.boards.content_prep import Outcome, Prepared, attempt, prepare_card
 from layoutkit.service.boards.placing import store_batch
+from layoutkit.service.pictures import pictures, views
 from layoutkit.service.pictures.pictures import IMAGE_BYTES
+from layoutkit.service.road import offload
 from layoutkit.service.road.errors import parse_request_json, to_service_error
 from layoutkit.service.road.registry import REGISTRY
 from layoutkit.service.road.workspace import Call
 from layoutkit.service.shared.common import ID, SLUG, card_view, edge_view
 from layoutkit.service.shared.sections import find_section, members
+from layoutkit.service.uploads.files import sniff_mime
 from layoutkit.service.uploads.uploads import Decoded, card_for, inspect_files
 from layoutkit.storage import CardRecord, blob_key
 from layoutkit.travel.bundle import unzip_bundle, zip_bundle
@@ -36,10 +40,15 @@ TRAVEL_META = "travel"
 #: Longest wire label (as compose_board takes them).
 LABEL_CHARS = 500
 _FORMAT = {"enum": list(travel.FORMATS)}
-#: What an export writes: a board file, or one diagram card as Mermaid text.
-_EXPORT_FORMAT = {"enum": [*travel.FORMATS, "mermaid"]}
+#: Pictures of the board: render_board's SVG and PNG, and PDF pages.
+PICTURE_FORMATS = ("svg", "png", "pdf")
+#: What an export writes: a board file, one diagram card as Mermaid text, or a picture.
+_EXPORT_FORMAT = {"enum": [*travel.FORMATS, "mermaid", *PICTURE_FORMATS]}
 #: Mermaid has no registered media type; plain text is what every browser and tool opens.
 MERMAID_MIME = "text/plain; charset=utf-8"
+PICTURE_MIMES = {"svg": "image/svg+xml", "png": "image/png", "pdf": "application/pdf"}
+#: A picture's blob as a board SVG links it (a stored face holds ``{card}`` for the id).
+_BLOB_LINK = re.compile(r'href="/api/v1/cards/(?:\d+|\{card\})/blobs/(sha256:[0-9a-f]{64})"')
 
 
 @REGISTRY.operation(
@@ -53,7 +62,12 @@ MERMAID_MIME = "text/plain; charset=utf-8"
     "Format mermaid writes one diagram card (card: its id) as Mermaid text in document "
     "(a string): a sequence diagram or stateDiagram-v2 when the card was imported from one, "
     "else a flowchart, with node ids, labels, shapes, edge labels and arrows, groups as "
-    "subgraphs and the direction.",
+    "subgraphs and the direction. Format pdf draws the board (or a section) as vector "
+    "pages, landscape (paper a4 or letter): pages fit puts it on one page, pages tile cuts "
+    "it into numbered pages at print size (at most 200); with card (a doc card's id) it "
+    "prints that document as portrait pages with its headings as the outline. The PDF "
+    "comes back as data (base64) with its mime, size and pages. Formats svg and png draw "
+    "the picture render_board draws (png: image, and tiles for a large board).",
     {
         "required": ["board", "format"],
         "properties": {
@@ -61,13 +75,33 @@ MERMAID_MIME = "text/plain; charset=utf-8"
             "format": _EXPORT_FORMAT,
             "section": {"type": "string", "minLength": 1, "maxLength": 200},
             "cards": {"type": "array", "items": ID, "minItems": 1, "maxItems": MAX_CARDS},
-            "card": {**ID, "description": "format mermaid: the diagram card to write"},
+            "card": {
+                **ID,
+                "description": "format mermaid: the diagram card to write; format pdf: the "
+                "doc card to print as a document",
+            },
+            "pages": {
+                "enum": list(render.PAGINGS),
+                "description": "format pdf, a board: fit (one page, the default) or tile "
+                "(pages at print size, numbered)",
+            },
+            "paper": {
+                "enum": list(render.PAPERS),
+                "description": "format pdf: the page size (default a4); a board prints "
+                "landscape, a document portrait",
+            },
+            "scale": {
+                "type": "number",
+                "minimum": 0.05,
+                "maximum": 4,
+                "description": "format png: PNG pixels per board pixel",
+            },
         },
         "additionalProperties": False,
     },
     board="board",
     share=("view", "annotate"),
-    finish=lambda call, read: _write_file(read),
+    finish=lambda call, read: _write_file(call, read),
 )
 def export_board(call: Call) -> dict[str, Any]:
     """Read the cards, wires and blobs the file shows; :func:`_write_file` writes it once
@@ -77,8 +111,11 @@ def export_board(call: Call) -> dict[str, Any]:
         raise ServiceError(
             400, "exclusive_params", "send section or cards, not both", field="cards"
         )
+    _check_picture_params(p)
     if p["format"] == "mermaid":
         return _read_diagram(tx, board, p)
+    if p["format"] in PICTURE_FORMATS:
+        return _read_picture(call, p)
     if "card" in p:
         raise ServiceError(
             400,
@@ -165,9 +202,160 @@ def _write_mermaid(read: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _write_file(read: dict[str, Any]) -> dict[str, Any]:
+#: Params only some formats take: the formats each belongs to.
+_ONLY_FOR = {"pages": ("pdf",), "paper": ("pdf",), "scale": ("png",)}
+
+
+def _check_picture_params(p: dict[str, Any]) -> None:
+    fmt = p["format"]
+    for name, formats in _ONLY_FOR.items():
+        if name in p and fmt not in formats:
+            raise ServiceError(
+                400,
+                "exclusive_params",
+                f"{name} is for format {' or '.join(formats)}, not {fmt}",
+                field=name,
+            )
+    if fmt in PICTURE_FORMATS and "cards" in p:
+        raise ServiceError(
+            400,
+            "exclusive_params",
+            "a picture shows the board or one section: send section, not cards",
+            field="cards",
+        )
+    if fmt in PICTURE_FORMATS and "card" in p and fmt != "pdf":
+        raise ServiceError(
+            400,
+            "exclusive_params",
+            "card names the doc card a pdf prints; an svg or png shows the board",
+            field="card",
+        )
+
+
+def _read_picture(call: Call, p: dict[str, Any]) -> dict[str, Any]:
+    """What a picture export reads: render_board's read for svg and png; for pdf the
+    board's cards with their payloads and pictures, or the one doc card named."""
+    tx, board, fmt = call.tx, call.board, p["format"]
+    if fmt != "pdf":
+        shown = {k: p[k] for k in ("board", "format", "section", "scale") if k in p}
+        read = {"format": fmt, "picture": views.read_board_picture(call, shown)}
+        if fmt == "svg":
+            read["blobs"] = _linked_pictures(tx, read["picture"]["picture"]["cards"])
+        return read
+    read: dict[str, Any] = {
+        "board": board.slug,
+        "format": "pdf",
+        "paper": p.get("paper", "a4"),
+        "pages": p.get("pages", "fit"),
+    }
+    if "card" in p:
+        if "section" in p or "pages" in p:
+            other = "section" if "section" in p else "pages"
+            raise ServiceError(
+                400,
+                "exclusive_params",
+                f"a document prints as its own pages: send card without {other}",
+                field=other,
+            )
+        card = tx.card(p["card"])
+        if card is None or card.board_id != board.id:
+            raise ServiceError(
+                404, "unknown_card", f"no card {p['card']} on this board", field="card"
+            )
+        if card.kind != "doc":
+            raise ServiceError(
+                400,
+                "not_a_doc",
+                f"card {card.id} is a {card.kind} card; a pdf with card prints a doc card "
+                "(leave card out to print the board)",
+                field="card",
+                id=card.id,
+            )
+        view = {"id": card.id, "kind": card.kind, "payload": card.payload}
+        read.update(card=card.id, doc=card.payload, images=pictures.read_images(tx, [view]))
+        return read
+    picture, _, _ = pictures.read_picture(tx, board, section=p.get("section"), faces=False)
+    picture["images"] = pictures.read_images(tx, picture["cards"])
+    read["picture"] = picture
+    return read
+
+
+def _write_picture(call: Call, read: dict[str, Any]) -> dict[str, Any]:
+    fmt = read["format"]
+    if fmt != "pdf":
+        drawn = views.draw_board_picture(call, read["picture"])
+        name = f"{drawn['board']}.{fmt}"
+        if fmt == "svg":
+            # the SVG text is the file: it rides as document, as a canvas's JSON does
+            drawn["document"] = _inline_pictures(drawn.pop("svg"), read["blobs"])
+        return {**drawn, "name": name, "mime": PICTURE_MIMES[fmt]}
+    try:
+        if "card" in read:
+            printed = offload.run(_print_doc, read["doc"], read["paper"], read["images"])
+        else:
+            printed = offload.run(_print_board, read["picture"], read["pages"], read["paper"])
+    except EngineError as err:
+        raise to_service_error(err) from err
+    out: dict[str, Any] = {
+        "board": read["board"],
+        "format": "pdf",
+        "name": f"{read['board']}.pdf",
+        "mime": PICTURE_MIMES["pdf"],
+        "paper": read["paper"],
+        "pages": printed.pages,
+        "scale": round(printed.scale, 4),
+        "size": len(printed.pdf),
+        "data": base64.b64encode(printed.pdf).decode("ascii"),
+    }
+    if "card" in read:
+        out["name"] = f"{read['board']}-{read['card']}.pdf"
+        out["card"] = read["card"]
+        out["outline"] = [{"title": t, "level": lv, "page": pg} for t, lv, pg in printed.outline]
+    else:
+        out["paging"] = read["pages"]
+        out["cards"] = len(read["picture"]["cards"])
+    return out
+
+
+def _linked_pictures(tx: Any, cards: list[dict[str, Any]]) -> dict[str, bytes]:
+    """The blobs an SVG's faces show, within one picture's budget: a card drawn afresh
+    names them in its payload, a card with a stored face in that face's links."""
+    keys: list[str] = []
+    for card in cards:
+        if isinstance(card.get("face"), str):
+            keys += _BLOB_LINK.findall(card["face"])
+        else:
+            keys += sorted(render.image_keys(str(card.get("kind") or ""), card.get("payload")))
+    return pictures.read_keys(tx, keys)
+
+
+def _inline_pictures(svg: str, blobs: dict[str, bytes]) -> str:
+    """``svg`` with each picture it links to a blob it holds as a ``data:`` URL: a file
+    that shows its pictures wherever it is opened (one over the budget stays a link)."""
+
+    def inline(found: re.Match[str]) -> str:
+        data = blobs.get(found.group(1))
+        mime = sniff_mime(data) if data is not None else None
+        if data is None or mime is None:
+            return found.group(0)
+        return f'href="data:{mime};base64,{base64.b64encode(data).decode("ascii")}"'
+
+    return _BLOB_LINK.sub(inline, svg) if blobs else svg
+
+
+def _print_board(picture: dict[str, Any], pages: str, paper: str) -> render.Printed:
+    return render.board_pdf(picture, pages=pages, paper=paper)
+
+
+def _print_doc(doc: dict[str, Any], paper: str, images: dict[str, bytes]) -> render.Printed:
+    return render.doc_pdf(doc, paper=paper, images=images)
+
+
+def _write_file(call: Call, read: dict[str, Any]) -> dict[str, Any]:
     if read["format"] == "mermaid":
         return _write_mermaid(read)
+    if read["format"] in PICTURE_FORMATS:
+        return _write_picture(call, read)
     cards, edges, kept, blobs, fmt = (
         read["cards"],
         read["edges"],

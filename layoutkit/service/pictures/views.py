@@ -93,11 +93,18 @@ Box = tuple[float, float, float, float]
     },
     board="board",
     share=("view", "annotate"),
-    finish=lambda call, read: _draw(call, read),
+    finish=lambda call, read: draw_board_picture(call, read),
 )
 def render_board(call: Call) -> dict[str, Any]:
-    """Read what the picture shows; :func:`_draw` draws it once the transaction is closed."""
-    p, tx, board = call.params, call.tx, call.board
+    """Read what the picture shows; :func:`draw_board_picture` draws it once the transaction
+    is closed."""
+    return read_board_picture(call, call.params)
+
+
+def read_board_picture(call: Call, p: dict[str, Any]) -> dict[str, Any]:
+    """What a board picture of ``p`` (render_board's params: format, section, region,
+    scale) shows, read in the call's transaction; export_board draws the same."""
+    tx, board = call.tx, call.board
     if "section" in p and "region" in p:
         raise ServiceError(
             400, "exclusive_params", "send section or region, not both", field="region"
@@ -121,6 +128,7 @@ def render_board(call: Call) -> dict[str, Any]:
     read: dict[str, Any] = {
         "board": p["board"],
         "format": fmt,
+        "scaled": "scale" in p,
         "total": tx.count_cards(board.id),
         "window": window,
         "picture": picture,
@@ -236,7 +244,8 @@ def _png_image(png: bytes, scale: float, region: Box | None) -> dict[str, Any]:
     return out
 
 
-def _draw(call: Call, read: dict[str, Any]) -> dict[str, Any]:
+def draw_board_picture(call: Call, read: dict[str, Any]) -> dict[str, Any]:
+    """The picture :func:`read_board_picture` read, drawn as render_board answers it."""
     picture, fmt = read["picture"], read["format"]
     result: dict[str, Any] = {
         "board": read["board"],
@@ -255,7 +264,7 @@ def _draw(call: Call, read: dict[str, Any]) -> dict[str, Any]:
     tiling = read["tiling"]
     window = read["window"]
     # The picture's own scale when a caller's fits; a fitted overview otherwise.
-    scale = read["scale"] if tiling is None and "scale" in call.params else None
+    scale = read["scale"] if tiling is None and read["scaled"] else None
     drawing = functools.partial(render.render_board, format="png", region=window, scale=scale)
     png = offload.run(drawing, picture)
     assert isinstance(png, bytes)

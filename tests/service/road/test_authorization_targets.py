@@ -134,6 +134,7 @@ class Ids:
     run: str
     sight: str
     doc_version: int
+    doc_card: int
     doc_file: str
     token: int
     token_name: str
@@ -336,6 +337,7 @@ def build(ws: Workspace, tag: str) -> Ids:
         run=planned["run"],
         sight=sight,
         doc_version=pushed["version"],
+        doc_card=pushed["card"],
         doc_file=f"{tag}-after.png",
         token=token,
         token_name=token_name,
@@ -712,6 +714,11 @@ SAMPLES: dict[str, list[Sample]] = {
         S(lambda o, h: {"board": o.board, "format": "mermaid", "card": o.diagram}),
         # Their diagram named on a board of mine: 404 unknown_card, never their text.
         S(lambda o, h: {"board": h.board, "format": "mermaid", "card": o.diagram}),
+        S(lambda o, h: {"board": o.board, "format": "pdf", "pages": "tile"}),
+        S(lambda o, h: {"board": o.board, "format": "pdf", "card": o.doc_card}),
+        # Their doc card named on a board of mine: 404 unknown_card, never their pages.
+        S(lambda o, h: {"board": h.board, "format": "pdf", "card": o.doc_card}),
+        S(lambda o, h: {"board": o.board, "format": "png"}),
     ],
     "import_board": [S(lambda o, h: {"board": o.board, "document": _CANVAS})],
     "board_stamp": [S(lambda o, h: {"board": o.board})],
