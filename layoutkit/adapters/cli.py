@@ -703,8 +703,8 @@ _EXTENSIONS = {
     "cards",
     type=int,
     multiple=True,
-    help="Export only these card ids (mermaid: the one diagram card to write; pdf: the "
-    "one doc card to print as a document).",
+    help="Export only these card ids (mermaid: the one diagram card to write; pdf: one "
+    "doc card prints as a document, several cards print as a board of just them).",
 )
 @click.option("--scale", type=float, help="png: pixels per board pixel.")
 @click.option(

@@ -599,7 +599,7 @@ class HttpAdapter:
         ``card`` ids), answered as the file's JSON, or as a zip when a canvas names files;
         ``?format=mermaid&card=<id>`` answers one diagram card's Mermaid text;
         ``?format=pdf|svg|png`` the board's picture (``pages``, ``paper``, ``scale``;
-        a pdf with one ``card`` prints that doc card)."""
+        a pdf with one ``card`` prints that doc card, with several just those cards)."""
         slug, query = request.path_params["slug"], request.query_params
 
         def answer() -> Response:

@@ -216,11 +216,12 @@ def _check_picture_params(p: dict[str, Any]) -> None:
                 f"{name} is for format {' or '.join(formats)}, not {fmt}",
                 field=name,
             )
-    if fmt in PICTURE_FORMATS and "cards" in p:
+    if fmt in ("svg", "png") and "cards" in p:
         raise ServiceError(
             400,
             "exclusive_params",
-            "a picture shows the board or one section: send section, not cards",
+            f"an {fmt} shows the board or one section: send section, not cards (a pdf, "
+            "canvas or excalidraw export takes cards)",
             field="cards",
         )
     if fmt in PICTURE_FORMATS and "card" in p and fmt != "pdf":
@@ -249,8 +250,8 @@ def _read_picture(call: Call, p: dict[str, Any]) -> dict[str, Any]:
         "pages": p.get("pages", "fit"),
     }
     if "card" in p:
-        if "section" in p or "pages" in p:
-            other = "section" if "section" in p else "pages"
+        if "section" in p or "pages" in p or "cards" in p:
+            other = next(k for k in ("section", "pages", "cards") if k in p)
             raise ServiceError(
                 400,
                 "exclusive_params",
@@ -275,9 +276,29 @@ def _read_picture(call: Call, p: dict[str, Any]) -> dict[str, Any]:
         read.update(card=card.id, doc=card.payload, images=pictures.read_images(tx, [view]))
         return read
     picture, _, _ = pictures.read_picture(tx, board, section=p.get("section"), faces=False)
+    if "cards" in p:
+        _only_chosen(picture, p["cards"])
     picture["images"] = pictures.read_images(tx, picture["cards"])
     read["picture"] = picture
     return read
+
+
+def _only_chosen(picture: dict[str, Any], chosen: list[int]) -> None:
+    """Keep the cards a pdf of a selection prints, as a canvas export keeps them: the
+    cards named (a frame without the members not named), the wires between them."""
+    on_board = {c["id"] for c in picture["cards"]}
+    for i, card_id in enumerate(chosen):
+        if card_id not in on_board:
+            raise ServiceError(
+                404, "unknown_card", f"no card {card_id} on this board", field=f"cards[{i}]"
+            )
+    keep = set(chosen)
+    picture["cards"] = [
+        c if c.get("parent") in keep else {**c, "parent": None}
+        for c in picture["cards"]
+        if c["id"] in keep
+    ]
+    picture["edges"] = [e for e in picture["edges"] if e["from"] in keep and e["to"] in keep]
 
 
 def _write_picture(call: Call, read: dict[str, Any]) -> dict[str, Any]:

@@ -216,7 +216,9 @@ def test_svg_and_png_are_the_board_picture_with_name_and_mime() -> None:
         ({"format": "pdf", "scale": 1}, 400, "exclusive_params", "scale"),
         ({"format": "png", "pages": "tile"}, 400, "exclusive_params", "pages"),
         ({"format": "canvas", "paper": "a4"}, 400, "exclusive_params", "paper"),
-        ({"format": "pdf", "cards": [1]}, 400, "exclusive_params", "cards"),
+        ({"format": "svg", "cards": [1]}, 400, "exclusive_params", "cards"),
+        ({"format": "png", "cards": [1]}, 400, "exclusive_params", "cards"),
+        ({"format": "pdf", "cards": [999_999]}, 404, "unknown_card", "cards[0]"),
         ({"format": "svg", "card": 1}, 400, "exclusive_params", "card"),
         ({"format": "pdf", "paper": "a3"}, 400, "invalid_params", "paper"),
         ({"format": "pdf", "pages": "all"}, 400, "invalid_params", "pages"),
@@ -233,6 +235,32 @@ def test_refusals_name_the_param(
             ws.call("export_board", {"board": "plan", **params})
         assert (caught.value.status, caught.value.body["code"]) == (status, code)
         assert caught.value.body["field"] == field
+
+
+def test_a_pdf_of_a_selection_prints_just_those_cards_and_their_wires() -> None:
+    with Workspace.open() as ws:
+        ids = _board(ws)
+        out = ws.call(
+            "export_board", {"board": "plan", "format": "pdf", "cards": [ids["a"], ids["b"]]}
+        )
+        assert (out["cards"], out["pages"]) == (2, 1)
+        text = _text(_pdf(out))
+        assert "Remember the milk" in text and "Second thought" in text and "then" in text
+        assert "Quarterly report" not in text and "Ada" not in text
+        # Alone, the note leaves its wire out too: a wire needs both of its cards.
+        alone = _text(
+            _pdf(ws.call("export_board", {"board": "plan", "format": "pdf", "cards": [ids["a"]]}))
+        )
+        assert "Remember the milk" in alone and "then" not in alone and "Second" not in alone
+        with pytest.raises(ServiceError) as caught:
+            ws.call(
+                "export_board",
+                {"board": "plan", "format": "pdf", "card": ids["d"], "cards": [ids["a"]]},
+            )
+        assert (caught.value.body["code"], caught.value.body["field"]) == (
+            "exclusive_params",
+            "cards",
+        )
 
 
 def test_a_pdf_of_a_card_that_is_no_doc_and_a_doc_with_pages_are_refused() -> None:
