@@ -439,6 +439,34 @@ def test_undo_and_redo_walk_back_through_my_own_writes_across_a_reload(
     assert page.evaluate("document.body.dataset.undo") == "2,2"
 
 
+def test_the_inspector_lists_a_cards_history_and_restores_a_version(api: Api, pages: Pages) -> None:
+    _board(api.ws)
+    mine = _mine(api, "The first draft")
+    api.ws.call(
+        "update_cards",
+        {"board": SLUG, "patch": [{"id": mine, "payload": {"md": "A rewrite"}}]},
+        ANA,
+    )
+    page = pages.new()
+    _open(page, api, _person(api))
+    page.mouse.click(*_centre(page, api, mine))
+    _wait(lambda: _selection(page) == [mine])
+    page.locator("#inspector [data-role='history']").click()
+    page.wait_for_selector("#inspector ul.history li[data-version='1']")
+    items = page.locator("#inspector ul.history li").all_inner_texts()
+    assert items[0].startswith("v2 (now)") and "A rewrite" in items[0]
+    assert items[1].startswith("v1") and "The first draft" in items[1]
+    page.screenshot(path=str(ARTIFACTS / "viewer-card-history.png"))
+    page.locator("#inspector [data-role='restore-version']").click()
+    _wait(lambda: _card(api, mine).payload["md"] == "The first draft")
+    assert _card(api, mine).version == 3
+    # Undo takes the restore back: the rewrite, as a new version.
+    page.locator("#board").focus()
+    page.keyboard.press("Control+z")
+    _wait(lambda: _card(api, mine).payload["md"] == "A rewrite")
+    assert _card(api, mine).version == 4
+
+
 # --------------------------------------------------------------------------- share links
 
 

@@ -1416,6 +1416,40 @@
     inspect();
     return true;
   }
+  // A payload patch named by its version (a restore from the card's history, or its
+  // undo); ``back`` is the patch that undoes it, when the step is to be remembered.
+  async function writePayload(id, payload, version, back) {
+    const patch_ = {id, payload};
+    if (version != null) patch_.version = version;
+    let out;
+    try { out = await op("update_cards", {board: SLUG, patch: [patch_]}); }
+    catch (err) { if (!staleSnap(err)) toast(readable(err), true); inspect(); return false; }
+    wrote();
+    take(out.cards);
+    if (back) remember({op: "payload", id, payload: back}, {op: "payload", id, payload});
+    pastOf = null;
+    await versionsOf([id]);
+    inspect();
+    return true;
+  }
+  // A card's earlier contents (card_history), read when the inspector asks for them.
+  let pastOf = null;  // {id, version, entries, more} of the card last asked about
+  async function loadPast(id) {
+    const out = await op("card_history", {board: SLUG, id});
+    pastOf = {id, version: out.version, entries: out.versions, more: out.more};
+    document.body.dataset.history = id + ":" + out.versions.length;
+    inspect();
+  }
+  async function restoreVersion(id, entry) {
+    await versionsOf([id]);
+    const d = details.get(id);
+    if (!d || !entry.restore) return false;
+    const now = d.payload || {}, back = {};
+    for (const k of Object.keys(entry.restore)) back[k] = k in now ? now[k] : null;
+    const done = await writePayload(id, entry.restore, d.version, back);
+    if (done) toast("Card " + id + " is back to its v" + entry.version + " content.");
+    return done;
+  }
   // Plain text pasted on the board becomes a text card where the pointer is; cards
   // copied from a board (see copying below) come back as cards.
   document.addEventListener("paste", (e) => {
@@ -1690,6 +1724,12 @@
       await versionsOf(live.map((b) => b.id));
       return writeBoxes(live.map((b) => ({...b})), false);
     }
+    if (step.op === "payload") {
+      if (!outline.has(step.id)) return false;
+      await versionsOf([step.id]);
+      const d = details.get(step.id);
+      return writePayload(step.id, step.payload, d ? d.version : null, null);
+    }
     if (step.op === "md") {
       if (!outline.has(step.id)) return false;
       await versionsOf([step.id]);
@@ -1782,6 +1822,36 @@
         const ul = document.createElement("ul");
         for (const q of asks) { const li = document.createElement("li"); li.textContent = q.prompt; ul.append(li); }
         panel.append(ul);
+      }
+      const t = document.createElement("h3"); t.textContent = "History";
+      if (may.card_history !== false) panel.append(t);
+      if (may.card_history === false) { /* a share link reads no earlier content */ }
+      else if (!pastOf || pastOf.id !== id || (d && pastOf.version !== d.version)) {
+        const show = button("Show earlier versions", () => loadPast(id).catch(failed));
+        show.className = "link";
+        show.dataset.role = "history";
+        const p = document.createElement("p"); p.className = "hint"; p.append(show); panel.append(p);
+      } else {
+        const ul = document.createElement("ul");
+        ul.className = "history";
+        for (const e of pastOf.entries) {
+          const li = document.createElement("li");
+          li.dataset.version = e.version;
+          const span = e.version === e.through ? "v" + e.version : "v" + e.version + "–" + e.through;
+          const at = new Date(e.at).toLocaleString();
+          li.textContent = span + (e.current ? " (now)" : "") + " · " + at + " · " + (e.title || e.text || e.kind);
+          if (!e.current && e.restore && d && d.mayEdit && canEdit()) {
+            const b = button("Restore", () => restoreVersion(id, e).catch(failed));
+            b.className = "link";
+            b.dataset.role = "restore-version";
+            b.title = "Bring this content back as a new version (undo takes it back)";
+            li.append(" ", b);
+          }
+          ul.append(li);
+        }
+        panel.append(ul);
+        if (pastOf.entries.length === 1) line("No earlier content: moves alone make no version here.");
+        if (pastOf.more) line("Older versions are not listed.");
       }
       if (!canEdit()) line("This link lets you look, not change.");
     }
@@ -2090,7 +2160,7 @@
     try {
       // update_cards: moving, resizing, deleting and restoring cards by hand.
       // compose_board: creating cards and wires by hand.
-      out = await op("board_outline", {board: SLUG, ops: [...new Set([...Object.values(ACTIONS).map((a) => a.op), "update_cards", "compose_board"])]});
+      out = await op("board_outline", {board: SLUG, ops: [...new Set([...Object.values(ACTIONS).map((a) => a.op), "update_cards", "compose_board", "upload_files", "card_history"])]});
     } catch (err) {
       if (err instanceof ApiError) return noAccess(err);
       throw err;

@@ -25,3 +25,11 @@ def merge_patch(
         else:
             merged[key] = value
     return merged
+
+
+def patch_between(current: Mapping[str, Any], target: Mapping[str, Any]) -> dict[str, Any]:
+    """The patch :func:`merge_patch` turns ``current`` into ``target`` with: each key
+    whose value differs, set to ``target``'s, and null for each key ``target`` lacks."""
+    patch = {k: v for k, v in target.items() if k not in current or current[k] != v}
+    patch.update({k: None for k in current if k not in target})
+    return patch

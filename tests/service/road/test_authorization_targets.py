@@ -590,6 +590,10 @@ SAMPLES: dict[str, list[Sample]] = {
     "get_annotation": [S(lambda o, h: {"id": o.annotation})],
     # ---- boards
     "board_outline": [S(lambda o, h: {"board": o.board})],
+    "card_history": [
+        S(lambda o, h: {"board": o.board, "id": o.text_card}),
+        S(lambda o, h: {"board": h.board, "id": o.text_card}),
+    ],
     "board_changes": [S(lambda o, h: {"board": o.board, "since": 0})],
     "tick_checklist": [S(lambda o, h: {"id": o.checklist, "item": 0, "done": True})],
     "set_board_meta": [S(lambda o, h: {"board": o.board, "tags": ["seen"], "tags_mode": "add"})],
