@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import io
+import re
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -144,6 +145,59 @@ def test_a_double_click_starts_a_note_there_and_typing_goes_into_it(api: Api, pa
     _wait(lambda: len(_cards(api)) == len(before) + 2)
     texts = sorted(c.payload["md"] for c in _cards(api) if c.id not in before)
     assert texts == ["Call the printer about the proofs", "Second thought"]
+
+
+def test_s_starts_a_shape_whose_figure_and_label_are_changed_by_hand(
+    api: Api, pages: Pages
+) -> None:
+    _board(api.ws)
+    page = pages.new()
+    _open(page, api, _person(api))
+    before = {c.id for c in _cards(api)}
+    bx, by, px, py = _empty_spot(page, api)
+    page.mouse.move(px, py)
+    page.keyboard.press("s")
+    page.wait_for_selector("textarea.editor")
+    page.keyboard.type("Start")
+    page.keyboard.press("Enter")
+    _wait(lambda: len(_cards(api)) == len(before) + 1)
+    (shape,) = [c for c in _cards(api) if c.id not in before]
+    assert (shape.kind, shape.payload["shape"], shape.payload["label"]) == (
+        "shape",
+        "rect",
+        "Start",
+    )
+    assert (shape.author, shape.layer) == ("user:ana", "human")
+    assert abs(shape.x - bx) <= 1 and abs(shape.y - by) <= 1
+    _wait(lambda: _selection(page) == [shape.id])
+    # The inspector changes its figure; undo puts the old one back.
+    page.locator("#inspector select[data-role='shape']").select_option("diamond")
+    _wait(lambda: _card(api, shape.id).payload["shape"] == "diamond")
+    # Drawn again as a diamond: a second piece of the drawing over the card.
+    patch = f"#faces svg.patch rect[data-card-id='{shape.id}']"
+    _wait(lambda: page.locator(patch).count() >= 2)
+    page.screenshot(path=str(ARTIFACTS / "viewer-new-shape.png"))
+    page.locator("#board").focus()
+    page.keyboard.press("Control+z")
+    _wait(lambda: _card(api, shape.id).payload["shape"] == "rect")
+    # Its label is edited in place, as a note's text is.
+    _edit(page, api, shape.id)
+    page.keyboard.press("Control+A")
+    page.keyboard.type("Begin")
+    page.keyboard.press("Enter")
+    _wait(lambda: _card(api, shape.id).payload["label"] == "Begin")
+
+
+def test_the_viewers_shapes_are_the_contracts() -> None:
+    from pathlib import Path
+
+    from layoutkit.elements.vocab import CARD_SHAPES
+
+    script = (
+        Path(__file__).resolve().parents[2] / "layoutkit/adapters/static/viewer.js"
+    ).read_text()
+    line = next(x for x in script.splitlines() if "const CARD_SHAPES = [" in x)
+    assert tuple(re.findall(r'"([a-z]+)"', line)) == CARD_SHAPES
 
 
 def test_pasted_text_becomes_a_text_card_where_the_pointer_is(api: Api, pages: Pages) -> None:

@@ -1328,7 +1328,13 @@
   // ------------------------------------------------------------------ writing on the board
   // A text or note card is written in place: a textarea over the card (or where a new
   // one goes). Enter or leaving it saves, Shift+Enter breaks the line, Escape cancels.
-  const EDITABLE = new Set(["text", "note"]);
+  // The field a card kind's text is edited in place in (its markdown, a shape's label).
+  const TEXT_FIELD = {text: "md", note: "md", shape: "label"};
+  const EDITABLE = new Set(Object.keys(TEXT_FIELD));
+  // What a new card of a kind starts as, beside the text typed into it.
+  const NEW_PAYLOAD = {shape: {shape: "rect"}};
+  // A shape card's figures (elements.vocab.CARD_SHAPES; a test holds the two alike).
+  const CARD_SHAPES = ["rect", "round", "circle", "diamond", "hexagon", "triangle", "arrow", "line"];
   let editing = null;
   function canCreate() { return may.compose_board !== false && canEdit(); }
   // Below this scale typed text is too small to read: the view zooms to the card first.
@@ -1370,7 +1376,8 @@
     delete document.body.dataset.editing;
     const md = e.area.value.replace(/\s+$/, "");
     if (!save) return;
-    if (e.id == null) { if (md.trim()) createCard(e.kind, md, e.box).catch(failed); }
+    // A shape may go without a label; a note or text without words is no card.
+    if (e.id == null) { if (md.trim() || e.kind === "shape") createCard(e.kind, md.trim() ? md : "", e.box).catch(failed); }
     else if (md !== e.md && md.trim()) writeText(e.id, md, e.version, true).catch(failed);
   }
   // A double-click on an empty spot (or N) starts a note there; on a text or note card
@@ -1382,16 +1389,22 @@
     await loadDetails([id]);
     const d = details.get(id);
     if (!d || d.mayEdit === false) { if (d) toast("Only its author can change this card's text; you may move, resize or remove it.", true); return false; }
-    openEditor({id, kind: c.kind, md: d.payload.md || "", version: d.version, box: c});
+    openEditor({id, kind: c.kind, md: d.payload[TEXT_FIELD[c.kind]] || "", version: d.version, box: c});
     return true;
   }
   function startNote(p) {
     if (!canCreate()) return;
     openEditor({kind: "note", md: "", box: {x: Math.round(p.x), y: Math.round(p.y), w: 240, h: 96}});
   }
+  function startShape(p) {
+    if (!canCreate()) return;
+    openEditor({kind: "shape", md: "", box: {x: Math.round(p.x), y: Math.round(p.y), w: 160, h: 100}});
+  }
   async function createCard(kind, md, box, record = true) {
+    const payload = {...(NEW_PAYLOAD[kind] || {})};
+    if (md || kind !== "shape") payload[TEXT_FIELD[kind] || "md"] = md;
     let out;
-    try { out = await op("compose_board", {board: SLUG, cards: [{kind, payload: {md}}], at: {x: Math.round(box.x), y: Math.round(box.y)}}); }
+    try { out = await op("compose_board", {board: SLUG, cards: [{kind, payload}], at: {x: Math.round(box.x), y: Math.round(box.y)}}); }
     catch (err) { toast(readable(err), true); return null; }
     wrote();
     const ids = out.cards.map((c) => c.id);
@@ -1403,14 +1416,15 @@
   // A payload write names the version the edit started from: a card someone else
   // changed meanwhile snaps to the server's answer (stale_card), without a dialog.
   async function writeText(id, md, version, record) {
-    const d = details.get(id), before = d && d.payload ? d.payload.md : null;
-    const patch_ = {id, payload: {md}};
+    const c = outline.get(id), field = TEXT_FIELD[c ? c.kind : "text"] || "md";
+    const d = details.get(id), before = d && d.payload ? (d.payload[field] ?? "") : null;
+    const patch_ = {id, payload: {[field]: md}};
     if (version != null) patch_.version = version;
     let out;
     try { out = await op("update_cards", {board: SLUG, patch: [patch_]}); }
     catch (err) { if (!staleSnap(err)) toast(readable(err), true); inspect(); return false; }
     wrote();
-    if (d) details.set(id, {...d, payload: {...d.payload, md}});
+    if (d) details.set(id, {...d, payload: {...d.payload, [field]: md}});
     take(out.cards);
     if (record && before != null) remember({op: "md", id, md: before}, {op: "md", id, md});
     inspect();
@@ -1823,6 +1837,17 @@
         for (const q of asks) { const li = document.createElement("li"); li.textContent = q.prompt; ul.append(li); }
         panel.append(ul);
       }
+      if (c && c.kind === "shape" && d && d.payload && d.mayEdit && canEdit()) {
+        const pick = document.createElement("select");
+        pick.dataset.role = "shape";
+        pick.setAttribute("aria-label", "Shape");
+        for (const name of CARD_SHAPES) pick.append(new Option(name, name, false, name === (d.payload.shape || "rect")));
+        pick.addEventListener("change", () => {
+          const was = d.payload.shape || "rect";
+          writePayload(id, {shape: pick.value}, d.version, {shape: was}).catch(failed);
+        });
+        const p = document.createElement("p"); p.className = "hint"; p.append("Shape ", pick); panel.append(p);
+      }
       const t = document.createElement("h3"); t.textContent = "History";
       if (may.card_history !== false) panel.append(t);
       if (may.card_history === false) { /* a share link reads no earlier content */ }
@@ -1859,7 +1884,7 @@
       const id = [...selection][0], c = outline.get(id), d = details.get(id);
       // Text the caller may change opens in place (as a double-click or Enter does).
       if (c && EDITABLE.has(c.kind) && d && d.mayEdit) {
-        const edit = button("Edit text", () => editCard(id).catch(failed));
+        const edit = button(c.kind === "shape" ? "Edit label" : "Edit text", () => editCard(id).catch(failed));
         edit.dataset.role = "edit";
         edit.title = "Edit in place (double-click the card, or Enter)";
         row.append(edit);
@@ -2107,9 +2132,10 @@
     }
     if (selectionKey(e)) { e.preventDefault(); return; }
     if (e.altKey || e.ctrlKey || e.metaKey) return;
-    // N starts a note where the pointer is (or mid-view); Enter edits the selected
-    // text or note; W wires the two selected cards, first to second.
+    // N starts a note where the pointer is (or mid-view), S a shape; Enter edits the
+    // selected text, note or shape label; W wires the two selected cards, first to second.
     if (e.key === "n" || e.key === "N") { e.preventDefault(); startNote(pointerAt()); return; }
+    if (e.key === "s" || e.key === "S") { e.preventDefault(); startShape(pointerAt()); return; }
     if (e.key === "Enter" && selection.size === 1) { e.preventDefault(); editCard([...selection][0]).catch(failed); return; }
     if ((e.key === "w" || e.key === "W") && selection.size === 2) { e.preventDefault(); const [a, b] = [...selection]; connect(a, b).catch(failed); return; }
     const v = visible(), step = e.shiftKey ? 0.5 : 0.125;
