@@ -235,12 +235,51 @@ def test_a_drag_moves_a_card_snapped_to_its_neighbour_and_another_browser_sees_i
     assert spot.evaluate("e => parseFloat(e.style.top)") == moved.y
 
 
+def test_a_long_press_picks_a_card_up_by_touch_and_a_swipe_pans(api: Api, pages: Pages) -> None:
+    ids = _board(api.ws)
+    context = pages.browser.new_context(viewport=SIZE, has_touch=True)
+    pages.contexts.append(context)
+    page = context.new_page()
+    page.on("pageerror", lambda exc: pages.errors.append(str(exc)))
+    _open(page, api, _person(api))
+    cdp = page.context.new_cdp_session(page)
+
+    def touch(kind: str, x: float = 0, y: float = 0) -> None:
+        points = [] if kind == "touchEnd" else [{"x": x, "y": y, "id": 1}]
+        cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+    a, b = ids["a"], ids["b"]
+    ca = _card(api, a)
+    s = _scale(page)
+    x, y = _centre(page, api, a)
+    touch("touchStart", x, y)
+    # Held still, the finger picks the card up...
+    page.wait_for_selector(f"body[data-long-press='{a}']", timeout=5_000)
+    for step in (30, 60, 90, 120):
+        touch("touchMove", x + step, y + step / 2)
+    touch("touchEnd")
+    _wait(lambda: _card(api, a).version == 2)
+    moved = _card(api, a)
+    assert abs(moved.x - (ca.x + 120 / s)) <= 2 and abs(moved.y - (ca.y + 60 / s)) <= 2
+    assert _selection(page) == [a]
+    # ...while a finger that moves at once pans the view and leaves the card alone.
+    cb = _card(api, b)  # the move may have pushed it aside
+    view = page.evaluate("document.body.dataset.view")
+    x, y = _centre(page, api, b)
+    touch("touchStart", x, y)
+    for step in (15, 40, 80):
+        touch("touchMove", x - step, y)
+    touch("touchEnd")
+    _wait(lambda: page.evaluate("document.body.dataset.view") != view)
+    assert _card(api, b).version == cb.version and _wrote(page) == 1
+
+
 def test_a_drag_moves_the_whole_selection_in_one_write(api: Api, pages: Pages) -> None:
     ids = _board(api.ws)
     page = pages.new()
     _open(page, api, _person(api))
     a, b = ids["a"], ids["b"]
-    ca, cb = _card(api, a), _card(api, b)
+    ca = _card(api, a)
     page.mouse.click(*_centre(page, api, a))
     page.keyboard.down("Shift")
     page.mouse.click(*_centre(page, api, b))

@@ -2022,11 +2022,27 @@
       else if (e.target.closest(".wiredot")) { mode = "wire"; hit = outline.get([...selection][0]); }
       else if (e.button !== 0) mode = "pan";
       else if (e.shiftKey && !hit) mode = "marquee";
-      // A finger pans: moving by touch waits for its own gesture (a long press).
+      // A finger pans: moving by touch waits for a long press (longPress below).
       else if (hit && canEdit() && e.pointerType !== "touch" && (!FRAMES.has(hit.kind) || selection.has(hit.id))) mode = "move";
       drag = {x: e.clientX, y: e.clientY, vx: view.x, vy: view.y, id: e.pointerId, moved: false, mode, hit, shift: e.shiftKey, from: p};
+      if (e.pointerType === "touch" && mode === "pan" && hit && canEdit() && !FRAMES.has(hit.kind)) longPress(drag);
     }
   });
+  // A finger held still on a card for LONG_PRESS_MS picks it up: the drag that follows
+  // moves it (and the selection) instead of panning; a finger that moves first pans.
+  const LONG_PRESS_MS = 450, TOUCH_SLOP = 10;
+  function longPress(d) {
+    d.press = setTimeout(() => {
+      if (drag !== d || d.moved) return;
+      d.mode = "move";
+      d.moved = true;
+      boardEl.setPointerCapture(d.id);
+      startGesture(d);
+      moveStep(d, 0, 0, false);
+      document.body.dataset.longPress = String(d.hit.id);
+      if (navigator.vibrate) navigator.vibrate(15);
+    }, LONG_PRESS_MS);
+  }
   function startGesture(d) {
     if (d.mode === "move") {
       if (!selection.has(d.hit.id)) select([d.hit.id], d.shift);
@@ -2050,7 +2066,9 @@
       setView(bx - (mx - box.left) / s, by - (my - box.top) / s, s);
     } else if (drag) {
       const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
-      if (!drag.moved && Math.hypot(dx, dy) < 4) return;
+      // A finger wobbles: it pans only past a wider slop than a mouse's.
+      if (!drag.moved && Math.hypot(dx, dy) < (e.pointerType === "touch" ? TOUCH_SLOP : 4)) return;
+      clearTimeout(drag.press);
       if (!drag.moved) { drag.moved = true; boardEl.setPointerCapture(drag.id); startGesture(drag); }
       // Alt turns snapping off for a free placement.
       if (drag.mode === "move") moveStep(drag, dx / view.s, dy / view.s, !e.altKey);
@@ -2062,6 +2080,7 @@
   });
   function release(e) {
     const d = drag;
+    if (d) clearTimeout(d.press);
     pointers.delete(e.pointerId);
     if (pointers.size < 2) pinch = null;
     if (!pointers.size) { drag = null; boardEl.classList.remove("panning", "moving"); document.body.classList.remove("pointing"); }
