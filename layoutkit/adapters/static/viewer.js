@@ -2025,7 +2025,7 @@
       // A finger pans: moving by touch waits for a long press (longPress below).
       else if (hit && canEdit() && e.pointerType !== "touch" && (!FRAMES.has(hit.kind) || selection.has(hit.id))) mode = "move";
       drag = {x: e.clientX, y: e.clientY, vx: view.x, vy: view.y, id: e.pointerId, moved: false, mode, hit, shift: e.shiftKey, from: p};
-      if (e.pointerType === "touch" && mode === "pan" && hit && canEdit() && !FRAMES.has(hit.kind)) longPress(drag);
+      if (e.pointerType === "touch" && mode === "pan" && hit && canEdit() && (!FRAMES.has(hit.kind) || selection.has(hit.id))) longPress(drag);
     }
   });
   // A finger held still on a card for LONG_PRESS_MS picks it up: the drag that follows
