@@ -279,7 +279,7 @@ def test_a_drag_moves_the_whole_selection_in_one_write(api: Api, pages: Pages) -
     page = pages.new()
     _open(page, api, _person(api))
     a, b = ids["a"], ids["b"]
-    ca = _card(api, a)
+    ca, cb = _card(api, a), _card(api, b)
     page.mouse.click(*_centre(page, api, a))
     page.keyboard.down("Shift")
     page.mouse.click(*_centre(page, api, b))
@@ -395,6 +395,51 @@ def test_a_stale_move_snaps_to_the_servers_card_without_an_error(api: Api, pages
     ]
     assert page.locator("#toast.error:not([hidden])").count() == 0
     assert page.locator("dialog[open]").count() == 0
+
+
+def test_two_people_move_one_card_as_an_agent_composes_around_it(api: Api, pages: Pages) -> None:
+    """Two browsers and an agent: Ana's move wins, Bo's view of the card had gone stale
+    (his page hears of no change) and snaps to Ana's answer without an error, and the
+    agent's next batch is placed around the card where Ana put it."""
+    ids = _board(api.ws)
+    ana, bo = pages.new(), pages.new()
+    bo.route("**/events*", lambda route: route.abort())
+    bo.route("**/ops/board_changes", lambda route: route.abort())
+    _open(ana, api, _person(api, "ana"))
+    _open(bo, api, _person(api, "bo"))
+    a = ids["a"]
+    start_ana, start_bo = _centre(ana, api, a), _centre(bo, api, a)
+    bo.mouse.click(*start_bo)
+    bo.locator("#inspector").get_by_text("v1").wait_for()
+    # Ana drags it well below the row; her write lands first.
+    ana.keyboard.down("Alt")
+    _drag(ana, start_ana, (start_ana[0] + 40, start_ana[1] + 260))
+    ana.keyboard.up("Alt")
+    _wait(lambda: _card(api, a).version == 2)
+    won = _card(api, a)
+    # Bo, still on v1, drags it elsewhere: the later write is refused and his view snaps.
+    bo.keyboard.down("Alt")
+    _drag(bo, start_bo, (start_bo[0] - 120, start_bo[1] + 40))
+    bo.keyboard.up("Alt")
+    _wait(lambda: bo.evaluate("document.body.dataset.snapped") == str(a))
+    assert (_card(api, a).x, _card(api, a).y, _card(api, a).version) == (won.x, won.y, 2)
+    assert bo.locator("#toast.error:not([hidden])").count() == 0
+    assert bo.locator("dialog[open]").count() == 0
+    # The agent's next batch goes around the card where Ana put it.
+    batch = [{"kind": "note", "payload": {"md": f"Agent note {i}"}} for i in range(6)]
+    placed = api.ws.call("compose_board", {"board": SLUG, "cards": batch}, AGENT)["cards"]
+    moved = _card(api, a)
+    assert (moved.x, moved.y) == (won.x, won.y)
+    for c in placed:
+        apart = (
+            c["x"] + c["w"] <= moved.x
+            or moved.x + moved.w <= c["x"]
+            or c["y"] + c["h"] <= moved.y
+            or moved.y + moved.h <= c["y"]
+        )
+        assert apart, (c, (moved.x, moved.y, moved.w, moved.h))
+    # Ana's page hears of the batch on its event stream.
+    ana.locator(f".cardfocus[data-card-id='{placed[0]['id']}']").wait_for(state="attached")
 
 
 # --------------------------------------------------------------------------- deleting
