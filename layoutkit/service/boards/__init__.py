@@ -10,4 +10,5 @@ from layoutkit.service.boards import (  # noqa: F401  (importing registers the o
     content,
     sections,
     tags,
+    wires,
 )
