@@ -1504,8 +1504,12 @@
       cards.push(e);
     }
     if (!cards.length) return null;
-    // The wires between copied cards (plain ones: the outline knows no labels).
-    const joined = wires.filter(([a, b]) => taken.has(a) && taken.has(b)).map(([a, b]) => ["c" + a, "c" + b]);
+    // The wires between copied cards, with their labels and relations.
+    const joined = [...edges.values()].filter((w) => taken.has(w.from) && taken.has(w.to)).map((w) => {
+      const e = ["c" + w.from, "c" + w.to];
+      if (w.label || w.rel) e.push({...(w.label ? {label: w.label} : {}), ...(w.rel ? {rel: w.rel} : {})});
+      return e;
+    });
     return {[CLIP_TAG]: 1, board: SLUG, cards, wires: joined};
   }
   function readClip(text) {
@@ -1570,14 +1574,18 @@
       for (const c of out.cards) { made.push(c.id); byRef.set(c.ref, c.id); }
       topIds.push(out.cards[0].id);
     }
-    const edges = (Array.isArray(clip.wires) ? clip.wires : [])
+    const drawnWires = (Array.isArray(clip.wires) ? clip.wires : [])
       .filter((w) => Array.isArray(w) && byRef.has(w[0]) && byRef.has(w[1]))
-      .map(([a, b]) => ({from: byRef.get(a), to: byRef.get(b)}));
-    if (edges.length) {
+      .map(([a, b, own]) => {
+        const e = {from: byRef.get(a), to: byRef.get(b)};
+        for (const k of ["label", "rel"]) if (own && typeof own[k] === "string" && own[k]) e[k] = own[k];
+        return e;
+      });
+    if (drawnWires.length) {
       try {
-        await op("compose_board", {board: SLUG, edges});
+        await op("compose_board", {board: SLUG, edges: drawnWires});
         wrote();
-        for (const e of edges) wires.push([e.from, e.to]);
+        await loadWires().catch(failed);
         if (drawn) await faces(true);
       } catch (err) { toast(readable(err), true); }
     }

@@ -99,23 +99,3 @@ DOCS: dict[str, Any] = obj(
     },
     anyOf=[{"required": ["topics"]}, {"required": ["topic", "text"]}],
 )
-
-UPDATE_EDGES: dict[str, Any] = obj(
-    {
-        "board": STR,
-        "edgesRev": INT,
-        "edges": arr(
-            obj(
-                {"id": INT, "from": INT, "to": INT, "rel": STR, "label": STR, "author": STR},
-                "id",
-                "from",
-                "to",
-            )
-        ),
-        "removed": arr(INT),
-    },
-    "board",
-    "edgesRev",
-    "edges",
-    "removed",
-)

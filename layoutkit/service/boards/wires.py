@@ -13,7 +13,6 @@ from typing import Any
 
 from layoutkit.errors import ServiceError
 from layoutkit.limits import ARRANGE_CARDS
-from layoutkit.service.boards import outputs
 from layoutkit.service.boards.cards import MAX_QUIET_REMOVALS, confirm_removal
 from layoutkit.service.boards.compose import LABEL_SCHEMA, REL_SCHEMA
 from layoutkit.service.boards.ownership import may_change_wire
@@ -99,7 +98,6 @@ def _check_unique(sets: list[dict[str, Any]], remove: list[int]) -> None:
     },
     board="board",
     writes=True,
-    output=outputs.UPDATE_EDGES,
 )
 def update_edges(call: Call) -> dict[str, Any]:
     p, tx, board = call.params, call.tx, call.board
