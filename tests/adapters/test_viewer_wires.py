@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from PIL import Image
 
 from layoutkit.principal import Principal
 from tests.adapters.conftest import Api
@@ -231,6 +232,8 @@ def test_a_view_link_picks_a_wire_but_changes_nothing(api: Api, pages: Pages) ->
 def test_a_picked_labelled_wire_looks(
     api: Api, pages: Pages, name: str, viewport: dict[str, int]
 ) -> None:
+    from tests.render.test_browser import compare
+
     ids = _board(api.ws)
     # b moved down and right by hand: the wire has room for its label.
     with api.ws.store.read() as tx:
@@ -247,9 +250,12 @@ def test_a_picked_labelled_wire_looks(
     _click_wire(page, edge)
     page.locator("#wire-label").wait_for()
     (ARTIFACTS / "render").mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"viewer-wire-{name}.png"), mask=[page.locator("#status")])
+    path = ARTIFACTS / f"viewer-wire-{name}.png"
+    # The status line tells the time: masked, so the picture holds still.
+    page.screenshot(path=str(path), mask=[page.locator("#status")])
     # The trace lies over the drawn wire, inside the board area.
     pick = page.locator(".wirepick").bounding_box()
     board = page.locator("#board").bounding_box()
     assert pick is not None and board is not None
     assert pick["width"] > 0 and pick["x"] < board["x"] + board["width"]
+    compare(Image.open(path).convert("RGB"), f"viewer-wire-{name}")
