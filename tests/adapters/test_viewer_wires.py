@@ -259,3 +259,21 @@ def test_a_picked_labelled_wire_looks(
     assert pick is not None and board is not None
     assert pick["width"] > 0 and pick["x"] < board["x"] + board["width"]
     compare(Image.open(path).convert("RGB"), f"viewer-wire-{name}")
+
+
+def test_a_wire_goes_and_comes_back_with_its_card(api: Api, pages: Pages) -> None:
+    """A card trashed and restored elsewhere takes its wire away and brings it back."""
+    ids = _board(api.ws)
+    a = ids["a"]
+    edge = _wire(api, a, ids["b"], ANA)
+    page = pages.new()
+    _open(page, api, _person(api))
+    page.wait_for_selector("body[data-wires='1']")
+    assert api.ws.call("update_cards", {"remove": [a]})["removed"] == [a]
+    page.wait_for_selector("body[data-wires='0']")
+    api.ws.call("update_cards", {"restore": [a]})
+    page.wait_for_selector("body[data-wires='1']")
+    _click_wire(page, edge)
+    page.locator("#wire-label").fill("back again")
+    page.keyboard.press("Enter")
+    _wait(lambda: _edges(api)[0].label == "back again")

@@ -1691,7 +1691,6 @@
     let best = null;
     for (const mark of svg.querySelectorAll("g.wire[data-edge-id]")) {
       const id = Number(mark.dataset.edgeId);
-      if (!edges.has(id)) continue;
       const box = mark.querySelector("rect");
       if (box) {
         const b = {x: +box.getAttribute("x"), y: +box.getAttribute("y"), w: +box.getAttribute("width"), h: +box.getAttribute("height")};
@@ -1712,6 +1711,8 @@
     drawSelection();
     openDock([]);
     inspect();
+    // A wire drawn before this page read it (its card came back from the trash, say).
+    if (!edges.has(id)) loadWires().then(() => { drawSelection(); inspect(); }).catch(failed);
   }
   // The picked wire is traced over its drawing, in the page's own colour.
   function drawWirePick() {
@@ -2094,6 +2095,8 @@
       return;
     }
     const dirty = [], ticked = new Set();
+    // A card trashed or back from the trash takes its wires with it.
+    const ends = ch.cards.some((c) => c.removed || !outline.has(c.id)) && !ch.edges;
     for (const c of ch.cards) {
       const old = outline.get(c.id);
       if (old) dirty.push(old);
@@ -2108,6 +2111,7 @@
     document.body.dataset.rev = String(rev);
     document.body.dataset.total = String(outline.size);
     if (dirty.length) { extent = extentOf(); mini = null; paint(); }
+    if (ends) loadWires().catch(failed);
     if (ch.edges) {
       // The wires changed: read them again (ends, labels, who drew them) and draw.
       await loadWires().catch(failed);
