@@ -933,11 +933,16 @@
       dockOpened = performance.now();
       // The dock took room from the board: the card just picked stays in view.
       if (ids.length === 1) keepInView(ids[0]);
+      else if (pickedWire != null && edges.has(pickedWire)) {
+        const w = edges.get(pickedWire), ends = [outline.get(w.from), outline.get(w.to)].filter(Boolean);
+        if (ends.length) keepBoxInView(bounds(ends));
+      }
       paint(); facesSoon();
     }
   }
-  function keepInView(id) {
-    const c = outline.get(id), v = visible(), m = 24 / view.s;
+  function keepInView(id) { keepBoxInView(outline.get(id)); }
+  function keepBoxInView(c) {
+    const v = visible(), m = 24 / view.s;
     if (!c) return;
     let x = view.x, y = view.y;
     if (c.x + c.w + m > v.x + v.w) x += c.x + c.w + m - (v.x + v.w);
