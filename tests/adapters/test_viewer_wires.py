@@ -95,8 +95,9 @@ def test_click_a_wire_label_it_delete_it_and_undo_brings_it_back(api: Api, pages
     ids = _board(api.ws)
     a, b = ids["a"], ids["b"]
     edge = _wire(api, a, b)
-    page = pages.new()
+    page, other = pages.new(), pages.new()
     _open(page, api, _person(api))
+    _open(other, api, api.token)
     _click_wire(page, edge)
     inspector = page.locator("#inspector")
     inspector.get_by_text("user:ana").wait_for()
@@ -109,6 +110,8 @@ def test_click_a_wire_label_it_delete_it_and_undo_brings_it_back(api: Api, pages
     page.keyboard.press("Enter")
     _wait(lambda: _edges(api)[0].label == "needs")
     page.wait_for_function("document.querySelector('#faces').textContent.includes('needs')")
+    # Another browser on the board hears of it on its event stream and draws it.
+    other.wait_for_function("document.querySelector('#faces').textContent.includes('needs')")
     page.locator("#wire-rel").fill("depends-on")
     page.keyboard.press("Enter")
     _wait(lambda: _edges(api)[0].rel == "depends-on")
@@ -181,6 +184,12 @@ def test_a_card_lists_its_wires_and_enter_reaches_the_label(api: Api, pages: Pag
     page.keyboard.type("then")
     page.keyboard.press("Enter")
     _wait(lambda: _edges(api)[0].label == "then")
+    # Escape leaves the field with the wire still picked; Backspace removes it.
+    page.keyboard.press("Escape")
+    page.wait_for_function("document.activeElement.id === 'board'")
+    assert page.evaluate("document.body.dataset.wire") == str(edge)
+    page.keyboard.press("Backspace")
+    _wait(lambda: _edges(api) == [])
 
 
 def test_a_stale_label_snaps_to_the_servers_wires_without_an_error(api: Api, pages: Pages) -> None:
