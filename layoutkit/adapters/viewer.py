@@ -168,6 +168,13 @@ _PAGE = r"""<!doctype html>
   #inspector .hint { margin: 0 16px 8px; color: #667; font-size: 12px; }
   #inspector button.link { border: 0; padding: 0; background: none; color: #1d4ea8; text-align: left; text-decoration: underline; }
   #inspector .row { display: flex; flex-wrap: wrap; gap: 8px; padding: 10px 16px 14px; }
+  #inspector .wireform { display: grid; gap: 6px; margin: 0 16px 6px; font-size: 13px; }
+  #inspector .wireform label { display: grid; gap: 2px; color: #4a5160; }
+  #inspector .wireform input { font: inherit; padding: 5px 8px; border: 1px solid #cfd4dc; border-radius: 6px; color: #1f2430; }
+  /* The picked wire traced over its drawing; its width stays the same on screen. */
+  .wirepick { position: absolute; overflow: visible; pointer-events: none; fill: none; stroke: #3b6fd8; }
+  .wirepick polyline { stroke-width: 4; vector-effect: non-scaling-stroke; stroke-linejoin: round; stroke-linecap: round; opacity: .85; }
+  .wirepick > rect { stroke-width: 2; vector-effect: non-scaling-stroke; fill: rgba(59,111,216,.08); }
   #confirm-remove { max-width: 460px; border: 1px solid #cfd4dc; border-radius: 10px; padding: 18px 20px; }
   #confirm-remove h2 { font-size: 17px; margin: 0 0 8px; }
   #confirm-remove ul { padding-left: 18px; margin: 4px 0 10px; font-size: 13px; }

@@ -25,6 +25,7 @@ from layoutkit.render._scene import (
     Placed,
     Scene,
     Text,
+    WireMark,
     arrowhead,
     fit_line,
     group_svg,
@@ -91,10 +92,12 @@ def _label_size(edge: dict) -> tuple[str, tuple[float, float]] | None:
 DASHED_RELS = ("relates", "related", "ref", "see-also")
 
 
-def _wire(edge: dict, route: Route, text: str | None, dx: float, dy: float) -> list[Item]:
+def _wire(
+    edge: dict, route: Route, text: str | None, dx: float, dy: float, *, mark: bool = False
+) -> list[Item]:
     """A routed wire moved by (dx, dy): its path, an arrowhead into the target and its
     label where the router put it (tied to the wire by a dotted leader when the wire
-    itself had no room for it)."""
+    itself had no room for it); with ``mark``, its :class:`WireMark` over it."""
     pts = tuple((x + dx, y + dy) for x, y in route.points)
     if len(pts) < 2:
         return []
@@ -112,11 +115,23 @@ def _wire(edge: dict, route: Route, text: str | None, dx: float, dy: float) -> l
         lx, ly = lx + dx, ly + dy
         items.append(Box(lx, ly, lw, lh, fill=CARD, stroke=LINE, width=1, radius=lh / 2))
         items.append(Text(lx + lw / 2, ly + 1, (text,), LABEL_SIZE, "sans", FG, 0.0, "middle"))
+    if mark and edge.get("id") is not None:
+        box = None
+        if text and route.label is not None:
+            lx, ly, lw, lh = route.label
+            box = (lx + dx, ly + dy, lw, lh)
+        items.append(WireMark(pts, str(edge["id"]), box))
     return items
 
 
 def _wires(
-    board: dict, cards: list[dict], rects: dict[Any, Rect], dx: float, dy: float
+    board: dict,
+    cards: list[dict],
+    rects: dict[Any, Rect],
+    dx: float,
+    dy: float,
+    *,
+    marks: bool = False,
 ) -> list[Item]:
     """Every wire of the board routed around the cards (board coordinates), drawn
     moved by (dx, dy). A board without wires costs nothing here."""
@@ -140,7 +155,7 @@ def _wires(
     items: list[Item] = []
     for edge, route, lab in zip(edges, routes, labels, strict=True):
         if route is not None:
-            items.extend(_wire(edge, route, None if lab is None else lab[0], dx, dy))
+            items.extend(_wire(edge, route, None if lab is None else lab[0], dx, dy, mark=marks))
     return items
 
 
@@ -326,7 +341,9 @@ def _draw_cards(
     if rects:
         some = next(iter(rects))
         mx, my, _, _ = moved(some)
-        scene.add(*_wires(board, cards, rects, mx - rects[some][0], my - rects[some][1]))
+        scene.add(
+            *_wires(board, cards, rects, mx - rects[some][0], my - rects[some][1], marks=faces.svg)
+        )
 
 
 def card_scene(card: dict) -> Scene:

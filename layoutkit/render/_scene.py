@@ -133,6 +133,17 @@ class Mark:
     kind: str
 
 
+@attrs.frozen(slots=True)
+class WireMark:
+    """An invisible trace of a wire over its drawing (SVG only; PNG skips it): its
+    route and its label's box, so a viewer finds the wire under a pointer
+    (``data-edge-id``)."""
+
+    points: tuple[tuple[float, float], ...]
+    edge_id: str
+    label: tuple[float, float, float, float] | None = None
+
+
 @attrs.define(eq=False)
 class Group:
     """Items drawn together, as one card's face: kept whole by a cache of faces, which
@@ -142,7 +153,7 @@ class Group:
     enough for SVG; a PNG draws the face again.
     """
 
-    items: tuple[Box | Ellipse | Text | Path | Image | Mark, ...] | None
+    items: tuple[Box | Ellipse | Text | Path | Image | Mark | WireMark, ...] | None
     svg: str | None = None
 
 
@@ -158,7 +169,7 @@ class Placed:
     card: str | None = None
 
 
-Item = Box | Ellipse | Text | Path | Image | Mark | Group | Placed
+Item = Box | Ellipse | Text | Path | Image | Mark | WireMark | Group | Placed
 
 
 @attrs.define
@@ -310,13 +321,28 @@ def _svg_item(item: Item) -> str:
         return f'<g transform="translate({_n(item.dx)},{_n(item.dy)})">{face}</g>'
     if isinstance(item, Group):
         return group_svg(item)
+    if isinstance(item, Mark | WireMark):
+        return _mark_svg(item)
+    raise TypeError(f"not a scene item: {item!r}")
+
+
+def _mark_svg(item: Mark | WireMark) -> str:
+    """The invisible marks a viewer finds cards and wires by."""
     if isinstance(item, Mark):
         return (
             f'<rect class="card" data-card-id="{esc(item.card_id)}" data-kind="{esc(item.kind)}" '
             f'x="{_n(item.x)}" y="{_n(item.y)}" width="{_n(max(item.w, 0))}" '
             f'height="{_n(max(item.h, 0))}" fill="none" pointer-events="all"/>'
         )
-    raise TypeError(f"not a scene item: {item!r}")
+    pts = " ".join(f"{_n(x)},{_n(y)}" for x, y in item.points)
+    label = ""
+    if item.label is not None:
+        lx, ly, lw, lh = item.label
+        label = f'<rect x="{_n(lx)}" y="{_n(ly)}" width="{_n(lw)}" height="{_n(lh)}"/>'
+    return (
+        f'<g class="wire" data-edge-id="{esc(item.edge_id)}" fill="none" stroke="none" '
+        f'pointer-events="none"><polyline points="{pts}"/>{label}</g>'
+    )
 
 
 def group_svg(group: Group) -> str:

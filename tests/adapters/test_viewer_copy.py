@@ -148,8 +148,13 @@ def test_copied_cards_paste_at_the_pointer_here_and_on_another_board(
     ids = _board(api.ws)
     api.ws.call("create", {"kind": "board", "slug": OTHER})
     a, c = ids["a"], ids["c"]
-    # A wire between the copied cards comes along; one to a card left behind does not.
-    api.ws.call("compose_board", {"board": SLUG, "edges": [{"from": a, "to": c}]}, ANA)
+    # A wire between the copied cards comes along (its label and relation too); one
+    # to a card left behind does not.
+    api.ws.call(
+        "compose_board",
+        {"board": SLUG, "edges": [{"from": a, "to": c, "label": "then", "rel": "depends-on"}]},
+        ANA,
+    )
     api.ws.call("compose_board", {"board": SLUG, "edges": [{"from": a, "to": ids["b"]}]}, ANA)
     token = _person(api)
     page = pages.new()
@@ -176,7 +181,9 @@ def test_copied_cards_paste_at_the_pointer_here_and_on_another_board(
     assert abs(na.x - bx) <= 1 and abs(na.y - by) <= 1
     assert (nc.x - na.x, nc.y - na.y) == (cc.x - ca.x, cc.y - ca.y)
     _wait(lambda: len(_edges(api)) == 3)
-    assert (_edges(api)[-1].from_card, _edges(api)[-1].to_card) == (na.id, nc.id)
+    copied = _edges(api)[-1]
+    assert (copied.from_card, copied.to_card) == (na.id, nc.id)
+    assert (copied.label, copied.rel) == ("then", "depends-on")
     # Undo takes the paste away.
     page.keyboard.press("Control+z")
     _wait(lambda: _card(api, na.id).deleted and _card(api, nc.id).deleted)

@@ -366,6 +366,7 @@
     place(svg, want);
     facesEl.replaceChildren(svg);
     drawn = want;
+    drawWirePick();
     document.body.dataset.mode = "faces";
     document.body.dataset.cards = String(out.cards);
     document.body.dataset.draws = String(Number(document.body.dataset.draws || 0) + 1);
@@ -912,6 +913,7 @@
     }
   }
   function select(ids, add) {
+    pickedWire = null;
     if (!add) selection.clear();
     for (const id of ids) {
       if (add && selection.has(id) && ids.length === 1) selection.delete(id); else selection.add(id);
@@ -926,16 +928,21 @@
   }
   function openDock(ids) {
     const panel = $("inspector");
-    if (selection.size && panel.dataset.closed !== "1" && panel.hidden) {
+    if ((selection.size || pickedWire != null) && panel.dataset.closed !== "1" && panel.hidden) {
       panel.hidden = false;
       dockOpened = performance.now();
       // The dock took room from the board: the card just picked stays in view.
       if (ids.length === 1) keepInView(ids[0]);
+      else if (pickedWire != null && edges.has(pickedWire)) {
+        const w = edges.get(pickedWire), ends = [outline.get(w.from), outline.get(w.to)].filter(Boolean);
+        if (ends.length) keepBoxInView(bounds(ends));
+      }
       paint(); facesSoon();
     }
   }
-  function keepInView(id) {
-    const c = outline.get(id), v = visible(), m = 24 / view.s;
+  function keepInView(id) { keepBoxInView(outline.get(id)); }
+  function keepBoxInView(c) {
+    const v = visible(), m = 24 / view.s;
     if (!c) return;
     let x = view.x, y = view.y;
     if (c.x + c.w + m > v.x + v.w) x += c.x + c.w + m - (v.x + v.w);
@@ -944,7 +951,7 @@
     if (c.y - m < y) y = c.y - m;
     if (x !== view.x || y !== view.y) setView(x, y, view.s);
   }
-  function clearSelection() { if (!selection.size && !trashed.size) return; selection.clear(); trashed.clear(); drawSelection(); inspect(); }
+  function clearSelection() { if (!selection.size && !trashed.size && pickedWire == null) return; selection.clear(); trashed.clear(); pickedWire = null; drawSelection(); inspect(); }
   function drawSelection(boxes) {
     for (const el of overlay.querySelectorAll(".selbox, .handle")) el.remove();
     for (const id of selection) {
@@ -970,6 +977,7 @@
     // While cards move or resize the dot would mark where they were: it waits.
     if (boxes) for (const el of overlay.querySelectorAll(".wiredot")) el.remove();
     else drawWireDot();
+    drawWirePick();
     document.body.dataset.selection = [...selection].join(",");
   }
 
@@ -1278,26 +1286,38 @@
   }
   // The confirm handshake of update_cards in a dialog: what would go, why, and a reason.
   function askToRemove(ids, body, record) {
-    const dialog = $("confirm-remove");
     // The server's message speaks to agents (tokens, repeat the ids): a person reads this.
     const authors = [...new Set((body.preview || []).map((c) => c.author))];
     const others = /someone else/.test(body.message || ""), many = /more than|of the board/.test(body.message || "");
-    $("confirm-remove-why").textContent =
+    askConfirm(ids.length === 1 ? "Remove this card?" : "Remove these cards?",
       (others ? (ids.length === 1 ? "This card was" : "These " + ids.length + " cards were") + " made by " + authors.join(", ") + ". " : "") +
       (many ? "That is a large part of the board. " : "") +
-      "Removed cards go to the trash for 30 days and can be restored; the board's history keeps why you removed them.";
+      "Removed cards go to the trash for 30 days and can be restored; the board's history keeps why you removed them.",
+      (body.preview || []).map((c) => c.kind + (c.title ? " “" + c.title + "”" : " " + c.id) + " — by " + c.author + " (" + (c.layer === "ai" ? "AI" : "human") + " layer)"),
+      body.token, (extra) => removeCards(ids, extra, record));
+  }
+  // The same handshake for wires (update_edges): a wire is gone for good, so the
+  // dialog says undo brings a copy back.
+  function askToRemoveWires(ids, body, record) {
+    const authors = [...new Set((body.preview || []).map((w) => w.author || "someone else"))];
+    askConfirm(ids.length === 1 ? "Remove this wire?" : "Remove these wires?",
+      (ids.length === 1 ? "This wire was" : "These " + ids.length + " wires were") + " drawn by " + authors.join(", ") + ". " +
+      "The board's history keeps why you removed " + (ids.length === 1 ? "it" : "them") + "; Ctrl/⌘+Z draws it again.",
+      (body.preview || []).map((w) => wireName(w) + " — by " + (w.author || "unknown")),
+      body.token, (extra) => removeWires(ids, extra, record));
+  }
+  let confirmGo = null;
+  function askConfirm(title, why, items, token, go) {
+    const dialog = $("confirm-remove");
+    $("confirm-remove-title").textContent = title;
+    $("confirm-remove-why").textContent = why;
     const list = $("confirm-remove-list");
     list.replaceChildren();
-    for (const c of body.preview || []) {
-      const li = document.createElement("li");
-      li.textContent = c.kind + (c.title ? " “" + c.title + "”" : " " + c.id) + " — by " + c.author + " (" + (c.layer === "ai" ? "AI" : "human") + " layer)";
-      list.append(li);
-    }
+    for (const text of items) { const li = document.createElement("li"); li.textContent = text; list.append(li); }
     $("confirm-remove-reason").value = "";
     $("confirm-remove-error").textContent = "";
-    dialog.dataset.token = body.token;
-    dialog.dataset.ids = ids.join(",");
-    dialog.dataset.record = record === false ? "" : "1";
+    dialog.dataset.token = token;
+    confirmGo = go;
     dialog.showModal();
     $("confirm-remove-reason").focus();
   }
@@ -1305,9 +1325,10 @@
   $("confirm-remove-go").addEventListener("click", async () => {
     const dialog = $("confirm-remove"), reason = $("confirm-remove-reason").value.trim();
     if (reason.length < 20) { $("confirm-remove-error").textContent = "Say why in at least 20 characters: the board's history keeps it."; return; }
-    const ids = dialog.dataset.ids.split(",").map(Number);
+    const go = confirmGo;
+    confirmGo = null;
     dialog.close();
-    await removeCards(ids, {confirm: dialog.dataset.token, reason}, dialog.dataset.record === "1");
+    if (go) await go({confirm: dialog.dataset.token, reason});
   });
   function restoreTrashed() { return restoreCards([...trashed.keys()], true); }
   async function restoreCards(ids, record) {
@@ -1582,8 +1603,12 @@
       cards.push(e);
     }
     if (!cards.length) return null;
-    // The wires between copied cards (plain ones: the outline knows no labels).
-    const joined = wires.filter(([a, b]) => taken.has(a) && taken.has(b)).map(([a, b]) => ["c" + a, "c" + b]);
+    // The wires between copied cards, with their labels and relations.
+    const joined = [...edges.values()].filter((w) => taken.has(w.from) && taken.has(w.to)).map((w) => {
+      const e = ["c" + w.from, "c" + w.to];
+      if (w.label || w.rel) e.push({...(w.label ? {label: w.label} : {}), ...(w.rel ? {rel: w.rel} : {})});
+      return e;
+    });
     return {[CLIP_TAG]: 1, board: SLUG, cards, wires: joined};
   }
   function readClip(text) {
@@ -1648,14 +1673,18 @@
       for (const c of out.cards) { made.push(c.id); byRef.set(c.ref, c.id); }
       topIds.push(out.cards[0].id);
     }
-    const edges = (Array.isArray(clip.wires) ? clip.wires : [])
+    const drawnWires = (Array.isArray(clip.wires) ? clip.wires : [])
       .filter((w) => Array.isArray(w) && byRef.has(w[0]) && byRef.has(w[1]))
-      .map(([a, b]) => ({from: byRef.get(a), to: byRef.get(b)}));
-    if (edges.length) {
+      .map(([a, b, own]) => {
+        const e = {from: byRef.get(a), to: byRef.get(b)};
+        for (const k of ["label", "rel"]) if (own && typeof own[k] === "string" && own[k]) e[k] = own[k];
+        return e;
+      });
+    if (drawnWires.length) {
       try {
-        await op("compose_board", {board: SLUG, edges});
+        await op("compose_board", {board: SLUG, edges: drawnWires});
         wrote();
-        for (const e of edges) wires.push([e.from, e.to]);
+        await loadWires().catch(failed);
         if (drawn) await faces(true);
       } catch (err) { toast(readable(err), true); }
     }
@@ -1703,13 +1732,261 @@
   }
   async function connect(from, to) {
     if (from === to || !canCreate()) return;
-    try { await op("compose_board", {board: SLUG, edges: [{from, to}]}); }
+    let out;
+    try { out = await op("compose_board", {board: SLUG, edges: [{from, to}]}); }
     catch (err) { toast(readable(err), true); return; }
     wrote();
     wires.push([from, to]);
+    const made = out.edges.map((e) => ({id: e.id, from: e.from, to: e.to}));
+    if (canEditWires()) remember({op: "removeWires", wires: made}, {op: "addWires", wires: made});
     toast("Connected.");
     document.body.dataset.wired = String(Number(document.body.dataset.wired || 0) + 1);
+    await loadWires().catch(failed);
     if (drawn) await faces(true);
+  }
+
+  // A wire is picked with a click on its line or its label: the board's drawing
+  // marks each wire (g.wire, data-edge-id, its route and label box), and the
+  // topmost drawing under the pointer says which wires are there. The inspector
+  // then shows it; its label and relation change with update_edges (naming the
+  // board's wire counter the page saw), and Delete removes it.
+  const edges = new Map();  // wire id -> get {kind: edges} answer (from, to, label, rel, author, mayChange)
+  let edgesRev = null, pickedWire = null;
+  const WIRE_PX = 7;  // how near a wire a click picks it, in screen pixels
+  const RELS = ["depends-on", "blocks", "causes", "part-of", "relates", "see-also", "ref"];
+  function canEditWires() { return may.update_edges !== false; }
+  async function loadWires() {
+    const out = await op("get", {kind: "edges", board: SLUG});
+    // An answer read before a write of this page's own landed is older than what it knows.
+    if (edgesRev != null && out.edgesRev < edgesRev) return;
+    edges.clear();
+    for (const e of out.edges) edges.set(e.id, e);
+    edgesRev = out.edgesRev;
+    wires = out.edges.map((e) => [e.from, e.to]);
+    if (pickedWire != null && !edges.has(pickedWire)) pickedWire = null;
+    document.body.dataset.wires = String(edges.size);
+  }
+  function wireName(w) {
+    const short = (id) => { const n = cardName(id); return n.length > 40 ? n.slice(0, 39) + "…" : n; };
+    return (w.label ? "“" + w.label + "”: " : "") + short(w.from) + " → " + short(w.to);
+  }
+  function regionOf(svg) { return {x: parseFloat(svg.style.left), y: parseFloat(svg.style.top), w: parseFloat(svg.style.width), h: parseFloat(svg.style.height)}; }
+  function inside(p, r) { return p.x >= r.x && p.y >= r.y && p.x <= r.x + r.w && p.y <= r.y + r.h; }
+  function pointsOf(mark) {
+    const line = mark.querySelector("polyline");
+    return (line ? line.getAttribute("points") : "").trim().split(/\s+/).filter(Boolean).map((xy) => xy.split(",").map(Number));
+  }
+  function toSegment(p, a, b) {
+    const dx = b[0] - a[0], dy = b[1] - a[1], len = dx * dx + dy * dy;
+    const t = len ? Math.max(0, Math.min(1, ((p.x - a[0]) * dx + (p.y - a[1]) * dy) / len)) : 0;
+    return Math.hypot(p.x - a[0] - t * dx, p.y - a[1] - t * dy);
+  }
+  // The wire under a board point: in the topmost drawing there (a piece redrawn over
+  // the region hides what the region drew under it), on its label or nearest its line.
+  function wireAt(p) {
+    const svg = [...facesEl.children].reverse().find((el) => inside(p, regionOf(el)));
+    if (!svg) return null;
+    const r = regionOf(svg), q = {x: p.x - r.x, y: p.y - r.y}, tol = WIRE_PX / view.s;
+    let best = null;
+    for (const mark of svg.querySelectorAll("g.wire[data-edge-id]")) {
+      const id = Number(mark.dataset.edgeId);
+      const box = mark.querySelector("rect");
+      if (box) {
+        const b = {x: +box.getAttribute("x"), y: +box.getAttribute("y"), w: +box.getAttribute("width"), h: +box.getAttribute("height")};
+        if (inside(q, b)) return id;
+      }
+      const pts = pointsOf(mark);
+      for (let i = 1; i < pts.length; i++) {
+        const d = toSegment(q, pts[i - 1], pts[i]);
+        if (d <= tol && (!best || d < best.d)) best = {d, id};
+      }
+    }
+    return best ? best.id : null;
+  }
+  function pickWire(id) {
+    closeEditor(true);
+    selection.clear(); trashed.clear();
+    pickedWire = id;
+    drawSelection();
+    openDock([]);
+    inspect();
+    // A wire drawn before this page read it (its card came back from the trash, say).
+    if (!edges.has(id)) loadWires().then(() => { drawSelection(); inspect(); }).catch(failed);
+  }
+  // The picked wire is traced over its drawing, in the page's own colour.
+  function drawWirePick() {
+    for (const el of overlay.querySelectorAll(".wirepick")) el.remove();
+    document.body.dataset.wire = pickedWire == null ? "" : String(pickedWire);
+    if (pickedWire == null) return;
+    const marks = facesEl.querySelectorAll('g.wire[data-edge-id="' + pickedWire + '"]');
+    const mark = marks[marks.length - 1];
+    if (!mark) return;
+    const r = regionOf(mark.ownerSVGElement), ns = "http://www.w3.org/2000/svg";
+    const svg = document.createElementNS(ns, "svg");
+    svg.setAttribute("class", "wirepick");
+    svg.setAttribute("viewBox", "0 0 " + r.w + " " + r.h);
+    svg.dataset.edgeId = String(pickedWire);
+    place(svg, r);
+    const line = document.createElementNS(ns, "polyline");
+    line.setAttribute("points", pointsOf(mark).map((xy) => xy.join(",")).join(" "));
+    const box = mark.querySelector("rect");
+    if (box) {
+      // The trace stops at the label, which stays readable as the board drew it.
+      const mask = document.createElementNS(ns, "mask"), all = document.createElementNS(ns, "rect"), hole = document.createElementNS(ns, "rect");
+      mask.id = "wirepick-mask";
+      mask.setAttribute("maskUnits", "userSpaceOnUse");
+      for (const [k, v] of [["x", 0], ["y", 0], ["width", r.w], ["height", r.h]]) all.setAttribute(k, String(v));
+      all.setAttribute("fill", "#fff");
+      for (const k of ["x", "y", "width", "height"]) hole.setAttribute(k, box.getAttribute(k));
+      hole.setAttribute("fill", "#000");
+      mask.append(all, hole);
+      svg.append(mask);
+      line.setAttribute("mask", "url(#wirepick-mask)");
+      const b = document.createElementNS(ns, "rect");
+      for (const k of ["x", "y", "width", "height"]) b.setAttribute(k, box.getAttribute(k));
+      b.setAttribute("rx", String(+box.getAttribute("height") / 2));
+      svg.append(line, b);
+    } else svg.append(line);
+    overlay.append(svg);
+  }
+  // A write from a counter someone else moved on (409 stale_edges): the wires as the
+  // server has them now, quietly, as a stale card snaps.
+  async function staleWires(err) {
+    if (!(err instanceof ApiError && err.status === 409 && err.body.code === "stale_edges")) return false;
+    document.body.dataset.wireSnapped = String(Number(document.body.dataset.wireSnapped || 0) + 1);
+    status("The wires were changed by someone else meanwhile; showing them as they are now.");
+    await loadWires().catch(failed);
+    if (drawn) await faces(true);
+    inspect();
+    return true;
+  }
+  async function saveWire(id, label, rel, record = true) {
+    const e = edges.get(id);
+    if (!e || !canEditWires()) return false;
+    const set = {id};
+    if (label !== (e.label || "")) set.label = label;
+    if (rel !== (e.rel || "")) set.rel = rel;
+    if (Object.keys(set).length === 1) return true;
+    let out;
+    try { out = await op("update_edges", {board: SLUG, set: [set], edgesRev}); }
+    catch (err) { if (!(await staleWires(err))) { toast(readable(err), true); inspect(); } return false; }
+    wrote();
+    edgesRev = out.edgesRev;
+    for (const w of out.edges) edges.set(w.id, {...e, ...w, label: w.label, rel: w.rel});
+    if (record) remember({op: "wire", id, label: e.label || "", rel: e.rel || ""}, {op: "wire", id, label, rel});
+    status(label ? "Wire labelled “" + label + "”." : "Wire saved.");
+    if (drawn) await faces(true);
+    inspect();
+    return true;
+  }
+  async function removeWires(ids, extra, record = true) {
+    const kept = ids.map((id) => edges.get(id)).filter(Boolean).map((w) => ({id: w.id, from: w.from, to: w.to, label: w.label, rel: w.rel, fromRegion: w.fromRegion, toRegion: w.toRegion}));
+    let out;
+    try { out = await op("update_edges", {board: SLUG, remove: ids, ...extra}); }
+    catch (err) {
+      if (err instanceof ApiError && err.status === 409 && err.body.code === "needs_confirm") { askToRemoveWires(ids, err.body, record); return false; }
+      toast(readable(err), true);
+      return false;
+    }
+    wrote();
+    edgesRev = out.edgesRev;
+    for (const id of out.removed) edges.delete(id);
+    wires = [...edges.values()].map((w) => [w.from, w.to]);
+    if (record) remember({op: "addWires", wires: kept}, {op: "removeWires", wires: kept});
+    if (ids.includes(pickedWire)) pickedWire = null;
+    toast(out.removed.length === 1 ? "Wire removed (Ctrl/⌘+Z draws it again)." : out.removed.length + " wires removed.");
+    if (drawn) await faces(true);
+    inspect();
+    return true;
+  }
+  // Drawing wires again (an undone delete, a redone connect): compose_board with each
+  // wire's ends, label and relation. They get new ids, which the history takes on.
+  async function addWires(list) {
+    const live = list.filter((w) => outline.has(w.from) && outline.has(w.to));
+    if (!live.length || !canCreate()) return false;
+    const sent = live.map((w) => {
+      const e = {from: w.from, to: w.to};
+      for (const k of ["label", "rel", "fromRegion", "toRegion"]) if (w[k]) e[k] = w[k];
+      return e;
+    });
+    let out;
+    try { out = await op("compose_board", {board: SLUG, edges: sent}); }
+    catch (err) { toast(readable(err), true); return false; }
+    wrote();
+    const remap = new Map(live.map((w, i) => [w.id, out.edges[i].id]));
+    await loadWires().catch(failed);
+    if (drawn) await faces(true);
+    return {remap};
+  }
+  function remapWires(entries, remap) {
+    for (const entry of entries) {
+      for (const step of [entry.undo, entry.redo]) {
+        if (step.op === "wire" && remap.has(step.id)) step.id = remap.get(step.id);
+        for (const w of step.wires || []) if (remap.has(w.id)) w.id = remap.get(w.id);
+      }
+    }
+  }
+  function inspectWire(panel, line, draft) {
+    const w = edges.get(pickedWire);
+    const h = panel.querySelector("h2");
+    if (!w) { h.textContent = "Wire"; line("This wire is no longer on the board."); return; }
+    h.textContent = "Wire " + w.id;
+    line(wireName(w), "name");
+    const dl = document.createElement("dl");
+    const add = (k, v) => { const dt = document.createElement("dt"); dt.textContent = k; const dd = document.createElement("dd"); dd.append(v); dl.append(dt, dd); };
+    const cardLink = (id) => { const b = button(cardName(id), () => { pickedWire = null; select([id]); }); b.className = "link"; return b; };
+    add("From", cardLink(w.from));
+    add("To", cardLink(w.to));
+    add("Relation", w.rel || "plain arrow");
+    add("Made by", w.author || "unknown");
+    panel.append(dl);
+    const mayChange = canEditWires() && w.mayChange;
+    const form = document.createElement("form");
+    form.className = "wireform";
+    const field = (text, id, value, list) => {
+      const label = document.createElement("label");
+      label.textContent = text;
+      const input = document.createElement("input");
+      input.id = id; input.value = value; input.disabled = !mayChange; input.autocomplete = "off";
+      input.maxLength = id === "wire-rel" ? 60 : 500;
+      if (list) input.setAttribute("list", list);
+      label.append(input);
+      form.append(label);
+      return input;
+    };
+    // What is being typed survives a redraw the event stream pushes (or a refused save).
+    const kept = draft && draft.id === w.id ? draft : null;
+    const labelIn = field("Label", "wire-label", kept ? kept.label : w.label || "");
+    const relIn = field("Relation", "wire-rel", kept ? kept.rel : w.rel || "", "wire-rels");
+    if (kept && kept.focus) { const el = kept.focus === "wire-rel" ? relIn : labelIn; requestAnimationFrame(() => el.focus()); }
+    const rels = document.createElement("datalist");
+    rels.id = "wire-rels";
+    for (const r of RELS) { const o = document.createElement("option"); o.value = r; rels.append(o); }
+    form.append(rels);
+    form.addEventListener("submit", (e) => { e.preventDefault(); saveWire(w.id, labelIn.value.trim(), relIn.value.trim()).catch(failed); });
+    // Enter saves from either field (a form of two fields has no implicit submit).
+    form.addEventListener("keydown", (e) => {
+      if (e.key === "Enter") { e.preventDefault(); form.requestSubmit(); }
+      else if (e.key === "Escape") { e.preventDefault(); e.stopPropagation(); boardEl.focus(); inspect(); }
+    });
+    panel.append(form);
+    if (!canEditWires()) line("This link lets you look, not change.");
+    else if (!w.mayChange) line("Only " + (w.author || "whoever drew it") + " can change this wire's label and relation; you may remove it.");
+    else line("Enter saves; an empty field clears it. Delete or Backspace on the board removes the wire.");
+    const row = document.createElement("div");
+    row.className = "row";
+    if (mayChange) {
+      const save = button("Save", () => form.requestSubmit());
+      save.dataset.role = "wire-save";
+      row.append(save);
+    }
+    const del = button("Delete wire", () => removeWires([w.id], {}).catch(failed));
+    del.className = "danger";
+    del.dataset.role = "wire-delete";
+    del.disabled = !canEditWires();
+    del.title = "Remove the wire (Delete); Ctrl/⌘+Z draws it again";
+    row.append(del);
+    panel.append(row);
   }
 
   // ------------------------------------------------------------------ undo and redo
@@ -1744,6 +2021,15 @@
       const d = details.get(step.id);
       return writePayload(step.id, step.payload, d ? d.version : null, null);
     }
+    if (step.op === "removeWires") {
+      const ids = step.wires.map((w) => w.id).filter((id) => edges.has(id));
+      return ids.length ? removeWires(ids, {}, false) : false;
+    }
+    if (step.op === "addWires") return addWires(step.wires);
+    if (step.op === "wire") {
+      await loadWires();
+      return edges.has(step.id) ? saveWire(step.id, step.label, step.rel, false) : false;
+    }
     if (step.op === "md") {
       if (!outline.has(step.id)) return false;
       await versionsOf([step.id]);
@@ -1755,12 +2041,15 @@
   let undoing = false;
   async function undoRedo(back) {
     if (undoing || !canEdit()) return;
+    closeEditor(true);
     const h = history(), from = back ? h.undo : h.redo, to = back ? h.redo : h.undo;
     const entry = from.pop();
     if (!entry) { toast(back ? "Nothing to undo." : "Nothing to redo."); return; }
     undoing = true;
     try {
       const done = await runStep(back ? entry.undo : entry.redo);
+      // Wires drawn again have new ids: the steps that name them take those.
+      if (done && done.remap) remapWires([entry, ...h.undo, ...h.redo], done.remap);
       // A step that cannot run any more (the card changed or went) is dropped.
       if (done) to.push(entry);
       else status(back ? "That change could not be undone: the card changed or is gone." : "That change could not be redone.");
@@ -1772,7 +2061,10 @@
   // ------------------------------------------------------------------ the inspector
   function inspect() {
     const panel = $("inspector"), toggle = $("inspector-toggle");
-    toggle.hidden = !selection.size && !trashed.size;
+    const typing = document.activeElement && document.activeElement.closest && document.activeElement.closest("#inspector .wireform");
+    const draft = typing && $("wire-label") ? {id: pickedWire, label: $("wire-label").value, rel: $("wire-rel").value, focus: document.activeElement.id} : null;
+    toggle.hidden = !selection.size && !trashed.size && pickedWire == null;
+    toggle.textContent = pickedWire != null && !selection.size ? "Wire" : "Card";
     panel.replaceChildren();
     const h = document.createElement("h2");
     panel.append(h);
@@ -1790,6 +2082,8 @@
       panel.append(row);
       return;
     }
+    if (pickedWire != null && !selection.size) { panel.setAttribute("aria-label", "Selected wire"); inspectWire(panel, line, draft); return; }
+    panel.setAttribute("aria-label", "Selected card");
     if (!selection.size) { panel.hidden = true; paint(); facesSoon(); return; }
     if (selection.size > 1) {
       h.textContent = selection.size + " cards selected";
@@ -1826,6 +2120,20 @@
           });
           open.className = "link";
           li.append(open);
+          ul.append(li);
+        }
+        panel.append(ul);
+      }
+      const joined = [...edges.values()].filter((w) => w.from === id || w.to === id);
+      if (joined.length) {
+        const t = document.createElement("h3"); t.textContent = "Wires"; panel.append(t);
+        const ul = document.createElement("ul");
+        for (const w of joined) {
+          const li = document.createElement("li");
+          const b = button(wireName(w), () => pickWire(w.id));
+          b.className = "link";
+          b.dataset.wire = String(w.id);
+          li.append(b);
           ul.append(li);
         }
         panel.append(ul);
@@ -1933,6 +2241,8 @@
       return;
     }
     const dirty = [], ticked = new Set();
+    // A card trashed or back from the trash takes its wires with it.
+    const ends = ch.cards.some((c) => c.removed || !outline.has(c.id)) && !ch.edges;
     for (const c of ch.cards) {
       const old = outline.get(c.id);
       if (old) dirty.push(old);
@@ -1947,11 +2257,12 @@
     document.body.dataset.rev = String(rev);
     document.body.dataset.total = String(outline.size);
     if (dirty.length) { extent = extentOf(); mini = null; paint(); }
+    if (ends) loadWires().catch(failed);
     if (ch.edges) {
-      // The wires changed: which cards they join is read again with the outline.
-      const fresh = await op("board_outline", {board: SLUG}).catch(() => null);
-      if (fresh && fresh.wires) wires = fresh.wires;
+      // The wires changed: read them again (ends, labels, who drew them) and draw.
+      await loadWires().catch(failed);
       await faces(true);
+      if (pickedWire != null) inspect();
     }
     else if (dirty.length) await patch(dirty);
     if (ticked.size) await liveCards(ticked);
@@ -2087,7 +2398,9 @@
     if (!d || d.id !== e.pointerId || e.type === "pointercancel") { if (d && d.mode !== "pan") clearGhosts(); return; }
     if (!d.moved) {
       if (d.mode === "resize" || d.mode === "wire") return;
-      if (d.hit) select([d.hit.id], d.shift);
+      const onWire = !d.shift && (!d.hit || FRAMES.has(d.hit.kind)) ? wireAt(d.from) : null;
+      if (onWire != null) pickWire(onWire);
+      else if (d.hit) select([d.hit.id], d.shift);
       else if (!d.shift) clearSelection();
       return;
     }
@@ -2118,7 +2431,12 @@
   // Keys on the selection: arrows move it (Shift: bigger steps; Alt: resize), Delete
   // removes it, Escape clears it. Without a selection the arrows pan.
   function selectionKey(e) {
-    if (e.key === "Escape" && (selection.size || trashed.size)) { clearSelection(); return true; }
+    if (e.key === "Escape" && (selection.size || trashed.size || pickedWire != null)) { clearSelection(); return true; }
+    if (pickedWire != null && !selection.size && !e.ctrlKey && !e.metaKey) {
+      if ((e.key === "Delete" || e.key === "Backspace") && canEditWires()) { removeWires([pickedWire], {}).catch(failed); return true; }
+      // Enter goes to the wire's label in the inspector.
+      if (e.key === "Enter") { const el = $("wire-label"); if (el && !el.disabled) { el.focus(); el.select(); return true; } }
+    }
     if (!selection.size || e.ctrlKey || e.metaKey) return false;
     if (e.key === "Delete" || e.key === "Backspace") { removeSelected(); return true; }
     const d = e.shiftKey ? BIG_STEP : STEP;
@@ -2129,6 +2447,8 @@
   }
   document.addEventListener("keydown", (e) => {
     if (e.target.closest && e.target.closest("input, textarea, select, [contenteditable], dialog")) return;
+    // Enter and Space on a button press that button (a wire listed in the inspector, say).
+    if ((e.key === "Enter" || e.key === " ") && e.target.closest && e.target.closest("button, a")) return;
     // Ctrl/Cmd+Z undoes the person's last action here, Shift+Ctrl/Cmd+Z (or Ctrl+Y) redoes it.
     if ((e.ctrlKey || e.metaKey) && !e.altKey && /^[zy]$/i.test(e.key)) {
       e.preventDefault();
@@ -2205,12 +2525,13 @@
     try {
       // update_cards: moving, resizing, deleting and restoring cards by hand.
       // compose_board: creating cards and wires by hand.
-      out = await op("board_outline", {board: SLUG, ops: [...new Set([...Object.values(ACTIONS).map((a) => a.op), "update_cards", "compose_board", "upload_files", "card_history"])]});
+      out = await op("board_outline", {board: SLUG, ops: [...new Set([...Object.values(ACTIONS).map((a) => a.op), "update_cards", "update_edges", "compose_board", "upload_files", "card_history"])]});
     } catch (err) {
       if (err instanceof ApiError) return noAccess(err);
       throw err;
     }
     readOutline(out);
+    await loadWires().catch(failed);
     keepHistory(history());
     if (title !== SLUG) { $("title").textContent = title; document.title = title + " · layoutkit"; }
     const asked_ = await questionsRead;

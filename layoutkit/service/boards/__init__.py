@@ -11,4 +11,5 @@ from layoutkit.service.boards import (  # noqa: F401  (importing registers the o
     history,
     sections,
     tags,
+    wires,
 )

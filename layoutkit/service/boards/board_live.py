@@ -119,7 +119,8 @@ def _may(principal: Principal, names: list[str], call: Call) -> dict[str, bool]:
     "board_outline",
     "Every live card of a board as a box without its content: rows of id, kind, x, y, w, h "
     "and parent (columns names them), the extent around the top-level cards, the board's "
-    "change counter rev (give it to board_changes as since), the questions stamp, the "
+    "change counter rev (give it to board_changes as since), the wire counter edgesRev "
+    "(update_edges takes it), the questions stamp, the "
     "annotations stamp and the look stamp (theme and title), and without region the "
     "wires as [from, to] card id pairs. region keeps only the cards reaching into that window. ops lists operation names to learn "
     "which of them the caller may call (may). What a viewer's overview, minimap and deep "
@@ -155,6 +156,7 @@ def board_outline(call: Call) -> dict[str, Any]:
         "board": board.slug,
         "title": board.meta.get("title") if isinstance(board.meta.get("title"), str) else None,
         "rev": board.rev,
+        "edgesRev": board.edges_rev,
         "look": _look(board),
         "questions": _question_stamp(tx.questions(board.id)),
         "annotations": _annotation_stamp(call, board),
@@ -174,7 +176,8 @@ def board_outline(call: Call) -> dict[str, Any]:
     "board_changes",
     "What changed on a board after its change counter was at since (a rev from "
     "board_outline or an earlier board_changes): the boxes of the cards written since "
-    "(removed ones with removed true), whether wires changed, the questions stamp, the annotations stamp (it changes "
+    "(removed ones with removed true), whether wires changed (edges) and the wire counter "
+    "edgesRev, the questions stamp, the annotations stamp (it changes "
     "when a finding is filed or changes state, intent or thread) and the look "
     "stamp (it changes with the theme or title, when every card looks different). reset true means redraw everything (a purge, or too "
     "many changes to list). The same answer with no cards means nothing changed.",
@@ -197,6 +200,7 @@ def board_changes(call: Call) -> dict[str, Any]:
         "questions": _question_stamp(tx.questions(board.id)),
         "annotations": _annotation_stamp(call, board),
         "edges": board.edges_rev > since,
+        "edgesRev": board.edges_rev,
         "reset": board.purged_rev > since or since > board.rev,
         "cards": [],
     }

@@ -68,13 +68,14 @@ def _cards_on_one_board(
     return board
 
 
-def _confirm_basis(call: Call, ids: list[int], expires: int, nonce: str) -> bytes:
+def _confirm_basis(call: Call, what: str, ids: list[int], expires: int, nonce: str) -> bytes:
+    # ``what`` keeps a token for removing cards from removing the wires of the same ids.
     return (
-        f"{call.workspace_id}|{call.principal.label}|{sorted(set(ids))}|{expires}|{nonce}"
+        f"{call.workspace_id}|{call.principal.label}|{what}|{sorted(set(ids))}|{expires}|{nonce}"
     ).encode()
 
 
-def _confirm_token(call: Call, ids: list[int]) -> str:
+def _confirm_token(call: Call, what: str, ids: list[int]) -> str:
     """A removal token: random, valid for CONFIRM_TTL seconds, for these ids and this caller.
 
     It is signed with the store's ``confirm`` key (not kept per token: the 409
@@ -84,12 +85,12 @@ def _confirm_token(call: Call, ids: list[int]) -> str:
     expires = int(time.time()) + CONFIRM_TTL
     nonce = secrets.token_hex(8)
     mac = hmac.new(
-        call.workspace.confirm_key, _confirm_basis(call, ids, expires, nonce), hashlib.sha256
+        call.workspace.confirm_key, _confirm_basis(call, what, ids, expires, nonce), hashlib.sha256
     )
     return f"rm_{expires:x}_{nonce}_{mac.hexdigest()[:32]}"
 
 
-def _confirmed(call: Call, ids: list[int], token: Any) -> bool:
+def _confirmed(call: Call, what: str, ids: list[int], token: Any) -> bool:
     """Whether ``token`` was handed out for removing ``ids`` by this caller and is still fresh."""
     parts = token.split("_") if isinstance(token, str) else []
     if len(parts) != 4 or parts[0] != "rm":
@@ -102,7 +103,7 @@ def _confirmed(call: Call, ids: list[int], token: Any) -> bool:
     if expires < time.time():
         return False
     mac = hmac.new(
-        call.workspace.confirm_key, _confirm_basis(call, ids, expires, nonce), hashlib.sha256
+        call.workspace.confirm_key, _confirm_basis(call, what, ids, expires, nonce), hashlib.sha256
     )
     return hmac.compare_digest(mac.hexdigest()[:32], sent)
 
@@ -120,28 +121,12 @@ def _check_removal(
         reasons.append(f"more than {MAX_QUIET_REMOVALS} cards")
     if share >= MAX_QUIET_SHARE:
         reasons.append(f"{share:.0%} of the board")
-    if not reasons:
-        return
-    confirm = call.params.get("confirm")
-    reason = call.params.get("reason")
-    if _confirmed(call, ids, confirm):
-        if not isinstance(reason, str) or not REASON_LENGTH[0] <= len(reason) <= REASON_LENGTH[1]:
-            raise ServiceError(
-                400,
-                "invalid_reason",
-                f"a confirmed removal needs a reason of {REASON_LENGTH[0]} to {REASON_LENGTH[1]} characters",
-                field="reason",
-            )
-        return
-    stale = " (the confirm token sent is expired or for other cards)" if confirm else ""
-    raise ServiceError(
-        409,
-        "needs_confirm",
-        f"removing these cards needs confirmation ({'; '.join(reasons)}){stale}; repeat the "
-        f"same ids within {CONFIRM_TTL // 60} minutes with confirm set to the token and a reason",
-        token=_confirm_token(call, ids),
-        expiresIn=CONFIRM_TTL,
-        preview=[
+    confirm_removal(
+        call,
+        "cards",
+        ids,
+        reasons,
+        [
             {
                 "id": r.id,
                 "kind": r.kind,
@@ -151,6 +136,37 @@ def _check_removal(
             }
             for r in records
         ],
+    )
+
+
+def confirm_removal(
+    call: Call, what: str, ids: list[int], reasons: list[str], preview: list[dict[str, Any]]
+) -> None:
+    """The confirm handshake of a removal (of ``what``: cards or wires) that has
+    ``reasons`` to ask first: 409 ``needs_confirm`` with a token and ``preview``,
+    unless the call repeats the same ids with that token and a reason."""
+    if not reasons:
+        return
+    confirm = call.params.get("confirm")
+    reason = call.params.get("reason")
+    if _confirmed(call, what, ids, confirm):
+        if not isinstance(reason, str) or not REASON_LENGTH[0] <= len(reason) <= REASON_LENGTH[1]:
+            raise ServiceError(
+                400,
+                "invalid_reason",
+                f"a confirmed removal needs a reason of {REASON_LENGTH[0]} to {REASON_LENGTH[1]} characters",
+                field="reason",
+            )
+        return
+    stale = f" (the confirm token sent is expired or for other {what})" if confirm else ""
+    raise ServiceError(
+        409,
+        "needs_confirm",
+        f"removing these {what} needs confirmation ({'; '.join(reasons)}){stale}; repeat the "
+        f"same ids within {CONFIRM_TTL // 60} minutes with confirm set to the token and a reason",
+        token=_confirm_token(call, what, ids),
+        expiresIn=CONFIRM_TTL,
+        preview=preview,
     )
 
 

@@ -53,6 +53,19 @@ _REGION = {
     "required": ["x", "y", "w", "h"],
     "properties": {k: {"type": "number"} for k in ("x", "y", "w", "h")},
 }
+#: A wire's relation and label, as compose_board and update_edges take them (the
+#: relation's length is what the edges table stores).
+REL_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "maxLength": 60,
+    "description": "the kind of relation (such as depends-on); without one the wire "
+    "is a plain flow arrow, and scrape_board's flows follow runs of those",
+}
+LABEL_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "maxLength": 500,
+    "description": "text on the wire",
+}
 #: A wire between two cards of one board; also the source of the ``edge`` docs topic.
 EDGE_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -62,13 +75,8 @@ EDGE_SCHEMA: dict[str, Any] = {
     "properties": {
         "from": {**_END, "description": "where the wire starts: a batch ref or a card id"},
         "to": {**_END, "description": "where the wire ends: a batch ref or a card id"},
-        "rel": {
-            "type": "string",
-            "maxLength": 80,
-            "description": "the kind of relation (such as depends-on); without one the wire "
-            "is a plain flow arrow, and scrape_board's flows follow runs of those",
-        },
-        "label": {"type": "string", "maxLength": 500, "description": "text on the wire"},
+        "rel": REL_SCHEMA,
+        "label": LABEL_SCHEMA,
         "fromRegion": {
             **_REGION,
             "description": "the part of the start card the wire leaves from, in the card's "

@@ -1,4 +1,5 @@
-"""Who may change a card: one rule for update_cards and for what get cards tells a viewer."""
+"""Who may change a card or a wire: one rule for update_cards and update_edges and for
+what get cards and get edges tell a viewer."""
 
 from __future__ import annotations
 
@@ -25,3 +26,12 @@ def may_patch(principal: Principal, card: CardRecord, patch: dict[str, Any]) -> 
     if card.author != principal.label:
         return False
     return card.layer == "ai" or principal.layer == "human"
+
+
+def may_change_wire(principal: Principal, author: str | None) -> bool:
+    """Who may change a wire's label and relation: the one who drew it, or the owner.
+
+    Anyone who may write the board may remove a wire; removing one drawn by
+    someone else asks for confirmation first (as removing their cards does).
+    """
+    return principal.kind == "owner" or (author is not None and author == principal.label)

@@ -109,6 +109,8 @@ class Ids:
     text_card: int
     spare_card: int
     trashed_card: int
+    edge: int
+    edge_remove: int
     image_card: int
     image_key: str
     checklist: int
@@ -189,6 +191,11 @@ def build(ws: Workspace, tag: str) -> Ids:
         c["id"] for c in ws.call("compose_board", {"board": board, "cards": spare})["cards"]
     )
     ws.call("update_cards", {"remove": [trashed_card]})
+    # Wires for update_edges: one to relabel, one to remove.
+    joined = [{"from": text_card, "to": spare_card, "label": f"{tag} wire"}] * 2
+    edge, edge_remove = (
+        e["id"] for e in ws.call("compose_board", {"board": board, "edges": joined})["edges"]
+    )
     files = [{"name": f"{tag}-shot.png", "data": _png("teal" if tag == HOME_TAG else "navy")}]
     (image,) = ws.call("upload_files", {"board": board, "files": files}, AGENT)["cards"]
     pdf = _pdf_card(ws, board, tag)
@@ -311,6 +318,8 @@ def build(ws: Workspace, tag: str) -> Ids:
         section=section,
         text_card=text_card,
         spare_card=spare_card,
+        edge=edge,
+        edge_remove=edge_remove,
         trashed_card=trashed_card,
         image_card=image["id"],
         image_key=image_key,
@@ -659,6 +668,14 @@ SAMPLES: dict[str, list[Sample]] = {
         # A stale version on their card is 404 too, never 409 with their card's box.
         S(lambda o, h: {"patch": [{"id": o.text_card, "x": 0, "version": 999}]}),
     ],
+    "update_edges": [
+        S(lambda o, h: {"board": o.board, "set": [{"id": o.edge, "label": "x"}]}),
+        S(lambda o, h: {"board": o.board, "remove": [o.edge_remove]}),
+        S(lambda o, h: {"board": h.board, "set": [{"id": o.edge, "label": "x"}]}),
+        S(lambda o, h: {"board": h.board, "remove": [o.edge_remove]}, sane=False),
+        # A stale counter on their wire is 404 too, never 409 with their wire.
+        S(lambda o, h: {"board": h.board, "remove": [o.edge], "edgesRev": 0}, sane=False),
+    ],
     "arrange": [
         S(lambda o, h: {"board": o.board, "mode": "grid"}),
         S(lambda o, h: {"board": h.board, "mode": "grid", "scope": [o.text_card, o.checklist]}),
@@ -811,6 +828,13 @@ SAMPLES: dict[str, list[Sample]] = {
         S(
             lambda o, h: {"kind": "annotations", "board": h.board, "cardId": o.image_card},
             quiet=_FILTER,
+        ),
+    ],
+    "get:edges": [
+        S(lambda o, h: {"kind": "edges", "board": o.board}),
+        S(
+            lambda o, h: {"kind": "edges", "board": h.board, "ids": [o.edge]},
+            quiet="ids not on the board are listed as missing",
         ),
     ],
     "get:cards": [
