@@ -28,8 +28,7 @@ from layoutkit.render._boxes import TextLine, png_size, text_lines
 from layoutkit.render._doc import render_document
 from layoutkit.render._glance import FACES, GLANCE_KEYS, code_digest, face_key
 from layoutkit.render._images import card_blob_base, image_keys, place_blobs
-from layoutkit.render._pdf import PAPERS
-from layoutkit.render._print import PAGINGS, Printed, PrintError, board_pdf, doc_pdf
+from layoutkit.render._paper import PAGINGS, PAPERS, Printed, PrintError
 
 __all__ = [
     "DASHED_RELS",
@@ -218,3 +217,20 @@ def card_text_lines(card: dict, *, max_dim: int = 1600) -> list[TextLine]:
     counted in drawing order), its line in that run, its text and x, y, w, h."""
     _, _, w, h = card_rect(card)
     return text_lines(str(card.get("kind") or ""), card.get("payload"), w, h, max_dim)
+
+
+def board_pdf(board: dict, *, pages: str = "fit", paper: str = "a4") -> Printed:
+    """A board as PDF pages, fitted to one or tiled at print size
+    (:func:`layoutkit.render._print.board_pdf`). The PDF writer is imported here, on
+    the first print, not when the package is."""
+    from layoutkit.render import _print
+
+    return _print.board_pdf(board, pages=pages, paper=paper)
+
+
+def doc_pdf(doc: dict, *, paper: str = "a4", images: Mapping[str, bytes] | None = None) -> Printed:
+    """A document as portrait PDF pages with its headings as the outline
+    (:func:`layoutkit.render._print.doc_pdf`); the writer is imported on first use."""
+    from layoutkit.render import _print
+
+    return _print.doc_pdf(doc, paper=paper, images=images)

@@ -44,8 +44,6 @@ from layoutkit.render._scene import _rgba as rgba
 #: Points per board pixel at print size: CSS's own pixel (1/96 inch), so a card's 14 px
 #: text prints at 10.5 pt, as a browser prints a page at 100 %.
 PT_PER_PX = 0.75
-#: Page sizes in points, portrait (width, height); a board prints landscape.
-PAPERS: dict[str, tuple[float, float]] = {"a4": (595.28, 841.89), "letter": (612.0, 792.0)}
 #: Space around the drawing on every page: 10 mm.
 MARGIN = 28.35
 #: Height of the line under the drawing that numbers a page.

@@ -17,17 +17,16 @@ from typing import Any
 
 import attrs
 
-from layoutkit.errors import EngineError
 from layoutkit.layout.blocks import plain_inline
 from layoutkit.limits import LIMITS, check_limit
 from layoutkit.render._board import HEADER, PAD, board_scene, card_rect
 from layoutkit.render._board import _frame as frame_size
 from layoutkit.render._face_elements import chip_row, element_face
 from layoutkit.render._palette import ACCENT, BOARD, FG, MUTED
+from layoutkit.render._paper import PAGINGS, PAPERS, Printed, PrintError
 from layoutkit.render._pdf import (
     FOOTER,
     MARGIN,
-    PAPERS,
     PT_PER_PX,
     Painter,
     footer,
@@ -39,24 +38,7 @@ from layoutkit.render._safe import element_parts
 from layoutkit.render._scene import Box, Ellipse, Item, Path, Placed, Text, text_run
 from layoutkit.render._scene import _rgba as rgba
 
-#: How a board fills its pages.
-PAGINGS = ("fit", "tile")
 Rect = tuple[float, float, float, float]
-
-
-class PrintError(EngineError):
-    """A print request the engine refuses (an unknown paper or paging)."""
-
-
-@attrs.frozen
-class Printed:
-    """A PDF and what it holds: pages, the points per board pixel it was drawn at, and
-    its outline as (title, level, page) in reading order."""
-
-    pdf: bytes
-    pages: int
-    scale: float
-    outline: tuple[tuple[str, int, int], ...] = ()
 
 
 def _paper(paper: str, *, landscape: bool) -> tuple[float, float]:
