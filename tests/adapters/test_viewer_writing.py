@@ -514,7 +514,9 @@ def test_the_inspector_lists_a_cards_history_and_restores_a_version(api: Api, pa
     page.locator("#inspector [data-role='restore-version']").click()
     _wait(lambda: _card(api, mine).payload["md"] == "The first draft")
     assert _card(api, mine).version == 3
-    # Undo takes the restore back: the rewrite, as a new version.
+    # Undo takes the restore back: the rewrite, as a new version. (The page records the
+    # step once the answer is in, a moment after the database has the write.)
+    _wait(lambda: page.evaluate("document.body.dataset.undo") == "1,0")
     page.locator("#board").focus()
     page.keyboard.press("Control+z")
     _wait(lambda: _card(api, mine).payload["md"] == "A rewrite")
