@@ -22,7 +22,7 @@ import attrs
 import networkx as nx
 import numpy as np
 
-from layoutkit.diagram import ordering
+from layoutkit.diagram import _lp, ordering
 from layoutkit.diagram.hierarchy import Hierarchy, Item
 from layoutkit.diagram.options import OPTIONS, LayoutOptions
 
@@ -199,16 +199,10 @@ def assign_layers(nodes: list[str], arcs: list[tuple[str, str, int]]) -> dict[st
         rhs.append(-float(minlen))
         cost[iv] += 1.0
         cost[iu] -= 1.0
-    # scipy's optimizer takes about half a second to import: a server answers
-    # before any diagram is laid out (offload workers import it as they warm up).
-    from scipy.optimize import linprog
-    from scipy.sparse import coo_matrix
-
-    a = coo_matrix((vals, (rows, cols)), shape=(len(arcs), n)).tocsr()
-    res = linprog(cost, A_ub=a, b_ub=np.array(rhs), bounds=(0, None), method="highs-ds")
-    if not res.success:
+    x = _lp.minimise(cost, rows, cols, vals, rhs)
+    if x is None:
         return _longest_path(nodes, arcs)
-    y = np.rint(res.x).astype(int)
+    y = np.rint(x).astype(int)
     base = int(y.min()) if n else 0
     return {v: int(y[index[v]]) - base for v in nodes}
 

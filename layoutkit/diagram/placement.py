@@ -11,6 +11,7 @@ from typing import Any
 import attrs
 import numpy as np
 
+from layoutkit.diagram import _lp
 from layoutkit.diagram.hierarchy import Hierarchy, Item
 from layoutkit.diagram.options import OPTIONS, LayoutOptions
 
@@ -205,16 +206,10 @@ def assign_x(
         le([(p, 1.0), (q, -1.0)], -gap)
     if nv == 0:  # a diagram with nothing in it: there is nothing to place
         return Placed([], {}, out_off, in_off)
-    # scipy's optimizer takes about half a second to import: a server answers
-    # before any diagram is laid out (offload workers import it as they warm up).
-    from scipy.optimize import linprog
-    from scipy.sparse import coo_matrix
-
-    a_ub = coo_matrix((vals, (rows, cols)), shape=(r, nv)).tocsr()
-    res = linprog(cost, A_ub=a_ub, b_ub=np.array(rhs), bounds=(0, None), method="highs-ds")
-    if not res.success:
-        res = linprog(cost, A_ub=a_ub, b_ub=np.array(rhs), bounds=(0, None), method="highs")
-    sol = np.round(res.x, 3) if res.success else np.zeros(nv)
+    sol = _lp.minimise(cost, rows, cols, vals, rhs)
+    if sol is None:
+        sol = _lp.minimise(cost, rows, cols, vals, rhs, simplex=False)
+    sol = np.round(sol, 3) if sol is not None else np.zeros(nv)
     x = [float(v) for v in sol[:n]]
     frames = {key: (float(sol[sep.left(key)]), float(sol[sep.right(key)])) for key in sep.keys}
     return Placed(x, frames, out_off, in_off)

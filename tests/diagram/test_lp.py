@@ -1,0 +1,134 @@
+"""The layout LPs handed to HiGHS directly reach the optimum scipy's ``linprog`` reached.
+
+Every program the layering and the placement build while laying out the labelled
+bench corpus and generated diagrams (groups, lanes, labels, both directions) is
+solved both ways: the objective must agree, and with the same HiGHS build
+underneath (scipy bundles one) so must the solution, so drawings do not move.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from layoutkit.diagram import _lp, lay_out
+
+CORPUS = Path(__file__).resolve().parents[2] / "benches" / "corpus" / "labelled"
+
+
+def _same_build() -> bool:
+    import highspy
+    from scipy.optimize._highspy import _core as bundled
+
+    def version(m: object) -> tuple[int, int, int]:
+        return (m.HIGHS_VERSION_MAJOR, m.HIGHS_VERSION_MINOR, m.HIGHS_VERSION_PATCH)  # type: ignore[attr-defined]
+
+    return version(highspy) == version(bundled)
+
+
+def _programs(payload: dict, monkeypatch: pytest.MonkeyPatch, **kw: object) -> list[tuple]:
+    """The LPs laying ``payload`` out solves, with the answer each got."""
+    seen: list[tuple] = []
+    real = _lp.minimise
+
+    def spy(cost, rows, cols, vals, rhs, simplex=True):  # type: ignore[no-untyped-def]
+        x = real(cost, rows, cols, vals, rhs, simplex)
+        seen.append((np.array(cost), list(rows), list(cols), list(vals), list(rhs), simplex, x))
+        return x
+
+    with monkeypatch.context() as m:
+        m.setattr(_lp, "minimise", spy)
+        lay_out(payload, **kw)
+    return seen
+
+
+def _check(programs: list[tuple]) -> None:
+    from scipy.optimize import linprog
+    from scipy.sparse import coo_matrix
+
+    exact = _same_build()
+    for cost, rows, cols, vals, rhs, simplex, x in programs:
+        a = coo_matrix((vals, (rows, cols)), shape=(len(rhs), len(cost))).tocsr()
+        method = "highs-ds" if simplex else "highs"
+        res = linprog(cost, A_ub=a, b_ub=np.array(rhs), bounds=(0, None), method=method)
+        assert (x is not None) == res.success
+        if x is None:
+            continue
+        assert float(cost @ x) == pytest.approx(res.fun, rel=1e-9, abs=1e-9)
+        assert np.all(a @ x <= np.array(rhs) + 1e-7) and np.all(x >= -1e-9)
+        if exact:
+            assert np.array_equal(x, res.x)
+
+
+@pytest.mark.parametrize(
+    "name", ["lab_n10_LR_s0", "lab_n10_TD_s1", "lab_n50_TD_s0", "lab_n100_LR_s1"]
+)
+def test_corpus_programs_reach_linprogs_optimum(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    g = json.loads((CORPUS / f"{name}.json").read_text())
+    payload = {
+        "title": name,
+        "dir": g["dir"],
+        "nodes": [{"id": n["id"], "title": n.get("text", "")} for n in g["nodes"]],
+        "edges": [
+            {
+                "from": e["from"],
+                "to": e["to"],
+                **({"label": e["label"]["text"]} if "label" in e else {}),
+            }
+            for e in g["edges"]
+        ],
+    }
+    programs = _programs(payload, monkeypatch)
+    assert len(programs) >= 2  # the layering and the placement
+    _check(programs)
+
+
+@st.composite
+def diagrams(draw: st.DrawFn) -> dict:
+    n = draw(st.integers(2, 14))
+    ids = [f"v{i}" for i in range(n)]
+    grouped = draw(st.lists(st.sampled_from(ids), max_size=n // 2, unique=True))
+    loose = [i for i in ids if i not in grouped]
+    pairs = draw(
+        st.lists(
+            st.tuples(st.sampled_from(ids), st.sampled_from(ids), st.booleans()),
+            max_size=2 * n,
+        )
+    )
+    edges = [{"from": a, "to": b, **({"label": "calls"} if lab else {})} for a, b, lab in pairs]
+    if grouped and draw(st.booleans()):
+        edges.append({"from": loose[0] if loose else grouped[0], "to": "g"})
+    payload: dict = {
+        "title": "generated",
+        "dir": draw(st.sampled_from(["TD", "LR"])),
+        "nodes": [{"id": v, "title": f"Node {v}"} for v in loose],
+        "edges": edges,
+    }
+    if grouped:
+        payload["groups"] = [
+            {"id": "g", "title": "Group", "nodes": [{"id": v, "title": v} for v in grouped]}
+        ]
+    return payload
+
+
+@settings(max_examples=40, deadline=None)
+@given(diagrams())
+def test_generated_programs_reach_linprogs_optimum(payload: dict) -> None:
+    with pytest.MonkeyPatch.context() as mp:
+        _check(_programs(payload, mp))
+
+
+def test_an_infeasible_program_has_no_answer() -> None:
+    # x0 <= -1 with x0 >= 0
+    assert _lp.minimise(np.array([1.0]), [0], [0], [1.0], [-1.0]) is None
+
+
+def test_repeated_entries_add_up() -> None:
+    # min -x0 with 0.5 x0 + 0.5 x0 <= 3: the two halves are one coefficient of 1
+    x = _lp.minimise(np.array([-1.0]), [0, 0], [0, 0], [0.5, 0.5], [3.0])
+    assert x is not None and x[0] == pytest.approx(3.0)
