@@ -1,4 +1,7 @@
-"""The layout LPs handed to HiGHS directly reach the optimum scipy's ``linprog`` reached.
+"""The layout LPs reach the optimum scipy's ``linprog`` reached.
+
+HiGHS called directly (``_lp``) and the network simplex of the layering
+(``layered._NetworkSimplex``) are each held to the LP they replace.
 
 Every program the layering and the placement build while laying out the labelled
 bench corpus and generated diagrams (groups, lanes, labels, both directions) is
@@ -16,9 +19,26 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from layoutkit.diagram import _lp, lay_out
+from layoutkit.diagram import _lp, lay_out, layered
 
 CORPUS = Path(__file__).resolve().parents[2] / "benches" / "corpus" / "labelled"
+
+
+def _payload(g: dict) -> dict:
+    """A labelled corpus graph as a caller sends it: titled nodes, labelled edges."""
+    return {
+        "title": g["name"],
+        "dir": g["dir"],
+        "nodes": [{"id": n["id"], "title": n.get("text", "")} for n in g["nodes"]],
+        "edges": [
+            {
+                "from": e["from"],
+                "to": e["to"],
+                **({"label": e["label"]["text"]} if "label" in e else {}),
+            }
+            for e in g["edges"]
+        ],
+    }
 
 
 def _same_build() -> bool:
@@ -33,6 +53,11 @@ def _same_build() -> bool:
 
 def _programs(payload: dict, monkeypatch: pytest.MonkeyPatch, **kw: object) -> list[tuple]:
     """The LPs laying ``payload`` out solves, with the answer each got."""
+    return _solved(lambda: lay_out(payload, **kw), monkeypatch)
+
+
+def _solved(work: object, monkeypatch: pytest.MonkeyPatch) -> list[tuple]:
+    """The LPs ``work()`` hands to HiGHS, with the answer each got."""
     seen: list[tuple] = []
     real = _lp.minimise
 
@@ -43,7 +68,7 @@ def _programs(payload: dict, monkeypatch: pytest.MonkeyPatch, **kw: object) -> l
 
     with monkeypatch.context() as m:
         m.setattr(_lp, "minimise", spy)
-        lay_out(payload, **kw)
+        work()  # type: ignore[operator]
     return seen
 
 
@@ -69,22 +94,9 @@ def _check(programs: list[tuple]) -> None:
     "name", ["lab_n10_LR_s0", "lab_n10_TD_s1", "lab_n50_TD_s0", "lab_n100_LR_s1"]
 )
 def test_corpus_programs_reach_linprogs_optimum(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    g = json.loads((CORPUS / f"{name}.json").read_text())
-    payload = {
-        "title": name,
-        "dir": g["dir"],
-        "nodes": [{"id": n["id"], "title": n.get("text", "")} for n in g["nodes"]],
-        "edges": [
-            {
-                "from": e["from"],
-                "to": e["to"],
-                **({"label": e["label"]["text"]} if "label" in e else {}),
-            }
-            for e in g["edges"]
-        ],
-    }
+    payload = _payload(json.loads((CORPUS / f"{name}.json").read_text()))
     programs = _programs(payload, monkeypatch)
-    assert len(programs) >= 2  # the layering and the placement
+    assert programs  # the placement (the layering of a small graph is the network simplex's)
     _check(programs)
 
 
@@ -132,3 +144,56 @@ def test_repeated_entries_add_up() -> None:
     # min -x0 with 0.5 x0 + 0.5 x0 <= 3: the two halves are one coefficient of 1
     x = _lp.minimise(np.array([-1.0]), [0, 0], [0, 0], [0.5, 0.5], [3.0])
     assert x is not None and x[0] == pytest.approx(3.0)
+
+
+@st.composite
+def ranked_dags(draw: st.DrawFn) -> tuple[list[str], list[tuple[str, str, int]]]:
+    n = draw(st.integers(1, 40))
+    nodes = [f"v{i}" for i in range(n)]
+    pairs = draw(
+        st.lists(
+            st.tuples(st.integers(0, n - 1), st.integers(0, n - 1), st.sampled_from([1, 1, 2])),
+            max_size=3 * n,
+        )
+    )
+    arcs = [(nodes[min(a, b)], nodes[max(a, b)], k) for a, b, k in pairs if a != b]
+    return nodes, arcs
+
+
+@settings(max_examples=300, deadline=None)
+@given(ranked_dags())
+def test_network_simplex_layers_are_the_lps_layers(case: tuple) -> None:
+    nodes, arcs = case
+    found = layered._NetworkSimplex(nodes, arcs).solve()
+    assert found is not None  # below SPAN nodes the optimum is unique: no tie to refuse
+    box: list[dict] = []
+    with pytest.MonkeyPatch.context() as mp:
+        programs = _solved(lambda: box.append(layered._lp_layers(nodes, arcs)), mp)
+    assert dict(zip(nodes, found, strict=True)) == box[0]
+    _check(programs)  # and the layering LP itself, HiGHS direct against linprog
+
+
+def test_network_simplex_refuses_a_cycle() -> None:
+    arcs = [("a", "b", 1), ("b", "a", 1)]
+    assert layered._NetworkSimplex(["a", "b"], arcs).solve() is None
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in CORPUS.glob("*.json"))[:24])
+def test_corpus_layers_are_the_lps_layers(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every layering the engine asks for while laying out a labelled corpus graph."""
+    g = json.loads((CORPUS / f"{name}.json").read_text())
+    asked: list[tuple] = []
+    real = layered.assign_layers
+
+    def spy(nodes, arcs):  # type: ignore[no-untyped-def]
+        asked.append((list(nodes), list(arcs)))
+        return real(nodes, arcs)
+
+    monkeypatch.setattr(layered, "assign_layers", spy)
+    lay_out(_payload(g))
+    assert asked
+    for nodes, arcs in asked:
+        if arcs and len(nodes) <= layered.SIMPLEX_NODES:
+            found = layered._NetworkSimplex(nodes, arcs).solve()
+            assert found is not None
+            assert dict(zip(nodes, found, strict=True)) == layered._lp_layers(nodes, arcs)
