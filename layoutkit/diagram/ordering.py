@@ -88,6 +88,10 @@ def _exchange_counts(
     return before, after
 
 
+#: Gaps with at most this many segments have their crossings counted pair by pair.
+PAIRWISE_SEGMENTS = 12
+
+
 class _Orderer:
     def __init__(
         self, h: Hierarchy, seed_order: dict[str, int], opts: LayoutOptions = OPTIONS
@@ -109,6 +113,16 @@ class _Orderer:
         self.gaps: list[list[tuple[int, int]]] = [[] for _ in h.layers]
         for a, b, _ in h.segments:
             self.gaps[h.items[a].layer].append((a, b))
+        # Small gaps are counted pair by pair (fewer steps than sorting for a handful
+        # of segments), larger ones by ``bilayer_crossings``; the counts are the same.
+        self.big_gaps = [segs for segs in self.gaps if len(segs) > PAIRWISE_SEGMENTS]
+        self.gap_pairs = [
+            (a, b, c, d)
+            for segs in self.gaps
+            if len(segs) <= PAIRWISE_SEGMENTS
+            for k, (a, b) in enumerate(segs)
+            for c, d in segs[k + 1 :]
+        ]
         self.static = [float(it.comp) for it in h.items]
         self.paths = [it.path for it in h.items]
         self.nested = any(it.path for it in h.items)
@@ -225,9 +239,13 @@ class _Orderer:
 
     def count(self, pos: list[int]) -> int:
         total = 0
-        for segs in self.gaps:
-            if len(segs) > 1:
-                total += bilayer_crossings([(pos[a], pos[b]) for a, b in segs])
+        for segs in self.big_gaps:
+            total += bilayer_crossings([(pos[a], pos[b]) for a, b in segs])
+        for a, b, c, d in self.gap_pairs:
+            # Two segments cross when their ends are in opposite orders; a shared end
+            # makes the product zero, as it never counts.
+            if (pos[a] - pos[c]) * (pos[b] - pos[d]) < 0:
+                total += 1
         return total
 
     def sweep(
@@ -326,7 +344,7 @@ class _Orderer:
                 if stale_lists:
                     layers = [list(layer) for layer in state]
                     stale_lists = False
-                step = self._step(layers, pos, it)
+                step = self._step(state, layers, pos, it)
             else:
                 stale_lists = True
             state, c = step
@@ -340,10 +358,13 @@ class _Orderer:
                 stale += 1
         return best, best_c, spent
 
-    def _step(self, layers: list[list[int]], pos: list[int], it: int) -> tuple[tuple, int]:
-        """Sweep ``it`` and its transposition on ``layers`` (``pos`` is set from them):
-        the order it leaves, and that order's crossings, remembered in ``steps``."""
-        key = (tuple(map(tuple, layers)), it % 4)
+    def _step(
+        self, state: tuple, layers: list[list[int]], pos: list[int], it: int
+    ) -> tuple[tuple, int]:
+        """Sweep ``it`` and its transposition on ``layers`` (which hold ``state``; ``pos``
+        is set from them): the order it leaves and that order's crossings, remembered
+        in ``steps``."""
+        key = (state, it % 4)
         for layer in layers:
             for p, i in enumerate(layer):
                 pos[i] = p
