@@ -89,7 +89,7 @@ def _exchange_counts(
 
 
 #: Gaps with at most this many segments have their crossings counted pair by pair.
-PAIRWISE_SEGMENTS = 12
+PAIRWISE_SEGMENTS = 6
 
 
 class _Orderer:
