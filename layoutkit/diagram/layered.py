@@ -76,22 +76,38 @@ def _dfs_back_edges(nodes: list[str], edges: list[tuple[str, str]]) -> set[int]:
     edges in their order.
 
     Every parallel copy of a back edge is reversed too (self-loops never are)."""
-    # networkx starts a search from each node in insertion order and follows each
-    # node's edges in insertion order; inserting sources first pins the result.
+    # The order networkx's dfs_labeled_edges took when this ran through it (and the
+    # tests hold it to): starts in node order with the sources first, each node's
+    # successors in the order their first edge appears, parallel edges once.
     targets = {b for a, b in edges if a != b}
-    graph = nx.DiGraph()
-    graph.add_nodes_from([v for v in nodes if v not in targets])
-    graph.add_nodes_from(nodes)
-    graph.add_edges_from((a, b) for a, b in edges if a != b)
+    order = dict.fromkeys([*(v for v in nodes if v not in targets), *nodes])
+    succ: dict[str, dict[str, None]] = {v: {} for v in order}
+    for a, b in edges:
+        if a != b:
+            succ.setdefault(a, {})[b] = None
+            succ.setdefault(b, {})
+    visited: set[str] = set()
     open_: set[str] = set()  # nodes on the current depth-first path
     back: set[tuple[str, str]] = set()
-    for u, v, kind in nx.dfs_labeled_edges(graph):
-        if kind == "forward":
-            open_.add(v)
-        elif kind == "reverse":
-            open_.discard(v)
-        elif kind == "nontree" and v in open_:
-            back.add((u, v))
+    for start in succ:
+        if start in visited:
+            continue
+        visited.add(start)
+        open_.add(start)
+        stack = [(start, iter(succ[start]))]
+        while stack:
+            parent, children = stack[-1]
+            for child in children:
+                if child not in visited:
+                    visited.add(child)
+                    open_.add(child)
+                    stack.append((child, iter(succ[child])))
+                    break
+                if child in open_:
+                    back.add((parent, child))
+            else:
+                stack.pop()
+                open_.discard(parent)
     return {k for k, pair in enumerate(edges) if pair in back}
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 
+import networkx as nx
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -65,6 +66,40 @@ def test_cycle_breaking_searches_from_the_sources_and_reverses_every_parallel_ba
     assert layered.break_cycles(["c", "b", "a"], edges) == {2, 3}
     # With no source at all, the first node in the given order starts.
     assert layered.break_cycles(["y", "x"], [("x", "y"), ("y", "x")]) == {0}
+
+
+def _networkx_back_edges(nodes: list[str], edges: list[tuple[str, str]]) -> set[int]:
+    """The back edges as networkx's depth-first search labels them (the reference)."""
+    targets = {b for a, b in edges if a != b}
+    graph = nx.DiGraph()
+    graph.add_nodes_from([v for v in nodes if v not in targets])
+    graph.add_nodes_from(nodes)
+    graph.add_edges_from((a, b) for a, b in edges if a != b)
+    open_: set[str] = set()
+    back: set[tuple[str, str]] = set()
+    for u, v, kind in nx.dfs_labeled_edges(graph):
+        if kind == "forward":
+            open_.add(v)
+        elif kind == "reverse":
+            open_.discard(v)
+        elif kind == "nontree" and v in open_:
+            back.add((u, v))
+    return {k for k, pair in enumerate(edges) if pair in back}
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(1, 12).flatmap(
+        lambda n: st.tuples(
+            st.permutations([f"v{i}" for i in range(n)]),
+            st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=3 * n),
+        )
+    )
+)
+def test_depth_first_back_edges_are_networkxs(case: tuple) -> None:
+    nodes, pairs = case
+    edges = [(f"v{a}", f"v{b}") for a, b in pairs]
+    assert layered._dfs_back_edges(list(nodes), edges) == _networkx_back_edges(list(nodes), edges)
 
 
 def test_longest_path_layers_follow_the_longest_chain() -> None:
