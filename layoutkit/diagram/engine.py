@@ -9,7 +9,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import attrs
-import networkx as nx
 
 from layoutkit.diagram import layered, placement, sequence_layout
 from layoutkit.diagram.findings import composition_findings, count_crossings_orth
@@ -157,6 +156,8 @@ class _GroupExits:
         self.leaves = {gid: _leaves(model, gid) for gid in model.groups}
         # Edges as laid out (a group's tail: all its leaves, its head: its first leaf),
         # each marked with the groups it enters, so the walk can skip a group's entry.
+        import networkx as nx  # only diagrams with edges into groups come here
+
         self.graph = nx.DiGraph()
         for e in model.edges:
             a, b = e["from"], e["to"]
@@ -177,6 +178,8 @@ class _GroupExits:
         onward = {e["from"] for e in model.edges if e["from"] in inside and e["to"] in inside}
         ends = [v for v in inside if v not in onward] or list(inside)
         leaf = max(ends, key=lambda v: model.nodes[v].order)
+        import networkx as nx
+
         walk = nx.subgraph_view(
             self.graph, filter_edge=lambda u, v: self.graph[u][v]["into"] != {gid}
         )
@@ -716,15 +719,31 @@ def _components(ids: list[str], edges: list[tuple[str, str]], model: Model) -> d
     if model.lanes:
         # Lanes already separate the drawing into bands; components stay inside them.
         return dict.fromkeys(ids, 0)
-    graph = nx.Graph()
-    graph.add_nodes_from(ids)
-    graph.add_edges_from(edges)
+    # Union-find: networkx (a tenth of a second to import) is not needed for this.
+    root = {v: v for v in ids}
+
+    def find(v: str) -> str:
+        while root[v] != v:
+            root[v] = root[root[v]]
+            v = root[v]
+        return v
+
+    def join(pairs: Any) -> None:
+        for a, b in pairs:
+            ra, rb = find(root.setdefault(a, a)), find(root.setdefault(b, b))
+            if ra != rb:
+                root[ra] = rb
+
+    join(edges)
     # Nodes sharing a group stay in one component so frames are not torn apart.
     for grp in model.groups.values():
         members = [n.id for n in model.nodes.values() if n.path[: len(grp["path"])] == grp["path"]]
-        graph.add_edges_from(itertools.pairwise(members))
+        join(itertools.pairwise(members))
+    parts: dict[str, list[str]] = defaultdict(list)
+    for v in list(root):
+        parts[find(v)].append(v)
     order = {v: model.nodes[v].order for v in ids}
-    comps = [(min(c, key=order.__getitem__), c) for c in nx.connected_components(graph)]
+    comps = [(min(c, key=order.__getitem__), c) for c in parts.values()]
     comps.sort(key=lambda fc: order[fc[0]])
     number = {v: k for k, (_, members) in enumerate(comps) for v in members}
     return {v: number[v] for v in ids}

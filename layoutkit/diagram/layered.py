@@ -19,7 +19,6 @@ import itertools
 from typing import Any
 
 import attrs
-import networkx as nx
 import numpy as np
 
 from layoutkit.diagram import _lp, ordering
@@ -400,6 +399,8 @@ class _NetworkSimplex:
 
 def _longest_path(nodes: list[str], arcs: list[tuple[str, str, int]]) -> dict[str, int]:
     """Each node as low as its longest chain of ``minlen`` steps from a source allows."""
+    import networkx as nx  # only when the LP fails: a diagram need not pay its import
+
     graph = nx.DiGraph()
     graph.add_nodes_from(nodes)
     for u, v, m in arcs:
