@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 from typing import Any
 
@@ -127,6 +128,36 @@ def composition_findings(geo: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+#: Drawings with at most this many route points have their crossings counted by a
+#: plain loop over pairs of pieces (``_count_crossings_small``): numpy's and the
+#: STRtree's per-call costs outweigh the pairs there. Both count the same.
+SMALL_DRAWING_POINTS = 120
+
+
+def _count_crossings_small(edges: list[dict[str, Any]], ends: list[tuple[int, int]]) -> int:
+    """``count_crossings_orth`` pair by pair: a horizontal and a vertical piece meet when
+    each spans the other's line (ends included); one meeting per edge pair and rounded
+    point counts once."""
+    flats: list[tuple[float, float, float, int]] = []
+    talls: list[tuple[float, float, float, int]] = []
+    for k, e in enumerate(edges):
+        for (x0, y0), (x1, y1) in itertools.pairwise(e["points"]):
+            dx, dy = abs(x0 - x1), abs(y0 - y1)
+            if dy < 1e-9 and dx > 1e-9:
+                flats.append((min(x0, x1), max(x0, x1), y0, k))
+            elif dx < 1e-9 and dy > 1e-9:
+                talls.append((x0, min(y0, y1), max(y0, y1), k))
+    found = set()
+    for hx0, hx1, hy, hk in flats:
+        ha, hb = ends[hk]
+        for vx, vy0, vy1, vk in talls:
+            if hx0 <= vx <= hx1 and vy0 <= hy <= vy1 and vk != hk:
+                va, vb = ends[vk]
+                if ha != va and ha != vb and hb != va and hb != vb:
+                    found.add((min(hk, vk), max(hk, vk), round(vx), round(hy)))
+    return len(found)
+
+
 def count_crossings_orth(edges: list[dict[str, Any]]) -> int:
     """Crossings between axis-aligned segments of edges that share no end.
 
@@ -145,6 +176,8 @@ def count_crossings_orth(edges: list[dict[str, Any]]) -> int:
         owner += [k] * len(e["points"])
     if len(pts) < 2:
         return 0
+    if len(pts) <= SMALL_DRAWING_POINTS:
+        return _count_crossings_small(edges, ends)
     p_all = np.array(pts, dtype=float)
     own = np.array(owner, dtype=np.int64)
     p, q = p_all[:-1], p_all[1:]

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from layoutkit.diagram import LayoutOptions, lay_out, layered
+from layoutkit.diagram import LayoutOptions, findings, lay_out, layered
 from layoutkit.diagram.findings import (
     _overlap,
     _overlapping_pairs,
@@ -195,9 +195,12 @@ def orthogonal_edges(draw: st.DrawFn) -> list[dict]:
 
 
 @settings(max_examples=150, deadline=None)
-@given(orthogonal_edges())
-def test_crossing_count_matches_all_pairs(edges: list[dict]) -> None:
-    assert count_crossings_orth(edges) == _brute_crossings(edges)
+@given(orthogonal_edges(), st.sampled_from([0, findings.SMALL_DRAWING_POINTS]))
+def test_crossing_count_matches_all_pairs(edges: list[dict], small: int) -> None:
+    # Both ways of counting: the STRtree (``small`` 0) and the pair loop of small drawings.
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(findings, "SMALL_DRAWING_POINTS", small)
+        assert count_crossings_orth(edges) == _brute_crossings(edges)
 
 
 @settings(deadline=None)
