@@ -20,6 +20,28 @@ def _overlap(a: tuple, b: tuple, eps: float = 0.5) -> bool:
     return a[0] < b[2] - eps and b[0] < a[2] - eps and a[1] < b[3] - eps and b[1] < a[3] - eps
 
 
+#: Up to this many (route, node) pairs, and for routes of horizontal and vertical
+#: pieces only, findings test each pair directly instead of building shapely
+#: geometries and an STRtree, whose per-call costs outweigh the pairs there.
+SMALL_PAIRS = 400
+
+
+def _all_axis_aligned(routed: list[dict[str, Any]]) -> bool:
+    """Every piece of every route is horizontal or vertical, and not a point."""
+    return all(
+        (p[0] == q[0]) != (p[1] == q[1]) for e in routed for p, q in itertools.pairwise(e["points"])
+    )
+
+
+def _piece_enters(p: Any, q: Any, box: tuple[float, float, float, float]) -> bool:
+    """A horizontal or vertical piece reaches the open box: shapely's "intersects and
+    does not only touch" for such a piece (the line's interior meets the box's)."""
+    x0, y0, x1, y1 = box
+    if p[1] == q[1]:
+        return y0 < p[1] < y1 and min(p[0], q[0]) < x1 and max(p[0], q[0]) > x0
+    return x0 < p[0] < x1 and min(p[1], q[1]) < y1 and max(p[1], q[1]) > y0
+
+
 def _edges_through_nodes(
     edges: list[dict[str, Any]], rects: list[tuple[str, tuple]], by_x: list[int]
 ) -> list[dict[str, Any]]:
@@ -39,17 +61,23 @@ def _edges_through_nodes(
     routed = [e for e in edges if len(e["points"]) >= 2]
     if not inner or not routed:
         return []
-    boxes = shapely.box(*np.array([b for _, b in inner], dtype=float).T)
-    lines = shapely.linestrings(
-        np.array([p for e in routed for p in e["points"]], dtype=float),
-        indices=np.repeat(np.arange(len(routed)), [len(e["points"]) for e in routed]),
-    )
-    line_at, box_at = shapely.STRtree(boxes).query(lines, predicate="intersects")
-    enters = ~shapely.touches(lines[line_at], boxes[box_at])
     rank = {j: k for k, j in enumerate(by_x)}
     hits: dict[int, list[int]] = defaultdict(list)
-    for k, b in zip(line_at[enters].tolist(), box_at[enters].tolist(), strict=True):
-        hits[k].append(inner[b][0])
+    if len(routed) * len(inner) <= SMALL_PAIRS and _all_axis_aligned(routed):
+        for k, e in enumerate(routed):
+            for j, box in inner:
+                if any(_piece_enters(p, q, box) for p, q in itertools.pairwise(e["points"])):
+                    hits[k].append(j)
+    else:
+        boxes = shapely.box(*np.array([b for _, b in inner], dtype=float).T)
+        lines = shapely.linestrings(
+            np.array([p for e in routed for p in e["points"]], dtype=float),
+            indices=np.repeat(np.arange(len(routed)), [len(e["points"]) for e in routed]),
+        )
+        line_at, box_at = shapely.STRtree(boxes).query(lines, predicate="intersects")
+        enters = ~shapely.touches(lines[line_at], boxes[box_at])
+        for k, b in zip(line_at[enters].tolist(), box_at[enters].tolist(), strict=True):
+            hits[k].append(inner[b][0])
     out: list[dict[str, Any]] = []
     for k in sorted(hits):
         e = routed[k]
@@ -76,6 +104,14 @@ def _overlapping_pairs(rects: list[tuple[str, tuple]], by_x: list[int]) -> list[
     boxes at one x costs no more than a row of them."""
     if len(rects) < 2:
         return []
+    if len(rects) ** 2 <= SMALL_PAIRS:
+        # In left-to-right rank order, as the sort below leaves the STRtree's pairs.
+        return [
+            (i, j)
+            for a, i in enumerate(by_x)
+            for j in by_x[a + 1 :]
+            if _overlap(rects[i][1], rects[j][1])
+        ]
     boxes = shapely.box(*np.array([r for _, r in rects], dtype=float).T)
     first, second = shapely.STRtree(boxes).query(boxes, predicate="intersects")
     rank = {j: k for k, j in enumerate(by_x)}
