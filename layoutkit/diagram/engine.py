@@ -34,6 +34,35 @@ def _r(v: float) -> float:
     return round(float(v), 2) + 0.0
 
 
+_ATOMS = (str, int, float, bool, type(None))
+
+
+def _deep_copy(value: Any, memo: dict[int, Any]) -> Any:
+    """``copy.deepcopy`` with the JSON shapes a payload is made of done inline: plain
+    dicts and lists copied (a list or dict met twice is copied once, as deepcopy
+    does), strings and numbers shared; anything else goes to deepcopy with the same
+    memo. A 10-node payload's copy took a tenth of a millisecond in deepcopy."""
+    kind = type(value)
+    if kind in _ATOMS:
+        return value
+    if kind is dict:
+        if id(value) in memo:
+            return memo[id(value)]
+        out: dict[Any, Any] = {}
+        memo[id(value)] = out
+        for k, v in value.items():
+            out[_deep_copy(k, memo)] = _deep_copy(v, memo)
+        return out
+    if kind is list:
+        if id(value) in memo:
+            return memo[id(value)]
+        copied: list[Any] = []
+        memo[id(value)] = copied
+        copied.extend(_deep_copy(v, memo) for v in value)
+        return copied
+    return copy.deepcopy(value, memo)
+
+
 def lay_out(
     payload: dict[str, Any],
     *,
@@ -57,7 +86,7 @@ def lay_out(
     e.g. to lay out a graph whose node sizes another engine was given.
     """
     opts = OPTIONS if options is None else options
-    out = {k: copy.deepcopy(v) for k, v in payload.items() if k not in SERVER_OWNED}
+    out = {k: _deep_copy(v, {}) for k, v in payload.items() if k not in SERVER_OWNED}
     quality = out.pop("quality", None)
     if not (out.get("nodes") or out.get("groups") or out.get("lanes")) and isinstance(
         out.get("diagram_text"), str
