@@ -65,8 +65,14 @@ def _edges_through_nodes(
     hits: dict[int, list[int]] = defaultdict(list)
     if len(routed) * len(inner) <= SMALL_PAIRS and _all_axis_aligned(routed):
         for k, e in enumerate(routed):
+            pts = e["points"]
+            left, right = min(p[0] for p in pts), max(p[0] for p in pts)
+            top, bottom = min(p[1] for p in pts), max(p[1] for p in pts)
             for j, box in inner:
-                if any(_piece_enters(p, q, box) for p, q in itertools.pairwise(e["points"])):
+                # A route whose extent stays off the open box has no piece in it.
+                if right <= box[0] or left >= box[2] or bottom <= box[1] or top >= box[3]:
+                    continue
+                if any(_piece_enters(p, q, box) for p, q in itertools.pairwise(pts)):
                     hits[k].append(j)
     else:
         boxes = shapely.box(*np.array([b for _, b in inner], dtype=float).T)
