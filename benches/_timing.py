@@ -91,6 +91,13 @@ def once(fn: Callable[[], Any]) -> tuple[Any, Timing]:
     return box[0], timing
 
 
+def machine_load() -> str:
+    """The 1-, 5- and 15-minute load averages and the core count, to print beside figures
+    taken on a shared machine."""
+    one, five, fifteen = os.getloadavg()
+    return f"load {one:.2f} / {five:.2f} / {fifteen:.2f} on {os.cpu_count()} cores"
+
+
 def table(title: str, header: list[str], rows: list[list[str]]) -> None:
     """A left-aligned plain-text table under ``title``."""
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]

@@ -17,6 +17,10 @@ alone on the same payload. Wall and CPU time side by side.
 A synthetic set (groups, lanes, ports, labels) checks containment
 and label collisions.
 
+The small set (first) times the 10-node bucket beside Graphviz dot in this process
+(libgvc's ``gvLayout``, CPU and wall, rounds interleaved, machine load printed), and
+a fresh ``dot -Tjson`` against a fresh ``python -c`` laying the same graph out.
+
 Two corpora of this folder (``benches/corpus``, written by ``make_corpora.py``)
 sit beside ELK and dot from the same harness, run on those folders (their rows
 files by ``--labelled-anchors`` / ``--dense-anchors``):
@@ -41,12 +45,22 @@ import random
 import re
 import statistics
 import sys
+import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from _timing import CALLER, ENGINE, TIMING_HEADER, measure, once, table, workspaces  # noqa: E402
+from _timing import (  # noqa: E402
+    CALLER,
+    ENGINE,
+    TIMING_HEADER,
+    machine_load,
+    measure,
+    once,
+    table,
+    workspaces,
+)
 
 from layoutkit import limits  # noqa: E402
 from layoutkit.diagram import LayoutOptions, lay_out, layered  # noqa: E402
@@ -99,8 +113,8 @@ def main() -> None:
     ap.add_argument("--caller-reps", type=int, default=5)
     ap.add_argument(
         "--sets",
-        default="corpus,caller,synthetic,components,labelled,dense",
-        help="comma-separated: corpus, caller, synthetic, components, labelled, dense",
+        default="small,corpus,caller,synthetic,components,labelled,dense",
+        help="comma-separated: small, corpus, caller, synthetic, components, labelled, dense",
     )
     ap.add_argument("--labelled-anchors", help="rows.jsonl of the harness on corpus/labelled")
     ap.add_argument("--dense-anchors", help="rows.jsonl of the harness on corpus/dense")
@@ -115,6 +129,8 @@ def main() -> None:
 
     files = sorted((shared / "corpus" / "graphs").glob("*/*.json"))
     files = [f for f in files if re.search(a.filter, f.name)]
+    if "small" in sets:
+        small_set(files, harness, max(a.reps, 20))
     if "corpus" not in sets:
         files = []
     rows = []
@@ -171,6 +187,157 @@ def main() -> None:
 
 
 HERE = Path(__file__).resolve().parent
+
+
+def small_set(files: list[Path], harness: Path, rounds: int) -> None:
+    """The 10-node bucket beside Graphviz dot, both timed in this process, rounds interleaved.
+
+    dot runs through libgvc (``gvLayout``, as the harness's dot runner times it) on
+    the harness's DOT text of the same graph (same node boxes and spacing), so its
+    CPU and ours are ``time.process_time`` of one process, a round of each in turn,
+    and load moves both alike. A second table times a fresh process each: the
+    ``dot -Tjson`` CLI against ``python -c`` importing layoutkit and laying the same
+    graph out, CPU from the children's resource usage.
+    """
+    import ctypes
+    import ctypes.util
+    import os
+    import resource
+    import shutil
+    import subprocess
+    import time
+
+    gvc_name, cg_name = ctypes.util.find_library("gvc"), ctypes.util.find_library("cgraph")
+    if not gvc_name or not cg_name or not shutil.which("dot"):
+        print("small set skipped: Graphviz (libgvc and dot) not installed\n")
+        return
+    sys.path.insert(0, str(harness / "runners"))
+    from dot_runner import to_dot  # the harness's DOT text: spacing, boxes, no labels
+
+    gvc_lib, cg = ctypes.CDLL(gvc_name), ctypes.CDLL(cg_name)
+    gvc_lib.gvContext.restype = ctypes.c_void_p
+    cg.agmemread.restype = ctypes.c_void_p
+    cg.agmemread.argtypes = [ctypes.c_char_p]
+    cg.agclose.argtypes = [ctypes.c_void_p]
+    gvc_lib.gvLayout.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p]
+    gvc_lib.gvFreeLayout.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    gvc = gvc_lib.gvContext()
+
+    def dot_round(src: bytes) -> tuple[float, float]:
+        graph = cg.agmemread(src)
+        w0, c0 = time.perf_counter(), time.process_time()
+        if gvc_lib.gvLayout(gvc, graph, b"dot") != 0:
+            raise RuntimeError("gvLayout failed")
+        cpu, wall = time.process_time() - c0, time.perf_counter() - w0
+        gvc_lib.gvFreeLayout(gvc, graph)
+        cg.agclose(graph)
+        return wall * 1000, cpu * 1000
+
+    def ours_round(g: dict) -> tuple[float, float]:
+        w0, c0 = time.perf_counter(), time.process_time()
+        layout_graph(g)
+        return (time.perf_counter() - w0) * 1000, (time.process_time() - c0) * 1000
+
+    graphs = [json.loads(f.read_text()) for f in files]
+    graphs = [g for g in graphs if bucket(len(g["nodes"])) == 10]
+    if not graphs:
+        return
+    load_before = machine_load()
+    rows = []
+    ratios_cpu, ratios_wall = [], []
+    for g in graphs:
+        src = to_dot(g).encode()
+        dot_round(src), ours_round(g)  # warm both: libraries loaded, first-call caches
+        dw, dc, ow, oc = [], [], [], []
+        for _ in range(rounds):
+            w, c = dot_round(src)
+            dw.append(w)
+            dc.append(c)
+            w, c = ours_round(g)
+            ow.append(w)
+            oc.append(c)
+        med = [statistics.median(v) for v in (ow, oc, dw, dc)]
+        ratios_wall.append(med[0] / med[2])
+        ratios_cpu.append(med[1] / max(med[3], 1e-3))
+        rows.append(
+            [
+                g["name"],
+                str(len(g["nodes"])),
+                str(len(g["edges"])),
+                *(f"{v:.2f}" for v in med[:2]),
+                *(f"{v:.3f}" for v in med[2:]),
+                f"{ratios_cpu[-1]:.1f}",
+                f"{ratios_wall[-1]:.1f}",
+            ]
+        )
+    table(
+        f"Small diagrams (corpus bucket 10: {len(graphs)} graphs of 10-20 nodes), {ENGINE}: "
+        f"layoutkit lay_out vs Graphviz dot's gvLayout, both in this process, {rounds} "
+        f"interleaved rounds, medians; target ours / dot CPU <= 5. {load_before} before, "
+        f"{machine_load()} after",
+        [
+            "graph",
+            "nodes",
+            "edges",
+            "lk wall ms",
+            "lk cpu ms",
+            "dot wall ms",
+            "dot cpu ms",
+            "lk/dot cpu",
+            "lk/dot wall",
+        ],
+        rows,
+    )
+    print(
+        f"median over graphs: ours / dot CPU {statistics.median(ratios_cpu):.1f}x "
+        f"(range {min(ratios_cpu):.1f}-{max(ratios_cpu):.1f}), wall "
+        f"{statistics.median(ratios_wall):.1f}x"
+    )
+
+    # A fresh process each: what a one-shot command costs, imports included.
+    g = sorted(graphs, key=lambda g: len(g["nodes"]))[len(graphs) // 2]
+    with tempfile.TemporaryDirectory() as tmp:
+        gv = Path(tmp) / "g.gv"
+        gv.write_text(to_dot(g))
+        gj = Path(tmp) / "g.json"
+        gj.write_text(json.dumps(g))
+        env = {**os.environ, "PYTHONPATH": str(REPO)}
+        # The engine's own imports only (this bench's module pulls in the service).
+        script = (
+            "import json, sys\n"
+            "from layoutkit.diagram import LayoutOptions, lay_out\n"
+            "g = json.load(open(sys.argv[1]))\n"
+            "sizes = {n['id']: (n['w'], n['h']) for n in g['nodes']}\n"
+            "payload = {'title': g['name'], 'dir': g['dir'], "
+            "'nodes': [{'id': n['id'], 'title': ''} for n in g['nodes']], "
+            "'edges': [{'from': e['from'], 'to': e['to']} for e in g['edges']]}\n"
+            "lay_out(payload, options=LayoutOptions(layer_gap=60.0, node_gap=40.0), "
+            "node_sizes=sizes)\n"
+        )
+        commands = {
+            "dot -Tjson": ["dot", "-Tjson", str(gv)],
+            "python -c lay_out": [sys.executable, "-c", script, str(gj)],
+        }
+        fresh: dict[str, list[tuple[float, float]]] = {k: [] for k in commands}
+        for _ in range(max(3, rounds // 4)):
+            for name, argv in commands.items():
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                w0 = time.perf_counter()
+                subprocess.run(argv, capture_output=True, check=True, env=env)
+                wall = (time.perf_counter() - w0) * 1000
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpu = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000
+                fresh[name].append((wall, cpu))
+    med = {k: [statistics.median(x[i] for x in v) for i in (0, 1)] for k, v in fresh.items()}
+    lk, dt = med["python -c lay_out"], med["dot -Tjson"]
+    table(
+        f"Fresh process per layout ({g['name']}, {len(g['nodes'])} nodes): interpreter, "
+        f"imports and one layout against the dot CLI; {machine_load()}",
+        ["command", "wall med ms", "cpu med ms"],
+        [[k, f"{v[0]:.1f}", f"{v[1]:.1f}"] for k, v in med.items()]
+        + [["ours / dot", f"{lk[0] / dt[0]:.1f}x", f"{lk[1] / max(dt[1], 1e-3):.1f}x"]],
+    )
+    print()
 
 
 def _rows(path: str | None) -> list[dict]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 from typing import Any
 
@@ -17,6 +18,28 @@ def _rect(b: dict[str, float]) -> tuple[float, float, float, float]:
 
 def _overlap(a: tuple, b: tuple, eps: float = 0.5) -> bool:
     return a[0] < b[2] - eps and b[0] < a[2] - eps and a[1] < b[3] - eps and b[1] < a[3] - eps
+
+
+#: Up to this many (route, node) pairs, and for routes of horizontal and vertical
+#: pieces only, findings test each pair directly instead of building shapely
+#: geometries and an STRtree, whose per-call costs outweigh the pairs there.
+SMALL_PAIRS = 400
+
+
+def _all_axis_aligned(routed: list[dict[str, Any]]) -> bool:
+    """Every piece of every route is horizontal or vertical, and not a point."""
+    return all(
+        (p[0] == q[0]) != (p[1] == q[1]) for e in routed for p, q in itertools.pairwise(e["points"])
+    )
+
+
+def _piece_enters(p: Any, q: Any, box: tuple[float, float, float, float]) -> bool:
+    """A horizontal or vertical piece reaches the open box: shapely's "intersects and
+    does not only touch" for such a piece (the line's interior meets the box's)."""
+    x0, y0, x1, y1 = box
+    if p[1] == q[1]:
+        return y0 < p[1] < y1 and min(p[0], q[0]) < x1 and max(p[0], q[0]) > x0
+    return x0 < p[0] < x1 and min(p[1], q[1]) < y1 and max(p[1], q[1]) > y0
 
 
 def _edges_through_nodes(
@@ -38,17 +61,29 @@ def _edges_through_nodes(
     routed = [e for e in edges if len(e["points"]) >= 2]
     if not inner or not routed:
         return []
-    boxes = shapely.box(*np.array([b for _, b in inner], dtype=float).T)
-    lines = shapely.linestrings(
-        np.array([p for e in routed for p in e["points"]], dtype=float),
-        indices=np.repeat(np.arange(len(routed)), [len(e["points"]) for e in routed]),
-    )
-    line_at, box_at = shapely.STRtree(boxes).query(lines, predicate="intersects")
-    enters = ~shapely.touches(lines[line_at], boxes[box_at])
     rank = {j: k for k, j in enumerate(by_x)}
     hits: dict[int, list[int]] = defaultdict(list)
-    for k, b in zip(line_at[enters].tolist(), box_at[enters].tolist(), strict=True):
-        hits[k].append(inner[b][0])
+    if len(routed) * len(inner) <= SMALL_PAIRS and _all_axis_aligned(routed):
+        for k, e in enumerate(routed):
+            pts = e["points"]
+            left, right = min(p[0] for p in pts), max(p[0] for p in pts)
+            top, bottom = min(p[1] for p in pts), max(p[1] for p in pts)
+            for j, box in inner:
+                # A route whose extent stays off the open box has no piece in it.
+                if right <= box[0] or left >= box[2] or bottom <= box[1] or top >= box[3]:
+                    continue
+                if any(_piece_enters(p, q, box) for p, q in itertools.pairwise(pts)):
+                    hits[k].append(j)
+    else:
+        boxes = shapely.box(*np.array([b for _, b in inner], dtype=float).T)
+        lines = shapely.linestrings(
+            np.array([p for e in routed for p in e["points"]], dtype=float),
+            indices=np.repeat(np.arange(len(routed)), [len(e["points"]) for e in routed]),
+        )
+        line_at, box_at = shapely.STRtree(boxes).query(lines, predicate="intersects")
+        enters = ~shapely.touches(lines[line_at], boxes[box_at])
+        for k, b in zip(line_at[enters].tolist(), box_at[enters].tolist(), strict=True):
+            hits[k].append(inner[b][0])
     out: list[dict[str, Any]] = []
     for k in sorted(hits):
         e = routed[k]
@@ -75,6 +110,14 @@ def _overlapping_pairs(rects: list[tuple[str, tuple]], by_x: list[int]) -> list[
     boxes at one x costs no more than a row of them."""
     if len(rects) < 2:
         return []
+    if len(rects) ** 2 <= SMALL_PAIRS:
+        # In left-to-right rank order, as the sort below leaves the STRtree's pairs.
+        return [
+            (i, j)
+            for a, i in enumerate(by_x)
+            for j in by_x[a + 1 :]
+            if _overlap(rects[i][1], rects[j][1])
+        ]
     boxes = shapely.box(*np.array([r for _, r in rects], dtype=float).T)
     first, second = shapely.STRtree(boxes).query(boxes, predicate="intersects")
     rank = {j: k for k, j in enumerate(by_x)}
@@ -127,6 +170,36 @@ def composition_findings(geo: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+#: Drawings with at most this many route points have their crossings counted by a
+#: plain loop over pairs of pieces (``_count_crossings_small``): numpy's and the
+#: STRtree's per-call costs outweigh the pairs there. Both count the same.
+SMALL_DRAWING_POINTS = 120
+
+
+def _count_crossings_small(edges: list[dict[str, Any]], ends: list[tuple[int, int]]) -> int:
+    """``count_crossings_orth`` pair by pair: a horizontal and a vertical piece meet when
+    each spans the other's line (ends included); one meeting per edge pair and rounded
+    point counts once."""
+    flats: list[tuple[float, float, float, int]] = []
+    talls: list[tuple[float, float, float, int]] = []
+    for k, e in enumerate(edges):
+        for (x0, y0), (x1, y1) in itertools.pairwise(e["points"]):
+            dx, dy = abs(x0 - x1), abs(y0 - y1)
+            if dy < 1e-9 and dx > 1e-9:
+                flats.append((min(x0, x1), max(x0, x1), y0, k))
+            elif dx < 1e-9 and dy > 1e-9:
+                talls.append((x0, min(y0, y1), max(y0, y1), k))
+    found = set()
+    for hx0, hx1, hy, hk in flats:
+        ha, hb = ends[hk]
+        for vx, vy0, vy1, vk in talls:
+            if hx0 <= vx <= hx1 and vy0 <= hy <= vy1 and vk != hk:
+                va, vb = ends[vk]
+                if ha != va and ha != vb and hb != va and hb != vb:
+                    found.add((min(hk, vk), max(hk, vk), round(vx), round(hy)))
+    return len(found)
+
+
 def count_crossings_orth(edges: list[dict[str, Any]]) -> int:
     """Crossings between axis-aligned segments of edges that share no end.
 
@@ -145,6 +218,8 @@ def count_crossings_orth(edges: list[dict[str, Any]]) -> int:
         owner += [k] * len(e["points"])
     if len(pts) < 2:
         return 0
+    if len(pts) <= SMALL_DRAWING_POINTS:
+        return _count_crossings_small(edges, ends)
     p_all = np.array(pts, dtype=float)
     own = np.array(owner, dtype=np.int64)
     p, q = p_all[:-1], p_all[1:]

@@ -19,10 +19,9 @@ import itertools
 from typing import Any
 
 import attrs
-import networkx as nx
 import numpy as np
 
-from layoutkit.diagram import ordering
+from layoutkit.diagram import _lp, ordering
 from layoutkit.diagram.hierarchy import Hierarchy, Item
 from layoutkit.diagram.options import OPTIONS, LayoutOptions
 
@@ -76,22 +75,38 @@ def _dfs_back_edges(nodes: list[str], edges: list[tuple[str, str]]) -> set[int]:
     edges in their order.
 
     Every parallel copy of a back edge is reversed too (self-loops never are)."""
-    # networkx starts a search from each node in insertion order and follows each
-    # node's edges in insertion order; inserting sources first pins the result.
+    # The order networkx's dfs_labeled_edges took when this ran through it (and the
+    # tests hold it to): starts in node order with the sources first, each node's
+    # successors in the order their first edge appears, parallel edges once.
     targets = {b for a, b in edges if a != b}
-    graph = nx.DiGraph()
-    graph.add_nodes_from([v for v in nodes if v not in targets])
-    graph.add_nodes_from(nodes)
-    graph.add_edges_from((a, b) for a, b in edges if a != b)
+    order = dict.fromkeys([*(v for v in nodes if v not in targets), *nodes])
+    succ: dict[str, dict[str, None]] = {v: {} for v in order}
+    for a, b in edges:
+        if a != b:
+            succ.setdefault(a, {})[b] = None
+            succ.setdefault(b, {})
+    visited: set[str] = set()
     open_: set[str] = set()  # nodes on the current depth-first path
     back: set[tuple[str, str]] = set()
-    for u, v, kind in nx.dfs_labeled_edges(graph):
-        if kind == "forward":
-            open_.add(v)
-        elif kind == "reverse":
-            open_.discard(v)
-        elif kind == "nontree" and v in open_:
-            back.add((u, v))
+    for start in succ:
+        if start in visited:
+            continue
+        visited.add(start)
+        open_.add(start)
+        stack = [(start, iter(succ[start]))]
+        while stack:
+            parent, children = stack[-1]
+            for child in children:
+                if child not in visited:
+                    visited.add(child)
+                    open_.add(child)
+                    stack.append((child, iter(succ[child])))
+                    break
+                if child in open_:
+                    back.add((parent, child))
+            else:
+                stack.pop()
+                open_.discard(parent)
     return {k for k, pair in enumerate(edges) if pair in back}
 
 
@@ -180,15 +195,26 @@ def _hierarchy_estimate(nodes: list[str], edges: list[tuple[str, str]], rev: set
 
 
 def assign_layers(nodes: list[str], arcs: list[tuple[str, str, int]]) -> dict[str, int]:
-    """Layer per node minimising the total edge span (the network-simplex LP, solved exactly).
+    """Layer per node minimising the total edge span, then the sum of layers (an LP).
 
-    ``arcs`` are acyclic ``(u, v, minlen)``. The constraint matrix is a network
-    matrix, so the simplex vertex solution is integral.
+    ``arcs`` are acyclic ``(u, v, minlen)``. Up to ``SIMPLEX_NODES`` nodes the
+    network simplex (``_NetworkSimplex``) solves it; larger graphs go to HiGHS, whose
+    simplex vertex is integral too (the constraint matrix is a network matrix). Below
+    ``SPAN`` nodes the optimum is unique, so both give the same layers.
     """
-    index = {v: i for i, v in enumerate(nodes)}
-    n = len(nodes)
     if not arcs:
         return dict.fromkeys(nodes, 0)
+    if len(nodes) <= SIMPLEX_NODES:
+        found = _NetworkSimplex(nodes, arcs).solve()
+        if found is not None:
+            return dict(zip(nodes, found, strict=True))
+    return _lp_layers(nodes, arcs)
+
+
+def _lp_layers(nodes: list[str], arcs: list[tuple[str, str, int]]) -> dict[str, int]:
+    """``assign_layers``'s LP handed to HiGHS (longest paths should it fail)."""
+    index = {v: i for i, v in enumerate(nodes)}
+    n = len(nodes)
     rows, cols, vals, rhs = [], [], [], []
     cost = np.full(n, 1e-3)
     for r, (u, v, minlen) in enumerate(arcs):
@@ -199,22 +225,182 @@ def assign_layers(nodes: list[str], arcs: list[tuple[str, str, int]]) -> dict[st
         rhs.append(-float(minlen))
         cost[iv] += 1.0
         cost[iu] -= 1.0
-    # scipy's optimizer takes about half a second to import: a server answers
-    # before any diagram is laid out (offload workers import it as they warm up).
-    from scipy.optimize import linprog
-    from scipy.sparse import coo_matrix
-
-    a = coo_matrix((vals, (rows, cols)), shape=(len(arcs), n)).tocsr()
-    res = linprog(cost, A_ub=a, b_ub=np.array(rhs), bounds=(0, None), method="highs-ds")
-    if not res.success:
+    x = _lp.minimise(cost, rows, cols, vals, rhs)
+    if x is None:
         return _longest_path(nodes, arcs)
-    y = np.rint(res.x).astype(int)
+    y = np.rint(x).astype(int)
     base = int(y.min()) if n else 0
     return {v: int(y[index[v]]) - base for v in nodes}
 
 
+#: A unit of edge span weighs as much as this many units of height in
+#: ``_NetworkSimplex``: the layering LP's costs (1 per unit of span, 1e-3 per
+#: layer) times 1000, so cut values are integers. A tree arc's cut value is then
+#: ``SPAN * k - s`` for a subtree of ``s`` nodes (every node hangs from the root by
+#: one arc of weight 1), never zero while a graph has fewer than ``SPAN`` nodes.
+SPAN = 1000
+
+#: Largest graph (nodes) the network simplex ranks before the LP solver takes over;
+#: a choice by size, never by the clock. Each pivot here costs O(nodes + arcs), and
+#: HiGHS is the faster of the two from about a hundred nodes on.
+SIMPLEX_NODES = 100
+
+
+class _NetworkSimplex:
+    """The layering LP solved by Gansner et al.'s network simplex (dot's ranking).
+
+    A virtual root (index ``n``) sits above every node with an arc of weight 1 and
+    length 0 to each, which brings the LP's bounds (layers from 0 down) and its pull
+    of every node towards the top into the network. At the end every tree arc's cut
+    value (the objective's slope as that arc is stretched) is positive, so every
+    other feasible layering costs strictly more: the optimum is the only one, and the
+    LP solver, which finds an optimum, finds exactly this layering.
+    """
+
+    def __init__(self, nodes: list[str], arcs: list[tuple[str, str, int]]) -> None:
+        n = self.n = len(nodes)
+        index = {v: i for i, v in enumerate(nodes)}
+        self.tail = [index[u] for u, _, _ in arcs] + [n] * n
+        self.head = [index[v] for _, v, _ in arcs] + list(range(n))
+        self.length = [k for _, _, k in arcs] + [0] * n
+        self.inc: list[list[int]] = [[] for _ in range(n + 1)]
+        self.net = [0] * (n + 1)  # weight leaving a node minus weight entering it
+        for a, (u, v) in enumerate(zip(self.tail, self.head, strict=True)):
+            self.inc[u].append(a)
+            self.inc[v].append(a)
+            w = SPAN if a < len(arcs) else 1
+            self.net[u] += w
+            self.net[v] -= w
+        self.y = [0] * (n + 1)
+        self.tree = [False] * len(self.tail)
+
+    def solve(self) -> list[int] | None:
+        """Each node's layer, or None if the arcs close a cycle, a tie shows (only
+        possible from ``SPAN`` nodes on) or the pivots run past their bound."""
+        if not self._rank():
+            return None
+        self._tight_tree()
+        start = 0
+        for _ in range(20 * len(self.tail) + 100):
+            parent, cut = self._cut_values()
+            leave = next((u for k in range(self.n) if cut[u := (start + k) % self.n] < 0), -1)
+            if leave < 0:
+                if self.n and min(cut) == 0:
+                    return None
+                base = min(self.y[: self.n])
+                return [v - base for v in self.y[: self.n]]
+            start = leave + 1
+            self._pivot(leave, parent)
+        return None
+
+    def _other(self, a: int, u: int) -> int:
+        return self.head[a] if self.tail[a] == u else self.tail[a]
+
+    def _slack(self, a: int) -> int:
+        return self.y[self.head[a]] - self.y[self.tail[a]] - self.length[a]
+
+    def _rank(self) -> bool:
+        """Longest paths from the root (a feasible layering); False on a cycle."""
+        indeg = [0] * (self.n + 1)
+        for v in self.head:
+            indeg[v] += 1
+        todo, done = [self.n], 0
+        while todo:
+            u = todo.pop()
+            done += 1
+            for a in self.inc[u]:
+                if self.tail[a] == u:
+                    v = self.head[a]
+                    self.y[v] = max(self.y[v], self.y[u] + self.length[a])
+                    indeg[v] -= 1
+                    if not indeg[v]:
+                        todo.append(v)
+        return done == self.n + 1
+
+    def _tight_tree(self) -> None:
+        """A spanning tree of tight arcs (Gansner's feasible_tree): grown from the root
+        over tight arcs; where it stops short it is shifted by the least slack of an
+        arc leaving it, which makes that arc tight and loosens none it holds."""
+        in_tree = [False] * (self.n + 1)
+        in_tree[self.n] = True
+        members, grown = [self.n], 0
+        while True:
+            while grown < len(members):
+                u = members[grown]
+                grown += 1
+                for a in self.inc[u]:
+                    w = self._other(a, u)
+                    if not in_tree[w] and self._slack(a) == 0:
+                        in_tree[w] = self.tree[a] = True
+                        members.append(w)
+            if len(members) == self.n + 1:
+                return
+            edge = min(
+                (
+                    a
+                    for a in range(len(self.tail))
+                    if in_tree[self.tail[a]] != in_tree[self.head[a]]
+                ),
+                key=self._slack,
+            )
+            shift = self._slack(edge) if in_tree[self.tail[edge]] else -self._slack(edge)
+            for u in members:
+                self.y[u] += shift
+            grown = 0
+
+    def _cut_values(self) -> tuple[list[int], list[int]]:
+        """Each node's tree arc towards the root, and that arc's cut value: the sum of
+        ``net`` over the node's subtree (arcs inside it add and take the same weight),
+        signed by which way the arc points."""
+        parent = [-1] * (self.n + 1)
+        order = [self.n]
+        for u in order:
+            for a in self.inc[u]:
+                if self.tree[a] and a != parent[u]:
+                    w = self._other(a, u)
+                    parent[w] = a
+                    order.append(w)
+        sub = self.net[:]
+        for u in reversed(order[1:]):
+            sub[self._other(parent[u], u)] += sub[u]
+        cut = [sub[u] if self.tail[parent[u]] == u else -sub[u] for u in range(self.n)]
+        return parent, cut
+
+    def _pivot(self, leave: int, parent: list[int]) -> None:
+        """Drop the tree arc above ``leave`` (negative cut value): its subtree moves as
+        one, away across the cut, until the tightest arc back across closes the gap;
+        that arc joins the tree."""
+        inside = [False] * (self.n + 1)
+        inside[leave] = True
+        below = [leave]
+        for u in below:
+            for a in self.inc[u]:
+                if self.tree[a] and a != parent[u]:
+                    w = self._other(a, u)
+                    inside[w] = True
+                    below.append(w)
+        is_tail = self.tail[parent[leave]] == leave
+        enter = min(
+            (
+                a
+                for a in range(len(self.tail))
+                if not self.tree[a]
+                and inside[self.head[a]] == is_tail
+                and inside[self.tail[a]] != is_tail
+            ),
+            key=self._slack,
+        )
+        shift = -self._slack(enter) if is_tail else self._slack(enter)
+        for u in below:
+            self.y[u] += shift
+        self.tree[parent[leave]] = False
+        self.tree[enter] = True
+
+
 def _longest_path(nodes: list[str], arcs: list[tuple[str, str, int]]) -> dict[str, int]:
     """Each node as low as its longest chain of ``minlen`` steps from a source allows."""
+    import networkx as nx  # only when the LP fails: a diagram need not pay its import
+
     graph = nx.DiGraph()
     graph.add_nodes_from(nodes)
     for u, v, m in arcs:

@@ -88,6 +88,10 @@ def _exchange_counts(
     return before, after
 
 
+#: Gaps with at most this many segments have their crossings counted pair by pair.
+PAIRWISE_SEGMENTS = 6
+
+
 class _Orderer:
     def __init__(
         self, h: Hierarchy, seed_order: dict[str, int], opts: LayoutOptions = OPTIONS
@@ -102,10 +106,23 @@ class _Orderer:
             self.down[a].append(b)
             self.up[b].append(a)
         self.seed_order = seed_order
+        # Items with exactly one edge above and one below (dummies of long edges, most
+        # items of a dense hierarchy): transposition counts their exchanges inline.
+        self.chain = [len(self.up[i]) == 1 and len(self.down[i]) == 1 for i in range(n)]
         # Segments per layer gap, for the exact count.
         self.gaps: list[list[tuple[int, int]]] = [[] for _ in h.layers]
         for a, b, _ in h.segments:
             self.gaps[h.items[a].layer].append((a, b))
+        # Small gaps are counted pair by pair (fewer steps than sorting for a handful
+        # of segments), larger ones by ``bilayer_crossings``; the counts are the same.
+        self.big_gaps = [segs for segs in self.gaps if len(segs) > PAIRWISE_SEGMENTS]
+        self.gap_pairs = [
+            (a, b, c, d)
+            for segs in self.gaps
+            if len(segs) <= PAIRWISE_SEGMENTS
+            for k, (a, b) in enumerate(segs)
+            for c, d in segs[k + 1 :]
+        ]
         self.static = [float(it.comp) for it in h.items]
         self.paths = [it.path for it in h.items]
         self.nested = any(it.path for it in h.items)
@@ -115,6 +132,11 @@ class _Orderer:
         self.one_class = len(classes) <= 1
         # Past this size a sweep costs more than its gain: see ``run``.
         self.large = n > opts.exact_items
+        # One sweep-and-transpose step is a function of the order and of the step's
+        # phase (direction, median or mean, ties exchanged or not) alone, and starts
+        # often run into orders earlier starts went through: their steps are looked
+        # up, not redone. The same orders and counts come out, so the same winner.
+        self.steps: dict[tuple, tuple[tuple, int]] = {}
 
     # -- starts -------------------------------------------------------------------
 
@@ -217,9 +239,13 @@ class _Orderer:
 
     def count(self, pos: list[int]) -> int:
         total = 0
-        for segs in self.gaps:
-            if len(segs) > 1:
-                total += bilayer_crossings([(pos[a], pos[b]) for a, b in segs])
+        for segs in self.big_gaps:
+            total += bilayer_crossings([(pos[a], pos[b]) for a, b in segs])
+        for a, b, c, d in self.gap_pairs:
+            # Two segments cross when their ends are in opposite orders; a shared end
+            # makes the product zero, as it never counts.
+            if (pos[a] - pos[c]) * (pos[b] - pos[d]) < 0:
+                total += 1
         return total
 
     def sweep(
@@ -264,14 +290,20 @@ class _Orderer:
     ) -> tuple[bool, bool]:
         """One pass of neighbour exchanges over a layer: (any exchange, any that lowered
         the crossings)."""
-        up, down, cls = self.up, self.down, self.cls
+        up, down, cls, chain = self.up, self.down, self.cls, self.chain
         check = not self.one_class
         swapped = improved = False
         for k in range(len(layer) - 1):
             u, v = layer[k], layer[k + 1]
             if check and cls[u] != cls[v]:
                 continue
-            before, after = _exchange_counts(pos, up[u], up[v], down[u], down[v])
+            if chain[u] and chain[v]:
+                # The common case inline: two items with one edge above and one below.
+                pa, pb, pc, pd = pos[up[u][0]], pos[up[v][0]], pos[down[u][0]], pos[down[v][0]]
+                before = (pa > pb) + (pc > pd)
+                after = (pa < pb) + (pc < pd)
+            else:
+                before, after = _exchange_counts(pos, up[u], up[v], down[u], down[v])
             if after < before or (equal_swaps and after == before and before > 0):
                 layer[k], layer[k + 1] = v, u
                 pos[u], pos[v] = k + 1, k
@@ -299,26 +331,49 @@ class _Orderer:
         spent = 1
         stale = 0
         it = 0
+        state = tuple(map(tuple, layers))
+        stale_lists = False  # ``layers`` and ``pos`` lag behind ``state`` after memo hits
         while (
             best_c > 0
             and spent < budget
             and it < self.opts.order_sweeps
             and stale < self.opts.order_patience
         ):
-            downward = it % 2 == 1
-            use_median = (it // 2) % 2 == 0
-            self.sweep(layers, pos, downward, use_median)
-            self.transpose(layers, pos, equal_swaps=it % 4 == 3, passes=1 if self.large else 32)
-            c = self.count(pos)
+            step = self.steps.get((state, it % 4))
+            if step is None:
+                if stale_lists:
+                    layers = [list(layer) for layer in state]
+                    stale_lists = False
+                step = self._step(state, layers, pos, it)
+            else:
+                stale_lists = True
+            state, c = step
             spent += 1
             it += 1
             if c < best_c:
                 best_c = c
-                best = [list(layer) for layer in layers]
+                best = [list(layer) for layer in state]
                 stale = 0
             else:
                 stale += 1
         return best, best_c, spent
+
+    def _step(
+        self, state: tuple, layers: list[list[int]], pos: list[int], it: int
+    ) -> tuple[tuple, int]:
+        """Sweep ``it`` and its transposition on ``layers`` (which hold ``state``; ``pos``
+        is set from them): the order it leaves and that order's crossings, remembered
+        in ``steps``."""
+        key = (state, it % 4)
+        for layer in layers:
+            for p, i in enumerate(layer):
+                pos[i] = p
+        self.sweep(layers, pos, it % 2 == 1, (it // 2) % 2 == 0)
+        self.transpose(layers, pos, equal_swaps=it % 4 == 3, passes=1 if self.large else 32)
+        step = (tuple(map(tuple, layers)), self.count(pos))
+        if not self.large:
+            self.steps[key] = step
+        return step
 
     def run(self) -> list[list[int]]:
         size = len(self.items) + len(self.h.segments)

@@ -11,6 +11,7 @@ from typing import Any
 import attrs
 import numpy as np
 
+from layoutkit.diagram import _lp
 from layoutkit.diagram.hierarchy import Hierarchy, Item
 from layoutkit.diagram.options import OPTIONS, LayoutOptions
 
@@ -205,16 +206,10 @@ def assign_x(
         le([(p, 1.0), (q, -1.0)], -gap)
     if nv == 0:  # a diagram with nothing in it: there is nothing to place
         return Placed([], {}, out_off, in_off)
-    # scipy's optimizer takes about half a second to import: a server answers
-    # before any diagram is laid out (offload workers import it as they warm up).
-    from scipy.optimize import linprog
-    from scipy.sparse import coo_matrix
-
-    a_ub = coo_matrix((vals, (rows, cols)), shape=(r, nv)).tocsr()
-    res = linprog(cost, A_ub=a_ub, b_ub=np.array(rhs), bounds=(0, None), method="highs-ds")
-    if not res.success:
-        res = linprog(cost, A_ub=a_ub, b_ub=np.array(rhs), bounds=(0, None), method="highs")
-    sol = np.round(res.x, 3) if res.success else np.zeros(nv)
+    sol = _lp.minimise(cost, rows, cols, vals, rhs)
+    if sol is None:
+        sol = _lp.minimise(cost, rows, cols, vals, rhs, simplex=False)
+    sol = np.round(sol, 3) if sol is not None else np.zeros(nv)
     x = [float(v) for v in sol[:n]]
     frames = {key: (float(sol[sep.left(key)]), float(sol[sep.right(key)])) for key in sep.keys}
     return Placed(x, frames, out_off, in_off)
@@ -775,6 +770,9 @@ def plan_tracks(
         # Each segment takes the track below the lowest one it overlaps among those
         # placed before it (numpy over the placed ones: a dense gap has hundreds).
         k = len(order)
+        if k <= SMALL_GAP:
+            counts[gap] = _pack_small(order, ends, margin, track)
+            continue
         los = np.empty(k)
         his = np.empty(k)
         tracks = np.empty(k, dtype=np.int64)
@@ -792,6 +790,79 @@ def plan_tracks(
     return track, counts
 
 
+#: Gaps with at most this many bending segments are ordered and packed in plain
+#: Python (``_order_small_gap``, ``_pack_small``): numpy's per-call cost outweighs
+#: its loops there. Both ways give the same order and tracks.
+SMALL_GAP = 12
+
+
+def _pack_small(
+    order: list[int], ends: dict[int, tuple[float, float]], margin: float, track: dict[int, int]
+) -> int:
+    """``plan_tracks``'s packing of one small gap in lists: each segment takes the track
+    below the lowest one it overlaps among those placed before it. Returns the count."""
+    placed: list[tuple[float, float, int]] = []
+    count = 0
+    for s in order:
+        xa, xb = ends[s]
+        lo, hi = min(xa, xb) - margin, max(xa, xb) + margin
+        t = max((pt + 1 for plo, phi, pt in placed if plo < hi and lo < phi), default=0)
+        placed.append((lo, hi, t))
+        track[s] = t
+        count = max(count, t + 1)
+    return count
+
+
+def _order_small_gap(
+    segs: list[int],
+    ends: dict[int, tuple[float, float]],
+    nodes: list[tuple[int, int]],
+    touch: float,
+    rounds: int,
+) -> list[int]:
+    """``_order_tracks`` for a handful of segments, step for step in lists."""
+    n = len(segs)
+    a = [ends[s][0] for s in segs]
+    b = [ends[s][1] for s in segs]
+    lo = [min(x, y) - touch for x, y in zip(a, b, strict=True)]
+    hi = [max(x, y) + touch for x, y in zip(a, b, strict=True)]
+    heavy = n * n + 1
+    cost = [[0] * n for _ in range(n)]
+    for i in range(n):
+        ui, vi = nodes[i]
+        for j in range(n):
+            if i == j:
+                continue
+            c = (lo[i] <= a[j] <= hi[i]) + (lo[j] <= b[i] <= hi[j])
+            uj, vj = nodes[j]
+            cost[i][j] = c if ui in (uj, vj) or vi in (uj, vj) else c * heavy
+    if rounds:
+        order = list(range(n))
+    else:
+        order = sorted(range(n), key=lambda i: (0, -a[i], i) if b[i] > a[i] else (1, a[i], i))
+    for _ in range(rounds):
+        moved = False
+        for e in range(n):
+            q = order.index(e)
+            del order[q]
+            above = [0]
+            for i in order:
+                above.append(above[-1] + cost[i][e])
+            below = [0]
+            for i in order:
+                below.append(below[-1] + cost[e][i])
+            total = [above[p] + below[-1] - below[p] for p in range(len(above))]
+            p = total.index(min(total))
+            if total[p] < total[q]:
+                order.insert(p, e)
+                moved = True
+            else:
+                order.insert(q, e)
+        if not moved:
+            break
+    return [segs[i] for i in order]
+
+
 def _order_tracks(
     segs: list[int],
     ends: dict[int, tuple[float, float]],
@@ -803,6 +874,8 @@ def _order_tracks(
     n = len(segs)
     if n < 2:
         return list(segs)
+    if n <= SMALL_GAP:
+        return _order_small_gap(segs, ends, nodes, touch, rounds)
     a = np.array([ends[s][0] for s in segs])
     b = np.array([ends[s][1] for s in segs])
     lo = np.minimum(a, b) - touch

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from layoutkit.diagram import LayoutOptions, lay_out, layered
+from layoutkit.diagram import LayoutOptions, findings, lay_out, layered
 from layoutkit.diagram.findings import (
     _overlap,
     _overlapping_pairs,
@@ -195,9 +195,12 @@ def orthogonal_edges(draw: st.DrawFn) -> list[dict]:
 
 
 @settings(max_examples=150, deadline=None)
-@given(orthogonal_edges())
-def test_crossing_count_matches_all_pairs(edges: list[dict]) -> None:
-    assert count_crossings_orth(edges) == _brute_crossings(edges)
+@given(orthogonal_edges(), st.sampled_from([0, findings.SMALL_DRAWING_POINTS]))
+def test_crossing_count_matches_all_pairs(edges: list[dict], small: int) -> None:
+    # Both ways of counting: the STRtree (``small`` 0) and the pair loop of small drawings.
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(findings, "SMALL_DRAWING_POINTS", small)
+        assert count_crossings_orth(edges) == _brute_crossings(edges)
 
 
 @settings(deadline=None)
@@ -208,6 +211,13 @@ def test_crossing_count_matches_all_pairs(edges: list[dict]) -> None:
     )
 )
 def test_overlapping_pairs_match_all_pairs(boxes: list[tuple[int, int, int, int]]) -> None:
+    for small in (0, findings.SMALL_PAIRS):  # the STRtree, and the pair loop of small sets
+        with pytest.MonkeyPatch.context() as m:
+            m.setattr(findings, "SMALL_PAIRS", small)
+            _check_overlapping_pairs(boxes)
+
+
+def _check_overlapping_pairs(boxes: list[tuple[int, int, int, int]]) -> None:
     rects = [(f"n{i}", (x, y, x + w, y + h)) for i, (x, y, w, h) in enumerate(boxes)]
     by_x = sorted(range(len(rects)), key=lambda i: rects[i][1][0])
     expected = [
@@ -216,3 +226,37 @@ def test_overlapping_pairs_match_all_pairs(boxes: list[tuple[int, int, int, int]
         if _overlap(rects[by_x[a]][1], rects[by_x[b]][1])
     ]
     assert _overlapping_pairs(rects, by_x) == expected
+
+
+@st.composite
+def routes_and_boxes(draw: st.DrawFn) -> tuple[list[dict], list[tuple[str, tuple]]]:
+    """Orthogonal routes and boxes on a coarse grid, so routes run along borders, stop
+    on them and end inside as often as they cross."""
+    edges = draw(orthogonal_edges())
+    boxes = draw(
+        st.lists(
+            st.tuples(
+                st.integers(-2, 12), st.integers(-2, 12), st.integers(0, 6), st.integers(0, 6)
+            ),
+            max_size=8,
+        )
+    )
+    rects = [
+        (f"n{i}", (float(x), float(y), float(x + w), float(y + h)))
+        for i, (x, y, w, h) in enumerate(boxes)
+    ]
+    for k, e in enumerate(edges):
+        e["index"] = k
+    return edges, rects
+
+
+@settings(max_examples=300, deadline=None)
+@given(routes_and_boxes())
+def test_edges_through_nodes_the_same_without_shapely(case: tuple) -> None:
+    edges, rects = case
+    by_x = sorted(range(len(rects)), key=lambda i: rects[i][1][0])
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(findings, "EPS", 0.0)  # borders on the grid: touching is the hard case
+        small = findings._edges_through_nodes(edges, rects, by_x)
+        m.setattr(findings, "SMALL_PAIRS", 0)
+        assert small == findings._edges_through_nodes(edges, rects, by_x)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import itertools
 import json
 
@@ -705,3 +706,28 @@ def test_wires_from_frames_run_straight_between_the_sides_that_face() -> None:
     assert max(one["y"], two["y"]) < ay < two["y"] + two["h"]
     assert payload["metrics"]["crossings"] == 0
     assert composition_findings(geo) == []
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=3), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_json, _json)
+def test_payload_copy_is_deepcopys(a: object, b: object) -> None:
+    from layoutkit.diagram.engine import _deep_copy
+
+    shared = [a, b]
+    value = {"x": shared, "y": shared, "z": (a, shared), "w": [shared, {"k": shared}]}
+    copied = _deep_copy(value, {})
+    expected = copy.deepcopy(value)
+    assert copied == expected
+    # The same aliasing: a list met twice is one list in both copies.
+    assert (copied["x"] is copied["y"]) == (expected["x"] is expected["y"]) is True
+    assert copied["w"][1]["k"] is copied["x"] and copied["z"][1] is copied["x"]
+    assert copied["x"] is not shared

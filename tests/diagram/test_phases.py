@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import itertools
 
+import networkx as nx
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from layoutkit.diagram import lay_out, layered, ordering
+from layoutkit.diagram import lay_out, layered, ordering, placement
 from layoutkit.diagram.findings import composition_findings
 from layoutkit.diagram.placement import _order_tracks
 
@@ -65,6 +67,40 @@ def test_cycle_breaking_searches_from_the_sources_and_reverses_every_parallel_ba
     assert layered.break_cycles(["c", "b", "a"], edges) == {2, 3}
     # With no source at all, the first node in the given order starts.
     assert layered.break_cycles(["y", "x"], [("x", "y"), ("y", "x")]) == {0}
+
+
+def _networkx_back_edges(nodes: list[str], edges: list[tuple[str, str]]) -> set[int]:
+    """The back edges as networkx's depth-first search labels them (the reference)."""
+    targets = {b for a, b in edges if a != b}
+    graph = nx.DiGraph()
+    graph.add_nodes_from([v for v in nodes if v not in targets])
+    graph.add_nodes_from(nodes)
+    graph.add_edges_from((a, b) for a, b in edges if a != b)
+    open_: set[str] = set()
+    back: set[tuple[str, str]] = set()
+    for u, v, kind in nx.dfs_labeled_edges(graph):
+        if kind == "forward":
+            open_.add(v)
+        elif kind == "reverse":
+            open_.discard(v)
+        elif kind == "nontree" and v in open_:
+            back.add((u, v))
+    return {k for k, pair in enumerate(edges) if pair in back}
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(1, 12).flatmap(
+        lambda n: st.tuples(
+            st.permutations([f"v{i}" for i in range(n)]),
+            st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=3 * n),
+        )
+    )
+)
+def test_depth_first_back_edges_are_networkxs(case: tuple) -> None:
+    nodes, pairs = case
+    edges = [(f"v{a}", f"v{b}") for a, b in pairs]
+    assert layered._dfs_back_edges(list(nodes), edges) == _networkx_back_edges(list(nodes), edges)
 
 
 def test_longest_path_layers_follow_the_longest_chain() -> None:
@@ -130,6 +166,66 @@ def test_track_order_is_no_worse_than_left_to_right(spans: list[tuple[int, int]]
     order = _order_tracks(segs, ends, nodes)
     assert sorted(order) == sorted(segs)
     assert _track_cost(order, ends) <= _track_cost(segs, ends)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 12), st.integers(0, 12), st.integers(0, 5), st.integers(0, 5)),
+        min_size=2,
+        max_size=placement.SMALL_GAP,
+    ),
+    st.sampled_from([0, 8]),
+)
+def test_small_gaps_get_the_numpy_paths_order_and_tracks(
+    spans: list[tuple[int, int, int, int]], rounds: int
+) -> None:
+    # Shared end nodes (few node ids) and touching ends (coarse positions) included.
+    ends = {s: (float(a * 10), float(b * 10)) for s, (a, b, _, _) in enumerate(spans)}
+    segs = sorted(ends, key=lambda s: (min(ends[s]), s))
+    nodes = [(spans[s][2], 6 + spans[s][3]) for s in segs]
+    small = placement._order_small_gap(segs, ends, nodes, 0.5, rounds)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(placement, "SMALL_GAP", 0)
+        assert small == _order_tracks(segs, ends, nodes, 0.5, rounds)
+    track: dict[int, int] = {}
+    count = placement._pack_small(small, ends, 5.0, track)
+    los = [min(ends[s]) - 5.0 for s in small]
+    his = [max(ends[s]) + 5.0 for s in small]
+    for p, s in enumerate(small):
+        below = [track[small[q]] for q in range(p) if los[q] < his[p] and los[p] < his[q]]
+        assert track[s] == (max(below) + 1 if below else 0)
+    assert count == max(track.values()) + 1
+
+
+def test_track_plans_of_corpus_hierarchies_match_the_numpy_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    plans: list[tuple] = []
+    real = placement.plan_tracks
+
+    def spy(*args, **kw):  # type: ignore[no-untyped-def]
+        out = real(*args, **kw)
+        with monkeypatch.context() as m:
+            m.setattr(placement, "SMALL_GAP", 0)
+            plans.append((out, real(*args, **kw)))
+        return out
+
+    monkeypatch.setattr(placement, "plan_tracks", spy)
+    for n in (6, 9, 14):
+        lay_out(_components_payload(1) | _dense_payload(n))
+    assert plans and all(small == numpy_path for small, numpy_path in plans)
+
+
+def _dense_payload(n: int) -> dict:
+    ids = [f"v{i}" for i in range(n)]
+    edges = [
+        {"from": ids[i], "to": ids[j], **({"label": "x"} if (i + j) % 5 == 0 else {})}
+        for i in range(n)
+        for j in range(i + 1, n)
+        if (i * 7 + j * 3) % 4 == 0
+    ]
+    return {"nodes": [{"id": v, "title": v} for v in ids], "edges": edges}
 
 
 def _components_payload(count: int) -> dict:

@@ -65,8 +65,7 @@ def unshelter() -> None:
 
 def _warm(parent: int) -> None:
     # Import the engines once per worker, not on its first job.
-    import scipy.optimize  # the diagram engine imports it when it first lays out
-    import scipy.sparse  # noqa: F401
+    import highspy  # noqa: F401  (the diagram engine imports it when it first lays out)
 
     import layoutkit.diagram
     import layoutkit.render  # noqa: F401
