@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import abc
 import functools
+import threading
 
 import attrs
 import numpy as np
@@ -28,6 +29,36 @@ MAX_YIQ_DELTA = 35215
 
 Words = npt.NDArray[np.uint32]
 Index = npt.NDArray[np.intp]
+
+
+class _Scratch(threading.local):
+    """Work buffers kept per thread from one band (and one call) to the next.
+
+    A fresh temporary of a few hundred KB or more is, more often than not, fresh
+    pages from the kernel (glibc maps large blocks, and trims freed ones), and
+    their page faults cost as much as the arithmetic done in them: a third of
+    the mask way's time on the corpus. Its byte-wide passes and its masks write
+    into these instead. Each name is one buffer, used by one function only, and
+    good until that function runs again in the thread. A buffer over
+    :data:`KEEP_BYTES` is not kept (a screenshot of 2.5 MP and its masks are)."""
+
+    def __init__(self) -> None:
+        self.buffers: dict[str, np.ndarray] = {}
+
+    def get(self, name: str, shape: tuple[int, ...], dtype: npt.DTypeLike = np.uint8) -> np.ndarray:
+        """A buffer of ``shape`` and ``dtype`` (contents undefined), reused by ``name``."""
+        need = int(np.prod(shape)) * np.dtype(dtype).itemsize
+        if need > KEEP_BYTES:
+            return np.empty(shape, dtype=dtype)
+        buf = self.buffers.get(name)
+        if buf is None or buf.size < need:
+            buf = self.buffers[name] = np.empty(need, dtype=np.uint8)
+        return buf[:need].view(dtype).reshape(shape)
+
+
+#: The largest work buffer a thread keeps (bytes): an RGBA screenshot of 2.5 MP.
+KEEP_BYTES = 10_000_000
+scratch = _Scratch()
 
 # The 8 neighbours in pixelmatch's visiting order (x outer, y inner): the order
 # decides which of equally dark (or bright) neighbours is "the darkest".
@@ -562,16 +593,23 @@ def _over_mask(a32: Words, b32: Words, limit: float) -> tuple[int, np.ndarray]:
     delta is over ``limit``, from whole-image byte passes (no index lists); the
     integer pre-test of :func:`_over` per byte, float work only where it cannot decide."""
     ba, bb = a32.view(np.uint8), b32.view(np.uint8)
-    step = np.maximum(ba, bb)
-    step -= np.minimum(ba, bb)
+    step = scratch.get("over.step", ba.shape)
+    low = scratch.get("over.low", ba.shape)
+    np.maximum(ba, bb, out=step)
+    np.minimum(ba, bb, out=low)
+    step -= low
     # Both alphas are 255: the alpha byte of every step is 0, so "some byte over"
     # is "some RGB byte over", and a word differs exactly when its step is not 0.
     words = step.view(np.uint32)
     differing = int(np.count_nonzero(words))
     least = int(np.sqrt(limit / _DELTA_PER_STEP))
     sure = int(np.sqrt(limit / _DELTA_PER_SQUARE))
-    over = (step > min(sure, 255)).view(np.uint32) != 0
-    unsure = np.flatnonzero(((step > min(least, 255)).view(np.uint32) != 0) & ~over)
+    bytes_over = scratch.get("over.bytes", ba.shape, bool)
+    np.greater(step, min(sure, 255), out=bytes_over)
+    over = bytes_over.view(np.uint32) != 0
+    np.greater(step, min(least, 255), out=bytes_over)
+    maybe = bytes_over.view(np.uint32) != 0
+    unsure = np.flatnonzero(maybe > over)  # may count, not sure to
     over[unsure] = np.abs(colour_delta(a32[unsure], b32[unsure])) > limit
     return differing, over
 
@@ -629,6 +667,30 @@ class MaskMismatch:
 
 #: The smallest image the mask path takes: its edge handling wants an inside.
 _MASK_MIN_SIDE = 3
+#: Pixels in one band of rows of the mask way. Whole-image byte temporaries
+#: (5 MB at 1440×900) come fresh from the kernel on every call, a page fault per
+#: 4 KB, which cost as much as the arithmetic on them; a band's temporaries
+#: (a few hundred KB) are recycled by the allocator and stay in the CPU's caches.
+MASK_BAND = 1 << 16
+#: Rows read around a band: the anti-aliasing test looks two pixels away (a
+#: neighbour's siblings).
+_HALO = 2
+
+
+def band_rows(width: int) -> int:
+    """Rows in one band of the mask way for images ``width`` pixels wide."""
+    return max(1, MASK_BAND // max(width, 1))
+
+
+def edge_mask_rows(y0: int, y1: int, width: int, height: int) -> np.ndarray:
+    """``(y1 - y0, width)``: which pixels of rows ``y0..y1`` lie on the image's edge."""
+    edge = np.zeros((y1 - y0, width), dtype=bool)
+    edge[:, 0] = edge[:, -1] = True
+    if y0 == 0:
+        edge[0] = True
+    if y1 == height:
+        edge[-1] = True
+    return edge
 
 
 def mismatch_masks(
@@ -638,6 +700,7 @@ def mismatch_masks(
     height: int,
     threshold: float = 0.1,
     include_aa: bool = False,
+    out: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> MaskMismatch:
     """:func:`mismatch` for two opaque images of at least 3×3, computed over
     whole-image masks: where most of a screen differs (a theme change) gathering
@@ -646,34 +709,79 @@ def mismatch_masks(
     Opaque pixels differ in brightness exactly when their words differ, so the
     anti-aliasing test's "at most 2 equal neighbours" is the word count that
     :meth:`WindowHood.equal_neighbours` makes for the whole image; what is left
-    (pixels near an edge of colour) is asked with exact integer lumas.
+    (pixels near an edge of colour) is asked with exact integer lumas. The work
+    goes a band of :data:`MASK_BAND` pixels at a time, each band reading two
+    rows around it. ``out``: the ``(h, w)`` boolean arrays to fill as the counted
+    and anti-aliased masks (work buffers of the caller's).
     """
     if not opaque(a32, b32) or min(width, height) < _MASK_MIN_SIDE:
         raise ValueError("mismatch_masks takes opaque images of at least 3×3")
-    differing, over_flat = _over_mask(a32, b32, max_delta(threshold))
-    over = over_flat.reshape(height, width)
-    aa = np.zeros((height, width), dtype=bool)
+    limit = max_delta(threshold)
+    if out is None:
+        out = (np.empty((height, width), dtype=bool), np.empty((height, width), dtype=bool))
+    counted, aa = out
+    differing = 0
+    rows = band_rows(width)
+    for y0 in range(0, height, rows):
+        y1 = min(y0 + rows, height)
+        differing += _mask_band(
+            a32, b32, width, height, (y0, y1), limit, include_aa, counted[y0:y1], aa[y0:y1]
+        )
+    return MaskMismatch(differing, counted, aa)
+
+
+def _mask_band(
+    a32: Words,
+    b32: Words,
+    width: int,
+    height: int,
+    band: tuple[int, int],
+    limit: float,
+    include_aa: bool,
+    counted: np.ndarray,
+    aa: np.ndarray,
+) -> int:
+    """:func:`mismatch_masks` for rows ``band`` (y0, y1): fills that band's ``counted``
+    and ``aa`` masks and returns how many of its words differ.
+
+    The band is read with :data:`_HALO` rows around it (fewer at the image's top
+    and bottom). The rows of that context count their own outer row as the
+    image's edge, which is wrong only two rows away from the band: no answer in
+    the band reads it."""
+    y0, y1 = band
+    aa[...] = False
+    part = slice(y0 * width, y1 * width)
+    differing, over_flat = _over_mask(a32[part], b32[part], limit)
+    over = over_flat.reshape(y1 - y0, width)
     if include_aa or differing == 0:
-        return MaskMismatch(differing, over, aa)
-    whole = WindowHood(0, height, 0, width, width, height)
-    many_a = whole.equal_neighbours(a32) > 2
-    many_b = whole.equal_neighbours(b32) > 2
+        counted[...] = over
+        return differing
+    lo, hi = max(y0 - _HALO, 0), min(y1 + _HALO, height)
+    ha, hb = a32[lo * width : hi * width], b32[lo * width : hi * width]
+    h = hi - lo
+    whole = WindowHood(0, h, 0, width, width, h)
+    many_a = whole.equal_neighbours(ha) > 2
+    many_b = whole.equal_neighbours(hb) > 2
     both = many_a & many_b
     # A candidate is not "many" itself, so it is not in ``both``: the 3×3
     # dilation, centre included, is exactly "some neighbour is in both".
-    rich = _dilate(both)
-    edge = edge_mask(height, width)
+    inner = slice(y0 - lo, y1 - lo)
+    rich = _dilate(both)[inner]
+    edge = edge_mask_rows(y0, y1, width, height)
     both_flat = both.reshape(-1)
+    at = (y0 - lo) * width  # the band's first pixel in the rows read
+    aa_flat = aa.reshape(-1)
     # As pixelmatch: the second image is asked only where the first said no.
-    for img, many in ((a32, many_a), (b32, many_b)):
-        ask = over & ~many & rich & ~aa
-        inner = np.flatnonzero(ask & ~edge)
-        aa.reshape(-1)[inner[_antialiased_inner(img, inner, both_flat, width)]] = True
+    for img, many in ((ha, many_a), (hb, many_b)):
+        ask = over & ~many[inner] & rich & ~aa
+        here = np.flatnonzero(ask & ~edge)
+        aa_flat[here[_antialiased_inner(img, here + at, both_flat, width)]] = True
         rim = np.flatnonzero(ask & edge)
         if rim.size:
-            found = antialiased(img, a32, b32, SparseHood(rim, width, height))
-            aa.reshape(-1)[rim[found]] = True
-    return MaskMismatch(differing, over & ~aa, aa)
+            found = antialiased(img, ha, hb, SparseHood(rim + at, width, h))
+            aa_flat[rim[found]] = True
+    np.greater(over, aa, out=counted)  # over and not anti-aliased
+    return differing
 
 
 @attrs.frozen

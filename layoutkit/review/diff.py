@@ -282,15 +282,28 @@ def _mostly_different(a32: Words, b32: Words, width: int, height: int) -> bool:
 
 
 def _diff_masks(pa: Pixels, pb: Pixels, threshold: float, include_aa: bool) -> DiffResult:
-    """:func:`diff_pixels` over whole-image masks (see :func:`pm.mismatch_masks`)."""
+    """:func:`diff_pixels` over whole-image masks (see :func:`pm.mismatch_masks`). The
+    masks are work buffers (:data:`pm.scratch`): none of them outlives the call."""
     width, height = pa.size
-    found = pm.mismatch_masks(pa.words, pb.words, width, height, threshold, include_aa)
+    masks = (
+        pm.scratch.get("diff.counted", (height, width), bool),
+        pm.scratch.get("diff.aa", (height, width), bool),
+    )
+    found = pm.mismatch_masks(pa.words, pb.words, width, height, threshold, include_aa, masks)
     if found.differing == 0:
         return DiffResult("pixels", pa.size, pb.size)
     counted = found.counted
-    shifted = shifted_mask(pa.words, pb.words, counted)
-    real = counted & ~shifted
-    boxes = _grow_in_mask(change_boxes_mask(real), counted)
+    shifted = shifted_mask(
+        pa.words, pb.words, counted, pm.scratch.get("diff.shifted", (height, width), bool)
+    )
+    # The real changes go straight into a mask a whole number of cells high and
+    # wide, as change_boxes_mask would copy them.
+    gh, gw = -(-height // CELL), -(-width // CELL)
+    real = pm.scratch.get("diff.real", (gh * CELL, gw * CELL), bool)
+    real[...] = False
+    np.greater(counted, shifted, out=real[:height, :width])  # counted and not shifted
+    cells = _boxes_of_cells(real, CELL, MERGE_GAP, MIN_PIXELS) if real.any() else ()
+    boxes = _grow_in_mask(cells, counted)
     return DiffResult(
         "colour",
         pa.size,
@@ -304,26 +317,55 @@ def _diff_masks(pa: Pixels, pb: Pixels, threshold: float, include_aa: bool) -> D
     )
 
 
-def shifted_mask(a32: Words, b32: Words, counted: np.ndarray) -> np.ndarray:
-    """:func:`shifted_pixels` for the pixels of an ``(h, w)`` mask, as a mask.
+def shifted_mask(
+    a32: Words, b32: Words, counted: np.ndarray, out: np.ndarray | None = None
+) -> np.ndarray:
+    """:func:`shifted_pixels` for the pixels of an ``(h, w)`` mask, as a mask (into
+    ``out`` when given).
 
-    The first way (``a`` within ``b``'s range) is asked of every pixel, in
-    whole-image passes; the second only where the first holds, or on the
-    image's edge (where one way suffices), gathered: after a theme change the
-    first way holds at under 1% of the counted pixels."""
+    A band of rows at a time (see :data:`pm.MASK_BAND`). Where the band's counted
+    pixels are few (a page moved by one pixel counts only its strokes' edges),
+    both ways are gathered at them. Otherwise the first way (``a`` within ``b``'s
+    range) is asked of every pixel of the band in whole-band passes, and the
+    second only where the first holds, or on the image's edge (where one way
+    suffices), gathered: after a theme change the first way holds at under 1%
+    of the counted pixels."""
     height, width = counted.shape
-    whole = pm.WindowHood(0, height, 0, width, width, height)
-    first = _within_range_window(a32, b32, whole, first_only=True)[0].reshape(height, width)
-    edge = pm.edge_mask(height, width)
-    ask = np.flatnonzero(counted & (first | edge))
-    out = np.zeros((height, width), dtype=bool)
-    if ask.size == 0:
-        return out
-    hood = pm.SparseHood(ask, width, height)
-    second = _within_gathered(b32, a32, hood, np.arange(ask.size))
-    one = first.reshape(-1)[ask]
-    out.reshape(-1)[ask[(one & second) | (edge.reshape(-1)[ask] & (one | second))]] = True
+    if out is None:
+        out = np.empty((height, width), dtype=bool)
+    out[...] = False
+    rows = pm.band_rows(width)
+    for y0 in range(0, height, rows):
+        y1 = min(y0 + rows, height)
+        here = counted[y0:y1]
+        edge = pm.edge_mask_rows(y0, y1, width, height)
+        n = int(np.count_nonzero(here))
+        if n == 0:
+            continue
+        if n * _GATHER_SHARE < here.size:
+            ask = np.flatnonzero(here)
+            hood = pm.SparseHood(ask + y0 * width, width, height)
+            every = np.arange(ask.size)
+            one = _within_gathered(a32, b32, hood, every)
+        else:
+            window = pm.WindowHood(y0, y1, 0, width, width, height)
+            first = _within_range_window(a32, b32, window, first_only=True)[0]
+            first = first.reshape(y1 - y0, width)
+            ask = np.flatnonzero(here & (first | edge))
+            if ask.size == 0:
+                continue
+            hood = pm.SparseHood(ask + y0 * width, width, height)
+            every = np.arange(ask.size)
+            one = first.reshape(-1)[ask]
+        second = _within_gathered(b32, a32, hood, every)
+        on_edge = edge.reshape(-1)[ask]
+        out[y0:y1].reshape(-1)[ask[(one & second) | (on_edge & (one | second))]] = True
     return out
+
+
+#: A band whose counted pixels are fewer than one in this many gathers both ways
+#: at them; more, and whole-band passes for the first way cost less.
+_GATHER_SHARE = 12
 
 
 def shifted_pixels(
@@ -386,31 +428,35 @@ def _range3(pixels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per channel, the minimum and maximum over each pixel's 3×3 neighbourhood (the
     array's edge clamps) of ``(h, w, 4)`` uint8 pixels, separably: a row pass, then
     a column pass. The channels stay interleaved – a neighbour's channel sits 4
-    bytes away – so each pass is one numpy call on the whole block, not four."""
+    bytes away – so each pass is one numpy call on the whole block, not four.
+    The results are work buffers (:data:`pm.scratch`), good until the next call."""
     h, w = pixels.shape[:2]
     flat = np.ascontiguousarray(pixels).reshape(h, w * 4)
-    low, high = _extreme3(flat, np.minimum), _extreme3(flat, np.maximum)
+    low = _extreme3(flat, np.minimum, pm.scratch.get("range3.low", flat.shape))
+    high = _extreme3(flat, np.maximum, pm.scratch.get("range3.high", flat.shape))
     return low.reshape(h, w, 4), high.reshape(h, w, 4)
 
 
-def _extreme3(flat: np.ndarray, op: np.ufunc) -> np.ndarray:
+def _extreme3(flat: np.ndarray, op: np.ufunc, out: np.ndarray) -> np.ndarray:
     """``op`` (minimum or maximum) over each pixel's 3×3 neighbourhood of an ``(h, w * 4)``
-    byte array, edges clamped. Each pass takes pairs first: the extreme of three
-    neighbours is that of two overlapping pairs, two calls per pass and no copy."""
+    byte array, edges clamped, into ``out``. Each pass takes pairs first: the
+    extreme of three neighbours is that of two overlapping pairs, two calls per
+    pass, written into work buffers."""
     h, w4 = flat.shape
+    pairs = pm.scratch.get("extreme3.pairs", flat.shape)
+    rows = pm.scratch.get("extreme3.rows", flat.shape)
     if w4 > 4:
-        pairs = op(flat[:, :-4], flat[:, 4:])
-        rows = np.empty_like(flat)
-        op(pairs[:, :-4], pairs[:, 4:], out=rows[:, 4:-4])
-        rows[:, :4], rows[:, -4:] = pairs[:, :4], pairs[:, -4:]
+        op(flat[:, :-4], flat[:, 4:], out=pairs[:, :-4])
+        op(pairs[:, :-8], pairs[:, 4:-4], out=rows[:, 4:-4])
+        rows[:, :4], rows[:, -4:] = pairs[:, :4], pairs[:, -8:-4]
     else:
-        rows = flat.copy()
+        rows[...] = flat
     if h == 1:
-        return rows
-    pairs = op(rows[:-1], rows[1:])
-    out = np.empty_like(flat)
-    op(pairs[:-1], pairs[1:], out=out[1:-1])
-    out[0], out[-1] = pairs[0], pairs[-1]
+        out[...] = rows
+        return out
+    op(rows[:-1], rows[1:], out=pairs[:-1])
+    op(pairs[:-2], pairs[1:-1], out=out[1:-1])
+    out[0], out[-1] = pairs[0], pairs[-2]
     return out
 
 
@@ -433,8 +479,12 @@ def _within_range_window(
         # All four channels within range: the four bytes of (own >= low) & (own <=
         # high) read as one word are all ones (numpy's .all over an axis of 4 is
         # an order of magnitude slower than this compare).
-        ok = (own >= low[inner]) & (own <= high[inner])
-        within = np.ascontiguousarray(ok).view(np.uint32) == np.uint32(0x01010101)
+        ok = pm.scratch.get("within.ok", own.shape, bool)
+        also = pm.scratch.get("within.also", own.shape, bool)
+        np.greater_equal(own, low[inner], out=ok)
+        np.less_equal(own, high[inner], out=also)
+        ok &= also
+        within = ok.view(np.uint32) == np.uint32(0x01010101)
         ways.append(within.reshape(-1))
     return ways
 
