@@ -82,6 +82,12 @@ def _png_header(data: bytes) -> tuple[int, int, int, int] | None:
     return width, height, data[24], data[25]
 
 
+def png_size(data: bytes) -> tuple[int, int] | None:
+    """Width and height from a PNG's header, or ``None`` when ``data`` is no PNG."""
+    header = _png_header(data)
+    return None if header is None else header[:2]
+
+
 @functools.cache
 def _spng_decoder() -> Callable[[bytes], npt.NDArray[np.uint8]] | None:
     # Imported on the first decode, not with the module: it adds ~10 ms to the
@@ -93,10 +99,13 @@ def _spng_decoder() -> Callable[[bytes], npt.NDArray[np.uint8]] | None:
     return spng_decode
 
 
-def _decode_spng(data: bytes, field: str) -> Pixels | None:
+def _decode_spng(
+    data: bytes, field: str, out: npt.NDArray[np.uint8] | None = None
+) -> Pixels | None:
     """8-bit RGBA and RGB PNGs (every screenshot tool writes one of them) through
     libspng: zlib-ng's inflate plus SIMD unfiltering decode a 1440×900 screenshot
-    in about half of Pillow's time. ``None`` for any other file, which Pillow reads."""
+    in about half of Pillow's time. ``None`` for any other file, which Pillow reads.
+    ``out``: an ``(h, w, 4)`` uint8 buffer to decode into, used when it fits."""
     spng = _spng_decoder()
     if spng is None:
         return None
@@ -109,8 +118,10 @@ def _decode_spng(data: bytes, field: str) -> Pixels | None:
     if depth != 8 or colour not in (2, 6) or (colour == 2 and b"tRNS" in data):
         return None
     check_limit("imagePixels", width * height, field=field)
+    if out is not None and (out.shape != (height, width, 4) or out.dtype != np.uint8):
+        out = None
     try:
-        rgb = spng(data)
+        rgb = spng(data, out=out) if colour == 6 and out is not None else spng(data)
     except Exception as exc:  # imagecodecs raises its own error types for broken files
         raise EngineError(
             "image_undecodable", f"{field}: not a decodable image ({exc})", field=field
@@ -119,15 +130,19 @@ def _decode_spng(data: bytes, field: str) -> Pixels | None:
         return None
     if rgb.shape[2] == 4:
         return Pixels.from_rgba(rgb)
-    rgba = np.empty((height, width, 4), dtype=np.uint8)
+    rgba = np.empty((height, width, 4), dtype=np.uint8) if out is None else out
     rgba[..., :3] = rgb
     rgba[..., 3] = 255
     return Pixels.from_rgba(rgba)
 
 
-def decode(data: bytes, *, field: str = "image") -> Pixels:
+def decode(
+    data: bytes, *, field: str = "image", out: npt.NDArray[np.uint8] | None = None
+) -> Pixels:
     """Decode an image file (PNG, or any format Pillow reads) into RGBA words; one of more
     than ``decodePixels`` pixels reduced by a whole factor (see the module notes).
+    ``out``: an ``(h, w, 4)`` uint8 buffer the pixels may be decoded into (8-bit
+    RGB and RGBA PNGs of that size are); the result may then be a view of it.
 
     Refuses more pixels than the ``imagePixels`` limit (413 ``limit_exceeded``)
     and bytes that are not an image (``image_undecodable``).
@@ -135,7 +150,7 @@ def decode(data: bytes, *, field: str = "image") -> Pixels:
     head = imaging.header(data, field=field)
     cap = imaging.decode_cap()
     if head.pixels <= cap:
-        fast = _decode_spng(data, field)
+        fast = _decode_spng(data, field, out)
         if fast is not None:
             return fast
         img = imaging.decode(data, field=field).image.convert("RGBA")
