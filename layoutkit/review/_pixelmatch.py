@@ -275,6 +275,8 @@ class WindowHood(Hood):
         Equality is symmetric, so each of the 4 directions right, down, down-right
         and down-left is compared once over the window and its one-pixel ring and
         credited to both pixels of the pair: half the word compares of 8 passes."""
+        if self.x0 == 0 and self.x1 == self.width:
+            return self._equal_neighbours_rows(img)
         grid = self._grid(img)
         top, left = max(self.y0 - 1, 0), max(self.x0 - 1, 0)
         around = grid[top : min(self.y1 + 1, self.height), left : min(self.x1 + 1, self.width)]
@@ -293,6 +295,36 @@ class WindowHood(Hood):
         if self._touches:
             count += self._edge_grid()
         return count
+
+    def _equal_neighbours_rows(self, img: Words) -> np.ndarray:
+        """:meth:`equal_neighbours` of a window of whole rows. The rows and one above
+        and below are one run of words, so each direction is one compare over the
+        run, with the pairs that wrap from a row's end to the next row's start
+        struck out: passes over a run cost a third of those over 2-D slices."""
+        width = self.width
+        top, bottom = max(self.y0 - 1, 0), min(self.y1 + 1, self.height)
+        run = img[top * width : bottom * width]
+        count = np.zeros(run.size, dtype=np.uint8)
+        # (step to the neighbour, first column whose pair wraps, or None)
+        for step, wraps in ((1, width - 1), (width, None), (width + 1, width - 1), (width - 1, 0)):
+            if step == 0 or step >= run.size:
+                continue
+            same = run[:-step] == run[step:]
+            if wraps is not None:
+                same[wraps::width] = False
+            add = same.view(np.uint8)
+            np.add(count[:-step], add, out=count[:-step])
+            np.add(count[step:], add, out=count[step:])
+        grid = count.reshape(bottom - top, width)[self.y0 - top : self.y0 - top + self.h]
+        # The outside of the image counts as one neighbour on its outermost pixels.
+        grid[:, 0] += 1
+        if width > 1:
+            grid[:, -1] += 1
+        if self.y0 == 0:
+            grid[0, 1 : width - 1] += 1
+        if self.y1 == self.height and not (self.y0 == 0 and self.h == 1):
+            grid[-1, 1 : width - 1] += 1
+        return grid
 
     def many_siblings(self, img: Words, k: Index, rows: Index) -> np.ndarray:
         ring, many = self._many(img)
@@ -671,7 +703,7 @@ _MASK_MIN_SIDE = 3
 #: (5 MB at 1440×900) come fresh from the kernel on every call, a page fault per
 #: 4 KB, which cost as much as the arithmetic on them; a band's temporaries
 #: (a few hundred KB) are recycled by the allocator and stay in the CPU's caches.
-MASK_BAND = 1 << 16
+MASK_BAND = 1 << 17
 #: Rows read around a band: the anti-aliasing test looks two pixels away (a
 #: neighbour's siblings).
 _HALO = 2
