@@ -386,6 +386,54 @@ def test_the_mask_way_gives_the_index_ways_result(
     assert mask_way == index_way
 
 
+@SETTINGS
+@given(
+    seed=st.integers(0, 30),
+    shift=st.sampled_from([(0, 0), (0, 1), (1, 1)]),
+    band=st.sampled_from([1, 200, 3000]),
+)
+def test_the_mask_way_in_bands_gives_the_index_ways_result(
+    seed: int, shift: tuple, band: int
+) -> None:
+    a = text_like(seed)
+    b = np.roll(a, shift, axis=(0, 1))
+    b[20:60, 30:120, :3] = 200 - b[20:60, 30:120, :3]
+    b[0, :, :3] = 90  # the top and left edges too
+    b[:, 0, :3] = 90
+    with mock.patch.object(pm, "MASK_BAND", band):
+        index_way, mask_way = both_ways(a, b)
+    assert mask_way == index_way
+
+
+def test_work_buffers_serve_screens_of_any_size_one_after_another() -> None:
+    # The mask way and both decodes write into per-thread buffers; screens of
+    # another size, and a result held across later diffs, must not notice.
+    first = diff_png(png(text_like(3)), png(np.roll(text_like(3), 1, axis=1)))
+    small = text_like(4)[:50, :90]
+    b = small.copy()
+    b[:, :30, :3] = 90
+    second = diff_png(png(np.ascontiguousarray(small)), png(b))
+    again = diff_png(png(text_like(3)), png(np.roll(text_like(3), 1, axis=1)))
+    assert first == again and first.changed_pixels > 0
+    index_way, _ = both_ways(np.ascontiguousarray(small), b)
+    assert second == index_way
+
+
+def test_diffs_in_many_threads_at_once_give_each_its_own_answer() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    pairs = []
+    for seed in range(6):
+        a = text_like(seed)
+        b = a.copy()
+        b[:, : 40 + 10 * seed, :3] = 90
+        pairs.append((png(a), png(b)))
+    alone = [diff_png(a, b) for a, b in pairs]
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(lambda ab: diff_png(*ab), pairs * 4))
+    assert together == alone * 4
+
+
 def test_the_mask_way_is_taken_for_opaque_screens_that_mostly_differ() -> None:
     a = text_like(2)
     b = a.copy()
@@ -409,10 +457,14 @@ def test_the_mask_way_is_taken_for_opaque_screens_that_mostly_differ() -> None:
     seed=st.integers(0, 30),
     shift=st.sampled_from([(0, 1), (1, 0), (1, 1), (-1, -1), (0, 2)]),
     dims=st.sampled_from([(200, 100), (3, 3), (7, 40), (41, 5)]),
+    band=st.sampled_from([1, 200, 1000, pm.MASK_BAND]),
+    gather=st.sampled_from([0, rd._GATHER_SHARE, 10**9]),
 )
 def test_the_shift_test_over_masks_equals_the_one_over_indices(
-    seed: int, shift: tuple, dims: tuple
+    seed: int, shift: tuple, dims: tuple, band: int, gather: int
 ) -> None:
+    # In bands of ``band`` pixels; ``gather`` 0 passes over every band, 10**9
+    # gathers at the counted pixels of every band.
     width, height = dims
     a = np.ascontiguousarray(text_like(seed)[:height, :width])
     b = np.roll(a, shift, axis=(0, 1))
@@ -422,7 +474,8 @@ def test_the_shift_test_over_masks_equals_the_one_over_indices(
     mask = np.zeros((height, width), dtype=bool)
     mask.reshape(-1)[counted] = True
     expected = counted[rd.shifted_pixels(*words, counted, width, height)]
-    assert np.array_equal(np.flatnonzero(rd.shifted_mask(*words, mask)), expected)
+    with mock.patch.object(pm, "MASK_BAND", band), mock.patch.object(rd, "_GATHER_SHARE", gather):
+        assert np.array_equal(np.flatnonzero(rd.shifted_mask(*words, mask)), expected)
 
 
 @SETTINGS
