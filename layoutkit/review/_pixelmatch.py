@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import abc
 import functools
-import threading
 
 import attrs
 import numpy as np
 import numpy.typing as npt
+
+from layoutkit.review._scratch import scratch
 
 #: The largest value the YIQ delta can take (pixelmatch's ``35215``).
 MAX_YIQ_DELTA = 35215
@@ -30,35 +31,6 @@ MAX_YIQ_DELTA = 35215
 Words = npt.NDArray[np.uint32]
 Index = npt.NDArray[np.intp]
 
-
-class _Scratch(threading.local):
-    """Work buffers kept per thread from one band (and one call) to the next.
-
-    A fresh temporary of a few hundred KB or more is, more often than not, fresh
-    pages from the kernel (glibc maps large blocks, and trims freed ones), and
-    their page faults cost as much as the arithmetic done in them: a third of
-    the mask way's time on the corpus. Its byte-wide passes and its masks write
-    into these instead. Each name is one buffer, used by one function only, and
-    good until that function runs again in the thread. A buffer over
-    :data:`KEEP_BYTES` is not kept (a screenshot of 2.5 MP and its masks are)."""
-
-    def __init__(self) -> None:
-        self.buffers: dict[str, np.ndarray] = {}
-
-    def get(self, name: str, shape: tuple[int, ...], dtype: npt.DTypeLike = np.uint8) -> np.ndarray:
-        """A buffer of ``shape`` and ``dtype`` (contents undefined), reused by ``name``."""
-        need = int(np.prod(shape)) * np.dtype(dtype).itemsize
-        if need > KEEP_BYTES:
-            return np.empty(shape, dtype=dtype)
-        buf = self.buffers.get(name)
-        if buf is None or buf.size < need:
-            buf = self.buffers[name] = np.empty(need, dtype=np.uint8)
-        return buf[:need].view(dtype).reshape(shape)
-
-
-#: The largest work buffer a thread keeps (bytes): an RGBA screenshot of 2.5 MP.
-KEEP_BYTES = 10_000_000
-scratch = _Scratch()
 
 # The 8 neighbours in pixelmatch's visiting order (x outer, y inner): the order
 # decides which of equally dark (or bright) neighbours is "the darkest".
@@ -642,15 +614,33 @@ def _over_mask(a32: Words, b32: Words, limit: float) -> tuple[int, np.ndarray]:
     np.greater(step, min(least, 255), out=bytes_over)
     maybe = bytes_over.view(np.uint32) != 0
     unsure = np.flatnonzero(maybe > over)  # may count, not sure to
-    over[unsure] = np.abs(colour_delta(a32[unsure], b32[unsure])) > limit
+    over[unsure] = _opaque_delta(a32[unsure], b32[unsure]) > limit
     return differing, over
 
 
+def _opaque_delta(wa: Words, wb: Words) -> np.ndarray:
+    """The size of :func:`colour_delta` (its absolute value) for opaque colours, in
+    the same float64 operations and order, without the checks and the sign."""
+    diff = wa.view(np.uint8).reshape(-1, 4).astype(np.int16)
+    diff -= wb.view(np.uint8).reshape(-1, 4)
+    dr, dg, db = diff[:, 0], diff[:, 1], diff[:, 2]
+    y = _brightness(dr, dg, db)
+    i = dr * 0.59597799 - dg * 0.27417610 - db * 0.32180189
+    q = dr * 0.21147017 - dg * 0.52261711 + db * 0.31114694
+    return 0.5053 * y * y + 0.299 * i * i + 0.1957 * q * q
+
+
 def _dilate(mask: np.ndarray) -> np.ndarray:
-    """Each pixel of a ``(h, w)`` mask or'ed with its 8 neighbours (a row pass, then a column pass)."""
+    """Each pixel of a ``(h, w)`` mask or'ed with its 8 neighbours (a row pass, then a
+    column pass). The row pass runs over the rows as one run, then sets each
+    row's first and last pixel right (the run carried them across rows)."""
     rows = mask.copy()
-    rows[:, 1:] |= mask[:, :-1]
-    rows[:, :-1] |= mask[:, 1:]
+    if mask.shape[1] > 1:
+        run, flat = rows.reshape(-1), mask.reshape(-1)
+        run[1:] |= flat[:-1]
+        run[:-1] |= flat[1:]
+        rows[:, 0] = mask[:, 0] | mask[:, 1]
+        rows[:, -1] = mask[:, -1] | mask[:, -2]
     out = rows.copy()
     out[1:] |= rows[:-1]
     out[:-1] |= rows[1:]
@@ -799,16 +789,23 @@ def _mask_band(
     # dilation, centre included, is exactly "some neighbour is in both".
     inner = slice(y0 - lo, y1 - lo)
     rich = _dilate(both)[inner]
-    edge = edge_mask_rows(y0, y1, width, height)
     both_flat = both.reshape(-1)
     at = (y0 - lo) * width  # the band's first pixel in the rows read
     aa_flat = aa.reshape(-1)
+    maybe = over & rich
     # As pixelmatch: the second image is asked only where the first said no.
     for img, many in ((ha, many_a), (hb, many_b)):
-        ask = over & ~many[inner] & rich & ~aa
-        here = np.flatnonzero(ask & ~edge)
+        not_here = many[inner] if img is ha else many[inner] | aa
+        ask = np.flatnonzero(maybe > not_here)  # maybe, and neither many nor known
+        y, x = np.divmod(ask, width)
+        on_edge = (x == 0) | (x == width - 1)
+        if y0 == 0:
+            on_edge |= y == 0
+        if y1 == height:
+            on_edge |= y == y1 - y0 - 1
+        here = ask[~on_edge]
         aa_flat[here[_antialiased_inner(img, here + at, both_flat, width)]] = True
-        rim = np.flatnonzero(ask & edge)
+        rim = ask[on_edge]
         if rim.size:
             found = antialiased(img, ha, hb, SparseHood(rim + at, width, h))
             aa_flat[rim[found]] = True

@@ -59,6 +59,7 @@ from layoutkit import imaging
 from layoutkit.errors import EngineError
 from layoutkit.review import _pixelmatch as pm
 from layoutkit.review import images
+from layoutkit.review._scratch import KEEP_BYTES
 from layoutkit.review.images import Pixels, Words, decode
 
 #: A change over this share of the screen (area of the change boxes) makes its own tile.
@@ -211,7 +212,7 @@ def _decode_buffer(data: bytes, name: str) -> np.ndarray | None:
     if head is None:
         return None
     width, height = head
-    if width * height * 4 > pm.KEEP_BYTES:
+    if width * height * 4 > KEEP_BYTES:
         return None
     return pm.scratch.get(name, (height, width, 4))
 

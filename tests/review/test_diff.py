@@ -343,6 +343,74 @@ def test_a_truncated_png_is_refused_with_a_code() -> None:
     assert err.value.code == "image_undecodable"
 
 
+def _decoded_or_code(data: bytes, out: np.ndarray | None) -> object:
+    try:
+        return decode(data, out=out).words.tobytes()
+    except EngineError as err:
+        return err.code
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    width=st.integers(1, 300),
+    height=st.integers(1, 120),
+    mode=st.sampled_from(["RGBA", "RGB"]),
+    save=st.sampled_from(
+        [{}, {"compress_level": 0}, {"compress_level": 9}, {"optimize": True}, {"gamma": 0.5}]
+    ),
+    damage=st.one_of(st.none(), st.tuples(st.floats(0, 1), st.integers(1, 255))),
+)
+def test_decoding_into_work_buffers_gives_libspngs_pixels_or_its_error(
+    seed: int, width: int, height: int, mode: str, save: dict, damage: tuple | None
+) -> None:
+    # The diff's decodes inflate with zlib-ng and hand libspng a stored stream;
+    # the pixels, and the refusal of a damaged file, must be libspng's own.
+    rng = np.random.default_rng(seed)
+    pixels = rng.integers(0, 4, (height, width, 4), dtype=np.uint8) * 60  # compressible
+    img = Image.fromarray(pixels, "RGBA").convert(mode)
+    buf = io.BytesIO()
+    if "gamma" in save:
+        from PIL import PngImagePlugin
+
+        info = PngImagePlugin.PngInfo()
+        info.add(b"gAMA", (50000).to_bytes(4, "big"))
+        img.save(buf, "PNG", pnginfo=info)
+    else:
+        img.save(buf, "PNG", **save)
+    data = bytearray(buf.getvalue())
+    if damage is not None:
+        at, flip = damage
+        data[min(33 + int(at * (len(data) - 33)), len(data) - 1)] ^= flip
+    data = bytes(data)
+    out = np.empty((height, width, 4), dtype=np.uint8)
+    assert _decoded_or_code(data, out) == _decoded_or_code(data, None)
+
+
+def test_a_screenshot_in_many_image_chunks_decodes_the_same_into_work_buffers() -> None:
+    import zlib
+
+    pixels = text_like(5, 300, 200)
+    data = png(pixels)
+    # The same image data cut into IDAT chunks of 100 bytes (PNG writers cut theirs).
+    start = data.index(b"IDAT") - 4
+    length = int.from_bytes(data[start : start + 4], "big")
+    stream = data[start + 8 : start + 8 + length]
+    chunks = b"".join(
+        len(part).to_bytes(4, "big")
+        + b"IDAT"
+        + part
+        + zlib.crc32(b"IDAT" + part).to_bytes(4, "big")
+        for part in (stream[i : i + 100] for i in range(0, len(stream), 100))
+    )
+    cut = data[:start] + chunks + data[start + 12 + length :]
+    assert cut.count(b"IDAT") > 3
+    assert images._restored(cut, 300, 200, 4) is not None
+    out = np.empty((200, 300, 4), dtype=np.uint8)
+    assert np.array_equal(decode(cut, out=out).rgba(), pixels)
+    assert np.array_equal(decode(cut).rgba(), pixels)
+
+
 def test_without_imagecodecs_pillow_decodes_everything(monkeypatch) -> None:
     data = png(screen())
     expected = decode(data).rgba().copy()
