@@ -360,23 +360,68 @@ def shifted_mask(
             continue
         if n * _GATHER_SHARE < here.size:
             ask = np.flatnonzero(here)
-            hood = pm.SparseHood(ask + y0 * width, width, height)
-            every = np.arange(ask.size)
-            one = _within_gathered(a32, b32, hood, every)
-        else:
-            window = pm.WindowHood(y0, y1, 0, width, width, height)
-            first = _within_range_window(a32, b32, window, first_only=True)[0]
-            first = first.reshape(y1 - y0, width)
-            ask = np.flatnonzero(here & (first | edge))
-            if ask.size == 0:
-                continue
-            hood = pm.SparseHood(ask + y0 * width, width, height)
-            every = np.arange(ask.size)
-            one = first.reshape(-1)[ask]
+            found = _shifted_at(a32, b32, ask + y0 * width, width, height)
+            out[y0:y1].reshape(-1)[ask[found]] = True
+            continue
+        window = pm.WindowHood(y0, y1, 0, width, width, height)
+        first = _within_range_window(a32, b32, window, first_only=True)[0]
+        first = first.reshape(y1 - y0, width)
+        ask = np.flatnonzero(here & (first | edge))
+        if ask.size == 0:
+            continue
+        hood = pm.SparseHood(ask + y0 * width, width, height)
+        every = np.arange(ask.size)
+        one = first.reshape(-1)[ask]
         second = _within_gathered(b32, a32, hood, every)
         on_edge = edge.reshape(-1)[ask]
         out[y0:y1].reshape(-1)[ask[(one & second) | (on_edge & (one | second))]] = True
     return out
+
+
+def _shifted_at(
+    a32: Words, b32: Words, idx: npt.NDArray[np.intp], width: int, height: int
+) -> np.ndarray:
+    """:func:`shifted_pixels` at the pixels ``idx``, both ways gathered. Inside the
+    image each pixel's 3×3 neighbourhood is nine fixed offsets; a colour equal to
+    one of the other image's nine lies within their range, and after a move by
+    one pixel most are (a word compare instead of byte ranges), so the ranges
+    are worked out only for the rest. Pixels on the edge go the general way."""
+    y, x = np.divmod(idx, width)
+    edge = (x == 0) | (x == width - 1) | (y == 0) | (y == height - 1)
+    out = np.empty(idx.size, dtype=bool)
+    inner = np.flatnonzero(~edge)
+    if inner.size:
+        offsets = np.array([dy * width + dx for dy in (-1, 0, 1) for dx in (-1, 0, 1)])
+        at = idx[inner] + offsets[:, None]
+        near_a, near_b = a32[at], b32[at]
+        own_a, own_b = near_a[4], near_b[4]
+        # As shifted_pixels: ``a`` within ``b``'s range, then ``b`` within ``a``'s.
+        first = (near_b == own_a).any(axis=0)
+        rest = np.flatnonzero(~first)
+        first[rest] = _within_nine(own_a[rest], near_b[:, rest])
+        second = (near_a == own_b).any(axis=0)
+        rest = np.flatnonzero(first & ~second)
+        second[rest] = _within_nine(own_b[rest], near_a[:, rest])
+        out[inner] = first & second
+    rim = np.flatnonzero(edge)
+    if rim.size:
+        hood = pm.SparseHood(idx[rim], width, height)
+        every = np.arange(rim.size)
+        # On the edge one way suffices (see shifted_pixels).
+        out[rim] = _within_gathered(a32, b32, hood, every) | _within_gathered(b32, a32, hood, every)
+    return out
+
+
+def _within_nine(own: Words, near: np.ndarray) -> np.ndarray:
+    """Each colour of ``own`` lies, channel by channel, within the range of its column
+    of ``near`` (``(9, n)`` words)."""
+    if own.size == 0:
+        return np.zeros(0, dtype=bool)
+    channels = np.ascontiguousarray(near).view(np.uint8).reshape(*near.shape, 4)
+    low, high = channels.min(axis=0), channels.max(axis=0)
+    mine = own.view(np.uint8).reshape(own.size, 4)
+    ok = (mine >= low) & (mine <= high)
+    return ok.view(np.uint32).reshape(-1) == np.uint32(0x01010101)
 
 
 #: A band whose counted pixels are fewer than one in this many gathers both ways
