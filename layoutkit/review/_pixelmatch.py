@@ -272,16 +272,20 @@ class WindowHood(Hood):
         """:meth:`equal_neighbours` of a window of whole rows. The rows and one above
         and below are one run of words, so each direction is one compare over the
         run, with the pairs that wrap from a row's end to the next row's start
-        struck out: passes over a run cost a third of those over 2-D slices."""
+        struck out: passes over a run cost a third of those over 2-D slices. The
+        counts are a work buffer, good until the next call."""
         width = self.width
         top, bottom = max(self.y0 - 1, 0), min(self.y1 + 1, self.height)
         run = img[top * width : bottom * width]
-        count = np.zeros(run.size, dtype=np.uint8)
+        # Work buffers: the counts are read (``> 2``) before the next window's.
+        count = scratch.get("rows.count", (run.size,))
+        count[...] = 0
+        compared = scratch.get("rows.same", (run.size,), bool)
         # (step to the neighbour, first column whose pair wraps, or None)
         for step, wraps in ((1, width - 1), (width, None), (width + 1, width - 1), (width - 1, 0)):
             if step == 0 or step >= run.size:
                 continue
-            same = run[:-step] == run[step:]
+            same = np.equal(run[:-step], run[step:], out=compared[:-step])
             if wraps is not None:
                 same[wraps::width] = False
             add = same.view(np.uint8)
@@ -567,7 +571,7 @@ def _differing_over(a32: Words, b32: Words, limit: float) -> tuple[Index, Index]
 _LUMA = (29889531, 58662247, 11448223)
 
 
-def luma_key(words: Words) -> npt.NDArray[np.int64]:
+def luma_key(words: Words, *, out: npt.NDArray[np.int64] | None = None) -> npt.NDArray[np.int64]:
     """An exact integer luma per opaque colour, for comparing brightness deltas.
 
     pixelmatch's ``brightnessDelta`` of opaque colours is ``dr·0.29889531 +
@@ -580,11 +584,19 @@ def luma_key(words: Words) -> npt.NDArray[np.int64]:
     one neighbour is darker than another, exactly when their keys say so.
     """
     channels = words.view(np.uint8).reshape(*words.shape, 4)
-    return (
-        channels[..., 0] * np.int64(_LUMA[0])
-        + channels[..., 1] * np.int64(_LUMA[1])
-        + channels[..., 2] * np.int64(_LUMA[2])
-    )
+    if out is None:
+        return (
+            channels[..., 0] * np.int64(_LUMA[0])
+            + channels[..., 1] * np.int64(_LUMA[1])
+            + channels[..., 2] * np.int64(_LUMA[2])
+        )
+    # The same sum into ``out`` (``words``' shape), one product buffer reused.
+    part = scratch.get("luma.part", out.shape, np.int64)
+    np.multiply(channels[..., 0], np.int64(_LUMA[0]), out=out)
+    for c in (1, 2):
+        np.multiply(channels[..., c], np.int64(_LUMA[c]), out=part)
+        out += part
+    return out
 
 
 def opaque(a32: Words, b32: Words) -> bool:
@@ -595,7 +607,8 @@ def opaque(a32: Words, b32: Words) -> bool:
 def _over_mask(a32: Words, b32: Words, limit: float) -> tuple[int, np.ndarray]:
     """Opaque images: how many words differ, and the flat mask of pixels whose colour
     delta is over ``limit``, from whole-image byte passes (no index lists); the
-    integer pre-test of :func:`_over` per byte, float work only where it cannot decide."""
+    integer pre-test of :func:`_over` per byte, float work only where it cannot decide.
+    The mask is a work buffer, good until the next call."""
     ba, bb = a32.view(np.uint8), b32.view(np.uint8)
     step = scratch.get("over.step", ba.shape)
     low = scratch.get("over.low", ba.shape)
@@ -609,11 +622,14 @@ def _over_mask(a32: Words, b32: Words, limit: float) -> tuple[int, np.ndarray]:
     least = int(np.sqrt(limit / _DELTA_PER_STEP))
     sure = int(np.sqrt(limit / _DELTA_PER_SQUARE))
     bytes_over = scratch.get("over.bytes", ba.shape, bool)
+    over = scratch.get("over.over", a32.shape, bool)
+    maybe = scratch.get("over.maybe", a32.shape, bool)
     np.greater(step, min(sure, 255), out=bytes_over)
-    over = bytes_over.view(np.uint32) != 0
+    np.not_equal(bytes_over.view(np.uint32), 0, out=over)
     np.greater(step, min(least, 255), out=bytes_over)
-    maybe = bytes_over.view(np.uint32) != 0
-    unsure = np.flatnonzero(maybe > over)  # may count, not sure to
+    np.not_equal(bytes_over.view(np.uint32), 0, out=maybe)
+    np.greater(maybe, over, out=maybe)  # may count, not sure to
+    unsure = np.flatnonzero(maybe)
     over[unsure] = _opaque_delta(a32[unsure], b32[unsure]) > limit
     return differing, over
 
@@ -633,15 +649,18 @@ def _opaque_delta(wa: Words, wb: Words) -> np.ndarray:
 def _dilate(mask: np.ndarray) -> np.ndarray:
     """Each pixel of a ``(h, w)`` mask or'ed with its 8 neighbours (a row pass, then a
     column pass). The row pass runs over the rows as one run, then sets each
-    row's first and last pixel right (the run carried them across rows)."""
-    rows = mask.copy()
+    row's first and last pixel right (the run carried them across rows). The
+    result is a work buffer, good until the next call."""
+    rows = scratch.get("dilate.rows", mask.shape, bool)
+    rows[...] = mask
     if mask.shape[1] > 1:
         run, flat = rows.reshape(-1), mask.reshape(-1)
         run[1:] |= flat[:-1]
         run[:-1] |= flat[1:]
         rows[:, 0] = mask[:, 0] | mask[:, 1]
         rows[:, -1] = mask[:, -1] | mask[:, -2]
-    out = rows.copy()
+    out = scratch.get("dilate.out", mask.shape, bool)
+    out[...] = rows
     out[1:] |= rows[:-1]
     out[:-1] |= rows[1:]
     return out
@@ -656,16 +675,23 @@ def _antialiased_inner(img: Words, idx: Index, both: np.ndarray, width: int) -> 
     of the largest keys and the brightest the first of the smallest, in
     pixelmatch's visiting order: ``argmax`` and ``argmin`` return the first."""
     offsets = _DY * width + _DX
-    near = luma_key(img[idx + offsets[:, None]])
+    # The (8, n) gathers go into work buffers: a theme change asks this of
+    # thousands of pixels per band, and fresh arrays of that size page-fault.
+    n = idx.size
+    at = scratch.get("aa.at", (8, n), np.intp)
+    np.add(idx, offsets[:, None], out=at)
+    words = scratch.get("aa.words", (8, n), np.uint32)
+    np.take(img, at, out=words)
+    near = luma_key(words, out=scratch.get("aa.luma", (8, n), np.int64))
     centre = luma_key(img[idx])
     hi, lo = near.max(axis=0), near.min(axis=0)
     todo = np.flatnonzero((hi > centre) & (lo < centre))
-    result = np.zeros(idx.size, dtype=bool)
+    result = np.zeros(n, dtype=bool)
     if todo.size == 0:
         return result
-    near, at = near[:, todo], idx[todo]
-    darkest = at + offsets[near.argmax(axis=0)]
-    brightest = at + offsets[near.argmin(axis=0)]
+    rows = idx[todo]
+    darkest = rows + offsets[near.argmax(axis=0)[todo]]
+    brightest = rows + offsets[near.argmin(axis=0)[todo]]
     result[todo] = both[darkest] | both[brightest]
     return result
 
@@ -782,9 +808,14 @@ def _mask_band(
     ha, hb = a32[lo * width : hi * width], b32[lo * width : hi * width]
     h = hi - lo
     whole = WindowHood(0, h, 0, width, width, h)
-    many_a = whole.equal_neighbours(ha) > 2
-    many_b = whole.equal_neighbours(hb) > 2
-    both = many_a & many_b
+    # Band-sized masks live in work buffers (see _scratch): fresh ones page-fault.
+    many_a = np.greater(
+        whole.equal_neighbours(ha), 2, out=scratch.get("band.many_a", (h, width), bool)
+    )
+    many_b = np.greater(
+        whole.equal_neighbours(hb), 2, out=scratch.get("band.many_b", (h, width), bool)
+    )
+    both = np.logical_and(many_a, many_b, out=scratch.get("band.both", (h, width), bool))
     # A candidate is not "many" itself, so it is not in ``both``: the 3×3
     # dilation, centre included, is exactly "some neighbour is in both".
     inner = slice(y0 - lo, y1 - lo)
@@ -792,11 +823,16 @@ def _mask_band(
     both_flat = both.reshape(-1)
     at = (y0 - lo) * width  # the band's first pixel in the rows read
     aa_flat = aa.reshape(-1)
-    maybe = over & rich
+    maybe = np.logical_and(over, rich, out=scratch.get("band.maybe", over.shape, bool))
+    not_here = scratch.get("band.not_here", over.shape, bool)
     # As pixelmatch: the second image is asked only where the first said no.
     for img, many in ((ha, many_a), (hb, many_b)):
-        not_here = many[inner] if img is ha else many[inner] | aa
-        ask = np.flatnonzero(maybe > not_here)  # maybe, and neither many nor known
+        if img is ha:
+            not_here[...] = many[inner]
+        else:
+            np.logical_or(many[inner], aa, out=not_here)
+        np.greater(maybe, not_here, out=not_here)  # maybe, and neither many nor known
+        ask = np.flatnonzero(not_here)
         y, x = np.divmod(ask, width)
         on_edge = (x == 0) | (x == width - 1)
         if y0 == 0:
