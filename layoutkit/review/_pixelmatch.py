@@ -681,7 +681,7 @@ def _antialiased_inner(img: Words, idx: Index, both: np.ndarray, width: int) -> 
     at = scratch.get("aa.at", (8, n), np.intp)
     np.add(idx, offsets[:, None], out=at)
     words = scratch.get("aa.words", (8, n), np.uint32)
-    np.take(img, at, out=words)
+    np.take(img, at, out=words, mode="clip")  # in range; "raise" would buffer the output
     near = luma_key(words, out=scratch.get("aa.luma", (8, n), np.int64))
     centre = luma_key(img[idx])
     hi, lo = near.max(axis=0), near.min(axis=0)
