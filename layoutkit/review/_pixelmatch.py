@@ -719,7 +719,7 @@ _MASK_MIN_SIDE = 3
 #: (5 MB at 1440×900) come fresh from the kernel on every call, a page fault per
 #: 4 KB, which cost as much as the arithmetic on them; a band's temporaries
 #: (a few hundred KB) are recycled by the allocator and stay in the CPU's caches.
-MASK_BAND = 1 << 17
+MASK_BAND = 1 << 18
 #: Rows read around a band: the anti-aliasing test looks two pixels away (a
 #: neighbour's siblings).
 _HALO = 2
