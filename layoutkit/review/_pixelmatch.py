@@ -630,8 +630,16 @@ def _over_mask(a32: Words, b32: Words, limit: float) -> tuple[int, np.ndarray]:
     np.not_equal(bytes_over.view(np.uint32), 0, out=maybe)
     np.greater(maybe, over, out=maybe)  # may count, not sure to
     unsure = np.flatnonzero(maybe)
-    over[unsure] = _opaque_delta(a32[unsure], b32[unsure]) > limit
+    # In runs: the float work's temporaries stay small enough for the allocator
+    # to recycle (a larger array is fresh pages each time).
+    for start in range(0, unsure.size, _FLOAT_RUN):
+        part = unsure[start : start + _FLOAT_RUN]
+        over[part] = _opaque_delta(a32[part], b32[part]) > limit
     return differing, over
+
+
+#: Colours whose float delta is worked out at a time (64 KB per float64 temporary).
+_FLOAT_RUN = 8192
 
 
 def _opaque_delta(wa: Words, wb: Words) -> np.ndarray:
@@ -690,10 +698,22 @@ def _antialiased_inner(img: Words, idx: Index, both: np.ndarray, width: int) -> 
     if todo.size == 0:
         return result
     rows = idx[todo]
-    darkest = rows + offsets[near.argmax(axis=0)[todo]]
-    brightest = rows + offsets[near.argmin(axis=0)[todo]]
+    darkest = rows + offsets[_first(near, hi, todo)]
+    brightest = rows + offsets[_first(near, lo, todo)]
     result[todo] = both[darkest] | both[brightest]
     return result
+
+
+def _first(near: np.ndarray, value: np.ndarray, todo: Index) -> Index:
+    """For columns ``todo`` of ``near`` (8, n): the first row holding ``value`` (each
+    column's max or min), as ``argmax`` / ``argmin`` would say. Eight compares of
+    the rows, last row first so that the first match wins, cost less than an
+    arg-reduction down the columns of an (8, n) array."""
+    near, value = near[:, todo], value[todo]
+    found = np.zeros(todo.size, dtype=np.intp)
+    for k in range(near.shape[0] - 1, -1, -1):
+        np.copyto(found, k, where=near[k] == value)
+    return found
 
 
 def edge_mask(height: int, width: int) -> np.ndarray:

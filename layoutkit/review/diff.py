@@ -387,8 +387,11 @@ def _shifted_at(
     inner = np.flatnonzero(~edge)
     if inner.size:
         offsets = np.array([dy * width + dx for dy in (-1, 0, 1) for dx in (-1, 0, 1)])
-        at = idx[inner] + offsets[:, None]
-        near_a, near_b = a32[at], b32[at]
+        # The (9, n) gathers go into work buffers (fresh ones page-fault).
+        m = inner.size
+        at = np.add(idx[inner], offsets[:, None], out=pm.scratch.get("shift.at", (9, m), np.intp))
+        near_a = np.take(a32, at, out=pm.scratch.get("shift.a", (9, m), np.uint32), mode="clip")
+        near_b = np.take(b32, at, out=pm.scratch.get("shift.b", (9, m), np.uint32), mode="clip")
         own_a, own_b = near_a[4], near_b[4]
         # As shifted_pixels: ``a`` within ``b``'s range, then ``b`` within ``a``'s.
         first = (near_b == own_a).any(axis=0)
