@@ -698,22 +698,10 @@ def _antialiased_inner(img: Words, idx: Index, both: np.ndarray, width: int) -> 
     if todo.size == 0:
         return result
     rows = idx[todo]
-    darkest = rows + offsets[_first(near, hi, todo)]
-    brightest = rows + offsets[_first(near, lo, todo)]
+    darkest = rows + offsets[near.argmax(axis=0)[todo]]
+    brightest = rows + offsets[near.argmin(axis=0)[todo]]
     result[todo] = both[darkest] | both[brightest]
     return result
-
-
-def _first(near: np.ndarray, value: np.ndarray, todo: Index) -> Index:
-    """For columns ``todo`` of ``near`` (8, n): the first row holding ``value`` (each
-    column's max or min), as ``argmax`` / ``argmin`` would say. Eight compares of
-    the rows, last row first so that the first match wins, cost less than an
-    arg-reduction down the columns of an (8, n) array."""
-    near, value = near[:, todo], value[todo]
-    found = np.zeros(todo.size, dtype=np.intp)
-    for k in range(near.shape[0] - 1, -1, -1):
-        np.copyto(found, k, where=near[k] == value)
-    return found
 
 
 def edge_mask(height: int, width: int) -> np.ndarray:
