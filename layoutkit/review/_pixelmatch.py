@@ -691,17 +691,30 @@ def _antialiased_inner(img: Words, idx: Index, both: np.ndarray, width: int) -> 
     words = scratch.get("aa.words", (8, n), np.uint32)
     np.take(img, at, out=words, mode="clip")  # in range; "raise" would buffer the output
     near = luma_key(words, out=scratch.get("aa.luma", (8, n), np.int64))
-    centre = luma_key(img[idx])
-    hi, lo = near.max(axis=0), near.min(axis=0)
-    todo = np.flatnonzero((hi > centre) & (lo < centre))
+    # Each key times 8 plus a tie-break in its low 3 bits (keys are under 2³⁵):
+    # 7 - k makes the max the first of the largest, then k the min the first of
+    # the smallest. One max and one min then stand for max, argmax, min and
+    # argmin (numpy's arg-reductions down an (8, n) array's columns are slow).
+    near <<= 3
+    near += _FIRST_MAX
+    hi = near.max(axis=0)
+    near += _FIRST_MIN - _FIRST_MAX
+    lo = near.min(axis=0)
+    centre = luma_key(img[idx]) << 3
+    # A larger key than the centre's, and a smaller one.
+    todo = np.flatnonzero((hi > centre + 7) & (lo < centre))
     result = np.zeros(n, dtype=bool)
     if todo.size == 0:
         return result
     rows = idx[todo]
-    darkest = rows + offsets[near.argmax(axis=0)[todo]]
-    brightest = rows + offsets[near.argmin(axis=0)[todo]]
+    darkest = rows + offsets[7 - (hi[todo] & 7)]
+    brightest = rows + offsets[lo[todo] & 7]
     result[todo] = both[darkest] | both[brightest]
     return result
+
+
+_FIRST_MAX = (7 - np.arange(8, dtype=np.int64))[:, None]
+_FIRST_MIN = np.arange(8, dtype=np.int64)[:, None]
 
 
 def edge_mask(height: int, width: int) -> np.ndarray:
