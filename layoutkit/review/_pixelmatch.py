@@ -770,6 +770,8 @@ def mismatch_masks(
     threshold: float = 0.1,
     include_aa: bool = False,
     out: tuple[np.ndarray, np.ndarray] | None = None,
+    *,
+    opaque_known: bool = False,
 ) -> MaskMismatch:
     """:func:`mismatch` for two opaque images of at least 3×3, computed over
     whole-image masks: where most of a screen differs (a theme change) gathering
@@ -781,9 +783,10 @@ def mismatch_masks(
     (pixels near an edge of colour) is asked with exact integer lumas. The work
     goes a band of :data:`MASK_BAND` pixels at a time, each band reading two
     rows around it. ``out``: the ``(h, w)`` boolean arrays to fill as the counted
-    and anti-aliased masks (work buffers of the caller's).
+    and anti-aliased masks (work buffers of the caller's); ``opaque_known``: the
+    caller has checked that both images are opaque (two passes fewer).
     """
-    if not opaque(a32, b32) or min(width, height) < _MASK_MIN_SIDE:
+    if not (opaque_known or opaque(a32, b32)) or min(width, height) < _MASK_MIN_SIDE:
         raise ValueError("mismatch_masks takes opaque images of at least 3×3")
     limit = max_delta(threshold)
     if out is None:

@@ -305,7 +305,10 @@ def _diff_masks(pa: Pixels, pb: Pixels, threshold: float, include_aa: bool) -> D
         pm.scratch.get("diff.counted", (height, width), bool),
         pm.scratch.get("diff.aa", (height, width), bool),
     )
-    found = pm.mismatch_masks(pa.words, pb.words, width, height, threshold, include_aa, masks)
+    # _mostly_different, which sent the pair here, checked that both are opaque.
+    found = pm.mismatch_masks(
+        pa.words, pb.words, width, height, threshold, include_aa, masks, opaque_known=True
+    )
     if found.differing == 0:
         return DiffResult("pixels", pa.size, pb.size)
     counted = found.counted
