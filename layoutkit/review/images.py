@@ -1,9 +1,11 @@
 """Decoding screenshots for review: RGBA words for the image diff.
 
 Screenshots are 8-bit RGB or RGBA PNGs almost always; those go through libspng
-(``imagecodecs``: zlib-ng's inflate and SIMD unfiltering decode a 1440×900
-screenshot in about half of Pillow's time). Every other file, and every file
-when ``imagecodecs`` is not installed, goes through :func:`layoutkit.imaging.decode`.
+(``imagecodecs``: its SIMD unfiltering decodes a 1440×900 screenshot in about
+half of Pillow's time). The image diff's decodes, given a work buffer, are
+faster still: zlib-ng inflates the image data and libspng reads it stored (see
+:func:`_restored`). Every other file, and every file when ``imagecodecs`` is not
+installed, goes through :func:`layoutkit.imaging.decode`.
 A picture over the ``imagePixels`` limit is refused before its pixels are
 inflated (413 ``limit_exceeded``), and bytes that are not a picture raise
 ``image_undecodable`` naming the field they came in.
@@ -105,9 +107,10 @@ def _decode_spng(
     data: bytes, field: str, out: npt.NDArray[np.uint8] | None = None
 ) -> Pixels | None:
     """8-bit RGBA and RGB PNGs (every screenshot tool writes one of them) through
-    libspng: zlib-ng's inflate plus SIMD unfiltering decode a 1440×900 screenshot
-    in about half of Pillow's time. ``None`` for any other file, which Pillow reads.
-    ``out``: an ``(h, w, 4)`` uint8 buffer to decode into, used when it fits."""
+    libspng, in about half of Pillow's time for a 1440×900 screenshot. ``None``
+    for any other file, which Pillow reads. ``out``: an ``(h, w, 4)`` uint8
+    buffer to decode into, used when it fits (then the image data is inflated
+    by zlib-ng first, see :func:`_restored`)."""
     spng = _spng_decoder()
     if spng is None:
         return None
