@@ -531,8 +531,8 @@ def test_the_mask_way_is_taken_for_opaque_screens_that_mostly_differ() -> None:
 def test_the_shift_test_over_masks_equals_the_one_over_indices(
     seed: int, shift: tuple, dims: tuple, band: int, gather: int
 ) -> None:
-    # In bands of ``band`` pixels; ``gather`` 0 passes over every band, 10**9
-    # gathers at the counted pixels of every band.
+    # In bands of ``band`` pixels; ``gather`` 0 gathers both ways at the counted
+    # pixels of every band, 10**9 sends every band through the red channel first.
     width, height = dims
     a = np.ascontiguousarray(text_like(seed)[:height, :width])
     b = np.roll(a, shift, axis=(0, 1))
