@@ -23,11 +23,14 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
+from layoutkit.review._scratch import scratch
+
 #: The largest value the YIQ delta can take (pixelmatch's ``35215``).
 MAX_YIQ_DELTA = 35215
 
 Words = npt.NDArray[np.uint32]
 Index = npt.NDArray[np.intp]
+
 
 # The 8 neighbours in pixelmatch's visiting order (x outer, y inner): the order
 # decides which of equally dark (or bright) neighbours is "the darkest".
@@ -244,6 +247,8 @@ class WindowHood(Hood):
         Equality is symmetric, so each of the 4 directions right, down, down-right
         and down-left is compared once over the window and its one-pixel ring and
         credited to both pixels of the pair: half the word compares of 8 passes."""
+        if self.x0 == 0 and self.x1 == self.width:
+            return self._equal_neighbours_rows(img)
         grid = self._grid(img)
         top, left = max(self.y0 - 1, 0), max(self.x0 - 1, 0)
         around = grid[top : min(self.y1 + 1, self.height), left : min(self.x1 + 1, self.width)]
@@ -262,6 +267,40 @@ class WindowHood(Hood):
         if self._touches:
             count += self._edge_grid()
         return count
+
+    def _equal_neighbours_rows(self, img: Words) -> np.ndarray:
+        """:meth:`equal_neighbours` of a window of whole rows. The rows and one above
+        and below are one run of words, so each direction is one compare over the
+        run, with the pairs that wrap from a row's end to the next row's start
+        struck out: passes over a run cost a third of those over 2-D slices. The
+        counts are a work buffer, good until the next call."""
+        width = self.width
+        top, bottom = max(self.y0 - 1, 0), min(self.y1 + 1, self.height)
+        run = img[top * width : bottom * width]
+        # Work buffers: the counts are read (``> 2``) before the next window's.
+        count = scratch.get("rows.count", (run.size,))
+        count[...] = 0
+        compared = scratch.get("rows.same", (run.size,), bool)
+        # (step to the neighbour, first column whose pair wraps, or None)
+        for step, wraps in ((1, width - 1), (width, None), (width + 1, width - 1), (width - 1, 0)):
+            if step == 0 or step >= run.size:
+                continue
+            same = np.equal(run[:-step], run[step:], out=compared[:-step])
+            if wraps is not None:
+                same[wraps::width] = False
+            add = same.view(np.uint8)
+            np.add(count[:-step], add, out=count[:-step])
+            np.add(count[step:], add, out=count[step:])
+        grid = count.reshape(bottom - top, width)[self.y0 - top : self.y0 - top + self.h]
+        # The outside of the image counts as one neighbour on its outermost pixels.
+        grid[:, 0] += 1
+        if width > 1:
+            grid[:, -1] += 1
+        if self.y0 == 0:
+            grid[0, 1 : width - 1] += 1
+        if self.y1 == self.height and not (self.y0 == 0 and self.h == 1):
+            grid[-1, 1 : width - 1] += 1
+        return grid
 
     def many_siblings(self, img: Words, k: Index, rows: Index) -> np.ndarray:
         ring, many = self._many(img)
@@ -532,7 +571,7 @@ def _differing_over(a32: Words, b32: Words, limit: float) -> tuple[Index, Index]
 _LUMA = (29889531, 58662247, 11448223)
 
 
-def luma_key(words: Words) -> npt.NDArray[np.int64]:
+def luma_key(words: Words, *, out: npt.NDArray[np.int64] | None = None) -> npt.NDArray[np.int64]:
     """An exact integer luma per opaque colour, for comparing brightness deltas.
 
     pixelmatch's ``brightnessDelta`` of opaque colours is ``dr·0.29889531 +
@@ -545,11 +584,19 @@ def luma_key(words: Words) -> npt.NDArray[np.int64]:
     one neighbour is darker than another, exactly when their keys say so.
     """
     channels = words.view(np.uint8).reshape(*words.shape, 4)
-    return (
-        channels[..., 0] * np.int64(_LUMA[0])
-        + channels[..., 1] * np.int64(_LUMA[1])
-        + channels[..., 2] * np.int64(_LUMA[2])
-    )
+    if out is None:
+        return (
+            channels[..., 0] * np.int64(_LUMA[0])
+            + channels[..., 1] * np.int64(_LUMA[1])
+            + channels[..., 2] * np.int64(_LUMA[2])
+        )
+    # The same sum into ``out`` (``words``' shape), one product buffer reused.
+    part = scratch.get("luma.part", out.shape, np.int64)
+    np.multiply(channels[..., 0], np.int64(_LUMA[0]), out=out)
+    for c in (1, 2):
+        np.multiply(channels[..., c], np.int64(_LUMA[c]), out=part)
+        out += part
+    return out
 
 
 def opaque(a32: Words, b32: Words) -> bool:
@@ -560,28 +607,68 @@ def opaque(a32: Words, b32: Words) -> bool:
 def _over_mask(a32: Words, b32: Words, limit: float) -> tuple[int, np.ndarray]:
     """Opaque images: how many words differ, and the flat mask of pixels whose colour
     delta is over ``limit``, from whole-image byte passes (no index lists); the
-    integer pre-test of :func:`_over` per byte, float work only where it cannot decide."""
+    integer pre-test of :func:`_over` per byte, float work only where it cannot decide.
+    The mask is a work buffer, good until the next call."""
     ba, bb = a32.view(np.uint8), b32.view(np.uint8)
-    step = np.maximum(ba, bb)
-    step -= np.minimum(ba, bb)
+    step = scratch.get("over.step", ba.shape)
+    low = scratch.get("over.low", ba.shape)
+    np.maximum(ba, bb, out=step)
+    np.minimum(ba, bb, out=low)
+    step -= low
     # Both alphas are 255: the alpha byte of every step is 0, so "some byte over"
     # is "some RGB byte over", and a word differs exactly when its step is not 0.
     words = step.view(np.uint32)
     differing = int(np.count_nonzero(words))
     least = int(np.sqrt(limit / _DELTA_PER_STEP))
     sure = int(np.sqrt(limit / _DELTA_PER_SQUARE))
-    over = (step > min(sure, 255)).view(np.uint32) != 0
-    unsure = np.flatnonzero(((step > min(least, 255)).view(np.uint32) != 0) & ~over)
-    over[unsure] = np.abs(colour_delta(a32[unsure], b32[unsure])) > limit
+    bytes_over = scratch.get("over.bytes", ba.shape, bool)
+    over = scratch.get("over.over", a32.shape, bool)
+    maybe = scratch.get("over.maybe", a32.shape, bool)
+    np.greater(step, min(sure, 255), out=bytes_over)
+    np.not_equal(bytes_over.view(np.uint32), 0, out=over)
+    np.greater(step, min(least, 255), out=bytes_over)
+    np.not_equal(bytes_over.view(np.uint32), 0, out=maybe)
+    np.greater(maybe, over, out=maybe)  # may count, not sure to
+    unsure = np.flatnonzero(maybe)
+    # In runs: the float work's temporaries stay small enough for the allocator
+    # to recycle (a larger array is fresh pages each time).
+    for start in range(0, unsure.size, _FLOAT_RUN):
+        part = unsure[start : start + _FLOAT_RUN]
+        over[part] = _opaque_delta(a32[part], b32[part]) > limit
     return differing, over
 
 
+#: Colours whose float delta is worked out at a time (64 KB per float64 temporary).
+_FLOAT_RUN = 8192
+
+
+def _opaque_delta(wa: Words, wb: Words) -> np.ndarray:
+    """The size of :func:`colour_delta` (its absolute value) for opaque colours, in
+    the same float64 operations and order, without the checks and the sign."""
+    diff = wa.view(np.uint8).reshape(-1, 4).astype(np.int16)
+    diff -= wb.view(np.uint8).reshape(-1, 4)
+    dr, dg, db = diff[:, 0], diff[:, 1], diff[:, 2]
+    y = _brightness(dr, dg, db)
+    i = dr * 0.59597799 - dg * 0.27417610 - db * 0.32180189
+    q = dr * 0.21147017 - dg * 0.52261711 + db * 0.31114694
+    return 0.5053 * y * y + 0.299 * i * i + 0.1957 * q * q
+
+
 def _dilate(mask: np.ndarray) -> np.ndarray:
-    """Each pixel of a ``(h, w)`` mask or'ed with its 8 neighbours (a row pass, then a column pass)."""
-    rows = mask.copy()
-    rows[:, 1:] |= mask[:, :-1]
-    rows[:, :-1] |= mask[:, 1:]
-    out = rows.copy()
+    """Each pixel of a ``(h, w)`` mask or'ed with its 8 neighbours (a row pass, then a
+    column pass). The row pass runs over the rows as one run, then sets each
+    row's first and last pixel right (the run carried them across rows). The
+    result is a work buffer, good until the next call."""
+    rows = scratch.get("dilate.rows", mask.shape, bool)
+    rows[...] = mask
+    if mask.shape[1] > 1:
+        run, flat = rows.reshape(-1), mask.reshape(-1)
+        run[1:] |= flat[:-1]
+        run[:-1] |= flat[1:]
+        rows[:, 0] = mask[:, 0] | mask[:, 1]
+        rows[:, -1] = mask[:, -1] | mask[:, -2]
+    out = scratch.get("dilate.out", mask.shape, bool)
+    out[...] = rows
     out[1:] |= rows[:-1]
     out[:-1] |= rows[1:]
     return out
@@ -596,18 +683,38 @@ def _antialiased_inner(img: Words, idx: Index, both: np.ndarray, width: int) -> 
     of the largest keys and the brightest the first of the smallest, in
     pixelmatch's visiting order: ``argmax`` and ``argmin`` return the first."""
     offsets = _DY * width + _DX
-    near = luma_key(img[idx + offsets[:, None]])
-    centre = luma_key(img[idx])
-    hi, lo = near.max(axis=0), near.min(axis=0)
-    todo = np.flatnonzero((hi > centre) & (lo < centre))
-    result = np.zeros(idx.size, dtype=bool)
+    # The (8, n) gathers go into work buffers: a theme change asks this of
+    # thousands of pixels per band, and fresh arrays of that size page-fault.
+    n = idx.size
+    at = scratch.get("aa.at", (8, n), np.intp)
+    np.add(idx, offsets[:, None], out=at)
+    words = scratch.get("aa.words", (8, n), np.uint32)
+    np.take(img, at, out=words, mode="clip")  # in range; "raise" would buffer the output
+    near = luma_key(words, out=scratch.get("aa.luma", (8, n), np.int64))
+    # Each key times 8 plus a tie-break in its low 3 bits (keys are under 2³⁵):
+    # 7 - k makes the max the first of the largest, then k the min the first of
+    # the smallest. One max and one min then stand for max, argmax, min and
+    # argmin (numpy's arg-reductions down an (8, n) array's columns are slow).
+    near <<= 3
+    near += _FIRST_MAX
+    hi = near.max(axis=0)
+    near += _FIRST_MIN - _FIRST_MAX
+    lo = near.min(axis=0)
+    centre = luma_key(img[idx]) << 3
+    # A larger key than the centre's, and a smaller one.
+    todo = np.flatnonzero((hi > centre + 7) & (lo < centre))
+    result = np.zeros(n, dtype=bool)
     if todo.size == 0:
         return result
-    near, at = near[:, todo], idx[todo]
-    darkest = at + offsets[near.argmax(axis=0)]
-    brightest = at + offsets[near.argmin(axis=0)]
+    rows = idx[todo]
+    darkest = rows + offsets[7 - (hi[todo] & 7)]
+    brightest = rows + offsets[lo[todo] & 7]
     result[todo] = both[darkest] | both[brightest]
     return result
+
+
+_FIRST_MAX = (7 - np.arange(8, dtype=np.int64))[:, None]
+_FIRST_MIN = np.arange(8, dtype=np.int64)[:, None]
 
 
 def edge_mask(height: int, width: int) -> np.ndarray:
@@ -629,6 +736,30 @@ class MaskMismatch:
 
 #: The smallest image the mask path takes: its edge handling wants an inside.
 _MASK_MIN_SIDE = 3
+#: Pixels in one band of rows of the mask way. Whole-image byte temporaries
+#: (5 MB at 1440×900) come fresh from the kernel on every call, a page fault per
+#: 4 KB, which cost as much as the arithmetic on them; a band's temporaries
+#: (a few hundred KB) are recycled by the allocator and stay in the CPU's caches.
+MASK_BAND = 1 << 18
+#: Rows read around a band: the anti-aliasing test looks two pixels away (a
+#: neighbour's siblings).
+_HALO = 2
+
+
+def band_rows(width: int) -> int:
+    """Rows in one band of the mask way for images ``width`` pixels wide."""
+    return max(1, MASK_BAND // max(width, 1))
+
+
+def edge_mask_rows(y0: int, y1: int, width: int, height: int) -> np.ndarray:
+    """``(y1 - y0, width)``: which pixels of rows ``y0..y1`` lie on the image's edge."""
+    edge = np.zeros((y1 - y0, width), dtype=bool)
+    edge[:, 0] = edge[:, -1] = True
+    if y0 == 0:
+        edge[0] = True
+    if y1 == height:
+        edge[-1] = True
+    return edge
 
 
 def mismatch_masks(
@@ -638,6 +769,9 @@ def mismatch_masks(
     height: int,
     threshold: float = 0.1,
     include_aa: bool = False,
+    out: tuple[np.ndarray, np.ndarray] | None = None,
+    *,
+    opaque_known: bool = False,
 ) -> MaskMismatch:
     """:func:`mismatch` for two opaque images of at least 3×3, computed over
     whole-image masks: where most of a screen differs (a theme change) gathering
@@ -646,34 +780,97 @@ def mismatch_masks(
     Opaque pixels differ in brightness exactly when their words differ, so the
     anti-aliasing test's "at most 2 equal neighbours" is the word count that
     :meth:`WindowHood.equal_neighbours` makes for the whole image; what is left
-    (pixels near an edge of colour) is asked with exact integer lumas.
+    (pixels near an edge of colour) is asked with exact integer lumas. The work
+    goes a band of :data:`MASK_BAND` pixels at a time, each band reading two
+    rows around it. ``out``: the ``(h, w)`` boolean arrays to fill as the counted
+    and anti-aliased masks (work buffers of the caller's); ``opaque_known``: the
+    caller has checked that both images are opaque (two passes fewer).
     """
-    if not opaque(a32, b32) or min(width, height) < _MASK_MIN_SIDE:
+    if not (opaque_known or opaque(a32, b32)) or min(width, height) < _MASK_MIN_SIDE:
         raise ValueError("mismatch_masks takes opaque images of at least 3×3")
-    differing, over_flat = _over_mask(a32, b32, max_delta(threshold))
-    over = over_flat.reshape(height, width)
-    aa = np.zeros((height, width), dtype=bool)
+    limit = max_delta(threshold)
+    if out is None:
+        out = (np.empty((height, width), dtype=bool), np.empty((height, width), dtype=bool))
+    counted, aa = out
+    differing = 0
+    rows = band_rows(width)
+    for y0 in range(0, height, rows):
+        y1 = min(y0 + rows, height)
+        differing += _mask_band(
+            a32, b32, width, height, (y0, y1), limit, include_aa, counted[y0:y1], aa[y0:y1]
+        )
+    return MaskMismatch(differing, counted, aa)
+
+
+def _mask_band(
+    a32: Words,
+    b32: Words,
+    width: int,
+    height: int,
+    band: tuple[int, int],
+    limit: float,
+    include_aa: bool,
+    counted: np.ndarray,
+    aa: np.ndarray,
+) -> int:
+    """:func:`mismatch_masks` for rows ``band`` (y0, y1): fills that band's ``counted``
+    and ``aa`` masks and returns how many of its words differ.
+
+    The band is read with :data:`_HALO` rows around it (fewer at the image's top
+    and bottom). The rows of that context count their own outer row as the
+    image's edge, which is wrong only two rows away from the band: no answer in
+    the band reads it."""
+    y0, y1 = band
+    aa[...] = False
+    part = slice(y0 * width, y1 * width)
+    differing, over_flat = _over_mask(a32[part], b32[part], limit)
+    over = over_flat.reshape(y1 - y0, width)
     if include_aa or differing == 0:
-        return MaskMismatch(differing, over, aa)
-    whole = WindowHood(0, height, 0, width, width, height)
-    many_a = whole.equal_neighbours(a32) > 2
-    many_b = whole.equal_neighbours(b32) > 2
-    both = many_a & many_b
+        counted[...] = over
+        return differing
+    lo, hi = max(y0 - _HALO, 0), min(y1 + _HALO, height)
+    ha, hb = a32[lo * width : hi * width], b32[lo * width : hi * width]
+    h = hi - lo
+    whole = WindowHood(0, h, 0, width, width, h)
+    # Band-sized masks live in work buffers (see _scratch): fresh ones page-fault.
+    many_a = np.greater(
+        whole.equal_neighbours(ha), 2, out=scratch.get("band.many_a", (h, width), bool)
+    )
+    many_b = np.greater(
+        whole.equal_neighbours(hb), 2, out=scratch.get("band.many_b", (h, width), bool)
+    )
+    both = np.logical_and(many_a, many_b, out=scratch.get("band.both", (h, width), bool))
     # A candidate is not "many" itself, so it is not in ``both``: the 3×3
     # dilation, centre included, is exactly "some neighbour is in both".
-    rich = _dilate(both)
-    edge = edge_mask(height, width)
+    inner = slice(y0 - lo, y1 - lo)
+    rich = _dilate(both)[inner]
     both_flat = both.reshape(-1)
+    at = (y0 - lo) * width  # the band's first pixel in the rows read
+    aa_flat = aa.reshape(-1)
+    maybe = np.logical_and(over, rich, out=scratch.get("band.maybe", over.shape, bool))
+    not_here = scratch.get("band.not_here", over.shape, bool)
     # As pixelmatch: the second image is asked only where the first said no.
-    for img, many in ((a32, many_a), (b32, many_b)):
-        ask = over & ~many & rich & ~aa
-        inner = np.flatnonzero(ask & ~edge)
-        aa.reshape(-1)[inner[_antialiased_inner(img, inner, both_flat, width)]] = True
-        rim = np.flatnonzero(ask & edge)
+    for img, many in ((ha, many_a), (hb, many_b)):
+        if img is ha:
+            not_here[...] = many[inner]
+        else:
+            np.logical_or(many[inner], aa, out=not_here)
+        np.greater(maybe, not_here, out=not_here)  # maybe, and neither many nor known
+        ask = np.flatnonzero(not_here)
+        y, x = np.divmod(ask, width)
+        on_edge = (x == 0) | (x == width - 1)
+        if y0 == 0:
+            on_edge |= y == 0
+        if y1 == height:
+            on_edge |= y == y1 - y0 - 1
+        here = ask[~on_edge]
+        aa_flat[here[_antialiased_inner(img, here + at, both_flat, width)]] = True
+        rim = ask[on_edge]
         if rim.size:
-            found = antialiased(img, a32, b32, SparseHood(rim, width, height))
-            aa.reshape(-1)[rim[found]] = True
-    return MaskMismatch(differing, over & ~aa, aa)
+            found = antialiased(img, ha, hb, SparseHood(rim + at, width, h))
+            aa_flat[rim[found]] = True
+    np.greater(over, aa, out=counted)  # over and not anti-aliased
+    return differing
 
 
 @attrs.frozen

@@ -58,6 +58,8 @@ import numpy.typing as npt
 from layoutkit import imaging
 from layoutkit.errors import EngineError
 from layoutkit.review import _pixelmatch as pm
+from layoutkit.review import images
+from layoutkit.review._scratch import KEEP_BYTES
 from layoutkit.review.images import Pixels, Words, decode
 
 #: A change over this share of the screen (area of the change boxes) makes its own tile.
@@ -196,9 +198,23 @@ def _decode_pair(a: bytes, b: bytes) -> tuple[Pixels, Pixels]:
     global _pool
     if _pool is None or _pool[0] != os.getpid():
         _pool = (os.getpid(), ThreadPoolExecutor(1, thread_name_prefix="review-decode"))
-    later = _pool[1].submit(decode, b, field="b")
-    first = decode(a, field="a")
+    # Both decode into this thread's work buffers (the pixels do not outlive the
+    # diff): a fresh 5 MB array is a page fault per 4 KB, a fifth of a decode.
+    into_a, into_b = _decode_buffer(a, "decode.a"), _decode_buffer(b, "decode.b")
+    later = _pool[1].submit(decode, b, field="b", out=into_b)
+    first = decode(a, field="a", out=into_a)
     return first, later.result()
+
+
+def _decode_buffer(data: bytes, name: str) -> np.ndarray | None:
+    """A work buffer for the pixels of a PNG, or None when the header says no size."""
+    head = images.png_size(data)
+    if head is None:
+        return None
+    width, height = head
+    if width * height * 4 > KEEP_BYTES:
+        return None
+    return pm.scratch.get(name, (height, width, 4))
 
 
 def diff_png(
@@ -282,15 +298,31 @@ def _mostly_different(a32: Words, b32: Words, width: int, height: int) -> bool:
 
 
 def _diff_masks(pa: Pixels, pb: Pixels, threshold: float, include_aa: bool) -> DiffResult:
-    """:func:`diff_pixels` over whole-image masks (see :func:`pm.mismatch_masks`)."""
+    """:func:`diff_pixels` over whole-image masks (see :func:`pm.mismatch_masks`). The
+    masks are work buffers (:data:`pm.scratch`): none of them outlives the call."""
     width, height = pa.size
-    found = pm.mismatch_masks(pa.words, pb.words, width, height, threshold, include_aa)
+    masks = (
+        pm.scratch.get("diff.counted", (height, width), bool),
+        pm.scratch.get("diff.aa", (height, width), bool),
+    )
+    # _mostly_different, which sent the pair here, checked that both are opaque.
+    found = pm.mismatch_masks(
+        pa.words, pb.words, width, height, threshold, include_aa, masks, opaque_known=True
+    )
     if found.differing == 0:
         return DiffResult("pixels", pa.size, pb.size)
     counted = found.counted
-    shifted = shifted_mask(pa.words, pb.words, counted)
-    real = counted & ~shifted
-    boxes = _grow_in_mask(change_boxes_mask(real), counted)
+    shifted = shifted_mask(
+        pa.words, pb.words, counted, pm.scratch.get("diff.shifted", (height, width), bool)
+    )
+    # The real changes go straight into a mask a whole number of cells high and
+    # wide, as change_boxes_mask would copy them.
+    gh, gw = -(-height // CELL), -(-width // CELL)
+    real = pm.scratch.get("diff.real", (gh * CELL, gw * CELL), bool)
+    real[...] = False
+    np.greater(counted, shifted, out=real[:height, :width])  # counted and not shifted
+    cells = _boxes_of_cells(real, CELL, MERGE_GAP, MIN_PIXELS) if real.any() else ()
+    boxes = _grow_in_mask(cells, counted)
     return DiffResult(
         "colour",
         pa.size,
@@ -304,26 +336,98 @@ def _diff_masks(pa: Pixels, pb: Pixels, threshold: float, include_aa: bool) -> D
     )
 
 
-def shifted_mask(a32: Words, b32: Words, counted: np.ndarray) -> np.ndarray:
-    """:func:`shifted_pixels` for the pixels of an ``(h, w)`` mask, as a mask.
+def shifted_mask(
+    a32: Words, b32: Words, counted: np.ndarray, out: np.ndarray | None = None
+) -> np.ndarray:
+    """:func:`shifted_pixels` for the pixels of an ``(h, w)`` mask, as a mask (into
+    ``out`` when given).
 
-    The first way (``a`` within ``b``'s range) is asked of every pixel, in
-    whole-image passes; the second only where the first holds, or on the
-    image's edge (where one way suffices), gathered: after a theme change the
-    first way holds at under 1% of the counted pixels."""
+    A band of rows at a time (see :data:`pm.MASK_BAND`). Where the band's counted
+    pixels are few (a page moved by one pixel counts only its strokes' edges),
+    both ways are gathered at them. Otherwise the first way (``a`` within ``b``'s
+    range) is asked of the red channel of every pixel of the band in whole-band
+    passes, and both ways are gathered only where it holds, or on the image's
+    edge (where one way suffices): after a theme change the red alone holds at
+    under 1% of the counted pixels."""
     height, width = counted.shape
-    whole = pm.WindowHood(0, height, 0, width, width, height)
-    first = _within_range_window(a32, b32, whole, first_only=True)[0].reshape(height, width)
-    edge = pm.edge_mask(height, width)
-    ask = np.flatnonzero(counted & (first | edge))
-    out = np.zeros((height, width), dtype=bool)
-    if ask.size == 0:
-        return out
-    hood = pm.SparseHood(ask, width, height)
-    second = _within_gathered(b32, a32, hood, np.arange(ask.size))
-    one = first.reshape(-1)[ask]
-    out.reshape(-1)[ask[(one & second) | (edge.reshape(-1)[ask] & (one | second))]] = True
+    if out is None:
+        out = np.empty((height, width), dtype=bool)
+    out[...] = False
+    rows = pm.band_rows(width)
+    for y0 in range(0, height, rows):
+        y1 = min(y0 + rows, height)
+        here = counted[y0:y1]
+        edge = pm.edge_mask_rows(y0, y1, width, height)
+        n = int(np.count_nonzero(here))
+        if n == 0:
+            continue
+        if n * _GATHER_SHARE < here.size:
+            ask = np.flatnonzero(here)
+            found = _shifted_at(a32, b32, ask + y0 * width, width, height)
+            out[y0:y1].reshape(-1)[ask[found]] = True
+            continue
+        # Many: the first way's red channel over the whole band sets aside most of
+        # them (after a theme change all but 1%), and the rest are gathered. Off
+        # the edge a pixel whose red is out of range is no shift; on it, the
+        # second way may still hold.
+        ask = np.flatnonzero(here & (_red_within(a32, b32, y0, y1, width, height) | edge))
+        found = _shifted_at(a32, b32, ask + y0 * width, width, height)
+        out[y0:y1].reshape(-1)[ask[found]] = True
     return out
+
+
+def _shifted_at(
+    a32: Words, b32: Words, idx: npt.NDArray[np.intp], width: int, height: int
+) -> np.ndarray:
+    """:func:`shifted_pixels` at the pixels ``idx``, both ways gathered. Inside the
+    image each pixel's 3×3 neighbourhood is nine fixed offsets; a colour equal to
+    one of the other image's nine lies within their range, and after a move by
+    one pixel most are (a word compare instead of byte ranges), so the ranges
+    are worked out only for the rest. Pixels on the edge go the general way."""
+    y, x = np.divmod(idx, width)
+    edge = (x == 0) | (x == width - 1) | (y == 0) | (y == height - 1)
+    out = np.empty(idx.size, dtype=bool)
+    inner = np.flatnonzero(~edge)
+    if inner.size:
+        offsets = np.array([dy * width + dx for dy in (-1, 0, 1) for dx in (-1, 0, 1)])
+        # The (9, n) gathers go into work buffers (fresh ones page-fault).
+        m = inner.size
+        at = np.add(idx[inner], offsets[:, None], out=pm.scratch.get("shift.at", (9, m), np.intp))
+        near_a = np.take(a32, at, out=pm.scratch.get("shift.a", (9, m), np.uint32), mode="clip")
+        near_b = np.take(b32, at, out=pm.scratch.get("shift.b", (9, m), np.uint32), mode="clip")
+        own_a, own_b = near_a[4], near_b[4]
+        # As shifted_pixels: ``a`` within ``b``'s range, then ``b`` within ``a``'s.
+        first = (near_b == own_a).any(axis=0)
+        rest = np.flatnonzero(~first)
+        first[rest] = _within_nine(own_a[rest], near_b[:, rest])
+        second = (near_a == own_b).any(axis=0)
+        rest = np.flatnonzero(first & ~second)
+        second[rest] = _within_nine(own_b[rest], near_a[:, rest])
+        out[inner] = first & second
+    rim = np.flatnonzero(edge)
+    if rim.size:
+        hood = pm.SparseHood(idx[rim], width, height)
+        every = np.arange(rim.size)
+        # On the edge one way suffices (see shifted_pixels).
+        out[rim] = _within_gathered(a32, b32, hood, every) | _within_gathered(b32, a32, hood, every)
+    return out
+
+
+def _within_nine(own: Words, near: np.ndarray) -> np.ndarray:
+    """Each colour of ``own`` lies, channel by channel, within the range of its column
+    of ``near`` (``(9, n)`` words)."""
+    if own.size == 0:
+        return np.zeros(0, dtype=bool)
+    channels = np.ascontiguousarray(near).view(np.uint8).reshape(*near.shape, 4)
+    low, high = channels.min(axis=0), channels.max(axis=0)
+    mine = own.view(np.uint8).reshape(own.size, 4)
+    ok = (mine >= low) & (mine <= high)
+    return ok.view(np.uint32).reshape(-1) == np.uint32(0x01010101)
+
+
+#: A band whose counted pixels are fewer than one in this many gathers both ways
+#: at them; more, and whole-band passes for the first way cost less.
+_GATHER_SHARE = 12
 
 
 def shifted_pixels(
@@ -386,32 +490,56 @@ def _range3(pixels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per channel, the minimum and maximum over each pixel's 3×3 neighbourhood (the
     array's edge clamps) of ``(h, w, 4)`` uint8 pixels, separably: a row pass, then
     a column pass. The channels stay interleaved – a neighbour's channel sits 4
-    bytes away – so each pass is one numpy call on the whole block, not four."""
+    bytes away – so each pass is one numpy call on the whole block, not four.
+    The results are work buffers (:data:`pm.scratch`), good until the next call."""
     h, w = pixels.shape[:2]
     flat = np.ascontiguousarray(pixels).reshape(h, w * 4)
-    low, high = _extreme3(flat, np.minimum), _extreme3(flat, np.maximum)
+    low = _extreme3(flat, np.minimum, pm.scratch.get("range3.low", flat.shape))
+    high = _extreme3(flat, np.maximum, pm.scratch.get("range3.high", flat.shape))
     return low.reshape(h, w, 4), high.reshape(h, w, 4)
 
 
-def _extreme3(flat: np.ndarray, op: np.ufunc) -> np.ndarray:
-    """``op`` (minimum or maximum) over each pixel's 3×3 neighbourhood of an ``(h, w * 4)``
-    byte array, edges clamped. Each pass takes pairs first: the extreme of three
-    neighbours is that of two overlapping pairs, two calls per pass and no copy."""
-    h, w4 = flat.shape
-    if w4 > 4:
-        pairs = op(flat[:, :-4], flat[:, 4:])
-        rows = np.empty_like(flat)
-        op(pairs[:, :-4], pairs[:, 4:], out=rows[:, 4:-4])
-        rows[:, :4], rows[:, -4:] = pairs[:, :4], pairs[:, -4:]
+def _extreme3(flat: np.ndarray, op: np.ufunc, out: np.ndarray, k: int = 4) -> np.ndarray:
+    """``op`` (minimum or maximum) over each pixel's 3×3 neighbourhood of an ``(h, w * k)``
+    byte array of ``k`` channels, edges clamped, into ``out``. Each pass takes
+    pairs first: the extreme of three neighbours is that of two overlapping
+    pairs, two calls per pass, written into work buffers. The row pass runs over
+    the rows as one run of bytes (a third of the cost of 2-D slices); what it
+    computes across a row's end is only at each row's first and last pixel,
+    which are then set apart."""
+    h, wk = flat.shape
+    pairs = pm.scratch.get("extreme3.pairs", flat.shape)
+    rows = pm.scratch.get("extreme3.rows", flat.shape)
+    if wk > k:
+        run, paired, both = flat.reshape(-1), pairs.reshape(-1), rows.reshape(-1)
+        op(run[:-k], run[k:], out=paired[:-k])
+        op(paired[: -2 * k], paired[k:-k], out=both[k:-k])
+        rows[:, :k], rows[:, -k:] = pairs[:, :k], pairs[:, -2 * k : -k]
     else:
-        rows = flat.copy()
+        rows[...] = flat
     if h == 1:
-        return rows
-    pairs = op(rows[:-1], rows[1:])
-    out = np.empty_like(flat)
-    op(pairs[:-1], pairs[1:], out=out[1:-1])
-    out[0], out[-1] = pairs[0], pairs[-1]
+        out[...] = rows
+        return out
+    op(rows[:-1], rows[1:], out=pairs[:-1])
+    op(pairs[:-2], pairs[1:-1], out=out[1:-1])
+    out[0], out[-1] = pairs[0], pairs[-2]
     return out
+
+
+def _red_within(a32: Words, b32: Words, y0: int, y1: int, width: int, height: int) -> np.ndarray:
+    """``(y1 - y0, width)``: at each pixel of rows ``y0..y1``, ``a``'s red lies within
+    the range of ``b``'s reds over its 3×3 neighbourhood. A condition of the first
+    way of the shift test, on a quarter of the bytes."""
+    top, bottom = max(y0 - 1, 0), min(y1 + 1, height)
+    red = pm.scratch.get("red.b", (bottom - top, width))
+    np.copyto(red, b32.view(np.uint8).reshape(height, width, 4)[top:bottom, :, 0])
+    low = _extreme3(red, np.minimum, pm.scratch.get("red.low", red.shape), 1)
+    high = _extreme3(red, np.maximum, pm.scratch.get("red.high", red.shape), 1)
+    inner = slice(y0 - top, y1 - top)
+    own = a32.view(np.uint8).reshape(height, width, 4)[y0:y1, :, 0]
+    ok = own >= low[inner]
+    ok &= own <= high[inner]
+    return ok
 
 
 def _within_range_window(
@@ -433,8 +561,12 @@ def _within_range_window(
         # All four channels within range: the four bytes of (own >= low) & (own <=
         # high) read as one word are all ones (numpy's .all over an axis of 4 is
         # an order of magnitude slower than this compare).
-        ok = (own >= low[inner]) & (own <= high[inner])
-        within = np.ascontiguousarray(ok).view(np.uint32) == np.uint32(0x01010101)
+        ok = pm.scratch.get("within.ok", own.shape, bool)
+        also = pm.scratch.get("within.also", own.shape, bool)
+        np.greater_equal(own, low[inner], out=ok)
+        np.less_equal(own, high[inner], out=also)
+        ok &= also
+        within = ok.view(np.uint32) == np.uint32(0x01010101)
         ways.append(within.reshape(-1))
     return ways
 

@@ -1,9 +1,11 @@
 """Decoding screenshots for review: RGBA words for the image diff.
 
 Screenshots are 8-bit RGB or RGBA PNGs almost always; those go through libspng
-(``imagecodecs``: zlib-ng's inflate and SIMD unfiltering decode a 1440×900
-screenshot in about half of Pillow's time). Every other file, and every file
-when ``imagecodecs`` is not installed, goes through :func:`layoutkit.imaging.decode`.
+(``imagecodecs``: its SIMD unfiltering decodes a 1440×900 screenshot in about
+half of Pillow's time). The image diff's decodes, given a work buffer, are
+faster still: zlib-ng inflates the image data and libspng reads it stored (see
+:func:`_restored`). Every other file, and every file when ``imagecodecs`` is not
+installed, goes through :func:`layoutkit.imaging.decode`.
 A picture over the ``imagePixels`` limit is refused before its pixels are
 inflated (413 ``limit_exceeded``), and bytes that are not a picture raise
 ``image_undecodable`` naming the field they came in.
@@ -20,6 +22,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
+from typing import Any
 
 import attrs
 import numpy as np
@@ -28,6 +31,7 @@ import numpy.typing as npt
 from layoutkit import imaging
 from layoutkit.errors import EngineError
 from layoutkit.limits import check_limit
+from layoutkit.review._scratch import scratch
 
 Words = npt.NDArray[np.uint32]
 
@@ -82,6 +86,12 @@ def _png_header(data: bytes) -> tuple[int, int, int, int] | None:
     return width, height, data[24], data[25]
 
 
+def png_size(data: bytes) -> tuple[int, int] | None:
+    """Width and height from a PNG's header, or ``None`` when ``data`` is no PNG."""
+    header = _png_header(data)
+    return None if header is None else header[:2]
+
+
 @functools.cache
 def _spng_decoder() -> Callable[[bytes], npt.NDArray[np.uint8]] | None:
     # Imported on the first decode, not with the module: it adds ~10 ms to the
@@ -93,10 +103,14 @@ def _spng_decoder() -> Callable[[bytes], npt.NDArray[np.uint8]] | None:
     return spng_decode
 
 
-def _decode_spng(data: bytes, field: str) -> Pixels | None:
+def _decode_spng(
+    data: bytes, field: str, out: npt.NDArray[np.uint8] | None = None
+) -> Pixels | None:
     """8-bit RGBA and RGB PNGs (every screenshot tool writes one of them) through
-    libspng: zlib-ng's inflate plus SIMD unfiltering decode a 1440×900 screenshot
-    in about half of Pillow's time. ``None`` for any other file, which Pillow reads."""
+    libspng, in about half of Pillow's time for a 1440×900 screenshot. ``None``
+    for any other file, which Pillow reads. ``out``: an ``(h, w, 4)`` uint8
+    buffer to decode into, used when it fits (then the image data is inflated
+    by zlib-ng first, see :func:`_restored`)."""
     spng = _spng_decoder()
     if spng is None:
         return None
@@ -109,8 +123,16 @@ def _decode_spng(data: bytes, field: str) -> Pixels | None:
     if depth != 8 or colour not in (2, 6) or (colour == 2 and b"tRNS" in data):
         return None
     check_limit("imagePixels", width * height, field=field)
+    if out is not None and (out.shape != (height, width, 4) or out.dtype != np.uint8):
+        out = None
+    if out is not None:
+        # The diff's decodes: inflated by zlib-ng into work buffers (see _restored).
+        data = _restored(data, width, height, 4 if colour == 6 else 3) or data
     try:
-        rgb = spng(data)
+        if out is None:
+            rgb = spng(data)
+        else:
+            rgb = spng(data, out=out if colour == 6 else scratch.get("png.rgb", (height, width, 3)))
     except Exception as exc:  # imagecodecs raises its own error types for broken files
         raise EngineError(
             "image_undecodable", f"{field}: not a decodable image ({exc})", field=field
@@ -119,15 +141,93 @@ def _decode_spng(data: bytes, field: str) -> Pixels | None:
         return None
     if rgb.shape[2] == 4:
         return Pixels.from_rgba(rgb)
-    rgba = np.empty((height, width, 4), dtype=np.uint8)
+    rgba = np.empty((height, width, 4), dtype=np.uint8) if out is None else out
     rgba[..., :3] = rgb
     rgba[..., 3] = 255
     return Pixels.from_rgba(rgba)
 
 
-def decode(data: bytes, *, field: str = "image") -> Pixels:
+_CRITICAL = (b"IHDR", b"PLTE", b"IDAT", b"IEND")
+
+
+@functools.cache
+def _zlibng() -> tuple[Callable[..., Any], Callable[..., Any], Callable[..., int]] | None:
+    try:
+        from imagecodecs import zlibng_crc32, zlibng_decode, zlibng_encode
+    except ImportError:  # an imagecodecs built without zlib-ng
+        return None
+    return zlibng_decode, zlibng_encode, zlibng_crc32
+
+
+def _restored(data: bytes, width: int, height: int, channels: int) -> memoryview | None:
+    """The same 8-bit, non-interlaced PNG with its image data inflated by zlib-ng and
+    stored again uncompressed (deflate's stored blocks), in work buffers; ``None``
+    for anything else, or anything unusual, which libspng then reads as it is.
+
+    libspng inflates with the stock zlib, two thirds of its decode of a
+    screenshot; zlib-ng inflates the same stream in a sixth of that time, and a
+    stored stream costs libspng a copy. Every other chunk stays as it was and
+    libspng still unfilters, so the pixels and the refusals are its own; each
+    chunk's CRC and the stream's Adler-32 are checked first, as libspng would."""
+    codec = _zlibng()
+    if codec is None or data[26] != 0 or data[27] != 0 or data[28] != 0:  # methods, interlace
+        return None
+    inflate, deflate, crc32 = codec
+    size = height * (1 + width * channels)  # each row: its filter byte, then its samples
+    view = memoryview(data)
+    parts = []
+    first = after = 0  # where the image data's chunks begin and end
+    pos = 8
+    try:
+        while True:
+            length = int.from_bytes(data[pos : pos + 4], "big")
+            kind = data[pos + 4 : pos + 8]
+            end = pos + 8 + length
+            if end + 4 > len(data):
+                return None
+            if crc32(view[pos + 4 : end]) != int.from_bytes(data[end : end + 4], "big"):
+                return None
+            if kind == b"IDAT":
+                if parts and after != pos:
+                    return None  # image data split by other chunks: libspng's to refuse
+                first = first or pos
+                parts.append(view[pos + 8 : end])
+                after = end + 4
+            elif kind[0] < 0x61 and kind not in _CRITICAL:  # an unknown critical chunk
+                return None
+            pos = end + 4
+            if kind == b"IEND":
+                break
+        if not parts:
+            return None
+        raw = inflate(b"".join(parts), out=scratch.get("png.raw", (size,)))
+        if len(raw) != size:
+            return None
+        # The chunks before and after as in the file; between them one IDAT of
+        # stored blocks.
+        start = first + 8
+        tail = len(data) - after
+        room = start + size + 5 * (size // 65535 + 1) + 6 + 4 + tail
+        out = scratch.get("png.stored", (room,))
+        stored = len(deflate(raw, level=0, out=out[start:]))
+        out[:first] = np.frombuffer(data, np.uint8, first)
+        out[first : first + 4] = np.frombuffer(stored.to_bytes(4, "big"), np.uint8)
+        out[first + 4 : start] = np.frombuffer(b"IDAT", np.uint8)
+        end = start + stored
+        out[end : end + 4] = np.frombuffer(crc32(out[first + 4 : end]).to_bytes(4, "big"), np.uint8)
+        out[end + 4 : end + 4 + tail] = np.frombuffer(data, np.uint8, tail, after)
+        return memoryview(out[: end + 4 + tail])
+    except Exception:  # a broken stream: libspng reads the file and names the error
+        return None
+
+
+def decode(
+    data: bytes, *, field: str = "image", out: npt.NDArray[np.uint8] | None = None
+) -> Pixels:
     """Decode an image file (PNG, or any format Pillow reads) into RGBA words; one of more
     than ``decodePixels`` pixels reduced by a whole factor (see the module notes).
+    ``out``: an ``(h, w, 4)`` uint8 buffer the pixels may be decoded into (8-bit
+    RGB and RGBA PNGs of that size are); the result may then be a view of it.
 
     Refuses more pixels than the ``imagePixels`` limit (413 ``limit_exceeded``)
     and bytes that are not an image (``image_undecodable``).
@@ -135,7 +235,7 @@ def decode(data: bytes, *, field: str = "image") -> Pixels:
     head = imaging.header(data, field=field)
     cap = imaging.decode_cap()
     if head.pixels <= cap:
-        fast = _decode_spng(data, field)
+        fast = _decode_spng(data, field, out)
         if fast is not None:
             return fast
         img = imaging.decode(data, field=field).image.convert("RGBA")

@@ -4,9 +4,15 @@ reviewer needs (see shared/corpus/screens/README.md for what each variant is).""
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
+from pathlib import Path
 
+import numpy as np
 import pytest
 
+from layoutkit.review import _pixelmatch as pm
+from layoutkit.review import diff as rd
 from layoutkit.review.diff import CROP_SHARE, DiffResult, crop_for, decode, diff_png
 from tests.review.corpus import COUNTS, SCREEN_NAMES, VARIANTS, needs_corpus, read
 
@@ -142,3 +148,56 @@ def test_the_mask_way_and_the_index_way_agree_on_the_corpus(screen: str, variant
             found.append(rd.diff_pixels(a, b))
     assert found[0] == found[1]
     assert found[1].changed_pixels == COUNTS["counts"][f"{screen}__{variant}"]
+
+
+# --- the answers do not move when the diff gets faster ----------------------
+
+ANSWERS = json.loads(Path(__file__).with_name("diff_answers.json").read_text("utf-8"))
+
+
+def _sha1(values: np.ndarray) -> str:
+    return hashlib.sha1(values.tobytes()).hexdigest()
+
+
+@pytest.mark.parametrize(("screen", "variant"), PAIRS)
+def test_results_and_crops_are_those_recorded_before_the_speed_work(
+    screen: str, variant: str
+) -> None:
+    # diff_answers.json holds what main computed before the diff was banded and
+    # given work buffers (its "how" says how): every field of the result, the
+    # crop, and the index way's counted and shifted pixels.
+    key = f"{screen}__{variant}"
+    expected = dict(ANSWERS["results"][key])
+    got = result(screen, variant)
+    crop = crop_for(got)
+    found = got.as_dict()
+    found["crop"] = {
+        "whole": crop.whole,
+        "rect": crop.rect.as_dict() if crop.rect else None,
+        "reason": crop.reason,
+    }
+    hashes = {k: expected.pop(k) for k in ("counted_sha1", "shifted_sha1") if k in expected}
+    assert json.loads(json.dumps(found)) == expected
+    if hashes:
+        a, b = decode(read(screen, "base")), decode(read(screen, variant))
+        width, height = a.size
+        counted = pm.mismatch(a.words, b.words, width, height).counted
+        shifted = counted[rd.shifted_pixels(a.words, b.words, counted, width, height)]
+        assert _sha1(counted.astype("<i8")) == hashes["counted_sha1"]
+        assert _sha1(shifted.astype("<i8")) == hashes["shifted_sha1"]
+
+
+@pytest.mark.parametrize("threshold", [0.1, 0.05])
+@pytest.mark.parametrize(("screen", "variant"), PAIRS)
+def test_the_mask_ways_masks_are_those_recorded_before_the_speed_work(
+    screen: str, variant: str, threshold: float
+) -> None:
+    key = f"{screen}__{variant}@{threshold}"
+    if key not in ANSWERS["masks"]:
+        pytest.skip("a size change has no masks")
+    a, b = decode(read(screen, "base")), decode(read(screen, variant))
+    width, height = a.size
+    found = pm.mismatch_masks(a.words, b.words, width, height, threshold)
+    shifted = rd.shifted_mask(a.words, b.words, found.counted)
+    packed = [np.packbits(m) for m in (found.counted, found.antialiased, shifted)]
+    assert [found.differing, *map(_sha1, packed), int(shifted.sum())] == ANSWERS["masks"][key]

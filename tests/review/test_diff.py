@@ -343,6 +343,74 @@ def test_a_truncated_png_is_refused_with_a_code() -> None:
     assert err.value.code == "image_undecodable"
 
 
+def _decoded_or_code(data: bytes, out: np.ndarray | None) -> object:
+    try:
+        return decode(data, out=out).words.tobytes()
+    except EngineError as err:
+        return err.code
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    width=st.integers(1, 300),
+    height=st.integers(1, 120),
+    mode=st.sampled_from(["RGBA", "RGB"]),
+    save=st.sampled_from(
+        [{}, {"compress_level": 0}, {"compress_level": 9}, {"optimize": True}, {"gamma": 0.5}]
+    ),
+    damage=st.one_of(st.none(), st.tuples(st.floats(0, 1), st.integers(1, 255))),
+)
+def test_decoding_into_work_buffers_gives_libspngs_pixels_or_its_error(
+    seed: int, width: int, height: int, mode: str, save: dict, damage: tuple | None
+) -> None:
+    # The diff's decodes inflate with zlib-ng and hand libspng a stored stream;
+    # the pixels, and the refusal of a damaged file, must be libspng's own.
+    rng = np.random.default_rng(seed)
+    pixels = rng.integers(0, 4, (height, width, 4), dtype=np.uint8) * 60  # compressible
+    img = Image.fromarray(pixels, "RGBA").convert(mode)
+    buf = io.BytesIO()
+    if "gamma" in save:
+        from PIL import PngImagePlugin
+
+        info = PngImagePlugin.PngInfo()
+        info.add(b"gAMA", (50000).to_bytes(4, "big"))
+        img.save(buf, "PNG", pnginfo=info)
+    else:
+        img.save(buf, "PNG", **save)
+    data = bytearray(buf.getvalue())
+    if damage is not None:
+        at, flip = damage
+        data[min(33 + int(at * (len(data) - 33)), len(data) - 1)] ^= flip
+    data = bytes(data)
+    out = np.empty((height, width, 4), dtype=np.uint8)
+    assert _decoded_or_code(data, out) == _decoded_or_code(data, None)
+
+
+def test_a_screenshot_in_many_image_chunks_decodes_the_same_into_work_buffers() -> None:
+    import zlib
+
+    pixels = text_like(5, 300, 200)
+    data = png(pixels)
+    # The same image data cut into IDAT chunks of 100 bytes (PNG writers cut theirs).
+    start = data.index(b"IDAT") - 4
+    length = int.from_bytes(data[start : start + 4], "big")
+    stream = data[start + 8 : start + 8 + length]
+    chunks = b"".join(
+        len(part).to_bytes(4, "big")
+        + b"IDAT"
+        + part
+        + zlib.crc32(b"IDAT" + part).to_bytes(4, "big")
+        for part in (stream[i : i + 100] for i in range(0, len(stream), 100))
+    )
+    cut = data[:start] + chunks + data[start + 12 + length :]
+    assert cut.count(b"IDAT") > 3
+    assert images._restored(cut, 300, 200, 4) is not None
+    out = np.empty((200, 300, 4), dtype=np.uint8)
+    assert np.array_equal(decode(cut, out=out).rgba(), pixels)
+    assert np.array_equal(decode(cut).rgba(), pixels)
+
+
 def test_without_imagecodecs_pillow_decodes_everything(monkeypatch) -> None:
     data = png(screen())
     expected = decode(data).rgba().copy()
@@ -386,6 +454,54 @@ def test_the_mask_way_gives_the_index_ways_result(
     assert mask_way == index_way
 
 
+@SETTINGS
+@given(
+    seed=st.integers(0, 30),
+    shift=st.sampled_from([(0, 0), (0, 1), (1, 1)]),
+    band=st.sampled_from([1, 200, 3000]),
+)
+def test_the_mask_way_in_bands_gives_the_index_ways_result(
+    seed: int, shift: tuple, band: int
+) -> None:
+    a = text_like(seed)
+    b = np.roll(a, shift, axis=(0, 1))
+    b[20:60, 30:120, :3] = 200 - b[20:60, 30:120, :3]
+    b[0, :, :3] = 90  # the top and left edges too
+    b[:, 0, :3] = 90
+    with mock.patch.object(pm, "MASK_BAND", band):
+        index_way, mask_way = both_ways(a, b)
+    assert mask_way == index_way
+
+
+def test_work_buffers_serve_screens_of_any_size_one_after_another() -> None:
+    # The mask way and both decodes write into per-thread buffers; screens of
+    # another size, and a result held across later diffs, must not notice.
+    first = diff_png(png(text_like(3)), png(np.roll(text_like(3), 1, axis=1)))
+    small = text_like(4)[:50, :90]
+    b = small.copy()
+    b[:, :30, :3] = 90
+    second = diff_png(png(np.ascontiguousarray(small)), png(b))
+    again = diff_png(png(text_like(3)), png(np.roll(text_like(3), 1, axis=1)))
+    assert first == again and first.changed_pixels > 0
+    index_way, _ = both_ways(np.ascontiguousarray(small), b)
+    assert second == index_way
+
+
+def test_diffs_in_many_threads_at_once_give_each_its_own_answer() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    pairs = []
+    for seed in range(6):
+        a = text_like(seed)
+        b = a.copy()
+        b[:, : 40 + 10 * seed, :3] = 90
+        pairs.append((png(a), png(b)))
+    alone = [diff_png(a, b) for a, b in pairs]
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(lambda ab: diff_png(*ab), pairs * 4))
+    assert together == alone * 4
+
+
 def test_the_mask_way_is_taken_for_opaque_screens_that_mostly_differ() -> None:
     a = text_like(2)
     b = a.copy()
@@ -409,10 +525,14 @@ def test_the_mask_way_is_taken_for_opaque_screens_that_mostly_differ() -> None:
     seed=st.integers(0, 30),
     shift=st.sampled_from([(0, 1), (1, 0), (1, 1), (-1, -1), (0, 2)]),
     dims=st.sampled_from([(200, 100), (3, 3), (7, 40), (41, 5)]),
+    band=st.sampled_from([1, 200, 1000, pm.MASK_BAND]),
+    gather=st.sampled_from([0, rd._GATHER_SHARE, 10**9]),
 )
 def test_the_shift_test_over_masks_equals_the_one_over_indices(
-    seed: int, shift: tuple, dims: tuple
+    seed: int, shift: tuple, dims: tuple, band: int, gather: int
 ) -> None:
+    # In bands of ``band`` pixels; ``gather`` 0 gathers both ways at the counted
+    # pixels of every band, 10**9 sends every band through the red channel first.
     width, height = dims
     a = np.ascontiguousarray(text_like(seed)[:height, :width])
     b = np.roll(a, shift, axis=(0, 1))
@@ -422,7 +542,8 @@ def test_the_shift_test_over_masks_equals_the_one_over_indices(
     mask = np.zeros((height, width), dtype=bool)
     mask.reshape(-1)[counted] = True
     expected = counted[rd.shifted_pixels(*words, counted, width, height)]
-    assert np.array_equal(np.flatnonzero(rd.shifted_mask(*words, mask)), expected)
+    with mock.patch.object(pm, "MASK_BAND", band), mock.patch.object(rd, "_GATHER_SHARE", gather):
+        assert np.array_equal(np.flatnonzero(rd.shifted_mask(*words, mask)), expected)
 
 
 @SETTINGS

@@ -209,15 +209,23 @@ def opaque_pair(pair: tuple) -> tuple[np.ndarray, np.ndarray] | None:
 
 
 @SETTINGS
-@given(pair=image_pairs(), threshold=st.sampled_from([0.0, 0.05, 0.1, 0.3, 1.0]))
-def test_the_mask_way_equals_the_reference_and_the_index_way(pair: tuple, threshold: float) -> None:
+@given(
+    pair=image_pairs(),
+    threshold=st.sampled_from([0.0, 0.05, 0.1, 0.3, 1.0]),
+    band=st.sampled_from([1, 14, 28, 42, pm.MASK_BAND]),
+)
+def test_the_mask_way_equals_the_reference_and_the_index_way(
+    pair: tuple, threshold: float, band: int
+) -> None:
+    # ``band`` pixels per band: 1 is a band per row; the default is one band here.
     found = opaque_pair(pair)
     if found is None:
         return
     a, b = found
     h, w = a.shape[:2]
     a32, b32 = a.reshape(-1).view("<u4"), b.reshape(-1).view("<u4")
-    masks = pm.mismatch_masks(a32, b32, w, h, threshold)
+    with mock.patch.object(pm, "MASK_BAND", band):
+        masks = pm.mismatch_masks(a32, b32, w, h, threshold)
     indices = pm.mismatch(a32, b32, w, h, threshold)
     assert int(masks.counted.sum()) == reference.pixelmatch(
         a.tobytes(), b.tobytes(), w, h, threshold
@@ -225,10 +233,38 @@ def test_the_mask_way_equals_the_reference_and_the_index_way(pair: tuple, thresh
     assert masks.differing == indices.differing.size
     assert np.array_equal(np.flatnonzero(masks.counted), indices.counted)
     assert np.array_equal(np.flatnonzero(masks.antialiased), indices.antialiased)
-    with_aa = pm.mismatch_masks(a32, b32, w, h, threshold, include_aa=True)
+    with mock.patch.object(pm, "MASK_BAND", band):
+        with_aa = pm.mismatch_masks(a32, b32, w, h, threshold, include_aa=True)
     assert np.array_equal(
         np.flatnonzero(with_aa.counted), np.union1d(indices.counted, indices.antialiased)
     )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    width=st.integers(1, 9),
+    height=st.integers(1, 9),
+    rows=st.data(),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_equal_neighbours_of_whole_rows_count_as_pixelmatch_does(
+    width: int, height: int, rows: st.DataObject, seed: int
+) -> None:
+    # Few colours, so that equal neighbours are common.
+    img = np.random.default_rng(seed).integers(0, 2, width * height).astype(np.uint32)
+    y0 = rows.draw(st.integers(0, height - 1))
+    y1 = rows.draw(st.integers(y0 + 1, height))
+    got = pm.WindowHood(y0, y1, 0, width, width, height).equal_neighbours(img)
+    grid = img.reshape(height, width)
+    for y in range(y0, y1):
+        for x in range(width):
+            near = [
+                grid[y + dy, x + dx] == grid[y, x]
+                for dx, dy in pm._NEIGHBOURS
+                if 0 <= y + dy < height and 0 <= x + dx < width
+            ]
+            outside = x in (0, width - 1) or y in (0, height - 1)
+            assert got[y - y0, x] == sum(near) + outside
 
 
 def test_the_mask_way_refuses_what_it_cannot_take() -> None:
