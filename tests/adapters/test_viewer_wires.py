@@ -119,7 +119,12 @@ def test_click_a_wire_label_it_delete_it_and_undo_brings_it_back(api: Api, pages
     (scraped,) = api.ws.call("scrape_board", {"board": SLUG})["edges"]
     assert (scraped["label"], scraped["rel"]) == ("needs", "depends-on")
 
-    # Delete on the board removes it (my own wire: no dialog).
+    # Delete on the board removes it (my own wire: no dialog). The inspector is drawn
+    # again after the save and its field takes the focus back: Escape goes to a field,
+    # not to the page between the two (where it would let the wire go).
+    page.wait_for_function(
+        "document.activeElement.id === 'wire-rel' && document.activeElement.value === 'depends-on'"
+    )
     page.keyboard.press("Escape")  # out of the field; the wire stays picked
     page.wait_for_function("document.activeElement.id === 'board'")
     page.keyboard.press("Delete")

@@ -191,8 +191,10 @@ def build(ws: Workspace, tag: str) -> Ids:
         c["id"] for c in ws.call("compose_board", {"board": board, "cards": spare})["cards"]
     )
     ws.call("update_cards", {"remove": [trashed_card]})
-    # Wires for update_edges: one to relabel, one to remove.
-    joined = [{"from": text_card, "to": spare_card, "label": f"{tag} wire"}] * 2
+    # Wires for update_edges: one to relabel, one to remove. Their cards are ones no
+    # sample removes (update_cards' removes the spare card, which would take the wires
+    # out with it on a worker that runs that row first).
+    joined = [{"from": text_card, "to": checklist, "label": f"{tag} wire"}] * 2
     edge, edge_remove = (
         e["id"] for e in ws.call("compose_board", {"board": board, "edges": joined})["edges"]
     )
