@@ -28,6 +28,19 @@ def fmt_num(value: Any) -> str:
     return str(value)
 
 
+def fmt_bytes(size: float) -> str:
+    """A file size as a person reads it: ``14 B``, ``1.4 KB``, ``5.1 MB`` (1,024 per
+    step, as file managers count), one decimal under 10 of a unit."""
+    value, unit = float(size), "B"
+    for bigger in ("KB", "MB", "GB", "TB"):
+        if abs(value) < 1024:
+            break
+        value, unit = value / 1024, bigger
+    if unit == "B":
+        return f"{int(value):,} B"
+    return f"{value:.1f} {unit}" if abs(value) < 10 else f"{round(value):,} {unit}"
+
+
 def fmt_value(value: Any, unit: str | None = None) -> str:
     text = fmt_num(value) if isinstance(value, (int, float, bool)) or value is None else str(value)
     if unit and value is not None:

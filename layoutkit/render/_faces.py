@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
-from layoutkit.formatting import as_number, fmt_num
+from layoutkit.formatting import as_number, fmt_bytes, fmt_num
 from layoutkit.layout.blocks import plain_inline
 from layoutkit.layout.cuts import left_out
 from layoutkit.layout.sizing import (
@@ -970,9 +970,7 @@ def _file(p: dict, r: Rect) -> list[Item]:
         )
     )
     size = as_number(p.get("size"))
-    meta = " · ".join(
-        v for v in (mime, f"{fmt_num(round(size / 1024, 1))} KB" if size else "", "↓ download") if v
-    )
+    meta = " · ".join(v for v in (mime, fmt_bytes(size) if size else "", "↓ download") if v)
     items.append(Text(x + 50, y + h / 2, (fit_line(meta, w - 60, 11),), 11, "sans", MUTED))
     return items
 
