@@ -164,12 +164,16 @@ class CardRows(TxBase):
             }
             for i, c in enumerate(cards)
         ]
-        ids = self.conn.execute(
-            insert(s.cards).returning(s.cards.c.id, sort_by_parameter_order=True), rows
-        ).scalars()
+        # Each row's ordinal is its own, so ids are matched by ordinal rather than by
+        # the order RETURNING hands them back: asking for that order made SQLAlchemy
+        # send one INSERT per card on SQLite, where without it sends one for all.
+        returned = self.conn.execute(
+            insert(s.cards).returning(s.cards.c.id, s.cards.c.ordinal), rows
+        )
+        id_of = {ordinal: card_id for card_id, ordinal in returned}
         out = [
-            CardRecord(id=card_id, **row)  # type: ignore[arg-type]
-            for card_id, row in zip(ids, rows, strict=True)
+            CardRecord(id=id_of[row["ordinal"]], **row)  # type: ignore[arg-type]
+            for row in rows
         ]
         c = s.cards.c
         self._keep_versions(and_(c.board_id == board_id, c.ordinal.between(first, last)))
