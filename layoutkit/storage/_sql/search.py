@@ -80,6 +80,25 @@ def _word_counts_upsert(pg: bool) -> Any:
     )
 
 
+# What every flush of a card write reads: built once (see _base).
+@functools.cache
+def _doc_ids() -> Any:
+    d = s.search_docs.c
+    return select(d.id).where(
+        d.kind == bindparam("kind"), d.subject.in_(bindparam("subjects", expanding=True))
+    )
+
+
+@functools.cache
+def _card_rows() -> Any:
+    c, b = s.cards.c, s.boards.c
+    return (
+        select(c.id, c.kind, c.payload, c.board_id, b.workspace_id)
+        .join(s.boards, b.id == c.board_id)
+        .where(c.id.in_(bindparam("ids", expanding=True)), c.deleted_at.is_(None))
+    )
+
+
 class SearchRows(TxBase):
     # ------------------------------------------------------------- marking
 
@@ -211,11 +230,8 @@ class SearchRows(TxBase):
         return total
 
     def _doc_ids(self, kind: str, subjects: Sequence[str]) -> list[int]:
-        d = s.search_docs.c
         return list(
-            self.conn.execute(
-                select(d.id).where(d.kind == kind, d.subject.in_(list(subjects)))
-            ).scalars()
+            self.conn.execute(_doc_ids(), {"kind": kind, "subjects": list(subjects)}).scalars()
         )
 
     def _replace_docs(self, old_ids: Sequence[int], docs: Sequence[_Doc]) -> None:
@@ -343,13 +359,8 @@ class SearchRows(TxBase):
         return docs
 
     def _card_docs(self, ids: Sequence[int]) -> list[_Doc]:
-        c, b = s.cards.c, s.boards.c
         docs = []
-        for row in self.conn.execute(
-            select(c.id, c.kind, c.payload, c.board_id, b.workspace_id)
-            .join(s.boards, b.id == c.board_id)
-            .where(c.id.in_(ids), c.deleted_at.is_(None))
-        ):
+        for row in self.conn.execute(_card_rows(), {"ids": list(ids)}):
             payload = row.payload if isinstance(row.payload, dict) else {}
             title = payload.get("title")
             docs.append(
