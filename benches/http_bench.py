@@ -154,6 +154,7 @@ def serving(db: str, workers: int, src: Path = HERE) -> Iterator[tuple[str, str,
     token = subprocess.run(
         [sys.executable, "-c", _MINT, db],
         env=_env(src),
+        cwd=src,
         check=True,
         capture_output=True,
         text=True,
@@ -163,6 +164,8 @@ def serving(db: str, workers: int, src: Path = HERE) -> Iterator[tuple[str, str,
     proc = subprocess.Popen(
         [sys.executable, "-m", "layoutkit.adapters.cli", *command],
         env=_env(src),
+        # python -m puts the working directory first on the path: the code of src.
+        cwd=src,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
