@@ -90,6 +90,11 @@ def _doc_ids() -> Any:
 
 
 @functools.cache
+def _insert_docs() -> Any:
+    return s.search_docs.insert()
+
+
+@functools.cache
 def _card_rows() -> Any:
     c, b = s.cards.c, s.boards.c
     return (
@@ -254,7 +259,7 @@ class SearchRows(TxBase):
                 updates,
             )
         if inserts:
-            self.conn.execute(s.search_docs.insert(), inserts)
+            self.conn.execute(_insert_docs(), inserts)
         self._count_words(delta)
 
     def _docs_by_key(self, ids: Sequence[int]) -> dict[tuple[int, str, str], Any]:

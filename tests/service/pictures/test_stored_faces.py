@@ -328,3 +328,34 @@ def test_writes_while_a_drawing_waits_join_it_and_every_face_is_kept(
     svg = _render(two)
     assert drawn == []  # every face was kept, for any process to read
     assert all(f"Batch {b} note {i} {MARK}" in svg for b in range(3) for i in range(2))
+
+
+def test_faces_a_compose_drew_are_written_out_here_others_go_to_the_engines(
+    pair: tuple[Workspace, Workspace], drawn: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A compose draws its new cards' faces to find their cuts: the drawing behind it
+    writes those out in this process; faces it does not hold go to the engine pool."""
+    one, two = pair
+    sent: list[int] = []
+    real = pictures.offload.run
+
+    def engines(fn: Any, cards: list[dict], *rest: Any) -> Any:
+        sent.append(len(cards))
+        return real(fn, cards, *rest)
+
+    monkeypatch.setattr(pictures.offload, "run", engines)
+    ids = _board(one)
+    assert sent == []
+    assert sorted(drawn) == ["checklist"] + ["note"] * 5  # each drawn once, in the compose
+    FACES.clear()  # as in a process that did not draw them
+    patch = [{"id": ids[0], "payload": {"md": f"Changed {MARK}"}}]
+    with one.store.transaction() as tx:
+        before = tx.board_by_slug(one.workspace_id, "faces")
+        assert before is not None
+        tx.update_cards(patch)
+    pictures.draw_behind(one, before.id, before.rev)
+    one.drawing.drain()
+    assert sent == [1]
+    drawn.clear()
+    svg = _render(two)
+    assert drawn == [] and f">Changed {MARK}<" in svg
