@@ -85,7 +85,13 @@ def _word_counts_upsert(pg: bool) -> Any:
 def _doc_ids() -> Any:
     d = s.search_docs.c
     return select(d.id).where(
-        d.kind == bindparam("kind"), d.subject.in_(bindparam("subjects", expanding=True))
+        # Every document's workspace exists (the foreign key): naming them all changes
+        # no answer, and lets the unique index (workspace, kind, subject) find the rows.
+        # Without it the lookup read the whole index, every workspace's documents, on
+        # every write.
+        d.workspace_id.in_(select(s.workspaces.c.id)),
+        d.kind == bindparam("kind"),
+        d.subject.in_(bindparam("subjects", expanding=True)),
     )
 
 
