@@ -50,6 +50,7 @@ __all__ = [
     "doc_pdf",
     "face_cuts",
     "face_key",
+    "faces_at_hand",
     "image_keys",
     "picture_size",
     "png_glances",
@@ -170,6 +171,20 @@ def card_faces(
     card id → (face key, SVG text at the origin), taken from ``stored`` by key
     where it holds them; a caller keeps them to hand back to :func:`board_svg`."""
     return faces_of(cards, stored or {})
+
+
+def faces_at_hand(cards: list[dict]) -> bool:
+    """Whether this process holds the face of each of ``cards`` already drawn (a compose
+    draws its new cards' faces to find what they leave out), so :func:`card_faces`
+    would only write them out as SVG: far less work than drawing them elsewhere."""
+    for card in cards:
+        kind = str(card.get("kind") or "")
+        if kind in FRAME_KINDS or isinstance(card.get("face"), str):
+            continue
+        _, _, w, h = rect_of(card)
+        if face_key(kind, card.get("payload"), w, h) not in FACES:
+            return False
+    return True
 
 
 def _check_region(region: tuple[float, float, float, float] | None) -> None:

@@ -270,6 +270,10 @@ class FaceCache:
     def __len__(self) -> int:
         return len(self._faces)
 
+    def __contains__(self, key: object) -> bool:
+        with self._lock:
+            return key in self._faces
+
 
 _ITEMS_WEIGHT = 6000
 FACES = FaceCache()

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from layoutkit.layout import shelf_pack, size_card
-from layoutkit.layout.modes import Item, shelf_rows
+from layoutkit.layout.modes import _EPS, Item, _shelf_rows, _unbounded, shelf_rows
 
 GAP = 24.0
 
@@ -119,3 +119,24 @@ def test_any_sizes_pack_without_overlap_in_reading_order(wh, aspect):
     assert h == max(y + it.h for (_, y), it in zip(pos, items, strict=True))
     assert min(x for x, _ in pos) == 0 and min(y for _, y in pos) == 0
     assert shelf_pack(items, GAP, aspect) == (pos, w, h)
+
+
+@settings(max_examples=150, deadline=None)
+@given(sizes, st.floats(0.0, 1.0), st.floats(0.0, 1.0))
+def test_a_width_inside_a_packings_bounds_packs_exactly_alike(wh, first, second):
+    """shelf_pack reuses a packing for every width inside its bounds: each such width
+    must take the same branches, so its packing is the very same."""
+    ws = [float(w) for w, _ in wh]
+    hs = [float(h) for _, h in wh]
+    widest, total = max(ws), sum(ws) + GAP * (len(ws) - 1)
+    limit = widest + (total - widest) * first
+    bounds = _unbounded()
+    packed = _shelf_rows(ws, hs, GAP, limit, bounds)
+    lo_e, hi_e, lo, hi = bounds
+    assert lo_e <= limit + _EPS < hi_e and lo <= limit < hi
+    # A width between the edges the packing compared against, inside both ranges.
+    low = max(lo_e - _EPS, lo, widest)
+    high = min(hi_e - _EPS, hi, total + 1.0)
+    other = low + (high - low) * second
+    if lo_e <= other + _EPS < hi_e and lo <= other < hi:
+        assert _shelf_rows(ws, hs, GAP, other, _unbounded()) == packed

@@ -157,6 +157,44 @@ def test_the_text_match_is_the_outer_loop_of_a_title_lookup(tmp_path: Any) -> No
     assert plans and all("search_fts" in plan[0] for plan in plans), plans
 
 
+def test_a_write_finds_the_documents_it_rewrites_through_the_index(tmp_path: Any) -> None:
+    """The flush before a commit looked its documents up by kind and subject alone, which
+    the unique index (workspace, kind, subject) cannot serve: SQLite read every
+    document of the database on every write. The plan must search the index."""
+    from sqlalchemy import event
+
+    from layoutkit import Workspace
+
+    with Workspace.open(f"sqlite:///{tmp_path / 'plan.db'}") as ws:
+        ws.call("create", {"kind": "board", "slug": "b"})
+        seen: list[tuple[str, Any]] = []
+
+        def keep(conn: Any, cursor: Any, statement: str, params: Any, *_: Any) -> None:
+            if statement.startswith("SELECT search_docs.id") and "subject IN" in statement:
+                seen.append((statement, params))
+
+        event.listen(ws.store.engine, "before_cursor_execute", keep)
+        first = ws.call(
+            "compose_board", {"board": "b", "cards": [{"kind": "note", "payload": {"md": "pear"}}]}
+        )
+        card = first["cards"][0]["id"]
+        ws.call("update_cards", {"patch": [{"id": card, "payload": {"md": "plum"}}]})
+        event.remove(ws.store.engine, "before_cursor_execute", keep)
+        with ws.store.read() as tx:
+            plans = [
+                [step[3] for step in tx.conn.exec_driver_sql("EXPLAIN QUERY PLAN " + sql, p)]
+                for sql, p in seen
+            ]
+            (doc,) = tx.conn.execute(
+                text("SELECT body FROM search_docs WHERE kind = 'card' AND subject = :s"),
+                {"s": str(card)},
+            ).all()
+    assert doc.body == "plum"  # the patch found its document and rewrote it
+    assert plans and all(
+        any(step.startswith("SEARCH search_docs USING") for step in plan) for plan in plans
+    ), plans
+
+
 def _fts(tx: SqlTx, word: str) -> list[tuple[Any, ...]]:
     """What the SQLite FTS table matches, by document (rowids change on a rebuild)."""
     return [

@@ -172,11 +172,18 @@ class _Batch:
     extend_section: str | None
 
 
+def _names_component(params: dict[str, Any]) -> bool:
+    """Whether a compose's ``template`` is a workspace component's name rather than a
+    built-in template's: only then is there anything to read before placing."""
+    name = params.get("template")
+    return isinstance(name, str) and name not in TEMPLATES
+
+
 def _template_snapshot(tx: Tx, call: Call) -> dict[str, Any] | None:
     """The workspace's component a ``template`` names (none for a built-in one)."""
-    name = call.params.get("template")
-    if not isinstance(name, str) or name in TEMPLATES:
+    if not _names_component(call.params):
         return None
+    name = call.params["template"]
     return {
         "component": tx.component(call.workspace_id, name),
         "names": [c.name for c in tx.components(call.workspace_id)],
@@ -288,6 +295,7 @@ def _check_at(params: dict[str, Any], cards: list[dict[str, Any]], section: str 
     writes=True,
     prepare=_prepare,
     snapshot=lambda tx, call: _template_snapshot(tx, call),
+    snapshot_when=_names_component,
     shown=_shown_schema(),
     fetches=True,
     output=outputs.COMPOSE_BOARD,

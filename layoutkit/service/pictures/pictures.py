@@ -14,6 +14,7 @@ The faces a drawing makes are kept after the reply, by a background job on the w
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from typing import Any
 
@@ -225,35 +226,67 @@ def _lull(workspace: Workspace) -> bool:
     return not workspace.closing
 
 
+class _Behind:
+    """The boards with a drawing queued behind their writes, each with the earliest rev
+    it must draw from: a write while one waits widens it instead of queueing another."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.since: dict[int, int] = {}
+        self.lock = threading.Lock()
+
+
+hooks.extension(_Behind, _Behind)
+
+
 def draw_behind(workspace: Workspace, board_id: int, since: int) -> None:
     """Draw and keep, in a background job, the faces of the board's cards changed
     after rev ``since``: the next picture of the board, in any process, reads them.
 
     A board written through the operations is thus never drawn whole cold; only
-    one stored otherwise (or drawn last by older renderer code) is.
+    one stored otherwise (or drawn last by older renderer code) is. The writes
+    to a board while its drawing waits for a lull join that drawing: one job
+    reads the board's changed rows once, where a job per write read every later
+    write's rows again (and the faces the first job had just drawn).
     """
     code = render.code_digest()
+    queued = workspace.extension(_Behind)
+    with queued.lock:
+        waiting = queued.since.get(board_id)
+        queued.since[board_id] = since if waiting is None else min(waiting, since)
+    if waiting is not None:
+        return
 
     def draw() -> None:
         if not _lull(workspace):
+            with queued.lock:
+                queued.since.pop(board_id, None)
             return
+        with queued.lock:
+            start = queued.since.pop(board_id)
 
         def read(tx: Tx) -> list[CardPicture]:
-            return tx.card_pictures(board_id, code=code, since=since)
+            return tx.card_pictures(board_id, code=code, since=start)
 
         try:
             changed = [c for c in workspace.cache_read(read) if c.face is None]
             if not changed:
                 return
             cards, stale = _shown({c.id: c for c in changed})
-            drawn = offload.run(render.card_faces, cards, stale)
+            if render.faces_at_hand(cards):
+                # The write's own request drew them (to find their cuts): writing
+                # them out here costs a fifth of drawing them in an engine process.
+                drawn = render.card_faces(cards, stale)
+            else:
+                drawn = offload.run(render.card_faces, cards, stale)
             rows = [FaceRow(c.id, c.rev, code, *drawn[c.id]) for c in changed if c.id in drawn]
             if rows:
                 workspace.cache_write(lambda tx: tx.store_faces(rows))
         except Exception:
             log.warning("drawing the faces of board %d failed", board_id, exc_info=True)
 
-    workspace.drawing.submit(draw)
+    if not workspace.drawing.submit(draw):
+        with queued.lock:
+            queued.since.pop(board_id, None)
 
 
 hooks.on_board_written(draw_behind)

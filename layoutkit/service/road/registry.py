@@ -34,6 +34,9 @@ Prepare = Callable[["Call"], Any]
 #: own before ``prepare`` runs; its result reaches both as ``call.snapshot``. It
 #: runs before access checks, so it only reads: refusals belong to the handler.
 Snapshot = Callable[["Tx", "Call"], Any]
+#: Whether a call's checked params need its snapshot at all: without one the road
+#: opens no read transaction (a compose names no component of the workspace).
+SnapshotWhen = Callable[[dict[str, Any]], bool]
 #: CPU work on what a read-only handler read, run after its transaction has
 #: closed, so the connection is back in the pool while the CPU works (drawing).
 Finish = Callable[["Call", dict[str, Any]], dict[str, Any]]
@@ -224,6 +227,7 @@ class Operation:
     principals: frozenset[PrincipalKind] = ALL_PRINCIPALS
     prepare: Prepare | None = attrs.field(default=None, eq=False)
     snapshot: Snapshot | None = attrs.field(default=None, eq=False)
+    snapshot_when: SnapshotWhen | None = attrs.field(default=None, eq=False)
     finish: Finish | None = attrs.field(default=None, eq=False)
     #: Touches no storage (validate, docs): the road opens no transaction.
     pure: bool = False
@@ -352,6 +356,7 @@ def declare(
     principals: tuple[PrincipalKind, ...] = tuple(ALL_PRINCIPALS),
     prepare: Prepare | None = None,
     snapshot: Snapshot | None = None,
+    snapshot_when: SnapshotWhen | None = None,
     finish: Finish | None = None,
     pure: bool = False,
     shown: dict[str, Any] | None = None,
@@ -406,6 +411,7 @@ def declare(
         principals=frozenset(principals),
         prepare=prepare,
         snapshot=snapshot,
+        snapshot_when=snapshot_when,
         finish=finish,
         pure=pure,
         tool=tool,

@@ -509,7 +509,7 @@ class Workspace:
 
     def _prepared(self, op: Operation, call: Call) -> Call:
         """The call with what the operation reads and computes before its transaction."""
-        if op.snapshot is not None:
+        if op.snapshot is not None and (op.snapshot_when is None or op.snapshot_when(call.params)):
             # Engine work that needs stored state reads it here, so the write
             # transaction below holds its locks only for the write itself.
             with self.store.read() as tx:

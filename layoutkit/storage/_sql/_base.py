@@ -58,6 +58,13 @@ def columns(value: Any, **extra: Any) -> dict[str, Any]:
     return {**attrs.asdict(value, recurse=False), **extra}
 
 
+#: Statements every write or request sends are built once (``functools.cache`` on a
+#: module function, values as ``bindparam``) rather than per call: building one,
+#: and computing the key SQLAlchemy finds its compiled form by, cost up to five
+#: times what sending it to SQLite did (0.28 of 0.05 ms for a board by its slug).
+#: SQLAlchemy keeps that key on the statement object, so a kept statement pays once.
+
+
 def token_hash(token: str) -> str:
     # Tokens carry 256 random bits, so a plain digest is enough: there is no
     # dictionary to attack, and lookups stay a single indexed equality.

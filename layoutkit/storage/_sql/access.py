@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import secrets
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
-from sqlalchemy import delete, insert, or_, select, update
+from sqlalchemy import bindparam, delete, insert, or_, select, update
 
 from layoutkit.storage import _schema as s
 from layoutkit.storage._records import (
@@ -24,6 +25,19 @@ ROLES = ("owner", "admin", "member")
 def default_role(kind: str) -> str:
     """The role a token of ``kind`` gets in the workspace it is minted for."""
     return "owner" if kind == "owner" else "member"
+
+
+# Every API request checks its token and the token's role: both statements built once.
+@functools.cache
+def _live_token() -> Any:
+    t = s.api_tokens.c
+    return select(s.api_tokens).where(t.token_hash == bindparam("hash"), t.revoked_at.is_(None))
+
+
+@functools.cache
+def _role() -> Any:
+    m = s.memberships.c
+    return select(m.role).where(m.workspace_id == bindparam("ws"), m.token_id == bindparam("token"))
 
 
 class AccessRows(TxBase):
@@ -143,10 +157,7 @@ class AccessRows(TxBase):
         return result.rowcount > 0
 
     def membership(self, workspace_id: int, token_id: int) -> str | None:
-        m = s.memberships.c
-        found = self.conn.execute(
-            select(m.role).where(m.workspace_id == workspace_id, m.token_id == token_id)
-        ).scalar()
+        found = self.conn.execute(_role(), {"ws": workspace_id, "token": token_id}).scalar()
         return None if found is None else str(found)
 
     def memberships(
@@ -161,12 +172,7 @@ class AccessRows(TxBase):
         return [(int(w), int(t), str(r)) for w, t, r in self.conn.execute(query)]
 
     def verify_api_token(self, token: str) -> ApiTokenRecord | None:
-        row = self.conn.execute(
-            select(s.api_tokens).where(
-                s.api_tokens.c.token_hash == token_hash(token),
-                s.api_tokens.c.revoked_at.is_(None),
-            )
-        ).first()
+        row = self.conn.execute(_live_token(), {"hash": token_hash(token)}).first()
         return None if row is None else record(row, ApiTokenRecord)
 
     def api_token(self, token_id: int) -> ApiTokenRecord | None:

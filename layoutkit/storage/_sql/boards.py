@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
@@ -28,6 +29,52 @@ _BOARD_FIELDS = frozenset(
         "flow",
     }
 )
+
+
+@functools.cache
+def _select_board(pg: bool) -> Any:
+    """The board row with its tags in one read, in their order (one round trip
+    fewer on every write, which reads its board first)."""
+    t = s.board_tags.c
+    if pg:
+        tags = select(func.json_agg(aggregate_order_by(t.tag, t.position)))
+        tags = tags.where(t.board_id == s.boards.c.id)
+    else:
+        ordered = (
+            select(t.tag)
+            .where(t.board_id == s.boards.c.id)
+            .order_by(t.position)
+            .correlate(s.boards)
+            .subquery()
+        )
+        tags = select(func.json_group_array(ordered.c.tag))
+    return select(s.boards, tags.scalar_subquery().label("tag_list"))
+
+
+def _locked(query: Any, pg: bool, lock: bool) -> Any:
+    # On SQLite the write transaction (BEGIN IMMEDIATE) already excludes every
+    # other writer, so only PostgreSQL needs the row lock.
+    return query.with_for_update() if lock and pg else query
+
+
+@functools.cache
+def _board_by_id(pg: bool, lock: bool) -> Any:
+    return _locked(_select_board(pg).where(s.boards.c.id == bindparam("id")), pg, lock)
+
+
+@functools.cache
+def _board_by_slug(pg: bool, lock: bool) -> Any:
+    b = s.boards.c
+    query = _select_board(pg).where(b.workspace_id == bindparam("ws"), b.slug == bindparam("slug"))
+    return _locked(query, pg, lock)
+
+
+@functools.cache
+def _board_revs() -> Any:
+    b = s.boards.c
+    return select(b.created_at, b.card_seq, b.rev, b.edges_rev, b.purged_rev, b.flow).where(
+        b.id == bindparam("id")
+    )
 
 
 class BoardRows(TxBase):
@@ -60,22 +107,7 @@ class BoardRows(TxBase):
         return record(row, BoardRecord, tags=self._tags_of([row.id])[row.id])
 
     def _select_board(self) -> Any:
-        """The board row with its tags in one read, in their order (one round trip
-        fewer on every write, which reads its board first)."""
-        t = s.board_tags.c
-        if self._pg:
-            tags = select(func.json_agg(aggregate_order_by(t.tag, t.position)))
-            tags = tags.where(t.board_id == s.boards.c.id)
-        else:
-            ordered = (
-                select(t.tag)
-                .where(t.board_id == s.boards.c.id)
-                .order_by(t.position)
-                .correlate(s.boards)
-                .subquery()
-            )
-            tags = select(func.json_group_array(ordered.c.tag))
-        return select(s.boards, tags.scalar_subquery().label("tag_list"))
+        return _select_board(self._pg)
 
     def _board_with_tags(self, row: Row[Any] | None) -> BoardRecord | None:
         if row is None:
@@ -131,8 +163,8 @@ class BoardRows(TxBase):
         return record(row, BoardRecord, tags=folded)
 
     def board(self, board_id: int) -> BoardRecord | None:
-        query = self._select_board().where(s.boards.c.id == board_id)
-        return self._board_with_tags(self.conn.execute(query).first())
+        query = _board_by_id(self._pg, False)
+        return self._board_with_tags(self.conn.execute(query, {"id": board_id}).first())
 
     def boards_by_id(self, board_ids: Iterable[int]) -> dict[int, BoardRecord]:
         ids = sorted(set(board_ids))
@@ -145,31 +177,20 @@ class BoardRows(TxBase):
     def board_by_slug(
         self, workspace_id: int, slug: str, *, lock: bool = False
     ) -> BoardRecord | None:
-        query = self._select_board().where(
-            s.boards.c.workspace_id == workspace_id, s.boards.c.slug == slug
-        )
-        return self._board_with_tags(self.conn.execute(self._locking(query, lock)).first())
-
-    def _locking(self, query: Any, lock: bool) -> Any:
-        if not lock:
-            return query
-        # On SQLite the write transaction (BEGIN IMMEDIATE) already excludes
-        # every other writer, so only PostgreSQL needs the row lock.
-        self._write()
-        return query.with_for_update() if self._pg else query
+        if lock:
+            self._write()
+        query = _board_by_slug(self._pg, lock)
+        found = self.conn.execute(query, {"ws": workspace_id, "slug": slug}).first()
+        return self._board_with_tags(found)
 
     def board_revs(self, board_id: int) -> BoardRevs | None:
-        b = s.boards.c
-        row = self.conn.execute(
-            select(b.created_at, b.card_seq, b.rev, b.edges_rev, b.purged_rev, b.flow).where(
-                b.id == board_id
-            )
-        ).first()
+        row = self.conn.execute(_board_revs(), {"id": board_id}).first()
         return None if row is None else BoardRevs(utc(row[0]), *row[1:])
 
     def lock_board(self, board_id: int) -> BoardRecord:
-        query = self._locking(self._select_board().where(s.boards.c.id == board_id), True)
-        board = self._board_with_tags(self.conn.execute(query).first())
+        self._write()
+        query = _board_by_id(self._pg, True)
+        board = self._board_with_tags(self.conn.execute(query, {"id": board_id}).first())
         if board is None:
             raise NotFoundError(f"board {board_id}")
         return board

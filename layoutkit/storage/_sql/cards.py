@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import timedelta
 from typing import Any
@@ -80,6 +81,68 @@ if [c.name for c in s.cards.c] != [f.name for f in attrs.fields(CardRecord)]:
     raise RuntimeError("cards table columns and CardRecord fields must stay in the same order")
 
 
+def _versions_of(which: Any, *, sized_only: bool = False) -> Any:
+    """The insert that copies the drawn fields of the cards ``which`` selects, at their
+    current version, into ``card_versions`` (see :meth:`CardRows._keep_versions`)."""
+    c = s.cards.c
+    query = select(c.id, c.version, c.kind, c.payload, c.w, c.h, c.updated_at).where(which)
+    if sized_only:
+        kept, newer = s.card_versions.alias("kept"), s.card_versions.alias("newer")
+        # Correlated by hand: nested two levels down, SQLAlchemy would otherwise
+        # list ``cards`` in the subquery's own FROM and take the maximum over
+        # every card of the database.
+        latest = select(func.max(newer.c.version)).where(newer.c.card_id == c.id).correlate(s.cards)
+        query = query.where(
+            ~exists().where(
+                kept.c.card_id == c.id,
+                kept.c.version == latest.scalar_subquery(),
+                kept.c.w == c.w,
+                kept.c.h == c.h,
+            )
+        )
+    return insert(s.card_versions).from_select(_VERSION_COLUMNS, query)
+
+
+# The statements of every compose, built once (see _base): the ordinals a batch takes
+# (bumping the board's sequence hands them out and, on PostgreSQL, takes the board
+# row's write lock), its rows, their first versions, and a warm model's catch-up.
+@functools.cache
+def _take_ordinals() -> Any:
+    b = s.boards.c
+    return (
+        update(s.boards)
+        .where(b.id == bindparam("board"))
+        .values(
+            card_seq=b.card_seq + bindparam("count"),
+            rev=b.rev + 1,
+            updated_at=bindparam("now", type_=b.updated_at.type),
+        )
+        .returning(b.card_seq, b.rev)
+    )
+
+
+@functools.cache
+def _insert_cards() -> Any:
+    return insert(s.cards).returning(s.cards.c.id, s.cards.c.ordinal)
+
+
+@functools.cache
+def _keep_new_versions() -> Any:
+    c = s.cards.c
+    ordinals = c.ordinal.between(bindparam("first"), bindparam("last"))
+    return _versions_of(and_(c.board_id == bindparam("board"), ordinals))
+
+
+@functools.cache
+def _card_changes() -> Any:
+    c = s.cards.c
+    return (
+        select(s.cards)
+        .where(c.board_id == bindparam("board"), c.rev > bindparam("since"))
+        .order_by(c.ordinal, c.id)
+    )
+
+
 class CardRows(TxBase):
     def _bump(self, boards: Any, *, edges: bool = False, purged: bool = False) -> None:
         """Bump the rev of the boards selected by ``boards`` (an id or a subquery of ids)."""
@@ -99,25 +162,7 @@ class CardRows(TxBase):
         ``sized_only`` (a patch of w or h alone) skips the cards whose latest kept row
         has their size already: moves carry the size too, and most keep it.
         """
-        c = s.cards.c
-        query = select(c.id, c.version, c.kind, c.payload, c.w, c.h, c.updated_at).where(which)
-        if sized_only:
-            kept, newer = s.card_versions.alias("kept"), s.card_versions.alias("newer")
-            # Correlated by hand: nested two levels down, SQLAlchemy would otherwise
-            # list ``cards`` in the subquery's own FROM and take the maximum over
-            # every card of the database.
-            latest = (
-                select(func.max(newer.c.version)).where(newer.c.card_id == c.id).correlate(s.cards)
-            )
-            query = query.where(
-                ~exists().where(
-                    kept.c.card_id == c.id,
-                    kept.c.version == latest.scalar_subquery(),
-                    kept.c.w == c.w,
-                    kept.c.h == c.h,
-                )
-            )
-        self.conn.execute(insert(s.card_versions).from_select(_VERSION_COLUMNS, query))
+        self.conn.execute(_versions_of(which, sized_only=sized_only))
 
     def insert_cards(self, board_id: int, cards: Sequence[NewCard]) -> list[CardRecord]:
         self._write()
@@ -127,14 +172,7 @@ class CardRows(TxBase):
         # Bumping the board's sequence hands out the ordinals and, on
         # PostgreSQL, takes the board row's write lock.
         found = self.conn.execute(
-            update(s.boards)
-            .where(s.boards.c.id == board_id)
-            .values(
-                card_seq=s.boards.c.card_seq + len(cards),
-                rev=s.boards.c.rev + 1,
-                updated_at=now,
-            )
-            .returning(s.boards.c.card_seq, s.boards.c.rev)
+            _take_ordinals(), {"board": board_id, "count": len(cards), "now": now}
         ).first()
         if found is None:
             raise NotFoundError(f"board {board_id}")
@@ -164,15 +202,15 @@ class CardRows(TxBase):
             }
             for i, c in enumerate(cards)
         ]
-        ids = self.conn.execute(
-            insert(s.cards).returning(s.cards.c.id, sort_by_parameter_order=True), rows
-        ).scalars()
+        # Each row's ordinal is its own, so ids are matched by ordinal rather than by
+        # the order RETURNING hands them back: asking for that order made SQLAlchemy
+        # send one INSERT per card on SQLite, where without it sends one for all.
+        id_of = {ordinal: card_id for card_id, ordinal in self.conn.execute(_insert_cards(), rows)}
         out = [
-            CardRecord(id=card_id, **row)  # type: ignore[arg-type]
-            for card_id, row in zip(ids, rows, strict=True)
+            CardRecord(id=id_of[row["ordinal"]], **row)  # type: ignore[arg-type]
+            for row in rows
         ]
-        c = s.cards.c
-        self._keep_versions(and_(c.board_id == board_id, c.ordinal.between(first, last)))
+        self.conn.execute(_keep_new_versions(), {"board": board_id, "first": first, "last": last})
         for card in out:
             self._touch_search("card", card.id)
         return out
@@ -337,10 +375,7 @@ class CardRows(TxBase):
         return len(rows)
 
     def card_changes(self, board_id: int, since: int) -> list[CardRecord]:
-        c = s.cards.c
-        rows = self.conn.execute(
-            select(s.cards).where(c.board_id == board_id, c.rev > since).order_by(c.ordinal, c.id)
-        )
+        rows = self.conn.execute(_card_changes(), {"board": board_id, "since": since})
         return [_card(r) for r in rows]
 
     def count_cards(self, board_id: int, *, include_deleted: bool = False) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
@@ -11,6 +12,12 @@ from sqlalchemy import insert, select
 from layoutkit.storage import _schema as s
 from layoutkit.storage._records import AuditEventRecord
 from layoutkit.storage._sql._base import TxBase, record
+
+
+@functools.cache
+def _insert_event() -> Any:
+    # Every write records one: built once.
+    return insert(s.audit_events).returning(*s.audit_events.c)
 
 
 class EventRows(TxBase):
@@ -24,15 +31,14 @@ class EventRows(TxBase):
     ) -> AuditEventRecord:
         self._write()
         row = self.conn.execute(
-            insert(s.audit_events)
-            .values(
-                at=self.now(),
-                principal=principal,
-                action=action,
-                board_id=board_id,
-                detail=dict(detail or {}),
-            )
-            .returning(*s.audit_events.c)
+            _insert_event(),
+            {
+                "at": self.now(),
+                "principal": principal,
+                "action": action,
+                "board_id": board_id,
+                "detail": dict(detail or {}),
+            },
         ).one()
         return record(row, AuditEventRecord)
 

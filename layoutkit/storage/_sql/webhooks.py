@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, delete, insert, or_, select, update
+from sqlalchemy import and_, bindparam, delete, insert, or_, select, update
 
 from layoutkit.storage import _schema as s
 from layoutkit.storage._errors import NotFoundError
@@ -14,6 +15,16 @@ from layoutkit.storage._records import WebhookDeliveryRecord, WebhookRecord
 from layoutkit.storage._sql._base import TxBase, check_fields, record
 
 _WEBHOOK_FIELDS = frozenset({"url", "events", "secret", "active"})
+
+
+@functools.cache
+def _webhooks(by_active: bool) -> Any:
+    # Every board write asks for the workspace's active hooks: built once.
+    w = s.webhooks.c
+    query = select(s.webhooks).where(w.workspace_id == bindparam("ws"))
+    if by_active:
+        query = query.where(w.active == bindparam("active"))
+    return query.order_by(w.id)
 
 
 class WebhookRows(TxBase):
@@ -43,11 +54,9 @@ class WebhookRows(TxBase):
         return None if row is None else record(row, WebhookRecord)
 
     def webhooks(self, workspace_id: int, *, active: bool | None = None) -> list[WebhookRecord]:
-        w = s.webhooks
-        query = select(w).where(w.c.workspace_id == workspace_id)
-        if active is not None:
-            query = query.where(w.c.active == active)
-        return [record(r, WebhookRecord) for r in self.conn.execute(query.order_by(w.c.id))]
+        params = {"ws": workspace_id, "active": active}
+        rows = self.conn.execute(_webhooks(active is not None), params)
+        return [record(r, WebhookRecord) for r in rows]
 
     def update_webhook(self, webhook_id: int, **fields: Any) -> WebhookRecord:
         check_fields(fields, _WEBHOOK_FIELDS, "webhook")

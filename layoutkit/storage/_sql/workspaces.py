@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import bindparam, delete, select, update
 
 from layoutkit.storage import _schema as s
 from layoutkit.storage._errors import ConflictError, NotFoundError
@@ -13,6 +14,12 @@ from layoutkit.storage._records import ProjectRecord, WorkspaceRecord
 from layoutkit.storage._sql._base import TxBase, check_fields, record
 
 _PROJECT_FIELDS = frozenset({"slug", "name", "meta", "archived"})
+
+
+@functools.cache
+def _workspace_by_id() -> Any:
+    # Every write reads its workspace (an archived one takes none): built once.
+    return select(s.workspaces).where(s.workspaces.c.id == bindparam("id"))
 
 
 class WorkspaceRows(TxBase):
@@ -42,9 +49,7 @@ class WorkspaceRows(TxBase):
         return found
 
     def workspace(self, workspace_id: int) -> WorkspaceRecord | None:
-        row = self.conn.execute(
-            select(s.workspaces).where(s.workspaces.c.id == workspace_id)
-        ).first()
+        row = self.conn.execute(_workspace_by_id(), {"id": workspace_id}).first()
         return None if row is None else record(row, WorkspaceRecord)
 
     def workspace_by_name(self, name: str) -> WorkspaceRecord | None:

@@ -922,3 +922,25 @@ def test_a_subgraph_direction_survives_the_write(ws: Workspace, board: str) -> N
     nodes = card["geo"]["nodes"]
     assert nodes["a1"]["y"] == nodes["a2"]["y"] and nodes["b1"]["y"] == nodes["b2"]["y"]
     assert nodes["a2"]["x"] < nodes["a1"]["x"] and nodes["b1"]["x"] < nodes["b2"]["x"]
+
+
+def test_a_compose_without_a_component_reads_nothing_before_its_write(
+    ws: Workspace, board: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only a template naming a workspace component is read before the write opens:
+    a plain batch goes straight to its one transaction."""
+    reads: list[bool] = []
+    real = ws.store.read
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        reads.append(True)
+        return real(*args, **kwargs)
+
+    made = compose(ws, board=board, cards=[note("one"), note("two")])
+    ids = [c["id"] for c in made["cards"]]
+    ws.call("create", {"kind": "component", "board": board, "name": "pair", "cardIds": ids})
+    monkeypatch.setattr(ws.store, "read", counted)
+    compose(ws, board=board, cards=[note("three")])
+    assert reads == []
+    compose(ws, board=board, template="pair")
+    assert len(reads) == 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import re
+import threading
 import time
 from collections.abc import Iterator
 from datetime import timedelta
@@ -295,3 +296,66 @@ def test_faces_wait_for_a_lull_in_the_calls(
     assert behind == ["note"] and one.idle_for(0.5)
     # The drawing behind found the compose's face kept: it was not drawn again.
     assert drawn == ["note"]
+
+
+def test_writes_while_a_drawing_waits_join_it_and_every_face_is_kept(
+    pair: tuple[Workspace, Workspace], drawn: list[str]
+) -> None:
+    one, two = pair
+    one.call("create", {"kind": "board", "slug": "faces"})
+    held = threading.Event()
+    one.drawing.submit(held.wait)  # the one drawing thread is busy: what follows queues
+    ids: list[int] = []
+    for batch in range(3):
+        out = one.call(
+            "compose_board",
+            {
+                "board": "faces",
+                "cards": [
+                    {"kind": "note", "payload": {"md": f"Batch {batch} note {i} {MARK}"}}
+                    for i in range(2)
+                ],
+            },
+            AGENT,
+        )
+        ids += [c["id"] for c in out["cards"]]
+    assert one.drawing.pending == 2  # the busy job and one drawing for the three writes
+    held.set()
+    one.drawing.drain()
+    assert sorted(drawn) == ["note"] * 6  # each face drawn once
+    FACES.clear()
+    drawn.clear()
+    svg = _render(two)
+    assert drawn == []  # every face was kept, for any process to read
+    assert all(f"Batch {b} note {i} {MARK}" in svg for b in range(3) for i in range(2))
+
+
+def test_faces_a_compose_drew_are_written_out_here_others_go_to_the_engines(
+    pair: tuple[Workspace, Workspace], drawn: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A compose draws its new cards' faces to find their cuts: the drawing behind it
+    writes those out in this process; faces it does not hold go to the engine pool."""
+    one, two = pair
+    sent: list[int] = []
+    real = pictures.offload.run
+
+    def engines(fn: Any, cards: list[dict], *rest: Any) -> Any:
+        sent.append(len(cards))
+        return real(fn, cards, *rest)
+
+    monkeypatch.setattr(pictures.offload, "run", engines)
+    ids = _board(one)
+    assert sent == []
+    assert sorted(drawn) == ["checklist"] + ["note"] * 5  # each drawn once, in the compose
+    FACES.clear()  # as in a process that did not draw them
+    patch = [{"id": ids[0], "payload": {"md": f"Changed {MARK}"}}]
+    with one.store.transaction() as tx:
+        before = tx.board_by_slug(one.workspace_id, "faces")
+        assert before is not None
+        tx.update_cards(patch)
+    pictures.draw_behind(one, before.id, before.rev)
+    one.drawing.drain()
+    assert sent == [1]
+    drawn.clear()
+    svg = _render(two)
+    assert drawn == [] and f">Changed {MARK}<" in svg

@@ -1,0 +1,55 @@
+"""Writes that send one statement for many rows still hand back each row's own record."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import event
+
+from layoutkit.storage import NewCard, SqlStore
+
+
+@contextmanager
+def statements(store: SqlStore) -> Iterator[list[str]]:
+    seen: list[str] = []
+
+    def count(*args: Any) -> None:
+        seen.append(args[2])  # (conn, cursor, statement, parameters, context, executemany)
+
+    event.listen(store.engine, "before_cursor_execute", count)
+    try:
+        yield seen
+    finally:
+        event.remove(store.engine, "before_cursor_execute", count)
+
+
+def test_a_batch_of_cards_goes_in_one_insert_and_each_record_is_its_rows(
+    store: SqlStore,
+) -> None:
+    with store.transaction() as tx:
+        ws = tx.create_workspace(f"w-{uuid.uuid4().hex[:10]}").id
+        board = tx.create_board(ws, "b").id
+        tx.insert_cards(board, [NewCard("note", {"md": "before"}, 0, 0, 10, 10, "ai", "a")])
+    new = [
+        NewCard("note", {"md": f"card {i}"}, i * 10, i, 100 + i, 50 + i, "ai", "a")
+        for i in range(12)
+    ]
+    with store.transaction() as tx, statements(store) as seen:
+        made = tx.insert_cards(board, new)
+    assert sum(1 for sql in seen if sql.lstrip().upper().startswith("INSERT INTO CARDS")) == 1
+    assert [c.payload for c in made] == [c.payload for c in new]
+    assert len({c.id for c in made}) == len(new)
+    with store.read() as tx:
+        for record in made:
+            stored = tx.card(record.id)
+            assert stored is not None
+            assert (stored.ordinal, stored.payload, stored.x, stored.w, stored.h) == (
+                record.ordinal,
+                record.payload,
+                record.x,
+                record.w,
+                record.h,
+            )
