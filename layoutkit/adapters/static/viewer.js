@@ -1424,8 +1424,13 @@
   async function createCard(kind, md, box, record = true) {
     const payload = {...(NEW_PAYLOAD[kind] || {})};
     if (md || kind !== "shape") payload[TEXT_FIELD[kind] || "md"] = md;
+    return putByHand("compose_board", {cards: [{kind, payload}]}, box, record);
+  }
+  // New cards put where a person chose (compose_board or upload_files with at): drawn
+  // at once, picked, and one undo step takes them all to the trash.
+  async function putByHand(name, params, at, record) {
     let out;
-    try { out = await op("compose_board", {board: SLUG, cards: [{kind, payload}], at: {x: Math.round(box.x), y: Math.round(box.y)}}); }
+    try { out = await op(name, {board: SLUG, ...params, at: {x: Math.round(at.x), y: Math.round(at.y)}}); }
     catch (err) { toast(readable(err), true); return null; }
     wrote();
     const ids = out.cards.map((c) => c.id);
@@ -1534,15 +1539,7 @@
   async function uploadAt(files, at, record = true) {
     if (files.length > FILES_PER_DROP) toast(`${files.length} files: the first ${FILES_PER_DROP} are uploaded`, true);
     const entries = await Promise.all(files.slice(0, FILES_PER_DROP).map(readFile));
-    let out;
-    try { out = await op("upload_files", {board: SLUG, files: entries, at: {x: Math.round(at.x), y: Math.round(at.y)}}); }
-    catch (err) { toast(readable(err), true); return null; }
-    wrote();
-    const ids = out.cards.map((c) => c.id);
-    take(out.cards.map((c) => ({...c, version: 1})));
-    if (record) remember({op: "remove", ids}, {op: "restore", ids});
-    select(ids);
-    return ids;
+    return putByHand("upload_files", {files: entries}, at, record);
   }
   let lastPointer = null;
   function pointerAt() {
