@@ -28,6 +28,7 @@ def test_exported_names() -> None:
         "doc_pdf",
         "face_cuts",
         "face_key",
+        "faces_at_hand",
         "image_keys",
         "picture_size",
         "png_glances",

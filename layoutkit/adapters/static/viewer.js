@@ -1955,7 +1955,9 @@
     const kept = draft && draft.id === w.id ? draft : null;
     const labelIn = field("Label", "wire-label", kept ? kept.label : w.label || "");
     const relIn = field("Relation", "wire-rel", kept ? kept.rel : w.rel || "", "wire-rels");
-    if (kept && kept.focus) { const el = kept.focus === "wire-rel" ? relIn : labelIn; requestAnimationFrame(() => el.focus()); }
+    // The field being typed in takes the focus back in this same task (below, once the
+    // form is on the page): a key pressed meanwhile would otherwise land on the page.
+    const refocus = kept && kept.focus ? (kept.focus === "wire-rel" ? relIn : kept.focus === "wire-label" ? labelIn : null) : null;
     const rels = document.createElement("datalist");
     rels.id = "wire-rels";
     for (const r of RELS) { const o = document.createElement("option"); o.value = r; rels.append(o); }
@@ -1967,6 +1969,7 @@
       else if (e.key === "Escape") { e.preventDefault(); e.stopPropagation(); boardEl.focus(); inspect(); }
     });
     panel.append(form);
+    if (refocus) { refocus.focus(); refocus.setSelectionRange(refocus.value.length, refocus.value.length); }
     if (!canEditWires()) line("This link lets you look, not change.");
     else if (!w.mayChange) line("Only " + (w.author || "whoever drew it") + " can change this wire's label and relation; you may remove it.");
     else line("Enter saves; an empty field clears it. Delete or Backspace on the board removes the wire.");
