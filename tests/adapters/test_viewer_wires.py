@@ -115,6 +115,9 @@ def test_click_a_wire_label_it_delete_it_and_undo_brings_it_back(api: Api, pages
     page.locator("#wire-rel").fill("depends-on")
     page.keyboard.press("Enter")
     _wait(lambda: _edges(api)[0].rel == "depends-on")
+    # The page has the save's answer too (the database has it a moment earlier): what
+    # Delete keeps for its undo is the wire as saved.
+    _wait(lambda: page.evaluate("document.body.dataset.wrote") == "2")
     # An agent reads the same: scrape_board has the wire's label and relation.
     (scraped,) = api.ws.call("scrape_board", {"board": SLUG})["edges"]
     assert (scraped["label"], scraped["rel"]) == ("needs", "depends-on")
