@@ -165,10 +165,14 @@ def test_accept_dismiss_retriage_and_withdraw_from_the_findings_panel(
         )
         for i in range(1, 3)
     ]
-    _wait(lambda: _data(page, "findings") == "4")
+    # Pushed by the stream, which a loaded machine may be reconnecting (every 25 s):
+    # the wait ends at the event, its bound only covers the reconnection.
+    _wait(lambda: _data(page, "findings") == "4", timeout=30.0)
     # Another person dismisses one of them elsewhere: the panel follows.
     api.op("agent_verdict", {"board": "checkout", "action": "dismiss", "ids": [late[1]]})
-    _wait(lambda: panel.locator(f".finding[data-annotation='{late[1]}']").count() == 0)
+    _wait(
+        lambda: panel.locator(f".finding[data-annotation='{late[1]}']").count() == 0, timeout=30.0
+    )
 
     # Accept all staged: the ones the panel shows (the retriaged one and late[0]).
     assert page.locator("#accept-all").inner_text() == "Accept all 2 staged"
