@@ -1,6 +1,6 @@
 """Drag bench: a person drags one card on a 1,000-card board in a real browser.
 
-Run: ``python benches/drag_bench.py [--cards 1000] [--drags 20]`` (needs Debian's
+Run: ``python benches/drag_bench.py [--cards 1000] [--drags 10]`` (needs Debian's
 chromium and the ``playwright`` package). A server on 127.0.0.1 serves a board of
 ``--cards`` notes (direct inserts); headless Chromium opens the viewer on a card in
 the middle as a person and drags it with the mouse, ``--drags`` times, 60 pointer
@@ -110,7 +110,7 @@ def run(url: str, cards: int, drags: int) -> tuple[list[float], list[float], int
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cards", type=int, default=1000)
-    parser.add_argument("--drags", type=int, default=20)
+    parser.add_argument("--drags", type=int, default=10)
     args = parser.parse_args()
     if CHROMIUM is None:
         sys.exit("chromium is not installed")
