@@ -96,6 +96,17 @@
     if (!res.ok) throw new ApiError(res.status, data);
     return data;
   }
+  // Reads that may overlap (a pushed change and the page's own write both ask again):
+  // only the answer of the last one asked counts, since an earlier one can arrive later
+  // holding an older state. A superseded read answers null.
+  function lastAsked(read) {
+    let asked = 0;
+    return async () => {
+      const ticket = ++asked;
+      const out = await read();
+      return ticket === asked ? out : null;
+    };
+  }
   function readable(err) {
     if (!(err instanceof ApiError)) return String(err.message || err);
     const code = err.body.code;
@@ -490,8 +501,10 @@
   // ------------------------------------------------------------------ questions
   const questions = new Map();
   const picked = new Map();  // question id -> labels chosen but not saved (multi-select)
+  const readQuestions = lastAsked(() => op("get", {kind: "questions", board: SLUG}));
   async function loadQuestions() {
-    const out = await op("get", {kind: "questions", board: SLUG});
+    const out = await readQuestions();
+    if (!out) return;
     questions.clear();
     for (const q of out.questions) questions.set(q.id, q);
     drawQuestions();
@@ -655,8 +668,10 @@
   const INTENTS = ["fix", "investigate", "refactor", "redesign", "comment", "other"];
   const STATE_WORDS = {staged: "staged", open: "accepted", working: "being worked on", in_review: "fix in review", resolved: "resolved", cancelled: "withdrawn"};
   let selected = null, confirming = null;
+  const readFindings = lastAsked(() => op("get", {kind: "annotations", board: SLUG}));
   async function loadFindings() {
-    const out = await op("get", {kind: "annotations", board: SLUG});
+    const out = await readFindings();
+    if (!out) return;
     findings.clear();
     for (const a of out.annotations) findings.set(a.id, a);
     drawFindings();
@@ -1850,11 +1865,13 @@
   // server has them now, quietly, as a stale card snaps.
   async function staleWires(err) {
     if (!(err instanceof ApiError && err.status === 409 && err.body.code === "stale_edges")) return false;
-    document.body.dataset.wireSnapped = String(Number(document.body.dataset.wireSnapped || 0) + 1);
     status("The wires were changed by someone else meanwhile; showing them as they are now.");
     await loadWires().catch(failed);
     if (drawn) await faces(true);
     inspect();
+    // Stamped once the wires are read again and the inspector rebuilt on them: a save
+    // made before then would still carry the stale counter.
+    document.body.dataset.wireSnapped = String(Number(document.body.dataset.wireSnapped || 0) + 1);
     return true;
   }
   async function saveWire(id, label, rel, record = true) {
