@@ -258,9 +258,9 @@ class CardTx(Protocol):
         against the card's current one."""
         ...
 
-    def card_versions(self, card_id: int) -> list[CardVersionRecord]:
+    def card_versions(self, card_id: int, *, newest: int | None = None) -> list[CardVersionRecord]:
         """Every kept version of the card, oldest first: its first version and each
-        one that changed its kind, payload or size."""
+        one that changed its kind, payload or size; only the ``newest`` ones when given."""
         ...
 
     def cards_by_id(self, card_ids: Iterable[int]) -> list[CardRecord]:

@@ -45,9 +45,11 @@ def card_history(call: Call) -> dict[str, Any]:
     card = tx.card(p["id"])
     if card is None or card.board_id != board.id:
         raise ServiceError(404, "unknown_card", f"no card {p['id']} on this board", field="id")
-    states = [
-        (v.version, v.kind, v.payload, v.w, v.h, v.created_at) for v in tx.card_versions(card.id)
-    ]
+    limit = p.get("limit", DEFAULT_VERSIONS)
+    # Kept versions differ from the one before them, so limit + 1 rows hold the entries
+    # shown and tell whether there are more: a card's long history is not read whole.
+    kept = tx.card_versions(card.id, newest=limit + 1)
+    states = [(v.version, v.kind, v.payload, v.w, v.h, v.created_at) for v in kept]
     states = [s for s in states if s[0] < card.version]
     states.append((card.version, card.kind, card.payload, card.w, card.h, card.updated_at))
     # Runs of versions that draw the same (moves, restores) make one entry.
@@ -75,7 +77,6 @@ def card_history(call: Call) -> dict[str, Any]:
     runs[-1]["through"] = card.version
     owned = set(elements.server_fields(card.kind))
     now = {k: v for k, v in card.payload.items() if k not in owned}
-    limit = p.get("limit", DEFAULT_VERSIONS)
     shown = runs[::-1][:limit]
     entries = []
     for run in shown:

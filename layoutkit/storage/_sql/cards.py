@@ -229,11 +229,13 @@ class CardRows(TxBase):
         ).first()
         return None if row is None else record(row, CardVersionRecord)
 
-    def card_versions(self, card_id: int) -> list[CardVersionRecord]:
+    def card_versions(self, card_id: int, *, newest: int | None = None) -> list[CardVersionRecord]:
         v = s.card_versions.c
-        rows = self.conn.execute(
-            select(s.card_versions).where(v.card_id == card_id).order_by(v.version)
-        )
+        query = select(s.card_versions).where(v.card_id == card_id)
+        if newest is None:
+            rows = list(self.conn.execute(query.order_by(v.version)))
+        else:
+            rows = list(self.conn.execute(query.order_by(v.version.desc()).limit(newest)))[::-1]
         return [record(r, CardVersionRecord) for r in rows]
 
     def cards_by_id(self, card_ids: Iterable[int]) -> list[CardRecord]:

@@ -64,6 +64,30 @@ def test_limit_keeps_the_newest_and_says_there_are_more(ws: Workspace, card: int
     assert [v["text"] for v in h["versions"]] == ["text 4", "text 3"] and h["more"] is True
 
 
+def test_every_limit_answers_the_newest_entries_of_the_whole_history(
+    ws: Workspace, card: int
+) -> None:
+    # Moves between contents, a size change and a content brought back: the history read
+    # in part (newest rows only) must agree with the whole read, spans included.
+    steps: list[dict[str, Any]] = [
+        {"payload": {"md": "two"}},
+        {"x": 500},
+        {"payload": {"md": "three"}},
+        {"w": 520},
+        {"y": 90},
+        {"payload": {"md": "one"}},
+        {"x": 20},
+    ]
+    for step in steps:
+        _patch(ws, card, **step)
+    whole = ws.call("card_history", {"board": "b", "id": card, "limit": 100})
+    assert whole["more"] is False and len(whole["versions"]) == 5
+    for limit in range(1, 7):
+        part = ws.call("card_history", {"board": "b", "id": card, "limit": limit})
+        assert part["versions"] == whole["versions"][:limit]
+        assert part["more"] is (limit < len(whole["versions"]))
+
+
 def test_a_card_of_another_board_or_workspace_is_unknown(ws: Workspace, card: int) -> None:
     ws.call("create", {"kind": "board", "slug": "other"})
     e = err(ws, "card_history", {"board": "other", "id": card})
