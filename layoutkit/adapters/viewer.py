@@ -27,6 +27,7 @@ from typing import Any
 
 from starlette.requests import Request
 
+from layoutkit.elements import SPILL_THRESHOLD_ROWS
 from layoutkit.errors import ServiceError
 
 #: Seconds between two checks of a board's change counter by one event stream.
@@ -125,6 +126,26 @@ _PAGE = r"""<!doctype html>
   .live input { margin: 3px 0 0; width: 15px; height: 15px; accent-color: #3b6fd8; cursor: pointer; flex: none; }
   .live .done { color: #8a909c; text-decoration: line-through; }
   .live .count { position: absolute; right: 12px; top: 6px; font-size: 10px; color: #8a909c; }
+  /* A checklist or table being edited in place: over its card, grown to what it holds. */
+  .live.editing { z-index: 3; overflow: visible; border: calc(2px * var(--inv)) solid #3b6fd8; box-shadow: 0 4px 16px rgba(31,36,48,.18); }
+  .live.editing .item { display: flex; gap: 8px; align-items: center; padding: 2px 0; }
+  .live.editing .item input[type=checkbox] { margin: 0; }
+  .live.editing input.itemtext { flex: 1; min-width: 0; width: auto; height: auto; margin: 0; font: 14px/1.4 "DejaVu Sans", Verdana, sans-serif; color: #1f2430; padding: 3px 6px; border: 1px solid transparent; border-radius: 4px; background: #f6f7f9; cursor: text; }
+  .live.editing input.itemtext:focus { border-color: #3b6fd8; background: #fff; outline: none; }
+  .live.editing input.itemtext.done { color: #8a909c; text-decoration: line-through; }
+  .live.editing .item.draft input.itemtext { background: #fff; border: 1px dashed #b9c0cc; }
+  .inplace button.remove { border: 0; background: none; color: #8a909c; font-size: 17px; line-height: 1; padding: 2px 6px; }
+  .inplace button.remove:hover { color: #b3261e; background: #fdf0ef; }
+  .inplace .bar { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin-top: 8px; }
+  .inplace .bar .hint { font-size: 11px; color: #667; }
+  .grid { position: absolute; box-sizing: border-box; z-index: 3; background: #fff; border: calc(2px * var(--inv)) solid #3b6fd8; border-radius: 8px; box-shadow: 0 4px 16px rgba(31,36,48,.18); padding: 10px; cursor: default; outline: none; }
+  .grid table { border-collapse: collapse; font-size: 13px; }
+  .grid th, .grid td { border: 1px solid #d5dae3; padding: 0; }
+  .grid th { background: #f2f4f7; }
+  .grid .cell { display: block; box-sizing: border-box; width: 100%; min-width: 96px; margin: 0; font: inherit; color: #1f2430; padding: 5px 7px; border: 0; background: transparent; }
+  .grid th .cell { font-weight: bold; }
+  .grid input[type=checkbox].cell { width: 16px; min-width: 0; height: 16px; margin: 6px auto; accent-color: #3b6fd8; }
+  .grid .cell:focus { outline: 2px solid #3b6fd8; outline-offset: -2px; background: #eef3fc; }
   .focus-ring { position: absolute; box-sizing: border-box; border: 3px solid #3b6fd8; border-radius: 12px; pointer-events: none; box-shadow: 0 0 0 6px rgba(59,111,216,.18); transition: opacity 1.5s; }
   .qbadge { position: absolute; padding: 0 8px; height: 24px; border-radius: 12px; background: #fff4d6; border-color: #e0b43c; font-weight: bold; }
   /* The panels share one dock beside the board, stacked: the board keeps the rest of
@@ -318,7 +339,10 @@ VIEWER_JS_VERSION = hashlib.sha256(VIEWER_JS).hexdigest()[:12]
 
 def viewer_page(slug: str) -> str:
     """The viewer HTML for board ``slug``; it holds no credential (its calls send the cookie)."""
-    config = json.dumps({"slug": slug, "poll": POLL_MS}).replace("<", "\\u003c")
+    # inlineRows: a table edited in place keeps its rows in its payload (past this
+    # many the server stores them apart, where the page's editor does not reach).
+    config = json.dumps({"slug": slug, "poll": POLL_MS, "inlineRows": SPILL_THRESHOLD_ROWS})
+    config = config.replace("<", "\\u003c")
     return (
         _PAGE.replace("__TITLE__", html.escape(slug))
         .replace("__CONFIG__", config)
