@@ -38,8 +38,15 @@ def _wait(what: Any, timeout: float = 10.0) -> Any:
         return _wait0(what, timeout)
     except AssertionError:
         if PAGE:
-            print("DBG", PAGE[-1].evaluate("[document.activeElement.outerHTML.slice(0,300), document.querySelector('#toast').outerHTML, (document.querySelector('.live')||{}).outerHTML, document.body.dataset.listEditing, document.body.dataset.snapped, document.getElementById('status').textContent]"))
+            print(
+                "DBG",
+                PAGE[-1].evaluate(
+                    "[document.activeElement.outerHTML.slice(0,300), document.querySelector('#toast').outerHTML, (document.querySelector('.live')||{}).outerHTML, document.body.dataset.listEditing, document.body.dataset.snapped, document.getElementById('status').textContent]"
+                ),
+            )
         raise
+
+
 from tests.browser import ARTIFACTS, CHROMIUM, SKIP_REASON, playwright_browser
 
 pytestmark = [
@@ -83,9 +90,7 @@ def pages(browser: Any) -> Iterator[Pages]:
 def _board(api: Api, *cards: dict[str, Any]) -> list[int]:
     """A board of the person's own cards in a row (people change their own cards' content)."""
     api.ws.call("create", {"kind": "board", "slug": SLUG})
-    out = api.ws.call(
-        "compose_board", {"board": SLUG, "cards": list(cards), "layout": "row"}, ANA
-    )
+    out = api.ws.call("compose_board", {"board": SLUG, "cards": list(cards), "layout": "row"}, ANA)
     return [c["id"] for c in out["cards"]]
 
 
@@ -101,10 +106,14 @@ def _undo_count(page: Any) -> str:
     return page.evaluate("document.body.dataset.undo || ''")
 
 
+def _corner(page: Any, api: Api, card_id: int) -> tuple[float, float]:
+    c = _card(api, card_id)
+    return _screen(page, c.x + 5, c.y + 5)
+
+
 def _pick(page: Any, api: Api, card_id: int) -> None:
     """Pick a card with a click in its corner (a checklist's items are its own buttons)."""
-    c = _card(api, card_id)
-    page.mouse.click(*_screen(page, c.x + 5, c.y + 5))
+    page.mouse.click(*_corner(page, api, card_id))
     _wait(lambda: _selection(page) == [card_id])
 
 
@@ -141,7 +150,15 @@ def test_a_checklists_items_are_edited_added_removed_and_moved_by_keyboard(
     page = pages.new()
     PAGE.append(page)
     page.on("console", lambda m: print("CONSOLE", m.text))
-    page.on("response", lambda r: print("RESP", r.url.split("/")[-1], r.status, r.request.post_data[:200] if r.request.post_data and "update" in r.url else ""))
+    page.on(
+        "response",
+        lambda r: print(
+            "RESP",
+            r.url.split("/")[-1],
+            r.status,
+            r.request.post_data[:200] if r.request.post_data and "update" in r.url else "",
+        ),
+    )
     _open(page, api, _person(api))
     rev = _rev(api)
     # Enter on the picked checklist opens its items; the focus is in the first one.
@@ -215,8 +232,10 @@ def test_a_checklists_items_are_edited_added_removed_and_moved_by_keyboard(
     assert _texts(api, card) == ["Docs and help", "Bench"]
     # The overlay shows what the database holds after each step.
     _wait(
-        lambda: page.locator(f".live[data-card-id='{card}'] label span").all_inner_texts()
-        == ["Docs and help", "Bench"]
+        lambda: (
+            page.locator(f".live[data-card-id='{card}'] label span").all_inner_texts()
+            == ["Docs and help", "Bench"]
+        )
     )
 
 
@@ -266,7 +285,15 @@ def test_a_tables_cells_are_edited_in_a_grid_with_the_keyboard(api: Api, pages: 
     page = pages.new()
     PAGE.append(page)
     page.on("console", lambda m: print("CONSOLE", m.text))
-    page.on("response", lambda r: print("RESP", r.url.split("/")[-1], r.status, r.request.post_data[:300] if r.request.post_data and "update" in r.url else ""))
+    page.on(
+        "response",
+        lambda r: print(
+            "RESP",
+            r.url.split("/")[-1],
+            r.status,
+            r.request.post_data[:300] if r.request.post_data and "update" in r.url else "",
+        ),
+    )
     _open(page, api, _person(api))
     rev = _rev(api)
     # A double-click opens the grid on the first cell.
@@ -415,3 +442,154 @@ def test_a_table_keeps_a_column_and_a_refused_save_keeps_the_grid(api: Api, page
     page.keyboard.press("Escape")
     _wait(lambda: page.locator(".grid").count() == 0)
     assert _card(api, card).version == 2
+
+
+def test_a_stale_table_save_snaps_to_the_servers_card_without_an_error(
+    api: Api, pages: Pages
+) -> None:
+    (card,) = _board(api, {"kind": "table", "payload": TABLE})
+    page = pages.new()
+    page.route("**/events*", lambda route: route.abort())
+    page.route("**/ops/board_changes", lambda route: route.abort())
+    _open(page, api, _person(api))
+    page.mouse.dblclick(*_centre(page, api, card))
+    _cell(page, 0, 0).wait_for()
+    api.ws.call(
+        "update_cards",
+        {"patch": [{"id": card, "payload": {"rows": [{"area": "Theirs"}]}}]},
+        ANA,
+    )
+    page.keyboard.type("Ours")
+    page.keyboard.press("Enter")
+    _wait(lambda: page.evaluate("document.body.dataset.snapped") == str(card))
+    assert _payload(api, card)["rows"] == [{"area": "Theirs"}] and _card(api, card).version == 2
+    _wait(lambda: page.locator(".grid").count() == 0)
+    assert page.locator("#toast.error:not([hidden])").count() == 0
+    assert page.locator("dialog[open]").count() == 0
+
+
+# --------------------------------------------------------------------------- pages
+
+
+def test_a_pages_text_is_written_with_its_mirror_so_the_mirror_is_fresh(
+    api: Api, pages: Pages
+) -> None:
+    (card,) = _board(api, {"kind": "page", "payload": {"md": "# Plan\n\nShip on Friday"}})
+    page = pages.new()
+    _open(page, api, _person(api))
+    rev = _rev(api)
+    _pick(page, api, card)
+    page.keyboard.press("Enter")
+    editor = page.locator("textarea.editor")
+    editor.wait_for()
+    assert editor.input_value() == "# Plan\n\nShip on Friday"
+    page.keyboard.press("Control+A")
+    page.keyboard.type("# Plan")
+    page.keyboard.press("Shift+Enter")
+    page.keyboard.press("Shift+Enter")
+    page.keyboard.type("Ship on **Monday**")
+    page.keyboard.press("Shift+Enter")
+    page.keyboard.type("- docs")
+    page.keyboard.press("Enter")
+    _wait(lambda: _payload(api, card)["md"] == "# Plan\n\nShip on **Monday**\n- docs")
+    stored = _payload(api, card)
+    # md is the truth; the editor wrote its mirror with it, so the mirror is fresh.
+    assert stored["pmStale"] is False
+    assert stored["pm"] == {
+        "type": "doc",
+        "content": [
+            {
+                "type": "heading",
+                "attrs": {"level": 1},
+                "content": [{"type": "text", "text": "Plan"}],
+            },
+            {"type": "paragraph", "content": [{"type": "text", "text": "Ship on **Monday**"}]},
+            {
+                "type": "bullet_list",
+                "content": [
+                    {
+                        "type": "list_item",
+                        "content": [
+                            {"type": "paragraph", "content": [{"type": "text", "text": "docs"}]}
+                        ],
+                    }
+                ],
+            },
+        ],
+    }
+    assert (_card(api, card).version, _card(api, card).author) == (2, "user:ana")
+    assert card in _changes_since(api, rev)
+
+    # md written elsewhere without the mirror (the person's script, say): the server marks
+    # the mirror stale; the next edit here makes it fresh again.
+    api.ws.call("update_cards", {"patch": [{"id": card, "payload": {"md": "# Plan v3"}}]}, ANA)
+    assert _payload(api, card)["pmStale"] is True
+    _wait(lambda: page.evaluate("document.body.dataset.editing || ''") == "")
+    page.locator("#inspector [data-role='edit']").click()
+    editor.wait_for()
+    assert editor.input_value() == "# Plan v3"
+    page.keyboard.type("!")
+    page.keyboard.press("Enter")
+    _wait(lambda: _payload(api, card)["md"] == "# Plan v3!")
+    assert _payload(api, card)["pmStale"] is False
+    assert _payload(api, card)["pm"]["content"][0]["content"][0]["text"] == "Plan v3!"
+
+    # Undo writes the text before, with its own mirror: still fresh. Redo the same.
+    _wait(lambda: _undo_count(page) == "2,0")
+    page.locator("#board").focus()
+    _undo(page, 1)
+    assert _payload(api, card)["md"] == "# Plan v3"
+    assert _payload(api, card)["pmStale"] is False
+    assert _payload(api, card)["pm"]["content"][0]["content"][0]["text"] == "Plan v3"
+    _undo(page, 2, "Control+Shift+Z")
+    assert _payload(api, card)["md"] == "# Plan v3!" and _payload(api, card)["pmStale"] is False
+
+
+# --------------------------------------------------------------------------- share links
+
+_WRITE = """(id) => fetch('/api/v1/ops/update_cards', {method: 'POST', credentials: 'same-origin',
+  headers: {'content-type': 'application/json'},
+  body: JSON.stringify({board: 'hands', patch: [{id, payload: {items: [{text: 'forged'}]}}]})})
+  .then((r) => r.status)"""
+
+
+@pytest.mark.parametrize("mode", ["view", "annotate"])
+def test_a_share_link_edits_nothing_in_place_and_only_annotate_ticks(
+    api: Api, pages: Pages, mode: str
+) -> None:
+    checklist, table, doc = _board(
+        api,
+        {"kind": "checklist", "payload": LIST},
+        {"kind": "table", "payload": TABLE},
+        {"kind": "page", "payload": {"md": "# Plan"}},
+    )
+    url = api.op("share_board", {"board": SLUG, "mode": mode}).json()["url"]
+    page = pages.new()
+    page.goto(f"{api.url}{url}")
+    page.wait_for_selector("body[data-ready='1']", timeout=20_000)
+    before = {c: (_card(api, c).version, _payload(api, c)) for c in (checklist, table, doc)}
+    for card in (checklist, table, doc):
+        _pick(page, api, card)
+        assert page.locator("#inspector [data-role='edit']").count() == 0
+        page.keyboard.press("Enter")
+        page.mouse.dblclick(
+            *_centre(page, api, card) if card != checklist else _corner(page, api, card)
+        )
+        assert page.locator(".grid, .live.editing, textarea.editor").count() == 0
+        page.keyboard.press("Control+z")
+    # The server refuses the write too, whatever the page offers.
+    assert page.evaluate(_WRITE, checklist) == 403
+    assert {c: (_card(api, c).version, _payload(api, c)) for c in before} == before
+    assert _wrote(page) == 0
+    boxes = page.locator(f".live[data-card-id='{checklist}'] input[type=checkbox]")
+    if mode == "view":
+        assert all(boxes.nth(i).is_disabled() for i in range(boxes.count()))
+    else:
+        # An annotate link ticks, and nothing else.
+        with page.expect_response(lambda r: r.url.endswith("/ops/tick_checklist")) as answer:
+            boxes.nth(0).click()
+        assert answer.value.status == 200
+        assert [i["done"] for i in _payload(api, checklist)["items"]] == [True, True]
+        assert [i["text"] for i in _payload(api, checklist)["items"]] == ["Docs", "Bench"]
+    # After those round trips, still no editor opened late.
+    assert page.locator(".grid, .live.editing, textarea.editor").count() == 0
