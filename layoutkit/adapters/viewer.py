@@ -140,6 +140,9 @@ _PAGE = r"""<!doctype html>
   .inplace .bar .hint { font-size: 11px; color: #667; }
   .grid { position: absolute; box-sizing: border-box; z-index: 3; background: #fff; border: calc(2px * var(--inv)) solid #3b6fd8; border-radius: 8px; box-shadow: 0 4px 16px rgba(31,36,48,.18); padding: 10px; cursor: default; outline: none; }
   .grid table { border-collapse: collapse; font-size: 13px; }
+  .grid caption { text-align: left; font-weight: bold; font-size: 14px; padding: 0 0 6px; }
+  /* While a checklist or table is edited its card's selection marks would peek out around it. */
+  body[data-list-editing] :is(.selbox, .handle, .wiredot), body[data-grid-editing] :is(.selbox, .handle, .wiredot) { display: none; }
   .grid th, .grid td { border: 1px solid #d5dae3; padding: 0; }
   .grid th { background: #f2f4f7; }
   .grid .cell { display: block; box-sizing: border-box; width: 100%; min-width: 96px; margin: 0; font: inherit; color: #1f2430; padding: 5px 7px; border: 0; background: transparent; }

@@ -26,27 +26,9 @@ from tests.adapters.test_viewer_hands import (
     _person,
     _screen,
     _selection,
+    _wait,
     _wrote,
 )
-from tests.adapters.test_viewer_hands import _wait as _wait0
-
-PAGE: list[Any] = []
-
-
-def _wait(what: Any, timeout: float = 10.0) -> Any:
-    try:
-        return _wait0(what, timeout)
-    except AssertionError:
-        if PAGE:
-            print(
-                "DBG",
-                PAGE[-1].evaluate(
-                    "[document.activeElement.outerHTML.slice(0,300), document.querySelector('#toast').outerHTML, (document.querySelector('.live')||{}).outerHTML, document.body.dataset.listEditing, document.body.dataset.snapped, document.getElementById('status').textContent]"
-                ),
-            )
-        raise
-
-
 from tests.browser import ARTIFACTS, CHROMIUM, SKIP_REASON, playwright_browser
 
 pytestmark = [
@@ -148,17 +130,6 @@ def test_a_checklists_items_are_edited_added_removed_and_moved_by_keyboard(
 ) -> None:
     (card,) = _board(api, {"kind": "checklist", "payload": LIST})
     page = pages.new()
-    PAGE.append(page)
-    page.on("console", lambda m: print("CONSOLE", m.text))
-    page.on(
-        "response",
-        lambda r: print(
-            "RESP",
-            r.url.split("/")[-1],
-            r.status,
-            r.request.post_data[:200] if r.request.post_data and "update" in r.url else "",
-        ),
-    )
     _open(page, api, _person(api))
     rev = _rev(api)
     # Enter on the picked checklist opens its items; the focus is in the first one.
@@ -283,17 +254,6 @@ def _at(page: Any) -> tuple[int, int]:
 def test_a_tables_cells_are_edited_in_a_grid_with_the_keyboard(api: Api, pages: Pages) -> None:
     (card,) = _board(api, {"kind": "table", "payload": TABLE})
     page = pages.new()
-    PAGE.append(page)
-    page.on("console", lambda m: print("CONSOLE", m.text))
-    page.on(
-        "response",
-        lambda r: print(
-            "RESP",
-            r.url.split("/")[-1],
-            r.status,
-            r.request.post_data[:300] if r.request.post_data and "update" in r.url else "",
-        ),
-    )
     _open(page, api, _person(api))
     rev = _rev(api)
     # A double-click opens the grid on the first cell.
@@ -593,3 +553,53 @@ def test_a_share_link_edits_nothing_in_place_and_only_annotate_ticks(
         assert [i["text"] for i in _payload(api, checklist)["items"]] == ["Docs", "Bench"]
     # After those round trips, still no editor opened late.
     assert page.locator(".grid, .live.editing, textarea.editor").count() == 0
+
+
+# --------------------------------------------------------------------------- how it looks
+
+
+@pytest.mark.parametrize(
+    ("name", "viewport"),
+    [("wide", {"width": 1440, "height": 900}), ("phone", {"width": 390, "height": 844})],
+)
+def test_checklist_and_table_editors_look(
+    api: Api, pages: Pages, name: str, viewport: dict[str, int]
+) -> None:
+    from tests.render.test_browser import compare
+
+    checklist, table = _board(
+        api,
+        {"kind": "checklist", "payload": {**LIST, "items": [*LIST["items"], {"text": "Ship"}]}},
+        {"kind": "table", "payload": TABLE},
+    )
+    page = pages.new(viewport)
+    _open(page, api, _person(api))
+    (ARTIFACTS / "render").mkdir(parents=True, exist_ok=True)
+    # The checklist's items open, a new one being typed under the second.
+    _pick(page, api, checklist)
+    page.keyboard.press("Enter")
+    _item(page, checklist, 0).wait_for()
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("End")
+    page.keyboard.press("Enter")
+    _wait(lambda: _focused_item(page) == "new")
+    page.keyboard.type("Release notes")
+    shots = {"list": ARTIFACTS / f"viewer-inplace-{name}-list.png"}
+    page.screenshot(path=str(shots["list"]), mask=[page.locator("#status")])
+    page.keyboard.press("Escape")
+    _wait(lambda: page.locator(".live.editing").count() == 0)
+    assert _texts(api, checklist) == ["Docs", "Bench", "Ship"]
+    # The table's grid, a cell being changed.
+    page.keyboard.press("Escape")
+    _pick(page, api, table)
+    page.keyboard.press("Enter")
+    _cell(page, 0, 0).wait_for()
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Tab")
+    page.keyboard.type("Bo Li")
+    shots["grid"] = ARTIFACTS / f"viewer-inplace-{name}-grid.png"
+    page.screenshot(path=str(shots["grid"]), mask=[page.locator("#status")])
+    page.keyboard.press("Escape")
+    assert _card(api, table).version == 1
+    for what, path in shots.items():
+        compare(Image.open(path).convert("RGB"), f"viewer-inplace-{name}-{what}")

@@ -1623,6 +1623,15 @@
     }
     return d;
   }
+  // An editor grown past its card stays in sight: on a narrow screen the view zooms out
+  // until it fits across (no further than half size), then moves to show it whole.
+  function showEditor(el, c) {
+    const box = {x: c.x, y: c.y, w: Math.max(c.w, el.offsetWidth), h: Math.max(c.h, el.offsetHeight)};
+    // keepBoxInView leaves 24 screen pixels on each side.
+    const z = size(), room = (z.w - 56) / box.w;
+    if (room < view.s) centerOn(box.x + box.w / 2, box.y + box.h / 2, Math.max(0.5, room));
+    keepBoxInView(box);
+  }
   // A checklist's overlay reads its card again after a payload write (a restore, an undo).
   function rereadLive(id) {
     if (!payloads.has(id)) return;
@@ -1700,6 +1709,8 @@
                 focus: items.length ? {item: 0} : {draft: true}};
     document.body.dataset.listEditing = String(id);
     checklist(id);
+    const el = overlay.querySelector('.live[data-card-id="' + id + '"]');
+    if (el) showEditor(el, outline.get(id));
     return true;
   }
   function closeList() {
@@ -1939,10 +1950,11 @@
     const c = outline.get(id);
     zoomToEdit(c);
     const copy = (v) => JSON.parse(JSON.stringify(v));
-    grid = {id, version: d.version, before: {cols: p.cols, rows: p.rows}, cols: copy(p.cols || []), rows: copy(p.rows || []), at: {r: 0, c: 0}};
+    grid = {id, version: d.version, title: p.title || "", before: {cols: p.cols, rows: p.rows}, cols: copy(p.cols || []), rows: copy(p.rows || []), at: {r: 0, c: 0}};
     if (!grid.rows.length) grid.at = {r: -1, c: 0};
     document.body.dataset.gridEditing = String(id);
     drawGrid();
+    showEditor(grid.el, c);
     return true;
   }
   // A row is an object of cells, or {cells, audience} (the cells then sit inside).
@@ -1985,6 +1997,7 @@
     g.el.style.width = "auto";
     g.el.style.minWidth = c.w + "px";
     const table = document.createElement("table");
+    if (g.title) { const cap = document.createElement("caption"); cap.textContent = g.title; table.append(cap); }
     const head = document.createElement("tr");
     g.cols.forEach((col, ci) => {
       const th = document.createElement("th");
