@@ -25,6 +25,7 @@ from layoutkit import Workspace
 from layoutkit.adapters import viewer
 from layoutkit.adapters.cli import main
 from layoutkit.adapters.http import CALLS_AT_ONCE, create_app
+from layoutkit.elements import SPILL_THRESHOLD_ROWS
 from layoutkit.principal import Principal
 from tests.adapters.conftest import Api, LiveServer
 from tests.conftest import POSTGRES_URL
@@ -299,6 +300,8 @@ def test_the_viewer_page_names_the_operations_it_uses(api: Api, board: str) -> N
     assert json.loads(re.findall(r'id="viewer-config"[^>]*>(.*?)</script>', page.text)[0]) == {
         "slug": board,
         "poll": viewer.POLL_MS,
+        # The table editor stops where the server would keep a table's rows apart.
+        "inlineRows": SPILL_THRESHOLD_ROWS,
     }
     ops = {op["name"] for op in api.ws.operations()}
     assert {"board_outline", "board_changes", "tick_checklist"} <= ops

@@ -2125,8 +2125,9 @@
     if (e.key === "Enter") { e.preventDefault(); saveGrid().catch(failed); return; }
     let to = null;
     if (e.key === "Tab") to = e.shiftKey ? (c > 0 ? [r, c - 1] : [r - 1, last]) : (c < last ? [r, c + 1] : [r + 1, 0]);
-    else if (e.key === "ArrowUp") to = [r - 1, c];
-    else if (e.key === "ArrowDown") to = [r + 1, c];
+    // Alt+↓ opens a select's list, as anywhere on a page.
+    else if (e.key === "ArrowUp" && !e.altKey) to = [r - 1, c];
+    else if (e.key === "ArrowDown" && !e.altKey) to = [r + 1, c];
     else if (e.key === "ArrowLeft" && (!text || (el.selectionStart === 0 && el.selectionEnd === 0))) to = [r, c - 1];
     else if (e.key === "ArrowRight" && (!text || (el.selectionStart === el.value.length && el.selectionEnd === el.value.length))) to = [r, c + 1];
     if (!to) return;
