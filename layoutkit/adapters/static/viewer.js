@@ -1743,43 +1743,45 @@
         listWrites = listWrites.then(() => { if (listEdit && listEdit.id === id && !overlayHasFocus(id)) closeList(); });
       });
     }
+    // Elements replaced while drawn lose the focus: that is no leaving of the editor.
     listDrawing = true;
-    el.className = "live checklist editing inplace";
-    el.setAttribute("role", "group");
-    el.setAttribute("aria-label", "Editing " + cardName(id));
-    place(el, c);
-    el.style.height = "auto";
-    el.style.minHeight = c.h + "px";
-    el.replaceChildren();
-    if (kept.payload.title) { const h = document.createElement("h3"); h.textContent = kept.payload.title; el.append(h); }
-    const rows = e.items.map((item, i) => ({item, i}));
-    if (e.draft) rows.splice(Math.min(e.draft.at, rows.length), 0, {draft: e.draft});
-    for (const r of rows) el.append(listRow(id, r));
-    const bar = document.createElement("div");
-    bar.className = "bar";
-    const add = button("+ Add item", () => { e.draft = {at: e.items.length, text: ""}; e.focus = {draft: true}; checklist(id); });
-    add.dataset.role = "add-item";
-    const done = button("Done", () => closeList());
-    done.dataset.role = "done";
-    const hint = document.createElement("span");
-    hint.className = "hint";
-    hint.textContent = "Enter adds · Backspace on an empty item removes · Alt+↑/↓ moves · Esc closes";
-    bar.append(add, done, hint);
-    el.append(bar);
-    // Where a change said the focus goes, else back where it was (a tick's box stays a box).
-    const said = e.focus;
-    e.focus = null;
-    const want = said || (had && (had.draft ? {draft: true} : {item: had.item, value: had.value !== had.saved ? had.value : null, at: had.at}));
-    const box = !said && had && had.box;
-    const target = want && el.querySelector(want.draft ? 'input.itemtext[data-item="new"]' : (box ? "input[type=checkbox]" : "input.itemtext") + '[data-item="' + want.item + '"]');
-    if (target && box) target.focus({preventScroll: true});
-    else if (target) {
-      if (want.value != null && e.items[want.item] && e.items[want.item].text === had.saved) target.value = want.value;
-      target.focus({preventScroll: true});
-      const at = want.at === "start" ? 0 : typeof want.at === "number" ? Math.min(want.at, target.value.length) : target.value.length;
-      target.setSelectionRange(at, at);
-    }
-    listDrawing = false;
+    try {
+      el.className = "live checklist editing inplace";
+      el.setAttribute("role", "group");
+      el.setAttribute("aria-label", "Editing " + cardName(id));
+      place(el, c);
+      el.style.height = "auto";
+      el.style.minHeight = c.h + "px";
+      el.replaceChildren();
+      if (kept.payload.title) { const h = document.createElement("h3"); h.textContent = kept.payload.title; el.append(h); }
+      const rows = e.items.map((item, i) => ({item, i}));
+      if (e.draft) rows.splice(Math.min(e.draft.at, rows.length), 0, {draft: e.draft});
+      for (const r of rows) el.append(listRow(id, r));
+      const bar = document.createElement("div");
+      bar.className = "bar";
+      const add = button("+ Add item", () => { e.draft = {at: e.items.length, text: ""}; e.focus = {draft: true}; checklist(id); });
+      add.dataset.role = "add-item";
+      const done = button("Done", () => closeList());
+      done.dataset.role = "done";
+      const hint = document.createElement("span");
+      hint.className = "hint";
+      hint.textContent = "Enter adds · Backspace on an empty item removes · Alt+↑/↓ moves · Esc closes";
+      bar.append(add, done, hint);
+      el.append(bar);
+      // Where a change said the focus goes, else back where it was (a tick's box stays a box).
+      const said = e.focus;
+      e.focus = null;
+      const want = said || (had && (had.draft ? {draft: true} : {item: had.item, value: had.value !== had.saved ? had.value : null, at: had.at}));
+      const box = !said && had && had.box;
+      const target = want && el.querySelector(want.draft ? 'input.itemtext[data-item="new"]' : (box ? "input[type=checkbox]" : "input.itemtext") + '[data-item="' + want.item + '"]');
+      if (target && box) target.focus({preventScroll: true});
+      else if (target) {
+        if (want.value != null && e.items[want.item] && e.items[want.item].text === had.saved) target.value = want.value;
+        target.focus({preventScroll: true});
+        const at = want.at === "start" ? 0 : typeof want.at === "number" ? Math.min(want.at, target.value.length) : target.value.length;
+        target.setSelectionRange(at, at);
+      }
+    } finally { listDrawing = false; }
   }
   function listRow(id, r) {
     const row = document.createElement("div");
@@ -1977,106 +1979,107 @@
     const g = grid, c = outline.get(g.id);
     if (!c) return closeGrid();
     gridDrawing = true;
-    if (!g.el) {
-      g.el = document.createElement("div");
-      g.el.className = "grid inplace";
-      g.el.tabIndex = -1;
-      g.el.dataset.cardId = String(g.id);
-      g.el.setAttribute("role", "group");
-      g.el.setAttribute("aria-label", "Editing " + cardName(g.id) + ": Enter saves, Escape cancels");
-      g.el.addEventListener("keydown", gridKey);
-      g.el.addEventListener("focusout", (e) => {
-        if (gridDrawing || grid !== g || (e.relatedTarget && g.el.contains(e.relatedTarget))) return;
-        saveGrid().catch(failed);
-      });
-      overlay.append(g.el);
-    }
-    place(g.el, c);
-    g.el.style.height = "auto";
-    g.el.style.minHeight = c.h + "px";
-    g.el.style.width = "auto";
-    g.el.style.minWidth = c.w + "px";
-    const table = document.createElement("table");
-    if (g.title) { const cap = document.createElement("caption"); cap.textContent = g.title; table.append(cap); }
-    const head = document.createElement("tr");
-    g.cols.forEach((col, ci) => {
-      const th = document.createElement("th");
-      const input = document.createElement("input");
-      input.type = "text";
-      input.value = col.label ?? col.key;
-      input.setAttribute("aria-label", "Column " + (ci + 1) + " heading");
-      input.addEventListener("input", () => { col.label = input.value; });
-      th.append(cellControl(input, -1, ci));
-      head.append(th);
-    });
-    const thead = document.createElement("thead");
-    thead.append(head);
-    const body = document.createElement("tbody");
-    g.rows.forEach((row, r) => {
-      const tr = document.createElement("tr");
+    try {
+      if (!g.el) {
+        g.el = document.createElement("div");
+        g.el.className = "grid inplace";
+        g.el.tabIndex = -1;
+        g.el.dataset.cardId = String(g.id);
+        g.el.setAttribute("role", "group");
+        g.el.setAttribute("aria-label", "Editing " + cardName(g.id) + ": Enter saves, Escape cancels");
+        g.el.addEventListener("keydown", gridKey);
+        g.el.addEventListener("focusout", (e) => {
+          if (gridDrawing || grid !== g || (e.relatedTarget && g.el.contains(e.relatedTarget))) return;
+          saveGrid().catch(failed);
+        });
+        overlay.append(g.el);
+      }
+      place(g.el, c);
+      g.el.style.height = "auto";
+      g.el.style.minHeight = c.h + "px";
+      g.el.style.width = "auto";
+      g.el.style.minWidth = c.w + "px";
+      const table = document.createElement("table");
+      if (g.title) { const cap = document.createElement("caption"); cap.textContent = g.title; table.append(cap); }
+      const head = document.createElement("tr");
       g.cols.forEach((col, ci) => {
-        const td = document.createElement("td"), now = cellValue(rowCells(row)[col.key]);
-        let control;
-        if (col.type === "check") {
-          control = document.createElement("input");
-          control.type = "checkbox";
-          control.checked = !!now;
-          control.addEventListener("change", () => setCell(r, ci, control.checked));
-        } else if (col.type === "select" && Array.isArray(col.options)) {
-          control = document.createElement("select");
-          const options = ["", ...col.options];
-          if (now != null && now !== "" && !options.includes(String(now))) options.push(String(now));
-          for (const o of options) control.append(new Option(o, o, false, o === (now == null ? "" : String(now))));
-          control.addEventListener("change", () => setCell(r, ci, control.value));
-        } else {
-          control = document.createElement("input");
-          control.type = "text";
-          control.value = now == null ? "" : String(now);
-          if (col.type === "number") control.inputMode = "decimal";
-          control.addEventListener("input", () => setCell(r, ci, control.value));
-        }
-        control.setAttribute("aria-label", (col.label || col.key) + ", row " + (r + 1));
-        td.append(cellControl(control, r, ci));
-        tr.append(td);
+        const th = document.createElement("th");
+        const input = document.createElement("input");
+        input.type = "text";
+        input.value = col.label ?? col.key;
+        input.setAttribute("aria-label", "Column " + (ci + 1) + " heading");
+        input.addEventListener("input", () => { col.label = input.value; });
+        th.append(cellControl(input, -1, ci));
+        head.append(th);
       });
-      body.append(tr);
-    });
-    table.append(thead, body);
-    const bar = document.createElement("div");
-    bar.className = "bar";
-    const full = g.rows.length >= INLINE_ROWS;
-    const addRow = button("+ Row", () => gridChange(() => { const at = Math.max(grid.at.r, -1) + 1; grid.rows.splice(at, 0, {}); grid.at = {r: at, c: 0}; }));
-    addRow.dataset.role = "add-row";
-    addRow.disabled = full;
-    addRow.title = full ? "A table edited here holds at most " + INLINE_ROWS + " rows" : "Add a row below this one (Shift+Enter)";
-    const addCol = button("+ Column", () => gridChange(addColumn));
-    addCol.dataset.role = "add-col";
-    addCol.title = "Add a column right of this one";
-    const delRow = button("− Row", () => gridChange(() => { if (grid.at.r < 0) return; grid.rows.splice(grid.at.r, 1); grid.at.r = Math.min(grid.at.r, grid.rows.length - 1); }));
-    delRow.dataset.role = "remove-row";
-    delRow.disabled = g.at.r < 0;
-    delRow.title = "Remove this row";
-    // A table has at least one column (the contract's cols holds one or more).
-    const delCol = button("− Column", () => gridChange(() => {
-      const col = grid.cols[grid.at.c];
-      if (!col || grid.cols.length < 2) return;
-      grid.cols.splice(grid.at.c, 1);
-      for (const row of grid.rows) delete rowCells(row)[col.key];
-      grid.at.c = Math.min(grid.at.c, grid.cols.length - 1);
-    }));
-    delCol.dataset.role = "remove-col";
-    delCol.disabled = g.cols.length < 2;
-    delCol.title = g.cols.length < 2 ? "A table keeps at least one column" : "Remove this column";
-    const save = button("Save", () => saveGrid().catch(failed));
-    save.dataset.role = "save";
-    save.title = "Save (Enter)";
-    const cancel = button("Cancel", () => closeGrid());
-    cancel.dataset.role = "cancel";
-    cancel.title = "Cancel (Escape)";
-    bar.append(addRow, delRow, addCol, delCol, save, cancel);
-    g.el.replaceChildren(table, bar);
-    focusCell(g.at.r, g.at.c);
-    gridDrawing = false;
+      const thead = document.createElement("thead");
+      thead.append(head);
+      const body = document.createElement("tbody");
+      g.rows.forEach((row, r) => {
+        const tr = document.createElement("tr");
+        g.cols.forEach((col, ci) => {
+          const td = document.createElement("td"), now = cellValue(rowCells(row)[col.key]);
+          let control;
+          if (col.type === "check") {
+            control = document.createElement("input");
+            control.type = "checkbox";
+            control.checked = !!now;
+            control.addEventListener("change", () => setCell(r, ci, control.checked));
+          } else if (col.type === "select" && Array.isArray(col.options)) {
+            control = document.createElement("select");
+            const options = ["", ...col.options];
+            if (now != null && now !== "" && !options.includes(String(now))) options.push(String(now));
+            for (const o of options) control.append(new Option(o, o, false, o === (now == null ? "" : String(now))));
+            control.addEventListener("change", () => setCell(r, ci, control.value));
+          } else {
+            control = document.createElement("input");
+            control.type = "text";
+            control.value = now == null ? "" : String(now);
+            if (col.type === "number") control.inputMode = "decimal";
+            control.addEventListener("input", () => setCell(r, ci, control.value));
+          }
+          control.setAttribute("aria-label", (col.label || col.key) + ", row " + (r + 1));
+          td.append(cellControl(control, r, ci));
+          tr.append(td);
+        });
+        body.append(tr);
+      });
+      table.append(thead, body);
+      const bar = document.createElement("div");
+      bar.className = "bar";
+      const full = g.rows.length >= INLINE_ROWS;
+      const addRow = button("+ Row", () => gridChange(() => { const at = Math.max(grid.at.r, -1) + 1; grid.rows.splice(at, 0, {}); grid.at = {r: at, c: 0}; }));
+      addRow.dataset.role = "add-row";
+      addRow.disabled = full;
+      addRow.title = full ? "A table edited here holds at most " + INLINE_ROWS + " rows" : "Add a row below this one (Shift+Enter)";
+      const addCol = button("+ Column", () => gridChange(addColumn));
+      addCol.dataset.role = "add-col";
+      addCol.title = "Add a column right of this one";
+      const delRow = button("− Row", () => gridChange(() => { if (grid.at.r < 0) return; grid.rows.splice(grid.at.r, 1); grid.at.r = Math.min(grid.at.r, grid.rows.length - 1); }));
+      delRow.dataset.role = "remove-row";
+      delRow.disabled = g.at.r < 0;
+      delRow.title = "Remove this row";
+      // A table has at least one column (the contract's cols holds one or more).
+      const delCol = button("− Column", () => gridChange(() => {
+        const col = grid.cols[grid.at.c];
+        if (!col || grid.cols.length < 2) return;
+        grid.cols.splice(grid.at.c, 1);
+        for (const row of grid.rows) delete rowCells(row)[col.key];
+        grid.at.c = Math.min(grid.at.c, grid.cols.length - 1);
+      }));
+      delCol.dataset.role = "remove-col";
+      delCol.disabled = g.cols.length < 2;
+      delCol.title = g.cols.length < 2 ? "A table keeps at least one column" : "Remove this column";
+      const save = button("Save", () => saveGrid().catch(failed));
+      save.dataset.role = "save";
+      save.title = "Save (Enter)";
+      const cancel = button("Cancel", () => closeGrid());
+      cancel.dataset.role = "cancel";
+      cancel.title = "Cancel (Escape)";
+      bar.append(addRow, delRow, addCol, delCol, save, cancel);
+      g.el.replaceChildren(table, bar);
+      focusCell(g.at.r, g.at.c);
+    } finally { gridDrawing = false; }
   }
   function cellControl(el, r, ci) {
     el.dataset.r = String(r);
