@@ -186,19 +186,30 @@ def test_a_checklists_items_are_edited_added_removed_and_moved_by_keyboard(
     )
     assert scraped["payload"]["items"] == [{"text": "Bench", "done": False}]
 
-    # Escape closes the editor; undo walks the item writes back one by one (the tick is
-    # not the person's undo step: it is its own operation), and redo goes forward again.
-    page.keyboard.press("Escape")
-    _wait(lambda: page.locator(".live.editing").count() == 0)
+    # Undo walks the item writes back one by one, from the open editor (its tick box has
+    # the focus) or from the board, and redo goes forward again. A tick is not a step of
+    # the person's history: an undone or redone item change keeps each item's tick.
     _wait(lambda: _undo_count(page) == "7,0")
     version = _card(api, card).version
-
     undo = functools.partial(_undo, page)
-    undo(1)  # the button's removal: "Docs and help" is back
-    assert _texts(api, card) == ["Docs and help", "Bench"]
+    undo(1)  # the button's removal: "Docs and help" is back, "Bench" still unticked
+    assert _payload(api, card)["items"] == [
+        {"text": "Docs and help", "done": False},
+        {"text": "Bench", "done": False},
+    ]
     assert _card(api, card).version == version + 1
+    # The editor shows what the database holds.
+    _wait(
+        lambda: (
+            _item(page, card, 0).count() == 1
+            and _item(page, card, 0).input_value() == "Docs and help"
+        )
+    )
+    page.keyboard.press("Escape")
+    _wait(lambda: page.locator(".live.editing").count() == 0)
     undo(2)  # the Backspace removal: "Changelog" is back
     assert _texts(api, card) == ["Docs and help", "Bench", "Changelog"]
+    assert [i["done"] for i in _payload(api, card)["items"]] == [False, False, False]
     undo(3, "Control+Shift+Z")  # redo: removed again
     assert _texts(api, card) == ["Docs and help", "Bench"]
     # The overlay shows what the database holds after each step.

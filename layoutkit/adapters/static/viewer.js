@@ -1736,7 +1736,13 @@
       el.dataset.editKeys = "1";
       // Escape anywhere in it closes it; the focus leaving it closes it once the writes are done.
       el.addEventListener("keydown", (ev) => {
-        if (ev.key === "Escape" && listEdit && listEdit.id === id && !ev.target.classList.contains("itemtext")) { ev.preventDefault(); ev.stopPropagation(); closeList(); }
+        if (!listEdit || listEdit.id !== id || ev.target.classList.contains("itemtext")) return;
+        if (ev.key === "Escape") { ev.preventDefault(); ev.stopPropagation(); closeList(); }
+        else if ((ev.ctrlKey || ev.metaKey) && !ev.altKey && /^[zy]$/i.test(ev.key)) {
+          ev.preventDefault();
+          ev.stopPropagation();
+          undoRedo(ev.key.toLowerCase() === "z" && !ev.shiftKey).catch(failed);
+        }
       });
       el.addEventListener("focusout", (ev) => {
         if (listDrawing || !listEdit || listEdit.id !== id || (ev.relatedTarget && el.contains(ev.relatedTarget))) return;
@@ -1925,6 +1931,19 @@
       e.busy--;
       if (listEdit === e && !e.busy) checklist(id);
     });
+  }
+  // Ticks are not steps of the person's history (anyone may tick, agents too): undoing
+  // or redoing an item change keeps each item's tick as it is now, matched by its text.
+  function keepTicks(payload, now) {
+    if (!Array.isArray(payload.items) || !now || !Array.isArray(now.items)) return payload;
+    const left = now.items.map((x) => ({...x}));
+    return {...payload, items: payload.items.map((item) => {
+      const at = left.findIndex((x) => x && x.text === item.text);
+      if (at < 0) return item;
+      const done = !!left[at].done;
+      left[at] = null;
+      return {...item, done};
+    })};
   }
   // What the server has now (someone else wrote first): the editor shows it.
   async function rereadList(id) {
@@ -2616,7 +2635,7 @@
       if (!outline.has(step.id)) return false;
       await versionsOf([step.id]);
       const d = details.get(step.id);
-      return writePayload(step.id, step.payload, d ? d.version : null, null);
+      return writePayload(step.id, keepTicks(step.payload, d && d.payload), d ? d.version : null, null);
     }
     if (step.op === "removeWires") {
       const ids = step.wires.map((w) => w.id).filter((id) => edges.has(id));
