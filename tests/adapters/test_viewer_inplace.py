@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from layoutkit.elements import SPILL_THRESHOLD_ROWS
 from layoutkit.principal import Principal
 from tests.adapters.conftest import Api
 from tests.adapters.test_viewer_hands import (
@@ -413,6 +414,30 @@ def test_a_table_keeps_a_column_and_a_refused_save_keeps_the_grid(api: Api, page
     page.keyboard.press("Escape")
     _wait(lambda: page.locator(".grid").count() == 0)
     assert _card(api, card).version == 2
+
+    # A table whose rows the server keeps apart (past SPILL_THRESHOLD_ROWS) is not
+    # opened: the person is told why, and nothing is written.
+    rows = [{"a": "x"} for _ in range(SPILL_THRESHOLD_ROWS + 1)]
+    (big,) = api.ws.call(
+        "compose_board",
+        {"board": SLUG, "cards": [{"kind": "table", "payload": {**one_col(table), "rows": rows}}]},
+        ANA,
+    )["cards"]
+    assert "dataRef" in _payload(api, big["id"])
+    # Once the page has heard of it, the address takes the view there.
+    _wait(lambda: page.evaluate("document.body.dataset.total") == "2")
+    page.evaluate(f"location.hash = '#card={big['id']}'")
+    _wait(lambda: page.evaluate("document.body.dataset.focus") == str(big["id"]))
+    page.locator(f".cardfocus[data-card-id='{big['id']}']").focus()
+    _wait(lambda: _selection(page) == [big["id"]])
+    page.keyboard.press("Enter")
+    page.locator("#toast.error:not([hidden])").get_by_text("kept apart").wait_for()
+    assert page.locator(".grid").count() == 0
+    assert _card(api, big["id"]).version == 1
+
+
+def one_col(table: dict[str, Any]) -> dict[str, Any]:
+    return {"cols": table["cols"][:1]}
 
 
 def test_a_stale_table_save_snaps_to_the_servers_card_without_an_error(
