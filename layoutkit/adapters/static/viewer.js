@@ -1636,7 +1636,11 @@
   function rereadLive(id) {
     if (!payloads.has(id)) return;
     op("get", {kind: "cards", board: SLUG, ids: [id]}).then((out) => {
-      for (const c of out.cards) { payloads.set(c.id, {version: c.version, payload: c.payload}); checklist(c.id); }
+      for (const c of out.cards) {
+        if (payloads.has(c.id) && payloads.get(c.id).version > c.version) continue;
+        payloads.set(c.id, {version: c.version, payload: c.payload});
+        checklist(c.id);
+      }
     }).catch(failed);
   }
 
