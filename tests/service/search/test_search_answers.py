@@ -150,6 +150,10 @@ def _seed(ws: Workspace) -> dict[str, dict[int, str]]:
         if n % 5 == 2:
             with ws.store.transaction() as tx:
                 tx.record_task_event(tid, "comment", "ana", {"text": _sentence(rng)})
+    with ws.store.transaction() as tx:
+        # Trashed: out of the index, yet a pin naming it is answered as before.
+        trashed = next(i for i, label in labels["task"].items() if label == "T11")
+        tx.trash_task(trashed, reason="test", detail={}, by="owner")
     other = other_workspace(ws)
     other.call("create", {"kind": "board", "slug": "dashboard-elsewhere"})
     away = int(
@@ -199,6 +203,8 @@ QUERIES: list[tuple[str, dict[str, Any]]] = [
     ("{T7}", {}),
     ("#{AWAY}", {}),
     ("/tasks/{T9}", {}),
+    ("#{T11}", {}),
+    ("#{T11} #{T3}", {}),
     ("{WS}/{AWAY}", {}),
     ("{WS}/{AWAY} dashboard", {"kind": "task"}),
 ]
