@@ -62,7 +62,14 @@ from layoutkit.service.search.outputs import SEARCH
 from layoutkit.service.shared.vocabulary import nearest_words
 from layoutkit.service.tasks.model import task_url
 from layoutkit.service.tasks.resolve import MAX_CANDIDATES, resolve_reference
-from layoutkit.storage import BoardRecord, SearchDocHit, TaskRecord, Tx, WorkspaceRecord
+from layoutkit.storage import (
+    BoardRecord,
+    SearchDocHit,
+    SearchTaskRow,
+    TaskRecord,
+    Tx,
+    WorkspaceRecord,
+)
 
 GROUPS = ("tasks", "boards", "pages", "cards", "sessions", "shots", "tags", "annotations")
 #: Most hits per group.
@@ -172,7 +179,6 @@ class _Views:
         self.tx = call.tx
         self.wanted = [alt for t in terms for alt in t.alternatives(True)]
         self._boards: dict[int, BoardRecord | None] = {}
-        self._projects: dict[int, str | None] = {}
 
     def board(self, board_id: int) -> BoardRecord | None:
         if board_id not in self._boards:
@@ -191,36 +197,17 @@ class _Views:
         board = self.board(board_id) if board_id is not None else None
         return board if board is not None and may_reach(self.call.principal, board) else None
 
-    def project(self, project_id: int | None) -> str | None:
-        if project_id is None:
-            return None
-        if project_id not in self._projects:
-            found = self.tx.project(project_id)
-            self._projects[project_id] = found.slug if found else None
-        return self._projects[project_id]
-
     def tasks(self, hits: Sequence[SearchDocHit]) -> list[dict[str, Any]]:
         ids = [int(h.subject) for h in hits]
-        found = {t.id: t for t in self.tx.tasks(self.call.workspace_id, ids=ids)} if ids else {}
-        refs = self.tx.refs_of_tasks(list(found))
-        said = self.tx.task_comments(list(found))
-        out = []
-        for task_id in ids:
-            task = found.get(task_id)
-            if task is not None:
-                out.append(self.task(task, refs.get(task_id, []), said.get(task_id, [])))
-        return out
+        found = self.tx.search_task_rows(self.call.workspace_id, ids)
+        return [self.task(found[i]) for i in ids if i in found]
 
-    def task(
-        self, task: TaskRecord, refs: Sequence[Any], comments: Sequence[str] | None = None
-    ) -> dict[str, Any]:
-        latest = {(r.kind, r.ref): r for r in refs}
-        if comments is None:
-            comments = self.tx.task_comments([task.id])[task.id]
+    def task(self, task: SearchTaskRow) -> dict[str, Any]:
+        latest = {(r.kind, r.ref): r for r in task.refs}
         parts = task_parts(
             attrs.asdict(task, recurse=False),
             [{"kind": r.kind, "ref": r.ref, "meta": r.meta} for r in latest.values()],
-            comments,
+            task.comments,
         )
         matched = [name for name, value in parts.items() if matches(value, self.wanted)]
         row = {
@@ -231,7 +218,7 @@ class _Views:
             "type": task.type,
             "status": task.status,
             "state": task.state,
-            "project": self.project(task.project_id),
+            "project": task.project,
             "url": task_url(task),
             "board": None,
             "matchedIn": matched,
@@ -405,8 +392,10 @@ def _pinned(
     out: dict[str, list[dict[str, Any]]] = {"tasks": [], "boards": [], "sessions": []}
     for target in targets:
         task, space = target.task, target.space
-        refs = tx.task_refs(task.id)
-        row = views.task(task, refs)
+        # A pin answers whatever the task's state, trashed included (rule 1).
+        shown = tx.search_task_rows(space.id, [task.id], live=False)[task.id]
+        refs = shown.refs
+        row = views.task(shown)
         row.update(pinned=True, matchedLabel=target.pin.text)
         extra: dict[str, Any] = {}
         if target.elsewhere:
@@ -520,7 +509,7 @@ def _by_meaning(
     if result.mode == "hybrid":
 
         def row_of(task: TaskRecord) -> dict[str, Any]:
-            row = views.task(task, call.tx.task_refs(task.id))
+            row = views.task(call.tx.search_task_rows(task.workspace_id, [task.id])[task.id])
             # Found by what it means: no word's place to name, whatever words it shares.
             row["matchedLabel"] = MATCHED_BY_MEANING
             return row
