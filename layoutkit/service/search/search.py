@@ -33,6 +33,7 @@ board it sits on. Rules decided here:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -131,25 +132,43 @@ def query_terms(tx: Tx, workspace_id: int, text: str) -> list[Term]:
 # ------------------------------------------------------------------ marking
 
 
-def _matches(word: str, wanted: Iterable[tuple[str, bool]]) -> bool:
+@functools.lru_cache(maxsize=64)
+def _patterns(wanted: tuple[tuple[str, bool], ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """``wanted`` as two regular expressions, so a text is tested in one scan rather
+    than word by word: the first finds a wanted word in folded text (index tokens
+    between single spaces), the second a whole run of letters and digits that one
+    starts, in ASCII text, case aside (what folding an ASCII run does)."""
+    if not wanted:
+        never = re.compile(r"(?!)")
+        return never, never
+    folded = "|".join(re.escape(w) + ("" if prefix else "(?![^ ])") for w, prefix in wanted)
+    runs = "|".join(re.escape(w) + ("" if prefix else r"(?![^\W_])") for w, prefix in wanted)
+    return (
+        re.compile(f"(?<![^ ])(?:{folded})"),
+        re.compile(rf"(?<![^\W_])(?:{runs})[^\W_]*", re.IGNORECASE),
+    )
+
+
+def _matches(word: str, wanted: Sequence[tuple[str, bool]]) -> bool:
     # An ASCII run of letters and digits folds to its lower case; only others need fold.
     folded = word.lower() if word.isascii() else index_text(word)
-    return any(
-        (t.startswith(w) if prefix else t == w) for t in folded.split() for w, prefix in wanted
-    )
+    return _patterns(tuple(wanted))[0].search(folded) is not None
 
 
 def matches(text: str, wanted: Sequence[tuple[str, bool]]) -> bool:
     """Whether a word of ``text`` matches one of ``wanted`` (cheaper than a snippet)."""
-    folded = index_text(text).split()
-    return any((t.startswith(w) if p else t == w) for w, p in wanted for t in folded)
+    return _patterns(tuple(wanted))[0].search(index_text(text)) is not None
 
 
 def snippet(text: str, wanted: Sequence[tuple[str, bool]]) -> str | None:
     """A piece of ``text`` around its first matched word, every matched word in
     :data:`MARK` quotes; None when no word of it matches."""
     flat = " ".join(text.split())
-    spans = [m.span() for m in _WORD.finditer(flat) if _matches(m.group(), wanted)]
+    if flat.isascii():
+        # Every run a wanted word starts, found in one scan of the text.
+        spans = [m.span() for m in _patterns(tuple(wanted))[1].finditer(flat)]
+    else:
+        spans = [m.span() for m in _WORD.finditer(flat) if _matches(m.group(), wanted)]
     if not spans:
         return None
     first = spans[0][0]

@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from PIL import Image
 
 from layoutkit import Principal, Workspace
@@ -307,3 +309,54 @@ def test_search_answers_as_recorded(seeded_ws: Workspace) -> None:
     assert sorted(got) == sorted(want)
     for key in want:
         assert got[key] == want[key], key
+
+
+# ------------------------------------------------------------------ marking
+
+
+def _word_by_word(text: str, wanted: list[tuple[str, bool]]) -> tuple[bool, list[tuple[int, int]]]:
+    """Matching and marking as search did before it scanned with regular expressions:
+    each word folded and tested in turn (the reference the scans must agree with).
+    Whether ``text`` matches, and the spans of its words a snippet marks."""
+    from layoutkit.search_text import index_text
+
+    def hit(word: str) -> bool:
+        folded = word.lower() if word.isascii() else index_text(word)
+        return any((t.startswith(w) if p else t == w) for t in folded.split() for w, p in wanted)
+
+    folded = index_text(text).split()
+    found = any((t.startswith(w) if p else t == w) for w, p in wanted for t in folded)
+    flat = " ".join(text.split())
+    return found, [m.span() for m in re.finditer(r"[^\W_]+", flat) if hit(m.group())]
+
+
+@settings(max_examples=500, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    text=st.text(alphabet="abcdeABCDE019 _-.,/\n", max_size=60)
+    | st.text(alphabet="abcdeéÉßſKK019 _-.,/\n", max_size=60),
+    wanted=st.lists(
+        st.tuples(st.text(alphabet="abcdeé019ss", min_size=1, max_size=4), st.booleans()),
+        max_size=3,
+    ),
+)
+def test_matching_and_marking_agree_with_reading_word_by_word(
+    text: str, wanted: list[tuple[str, bool]]
+) -> None:
+    from layoutkit.search_text import tokens
+    from layoutkit.service.search.search import MARK, matches, snippet
+
+    # Wanted words are index tokens, as the query's words are.
+    wanted = [(t, p) for w, p in wanted for t in tokens(w)]
+    found, spans = _word_by_word(text, wanted)
+    assert matches(text, wanted) == found
+    got = snippet(text, wanted)
+    if not spans:
+        assert got is None
+        return
+    assert got is not None
+    flat = " ".join(text.split())
+    # The snippet marks the matched words of the window it shows, the first always.
+    shown = re.findall(f"{MARK[0]}([^{MARK[1]}]*){MARK[1]}", got)
+    assert shown == [flat[s:e] for s, e in spans][: len(shown)]
+    assert shown
+    assert got.replace(MARK[0], "").replace(MARK[1], "").strip("…") in flat
