@@ -695,6 +695,10 @@ class AnnotationTx(Protocol):
         """The finding, or None."""
         ...
 
+    def annotations_by_id(self, annotation_ids: Iterable[int]) -> dict[int, AnnotationRecord]:
+        """The findings among ``annotation_ids`` that exist, by id, in one read."""
+        ...
+
     def annotations(
         self,
         board_id: int,

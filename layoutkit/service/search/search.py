@@ -309,9 +309,10 @@ class _Views:
 
     def annotations(self, hits: Sequence[SearchDocHit]) -> list[dict[str, Any]]:
         self.load_boards(h.board_id for h in hits)
+        findings = self.tx.annotations_by_id(int(h.subject) for h in hits)
         out = []
         for hit in hits:
-            found = self.tx.annotation(int(hit.subject))
+            found = findings.get(int(hit.subject))
             board = self.reachable(hit.board_id)
             if found is None or board is None:
                 continue
