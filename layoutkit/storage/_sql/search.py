@@ -155,6 +155,38 @@ def _vocabulary_counts() -> Any:
 
 
 @functools.cache
+def _vocabulary_word() -> Any:
+    w = s.search_words.c
+    return select(w.docs).where(w.workspace_id == bindparam("ws"), w.word == bindparam("word"))
+
+
+@functools.cache
+def _vocabulary_longer() -> Any:
+    w = s.search_words.c
+    return (
+        select(w.word)
+        .where(
+            w.workspace_id == bindparam("ws"),
+            w.first == bindparam("first"),
+            w.length > bindparam("length"),
+            w.word.like(bindparam("like")),
+        )
+        .limit(1)
+    )
+
+
+@functools.cache
+def _vocabulary_near() -> Any:
+    w = s.search_words.c
+    return select(w.word, w.docs).where(
+        w.workspace_id == bindparam("ws"),
+        w.first == bindparam("first"),
+        w.length.between(bindparam("shortest"), bindparam("longest")),
+        w.docs >= bindparam("min_docs"),
+    )
+
+
+@functools.cache
 def _task_hit_rows(pg: bool, live: bool) -> Any:
     """Tasks by id with what their hits show: the text columns, the project's slug,
     every ref version and every comment's detail, oldest first, aggregated per task
@@ -219,7 +251,7 @@ def _task_hit_rows(pg: bool, live: bool) -> Any:
 def _aggregated(value: Any) -> list[Any]:
     """A JSON array a query aggregated: text on SQLite, decoded on PostgreSQL (where
     no rows aggregate to NULL)."""
-    if value is None:
+    if value is None or value == "[]":  # most tasks have no refs, most no comments
         return []
     return json.loads(value) if isinstance(value, str) else list(value)
 
@@ -688,24 +720,15 @@ class SearchRows(TxBase):
     def vocabulary_word(self, workspace_id: int, start: str) -> int | None:
         """How many documents hold the vocabulary word ``start``: 0 when only longer
         words begin with it, None when no vocabulary word does."""
-        w = s.search_words.c
         # The word itself first, a seek on the key: the usual case, a word that is
         # in the index. Only a word that is not looks for longer words it begins,
         # which scans every word of its first letter.
-        docs = self.conn.execute(
-            select(w.docs).where(w.workspace_id == workspace_id, w.word == start)
-        ).scalar()
+        docs = self.conn.execute(_vocabulary_word(), {"ws": workspace_id, "word": start}).scalar()
         if docs is not None:
             return int(docs)
         row = self.conn.execute(
-            select(w.word)
-            .where(
-                w.workspace_id == workspace_id,
-                w.first == start[0],
-                w.length > len(start),
-                w.word.like(f"{start}%"),
-            )
-            .limit(1)
+            _vocabulary_longer(),
+            {"ws": workspace_id, "first": start[0], "length": len(start), "like": f"{start}%"},
         ).first()
         return None if row is None else 0
 
@@ -723,16 +746,17 @@ class SearchRows(TxBase):
     ) -> dict[str, int]:
         """Vocabulary words starting with ``first`` of a length in the range and held
         by at least ``min_docs`` documents, with the number of documents holding each."""
-        w = s.search_words.c
         rows = self.conn.execute(
-            select(w.word, w.docs).where(
-                w.workspace_id == workspace_id,
-                w.first == first,
-                w.length.between(shortest, longest),
-                w.docs >= min_docs,
-            )
+            _vocabulary_near(),
+            {
+                "ws": workspace_id,
+                "first": first,
+                "shortest": shortest,
+                "longest": longest,
+                "min_docs": min_docs,
+            },
         )
-        return {r.word: int(r.docs) for r in rows}
+        return {word: int(docs) for word, docs in rows}
 
 
 _READERS: Mapping[str, Any] = {
