@@ -28,6 +28,8 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from layoutkit import Principal, Workspace
+from layoutkit.search_text import index_text, tokens
+from layoutkit.service.search.search import MARK, matches, snippet
 from tests.conftest import POSTGRES_URL, pg_schema
 from tests.service.search.test_search import other_workspace
 
@@ -318,7 +320,6 @@ def _word_by_word(text: str, wanted: list[tuple[str, bool]]) -> tuple[bool, list
     """Matching and marking as search did before it scanned with regular expressions:
     each word folded and tested in turn (the reference the scans must agree with).
     Whether ``text`` matches, and the spans of its words a snippet marks."""
-    from layoutkit.search_text import index_text
 
     def hit(word: str) -> bool:
         folded = word.lower() if word.isascii() else index_text(word)
@@ -342,9 +343,6 @@ def _word_by_word(text: str, wanted: list[tuple[str, bool]]) -> tuple[bool, list
 def test_matching_and_marking_agree_with_reading_word_by_word(
     text: str, wanted: list[tuple[str, bool]]
 ) -> None:
-    from layoutkit.search_text import tokens
-    from layoutkit.service.search.search import MARK, matches, snippet
-
     # Wanted words are index tokens, as the query's words are.
     wanted = [(t, p) for w, p in wanted for t in tokens(w)]
     found, spans = _word_by_word(text, wanted)
