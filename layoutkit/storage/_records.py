@@ -591,6 +591,40 @@ def input_hash(operation: str, params: Any) -> str:
 
 
 @attrs.frozen(slots=True)
+class SearchTaskRef:
+    """One version of a task's ref, as much as search reads of it (its address)."""
+
+    kind: str
+    ref: str
+    meta: dict[str, Any]
+
+
+@attrs.frozen(slots=True)
+class SearchTaskRow:
+    """What a task hit of search shows and reads for where it matched, in one read:
+    the task's text columns, its project's slug, every version of its refs and what
+    its comments said, both oldest first."""
+
+    id: int
+    workspace_id: int
+    key: str | None
+    title: str
+    body: str
+    type: str
+    status: str
+    state: str | None
+    project: str | None
+    gates: list[dict[str, Any]]
+    next_action: str
+    outcome: str
+    decisions: str
+    branch: str
+    fields: dict[str, Any]
+    refs: tuple[SearchTaskRef, ...]
+    comments: tuple[str, ...]
+
+
+@attrs.frozen(slots=True)
 class SearchDocHit:
     """One search document a full-text query matched: the row it was read from
     (``kind`` task, board, card, annotation or tag; ``subject`` its id, or the

@@ -38,6 +38,7 @@ from layoutkit.storage._records import (
     ReviewRuleRecord,
     ReviewRunRecord,
     SearchDocHit,
+    SearchTaskRow,
     ShareLinkRecord,
     TaskEmbeddingRecord,
     TaskEmbeddingStamp,
@@ -694,6 +695,10 @@ class AnnotationTx(Protocol):
         """The finding, or None."""
         ...
 
+    def annotations_by_id(self, annotation_ids: Iterable[int]) -> dict[int, AnnotationRecord]:
+        """The findings among ``annotation_ids`` that exist, by id, in one read."""
+        ...
+
     def annotations(
         self,
         board_id: int,
@@ -1114,6 +1119,14 @@ class SearchTx(Protocol):
     ) -> list[SearchDocHit]:
         """Documents holding every term (one list of ``(word, prefix)`` alternatives
         per query word), at most ``per_group`` per group, best first in each."""
+        ...
+
+    def search_task_rows(
+        self, workspace_id: int, ids: Sequence[int], *, live: bool = True
+    ) -> dict[int, SearchTaskRow]:
+        """The workspace's live tasks among ``ids`` with what a search hit shows of
+        them (text columns, project slug, ref versions, comments), by id, in one read;
+        ``live`` False reads trashed tasks too."""
         ...
 
     def vocabulary_word(self, workspace_id: int, start: str) -> int | None:
