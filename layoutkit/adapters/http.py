@@ -750,17 +750,27 @@ class HttpAdapter:
             request.query_params.get("look"),
             request.query_params.get("a"),
         )
+        # The page's own name for itself: its own presence is not sent back to it.
+        page = request.query_params.get("page")
+        mine = {"page": page} if page else {}
 
         def check(rev: int) -> dict[str, Any]:
             # The credential is checked at every check: a revoked link stops the stream.
-            return self.call_placed(request, "board_changes", {"board": slug, "since": rev})
+            return self.call_placed(request, "board_changes", {"board": slug, "since": rev, **mine})
 
         try:
             first = await self.in_thread(check, since if since is not None else 0)
         except ServiceError as err:
             return error_response(err)
         return StreamingResponse(
-            change_stream(request, first, since, known, lambda rev: self.in_thread(check, rev)),
+            change_stream(
+                request,
+                first,
+                since,
+                known,
+                lambda rev: self.in_thread(check, rev),
+                people=request.query_params.get("people") == "1",
+            ),
             media_type="text/event-stream",
             headers={"cache-control": "no-store", "x-accel-buffering": "no"},
         )

@@ -994,6 +994,7 @@
     else drawWireDot();
     drawWirePick();
     document.body.dataset.selection = [...selection].join(",");
+    presenceSelection();
   }
 
   // Focus targets: one per card in the drawn region, in reading order, named for a
@@ -1061,6 +1062,7 @@
   function clearGhosts() {
     for (const el of overlay.querySelectorAll(".ghost, .guide, .marquee, .wireline, .wiretarget, .droptarget")) el.remove();
     delete document.body.dataset.dropTarget;
+    presenceDragging(null);
   }
   function bounds(cards) {
     const x0 = Math.min(...cards.map((c) => c.x)), y0 = Math.min(...cards.map((c) => c.y));
@@ -1103,6 +1105,7 @@
     drawGhosts(movedBoxes(g.cards, dx, dy));
     drawGuides({...box, x: box.x + dx, y: box.y + dy}, gx, gy);
     drawDropTargets(g, skip);
+    presenceDragging(g);
   }
   // A moved card belongs to the innermost frame under its centre (update_cards places
   // it in that frame's order and the frame reflows; out of every frame, it leaves).
@@ -2245,6 +2248,7 @@
 
   // ------------------------------------------------------------------ changes
   async function apply(ch) {
+    if (mode === "poll" && ch.presence) showPeople(ch.presence);
     if (ch.rev === rev && ch.questions === qstamp && ch.annotations === astamp && ch.look === look && !ch.cards.length && !ch.reset && !ch.edges) return;
     if (ch.questions !== qstamp) { qstamp = ch.questions; loadQuestions().catch(failed); }
     if (ch.annotations !== astamp) { astamp = ch.annotations; loadFindings().catch(failed); }
@@ -2284,6 +2288,7 @@
     else if (dirty.length) await patch(dirty);
     if (ticked.size) await liveCards(ticked);
     else if (dirty.length) await liveCards();
+    if (dirty.length) drawPeople();
     live();
   }
   function live() { status((outline.size ? outline.size + (outline.size === 1 ? " card · " : " cards · ") : "no cards yet · ") + (mode === "sse" ? "live" : "checking every " + POLL_MS / 1000 + " s") + " · " + new Date().toLocaleTimeString()); }
@@ -2295,12 +2300,14 @@
     if (!window.EventSource || force) return poll();
     let opened = false, failures = 0;
     const url = "/api/v1/boards/" + encodeURIComponent(SLUG) + "/events?since=" + rev +
-      "&q=" + encodeURIComponent(qstamp || "") + "&a=" + encodeURIComponent(astamp || "") + "&look=" + encodeURIComponent(look || "");
+      "&q=" + encodeURIComponent(qstamp || "") + "&a=" + encodeURIComponent(astamp || "") + "&look=" + encodeURIComponent(look || "") +
+      "&people=1&page=" + PAGE_ID;
     stream = new EventSource(url);
     mode = "sse";
     document.body.dataset.live = "sse";
     stream.addEventListener("open", () => { opened = true; failures = 0; });
     stream.addEventListener("change", (e) => enqueue(JSON.parse(e.data)));
+    stream.addEventListener("presence", (e) => showPeople(JSON.parse(e.data).presence));
     stream.addEventListener("gone", (e) => {
       stream.close();
       const why = JSON.parse(e.data);
@@ -2317,13 +2324,184 @@
     document.body.dataset.live = "poll";
     live();
     const tick = async () => {
-      try { enqueue(await op("board_changes", {board: SLUG, since: rev})); await queue; }
+      try { enqueue(await op("board_changes", {board: SLUG, since: rev, page: PAGE_ID})); await queue; }
       catch (err) { if (err instanceof ApiError && (err.status === 401 || err.status === 403)) return noAccess(err); failed(err); }
       setTimeout(tick, POLL_MS);
     };
     setTimeout(tick, POLL_MS);
   }
   function failed(err) { status(readable(err), true); }
+
+  // ------------------------------------------------------------------ presence
+  // Who else has the board open: their initials in the top bar, their cursors as
+  // labelled arrows, their selections outlined and the card they drag as a named ghost,
+  // all in board coordinates (they pan and zoom with the board). This page reports its
+  // own pointer, selection and drag with board_presence (at most every PRESENCE_MS,
+  // and every heartbeat while idle); the others arrive as the stream's presence events
+  // (or with each board_changes answer when polling). Nothing here changes the board.
+  const PAGE_ID = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("");
+  const PRESENCE_MS = 100, PRESENCE_BEAT_MS = 10000, MAX_AVATARS = 5;
+  const people = new Map();  // presence id -> {who, colour, cursor, selection, dragging}
+  const mine = {cursor: null, selection: [], dragging: null};
+  let reportTimer = null, reporting = false, reportAgain = false, lastReport = 0, reports = true;
+  function reportSoon() {
+    if (!reports) return;
+    if (reporting) { reportAgain = true; return; }
+    if (reportTimer) return;
+    reportTimer = setTimeout(report, Math.max(0, lastReport + PRESENCE_MS - Date.now()));
+  }
+  // One report on its way at a time, so they land in the order they were made.
+  async function report() {
+    reportTimer = null;
+    reporting = true; reportAgain = false; lastReport = Date.now();
+    const selection = mine.selection.filter((id) => outline.has(id)).slice(0, 200);
+    const dragging = mine.dragging && outline.has(mine.dragging.id) ? mine.dragging : null;
+    try {
+      const out = await op("board_presence", {board: SLUG, page: PAGE_ID, cursor: mine.cursor, selection, dragging});
+      if (mode !== "sse") showPeople(out.presence);
+    } catch (err) {
+      // Refused outright: this page stops reporting. A card removed a moment ago (404)
+      // is left out of the next report, made from the selection as it is then.
+      if (err instanceof ApiError && (err.status === 401 || err.status === 403)) reports = false;
+    } finally {
+      reporting = false;
+      document.body.dataset.reported = String(Number(document.body.dataset.reported || 0) + 1);
+    }
+    if (reportAgain) reportSoon();
+  }
+  setInterval(reportSoon, PRESENCE_BEAT_MS);
+  reportSoon();
+  // A closed page leaves at once (the others' avatars drop it); keepalive lets the
+  // request outlive the page.
+  window.addEventListener("pagehide", () => {
+    if (!reports) return;
+    fetch("/api/v1/ops/board_presence", {method: "POST", keepalive: true, credentials: "same-origin",
+      headers: {"content-type": "application/json"}, body: JSON.stringify({board: SLUG, page: PAGE_ID, leave: true})}).catch(() => {});
+  });
+  // A page brought back from the browser's back-forward cache is here again.
+  window.addEventListener("pageshow", (e) => { if (e.persisted) reportSoon(); });
+  const round1 = (v) => Math.round(v * 10) / 10;
+  boardEl.addEventListener("pointermove", (e) => {
+    if (e.pointerType === "touch") return;  // a finger has no hover cursor to show
+    const p = toBoard(e);
+    mine.cursor = {x: round1(p.x), y: round1(p.y)};
+    reportSoon();
+  });
+  boardEl.addEventListener("pointerleave", () => { if (mine.cursor && !drag) { mine.cursor = null; reportSoon(); } });
+  function presenceSelection() {
+    const now = [...selection];
+    if (now.length === mine.selection.length && now.every((id, i) => id === mine.selection[i])) return;
+    mine.selection = now;
+    reportSoon();
+  }
+  function presenceDragging(g) {
+    const was = mine.dragging;
+    const c = g && g.hit;
+    mine.dragging = c ? {id: c.id, x: round1(c.x + g.dx), y: round1(c.y + g.dy)} : null;
+    if (was || mine.dragging) reportSoon();
+  }
+  function initials(name) {
+    const parts = String(name).split(/[\s._@-]+/).filter(Boolean);
+    const letters = parts.length > 1 ? parts[0][0] + parts[1][0] : String(name).slice(0, 2);
+    return letters.toUpperCase();
+  }
+  function personName(p) { return p.who.kind === "agent" || p.who.kind === "service" ? p.who.name + " (agent)" : p.who.name; }
+  function showPeople(list) {
+    if (!Array.isArray(list)) return;
+    people.clear();
+    for (const p of list) people.set(p.id, p);
+    drawAvatars();
+    drawPeople();
+  }
+  function drawAvatars() {
+    const bar = $("people");
+    bar.replaceChildren();
+    // One avatar per person (a person's two tabs are one); every guest is their own.
+    const seen = new Map();
+    for (const p of people.values()) {
+      const key = p.who.kind === "share" ? p.id : p.who.kind + ":" + p.who.name;
+      if (!seen.has(key)) seen.set(key, p);
+    }
+    const all = [...seen.values()];
+    // A phone's top bar has room for fewer.
+    const room = window.innerWidth < 600 ? 3 : MAX_AVATARS;
+    const shown = all.length > room ? all.slice(0, room - 1) : all;
+    for (const p of shown) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "avatar";
+      b.style.setProperty("--c", p.colour);
+      b.textContent = initials(p.who.name);
+      b.dataset.name = personName(p);
+      b.dataset.personId = p.id;
+      b.setAttribute("aria-label", personName(p) + (p.cursor ? " — show where they are" : " is viewing this board"));
+      b.title = personName(p);
+      // Pressing an avatar brings their cursor (or the card they hold) into view.
+      b.addEventListener("click", () => {
+        const at = p.dragging || p.cursor;
+        if (at) centerOn(at.x, at.y, view.s);
+      });
+      bar.append(b);
+    }
+    if (shown.length < all.length) {
+      const more = document.createElement("span");
+      more.className = "avatar more";
+      more.textContent = "+" + (all.length - shown.length);
+      more.title = all.slice(shown.length).map(personName).join(", ");
+      bar.append(more);
+    }
+    bar.hidden = !all.length;
+    bar.setAttribute("aria-label", all.length === 1 ? "Also here: " + personName(all[0]) : all.length + " others here");
+    document.body.dataset.people = all.map((p) => p.who.name).join(",");
+  }
+  function tag(text, colour) {
+    const t = document.createElement("span");
+    t.className = "ptag";
+    t.style.background = colour;
+    t.textContent = text;
+    return t;
+  }
+  function drawPeople() {
+    for (const el of overlay.querySelectorAll(".rcursor, .rsel, .rdrag")) el.remove();
+    for (const p of people.values()) {
+      const name = personName(p);
+      for (const id of p.selection) {
+        const c = outline.get(id);
+        if (!c || (p.dragging && p.dragging.id === id)) continue;
+        const el = document.createElement("div");
+        el.className = "rsel";
+        el.style.setProperty("--c", p.colour);
+        el.dataset.cardId = String(id);
+        el.dataset.personId = p.id;
+        place(el, c);
+        overlay.append(el);
+      }
+      const d = p.dragging && outline.get(p.dragging.id);
+      if (d) {
+        const el = document.createElement("div");
+        el.className = "rdrag";
+        el.style.setProperty("--c", p.colour);
+        el.dataset.cardId = String(d.id);
+        el.dataset.personId = p.id;
+        place(el, {x: p.dragging.x, y: p.dragging.y, w: d.w, h: d.h});
+        // Named like the local ghost (frames by their outline alone), tagged with who holds it.
+        if (!FRAMES.has(d.kind)) { const n = document.createElement("span"); n.className = "rname"; n.textContent = cardName(d.id); el.append(n); }
+        el.append(tag(name + " is moving this", p.colour));
+        overlay.append(el);
+      }
+      if (p.cursor) {
+        const el = document.createElement("div");
+        el.className = "rcursor";
+        el.style.setProperty("--c", p.colour);
+        el.style.left = p.cursor.x + "px"; el.style.top = p.cursor.y + "px";
+        el.dataset.personId = p.id;
+        el.dataset.at = p.cursor.x + "," + p.cursor.y;
+        el.innerHTML = '<svg width="16" height="20" viewBox="0 0 16 20" aria-hidden="true"><path d="M1 1 L1 16 L5 12 L8 19 L11 17.6 L8 11 L14 11 Z" stroke="#fff" stroke-width="1.5" stroke-linejoin="round"/></svg>';
+        el.append(tag(name, p.colour));
+        overlay.append(el);
+      }
+    }
+  }
 
   // ------------------------------------------------------------------ pointer, wheel, keyboard
   const pointers = new Map();

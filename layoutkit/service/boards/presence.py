@@ -78,20 +78,31 @@ def _shown_name(principal: Principal) -> str:
     return "Guest" if principal.kind == "share" else principal.name
 
 
-def _colour(who: str, page: str, kind: str) -> str:
-    basis = f"{who}\n{page}" if kind == "share" else who
-    digest = hashlib.sha256(basis.encode()).digest()
-    return COLOURS[digest[0] % len(COLOURS)]
+def _colours(rows: list[PresenceRecord]) -> list[str]:
+    """Each row's colour: picked by who it is (so it stays put from one answer to the
+    next), moved on to a free one where two people on the board would share it. Every
+    reader gets the same colours, since the caller's own row takes part too."""
+    taken: set[int] = set()
+    out = []
+    for row in rows:
+        basis = f"{row.who}\n{row.page}" if row.kind == "share" else row.who
+        pick = hashlib.sha256(basis.encode()).digest()[0] % len(COLOURS)
+        free = [i for i in range(len(COLOURS)) if (pick + i) % len(COLOURS) not in taken]
+        if free:
+            pick = (pick + free[0]) % len(COLOURS)
+        taken.add(pick)
+        out.append(COLOURS[pick])
+    return out
 
 
-def presence_view(row: PresenceRecord) -> dict[str, Any]:
+def presence_view(row: PresenceRecord, colour: str) -> dict[str, Any]:
     """One report as readers see it: an opaque id for the page, who (kind and name),
     a colour, and what the page last reported."""
     state = row.state
     return {
         "id": hashlib.sha256(f"{row.who}\n{row.page}".encode()).hexdigest()[:12],
         "who": {"kind": row.kind, "name": row.name},
-        "colour": _colour(row.who, row.page, row.kind),
+        "colour": colour,
         "cursor": state.get("cursor"),
         "selection": state.get("selection") or [],
         "dragging": state.get("dragging"),
@@ -102,8 +113,11 @@ def presence_view(row: PresenceRecord) -> dict[str, Any]:
 def others_present(tx: Tx, board_id: int, principal: Principal, page: str = "") -> list[Any]:
     """Every live report on the board except the caller's own, as readers see them."""
     since = tx.now() - timedelta(seconds=PRESENCE_TTL_S)
+    rows = tx.presence(board_id, since)
     return [
-        presence_view(r) for r in tx.presence(board_id, since) if not _is_self(r, principal, page)
+        presence_view(r, colour)
+        for r, colour in zip(rows, _colours(rows), strict=True)
+        if not _is_self(r, principal, page)
     ]
 
 
