@@ -51,8 +51,9 @@ COLOURS = (
 #: A page's own name for itself, made up by the page (two tabs of one person differ).
 PAGE = {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,40}$"}
 _NUMBER = {"type": "number", "minimum": -COORD, "maximum": COORD}
+# An object or null (no cursor): one schema, not anyOf, so a finding names the field.
 _POINT = {
-    "type": "object",
+    "type": ["object", "null"],
     "required": ["x", "y"],
     "properties": {"x": _NUMBER, "y": _NUMBER},
     "additionalProperties": False,
@@ -174,7 +175,7 @@ def _record(call: Call, result: dict[str, Any]) -> dict[str, Any]:
         "properties": {
             "board": SLUG,
             "page": PAGE,
-            "cursor": {"anyOf": [_POINT, {"type": "null"}]},
+            "cursor": _POINT,
             "selection": {
                 "type": "array",
                 "items": ID,
@@ -182,15 +183,10 @@ def _record(call: Call, result: dict[str, Any]) -> dict[str, Any]:
                 "uniqueItems": True,
             },
             "dragging": {
-                "anyOf": [
-                    {
-                        "type": "object",
-                        "required": ["id", "x", "y"],
-                        "properties": {"id": ID, "x": _NUMBER, "y": _NUMBER},
-                        "additionalProperties": False,
-                    },
-                    {"type": "null"},
-                ]
+                "type": ["object", "null"],
+                "required": ["id", "x", "y"],
+                "properties": {"id": ID, "x": _NUMBER, "y": _NUMBER},
+                "additionalProperties": False,
             },
             "leave": {"type": "boolean"},
         },
