@@ -162,7 +162,10 @@ _PAGE = r"""<!doctype html>
   .avatar:first-child { margin-left: 0; }
   .avatar:hover:not(:disabled) { background: var(--c, #667); filter: brightness(1.1); }
   .avatar.more { background: #e3e6eb; color: #1f2430; cursor: default; }
+  .avatar.more:hover:not(:disabled) { background: #d5d9e0; filter: none; }
   .avatar[data-name]:hover::after, .avatar[data-name]:focus-visible::after { content: attr(data-name); position: absolute; top: 32px; right: 0; z-index: 20; white-space: nowrap; background: #1f2430; color: #fff; font-weight: normal; font-size: 12px; padding: 3px 8px; border-radius: 4px; pointer-events: none; }
+  /* A phone's top bar: smaller circles (and at most two, viewer.js), so the title keeps its room. */
+  @media (max-width: 760px) { .avatar { width: 24px; height: 24px; font-size: 10px; flex: none; } }
   .rcursor { position: absolute; z-index: 6; pointer-events: none; transform: scale(var(--inv)); transform-origin: 0 0; transition: left .12s linear, top .12s linear; }
   .rcursor svg { display: block; fill: var(--c); filter: drop-shadow(0 1px 1px rgba(0,0,0,.3)); }
   .rcursor .ptag { position: absolute; left: 14px; top: 16px; }

@@ -2424,7 +2424,7 @@
     }
     const all = [...seen.values()];
     // A phone's top bar has room for fewer.
-    const room = window.innerWidth < 600 ? 3 : MAX_AVATARS;
+    const room = window.innerWidth < 600 ? 1 : MAX_AVATARS;
     const shown = all.length > room ? all.slice(0, room - 1) : all;
     for (const p of shown) {
       const b = document.createElement("button");
@@ -2444,10 +2444,13 @@
       bar.append(b);
     }
     if (shown.length < all.length) {
-      const more = document.createElement("span");
+      // The rest in one circle, named on hover and focus like the others.
+      const more = document.createElement("button");
+      more.type = "button";
       more.className = "avatar more";
-      more.textContent = "+" + (all.length - shown.length);
-      more.title = all.slice(shown.length).map(personName).join(", ");
+      more.textContent = shown.length ? "+" + (all.length - shown.length) : String(all.length);
+      more.dataset.name = all.slice(shown.length).map(personName).join(", ");
+      more.setAttribute("aria-label", (shown.length ? "Also here: " : "Here: ") + more.dataset.name);
       bar.append(more);
     }
     bar.hidden = !all.length;
