@@ -2288,7 +2288,7 @@
     else if (dirty.length) await patch(dirty);
     if (ticked.size) await liveCards(ticked);
     else if (dirty.length) await liveCards();
-    if (dirty.length) drawPeople();
+    if (dirty.length) { notHere.clear(); drawPeople(); }
     live();
   }
   function live() { status((outline.size ? outline.size + (outline.size === 1 ? " card · " : " cards · ") : "no cards yet · ") + (mode === "sse" ? "live" : "checking every " + POLL_MS / 1000 + " s") + " · " + new Date().toLocaleTimeString()); }
@@ -2343,6 +2343,9 @@
   const PRESENCE_MS = 100, PRESENCE_BEAT_MS = 10000, MAX_AVATARS = 5;
   const people = new Map();  // presence id -> {who, colour, cursor, selection, dragging}
   const mine = {cursor: null, selection: [], dragging: null};
+  // Cards the server said are not on the board (a page that missed their removal):
+  // left out of reports until the board changes again.
+  const notHere = new Set();
   let reportTimer = null, reporting = false, reportAgain = false, lastReport = 0, reports = true;
   function reportSoon() {
     if (!reports) return;
@@ -2354,15 +2357,21 @@
   async function report() {
     reportTimer = null;
     reporting = true; reportAgain = false; lastReport = Date.now();
-    const selection = mine.selection.filter((id) => outline.has(id)).slice(0, 200);
-    const dragging = mine.dragging && outline.has(mine.dragging.id) ? mine.dragging : null;
+    const known = (id) => outline.has(id) && !notHere.has(id);
+    const selection = mine.selection.filter(known).slice(0, 200);
+    const dragging = mine.dragging && known(mine.dragging.id) ? mine.dragging : null;
     try {
       const out = await op("board_presence", {board: SLUG, page: PAGE_ID, cursor: mine.cursor, selection, dragging});
       if (mode !== "sse") showPeople(out.presence);
     } catch (err) {
-      // Refused outright: this page stops reporting. A card removed a moment ago (404)
-      // is left out of the next report, made from the selection as it is then.
+      // Refused outright: this page stops reporting. A card removed a moment ago (404,
+      // its path named) is left out, and the report made again without it.
       if (err instanceof ApiError && (err.status === 401 || err.status === 403)) reports = false;
+      else if (err instanceof ApiError && err.body.code === "unknown_card") {
+        const at = /^selection\[(\d+)\]$/.exec(err.body.field || "");
+        const gone = at ? selection[Number(at[1])] : err.body.field === "dragging.id" && dragging ? dragging.id : null;
+        if (gone != null) { notHere.add(gone); reportAgain = true; }
+      }
     } finally {
       reporting = false;
       document.body.dataset.reported = String(Number(document.body.dataset.reported || 0) + 1);
@@ -2375,11 +2384,15 @@
   // request outlive the page.
   window.addEventListener("pagehide", () => {
     if (!reports) return;
+    // No report after the goodbye (one already on its way may still land after it:
+    // then the page drops out when its report expires).
+    reports = false;
+    clearTimeout(reportTimer); reportTimer = null;
     fetch("/api/v1/ops/board_presence", {method: "POST", keepalive: true, credentials: "same-origin",
       headers: {"content-type": "application/json"}, body: JSON.stringify({board: SLUG, page: PAGE_ID, leave: true})}).catch(() => {});
   });
   // A page brought back from the browser's back-forward cache is here again.
-  window.addEventListener("pageshow", (e) => { if (e.persisted) reportSoon(); });
+  window.addEventListener("pageshow", (e) => { if (e.persisted) { reports = true; reportSoon(); } });
   const round1 = (v) => Math.round(v * 10) / 10;
   boardEl.addEventListener("pointermove", (e) => {
     if (e.pointerType === "touch") return;  // a finger has no hover cursor to show
