@@ -137,11 +137,11 @@ def _record(call: Call, result: dict[str, Any]) -> dict[str, Any]:
     p, board, who = call.params, call.board, call.principal
     assert board is not None  # the road found it
     label, page = _key(who, p.get("page", ""))
-    store = call.workspace.store
-    with store.transaction() as tx:
+
+    def write(tx: Tx) -> None:
         if p.get("leave"):
             result["left"] = tx.leave_presence(board.id, label, page)
-            return result
+            return
         state = {
             "cursor": p.get("cursor"),
             "selection": p.get("selection") or [],
@@ -157,6 +157,8 @@ def _record(call: Call, result: dict[str, Any]) -> dict[str, Any]:
             state=state,
             expired=expired,
         )
+
+    call.workspace.write(write)
     return result
 
 
