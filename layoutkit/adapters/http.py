@@ -739,9 +739,11 @@ class HttpAdapter:
 
     async def events_endpoint(self, request: Request) -> Response:
         """Server-sent events for one board: a ``change`` event whenever its change
-        counter, its questions, its findings or the board itself moved on (see :mod:`viewer`'s
-        stream). Between checks the stream waits on the event loop: it holds no
-        database connection and no worker thread."""
+        counter, its questions, its findings or the board itself moved on, and a
+        ``presence`` event whenever who else is on it moved (see :mod:`viewer`'s
+        stream; ``people=1`` asks for the first list at once, ``page`` names the
+        caller's own page). Between checks the stream waits on the event loop: it
+        holds no database connection and no worker thread."""
         slug = request.path_params["slug"]
         raw = request.headers.get("last-event-id") or request.query_params.get("since", "")
         since = int(raw) if raw.isascii() and raw.isdigit() else None
