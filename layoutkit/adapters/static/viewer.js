@@ -2477,8 +2477,11 @@
     t.textContent = text;
     return t;
   }
+  // A person's cursor and ghost stay the same elements from one report to the next,
+  // so they glide to each new place (CSS transitions) instead of jumping.
+  const cursorEls = new Map(), dragEls = new Map();  // presence id -> element
   function drawPeople() {
-    for (const el of overlay.querySelectorAll(".rcursor, .rsel, .rdrag")) el.remove();
+    for (const el of overlay.querySelectorAll(".rsel")) el.remove();
     for (const p of people.values()) {
       const name = personName(p);
       for (const id of p.selection) {
@@ -2493,29 +2496,42 @@
         overlay.append(el);
       }
       const d = p.dragging && outline.get(p.dragging.id);
+      let ghost = dragEls.get(p.id);
+      if (ghost && (!d || ghost.dataset.cardId !== String(d.id))) { ghost.remove(); dragEls.delete(p.id); ghost = null; }
       if (d) {
-        const el = document.createElement("div");
-        el.className = "rdrag";
-        el.style.setProperty("--c", p.colour);
-        el.dataset.cardId = String(d.id);
-        el.dataset.personId = p.id;
-        place(el, {x: p.dragging.x, y: p.dragging.y, w: d.w, h: d.h});
-        // Named like the local ghost (frames by their outline alone), tagged with who holds it.
-        if (!FRAMES.has(d.kind)) { const n = document.createElement("span"); n.className = "rname"; n.textContent = cardName(d.id); el.append(n); }
-        el.append(tag(name + " is moving this", p.colour));
-        overlay.append(el);
+        if (!ghost) {
+          ghost = document.createElement("div");
+          ghost.className = "rdrag";
+          ghost.dataset.cardId = String(d.id);
+          ghost.dataset.personId = p.id;
+          // Named like the local ghost (frames by their outline alone), tagged with who holds it.
+          if (!FRAMES.has(d.kind)) { const n = document.createElement("span"); n.className = "rname"; n.textContent = cardName(d.id); ghost.append(n); }
+          ghost.append(tag(name + " is moving this", p.colour));
+          dragEls.set(p.id, ghost);
+          overlay.append(ghost);
+        }
+        ghost.style.setProperty("--c", p.colour);
+        place(ghost, {x: p.dragging.x, y: p.dragging.y, w: d.w, h: d.h});
       }
-      if (p.cursor) {
-        const el = document.createElement("div");
-        el.className = "rcursor";
-        el.style.setProperty("--c", p.colour);
-        el.style.left = p.cursor.x + "px"; el.style.top = p.cursor.y + "px";
-        el.dataset.personId = p.id;
-        el.dataset.at = p.cursor.x + "," + p.cursor.y;
-        el.innerHTML = '<svg width="16" height="20" viewBox="0 0 16 20" aria-hidden="true"><path d="M1 1 L1 16 L5 12 L8 19 L11 17.6 L8 11 L14 11 Z" stroke="#fff" stroke-width="1.5" stroke-linejoin="round"/></svg>';
-        el.append(tag(name, p.colour));
-        overlay.append(el);
+      let arrow = cursorEls.get(p.id);
+      if (!p.cursor) { if (arrow) { arrow.remove(); cursorEls.delete(p.id); } continue; }
+      if (!arrow) {
+        arrow = document.createElement("div");
+        arrow.className = "rcursor";
+        arrow.dataset.personId = p.id;
+        arrow.innerHTML = '<svg width="16" height="20" viewBox="0 0 16 20" aria-hidden="true"><path d="M1 1 L1 16 L5 12 L8 19 L11 17.6 L8 11 L14 11 Z" stroke="#fff" stroke-width="1.5" stroke-linejoin="round"/></svg>';
+        arrow.append(tag(name, p.colour));
+        cursorEls.set(p.id, arrow);
+        overlay.append(arrow);
       }
+      arrow.style.setProperty("--c", p.colour);
+      arrow.querySelector(".ptag").style.background = p.colour;
+      arrow.style.left = p.cursor.x + "px"; arrow.style.top = p.cursor.y + "px";
+      arrow.dataset.at = p.cursor.x + "," + p.cursor.y;
+    }
+    // Whoever left takes their cursor and ghost along.
+    for (const els of [cursorEls, dragEls]) {
+      for (const [id, el] of els) if (!people.has(id) || !el.isConnected) { el.remove(); els.delete(id); }
     }
   }
 
