@@ -2340,7 +2340,9 @@
   // and every heartbeat while idle); the others arrive as the stream's presence events
   // (or with each board_changes answer when polling). Nothing here changes the board.
   const PAGE_ID = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("");
-  const PRESENCE_MS = 100, PRESENCE_BEAT_MS = 10000, MAX_AVATARS = 5;
+  const PRESENCE_MS = 100, MAX_AVATARS = 5;
+  // How long a quiet page waits before reporting again: the server says (heartbeat).
+  let beatMs = 10000, beatTimer = null;
   const people = new Map();  // presence id -> {who, colour, cursor, selection, dragging}
   const mine = {cursor: null, selection: [], dragging: null};
   // Cards the server said are not on the board (a page that missed their removal):
@@ -2362,6 +2364,7 @@
     const dragging = mine.dragging && known(mine.dragging.id) ? mine.dragging : null;
     try {
       const out = await op("board_presence", {board: SLUG, page: PAGE_ID, cursor: mine.cursor, selection, dragging});
+      if (out.heartbeat > 0) beatMs = out.heartbeat * 1000;
       if (mode !== "sse") showPeople(out.presence);
     } catch (err) {
       // Refused outright: this page stops reporting. A card removed a moment ago (404,
@@ -2374,11 +2377,12 @@
       }
     } finally {
       reporting = false;
+      clearTimeout(beatTimer);
+      if (reports) beatTimer = setTimeout(reportSoon, beatMs);
       document.body.dataset.reported = String(Number(document.body.dataset.reported || 0) + 1);
     }
     if (reportAgain) reportSoon();
   }
-  setInterval(reportSoon, PRESENCE_BEAT_MS);
   reportSoon();
   // A closed page leaves at once (the others' avatars drop it); keepalive lets the
   // request outlive the page.
@@ -2388,6 +2392,7 @@
     // then the page drops out when its report expires).
     reports = false;
     clearTimeout(reportTimer); reportTimer = null;
+    clearTimeout(beatTimer);
     fetch("/api/v1/ops/board_presence", {method: "POST", keepalive: true, credentials: "same-origin",
       headers: {"content-type": "application/json"}, body: JSON.stringify({board: SLUG, page: PAGE_ID, leave: true})}).catch(() => {});
   });
