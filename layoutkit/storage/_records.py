@@ -349,6 +349,19 @@ class AuditEventRecord:
 
 
 @attrs.frozen(slots=True)
+class PresenceRecord:
+    """One caller's page on a board as it last reported itself (``board_presence``)."""
+
+    board_id: int
+    who: str
+    page: str
+    kind: str
+    name: str
+    state: dict[str, Any]
+    seen: datetime
+
+
+@attrs.frozen(slots=True)
 class ComponentRecord:
     """One version of a workspace's reusable group of cards ``name``."""
 

@@ -31,6 +31,7 @@ from layoutkit.storage._records import (
     NewCard,
     NewEdge,
     NewQuestion,
+    PresenceRecord,
     ProjectMemoryRecord,
     ProjectRecord,
     QuestionRecord,
@@ -1189,6 +1190,33 @@ class ComponentTx(Protocol):
         ...
 
 
+class PresenceTx(Protocol):
+    """Who has a board open now: one short-lived row per caller and page."""
+
+    def write_presence(
+        self,
+        board_id: int,
+        who: str,
+        page: str,
+        *,
+        kind: str,
+        name: str,
+        state: Mapping[str, Any],
+        expired: datetime,
+    ) -> PresenceRecord:
+        """Record (or refresh) ``who``'s page on the board, seen now; rows of any board
+        last seen before ``expired`` are cleared on the way."""
+        ...
+
+    def leave_presence(self, board_id: int, who: str, page: str) -> bool:
+        """Forget ``who``'s page on the board; whether it was there."""
+        ...
+
+    def presence(self, board_id: int, since: datetime) -> list[PresenceRecord]:
+        """The board's rows seen at ``since`` or later, in ``who`` and ``page`` order."""
+        ...
+
+
 class Tx(
     WorkspaceTx,
     BoardTx,
@@ -1208,6 +1236,7 @@ class Tx(
     WebhookTx,
     ProjectMemoryTx,
     ComponentTx,
+    PresenceTx,
     Protocol,
 ):
     """One open transaction or read snapshot; write methods raise

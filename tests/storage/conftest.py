@@ -120,7 +120,9 @@ def schema_drift(conn: Connection) -> list[Any]:
 
 def undo_since_0016(conn: Connection) -> None:
     """Take a database at head back to revision 0015: no webhooks (0016), workspaces
-    that cannot be archived (0017), no project memory (0018) nor components (0019)."""
+    that cannot be archived (0017), no project memory (0018), components (0019) nor
+    presence (0020)."""
+    s.board_presence.drop(conn)
     s.components.drop(conn)
     s.project_memories.drop(conn)
     s.webhook_deliveries.drop(conn)

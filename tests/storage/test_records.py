@@ -71,6 +71,7 @@ def test_public_surface_is_pinned() -> None:
             "NewEdge",
             "NewQuestion",
             "NotFoundError",
+            "PresenceRecord",
             "ProjectMemoryRecord",
             "ProjectRecord",
             "QuestionRecord",

@@ -998,6 +998,7 @@
     else drawWireDot();
     drawWirePick();
     document.body.dataset.selection = [...selection].join(",");
+    presenceSelection();
   }
 
   // Focus targets: one per card in the drawn region, in reading order, named for a
@@ -1065,6 +1066,7 @@
   function clearGhosts() {
     for (const el of overlay.querySelectorAll(".ghost, .guide, .marquee, .wireline, .wiretarget, .droptarget")) el.remove();
     delete document.body.dataset.dropTarget;
+    presenceDragging(null);
   }
   function bounds(cards) {
     const x0 = Math.min(...cards.map((c) => c.x)), y0 = Math.min(...cards.map((c) => c.y));
@@ -1107,6 +1109,7 @@
     drawGhosts(movedBoxes(g.cards, dx, dy));
     drawGuides({...box, x: box.x + dx, y: box.y + dy}, gx, gy);
     drawDropTargets(g, skip);
+    presenceDragging(g);
   }
   // A moved card belongs to the innermost frame under its centre (update_cards places
   // it in that frame's order and the frame reflows; out of every frame, it leaves).
@@ -2848,6 +2851,7 @@
 
   // ------------------------------------------------------------------ changes
   async function apply(ch) {
+    if (mode === "poll" && ch.presence) showPeople(ch.presence);
     if (ch.rev === rev && ch.questions === qstamp && ch.annotations === astamp && ch.look === look && !ch.cards.length && !ch.reset && !ch.edges) return;
     if (ch.questions !== qstamp) { qstamp = ch.questions; loadQuestions().catch(failed); }
     if (ch.annotations !== astamp) { astamp = ch.annotations; loadFindings().catch(failed); }
@@ -2887,6 +2891,7 @@
     else if (dirty.length) await patch(dirty);
     if (ticked.size) await liveCards(ticked);
     else if (dirty.length) await liveCards();
+    if (dirty.length) { notHere.clear(); drawPeople(); }
     live();
   }
   function live() { status((outline.size ? outline.size + (outline.size === 1 ? " card · " : " cards · ") : "no cards yet · ") + (mode === "sse" ? "live" : "checking every " + POLL_MS / 1000 + " s") + " · " + new Date().toLocaleTimeString()); }
@@ -2898,12 +2903,14 @@
     if (!window.EventSource || force) return poll();
     let opened = false, failures = 0;
     const url = "/api/v1/boards/" + encodeURIComponent(SLUG) + "/events?since=" + rev +
-      "&q=" + encodeURIComponent(qstamp || "") + "&a=" + encodeURIComponent(astamp || "") + "&look=" + encodeURIComponent(look || "");
+      "&q=" + encodeURIComponent(qstamp || "") + "&a=" + encodeURIComponent(astamp || "") + "&look=" + encodeURIComponent(look || "") +
+      "&people=1&page=" + PAGE_ID;
     stream = new EventSource(url);
     mode = "sse";
     document.body.dataset.live = "sse";
     stream.addEventListener("open", () => { opened = true; failures = 0; });
     stream.addEventListener("change", (e) => enqueue(JSON.parse(e.data)));
+    stream.addEventListener("presence", (e) => showPeople(JSON.parse(e.data).presence));
     stream.addEventListener("gone", (e) => {
       stream.close();
       const why = JSON.parse(e.data);
@@ -2920,13 +2927,221 @@
     document.body.dataset.live = "poll";
     live();
     const tick = async () => {
-      try { enqueue(await op("board_changes", {board: SLUG, since: rev})); await queue; }
+      try { enqueue(await op("board_changes", {board: SLUG, since: rev, page: PAGE_ID})); await queue; }
       catch (err) { if (err instanceof ApiError && (err.status === 401 || err.status === 403)) return noAccess(err); failed(err); }
       setTimeout(tick, POLL_MS);
     };
     setTimeout(tick, POLL_MS);
   }
   function failed(err) { status(readable(err), true); }
+
+  // ------------------------------------------------------------------ presence
+  // Who else has the board open: their initials in the top bar, their cursors as
+  // labelled arrows, their selections outlined and the card they drag as a named ghost,
+  // all in board coordinates (they pan and zoom with the board). This page reports its
+  // own pointer, selection and drag with board_presence (at most every PRESENCE_MS,
+  // and every heartbeat while idle); the others arrive as the stream's presence events
+  // (or with each board_changes answer when polling). Nothing here changes the board.
+  const PAGE_ID = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("");
+  const PRESENCE_MS = 100, MAX_AVATARS = 5;
+  // How long a quiet page waits before reporting again: the server says (heartbeat).
+  let beatMs = 10000, beatTimer = null;
+  const people = new Map();  // presence id -> {who, colour, cursor, selection, dragging}
+  const mine = {cursor: null, selection: [], dragging: null};
+  // Cards the server said are not on the board (a page that missed their removal):
+  // left out of reports until the board changes again.
+  const notHere = new Set();
+  let reportTimer = null, reporting = false, reportAgain = false, lastReport = 0, reports = true;
+  function reportSoon() {
+    if (!reports) return;
+    if (reporting) { reportAgain = true; return; }
+    if (reportTimer) return;
+    reportTimer = setTimeout(report, Math.max(0, lastReport + PRESENCE_MS - Date.now()));
+  }
+  // One report on its way at a time, so they land in the order they were made.
+  async function report() {
+    reportTimer = null;
+    reporting = true; reportAgain = false; lastReport = Date.now();
+    const known = (id) => outline.has(id) && !notHere.has(id);
+    const selection = mine.selection.filter(known).slice(0, 200);
+    const dragging = mine.dragging && known(mine.dragging.id) ? mine.dragging : null;
+    try {
+      const out = await op("board_presence", {board: SLUG, page: PAGE_ID, cursor: mine.cursor, selection, dragging});
+      if (out.heartbeat > 0) beatMs = out.heartbeat * 1000;
+      if (mode !== "sse") showPeople(out.presence);
+    } catch (err) {
+      // Refused outright: this page stops reporting. A card removed a moment ago (404,
+      // its path named) is left out, and the report made again without it.
+      if (err instanceof ApiError && (err.status === 401 || err.status === 403)) reports = false;
+      else if (err instanceof ApiError && err.body.code === "unknown_card") {
+        const at = /^selection\[(\d+)\]$/.exec(err.body.field || "");
+        const gone = at ? selection[Number(at[1])] : err.body.field === "dragging.id" && dragging ? dragging.id : null;
+        if (gone != null) { notHere.add(gone); reportAgain = true; }
+      }
+    } finally {
+      reporting = false;
+      clearTimeout(beatTimer);
+      if (reports) beatTimer = setTimeout(reportSoon, beatMs);
+      document.body.dataset.reported = String(Number(document.body.dataset.reported || 0) + 1);
+    }
+    if (reportAgain) reportSoon();
+  }
+  reportSoon();
+  // A closed page leaves at once (the others' avatars drop it); keepalive lets the
+  // request outlive the page.
+  window.addEventListener("pagehide", () => {
+    if (!reports) return;
+    // No report after the goodbye (one already on its way may still land after it:
+    // then the page drops out when its report expires).
+    reports = false;
+    clearTimeout(reportTimer); reportTimer = null;
+    clearTimeout(beatTimer);
+    fetch("/api/v1/ops/board_presence", {method: "POST", keepalive: true, credentials: "same-origin",
+      headers: {"content-type": "application/json"}, body: JSON.stringify({board: SLUG, page: PAGE_ID, leave: true})}).catch(() => {});
+  });
+  // A page brought back from the browser's back-forward cache is here again.
+  window.addEventListener("pageshow", (e) => { if (e.persisted) { reports = true; reportSoon(); } });
+  const round1 = (v) => Math.round(v * 10) / 10;
+  boardEl.addEventListener("pointermove", (e) => {
+    if (e.pointerType === "touch") return;  // a finger has no hover cursor to show
+    const p = toBoard(e);
+    mine.cursor = {x: round1(p.x), y: round1(p.y)};
+    reportSoon();
+  });
+  boardEl.addEventListener("pointerleave", () => { if (mine.cursor && !drag) { mine.cursor = null; reportSoon(); } });
+  function presenceSelection() {
+    const now = [...selection];
+    if (now.length === mine.selection.length && now.every((id, i) => id === mine.selection[i])) return;
+    mine.selection = now;
+    reportSoon();
+  }
+  function presenceDragging(g) {
+    const was = mine.dragging;
+    const c = g && g.hit;
+    mine.dragging = c ? {id: c.id, x: round1(c.x + g.dx), y: round1(c.y + g.dy)} : null;
+    if (was || mine.dragging) reportSoon();
+  }
+  function initials(name) {
+    const parts = String(name).split(/[\s._@-]+/).filter(Boolean);
+    const letters = parts.length > 1 ? parts[0][0] + parts[1][0] : String(name).slice(0, 2);
+    return letters.toUpperCase();
+  }
+  function personName(p) { return p.who.kind === "agent" || p.who.kind === "service" ? p.who.name + " (agent)" : p.who.name; }
+  function showPeople(list) {
+    if (!Array.isArray(list)) return;
+    people.clear();
+    for (const p of list) people.set(p.id, p);
+    drawAvatars();
+    drawPeople();
+  }
+  function drawAvatars() {
+    const bar = $("people");
+    bar.replaceChildren();
+    // One avatar per person (a person's two tabs are one); every guest is their own.
+    const seen = new Map();
+    for (const p of people.values()) {
+      const key = p.who.kind === "share" ? p.id : p.who.kind + ":" + p.who.name;
+      if (!seen.has(key)) seen.set(key, p);
+    }
+    const all = [...seen.values()];
+    // A phone's top bar has room for fewer.
+    const room = window.innerWidth < 600 ? 1 : MAX_AVATARS;
+    const shown = all.length > room ? all.slice(0, room - 1) : all;
+    for (const p of shown) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "avatar";
+      b.style.setProperty("--c", p.colour);
+      b.textContent = initials(p.who.name);
+      b.dataset.name = personName(p);
+      b.dataset.personId = p.id;
+      b.setAttribute("aria-label", personName(p) + (p.cursor ? " — show where they are" : " is viewing this board"));
+      b.title = personName(p);
+      // Pressing an avatar brings their cursor (or the card they hold) into view.
+      b.addEventListener("click", () => {
+        const at = p.dragging || p.cursor;
+        if (at) centerOn(at.x, at.y, view.s);
+      });
+      bar.append(b);
+    }
+    if (shown.length < all.length) {
+      // The rest in one circle, named on hover and focus like the others.
+      const more = document.createElement("button");
+      more.type = "button";
+      more.className = "avatar more";
+      more.textContent = shown.length ? "+" + (all.length - shown.length) : String(all.length);
+      more.dataset.name = all.slice(shown.length).map(personName).join(", ");
+      more.setAttribute("aria-label", (shown.length ? "Also here: " : "Here: ") + more.dataset.name);
+      bar.append(more);
+    }
+    bar.hidden = !all.length;
+    bar.setAttribute("aria-label", all.length === 1 ? "Also here: " + personName(all[0]) : all.length + " others here");
+    document.body.dataset.people = all.map((p) => p.who.name).join(",");
+  }
+  function tag(text, colour) {
+    const t = document.createElement("span");
+    t.className = "ptag";
+    t.style.background = colour;
+    t.textContent = text;
+    return t;
+  }
+  // A person's cursor and ghost stay the same elements from one report to the next,
+  // so they glide to each new place (CSS transitions) instead of jumping.
+  const cursorEls = new Map(), dragEls = new Map();  // presence id -> element
+  function drawPeople() {
+    for (const el of overlay.querySelectorAll(".rsel")) el.remove();
+    for (const p of people.values()) {
+      const name = personName(p);
+      for (const id of p.selection) {
+        const c = outline.get(id);
+        if (!c || (p.dragging && p.dragging.id === id)) continue;
+        const el = document.createElement("div");
+        el.className = "rsel";
+        el.style.setProperty("--c", p.colour);
+        el.dataset.cardId = String(id);
+        el.dataset.personId = p.id;
+        place(el, c);
+        overlay.append(el);
+      }
+      const d = p.dragging && outline.get(p.dragging.id);
+      let ghost = dragEls.get(p.id);
+      if (ghost && (!d || ghost.dataset.cardId !== String(d.id))) { ghost.remove(); dragEls.delete(p.id); ghost = null; }
+      if (d) {
+        if (!ghost) {
+          ghost = document.createElement("div");
+          ghost.className = "rdrag";
+          ghost.dataset.cardId = String(d.id);
+          ghost.dataset.personId = p.id;
+          // Named like the local ghost (frames by their outline alone), tagged with who holds it.
+          if (!FRAMES.has(d.kind)) { const n = document.createElement("span"); n.className = "rname"; n.textContent = cardName(d.id); ghost.append(n); }
+          ghost.append(tag(name + " is moving this", p.colour));
+          dragEls.set(p.id, ghost);
+          overlay.append(ghost);
+        }
+        ghost.style.setProperty("--c", p.colour);
+        place(ghost, {x: p.dragging.x, y: p.dragging.y, w: d.w, h: d.h});
+      }
+      let arrow = cursorEls.get(p.id);
+      if (!p.cursor) { if (arrow) { arrow.remove(); cursorEls.delete(p.id); } continue; }
+      if (!arrow) {
+        arrow = document.createElement("div");
+        arrow.className = "rcursor";
+        arrow.dataset.personId = p.id;
+        arrow.innerHTML = '<svg width="16" height="20" viewBox="0 0 16 20" aria-hidden="true"><path d="M1 1 L1 16 L5 12 L8 19 L11 17.6 L8 11 L14 11 Z" stroke="#fff" stroke-width="1.5" stroke-linejoin="round"/></svg>';
+        arrow.append(tag(name, p.colour));
+        cursorEls.set(p.id, arrow);
+        overlay.append(arrow);
+      }
+      arrow.style.setProperty("--c", p.colour);
+      arrow.querySelector(".ptag").style.background = p.colour;
+      arrow.style.left = p.cursor.x + "px"; arrow.style.top = p.cursor.y + "px";
+      arrow.dataset.at = p.cursor.x + "," + p.cursor.y;
+    }
+    // Whoever left takes their cursor and ghost along.
+    for (const els of [cursorEls, dragEls]) {
+      for (const [id, el] of els) if (!people.has(id) || !el.isConnected) { el.remove(); els.delete(id); }
+    }
+  }
 
   // ------------------------------------------------------------------ pointer, wheel, keyboard
   const pointers = new Map();
