@@ -79,6 +79,8 @@ def test_public_surface_is_pinned() -> None:
             "ReviewRuleRecord",
             "ReviewRunRecord",
             "SearchDocHit",
+            "SearchTaskRef",
+            "SearchTaskRow",
             "ShareLinkRecord",
             "SqlStore",
             "SqlTx",
