@@ -48,6 +48,19 @@ def layer_crossings(layers: list[list[int]], pos: list[int], down: list[list[int
     return total
 
 
+def hierarchy_crossings(h: Hierarchy, layers: list[list[int]]) -> int:
+    """Crossings between the segments of ``h`` in the order ``layers`` (each gap counted
+    alone, pairs that share an end never), as the ordering counts them."""
+    pos = [0] * len(h.items)
+    for layer in layers:
+        for p, i in enumerate(layer):
+            pos[i] = p
+    gaps: list[list[tuple[int, int]]] = [[] for _ in layers]
+    for a, b, _ in h.segments:
+        gaps[h.items[a].layer].append((pos[a], pos[b]))
+    return sum(bilayer_crossings(pairs) for pairs in gaps)
+
+
 def _median(ps: list[float]) -> float:
     ps.sort()
     m = len(ps)
@@ -131,7 +144,7 @@ class _Orderer:
         self.cls = [classes.setdefault((it.path, it.comp), len(classes)) for it in h.items]
         self.one_class = len(classes) <= 1
         # Past this size a sweep costs more than its gain: see ``run``.
-        self.large = n > opts.exact_items
+        self.large = n > opts.order_items
         # One sweep-and-transpose step is a function of the order and of the step's
         # phase (direction, median or mean, ties exchanged or not) alone, and starts
         # often run into orders earlier starts went through: their steps are looked
@@ -378,7 +391,7 @@ class _Orderer:
     def run(self) -> list[list[int]]:
         size = len(self.items) + len(self.h.segments)
         # Even the largest graphs give both depth-first starts a few sweeps each;
-        # above ``exact_items`` items only those two starts run, with
+        # above ``order_items`` items only those two starts run, with
         # ``order_large_sweeps`` sweeps in all and one transposition pass per sweep,
         # so ordering time stays linear in the hierarchy.
         sweeps_total = max(8, int(self.opts.order_work / max(1, size) ** 0.5))
