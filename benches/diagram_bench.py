@@ -590,7 +590,7 @@ def large_set(metrics, shared: Path, anchors: list[dict], reps: int) -> None:
         f"\nLarge graphs (500 and 1,000 nodes): layoutkit {ENGINE} (caps lifted; median of "
         f"{reps} rounds, CPU beside wall) beside dot and ELK from the harness rows (their "
         "warm wall times, another moment's load: compare ELK's wall with our CPU too). "
-        "Placement: exact LP up to exact_items items, sweeps above. Targets: crossings <= "
+        "Placement: exact LP up to placement_items items, sweeps above. Targets: crossings <= "
         f"dot, length <= 1.1x dot, faster than ELK. {machine_load()} before"
     )
     print(
@@ -614,7 +614,7 @@ def large_set(metrics, shared: Path, anchors: list[dict], reps: int) -> None:
             # Every hierarchy built (two where both cycle choices were ordered), the
             # placed one first; its size says which placement it took.
             items = " / ".join(map(str, [kept[0], *(b for b in box if b != kept[0])]))
-            path = "large" if kept[0] > ANCHOR_OPTIONS.exact_items else "exact"
+            path = "large" if kept[0] > ANCHOR_OPTIONS.placement_items else "exact"
             if d and e:
                 acc = sums.setdefault(size, [0.0] * 7)
                 for k, v in enumerate(

@@ -149,7 +149,7 @@ def assign_x(
     frame up with the other end, so composites linked in a chain stack in a column.
     Large hierarchies (placed by sweeps) leave the pulls out.
 
-    Above ``opts.exact_items`` items the LP (whose solve time grows much faster
+    Above ``opts.placement_items`` items the LP (whose solve time grows much faster
     than the hierarchy) gives way to ``_place_by_sweeps``, which meets the same
     separation constraints with median sweeps and per-layer projections.
     """
@@ -157,7 +157,7 @@ def assign_x(
     n = len(items)
     sep = _Separations(h, layers, titles, opts, bands or {})
     nc = len(sep.keys)
-    if n > opts.exact_items:
+    if n > opts.placement_items:
         return _place_by_sweeps(h, layers, out_off, in_off, sep, weights=weights or {})
     m = len(h.segments)
     pulls = [p for p in pulls if all(isinstance(e, int) or e in sep.keys for e in p[:2])]
@@ -747,12 +747,12 @@ def plan_tracks(
     In each gap the bending segments are ordered top to bottom so that the
     drawn polylines cross (or touch) as little as possible, counting only pairs
     of edges that share no end node, then packed onto as few tracks as the
-    ordering allows. Above ``opts.exact_items`` items a gap's order comes from a
+    ordering allows. Above ``opts.placement_items`` items a gap's order comes from a
     sort key instead of up to eight sifting rounds (each costs the square of the
     gap's segments); on dense graphs the key order crosses less, at the price of
     a few more tracks.
     """
-    rounds = 0 if len(h.items) > opts.exact_items else 8
+    rounds = 0 if len(h.items) > opts.placement_items else 8
     per_gap: dict[int, list[int]] = defaultdict(list)
     for s, (a, _b, _k) in enumerate(h.segments):
         xa, xb = ends[s]

@@ -21,7 +21,7 @@ from layoutkit.diagram.findings import (
 from layoutkit.diagram.placement import _project
 
 # Every hierarchy takes the large-graph path under these options.
-LARGE = LayoutOptions(exact_items=0, order_items=0)
+LARGE = LayoutOptions(exact_items=0, order_items=0, placement_items=0)
 
 
 def _random_digraph(n: int, m: int, seed: int) -> tuple[list[str], list[tuple[str, str]]]:
