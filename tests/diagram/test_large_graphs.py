@@ -332,3 +332,40 @@ def test_layout_keeps_the_cycle_choice_that_crosses_less(monkeypatch: pytest.Mon
         if h.items[a].layer == h.items[c].layer and a != c and b != d:
             brute += (pos[a] - pos[c]) * (pos[b] - pos[d]) < 0
     assert real_count(h, layers) == brute
+
+
+def test_ordering_and_placement_keep_their_own_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Over exact_items but within order_items and placement_items: thorough ordering,
+    # the placement LP and sifted tracks, as on the exact path.
+    nodes, edges = _random_digraph(30, 60, 5)
+    payload = {
+        "title": "t",
+        "dir": "TD",
+        "nodes": [{"id": v, "title": v} for v in nodes],
+        "edges": [{"from": a, "to": b} for a, b in edges],
+    }
+    larges: list[bool] = []
+    real_run = ordering._Orderer.run
+
+    def run(self):  # type: ignore[no-untyped-def]
+        larges.append(self.large)
+        return real_run(self)
+
+    def no_sweeps(*args, **kw):  # type: ignore[no-untyped-def]
+        raise AssertionError("placed by sweeps")
+
+    monkeypatch.setattr(ordering._Orderer, "run", run)
+    monkeypatch.setattr(placement, "_place_by_sweeps", no_sweeps)
+    opts = LayoutOptions(exact_items=0, dfs_items=0)
+    lay_out(payload, options=opts)
+    assert larges and not any(larges)
+    # below placement_items' own bound the sweeps do place it, and ordering is bounded
+    # below order_items'
+    larges.clear()
+    with pytest.raises(AssertionError, match="sweeps"):
+        lay_out(payload, options=LayoutOptions(exact_items=0, dfs_items=0, placement_items=0))
+    lay_out(
+        payload,
+        options=LayoutOptions(exact_items=0, dfs_items=0, order_items=0, placement_items=10**6),
+    )
+    assert larges[-1]
