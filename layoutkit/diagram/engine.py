@@ -1610,15 +1610,21 @@ def _override_ignored(model: Model, nid: str, message: str) -> None:
 
 
 def _move_overridden(geo: dict[str, Any], overrides: dict[str, Any], model: Model) -> set[str]:
-    """Put each overridden node at its corner; the ids of those moved."""
+    """Put each overridden node at its corner; the ids of those moved.
+
+    A node is kept clear of the header and of the left and top edges: dropped over
+    the title, it would hide it (and a face draws nothing above or left of the geo).
+    """
     moved = set()
+    head = geo.get("header") if isinstance(geo.get("header"), dict) else None
+    top = head["y"] + head["h"] + 8 if head else 0.0
     for nid, pos in overrides.items():
         box = geo["nodes"].get(nid)
         if box is None or not isinstance(pos, dict):
             _override_ignored(model, nid, "override of an unknown node ignored")
             continue
         try:
-            box["x"], box["y"] = _r(pos["x"]), _r(pos["y"])
+            box["x"], box["y"] = _r(max(pos["x"], 0.0)), _r(max(pos["y"], top))
         except (KeyError, TypeError, ValueError):
             _override_ignored(model, nid, "override needs numeric x and y")
             continue

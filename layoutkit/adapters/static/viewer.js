@@ -2659,9 +2659,23 @@
     return {geo, own, title: own.title || title || nid, version: d ? d.version : null};
   }
   function nodeStep(g, dx, dy) {
+    // The server keeps a node clear of the diagram's header and its top and left
+    // edges: the ghost stops there too, so it shows where the node will land.
+    const f = g.facts || (g.facts = nodeFacts(g.node.card, g.node.id));
+    if (f.geo && g.node.box.w) {
+      const k = g.node.box.w / f.geo.w, head = ((details.get(g.node.card) || {}).payload || {}).geo || {};
+      const top = head.header ? head.header.y + head.header.h + 8 : 0;
+      dx = Math.max(dx, -f.geo.x * k);
+      dy = Math.max(dy, (top - f.geo.y) * k);
+    }
     g.dx = dx; g.dy = dy;
     let el = overlay.querySelector(".ghost.node");
-    if (!el) { el = document.createElement("div"); el.className = "ghost node"; el.dataset.nodeId = g.node.id; overlay.append(el); }
+    if (!el) {
+      el = document.createElement("div"); el.className = "ghost node"; el.dataset.nodeId = g.node.id;
+      // Named, as a moving card's ghost is: the node's face stays put until the write is drawn.
+      el.textContent = f.title;
+      overlay.append(el);
+    }
     place(el, {x: g.node.box.x + dx, y: g.node.box.y + dy, w: g.node.box.w, h: g.node.box.h});
     document.body.dataset.nodeDrag = g.node.id;
   }
