@@ -345,15 +345,15 @@ def _relaid(call: Call, payload: dict[str, Any]) -> dict[str, Any]:
     source = payload.get("source")
     if not source:
         return offload.run(diagram.lay_out, payload)
-    read = call.workspace.diagram_sources
-    if read is None:
+    source_reader = call.workspace.diagram_sources
+    if source_reader is None:
         raise ServiceError(
             501,
             "source_unavailable",
             "refreshing from a living source needs a repository connection; none is configured",
         )
     try:
-        fresh = read(dict(source))
+        fresh = source_reader(dict(source))
     except ServiceError:
         raise
     except Exception as err:  # a source that cannot be read changes nothing
