@@ -343,3 +343,32 @@ def test_a_node_being_dragged_looks(
         path=str(ARTIFACTS / f"viewer-node-dropped-{name}.png"), mask=[page.locator("#status")]
     )
     compare(Image.open(path).convert("RGB"), f"viewer-node-drag-{name}")
+
+
+@pytest.mark.parametrize(("name", "viewport"), [("wide", SIZE), ("phone", PHONE)])
+def test_a_frame_just_drawn_looks(
+    api: Api, pages: Pages, name: str, viewport: dict[str, int]
+) -> None:
+    from tests.render.test_browser import compare
+
+    ids = _board(api.ws)
+    page = pages.new(viewport)
+    _open(page, api, _person(api))
+    page.wait_for_timeout(300)
+    page.mouse.click(*_centre(page, api, ids["b"]))
+    page.keyboard.down("Shift")
+    page.mouse.click(*_centre(page, api, ids["c"]))
+    page.keyboard.up("Shift")
+    page.keyboard.press("Control+g")
+    frame = int(_wait(lambda: page.evaluate("document.body.dataset.framed")))
+    page.locator("#inspector").get_by_text(f"Card {frame}").wait_for()
+    # The frame's face drawn (it holds its two cards), then the picture.
+    _wait(
+        lambda: page.evaluate(
+            f"!!document.querySelector('#faces rect.card[data-card-id=\"{frame}\"]')"
+        )
+    )
+    page.wait_for_timeout(300)
+    path = ARTIFACTS / f"viewer-frame-{name}.png"
+    page.screenshot(path=str(path), mask=[page.locator("#status"), page.locator("#toast")])
+    compare(Image.open(path).convert("RGB"), f"viewer-frame-{name}")
