@@ -1388,7 +1388,7 @@
     closeEditor(false);
     zoomToEdit(target.box);
     const area = document.createElement("textarea");
-    area.className = "editor" + (target.kind === "note" ? " note" : "");
+    area.className = "editor" + (target.kind === "note" ? " note" : target.kind === "node" ? " node" : "");
     area.setAttribute("aria-label", target.label || (target.id != null ? "Edit " + cardName(target.id) : "New " + target.kind + ": type, then Enter"));
     area.value = target.md || "";
     area.spellcheck = true;
