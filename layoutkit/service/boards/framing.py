@@ -70,7 +70,8 @@ def _box(r: CardRecord) -> dict[str, Any]:
     "Draw a section frame around cards already on the board: the frame (unmanaged, "
     "layout null) is sized over their box with its padding and title band, and the cards "
     "become its children where they are. Cards inside another picked card come along "
-    "with it; the picked cards must share one container (the board, or one frame). "
+    "with it; the picked cards must share one container (the board, or a frame without a "
+    "layout: in a laid-out frame they would move, 400 managed_container). "
     "title is optional (an untitled frame). unframe_cards takes the frame away again.",
     {
         "required": ["board", "ids"],
@@ -110,6 +111,16 @@ def frame_cards(call: Call) -> dict[str, Any]:
             field="ids",
         )
     level = levels.pop()
+    if level is not None and frames.frame_layout(model.get(level)) is not None:
+        # A frame laid out by its layout would place the new frame, and the cards
+        # with it, where its layout says: they would jump. Framed in place only.
+        raise ServiceError(
+            400,
+            "managed_container",
+            f"the cards are placed by the layout of frame {level}; a frame among them would "
+            "move them: frame them on the board or in a frame without a layout",
+            field="ids",
+        )
     # The frame sits one level below ``level``, and the cards one below the frame.
     depth = len(model.ancestors(level)) + 1 if level is not None else 0
     if depth + 1 + max(model.subtree_height(i) for i in tops) > layout.MAX_FRAME_DEPTH:

@@ -124,3 +124,19 @@ def test_a_view_link_frames_nothing(board: Any) -> None:
         ws.call("frame_cards", {"board": "f", "ids": [a, b]}, viewer)
     assert exc.value.status == 403
     assert _rows(ws, [a])[a].parent_id is None
+
+
+def test_cards_a_layout_places_are_not_framed_where_they_would_move(ws: Workspace) -> None:
+    ws.call("create", {"kind": "board", "slug": "g"})
+    notes = [{"kind": "note", "payload": {"md": f"n{i}"}} for i in range(3)]
+    out = ws.call("compose_board", {"board": "g", "section": "Grid", "cards": notes}, ANA)
+    ids = [c["id"] for c in out["cards"]]
+    before = {i: _place(r) for i, r in _rows(ws, ids).items()}
+    with pytest.raises(ServiceError) as exc:
+        ws.call("frame_cards", {"board": "g", "ids": ids[1:2]}, ANA)
+    assert (exc.value.status, exc.value.code, exc.value.body["field"]) == (
+        400,
+        "managed_container",
+        "ids",
+    )
+    assert {i: _place(r) for i, r in _rows(ws, ids).items()} == before
