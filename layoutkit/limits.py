@@ -38,6 +38,8 @@ DIAGRAM_EDGES = 600
 DIAGRAM_LINES = 2000
 #: Largest side of a diagram node's picture frame (px).
 DIAGRAM_PICTURE = 400
+#: Characters of a node label a person types over a diagram's own (overrides.<id>.title).
+DIAGRAM_LABEL_CHARS = 500
 #: Cards one arrange call may move.
 ARRANGE_CARDS = 5000
 #: Rows of a table card's inline data.

@@ -205,6 +205,7 @@ _PAGE = r"""<!doctype html>
   .marquee { position: absolute; box-sizing: border-box; pointer-events: none; border: calc(1px * var(--inv)) solid #3b6fd8; background: rgba(59,111,216,.08); }
   .editor { position: absolute; box-sizing: border-box; margin: 0; padding: 12px 14px; font: 15px/1.4 system-ui, sans-serif; color: #1f2430; background: #fff; border: calc(2px * var(--inv)) solid #3b6fd8; border-radius: 6px; box-shadow: 0 4px 16px rgba(31,36,48,.18); resize: none; outline: none; z-index: 3; }
   .editor.note { background: #fff6bf; }
+  .editor.node { padding: 10px 12px; font-size: 14px; font-weight: 600; }
   .wiredot { position: absolute; box-sizing: border-box; width: calc(14px * var(--inv)); height: calc(14px * var(--inv)); transform: translate(-50%, -50%); margin-left: calc(12px * var(--inv)); background: #3b6fd8; border: calc(2px * var(--inv)) solid #fff; border-radius: 50%; box-shadow: 0 0 0 calc(1px * var(--inv)) #3b6fd8; cursor: crosshair; touch-action: none; }
   .wireline { position: absolute; height: calc(2px * var(--inv)); background: #3b6fd8; transform-origin: 0 50%; pointer-events: none; }
   .droptarget { position: absolute; box-sizing: border-box; pointer-events: none; outline: calc(3px * var(--inv)) dashed #2f8f5b; outline-offset: calc(4px * var(--inv)); border-radius: 8px; background: rgba(47,143,91,.07); }

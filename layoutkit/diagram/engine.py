@@ -11,6 +11,7 @@ from typing import Any
 import attrs
 
 from layoutkit.diagram import layered, ordering, placement, sequence_layout
+from layoutkit.diagram import overrides as human_edits
 from layoutkit.diagram.findings import composition_findings, count_crossings_orth
 from layoutkit.diagram.labels import NO_TEXT, edge_label_size
 from layoutkit.diagram.mermaid import import_text
@@ -75,8 +76,9 @@ def lay_out(
     ports, header/legend/stats/footer boxes, width, height), ``metrics``
     (crossings, bends, edgeLength, area, ...), ``repairs`` and ``diagnostics``.
     ``diagram_text`` is imported first when the payload has no nodes, groups
-    or lanes. ``overrides`` ({node id: {x, y}}, top-left corners) are kept and
-    applied. Raises :class:`DiagramError` ``diagram_text_*`` for bad text and
+    or lanes. ``overrides`` ({node id: {x?, y?, title?}}: a top-left corner, a
+    label; see :mod:`layoutkit.diagram.overrides`) are applied, and kept but for
+    those of nodes no longer there. Raises :class:`DiagramError` ``diagram_text_*`` for bad text and
     ``composition_findings`` when ``quality`` is ``showcase`` and the
     result has overlaps, label collisions or edges through nodes.
 
@@ -97,11 +99,21 @@ def lay_out(
                 continue
             out[key] = value
         out.setdefault("band", False)
-    model = build_model(out, node_sizes)
+    # A person's overrides stay beside the semantics: only those of nodes still
+    # there are kept, and labels typed over the nodes' own are laid out as drawn.
+    kept: dict[str, Any] = {}
+    dropped: list[dict[str, Any]] = []
+    if "overrides" in out:
+        kept = human_edits.clean(out.pop("overrides"), dropped)
+    model = build_model(human_edits.relabelled(out, kept), node_sizes)
+    kept = human_edits.of_nodes(kept, set(model.nodes), dropped)
+    model.repairs.extend(dropped)
+    if kept:
+        out["overrides"] = kept
     # Layout time grows faster than linearly with the graph: bound it before starting.
     check_limit("diagramNodes", len(model.nodes), field="nodes")
     check_limit("diagramEdges", len(model.edges), field="edges")
-    overrides = out.get("overrides")
+    moves = human_edits.positions(kept)
     seq = sequence_layout.usable(out, model)
     if seq is not None:
         geo, metrics = _layout_sequence(model, out, seq)
@@ -117,8 +129,8 @@ def lay_out(
                 }
             )
         geo, metrics = _layout(model, out, opts, node_sizes)
-        if isinstance(overrides, dict) and overrides:
-            _apply_overrides(geo, overrides, model, opts)
+        if moves:
+            _apply_overrides(geo, moves, model, opts)
             metrics.update(_measure(geo))
     findings = composition_findings(geo)
     diagnostics = list(model.diagnostics)
@@ -142,12 +154,12 @@ def _layout_sequence(
     model: Model, payload: dict[str, Any], seq: dict[str, Any]
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """A sequence diagram drawn as one (:mod:`layoutkit.diagram.sequence_layout`)."""
-    overrides = payload.get("overrides") if isinstance(payload.get("overrides"), dict) else None
+    moves = human_edits.positions(payload.get("overrides") or {}) or None
     # The header wraps to the body's width, and the body sits below the header.
     _, body_w, _ = sequence_layout.lay_out_sequence(model, payload, seq, None)
     header = _header(payload, body_w)
     top = header["h"] if header else 0.0
-    geo, body_w, body_h = sequence_layout.lay_out_sequence(model, payload, seq, overrides, top)
+    geo, body_w, body_h = sequence_layout.lay_out_sequence(model, payload, seq, moves, top)
     header = _header(payload, body_w)
     _footer(geo, payload, header, body_w, body_h)
     metrics = _measure(geo)
@@ -1613,15 +1625,21 @@ def _override_ignored(model: Model, nid: str, message: str) -> None:
 
 
 def _move_overridden(geo: dict[str, Any], overrides: dict[str, Any], model: Model) -> set[str]:
-    """Put each overridden node at its corner; the ids of those moved."""
+    """Put each overridden node at its corner; the ids of those moved.
+
+    A node is kept clear of the header and of the left and top edges: dropped over
+    the title, it would hide it (and a face draws nothing above or left of the geo).
+    """
     moved = set()
+    head = geo.get("header") if isinstance(geo.get("header"), dict) else None
+    top = head["y"] + head["h"] + 8 if head else 0.0
     for nid, pos in overrides.items():
         box = geo["nodes"].get(nid)
         if box is None or not isinstance(pos, dict):
             _override_ignored(model, nid, "override of an unknown node ignored")
             continue
         try:
-            box["x"], box["y"] = _r(pos["x"]), _r(pos["y"])
+            box["x"], box["y"] = _r(max(pos["x"], 0.0)), _r(max(pos["y"], top))
         except (KeyError, TypeError, ValueError):
             _override_ignored(model, nid, "override needs numeric x and y")
             continue
@@ -1648,24 +1666,65 @@ def _reroute_if_moved(e: dict[str, Any], nodes: dict[str, Any], moved: set[str],
             [r, ba["y"] + ba["h"] * 0.7],
         ]
         return
-    e["points"] = _elbow(ba, bb, lr)
+    others = [box for nid, box in nodes.items() if nid not in (a, b)]
+    e["points"] = _elbow(ba, bb, lr, others)
     if "label" in e:
         pts = e["points"]
         e["label"]["x"] = _r((pts[1][0] + pts[2][0]) / 2 + 6)
         e["label"]["y"] = _r((pts[1][1] + pts[2][1]) / 2 + 4)
 
 
-def _elbow(ba: dict[str, Any], bb: dict[str, Any], lr: bool) -> list[list[float]]:
-    """Out of ``ba``'s far side, across at the middle, into ``bb``'s near side."""
-    if lr:
-        sx, sy = ba["x"] + ba["w"], ba["y"] + ba["h"] / 2
-        tx, ty = bb["x"], bb["y"] + bb["h"] / 2
-        mx = _r((sx + tx) / 2)
-        return [[_r(sx), _r(sy)], [mx, _r(sy)], [mx, _r(ty)], [_r(tx), _r(ty)]]
-    sx, sy = ba["x"] + ba["w"] / 2, ba["y"] + ba["h"]
-    tx, ty = bb["x"] + bb["w"] / 2, bb["y"]
-    my = _r((sy + ty) / 2)
-    return [[_r(sx), _r(sy)], [_r(sx), my], [_r(tx), my], [_r(tx), _r(ty)]]
+def _elbow(
+    ba: dict[str, Any], bb: dict[str, Any], lr: bool, others: list[dict[str, Any]] | None = None
+) -> list[list[float]]:
+    """Out of a side of ``ba``, across at the middle, into the facing side of ``bb``.
+
+    A moved node may sit anywhere, above or left of the other end too: the route
+    leaves by the side facing the other node, across or along the flow, whichever
+    passes through fewer of the ``others`` (then the one along the flow), so wires
+    go round the nodes rather than through them.
+    """
+    options = [_across(ba, bb, horizontal=lr), _across(ba, bb, horizontal=not lr)]
+    facing = [_gap(ba, bb, horizontal=lr) >= 0, _gap(ba, bb, horizontal=not lr) >= 0]
+    best = min(
+        range(2), key=lambda i: (_through(options[i], [*(others or []), ba, bb]), not facing[i], i)
+    )
+    return options[best]
+
+
+def _gap(ba: dict[str, Any], bb: dict[str, Any], *, horizontal: bool) -> float:
+    """Room between the two boxes along one axis (negative when they overlap on it)."""
+    x, w = ("x", "w") if horizontal else ("y", "h")
+    return max(bb[x] - (ba[x] + ba[w]), ba[x] - (bb[x] + bb[w]))
+
+
+def _across(ba: dict[str, Any], bb: dict[str, Any], *, horizontal: bool) -> list[list[float]]:
+    """An elbow between the facing sides of the boxes along one axis."""
+    x, w, y, h = ("x", "w", "y", "h") if horizontal else ("y", "h", "x", "w")
+    forward = bb[x] + bb[w] / 2 >= ba[x] + ba[w] / 2
+    s0 = ba[x] + ba[w] if forward else ba[x]
+    t0 = bb[x] if forward else bb[x] + bb[w]
+    s1, t1 = ba[y] + ba[h] / 2, bb[y] + bb[h] / 2
+    m = _r((s0 + t0) / 2)
+    pts = [[_r(s0), _r(s1)], [m, _r(s1)], [m, _r(t1)], [_r(t0), _r(t1)]]
+    return pts if horizontal else [[q, p] for p, q in pts]
+
+
+def _through(points: list[list[float]], boxes: list[dict[str, Any]]) -> int:
+    """How many boxes the route's segments pass through (touching a side is not through)."""
+    hits = 0
+    for box in boxes:
+        x0, y0, x1, y1 = (
+            box["x"] + 1,
+            box["y"] + 1,
+            box["x"] + box["w"] - 1,
+            box["y"] + box["h"] - 1,
+        )
+        for (ax, ay), (bx, by) in itertools.pairwise(points):
+            if max(ax, bx) > x0 and min(ax, bx) < x1 and max(ay, by) > y0 and min(ay, by) < y1:
+                hits += 1
+                break
+    return hits
 
 
 def _grow_frames(geo: dict[str, Any], model: Model, opts: LayoutOptions) -> None:

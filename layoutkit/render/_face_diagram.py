@@ -39,6 +39,7 @@ from layoutkit.diagram.labels import (
     title_runs,
 )
 from layoutkit.diagram.model import containers
+from layoutkit.diagram.overrides import relabelled
 from layoutkit.diagram.tidy import SLANT_STUB
 from layoutkit.formatting import as_number
 from layoutkit.layout.blocks import plain_inline
@@ -60,6 +61,7 @@ from layoutkit.render._scene import (
     Ellipse,
     Image,
     Item,
+    NodeMark,
     Path,
     Scene,
     Text,
@@ -95,8 +97,9 @@ def with_geo(payload: dict) -> dict:
 
 
 def _collect_nodes(payload: dict) -> dict[str, dict]:
+    """The node specs by id, with the labels a person typed over them (overrides)."""
     found: dict[str, dict] = {}
-    for _, holder in containers(payload):
+    for _, holder in containers(relabelled(payload, payload.get("overrides"))):
         for node in holder.get("nodes") or []:
             if isinstance(node, dict):
                 key = str(node.get("id") or node.get("title") or "")
@@ -879,8 +882,9 @@ def _edge_specs(payload: dict, geo_edges: list) -> list[dict]:
     return out
 
 
-def geo_items(payload: dict, frame: _Frame) -> list[Item]:
-    """Lanes, groups, edges and nodes of ``payload.geo`` mapped through ``frame``."""
+def geo_items(payload: dict, frame: _Frame, *, marks: bool = False) -> list[Item]:
+    """Lanes, groups, edges and nodes of ``payload.geo`` mapped through ``frame``
+    (with ``marks``, a :class:`NodeMark` over each node)."""
     geo = payload.get("geo") if isinstance(payload.get("geo"), dict) else {}
     if isinstance(geo.get("sequence"), dict):
         titles = {nid: str(n.get("title") or nid) for nid, n in _collect_nodes(payload).items()}
@@ -962,6 +966,11 @@ def geo_items(payload: dict, frame: _Frame) -> list[Item]:
         if box is not None:
             items.extend(_node_items(nodes.get(str(nid), {"title": str(nid)}), frame.rect(box), k))
     items.extend(_port_items(geo, nodes, frame))
+    # Over everything drawn: where each node is, for a viewer that moves or relabels it.
+    for nid, rect in (geo.get("nodes") or {}).items() if marks else ():
+        box = _box(rect)
+        if box is not None:
+            items.append(NodeMark(*frame.rect(box), str(nid)))
     return items
 
 
@@ -1148,11 +1157,12 @@ def _engine_chrome(payload: dict, geo: dict, frame: _Frame) -> list[Item]:
 
 
 def diagram_scene_items(
-    payload: dict, x: float, y: float, w: float, h: float | None
+    payload: dict, x: float, y: float, w: float, h: float | None, *, marks: bool = False
 ) -> tuple[list[Item], float]:
     """Items of the whole diagram face in the box at (x, y) of width ``w``.
 
     ``h`` None means natural height (geo drawn 1:1 unless wider than ``w``).
+    ``marks`` lays a :class:`NodeMark` over each node (a diagram card's face on a board).
     Returns the items and the height used.
     """
     payload = with_geo(payload)
@@ -1163,12 +1173,19 @@ def diagram_scene_items(
         # The engine laid out the whole face (header to footer): draw it as placed.
         k = min(w / gw, 1.0) if h is None else min(w / gw, h / gh, 2.0)
         frame = _Frame(x + (w - gw * k) / 2, y, k)
-        return geo_items(payload, frame) + _engine_chrome(payload, geo, frame), gh * k
-    return _stacked_face(payload, gw, gh, x, y, w, h)
+        return geo_items(payload, frame, marks=marks) + _engine_chrome(payload, geo, frame), gh * k
+    return _stacked_face(payload, gw, gh, x, y, w, h, marks)
 
 
 def _stacked_face(
-    payload: dict, gw: float, gh: float, x: float, y: float, w: float, h: float | None
+    payload: dict,
+    gw: float,
+    gh: float,
+    x: float,
+    y: float,
+    w: float,
+    h: float | None,
+    marks: bool = False,
 ) -> tuple[list[Item], float]:
     """A face the engine did not lay out: header, stats, geo, legend, footer and
     caption stacked top to bottom, the geo scaled into what the rest leaves."""
@@ -1189,7 +1206,7 @@ def _stacked_face(
         avail_h = (y + h - cy - legend_h - footer_h - pad) if h is not None else gh
         k = min(inner / gw, max(avail_h, 1.0) / gh, 1.0 if h is None else 4.0)
         ox = left + (inner - gw * k) / 2
-        items.extend(geo_items(payload, _Frame(ox, cy, k)))
+        items.extend(geo_items(payload, _Frame(ox, cy, k), marks=marks))
         cy += gh * k
     if legend:
         row, cy = _stacked_legend(legend, left, cy)

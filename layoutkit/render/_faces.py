@@ -795,7 +795,7 @@ def _diagram_faces(p: dict, x: float, top: float, w: float, h: float) -> list[It
     # padding back and its geo fits the same inner width
     inset = 0.0 if diagram_engine_made(p) else DIAGRAM_INSET
     faces, _ = diagram_scene_items(
-        p, x + PAD - inset, top - inset, w - 2 * PAD + 2 * inset, h - PAD + 2 * inset
+        p, x + PAD - inset, top - inset, w - 2 * PAD + 2 * inset, h - PAD + 2 * inset, marks=True
     )
     return faces
 

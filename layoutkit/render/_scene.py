@@ -144,6 +144,18 @@ class WireMark:
     label: tuple[float, float, float, float] | None = None
 
 
+@attrs.frozen(slots=True)
+class NodeMark:
+    """An invisible box over a diagram node (SVG only; PNG skips it): a viewer finds
+    the node under a pointer by it (``data-node-id``) to move or relabel it."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+    node_id: str
+
+
 @attrs.define(eq=False)
 class Group:
     """Items drawn together, as one card's face: kept whole by a cache of faces, which
@@ -153,7 +165,7 @@ class Group:
     enough for SVG; a PNG draws the face again.
     """
 
-    items: tuple[Box | Ellipse | Text | Path | Image | Mark | WireMark, ...] | None
+    items: tuple[Box | Ellipse | Text | Path | Image | Mark | WireMark | NodeMark, ...] | None
     svg: str | None = None
 
 
@@ -169,7 +181,7 @@ class Placed:
     card: str | None = None
 
 
-Item = Box | Ellipse | Text | Path | Image | Mark | WireMark | Group | Placed
+Item = Box | Ellipse | Text | Path | Image | Mark | WireMark | NodeMark | Group | Placed
 
 
 @attrs.define
@@ -321,13 +333,19 @@ def _svg_item(item: Item) -> str:
         return f'<g transform="translate({_n(item.dx)},{_n(item.dy)})">{face}</g>'
     if isinstance(item, Group):
         return group_svg(item)
-    if isinstance(item, Mark | WireMark):
+    if isinstance(item, Mark | WireMark | NodeMark):
         return _mark_svg(item)
     raise TypeError(f"not a scene item: {item!r}")
 
 
-def _mark_svg(item: Mark | WireMark) -> str:
-    """The invisible marks a viewer finds cards and wires by."""
+def _mark_svg(item: Mark | WireMark | NodeMark) -> str:
+    """The invisible marks a viewer finds cards, wires and diagram nodes by."""
+    if isinstance(item, NodeMark):
+        return (
+            f'<rect class="dnode" data-node-id="{esc(item.node_id)}" x="{_n(item.x)}" '
+            f'y="{_n(item.y)}" width="{_n(max(item.w, 0))}" height="{_n(max(item.h, 0))}" '
+            'fill="none" pointer-events="none"/>'
+        )
     if isinstance(item, Mark):
         return (
             f'<rect class="card" data-card-id="{esc(item.card_id)}" data-kind="{esc(item.kind)}" '

@@ -731,3 +731,17 @@ def test_payload_copy_is_deepcopys(a: object, b: object) -> None:
     assert (copied["x"] is copied["y"]) == (expected["x"] is expected["y"]) is True
     assert copied["w"][1]["k"] is copied["x"] and copied["z"][1] is copied["x"]
     assert copied["x"] is not shared
+
+
+def test_a_node_dropped_over_the_header_stays_below_it() -> None:
+    payload = {
+        "title": "Checkout flow",
+        "nodes": [{"id": "a", "title": "A"}, {"id": "b", "title": "B"}],
+        "edges": [{"from": "a", "to": "b"}],
+        "overrides": {"b": {"x": -30, "y": -20, "title": "Basket"}},
+    }
+    out = lay_out(payload)
+    head, b = out["geo"]["header"], out["geo"]["nodes"]["b"]
+    assert b["x"] == 0 and b["y"] >= head["y"] + head["h"]
+    # The override is kept as the person sent it; only the drawing is held clear.
+    assert out["overrides"] == {"b": {"x": -30, "y": -20, "title": "Basket"}}

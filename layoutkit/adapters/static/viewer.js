@@ -1391,8 +1391,8 @@
     closeEditor(false);
     zoomToEdit(target.box);
     const area = document.createElement("textarea");
-    area.className = "editor" + (target.kind === "note" ? " note" : "");
-    area.setAttribute("aria-label", target.id != null ? "Edit " + cardName(target.id) : "New " + target.kind + ": type, then Enter");
+    area.className = "editor" + (target.kind === "note" ? " note" : target.kind === "node" ? " node" : "");
+    area.setAttribute("aria-label", target.label || (target.id != null ? "Edit " + cardName(target.id) : "New " + target.kind + ": type, then Enter"));
     area.value = target.md || "";
     area.spellcheck = true;
     place(area, target.box);
@@ -1421,6 +1421,7 @@
     delete document.body.dataset.editing;
     const md = e.area.value.replace(/\s+$/, "");
     if (!save) return;
+    if (e.save) { if (md.trim() && md !== e.md) e.save(md); return; }
     // A shape may go without a label; a note or text without words is no card.
     if (e.id == null) { if (md.trim() || e.kind === "shape") createCard(e.kind, md.trim() ? md : "", e.box).catch(failed); }
     else if (md !== e.md && md.trim()) writeText(e.id, md, e.version, true).catch(failed);
@@ -1600,6 +1601,7 @@
     const first = same ? (presses.length === 2 && e.timeStamp - presses[0].t < 1000 ? presses[0] : last) : null;
     const p = first ? first.p : toBoard(e), hit = first ? first.hit : cardAt(p);
     if (hit && (EDITABLE.has(hit.kind) || INPLACE[hit.kind])) { editCard(hit.id).catch(failed); return; }
+    if (hit && hit.kind === "diagram") { editNode(hit, p).catch(failed); return; }
     if (!hit || FRAMES.has(hit.kind)) startNote(p);
   });
 
@@ -2371,6 +2373,8 @@
   const edges = new Map();  // wire id -> get {kind: edges} answer (from, to, label, rel, author, mayChange)
   let edgesRev = null, pickedWire = null;
   const WIRE_PX = 7;  // how near a wire a click picks it, in screen pixels
+  // A fingertip covers more than a pointer's tip: a tap picks a wire from further off.
+  const WIRE_TOUCH_PX = 18;
   const RELS = ["depends-on", "blocks", "causes", "part-of", "relates", "see-also", "ref"];
   function canEditWires() { return may.update_edges !== false; }
   async function loadWires() {
@@ -2401,10 +2405,10 @@
   }
   // The wire under a board point: in the topmost drawing there (a piece redrawn over
   // the region hides what the region drew under it), on its label or nearest its line.
-  function wireAt(p) {
+  function wireAt(p, touch) {
     const svg = [...facesEl.children].reverse().find((el) => inside(p, regionOf(el)));
     if (!svg) return null;
-    const r = regionOf(svg), q = {x: p.x - r.x, y: p.y - r.y}, tol = WIRE_PX / view.s;
+    const r = regionOf(svg), q = {x: p.x - r.x, y: p.y - r.y}, tol = (touch ? WIRE_TOUCH_PX : WIRE_PX) / view.s;
     let best = null;
     for (const mark of svg.querySelectorAll("g.wire[data-edge-id]")) {
       const id = Number(mark.dataset.edgeId);
@@ -2612,6 +2616,154 @@
     panel.append(row);
   }
 
+  // ------------------------------------------------------------------ diagram nodes by hand
+  // A node of the selected diagram card is dragged to a new place or, double-clicked,
+  // relabelled in place. Both are the person's overrides of that diagram (an
+  // update_cards payload patch of overrides alone, node by node): they stay beside what
+  // the diagram's author or living source says, so a refresh keeps them, and the
+  // server re-routes the node's wires. The drawing marks each node (rect.dnode with
+  // data-node-id) where the face put it; the card's payload gives its own geometry.
+  function nodeMarks(card) {
+    // The topmost drawing holding the whole card (a piece redrawn over it wins).
+    const svg = [...facesEl.children].reverse().find((el) => covers(regionOf(el), card));
+    if (!svg) return [];
+    const r = boardEl.getBoundingClientRect(), out = [];
+    for (const el of svg.querySelectorAll("rect.dnode[data-node-id]")) {
+      const b = el.getBoundingClientRect();
+      const box = {x: view.x + (b.left - r.left) / view.s, y: view.y + (b.top - r.top) / view.s, w: b.width / view.s, h: b.height / view.s};
+      // Marks of this card only: inside its box.
+      if (box.x >= card.x - 1 && box.y >= card.y - 1 && box.x + box.w <= card.x + card.w + 1 && box.y + box.h <= card.y + card.h + 1) out.push({id: el.dataset.nodeId, box});
+    }
+    return out;
+  }
+  function nodeAt(card, p) {
+    let best = null;
+    for (const n of nodeMarks(card)) if (inside(p, n.box) && (!best || area(n.box) < area(best.box))) best = n;
+    return best;
+  }
+  // A press on a node of the one selected diagram grabs the node, not the card.
+  function grabNode(e, hit, p) {
+    if (!hit || hit.kind !== "diagram" || e.pointerType === "touch" || !canEdit()) return null;
+    if (selection.size !== 1 || !selection.has(hit.id)) return null;
+    const node = nodeAt(hit, p);
+    return node ? {...node, card: hit.id} : null;
+  }
+  // What the card's payload says of a node: its geo box, its label, the override now.
+  function nodeFacts(cardId, nid) {
+    const d = details.get(cardId), p = (d && d.payload) || {};
+    const geo = ((p.geo || {}).nodes || {})[nid];
+    const own = (p.overrides || {})[nid] || {};
+    let title = null;
+    const walk = (h) => {
+      for (const n of h.nodes || []) if (n && n.id === nid) title = n.title;
+      for (const g of [...(h.groups || []), ...(h.lanes || [])]) if (g) walk(g);
+    };
+    walk(p);
+    return {geo, own, title: own.title || title || nid, version: d ? d.version : null};
+  }
+  function nodeStep(g, dx, dy) {
+    // The server keeps a node clear of the diagram's header and its top and left
+    // edges: the ghost stops there too, so it shows where the node will land.
+    const f = g.facts || (g.facts = nodeFacts(g.node.card, g.node.id));
+    if (f.geo && g.node.box.w) {
+      const k = g.node.box.w / f.geo.w, head = ((details.get(g.node.card) || {}).payload || {}).geo || {};
+      const top = head.header ? head.header.y + head.header.h + 8 : 0;
+      dx = Math.max(dx, -f.geo.x * k);
+      dy = Math.max(dy, (top - f.geo.y) * k);
+    }
+    g.dx = dx; g.dy = dy;
+    let el = overlay.querySelector(".ghost.node");
+    if (!el) {
+      el = document.createElement("div"); el.className = "ghost node"; el.dataset.nodeId = g.node.id;
+      // Named, as a moving card's ghost is: the node's face stays put until the write is drawn.
+      el.textContent = f.title;
+      overlay.append(el);
+    }
+    place(el, {x: g.node.box.x + dx, y: g.node.box.y + dy, w: g.node.box.w, h: g.node.box.h});
+    document.body.dataset.nodeDrag = g.node.id;
+  }
+  async function nodeDrop(g) {
+    for (const el of overlay.querySelectorAll(".ghost.node")) el.remove();
+    delete document.body.dataset.nodeDrag;
+    const id = g.node.card, nid = g.node.id;
+    await versionsOf([id]);
+    const f = nodeFacts(id, nid);
+    if (!f.geo || !g.node.box.w) return false;
+    // Board pixels to the diagram's own: the face drew the geo at this scale.
+    const k = g.node.box.w / f.geo.w;
+    const x = Math.round(f.geo.x + g.dx / k), y = Math.round(f.geo.y + g.dy / k);
+    if (x === f.geo.x && y === f.geo.y) return false;
+    const back = {overrides: {[nid]: {x: "x" in f.own ? f.own.x : null, y: "y" in f.own ? f.own.y : null}}};
+    const done = await writePayload(id, {overrides: {[nid]: {x, y}}}, f.version, back);
+    if (done) document.body.dataset.nodeMoved = String(Number(document.body.dataset.nodeMoved || 0) + 1);
+    return done;
+  }
+  // A double-click on a node opens its label in place; Enter saves, Escape leaves it.
+  async function editNode(card, p) {
+    if (!canEdit()) return false;
+    const node = nodeAt(card, p);
+    if (!node) return false;
+    await versionsOf([card.id]);
+    const f = nodeFacts(card.id, node.id);
+    const box = {x: node.box.x, y: node.box.y, w: Math.max(node.box.w, 160), h: Math.max(node.box.h, 44)};
+    openEditor({id: card.id, kind: "node", md: f.title, version: f.version, box, label: "Label of node " + f.title,
+      save: (text) => {
+        const title = text.replace(/\s+/g, " ").trim();
+        const back = {overrides: {[node.id]: {title: f.own.title || null}}};
+        writePayload(card.id, {overrides: {[node.id]: {title}}}, f.version, back)
+          .then((ok) => { if (ok) document.body.dataset.nodeLabelled = String(Number(document.body.dataset.nodeLabelled || 0) + 1); })
+          .catch(failed);
+      }});
+    document.body.dataset.editingNode = node.id;
+    return true;
+  }
+
+  // ------------------------------------------------------------------ frames around a selection
+  // Ctrl/⌘+G (or the inspector's Frame) draws a section frame around the selected
+  // cards where they are (frame_cards): nothing inside it moves. Undo takes the frame
+  // away and leaves the cards (unframe_cards: the person's own frame, so no removal
+  // dialog); redo brings the same frame back from the trash, around them again.
+  async function frameSelection() {
+    const ids = movers().map((c) => c.id);
+    if (!ids.length || !canCreate()) return false;
+    let out;
+    try { out = await op("frame_cards", {board: SLUG, ids}); }
+    catch (err) { toast(readable(err), true); return false; }
+    wrote();
+    const parent = (outline.get(ids[0]) || {}).parent ?? null;
+    take([out.frame, ...out.cards]);
+    const frame = outline.get(out.frame.id);
+    if (frame) frame.parent = parent;
+    for (const c of out.cards) { const b = outline.get(c.id); if (b) b.parent = out.frame.id; }
+    remember({op: "unframe", id: out.frame.id}, {op: "reframe", id: out.frame.id});
+    select([out.frame.id]);
+    toast("Frame drawn around " + (ids.length === 1 ? "the card" : ids.length + " cards") + " (Ctrl/⌘+Z takes it away).");
+    document.body.dataset.framed = String(out.frame.id);
+    return true;
+  }
+  async function unframe(id) {
+    if (!outline.has(id)) return false;
+    let out;
+    try { out = await op("unframe_cards", {board: SLUG, id}); }
+    catch (err) { toast(readable(err), true); return false; }
+    wrote();
+    const gone = outline.get(id), dirty = [{...gone}];
+    outline.delete(id);
+    details.delete(id);
+    selection.delete(id);
+    for (const c of outline.values()) if (c.parent === id) c.parent = gone.parent;
+    take(out.cards);
+    extent = extentOf(); mini = null; paint(); drawSelection(); inspect();
+    await patch(dirty);
+    toast("Frame taken away; its cards stay where they are.");
+    return true;
+  }
+  async function reframe(id) {
+    const done = await restoreCards([id], false);
+    // The cards it held are its children again (the stream says so too).
+    return done;
+  }
+
   // ------------------------------------------------------------------ undo and redo
   // The person's own last actions on this board, kept in this browser across a
   // reload. Each step is a server write like any other (versions named), so an
@@ -2649,6 +2801,8 @@
       return ids.length ? removeWires(ids, {}, false) : false;
     }
     if (step.op === "addWires") return addWires(step.wires);
+    if (step.op === "unframe") return unframe(step.id);
+    if (step.op === "reframe") return reframe(step.id);
     if (step.op === "wire") {
       await loadWires();
       return edges.has(step.id) ? saveWire(step.id, step.label, step.rel, false) : false;
@@ -2779,6 +2933,7 @@
         });
         const p = document.createElement("p"); p.className = "hint"; p.append("Shape ", pick); panel.append(p);
       }
+      if (c && c.kind === "diagram" && canEdit()) line("Drag a node to move it; double-click a node to edit its label. Ctrl/⌘+Z undoes either; a refresh of the diagram keeps both.");
       const t = document.createElement("h3"); t.textContent = "History";
       if (may.card_history !== false) panel.append(t);
       if (may.card_history === false) { /* a share link reads no earlier content */ }
@@ -2829,6 +2984,10 @@
       row.append(wire);
     }
     if (canCreate()) {
+      const frame = button("Frame", () => frameSelection().catch(failed));
+      frame.dataset.role = "frame";
+      frame.title = "Draw a section frame around the selected cards, where they are (Ctrl/⌘+G)";
+      row.append(frame);
       const dup = button("Duplicate", () => duplicateSelection().catch(failed));
       dup.dataset.role = "duplicate";
       dup.title = "Copies of the selected cards beside them (Ctrl/⌘+D); Ctrl/⌘+C and V copy to any board";
@@ -3163,14 +3322,17 @@
       const sel = window.getSelection && window.getSelection();
       if (sel && sel.rangeCount) sel.removeAllRanges();
       const p = toBoard(e);
-      let hit = cardAt(p), mode = "pan";
+      let hit = cardAt(p), mode = "pan", grabbed = null;
       if (e.target.closest(".handle")) mode = "resize";
       else if (e.target.closest(".wiredot")) { mode = "wire"; hit = outline.get([...selection][0]); }
       else if (e.button !== 0) mode = "pan";
       else if (e.shiftKey && !hit) mode = "marquee";
+      // A node of the selected diagram moves inside it (diagram nodes below).
+      else if ((grabbed = grabNode(e, hit, p))) mode = "node";
       // A finger pans: moving by touch waits for a long press (longPress below).
       else if (hit && canEdit() && e.pointerType !== "touch" && (!FRAMES.has(hit.kind) || selection.has(hit.id))) mode = "move";
       drag = {x: e.clientX, y: e.clientY, vx: view.x, vy: view.y, id: e.pointerId, moved: false, mode, hit, shift: e.shiftKey, from: p};
+      if (mode === "node") drag.node = grabbed;
       if (e.pointerType === "touch" && mode === "pan" && hit && canEdit() && (!FRAMES.has(hit.kind) || selection.has(hit.id))) longPress(drag);
     }
   });
@@ -3221,6 +3383,7 @@
       else if (drag.mode === "resize") resizeStep(drag, dx / view.s, dy / view.s, !e.altKey);
       else if (drag.mode === "marquee") marqueeStep(drag, toBoard(e));
       else if (drag.mode === "wire") wireStep(drag, toBoard(e));
+      else if (drag.mode === "node") nodeStep(drag, dx / view.s, dy / view.s);
       else setView(drag.vx - dx / view.s, drag.vy - dy / view.s, view.s);
     }
   });
@@ -3233,13 +3396,14 @@
     if (!d || d.id !== e.pointerId || e.type === "pointercancel") { if (d && d.mode !== "pan") clearGhosts(); return; }
     if (!d.moved) {
       if (d.mode === "resize" || d.mode === "wire") return;
-      const onWire = !d.shift && (!d.hit || FRAMES.has(d.hit.kind)) ? wireAt(d.from) : null;
+      const onWire = !d.shift && (!d.hit || FRAMES.has(d.hit.kind)) ? wireAt(d.from, e.pointerType === "touch") : null;
       if (onWire != null) pickWire(onWire);
       else if (d.hit) select([d.hit.id], d.shift);
       else if (!d.shift) clearSelection();
       return;
     }
     if (d.mode === "move" || d.mode === "resize") { finish(d); openDock([...selection]); }
+    else if (d.mode === "node") nodeDrop(d).catch(failed);
     else if (d.mode === "marquee") marqueeEnd(d);
     else if (d.mode === "wire") {
       clearGhosts();
@@ -3297,6 +3461,11 @@
     if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && (e.key === "c" || e.key === "C") && selection.size && !textPicked) {
       e.preventDefault();
       copySelection().catch(failed);
+      return;
+    }
+    if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && (e.key === "g" || e.key === "G")) {
+      e.preventDefault();
+      if (selection.size) frameSelection().catch(failed);
       return;
     }
     if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && (e.key === "d" || e.key === "D")) {

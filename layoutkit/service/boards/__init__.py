@@ -8,6 +8,7 @@ from layoutkit.service.boards import (  # noqa: F401  (importing registers the o
     components,
     compose,
     content,
+    framing,
     history,
     presence,
     sections,

@@ -390,13 +390,12 @@ def _patched(
     Server-owned fields (a doc's push set, a ref's target, measured sizes) keep
     their stored values; a person's patch is the editor's write path.
     """
-    merged = authored_patch(kind, stored, authored)
+    editor = who.layer == "human"
+    merged = authored_patch(kind, stored, authored, editor=editor)
     if "rows" in authored or "data" in authored:
         merged.pop("dataRef", None)  # new inline data replaces the kept blob
     try:
-        return prepare_card(
-            {"kind": kind, "payload": merged}, index, stored=stored, editor=who.layer == "human"
-        )
+        return prepare_card({"kind": kind, "payload": merged}, index, stored=stored, editor=editor)
     except ServiceError as err:
         # The card sits in the call's patch list: say so where the refusal names it.
         path = err.body.get("path")

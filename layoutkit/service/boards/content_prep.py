@@ -320,16 +320,33 @@ def _keep_stamps(kind: str, payload: dict[str, Any], stored: dict[str, Any], edi
         payload.pop("pmStale", None)
 
 
-def authored_patch(kind: str, stored: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+def authored_patch(
+    kind: str, stored: dict[str, Any], patch: dict[str, Any], *, editor: bool = False
+) -> dict[str, Any]:
     """What a payload patch asks for, merged over ``stored`` without its server-owned fields.
 
     Server-owned fields sent back unchanged (a payload read back and written
     again) are left out of the patch, so only a changed value draws a warning;
-    the stored ones come back in :func:`prepare_card` (its ``stored``).
+    the stored ones come back in :func:`prepare_card` (its ``stored``). On the
+    editor's path a diagram's ``overrides`` are a merge patch too: a node named
+    gets its entry patched (null drops a part or the entry), the others stay, so
+    moving one node never loses another's place or label.
     """
     owned = elements.server_fields(kind)
     base = {k: v for k, v in stored.items() if k not in owned}
     sent = {k: v for k, v in patch.items() if not (k in owned and stored.get(k) == v)}
+    if editor and kind == "diagram" and isinstance(sent.get("overrides"), dict):
+        kept = stored.get("overrides") if isinstance(stored.get("overrides"), dict) else {}
+        merged = dict(kept)
+        for nid, entry in sent["overrides"].items():
+            was = kept.get(nid)
+            if entry is None:
+                merged.pop(nid, None)
+            elif isinstance(entry, dict):
+                merged[nid] = merge_patch(was if isinstance(was, dict) else {}, entry)
+            else:
+                merged[nid] = entry
+        sent["overrides"] = {n: e for n, e in merged.items() if e != {}}
     return merge_patch(base, sent)
 
 

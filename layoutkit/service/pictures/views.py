@@ -12,7 +12,7 @@ from layoutkit import diagram, render
 from layoutkit.elements.vocab import FRAME_KINDS
 from layoutkit.errors import ServiceError
 from layoutkit.formatting import an
-from layoutkit.service.boards.content_prep import Outcome, attempt
+from layoutkit.service.boards.content_prep import Outcome, attempt, authored_patch, prepare_card
 from layoutkit.service.pictures import pictures
 from layoutkit.service.pictures.warm_pictures import WarmPictures
 from layoutkit.service.road import offload
@@ -332,18 +332,58 @@ def _refresh_snapshot(tx: Tx, call: Call) -> CardRecord | None:
     return workspace_card(tx, call.workspace_id, call.params["id"])
 
 
+#: What a living source supplies: the diagram's semantics, each replaced whole (one
+#: the source leaves out goes); the title and direction only when the source has them.
+_SOURCE_CONTENT = ("nodes", "groups", "lanes", "edges", "diagram_text")
+_SOURCE_OPTIONAL = ("title", "dir")
+
+
+def _relaid(call: Call, payload: dict[str, Any]) -> dict[str, Any]:
+    """The diagram laid out again: from its own semantics, or from what its living
+    source says now. A person's overrides are kept (but for nodes the source no
+    longer has: the engine drops those)."""
+    source = payload.get("source")
+    if not source:
+        return offload.run(diagram.lay_out, payload)
+    source_reader = call.workspace.diagram_sources
+    if source_reader is None:
+        raise ServiceError(
+            501,
+            "source_unavailable",
+            "refreshing from a living source needs a repository connection; none is configured",
+        )
+    try:
+        fresh = source_reader(dict(source))
+    except ServiceError:
+        raise
+    except Exception as err:  # a source that cannot be read changes nothing
+        raise ServiceError(
+            502, "source_unreadable", f"the living source could not be read: {err}", field="source"
+        ) from err
+    if not isinstance(fresh, dict):
+        raise ServiceError(
+            502, "source_unreadable", "the living source gave no diagram", field="source"
+        )
+    patch: dict[str, Any] = {k: fresh.get(k) for k in _SOURCE_CONTENT}
+    patch.update({k: fresh[k] for k in _SOURCE_OPTIONAL if fresh.get(k) is not None})
+    merged = authored_patch("diagram", payload, patch)
+    # The stored payload's server-owned fields (the overrides among them) carry over.
+    return prepare_card({"kind": "diagram", "payload": merged}, stored=payload).payload
+
+
 def _refresh_prepare(call: Call) -> Outcome | None:
     card: CardRecord | None = call.snapshot
-    if card is None or card.kind != "diagram" or card.payload.get("source"):
+    if card is None or card.kind != "diagram":
         return None
-    return attempt(lambda: offload.run(diagram.lay_out, card.payload))
+    return attempt(lambda: _relaid(call, card.payload))
 
 
 @REGISTRY.operation(
     "refresh_card",
-    "Lay a diagram card out again from its semantic payload; moved nodes (overrides) "
-    "survive. A card with a living source needs a repository connection, which this "
-    "deployment does not have (501).",
+    "Lay a diagram card out again from its semantic payload, or from its living source "
+    "(payload.source) read anew; a person's overrides (moved nodes, labels typed over "
+    "the nodes' own) survive, but for nodes the diagram no longer has. A living source "
+    "needs a repository connection: without one the answer is 501 source_unavailable.",
     {"required": ["id"], "properties": {"id": ID}, "additionalProperties": False},
     board=lambda tx, call: card_board(tx, call.workspace_id, call.params["id"]),
     writes=True,
@@ -356,17 +396,11 @@ def refresh_card(call: Call) -> dict[str, Any]:
     assert card is not None  # the road found its board
     if card.kind != "diagram":
         raise ServiceError(400, "not_refreshable", f"{an(card.kind)} card has nothing to refresh")
-    if card.payload.get("source"):
-        raise ServiceError(
-            501,
-            "source_unavailable",
-            "refreshing from a living source needs a repository connection; none is configured",
-        )
     before: CardRecord | None = call.snapshot
     if call.prepared is not None and before is not None and before.payload == card.payload:
         laid = call.prepared.get()
     else:
         # The payload changed between the snapshot and the lock: lay the stored one out.
-        laid = offload.run(diagram.lay_out, card.payload)
+        laid = _relaid(call, card.payload)
     (updated,) = tx.update_cards([{"id": card.id, "payload": laid}])
     return {"id": updated.id, "version": updated.version, "metrics": laid.get("metrics", {})}

@@ -114,6 +114,11 @@ class Workspace:
         self.unfurler = unfurler
         self.ai = ai
         self.embedder = embedder
+        #: Reads a diagram card's living source (its payload.source, {kind, ref, rev})
+        #: into fresh semantics (nodes, groups, lanes, edges or diagram_text, and
+        #: title or dir when the source has them); refresh_card calls it. None (no
+        #: repository connection) makes a refresh of a living source answer 501.
+        self.diagram_sources: Callable[[dict[str, Any]], dict[str, Any]] | None = None
         #: Where people reach this deployment (``https://layoutkit.example.com``), so
         #: share links, viewer addresses and webhook payloads can be absolute; None
         #: leaves them relative to the server (embedding code has no address).

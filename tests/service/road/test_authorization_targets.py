@@ -675,6 +675,16 @@ SAMPLES: dict[str, list[Sample]] = {
         # A stale version on their card is 404 too, never 409 with their card's box.
         S(lambda o, h: {"patch": [{"id": o.text_card, "x": 0, "version": 999}]}),
     ],
+    # Framing the diagram (a frame inside the section; nothing else names it); unframing
+    # the text card, no frame (400 at home), so no sample takes a frame away.
+    "frame_cards": [
+        S(lambda o, h: {"board": o.board, "ids": [o.diagram]}),
+        S(lambda o, h: {"board": h.board, "ids": [o.diagram]}),
+    ],
+    "unframe_cards": [
+        S(lambda o, h: {"board": o.board, "id": o.text_card}),
+        S(lambda o, h: {"board": h.board, "id": o.text_card}),
+    ],
     "update_edges": [
         S(lambda o, h: {"board": o.board, "set": [{"id": o.edge, "label": "x"}]}),
         S(lambda o, h: {"board": o.board, "remove": [o.edge_remove]}),
