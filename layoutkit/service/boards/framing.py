@@ -53,6 +53,52 @@ def _on_board(tx: Tx, call: Call, ids: list[int]) -> dict[int, CardRecord]:
     return found
 
 
+#: The least padding a frame drawn around cards keeps inside on a side it narrows.
+MIN_SIDE_PAD = 8.0
+
+
+def _side_pads(
+    model: Any,
+    level: int | None,
+    picked: set[int],
+    box: tuple[float, float, float, float],
+    pad: float,
+) -> tuple[float, float, float]:
+    """The frame's left, right and bottom padding around the cards' box (x0, top, x1, y1).
+
+    Cards on a board stand a gap apart, less than a frame's padding: at full padding
+    the frame would end flush against a neighbour beside or below the picked cards
+    (touching is no overlap, so nothing moves away). On such a side the padding
+    shrinks to split the gap, so the frame stands clear on both sides; where even
+    that leaves less than :data:`MIN_SIDE_PAD`, full padding stays and the
+    neighbour is pushed away as for any overlap."""
+    x0, top, x1, y1 = box
+    peers = (
+        model.get(level).children
+        if level is not None
+        else [k for k, c in model.cards.items() if c.parent is None]
+    )
+    room = {"left": float("inf"), "right": float("inf"), "bottom": float("inf")}
+    for k in peers:
+        if k in picked:
+            continue
+        c = model.get(k)
+        beside = c.y < y1 + pad and c.y + c.h > top
+        if beside and c.x + c.w <= x0:
+            room["left"] = min(room["left"], x0 - (c.x + c.w))
+        elif beside and c.x >= x1:
+            room["right"] = min(room["right"], c.x - x1)
+        elif c.x < x1 + pad and c.x + c.w > x0 - pad and c.y >= y1:
+            room["bottom"] = min(room["bottom"], c.y - y1)
+    half = frames.CARD_GAP / 2
+
+    def side(space: float) -> float:
+        fits = space - half
+        return min(pad, fits) if fits >= MIN_SIDE_PAD else pad
+
+    return side(room["left"]), side(room["right"]), side(room["bottom"])
+
+
 def _box(r: CardRecord) -> dict[str, Any]:
     return {
         "id": r.id,
@@ -155,9 +201,10 @@ def frame_cards(call: Call) -> dict[str, Any]:
     card = layout_card(record, payload, linked=False)
     model.add(card)
     pad, band = frames.chrome(card)
+    left, right, bottom = _side_pads(model, level, picked, (x0, y0 - band - pad, x1, y1), pad)
     min_w, min_h = frames.min_frame_size(card)
-    w, h = max(x1 - x0 + 2 * pad, min_w), max(y1 - y0 + band + 2 * pad, min_h)
-    model.set_rect(record.id, x0 - pad, y0 - band - pad, w, h)
+    w, h = max(x1 - x0 + left + right, min_w), max(y1 - y0 + band + pad + bottom, min_h)
+    model.set_rect(record.id, x0 - left, y0 - band - pad, w, h)
     if level is not None:
         siblings = [model.get(k) for k in model.get(level).children if k not in picked]
         order = reading_order([*siblings, model.get(record.id)], tie=lambda c: c.created)

@@ -55,6 +55,26 @@ def test_a_frame_takes_the_cards_in_where_they_are(board: Any) -> None:
     assert rc.x >= box[2] or rc.y >= box[3] or rc.x + rc.w <= box[0] or rc.y + rc.h <= box[1]
 
 
+def test_a_frame_in_a_row_stands_clear_of_the_neighbours_on_both_sides(ws: Workspace) -> None:
+    # Four notes a gap apart: framing the middle two at full padding would end the frame
+    # flush against the outer ones. It narrows its sides instead, and nothing moves.
+    ws.call("create", {"kind": "board", "slug": "row"})
+    cards = [{"kind": "note", "payload": {"md": f"idea {i}"}} for i in range(4)]
+    made = ws.call("compose_board", {"board": "row", "cards": cards, "layout": "row"}, ANA)
+    ids = [c["id"] for c in made["cards"]]
+    before = {i: _place(r) for i, r in _rows(ws, ids).items()}
+    frame = ws.call("frame_cards", {"board": "row", "ids": ids[1:3]}, ANA)["frame"]
+    rows = _rows(ws, ids)
+    assert {i: _place(rows[i]) for i in ids} == before
+    left, right = rows[ids[0]], rows[ids[3]]
+    inner_l, inner_r = rows[ids[1]], rows[ids[2]]
+    fx0, fx1 = frame["x"], frame["x"] + frame["w"]
+    # Clear of both neighbours, and still padded inside, by the same split of the gap.
+    assert left.x + left.w < fx0 < inner_l.x and inner_r.x + inner_r.w < fx1 < right.x
+    assert fx0 - (left.x + left.w) == inner_l.x - fx0
+    assert right.x - fx1 == fx1 - (inner_r.x + inner_r.w)
+
+
 def test_unframing_ones_own_frame_asks_nothing_and_a_restore_brings_it_back(ws: Workspace) -> None:
     ws.call("create", {"kind": "board", "slug": "small"})
     cards = [{"kind": "note", "payload": {"md": f"note {i}"}} for i in range(2)]
