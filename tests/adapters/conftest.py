@@ -5,6 +5,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 import httpx
 import httpx2
@@ -15,6 +16,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from layoutkit import Workspace
 from layoutkit.adapters.http import create_app
+from tests.browser import playwright_browser
 
 
 class LiveServer:
@@ -87,3 +89,40 @@ async def mcp_session(url: str, token: str) -> AsyncIterator[ClientSession]:
     ):
         await session.initialize()
         yield session
+
+
+# ---------------------------------------------------------------- the viewer by hand
+#: The window the viewer's hands-on browser tests open pages in unless told otherwise.
+VIEWPORT = {"width": 1440, "height": 900}
+
+
+class Pages:
+    """Browser contexts of one test; each page's script errors fail the test."""
+
+    def __init__(self, browser: Any) -> None:
+        self.browser = browser
+        self.contexts: list[Any] = []
+        self.errors: list[str] = []
+
+    def new(self, viewport: dict[str, int] | None = None) -> Any:
+        context = self.browser.new_context(viewport=viewport or VIEWPORT)
+        self.contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        return page
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One headless Chromium per test module (a module of its own may define another)."""
+    yield from playwright_browser()
+
+
+@pytest.fixture
+def pages(browser: Any) -> Iterator[Pages]:
+    """The test's browser contexts, closed after it; a script error on a page fails it."""
+    made = Pages(browser)
+    yield made
+    for context in made.contexts:
+        context.close()
+    assert not made.errors, made.errors

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -33,7 +32,7 @@ from tests.adapters.test_viewer_hands import (
     _wrote,
 )
 from tests.adapters.test_viewer_writing import _cards, _edges, _empty_spot
-from tests.browser import ARTIFACTS, CHROMIUM, SKIP_REASON, playwright_browser
+from tests.browser import ARTIFACTS, CHROMIUM, SKIP_REASON
 
 pytestmark = [
     pytest.mark.browser,
@@ -42,20 +41,6 @@ pytestmark = [
 
 ANA = Principal.user("ana")
 OTHER = "elsewhere"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    yield from playwright_browser()
-
-
-@pytest.fixture
-def pages(browser: Any) -> Iterator[Pages]:
-    made = Pages(browser)
-    yield made
-    for context in made.contexts:
-        context.close()
-    assert not made.errors, made.errors
 
 
 def _new(api: Api, before: set[int], slug: str = SLUG) -> list[Any]:

@@ -8,7 +8,6 @@ database (the card's box, version, who sized it, the trash).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,8 +15,8 @@ from PIL import Image
 
 from layoutkit import Workspace
 from layoutkit.principal import Principal
-from tests.adapters.conftest import Api
-from tests.browser import ARTIFACTS, CHROMIUM, SKIP_REASON, playwright_browser
+from tests.adapters.conftest import Api, Pages
+from tests.browser import ARTIFACTS, CHROMIUM, SKIP_REASON
 
 pytestmark = [
     pytest.mark.browser,
@@ -27,36 +26,6 @@ pytestmark = [
 AGENT = Principal.agent("claude")
 SIZE = {"width": 1440, "height": 900}
 SLUG = "hands"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    yield from playwright_browser()
-
-
-class Pages:
-    """Browser contexts of one test; each page's script errors fail the test."""
-
-    def __init__(self, browser: Any) -> None:
-        self.browser = browser
-        self.contexts: list[Any] = []
-        self.errors: list[str] = []
-
-    def new(self, viewport: dict[str, int] | None = None) -> Any:
-        context = self.browser.new_context(viewport=viewport or SIZE)
-        self.contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda exc: self.errors.append(str(exc)))
-        return page
-
-
-@pytest.fixture
-def pages(browser: Any) -> Iterator[Pages]:
-    made = Pages(browser)
-    yield made
-    for context in made.contexts:
-        context.close()
-    assert not made.errors, made.errors
 
 
 def _board(ws: Workspace) -> dict[str, int]:

@@ -10,7 +10,6 @@ view mode change nothing, and in annotate mode only tick.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -30,7 +29,7 @@ from tests.adapters.test_viewer_hands import (
     _wait,
     _wrote,
 )
-from tests.browser import ARTIFACTS, CHROMIUM, SKIP_REASON, playwright_browser
+from tests.browser import ARTIFACTS, CHROMIUM, SKIP_REASON
 
 pytestmark = [
     pytest.mark.browser,
@@ -54,20 +53,6 @@ TABLE = {
         {"area": "Bench", "who": {"v": "Bo", "tone": "good"}, "hours": 5},
     ],
 }
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    yield from playwright_browser()
-
-
-@pytest.fixture
-def pages(browser: Any) -> Iterator[Pages]:
-    made = Pages(browser)
-    yield made
-    for context in made.contexts:
-        context.close()
-    assert not made.errors, made.errors
 
 
 def _board(api: Api, *cards: dict[str, Any]) -> list[int]:

@@ -9,7 +9,6 @@ workspace's database.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -31,7 +30,7 @@ from tests.adapters.test_viewer_hands import (
     _wait,
 )
 from tests.adapters.test_viewer_wires import _ON_WIRE, _wire
-from tests.browser import ARTIFACTS, CHROMIUM, SKIP_REASON, playwright_browser
+from tests.browser import ARTIFACTS, CHROMIUM, SKIP_REASON
 
 pytestmark = [
     pytest.mark.browser,
@@ -51,20 +50,6 @@ DIAGRAM = {
     ],
     "edges": [{"from": "cart", "to": "pay"}, {"from": "pay", "to": "ship"}],
 }
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    yield from playwright_browser()
-
-
-@pytest.fixture
-def pages(browser: Any) -> Iterator[Pages]:
-    made = Pages(browser)
-    yield made
-    for context in made.contexts:
-        context.close()
-    assert not made.errors, made.errors
 
 
 def _diagram_board(api: Api) -> int:

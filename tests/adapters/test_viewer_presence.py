@@ -8,7 +8,6 @@ what the server pushed) and each report is checked in the database.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -29,7 +28,7 @@ from tests.adapters.test_viewer_hands import (
     _screen,
     _wait,
 )
-from tests.browser import ARTIFACTS, CHROMIUM, SKIP_REASON, playwright_browser
+from tests.browser import ARTIFACTS, CHROMIUM, SKIP_REASON
 
 pytestmark = [
     pytest.mark.browser,
@@ -37,20 +36,6 @@ pytestmark = [
 ]
 
 PHONE = {"width": 390, "height": 844}
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    yield from playwright_browser()
-
-
-@pytest.fixture
-def pages(browser: Any) -> Iterator[Pages]:
-    made = Pages(browser)
-    yield made
-    for context in made.contexts:
-        context.close()
-    assert not made.errors, made.errors
 
 
 def _view(page: Any) -> tuple[float, float, float]:

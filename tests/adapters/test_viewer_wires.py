@@ -9,7 +9,6 @@ server on 127.0.0.1; each step is checked in the workspace's database.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -18,7 +17,7 @@ from PIL import Image
 from layoutkit.principal import Principal
 from tests.adapters.conftest import Api
 from tests.adapters.test_viewer_hands import SLUG, Pages, _board, _open, _person, _screen, _wait
-from tests.browser import ARTIFACTS, CHROMIUM, SKIP_REASON, playwright_browser
+from tests.browser import ARTIFACTS, CHROMIUM, SKIP_REASON
 
 pytestmark = [
     pytest.mark.browser,
@@ -27,20 +26,6 @@ pytestmark = [
 
 ANA = Principal.user("ana")
 AGENT = Principal.agent("claude")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    yield from playwright_browser()
-
-
-@pytest.fixture
-def pages(browser: Any) -> Iterator[Pages]:
-    made = Pages(browser)
-    yield made
-    for context in made.contexts:
-        context.close()
-    assert not made.errors, made.errors
 
 
 def _edges(api: Api) -> list[Any]:

@@ -12,7 +12,6 @@ import base64
 import io
 import re
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -35,7 +34,7 @@ from tests.adapters.test_viewer_hands import (
     _wait,
     _wrote,
 )
-from tests.browser import ARTIFACTS, CHROMIUM, SKIP_REASON, playwright_browser
+from tests.browser import ARTIFACTS, CHROMIUM, SKIP_REASON
 
 pytestmark = [
     pytest.mark.browser,
@@ -43,20 +42,6 @@ pytestmark = [
 ]
 
 ANA = Principal.user("ana")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    yield from playwright_browser()
-
-
-@pytest.fixture
-def pages(browser: Any) -> Iterator[Pages]:
-    made = Pages(browser)
-    yield made
-    for context in made.contexts:
-        context.close()
-    assert not made.errors, made.errors
 
 
 def _edit(page: Any, api: Api, card_id: int) -> None:
