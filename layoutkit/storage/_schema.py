@@ -382,16 +382,20 @@ review_runs = Table(
 # (``principal``), its thread of replies and its before/after deck. It references
 # ``cards``: a soft-deleted card keeps its id, so a finding never dangles during the
 # retention window, and the purge cascades. A key names one finding per board.
+# ``kind`` is ``finding`` (an agent's, above) or ``comment`` (a thread a person pinned
+# to a point of the board or a region of a card, service/review/comments.py); a
+# comment on the board itself has no card, so the three card columns may be NULL.
 annotations = Table(
     "annotations",
     metadata,
     _id(),
     Column("board_id", Id, ForeignKey("boards.id", ondelete="CASCADE"), nullable=False),
-    Column("card_id", Id, ForeignKey("cards.id", ondelete="CASCADE"), nullable=False),
-    Column("card_version", Integer, nullable=False),
+    Column("kind", String(10), nullable=False, server_default="finding"),
+    Column("card_id", Id, ForeignKey("cards.id", ondelete="CASCADE"), nullable=True),
+    Column("card_version", Integer, nullable=True),
     # The card's current version when the finding was filed: above card_version for a
     # finding pinned to an older version (pinStale), shown with a version badge.
-    Column("filed_version", Integer, nullable=False),
+    Column("filed_version", Integer, nullable=True),
     Column("key", String(200), nullable=False),
     Column("region", Json, nullable=False),
     Column("prompt", Json, nullable=False),
@@ -410,6 +414,7 @@ annotations = Table(
     UniqueConstraint("board_id", "key", name="uq_annotations_key"),
     Index("ix_annotations_board_state", "board_id", "state"),
     Index("ix_annotations_card", "card_id", "card_version"),
+    Index("ix_annotations_board_kind", "board_id", "kind", "state"),
 )
 
 # A task of the task engine. The columns are the fields a patch sets; ``human``

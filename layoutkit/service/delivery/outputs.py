@@ -25,6 +25,7 @@ WAIT_FOR_WORK: dict[str, Any] = obj(
     {
         "idle": BOOL,
         "annotations": _CAPSULES,
+        "comments": _CAPSULES,
         "choices": _CAPSULES,
         "asks": _CAPSULES,
         "sessions": _CAPSULES,

@@ -1,9 +1,11 @@
 """Work delivered to agents: ``wait_for_work``, its leases and its wake-ups.
 
 An agent long-polls ``wait_for_work`` scoped to a project (and optionally a
-branch) or to one board and gets up to 3 capsules: open annotations, choices
-(answers released by Send or Regenerate, with each question's stakes) and asks
-(requests for an AI answerer, answered with ``answer_ask``). Each delivered
+branch) or to one board and gets up to 3 capsules: open annotations, comments
+(a person's new comment thread or new reply on an open one, item
+``comment:<thread>.<n>``, see :func:`comment_item`), choices (answers released by
+Send or Regenerate, with each question's stakes) and asks (requests for an AI
+answerer, answered with ``answer_ask``). Each delivered
 item is leased to that agent: nobody else gets it while the lease lives, the
 agent's later calls (``wait_for_work`` or ``heartbeat_work``) extend it, and
 an item whose agent stopped beating comes back after the lease. ``done``
@@ -28,7 +30,7 @@ from typing import Any
 from layoutkit.errors import ServiceError
 from layoutkit.principal import Principal
 from layoutkit.service.delivery import outputs
-from layoutkit.service.review.annotation_views import annotation_view
+from layoutkit.service.review.annotation_views import annotation_view, comment_item
 from layoutkit.service.road.reach import may_reach, personal_board
 from layoutkit.service.road.registry import REGISTRY
 from layoutkit.service.road.workspace import Call, Workspace
@@ -67,10 +69,18 @@ def _recheck_from_env() -> float:
 RECHECK_S = _recheck_from_env()
 
 AGENTS_AND_PEOPLE = ("owner", "user", "agent", "service")
-GROUPS = {"annotation": "annotations", "choice": "choices", "ask": "asks"}
+GROUPS = {
+    "annotation": "annotations",
+    "comment": "comments",
+    "choice": "choices",
+    "ask": "asks",
+}
 
 _AGENT = {"type": "string", "minLength": 1, "maxLength": 200}
-_ITEM = {"type": "string", "pattern": "^(annotation|choice|ask):[0-9]{1,16}$"}
+_ITEM = {
+    "type": "string",
+    "pattern": "^((annotation|choice|ask):[0-9]{1,16}|comment:[0-9]{1,16}[.][0-9]{1,6})$",
+}
 _LEASE = {"type": "number", "minimum": MIN_LEASE_S, "maximum": MAX_LEASE_S}
 
 
@@ -156,6 +166,19 @@ def _capsule(call: Call, item: str, boards: dict[int, Any]) -> dict[str, Any] | 
         if a is None:
             return None
         return {"item": item, **annotation_view(call.workspace, a, boards[a.board_id].slug)}
+    if kind == "comment":
+        thread, _, n = raw.partition(".")
+        a = tx.annotation(int(thread))
+        if a is None or a.board_id not in boards:
+            return None
+        view = annotation_view(call.workspace, a, boards[a.board_id].slug)
+        # The message that made the item: the comment itself (0) or a person's reply.
+        new = (
+            {"n": 0, "author": a.author, "text": view["text"], "at": view["createdAt"]}
+            if n == "0"
+            else next((r for r in a.replies if str(r["n"]) == n), None)
+        )
+        return {"item": item, "message": new, **view}
     if kind == "choice":
         q = tx.question(int(raw))
         if q is None:
@@ -192,7 +215,7 @@ def ask_view(call: Call, ask: dict[str, Any]) -> dict[str, Any]:
 
 def _candidates(call: Call, boards: list[Any]) -> list[str]:
     p = call.params
-    return call.tx.work_candidates(
+    found = call.tx.work_candidates(
         call.workspace_id,
         board_ids=[b.id for b in boards],
         project=p.get("project"),
@@ -200,6 +223,33 @@ def _candidates(call: Call, boards: list[Any]) -> list[str]:
         board_id=boards[0].id if "board" in p else None,
         limit=MAX_CAPSULES * 4,
     )
+    # Comments after the findings (which come first in the answer) and before the rest.
+    cut = next((i for i, k in enumerate(found) if not k.startswith("annotation:")), len(found))
+    return [*found[:cut], *_comment_candidates(call, boards), *found[cut:]]
+
+
+def _comment_candidates(call: Call, boards: list[Any]) -> list[str]:
+    """Items of the open comment threads in scope whose newest person's message no
+    live lease holds and nobody finished, oldest thread first."""
+    tx = call.tx
+    keys = []
+    for board in boards:
+        for a in tx.annotations(board.id, states=["open"], kind="comment"):
+            key = comment_item(a)
+            if key is not None:
+                keys.append(key)
+        if len(keys) >= 100 * MAX_CAPSULES:
+            break
+    if not keys:
+        return []
+    claims = tx.work_claims(call.workspace_id, keys)
+    now = tx.now()
+    free = [
+        k
+        for k in keys
+        if k not in claims or (claims[k]["state"] == "leased" and claims[k]["lease_until"] < now)
+    ]
+    return free[: MAX_CAPSULES * 4]
 
 
 _SCOPE_PROPS: dict[str, Any] = {
@@ -252,7 +302,13 @@ def take_work(call: Call) -> dict[str, Any]:
     boards, scope = _scope(call)
     tx.heartbeat_work(call.workspace_id, agent, lease)
     by_id = {b.id: b for b in boards}
-    out: dict[str, Any] = {"annotations": [], "choices": [], "asks": [], "sessions": []}
+    out: dict[str, Any] = {
+        "annotations": [],
+        "comments": [],
+        "choices": [],
+        "asks": [],
+        "sessions": [],
+    }
     taken = 0
     for item in _candidates(call, boards):
         if taken == MAX_CAPSULES:
@@ -265,7 +321,7 @@ def take_work(call: Call) -> dict[str, Any]:
         out[GROUPS[item.partition(":")[0]]].append(capsule)
         taken += 1
     claims = tx.work_claims(call.workspace_id, [c["item"] for g in out.values() for c in g])
-    for group in ("annotations", "choices", "asks"):
+    for group in GROUPS.values():
         for capsule in out[group]:
             claim = claims[capsule["item"]]
             capsule["lease"] = {
@@ -296,7 +352,9 @@ def _timeout(params: dict[str, Any]) -> float:
 @REGISTRY.operation(
     "wait_for_work",
     "Long poll for work in scope: project (and branch) or board. Answers up to 3 "
-    "capsules grouped as annotations (open ones), choices (answers released by Send, "
+    "capsules grouped as annotations (open ones), comments (a person's new comment "
+    "thread or new reply on an open one: the thread with message, the new one), "
+    "choices (answers released by Send, "
     "regenerate true after Regenerate, with each question's stakes) and asks (answer "
     "with answer_ask), each leased to the calling agent; or {idle: true} when the wait "
     f"ends with nothing (call again). timeout in seconds (default {DEFAULT_TIMEOUT_S:g}, "

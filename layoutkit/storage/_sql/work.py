@@ -85,7 +85,14 @@ class WorkRows(TxBase):
             key = _item_key("annotation", a.id)
             q = (
                 select(a.id)
-                .where(a.board_id.in_(list(board_ids)), a.state == "open", free(key))
+                # A person's comment thread is delivered by its latest message instead
+                # (service/delivery/work.py): one item per thread would be done forever.
+                .where(
+                    a.board_id.in_(list(board_ids)),
+                    a.state == "open",
+                    a.kind == "finding",
+                    free(key),
+                )
                 .order_by(a.id)
                 .limit(limit)
             )
