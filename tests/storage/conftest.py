@@ -118,9 +118,22 @@ def schema_drift(conn: Connection) -> list[Any]:
     return list(compare_metadata(context, s.metadata))
 
 
+def undo_comments(conn: Connection) -> None:
+    """Take annotations back to before revision 0020: no kind column, card columns NOT
+    NULL (rebuilt on SQLite; nothing references annotations, so nothing cascades)."""
+    ops = Operations(MigrationContext.configure(conn))
+    ops.drop_index("ix_annotations_board_kind", "annotations")
+    with ops.batch_alter_table("annotations") as batch:
+        for name in ("card_id", "card_version", "filed_version"):
+            batch.alter_column(name, existing_type=s.annotations.c[name].type, nullable=False)
+        batch.drop_column("kind")
+
+
 def undo_since_0016(conn: Connection) -> None:
     """Take a database at head back to revision 0015: no webhooks (0016), workspaces
-    that cannot be archived (0017), no project memory (0018) nor components (0019)."""
+    that cannot be archived (0017), no project memory (0018), components (0019) nor
+    comment threads (0020)."""
+    undo_comments(conn)
     s.components.drop(conn)
     s.project_memories.drop(conn)
     s.webhook_deliveries.drop(conn)
