@@ -232,14 +232,8 @@ def _comment_candidates(call: Call, boards: list[Any]) -> list[str]:
     """Items of the open comment threads in scope whose newest person's message no
     live lease holds and nobody finished, oldest thread first."""
     tx = call.tx
-    keys = []
-    for board in boards:
-        for a in tx.annotations(board.id, states=["open"], kind="comment"):
-            key = comment_item(a)
-            if key is not None:
-                keys.append(key)
-        if len(keys) >= 100 * MAX_CAPSULES:
-            break
+    threads = tx.open_comment_threads([b.id for b in boards], limit=100 * MAX_CAPSULES)
+    keys = [key for a in threads if (key := comment_item(a)) is not None]
     if not keys:
         return []
     claims = tx.work_claims(call.workspace_id, keys)

@@ -73,6 +73,22 @@ class AnnotationRows(TxBase):
         rows = self.conn.execute(query.order_by(a.id))
         return [record(row, AnnotationRecord) for row in rows]
 
+    def open_comment_threads(self, board_ids: Iterable[int], limit: int) -> list[AnnotationRecord]:
+        boards = list(board_ids)
+        if not boards:
+            return []
+        a = s.annotations.c
+        query = (
+            select(s.annotations)
+            .where(a.board_id.in_(boards), a.kind == "comment", a.state == "open")
+            # The most recently written: a person's new message writes its thread, so
+            # threads long acknowledged never crowd out new work.
+            .order_by(a.updated_at.desc(), a.id.desc())
+            .limit(limit)
+        )
+        found = [record(row, AnnotationRecord) for row in self.conn.execute(query)]
+        return sorted(found, key=lambda t: t.id)
+
     def update_annotation(self, annotation_id: int, **fields: Any) -> AnnotationRecord:
         self._write()
         check_fields(fields, _CHANGEABLE, "annotation")
