@@ -250,7 +250,7 @@ _PAGE = r"""<!doctype html>
   #cpop h2 { font-size: 14px; margin: 0; }
   #cpop .where { color: #667; font-size: 12px; flex: 1; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
   #cpop .close { border: 0; padding: 0 4px; font-size: 18px; line-height: 18px; color: #4a5160; background: none; }
-  #cpop .msgs { max-height: 220px; overflow: auto; margin-bottom: 6px; }
+  #cpop .msgs { max-height: 220px; overflow: auto; margin-bottom: 6px; touch-action: pan-y; }
   #cpop .msg { padding: 6px 0; border-top: 1px solid #eef0f3; }
   #cpop .msg:first-child { border-top: 0; padding-top: 0; }
   #cpop .msg .who { font-size: 11px; color: #667; }

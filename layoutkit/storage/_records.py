@@ -566,6 +566,7 @@ class AnnotationRecord:
     created_at: datetime
     updated_at: datetime
     kind: str = "finding"
+    attention: int | None = None
 
 
 #: The folded form a tag is stored and matched as: tags compare like every other typed name.

@@ -411,6 +411,9 @@ annotations = Table(
     Column("deck", Json, nullable=False),
     Column("created_at", When, nullable=False),
     Column("updated_at", When, nullable=False),
+    # A comment thread's newest message a person wrote (0: the comment itself; NULL for
+    # findings): the work item agents get is ``comment:<id>.<attention>``.
+    Column("attention", Integer, nullable=True),
     UniqueConstraint("board_id", "key", name="uq_annotations_key"),
     Index("ix_annotations_board_state", "board_id", "state"),
     Index("ix_annotations_card", "card_id", "card_version"),

@@ -709,13 +709,8 @@ class AnnotationTx(Protocol):
         (``finding`` or ``comment``; None: both)."""
         ...
 
-    def open_comment_threads(self, board_ids: Iterable[int], limit: int) -> list[AnnotationRecord]:
-        """The ``limit`` most recently written open comment threads of ``board_ids``
-        (one query for a whole work scope), oldest first."""
-        ...
-
     def update_annotation(self, annotation_id: int, **fields: Any) -> AnnotationRecord:
-        """Set ``state``, ``intent``, ``replies``, ``deck`` or ``prompt``; raises
+        """Set ``state``, ``intent``, ``replies``, ``deck``, ``prompt`` or ``attention``; raises
         :class:`NotFoundError`."""
         ...
 

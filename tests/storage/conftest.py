@@ -119,13 +119,14 @@ def schema_drift(conn: Connection) -> list[Any]:
 
 
 def undo_comments(conn: Connection) -> None:
-    """Take annotations back to before revision 0020: no kind column, card columns NOT
-    NULL (rebuilt on SQLite; nothing references annotations, so nothing cascades)."""
+    """Take annotations back to before revision 0020: no kind nor attention column, card
+    columns NOT NULL (rebuilt on SQLite; nothing references annotations, so nothing cascades)."""
     ops = Operations(MigrationContext.configure(conn))
     ops.drop_index("ix_annotations_board_kind", "annotations")
     with ops.batch_alter_table("annotations") as batch:
         for name in ("card_id", "card_version", "filed_version"):
             batch.alter_column(name, existing_type=s.annotations.c[name].type, nullable=False)
+        batch.drop_column("attention")
         batch.drop_column("kind")
 
 

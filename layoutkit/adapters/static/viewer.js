@@ -2708,6 +2708,8 @@
   boardEl.addEventListener("pointerup", release);
   boardEl.addEventListener("pointercancel", release);
   boardEl.addEventListener("wheel", (e) => {
+    // A long comment thread scrolls in its popover; the board stays put.
+    if (e.target.closest && e.target.closest("#cpop")) return;
     e.preventDefault();
     const unit = e.deltaMode === 1 ? 16 : e.deltaMode === 2 ? size().h : 1;
     const box = boardEl.getBoundingClientRect();

@@ -3,7 +3,8 @@
 An agent long-polls ``wait_for_work`` scoped to a project (and optionally a
 branch) or to one board and gets up to 3 capsules: open annotations, comments
 (a person's new comment thread or new reply on an open one, item
-``comment:<thread>.<n>``, see :func:`comment_item`), choices (answers released by
+``comment:<thread>.<n>``, n the newest message a person wrote, see
+:func:`~layoutkit.service.review.annotation_views.latest_person_message`), choices (answers released by
 Send or Regenerate, with each question's stakes) and asks (requests for an AI
 answerer, answered with ``answer_ask``). Each delivered
 item is leased to that agent: nobody else gets it while the lease lives, the
@@ -30,7 +31,7 @@ from typing import Any
 from layoutkit.errors import ServiceError
 from layoutkit.principal import Principal
 from layoutkit.service.delivery import outputs
-from layoutkit.service.review.annotation_views import annotation_view, comment_item
+from layoutkit.service.review.annotation_views import annotation_view
 from layoutkit.service.road.reach import may_reach, personal_board
 from layoutkit.service.road.registry import REGISTRY
 from layoutkit.service.road.workspace import Call, Workspace
@@ -215,7 +216,7 @@ def ask_view(call: Call, ask: dict[str, Any]) -> dict[str, Any]:
 
 def _candidates(call: Call, boards: list[Any]) -> list[str]:
     p = call.params
-    found = call.tx.work_candidates(
+    return call.tx.work_candidates(
         call.workspace_id,
         board_ids=[b.id for b in boards],
         project=p.get("project"),
@@ -223,27 +224,6 @@ def _candidates(call: Call, boards: list[Any]) -> list[str]:
         board_id=boards[0].id if "board" in p else None,
         limit=MAX_CAPSULES * 4,
     )
-    # Comments after the findings (which come first in the answer) and before the rest.
-    cut = next((i for i, k in enumerate(found) if not k.startswith("annotation:")), len(found))
-    return [*found[:cut], *_comment_candidates(call, boards), *found[cut:]]
-
-
-def _comment_candidates(call: Call, boards: list[Any]) -> list[str]:
-    """Items of the open comment threads in scope whose newest person's message no
-    live lease holds and nobody finished, oldest thread first."""
-    tx = call.tx
-    threads = tx.open_comment_threads([b.id for b in boards], limit=100 * MAX_CAPSULES)
-    keys = [key for a in threads if (key := comment_item(a)) is not None]
-    if not keys:
-        return []
-    claims = tx.work_claims(call.workspace_id, keys)
-    now = tx.now()
-    free = [
-        k
-        for k in keys
-        if k not in claims or (claims[k]["state"] == "leased" and claims[k]["lease_until"] < now)
-    ]
-    return free[: MAX_CAPSULES * 4]
 
 
 _SCOPE_PROPS: dict[str, Any] = {

@@ -117,21 +117,16 @@ def by_person(author: str, principal: str) -> bool:
     return not author.startswith("agent:") and kind not in ("agent", "service")
 
 
-def latest_person_message(a: AnnotationRecord) -> int | None:
-    """The number of the newest message of comment thread ``a`` a person wrote (0 is
-    the comment that opened it, n the nth reply; deleted ones do not count), or None."""
-    for reply in reversed(a.replies):
+def latest_person_message(author: str, principal: str, replies: list[dict[str, Any]]) -> int | None:
+    """The number of the newest message of a comment thread opened by ``author``
+    (``principal``) a person wrote: 0 the comment that opened it, n its nth reply
+    (deleted ones do not count); None when no person wrote one. Stored as the thread's
+    ``attention``: agents get ``comment:<id>.<attention>`` as work while it is open, so
+    a person's new reply is a new item and one acknowledged is never delivered again."""
+    for reply in reversed(replies):
         if not reply.get("deleted") and by_person(reply["author"], reply["principal"]):
             return int(reply["n"])
-    return 0 if by_person(a.author, a.principal) else None
-
-
-def comment_item(a: AnnotationRecord) -> str | None:
-    """The work item an open comment thread is for agents: ``comment:<id>.<n>`` after
-    its newest person's message n, so a person's new reply is a new item while one
-    already acknowledged (heartbeat_work done) is never delivered again."""
-    n = latest_person_message(a)
-    return None if n is None or a.state != "open" else f"comment:{a.id}.{n}"
+    return 0 if by_person(author, principal) else None
 
 
 def _comment_fields(ws: Workspace, a: AnnotationRecord, slug: str) -> dict[str, Any]:

@@ -38,6 +38,7 @@ from layoutkit.service.review.annotation_views import (
     annotation_view,
     by_person,
     crop_url,
+    latest_person_message,
     via,
 )
 from layoutkit.service.review.card_images import FACE_MAX, Source, read_source
@@ -250,8 +251,11 @@ def append_reply(call: Call, a: AnnotationRecord, who: Identity, text: str) -> A
             "at": call.tx.now().isoformat(),
         },
     ]
-    a = call.tx.update_annotation(a.id, replies=replies)
-    if a.kind == "comment" and a.state == "open" and by_person(who.author, who.principal):
+    if a.kind != "comment":
+        return call.tx.update_annotation(a.id, replies=replies)
+    attention = latest_person_message(a.author, a.principal, replies)
+    a = call.tx.update_annotation(a.id, replies=replies, attention=attention)
+    if a.state == "open" and by_person(who.author, who.principal):
         signal_work(call)
     return a
 

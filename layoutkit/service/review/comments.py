@@ -24,6 +24,7 @@ from layoutkit.errors import ServiceError
 from layoutkit.service.review.annotation_views import (
     COMMENT_STATES,
     annotation_view,
+    latest_person_message,
 )
 from layoutkit.service.review.annotations import (
     REPLY_BYTES,
@@ -189,6 +190,7 @@ def add_comment(call: Call) -> dict[str, Any]:
         run_id=None,
         replies=[],
         deck={},
+        attention=latest_person_message(who.author, who.principal, []),
     )
     # A person's new comment is work for agents waiting on the board.
     signal_work(call)
@@ -336,7 +338,9 @@ def delete_comment(call: Call) -> dict[str, Any]:
         {**r, "text": "", "deleted": True, "deletedAt": tx.now().isoformat()} if r is reply else r
         for r in a.replies
     ]
-    a = tx.update_annotation(a.id, replies=replies)
+    # A person's deleted reply is no work any more: the newest one left is.
+    attention = latest_person_message(a.author, a.principal, replies)
+    a = tx.update_annotation(a.id, replies=replies, attention=attention)
     return {
         "id": a.id,
         "n": n,

@@ -14,7 +14,7 @@ from layoutkit.storage._errors import ConflictError, NotFoundError
 from layoutkit.storage._records import AnnotationRecord
 from layoutkit.storage._sql._base import TxBase, check_fields, record
 
-_CHANGEABLE = frozenset({"state", "intent", "replies", "deck", "prompt"})
+_CHANGEABLE = frozenset({"state", "intent", "replies", "deck", "prompt", "attention"})
 
 
 class AnnotationRows(TxBase):
@@ -72,22 +72,6 @@ class AnnotationRows(TxBase):
             query = query.where(a.id.in_(list(ids)))
         rows = self.conn.execute(query.order_by(a.id))
         return [record(row, AnnotationRecord) for row in rows]
-
-    def open_comment_threads(self, board_ids: Iterable[int], limit: int) -> list[AnnotationRecord]:
-        boards = list(board_ids)
-        if not boards:
-            return []
-        a = s.annotations.c
-        query = (
-            select(s.annotations)
-            .where(a.board_id.in_(boards), a.kind == "comment", a.state == "open")
-            # The most recently written: a person's new message writes its thread, so
-            # threads long acknowledged never crowd out new work.
-            .order_by(a.updated_at.desc(), a.id.desc())
-            .limit(limit)
-        )
-        found = [record(row, AnnotationRecord) for row in self.conn.execute(query)]
-        return sorted(found, key=lambda t: t.id)
 
     def update_annotation(self, annotation_id: int, **fields: Any) -> AnnotationRecord:
         self._write()
