@@ -40,6 +40,6 @@ WAIT_FOR_WORK: dict[str, Any] = obj(
     "leaseSeconds",
     anyOf=[
         {"required": ["idle"], "properties": {"idle": {"const": True}}},
-        {"required": ["annotations", "choices", "asks", "sessions"]},
+        {"required": ["annotations", "comments", "choices", "asks", "sessions"]},
     ],
 )
