@@ -852,6 +852,7 @@
     let a = findings.get(id);
     if (!a) {
       try { a = await op("get_annotation", {id}); } catch (err) { toast(readable(err), true); return; }
+      if (a.kind === "comment") return showComment(id);
     }
     const r = regionBox(a);
     if (!r) { toast("The card of that finding is no longer on this board.", true); return; }

@@ -41,6 +41,14 @@ def annotation_url(ws: Workspace, slug: str, annotation_id: int) -> str:
     return ws.link(f"/boards/{slug}?annotation={annotation_id}")
 
 
+def thread_url(ws: Workspace, slug: str, a: AnnotationRecord) -> str:
+    """Where a person sees annotation ``a``: a finding's region, or a comment thread's
+    pin with its popover showing."""
+    if a.kind == "comment":
+        return ws.link(f"/boards/{slug}?comment={a.id}")
+    return annotation_url(ws, slug, a.id)
+
+
 def _linked_deck(ws: Workspace, deck: dict[str, Any]) -> dict[str, Any]:
     """``deck`` with its crop address absolute: rows keep it relative to the server, so
     a deployment that moves keeps working links."""
@@ -85,13 +93,13 @@ def annotation_view(ws: Workspace, a: AnnotationRecord, slug: str) -> dict[str, 
         "run": a.run_id,
         "replies": a.replies,
         "deck": _linked_deck(ws, a.deck),
-        "url": annotation_url(ws, slug, a.id),
+        "url": thread_url(ws, slug, a),
         "createdAt": a.created_at.isoformat(),
         "updatedAt": a.updated_at.isoformat(),
         "kind": a.kind,
     }
     if a.kind == "comment":
-        out.update(_comment_fields(ws, a, slug))
+        out.update(_comment_fields(a))
     elif (
         a.filed_version is not None
         and a.card_version is not None
@@ -129,11 +137,9 @@ def latest_person_message(author: str, principal: str, replies: list[dict[str, A
     return 0 if by_person(author, principal) else None
 
 
-def _comment_fields(ws: Workspace, a: AnnotationRecord, slug: str) -> dict[str, Any]:
+def _comment_fields(a: AnnotationRecord) -> dict[str, Any]:
     region = a.region or {}
     return {
-        # The board opens on the thread, its popover showing.
-        "url": ws.link(f"/boards/{slug}?comment={a.id}"),
         "text": a.prompt.get("summary", ""),
         "editedAt": a.prompt.get("editedAt"),
         "at": region.get("at"),

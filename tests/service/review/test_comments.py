@@ -369,3 +369,11 @@ def test_the_annotations_stamp_moves_with_comment_threads(ws: Workspace) -> None
     # Each write moves it (deleting the only thread brings back the empty board's).
     assert all(a != b for a, b in itertools.pairwise(seen)), seen
     assert seen[-1] == seen[0]
+
+
+def test_search_finds_a_comment_thread_and_links_to_its_pin(ws: Workspace) -> None:
+    thread = board_point(ws, "Where does the legend go?")
+    ws.call("reply", {"id": thread, "text": "Under the chart, bottom left"}, BOB)
+    hits = ws.call("search", {"q": "chart legend"}, ANA)["groups"]["annotations"]
+    assert [(h["kind"], h["id"]) for h in hits] == [("comment", thread)]
+    assert hits[0]["url"].endswith(f"/boards/rev?comment={thread}")
