@@ -28,6 +28,9 @@ files by ``--labelled-anchors`` / ``--dense-anchors``):
 - ``labelled``: 48 graphs of 10 to 300 nodes with 1 to 6 lines of text per node
   and a fifth of the edges labelled; ratios per bucket against ELK given the same
   node and label boxes.
+- ``large``: the corpus's 500-node graphs and six of 1,000 nodes from the harness's
+  own generator (``corpus/large``), beside dot and ELK (``--large-anchors``: the
+  harness's rows on both), crossings and edge length against each.
 - ``dense``: 3 to 5 edges per node up to 2,000 nodes / 4,000 edges and a
   5,000-node chain, plus a 10,000-line Mermaid chain. These are over the diagram
   caps (layoutkit.limits), which this bench lifts for them alone; each row says
@@ -113,11 +116,16 @@ def main() -> None:
     ap.add_argument("--caller-reps", type=int, default=5)
     ap.add_argument(
         "--sets",
-        default="small,corpus,caller,synthetic,components,labelled,dense",
-        help="comma-separated: small, corpus, caller, synthetic, components, labelled, dense",
+        default="small,corpus,caller,synthetic,components,labelled,dense,large",
+        help="comma-separated: small, corpus, caller, synthetic, components, labelled, dense, "
+        "large",
     )
     ap.add_argument("--labelled-anchors", help="rows.jsonl of the harness on corpus/labelled")
     ap.add_argument("--dense-anchors", help="rows.jsonl of the harness on corpus/dense")
+    ap.add_argument(
+        "--large-anchors",
+        help="rows.jsonl of the harness on the 500-node corpus graphs and corpus/large",
+    )
     a = ap.parse_args()
     sets = set(a.sets.split(","))
     shared = Path(a.shared)
@@ -184,6 +192,8 @@ def main() -> None:
         labelled_set(metrics, _rows(a.labelled_anchors), a.reps)
     if "dense" in sets:
         dense_set(metrics, _rows(a.dense_anchors), a.caller_reps)
+    if "large" in sets:
+        large_set(metrics, shared, _rows(a.large_anchors), a.caller_reps)
 
 
 HERE = Path(__file__).resolve().parent
@@ -375,6 +385,24 @@ def hierarchy_size(box: list[int]) -> contextlib.Iterator[None]:
         layered.insert_dummies = real
 
 
+@contextlib.contextmanager
+def placed_size(box: list[int]) -> contextlib.Iterator[None]:
+    """Record the item count of each hierarchy placed (the one a layout kept)."""
+    from layoutkit.diagram import placement
+
+    real = placement.assign_x
+
+    def spy(h, *args, **kw):
+        box.append(len(h.items))
+        return real(h, *args, **kw)
+
+    placement.assign_x = spy
+    try:
+        yield
+    finally:
+        placement.assign_x = real
+
+
 def labelled_payload(g: dict) -> dict:
     """A labelled corpus graph as a caller would send it: titled nodes, labelled edges."""
     return {
@@ -547,6 +575,81 @@ def dense_set(metrics, anchors: list[dict], caller_reps: int) -> None:
             rows,
         )
         print()
+
+
+def large_set(metrics, shared: Path, anchors: list[dict], reps: int) -> None:
+    """The corpus's 500-node graphs and this folder's 1,000-node ones beside dot and ELK:
+    crossings and edge length against each, per graph and summed per size."""
+    files = sorted((shared / "corpus" / "graphs").glob("*/syn_*_n500_*.json"))
+    files += sorted((HERE / "corpus" / "large").glob("*.json"))
+    if not files:
+        print("large corpus missing: run benches/make_corpora.py")
+        return
+    by = {(r["engine"], r["graph"]): r for r in anchors if r.get("ok")}
+    print(
+        f"\nLarge graphs (500 and 1,000 nodes): layoutkit {ENGINE} (caps lifted; median of "
+        f"{reps} rounds, CPU beside wall) beside dot and ELK from the harness rows (their "
+        "warm wall times, another moment's load: compare ELK's wall with our CPU too). "
+        "Placement: exact LP up to placement_items items, sweeps above. Targets: crossings <= "
+        f"dot, length <= 1.1x dot, faster than ELK. {machine_load()} before"
+    )
+    print(
+        "| graph | items (placed / other) | placement | lk wall ms | lk cpu ms | "
+        "crossings lk / dot / ELK | "
+        "length / dot | length / ELK | dot wall ms | ELK wall ms | ELK wall / lk cpu |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    sums: dict[int, list[float]] = {}
+    with caps_lifted():
+        for f in files:
+            g = json.loads(f.read_text())
+            box: list[int] = []
+            kept: list[int] = []
+            with hierarchy_size(box), placed_size(kept):
+                lay = layout_graph(g)
+            timing = measure(lambda _, g=g: layout_graph(g), reps, warmup=0)
+            m = metrics.compute(g, lay)
+            d, e = by.get(("dot", g["name"])), by.get(("elk", g["name"]))
+            size = len(g["nodes"])
+            # Every hierarchy built (two where both cycle choices were ordered), the
+            # placed one first; its size says which placement it took.
+            items = " / ".join(map(str, [kept[0], *(b for b in box if b != kept[0])]))
+            path = "large" if kept[0] > ANCHOR_OPTIONS.placement_items else "exact"
+            if d and e:
+                acc = sums.setdefault(size, [0.0] * 7)
+                for k, v in enumerate(
+                    (
+                        m["crossings"],
+                        d["crossings"],
+                        e["crossings"],
+                        m["edge_length"],
+                        d["edge_length"],
+                        e["edge_length"],
+                    )
+                ):
+                    acc[k] += v
+                acc[6] += 1
+                cells = [
+                    f"{m['crossings']} / {d['crossings']} / {e['crossings']}",
+                    f"{m['edge_length'] / d['edge_length']:.2f}",
+                    f"{m['edge_length'] / e['edge_length']:.2f}",
+                    f"{d['t_layout_warm_ms']:.0f}",
+                    f"{e['t_layout_warm_ms']:.0f}",
+                    f"{e['t_layout_warm_ms'] / timing.cpu_median:.1f}x",
+                ]
+            else:
+                cells = [f"{m['crossings']} / - / -", "-", "-", "-", "-", "-"]
+            print(
+                f"| {g['name']} | {items} | {path} | {timing.wall_median:.0f} | "
+                f"{timing.cpu_median:.0f} | {' | '.join(cells)} |"
+            )
+    for size, acc in sorted(sums.items()):
+        print(
+            f"\n{size} nodes ({acc[6]:.0f} graphs, sums): crossings {acc[0] / acc[1]:.2f}x dot, "
+            f"{acc[0] / acc[2]:.2f}x ELK; edge length {acc[3] / acc[4]:.2f}x dot, "
+            f"{acc[3] / acc[5]:.2f}x ELK"
+        )
+    print(f"{machine_load()} after\n")
 
 
 def non_orthogonal(lay: dict) -> int:

@@ -11,6 +11,10 @@ hold 1 to 6 lines of text and are sized with the engine's own text metrics
 engine gives that text (``_label_size``), written as ``label: {text, w, h}`` so
 the ELK runner of the layout anchors reserves the same room.
 
+``large/``: six graphs of 1,000 nodes from the layout-anchors harness's own generator
+(its ``syn_dag`` and ``syn_cyc`` families, seeds 0 to 2), the size above the corpus's
+500-node bucket, beside dot and ELK in the bench's ``large`` set.
+
 ``dense/``: random digraphs with 3 to 5 edges per node (100/300, 150/600,
 200/1,000, 2,000/4,000 nodes/edges; cycles allowed) and a 5,000-node chain, with
 the anchors corpus's node sizes (w 120 to 260, h 48 to 120).
@@ -36,6 +40,7 @@ from layoutkit.diagram.model import size_node  # noqa: E402
 LABELLED_SIZES = (10, 15, 20, 30, 40, 50, 75, 100, 150, 200, 250, 300)
 DENSE = ((100, 300), (150, 600), (200, 1000), (2000, 4000))
 CHAIN = 5000
+LARGE_NODES = 1000
 WORDS = [
     "load",
     "parse",
@@ -180,10 +185,30 @@ def chain(n: int) -> dict:
     return {"name": f"chain_n{n}", "family": "chain", "dir": "TD", "nodes": nodes, "edges": edges}
 
 
+def large() -> list[dict]:
+    """The anchors corpus's synthetic families (flow-like DAGs, and the same with about
+    12% of edges turned back plus a few long links back) at ``LARGE_NODES`` nodes, made
+    by the harness's own generator so they are the 500-node graphs' kin."""
+    harness = REPO.parent / "shared" / "tools" / "layout-anchors"
+    sys.path.insert(0, str(harness))
+    import gen_corpus  # the harness generator, unchanged
+
+    out = []
+    for seed in (0, 1, 2):
+        for fam, make in (("dag", gen_corpus.gen_dag), ("cyc", gen_corpus.gen_cyc)):
+            name = f"syn_{fam}_n{LARGE_NODES}_s{seed}_TD"
+            out.append(gen_corpus.to_json(make(LARGE_NODES, seed), name, "syn_" + fam, "TD", seed))
+    return out
+
+
 def graphs() -> dict[str, list[dict]]:
     """Every corpus graph by folder."""
     lab = [labelled(n, d, s) for n in LABELLED_SIZES for d in ("TD", "LR") for s in (0, 1)]
-    return {"labelled": lab, "dense": [dense(n, m) for n, m in DENSE] + [chain(CHAIN)]}
+    return {
+        "labelled": lab,
+        "dense": [dense(n, m) for n, m in DENSE] + [chain(CHAIN)],
+        "large": large(),
+    }
 
 
 def main() -> None:

@@ -739,9 +739,11 @@ class HttpAdapter:
 
     async def events_endpoint(self, request: Request) -> Response:
         """Server-sent events for one board: a ``change`` event whenever its change
-        counter, its questions, its findings or the board itself moved on (see :mod:`viewer`'s
-        stream). Between checks the stream waits on the event loop: it holds no
-        database connection and no worker thread."""
+        counter, its questions, its findings or the board itself moved on, and a
+        ``presence`` event whenever who else is on it moved (see :mod:`viewer`'s
+        stream; ``people=1`` asks for the first list at once, ``page`` names the
+        caller's own page). Between checks the stream waits on the event loop: it
+        holds no database connection and no worker thread."""
         slug = request.path_params["slug"]
         raw = request.headers.get("last-event-id") or request.query_params.get("since", "")
         since = int(raw) if raw.isascii() and raw.isdigit() else None
@@ -750,17 +752,27 @@ class HttpAdapter:
             request.query_params.get("look"),
             request.query_params.get("a"),
         )
+        # The page's own name for itself: its own presence is not sent back to it.
+        page = request.query_params.get("page")
+        mine = {"page": page} if page else {}
 
         def check(rev: int) -> dict[str, Any]:
             # The credential is checked at every check: a revoked link stops the stream.
-            return self.call_placed(request, "board_changes", {"board": slug, "since": rev})
+            return self.call_placed(request, "board_changes", {"board": slug, "since": rev, **mine})
 
         try:
             first = await self.in_thread(check, since if since is not None else 0)
         except ServiceError as err:
             return error_response(err)
         return StreamingResponse(
-            change_stream(request, first, since, known, lambda rev: self.in_thread(check, rev)),
+            change_stream(
+                request,
+                first,
+                since,
+                known,
+                lambda rev: self.in_thread(check, rev),
+                people=request.query_params.get("people") == "1",
+            ),
             media_type="text/event-stream",
             headers={"cache-control": "no-store", "x-accel-buffering": "no"},
         )

@@ -27,10 +27,15 @@ from typing import Any
 
 from starlette.requests import Request
 
+from layoutkit.elements import SPILL_THRESHOLD_ROWS
 from layoutkit.errors import ServiceError
 
 #: Seconds between two checks of a board's change counter by one event stream.
 CHECK_S = 0.5
+#: Seconds between checks while someone else has the board open: their cursor moves
+#: reach the page this often (pages report at most every 0.1 s), and a page alone on
+#: its board costs no more than before (benches/presence_bench.py).
+PRESENCE_CHECK_S = 0.1
 #: A stream ends after this long and the browser reconnects on its own (sending
 #: Last-Event-ID): a server that stops never waits long on an open stream.
 STREAM_S = 25.0
@@ -53,16 +58,19 @@ async def change_stream(
     since: int | None,
     known: tuple[str | None, str | None, str | None],
     check: Callable[[int], Awaitable[dict[str, Any]]],
+    people: bool = False,
 ) -> AsyncIterator[str]:
     """Server-sent events for a board: ``change`` (a ``board_changes`` answer) whenever
     the board's rev, questions stamp, annotations stamp or own stamp moved past what
-    the page had.
+    the page had, and ``presence`` (``{presence: [...]}``) whenever who else is on the
+    board, or where their cursor, selection or dragged card is, changed.
 
     ``first`` is the answer of the check made before the stream opened (so a
     refused credential is a plain 401, not a stream); ``since`` and ``known`` (the
     questions stamp, board stamp and annotations stamp) are what the page last saw. ``check``
     runs ``board_changes`` from a rev in a worker thread; between checks this
-    waits on the event loop alone.
+    waits on the event loop alone. ``people`` sends the first presence list even when
+    nobody else is there: a page that reconnects learns that the people it showed left.
     """
     loop = asyncio.get_running_loop()
     started = quiet = loop.time()
@@ -70,9 +78,15 @@ async def change_stream(
     q, look, notes = known
     # A client that does not follow findings (no stamp sent) is not woken by them.
     seen: tuple[Any, ...] = (since, q, look, first["annotations"] if notes is None else notes)
+    # The presence last sent, without the heartbeat times (a heartbeat alone moves nothing).
+    shown: list[Any] | None = None if people else []
     out = first
     while True:
         now = (out["rev"], out["questions"], out["look"], out["annotations"])
+        present = [{k: v for k, v in p.items() if k != "seen"} for p in out["presence"]]
+        if present != shown:
+            yield _event("presence", {"presence": out["presence"]})
+            shown, quiet = present, loop.time()
         if now != seen or out["cards"] or out["reset"] or out["edges"]:
             yield _event("change", out, out["rev"])
             seen, quiet = now, loop.time()
@@ -81,7 +95,7 @@ async def change_stream(
             quiet = loop.time()
         if loop.time() - started >= STREAM_S or await request.is_disconnected():
             return
-        await asyncio.sleep(CHECK_S)
+        await asyncio.sleep(PRESENCE_CHECK_S if out["presence"] else CHECK_S)
         try:
             out = await check(out["rev"])
         except ServiceError as err:
@@ -125,6 +139,29 @@ _PAGE = r"""<!doctype html>
   .live input { margin: 3px 0 0; width: 15px; height: 15px; accent-color: #3b6fd8; cursor: pointer; flex: none; }
   .live .done { color: #8a909c; text-decoration: line-through; }
   .live .count { position: absolute; right: 12px; top: 6px; font-size: 10px; color: #8a909c; }
+  /* A checklist or table being edited in place: over its card, grown to what it holds. */
+  .live.editing { z-index: 3; overflow: visible; border: calc(2px * var(--inv)) solid #3b6fd8; box-shadow: 0 4px 16px rgba(31,36,48,.18); }
+  .live.editing .item { display: flex; gap: 8px; align-items: center; padding: 2px 0; }
+  .live.editing .item input[type=checkbox] { margin: 0; }
+  .live.editing input.itemtext { flex: 1; min-width: 0; width: auto; height: auto; margin: 0; font: 14px/1.4 "DejaVu Sans", Verdana, sans-serif; color: #1f2430; padding: 3px 6px; border: 1px solid transparent; border-radius: 4px; background: #f6f7f9; cursor: text; }
+  .live.editing input.itemtext:focus { border-color: #3b6fd8; background: #fff; outline: none; }
+  .live.editing input.itemtext.done { color: #8a909c; text-decoration: line-through; }
+  .live.editing .item.draft input.itemtext { background: #fff; border: 1px dashed #b9c0cc; }
+  .inplace button.remove { border: 0; background: none; color: #8a909c; font-size: 17px; line-height: 1; padding: 2px 6px; }
+  .inplace button.remove:hover { color: #b3261e; background: #fdf0ef; }
+  .inplace .bar { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin-top: 8px; }
+  .inplace .bar .hint { font-size: 11px; color: #667; }
+  .grid { position: absolute; box-sizing: border-box; z-index: 3; background: #fff; border: calc(2px * var(--inv)) solid #3b6fd8; border-radius: 8px; box-shadow: 0 4px 16px rgba(31,36,48,.18); padding: 10px; cursor: default; outline: none; }
+  .grid table { border-collapse: collapse; font-size: 13px; }
+  .grid caption { text-align: left; font-weight: bold; font-size: 14px; padding: 0 0 6px; }
+  /* While a checklist or table is edited its card's selection marks would peek out around it. */
+  body[data-list-editing] :is(.selbox, .handle, .wiredot), body[data-grid-editing] :is(.selbox, .handle, .wiredot) { display: none; }
+  .grid th, .grid td { border: 1px solid #d5dae3; padding: 0; }
+  .grid th { background: #f2f4f7; }
+  .grid .cell { display: block; box-sizing: border-box; width: 100%; min-width: 96px; margin: 0; font: inherit; color: #1f2430; padding: 5px 7px; border: 0; background: transparent; }
+  .grid th .cell { font-weight: bold; }
+  .grid input[type=checkbox].cell { width: 16px; min-width: 0; height: 16px; margin: 6px auto; accent-color: #3b6fd8; }
+  .grid .cell:focus { outline: 2px solid #3b6fd8; outline-offset: -2px; background: #eef3fc; }
   .focus-ring { position: absolute; box-sizing: border-box; border: 3px solid #3b6fd8; border-radius: 12px; pointer-events: none; box-shadow: 0 0 0 6px rgba(59,111,216,.18); transition: opacity 1.5s; }
   .qbadge { position: absolute; padding: 0 8px; height: 24px; border-radius: 12px; background: #fff4d6; border-color: #e0b43c; font-weight: bold; }
   /* The panels share one dock beside the board, stacked: the board keeps the rest of
@@ -142,6 +179,25 @@ _PAGE = r"""<!doctype html>
   /* While the pointer is down on the board, a drag pans or moves: it never selects text. */
   body.pointing, body.pointing * { user-select: none; -webkit-user-select: none; }
   #world { --inv: 1; }
+  /* Presence: the others on the board, in their colour (--c). Avatars name them on hover and focus. */
+  #people { position: relative; z-index: 30; display: flex; align-items: center; margin-right: 4px; }
+  #people[hidden] { display: none; }
+  .avatar { position: relative; display: inline-flex; align-items: center; justify-content: center; width: 28px; height: 28px; box-sizing: border-box; margin-left: 2px; padding: 0; border-radius: 50%; border: 2px solid #fff; background: var(--c, #667); color: #fff; font-size: 11px; font-weight: bold; letter-spacing: .02em; cursor: pointer; }
+  .avatar:first-child { margin-left: 0; }
+  .avatar:hover:not(:disabled) { background: var(--c, #667); filter: brightness(1.1); }
+  .avatar.more { background: #e3e6eb; color: #1f2430; cursor: default; }
+  .avatar.more:hover:not(:disabled) { background: #d5d9e0; filter: none; }
+  .avatar[data-name]:hover::after, .avatar[data-name]:focus-visible::after { content: attr(data-name); position: absolute; top: 32px; right: 0; z-index: 20; white-space: nowrap; background: #1f2430; color: #fff; font-weight: normal; font-size: 12px; padding: 3px 8px; border-radius: 4px; pointer-events: none; }
+  /* A phone's top bar: smaller circles (and at most two, viewer.js), so the title keeps its room. */
+  @media (max-width: 760px) { .avatar { width: 24px; height: 24px; font-size: 10px; flex: none; } }
+  .rcursor { position: absolute; z-index: 6; pointer-events: none; transform: scale(var(--inv)); transform-origin: 0 0; transition: left .12s linear, top .12s linear; }
+  .rcursor svg { display: block; fill: var(--c); filter: drop-shadow(0 1px 1px rgba(0,0,0,.3)); }
+  .rcursor .ptag { position: absolute; left: 14px; top: 16px; }
+  .ptag { display: inline-block; max-width: 180px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; padding: 1px 7px; border-radius: 4px; color: #fff; font-size: 12px; line-height: 18px; box-shadow: 0 1px 2px rgba(0,0,0,.25); }
+  .rsel { position: absolute; box-sizing: border-box; pointer-events: none; outline: calc(2px * var(--inv)) solid var(--c); outline-offset: calc(3px * var(--inv)); border-radius: 4px; }
+  .rdrag { position: absolute; box-sizing: border-box; z-index: 5; pointer-events: none; border: calc(2px * var(--inv)) dashed var(--c); border-radius: 6px; background: rgba(255,255,255,.7); padding: 8px 10px; font-size: 13px; color: #4a5160; overflow: visible; overflow-wrap: anywhere; transition: left .12s linear, top .12s linear; }
+  .rdrag .rname { display: block; max-height: 100%; overflow: hidden; }
+  .rdrag .ptag { position: absolute; left: calc(-2px * var(--inv)); bottom: 100%; margin-bottom: calc(4px * var(--inv)); transform: scale(var(--inv)); transform-origin: 0 100%; }
   .selbox { position: absolute; box-sizing: border-box; pointer-events: none; outline: calc(2px * var(--inv)) solid #3b6fd8; outline-offset: calc(2px * var(--inv)); border-radius: 4px; }
   .handle { position: absolute; box-sizing: border-box; width: calc(14px * var(--inv)); height: calc(14px * var(--inv)); background: #fff; border: calc(2px * var(--inv)) solid #3b6fd8; border-radius: calc(3px * var(--inv)); cursor: nwse-resize; touch-action: none; }
   .ghost { position: absolute; box-sizing: border-box; pointer-events: none; background: rgba(235,241,252,.85); border: calc(2px * var(--inv)) dashed #3b6fd8; border-radius: 6px; padding: 8px 10px; font-size: 13px; color: #1d4ea8; overflow: hidden; overflow-wrap: anywhere; }
@@ -275,6 +331,7 @@ _PAGE = r"""<!doctype html>
   <h1 id="title">__TITLE__</h1>
   <span id="status" role="status">loading…</span>
   <span class="spacer"></span>
+  <div id="people" role="group" aria-label="Others here" hidden></div>
   <button id="zoom-out" type="button" title="Zoom out (−)" aria-label="Zoom out">−</button>
   <button id="zoom-level" type="button" title="Actual size (1)">100%</button>
   <button id="zoom-in" type="button" title="Zoom in (+)" aria-label="Zoom in">+</button>
@@ -345,7 +402,10 @@ VIEWER_JS_VERSION = hashlib.sha256(VIEWER_JS).hexdigest()[:12]
 
 def viewer_page(slug: str) -> str:
     """The viewer HTML for board ``slug``; it holds no credential (its calls send the cookie)."""
-    config = json.dumps({"slug": slug, "poll": POLL_MS}).replace("<", "\\u003c")
+    # inlineRows: a table edited in place keeps its rows in its payload (past this
+    # many the server stores them apart, where the page's editor does not reach).
+    config = json.dumps({"slug": slug, "poll": POLL_MS, "inlineRows": SPILL_THRESHOLD_ROWS})
+    config = config.replace("<", "\\u003c")
     return (
         _PAGE.replace("__TITLE__", html.escape(slug))
         .replace("__CONFIG__", config)

@@ -10,7 +10,7 @@ from typing import Any
 
 import attrs
 
-from layoutkit.diagram import layered, placement, sequence_layout
+from layoutkit.diagram import layered, ordering, placement, sequence_layout
 from layoutkit.diagram.findings import composition_findings, count_crossings_orth
 from layoutkit.diagram.labels import NO_TEXT, edge_label_size
 from layoutkit.diagram.mermaid import import_text
@@ -483,13 +483,25 @@ def _layout_flat(
         loop_room=loop_room,
         ports=ports,
     )
-    rev, layer = _layering(ids, flat, labels, opts)
-    for note, state, _side in beside.values():
-        layer[note] = layer[state]
     comp = _components(ids, flat_all.pairs, model)
-    layer = _own_layers(layer, comp)
-    hier = layered.insert_dummies(g, layer, rev, comp, opts)
-    order = layered.order_layers(hier, {v: model.nodes[v].order for v in ids}, opts)
+    seed = {v: model.nodes[v].order for v in ids}
+    best: tuple[int, layered.Hierarchy, list[list[int]]] | None = None
+    # Usually one choice of edges to reverse; where two are worth it, each is layered
+    # and ordered, and the first with the fewest crossings is kept.
+    choices = layered.cycle_choices(ids, flat.pairs, opts)
+    for rev in choices:
+        layer = _layering(ids, flat, labels, opts, rev)
+        for note, state, _side in beside.values():
+            layer[note] = layer[state]
+        layer = _own_layers(layer, comp)
+        hier = layered.insert_dummies(g, layer, rev, comp, opts)
+        order = layered.order_layers(hier, seed, opts)
+        if len(choices) > 1:
+            count = ordering.hierarchy_crossings(hier, order)
+            if best is None or count < best[0]:
+                best = (count, hier, order)
+    if best is not None:
+        _, hier, order = best
     _put_notes_beside(hier, order, beside)
     markers = frozenset(v for v in ids if model.nodes[v].shape in NO_TEXT)
     out_off, in_off = placement.port_offsets(hier, order, ports, opts, markers)
@@ -696,11 +708,14 @@ def _loop_rooms(
 
 
 def _layering(
-    ids: list[str], flat: _FlatEdges, labels: dict[int, tuple[float, float]], opts: LayoutOptions
-) -> tuple[set[int], dict[str, int]]:
-    """Edges to reverse and the layer of every node."""
+    ids: list[str],
+    flat: _FlatEdges,
+    labels: dict[int, tuple[float, float]],
+    opts: LayoutOptions,
+    rev: set[int],
+) -> dict[str, int]:
+    """The layer of every node, the edges ``rev`` reversed."""
     edges = flat.pairs
-    rev = layered.break_cycles(ids, edges, opts)
     # A labelled edge spans two layers so its label holder gets the layer between
     # (ELK's label dummies); unlabelled edges keep the shortest span.
     minlen = [2 if k in labels else 1 for k in range(len(edges))]
@@ -709,7 +724,7 @@ def _layering(
     ]
     arcs += [((y, x, minlen[k]) if k in rev else (x, y, minlen[k])) for k, x, y in flat.extra_arcs]
     arcs = _acyclic(ids, arcs, opts)
-    return rev, layered.assign_layers(ids, arcs)
+    return layered.assign_layers(ids, arcs)
 
 
 def _frame_titles(

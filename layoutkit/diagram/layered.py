@@ -47,6 +47,11 @@ class LayoutGraph:
 
 # -- cycle breaking -----------------------------------------------------------
 
+#: The share of edges a depth-first search may reverse and still be kept on a graph
+#: whose hierarchy is over ``exact_items``: dense random graphs reverse a third and
+#: more (the greedy order fewer), sparse flows with loops a few percent.
+DFS_SHARE = 0.1
+
 
 def break_cycles(
     nodes: list[str], edges: list[tuple[str, str]], opts: LayoutOptions = OPTIONS
@@ -59,7 +64,10 @@ def break_cycles(
     when the depth-first choice would give a hierarchy of more than
     ``opts.exact_items`` items, the greedy order of Eades, Lin and Smyth
     (``_greedy_back_edges``, ELK's default) is tried too and the choice with the
-    smaller hierarchy (estimated by longest-path layering) is kept.
+    smaller hierarchy (estimated by longest-path layering) is kept. When the
+    depth-first choice loses that way but stays worth laying out,
+    ``cycle_choices`` offers both, and the layout keeps the one that orders with
+    fewer crossings.
     """
     back = _dfs_back_edges(nodes, edges)
     dfs_size = _hierarchy_estimate(nodes, edges, back)
@@ -67,6 +75,28 @@ def break_cycles(
         return back
     greedy = _greedy_back_edges(nodes, edges)
     return greedy if _hierarchy_estimate(nodes, edges, greedy) < dfs_size else back
+
+
+def cycle_choices(
+    nodes: list[str], edges: list[tuple[str, str]], opts: LayoutOptions = OPTIONS
+) -> list[set[int]]:
+    """``break_cycles``'s choice first, then the depth-first one where it lost but is
+    worth ordering too: it reverses at most ``DFS_SHARE`` of the edges (a sparse flow
+    with a few loops, not a dense tangle) and its hierarchy stays within
+    ``opts.dfs_items`` items (estimated). Why: the smaller hierarchy is not always
+    the one that crosses less; on the bench's sparse 500-node graphs with loops the
+    depth-first layering (dot's) ordered with up to half the crossings of the
+    greedy one, and on 200-node ones with fewer."""
+    back = _dfs_back_edges(nodes, edges)
+    dfs_size = _hierarchy_estimate(nodes, edges, back)
+    if not back or dfs_size <= opts.exact_items:
+        return [back]
+    greedy = _greedy_back_edges(nodes, edges)
+    if _hierarchy_estimate(nodes, edges, greedy) >= dfs_size:
+        return [back]
+    if len(back) <= DFS_SHARE * len(edges) and dfs_size <= opts.dfs_items:
+        return [greedy, back]
+    return [greedy]
 
 
 def _dfs_back_edges(nodes: list[str], edges: list[tuple[str, str]]) -> set[int]:

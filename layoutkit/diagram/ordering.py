@@ -13,6 +13,7 @@ only exchanges neighbours that share their container path.
 from __future__ import annotations
 
 import bisect
+import itertools
 import random
 from collections import defaultdict
 from typing import Any
@@ -45,6 +46,39 @@ def layer_crossings(layers: list[list[int]], pos: list[int], down: list[list[int
     for L in range(len(layers) - 1):
         pairs = [(pos[a], pos[b]) for a in layers[L] for b in down[a]]
         total += bilayer_crossings(pairs)
+    return total
+
+
+def hierarchy_crossings(h: Hierarchy, layers: list[list[int]]) -> int:
+    """Crossings between the segments of ``h`` in the order ``layers`` (each gap counted
+    alone, pairs that share an end never), as the ordering counts them."""
+    pos = [0] * len(h.items)
+    for layer in layers:
+        for p, i in enumerate(layer):
+            pos[i] = p
+    gaps: list[list[tuple[int, int]]] = [[] for _ in layers]
+    for a, b, _ in h.segments:
+        gaps[h.items[a].layer].append((pos[a], pos[b]))
+    return sum(bilayer_crossings(pairs) for pairs in gaps)
+
+
+def _forced_crossings(gaps: list[list[tuple[int, int]]]) -> int:
+    """Crossings no order avoids: every two items of a layer that both have edges to
+    the same two items of the next cross once among those four edges, whichever way
+    each pair is ordered (and no two such quadruples share a crossing pair). When a
+    start reaches this count, ordering stops: nothing strictly better exists, so the
+    winner is the one a longer search would keep."""
+    total = 0
+    for segs in gaps:
+        uppers: dict[int, set[int]] = defaultdict(set)
+        for a, b in segs:
+            uppers[b].add(a)
+        shared: dict[tuple[int, int], int] = defaultdict(int)
+        for us in uppers.values():
+            if len(us) > 1:
+                for pair in itertools.combinations(sorted(us), 2):
+                    shared[pair] += 1
+        total += sum(k * (k - 1) // 2 for k in shared.values())
     return total
 
 
@@ -130,8 +164,9 @@ class _Orderer:
         classes: dict[tuple, int] = {}
         self.cls = [classes.setdefault((it.path, it.comp), len(classes)) for it in h.items]
         self.one_class = len(classes) <= 1
+        self.floor = _forced_crossings(self.gaps)
         # Past this size a sweep costs more than its gain: see ``run``.
-        self.large = n > opts.exact_items
+        self.large = n > opts.order_items
         # One sweep-and-transpose step is a function of the order and of the step's
         # phase (direction, median or mean, ties exchanged or not) alone, and starts
         # often run into orders earlier starts went through: their steps are looked
@@ -334,7 +369,7 @@ class _Orderer:
         state = tuple(map(tuple, layers))
         stale_lists = False  # ``layers`` and ``pos`` lag behind ``state`` after memo hits
         while (
-            best_c > 0
+            best_c > self.floor
             and spent < budget
             and it < self.opts.order_sweeps
             and stale < self.opts.order_patience
@@ -378,7 +413,7 @@ class _Orderer:
     def run(self) -> list[list[int]]:
         size = len(self.items) + len(self.h.segments)
         # Even the largest graphs give both depth-first starts a few sweeps each;
-        # above ``exact_items`` items only those two starts run, with
+        # above ``order_items`` items only those two starts run, with
         # ``order_large_sweeps`` sweeps in all and one transposition pass per sweep,
         # so ordering time stays linear in the hierarchy.
         sweeps_total = max(8, int(self.opts.order_work / max(1, size) ** 0.5))
@@ -404,8 +439,8 @@ class _Orderer:
             k += 1
             if best is None or c < best_c:
                 best, best_c = order, c
-            if best_c == 0:
-                break
+            if best_c <= self.floor:
+                break  # no order crosses less: later starts could only tie
         assert best is not None
         return best
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -149,7 +149,7 @@ def assign_x(
     frame up with the other end, so composites linked in a chain stack in a column.
     Large hierarchies (placed by sweeps) leave the pulls out.
 
-    Above ``opts.exact_items`` items the LP (whose solve time grows much faster
+    Above ``opts.placement_items`` items the LP (whose solve time grows much faster
     than the hierarchy) gives way to ``_place_by_sweeps``, which meets the same
     separation constraints with median sweeps and per-layer projections.
     """
@@ -157,7 +157,7 @@ def assign_x(
     n = len(items)
     sep = _Separations(h, layers, titles, opts, bands or {})
     nc = len(sep.keys)
-    if n > opts.exact_items:
+    if n > opts.placement_items:
         return _place_by_sweeps(h, layers, out_off, in_off, sep, weights=weights or {})
     m = len(h.segments)
     pulls = [p for p in pulls if all(isinstance(e, int) or e in sep.keys for e in p[:2])]
@@ -747,12 +747,12 @@ def plan_tracks(
     In each gap the bending segments are ordered top to bottom so that the
     drawn polylines cross (or touch) as little as possible, counting only pairs
     of edges that share no end node, then packed onto as few tracks as the
-    ordering allows. Above ``opts.exact_items`` items a gap's order comes from a
+    ordering allows. Above ``opts.placement_items`` items a gap's order comes from a
     sort key instead of up to eight sifting rounds (each costs the square of the
     gap's segments); on dense graphs the key order crosses less, at the price of
     a few more tracks.
     """
-    rounds = 0 if len(h.items) > opts.exact_items else 8
+    rounds = 0 if len(h.items) > opts.placement_items else 8
     per_gap: dict[int, list[int]] = defaultdict(list)
     for s, (a, _b, _k) in enumerate(h.segments):
         xa, xb = ends[s]
@@ -836,31 +836,55 @@ def _order_small_gap(
             c = (lo[i] <= a[j] <= hi[i]) + (lo[j] <= b[i] <= hi[j])
             uj, vj = nodes[j]
             cost[i][j] = c if ui in (uj, vj) or vi in (uj, vj) else c * heavy
+
+    def totals(rest: list[int], e: int) -> list[int]:
+        above = [0]
+        for i in rest:
+            above.append(above[-1] + cost[i][e])
+        below = [0]
+        for i in rest:
+            below.append(below[-1] + cost[e][i])
+        return [above[p] + below[-1] - below[p] for p in range(len(above))]
+
+    return [segs[i] for i in _sift(_start_order(a, b, rounds), rounds, totals)]
+
+
+def _start_order(a: Sequence[float], b: Sequence[float], rounds: int) -> list[int]:
+    """Where sifting starts: the given order; without sifting, the sort key alone:
+    rightward pieces on top, the one starting furthest right highest, then leftward
+    ones, the one starting furthest left highest (such pieces then cross only where
+    their spans force it)."""
+    n = len(a)
     if rounds:
-        order = list(range(n))
-    else:
-        order = sorted(range(n), key=lambda i: (0, -a[i], i) if b[i] > a[i] else (1, a[i], i))
+        return list(range(n))
+    return sorted(range(n), key=lambda i: (0, -a[i], i) if b[i] > a[i] else (1, a[i], i))
+
+
+def _sift(
+    order: list[int], rounds: int, totals: Callable[[list[int], int], list[int]]
+) -> list[int]:
+    """Sifting (Matuszewski et al.): each segment in turn is taken out and put back
+    where it meets the others least, for up to ``rounds`` rounds or until one moves
+    nothing. ``totals(rest, e)`` reads the cost of ``e`` at each position among
+    ``rest`` (0 above all of them, ``len(rest)`` below all); the first least wins,
+    and ``e`` moves only when that beats where it was. Both track orderings (plain
+    lists for small gaps, numpy for larger ones) read their costs through it, so
+    they give the same order."""
     for _ in range(rounds):
         moved = False
-        for e in range(n):
+        for e in range(len(order)):
             q = order.index(e)
             del order[q]
-            above = [0]
-            for i in order:
-                above.append(above[-1] + cost[i][e])
-            below = [0]
-            for i in order:
-                below.append(below[-1] + cost[e][i])
-            total = [above[p] + below[-1] - below[p] for p in range(len(above))]
-            p = total.index(min(total))
-            if total[p] < total[q]:
-                order.insert(p, e)
+            total = totals(order, e)
+            best = min(total)
+            if best < total[q]:
+                order.insert(total.index(best), e)
                 moved = True
             else:
                 order.insert(q, e)
         if not moved:
             break
-    return [segs[i] for i in order]
+    return order
 
 
 def _order_tracks(
@@ -874,6 +898,10 @@ def _order_tracks(
     n = len(segs)
     if n < 2:
         return list(segs)
+    if not rounds:  # the sort key alone: no costs to read
+        return [
+            segs[i] for i in _start_order([ends[s][0] for s in segs], [ends[s][1] for s in segs], 0)
+        ]
     if n <= SMALL_GAP:
         return _order_small_gap(segs, ends, nodes, touch, rounds)
     a = np.array([ends[s][0] for s in segs])
@@ -894,28 +922,11 @@ def _order_tracks(
     cost *= n * n + 1
     cost[shared] //= n * n + 1
     np.fill_diagonal(cost, 0)
-    if rounds:
-        order = list(range(n))
-    else:
-        # Without sifting: rightward pieces on top, the one starting furthest right
-        # highest, then leftward ones, the one starting furthest left highest (such
-        # pieces then cross only where their spans force it).
-        order = sorted(range(n), key=lambda i: (0, -a[i], i) if b[i] > a[i] else (1, a[i], i))
-    for _ in range(rounds):
-        moved = False
-        for e in range(n):
-            q = order.index(e)
-            del order[q]
-            idx = np.array(order, dtype=np.intp)
-            above = np.concatenate(([0], np.cumsum(cost[idx, e])))  # the others above e
-            below = np.concatenate(([0], np.cumsum(cost[e, idx])))
-            total = above + (below[-1] - below)
-            p = int(np.argmin(total))
-            if total[p] < total[q]:
-                order.insert(p, e)
-                moved = True
-            else:
-                order.insert(q, e)
-        if not moved:
-            break
-    return [segs[i] for i in order]
+
+    def totals(rest: list[int], e: int) -> list[int]:
+        idx = np.array(rest, dtype=np.intp)
+        above = np.concatenate(([0], np.cumsum(cost[idx, e])))  # the others above e
+        below = np.concatenate(([0], np.cumsum(cost[e, idx])))
+        return (above + (below[-1] - below)).tolist()
+
+    return [segs[i] for i in _sift(_start_order(a.tolist(), b.tolist(), rounds), rounds, totals)]

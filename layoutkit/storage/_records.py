@@ -349,6 +349,19 @@ class AuditEventRecord:
 
 
 @attrs.frozen(slots=True)
+class PresenceRecord:
+    """One caller's page on a board as it last reported itself (``board_presence``)."""
+
+    board_id: int
+    who: str
+    page: str
+    kind: str
+    name: str
+    state: dict[str, Any]
+    seen: datetime
+
+
+@attrs.frozen(slots=True)
 class ComponentRecord:
     """One version of a workspace's reusable group of cards ``name``."""
 
@@ -592,6 +605,40 @@ def input_hash(operation: str, params: Any) -> str:
         [operation, params], sort_keys=True, separators=(",", ":"), ensure_ascii=False
     )
     return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+@attrs.frozen(slots=True)
+class SearchTaskRef:
+    """One version of a task's ref, as much as search reads of it (its address)."""
+
+    kind: str
+    ref: str
+    meta: dict[str, Any]
+
+
+@attrs.frozen(slots=True)
+class SearchTaskRow:
+    """What a task hit of search shows and reads for where it matched, in one read:
+    the task's text columns, its project's slug, every version of its refs and what
+    its comments said, both oldest first."""
+
+    id: int
+    workspace_id: int
+    key: str | None
+    title: str
+    body: str
+    type: str
+    status: str
+    state: str | None
+    project: str | None
+    gates: list[dict[str, Any]]
+    next_action: str
+    outcome: str
+    decisions: str
+    branch: str
+    fields: dict[str, Any]
+    refs: tuple[SearchTaskRef, ...]
+    comments: tuple[str, ...]
 
 
 @attrs.frozen(slots=True)

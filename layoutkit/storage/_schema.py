@@ -15,6 +15,7 @@ How later features fit, without touching these tables:
 - review runs: ``review_runs`` (run id, board scope, state, sight attempts,
   plan JSON) and ``review_receipts`` (run_id, card_id, state).
 - search: ``search_docs`` and ``search_words`` below.
+- presence: ``board_presence`` below, rows that live 30 seconds without a heartbeat.
 
 Each arrives as a new Alembic revision in ``migrations/versions``; see ``_migrations``.
 """
@@ -755,4 +756,21 @@ components = Table(
     Column("author", String(300), nullable=False),
     Column("created_at", When, nullable=False),
     UniqueConstraint("workspace_id", "name", "version", name="uq_components_version"),
+)
+
+#: Who has a board open now (cursor, selection, a card being dragged): one row per
+#: caller and page, rewritten by each heartbeat and read only while ``seen`` is recent.
+#: Kept in the database, not a process's memory: the server may run as several
+#: processes, and two people on one board may be served by different ones.
+board_presence = Table(
+    "board_presence",
+    metadata,
+    Column("board_id", Id, ForeignKey("boards.id", ondelete="CASCADE"), primary_key=True),
+    Column("who", String(300), primary_key=True),
+    Column("page", String(40), primary_key=True),
+    Column("kind", String(12), nullable=False),
+    Column("name", String(300), nullable=False),
+    Column("state", Json, nullable=False),
+    Column("seen", When, nullable=False),
+    Index("ix_board_presence_seen", "seen"),
 )

@@ -31,6 +31,7 @@ from layoutkit.storage._records import (
     NewCard,
     NewEdge,
     NewQuestion,
+    PresenceRecord,
     ProjectMemoryRecord,
     ProjectRecord,
     QuestionRecord,
@@ -38,6 +39,7 @@ from layoutkit.storage._records import (
     ReviewRuleRecord,
     ReviewRunRecord,
     SearchDocHit,
+    SearchTaskRow,
     ShareLinkRecord,
     TaskEmbeddingRecord,
     TaskEmbeddingStamp,
@@ -695,6 +697,10 @@ class AnnotationTx(Protocol):
         """The finding, or None."""
         ...
 
+    def annotations_by_id(self, annotation_ids: Iterable[int]) -> dict[int, AnnotationRecord]:
+        """The findings among ``annotation_ids`` that exist, by id, in one read."""
+        ...
+
     def annotations(
         self,
         board_id: int,
@@ -1129,6 +1135,14 @@ class SearchTx(Protocol):
         per query word), at most ``per_group`` per group, best first in each."""
         ...
 
+    def search_task_rows(
+        self, workspace_id: int, ids: Sequence[int], *, live: bool = True
+    ) -> dict[int, SearchTaskRow]:
+        """The workspace's live tasks among ``ids`` with what a search hit shows of
+        them (text columns, project slug, ref versions, comments), by id, in one read;
+        ``live`` False reads trashed tasks too."""
+        ...
+
     def vocabulary_word(self, workspace_id: int, start: str) -> int | None:
         """How many documents hold the vocabulary word ``start``: 0 when only longer
         words begin with it, None when no vocabulary word does."""
@@ -1189,6 +1203,33 @@ class ComponentTx(Protocol):
         ...
 
 
+class PresenceTx(Protocol):
+    """Who has a board open now: one short-lived row per caller and page."""
+
+    def write_presence(
+        self,
+        board_id: int,
+        who: str,
+        page: str,
+        *,
+        kind: str,
+        name: str,
+        state: Mapping[str, Any],
+        expired: datetime,
+    ) -> PresenceRecord:
+        """Record (or refresh) ``who``'s page on the board, seen now; rows of any board
+        last seen before ``expired`` are cleared on the way."""
+        ...
+
+    def leave_presence(self, board_id: int, who: str, page: str) -> bool:
+        """Forget ``who``'s page on the board; whether it was there."""
+        ...
+
+    def presence(self, board_id: int, since: datetime) -> list[PresenceRecord]:
+        """The board's rows seen at ``since`` or later, in ``who`` and ``page`` order."""
+        ...
+
+
 class Tx(
     WorkspaceTx,
     BoardTx,
@@ -1208,6 +1249,7 @@ class Tx(
     WebhookTx,
     ProjectMemoryTx,
     ComponentTx,
+    PresenceTx,
     Protocol,
 ):
     """One open transaction or read snapshot; write methods raise

@@ -25,6 +25,7 @@ from layoutkit import Workspace
 from layoutkit.adapters import viewer
 from layoutkit.adapters.cli import main
 from layoutkit.adapters.http import CALLS_AT_ONCE, create_app
+from layoutkit.elements import SPILL_THRESHOLD_ROWS
 from layoutkit.principal import Principal
 from tests.adapters.conftest import Api, LiveServer
 from tests.conftest import POSTGRES_URL
@@ -299,6 +300,8 @@ def test_the_viewer_page_names_the_operations_it_uses(api: Api, board: str) -> N
     assert json.loads(re.findall(r'id="viewer-config"[^>]*>(.*?)</script>', page.text)[0]) == {
         "slug": board,
         "poll": viewer.POLL_MS,
+        # The table editor stops where the server would keep a table's rows apart.
+        "inlineRows": SPILL_THRESHOLD_ROWS,
     }
     ops = {op["name"] for op in api.ws.operations()}
     assert {"board_outline", "board_changes", "tick_checklist"} <= ops
@@ -357,3 +360,67 @@ def test_the_cli_ticks_through_call(tmp_path: Any) -> None:
         main, ["call", "tick_checklist", '{"id": 999999, "item": 0, "done": true}', "--db", db]
     )
     assert res.exit_code == 1 and "unknown_card" in res.output
+
+
+def test_the_stream_pushes_who_else_is_on_the_board_and_when_they_leave(
+    api: Api, board: str
+) -> None:
+    start = api.op("board_outline", {"board": board}).json()
+    card = start["cards"][0][0]
+    ana = Principal.user("ana")
+    # A page that follows people hears the list at once, empty while it is alone.
+    stream = Stream(
+        api, board, since=start["rev"], q=start["questions"], look=start["look"], people=1
+    )
+    try:
+        event = stream.next()
+        assert event is not None and event[0] == "presence" and event[1] == {"presence": []}
+        api.ws.call("board_presence", {"board": board, "cursor": {"x": 5, "y": 6}}, ana)
+        event = stream.next()
+        assert event is not None and event[0] == "presence"
+        (seen,) = event[1]["presence"]
+        assert (seen["who"], seen["cursor"]) == ({"kind": "user", "name": "ana"}, {"x": 5, "y": 6})
+        # Each move is pushed; a heartbeat that moves nothing is not.
+        api.ws.call("board_presence", {"board": board, "selection": [card]}, ana)
+        event = stream.next()
+        assert event is not None and event[1]["presence"][0]["selection"] == [card]
+        api.ws.call("board_presence", {"board": board, "selection": [card]}, ana)
+        with pytest.raises(queue.Empty):
+            stream.next(timeout=1.0)
+        # A page that leaves is gone from the next list; the board never changed.
+        api.ws.call("board_presence", {"board": board, "leave": True}, ana)
+        event = stream.next()
+        assert event is not None and event[0] == "presence" and event[1]["presence"] == []
+        with pytest.raises(queue.Empty):
+            stream.next(timeout=0.6)
+    finally:
+        stream.close()
+
+
+def test_a_guest_stream_leaves_out_its_own_page_and_a_bad_page_is_refused(
+    api: Api, board: str
+) -> None:
+    token = api.op("share_board", {"board": board}).json()["url"].rsplit("/", 1)[-1]
+    guest = {"authorization": f"Bearer {token}"}
+    for page in ("g1", "g2"):
+        res = api.client.post(
+            "/api/v1/ops/board_presence",
+            json={"board": board, "page": page, "cursor": {"x": 1, "y": 1}},
+            headers=guest,
+        )
+        assert res.status_code == 200, res.text
+    stream = Stream(api, board, headers=guest, page="g1", people=1)
+    try:
+        event = stream.next()
+        while event is not None and event[0] != "presence":
+            event = stream.next()
+        assert event is not None
+        assert [p["who"]["name"] for p in event[1]["presence"]] == ["Guest"]
+    finally:
+        stream.close()
+    bad = api.client.get(f"/api/v1/boards/{board}/events", params={"page": "no spaces"})
+    assert (bad.status_code, bad.json()["code"], bad.json()["field"]) == (
+        400,
+        "invalid_params",
+        "page",
+    )

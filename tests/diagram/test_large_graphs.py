@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from layoutkit.diagram import LayoutOptions, findings, lay_out, layered
+from layoutkit.diagram import LayoutOptions, findings, lay_out, layered, ordering, placement
 from layoutkit.diagram.findings import (
     _overlap,
     _overlapping_pairs,
@@ -21,7 +21,7 @@ from layoutkit.diagram.findings import (
 from layoutkit.diagram.placement import _project
 
 # Every hierarchy takes the large-graph path under these options.
-LARGE = LayoutOptions(exact_items=0)
+LARGE = LayoutOptions(exact_items=0, order_items=0, placement_items=0)
 
 
 def _random_digraph(n: int, m: int, seed: int) -> tuple[list[str], list[tuple[str, str]]]:
@@ -260,3 +260,112 @@ def test_edges_through_nodes_the_same_without_shapely(case: tuple) -> None:
         small = findings._edges_through_nodes(edges, rects, by_x)
         m.setattr(findings, "SMALL_PAIRS", 0)
         assert small == findings._edges_through_nodes(edges, rects, by_x)
+
+
+def _sparse_flow_with_loops(seed: int = 3) -> tuple[list[str], list[tuple[str, str]]]:
+    """A flow of 60 steps with local links and four links back (1.3 edges a node)."""
+    rng = random.Random(seed)
+    nodes = [f"v{i}" for i in range(60)]
+    edges = [(nodes[v - rng.randint(1, min(v, 4))], nodes[v]) for v in range(1, 60)]
+    for _ in range(20):
+        u = rng.randrange(59)
+        v = min(59, u + 1 + int(rng.expovariate(1 / 5)))
+        if (nodes[u], nodes[v]) not in edges:
+            edges.append((nodes[u], nodes[v]))
+    for _ in range(4):
+        u, v = sorted(rng.sample(range(60), 2))
+        edges.append((nodes[v], nodes[u]))
+    return nodes, edges
+
+
+# Small enough a bound that the 60-node flow's depth-first hierarchy is over it.
+SPARSE = LayoutOptions(exact_items=100)
+
+
+def test_cycle_choices_offer_depth_first_only_on_sparse_graphs() -> None:
+    nodes, edges = _sparse_flow_with_loops()
+    dfs = layered._dfs_back_edges(nodes, edges)
+    greedy = layered._greedy_back_edges(nodes, edges)
+    assert layered.cycle_choices(nodes, edges, SPARSE) == [greedy, dfs]
+    assert layered.break_cycles(nodes, edges, SPARSE) == greedy
+    # beyond its item bound, the depth-first choice is not tried
+    tight = LayoutOptions(exact_items=100, dfs_items=100)
+    assert layered.cycle_choices(nodes, edges, tight) == [greedy]
+    # a dense graph reverses a third of its edges depth-first: greedy alone
+    nodes, edges = _random_digraph(100, 300, 1)
+    assert layered.cycle_choices(nodes, edges) == [layered.break_cycles(nodes, edges)]
+
+
+def test_layout_keeps_the_cycle_choice_that_crosses_less(monkeypatch: pytest.MonkeyPatch) -> None:
+    nodes, edges = _sparse_flow_with_loops()
+    payload = {
+        "title": "flow",
+        "dir": "TD",
+        "nodes": [{"id": v, "title": v} for v in nodes],
+        "edges": [{"from": a, "to": b} for a, b in edges],
+    }
+    counted: list[tuple[int, object]] = []
+    real_count = ordering.hierarchy_crossings
+
+    def count(h, layers):  # type: ignore[no-untyped-def]
+        counted.append((real_count(h, layers), h))
+        return counted[-1][0]
+
+    placed: list[object] = []
+    real_ports = placement.port_offsets
+
+    def ports(h, *args, **kw):  # type: ignore[no-untyped-def]
+        placed.append(h)
+        return real_ports(h, *args, **kw)
+
+    monkeypatch.setattr(ordering, "hierarchy_crossings", count)
+    monkeypatch.setattr(placement, "port_offsets", ports)
+    lay_out(payload, options=SPARSE)
+    assert len(counted) == 2 and counted[0][0] != counted[1][0]
+    assert placed == [min(counted, key=lambda c: c[0])[1]]
+    # the count is the one the ordering minimised: every gap's crossings, pair by pair
+    h = placed[0]
+    layers = [sorted(layer) for layer in h.layers]  # any order: counted both ways alike
+    pos = {i: p for layer in layers for p, i in enumerate(layer)}
+    brute = 0
+    for (a, b, _), (c, d, _) in itertools.combinations(h.segments, 2):
+        if h.items[a].layer == h.items[c].layer and a != c and b != d:
+            brute += (pos[a] - pos[c]) * (pos[b] - pos[d]) < 0
+    assert real_count(h, layers) == brute
+
+
+def test_ordering_and_placement_keep_their_own_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Over exact_items but within order_items and placement_items: thorough ordering,
+    # the placement LP and sifted tracks, as on the exact path.
+    nodes, edges = _random_digraph(30, 60, 5)
+    payload = {
+        "title": "t",
+        "dir": "TD",
+        "nodes": [{"id": v, "title": v} for v in nodes],
+        "edges": [{"from": a, "to": b} for a, b in edges],
+    }
+    larges: list[bool] = []
+    real_run = ordering._Orderer.run
+
+    def run(self):  # type: ignore[no-untyped-def]
+        larges.append(self.large)
+        return real_run(self)
+
+    def no_sweeps(*args, **kw):  # type: ignore[no-untyped-def]
+        raise AssertionError("placed by sweeps")
+
+    monkeypatch.setattr(ordering._Orderer, "run", run)
+    monkeypatch.setattr(placement, "_place_by_sweeps", no_sweeps)
+    opts = LayoutOptions(exact_items=0, dfs_items=0)
+    lay_out(payload, options=opts)
+    assert larges and not any(larges)
+    # below placement_items' own bound the sweeps do place it, and ordering is bounded
+    # below order_items'
+    larges.clear()
+    with pytest.raises(AssertionError, match="sweeps"):
+        lay_out(payload, options=LayoutOptions(exact_items=0, dfs_items=0, placement_items=0))
+    lay_out(
+        payload,
+        options=LayoutOptions(exact_items=0, dfs_items=0, order_items=0, placement_items=10**6),
+    )
+    assert larges[-1]

@@ -299,3 +299,30 @@ def test_lines_trading_columns_are_parted_to_cross_once() -> None:
     for s in ends:
         xa, xb = ends[s]
         assert xa == xb or abs(xa - xb) >= 1.0
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.tuples(st.integers(0, 3), st.integers(4, 7)), max_size=9),
+        min_size=1,
+        max_size=2,
+    )
+)
+def test_forced_crossings_never_exceed_the_fewest_any_order_draws(
+    gaps: list[list[tuple[int, int]]],
+) -> None:
+    # Two gaps of the layers {0..3} -> {4..7} (the second reusing the same items is
+    # fine: each gap is counted alone). Parallel edges included.
+    floor = ordering._forced_crossings(gaps)
+    fewest = None
+    for top in itertools.permutations(range(4)):
+        for bottom in itertools.permutations(range(4, 8)):
+            pos = {**{i: p for p, i in enumerate(top)}, **{i: p for p, i in enumerate(bottom)}}
+            total = sum(
+                ordering.bilayer_crossings([(pos[a], pos[b]) for a, b in segs]) for segs in gaps
+            )
+            fewest = total if fewest is None else min(fewest, total)
+    assert floor <= fewest
+    # two items both linked to the same two below always cross once
+    assert ordering._forced_crossings([[(0, 4), (0, 5), (1, 4), (1, 5)]]) == 1

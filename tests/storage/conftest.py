@@ -119,7 +119,7 @@ def schema_drift(conn: Connection) -> list[Any]:
 
 
 def undo_comments(conn: Connection) -> None:
-    """Take annotations back to before revision 0020: no kind nor attention column, card
+    """Take annotations back to before revision 0021: no kind nor attention column, card
     columns NOT NULL (rebuilt on SQLite; nothing references annotations, so nothing cascades)."""
     if not inspect(conn).has_table("annotations"):
         return  # rewound further already (before revision 0010)
@@ -135,8 +135,9 @@ def undo_comments(conn: Connection) -> None:
 def undo_since_0016(conn: Connection) -> None:
     """Take a database at head back to revision 0015: no webhooks (0016), workspaces
     that cannot be archived (0017), no project memory (0018), components (0019) nor
-    comment threads (0020)."""
+    presence (0020) nor comment threads (0021)."""
     undo_comments(conn)
+    s.board_presence.drop(conn)
     s.components.drop(conn)
     s.project_memories.drop(conn)
     s.webhook_deliveries.drop(conn)

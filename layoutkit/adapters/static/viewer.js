@@ -450,7 +450,8 @@
     const need = ids.filter((id) => (only ? only.has(id) : !payloads.has(id))).slice(0, 200);
     if (need.length) {
       const out = await op("get", {kind: "cards", board: SLUG, ids: need});
-      for (const c of out.cards) payloads.set(c.id, {version: c.version, payload: c.payload});
+      // An answer asked before the page's own write may land after it: it never goes back.
+      for (const c of out.cards) if (!payloads.has(c.id) || payloads.get(c.id).version <= c.version) payloads.set(c.id, {version: c.version, payload: c.payload});
       for (const id of out.missing) payloads.delete(id);
     }
     for (const el of overlay.querySelectorAll(".live")) {
@@ -462,9 +463,12 @@
     await drawTargets();
   }
   function checklist(id) {
+    if (listEdit && listEdit.id === id) return drawListEditor(id);
     const c = outline.get(id), p = payloads.get(id).payload;
     let el = overlay.querySelector('.live[data-card-id="' + id + '"]');
-    if (!el) { el = document.createElement("div"); el.className = "live checklist"; el.dataset.cardId = String(id); overlay.append(el); }
+    if (!el) { el = document.createElement("div"); el.dataset.cardId = String(id); overlay.append(el); }
+    el.className = "live checklist";
+    el.style.minHeight = "";
     place(el, c);
     el.replaceChildren();
     const items = p.items || [];
@@ -1269,6 +1273,7 @@
     else drawWireDot();
     drawWirePick();
     document.body.dataset.selection = [...selection].join(",");
+    presenceSelection();
   }
 
   // Focus targets: one per card in the drawn region, in reading order, named for a
@@ -1336,6 +1341,7 @@
   function clearGhosts() {
     for (const el of overlay.querySelectorAll(".ghost, .guide, .marquee, .wireline, .wiretarget, .droptarget")) el.remove();
     delete document.body.dataset.dropTarget;
+    presenceDragging(null);
   }
   function bounds(cards) {
     const x0 = Math.min(...cards.map((c) => c.x)), y0 = Math.min(...cards.map((c) => c.y));
@@ -1378,6 +1384,7 @@
     drawGhosts(movedBoxes(g.cards, dx, dy));
     drawGuides({...box, x: box.x + dx, y: box.y + dy}, gx, gy);
     drawDropTargets(g, skip);
+    presenceDragging(g);
   }
   // A moved card belongs to the innermost frame under its centre (update_cards places
   // it in that frame's order and the frame reflows; out of every frame, it leaves).
@@ -1640,7 +1647,7 @@
   // A text or note card is written in place: a textarea over the card (or where a new
   // one goes). Enter or leaving it saves, Shift+Enter breaks the line, Escape cancels.
   // The field a card kind's text is edited in place in (its markdown, a shape's label).
-  const TEXT_FIELD = {text: "md", note: "md", shape: "label"};
+  const TEXT_FIELD = {text: "md", note: "md", shape: "label", page: "md"};
   const EDITABLE = new Set(Object.keys(TEXT_FIELD));
   // What a new card of a kind starts as, beside the text typed into it.
   const NEW_PAYLOAD = {shape: {shape: "rect"}};
@@ -1650,12 +1657,14 @@
   function canCreate() { return may.compose_board !== false && canEdit(); }
   // Below this scale typed text is too small to read: the view zooms to the card first.
   const EDIT_SCALE = 0.75;
+  function zoomToEdit(b) {
+    if (view.s >= EDIT_SCALE) return;
+    const z = size();
+    centerOn(b.x + b.w / 2, b.y + b.h / 2, Math.max(EDIT_SCALE, Math.min(1, 0.9 * z.w / b.w)));
+  }
   function openEditor(target) {
     closeEditor(false);
-    if (view.s < EDIT_SCALE) {
-      const z = size(), b = target.box;
-      centerOn(b.x + b.w / 2, b.y + b.h / 2, Math.max(EDIT_SCALE, Math.min(1, 0.9 * z.w / b.w)));
-    }
+    zoomToEdit(target.box);
     const area = document.createElement("textarea");
     area.className = "editor" + (target.kind === "note" ? " note" : "");
     area.setAttribute("aria-label", target.id != null ? "Edit " + cardName(target.id) : "New " + target.kind + ": type, then Enter");
@@ -1695,6 +1704,7 @@
   // it opens the card's markdown.
   async function editCard(id) {
     const c = outline.get(id);
+    if (c && INPLACE[c.kind]) return INPLACE[c.kind](id);
     if (!c || !EDITABLE.has(c.kind) || !canEdit()) return false;
     details.delete(id);
     await loadDetails([id]);
@@ -1734,13 +1744,13 @@
   async function writeText(id, md, version, record) {
     const c = outline.get(id), field = TEXT_FIELD[c ? c.kind : "text"] || "md";
     const d = details.get(id), before = d && d.payload ? (d.payload[field] ?? "") : null;
-    const patch_ = {id, payload: {[field]: md}};
+    const patch_ = {id, payload: withMirror(c && c.kind, {[field]: md})};
     if (version != null) patch_.version = version;
     let out;
     try { out = await op("update_cards", {board: SLUG, patch: [patch_]}); }
     catch (err) { if (!staleSnap(err)) toast(readable(err), true); inspect(); return false; }
     wrote();
-    if (d) details.set(id, {...d, payload: {...d.payload, [field]: md}});
+    if (d) details.set(id, {...d, payload: {...d.payload, ...patch_.payload}});
     take(out.cards);
     if (record && before != null) remember({op: "md", id, md: before}, {op: "md", id, md});
     inspect();
@@ -1756,6 +1766,7 @@
     catch (err) { if (!staleSnap(err)) toast(readable(err), true); inspect(); return false; }
     wrote();
     take(out.cards);
+    rereadLive(id);
     if (back) remember({op: "payload", id, payload: back}, {op: "payload", id, payload});
     pastOf = null;
     await versionsOf([id]);
@@ -1863,9 +1874,604 @@
     if (!onBoard && !same) return;
     const first = same ? (presses.length === 2 && e.timeStamp - presses[0].t < 1000 ? presses[0] : last) : null;
     const p = first ? first.p : toBoard(e), hit = first ? first.hit : cardAt(p);
-    if (hit && EDITABLE.has(hit.kind)) { editCard(hit.id).catch(failed); return; }
+    if (hit && (EDITABLE.has(hit.kind) || INPLACE[hit.kind])) { editCard(hit.id).catch(failed); return; }
     if (!hit || FRAMES.has(hit.kind)) startNote(p);
   });
+
+  // ------------------------------------------------------------------ editing checklists, tables and pages in place
+  // A checklist's items and a table's cells are edited over the card; a page's markdown
+  // in the text editor above. Each change is update_cards with a payload patch naming
+  // the card version it started from, under the person's own principal, so agents read
+  // it (scrape_board, board_changes) like any write; undo writes the content back.
+  // Kinds whose content opens in an editor of their own (double-click, Enter, inspector).
+  const INPLACE = {checklist: (id) => editChecklist(id), table: (id) => editTable(id)};
+  const EDIT_WORDS = {shape: "Edit label", checklist: "Edit items", table: "Edit cells"};
+  // Rows a table keeps in its own payload; past this the server keeps them apart (a
+  // dataRef), out of this editor's reach. The page's config carries the server's number.
+  const INLINE_ROWS = CONFIG.inlineRows;
+  // The card's content as the server has it now, when the caller may change it.
+  async function mayChange(id) {
+    if (!canEdit()) return null;
+    details.delete(id);
+    await loadDetails([id]);
+    const d = details.get(id);
+    if (!d || d.mayEdit === false) {
+      if (d) toast("Only its author can change this card's content; you may move, resize or remove it.", true);
+      return null;
+    }
+    return d;
+  }
+  // An editor grown past its card stays in sight: on a narrow screen the view zooms out
+  // until it fits across (no further than half size), then moves to show it whole.
+  function showEditor(el, c) {
+    const box = {x: c.x, y: c.y, w: Math.max(c.w, el.offsetWidth), h: Math.max(c.h, el.offsetHeight)};
+    // keepBoxInView leaves 24 screen pixels on each side.
+    const z = size(), room = (z.w - 56) / box.w;
+    if (room < view.s) centerOn(box.x + box.w / 2, box.y + box.h / 2, Math.max(0.5, room));
+    keepBoxInView(box);
+  }
+  // A checklist's overlay reads its card again after a payload write (a restore, an undo).
+  function rereadLive(id) {
+    if (!payloads.has(id)) return;
+    op("get", {kind: "cards", board: SLUG, ids: [id]}).then((out) => {
+      for (const c of out.cards) {
+        if (payloads.has(c.id) && payloads.get(c.id).version > c.version) continue;
+        payloads.set(c.id, {version: c.version, payload: c.payload});
+        checklist(c.id);
+      }
+    }).catch(failed);
+  }
+
+  // A page's md is the truth and pm its editor mirror: the server marks the mirror
+  // stale when md changes without it, and never converts one into the other. This
+  // editor writes both together, so the mirror is fresh: md's blocks (headings, code,
+  // lists, quotes, rules, paragraphs) with their text as typed, inline markup and all.
+  function withMirror(kind, payload) {
+    return kind === "page" && typeof payload.md === "string" ? {...payload, pm: pageMirror(payload.md)} : payload;
+  }
+  const LIST_LINE = /^\s*([-*+]|\d+[.)])\s+(.*)$/;
+  const BLOCK_START = /^(#{1,6}\s|```|~~~|>|\s*([-*+]|\d+[.)])\s)/;
+  function pageMirror(md) {
+    const lines = md.split("\n"), content = [];
+    const text = (t) => (t ? [{type: "text", text: t}] : []);
+    const para = (ls) => {
+      const out = [];
+      ls.forEach((l, i) => { if (i) out.push({type: "hard_break"}); out.push(...text(l)); });
+      return {type: "paragraph", content: out};
+    };
+    let i = 0;
+    while (i < lines.length) {
+      const line = lines[i];
+      if (!line.trim()) { i++; continue; }
+      const fence = /^(```|~~~)\s*(\S*)/.exec(line);
+      const head = /^(#{1,6})\s+(.*)$/.exec(line);
+      if (fence) {
+        const body = [];
+        for (i++; i < lines.length && !lines[i].startsWith(fence[1]); i++) body.push(lines[i]);
+        i++;
+        content.push({type: "code_block", attrs: {language: fence[2] || null}, content: text(body.join("\n"))});
+      } else if (head) {
+        content.push({type: "heading", attrs: {level: head[1].length}, content: text(head[2])});
+        i++;
+      } else if (/^(-{3,}|\*{3,}|_{3,})\s*$/.test(line)) {
+        content.push({type: "horizontal_rule"});
+        i++;
+      } else if (LIST_LINE.test(line)) {
+        const ordered = /\d/.test(LIST_LINE.exec(line)[1]), items = [];
+        while (i < lines.length && LIST_LINE.test(lines[i])) items.push({type: "list_item", content: [para([LIST_LINE.exec(lines[i++])[2]])]});
+        content.push({type: ordered ? "ordered_list" : "bullet_list", content: items});
+      } else if (/^>/.test(line)) {
+        const body = [];
+        while (i < lines.length && /^>/.test(lines[i])) body.push(lines[i++].replace(/^>\s?/, ""));
+        content.push({type: "blockquote", content: [para(body)]});
+      } else {
+        const body = [lines[i++]];
+        while (i < lines.length && lines[i].trim() && !BLOCK_START.test(lines[i])) body.push(lines[i++]);
+        content.push(para(body));
+      }
+    }
+    return {type: "doc", content};
+  }
+
+  // ---- a checklist's items
+  // The checklist being edited: its items as the editor shows them (each change is made
+  // here at once, then written), an item being typed but not yet added ({at, text}),
+  // and where the focus goes at the next drawing. Its writes (item changes and ticks)
+  // go one after another, each naming the version the one before left.
+  let listEdit = null, listWrites = Promise.resolve(), listDrawing = false;
+  async function editChecklist(id) {
+    const d = await mayChange(id);
+    if (!d) return false;
+    closeEditor(true);
+    closeGrid();
+    payloads.set(id, {version: d.version, payload: d.payload});
+    zoomToEdit(outline.get(id));
+    const items = d.payload.items || [];
+    listEdit = {id, items: null, busy: 0, round: 0, draft: items.length ? null : {at: 0, text: ""},
+                focus: items.length ? {item: 0} : {draft: true}};
+    document.body.dataset.listEditing = String(id);
+    checklist(id);
+    const el = overlay.querySelector('.live[data-card-id="' + id + '"]');
+    if (el) showEditor(el, outline.get(id));
+    return true;
+  }
+  function closeList() {
+    const e = listEdit;
+    if (!e) return;
+    listEdit = null;
+    delete document.body.dataset.listEditing;
+    if (payloads.has(e.id)) checklist(e.id);
+    boardEl.focus({preventScroll: true});
+  }
+  function drawListEditor(id) {
+    const c = outline.get(id), kept = payloads.get(id), e = listEdit;
+    if (!c || !kept) return closeList();
+    // With nothing on its way to the server, the editor shows what the server has.
+    if (!e.busy || !e.items) e.items = (kept.payload.items || []).map((x) => ({...x}));
+    let el = overlay.querySelector('.live[data-card-id="' + id + '"]');
+    if (!el) { el = document.createElement("div"); el.dataset.cardId = String(id); overlay.append(el); }
+    // What has the focus now comes back after the drawing, with what was typed in it.
+    const now = document.activeElement, had = now && el.contains(now) && now.dataset.item != null
+      ? {item: now.dataset.item === "new" ? null : Number(now.dataset.item), draft: now.dataset.item === "new", box: now.type === "checkbox",
+         value: now.value, saved: now.dataset.saved, at: now.selectionStart} : null;
+    if (!el.dataset.editKeys) {
+      el.dataset.editKeys = "1";
+      // Escape anywhere in it closes it; the focus leaving it closes it once the writes are done.
+      el.addEventListener("keydown", (ev) => {
+        if (!listEdit || listEdit.id !== id || ev.target.classList.contains("itemtext")) return;
+        if (ev.key === "Escape") { ev.preventDefault(); ev.stopPropagation(); closeList(); }
+        else if ((ev.ctrlKey || ev.metaKey) && !ev.altKey && /^[zy]$/i.test(ev.key)) {
+          ev.preventDefault();
+          ev.stopPropagation();
+          undoRedo(ev.key.toLowerCase() === "z" && !ev.shiftKey).catch(failed);
+        }
+      });
+      el.addEventListener("focusout", (ev) => {
+        if (listDrawing || !listEdit || listEdit.id !== id || (ev.relatedTarget && el.contains(ev.relatedTarget))) return;
+        listWrites = listWrites.then(() => { if (listEdit && listEdit.id === id && !overlayHasFocus(id)) closeList(); });
+      });
+    }
+    // Elements replaced while drawn lose the focus: that is no leaving of the editor.
+    listDrawing = true;
+    try {
+      el.className = "live checklist editing inplace";
+      el.setAttribute("role", "group");
+      el.setAttribute("aria-label", "Editing " + cardName(id));
+      place(el, c);
+      el.style.height = "auto";
+      el.style.minHeight = c.h + "px";
+      el.replaceChildren();
+      if (kept.payload.title) { const h = document.createElement("h3"); h.textContent = kept.payload.title; el.append(h); }
+      const rows = e.items.map((item, i) => ({item, i}));
+      if (e.draft) rows.splice(Math.min(e.draft.at, rows.length), 0, {draft: e.draft});
+      for (const r of rows) el.append(listRow(id, r));
+      const bar = document.createElement("div");
+      bar.className = "bar";
+      const add = button("+ Add item", () => { e.draft = {at: e.items.length, text: ""}; e.focus = {draft: true}; checklist(id); });
+      add.dataset.role = "add-item";
+      const done = button("Done", () => closeList());
+      done.dataset.role = "done";
+      const hint = document.createElement("span");
+      hint.className = "hint";
+      hint.textContent = "Enter adds · Backspace on an empty item removes · Alt+↑/↓ moves · Esc closes";
+      bar.append(add, done, hint);
+      el.append(bar);
+      // Where a change said the focus goes, else back where it was (a tick's box stays a box).
+      const said = e.focus;
+      e.focus = null;
+      const want = said || (had && (had.draft ? {draft: true} : {item: had.item, value: had.value !== had.saved ? had.value : null, at: had.at}));
+      const box = !said && had && had.box;
+      const target = want && el.querySelector(want.draft ? 'input.itemtext[data-item="new"]' : (box ? "input[type=checkbox]" : "input.itemtext") + '[data-item="' + want.item + '"]');
+      if (target && box) target.focus({preventScroll: true});
+      else if (target) {
+        if (want.value != null && e.items[want.item] && e.items[want.item].text === had.saved) target.value = want.value;
+        target.focus({preventScroll: true});
+        const at = want.at === "start" ? 0 : typeof want.at === "number" ? Math.min(want.at, target.value.length) : target.value.length;
+        target.setSelectionRange(at, at);
+      }
+    } finally { listDrawing = false; }
+  }
+  function listRow(id, r) {
+    const row = document.createElement("div");
+    row.className = "item" + (r.draft ? " draft" : "");
+    const box = document.createElement("input");
+    box.type = "checkbox";
+    box.checked = !!(r.item && r.item.done);
+    box.disabled = !!r.draft || may.tick_checklist === false;
+    box.setAttribute("aria-label", r.draft ? "New item" : "Done: " + r.item.text);
+    if (!r.draft) {
+      Object.assign(box.dataset, {card: String(id), item: String(r.i)});
+      box.addEventListener("change", () => listTick(id, r.i, box.checked));
+    }
+    const input = document.createElement("input");
+    input.type = "text";
+    input.className = "itemtext" + (r.item && r.item.done ? " done" : "");
+    input.value = r.draft ? r.draft.text : r.item.text;
+    input.dataset.item = r.draft ? "new" : String(r.i);
+    input.dataset.saved = r.draft ? "" : r.item.text;
+    input.setAttribute("aria-label", r.draft ? "New item" : "Item " + (r.i + 1));
+    input.addEventListener("input", () => { if (r.draft) r.draft.text = input.value; });
+    input.addEventListener("keydown", (e) => listKey(e, id, r, input));
+    input.addEventListener("blur", () => { if (!listDrawing && listEdit && listEdit.id === id) commitItem(id, r, input, null); });
+    const remove = button("×", () => {
+      if (r.draft) { listEdit.draft = null; checklist(id); return; }
+      listEdit.items.splice(r.i, 1);
+      listSave(id, {item: Math.max(0, r.i - 1)});
+    });
+    remove.className = "remove";
+    remove.title = "Remove this item";
+    remove.setAttribute("aria-label", "Remove " + (r.draft ? "the new item" : "item " + (r.i + 1)));
+    row.append(box, input, remove);
+    return row;
+  }
+  function overlayHasFocus(id) {
+    const el = overlay.querySelector('.live[data-card-id="' + id + '"]');
+    return !!(el && document.activeElement && el.contains(document.activeElement));
+  }
+  // An item's new text is kept when Enter or leaving it says so; a new item once it
+  // has text. Returns whether anything changed.
+  function commitItem(id, r, input, focus) {
+    const e = listEdit, text = input.value;
+    if (r.draft) {
+      if (!text.trim() || e.draft !== r.draft) return false;
+      e.draft = null;
+      e.items.splice(Math.min(r.draft.at, e.items.length), 0, {text, done: false});
+    } else {
+      if (text === input.dataset.saved || !e.items[r.i]) return false;
+      input.dataset.saved = text;
+      e.items[r.i] = {...e.items[r.i], text};
+    }
+    listSave(id, focus);
+    return true;
+  }
+  function listKey(e, id, r, input) {
+    e.stopPropagation();
+    const edit = listEdit, mod = e.ctrlKey || e.metaKey;
+    if (!edit || edit.id !== id) return;
+    const end = input.selectionStart === input.value.length && input.selectionEnd === input.value.length;
+    if (mod && !e.altKey && /^[zy]$/i.test(e.key) && input.value === input.dataset.saved) {
+      // Nothing typed here: the key undoes (or redoes) the last change on the board.
+      e.preventDefault();
+      undoRedo(e.key.toLowerCase() === "z" && !e.shiftKey).catch(failed);
+    } else if (e.key === "Escape") {
+      e.preventDefault();
+      if (!r.draft && input.value !== input.dataset.saved) { input.value = input.dataset.saved; return; }
+      if (r.draft) edit.draft = null;
+      closeList();
+    } else if (e.key === "Enter" && !e.shiftKey && !mod) {
+      e.preventDefault();
+      if (r.draft) {
+        // Enter on an empty new item ends the adding; with text it adds it and opens the next.
+        const at = r.draft.at;
+        if (!input.value.trim()) { edit.draft = null; edit.focus = at > 0 ? {item: at - 1} : null; checklist(id); return; }
+        edit.draft = {at: at + 1, text: ""};
+        edit.items.splice(Math.min(at, edit.items.length), 0, {text: input.value, done: false});
+        listSave(id, {draft: true});
+        return;
+      }
+      const next = end ? {at: r.i + 1, text: ""} : null;
+      if (next) edit.draft = next;
+      if (!commitItem(id, r, input, next ? {draft: true} : {item: r.i}) && next) { edit.focus = {draft: true}; checklist(id); }
+    } else if (e.key === "Backspace" && input.value === "" && !mod) {
+      e.preventDefault();
+      if (r.draft) { edit.draft = null; edit.focus = r.draft.at > 0 ? {item: r.draft.at - 1} : null; checklist(id); return; }
+      edit.items.splice(r.i, 1);
+      listSave(id, r.i > 0 ? {item: r.i - 1} : {item: 0, at: "start"});
+    } else if (e.altKey && !mod && (e.key === "ArrowUp" || e.key === "ArrowDown") && !r.draft) {
+      e.preventDefault();
+      const to = r.i + (e.key === "ArrowUp" ? -1 : 1);
+      if (to < 0 || to >= edit.items.length) return;
+      const [moved] = edit.items.splice(r.i, 1);
+      edit.items.splice(to, 0, {...moved, text: input.value});
+      listSave(id, {item: to, at: input.selectionStart});
+    } else if (!e.altKey && !mod && (e.key === "ArrowUp" || e.key === "ArrowDown")) {
+      // Up and down walk the items, as in a list.
+      const all = [...input.closest(".live").querySelectorAll("input.itemtext")];
+      const next = all[all.indexOf(input) + (e.key === "ArrowUp" ? -1 : 1)];
+      if (next) { e.preventDefault(); next.focus(); }
+    }
+  }
+  // The editor's items as they are now go to the server, after the writes before them;
+  // the editor is drawn again at once, the focus where ``focus`` says. One undo step each.
+  function listSave(id, focus) {
+    const e = listEdit, items = e.items.map((x) => ({...x})), round = e.round;
+    e.busy++;
+    e.focus = focus;
+    checklist(id);
+    listQueue(e, id, async () => {
+      if (e.round !== round) return;  // a write before it was refused: what it showed is gone
+      const kept = payloads.get(id);
+      if (!kept) return;
+      const before = kept.payload.items || [];
+      if (JSON.stringify(before) === JSON.stringify(items)) return;
+      let out;
+      try { out = await op("update_cards", {board: SLUG, patch: [{id, version: kept.version, payload: {items}}]}); }
+      catch (err) { e.round++; if (!staleSnap(err)) toast(readable(err), true); await rereadList(id); return; }
+      const card = out.cards.find((x) => x.id === id);
+      payloads.set(id, {version: card.version, payload: {...kept.payload, items}});
+      wrote();
+      remember({op: "payload", id, payload: {items: before}}, {op: "payload", id, payload: {items}});
+      take(out.cards);
+      document.body.dataset.listWrote = String(card.version);
+    });
+  }
+  // A tick in the editor is the tick operation, in line with the item writes.
+  function listTick(id, i, done) {
+    const e = listEdit, item = e.items[i], round = e.round;
+    if (!item) return;
+    item.done = done;
+    e.busy++;
+    checklist(id);
+    listQueue(e, id, async () => {
+      if (e.round !== round) return;
+      try { await act("tick", {card: id, item: i, done, text: item.text}); }
+      catch (err) { e.round++; await rereadList(id); }
+    });
+  }
+  function listQueue(e, id, write) {
+    listWrites = listWrites.then(write).catch(failed).then(() => {
+      e.busy--;
+      if (listEdit === e && !e.busy) checklist(id);
+    });
+  }
+  // Ticks are not steps of the person's history (anyone may tick, agents too): undoing
+  // or redoing an item change keeps each item's tick as it is now, matched by its text.
+  function keepTicks(payload, now) {
+    if (!Array.isArray(payload.items) || !now || !Array.isArray(now.items)) return payload;
+    const left = now.items.map((x) => ({...x}));
+    return {...payload, items: payload.items.map((item) => {
+      const at = left.findIndex((x) => x && x.text === item.text);
+      if (at < 0) return item;
+      const done = !!left[at].done;
+      left[at] = null;
+      return {...item, done};
+    })};
+  }
+  // What the server has now (someone else wrote first): the editor shows it.
+  async function rereadList(id) {
+    const out = await op("get", {kind: "cards", board: SLUG, ids: [id]});
+    for (const c of out.cards) payloads.set(c.id, {version: c.version, payload: c.payload});
+    if (listEdit && listEdit.id === id) listEdit.items = null;
+    if (out.cards.length) checklist(id); else if (listEdit && listEdit.id === id) { listEdit = null; delete document.body.dataset.listEditing; }
+  }
+
+  // ---- a table's cells
+  // The table being edited: a draft of its columns and rows, written once by Enter
+  // (or by leaving the grid) as one update_cards naming the version it started from.
+  let grid = null, gridDrawing = false;
+  async function editTable(id) {
+    const d = await mayChange(id);
+    if (!d) return false;
+    const p = d.payload || {};
+    if (p.dataRef && !Array.isArray(p.rows)) {
+      toast("This table has more than " + INLINE_ROWS + " rows, kept apart from the card: it cannot be edited in place.", true);
+      return false;
+    }
+    closeEditor(true);
+    closeList();
+    closeGrid();
+    const c = outline.get(id);
+    zoomToEdit(c);
+    const copy = (v) => JSON.parse(JSON.stringify(v));
+    grid = {id, version: d.version, title: p.title || "", before: {cols: p.cols, rows: p.rows}, cols: copy(p.cols || []), rows: copy(p.rows || []), at: {r: 0, c: 0}};
+    if (!grid.rows.length) grid.at = {r: -1, c: 0};
+    document.body.dataset.gridEditing = String(id);
+    drawGrid();
+    showEditor(grid.el, c);
+    return true;
+  }
+  // A row is an object of cells, or {cells, audience} (the cells then sit inside).
+  function rowCells(row) {
+    const keys = Object.keys(row);
+    return row.cells && typeof row.cells === "object" && !Array.isArray(row.cells) && keys.every((k) => k === "cells" || k === "audience") ? row.cells : row;
+  }
+  function cellValue(cell) { return cell && typeof cell === "object" ? cell.v : cell; }
+  function setCell(r, ci, raw) {
+    const col = grid.cols[ci], cells = rowCells(grid.rows[r]), old = cells[col.key];
+    let v = raw;
+    // A number column takes what reads as a number as a number; an emptied cell goes.
+    if (col.type === "number" && typeof raw === "string" && raw.trim() && Number.isFinite(Number(raw))) v = Number(raw);
+    if (v === "" || v == null) {
+      if (old && typeof old === "object") cells[col.key] = {...old, v: null};
+      else delete cells[col.key];
+    } else cells[col.key] = old && typeof old === "object" ? {...old, v} : v;
+  }
+  function drawGrid() {
+    const g = grid, c = outline.get(g.id);
+    if (!c) return closeGrid();
+    gridDrawing = true;
+    try {
+      if (!g.el) {
+        g.el = document.createElement("div");
+        g.el.className = "grid inplace";
+        g.el.tabIndex = -1;
+        g.el.dataset.cardId = String(g.id);
+        g.el.setAttribute("role", "group");
+        g.el.setAttribute("aria-label", "Editing " + cardName(g.id) + ": Enter saves, Escape cancels");
+        g.el.addEventListener("keydown", gridKey);
+        g.el.addEventListener("focusout", (e) => {
+          if (gridDrawing || grid !== g || (e.relatedTarget && g.el.contains(e.relatedTarget))) return;
+          saveGrid().catch(failed);
+        });
+        overlay.append(g.el);
+      }
+      place(g.el, c);
+      g.el.style.height = "auto";
+      g.el.style.minHeight = c.h + "px";
+      g.el.style.width = "auto";
+      g.el.style.minWidth = c.w + "px";
+      const table = document.createElement("table");
+      if (g.title) { const cap = document.createElement("caption"); cap.textContent = g.title; table.append(cap); }
+      const head = document.createElement("tr");
+      g.cols.forEach((col, ci) => {
+        const th = document.createElement("th");
+        const input = document.createElement("input");
+        input.type = "text";
+        input.value = col.label ?? col.key;
+        input.setAttribute("aria-label", "Column " + (ci + 1) + " heading");
+        input.addEventListener("input", () => { col.label = input.value; });
+        th.append(cellControl(input, -1, ci));
+        head.append(th);
+      });
+      const thead = document.createElement("thead");
+      thead.append(head);
+      const body = document.createElement("tbody");
+      g.rows.forEach((row, r) => {
+        const tr = document.createElement("tr");
+        g.cols.forEach((col, ci) => {
+          const td = document.createElement("td"), now = cellValue(rowCells(row)[col.key]);
+          let control;
+          if (col.type === "check") {
+            control = document.createElement("input");
+            control.type = "checkbox";
+            control.checked = !!now;
+            control.addEventListener("change", () => setCell(r, ci, control.checked));
+          } else if (col.type === "select" && Array.isArray(col.options)) {
+            control = document.createElement("select");
+            const options = ["", ...col.options];
+            if (now != null && now !== "" && !options.includes(String(now))) options.push(String(now));
+            for (const o of options) control.append(new Option(o, o, false, o === (now == null ? "" : String(now))));
+            control.addEventListener("change", () => setCell(r, ci, control.value));
+          } else {
+            control = document.createElement("input");
+            control.type = "text";
+            control.value = now == null ? "" : String(now);
+            if (col.type === "number") control.inputMode = "decimal";
+            control.addEventListener("input", () => setCell(r, ci, control.value));
+          }
+          control.setAttribute("aria-label", (col.label || col.key) + ", row " + (r + 1));
+          td.append(cellControl(control, r, ci));
+          tr.append(td);
+        });
+        body.append(tr);
+      });
+      table.append(thead, body);
+      const bar = document.createElement("div");
+      bar.className = "bar";
+      const full = g.rows.length >= INLINE_ROWS;
+      const addRow = button("+ Row", () => gridChange(() => { const at = Math.max(grid.at.r, -1) + 1; grid.rows.splice(at, 0, {}); grid.at = {r: at, c: 0}; }));
+      addRow.dataset.role = "add-row";
+      addRow.disabled = full;
+      addRow.title = full ? "A table edited here holds at most " + INLINE_ROWS + " rows" : "Add a row below this one (Shift+Enter)";
+      const addCol = button("+ Column", () => gridChange(addColumn));
+      addCol.dataset.role = "add-col";
+      addCol.title = "Add a column right of this one";
+      const delRow = button("− Row", () => gridChange(() => { if (grid.at.r < 0) return; grid.rows.splice(grid.at.r, 1); grid.at.r = Math.min(grid.at.r, grid.rows.length - 1); }));
+      delRow.dataset.role = "remove-row";
+      delRow.disabled = g.at.r < 0;
+      delRow.title = "Remove this row";
+      // A table has at least one column (the contract's cols holds one or more).
+      const delCol = button("− Column", () => gridChange(() => {
+        const col = grid.cols[grid.at.c];
+        if (!col || grid.cols.length < 2) return;
+        grid.cols.splice(grid.at.c, 1);
+        for (const row of grid.rows) delete rowCells(row)[col.key];
+        grid.at.c = Math.min(grid.at.c, grid.cols.length - 1);
+      }));
+      delCol.dataset.role = "remove-col";
+      delCol.disabled = g.cols.length < 2;
+      delCol.title = g.cols.length < 2 ? "A table keeps at least one column" : "Remove this column";
+      const save = button("Save", () => saveGrid().catch(failed));
+      save.dataset.role = "save";
+      save.title = "Save (Enter)";
+      const cancel = button("Cancel", () => closeGrid());
+      cancel.dataset.role = "cancel";
+      cancel.title = "Cancel (Escape)";
+      bar.append(addRow, delRow, addCol, delCol, save, cancel);
+      g.el.replaceChildren(table, bar);
+      focusCell(g.at.r, g.at.c);
+    } finally { gridDrawing = false; }
+  }
+  function cellControl(el, r, ci) {
+    el.dataset.r = String(r);
+    el.dataset.c = String(ci);
+    el.classList.add("cell");
+    el.addEventListener("focus", () => {
+      if (!grid) return;
+      grid.at = {r, c: ci};
+      const del = grid.el.querySelector("[data-role=remove-row]");
+      if (del) del.disabled = r < 0;
+    });
+    return el;
+  }
+  function addColumn() {
+    const keys = new Set(grid.cols.map((c) => c.key));
+    let n = grid.cols.length + 1;
+    while (keys.has("col" + n)) n++;
+    const at = Math.max(grid.at.c, 0) + 1;
+    grid.cols.splice(at, 0, {key: "col" + n, label: "Column " + n, type: "text"});
+    grid.at = {r: -1, c: at};
+  }
+  function gridChange(change) { if (!grid) return; change(); drawGrid(); }
+  function focusCell(r, ci) {
+    if (!grid) return false;
+    const el = grid.el.querySelector('.cell[data-r="' + r + '"][data-c="' + ci + '"]');
+    if (!el) return false;
+    el.focus({preventScroll: true});
+    if (el.type === "text") el.select();
+    grid.at = {r, c: ci};
+    return true;
+  }
+  function gridKey(e) {
+    e.stopPropagation();
+    const g = grid;
+    if (!g) return;
+    const el = e.target, onCell = el.classList && el.classList.contains("cell");
+    const {r, c} = g.at, last = g.cols.length - 1;
+    const text = onCell && el.type === "text";
+    if (e.key === "Escape") { e.preventDefault(); closeGrid(); boardEl.focus({preventScroll: true}); return; }
+    if (!onCell) return;  // the buttons take their own keys
+    if (e.key === "Enter" && e.shiftKey) {
+      e.preventDefault();
+      if (g.rows.length < INLINE_ROWS) gridChange(() => { const at = Math.max(r, -1) + 1; grid.rows.splice(at, 0, {}); grid.at = {r: at, c: 0}; });
+      return;
+    }
+    if (e.key === "Enter") { e.preventDefault(); saveGrid().catch(failed); return; }
+    let to = null;
+    if (e.key === "Tab") to = e.shiftKey ? (c > 0 ? [r, c - 1] : [r - 1, last]) : (c < last ? [r, c + 1] : [r + 1, 0]);
+    // Alt+↓ opens a select's list, as anywhere on a page.
+    else if (e.key === "ArrowUp" && !e.altKey) to = [r - 1, c];
+    else if (e.key === "ArrowDown" && !e.altKey) to = [r + 1, c];
+    else if (e.key === "ArrowLeft" && (!text || (el.selectionStart === 0 && el.selectionEnd === 0))) to = [r, c - 1];
+    else if (e.key === "ArrowRight" && (!text || (el.selectionStart === el.value.length && el.selectionEnd === el.value.length))) to = [r, c + 1];
+    if (!to) return;
+    // At the grid's edge Tab leaves for the buttons below, as a page's Tab does.
+    if (to[0] < -1 || to[0] >= g.rows.length || to[1] < 0 || to[1] > last) { if (e.key !== "Tab") e.preventDefault(); return; }
+    e.preventDefault();
+    focusCell(to[0], to[1]);
+  }
+  function closeGrid() {
+    const g = grid;
+    if (!g) return;
+    grid = null;
+    if (g.el) g.el.remove();
+    delete document.body.dataset.gridEditing;
+  }
+  async function saveGrid() {
+    const g = grid;
+    if (!g || g.saving) return false;
+    const payload = {cols: g.cols, rows: g.rows};
+    if (JSON.stringify(payload) === JSON.stringify({cols: g.before.cols, rows: g.before.rows || []})) { closeGrid(); boardEl.focus({preventScroll: true}); return true; }
+    g.saving = true;
+    let out;
+    try { out = await op("update_cards", {board: SLUG, patch: [{id: g.id, version: g.version, payload}]}); }
+    catch (err) {
+      g.saving = false;
+      if (staleSnap(err)) { closeGrid(); return false; }
+      // Refused (a limit, a bad cell): the grid stays open with what was typed.
+      toast(readable(err), true);
+      if (grid === g) focusCell(g.at.r, g.at.c);
+      return false;
+    }
+    wrote();
+    closeGrid();
+    if (document.activeElement === document.body) boardEl.focus({preventScroll: true});
+    take(out.cards);
+    remember({op: "payload", id: g.id, payload: {cols: g.before.cols, rows: g.before.rows ?? null}}, {op: "payload", id: g.id, payload});
+    await versionsOf([g.id]);
+    inspect();
+    return true;
+  }
 
   // ------------------------------------------------------------------ copying, pasting, duplicating
   // Copied cards travel as a small JSON in the clipboard's text: kind, payload, size
@@ -2311,7 +2917,7 @@
       if (!outline.has(step.id)) return false;
       await versionsOf([step.id]);
       const d = details.get(step.id);
-      return writePayload(step.id, step.payload, d ? d.version : null, null);
+      return writePayload(step.id, keepTicks(step.payload, d && d.payload), d ? d.version : null, null);
     }
     if (step.op === "removeWires") {
       const ids = step.wires.map((w) => w.id).filter((id) => edges.has(id));
@@ -2483,8 +3089,8 @@
     if (selection.size === 1) {
       const id = [...selection][0], c = outline.get(id), d = details.get(id);
       // Text the caller may change opens in place (as a double-click or Enter does).
-      if (c && EDITABLE.has(c.kind) && d && d.mayEdit) {
-        const edit = button(c.kind === "shape" ? "Edit label" : "Edit text", () => editCard(id).catch(failed));
+      if (c && (EDITABLE.has(c.kind) || INPLACE[c.kind]) && d && d.mayEdit && canEdit()) {
+        const edit = button(EDIT_WORDS[c.kind] || "Edit text", () => editCard(id).catch(failed));
         edit.dataset.role = "edit";
         edit.title = "Edit in place (double-click the card, or Enter)";
         row.append(edit);
@@ -2520,6 +3126,7 @@
 
   // ------------------------------------------------------------------ changes
   async function apply(ch) {
+    if (mode === "poll" && ch.presence) showPeople(ch.presence);
     if (ch.rev === rev && ch.questions === qstamp && ch.annotations === astamp && ch.look === look && !ch.cards.length && !ch.reset && !ch.edges) return;
     if (ch.questions !== qstamp) { qstamp = ch.questions; loadQuestions().catch(failed); }
     if (ch.annotations !== astamp) { astamp = ch.annotations; loadFindings().catch(failed); loadComments().catch(failed); }
@@ -2559,6 +3166,7 @@
     else if (dirty.length) await patch(dirty);
     if (ticked.size) await liveCards(ticked);
     else if (dirty.length) await liveCards();
+    if (dirty.length) { notHere.clear(); drawPeople(); }
     live();
   }
   function live() { status((outline.size ? outline.size + (outline.size === 1 ? " card · " : " cards · ") : "no cards yet · ") + (mode === "sse" ? "live" : "checking every " + POLL_MS / 1000 + " s") + " · " + new Date().toLocaleTimeString()); }
@@ -2570,12 +3178,14 @@
     if (!window.EventSource || force) return poll();
     let opened = false, failures = 0;
     const url = "/api/v1/boards/" + encodeURIComponent(SLUG) + "/events?since=" + rev +
-      "&q=" + encodeURIComponent(qstamp || "") + "&a=" + encodeURIComponent(astamp || "") + "&look=" + encodeURIComponent(look || "");
+      "&q=" + encodeURIComponent(qstamp || "") + "&a=" + encodeURIComponent(astamp || "") + "&look=" + encodeURIComponent(look || "") +
+      "&people=1&page=" + PAGE_ID;
     stream = new EventSource(url);
     mode = "sse";
     document.body.dataset.live = "sse";
     stream.addEventListener("open", () => { opened = true; failures = 0; });
     stream.addEventListener("change", (e) => enqueue(JSON.parse(e.data)));
+    stream.addEventListener("presence", (e) => showPeople(JSON.parse(e.data).presence));
     stream.addEventListener("gone", (e) => {
       stream.close();
       const why = JSON.parse(e.data);
@@ -2592,7 +3202,7 @@
     document.body.dataset.live = "poll";
     live();
     const tick = async () => {
-      try { enqueue(await op("board_changes", {board: SLUG, since: rev})); await queue; }
+      try { enqueue(await op("board_changes", {board: SLUG, since: rev, page: PAGE_ID})); await queue; }
       catch (err) { if (err instanceof ApiError && (err.status === 401 || err.status === 403)) return noAccess(err); failed(err); }
       setTimeout(tick, POLL_MS);
     };
@@ -2600,10 +3210,218 @@
   }
   function failed(err) { status(readable(err), true); }
 
+  // ------------------------------------------------------------------ presence
+  // Who else has the board open: their initials in the top bar, their cursors as
+  // labelled arrows, their selections outlined and the card they drag as a named ghost,
+  // all in board coordinates (they pan and zoom with the board). This page reports its
+  // own pointer, selection and drag with board_presence (at most every PRESENCE_MS,
+  // and every heartbeat while idle); the others arrive as the stream's presence events
+  // (or with each board_changes answer when polling). Nothing here changes the board.
+  const PAGE_ID = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("");
+  const PRESENCE_MS = 100, MAX_AVATARS = 5;
+  // How long a quiet page waits before reporting again: the server says (heartbeat).
+  let beatMs = 10000, beatTimer = null;
+  const people = new Map();  // presence id -> {who, colour, cursor, selection, dragging}
+  const mine = {cursor: null, selection: [], dragging: null};
+  // Cards the server said are not on the board (a page that missed their removal):
+  // left out of reports until the board changes again.
+  const notHere = new Set();
+  let reportTimer = null, reporting = false, reportAgain = false, lastReport = 0, reports = true;
+  function reportSoon() {
+    if (!reports) return;
+    if (reporting) { reportAgain = true; return; }
+    if (reportTimer) return;
+    reportTimer = setTimeout(report, Math.max(0, lastReport + PRESENCE_MS - Date.now()));
+  }
+  // One report on its way at a time, so they land in the order they were made.
+  async function report() {
+    reportTimer = null;
+    reporting = true; reportAgain = false; lastReport = Date.now();
+    const known = (id) => outline.has(id) && !notHere.has(id);
+    const selection = mine.selection.filter(known).slice(0, 200);
+    const dragging = mine.dragging && known(mine.dragging.id) ? mine.dragging : null;
+    try {
+      const out = await op("board_presence", {board: SLUG, page: PAGE_ID, cursor: mine.cursor, selection, dragging});
+      if (out.heartbeat > 0) beatMs = out.heartbeat * 1000;
+      if (mode !== "sse") showPeople(out.presence);
+    } catch (err) {
+      // Refused outright: this page stops reporting. A card removed a moment ago (404,
+      // its path named) is left out, and the report made again without it.
+      if (err instanceof ApiError && (err.status === 401 || err.status === 403)) reports = false;
+      else if (err instanceof ApiError && err.body.code === "unknown_card") {
+        const at = /^selection\[(\d+)\]$/.exec(err.body.field || "");
+        const gone = at ? selection[Number(at[1])] : err.body.field === "dragging.id" && dragging ? dragging.id : null;
+        if (gone != null) { notHere.add(gone); reportAgain = true; }
+      }
+    } finally {
+      reporting = false;
+      clearTimeout(beatTimer);
+      if (reports) beatTimer = setTimeout(reportSoon, beatMs);
+      document.body.dataset.reported = String(Number(document.body.dataset.reported || 0) + 1);
+    }
+    if (reportAgain) reportSoon();
+  }
+  reportSoon();
+  // A closed page leaves at once (the others' avatars drop it); keepalive lets the
+  // request outlive the page.
+  window.addEventListener("pagehide", () => {
+    if (!reports) return;
+    // No report after the goodbye (one already on its way may still land after it:
+    // then the page drops out when its report expires).
+    reports = false;
+    clearTimeout(reportTimer); reportTimer = null;
+    clearTimeout(beatTimer);
+    fetch("/api/v1/ops/board_presence", {method: "POST", keepalive: true, credentials: "same-origin",
+      headers: {"content-type": "application/json"}, body: JSON.stringify({board: SLUG, page: PAGE_ID, leave: true})}).catch(() => {});
+  });
+  // A page brought back from the browser's back-forward cache is here again.
+  window.addEventListener("pageshow", (e) => { if (e.persisted) { reports = true; reportSoon(); } });
+  const round1 = (v) => Math.round(v * 10) / 10;
+  boardEl.addEventListener("pointermove", (e) => {
+    if (e.pointerType === "touch") return;  // a finger has no hover cursor to show
+    const p = toBoard(e);
+    mine.cursor = {x: round1(p.x), y: round1(p.y)};
+    reportSoon();
+  });
+  boardEl.addEventListener("pointerleave", () => { if (mine.cursor && !drag) { mine.cursor = null; reportSoon(); } });
+  function presenceSelection() {
+    const now = [...selection];
+    if (now.length === mine.selection.length && now.every((id, i) => id === mine.selection[i])) return;
+    mine.selection = now;
+    reportSoon();
+  }
+  function presenceDragging(g) {
+    const was = mine.dragging;
+    const c = g && g.hit;
+    mine.dragging = c ? {id: c.id, x: round1(c.x + g.dx), y: round1(c.y + g.dy)} : null;
+    if (was || mine.dragging) reportSoon();
+  }
+  function initials(name) {
+    const parts = String(name).split(/[\s._@-]+/).filter(Boolean);
+    const letters = parts.length > 1 ? parts[0][0] + parts[1][0] : String(name).slice(0, 2);
+    return letters.toUpperCase();
+  }
+  function personName(p) { return p.who.kind === "agent" || p.who.kind === "service" ? p.who.name + " (agent)" : p.who.name; }
+  function showPeople(list) {
+    if (!Array.isArray(list)) return;
+    people.clear();
+    for (const p of list) people.set(p.id, p);
+    drawAvatars();
+    drawPeople();
+  }
+  function drawAvatars() {
+    const bar = $("people");
+    bar.replaceChildren();
+    // One avatar per person (a person's two tabs are one); every guest is their own.
+    const seen = new Map();
+    for (const p of people.values()) {
+      const key = p.who.kind === "share" ? p.id : p.who.kind + ":" + p.who.name;
+      if (!seen.has(key)) seen.set(key, p);
+    }
+    const all = [...seen.values()];
+    // A phone's top bar has room for fewer.
+    const room = window.innerWidth < 600 ? 1 : MAX_AVATARS;
+    const shown = all.length > room ? all.slice(0, room - 1) : all;
+    for (const p of shown) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "avatar";
+      b.style.setProperty("--c", p.colour);
+      b.textContent = initials(p.who.name);
+      b.dataset.name = personName(p);
+      b.dataset.personId = p.id;
+      b.setAttribute("aria-label", personName(p) + (p.cursor ? " — show where they are" : " is viewing this board"));
+      b.title = personName(p);
+      // Pressing an avatar brings their cursor (or the card they hold) into view.
+      b.addEventListener("click", () => {
+        const at = p.dragging || p.cursor;
+        if (at) centerOn(at.x, at.y, view.s);
+      });
+      bar.append(b);
+    }
+    if (shown.length < all.length) {
+      // The rest in one circle, named on hover and focus like the others.
+      const more = document.createElement("button");
+      more.type = "button";
+      more.className = "avatar more";
+      more.textContent = shown.length ? "+" + (all.length - shown.length) : String(all.length);
+      more.dataset.name = all.slice(shown.length).map(personName).join(", ");
+      more.setAttribute("aria-label", (shown.length ? "Also here: " : "Here: ") + more.dataset.name);
+      bar.append(more);
+    }
+    bar.hidden = !all.length;
+    bar.setAttribute("aria-label", all.length === 1 ? "Also here: " + personName(all[0]) : all.length + " others here");
+    document.body.dataset.people = all.map((p) => p.who.name).join(",");
+  }
+  function tag(text, colour) {
+    const t = document.createElement("span");
+    t.className = "ptag";
+    t.style.background = colour;
+    t.textContent = text;
+    return t;
+  }
+  // A person's cursor and ghost stay the same elements from one report to the next,
+  // so they glide to each new place (CSS transitions) instead of jumping.
+  const cursorEls = new Map(), dragEls = new Map();  // presence id -> element
+  function drawPeople() {
+    for (const el of overlay.querySelectorAll(".rsel")) el.remove();
+    for (const p of people.values()) {
+      const name = personName(p);
+      for (const id of p.selection) {
+        const c = outline.get(id);
+        if (!c || (p.dragging && p.dragging.id === id)) continue;
+        const el = document.createElement("div");
+        el.className = "rsel";
+        el.style.setProperty("--c", p.colour);
+        el.dataset.cardId = String(id);
+        el.dataset.personId = p.id;
+        place(el, c);
+        overlay.append(el);
+      }
+      const d = p.dragging && outline.get(p.dragging.id);
+      let ghost = dragEls.get(p.id);
+      if (ghost && (!d || ghost.dataset.cardId !== String(d.id))) { ghost.remove(); dragEls.delete(p.id); ghost = null; }
+      if (d) {
+        if (!ghost) {
+          ghost = document.createElement("div");
+          ghost.className = "rdrag";
+          ghost.dataset.cardId = String(d.id);
+          ghost.dataset.personId = p.id;
+          // Named like the local ghost (frames by their outline alone), tagged with who holds it.
+          if (!FRAMES.has(d.kind)) { const n = document.createElement("span"); n.className = "rname"; n.textContent = cardName(d.id); ghost.append(n); }
+          ghost.append(tag(name + " is moving this", p.colour));
+          dragEls.set(p.id, ghost);
+          overlay.append(ghost);
+        }
+        ghost.style.setProperty("--c", p.colour);
+        place(ghost, {x: p.dragging.x, y: p.dragging.y, w: d.w, h: d.h});
+      }
+      let arrow = cursorEls.get(p.id);
+      if (!p.cursor) { if (arrow) { arrow.remove(); cursorEls.delete(p.id); } continue; }
+      if (!arrow) {
+        arrow = document.createElement("div");
+        arrow.className = "rcursor";
+        arrow.dataset.personId = p.id;
+        arrow.innerHTML = '<svg width="16" height="20" viewBox="0 0 16 20" aria-hidden="true"><path d="M1 1 L1 16 L5 12 L8 19 L11 17.6 L8 11 L14 11 Z" stroke="#fff" stroke-width="1.5" stroke-linejoin="round"/></svg>';
+        arrow.append(tag(name, p.colour));
+        cursorEls.set(p.id, arrow);
+        overlay.append(arrow);
+      }
+      arrow.style.setProperty("--c", p.colour);
+      arrow.querySelector(".ptag").style.background = p.colour;
+      arrow.style.left = p.cursor.x + "px"; arrow.style.top = p.cursor.y + "px";
+      arrow.dataset.at = p.cursor.x + "," + p.cursor.y;
+    }
+    // Whoever left takes their cursor and ghost along.
+    for (const els of [cursorEls, dragEls]) {
+      for (const [id, el] of els) if (!people.has(id) || !el.isConnected) { el.remove(); els.delete(id); }
+    }
+  }
+
   // ------------------------------------------------------------------ pointer, wheel, keyboard
   const pointers = new Map();
   let drag = null, pinch = null;
-  const INTERACTIVE = "input, button, textarea, select, a, label, #minimap, #cpop";
+  const INTERACTIVE = "input, button, textarea, select, a, label, #minimap, .inplace, #cpop";
   // One pointer: a plain drag on the empty board (or a frame not selected) pans; a
   // drag on a card moves it (with the selection); Shift-drag on the empty board draws
   // a marquee; the handle resizes. A press without a drag selects (Shift adds).

@@ -9,6 +9,7 @@ from layoutkit.service.boards import (  # noqa: F401  (importing registers the o
     compose,
     content,
     history,
+    presence,
     sections,
     tags,
     wires,

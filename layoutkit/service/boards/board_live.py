@@ -20,6 +20,7 @@ from layoutkit.errors import ServiceError
 from layoutkit.formatting import an
 from layoutkit.principal import Principal
 from layoutkit.service.boards.ownership import may_patch
+from layoutkit.service.boards.presence import PAGE, others_present
 from layoutkit.service.road.generic import kind_handler
 from layoutkit.service.road.reach import card_board
 from layoutkit.service.road.registry import REGISTRY
@@ -183,10 +184,16 @@ def board_outline(call: Call) -> dict[str, Any]:
     "when a finding or a comment thread is filed, changes state, intent or thread, or "
     "a comment thread is edited or deleted) and the look "
     "stamp (it changes with the theme or title, when every card looks different). reset true means redraw everything (a purge, or too "
-    "many changes to list). The same answer with no cards means nothing changed.",
+    "many changes to list). The same answer with no cards means nothing changed. "
+    "presence lists who else has the board open now (board_presence; page is the "
+    "caller's own page, left out of it).",
     {
         "required": ["board", "since"],
-        "properties": {"board": SLUG, "since": {"type": "integer", "minimum": 0}},
+        "properties": {
+            "board": SLUG,
+            "since": {"type": "integer", "minimum": 0},
+            "page": PAGE,
+        },
         "additionalProperties": False,
     },
     board="board",
@@ -206,6 +213,7 @@ def board_changes(call: Call) -> dict[str, Any]:
         "edgesRev": board.edges_rev,
         "reset": board.purged_rev > since or since > board.rev,
         "cards": [],
+        "presence": others_present(tx, board.id, call.principal, call.params.get("page", "")),
     }
     if board.rev <= since or out["reset"]:
         return out

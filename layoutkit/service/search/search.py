@@ -33,6 +33,7 @@ board it sits on. Rules decided here:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -62,7 +63,14 @@ from layoutkit.service.search.outputs import SEARCH
 from layoutkit.service.shared.vocabulary import nearest_words
 from layoutkit.service.tasks.model import task_url
 from layoutkit.service.tasks.resolve import MAX_CANDIDATES, resolve_reference
-from layoutkit.storage import BoardRecord, SearchDocHit, TaskRecord, Tx, WorkspaceRecord
+from layoutkit.storage import (
+    BoardRecord,
+    SearchDocHit,
+    SearchTaskRow,
+    TaskRecord,
+    Tx,
+    WorkspaceRecord,
+)
 
 GROUPS = ("tasks", "boards", "pages", "cards", "sessions", "shots", "tags", "annotations")
 #: Most hits per group.
@@ -124,25 +132,43 @@ def query_terms(tx: Tx, workspace_id: int, text: str) -> list[Term]:
 # ------------------------------------------------------------------ marking
 
 
-def _matches(word: str, wanted: Iterable[tuple[str, bool]]) -> bool:
+@functools.lru_cache(maxsize=64)
+def _patterns(wanted: tuple[tuple[str, bool], ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """``wanted`` as two regular expressions, so a text is tested in one scan rather
+    than word by word: the first finds a wanted word in folded text (index tokens
+    between single spaces), the second a whole run of letters and digits that one
+    starts, in ASCII text, case aside (what folding an ASCII run does)."""
+    if not wanted:
+        never = re.compile(r"(?!)")
+        return never, never
+    folded = "|".join(re.escape(w) + ("" if prefix else "(?![^ ])") for w, prefix in wanted)
+    runs = "|".join(re.escape(w) + ("" if prefix else r"(?![^\W_])") for w, prefix in wanted)
+    return (
+        re.compile(f"(?<![^ ])(?:{folded})"),
+        re.compile(rf"(?<![^\W_])(?:{runs})[^\W_]*", re.IGNORECASE),
+    )
+
+
+def _matches(word: str, wanted: Sequence[tuple[str, bool]]) -> bool:
     # An ASCII run of letters and digits folds to its lower case; only others need fold.
     folded = word.lower() if word.isascii() else index_text(word)
-    return any(
-        (t.startswith(w) if prefix else t == w) for t in folded.split() for w, prefix in wanted
-    )
+    return _patterns(tuple(wanted))[0].search(folded) is not None
 
 
 def matches(text: str, wanted: Sequence[tuple[str, bool]]) -> bool:
     """Whether a word of ``text`` matches one of ``wanted`` (cheaper than a snippet)."""
-    folded = index_text(text).split()
-    return any((t.startswith(w) if p else t == w) for w, p in wanted for t in folded)
+    return _patterns(tuple(wanted))[0].search(index_text(text)) is not None
 
 
 def snippet(text: str, wanted: Sequence[tuple[str, bool]]) -> str | None:
     """A piece of ``text`` around its first matched word, every matched word in
     :data:`MARK` quotes; None when no word of it matches."""
     flat = " ".join(text.split())
-    spans = [m.span() for m in _WORD.finditer(flat) if _matches(m.group(), wanted)]
+    if flat.isascii():
+        # Every run a wanted word starts, found in one scan of the text.
+        spans = [m.span() for m in _patterns(tuple(wanted))[1].finditer(flat)]
+    else:
+        spans = [m.span() for m in _WORD.finditer(flat) if _matches(m.group(), wanted)]
     if not spans:
         return None
     first = spans[0][0]
@@ -172,7 +198,6 @@ class _Views:
         self.tx = call.tx
         self.wanted = [alt for t in terms for alt in t.alternatives(True)]
         self._boards: dict[int, BoardRecord | None] = {}
-        self._projects: dict[int, str | None] = {}
 
     def board(self, board_id: int) -> BoardRecord | None:
         if board_id not in self._boards:
@@ -191,36 +216,17 @@ class _Views:
         board = self.board(board_id) if board_id is not None else None
         return board if board is not None and may_reach(self.call.principal, board) else None
 
-    def project(self, project_id: int | None) -> str | None:
-        if project_id is None:
-            return None
-        if project_id not in self._projects:
-            found = self.tx.project(project_id)
-            self._projects[project_id] = found.slug if found else None
-        return self._projects[project_id]
-
     def tasks(self, hits: Sequence[SearchDocHit]) -> list[dict[str, Any]]:
         ids = [int(h.subject) for h in hits]
-        found = {t.id: t for t in self.tx.tasks(self.call.workspace_id, ids=ids)} if ids else {}
-        refs = self.tx.refs_of_tasks(list(found))
-        said = self.tx.task_comments(list(found))
-        out = []
-        for task_id in ids:
-            task = found.get(task_id)
-            if task is not None:
-                out.append(self.task(task, refs.get(task_id, []), said.get(task_id, [])))
-        return out
+        found = self.tx.search_task_rows(self.call.workspace_id, ids)
+        return [self.task(found[i]) for i in ids if i in found]
 
-    def task(
-        self, task: TaskRecord, refs: Sequence[Any], comments: Sequence[str] | None = None
-    ) -> dict[str, Any]:
-        latest = {(r.kind, r.ref): r for r in refs}
-        if comments is None:
-            comments = self.tx.task_comments([task.id])[task.id]
+    def task(self, task: SearchTaskRow) -> dict[str, Any]:
+        latest = {(r.kind, r.ref): r for r in task.refs}
         parts = task_parts(
             attrs.asdict(task, recurse=False),
             [{"kind": r.kind, "ref": r.ref, "meta": r.meta} for r in latest.values()],
-            comments,
+            task.comments,
         )
         matched = [name for name, value in parts.items() if matches(value, self.wanted)]
         row = {
@@ -231,7 +237,7 @@ class _Views:
             "type": task.type,
             "status": task.status,
             "state": task.state,
-            "project": self.project(task.project_id),
+            "project": task.project,
             "url": task_url(task),
             "board": None,
             "matchedIn": matched,
@@ -303,9 +309,10 @@ class _Views:
 
     def annotations(self, hits: Sequence[SearchDocHit]) -> list[dict[str, Any]]:
         self.load_boards(h.board_id for h in hits)
+        findings = self.tx.annotations_by_id(int(h.subject) for h in hits)
         out = []
         for hit in hits:
-            found = self.tx.annotation(int(hit.subject))
+            found = findings.get(int(hit.subject))
             board = self.reachable(hit.board_id)
             if found is None or board is None:
                 continue
@@ -405,8 +412,10 @@ def _pinned(
     out: dict[str, list[dict[str, Any]]] = {"tasks": [], "boards": [], "sessions": []}
     for target in targets:
         task, space = target.task, target.space
-        refs = tx.task_refs(task.id)
-        row = views.task(task, refs)
+        # A pin answers whatever the task's state, trashed included (rule 1).
+        shown = tx.search_task_rows(space.id, [task.id], live=False)[task.id]
+        refs = shown.refs
+        row = views.task(shown)
         row.update(pinned=True, matchedLabel=target.pin.text)
         extra: dict[str, Any] = {}
         if target.elsewhere:
@@ -520,7 +529,7 @@ def _by_meaning(
     if result.mode == "hybrid":
 
         def row_of(task: TaskRecord) -> dict[str, Any]:
-            row = views.task(task, call.tx.task_refs(task.id))
+            row = views.task(call.tx.search_task_rows(task.workspace_id, [task.id])[task.id])
             # Found by what it means: no word's place to name, whatever words it shares.
             row["matchedLabel"] = MATCHED_BY_MEANING
             return row

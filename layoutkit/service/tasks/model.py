@@ -14,7 +14,7 @@ import attrs
 from layoutkit.folding import fold
 from layoutkit.search_text import task_parts
 from layoutkit.service.shared.common import SLUG_PATTERN
-from layoutkit.storage import TaskRecord, TaskRefRecord, Tx
+from layoutkit.storage import SearchTaskRow, TaskRecord, TaskRefRecord, Tx
 
 if TYPE_CHECKING:
     from layoutkit.service.road.workspace import Workspace
@@ -141,7 +141,7 @@ def is_human(task: TaskRecord) -> bool:
     return task.type == "epic" or (task.type == "story" and task.asked_by in PEOPLE_KINDS)
 
 
-def task_url(task: TaskRecord) -> str:
+def task_url(task: TaskRecord | SearchTaskRow) -> str:
     return f"/tasks/{task.id}"
 
 

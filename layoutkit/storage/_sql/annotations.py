@@ -4,10 +4,11 @@ filed, and only a comment thread is ever deleted."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import bindparam, delete, func, select, update
 
 from layoutkit.storage import _schema as s
 from layoutkit.storage._errors import ConflictError, NotFoundError
@@ -15,6 +16,12 @@ from layoutkit.storage._records import AnnotationRecord
 from layoutkit.storage._sql._base import TxBase, check_fields, record
 
 _CHANGEABLE = frozenset({"state", "intent", "replies", "deck", "prompt", "attention"})
+
+
+@functools.cache
+def _annotations_by_id() -> Any:
+    # Search reads the findings of a page of hits with it.
+    return select(s.annotations).where(s.annotations.c.id.in_(bindparam("ids", expanding=True)))
 
 
 class AnnotationRows(TxBase):
@@ -47,6 +54,13 @@ class AnnotationRows(TxBase):
         a = s.annotations.c
         row = self.conn.execute(select(s.annotations).where(a.id == annotation_id)).first()
         return None if row is None else record(row, AnnotationRecord)
+
+    def annotations_by_id(self, annotation_ids: Iterable[int]) -> dict[int, AnnotationRecord]:
+        ids = sorted(set(annotation_ids))
+        if not ids:
+            return {}
+        rows = self.conn.execute(_annotations_by_id(), {"ids": ids})
+        return {row.id: record(row, AnnotationRecord) for row in rows}
 
     def annotations(
         self,

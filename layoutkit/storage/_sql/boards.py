@@ -63,6 +63,12 @@ def _board_by_id(pg: bool, lock: bool) -> Any:
 
 
 @functools.cache
+def _boards_by_id(pg: bool) -> Any:
+    # Search reads the boards of every page of hits with it.
+    return _select_board(pg).where(s.boards.c.id.in_(bindparam("ids", expanding=True)))
+
+
+@functools.cache
 def _board_by_slug(pg: bool, lock: bool) -> Any:
     b = s.boards.c
     query = _select_board(pg).where(b.workspace_id == bindparam("ws"), b.slug == bindparam("slug"))
@@ -170,8 +176,7 @@ class BoardRows(TxBase):
         ids = sorted(set(board_ids))
         if not ids:
             return {}
-        query = self._select_board().where(s.boards.c.id.in_(bindparam("ids", expanding=True)))
-        rows = self.conn.execute(query, {"ids": ids})
+        rows = self.conn.execute(_boards_by_id(self._pg), {"ids": ids})
         return {b.id: b for b in map(self._board_with_tags, rows) if b is not None}
 
     def board_by_slug(

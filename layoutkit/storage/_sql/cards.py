@@ -122,6 +122,12 @@ def _take_ordinals() -> Any:
 
 
 @functools.cache
+def _cards_by_id() -> Any:
+    # Search reads the cards of every page of hits with it.
+    return select(s.cards).where(s.cards.c.id.in_(bindparam("ids", expanding=True)))
+
+
+@functools.cache
 def _insert_cards() -> Any:
     return insert(s.cards).returning(s.cards.c.id, s.cards.c.ordinal)
 
@@ -242,9 +248,7 @@ class CardRows(TxBase):
         ids = list(dict.fromkeys(card_ids))
         if not ids:
             return []
-        found = {
-            r.id: _card(r) for r in self.conn.execute(select(s.cards).where(s.cards.c.id.in_(ids)))
-        }
+        found = {r.id: _card(r) for r in self.conn.execute(_cards_by_id(), {"ids": ids})}
         return [found[i] for i in ids if i in found]
 
     def cards(self, board_id: int, *, include_deleted: bool = False) -> list[CardRecord]:

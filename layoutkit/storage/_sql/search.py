@@ -16,6 +16,7 @@ every query word matches as a prefix of an indexed word.
 from __future__ import annotations
 
 import functools
+import json
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -25,9 +26,11 @@ from typing import Any
 import attrs
 from sqlalchemy import Float, Integer, bindparam, delete, func, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.dialects.postgresql import aggregate_order_by
 
 from layoutkit.search_text import (
     CARD_GROUPS,
+    COMMENT_ACTION,
     SESSION_SUBGROUP,
     annotation_parts,
     board_parts,
@@ -39,7 +42,7 @@ from layoutkit.search_text import (
     tokens,
 )
 from layoutkit.storage import _schema as s
-from layoutkit.storage._records import SearchDocHit
+from layoutkit.storage._records import SearchDocHit, SearchTaskRef, SearchTaskRow
 from layoutkit.storage._sql._base import TxBase
 
 #: The weighted tsvector PostgreSQL indexes and ranks: migration 0014 stores it as the
@@ -108,6 +111,176 @@ def _card_rows() -> Any:
         select(c.id, c.kind, c.payload, c.board_id, b.workspace_id)
         .join(s.boards, b.id == c.board_id)
         .where(c.id.in_(bindparam("ids", expanding=True)), c.deleted_at.is_(None))
+    )
+
+
+# What every search query sends, built once per dialect (see _base): building the
+# statements anew, and the key SQLAlchemy finds their compiled form by, cost more
+# than SQLite took to run them.
+
+
+@functools.cache
+def _search_query(pg: bool, groups: int) -> Any:
+    """The grouped full-text query of :meth:`SearchRows.search_index` for ``groups``
+    groups, each group name its own plain bind (an expanding list is compiled anew
+    on every run)."""
+    names = ", ".join(f":g{i}" for i in range(groups))
+    if pg:
+        inner = (
+            "SELECT d.id, d.kind, d.subject, d.grp, d.board_id, "
+            "ts_rank(d.search_tsv, q) AS score "
+            "FROM search_docs d, to_tsquery('simple'::regconfig, :q) q "
+            f"WHERE d.workspace_id = :ws AND d.grp IN ({names}) AND d.search_tsv @@ q"
+        )
+    else:
+        inner = (
+            f"SELECT d.id, d.kind, d.subject, d.grp, d.board_id, -{_BM25} AS score "
+            # the text match stays the outer loop (see _task_title_matches)
+            "FROM search_fts CROSS JOIN search_docs d ON d.id = search_fts.rowid "
+            f"WHERE search_fts MATCH :q AND d.workspace_id = :ws AND d.grp IN ({names})"
+        )
+    return text(
+        "SELECT id, kind, subject, grp, board_id, score FROM ("
+        "SELECT m.*, ROW_NUMBER() OVER (PARTITION BY grp ORDER BY score DESC, id) AS n "
+        f"FROM ({inner}) m) ranked WHERE n <= :per ORDER BY grp, n"
+    )
+
+
+@functools.cache
+def _vocabulary_counts() -> Any:
+    w = s.search_words.c
+    return select(w.word, w.docs).where(
+        w.workspace_id == bindparam("ws"), w.word.in_(bindparam("words", expanding=True))
+    )
+
+
+@functools.cache
+def _vocabulary_word() -> Any:
+    w = s.search_words.c
+    return select(w.docs).where(w.workspace_id == bindparam("ws"), w.word == bindparam("word"))
+
+
+@functools.cache
+def _vocabulary_longer() -> Any:
+    w = s.search_words.c
+    return (
+        select(w.word)
+        .where(
+            w.workspace_id == bindparam("ws"),
+            w.first == bindparam("first"),
+            w.length > bindparam("length"),
+            w.word.like(bindparam("like")),
+        )
+        .limit(1)
+    )
+
+
+@functools.cache
+def _vocabulary_near() -> Any:
+    w = s.search_words.c
+    return select(w.word, w.docs).where(
+        w.workspace_id == bindparam("ws"),
+        w.first == bindparam("first"),
+        w.length.between(bindparam("shortest"), bindparam("longest")),
+        w.docs >= bindparam("min_docs"),
+    )
+
+
+@functools.cache
+def _task_hit_rows(pg: bool, live: bool) -> Any:
+    """Tasks by id with what their hits show: the text columns, the project's slug,
+    every ref version and every comment's detail, oldest first, aggregated per task
+    (one read for a page of hits, where a read per table took four)."""
+    t, r, e, p = s.tasks.c, s.task_refs.c, s.task_events.c, s.projects.c
+    project = select(p.slug).where(p.id == t.project_id).scalar_subquery()
+    if pg:
+        refs = select(
+            func.json_agg(aggregate_order_by(func.json_build_array(r.kind, r.ref, r.meta), r.id))
+        ).where(r.task_id == t.id)
+        said = select(func.json_agg(aggregate_order_by(e.detail, e.id))).where(
+            e.task_id == t.id, e.action == COMMENT_ACTION
+        )
+    else:
+        # An ordered subquery feeds json_group_array in that order (as the board's tags).
+        versions = (
+            select(r.id, r.kind, r.ref, r.meta)
+            .where(r.task_id == t.id)
+            .order_by(r.id)
+            .correlate(s.tasks)
+            .subquery()
+        )
+        refs = select(
+            func.json_group_array(
+                func.json_array(versions.c.kind, versions.c.ref, func.json(versions.c.meta))
+            )
+        )
+        comments = (
+            select(e.id, e.detail)
+            .where(e.task_id == t.id, e.action == COMMENT_ACTION)
+            .order_by(e.id)
+            .correlate(s.tasks)
+            .subquery()
+        )
+        said = select(func.json_group_array(func.json(comments.c.detail)))
+    query = select(
+        t.id,
+        t.workspace_id,
+        t.key,
+        t.title,
+        t.body,
+        t.type,
+        t.status,
+        t.state,
+        project.label("project"),
+        t.gates,
+        t.next_action,
+        t.outcome,
+        t.decisions,
+        t.branch,
+        t.fields,
+        refs.scalar_subquery().label("refs"),
+        said.scalar_subquery().label("said"),
+    ).where(
+        # By primary key: the workspace as a filter, not an index (see TaskRows.tasks).
+        t.id.in_(bindparam("ids", expanding=True)),
+        (t.workspace_id + 0) == bindparam("ws"),
+    )
+    return query.where(t.deleted_at.is_(None)) if live else query
+
+
+def _aggregated(value: Any) -> list[Any]:
+    """A JSON array a query aggregated: text on SQLite, decoded on PostgreSQL (where
+    no rows aggregate to NULL)."""
+    if value is None or value == "[]":  # most tasks have no refs, most no comments
+        return []
+    return json.loads(value) if isinstance(value, str) else list(value)
+
+
+def _task_hit_row(row: Any) -> SearchTaskRow:
+    comments = []
+    for detail in _aggregated(row.said):
+        # As TaskRows.task_comments reads what was said.
+        said = (detail or {}).get("text")
+        if isinstance(said, str):
+            comments.append(said)
+    return SearchTaskRow(
+        id=row.id,
+        workspace_id=row.workspace_id,
+        key=row.key,
+        title=row.title,
+        body=row.body,
+        type=row.type,
+        status=row.status,
+        state=row.state,
+        project=row.project,
+        gates=row.gates,
+        next_action=row.next_action,
+        outcome=row.outcome,
+        decisions=row.decisions,
+        branch=row.branch,
+        fields=row.fields,
+        refs=tuple(SearchTaskRef(k, ref, meta) for k, ref, meta in _aggregated(row.refs)),
+        comments=tuple(comments),
     )
 
 
@@ -450,34 +623,29 @@ class SearchRows(TxBase):
             query = " & ".join(
                 "(" + " | ".join(f"{w}:*" if p else w for w, p in alts) + ")" for alts in terms
             )
-            inner = (
-                "SELECT d.id, d.kind, d.subject, d.grp, d.board_id, "
-                "ts_rank(d.search_tsv, q) AS score "
-                "FROM search_docs d, to_tsquery('simple'::regconfig, :q) q "
-                "WHERE d.workspace_id = :ws AND d.grp IN :groups AND d.search_tsv @@ q"
-            )
         else:
             query = " AND ".join(
                 "(" + " OR ".join(f'"{w}"*' if p else f'"{w}"' for w, p in alts) + ")"
                 for alts in terms
             )
-            inner = (
-                f"SELECT d.id, d.kind, d.subject, d.grp, d.board_id, -{_BM25} AS score "
-                # the text match stays the outer loop (see _task_title_matches)
-                "FROM search_fts CROSS JOIN search_docs d ON d.id = search_fts.rowid "
-                "WHERE search_fts MATCH :q AND d.workspace_id = :ws AND d.grp IN :groups"
-            )
-        sql = text(
-            "SELECT id, kind, subject, grp, board_id, score FROM ("
-            "SELECT m.*, ROW_NUMBER() OVER (PARTITION BY grp ORDER BY score DESC, id) AS n "
-            f"FROM ({inner}) m) ranked WHERE n <= :per ORDER BY grp, n"
-        ).bindparams(bindparam("groups", expanding=True))
-        rows = self.conn.execute(
-            sql, {"q": query, "ws": workspace_id, "groups": list(groups), "per": per_group}
-        )
+        params: dict[str, Any] = {"q": query, "ws": workspace_id, "per": per_group}
+        params.update((f"g{i}", group) for i, group in enumerate(groups))
+        rows = self.conn.execute(_search_query(self._pg, len(groups)), params)
         return [
             SearchDocHit(r.id, r.kind, r.subject, r.grp, r.board_id, float(r.score)) for r in rows
         ]
+
+    def search_task_rows(
+        self, workspace_id: int, ids: Sequence[int], *, live: bool = True
+    ) -> dict[int, SearchTaskRow]:
+        """The live tasks of the workspace among ``ids`` as search shows them, by id
+        (one read, refs and comments included); ``live`` False reads trashed ones too."""
+        if not ids:
+            return {}
+        rows = self.conn.execute(
+            _task_hit_rows(self._pg, live), {"ids": list(dict.fromkeys(ids)), "ws": workspace_id}
+        )
+        return {row.id: _task_hit_row(row) for row in rows}
 
     def _task_title_matches(
         self,
@@ -552,40 +720,25 @@ class SearchRows(TxBase):
     def vocabulary_word(self, workspace_id: int, start: str) -> int | None:
         """How many documents hold the vocabulary word ``start``: 0 when only longer
         words begin with it, None when no vocabulary word does."""
-        w = s.search_words.c
         # The word itself first, a seek on the key: the usual case, a word that is
         # in the index. Only a word that is not looks for longer words it begins,
         # which scans every word of its first letter.
-        docs = self.conn.execute(
-            select(w.docs).where(w.workspace_id == workspace_id, w.word == start)
-        ).scalar()
+        docs = self.conn.execute(_vocabulary_word(), {"ws": workspace_id, "word": start}).scalar()
         if docs is not None:
             return int(docs)
         row = self.conn.execute(
-            select(w.word)
-            .where(
-                w.workspace_id == workspace_id,
-                w.first == start[0],
-                w.length > len(start),
-                w.word.like(f"{start}%"),
-            )
-            .limit(1)
+            _vocabulary_longer(),
+            {"ws": workspace_id, "first": start[0], "length": len(start), "like": f"{start}%"},
         ).first()
         return None if row is None else 0
 
     def vocabulary_counts(self, workspace_id: int, words: Iterable[str]) -> dict[str, int]:
         """How many documents hold each of ``words`` the vocabulary has, in one read;
         a word it lacks is left out."""
-        w = s.search_words.c
         wanted = sorted(set(words))
         if not wanted:
             return {}
-        rows = self.conn.execute(
-            select(w.word, w.docs).where(
-                w.workspace_id == workspace_id, w.word.in_(bindparam("words", expanding=True))
-            ),
-            {"words": wanted},
-        )
+        rows = self.conn.execute(_vocabulary_counts(), {"ws": workspace_id, "words": wanted})
         return {r.word: int(r.docs) for r in rows}
 
     def vocabulary_near(
@@ -593,16 +746,17 @@ class SearchRows(TxBase):
     ) -> dict[str, int]:
         """Vocabulary words starting with ``first`` of a length in the range and held
         by at least ``min_docs`` documents, with the number of documents holding each."""
-        w = s.search_words.c
         rows = self.conn.execute(
-            select(w.word, w.docs).where(
-                w.workspace_id == workspace_id,
-                w.first == first,
-                w.length.between(shortest, longest),
-                w.docs >= min_docs,
-            )
+            _vocabulary_near(),
+            {
+                "ws": workspace_id,
+                "first": first,
+                "shortest": shortest,
+                "longest": longest,
+                "min_docs": min_docs,
+            },
         )
-        return {r.word: int(r.docs) for r in rows}
+        return {word: int(docs) for word, docs in rows}
 
 
 _READERS: Mapping[str, Any] = {

@@ -51,6 +51,7 @@ from layoutkit.storage._sql.cards import CardRows
 from layoutkit.storage._sql.components import ComponentRows
 from layoutkit.storage._sql.embeddings import EmbeddingRows
 from layoutkit.storage._sql.events import EventRows
+from layoutkit.storage._sql.presence import PresenceRows
 from layoutkit.storage._sql.project_memory import ProjectMemoryRows
 from layoutkit.storage._sql.questions import QuestionRows
 from layoutkit.storage._sql.request_keys import RequestKeyRows
@@ -114,6 +115,7 @@ class SqlTx(
     WebhookRows,
     ProjectMemoryRows,
     ComponentRows,
+    PresenceRows,
 ):
     """One open transaction (or read snapshot) of a :class:`SqlStore`: the
     :class:`~layoutkit.storage.Tx` protocol on SQL, one mixin per resource family.

@@ -628,6 +628,11 @@ SAMPLES: dict[str, list[Sample]] = {
         S(lambda o, h: {"board": h.board, "id": o.text_card}),
     ],
     "board_changes": [S(lambda o, h: {"board": o.board, "since": 0})],
+    "board_presence": [
+        S(lambda o, h: {"board": o.board, "cursor": {"x": 1, "y": 2}}),
+        S(lambda o, h: {"board": h.board, "selection": [o.text_card]}),
+        S(lambda o, h: {"board": h.board, "dragging": {"id": o.text_card, "x": 0, "y": 0}}),
+    ],
     "tick_checklist": [S(lambda o, h: {"id": o.checklist, "item": 0, "done": True})],
     "set_board_meta": [S(lambda o, h: {"board": o.board, "tags": ["seen"], "tags_mode": "add"})],
     "share_board": [

@@ -6,8 +6,8 @@ message a person wrote (0 the comment itself): agents' work is found by it in SQ
 fills it, and no row needs another backfill. SQLite rebuilds the table for the
 nullability change (nothing references ``annotations``, so nothing cascades).
 
-Revision ID: 0020
-Revises: 0019
+Revision ID: 0021
+Revises: 0020
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0020"
-down_revision = "0019"
+revision = "0021"
+down_revision = "0020"
 branch_labels = None
 depends_on = None
 
