@@ -293,6 +293,10 @@ _PAGE = r"""<!doctype html>
   .abadge { position: absolute; padding: 0 8px; height: 24px; line-height: 20px; white-space: nowrap; border-radius: 12px; background: #fde7e7; border-color: #d9534f; color: #9b1c1c; font-weight: bold; }
   /* Comments: pins keep their screen size at any zoom (--inv), their tip on the spot. */
   #board.commenting, #board.commenting.panning { cursor: crosshair; }
+  /* On a phone the tool is the pin's own shape: the header keeps room for the title. */
+  #comment-tool .pinmark { display: none; width: 14px; height: 14px; box-sizing: border-box; border-radius: 7px 7px 7px 2px; background: #6a35b8; vertical-align: -2px; }
+  #comment-tool[aria-pressed="true"] .pinmark { background: #fff; }
+  @media (max-width: 760px) { #comment-tool .word { display: none; } #comment-tool .pinmark { display: inline-block; } #comment-tool { padding: 4px 8px; } }
   #comment-tool[aria-pressed="true"], #comments-resolved[aria-pressed="true"] { background: #6a35b8; border-color: #6a35b8; color: #fff; }
   .cpin { position: absolute; box-sizing: border-box; width: 28px; height: 28px; margin-top: -28px; padding: 0; transform: scale(var(--inv)); transform-origin: 0 100%; border-radius: 14px 14px 14px 3px; border: 2px solid #fff; background: #6a35b8; color: #fff; font: bold 12px/24px "DejaVu Sans", Verdana, sans-serif; text-align: center; box-shadow: 0 1px 4px rgba(31,36,48,.35); cursor: pointer; z-index: 2; }
   .cpin:hover:not(:disabled) { background: #582c9b; }
@@ -336,7 +340,7 @@ _PAGE = r"""<!doctype html>
   <button id="zoom-level" type="button" title="Actual size (1)">100%</button>
   <button id="zoom-in" type="button" title="Zoom in (+)" aria-label="Zoom in">+</button>
   <button id="fit" type="button" title="Zoom to fit (0)">Fit</button>
-  <button id="comment-tool" type="button" aria-pressed="false" title="Comment (C): click the board or a card to pin a comment" hidden>Comment</button>
+  <button id="comment-tool" type="button" aria-pressed="false" aria-label="Comment" title="Comment (C): click the board or a card to pin a comment" hidden><span class="pinmark" aria-hidden="true"></span><span class="word">Comment</span></button>
   <button id="comments-resolved" type="button" aria-pressed="false" title="Show resolved comments" hidden>✓</button>
   <button id="questions-toggle" type="button" aria-controls="questions" hidden>Questions</button>
   <button id="annotations-toggle" type="button" aria-controls="annotations" hidden>Findings</button>
