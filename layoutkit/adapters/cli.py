@@ -1161,6 +1161,86 @@ def board_unshare(slug: str, link_id: str, db: str, as_json: bool) -> None:
         click.echo(f"revoked share link {result['link']['id']} of {result['board']}")
 
 
+def _pair(text: str, what: str) -> tuple[float, float]:
+    try:
+        a, b = (float(v) for v in text.split(","))
+    except ValueError:
+        raise click.BadParameter(f"{what} is two numbers: A,B (not {text!r})") from None
+    return a, b
+
+
+@board.command("comment")
+@click.argument("slug")
+@click.argument("text")
+@click.option("--at", "at", default=None, metavar="X,Y", help="A point of the board.")
+@click.option("--card", type=int, default=None, help="The card the comment is on.")
+@click.option(
+    "--region", default=None, metavar="NX,NY", help="Where on the card, in fractions of its box."
+)
+@db_option
+@json_option
+def board_comment(
+    slug: str,
+    text: str,
+    at: str | None,
+    card: int | None,
+    region: str | None,
+    db: str,
+    as_json: bool,
+) -> None:
+    """Pin a comment thread with TEXT on board SLUG: --at X,Y or --card ID (--region NX,NY)."""
+    params: dict[str, Any] = {"board": slug, "text": text}
+    if at is not None:
+        x, y = _pair(at, "--at")
+        params["at"] = {"x": x, "y": y}
+    if card is not None:
+        params["cardId"] = card
+    if region is not None:
+        nx, ny = _pair(region, "--region")
+        params["region"] = {"nx": nx, "ny": ny}
+    result = _run(db, "add_comment", params, as_json)
+    if as_json:
+        _emit_json(result)
+    else:
+        click.echo(f"comment {result['id']} on {result['board']}: {result['url']}")
+
+
+@board.command("comments")
+@click.argument("slug")
+@click.option("--all", "everything", is_flag=True, help="Resolved threads too.")
+@db_option
+@json_option
+def board_comments(slug: str, everything: bool, db: str, as_json: bool) -> None:
+    """List the open comment threads of board SLUG (--all: resolved ones too)."""
+    states = ["open", "resolved"] if everything else ["open"]
+    result = _run(db, "get", {"kind": "comments", "board": slug, "states": states}, as_json)
+    if as_json:
+        _emit_json(result)
+    elif not result["comments"]:
+        click.echo("no comments")
+    else:
+        _table(
+            [
+                {
+                    **c,
+                    "where": f"card {c['cardId']}"
+                    if c["cardId"] is not None
+                    else f"{c['at']['x']:g},{c['at']['y']:g}",
+                    "replies": len([r for r in c["replies"] if not r.get("deleted")]),
+                }
+                for c in result["comments"]
+            ],
+            [
+                ("id", "ID"),
+                ("state", "STATE"),
+                ("where", "WHERE"),
+                ("author", "AUTHOR"),
+                ("replies", "REPLIES"),
+                ("text", "TEXT"),
+            ],
+        )
+
+
 # ---------------------------------------------------------------- tokens
 
 

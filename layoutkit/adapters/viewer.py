@@ -292,6 +292,34 @@ _PAGE = r"""<!doctype html>
   .aregion.accepted { border-style: solid; border-color: #3b6fd8; background: rgba(59,111,216,.04); }
   .aregion.selected { border: 3px solid #3b6fd8; background: none; outline: 2px solid rgba(59,111,216,.35); outline-offset: 3px; }
   .abadge { position: absolute; padding: 0 8px; height: 24px; line-height: 20px; white-space: nowrap; border-radius: 12px; background: #fde7e7; border-color: #d9534f; color: #9b1c1c; font-weight: bold; }
+  /* Comments: pins keep their screen size at any zoom (--inv), their tip on the spot. */
+  #board.commenting, #board.commenting.panning { cursor: crosshair; }
+  /* On a phone the tool is the pin's own shape: the header keeps room for the title. */
+  #comment-tool .pinmark { display: none; width: 14px; height: 14px; box-sizing: border-box; border-radius: 7px 7px 7px 2px; background: #6a35b8; vertical-align: -2px; }
+  #comment-tool[aria-pressed="true"] .pinmark { background: #fff; }
+  @media (max-width: 760px) { #comment-tool .word { display: none; } #comment-tool .pinmark { display: inline-block; } #comment-tool { padding: 4px 8px; } }
+  #comment-tool[aria-pressed="true"], #comments-resolved[aria-pressed="true"] { background: #6a35b8; border-color: #6a35b8; color: #fff; }
+  .cpin { position: absolute; box-sizing: border-box; width: 28px; height: 28px; margin-top: -28px; padding: 0; transform: scale(var(--inv)); transform-origin: 0 100%; border-radius: 14px 14px 14px 3px; border: 2px solid #fff; background: #6a35b8; color: #fff; font: bold 12px/24px "DejaVu Sans", Verdana, sans-serif; text-align: center; box-shadow: 0 1px 4px rgba(31,36,48,.35); cursor: pointer; z-index: 2; }
+  .cpin:hover:not(:disabled) { background: #582c9b; }
+  .cpin.resolved { background: #8a909c; }
+  .cpin.draft { background: #3b6fd8; pointer-events: none; }
+  .cpin.active { box-shadow: 0 0 0 4px rgba(106,53,184,.35), 0 1px 4px rgba(31,36,48,.35); }
+  .cpin[hidden] { display: none; }
+  #cpop { position: absolute; z-index: 6; width: 300px; max-width: calc(100% - 16px); max-height: calc(100% - 16px); box-sizing: border-box; overflow: auto; background: #fff; border: 1px solid #cfd4dc; border-radius: 10px; box-shadow: 0 6px 24px rgba(31,36,48,.22); padding: 10px 12px 12px; font-size: 13px; cursor: default; }
+  #cpop[hidden] { display: none; }
+  #cpop .chead { display: flex; align-items: baseline; gap: 8px; margin-bottom: 6px; }
+  #cpop h2 { font-size: 14px; margin: 0; }
+  #cpop .where { color: #667; font-size: 12px; flex: 1; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+  #cpop .close { border: 0; padding: 0 4px; font-size: 18px; line-height: 18px; color: #4a5160; background: none; }
+  #cpop .msgs { max-height: 220px; overflow: auto; margin-bottom: 6px; touch-action: pan-y; }
+  #cpop .msg { padding: 6px 0; border-top: 1px solid #eef0f3; }
+  #cpop .msg:first-child { border-top: 0; padding-top: 0; }
+  #cpop .msg .who { font-size: 11px; color: #667; }
+  #cpop .msg p { margin: 2px 0 0; white-space: pre-wrap; overflow-wrap: anywhere; }
+  #cpop .msg.deleted p { color: #8a909c; font-style: italic; }
+  #cpop textarea { display: block; width: 100%; box-sizing: border-box; font: inherit; padding: 6px 8px; border: 1px solid #cfd4dc; border-radius: 6px; resize: vertical; min-height: 52px; }
+  #cpop .row { display: flex; flex-wrap: wrap; gap: 6px; justify-content: flex-end; margin-top: 8px; }
+  #cpop button.primary { background: #6a35b8; border-color: #6a35b8; color: #fff; font-weight: bold; }
   #notice { position: absolute; inset: 0; display: flex; align-items: center; justify-content: center; background: #eef0f3; padding: 24px; }
   #notice[hidden] { display: none; }
   #notice section { max-width: 560px; background: #fff; padding: 24px 28px; border-radius: 8px; box-shadow: 0 1px 3px rgba(0,0,0,.12); }
@@ -313,6 +341,8 @@ _PAGE = r"""<!doctype html>
   <button id="zoom-level" type="button" title="Actual size (1)">100%</button>
   <button id="zoom-in" type="button" title="Zoom in (+)" aria-label="Zoom in">+</button>
   <button id="fit" type="button" title="Zoom to fit (0)">Fit</button>
+  <button id="comment-tool" type="button" aria-pressed="false" aria-label="Comment" title="Comment (C): click the board or a card to pin a comment" hidden><span class="pinmark" aria-hidden="true"></span><span class="word">Comment</span></button>
+  <button id="comments-resolved" type="button" aria-pressed="false" title="Show resolved comments" hidden>✓</button>
   <button id="questions-toggle" type="button" aria-controls="questions" hidden>Questions</button>
   <button id="annotations-toggle" type="button" aria-controls="annotations" hidden>Findings</button>
   <button id="inspector-toggle" type="button" aria-controls="inspector" hidden>Card</button>
@@ -322,6 +352,7 @@ _PAGE = r"""<!doctype html>
     <canvas id="outline" aria-hidden="true"></canvas>
     <div id="world"><div id="faces"></div><div id="overlay"></div></div>
     <canvas id="minimap" width="220" height="150" role="img" aria-label="Minimap: click or drag to move the view"></canvas>
+    <div id="cpop" role="dialog" aria-label="Comment thread" hidden></div>
     <div id="notice" hidden></div>
   </main>
   <div id="dock">

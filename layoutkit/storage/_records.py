@@ -554,13 +554,15 @@ class AnnotationRecord:
     """A finding filed on version ``card_version`` of a card. ``region`` holds the
     rectangle in that version's picture pixels and the region as sent; ``prompt`` is
     ``{summary, detail?}``; ``replies`` the thread; ``deck`` the before shot and the
-    fix attempts; ``filed_version`` the card's version when it was filed."""
+    fix attempts; ``filed_version`` the card's version when it was filed. ``kind`` is
+    ``finding`` or ``comment`` (a person's thread: ``region`` holds where it is pinned,
+    and one pinned to the board itself has no card, so the card fields are None)."""
 
     id: int
     board_id: int
-    card_id: int
-    card_version: int
-    filed_version: int
+    card_id: int | None
+    card_version: int | None
+    filed_version: int | None
     key: str
     region: dict[str, Any]
     prompt: dict[str, Any]
@@ -576,6 +578,8 @@ class AnnotationRecord:
     deck: dict[str, Any]
     created_at: datetime
     updated_at: datetime
+    kind: str = "finding"
+    attention: int | None = None
 
 
 #: The folded form a tag is stored and matched as: tags compare like every other typed name.

@@ -383,16 +383,20 @@ review_runs = Table(
 # (``principal``), its thread of replies and its before/after deck. It references
 # ``cards``: a soft-deleted card keeps its id, so a finding never dangles during the
 # retention window, and the purge cascades. A key names one finding per board.
+# ``kind`` is ``finding`` (an agent's, above) or ``comment`` (a thread a person pinned
+# to a point of the board or a region of a card, service/review/comments.py); a
+# comment on the board itself has no card, so the three card columns may be NULL.
 annotations = Table(
     "annotations",
     metadata,
     _id(),
     Column("board_id", Id, ForeignKey("boards.id", ondelete="CASCADE"), nullable=False),
-    Column("card_id", Id, ForeignKey("cards.id", ondelete="CASCADE"), nullable=False),
-    Column("card_version", Integer, nullable=False),
+    Column("kind", String(10), nullable=False, server_default="finding"),
+    Column("card_id", Id, ForeignKey("cards.id", ondelete="CASCADE"), nullable=True),
+    Column("card_version", Integer, nullable=True),
     # The card's current version when the finding was filed: above card_version for a
     # finding pinned to an older version (pinStale), shown with a version badge.
-    Column("filed_version", Integer, nullable=False),
+    Column("filed_version", Integer, nullable=True),
     Column("key", String(200), nullable=False),
     Column("region", Json, nullable=False),
     Column("prompt", Json, nullable=False),
@@ -408,9 +412,13 @@ annotations = Table(
     Column("deck", Json, nullable=False),
     Column("created_at", When, nullable=False),
     Column("updated_at", When, nullable=False),
+    # A comment thread's newest message a person wrote (0: the comment itself; NULL for
+    # findings): the work item agents get is ``comment:<id>.<attention>``.
+    Column("attention", Integer, nullable=True),
     UniqueConstraint("board_id", "key", name="uq_annotations_key"),
     Index("ix_annotations_board_state", "board_id", "state"),
     Index("ix_annotations_card", "card_id", "card_version"),
+    Index("ix_annotations_board_kind", "board_id", "kind", "state"),
 )
 
 # A task of the task engine. The columns are the fields a patch sets; ``human``

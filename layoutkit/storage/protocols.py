@@ -680,7 +680,8 @@ class ReviewRunTx(Protocol):
 
 
 class AnnotationTx(Protocol):
-    """Annotations: findings on card versions, their state, thread and deck."""
+    """Annotations: findings on card versions and people's comment threads (``kind``),
+    their state, thread and deck."""
 
     def insert_annotation(self, **fields: Any) -> AnnotationRecord:
         """Store a new finding (every column but id and the times); raises
@@ -708,12 +709,20 @@ class AnnotationTx(Protocol):
         card_id: int | None = None,
         keys: Iterable[str] | None = None,
         ids: Iterable[int] | None = None,
+        kind: str | None = None,
     ) -> list[AnnotationRecord]:
-        """A board's findings, oldest first, narrowed by state, card, key or id."""
+        """A board's annotations, oldest first, narrowed by state, card, key, id or kind
+        (``finding`` or ``comment``; None: both)."""
         ...
 
     def update_annotation(self, annotation_id: int, **fields: Any) -> AnnotationRecord:
-        """Set ``state``, ``intent``, ``replies`` or ``deck``; raises :class:`NotFoundError`."""
+        """Set ``state``, ``intent``, ``replies``, ``deck``, ``prompt`` or ``attention``; raises
+        :class:`NotFoundError`."""
+        ...
+
+    def delete_annotation(self, annotation_id: int) -> None:
+        """Remove an annotation for good (a comment thread its author deletes); raises
+        :class:`NotFoundError`."""
         ...
 
     def card_heads(self, card_ids: Iterable[int]) -> dict[int, tuple[int, int]]:
@@ -722,13 +731,17 @@ class AnnotationTx(Protocol):
         version)."""
         ...
 
-    def count_annotations(self, board_ids: Iterable[int], states: Iterable[str]) -> dict[int, int]:
-        """How many findings in ``states`` each board holds (boards with none left out)."""
+    def count_annotations(
+        self, board_ids: Iterable[int], states: Iterable[str], *, kind: str = "finding"
+    ) -> dict[int, int]:
+        """How many annotations of ``kind`` in ``states`` each board holds (boards with
+        none left out)."""
         ...
 
     def annotation_tally(self, board_id: int) -> list[tuple[str, str, int, Any]]:
         """``(state, intent, count, latest updated_at)`` per state and intent of a board's
-        findings, sorted: a few rows that move whenever a finding is filed or changes."""
+        annotations (comment threads too), sorted: a few rows that move whenever a finding
+        or a comment thread is filed, changes or goes."""
         ...
 
 

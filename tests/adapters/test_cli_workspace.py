@@ -592,3 +592,32 @@ def test_board_share_can_open_on_a_card(db: str) -> None:
     assert who is not None and who.card == card
     missing = run("board", "share", "demo", "--card", "999999", "--db", db, "--json")
     assert (missing.exit_code, json.loads(missing.stdout)["code"]) == (1, "unknown_card")
+
+
+def test_board_comment_pins_threads_and_board_comments_lists_them(db: str) -> None:
+    with Workspace.open(db) as ws:
+        note = {"kind": "note", "payload": {"md": "here"}}
+        card = ws.call("compose_board", {"board": "demo", "cards": [note]})["cards"][0]["id"]
+    out = run("board", "comment", "demo", "Room for a legend?", "--at", "10,-20", "--db", db)
+    assert out.exit_code == 0, out.output
+    assert out.stdout.startswith("comment ") and "?comment=" in out.stdout
+    made = json.loads(
+        run(
+            "board", "comment", "demo", "Too loud", "--card", str(card), "--region", "0.5,0.25",
+            "--db", db, "--json",
+        ).stdout
+    )  # fmt: skip
+    assert (made["cardId"], made["region"]["normalized"]["ny"]) == (card, 0.25)
+    listed = run("board", "comments", "demo", "--db", db)
+    lines = listed.stdout.splitlines()
+    assert lines[0].split() == ["ID", "STATE", "WHERE", "AUTHOR", "REPLIES", "TEXT"]
+    assert "10,-20" in lines[1] and "Room for a legend?" in lines[1]
+    assert f"card {card}" in lines[2] and "Too loud" in lines[2]
+    with Workspace.open(db) as ws:
+        ws.call("resolve_comment", {"id": made["id"]})
+        with ws.store.read() as tx:
+            assert tx.annotation(made["id"]).state == "resolved"  # type: ignore[union-attr]
+    assert len(run("board", "comments", "demo", "--db", db).stdout.splitlines()) == 2
+    assert len(run("board", "comments", "demo", "--all", "--db", db).stdout.splitlines()) == 3
+    bad = run("board", "comment", "demo", "x", "--db", db, "--json")
+    assert bad.exit_code == 1 and json.loads(bad.stdout)["field"] == "at"

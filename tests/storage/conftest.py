@@ -19,7 +19,7 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.operations import Operations
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import Connection, create_engine, text
+from sqlalchemy import Connection, create_engine, inspect, text
 
 from layoutkit.storage import SqlStore, open_store
 from layoutkit.storage import _schema as s
@@ -118,10 +118,25 @@ def schema_drift(conn: Connection) -> list[Any]:
     return list(compare_metadata(context, s.metadata))
 
 
+def undo_comments(conn: Connection) -> None:
+    """Take annotations back to before revision 0021: no kind nor attention column, card
+    columns NOT NULL (rebuilt on SQLite; nothing references annotations, so nothing cascades)."""
+    if not inspect(conn).has_table("annotations"):
+        return  # rewound further already (before revision 0010)
+    ops = Operations(MigrationContext.configure(conn))
+    ops.drop_index("ix_annotations_board_kind", "annotations")
+    with ops.batch_alter_table("annotations") as batch:
+        for name in ("card_id", "card_version", "filed_version"):
+            batch.alter_column(name, existing_type=s.annotations.c[name].type, nullable=False)
+        batch.drop_column("attention")
+        batch.drop_column("kind")
+
+
 def undo_since_0016(conn: Connection) -> None:
     """Take a database at head back to revision 0015: no webhooks (0016), workspaces
     that cannot be archived (0017), no project memory (0018), components (0019) nor
-    presence (0020)."""
+    presence (0020) nor comment threads (0021)."""
+    undo_comments(conn)
     s.board_presence.drop(conn)
     s.components.drop(conn)
     s.project_memories.drop(conn)

@@ -116,7 +116,7 @@ def test_the_migration_fills_the_index_from_stored_rows(location: Location) -> N
             s.search_docs.drop(tx.conn)
             tx.conn.execute(text("UPDATE alembic_version SET version_num = '0013'"))
         with store.transaction() as tx:
-            assert _migrations.upgrade(tx.conn) == [f"{n:04}" for n in range(14, 21)]
+            assert _migrations.upgrade(tx.conn) == [f"{n:04}" for n in range(14, 22)]
         with store.read() as tx:
             assert _index(tx) == before
             hits = tx.search_index(ws, [[("basil", True)]], groups=["cards", "tasks"], per_group=5)

@@ -51,6 +51,8 @@
                refresh: () => loadFindings()},
   };
   let may = {};
+  // The comment operations the page asks board_outline whether the caller may call.
+  const COMMENT_OPS = ["add_comment", "reply", "resolve_comment", "reopen_comment"];
 
   async function act(name, args) {
     const action = ACTIONS[name];
@@ -240,7 +242,7 @@
   function paint() {
     if (painting) return;
     painting = true;
-    requestAnimationFrame(() => { painting = false; drawOutline(); drawMinimap(); });
+    requestAnimationFrame(() => { painting = false; drawOutline(); drawMinimap(); placeComments(); });
   }
   function intersects(c, r) { return c.x < r.x + r.w && c.x + c.w > r.x && c.y < r.y + r.h && c.y + c.h > r.y; }
   function drawOutline() {
@@ -854,6 +856,7 @@
     let a = findings.get(id);
     if (!a) {
       try { a = await op("get_annotation", {id}); } catch (err) { toast(readable(err), true); return; }
+      if (a.kind === "comment") return showComment(id);
     }
     const r = regionBox(a);
     if (!r) { toast("The card of that finding is no longer on this board.", true); return; }
@@ -874,6 +877,278 @@
     panel.dataset.closed = panel.hidden ? "1" : "";
     paint(); facesSoon();
   });
+
+  // ------------------------------------------------------------------ comments
+  // People's comment threads (docs/viewer.md, "Comments"): pins on a point of the board
+  // or on a card (placed by fractions of the card's box, so they move with it), each
+  // opening a small popover with the thread. The Comment tool (or C) turns a click on
+  // the board into a new pin; Enter drops one at the pointer (or mid-view) for the
+  // keyboard. Threads are annotations of kind comment: every change is an operation.
+  const comments = new Map();  // id -> the thread as get {kind: comments} answers it
+  let commenting = false, showResolved = false, draft = null, openThreadId = null;
+  const readComments = lastAsked(() => op("get", {kind: "comments", board: SLUG, states: ["open", "resolved"]}));
+  async function loadComments() {
+    const out = await readComments();
+    if (!out) return;
+    comments.clear();
+    for (const c of out.comments) comments.set(c.id, c);
+    if (openThreadId != null && !comments.has(openThreadId)) closePopover();
+    drawComments();
+  }
+  function canComment() { return may.add_comment !== false; }
+  function setCommenting(on) {
+    commenting = on && canComment();
+    boardEl.classList.toggle("commenting", commenting);
+    $("comment-tool").setAttribute("aria-pressed", String(commenting));
+    document.body.dataset.commenting = commenting ? "1" : "";
+    if (commenting) status("Comment mode: click the board or a card to pin a comment (Enter pins at the pointer, C or Escape ends it)");
+    else live();
+  }
+  // Where a thread's pin sits on the board now: its point, or its fractions of its card.
+  function pinPoint(c) {
+    if (c.at) return {x: c.at.x, y: c.at.y};
+    const card = outline.get(c.cardId), n = c.region && c.region.normalized;
+    if (!card) return null;
+    return n ? {x: card.x + n.nx * card.w, y: card.y + n.ny * card.h} : {x: card.x, y: card.y};
+  }
+  function messagesOf(c) { return 1 + c.replies.filter((r) => !r.deleted).length; }
+  function shortName(author) { return String(author).replace(/^(user|owner|agent|service):/, "").replace(/^share:share:.*/, "someone with the link"); }
+  function drawComments() {
+    for (const el of overlay.querySelectorAll(".cpin")) el.remove();
+    const all = [...comments.values()];
+    const resolved = all.filter((c) => c.state === "resolved").length;
+    const toggle = $("comments-resolved");
+    if (!resolved) showResolved = false;
+    toggle.hidden = resolved === 0;
+    // Short, so the header still fits a phone: the words are its label.
+    toggle.textContent = "✓ " + resolved;
+    toggle.title = (showResolved ? "Hide the " : "Show the ") + resolved + " resolved comment" + (resolved === 1 ? "" : "s");
+    toggle.setAttribute("aria-label", toggle.title);
+    toggle.setAttribute("aria-pressed", String(showResolved));
+    for (const c of all) {
+      if (c.state === "resolved" && !showResolved) continue;
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "cpin" + (c.state === "resolved" ? " resolved" : "") + (openThreadId === c.id ? " active" : "");
+      b.dataset.comment = String(c.id);
+      b.dataset.state = c.state;
+      const n = messagesOf(c);
+      b.textContent = String(n);
+      b.setAttribute("aria-label", "Comment by " + shortName(c.author) + ": " + c.text + " (" + n + (n === 1 ? " message" : " messages") + (c.state === "resolved" ? ", resolved" : "") + ")");
+      b.title = c.text;
+      b.addEventListener("click", (e) => { e.stopPropagation(); openThread(c.id); });
+      overlay.append(b);
+    }
+    if (draft) {
+      const b = document.createElement("div");
+      b.className = "cpin draft";
+      b.setAttribute("aria-hidden", "true");
+      b.textContent = "+";
+      overlay.append(b);
+    }
+    document.body.dataset.comments = String(all.filter((c) => c.state === "open").length);
+    document.body.dataset.commentsResolved = String(resolved);
+    placeComments();
+    if (openThreadId != null) drawPopover();
+  }
+  // Pins follow their cards and the popover its pin: called on every paint.
+  function placeComments() {
+    for (const el of overlay.querySelectorAll(".cpin")) {
+      const p = el.classList.contains("draft") ? draft && draftPoint() : pinPoint(comments.get(Number(el.dataset.comment)) || {});
+      el.hidden = !p;
+      if (p) { el.style.left = p.x + "px"; el.style.top = p.y + "px"; }
+    }
+    placePopover();
+  }
+  function draftPoint() {
+    if (draft.at) return draft.at;
+    const card = outline.get(draft.cardId);
+    return card ? {x: card.x + draft.region.nx * card.w, y: card.y + draft.region.ny * card.h} : null;
+  }
+  // A new pin where the person pointed: on the card under it (not a frame), or on the board.
+  function dropPin(p) {
+    if (!canComment()) return;
+    const hit = cardAt(p);
+    if (hit && !FRAMES.has(hit.kind)) {
+      const f = (v) => Math.min(1, Math.max(0, Math.round(v * 10000) / 10000));
+      draft = {cardId: hit.id, region: {nx: f((p.x - hit.x) / hit.w), ny: f((p.y - hit.y) / hit.h)}};
+    } else draft = {at: {x: Math.round(p.x), y: Math.round(p.y)}};
+    openThreadId = null;
+    drawComments();
+    drawPopover();
+  }
+  function closePopover() {
+    draft = null; openThreadId = null;
+    $("cpop").hidden = true;
+    document.body.dataset.thread = "";
+    drawComments();
+  }
+  function openThread(id) {
+    draft = null;
+    openThreadId = id;
+    document.body.dataset.thread = String(id);
+    drawComments();
+    const c = comments.get(id);
+    if (!c) return;
+    drawPopover();
+  }
+  async function showComment(id) {
+    if (!comments.has(id)) {
+      try { const c = await op("get_annotation", {id}); if (c.kind !== "comment") return showFinding(id); comments.set(c.id, c); }
+      catch (err) { toast(readable(err), true); return; }
+    }
+    const c = comments.get(id);
+    if (c.state === "resolved" && !showResolved) { showResolved = true; drawComments(); }
+    const p = pinPoint(c);
+    if (p) centerOn(p.x, p.y, Math.max(view.s, 0.8));
+    openThread(id);
+  }
+  function placePopover() {
+    const pop = $("cpop");
+    if (pop.hidden) return;
+    // Something scrolled the board area (it shows the board by panning, never by
+    // scrolling): put it back, or the popover would be placed beside where it shows.
+    if (boardEl.scrollLeft || boardEl.scrollTop) { boardEl.scrollLeft = 0; boardEl.scrollTop = 0; }
+    const p = draft ? draftPoint() : openThreadId != null && comments.has(openThreadId) ? pinPoint(comments.get(openThreadId)) : null;
+    if (!p) return;
+    const z = size(), w = pop.offsetWidth, h = pop.offsetHeight;
+    const sx = (p.x - view.x) * view.s, sy = (p.y - view.y) * view.s;
+    // Beside the pin when it fits, else below or above it; always inside the board area.
+    let left = sx + 36 + w <= z.w ? sx + 36 : sx - 12 - w;
+    let top = sy - 24;
+    if (left < 8) { left = Math.max(8, Math.min(z.w - w - 8, sx - w / 2)); top = sy + 12 + h <= z.h ? sy + 12 : sy - 44 - h; }
+    pop.style.left = Math.round(Math.max(8, Math.min(z.w - w - 8, left))) + "px";
+    pop.style.top = Math.round(Math.max(8, Math.min(z.h - h - 8, top))) + "px";
+  }
+  function drawPopover() {
+    const pop = $("cpop");
+    const c = openThreadId != null ? comments.get(openThreadId) : null;
+    if (!draft && !c) { pop.hidden = true; return; }
+    // A redraw of the same thread (a reply arriving) keeps what is being typed and where
+    // the focus is; another thread or a new pin starts empty.
+    const target = draft ? "draft" : String(c.id), same = pop.dataset.target === target && !pop.hidden;
+    const had = same && document.activeElement && pop.contains(document.activeElement) ? document.activeElement.dataset.part : null;
+    const typed = same && pop.querySelector("textarea") ? pop.querySelector("textarea").value : "";
+    pop.replaceChildren();
+    pop.dataset.target = target;
+    pop.dataset.comment = c ? String(c.id) : "";
+    const head = document.createElement("div");
+    head.className = "chead";
+    const h = document.createElement("h2");
+    h.textContent = draft ? "New comment" : c.state === "resolved" ? "Resolved comment" : "Comment";
+    const where = document.createElement("span");
+    where.className = "where";
+    const on = draft || c;
+    where.textContent = on.cardId != null ? "on " + ((outline.get(on.cardId) || {}).kind || "a") + " card " + on.cardId : "on the board";
+    const x = button("×", closePopover);
+    x.className = "close"; x.setAttribute("aria-label", "Close the thread"); x.dataset.part = "close";
+    head.append(h, where, x);
+    pop.append(head);
+    if (c) {
+      const list = document.createElement("div");
+      list.className = "msgs";
+      const msgs = [{n: 0, author: c.author, text: c.text, at: c.createdAt}, ...c.replies];
+      for (const m of msgs) {
+        const box = document.createElement("div");
+        box.className = "msg" + (m.deleted ? " deleted" : "");
+        const who = document.createElement("div");
+        who.className = "who";
+        who.textContent = shortName(m.author) + " · " + new Date(m.at).toLocaleString([], {month: "short", day: "numeric", hour: "2-digit", minute: "2-digit"}) + (m.editedAt ? " · edited" : "");
+        const text = document.createElement("p");
+        text.textContent = m.deleted ? "(deleted)" : m.text;
+        box.append(who, text);
+        list.append(box);
+      }
+      pop.append(list);
+    }
+    const canWrite = draft ? canComment() : may.reply !== false;
+    if (canWrite) {
+      const area = document.createElement("textarea");
+      area.rows = 2;
+      area.maxLength = 8000;
+      area.dataset.part = "text";
+      area.placeholder = draft ? "Add a comment" : "Reply";
+      area.setAttribute("aria-label", draft ? "New comment" : "Reply to this thread");
+      area.value = typed;
+      area.addEventListener("keydown", (e) => {
+        if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); send.click(); }
+        if (e.key === "Escape") { e.preventDefault(); e.stopPropagation(); closePopover(); boardEl.focus(); }
+      });
+      pop.append(area);
+    }
+    const row = document.createElement("div");
+    row.className = "row";
+    const send = button(draft ? "Comment" : "Reply", () => submitComment().catch(() => {}));
+    send.className = "primary"; send.dataset.part = "send";
+    if (c && may.resolve_comment !== false) {
+      const flip = c.state === "resolved"
+        ? button("Reopen", () => moveThread(c.id, "reopen_comment").catch(() => {}))
+        : button("Resolve", () => moveThread(c.id, "resolve_comment").catch(() => {}));
+      flip.dataset.part = "flip";
+      row.append(flip);
+    }
+    if (draft) { const no = button("Cancel", closePopover); no.dataset.part = "cancel"; row.append(no); }
+    if (canWrite) row.append(send);
+    pop.append(row);
+    pop.hidden = false;
+    placePopover();
+    const focus = had ? pop.querySelector('[data-part="' + had + '"]') : draft ? pop.querySelector("textarea") : null;
+    // The board area never scrolls: the popover is placed inside it instead.
+    if (focus) focus.focus({preventScroll: true});
+  }
+  async function submitComment() {
+    const pop = $("cpop"), area = pop.querySelector("textarea");
+    const text = area ? area.value.trim() : "";
+    if (!text) { toast("Write something first.", true); if (area) area.focus(); return; }
+    const send = pop.querySelector('[data-part="send"]');
+    send.disabled = true;
+    try {
+      if (draft) {
+        const out = await op("add_comment", {board: SLUG, text, ...draft});
+        comments.set(out.id, out);
+        draft = null;
+        area.value = "";
+        toast("Comment pinned.");
+        openThread(out.id);
+      } else {
+        const out = await op("reply", {id: openThreadId, text});
+        comments.set(out.id, out);
+        area.value = "";
+        drawComments();
+      }
+      document.body.dataset.commentSaved = String(Date.now());
+      if (pop.querySelector("textarea")) pop.querySelector("textarea").focus({preventScroll: true});
+    } catch (err) {
+      toast(readable(err), true);
+      send.disabled = false;
+      throw err;
+    }
+  }
+  async function moveThread(id, name) {
+    try {
+      const out = await op(name, {id});
+      comments.set(out.id, out);
+      toast(out.state === "resolved" ? "Comment resolved." + (showResolved ? "" : " Resolved ones are behind the Resolved toggle.") : "Comment reopened.");
+      if (out.state === "resolved" && !showResolved) closePopover(); else drawComments();
+      document.body.dataset.commentSaved = String(Date.now());
+    } catch (err) {
+      toast(readable(err), true);
+      loadComments().catch(failed);
+      throw err;
+    }
+  }
+  $("comment-tool").addEventListener("click", () => setCommenting(!commenting));
+  $("comments-resolved").addEventListener("click", () => { showResolved = !showResolved; drawComments(); });
+  // Keys for comments: C turns the tool on and off; in it Enter pins at the pointer and
+  // Escape ends it. Answers whether the key was used.
+  function commentKey(e) {
+    if ((e.key === "c" || e.key === "C") && canComment()) { setCommenting(!commenting); return true; }
+    if (e.key === "Escape" && !$("cpop").hidden) { closePopover(); return true; }
+    if (!commenting) return false;
+    if (e.key === "Escape") { setCommenting(false); return true; }
+    if (e.key === "Enter") { dropPin(pointerAt()); return true; }
+    return false;
+  }
 
   // ------------------------------------------------------------------ cards a person selects, moves and resizes
   // Selection lives on the page only; every change it leads to is update_cards
@@ -3013,7 +3288,7 @@
     if (mode === "poll" && ch.presence) showPeople(ch.presence);
     if (ch.rev === rev && ch.questions === qstamp && ch.annotations === astamp && ch.look === look && !ch.cards.length && !ch.reset && !ch.edges) return;
     if (ch.questions !== qstamp) { qstamp = ch.questions; loadQuestions().catch(failed); }
-    if (ch.annotations !== astamp) { astamp = ch.annotations; loadFindings().catch(failed); }
+    if (ch.annotations !== astamp) { astamp = ch.annotations; loadFindings().catch(failed); loadComments().catch(failed); }
     if (ch.reset || ch.look !== look) {
       // Too much or the board itself changed (its theme): read and draw it all again.
       readOutline(await op("board_outline", {board: SLUG}));
@@ -3305,7 +3580,7 @@
   // ------------------------------------------------------------------ pointer, wheel, keyboard
   const pointers = new Map();
   let drag = null, pinch = null;
-  const INTERACTIVE = "input, button, textarea, select, a, label, #minimap, .inplace";
+  const INTERACTIVE = "input, button, textarea, select, a, label, #minimap, .inplace, #cpop";
   // One pointer: a plain drag on the empty board (or a frame not selected) pans; a
   // drag on a card moves it (with the selection); Shift-drag on the empty board draws
   // a marquee; the handle resizes. A press without a drag selects (Shift adds).
@@ -3326,6 +3601,7 @@
       if (e.target.closest(".handle")) mode = "resize";
       else if (e.target.closest(".wiredot")) { mode = "wire"; hit = outline.get([...selection][0]); }
       else if (e.button !== 0) mode = "pan";
+      else if (commenting) mode = "pan";
       else if (e.shiftKey && !hit) mode = "marquee";
       // A node of the selected diagram moves inside it (diagram nodes below).
       else if ((grabbed = grabNode(e, hit, p))) mode = "node";
@@ -3396,6 +3672,7 @@
     if (!d || d.id !== e.pointerId || e.type === "pointercancel") { if (d && d.mode !== "pan") clearGhosts(); return; }
     if (!d.moved) {
       if (d.mode === "resize" || d.mode === "wire") return;
+      if (commenting) { dropPin(d.from); return; }
       const onWire = !d.shift && (!d.hit || FRAMES.has(d.hit.kind)) ? wireAt(d.from, e.pointerType === "touch") : null;
       if (onWire != null) pickWire(onWire);
       else if (d.hit) select([d.hit.id], d.shift);
@@ -3414,6 +3691,8 @@
   boardEl.addEventListener("pointerup", release);
   boardEl.addEventListener("pointercancel", release);
   boardEl.addEventListener("wheel", (e) => {
+    // A long comment thread scrolls in its popover; the board stays put.
+    if (e.target.closest && e.target.closest("#cpop")) return;
     e.preventDefault();
     const unit = e.deltaMode === 1 ? 16 : e.deltaMode === 2 ? size().h : 1;
     const box = boardEl.getBoundingClientRect();
@@ -3473,6 +3752,7 @@
       if (selection.size) duplicateSelection().catch(failed);
       return;
     }
+    if (!e.altKey && !e.ctrlKey && !e.metaKey && commentKey(e)) { e.preventDefault(); return; }
     if (selectionKey(e)) { e.preventDefault(); return; }
     if (e.altKey || e.ctrlKey || e.metaKey) return;
     // N starts a note where the pointer is (or mid-view), S a shape; Enter edits the
@@ -3505,6 +3785,8 @@
   // ------------------------------------------------------------------ opening
   function asked() {
     const q = new URLSearchParams(location.search), h = location.hash;
+    const thread = q.get("comment") || (/^#comment=(\d+)$/.exec(h) || [])[1];
+    if (thread && /^\d+$/.test(thread)) return {comment: Number(thread)};
     const finding = q.get("annotation") || (/^#annotation=(\d+)$/.exec(h) || [])[1];
     if (finding && /^\d+$/.test(finding)) return {annotation: Number(finding)};
     const card = q.get("card") || (/^#card=(\d+)$/.exec(h) || [])[1];
@@ -3516,7 +3798,8 @@
   // An address changed in place (#card=…, #at=…) moves the view the same way.
   window.addEventListener("hashchange", () => {
     const want = asked();
-    if (want.annotation) showFinding(want.annotation);
+    if (want.comment) showComment(want.comment);
+    else if (want.annotation) showFinding(want.annotation);
     else if (want.card) focusCard(want.card);
     else if (want.at) centerOn(want.at[0], want.at[1], 1);
   });
@@ -3526,10 +3809,11 @@
     // fitting measures.
     const questionsRead = op("get", {kind: "questions", board: SLUG}).catch((err) => err);
     const findingsRead = op("get", {kind: "annotations", board: SLUG}).catch((err) => err);
+    const commentsRead = readComments().catch((err) => err);
     try {
       // update_cards: moving, resizing, deleting and restoring cards by hand.
       // compose_board: creating cards and wires by hand.
-      out = await op("board_outline", {board: SLUG, ops: [...new Set([...Object.values(ACTIONS).map((a) => a.op), "update_cards", "update_edges", "compose_board", "upload_files", "card_history"])]});
+      out = await op("board_outline", {board: SLUG, ops: [...new Set([...Object.values(ACTIONS).map((a) => a.op), "update_cards", "update_edges", "compose_board", "upload_files", "card_history", ...COMMENT_OPS])]});
     } catch (err) {
       if (err instanceof ApiError) return noAccess(err);
       throw err;
@@ -3544,8 +3828,14 @@
     const found = await findingsRead;
     if (found instanceof Error) failed(found);
     else { for (const a of found.annotations) findings.set(a.id, a); drawFindings(); }
+    const threads = await commentsRead;
+    if (threads instanceof Error) failed(threads);
+    else if (threads) { for (const c of threads.comments) comments.set(c.id, c); }
+    $("comment-tool").hidden = !canComment();
+    drawComments();
     const want = asked();
-    if (want.annotation) await showFinding(want.annotation);
+    if (want.comment) await showComment(want.comment);
+    else if (want.annotation) await showFinding(want.annotation);
     else if (want.card) focusCard(want.card);
     else if (want.at) centerOn(want.at[0], want.at[1], 1);
     else fit();

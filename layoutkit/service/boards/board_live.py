@@ -103,8 +103,10 @@ def _question_stamp(questions: list[QuestionRecord]) -> str:
 
 def _annotation_stamp(call: Call, board: BoardRecord) -> str:
     """A short value that changes when a finding is filed, accepted, dismissed, retriaged,
-    withdrawn or otherwise written: counts per state and intent catch every move a
-    person makes, the latest write time the rest (a reply, an after-shot)."""
+    withdrawn or otherwise written, and when a comment thread is opened, replied to,
+    resolved, reopened, edited or deleted (comment threads are annotations): counts per
+    state and intent catch every move a person makes, the latest write time the rest (a
+    reply, an after-shot, an edit)."""
     basis = json.dumps(call.tx.annotation_tally(board.id), default=str)
     return hashlib.sha256(basis.encode()).hexdigest()[:12]
 
@@ -179,7 +181,8 @@ def board_outline(call: Call) -> dict[str, Any]:
     "board_outline or an earlier board_changes): the boxes of the cards written since "
     "(removed ones with removed true), whether wires changed (edges) and the wire counter "
     "edgesRev, the questions stamp, the annotations stamp (it changes "
-    "when a finding is filed or changes state, intent or thread) and the look "
+    "when a finding or a comment thread is filed, changes state, intent or thread, or "
+    "a comment thread is edited or deleted) and the look "
     "stamp (it changes with the theme or title, when every card looks different). reset true means redraw everything (a purge, or too "
     "many changes to list). The same answer with no cards means nothing changed. "
     "presence lists who else has the board open now (board_presence; page is the "

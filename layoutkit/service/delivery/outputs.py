@@ -25,6 +25,7 @@ WAIT_FOR_WORK: dict[str, Any] = obj(
     {
         "idle": BOOL,
         "annotations": _CAPSULES,
+        "comments": _CAPSULES,
         "choices": _CAPSULES,
         "asks": _CAPSULES,
         "sessions": _CAPSULES,
@@ -39,6 +40,6 @@ WAIT_FOR_WORK: dict[str, Any] = obj(
     "leaseSeconds",
     anyOf=[
         {"required": ["idle"], "properties": {"idle": {"const": True}}},
-        {"required": ["annotations", "choices", "asks", "sessions"]},
+        {"required": ["annotations", "comments", "choices", "asks", "sessions"]},
     ],
 )

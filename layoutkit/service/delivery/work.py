@@ -1,9 +1,12 @@
 """Work delivered to agents: ``wait_for_work``, its leases and its wake-ups.
 
 An agent long-polls ``wait_for_work`` scoped to a project (and optionally a
-branch) or to one board and gets up to 3 capsules: open annotations, choices
-(answers released by Send or Regenerate, with each question's stakes) and asks
-(requests for an AI answerer, answered with ``answer_ask``). Each delivered
+branch) or to one board and gets up to 3 capsules: open annotations, comments
+(a person's new comment thread or new reply on an open one, item
+``comment:<thread>.<n>``, n the newest message a person wrote, see
+:func:`~layoutkit.service.review.annotation_views.latest_person_message`), choices (answers released by
+Send or Regenerate, with each question's stakes) and asks (requests for an AI
+answerer, answered with ``answer_ask``). Each delivered
 item is leased to that agent: nobody else gets it while the lease lives, the
 agent's later calls (``wait_for_work`` or ``heartbeat_work``) extend it, and
 an item whose agent stopped beating comes back after the lease. ``done``
@@ -67,10 +70,18 @@ def _recheck_from_env() -> float:
 RECHECK_S = _recheck_from_env()
 
 AGENTS_AND_PEOPLE = ("owner", "user", "agent", "service")
-GROUPS = {"annotation": "annotations", "choice": "choices", "ask": "asks"}
+GROUPS = {
+    "annotation": "annotations",
+    "comment": "comments",
+    "choice": "choices",
+    "ask": "asks",
+}
 
 _AGENT = {"type": "string", "minLength": 1, "maxLength": 200}
-_ITEM = {"type": "string", "pattern": "^(annotation|choice|ask):[0-9]{1,16}$"}
+_ITEM = {
+    "type": "string",
+    "pattern": "^((annotation|choice|ask):[0-9]{1,16}|comment:[0-9]{1,16}[.][0-9]{1,6})$",
+}
 _LEASE = {"type": "number", "minimum": MIN_LEASE_S, "maximum": MAX_LEASE_S}
 
 
@@ -156,6 +167,19 @@ def _capsule(call: Call, item: str, boards: dict[int, Any]) -> dict[str, Any] | 
         if a is None:
             return None
         return {"item": item, **annotation_view(call.workspace, a, boards[a.board_id].slug)}
+    if kind == "comment":
+        thread, _, n = raw.partition(".")
+        a = tx.annotation(int(thread))
+        if a is None or a.board_id not in boards:
+            return None
+        view = annotation_view(call.workspace, a, boards[a.board_id].slug)
+        # The message that made the item: the comment itself (0) or a person's reply.
+        new = (
+            {"n": 0, "author": a.author, "text": view["text"], "at": view["createdAt"]}
+            if n == "0"
+            else next((r for r in a.replies if str(r["n"]) == n), None)
+        )
+        return {"item": item, "message": new, **view}
     if kind == "choice":
         q = tx.question(int(raw))
         if q is None:
@@ -252,7 +276,13 @@ def take_work(call: Call) -> dict[str, Any]:
     boards, scope = _scope(call)
     tx.heartbeat_work(call.workspace_id, agent, lease)
     by_id = {b.id: b for b in boards}
-    out: dict[str, Any] = {"annotations": [], "choices": [], "asks": [], "sessions": []}
+    out: dict[str, Any] = {
+        "annotations": [],
+        "comments": [],
+        "choices": [],
+        "asks": [],
+        "sessions": [],
+    }
     taken = 0
     for item in _candidates(call, boards):
         if taken == MAX_CAPSULES:
@@ -265,7 +295,7 @@ def take_work(call: Call) -> dict[str, Any]:
         out[GROUPS[item.partition(":")[0]]].append(capsule)
         taken += 1
     claims = tx.work_claims(call.workspace_id, [c["item"] for g in out.values() for c in g])
-    for group in ("annotations", "choices", "asks"):
+    for group in GROUPS.values():
         for capsule in out[group]:
             claim = claims[capsule["item"]]
             capsule["lease"] = {
@@ -296,7 +326,9 @@ def _timeout(params: dict[str, Any]) -> float:
 @REGISTRY.operation(
     "wait_for_work",
     "Long poll for work in scope: project (and branch) or board. Answers up to 3 "
-    "capsules grouped as annotations (open ones), choices (answers released by Send, "
+    "capsules grouped as annotations (open ones), comments (a person's new comment "
+    "thread or new reply on an open one: the thread with message, the new one), "
+    "choices (answers released by Send, "
     "regenerate true after Regenerate, with each question's stakes) and asks (answer "
     "with answer_ask), each leased to the calling agent; or {idle: true} when the wait "
     f"ends with nothing (call again). timeout in seconds (default {DEFAULT_TIMEOUT_S:g}, "

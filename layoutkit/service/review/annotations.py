@@ -36,7 +36,9 @@ from layoutkit.service.review.annotation_views import (
     STATES,
     annotation_url,
     annotation_view,
+    by_person,
     crop_url,
+    latest_person_message,
     via,
 )
 from layoutkit.service.review.card_images import FACE_MAX, Source, read_source
@@ -53,8 +55,10 @@ from layoutkit.storage import AnnotationRecord, BoardRecord, Tx
 #: Items of one annotate batch, and bytes of one prompt (summary and detail, UTF-8).
 MAX_ITEMS = 100
 PROMPT_BYTES = 8 * 1024
-#: Bytes of one reply.
+#: Bytes of one message of a thread: a reply, and a comment that opens a thread.
 REPLY_BYTES = 8 * 1024
+#: Replies one thread holds (a finding's or a comment's): a thread is read whole.
+MAX_REPLIES = 200
 INTENTS = ("fix", "investigate", "refactor", "redesign", "comment", "other")
 SEVERITIES = ("high", "medium", "low")
 #: Statuses that file nothing: counted as refused.
@@ -201,6 +205,73 @@ def identity(call: Call, *, required: bool = True) -> Identity:
             field="agent",
         )
     return Identity(f"agent:{agent.strip()}", who.label)
+
+
+def check_message(text: str, field: str = "text") -> None:
+    """Refuse a thread message over :data:`REPLY_BYTES` (413) or with nothing but
+    blanks (400): the one rule for every message of every thread."""
+    size = len(text.encode("utf-8"))
+    if size > REPLY_BYTES:
+        raise ServiceError(
+            413,
+            "limit_exceeded",
+            f"{field}: {size} bytes is over the message limit of {REPLY_BYTES}",
+            field=field,
+            limit="replyBytes",
+            max=REPLY_BYTES,
+            value=size,
+        )
+    if not text.strip():
+        raise ServiceError(400, "empty_text", f"{field} holds only blanks", field=field)
+
+
+def append_reply(call: Call, a: AnnotationRecord, who: Identity, text: str) -> AnnotationRecord:
+    """Post ``text`` on the thread of ``a`` as ``who``: the thread machinery findings and
+    comment threads share (413 past :data:`MAX_REPLIES`). A person's reply on an open
+    comment thread is new work for agents."""
+    check_message(text)
+    if len(a.replies) >= MAX_REPLIES:
+        raise ServiceError(
+            413,
+            "limit_exceeded",
+            f"annotation {a.id} holds {len(a.replies)} replies, the most a thread takes",
+            field="id",
+            limit="threadReplies",
+            max=MAX_REPLIES,
+            value=len(a.replies) + 1,
+        )
+    replies = [
+        *a.replies,
+        {
+            "n": len(a.replies) + 1,
+            "author": who.author,
+            "principal": who.principal,
+            "via": via(who.principal),
+            "text": text,
+            "at": call.tx.now().isoformat(),
+        },
+    ]
+    if a.kind != "comment":
+        return call.tx.update_annotation(a.id, replies=replies)
+    attention = latest_person_message(a.author, a.principal, replies)
+    a = call.tx.update_annotation(a.id, replies=replies, attention=attention)
+    if a.state == "open" and by_person(who.author, who.principal):
+        signal_work(call)
+    return a
+
+
+def finding_only(a: AnnotationRecord) -> None:
+    """Refuse a finding's lifecycle move on a person's comment thread (409): a thread is
+    resolved, reopened, edited and deleted with the comment operations."""
+    if a.kind == "comment":
+        raise ServiceError(
+            409,
+            "comment_thread",
+            f"annotation {a.id} is a comment thread: resolve_comment, reopen_comment, "
+            "edit_comment and delete_comment move it",
+            field="id",
+            id=a.id,
+        )
 
 
 # ------------------------------------------------------------------ pictures
@@ -380,7 +451,9 @@ class _Batch:
             if board_id == self.board.id
         }
         keys = {i["key"] for i in items if isinstance(i, dict) and isinstance(i.get("key"), str)}
-        self.stored = {a.key: a for a in self.tx.annotations(self.board.id, keys=sorted(keys))}
+        self.stored = {
+            a.key: a for a in self.tx.annotations(self.board.id, keys=sorted(keys), kind="finding")
+        }
         # Open findings by what a restatement shares with them: card, version, category.
         self.filed: dict[tuple[int, int, str | None], list[_Filed]] = {}
         for found in _live(self.tx.annotations(self.board.id, states=OPEN_STATES)):
@@ -795,6 +868,7 @@ def set_status(call: Call) -> dict[str, Any]:
             allowed=["working", "in_review"],
         )
     a = _load(call)
+    finding_only(a)
     if a.state != status:
         _needs_live(a)
         allowed = {"working": ("open", "in_review"), "in_review": ("working",)}[status]
@@ -852,6 +926,7 @@ def attach_after(call: Call) -> dict[str, Any]:
     p, tx = call.params, call.tx
     who = identity(call, required=False)
     a = _load(call)
+    finding_only(a)
     _needs_live(a)
     board = call.board
     if "setBoard" in p and p["setBoard"] != board.slug:
@@ -890,8 +965,10 @@ def attach_after(call: Call) -> dict[str, Any]:
 
 @REGISTRY.operation(
     "reply",
-    "Post a reply on an annotation's thread. An agent names its runtime in agent (an agent "
-    "token names it by itself); a person without agent replies as themself.",
+    "Post a reply on an annotation's thread: a finding's or a person's comment thread "
+    f"(at most {MAX_REPLIES} replies a thread, {REPLY_BYTES} bytes each). An agent names "
+    "its runtime in agent (an agent token names it by itself); a person without agent "
+    "replies as themself, and so does an annotate share link.",
     {
         "required": ["id", "text"],
         "properties": {
@@ -903,33 +980,11 @@ def attach_after(call: Call) -> dict[str, Any]:
     },
     board=_annotation_board,
     writes=True,
+    share=("annotate",),
 )
 def reply(call: Call) -> dict[str, Any]:
     who = identity(call, required=False)
-    text = call.params["text"]
-    if len(text.encode("utf-8")) > REPLY_BYTES:
-        raise ServiceError(
-            413,
-            "limit_exceeded",
-            f"text: over the reply limit of {REPLY_BYTES} bytes",
-            field="text",
-            limit="replyBytes",
-            max=REPLY_BYTES,
-            value=len(text.encode("utf-8")),
-        )
-    a = _load(call)
-    replies = [
-        *a.replies,
-        {
-            "n": len(a.replies) + 1,
-            "author": who.author,
-            "principal": who.principal,
-            "via": via(who.principal),
-            "text": text,
-            "at": call.tx.now().isoformat(),
-        },
-    ]
-    a = call.tx.update_annotation(a.id, replies=replies)
+    a = append_reply(call, _load(call), who, call.params["text"])
     return annotation_view(call.workspace, a, call.board.slug)
 
 
@@ -957,7 +1012,7 @@ def agent_verdict(call: Call) -> dict[str, Any]:
     accept = p["action"] == "accept"
     if "ids" in p:
         ids = list(dict.fromkeys(p["ids"]))
-        found = {a.id: a for a in tx.annotations(board.id, ids=ids)}
+        found = {a.id: a for a in tx.annotations(board.id, ids=ids, kind="finding")}
         missing = [i for i in ids if i not in found]
         if missing:
             raise ServiceError(
@@ -1007,6 +1062,7 @@ def agent_verdict(call: Call) -> dict[str, Any]:
 )
 def retriage_annotation(call: Call) -> dict[str, Any]:
     a = _load(call)
+    finding_only(a)
     if a.state != "staged":
         raise ServiceError(
             409,
@@ -1031,6 +1087,7 @@ def retriage_annotation(call: Call) -> dict[str, Any]:
 )
 def withdraw_annotation(call: Call) -> dict[str, Any]:
     a = _load(call)
+    finding_only(a)
     if a.state != "cancelled":
         before = a.state
         a = call.tx.update_annotation(a.id, state="cancelled")
@@ -1070,10 +1127,14 @@ def get_annotation(call: Call) -> dict[str, Any]:
     share=("view", "annotate"),
 )
 def get_annotations(call: Call) -> dict[str, Any]:
-    """A board's findings as the board viewer lists them, oldest first."""
+    """A board's findings as the board viewer lists them, oldest first (people's
+    comment threads are get comments')."""
     p = call.params
     records = call.tx.annotations(
-        call.board.id, states=p.get("states", OPEN_STATES), card_id=p.get("cardId")
+        call.board.id,
+        states=p.get("states", OPEN_STATES),
+        card_id=p.get("cardId"),
+        kind="finding",
     )
     return {
         "board": call.board.slug,

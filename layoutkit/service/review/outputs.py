@@ -41,10 +41,12 @@ SCRAPE_BOARD: dict[str, Any] = obj(
         "sections": arr(OBJ),
         "journeys": {"type": "object", "additionalProperties": arr(OBJ)},
         "annotations": arr(OBJ),
+        "comments": obj({"open": INT, "resolved": INT, "items": arr(OBJ)}, "items"),
         "diff": OBJ,
     },
     "board",
-    description="cards, edges, notes, flows, questions, sections, journeys and annotations; "
+    description="cards, edges, notes, flows, questions, sections, journeys, annotations "
+    "and open comment threads; "
     "with diff, the board and the diff only",
 )
 

@@ -11,7 +11,13 @@ from layoutkit.errors import ServiceError
 from layoutkit.layout.reading import reading_order
 from layoutkit.review.plan import DEVICES, device_of
 from layoutkit.service.review import outputs
-from layoutkit.service.review.annotation_views import OPEN_STATES, annotation_view
+from layoutkit.service.review.annotation_views import (
+    COMMENT_STATES,
+    OPEN_STATES,
+    SCRAPE_THREADS,
+    annotation_view,
+    comment_digest,
+)
 from layoutkit.service.road.registry import REGISTRY
 from layoutkit.service.road.workspace import Call, Workspace
 from layoutkit.service.shared.common import (
@@ -137,7 +143,8 @@ def _shape_card(
     "scrape_board",
     "Read a board back: every card as {id, kind, payload, x, y, w, h, layer, version, "
     "parent, section}, wires, notes, flow chains, the questions digest, sections and "
-    "journeys, and lanes on run boards. A stored picture's card adds image (its URL); a "
+    "journeys, open findings, open comment threads (comments: counts and up to "
+    f"{SCRAPE_THREADS} digests), and lanes on run boards. A stored picture's card adds image (its URL); a "
     "file card adds artifact (its document URL) and, for a PDF, pageImages (the URLs of "
     "its rasterised pages). section isolates one section; diff pairs the cards of two "
     "sections; pages preview (default) or full.",
@@ -231,11 +238,38 @@ def scrape(ws: Workspace, tx: Tx, board: BoardRecord, p: dict[str, Any]) -> dict
     out["journeys"] = {k: sorted(v, key=lambda x: x["pass"] or 0) for k, v in journeys.items()}
     out["annotations"] = [
         annotation_view(ws, a, board.slug)
-        for a in tx.annotations(board.id, states=OPEN_STATES)
+        for a in tx.annotations(board.id, states=OPEN_STATES, kind="finding")
         if a.card_id in kept
     ]
+    out["comments"] = _comments(tx, board, cards, kept, None if "section" not in p else keep[0])
     out.update(_lanes(tx, board))
     return out
+
+
+def _comments(
+    tx: Tx, board: BoardRecord, cards: dict[int, CardRecord], kept: set[int], frame: int | None
+) -> dict[str, Any]:
+    """The comment threads of what is read back (a card kept, or a board point inside
+    the section read): how many are open and resolved, and the newest open ones as
+    digests, oldest first (at most SCRAPE_THREADS; the rest are get comments')."""
+
+    def here(a: Any) -> bool:
+        if a.card_id is not None:
+            return a.card_id in kept
+        if frame is None:
+            return True
+        f, at = cards[frame], a.region["at"]
+        return f.x <= at["x"] <= f.x + f.w and f.y <= at["y"] <= f.y + f.h
+
+    threads = [
+        a for a in tx.annotations(board.id, states=COMMENT_STATES, kind="comment") if here(a)
+    ]
+    live = [a for a in threads if a.state == "open"]
+    return {
+        "open": len(live),
+        "resolved": len(threads) - len(live),
+        "items": [comment_digest(a) for a in live[-SCRAPE_THREADS:]],
+    }
 
 
 def _lanes(tx: Tx, board: BoardRecord) -> dict[str, Any]:

@@ -50,6 +50,8 @@ _BY_MODULE: dict[str, str] = {
     # Reading a board back is the other half of composing it.
     "review.scrape": "boards",
     "review.annotations": "annotations",
+    # Comment threads are annotations: one toolset holds the thread operations.
+    "review.comments": "annotations",
     "tasks": "tasks",
     "delivery": "work",
     "workspaces": "admin",

@@ -53,7 +53,7 @@ from layoutkit.search_text import (
 )
 from layoutkit.service.boards.boards import board_url
 from layoutkit.service.boards.tags import tag_url
-from layoutkit.service.review.annotation_views import annotation_url
+from layoutkit.service.review.annotation_views import thread_url
 from layoutkit.service.road.generic import kind_handler
 from layoutkit.service.road.reach import may_reach, reachable_workspace
 from layoutkit.service.road.task_pins import Pin, distinct, parse_pins, unpinned
@@ -319,13 +319,13 @@ class _Views:
             title, body = annotation_parts(attrs.asdict(found, recurse=False))
             out.append(
                 {
-                    "kind": "annotation",
+                    "kind": "comment" if found.kind == "comment" else "annotation",
                     "id": found.id,
                     "key": found.key,
                     "title": title,
                     "state": found.state,
                     "snippet": snippet(f"{title} {body}", self.wanted),
-                    "url": annotation_url(self.call.workspace, board.slug, found.id),
+                    "url": thread_url(self.call.workspace, board.slug, found),
                     "board": board.slug,
                     "cardId": found.card_id,
                 }

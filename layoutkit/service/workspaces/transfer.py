@@ -58,7 +58,7 @@ COPIED: dict[str, str] = {
     "card_faces": "drawn faces of cards whose board keeps its slug (live page state)",
     "edges": "wires between copied cards",
     "questions": "questions staged on copied boards",
-    "annotations": "findings filed on copied cards",
+    "annotations": "findings filed on copied cards, and comment threads",
     "review_rules": "the project's own layer of review rules",
     "project_memories": "the project's durable notes for agents, every version",
     "tasks": "the task engine: the project's tasks",
@@ -565,9 +565,13 @@ class _Copy:
             elif table == "questions":
                 new["card_id"] = cards.get(row["card_id"]) if row["card_id"] else None
             else:  # annotations: the run stays behind with the source's judging state
-                if row["card_id"] not in cards:
+                if row["card_id"] is None:
+                    # A comment pinned to a point of the board: it goes with the board.
+                    new.update(run_id=None)
+                elif row["card_id"] not in cards:
                     return None
-                new.update(card_id=cards[row["card_id"]], run_id=None)
+                else:
+                    new.update(card_id=cards[row["card_id"]], run_id=None)
             return new
 
         self._copy_rows(table, "board_id", board_ids, shape)

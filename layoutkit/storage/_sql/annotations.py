@@ -1,5 +1,6 @@
-"""Annotations: findings on card versions; only their state, intent, thread and deck
-change after they are filed."""
+"""Annotations: findings on card versions and people's comment threads (``kind``); only
+their state, intent, thread and deck (and a comment's own text) change after they are
+filed, and only a comment thread is ever deleted."""
 
 from __future__ import annotations
 
@@ -7,14 +8,14 @@ import functools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import bindparam, func, select, update
+from sqlalchemy import bindparam, delete, func, select, update
 
 from layoutkit.storage import _schema as s
 from layoutkit.storage._errors import ConflictError, NotFoundError
 from layoutkit.storage._records import AnnotationRecord
 from layoutkit.storage._sql._base import TxBase, check_fields, record
 
-_CHANGEABLE = frozenset({"state", "intent", "replies", "deck"})
+_CHANGEABLE = frozenset({"state", "intent", "replies", "deck", "prompt", "attention"})
 
 
 @functools.cache
@@ -69,9 +70,12 @@ class AnnotationRows(TxBase):
         card_id: int | None = None,
         keys: Iterable[str] | None = None,
         ids: Iterable[int] | None = None,
+        kind: str | None = None,
     ) -> list[AnnotationRecord]:
         a = s.annotations.c
         query = select(s.annotations).where(a.board_id == board_id)
+        if kind is not None:
+            query = query.where(a.kind == kind)
         if states is not None:
             query = query.where(a.state.in_(list(states)))
         if card_id is not None:
@@ -99,6 +103,15 @@ class AnnotationRows(TxBase):
         self._touch_search("annotation", annotation_id)
         return record(row, AnnotationRecord)
 
+    def delete_annotation(self, annotation_id: int) -> None:
+        self._write()
+        a = s.annotations.c
+        gone = self.conn.execute(delete(s.annotations).where(a.id == annotation_id)).rowcount
+        if not gone:
+            raise NotFoundError(f"no annotation {annotation_id}")
+        # The search document goes with it (a touched id that is gone is dropped).
+        self._touch_search("annotation", annotation_id)
+
     def card_heads(self, card_ids: Iterable[int]) -> dict[int, tuple[int, int]]:
         c = s.cards.c
         ids = list(card_ids)
@@ -109,14 +122,16 @@ class AnnotationRows(TxBase):
             card_id: (board_id, version) for card_id, board_id, version in self.conn.execute(query)
         }
 
-    def count_annotations(self, board_ids: Iterable[int], states: Iterable[str]) -> dict[int, int]:
+    def count_annotations(
+        self, board_ids: Iterable[int], states: Iterable[str], *, kind: str = "finding"
+    ) -> dict[int, int]:
         a = s.annotations.c
         boards = list(board_ids)
         if not boards:
             return {}
         query = (
             select(a.board_id, func.count())
-            .where(a.board_id.in_(boards), a.state.in_(list(states)))
+            .where(a.board_id.in_(boards), a.state.in_(list(states)), a.kind == kind)
             .group_by(a.board_id)
         )
         return {board_id: n for board_id, n in self.conn.execute(query)}

@@ -67,7 +67,7 @@ class WorkRows(TxBase):
         limit: int,
     ) -> list[str]:
         """Item keys in scope that no live lease holds and nobody finished, oldest first
-        within each kind (annotations, then choices, then asks)."""
+        within each kind (annotations, then comments, then choices, then asks)."""
         now = self.now()
         c = s.work_claims.c
 
@@ -85,11 +85,34 @@ class WorkRows(TxBase):
             key = _item_key("annotation", a.id)
             q = (
                 select(a.id)
-                .where(a.board_id.in_(list(board_ids)), a.state == "open", free(key))
+                # A person's comment thread is delivered by its latest message instead
+                # (service/delivery/work.py): one item per thread would be done forever.
+                .where(
+                    a.board_id.in_(list(board_ids)),
+                    a.state == "open",
+                    a.kind == "finding",
+                    free(key),
+                )
                 .order_by(a.id)
                 .limit(limit)
             )
             out += [f"annotation:{i}" for i in self.conn.execute(q).scalars()]
+            # A comment thread is work after each newest message of a person
+            # (``attention``): an acknowledged one is done, the next one a new item.
+            key = _item_key("comment", a.id) + literal(".", String) + cast(a.attention, String)
+            q = (
+                select(a.id, a.attention)
+                .where(
+                    a.board_id.in_(list(board_ids)),
+                    a.state == "open",
+                    a.kind == "comment",
+                    a.attention.is_not(None),
+                    free(key),
+                )
+                .order_by(a.id)
+                .limit(limit)
+            )
+            out += [f"comment:{i}.{n}" for i, n in self.conn.execute(q)]
             qs = s.questions.c
             key = _item_key("choice", qs.id)
             q = (

@@ -127,6 +127,8 @@ class Ids:
     trashed_task: int
     annotation: int
     annotation_withdraw: int
+    comment: int
+    comment_delete: int
     question: int
     ask: int
     link: str
@@ -221,6 +223,15 @@ def build(ws: Workspace, tag: str) -> Ids:
         r["id"] for r in ws.call("annotate", {"board": board, "items": items}, AGENT)["results"]
     )
     ws.call("agent_verdict", {"board": board, "action": "accept", "ids": [annotation]})
+    # Comment threads: one on the image card, one of its own for delete_comment.
+    comment, comment_delete = (
+        ws.call(
+            "add_comment",
+            {"board": board, "text": f"{tag} comment {i}", "cardId": image["id"]},
+            USER,
+        )["id"]
+        for i in range(2)
+    )
     question = ws.call(
         "ask_board", {"board": board, "prompt": f"{tag} question?", "options": ["yes", "no"]}
     )["question"]
@@ -339,6 +350,8 @@ def build(ws: Workspace, tag: str) -> Ids:
         trashed_task=trashed,
         annotation=annotation,
         annotation_withdraw=annotation_withdraw,
+        comment=comment,
+        comment_delete=comment_delete,
         question=question["id"],
         ask=ask,
         link=link,
@@ -599,6 +612,15 @@ SAMPLES: dict[str, list[Sample]] = {
     "retriage_annotation": [S(lambda o, h: {"id": o.annotation, "intent": "fix"})],
     "withdraw_annotation": [S(lambda o, h: {"id": o.annotation_withdraw})],
     "get_annotation": [S(lambda o, h: {"id": o.annotation})],
+    "add_comment": [
+        S(lambda o, h: {"board": o.board, "text": "hi", "at": {"x": 1, "y": 2}}),
+        S(lambda o, h: {"board": h.board, "text": "hi", "cardId": o.image_card}),
+    ],
+    "resolve_comment": [S(lambda o, h: {"id": o.comment})],
+    "reopen_comment": [S(lambda o, h: {"id": o.comment})],
+    # The author (USER) is who changes its messages; the owner hears 403 on home's own.
+    "edit_comment": [S(lambda o, h: {"id": o.comment, "text": "edited"}, home=403)],
+    "delete_comment": [S(lambda o, h: {"id": o.comment_delete}, home=403)],
     # ---- boards
     "board_outline": [S(lambda o, h: {"board": o.board})],
     "card_history": [
@@ -840,6 +862,13 @@ SAMPLES: dict[str, list[Sample]] = {
         f"list:{kind}": [S(lambda o, h, k=kind: {"kind": k, "project": o.project}, quiet=_FILTER)]
         for kind in ("field", "sprint", "milestone", "view", "rule", "state", "label")
     },
+    "get:comments": [
+        S(lambda o, h: {"kind": "comments", "board": o.board}),
+        S(
+            lambda o, h: {"kind": "comments", "board": h.board, "cardId": o.image_card},
+            quiet=_FILTER,
+        ),
+    ],
     "get:annotations": [
         S(lambda o, h: {"kind": "annotations", "board": o.board}),
         S(

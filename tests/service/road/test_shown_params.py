@@ -50,7 +50,7 @@ def test_a_field_of_some_kinds_names_them(ws: Workspace) -> None:
     shown = ws.registry.get("get").params_schema["properties"]
     assert shown["state"]["description"].endswith("Only for kind questions.")
     assert shown["board"]["description"].endswith(
-        "Only for kind annotations, board, cards, edges, questions, shot."
+        "Only for kind annotations, board, cards, comments, edges, questions, shot."
     )
     # A field every kind takes names none of them.
     q = ws.registry.get("search").params_schema["properties"]["q"]
