@@ -80,6 +80,7 @@ SKIPPED: dict[str, str] = {
     "work_claims": "leases of work delivered to agents",
     "work_asks": "requests to the AI answerer (AI usage)",
     "work_signals": "the workspace's wake-up counter",
+    "board_presence": "who is looking at a source board now: seconds-long, never history",
     "blobs": "one content-addressed store for the deployment: referenced, never copied",
     "transfer_map": "the transfer's own bookkeeping",
     "task_trash": "the deleted ledger of the source workspace",
