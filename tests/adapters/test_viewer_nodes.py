@@ -167,6 +167,37 @@ def test_a_node_dragged_and_relabelled_in_place_with_undo_and_redo(api: Api, pag
     assert _card(api, card_id).payload["geo"]["nodes"]["pay"]["y"] == moved["y"]
 
 
+def test_the_keyboard_moves_and_renames_a_node_from_the_inspector(api: Api, pages: Pages) -> None:
+    card_id = _diagram_board(api)
+    page = pages.new()
+    _open(page, api, _person(api))
+    _pick_diagram(page, api, card_id)
+    geo = _card(api, card_id).payload["geo"]["nodes"]
+    k = _node(page, "pay")[2] / geo["pay"]["w"]
+    pick = page.locator("#inspector select[data-role='node']")
+    pick.wait_for()
+    assert pick.locator("option").all_inner_texts() == ["Cart", "Payment", "Shipping"]
+    pick.focus()
+    pick.select_option(label="Payment")
+    # Alt+Down twice: 8 board px a press, one write each, the list keeping the focus.
+    for n in (1, 2):
+        page.keyboard.press("Alt+ArrowDown")
+        _wait(lambda n=n: page.evaluate("document.body.dataset.nodeMoved") == str(n))
+        _wait(lambda: page.evaluate("document.activeElement.dataset.role") == "node")
+    moved = _overrides(api, card_id)["pay"]
+    assert moved["x"] == geo["pay"]["x"] and abs(moved["y"] - (geo["pay"]["y"] + 16 / k)) <= 2
+    assert pick.input_value() == "pay"
+    # Enter opens the picked node's label in place.
+    page.keyboard.press("Enter")
+    editor = page.locator("textarea.editor.node")
+    editor.wait_for()
+    assert editor.input_value() == "Payment"
+    editor.fill("Pay now")
+    page.keyboard.press("Enter")
+    _wait(lambda: page.evaluate("document.body.dataset.nodeLabelled") == "1")
+    assert _overrides(api, card_id)["pay"] == {**moved, "title": "Pay now"}
+
+
 def test_escape_leaves_a_label_as_it_was_and_an_unselected_diagram_moves_whole(
     api: Api, pages: Pages
 ) -> None:

@@ -2993,6 +2993,47 @@
     return true;
   }
 
+  // The keyboard's way to the same two edits: the inspector lists the diagram's nodes;
+  // with one picked, Alt+arrows move it (8 board px a press, 1 with Shift) and Enter
+  // (or Rename) opens its label in place.
+  let nodeKept = null;  // the node picked in the list, kept across inspector rebuilds
+  function nodeKeys(panel, card) {
+    const marks = nodeMarks(card);
+    if (!marks.length) return;
+    const pick = document.createElement("select");
+    pick.dataset.role = "node";
+    pick.setAttribute("aria-label", "Node (Alt+arrows move it, Enter renames it)");
+    for (const n of marks) pick.append(new Option(nodeFacts(card.id, n.id).title, n.id));
+    if (nodeKept && nodeKept.card === card.id && marks.some((n) => n.id === nodeKept.id)) pick.value = nodeKept.id;
+    const chosen = () => marks.find((n) => n.id === pick.value);
+    const rename = () => {
+      const n = chosen();
+      if (n) editNode(card, {x: n.box.x + n.box.w / 2, y: n.box.y + n.box.h / 2}).catch(failed);
+    };
+    pick.addEventListener("change", () => { nodeKept = {card: card.id, id: pick.value}; });
+    pick.addEventListener("keydown", (e) => {
+      if (e.key === "Enter") { e.preventDefault(); rename(); return; }
+      const dir = {ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1]}[e.key];
+      if (!dir || !e.altKey) return;
+      e.preventDefault();
+      const n = chosen(), by = e.shiftKey ? 1 : 8;
+      if (!n) return;
+      nodeKept = {card: card.id, id: n.id, focus: true};
+      const g = {node: {...n, card: card.id}};
+      nodeStep(g, dir[0] * by, dir[1] * by);
+      nodeDrop(g).catch(failed);
+    });
+    const name = button("Rename", rename);
+    name.dataset.role = "node-rename";
+    const p = document.createElement("p"); p.className = "hint"; p.append("Node ", pick, " ", name); panel.append(p);
+    // A move rebuilds the inspector (more than once, as the write and the drawing come
+    // back): the list keeps the focus until the person takes it elsewhere.
+    // (Chromium blurs a focused element as it is removed, with no element taking the
+    // focus: only a move of the focus to another element ends the keeping.)
+    pick.addEventListener("blur", (e) => { if (e.relatedTarget && nodeKept) nodeKept.focus = false; });
+    if (nodeKept && nodeKept.focus && nodeKept.card === card.id) pick.focus({preventScroll: true});
+  }
+
   // ------------------------------------------------------------------ frames around a selection
   // Ctrl/⌘+G (or the inspector's Frame) draws a section frame around the selected
   // cards where they are (frame_cards): nothing inside it moves. Undo takes the frame
@@ -3208,7 +3249,10 @@
         });
         const p = document.createElement("p"); p.className = "hint"; p.append("Shape ", pick); panel.append(p);
       }
-      if (c && c.kind === "diagram" && canEdit()) line("Drag a node to move it; double-click a node to edit its label. Ctrl/⌘+Z undoes either; a refresh of the diagram keeps both.");
+      if (c && c.kind === "diagram" && canEdit()) {
+        line("Drag a node to move it; double-click a node to edit its label (or pick it below: Alt+arrows move it, Enter renames it). Ctrl/⌘+Z undoes either; a refresh of the diagram keeps both.");
+        nodeKeys(panel, c);
+      }
       const t = document.createElement("h3"); t.textContent = "History";
       if (may.card_history !== false) panel.append(t);
       if (may.card_history === false) { /* a share link reads no earlier content */ }
