@@ -27,8 +27,8 @@ from typing import Any
 
 from starlette.requests import Request
 
-from layoutkit.elements import SPILL_THRESHOLD_ROWS
 from layoutkit.errors import ServiceError
+from layoutkit.service.boards.content_prep import INLINE_TABLE_ROWS
 
 #: Seconds between two checks of a board's change counter by one event stream.
 CHECK_S = 0.5
@@ -409,7 +409,7 @@ def viewer_page(slug: str) -> str:
     """The viewer HTML for board ``slug``; it holds no credential (its calls send the cookie)."""
     # inlineRows: a table edited in place keeps its rows in its payload (past this
     # many the server stores them apart, where the page's editor does not reach).
-    config = json.dumps({"slug": slug, "poll": POLL_MS, "inlineRows": SPILL_THRESHOLD_ROWS})
+    config = json.dumps({"slug": slug, "poll": POLL_MS, "inlineRows": INLINE_TABLE_ROWS})
     config = config.replace("<", "\\u003c")
     return (
         _PAGE.replace("__TITLE__", html.escape(slug))

@@ -21,6 +21,10 @@ from layoutkit.service.road.reach import may_reach
 from layoutkit.service.shared.merge_patch import merge_patch
 from layoutkit.storage import BoardRecord, Tx
 
+#: Rows a table keeps in its payload; past them the rows move behind a dataRef. A page
+#: editing a table in place reads it here (adapters reach the contract through the service).
+INLINE_TABLE_ROWS = elements.SPILL_THRESHOLD_ROWS
+
 _DIAGRAM_CONTENT = ("nodes", "groups", "lanes")
 
 
