@@ -7,6 +7,7 @@ database (the card's box, version, who sized it, the trash).
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -459,6 +460,38 @@ def test_delete_key_trashes_my_own_card_and_the_inspector_restores_it(
     restore.click()
     _wait(lambda: not _card(api, mine["id"]).deleted)
     _wait(lambda: _selection(page) == [mine["id"]])
+
+
+def test_the_restore_shows_when_the_stream_tells_of_the_removal_first(
+    api: Api, pages: Pages
+) -> None:
+    # The live stream may bring the removal before the page has its own answer (a
+    # loaded server): the selection empties and the dock closes, then the answer comes.
+    _board(api.ws)
+    (mine,) = api.ws.call(
+        "compose_board",
+        {"board": SLUG, "cards": [{"kind": "note", "payload": {"md": "Mine to drop"}}]},
+        Principal.user("ana"),
+    )["cards"]
+    page = pages.new()
+    _open(page, api, _person(api))
+    rev = int(page.evaluate("document.body.dataset.rev"))
+
+    def late(route: Any) -> None:
+        # The page's removal is written here, as the person, and answered only once
+        # the stream has brought it to the page.
+        out = api.ws.call(
+            "update_cards", json.loads(route.request.post_data), Principal.user("ana")
+        )
+        _wait(lambda: int(page.evaluate("document.body.dataset.rev")) > rev)
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(out))
+
+    page.route("**/ops/update_cards", late)
+    page.mouse.click(*_centre(page, api, mine["id"]))
+    page.keyboard.press("Delete")
+    restore = page.locator("#inspector [data-role='restore']")
+    restore.click()
+    _wait(lambda: not _card(api, mine["id"]).deleted)
 
 
 # --------------------------------------------------------------------------- share links

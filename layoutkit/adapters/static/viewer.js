@@ -3165,6 +3165,9 @@
     const row = document.createElement("div");
     row.className = "row";
     if (trashed.size && !selection.size) {
+      // The stream may have told of the removal first, emptying the selection and so
+      // closing the dock, before the removal's own answer: the restore shows again.
+      if (panel.hidden && panel.dataset.closed !== "1") { panel.hidden = false; paint(); facesSoon(); }
       h.textContent = trashed.size === 1 ? "Card in the trash" : trashed.size + " cards in the trash";
       for (const [id, k] of trashed) line(k.detail ? cardName(id) : (k.box.kind + " " + id), "name");
       line("Removed cards are kept for 30 days; restore puts them back where they were.");
