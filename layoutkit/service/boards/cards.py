@@ -208,7 +208,7 @@ def _check_versions(records: dict[int, CardRecord], patches: list[dict[str, Any]
                 f"card {record.id} changed since version {patch['version']} (it is at "
                 f"version {record.version}); nothing was written, read it again",
                 id=record.id,
-                card=_box(record),
+                card=card_box(record),
             )
 
 
@@ -369,9 +369,9 @@ def update_cards(call: Call) -> dict[str, Any]:
             warnings.append({**cut, "index": i, "cardId": r.id})
     return {
         "board": board.slug,
-        "cards": [_box(final[x["id"]]) for x in patches],
+        "cards": [card_box(final[x["id"]]) for x in patches],
         "removed": remove,
-        "restored": [_box(final[i]) for i in restore],
+        "restored": [card_box(final[i]) for i in restore],
         "warnings": warnings,
     }
 
@@ -500,7 +500,8 @@ def _created(card: layout.Card) -> int:
     return card.created
 
 
-def _box(r: CardRecord) -> dict[str, Any]:
+def card_box(r: CardRecord) -> dict[str, Any]:
+    """A written card as an answer names it: id, kind, box and version."""
     return {
         "id": r.id,
         "kind": r.kind,
@@ -581,7 +582,7 @@ def arrange(call: Call) -> dict[str, Any]:
     return {
         "board": board.slug,
         "mode": p["mode"],
-        "cards": [_box(moved[i]) for i in result.arranged if i in moved],
+        "cards": [card_box(moved[i]) for i in result.arranged if i in moved],
         "moved": sorted(k for k in result.changes.moves if isinstance(k, int)),
         "saved": list(result.saved),
     }

@@ -22,6 +22,7 @@ from layoutkit.layout.place import changes_from_journal
 from layoutkit.layout.reading import reading_order
 from layoutkit.limits import ARRANGE_CARDS
 from layoutkit.service.boards.board_model import BoardModels, layout_card, write_changes
+from layoutkit.service.boards.cards import card_box
 from layoutkit.service.boards.content_prep import prepare_card
 from layoutkit.service.road.registry import REGISTRY
 from layoutkit.service.road.workspace import Call
@@ -97,18 +98,6 @@ def _side_pads(
         return min(pad, fits) if fits >= MIN_SIDE_PAD else pad
 
     return side(room["left"]), side(room["right"]), side(room["bottom"])
-
-
-def _box(r: CardRecord) -> dict[str, Any]:
-    return {
-        "id": r.id,
-        "kind": r.kind,
-        "x": r.x,
-        "y": r.y,
-        "w": r.w,
-        "h": r.h,
-        "version": r.version,
-    }
 
 
 @REGISTRY.operation(
@@ -239,8 +228,8 @@ def frame_cards(call: Call) -> dict[str, Any]:
     final = {r.id: r for r in tx.cards_by_id([record.id, *tops])}
     return {
         "board": board.slug,
-        "frame": _box(final[record.id]),
-        "cards": [_box(final[i]) for i in tops],
+        "frame": card_box(final[record.id]),
+        "cards": [card_box(final[i]) for i in tops],
     }
 
 
@@ -295,5 +284,5 @@ def unframe_cards(call: Call) -> dict[str, Any]:
     return {
         "board": board.slug,
         "removed": [frame_id],
-        "cards": [_box(r) for r in tx.cards_by_id(kids)],
+        "cards": [card_box(r) for r in tx.cards_by_id(kids)],
     }
