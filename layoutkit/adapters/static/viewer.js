@@ -673,7 +673,7 @@
   const findings = new Map();  // id -> the finding as get {kind: annotations} answers it
   const INTENTS = ["fix", "investigate", "refactor", "redesign", "comment", "other"];
   const STATE_WORDS = {staged: "staged", open: "accepted", working: "being worked on", in_review: "fix in review", resolved: "resolved", cancelled: "withdrawn"};
-  let selected = null, confirming = null;
+  let selected = null, confirming = null, drawnFindings = null;
   const readFindings = lastAsked(() => op("get", {kind: "annotations", board: SLUG}));
   async function loadFindings() {
     const out = await readFindings();
@@ -710,20 +710,26 @@
     const many = staged > 1 ? "all " + staged + " staged" : staged ? "1 staged" : "all staged";
     $("accept-all").textContent = "Accept " + many;
     $("dismiss-all").textContent = "Dismiss " + many;
-    // A redraw pushed by a change must not take the focus from what the person is on.
-    const had = document.activeElement && list.contains(document.activeElement) ? focusKey(document.activeElement) : null;
-    list.replaceChildren();
-    if (!all.length) {
-      const p = document.createElement("p");
-      p.className = "hint";
-      p.textContent = "No open findings on this board.";
-      list.append(p);
-    }
     // Staged first (they wait on a person), then by severity, then oldest first.
     const rank = {high: 0, medium: 1, low: 2};
     all.sort((a, b) => (a.state !== "staged") - (b.state !== "staged") || (rank[a.severity] ?? 3) - (rank[b.severity] ?? 3) || a.id - b.id);
-    for (const a of all) list.append(findingCard(a));
-    if (had) { const el = list.querySelector(had); if (el) el.focus(); }
+    // A read that brings what the panel already shows leaves its buttons in place: a
+    // rebuild between a press and its release would swallow the person's click.
+    const key = JSON.stringify([all, selected, confirming, may, all.map((a) => (outline.get(a.cardId) || {}).kind || null)]);
+    if (key !== drawnFindings) {
+      drawnFindings = key;
+      // A redraw pushed by a change must not take the focus from what the person is on.
+      const had = document.activeElement && list.contains(document.activeElement) ? focusKey(document.activeElement) : null;
+      list.replaceChildren();
+      if (!all.length) {
+        const p = document.createElement("p");
+        p.className = "hint";
+        p.textContent = "No open findings on this board.";
+        list.append(p);
+      }
+      for (const a of all) list.append(findingCard(a));
+      if (had) { const el = list.querySelector(had); if (el) el.focus(); }
+    }
     document.body.dataset.findings = String(all.length);
     drawRegions();
   }
