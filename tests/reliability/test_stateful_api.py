@@ -45,19 +45,21 @@ def _empty(ws: Workspace) -> None:
     tables = [t for t in reversed(metadata.sorted_tables) if t.name != "api_tokens"]
     with ws.store.transaction() as tx:
         if ws.store.dialect == "postgresql":
-            # A token's home references workspaces, so truncating those cascades into
-            # the tokens: they are put back as they were, without a home.
-            tokens = [dict(r._mapping) for r in tx.conn.execute(s.api_tokens.select())]
-            names = ", ".join(f'"{t.name}"' for t in tables)
-            tx.conn.execute(text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
-            for row in tokens:
-                tx.conn.execute(s.api_tokens.insert().values({**row, "home_workspace_id": None}))
-            tx.conn.execute(
+            # Row by row, not TRUNCATE: a scenario leaves a handful of rows, and
+            # TRUNCATE pays a fixed cost per table (new files, locks) that made this
+            # reset most of the PostgreSQL run. Tokens stay, without a home.
+            tx.conn.execute(s.api_tokens.update().values(home_workspace_id=None))
+            for table in tables:
+                tx.conn.execute(table.delete())
+            sequences = tx.conn.execute(
                 text(
-                    "SELECT setval(pg_get_serial_sequence('api_tokens', 'id'), "
-                    "(SELECT max(id) FROM api_tokens))"
+                    "SELECT pg_get_serial_sequence(c.table_name, c.column_name) "
+                    "FROM information_schema.columns c WHERE c.table_schema = current_schema() "
+                    "AND c.table_name <> 'api_tokens' AND (c.column_default LIKE 'nextval(%' OR c.is_identity = 'YES')"
                 )
-            )
+            ).scalars()
+            for seq in sequences:
+                tx.conn.execute(text(f"ALTER SEQUENCE {seq} RESTART"))
         else:
             for table in tables:  # children first; SQLite reuses ids from max + 1
                 tx.conn.execute(table.delete())

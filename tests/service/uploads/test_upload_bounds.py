@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 
 import pytest
 from PIL import Image
@@ -73,11 +74,13 @@ HOSTILE = {
     + b"trailer\n<< /Root 1 0 R >>\n%%EOF\n",
 }
 #: Files built to hurt a reader: refused (nothing written), not kept as file cards.
-REFUSED = {
+#: Built when their test runs: the bomb takes seconds to deflate, and every test
+#: process imports this module to collect it.
+REFUSED: dict[str, Callable[[], bytes]] = {
     # An object stream that inflates to 1 GB: the old count inflated every stream.
-    "compressed-stream bomb": object_stream_pdf(3, 1_000_000_000),
+    "compressed-stream bomb": lambda: object_stream_pdf(3, 1_000_000_000),
     # A page count of 5,000 digits: int() of it crashed the request with a 500.
-    "/Count of 5,000 digits": _count_digits_pdf(),
+    "/Count of 5,000 digits": _count_digits_pdf,
 }
 
 
@@ -93,7 +96,7 @@ def test_unreadable_pdfs_upload_as_file_cards_without_a_count(ws: Workspace, nam
 @pytest.mark.parametrize("name", list(REFUSED))
 def test_hostile_pdfs_are_refused_and_nothing_is_written(ws: Workspace, name: str) -> None:
     ok = entry("fine.pdf", blank_pdf(1))
-    e = err(ws, "upload_files", {"board": "up", "files": [ok, entry("x.pdf", REFUSED[name])]})
+    e = err(ws, "upload_files", {"board": "up", "files": [ok, entry("x.pdf", REFUSED[name]())]})
     assert (e.status, e.code, e.body["field"]) == (422, "pdf_refused", "files[1]")
     assert ws.call("scrape_board", {"board": "up"})["cards"] == []
 
