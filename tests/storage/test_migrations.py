@@ -344,3 +344,54 @@ def test_in_memory_stores_start_as_copies_of_one_migrated_database(
     finally:
         first.close()
         second.close()
+
+
+def _objects(path: Path) -> list[tuple[str, ...]]:
+    engine = create_engine(f"sqlite:///{path}")
+    try:
+        with engine.connect() as conn:
+            rows = conn.execute(text("SELECT type, name, tbl_name, sql FROM sqlite_master"))
+            return sorted(tuple(map(str, r)) for r in rows)
+    finally:
+        engine.dispose()
+
+
+def test_a_new_sqlite_file_is_a_copy_of_the_migrated_template_and_equals_a_migrated_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from layoutkit.storage._sql import store as store_module
+
+    copied = open_store(f"sqlite:///{tmp_path / 'copied.db'}")
+    with monkeypatch.context() as m:
+        m.setattr(store_module, "_seed_new_file", lambda path: None)
+        migrated = open_store(f"sqlite:///{tmp_path / 'migrated.db'}")
+    try:
+        for store in (copied, migrated):
+            assert _versions(store) == [HEAD]
+            with store.read() as tx:
+                assert schema_drift(tx.conn) == []
+                assert tx.conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+                assert tx.conn.execute(text("PRAGMA integrity_check")).scalar() == "ok"
+        with copied.transaction() as tx:
+            tx.ensure_workspace("w")
+    finally:
+        copied.close()
+        migrated.close()
+    assert _objects(tmp_path / "copied.db") == _objects(tmp_path / "migrated.db")
+    # No temporary file is left beside the database.
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
+def test_a_sqlite_file_with_a_leftover_journal_is_migrated_not_copied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from layoutkit.storage._sql import store as store_module
+
+    # A WAL left by a removed database must never be replayed onto a copied file.
+    (tmp_path / "left.db-wal").write_bytes(b"")
+    monkeypatch.setattr(store_module, "_migrated_template", lambda: pytest.fail("copied"))
+    store = open_store(f"sqlite:///{tmp_path / 'left.db'}")
+    try:
+        assert _versions(store) == [HEAD]
+    finally:
+        store.close()

@@ -27,10 +27,11 @@ import functools
 import logging
 import os
 import sqlite3
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from pathlib import Path
 from typing import Any
 
@@ -407,6 +408,7 @@ def open_store(
         if backend == "sqlite":
             engine, blobs_dir = _sqlite_file_engine(parsed, url)
             schema = None  # a SQLite file has no schemas
+            _seed_new_file(Path(str(parsed.database)))
         elif backend in ("postgresql", "postgres"):
             engine, blobs_dir = _postgres_engine(parsed, schema, pool_size), None
         else:
@@ -417,35 +419,74 @@ def open_store(
     return SqlStore(engine, url=url, clock=clock or utc_now, blobs_dir=blobs_dir, schema=schema)
 
 
-#: A new in-memory database of this process, migrated and still empty, as bytes.
-_memory_template: bytes | None = None
+#: A new database of this process, migrated and still empty, as the bytes of its file.
+_template: bytes | None = None
+_template_guard = threading.Lock()
+
+
+def _migrated_template() -> bytes:
+    """The bytes of a new SQLite database at the head revision, made once a process
+    (by running every revision on an in-memory database) and kept."""
+    global _template
+    with _template_guard:
+        if _template is None:
+            engine = create_engine("sqlite://", poolclass=StaticPool)
+            _sqlite_events(engine, wal=False)
+            try:
+                _migrate(engine, None)
+                with engine.connect() as conn:
+                    raw = conn.connection.dbapi_connection
+                    assert isinstance(raw, sqlite3.Connection)
+                    _template = raw.serialize()
+            finally:
+                engine.dispose()
+        return _template
 
 
 def _memory_engine() -> Engine:
     """The engine of a new private in-memory database, at the head revision.
 
-    The first one of a process runs the revisions; it is then kept as bytes
-    and each later one starts as a copy of them (SQLite's deserialize), which
-    gives the same schema about a hundred times faster than running every
-    revision again: test suites and embedders open many of these. Two first
-    ones made at once both migrate and keep equal bytes, so no lock is needed.
+    It starts as a copy of the process's migrated template (SQLite's deserialize),
+    which gives the same schema about a hundred times faster than running every
+    revision again: test suites and embedders open many of these.
     """
-    global _memory_template
     engine = create_engine(
         "sqlite://", poolclass=StaticPool, connect_args={"check_same_thread": False}
     )
     _sqlite_events(engine, wal=False)
-    template = _memory_template
-    if template is None:
-        _migrate(engine, None)
     with engine.connect() as conn:
         raw = conn.connection.dbapi_connection
         assert isinstance(raw, sqlite3.Connection)
-        if template is None:
-            _memory_template = raw.serialize()
-        else:
-            raw.deserialize(template)
+        raw.deserialize(_migrated_template())
     return engine
+
+
+def _seed_new_file(path: Path) -> None:
+    """Start a SQLite file that does not exist yet as a copy of the migrated template.
+
+    Running the revisions on a new file costs a few hundred milliseconds (every
+    DDL statement its own page writes); the template's bytes are a whole database
+    file already. They are written beside the target and linked into place, which
+    fails if the file appeared meanwhile: two processes creating one database at
+    once leave one whole copy, and the loser opens it like any existing file.
+    Leftover journal or WAL files of a removed database take the ordinary path, so
+    SQLite never replays them onto the copy.
+    """
+    if any(path.with_name(path.name + end).exists() for end in ("", "-wal", "-journal")):
+        return
+    template = _migrated_template()
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(template)
+            out.flush()
+            os.fsync(out.fileno())
+        # FileExistsError: another process made it first. Any other OSError (no hard
+        # links on this file system): the revisions make the file as before.
+        with suppress(OSError):
+            os.link(tmp, path)
+    finally:
+        os.unlink(tmp)
 
 
 def _sqlite_file_engine(parsed: URL, url: str) -> tuple[Engine, Path]:
