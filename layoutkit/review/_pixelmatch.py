@@ -793,13 +793,51 @@ def mismatch_masks(
         out = (np.empty((height, width), dtype=bool), np.empty((height, width), dtype=bool))
     counted, aa = out
     differing = 0
+    rim: list[Index] = []
     rows = band_rows(width)
     for y0 in range(0, height, rows):
         y1 = min(y0 + rows, height)
         differing += _mask_band(
-            a32, b32, width, height, (y0, y1), limit, include_aa, counted[y0:y1], aa[y0:y1]
+            a32,
+            b32,
+            width,
+            height,
+            (y0, y1),
+            limit,
+            include_aa,
+            counted[y0:y1],
+            aa[y0:y1],
+            rim,
         )
+    if rim:
+        _rim_antialiased(a32, b32, width, height, np.unique(np.concatenate(rim)), counted, aa)
     return MaskMismatch(differing, counted, aa)
+
+
+def _rim_antialiased(
+    a32: Words,
+    b32: Words,
+    width: int,
+    height: int,
+    rim: Index,
+    counted: np.ndarray,
+    aa: np.ndarray,
+) -> None:
+    """The anti-aliasing test at the candidates ``rim`` (flat, ascending) on the image's
+    outermost rows and columns, which the bands leave counted: all at once, over
+    the whole image, where asked band by band they cost a dozen small calls."""
+    if rim.size == 0:
+        return
+    flat_counted = counted.reshape(-1)
+    hood = SparseHood(rim, width, height)
+    # As pixelmatch: the second image is asked only where the first said no.
+    found = antialiased(a32, a32, b32, hood)
+    rest = np.flatnonzero(~found)
+    if rest.size:
+        found[rest] = antialiased(b32, a32, b32, hood, rest)[rest]
+    hit = rim[found]
+    flat_counted[hit] = False
+    aa.reshape(-1)[hit] = True
 
 
 def _mask_band(
@@ -812,9 +850,12 @@ def _mask_band(
     include_aa: bool,
     counted: np.ndarray,
     aa: np.ndarray,
+    rim: list[Index],
 ) -> int:
     """:func:`mismatch_masks` for rows ``band`` (y0, y1): fills that band's ``counted``
-    and ``aa`` masks and returns how many of its words differ.
+    and ``aa`` masks and returns how many of its words differ. The candidates of
+    the anti-aliasing test on the image's outermost pixels are left counted and
+    added to ``rim`` (flat indices), for :func:`_rim_antialiased`.
 
     The band is read with :data:`_HALO` rows around it (fewer at the image's top
     and bottom). The rows of that context count their own outer row as the
@@ -844,31 +885,31 @@ def _mask_band(
     # dilation, centre included, is exactly "some neighbour is in both".
     inner = slice(y0 - lo, y1 - lo)
     rich = _dilate(both)[inner]
-    both_flat = both.reshape(-1)
-    at = (y0 - lo) * width  # the band's first pixel in the rows read
-    aa_flat = aa.reshape(-1)
     maybe = np.logical_and(over, rich, out=scratch.get("band.maybe", over.shape, bool))
-    not_here = scratch.get("band.not_here", over.shape, bool)
-    # As pixelmatch: the second image is asked only where the first said no.
-    for img, many in ((ha, many_a), (hb, many_b)):
-        if img is ha:
-            not_here[...] = many[inner]
-        else:
-            np.logical_or(many[inner], aa, out=not_here)
-        np.greater(maybe, not_here, out=not_here)  # maybe, and neither many nor known
-        ask = np.flatnonzero(not_here)
-        y, x = np.divmod(ask, width)
-        on_edge = (x == 0) | (x == width - 1)
-        if y0 == 0:
-            on_edge |= y == 0
-        if y1 == height:
-            on_edge |= y == y1 - y0 - 1
-        here = ask[~on_edge]
-        aa_flat[here[_antialiased_inner(img, here + at, both_flat, width)]] = True
-        rim = ask[on_edge]
-        if rim.size:
-            found = antialiased(img, ha, hb, SparseHood(rim + at, width, h))
-            aa_flat[rim[found]] = True
+    # The image's outermost pixels are left to _rim_antialiased (they miss neighbours).
+    rim.append((y0 + np.flatnonzero(maybe[:, 0])) * width)
+    rim.append((y0 + np.flatnonzero(maybe[:, -1])) * width + (width - 1))
+    maybe[:, 0] = maybe[:, -1] = False
+    if y0 == 0:
+        rim.append(np.flatnonzero(maybe[0]))
+        maybe[0] = False
+    if y1 == height:
+        rim.append((height - 1) * width + np.flatnonzero(maybe[-1]))
+        maybe[-1] = False
+    # The candidates as a list, each image's map read at them: they are a few
+    # percent of the band, where whole-band passes per image cost more.
+    here = np.flatnonzero(maybe)
+    if here.size:
+        at = here + (y0 - lo) * width  # in the rows read
+        both_flat = both.reshape(-1)
+        # As pixelmatch: the second image is asked only where the first said no,
+        # and neither where the pixel has 3+ equal neighbours of its own.
+        found = np.zeros(here.size, dtype=bool)
+        ask = np.flatnonzero(~many_a.reshape(-1)[at])
+        found[ask] = _antialiased_inner(ha, at[ask], both_flat, width)
+        ask = np.flatnonzero(~(found | many_b.reshape(-1)[at]))
+        found[ask] = _antialiased_inner(hb, at[ask], both_flat, width)
+        aa.reshape(-1)[here[found]] = True
     np.greater(over, aa, out=counted)  # over and not anti-aliased
     return differing
 
