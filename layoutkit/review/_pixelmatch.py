@@ -886,6 +886,9 @@ def _mask_band(
     inner = slice(y0 - lo, y1 - lo)
     rich = _dilate(both)[inner]
     maybe = np.logical_and(over, rich, out=scratch.get("band.maybe", over.shape, bool))
+    # Neither image is asked where the pixel has 3+ equal neighbours in both (after
+    # a theme change, 93% of the candidates so far).
+    np.greater(maybe, both[inner], out=maybe)
     # The image's outermost pixels are left to _rim_antialiased (they miss neighbours).
     rim.append((y0 + np.flatnonzero(maybe[:, 0])) * width)
     rim.append((y0 + np.flatnonzero(maybe[:, -1])) * width + (width - 1))
