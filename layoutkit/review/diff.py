@@ -46,6 +46,7 @@ Pure: the only input is bytes or arrays given by the caller.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -346,13 +347,17 @@ def shifted_mask(
     pixels are few (a page moved by one pixel counts only its strokes' edges),
     both ways are gathered at them. Otherwise the first way (``a`` within ``b``'s
     range) is asked of the red channel of every pixel of the band in whole-band
-    passes, and both ways are gathered only where it holds, or on the image's
-    edge (where one way suffices): after a theme change the red alone holds at
-    under 1% of the counted pixels."""
+    passes, and both ways are gathered only where it holds: after a theme change
+    the red alone holds at under 1% of the counted pixels. The pixels on the
+    image's edge, where one way suffices, are asked once after the bands."""
     height, width = counted.shape
     if out is None:
         out = np.empty((height, width), dtype=bool)
     out[...] = False
+    if min(width, height) < 3:  # no inside: every pixel is on the edge
+        rim = np.flatnonzero(counted)
+        out.reshape(-1)[rim[_shifted_rim(a32, b32, rim, width, height)]] = True
+        return out
     rows = pm.band_rows(width)
     for y0 in range(0, height, rows):
         y1 = min(y0 + rows, height)
@@ -361,58 +366,133 @@ def shifted_mask(
         if n == 0:
             continue
         if n * _GATHER_SHARE < here.size:
-            ask = np.flatnonzero(here)
-            found = _shifted_at(a32, b32, ask + y0 * width, width, height)
-            out[y0:y1].reshape(-1)[ask[found]] = True
-            continue
-        # Many: the first way's red channel over the whole band sets aside most of
-        # them (after a theme change all but 1%), and the rest are gathered. Off
-        # the edge a pixel whose red is out of range is no shift; on it, the
-        # second way may still hold.
-        red = _red_within(a32, b32, y0, y1, width, height)
-        red |= pm.edge_mask_rows(y0, y1, width, height)
-        red &= here
-        ask = np.flatnonzero(red)
-        found = _shifted_at(a32, b32, ask + y0 * width, width, height)
-        out[y0:y1].reshape(-1)[ask[found]] = True
+            ask = pm.scratch.get("shift.ask", here.shape, bool)
+            np.copyto(ask, here)
+        else:
+            # Many: the first way's red channel over the whole band sets aside most
+            # of them (after a theme change all but 1%); the rest are gathered.
+            ask = _red_within(a32, b32, y0, y1, width, height)
+            ask &= here
+        # Off the image's edge: the edge is asked after the bands.
+        ask[:, 0] = ask[:, -1] = False
+        if y0 == 0:
+            ask[0] = False
+        if y1 == height:
+            ask[-1] = False
+        at = np.flatnonzero(ask)
+        found = _shifted_inside(a32, b32, at + y0 * width, width)
+        out[y0:y1].reshape(-1)[at[found]] = True
+    rim = _rim(width, height)
+    rim = rim[counted.reshape(-1)[rim]]
+    if rim.size:
+        out.reshape(-1)[rim[_shifted_rim(a32, b32, rim, width, height)]] = True
     return out
 
 
-def _shifted_at(
+@functools.lru_cache(maxsize=8)
+def _rim(width: int, height: int) -> npt.NDArray[np.intp]:
+    """The flat indices of the image's outermost rows and columns, ascending (read-only)."""
+    sides = np.arange(1, height - 1) * width
+    rim = np.unique(
+        np.concatenate(
+            (
+                np.arange(width),
+                sides,
+                sides + (width - 1),
+                np.arange((height - 1) * width, height * width),
+            )
+        )
+    )
+    rim.setflags(write=False)
+    return rim
+
+
+def _shifted_rim(
     a32: Words, b32: Words, idx: npt.NDArray[np.intp], width: int, height: int
 ) -> np.ndarray:
-    """:func:`shifted_pixels` at the pixels ``idx``, both ways gathered. Inside the
-    image each pixel's 3×3 neighbourhood is nine fixed offsets; a colour equal to
-    one of the other image's nine lies within their range, and after a move by
-    one pixel most are (a word compare instead of byte ranges), so the ranges
-    are worked out only for the rest. Pixels on the edge go the general way."""
-    y, x = np.divmod(idx, width)
-    edge = (x == 0) | (x == width - 1) | (y == 0) | (y == height - 1)
-    out = np.empty(idx.size, dtype=bool)
-    inner = np.flatnonzero(~edge)
-    if inner.size:
-        offsets = np.array([dy * width + dx for dy in (-1, 0, 1) for dx in (-1, 0, 1)])
-        # The (9, n) gathers go into work buffers (fresh ones page-fault).
-        m = inner.size
-        at = np.add(idx[inner], offsets[:, None], out=pm.scratch.get("shift.at", (9, m), np.intp))
-        near_a = np.take(a32, at, out=pm.scratch.get("shift.a", (9, m), np.uint32), mode="clip")
-        near_b = np.take(b32, at, out=pm.scratch.get("shift.b", (9, m), np.uint32), mode="clip")
-        own_a, own_b = near_a[4], near_b[4]
-        # As shifted_pixels: ``a`` within ``b``'s range, then ``b`` within ``a``'s.
-        first = (near_b == own_a).any(axis=0)
-        rest = np.flatnonzero(~first)
-        first[rest] = _within_nine(own_a[rest], near_b[:, rest])
-        second = (near_a == own_b).any(axis=0)
-        rest = np.flatnonzero(first & ~second)
-        second[rest] = _within_nine(own_b[rest], near_a[:, rest])
-        out[inner] = first & second
-    rim = np.flatnonzero(edge)
-    if rim.size:
-        hood = pm.SparseHood(idx[rim], width, height)
-        every = np.arange(rim.size)
-        # On the edge one way suffices (see shifted_pixels).
-        out[rim] = _within_gathered(a32, b32, hood, every) | _within_gathered(b32, a32, hood, every)
+    """:func:`shifted_pixels` at pixels ``idx`` on the image's edge, where one way
+    suffices (see there)."""
+    hood = pm.SparseHood(idx, width, height)
+    every = np.arange(idx.size)
+    return _within_gathered(a32, b32, hood, every) | _within_gathered(b32, a32, hood, every)
+
+
+def _offsets(width: int) -> npt.NDArray[np.intp]:
+    """The nine flat offsets of a 3×3 neighbourhood in an image ``width`` wide."""
+    return np.array([dy * width + dx for dy in (-1, 0, 1) for dx in (-1, 0, 1)], dtype=np.intp)
+
+
+def _shifted_inside(a32: Words, b32: Words, idx: npt.NDArray[np.intp], width: int) -> np.ndarray:
+    """:func:`shifted_pixels` at pixels ``idx``, none on the image's edge, both ways.
+    Inside the image each pixel's 3×3 neighbourhood is nine fixed offsets; a colour
+    equal to one of the other image's nine lies within their range, and after a
+    move by one pixel most are (a word compare instead of byte ranges), so the
+    ranges are worked out only for the rest."""
+    m = idx.size
+    if m == 0:
+        return np.zeros(0, dtype=bool)
+    own_a, own_b = a32[idx], b32[idx]
+    # As shifted_pixels: ``a`` within ``b``'s range, then ``b`` within ``a``'s
+    # (asked only where the first holds).
+    first, near = _equal_near(b32, own_a, idx, width, "b")
+    rest = np.flatnonzero(~first)
+    if rest.size:
+        near = near[:, rest] if near is not None else _nine(b32, idx[rest], width, "b")
+        first[rest] = _within_nine(own_a[rest], near)
+    ask = np.flatnonzero(first)
+    second, near = _equal_near(a32, own_b[ask], idx[ask], width, "a")
+    rest = np.flatnonzero(~second)
+    if rest.size:
+        at = ask[rest]
+        near = near[:, rest] if near is not None else _nine(a32, idx[at], width, "a")
+        second[rest] = _within_nine(own_b[at], near)
+    out = np.zeros(m, dtype=bool)
+    out[ask[second]] = True
     return out
+
+
+#: Pixels of a set whose words are compared with all nine neighbours first: the
+#: offsets are then tried one by one for the rest, most matched first, when one
+#: of them matches at least half the sample (after a move by one pixel);
+#: otherwise all nine are gathered for all.
+_ORDER_SAMPLE = 256
+
+
+def _equal_near(
+    img: Words, colour: Words, idx: npt.NDArray[np.intp], width: int, name: str
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Per pixel of ``idx`` (none on the edge): ``colour`` equals ``img``'s word at one
+    of its nine neighbourhood offsets; and ``img``'s ``(9, n)`` words there when
+    they were all gathered (a work buffer under ``name``), else None.
+
+    After a move most pixels match at the offset of the move: asking one offset
+    at a time, each only of the pixels none before matched, spares most of the
+    other eight gathers (see :data:`_ORDER_SAMPLE`)."""
+    step = max(1, idx.size // _ORDER_SAMPLE)
+    hits = (_nine(img, idx[::step], width, name) == colour[::step]).sum(axis=1)
+    if 2 * int(hits.max()) < -(-idx.size // step):
+        near = _nine(img, idx, width, name)
+        return (near == colour).any(axis=0), near
+    offsets = _offsets(width)
+    order = np.argsort(-hits, kind="stable")
+    found = img[idx + offsets[order[0]]] == colour
+    todo = np.flatnonzero(~found)
+    for k in order[1:]:
+        if todo.size == 0:
+            break
+        hit = img[idx[todo] + offsets[k]] == colour[todo]
+        found[todo[hit]] = True
+        todo = todo[~hit]
+    return found, None
+
+
+def _nine(img: Words, idx: npt.NDArray[np.intp], width: int, name: str) -> np.ndarray:
+    """``(9, n)``: ``img``'s words over the 3×3 neighbourhoods of pixels ``idx`` (none on
+    the edge), in a work buffer under ``name`` (fresh ones page-fault)."""
+    n = idx.size
+    at = np.add(idx, _offsets(width)[:, None], out=pm.scratch.get("nine.at", (9, n), np.intp))
+    # mode "clip": in range anyway, and "raise" would buffer the output.
+    return np.take(img, at, out=pm.scratch.get(f"nine.{name}", (9, n), np.uint32), mode="clip")
 
 
 def _within_nine(own: Words, near: np.ndarray) -> np.ndarray:
