@@ -644,14 +644,38 @@ _FLOAT_RUN = 8192
 
 def _opaque_delta(wa: Words, wb: Words) -> np.ndarray:
     """The size of :func:`colour_delta` (its absolute value) for opaque colours, in
-    the same float64 operations and order, without the checks and the sign."""
-    diff = wa.view(np.uint8).reshape(-1, 4).astype(np.int16)
-    diff -= wb.view(np.uint8).reshape(-1, 4)
-    dr, dg, db = diff[:, 0], diff[:, 1], diff[:, 2]
-    y = _brightness(dr, dg, db)
-    i = dr * 0.59597799 - dg * 0.27417610 - db * 0.32180189
-    q = dr * 0.21147017 - dg * 0.52261711 + db * 0.31114694
-    return 0.5053 * y * y + 0.299 * i * i + 0.1957 * q * q
+    the same float64 operations and order, without the checks and the sign. The
+    result is a work buffer, good until the next call.
+
+    The channel steps are made float64 once (exactly: they are small integers)
+    and every operation writes into work buffers: numpy's mixed int16 and float64
+    operations convert on the fly, and each fresh temporary costs an allocation."""
+    n = wa.size
+    diff = scratch.get("delta.diff", (n, 4), np.int16)
+    np.copyto(diff, wa.view(np.uint8).reshape(n, 4))
+    diff -= wb.view(np.uint8).reshape(n, 4)
+    steps = scratch.get("delta.steps", (3, n), np.float64)
+    np.copyto(steps, diff[:, :3].T)
+    dr, dg, db = steps
+    y, i, q, t = scratch.get("delta.yiqt", (4, n), np.float64)
+    # y = dr * 0.29889531 + dg * 0.58662247 + db * 0.11448223, left to right
+    np.multiply(dr, 0.29889531, out=y)
+    y += np.multiply(dg, 0.58662247, out=t)
+    y += np.multiply(db, 0.11448223, out=t)
+    # i = dr * 0.59597799 - dg * 0.27417610 - db * 0.32180189
+    np.multiply(dr, 0.59597799, out=i)
+    i -= np.multiply(dg, 0.27417610, out=t)
+    i -= np.multiply(db, 0.32180189, out=t)
+    # q = dr * 0.21147017 - dg * 0.52261711 + db * 0.31114694
+    np.multiply(dr, 0.21147017, out=q)
+    q -= np.multiply(dg, 0.52261711, out=t)
+    q += np.multiply(db, 0.31114694, out=t)
+    # 0.5053 * y * y + 0.299 * i * i + 0.1957 * q * q, left to right
+    np.multiply(y, 0.5053, out=t)
+    t *= y
+    t += np.multiply(np.multiply(i, 0.299, out=dr), i, out=dr)  # the steps are spent
+    t += np.multiply(np.multiply(q, 0.1957, out=dg), q, out=dg)
+    return t
 
 
 def _dilate(mask: np.ndarray) -> np.ndarray:
