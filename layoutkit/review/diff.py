@@ -423,56 +423,38 @@ def _offsets(width: int) -> npt.NDArray[np.intp]:
 
 
 def _shifted_inside(a32: Words, b32: Words, idx: npt.NDArray[np.intp], width: int) -> np.ndarray:
-    """:func:`shifted_pixels` at pixels ``idx``, none on the image's edge, both ways.
-    Inside the image each pixel's 3×3 neighbourhood is nine fixed offsets; a colour
-    equal to one of the other image's nine lies within their range, and after a
-    move by one pixel most are (a word compare instead of byte ranges), so the
-    ranges are worked out only for the rest."""
+    """:func:`shifted_pixels` at pixels ``idx``, none on the image's edge, both ways
+    (the second asked only where the first holds)."""
     m = idx.size
     if m == 0:
         return np.zeros(0, dtype=bool)
-    own_a, own_b = a32[idx], b32[idx]
-    # As shifted_pixels: ``a`` within ``b``'s range, then ``b`` within ``a``'s
-    # (asked only where the first holds).
-    first, near = _equal_near(b32, own_a, idx, width, "b")
-    rest = np.flatnonzero(~first)
-    if rest.size:
-        near = near[:, rest] if near is not None else _nine(b32, idx[rest], width, "b")
-        first[rest] = _within_nine(own_a[rest], near)
+    first = _within_near(a32[idx], b32, idx, width)
     ask = np.flatnonzero(first)
-    second, near = _equal_near(a32, own_b[ask], idx[ask], width, "a")
-    rest = np.flatnonzero(~second)
-    if rest.size:
-        at = ask[rest]
-        near = near[:, rest] if near is not None else _nine(a32, idx[at], width, "a")
-        second[rest] = _within_nine(own_b[at], near)
+    second = _within_near(b32[idx[ask]], a32, idx[ask], width)
     out = np.zeros(m, dtype=bool)
     out[ask[second]] = True
     return out
 
 
-#: Pixels of a set whose words are compared with all nine neighbours first: the
-#: offsets are then tried one by one for the rest, most matched first, when one
-#: of them matches at least half the sample (after a move by one pixel);
-#: otherwise all nine are gathered for all.
+#: Pixels of a set whose words are compared with all nine neighbours first, to
+#: choose how to ask the rest (see :func:`_within_near`).
 _ORDER_SAMPLE = 256
 
 
-def _equal_near(
-    img: Words, colour: Words, idx: npt.NDArray[np.intp], width: int, name: str
-) -> tuple[np.ndarray, np.ndarray | None]:
-    """Per pixel of ``idx`` (none on the edge): ``colour`` equals ``img``'s word at one
-    of its nine neighbourhood offsets; and ``img``'s ``(9, n)`` words there when
-    they were all gathered (a work buffer under ``name``), else None.
+def _within_near(colour: Words, img: Words, idx: npt.NDArray[np.intp], width: int) -> np.ndarray:
+    """Per pixel of ``idx`` (none on the edge): ``colour`` lies, channel by channel,
+    within the range of ``img``'s 3×3 neighbourhood there (nine fixed offsets).
 
-    After a move most pixels match at the offset of the move: asking one offset
-    at a time, each only of the pixels none before matched, spares most of the
-    other eight gathers (see :data:`_ORDER_SAMPLE`)."""
+    A colour equal to one of the nine words lies within their range, and after a
+    move by one pixel most are equal to the word at the offset of the move. When
+    one offset matches at least half of a sample, the offsets are asked one at a
+    time, most matched first, each only of the pixels none before matched (most
+    of the other eight gathers are spared), and the ranges are worked out for
+    the rest; otherwise (a theme change) the ranges for all, straight away."""
     step = max(1, idx.size // _ORDER_SAMPLE)
-    hits = (_nine(img, idx[::step], width, name) == colour[::step]).sum(axis=1)
+    hits = (_nine(img, idx[::step], width) == colour[::step]).sum(axis=1)
     if 2 * int(hits.max()) < -(-idx.size // step):
-        near = _nine(img, idx, width, name)
-        return (near == colour).any(axis=0), near
+        return _within_nine(colour, _nine(img, idx, width))
     offsets = _offsets(width)
     order = np.argsort(-hits, kind="stable")
     found = img[idx + offsets[order[0]]] == colour
@@ -483,16 +465,18 @@ def _equal_near(
         hit = img[idx[todo] + offsets[k]] == colour[todo]
         found[todo[hit]] = True
         todo = todo[~hit]
-    return found, None
+    if todo.size:
+        found[todo] = _within_nine(colour[todo], _nine(img, idx[todo], width))
+    return found
 
 
-def _nine(img: Words, idx: npt.NDArray[np.intp], width: int, name: str) -> np.ndarray:
+def _nine(img: Words, idx: npt.NDArray[np.intp], width: int) -> np.ndarray:
     """``(9, n)``: ``img``'s words over the 3×3 neighbourhoods of pixels ``idx`` (none on
-    the edge), in a work buffer under ``name`` (fresh ones page-fault)."""
+    the edge), in a work buffer (fresh ones page-fault), good until the next call."""
     n = idx.size
     at = np.add(idx, _offsets(width)[:, None], out=pm.scratch.get("nine.at", (9, n), np.intp))
     # mode "clip": in range anyway, and "raise" would buffer the output.
-    return np.take(img, at, out=pm.scratch.get(f"nine.{name}", (9, n), np.uint32), mode="clip")
+    return np.take(img, at, out=pm.scratch.get("nine.words", (9, n), np.uint32), mode="clip")
 
 
 def _within_nine(own: Words, near: np.ndarray) -> np.ndarray:
