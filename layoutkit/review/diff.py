@@ -299,23 +299,26 @@ def _mostly_different(a32: Words, b32: Words, width: int, height: int) -> bool:
 
 
 def _diff_masks(pa: Pixels, pb: Pixels, threshold: float, include_aa: bool) -> DiffResult:
-    """:func:`diff_pixels` over whole-image masks (see :func:`pm.mismatch_masks`). The
-    masks are work buffers (:data:`pm.scratch`): none of them outlives the call."""
+    """:func:`diff_pixels` over whole-image masks: :func:`pm.mismatch_masks` and
+    :func:`shifted_mask`, a band at a time, both for one band before the next. The
+    masks are work buffers (:data:`pm.scratch`): none of them outlives the call.
+
+    (Two halves of the rows side by side on the helper thread measured slower:
+    the work is hundreds of short numpy calls, and the two threads' hand-offs of
+    the GIL and their share of the memory bandwidth cost more than they save.)"""
     width, height = pa.size
-    masks = (
-        pm.scratch.get("diff.counted", (height, width), bool),
-        pm.scratch.get("diff.aa", (height, width), bool),
-    )
-    # _mostly_different, which sent the pair here, checked that both are opaque.
-    found = pm.mismatch_masks(
-        pa.words, pb.words, width, height, threshold, include_aa, masks, opaque_known=True
-    )
-    if found.differing == 0:
+    a32, b32 = pa.words, pb.words
+    counted = pm.scratch.get("diff.counted", (height, width), bool)
+    aa = pm.scratch.get("diff.aa", (height, width), bool)
+    shifted = pm.scratch.get("diff.shifted", (height, width), bool)
+    # _mostly_different, which sent the pair here, checked that both are opaque and
+    # at least 3×3.
+    differing, rim = _mask_rows(a32, b32, pm.max_delta(threshold), include_aa, counted, aa, shifted)
+    if differing == 0:
         return DiffResult("pixels", pa.size, pb.size)
-    counted = found.counted
-    shifted = shifted_mask(
-        pa.words, pb.words, counted, pm.scratch.get("diff.shifted", (height, width), bool)
-    )
+    if rim:
+        pm._rim_antialiased(a32, b32, width, height, np.unique(np.concatenate(rim)), counted, aa)
+    _shifted_on_rim(a32, b32, counted, shifted)
     # The real changes go straight into a mask a whole number of cells high and
     # wide, as change_boxes_mask would copy them.
     gh, gw = -(-height // CELL), -(-width // CELL)
@@ -328,13 +331,40 @@ def _diff_masks(pa: Pixels, pb: Pixels, threshold: float, include_aa: bool) -> D
         "colour",
         pa.size,
         pb.size,
-        differing_pixels=found.differing,
+        differing_pixels=differing,
         changed_pixels=int(np.count_nonzero(counted)),
-        antialiased_pixels=int(np.count_nonzero(found.antialiased)),
+        antialiased_pixels=int(np.count_nonzero(aa)),
         shifted_pixels=int(np.count_nonzero(shifted)),
         boxes=boxes,
         share=union_area(boxes, width, height) / (width * height),
     )
+
+
+def _mask_rows(
+    a32: Words,
+    b32: Words,
+    limit: float,
+    include_aa: bool,
+    counted: np.ndarray,
+    aa: np.ndarray,
+    shifted: np.ndarray,
+) -> tuple[int, list[npt.NDArray[np.intp]]]:
+    """The mask way a band at a time: the band's counted and anti-aliased masks
+    (:func:`pm._mask_band`), then its shifted pixels off the image's edge, while its
+    rows are still in the CPU's caches. Returns how many words differ, and the
+    anti-aliasing candidates on the image's edge, which are left counted for
+    :func:`pm._rim_antialiased` (the edge's shift test then reads the final counts)."""
+    height, width = counted.shape
+    differing = 0
+    rim: list[npt.NDArray[np.intp]] = []
+    rows = pm.band_rows(width)
+    for y0 in range(0, height, rows):
+        y1 = min(y0 + rows, height)
+        differing += pm._mask_band(
+            a32, b32, width, height, (y0, y1), limit, include_aa, counted[y0:y1], aa[y0:y1], rim
+        )
+        _shifted_band(a32, b32, counted, y0, y1, shifted)
+    return differing, rim
 
 
 def shifted_mask(
@@ -353,40 +383,58 @@ def shifted_mask(
     height, width = counted.shape
     if out is None:
         out = np.empty((height, width), dtype=bool)
-    out[...] = False
     if min(width, height) < 3:  # no inside: every pixel is on the edge
+        out[...] = False
         rim = np.flatnonzero(counted)
         out.reshape(-1)[rim[_shifted_rim(a32, b32, rim, width, height)]] = True
         return out
     rows = pm.band_rows(width)
     for y0 in range(0, height, rows):
-        y1 = min(y0 + rows, height)
-        here = counted[y0:y1]
-        n = int(np.count_nonzero(here))
-        if n == 0:
-            continue
-        if n * _GATHER_SHARE < here.size:
-            ask = pm.scratch.get("shift.ask", here.shape, bool)
-            np.copyto(ask, here)
-        else:
-            # Many: the first way's red channel over the whole band sets aside most
-            # of them (after a theme change all but 1%); the rest are gathered.
-            ask = _red_within(a32, b32, y0, y1, width, height)
-            ask &= here
-        # Off the image's edge: the edge is asked after the bands.
-        ask[:, 0] = ask[:, -1] = False
-        if y0 == 0:
-            ask[0] = False
-        if y1 == height:
-            ask[-1] = False
-        at = np.flatnonzero(ask)
-        found = _shifted_inside(a32, b32, at + y0 * width, width)
-        out[y0:y1].reshape(-1)[at[found]] = True
+        _shifted_band(a32, b32, counted, y0, min(y0 + rows, height), out)
+    _shifted_on_rim(a32, b32, counted, out)
+    return out
+
+
+def _shifted_band(
+    a32: Words, b32: Words, counted: np.ndarray, y0: int, y1: int, out: np.ndarray
+) -> None:
+    """:func:`shifted_mask` for rows ``y0..y1`` of an image of at least 3×3, off its
+    edge (``counted`` and ``out``: the whole ``(h, w)`` masks; the band's rows of
+    ``out`` are set, its edge pixels to False)."""
+    height, width = counted.shape
+    here = counted[y0:y1]
+    out[y0:y1] = False
+    n = int(np.count_nonzero(here))
+    if n == 0:
+        return
+    if n * _GATHER_SHARE < here.size:
+        ask = pm.scratch.get("shift.ask", here.shape, bool)
+        np.copyto(ask, here)
+    else:
+        # Many: the first way's red channel over the whole band sets aside most
+        # of them (after a theme change all but 1%); the rest are gathered.
+        ask = _red_within(a32, b32, y0, y1, width, height)
+        ask &= here
+    # Off the image's edge: the edge is asked after the bands.
+    ask[:, 0] = ask[:, -1] = False
+    if y0 == 0:
+        ask[0] = False
+    if y1 == height:
+        ask[-1] = False
+    at = np.flatnonzero(ask)
+    found = _shifted_inside(a32, b32, at + y0 * width, width)
+    out[y0:y1].reshape(-1)[at[found]] = True
+
+
+def _shifted_on_rim(a32: Words, b32: Words, counted: np.ndarray, out: np.ndarray) -> None:
+    """:func:`shifted_mask` on the edge of an image of at least 3×3: sets ``out`` at the
+    counted pixels of its outermost rows and columns that are shifts (the bands
+    left them False)."""
+    height, width = counted.shape
     rim = _rim(width, height)
     rim = rim[counted.reshape(-1)[rim]]
     if rim.size:
         out.reshape(-1)[rim[_shifted_rim(a32, b32, rim, width, height)]] = True
-    return out
 
 
 @functools.lru_cache(maxsize=8)
@@ -439,6 +487,9 @@ def _shifted_inside(a32: Words, b32: Words, idx: npt.NDArray[np.intp], width: in
 #: Pixels of a set whose words are compared with all nine neighbours first, to
 #: choose how to ask the rest (see :func:`_within_near`).
 _ORDER_SAMPLE = 256
+#: The share of that sample one offset must match for the offsets to be asked one
+#: at a time.
+_ONE_BY_ONE = 0.5
 
 
 def _within_near(colour: Words, img: Words, idx: npt.NDArray[np.intp], width: int) -> np.ndarray:
@@ -450,10 +501,11 @@ def _within_near(colour: Words, img: Words, idx: npt.NDArray[np.intp], width: in
     one offset matches at least half of a sample, the offsets are asked one at a
     time, most matched first, each only of the pixels none before matched (most
     of the other eight gathers are spared), and the ranges are worked out for
-    the rest; otherwise (a theme change) the ranges for all, straight away."""
+    the rest; otherwise (a theme change) the ranges for all, straight away (see
+    :data:`_ONE_BY_ONE`)."""
     step = max(1, idx.size // _ORDER_SAMPLE)
     hits = (_nine(img, idx[::step], width) == colour[::step]).sum(axis=1)
-    if 2 * int(hits.max()) < -(-idx.size // step):
+    if int(hits.max()) < _ONE_BY_ONE * -(-idx.size // step):
         return _within_nine(colour, _nine(img, idx, width))
     offsets = _offsets(width)
     order = np.argsort(-hits, kind="stable")

@@ -527,12 +527,14 @@ def test_the_mask_way_is_taken_for_opaque_screens_that_mostly_differ() -> None:
     dims=st.sampled_from([(200, 100), (3, 3), (7, 40), (41, 5)]),
     band=st.sampled_from([1, 200, 1000, pm.MASK_BAND]),
     gather=st.sampled_from([0, rd._GATHER_SHARE, 10**9]),
+    one_by_one=st.sampled_from([0.0, rd._ONE_BY_ONE, 2.0]),
 )
 def test_the_shift_test_over_masks_equals_the_one_over_indices(
-    seed: int, shift: tuple, dims: tuple, band: int, gather: int
+    seed: int, shift: tuple, dims: tuple, band: int, gather: int, one_by_one: float
 ) -> None:
     # In bands of ``band`` pixels; ``gather`` 0 gathers both ways at the counted
-    # pixels of every band, 10**9 sends every band through the red channel first.
+    # pixels of every band, 10**9 sends every band through the red channel first;
+    # ``one_by_one`` 0 always asks the nine offsets one at a time, 2 never.
     width, height = dims
     a = np.ascontiguousarray(text_like(seed)[:height, :width])
     b = np.roll(a, shift, axis=(0, 1))
@@ -542,7 +544,11 @@ def test_the_shift_test_over_masks_equals_the_one_over_indices(
     mask = np.zeros((height, width), dtype=bool)
     mask.reshape(-1)[counted] = True
     expected = counted[rd.shifted_pixels(*words, counted, width, height)]
-    with mock.patch.object(pm, "MASK_BAND", band), mock.patch.object(rd, "_GATHER_SHARE", gather):
+    with (
+        mock.patch.object(pm, "MASK_BAND", band),
+        mock.patch.object(rd, "_GATHER_SHARE", gather),
+        mock.patch.object(rd, "_ONE_BY_ONE", one_by_one),
+    ):
         assert np.array_equal(np.flatnonzero(rd.shifted_mask(*words, mask)), expected)
 
 
