@@ -323,7 +323,8 @@ def _diff_masks(pa: Pixels, pb: Pixels, threshold: float, include_aa: bool) -> D
     # wide, as change_boxes_mask would copy them.
     gh, gw = -(-height // CELL), -(-width // CELL)
     real = pm.scratch.get("diff.real", (gh * CELL, gw * CELL), bool)
-    real[...] = False
+    real[height:] = False  # only the padding: the image's part is written next
+    real[:height, width:] = False
     np.greater(counted, shifted, out=real[:height, :width])  # counted and not shifted
     cells = _boxes_of_cells(real, CELL, MERGE_GAP, MIN_PIXELS) if real.any() else ()
     boxes = _grow_in_mask(cells, counted)
