@@ -279,8 +279,8 @@ class WindowHood(Hood):
         run = img[top * width : bottom * width]
         # Work buffers: the counts are read (``> 2``) before the next window's.
         count = scratch.get("rows.count", (run.size,))
-        count[...] = 0
         compared = scratch.get("rows.same", (run.size,), bool)
+        begun = False  # the first direction writes the counts instead of adding to zeros
         # (step to the neighbour, first column whose pair wraps, or None)
         for step, wraps in ((1, width - 1), (width, None), (width + 1, width - 1), (width - 1, 0)):
             if step == 0 or step >= run.size:
@@ -289,8 +289,15 @@ class WindowHood(Hood):
             if wraps is not None:
                 same[wraps::width] = False
             add = same.view(np.uint8)
-            np.add(count[:-step], add, out=count[:-step])
+            if begun:
+                np.add(count[:-step], add, out=count[:-step])
+            else:
+                np.copyto(count[:-step], add)
+                count[-step:] = 0
+                begun = True
             np.add(count[step:], add, out=count[step:])
+        if not begun:
+            count[...] = 0
         grid = count.reshape(bottom - top, width)[self.y0 - top : self.y0 - top + self.h]
         # The outside of the image counts as one neighbour on its outermost pixels.
         grid[:, 0] += 1
@@ -681,20 +688,26 @@ def _opaque_delta(wa: Words, wb: Words) -> np.ndarray:
 def _dilate(mask: np.ndarray) -> np.ndarray:
     """Each pixel of a ``(h, w)`` mask or'ed with its 8 neighbours (a row pass, then a
     column pass). The row pass runs over the rows as one run, then sets each
-    row's first and last pixel right (the run carried them across rows). The
-    result is a work buffer, good until the next call."""
+    row's first and last pixel right (the run carried them across rows). Each
+    pass writes its first neighbour's or straight into its result. The result is
+    a work buffer, good until the next call."""
     rows = scratch.get("dilate.rows", mask.shape, bool)
-    rows[...] = mask
     if mask.shape[1] > 1:
         run, flat = rows.reshape(-1), mask.reshape(-1)
-        run[1:] |= flat[:-1]
+        np.logical_or(flat[1:], flat[:-1], out=run[1:])
+        run[0] = flat[0]
         run[:-1] |= flat[1:]
         rows[:, 0] = mask[:, 0] | mask[:, 1]
         rows[:, -1] = mask[:, -1] | mask[:, -2]
+    else:
+        rows[...] = mask
     out = scratch.get("dilate.out", mask.shape, bool)
-    out[...] = rows
-    out[1:] |= rows[:-1]
-    out[:-1] |= rows[1:]
+    if mask.shape[0] > 1:
+        np.logical_or(rows[1:], rows[:-1], out=out[1:])
+        out[0] = rows[0]
+        out[:-1] |= rows[1:]
+    else:
+        out[...] = rows
     return out
 
 

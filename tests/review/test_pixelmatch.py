@@ -327,3 +327,19 @@ def test_the_opaque_delta_is_the_colour_deltas_size_bit_for_bit(
     wb = b.astype(np.uint8).reshape(-1).view("<u4")
     expected = np.abs(pm.colour_delta(wa, wb))
     assert pm._opaque_delta(wa, wb).view(np.int64).tolist() == expected.view(np.int64).tolist()
+
+
+@SETTINGS
+@given(
+    height=st.integers(1, 8),
+    width=st.integers(1, 8),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_the_dilation_is_the_or_of_each_clamped_3x3_neighbourhood(
+    height: int, width: int, seed: int
+) -> None:
+    mask = np.random.default_rng(seed).random((height, width)) < 0.2
+    got = pm._dilate(mask)
+    for y in range(height):
+        for x in range(width):
+            assert got[y, x] == mask[max(y - 1, 0) : y + 2, max(x - 1, 0) : x + 2].any()
