@@ -391,24 +391,19 @@ def antialiased(
         inside, edge = _subset(hood, keep)
         centre, near = centre[keep], near[:, keep]
     delta = brightness_delta(centre, near)
-    m = keep.size
-    zeroes = np.broadcast_to(edge, (m,)).copy()
-    darkest, brightest = np.zeros(m), np.zeros(m)
-    dark_at, bright_at = np.zeros(m, dtype=np.intp), np.zeros(m, dtype=np.intp)
-    # Visit the neighbours in pixelmatch's order with its strict "<" and ">", so
-    # that of equally dark (or bright) neighbours the first one is kept. (argmin
-    # and argmax over the (8, m) deltas give the same answer; they measured no
-    # faster on the corpus.)
-    for k in range(8):
-        d = delta[k]
-        ok = None if inside is None else inside[k]
-        zeroes += (d == 0) if ok is None else ((d == 0) & ok)
-        darker = d < darkest if ok is None else (d < darkest) & ok
-        np.copyto(darkest, d, where=darker)
-        np.copyto(dark_at, k, where=darker)
-        brighter = d > brightest if ok is None else (d > brightest) & ok
-        np.copyto(brightest, d, where=brighter)
-        np.copyto(bright_at, k, where=brighter)
+    # pixelmatch visits the neighbours in order with a strict "<" (">") against a
+    # darkest (brightest) that starts at 0, so the one it keeps is the first of the
+    # most negative (positive) deltas: argmin's (argmax's) choice. Neighbours
+    # outside the image are skipped; a delta of 0 in their place is never chosen
+    # where one below (above) 0 exists, and decides nothing where none does.
+    inside_delta = delta if inside is None else np.where(inside, delta, 0.0)
+    zero = delta == 0
+    if inside is not None:
+        zero &= inside
+    zeroes = edge + zero.sum(axis=0)
+    dark_at, bright_at = inside_delta.argmin(axis=0), inside_delta.argmax(axis=0)
+    darkest = np.take_along_axis(inside_delta, dark_at[None], axis=0)[0]
+    brightest = np.take_along_axis(inside_delta, bright_at[None], axis=0)[0]
     todo = np.flatnonzero((zeroes <= 2) & (darkest < 0) & (brightest > 0))
     if todo.size == 0:
         return result
