@@ -3,7 +3,7 @@
 Screenshots are 8-bit RGB or RGBA PNGs almost always; those go through libspng
 (``imagecodecs``: its SIMD unfiltering decodes a 1440×900 screenshot in about
 half of Pillow's time). The image diff's decodes, given a work buffer, are
-faster still: zlib-ng inflates the image data and libspng reads it stored (see
+faster still: libdeflate inflates the image data and libspng reads it stored (see
 :func:`_restored`). Every other file, and every file when ``imagecodecs`` is not
 installed, goes through :func:`layoutkit.imaging.decode`.
 A picture over the ``imagePixels`` limit is refused before its pixels are
@@ -110,7 +110,7 @@ def _decode_spng(
     libspng, in about half of Pillow's time for a 1440×900 screenshot. ``None``
     for any other file, which Pillow reads. ``out``: an ``(h, w, 4)`` uint8
     buffer to decode into, used when it fits (then the image data is inflated
-    by zlib-ng first, see :func:`_restored`)."""
+    by libdeflate first, see :func:`_restored`)."""
     spng = _spng_decoder()
     if spng is None:
         return None
@@ -126,7 +126,7 @@ def _decode_spng(
     if out is not None and (out.shape != (height, width, 4) or out.dtype != np.uint8):
         out = None
     if out is not None:
-        # The diff's decodes: inflated by zlib-ng into work buffers (see _restored).
+        # The diff's decodes: inflated by libdeflate into work buffers (see _restored).
         data = _restored(data, width, height, 4 if colour == 6 else 3) or data
     try:
         if out is None:
@@ -175,20 +175,25 @@ _CRITICAL = (b"IHDR", b"PLTE", b"IDAT", b"IEND")
 @functools.cache
 def _zlibng() -> tuple[Callable[..., Any], Callable[..., Any], Callable[..., int]] | None:
     try:
+        import imagecodecs
         from imagecodecs import zlibng_crc32, zlibng_decode, zlibng_encode
     except ImportError:  # an imagecodecs built without zlib-ng
         return None
-    return zlibng_decode, zlibng_encode, zlibng_crc32
+    # libdeflate inflates a screenshot's image data (into a buffer of its known
+    # size, checking the Adler-32) in four fifths of zlib-ng's time.
+    inflate = imagecodecs.deflate_decode if imagecodecs.DEFLATE.available else zlibng_decode
+    return inflate, zlibng_encode, zlibng_crc32
 
 
 def _restored(data: bytes, width: int, height: int, channels: int) -> memoryview | None:
-    """The same 8-bit, non-interlaced PNG with its image data inflated by zlib-ng and
+    """The same 8-bit, non-interlaced PNG with its image data inflated by libdeflate and
     stored again uncompressed (deflate's stored blocks), in work buffers; ``None``
     for anything else, or anything unusual, which libspng then reads as it is.
 
     libspng inflates with the stock zlib, two thirds of its decode of a
-    screenshot; zlib-ng inflates the same stream in a sixth of that time, and a
-    stored stream costs libspng a copy. Every other chunk stays as it was and
+    screenshot; libdeflate (zlib-ng where it is missing) inflates the same stream
+    in a sixth of that time, and a stored stream costs libspng a copy and its
+    stock checksums. Every other chunk stays as it was and
     libspng still unfilters, so the pixels and the refusals are its own; each
     chunk's CRC and the stream's Adler-32 are checked first, as libspng would."""
     codec = _zlibng()

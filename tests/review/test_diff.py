@@ -364,7 +364,7 @@ def _decoded_or_code(data: bytes, out: np.ndarray | None) -> object:
 def test_decoding_into_work_buffers_gives_libspngs_pixels_or_its_error(
     seed: int, width: int, height: int, mode: str, save: dict, damage: tuple | None
 ) -> None:
-    # The diff's decodes inflate with zlib-ng and hand libspng a stored stream;
+    # The diff's decodes inflate with libdeflate and hand libspng a stored stream;
     # the pixels, and the refusal of a damaged file, must be libspng's own.
     rng = np.random.default_rng(seed)
     pixels = rng.integers(0, 4, (height, width, 4), dtype=np.uint8) * 60  # compressible
@@ -409,6 +409,17 @@ def test_a_screenshot_in_many_image_chunks_decodes_the_same_into_work_buffers() 
     out = np.empty((200, 300, 4), dtype=np.uint8)
     assert np.array_equal(decode(cut, out=out).rgba(), pixels)
     assert np.array_equal(decode(cut).rgba(), pixels)
+
+
+def test_zlib_ng_restores_the_stream_libdeflate_restores(monkeypatch) -> None:
+    # Where imagecodecs has no libdeflate, zlib-ng inflates instead.
+    from imagecodecs import zlibng_crc32, zlibng_decode, zlibng_encode
+
+    data = png(text_like(3, 300, 200))
+    expected = bytes(images._restored(data, 300, 200, 4) or b"")
+    assert expected
+    monkeypatch.setattr(images, "_zlibng", lambda: (zlibng_decode, zlibng_encode, zlibng_crc32))
+    assert bytes(images._restored(data, 300, 200, 4) or b"") == expected
 
 
 def test_without_imagecodecs_pillow_decodes_everything(monkeypatch) -> None:
