@@ -46,6 +46,7 @@ Pure: the only input is bytes or arrays given by the caller.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -298,28 +299,32 @@ def _mostly_different(a32: Words, b32: Words, width: int, height: int) -> bool:
 
 
 def _diff_masks(pa: Pixels, pb: Pixels, threshold: float, include_aa: bool) -> DiffResult:
-    """:func:`diff_pixels` over whole-image masks (see :func:`pm.mismatch_masks`). The
-    masks are work buffers (:data:`pm.scratch`): none of them outlives the call."""
+    """:func:`diff_pixels` over whole-image masks: :func:`pm.mismatch_masks` and
+    :func:`shifted_mask`, a band at a time, both for one band before the next. The
+    masks are work buffers (:data:`pm.scratch`): none of them outlives the call.
+
+    (Two halves of the rows side by side on the helper thread measured slower:
+    the work is hundreds of short numpy calls, and the two threads' hand-offs of
+    the GIL and their share of the memory bandwidth cost more than they save.)"""
     width, height = pa.size
-    masks = (
-        pm.scratch.get("diff.counted", (height, width), bool),
-        pm.scratch.get("diff.aa", (height, width), bool),
-    )
-    # _mostly_different, which sent the pair here, checked that both are opaque.
-    found = pm.mismatch_masks(
-        pa.words, pb.words, width, height, threshold, include_aa, masks, opaque_known=True
-    )
-    if found.differing == 0:
+    a32, b32 = pa.words, pb.words
+    counted = pm.scratch.get("diff.counted", (height, width), bool)
+    aa = pm.scratch.get("diff.aa", (height, width), bool)
+    shifted = pm.scratch.get("diff.shifted", (height, width), bool)
+    # _mostly_different, which sent the pair here, checked that both are opaque and
+    # at least 3×3.
+    differing, rim = _mask_rows(a32, b32, pm.max_delta(threshold), include_aa, counted, aa, shifted)
+    if differing == 0:
         return DiffResult("pixels", pa.size, pb.size)
-    counted = found.counted
-    shifted = shifted_mask(
-        pa.words, pb.words, counted, pm.scratch.get("diff.shifted", (height, width), bool)
-    )
+    if rim:
+        pm._rim_antialiased(a32, b32, width, height, np.unique(np.concatenate(rim)), counted, aa)
+    _shifted_on_rim(a32, b32, counted, shifted)
     # The real changes go straight into a mask a whole number of cells high and
     # wide, as change_boxes_mask would copy them.
     gh, gw = -(-height // CELL), -(-width // CELL)
     real = pm.scratch.get("diff.real", (gh * CELL, gw * CELL), bool)
-    real[...] = False
+    real[height:] = False  # only the padding: the image's part is written next
+    real[:height, width:] = False
     np.greater(counted, shifted, out=real[:height, :width])  # counted and not shifted
     cells = _boxes_of_cells(real, CELL, MERGE_GAP, MIN_PIXELS) if real.any() else ()
     boxes = _grow_in_mask(cells, counted)
@@ -327,13 +332,40 @@ def _diff_masks(pa: Pixels, pb: Pixels, threshold: float, include_aa: bool) -> D
         "colour",
         pa.size,
         pb.size,
-        differing_pixels=found.differing,
+        differing_pixels=differing,
         changed_pixels=int(np.count_nonzero(counted)),
-        antialiased_pixels=int(np.count_nonzero(found.antialiased)),
+        antialiased_pixels=int(np.count_nonzero(aa)),
         shifted_pixels=int(np.count_nonzero(shifted)),
         boxes=boxes,
         share=union_area(boxes, width, height) / (width * height),
     )
+
+
+def _mask_rows(
+    a32: Words,
+    b32: Words,
+    limit: float,
+    include_aa: bool,
+    counted: np.ndarray,
+    aa: np.ndarray,
+    shifted: np.ndarray,
+) -> tuple[int, list[npt.NDArray[np.intp]]]:
+    """The mask way a band at a time: the band's counted and anti-aliased masks
+    (:func:`pm._mask_band`), then its shifted pixels off the image's edge, while its
+    rows are still in the CPU's caches. Returns how many words differ, and the
+    anti-aliasing candidates on the image's edge, which are left counted for
+    :func:`pm._rim_antialiased` (the edge's shift test then reads the final counts)."""
+    height, width = counted.shape
+    differing = 0
+    rim: list[npt.NDArray[np.intp]] = []
+    rows = pm.band_rows(width)
+    for y0 in range(0, height, rows):
+        y1 = min(y0 + rows, height)
+        differing += pm._mask_band(
+            a32, b32, width, height, (y0, y1), limit, include_aa, counted[y0:y1], aa[y0:y1], rim
+        )
+        _shifted_band(a32, b32, counted, y0, y1, shifted)
+    return differing, rim
 
 
 def shifted_mask(
@@ -346,71 +378,158 @@ def shifted_mask(
     pixels are few (a page moved by one pixel counts only its strokes' edges),
     both ways are gathered at them. Otherwise the first way (``a`` within ``b``'s
     range) is asked of the red channel of every pixel of the band in whole-band
-    passes, and both ways are gathered only where it holds, or on the image's
-    edge (where one way suffices): after a theme change the red alone holds at
-    under 1% of the counted pixels."""
+    passes, and both ways are gathered only where it holds: after a theme change
+    the red alone holds at under 1% of the counted pixels. The pixels on the
+    image's edge, where one way suffices, are asked once after the bands."""
     height, width = counted.shape
     if out is None:
         out = np.empty((height, width), dtype=bool)
-    out[...] = False
+    if min(width, height) < 3:  # no inside: every pixel is on the edge
+        out[...] = False
+        rim = np.flatnonzero(counted)
+        out.reshape(-1)[rim[_shifted_rim(a32, b32, rim, width, height)]] = True
+        return out
     rows = pm.band_rows(width)
     for y0 in range(0, height, rows):
-        y1 = min(y0 + rows, height)
-        here = counted[y0:y1]
-        edge = pm.edge_mask_rows(y0, y1, width, height)
-        n = int(np.count_nonzero(here))
-        if n == 0:
-            continue
-        if n * _GATHER_SHARE < here.size:
-            ask = np.flatnonzero(here)
-            found = _shifted_at(a32, b32, ask + y0 * width, width, height)
-            out[y0:y1].reshape(-1)[ask[found]] = True
-            continue
-        # Many: the first way's red channel over the whole band sets aside most of
-        # them (after a theme change all but 1%), and the rest are gathered. Off
-        # the edge a pixel whose red is out of range is no shift; on it, the
-        # second way may still hold.
-        ask = np.flatnonzero(here & (_red_within(a32, b32, y0, y1, width, height) | edge))
-        found = _shifted_at(a32, b32, ask + y0 * width, width, height)
-        out[y0:y1].reshape(-1)[ask[found]] = True
+        _shifted_band(a32, b32, counted, y0, min(y0 + rows, height), out)
+    _shifted_on_rim(a32, b32, counted, out)
     return out
 
 
-def _shifted_at(
+def _shifted_band(
+    a32: Words, b32: Words, counted: np.ndarray, y0: int, y1: int, out: np.ndarray
+) -> None:
+    """:func:`shifted_mask` for rows ``y0..y1`` of an image of at least 3×3, off its
+    edge (``counted`` and ``out``: the whole ``(h, w)`` masks; the band's rows of
+    ``out`` are set, its edge pixels to False)."""
+    height, width = counted.shape
+    here = counted[y0:y1]
+    out[y0:y1] = False
+    n = int(np.count_nonzero(here))
+    if n == 0:
+        return
+    if n * _GATHER_SHARE < here.size:
+        ask = pm.scratch.get("shift.ask", here.shape, bool)
+        np.copyto(ask, here)
+    else:
+        # Many: the first way's red channel over the whole band sets aside most
+        # of them (after a theme change all but 1%); the rest are gathered.
+        ask = _red_within(a32, b32, y0, y1, width, height)
+        ask &= here
+    # Off the image's edge: the edge is asked after the bands.
+    ask[:, 0] = ask[:, -1] = False
+    if y0 == 0:
+        ask[0] = False
+    if y1 == height:
+        ask[-1] = False
+    at = np.flatnonzero(ask)
+    found = _shifted_inside(a32, b32, at + y0 * width, width)
+    out[y0:y1].reshape(-1)[at[found]] = True
+
+
+def _shifted_on_rim(a32: Words, b32: Words, counted: np.ndarray, out: np.ndarray) -> None:
+    """:func:`shifted_mask` on the edge of an image of at least 3×3: sets ``out`` at the
+    counted pixels of its outermost rows and columns that are shifts (the bands
+    left them False)."""
+    height, width = counted.shape
+    rim = _rim(width, height)
+    rim = rim[counted.reshape(-1)[rim]]
+    if rim.size:
+        out.reshape(-1)[rim[_shifted_rim(a32, b32, rim, width, height)]] = True
+
+
+@functools.lru_cache(maxsize=8)
+def _rim(width: int, height: int) -> npt.NDArray[np.intp]:
+    """The flat indices of the image's outermost rows and columns, ascending (read-only)."""
+    sides = np.arange(1, height - 1) * width
+    rim = np.unique(
+        np.concatenate(
+            (
+                np.arange(width),
+                sides,
+                sides + (width - 1),
+                np.arange((height - 1) * width, height * width),
+            )
+        )
+    )
+    rim.setflags(write=False)
+    return rim
+
+
+def _shifted_rim(
     a32: Words, b32: Words, idx: npt.NDArray[np.intp], width: int, height: int
 ) -> np.ndarray:
-    """:func:`shifted_pixels` at the pixels ``idx``, both ways gathered. Inside the
-    image each pixel's 3×3 neighbourhood is nine fixed offsets; a colour equal to
-    one of the other image's nine lies within their range, and after a move by
-    one pixel most are (a word compare instead of byte ranges), so the ranges
-    are worked out only for the rest. Pixels on the edge go the general way."""
-    y, x = np.divmod(idx, width)
-    edge = (x == 0) | (x == width - 1) | (y == 0) | (y == height - 1)
-    out = np.empty(idx.size, dtype=bool)
-    inner = np.flatnonzero(~edge)
-    if inner.size:
-        offsets = np.array([dy * width + dx for dy in (-1, 0, 1) for dx in (-1, 0, 1)])
-        # The (9, n) gathers go into work buffers (fresh ones page-fault).
-        m = inner.size
-        at = np.add(idx[inner], offsets[:, None], out=pm.scratch.get("shift.at", (9, m), np.intp))
-        near_a = np.take(a32, at, out=pm.scratch.get("shift.a", (9, m), np.uint32), mode="clip")
-        near_b = np.take(b32, at, out=pm.scratch.get("shift.b", (9, m), np.uint32), mode="clip")
-        own_a, own_b = near_a[4], near_b[4]
-        # As shifted_pixels: ``a`` within ``b``'s range, then ``b`` within ``a``'s.
-        first = (near_b == own_a).any(axis=0)
-        rest = np.flatnonzero(~first)
-        first[rest] = _within_nine(own_a[rest], near_b[:, rest])
-        second = (near_a == own_b).any(axis=0)
-        rest = np.flatnonzero(first & ~second)
-        second[rest] = _within_nine(own_b[rest], near_a[:, rest])
-        out[inner] = first & second
-    rim = np.flatnonzero(edge)
-    if rim.size:
-        hood = pm.SparseHood(idx[rim], width, height)
-        every = np.arange(rim.size)
-        # On the edge one way suffices (see shifted_pixels).
-        out[rim] = _within_gathered(a32, b32, hood, every) | _within_gathered(b32, a32, hood, every)
+    """:func:`shifted_pixels` at pixels ``idx`` on the image's edge, where one way
+    suffices (see there)."""
+    hood = pm.SparseHood(idx, width, height)
+    every = np.arange(idx.size)
+    return _within_gathered(a32, b32, hood, every) | _within_gathered(b32, a32, hood, every)
+
+
+def _offsets(width: int) -> npt.NDArray[np.intp]:
+    """The nine flat offsets of a 3×3 neighbourhood in an image ``width`` wide."""
+    return np.array([dy * width + dx for dy in (-1, 0, 1) for dx in (-1, 0, 1)], dtype=np.intp)
+
+
+def _shifted_inside(a32: Words, b32: Words, idx: npt.NDArray[np.intp], width: int) -> np.ndarray:
+    """:func:`shifted_pixels` at pixels ``idx``, none on the image's edge, both ways
+    (the second asked only where the first holds)."""
+    m = idx.size
+    if m == 0:
+        return np.zeros(0, dtype=bool)
+    first = _within_near(a32[idx], b32, idx, width)
+    ask = np.flatnonzero(first)
+    second = _within_near(b32[idx[ask]], a32, idx[ask], width)
+    out = np.zeros(m, dtype=bool)
+    out[ask[second]] = True
     return out
+
+
+#: Pixels of a set whose words are compared with all nine neighbours first, to
+#: choose how to ask the rest (see :func:`_within_near`).
+_ORDER_SAMPLE = 256
+#: The share of that sample one offset must match for the offsets to be asked one
+#: at a time.
+_ONE_BY_ONE = 0.5
+
+
+def _within_near(colour: Words, img: Words, idx: npt.NDArray[np.intp], width: int) -> np.ndarray:
+    """Per pixel of ``idx`` (none on the edge): ``colour`` lies, channel by channel,
+    within the range of ``img``'s 3×3 neighbourhood there (nine fixed offsets).
+
+    A colour equal to one of the nine words lies within their range, and after a
+    move by one pixel most are equal to the word at the offset of the move. When
+    one offset matches at least half of a sample, the offsets are asked one at a
+    time, most matched first, each only of the pixels none before matched (most
+    of the other eight gathers are spared), and the ranges are worked out for
+    the rest; otherwise (a theme change) the ranges for all, straight away (see
+    :data:`_ONE_BY_ONE`)."""
+    step = max(1, idx.size // _ORDER_SAMPLE)
+    hits = (_nine(img, idx[::step], width) == colour[::step]).sum(axis=1)
+    if int(hits.max()) < _ONE_BY_ONE * -(-idx.size // step):
+        return _within_nine(colour, _nine(img, idx, width))
+    offsets = _offsets(width)
+    order = np.argsort(-hits, kind="stable")
+    found = img[idx + offsets[order[0]]] == colour
+    todo = np.flatnonzero(~found)
+    for k in order[1:]:
+        if todo.size == 0:
+            break
+        hit = img[idx[todo] + offsets[k]] == colour[todo]
+        found[todo[hit]] = True
+        todo = todo[~hit]
+    if todo.size:
+        found[todo] = _within_nine(colour[todo], _nine(img, idx[todo], width))
+    return found
+
+
+def _nine(img: Words, idx: npt.NDArray[np.intp], width: int) -> np.ndarray:
+    """``(9, n)``: ``img``'s words over the 3×3 neighbourhoods of pixels ``idx`` (none on
+    the edge), in a work buffer (fresh ones page-fault), good until the next call."""
+    n = idx.size
+    at = np.add(idx, _offsets(width)[:, None], out=pm.scratch.get("nine.at", (9, n), np.intp))
+    # mode "clip": in range anyway, and "raise" would buffer the output.
+    return np.take(img, at, out=pm.scratch.get("nine.words", (9, n), np.uint32), mode="clip")
 
 
 def _within_nine(own: Words, near: np.ndarray) -> np.ndarray:
@@ -529,16 +648,22 @@ def _extreme3(flat: np.ndarray, op: np.ufunc, out: np.ndarray, k: int = 4) -> np
 def _red_within(a32: Words, b32: Words, y0: int, y1: int, width: int, height: int) -> np.ndarray:
     """``(y1 - y0, width)``: at each pixel of rows ``y0..y1``, ``a``'s red lies within
     the range of ``b``'s reds over its 3×3 neighbourhood. A condition of the first
-    way of the shift test, on a quarter of the bytes."""
+    way of the shift test, on a quarter of the bytes. A work buffer, good until
+    the next call."""
     top, bottom = max(y0 - 1, 0), min(y1 + 1, height)
+    # Red is the low byte of each little-endian word, so a cast that keeps the low
+    # byte reads it contiguously, in a fraction of a strided byte view's time (and
+    # compares between contiguous bytes cost a tenth of those with strided ones).
     red = pm.scratch.get("red.b", (bottom - top, width))
-    np.copyto(red, b32.view(np.uint8).reshape(height, width, 4)[top:bottom, :, 0])
+    np.copyto(red.reshape(-1), b32[top * width : bottom * width], casting="unsafe")
+    own = pm.scratch.get("red.a", (y1 - y0, width))
+    np.copyto(own.reshape(-1), a32[y0 * width : y1 * width], casting="unsafe")
     low = _extreme3(red, np.minimum, pm.scratch.get("red.low", red.shape), 1)
     high = _extreme3(red, np.maximum, pm.scratch.get("red.high", red.shape), 1)
     inner = slice(y0 - top, y1 - top)
-    own = a32.view(np.uint8).reshape(height, width, 4)[y0:y1, :, 0]
-    ok = own >= low[inner]
-    ok &= own <= high[inner]
+    ok = np.greater_equal(own, low[inner], out=pm.scratch.get("red.ok", own.shape, bool))
+    also = np.less_equal(own, high[inner], out=pm.scratch.get("red.also", own.shape, bool))
+    ok &= also
     return ok
 
 

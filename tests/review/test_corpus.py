@@ -201,3 +201,30 @@ def test_the_mask_ways_masks_are_those_recorded_before_the_speed_work(
     shifted = rd.shifted_mask(a.words, b.words, found.counted)
     packed = [np.packbits(m) for m in (found.counted, found.antialiased, shifted)]
     assert [found.differing, *map(_sha1, packed), int(shifted.sum())] == ANSWERS["masks"][key]
+
+
+@pytest.mark.parametrize("variant", ["shift1px", "scroll40", "theme", "table20"])
+@pytest.mark.parametrize("screen", SCREEN_NAMES)
+def test_the_shift_search_gives_one_answer_however_it_asks_the_offsets(
+    screen: str, variant: str
+) -> None:
+    # The shift search asks the nine offsets one at a time when one of them
+    # explains most of a sample (a move), else all at once (a theme change): the
+    # shifted pixels must not depend on which, nor on the red test that sets most
+    # of a dense band aside first (``_GATHER_SHARE``).
+    from unittest import mock
+
+    a, b = decode(read(screen, "base")), decode(read(screen, variant))
+    width, height = a.size
+    counted = pm.mismatch_masks(a.words, b.words, width, height).counted.copy()
+    found = []
+    for one_by_one, gather in ((rd._ONE_BY_ONE, rd._GATHER_SHARE), (0.0, 0), (2.0, 10**9)):
+        with (
+            mock.patch.object(rd, "_ONE_BY_ONE", one_by_one),
+            mock.patch.object(rd, "_GATHER_SHARE", gather),
+        ):
+            found.append(np.flatnonzero(rd.shifted_mask(a.words, b.words, counted)))
+    index = np.flatnonzero(counted)
+    expected = index[rd.shifted_pixels(a.words, b.words, index, width, height)]
+    for got in found:
+        assert np.array_equal(got, expected)

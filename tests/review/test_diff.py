@@ -364,7 +364,7 @@ def _decoded_or_code(data: bytes, out: np.ndarray | None) -> object:
 def test_decoding_into_work_buffers_gives_libspngs_pixels_or_its_error(
     seed: int, width: int, height: int, mode: str, save: dict, damage: tuple | None
 ) -> None:
-    # The diff's decodes inflate with zlib-ng and hand libspng a stored stream;
+    # The diff's decodes inflate with libdeflate and hand libspng a stored stream;
     # the pixels, and the refusal of a damaged file, must be libspng's own.
     rng = np.random.default_rng(seed)
     pixels = rng.integers(0, 4, (height, width, 4), dtype=np.uint8) * 60  # compressible
@@ -409,6 +409,17 @@ def test_a_screenshot_in_many_image_chunks_decodes_the_same_into_work_buffers() 
     out = np.empty((200, 300, 4), dtype=np.uint8)
     assert np.array_equal(decode(cut, out=out).rgba(), pixels)
     assert np.array_equal(decode(cut).rgba(), pixels)
+
+
+def test_zlib_ng_restores_the_stream_libdeflate_restores(monkeypatch) -> None:
+    # Where imagecodecs has no libdeflate, zlib-ng inflates instead.
+    from imagecodecs import zlibng_crc32, zlibng_decode, zlibng_encode
+
+    data = png(text_like(3, 300, 200))
+    expected = bytes(images._restored(data, 300, 200, 4) or b"")
+    assert expected
+    monkeypatch.setattr(images, "_zlibng", lambda: (zlibng_decode, zlibng_encode, zlibng_crc32))
+    assert bytes(images._restored(data, 300, 200, 4) or b"") == expected
 
 
 def test_without_imagecodecs_pillow_decodes_everything(monkeypatch) -> None:
@@ -527,12 +538,14 @@ def test_the_mask_way_is_taken_for_opaque_screens_that_mostly_differ() -> None:
     dims=st.sampled_from([(200, 100), (3, 3), (7, 40), (41, 5)]),
     band=st.sampled_from([1, 200, 1000, pm.MASK_BAND]),
     gather=st.sampled_from([0, rd._GATHER_SHARE, 10**9]),
+    one_by_one=st.sampled_from([0.0, rd._ONE_BY_ONE, 2.0]),
 )
 def test_the_shift_test_over_masks_equals_the_one_over_indices(
-    seed: int, shift: tuple, dims: tuple, band: int, gather: int
+    seed: int, shift: tuple, dims: tuple, band: int, gather: int, one_by_one: float
 ) -> None:
     # In bands of ``band`` pixels; ``gather`` 0 gathers both ways at the counted
-    # pixels of every band, 10**9 sends every band through the red channel first.
+    # pixels of every band, 10**9 sends every band through the red channel first;
+    # ``one_by_one`` 0 always asks the nine offsets one at a time, 2 never.
     width, height = dims
     a = np.ascontiguousarray(text_like(seed)[:height, :width])
     b = np.roll(a, shift, axis=(0, 1))
@@ -542,7 +555,11 @@ def test_the_shift_test_over_masks_equals_the_one_over_indices(
     mask = np.zeros((height, width), dtype=bool)
     mask.reshape(-1)[counted] = True
     expected = counted[rd.shifted_pixels(*words, counted, width, height)]
-    with mock.patch.object(pm, "MASK_BAND", band), mock.patch.object(rd, "_GATHER_SHARE", gather):
+    with (
+        mock.patch.object(pm, "MASK_BAND", band),
+        mock.patch.object(rd, "_GATHER_SHARE", gather),
+        mock.patch.object(rd, "_ONE_BY_ONE", one_by_one),
+    ):
         assert np.array_equal(np.flatnonzero(rd.shifted_mask(*words, mask)), expected)
 
 
@@ -576,3 +593,24 @@ def test_the_3x3_range_is_the_min_and_max_of_each_clamped_neighbourhood(
         for x in range(width):
             near = pixels[max(y - 1, 0) : y + 2, max(x - 1, 0) : x + 2].reshape(-1, 4)
             assert (low[y, x] == near.min(axis=0)).all() and (high[y, x] == near.max(axis=0)).all()
+
+
+@SETTINGS
+@given(
+    width=st.integers(1, 40),
+    height=st.integers(1, 12),
+    seed=st.integers(0, 2**32 - 1),
+    buffer=st.booleans(),
+)
+def test_an_rgb_png_decodes_to_pillows_rgba_words(
+    width: int, height: int, seed: int, buffer: bool
+) -> None:
+    # RGB files are widened to RGBA by reading each pixel as an unaligned word and
+    # setting its top byte; the last pixel, which has no byte after it, on its own.
+    rgb = np.random.default_rng(seed).integers(0, 256, (height, width, 3), dtype=np.uint8)
+    out = io.BytesIO()
+    Image.fromarray(rgb, "RGB").save(out, "PNG")
+    data = out.getvalue()
+    expected = np.asarray(Image.open(io.BytesIO(data)).convert("RGBA"))
+    into = np.empty((height, width, 4), dtype=np.uint8) if buffer else None
+    assert np.array_equal(decode(data, out=into).rgba(), expected)

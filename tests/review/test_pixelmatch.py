@@ -305,3 +305,41 @@ def test_luma_key_is_the_weighted_sum_of_each_words_channels() -> None:
         sum(w * int(c) for w, c in zip(pm._LUMA, colour[:3], strict=True)) for colour in colours
     ]
     assert keys.tolist() == expected
+
+
+@SETTINGS
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.sampled_from([1, 5, 4096, pm._FLOAT_RUN]),
+    spread=st.sampled_from([3, 40, 255]),
+)
+def test_the_opaque_delta_is_the_colour_deltas_size_bit_for_bit(
+    seed: int, n: int, spread: int
+) -> None:
+    # The mask way's float work (in work buffers, steps made float64 once) must
+    # round exactly as colour_delta does: a count hangs on its last bit at the
+    # threshold. ``spread``: how far the second colour's channels stray.
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 256, (n, 4), dtype=np.int16)
+    b = np.clip(a + rng.integers(-spread, spread + 1, (n, 4)), 0, 255)
+    a[:, 3] = b[:, 3] = 255
+    wa = a.astype(np.uint8).reshape(-1).view("<u4")
+    wb = b.astype(np.uint8).reshape(-1).view("<u4")
+    expected = np.abs(pm.colour_delta(wa, wb))
+    assert pm._opaque_delta(wa, wb).view(np.int64).tolist() == expected.view(np.int64).tolist()
+
+
+@SETTINGS
+@given(
+    height=st.integers(1, 8),
+    width=st.integers(1, 8),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_the_dilation_is_the_or_of_each_clamped_3x3_neighbourhood(
+    height: int, width: int, seed: int
+) -> None:
+    mask = np.random.default_rng(seed).random((height, width)) < 0.2
+    got = pm._dilate(mask)
+    for y in range(height):
+        for x in range(width):
+            assert got[y, x] == mask[max(y - 1, 0) : y + 2, max(x - 1, 0) : x + 2].any()
