@@ -286,6 +286,9 @@ class _Orderer:
     def sweep(
         self, layers: list[list[int]], pos: list[int], downward: bool, use_median: bool
     ) -> None:
+        if self.one_class:
+            self._plain_sweep(layers, pos, downward, use_median)
+            return
         ck = self.container_keys(layers) if self.nested else {}
         if downward:
             for L in range(1, len(layers)):
@@ -293,6 +296,44 @@ class _Orderer:
         else:
             for L in range(len(layers) - 2, -1, -1):
                 self.sort_layer(layers, pos, L, self.down, L + 1, use_median, ck)
+
+    def _plain_sweep(
+        self, layers: list[list[int]], pos: list[int], downward: bool, use_median: bool
+    ) -> None:
+        """``sweep`` where every item may go anywhere in its layer (one class): the same
+        values and the same stable sort as ``sort_layer``'s, without a call per layer.
+        A layer of one item stays as it is, and two items are exchanged only when the
+        right one's value is strictly lower, as the stable sort does."""
+        nbrs = self.up if downward else self.down
+        step = -1 if downward else 1
+        span = range(1, len(layers)) if downward else range(len(layers) - 2, -1, -1)
+        for L in span:
+            layer = layers[L]
+            n = len(layer)
+            if n < 2:
+                continue
+            m = max(1, len(layers[L + step]))
+            value: dict[int, float] = {}
+            for p, i in enumerate(layer):
+                ns = nbrs[i]
+                k = len(ns)
+                if k == 1:
+                    value[i] = (pos[ns[0]] + 0.5) / m
+                elif not k:
+                    value[i] = (p + 0.5) / n
+                elif use_median:
+                    value[i] = (_median([pos[j] for j in ns]) + 0.5) / m
+                else:
+                    value[i] = (sum(pos[j] for j in ns) / k + 0.5) / m
+            if n == 2:
+                a, b = layer
+                if value[b] < value[a]:
+                    layer[0], layer[1] = b, a
+                    pos[a], pos[b] = 1, 0
+                continue
+            layer.sort(key=value.__getitem__)
+            for p, i in enumerate(layer):
+                pos[i] = p
 
     def transpose(
         self, layers: list[list[int]], pos: list[int], equal_swaps: bool, passes: int = 32
@@ -305,7 +346,7 @@ class _Orderer:
             any_swap = False
             next_dirty = [False] * nl
             for L in range(nl):
-                if not dirty[L]:
+                if not dirty[L] or len(layers[L]) < 2:
                     continue
                 swapped, improved = self._transpose_layer(layers[L], pos, equal_swaps)
                 any_swap = any_swap or improved
