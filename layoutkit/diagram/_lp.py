@@ -45,6 +45,9 @@ def _solver() -> Any:
         solver.setOptionValue("output_flag", False)
         solver.setOptionValue("log_to_console", False)
         solver.setOptionValue("simplex_strategy", 1)  # dual, as linprog asks for every method
+        # The serial dual simplex uses one thread anyway; without a pool to wake and
+        # wait for, a small program's run costs half as much.
+        solver.setOptionValue("threads", 1)
         _local.solver = solver
     else:
         solver.clearModel()
