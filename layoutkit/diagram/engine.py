@@ -948,20 +948,23 @@ def _frame_rows(
 
 
 def _simplify(points: list[tuple[float, float]]) -> list[list[float]]:
-    pts: list[tuple[float, float]] = []
-    for p in points:
-        if pts and abs(pts[-1][0] - p[0]) < 1e-6 and abs(pts[-1][1] - p[1]) < 1e-6:
-            continue
-        pts.append(p)
+    """The route without repeated points and without middle points of straight runs.
+
+    One pass: a point within 1e-6 of the last one kept is dropped; otherwise, when the
+    last two kept and it share an x (or a y), it takes the last one's place."""
     out: list[tuple[float, float]] = []
-    for p in pts:
-        if len(out) >= 2:
-            a, b = out[-2], out[-1]
-            if (abs(a[0] - b[0]) < 1e-6 and abs(b[0] - p[0]) < 1e-6) or (
-                abs(a[1] - b[1]) < 1e-6 and abs(b[1] - p[1]) < 1e-6
-            ):
-                out[-1] = p
+    for p in points:
+        if out:
+            b = out[-1]
+            if abs(b[0] - p[0]) < 1e-6 and abs(b[1] - p[1]) < 1e-6:
                 continue
+            if len(out) >= 2:
+                a = out[-2]
+                if (abs(a[0] - b[0]) < 1e-6 and abs(b[0] - p[0]) < 1e-6) or (
+                    abs(a[1] - b[1]) < 1e-6 and abs(b[1] - p[1]) < 1e-6
+                ):
+                    out[-1] = p
+                    continue
         out.append(p)
     return [[_r(x), _r(y)] for x, y in out]
 

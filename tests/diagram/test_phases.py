@@ -412,3 +412,42 @@ def test_the_ordering_proof_leaves_every_drawing_as_it_was(
     assert False in answers  # the proof did cut some orderings short
     monkeypatch.setattr(ordering, "PROOF_AFTER", 10**9)
     assert [lay_out(p) for p in payloads] == with_proof
+
+
+def _two_pass_simplify(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The route simplification as it read before it became one pass: repeats dropped,
+    then middle points of straight runs."""
+    pts: list[tuple[float, float]] = []
+    for p in points:
+        if pts and abs(pts[-1][0] - p[0]) < 1e-6 and abs(pts[-1][1] - p[1]) < 1e-6:
+            continue
+        pts.append(p)
+    out: list[tuple[float, float]] = []
+    for p in pts:
+        if len(out) >= 2:
+            a, b = out[-2], out[-1]
+            if (abs(a[0] - b[0]) < 1e-6 and abs(b[0] - p[0]) < 1e-6) or (
+                abs(a[1] - b[1]) < 1e-6 and abs(b[1] - p[1]) < 1e-6
+            ):
+                out[-1] = p
+                continue
+        out.append(p)
+    return out
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([0.0, 1.0, 1.0000001, 2.0]), st.sampled_from([0.0, 3.0, 3.0000004])
+        ),
+        max_size=8,
+    )
+)
+def test_route_simplification_in_one_pass_is_the_two_pass_one(
+    points: list[tuple[float, float]],
+) -> None:
+    from layoutkit.diagram import engine
+
+    expected = [[engine._r(x), engine._r(y)] for x, y in _two_pass_simplify(points)]
+    assert engine._simplify(points) == expected
