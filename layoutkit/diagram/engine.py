@@ -32,7 +32,13 @@ _LR_SIDE = {"right": "bottom", "left": "top", "top": "left", "bottom": "right"}
 
 
 def _r(v: float) -> float:
-    return round(float(v), 2) + 0.0
+    x = float(v)
+    if (x * 4.0).is_integer():
+        # A multiple of a quarter (nearly every coordinate: whole and half pixels) has
+        # at most two decimals, so ``round`` (exact decimal rounding, a few times
+        # dearer) would give it back unchanged.
+        return x + 0.0
+    return round(x, 2) + 0.0
 
 
 _ATOMS = (str, int, float, bool, type(None))

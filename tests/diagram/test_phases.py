@@ -451,3 +451,22 @@ def test_route_simplification_in_one_pass_is_the_two_pass_one(
 
     expected = [[engine._r(x), engine._r(y)] for x, y in _two_pass_simplify(points)]
     assert engine._simplify(points) == expected
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    st.one_of(
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.integers(-(2**60), 2**60).map(lambda k: k / 4),
+        st.integers(-(10**7), 10**7).map(lambda k: k / 100),
+        st.sampled_from([-0.0, 0.0, 0.125, 2.675, 1e300, -1e-300]),
+    )
+)
+def test_coordinate_rounding_is_pythons_round_to_two_places(v: float) -> None:
+    """``engine._r`` skips ``round`` for quarter multiples; the answer is the same."""
+    import math
+
+    from layoutkit.diagram import engine
+
+    got, want = engine._r(v), round(float(v), 2) + 0.0
+    assert (math.isnan(got) and math.isnan(want)) or (got == want and str(got) == str(want))
