@@ -32,7 +32,13 @@ _LR_SIDE = {"right": "bottom", "left": "top", "top": "left", "bottom": "right"}
 
 
 def _r(v: float) -> float:
-    return round(float(v), 2) + 0.0
+    x = float(v)
+    if (x * 4.0).is_integer():
+        # A multiple of a quarter (nearly every coordinate: whole and half pixels) has
+        # at most two decimals, so ``round`` (exact decimal rounding, a few times
+        # dearer) would give it back unchanged.
+        return x + 0.0
+    return round(x, 2) + 0.0
 
 
 _ATOMS = (str, int, float, bool, type(None))
@@ -948,20 +954,23 @@ def _frame_rows(
 
 
 def _simplify(points: list[tuple[float, float]]) -> list[list[float]]:
-    pts: list[tuple[float, float]] = []
-    for p in points:
-        if pts and abs(pts[-1][0] - p[0]) < 1e-6 and abs(pts[-1][1] - p[1]) < 1e-6:
-            continue
-        pts.append(p)
+    """The route without repeated points and without middle points of straight runs.
+
+    One pass: a point within 1e-6 of the last one kept is dropped; otherwise, when the
+    last two kept and it share an x (or a y), it takes the last one's place."""
     out: list[tuple[float, float]] = []
-    for p in pts:
-        if len(out) >= 2:
-            a, b = out[-2], out[-1]
-            if (abs(a[0] - b[0]) < 1e-6 and abs(b[0] - p[0]) < 1e-6) or (
-                abs(a[1] - b[1]) < 1e-6 and abs(b[1] - p[1]) < 1e-6
-            ):
-                out[-1] = p
+    for p in points:
+        if out:
+            b = out[-1]
+            if abs(b[0] - p[0]) < 1e-6 and abs(b[1] - p[1]) < 1e-6:
                 continue
+            if len(out) >= 2:
+                a = out[-2]
+                if (abs(a[0] - b[0]) < 1e-6 and abs(b[0] - p[0]) < 1e-6) or (
+                    abs(a[1] - b[1]) < 1e-6 and abs(b[1] - p[1]) < 1e-6
+                ):
+                    out[-1] = p
+                    continue
         out.append(p)
     return [[_r(x), _r(y)] for x, y in out]
 
@@ -1245,6 +1254,13 @@ class _Placer:
             a, b = b, a
         return [_r(a), _r(b + self.off_y)]
 
+    def points(self, pts: list[tuple[float, float]]) -> list[list[float]]:
+        """``point`` of each, in one pass (the same sums in the same order)."""
+        dx, my, oy = self.dx, self.margin, self.off_y
+        if self.lr:
+            return [[_r(py + my), _r(px + dx + oy)] for px, py in pts]
+        return [[_r(px + dx), _r(py + my + oy)] for px, py in pts]
+
     def box(self, b: Box) -> dict[str, float]:
         bb = (b[0] + self.dx, b[1] + self.margin, b[2], b[3])
         if self.lr:
@@ -1316,7 +1332,7 @@ def _edge_entry(
         "style": e["style"],
         **flags,
     }
-    entry["points"] = [put.point(px, py) for px, py in pts]
+    entry["points"] = put.points(pts)
     if lab:
         entry["label"] = {**put.box(lab), "text": e["label"]}
     return entry

@@ -70,8 +70,10 @@ def break_cycles(
     fewer crossings.
     """
     back = _dfs_back_edges(nodes, edges)
+    if not back or _bounded(nodes, edges, opts.exact_items):
+        return back
     dfs_size = _hierarchy_estimate(nodes, edges, back)
-    if not back or dfs_size <= opts.exact_items:
+    if dfs_size <= opts.exact_items:
         return back
     greedy = _greedy_back_edges(nodes, edges)
     return greedy if _hierarchy_estimate(nodes, edges, greedy) < dfs_size else back
@@ -88,8 +90,10 @@ def cycle_choices(
     depth-first layering (dot's) ordered with up to half the crossings of the
     greedy one, and on 200-node ones with fewer."""
     back = _dfs_back_edges(nodes, edges)
+    if not back or _bounded(nodes, edges, opts.exact_items):
+        return [back]
     dfs_size = _hierarchy_estimate(nodes, edges, back)
-    if not back or dfs_size <= opts.exact_items:
+    if dfs_size <= opts.exact_items:
         return [back]
     greedy = _greedy_back_edges(nodes, edges)
     if _hierarchy_estimate(nodes, edges, greedy) >= dfs_size:
@@ -194,6 +198,12 @@ def _greedy_back_edges(nodes: list[str], edges: list[tuple[str, str]]) -> set[in
             remove(v)
     seq = {v: p for p, v in enumerate(left + right[::-1])}
     return {k for k, (a, b) in enumerate(edges) if a != b and seq[index[a]] > seq[index[b]]}
+
+
+def _bounded(nodes: list[str], edges: list[tuple[str, str]], limit: int) -> bool:
+    """Whether ``_hierarchy_estimate`` stays within ``limit`` whatever is reversed: no
+    edge spans more than ``len(nodes) - 1`` layers, so a small graph skips the estimate."""
+    return len(nodes) + len(edges) * max(0, len(nodes) - 1) <= limit
 
 
 def _hierarchy_estimate(nodes: list[str], edges: list[tuple[str, str]], rev: set[int]) -> int:

@@ -210,7 +210,7 @@ def assign_x(
     if sol is None:
         sol = _lp.minimise(cost, rows, cols, vals, rhs, simplex=False)
     sol = np.round(sol, 3) if sol is not None else np.zeros(nv)
-    x = [float(v) for v in sol[:n]]
+    x = sol[:n].tolist()  # Python floats, as float() of each gives
     frames = {key: (float(sol[sep.left(key)]), float(sol[sep.right(key)])) for key in sep.keys}
     return Placed(x, frames, out_off, in_off)
 

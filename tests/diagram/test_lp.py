@@ -100,6 +100,36 @@ def test_corpus_programs_reach_linprogs_optimum(name: str, monkeypatch: pytest.M
     _check(programs)
 
 
+def _same_with_presolve(programs: list[tuple]) -> None:
+    """Small programs skip HiGHS's presolve (``_lp.PRESOLVE_COLUMNS``): the answer must be
+    the one presolve reaches (to rounding noise far below the 0.001 px placement keeps)."""
+    for cost, rows, cols, vals, rhs, simplex, x in programs:
+        with_presolve = _lp.minimise(cost, rows, cols, vals, rhs, simplex, presolve=True)
+        assert (x is None) == (with_presolve is None)
+        if x is not None:
+            assert np.allclose(x, with_presolve, rtol=0, atol=1e-9)
+
+
+def _same_drawing_with_presolve(payload: dict) -> None:
+    """The whole drawing is the one every program solved with presolve gives."""
+    skipped = lay_out(payload)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_lp, "PRESOLVE_COLUMNS", -1)
+        presolved = lay_out(payload)
+    assert skipped == presolved
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in CORPUS.glob("*.json")))
+def test_corpus_drawings_without_presolve_are_presolves(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    payload = _payload(json.loads((CORPUS / f"{name}.json").read_text()))
+    programs = _programs(payload, monkeypatch)
+    assert programs
+    _same_with_presolve(programs)
+    _same_drawing_with_presolve(payload)
+
+
 @st.composite
 def diagrams(draw: st.DrawFn) -> dict:
     n = draw(st.integers(2, 14))
@@ -132,7 +162,10 @@ def diagrams(draw: st.DrawFn) -> dict:
 @given(diagrams())
 def test_generated_programs_reach_linprogs_optimum(payload: dict) -> None:
     with pytest.MonkeyPatch.context() as mp:
-        _check(_programs(payload, mp))
+        programs = _programs(payload, mp)
+    _check(programs)
+    _same_with_presolve(programs)
+    _same_drawing_with_presolve(payload)
 
 
 def test_an_infeasible_program_has_no_answer() -> None:

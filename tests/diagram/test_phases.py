@@ -326,3 +326,147 @@ def test_forced_crossings_never_exceed_the_fewest_any_order_draws(
     assert floor <= fewest
     # two items both linked to the same two below always cross once
     assert ordering._forced_crossings([[(0, 4), (0, 5), (1, 4), (1, 5)]]) == 1
+
+
+@st.composite
+def layered_graphs(draw: st.DrawFn) -> tuple[list[list[int]], list[list[int]]]:
+    """Up to four layers of one to four items, segments between neighbouring layers
+    (parallel ones included): the layers and each item's items above."""
+    sizes = draw(st.lists(st.integers(1, 4), min_size=2, max_size=4))
+    layers, first = [], 0
+    for s in sizes:
+        layers.append(list(range(first, first + s)))
+        first += s
+    up: list[list[int]] = [[] for _ in range(first)]
+    for upper, lower in itertools.pairwise(layers):
+        for a, b in draw(st.lists(st.tuples(st.sampled_from(upper), st.sampled_from(lower)))):
+            up[b].append(a)
+    return layers, up
+
+
+@settings(max_examples=150, deadline=None)
+@given(layered_graphs())
+def test_the_ordering_proof_answers_as_trying_every_order(
+    case: tuple[list[list[int]], list[list[int]]],
+) -> None:
+    """``_fewer_exist`` (which lets ordering skip its later starts) says whether some
+    order crosses fewer than the target, as trying every order of every layer does."""
+    layers, up = case
+    segs = [(a, b) for b, ups in enumerate(up) for a in ups]
+    gaps = [[(a, b) for a, b in segs if a in upper] for upper in layers[:-1]]
+    floors = [ordering._forced_crossings([g]) for g in gaps]
+    fewest = None
+    for orders in itertools.product(*(itertools.permutations(layer) for layer in layers)):
+        pos = {i: p for order in orders for p, i in enumerate(order)}
+        total = sum(ordering.bilayer_crossings([(pos[a], pos[b]) for a, b in g]) for g in gaps)
+        fewest = total if fewest is None else min(fewest, total)
+    assert fewest is not None
+    for target in range(fewest + 3):
+        found = ordering._fewer_exist(layers, up, floors, target, 10**6)
+        assert found == (fewest < target)
+
+
+def test_the_ordering_proof_leaves_every_drawing_as_it_was(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where the proof shows the first starts' best can't be beaten, the later starts
+    are skipped; they could only have tied, and a tie keeps the first, so the drawing
+    is the one every start gives. The labelled corpus graphs and generated ones, with
+    and without the proof."""
+    import json
+    from pathlib import Path
+
+    corpus = Path(__file__).resolve().parents[2] / "benches" / "corpus" / "labelled"
+    payloads = []
+    for p in sorted(corpus.glob("lab_n1*.json")):
+        g = json.loads(p.read_text())
+        payloads.append(
+            {
+                "title": g["name"],
+                "dir": g["dir"],
+                "nodes": [{"id": n["id"], "title": n.get("text", "")} for n in g["nodes"]],
+                "edges": [{"from": e["from"], "to": e["to"]} for e in g["edges"]],
+            }
+        )
+    rnd = np.random.default_rng(3)
+    for k in range(40):
+        n = int(rnd.integers(8, 14))
+        edges = {(int(a), int(b)) for a, b in rnd.integers(0, n, size=(int(1.5 * n), 2)) if a != b}
+        payloads.append(
+            {
+                "title": f"random {k}",
+                "nodes": [{"id": f"v{i}", "title": f"v{i}"} for i in range(n)],
+                "edges": [{"from": f"v{a}", "to": f"v{b}"} for a, b in sorted(edges)],
+            }
+        )
+    answers: list[bool | None] = []
+    real = ordering._fewer_exist
+
+    def spy(*args: object) -> bool | None:
+        found = real(*args)  # type: ignore[arg-type]
+        answers.append(found)
+        return found
+
+    monkeypatch.setattr(ordering, "_fewer_exist", spy)
+    with_proof = [lay_out(p) for p in payloads]
+    assert False in answers  # the proof did cut some orderings short
+    monkeypatch.setattr(ordering, "PROOF_AFTER", 10**9)
+    assert [lay_out(p) for p in payloads] == with_proof
+
+
+def _two_pass_simplify(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The route simplification as it read before it became one pass: repeats dropped,
+    then middle points of straight runs."""
+    pts: list[tuple[float, float]] = []
+    for p in points:
+        if pts and abs(pts[-1][0] - p[0]) < 1e-6 and abs(pts[-1][1] - p[1]) < 1e-6:
+            continue
+        pts.append(p)
+    out: list[tuple[float, float]] = []
+    for p in pts:
+        if len(out) >= 2:
+            a, b = out[-2], out[-1]
+            if (abs(a[0] - b[0]) < 1e-6 and abs(b[0] - p[0]) < 1e-6) or (
+                abs(a[1] - b[1]) < 1e-6 and abs(b[1] - p[1]) < 1e-6
+            ):
+                out[-1] = p
+                continue
+        out.append(p)
+    return out
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([0.0, 1.0, 1.0000001, 2.0]), st.sampled_from([0.0, 3.0, 3.0000004])
+        ),
+        max_size=8,
+    )
+)
+def test_route_simplification_in_one_pass_is_the_two_pass_one(
+    points: list[tuple[float, float]],
+) -> None:
+    from layoutkit.diagram import engine
+
+    expected = [[engine._r(x), engine._r(y)] for x, y in _two_pass_simplify(points)]
+    assert engine._simplify(points) == expected
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    st.one_of(
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.integers(-(2**60), 2**60).map(lambda k: k / 4),
+        st.integers(-(10**7), 10**7).map(lambda k: k / 100),
+        st.sampled_from([-0.0, 0.0, 0.125, 2.675, 1e300, -1e-300]),
+    )
+)
+def test_coordinate_rounding_is_pythons_round_to_two_places(v: float) -> None:
+    """``engine._r`` skips ``round`` for quarter multiples; the answer is the same."""
+    import math
+
+    from layoutkit.diagram import engine
+
+    got, want = engine._r(v), round(float(v), 2) + 0.0
+    assert (math.isnan(got) and math.isnan(want)) or (got == want and str(got) == str(want))
