@@ -197,7 +197,9 @@ def test_accept_dismiss_retriage_and_withdraw_from_the_findings_panel(
     with page.expect_response(_ops("agent_verdict")):
         page.locator("#dismiss-all").click()
     assert [_states(api.ws)[i][0] for i in fresh] == ["cancelled", "cancelled"]
-    _wait(lambda: all(panel.locator(f".finding[data-annotation='{i}']").count() == 0 for i in fresh))
+    _wait(
+        lambda: all(panel.locator(f".finding[data-annotation='{i}']").count() == 0 for i in fresh)
+    )
 
     # Withdraw asks first: Escape keeps it, then the pointer confirms.
     row = panel.locator(f".finding[data-annotation='{contrast}']")
