@@ -641,11 +641,11 @@ class SearchTaskRow:
     comments: tuple[str, ...]
 
 
-@attrs.frozen(slots=True)
-class SearchDocHit:
+class SearchDocHit(NamedTuple):
     """One search document a full-text query matched: the row it was read from
     (``kind`` task, board, card, annotation or tag; ``subject`` its id, or the
-    folded tag), the reply group it answers in, and its relevance (higher is better)."""
+    folded tag), the reply group it answers in, and its relevance (higher is better).
+    A tuple: a query makes one per row it reads, up to its limit in every group."""
 
     doc_id: int
     kind: str

@@ -24,7 +24,17 @@ from itertools import repeat
 from typing import Any
 
 import attrs
-from sqlalchemy import Float, Integer, bindparam, delete, func, select, text, update
+from sqlalchemy import (
+    Float,
+    Integer,
+    bindparam,
+    delete,
+    func,
+    literal_column,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.dialects.postgresql import aggregate_order_by
 
@@ -43,7 +53,7 @@ from layoutkit.search_text import (
 )
 from layoutkit.storage import _schema as s
 from layoutkit.storage._records import SearchDocHit, SearchTaskRef, SearchTaskRow
-from layoutkit.storage._sql._base import TxBase
+from layoutkit.storage._sql._base import DriverSql, TxBase
 
 #: The weighted tsvector PostgreSQL indexes and ranks: migration 0014 stores it as the
 #: generated column ``search_docs.search_tsv`` and puts the GIN index on that column.
@@ -120,10 +130,9 @@ def _card_rows() -> Any:
 
 
 @functools.cache
-def _search_query(pg: bool, groups: int) -> Any:
+def _search_query(pg: bool, groups: int) -> DriverSql:
     """The grouped full-text query of :meth:`SearchRows.search_index` for ``groups``
-    groups, each group name its own plain bind (an expanding list is compiled anew
-    on every run)."""
+    groups, each group name its own plain bind."""
     names = ", ".join(f":g{i}" for i in range(groups))
     if pg:
         inner = (
@@ -139,7 +148,7 @@ def _search_query(pg: bool, groups: int) -> Any:
             "FROM search_fts CROSS JOIN search_docs d ON d.id = search_fts.rowid "
             f"WHERE search_fts MATCH :q AND d.workspace_id = :ws AND d.grp IN ({names})"
         )
-    return text(
+    return DriverSql.named(
         "SELECT id, kind, subject, grp, board_id, score FROM ("
         "SELECT m.*, ROW_NUMBER() OVER (PARTITION BY grp ORDER BY score DESC, id) AS n "
         f"FROM ({inner}) m) ranked WHERE n <= :per ORDER BY grp, n"
@@ -186,11 +195,23 @@ def _vocabulary_near() -> Any:
     )
 
 
+def _id_list(column: Any, pg: bool) -> Any:
+    """``column`` among the ids of the bind ``ids``, one value whatever their number
+    (a JSON array on SQLite, an array on PostgreSQL), so the statement is compiled once."""
+    if pg:
+        return column == func.any(bindparam("ids"))
+    return column.in_(select(literal_column("value")).select_from(func.json_each(bindparam("ids"))))
+
+
 @functools.cache
-def _task_hit_rows(pg: bool, live: bool) -> Any:
+def _task_hit_rows(live: bool) -> DriverSql:
     """Tasks by id with what their hits show: the text columns, the project's slug,
     every ref version and every comment's detail, oldest first, aggregated per task
     (one read for a page of hits, where a read per table took four)."""
+    return DriverSql.core(_task_hit_query(False, live), _task_hit_query(True, live))
+
+
+def _task_hit_query(pg: bool, live: bool) -> Any:
     t, r, e, p = s.tasks.c, s.task_refs.c, s.task_events.c, s.projects.c
     project = select(p.slug).where(p.id == t.project_id).scalar_subquery()
     if pg:
@@ -242,7 +263,7 @@ def _task_hit_rows(pg: bool, live: bool) -> Any:
         said.scalar_subquery().label("said"),
     ).where(
         # By primary key: the workspace as a filter, not an index (see TaskRows.tasks).
-        t.id.in_(bindparam("ids", expanding=True)),
+        _id_list(t.id, pg),
         (t.workspace_id + 0) == bindparam("ws"),
     )
     return query.where(t.deleted_at.is_(None)) if live else query
@@ -256,30 +277,37 @@ def _aggregated(value: Any) -> list[Any]:
     return json.loads(value) if isinstance(value, str) else list(value)
 
 
-def _task_hit_row(row: Any) -> SearchTaskRow:
+def _json(value: Any) -> Any:
+    """A JSON column as the driver gives it: text on SQLite, decoded on PostgreSQL."""
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def _task_hit_row(row: tuple[Any, ...]) -> SearchTaskRow:
+    (id_, ws, key, title, body, type_, status, state, project, gates, next_action) = row[:11]
+    outcome, decisions, branch, fields, refs, said_all = row[11:]
     comments = []
-    for detail in _aggregated(row.said):
+    for detail in _aggregated(said_all):
         # As TaskRows.task_comments reads what was said.
         said = (detail or {}).get("text")
         if isinstance(said, str):
             comments.append(said)
     return SearchTaskRow(
-        id=row.id,
-        workspace_id=row.workspace_id,
-        key=row.key,
-        title=row.title,
-        body=row.body,
-        type=row.type,
-        status=row.status,
-        state=row.state,
-        project=row.project,
-        gates=row.gates,
-        next_action=row.next_action,
-        outcome=row.outcome,
-        decisions=row.decisions,
-        branch=row.branch,
-        fields=row.fields,
-        refs=tuple(SearchTaskRef(k, ref, meta) for k, ref, meta in _aggregated(row.refs)),
+        id=id_,
+        workspace_id=ws,
+        key=key,
+        title=title,
+        body=body,
+        type=type_,
+        status=status,
+        state=state,
+        project=project,
+        gates=_json(gates),
+        next_action=next_action,
+        outcome=outcome,
+        decisions=decisions,
+        branch=branch,
+        fields=_json(fields),
+        refs=tuple(SearchTaskRef(k, ref, meta) for k, ref, meta in _aggregated(refs)),
         comments=tuple(comments),
     )
 
@@ -630,10 +658,8 @@ class SearchRows(TxBase):
             )
         params: dict[str, Any] = {"q": query, "ws": workspace_id, "per": per_group}
         params.update((f"g{i}", group) for i, group in enumerate(groups))
-        rows = self.conn.execute(_search_query(self._pg, len(groups)), params)
-        return [
-            SearchDocHit(r.id, r.kind, r.subject, r.grp, r.board_id, float(r.score)) for r in rows
-        ]
+        rows = self.driver_rows(_search_query(self._pg, len(groups)), params)
+        return [SearchDocHit(i, k, sub, g, b, float(score)) for i, k, sub, g, b, score in rows]
 
     def search_task_rows(
         self, workspace_id: int, ids: Sequence[int], *, live: bool = True
@@ -642,10 +668,10 @@ class SearchRows(TxBase):
         (one read, refs and comments included); ``live`` False reads trashed ones too."""
         if not ids:
             return {}
-        rows = self.conn.execute(
-            _task_hit_rows(self._pg, live), {"ids": list(dict.fromkeys(ids)), "ws": workspace_id}
+        rows = self.driver_rows(
+            _task_hit_rows(live), {"ids": self.driver_list(ids), "ws": workspace_id}
         )
-        return {row.id: _task_hit_row(row) for row in rows}
+        return {row[0]: _task_hit_row(row) for row in rows}
 
     def _task_title_matches(
         self,
