@@ -607,8 +607,7 @@ def input_hash(operation: str, params: Any) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-@attrs.frozen(slots=True)
-class SearchTaskRef:
+class SearchTaskRef(NamedTuple):
     """One version of a task's ref, as much as search reads of it (its address)."""
 
     kind: str
@@ -616,11 +615,11 @@ class SearchTaskRef:
     meta: dict[str, Any]
 
 
-@attrs.frozen(slots=True)
-class SearchTaskRow:
+class SearchTaskRow(NamedTuple):
     """What a task hit of search shows and reads for where it matched, in one read:
     the task's text columns, its project's slug, every version of its refs and what
-    its comments said, both oldest first."""
+    its comments said, both oldest first. A tuple, made and read by name at the cost
+    of a tuple: a search makes one for every task hit it shows."""
 
     id: int
     workspace_id: int

@@ -156,11 +156,13 @@ def _search_query(pg: bool, groups: int) -> DriverSql:
 
 
 @functools.cache
-def _vocabulary_counts() -> Any:
+def _vocabulary_counts() -> DriverSql:
     w = s.search_words.c
-    return select(w.word, w.docs).where(
-        w.workspace_id == bindparam("ws"), w.word.in_(bindparam("words", expanding=True))
-    )
+    query = [
+        select(w.word, w.docs).where(w.workspace_id == bindparam("ws"), _in_list(w.word, pg))
+        for pg in (False, True)
+    ]
+    return DriverSql.core(*query)
 
 
 @functools.cache
@@ -195,12 +197,13 @@ def _vocabulary_near() -> Any:
     )
 
 
-def _id_list(column: Any, pg: bool) -> Any:
-    """``column`` among the ids of the bind ``ids``, one value whatever their number
-    (a JSON array on SQLite, an array on PostgreSQL), so the statement is compiled once."""
+def _in_list(column: Any, pg: bool) -> Any:
+    """``column`` among the values of the bind ``values``, one value whatever their
+    number (:meth:`TxBase.driver_list`), so the statement is compiled once."""
     if pg:
-        return column == func.any(bindparam("ids"))
-    return column.in_(select(literal_column("value")).select_from(func.json_each(bindparam("ids"))))
+        return column == func.any(bindparam("values"))
+    json_each = func.json_each(bindparam("values"))
+    return column.in_(select(literal_column("value")).select_from(json_each))
 
 
 @functools.cache
@@ -263,7 +266,7 @@ def _task_hit_query(pg: bool, live: bool) -> Any:
         said.scalar_subquery().label("said"),
     ).where(
         # By primary key: the workspace as a filter, not an index (see TaskRows.tasks).
-        _id_list(t.id, pg),
+        _in_list(t.id, pg),
         (t.workspace_id + 0) == bindparam("ws"),
     )
     return query.where(t.deleted_at.is_(None)) if live else query
@@ -279,6 +282,10 @@ def _aggregated(value: Any) -> list[Any]:
 
 def _json(value: Any) -> Any:
     """A JSON column as the driver gives it: text on SQLite, decoded on PostgreSQL."""
+    if value == "[]":  # most tasks have no gates and no custom fields
+        return []
+    if value == "{}":
+        return {}
     return json.loads(value) if isinstance(value, str) else value
 
 
@@ -669,7 +676,7 @@ class SearchRows(TxBase):
         if not ids:
             return {}
         rows = self.driver_rows(
-            _task_hit_rows(live), {"ids": self.driver_list(ids), "ws": workspace_id}
+            _task_hit_rows(live), {"values": self.driver_list(ids), "ws": workspace_id}
         )
         return {row[0]: _task_hit_row(row) for row in rows}
 
@@ -764,8 +771,10 @@ class SearchRows(TxBase):
         wanted = sorted(set(words))
         if not wanted:
             return {}
-        rows = self.conn.execute(_vocabulary_counts(), {"ws": workspace_id, "words": wanted})
-        return {r.word: int(r.docs) for r in rows}
+        rows = self.driver_rows(
+            _vocabulary_counts(), {"ws": workspace_id, "values": self.driver_list(wanted)}
+        )
+        return {word: int(docs) for word, docs in rows}
 
     def vocabulary_near(
         self, workspace_id: int, first: str, shortest: int, longest: int, *, min_docs: int = 1
