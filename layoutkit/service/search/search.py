@@ -179,9 +179,10 @@ def snippet(text: str, wanted: Sequence[tuple[str, bool]]) -> str | None:
     """A piece of ``text`` around its first matched word, every matched word in
     :data:`MARK` quotes; None when no word of it matches."""
     flat = " ".join(text.split())
-    if flat.isascii():
+    found = _patterns(tuple(wanted))
+    if found.ascii and flat.isascii():
         # Every run a wanted word starts, found in one scan of the text.
-        spans = [m.span() for m in _patterns(tuple(wanted)).runs.finditer(flat)]
+        spans = [m.span() for m in found.runs.finditer(flat)]
     else:
         spans = [m.span() for m in _WORD.finditer(flat) if _matches(m.group(), wanted)]
     if not spans:
