@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import nullcontext
 from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar
@@ -174,6 +174,18 @@ class TxBase:
             # As SQLAlchemy raises it, so the store's busy and error mapping holds.
             raise DBAPIError.instance(
                 query, values, err, self.conn.dialect.loaded_dbapi.Error
+            ) from err
+
+    def driver_executemany(self, sql: DriverSql, rows: Sequence[Any]) -> None:
+        """``sql`` once for each of ``rows`` through the driver's executemany (see
+        :meth:`driver_rows`)."""
+        driver: Any = self.conn.connection.driver_connection
+        query = sql.postgresql if self._pg else sql.sqlite
+        try:
+            driver.cursor().executemany(query, rows)
+        except self.conn.dialect.loaded_dbapi.Error as err:
+            raise DBAPIError.instance(
+                query, rows, err, self.conn.dialect.loaded_dbapi.Error
             ) from err
 
     def driver_list(self, values: Iterable[Any]) -> Any:
