@@ -160,15 +160,18 @@ def _patterns(wanted: tuple[tuple[str, bool], ...]) -> _Patterns:
     )
 
 
-def _matches(word: str, wanted: Sequence[tuple[str, bool]]) -> bool:
+def _matches(word: str, found: _Patterns) -> bool:
     # An ASCII run of letters and digits folds to its lower case; only others need fold.
     folded = word.lower() if word.isascii() else index_text(word)
-    return _patterns(tuple(wanted)).folded.search(folded) is not None
+    return found.folded.search(folded) is not None
 
 
 def matches(text: str, wanted: Sequence[tuple[str, bool]]) -> bool:
     """Whether a word of ``text`` matches one of ``wanted`` (cheaper than a snippet)."""
-    found = _patterns(tuple(wanted))
+    return _holds(_patterns(tuple(wanted)), text)
+
+
+def _holds(found: _Patterns, text: str) -> bool:
     if found.ascii and text.isascii():
         # One scan of the text as it is: folding it first took seven times as long.
         return found.runs.search(text) is not None
@@ -178,13 +181,16 @@ def matches(text: str, wanted: Sequence[tuple[str, bool]]) -> bool:
 def snippet(text: str, wanted: Sequence[tuple[str, bool]]) -> str | None:
     """A piece of ``text`` around its first matched word, every matched word in
     :data:`MARK` quotes; None when no word of it matches."""
+    return _snippet(_patterns(tuple(wanted)), text)
+
+
+def _snippet(found: _Patterns, text: str) -> str | None:
     flat = " ".join(text.split())
-    found = _patterns(tuple(wanted))
     if found.ascii and flat.isascii():
         # Every run a wanted word starts, found in one scan of the text.
         spans = [m.span() for m in found.runs.finditer(flat)]
     else:
-        spans = [m.span() for m in _WORD.finditer(flat) if _matches(m.group(), wanted)]
+        spans = [m.span() for m in _WORD.finditer(flat) if _matches(m.group(), found)]
     if not spans:
         return None
     first = spans[0][0]
@@ -213,6 +219,7 @@ class _Views:
         self.call = call
         self.tx = call.tx
         self.wanted = tuple(alt for t in terms for alt in t.alternatives(True))
+        self.found = _patterns(self.wanted)
         self._boards: dict[int, BoardRecord | None] = {}
 
     def board(self, board_id: int) -> BoardRecord | None:
@@ -240,7 +247,8 @@ class _Views:
     def task(self, task: SearchTaskRow) -> dict[str, Any]:
         latest = {(r.kind, r.ref): r for r in task.refs}
         parts = task_parts(task._asdict(), [r._asdict() for r in latest.values()], task.comments)
-        matched = [name for name, value in parts.items() if matches(value, self.wanted)]
+        found = self.found
+        matched = [name for name, value in parts.items() if _holds(found, value)]
         row = {
             "kind": "task",
             "id": task.id,
@@ -257,7 +265,7 @@ class _Views:
         if matched:
             where = matched[0]
             row["matchedLabel"] = self._label(where, latest.values())
-            row["snippet"] = snippet(parts[where], self.wanted)
+            row["snippet"] = _snippet(found, parts[where])
         for ref in latest.values():
             if ref.kind == "board":
                 row["board"] = ref.ref
@@ -271,7 +279,7 @@ class _Views:
         if where == "ref":
             for ref in refs:
                 address = ref_address(ref.kind, ref.ref, ref.meta)
-                if matches(address, self.wanted):
+                if _holds(self.found, address):
                     return f"{ref.kind} {address}"
         return where
 
@@ -282,7 +290,7 @@ class _Views:
             "kind": "board",
             "board": board.slug,
             "title": title or board.slug,
-            "snippet": snippet(text, self.wanted),
+            "snippet": _snippet(self.found, text),
             "url": board_url(self.call.workspace, board.slug),
             "subgroup": board.subgroup,
             **extra,
@@ -312,7 +320,7 @@ class _Views:
                     "id": card.id,
                     "cardKind": card.kind,
                     "title": card_title(card.kind, card.payload),
-                    "snippet": snippet(" ".join(card_parts(card.payload)), self.wanted),
+                    "snippet": _snippet(self.found, " ".join(card_parts(card.payload))),
                     "url": f"{board_url(self.call.workspace, board.slug)}?card={card.id}",
                     "board": board.slug,
                 }
@@ -336,7 +344,7 @@ class _Views:
                     "key": found.key,
                     "title": title,
                     "state": found.state,
-                    "snippet": snippet(f"{title} {body}", self.wanted),
+                    "snippet": _snippet(self.found, f"{title} {body}"),
                     "url": thread_url(self.call.workspace, board.slug, found),
                     "board": board.slug,
                     "cardId": found.card_id,
@@ -358,7 +366,7 @@ class _Views:
                         "kind": "tag",
                         "tag": hit.subject,
                         "title": hit.subject,
-                        "snippet": snippet(hit.subject, self.wanted),
+                        "snippet": _snippet(self.found, hit.subject),
                         "boards": len(holders),
                         "url": tag_url(self.call.workspace, hit.subject),
                         "board": None,
@@ -469,6 +477,13 @@ def _key(row: dict[str, Any]) -> tuple[str, Any]:
     return (row["kind"], row.get("id", row.get("board", row.get("tag"))))
 
 
+def _by_group(hits: Sequence[SearchDocHit]) -> dict[str, list[SearchDocHit]]:
+    out: dict[str, list[SearchDocHit]] = {}
+    for hit in hits:
+        out.setdefault(hit.group, []).append(hit)
+    return out
+
+
 def search_groups(call: Call, groups: Sequence[str]) -> dict[str, Any]:
     """The reply of ``search``: every group in ``groups``, pins first, then the
     exact rows by relevance, then the rows only a correction found."""
@@ -501,11 +516,13 @@ def search_groups(call: Call, groups: Sequence[str]) -> dict[str, Any]:
                 if h.doc_id not in seen
             ]
     reply: dict[str, list[dict[str, Any]]] = {}
+    # Each list of hits split by group once (not once per group).
+    split = [(_by_group(exact), False), (_by_group(fixed), True)]
     for group in groups:
         rows = list(pinned.get(group, []))
         taken = {_key(r) for r in rows}
-        for hits, corrected in ((exact, False), (fixed, True)):
-            waiting = [h for h in hits if h.group == group]
+        for by_group, corrected in split:
+            waiting = by_group.get(group, [])
             # Views are made only for the rows shown: a few at a time, as many as
             # the limit still wants (a row may be left out, or be a pin again).
             while waiting and len(rows) < limit:
@@ -513,7 +530,9 @@ def search_groups(call: Call, groups: Sequence[str]) -> dict[str, Any]:
                 for row in views.rows(group, batch):
                     if _key(row) not in taken:
                         taken.add(_key(row))
-                        rows.append(row | ({"corrected": True} if corrected else {}))
+                        if corrected:
+                            row["corrected"] = True
+                        rows.append(row)
         reply[group] = rows
     corrections = [{"from": t.word, "to": c} for t in terms for c in t.corrections]
     out: dict[str, Any] = {"q": q, "groups": reply, "corrections": corrections}

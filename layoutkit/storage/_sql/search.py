@@ -210,15 +210,16 @@ def _vocabulary_counts() -> DriverSql:
 
 
 @functools.cache
-def _vocabulary_word() -> Any:
+def _vocabulary_word() -> DriverSql:
     w = s.search_words.c
-    return select(w.docs).where(w.workspace_id == bindparam("ws"), w.word == bindparam("word"))
+    query = select(w.docs).where(w.workspace_id == bindparam("ws"), w.word == bindparam("word"))
+    return DriverSql.core(query, query)
 
 
 @functools.cache
-def _vocabulary_longer() -> Any:
+def _vocabulary_longer() -> DriverSql:
     w = s.search_words.c
-    return (
+    query = (
         select(w.word)
         .where(
             w.workspace_id == bindparam("ws"),
@@ -228,17 +229,19 @@ def _vocabulary_longer() -> Any:
         )
         .limit(1)
     )
+    return DriverSql.core(query, query)
 
 
 @functools.cache
-def _vocabulary_near() -> Any:
+def _vocabulary_near() -> DriverSql:
     w = s.search_words.c
-    return select(w.word, w.docs).where(
+    query = select(w.word, w.docs).where(
         w.workspace_id == bindparam("ws"),
         w.first == bindparam("first"),
         w.length.between(bindparam("shortest"), bindparam("longest")),
         w.docs >= bindparam("min_docs"),
     )
+    return DriverSql.core(query, query)
 
 
 def _in_list(column: Any, pg: bool) -> Any:
@@ -808,14 +811,14 @@ class SearchRows(TxBase):
         # The word itself first, a seek on the key: the usual case, a word that is
         # in the index. Only a word that is not looks for longer words it begins,
         # which scans every word of its first letter.
-        docs = self.conn.execute(_vocabulary_word(), {"ws": workspace_id, "word": start}).scalar()
-        if docs is not None:
-            return int(docs)
-        row = self.conn.execute(
+        found = self.driver_rows(_vocabulary_word(), {"ws": workspace_id, "word": start})
+        if found:
+            return int(found[0][0])
+        longer = self.driver_rows(
             _vocabulary_longer(),
             {"ws": workspace_id, "first": start[0], "length": len(start), "like": f"{start}%"},
-        ).first()
-        return None if row is None else 0
+        )
+        return 0 if longer else None
 
     def vocabulary_counts(self, workspace_id: int, words: Iterable[str]) -> dict[str, int]:
         """How many documents hold each of ``words`` the vocabulary has, in one read;
@@ -833,7 +836,7 @@ class SearchRows(TxBase):
     ) -> dict[str, int]:
         """Vocabulary words starting with ``first`` of a length in the range and held
         by at least ``min_docs`` documents, with the number of documents holding each."""
-        rows = self.conn.execute(
+        rows = self.driver_rows(
             _vocabulary_near(),
             {
                 "ws": workspace_id,
