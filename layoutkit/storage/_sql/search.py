@@ -327,16 +327,19 @@ def _aggregated(value: Any) -> list[Any]:
     return json.loads(value) if isinstance(value, str) else list(value)
 
 
-def _json(value: Any) -> Any:
-    """A JSON column as the driver gives it: text on SQLite, decoded on PostgreSQL."""
+def _json(value: Any, pg: bool) -> Any:
+    """A JSON column as the driver gives it: decoded on PostgreSQL (a JSON string
+    included), text to decode on SQLite."""
+    if pg or value is None:
+        return value
     if value == "[]":  # most tasks have no gates and no custom fields
         return []
     if value == "{}":
         return {}
-    return json.loads(value) if isinstance(value, str) else value
+    return json.loads(value)
 
 
-def _task_hit_row(row: tuple[Any, ...]) -> SearchTaskRow:
+def _task_hit_row(row: tuple[Any, ...], pg: bool) -> SearchTaskRow:
     (id_, ws, key, title, body, type_, status, state, project, gates, next_action) = row[:11]
     outcome, decisions, branch, fields, refs, said_all = row[11:]
     comments = []
@@ -355,12 +358,12 @@ def _task_hit_row(row: tuple[Any, ...]) -> SearchTaskRow:
         status=status,
         state=state,
         project=project,
-        gates=_json(gates),
+        gates=_json(gates, pg),
         next_action=next_action,
         outcome=outcome,
         decisions=decisions,
         branch=branch,
-        fields=_json(fields),
+        fields=_json(fields, pg),
         refs=tuple(SearchTaskRef(k, ref, meta) for k, ref, meta in _aggregated(refs)),
         comments=tuple(comments),
     )
@@ -611,14 +614,15 @@ class SearchRows(TxBase):
             refs.setdefault(task_id, {})[(kind, ref)] = {
                 "kind": kind,
                 "ref": ref,
-                "meta": _json(meta),
+                "meta": _json(meta, self._pg),
             }
         comments = self.task_comments(ids)  # type: ignore[attr-defined]
         docs = []
         # a trashed task leaves the index (its document is dropped) until it is restored
         for row in self.driver_rows(_task_doc_rows(), values):
             task = dict(zip(_TASK_COLUMNS, row, strict=True))
-            task["gates"], task["fields"] = _json(task["gates"]), _json(task["fields"])
+            task["gates"] = _json(task["gates"], self._pg)
+            task["fields"] = _json(task["fields"], self._pg)
             task_id = task["id"]
             parts = task_parts(task, refs.get(task_id, {}).values(), comments.get(task_id, []))
             title, body = task_document(parts)
@@ -652,7 +656,7 @@ class SearchRows(TxBase):
         docs = []
         rows = self.driver_rows(_card_rows(), {"values": self.driver_list(ids)})
         for card_id, kind, payload, board_id, workspace_id in rows:
-            payload = _json(payload)
+            payload = _json(payload, self._pg)
             payload = payload if isinstance(payload, dict) else {}
             title = payload.get("title")
             docs.append(
@@ -735,7 +739,7 @@ class SearchRows(TxBase):
         rows = self.driver_rows(
             _task_hit_rows(live), {"values": self.driver_list(ids), "ws": workspace_id}
         )
-        return {row[0]: _task_hit_row(row) for row in rows}
+        return {row[0]: _task_hit_row(row, self._pg) for row in rows}
 
     def _task_title_matches(
         self,
