@@ -607,8 +607,7 @@ def input_hash(operation: str, params: Any) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-@attrs.frozen(slots=True)
-class SearchTaskRef:
+class SearchTaskRef(NamedTuple):
     """One version of a task's ref, as much as search reads of it (its address)."""
 
     kind: str
@@ -616,11 +615,11 @@ class SearchTaskRef:
     meta: dict[str, Any]
 
 
-@attrs.frozen(slots=True)
-class SearchTaskRow:
+class SearchTaskRow(NamedTuple):
     """What a task hit of search shows and reads for where it matched, in one read:
     the task's text columns, its project's slug, every version of its refs and what
-    its comments said, both oldest first."""
+    its comments said, both oldest first. A tuple, made and read by name at the cost
+    of a tuple: a search makes one for every task hit it shows."""
 
     id: int
     workspace_id: int
@@ -641,11 +640,11 @@ class SearchTaskRow:
     comments: tuple[str, ...]
 
 
-@attrs.frozen(slots=True)
-class SearchDocHit:
+class SearchDocHit(NamedTuple):
     """One search document a full-text query matched: the row it was read from
     (``kind`` task, board, card, annotation or tag; ``subject`` its id, or the
-    folded tag), the reply group it answers in, and its relevance (higher is better)."""
+    folded tag), the reply group it answers in, and its relevance (higher is better).
+    A tuple: a query makes one per row it reads, up to its limit in every group."""
 
     doc_id: int
     kind: str

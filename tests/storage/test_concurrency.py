@@ -120,6 +120,32 @@ def test_writers_on_one_sqlite_file_queue_on_the_lock_beside_it(
         second.close()
 
 
+def test_a_begin_the_database_holds_off_past_the_busy_timeout_is_busy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A writer outside the store's file lock (another program on the file) holds
+    the database: the store's BEGIN IMMEDIATE, sent straight to the driver, gives
+    up with BusyError, and the next transaction after it goes through."""
+    import sqlite3
+
+    from layoutkit.storage import BusyError, open_store
+    from layoutkit.storage._sql import store as sql_store
+
+    monkeypatch.setattr(sql_store, "SQLITE_BUSY_TIMEOUT_S", 0.2)
+    store = open_store(f"sqlite:///{tmp_path / 'w.db'}")
+    other = sqlite3.connect(tmp_path / "w.db", isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        with pytest.raises(BusyError), store.transaction() as tx:
+            tx.ensure_workspace("never")  # not reached: the BEGIN gives up
+        other.execute("ROLLBACK")
+        with store.transaction() as tx:
+            assert tx.ensure_workspace("now").name == "now"
+    finally:
+        other.close()
+        store.close()
+
+
 @pytest.mark.skipif(not POSTGRES_URL, reason="LAYOUTKIT_TEST_POSTGRES_URL is not set")
 def test_a_pooled_postgres_connection_the_server_dropped_is_replaced(
     monkeypatch: pytest.MonkeyPatch,

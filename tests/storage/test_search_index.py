@@ -10,9 +10,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select, text
+from sqlalchemy.exc import DBAPIError
 
 from layoutkit.storage import NewCard, SqlStore, SqlTx, _migrations
 from layoutkit.storage import _schema as s
+from layoutkit.storage._sql._base import DriverSql
 from tests.storage.conftest import Location, undo_token_homes
 
 
@@ -258,3 +260,38 @@ def test_vocabulary_counts_and_boards_by_id_read_many_at_once(store: SqlStore) -
         assert set(found) == {board, theirs}
         assert found[board].tags == ("pomelo",) and found[board].slug == "b"
         assert tx.boards_by_id([]) == {}
+
+
+def test_statements_sent_to_the_driver_read_as_through_sqlalchemy(store: SqlStore) -> None:
+    # Search's reads skip SQLAlchemy (DriverSql): the same binds for both drivers, and
+    # a failing statement raises the error SQLAlchemy would, which the store maps.
+    sql = DriverSql.named("SELECT 'simple'::regconfig, :q, 5 % 2 WHERE a = :ws")
+    assert sql.postgresql == "SELECT 'simple'::regconfig, %(q)s, 5 %% 2 WHERE a = %(ws)s"
+    with store.transaction() as tx:
+        ws = tx.ensure_workspace("w").id
+        tx.insert_task(ws, title="pear tart", created_by="ana", asked_by="user")
+        tx.insert_task(ws, title="plum tart", created_by="ana", asked_by="user")
+    with store.read() as tx:
+        assert tx.vocabulary_counts(ws, ["tart", "pear", "fig"]) == {"tart": 2, "pear": 1}
+        assert tx.vocabulary_word(ws, "tart") == 2 and tx.vocabulary_word(ws, "tar") == 0
+        assert tx.vocabulary_word(ws, "fig") is None
+        with pytest.raises(DBAPIError):
+            tx.driver_rows(DriverSql.named("SELECT nothing FROM no_such_table"), {})
+
+
+def test_a_rebuild_writes_documents_in_the_order_of_their_rows(store: SqlStore) -> None:
+    # Equal scores rank by document id, so a rebuild must write each kind's documents
+    # in the order of their rows' ids, as it always has.
+    with store.transaction() as tx:
+        ws = tx.ensure_workspace("w").id
+        board = tx.create_board(ws, "fruit").id
+        tx.insert_cards(board, [_note(f"pear {i}") for i in range(30)])
+        for i in range(30):
+            tx.insert_task(ws, title=f"pear {i}", created_by="ana", asked_by="user")
+    with store.transaction() as tx:
+        tx.rebuild_search_index(ws)
+        d = s.search_docs.c
+        rows = tx.conn.execute(select(d.kind, d.subject).order_by(d.id)).all()
+    for kind in ("task", "card"):
+        subjects = [int(subject) for k, subject in rows if k == kind]
+        assert len(subjects) == 30 and subjects == sorted(subjects)

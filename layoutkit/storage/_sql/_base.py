@@ -4,7 +4,9 @@ the read-only guard and the conversion of rows into records."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import nullcontext
 from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar
@@ -13,6 +15,8 @@ import attrs
 import cattrs
 from sqlalchemy import Connection, Table
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.sql import ClauseElement
 
 from layoutkit.formatting import an
 from layoutkit.storage._blobs import BlobStore, FileBlobStore, TableBlobStore
@@ -63,6 +67,35 @@ def columns(value: Any, **extra: Any) -> dict[str, Any]:
 #: and computing the key SQLAlchemy finds its compiled form by, cost up to five
 #: times what sending it to SQLite did (0.28 of 0.05 ms for a board by its slug).
 #: SQLAlchemy keeps that key on the statement object, so a kept statement pays once.
+
+
+#: A bind ``:name`` (not a ``::type`` cast) of SQL written for SQLite's named style.
+_NAMED_BIND = re.compile(r"(?<![:\w]):(\w+)")
+
+
+@attrs.frozen
+class DriverSql:
+    """One statement as each driver takes it, sent by :meth:`TxBase.driver_rows`:
+    SQLite's named binds (``:name``) and psycopg's (``%(name)s``), with the values the
+    statement itself fixes (a Core statement's literals)."""
+
+    sqlite: str
+    postgresql: str
+    fixed: Mapping[str, Any] = attrs.field(factory=dict)
+
+    @classmethod
+    def named(cls, sql: str) -> DriverSql:
+        """SQL written with ``:name`` binds, for both drivers."""
+        return cls(sql, _NAMED_BIND.sub(r"%(\1)s", sql.replace("%", "%%")))
+
+    @classmethod
+    def core(cls, sqlite_stmt: ClauseElement, pg_stmt: ClauseElement) -> DriverSql:
+        """Core statements compiled once for each driver (no expanding binds: a list
+        travels as one value, JSON on SQLite and an array on PostgreSQL)."""
+        lite = sqlite_stmt.compile(dialect=sqlite.dialect(paramstyle="named"))
+        pg = pg_stmt.compile(dialect=postgresql.dialect(paramstyle="pyformat"))
+        fixed = {k: v for k, v in {**lite.params, **pg.params}.items() if v is not None}
+        return cls(str(lite), str(pg), fixed)
 
 
 def token_hash(token: str) -> str:
@@ -126,6 +159,40 @@ class TxBase:
     def _write(self) -> None:
         if not self.writable:
             raise StorageError("this is a read-only transaction; use store.transaction()")
+
+    def driver_rows(self, sql: DriverSql, params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+        """The rows of ``sql`` as plain tuples, sent straight to the driver on this
+        transaction's connection: for the reads of a search, where SQLAlchemy's
+        statement handling and result rows cost more than the database took to
+        answer. Values come as the driver gives them (JSON as text on SQLite)."""
+        driver: Any = self.conn.connection.driver_connection
+        query = sql.postgresql if self._pg else sql.sqlite
+        values = {**sql.fixed, **params} if sql.fixed else params
+        try:
+            return driver.execute(query, values).fetchall()
+        except self.conn.dialect.loaded_dbapi.Error as err:
+            # As SQLAlchemy raises it, so the store's busy and error mapping holds.
+            raise DBAPIError.instance(
+                query, values, err, self.conn.dialect.loaded_dbapi.Error
+            ) from err
+
+    def driver_executemany(self, sql: DriverSql, rows: Sequence[Any]) -> None:
+        """``sql`` once for each of ``rows`` through the driver's executemany (see
+        :meth:`driver_rows`)."""
+        driver: Any = self.conn.connection.driver_connection
+        query = sql.postgresql if self._pg else sql.sqlite
+        try:
+            driver.cursor().executemany(query, rows)
+        except self.conn.dialect.loaded_dbapi.Error as err:
+            raise DBAPIError.instance(
+                query, rows, err, self.conn.dialect.loaded_dbapi.Error
+            ) from err
+
+    def driver_list(self, values: Iterable[Any]) -> Any:
+        """``values`` as the one bind a :class:`DriverSql` list takes: JSON text for
+        SQLite's ``json_each``, a list (an array) for PostgreSQL's ``any``."""
+        distinct = list(dict.fromkeys(values))
+        return distinct if self._pg else json.dumps(distinct)
 
     def _insert_ignoring_conflict(self, table: Table) -> Any:
         # ON CONFLICT DO NOTHING instead of catching IntegrityError: on

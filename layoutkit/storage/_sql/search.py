@@ -20,11 +20,20 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from itertools import repeat
-from typing import Any
+from itertools import chain
+from typing import Any, NamedTuple
 
-import attrs
-from sqlalchemy import Float, Integer, bindparam, delete, func, select, text, update
+from sqlalchemy import (
+    Float,
+    Integer,
+    bindparam,
+    delete,
+    func,
+    literal_column,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.dialects.postgresql import aggregate_order_by
 
@@ -43,7 +52,7 @@ from layoutkit.search_text import (
 )
 from layoutkit.storage import _schema as s
 from layoutkit.storage._records import SearchDocHit, SearchTaskRef, SearchTaskRow
-from layoutkit.storage._sql._base import TxBase
+from layoutkit.storage._sql._base import DriverSql, TxBase
 
 #: The weighted tsvector PostgreSQL indexes and ranks: migration 0014 stores it as the
 #: generated column ``search_docs.search_tsv`` and puts the GIN index on that column.
@@ -56,12 +65,14 @@ _BM25 = "bm25(search_fts, 10.0, 1.0)"
 _IN_CHUNK = 500
 
 
-@attrs.frozen(slots=True)
-class _Doc:
+class _Doc(NamedTuple):
+    """A document as ``search_docs`` stores it, its fields in the table's column order:
+    a new one is inserted as it is."""
+
     workspace_id: int
     kind: str
     subject: str
-    group: str
+    grp: str
     board_id: int | None
     title: str
     body: str
@@ -84,6 +95,15 @@ def _word_counts_upsert(pg: bool) -> Any:
     )
 
 
+_WORD_COLUMNS = ("workspace_id", "word", "first", "length", "docs")
+#: SQLite's vocabulary count upsert (as :func:`_word_counts_upsert`), positional binds.
+_UPSERT_WORDS = DriverSql(
+    f"INSERT INTO search_words ({', '.join(_WORD_COLUMNS)}) VALUES (?, ?, ?, ?, ?) "
+    "ON CONFLICT (workspace_id, word) DO UPDATE SET docs = search_words.docs + excluded.docs",
+    "",
+)
+
+
 # What every flush of a card write reads: built once (see _base).
 @functools.cache
 def _doc_ids() -> Any:
@@ -104,14 +124,48 @@ def _insert_docs() -> Any:
     return s.search_docs.insert()
 
 
+#: A new document's row from its :class:`_Doc` (positional binds, in its field order).
+_INSERT_DOCS = DriverSql(
+    f"INSERT INTO search_docs ({', '.join(_Doc._fields)}) VALUES ({', '.join('?' * 7)})",
+    f"INSERT INTO search_docs ({', '.join(_Doc._fields)}) VALUES ({', '.join(['%s'] * 7)})",
+)
+
+
 @functools.cache
-def _card_rows() -> Any:
+def _card_rows() -> DriverSql:
     c, b = s.cards.c, s.boards.c
-    return (
+    query = [
         select(c.id, c.kind, c.payload, c.board_id, b.workspace_id)
         .join(s.boards, b.id == c.board_id)
-        .where(c.id.in_(bindparam("ids", expanding=True)), c.deleted_at.is_(None))
-    )
+        .where(_in_list(c.id, pg), c.deleted_at.is_(None))
+        .order_by(c.id)
+        for pg in (False, True)
+    ]
+    return DriverSql.core(*query)
+
+
+@functools.cache
+def _task_doc_rows() -> DriverSql:
+    """The live tasks among ``values`` with the columns their documents are made of
+    (the others hold JSON whose decoding was a fifth of an index build)."""
+    t = s.tasks.c
+    query = [
+        select(*(t[name] for name in _TASK_COLUMNS))
+        .where(_in_list(t.id, pg), t.deleted_at.is_(None))
+        .order_by(t.id)
+        for pg in (False, True)
+    ]
+    return DriverSql.core(*query)
+
+
+@functools.cache
+def _task_doc_refs() -> DriverSql:
+    r = s.task_refs.c
+    query = [
+        select(r.task_id, r.kind, r.ref, r.meta).where(_in_list(r.task_id, pg)).order_by(r.id)
+        for pg in (False, True)
+    ]
+    return DriverSql.core(*query)
 
 
 # What every search query sends, built once per dialect (see _base): building the
@@ -120,10 +174,9 @@ def _card_rows() -> Any:
 
 
 @functools.cache
-def _search_query(pg: bool, groups: int) -> Any:
+def _search_query(pg: bool, groups: int) -> DriverSql:
     """The grouped full-text query of :meth:`SearchRows.search_index` for ``groups``
-    groups, each group name its own plain bind (an expanding list is compiled anew
-    on every run)."""
+    groups, each group name its own plain bind."""
     names = ", ".join(f":g{i}" for i in range(groups))
     if pg:
         inner = (
@@ -139,7 +192,7 @@ def _search_query(pg: bool, groups: int) -> Any:
             "FROM search_fts CROSS JOIN search_docs d ON d.id = search_fts.rowid "
             f"WHERE search_fts MATCH :q AND d.workspace_id = :ws AND d.grp IN ({names})"
         )
-    return text(
+    return DriverSql.named(
         "SELECT id, kind, subject, grp, board_id, score FROM ("
         "SELECT m.*, ROW_NUMBER() OVER (PARTITION BY grp ORDER BY score DESC, id) AS n "
         f"FROM ({inner}) m) ranked WHERE n <= :per ORDER BY grp, n"
@@ -147,23 +200,26 @@ def _search_query(pg: bool, groups: int) -> Any:
 
 
 @functools.cache
-def _vocabulary_counts() -> Any:
+def _vocabulary_counts() -> DriverSql:
     w = s.search_words.c
-    return select(w.word, w.docs).where(
-        w.workspace_id == bindparam("ws"), w.word.in_(bindparam("words", expanding=True))
-    )
+    query = [
+        select(w.word, w.docs).where(w.workspace_id == bindparam("ws"), _in_list(w.word, pg))
+        for pg in (False, True)
+    ]
+    return DriverSql.core(*query)
 
 
 @functools.cache
-def _vocabulary_word() -> Any:
+def _vocabulary_word() -> DriverSql:
     w = s.search_words.c
-    return select(w.docs).where(w.workspace_id == bindparam("ws"), w.word == bindparam("word"))
+    query = select(w.docs).where(w.workspace_id == bindparam("ws"), w.word == bindparam("word"))
+    return DriverSql.core(query, query)
 
 
 @functools.cache
-def _vocabulary_longer() -> Any:
+def _vocabulary_longer() -> DriverSql:
     w = s.search_words.c
-    return (
+    query = (
         select(w.word)
         .where(
             w.workspace_id == bindparam("ws"),
@@ -173,24 +229,39 @@ def _vocabulary_longer() -> Any:
         )
         .limit(1)
     )
+    return DriverSql.core(query, query)
 
 
 @functools.cache
-def _vocabulary_near() -> Any:
+def _vocabulary_near() -> DriverSql:
     w = s.search_words.c
-    return select(w.word, w.docs).where(
+    query = select(w.word, w.docs).where(
         w.workspace_id == bindparam("ws"),
         w.first == bindparam("first"),
         w.length.between(bindparam("shortest"), bindparam("longest")),
         w.docs >= bindparam("min_docs"),
     )
+    return DriverSql.core(query, query)
+
+
+def _in_list(column: Any, pg: bool) -> Any:
+    """``column`` among the values of the bind ``values``, one value whatever their
+    number (:meth:`TxBase.driver_list`), so the statement is compiled once."""
+    if pg:
+        return column == func.any(bindparam("values"))
+    json_each = func.json_each(bindparam("values"))
+    return column.in_(select(literal_column("value")).select_from(json_each))
 
 
 @functools.cache
-def _task_hit_rows(pg: bool, live: bool) -> Any:
+def _task_hit_rows(live: bool) -> DriverSql:
     """Tasks by id with what their hits show: the text columns, the project's slug,
     every ref version and every comment's detail, oldest first, aggregated per task
     (one read for a page of hits, where a read per table took four)."""
+    return DriverSql.core(_task_hit_query(False, live), _task_hit_query(True, live))
+
+
+def _task_hit_query(pg: bool, live: bool) -> Any:
     t, r, e, p = s.tasks.c, s.task_refs.c, s.task_events.c, s.projects.c
     project = select(p.slug).where(p.id == t.project_id).scalar_subquery()
     if pg:
@@ -242,7 +313,7 @@ def _task_hit_rows(pg: bool, live: bool) -> Any:
         said.scalar_subquery().label("said"),
     ).where(
         # By primary key: the workspace as a filter, not an index (see TaskRows.tasks).
-        t.id.in_(bindparam("ids", expanding=True)),
+        _in_list(t.id, pg),
         (t.workspace_id + 0) == bindparam("ws"),
     )
     return query.where(t.deleted_at.is_(None)) if live else query
@@ -256,30 +327,44 @@ def _aggregated(value: Any) -> list[Any]:
     return json.loads(value) if isinstance(value, str) else list(value)
 
 
-def _task_hit_row(row: Any) -> SearchTaskRow:
+def _json(value: Any, pg: bool) -> Any:
+    """A JSON column as the driver gives it: decoded on PostgreSQL (a JSON string
+    included), text to decode on SQLite."""
+    if pg or value is None:
+        return value
+    if value == "[]":  # most tasks have no gates and no custom fields
+        return []
+    if value == "{}":
+        return {}
+    return json.loads(value)
+
+
+def _task_hit_row(row: tuple[Any, ...], pg: bool) -> SearchTaskRow:
+    (id_, ws, key, title, body, type_, status, state, project, gates, next_action) = row[:11]
+    outcome, decisions, branch, fields, refs, said_all = row[11:]
     comments = []
-    for detail in _aggregated(row.said):
+    for detail in _aggregated(said_all):
         # As TaskRows.task_comments reads what was said.
         said = (detail or {}).get("text")
         if isinstance(said, str):
             comments.append(said)
     return SearchTaskRow(
-        id=row.id,
-        workspace_id=row.workspace_id,
-        key=row.key,
-        title=row.title,
-        body=row.body,
-        type=row.type,
-        status=row.status,
-        state=row.state,
-        project=row.project,
-        gates=row.gates,
-        next_action=row.next_action,
-        outcome=row.outcome,
-        decisions=row.decisions,
-        branch=row.branch,
-        fields=row.fields,
-        refs=tuple(SearchTaskRef(k, ref, meta) for k, ref, meta in _aggregated(row.refs)),
+        id=id_,
+        workspace_id=ws,
+        key=key,
+        title=title,
+        body=body,
+        type=type_,
+        status=status,
+        state=state,
+        project=project,
+        gates=_json(gates, pg),
+        next_action=next_action,
+        outcome=outcome,
+        decisions=decisions,
+        branch=branch,
+        fields=_json(fields, pg),
+        refs=tuple(SearchTaskRef(k, ref, meta) for k, ref, meta in _aggregated(refs)),
         comments=tuple(comments),
     )
 
@@ -396,7 +481,7 @@ class SearchRows(TxBase):
         total = 0
         # One count of the vocabulary for the whole build: chunk by chunk, the same
         # common words were written again for every 500 documents.
-        delta: Counter[tuple[int, str]] = Counter()
+        delta: _Delta = {}
         for kind, query in sources.items():
             ids = list(self.conn.execute(query).scalars())
             for chunk in _chunks(ids):
@@ -427,13 +512,13 @@ class SearchRows(TxBase):
         self,
         old_ids: Sequence[int],
         docs: Sequence[_Doc],
-        delta: Counter[tuple[int, str]] | None = None,
+        delta: _Delta | None = None,
     ) -> None:
         """Swap the documents ``old_ids`` for ``docs``, keeping the vocabulary counts;
         with ``delta`` the word counts are added there for the caller to write."""
         d = s.search_docs.c
         own = delta is None
-        delta = Counter() if delta is None else delta
+        delta = {} if delta is None else delta
         old = self._docs_by_key(old_ids)
         inserts, updates = _doc_changes(docs, old, delta)
         gone = list(old.values())
@@ -449,8 +534,13 @@ class SearchRows(TxBase):
                 .values({k: bindparam(f"_{k}") for k in _DOC_FIELDS}),
                 updates,
             )
-        if inserts:
-            self.conn.execute(_insert_docs(), inserts)
+        if inserts and self._pg:
+            # psycopg takes them as one multi-row INSERT through SQLAlchemy.
+            self.conn.execute(_insert_docs(), [doc._asdict() for doc in inserts])
+        elif inserts:
+            # SQLite's executemany through the driver, the documents as they are:
+            # SQLAlchemy's per-row parameter handling was a fifth of an index build.
+            self.driver_executemany(_INSERT_DOCS, inserts)
         if own:
             self._count_words(delta)
 
@@ -467,25 +557,29 @@ class SearchRows(TxBase):
                 old[(row.workspace_id, row.kind, row.subject)] = row
         return old
 
-    def _count_words(self, delta: Counter[tuple[int, str]]) -> None:
+    def _count_words(self, delta: _Delta) -> None:
         # In one order for every writer: two PostgreSQL transactions counting the same
         # words in different orders would each wait for the other's row lock.
-        changes = [
-            {"workspace_id": ws, "word": w, "first": w[0], "length": len(w), "docs": n}
-            for (ws, w), n in sorted(
-                (key, n) for key, n in delta.items() if n and is_vocabulary_word(key[1])
-            )
-        ]
+        changes = sorted(
+            (ws, w, w[0], len(w), n)
+            for ws, counts in delta.items()
+            for w, n in counts.items()
+            if n and is_vocabulary_word(w)
+        )
         if not changes:
             return
-        stmt = _word_counts_upsert(self._pg)
-        for chunk in _chunks(changes):
-            self.conn.execute(stmt, list(chunk))
-        if all(c["docs"] > 0 for c in changes):
+        if self._pg:
+            stmt = _word_counts_upsert(self._pg)
+            for chunk in _chunks(changes):
+                self.conn.execute(stmt, [dict(zip(_WORD_COLUMNS, c, strict=True)) for c in chunk])
+        else:
+            # Through the driver, as the documents are (a build writes every word).
+            self.driver_executemany(_UPSERT_WORDS, changes)
+        if all(c[4] > 0 for c in changes):
             # Counts only grew: no word can have reached zero (one that did was
             # deleted by the flush that took it there).
             return
-        spaces = sorted({c["workspace_id"] for c in changes})
+        spaces = sorted({c[0] for c in changes})
         self.conn.execute(
             delete(s.search_words).where(
                 s.search_words.c.workspace_id.in_(spaces), s.search_words.c.docs <= 0
@@ -511,31 +605,29 @@ class SearchRows(TxBase):
     # ------------------------------------------------------------- reading rows
 
     def _task_docs(self, ids: Sequence[int]) -> list[_Doc]:
-        t, r = s.tasks.c, s.task_refs.c
+        # Read through the driver: SQLAlchemy's rows and JSON processing were a third
+        # of an index build.
+        values = {"values": self.driver_list(ids)}
         refs: dict[int, dict[tuple[str, str], dict[str, Any]]] = {}
-        for row in self.conn.execute(
-            select(r.task_id, r.kind, r.ref, r.meta).where(r.task_id.in_(ids)).order_by(r.id)
-        ):
+        for task_id, kind, ref, meta in self.driver_rows(_task_doc_refs(), values):
             # Versions only grow; the newest one's meta is the ref's address.
-            refs.setdefault(row.task_id, {})[(row.kind, row.ref)] = {
-                "kind": row.kind,
-                "ref": row.ref,
-                "meta": row.meta,
+            refs.setdefault(task_id, {})[(kind, ref)] = {
+                "kind": kind,
+                "ref": ref,
+                "meta": _json(meta, self._pg),
             }
         comments = self.task_comments(ids)  # type: ignore[attr-defined]
         docs = []
         # a trashed task leaves the index (its document is dropped) until it is restored
-        # Only the columns search reads (task_parts): the others hold JSON whose
-        # decoding was a fifth of an index build.
-        live = select(*(t[name] for name in _TASK_COLUMNS)).where(
-            t.id.in_(ids), t.deleted_at.is_(None)
-        )
-        for row in self.conn.execute(live):
-            task = row._mapping
-            parts = task_parts(task, refs.get(row.id, {}).values(), comments.get(row.id, []))
+        for row in self.driver_rows(_task_doc_rows(), values):
+            task = dict(zip(_TASK_COLUMNS, row, strict=True))
+            task["gates"] = _json(task["gates"], self._pg)
+            task["fields"] = _json(task["fields"], self._pg)
+            task_id = task["id"]
+            parts = task_parts(task, refs.get(task_id, {}).values(), comments.get(task_id, []))
             title, body = task_document(parts)
-            group = "tasks" if row.draft is None else "drafts"
-            docs.append(_Doc(row.workspace_id, "task", str(row.id), group, None, title, body))
+            group = "tasks" if task["draft"] is None else "drafts"
+            docs.append(_Doc(task["workspace_id"], "task", str(task_id), group, None, title, body))
         return docs
 
     def _board_docs(self, ids: Sequence[int]) -> list[_Doc]:
@@ -562,16 +654,18 @@ class SearchRows(TxBase):
 
     def _card_docs(self, ids: Sequence[int]) -> list[_Doc]:
         docs = []
-        for row in self.conn.execute(_card_rows(), {"ids": list(ids)}):
-            payload = row.payload if isinstance(row.payload, dict) else {}
+        rows = self.driver_rows(_card_rows(), {"values": self.driver_list(ids)})
+        for card_id, kind, payload, board_id, workspace_id in rows:
+            payload = _json(payload, self._pg)
+            payload = payload if isinstance(payload, dict) else {}
             title = payload.get("title")
             docs.append(
                 _Doc(
-                    row.workspace_id,
+                    workspace_id,
                     "card",
-                    str(row.id),
-                    CARD_GROUPS.get(row.kind, "cards"),
-                    row.board_id,
+                    str(card_id),
+                    CARD_GROUPS.get(kind, "cards"),
+                    board_id,
                     index_text(title if isinstance(title, str) else ""),
                     index_text(" ".join(card_parts(payload))),
                 )
@@ -630,10 +724,10 @@ class SearchRows(TxBase):
             )
         params: dict[str, Any] = {"q": query, "ws": workspace_id, "per": per_group}
         params.update((f"g{i}", group) for i, group in enumerate(groups))
-        rows = self.conn.execute(_search_query(self._pg, len(groups)), params)
-        return [
-            SearchDocHit(r.id, r.kind, r.subject, r.grp, r.board_id, float(r.score)) for r in rows
-        ]
+        rows = self.driver_rows(_search_query(self._pg, len(groups)), params)
+        # Rows already in a hit's field order, the score a float on both drivers (bm25
+        # and ts_rank are REAL): made as they are, without a call per row.
+        return list(map(SearchDocHit._make, rows))
 
     def search_task_rows(
         self, workspace_id: int, ids: Sequence[int], *, live: bool = True
@@ -642,10 +736,10 @@ class SearchRows(TxBase):
         (one read, refs and comments included); ``live`` False reads trashed ones too."""
         if not ids:
             return {}
-        rows = self.conn.execute(
-            _task_hit_rows(self._pg, live), {"ids": list(dict.fromkeys(ids)), "ws": workspace_id}
+        rows = self.driver_rows(
+            _task_hit_rows(live), {"values": self.driver_list(ids), "ws": workspace_id}
         )
-        return {row.id: _task_hit_row(row) for row in rows}
+        return {row[0]: _task_hit_row(row, self._pg) for row in rows}
 
     def _task_title_matches(
         self,
@@ -723,14 +817,14 @@ class SearchRows(TxBase):
         # The word itself first, a seek on the key: the usual case, a word that is
         # in the index. Only a word that is not looks for longer words it begins,
         # which scans every word of its first letter.
-        docs = self.conn.execute(_vocabulary_word(), {"ws": workspace_id, "word": start}).scalar()
-        if docs is not None:
-            return int(docs)
-        row = self.conn.execute(
+        found = self.driver_rows(_vocabulary_word(), {"ws": workspace_id, "word": start})
+        if found:
+            return int(found[0][0])
+        longer = self.driver_rows(
             _vocabulary_longer(),
             {"ws": workspace_id, "first": start[0], "length": len(start), "like": f"{start}%"},
-        ).first()
-        return None if row is None else 0
+        )
+        return 0 if longer else None
 
     def vocabulary_counts(self, workspace_id: int, words: Iterable[str]) -> dict[str, int]:
         """How many documents hold each of ``words`` the vocabulary has, in one read;
@@ -738,15 +832,17 @@ class SearchRows(TxBase):
         wanted = sorted(set(words))
         if not wanted:
             return {}
-        rows = self.conn.execute(_vocabulary_counts(), {"ws": workspace_id, "words": wanted})
-        return {r.word: int(r.docs) for r in rows}
+        rows = self.driver_rows(
+            _vocabulary_counts(), {"ws": workspace_id, "values": self.driver_list(wanted)}
+        )
+        return {word: int(docs) for word, docs in rows}
 
     def vocabulary_near(
         self, workspace_id: int, first: str, shortest: int, longest: int, *, min_docs: int = 1
     ) -> dict[str, int]:
         """Vocabulary words starting with ``first`` of a length in the range and held
         by at least ``min_docs`` documents, with the number of documents holding each."""
-        rows = self.conn.execute(
+        rows = self.driver_rows(
             _vocabulary_near(),
             {
                 "ws": workspace_id,
@@ -786,47 +882,58 @@ _TASK_COLUMNS = (
 _DOC_FIELDS = ("grp", "board_id", "title", "body")
 
 
-def _count_doc(
-    delta: Counter[tuple[int, str]], workspace_id: int, title: str, body: str, sign: int
-) -> None:
+#: Word count changes by workspace: in how many more (or fewer) documents each word is.
+_Delta = dict[int, Counter[str]]
+
+
+def _count_doc(delta: _Delta, workspace_id: int, title: str, body: str, sign: int) -> None:
     # Every distinct token, counted in Counter's own loop (C): a build counts every
     # word of every document. Which of them are vocabulary words is decided once per
-    # distinct word when the counts are written (_count_words).
-    keyed = zip(repeat(workspace_id), set(f"{title} {body}".split()))
+    # distinct word when the counts are written (_count_words). Keyed by the word
+    # alone (a string keeps its hash), one Counter per workspace.
+    words = set(title.split())
+    words.update(body.split())
+    counts = delta.get(workspace_id)
+    if counts is None:
+        counts = delta[workspace_id] = Counter()
     if sign > 0:
-        delta.update(keyed)
+        counts.update(words)
     else:
-        delta.subtract(keyed)
+        counts.subtract(words)
 
 
 def _doc_changes(
     docs: Sequence[_Doc],
     old: dict[tuple[int, str, str], Any],
-    delta: Counter[tuple[int, str]],
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The rows to insert and to update for ``docs``, counting their words in ``delta``.
+    delta: _Delta,
+) -> tuple[list[_Doc], list[dict[str, Any]]]:
+    """The documents to insert and the rows to update for ``docs``, counting their
+    words in ``delta``.
 
     The stored rows the docs replace are popped from ``old``; what is left there is gone.
     """
-    inserts: list[dict[str, Any]] = []
+    inserts: list[_Doc] = []
     updates: list[dict[str, Any]] = []
+    counted: list[_Doc] = []
     for doc in docs:
-        key = (doc.workspace_id, doc.kind, doc.subject)
-        before = old.pop(key, None)
-        values = {"grp": doc.group, "board_id": doc.board_id, "title": doc.title, "body": doc.body}
+        before = old.pop((doc.workspace_id, doc.kind, doc.subject), None) if old else None
         if before is not None:
-            if (before.grp, before.board_id, before.title, before.body) == tuple(values.values()):
+            if (before.grp, before.board_id, before.title, before.body) == doc[3:]:
                 continue
             _count_doc(delta, doc.workspace_id, before.title, before.body, -1)
-            updates.append({"_id": before.id, **{f"_{k}": v for k, v in values.items()}})
-        else:
-            inserts.append(
+            updates.append(
                 {
-                    "workspace_id": doc.workspace_id,
-                    "kind": doc.kind,
-                    "subject": doc.subject,
-                    **values,
+                    "_id": before.id,
+                    **{f"_{k}": getattr(doc, k) for k in _DOC_FIELDS},
                 }
             )
-        _count_doc(delta, doc.workspace_id, doc.title, doc.body, 1)
+        else:
+            inserts.append(doc)
+        counted.append(doc)
+    for workspace_id in {doc.workspace_id for doc in counted}:
+        texts = [f"{d.title} {d.body}" for d in counted if d.workspace_id == workspace_id]
+        # Each document's distinct words, all counted in C loops: a build counts
+        # every word of every document, and a call per document cost a third more.
+        words = chain.from_iterable(map(set, map(str.split, texts)))
+        delta.setdefault(workspace_id, Counter()).update(words)
     return inserts, updates

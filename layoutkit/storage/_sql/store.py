@@ -365,7 +365,13 @@ def _sqlite_events(engine: Engine, *, wal: bool) -> None:
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
         mode = conn.get_execution_options().get("layoutkit_begin", "DEFERRED")
-        conn.exec_driver_sql(f"BEGIN {mode}")
+        # Straight to the driver: every transaction begins here, and SQLAlchemy's
+        # statement handling cost more than the BEGIN. Its errors are raised as
+        # SQLAlchemy raises them, so a busy database still reads as BusyError.
+        try:
+            conn.connection.driver_connection.execute(f"BEGIN {mode}")  # type: ignore[union-attr]
+        except sqlite3.Error as err:
+            raise DBAPIError.instance(f"BEGIN {mode}", (), err, sqlite3.Error) from err
 
 
 def _migrate(engine: Engine, schema: str | None) -> None:

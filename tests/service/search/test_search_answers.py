@@ -336,7 +336,8 @@ def _word_by_word(text: str, wanted: list[tuple[str, bool]]) -> tuple[bool, list
     text=st.text(alphabet="abcdeABCDE019 _-.,/\n", max_size=60)
     | st.text(alphabet="abcdeéÉßſKK019 _-.,/\n", max_size=60),
     wanted=st.lists(
-        st.tuples(st.text(alphabet="abcdeé019ss", min_size=1, max_size=4), st.booleans()),
+        # ı: a letter that case-blind matching pairs with the ASCII i, which folding never does.
+        st.tuples(st.text(alphabet="abcdeé019ssı", min_size=1, max_size=4), st.booleans()),
         max_size=3,
     ),
 )
