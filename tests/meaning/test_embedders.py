@@ -72,7 +72,9 @@ def endpoint() -> Iterator[str]:
     _Embeddings.mode, _Embeddings.seen = "ok", []
     _Embeddings.release = threading.Event()
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Embeddings)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/v1"

@@ -202,7 +202,9 @@ class _Handler(QuietHandler):
 
 def _serve() -> Iterator[LoopbackServer]:
     server = LoopbackServer()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
     thread.start()
     try:
         yield server

@@ -75,7 +75,9 @@ class _Service(QuietHandler):
 
 def test_a_sidecar_by_url_gets_the_checked_url_and_address(make_fetcher: Any) -> None:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Service)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    ).start()
     try:
         capture = capture_from(f"http://127.0.0.1:{server.server_address[1]}/shoot")
         unfurled = Unfurler(make_fetcher(), capture).unfurl(f"http://{SITE}/hop/1")

@@ -28,7 +28,9 @@ class _Echo(QuietHandler):
 @pytest.fixture
 def echo() -> Iterator[int]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Echo)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
     thread.start()
     yield server.server_address[1]
     server.shutdown()

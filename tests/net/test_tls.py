@@ -82,7 +82,9 @@ def tls_site(tmp_path: Path) -> Iterator[tuple[int, Path]]:
     context.sni_callback = lambda sock, name, ctx: _Hello.names.append(name)
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Hello)
     server.socket = context.wrap_socket(server.socket, server_side=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    ).start()
     try:
         yield server.server_address[1], ca
     finally:

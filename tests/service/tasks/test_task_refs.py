@@ -258,7 +258,9 @@ class _Stub(BaseHTTPRequestHandler):
 def stub() -> Iterator[str]:
     _Stub.answers, _Stub.seen = [], []
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Stub)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/v1"
