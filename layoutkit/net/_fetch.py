@@ -309,7 +309,10 @@ class Fetcher:
         decoder = _Decoder(response.headers.get("content-encoding", ""))
         parts: list[bytes] = []
         size = 0
-        raw: Iterator[bytes] = response.iter_raw(64 * 1024)
+        # Each network read as it comes: a chunk size would wait for that many bytes,
+        # and a page that drips a few bytes at a time would then keep the fetch far
+        # past its time limit, checked only between chunks.
+        raw: Iterator[bytes] = response.iter_raw()
         for chunk in raw:
             if time.monotonic() > deadline:
                 raise FetchError("timed_out", f"the fetch took longer than {self.time_limit:g} s")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import gzip
 import io
 import ipaddress
+import queue
 import threading
 import time
 from collections.abc import Iterator
@@ -85,6 +86,8 @@ class LoopbackServer(ThreadingHTTPServer):
         self.paths: list[str] = []
         self.hosts: list[str] = []
         self._count = threading.Lock()
+        #: How many pieces each ``/slow`` answer wrote before it ended (100: all).
+        self.drips: queue.Queue[int] = queue.Queue()
 
     def get_request(self) -> Any:
         request = super().get_request()
@@ -191,13 +194,16 @@ class _Handler(QuietHandler):
         self.send_header("content-type", "text/html")
         self.send_header("connection", "close")
         self.end_headers()
+        sent = 0
         try:
             for _ in range(100):
                 self.wfile.write(b"<!-- . -->")
                 self.wfile.flush()
+                sent += 1
                 time.sleep(0.1)
         except OSError:
-            return  # the fetcher gave up at its time limit and hung up
+            pass  # the fetcher gave up at its time limit and hung up
+        self.server.drips.put(sent)  # type: ignore[attr-defined]
 
 
 def _serve() -> Iterator[LoopbackServer]:

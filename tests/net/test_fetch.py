@@ -80,11 +80,14 @@ def test_a_compressed_body_is_inflated_no_further_than_the_cap(make_fetcher: Any
     assert read_page(page)["meta"]["title"] == "Bomb"
 
 
-def test_the_whole_fetch_has_one_time_limit(make_fetcher: Any) -> None:
+def test_the_whole_fetch_has_one_time_limit(make_fetcher: Any, site: Any) -> None:
     # The page drips a comment every 0.1 s for 10 s: each read succeeds, the total does not.
     with pytest.raises(FetchError) as caught:
         make_fetcher(time_limit=0.5).get(f"http://{SITE}/slow")
     assert caught.value.code == "timed_out"
+    # The fetch hung up long before the page ended (it once read on until the end,
+    # waiting for 64 KiB that a dripping page never sends).
+    assert site.drips.get(timeout=30) < 50
 
 
 def test_a_resolver_that_hangs_counts_against_the_time_limit(make_fetcher: Any) -> None:
