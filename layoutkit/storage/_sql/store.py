@@ -398,7 +398,8 @@ def open_store(
     - ``None``, ``"sqlite://"`` or ``"sqlite:///:memory:"``: a private
       in-memory SQLite that lives as long as the store.
     - ``"sqlite:///path.db"``: a SQLite file in WAL mode; blobs go to
-      ``path.db.blobs/``.
+      ``path.db.blobs/``. A file that does not exist yet starts as a copy of
+      the process's migrated empty database (:func:`_seed_new_file`).
     - ``"postgresql://..."`` (or ``postgresql+psycopg://``): PostgreSQL via
       psycopg 3 with a connection pool of ``pool_size``; ``schema`` puts
       every table in that schema (created if missing).
