@@ -196,9 +196,12 @@ def _worker(sock: socket.socket, settings: dict[str, Any]) -> None:  # pragma: n
         offload.unshelter()
         import uvicorn
 
+        from layoutkit.adapters.http import uvicorn_server
+
         config = uvicorn.Config(**settings)
         try:
-            uvicorn.Server(config).run(sockets=[sock])
+            # The project's server: a stop ends its event streams and long polls at once.
+            uvicorn_server(config, None).run(sockets=[sock])
         finally:
             offload.stop()
 

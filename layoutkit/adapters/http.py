@@ -772,6 +772,7 @@ class HttpAdapter:
                 known,
                 lambda rev: self.in_thread(check, rev),
                 people=request.query_params.get("people") == "1",
+                stopping=lambda: self.ws.closing,
             ),
             media_type="text/event-stream",
             headers={"cache-control": "no-store", "x-accel-buffering": "no"},
@@ -963,11 +964,28 @@ def create_app(
         # /mcp is the advertised address; the mount keeps /mcp/ working too.
         routes.append(Route("/mcp", endpoint))
         routes.append(Mount("/mcp", app=endpoint))
-    return Starlette(
+    app = Starlette(
         routes=routes,
         lifespan=lifespan,
         exception_handlers={HTTPException: _http_error, 500: _server_error},
     )
+    app.state.workspace = ws
+    return app
+
+
+def stop_waits(app: Any) -> None:
+    """Tell the workspace ``app`` serves (:func:`create_app`'s app, maybe inside
+    uvicorn's middleware) that its server is stopping: event streams and long polls
+    end at their next look instead of running their course (up to 25 s each), and
+    new calls answer 503 ``shutting_down``."""
+    for _ in range(8):
+        ws = getattr(getattr(app, "state", None), "workspace", None)
+        if isinstance(ws, Workspace):
+            ws.begin_close()
+            return
+        app = getattr(app, "app", None)
+        if app is None:
+            return
 
 
 def _for_people(request: Request) -> bool:
@@ -1131,7 +1149,7 @@ def _serve_on(
         children = _workers.Supervisor(
             sockets[1:], {"app": app, "factory": True, "log_level": "warning"}
         )
-    server = _uvicorn_server(
+    server = uvicorn_server(
         uvicorn.Config(create_app(ws, engine_workers=engines), log_level="warning"),
         children,
         board.start if board else None,
@@ -1196,14 +1214,15 @@ class _ExampleBoard:
         self._echo(f"open the example board: {self._ws.link(f'/boards/{slug}')}?token={token}")
 
 
-def _uvicorn_server(
+def uvicorn_server(
     config: Any,
     children: _workers.Supervisor | None,
     listening: Callable[[], None] | None = None,
 ) -> Any:
     """A uvicorn server that starts the ``children`` once it listens, and stops when
     they cannot start (uvicorn is imported here: embedding code that only builds
-    the app never needs it). ``listening`` runs once it listens, too.
+    the app never needs it). ``listening`` runs once it listens, too. As it starts
+    to stop it ends the waits under way (:func:`stop_waits`).
     """
     import uvicorn
 
@@ -1221,6 +1240,10 @@ def _uvicorn_server(
 
         def stop_serving(self) -> None:
             self.should_exit = True
+
+        async def shutdown(self, sockets: list[Any] | None = None) -> None:
+            stop_waits(self.config.loaded_app)
+            await super().shutdown(sockets=sockets)
 
     return Server(config)
 

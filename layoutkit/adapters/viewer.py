@@ -59,6 +59,7 @@ async def change_stream(
     known: tuple[str | None, str | None, str | None],
     check: Callable[[int], Awaitable[dict[str, Any]]],
     people: bool = False,
+    stopping: Callable[[], bool] = lambda: False,
 ) -> AsyncIterator[str]:
     """Server-sent events for a board: ``change`` (a ``board_changes`` answer) whenever
     the board's rev, questions stamp, annotations stamp or own stamp moved past what
@@ -71,6 +72,7 @@ async def change_stream(
     runs ``board_changes`` from a rev in a worker thread; between checks this
     waits on the event loop alone. ``people`` sends the first presence list even when
     nobody else is there: a page that reconnects learns that the people it showed left.
+    The stream ends quietly once ``stopping`` says the server is stopping.
     """
     loop = asyncio.get_running_loop()
     started = quiet = loop.time()
@@ -93,12 +95,17 @@ async def change_stream(
         elif loop.time() - quiet >= HEARTBEAT_S:
             yield ": still here\n\n"
             quiet = loop.time()
-        if loop.time() - started >= STREAM_S or await request.is_disconnected():
+        if loop.time() - started >= STREAM_S or stopping() or await request.is_disconnected():
             return
         await asyncio.sleep(PRESENCE_CHECK_S if out["presence"] else CHECK_S)
+        if stopping():
+            # The server is stopping: the page reconnects to it, or to another one.
+            return
         try:
             out = await check(out["rev"])
         except ServiceError as err:
+            if stopping():
+                return  # refused because the server began to stop during the check
             # A revoked link or a removed board ends the stream with the reason.
             yield _event("gone", {**err.body, "status": err.status})
             return

@@ -15,7 +15,7 @@ from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from layoutkit import Workspace
-from layoutkit.adapters.http import create_app
+from layoutkit.adapters.http import create_app, uvicorn_server
 from tests.browser import playwright_browser
 
 
@@ -28,7 +28,8 @@ class LiveServer:
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
         config = uvicorn.Config(app, log_level="warning", lifespan="on")
-        self.server = uvicorn.Server(config)
+        # The server `layoutkit serve` runs: a stop ends its event streams and long polls.
+        self.server = uvicorn_server(config, None)
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]})
 
     @property

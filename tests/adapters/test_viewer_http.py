@@ -246,6 +246,48 @@ def test_waiting_streams_hold_no_connection_and_no_turn(
             stream.close()
 
 
+def test_a_stopping_server_ends_its_event_streams_and_long_polls_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A stop (Ctrl-C) used to wait for every open viewer's stream to run its course
+    (25 s) and every long poll to time out. Here neither would end for an hour."""
+    monkeypatch.setattr(viewer, "STREAM_S", 3600.0)
+    ws = Workspace.open()
+    server = LiveServer(create_app(ws))
+    try:
+        with server:
+            api = Api(ws, server)
+            api.op("create", {"kind": "board", "slug": "open"})
+            stream = Stream(api, "open", since=0)
+            assert stream.next(timeout=30) is not None  # the stream is open and sent
+            polled: list[httpx.Response] = []
+            poll = threading.Thread(
+                target=lambda: polled.append(
+                    api.op("wait_for_work", {"board": "open", "timeout": 60})
+                )
+            )
+            poll.start()
+            # The long poll is waiting on the store's wake-ups (not in a look).
+            deadline = time.monotonic() + 30
+            while ws.store.waker._waiting == 0:  # type: ignore[attr-defined]
+                assert time.monotonic() < deadline, "the long poll never started waiting"
+                time.sleep(0.01)
+        # The server has stopped: its thread is done, not waiting out the hour.
+        assert not server.thread.is_alive()
+        poll.join(timeout=30)
+        assert polled and polled[0].status_code == 200, polled and polled[0].text
+        assert "idle" in polled[0].json()
+        # The stream ended quietly: no "gone" event, the page simply reconnects.
+        left = []
+        while (event := stream.next(timeout=30)) is not None:
+            left.append(event[0])
+        assert "gone" not in left
+        stream.close()
+        api.client.close()
+    finally:
+        ws.close()
+
+
 # --------------------------------------------------------------------------- links and pages
 
 

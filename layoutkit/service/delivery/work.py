@@ -381,10 +381,13 @@ async def wait_for_work_async(
     waker = ws.store.waker
     while "idle" in found:
         left = deadline - time.monotonic()
-        if left <= 0:
+        # A closing workspace (its server stopping) answers the waiter idle at once.
+        if left <= 0 or ws.closing:
             break
         generation = waker.generation
         await waker.wait_async(generation, min(left, RECHECK_S))
+        if ws.closing:
+            break
         found = await in_thread(ws.call, "wait_for_work", once, principal)
     return found
 
