@@ -137,31 +137,39 @@ def task_parts(
     ``comment``. Hand-back summaries are not read: a hand-back files its
     summary as a ref version's content, never as a ref address.
     """
-    gates = task.get("gates") or []
-    out = {"title": task.get("title") or "", "body": task.get("body") or ""}
+    # Most tasks have only a title and a body: the other parts are skipped without a
+    # call each (a search reads this for every task hit, a build for every task).
+    get = task.get
+    out = {"title": get("title") or "", "body": get("body") or ""}
+    gates = get("gates")
     texts = {
         "gates": " ".join(
             " ".join(str(g.get(k) or "") for k in ("title", "who", "evidence")) for g in gates
-        ),
-        "nextAction": task.get("next_action") or "",
-        "outcome": task.get("outcome") or "",
-        "decisions": task.get("decisions") or "",
-        "branch": task.get("branch") or "",
+        )
+        if gates
+        else "",
+        "nextAction": get("next_action") or "",
+        "outcome": get("outcome") or "",
+        "decisions": get("decisions") or "",
+        "branch": get("branch") or "",
     }
-    for name, value in (task.get("fields") or {}).items():
-        if isinstance(value, str):
-            texts.setdefault(name, value)
+    fields = get("fields")
+    if fields:
+        for name, value in fields.items():
+            if isinstance(value, str):
+                texts.setdefault(name, value)
     for name, value in texts.items():
-        if value.strip():
+        if value and not value.isspace():  # as value.strip() would say, without a copy
             out[f"field:{name}"] = value
-    addresses = []
-    for ref in refs:
-        addresses.append(ref_address(ref.get("kind") or "", ref.get("ref") or "", ref.get("meta")))
+    addresses = [
+        ref_address(ref.get("kind") or "", ref.get("ref") or "", ref.get("meta")) for ref in refs
+    ]
     if addresses:
         out["ref"] = "\n".join(a for a in addresses if a)
-    said = "\n".join(c for c in comments if c)
-    if said:
-        out["comment"] = said
+    if comments:
+        said = "\n".join(c for c in comments if c)
+        if said:
+            out["comment"] = said
     return out
 
 

@@ -262,8 +262,11 @@ class _Views:
         return [self.task(found[i]) for i in ids if i in found]
 
     def task(self, task: SearchTaskRow) -> dict[str, Any]:
-        latest = {(r.kind, r.ref): r for r in task.refs}
-        parts = task_parts(task._asdict(), [r._asdict() for r in latest.values()], task.comments)
+        # Most tasks have no refs: no versions to reduce to the latest, none to convert.
+        latest = {(r.kind, r.ref): r for r in task.refs} if task.refs else {}
+        parts = task_parts(
+            task._asdict(), [r._asdict() for r in latest.values()] if latest else (), task.comments
+        )
         found = self.found
         matched = [name for name, value in parts.items() if _holds(found, value)]
         row = {

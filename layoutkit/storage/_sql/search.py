@@ -340,8 +340,9 @@ def _json(value: Any, pg: bool) -> Any:
 
 
 def _task_hit_row(row: tuple[Any, ...], pg: bool) -> SearchTaskRow:
-    (id_, ws, key, title, body, type_, status, state, project, gates, next_action) = row[:11]
-    outcome, decisions, branch, fields, refs, said_all = row[11:]
+    # The row's columns are SearchTaskRow's fields in order: made from it positionally,
+    # JSON decoded where needed (a search makes one for every task hit it shows).
+    said_all, refs = row[16], row[15]
     comments = []
     for detail in _aggregated(said_all):
         # As TaskRows.task_comments reads what was said.
@@ -349,23 +350,12 @@ def _task_hit_row(row: tuple[Any, ...], pg: bool) -> SearchTaskRow:
         if isinstance(said, str):
             comments.append(said)
     return SearchTaskRow(
-        id=id_,
-        workspace_id=ws,
-        key=key,
-        title=title,
-        body=body,
-        type=type_,
-        status=status,
-        state=state,
-        project=project,
-        gates=_json(gates, pg),
-        next_action=next_action,
-        outcome=outcome,
-        decisions=decisions,
-        branch=branch,
-        fields=_json(fields, pg),
-        refs=tuple(SearchTaskRef(k, ref, meta) for k, ref, meta in _aggregated(refs)),
-        comments=tuple(comments),
+        *row[:9],
+        _json(row[9], pg),
+        *row[10:14],
+        _json(row[14], pg),
+        tuple(SearchTaskRef(k, ref, meta) for k, ref, meta in _aggregated(refs)),
+        tuple(comments),
     )
 
 
