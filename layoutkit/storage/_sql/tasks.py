@@ -6,6 +6,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, func, insert, or_, select, update
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.selectable import Join
 
 from layoutkit.search_text import COMMENT_ACTION
 from layoutkit.storage import _schema as s
@@ -210,7 +212,9 @@ class TaskRows(TxBase):
             t.updated_at,
         ).where(and_(*where))
         if matched is not None:
-            select_rows = select_rows.select_from(s.tasks.join(matched, matched.c.id == t.id))
+            select_rows = select_rows.select_from(
+                _MatchFirst(matched, s.tasks, matched.c.id == t.id)
+            )
         if ordered:
             select_rows = select_rows.order_by(*order)
         rows = self.conn.execute(select_rows.limit(limit))
@@ -419,3 +423,26 @@ class TaskRows(TxBase):
         if limit is not None:
             query = query.limit(limit)
         return [record(row, TaskEventRecord) for row in reversed(self.conn.execute(query).all())]
+
+
+class _MatchFirst(Join):
+    """A join whose left side SQLite keeps as the outer loop (``CROSS JOIN``): the
+    title match, then each task by its key. With a plain join SQLite put the tasks
+    between the match and its documents, reached by the workspace's (or a facet's)
+    index, and read every task of the workspace once per matching title: 3 s for 55
+    titles, minutes for a common word, at 100k tasks. PostgreSQL reads the match
+    once as a materialized CTE (``_task_title_matches``): a plain join there."""
+
+    inherit_cache = True
+
+
+@compiles(_MatchFirst, "sqlite")
+def _match_first_on_sqlite(join: _MatchFirst, compiler: Any, **kw: Any) -> str:
+    kw.pop("asfrom", None)
+    return (
+        join.left._compiler_dispatch(compiler, asfrom=True, **kw)
+        + " CROSS JOIN "
+        + join.right._compiler_dispatch(compiler, asfrom=True, **kw)
+        + " ON "
+        + join.onclause._compiler_dispatch(compiler, **kw)
+    )
