@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, func, insert, or_, select, true, update
+from sqlalchemy import ColumnElement, func, insert, or_, select, true, update
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.selectable import Join
 
@@ -172,7 +172,6 @@ class TaskRows(TxBase):
         self, workspace_id: int, query: TaskTitleQuery, *, limit: int, ordered: bool = True
     ) -> list[TaskTitleRow]:
         t = s.tasks.c
-        where = self._title_facets(workspace_id, query)
         matched = self._task_title_matches(  # type: ignore[attr-defined]
             workspace_id, query.terms, match=query.match, drafts=query.drafts
         )
@@ -191,17 +190,27 @@ class TaskRows(TxBase):
         )
         c: Any = t
         if matched is None:
-            select_rows = select(*shown).where(and_(*where))
+            select_rows = select(*shown).where(*self._title_facets(workspace_id, query, t))
         elif self._pg:
-            # Each matching title's task by its key, in a LATERAL subquery the planner
-            # may not pull up (OFFSET 0): as a plain join, with no statistics yet for a
-            # workspace's new tasks, it read every task of the workspace (by the
-            # workspace's index) to join the few matches, 80-300 ms at 100k tasks.
-            task = select(*shown).where(t.id == matched.c.id, *where).offset(0).lateral("task")
+            # Each matching title's task by its key alone, in a LATERAL subquery the
+            # planner may neither pull up nor push the facets into (OFFSET 0): given
+            # the workspace or a facet to use, with no statistics yet for a
+            # workspace's new tasks, it read every task of the workspace (by its
+            # index) for each match, 80-300 ms at 100k tasks, minutes for a common word.
+            task = (
+                select(*shown, t.assignee, t.created_by)
+                .where(t.id == matched.c.id)
+                .offset(0)
+                .lateral("task")
+            )
             c = task.c
-            select_rows = select(*c).select_from(matched.join(task, true()))
+            select_rows = (
+                select(*(c[col.name] for col in shown))
+                .select_from(matched.join(task, true()))
+                .where(*self._title_facets(workspace_id, query, c))
+            )
         else:
-            select_rows = select(*shown).where(and_(*where))
+            select_rows = select(*shown).where(*self._title_facets(workspace_id, query, t))
             select_rows = select_rows.select_from(
                 _MatchFirst(matched, s.tasks, matched.c.id == t.id)
             )
@@ -216,9 +225,10 @@ class TaskRows(TxBase):
         rows = self.conn.execute(select_rows.limit(limit))
         return [record(r, TaskTitleRow) for r in rows]
 
-    def _title_facets(self, workspace_id: int, query: TaskTitleQuery) -> list[ColumnElement[bool]]:
-        """The conditions on a task that ``query``'s facets make."""
-        t = s.tasks.c
+    def _title_facets(
+        self, workspace_id: int, query: TaskTitleQuery, t: Any
+    ) -> list[ColumnElement[bool]]:
+        """The conditions ``query``'s facets make on the task columns ``t``."""
         where: list[ColumnElement[bool]] = [t.workspace_id == workspace_id]
         if not query.drafts:
             where.append(t.draft.is_(None))
