@@ -20,7 +20,10 @@ words, ``pod``/``under`` an epic, ``mine``/``moje``. Each query's expected
 first candidate is the task it was written from, and the words are chosen so
 that no other task in the facets holds them all. The figures: the share
 whose expected task ranks first, the verdicts, and p50/p95 of the wall time a
-caller waits (``Workspace.call``), per kind of query and overall.
+caller waits (``Workspace.call``) with this process's CPU beside it (a
+PostgreSQL server's work shows in wall time only), per kind of query and
+overall, and the machine's load. ``--slow MS`` lists every query whose wall
+time passed MS milliseconds, with its kind and text, to look into an outlier.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from _timing import CALLER, percentile, table
+from _timing import CALLER, machine_load, percentile, table
 from sqlalchemy import insert, select
 
 from layoutkit import Workspace
@@ -311,24 +314,51 @@ def labelled(tasks: list[dict[str, Any]], size: int, seed: int = 11) -> list[tup
 # ------------------------------------------------------------------ running
 
 
-def run(ws: Workspace, queries: list[tuple[str, str, int]]) -> dict[str, Any]:
+def run(
+    ws: Workspace, queries: list[tuple[str, str, int]], slow: float | None = None
+) -> dict[str, Any]:
     firsts: dict[str, list[bool]] = defaultdict(list)
     times: dict[str, list[float]] = defaultdict(list)
+    cpus: dict[str, list[float]] = defaultdict(list)
+    slowest: list[str] = []
     verdicts: Counter[str] = Counter()
     misses: list[str] = []
     for kind, query, expected in queries:
         label = kind.split(":")[0]
         who = Principal.user(kind.split(":")[1]) if ":" in kind else None
         params = {"q": query, "mode": "resolve"}
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         answer = ws.call("search", params, principal=who) if who else ws.call("search", params)
-        times[label].append((time.perf_counter() - start) * 1000)
+        took = (time.perf_counter() - start) * 1000
+        times[label].append(took)
+        cpus[label].append((time.process_time() - cpu) * 1000)
+        if slow is not None and took > slow:
+            slowest.append(f"{took:8.1f} ms wall {cpus[label][-1]:8.1f} ms CPU  {kind}: {query!r}")
         top = answer["candidates"][0]["id"] if answer["candidates"] else None
         firsts[label].append(top == expected)
         verdicts[answer["verdict"]] += 1
         if top != expected and len(misses) < 8:
             misses.append(f"{query!r}: expected {expected}, got {top} ({answer['verdict']})")
-    return {"firsts": firsts, "times": times, "verdicts": verdicts, "misses": misses}
+    return {
+        "firsts": firsts,
+        "times": times,
+        "cpus": cpus,
+        "verdicts": verdicts,
+        "misses": misses,
+        "slow": slowest,
+    }
+
+
+def _spread(wall: list[float], cpu: list[float]) -> list[str]:
+    """Wall p50, p95 and their ratio, then CPU p50 and p95, as table cells."""
+    p50, p95 = percentile(wall, 0.5), percentile(wall, 0.95)
+    return [
+        f"{p50:.1f}",
+        f"{p95:.1f}",
+        f"{p95 / p50:.2f}" if p50 else "-",
+        f"{percentile(cpu, 0.5):.1f}",
+        f"{percentile(cpu, 0.95):.1f}",
+    ]
 
 
 def _workspaces(pg: str | None) -> Iterator[tuple[str, Workspace]]:
@@ -349,6 +379,7 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=140)
     parser.add_argument("--pg", default=os.environ.get("LAYOUTKIT_TEST_POSTGRES_URL"))
+    parser.add_argument("--slow", type=float, default=None, metavar="MS")
     args = parser.parse_args()
     for backend, ws in _workspaces(args.pg):
         started = time.perf_counter()
@@ -356,21 +387,22 @@ def main() -> None:
         built = time.perf_counter() - started
         queries = labelled(tasks, args.queries)
         run(ws, queries[:10])  # warm the connection and the caches
-        result = run(ws, queries)
+        result = run(ws, queries, args.slow)
         rows = []
         everything: list[float] = []
+        cpu: list[float] = []
         hits: list[bool] = []
         for label, took in result["times"].items():
             firsts = result["firsts"][label]
             everything += took
+            cpu += result["cpus"][label]
             hits += firsts
             rows.append(
                 [
                     label,
                     str(len(took)),
                     f"{100 * sum(firsts) / len(firsts):.0f}%",
-                    f"{percentile(took, 0.5):.1f}",
-                    f"{percentile(took, 0.95):.1f}",
+                    *_spread(took, result["cpus"][label]),
                 ]
             )
         rows.append(
@@ -378,16 +410,18 @@ def main() -> None:
                 "all",
                 str(len(everything)),
                 f"{100 * sum(hits) / len(hits):.1f}%",
-                f"{percentile(everything, 0.5):.1f}",
-                f"{percentile(everything, 0.95):.1f}",
+                *_spread(everything, cpu),
             ]
         )
         table(
-            f"{backend}: {len(tasks):,} tasks generated in {built:.1f} s; {CALLER}",
-            ["queries", "n", "first", "p50 ms", "p95 ms"],
+            f"{backend}: {len(tasks):,} tasks generated in {built:.1f} s; {CALLER}; "
+            + machine_load(),
+            ["queries", "n", "first", "p50 ms", "p95 ms", "p95/p50", "cpu p50", "cpu p95"],
             rows,
         )
         print("verdicts:", dict(result["verdicts"]))
+        for line in result["slow"]:
+            print("  slow:", line)
         for miss in result["misses"]:
             print("  miss:", miss)
 

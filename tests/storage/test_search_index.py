@@ -129,7 +129,8 @@ def test_the_migration_fills_the_index_from_stored_rows(location: Location) -> N
 
 def test_the_text_match_is_the_outer_loop_of_a_title_lookup(tmp_path: Any) -> None:
     """SQLite picked the task documents as the outer loop and ran the text match once
-    per document (2.7 s at 20k tasks); the plan must start from the match."""
+    per document (2.7 s at 20k tasks); the plan must start from the match, and reach
+    the tasks by their key."""
     from sqlalchemy import event
 
     from layoutkit import Workspace
@@ -157,6 +158,10 @@ def test_the_text_match_is_the_outer_loop_of_a_title_lookup(tmp_path: Any) -> No
                 for sql, p in seen
             ]
     assert plans and all("search_fts" in plan[0] for plan in plans), plans
+    # Then each matching title's task by its key: reached by the workspace's index, every
+    # task of the workspace was read once per matching title (minutes at 100k tasks).
+    tasks = [step for plan in plans for step in plan if step.split()[1:2] == ["tasks"]]
+    assert tasks and all("USING INTEGER PRIMARY KEY" in step for step in tasks), plans
 
 
 def test_a_write_finds_the_documents_it_rewrites_through_the_index(tmp_path: Any) -> None:
