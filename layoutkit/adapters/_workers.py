@@ -196,7 +196,7 @@ def _worker(sock: socket.socket, settings: dict[str, Any]) -> None:  # pragma: n
         offload.unshelter()
         import uvicorn
 
-        from layoutkit.adapters.http import uvicorn_server
+        from layoutkit.adapters._serving import uvicorn_server
 
         config = uvicorn.Config(**settings)
         try:

@@ -41,6 +41,7 @@ from starlette.types import Message, Receive
 
 from layoutkit import ServiceError, Workspace
 from layoutkit.adapters import _workers
+from layoutkit.adapters._serving import uvicorn_server
 from layoutkit.adapters.viewer import (
     VIEWER_JS,
     VIEWER_JS_VERSION,
@@ -346,6 +347,8 @@ class HttpAdapter:
     def __init__(self, ws: Workspace, *, require_auth: bool = True) -> None:
         self.ws = ws
         self.require_auth = require_auth
+        #: Set as the server starts to stop: event streams and long polls end at once.
+        self.stopping = threading.Event()
         # One limiter per event loop (a test client runs one of its own each time).
         self._turns: weakref.WeakKeyDictionary[Any, anyio.CapacityLimiter] = (
             weakref.WeakKeyDictionary()
@@ -443,7 +446,9 @@ class HttpAdapter:
         try:
             checked = params() if callable(params) else params
             ws, principal = await self.in_thread(self.placed, request)
-            result = await long_poll(ws, checked, principal, self.in_thread)
+            result = await long_poll(
+                ws, checked, principal, self.in_thread, stopping=self.stopping.is_set
+            )
         except ServiceError as err:
             return error_response(err)
         return JSONResponse(result)
@@ -772,7 +777,7 @@ class HttpAdapter:
                 known,
                 lambda rev: self.in_thread(check, rev),
                 people=request.query_params.get("people") == "1",
-                stopping=lambda: self.ws.closing,
+                stopping=lambda: self.ws.closing or self.stopping.is_set(),
             ),
             media_type="text/event-stream",
             headers={"cache-control": "no-store", "x-accel-buffering": "no"},
@@ -969,23 +974,10 @@ def create_app(
         lifespan=lifespan,
         exception_handlers={HTTPException: _http_error, 500: _server_error},
     )
+    # What a stopping server (adapters._serving.stop_waits) tells and wakes.
+    app.state.stopping = adapter.stopping
     app.state.workspace = ws
     return app
-
-
-def stop_waits(app: Any) -> None:
-    """Tell the workspace ``app`` serves (:func:`create_app`'s app, maybe inside
-    uvicorn's middleware) that its server is stopping: event streams and long polls
-    end at their next look instead of running their course (up to 25 s each), and
-    new calls answer 503 ``shutting_down``."""
-    for _ in range(8):
-        ws = getattr(getattr(app, "state", None), "workspace", None)
-        if isinstance(ws, Workspace):
-            ws.begin_close()
-            return
-        app = getattr(app, "app", None)
-        if app is None:
-            return
 
 
 def _for_people(request: Request) -> bool:
@@ -1212,40 +1204,6 @@ class _ExampleBoard:
             return
         token = self._plain or "<owner token>"
         self._echo(f"open the example board: {self._ws.link(f'/boards/{slug}')}?token={token}")
-
-
-def uvicorn_server(
-    config: Any,
-    children: _workers.Supervisor | None,
-    listening: Callable[[], None] | None = None,
-) -> Any:
-    """A uvicorn server that starts the ``children`` once it listens, and stops when
-    they cannot start (uvicorn is imported here: embedding code that only builds
-    the app never needs it). ``listening`` runs once it listens, too. As it starts
-    to stop it ends the waits under way (:func:`stop_waits`).
-    """
-    import uvicorn
-
-    class Server(uvicorn.Server):
-        async def startup(self, sockets: list[Any] | None = None) -> None:
-            await super().startup(sockets=sockets)
-            if self.started:
-                self.listened()
-
-        def listened(self) -> None:
-            if listening is not None:
-                listening()
-            if children is not None:
-                children.start(failed=self.stop_serving)
-
-        def stop_serving(self) -> None:
-            self.should_exit = True
-
-        async def shutdown(self, sockets: list[Any] | None = None) -> None:
-            stop_waits(self.config.loaded_app)
-            await super().shutdown(sockets=sockets)
-
-    return Server(config)
 
 
 def worker_app() -> Starlette:

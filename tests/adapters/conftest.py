@@ -15,7 +15,8 @@ from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from layoutkit import Workspace
-from layoutkit.adapters.http import create_app, uvicorn_server
+from layoutkit.adapters._serving import uvicorn_server
+from layoutkit.adapters.http import create_app
 from tests.browser import playwright_browser
 
 

@@ -368,9 +368,12 @@ async def wait_for_work_async(
     params: dict[str, Any],
     principal: Principal | None,
     in_thread: Callable[..., Awaitable[Any]],
+    *,
+    stopping: Callable[[], bool] = lambda: False,
 ) -> dict[str, Any]:
     """``wait_for_work`` for an event loop: each look runs in a worker thread
-    through ``in_thread``; between looks the call waits on the loop alone."""
+    through ``in_thread``; between looks the call waits on the loop alone. It answers
+    idle at once when the workspace closes or ``stopping`` (its server's) says so."""
     once = {**params, "timeout": 0}
     # The looks send timeout 0, so the wait asked for is checked here (a remote caller
     # asking for 61 s hears 400 as an embedder does, not a 61 s wait).
@@ -381,12 +384,12 @@ async def wait_for_work_async(
     waker = ws.store.waker
     while "idle" in found:
         left = deadline - time.monotonic()
-        # A closing workspace (its server stopping) answers the waiter idle at once.
-        if left <= 0 or ws.closing:
+        # A closing workspace or a stopping server answers the waiter idle at once.
+        if left <= 0 or ws.closing or stopping():
             break
         generation = waker.generation
         await waker.wait_async(generation, min(left, RECHECK_S))
-        if ws.closing:
+        if ws.closing or stopping():
             break
         found = await in_thread(ws.call, "wait_for_work", once, principal)
     return found

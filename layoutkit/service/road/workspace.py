@@ -357,21 +357,16 @@ class Workspace:
         except _Discard:
             return done[0]
 
-    def begin_close(self) -> None:
-        """Refuse new calls (503 ``shutting_down``) and end the waits under way at
-        their next look: a long poll answers idle, an event stream ends. A server
-        calls this as it starts to stop, so a stop does not wait for them to run
-        their course; :meth:`close` releases everything afterwards."""
-        self.closing = True
-        if self._owns_store:
-            # Waiters sleeping until the next write wake now and see the workspace closing.
-            self.store.waker.fire()
+    def wake_waiters(self) -> None:
+        """Wake every call waiting for this store's next change (a long poll): each
+        looks again now. A stopping server calls this after telling its waits to end."""
+        self.store.waker.fire()
 
     def close(self) -> None:
         """Refuse new calls, let the ones under way finish (for at most
         :data:`CLOSE_WAIT_S`), stop background jobs (those not started are dropped)
         and close the store."""
-        self.begin_close()
+        self.closing = True
         # A call still running (a viewer's event stream checking the board, on a
         # server thread) must not find its store closed under it.
         deadline = time.monotonic() + CLOSE_WAIT_S
