@@ -899,8 +899,11 @@ class _LaterMcp:
     MCP request that comes first waits for the endpoint.
     """
 
-    def __init__(self, ws: Workspace, placed_of: Any, stateful: bool) -> None:
+    def __init__(
+        self, ws: Workspace, placed_of: Any, stateful: bool, stopping: Callable[[], bool]
+    ) -> None:
         self.ws, self.placed_of, self.stateful = ws, placed_of, stateful
+        self.stopping = stopping
         self._endpoint: Any = None
         self._failure: BaseException | None = None
         self._ready: anyio.Event | None = None
@@ -908,7 +911,9 @@ class _LaterMcp:
     def _build(self) -> tuple[Any, Callable[[Any], Any]]:
         from layoutkit.adapters.mcp import streamable_http_app
 
-        return streamable_http_app(self.ws, self.placed_of, stateful=self.stateful)
+        return streamable_http_app(
+            self.ws, self.placed_of, stateful=self.stateful, stopping=self.stopping
+        )
 
     async def _run(self, app: Any, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
         ready = self._ready = anyio.Event()
@@ -964,7 +969,7 @@ def create_app(
     routes = adapter.routes()
     lifespan = None
     if mcp:
-        endpoint = _LaterMcp(ws, adapter.placed, mcp_stateful)
+        endpoint = _LaterMcp(ws, adapter.placed, mcp_stateful, adapter.stopping.is_set)
         lifespan = endpoint.lifespan
         # /mcp is the advertised address; the mount keeps /mcp/ working too.
         routes.append(Route("/mcp", endpoint))

@@ -121,6 +121,7 @@ def build_server(
     selected: frozenset[str] | None = None,
     *,
     subscriptions: bool | None = None,
+    stopping: Callable[[], bool] | None = None,
 ) -> Server[Any]:
     """An MCP server exposing the operations of ``ws`` in the ``selected`` toolsets
     (the default ones when None) as tools.
@@ -130,6 +131,7 @@ def build_server(
     transport attaches to the request context, and the request's path or header
     may select other toolsets. ``subscriptions`` (default: only without
     ``placed_of``, that is a stateful stdio session) serves ``resources/subscribe``.
+    ``stopping`` says the HTTP server is stopping: a long poll then answers at once.
     """
     default = frozenset(toolsets.DEFAULT) if selected is None else selected
 
@@ -171,7 +173,13 @@ def build_server(
         try:
             # The token check reads the database: in a worker thread too.
             there, who = await anyio.to_thread.run_sync(place, ctx)
-            found = await long_poll(there, arguments, who, anyio.to_thread.run_sync)
+            found = await long_poll(
+                there,
+                arguments,
+                who,
+                anyio.to_thread.run_sync,
+                stopping=stopping or (lambda: False),
+            )
         except ServiceError as err:
             return _result({"status": err.status, **err.body}, error=True)
         return _result(found, error=False)
@@ -197,6 +205,7 @@ def streamable_http_app(
     selected: frozenset[str] | None = None,
     *,
     stateful: bool = False,
+    stopping: Callable[[], bool] | None = None,
 ) -> tuple[ASGIApp, Callable[[Any], AbstractAsyncContextManager[None]]]:
     """The streamable-HTTP MCP endpoint and the lifespan that runs its session manager.
 
@@ -210,7 +219,9 @@ def streamable_http_app(
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
     selected = toolsets.from_env() if selected is None else selected
-    server = build_server(ws, placed_of=placed_of, selected=selected, subscriptions=stateful)
+    server = build_server(
+        ws, placed_of=placed_of, selected=selected, subscriptions=stateful, stopping=stopping
+    )
     manager = StreamableHTTPSessionManager(app=server, stateless=not stateful, json_response=True)
 
     @asynccontextmanager

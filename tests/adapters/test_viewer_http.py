@@ -267,9 +267,28 @@ def test_a_stopping_server_ends_its_event_streams_and_long_polls_at_once(
                 )
             )
             poll.start()
-            # The long poll is waiting on the store's wake-ups (not in a look).
+            # The same long poll as an MCP tool (JSON answers, no session needed).
+            asked = {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": "wait_for_work", "arguments": {"board": "open", "timeout": 60}},
+            }
+            mcp_polled: list[httpx.Response] = []
+            mcp_poll = threading.Thread(
+                target=lambda: mcp_polled.append(
+                    api.client.post(
+                        "/mcp/x/work",
+                        json=asked,
+                        headers={"accept": "application/json, text/event-stream"},
+                        timeout=90,
+                    )
+                )
+            )
+            mcp_poll.start()
+            # Both long polls are waiting on the store's wake-ups (not in a look).
             deadline = time.monotonic() + 30
-            while ws.store.waker._waiting == 0:  # type: ignore[attr-defined]
+            while ws.store.waker._waiting < 2:  # type: ignore[attr-defined]
                 assert time.monotonic() < deadline, "the long poll never started waiting"
                 time.sleep(0.01)
         # The server has stopped: its thread is done, not waiting out the hour.
@@ -277,6 +296,9 @@ def test_a_stopping_server_ends_its_event_streams_and_long_polls_at_once(
         poll.join(timeout=30)
         assert polled and polled[0].status_code == 200, polled and polled[0].text
         assert "idle" in polled[0].json()
+        mcp_poll.join(timeout=30)
+        assert mcp_polled and mcp_polled[0].status_code == 200, mcp_polled
+        assert mcp_polled[0].json()["result"]["structuredContent"]["idle"] is True
         # The stream ended quietly: no "gone" event, the page simply reconnects.
         left = []
         while (event := stream.next(timeout=30)) is not None:
