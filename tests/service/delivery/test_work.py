@@ -207,7 +207,9 @@ def test_the_agent_is_the_tokens_runtime_or_the_named_one(ws: Workspace) -> None
 def test_a_blocking_wait_ends_idle_after_its_timeout(ws: Workspace) -> None:
     started = time.monotonic()
     assert "idle" in wait(ws, timeout=0.3)
-    assert 0.3 <= time.monotonic() - started < 1.5
+    # At least the timeout asked for, and nowhere near the default wait (25 s): the
+    # upper bound only tells the two apart (a loaded machine took 1.65 s through HTTP).
+    assert 0.3 <= time.monotonic() - started < 10.0
 
 
 def test_a_blocking_wait_wakes_on_the_write_not_on_a_later_look(
