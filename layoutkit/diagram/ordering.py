@@ -135,7 +135,7 @@ PROOF_LAYER = 6
 
 
 class _OutOfNodes(Exception):
-    pass
+    """The proof's search used its whole budget of nodes without an answer."""
 
 
 def _fewer_exist(
