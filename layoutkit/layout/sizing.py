@@ -211,9 +211,27 @@ WORD_WIDEN = 1.5
 
 def _word_room(md: str, default: float) -> float:
     """``default``, or wider (up to ``WORD_WIDEN`` times) when a word of ``md`` needs it."""
+    if _no_word_needs_room(md, default):
+        return default
     words = _blocks.plain_inline(md).split()
     longest = max((_text.text_width(w, BODY) for w in words), default=0.0)
     return max(default, min(default * WORD_WIDEN, longest + 2 * PAD + 1))
+
+
+def _no_word_needs_room(md: str, default: float) -> bool:
+    """True when no word of ``md`` can need more than ``default``, known without
+    parsing it: most texts, and the parse was a tenth of sizing a compose.
+
+    Reading inline markdown only drops characters from a word (markers, link
+    targets, escapes) or splits it (breaks), and widths add up per character;
+    so no read word is wider than the widest raw one. Entities (``&``), icons (``:name:``)
+    and images without alt text (``![``) put in characters of their own: texts
+    with those are read.
+    """
+    if "&" in md or ":" in md or "![" in md:
+        return False
+    longest = max((_text.text_width(w, BODY) for w in md.split()), default=0.0)
+    return longest + 2 * PAD + 1 <= default
 
 
 def markdown_height(md: str, width: float) -> tuple[float, float]:

@@ -1,6 +1,12 @@
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from layoutkit.layout import blocks as _blocks
 from layoutkit.layout import size_card, sizing
+from layoutkit.layout.sizing import BODY, PAD, WORD_WIDEN, _word_room
+from layoutkit.layout.text import text_width
 
 
 def test_text_is_measured_with_bundled_metrics_and_shrinks_to_short_text():
@@ -109,3 +115,53 @@ def test_element_kinds_as_cards_and_unknown_kinds_do_not_raise():
     w, h = size_card("chart", {"viz": "bars", "data": {"items": [{"label": "a", "value": 1}] * 5}})
     assert w == sizing.ELEMENT_CARD_WIDTH and h > 100
     assert size_card("no-such-kind", {}) == (sizing.ELEMENT_CARD_WIDTH, 48 + 2 * sizing.PAD)
+
+
+# Words a card's text may hold: markers of every inline rule, long runs, breaks.
+_PIECES = st.sampled_from(
+    [
+        "word",
+        "a",
+        "supercalifragilistic_identifier_with_no_break_at_all",
+        "**",
+        "*",
+        "_",
+        "`",
+        "``",
+        "~~",
+        "==",
+        "[",
+        "]",
+        "(",
+        ")",
+        "<",
+        ">",
+        "\\",
+        "$",
+        "#",
+        "|",
+        "-",
+        "!",
+        "[[",
+        "]]",
+        "https",
+        "//example.com/a/very/long/path/segment",
+        " ",
+        "  ",
+        "\n",
+        "\t",
+        "\u00a0",
+        "W",
+        "…",
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_PIECES, max_size=30).map("".join), st.sampled_from([120.0, 240.0, 360.0]))
+def test_an_unparsed_text_gets_the_width_its_read_words_give(md, default):
+    # The shortcut that skips reading the markdown must answer as reading it does.
+    words = _blocks.plain_inline(md).split()
+    longest = max((text_width(w, BODY) for w in words), default=0.0)
+    read = max(default, min(default * WORD_WIDEN, longest + 2 * PAD + 1))
+    assert _word_room(md, default) == read

@@ -10,19 +10,31 @@ from typing import Any
 from sqlalchemy import event
 
 from layoutkit.storage import NewCard, SqlStore
+from layoutkit.storage._sql._base import TxBase
 
 
 @contextmanager
 def statements(store: SqlStore) -> Iterator[list[str]]:
+    """Every statement sent while open: through SQLAlchemy, and straight to the
+    driver (``TxBase._driver_call``: an executemany counts once, as it is one
+    prepared statement the driver sends for all its rows)."""
     seen: list[str] = []
 
     def count(*args: Any) -> None:
         seen.append(args[2])  # (conn, cursor, statement, parameters, context, executemany)
 
+    sent = TxBase._driver_call
+
+    def driver_call(self: TxBase, query: str, values: Any, send: Any) -> Any:
+        seen.append(query)
+        return sent(self, query, values, send)
+
     event.listen(store.engine, "before_cursor_execute", count)
+    TxBase._driver_call = driver_call  # type: ignore[method-assign]
     try:
         yield seen
     finally:
+        TxBase._driver_call = sent  # type: ignore[method-assign]
         event.remove(store.engine, "before_cursor_execute", count)
 
 

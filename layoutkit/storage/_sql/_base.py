@@ -98,6 +98,71 @@ class DriverSql:
         return cls(str(lite), str(pg), fixed)
 
 
+#: Statements compiled for :meth:`TxBase.driver_execute`, by (id, dialect, columns);
+#: the statement is kept beside its compiled form, so its id names it while cached.
+_PREPARED: dict[tuple[int, str, tuple[str, ...]], tuple[ClauseElement, Prepared]] = {}
+
+
+class Prepared:
+    """A Core statement compiled once for one dialect, with the bind and result
+    processing of its values (the type conversions SQLAlchemy applies), for
+    :meth:`TxBase.driver_execute`: the statements a compose sends on every call,
+    where SQLAlchemy's per-execution handling cost more than the database took.
+
+    Statements with expanding binds (``in_`` a list) are refused: their SQL
+    depends on the values.
+    """
+
+    __slots__ = ("_binds", "_fixed", "_names", "_results", "columns", "positional", "sql")
+
+    def __init__(
+        self, stmt: ClauseElement, dialect: Any, column_keys: Sequence[str] | None = None
+    ) -> None:
+        compiled = stmt.compile(
+            dialect=dialect, column_keys=list(column_keys) if column_keys else None
+        )
+        binds = compiled.binds
+        if any(b.expanding for b in binds.values()):
+            raise ValueError("a prepared statement takes no expanding binds")
+        if compiled.insert_prefetch or compiled.update_prefetch:
+            # SQLAlchemy fills those columns' Python defaults in; the driver would not.
+            raise ValueError("a prepared statement names every column that has a default")
+        self.sql = str(compiled)
+        self.positional = bool(compiled.positional)
+        names = tuple(compiled.positiontup or ()) if self.positional else tuple(binds)
+        self._names = tuple((name, binds[name].key) for name in names)
+        # Values the statement fixes itself (``rev + 1``), keyed as the caller's are.
+        self._fixed = {b.key: b.value for b in binds.values() if not b.required}
+        self._binds = tuple(
+            binds[name].type.dialect_impl(dialect).bind_processor(dialect) for name in names
+        )
+        exported = list(getattr(stmt, "exported_columns", ()))
+        #: The names of the columns a row holds, in order.
+        self.columns = tuple(c.key for c in exported)
+        self._results = tuple(
+            c.type.dialect_impl(dialect).result_processor(dialect, None) for c in exported
+        )
+
+    def bind(self, params: Mapping[str, Any]) -> Any:
+        """``params`` (by bind key) as the driver takes them: processed and in order."""
+        values = {**self._fixed, **params} if self._fixed else params
+        out = [
+            value if process is None else process(value)
+            for (_, key), process in zip(self._names, self._binds, strict=True)
+            for value in (values[key],)
+        ]
+        if self.positional:
+            return out
+        return {name: value for (name, _), value in zip(self._names, out, strict=True)}
+
+    def row(self, raw: Sequence[Any]) -> tuple[Any, ...]:
+        """A driver row with each column converted as SQLAlchemy's result would."""
+        return tuple(
+            value if process is None or value is None else process(value)
+            for value, process in zip(raw, self._results, strict=True)
+        )
+
+
 def token_hash(token: str) -> str:
     # Tokens carry 256 random bits, so a plain digest is enough: there is no
     # dictionary to attack, and lookups stay a single indexed equality.
@@ -165,11 +230,65 @@ class TxBase:
         transaction's connection: for the reads of a search, where SQLAlchemy's
         statement handling and result rows cost more than the database took to
         answer. Values come as the driver gives them (JSON as text on SQLite)."""
-        driver: Any = self.conn.connection.driver_connection
         query = sql.postgresql if self._pg else sql.sqlite
         values = {**sql.fixed, **params} if sql.fixed else params
+        return self._driver_call(query, values, lambda d, q, v: d.execute(q, v).fetchall())
+
+    def prepared(self, stmt: ClauseElement, column_keys: Sequence[str] = ()) -> Prepared:
+        """``stmt`` compiled for this connection's dialect, once per process: pass
+        only statements built once (``functools.cache``), as the cache keeps them."""
+        dialect = self.conn.dialect
+        key = (id(stmt), dialect.name, tuple(column_keys))
+        hit = _PREPARED.get(key)
+        if hit is None or hit[0] is not stmt:
+            hit = (stmt, Prepared(stmt, dialect, column_keys))
+            _PREPARED[key] = hit
+        return hit[1]
+
+    def driver_execute(
+        self, stmt: ClauseElement, params: Mapping[str, Any], column_keys: Sequence[str] = ()
+    ) -> list[tuple[Any, ...]]:
+        """The rows of ``stmt`` (none for a statement without a result or RETURNING),
+        sent through the driver with the values and rows converted as SQLAlchemy
+        converts them (see :class:`Prepared`). An INSERT names its ``column_keys``."""
+        prepared = self.prepared(stmt, column_keys)
+        cursor = self._driver_call(
+            prepared.sql, prepared.bind(params), lambda d, q, v: d.execute(q, v)
+        )
+        if cursor.description is None:
+            return []
+        return [prepared.row(raw) for raw in cursor.fetchall()]
+
+    def driver_records(
+        self,
+        stmt: ClauseElement,
+        params: Mapping[str, Any],
+        cls: type[R],
+        column_keys: Sequence[str] = (),
+    ) -> list[R]:
+        """The rows of ``stmt`` (see :meth:`driver_execute`) as records ``cls``."""
+        names = self.prepared(stmt, column_keys).columns
+        return [
+            _rows.structure(dict(zip(names, row, strict=True)), cls)
+            for row in self.driver_execute(stmt, params, column_keys)
+        ]
+
+    def driver_insert(
+        self, stmt: ClauseElement, rows: Sequence[Mapping[str, Any]], column_keys: Sequence[str]
+    ) -> None:
+        """``stmt`` (an INSERT of ``column_keys``) once per row through the driver's
+        executemany, the values converted as SQLAlchemy converts them."""
+        prepared = self.prepared(stmt, column_keys)
+        self._driver_call(
+            prepared.sql,
+            [prepared.bind(row) for row in rows],
+            lambda d, q, v: d.cursor().executemany(q, v),
+        )
+
+    def _driver_call(self, query: str, values: Any, send: Callable[[Any, str, Any], Any]) -> Any:
+        driver: Any = self.conn.connection.driver_connection
         try:
-            return driver.execute(query, values).fetchall()
+            return send(driver, query, values)
         except self.conn.dialect.loaded_dbapi.Error as err:
             # As SQLAlchemy raises it, so the store's busy and error mapping holds.
             raise DBAPIError.instance(
@@ -179,14 +298,8 @@ class TxBase:
     def driver_executemany(self, sql: DriverSql, rows: Sequence[Any]) -> None:
         """``sql`` once for each of ``rows`` through the driver's executemany (see
         :meth:`driver_rows`)."""
-        driver: Any = self.conn.connection.driver_connection
         query = sql.postgresql if self._pg else sql.sqlite
-        try:
-            driver.cursor().executemany(query, rows)
-        except self.conn.dialect.loaded_dbapi.Error as err:
-            raise DBAPIError.instance(
-                query, rows, err, self.conn.dialect.loaded_dbapi.Error
-            ) from err
+        self._driver_call(query, rows, lambda d, q, v: d.cursor().executemany(q, v))
 
     def driver_list(self, values: Iterable[Any]) -> Any:
         """``values`` as the one bind a :class:`DriverSql` list takes: JSON text for

@@ -157,8 +157,9 @@ class AccessRows(TxBase):
         return result.rowcount > 0
 
     def membership(self, workspace_id: int, token_id: int) -> str | None:
-        found = self.conn.execute(_role(), {"ws": workspace_id, "token": token_id}).scalar()
-        return None if found is None else str(found)
+        # Asked on every request, as is verify_api_token: through the driver.
+        found = self.driver_execute(_role(), {"ws": workspace_id, "token": token_id})
+        return str(found[0][0]) if found else None
 
     def memberships(
         self, *, workspace_id: int | None = None, token_id: int | None = None
@@ -172,8 +173,8 @@ class AccessRows(TxBase):
         return [(int(w), int(t), str(r)) for w, t, r in self.conn.execute(query)]
 
     def verify_api_token(self, token: str) -> ApiTokenRecord | None:
-        row = self.conn.execute(_live_token(), {"hash": token_hash(token)}).first()
-        return None if row is None else record(row, ApiTokenRecord)
+        found = self.driver_records(_live_token(), {"hash": token_hash(token)}, ApiTokenRecord)
+        return found[0] if found else None
 
     def api_token(self, token_id: int) -> ApiTokenRecord | None:
         row = self.conn.execute(select(s.api_tokens).where(s.api_tokens.c.id == token_id)).first()

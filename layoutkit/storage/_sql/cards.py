@@ -127,9 +127,22 @@ def _cards_by_id() -> Any:
     return select(s.cards).where(s.cards.c.id.in_(bindparam("ids", expanding=True)))
 
 
+#: The columns a new card's row is written with (its id comes from the database).
+_NEW_CARD_COLUMNS = tuple(c.name for c in s.cards.c if c.name != "id")
+
+
 @functools.cache
 def _insert_cards() -> Any:
-    return insert(s.cards).returning(s.cards.c.id, s.cards.c.ordinal)
+    return insert(s.cards)
+
+
+@functools.cache
+def _new_card_ids() -> Any:
+    # The ordinals first..last were handed out to this batch alone (as for
+    # _keep_new_versions): they name its rows.
+    c = s.cards.c
+    ordinals = c.ordinal.between(bindparam("first"), bindparam("last"))
+    return select(c.id, c.ordinal).where(c.board_id == bindparam("board"), ordinals)
 
 
 @functools.cache
@@ -177,12 +190,15 @@ class CardRows(TxBase):
         now = self.now()
         # Bumping the board's sequence hands out the ordinals and, on
         # PostgreSQL, takes the board row's write lock.
-        found = self.conn.execute(
+        # The three statements of every compose go through the driver (see
+        # TxBase.driver_execute): SQLAlchemy's handling of them cost more than
+        # the database took to run them.
+        found = self.driver_execute(
             _take_ordinals(), {"board": board_id, "count": len(cards), "now": now}
-        ).first()
-        if found is None:
+        )
+        if not found:
             raise NotFoundError(f"board {board_id}")
-        last, rev = found
+        ((last, rev),) = found
         first = last - len(cards) + 1
         rows = [
             {
@@ -208,15 +224,15 @@ class CardRows(TxBase):
             }
             for i, c in enumerate(cards)
         ]
-        # Each row's ordinal is its own, so ids are matched by ordinal rather than by
-        # the order RETURNING hands them back: asking for that order made SQLAlchemy
-        # send one INSERT per card on SQLite, where without it sends one for all.
-        id_of = {ordinal: card_id for card_id, ordinal in self.conn.execute(_insert_cards(), rows)}
+        self.driver_insert(_insert_cards(), rows, _NEW_CARD_COLUMNS)
+        span = {"board": board_id, "first": first, "last": last}
+        # Each row's ordinal is its own, so ids are matched by ordinal.
+        id_of = {ordinal: card_id for card_id, ordinal in self.driver_execute(_new_card_ids(), span)}
         out = [
             CardRecord(id=id_of[row["ordinal"]], **row)  # type: ignore[arg-type]
             for row in rows
         ]
-        self.conn.execute(_keep_new_versions(), {"board": board_id, "first": first, "last": last})
+        self.driver_execute(_keep_new_versions(), span)
         for card in out:
             self._touch_search("card", card.id)
         return out
@@ -381,7 +397,9 @@ class CardRows(TxBase):
         return len(rows)
 
     def card_changes(self, board_id: int, since: int) -> list[CardRecord]:
-        rows = self.conn.execute(_card_changes(), {"board": board_id, "since": since})
+        # Every write reads the cards the previous one wrote (see BoardModels):
+        # through the driver.
+        rows = self.driver_execute(_card_changes(), {"board": board_id, "since": since})
         return [_card(r) for r in rows]
 
     def count_cards(self, board_id: int, *, include_deleted: bool = False) -> int:

@@ -20,6 +20,9 @@ def _insert_event() -> Any:
     return insert(s.audit_events).returning(*s.audit_events.c)
 
 
+_EVENT_COLUMNS = ("at", "principal", "action", "board_id", "detail")
+
+
 class EventRows(TxBase):
     def record_event(
         self,
@@ -30,7 +33,8 @@ class EventRows(TxBase):
         detail: Mapping[str, Any] | None = None,
     ) -> AuditEventRecord:
         self._write()
-        row = self.conn.execute(
+        # Every write records one: through the driver.
+        (event,) = self.driver_records(
             _insert_event(),
             {
                 "at": self.now(),
@@ -39,8 +43,10 @@ class EventRows(TxBase):
                 "board_id": board_id,
                 "detail": dict(detail or {}),
             },
-        ).one()
-        return record(row, AuditEventRecord)
+            AuditEventRecord,
+            _EVENT_COLUMNS,
+        )
+        return event
 
     def events(
         self,
