@@ -227,7 +227,9 @@ class CardRows(TxBase):
         self.driver_insert(_insert_cards(), rows, _NEW_CARD_COLUMNS)
         span = {"board": board_id, "first": first, "last": last}
         # Each row's ordinal is its own, so ids are matched by ordinal.
-        id_of = {ordinal: card_id for card_id, ordinal in self.driver_execute(_new_card_ids(), span)}
+        id_of = {
+            ordinal: card_id for card_id, ordinal in self.driver_execute(_new_card_ids(), span)
+        }
         out = [
             CardRecord(id=id_of[row["ordinal"]], **row)  # type: ignore[arg-type]
             for row in rows
