@@ -146,7 +146,7 @@ def _bad_text(text: str) -> str | None:
     return None
 
 
-def check_json_value(value: Any, *, depth: int = JSON_DEPTH) -> None:
+def check_json_value(value: Any, *, depth: int = JSON_DEPTH) -> bool:
     """Refuse what no request may carry, anywhere in ``value``.
 
     Numbers are finite and integers fit 64 bits (``invalid_number``); text,
@@ -154,7 +154,12 @@ def check_json_value(value: Any, *, depth: int = JSON_DEPTH) -> None:
     surrogate cannot be stored or sent back, and PostgreSQL keeps no NUL); objects and arrays nest at most ``depth`` deep
     (:class:`LimitExceeded` ``jsonDepth``). The walk is iterative, so a value
     nested far deeper than the interpreter's recursion limit is refused too.
+
+    Returns whether ``value`` holds a float with a whole value (``2.0``): JSON
+    Schema counts it as an integer and the params check does not, so the walk
+    that sees every number says so.
     """
+    whole_floats = False
     stack: list[_Node] = [(value, ())]
     while stack:
         node, where = stack.pop()
@@ -162,6 +167,9 @@ def check_json_value(value: Any, *, depth: int = JSON_DEPTH) -> None:
             _open_container(node, where, depth, stack)
         else:
             _check_scalar(node, where)
+            if isinstance(node, float) and node.is_integer():
+                whole_floats = True
+    return whole_floats
 
 
 #: A value met in the walk and the path to it.

@@ -51,9 +51,11 @@ for _plain in (str, int, float, bool):
 
 
 def record(row: Any, cls: type[R], **extra: Any) -> R:
-    """The record ``cls`` built from a result row's columns (plus ``extra`` fields)."""
+    """The record ``cls`` built from a result row's columns, or a mapping of them
+    (plus ``extra`` fields)."""
     # The row's own mapping is read by name without a copy unless fields are added.
-    return _rows.structure({**row._mapping, **extra} if extra else row._mapping, cls)
+    columns = getattr(row, "_mapping", row)
+    return _rows.structure({**columns, **extra} if extra else columns, cls)
 
 
 def columns(value: Any, **extra: Any) -> dict[str, Any]:
@@ -259,6 +261,16 @@ class TxBase:
             return []
         return [prepared.row(raw) for raw in cursor.fetchall()]
 
+    def driver_mappings(
+        self, stmt: ClauseElement, params: Mapping[str, Any], column_keys: Sequence[str] = ()
+    ) -> list[dict[str, Any]]:
+        """The rows of ``stmt`` (see :meth:`driver_execute`) by column name."""
+        names = self.prepared(stmt, column_keys).columns
+        return [
+            dict(zip(names, row, strict=True))
+            for row in self.driver_execute(stmt, params, column_keys)
+        ]
+
     def driver_records(
         self,
         stmt: ClauseElement,
@@ -267,11 +279,7 @@ class TxBase:
         column_keys: Sequence[str] = (),
     ) -> list[R]:
         """The rows of ``stmt`` (see :meth:`driver_execute`) as records ``cls``."""
-        names = self.prepared(stmt, column_keys).columns
-        return [
-            _rows.structure(dict(zip(names, row, strict=True)), cls)
-            for row in self.driver_execute(stmt, params, column_keys)
-        ]
+        return [record(found, cls) for found in self.driver_mappings(stmt, params, column_keys)]
 
     def driver_insert(
         self, stmt: ClauseElement, rows: Sequence[Mapping[str, Any]], column_keys: Sequence[str]

@@ -115,10 +115,10 @@ class BoardRows(TxBase):
     def _select_board(self) -> Any:
         return _select_board(self._pg)
 
-    def _board_with_tags(self, row: Row[Any] | None) -> BoardRecord | None:
+    def _board_with_tags(self, row: Row[Any] | Mapping[str, Any] | None) -> BoardRecord | None:
         if row is None:
             return None
-        found = row.tag_list
+        found = getattr(row, "_mapping", row)["tag_list"]
         tags = json.loads(found) if isinstance(found, str) else found
         return record(row, BoardRecord, tags=tuple(tags or ()))
 
@@ -184,13 +184,14 @@ class BoardRows(TxBase):
     ) -> BoardRecord | None:
         if lock:
             self._write()
+        # Every call on a board finds it by its slug: through the driver.
         query = _board_by_slug(self._pg, lock)
-        found = self.conn.execute(query, {"ws": workspace_id, "slug": slug}).first()
-        return self._board_with_tags(found)
+        found = self.driver_mappings(query, {"ws": workspace_id, "slug": slug})
+        return self._board_with_tags(found[0] if found else None)
 
     def board_revs(self, board_id: int) -> BoardRevs | None:
-        row = self.conn.execute(_board_revs(), {"id": board_id}).first()
-        return None if row is None else BoardRevs(utc(row[0]), *row[1:])
+        found = self.driver_execute(_board_revs(), {"id": board_id})
+        return BoardRevs(utc(found[0][0]), *found[0][1:]) if found else None
 
     def lock_board(self, board_id: int) -> BoardRecord:
         self._write()

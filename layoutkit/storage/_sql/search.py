@@ -106,17 +106,21 @@ _UPSERT_WORDS = DriverSql(
 
 # What every flush of a card write reads: built once (see _base).
 @functools.cache
-def _doc_ids() -> Any:
+def _doc_ids() -> DriverSql:
     d = s.search_docs.c
-    return select(d.id).where(
-        # Every document's workspace exists (the foreign key): naming them all changes
-        # no answer, and lets the unique index (workspace, kind, subject) find the rows.
-        # Without it the lookup read the whole index, every workspace's documents, on
-        # every write.
-        d.workspace_id.in_(select(s.workspaces.c.id)),
-        d.kind == bindparam("kind"),
-        d.subject.in_(bindparam("subjects", expanding=True)),
-    )
+    query = [
+        select(d.id).where(
+            # Every document's workspace exists (the foreign key): naming them all
+            # changes no answer, and lets the unique index (workspace, kind, subject)
+            # find the rows. Without it the lookup read the whole index, every
+            # workspace's documents, on every write.
+            d.workspace_id.in_(select(s.workspaces.c.id)),
+            d.kind == bindparam("kind"),
+            _in_list(d.subject, pg),
+        )
+        for pg in (False, True)
+    ]
+    return DriverSql.core(*query)
 
 
 @functools.cache
@@ -494,9 +498,8 @@ class SearchRows(TxBase):
         return total
 
     def _doc_ids(self, kind: str, subjects: Sequence[str]) -> list[int]:
-        return list(
-            self.conn.execute(_doc_ids(), {"kind": kind, "subjects": list(subjects)}).scalars()
-        )
+        found = self.driver_rows(_doc_ids(), {"kind": kind, "values": self.driver_list(subjects)})
+        return [doc_id for (doc_id,) in found]
 
     def _replace_docs(
         self,

@@ -55,8 +55,7 @@ class WebhookRows(TxBase):
 
     def webhooks(self, workspace_id: int, *, active: bool | None = None) -> list[WebhookRecord]:
         params = {"ws": workspace_id, "active": active}
-        rows = self.conn.execute(_webhooks(active is not None), params)
-        return [record(r, WebhookRecord) for r in rows]
+        return self.driver_records(_webhooks(active is not None), params, WebhookRecord)
 
     def update_webhook(self, webhook_id: int, **fields: Any) -> WebhookRecord:
         check_fields(fields, _WEBHOOK_FIELDS, "webhook")

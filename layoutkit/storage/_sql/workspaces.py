@@ -49,8 +49,8 @@ class WorkspaceRows(TxBase):
         return found
 
     def workspace(self, workspace_id: int) -> WorkspaceRecord | None:
-        row = self.conn.execute(_workspace_by_id(), {"id": workspace_id}).first()
-        return None if row is None else record(row, WorkspaceRecord)
+        found = self.driver_records(_workspace_by_id(), {"id": workspace_id}, WorkspaceRecord)
+        return found[0] if found else None
 
     def workspace_by_name(self, name: str) -> WorkspaceRecord | None:
         row = self.conn.execute(select(s.workspaces).where(s.workspaces.c.name == name)).first()
