@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import event
 
 from layoutkit.storage import NewCard, SqlStore
-from layoutkit.storage._sql._base import TxBase
+from layoutkit.storage._sql._base import TxBase, token_hash
 
 
 @contextmanager
@@ -65,3 +65,31 @@ def test_a_batch_of_cards_goes_in_one_insert_and_each_record_is_its_rows(
                 record.w,
                 record.h,
             )
+
+
+def test_statements_sent_through_the_driver_read_what_sqlalchemy_reads(store: SqlStore) -> None:
+    # TxBase.driver_execute converts values and rows with SQLAlchemy's own column
+    # types: each statement sent that way must read exactly what SQLAlchemy does.
+    from layoutkit.storage._sql import access, boards, cards, webhooks, workspaces
+
+    with store.transaction() as tx:
+        ws = tx.create_workspace(f"w-{uuid.uuid4().hex[:10]}").id
+        board = tx.create_board(ws, "b", tags=["alpha", "beta"]).id
+        tx.insert_cards(board, [NewCard("note", {"md": "é ✓"}, 1.5, 2, 10, 10, "ai", "a")])
+        tx.create_webhook(ws, url="https://example.com/h", events=["*"], secret="s", created_by="o")
+        tx.record_event("compose", "owner", board_id=board, detail={"n": 1})
+        made, token = tx.create_api_token("agent", "a", workspace_id=ws, role="member")
+    with store.read() as tx:
+        cases = [
+            (workspaces._workspace_by_id(), {"id": ws}),
+            (boards._board_by_slug(store.dialect == "postgresql", False), {"ws": ws, "slug": "b"}),
+            (boards._board_revs(), {"id": board}),
+            (cards._card_changes(), {"board": board, "since": -1}),
+            (webhooks._webhooks(True), {"ws": ws, "active": True}),
+            (access._live_token(), {"hash": token_hash(token)}),
+            (access._role(), {"ws": ws, "token": made.id}),
+        ]
+        for stmt, params in cases:
+            expected = [tuple(r) for r in tx.conn.execute(stmt, params)]
+            assert expected, stmt
+            assert tx.driver_execute(stmt, params) == expected, stmt

@@ -115,7 +115,17 @@ class Prepared:
     depends on the values.
     """
 
-    __slots__ = ("_binds", "_fixed", "_names", "_results", "columns", "positional", "sql")
+    __slots__ = (
+        "_binds",
+        "_dialect",
+        "_fixed",
+        "_names",
+        "_results",
+        "_types",
+        "columns",
+        "positional",
+        "sql",
+    )
 
     def __init__(
         self, stmt: ClauseElement, dialect: Any, column_keys: Sequence[str] | None = None
@@ -138,12 +148,13 @@ class Prepared:
         self._binds = tuple(
             binds[name].type.dialect_impl(dialect).bind_processor(dialect) for name in names
         )
-        exported = list(getattr(stmt, "exported_columns", ()))
+        self._types = [c.type.dialect_impl(dialect) for c in stmt.exported_columns]
+        self._dialect = dialect
         #: The names of the columns a row holds, in order.
-        self.columns = tuple(c.key for c in exported)
-        self._results = tuple(
-            c.type.dialect_impl(dialect).result_processor(dialect, None) for c in exported
-        )
+        self.columns = tuple(c.key for c in stmt.exported_columns)
+        # Known at the first result: a type's conversion may depend on the column
+        # type the database reports (psycopg's numerics).
+        self._results: tuple[Callable[[Any], Any] | None, ...] | None = None
 
     def bind(self, params: Mapping[str, Any]) -> Any:
         """``params`` (by bind key) as the driver takes them: processed and in order."""
@@ -157,12 +168,24 @@ class Prepared:
             return out
         return {name: value for (name, _), value in zip(self._names, out, strict=True)}
 
-    def row(self, raw: Sequence[Any]) -> tuple[Any, ...]:
-        """A driver row with each column converted as SQLAlchemy's result would."""
-        return tuple(
-            value if process is None or value is None else process(value)
-            for value, process in zip(raw, self._results, strict=True)
-        )
+    def rows(self, cursor: Any) -> list[tuple[Any, ...]]:
+        """The rows of a driver ``cursor`` this statement ran on, each column
+        converted as SQLAlchemy's result would."""
+        if self._results is None:
+            self._results = tuple(
+                kind.result_processor(self._dialect, column[1])
+                for kind, column in zip(self._types, cursor.description, strict=True)
+            )
+        found = cursor.fetchall()
+        if not any(self._results):
+            return [tuple(raw) for raw in found]
+        return [
+            tuple(
+                value if process is None or value is None else process(value)
+                for value, process in zip(raw, self._results, strict=True)
+            )
+            for raw in found
+        ]
 
 
 def token_hash(token: str) -> str:
@@ -259,7 +282,7 @@ class TxBase:
         )
         if cursor.description is None:
             return []
-        return [prepared.row(raw) for raw in cursor.fetchall()]
+        return prepared.rows(cursor)
 
     def driver_mappings(
         self, stmt: ClauseElement, params: Mapping[str, Any], column_keys: Sequence[str] = ()
