@@ -196,6 +196,9 @@ def test_task_titles_under_a_task_with_words_reads_what_its_descendants_hold(
             expected = [i for i in ids(terms=terms) if i in below]
             assert ids(terms=terms, under=root) == expected, (terms, root)
     assert ids(terms=(("totals",),), under=epic) == [child, grandchild, deep]
+    assert sorted(ids(under=epic)) == [child, grandchild, deep]
+    assert sorted(ids(under=ring_b)) == [ring_a, ring_b]
+    assert ids(under=deep) == []
     assert sorted(ids(terms=(("ring",),), under=ring_a)) == [ring_a, ring_b]
 
 
