@@ -158,9 +158,10 @@ def test_task_titles_reads_titles_within_facets_shortest_first(store: SqlStore, 
 def test_task_titles_under_a_task_with_words_reads_what_its_descendants_hold(
     store: SqlStore, clock
 ) -> None:
-    """With title words the matching tasks walk up their parent chains; without, the
-    root's descendants are read down from it: both readings name the same tasks, at
-    every depth, beside tasks of other trees, drafts and a cycle of parents."""
+    """On PostgreSQL, with title words the matching tasks walk up their parent chains;
+    without, the root's descendants are read down from it (SQLite reads them down
+    both times): the readings name the same tasks, at every depth, beside tasks of
+    other trees, drafts and a cycle of parents."""
     from layoutkit.storage import TaskTitleQuery
 
     with store.transaction() as tx:

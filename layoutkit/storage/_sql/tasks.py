@@ -192,7 +192,9 @@ class TaskRows(TxBase):
         # The tasks the rows are read from: the title match's, else on PostgreSQL an
         # under's descendants, read down from it (the same blindness as below: it
         # read every task of the workspace, once per descendant, 400-700 ms).
-        driver, under = matched, "up"
+        # SQLite reads the descendants once and keeps them; PostgreSQL's matches
+        # walk up their own parent chains (see _title_facets).
+        driver, under = matched, "up" if self._pg else "down"
         if matched is None and self._pg and query.under is not None:
             driver, under = self._descendants(query.under), "held"
         if driver is None:
@@ -257,11 +259,11 @@ class TaskRows(TxBase):
             where.append(or_(t.assignee.in_(query.assignees), t.created_by.in_(query.creators)))
         if query.under is not None and under != "held":
             if under == "up":
-                # The few matching tasks each walk up their own parent chain (a
+                # The matching tasks each walk up their own parent chain (a
                 # primary-key read per level): the epic's descendants, read down from
-                # it, were a merge join over every task on PostgreSQL, whose planner
-                # takes a recursive step for ten times the rows it starts from
-                # (100-200 ms at 100k tasks).
+                # it beside the match, were a merge join over every task on
+                # PostgreSQL, whose planner takes a recursive step for ten times the
+                # rows it starts from (100-200 ms at 100k tasks).
                 where.append(literal(query.under).in_(select(_ancestors(t.parent_id).c.id)))
             else:
                 where.append(t.id.in_(select(self._descendants(query.under).c.id)))
