@@ -153,3 +153,89 @@ def test_task_titles_reads_titles_within_facets_shortest_first(store: SqlStore, 
     # Any group: the titles holding the most terms first.
     assert ids(terms=(("errors",), ("more",)), match="any") == [loose, grandchild]
     assert len(ids(limit=1, ordered=False, terms=(("card",),))) == 1
+
+
+def test_task_titles_under_a_task_with_words_reads_what_its_descendants_hold(
+    store: SqlStore, clock
+) -> None:
+    """On PostgreSQL, with title words the matching tasks walk up their parent chains;
+    without, the root's descendants are read down from it (SQLite reads them down
+    both times): the readings name the same tasks, at every depth, beside tasks of
+    other trees, drafts and a cycle of parents."""
+    from layoutkit.storage import TaskTitleQuery
+
+    with store.transaction() as tx:
+        ws = tx.ensure_workspace()
+
+        def add(title: str, **values: object) -> int:
+            clock.advance(seconds=1)
+            return tx.insert_task(
+                ws.id, title=title, created_by="agent:x", asked_by="agent", **values
+            ).id
+
+        epic = add("Checkout epic", type="epic")
+        other = add("Checkout totals epic", type="epic")
+        child = add("Checkout totals", parent_id=epic)
+        grandchild = add("Checkout totals in Zorbex", parent_id=child)
+        add("Checkout totals draft", parent_id=grandchild, draft="pending")
+        deep = add("Zorbex checkout totals again", parent_id=grandchild)
+        add("Checkout totals in Zorbex", parent_id=other)
+        add("Checkout totals loose")
+        ring_a = add("Checkout ring a")
+        ring_b = add("Checkout ring b", parent_id=ring_a)
+        tx.update_task(ring_a, parent_id=ring_b)
+        roots = [epic, other, child, grandchild, deep, ring_a, ring_b]
+
+    def ids(**query: object) -> list[int]:
+        with store.read() as tx:
+            rows = tx.task_titles(ws.id, TaskTitleQuery(**query), limit=100)
+        return [r.id for r in rows]
+
+    for terms in ((("checkout",),), (("checkout",), ("totals",)), (("zorbex", "ring"),)):
+        for root in roots:
+            below = set(ids(under=root))
+            expected = [i for i in ids(terms=terms) if i in below]
+            assert ids(terms=terms, under=root) == expected, (terms, root)
+    assert ids(terms=(("totals",),), under=epic) == [child, grandchild, deep]
+    assert sorted(ids(under=epic)) == [child, grandchild, deep]
+    assert sorted(ids(under=ring_b)) == [ring_a, ring_b]
+    assert ids(under=deep) == []
+    assert sorted(ids(terms=(("ring",),), under=ring_a)) == [ring_a, ring_b]
+
+
+def test_task_titles_with_a_rare_word_check_every_word_in_the_title(store: SqlStore) -> None:
+    """PostgreSQL's index scan takes the rarest words only (the vocabulary's counts)
+    and the rows it finds are checked against every word: a common word held only
+    in a body, or by no title the rare word is in, still leaves the task out."""
+    from layoutkit.storage import TaskTitleQuery
+
+    with store.transaction() as tx:
+        ws = tx.ensure_workspace()
+
+        def add(title: str, body: str = "") -> int:
+            return tx.insert_task(
+                ws.id, title=title, body=body, created_by="agent:x", asked_by="agent"
+            ).id
+
+        for n in range(90):
+            add(f"Fix checkout totals {n}", "The checkout page of the sign-in form.")
+        both = add("Zorbex checkout")
+        prefixes = add("Zorbexa checkouts sign-in")
+        add("Zorbex totals", "The checkout page: checkout, checkout.")
+        add("Zorbex page")
+        spelled = add("Zorbeks in checkout")
+
+    def ids(*terms: tuple[str, ...]) -> list[int]:
+        with store.read() as tx:
+            rows = tx.task_titles(ws.id, TaskTitleQuery(terms=terms), limit=100)
+        return sorted(r.id for r in rows)
+
+    if store.dialect == "postgresql":
+        with store.read() as tx:
+            groups = [[["zorbex"]], [["checkout"]]]
+            assert tx._rarest_groups(ws.id, groups) == [[["zorbex"]]]
+    assert ids(("zorbex",), ("checkout",)) == [both, prefixes]
+    assert ids(("zorbex", "zorbeks"), ("checkout",)) == [both, prefixes, spelled]
+    assert ids(("zorbex",), ("checkout",), ("sign-in",)) == [prefixes]
+    assert ids(("zorbex",), ("the",)) == []
+    assert len(ids(("checkout",), ("totals",))) == 90

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -63,6 +64,10 @@ PG_TSVECTOR = (
 #: bm25 column weights on SQLite: a word in the title counts ten times one in the body.
 _BM25 = "bm25(search_fts, 10.0, 1.0)"
 _IN_CHUNK = 500
+#: A title match's index scan takes the rarest group of words and those at most this
+#: many times as common: a row the scan brings costs the whole query's check on it,
+#: about as much as twenty document ids of a common word in the index.
+_RARE_SPREAD = 20
 
 
 class _Doc(NamedTuple):
@@ -246,6 +251,29 @@ def _vocabulary_near() -> DriverSql:
         w.docs >= bindparam("min_docs"),
     )
     return DriverSql.core(query, query)
+
+
+@functools.cache
+def _prefix_docs() -> DriverSql:
+    """PostgreSQL: how many documents hold a vocabulary word each token begins
+    (summed over the words, so a document holding two counts twice)."""
+    return DriverSql.named(
+        "SELECT p.token, COALESCE(SUM(w.docs), 0) "
+        "FROM unnest(CAST(:values AS TEXT[])) AS p(token) LEFT JOIN search_words w "
+        "ON w.workspace_id = :ws AND w.first = left(p.token, 1) "
+        "AND w.length >= length(p.token) AND left(w.word, length(p.token)) = p.token "
+        "GROUP BY p.token"
+    )
+
+
+def _pg_title_query(groups: Sequence[Sequence[Sequence[str]]], match: str) -> str:
+    """The tsquery of a title match: a word of every group (``all``) or of some
+    group (``any``), each spelling all its tokens, each token a title word's start."""
+    join = " & " if match == "all" else " | "
+    return join.join(
+        "(" + " | ".join("(" + " & ".join(f"{t}:*A" for t in sp) + ")" for sp in group) + ")"
+        for group in groups
+    )
 
 
 def _in_list(column: Any, pg: bool) -> Any:
@@ -495,6 +523,18 @@ class SearchRows(TxBase):
             # Fresh statistics after a bulk write: without them the planner reads a
             # GIN match as a scan and a query takes ten times as long until autovacuum.
             self.conn.execute(text("ANALYZE search_docs, search_words"))
+            # The rows written wait in the GIN index's pending list (fast update),
+            # which every text match reads through whole until autovacuum merges
+            # it: 10 ms of a 3 ms match after 100k tasks were indexed. Only the
+            # index's owner may merge it (as ANALYZE, which others only skip).
+            self.conn.execute(
+                text(
+                    "SELECT gin_clean_pending_list(c.oid) FROM pg_class c "
+                    "WHERE c.oid = to_regclass('ix_search_docs_text') "
+                    "AND pg_has_role(c.relowner, 'USAGE') "
+                    "AND has_function_privilege('gin_clean_pending_list(regclass)', 'EXECUTE')"
+                )
+            )
         return total
 
     def _doc_ids(self, kind: str, subjects: Sequence[str]) -> list[int]:
@@ -758,19 +798,27 @@ class SearchRows(TxBase):
             # A write earlier in this transaction is read as the commit will index it.
             self.flush_search_index()
         kinds = ["tasks", "drafts"] if drafts else ["tasks"]
+        narrow = None
         if self._pg:
-            join = " & " if match == "all" else " | "
-            query = join.join(
-                "("
-                + " | ".join("(" + " & ".join(f"{t}:*A" for t in sp) + ")" for sp in group)
-                + ")"
-                for group in groups
-            )
+            query = _pg_title_query(groups, match)
+            rare = self._rarest_groups(workspace_id, groups) if match == "all" else groups
+            # The GIN index finds the documents holding the rarest words and the
+            # whole query is checked on those rows only (ts_match_vq is @@ where
+            # the planner cannot take it to the index). Matched by prefix in title
+            # and body, a common word reads every document of the workspace into
+            # the index scan's bitmap, 20-60 ms at 100k tasks, for the few rows
+            # a component name alone would find.
+            narrow = None if len(rare) == len(groups) else _pg_title_query(rare, match)
             sql = (
                 "SELECT CAST(d.subject AS BIGINT) AS id, ts_rank(d.search_tsv, q) AS score "
-                "FROM search_docs d, to_tsquery('simple'::regconfig, :q) q "
-                "WHERE d.workspace_id = :ws AND d.kind = 'task' AND d.grp IN :grps "
-                "AND d.search_tsv @@ q"
+                "FROM search_docs d, to_tsquery('simple'::regconfig, :q) q"
+                + (", to_tsquery('simple'::regconfig, :narrow) n" if narrow else "")
+                + " WHERE d.workspace_id = :ws AND d.kind = 'task' AND d.grp IN :grps AND "
+                + (
+                    "d.search_tsv @@ n AND ts_match_vq(d.search_tsv, q)"
+                    if narrow
+                    else "d.search_tsv @@ q"
+                )
             )
         else:
             join = " AND " if match == "all" else " OR "
@@ -793,9 +841,12 @@ class SearchRows(TxBase):
                 "WHERE search_fts MATCH :q AND d.workspace_id = :ws AND d.kind = 'task' "
                 "AND d.grp IN :grps"
             )
+        binds: dict[str, Any] = {"q": query, "ws": workspace_id, "grps": kinds}
+        if narrow:
+            binds["narrow"] = narrow
         matches = (
             text(sql)
-            .bindparams(bindparam("grps", expanding=True), q=query, ws=workspace_id, grps=kinds)
+            .bindparams(bindparam("grps", expanding=True), **binds)
             .columns(id=Integer, score=Float)
         )
         if self._pg:
@@ -803,6 +854,35 @@ class SearchRows(TxBase):
             # text match again for every task row in a nested loop (seconds, not ms).
             return matches.cte("title_match").prefix_with("MATERIALIZED")
         return matches.subquery("title_match")
+
+    def _rarest_groups(
+        self, workspace_id: int, groups: Sequence[Sequence[Sequence[str]]]
+    ) -> list[Sequence[Sequence[str]]]:
+        """The groups of a title match (each spellings, each tokens) an index scan
+        needs: by the vocabulary's counts of the documents holding words a token
+        begins, the rarest group and those at most :data:`_RARE_SPREAD` times as
+        common. A token the vocabulary does not keep (short, or not letters) counts
+        as common; with no group counted, every group."""
+        wanted = sorted({t for g in groups for sp in g for t in sp if is_vocabulary_word(t)})
+        if len(groups) < 2 or not wanted:
+            return list(groups)
+        held = dict(
+            self.driver_rows(
+                _prefix_docs(), {"ws": workspace_id, "values": self.driver_list(wanted)}
+            )
+        )
+
+        def docs(group: Sequence[Sequence[str]]) -> float:
+            # A spelling's documents hold all its tokens: at most its rarest token's.
+            return sum(min(held.get(t, math.inf) for t in sp) for sp in group)
+
+        counted = [docs(g) for g in groups]
+        rarest = min(counted)
+        if rarest == math.inf:
+            return list(groups)
+        return [
+            g for g, n in zip(groups, counted, strict=True) if n <= _RARE_SPREAD * max(rarest, 1)
+        ]
 
     def vocabulary_word(self, workspace_id: int, start: str) -> int | None:
         """How many documents hold the vocabulary word ``start``: 0 when only longer

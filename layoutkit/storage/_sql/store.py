@@ -517,6 +517,10 @@ def _postgres_engine(parsed: URL, schema: str | None, pool_size: int) -> Engine:
     # give up (503 busy) rather than hold a worker forever. Set once per
     # connection, as a startup option: no round trip per transaction.
     options = [f"-c lock_timeout={int(PG_LOCK_TIMEOUT_S * 1000)}"]
+    # No JIT compiling: the store's statements read a handful of rows, and a cost
+    # estimate made without statistics (a workspace's new rows) passed the JIT
+    # threshold now and then, costing 100-700 ms of compiling for a 1 ms read.
+    options.append("-c jit=off")
     # Options the URL carries (``?options=-csearch_path%3D...``) are kept: the
     # connect argument below would otherwise replace them, and a URL that names
     # a schema this way would quietly read and write the public one.
