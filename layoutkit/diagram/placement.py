@@ -167,28 +167,24 @@ def assign_x(
     cols: list[int] = []
     vals: list[float] = []
     rhs: list[float] = []
-    r = 0
 
     def le(terms: list[tuple[int, float]], bound: float) -> None:
-        nonlocal r
+        rows.extend([len(rhs)] * len(terms))
         for c, v in terms:
-            rows.append(r)
             cols.append(c)
             vals.append(v)
         rhs.append(bound)
-        r += 1
 
     # Every item leans left a little, so an untied drawing has one answer.
-    cost = np.concatenate([np.full(n, 1e-3), np.zeros(nv - n)])
+    # A list while it is filled in (a numpy array's item assignment costs more).
+    cost = [1e-3] * n + [0.0] * (nv - n)
     for ci in sep.keys.values():
         cost[n + 2 * ci] = -0.05
         cost[n + 2 * ci + 1] = 0.05
+    weights = weights or {}
     for s, (a, b, k) in enumerate(h.segments):
-        t = n + 2 * nc + s
-        cost[t] = _segment_weight(items[a].kind, items[b].kind) * (weights or {}).get(k, 1.0)
-        oa, ob = out_off.get(s, 0.0), in_off.get(s, 0.0)
-        le([(a, 1.0), (b, -1.0), (t, -1.0)], ob - oa)
-        le([(a, -1.0), (b, 1.0), (t, -1.0)], oa - ob)
+        cost[n + 2 * nc + s] = _segment_weight(items[a].kind, items[b].kind) * weights.get(k, 1.0)
+    _segment_rows(h.segments, n + 2 * nc, out_off, in_off, (rows, cols, vals, rhs))
     for j, (ea, eb, weight) in enumerate(pulls):
         t = n + 2 * nc + m + j
         cost[t] = weight
@@ -203,7 +199,11 @@ def assign_x(
         le([*((c, -v) for c, v in terms), (t, -1.0)], 0.0)
     _balance_fans(fans, n + 2 * nc + m + len(pulls), cost, le)
     for p, q, gap in sep.rows:
-        le([(p, 1.0), (q, -1.0)], -gap)
+        r = len(rhs)
+        rows += (r, r)
+        cols += (p, q)
+        vals += (1.0, -1.0)
+        rhs.append(-gap)
     if nv == 0:  # a diagram with nothing in it: there is nothing to place
         return Placed([], {}, out_off, in_off)
     sol = _lp.minimise(cost, rows, cols, vals, rhs)
@@ -215,6 +215,26 @@ def assign_x(
     return Placed(x, frames, out_off, in_off)
 
 
+def _segment_rows(
+    segments: list[tuple[int, int, int]],
+    first: int,
+    out_off: dict[int, float],
+    in_off: dict[int, float],
+    program: tuple[list[int], list[int], list[float], list[float]],
+) -> None:
+    """``|x[a] + out - x[b] - in| <= t`` for each segment, ``t`` numbered from ``first``:
+    two rows of three terms each, appended to the triplets and bounds of ``program``."""
+    rows, cols, vals, rhs = program
+    for s, (a, b, _k) in enumerate(segments):
+        t = first + s
+        oa, ob = out_off.get(s, 0.0), in_off.get(s, 0.0)
+        r = len(rhs)
+        rows += (r, r, r, r + 1, r + 1, r + 1)
+        cols += (a, b, t, a, b, t)
+        vals += (1.0, -1.0, -1.0, -1.0, 1.0, -1.0)
+        rhs += (ob - oa, oa - ob)
+
+
 #: The cost of a unit of imbalance of a fan (a node over its children, or under its
 #: parents): above the leftward pull every item carries (1e-3), far below an edge's.
 BALANCE = 0.02
@@ -223,7 +243,7 @@ BALANCE = 0.02
 def _balance_fans(
     fans: list[tuple[int, list[int]]],
     first: int,
-    cost: np.ndarray,
+    cost: list[float],
     le: Any,
 ) -> None:
     """Where the edges leave a tie (any spot between two children costs the same), the
