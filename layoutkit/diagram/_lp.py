@@ -32,7 +32,7 @@ PRESOLVE_COLUMNS = 1000
 #: keep up than the few iterations they save. Larger programs keep HiGHS's choice.
 DANTZIG_COLUMNS = 300
 
-# One solver per thread, emptied before each program: making one and setting its
+# One solver per thread, reused (each ``passModel`` empties it): making one and setting its
 # options cost about a tenth of a small placement's solve. HiGHS objects are not
 # to be shared between threads, and a service may lay out in several.
 _local = threading.local()
@@ -55,8 +55,9 @@ def _solver() -> Any:
         solver.setOptionValue("threads", 1)
         _local.solver = solver
         _local.options = {}
-    else:
-        solver.clearModel()
+    # No ``clearModel`` here: ``passModel`` clears the model, basis and solution
+    # before it takes the new program (HiGHS's every ``passModel`` ends in the one
+    # that does), so each program starts afresh, as from a new solver.
     return solver
 
 
@@ -103,12 +104,12 @@ def minimise(
         first = np.empty(len(v), dtype=bool)
         first[0] = True
         np.not_equal(key[1:], key[:-1], out=first[1:])
-        if not first.all():
-            starts = np.flatnonzero(first)
+        starts = first.nonzero()[0]
+        if len(starts) < len(v):
             v = np.add.reduceat(v, starts)
             key = key[starts]
     c, r = np.divmod(key, max(nr, 1))
-    start = np.searchsorted(c, np.arange(nv + 1)).astype(np.int32)
+    start = c.searchsorted(np.arange(nv + 1)).astype(np.int32)
 
     if presolve is None:
         presolve = nv > PRESOLVE_COLUMNS

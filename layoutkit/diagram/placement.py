@@ -209,7 +209,7 @@ def assign_x(
     sol = _lp.minimise(cost, rows, cols, vals, rhs)
     if sol is None:
         sol = _lp.minimise(cost, rows, cols, vals, rhs, simplex=False)
-    sol = np.round(sol, 3) if sol is not None else np.zeros(nv)
+    sol = sol.round(3) if sol is not None else np.zeros(nv)
     x = sol[:n].tolist()  # Python floats, as float() of each gives
     frames = {key: (float(sol[sep.left(key)]), float(sol[sep.right(key)])) for key in sep.keys}
     return Placed(x, frames, out_off, in_off)
@@ -266,13 +266,17 @@ def _fans(h: Hierarchy) -> list[tuple[int, list[int]]]:
     not of the labels (which a tie may leave anywhere between hub and state); where
     that leaves one end (a two-state cycle, labelled both ways) the labels are the ends."""
     fans: list[tuple[int, list[int]]] = []
+    items = h.items
     for upper in (True, False):
         near: dict[int, set[int]] = defaultdict(set)
         past: dict[int, set[int]] = defaultdict(set)
         for chain in h.chains.values():
-            hub, *rest = chain if upper else chain[::-1]
-            near[hub].add(rest[0])
-            past[hub].add(next((i for i in rest if h.items[i].kind != "label"), rest[-1]))
+            hub, first = (chain[0], chain[1]) if upper else (chain[-1], chain[-2])
+            near[hub].add(first)
+            if items[first].kind == "label":
+                rest = chain[1:] if upper else chain[-2::-1]
+                first = next((i for i in rest if items[i].kind != "label"), rest[-1])
+            past[hub].add(first)
         for hub in sorted(near):
             ends = past[hub] if len(past[hub]) >= 2 else near[hub]
             if len(ends) >= 2:
