@@ -95,8 +95,11 @@ def minimise(
     nv, nr = len(cost), len(rhs)
     # Column-major order through one key (column * rows + row): one stable sort
     # instead of a two-key lexsort, the same order.
-    key = np.array(cols, dtype=np.int64) * nr + np.array(rows, dtype=np.int64)
-    v = np.array(vals, dtype=np.float64)
+    # (``fromiter`` reads a list of numbers faster than ``array``, which first
+    # discovers its shape and type.)
+    nz = len(vals)
+    key = np.fromiter(cols, np.int64, nz) * nr + np.fromiter(rows, np.int64, nz)
+    v = np.fromiter(vals, np.float64, nz)
     order = key.argsort(kind="stable")
     key, v = key[order], v[order]
     if len(v):
