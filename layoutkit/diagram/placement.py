@@ -862,6 +862,10 @@ def _order_small_gap(
             c = (lo[i] <= a[j] <= hi[i]) + (lo[j] <= b[i] <= hi[j])
             uj, vj = nodes[j]
             cost[i][j] = c if ui in (uj, vj) or vi in (uj, vj) else c * heavy
+    if n == 2 and rounds:
+        # Sifting two segments ends in the cheaper of their two orders, the given
+        # one on a tie: the second goes on top only when that costs strictly less.
+        return [segs[1], segs[0]] if cost[1][0] < cost[0][1] else [segs[0], segs[1]]
 
     def totals(rest: list[int], e: int) -> list[int]:
         above = [0]

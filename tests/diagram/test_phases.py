@@ -188,6 +188,21 @@ def test_track_order_is_no_worse_than_left_to_right(spans: list[tuple[int, int]]
     assert _track_cost(order, ends) <= _track_cost(segs, ends)
 
 
+def test_two_segment_gaps_take_the_order_sifting_gives() -> None:
+    """A gap of two bending segments is ordered without sifting: every pair of spans
+    on a small grid, sharing an end node or not, gets the order the sifting gives."""
+    spots = [0.0, 10.0, 20.0, 30.0]
+    for a0, b0, a1, b1 in itertools.product(spots, repeat=4):
+        if a0 == b0 or a1 == b1:
+            continue
+        ends = {0: (a0, b0), 1: (a1, b1)}
+        for nodes in ([(0, 1), (2, 3)], [(0, 1), (0, 3)], [(0, 1), (2, 1)]):
+            small = placement._order_small_gap([0, 1], ends, nodes, 0.5, 8)
+            with pytest.MonkeyPatch.context() as m:
+                m.setattr(placement, "SMALL_GAP", 0)
+                assert small == _order_tracks([0, 1], ends, nodes, 0.5, 8)
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     st.lists(
