@@ -56,8 +56,6 @@ def port_offsets(
     in_off: dict[int, float] = {}
 
     def pinned(s: int, upper: bool) -> tuple[str, float] | None:
-        if not ports:  # most diagrams pin no end
-            return None
         k = h.segments[s][2]
         spec = ports.get(k)
         if not spec:
