@@ -740,8 +740,13 @@ def _layering(
     arcs = [
         ((b, a, minlen[k]) if k in rev else (a, b, minlen[k])) for k, (a, b) in enumerate(edges)
     ]
-    arcs += [((y, x, minlen[k]) if k in rev else (x, y, minlen[k])) for k, x, y in flat.extra_arcs]
-    arcs = _acyclic(ids, arcs, opts)
+    if flat.extra_arcs:
+        arcs += [
+            ((y, x, minlen[k]) if k in rev else (x, y, minlen[k])) for k, x, y in flat.extra_arcs
+        ]
+        # ``rev`` (a ``cycle_choices`` choice on the pairs) leaves the pairs acyclic,
+        # and they hold no self-loop: only these arcs can close a cycle.
+        arcs = _acyclic(ids, arcs, opts)
     return layered.assign_layers(ids, arcs)
 
 

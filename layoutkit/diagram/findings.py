@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import itertools
 from collections import defaultdict
 from typing import Any
@@ -176,6 +177,10 @@ def composition_findings(geo: dict[str, Any]) -> list[dict[str, Any]]:
 SMALL_DRAWING_POINTS = 120
 
 
+def _first(t: tuple) -> Any:
+    return t[0]
+
+
 def _count_crossings_small(edges: list[dict[str, Any]], ends: list[tuple[int, int]]) -> int:
     """``count_crossings_orth`` pair by pair: a horizontal and a vertical piece meet when
     each spans the other's line (ends included); one meeting per edge pair and rounded
@@ -190,10 +195,13 @@ def _count_crossings_small(edges: list[dict[str, Any]], ends: list[tuple[int, in
             elif dx < 1e-9 and dy > 1e-9:
                 talls.append((x0, min(y0, y1), max(y0, y1), k))
     found = set()
+    # Vertical pieces by x: each horizontal one reads only those within its span.
+    talls.sort(key=_first)
+    xs = [t[0] for t in talls]
     for hx0, hx1, hy, hk in flats:
         ha, hb = ends[hk]
-        for vx, vy0, vy1, vk in talls:
-            if hx0 <= vx <= hx1 and vy0 <= hy <= vy1 and vk != hk:
+        for vx, vy0, vy1, vk in talls[bisect.bisect_left(xs, hx0) : bisect.bisect_right(xs, hx1)]:
+            if vy0 <= hy <= vy1 and vk != hk:
                 va, vb = ends[vk]
                 if ha != va and ha != vb and hb != va and hb != vb:
                     found.add((min(hk, vk), max(hk, vk), round(vx), round(hy)))

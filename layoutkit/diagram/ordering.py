@@ -597,14 +597,15 @@ class _Orderer:
         sweeps_total = max(8, int(self.opts.order_work / max(1, size) ** 0.5))
         if self.large:
             sweeps_total = self.opts.order_large_sweeps
-        starts: list[list[list[int]]] = [self.dfs_start(True), self.dfs_start(False)]
         best: list[list[int]] | None = None
         best_c = -1
         spent = 0
         k = 0
         while True:
-            if k < len(starts):
-                start = starts[k]
+            if k < 2:
+                # The depth-first starts, from the top then from the bottom; the second
+                # is built only when the first leaves crossings to remove.
+                start = self.dfs_start(k == 0)
             elif k < self.opts.order_starts and spent < sweeps_total and not self.large:
                 start = self.shuffled_start(k)
             else:

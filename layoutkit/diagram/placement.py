@@ -167,28 +167,24 @@ def assign_x(
     cols: list[int] = []
     vals: list[float] = []
     rhs: list[float] = []
-    r = 0
 
     def le(terms: list[tuple[int, float]], bound: float) -> None:
-        nonlocal r
+        rows.extend([len(rhs)] * len(terms))
         for c, v in terms:
-            rows.append(r)
             cols.append(c)
             vals.append(v)
         rhs.append(bound)
-        r += 1
 
     # Every item leans left a little, so an untied drawing has one answer.
-    cost = np.concatenate([np.full(n, 1e-3), np.zeros(nv - n)])
+    # A list while it is filled in (a numpy array's item assignment costs more).
+    cost = [1e-3] * n + [0.0] * (nv - n)
     for ci in sep.keys.values():
         cost[n + 2 * ci] = -0.05
         cost[n + 2 * ci + 1] = 0.05
+    weights = weights or {}
     for s, (a, b, k) in enumerate(h.segments):
-        t = n + 2 * nc + s
-        cost[t] = _segment_weight(items[a].kind, items[b].kind) * (weights or {}).get(k, 1.0)
-        oa, ob = out_off.get(s, 0.0), in_off.get(s, 0.0)
-        le([(a, 1.0), (b, -1.0), (t, -1.0)], ob - oa)
-        le([(a, -1.0), (b, 1.0), (t, -1.0)], oa - ob)
+        cost[n + 2 * nc + s] = _segment_weight(items[a].kind, items[b].kind) * weights.get(k, 1.0)
+    _segment_rows(h.segments, n + 2 * nc, out_off, in_off, (rows, cols, vals, rhs))
     for j, (ea, eb, weight) in enumerate(pulls):
         t = n + 2 * nc + m + j
         cost[t] = weight
@@ -203,16 +199,40 @@ def assign_x(
         le([*((c, -v) for c, v in terms), (t, -1.0)], 0.0)
     _balance_fans(fans, n + 2 * nc + m + len(pulls), cost, le)
     for p, q, gap in sep.rows:
-        le([(p, 1.0), (q, -1.0)], -gap)
+        r = len(rhs)
+        rows += (r, r)
+        cols += (p, q)
+        vals += (1.0, -1.0)
+        rhs.append(-gap)
     if nv == 0:  # a diagram with nothing in it: there is nothing to place
         return Placed([], {}, out_off, in_off)
     sol = _lp.minimise(cost, rows, cols, vals, rhs)
     if sol is None:
         sol = _lp.minimise(cost, rows, cols, vals, rhs, simplex=False)
-    sol = np.round(sol, 3) if sol is not None else np.zeros(nv)
+    sol = sol.round(3) if sol is not None else np.zeros(nv)
     x = sol[:n].tolist()  # Python floats, as float() of each gives
     frames = {key: (float(sol[sep.left(key)]), float(sol[sep.right(key)])) for key in sep.keys}
     return Placed(x, frames, out_off, in_off)
+
+
+def _segment_rows(
+    segments: list[tuple[int, int, int]],
+    first: int,
+    out_off: dict[int, float],
+    in_off: dict[int, float],
+    program: tuple[list[int], list[int], list[float], list[float]],
+) -> None:
+    """``|x[a] + out - x[b] - in| <= t`` for each segment, ``t`` numbered from ``first``:
+    two rows of three terms each, appended to the triplets and bounds of ``program``."""
+    rows, cols, vals, rhs = program
+    for s, (a, b, _k) in enumerate(segments):
+        t = first + s
+        oa, ob = out_off.get(s, 0.0), in_off.get(s, 0.0)
+        r = len(rhs)
+        rows += (r, r, r, r + 1, r + 1, r + 1)
+        cols += (a, b, t, a, b, t)
+        vals += (1.0, -1.0, -1.0, -1.0, 1.0, -1.0)
+        rhs += (ob - oa, oa - ob)
 
 
 #: The cost of a unit of imbalance of a fan (a node over its children, or under its
@@ -223,7 +243,7 @@ BALANCE = 0.02
 def _balance_fans(
     fans: list[tuple[int, list[int]]],
     first: int,
-    cost: np.ndarray,
+    cost: list[float],
     le: Any,
 ) -> None:
     """Where the edges leave a tie (any spot between two children costs the same), the
@@ -246,13 +266,17 @@ def _fans(h: Hierarchy) -> list[tuple[int, list[int]]]:
     not of the labels (which a tie may leave anywhere between hub and state); where
     that leaves one end (a two-state cycle, labelled both ways) the labels are the ends."""
     fans: list[tuple[int, list[int]]] = []
+    items = h.items
     for upper in (True, False):
         near: dict[int, set[int]] = defaultdict(set)
         past: dict[int, set[int]] = defaultdict(set)
         for chain in h.chains.values():
-            hub, *rest = chain if upper else chain[::-1]
-            near[hub].add(rest[0])
-            past[hub].add(next((i for i in rest if h.items[i].kind != "label"), rest[-1]))
+            hub, first = (chain[0], chain[1]) if upper else (chain[-1], chain[-2])
+            near[hub].add(first)
+            if items[first].kind == "label":
+                rest = chain[1:] if upper else chain[-2::-1]
+                first = next((i for i in rest if items[i].kind != "label"), rest[-1])
+            past[hub].add(first)
         for hub in sorted(near):
             ends = past[hub] if len(past[hub]) >= 2 else near[hub]
             if len(ends) >= 2:
@@ -836,6 +860,10 @@ def _order_small_gap(
             c = (lo[i] <= a[j] <= hi[i]) + (lo[j] <= b[i] <= hi[j])
             uj, vj = nodes[j]
             cost[i][j] = c if ui in (uj, vj) or vi in (uj, vj) else c * heavy
+    if n == 2 and rounds:
+        # Sifting two segments ends in the cheaper of their two orders, the given
+        # one on a tie: the second goes on top only when that costs strictly less.
+        return [segs[1], segs[0]] if cost[1][0] < cost[0][1] else [segs[0], segs[1]]
 
     def totals(rest: list[int], e: int) -> list[int]:
         above = [0]

@@ -202,9 +202,13 @@ def _span(a: Box, b: Box) -> tuple[float, float]:
 def _straight_pairs(view: _View) -> None:
     plain = list(view.plain())
     count = Counter(frozenset((w["edge"]["from"], w["edge"]["to"])) for w in view.wires)
+    # The first plain wire from each node to each other: a lookup, not a scan per wire.
+    first: dict[tuple[str, str], dict[str, Any]] = {}
+    for w in plain:
+        first.setdefault((w["edge"]["from"], w["edge"]["to"]), w)
     for down in plain:
         a, b = down["edge"]["from"], down["edge"]["to"]
-        up = next((w for w in plain if w["edge"]["from"] == b and w["edge"]["to"] == a), None)
+        up = first.get((b, a))
         if up is None or count[frozenset((a, b))] != 2:
             continue
         top, low = view.boxes[a], view.boxes[b]

@@ -103,6 +103,26 @@ def test_depth_first_back_edges_are_networkxs(case: tuple) -> None:
     assert layered._dfs_back_edges(list(nodes), edges) == _networkx_back_edges(list(nodes), edges)
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(1, 12).flatmap(
+        lambda n: st.tuples(
+            st.permutations([f"v{i}" for i in range(n)]),
+            st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=3 * n),
+        )
+    )
+)
+def test_every_cycle_choice_leaves_the_edges_acyclic(case: tuple) -> None:
+    """The layering breaks cycles again only for the arcs a group adds: with each of
+    ``cycle_choices``'s choices reversed, the edges (self-loops aside, which the
+    engine keeps apart) have no back edge left, so a second search would drop none."""
+    nodes, pairs = case
+    edges = [(f"v{a}", f"v{b}") for a, b in pairs if a != b]
+    for rev in layered.cycle_choices(list(nodes), edges):
+        turned = [((b, a) if k in rev else (a, b)) for k, (a, b) in enumerate(edges)]
+        assert layered.break_cycles(list(nodes), turned) == set()
+
+
 def test_longest_path_layers_follow_the_longest_chain() -> None:
     arcs = [("a", "b", 1), ("b", "c", 2), ("a", "c", 1), ("a", "b", 2)]
     assert layered._longest_path(["c", "b", "a", "d"], arcs) == {"a": 0, "b": 2, "c": 4, "d": 0}
@@ -166,6 +186,21 @@ def test_track_order_is_no_worse_than_left_to_right(spans: list[tuple[int, int]]
     order = _order_tracks(segs, ends, nodes)
     assert sorted(order) == sorted(segs)
     assert _track_cost(order, ends) <= _track_cost(segs, ends)
+
+
+def test_two_segment_gaps_take_the_order_sifting_gives() -> None:
+    """A gap of two bending segments is ordered without sifting: every pair of spans
+    on a small grid, sharing an end node or not, gets the order the sifting gives."""
+    spots = [0.0, 10.0, 20.0, 30.0]
+    for a0, b0, a1, b1 in itertools.product(spots, repeat=4):
+        if a0 == b0 or a1 == b1:
+            continue
+        ends = {0: (a0, b0), 1: (a1, b1)}
+        for nodes in ([(0, 1), (2, 3)], [(0, 1), (0, 3)], [(0, 1), (2, 1)]):
+            small = placement._order_small_gap([0, 1], ends, nodes, 0.5, 8)
+            with pytest.MonkeyPatch.context() as m:
+                m.setattr(placement, "SMALL_GAP", 0)
+                assert small == _order_tracks([0, 1], ends, nodes, 0.5, 8)
 
 
 @settings(max_examples=200, deadline=None)
