@@ -168,25 +168,30 @@ def test_a_write_finds_the_documents_it_rewrites_through_the_index(tmp_path: Any
     """The flush before a commit looked its documents up by kind and subject alone, which
     the unique index (workspace, kind, subject) cannot serve: SQLite read every
     document of the database on every write. The plan must search the index."""
-    from sqlalchemy import event
-
     from layoutkit import Workspace
+    from layoutkit.storage._sql._base import TxBase
 
     with Workspace.open(f"sqlite:///{tmp_path / 'plan.db'}") as ws:
         ws.call("create", {"kind": "board", "slug": "b"})
         seen: list[tuple[str, Any]] = []
+        sent = TxBase._driver_call
 
-        def keep(conn: Any, cursor: Any, statement: str, params: Any, *_: Any) -> None:
+        def keep(self: TxBase, statement: str, params: Any, send: Any) -> Any:
+            # The lookup goes straight to the driver (TxBase.driver_rows).
             if statement.startswith("SELECT search_docs.id") and "subject IN" in statement:
                 seen.append((statement, params))
+            return sent(self, statement, params, send)
 
-        event.listen(ws.store.engine, "before_cursor_execute", keep)
-        first = ws.call(
-            "compose_board", {"board": "b", "cards": [{"kind": "note", "payload": {"md": "pear"}}]}
-        )
-        card = first["cards"][0]["id"]
-        ws.call("update_cards", {"patch": [{"id": card, "payload": {"md": "plum"}}]})
-        event.remove(ws.store.engine, "before_cursor_execute", keep)
+        TxBase._driver_call = keep  # type: ignore[method-assign]
+        try:
+            first = ws.call(
+                "compose_board",
+                {"board": "b", "cards": [{"kind": "note", "payload": {"md": "pear"}}]},
+            )
+            card = first["cards"][0]["id"]
+            ws.call("update_cards", {"patch": [{"id": card, "payload": {"md": "plum"}}]})
+        finally:
+            TxBase._driver_call = sent  # type: ignore[method-assign]
         with ws.store.read() as tx:
             plans = [
                 [step[3] for step in tx.conn.exec_driver_sql("EXPLAIN QUERY PLAN " + sql, p)]
