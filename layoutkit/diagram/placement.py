@@ -107,14 +107,17 @@ def slide_ends(
         return placed
     items, x = h.items, placed.x
     out_off, in_off = dict(placed.out_off), dict(placed.in_off)
+    free = [it.kind == "node" and it.name not in fixed for it in items]
     sides: dict[tuple[int, bool], list[int]] = defaultdict(list)
     for s, (a, b, _k) in enumerate(h.segments):
-        sides[(a, True)].append(s)
-        sides[(b, False)].append(s)
+        if free[a]:
+            sides[(a, True)].append(s)
+        if free[b]:
+            sides[(b, False)].append(s)
     reach: dict[tuple[int, bool], tuple[float, float]] = {}  # side -> (half span, step)
     for (i, upper), segs in sides.items():
         it = items[i]
-        if it.kind != "node" or it.name in fixed or any(_pin(h, ports, s, upper) for s in segs):
+        if ports and any(_pin(h, ports, s, upper) for s in segs):
             continue
         step = min(opts.port_step, it.w / (len(segs) + 1))
         reach[(i, upper)] = (it.w / 2 - step, step)
@@ -128,6 +131,8 @@ def slide_ends(
 
     want: dict[tuple[int, bool], float] = {}  # (segment, upper end) -> wanted x
     for s, (a, b, _k) in enumerate(h.segments):
+        if (a, True) not in reach and (b, False) not in reach:
+            continue  # no end of it slides (between two dummies, say)
         (a0, a1), (b0, b1) = span(a, True, s), span(b, False, s)
         if max(a0, b0) <= min(a1, b1):  # within reach of each other: one vertical
             now = (x[a] + out_off.get(s, 0.0) + x[b] + in_off.get(s, 0.0)) / 2
@@ -138,11 +143,19 @@ def slide_ends(
     for (i, upper), (half, step) in reach.items():
         table = out_off if upper else in_off
         segs = sorted(sides[(i, upper)], key=lambda s: table.get(s, 0.0))
-        n = len(segs)
-        got = _project([want[(s, upper)] - x[i] for s in segs], [1.0] * n, [step] * (n - 1))
-        for p, s in enumerate(segs):
-            table[s] = min(max(got[p], -half + p * step), half - (n - 1 - p) * step)
+        wanted = [want[(s, upper)] - x[i] for s in segs]
+        table.update(zip(segs, _side_offsets(wanted, half, step), strict=True))
     return Placed(x, placed.frames_x, out_off, in_off)
+
+
+def _side_offsets(want: list[float], half: float, step: float) -> list[float]:
+    """Offsets of one side's ends, in their order, nearest ``want``: ``step`` apart and
+    within ``half`` of the middle (the projection, then each pushed in from the corners)."""
+    n = len(want)
+    if n == 1:  # what the projection gives one end, without its numpy
+        return [min(max(want[0], -half), half)]
+    got = _project(want, [1.0] * n, [step] * (n - 1))
+    return [min(max(got[p], -half + p * step), half - (n - 1 - p) * step) for p in range(n)]
 
 
 def _pin(
@@ -655,6 +668,8 @@ class _Sweeps:
 
 #: Rounds of ``_settle`` at most; each pass over the items moves fewer of them.
 SETTLE_ROUNDS = 6
+#: A shift below this does not count as a jog in ``_settle`` (``straighten`` snaps it).
+SNAP_JOG = 1.0
 
 
 def _settle(
@@ -670,7 +685,6 @@ def _settle(
     either column costs the same shift and leaves one jog. Moves are made only when
     they lower (cost, jogs), so the pass stops; orders and gaps are kept.
     """
-    snap = 1.0
     up: list[list[tuple[int, float, float]]] = [[] for _ in x]
     down: list[list[tuple[int, float, float]]] = [[] for _ in x]
     # Straight when x[b] = x[a] + shift: for b the target is x[a] + shift, for a x[b] - shift.
@@ -686,38 +700,55 @@ def _settle(
     links = [u + dn for u, dn in zip(up, down, strict=True)]
     gaps = [[sep.pair_gap.get(pair, 0.0) for pair in itertools.pairwise(layer)] for layer in layers]
 
-    def score(i: int, at: float) -> tuple[float, int]:
-        cost = 0.0
-        jogs = 0
-        for o, w, d in links[i]:
-            off = abs(at - x[o] - d)
-            cost += w * off
-            jogs += off >= snap
-        return round(cost, 6), jogs
-
+    # An item is looked at again only once something it reads (the other ends of its
+    # segments, its neighbours in the layer) has moved since: otherwise it would stay.
+    stale = [bool(ls) for ls in links]
     for r in range(SETTLE_ROUNDS):
         moved = False
         for L in range(len(layers)) if r % 2 == 0 else range(len(layers) - 1, -1, -1):
             layer = layers[L]
             for p, i in enumerate(layer):
-                if not links[i]:
+                if not stale[i]:
                     continue
+                stale[i] = False
                 lo = x[layer[p - 1]] + gaps[L][p - 1] if p else -math.inf
                 hi = x[layer[p + 1]] - gaps[L][p] if p + 1 < len(layer) else math.inf
-                best = score(i, x[i])
-                spot = x[i]
-                for o, _w, d in links[i]:
-                    at = x[o] + d
-                    if lo <= at <= hi and at != spot:
-                        got = score(i, at)
-                        if got < best:
-                            best, spot = got, at
+                spot = _best_spot(links[i], x, x[i], lo, hi)
                 if spot != x[i]:
                     x[i] = spot
                     moved = True
+                    near = [o for o, _w, _d in links[i]] + layer[max(p - 1, 0) : p + 2]
+                    for o in near:
+                        stale[o] = o != i and bool(links[o])
         if not moved:
             break
     return x
+
+
+def _best_spot(
+    links: list[tuple[int, float, float]], x: list[float], now: float, lo: float, hi: float
+) -> float:
+    """``_settle``'s move of one item: among its spot and those in [lo, hi] that put one of
+    its segments (other end, weight, shift) straight, the first with the least (cost, jogs)."""
+
+    def score(at: float) -> tuple[float, int]:
+        cost = 0.0
+        jogs = 0
+        for o, w, d in links:
+            off = abs(at - x[o] - d)
+            cost += w * off
+            jogs += off >= SNAP_JOG
+        return round(cost, 6), jogs
+
+    best = score(now)
+    spot = now
+    for o, _w, d in links:
+        at = x[o] + d
+        if lo <= at <= hi and at != spot:
+            got = score(at)
+            if got < best:
+                best, spot = got, at
+    return spot
 
 
 def _project(want: list[float], weight: list[float], gaps: list[float]) -> list[float]:
