@@ -535,6 +535,7 @@ def _layout_flat(
         _edge_weights(model, flat, _note_ids(model, payload)),
         _frame_pulls(model, flat),
     )
+    placed = placement.slide_ends(hier, placed, ports, markers, opts)
     ends = placement.straighten(hier, placed, opts)
     track, counts = placement.plan_tracks(hier, order, ends, opts)
     frame = _assign_y(hier, order, counts, model, lr, loop_span, opts)

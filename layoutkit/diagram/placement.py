@@ -56,13 +56,7 @@ def port_offsets(
     in_off: dict[int, float] = {}
 
     def pinned(s: int, upper: bool) -> tuple[str, float] | None:
-        k = h.segments[s][2]
-        spec = ports.get(k)
-        if not spec:
-            return None
-        rev = k in h.reversed
-        end = ("dst" if rev else "src") if upper else ("src" if rev else "dst")
-        return spec.get(end)
+        return _pin(h, ports, s, upper)
 
     _widen_for_ends(items, (outs, ins), lambda s, upper: pinned(s, upper) is None, fixed)
     for table, groups, upper in ((out_off, outs, True), (in_off, ins, False)):
@@ -90,6 +84,91 @@ def port_offsets(
             for j, s in enumerate(free):
                 table[s] = (j - (n - 1) / 2) * step
     return out_off, in_off
+
+
+def slide_ends(
+    h: Hierarchy,
+    placed: Placed,
+    ports: dict[int, dict[str, Any]],
+    fixed: frozenset[str] = frozenset(),
+    opts: LayoutOptions = OPTIONS,
+) -> Placed:
+    """Above ``opts.exact_items`` items: each free edge end slides along its node's side
+    toward the other end, so a jogging edge leaves and meets its nodes nearer each other,
+    as dot's clipped splines do, and one whose ends come within reach drops straight.
+
+    The ends of one side keep their order (that of their far ends, from
+    ``port_offsets``) and their spacing, and stay that spacing from the corners. Sides
+    with a pinned end (``ports``, as ``port_offsets`` reads them) and ``fixed`` markers keep theirs.
+    Placement is not redone: the centres stay, only the attachment points move, so a
+    route gets no longer (its ends move toward each other) unless crowding holds one back.
+    """
+    if len(h.items) <= opts.exact_items:
+        return placed
+    items, x = h.items, placed.x
+    out_off, in_off = dict(placed.out_off), dict(placed.in_off)
+    free = [it.kind == "node" and it.name not in fixed for it in items]
+    sides: dict[tuple[int, bool], list[int]] = defaultdict(list)
+    for s, (a, b, _k) in enumerate(h.segments):
+        if free[a]:
+            sides[(a, True)].append(s)
+        if free[b]:
+            sides[(b, False)].append(s)
+    reach: dict[tuple[int, bool], tuple[float, float]] = {}  # side -> (half span, step)
+    for (i, upper), segs in sides.items():
+        it = items[i]
+        if ports and any(_pin(h, ports, s, upper) for s in segs):
+            continue
+        step = min(opts.port_step, it.w / (len(segs) + 1))
+        reach[(i, upper)] = (it.w / 2 - step, step)
+
+    def span(i: int, upper: bool, s: int) -> tuple[float, float]:
+        got = reach.get((i, upper))
+        if got is None:
+            at = x[i] + (out_off if upper else in_off).get(s, 0.0)
+            return at, at
+        return x[i] - got[0], x[i] + got[0]
+
+    want: dict[tuple[int, bool], float] = {}  # (segment, upper end) -> wanted x
+    for s, (a, b, _k) in enumerate(h.segments):
+        if (a, True) not in reach and (b, False) not in reach:
+            continue  # no end of it slides (between two dummies, say)
+        (a0, a1), (b0, b1) = span(a, True, s), span(b, False, s)
+        if max(a0, b0) <= min(a1, b1):  # within reach of each other: one vertical
+            now = (x[a] + out_off.get(s, 0.0) + x[b] + in_off.get(s, 0.0)) / 2
+            want[(s, True)] = want[(s, False)] = min(max(now, a0, b0), a1, b1)
+        else:
+            want[(s, True)] = min(max(b0, a0), a1)
+            want[(s, False)] = min(max(a0, b0), b1)
+    for (i, upper), (half, step) in reach.items():
+        table = out_off if upper else in_off
+        segs = sorted(sides[(i, upper)], key=lambda s: table.get(s, 0.0))
+        wanted = [want[(s, upper)] - x[i] for s in segs]
+        table.update(zip(segs, _side_offsets(wanted, half, step), strict=True))
+    return Placed(x, placed.frames_x, out_off, in_off)
+
+
+def _side_offsets(want: list[float], half: float, step: float) -> list[float]:
+    """Offsets of one side's ends, in their order, nearest ``want``: ``step`` apart and
+    within ``half`` of the middle (the projection, then each pushed in from the corners)."""
+    n = len(want)
+    if n == 1:  # what the projection gives one end, without its numpy
+        return [min(max(want[0], -half), half)]
+    got = _project(want, [1.0] * n, [step] * (n - 1))
+    return [min(max(got[p], -half + p * step), half - (n - 1 - p) * step) for p in range(n)]
+
+
+def _pin(
+    h: Hierarchy, ports: dict[int, dict[str, Any]], s: int, upper: bool
+) -> tuple[str, float] | None:
+    """The pinned (side, t) of segment ``s``'s upper or lower end, if its edge pins it."""
+    k = h.segments[s][2]
+    spec = ports.get(k)
+    if not spec:
+        return None
+    rev = k in h.reversed
+    end = ("dst" if rev else "src") if upper else ("src" if rev else "dst")
+    return spec.get(end)
 
 
 #: Least distance between two edge ends on one side: an arrowhead's width and a gap, so
@@ -441,7 +520,7 @@ def _place_by_sweeps(
     x = [0.0] * nv
     cons.push(x)
     sweeps = _Sweeps(h, layers, out_off, in_off, sep, weights or {})
-    x[:n] = sweeps.run(np.array(x[:n]), rounds).tolist()
+    x[:n] = _settle(layers, sweeps, sep, sweeps.run(np.array(x[:n]), rounds).tolist())
     # Frames: lower bounds first, then each left side as far right as its contents allow.
     for key in sep.keys:
         x[sep.left(key)] = -math.inf
@@ -609,6 +688,91 @@ class _Sweeps:
         moved = float(np.abs(new - xs[idx]).max())
         xs[idx] = new
         return moved
+
+
+#: Rounds of ``_settle`` at most; each pass over the items moves fewer of them.
+SETTLE_ROUNDS = 6
+#: A shift below this does not count as a jog in ``_settle`` (``straighten`` snaps it).
+SNAP_JOG = 1.0
+
+
+def _settle(
+    layers: list[list[int]], sweeps: _Sweeps, sep: _Separations, x: list[float]
+) -> list[float]:
+    """Item by item, move each centre to where its segments cost least (the LP's
+    weighted shifts), among the spots that put one of its segments straight, within
+    its neighbours' gaps; on equal cost, the spot with fewer jogs.
+
+    The sweeps move each item to the weighted mean of its neighbours, so a dummy
+    between two columns of a long edge sits halfway and its edge jogs twice, by a
+    few pixels each time; every jog takes a routing track and a bend. Moving it to
+    either column costs the same shift and leaves one jog. Moves are made only when
+    they lower (cost, jogs), so the pass stops; orders and gaps are kept.
+    """
+    up: list[list[tuple[int, float, float]]] = [[] for _ in x]
+    down: list[list[tuple[int, float, float]]] = [[] for _ in x]
+    # Straight when x[b] = x[a] + shift: for b the target is x[a] + shift, for a x[b] - shift.
+    for a, b, w, d in zip(
+        sweeps.a_idx.tolist(),
+        sweeps.b_idx.tolist(),
+        sweeps.wts.tolist(),
+        sweeps.shift.tolist(),
+        strict=True,
+    ):
+        up[b].append((a, w, d))
+        down[a].append((b, w, -d))
+    links = [u + dn for u, dn in zip(up, down, strict=True)]
+    gaps = [[sep.pair_gap.get(pair, 0.0) for pair in itertools.pairwise(layer)] for layer in layers]
+
+    # An item is looked at again only once something it reads (the other ends of its
+    # segments, its neighbours in the layer) has moved since: otherwise it would stay.
+    stale = [bool(ls) for ls in links]
+    for r in range(SETTLE_ROUNDS):
+        moved = False
+        for L in range(len(layers)) if r % 2 == 0 else range(len(layers) - 1, -1, -1):
+            layer = layers[L]
+            for p, i in enumerate(layer):
+                if not stale[i]:
+                    continue
+                stale[i] = False
+                lo = x[layer[p - 1]] + gaps[L][p - 1] if p else -math.inf
+                hi = x[layer[p + 1]] - gaps[L][p] if p + 1 < len(layer) else math.inf
+                spot = _best_spot(links[i], x, x[i], lo, hi)
+                if spot != x[i]:
+                    x[i] = spot
+                    moved = True
+                    near = [o for o, _w, _d in links[i]] + layer[max(p - 1, 0) : p + 2]
+                    for o in near:
+                        stale[o] = o != i and bool(links[o])
+        if not moved:
+            break
+    return x
+
+
+def _best_spot(
+    links: list[tuple[int, float, float]], x: list[float], now: float, lo: float, hi: float
+) -> float:
+    """``_settle``'s move of one item: among its spot and those in [lo, hi] that put one of
+    its segments (other end, weight, shift) straight, the first with the least (cost, jogs)."""
+
+    def score(at: float) -> tuple[float, int]:
+        cost = 0.0
+        jogs = 0
+        for o, w, d in links:
+            off = abs(at - x[o] - d)
+            cost += w * off
+            jogs += off >= SNAP_JOG
+        return round(cost, 6), jogs
+
+    best = score(now)
+    spot = now
+    for o, _w, d in links:
+        at = x[o] + d
+        if lo <= at <= hi and at != spot:
+            got = score(at)
+            if got < best:
+                best, spot = got, at
+    return spot
 
 
 def _project(want: list[float], weight: list[float], gaps: list[float]) -> list[float]:
@@ -786,11 +950,16 @@ def plan_tracks(
     track: dict[int, int] = {}
     counts = [0] * max(1, len(layers))
     margin = opts.track_gap / 2
+    large = len(h.items) > opts.exact_items
     for gap in sorted(per_gap):
         segs = sorted(per_gap[gap], key=lambda s: (min(ends[s]), s))
-        order = _order_tracks(
-            segs, ends, [end_nodes[h.segments[s][2]] for s in segs], opts.touch, rounds
-        )
+        nodes = [end_nodes[h.segments[s][2]] for s in segs]
+        order = _order_tracks(segs, ends, nodes, opts.touch, rounds)
+        if large and len(order) > 1:
+            at = {s: p for p, s in enumerate(segs)}
+            nodes = [nodes[at[s]] for s in order]
+            counts[gap] = _pack_by_meets(order, ends, nodes, margin, opts.touch, track)
+            continue
         # Each segment takes the track below the lowest one it overlaps among those
         # placed before it (numpy over the placed ones: a dense gap has hundreds).
         k = len(order)
@@ -833,6 +1002,68 @@ def _pack_small(
         t = max((pt + 1 for plo, phi, pt in placed if plo < hi and lo < phi), default=0)
         placed.append((lo, hi, t))
         track[s] = t
+        count = max(count, t + 1)
+    return count
+
+
+def _pack_by_meets(
+    order: list[int],
+    ends: dict[int, tuple[float, float]],
+    nodes: list[tuple[int, int]],
+    margin: float,
+    touch: float,
+    track: dict[int, int],
+) -> int:
+    """Tracks for one gap of a large hierarchy: each segment, in ``order``, takes the
+    track where it meets the segments placed before it least (edges sharing no end node
+    first, then the others), the topmost such track on a tie.
+
+    Packing each below every overlapping segment placed before it, as smaller gaps are
+    packed, gives the order's own meets but stacks a gap as deep as its longest chain of
+    overlaps; where the order of two overlapping segments makes no difference (one's
+    span holds the other's), the lower one may rise onto a free track above. Taking the
+    track below all of them is always a choice, so no gap meets more than that packing
+    would, and gaps grow only where the meets demand it. Returns the track count.
+    """
+    k = len(order)
+    a = np.array([ends[s][0] for s in order])
+    b = np.array([ends[s][1] for s in order])
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    u = np.array([p[0] for p in nodes])
+    v = np.array([p[1] for p in nodes])
+    tracks = np.empty(k, dtype=np.int64)
+    heavy = k * k + 1
+    count = 0
+    for p in range(k):
+        hit = np.flatnonzero(
+            (lo[:p] - margin < hi[p] + margin) & (lo[p] - margin < hi[:p] + margin)
+        )
+        if not len(hit):
+            t = 0
+        else:
+            # Meets of a placed segment q above p: q's lower vertical crosses p's
+            # track, p's upper vertical crosses q's track; and the same with p above q.
+            lq, hq = lo[hit] - touch, hi[hit] + touch
+            lp, hp = lo[p] - touch, hi[p] + touch
+            q_above = ((lp <= b[hit]) & (b[hit] <= hp)).astype(np.int64)
+            q_above += (lq <= a[p]) & (a[p] <= hq)
+            p_above = ((lq <= b[p]) & (b[p] <= hq)).astype(np.int64)
+            p_above += (lp <= a[hit]) & (a[hit] <= hp)
+            apart = ~((u[hit] == u[p]) | (u[hit] == v[p]) | (v[hit] == u[p]) | (v[hit] == v[p]))
+            q_above = np.where(apart, q_above * heavy, q_above)
+            p_above = np.where(apart, p_above * heavy, p_above)
+            taken = tracks[hit]
+            top = int(taken.max()) + 2
+            # cost[t] = meets of q above p for placed tracks below t, plus p above q
+            # for placed tracks above t.
+            above = np.concatenate(([0], np.cumsum(np.bincount(taken, q_above, top))))[:top]
+            rest = np.bincount(taken, p_above, top)
+            below = rest.sum() - np.cumsum(rest)
+            cost = above + below
+            cost[taken] = np.inf
+            t = int(np.argmin(cost))
+        tracks[p] = t
+        track[order[p]] = t
         count = max(count, t + 1)
     return count
 

@@ -7,6 +7,7 @@ import itertools
 import random
 
 import networkx as nx
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -18,7 +19,7 @@ from layoutkit.diagram.findings import (
     composition_findings,
     count_crossings_orth,
 )
-from layoutkit.diagram.placement import _project
+from layoutkit.diagram.placement import _order_tracks, _project
 
 # Every hierarchy takes the large-graph path under these options.
 LARGE = LayoutOptions(exact_items=0, order_items=0, placement_items=0)
@@ -369,3 +370,183 @@ def test_ordering_and_placement_keep_their_own_bounds(monkeypatch: pytest.Monkey
         options=LayoutOptions(exact_items=0, dfs_items=0, order_items=0, placement_items=10**6),
     )
     assert larges[-1]
+
+
+def _meets(
+    segs: list[int],
+    ends: dict[int, tuple[float, float]],
+    nodes: dict[int, tuple[int, int]],
+    track: dict[int, int],
+    touch: float = 0.5,
+) -> tuple[int, int]:
+    """(meets of edges sharing no end node, meets of the others) for tracks per segment."""
+    apart = shared = 0
+    for i, j in itertools.combinations(segs, 2):
+        if track[i] == track[j]:
+            continue
+        top, low = (i, j) if track[i] < track[j] else (j, i)
+        (a1, b1), (a2, b2) = ends[top], ends[low]
+        m = min(a1, b1) - touch <= a2 <= max(a1, b1) + touch
+        m += min(a2, b2) - touch <= b1 <= max(a2, b2) + touch
+        if set(nodes[i]) & set(nodes[j]):
+            shared += m
+        else:
+            apart += m
+    return apart, shared
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 20), st.integers(0, 20), st.integers(0, 5), st.integers(0, 5)),
+        min_size=2,
+        max_size=30,
+    )
+)
+def test_packing_by_meets_meets_no_more_than_stacking(
+    spans: list[tuple[int, int, int, int]],
+) -> None:
+    # A large gap's tracks (placement._pack_by_meets) against packing each segment
+    # below every overlapping one placed before it, in the same order: no more meets
+    # (edges sharing no end first), no two overlapping segments on one track, and a
+    # gap no deeper.
+    ends = {s: (float(a * 10), float(b * 10)) for s, (a, b, _, _) in enumerate(spans) if a != b}
+    if len(ends) < 2:
+        return
+    nodes = {s: (spans[s][2], 6 + spans[s][3]) for s in ends}
+    order = _order_tracks(sorted(ends), ends, [nodes[s] for s in sorted(ends)], 0.5, 0)
+    stacked: dict[int, int] = {}
+    deep = placement._pack_small(order, ends, 5.0, stacked)
+    track: dict[int, int] = {}
+    count = placement._pack_by_meets(order, ends, [nodes[s] for s in order], 5.0, 0.5, track)
+    assert count == max(track.values()) + 1
+    for i, j in itertools.combinations(order, 2):
+        (a1, b1), (a2, b2) = ends[i], ends[j]
+        if min(a1, b1) - 5 < max(a2, b2) + 5 and min(a2, b2) - 5 < max(a1, b1) + 5:
+            assert track[i] != track[j]
+    assert _meets(order, ends, nodes, track) <= _meets(order, ends, nodes, stacked)
+    assert count <= deep
+
+
+def test_settling_lowers_the_sweeps_cost_and_keeps_the_gaps() -> None:
+    # The large path's placement: after the sweeps, _settle only moves an item where its
+    # segments' weighted shifts (the LP's objective) and then its jogs go down; every
+    # layer keeps its order and gaps, and many long-edge jogs go.
+    nodes, edges = _random_digraph(150, 260, 7)
+    payload = {
+        "title": "t",
+        "dir": "TD",
+        "nodes": [{"id": v, "title": v} for v in nodes],
+        "edges": [{"from": a, "to": b} for a, b in edges],
+    }
+    seen: list[tuple] = []
+    real = placement._settle
+
+    def spy(layers, sweeps, sep, x):  # type: ignore[no-untyped-def]
+        before = list(x)
+        after = real(layers, sweeps, sep, list(x))
+        seen.append((layers, sweeps, sep, before, after))
+        return after
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(placement, "_settle", spy)
+        lay_out(payload, options=LARGE)
+    ((layers, sweeps, sep, before, after),) = seen
+
+    def cost(x: list[float]) -> tuple[float, int]:
+        off = np.abs(np.array(x)[sweeps.b_idx] - np.array(x)[sweeps.a_idx] - sweeps.shift)
+        return float((sweeps.wts * off).sum()), int((off >= 1.0).sum())
+
+    (c0, j0), (c1, j1) = cost(before), cost(after)
+    assert c1 <= c0 + 1e-6
+    assert j1 < j0 * 0.8
+    # Looking again only at items next to a move gives what looking at all of them does.
+    assert after == _settle_every_item(layers, sweeps, sep, list(before))
+    for layer in layers:
+        for p, q in itertools.pairwise(layer):
+            assert after[q] - after[p] >= sep.pair_gap.get((p, q), 0.0) - 1e-6
+
+
+def test_sliding_ends_shortens_jogs_and_keeps_each_sides_order() -> None:
+    # Above exact_items the free ends slide toward their other ends: the segments' total
+    # sideways shift goes down, more of them run straight, and every side keeps the order
+    # and spacing of its ends, inside its corners. Below it nothing moves.
+    nodes, edges = _random_digraph(120, 200, 11)
+    payload = {
+        "title": "t",
+        "dir": "TD",
+        "nodes": [{"id": v, "title": v} for v in nodes],
+        "edges": [{"from": a, "to": b} for a, b in edges],
+    }
+    seen: list[tuple] = []
+    real = placement.slide_ends
+
+    def spy(h, placed, ports, fixed, opts):  # type: ignore[no-untyped-def]
+        out = real(h, placed, ports, fixed, opts)
+        seen.append((h, placed, out, opts))
+        return out
+
+    def shifts(h, pl) -> tuple[float, int]:  # type: ignore[no-untyped-def]
+        d = [
+            abs(pl.x[a] + pl.out_off.get(s, 0.0) - pl.x[b] - pl.in_off.get(s, 0.0))
+            for s, (a, b, _k) in enumerate(h.segments)
+        ]
+        return sum(d), sum(v >= 1.0 for v in d)
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(placement, "slide_ends", spy)
+        lay_out(payload, options=LARGE)
+        lay_out(payload)
+    (h, before, after, opts), (_, before2, after2, _) = seen
+    assert after2 is before2  # the exact path keeps its ends
+    (d0, j0), (d1, j1) = shifts(h, before), shifts(h, after)
+    assert d1 < d0
+    assert j1 < j0
+    for upper, table, old in (
+        (True, after.out_off, before.out_off),
+        (False, after.in_off, before.in_off),
+    ):
+        sides: dict[int, list[int]] = {}
+        for s, (a, b, _k) in enumerate(h.segments):
+            sides.setdefault(a if upper else b, []).append(s)
+        for i, segs in sides.items():
+            it = h.items[i]
+            if it.kind != "node":
+                continue
+            step = min(opts.port_step, it.w / (len(segs) + 1))
+            segs.sort(key=lambda s: old.get(s, 0.0))
+            offs = [table[s] for s in segs]
+            assert all(q - p >= step - 1e-6 for p, q in itertools.pairwise(offs))
+            assert all(abs(o) <= it.w / 2 - step + 1e-6 for o in offs)
+
+
+def _settle_every_item(layers, sweeps, sep, x):  # type: ignore[no-untyped-def]
+    """placement._settle as first written: every item looked at in every round."""
+    links: list[list[tuple[int, float, float]]] = [[] for _ in x]
+    down: list[list[tuple[int, float, float]]] = [[] for _ in x]
+    for a, b, w, d in zip(
+        sweeps.a_idx.tolist(),
+        sweeps.b_idx.tolist(),
+        sweeps.wts.tolist(),
+        sweeps.shift.tolist(),
+        strict=True,
+    ):
+        links[b].append((a, w, d))
+        down[a].append((b, w, -d))
+    links = [u + dn for u, dn in zip(links, down, strict=True)]
+    gaps = [[sep.pair_gap.get(pair, 0.0) for pair in itertools.pairwise(ly)] for ly in layers]
+    for r in range(placement.SETTLE_ROUNDS):
+        moved = False
+        for L in range(len(layers)) if r % 2 == 0 else range(len(layers) - 1, -1, -1):
+            layer = layers[L]
+            for p, i in enumerate(layer):
+                if not links[i]:
+                    continue
+                lo = x[layer[p - 1]] + gaps[L][p - 1] if p else -float("inf")
+                hi = x[layer[p + 1]] - gaps[L][p] if p + 1 < len(layer) else float("inf")
+                spot = placement._best_spot(links[i], x, x[i], lo, hi)
+                moved |= spot != x[i]
+                x[i] = spot
+        if not moved:
+            break
+    return x
