@@ -10,7 +10,8 @@ Lines the child writes on stdout (each one ``os.write``, so lines never mix):
 
 - ``pid <n>``: the child is running;
 - ``began``: the operation's write transaction is open;
-- ``stmts <n> <seconds>``: the call returned; n SQL statements ran in
+- ``stmts <n> <seconds>``: the call returned; n SQL statements ran (through
+  SQLAlchemy or straight to the driver) in
   ``seconds`` after the transaction began;
 - ``error <message>``: the call raised.
 
@@ -30,6 +31,7 @@ from typing import Any
 from sqlalchemy import event
 
 from layoutkit import Principal, Workspace
+from layoutkit.storage._sql._base import TxBase
 
 
 def _say(line: str) -> None:
@@ -59,8 +61,16 @@ def _child(job: dict[str, Any]) -> None:
         if kill_at is not None and state["stmts"] >= kill_at:
             os.kill(os.getpid(), signal.SIGKILL)
 
+    sent = TxBase._driver_call
+
+    def driver_call(self: TxBase, query: str, values: Any, send: Any) -> Any:
+        # Statements sent straight to the driver are kill points too.
+        before_execute()
+        return sent(self, query, values, send)
+
     store.transaction = signalled  # type: ignore[method-assign]
     event.listen(store.engine, "before_cursor_execute", before_execute)
+    TxBase._driver_call = driver_call  # type: ignore[method-assign]
     kind, name = job["principal"]
     try:
         ws.call(job["op"], job["params"], Principal(kind, name))
