@@ -132,15 +132,38 @@ class TxBase:
     ``conn`` is the open SQLAlchemy connection every family reads and writes on.
     """
 
-    def __init__(self, store: StoreHandle, conn: Connection, *, writable: bool) -> None:
+    def __init__(
+        self,
+        store: StoreHandle,
+        conn: Connection | None,
+        *,
+        writable: bool,
+        driver: Any = None,
+        connect: Callable[[], Connection] | None = None,
+    ) -> None:
         self.store = store
-        self.conn = conn
+        # A SQLite read opens its transaction on the driver's connection and makes the
+        # SQLAlchemy connection only when a read asks for it (``connect``): a search reads
+        # through the driver alone, and SQLAlchemy's connection, transaction and events
+        # cost it more than its smaller reads (see SqlStore._sqlite_read).
+        self._conn = conn
+        self._connect = connect
+        self._driver: Any = driver if conn is None else conn.connection.driver_connection
         self.writable = writable
         self._pg = store.dialect == "postgresql"
         self._blobs: BlobStore | None = None
         self.ended: list[Callable[[bool], None]] = []
         # Rows whose search documents this transaction must rewrite (_sql/search.py).
         self._search_dirty: set[tuple[str, str]] = set()
+
+    @property
+    def conn(self) -> Connection:
+        """The open SQLAlchemy connection every family reads and writes on."""
+        conn = self._conn
+        if conn is None:
+            assert self._connect is not None
+            conn = self._conn = self._connect()
+        return conn
 
     def on_end(self, callback: Callable[[bool], None]) -> None:
         """Call ``callback(committed)`` once this transaction has ended."""
@@ -165,7 +188,7 @@ class TxBase:
         transaction's connection: for the reads of a search, where SQLAlchemy's
         statement handling and result rows cost more than the database took to
         answer. Values come as the driver gives them (JSON as text on SQLite)."""
-        driver: Any = self.conn.connection.driver_connection
+        driver = self._driver
         query = sql.postgresql if self._pg else sql.sqlite
         values = {**sql.fixed, **params} if sql.fixed else params
         try:
@@ -179,10 +202,9 @@ class TxBase:
     def driver_executemany(self, sql: DriverSql, rows: Sequence[Any]) -> None:
         """``sql`` once for each of ``rows`` through the driver's executemany (see
         :meth:`driver_rows`)."""
-        driver: Any = self.conn.connection.driver_connection
         query = sql.postgresql if self._pg else sql.sqlite
         try:
-            driver.cursor().executemany(query, rows)
+            self._driver.cursor().executemany(query, rows)
         except self.conn.dialect.loaded_dbapi.Error as err:
             raise DBAPIError.instance(
                 query, rows, err, self.conn.dialect.loaded_dbapi.Error
