@@ -558,8 +558,9 @@ def search_groups(call: Call, groups: Sequence[str]) -> dict[str, Any]:
             while waiting and len(rows) < limit:
                 batch, waiting = waiting[: limit - len(rows)], waiting[limit - len(rows) :]
                 for row in views.rows(group, batch):
-                    if _key(row) not in taken:
-                        taken.add(_key(row))
+                    key = _key(row)
+                    if key not in taken:
+                        taken.add(key)
                         if corrected:
                             row["corrected"] = True
                         rows.append(row)

@@ -203,6 +203,13 @@ def _search_query(pg: bool, groups: int) -> DriverSql:
     )
 
 
+@functools.cache
+def _group_binds(groups: tuple[str, ...]) -> dict[str, str]:
+    """The binds ``g0``, ``g1``... of :func:`_search_query` naming ``groups`` (a few
+    sets of groups, asked for on every search)."""
+    return {f"g{i}": group for i, group in enumerate(groups)}
+
+
 def _rank(row: tuple[Any, ...]) -> tuple[float, int]:
     # A hit row is (id, kind, subject, grp, board_id, score): score descending, then id.
     return (-row[5], row[0])
@@ -740,8 +747,7 @@ class SearchRows(TxBase):
                 "(" + " OR ".join(f'"{w}"*' if p else f'"{w}"' for w, p in alts) + ")"
                 for alts in terms
             )
-        params: dict[str, Any] = {"q": query, "ws": workspace_id, "per": per_group}
-        params.update((f"g{i}", group) for i, group in enumerate(groups))
+        params = {"q": query, "ws": workspace_id, "per": per_group, **_group_binds(tuple(groups))}
         rows = self.driver_rows(_search_query(self._pg, len(groups)), params)
         if not self._pg:
             rows = _best_per_group(rows, per_group)
