@@ -8,7 +8,10 @@ Concurrency model:
   a lock of the store, other processes' on ``<file>.lock`` (see
   :class:`_FileWriteLock`), both bounded by the busy timeout, so none fails
   halfway. That exclusivity is what serialises writers to a board, so
-  ``lock_board`` only re-reads the row.
+  ``lock_board`` only re-reads the row. A read snapshot begins (``BEGIN
+  DEFERRED``) on a pooled connection through the driver and makes its
+  SQLAlchemy connection only when a read asks for ``tx.conn``
+  (:meth:`SqlStore._sqlite_read`).
 - In-memory SQLite: one shared connection for the store's whole life; a
   process-local lock lets one transaction use it at a time.
 - PostgreSQL: a pooled psycopg 3 engine; write transactions run at READ
