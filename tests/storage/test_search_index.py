@@ -3,6 +3,7 @@ from the rows a database already holds."""
 
 from __future__ import annotations
 
+import random
 import uuid
 from typing import Any
 
@@ -305,3 +306,48 @@ def test_a_rebuild_writes_documents_in_the_order_of_their_rows(store: SqlStore) 
     for kind in ("task", "card"):
         subjects = [int(subject) for k, subject in rows if k == kind]
         assert len(subjects) == 30 and subjects == sorted(subjects)
+
+
+#: search_index's query on SQLite as it was, the window picking each group's best rows
+#: in SQL: the reference its pick in Python is held to.
+_WINDOWED = (
+    "SELECT id, kind, subject, grp, board_id, score FROM ("
+    "SELECT m.*, ROW_NUMBER() OVER (PARTITION BY grp ORDER BY score DESC, id) AS n FROM ("
+    "SELECT d.id, d.kind, d.subject, d.grp, d.board_id, "
+    "-bm25(search_fts, 10.0, 1.0) AS score "
+    "FROM search_fts CROSS JOIN search_docs d ON d.id = search_fts.rowid "
+    "WHERE search_fts MATCH :q AND d.workspace_id = :ws AND d.grp IN ({names})) m) ranked "
+    "WHERE n <= :per ORDER BY grp, n"
+)
+
+
+def test_the_best_rows_of_each_group_are_those_the_window_picked(store: SqlStore) -> None:
+    if store.dialect != "sqlite":
+        pytest.skip("PostgreSQL's query keeps its window")
+    rng = random.Random(34)
+    fruit = ["pear", "plum", "peach", "papaya", "pomelo", "quince"]
+    with store.transaction() as tx:
+        ws = tx.ensure_workspace("w").id
+        other = tx.ensure_workspace("other").id
+        for n in range(4):
+            board = tx.create_board(ws, f"{fruit[n]}-{n}", tags=[fruit[n + 1]]).id
+            # Many equal texts: equal scores, ranked by document id.
+            notes = [" ".join(rng.choices(fruit, k=rng.randint(1, 4))) for _ in range(30)]
+            tx.insert_cards(board, [_note(md) for md in notes + ["pear plum"] * 8])
+        for _ in range(60):
+            title = " ".join(rng.choices(fruit, k=rng.randint(1, 3)))
+            tx.insert_task(ws, title=title, body=rng.choice(fruit), created_by="a", asked_by="user")
+        tx.insert_cards(tx.create_board(other, "pear").id, [_note("pear plum")] * 5)
+    groups = ["tasks", "boards", "cards", "tags"]
+    names = ", ".join(f":g{i}" for i in range(len(groups)))
+    with store.read() as tx:
+        for q in ["pear", "pl", "pear plum", "p", "quince pear", "peach OR plum", "none"]:
+            words = [[(w, True)] for w in q.split() if w != "OR"]
+            match = " AND ".join(f'("{w}"*)' for w in q.split() if w != "OR")
+            for per in (1, 3, 7, 40):
+                got = tx.search_index(ws, words, groups=groups, per_group=per)
+                params = {"q": match, "ws": ws, "per": per}
+                params.update((f"g{i}", g) for i, g in enumerate(groups))
+                want = tx.conn.execute(text(_WINDOWED.format(names=names)), params).all()
+                assert [tuple(h) for h in got] == [tuple(r) for r in want], (q, per)
+                assert len(got) > 0 or q == "none"

@@ -15,6 +15,8 @@ from layoutkit.storage import (
     SqlStore,
     StorageError,
 )
+from layoutkit.storage import _schema as s
+from layoutkit.storage._sql._base import DriverSql
 from tests.storage.conftest import Location
 
 
@@ -65,6 +67,36 @@ def test_commit_makes_writes_visible_to_other_connections(durable_location: Loca
                 assert other.count_cards(board.id) == 0
         with reader.read() as other:
             assert other.count_cards(board.id) == 1
+    finally:
+        writer.close()
+        reader.close()
+
+
+def test_a_read_reads_one_snapshot_through_the_driver_and_sqlalchemy(
+    durable_location: Location,
+) -> None:
+    # A SQLite read begins on the driver and makes its SQLAlchemy connection only when
+    # a read asks for it: that connection is in the snapshot the driver's reads began.
+    writer = durable_location.open()
+    reader = durable_location.open()
+    try:
+        with writer.transaction() as tx:
+            board = tx.create_board(tx.ensure_workspace().id, "b")
+        count = DriverSql.named("SELECT count(*) FROM cards WHERE board_id = :b")
+        for _ in range(3 * 5):  # past the pool's size: every connection goes back
+            with reader.read() as other:
+                assert other.driver_rows(count, {"b": board.id}) == [(0,)]
+                with writer.transaction() as tx:
+                    tx.insert_cards(board.id, [card(1)])
+                assert other.count_cards(board.id) == 0
+                assert other.driver_rows(count, {"b": board.id}) == [(0,)]
+            with writer.transaction() as tx:
+                tx.conn.execute(s.cards.delete())
+            with pytest.raises(Fault), reader.read() as other:
+                assert other.driver_rows(count, {"b": board.id}) == [(0,)]
+                raise Fault
+        with reader.read() as other:
+            assert other.count_cards(board.id) == 0
     finally:
         writer.close()
         reader.close()

@@ -268,7 +268,17 @@ class _Views:
             task._asdict(), [r._asdict() for r in latest.values()] if latest else (), task.comments
         )
         found = self.found
-        matched = [name for name, value in parts.items() if _holds(found, value)]
+        matched: list[str] = []
+        shown = None
+        for name, value in parts.items():
+            if not matched and found.ascii and value.isascii():
+                # The first part that matches is shown: its snippet says whether it does
+                # (on ASCII text exactly when _holds would), so it is read once, not twice.
+                shown = _snippet(found, value)
+                if shown is not None:
+                    matched.append(name)
+            elif _holds(found, value):
+                matched.append(name)
         row = {
             "kind": "task",
             "id": task.id,
@@ -285,7 +295,7 @@ class _Views:
         if matched:
             where = matched[0]
             row["matchedLabel"] = self._label(where, latest.values())
-            row["snippet"] = _snippet(found, parts[where])
+            row["snippet"] = shown if shown is not None else _snippet(found, parts[where])
         for ref in latest.values():
             if ref.kind == "board":
                 row["board"] = ref.ref
@@ -548,8 +558,9 @@ def search_groups(call: Call, groups: Sequence[str]) -> dict[str, Any]:
             while waiting and len(rows) < limit:
                 batch, waiting = waiting[: limit - len(rows)], waiting[limit - len(rows) :]
                 for row in views.rows(group, batch):
-                    if _key(row) not in taken:
-                        taken.add(_key(row))
+                    key = _key(row)
+                    if key not in taken:
+                        taken.add(key)
                         if corrected:
                             row["corrected"] = True
                         rows.append(row)

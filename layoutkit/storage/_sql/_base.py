@@ -222,15 +222,38 @@ class TxBase:
     ``conn`` is the open SQLAlchemy connection every family reads and writes on.
     """
 
-    def __init__(self, store: StoreHandle, conn: Connection, *, writable: bool) -> None:
+    def __init__(
+        self,
+        store: StoreHandle,
+        conn: Connection | None,
+        *,
+        writable: bool,
+        driver: Any = None,
+        connect: Callable[[], Connection] | None = None,
+    ) -> None:
         self.store = store
-        self.conn = conn
+        # A SQLite read opens its transaction on the driver's connection and makes the
+        # SQLAlchemy connection only when a read asks for it (``connect``): a search reads
+        # through the driver alone, and SQLAlchemy's connection, transaction and events
+        # cost it more than its smaller reads (see SqlStore._sqlite_read).
+        self._conn = conn
+        self._connect = connect
+        self._driver: Any = driver if conn is None else conn.connection.driver_connection
         self.writable = writable
         self._pg = store.dialect == "postgresql"
         self._blobs: BlobStore | None = None
         self.ended: list[Callable[[bool], None]] = []
         # Rows whose search documents this transaction must rewrite (_sql/search.py).
         self._search_dirty: set[tuple[str, str]] = set()
+
+    @property
+    def conn(self) -> Connection:
+        """The open SQLAlchemy connection every family reads and writes on."""
+        conn = self._conn
+        if conn is None:
+            assert self._connect is not None
+            conn = self._conn = self._connect()
+        return conn
 
     def on_end(self, callback: Callable[[bool], None]) -> None:
         """Call ``callback(committed)`` once this transaction has ended."""
@@ -262,7 +285,7 @@ class TxBase:
     def prepared(self, stmt: ClauseElement, column_keys: Sequence[str] = ()) -> Prepared:
         """``stmt`` compiled for this connection's dialect, once per process: pass
         only statements built once (``functools.cache``), as the cache keeps them."""
-        dialect = self.conn.dialect
+        dialect = self._dialect
         key = (id(stmt), dialect.name, tuple(column_keys))
         hit = _PREPARED.get(key)
         if hit is None or hit[0] is not stmt:
@@ -317,14 +340,20 @@ class TxBase:
         )
 
     def _driver_call(self, query: str, values: Any, send: Callable[[Any, str, Any], Any]) -> Any:
-        driver: Any = self.conn.connection.driver_connection
+        error = self._dialect.loaded_dbapi.Error
         try:
-            return send(driver, query, values)
-        except self.conn.dialect.loaded_dbapi.Error as err:
+            return send(self._driver, query, values)
+        except error as err:
             # As SQLAlchemy raises it, so the store's busy and error mapping holds.
-            raise DBAPIError.instance(
-                query, values, err, self.conn.dialect.loaded_dbapi.Error
-            ) from err
+            raise DBAPIError.instance(query, values, err, error) from err
+
+    @property
+    def _dialect(self) -> Any:
+        # The engine's when the connection is not made yet (a SQLite read makes it
+        # only when asked, see conn): the same dialect, without making it.
+        if self._conn is not None:
+            return self._conn.dialect
+        return self.store.engine.dialect  # type: ignore[attr-defined]
 
     def driver_executemany(self, sql: DriverSql, rows: Sequence[Any]) -> None:
         """``sql`` once for each of ``rows`` through the driver's executemany (see

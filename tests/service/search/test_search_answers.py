@@ -20,6 +20,7 @@ import re
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -28,8 +29,9 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from layoutkit import Principal, Workspace
-from layoutkit.search_text import index_text, tokens
-from layoutkit.service.search.search import MARK, matches, snippet
+from layoutkit.search_text import index_text, task_parts, tokens
+from layoutkit.service.search.search import MARK, Term, _holds, _snippet, _Views, matches, snippet
+from layoutkit.storage import SearchTaskRef, SearchTaskRow
 from tests.conftest import POSTGRES_URL, pg_schema
 from tests.service.search.test_search import other_workspace
 
@@ -359,3 +361,58 @@ def test_matching_and_marking_agree_with_reading_word_by_word(
     assert shown == [flat[s:e] for s, e in spans][: len(shown)]
     assert shown
     assert got.replace(MARK[0], "").replace(MARK[1], "").strip("…") in flat
+
+
+_PART = st.text(alphabet="abcdeABCé019 _-.,/\n\t\u00a0", max_size=40)
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    title=_PART,
+    body=_PART,
+    branch=_PART,
+    comment=_PART,
+    ref=st.none() | _PART,
+    words=st.lists(st.text(alphabet="abcdeé019", min_size=1, max_size=3), min_size=1, max_size=3),
+)
+def test_a_task_hit_shows_where_every_part_read_alone_matches(
+    title: str,
+    body: str,
+    branch: str,
+    comment: str,
+    ref: str | None,
+    words: list[str],
+) -> None:
+    # A task view reads its first matching part once, for the match and the snippet:
+    # what it shows is what testing every part and marking the first one gives.
+    terms = [Term(t) for w in words for t in tokens(w)]
+    # A task's view reads nothing more through the call: a stand-in serves.
+    views = _Views(SimpleNamespace(tx=None), terms)  # type: ignore[arg-type]
+    refs = (SearchTaskRef("pr", ref, {"title": ref}),) if ref is not None else ()
+    task = SearchTaskRow(
+        1,
+        1,
+        None,
+        title,
+        body,
+        "task",
+        "backlog",
+        None,
+        None,
+        [],
+        "",
+        "",
+        "",
+        branch,
+        {},
+        refs,
+        (comment,),
+    )
+    row = views.task(task)
+    parts = task_parts(task._asdict(), [r._asdict() for r in refs], task.comments)
+    matched = [name for name, value in parts.items() if _holds(views.found, value)]
+    assert row["matchedIn"] == matched
+    if matched:
+        assert row["snippet"] == _snippet(views.found, parts[matched[0]])
+    else:
+        assert "snippet" not in row
