@@ -410,7 +410,7 @@ class Workspace:
         of the operation itself.
         """
         operation = self.registry.get(op)
-        who = principal or Principal.owner()
+        who = principal or _OWNER
         raw: Any = {} if params is None else params
         if operation.kinds is not None:
             # Only the kind is read here: who may call is the kind's to say, and a
@@ -567,6 +567,9 @@ class Workspace:
         """Every registered operation as ``{name, description, params_schema}``."""
         return [op.describe() for op in self.registry]
 
+
+#: The caller of a call that names none (frozen, so one serves every call).
+_OWNER = Principal.owner()
 
 #: What an archived workspace still lets its owners write: bringing it back.
 _ARCHIVED_MAY_WRITE = frozenset({"archive_workspace"})

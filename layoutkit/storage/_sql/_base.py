@@ -13,7 +13,7 @@ from typing import Any, Protocol, TypeVar
 
 import attrs
 import cattrs
-from sqlalchemy import Connection, Table
+from sqlalchemy import Connection, Table, bindparam, func, literal_column, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql import ClauseElement
@@ -98,6 +98,15 @@ class DriverSql:
         pg = pg_stmt.compile(dialect=postgresql.dialect(paramstyle="pyformat"))
         fixed = {k: v for k, v in {**lite.params, **pg.params}.items() if v is not None}
         return cls(str(lite), str(pg), fixed)
+
+
+def in_list(column: Any, pg: bool) -> Any:
+    """``column`` among the values of the bind ``values``, one value whatever their
+    number (:meth:`TxBase.driver_list`), so the statement is compiled once."""
+    if pg:
+        return column == func.any(bindparam("values"))
+    json_each = func.json_each(bindparam("values"))
+    return column.in_(select(literal_column("value")).select_from(json_each))
 
 
 #: Statements compiled for :meth:`TxBase.driver_execute`, by (id, dialect, columns);

@@ -13,7 +13,7 @@ from sqlalchemy.dialects.postgresql import aggregate_order_by
 from layoutkit.storage import _schema as s
 from layoutkit.storage._errors import ConflictError, NotFoundError
 from layoutkit.storage._records import BoardRecord, BoardRevs, fold_tags
-from layoutkit.storage._sql._base import TxBase, check_fields, record, utc
+from layoutkit.storage._sql._base import TxBase, check_fields, in_list, record, utc
 
 _BOARD_FIELDS = frozenset(
     {
@@ -64,8 +64,8 @@ def _board_by_id(pg: bool, lock: bool) -> Any:
 
 @functools.cache
 def _boards_by_id(pg: bool) -> Any:
-    # Search reads the boards of every page of hits with it.
-    return _select_board(pg).where(s.boards.c.id.in_(bindparam("ids", expanding=True)))
+    # Search reads the boards of every page of hits with it (through the driver).
+    return _select_board(pg).where(in_list(s.boards.c.id, pg))
 
 
 @functools.cache
@@ -176,7 +176,7 @@ class BoardRows(TxBase):
         ids = sorted(set(board_ids))
         if not ids:
             return {}
-        rows = self.conn.execute(_boards_by_id(self._pg), {"ids": ids})
+        rows = self.driver_mappings(_boards_by_id(self._pg), {"values": self.driver_list(ids)})
         return {b.id: b for b in map(self._board_with_tags, rows) if b is not None}
 
     def board_by_slug(

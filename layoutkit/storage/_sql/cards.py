@@ -38,7 +38,7 @@ from layoutkit.storage._records import (
     NewEdge,
 )
 from layoutkit.storage._retention import CARD_RETENTION
-from layoutkit.storage._sql._base import TxBase, check_fields, columns, record, utc
+from layoutkit.storage._sql._base import TxBase, check_fields, columns, in_list, record, utc
 
 _CARD_PATCH_FIELDS = frozenset(
     {"kind", "payload", "x", "y", "w", "h", "layer", "parent_id", "children", "sized_by"}
@@ -122,9 +122,9 @@ def _take_ordinals() -> Any:
 
 
 @functools.cache
-def _cards_by_id() -> Any:
-    # Search reads the cards of every page of hits with it.
-    return select(s.cards).where(s.cards.c.id.in_(bindparam("ids", expanding=True)))
+def _cards_by_id(pg: bool) -> Any:
+    # Search reads the cards of every page of hits with it (through the driver).
+    return select(s.cards).where(in_list(s.cards.c.id, pg))
 
 
 #: The columns a new card's row is written with (its id comes from the database).
@@ -266,7 +266,8 @@ class CardRows(TxBase):
         ids = list(dict.fromkeys(card_ids))
         if not ids:
             return []
-        found = {r.id: _card(r) for r in self.conn.execute(_cards_by_id(), {"ids": ids})}
+        rows = self.driver_execute(_cards_by_id(self._pg), {"values": self.driver_list(ids)})
+        found = {card.id: card for card in map(_card, rows)}
         return [found[i] for i in ids if i in found]
 
     def cards(self, board_id: int, *, include_deleted: bool = False) -> list[CardRecord]:

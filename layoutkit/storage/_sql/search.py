@@ -30,7 +30,6 @@ from sqlalchemy import (
     bindparam,
     delete,
     func,
-    literal_column,
     select,
     text,
     update,
@@ -53,7 +52,7 @@ from layoutkit.search_text import (
 )
 from layoutkit.storage import _schema as s
 from layoutkit.storage._records import SearchDocHit, SearchTaskRef, SearchTaskRow
-from layoutkit.storage._sql._base import DriverSql, TxBase
+from layoutkit.storage._sql._base import DriverSql, TxBase, in_list
 
 #: The weighted tsvector PostgreSQL indexes and ranks: migration 0014 stores it as the
 #: generated column ``search_docs.search_tsv`` and puts the GIN index on that column.
@@ -121,7 +120,7 @@ def _doc_ids() -> DriverSql:
             # workspace's documents, on every write.
             d.workspace_id.in_(select(s.workspaces.c.id)),
             d.kind == bindparam("kind"),
-            _in_list(d.subject, pg),
+            in_list(d.subject, pg),
         )
         for pg in (False, True)
     ]
@@ -146,7 +145,7 @@ def _card_rows() -> DriverSql:
     query = [
         select(c.id, c.kind, c.payload, c.board_id, b.workspace_id)
         .join(s.boards, b.id == c.board_id)
-        .where(_in_list(c.id, pg), c.deleted_at.is_(None))
+        .where(in_list(c.id, pg), c.deleted_at.is_(None))
         .order_by(c.id)
         for pg in (False, True)
     ]
@@ -160,7 +159,7 @@ def _task_doc_rows() -> DriverSql:
     t = s.tasks.c
     query = [
         select(*(t[name] for name in _TASK_COLUMNS))
-        .where(_in_list(t.id, pg), t.deleted_at.is_(None))
+        .where(in_list(t.id, pg), t.deleted_at.is_(None))
         .order_by(t.id)
         for pg in (False, True)
     ]
@@ -171,7 +170,7 @@ def _task_doc_rows() -> DriverSql:
 def _task_doc_refs() -> DriverSql:
     r = s.task_refs.c
     query = [
-        select(r.task_id, r.kind, r.ref, r.meta).where(_in_list(r.task_id, pg)).order_by(r.id)
+        select(r.task_id, r.kind, r.ref, r.meta).where(in_list(r.task_id, pg)).order_by(r.id)
         for pg in (False, True)
     ]
     return DriverSql.core(*query)
@@ -247,7 +246,7 @@ def _best_per_group(rows: Iterable[tuple[Any, ...]], per: int) -> list[tuple[Any
 def _vocabulary_counts() -> DriverSql:
     w = s.search_words.c
     query = [
-        select(w.word, w.docs).where(w.workspace_id == bindparam("ws"), _in_list(w.word, pg))
+        select(w.word, w.docs).where(w.workspace_id == bindparam("ws"), in_list(w.word, pg))
         for pg in (False, True)
     ]
     return DriverSql.core(*query)
@@ -311,15 +310,6 @@ def _pg_title_query(groups: Sequence[Sequence[Sequence[str]]], match: str) -> st
     )
 
 
-def _in_list(column: Any, pg: bool) -> Any:
-    """``column`` among the values of the bind ``values``, one value whatever their
-    number (:meth:`TxBase.driver_list`), so the statement is compiled once."""
-    if pg:
-        return column == func.any(bindparam("values"))
-    json_each = func.json_each(bindparam("values"))
-    return column.in_(select(literal_column("value")).select_from(json_each))
-
-
 @functools.cache
 def _task_hit_rows(live: bool) -> DriverSql:
     """Tasks by id with what their hits show: the text columns, the project's slug,
@@ -380,7 +370,7 @@ def _task_hit_query(pg: bool, live: bool) -> Any:
         said.scalar_subquery().label("said"),
     ).where(
         # By primary key: the workspace as a filter, not an index (see TaskRows.tasks).
-        _in_list(t.id, pg),
+        in_list(t.id, pg),
         (t.workspace_id + 0) == bindparam("ws"),
     )
     return query.where(t.deleted_at.is_(None)) if live else query
