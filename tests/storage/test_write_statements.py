@@ -75,19 +75,24 @@ def test_statements_sent_through_the_driver_read_what_sqlalchemy_reads(store: Sq
     with store.transaction() as tx:
         ws = tx.create_workspace(f"w-{uuid.uuid4().hex[:10]}").id
         board = tx.create_board(ws, "b", tags=["alpha", "beta"]).id
-        tx.insert_cards(board, [NewCard("note", {"md": "é ✓"}, 1.5, 2, 10, 10, "ai", "a")])
+        made_cards = tx.insert_cards(
+            board, [NewCard("note", {"md": "é ✓"}, 1.5, 2, 10, 10, "ai", "a")]
+        )
         tx.create_webhook(ws, url="https://example.com/h", events=["*"], secret="s", created_by="o")
         tx.record_event("compose", "owner", board_id=board, detail={"n": 1})
         made, token = tx.create_api_token("agent", "a", workspace_id=ws, role="member")
+    pg = store.dialect == "postgresql"
     with store.read() as tx:
         cases = [
             (workspaces._workspace_by_id(), {"id": ws}),
-            (boards._board_by_slug(store.dialect == "postgresql", False), {"ws": ws, "slug": "b"}),
+            (boards._board_by_slug(pg, False), {"ws": ws, "slug": "b"}),
             (boards._board_revs(), {"id": board}),
             (cards._card_changes(), {"board": board, "since": -1}),
             (webhooks._webhooks(True), {"ws": ws, "active": True}),
             (access._live_token(), {"hash": token_hash(token)}),
             (access._role(), {"ws": ws, "token": made.id}),
+            (boards._boards_by_id(pg), {"values": tx.driver_list([board])}),
+            (cards._cards_by_id(pg), {"values": tx.driver_list(c.id for c in made_cards)}),
         ]
         for stmt, params in cases:
             expected = [tuple(r) for r in tx.conn.execute(stmt, params)]
