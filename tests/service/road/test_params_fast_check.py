@@ -111,7 +111,7 @@ def _of_type(kind: str, schema: dict[str, Any], depth: int) -> st.SearchStrategy
 
 
 @pytest.mark.parametrize("name", _OPS)
-@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_the_fast_yes_never_passes_what_the_validator_refuses(name: str, data: Any) -> None:
     op = _CHECKED[name]
