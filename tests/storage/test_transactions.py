@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -192,3 +193,18 @@ def test_a_closed_store_refuses_transactions_and_waits_for_the_one_under_way() -
     # A request thread that comes late hears an error, never a closed connection.
     with pytest.raises(StorageError, match="closed"), store.read() as tx:
         tx.workspaces()
+
+
+def test_a_sqlite_file_connection_keeps_the_page_cache_search_reads_from(tmp_path: Path) -> None:
+    # The search index's pages stay in the connection between reads (and writes).
+    from layoutkit.storage import open_store
+    from layoutkit.storage._sql.store import SQLITE_PAGE_CACHE_KIB
+
+    store = open_store(f"sqlite:///{tmp_path / 'cache.db'}")
+    try:
+        with store.read() as tx:
+            assert tx.conn.exec_driver_sql("PRAGMA cache_size").scalar() == -SQLITE_PAGE_CACHE_KIB
+        with store.transaction() as tx:
+            assert tx.conn.exec_driver_sql("PRAGMA cache_size").scalar() == -SQLITE_PAGE_CACHE_KIB
+    finally:
+        store.close()

@@ -392,6 +392,10 @@ class _FileWriteLock:
                 self._fd = None
 
 
+#: Most KiB of database pages each pooled SQLite file connection keeps in memory.
+SQLITE_PAGE_CACHE_KIB = 32 * 1024
+
+
 def _sqlite_events(engine: Engine, *, wal: bool) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
@@ -406,6 +410,11 @@ def _sqlite_events(engine: Engine, *, wal: bool) -> None:
             # Durable at every checkpoint and safe against corruption in WAL
             # mode; skips an fsync per commit.
             cur.execute("PRAGMA synchronous=NORMAL")
+            # SQLite's default page cache (2 MiB) held too little of a 20k-task search
+            # index: each search read its pages again through the OS, a tenth of a
+            # two-word search's CPU (0.76 -> 0.67 ms). Pages are cached as read, so a
+            # connection that reads little holds little.
+            cur.execute(f"PRAGMA cache_size={-SQLITE_PAGE_CACHE_KIB}")
         cur.close()
 
     @event.listens_for(engine, "begin")
