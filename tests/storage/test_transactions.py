@@ -208,3 +208,34 @@ def test_a_sqlite_file_connection_keeps_the_page_cache_search_reads_from(tmp_pat
             assert tx.conn.exec_driver_sql("PRAGMA cache_size").scalar() == -SQLITE_PAGE_CACHE_KIB
     finally:
         store.close()
+
+
+def test_a_sqlite_connection_that_wrote_many_search_documents_is_not_pooled_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # FTS5 keeps what a bulk write grew for the connection's life and pays for it on
+    # every later read: such a connection is closed, a small write's is kept.
+    from layoutkit.storage import open_store
+    from layoutkit.storage._sql import store as store_module
+
+    monkeypatch.setattr(store_module, "SQLITE_FRESH_CONNECTION_DOCS", 3)
+    store = open_store(f"sqlite:///{tmp_path / 'fresh.db'}")
+    try:
+
+        def driver() -> object:
+            with store.read() as tx:
+                return tx.conn.connection.driver_connection
+
+        with store.transaction() as tx:
+            ws = tx.ensure_workspace("w").id
+            tx.insert_task(ws, title="pear", created_by="ana", asked_by="user")
+        kept = driver()
+        with store.transaction() as tx:
+            assert tx.conn.connection.driver_connection is kept
+            for title in ("plum", "fig", "kiwi"):
+                tx.insert_task(ws, title=title, created_by="ana", asked_by="user")
+        assert driver() is not kept
+        with store.read() as tx:
+            assert tx.search_index(ws, [[("p", True)]], groups=["tasks"], per_group=5)
+    finally:
+        store.close()

@@ -254,6 +254,9 @@ class TxBase:
         self.ended: list[Callable[[bool], None]] = []
         # Rows whose search documents this transaction must rewrite (_sql/search.py).
         self._search_dirty: set[tuple[str, str]] = set()
+        # Search documents it wrote, deleted or rewrote: a SQLite connection that wrote
+        # many is not kept (SqlStore._open).
+        self.search_docs_written = 0
 
     @property
     def conn(self) -> Connection:

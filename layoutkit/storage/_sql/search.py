@@ -592,6 +592,7 @@ class SearchRows(TxBase):
         old = self._docs_by_key(old_ids)
         inserts, updates = _doc_changes(docs, old, delta)
         gone = list(old.values())
+        self.search_docs_written += len(inserts) + len(updates) + len(gone)
         for row in gone:
             _count_doc(delta, row.workspace_id, row.title, row.body, -1)
         for chunk in _chunks([r.id for r in gone]):
