@@ -28,8 +28,10 @@ from sqlalchemy import (
     Float,
     Integer,
     bindparam,
+    case,
     delete,
     func,
+    literal,
     select,
     text,
     update,
@@ -362,6 +364,20 @@ def _task_hit_query(pg: bool, live: bool) -> Any:
             .subquery()
         )
         said = select(func.json_group_array(func.json(comments.c.detail)))
+        # Most tasks have no refs and no comments: a seek on the index says so, where
+        # the aggregate's ordered subquery (a sorter for the refs) was set up for
+        # every task (a page of ten hits: 0.048 -> 0.044 ms). None aggregate to '[]'.
+        refs = case(
+            (select(r.id).where(r.task_id == t.id).exists(), refs.scalar_subquery()),
+            else_=literal("[]"),
+        )
+        said = case(
+            (
+                select(e.id).where(e.task_id == t.id, e.action == COMMENT_ACTION).exists(),
+                said.scalar_subquery(),
+            ),
+            else_=literal("[]"),
+        )
     query = select(
         t.id,
         t.workspace_id,
@@ -378,8 +394,8 @@ def _task_hit_query(pg: bool, live: bool) -> Any:
         t.decisions,
         t.branch,
         t.fields,
-        refs.scalar_subquery().label("refs"),
-        said.scalar_subquery().label("said"),
+        (refs.scalar_subquery() if pg else refs).label("refs"),
+        (said.scalar_subquery() if pg else said).label("said"),
     ).where(
         # By primary key: the workspace as a filter, not an index (see TaskRows.tasks).
         in_list(t.id, pg),
