@@ -696,6 +696,28 @@ SETTLE_ROUNDS = 6
 SNAP_JOG = 1.0
 
 
+def settle_inputs(
+    layers: list[list[int]], sweeps: _Sweeps, sep: _Separations, items: int
+) -> tuple[list[list[tuple[int, float, float]]], list[list[float]]]:
+    """What ``_settle`` reads: each item's segments as (other end, weight, shift that
+    puts it straight), and each layer's gaps between neighbours."""
+    up: list[list[tuple[int, float, float]]] = [[] for _ in range(items)]
+    down: list[list[tuple[int, float, float]]] = [[] for _ in range(items)]
+    # Straight when x[b] = x[a] + shift: for b the target is x[a] + shift, for a x[b] - shift.
+    for a, b, w, d in zip(
+        sweeps.a_idx.tolist(),
+        sweeps.b_idx.tolist(),
+        sweeps.wts.tolist(),
+        sweeps.shift.tolist(),
+        strict=True,
+    ):
+        up[b].append((a, w, d))
+        down[a].append((b, w, -d))
+    links = [u + dn for u, dn in zip(up, down, strict=True)]
+    gaps = [[sep.pair_gap.get(pair, 0.0) for pair in itertools.pairwise(layer)] for layer in layers]
+    return links, gaps
+
+
 def _settle(
     layers: list[list[int]], sweeps: _Sweeps, sep: _Separations, x: list[float]
 ) -> list[float]:
@@ -709,20 +731,7 @@ def _settle(
     either column costs the same shift and leaves one jog. Moves are made only when
     they lower (cost, jogs), so the pass stops; orders and gaps are kept.
     """
-    up: list[list[tuple[int, float, float]]] = [[] for _ in x]
-    down: list[list[tuple[int, float, float]]] = [[] for _ in x]
-    # Straight when x[b] = x[a] + shift: for b the target is x[a] + shift, for a x[b] - shift.
-    for a, b, w, d in zip(
-        sweeps.a_idx.tolist(),
-        sweeps.b_idx.tolist(),
-        sweeps.wts.tolist(),
-        sweeps.shift.tolist(),
-        strict=True,
-    ):
-        up[b].append((a, w, d))
-        down[a].append((b, w, -d))
-    links = [u + dn for u, dn in zip(up, down, strict=True)]
-    gaps = [[sep.pair_gap.get(pair, 0.0) for pair in itertools.pairwise(layer)] for layer in layers]
+    links, gaps = settle_inputs(layers, sweeps, sep, len(x))
 
     # An item is looked at again only once something it reads (the other ends of its
     # segments, its neighbours in the layer) has moved since: otherwise it would stay.

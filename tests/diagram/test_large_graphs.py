@@ -522,19 +522,7 @@ def test_sliding_ends_shortens_jogs_and_keeps_each_sides_order() -> None:
 
 def _settle_every_item(layers, sweeps, sep, x):  # type: ignore[no-untyped-def]
     """placement._settle as first written: every item looked at in every round."""
-    links: list[list[tuple[int, float, float]]] = [[] for _ in x]
-    down: list[list[tuple[int, float, float]]] = [[] for _ in x]
-    for a, b, w, d in zip(
-        sweeps.a_idx.tolist(),
-        sweeps.b_idx.tolist(),
-        sweeps.wts.tolist(),
-        sweeps.shift.tolist(),
-        strict=True,
-    ):
-        links[b].append((a, w, d))
-        down[a].append((b, w, -d))
-    links = [u + dn for u, dn in zip(links, down, strict=True)]
-    gaps = [[sep.pair_gap.get(pair, 0.0) for pair in itertools.pairwise(ly)] for ly in layers]
+    links, gaps = placement.settle_inputs(layers, sweeps, sep, len(x))
     for r in range(placement.SETTLE_ROUNDS):
         moved = False
         for L in range(len(layers)) if r % 2 == 0 else range(len(layers) - 1, -1, -1):
