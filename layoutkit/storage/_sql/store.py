@@ -229,13 +229,7 @@ class SqlStore:
                     # Before the connection goes back (and, on SQLite, inside the
                     # write lock): the next writer mostly finds what these
                     # callbacks keep, a warm board model, already in place.
-                    for callback in tx.ended:
-                        try:
-                            callback(committed)
-                        except Exception:
-                            # The transaction's outcome stands; a cache that
-                            # failed to keep something only loses that.
-                            log.exception("a transaction-end callback failed")
+                    _ended(tx, committed)
                     if (
                         self.dialect == "sqlite"
                         and not self.memory
@@ -278,11 +272,7 @@ class SqlStore:
                     try:
                         driver.rollback()
                     finally:
-                        for callback in tx.ended:
-                            try:
-                                callback(False)
-                            except Exception:
-                                log.exception("a transaction-end callback failed")
+                        _ended(tx, False)
             finally:
                 if made:
                     made[0].close()
@@ -401,6 +391,17 @@ class _FileWriteLock:
             if self._fd is not None:
                 os.close(self._fd)
                 self._fd = None
+
+
+def _ended(tx: SqlTx, committed: bool) -> None:
+    """Run the transaction's end callbacks, each whatever the others do."""
+    for callback in tx.ended:
+        try:
+            callback(committed)
+        except Exception:
+            # The transaction's outcome stands; a cache that failed to keep
+            # something only loses that.
+            log.exception("a transaction-end callback failed")
 
 
 #: Most KiB of database pages each pooled SQLite file connection keeps in memory: the
