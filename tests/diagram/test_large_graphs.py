@@ -145,12 +145,7 @@ def test_large_path_keeps_frames_and_lanes(seed: int) -> None:
 
 def test_large_path_is_deterministic_and_clean() -> None:
     nodes, edges = _random_digraph(60, 200, 3)
-    payload = {
-        "title": "dense",
-        "dir": "TD",
-        "nodes": [{"id": v, "title": v} for v in nodes],
-        "edges": [{"from": a, "to": b} for a, b in edges],
-    }
+    payload = _payload("dense", nodes, edges)
     first = lay_out(payload, options=LARGE)
     assert lay_out(payload, options=LARGE)["geo"] == first["geo"]
     codes = {f["code"] for f in composition_findings(first["geo"])}
@@ -299,12 +294,7 @@ def test_cycle_choices_offer_depth_first_only_on_sparse_graphs() -> None:
 
 def test_layout_keeps_the_cycle_choice_that_crosses_less(monkeypatch: pytest.MonkeyPatch) -> None:
     nodes, edges = _sparse_flow_with_loops()
-    payload = {
-        "title": "flow",
-        "dir": "TD",
-        "nodes": [{"id": v, "title": v} for v in nodes],
-        "edges": [{"from": a, "to": b} for a, b in edges],
-    }
+    payload = _payload("flow", nodes, edges)
     counted: list[tuple[int, object]] = []
     real_count = ordering.hierarchy_crossings
 
@@ -339,12 +329,7 @@ def test_ordering_and_placement_keep_their_own_bounds(monkeypatch: pytest.Monkey
     # Over exact_items but within order_items and placement_items: thorough ordering,
     # the placement LP and sifted tracks, as on the exact path.
     nodes, edges = _random_digraph(30, 60, 5)
-    payload = {
-        "title": "t",
-        "dir": "TD",
-        "nodes": [{"id": v, "title": v} for v in nodes],
-        "edges": [{"from": a, "to": b} for a, b in edges],
-    }
+    payload = _payload("t", nodes, edges)
     larges: list[bool] = []
     real_run = ordering._Orderer.run
 
@@ -433,12 +418,7 @@ def test_settling_lowers_the_sweeps_cost_and_keeps_the_gaps() -> None:
     # segments' weighted shifts (the LP's objective) and then its jogs go down; every
     # layer keeps its order and gaps, and many long-edge jogs go.
     nodes, edges = _random_digraph(150, 260, 7)
-    payload = {
-        "title": "t",
-        "dir": "TD",
-        "nodes": [{"id": v, "title": v} for v in nodes],
-        "edges": [{"from": a, "to": b} for a, b in edges],
-    }
+    payload = _payload("t", nodes, edges)
     seen: list[tuple] = []
     real = placement._settle
 
@@ -472,12 +452,7 @@ def test_sliding_ends_shortens_jogs_and_keeps_each_sides_order() -> None:
     # sideways shift goes down, more of them run straight, and every side keeps the order
     # and spacing of its ends, inside its corners. Below it nothing moves.
     nodes, edges = _random_digraph(120, 200, 11)
-    payload = {
-        "title": "t",
-        "dir": "TD",
-        "nodes": [{"id": v, "title": v} for v in nodes],
-        "edges": [{"from": a, "to": b} for a, b in edges],
-    }
+    payload = _payload("t", nodes, edges)
     seen: list[tuple] = []
     real = placement.slide_ends
 
@@ -518,6 +493,16 @@ def test_sliding_ends_shortens_jogs_and_keeps_each_sides_order() -> None:
             offs = [table[s] for s in segs]
             assert all(q - p >= step - 1e-6 for p, q in itertools.pairwise(offs))
             assert all(abs(o) <= it.w / 2 - step + 1e-6 for o in offs)
+
+
+def _payload(title: str, nodes: list[str], edges: list[tuple[str, str]]) -> dict:
+    """A top-down diagram payload of ``nodes`` (titled by their ids) and ``edges``."""
+    return {
+        "title": title,
+        "dir": "TD",
+        "nodes": [{"id": v, "title": v} for v in nodes],
+        "edges": [{"from": a, "to": b} for a, b in edges],
+    }
 
 
 def _settle_every_item(layers, sweeps, sep, x):  # type: ignore[no-untyped-def]

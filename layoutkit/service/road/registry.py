@@ -184,17 +184,16 @@ REQUEST_KEY: dict[str, Any] = {
 }
 
 
-#: The params validators whose schema passed the meta-check, by id (validators are
-#: unhashable); each is held, so its id cannot pass to another.
-_SOUND: dict[int, Any] = {}
-
-#: Each params validator's schema compiled by jsonschema-rs, by id as in ``_SOUND``.
+#: Each params validator with its schema compiled by jsonschema-rs, by id (validators
+#: are unhashable); each is held, so its id cannot pass to another.
 _COMPILED: dict[int, tuple[Any, Any]] = {}
 
 
 def _compiled(validator: Any) -> Any:
     """``validator``'s schema as jsonschema-rs checks it: the door every call passes,
     where checking a compose of ten cards in Python cost a twentieth of the call.
+    Made once per validator, after the schema passes the meta-check (raises
+    :class:`jsonschema.SchemaError` when it is not sound JSON Schema).
 
     Only its yes is taken. It reads the same schema by the same draft with the
     same keywords, but it counts ``2.0`` as an integer (the caller asks only for
@@ -204,17 +203,10 @@ def _compiled(validator: Any) -> Any:
     """
     found = _COMPILED.get(id(validator))
     if found is None or found[0] is not validator:
+        Draft202012Validator.check_schema(validator.schema)
         found = (validator, jsonschema_rs.Draft202012Validator(validator.schema))
         _COMPILED[id(validator)] = found
     return found[1]
-
-
-def _meta_check(validator: Any) -> None:
-    """Raise :class:`jsonschema.SchemaError` unless ``validator``'s schema is sound
-    JSON Schema (once per validator: a schema does not change)."""
-    if _SOUND.get(id(validator)) is not validator:
-        Draft202012Validator.check_schema(validator.schema)
-        _SOUND[id(validator)] = validator
 
 
 @attrs.frozen(slots=True)
@@ -310,8 +302,8 @@ class Operation:
             whole_floats = check_json_value(params)
         except EngineError as err:
             raise to_service_error(err) from err
-        _meta_check(self.validator)
-        if not whole_floats and _compiled(self.validator).is_valid(params):
+        fast = _compiled(self.validator)
+        if not whole_floats and fast.is_valid(params):
             return params
         errors = sorted(self.validator.iter_errors(params), key=lambda e: list(e.absolute_path))
         if errors:
