@@ -115,7 +115,9 @@ def test_a_killed_workers_items_come_back_after_its_lease(shop: Any) -> None:
     back = ws.call("wait_for_work", {"project": "shop", "timeout": 10}, rescuer)
     assert sorted(c["item"] for c in back["asks"]) == sorted(held)
     assert {c["lease"]["deliveries"] for c in back["asks"]} == {2}
-    assert time.monotonic() - started < 2 + 1.5  # the lease, then one re-check
+    # Back when the lease ran out (2 s), not at the end of the 10 s wait; the bound
+    # only tells the two apart, so a loaded machine's slow re-check still passes.
+    assert time.monotonic() - started < 8
 
 
 def test_a_wait_in_one_process_wakes_within_100_ms_of_a_write_in_another(shop: Any) -> None:

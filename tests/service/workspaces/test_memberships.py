@@ -179,7 +179,13 @@ def test_a_token_joins_another_workspace_by_invitation(pair) -> None:  # type: i
     # Only the hash is kept; the events say who invited and who accepted.
     with a.store.read() as tx:
         rows = [dict(r._mapping) for r in tx.conn.execute(select(s.invitations))]
-        events = {e.action: e for e in tx.events() if e.action.startswith("member.")}
+        # This invitation's events only: the store is shared, and a test running
+        # beside this one on it may invite and accept too.
+        events = {
+            e.action: e
+            for e in tx.events()
+            if e.detail.get("invitation") == invited["id"] or e.detail.get("workspace") == a.name
+        }
     assert rows and secret not in repr(rows)
     assert events["member.invite"].principal == "owner:al"
     assert events["member.accept"].principal == "user:bea"
