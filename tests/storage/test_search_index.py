@@ -499,7 +499,7 @@ def test_a_title_match_on_postgresql_scans_the_index_of_task_titles(store: SqlSt
     seen: list[tuple[str, Any]] = []
 
     def keep(conn: Any, cursor: Any, statement: str, params: Any, *_: Any) -> None:
-        if "ts_match_vq" in statement:
+        if "WITH title_match" in statement:
             seen.append((statement, params))
 
     event.listen(store.engine, "before_cursor_execute", keep)

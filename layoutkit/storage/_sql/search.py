@@ -877,20 +877,22 @@ class SearchRows(TxBase):
             query = _pg_title_query(groups, match)
             rare = self._rarest_groups(workspace_id, groups) if match == "all" else groups
             # The index of task titles alone finds the documents whose title holds
-            # the rarest words, and the whole query is checked on those rows only
-            # against the stored vector, as before (ts_match_vq is @@ where the
-            # planner cannot take it to an index). The index of title and body
-            # brought every document whose body holds a common word into the
-            # scan (a typo beside `history`: 5,800 rows for 800 titles at 20k
-            # tasks); a common title word still brings every title holding it,
-            # hence the rarest words alone when one is much rarer.
+            # the words: the index of title and body brought every document whose
+            # body holds a common word into the scan (a typo beside `history`:
+            # 5,800 rows for 800 titles at 20k tasks). The title's words unweighted
+            # are the stored vector's words of weight A, so the rows are the same.
+            # A common title word still brings every title holding it: when one
+            # word is much rarer, the scan takes the rarest alone and the whole
+            # query is checked on those rows (ts_match_vq is @@ where the planner
+            # cannot take it to an index).
             scan = _pg_title_query(rare, match, weight="")
             sql = (
                 "SELECT CAST(d.subject AS BIGINT) AS id, ts_rank(d.search_tsv, q) AS score "
                 "FROM search_docs d, to_tsquery('simple'::regconfig, :q) q, "
                 "to_tsquery('simple'::regconfig, :scan) n "
                 "WHERE d.workspace_id = :ws AND d.kind = 'task' AND d.grp IN :grps AND "
-                f"{PG_TITLE_TSVECTOR} @@ n AND ts_match_vq(d.search_tsv, q)"
+                f"{PG_TITLE_TSVECTOR} @@ n"
+                + ("" if len(rare) == len(groups) else " AND ts_match_vq(d.search_tsv, q)")
             )
         else:
             join = " AND " if match == "all" else " OR "
