@@ -531,8 +531,10 @@ task_events = Table(
 # it answers in. The full-text structures live beside it, made by migration
 # 0014: on SQLite the FTS5 table ``search_fts`` (external content: this table,
 # kept in step by triggers), on PostgreSQL the stored weighted tsvector of
-# title and body (column ``search_tsv``) with a GIN index. Rows are rewritten by the write transaction that
-# changed their source (``SearchRows.flush_search_index``).
+# title and body (column ``search_tsv``) with a GIN index; 0022 adds on PostgreSQL a
+# GIN index over the titles of task documents alone, for the resolver's title
+# matches. Rows are rewritten by the write transaction that changed their source
+# (``SearchRows.flush_search_index``).
 search_docs = Table(
     "search_docs",
     metadata,
@@ -548,10 +550,12 @@ search_docs = Table(
     Index("ix_search_docs_board", "board_id"),
 )
 
-#: Names of the full-text structures migration 0014 makes beside ``search_docs``
-#: (SQLite's FTS5 table with its shadow tables; PostgreSQL's stored tsvector column
-#: and its GIN index); SQLAlchemy has no form for them, so they are declared there alone.
-FULL_TEXT_OBJECTS = ("search_fts", "search_tsv", "ix_search_docs_text")
+#: Names of the full-text structures migrations 0014 and 0022 make beside ``search_docs``
+#: (SQLite's FTS5 table with its shadow tables; PostgreSQL's stored tsvector column,
+#: its GIN index and the GIN index of task titles); SQLAlchemy has no form for them,
+#: so they are declared there alone.
+TASK_TITLE_INDEX = "ix_search_docs_task_title"
+FULL_TEXT_OBJECTS = ("search_fts", "search_tsv", "ix_search_docs_text", TASK_TITLE_INDEX)
 
 # The words typo correction corrects towards (search rule 3), per workspace,
 # with the number of documents holding each: a word leaves when its last

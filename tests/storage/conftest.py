@@ -135,7 +135,8 @@ def undo_comments(conn: Connection) -> None:
 def undo_since_0016(conn: Connection) -> None:
     """Take a database at head back to revision 0015: no webhooks (0016), workspaces
     that cannot be archived (0017), no project memory (0018), components (0019) nor
-    presence (0020) nor comment threads (0021)."""
+    presence (0020) nor comment threads (0021) nor PostgreSQL's index of task titles (0022)."""
+    conn.execute(text(f"DROP INDEX IF EXISTS {s.TASK_TITLE_INDEX}"))
     undo_comments(conn)
     s.board_presence.drop(conn)
     s.components.drop(conn)

@@ -12,7 +12,14 @@ import pytest
 from alembic import command
 from sqlalchemy import Engine, create_engine, inspect, text
 
-from layoutkit.storage import ConflictError, SqlStore, StorageError, _migrations, open_store
+from layoutkit.storage import (
+    ConflictError,
+    SqlStore,
+    StorageError,
+    TaskTitleQuery,
+    _migrations,
+    open_store,
+)
 from layoutkit.storage import _schema as s
 from tests.storage.conftest import PG_SKIP, PG_URL, Location, drop_schema, schema_drift
 
@@ -399,5 +406,44 @@ def test_a_sqlite_file_with_a_leftover_journal_is_migrated_not_copied(
     store = open_store(f"sqlite:///{tmp_path / 'left.db'}")
     try:
         assert _versions(store) == [HEAD]
+    finally:
+        store.close()
+
+
+def test_0022_indexes_the_task_titles_a_database_holds_on_postgresql_alone(
+    location: Location,
+) -> None:
+    store = location.open()
+    try:
+        with store.transaction() as tx:
+            ws = tx.ensure_workspace("w").id
+            for title in ("Fix billing history in Ilntamtam", "Billing history export"):
+                tx.insert_task(ws, title=title, body="history", created_by="ana", asked_by="user")
+        query = TaskTitleQuery(terms=(("ilntamtam",), ("history",)))
+        with store.transaction() as tx:
+            before = tx.task_titles(ws, query, limit=5)
+            tx.conn.execute(text(f"DROP INDEX IF EXISTS {s.TASK_TITLE_INDEX}"))
+            tx.conn.execute(text("UPDATE alembic_version SET version_num = '0021'"))
+        with store.transaction() as tx:
+            assert _migrations.upgrade(tx.conn) == ["0022"]
+        with store.read() as tx:
+            made = tx.conn.execute(
+                text(
+                    "SELECT indexdef FROM pg_indexes "
+                    "WHERE schemaname = current_schema() AND indexname = :name"
+                    if location.backend == "postgres"
+                    else "SELECT sql FROM sqlite_master WHERE name = :name"
+                ),
+                {"name": s.TASK_TITLE_INDEX},
+            ).scalars()
+            after = tx.task_titles(ws, query, limit=5)
+        assert [r.title for r in before] == ["Fix billing history in Ilntamtam"]
+        assert after == before
+        if location.backend == "postgres":
+            (definition,) = made
+            assert "USING gin (to_tsvector('simple'::regconfig, title))" in definition
+            assert definition.endswith("WHERE ((kind)::text = 'task'::text)")
+        else:
+            assert list(made) == []
     finally:
         store.close()

@@ -8,7 +8,8 @@ was. Reading a row once per transaction, however many writes touched it,
 keeps a compose of a hundred cards at a hundred document writes.
 
 Full text: SQLite FTS5 ``search_fts`` over ``search_docs`` (triggers keep it
-in step with the rows), PostgreSQL a GIN index over the stored :data:`PG_TSVECTOR`.
+in step with the rows), PostgreSQL a GIN index over the stored :data:`PG_TSVECTOR`
+and one over the titles of task documents alone (:data:`PG_TITLE_TSVECTOR`).
 Both read the same already-folded words (``layoutkit/search_text.py``), and
 every query word matches as a prefix of an indexed word.
 """
@@ -62,6 +63,12 @@ PG_TSVECTOR = (
     "(setweight(to_tsvector('simple'::regconfig, title), 'A') || "
     "setweight(to_tsvector('simple'::regconfig, body), 'D'))"
 )
+#: The unweighted tsvector of a document's title alone. Migration 0022 puts a GIN index
+#: (``_schema.TASK_TITLE_INDEX``) on it for task documents, which the resolver's title
+#: matches scan: the index of :data:`PG_TSVECTOR` holds bodies too, so a common word
+#: brought every document whose body holds it into the scan. A query must spell the
+#: expression exactly so (``title`` unqualified) for the planner to take the index.
+PG_TITLE_TSVECTOR = "to_tsvector('simple'::regconfig, title)"
 #: Every group a search document is indexed in (the document builders below).
 _INDEXED_GROUPS = frozenset(
     {"tasks", "drafts", "boards", "sessions", "cards", *CARD_GROUPS.values(), "tags", "annotations"}
@@ -314,12 +321,16 @@ def _prefix_docs() -> DriverSql:
     )
 
 
-def _pg_title_query(groups: Sequence[Sequence[Sequence[str]]], match: str) -> str:
+def _pg_title_query(
+    groups: Sequence[Sequence[Sequence[str]]], match: str, weight: str = "A"
+) -> str:
     """The tsquery of a title match: a word of every group (``all``) or of some
-    group (``any``), each spelling all its tokens, each token a title word's start."""
+    group (``any``), each spelling all its tokens, each token a title word's start.
+    ``weight`` ``A`` reads the title's words in :data:`PG_TSVECTOR`; empty, every
+    word of :data:`PG_TITLE_TSVECTOR` (the title alone)."""
     join = " & " if match == "all" else " | "
     return join.join(
-        "(" + " | ".join("(" + " & ".join(f"{t}:*A" for t in sp) + ")" for sp in group) + ")"
+        "(" + " | ".join("(" + " & ".join(f"{t}:*{weight}" for t in sp) + ")" for sp in group) + ")"
         for group in groups
     )
 
@@ -576,14 +587,15 @@ class SearchRows(TxBase):
             # Fresh statistics after a bulk write: without them the planner reads a
             # GIN match as a scan and a query takes ten times as long until autovacuum.
             self.conn.execute(text("ANALYZE search_docs, search_words"))
-            # The rows written wait in the GIN index's pending list (fast update),
+            # The rows written wait in the GIN indexes' pending lists (fast update),
             # which every text match reads through whole until autovacuum merges
-            # it: 10 ms of a 3 ms match after 100k tasks were indexed. Only the
+            # them: 10 ms of a 3 ms match after 100k tasks were indexed. Only an
             # index's owner may merge it (as ANALYZE, which others only skip).
+            names = f"to_regclass('ix_search_docs_text'), to_regclass('{s.TASK_TITLE_INDEX}')"
             self.conn.execute(
                 text(
                     "SELECT gin_clean_pending_list(c.oid) FROM pg_class c "
-                    "WHERE c.oid = to_regclass('ix_search_docs_text') "
+                    f"WHERE c.oid IN ({names}) "
                     "AND pg_has_role(c.relowner, 'USAGE') "
                     "AND has_function_privilege('gin_clean_pending_list(regclass)', 'EXECUTE')"
                 )
@@ -860,27 +872,27 @@ class SearchRows(TxBase):
             # A write earlier in this transaction is read as the commit will index it.
             self.flush_search_index()
         kinds = ["tasks", "drafts"] if drafts else ["tasks"]
-        narrow = None
+        scan = None
         if self._pg:
             query = _pg_title_query(groups, match)
             rare = self._rarest_groups(workspace_id, groups) if match == "all" else groups
-            # The GIN index finds the documents holding the rarest words and the
-            # whole query is checked on those rows only (ts_match_vq is @@ where
-            # the planner cannot take it to the index). Matched by prefix in title
-            # and body, a common word reads every document of the workspace into
-            # the index scan's bitmap, 20-60 ms at 100k tasks, for the few rows
-            # a component name alone would find.
-            narrow = None if len(rare) == len(groups) else _pg_title_query(rare, match)
+            # The index of task titles alone finds the documents whose title holds
+            # the words: the index of title and body brought every document whose
+            # body holds a common word into the scan (a typo beside `history`:
+            # 5,800 rows for 800 titles at 20k tasks). The title's words unweighted
+            # are the stored vector's words of weight A, so the rows are the same.
+            # A common title word still brings every title holding it: when one
+            # word is much rarer, the scan takes the rarest alone and the whole
+            # query is checked on those rows (ts_match_vq is @@ where the planner
+            # cannot take it to an index).
+            scan = _pg_title_query(rare, match, weight="")
             sql = (
                 "SELECT CAST(d.subject AS BIGINT) AS id, ts_rank(d.search_tsv, q) AS score "
-                "FROM search_docs d, to_tsquery('simple'::regconfig, :q) q"
-                + (", to_tsquery('simple'::regconfig, :narrow) n" if narrow else "")
-                + " WHERE d.workspace_id = :ws AND d.kind = 'task' AND d.grp IN :grps AND "
-                + (
-                    "d.search_tsv @@ n AND ts_match_vq(d.search_tsv, q)"
-                    if narrow
-                    else "d.search_tsv @@ q"
-                )
+                "FROM search_docs d, to_tsquery('simple'::regconfig, :q) q, "
+                "to_tsquery('simple'::regconfig, :scan) n "
+                "WHERE d.workspace_id = :ws AND d.kind = 'task' AND d.grp IN :grps AND "
+                f"{PG_TITLE_TSVECTOR} @@ n"
+                + ("" if len(rare) == len(groups) else " AND ts_match_vq(d.search_tsv, q)")
             )
         else:
             join = " AND " if match == "all" else " OR "
@@ -904,8 +916,8 @@ class SearchRows(TxBase):
                 "AND d.grp IN :grps"
             )
         binds: dict[str, Any] = {"q": query, "ws": workspace_id, "grps": kinds}
-        if narrow:
-            binds["narrow"] = narrow
+        if scan is not None:
+            binds["scan"] = scan
         matches = (
             text(sql)
             .bindparams(bindparam("grps", expanding=True), **binds)

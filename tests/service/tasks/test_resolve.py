@@ -114,6 +114,38 @@ def test_a_typo_in_a_word_no_title_holds_is_found_through_its_correction(
     assert (answer["verdict"], _ids(answer)[0]) == ("confident", target["id"])
 
 
+def test_a_typo_beside_a_common_word_reads_the_titles_holding_either(any_ws: Workspace) -> None:
+    # No title holds both words, so the loose reading reads the titles holding either;
+    # every body holds the common words, which must bring no task of their own (on
+    # PostgreSQL the titles are read from an index of the task titles alone).
+    target = _task(any_ws, "Fix profile avatar in Uramisval", body="The avatar history")
+    other = _task(any_ws, "Uramisval onboarding checklist", body="history")
+    avatars = [_task(any_ws, f"Profile avatar crop {n}", body="history")["id"] for n in range(3)]
+    billing = [_task(any_ws, f"Billing history export {n}", body="history")["id"] for n in range(3)]
+    for n in range(30):
+        _task(any_ws, f"Update the weekly report {n}", body="Billing history, the avatar page")
+    newest = [*reversed(avatars)], [*reversed(billing)]
+
+    def said(q: str) -> tuple[str, list[tuple[int, float]]]:
+        answer = _resolve(any_ws, q)
+        return answer["verdict"], [(c["id"], c["score"]) for c in answer["candidates"]]
+
+    assert said("ruamisval avatar") == (
+        "confident",
+        [(target["id"], 86.3)] + [(i, 63.2) for i in newest[0]],
+    )
+    assert said("uramisvla history") == (
+        "ambiguous",
+        [(other["id"], 64.0)] + [(i, 56.9) for i in newest[1]] + [(target["id"], 53.9)],
+    )
+    assert said("uramisval histroy") == (
+        "ambiguous",
+        [(other["id"], 68.8), (target["id"], 58.6)] + [(i, 50.8) for i in newest[1]],
+    )
+    assert said("ruamisval history") == ("ambiguous", [(i, 56.9) for i in newest[1]])
+    assert said("avatr uramisval") == ("confident", [(target["id"], 87.1)])
+
+
 def test_several_close_titles_are_ambiguous_and_next_lists_them(any_ws: Workspace) -> None:
     for title in ("Export CSV report", "Export PDF report", "Export XLSX report"):
         _task(any_ws, title)
