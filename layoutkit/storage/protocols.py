@@ -792,6 +792,11 @@ class TaskTx(Protocol):
         """How many children (drafts aside) each of these tasks has, by id."""
         ...
 
+    def task_titles_by_id(self, task_ids: Sequence[int]) -> dict[int, TaskTitleRow]:
+        """The tasks of ``task_ids`` that exist, in any workspace, drafts too, read as
+        :class:`TaskTitleRow`, by id."""
+        ...
+
     def task_vocab(
         self, workspace_id: int, kind: str, project_id: int | None = None
     ) -> list[TaskVocabRecord]:

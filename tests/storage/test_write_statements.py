@@ -70,7 +70,7 @@ def test_a_batch_of_cards_goes_in_one_insert_and_each_record_is_its_rows(
 def test_statements_sent_through_the_driver_read_what_sqlalchemy_reads(store: SqlStore) -> None:
     # TxBase.driver_execute converts values and rows with SQLAlchemy's own column
     # types: each statement sent that way must read exactly what SQLAlchemy does.
-    from layoutkit.storage._sql import access, boards, cards, webhooks, workspaces
+    from layoutkit.storage._sql import access, boards, cards, tasks, webhooks, workspaces
 
     with store.transaction() as tx:
         ws = tx.create_workspace(f"w-{uuid.uuid4().hex[:10]}").id
@@ -81,6 +81,15 @@ def test_statements_sent_through_the_driver_read_what_sqlalchemy_reads(store: Sq
         tx.create_webhook(ws, url="https://example.com/h", events=["*"], secret="s", created_by="o")
         tx.record_event("compose", "owner", board_id=board, detail={"n": 1})
         made, token = tx.create_api_token("agent", "a", workspace_id=ws, role="member")
+        epic = tx.insert_task(ws, title="Épic", created_by="ana", asked_by="user", type="epic")
+        kids = [
+            tx.insert_task(ws, title=f"kid {i}", created_by="ana", asked_by="user", **extra)
+            for i, extra in enumerate([{"parent_id": epic.id}, {"parent_id": epic.id}, {}])
+        ]
+        tx.insert_task(
+            ws, title="draft", created_by="ana", asked_by="user", parent_id=epic.id, draft="d"
+        )
+    task_ids = [epic.id, *(k.id for k in kids)]
     pg = store.dialect == "postgresql"
     with store.read() as tx:
         cases = [
@@ -93,8 +102,43 @@ def test_statements_sent_through_the_driver_read_what_sqlalchemy_reads(store: Sq
             (access._role(), {"ws": ws, "token": made.id}),
             (boards._boards_by_id(pg), {"values": tx.driver_list([board])}),
             (cards._cards_by_id(pg), {"values": tx.driver_list(c.id for c in made_cards)}),
+            (tasks._titles_by_id(pg), {"values": tx.driver_list(task_ids)}),
+            (tasks._child_counts(pg), {"values": tx.driver_list(task_ids)}),
         ]
         for stmt, params in cases:
             expected = [tuple(r) for r in tx.conn.execute(stmt, params)]
             assert expected, stmt
             assert tx.driver_execute(stmt, params) == expected, stmt
+
+
+def test_title_rows_built_by_position_are_the_records_cattrs_builds(store: SqlStore) -> None:
+    # TaskRows reads a resolve's rows of titles by position (_title_row), not through
+    # cattrs: each must equal the record made from the same row by name.
+    from sqlalchemy import select
+
+    from layoutkit.storage import _schema as s
+    from layoutkit.storage._records import TaskTitleQuery, TaskTitleRow
+    from layoutkit.storage._sql._base import record
+    from layoutkit.storage._sql.tasks import _TITLE_COLUMNS
+
+    with store.transaction() as tx:
+        ws = tx.create_workspace(f"w-{uuid.uuid4().hex[:10]}").id
+        epic = tx.insert_task(ws, title="Épic plan", created_by="ana", asked_by="user")
+        kid = tx.insert_task(
+            ws, title="plan kid", created_by="ana", asked_by="user", parent_id=epic.id, state="Done"
+        )
+        draft = tx.insert_task(ws, title="plan draft", created_by="ana", asked_by="user", draft="d")
+    ids = [epic.id, kid.id, draft.id]
+    with store.read() as tx:
+        by_name = {
+            r.id: record(r, TaskTitleRow)
+            for r in tx.conn.execute(select(*_TITLE_COLUMNS).where(s.tasks.c.id.in_(ids)))
+        }
+        assert len(by_name) == 3
+        assert by_name[epic.id].updated_at.tzinfo is not None
+        assert tx.task_titles_by_id([*ids, 10**9]) == by_name
+        assert tx.task_titles_by_id([]) == {}
+        query = TaskTitleQuery(terms=(("plan",),), drafts=True)
+        found = tx.task_titles(ws, query, limit=10)
+        assert sorted(found, key=lambda r: r.id) == [by_name[i] for i in sorted(ids)]
+        assert tx.task_child_counts([epic.id, kid.id]) == {epic.id: 1, kid.id: 0}

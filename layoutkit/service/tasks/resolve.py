@@ -520,10 +520,11 @@ class _Resolver:
         tx = self.call.tx
         ids = [f["task"].id if "task" in f else f["row"].id for f in found]
         counts = tx.task_child_counts(ids)
+        rows = [f.get("task") or f["row"] for f in found]
+        parents = tx.task_titles_by_id([r.parent_id for r in rows if r.parent_id is not None])
         out = []
-        for f, task_id in zip(found, ids, strict=True):
-            row = f.get("task") or f["row"]
-            parent = tx.task(row.parent_id) if row.parent_id is not None else None
+        for f, task_id, row in zip(found, ids, rows, strict=True):
+            parent = parents.get(row.parent_id) if row.parent_id is not None else None
             candidate: dict[str, Any] = {
                 "id": task_id,
                 "key": row.key,

@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, func, insert, literal, or_, select, true, update
+from sqlalchemy import (
+    ColumnElement,
+    func,
+    insert,
+    literal,
+    literal_column,
+    or_,
+    select,
+    true,
+    update,
+)
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.selectable import Join
 
@@ -20,7 +31,7 @@ from layoutkit.storage._records import (
     TaskTitleRow,
     TaskVocabRecord,
 )
-from layoutkit.storage._sql._base import TxBase, check_fields, record
+from layoutkit.storage._sql._base import TxBase, check_fields, in_list, record, utc
 
 #: Columns a task write may set (the service maps spec names onto these).
 TASK_COLUMNS = frozenset(
@@ -84,6 +95,61 @@ VOCAB_KINDS = frozenset({"state", "label", "field", "sprint", "milestone", "view
 
 def vocab_scope(project_id: int | None) -> str:
     return "workspace" if project_id is None else f"project:{project_id}"
+
+
+#: The columns :meth:`TaskRows.task_titles` reads, in :class:`TaskTitleRow`'s order.
+_TITLE_COLUMNS = (
+    s.tasks.c.id,
+    s.tasks.c.workspace_id,
+    s.tasks.c.project_id,
+    s.tasks.c.key,
+    s.tasks.c.title,
+    s.tasks.c.type,
+    s.tasks.c.status,
+    s.tasks.c.state,
+    s.tasks.c.parent_id,
+    s.tasks.c.draft,
+    s.tasks.c.updated_at,
+)
+
+
+@functools.cache
+def _task_by_key(driver: str) -> tuple[Any, Any, tuple[Any, ...]]:
+    """PostgreSQL's LATERAL read of each task whose id the common table ``driver`` holds
+    (see :meth:`TaskRows.task_titles`), its columns, and those a row of titles shows.
+    Built once per driver name: making the subquery's columns (a proxy and its events
+    per column) and the statement around it was a fifth of a resolve's CPU."""
+    t = s.tasks.c
+    task = (
+        select(*_TITLE_COLUMNS, t.assignee, t.created_by)
+        .where(t.id == literal_column(f"{driver}.id"))
+        .offset(0)
+        .lateral("task")
+    )
+    c = task.c
+    return task, c, tuple(c[col.name] for col in _TITLE_COLUMNS)
+
+
+def _title_row(row: Any) -> TaskTitleRow:
+    """A row of :data:`_TITLE_COLUMNS` as its record. Built by position: cattrs'
+    structuring, which only passes these values on, cost as much as reading them
+    (a resolve reads up to a few hundred rows)."""
+    return TaskTitleRow(*row[:10], updated_at=utc(row[10]))
+
+
+@functools.cache
+def _titles_by_id(pg: bool) -> Any:
+    return select(*_TITLE_COLUMNS).where(in_list(s.tasks.c.id, pg))
+
+
+@functools.cache
+def _child_counts(pg: bool) -> Any:
+    t = s.tasks.c
+    return (
+        select(t.parent_id, func.count())
+        .where(in_list(t.parent_id, pg), t.draft.is_(None))
+        .group_by(t.parent_id)
+    )
 
 
 class TaskRows(TxBase):
@@ -175,19 +241,7 @@ class TaskRows(TxBase):
         matched = self._task_title_matches(  # type: ignore[attr-defined]
             workspace_id, query.terms, match=query.match, drafts=query.drafts
         )
-        shown = (
-            t.id,
-            t.workspace_id,
-            t.project_id,
-            t.key,
-            t.title,
-            t.type,
-            t.status,
-            t.state,
-            t.parent_id,
-            t.draft,
-            t.updated_at,
-        )
+        shown = _TITLE_COLUMNS
         c: Any = t
         # The tasks the rows are read from: the title match's, else on PostgreSQL an
         # under's descendants, read down from it (the same blindness as below: it
@@ -205,15 +259,9 @@ class TaskRows(TxBase):
             # the workspace or a facet to use, with no statistics yet for a
             # workspace's new tasks, it read every task of the workspace (by its
             # index) for each match, 80-300 ms at 100k tasks, minutes for a common word.
-            task = (
-                select(*shown, t.assignee, t.created_by)
-                .where(t.id == driver.c.id)
-                .offset(0)
-                .lateral("task")
-            )
-            c = task.c
+            task, c, columns = _task_by_key(driver.name)
             select_rows = (
-                select(*(c[col.name] for col in shown))
+                select(*columns)
                 .select_from(driver.join(task, true()))
                 .where(*self._title_facets(workspace_id, query, c, under=under))
             )
@@ -233,7 +281,15 @@ class TaskRows(TxBase):
         if ordered:
             select_rows = select_rows.order_by(*order)
         rows = self.conn.execute(select_rows.limit(limit))
-        return [record(r, TaskTitleRow) for r in rows]
+        return [_title_row(r) for r in rows]
+
+    def task_titles_by_id(self, task_ids: Sequence[int]) -> dict[int, TaskTitleRow]:
+        if not task_ids:
+            return {}
+        found = self.driver_execute(
+            _titles_by_id(self._pg), {"values": self.driver_list(sorted(set(task_ids)))}
+        )
+        return {row[0]: _title_row(row) for row in found}
 
     def _title_facets(
         self, workspace_id: int, query: TaskTitleQuery, t: Any, *, under: str = "down"
@@ -287,11 +343,8 @@ class TaskRows(TxBase):
     def task_child_counts(self, task_ids: Sequence[int]) -> dict[int, int]:
         if not task_ids:
             return {}
-        t = s.tasks.c
-        rows = self.conn.execute(
-            select(t.parent_id, func.count())
-            .where(t.parent_id.in_(list(task_ids)), t.draft.is_(None))
-            .group_by(t.parent_id)
+        rows = self.driver_execute(
+            _child_counts(self._pg), {"values": self.driver_list(sorted(set(task_ids)))}
         )
         counts = dict.fromkeys(task_ids, 0)
         counts.update({parent: count for parent, count in rows})
