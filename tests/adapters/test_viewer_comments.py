@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from layoutkit import Workspace
+from layoutkit import Principal, Workspace
 from tests.adapters.conftest import Api
 from tests.adapters.test_viewer_browser import (  # noqa: F401 (fixtures)
     AGENT,
@@ -269,3 +269,63 @@ def test_an_annotate_link_comments_and_a_view_link_cannot(served: Api, browser: 
                 page.locator("#cpop button[data-part='send']").click()
             assert res.value.status == 200
             assert [r["text"] for r in _threads(api.ws)[0].replies] == ["And a reply"]
+
+
+def test_a_comments_read_asked_before_a_pin_lands_keeps_the_new_thread_open(
+    served: Api, ana: Any
+) -> None:
+    # Another person's comment makes the page ask for the comments; that read is
+    # answered by the server at once but reaches the page only after Ana's pin has
+    # landed (and no later read was asked: the polls are held meanwhile). The late
+    # answer knows nothing of her pin; taking it whole closed the thread the page had
+    # just opened for it (seen as a flake of the test above on a loaded machine).
+    api = served
+    hero, _ = _board(api.ws)
+    _open(ana, api, "/boards/launch?live=poll")
+    late_reads: list[tuple[Any, Any]] = []
+    held_polls: list[Any] = []
+    holding = [False]
+
+    def on_get(route: Any) -> None:
+        if '"comments"' in (route.request.post_data or ""):
+            late_reads.append((route, route.fetch()))
+        else:
+            route.continue_()
+
+    def on_poll(route: Any) -> None:
+        if holding[0]:
+            held_polls.append(route)
+        else:
+            route.continue_()
+
+    ana.route("**/ops/get", on_get)
+    ana.route("**/ops/board_changes", on_poll)
+    theirs = api.ws.call(
+        "add_comment",
+        {"board": "launch", "text": "Who owns the risks?", "at": {"x": -400, "y": -300}},
+        Principal.user("bob"),
+    )["id"]
+    # Route handlers run while the page is asked something: wait on the page.
+    _wait(lambda: ana.evaluate("1") and late_reads, LIVE_S)
+    holding[0] = True
+
+    ana.locator("#board").focus()
+    ana.keyboard.press("c")
+    ana.mouse.click(*_card_spot(ana, api.ws, hero, 0.5, 0.5))
+    ana.locator("#cpop textarea").wait_for(state="visible")
+    ana.keyboard.type("Pinned while a read was out")
+    with ana.expect_response(_ops("add_comment")) as res:
+        ana.keyboard.press("Control+Enter")
+    mine = res.value.json()["id"]
+    _wait(lambda: _data(ana, "thread") == str(mine))
+
+    route, answer = late_reads.pop()
+    route.fulfill(response=answer)
+    # The late answer has landed once Bob's pin, which only it brings, is drawn.
+    _wait(lambda: ana.locator(f".cpin[data-comment='{theirs}']").count() == 1)
+    assert _data(ana, "thread") == str(mine)
+    assert ana.locator("#cpop").is_visible()
+    assert ana.locator(f".cpin[data-comment='{mine}']").count() == 1
+    holding[0] = False
+    for held in held_polls:
+        held.continue_()

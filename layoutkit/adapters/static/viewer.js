@@ -893,11 +893,24 @@
   const comments = new Map();  // id -> the thread as get {kind: comments} answers it
   let commenting = false, showResolved = false, draft = null, openThreadId = null;
   const readComments = lastAsked(() => op("get", {kind: "comments", board: SLUG, states: ["open", "resolved"]}));
+  // Threads this page wrote, by id, with the count of writes when it wrote them: a
+  // read asked before a write answers without it (a pin just made, a reply, a
+  // resolve), and taking that answer whole closed the thread the person had just
+  // opened. What a write answered is at least as new as such a read.
+  let commentWrites = 0;
+  const wroteAt = new Map();
+  function keepComment(c) {
+    comments.set(c.id, c);
+    wroteAt.set(c.id, ++commentWrites);
+  }
   async function loadComments() {
+    const asked = commentWrites;
     const out = await readComments();
     if (!out) return;
+    const newer = [...wroteAt].filter(([, at]) => at > asked).map(([id]) => comments.get(id)).filter(Boolean);
     comments.clear();
     for (const c of out.comments) comments.set(c.id, c);
+    for (const c of newer) comments.set(c.id, c);
     if (openThreadId != null && !comments.has(openThreadId)) closePopover();
     drawComments();
   }
@@ -1111,14 +1124,14 @@
     try {
       if (draft) {
         const out = await op("add_comment", {board: SLUG, text, ...draft});
-        comments.set(out.id, out);
+        keepComment(out);
         draft = null;
         area.value = "";
         toast("Comment pinned.");
         openThread(out.id);
       } else {
         const out = await op("reply", {id: openThreadId, text});
-        comments.set(out.id, out);
+        keepComment(out);
         area.value = "";
         drawComments();
       }
@@ -1133,7 +1146,7 @@
   async function moveThread(id, name) {
     try {
       const out = await op(name, {id});
-      comments.set(out.id, out);
+      keepComment(out);
       toast(out.state === "resolved" ? "Comment resolved." + (showResolved ? "" : " Resolved ones are behind the Resolved toggle.") : "Comment reopened.");
       if (out.state === "resolved" && !showResolved) closePopover(); else drawComments();
       document.body.dataset.commentSaved = String(Date.now());
