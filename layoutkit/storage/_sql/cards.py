@@ -38,7 +38,15 @@ from layoutkit.storage._records import (
     NewEdge,
 )
 from layoutkit.storage._retention import CARD_RETENTION
-from layoutkit.storage._sql._base import TxBase, check_fields, columns, in_list, record, utc
+from layoutkit.storage._sql._base import (
+    JsonRows,
+    TxBase,
+    check_fields,
+    columns,
+    in_list,
+    record,
+    utc,
+)
 
 _CARD_PATCH_FIELDS = frozenset(
     {"kind", "payload", "x", "y", "w", "h", "layer", "parent_id", "children", "sized_by"}
@@ -136,6 +144,10 @@ def _insert_cards() -> Any:
     return insert(s.cards)
 
 
+#: PostgreSQL's insert of a batch's rows, all in one statement (see JsonRows).
+_INSERT_CARDS_BATCH = JsonRows("cards", _NEW_CARD_COLUMNS)
+
+
 @functools.cache
 def _new_card_ids() -> Any:
     # The ordinals first..last were handed out to this batch alone (as for
@@ -159,6 +171,24 @@ def _card_changes() -> Any:
         select(s.cards)
         .where(c.board_id == bindparam("board"), c.rev > bindparam("since"))
         .order_by(c.ordinal, c.id)
+    )
+
+
+@functools.cache
+def _live_card_ids(pg: bool) -> Any:
+    return select(s.cards.c.id).where(in_list(s.cards.c.id, pg))
+
+
+#: The columns of a stored face, in the order of :class:`FaceRow`'s fields.
+_FACE_COLUMNS = tuple(f.name for f in attrs.fields(FaceRow))
+
+
+@functools.cache
+def _store_faces(pg: bool) -> Any:
+    stmt = (postgresql if pg else sqlite).insert(s.card_faces)
+    return stmt.on_conflict_do_update(
+        index_elements=["card_id"],
+        set_={k: stmt.excluded[k] for k in ("rev", "code", "key", "svg")},
     )
 
 
@@ -224,7 +254,7 @@ class CardRows(TxBase):
             }
             for i, c in enumerate(cards)
         ]
-        self.driver_insert(_insert_cards(), rows, _NEW_CARD_COLUMNS)
+        self.driver_insert(_insert_cards(), rows, _NEW_CARD_COLUMNS, _INSERT_CARDS_BATCH)
         span = {"board": board_id, "first": first, "last": last}
         # Each row's ordinal is its own, so ids are matched by ordinal.
         id_of = {
@@ -379,24 +409,20 @@ class CardRows(TxBase):
 
     def store_faces(self, faces: Sequence[FaceRow]) -> int:
         self._write()
+        # Through the driver (see TxBase.driver_execute), the ids as one bind: every
+        # write's faces are kept in the background, and SQLAlchemy's handling of an
+        # IN list of as many binds as cards and of a multi-row upsert cost more than
+        # drawing the faces' text on PostgreSQL.
         wanted = sorted({face.card_id for face in faces})
-        live: set[int] = set()
-        for at in range(0, len(wanted), _IN_CHUNK):
-            chunk = wanted[at : at + _IN_CHUNK]
-            live.update(
-                self.conn.execute(select(s.cards.c.id).where(s.cards.c.id.in_(chunk))).scalars()
+        live = {
+            card_id
+            for (card_id,) in self.driver_execute(
+                _live_card_ids(self._pg), {"values": self.driver_list(wanted)}
             )
+        }
         rows = [attrs.asdict(face) for face in faces if face.card_id in live]
         if rows:
-            dialect = postgresql if self._pg else sqlite
-            stmt = dialect.insert(s.card_faces)
-            self.conn.execute(
-                stmt.on_conflict_do_update(
-                    index_elements=["card_id"],
-                    set_={k: stmt.excluded[k] for k in ("rev", "code", "key", "svg")},
-                ),
-                rows,
-            )
+            self.driver_insert(_store_faces(self._pg), rows, _FACE_COLUMNS)
         return len(rows)
 
     def card_changes(self, board_id: int, since: int) -> list[CardRecord]:
