@@ -104,7 +104,9 @@ class DriverSql:
 class JsonRows:
     """PostgreSQL's INSERT of ``columns`` into ``table`` that takes every row from one
     JSON array of objects (``jsonb_populate_recordset``, each value read as the
-    column's own type), then ``conflict`` (an ``ON CONFLICT`` clause).
+    column's own type), then ``conflict`` (an ``ON CONFLICT`` clause) and
+    ``returning`` (the columns of a ``RETURNING``, handed back by the call that
+    sent it).
 
     :meth:`TxBase.driver_insert` and :meth:`TxBase.driver_executemany` send a batch
     this way on PostgreSQL: one statement with one value, where psycopg's executemany
@@ -119,12 +121,15 @@ class JsonRows:
     table: str
     columns: tuple[str, ...]
     conflict: str = ""
+    returning: tuple[str, ...] = ()
 
     @property
     def sql(self) -> str:
         names = ", ".join(self.columns)
         source = f"jsonb_populate_recordset(NULL::{self.table}, %(rows)s::jsonb)"
         tail = f" {self.conflict}" if self.conflict else ""
+        if self.returning:
+            tail += f" RETURNING {', '.join(self.returning)}"
         return f"INSERT INTO {self.table} ({names}) SELECT {names} FROM {source}{tail}"
 
 
@@ -395,18 +400,22 @@ class TxBase:
         rows: Sequence[Mapping[str, Any]],
         column_keys: Sequence[str],
         batch: JsonRows | None = None,
-    ) -> None:
+    ) -> list[tuple[Any, ...]] | None:
         """``stmt`` (an INSERT of ``column_keys``) once per row through the driver's
         executemany, the values converted as SQLAlchemy converts them; on PostgreSQL
-        ``batch``, the same insert, takes them all at once (see :class:`JsonRows`)."""
-        if batch is not None and self._pg and self._json_batch(batch, rows):
-            return
+        ``batch``, the same insert, takes them all at once (see :class:`JsonRows`) and
+        its RETURNING rows are handed back (None when the rows went one by one)."""
+        if batch is not None and self._pg:
+            returned = self._json_batch(batch, rows)
+            if returned is not None:
+                return returned
         prepared = self.prepared(stmt, column_keys)
         self._driver_call(
             prepared.sql,
             [prepared.bind(row) for row in rows],
             lambda c, q, v: c.executemany(q, v),
         )
+        return None
 
     def _driver_call(self, query: str, values: Any, send: Callable[[Any, str, Any], Any]) -> Any:
         """``send(cursor, query, values)`` on this transaction's driver cursor."""
@@ -434,27 +443,23 @@ class TxBase:
         """``sql`` once for each of ``rows`` through the driver's executemany (see
         :meth:`driver_rows`); on PostgreSQL ``batch``, the same insert, takes them all
         at once (see :class:`JsonRows`), each row's values in its ``columns`` order."""
-        if (
-            batch is not None
-            and self._pg
-            and self._json_batch(
-                batch, [dict(zip(batch.columns, row, strict=True)) for row in rows]
-            )
-        ):
-            return
+        if batch is not None and self._pg:
+            as_objects = [dict(zip(batch.columns, row, strict=True)) for row in rows]
+            if self._json_batch(batch, as_objects) is not None:
+                return
         query = sql.postgresql if self._pg else sql.sqlite
         self._driver_call(query, rows, lambda c, q, v: c.executemany(q, v))
 
-    def _json_batch(self, batch: JsonRows, rows: Sequence[Mapping[str, Any]]) -> bool:
-        """Send ``rows`` as one JSON array through ``batch`` (PostgreSQL); False when
-        the rows do not travel as JSON exactly (see json_rows)."""
-        if not rows:
-            return False
-        doc = json_rows(rows)
+    def _json_batch(
+        self, batch: JsonRows, rows: Sequence[Mapping[str, Any]]
+    ) -> list[tuple[Any, ...]] | None:
+        """Send ``rows`` as one JSON array through ``batch`` (PostgreSQL): the rows of its
+        RETURNING; None when the rows do not travel as JSON exactly (see json_rows)."""
+        doc = json_rows(rows) if rows else None
         if doc is None:
-            return False
-        self._driver_call(batch.sql, {"rows": doc}, lambda c, q, v: c.execute(q, v))
-        return True
+            return None
+        cursor = self._driver_call(batch.sql, {"rows": doc}, lambda c, q, v: c.execute(q, v))
+        return cursor.fetchall() if batch.returning else []
 
     def driver_list(self, values: Iterable[Any]) -> Any:
         """``values`` as the one bind a :class:`DriverSql` list takes: JSON text for
