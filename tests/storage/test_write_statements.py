@@ -319,7 +319,8 @@ def test_a_batch_json_cannot_carry_is_stored_row_by_row(store: SqlStore) -> None
 
 
 def test_stored_faces_are_the_faces_of_live_cards_as_given(store: SqlStore) -> None:
-    # store_faces reads the live ids and upserts the faces through the driver.
+    # store_faces reads the live ids and upserts the faces through the driver, on
+    # PostgreSQL in one statement unless the batch names a card twice.
     from sqlalchemy import select
 
     from layoutkit.storage import FaceRow
@@ -331,12 +332,17 @@ def test_stored_faces_are_the_faces_of_live_cards_as_given(store: SqlStore) -> N
             board, [NewCard("note", {"md": f"{i}"}, 0, 0, 10, 10, "ai", "a") for i in range(3)]
         )
     ids = [c.id for c in made]
-    first = [FaceRow(i, 1, "c" * 16, f"k{i}", f"<g>{i} é</g>") for i in [*ids, 10**9]]
+    first = [FaceRow(i, 1, "c" * 16, f"k{i}", f'<g a="{i}">é\n</g>') for i in [*ids, 10**9]]
     again = [FaceRow(ids[1], 2, "d" * 16, "k", "<g>new</g>")]
-    for faces, count in ((first, 3), (again, 1)):
-        with store.transaction() as tx:
+    twice = [FaceRow(ids[2], 3, "e" * 16, "k", "<g>1</g>"), FaceRow(ids[2], 4, "f" * 16, "k", "2")]
+    batched = []
+    for faces, count in ((first, 3), (again, 1), (twice, 2)):
+        with store.transaction() as tx, statements(store) as seen:
             assert tx.store_faces(faces) == count
+        batched.append(any("jsonb_populate_recordset" in sql for sql in seen))
+    pg = store.dialect == "postgresql"
+    assert batched == [pg, pg, False]
     f = s.card_faces.c
     with store.read() as tx:
         rows = tx.conn.execute(select(s.card_faces).order_by(f.card_id)).all()
-    assert [FaceRow(*row) for row in rows] == [first[0], again[0], first[2]]
+    assert [FaceRow(*row) for row in rows] == [first[0], again[0], twice[1]]

@@ -193,6 +193,15 @@ def _store_faces(pg: bool) -> Any:
     )
 
 
+#: PostgreSQL's upsert of a batch of faces in one statement (see JsonRows).
+_STORE_FACES_BATCH = JsonRows(
+    "card_faces",
+    _FACE_COLUMNS,
+    "ON CONFLICT (card_id) DO UPDATE SET "
+    + ", ".join(f"{k} = excluded.{k}" for k in ("rev", "code", "key", "svg")),
+)
+
+
 class CardRows(TxBase):
     def _bump(self, boards: Any, *, edges: bool = False, purged: bool = False) -> None:
         """Bump the rev of the boards selected by ``boards`` (an id or a subquery of ids)."""
@@ -412,9 +421,9 @@ class CardRows(TxBase):
     def store_faces(self, faces: Sequence[FaceRow]) -> int:
         self._write()
         # Through the driver (see TxBase.driver_execute), the ids as one bind: every
-        # write's faces are kept in the background, and SQLAlchemy's handling of an
-        # IN list of as many binds as cards and of a multi-row upsert cost more than
-        # drawing the faces' text on PostgreSQL.
+        # write's faces are kept in the background, and on PostgreSQL SQLAlchemy's
+        # handling of an IN list of a bind per card and of the upsert cost ten times
+        # what it did on SQLite (0.65 against 0.05 ms a compose at 8 clients).
         wanted = sorted({face.card_id for face in faces})
         live = {
             card_id
@@ -423,8 +432,13 @@ class CardRows(TxBase):
             )
         }
         rows = [attrs.asdict(face) for face in faces if face.card_id in live]
+        # One statement may not upsert a row twice: faces naming a card twice go one
+        # by one, the last one kept.
+        once = len({row["card_id"] for row in rows}) == len(rows)
         if rows:
-            self.driver_insert(_store_faces(self._pg), rows, _FACE_COLUMNS)
+            self.driver_insert(
+                _store_faces(self._pg), rows, _FACE_COLUMNS, _STORE_FACES_BATCH if once else None
+            )
         return len(rows)
 
     def card_changes(self, board_id: int, since: int) -> list[CardRecord]:
