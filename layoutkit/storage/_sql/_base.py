@@ -106,7 +106,8 @@ class JsonRows:
     JSON array of objects (``jsonb_populate_recordset``, each value read as the
     column's own type), then ``conflict`` (an ``ON CONFLICT`` clause) and
     ``returning`` (the columns of a ``RETURNING``, handed back by the call that
-    sent it).
+    sent it). ``then``, a statement that reads the inserted rows as ``new``, runs
+    in the same statement (a data-modifying ``WITH``; needs ``returning``).
 
     :meth:`TxBase.driver_insert` and :meth:`TxBase.driver_executemany` send a batch
     this way on PostgreSQL: one statement with one value, where psycopg's executemany
@@ -122,15 +123,18 @@ class JsonRows:
     columns: tuple[str, ...]
     conflict: str = ""
     returning: tuple[str, ...] = ()
+    then: str = ""
 
     @property
     def sql(self) -> str:
         names = ", ".join(self.columns)
         source = f"jsonb_populate_recordset(NULL::{self.table}, %(rows)s::jsonb)"
         tail = f" {self.conflict}" if self.conflict else ""
-        if self.returning:
-            tail += f" RETURNING {', '.join(self.returning)}"
-        return f"INSERT INTO {self.table} ({names}) SELECT {names} FROM {source}{tail}"
+        insert = f"INSERT INTO {self.table} ({names}) SELECT {names} FROM {source}{tail}"
+        returned = ", ".join(self.returning)
+        if self.then:
+            return f"WITH new AS ({insert} RETURNING *), kept AS ({self.then}) SELECT {returned} FROM new"
+        return f"{insert} RETURNING {returned}" if returned else insert
 
 
 def _json_value(value: Any) -> Any:

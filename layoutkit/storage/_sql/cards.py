@@ -60,6 +60,8 @@ FIELD_CHARS = 400
 #: (of w or h alone, only when the size differs from the latest kept one).
 _DRAWN_FIELDS = frozenset({"kind", "payload", "w", "h"})
 _VERSION_COLUMNS = ["card_id", "version", "kind", "payload", "w", "h", "created_at"]
+#: The card columns a kept version copies, in the order of _VERSION_COLUMNS.
+_VERSION_SOURCE = ["id", "version", "kind", "payload", "w", "h", "updated_at"]
 
 
 def _card(row: Any) -> CardRecord:
@@ -93,7 +95,7 @@ def _versions_of(which: Any, *, sized_only: bool = False) -> Any:
     """The insert that copies the drawn fields of the cards ``which`` selects, at their
     current version, into ``card_versions`` (see :meth:`CardRows._keep_versions`)."""
     c = s.cards.c
-    query = select(c.id, c.version, c.kind, c.payload, c.w, c.h, c.updated_at).where(which)
+    query = select(*(c[k] for k in _VERSION_SOURCE)).where(which)
     if sized_only:
         kept, newer = s.card_versions.alias("kept"), s.card_versions.alias("newer")
         # Correlated by hand: nested two levels down, SQLAlchemy would otherwise
@@ -144,9 +146,16 @@ def _insert_cards() -> Any:
     return insert(s.cards)
 
 
-#: PostgreSQL's insert of a batch's rows, all in one statement (see JsonRows), which
-#: hands back what _new_card_ids reads.
-_INSERT_CARDS_BATCH = JsonRows("cards", _NEW_CARD_COLUMNS, returning=("id", "ordinal"))
+#: PostgreSQL's insert of a batch's rows, all in one statement (see JsonRows): it keeps
+#: their first versions as _keep_new_versions does and hands back what _new_card_ids
+#: reads, two round trips less.
+_INSERT_CARDS_BATCH = JsonRows(
+    "cards",
+    _NEW_CARD_COLUMNS,
+    returning=("id", "ordinal"),
+    then=f"INSERT INTO card_versions ({', '.join(_VERSION_COLUMNS)}) "
+    f"SELECT {', '.join(_VERSION_SOURCE)} FROM new",
+)
 
 
 @functools.cache
@@ -266,16 +275,16 @@ class CardRows(TxBase):
         ]
         returned = self.driver_insert(_insert_cards(), rows, _NEW_CARD_COLUMNS, _INSERT_CARDS_BATCH)
         span = {"board": board_id, "first": first, "last": last}
-        # Each row's ordinal is its own, so ids are matched by ordinal: as the insert
-        # hands them back (one round trip less on PostgreSQL), or read after it.
+        # Each row's ordinal is its own, so ids are matched by ordinal: as PostgreSQL's
+        # batch hands them back, having kept the first versions too, or read after it.
         if returned is None:
             returned = self.driver_execute(_new_card_ids(), span)
+            self.driver_execute(_keep_new_versions(), span)
         id_of = {ordinal: card_id for card_id, ordinal in returned}
         out = [
             CardRecord(id=id_of[row["ordinal"]], **row)  # type: ignore[arg-type]
             for row in rows
         ]
-        self.driver_execute(_keep_new_versions(), span)
         for card in out:
             self._touch_search("card", card.id)
         return out
