@@ -100,6 +100,58 @@ class DriverSql:
         return cls(str(lite), str(pg), fixed)
 
 
+@attrs.frozen
+class JsonRows:
+    """PostgreSQL's INSERT of ``columns`` into ``table`` that takes every row from one
+    JSON array of objects (``jsonb_populate_recordset``, each value read as the
+    column's own type), then ``conflict`` (an ``ON CONFLICT`` clause) and
+    ``returning`` (the columns of a ``RETURNING``, handed back by the call that
+    sent it). ``then``, a statement that reads the inserted rows as ``new``, runs
+    in the same statement (a data-modifying ``WITH``; needs ``returning``).
+
+    :meth:`TxBase.driver_insert` and :meth:`TxBase.driver_executemany` send a batch
+    this way on PostgreSQL: one statement with one value, where psycopg's executemany
+    converted every value of every row in Python and sent each row on its own (10
+    cards: 0.29 -> 0.11 ms of client CPU). The rows' values travel as JSON: the
+    database reads a number back as the same float, a time with its offset as the
+    same instant; a batch JSON cannot carry exactly (a float that is not finite, a
+    value of another type than str, int, float, bool, None, dict, list or
+    datetime) goes by executemany as before.
+    """
+
+    table: str
+    columns: tuple[str, ...]
+    conflict: str = ""
+    returning: tuple[str, ...] = ()
+    then: str = ""
+
+    @property
+    def sql(self) -> str:
+        names = ", ".join(self.columns)
+        source = f"jsonb_populate_recordset(NULL::{self.table}, %(rows)s::jsonb)"
+        tail = f" {self.conflict}" if self.conflict else ""
+        insert = f"INSERT INTO {self.table} ({names}) SELECT {names} FROM {source}{tail}"
+        returned = ", ".join(self.returning)
+        if self.then:
+            return f"WITH new AS ({insert} RETURNING *), kept AS ({self.then}) SELECT {returned} FROM new"
+        return f"{insert} RETURNING {returned}" if returned else insert
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} does not travel as JSON exactly")
+
+
+def json_rows(rows: Sequence[Mapping[str, Any]]) -> str | None:
+    """``rows`` as the one JSON array a :class:`JsonRows` takes, or None when a value
+    would not come back exactly (see there)."""
+    try:
+        return json.dumps(rows, default=_json_value, allow_nan=False, separators=(",", ":"))
+    except (TypeError, ValueError):
+        return None
+
+
 def in_list(column: Any, pg: bool) -> Any:
     """``column`` among the values of the bind ``values``, one value whatever their
     number (:meth:`TxBase.driver_list`), so the statement is compiled once."""
@@ -248,6 +300,11 @@ class TxBase:
         self._conn = conn
         self._connect = connect
         self._driver: Any = driver if conn is None else conn.connection.driver_connection
+        # One driver cursor for every statement of the transaction sent through the
+        # driver (made at the first): psycopg makes a cursor, with its own copy of the
+        # connection's adapters, for each ``connection.execute``, a third of what the
+        # driver spent on a one-row statement (31 -> 21 µs).
+        self._cursor: Any = None
         self.writable = writable
         self._pg = store.dialect == "postgresql"
         self._blobs: BlobStore | None = None
@@ -292,7 +349,7 @@ class TxBase:
         answer. Values come as the driver gives them (JSON as text on SQLite)."""
         query = sql.postgresql if self._pg else sql.sqlite
         values = {**sql.fixed, **params} if sql.fixed else params
-        return self._driver_call(query, values, lambda d, q, v: d.execute(q, v).fetchall())
+        return self._driver_call(query, values, lambda c, q, v: c.execute(q, v).fetchall())
 
     def prepared(self, stmt: ClauseElement, column_keys: Sequence[str] = ()) -> Prepared:
         """``stmt`` compiled for this connection's dialect, once per process: pass
@@ -313,9 +370,11 @@ class TxBase:
         converts them (see :class:`Prepared`). An INSERT names its ``column_keys``."""
         prepared = self.prepared(stmt, column_keys)
         cursor = self._driver_call(
-            prepared.sql, prepared.bind(params), lambda d, q, v: d.execute(q, v)
+            prepared.sql, prepared.bind(params), lambda c, q, v: c.execute(q, v)
         )
-        if cursor.description is None:
+        # Whether rows come back is the statement's own (its columns or RETURNING):
+        # psycopg builds the cursor's description anew on every read of it.
+        if not prepared.columns:
             return []
         return prepared.rows(cursor)
 
@@ -340,21 +399,36 @@ class TxBase:
         return [record(found, cls) for found in self.driver_mappings(stmt, params, column_keys)]
 
     def driver_insert(
-        self, stmt: ClauseElement, rows: Sequence[Mapping[str, Any]], column_keys: Sequence[str]
-    ) -> None:
+        self,
+        stmt: ClauseElement,
+        rows: Sequence[Mapping[str, Any]],
+        column_keys: Sequence[str],
+        batch: JsonRows | None = None,
+    ) -> list[tuple[Any, ...]] | None:
         """``stmt`` (an INSERT of ``column_keys``) once per row through the driver's
-        executemany, the values converted as SQLAlchemy converts them."""
+        executemany, the values converted as SQLAlchemy converts them; on PostgreSQL
+        ``batch``, the same insert, takes them all at once (see :class:`JsonRows`) and
+        its RETURNING rows are handed back (None when the rows went one by one)."""
+        if batch is not None and self._pg:
+            returned = self._json_batch(batch, rows)
+            if returned is not None:
+                return returned
         prepared = self.prepared(stmt, column_keys)
         self._driver_call(
             prepared.sql,
             [prepared.bind(row) for row in rows],
-            lambda d, q, v: d.cursor().executemany(q, v),
+            lambda c, q, v: c.executemany(q, v),
         )
+        return None
 
     def _driver_call(self, query: str, values: Any, send: Callable[[Any, str, Any], Any]) -> Any:
+        """``send(cursor, query, values)`` on this transaction's driver cursor."""
         error = self._dialect.loaded_dbapi.Error
         try:
-            return send(self._driver, query, values)
+            cursor = self._cursor
+            if cursor is None:
+                cursor = self._cursor = self._driver.cursor()
+            return send(cursor, query, values)
         except error as err:
             # As SQLAlchemy raises it, so the store's busy and error mapping holds.
             raise DBAPIError.instance(query, values, err, error) from err
@@ -367,11 +441,29 @@ class TxBase:
             return self._conn.dialect
         return self.store.engine.dialect  # type: ignore[attr-defined]
 
-    def driver_executemany(self, sql: DriverSql, rows: Sequence[Any]) -> None:
+    def driver_executemany(
+        self, sql: DriverSql, rows: Sequence[Any], batch: JsonRows | None = None
+    ) -> None:
         """``sql`` once for each of ``rows`` through the driver's executemany (see
-        :meth:`driver_rows`)."""
+        :meth:`driver_rows`); on PostgreSQL ``batch``, the same insert, takes them all
+        at once (see :class:`JsonRows`), each row's values in its ``columns`` order."""
+        if batch is not None and self._pg:
+            as_objects = [dict(zip(batch.columns, row, strict=True)) for row in rows]
+            if self._json_batch(batch, as_objects) is not None:
+                return
         query = sql.postgresql if self._pg else sql.sqlite
-        self._driver_call(query, rows, lambda d, q, v: d.cursor().executemany(q, v))
+        self._driver_call(query, rows, lambda c, q, v: c.executemany(q, v))
+
+    def _json_batch(
+        self, batch: JsonRows, rows: Sequence[Mapping[str, Any]]
+    ) -> list[tuple[Any, ...]] | None:
+        """Send ``rows`` as one JSON array through ``batch`` (PostgreSQL): the rows of its
+        RETURNING; None when the rows do not travel as JSON exactly (see json_rows)."""
+        doc = json_rows(rows) if rows else None
+        if doc is None:
+            return None
+        cursor = self._driver_call(batch.sql, {"rows": doc}, lambda c, q, v: c.execute(q, v))
+        return cursor.fetchall() if batch.returning else []
 
     def driver_list(self, values: Iterable[Any]) -> Any:
         """``values`` as the one bind a :class:`DriverSql` list takes: JSON text for

@@ -37,7 +37,6 @@ from sqlalchemy import (
     text,
     update,
 )
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.dialects.postgresql import aggregate_order_by
 
 from layoutkit.search_text import (
@@ -55,7 +54,7 @@ from layoutkit.search_text import (
 )
 from layoutkit.storage import _schema as s
 from layoutkit.storage._records import SearchDocHit, SearchTaskRef, SearchTaskRow
-from layoutkit.storage._sql._base import DriverSql, TxBase, in_list
+from layoutkit.storage._sql._base import DriverSql, JsonRows, TxBase, in_list
 
 #: The weighted tsvector PostgreSQL indexes and ranks: migration 0014 stores it as the
 #: generated column ``search_docs.search_tsv`` and puts the GIN index on that column.
@@ -102,24 +101,21 @@ def _chunks(values: Sequence[Any]) -> Iterable[Sequence[Any]]:
         yield values[at : at + _IN_CHUNK]
 
 
-@functools.cache
-def _word_counts_upsert(pg: bool) -> Any:
-    """The vocabulary's count upsert, built once per dialect: building it anew made
-    SQLAlchemy copy the table's columns into ``excluded`` on every flush, about a
-    third of a 10-card compose's index flush."""
-    stmt = (postgresql if pg else sqlite).insert(s.search_words)
-    return stmt.on_conflict_do_update(
-        index_elements=["workspace_id", "word"],
-        set_={"docs": s.search_words.c.docs + stmt.excluded.docs},
-    )
-
-
 _WORD_COLUMNS = ("workspace_id", "word", "first", "length", "docs")
-#: SQLite's vocabulary count upsert (as :func:`_word_counts_upsert`), positional binds.
+#: The vocabulary's count upsert, positional binds, through the driver on both
+#: backends (SQLAlchemy's handling of it cost more than the database took); on
+#: PostgreSQL a flush's words go in one statement (see JsonRows).
 _UPSERT_WORDS = DriverSql(
-    f"INSERT INTO search_words ({', '.join(_WORD_COLUMNS)}) VALUES (?, ?, ?, ?, ?) "
+    *(
+        f"INSERT INTO search_words ({', '.join(_WORD_COLUMNS)}) VALUES ({', '.join([bind] * 5)}) "
+        "ON CONFLICT (workspace_id, word) DO UPDATE SET docs = search_words.docs + excluded.docs"
+        for bind in ("?", "%s")
+    )
+)
+_UPSERT_WORDS_BATCH = JsonRows(
+    "search_words",
+    _WORD_COLUMNS,
     "ON CONFLICT (workspace_id, word) DO UPDATE SET docs = search_words.docs + excluded.docs",
-    "",
 )
 
 
@@ -142,16 +138,15 @@ def _doc_ids() -> DriverSql:
     return DriverSql.core(*query)
 
 
-@functools.cache
-def _insert_docs() -> Any:
-    return s.search_docs.insert()
-
-
-#: A new document's row from its :class:`_Doc` (positional binds, in its field order).
+#: A new document's row from its :class:`_Doc` (positional binds, in its field order),
+#: through the driver on both backends (SQLAlchemy's per-row parameter handling was a
+#: fifth of an index build on SQLite); on PostgreSQL a flush's documents go in one
+#: statement (see JsonRows).
 _INSERT_DOCS = DriverSql(
     f"INSERT INTO search_docs ({', '.join(_Doc._fields)}) VALUES ({', '.join('?' * 7)})",
     f"INSERT INTO search_docs ({', '.join(_Doc._fields)}) VALUES ({', '.join(['%s'] * 7)})",
 )
+_INSERT_DOCS_BATCH = JsonRows("search_docs", _Doc._fields)
 
 
 @functools.cache
@@ -633,13 +628,8 @@ class SearchRows(TxBase):
                 .values({k: bindparam(f"_{k}") for k in _DOC_FIELDS}),
                 updates,
             )
-        if inserts and self._pg:
-            # psycopg takes them as one multi-row INSERT through SQLAlchemy.
-            self.conn.execute(_insert_docs(), [doc._asdict() for doc in inserts])
-        elif inserts:
-            # SQLite's executemany through the driver, the documents as they are:
-            # SQLAlchemy's per-row parameter handling was a fifth of an index build.
-            self.driver_executemany(_INSERT_DOCS, inserts)
+        if inserts:
+            self.driver_executemany(_INSERT_DOCS, inserts, _INSERT_DOCS_BATCH)
         if own:
             self._count_words(delta)
 
@@ -667,13 +657,7 @@ class SearchRows(TxBase):
         )
         if not changes:
             return
-        if self._pg:
-            stmt = _word_counts_upsert(self._pg)
-            for chunk in _chunks(changes):
-                self.conn.execute(stmt, [dict(zip(_WORD_COLUMNS, c, strict=True)) for c in chunk])
-        else:
-            # Through the driver, as the documents are (a build writes every word).
-            self.driver_executemany(_UPSERT_WORDS, changes)
+        self.driver_executemany(_UPSERT_WORDS, changes, _UPSERT_WORDS_BATCH)
         if all(c[4] > 0 for c in changes):
             # Counts only grew: no word can have reached zero (one that did was
             # deleted by the flush that took it there).
