@@ -40,12 +40,17 @@ def statements(store: SqlStore) -> Iterator[list[str]]:
         event.remove(store.engine, "before_cursor_execute", count)
 
 
+def _new_board(tx: TxBase) -> int:
+    """A board in a new workspace of its own (tests share the PostgreSQL store)."""
+    ws = tx.create_workspace(f"w-{uuid.uuid4().hex[:10]}").id
+    return tx.create_board(ws, "b").id
+
+
 def test_a_batch_of_cards_goes_in_one_insert_and_each_record_is_its_rows(
     store: SqlStore,
 ) -> None:
     with store.transaction() as tx:
-        ws = tx.create_workspace(f"w-{uuid.uuid4().hex[:10]}").id
-        board = tx.create_board(ws, "b").id
+        board = _new_board(tx)
         tx.insert_cards(board, [NewCard("note", {"md": "before"}, 0, 0, 10, 10, "ai", "a")])
     new = [
         NewCard("note", {"md": f"card {i}"}, i * 10, i, 100 + i, 50 + i, "ai", "a")
@@ -157,8 +162,7 @@ def test_a_statement_without_rows_sends_none_back_and_one_with_returning_does(
     from layoutkit.storage._sql import cards
 
     with store.transaction() as tx:
-        ws = tx.create_workspace(f"w-{uuid.uuid4().hex[:10]}").id
-        board = tx.create_board(ws, "b").id
+        board = _new_board(tx)
         taken = tx.driver_execute(
             cards._take_ordinals(), {"board": board, "count": 2, "now": tx.now()}
         )
