@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 import attrs
@@ -160,21 +160,32 @@ def _patterns(wanted: tuple[tuple[str, bool], ...]) -> _Patterns:
 _RUN = re.compile(r"[^\W_]*")
 
 
-def _ascii_spans(found: _Patterns, low: str) -> list[tuple[int, int]]:
-    """The runs of letters and digits of ``low`` (ASCII text in lower case) that a
-    wanted word starts (or is, for a whole word), in order (:func:`_holds` asks the same).
+def _ascii_starts(found: _Patterns, low: str) -> Iterator[tuple[int, int | None]]:
+    """Each place of ``low`` (ASCII text in lower case) where a wanted word starts a
+    run of letters and digits (or is the run, for a whole word), word by word: the
+    place and, for a whole word, the run's end (a prefix's is found only if asked).
 
     Each word's places are found by ``str.find``: a regular expression of the words
     tried every place of the text, two to three times slower on a task's body."""
-    spans: dict[int, int] = {}
     for word, prefix in found.wanted:
         at = low.find(word)
         while at != -1:
             if at == 0 or not low[at - 1].isalnum():  # where a run starts
-                end = _RUN.match(low, at).end()  # type: ignore[union-attr]
-                if prefix or end == at + len(word):
-                    spans[at] = end
+                if prefix:
+                    yield at, None
+                else:
+                    end = _RUN.match(low, at).end()  # type: ignore[union-attr]
+                    if end == at + len(word):
+                        yield at, end
             at = low.find(word, at + 1)
+
+
+def _ascii_spans(found: _Patterns, low: str) -> list[tuple[int, int]]:
+    """The runs of ``low`` that a wanted word starts (see :func:`_ascii_starts`), in order."""
+    spans = {
+        at: _RUN.match(low, at).end() if end is None else end  # type: ignore[union-attr]
+        for at, end in _ascii_starts(found, low)
+    }
     return sorted(spans.items())
 
 
@@ -191,19 +202,10 @@ def matches(text: str, wanted: Sequence[tuple[str, bool]]) -> bool:
 
 def _holds(found: _Patterns, text: str) -> bool:
     if found.ascii and text.isascii():
-        # _ascii_spans's rule (a word starts a run, a whole word is the run), asked
-        # only whether it holds: a prefix holds where it starts a run, with no run
-        # end and no span made (a task view asks this of every part of every hit).
-        low = text.lower()
-        for word, prefix in found.wanted:
-            at = low.find(word)
-            while at != -1:
-                if (at == 0 or not low[at - 1].isalnum()) and (
-                    prefix or _RUN.match(low, at).end() == at + len(word)  # type: ignore[union-attr]
-                ):
-                    return True
-                at = low.find(word, at + 1)
-        return False
+        # Asked only whether one holds: the first place found ends it, with no run
+        # end read for a prefix and no span made (a task view asks this of every part
+        # of every hit).
+        return next(_ascii_starts(found, text.lower()), None) is not None
     return found.folded.search(index_text(text)) is not None
 
 

@@ -518,9 +518,9 @@ class _Resolver:
 
     def _candidates(self, found: list[dict[str, Any]]) -> list[dict[str, Any]]:
         tx = self.call.tx
-        ids = [f["task"].id if "task" in f else f["row"].id for f in found]
-        counts = tx.task_child_counts(ids)
         rows = [f.get("task") or f["row"] for f in found]
+        ids = [row.id for row in rows]
+        counts = tx.task_child_counts(ids)
         parents = tx.task_titles_by_id([r.parent_id for r in rows if r.parent_id is not None])
         out = []
         for f, task_id, row in zip(found, ids, rows, strict=True):

@@ -191,6 +191,8 @@ def _live_card_ids(pg: bool) -> Any:
 
 #: The columns of a stored face, in the order of :class:`FaceRow`'s fields.
 _FACE_COLUMNS = tuple(f.name for f in attrs.fields(FaceRow))
+#: What a newer face of a card replaces.
+_FACE_UPDATED = ("rev", "code", "key", "svg")
 
 
 @functools.cache
@@ -198,7 +200,7 @@ def _store_faces(pg: bool) -> Any:
     stmt = (postgresql if pg else sqlite).insert(s.card_faces)
     return stmt.on_conflict_do_update(
         index_elements=["card_id"],
-        set_={k: stmt.excluded[k] for k in ("rev", "code", "key", "svg")},
+        set_={k: stmt.excluded[k] for k in _FACE_UPDATED},
     )
 
 
@@ -207,7 +209,7 @@ _STORE_FACES_BATCH = JsonRows(
     "card_faces",
     _FACE_COLUMNS,
     "ON CONFLICT (card_id) DO UPDATE SET "
-    + ", ".join(f"{k} = excluded.{k}" for k in ("rev", "code", "key", "svg")),
+    + ", ".join(f"{k} = excluded.{k}" for k in _FACE_UPDATED),
 )
 
 

@@ -102,21 +102,21 @@ def _chunks(values: Sequence[Any]) -> Iterable[Sequence[Any]]:
 
 
 _WORD_COLUMNS = ("workspace_id", "word", "first", "length", "docs")
+#: A word already counted adds the new documents to its count.
+_ADD_WORD_COUNTS = (
+    "ON CONFLICT (workspace_id, word) DO UPDATE SET docs = search_words.docs + excluded.docs"
+)
 #: The vocabulary's count upsert, positional binds, through the driver on both
 #: backends (SQLAlchemy's handling of it cost more than the database took); on
 #: PostgreSQL a flush's words go in one statement (see JsonRows).
 _UPSERT_WORDS = DriverSql(
     *(
-        f"INSERT INTO search_words ({', '.join(_WORD_COLUMNS)}) VALUES ({', '.join([bind] * 5)}) "
-        "ON CONFLICT (workspace_id, word) DO UPDATE SET docs = search_words.docs + excluded.docs"
+        f"INSERT INTO search_words ({', '.join(_WORD_COLUMNS)}) "
+        f"VALUES ({', '.join([bind] * 5)}) {_ADD_WORD_COUNTS}"
         for bind in ("?", "%s")
     )
 )
-_UPSERT_WORDS_BATCH = JsonRows(
-    "search_words",
-    _WORD_COLUMNS,
-    "ON CONFLICT (workspace_id, word) DO UPDATE SET docs = search_words.docs + excluded.docs",
-)
+_UPSERT_WORDS_BATCH = JsonRows("search_words", _WORD_COLUMNS, _ADD_WORD_COUNTS)
 
 
 # What every flush of a card write reads: built once (see _base).

@@ -241,7 +241,6 @@ class TaskRows(TxBase):
         matched = self._task_title_matches(  # type: ignore[attr-defined]
             workspace_id, query.terms, match=query.match, drafts=query.drafts
         )
-        shown = _TITLE_COLUMNS
         c: Any = t
         # The tasks the rows are read from: the title match's, else on PostgreSQL an
         # under's descendants, read down from it (the same blindness as below: it
@@ -252,7 +251,7 @@ class TaskRows(TxBase):
         if matched is None and self._pg and query.under is not None:
             driver, under = self._descendants(query.under), "held"
         if driver is None:
-            select_rows = select(*shown).where(*self._title_facets(workspace_id, query, t))
+            select_rows = select(*_TITLE_COLUMNS).where(*self._title_facets(workspace_id, query, t))
         elif self._pg:
             # Each matching title's task by its key alone, in a LATERAL subquery the
             # planner may neither pull up nor push the facets into (OFFSET 0): given
@@ -266,7 +265,7 @@ class TaskRows(TxBase):
                 .where(*self._title_facets(workspace_id, query, c, under=under))
             )
         else:
-            select_rows = select(*shown).where(
+            select_rows = select(*_TITLE_COLUMNS).where(
                 *self._title_facets(workspace_id, query, t, under=under)
             )
             select_rows = select_rows.select_from(
