@@ -5,15 +5,20 @@ used to go through ``scipy.optimize.linprog(method="highs-ds")``, whose Python
 wrapper (input checks, sparse conversions, option validation, result packing)
 took about 3 ms of a 10-node layout against 0.4 ms of solving, and whose import
 took about a third of a second. This module gives HiGHS the model scipy gave it:
-the matrix column-wise with rows sorted and duplicates summed, rows unbounded
-below, columns from 0 up, and the options ``linprog`` sets (the dual simplex, no
+the matrix with duplicates summed (passed row by row, which HiGHS turns into the
+columns scipy passed, entries in row order), rows unbounded below, columns from 0 up, and the options ``linprog`` sets (the dual simplex, no
 output), but for presolve: ``linprog`` turns it on, and here it is off up to
 ``PRESOLVE_COLUMNS`` columns. On the 133 programs of the bench corpus up to 200
 nodes and the labelled corpus (24 to 3,469 columns) the answers were bit for bit
 those of presolve on, and a 10-node placement solved in two thirds of the time;
 past about 1,400 columns presolve pays for itself again. The same solver build on
 the same model reaches the same vertex, so layouts do not move (tests compare
-with ``linprog``, and presolve off with presolve on).
+with ``linprog``, presolve off with presolve on, and rows with columns).
+
+HiGHS 1.16 reads two files per CPU of the machine (its core topology, under
+``/sys``) on every solve, only for a developer log line: on this project's 2-CPU
+test machine that was a fifth of a 10-node placement's solve, and it grows with the
+CPUs a server has. ``pyproject.toml`` keeps to the releases before it.
 """
 
 from __future__ import annotations
@@ -93,26 +98,31 @@ def minimise(
     import highspy
 
     nv, nr = len(cost), len(rhs)
-    # Column-major order through one key (column * rows + row): one stable sort
-    # instead of a two-key lexsort, the same order.
-    # (``fromiter`` reads a list of numbers faster than ``array``, which first
-    # discovers its shape and type.)
+    # The rows go to HiGHS row by row, as they were built: it turns them into columns
+    # itself (each column's entries in row order, as a sort by column then row gave
+    # them), so the model it solves is the one it was given column by column, without
+    # a sort here. (``fromiter`` reads a list of numbers faster than ``array``, which
+    # first discovers its shape and type.)
     nz = len(vals)
-    key = np.fromiter(cols, np.int64, nz) * nr + np.fromiter(rows, np.int64, nz)
+    r = np.fromiter(rows, np.int64, nz)
+    c = np.fromiter(cols, np.int64, nz)
     v = np.fromiter(vals, np.float64, nz)
-    order = key.argsort(kind="stable")
-    key, v = key[order], v[order]
-    if len(v):
-        # Repeated (row, column) entries add up, as a COO matrix's conversion does.
-        first = np.empty(len(v), dtype=bool)
-        first[0] = True
-        np.not_equal(key[1:], key[:-1], out=first[1:])
-        starts = first.nonzero()[0]
-        if len(starts) < len(v):
+    if nz > 1:
+        key = r * nv + c
+        # HiGHS refuses a row that names a column twice, and wants rows in order.
+        # (A sort and a compare cost a third of ``np.unique``.)
+        ordered = np.sort(key)
+        if (r[1:] < r[:-1]).any() or (ordered[1:] == ordered[:-1]).any():
+            order = key.argsort(kind="stable")
+            key, v = key[order], v[order]
+            # Repeated (row, column) entries add up, as a COO matrix's conversion does.
+            first = np.empty(nz, dtype=bool)
+            first[0] = True
+            np.not_equal(key[1:], key[:-1], out=first[1:])
+            starts = first.nonzero()[0]
             v = np.add.reduceat(v, starts)
-            key = key[starts]
-    c, r = np.divmod(key, max(nr, 1))
-    start = c.searchsorted(np.arange(nv + 1)).astype(np.int32)
+            r, c = np.divmod(key[starts], max(nv, 1))
+    start = r.searchsorted(np.arange(nr)).astype(np.int32)
 
     if presolve is None:
         presolve = nv > PRESOLVE_COLUMNS
@@ -124,7 +134,7 @@ def minimise(
         nv,
         nr,
         len(v),
-        int(highspy.MatrixFormat.kColwise),
+        int(highspy.MatrixFormat.kRowwise),
         int(highspy.ObjSense.kMinimize),
         0.0,
         np.asarray(cost, dtype=np.float64),
@@ -132,8 +142,8 @@ def minimise(
         np.full(nv, highspy.kHighsInf),
         np.full(nr, -highspy.kHighsInf),
         np.asarray(rhs, dtype=np.float64),
-        start[:-1],
-        r.astype(np.int32),
+        start,
+        c.astype(np.int32),
         v,
         np.zeros(nv, dtype=np.int32),  # every column continuous
     )

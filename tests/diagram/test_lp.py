@@ -168,6 +168,76 @@ def test_generated_programs_reach_linprogs_optimum(payload: dict) -> None:
     _same_drawing_with_presolve(payload)
 
 
+def _by_columns(cost, rows, cols, vals, rhs, simplex=True):  # type: ignore[no-untyped-def]
+    """The program handed to HiGHS column by column, as scipy's ``linprog`` hands it (a
+    canonical CSC matrix: duplicates summed, each column's rows in order), with the
+    options ``_lp.minimise`` sets."""
+    import highspy
+    from scipy.sparse import coo_matrix
+
+    nv, nr = len(cost), len(rhs)
+    a = coo_matrix((vals, (rows, cols)), shape=(nr, nv)).tocsc()
+    a.sum_duplicates()
+    solver = highspy._Highs()
+    for name, value in (
+        ("output_flag", False),
+        ("simplex_strategy", 1),
+        ("threads", 1),
+        ("presolve", "on" if nv > _lp.PRESOLVE_COLUMNS else "off"),
+        ("solver", "simplex" if simplex else "choose"),
+        ("simplex_dual_edge_weight_strategy", 0 if nv <= _lp.DANTZIG_COLUMNS else -1),
+    ):
+        solver.setOptionValue(name, value)
+    solver.passModel(
+        nv,
+        nr,
+        a.nnz,
+        int(highspy.MatrixFormat.kColwise),
+        int(highspy.ObjSense.kMinimize),
+        0.0,
+        np.asarray(cost, dtype=np.float64),
+        np.zeros(nv),
+        np.full(nv, highspy.kHighsInf),
+        np.full(nr, -highspy.kHighsInf),
+        np.asarray(rhs, dtype=np.float64),
+        a.indptr[:-1].astype(np.int32),
+        a.indices.astype(np.int32),
+        a.data.astype(np.float64),
+        np.zeros(nv, dtype=np.int32),
+    )
+    solver.run()
+    assert solver.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    return np.array(solver.getSolution().col_value)
+
+
+@pytest.mark.parametrize("name", ["lab_n10_TD_s1", "lab_n50_LR_s0", "lab_n100_TD_s1"])
+def test_rows_passed_row_by_row_reach_the_columns_answer(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """HiGHS gets the rows as they were built and turns them into columns itself: the
+    vertex must be the one the same build reaches from scipy's columns, bit for bit."""
+    payload = _payload(json.loads((CORPUS / f"{name}.json").read_text()))
+    programs = _programs(payload, monkeypatch)
+    assert programs
+    for cost, rows, cols, vals, rhs, simplex, x in programs:
+        assert np.array_equal(x, _by_columns(cost, rows, cols, vals, rhs, simplex))
+
+
+def test_rows_out_of_order_and_repeated_reach_the_same_answer() -> None:
+    """Rows may come in any order and name a column twice: they are sorted and summed
+    before HiGHS (which refuses both) sees them."""
+    # min x0 + 2 x1 - x2 with x0 - x1 <= -3, x1 - x2 <= -2 (half and half), x2 <= 9
+    rows, cols = [0, 0, 1, 1, 1, 2], [0, 1, 1, 2, 2, 2]
+    vals, rhs = [1.0, -1.0, 1.0, -0.5, -0.5, 1.0], [-3.0, -2.0, 9.0]
+    cost = np.array([1.0, 2.0, -1.0])
+    x = _lp.minimise(cost, rows, cols, vals, rhs)
+    backwards = _lp.minimise(cost, rows[::-1], cols[::-1], vals[::-1], rhs)
+    assert x is not None and backwards is not None
+    assert np.array_equal(x, backwards)
+    assert np.array_equal(x, _by_columns(cost, rows, cols, vals, rhs))
+    assert x.tolist() == pytest.approx([0.0, 3.0, 9.0])
+
+
 def test_an_infeasible_program_has_no_answer() -> None:
     # x0 <= -1 with x0 >= 0
     assert _lp.minimise(np.array([1.0]), [0], [0], [1.0], [-1.0]) is None
