@@ -46,44 +46,73 @@ def port_offsets(
     for layer in layers:
         for p, i in enumerate(layer):
             pos[i] = p
-    items = h.items
+    items, segments = h.items, h.segments
     outs: dict[int, list[int]] = defaultdict(list)
     ins: dict[int, list[int]] = defaultdict(list)
-    for s, (a, b, _k) in enumerate(h.segments):
+    for s, (a, b, _k) in enumerate(segments):
         outs[a].append(s)
         ins[b].append(s)
+    out_pins, in_pins = _end_pins(h, ports)
+    _widen_for_ends(items, ((outs, out_pins), (ins, in_pins)), fixed)
     out_off: dict[int, float] = {}
     in_off: dict[int, float] = {}
-
-    def pinned(s: int, upper: bool) -> tuple[str, float] | None:
-        return _pin(h, ports, s, upper)
-
-    _widen_for_ends(items, (outs, ins), lambda s, upper: pinned(s, upper) is None, fixed)
-    for table, groups, upper in ((out_off, outs, True), (in_off, ins, False)):
+    # ``far``: the index, in a segment, of the end that orders a side's ends.
+    for table, groups, pins, upper, far in (
+        (out_off, outs, out_pins, True, 1),
+        (in_off, ins, in_pins, False, 0),
+    ):
         for i, segs in groups.items():
             it = items[i]
             if it.kind != "node":
+                off = _line_offset(it)
                 for s in segs:
-                    table[s] = _line_offset(it)
+                    table[s] = off
                 continue
-            free = []
-            for s in segs:
-                pin = pinned(s, upper)
-                if pin is None:
-                    free.append(s)
-                else:
-                    table[s] = _pin_offset(pin, it.w, upper)
-            far = (
-                (lambda s: (pos[h.segments[s][1]], h.segments[s][2]))
-                if upper
-                else (lambda s: (pos[h.segments[s][0]], h.segments[s][2]))
-            )
-            free.sort(key=far)
+            free = _place_pinned(table, segs, pins, it.w, upper) if pins else segs
             n = len(free)
-            step = min(opts.port_step, it.w / (n + 1)) if n else 0
+            if not n:
+                continue
+            if n > 1:
+                free = sorted(free, key=lambda s: (pos[segments[s][far]], segments[s][2]))
+            step = min(opts.port_step, it.w / (n + 1))
+            mid = (n - 1) / 2
             for j, s in enumerate(free):
-                table[s] = (j - (n - 1) / 2) * step
+                table[s] = (j - mid) * step
     return out_off, in_off
+
+
+def _end_pins(
+    h: Hierarchy, ports: dict[int, dict[str, Any]]
+) -> tuple[dict[int, tuple[str, float]], dict[int, tuple[str, float]]]:
+    """The pinned (side, t) per segment of its upper ends and of its lower ends, read
+    once; most diagrams pin none, and then every end is free."""
+    out_pins: dict[int, tuple[str, float]] = {}
+    in_pins: dict[int, tuple[str, float]] = {}
+    if ports:
+        for s in range(len(h.segments)):
+            if (pin := _pin(h, ports, s, True)) is not None:
+                out_pins[s] = pin
+            if (pin := _pin(h, ports, s, False)) is not None:
+                in_pins[s] = pin
+    return out_pins, in_pins
+
+
+def _place_pinned(
+    table: dict[int, float],
+    segs: list[int],
+    pins: dict[int, tuple[str, float]],
+    w: float,
+    upper: bool,
+) -> list[int]:
+    """Offsets of one side's pinned ends into ``table``; the free ends, in their order."""
+    free = []
+    for s in segs:
+        pin = pins.get(s)
+        if pin is None:
+            free.append(s)
+        else:
+            table[s] = _pin_offset(pin, w, upper)
+    return free
 
 
 def slide_ends(
@@ -178,16 +207,18 @@ END_STEP = 12.0
 
 def _widen_for_ends(
     items: list[Any],
-    sides: tuple[dict[int, list[int]], dict[int, list[int]]],
-    free: Any,
+    sides: tuple[tuple[dict[int, list[int]], dict[int, Any]], ...],
     fixed: frozenset[str],
 ) -> None:
-    """Widen a node whose side is too short for its free edge ends at ``END_STEP``."""
-    for groups, upper in zip(sides, (True, False), strict=True):
+    """Widen a node whose side is too short for its free edge ends at ``END_STEP``: each
+    side is the segments per item and the pins among them (a pinned end is not free)."""
+    for groups, pins in sides:
         for i, segs in groups.items():
             it = items[i]
-            n = sum(1 for s in segs if free(s, upper))
-            if it.kind == "node" and n > 1 and it.name not in fixed:
+            if it.kind != "node" or len(segs) < 2 or it.name in fixed:
+                continue
+            n = len(segs) - sum(1 for s in segs if s in pins) if pins else len(segs)
+            if n > 1:
                 it.w = max(it.w, (n + 1) * END_STEP)
 
 
