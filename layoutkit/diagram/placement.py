@@ -277,14 +277,7 @@ def assign_x(
     cols: list[int] = []
     vals: list[float] = []
     rhs: list[float] = []
-
-    def le(terms: list[tuple[int, float]], bound: float) -> None:
-        rows.extend([len(rhs)] * len(terms))
-        for c, v in terms:
-            cols.append(c)
-            vals.append(v)
-        rhs.append(bound)
-
+    program = (rows, cols, vals, rhs)
     # Every item leans left a little, so an untied drawing has one answer.
     # A list while it is filled in (a numpy array's item assignment costs more).
     cost = [1e-3] * n + [0.0] * (nv - n)
@@ -294,7 +287,7 @@ def assign_x(
     weights = weights or {}
     for s, (a, b, k) in enumerate(h.segments):
         cost[n + 2 * nc + s] = _segment_weight(items[a].kind, items[b].kind) * weights.get(k, 1.0)
-    _segment_rows(h.segments, n + 2 * nc, out_off, in_off, (rows, cols, vals, rhs))
+    _segment_rows(h.segments, n + 2 * nc, out_off, in_off, program)
     for j, (ea, eb, weight) in enumerate(pulls):
         t = n + 2 * nc + m + j
         cost[t] = weight
@@ -305,9 +298,8 @@ def assign_x(
                 cost[sep.left(end)] = min(cost[sep.left(end)], -weight)
                 cost[sep.right(end)] = max(cost[sep.right(end)], weight)
         terms = [(c, v) for c, v in _centre(sep, ea)] + [(c, -v) for c, v in _centre(sep, eb)]
-        le([*terms, (t, -1.0)], 0.0)
-        le([*((c, -v) for c, v in terms), (t, -1.0)], 0.0)
-    _balance_fans(fans, n + 2 * nc + m + len(pulls), cost, le)
+        _abs_rows([c for c, _v in terms], [v for _c, v in terms], t, program)
+    _balance_fans(fans, n + 2 * nc + m + len(pulls), cost, program)
     for p, q, gap in sep.rows:
         r = len(rhs)
         rows += (r, r)
@@ -350,11 +342,36 @@ def _segment_rows(
 BALANCE = 0.02
 
 
+def _abs_rows(
+    terms: list[int],
+    coefs: list[float],
+    t: int,
+    program: tuple[list[int], list[int], list[float], list[float]],
+) -> None:
+    """``|sum of coefs * x[terms]| <= x[t]``: the sum less ``x[t]`` at most 0, and its
+    negation less ``x[t]`` at most 0, two rows appended to the triplets and bounds of
+    ``program``."""
+    rows, cols, vals, rhs = program
+    r = len(rhs)
+    k = len(terms) + 1
+    rows += [r] * k
+    rows += [r + 1] * k
+    cols += terms
+    cols.append(t)
+    cols += terms
+    cols.append(t)
+    vals += coefs
+    vals.append(-1.0)
+    vals += [-v for v in coefs]
+    vals.append(-1.0)
+    rhs += (0.0, 0.0)
+
+
 def _balance_fans(
     fans: list[tuple[int, list[int]]],
     first: int,
     cost: list[float],
-    le: Any,
+    program: tuple[list[int], list[int], list[float], list[float]],
 ) -> None:
     """Where the edges leave a tie (any spot between two children costs the same), the
     hub sits over the middle of its children (under that of its parents), as dot's
@@ -364,9 +381,7 @@ def _balance_fans(
         t = first + j
         cost[t] = BALANCE
         share = 1.0 / len(ends)
-        terms = [(hub, 1.0), *((e, -share) for e in ends)]
-        le([*terms, (t, -1.0)], 0.0)
-        le([*((c, -v) for c, v in terms), (t, -1.0)], 0.0)
+        _abs_rows([hub, *ends], [1.0] + [-share] * len(ends), t, program)
 
 
 def _fans(h: Hierarchy) -> list[tuple[int, list[int]]]:
@@ -445,9 +460,11 @@ class _Separations:
                 self.keys.setdefault(it.path[:d], len(self.keys))
         self.rows: list[tuple[int, int, float]] = []
         self.pair_gap: dict[tuple[int, int], float] = {}
+        items = self.items
         for layer in layers:
             for p, i in enumerate(layer):
-                self._inside_rows(i)
+                if items[i].path:
+                    self._inside_rows(i)
                 if p:
                     self._neighbour_rows(layer[p - 1], i)
         self._container_rows(titles)
@@ -459,19 +476,23 @@ class _Separations:
         return self.n + 2 * self.keys[key] + 1
 
     def _inside_rows(self, i: int) -> None:
-        """Item ``i`` inside its innermost container."""
+        """Item ``i`` inside its innermost container (it has one)."""
         it = self.items[i]
-        if it.path:
-            pad = self.opts.group_pad
-            inner = it.path
-            self.rows.append((self.left(inner), i, it.w / 2 + pad + self.band.get(inner, 0.0)))
-            self.rows.append((i, self.right(inner), it.w / 2 + it.extra_right + pad))
+        pad = self.opts.group_pad
+        inner = it.path
+        self.rows.append((self.left(inner), i, it.w / 2 + pad + self.band.get(inner, 0.0)))
+        self.rows.append((i, self.right(inner), it.w / 2 + it.extra_right + pad))
 
     def _neighbour_rows(self, j: int, i: int) -> None:
         """Item ``i`` right of its left neighbour ``j``, past the frames that close after
         ``j`` and open before ``i``."""
-        rows, pad, band = self.rows, self.opts.group_pad, self.band
         it, jt = self.items[i], self.items[j]
+        if jt.path == it.path:  # no frame closes or opens between them: one row
+            gap = jt.w / 2 + jt.extra_right + it.w / 2 + self._between_items(jt, it)
+            self.rows.append((j, i, gap))
+            self.pair_gap[(j, i)] = gap
+            return
+        rows, pad, band = self.rows, self.opts.group_pad, self.band
         common = 0
         while (
             common < len(jt.path) and common < len(it.path) and jt.path[common] == it.path[common]
@@ -499,6 +520,11 @@ class _Separations:
         if closing or opening:
             boundary = opening[0] if opening else closing[-1]
             return opts.lane_gap if boundary[-1][0] == "lane" else opts.node_gap / 2
+        return self._between_items(jt, it)
+
+    def _between_items(self, jt: Item, it: Item) -> float:
+        """The gap between neighbours ``jt`` and ``it`` with no frame boundary between."""
+        opts = self.opts
         if jt.kind == "node" and it.kind == "node":
             return opts.node_gap
         if jt.kind == "hold" or it.kind == "hold":
@@ -992,7 +1018,8 @@ def plan_tracks(
     margin = opts.track_gap / 2
     large = len(h.items) > opts.exact_items
     for gap in sorted(per_gap):
-        segs = sorted(per_gap[gap], key=lambda s: (min(ends[s]), s))
+        # Stable, and a gap's segments are listed in index order: ties go by index.
+        segs = sorted(per_gap[gap], key=lambda s: min(ends[s]))
         nodes = [end_nodes[h.segments[s][2]] for s in segs]
         order = _order_tracks(segs, ends, nodes, opts.touch, rounds)
         if large and len(order) > 1:
@@ -1039,10 +1066,14 @@ def _pack_small(
     for s in order:
         xa, xb = ends[s]
         lo, hi = min(xa, xb) - margin, max(xa, xb) + margin
-        t = max((pt + 1 for plo, phi, pt in placed if plo < hi and lo < phi), default=0)
+        t = 0
+        for plo, phi, pt in placed:
+            if pt >= t and plo < hi and lo < phi:
+                t = pt + 1
         placed.append((lo, hi, t))
         track[s] = t
-        count = max(count, t + 1)
+        if t >= count:
+            count = t + 1
     return count
 
 
@@ -1125,25 +1156,29 @@ def _order_small_gap(
     cost = [[0] * n for _ in range(n)]
     for i in range(n):
         ui, vi = nodes[i]
+        lo_i, hi_i, b_i, row = lo[i], hi[i], b[i], cost[i]
         for j in range(n):
             if i == j:
                 continue
-            c = (lo[i] <= a[j] <= hi[i]) + (lo[j] <= b[i] <= hi[j])
-            uj, vj = nodes[j]
-            cost[i][j] = c if ui in (uj, vj) or vi in (uj, vj) else c * heavy
+            c = (lo_i <= a[j] <= hi_i) + (lo[j] <= b_i <= hi[j])
+            if c:
+                uj, vj = nodes[j]
+                row[j] = c if ui in (uj, vj) or vi in (uj, vj) else c * heavy
     if n == 2 and rounds:
         # Sifting two segments ends in the cheaper of their two orders, the given
         # one on a tie: the second goes on top only when that costs strictly less.
         return [segs[1], segs[0]] if cost[1][0] < cost[0][1] else [segs[0], segs[1]]
 
     def totals(rest: list[int], e: int) -> list[int]:
-        above = [0]
+        # Below all of ``rest`` first; each step down moves one of them from below e
+        # to above it (integer costs: the same sums in any order).
+        row = cost[e]
+        total = sum([row[i] for i in rest])
+        got = [total]
         for i in rest:
-            above.append(above[-1] + cost[i][e])
-        below = [0]
-        for i in rest:
-            below.append(below[-1] + cost[e][i])
-        return [above[p] + below[-1] - below[p] for p in range(len(above))]
+            total += cost[i][e] - row[i]
+            got.append(total)
+        return got
 
     return [segs[i] for i in _sift(_start_order(a, b, rounds), rounds, totals)]
 
