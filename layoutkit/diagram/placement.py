@@ -393,17 +393,23 @@ def _fans(h: Hierarchy) -> list[tuple[int, list[int]]]:
     fans: list[tuple[int, list[int]]] = []
     items = h.items
     for upper in (True, False):
-        near: dict[int, set[int]] = defaultdict(set)
-        past: dict[int, set[int]] = defaultdict(set)
+        by_hub: dict[int, list[list[int]]] = defaultdict(list)
         for chain in h.chains.values():
-            hub, first = (chain[0], chain[1]) if upper else (chain[-1], chain[-2])
-            near[hub].add(first)
-            if items[first].kind == "label":
-                rest = chain[1:] if upper else chain[-2::-1]
-                first = next((i for i in rest if items[i].kind != "label"), rest[-1])
-            past[hub].add(first)
-        for hub in sorted(near):
-            ends = past[hub] if len(past[hub]) >= 2 else near[hub]
+            by_hub[chain[0] if upper else chain[-1]].append(chain)
+        for hub in sorted(by_hub):
+            chains = by_hub[hub]
+            if len(chains) < 2:
+                continue  # one end however it is read
+            near: set[int] = set()
+            past: set[int] = set()
+            for chain in chains:
+                first = chain[1] if upper else chain[-2]
+                near.add(first)
+                if items[first].kind == "label":
+                    rest = chain[1:] if upper else chain[-2::-1]
+                    first = next((i for i in rest if items[i].kind != "label"), rest[-1])
+                past.add(first)
+            ends = past if len(past) >= 2 else near
             if len(ends) >= 2:
                 fans.append((hub, sorted(ends)))
     return fans
@@ -879,20 +885,22 @@ def straighten(
     to the line arriving from above takes that line's x, so the chain stays one
     straight vertical instead of jogging by a fraction of a pixel.
     """
+    segments = h.segments
     seg_of: dict[tuple[int, int], int] = {}
-    for s, (a, _b, k) in enumerate(h.segments):
+    for s, (a, _b, k) in enumerate(segments):
         seg_of[(k, a)] = s
+    x, out_off, in_off, snap = pl.x, pl.out_off, pl.in_off, opts.snap
     ends: dict[int, tuple[float, float]] = {}
     for k, chain in h.chains.items():
         carried: float | None = None
         for a in chain[:-1]:
             s = seg_of[(k, a)]
-            b = h.segments[s][1]
-            xa = pl.x[a] + pl.out_off.get(s, 0.0)
-            if carried is not None and abs(carried - xa) < opts.snap:
+            b = segments[s][1]
+            xa = x[a] + out_off.get(s, 0.0)
+            if carried is not None and abs(carried - xa) < snap:
                 xa = carried
-            xb = pl.x[b] + pl.in_off.get(s, 0.0)
-            if abs(xa - xb) < opts.snap:
+            xb = x[b] + in_off.get(s, 0.0)
+            if abs(xa - xb) < snap:
                 xb = xa
             ends[s] = (xa, xb)
             # Through dummies and label holders the line keeps its x.
@@ -915,17 +923,25 @@ def _unswap(
     Only a straight run of dummies bounded by jogs on both sides is shifted,
     so no new jog appears and no node end moves.
     """
-    runs = _DummyRuns(h, ends, seg_of, opts)
-    place: dict[int, tuple[int, int]] = {}  # segment -> (edge, position in its chain)
-    for k, chain in h.chains.items():
-        for j, a in enumerate(chain[:-1]):
-            place[seg_of[(k, a)]] = (k, j)
-    per_gap: dict[int, list[int]] = defaultdict(list)
+    items = h.items
+    per_gap: dict[int, list[int]] = defaultdict(list)  # each in index order
     for s, (a, _b, _k) in enumerate(h.segments):
-        if ends[s][0] != ends[s][1]:
-            per_gap[h.items[a].layer].append(s)
+        xa, xb = ends[s]
+        if xa != xb:
+            per_gap[items[a].layer].append(s)
+    # Read only once a pair is found: most drawings have none.
+    runs: _DummyRuns | None = None
+    place: dict[int, tuple[int, int]] = {}  # segment -> (edge, position in its chain)
     for gap in sorted(per_gap):
-        for s, t in _swapped_pairs(sorted(per_gap[gap]), ends, opts.touch):
+        segs = per_gap[gap]
+        if len(segs) < 2:
+            continue  # a pair needs two
+        for s, t in _swapped_pairs(segs, ends, opts.touch):
+            if runs is None:
+                runs = _DummyRuns(h, ends, seg_of, opts)
+                for k, chain in h.chains.items():
+                    for j, a in enumerate(chain[:-1]):
+                        place[seg_of[(k, a)]] = (k, j)
             (ks, js), (kt, jt) = place[s], place[t]
             # Try the four column ends: below s, above s, below t, above t.
             for k, first, step in ((ks, js + 1, 1), (ks, js, -1), (kt, jt + 1, 1), (kt, jt, -1)):
