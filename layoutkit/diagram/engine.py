@@ -855,18 +855,21 @@ def _assign_y(
     opts: LayoutOptions,
 ) -> dict[str, Any]:
     items = h.items
-    layer_h = [
-        max(
-            (
-                max(items[i].h, loop_span.get(items[i].name, 0.0))
-                if items[i].kind == "node"
-                else items[i].h
-                for i in layer
-            ),
-            default=0.0,
-        )
-        for layer in order
-    ]
+    # Each layer's tallest item (the first of equals, as max() gives), a node with
+    # a self-loop as tall as the loop's span; 0 for an empty layer.
+    layer_h: list[float] = []
+    for layer in order:
+        tallest = None
+        for i in layer:
+            it = items[i]
+            high = it.h
+            if loop_span and it.kind == "node":
+                span_h = loop_span.get(it.name, 0.0)
+                if span_h > high:
+                    high = span_h
+            if tallest is None or high > tallest:
+                tallest = high
+        layer_h.append(0.0 if tallest is None else tallest)
     span: dict[tuple, list[int]] = {}
     for it in items:
         for d in range(1, len(it.path) + 1):

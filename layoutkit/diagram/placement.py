@@ -42,10 +42,7 @@ def port_offsets(
     ``ports[edge]`` may pin an end: ``{"src": (side, t), "dst": (side, t)}`` in the
     top-down frame, with ``t`` the fraction along the side.
     """
-    pos: dict[int, int] = {}
-    for layer in layers:
-        for p, i in enumerate(layer):
-            pos[i] = p
+    pos = {i: p for layer in layers for p, i in enumerate(layer)}
     items, segments = h.items, h.segments
     outs: dict[int, list[int]] = defaultdict(list)
     ins: dict[int, list[int]] = defaultdict(list)
@@ -390,12 +387,14 @@ def _fans(h: Hierarchy) -> list[tuple[int, list[int]]]:
     edge reaches, so a hub over two labelled edges sits over the middle of the states,
     not of the labels (which a tie may leave anywhere between hub and state); where
     that leaves one end (a two-state cycle, labelled both ways) the labels are the ends."""
-    fans: list[tuple[int, list[int]]] = []
     items = h.items
-    for upper in (True, False):
-        by_hub: dict[int, list[list[int]]] = defaultdict(list)
-        for chain in h.chains.values():
-            by_hub[chain[0] if upper else chain[-1]].append(chain)
+    below: dict[int, list[list[int]]] = defaultdict(list)  # hub -> chains leaving it
+    above: dict[int, list[list[int]]] = defaultdict(list)  # hub -> chains reaching it
+    for chain in h.chains.values():
+        below[chain[0]].append(chain)
+        above[chain[-1]].append(chain)
+    fans: list[tuple[int, list[int]]] = []
+    for upper, by_hub in ((True, below), (False, above)):
         for hub in sorted(by_hub):
             chains = by_hub[hub]
             if len(chains) < 2:
@@ -406,13 +405,19 @@ def _fans(h: Hierarchy) -> list[tuple[int, list[int]]]:
                 first = chain[1] if upper else chain[-2]
                 near.add(first)
                 if items[first].kind == "label":
-                    rest = chain[1:] if upper else chain[-2::-1]
-                    first = next((i for i in rest if items[i].kind != "label"), rest[-1])
+                    first = _past_labels(items, chain, upper)
                 past.add(first)
             ends = past if len(past) >= 2 else near
             if len(ends) >= 2:
                 fans.append((hub, sorted(ends)))
     return fans
+
+
+def _past_labels(items: list[Item], chain: list[int], upper: bool) -> int:
+    """The first item of ``chain`` after (before) its hub, ``upper`` (not), that is no
+    label holder; the last label holder if all are."""
+    rest = chain[1:] if upper else chain[-2::-1]
+    return next((i for i in rest if items[i].kind != "label"), rest[-1])
 
 
 def _centre(sep: _Separations, end: int | tuple) -> list[tuple[int, float]]:
@@ -1168,6 +1173,13 @@ def _order_small_gap(
     b = [ends[s][1] for s in segs]
     lo = [min(x, y) - touch for x, y in zip(a, b, strict=True)]
     hi = [max(x, y) + touch for x, y in zip(a, b, strict=True)]
+    if n == 2 and rounds:
+        # Sifting two segments ends in the cheaper of their two orders, the given
+        # one on a tie: the second goes on top only when that costs strictly less.
+        # Sharing an end node or not scales both orders' meets alike: they decide.
+        second_on_top = (lo[1] <= a[0] <= hi[1]) + (lo[0] <= b[1] <= hi[0])
+        first_on_top = (lo[0] <= a[1] <= hi[0]) + (lo[1] <= b[0] <= hi[1])
+        return [segs[1], segs[0]] if second_on_top < first_on_top else [segs[0], segs[1]]
     heavy = n * n + 1
     cost = [[0] * n for _ in range(n)]
     for i in range(n):
@@ -1180,10 +1192,6 @@ def _order_small_gap(
             if c:
                 uj, vj = nodes[j]
                 row[j] = c if ui in (uj, vj) or vi in (uj, vj) else c * heavy
-    if n == 2 and rounds:
-        # Sifting two segments ends in the cheaper of their two orders, the given
-        # one on a tie: the second goes on top only when that costs strictly less.
-        return [segs[1], segs[0]] if cost[1][0] < cost[0][1] else [segs[0], segs[1]]
 
     def totals(rest: list[int], e: int) -> list[int]:
         # Below all of ``rest`` first; each step down moves one of them from below e
