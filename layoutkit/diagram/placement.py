@@ -1027,21 +1027,27 @@ def plan_tracks(
     gap's segments); on dense graphs the key order crosses less, at the price of
     a few more tracks.
     """
-    rounds = 0 if len(h.items) > opts.placement_items else 8
+    items, segments = h.items, h.segments
+    rounds = 0 if len(items) > opts.placement_items else 8
     per_gap: dict[int, list[int]] = defaultdict(list)
-    for s, (a, _b, _k) in enumerate(h.segments):
+    for s, (a, _b, _k) in enumerate(segments):
         xa, xb = ends[s]
         if xa != xb:
-            per_gap[h.items[a].layer].append(s)
+            per_gap[items[a].layer].append(s)
     end_nodes: dict[int, tuple[int, int]] = {k: (c[0], c[-1]) for k, c in h.chains.items()}
     track: dict[int, int] = {}
     counts = [0] * max(1, len(layers))
     margin = opts.track_gap / 2
-    large = len(h.items) > opts.exact_items
+    large = len(items) > opts.exact_items
     for gap in sorted(per_gap):
+        segs = per_gap[gap]
+        if len(segs) == 1:  # nothing to order: one track
+            track[segs[0]] = 0
+            counts[gap] = 1
+            continue
         # Stable, and a gap's segments are listed in index order: ties go by index.
-        segs = sorted(per_gap[gap], key=lambda s: min(ends[s]))
-        nodes = [end_nodes[h.segments[s][2]] for s in segs]
+        segs = sorted(segs, key=lambda s: min(ends[s]))
+        nodes = [end_nodes[segments[s][2]] for s in segs]
         order = _order_tracks(segs, ends, nodes, opts.touch, rounds)
         if large and len(order) > 1:
             at = {s: p for p, s in enumerate(segs)}
@@ -1169,27 +1175,32 @@ def _order_small_gap(
 ) -> list[int]:
     """``_order_tracks`` for a handful of segments, step for step in lists."""
     n = len(segs)
-    a = [ends[s][0] for s in segs]
-    b = [ends[s][1] for s in segs]
-    lo = [min(x, y) - touch for x, y in zip(a, b, strict=True)]
-    hi = [max(x, y) + touch for x, y in zip(a, b, strict=True)]
     if n == 2 and rounds:
         # Sifting two segments ends in the cheaper of their two orders, the given
         # one on a tie: the second goes on top only when that costs strictly less.
         # Sharing an end node or not scales both orders' meets alike: they decide.
-        second_on_top = (lo[1] <= a[0] <= hi[1]) + (lo[0] <= b[1] <= hi[0])
-        first_on_top = (lo[0] <= a[1] <= hi[0]) + (lo[1] <= b[0] <= hi[1])
+        (a0, b0), (a1, b1) = ends[segs[0]], ends[segs[1]]
+        lo0, hi0 = min(a0, b0) - touch, max(a0, b0) + touch
+        lo1, hi1 = min(a1, b1) - touch, max(a1, b1) + touch
+        second_on_top = (lo1 <= a0 <= hi1) + (lo0 <= b1 <= hi0)
+        first_on_top = (lo0 <= a1 <= hi0) + (lo1 <= b0 <= hi1)
         return [segs[1], segs[0]] if second_on_top < first_on_top else [segs[0], segs[1]]
+    a: list[float] = []
+    b: list[float] = []
+    spans: list[tuple[float, float, float]] = []  # (upper end, low, high), ``touch`` out
+    for s in segs:
+        xa, xb = ends[s]
+        a.append(xa)
+        b.append(xb)
+        spans.append((xa, min(xa, xb) - touch, max(xa, xb) + touch))
     heavy = n * n + 1
     cost = [[0] * n for _ in range(n)]
-    for i in range(n):
+    for i, (_a_i, lo_i, hi_i) in enumerate(spans):
         ui, vi = nodes[i]
-        lo_i, hi_i, b_i, row = lo[i], hi[i], b[i], cost[i]
-        for j in range(n):
-            if i == j:
-                continue
-            c = (lo_i <= a[j] <= hi_i) + (lo[j] <= b_i <= hi[j])
-            if c:
+        b_i, row = b[i], cost[i]
+        for j, (a_j, lo_j, hi_j) in enumerate(spans):
+            c = (lo_i <= a_j <= hi_i) + (lo_j <= b_i <= hi_j)
+            if c and j != i:
                 uj, vj = nodes[j]
                 row[j] = c if ui in (uj, vj) or vi in (uj, vj) else c * heavy
 
