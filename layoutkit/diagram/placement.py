@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
@@ -53,6 +54,7 @@ def port_offsets(
     _widen_for_ends(items, ((outs, out_pins), (ins, in_pins)), fixed)
     out_off: dict[int, float] = {}
     in_off: dict[int, float] = {}
+    port_step = opts.port_step
     # ``far``: the index, in a segment, of the end that orders a side's ends.
     for table, groups, pins, upper, far in (
         (out_off, outs, out_pins, True, 1),
@@ -67,14 +69,14 @@ def port_offsets(
                 continue
             free = _place_pinned(table, segs, pins, it.w, upper) if pins else segs
             n = len(free)
-            if not n:
-                continue
-            if n > 1:
+            if n == 1:  # a lone end in the middle (the spread below gives it 0.0 too)
+                table[free[0]] = 0.0
+            elif n:
                 free = sorted(free, key=lambda s: (pos[segments[s][far]], segments[s][2]))
-            step = min(opts.port_step, it.w / (n + 1))
-            mid = (n - 1) / 2
-            for j, s in enumerate(free):
-                table[s] = (j - mid) * step
+                step = min(port_step, it.w / (n + 1))
+                mid = (n - 1) / 2
+                for j, s in enumerate(free):
+                    table[s] = (j - mid) * step
     return out_off, in_off
 
 
@@ -359,7 +361,7 @@ def _abs_rows(
     cols.append(t)
     vals += coefs
     vals.append(-1.0)
-    vals += [-v for v in coefs]
+    vals += map(operator.neg, coefs)
     vals.append(-1.0)
     rhs += (0.0, 0.0)
 
@@ -466,18 +468,21 @@ class _Separations:
         self.items = h.items
         self.n = len(h.items)
         self.keys: dict[tuple, int] = {}
-        for it in h.items:
-            for d in range(1, len(it.path) + 1):
-                self.keys.setdefault(it.path[:d], len(self.keys))
+        items = self.items
+        for it in items:
+            if it.path:
+                for d in range(1, len(it.path) + 1):
+                    self.keys.setdefault(it.path[:d], len(self.keys))
         self.rows: list[tuple[int, int, float]] = []
         self.pair_gap: dict[tuple[int, int], float] = {}
-        items = self.items
         for layer in layers:
-            for p, i in enumerate(layer):
+            j = -1  # the left neighbour, none yet
+            for i in layer:
                 if items[i].path:
                     self._inside_rows(i)
-                if p:
-                    self._neighbour_rows(layer[p - 1], i)
+                if j >= 0:
+                    self._neighbour_rows(j, i)
+                j = i
         self._container_rows(titles)
 
     def left(self, key: tuple) -> int:
