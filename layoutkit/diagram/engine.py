@@ -855,23 +855,11 @@ def _assign_y(
     opts: LayoutOptions,
 ) -> dict[str, Any]:
     items = h.items
-    # Each layer's tallest item (the first of equals, as max() gives), a node with
-    # a self-loop as tall as the loop's span; 0 for an empty layer.
-    layer_h: list[float] = []
-    for layer in order:
-        tallest = None
-        for i in layer:
-            it = items[i]
-            high = it.h
-            if loop_span and it.kind == "node":
-                span_h = loop_span.get(it.name, 0.0)
-                if span_h > high:
-                    high = span_h
-            if tallest is None or high > tallest:
-                tallest = high
-        layer_h.append(0.0 if tallest is None else tallest)
+    layer_h = _layer_heights(items, order, loop_span)
     span: dict[tuple, list[int]] = {}
     for it in items:
+        if not it.path:
+            continue
         for d in range(1, len(it.path) + 1):
             key = it.path[:d]
             if key[-1][0] != "group":
@@ -890,6 +878,8 @@ def _assign_y(
     widen: dict[tuple, float] = {}
     for _ in range(4):
         frame = _frame_rows(span, titled, widen, layer_h, counts, model, lr, opts)
+        if not title_w:
+            break  # no title to make room for
         short = {
             key: need - (frame["frames_y"][key][1] - frame["frames_y"][key][0])
             for key, need in title_w.items()
@@ -901,6 +891,27 @@ def _assign_y(
         for key, gap in short.items():
             widen[key] = widen.get(key, 0.0) + gap
     return frame
+
+
+def _layer_heights(
+    items: list[layered.Item], order: list[list[int]], loop_span: dict[str, float]
+) -> list[float]:
+    """Each layer's tallest item (the first of equals, as max() gives), a node with a
+    self-loop as tall as the loop's span; 0 for an empty layer."""
+    layer_h: list[float] = []
+    for layer in order:
+        tallest = None
+        for i in layer:
+            it = items[i]
+            high = it.h
+            if loop_span and it.kind == "node":
+                span_h = loop_span.get(it.name, 0.0)
+                if span_h > high:
+                    high = span_h
+            if tallest is None or high > tallest:
+                tallest = high
+        layer_h.append(0.0 if tallest is None else tallest)
+    return layer_h
 
 
 def _frame_rows(

@@ -896,15 +896,21 @@ def straighten(
     straight vertical instead of jogging by a fraction of a pixel.
     """
     segments = h.segments
-    seg_of: dict[tuple[int, int], int] = {}
-    for s, (a, _b, k) in enumerate(segments):
-        seg_of[(k, a)] = s
+    m = len(segments)
     x, out_off, in_off, snap = pl.x, pl.out_off, pl.in_off, opts.snap
     ends: dict[int, tuple[float, float]] = {}
+    seg_of: dict[tuple[int, int], int] | None = None
+    s = -1
     for k, chain in h.chains.items():
         carried: float | None = None
         for a in chain[:-1]:
-            s = seg_of[(k, a)]
+            # ``insert_dummies`` lists the segments chain by chain, each in its order:
+            # the one after the last is tried first, the index built only if it is not.
+            s += 1
+            if not (s < m and segments[s][0] == a and segments[s][2] == k):
+                if seg_of is None:
+                    seg_of = _segment_index(segments)
+                s = seg_of[(k, a)]
             b = segments[s][1]
             xa = x[a] + out_off.get(s, 0.0)
             if carried is not None and abs(carried - xa) < snap:
@@ -915,16 +921,16 @@ def straighten(
             ends[s] = (xa, xb)
             # Through dummies and label holders the line keeps its x.
             carried = xb
-    _unswap(h, ends, seg_of, opts)
+    _unswap(h, ends, opts)
     return ends
 
 
-def _unswap(
-    h: Hierarchy,
-    ends: dict[int, tuple[float, float]],
-    seg_of: dict[tuple[int, int], int],
-    opts: LayoutOptions,
-) -> None:
+def _segment_index(segments: list[tuple[int, int, int]]) -> dict[tuple[int, int], int]:
+    """Each segment's index by (edge, upper item)."""
+    return {(k, a): s for s, (a, _b, k) in enumerate(segments)}
+
+
+def _unswap(h: Hierarchy, ends: dict[int, tuple[float, float]], opts: LayoutOptions) -> None:
     """Give two lines that trade columns in one gap a clean single crossing.
 
     When segment s runs x1 -> x2 and t runs x2 -> x1, their verticals share
@@ -948,6 +954,7 @@ def _unswap(
             continue  # a pair needs two
         for s, t in _swapped_pairs(segs, ends, opts.touch):
             if runs is None:
+                seg_of = _segment_index(h.segments)
                 runs = _DummyRuns(h, ends, seg_of, opts)
                 for k, chain in h.chains.items():
                     for j, a in enumerate(chain[:-1]):
