@@ -299,20 +299,33 @@ class _NetworkSimplex:
 
     def __init__(self, nodes: list[str], arcs: list[tuple[str, str, int]]) -> None:
         n = self.n = len(nodes)
+        m = len(arcs)
         index = {v: i for i, v in enumerate(nodes)}
-        self.tail = [index[u] for u, _, _ in arcs] + [n] * n
-        self.head = [index[v] for _, v, _ in arcs] + list(range(n))
+        tail = self.tail = [index[u] for u, _, _ in arcs]
+        head = self.head = [index[v] for _, v, _ in arcs]
         self.length = [k for _, _, k in arcs] + [0] * n
-        self.inc: list[list[int]] = [[] for _ in range(n + 1)]
-        self.net = [0] * (n + 1)  # weight leaving a node minus weight entering it
-        for a, (u, v) in enumerate(zip(self.tail, self.head, strict=True)):
-            self.inc[u].append(a)
-            self.inc[v].append(a)
-            w = SPAN if a < len(arcs) else 1
-            self.net[u] += w
-            self.net[v] -= w
+        inc: list[list[int]] = [[] for _ in range(n + 1)]
+        net = [0] * (n + 1)  # weight leaving a node minus weight entering it
+        for a, (u, v) in enumerate(zip(tail, head, strict=True)):
+            inc[u].append(a)
+            inc[v].append(a)
+            net[u] += SPAN
+            net[v] -= SPAN
+        # The root's arcs (weight 1) come after the graph's, arc m + v to node v.
+        root_arcs = inc[n]
+        for v in range(n):
+            root_arcs.append(m + v)
+            inc[v].append(m + v)
+            net[v] -= 1
+        net[n] += n
+        tail += [n] * n
+        head += range(n)
+        self.inc = inc
+        self.net = net
         self.y = [0] * (n + 1)
-        self.tree = [False] * len(self.tail)
+        self.tree = [False] * len(tail)
+        # Each node's tree arcs, so walks of the tree skip the arcs outside it.
+        self.tree_inc: list[list[int]] = [[] for _ in range(n + 1)]
 
     def solve(self) -> list[int] | None:
         """Each node's layer, or None if the arcs close a cycle, a tie shows (only
@@ -320,38 +333,39 @@ class _NetworkSimplex:
         if not self._rank():
             return None
         self._tight_tree()
+        n = self.n
         start = 0
         for _ in range(20 * len(self.tail) + 100):
             parent, cut = self._cut_values()
-            leave = next((u for k in range(self.n) if cut[u := (start + k) % self.n] < 0), -1)
+            # The first node from ``start`` on, wrapping round, whose tree arc cuts below zero.
+            leave = next((u for u in range(start, n) if cut[u] < 0), -1)
             if leave < 0:
-                if self.n and min(cut) == 0:
+                leave = next((u for u in range(start) if cut[u] < 0), -1)
+            if leave < 0:
+                if n and min(cut) == 0:
                     return None
-                base = min(self.y[: self.n])
-                return [v - base for v in self.y[: self.n]]
+                base = min(self.y[:n])
+                return [v - base for v in self.y[:n]]
             start = leave + 1
             self._pivot(leave, parent)
         return None
 
-    def _other(self, a: int, u: int) -> int:
-        return self.head[a] if self.tail[a] == u else self.tail[a]
-
-    def _slack(self, a: int) -> int:
-        return self.y[self.head[a]] - self.y[self.tail[a]] - self.length[a]
-
     def _rank(self) -> bool:
         """Longest paths from the root (a feasible layering); False on a cycle."""
+        tail, head, length, inc, y = self.tail, self.head, self.length, self.inc, self.y
         indeg = [0] * (self.n + 1)
-        for v in self.head:
+        for v in head:
             indeg[v] += 1
         todo, done = [self.n], 0
         while todo:
             u = todo.pop()
             done += 1
-            for a in self.inc[u]:
-                if self.tail[a] == u:
-                    v = self.head[a]
-                    self.y[v] = max(self.y[v], self.y[u] + self.length[a])
+            yu = y[u]
+            for a in inc[u]:
+                if tail[a] == u:
+                    v = head[a]
+                    if yu + length[a] > y[v]:
+                        y[v] = yu + length[a]
                     indeg[v] -= 1
                     if not indeg[v]:
                         todo.append(v)
@@ -361,80 +375,108 @@ class _NetworkSimplex:
         """A spanning tree of tight arcs (Gansner's feasible_tree): grown from the root
         over tight arcs; where it stops short it is shifted by the least slack of an
         arc leaving it, which makes that arc tight and loosens none it holds."""
-        in_tree = [False] * (self.n + 1)
-        in_tree[self.n] = True
-        members, grown = [self.n], 0
+        tail, head, length, inc, y, tree = (
+            self.tail,
+            self.head,
+            self.length,
+            self.inc,
+            self.y,
+            self.tree,
+        )
+        tree_inc = self.tree_inc
+        n = self.n
+        in_tree = [False] * (n + 1)
+        in_tree[n] = True
+        members, grown = [n], 0
         while True:
             while grown < len(members):
                 u = members[grown]
                 grown += 1
-                for a in self.inc[u]:
-                    w = self._other(a, u)
-                    if not in_tree[w] and self._slack(a) == 0:
-                        in_tree[w] = self.tree[a] = True
+                for a in inc[u]:
+                    t, h = tail[a], head[a]
+                    w = h if t == u else t
+                    if not in_tree[w] and y[h] - y[t] == length[a]:
+                        in_tree[w] = tree[a] = True
+                        tree_inc[u].append(a)
+                        tree_inc[w].append(a)
                         members.append(w)
-            if len(members) == self.n + 1:
+            if len(members) == n + 1:
                 return
-            edge = min(
-                (
-                    a
-                    for a in range(len(self.tail))
-                    if in_tree[self.tail[a]] != in_tree[self.head[a]]
-                ),
-                key=self._slack,
-            )
-            shift = self._slack(edge) if in_tree[self.tail[edge]] else -self._slack(edge)
+            # The first arc of least slack between the tree and the rest.
+            edge, least = -1, 0
+            for a in range(len(tail)):
+                if in_tree[tail[a]] != in_tree[head[a]]:
+                    slack = y[head[a]] - y[tail[a]] - length[a]
+                    if edge < 0 or slack < least:
+                        edge, least = a, slack
+            shift = least if in_tree[tail[edge]] else -least
             for u in members:
-                self.y[u] += shift
+                y[u] += shift
             grown = 0
 
     def _cut_values(self) -> tuple[list[int], list[int]]:
         """Each node's tree arc towards the root, and that arc's cut value: the sum of
         ``net`` over the node's subtree (arcs inside it add and take the same weight),
         signed by which way the arc points."""
-        parent = [-1] * (self.n + 1)
-        order = [self.n]
+        tail, head, tree_inc = self.tail, self.head, self.tree_inc
+        n = self.n
+        parent = [-1] * (n + 1)
+        order = [n]
         for u in order:
-            for a in self.inc[u]:
-                if self.tree[a] and a != parent[u]:
-                    w = self._other(a, u)
+            up = parent[u]
+            for a in tree_inc[u]:
+                if a != up:
+                    w = head[a] if tail[a] == u else tail[a]
                     parent[w] = a
                     order.append(w)
         sub = self.net[:]
         for u in reversed(order[1:]):
-            sub[self._other(parent[u], u)] += sub[u]
-        cut = [sub[u] if self.tail[parent[u]] == u else -sub[u] for u in range(self.n)]
+            a = parent[u]
+            sub[head[a] if tail[a] == u else tail[a]] += sub[u]
+        cut = [sub[u] if tail[parent[u]] == u else -sub[u] for u in range(n)]
         return parent, cut
 
     def _pivot(self, leave: int, parent: list[int]) -> None:
         """Drop the tree arc above ``leave`` (negative cut value): its subtree moves as
         one, away across the cut, until the tightest arc back across closes the gap;
         that arc joins the tree."""
+        tail, head, length, y, tree, tree_inc = (
+            self.tail,
+            self.head,
+            self.length,
+            self.y,
+            self.tree,
+            self.tree_inc,
+        )
         inside = [False] * (self.n + 1)
         inside[leave] = True
         below = [leave]
         for u in below:
-            for a in self.inc[u]:
-                if self.tree[a] and a != parent[u]:
-                    w = self._other(a, u)
+            up = parent[u]
+            for a in tree_inc[u]:
+                if a != up:
+                    w = head[a] if tail[a] == u else tail[a]
                     inside[w] = True
                     below.append(w)
-        is_tail = self.tail[parent[leave]] == leave
-        enter = min(
-            (
-                a
-                for a in range(len(self.tail))
-                if not self.tree[a]
-                and inside[self.head[a]] == is_tail
-                and inside[self.tail[a]] != is_tail
-            ),
-            key=self._slack,
-        )
-        shift = -self._slack(enter) if is_tail else self._slack(enter)
+        is_tail = tail[parent[leave]] == leave
+        # The first non-tree arc of least slack from outside the subtree into it
+        # (``leave`` hangs by an arc it is the tail of), or out of it.
+        enter, least = -1, 0
+        for a in range(len(tail)):
+            if not tree[a] and inside[head[a]] == is_tail and inside[tail[a]] != is_tail:
+                slack = y[head[a]] - y[tail[a]] - length[a]
+                if enter < 0 or slack < least:
+                    enter, least = a, slack
+        shift = -least if is_tail else least
         for u in below:
-            self.y[u] += shift
-        self.tree[parent[leave]] = False
-        self.tree[enter] = True
+            y[u] += shift
+        out = parent[leave]
+        tree[out] = False
+        tree_inc[tail[out]].remove(out)
+        tree_inc[head[out]].remove(out)
+        tree[enter] = True
+        tree_inc[tail[enter]].append(enter)
+        tree_inc[head[enter]].append(enter)
 
 
 def _longest_path(nodes: list[str], arcs: list[tuple[str, str, int]]) -> dict[str, int]:
