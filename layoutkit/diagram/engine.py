@@ -52,22 +52,25 @@ def _deep_copy(value: Any, memo: dict[int, Any]) -> Any:
     kind = type(value)
     if kind in _ATOMS:
         return value
+    if kind is not dict and kind is not list:
+        return copy.deepcopy(value, memo)
+    seen = memo.get(id(value))
+    if seen is not None:
+        return seen
+    # Atoms inside are taken as they are here, without a call each (most of a payload).
     if kind is dict:
-        if id(value) in memo:
-            return memo[id(value)]
         out: dict[Any, Any] = {}
         memo[id(value)] = out
         for k, v in value.items():
-            out[_deep_copy(k, memo)] = _deep_copy(v, memo)
+            if type(k) not in _ATOMS:
+                k = _deep_copy(k, memo)
+            out[k] = v if type(v) in _ATOMS else _deep_copy(v, memo)
         return out
-    if kind is list:
-        if id(value) in memo:
-            return memo[id(value)]
-        copied: list[Any] = []
-        memo[id(value)] = copied
-        copied.extend(_deep_copy(v, memo) for v in value)
-        return copied
-    return copy.deepcopy(value, memo)
+    copied: list[Any] = []
+    memo[id(value)] = copied
+    for v in value:
+        copied.append(v if type(v) in _ATOMS else _deep_copy(v, memo))
+    return copied
 
 
 def lay_out(
