@@ -487,8 +487,8 @@ def _layout_flat(
     flat = _flat_edges(model)
     beside = {} if lr else _side_notes(model, payload, flat)
     # Side-note ties sit last in ``flat``; the layered layout never sees them.
-    core = attrs.evolve(flat, pairs=flat.pairs[: len(flat.pairs) - len(beside)])
-    core.meta = flat.meta[: len(core.pairs)]
+    kept = len(flat.pairs) - len(beside)
+    core = _FlatEdges(flat.pairs[:kept], flat.meta[:kept], flat.loops, flat.extra_arcs)
     flat_all, flat = flat, core
     labels = _edge_label_boxes(flat, lr)
     ports = _edge_ports(model, flat, lr)
@@ -605,6 +605,8 @@ def _side_notes(
     a node (not a group) in the same container; the tie's direction names the side
     (see ``_state.note_tie``). Moves those ties to the end of ``flat`` (k follows)."""
     notes = _note_ids(model, payload)
+    if not notes:
+        return {}
     degree: dict[str, int] = defaultdict(int)
     for a, b in flat.pairs:
         degree[a] += 1
@@ -680,6 +682,8 @@ def _flat_edges(model: Model) -> _FlatEdges:
         k = len(flat.pairs)
         flat.pairs.append((a, b))
         flat.meta.append({**e, "cut_a": cut_a, "cut_b": cut_b})
+        if not (cut_a or cut_b):
+            continue  # a node-to-node edge is its pair alone
         for x in _leaves(model, cut_a) if cut_a else [a]:
             for y in _leaves(model, cut_b) if cut_b else [b]:
                 if x != y and (x, y) != (a, b):
@@ -703,6 +707,8 @@ def _edge_ports(
     """Pinned ends per edge that has any: {"src"/"dst": (side, t)} in the top-down frame."""
     ports: dict[int, dict[str, tuple[str, float]]] = {}
     for k, m in enumerate(flat.meta):
+        if not (m["from_port"] or m["to_port"]):
+            continue  # nothing pinned
         spec = _pins_for(model, m, flat.pairs[k], lr)
         if spec:
             ports[k] = spec
@@ -790,33 +796,35 @@ def _components(ids: list[str], edges: list[tuple[str, str]], model: Model) -> d
     if model.lanes:
         # Lanes already separate the drawing into bands; components stay inside them.
         return dict.fromkeys(ids, 0)
-    # Union-find: networkx (a tenth of a second to import) is not needed for this.
-    root = {v: v for v in ids}
-
-    def find(v: str) -> str:
-        while root[v] != v:
-            root[v] = root[root[v]]
-            v = root[v]
-        return v
+    # A walk over the links: networkx (a tenth of a second to import) is not needed here.
+    links: dict[str, list[str]] = {v: [] for v in ids}
 
     def join(pairs: Any) -> None:
         for a, b in pairs:
-            ra, rb = find(root.setdefault(a, a)), find(root.setdefault(b, b))
-            if ra != rb:
-                root[ra] = rb
+            links.setdefault(a, []).append(b)
+            links.setdefault(b, []).append(a)
 
     join(edges)
     # Nodes sharing a group stay in one component so frames are not torn apart.
     for grp in model.groups.values():
         members = [n.id for n in model.nodes.values() if n.path[: len(grp["path"])] == grp["path"]]
         join(itertools.pairwise(members))
-    parts: dict[str, list[str]] = defaultdict(list)
-    for v in list(root):
-        parts[find(v)].append(v)
     order = {v: model.nodes[v].order for v in ids}
-    comps = [(min(c, key=order.__getitem__), c) for c in parts.values()]
-    comps.sort(key=lambda fc: order[fc[0]])
-    number = {v: k for k, (_, members) in enumerate(comps) for v in members}
+    # Walked from the earliest node not yet reached, the parts come out numbered in
+    # the order of their earliest nodes.
+    number: dict[str, int] = {}
+    parts = 0
+    for first in sorted(ids, key=order.__getitem__):
+        if first in number:
+            continue
+        number[first] = parts
+        todo = [first]
+        while todo:
+            for w in links[todo.pop()]:
+                if w not in number:
+                    number[w] = parts
+                    todo.append(w)
+        parts += 1
     return {v: number[v] for v in ids}
 
 
@@ -828,9 +836,12 @@ def _own_layers(layer: dict[str, int], comp: dict[str, int]) -> dict[str, int]:
     block anyway, so stacking them here costs nothing.
     """
     out: dict[str, int] = {}
+    parts: dict[int, list[str]] = {}
+    for v in layer:
+        parts.setdefault(comp[v], []).append(v)
     start = 0
-    for c in sorted(set(comp.values())):
-        members = [v for v in layer if comp[v] == c]
+    for c in sorted(parts):
+        members = parts[c]
         low = min(layer[v] for v in members)
         for v in members:
             out[v] = layer[v] - low + start
