@@ -514,17 +514,9 @@ def insert_dummies(
     opts: LayoutOptions = OPTIONS,
 ) -> Hierarchy:
     """Split edges spanning several layers into chains; label holders sit mid-chain."""
+    w, h, path, room = g.w, g.h, g.path, g.loop_room
     items = [
-        Item(
-            "node",
-            v,
-            layer[v],
-            g.w[v],
-            g.h[v],
-            g.path.get(v, ()),
-            comp[v],
-            g.loop_room.get(v, 0.0),
-        )
+        Item("node", v, layer[v], w[v], h[v], path.get(v, ()), comp[v], room.get(v, 0.0))
         for v in g.nodes
     ]
     idx = {v: i for i, v in enumerate(g.nodes)}
@@ -534,11 +526,16 @@ def insert_dummies(
         if a == b:
             continue
         u, v = (b, a) if k in rev else (a, b)
+        if layer[v] - layer[u] <= 1:
+            # No layer between the ends (most edges): one segment, no dummies.
+            chains[k] = [idx[u], idx[v]]
+            segments.append((idx[u], idx[v], k))
+            continue
         chain = [idx[u], *_chain_dummies(g, k, u, v, layer, comp[u], items, opts), idx[v]]
         for x, y in itertools.pairwise(chain):
             segments.append((x, y, k))
         chains[k] = chain
-    nlayers = max((it.layer for it in items), default=0) + 1
+    nlayers = max([it.layer for it in items], default=0) + 1
     _add_group_holders(items)
     layers: list[list[int]] = [[] for _ in range(nlayers)]
     for i, it in enumerate(items):
@@ -563,6 +560,7 @@ def _chain_dummies(
     common = _common(pu, pv)
     label = g.edge_labels.get(k)
     mid = (lu + lv) // 2
+    name = str(k)
     out = []
     for L in range(lu + 1, lv):
         # Dummies keep the lane of the nearer end so lanes stay contiguous.
@@ -572,9 +570,9 @@ def _chain_dummies(
             dpath = side[:1]
         if label is not None and mid == L:
             lw, lh = label
-            it = Item("label", f"{k}", L, lw + opts.label_gap, lh, dpath, c)
+            it = Item("label", name, L, lw + opts.label_gap, lh, dpath, c)
         else:
-            it = Item("dummy", f"{k}", L, opts.dummy_width, 0.0, dpath, c)
+            it = Item("dummy", name, L, opts.dummy_width, 0.0, dpath, c)
         out.append(len(items))
         items.append(it)
     return out
@@ -591,6 +589,8 @@ def _add_group_holders(items: list[Item]) -> None:
             lo_hi = span.setdefault(key, [it.layer, it.layer, it.comp])
             lo_hi[0] = min(lo_hi[0], it.layer)
             lo_hi[1] = max(lo_hi[1], it.layer)
+    if not span:
+        return
     present = {(it.path[:d], it.layer) for it in items for d in range(1, len(it.path) + 1)}
     for key, (lo, hi, c) in sorted(span.items(), key=lambda kv: str(kv[0])):
         for L in range(lo, hi + 1):
