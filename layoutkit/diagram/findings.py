@@ -40,9 +40,28 @@ def _piece_enters(p: Any, q: Any, box: tuple[float, float, float, float]) -> boo
     """A horizontal or vertical piece reaches the open box: shapely's "intersects and
     does not only touch" for such a piece (the line's interior meets the box's)."""
     x0, y0, x1, y1 = box
+    # "The nearer end before the far side, the further end past the near one", said
+    # end by end: min() and max() of two cost more than the piece's whole test.
     if p[1] == q[1]:
-        return y0 < p[1] < y1 and min(p[0], q[0]) < x1 and max(p[0], q[0]) > x0
-    return x0 < p[0] < x1 and min(p[1], q[1]) < y1 and max(p[1], q[1]) > y0
+        return y0 < p[1] < y1 and (p[0] < x1 or q[0] < x1) and (p[0] > x0 or q[0] > x0)
+    return x0 < p[0] < x1 and (p[1] < y1 or q[1] < y1) and (p[1] > y0 or q[1] > y0)
+
+
+def _extent(pts: list[Any]) -> tuple[float, float, float, float]:
+    """Least x and y, greatest x and y of a route's points (a loop: builtin min and max
+    cost several times as much on a few points)."""
+    left = right = pts[0][0]
+    top = bottom = pts[0][1]
+    for x, y in pts:
+        if x < left:
+            left = x
+        elif x > right:
+            right = x
+        if y < top:
+            top = y
+        elif y > bottom:
+            bottom = y
+    return left, top, right, bottom
 
 
 def _pairwise_hits(
@@ -53,9 +72,7 @@ def _pairwise_hits(
     hits: dict[int, list[int]] = defaultdict(list)
     for k, e in enumerate(routed):
         pts = e["points"]
-        xs = [p[0] for p in pts]
-        ys = [p[1] for p in pts]
-        left, right, top, bottom = min(xs), max(xs), min(ys), max(ys)
+        left, top, right, bottom = _extent(pts)
         pieces = None
         for j, box in inner:
             # A route whose extent stays off the open box has no piece in it.
