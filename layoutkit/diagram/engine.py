@@ -801,8 +801,8 @@ def _components(ids: list[str], edges: list[tuple[str, str]], model: Model) -> d
 
     def join(pairs: Any) -> None:
         for a, b in pairs:
-            links.setdefault(a, []).append(b)
-            links.setdefault(b, []).append(a)
+            links[a].append(b)
+            links[b].append(a)
 
     join(edges)
     # Nodes sharing a group stay in one component so frames are not torn apart.

@@ -117,30 +117,34 @@ def _dfs_back_edges(nodes: list[str], edges: list[tuple[str, str]]) -> set[int]:
     succ: dict[str, dict[str, None]] = {v: {} for v in order}
     for a, b in edges:
         if a != b:
-            succ.setdefault(a, {})[b] = None
-            succ.setdefault(b, {})
-    visited: set[str] = set()
-    open_: set[str] = set()  # nodes on the current depth-first path
+            if a not in succ:
+                succ[a] = {}
+            if b not in succ:
+                succ[b] = {}
+            succ[a][b] = None
+    # True while a node is on the current depth-first path, False once it is done.
+    state: dict[str, bool] = {}
     back: set[tuple[str, str]] = set()
     for start in succ:
-        if start in visited:
+        if start in state:
             continue
-        visited.add(start)
-        open_.add(start)
+        state[start] = True
         stack = [(start, iter(succ[start]))]
         while stack:
             parent, children = stack[-1]
             for child in children:
-                if child not in visited:
-                    visited.add(child)
-                    open_.add(child)
+                seen = state.get(child)
+                if seen is None:
+                    state[child] = True
                     stack.append((child, iter(succ[child])))
                     break
-                if child in open_:
+                if seen:
                     back.add((parent, child))
             else:
                 stack.pop()
-                open_.discard(parent)
+                state[parent] = False
+    if not back:
+        return set()
     return {k for k, pair in enumerate(edges) if pair in back}
 
 
