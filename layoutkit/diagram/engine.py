@@ -842,10 +842,11 @@ def _own_layers(layer: dict[str, int], comp: dict[str, int]) -> dict[str, int]:
     start = 0
     for c in sorted(parts):
         members = parts[c]
-        low = min(layer[v] for v in members)
-        for v in members:
-            out[v] = layer[v] - low + start
-        start += max(layer[v] for v in members) - low + 1
+        ranks = [layer[v] for v in members]
+        low = min(ranks)
+        for v, rank in zip(members, ranks, strict=True):
+            out[v] = rank - low + start
+        start += max(ranks) - low + 1
     return out
 
 

@@ -586,6 +586,8 @@ def _add_group_holders(items: list[Item]) -> None:
     """Placeholders keep every group present in each layer it spans, so frames stay clear."""
     span: dict[tuple, list[int]] = {}
     for it in items:
+        if not it.path:
+            continue  # in no container
         for d in range(1, len(it.path) + 1):
             key = it.path[:d]
             if key[-1][0] != "group":
