@@ -336,7 +336,6 @@ class _NetworkSimplex:
         possible from ``SPAN`` nodes on) or the pivots run past their bound."""
         if not self._rank():
             return None
-        self._tight_tree()
         n = self.n
         start = 0
         for _ in range(20 * len(self.tail) + 100):
@@ -355,12 +354,19 @@ class _NetworkSimplex:
         return None
 
     def _rank(self) -> bool:
-        """Longest paths from the root (a feasible layering); False on a cycle."""
+        """Longest paths from the root (a feasible layering) and a spanning tree of
+        tight arcs (Gansner's feasible_tree) with them: each node hangs from the arc
+        that set its layer, a node left at layer 0 from its root arc. Which tight tree
+        the pivots start from does not change the answer, the optimum being unique.
+        False on a cycle."""
         tail, head, length, inc, y = self.tail, self.head, self.length, self.inc, self.y
-        indeg = [0] * (self.n + 1)
+        n = self.n
+        m = len(tail) - n
+        indeg = [0] * (n + 1)
         for v in head:
             indeg[v] += 1
-        todo, done = [self.n], 0
+        up = [-1] * n  # the arc that set each node's layer
+        todo, done = [n], 0
         while todo:
             u = todo.pop()
             done += 1
@@ -370,53 +376,19 @@ class _NetworkSimplex:
                     v = head[a]
                     if yu + length[a] > y[v]:
                         y[v] = yu + length[a]
+                        up[v] = a
                     indeg[v] -= 1
                     if not indeg[v]:
                         todo.append(v)
-        return done == self.n + 1
-
-    def _tight_tree(self) -> None:
-        """A spanning tree of tight arcs (Gansner's feasible_tree): grown from the root
-        over tight arcs; where it stops short it is shifted by the least slack of an
-        arc leaving it, which makes that arc tight and loosens none it holds."""
-        tail, head, length, inc, y, tree = (
-            self.tail,
-            self.head,
-            self.length,
-            self.inc,
-            self.y,
-            self.tree,
-        )
-        tree_inc = self.tree_inc
-        n = self.n
-        in_tree = [False] * (n + 1)
-        in_tree[n] = True
-        members, grown = [n], 0
-        while True:
-            while grown < len(members):
-                u = members[grown]
-                grown += 1
-                for a in inc[u]:
-                    t, h = tail[a], head[a]
-                    w = h if t == u else t
-                    if not in_tree[w] and y[h] - y[t] == length[a]:
-                        in_tree[w] = tree[a] = True
-                        tree_inc[u].append(a)
-                        tree_inc[w].append(a)
-                        members.append(w)
-            if len(members) == n + 1:
-                return
-            # The first arc of least slack between the tree and the rest.
-            edge, least = -1, 0
-            for a in range(len(tail)):
-                if in_tree[tail[a]] != in_tree[head[a]]:
-                    slack = y[head[a]] - y[tail[a]] - length[a]
-                    if edge < 0 or slack < least:
-                        edge, least = a, slack
-            shift = least if in_tree[tail[edge]] else -least
-            for u in members:
-                y[u] += shift
-            grown = 0
+        if done != n + 1:
+            return False
+        tree, tree_inc = self.tree, self.tree_inc
+        for v in range(n):
+            a = up[v] if up[v] >= 0 else m + v
+            tree[a] = True
+            tree_inc[tail[a]].append(a)
+            tree_inc[v].append(a)
+        return True
 
     def _cut_values(self) -> tuple[list[int], list[int]]:
         """Each node's tree arc towards the root, and that arc's cut value: the sum of
