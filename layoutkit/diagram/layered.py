@@ -308,20 +308,15 @@ class _NetworkSimplex:
         tail = self.tail = [index[u] for u, _, _ in arcs]
         head = self.head = [index[v] for _, v, _ in arcs]
         self.length = [k for _, _, k in arcs] + [0] * n
-        inc: list[list[int]] = [[] for _ in range(n + 1)]
-        net = [0] * (n + 1)  # weight leaving a node minus weight entering it
+        # The root's arcs (weight 1) come after the graph's, arc m + v to node v.
+        inc = [[m + v] for v in range(n)]
+        inc.append(list(range(m, m + n)))
+        net = [-1] * n + [n]  # weight leaving a node minus weight entering it
         for a, (u, v) in enumerate(zip(tail, head, strict=True)):
             inc[u].append(a)
             inc[v].append(a)
             net[u] += SPAN
             net[v] -= SPAN
-        # The root's arcs (weight 1) come after the graph's, arc m + v to node v.
-        root_arcs = inc[n]
-        for v in range(n):
-            root_arcs.append(m + v)
-            inc[v].append(m + v)
-            net[v] -= 1
-        net[n] += n
         tail += [n] * n
         head += range(n)
         self.inc = inc
