@@ -381,7 +381,7 @@ def _read_edges(payload: dict[str, Any], reader: _Reader) -> list[dict[str, Any]
         dst = _resolve_end(e, "to", where, reader) if src is not None else None
         if src is None or dst is None:
             continue
-        if _joins_group_and_member(src[0], dst[0], reader):
+        if reader.groups and _joins_group_and_member(src[0], dst[0], reader):
             reader.repairs.append(
                 _repair(where, "dropped", "edge between a group and its own member dropped")
             )
