@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import marshal
 from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
@@ -52,22 +53,38 @@ def _deep_copy(value: Any, memo: dict[int, Any]) -> Any:
     kind = type(value)
     if kind in _ATOMS:
         return value
+    if kind is not dict and kind is not list:
+        return copy.deepcopy(value, memo)
+    seen = memo.get(id(value))
+    if seen is not None:
+        return seen
+    # Atoms inside are taken as they are here, without a call each (most of a payload).
     if kind is dict:
-        if id(value) in memo:
-            return memo[id(value)]
         out: dict[Any, Any] = {}
         memo[id(value)] = out
         for k, v in value.items():
-            out[_deep_copy(k, memo)] = _deep_copy(v, memo)
+            if type(k) not in _ATOMS:
+                k = _deep_copy(k, memo)
+            out[k] = v if type(v) in _ATOMS else _deep_copy(v, memo)
         return out
-    if kind is list:
-        if id(value) in memo:
-            return memo[id(value)]
-        copied: list[Any] = []
-        memo[id(value)] = copied
-        copied.extend(_deep_copy(v, memo) for v in value)
-        return copied
-    return copy.deepcopy(value, memo)
+    copied: list[Any] = []
+    memo[id(value)] = copied
+    for v in value:
+        copied.append(v if type(v) in _ATOMS else _deep_copy(v, memo))
+    return copied
+
+
+def _copy_value(value: Any) -> Any:
+    """A deep copy of one payload value. Plain data (exactly dicts, lists, strings,
+    numbers and the like; a part met twice copied once, as deepcopy does) goes through
+    marshal and back, in C, in under half ``_deep_copy``'s time; marshal refuses
+    anything else (subclasses included), which ``_deep_copy`` takes."""
+    if type(value) in _ATOMS:
+        return value
+    try:
+        return marshal.loads(marshal.dumps(value))
+    except ValueError:
+        return _deep_copy(value, {})
 
 
 def lay_out(
@@ -94,7 +111,7 @@ def lay_out(
     e.g. to lay out a graph whose node sizes another engine was given.
     """
     opts = OPTIONS if options is None else options
-    out = {k: _deep_copy(v, {}) for k, v in payload.items() if k not in SERVER_OWNED}
+    out = {k: _copy_value(v) for k, v in payload.items() if k not in SERVER_OWNED}
     quality = out.pop("quality", None)
     if not (out.get("nodes") or out.get("groups") or out.get("lanes")) and isinstance(
         out.get("diagram_text"), str
@@ -484,8 +501,8 @@ def _layout_flat(
     flat = _flat_edges(model)
     beside = {} if lr else _side_notes(model, payload, flat)
     # Side-note ties sit last in ``flat``; the layered layout never sees them.
-    core = attrs.evolve(flat, pairs=flat.pairs[: len(flat.pairs) - len(beside)])
-    core.meta = flat.meta[: len(core.pairs)]
+    kept = len(flat.pairs) - len(beside)
+    core = _FlatEdges(flat.pairs[:kept], flat.meta[:kept], flat.loops, flat.extra_arcs)
     flat_all, flat = flat, core
     labels = _edge_label_boxes(flat, lr)
     ports = _edge_ports(model, flat, lr)
@@ -602,6 +619,8 @@ def _side_notes(
     a node (not a group) in the same container; the tie's direction names the side
     (see ``_state.note_tie``). Moves those ties to the end of ``flat`` (k follows)."""
     notes = _note_ids(model, payload)
+    if not notes:
+        return {}
     degree: dict[str, int] = defaultdict(int)
     for a, b in flat.pairs:
         degree[a] += 1
@@ -677,6 +696,8 @@ def _flat_edges(model: Model) -> _FlatEdges:
         k = len(flat.pairs)
         flat.pairs.append((a, b))
         flat.meta.append({**e, "cut_a": cut_a, "cut_b": cut_b})
+        if not (cut_a or cut_b):
+            continue  # a node-to-node edge is its pair alone
         for x in _leaves(model, cut_a) if cut_a else [a]:
             for y in _leaves(model, cut_b) if cut_b else [b]:
                 if x != y and (x, y) != (a, b):
@@ -700,6 +721,8 @@ def _edge_ports(
     """Pinned ends per edge that has any: {"src"/"dst": (side, t)} in the top-down frame."""
     ports: dict[int, dict[str, tuple[str, float]]] = {}
     for k, m in enumerate(flat.meta):
+        if not (m["from_port"] or m["to_port"]):
+            continue  # nothing pinned
         spec = _pins_for(model, m, flat.pairs[k], lr)
         if spec:
             ports[k] = spec
@@ -787,33 +810,35 @@ def _components(ids: list[str], edges: list[tuple[str, str]], model: Model) -> d
     if model.lanes:
         # Lanes already separate the drawing into bands; components stay inside them.
         return dict.fromkeys(ids, 0)
-    # Union-find: networkx (a tenth of a second to import) is not needed for this.
-    root = {v: v for v in ids}
-
-    def find(v: str) -> str:
-        while root[v] != v:
-            root[v] = root[root[v]]
-            v = root[v]
-        return v
+    # A walk over the links: networkx (a tenth of a second to import) is not needed here.
+    links: dict[str, list[str]] = {v: [] for v in ids}
 
     def join(pairs: Any) -> None:
         for a, b in pairs:
-            ra, rb = find(root.setdefault(a, a)), find(root.setdefault(b, b))
-            if ra != rb:
-                root[ra] = rb
+            links[a].append(b)
+            links[b].append(a)
 
     join(edges)
     # Nodes sharing a group stay in one component so frames are not torn apart.
     for grp in model.groups.values():
         members = [n.id for n in model.nodes.values() if n.path[: len(grp["path"])] == grp["path"]]
         join(itertools.pairwise(members))
-    parts: dict[str, list[str]] = defaultdict(list)
-    for v in list(root):
-        parts[find(v)].append(v)
     order = {v: model.nodes[v].order for v in ids}
-    comps = [(min(c, key=order.__getitem__), c) for c in parts.values()]
-    comps.sort(key=lambda fc: order[fc[0]])
-    number = {v: k for k, (_, members) in enumerate(comps) for v in members}
+    # Walked from the earliest node not yet reached, the parts come out numbered in
+    # the order of their earliest nodes.
+    number: dict[str, int] = {}
+    parts = 0
+    for first in sorted(ids, key=order.__getitem__):
+        if first in number:
+            continue
+        number[first] = parts
+        todo = [first]
+        while todo:
+            for w in links[todo.pop()]:
+                if w not in number:
+                    number[w] = parts
+                    todo.append(w)
+        parts += 1
     return {v: number[v] for v in ids}
 
 
@@ -825,13 +850,17 @@ def _own_layers(layer: dict[str, int], comp: dict[str, int]) -> dict[str, int]:
     block anyway, so stacking them here costs nothing.
     """
     out: dict[str, int] = {}
+    parts: dict[int, list[str]] = {}
+    for v in layer:
+        parts.setdefault(comp[v], []).append(v)
     start = 0
-    for c in sorted(set(comp.values())):
-        members = [v for v in layer if comp[v] == c]
-        low = min(layer[v] for v in members)
-        for v in members:
-            out[v] = layer[v] - low + start
-        start += max(layer[v] for v in members) - low + 1
+    for c in sorted(parts):
+        members = parts[c]
+        ranks = [layer[v] for v in members]
+        low = min(ranks)
+        for v, rank in zip(members, ranks, strict=True):
+            out[v] = rank - low + start
+        start += max(ranks) - low + 1
     return out
 
 

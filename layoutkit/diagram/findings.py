@@ -29,18 +29,62 @@ SMALL_PAIRS = 400
 
 def _all_axis_aligned(routed: list[dict[str, Any]]) -> bool:
     """Every piece of every route is horizontal or vertical, and not a point."""
-    return all(
-        (p[0] == q[0]) != (p[1] == q[1]) for e in routed for p, q in itertools.pairwise(e["points"])
-    )
+    for e in routed:
+        for p, q in itertools.pairwise(e["points"]):
+            if (p[0] == q[0]) == (p[1] == q[1]):
+                return False
+    return True
 
 
 def _piece_enters(p: Any, q: Any, box: tuple[float, float, float, float]) -> bool:
     """A horizontal or vertical piece reaches the open box: shapely's "intersects and
     does not only touch" for such a piece (the line's interior meets the box's)."""
     x0, y0, x1, y1 = box
+    # "The nearer end before the far side, the further end past the near one", said
+    # end by end: min() and max() of two cost more than the piece's whole test.
     if p[1] == q[1]:
-        return y0 < p[1] < y1 and min(p[0], q[0]) < x1 and max(p[0], q[0]) > x0
-    return x0 < p[0] < x1 and min(p[1], q[1]) < y1 and max(p[1], q[1]) > y0
+        return y0 < p[1] < y1 and (p[0] < x1 or q[0] < x1) and (p[0] > x0 or q[0] > x0)
+    return x0 < p[0] < x1 and (p[1] < y1 or q[1] < y1) and (p[1] > y0 or q[1] > y0)
+
+
+def _extent(pts: list[Any]) -> tuple[float, float, float, float]:
+    """Least x and y, greatest x and y of a route's points (a loop: builtin min and max
+    cost several times as much on a few points)."""
+    left = right = pts[0][0]
+    top = bottom = pts[0][1]
+    for x, y in pts:
+        if x < left:
+            left = x
+        elif x > right:
+            right = x
+        if y < top:
+            top = y
+        elif y > bottom:
+            bottom = y
+    return left, top, right, bottom
+
+
+def _pairwise_hits(
+    routed: list[dict[str, Any]], inner: list[tuple[int, tuple[float, float, float, float]]]
+) -> dict[int, list[int]]:
+    """The boxes (``inner`` positions' j) each route (by position) enters, tested pair by
+    pair; routes of horizontal and vertical pieces only."""
+    hits: dict[int, list[int]] = defaultdict(list)
+    for k, e in enumerate(routed):
+        pts = e["points"]
+        left, top, right, bottom = _extent(pts)
+        pieces = None
+        for j, box in inner:
+            # A route whose extent stays off the open box has no piece in it.
+            if right <= box[0] or left >= box[2] or bottom <= box[1] or top >= box[3]:
+                continue
+            if pieces is None:
+                pieces = list(itertools.pairwise(pts))
+            for p, q in pieces:
+                if _piece_enters(p, q, box):
+                    hits[k].append(j)
+                    break
+    return hits
 
 
 def _edges_through_nodes(
@@ -62,20 +106,11 @@ def _edges_through_nodes(
     routed = [e for e in edges if len(e["points"]) >= 2]
     if not inner or not routed:
         return []
-    rank = {j: k for k, j in enumerate(by_x)}
-    hits: dict[int, list[int]] = defaultdict(list)
+    hits: dict[int, list[int]]
     if len(routed) * len(inner) <= SMALL_PAIRS and _all_axis_aligned(routed):
-        for k, e in enumerate(routed):
-            pts = e["points"]
-            left, right = min(p[0] for p in pts), max(p[0] for p in pts)
-            top, bottom = min(p[1] for p in pts), max(p[1] for p in pts)
-            for j, box in inner:
-                # A route whose extent stays off the open box has no piece in it.
-                if right <= box[0] or left >= box[2] or bottom <= box[1] or top >= box[3]:
-                    continue
-                if any(_piece_enters(p, q, box) for p, q in itertools.pairwise(pts)):
-                    hits[k].append(j)
+        hits = _pairwise_hits(routed, inner)
     else:
+        hits = defaultdict(list)
         boxes = shapely.box(*np.array([b for _, b in inner], dtype=float).T)
         lines = shapely.linestrings(
             np.array([p for e in routed for p in e["points"]], dtype=float),
@@ -86,6 +121,9 @@ def _edges_through_nodes(
         for k, b in zip(line_at[enters].tolist(), box_at[enters].tolist(), strict=True):
             hits[k].append(inner[b][0])
     out: list[dict[str, Any]] = []
+    if not hits:
+        return out
+    rank = {j: k for k, j in enumerate(by_x)}
     for k in sorted(hits):
         e = routed[k]
         ends = {str(e["from"]).split(".")[0], str(e["to"]).split(".")[0], e["from"], e["to"]}
@@ -113,12 +151,18 @@ def _overlapping_pairs(rects: list[tuple[str, tuple]], by_x: list[int]) -> list[
         return []
     if len(rects) ** 2 <= SMALL_PAIRS:
         # In left-to-right rank order, as the sort below leaves the STRtree's pairs.
-        return [
-            (i, j)
-            for a, i in enumerate(by_x)
-            for j in by_x[a + 1 :]
-            if _overlap(rects[i][1], rects[j][1])
-        ]
+        pairs_small = []
+        for a, i in enumerate(by_x):
+            ri = rects[i][1]
+            for j in by_x[a + 1 :]:
+                rj = rects[j][1]
+                # Boxes further right start at or past this one's left: once one
+                # starts past its right end (less the overlap slack), so do the rest.
+                if rj[0] >= ri[2] - 0.5:
+                    break
+                if _overlap(ri, rj):
+                    pairs_small.append((i, j))
+        return pairs_small
     boxes = shapely.box(*np.array([r for _, r in rects], dtype=float).T)
     first, second = shapely.STRtree(boxes).query(boxes, predicate="intersects")
     rank = {j: k for k, j in enumerate(by_x)}

@@ -117,30 +117,34 @@ def _dfs_back_edges(nodes: list[str], edges: list[tuple[str, str]]) -> set[int]:
     succ: dict[str, dict[str, None]] = {v: {} for v in order}
     for a, b in edges:
         if a != b:
-            succ.setdefault(a, {})[b] = None
-            succ.setdefault(b, {})
-    visited: set[str] = set()
-    open_: set[str] = set()  # nodes on the current depth-first path
+            if a not in succ:
+                succ[a] = {}
+            if b not in succ:
+                succ[b] = {}
+            succ[a][b] = None
+    # True while a node is on the current depth-first path, False once it is done.
+    state: dict[str, bool] = {}
     back: set[tuple[str, str]] = set()
     for start in succ:
-        if start in visited:
+        if start in state:
             continue
-        visited.add(start)
-        open_.add(start)
+        state[start] = True
         stack = [(start, iter(succ[start]))]
         while stack:
             parent, children = stack[-1]
             for child in children:
-                if child not in visited:
-                    visited.add(child)
-                    open_.add(child)
+                seen = state.get(child)
+                if seen is None:
+                    state[child] = True
                     stack.append((child, iter(succ[child])))
                     break
-                if child in open_:
+                if seen:
                     back.add((parent, child))
             else:
                 stack.pop()
-                open_.discard(parent)
+                state[parent] = False
+    if not back:
+        return set()
     return {k for k, pair in enumerate(edges) if pair in back}
 
 
@@ -299,142 +303,151 @@ class _NetworkSimplex:
 
     def __init__(self, nodes: list[str], arcs: list[tuple[str, str, int]]) -> None:
         n = self.n = len(nodes)
+        m = len(arcs)
         index = {v: i for i, v in enumerate(nodes)}
-        self.tail = [index[u] for u, _, _ in arcs] + [n] * n
-        self.head = [index[v] for _, v, _ in arcs] + list(range(n))
+        tail = self.tail = [index[u] for u, _, _ in arcs]
+        head = self.head = [index[v] for _, v, _ in arcs]
         self.length = [k for _, _, k in arcs] + [0] * n
-        self.inc: list[list[int]] = [[] for _ in range(n + 1)]
-        self.net = [0] * (n + 1)  # weight leaving a node minus weight entering it
-        for a, (u, v) in enumerate(zip(self.tail, self.head, strict=True)):
-            self.inc[u].append(a)
-            self.inc[v].append(a)
-            w = SPAN if a < len(arcs) else 1
-            self.net[u] += w
-            self.net[v] -= w
+        # The root's arcs (weight 1) come after the graph's, arc m + v to node v.
+        inc = [[m + v] for v in range(n)]
+        inc.append(list(range(m, m + n)))
+        net = [-1] * n + [n]  # weight leaving a node minus weight entering it
+        for a, (u, v) in enumerate(zip(tail, head, strict=True)):
+            inc[u].append(a)
+            inc[v].append(a)
+            net[u] += SPAN
+            net[v] -= SPAN
+        tail += [n] * n
+        head += range(n)
+        self.inc = inc
+        self.net = net
         self.y = [0] * (n + 1)
-        self.tree = [False] * len(self.tail)
+        self.tree = [False] * len(tail)
+        # Each node's tree arcs, so walks of the tree skip the arcs outside it.
+        self.tree_inc: list[list[int]] = [[] for _ in range(n + 1)]
 
     def solve(self) -> list[int] | None:
         """Each node's layer, or None if the arcs close a cycle, a tie shows (only
         possible from ``SPAN`` nodes on) or the pivots run past their bound."""
         if not self._rank():
             return None
-        self._tight_tree()
+        n = self.n
         start = 0
         for _ in range(20 * len(self.tail) + 100):
             parent, cut = self._cut_values()
-            leave = next((u for k in range(self.n) if cut[u := (start + k) % self.n] < 0), -1)
+            # The first node from ``start`` on, wrapping round, whose tree arc cuts below zero.
+            leave = next((u for u in range(start, n) if cut[u] < 0), -1)
             if leave < 0:
-                if self.n and min(cut) == 0:
+                leave = next((u for u in range(start) if cut[u] < 0), -1)
+            if leave < 0:
+                if n and min(cut) == 0:
                     return None
-                base = min(self.y[: self.n])
-                return [v - base for v in self.y[: self.n]]
+                base = min(self.y[:n])
+                return [v - base for v in self.y[:n]]
             start = leave + 1
             self._pivot(leave, parent)
         return None
 
-    def _other(self, a: int, u: int) -> int:
-        return self.head[a] if self.tail[a] == u else self.tail[a]
-
-    def _slack(self, a: int) -> int:
-        return self.y[self.head[a]] - self.y[self.tail[a]] - self.length[a]
-
     def _rank(self) -> bool:
-        """Longest paths from the root (a feasible layering); False on a cycle."""
-        indeg = [0] * (self.n + 1)
-        for v in self.head:
+        """Longest paths from the root (a feasible layering) and a spanning tree of
+        tight arcs (Gansner's feasible_tree) with them: each node hangs from the arc
+        that set its layer, a node left at layer 0 from its root arc. Which tight tree
+        the pivots start from does not change the answer, the optimum being unique.
+        False on a cycle."""
+        tail, head, length, inc, y = self.tail, self.head, self.length, self.inc, self.y
+        n = self.n
+        m = len(tail) - n
+        indeg = [0] * (n + 1)
+        for v in head:
             indeg[v] += 1
-        todo, done = [self.n], 0
+        up = [-1] * n  # the arc that set each node's layer
+        todo, done = [n], 0
         while todo:
             u = todo.pop()
             done += 1
-            for a in self.inc[u]:
-                if self.tail[a] == u:
-                    v = self.head[a]
-                    self.y[v] = max(self.y[v], self.y[u] + self.length[a])
+            yu = y[u]
+            for a in inc[u]:
+                if tail[a] == u:
+                    v = head[a]
+                    if yu + length[a] > y[v]:
+                        y[v] = yu + length[a]
+                        up[v] = a
                     indeg[v] -= 1
                     if not indeg[v]:
                         todo.append(v)
-        return done == self.n + 1
-
-    def _tight_tree(self) -> None:
-        """A spanning tree of tight arcs (Gansner's feasible_tree): grown from the root
-        over tight arcs; where it stops short it is shifted by the least slack of an
-        arc leaving it, which makes that arc tight and loosens none it holds."""
-        in_tree = [False] * (self.n + 1)
-        in_tree[self.n] = True
-        members, grown = [self.n], 0
-        while True:
-            while grown < len(members):
-                u = members[grown]
-                grown += 1
-                for a in self.inc[u]:
-                    w = self._other(a, u)
-                    if not in_tree[w] and self._slack(a) == 0:
-                        in_tree[w] = self.tree[a] = True
-                        members.append(w)
-            if len(members) == self.n + 1:
-                return
-            edge = min(
-                (
-                    a
-                    for a in range(len(self.tail))
-                    if in_tree[self.tail[a]] != in_tree[self.head[a]]
-                ),
-                key=self._slack,
-            )
-            shift = self._slack(edge) if in_tree[self.tail[edge]] else -self._slack(edge)
-            for u in members:
-                self.y[u] += shift
-            grown = 0
+        if done != n + 1:
+            return False
+        tree, tree_inc = self.tree, self.tree_inc
+        for v in range(n):
+            a = up[v] if up[v] >= 0 else m + v
+            tree[a] = True
+            tree_inc[tail[a]].append(a)
+            tree_inc[v].append(a)
+        return True
 
     def _cut_values(self) -> tuple[list[int], list[int]]:
         """Each node's tree arc towards the root, and that arc's cut value: the sum of
         ``net`` over the node's subtree (arcs inside it add and take the same weight),
         signed by which way the arc points."""
-        parent = [-1] * (self.n + 1)
-        order = [self.n]
+        tail, head, tree_inc = self.tail, self.head, self.tree_inc
+        n = self.n
+        parent = [-1] * (n + 1)
+        order = [n]
         for u in order:
-            for a in self.inc[u]:
-                if self.tree[a] and a != parent[u]:
-                    w = self._other(a, u)
+            up = parent[u]
+            for a in tree_inc[u]:
+                if a != up:
+                    w = head[a] if tail[a] == u else tail[a]
                     parent[w] = a
                     order.append(w)
         sub = self.net[:]
         for u in reversed(order[1:]):
-            sub[self._other(parent[u], u)] += sub[u]
-        cut = [sub[u] if self.tail[parent[u]] == u else -sub[u] for u in range(self.n)]
+            a = parent[u]
+            sub[head[a] if tail[a] == u else tail[a]] += sub[u]
+        cut = [sub[u] if tail[parent[u]] == u else -sub[u] for u in range(n)]
         return parent, cut
 
     def _pivot(self, leave: int, parent: list[int]) -> None:
         """Drop the tree arc above ``leave`` (negative cut value): its subtree moves as
         one, away across the cut, until the tightest arc back across closes the gap;
         that arc joins the tree."""
+        tail, head, length, y, tree, tree_inc = (
+            self.tail,
+            self.head,
+            self.length,
+            self.y,
+            self.tree,
+            self.tree_inc,
+        )
         inside = [False] * (self.n + 1)
         inside[leave] = True
         below = [leave]
         for u in below:
-            for a in self.inc[u]:
-                if self.tree[a] and a != parent[u]:
-                    w = self._other(a, u)
+            up = parent[u]
+            for a in tree_inc[u]:
+                if a != up:
+                    w = head[a] if tail[a] == u else tail[a]
                     inside[w] = True
                     below.append(w)
-        is_tail = self.tail[parent[leave]] == leave
-        enter = min(
-            (
-                a
-                for a in range(len(self.tail))
-                if not self.tree[a]
-                and inside[self.head[a]] == is_tail
-                and inside[self.tail[a]] != is_tail
-            ),
-            key=self._slack,
-        )
-        shift = -self._slack(enter) if is_tail else self._slack(enter)
+        is_tail = tail[parent[leave]] == leave
+        # The first non-tree arc of least slack from outside the subtree into it
+        # (``leave`` hangs by an arc it is the tail of), or out of it.
+        enter, least = -1, 0
+        for a in range(len(tail)):
+            if not tree[a] and inside[head[a]] == is_tail and inside[tail[a]] != is_tail:
+                slack = y[head[a]] - y[tail[a]] - length[a]
+                if enter < 0 or slack < least:
+                    enter, least = a, slack
+        shift = -least if is_tail else least
         for u in below:
-            self.y[u] += shift
-        self.tree[parent[leave]] = False
-        self.tree[enter] = True
+            y[u] += shift
+        out = parent[leave]
+        tree[out] = False
+        tree_inc[tail[out]].remove(out)
+        tree_inc[head[out]].remove(out)
+        tree[enter] = True
+        tree_inc[tail[enter]].append(enter)
+        tree_inc[head[enter]].append(enter)
 
 
 def _longest_path(nodes: list[str], arcs: list[tuple[str, str, int]]) -> dict[str, int]:
@@ -472,17 +485,9 @@ def insert_dummies(
     opts: LayoutOptions = OPTIONS,
 ) -> Hierarchy:
     """Split edges spanning several layers into chains; label holders sit mid-chain."""
+    w, h, path, room = g.w, g.h, g.path, g.loop_room
     items = [
-        Item(
-            "node",
-            v,
-            layer[v],
-            g.w[v],
-            g.h[v],
-            g.path.get(v, ()),
-            comp[v],
-            g.loop_room.get(v, 0.0),
-        )
+        Item("node", v, layer[v], w[v], h[v], path.get(v, ()), comp[v], room.get(v, 0.0))
         for v in g.nodes
     ]
     idx = {v: i for i, v in enumerate(g.nodes)}
@@ -492,11 +497,16 @@ def insert_dummies(
         if a == b:
             continue
         u, v = (b, a) if k in rev else (a, b)
+        if layer[v] - layer[u] <= 1:
+            # No layer between the ends (most edges): one segment, no dummies.
+            chains[k] = [idx[u], idx[v]]
+            segments.append((idx[u], idx[v], k))
+            continue
         chain = [idx[u], *_chain_dummies(g, k, u, v, layer, comp[u], items, opts), idx[v]]
         for x, y in itertools.pairwise(chain):
             segments.append((x, y, k))
         chains[k] = chain
-    nlayers = max((it.layer for it in items), default=0) + 1
+    nlayers = max([it.layer for it in items], default=0) + 1
     _add_group_holders(items)
     layers: list[list[int]] = [[] for _ in range(nlayers)]
     for i, it in enumerate(items):
@@ -521,6 +531,7 @@ def _chain_dummies(
     common = _common(pu, pv)
     label = g.edge_labels.get(k)
     mid = (lu + lv) // 2
+    name = str(k)
     out = []
     for L in range(lu + 1, lv):
         # Dummies keep the lane of the nearer end so lanes stay contiguous.
@@ -530,9 +541,9 @@ def _chain_dummies(
             dpath = side[:1]
         if label is not None and mid == L:
             lw, lh = label
-            it = Item("label", f"{k}", L, lw + opts.label_gap, lh, dpath, c)
+            it = Item("label", name, L, lw + opts.label_gap, lh, dpath, c)
         else:
-            it = Item("dummy", f"{k}", L, opts.dummy_width, 0.0, dpath, c)
+            it = Item("dummy", name, L, opts.dummy_width, 0.0, dpath, c)
         out.append(len(items))
         items.append(it)
     return out
@@ -542,6 +553,8 @@ def _add_group_holders(items: list[Item]) -> None:
     """Placeholders keep every group present in each layer it spans, so frames stay clear."""
     span: dict[tuple, list[int]] = {}
     for it in items:
+        if not it.path:
+            continue  # in no container
         for d in range(1, len(it.path) + 1):
             key = it.path[:d]
             if key[-1][0] != "group":
@@ -549,6 +562,8 @@ def _add_group_holders(items: list[Item]) -> None:
             lo_hi = span.setdefault(key, [it.layer, it.layer, it.comp])
             lo_hi[0] = min(lo_hi[0], it.layer)
             lo_hi[1] = max(lo_hi[1], it.layer)
+    if not span:
+        return
     present = {(it.path[:d], it.layer) for it in items for d in range(1, len(it.path) + 1)}
     for key, (lo, hi, c) in sorted(span.items(), key=lambda kv: str(kv[0])):
         for L in range(lo, hi + 1):

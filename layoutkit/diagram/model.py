@@ -89,15 +89,24 @@ def _warn(diags: list[dict[str, Any]], path: str, code: str, message: str, fix: 
 
 
 def _open_vocab(
-    value: Any, allowed: tuple[str, ...], default: str, path: str, what: str, diags: list
+    value: Any,
+    allowed: tuple[str, ...],
+    default: str,
+    where: str,
+    field: str,
+    what: str,
+    diags: list,
 ) -> str:
+    """``value`` if ``allowed``, else ``default`` (with a warning at ``where``.``field``
+    unless the value is missing)."""
     if value is None:
         return default
     if isinstance(value, str) and value in allowed:
         return value
     hits = did_you_mean(str(value), allowed)
     fix = f"use {hits[0]!r}" if hits else f"use one of {', '.join(allowed)}"
-    _warn(diags, path, f"unknown_{what}", f"unknown {what} {value!r}, drawn as {default!r}", fix)
+    msg = f"unknown {what} {value!r}, drawn as {default!r}"
+    _warn(diags, f"{where}.{field}", f"unknown_{what}", msg, fix)
     return default
 
 
@@ -270,15 +279,10 @@ class _Reader:
                 _repair(f"{where}.type", "defaulted", f"type {raw.get('type')!r} read as box")
             )
         shape = _open_vocab(
-            raw.get("shape"), NODE_SHAPES, NODE_SHAPE_DEFAULT, f"{where}.shape", "shape", self.diags
+            raw.get("shape"), NODE_SHAPES, NODE_SHAPE_DEFAULT, where, "shape", "shape", self.diags
         )
         _open_vocab(
-            raw.get("tone"),
-            DIAGRAM_TONES,
-            DIAGRAM_TONE_DEFAULT,
-            f"{where}.tone",
-            "tone",
-            self.diags,
+            raw.get("tone"), DIAGRAM_TONES, DIAGRAM_TONE_DEFAULT, where, "tone", "tone", self.diags
         )
         w, h = self._box(nid, raw, shape)
         ports = _node_ports(raw)
@@ -302,12 +306,7 @@ class _Reader:
         if not isinstance(gid, str) or not gid or gid in self.groups or gid in self.nodes:
             gid = f"group{len(self.groups) + 1}"
         _open_vocab(
-            raw.get("tone"),
-            DIAGRAM_TONES,
-            DIAGRAM_TONE_DEFAULT,
-            f"{where}.tone",
-            "tone",
-            self.diags,
+            raw.get("tone"), DIAGRAM_TONES, DIAGRAM_TONE_DEFAULT, where, "tone", "tone", self.diags
         )
         gpath = (*path, ("group", gid))
         # The title as drawn (markdown markers dropped), so its measure matches.
@@ -322,8 +321,10 @@ _SIDES = ("top", "bottom", "left", "right")
 def _node_ports(raw: dict[str, Any]) -> dict[str, tuple[str, float]]:
     """Port id -> (side, fraction along the side): each side's ports spread evenly, in
     their ``order`` (then as written); an unknown side reads as bottom."""
+    if not raw.get("ports"):
+        return {}
     by_side: dict[str, list[tuple[float, int, str]]] = {}
-    plist = [p for p in raw.get("ports") or [] if isinstance(p, dict) and p.get("id")]
+    plist = [p for p in raw["ports"] if isinstance(p, dict) and p.get("id")]
     for k, p in enumerate(plist):
         side = p.get("side") if p.get("side") in _SIDES else "bottom"
         order = p.get("order") if isinstance(p.get("order"), (int, float)) else 1e9
@@ -369,14 +370,6 @@ def _lane_for_loose(reader: _Reader, lanes: list[dict[str, Any]]) -> None:
     )
 
 
-@attrs.frozen
-class _End:
-    """One resolved end of an edge: the node or group it names, and the port if any."""
-
-    target: str
-    port: str | None
-
-
 def _read_edges(payload: dict[str, Any], reader: _Reader) -> list[dict[str, Any]]:
     edges = []
     for k, e in enumerate(payload.get("edges") or []):
@@ -388,7 +381,7 @@ def _read_edges(payload: dict[str, Any], reader: _Reader) -> list[dict[str, Any]
         dst = _resolve_end(e, "to", where, reader) if src is not None else None
         if src is None or dst is None:
             continue
-        if _joins_group_and_member(src.target, dst.target, reader):
+        if reader.groups and _joins_group_and_member(src[0], dst[0], reader):
             reader.repairs.append(
                 _repair(where, "dropped", "edge between a group and its own member dropped")
             )
@@ -397,7 +390,8 @@ def _read_edges(payload: dict[str, Any], reader: _Reader) -> list[dict[str, Any]
             e.get("style"),
             EDGE_STYLES,
             EDGE_STYLE_DEFAULT,
-            f"{where}.style",
+            where,
+            "style",
             "edge_style",
             reader.diags,
         )
@@ -405,10 +399,10 @@ def _read_edges(payload: dict[str, Any], reader: _Reader) -> list[dict[str, Any]
         edges.append(
             {
                 "index": k,
-                "from": src.target,
-                "to": dst.target,
-                "from_port": src.port,
-                "to_port": dst.port,
+                "from": src[0],
+                "to": dst[0],
+                "from_port": src[1],
+                "to_port": dst[1],
                 "label": str(text) if text not in (None, "") else None,
                 "style": style,
                 "ref_from": e.get("from"),
@@ -418,14 +412,20 @@ def _read_edges(payload: dict[str, Any], reader: _Reader) -> list[dict[str, Any]
     return edges
 
 
-def _resolve_end(e: dict[str, Any], side: str, where: str, reader: _Reader) -> _End | None:
-    """The node or group (and port) an edge end names; None, with a repair, if it names none.
+def _resolve_end(
+    e: dict[str, Any], side: str, where: str, reader: _Reader
+) -> tuple[str, str | None] | None:
+    """The node or group an edge end names and the port if any; None, with a repair, if
+    it names none.
 
     ``node.port`` names a port; an unknown port is dropped and the edge ends on the node.
     """
     nodes, groups = reader.nodes, reader.groups
     ref = e.get(side)
-    ref = ref if isinstance(ref, str) else ""
+    if not isinstance(ref, str):
+        ref = ""
+    elif ref in nodes or ref in groups:
+        return ref, None
     target, port = ref, None
     if ref not in nodes and ref not in groups and "." in ref:
         target, _, port = ref.partition(".")
@@ -446,7 +446,7 @@ def _resolve_end(e: dict[str, Any], side: str, where: str, reader: _Reader) -> _
             )
         )
         port = None
-    return _End(target, port)
+    return target, port
 
 
 def _joins_group_and_member(a: str, b: str, reader: _Reader) -> bool:

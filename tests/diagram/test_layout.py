@@ -733,6 +733,28 @@ def test_payload_copy_is_deepcopys(a: object, b: object) -> None:
     assert copied["x"] is not shared
 
 
+@settings(max_examples=200, deadline=None)
+@given(_json, _json)
+def test_a_payload_value_is_copied_as_deepcopy_copies_it(a: object, b: object) -> None:
+    """lay_out copies each payload value through marshal (plain data), or ``_deep_copy``."""
+    from collections import OrderedDict
+
+    from layoutkit.diagram.engine import _copy_value
+
+    shared = [a, b]
+    for value in (
+        {"x": shared, "y": shared, "z": (a, shared), "w": [shared, {"k": shared}]},
+        # marshal takes no subclass: the whole value goes to _deep_copy.
+        {"x": shared, "y": shared, "z": (a, shared), "w": [shared, OrderedDict(k=shared)]},
+    ):
+        copied = _copy_value(value)
+        expected = copy.deepcopy(value)
+        assert copied == expected
+        assert type(copied["w"][1]) is type(value["w"][1])
+        assert copied["x"] is copied["y"] and copied["x"] is not shared
+        assert copied["w"][1]["k"] is copied["x"] and copied["z"][1] is copied["x"]
+
+
 def test_a_node_dropped_over_the_header_stays_below_it() -> None:
     payload = {
         "title": "Checkout flow",
