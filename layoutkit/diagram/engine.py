@@ -959,26 +959,31 @@ def _frame_rows(
     }
 
 
-def _simplify(points: list[tuple[float, float]]) -> list[list[float]]:
+def _simplify(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
     """The route without repeated points and without middle points of straight runs.
 
     One pass: a point within 1e-6 of the last one kept is dropped; otherwise, when the
-    last two kept and it share an x (or a y), it takes the last one's place."""
+    last two kept and it share an x (or a y), it takes the last one's place. The points
+    kept are given back as they are: ``_Placer.points`` (``snap``) rounds them."""
     out: list[tuple[float, float]] = []
+    # (ax, ay) and (bx, by): the last two points kept, once there are that many.
+    ax = ay = bx = by = 0.0
     for p in points:
+        px, py = p
         if out:
-            b = out[-1]
-            if abs(b[0] - p[0]) < 1e-6 and abs(b[1] - p[1]) < 1e-6:
+            same_x, same_y = -1e-6 < bx - px < 1e-6, -1e-6 < by - py < 1e-6
+            if same_x and same_y:
                 continue
-            if len(out) >= 2:
-                a = out[-2]
-                if (abs(a[0] - b[0]) < 1e-6 and abs(b[0] - p[0]) < 1e-6) or (
-                    abs(a[1] - b[1]) < 1e-6 and abs(b[1] - p[1]) < 1e-6
-                ):
-                    out[-1] = p
-                    continue
+            if len(out) >= 2 and (
+                (same_x and -1e-6 < ax - bx < 1e-6) or (same_y and -1e-6 < ay - by < 1e-6)
+            ):
+                out[-1] = p
+                bx, by = px, py
+                continue
+            ax, ay = bx, by
         out.append(p)
-    return [[_r(x), _r(y)] for x, y in out]
+        bx, by = px, py
+    return out
 
 
 Box = tuple[float, float, float, float]
@@ -1043,10 +1048,12 @@ def _layer_middle(laid: _Laid, i: int) -> float:
 
 def _node_boxes(laid: _Laid) -> dict[str, Box]:
     x = laid.placed.x
+    top, height = laid.frame["layer_top"], laid.frame["layer_h"]
     boxes: dict[str, Box] = {}
     for i, it in enumerate(laid.h.items):
         if it.kind == "node":
-            boxes[it.name] = (x[i] - it.w / 2, _layer_middle(laid, i) - it.h / 2, it.w, it.h)
+            middle = top[it.layer] + height[it.layer] / 2  # as ``_layer_middle``
+            boxes[it.name] = (x[i] - it.w / 2, middle - it.h / 2, it.w, it.h)
     return boxes
 
 
@@ -1077,39 +1084,38 @@ class _ChainRouter:
         return routes, label_boxes
 
     def route(self, k: int, chain: list[int]) -> tuple[list[tuple[float, float]], Box | None]:
-        h, items, ends = self.laid.h, self.laid.h.items, self.laid.ends
-        rev = k in h.reversed
-        pins = {}
-        if self.flat.meta[k]["from_port"] or self.flat.meta[k]["to_port"]:
-            pins = _pins_for(self.model, self.flat.meta[k], self.flat.pairs[k], self.lr)
-        upper_pin = pins.get("dst" if rev else "src")
-        lower_pin = pins.get("src" if rev else "dst")
-        a0 = chain[0]
-        ex = ends[self.seg_of[(k, a0)]][0]
-        pts = _end_path(*self.boxes[items[a0].name], ex, upper_pin, upper=True)
+        h, items, ends, track = self.laid.h, self.laid.h.items, self.laid.ends, self.laid.track
+        seg_of, track_y0, gap = self.seg_of, self.laid.frame["track_y0"], self.opts.track_gap
         label_box = None
+        middle: list[tuple[float, float]] = []
         for a in chain[:-1]:
-            s = self.seg_of[(k, a)]
+            s = seg_of[(k, a)]
+            if s in track:
+                # The segment bends: it runs across its gap on its track.
+                xa, xb = ends[s]
+                ty = track_y0[items[a].layer] + track[s] * gap
+                middle += ((xa, ty), (xb, ty))
             b = h.segments[s][1]
-            pts += self._track_points(s, a)
             if items[b].kind == "label":
                 label_box = self._label_box(b)
-        last = chain[-1]
-        ix = ends[self.seg_of[(k, chain[-2])]][1]
-        pts += list(reversed(_end_path(*self.boxes[items[last].name], ix, lower_pin, upper=False)))
+        # Out where the first segment leaves, in where the last one (``s``) arrives.
+        exit_x, entry_x = ends[seg_of[(k, chain[0])]][0], ends[s][1]
+        upper, lower = self.boxes[items[chain[0]].name], self.boxes[items[chain[-1]].name]
+        rev = k in h.reversed
+        m = self.flat.meta[k]
+        if m["from_port"] or m["to_port"]:
+            pins = _pins_for(self.model, m, self.flat.pairs[k], self.lr)
+            pts = _end_path(*upper, exit_x, pins.get("dst" if rev else "src"), upper=True)
+            pts += middle
+            pts += reversed(
+                _end_path(*lower, entry_x, pins.get("src" if rev else "dst"), upper=False)
+            )
+        else:
+            # No pins: out of the upper box's bottom, into the lower box's top (``_end_path``).
+            pts = [(exit_x, upper[1] + upper[3]), *middle, (entry_x, lower[1])]
         if rev:
             pts.reverse()
         return pts, label_box
-
-    def _track_points(self, s: int, a: int) -> list[tuple[float, float]]:
-        """Where segment ``s`` (from item ``a``) runs across its gap, if it bends."""
-        track = self.laid.track
-        if s not in track:
-            return []
-        xa, xb = self.laid.ends[s]
-        layer = self.laid.h.items[a].layer
-        ty = self.laid.frame["track_y0"][layer] + track[s] * self.opts.track_gap
-        return [(xa, ty), (xb, ty)]
 
     def _label_box(self, b: int) -> Box:
         it = self.laid.h.items[b]
@@ -1253,6 +1259,14 @@ class _Placer:
     margin: float
     off_y: float
     lr: bool
+    # Whether every shift is a whole number of quarter pixels. Then a coordinate that is
+    # one too (nearly all are) moves by sums that are quarters again, which ``_r`` gives
+    # back unchanged: the rounding can be skipped for it.
+    quarters: bool = attrs.field(init=False)
+
+    @quarters.default
+    def _quarters(self) -> bool:
+        return all((v * 4.0).is_integer() for v in (self.dx, self.margin, self.off_y))
 
     def point(self, px: float, py: float) -> list[float]:
         a, b = px + self.dx, py + self.margin
@@ -1260,18 +1274,32 @@ class _Placer:
             a, b = b, a
         return [_r(a), _r(b + self.off_y)]
 
-    def points(self, pts: list[tuple[float, float]]) -> list[list[float]]:
-        """``point`` of each, in one pass (the same sums in the same order)."""
-        dx, my, oy = self.dx, self.margin, self.off_y
-        if self.lr:
-            return [[_r(py + my), _r(px + dx + oy)] for px, py in pts]
-        return [[_r(px + dx), _r(py + my + oy)] for px, py in pts]
+    def points(self, pts: list[tuple[float, float]], snap: bool = False) -> list[list[float]]:
+        """``point`` of each (the same sums in the same order); with ``snap``, of each
+        rounded first (``_r``), as a simplified route's points are."""
+        dx, my, oy, lr = self.dx, self.margin, self.off_y, self.lr
+        out = []
+        for px, py in pts:
+            if self.quarters and (px * 4.0).is_integer() and (py * 4.0).is_integer():
+                # Sums of quarters: ``_r`` would change nothing, before or after the move
+                # (and each sum is past the margin, so never a negative zero).
+                out.append([py + my, px + dx + oy] if lr else [px + dx, py + my + oy])
+            elif snap:
+                out.append(self.point(_r(px), _r(py)))
+            else:
+                out.append(self.point(px, py))
+        return out
 
     def box(self, b: Box) -> dict[str, float]:
-        bb = (b[0] + self.dx, b[1] + self.margin, b[2], b[3])
+        bx, by, bw, bh = b
+        x, y = bx + self.dx, by + self.margin
         if self.lr:
-            bb = (bb[1], bb[0], bb[3], bb[2])
-        return {"x": _r(bb[0]), "y": _r(bb[1] + self.off_y), "w": _r(bb[2]), "h": _r(bb[3])}
+            x, y, bw, bh = y, x, bh, bw
+        y += self.off_y
+        if self.quarters and all((v * 4.0).is_integer() for v in b):
+            # As in ``points``: quarters all, so ``_r`` would change nothing.
+            return {"x": x, "y": y, "w": bw + 0.0, "h": bh + 0.0}
+        return {"x": _r(x), "y": _r(y), "w": _r(bw), "h": _r(bh)}
 
 
 def _write_geo(
@@ -1316,21 +1344,22 @@ def _write_edges(flat: _FlatEdges, scene: _Scene, put: _Placer) -> list[dict[str
     for k, m in enumerate(flat.meta):
         if k not in scene.routes:
             continue
-        pts = [(p[0], p[1]) for p in _simplify(scene.routes[k])]
+        pts = put.points(_simplify(scene.routes[k]), snap=True)
         geo_edges.append(_edge_entry(m, pts, scene.label_boxes.get(k), put, {}))
-    for e, pts, lab in scene.loop_routes:
-        geo_edges.append(_edge_entry(e, pts, lab, put, {"loop": True}))
+    for e, route, lab in scene.loop_routes:
+        geo_edges.append(_edge_entry(e, put.points(route), lab, put, {"loop": True}))
     geo_edges.sort(key=lambda e: e["index"])
     return geo_edges
 
 
 def _edge_entry(
     e: dict[str, Any],
-    pts: list[tuple[float, float]],
+    pts: list[list[float]],
     lab: Box | None,
     put: _Placer,
     flags: dict[str, Any],
 ) -> dict[str, Any]:
+    """One geo edge: ``pts`` already placed, ``lab`` (a label box) in the scene's frame."""
     entry: dict[str, Any] = {
         "from": e["ref_from"],
         "to": e["ref_to"],
@@ -1338,7 +1367,7 @@ def _edge_entry(
         "style": e["style"],
         **flags,
     }
-    entry["points"] = put.points(pts)
+    entry["points"] = pts
     if lab:
         entry["label"] = {**put.box(lab), "text": e["label"]}
     return entry
@@ -1613,7 +1642,9 @@ def _measure(geo: dict[str, Any]) -> dict[str, Any]:
     for e in geo["edges"]:
         pts = e["points"]
         bends += max(0, len(pts) - 2)
-        length += sum(abs(a[0] - b[0]) + abs(a[1] - b[1]) for a, b in itertools.pairwise(pts))
+        length += sum(
+            [abs(ax - bx) + abs(ay - by) for (ax, ay), (bx, by) in itertools.pairwise(pts)]
+        )
     return {
         "crossings": count_crossings_orth(geo["edges"]),
         "bends": bends,
