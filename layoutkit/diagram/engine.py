@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import operator
 from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
@@ -1029,8 +1030,10 @@ def _draw(model: Model, laid: _Laid, flat: _FlatEdges, lr: bool, opts: LayoutOpt
         ends = [(a, y), (b, y)]
         routes[k] = ends if flat.pairs[k][0] == state else ends[::-1]
     frames = _frame_rects(laid)
-    around = {gid: frames[g["path"]] for gid, g in model.groups.items() if g["path"] in frames}
-    loop_routes = _route_loops(flat.loops, {**boxes, **around}, lr, (routes, boxes))
+    loop_routes: list[LoopRoute] = []
+    if flat.loops:
+        around = {gid: frames[g["path"]] for gid, g in model.groups.items() if g["path"] in frames}
+        loop_routes = _route_loops(flat.loops, {**boxes, **around}, lr, (routes, boxes))
     scene = _Scene(boxes, routes, label_boxes, loop_routes, frames, laid.frame["height"])
     if not model.lanes:
         packed_h = _pack_components(laid.h, scene, flat, lr, opts)
@@ -1239,15 +1242,13 @@ def _extent(scene: _Scene) -> tuple[float, float, float, float]:
     ]
     points = [p for pts in scene.routes.values() for p in pts]
     points += [p for _, pts, _ in scene.loop_routes for p in pts]
-    xs = [r[0] for r in rects] + [p[0] for p in points]
-    x1s = [r[0] + r[2] for r in rects] + [p[0] for p in points]
-    ys = [r[1] for r in rects] + [p[1] for p in points]
-    y1s = [r[1] + r[3] for r in rects] + [p[1] for p in points]
+    x0s, y0s, ws, hs = zip(*rects, strict=True) if rects else ((), (), (), ())
+    pxs, pys = zip(*points, strict=True) if points else ((), ())
     return (
-        min([*xs, 0.0]),
-        max([*x1s, 0.0]),
-        min([*ys, 0.0]),
-        max([*y1s, scene.height]),
+        min([*x0s, *pxs, 0.0]),
+        max([*map(operator.add, x0s, ws), *pxs, 0.0]),
+        min([*y0s, *pys, 0.0]),
+        max([*map(operator.add, y0s, hs), *pys, scene.height]),
     )
 
 
@@ -1277,10 +1278,10 @@ class _Placer:
     def points(self, pts: list[tuple[float, float]], snap: bool = False) -> list[list[float]]:
         """``point`` of each (the same sums in the same order); with ``snap``, of each
         rounded first (``_r``), as a simplified route's points are."""
-        dx, my, oy, lr = self.dx, self.margin, self.off_y, self.lr
+        dx, my, oy, lr, quarters = self.dx, self.margin, self.off_y, self.lr, self.quarters
         out = []
         for px, py in pts:
-            if self.quarters and (px * 4.0).is_integer() and (py * 4.0).is_integer():
+            if quarters and (px * 4.0).is_integer() and (py * 4.0).is_integer():
                 # Sums of quarters: ``_r`` would change nothing, before or after the move
                 # (and each sum is past the margin, so never a negative zero).
                 out.append([py + my, px + dx + oy] if lr else [px + dx, py + my + oy])
@@ -1296,7 +1297,13 @@ class _Placer:
         if self.lr:
             x, y, bw, bh = y, x, bh, bw
         y += self.off_y
-        if self.quarters and all((v * 4.0).is_integer() for v in b):
+        if (
+            self.quarters
+            and (bx * 4.0).is_integer()
+            and (by * 4.0).is_integer()
+            and (bw * 4.0).is_integer()
+            and (bh * 4.0).is_integer()
+        ):
             # As in ``points``: quarters all, so ``_r`` would change nothing.
             return {"x": x, "y": y, "w": bw + 0.0, "h": bh + 0.0}
         return {"x": _r(x), "y": _r(y), "w": _r(bw), "h": _r(bh)}

@@ -22,7 +22,6 @@ crosses no node box and meets no other wire's end:
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter
 from typing import Any
 
@@ -286,24 +285,26 @@ def _zig(w: dict[str, Any]) -> tuple[float, float, float, float] | None:
 
 def _crossing_pairs(view: _View) -> None:
     zigs = [(w, z) for w in view.plain() if (z := _zig(w)) is not None]
-    for (w1, (a1, t1, b1, e1)), (w2, (a2, t2, b2, e2)) in itertools.combinations(zigs, 2):
-        if w1["changed"] or w2["changed"] or abs(t1 - t2) > 0.5 or abs(e1 - e2) > 0.5:
-            continue
-        if (b1 - a1) * (b2 - a2) >= 0:
-            continue  # they jog the same way: no crossing to untangle
-        # Their runs across share some width: they would pass each other in the gap.
-        if max(min(a1, b1), min(a2, b2)) >= min(max(a1, b1), max(a2, b2)):
-            continue
-        # Drawn slanted, each runs straight from its start to just above its target
-        # (render's SLANT_STUB); the route stays orthogonal: crossings and metrics count it.
-        lines = (
-            (w1, (a1, t1), (b1, max(e1 - SLANT_STUB, t1))),
-            (w2, (a2, t2), (b2, max(e2 - SLANT_STUB, t2))),
-        )
-        if all(view.open_line(p, q, {w["edge"]["from"], w["edge"]["to"]}) for w, p, q in lines):
-            for w, _p, _q in lines:
-                w["edge"]["slant"] = True
-                w["changed"] = True
+    # Every pair once, in order; the first test drops most (they jog between other layers).
+    for i, (w1, (a1, t1, b1, e1)) in enumerate(zigs):
+        for w2, (a2, t2, b2, e2) in zigs[i + 1 :]:
+            if abs(t1 - t2) > 0.5 or abs(e1 - e2) > 0.5 or w1["changed"] or w2["changed"]:
+                continue
+            if (b1 - a1) * (b2 - a2) >= 0:
+                continue  # they jog the same way: no crossing to untangle
+            # Their runs across share some width: they would pass each other in the gap.
+            if max(min(a1, b1), min(a2, b2)) >= min(max(a1, b1), max(a2, b2)):
+                continue
+            # Drawn slanted, each runs straight from its start to just above its target
+            # (render's SLANT_STUB); the route stays orthogonal: crossings and metrics count it.
+            lines = (
+                (w1, (a1, t1), (b1, max(e1 - SLANT_STUB, t1))),
+                (w2, (a2, t2), (b2, max(e2 - SLANT_STUB, t2))),
+            )
+            if all(view.open_line(p, q, {w["edge"]["from"], w["edge"]["to"]}) for w, p, q in lines):
+                for w, _p, _q in lines:
+                    w["edge"]["slant"] = True
+                    w["changed"] = True
 
 
 def _straight_jogs(view: _View, shapes: dict[str, str]) -> None:
