@@ -1078,47 +1078,44 @@ class _ChainRouter:
         return {(k, a): s for s, (a, _b, k) in enumerate(self.laid.h.segments)}
 
     def route_all(self) -> tuple[dict[int, list[tuple[float, float]]], dict[int, Box]]:
-        routes: dict[int, list[tuple[float, float]]] = {}
-        label_boxes: dict[int, Box] = {}
-        for k, chain in self.laid.h.chains.items():
-            routes[k], label_box = self.route(k, chain)
-            if label_box is not None:
-                label_boxes[k] = label_box
-        return routes, label_boxes
-
-    def route(self, k: int, chain: list[int]) -> tuple[list[tuple[float, float]], Box | None]:
+        """Each chain's route and, where the chain has a label, its box (by edge)."""
         h, items, ends, track = self.laid.h, self.laid.h.items, self.laid.ends, self.laid.track
         seg_of, track_y0, gap = self.seg_of, self.laid.frame["track_y0"], self.opts.track_gap
-        label_box = None
-        middle: list[tuple[float, float]] = []
-        for a in chain[:-1]:
-            s = seg_of[(k, a)]
-            if s in track:
-                # The segment bends: it runs across its gap on its track.
-                xa, xb = ends[s]
-                ty = track_y0[items[a].layer] + track[s] * gap
-                middle += ((xa, ty), (xb, ty))
-            b = h.segments[s][1]
-            if items[b].kind == "label":
-                label_box = self._label_box(b)
-        # Out where the first segment leaves, in where the last one (``s``) arrives.
-        exit_x, entry_x = ends[seg_of[(k, chain[0])]][0], ends[s][1]
-        upper, lower = self.boxes[items[chain[0]].name], self.boxes[items[chain[-1]].name]
-        rev = k in h.reversed
-        m = self.flat.meta[k]
-        if m["from_port"] or m["to_port"]:
-            pins = _pins_for(self.model, m, self.flat.pairs[k], self.lr)
-            pts = _end_path(*upper, exit_x, pins.get("dst" if rev else "src"), upper=True)
-            pts += middle
-            pts += reversed(
-                _end_path(*lower, entry_x, pins.get("src" if rev else "dst"), upper=False)
-            )
-        else:
-            # No pins: out of the upper box's bottom, into the lower box's top (``_end_path``).
-            pts = [(exit_x, upper[1] + upper[3]), *middle, (entry_x, lower[1])]
-        if rev:
-            pts.reverse()
-        return pts, label_box
+        boxes, meta = self.boxes, self.flat.meta
+        routes: dict[int, list[tuple[float, float]]] = {}
+        label_boxes: dict[int, Box] = {}
+        for k, chain in h.chains.items():
+            middle: list[tuple[float, float]] = []
+            for a in chain[:-1]:
+                s = seg_of[(k, a)]
+                if s in track:
+                    # The segment bends: it runs across its gap on its track.
+                    xa, xb = ends[s]
+                    ty = track_y0[items[a].layer] + track[s] * gap
+                    middle += ((xa, ty), (xb, ty))
+                b = h.segments[s][1]
+                if items[b].kind == "label":
+                    label_boxes[k] = self._label_box(b)
+            # Out where the first segment leaves, in where the last one (``s``) arrives.
+            exit_x, entry_x = ends[seg_of[(k, chain[0])]][0], ends[s][1]
+            upper, lower = boxes[items[chain[0]].name], boxes[items[chain[-1]].name]
+            rev = k in h.reversed
+            m = meta[k]
+            if m["from_port"] or m["to_port"]:
+                pins = _pins_for(self.model, m, self.flat.pairs[k], self.lr)
+                pts = _end_path(*upper, exit_x, pins.get("dst" if rev else "src"), upper=True)
+                pts += middle
+                pts += reversed(
+                    _end_path(*lower, entry_x, pins.get("src" if rev else "dst"), upper=False)
+                )
+            else:
+                # No pins: out of the upper box's bottom, into the lower box's top, as
+                # ``_end_path`` has it.
+                pts = [(exit_x, upper[1] + upper[3]), *middle, (entry_x, lower[1])]
+            if rev:
+                pts.reverse()
+            routes[k] = pts
+        return routes, label_boxes
 
     def _label_box(self, b: int) -> Box:
         it = self.laid.h.items[b]
@@ -1267,7 +1264,11 @@ class _Placer:
 
     @quarters.default
     def _quarters(self) -> bool:
-        return all((v * 4.0).is_integer() for v in (self.dx, self.margin, self.off_y))
+        return (
+            (self.dx * 4.0).is_integer()
+            and (self.margin * 4.0).is_integer()
+            and (self.off_y * 4.0).is_integer()
+        )
 
     def point(self, px: float, py: float) -> list[float]:
         a, b = px + self.dx, py + self.margin
@@ -1348,14 +1349,14 @@ def _write_geo(
 def _write_edges(flat: _FlatEdges, scene: _Scene, put: _Placer) -> list[dict[str, Any]]:
     """Routed edges, then self-loops, in payload order."""
     geo_edges = []
+    routes, label_boxes = scene.routes, scene.label_boxes
     for k, m in enumerate(flat.meta):
-        if k not in scene.routes:
-            continue
-        pts = put.points(_simplify(scene.routes[k]), snap=True)
-        geo_edges.append(_edge_entry(m, pts, scene.label_boxes.get(k), put, {}))
+        if k in routes:
+            pts = put.points(_simplify(routes[k]), snap=True)
+            geo_edges.append(_edge_entry(m, pts, label_boxes.get(k), put))
     for e, route, lab in scene.loop_routes:
-        geo_edges.append(_edge_entry(e, put.points(route), lab, put, {"loop": True}))
-    geo_edges.sort(key=lambda e: e["index"])
+        geo_edges.append(_edge_entry(e, put.points(route), lab, put, loop=True))
+    geo_edges.sort(key=operator.itemgetter("index"))
     return geo_edges
 
 
@@ -1364,7 +1365,7 @@ def _edge_entry(
     pts: list[list[float]],
     lab: Box | None,
     put: _Placer,
-    flags: dict[str, Any],
+    loop: bool = False,
 ) -> dict[str, Any]:
     """One geo edge: ``pts`` already placed, ``lab`` (a label box) in the scene's frame."""
     entry: dict[str, Any] = {
@@ -1372,8 +1373,9 @@ def _edge_entry(
         "to": e["ref_to"],
         "index": e["index"],
         "style": e["style"],
-        **flags,
     }
+    if loop:
+        entry["loop"] = True
     entry["points"] = pts
     if lab:
         entry["label"] = {**put.box(lab), "text": e["label"]}

@@ -89,6 +89,9 @@ class _View:
         self.ends: dict[int, list[tuple[float, int]]] | None = None
         # A pass never makes a wire plain or not (it only gives it two points or more).
         self.plain_wires = [w for w in self.wires if self._is_plain(w)]
+        # Plain wires of four points as routed: a wire a pass changes is marked, and the
+        # passes that look for four points take unchanged wires only.
+        self.quads = [w for w in self.plain_wires if len(w["points"]) == 4]
 
     def _index(self, ends: dict[int, list[tuple[float, int]]], i: int, w: dict[str, Any]) -> None:
         if w["points"]:
@@ -284,7 +287,7 @@ def _zig(w: dict[str, Any]) -> tuple[float, float, float, float] | None:
 
 
 def _crossing_pairs(view: _View) -> None:
-    zigs = [(w, z) for w in view.plain() if (z := _zig(w)) is not None]
+    zigs = [(w, z) for w in view.quads if (z := _zig(w)) is not None]
     # Every pair once, in order; the first test drops most (they jog between other layers).
     for i, (w1, (a1, t1, b1, e1)) in enumerate(zigs):
         for w2, (a2, t2, b2, e2) in zigs[i + 1 :]:
@@ -308,7 +311,7 @@ def _crossing_pairs(view: _View) -> None:
 
 
 def _straight_jogs(view: _View, shapes: dict[str, str]) -> None:
-    for w in view.plain():
+    for w in view.quads:
         pts = w["points"]
         if len(pts) != 4 or w["changed"]:
             continue
