@@ -1237,8 +1237,8 @@ def _extent(scene: _Scene) -> tuple[float, float, float, float]:
         *scene.label_boxes.values(),
         *(lab for _, _, lab in scene.loop_routes if lab),
     ]
-    points = [p for pts in scene.routes.values() for p in pts]
-    points += [p for _, pts, _ in scene.loop_routes for p in pts]
+    points = list(itertools.chain.from_iterable(scene.routes.values()))
+    points += itertools.chain.from_iterable(pts for _, pts, _ in scene.loop_routes)
     x0s, y0s, ws, hs = zip(*rects, strict=True) if rects else ((), (), (), ())
     pxs, pys = zip(*points, strict=True) if points else ((), ())
     return (
