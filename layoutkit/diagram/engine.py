@@ -1216,6 +1216,8 @@ def _lane_rects(
 
 def _cut_at_frames(model: Model, flat: _FlatEdges, scene: _Scene) -> None:
     """Edges that end at a group stop at its frame."""
+    if not model.groups:
+        return  # no group to end at
     routes, frames = scene.routes, scene.frames
     for k, m in enumerate(flat.meta):
         if k not in routes:
