@@ -6,7 +6,7 @@ import copy
 import itertools
 import operator
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -960,12 +960,11 @@ def _frame_rows(
     }
 
 
-def _simplify(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
+def _simplify(points: list[tuple[float, float]]) -> list[list[float]]:
     """The route without repeated points and without middle points of straight runs.
 
     One pass: a point within 1e-6 of the last one kept is dropped; otherwise, when the
-    last two kept and it share an x (or a y), it takes the last one's place. The points
-    kept are given back as they are: ``_Placer.points`` (``snap``) rounds them."""
+    last two kept and it share an x (or a y), it takes the last one's place."""
     out: list[tuple[float, float]] = []
     # (ax, ay) and (bx, by): the last two points kept, once there are that many.
     ax = ay = bx = by = 0.0
@@ -984,7 +983,11 @@ def _simplify(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
             ax, ay = bx, by
         out.append(p)
         bx, by = px, py
-    return out
+    # ``_r`` of each; a quarter multiple (nearly every point) it gives back as it is.
+    return [
+        [x + 0.0, y + 0.0] if (x * 4.0).is_integer() and (y * 4.0).is_integer() else [_r(x), _r(y)]
+        for x, y in out
+    ]
 
 
 Box = tuple[float, float, float, float]
@@ -1278,18 +1281,15 @@ class _Placer:
             a, b = b, a
         return [_r(a), _r(b + self.off_y)]
 
-    def points(self, pts: list[tuple[float, float]], snap: bool = False) -> list[list[float]]:
-        """``point`` of each (the same sums in the same order); with ``snap``, of each
-        rounded first (``_r``), as a simplified route's points are."""
+    def points(self, pts: Sequence[Sequence[float]]) -> list[list[float]]:
+        """``point`` of each (the same sums in the same order)."""
         dx, my, oy, lr, quarters = self.dx, self.margin, self.off_y, self.lr, self.quarters
         out = []
         for px, py in pts:
             if quarters and (px * 4.0).is_integer() and (py * 4.0).is_integer():
-                # Sums of quarters: ``_r`` would change nothing, before or after the move
-                # (and each sum is past the margin, so never a negative zero).
+                # Sums of quarters: ``_r`` would change nothing (and each sum is past the
+                # margin, so never a negative zero).
                 out.append([py + my, px + dx + oy] if lr else [px + dx, py + my + oy])
-            elif snap:
-                out.append(self.point(_r(px), _r(py)))
             else:
                 out.append(self.point(px, py))
         return out
@@ -1354,7 +1354,7 @@ def _write_edges(flat: _FlatEdges, scene: _Scene, put: _Placer) -> list[dict[str
     routes, label_boxes = scene.routes, scene.label_boxes
     for k, m in enumerate(flat.meta):
         if k in routes:
-            pts = put.points(_simplify(routes[k]), snap=True)
+            pts = put.points(_simplify(routes[k]))
             geo_edges.append(_edge_entry(m, pts, label_boxes.get(k), put))
     for e, route, lab in scene.loop_routes:
         geo_edges.append(_edge_entry(e, put.points(route), lab, put, loop=True))
