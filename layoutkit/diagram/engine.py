@@ -5,8 +5,9 @@ from __future__ import annotations
 import copy
 import itertools
 import marshal
+import operator
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -1008,20 +1009,28 @@ def _simplify(points: list[tuple[float, float]]) -> list[list[float]]:
     One pass: a point within 1e-6 of the last one kept is dropped; otherwise, when the
     last two kept and it share an x (or a y), it takes the last one's place."""
     out: list[tuple[float, float]] = []
+    # (ax, ay) and (bx, by): the last two points kept, once there are that many.
+    ax = ay = bx = by = 0.0
     for p in points:
+        px, py = p
         if out:
-            b = out[-1]
-            if abs(b[0] - p[0]) < 1e-6 and abs(b[1] - p[1]) < 1e-6:
+            same_x, same_y = -1e-6 < bx - px < 1e-6, -1e-6 < by - py < 1e-6
+            if same_x and same_y:
                 continue
-            if len(out) >= 2:
-                a = out[-2]
-                if (abs(a[0] - b[0]) < 1e-6 and abs(b[0] - p[0]) < 1e-6) or (
-                    abs(a[1] - b[1]) < 1e-6 and abs(b[1] - p[1]) < 1e-6
-                ):
-                    out[-1] = p
-                    continue
+            if len(out) >= 2 and (
+                (same_x and -1e-6 < ax - bx < 1e-6) or (same_y and -1e-6 < ay - by < 1e-6)
+            ):
+                out[-1] = p
+                bx, by = px, py
+                continue
+            ax, ay = bx, by
         out.append(p)
-    return [[_r(x), _r(y)] for x, y in out]
+        bx, by = px, py
+    # ``_r`` of each; a quarter multiple (nearly every point) it gives back as it is.
+    return [
+        [x + 0.0, y + 0.0] if (x * 4.0).is_integer() and (y * 4.0).is_integer() else [_r(x), _r(y)]
+        for x, y in out
+    ]
 
 
 Box = tuple[float, float, float, float]
@@ -1067,8 +1076,10 @@ def _draw(model: Model, laid: _Laid, flat: _FlatEdges, lr: bool, opts: LayoutOpt
         ends = [(a, y), (b, y)]
         routes[k] = ends if flat.pairs[k][0] == state else ends[::-1]
     frames = _frame_rects(laid)
-    around = {gid: frames[g["path"]] for gid, g in model.groups.items() if g["path"] in frames}
-    loop_routes = _route_loops(flat.loops, {**boxes, **around}, lr, (routes, boxes))
+    loop_routes: list[LoopRoute] = []
+    if flat.loops:
+        around = {gid: frames[g["path"]] for gid, g in model.groups.items() if g["path"] in frames}
+        loop_routes = _route_loops(flat.loops, {**boxes, **around}, lr, (routes, boxes))
     scene = _Scene(boxes, routes, label_boxes, loop_routes, frames, laid.frame["height"])
     if not model.lanes:
         packed_h = _pack_components(laid.h, scene, flat, lr, opts)
@@ -1086,10 +1097,12 @@ def _layer_middle(laid: _Laid, i: int) -> float:
 
 def _node_boxes(laid: _Laid) -> dict[str, Box]:
     x = laid.placed.x
+    top, height = laid.frame["layer_top"], laid.frame["layer_h"]
     boxes: dict[str, Box] = {}
     for i, it in enumerate(laid.h.items):
         if it.kind == "node":
-            boxes[it.name] = (x[i] - it.w / 2, _layer_middle(laid, i) - it.h / 2, it.w, it.h)
+            middle = top[it.layer] + height[it.layer] / 2  # as ``_layer_middle``
+            boxes[it.name] = (x[i] - it.w / 2, middle - it.h / 2, it.w, it.h)
     return boxes
 
 
@@ -1111,48 +1124,44 @@ class _ChainRouter:
         return {(k, a): s for s, (a, _b, k) in enumerate(self.laid.h.segments)}
 
     def route_all(self) -> tuple[dict[int, list[tuple[float, float]]], dict[int, Box]]:
+        """Each chain's route and, where the chain has a label, its box (by edge)."""
+        h, items, ends, track = self.laid.h, self.laid.h.items, self.laid.ends, self.laid.track
+        seg_of, track_y0, gap = self.seg_of, self.laid.frame["track_y0"], self.opts.track_gap
+        boxes, meta = self.boxes, self.flat.meta
         routes: dict[int, list[tuple[float, float]]] = {}
         label_boxes: dict[int, Box] = {}
-        for k, chain in self.laid.h.chains.items():
-            routes[k], label_box = self.route(k, chain)
-            if label_box is not None:
-                label_boxes[k] = label_box
+        for k, chain in h.chains.items():
+            middle: list[tuple[float, float]] = []
+            for a in chain[:-1]:
+                s = seg_of[(k, a)]
+                if s in track:
+                    # The segment bends: it runs across its gap on its track.
+                    xa, xb = ends[s]
+                    ty = track_y0[items[a].layer] + track[s] * gap
+                    middle += ((xa, ty), (xb, ty))
+                b = h.segments[s][1]
+                if items[b].kind == "label":
+                    label_boxes[k] = self._label_box(b)
+            # Out where the first segment leaves, in where the last one (``s``) arrives.
+            exit_x, entry_x = ends[seg_of[(k, chain[0])]][0], ends[s][1]
+            upper, lower = boxes[items[chain[0]].name], boxes[items[chain[-1]].name]
+            rev = k in h.reversed
+            m = meta[k]
+            if m["from_port"] or m["to_port"]:
+                pins = _pins_for(self.model, m, self.flat.pairs[k], self.lr)
+                pts = _end_path(*upper, exit_x, pins.get("dst" if rev else "src"), upper=True)
+                pts += middle
+                pts += reversed(
+                    _end_path(*lower, entry_x, pins.get("src" if rev else "dst"), upper=False)
+                )
+            else:
+                # No pins: out of the upper box's bottom, into the lower box's top, as
+                # ``_end_path`` has it.
+                pts = [(exit_x, upper[1] + upper[3]), *middle, (entry_x, lower[1])]
+            if rev:
+                pts.reverse()
+            routes[k] = pts
         return routes, label_boxes
-
-    def route(self, k: int, chain: list[int]) -> tuple[list[tuple[float, float]], Box | None]:
-        h, items, ends = self.laid.h, self.laid.h.items, self.laid.ends
-        rev = k in h.reversed
-        pins = {}
-        if self.flat.meta[k]["from_port"] or self.flat.meta[k]["to_port"]:
-            pins = _pins_for(self.model, self.flat.meta[k], self.flat.pairs[k], self.lr)
-        upper_pin = pins.get("dst" if rev else "src")
-        lower_pin = pins.get("src" if rev else "dst")
-        a0 = chain[0]
-        ex = ends[self.seg_of[(k, a0)]][0]
-        pts = _end_path(*self.boxes[items[a0].name], ex, upper_pin, upper=True)
-        label_box = None
-        for a in chain[:-1]:
-            s = self.seg_of[(k, a)]
-            b = h.segments[s][1]
-            pts += self._track_points(s, a)
-            if items[b].kind == "label":
-                label_box = self._label_box(b)
-        last = chain[-1]
-        ix = ends[self.seg_of[(k, chain[-2])]][1]
-        pts += list(reversed(_end_path(*self.boxes[items[last].name], ix, lower_pin, upper=False)))
-        if rev:
-            pts.reverse()
-        return pts, label_box
-
-    def _track_points(self, s: int, a: int) -> list[tuple[float, float]]:
-        """Where segment ``s`` (from item ``a``) runs across its gap, if it bends."""
-        track = self.laid.track
-        if s not in track:
-            return []
-        xa, xb = self.laid.ends[s]
-        layer = self.laid.h.items[a].layer
-        ty = self.laid.frame["track_y0"][layer] + track[s] * self.opts.track_gap
-        return [(xa, ty), (xb, ty)]
 
     def _label_box(self, b: int) -> Box:
         it = self.laid.h.items[b]
@@ -1253,6 +1262,8 @@ def _lane_rects(
 
 def _cut_at_frames(model: Model, flat: _FlatEdges, scene: _Scene) -> None:
     """Edges that end at a group stop at its frame."""
+    if not model.groups:
+        return  # no group to end at
     routes, frames = scene.routes, scene.frames
     for k, m in enumerate(flat.meta):
         if k not in routes:
@@ -1274,17 +1285,15 @@ def _extent(scene: _Scene) -> tuple[float, float, float, float]:
         *scene.label_boxes.values(),
         *(lab for _, _, lab in scene.loop_routes if lab),
     ]
-    points = [p for pts in scene.routes.values() for p in pts]
-    points += [p for _, pts, _ in scene.loop_routes for p in pts]
-    xs = [r[0] for r in rects] + [p[0] for p in points]
-    x1s = [r[0] + r[2] for r in rects] + [p[0] for p in points]
-    ys = [r[1] for r in rects] + [p[1] for p in points]
-    y1s = [r[1] + r[3] for r in rects] + [p[1] for p in points]
+    points = list(itertools.chain.from_iterable(scene.routes.values()))
+    points += itertools.chain.from_iterable(pts for _, pts, _ in scene.loop_routes)
+    x0s, y0s, ws, hs = zip(*rects, strict=True) if rects else ((), (), (), ())
+    pxs, pys = zip(*points, strict=True) if points else ((), ())
     return (
-        min([*xs, 0.0]),
-        max([*x1s, 0.0]),
-        min([*ys, 0.0]),
-        max([*y1s, scene.height]),
+        min([*x0s, *pxs, 0.0]),
+        max([*map(operator.add, x0s, ws), *pxs, 0.0]),
+        min([*y0s, *pys, 0.0]),
+        max([*map(operator.add, y0s, hs), *pys, scene.height]),
     )
 
 
@@ -1296,6 +1305,18 @@ class _Placer:
     margin: float
     off_y: float
     lr: bool
+    # Whether every shift is a whole number of quarter pixels. Then a coordinate that is
+    # one too (nearly all are) moves by sums that are quarters again, which ``_r`` gives
+    # back unchanged: the rounding can be skipped for it.
+    quarters: bool = attrs.field(init=False)
+
+    @quarters.default
+    def _quarters(self) -> bool:
+        return (
+            (self.dx * 4.0).is_integer()
+            and (self.margin * 4.0).is_integer()
+            and (self.off_y * 4.0).is_integer()
+        )
 
     def point(self, px: float, py: float) -> list[float]:
         a, b = px + self.dx, py + self.margin
@@ -1303,18 +1324,35 @@ class _Placer:
             a, b = b, a
         return [_r(a), _r(b + self.off_y)]
 
-    def points(self, pts: list[tuple[float, float]]) -> list[list[float]]:
-        """``point`` of each, in one pass (the same sums in the same order)."""
-        dx, my, oy = self.dx, self.margin, self.off_y
-        if self.lr:
-            return [[_r(py + my), _r(px + dx + oy)] for px, py in pts]
-        return [[_r(px + dx), _r(py + my + oy)] for px, py in pts]
+    def points(self, pts: Sequence[Sequence[float]]) -> list[list[float]]:
+        """``point`` of each (the same sums in the same order)."""
+        dx, my, oy, lr, quarters = self.dx, self.margin, self.off_y, self.lr, self.quarters
+        out = []
+        for px, py in pts:
+            if quarters and (px * 4.0).is_integer() and (py * 4.0).is_integer():
+                # Sums of quarters: ``_r`` would change nothing (and each sum is past the
+                # margin, so never a negative zero).
+                out.append([py + my, px + dx + oy] if lr else [px + dx, py + my + oy])
+            else:
+                out.append(self.point(px, py))
+        return out
 
     def box(self, b: Box) -> dict[str, float]:
-        bb = (b[0] + self.dx, b[1] + self.margin, b[2], b[3])
+        bx, by, bw, bh = b
+        x, y = bx + self.dx, by + self.margin
         if self.lr:
-            bb = (bb[1], bb[0], bb[3], bb[2])
-        return {"x": _r(bb[0]), "y": _r(bb[1] + self.off_y), "w": _r(bb[2]), "h": _r(bb[3])}
+            x, y, bw, bh = y, x, bh, bw
+        y += self.off_y
+        if (
+            self.quarters
+            and (bx * 4.0).is_integer()
+            and (by * 4.0).is_integer()
+            and (bw * 4.0).is_integer()
+            and (bh * 4.0).is_integer()
+        ):
+            # As in ``points``: quarters all, so ``_r`` would change nothing.
+            return {"x": x, "y": y, "w": bw + 0.0, "h": bh + 0.0}
+        return {"x": _r(x), "y": _r(y), "w": _r(bw), "h": _r(bh)}
 
 
 def _write_geo(
@@ -1356,32 +1394,34 @@ def _write_geo(
 def _write_edges(flat: _FlatEdges, scene: _Scene, put: _Placer) -> list[dict[str, Any]]:
     """Routed edges, then self-loops, in payload order."""
     geo_edges = []
+    routes, label_boxes = scene.routes, scene.label_boxes
     for k, m in enumerate(flat.meta):
-        if k not in scene.routes:
-            continue
-        pts = [(p[0], p[1]) for p in _simplify(scene.routes[k])]
-        geo_edges.append(_edge_entry(m, pts, scene.label_boxes.get(k), put, {}))
-    for e, pts, lab in scene.loop_routes:
-        geo_edges.append(_edge_entry(e, pts, lab, put, {"loop": True}))
-    geo_edges.sort(key=lambda e: e["index"])
+        if k in routes:
+            pts = put.points(_simplify(routes[k]))
+            geo_edges.append(_edge_entry(m, pts, label_boxes.get(k), put))
+    for e, route, lab in scene.loop_routes:
+        geo_edges.append(_edge_entry(e, put.points(route), lab, put, loop=True))
+    geo_edges.sort(key=operator.itemgetter("index"))
     return geo_edges
 
 
 def _edge_entry(
     e: dict[str, Any],
-    pts: list[tuple[float, float]],
+    pts: list[list[float]],
     lab: Box | None,
     put: _Placer,
-    flags: dict[str, Any],
+    loop: bool = False,
 ) -> dict[str, Any]:
+    """One geo edge: ``pts`` already placed, ``lab`` (a label box) in the scene's frame."""
     entry: dict[str, Any] = {
         "from": e["ref_from"],
         "to": e["ref_to"],
         "index": e["index"],
         "style": e["style"],
-        **flags,
     }
-    entry["points"] = put.points(pts)
+    if loop:
+        entry["loop"] = True
+    entry["points"] = pts
     if lab:
         entry["label"] = {**put.box(lab), "text": e["label"]}
     return entry
@@ -1656,7 +1696,9 @@ def _measure(geo: dict[str, Any]) -> dict[str, Any]:
     for e in geo["edges"]:
         pts = e["points"]
         bends += max(0, len(pts) - 2)
-        length += sum(abs(a[0] - b[0]) + abs(a[1] - b[1]) for a, b in itertools.pairwise(pts))
+        length += sum(
+            [abs(ax - bx) + abs(ay - by) for (ax, ay), (bx, by) in itertools.pairwise(pts)]
+        )
     return {
         "crossings": count_crossings_orth(geo["edges"]),
         "bends": bends,

@@ -22,9 +22,7 @@ crosses no node box and meets no other wire's end:
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter
-from collections.abc import Iterator
 from typing import Any
 
 from layoutkit.limits import DIAGRAM_NODES
@@ -70,22 +68,42 @@ class _View:
 
     def __init__(self, geo: dict[str, Any], lr: bool) -> None:
         self.geo, self.lr = geo, lr
-        self.boxes: dict[str, Box] = {k: self._box(b) for k, b in geo["nodes"].items()}
-        self.groups: dict[str, Box] = {k: self._box(b) for k, b in geo["groups"].items()}
+        # No pass changes a box or a point in place (a changed wire gets new points),
+        # so a top-down diagram's boxes and point lists are read as they are in geo.
+        if lr:
+            self.boxes: dict[str, Box] = {k: self._box(b) for k, b in geo["nodes"].items()}
+            self.groups: dict[str, Box] = {k: self._box(b) for k, b in geo["groups"].items()}
+        else:
+            self.boxes, self.groups = geo["nodes"], geo["groups"]
         self.frames: list[Box] = list(self.groups.values())
         self.wires: list[dict[str, Any]] = [
-            {"edge": e, "points": [self._pt(p) for p in e["points"]], "changed": False}
+            {
+                "edge": e,
+                "points": [[p[1], p[0]] for p in e["points"]] if lr else e["points"],
+                "changed": False,
+            }
             for e in geo["edges"]
         ]
-        # Wire ends by their rounded y, for :meth:`ends_near`.
-        self.ends: dict[int, list[tuple[float, int]]] = {}
-        for i, w in enumerate(self.wires):
-            self._index(i, w)
+        # Wire ends by their rounded y, for :meth:`ends_near`; made when first asked (most
+        # diagrams have no wire a pass may change).
+        self.ends: dict[int, list[tuple[float, int]]] | None = None
+        # A pass never makes a wire plain or not (it only gives it two points or more).
+        self.plain_wires = [w for w in self.wires if self._is_plain(w)]
+        # Plain wires of four points as routed: a wire a pass changes is marked, and the
+        # passes that look for four points take unchanged wires only.
+        self.quads = [w for w in self.plain_wires if len(w["points"]) == 4]
 
-    def _index(self, i: int, w: dict[str, Any]) -> None:
+    def _index(self, ends: dict[int, list[tuple[float, int]]], i: int, w: dict[str, Any]) -> None:
         if w["points"]:
             for x, y in (w["points"][0], w["points"][-1]):
-                self.ends.setdefault(round(y), []).append((x, i))
+                ends.setdefault(round(y), []).append((x, i))
+
+    def _ends(self) -> dict[int, list[tuple[float, int]]]:
+        if self.ends is None:
+            self.ends = {}
+            for i, w in enumerate(self.wires):
+                self._index(self.ends, i, w)
+        return self.ends
 
     def _box(self, b: dict[str, Any]) -> Box:
         if self.lr:
@@ -95,22 +113,27 @@ class _View:
     def _pt(self, p: list[float]) -> Point:
         return [p[1], p[0]] if self.lr else [p[0], p[1]]
 
-    def plain(self) -> Iterator[dict[str, Any]]:
+    def _is_plain(self, w: dict[str, Any]) -> bool:
+        e = w["edge"]
+        if e.get("loop") or "label" in e or len(w["points"]) < 2:
+            return False
+        return e["from"] in self.boxes and e["to"] in self.boxes and e["from"] != e["to"]
+
+    def plain(self) -> list[dict[str, Any]]:
         """Wires between two node boxes (not a frame, a port or a loop), without a label."""
-        for w in self.wires:
-            e = w["edge"]
-            if e.get("loop") or "label" in e or len(w["points"]) < 2:
-                continue
-            if e["from"] in self.boxes and e["to"] in self.boxes and e["from"] != e["to"]:
-                yield w
+        return self.plain_wires
 
     def set(self, wire: dict[str, Any], points: list[Point]) -> None:
-        i = next(k for k, w in enumerate(self.wires) if w is wire)
-        for key in {round(wire["points"][0][1]), round(wire["points"][-1][1])}:
-            self.ends[key] = [(x, j) for x, j in self.ends.get(key, []) if j != i]
+        old = wire["points"]
         wire["points"] = [[round(x, 2), round(y, 2)] for x, y in points]
         wire["changed"] = True
-        self._index(i, wire)
+        if self.ends is not None:
+            # Which ends sit where is all the index says: its order does not matter.
+            ends = self.ends
+            i = next(k for k, w in enumerate(self.wires) if w is wire)
+            for key in {round(old[0][1]), round(old[-1][1])}:
+                ends[key] = [(x, j) for x, j in ends.get(key, []) if j != i]
+            self._index(ends, i, wire)
 
     def clear(self, x: float, y0: float, y1: float, skip: set[str]) -> bool:
         """True when the upright run at ``x`` from ``y0`` to ``y1`` crosses no node box
@@ -150,8 +173,9 @@ class _View:
     def ends_near(self, x: float, y: float, skip: list[dict[str, Any]]) -> bool:
         """True when another wire starts or ends within :data:`CLEAR` of (x, y)."""
         ids = {id(s) for s in skip}
+        ends = self._ends()
         for key in (round(y) - 1, round(y), round(y) + 1):
-            for ex, i in self.ends.get(key, []):
+            for ex, i in ends.get(key, []):
                 w = self.wires[i]
                 if id(w) in ids:
                     continue
@@ -200,12 +224,14 @@ def _span(a: Box, b: Box) -> tuple[float, float]:
 
 
 def _straight_pairs(view: _View) -> None:
-    plain = list(view.plain())
-    count = Counter(frozenset((w["edge"]["from"], w["edge"]["to"])) for w in view.wires)
+    plain = view.plain()
     # The first plain wire from each node to each other: a lookup, not a scan per wire.
     first: dict[tuple[str, str], dict[str, Any]] = {}
     for w in plain:
         first.setdefault((w["edge"]["from"], w["edge"]["to"]), w)
+    if not any((b, a) in first for a, b in first):
+        return  # no two states lead to each other (the common case): nothing to count
+    count = Counter(frozenset((w["edge"]["from"], w["edge"]["to"])) for w in view.wires)
     for down in plain:
         a, b = down["edge"]["from"], down["edge"]["to"]
         up = first.get((b, a))
@@ -261,29 +287,31 @@ def _zig(w: dict[str, Any]) -> tuple[float, float, float, float] | None:
 
 
 def _crossing_pairs(view: _View) -> None:
-    zigs = [(w, z) for w in view.plain() if (z := _zig(w)) is not None]
-    for (w1, (a1, t1, b1, e1)), (w2, (a2, t2, b2, e2)) in itertools.combinations(zigs, 2):
-        if w1["changed"] or w2["changed"] or abs(t1 - t2) > 0.5 or abs(e1 - e2) > 0.5:
-            continue
-        if (b1 - a1) * (b2 - a2) >= 0:
-            continue  # they jog the same way: no crossing to untangle
-        # Their runs across share some width: they would pass each other in the gap.
-        if max(min(a1, b1), min(a2, b2)) >= min(max(a1, b1), max(a2, b2)):
-            continue
-        # Drawn slanted, each runs straight from its start to just above its target
-        # (render's SLANT_STUB); the route stays orthogonal: crossings and metrics count it.
-        lines = (
-            (w1, (a1, t1), (b1, max(e1 - SLANT_STUB, t1))),
-            (w2, (a2, t2), (b2, max(e2 - SLANT_STUB, t2))),
-        )
-        if all(view.open_line(p, q, {w["edge"]["from"], w["edge"]["to"]}) for w, p, q in lines):
-            for w, _p, _q in lines:
-                w["edge"]["slant"] = True
-                w["changed"] = True
+    zigs = [(w, z) for w in view.quads if (z := _zig(w)) is not None]
+    # Every pair once, in order; the first test drops most (they jog between other layers).
+    for i, (w1, (a1, t1, b1, e1)) in enumerate(zigs):
+        for w2, (a2, t2, b2, e2) in zigs[i + 1 :]:
+            if abs(t1 - t2) > 0.5 or abs(e1 - e2) > 0.5 or w1["changed"] or w2["changed"]:
+                continue
+            if (b1 - a1) * (b2 - a2) >= 0:
+                continue  # they jog the same way: no crossing to untangle
+            # Their runs across share some width: they would pass each other in the gap.
+            if max(min(a1, b1), min(a2, b2)) >= min(max(a1, b1), max(a2, b2)):
+                continue
+            # Drawn slanted, each runs straight from its start to just above its target
+            # (render's SLANT_STUB); the route stays orthogonal: crossings and metrics count it.
+            lines = (
+                (w1, (a1, t1), (b1, max(e1 - SLANT_STUB, t1))),
+                (w2, (a2, t2), (b2, max(e2 - SLANT_STUB, t2))),
+            )
+            if all(view.open_line(p, q, {w["edge"]["from"], w["edge"]["to"]}) for w, p, q in lines):
+                for w, _p, _q in lines:
+                    w["edge"]["slant"] = True
+                    w["changed"] = True
 
 
 def _straight_jogs(view: _View, shapes: dict[str, str]) -> None:
-    for w in view.plain():
+    for w in view.quads:
         pts = w["points"]
         if len(pts) != 4 or w["changed"]:
             continue
@@ -340,6 +368,8 @@ def _marker_sides(view: _View, shapes: dict[str, str]) -> None:
 
 
 def _frame_facing(view: _View) -> None:
+    if not view.groups:
+        return  # only wires to or from a frame are looked at
     for w in view.wires:
         e = w["edge"]
         if w["changed"] or e.get("loop") or "label" in e or len(w["points"]) < 3:
