@@ -234,10 +234,11 @@ def _count_crossings_small(edges: list[dict[str, Any]], ends: list[tuple[int, in
     for k, e in enumerate(edges):
         for (x0, y0), (x1, y1) in itertools.pairwise(e["points"]):
             dx, dy = abs(x0 - x1), abs(y0 - y1)
+            # Comparisons, not ``min``/``max``: a builtin call costs more than the test.
             if dy < 1e-9 and dx > 1e-9:
-                flats.append((min(x0, x1), max(x0, x1), y0, k))
+                flats.append((x0, x1, y0, k) if x0 < x1 else (x1, x0, y0, k))
             elif dx < 1e-9 and dy > 1e-9:
-                talls.append((x0, min(y0, y1), max(y0, y1), k))
+                talls.append((x0, y0, y1, k) if y0 < y1 else (x0, y1, y0, k))
     found = set()
     # Vertical pieces by x: each horizontal one reads only those within its span.
     talls.sort(key=_first)
@@ -260,18 +261,20 @@ def count_crossings_orth(edges: list[dict[str, Any]]) -> int:
     numpy."""
     end_ids: dict[str, int] = {}
     ends: list[tuple[int, int]] = []
-    pts: list[list[float]] = []
-    owner: list[int] = []
-    for k, e in enumerate(edges):
+    for e in edges:
         a = end_ids.setdefault(str(e["from"]).split(".")[0], len(end_ids))
         b = end_ids.setdefault(str(e["to"]).split(".")[0], len(end_ids))
         ends.append((a, b))
+    count = sum(len(e["points"]) for e in edges)
+    if count < 2:
+        return 0
+    if count <= SMALL_DRAWING_POINTS:
+        return _count_crossings_small(edges, ends)
+    pts: list[list[float]] = []
+    owner: list[int] = []
+    for k, e in enumerate(edges):
         pts += e["points"]
         owner += [k] * len(e["points"])
-    if len(pts) < 2:
-        return 0
-    if len(pts) <= SMALL_DRAWING_POINTS:
-        return _count_crossings_small(edges, ends)
     p_all = np.array(pts, dtype=float)
     own = np.array(owner, dtype=np.int64)
     p, q = p_all[:-1], p_all[1:]
