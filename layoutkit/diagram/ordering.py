@@ -197,7 +197,10 @@ class _Proof:
             cost = [[0] * len(items) for _ in items]
         else:
             pos, up, left_of = self.pos, self.up, bisect.bisect_left
-            ups = [sorted([pos[a] for a in up[i]]) for i in items]
+            ups = [
+                [pos[ns[0]]] if len(ns) == 1 else sorted([pos[a] for a in ns])
+                for ns in (up[i] for i in items)
+            ]
             # x left of y: each edge of x crosses the edges of y that reach further left.
             cost = [
                 [left_of(uy, ux[0]) for uy in ups]
@@ -218,16 +221,21 @@ class _LayerSearch:
     def __init__(self, proof: _Proof, d: int, items: list[int], cost: list[list[int]]) -> None:
         s = len(items)
         self.proof, self.d, self.items, self.cost = proof, d, items, cost
-        self.least = [[min(cost[x][y], cost[y][x]) for y in range(s)] for x in range(s)]
+        # least[x][y]: the cheaper of x left of y and y left of x.
+        self.least = least = [
+            [c if c < r else r for c, r in zip(row, col, strict=True)]
+            for row, col in zip(cost, zip(*cost, strict=True), strict=True)
+        ]
         self.left = [0] * s  # crossings with the placed items, were x placed next
         self.placed: list[int] = []
         self.rest = list(range(s))
-        self.pairs = sum(self.least[x][y] for x in range(s) for y in range(x + 1, s))
         # Row sums over the items left to place (an item's own entry included), kept as
         # items are placed and taken back, so that a node's bound for each candidate is
         # a few look-ups rather than a walk over the rest.
         self.cost_rest = [sum(row) for row in cost]
-        self.least_rest = [sum(row) for row in self.least]
+        self.least_rest = [sum(row) for row in least]
+        # Each pair's cheaper order, once: ``least`` is symmetric.
+        self.pairs = (sum(self.least_rest) - sum([least[x][x] for x in range(s)])) // 2
         self.fixed = 0  # what ``left`` adds up to over the rest, before any item is placed
         self.bound = proof.target - proof.below[d]
 
@@ -243,9 +251,11 @@ class _LayerSearch:
             items = self.items
             if self.d == proof.mirror and items[placed[0]] > items[placed[-1]]:
                 return False
-            for p, x in enumerate(placed):
-                proof.pos[items[x]] = p
-            return proof.layer(self.d + 1, cur, tuple(items[x] for x in placed))
+            order = tuple([items[x] for x in placed])
+            pos = proof.pos
+            for p, i in enumerate(order):
+                pos[i] = p
+            return proof.layer(self.d + 1, cur, order)
         cost, least, cost_rest, least_rest = self.cost, self.least, self.cost_rest, self.least_rest
         bound = self.bound
         pairs = self.pairs
@@ -367,6 +377,11 @@ class _Orderer:
         # often run into orders earlier starts went through: their steps are looked
         # up, not redone. The same orders and counts come out, so the same winner.
         self.steps: dict[tuple, tuple[tuple, int]] = {}
+        # Likewise transposition is a function of the order it starts from and of
+        # whether ties are exchanged, and sweeps from different orders often meet in
+        # one order (a start that has settled sweeps back to it in each phase): its
+        # transposition, and the crossings after, are looked up too.
+        self.transposed: dict[tuple, tuple[tuple, int]] = {}
 
     # -- starts -------------------------------------------------------------------
 
@@ -649,8 +664,7 @@ class _Orderer:
                     for layer in layers:
                         for p, i in enumerate(layer):
                             pos[i] = p
-                    stale_lists = False
-                step = self._step(state, layers, pos, it)
+                step, stale_lists = self._step(state, layers, pos, it)
             else:
                 stale_lists = True
             state, c = step
@@ -666,18 +680,26 @@ class _Orderer:
 
     def _step(
         self, state: tuple, layers: list[list[int]], pos: list[int], it: int
-    ) -> tuple[tuple, int]:
+    ) -> tuple[tuple[tuple, int], bool]:
         """Sweep ``it`` and its transposition on ``layers`` (which hold ``state``, their
         positions in ``pos``): the order it leaves and that order's crossings,
-        remembered in ``steps``."""
-        key = (state, it % 4)
+        remembered in ``steps``; and whether ``layers`` and ``pos`` stayed behind that
+        order (the swept order's transposition was known)."""
         self.sweep(layers, pos, it % 2 == 1, (it // 2) % 2 == 0)
-        self.transpose(layers, pos, equal_swaps=it % 4 == 3, passes=1 if self.large else 32)
-        after = tuple(map(tuple, layers))
-        step = (after, self.count(after, pos))
-        if not self.large:
-            self.steps[key] = step
-        return step
+        equal_swaps = it % 4 == 3
+        if self.large:
+            self.transpose(layers, pos, equal_swaps, passes=1)
+            after = tuple(map(tuple, layers))
+            return (after, self.count(after, pos)), False
+        swept = (tuple(map(tuple, layers)), equal_swaps)
+        step = self.transposed.get(swept)
+        behind = step is not None
+        if step is None:
+            self.transpose(layers, pos, equal_swaps)
+            after = tuple(map(tuple, layers))
+            step = self.transposed[swept] = (after, self.count(after, pos))
+        self.steps[(state, it % 4)] = step
+        return step, behind
 
     def run(self) -> list[list[int]]:
         size = len(self.items) + len(self.h.segments)
