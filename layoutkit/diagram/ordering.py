@@ -565,13 +565,17 @@ class _Orderer:
 
     def transpose(
         self, layers: list[list[int]], pos: list[int], equal_swaps: bool, passes: int = 32
-    ) -> None:
+    ) -> bool:
         """Exchange neighbours while that lowers crossings (ties too when ``equal_swaps``),
-        at most ``passes`` times over the layers that changed."""
+        at most ``passes`` times over the layers that changed. Returns whether the order
+        left has no exchange to make (by the same rule): the last pass made none, and
+        every layer it skipped made none at its last walk, beside neighbours that have
+        not moved since."""
         nl = len(layers)
         dirty = [True] * nl
         for _ in range(passes):
             any_swap = False
+            moved = False
             next_dirty = [False] * nl
             for L in range(nl):
                 if not dirty[L] or len(layers[L]) < 2:
@@ -579,6 +583,7 @@ class _Orderer:
                 swapped, improved = self._transpose_layer(layers[L], pos, equal_swaps)
                 any_swap = any_swap or improved
                 if swapped:
+                    moved = True
                     # A layer's exchanges change the counts of its neighbours too.
                     next_dirty[L] = True
                     if L > 0:
@@ -586,8 +591,9 @@ class _Orderer:
                     if nl > L + 1:
                         next_dirty[L + 1] = True
             if not any_swap:
-                break
+                return not moved
             dirty = next_dirty
+        return False
 
     def _transpose_layer(
         self, layer: list[int], pos: list[int], equal_swaps: bool
@@ -695,9 +701,14 @@ class _Orderer:
         step = self.transposed.get(swept)
         behind = step is not None
         if step is None:
-            self.transpose(layers, pos, equal_swaps)
+            settled = self.transpose(layers, pos, equal_swaps)
             after = tuple(map(tuple, layers))
             step = self.transposed[swept] = (after, self.count(after, pos))
+            if settled:
+                # Transposing the order left again leaves it as it is, and so does
+                # transposing it without ties when no tie was left either.
+                self.transposed.setdefault((after, equal_swaps), step)
+                self.transposed.setdefault((after, False), step)
         self.steps[(state, it % 4)] = step
         return step, behind
 
