@@ -229,13 +229,13 @@ class _LayerSearch:
         self.left = [0] * s  # crossings with the placed items, were x placed next
         self.placed: list[int] = []
         self.rest = list(range(s))
-        # Row sums over the items left to place (an item's own entry included), kept as
-        # items are placed and taken back, so that a node's bound for each candidate is
-        # a few look-ups rather than a walk over the rest.
-        self.cost_rest = [sum(row) for row in cost]
-        self.least_rest = [sum(row) for row in least]
+        # Row sums over the other items left to place, kept as items are placed and
+        # taken back, so that a node's bound for each candidate is a few look-ups
+        # rather than a walk over the rest.
+        self.cost_rest = [sum(row) - row[x] for x, row in enumerate(cost)]
+        self.least_rest = [sum(row) - row[x] for x, row in enumerate(least)]
         # Each pair's cheaper order, once: ``least`` is symmetric.
-        self.pairs = (sum(self.least_rest) - sum([least[x][x] for x in range(s)])) // 2
+        self.pairs = sum(self.least_rest) // 2
         self.fixed = 0  # what ``left`` adds up to over the rest, before any item is placed
         self.bound = proof.target - proof.below[d]
 
@@ -261,14 +261,14 @@ class _LayerSearch:
         pairs = self.pairs
         for k in range(len(rest)):
             v = rest[k]
-            row, lv = cost[v], least[v]
             # The pairs of the rest but v, at their cheaper order; and what v's edges
             # and the edges of the items placed so far add with the rest but v.
-            after = pairs - least_rest[v] + lv[v]
-            ahead = fixed - left[v] + cost_rest[v] - row[v]
+            after = pairs - least_rest[v]
+            ahead = fixed - left[v] + cost_rest[v]
             now = cur + left[v]
             if now + ahead + after >= bound:
                 continue
+            row, lv = cost[v], least[v]
             del rest[k]
             placed.append(v)
             for x in rest:
