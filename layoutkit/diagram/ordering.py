@@ -70,14 +70,18 @@ def _forced_crossings(gaps: list[list[tuple[int, int]]]) -> int:
     winner is the one a longer search would keep."""
     total = 0
     for segs in gaps:
+        if len(segs) - len({b for _, b in segs}) < 2:
+            continue  # no two lower items with two segments each: nothing is shared
         uppers: dict[int, set[int]] = defaultdict(set)
         for a, b in segs:
             uppers[b].add(a)
+        shared_by = [us for us in uppers.values() if len(us) > 1]
+        if len(shared_by) < 2:
+            continue
         shared: dict[tuple[int, int], int] = defaultdict(int)
-        for us in uppers.values():
-            if len(us) > 1:
-                for pair in itertools.combinations(sorted(us), 2):
-                    shared[pair] += 1
+        for us in shared_by:
+            for pair in itertools.combinations(sorted(us), 2):
+                shared[pair] += 1
         total += sum(k * (k - 1) // 2 for k in shared.values())
     return total
 
@@ -192,10 +196,20 @@ class _Proof:
         if d == 0:
             cost = [[0] * len(items) for _ in items]
         else:
-            ups = [sorted(self.pos[a] for a in self.up[i]) for i in items]
+            pos, up, left_of = self.pos, self.up, bisect.bisect_left
+            ups = [
+                [pos[ns[0]]] if len(ns) == 1 else sorted([pos[a] for a in ns])
+                for ns in (up[i] for i in items)
+            ]
             # x left of y: each edge of x crosses the edges of y that reach further left.
-            cost = [[sum(bisect.bisect_left(uy, pa) for pa in ux) for uy in ups] for ux in ups]
-        found = _LayerSearch(self, d, items, cost).place(acc)
+            cost = [
+                [left_of(uy, ux[0]) for uy in ups]
+                if len(ux) == 1
+                else [sum([left_of(uy, pa) for pa in ux]) for uy in ups]
+                for ux in ups
+            ]
+        search = _LayerSearch(self, d, items, cost)
+        found = search.place(acc, search.fixed)
         if not found:
             self.shown[(d, above)] = need
         return found
@@ -207,13 +221,28 @@ class _LayerSearch:
     def __init__(self, proof: _Proof, d: int, items: list[int], cost: list[list[int]]) -> None:
         s = len(items)
         self.proof, self.d, self.items, self.cost = proof, d, items, cost
-        self.least = [[min(cost[x][y], cost[y][x]) for y in range(s)] for x in range(s)]
+        # least[x][y]: the cheaper of x left of y and y left of x.
+        self.least = least = [
+            [c if c < r else r for c, r in zip(row, col, strict=True)]
+            for row, col in zip(cost, zip(*cost, strict=True), strict=True)
+        ]
         self.left = [0] * s  # crossings with the placed items, were x placed next
         self.placed: list[int] = []
         self.rest = list(range(s))
-        self.pairs = sum(self.least[x][y] for x in range(s) for y in range(x + 1, s))
+        # Row sums over the other items left to place, kept as items are placed and
+        # taken back, so that a node's bound for each candidate is a few look-ups
+        # rather than a walk over the rest.
+        self.cost_rest = [sum(row) - row[x] for x, row in enumerate(cost)]
+        self.least_rest = [sum(row) - row[x] for x, row in enumerate(least)]
+        # Each pair's cheaper order, once: ``least`` is symmetric.
+        self.pairs = sum(self.least_rest) // 2
+        self.fixed = 0  # what ``left`` adds up to over the rest, before any item is placed
+        self.bound = proof.target - proof.below[d]
 
-    def place(self, cur: int) -> bool:
+    def place(self, cur: int, fixed: int) -> bool:
+        """Whether the rest of the layer, placed after the items placed so far (which
+        cross ``cur`` times, ``fixed`` more with the rest's edges), can keep the whole
+        hierarchy below the proof's target."""
         proof, rest, placed, left = self.proof, self.rest, self.placed, self.left
         proof.nodes += 1
         if proof.nodes > proof.budget:
@@ -222,34 +251,39 @@ class _LayerSearch:
             items = self.items
             if self.d == proof.mirror and items[placed[0]] > items[placed[-1]]:
                 return False
-            for p, x in enumerate(placed):
-                proof.pos[items[x]] = p
-            return proof.layer(self.d + 1, cur, tuple(items[x] for x in placed))
-        fixed = sum(left[x] for x in rest)
-        bound = proof.target - proof.below[self.d]
+            order = tuple([items[x] for x in placed])
+            pos = proof.pos
+            for p, i in enumerate(order):
+                pos[i] = p
+            return proof.layer(self.d + 1, cur, order)
+        cost, least, cost_rest, least_rest = self.cost, self.least, self.cost_rest, self.least_rest
+        bound = self.bound
         pairs = self.pairs
-        for v in list(rest):
-            row, lv = self.cost[v], self.least[v]
-            after = pairs
-            ahead = fixed - left[v]
-            for x in rest:
-                if x != v:
-                    after -= lv[x]
-                    ahead += row[x]
+        for k in range(len(rest)):
+            v = rest[k]
+            # The pairs of the rest but v, at their cheaper order; and what v's edges
+            # and the edges of the items placed so far add with the rest but v.
+            after = pairs - least_rest[v]
+            ahead = fixed - left[v] + cost_rest[v]
             now = cur + left[v]
             if now + ahead + after >= bound:
                 continue
-            rest.remove(v)
+            row, lv = cost[v], least[v]
+            del rest[k]
             placed.append(v)
             for x in rest:
                 left[x] += row[x]
+                cost_rest[x] -= cost[x][v]
+                least_rest[x] -= lv[x]
             self.pairs = after
-            found = self.place(now)
+            found = self.place(now, ahead)
             self.pairs = pairs
             for x in rest:
                 left[x] -= row[x]
+                cost_rest[x] += cost[x][v]
+                least_rest[x] += lv[x]
             placed.pop()
-            rest.insert(bisect.bisect_left(rest, v), v)
+            rest.insert(k, v)
             if found:
                 return True
         return False
@@ -265,38 +299,72 @@ class _Orderer:
     ) -> None:
         self.opts = opts
         self.h = h
-        self.items = h.items
-        n = len(h.items)
+        items = self.items = h.items
+        n = len(items)
+        layer_of = [it.layer for it in items]
         self.up: list[list[int]] = [[] for _ in range(n)]
         self.down: list[list[int]] = [[] for _ in range(n)]
-        for a, b, _ in h.segments:
-            self.down[a].append(b)
-            self.up[b].append(a)
-        self.seed_order = seed_order
-        # Items with exactly one edge above and one below (dummies of long edges, most
-        # items of a dense hierarchy): transposition counts their exchanges inline.
-        self.chain = [len(self.up[i]) == 1 and len(self.down[i]) == 1 for i in range(n)]
         # Segments per layer gap, for the exact count.
         self.gaps: list[list[tuple[int, int]]] = [[] for _ in h.layers]
         for a, b, _ in h.segments:
-            self.gaps[h.items[a].layer].append((a, b))
+            self.down[a].append(b)
+            self.up[b].append(a)
+            self.gaps[layer_of[a]].append((a, b))
+        self.seed_order = seed_order
+        self.start_keys = [
+            (layer, seed_order.get(it.name, 0)) for layer, it in zip(layer_of, items, strict=True)
+        ]
+        # The one neighbour above (below) of an item that has exactly one, else -1:
+        # most items of a sparse hierarchy, whose sweep value is that neighbour's
+        # position.
+        self.one_up = [ns[0] if len(ns) == 1 else -1 for ns in self.up]
+        self.one_down = [ns[0] if len(ns) == 1 else -1 for ns in self.down]
+        # The same for items with exactly one edge above and one below (dummies of long
+        # edges, most items of a dense hierarchy), else -1: transposition counts their
+        # exchanges inline.
+        self.chain_up = [
+            a if a >= 0 and b >= 0 else -1 for a, b in zip(self.one_up, self.one_down, strict=True)
+        ]
+        self.chain_down = [
+            b if a >= 0 and b >= 0 else -1 for a, b in zip(self.one_up, self.one_down, strict=True)
+        ]
+        self.value = [0.0] * n  # sweep values, by item, rewritten for each layer sorted
         # Small gaps are counted pair by pair (fewer steps than sorting for a handful
         # of segments), larger ones by ``bilayer_crossings``; the counts are the same.
-        self.big_gaps = [segs for segs in self.gaps if len(segs) > PAIRWISE_SEGMENTS]
-        self.gap_pairs = [
-            (a, b, c, d)
-            for segs in self.gaps
-            if len(segs) <= PAIRWISE_SEGMENTS
-            for k, (a, b) in enumerate(segs)
-            for c, d in segs[k + 1 :]
+        # Gaps of fewer than two segments never cross and are left out, as are pairs
+        # of segments that share an end.
+        self.counted_gaps = [
+            (
+                L,
+                segs,
+                None
+                if len(segs) > PAIRWISE_SEGMENTS
+                else [
+                    (a, b, c, d)
+                    for k, (a, b) in enumerate(segs)
+                    for c, d in segs[k + 1 :]
+                    if a != c and b != d
+                ],
+            )
+            for L, segs in enumerate(self.gaps)
+            if len(segs) > 1
         ]
-        self.static = [float(it.comp) for it in h.items]
-        self.paths = [it.path for it in h.items]
-        self.nested = any(it.path for it in h.items)
-        # Neighbours may be exchanged when they share container path and component.
-        classes: dict[tuple, int] = {}
-        self.cls = [classes.setdefault((it.path, it.comp), len(classes)) for it in h.items]
-        self.one_class = len(classes) <= 1
+        # A gap's crossings depend on the orders of its two layers alone, and the
+        # starts run into the same pairs of orders again and again: each pair is
+        # counted once (not for large hierarchies, whose orders seldom repeat).
+        self.gap_counts: list[dict[tuple, int]] = [{} for _ in self.gaps]
+        self.static = [float(it.comp) for it in items]
+        self.paths = [it.path for it in items]
+        self.nested = any(self.paths)
+        # Neighbours may be exchanged when they share container path and component
+        # (outside containers, when they share component).
+        if self.nested:
+            classes: dict[tuple, int] = {}
+            self.cls = [classes.setdefault((it.path, it.comp), len(classes)) for it in items]
+            self.one_class = len(classes) <= 1
+        else:
+            self.cls = [it.comp for it in items]
+            self.one_class = len(set(self.cls)) <= 1
         self.gap_floors = [_forced_crossings([segs]) for segs in self.gaps]
         self.floor = sum(self.gap_floors)
         self.provable = n <= min(PROOF_ITEMS, opts.order_items) and all(
@@ -309,21 +377,27 @@ class _Orderer:
         # often run into orders earlier starts went through: their steps are looked
         # up, not redone. The same orders and counts come out, so the same winner.
         self.steps: dict[tuple, tuple[tuple, int]] = {}
+        # Likewise transposition is a function of the order it starts from and of
+        # whether ties are exchanged, and sweeps from different orders often meet in
+        # one order (a start that has settled sweeps back to it in each phase): its
+        # transposition, and the crossings after, are looked up too.
+        self.transposed: dict[tuple, tuple[tuple, int]] = {}
 
     # -- starts -------------------------------------------------------------------
 
     def dfs_start(self, from_top: bool) -> list[list[int]]:
-        items = self.items
+        n = len(self.items)
         nbr = self.down if from_top else self.up
-        rank = [0] * len(items)
-        seen = [False] * len(items)
+        rank = [0] * n
+        seen = [False] * n
         counter = 0
-        sign = 1 if from_top else -1
-        starts = sorted(
-            range(len(items)),
-            key=lambda i: (sign * items[i].layer, self.seed_order.get(items[i].name, 0), i),
-        )
-        for s in starts:
+        # Roots by layer (from the top or from the bottom), seed order, then index.
+        if from_top:
+            keys = [(layer, seed, i) for i, (layer, seed) in enumerate(self.start_keys)]
+        else:
+            keys = [(-layer, seed, i) for i, (layer, seed) in enumerate(self.start_keys)]
+        keys.sort()
+        for _, _, s in keys:
             if seen[s]:
                 continue
             stack = [s]
@@ -335,7 +409,7 @@ class _Orderer:
                 rank[v] = counter
                 counter += 1
                 stack.extend(reversed(nbr[v]))
-        return [sorted(layer, key=lambda i: rank[i]) for layer in self.h.layers]
+        return [sorted(layer, key=rank.__getitem__) for layer in self.h.layers]
 
     def shuffled_start(self, seed: int) -> list[list[int]]:
         rng = random.Random(seed)
@@ -409,15 +483,30 @@ class _Orderer:
         for p, i in enumerate(layer):
             pos[i] = p
 
-    def count(self, pos: list[int]) -> int:
+    def count(self, state: tuple, pos: list[int]) -> int:
+        """Crossings of the order ``state`` (one tuple per layer), whose positions ``pos`` holds."""
         total = 0
-        for segs in self.big_gaps:
-            total += bilayer_crossings([(pos[a], pos[b]) for a, b in segs])
-        for a, b, c, d in self.gap_pairs:
-            # Two segments cross when their ends are in opposite orders; a shared end
-            # makes the product zero, as it never counts.
-            if (pos[a] - pos[c]) * (pos[b] - pos[d]) < 0:
-                total += 1
+        remember = not self.large
+        gap_counts = self.gap_counts
+        for L, segs, pairs in self.counted_gaps:
+            if remember:
+                known = gap_counts[L]
+                orders = (state[L], state[L + 1])
+                c = known.get(orders)
+                if c is not None:
+                    total += c
+                    continue
+            if pairs is None:
+                c = bilayer_crossings([(pos[a], pos[b]) for a, b in segs])
+            else:
+                # Two segments cross when their ends are in opposite orders.
+                c = 0
+                for a, b, e, f in pairs:
+                    if (pos[a] - pos[e]) * (pos[b] - pos[f]) < 0:
+                        c += 1
+            if remember:
+                known[orders] = c
+            total += c
         return total
 
     def sweep(
@@ -442,6 +531,8 @@ class _Orderer:
         A layer of one item stays as it is, and two items are exchanged only when the
         right one's value is strictly lower, as the stable sort does."""
         nbrs = self.up if downward else self.down
+        single = self.one_up if downward else self.one_down
+        value = self.value
         step = -1 if downward else 1
         span = range(1, len(layers)) if downward else range(len(layers) - 2, -1, -1)
         for L in span:
@@ -450,18 +541,18 @@ class _Orderer:
             if n < 2:
                 continue
             m = max(1, len(layers[L + step]))
-            value: dict[int, float] = {}
             for p, i in enumerate(layer):
+                j = single[i]
+                if j >= 0:
+                    value[i] = (pos[j] + 0.5) / m
+                    continue
                 ns = nbrs[i]
-                k = len(ns)
-                if k == 1:
-                    value[i] = (pos[ns[0]] + 0.5) / m
-                elif not k:
+                if not ns:
                     value[i] = (p + 0.5) / n
                 elif use_median:
                     value[i] = (_median([pos[j] for j in ns]) + 0.5) / m
                 else:
-                    value[i] = (sum(pos[j] for j in ns) / k + 0.5) / m
+                    value[i] = (sum([pos[j] for j in ns]) / len(ns) + 0.5) / m
             if n == 2:
                 a, b = layer
                 if value[b] < value[a]:
@@ -474,13 +565,17 @@ class _Orderer:
 
     def transpose(
         self, layers: list[list[int]], pos: list[int], equal_swaps: bool, passes: int = 32
-    ) -> None:
+    ) -> bool:
         """Exchange neighbours while that lowers crossings (ties too when ``equal_swaps``),
-        at most ``passes`` times over the layers that changed."""
+        at most ``passes`` times over the layers that changed. Returns whether the order
+        left has no exchange to make (by the same rule): the last pass made none, and
+        every layer it skipped made none at its last walk, beside neighbours that have
+        not moved since."""
         nl = len(layers)
         dirty = [True] * nl
         for _ in range(passes):
             any_swap = False
+            moved = False
             next_dirty = [False] * nl
             for L in range(nl):
                 if not dirty[L] or len(layers[L]) < 2:
@@ -488,6 +583,7 @@ class _Orderer:
                 swapped, improved = self._transpose_layer(layers[L], pos, equal_swaps)
                 any_swap = any_swap or improved
                 if swapped:
+                    moved = True
                     # A layer's exchanges change the counts of its neighbours too.
                     next_dirty[L] = True
                     if L > 0:
@@ -495,33 +591,48 @@ class _Orderer:
                     if nl > L + 1:
                         next_dirty[L + 1] = True
             if not any_swap:
-                break
+                return not moved
             dirty = next_dirty
+        return False
 
     def _transpose_layer(
         self, layer: list[int], pos: list[int], equal_swaps: bool
     ) -> tuple[bool, bool]:
         """One pass of neighbour exchanges over a layer: (any exchange, any that lowered
         the crossings)."""
-        up, down, cls, chain = self.up, self.down, self.cls, self.chain
+        up, down, cls = self.up, self.down, self.cls
+        chain_up, chain_down = self.chain_up, self.chain_down
         check = not self.one_class
         swapped = improved = False
-        for k in range(len(layer) - 1):
-            u, v = layer[k], layer[k + 1]
+        # The left item ``u`` of each neighbour pair and, for chain items, the positions
+        # of its neighbours above and below (fixed during the pass, as only this layer
+        # moves); ``u`` stays when exchanged with ``v``, else ``v`` takes its place.
+        u = layer[0]
+        ua = chain_up[u]
+        uc = ud = vc = vd = 0
+        if ua >= 0:
+            uc, ud = pos[ua], pos[chain_down[u]]
+        for k in range(1, len(layer)):
+            v = layer[k]
+            va = chain_up[v]
+            if va >= 0:
+                vc, vd = pos[va], pos[chain_down[v]]
             if check and cls[u] != cls[v]:
+                u, ua, uc, ud = v, va, vc, vd
                 continue
-            if chain[u] and chain[v]:
+            if ua >= 0 and va >= 0:
                 # The common case inline: two items with one edge above and one below.
-                pa, pb, pc, pd = pos[up[u][0]], pos[up[v][0]], pos[down[u][0]], pos[down[v][0]]
-                before = (pa > pb) + (pc > pd)
-                after = (pa < pb) + (pc < pd)
+                before = (uc > vc) + (ud > vd)
+                after = (uc < vc) + (ud < vd)
             else:
                 before, after = _exchange_counts(pos, up[u], up[v], down[u], down[v])
             if after < before or (equal_swaps and after == before and before > 0):
-                layer[k], layer[k + 1] = v, u
-                pos[u], pos[v] = k + 1, k
+                layer[k - 1], layer[k] = v, u
+                pos[u], pos[v] = k, k - 1
                 swapped = True
                 improved = improved or after < before
+            else:
+                u, ua, uc, ud = v, va, vc, vd
         return swapped, improved
 
     # -- driver -------------------------------------------------------------------
@@ -540,11 +651,11 @@ class _Orderer:
             self.sort_layer(layers, pos, 0, self.up, 0, False, ck)
         self.sweep(layers, pos, True, False)
         best = [list(layer) for layer in layers]
-        best_c = self.count(pos)
+        state = tuple(map(tuple, layers))
+        best_c = self.count(state, pos)
         spent = 1
         stale = 0
         it = 0
-        state = tuple(map(tuple, layers))
         stale_lists = False  # ``layers`` and ``pos`` lag behind ``state`` after memo hits
         while (
             best_c > self.floor
@@ -556,8 +667,10 @@ class _Orderer:
             if step is None:
                 if stale_lists:
                     layers = [list(layer) for layer in state]
-                    stale_lists = False
-                step = self._step(state, layers, pos, it)
+                    for layer in layers:
+                        for p, i in enumerate(layer):
+                            pos[i] = p
+                step, stale_lists = self._step(state, layers, pos, it)
             else:
                 stale_lists = True
             state, c = step
@@ -573,20 +686,31 @@ class _Orderer:
 
     def _step(
         self, state: tuple, layers: list[list[int]], pos: list[int], it: int
-    ) -> tuple[tuple, int]:
-        """Sweep ``it`` and its transposition on ``layers`` (which hold ``state``; ``pos``
-        is set from them): the order it leaves and that order's crossings, remembered
-        in ``steps``."""
-        key = (state, it % 4)
-        for layer in layers:
-            for p, i in enumerate(layer):
-                pos[i] = p
+    ) -> tuple[tuple[tuple, int], bool]:
+        """Sweep ``it`` and its transposition on ``layers`` (which hold ``state``, their
+        positions in ``pos``): the order it leaves and that order's crossings,
+        remembered in ``steps``; and whether ``layers`` and ``pos`` stayed behind that
+        order (the swept order's transposition was known)."""
         self.sweep(layers, pos, it % 2 == 1, (it // 2) % 2 == 0)
-        self.transpose(layers, pos, equal_swaps=it % 4 == 3, passes=1 if self.large else 32)
-        step = (tuple(map(tuple, layers)), self.count(pos))
-        if not self.large:
-            self.steps[key] = step
-        return step
+        equal_swaps = it % 4 == 3
+        if self.large:
+            self.transpose(layers, pos, equal_swaps, passes=1)
+            after = tuple(map(tuple, layers))
+            return (after, self.count(after, pos)), False
+        swept = (tuple(map(tuple, layers)), equal_swaps)
+        step = self.transposed.get(swept)
+        behind = step is not None
+        if step is None:
+            settled = self.transpose(layers, pos, equal_swaps)
+            after = tuple(map(tuple, layers))
+            step = self.transposed[swept] = (after, self.count(after, pos))
+            if settled:
+                # Transposing the order left again leaves it as it is, and so does
+                # transposing it without ties when no tie was left either.
+                self.transposed.setdefault((after, equal_swaps), step)
+                self.transposed.setdefault((after, False), step)
+        self.steps[(state, it % 4)] = step
+        return step, behind
 
     def run(self) -> list[list[int]]:
         size = len(self.items) + len(self.h.segments)
