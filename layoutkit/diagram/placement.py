@@ -283,10 +283,14 @@ def assign_x(
     for ci in sep.keys.values():
         cost[n + 2 * ci] = -0.05
         cost[n + 2 * ci + 1] = 0.05
-    weights = weights or {}
-    for s, (a, b, k) in enumerate(h.segments):
-        cost[n + 2 * nc + s] = _segment_weight(items[a].kind, items[b].kind) * weights.get(k, 1.0)
-    _segment_rows(h.segments, n + 2 * nc, out_off, in_off, program)
+    first = n + 2 * nc
+    if weights:
+        for s, (a, b, k) in enumerate(h.segments):
+            cost[first + s] = _segment_weight(items[a].kind, items[b].kind) * weights.get(k, 1.0)
+    else:  # every edge at weight 1.0, which leaves each cost as it is
+        for s, (a, b, _k) in enumerate(h.segments):
+            cost[first + s] = _segment_weight(items[a].kind, items[b].kind)
+    _segment_rows(h.segments, first, out_off, in_off, program)
     for j, (ea, eb, weight) in enumerate(pulls):
         t = n + 2 * nc + m + j
         cost[t] = weight
@@ -299,8 +303,7 @@ def assign_x(
         terms = [(c, v) for c, v in _centre(sep, ea)] + [(c, -v) for c, v in _centre(sep, eb)]
         _abs_rows([c for c, _v in terms], [v for _c, v in terms], t, program)
     _balance_fans(fans, n + 2 * nc + m + len(pulls), cost, program)
-    for p, q, gap in sep.rows:
-        r = len(rhs)
+    for r, (p, q, gap) in enumerate(sep.rows, len(rhs)):
         rows += (r, r)
         cols += (p, q)
         vals += (1.0, -1.0)
