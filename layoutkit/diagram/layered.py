@@ -349,9 +349,10 @@ class _NetworkSimplex:
         return None
 
     def _rank(self) -> bool:
-        """Longest paths from the root (a feasible layering) and a spanning tree of
-        tight arcs (Gansner's feasible_tree) with them: each node hangs from the arc
-        that set its layer, a node left at layer 0 from its root arc. Which tight tree
+        """Longest paths from the root (a feasible layering), sources then pulled down
+        to their nearest child, and a spanning tree of tight arcs (Gansner's
+        feasible_tree) with them: each node hangs from the arc that set its layer, a
+        node left at layer 0 from its root arc. Which tight tree
         the pivots start from does not change the answer, the optimum being unique.
         False on a cycle."""
         tail, head, length, inc, y = self.tail, self.head, self.length, self.inc, self.y
@@ -377,13 +378,33 @@ class _NetworkSimplex:
                         todo.append(v)
         if done != n + 1:
             return False
+        self._pull_sources(up)
         tree, tree_inc = self.tree, self.tree_inc
         for v in range(n):
             a = up[v] if up[v] >= 0 else m + v
             tree[a] = True
             tree_inc[tail[a]].append(a)
-            tree_inc[v].append(a)
+            tree_inc[head[a]].append(a)
         return True
+
+    def _pull_sources(self, up: list[int]) -> None:
+        """Each source (``up`` -1) as low as its nearest child allows, hung from that
+        child's arc, which is then tight. Moved down, it shortens every edge out of it:
+        the pivots would move it there anyway (each edge weighs ``SPAN`` times a layer),
+        so starting there saves them. No node hangs from a source that moves, or its
+        child would be that near already."""
+        tail, head, length, inc, y = self.tail, self.head, self.length, self.inc, self.y
+        for v in range(self.n):
+            if up[v] < 0:
+                low, arc = 0, -1
+                for a in inc[v]:
+                    if tail[a] == v:
+                        room = y[head[a]] - length[a]
+                        if arc < 0 or room < low:
+                            low, arc = room, a
+                if low > 0:
+                    y[v] = low
+                    up[v] = arc
 
     def _cut_values(self) -> tuple[list[int], list[int]]:
         """Each node's tree arc towards the root, and that arc's cut value: the sum of
