@@ -129,15 +129,17 @@ def lay_out(
     dropped: list[dict[str, Any]] = []
     if "overrides" in out:
         kept = human_edits.clean(out.pop("overrides"), dropped)
-    model = build_model(human_edits.relabelled(out, kept), node_sizes)
-    kept = human_edits.of_nodes(kept, set(model.nodes), dropped)
+    # Most payloads carry none: nothing to relabel, keep or move then.
+    model = build_model(human_edits.relabelled(out, kept) if kept else out, node_sizes)
+    if kept:
+        kept = human_edits.of_nodes(kept, set(model.nodes), dropped)
     model.repairs.extend(dropped)
     if kept:
         out["overrides"] = kept
     # Layout time grows faster than linearly with the graph: bound it before starting.
     check_limit("diagramNodes", len(model.nodes), field="nodes")
     check_limit("diagramEdges", len(model.edges), field="edges")
-    moves = human_edits.positions(kept)
+    moves = human_edits.positions(kept) if kept else {}
     seq = sequence_layout.usable(out, model)
     if seq is not None:
         geo, metrics = _layout_sequence(model, out, seq)
@@ -760,7 +762,7 @@ def _layering(
     edges = flat.pairs
     # A labelled edge spans two layers so its label holder gets the layer between
     # (ELK's label dummies); unlabelled edges keep the shortest span.
-    minlen = [2 if k in labels else 1 for k in range(len(edges))]
+    minlen = [2 if k in labels else 1 for k in range(len(edges))] if labels else [1] * len(edges)
     arcs = [
         ((b, a, minlen[k]) if k in rev else (a, b, minlen[k])) for k, (a, b) in enumerate(edges)
     ]
