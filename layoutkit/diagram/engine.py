@@ -129,15 +129,17 @@ def lay_out(
     dropped: list[dict[str, Any]] = []
     if "overrides" in out:
         kept = human_edits.clean(out.pop("overrides"), dropped)
-    model = build_model(human_edits.relabelled(out, kept), node_sizes)
-    kept = human_edits.of_nodes(kept, set(model.nodes), dropped)
+    # Most payloads carry none: nothing to relabel, keep or move then.
+    model = build_model(human_edits.relabelled(out, kept) if kept else out, node_sizes)
+    if kept:
+        kept = human_edits.of_nodes(kept, set(model.nodes), dropped)
     model.repairs.extend(dropped)
     if kept:
         out["overrides"] = kept
     # Layout time grows faster than linearly with the graph: bound it before starting.
     check_limit("diagramNodes", len(model.nodes), field="nodes")
     check_limit("diagramEdges", len(model.edges), field="edges")
-    moves = human_edits.positions(kept)
+    moves = human_edits.positions(kept) if kept else {}
     seq = sequence_layout.usable(out, model)
     if seq is not None:
         geo, metrics = _layout_sequence(model, out, seq)
@@ -500,7 +502,8 @@ def _layout_flat(
     lr = model.dir == "LR"
     ids = list(model.nodes)
     flat = _flat_edges(model)
-    beside = {} if lr else _side_notes(model, payload, flat)
+    notes = _note_ids(model, payload)
+    beside = {} if lr else _side_notes(model, notes, flat)
     # Side-note ties sit last in ``flat``; the layered layout never sees them.
     kept = len(flat.pairs) - len(beside)
     core = _FlatEdges(flat.pairs[:kept], flat.meta[:kept], flat.loops, flat.extra_arcs)
@@ -550,7 +553,7 @@ def _layout_flat(
         titles,
         opts,
         bands,
-        _edge_weights(model, flat, _note_ids(model, payload)),
+        _edge_weights(model, flat, notes),
         _frame_pulls(model, flat),
     )
     placed = placement.slide_ends(hier, placed, ports, markers, opts)
@@ -612,14 +615,12 @@ def _note_ids(model: Model, payload: dict[str, Any]) -> set[str]:
     }
 
 
-def _side_notes(
-    model: Model, payload: dict[str, Any], flat: _FlatEdges
-) -> dict[int, tuple[str, str, str]]:
+def _side_notes(model: Model, notes: set[str], flat: _FlatEdges) -> dict[int, tuple[str, str, str]]:
     """Notes drawn beside their state, as Mermaid does, in a top-down diagram:
     {edge k: (note, state, "left"/"right")}. A note qualifies when its one edge ties it to
     a node (not a group) in the same container; the tie's direction names the side
-    (see ``_state.note_tie``). Moves those ties to the end of ``flat`` (k follows)."""
-    notes = _note_ids(model, payload)
+    (see ``_state.note_tie``). Moves those ties to the end of ``flat`` (k follows);
+    ``notes`` are the note ids (``_note_ids``)."""
     if not notes:
         return {}
     degree: dict[str, int] = defaultdict(int)
@@ -761,7 +762,7 @@ def _layering(
     edges = flat.pairs
     # A labelled edge spans two layers so its label holder gets the layer between
     # (ELK's label dummies); unlabelled edges keep the shortest span.
-    minlen = [2 if k in labels else 1 for k in range(len(edges))]
+    minlen = [2 if k in labels else 1 for k in range(len(edges))] if labels else [1] * len(edges)
     arcs = [
         ((b, a, minlen[k]) if k in rev else (a, b, minlen[k])) for k, (a, b) in enumerate(edges)
     ]
@@ -850,6 +851,10 @@ def _own_layers(layer: dict[str, int], comp: dict[str, int]) -> dict[str, int]:
     kept the gaps a tall neighbour's rows left in it. Each part is packed as its own
     block anyway, so stacking them here costs nothing.
     """
+    if not any(comp.values()):
+        # One component (numbered 0), usually already starting at layer 0.
+        low = min(layer.values(), default=0)
+        return layer if low == 0 else {v: rank - low for v, rank in layer.items()}
     out: dict[str, int] = {}
     parts: dict[int, list[str]] = {}
     for v in layer:

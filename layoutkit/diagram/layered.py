@@ -309,17 +309,17 @@ class _NetworkSimplex:
         head = self.head = [index[v] for _, v, _ in arcs]
         self.length = [k for _, _, k in arcs] + [0] * n
         # The root's arcs (weight 1) come after the graph's, arc m + v to node v.
-        inc = [[m + v] for v in range(n)]
-        inc.append(list(range(m, m + n)))
+        # Each node's arcs out (the only ones the longest paths and the sources follow).
+        out: list[list[int]] = [[] for _ in range(n)]
+        out.append(list(range(m, m + n)))
         net = [-1] * n + [n]  # weight leaving a node minus weight entering it
         for a, (u, v) in enumerate(zip(tail, head, strict=True)):
-            inc[u].append(a)
-            inc[v].append(a)
+            out[u].append(a)
             net[u] += SPAN
             net[v] -= SPAN
         tail += [n] * n
         head += range(n)
-        self.inc = inc
+        self.out = out
         self.net = net
         self.y = [0] * (n + 1)
         self.tree = [False] * len(tail)
@@ -349,14 +349,14 @@ class _NetworkSimplex:
         return None
 
     def _rank(self) -> bool:
-        """Longest paths from the root (a feasible layering) and a spanning tree of
-        tight arcs (Gansner's feasible_tree) with them: each node hangs from the arc
-        that set its layer, a node left at layer 0 from its root arc. Which tight tree
-        the pivots start from does not change the answer, the optimum being unique.
-        False on a cycle."""
-        tail, head, length, inc, y = self.tail, self.head, self.length, self.inc, self.y
+        """Longest paths from the root (a feasible layering), sources then pulled down
+        to their nearest child, and a spanning tree of tight arcs (Gansner's
+        feasible_tree) with them: each node hangs from the arc that set its layer, a
+        node left at layer 0 from its root arc. Which tight tree the pivots start from
+        does not change the answer, the optimum being unique. False on a cycle."""
+        head, length, out, y = self.head, self.length, self.out, self.y
         n = self.n
-        m = len(tail) - n
+        m = len(self.tail) - n
         indeg = [0] * (n + 1)
         for v in head:
             indeg[v] += 1
@@ -366,24 +366,42 @@ class _NetworkSimplex:
             u = todo.pop()
             done += 1
             yu = y[u]
-            for a in inc[u]:
-                if tail[a] == u:
-                    v = head[a]
-                    if yu + length[a] > y[v]:
-                        y[v] = yu + length[a]
-                        up[v] = a
-                    indeg[v] -= 1
-                    if not indeg[v]:
-                        todo.append(v)
+            for a in out[u]:
+                v = head[a]
+                if yu + length[a] > y[v]:
+                    y[v] = yu + length[a]
+                    up[v] = a
+                indeg[v] -= 1
+                if not indeg[v]:
+                    todo.append(v)
         if done != n + 1:
             return False
-        tree, tree_inc = self.tree, self.tree_inc
+        self._pull_sources(up)
+        tail, tree, tree_inc = self.tail, self.tree, self.tree_inc
         for v in range(n):
             a = up[v] if up[v] >= 0 else m + v
             tree[a] = True
             tree_inc[tail[a]].append(a)
-            tree_inc[v].append(a)
+            tree_inc[head[a]].append(a)
         return True
+
+    def _pull_sources(self, up: list[int]) -> None:
+        """Each source (``up`` -1) as low as its nearest child allows, hung from that
+        child's arc, which is then tight. Moved down, it shortens every edge out of it:
+        the pivots would move it there anyway (each edge weighs ``SPAN`` times a layer),
+        so starting there saves them. No node hangs from a source that moves, or its
+        child would be that near already."""
+        head, length, out, y = self.head, self.length, self.out, self.y
+        for v in range(self.n):
+            if up[v] < 0:
+                low, arc = 0, -1
+                for a in out[v]:
+                    room = y[head[a]] - length[a]
+                    if arc < 0 or room < low:
+                        low, arc = room, a
+                if low > 0:
+                    y[v] = low
+                    up[v] = arc
 
     def _cut_values(self) -> tuple[list[int], list[int]]:
         """Each node's tree arc towards the root, and that arc's cut value: the sum of
