@@ -1003,8 +1003,9 @@ def _frame_rows(
     }
 
 
-def _simplify(points: list[tuple[float, float]]) -> list[list[float]]:
-    """The route without repeated points and without middle points of straight runs.
+def _simplify(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The route without repeated points and without middle points of straight runs,
+    as they are (``_Placer.route`` rounds them as it places them).
 
     One pass: a point within 1e-6 of the last one kept is dropped; otherwise, when the
     last two kept and it share an x (or a y), it takes the last one's place."""
@@ -1026,11 +1027,7 @@ def _simplify(points: list[tuple[float, float]]) -> list[list[float]]:
             ax, ay = bx, by
         out.append(p)
         bx, by = px, py
-    # ``_r`` of each; a quarter multiple (nearly every point) it gives back as it is.
-    return [
-        [x + 0.0, y + 0.0] if (x * 4.0).is_integer() and (y * 4.0).is_integer() else [_r(x), _r(y)]
-        for x, y in out
-    ]
+    return out
 
 
 Box = tuple[float, float, float, float]
@@ -1337,6 +1334,23 @@ class _Placer:
                 out.append(self.point(px, py))
         return out
 
+    def route(self, pts: Sequence[Sequence[float]]) -> list[list[float]]:
+        """``points`` of each point's ``_r``: a routed edge's points are rounded in the
+        scene's frame before they are placed. A quarter multiple (nearly every point)
+        ``_r`` gives back as it is, so only the others are rounded twice."""
+        dx, my, oy, lr, quarters = self.dx, self.margin, self.off_y, self.lr, self.quarters
+        out = []
+        for px, py in pts:
+            if (px * 4.0).is_integer() and (py * 4.0).is_integer():
+                if quarters:
+                    # As in ``points`` (where ``+ 0.0`` on each would change no sum).
+                    out.append([py + my, px + dx + oy] if lr else [px + dx, py + my + oy])
+                    continue
+            else:
+                px, py = _r(px), _r(py)
+            out.append(self.point(px, py))
+        return out
+
     def box(self, b: Box) -> dict[str, float]:
         bx, by, bw, bh = b
         x, y = bx + self.dx, by + self.margin
@@ -1397,7 +1411,7 @@ def _write_edges(flat: _FlatEdges, scene: _Scene, put: _Placer) -> list[dict[str
     routes, label_boxes = scene.routes, scene.label_boxes
     for k, m in enumerate(flat.meta):
         if k in routes:
-            pts = put.points(_simplify(routes[k]))
+            pts = put.route(_simplify(routes[k]))
             geo_edges.append(_edge_entry(m, pts, label_boxes.get(k), put))
     for e, route, lab in scene.loop_routes:
         geo_edges.append(_edge_entry(e, put.points(route), lab, put, loop=True))
