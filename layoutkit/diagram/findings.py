@@ -233,11 +233,13 @@ def _count_crossings_small(edges: list[dict[str, Any]], ends: list[tuple[int, in
     talls: list[tuple[float, float, float, int]] = []
     for k, e in enumerate(edges):
         for (x0, y0), (x1, y1) in itertools.pairwise(e["points"]):
-            dx, dy = abs(x0 - x1), abs(y0 - y1)
-            # Comparisons, not ``min``/``max``: a builtin call costs more than the test.
-            if dy < 1e-9 and dx > 1e-9:
-                flats.append((x0, x1, y0, k) if x0 < x1 else (x1, x0, y0, k))
-            elif dx < 1e-9 and dy > 1e-9:
+            dx, dy = x0 - x1, y0 - y1
+            # Comparisons, not ``min``/``max`` or ``abs``: a builtin call costs more than
+            # the test. Flat: |dy| < 1e-9 < |dx|; tall: |dx| < 1e-9 < |dy|.
+            if -1e-9 < dy < 1e-9:
+                if dx > 1e-9 or dx < -1e-9:
+                    flats.append((x0, x1, y0, k) if x0 < x1 else (x1, x0, y0, k))
+            elif -1e-9 < dx < 1e-9 and (dy > 1e-9 or dy < -1e-9):
                 talls.append((x0, y0, y1, k) if y0 < y1 else (x0, y1, y0, k))
     found = set()
     # Vertical pieces by x: each horizontal one reads only those within its span.
@@ -261,11 +263,12 @@ def count_crossings_orth(edges: list[dict[str, Any]]) -> int:
     numpy."""
     end_ids: dict[str, int] = {}
     ends: list[tuple[int, int]] = []
+    count = 0  # route points, all edges
     for e in edges:
-        a = end_ids.setdefault(str(e["from"]).split(".")[0], len(end_ids))
-        b = end_ids.setdefault(str(e["to"]).split(".")[0], len(end_ids))
+        a = end_ids.setdefault(str(e["from"]).partition(".")[0], len(end_ids))
+        b = end_ids.setdefault(str(e["to"]).partition(".")[0], len(end_ids))
         ends.append((a, b))
-    count = sum(len(e["points"]) for e in edges)
+        count += len(e["points"])
     if count < 2:
         return 0
     if count <= SMALL_DRAWING_POINTS:
