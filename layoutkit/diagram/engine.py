@@ -1275,23 +1275,37 @@ def _extent(scene: _Scene) -> tuple[float, float, float, float]:
     """Left, right, top and bottom of everything drawn, edge labels included (the
     scene's frame, 0 to its height, always is): a label wider than the nodes around it
     would otherwise be cut at the drawing's edge."""
-    rects = [
-        *scene.boxes.values(),
-        *scene.frames.values(),
-        *scene.lane_rects,
-        *scene.label_boxes.values(),
-        *(lab for _, _, lab in scene.loop_routes if lab),
-    ]
-    points = list(itertools.chain.from_iterable(scene.routes.values()))
-    points += itertools.chain.from_iterable(pts for _, pts, _ in scene.loop_routes)
-    x0s, y0s, ws, hs = zip(*rects, strict=True) if rects else ((), (), (), ())
-    pxs, pys = zip(*points, strict=True) if points else ((), ())
-    return (
-        min([*x0s, *pxs, 0.0]),
-        max([*map(operator.add, x0s, ws), *pxs, 0.0]),
-        min([*y0s, *pys, 0.0]),
-        max([*map(operator.add, y0s, hs), *pys, scene.height]),
-    )
+    left = right = top = 0.0
+    bottom = scene.height
+    # Loops of comparisons: lists of every side to hand to ``min`` and ``max`` cost more.
+    # (Which of two equal zeros is kept does not matter: the margin is added to each.)
+    for rects in (
+        scene.boxes.values(),
+        scene.frames.values(),
+        scene.lane_rects,
+        scene.label_boxes.values(),
+        [lab for _, _, lab in scene.loop_routes if lab],
+    ):
+        for x, y, w, h in rects:
+            if x < left:
+                left = x
+            if x + w > right:
+                right = x + w
+            if y < top:
+                top = y
+            if y + h > bottom:
+                bottom = y + h
+    for points in (*scene.routes.values(), *(pts for _, pts, _ in scene.loop_routes)):
+        for x, y in points:
+            if x < left:
+                left = x
+            elif x > right:
+                right = x
+            if y < top:
+                top = y
+            elif y > bottom:
+                bottom = y
+    return left, right, top, bottom
 
 
 @attrs.frozen
