@@ -68,15 +68,18 @@ def _pairwise_hits(
     routed: list[dict[str, Any]], inner: list[tuple[int, tuple[float, float, float, float]]]
 ) -> dict[int, list[int]]:
     """The boxes (``inner`` positions' j) each route (by position) enters, tested pair by
-    pair; routes of horizontal and vertical pieces only."""
+    pair; routes of horizontal and vertical pieces only. ``inner`` is in left-to-right
+    order (of its boxes' left sides)."""
     hits: dict[int, list[int]] = defaultdict(list)
     for k, e in enumerate(routed):
         pts = e["points"]
         left, top, right, bottom = _extent(pts)
         pieces = None
         for j, box in inner:
+            if right <= box[0]:
+                break  # this box, and every one after it, starts past the route's right end
             # A route whose extent stays off the open box has no piece in it.
-            if right <= box[0] or left >= box[2] or bottom <= box[1] or top >= box[3]:
+            if left >= box[2] or bottom <= box[1] or top >= box[3]:
                 continue
             if pieces is None:
                 pieces = list(itertools.pairwise(pts))
@@ -98,10 +101,11 @@ def _edges_through_nodes(
     shapely's terms that is "intersects and does not only touch", asked of an
     STRtree over the shrunk boxes for all routes at once.
     """
+    # Left to right, for ``_pairwise_hits`` (a node's hits are put in that order anyway).
     inner = [
         (j, (r[0] + EPS, r[1] + EPS, r[2] - EPS, r[3] - EPS))
-        for j, (_, r) in enumerate(rects)
-        if r[2] - EPS > r[0] + EPS and r[3] - EPS > r[1] + EPS
+        for j in by_x
+        if (r := rects[j][1])[2] - EPS > r[0] + EPS and r[3] - EPS > r[1] + EPS
     ]
     routed = [e for e in edges if len(e["points"]) >= 2]
     if not inner or not routed:
@@ -179,7 +183,7 @@ def composition_findings(geo: dict[str, Any]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     nodes = sorted(geo["nodes"].items())
     rects = [(nid, _rect(b)) for nid, b in nodes]
-    by_x = sorted(range(len(rects)), key=lambda i: rects[i][1][0])
+    by_x = sorted(range(len(rects)), key=[r[0] for _, r in rects].__getitem__)
     for i, j in _overlapping_pairs(rects, by_x):
         a, b = sorted((rects[i][0], rects[j][0]))
         out.append(
