@@ -76,22 +76,23 @@ class _View:
         else:
             self.boxes, self.groups = geo["nodes"], geo["groups"]
         self.frames: list[Box] = list(self.groups.values())
-        self.wires: list[dict[str, Any]] = [
-            {
-                "edge": e,
-                "points": [[p[1], p[0]] for p in e["points"]] if lr else e["points"],
-                "changed": False,
-            }
-            for e in geo["edges"]
-        ]
+        self.wires: list[dict[str, Any]] = []
+        # A pass never makes a wire plain or not (it only gives it two points or more).
+        self.plain_wires: list[dict[str, Any]] = []
+        # Plain wires of four points as routed: a wire a pass changes is marked, and the
+        # passes that look for four points take unchanged wires only.
+        self.quads: list[dict[str, Any]] = []
+        for e in geo["edges"]:
+            pts = [[p[1], p[0]] for p in e["points"]] if lr else e["points"]
+            w = {"edge": e, "points": pts, "changed": False}
+            self.wires.append(w)
+            if self._is_plain(w):
+                self.plain_wires.append(w)
+                if len(pts) == 4:
+                    self.quads.append(w)
         # Wire ends by their rounded y, for :meth:`ends_near`; made when first asked (most
         # diagrams have no wire a pass may change).
         self.ends: dict[int, list[tuple[float, int]]] | None = None
-        # A pass never makes a wire plain or not (it only gives it two points or more).
-        self.plain_wires = [w for w in self.wires if self._is_plain(w)]
-        # Plain wires of four points as routed: a wire a pass changes is marked, and the
-        # passes that look for four points take unchanged wires only.
-        self.quads = [w for w in self.plain_wires if len(w["points"]) == 4]
 
     def _index(self, ends: dict[int, list[tuple[float, int]]], i: int, w: dict[str, Any]) -> None:
         if w["points"]:
