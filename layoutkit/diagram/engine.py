@@ -1003,9 +1003,18 @@ def _frame_rows(
     }
 
 
-def _simplify(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
-    """The route without repeated points and without middle points of straight runs,
-    as they are (``_Placer.route`` rounds them as it places them).
+def _simplify(points: list[tuple[float, float]]) -> list[list[float]]:
+    """The route without repeated points and without middle points of straight runs."""
+    # ``_r`` of each; a quarter multiple (nearly every point) it gives back as it is.
+    return [
+        [x + 0.0, y + 0.0] if (x * 4.0).is_integer() and (y * 4.0).is_integer() else [_r(x), _r(y)]
+        for x, y in _kept_points(points)
+    ]
+
+
+def _kept_points(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """``_simplify``'s points before rounding (``_Placer.route`` rounds them as it places
+    them, in the same pass).
 
     One pass: a point within 1e-6 of the last one kept is dropped; otherwise, when the
     last two kept and it share an x (or a y), it takes the last one's place."""
@@ -1425,7 +1434,7 @@ def _write_edges(flat: _FlatEdges, scene: _Scene, put: _Placer) -> list[dict[str
     routes, label_boxes = scene.routes, scene.label_boxes
     for k, m in enumerate(flat.meta):
         if k in routes:
-            pts = put.route(_simplify(routes[k]))
+            pts = put.route(_kept_points(routes[k]))
             geo_edges.append(_edge_entry(m, pts, label_boxes.get(k), put))
     for e, route, lab in scene.loop_routes:
         geo_edges.append(_edge_entry(e, put.points(route), lab, put, loop=True))
