@@ -27,13 +27,31 @@ def _overlap(a: tuple, b: tuple, eps: float = 0.5) -> bool:
 SMALL_PAIRS = 400
 
 
-def _all_axis_aligned(routed: list[dict[str, Any]]) -> bool:
-    """Every piece of every route is horizontal or vertical, and not a point."""
+def _axis_aligned_extents(
+    routed: list[dict[str, Any]],
+) -> list[tuple[float, float, float, float]] | None:
+    """Each route's least x and y, greatest x and y, when every piece of every route is
+    horizontal or vertical, and not a point; else None. One loop does both (builtin
+    min and max cost several times as much on a few points)."""
+    extents = []
     for e in routed:
-        for p, q in itertools.pairwise(e["points"]):
-            if (p[0] == q[0]) == (p[1] == q[1]):
-                return False
-    return True
+        pts = e["points"]
+        left = right = pts[0][0]
+        top = bottom = pts[0][1]
+        for p, q in itertools.pairwise(pts):
+            x, y = q
+            if (p[0] == x) == (p[1] == y):
+                return None
+            if x < left:
+                left = x
+            elif x > right:
+                right = x
+            if y < top:
+                top = y
+            elif y > bottom:
+                bottom = y
+        extents.append((left, top, right, bottom))
+    return extents
 
 
 def _piece_enters(p: Any, q: Any, box: tuple[float, float, float, float]) -> bool:
@@ -47,33 +65,18 @@ def _piece_enters(p: Any, q: Any, box: tuple[float, float, float, float]) -> boo
     return x0 < p[0] < x1 and (p[1] < y1 or q[1] < y1) and (p[1] > y0 or q[1] > y0)
 
 
-def _extent(pts: list[Any]) -> tuple[float, float, float, float]:
-    """Least x and y, greatest x and y of a route's points (a loop: builtin min and max
-    cost several times as much on a few points)."""
-    left = right = pts[0][0]
-    top = bottom = pts[0][1]
-    for x, y in pts:
-        if x < left:
-            left = x
-        elif x > right:
-            right = x
-        if y < top:
-            top = y
-        elif y > bottom:
-            bottom = y
-    return left, top, right, bottom
-
-
 def _pairwise_hits(
-    routed: list[dict[str, Any]], inner: list[tuple[int, tuple[float, float, float, float]]]
+    routed: list[dict[str, Any]],
+    extents: list[tuple[float, float, float, float]],
+    inner: list[tuple[int, tuple[float, float, float, float]]],
 ) -> dict[int, list[int]]:
     """The boxes (``inner`` positions' j) each route (by position) enters, tested pair by
-    pair; routes of horizontal and vertical pieces only. ``inner`` is in left-to-right
-    order (of its boxes' left sides)."""
+    pair; routes of horizontal and vertical pieces only, with their ``extents``.
+    ``inner`` is in left-to-right order (of its boxes' left sides)."""
     hits: dict[int, list[int]] = defaultdict(list)
     for k, e in enumerate(routed):
         pts = e["points"]
-        left, top, right, bottom = _extent(pts)
+        left, top, right, bottom = extents[k]
         pieces = None
         for j, box in inner:
             if right <= box[0]:
@@ -111,8 +114,9 @@ def _edges_through_nodes(
     if not inner or not routed:
         return []
     hits: dict[int, list[int]]
-    if len(routed) * len(inner) <= SMALL_PAIRS and _all_axis_aligned(routed):
-        hits = _pairwise_hits(routed, inner)
+    extents = _axis_aligned_extents(routed) if len(routed) * len(inner) <= SMALL_PAIRS else None
+    if extents is not None:
+        hits = _pairwise_hits(routed, extents, inner)
     else:
         hits = defaultdict(list)
         boxes = shapely.box(*np.array([b for _, b in inner], dtype=float).T)
