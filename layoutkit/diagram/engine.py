@@ -1009,7 +1009,17 @@ def _frame_rows(
 
 
 def _simplify(points: list[tuple[float, float]]) -> list[list[float]]:
-    """The route without repeated points and without middle points of straight runs.
+    """The route without repeated points and without middle points of straight runs."""
+    # ``_r`` of each; a quarter multiple (nearly every point) it gives back as it is.
+    return [
+        [x + 0.0, y + 0.0] if (x * 4.0).is_integer() and (y * 4.0).is_integer() else [_r(x), _r(y)]
+        for x, y in _kept_points(points)
+    ]
+
+
+def _kept_points(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """``_simplify``'s points before rounding (``_Placer.route`` rounds them as it places
+    them, in the same pass).
 
     One pass: a point within 1e-6 of the last one kept is dropped; otherwise, when the
     last two kept and it share an x (or a y), it takes the last one's place."""
@@ -1031,11 +1041,7 @@ def _simplify(points: list[tuple[float, float]]) -> list[list[float]]:
             ax, ay = bx, by
         out.append(p)
         bx, by = px, py
-    # ``_r`` of each; a quarter multiple (nearly every point) it gives back as it is.
-    return [
-        [x + 0.0, y + 0.0] if (x * 4.0).is_integer() and (y * 4.0).is_integer() else [_r(x), _r(y)]
-        for x, y in out
-    ]
+    return out
 
 
 Box = tuple[float, float, float, float]
@@ -1283,23 +1289,37 @@ def _extent(scene: _Scene) -> tuple[float, float, float, float]:
     """Left, right, top and bottom of everything drawn, edge labels included (the
     scene's frame, 0 to its height, always is): a label wider than the nodes around it
     would otherwise be cut at the drawing's edge."""
-    rects = [
-        *scene.boxes.values(),
-        *scene.frames.values(),
-        *scene.lane_rects,
-        *scene.label_boxes.values(),
-        *(lab for _, _, lab in scene.loop_routes if lab),
-    ]
-    points = list(itertools.chain.from_iterable(scene.routes.values()))
-    points += itertools.chain.from_iterable(pts for _, pts, _ in scene.loop_routes)
-    x0s, y0s, ws, hs = zip(*rects, strict=True) if rects else ((), (), (), ())
-    pxs, pys = zip(*points, strict=True) if points else ((), ())
-    return (
-        min([*x0s, *pxs, 0.0]),
-        max([*map(operator.add, x0s, ws), *pxs, 0.0]),
-        min([*y0s, *pys, 0.0]),
-        max([*map(operator.add, y0s, hs), *pys, scene.height]),
-    )
+    left = right = top = 0.0
+    bottom = scene.height
+    # Loops of comparisons: lists of every side to hand to ``min`` and ``max`` cost more.
+    # (Which of two equal zeros is kept does not matter: the margin is added to each.)
+    for rects in (
+        scene.boxes.values(),
+        scene.frames.values(),
+        scene.lane_rects,
+        scene.label_boxes.values(),
+        [lab for _, _, lab in scene.loop_routes if lab],
+    ):
+        for x, y, w, h in rects:
+            if x < left:
+                left = x
+            if x + w > right:
+                right = x + w
+            if y < top:
+                top = y
+            if y + h > bottom:
+                bottom = y + h
+    for points in (*scene.routes.values(), *(pts for _, pts, _ in scene.loop_routes)):
+        for x, y in points:
+            if x < left:
+                left = x
+            elif x > right:
+                right = x
+            if y < top:
+                top = y
+            elif y > bottom:
+                bottom = y
+    return left, right, top, bottom
 
 
 @attrs.frozen
@@ -1340,6 +1360,23 @@ class _Placer:
                 out.append([py + my, px + dx + oy] if lr else [px + dx, py + my + oy])
             else:
                 out.append(self.point(px, py))
+        return out
+
+    def route(self, pts: Sequence[Sequence[float]]) -> list[list[float]]:
+        """``points`` of each point's ``_r``: a routed edge's points are rounded in the
+        scene's frame before they are placed. A quarter multiple (nearly every point)
+        ``_r`` gives back as it is, so only the others are rounded twice."""
+        dx, my, oy, lr, quarters = self.dx, self.margin, self.off_y, self.lr, self.quarters
+        out = []
+        for px, py in pts:
+            if (px * 4.0).is_integer() and (py * 4.0).is_integer():
+                if quarters:
+                    # As in ``points`` (where ``+ 0.0`` on each would change no sum).
+                    out.append([py + my, px + dx + oy] if lr else [px + dx, py + my + oy])
+                    continue
+            else:
+                px, py = _r(px), _r(py)
+            out.append(self.point(px, py))
         return out
 
     def box(self, b: Box) -> dict[str, float]:
@@ -1402,7 +1439,7 @@ def _write_edges(flat: _FlatEdges, scene: _Scene, put: _Placer) -> list[dict[str
     routes, label_boxes = scene.routes, scene.label_boxes
     for k, m in enumerate(flat.meta):
         if k in routes:
-            pts = put.points(_simplify(routes[k]))
+            pts = put.route(_kept_points(routes[k]))
             geo_edges.append(_edge_entry(m, pts, label_boxes.get(k), put))
     for e, route, lab in scene.loop_routes:
         geo_edges.append(_edge_entry(e, put.points(route), lab, put, loop=True))
@@ -1700,7 +1737,8 @@ def _measure(geo: dict[str, Any]) -> dict[str, Any]:
     length = 0.0
     for e in geo["edges"]:
         pts = e["points"]
-        bends += max(0, len(pts) - 2)
+        if len(pts) > 2:  # (a test, not ``max(0, ...)``: cheaper per edge)
+            bends += len(pts) - 2
         length += sum(
             [abs(ax - bx) + abs(ay - by) for (ax, ay), (bx, by) in itertools.pairwise(pts)]
         )

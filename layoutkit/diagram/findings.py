@@ -27,13 +27,31 @@ def _overlap(a: tuple, b: tuple, eps: float = 0.5) -> bool:
 SMALL_PAIRS = 400
 
 
-def _all_axis_aligned(routed: list[dict[str, Any]]) -> bool:
-    """Every piece of every route is horizontal or vertical, and not a point."""
+def _axis_aligned_extents(
+    routed: list[dict[str, Any]],
+) -> list[tuple[float, float, float, float]] | None:
+    """Each route's least x and y, greatest x and y, when every piece of every route is
+    horizontal or vertical, and not a point; else None. One loop does both (builtin
+    min and max cost several times as much on a few points)."""
+    extents = []
     for e in routed:
-        for p, q in itertools.pairwise(e["points"]):
-            if (p[0] == q[0]) == (p[1] == q[1]):
-                return False
-    return True
+        pts = e["points"]
+        left = right = pts[0][0]
+        top = bottom = pts[0][1]
+        for p, q in itertools.pairwise(pts):
+            x, y = q
+            if (p[0] == x) == (p[1] == y):
+                return None
+            if x < left:
+                left = x
+            elif x > right:
+                right = x
+            if y < top:
+                top = y
+            elif y > bottom:
+                bottom = y
+        extents.append((left, top, right, bottom))
+    return extents
 
 
 def _piece_enters(p: Any, q: Any, box: tuple[float, float, float, float]) -> bool:
@@ -47,36 +65,24 @@ def _piece_enters(p: Any, q: Any, box: tuple[float, float, float, float]) -> boo
     return x0 < p[0] < x1 and (p[1] < y1 or q[1] < y1) and (p[1] > y0 or q[1] > y0)
 
 
-def _extent(pts: list[Any]) -> tuple[float, float, float, float]:
-    """Least x and y, greatest x and y of a route's points (a loop: builtin min and max
-    cost several times as much on a few points)."""
-    left = right = pts[0][0]
-    top = bottom = pts[0][1]
-    for x, y in pts:
-        if x < left:
-            left = x
-        elif x > right:
-            right = x
-        if y < top:
-            top = y
-        elif y > bottom:
-            bottom = y
-    return left, top, right, bottom
-
-
 def _pairwise_hits(
-    routed: list[dict[str, Any]], inner: list[tuple[int, tuple[float, float, float, float]]]
+    routed: list[dict[str, Any]],
+    extents: list[tuple[float, float, float, float]],
+    inner: list[tuple[int, tuple[float, float, float, float]]],
 ) -> dict[int, list[int]]:
     """The boxes (``inner`` positions' j) each route (by position) enters, tested pair by
-    pair; routes of horizontal and vertical pieces only."""
+    pair; routes of horizontal and vertical pieces only, with their ``extents``.
+    ``inner`` is in left-to-right order (of its boxes' left sides)."""
     hits: dict[int, list[int]] = defaultdict(list)
     for k, e in enumerate(routed):
         pts = e["points"]
-        left, top, right, bottom = _extent(pts)
+        left, top, right, bottom = extents[k]
         pieces = None
         for j, box in inner:
+            if right <= box[0]:
+                break  # this box, and every one after it, starts past the route's right end
             # A route whose extent stays off the open box has no piece in it.
-            if right <= box[0] or left >= box[2] or bottom <= box[1] or top >= box[3]:
+            if left >= box[2] or bottom <= box[1] or top >= box[3]:
                 continue
             if pieces is None:
                 pieces = list(itertools.pairwise(pts))
@@ -98,17 +104,19 @@ def _edges_through_nodes(
     shapely's terms that is "intersects and does not only touch", asked of an
     STRtree over the shrunk boxes for all routes at once.
     """
+    # Left to right, for ``_pairwise_hits`` (a node's hits are put in that order anyway).
     inner = [
         (j, (r[0] + EPS, r[1] + EPS, r[2] - EPS, r[3] - EPS))
-        for j, (_, r) in enumerate(rects)
-        if r[2] - EPS > r[0] + EPS and r[3] - EPS > r[1] + EPS
+        for j in by_x
+        if (r := rects[j][1])[2] - EPS > r[0] + EPS and r[3] - EPS > r[1] + EPS
     ]
     routed = [e for e in edges if len(e["points"]) >= 2]
     if not inner or not routed:
         return []
     hits: dict[int, list[int]]
-    if len(routed) * len(inner) <= SMALL_PAIRS and _all_axis_aligned(routed):
-        hits = _pairwise_hits(routed, inner)
+    extents = _axis_aligned_extents(routed) if len(routed) * len(inner) <= SMALL_PAIRS else None
+    if extents is not None:
+        hits = _pairwise_hits(routed, extents, inner)
     else:
         hits = defaultdict(list)
         boxes = shapely.box(*np.array([b for _, b in inner], dtype=float).T)
@@ -179,7 +187,7 @@ def composition_findings(geo: dict[str, Any]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     nodes = sorted(geo["nodes"].items())
     rects = [(nid, _rect(b)) for nid, b in nodes]
-    by_x = sorted(range(len(rects)), key=lambda i: rects[i][1][0])
+    by_x = sorted(range(len(rects)), key=[r[0] for _, r in rects].__getitem__)
     for i, j in _overlapping_pairs(rects, by_x):
         a, b = sorted((rects[i][0], rects[j][0]))
         out.append(
@@ -233,11 +241,13 @@ def _count_crossings_small(edges: list[dict[str, Any]], ends: list[tuple[int, in
     talls: list[tuple[float, float, float, int]] = []
     for k, e in enumerate(edges):
         for (x0, y0), (x1, y1) in itertools.pairwise(e["points"]):
-            dx, dy = abs(x0 - x1), abs(y0 - y1)
-            # Comparisons, not ``min``/``max``: a builtin call costs more than the test.
-            if dy < 1e-9 and dx > 1e-9:
-                flats.append((x0, x1, y0, k) if x0 < x1 else (x1, x0, y0, k))
-            elif dx < 1e-9 and dy > 1e-9:
+            dx, dy = x0 - x1, y0 - y1
+            # Comparisons, not ``min``/``max`` or ``abs``: a builtin call costs more than
+            # the test. Flat: |dy| < 1e-9 < |dx|; tall: |dx| < 1e-9 < |dy|.
+            if -1e-9 < dy < 1e-9:
+                if dx > 1e-9 or dx < -1e-9:
+                    flats.append((x0, x1, y0, k) if x0 < x1 else (x1, x0, y0, k))
+            elif -1e-9 < dx < 1e-9 and (dy > 1e-9 or dy < -1e-9):
                 talls.append((x0, y0, y1, k) if y0 < y1 else (x0, y1, y0, k))
     found = set()
     # Vertical pieces by x: each horizontal one reads only those within its span.
@@ -261,11 +271,12 @@ def count_crossings_orth(edges: list[dict[str, Any]]) -> int:
     numpy."""
     end_ids: dict[str, int] = {}
     ends: list[tuple[int, int]] = []
+    count = 0  # route points, all edges
     for e in edges:
-        a = end_ids.setdefault(str(e["from"]).split(".")[0], len(end_ids))
-        b = end_ids.setdefault(str(e["to"]).split(".")[0], len(end_ids))
+        a = end_ids.setdefault(str(e["from"]).partition(".")[0], len(end_ids))
+        b = end_ids.setdefault(str(e["to"]).partition(".")[0], len(end_ids))
         ends.append((a, b))
-    count = sum(len(e["points"]) for e in edges)
+        count += len(e["points"])
     if count < 2:
         return 0
     if count <= SMALL_DRAWING_POINTS:

@@ -76,22 +76,23 @@ class _View:
         else:
             self.boxes, self.groups = geo["nodes"], geo["groups"]
         self.frames: list[Box] = list(self.groups.values())
-        self.wires: list[dict[str, Any]] = [
-            {
-                "edge": e,
-                "points": [[p[1], p[0]] for p in e["points"]] if lr else e["points"],
-                "changed": False,
-            }
-            for e in geo["edges"]
-        ]
+        self.wires: list[dict[str, Any]] = []
+        # A pass never makes a wire plain or not (it only gives it two points or more).
+        self.plain_wires: list[dict[str, Any]] = []
+        # Plain wires of four points as routed: a wire a pass changes is marked, and the
+        # passes that look for four points take unchanged wires only.
+        self.quads: list[dict[str, Any]] = []
+        for e in geo["edges"]:
+            pts = [[p[1], p[0]] for p in e["points"]] if lr else e["points"]
+            w = {"edge": e, "points": pts, "changed": False}
+            self.wires.append(w)
+            if self._is_plain(w):
+                self.plain_wires.append(w)
+                if len(pts) == 4:
+                    self.quads.append(w)
         # Wire ends by their rounded y, for :meth:`ends_near`; made when first asked (most
         # diagrams have no wire a pass may change).
         self.ends: dict[int, list[tuple[float, int]]] | None = None
-        # A pass never makes a wire plain or not (it only gives it two points or more).
-        self.plain_wires = [w for w in self.wires if self._is_plain(w)]
-        # Plain wires of four points as routed: a wire a pass changes is marked, and the
-        # passes that look for four points take unchanged wires only.
-        self.quads = [w for w in self.plain_wires if len(w["points"]) == 4]
 
     def _index(self, ends: dict[int, list[tuple[float, int]]], i: int, w: dict[str, Any]) -> None:
         if w["points"]:
@@ -291,7 +292,10 @@ def _crossing_pairs(view: _View) -> None:
     # Every pair once, in order; the first test drops most (they jog between other layers).
     for i, (w1, (a1, t1, b1, e1)) in enumerate(zigs):
         for w2, (a2, t2, b2, e2) in zigs[i + 1 :]:
-            if abs(t1 - t2) > 0.5 or abs(e1 - e2) > 0.5 or w1["changed"] or w2["changed"]:
+            # (Chained comparisons: ``abs`` calls cost more than the test, pair by pair.)
+            if not (-0.5 <= t1 - t2 <= 0.5 and -0.5 <= e1 - e2 <= 0.5):
+                continue
+            if w1["changed"] or w2["changed"]:
                 continue
             if (b1 - a1) * (b2 - a2) >= 0:
                 continue  # they jog the same way: no crossing to untangle
