@@ -1008,18 +1008,9 @@ def _frame_rows(
     }
 
 
-def _simplify(points: list[tuple[float, float]]) -> list[list[float]]:
-    """The route without repeated points and without middle points of straight runs."""
-    # ``_r`` of each; a quarter multiple (nearly every point) it gives back as it is.
-    return [
-        [x + 0.0, y + 0.0] if (x * 4.0).is_integer() and (y * 4.0).is_integer() else [_r(x), _r(y)]
-        for x, y in _kept_points(points)
-    ]
-
-
 def _kept_points(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
-    """``_simplify``'s points before rounding (``_Placer.route`` rounds them as it places
-    them, in the same pass).
+    """The route without repeated points and without middle points of straight runs,
+    unrounded (``_Placer.route`` rounds them as it places them).
 
     One pass: a point within 1e-6 of the last one kept is dropped; otherwise, when the
     last two kept and it share an x (or a y), it takes the last one's place."""
@@ -1108,12 +1099,10 @@ def _layer_middle(laid: _Laid, i: int) -> float:
 
 def _node_boxes(laid: _Laid) -> dict[str, Box]:
     x = laid.placed.x
-    top, height = laid.frame["layer_top"], laid.frame["layer_h"]
     boxes: dict[str, Box] = {}
     for i, it in enumerate(laid.h.items):
         if it.kind == "node":
-            middle = top[it.layer] + height[it.layer] / 2  # as ``_layer_middle``
-            boxes[it.name] = (x[i] - it.w / 2, middle - it.h / 2, it.w, it.h)
+            boxes[it.name] = (x[i] - it.w / 2, _layer_middle(laid, i) - it.h / 2, it.w, it.h)
     return boxes
 
 
@@ -1365,19 +1354,15 @@ class _Placer:
     def route(self, pts: Sequence[Sequence[float]]) -> list[list[float]]:
         """``points`` of each point's ``_r``: a routed edge's points are rounded in the
         scene's frame before they are placed. A quarter multiple (nearly every point)
-        ``_r`` gives back as it is, so only the others are rounded twice."""
-        dx, my, oy, lr, quarters = self.dx, self.margin, self.off_y, self.lr, self.quarters
-        out = []
-        for px, py in pts:
-            if (px * 4.0).is_integer() and (py * 4.0).is_integer():
-                if quarters:
-                    # As in ``points`` (where ``+ 0.0`` on each would change no sum).
-                    out.append([py + my, px + dx + oy] if lr else [px + dx, py + my + oy])
-                    continue
-            else:
-                px, py = _r(px), _r(py)
-            out.append(self.point(px, py))
-        return out
+        ``_r`` gives back as it is, so only the others are rounded first."""
+        return self.points(
+            [
+                p
+                if (p[0] * 4.0).is_integer() and (p[1] * 4.0).is_integer()
+                else (_r(p[0]), _r(p[1]))
+                for p in pts
+            ]
+        )
 
     def box(self, b: Box) -> dict[str, float]:
         bx, by, bw, bh = b

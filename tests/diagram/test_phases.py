@@ -485,7 +485,34 @@ def test_route_simplification_in_one_pass_is_the_two_pass_one(
     from layoutkit.diagram import engine
 
     expected = [[engine._r(x), engine._r(y)] for x, y in _two_pass_simplify(points)]
-    assert engine._simplify(points) == expected
+    assert [[engine._r(x), engine._r(y)] for x, y in engine._kept_points(points)] == expected
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([0.0, -0.0, 1.25, 2.5, 1.0000001, 3.337]),
+            st.sampled_from([0.0, 4.75, 3.0000004, 7.125]),
+        ),
+        max_size=6,
+    ),
+    st.sampled_from([16.0, 16.5, 17.3]),
+    st.sampled_from([0.0, 42.25, 40.1]),
+    st.booleans(),
+)
+def test_placing_a_route_is_placing_each_rounded_point(
+    points: list[tuple[float, float]], dx: float, off_y: float, lr: bool
+) -> None:
+    """The skip of ``_r`` for quarter pixels changes nothing: each point is rounded in the
+    scene's frame, then placed (shifted, turned, rounded again)."""
+    from layoutkit.diagram import engine
+
+    put = engine._Placer(dx, 16.0, off_y, lr)
+    expected = [put.point(engine._r(x), engine._r(y)) for x, y in points]
+    placed = put.route(points)
+    assert placed == expected
+    assert [[str(v) for v in p] for p in placed] == [[str(v) for v in p] for p in expected]
 
 
 @settings(max_examples=2000, deadline=None)
